@@ -1,0 +1,87 @@
+#include "cli/cli.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "engine/ir/verify.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::cli {
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path tmp = target.string() + ".tmp-gemmscope";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error(fmt::format("cannot write '{}': the folder does not exist or is not writable", path));
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error(fmt::format("writing '{}' failed (disk full?)", path));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw std::runtime_error(fmt::format("cannot replace '{}': {}", path, ec.message()));
+  }
+}
+
+int run_cli(const std::vector<std::string>& args, Streams io) {
+  CLI::App app{"gemmscope — a microscope for GEMM kernels on NVIDIA GPUs: one kernel IR, printed as PTX "
+               "for the GPU and run instruction by instruction on a CPU model of the hardware.",
+               "gemmscope"};
+  app.set_version_flag("--version", std::string("gemmscope ") + GEMMSCOPE_VERSION);
+  app.require_subcommand(0, 1);
+  app.footer(
+      "Exit codes: 0 success, 1 failed result, 2 bad usage or input, 3 no CUDA device or driver.\n"
+      "Run `gemmscope COMMAND --help` for a command's options.");
+  int exit_code = kExitOk;
+  add_list_command(app, io, exit_code);
+  add_ptx_command(app, io, exit_code);
+
+  // CLI11 parses from the back of a reversed vector.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    io.out << app.help();
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    io.out << app.help("", CLI::AppFormatMode::All);
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    io.out << "gemmscope " << GEMMSCOPE_VERSION << "\n";
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    io.err << "gemmscope: " << e.what() << "\n"
+           << "Run `gemmscope --help` for usage.\n";
+    return kExitUsage;
+  } catch (const kernels::ConfigError& e) {
+    io.err << "gemmscope: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const ir::VerifyError& e) {
+    io.err << "gemmscope: internal error: " << e.what() << "\n";
+    return kExitFailed;
+  } catch (const std::exception& e) {
+    io.err << "gemmscope: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  if (app.get_subcommands().empty()) {
+    io.out << app.help();
+    return kExitOk;
+  }
+  return exit_code;
+}
+
+}  // namespace gs::cli

@@ -1,0 +1,39 @@
+// The `gemmscope` command line as a function, so tests can run it in-process.
+//
+// Exit codes (README): 0 success, 1 a failed result (wrong output, hazards, internal error),
+// 2 bad usage or input (the message names the value and what would be valid), 3 no CUDA
+// device or driver for a command that needs one.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace gs::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNoDevice = 3;
+
+struct Streams {
+  std::ostream& out;
+  std::ostream& err;
+};
+
+// args excludes the program name.
+int run_cli(const std::vector<std::string>& args, Streams io);
+
+// Each command file registers its subcommand; the callback stores the command's exit code.
+void add_list_command(CLI::App& app, Streams io, int& exit_code);
+void add_ptx_command(CLI::App& app, Streams io, int& exit_code);
+
+// Writes `text` to `path` through a temporary file and a rename, so a failure never leaves
+// a half-written or truncated file behind. Throws std::runtime_error naming the path.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace gs::cli

@@ -1,0 +1,63 @@
+// `gemmscope list` and `gemmscope ptx`: the registry and the emitted PTX.
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli.hpp"
+#include "engine/ptx/emit.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/registry_json.hpp"
+
+namespace gs::cli {
+
+void add_list_command(CLI::App& app, Streams io, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("list", "List the kernels of the ladder");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print the registry as a JSON array");
+  cmd->callback([io, json, &exit_code] {
+    if (*json) {
+      io.out << kernels::registry_json().dump(2) << "\n";
+    } else {
+      io.out << fmt::format("{:<4} {:<22} {:<8} {:<8} {:<12} {}\n", "step", "id", "arch", "family", "tile", "title");
+      for (const kernels::KernelInfo& k : kernels::all_kernels())
+        io.out << fmt::format("{:<4} {:<22} {:<8} {:<8} {:<12} {}\n", fmt::format("{:02}", k.step), k.id,
+                              ir::arch_name(k.arch), kernels::family_name(k.family),
+                              fmt::format("{}x{}x{}", k.tile.m, k.tile.n, k.tile.k), k.title);
+    }
+    exit_code = kExitOk;
+  });
+}
+
+void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("ptx", "Print a kernel's PTX for a problem shape");
+  struct Opts {
+    std::string id;
+    uint32_t m = 0, n = 0, k = 0;
+    std::string output;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
+  cmd->add_option("--m", o->m, "Rows of A and C (default: the kernel's example shape)");
+  cmd->add_option("--n", o->n, "Columns of B and C (default: the kernel's example shape)");
+  cmd->add_option("--k", o->k, "The reduction dimension (default: the kernel's example shape)");
+  cmd->add_option("-o,--output", o->output, "Write the PTX to this file instead of standard output");
+  cmd->callback([io, o, &exit_code] {
+    const kernels::KernelInfo& info = kernels::kernel_or_throw(o->id);
+    kernels::GemmConfig cfg;
+    cfg.shape = {o->m ? o->m : info.example_shape.m, o->n ? o->n : info.example_shape.n,
+                 o->k ? o->k : info.example_shape.k};
+    const ir::Kernel kernel = kernels::build_kernel(info, cfg);
+    const ptx::PtxModule module = ptx::emit(kernel);
+    if (o->output.empty()) {
+      io.out << module.text;
+    } else {
+      write_file_atomically(o->output, module.text);
+      io.err << fmt::format("wrote {} ({} lines, {} bytes, PTX {} for {})\n", o->output, module.line_to_inst.size(),
+                            module.text.size(), ptx::ptx_version_string(module.ptx_version), ir::arch_name(kernel.target));
+    }
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace gs::cli

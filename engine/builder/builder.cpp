@@ -1,0 +1,334 @@
+// Core of the builder: registers, ALU, parameters, shared memory, memory and control flow.
+// The synchronisation, TMA and tensor-core families are in builder_async.cpp.
+#include "engine/builder/builder.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace gs::builder {
+
+using ir::Inst;
+using ir::Op;
+using ir::Operand;
+
+Reg Reg::named(std::string name) const {
+  b_->rename(*this, std::move(name));
+  return *this;
+}
+
+Builder::Builder(std::string kernel_name, Arch target) {
+  k_.name = std::move(kernel_name);
+  k_.target = target;
+}
+
+Reg Builder::fresh(Type type, std::string name) {
+  if (name.empty()) name = fmt::format("t{}", temp_counter_++);
+  k_.regs.push_back({ir::register_type(type), std::move(name)});
+  return Reg(this, ir::RegId(k_.regs.size() - 1), ir::register_type(type) == Type::pred ? Type::pred : type);
+}
+
+Reg Builder::reg(Type type, std::string name) { return fresh(type, std::move(name)); }
+
+void Builder::rename(const Reg& r, std::string name) { k_.regs.at(r.id()).name = std::move(name); }
+
+Inst& Builder::record(Inst inst) {
+  if (!pending_comment_.empty()) {
+    inst.comment = std::move(pending_comment_);
+    pending_comment_.clear();
+  }
+  k_.insts.push_back(std::move(inst));
+  return k_.insts.back();
+}
+
+void Builder::comment(std::string text) { pending_comment_ = std::move(text); }
+
+Type Builder::operand_type(std::initializer_list<Src> srcs, Type fallback) const {
+  for (const Src& s : srcs)
+    if (s.is_reg()) return s.type;
+  return fallback;
+}
+
+Reg Builder::mov(Type type, const Src& value, std::string name) {
+  Reg r = fresh(type, std::move(name));
+  mov(r, value);
+  return r;
+}
+
+void Builder::mov(const Reg& dst, const Src& value) {
+  Inst i{.op = Op::mov, .type = dst.type(), .ndst = 1};
+  i.operands = {Operand::reg(dst.id()), value.operand};
+  record(std::move(i));
+}
+
+Reg Builder::special(Special s, std::string name) {
+  Reg r = fresh(ir::special_type(s), std::move(name));
+  Inst i{.op = Op::mov, .type = ir::special_type(s), .ndst = 1};
+  i.operands = {Operand::reg(r.id()), Operand::special(s)};
+  record(std::move(i));
+  return r;
+}
+
+Reg Builder::alu(Op op, Type type, std::initializer_list<Src> srcs, std::string name) {
+  Reg r = fresh(type, std::move(name));
+  alu_into(op, r, srcs);
+  return r;
+}
+
+// PTX spells the bitwise ops and shl only with .bN (and .pred) types: and.b32, shl.b64.
+static Type ptx_inst_type(Op op, Type t) {
+  const bool bitwise = op == Op::and_ || op == Op::or_ || op == Op::xor_ || op == Op::not_ || op == Op::shl;
+  if (!bitwise || t == Type::pred) return t;
+  switch (ir::type_bits(t)) {
+    case 16: return Type::b16;
+    case 32: return Type::b32;
+    case 64: return Type::b64;
+    default: return t;
+  }
+}
+
+void Builder::alu_into(Op op, const Reg& dst, std::initializer_list<Src> srcs) {
+  Inst i{.op = op, .type = ptx_inst_type(op, dst.type()), .ndst = 1};
+  i.operands.push_back(Operand::reg(dst.id()));
+  for (const Src& s : srcs) i.operands.push_back(s.operand);
+  record(std::move(i));
+}
+
+Reg Builder::setp(ir::CmpOp cmp, const Src& a, const Src& b, std::string name) {
+  const Type t = operand_type({a, b}, Type::u32);
+  Reg p = fresh(Type::pred, std::move(name));
+  Inst i{.op = Op::setp, .type = t, .cmp = cmp, .ndst = 1};
+  i.operands = {Operand::reg(p.id()), a.operand, b.operand};
+  record(std::move(i));
+  return p;
+}
+
+Reg Builder::selp(const Src& a, const Src& b, const Reg& pred, std::string name) {
+  Reg r = fresh(operand_type({a, b}, Type::u32), std::move(name));
+  Inst i{.op = Op::selp, .type = r.type(), .ndst = 1};
+  i.operands = {Operand::reg(r.id()), a.operand, b.operand, Operand::reg(pred.id())};
+  record(std::move(i));
+  return r;
+}
+
+Reg Builder::cvt(Type to, const Reg& from, ir::Rounding rnd, std::string name) {
+  Reg r = fresh(to, std::move(name));
+  Inst i{.op = Op::cvt, .type = to, .type2 = from.type(), .rounding = rnd, .ndst = 1};
+  i.operands = {Operand::reg(r.id()), Operand::reg(from.id())};
+  record(std::move(i));
+  return r;
+}
+
+Reg Builder::mul_wide(const Src& a, const Src& b, std::string name) {
+  const Type t = operand_type({a, b}, Type::u32);
+  Reg r = fresh(t == Type::s32 ? Type::s64 : Type::u64, std::move(name));
+  Inst i{.op = Op::mul_wide, .type = t, .ndst = 1};
+  i.operands = {Operand::reg(r.id()), a.operand, b.operand};
+  record(std::move(i));
+  return r;
+}
+
+Reg Builder::fma(const Src& a, const Src& b, const Src& c, std::string name) {
+  Reg r = fresh(operand_type({a, b, c}, Type::f32), std::move(name));
+  fma_into(r, a, b, c);
+  return r;
+}
+
+void Builder::fma_into(const Reg& dst, const Src& a, const Src& b, const Src& c) {
+  Inst i{.op = Op::fma, .type = dst.type(), .rounding = ir::Rounding::rn, .ndst = 1};
+  i.operands = {Operand::reg(dst.id()), a.operand, b.operand, c.operand};
+  record(std::move(i));
+}
+
+// ---- parameters --------------------------------------------------------------------------------
+
+Param Builder::param(std::string name, ir::ParamKind kind, ir::ParamRole role) {
+  k_.params.push_back({std::move(name), kind, role, {}});
+  return {ir::ParamId(k_.params.size() - 1), kind};
+}
+
+Param Builder::tensor_map_param(std::string name, const ir::TensorMapDesc& desc) {
+  const ir::ParamRole role = desc.source == ir::ParamRole::a   ? ir::ParamRole::tmap_a
+                             : desc.source == ir::ParamRole::b ? ir::ParamRole::tmap_b
+                                                               : ir::ParamRole::tmap_c;
+  k_.params.push_back({std::move(name), ir::ParamKind::tensor_map, role, desc});
+  return {ir::ParamId(k_.params.size() - 1), ir::ParamKind::tensor_map};
+}
+
+static Type param_value_type(ir::ParamKind k) {
+  switch (k) {
+    case ir::ParamKind::u32: return Type::u32;
+    case ir::ParamKind::s32: return Type::s32;
+    case ir::ParamKind::f32: return Type::f32;
+    case ir::ParamKind::u64:
+    case ir::ParamKind::global_ptr: return Type::u64;
+    case ir::ParamKind::tensor_map: break;
+  }
+  throw std::invalid_argument("a tensor-map parameter has no value to ld.param: use tensor_map_address()");
+}
+
+Reg Builder::ld_param(const Param& p, std::string name) {
+  return ld(Op::ld_param, param_value_type(p.kind), Addr{Operand::mem_param(p.id)}, std::move(name));
+}
+
+Reg Builder::global_ptr(const Param& p, std::string name) {
+  Reg raw = ld_param(p, name + "_param");
+  return alu(Op::cvta_to_global, Type::u64, {raw}, std::move(name));
+}
+
+Reg Builder::tensor_map_address(const Param& p, std::string name) {
+  if (p.kind != ir::ParamKind::tensor_map)
+    throw std::invalid_argument(fmt::format("parameter '{}' is not a tensor map", k_.params.at(p.id).name));
+  Reg raw = fresh(Type::b64, name + "_param");
+  Inst i{.op = Op::mov, .type = Type::b64, .ndst = 1};
+  i.operands = {Operand::reg(raw.id()), Operand::param_address(p.id)};
+  record(std::move(i));
+  return alu(Op::cvta_param, Type::u64, {raw}, std::move(name));
+}
+
+// ---- shared memory -------------------------------------------------------------------------------
+
+Smem Builder::shared(std::string name, uint32_t bytes, uint32_t align, ir::SmemUse use, layout::Swizzle swizzle) {
+  if (align == 0 || (align & (align - 1)) != 0)
+    throw std::invalid_argument(fmt::format("shared allocation '{}': alignment {} is not a power of two", name, align));
+  const uint32_t offset = (k_.smem_bytes() + align - 1) / align * align;
+  k_.smem.push_back({std::move(name), bytes, align, offset, use, swizzle});
+  if (align > k_.smem_align) k_.smem_align = align;
+  return {ir::SmemId(k_.smem.size() - 1), bytes};
+}
+
+void Builder::use_dynamic_smem(bool dynamic) { k_.dynamic_smem = dynamic; }
+
+Reg Builder::smem_address(const Smem& s, int64_t offset, std::string name) {
+  Reg r = fresh(Type::u32, std::move(name));
+  Inst i{.op = Op::mov, .type = Type::u32, .ndst = 1};
+  i.operands = {Operand::reg(r.id()), Operand::smem_address(s.id, offset)};
+  record(std::move(i));
+  return r;
+}
+
+// ---- memory ----------------------------------------------------------------------------------------
+
+Reg Builder::ld(Op op, Type type, const Addr& addr, std::string name) {
+  return ld_vec(op, type, 1, addr, std::move(name)).front();
+}
+
+std::vector<Reg> Builder::ld_vec(Op op, Type type, int vec, const Addr& addr, std::string name) {
+  if (vec != 1 && vec != 2 && vec != 4)
+    throw std::invalid_argument(fmt::format("vector width {} is not 1, 2 or 4", vec));
+  std::vector<Reg> out;
+  Inst i{.op = op, .type = type, .vec = uint8_t(vec), .ndst = uint8_t(vec)};
+  for (int v = 0; v < vec; ++v) {
+    std::string n = name.empty() ? std::string{} : (vec == 1 ? name : fmt::format("{}{}", name, v));
+    out.push_back(fresh(type, std::move(n)));
+    i.operands.push_back(Operand::reg(out.back().id()));
+  }
+  i.operands.push_back(addr.operand);
+  record(std::move(i));
+  return out;
+}
+
+void Builder::st(Op op, Type type, const Addr& addr, std::initializer_list<Src> values) {
+  Inst i{.op = op, .type = type, .vec = uint8_t(values.size())};
+  i.operands.push_back(addr.operand);
+  for (const Src& v : values) i.operands.push_back(v.operand);
+  record(std::move(i));
+}
+
+void Builder::st(Op op, Type type, const Addr& addr, const std::vector<Reg>& values) {
+  Inst i{.op = op, .type = type, .vec = uint8_t(values.size())};
+  i.operands.push_back(addr.operand);
+  for (const Reg& v : values) i.operands.push_back(Operand::reg(v.id()));
+  record(std::move(i));
+}
+
+// ---- control flow ----------------------------------------------------------------------------------
+
+Label Builder::label(std::string name) {
+  k_.labels.push_back({std::move(name)});
+  return {ir::LabelId(k_.labels.size() - 1)};
+}
+
+void Builder::bind(const Label& l) {
+  Inst i{.op = Op::label};
+  i.operands = {Operand::label(l.id)};
+  record(std::move(i));
+}
+
+void Builder::bra(const Label& l) {
+  Inst i{.op = Op::bra};
+  i.operands = {Operand::label(l.id)};
+  record(std::move(i));
+}
+
+void Builder::bra_if(const Reg& pred, const Label& l, bool negated) {
+  Inst i{.op = Op::bra, .guard = pred.id(), .guard_negated = negated};
+  i.operands = {Operand::label(l.id)};
+  record(std::move(i));
+}
+
+void Builder::if_(const Reg& pred, const std::function<void()>& body) {
+  Label skip = label(fmt::format("L_skip_{}", k_.labels.size()));
+  bra_if(pred, skip, /*negated=*/true);
+  body();
+  bind(skip);
+}
+
+void Builder::loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body) {
+  Reg i = mov(Type::u32, 0, name);
+  Label top = label(fmt::format("L_{}", name));
+  bind(top);
+  body(i);
+  i += 1;
+  Reg more = setp(ir::CmpOp::lt, i, count, fmt::format("{}_more", name));
+  bra_if(more, top);
+}
+
+void Builder::ret() { record(Inst{.op = Op::ret}); }
+void Builder::trap() { record(Inst{.op = Op::trap}); }
+
+void Builder::set_launch(const ir::LaunchShape& shape) { k_.launch = shape; }
+void Builder::set_min_ctas_per_sm(uint32_t n) { k_.min_ctas_per_sm = n; }
+
+ir::Kernel Builder::finish() { return std::move(k_); }
+
+// ---- operators --------------------------------------------------------------------------------------
+
+namespace {
+bool is_float(Type t) { return ir::type_class(t) == ir::TypeClass::floating; }
+Reg binary(Op op, const Reg& a, const Src& b) { return a.builder().alu(op, a.type(), {a, b}); }
+Reg compare(ir::CmpOp c, const Reg& a, const Src& b) { return a.builder().setp(c, a, b); }
+}  // namespace
+
+Reg operator+(const Reg& a, const Src& b) { return binary(Op::add, a, b); }
+Reg operator-(const Reg& a, const Src& b) { return binary(Op::sub, a, b); }
+Reg operator*(const Reg& a, const Src& b) { return binary(is_float(a.type()) ? Op::mul : Op::mul_lo, a, b); }
+Reg operator/(const Reg& a, const Src& b) { return binary(Op::div, a, b); }
+Reg operator%(const Reg& a, const Src& b) { return binary(Op::rem, a, b); }
+Reg operator<<(const Reg& a, const Src& b) { return a.builder().alu(Op::shl, a.type(), {a, b}); }
+Reg operator>>(const Reg& a, const Src& b) { return a.builder().alu(Op::shr, a.type(), {a, b}); }
+Reg operator&(const Reg& a, const Src& b) { return binary(Op::and_, a, b); }
+Reg operator|(const Reg& a, const Src& b) { return binary(Op::or_, a, b); }
+Reg operator^(const Reg& a, const Src& b) { return binary(Op::xor_, a, b); }
+Reg operator~(const Reg& a) { return a.builder().alu(Op::not_, a.type(), {a}); }
+Reg operator==(const Reg& a, const Src& b) { return compare(ir::CmpOp::eq, a, b); }
+Reg operator!=(const Reg& a, const Src& b) { return compare(ir::CmpOp::ne, a, b); }
+Reg operator<(const Reg& a, const Src& b) { return compare(ir::CmpOp::lt, a, b); }
+Reg operator<=(const Reg& a, const Src& b) { return compare(ir::CmpOp::le, a, b); }
+Reg operator>(const Reg& a, const Src& b) { return compare(ir::CmpOp::gt, a, b); }
+Reg operator>=(const Reg& a, const Src& b) { return compare(ir::CmpOp::ge, a, b); }
+
+Reg& operator+=(Reg& a, const Src& b) {
+  a.builder().alu_into(Op::add, a, {a, b});
+  return a;
+}
+Reg& operator-=(Reg& a, const Src& b) {
+  a.builder().alu_into(Op::sub, a, {a, b});
+  return a;
+}
+Reg& operator^=(Reg& a, const Src& b) {
+  a.builder().alu_into(Op::xor_, a, {a, b});
+  return a;
+}
+
+}  // namespace gs::builder

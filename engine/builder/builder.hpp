@@ -1,0 +1,227 @@
+// The embedded DSL kernel authors write. It records ir::Kernel and never prints text.
+//
+// Registers are values: `auto warp = tid >> 5;` records one shr.u32 and returns the new
+// register. C++ loops unroll at build time; b.loop() emits a real PTX loop so long K stays
+// short. Method names mirror PTX mnemonics (mbarrier_try_wait_parity, wgmma_mma_async, ...).
+//
+//   Builder b("gemm", Arch::sm_90a);
+//   Reg tid = b.special(Special::tid_x, "tid");
+//   Reg warp = (tid >> 5).named("warp");
+//   b.if_(tid == 0, [&] { b.mbarrier_init(bar.at(), 1); });
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/layout/wgmma_descriptor.hpp"
+
+namespace gs::builder {
+
+using ir::Arch;
+using ir::Special;
+using ir::Type;
+
+class Builder;
+
+// A typed virtual register. Copies name the same register.
+class Reg {
+ public:
+  Reg() = default;
+  Reg(Builder* b, ir::RegId id, Type type) : b_(b), id_(id), type_(type) {}
+  ir::RegId id() const { return id_; }
+  Type type() const { return type_; }
+  Builder& builder() const { return *b_; }
+  bool valid() const { return b_ != nullptr; }
+  // Gives the register a debug name (shown in PTX and the GUI); returns it for chaining.
+  Reg named(std::string name) const;
+
+ private:
+  Builder* b_ = nullptr;
+  ir::RegId id_ = ir::kNone;
+  Type type_ = Type::none;
+};
+
+// A source operand: a register or an immediate that takes the other operand's type.
+struct Src {
+  Src(const Reg& r) : operand(ir::Operand::reg(r.id())), type(r.type()), reg(r) {}  // NOLINT
+  Src(int v) : operand(ir::Operand::integer(v)) {}                                  // NOLINT
+  Src(unsigned v) : operand(ir::Operand::integer(v)) {}                             // NOLINT
+  Src(long v) : operand(ir::Operand::integer(v)) {}                                 // NOLINT
+  Src(unsigned long v) : operand(ir::Operand::integer(int64_t(v))) {}               // NOLINT
+  Src(long long v) : operand(ir::Operand::integer(v)) {}                            // NOLINT
+  Src(unsigned long long v) : operand(ir::Operand::integer(int64_t(v))) {}          // NOLINT
+  Src(double v) : operand(ir::Operand::floating(v)) {}                              // NOLINT
+  bool is_reg() const { return reg.valid(); }
+  ir::Operand operand;
+  Type type = Type::none;  // none for immediates
+  Reg reg;
+};
+
+// A memory operand: [reg + offset], [gs_smem + allocation + offset] or [param].
+struct Addr {
+  ir::Operand operand;
+  static Addr at(const Reg& base, int64_t offset = 0) { return {ir::Operand::mem(base.id(), offset)}; }
+};
+
+// A shared-memory allocation (offset fixed when it is declared).
+struct Smem {
+  ir::SmemId id = ir::kNone;
+  uint32_t bytes = 0;
+  Addr at(int64_t offset = 0) const { return {ir::Operand::mem_smem(id, offset)}; }
+};
+
+struct Label {
+  ir::LabelId id = ir::kNone;
+};
+
+struct Param {
+  ir::ParamId id = ir::kNone;
+  ir::ParamKind kind = ir::ParamKind::u32;
+};
+
+class Builder {
+ public:
+  Builder(std::string kernel_name, Arch target);
+
+  // ---- registers and values ---------------------------------------------------------------
+  Reg reg(Type type, std::string name);                  // declared, not yet written
+  Reg mov(Type type, const Src& value, std::string name);  // a new register = value
+  void mov(const Reg& dst, const Src& value);
+  Reg special(Special s, std::string name);              // mov.u32 r, %tid.x
+  void rename(const Reg& r, std::string name);
+  // Records `op.type dst, a, b[, c]` into a fresh register named `name` (or a temp).
+  Reg alu(ir::Op op, Type type, std::initializer_list<Src> srcs, std::string name = {});
+  void alu_into(ir::Op op, const Reg& dst, std::initializer_list<Src> srcs);
+  Reg setp(ir::CmpOp cmp, const Src& a, const Src& b, std::string name = {});
+  Reg selp(const Src& a, const Src& b, const Reg& pred, std::string name = {});
+  Reg cvt(Type to, const Reg& from, ir::Rounding rnd = ir::Rounding::none, std::string name = {});
+  Reg mul_wide(const Src& a, const Src& b, std::string name = {});  // u32 x u32 -> u64
+  Reg fma(const Src& a, const Src& b, const Src& c, std::string name = {});
+  void fma_into(const Reg& dst, const Src& a, const Src& b, const Src& c);  // fma.rn: dst = a * b + c
+
+  // ---- parameters -------------------------------------------------------------------------
+  Param param(std::string name, ir::ParamKind kind, ir::ParamRole role = ir::ParamRole::none);
+  Param tensor_map_param(std::string name, const ir::TensorMapDesc& desc);
+  Reg ld_param(const Param& p, std::string name);
+  Reg global_ptr(const Param& p, std::string name);          // ld.param.u64 + cvta.to.global
+  Reg tensor_map_address(const Param& p, std::string name);  // mov.b64 + cvta.param (facts §4)
+
+  // ---- shared memory ----------------------------------------------------------------------
+  Smem shared(std::string name, uint32_t bytes, uint32_t align, ir::SmemUse use,
+              layout::Swizzle swizzle = layout::Swizzle::none);
+  void use_dynamic_smem(bool dynamic = true);
+  Reg smem_address(const Smem& s, int64_t offset, std::string name);  // mov.u32 r, gs_smem+off
+
+  // ---- memory -----------------------------------------------------------------------------
+  Reg ld(ir::Op op, Type type, const Addr& addr, std::string name = {});
+  std::vector<Reg> ld_vec(ir::Op op, Type type, int vec, const Addr& addr, std::string name = {});
+  void st(ir::Op op, Type type, const Addr& addr, std::initializer_list<Src> values);
+  void st(ir::Op op, Type type, const Addr& addr, const std::vector<Reg>& values);
+  Reg ld_global(Type t, const Addr& a, std::string name = {}) { return ld(ir::Op::ld_global, t, a, std::move(name)); }
+  Reg ld_shared(Type t, const Addr& a, std::string name = {}) { return ld(ir::Op::ld_shared, t, a, std::move(name)); }
+  void st_global(Type t, const Addr& a, std::initializer_list<Src> v) { st(ir::Op::st_global, t, a, v); }
+  void st_shared(Type t, const Addr& a, std::initializer_list<Src> v) { st(ir::Op::st_shared, t, a, v); }
+
+  // ---- control flow -----------------------------------------------------------------------
+  Label label(std::string name);
+  void bind(const Label& l);
+  void bra(const Label& l);
+  void bra_if(const Reg& pred, const Label& l, bool negated = false);
+  void if_(const Reg& pred, const std::function<void()>& body);   // @!p bra skip; body; skip:
+  // A real PTX loop: i = 0; do { body(i); i += 1; } while (i < count). count >= 1.
+  void loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body);
+  void ret();
+  void trap();
+
+  // ---- barriers, fences, mbarriers (facts §6) ----------------------------------------------
+  void bar_sync(uint32_t id, uint32_t threads = 0);
+  void bar_arrive(uint32_t id, uint32_t threads);
+  void fence_proxy_async();
+  void fence_mbarrier_init();
+  void mbarrier_init(const Addr& bar, uint32_t count);
+  void mbarrier_arrive(const Addr& bar);
+  void mbarrier_arrive_expect_tx(const Addr& bar, const Src& bytes);
+  void mbarrier_expect_tx(const Addr& bar, const Src& bytes);
+  Reg mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name = {});
+  Reg mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name = {});
+  // The wait loop every Hopper kernel writes: retry try_wait.parity until it succeeds.
+  void mbarrier_wait(const Addr& bar, const Src& parity);
+
+  // ---- TMA (facts §4, §5) -------------------------------------------------------------------
+  void cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
+                                 const Addr& bar);
+  void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src);
+  void cp_async_bulk_commit_group();
+  void cp_async_bulk_wait_group_read(uint32_t n);
+  void prefetch_tensormap(const Reg& tensor_map);
+
+  // ---- wgmma (facts §1) ---------------------------------------------------------------------
+  // A 64-bit descriptor register for a tile at the shared address in `tile_addr` (u32): the
+  // start-address field is computed at run time, the other fields come from `fields`.
+  Reg wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name);
+  void wgmma_fence();
+  void wgmma_mma_async(uint32_t n, const std::vector<Reg>& acc, const Reg& a_desc, const Reg& b_desc,
+                       const Src& scale_d, int scale_a = 1, int scale_b = 1, int trans_a = 0, int trans_b = 0);
+  void wgmma_commit_group();
+  void wgmma_wait_group(uint32_t n);
+
+  // ---- Ampere tensor cores, async copies, clusters (shape of the later ladder steps) --------
+  void mma_sync(const std::vector<Reg>& d, const std::vector<Reg>& a, const std::vector<Reg>& b,
+                const std::vector<Reg>& c);
+  std::vector<Reg> ldmatrix(uint32_t num, bool trans, const Addr& addr, std::string name = {});
+  void stmatrix(uint32_t num, bool trans, const Addr& addr, const std::vector<Reg>& values);
+  void cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes = 16);
+  void cp_async_commit_group();
+  void cp_async_wait_group(uint32_t n);
+  Reg mapa(const Reg& addr, const Src& cta_rank, std::string name = {});
+  void barrier_cluster_arrive();
+  void barrier_cluster_wait();
+  void setmaxnreg(bool increase, uint32_t regs);
+  Reg elect_sync(std::string name = {});
+
+  // ---- launch and annotations ---------------------------------------------------------------
+  void set_launch(const ir::LaunchShape& shape);
+  void set_min_ctas_per_sm(uint32_t n);
+  void comment(std::string text);  // attached to the next recorded instruction
+  ir::Inst& record(ir::Inst inst);
+  const ir::Kernel& kernel() const { return k_; }
+  ir::Kernel finish();
+
+ private:
+  Type operand_type(std::initializer_list<Src> srcs, Type fallback) const;
+  Reg fresh(Type type, std::string name);
+  ir::Operand src_operand(const Src& s) const { return s.operand; }
+
+  ir::Kernel k_;
+  std::string pending_comment_;
+  uint32_t temp_counter_ = 0;
+};
+
+// ---- operators: each records one instruction and returns a new register ---------------------
+Reg operator+(const Reg& a, const Src& b);
+Reg operator-(const Reg& a, const Src& b);
+Reg operator*(const Reg& a, const Src& b);  // mul.lo for integers, mul for floats
+Reg operator/(const Reg& a, const Src& b);
+Reg operator%(const Reg& a, const Src& b);
+Reg operator<<(const Reg& a, const Src& b);
+Reg operator>>(const Reg& a, const Src& b);
+Reg operator&(const Reg& a, const Src& b);
+Reg operator|(const Reg& a, const Src& b);
+Reg operator^(const Reg& a, const Src& b);
+Reg operator~(const Reg& a);
+Reg operator==(const Reg& a, const Src& b);  // setp: a predicate register
+Reg operator!=(const Reg& a, const Src& b);
+Reg operator<(const Reg& a, const Src& b);
+Reg operator<=(const Reg& a, const Src& b);
+Reg operator>(const Reg& a, const Src& b);
+Reg operator>=(const Reg& a, const Src& b);
+// In place: `k += 1` records add.u32 %k, %k, 1.
+Reg& operator+=(Reg& a, const Src& b);
+Reg& operator-=(Reg& a, const Src& b);
+Reg& operator^=(Reg& a, const Src& b);
+
+}  // namespace gs::builder

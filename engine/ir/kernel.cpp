@@ -1,0 +1,52 @@
+#include "engine/ir/kernel.hpp"
+
+#include <algorithm>
+
+namespace gs::ir {
+
+std::string_view param_role_name(ParamRole r) {
+  switch (r) {
+    case ParamRole::none: return "none";
+    case ParamRole::a: return "A";
+    case ParamRole::b: return "B";
+    case ParamRole::c: return "C";
+    case ParamRole::m: return "M";
+    case ParamRole::n: return "N";
+    case ParamRole::k: return "K";
+    case ParamRole::tmap_a: return "tensor map of A";
+    case ParamRole::tmap_b: return "tensor map of B";
+    case ParamRole::tmap_c: return "tensor map of C";
+  }
+  return "?";
+}
+
+uint32_t tensor_dtype_bytes(TensorDtype t) {
+  switch (t) {
+    case TensorDtype::u8: return 1;
+    case TensorDtype::u16: case TensorDtype::f16: case TensorDtype::bf16: return 2;
+    case TensorDtype::u32: case TensorDtype::s32: case TensorDtype::f32: return 4;
+    case TensorDtype::u64: case TensorDtype::s64: case TensorDtype::f64: return 8;
+  }
+  return 0;
+}
+
+uint32_t TensorMapDesc::box_bytes() const {
+  // elementStrides[0] is ignored with interleave NONE (facts §4): the inner row is dense.
+  uint64_t bytes = uint64_t(box_dim[0]) * tensor_dtype_bytes(dtype);
+  for (uint32_t i = 1; i < rank; ++i) bytes *= (box_dim[i] + element_strides[i] - 1) / element_strides[i];
+  return uint32_t(bytes);
+}
+
+uint32_t Kernel::smem_bytes() const {
+  uint32_t end = 0;
+  for (const SharedAlloc& a : smem) end = std::max(end, a.offset + a.bytes);
+  return end;
+}
+
+const Param* Kernel::find_param(ParamRole role) const {
+  for (const Param& p : params)
+    if (p.role == role) return &p;
+  return nullptr;
+}
+
+}  // namespace gs::ir

@@ -1,0 +1,122 @@
+// Shared-memory bank model (facts sheet §8). See banks.hpp.
+#include "engine/layout/banks.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "engine/layout/format_detail.hpp"
+
+namespace gs::layout {
+
+namespace {
+
+using detail::str;
+
+// Lanes per phase by access width (facts §8): the whole warp up to 4 B, half-warps for 8 B,
+// quarter-warps for 16 B. Each phase moves at most 128 B, one line's worth of banks.
+uint32_t lanes_per_phase(uint32_t access_bytes) {
+    switch (access_bytes) {
+        case 1:
+        case 2:
+        case 4: return 32;
+        case 8: return 16;
+        case 16: return 8;
+        default: break;
+    }
+    throw std::invalid_argument("shared access width " + str(access_bytes) +
+                                " B is invalid: use 1, 2, 4, 8 or 16 bytes");
+}
+
+// Distinct words requested from each bank in one phase, in order of first request; the
+// position of a word in its bank's list is the wavefront (within the phase) that serves it.
+class PhaseBanks {
+public:
+    // Returns the word's slot on its bank and whether another lane asked for it already.
+    std::pair<uint32_t, bool> request(uint32_t word) {
+        const uint32_t bank = word % kSmemBanks;
+        auto& list = words_[bank];
+        auto& count = counts_[bank];
+        const auto end = list.begin() + count;
+        const auto found = std::find(list.begin(), end, word);
+        if (found != end) return {static_cast<uint32_t>(found - list.begin()), true};
+        list[count] = word;
+        return {count++, false};
+    }
+    uint32_t wavefronts() const { return *std::max_element(counts_.begin(), counts_.end()); }
+
+private:
+    // A lane touches <= 4 consecutive words, i.e. <= 4 different banks, so a bank gets at
+    // most one word per lane and at most 32 per phase: 32 slots per bank always suffice.
+    std::array<std::array<uint32_t, 32>, kSmemBanks> words_{};
+    std::array<uint32_t, kSmemBanks> counts_{};
+};
+
+}  // namespace
+
+uint32_t smem_bank_of(uint32_t byte_addr) { return (byte_addr / kSmemBankBytes) % kSmemBanks; }
+
+BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
+                                 uint32_t access_bytes) {
+    const uint32_t phase_lanes = lanes_per_phase(access_bytes);
+    const uint32_t words_per_lane = std::max<uint32_t>(1, access_bytes / kSmemBankBytes);
+
+    BankReport report;
+    report.active_mask = active_mask;
+    report.lane_wavefront.fill(kInactiveLane);
+    report.lane_bank.fill(kInactiveLane);
+
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+        if (((active_mask >> lane) & 1) == 0) continue;
+        if (lane_addr[lane] % access_bytes != 0) {
+            throw std::invalid_argument("lane " + str(lane) + " shared address " +
+                                        detail::hex(lane_addr[lane]) + " is not aligned to its " +
+                                        str(access_bytes) + "-byte access");
+        }
+    }
+
+    for (uint32_t first = 0; first < 32; first += phase_lanes) {
+        PhaseBanks banks;
+        std::array<uint32_t, 32> lane_slot{};
+        bool phase_active = false;
+        for (uint32_t lane = first; lane < first + phase_lanes; ++lane) {
+            if (((active_mask >> lane) & 1) == 0) continue;
+            phase_active = true;
+            const uint32_t word0 = lane_addr[lane] / kSmemBankBytes;
+            report.lane_bank[lane] = static_cast<uint8_t>(smem_bank_of(lane_addr[lane]));
+            for (uint32_t i = 0; i < words_per_lane; ++i) {
+                const auto [slot, shared] = banks.request(word0 + i);
+                lane_slot[lane] = std::max(lane_slot[lane], slot);
+                report.broadcast_used = report.broadcast_used || shared;
+            }
+        }
+        if (!phase_active) continue;
+        const uint32_t phase_wavefronts = banks.wavefronts();
+        for (uint32_t lane = first; lane < first + phase_lanes; ++lane) {
+            if (((active_mask >> lane) & 1) == 0) continue;
+            report.lane_wavefront[lane] = static_cast<uint8_t>(report.wavefronts + lane_slot[lane]);
+        }
+        report.wavefronts += phase_wavefronts;
+        report.ideal_wavefronts += 1;
+        report.conflict_degree = std::max(report.conflict_degree, phase_wavefronts);
+    }
+    return report;
+}
+
+BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes) {
+    std::array<uint32_t, 32> addr{};
+    uint32_t mask = 0;
+    for (const LaneAccess& a : accesses) {
+        if (a.lane >= 32) {
+            throw std::invalid_argument("lane " + str(a.lane) + " is out of range: use 0..31");
+        }
+        if (((mask >> a.lane) & 1) != 0) {
+            throw std::invalid_argument("lane " + str(a.lane) + " is listed twice");
+        }
+        mask |= 1u << a.lane;
+        addr[a.lane] = a.addr;
+    }
+    return analyze_shared_access(std::span<const uint32_t, 32>(addr), mask, access_bytes);
+}
+
+}  // namespace gs::layout

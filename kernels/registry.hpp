@@ -1,0 +1,93 @@
+// The ladder's registry: every kernel gemmscope knows, with what a learner needs to pick it
+// (title, step, what changed), its shape rules and its deliberate mistakes. It feeds the
+// command line, the GUI menu and the parameterised tests.
+//
+// The GEMM convention, shared by every kernel, the model, the runner and cuBLAS:
+//   C[M×N] = A[M×K] · B[K×N], A row-major; B stored either "nk" (N×K row-major: K-major,
+//   what the tensor cores and cuBLAS's fast path want) or "kn" (K×N row-major, as in the
+//   article's SIMT kernels); C row-major.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+
+namespace gs::kernels {
+
+struct GemmShape {
+  uint32_t m = 0, n = 0, k = 0;
+};
+
+// Everything a build function depends on: the problem shape and the mistakes switched on.
+struct GemmConfig {
+  GemmShape shape;
+  std::set<std::string> mistakes;
+  bool has(const std::string& mistake) const { return mistakes.count(mistake) > 0; }
+};
+
+enum class Family { simt, ampere, hopper, blackwell };
+std::string_view family_name(Family f);
+
+enum class DType { f32, bf16 };
+std::string_view dtype_name(DType d);
+enum class BLayout { nk, kn };  // see the convention above
+std::string_view b_layout_name(BLayout b);
+
+// A deliberate bug a learner can switch on, and how it shows itself.
+struct Mistake {
+  std::string name;         // "skip-mbarrier-wait"
+  std::string description;  // what the builder changes
+  std::string symptom;      // what the model/GPU should show
+};
+
+// Bad user input (shape, mistake name, id): the message names the value and what is valid.
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct KernelInfo {
+  std::string id;           // "hopper_tma_wgmma_64"
+  std::string title;        // "TMA + wgmma, one warpgroup, 64×64 tile"
+  ir::Arch arch = ir::Arch::sm_80;
+  Family family = Family::simt;
+  int step = 0;             // position on the ladder (kernels/NN_<name>.cpp)
+  std::string delta;        // what changed from the step before, one line
+  std::string explanation;  // a paragraph for learners
+  GemmShape tile;           // the CTA's output tile (m, n) and K step
+  GemmShape example_shape;  // the small shape used for demos and tests
+  DType ab_dtype = DType::f32;
+  DType c_dtype = DType::f32;
+  BLayout b_layout = BLayout::nk;
+  std::vector<std::string> constraints;  // shape rules in words
+  std::vector<Mistake> mistakes;
+  // Throws ConfigError when the shape does not fit the kernel.
+  std::function<void(const GemmShape&)> check_shape;
+  std::function<ir::Kernel(const GemmConfig&)> build;
+};
+
+std::span<const KernelInfo> all_kernels();
+const KernelInfo* find_kernel(std::string_view id);
+// find_kernel that throws ConfigError naming the valid ids.
+const KernelInfo& kernel_or_throw(std::string_view id);
+
+// Checks the shape and the mistake names, builds, and runs ir::verify: the one way back
+// ends get a kernel.
+ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config);
+
+// Shared shape rules, with messages that name the value, e.g.
+// "M=100 is not a multiple of the 64-row tile of hopper_tma_wgmma_64".
+void require_multiple(std::string_view kernel, char dim, uint32_t value, uint32_t multiple, std::string_view what);
+void require_range(std::string_view kernel, char dim, uint32_t value, uint32_t lo, uint32_t hi);
+
+// The ladder, one declaration per step file.
+KernelInfo simt_naive_info();
+KernelInfo hopper_tma_wgmma_64_info();
+
+}  // namespace gs::kernels

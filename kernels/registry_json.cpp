@@ -1,0 +1,34 @@
+#include "kernels/registry_json.hpp"
+
+namespace gs::kernels {
+
+nlohmann::json shape_json(const GemmShape& s) { return {{"m", s.m}, {"n", s.n}, {"k", s.k}}; }
+
+nlohmann::json kernel_info_json(const KernelInfo& k) {
+  nlohmann::json mistakes = nlohmann::json::array();
+  for (const Mistake& m : k.mistakes)
+    mistakes.push_back({{"name", m.name}, {"description", m.description}, {"symptom", m.symptom}});
+  return {
+      {"id", k.id},
+      {"title", k.title},
+      {"arch", ir::arch_name(k.arch)},
+      {"family", family_name(k.family)},
+      {"step", k.step},
+      {"delta", k.delta},
+      {"explanation", k.explanation},
+      {"tile", shape_json(k.tile)},
+      {"example_shape", shape_json(k.example_shape)},
+      {"dtypes", {{"a", dtype_name(k.ab_dtype)}, {"b", dtype_name(k.ab_dtype)}, {"c", dtype_name(k.c_dtype)}}},
+      {"b_layout", b_layout_name(k.b_layout)},
+      {"constraints", k.constraints},
+      {"mistakes", mistakes},
+  };
+}
+
+nlohmann::json registry_json() {
+  nlohmann::json all = nlohmann::json::array();
+  for (const KernelInfo& k : all_kernels()) all.push_back(kernel_info_json(k));
+  return all;
+}
+
+}  // namespace gs::kernels

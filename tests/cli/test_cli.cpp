@@ -1,0 +1,116 @@
+// The command line: run in-process through run_cli, and once as the real binary.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+
+namespace {
+struct Run {
+  int code;
+  std::string out, err;
+};
+Run run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = gs::cli::run_cli(args, {out, err});
+  return {code, out.str(), err.str()};
+}
+}  // namespace
+
+TEST_CASE("cli: list prints the ladder; --json is the registry", "[cli]") {
+  Run r = run({"list"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("simt_naive") && Catch::Contains("hopper_tma_wgmma_64"));
+  r = run({"list", "--json"});
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() >= 2);
+  for (const auto& k : j)
+    for (const char* field : {"id", "title", "arch", "family", "step", "explanation", "tile", "example_shape",
+                              "constraints", "mistakes", "delta", "dtypes", "b_layout"})
+      CHECK(k.contains(field));
+  CHECK(j[1]["id"] == "hopper_tma_wgmma_64");
+  CHECK(j[1]["arch"] == "sm_90a");
+  CHECK(j[1]["family"] == "hopper");
+  CHECK(j[1]["tile"]["m"] == 64);
+  CHECK(j[1]["mistakes"].is_array());
+}
+
+TEST_CASE("cli: ptx prints to stdout or writes a file", "[cli]") {
+  Run r = run({"ptx", "simt_naive", "--m", "40", "--n", "50", "--k", "60"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("//") && Catch::Contains(".target sm_80") && Catch::Contains(", %row, 40;"));
+  const std::string path = (std::filesystem::temp_directory_path() / "gemmscope_cli_test.ptx").string();
+  std::filesystem::remove(path);
+  r = run({"ptx", "hopper_tma_wgmma_64", "--m", "4096", "--n", "4096", "--k", "8192", "-o", path});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("wrote " + path));
+  std::ifstream f(path);
+  std::stringstream text;
+  text << f.rdbuf();
+  CHECK_THAT(text.str(), Catch::Contains(".target sm_90a") && Catch::Contains("wgmma.mma_async"));
+  CHECK(text.str().size() < 200 * 1024);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][errors]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases{
+      {{"ptx", "nope"}, "unknown kernel id 'nope': valid ids are simt_naive, hopper_tma_wgmma_64"},
+      {{"ptx", "hopper_tma_wgmma_64", "--m", "100"}, "M=100 is not a positive multiple of 64"},
+      {{"ptx", "hopper_tma_wgmma_64", "--k", "32"}, "K=32 is not a positive multiple of 64"},
+      {{"ptx", "simt_naive", "--m", "abc"}, "--m"},
+      {{"ptx", "simt_naive", "--m", "-4"}, "--m"},
+      {{"ptx"}, "ID is required"},
+      {{"frobnicate"}, "frobnicate"},
+      {{"list", "--jsn"}, "--jsn"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.size() << " args, first " << c.args[0]);
+    const Run r = run(c.args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.message));
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("cli: a failed ptx -o leaves an existing file untouched", "[cli][errors]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "gemmscope_keep.ptx").string();
+  std::ofstream(path) << "precious";
+  const Run r = run({"ptx", "hopper_tma_wgmma_64", "--m", "65", "-o", path});
+  CHECK(r.code == 2);
+  std::ifstream f(path);
+  std::string s;
+  std::getline(f, s);
+  CHECK(s == "precious");
+  std::filesystem::remove(path);
+  const Run bad_dir = run({"ptx", "simt_naive", "-o", "/nonexistent-dir/k.ptx"});
+  CHECK(bad_dir.code == 1);
+  CHECK_THAT(bad_dir.err, Catch::Contains("cannot write '/nonexistent-dir/k.ptx'"));
+}
+
+TEST_CASE("cli: --help and --version", "[cli]") {
+  Run r = run({"--help"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("list") && Catch::Contains("ptx") && Catch::Contains("Exit codes"));
+  r = run({"--version"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("gemmscope "));
+  r = run({"ptx", "--help"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--m"));
+}
+
+TEST_CASE("cli: the real binary's exit codes", "[cli]") {
+  const std::string bin = GEMMSCOPE_CLI_PATH;
+  CHECK(WEXITSTATUS(std::system((bin + " list --json > /dev/null").c_str())) == 0);
+  CHECK(WEXITSTATUS(std::system((bin + " ptx hopper_tma_wgmma_64 --n 7 > /dev/null 2>&1").c_str())) == 2);
+}
