@@ -112,7 +112,7 @@ std::string_view cmp_name(CmpOp c) {
 }
 
 std::string_view rounding_name(Rounding r) {
-  constexpr std::array<std::string_view, 7> names{"", "rn", "rz", "rm", "rp", "rni", "rzi"};
+  constexpr std::array<std::string_view, 9> names{"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
   return names[size_t(r)];
 }
 

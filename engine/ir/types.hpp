@@ -66,7 +66,7 @@ ArchMask special_archs(Special s);
 enum class CmpOp : uint8_t { none, eq, ne, lt, le, gt, ge };
 std::string_view cmp_name(CmpOp c);
 
-enum class Rounding : uint8_t { none, rn, rz, rm, rp, rni, rzi };
+enum class Rounding : uint8_t { none, rn, rz, rm, rp, rni, rzi, rmi, rpi };
 std::string_view rounding_name(Rounding r);
 
 }  // namespace gs::ir

@@ -53,6 +53,8 @@ uint32_t tma_box_row_bytes(const TmaBox& box);
 // Bytes the box occupies in shared memory, which is also the complete_tx byte count the
 // mbarrier receives (facts §4; out-of-bounds elements are filled and still count):
 // box_dim[0]*elem_bytes * prod_{i>=1} ceil(box_dim[i]/element_strides[i]).
+// elementStrides[0] does not appear: it is ignored with interleave NONE (facts §4).
+// Validates the box first (validate_tma_box).
 uint32_t tma_box_bytes(const TmaBox& box);
 
 // The physical shared byte address of one element of the box.

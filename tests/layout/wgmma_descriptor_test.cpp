@@ -183,8 +183,18 @@ TEST_CASE("MN-major no-swizzle swaps LBO and SBO", "[layout][wgmma_desc]") {
     const WgmmaDescriptor d = mnmajor_tile_descriptor(0, Swizzle::none, 128, 1024);
     CHECK(d.stride_byte_offset == 128);   // MN core matrices
     CHECK(d.leading_byte_offset == 1024);  // 8-K-row groups
-    // (n=11, k=9): core matrix n/8=1 (SBO), K group 1 (LBO), K row 1, element 3.
-    CHECK(wgmma_descriptor_smem_address(d, 11, 18, false) == 128 + 1024 + 16 + 6);
+    // (n=19, k=9): core matrix n/8=2 (SBO), K group 1 (LBO), K row 1, element 3.
+    CHECK(wgmma_descriptor_smem_address(d, 19, 18, false) == 2 * 128 + 1024 + 16 + 6);
+    CHECK(wgmma_descriptor_smem_address(d, 19, 19, false) == 2 * 128 + 1024 + 16 + 7);
+    // 64 N x k16 with 8 core matrices per K group (1024 B): dense, every byte once.
+    std::set<uint32_t> bytes;
+    for (uint32_t n = 0; n < 64; ++n) {
+        for (uint32_t k_byte = 0; k_byte < 32; ++k_byte) {
+            bytes.insert(wgmma_descriptor_smem_address(d, n, k_byte, false));
+        }
+    }
+    CHECK(bytes.size() == 64 * 32);
+    CHECK(*bytes.rbegin() == 64 * 32 - 1);
 }
 
 TEST_CASE("wgmma_descriptor_smem_address rejects what it does not model",
@@ -212,6 +222,13 @@ TEST_CASE("UMMA smem descriptor: sm_100 layout codes and the fixed version bits"
     CHECK(encode_umma_smem_descriptor({0, 0, 0, 0, true, UmmaLayout::none}) ==
           (uint64_t{1} << 46 | uint64_t{1} << 52));
     CHECK(umma_layout_name(UmmaLayout::b128_base32b) == "128B_base32B");
+    CHECK(umma_layout_of(Swizzle::none) == UmmaLayout::none);
+    CHECK(umma_layout_of(Swizzle::b32) == UmmaLayout::b32);
+    CHECK(umma_layout_of(Swizzle::b64) == UmmaLayout::b64);
+    CHECK(umma_layout_of(Swizzle::b128) == UmmaLayout::b128);
+    // sm_90 and sm_100 encode the same swizzle differently (facts §9.2 note).
+    CHECK(wgmma_layout_type(Swizzle::b64) == 2);
+    CHECK(static_cast<uint32_t>(umma_layout_of(Swizzle::b64)) == 4);
 }
 
 TEST_CASE("UMMA smem descriptor round trip on random fields", "[layout][umma_desc][property]") {
@@ -263,7 +280,7 @@ TEST_CASE("UMMA instruction descriptor round trip on random fields",
         d.a_major = static_cast<UmmaMajor>(rng() & 1);
         d.b_major = static_cast<UmmaMajor>(rng() & 1);
         d.m = std::array<uint32_t, 3>{64, 128, 256}[rng() % 3];
-        d.n = 8 * (1 + rng() % 32);
+        d.n = 8 * (1 + static_cast<uint32_t>(rng() % 32));
         REQUIRE(decode_umma_instr_desc(encode_umma_instr_desc(d)) == d);
     }
 }

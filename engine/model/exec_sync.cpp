@@ -1,0 +1,219 @@
+// exec_control, exec_barrier, exec_mbarrier: branches and thread exit, CTA barriers and
+// fences, and mbarriers with phases, arrivals and transaction bytes (facts §6).
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
+
+namespace gs::model {
+
+using ir::Op;
+
+uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
+                     uint32_t payload, uint32_t a) {
+  if (!cta.trace) return 0xFFFFFFFFu;
+  Event e;
+  e.cycle = cycle;
+  e.kind = kind;
+  e.warp = uint16_t(warp);
+  e.inst = inst;
+  e.mask = mask;
+  e.payload = payload;
+  e.a = a;
+  cta.trace->events.push_back(e);
+  return uint32_t(cta.trace->events.size() - 1);
+}
+
+void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
+                const Mbarrier& m, uint32_t value) {
+  if (!cta.trace) return;
+  MbarEvent ev{addr, m.phase, m.pending, int32_t(m.tx), m.expected, value};
+  cta.trace->mbar.push_back(ev);
+  trace_event(cta, kind, cycle, warp, inst, 0, uint32_t(cta.trace->mbar.size() - 1), addr);
+}
+
+void exec_control(ExecContext& x) {
+  Warp& w = x.warp;
+  switch (x.inst.op) {
+    case Op::bra: {
+      const uint32_t target = x.cta.label_pc[x.inst.operands[0].id];
+      for (uint32_t l = 0; l < 32; ++l)
+        if (x.mask >> l & 1) w.pc[l] = target;
+      // Lanes whose guard was false fall through (the scheduler advances at_pc & ~mask).
+      x.branch_handled = true;
+      break;
+    }
+    case Op::ret:
+    case Op::exit:
+      w.exited |= x.mask;
+      x.branch_handled = true;
+      break;
+    case Op::trap:
+      report(x.cta, "trap", x.inst_id, w.id, uint32_t(std::countr_zero(x.mask)), 0,
+             "the kernel executed trap: on the GPU the launch fails with an illegal-instruction error");
+      x.cta.failed = true;
+      x.cta.failure = "the kernel trapped";
+      w.exited |= x.mask;
+      x.branch_handled = true;
+      break;
+    default: break;
+  }
+}
+
+// Threads a CTA-wide barrier waits for: every warp that has not fully exited, in whole warps.
+static uint32_t live_threads(const Cta& c) {
+  uint32_t n = 0;
+  for (const Warp& w : c.warps)
+    if ((w.exited & w.present) != w.present) n += 32;
+  return n;
+}
+
+void exec_barrier(ExecContext& x) {
+  Cta& c = x.cta;
+  const ir::Inst& in = x.inst;
+  switch (in.op) {
+    case Op::bar_sync:
+    case Op::bar_arrive: {
+      const uint32_t id = uint32_t(in.operands[0].imm) & 15;
+      const uint32_t expected = in.operands.size() > 1 ? uint32_t(in.operands[1].imm) : live_threads(c);
+      c.bar_expected[id] = expected;
+      c.bar_arrived[id] += 32;
+      if (c.bar_arrived[id] >= expected) {
+        // Release: every warp waiting on this id continues.
+        c.bar_arrived[id] = 0;
+        if (in.operands.size() == 1) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
+        for (Warp& w : c.warps)
+          if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
+            w.state = WarpState::ready;
+            w.ready_at = std::max(w.ready_at, c.now + timing::kBarrierLatency);
+            trace_event(c, EventKind::bar_released, c.now, w.id, 0xFFFFFFFFu, 0, id, expected);
+          }
+        x.latency = timing::kBarrierLatency;
+      } else if (in.op == Op::bar_sync) {
+        x.warp.state = WarpState::bar_wait;
+        x.warp.wait_bar_id = id;
+        x.warp.wait_since = c.now;
+        trace_event(c, EventKind::bar_blocked, c.now, x.warp.id, x.inst_id, x.mask, id, expected);
+      }
+      break;
+    }
+    case Op::fence_mbarrier_init:
+    case Op::fence_proxy_async:
+      for (auto& [addr, m] : c.mbars)
+        if (m.initialized) m.init_fenced = true;
+      if (in.op == Op::fence_proxy_async)
+        for (SmemWord& s : c.smem_word_state)
+          if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
+      break;
+    default: break;
+  }
+}
+
+void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
+  Mbarrier& m = c.mbars[addr];
+  if (!m.initialized || m.pending != 0 || m.tx != 0) return;
+  m.phase += 1;
+  m.pending = m.expected;
+  trace_mbar(c, EventKind::mbar_phase_flip, cycle, 0xFFFF, 0xFFFFFFFFu, addr, m, m.phase & 1);
+  // Wake every warp waiting on a parity that is now complete.
+  for (Warp& w : c.warps) {
+    if (w.state != WarpState::mbar_wait || w.wait_mbar != addr) continue;
+    if ((m.phase & 1) == w.wait_parity) continue;  // still the waited-on phase in progress
+    w.state = WarpState::ready;
+    w.ready_at = std::max(w.ready_at, cycle + timing::kMbarrierLatency);
+    trace_mbar(c, EventKind::mbar_wait_released, cycle, w.id, 0xFFFFFFFFu, addr, m, w.wait_parity);
+  }
+}
+
+void exec_mbarrier(ExecContext& x) {
+  Cta& c = x.cta;
+  const ir::Inst& in = x.inst;
+  const bool has_dst = in.op == Op::mbarrier_try_wait_parity || in.op == Op::mbarrier_test_wait_parity;
+  const ir::Operand& addr_op = in.operands[has_dst || in.operands[0].kind == ir::OperandKind::sink ? 1 : 0];
+  Sources src(x);
+  x.latency = timing::kMbarrierLatency;
+  const uint32_t first = uint32_t(std::countr_zero(x.mask));
+  const uint32_t addr = memory_address32(x, addr_op, first);
+  if (addr % 8 != 0 || !smem_ptr(x, addr, 8, first, in.op == Op::mbarrier_init)) {
+    report(c, "bad-mbarrier", x.inst_id, x.warp.id, first, addr,
+           fmt::format("0x{:X} is not an 8-byte aligned address inside shared memory: an mbarrier lives there", addr));
+    return;
+  }
+  Mbarrier& m = c.mbars[addr];
+  if (in.op != Op::mbarrier_init && !m.initialized) {
+    report(c, "uninitialized-mbarrier", x.inst_id, x.warp.id, first, addr,
+           fmt::format("the mbarrier at 0x{:X} is used before mbarrier.init", addr));
+    return;
+  }
+  const uint32_t lanes = uint32_t(std::popcount(x.mask));
+  switch (in.op) {
+    case Op::mbarrier_init: {
+      const uint32_t count = uint32_t(src.get(1, first));
+      m = Mbarrier{};
+      m.initialized = true;
+      m.expected = m.pending = count;
+      m.init_inst = x.inst_id;
+      trace_mbar(c, EventKind::mbar_init, c.now, x.warp.id, x.inst_id, addr, m, count);
+      break;
+    }
+    case Op::mbarrier_arrive:
+    case Op::mbarrier_arrive_expect_tx:
+    case Op::mbarrier_expect_tx: {
+      if (in.op != Op::mbarrier_arrive) {
+        const uint32_t bytes = uint32_t(src.get(in.op == Op::mbarrier_expect_tx ? 1 : 2, first));
+        m.tx += int64_t(bytes) * lanes;
+        trace_mbar(c, EventKind::mbar_expect_tx, c.now, x.warp.id, x.inst_id, addr, m, bytes * lanes);
+      }
+      if (in.op != Op::mbarrier_expect_tx) {
+        if (lanes > m.pending) {
+          report(c, "mbarrier-over-arrival", x.inst_id, x.warp.id, first, addr,
+                 fmt::format("{} arrivals on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
+                             "extra ones count towards the next phase",
+                             lanes, addr, m.pending));
+        }
+        uint32_t left = lanes;
+        while (left > 0) {  // arrivals past a phase's count roll into the next phase
+          const uint32_t take = std::min(left, m.pending);
+          m.pending -= take;
+          left -= take;
+          trace_mbar(c, EventKind::mbar_arrive, c.now, x.warp.id, x.inst_id, addr, m, take);
+          const uint32_t before = m.phase;
+          mbarrier_check_phase(c, addr, c.now);
+          if (m.phase == before || take == 0) break;
+        }
+      }
+      break;
+    }
+    case Op::mbarrier_try_wait_parity:
+    case Op::mbarrier_test_wait_parity: {
+      const uint32_t parity = uint32_t(src.get(2, first)) & 1;
+      // The phase with parity p is complete when the current phase's parity differs
+      // (facts §6 [DEV]: on a fresh barrier parity 1 passes and parity 0 waits).
+      const bool done = (m.phase & 1) != parity;
+      const uint32_t dst = in.operands[0].id;
+      if (done || in.op == Op::mbarrier_test_wait_parity) {
+        for (uint32_t l = 0; l < 32; ++l)
+          if (x.mask >> l & 1) c.reg(x.warp.id, dst, l) = done ? 1 : 0;
+        src.wrote(dst);
+      } else {
+        x.block = true;  // sleep until the phase completes, then run try_wait again
+        x.warp.state = WarpState::mbar_wait;
+        x.warp.wait_mbar = addr;
+        x.warp.wait_parity = parity;
+        x.warp.wait_since = c.now;
+        trace_mbar(c, EventKind::mbar_wait_blocked, c.now, x.warp.id, x.inst_id, addr, m, parity);
+      }
+      break;
+    }
+    default: break;
+  }
+}
+
+void exec_unsupported(ExecContext& x) {
+  report(x.cta, "unsupported", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+         fmt::format("the model does not execute {} yet: it is treated as a no-op", x.inst.info().id));
+}
+
+}  // namespace gs::model

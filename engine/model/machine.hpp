@@ -1,0 +1,189 @@
+// Internal state of the CPU model (not part of the public API): one CTA's warps, registers,
+// shared memory, mbarriers and asynchronous units, and the global memory they all share.
+//
+// Each op's semantics is a small exec_* function over this state (exec_alu.cpp,
+// exec_mem.cpp, exec_sync.cpp, exec_async.cpp); cta.cpp schedules warps in modeled time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/model/model.hpp"
+#include "engine/model/timing.hpp"
+
+namespace gs::model {
+
+// Virtual device addresses: buffers of A, B and C, and kernel parameters (tensor maps are
+// referred to by the address of their parameter, as on the GPU).
+inline constexpr uint64_t kGlobalBase[3] = {0x100000000000ull, 0x200000000000ull, 0x300000000000ull};
+inline constexpr uint64_t kParamBase = 0x700000000000ull;
+inline constexpr uint64_t kParamStride = 0x1000;
+
+struct GlobalMemory {
+  std::array<std::vector<uint8_t>*, 3> buffers{};  // A, B, C
+  // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds.
+  uint8_t* find(uint64_t addr, uint32_t bytes);
+};
+
+enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, exited };
+
+struct Warp {
+  uint32_t id = 0;
+  std::array<uint32_t, 32> pc{};  // per-lane program counter (min-PC reconvergence)
+  uint32_t exited = 0;            // lanes that finished
+  uint32_t present = 0;           // lanes that exist (a partial last warp has fewer)
+  WarpState state = WarpState::ready;
+  uint64_t ready_at = 0;          // modeled cycle of the next issue
+  // What a waiting warp waits for.
+  uint32_t wait_bar_id = 0;
+  uint32_t wait_mbar = 0;
+  uint32_t wait_parity = 0;
+  uint64_t wait_since = 0;
+  // wgmma bookkeeping: groups committed and not yet waited on.
+  bool wgmma_fenced = false;
+  bool wgmma_any = false;
+  struct Group {
+    uint64_t complete_at = 0;
+    std::vector<uint32_t> regs;
+  };
+  std::vector<uint32_t> uncommitted_regs;
+  uint64_t uncommitted_complete_at = 0;
+  std::vector<Group> groups;
+  uint64_t instructions = 0;
+};
+
+struct Mbarrier {
+  bool initialized = false;
+  bool init_fenced = false;  // fence.mbarrier_init / fence.proxy.async after the init
+  uint32_t phase = 0;        // completed phases so far; parity = phase & 1
+  uint32_t expected = 0;
+  uint32_t pending = 0;
+  int64_t tx = 0;
+  uint32_t init_inst = 0xFFFFFFFFu;
+};
+
+// What the model knows about each 4-byte word of shared memory, for its hazard checks.
+struct SmemWord {
+  static constexpr uint16_t kAsync = 0xFFFF;  // written by the copy engine
+  bool written = false;
+  bool tma_pending = false;         // a TMA load into it has been issued, not completed
+  bool generic_since_fence = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
+  uint16_t writer_warp = 0;
+  uint32_t epoch = 0;               // barrier epoch of the last generic write
+};
+
+struct PendingTma {
+  uint64_t complete_at = 0;
+  uint32_t record = 0;  // index into the CTA's transfer list
+};
+
+struct TmaJob {
+  uint32_t param = 0;
+  std::array<int32_t, 5> coords{};
+  uint32_t smem_dst = 0;
+  uint32_t mbar = 0;
+  uint32_t bytes = 0;
+  uint64_t issue = 0, complete = 0;
+  uint32_t inst = 0, warp = 0;
+  uint32_t trace_index = 0xFFFFFFFFu;
+};
+
+// Per-CTA configuration shared by every exec function.
+struct Launch {
+  const ir::Kernel* kernel = nullptr;
+  GlobalMemory* global = nullptr;
+  std::array<uint32_t, 3> ctaid{};
+  uint32_t cta_linear = 0;
+  bool traced = false;
+  bool record_registers = false;
+  std::vector<uint64_t> param_values;  // what ld.param reads, per parameter
+};
+
+struct Cta {
+  Launch launch;
+  uint32_t nregs = 0;
+  std::vector<Warp> warps;
+  std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
+  std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
+  std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator
+  std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
+  std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
+  std::vector<SmemWord> smem_word_state;
+  uint32_t barrier_epoch = 0;         // increments whenever a CTA-wide bar.sync releases
+  std::vector<uint32_t> label_pc;      // label id -> instruction index of its label
+  std::map<uint32_t, Mbarrier> mbars; // by shared address
+  std::vector<TmaJob> tma_jobs;
+  std::vector<PendingTma> tma_pending;  // sorted by complete_at when popped
+  // bar.sync state per barrier id: threads arrived in the current round.
+  std::array<uint32_t, 16> bar_arrived{};
+  std::array<uint32_t, 16> bar_expected{};
+  // Per-SM shared resources (the CTA runs alone on its SM).
+  std::array<uint64_t, 4> scheduler_free{};
+  uint64_t tensor_free = 0;
+  uint64_t copy_free = 0;
+  uint64_t smem_pipe_free = 0;
+  uint64_t now = 0;
+  // Results.
+  SimStats* stats = nullptr;
+  Trace* trace = nullptr;                  // only for the traced CTA
+  std::vector<Hazard>* hazards = nullptr;  // deduplicated by (kind, inst)
+  timing::CtaCost cost;
+  bool failed = false;
+  std::string failure;
+
+  uint64_t& reg(uint32_t warp, uint32_t r, uint32_t lane) { return regs[(size_t(warp) * nregs + r) * 32 + lane]; }
+  uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }
+};
+
+// ---- the exec_* families: each executes one warp-instruction for the lanes in `mask` ------
+struct ExecContext {
+  Cta& cta;
+  Warp& warp;
+  const ir::Inst& inst;
+  uint32_t inst_id;
+  uint32_t mask;      // lanes at this pc whose guard holds
+  uint32_t at_pc;     // lanes at this pc (guard true or false)
+  uint32_t latency = timing::kAluLatency;
+  bool block = false;        // the warp must wait (barrier); pc does not advance
+  bool branch_handled = false;
+};
+
+// Source operand value of a lane (register, immediate, special register, symbol).
+uint64_t read_operand(ExecContext& x, const ir::Operand& o, uint32_t lane);
+void write_reg(ExecContext& x, uint32_t reg, uint32_t lane, uint64_t value);
+// Shared window access with bounds and hazard checks; returns nullptr when out of bounds.
+uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
+uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane);
+uint64_t memory_address64(ExecContext& x, const ir::Operand& o, uint32_t lane);
+void report(Cta& cta, std::string kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
+            std::string detail);
+
+void exec_alu(ExecContext& x);
+void exec_convert(ExecContext& x);
+void exec_memory(ExecContext& x);
+void exec_control(ExecContext& x);
+void exec_barrier(ExecContext& x);
+void exec_mbarrier(ExecContext& x);
+void exec_tma(ExecContext& x);
+void exec_wgmma(ExecContext& x);
+void exec_unsupported(ExecContext& x);
+
+// Completes TMA transfers due at or before `cycle` (writes shared memory, complete_tx).
+void complete_tma(Cta& cta, const PendingTma& p);
+// Phase completion of an mbarrier: flips, and wakes warps waiting on that parity.
+void mbarrier_check_phase(Cta& cta, uint32_t addr, uint64_t cycle);
+
+// Runs one CTA to completion (or failure) in modeled time.
+void run_cta(Cta& cta, const SimOptions& opt);
+
+// Trace helpers (no-ops for untraced CTAs).
+uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
+                     uint32_t payload = 0xFFFFFFFFu, uint32_t a = 0);
+void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
+                const Mbarrier& m, uint32_t value);
+
+}  // namespace gs::model

@@ -1,0 +1,74 @@
+// The CPU model: runs a verified ir::Kernel over a whole grid, computing exactly what the GPU
+// computes, and records one chosen CTA in full detail (a Trace) while the rest run fast.
+//
+//   model::GemmBuffers bufs{a_bytes, b_bytes, c_bytes};
+//   model::SimResult r = model::simulate(kernel, bufs, {.traced_cta = {0, 0, 0}});
+//   // bufs.c now holds C; r.trace the traced CTA; r.hazards what went wrong.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/model/trace.hpp"
+
+namespace gs::model {
+
+// Device memory of a GEMM as raw bytes, laid out as on the GPU (row-major, element type of
+// the kernel). The model binds global-pointer and tensor-map parameters to these by role.
+struct GemmBuffers {
+  std::vector<uint8_t> a, b, c;
+};
+
+struct SimOptions {
+  std::array<uint32_t, 3> traced_cta{0, 0, 0};  // ctaid of the CTA to trace in full
+  bool trace = true;                            // false: fast mode everywhere
+  bool record_registers = true;                 // reg_write events in the traced CTA
+  uint64_t max_cycles_per_cta = 50'000'000;     // a CTA past this is reported as a hang
+  std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;  // called between CTAs
+  const std::atomic<bool>* cancel = nullptr;    // set to stop between CTAs
+};
+
+struct SimStats {
+  uint64_t ctas = 0;
+  uint64_t warp_instructions = 0;  // whole grid
+  uint64_t thread_instructions = 0;
+  uint64_t smem_accesses = 0;      // warp-level shared loads/stores (ld/st.shared, ldmatrix, ...)
+  uint64_t smem_wavefronts = 0;
+  uint64_t smem_ideal_wavefronts = 0;
+  uint64_t smem_bank_conflicts = 0;  // wavefronts beyond the ideal
+  uint64_t tma_transfers = 0;
+  uint64_t tma_bytes = 0;
+  uint64_t mma_ops = 0;              // wgmma / mma.sync instructions (per warpgroup / warp)
+  uint64_t traced_cta_cycles = 0;    // modeled cycles of the traced CTA
+  uint64_t max_cta_cycles = 0;
+  double predicted_seconds = 0.0;    // whole GEMM on an H100 (timing.hpp)
+  double predicted_tflops = 0.0;
+  double wall_seconds = 0.0;         // how long the model took
+};
+
+struct SimResult {
+  SimStats stats;
+  Trace trace;                  // the traced CTA (empty in fast mode)
+  std::vector<Hazard> hazards;  // every distinct hazard, whole grid (first occurrence each)
+  bool completed = true;        // false when a CTA deadlocked/hung or the run was cancelled
+  bool cancelled = false;
+  std::string error;            // why it did not complete, for a learner
+};
+
+// Thrown for launches the model cannot run at all (unbound parameter, bad tensor map, a
+// buffer too small for the shape): the message names the parameter and what is expected.
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Runs the whole grid. flops: 2·M·N·K of the GEMM, for the predicted TFLOP/s (0: skip).
+SimResult simulate(const ir::Kernel& kernel, GemmBuffers& buffers, const SimOptions& options = {},
+                   double flops = 0.0);
+
+}  // namespace gs::model

@@ -1,0 +1,133 @@
+#include "engine/model/operands.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/model/values.hpp"
+
+namespace gs::model {
+
+uint64_t special_value(const Cta& cta, ir::Special s, uint32_t warp, uint32_t lane) {
+  const ir::LaunchShape& L = cta.launch.kernel->launch;
+  const uint32_t t = warp * 32 + lane;  // linear thread index in the CTA
+  const uint32_t bx = L.block[0], by = L.block[1];
+  const auto& id = cta.launch.ctaid;
+  switch (s) {
+    case ir::Special::tid_x: return t % bx;
+    case ir::Special::tid_y: return (t / bx) % by;
+    case ir::Special::tid_z: return t / (bx * by);
+    case ir::Special::ntid_x: return L.block[0];
+    case ir::Special::ntid_y: return L.block[1];
+    case ir::Special::ntid_z: return L.block[2];
+    case ir::Special::ctaid_x: return id[0];
+    case ir::Special::ctaid_y: return id[1];
+    case ir::Special::ctaid_z: return id[2];
+    case ir::Special::nctaid_x: return L.grid[0];
+    case ir::Special::nctaid_y: return L.grid[1];
+    case ir::Special::nctaid_z: return L.grid[2];
+    case ir::Special::laneid: return lane;
+    case ir::Special::warpid: return warp;
+    case ir::Special::smid: return cta.launch.cta_linear % timing::kSms;
+    case ir::Special::clock: return uint32_t(cta.now);
+    case ir::Special::clock64: return cta.now;
+    case ir::Special::cluster_ctarank:
+      return (id[0] % L.cluster[0]) + L.cluster[0] * ((id[1] % L.cluster[1]) + L.cluster[1] * (id[2] % L.cluster[2]));
+    case ir::Special::cluster_nctarank: return L.cluster[0] * L.cluster[1] * L.cluster[2];
+    case ir::Special::cluster_ctaid_x: return id[0] % L.cluster[0];
+    case ir::Special::cluster_ctaid_y: return id[1] % L.cluster[1];
+    case ir::Special::cluster_ctaid_z: return id[2] % L.cluster[2];
+    case ir::Special::clusterid_x: return id[0] / L.cluster[0];
+    case ir::Special::clusterid_y: return id[1] / L.cluster[1];
+    case ir::Special::clusterid_z: return id[2] / L.cluster[2];
+    case ir::Special::dynamic_smem_size:
+      return cta.launch.kernel->dynamic_smem ? cta.launch.kernel->smem_bytes() : 0;
+    case ir::Special::count_: break;
+  }
+  return 0;
+}
+
+void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask) {
+  Cta& c = x.cta;
+  const size_t slot = size_t(x.warp.id) * c.nregs + reg;
+  if ((c.written[slot] & mask) != mask) {
+    const uint32_t lanes = mask & ~c.written[slot];
+    report(c, "uninitialized-register", x.inst_id, x.warp.id, uint32_t(std::countr_zero(lanes)), 0,
+           fmt::format("%{} is read by {} lane(s) before anything wrote it: its value is undefined on the GPU",
+                       c.launch.kernel->regs[reg].name, std::popcount(lanes)));
+  }
+  if (c.wgmma_acc[slot]) {
+    if (c.reg_pending[slot])
+      report(c, "wgmma-register-race", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+             fmt::format("%{} belongs to a wgmma that is still in flight: add wgmma.wait_group before touching "
+                         "the accumulators",
+                         c.launch.kernel->regs[reg].name));
+    x.warp.wgmma_fenced = false;  // ordinary access: the next wgmma needs a wgmma.fence
+  }
+}
+
+void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
+  Cta& c = x.cta;
+  const size_t slot = size_t(x.warp.id) * c.nregs + reg;
+  c.written[slot] |= mask;
+  if (c.wgmma_acc[slot]) {
+    if (c.reg_pending[slot])
+      report(c, "wgmma-register-race", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+             fmt::format("%{} is written while a wgmma still owns it: add wgmma.wait_group first",
+                         c.launch.kernel->regs[reg].name));
+    x.warp.wgmma_fenced = false;
+  }
+  if (c.trace && c.launch.record_registers) {
+    Trace& t = *c.trace;
+    RegWrite w;
+    w.reg = reg;
+    w.words = ir::type_bits(c.launch.kernel->regs[reg].type) > 32 ? 2 : 1;
+    w.value_offset = uint32_t(t.values.size());
+    const uint64_t* lanes = c.reg_lanes(x.warp.id, reg);
+    for (uint32_t l = 0; l < 32; ++l) {
+      t.values.push_back(uint32_t(lanes[l]));
+      if (w.words == 2) t.values.push_back(uint32_t(lanes[l] >> 32));
+    }
+    t.regs.push_back(w);
+    trace_event(c, EventKind::reg_write, c.now, x.warp.id, x.inst_id, mask, uint32_t(t.regs.size() - 1), reg);
+  }
+}
+
+Sources::Sources(ExecContext& x) : x_(x) {
+  const ir::Inst& in = x.inst;
+  const Cta& c = x.cta;
+  for (size_t i = in.ndst; i < in.operands.size() && i < kMaxOperands; ++i) {
+    const ir::Operand& o = in.operands[i];
+    Slot& s = slots_[i];
+    s = Slot{nullptr, 0};
+    switch (o.kind) {
+      case ir::OperandKind::reg:
+        check_register_read(x, o.id, x.mask);
+        s.lanes = x.cta.reg_lanes(x.warp.id, o.id);
+        break;
+      case ir::OperandKind::imm: s.value = uint64_t(o.imm); break;
+      case ir::OperandKind::fimm:
+        s.value = in.type == ir::Type::f64 ? from_f64(o.fimm) : from_f32(float(o.fimm));
+        break;
+      case ir::OperandKind::special: {
+        const auto sp = ir::Special(o.id);
+        const bool per_lane = sp == ir::Special::tid_x || sp == ir::Special::tid_y || sp == ir::Special::tid_z ||
+                              sp == ir::Special::laneid;
+        if (per_lane) {
+          for (uint32_t l = 0; l < 32; ++l) scratch_[l] = special_value(c, sp, x.warp.id, l);
+          s.lanes = scratch_.data();
+        } else {
+          s.value = special_value(c, sp, x.warp.id, 0);
+        }
+        break;
+      }
+      case ir::OperandKind::smem_sym:
+        s.value = timing::kSmemBaseAddress + c.launch.kernel->smem[o.id].offset + uint64_t(o.imm);
+        break;
+      case ir::OperandKind::param_sym: s.value = kParamBase + kParamStride * o.id; break;
+      default: break;  // memory operands are resolved by the memory ops themselves
+    }
+  }
+}
+
+void Sources::wrote(uint32_t reg) { note_register_write(x_, reg, x_.mask); }
+
+}  // namespace gs::model

@@ -1,0 +1,42 @@
+// Source operands of one warp-instruction, resolved once: a register's 32 lanes, or one
+// value broadcast to every lane. Reading checks uninitialised lanes and registers that an
+// unfinished wgmma still owns; Sources::wrote() does the bookkeeping of a destination.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/model/machine.hpp"
+
+namespace gs::model {
+
+class Sources {
+ public:
+  explicit Sources(ExecContext& x);
+  uint64_t get(size_t operand, uint32_t lane) const {
+    const Slot& s = slots_[operand];
+    return s.lanes ? s.lanes[lane] : s.value;
+  }
+  // After writing destination register `reg` for the active lanes.
+  void wrote(uint32_t reg);
+
+ private:
+  struct Slot {
+    const uint64_t* lanes;
+    uint64_t value;
+  };
+  // Room for the largest instruction (wgmma m64n256k16: 128 accumulators + 7 operands).
+  // Left uninitialised on purpose: only the operands the constructor resolves are read.
+  static constexpr size_t kMaxOperands = 136;
+  ExecContext& x_;
+  Slot slots_[kMaxOperands];
+  std::array<uint64_t, 32> scratch_{};  // per-lane special registers
+};
+
+// The value of a special register for one lane of a warp of a CTA.
+uint64_t special_value(const Cta& cta, ir::Special s, uint32_t warp, uint32_t lane);
+// Bookkeeping shared by every register write (written lanes, wgmma ownership, trace).
+void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask);
+void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask);
+
+}  // namespace gs::model

@@ -1,0 +1,172 @@
+// simulate(): binds the GEMM's buffers to the kernel's parameters, runs every CTA of the
+// grid (the chosen one traced, the rest fast), and predicts the whole GEMM's time.
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "engine/ir/verify.hpp"
+#include "engine/layout/tma_box.hpp"
+#include "engine/model/machine.hpp"
+
+namespace gs::model {
+
+namespace {
+
+int buffer_index(ir::ParamRole r) {
+  switch (r) {
+    case ir::ParamRole::a: return 0;
+    case ir::ParamRole::b: return 1;
+    case ir::ParamRole::c: return 2;
+    default: return -1;
+  }
+}
+
+std::vector<uint64_t> bind_params(const ir::Kernel& k, GemmBuffers& bufs) {
+  std::vector<uint64_t> values;
+  const std::array<const std::vector<uint8_t>*, 3> b{&bufs.a, &bufs.b, &bufs.c};
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const ir::Param& p = k.params[i];
+    switch (p.kind) {
+      case ir::ParamKind::global_ptr: {
+        const int bi = buffer_index(p.role);
+        if (bi < 0)
+          throw ModelError(fmt::format("parameter '{}' is a global pointer with role '{}': the model binds only A, B "
+                                       "and C buffers",
+                                       p.name, ir::param_role_name(p.role)));
+        values.push_back(kGlobalBase[bi]);
+        break;
+      }
+      case ir::ParamKind::tensor_map: {
+        const ir::TensorMapDesc& d = p.tensor_map;
+        const int bi = buffer_index(d.source);
+        if (bi < 0) throw ModelError(fmt::format("tensor map '{}' has no source buffer (A, B or C)", p.name));
+        // The map must describe memory inside its buffer (cuTensorMapEncodeTiled trusts the
+        // caller; the model refuses to read outside the host buffer).
+        uint64_t last = 0;
+        for (uint32_t dim = 0; dim < d.rank; ++dim)
+          last += (d.global_dim[dim] - 1) * (dim == 0 ? ir::tensor_dtype_bytes(d.dtype) : d.global_strides_bytes[dim - 1]);
+        last += ir::tensor_dtype_bytes(d.dtype);
+        if (last > b[bi]->size())
+          throw ModelError(fmt::format("tensor map '{}' spans {} bytes but buffer {} holds {}", p.name, last,
+                                       ir::param_role_name(d.source), b[bi]->size()));
+        values.push_back(kParamBase + kParamStride * i);
+        break;
+      }
+      default:
+        throw ModelError(fmt::format("parameter '{}' ({}) has no value in a GEMM launch", p.name,
+                                     ir::param_role_name(p.role)));
+    }
+  }
+  return values;
+}
+
+void reset_cta(Cta& c, const ir::Kernel& k) {
+  const uint32_t threads = k.launch.threads();
+  const uint32_t nwarps = (threads + 31) / 32;
+  c.nregs = uint32_t(k.regs.size());
+  c.warps.assign(nwarps, Warp{});
+  for (uint32_t w = 0; w < nwarps; ++w) {
+    c.warps[w].id = w;
+    const uint32_t lanes = std::min<uint32_t>(32, threads - 32 * w);
+    c.warps[w].present = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1);
+  }
+  c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
+  c.written.assign(size_t(nwarps) * c.nregs, 0);
+  c.wgmma_acc.assign(size_t(nwarps) * c.nregs, 0);
+  c.reg_pending.assign(size_t(nwarps) * c.nregs, 0);
+  c.smem.assign(k.smem_bytes(), 0);
+  c.smem_word_state.assign((k.smem_bytes() + 3) / 4, SmemWord{});
+  c.barrier_epoch = 0;
+  c.mbars.clear();
+  c.tma_jobs.clear();
+  c.tma_pending.clear();
+  c.bar_arrived.fill(0);
+  c.bar_expected.fill(0);
+  c.scheduler_free.fill(0);
+  c.tensor_free = c.copy_free = c.smem_pipe_free = c.now = 0;
+  c.cost = {};
+  c.failed = false;
+  c.failure.clear();
+}
+
+}  // namespace
+
+SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt, double flops) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ir::verify(k);
+  SimResult result;
+  GlobalMemory global;
+  global.buffers = {&bufs.a, &bufs.b, &bufs.c};
+
+  Cta cta;
+  cta.launch.kernel = &k;
+  cta.launch.global = &global;
+  cta.launch.param_values = bind_params(k, bufs);
+  cta.stats = &result.stats;
+  cta.hazards = &result.hazards;
+  cta.label_pc.assign(k.labels.size(), 0);
+  for (uint32_t i = 0; i < k.insts.size(); ++i)
+    if (k.insts[i].op == ir::Op::label) cta.label_pc[k.insts[i].operands[0].id] = i;
+
+  const ir::LaunchShape& L = k.launch;
+  for (int d = 0; d < 3; ++d)
+    if (opt.traced_cta[d] >= L.grid[d])
+      throw ModelError(fmt::format("CTA ({},{},{}) is outside the grid ({},{},{})", opt.traced_cta[0],
+                                   opt.traced_cta[1], opt.traced_cta[2], L.grid[0], L.grid[1], L.grid[2]));
+  if (L.cluster[0] * L.cluster[1] * L.cluster[2] > 1)
+    result.hazards.push_back({"unsupported", ir::kNone, ir::kNone, ir::kNone, 0, 0,
+                              "clusters run as independent CTAs in the model: distributed shared memory and "
+                              "multicast are not modelled yet"});
+
+  const uint64_t total = L.ctas();
+  timing::CtaCost traced_cost;
+  uint64_t done = 0;
+  for (uint32_t z = 0; z < L.grid[2] && result.completed; ++z)
+    for (uint32_t y = 0; y < L.grid[1] && result.completed; ++y)
+      for (uint32_t x = 0; x < L.grid[0]; ++x) {
+        if (opt.cancel && opt.cancel->load()) {
+          result.completed = false;
+          result.cancelled = true;
+          result.error = "cancelled";
+          break;
+        }
+        reset_cta(cta, k);
+        cta.launch.ctaid = {x, y, z};
+        cta.launch.cta_linear = uint32_t(x + L.grid[0] * (y + L.grid[1] * z));
+        const bool traced = opt.trace && cta.launch.ctaid == opt.traced_cta;
+        cta.launch.traced = traced;
+        cta.launch.record_registers = traced && opt.record_registers;
+        cta.trace = traced ? &result.trace : nullptr;
+        if (traced) {
+          result.trace.traced_cta = cta.launch.cta_linear;
+          result.trace.warps = uint32_t(cta.warps.size());
+        }
+        run_cta(cta, opt);
+        result.stats.ctas++;
+        result.stats.max_cta_cycles = std::max(result.stats.max_cta_cycles, cta.cost.cycles);
+        if (cta.launch.ctaid == opt.traced_cta) {
+          traced_cost = cta.cost;
+          result.stats.traced_cta_cycles = cta.cost.cycles;
+        }
+        if (cta.failed) {
+          result.completed = false;
+          result.error = fmt::format("CTA ({},{},{}): {}", x, y, z, cta.failure);
+          break;
+        }
+        ++done;
+        if (opt.progress) opt.progress(done, total);
+      }
+  if (opt.trace) result.trace.finalize();
+
+  traced_cost.threads = L.threads();
+  traced_cost.smem_bytes = k.smem_bytes();
+  if (flops > 0 && result.completed) {
+    const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops);
+    result.stats.predicted_seconds = p.seconds;
+    result.stats.predicted_tflops = p.tflops;
+  }
+  result.stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace gs::model

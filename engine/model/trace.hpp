@@ -1,0 +1,184 @@
+// What the CPU model saw, as an immutable list of events with modeled cycle stamps.
+//
+// The model writes events through a TraceSink (a null sink in fast mode); the GUI reads a
+// finished Trace through a Cursor that walks forwards and backwards and searches. Events
+// are small fixed-size records; variable-sized payloads (a warp's 32 lane addresses, a TMA
+// box's coordinates, register values) live in side tables that an event indexes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gs::model {
+
+enum class EventKind : uint8_t {
+  cta_start,          // a: cta linear id
+  cta_end,
+  warp_inst,          // one warp-instruction issued: inst, warp, mask
+  smem_access,        // payload -> SmemAccess
+  global_access,      // payload -> GlobalAccess
+  tma_issue,          // payload -> TmaTransfer
+  tma_complete,       // payload -> TmaTransfer (same record)
+  mbar_init,          // payload -> MbarEvent
+  mbar_arrive,
+  mbar_expect_tx,
+  mbar_complete_tx,
+  mbar_phase_flip,
+  mbar_wait_blocked,  // a warp's try_wait found the phase incomplete and sleeps
+  mbar_wait_released,
+  bar_blocked,        // bar.sync: payload = barrier id, a = threads expected
+  bar_released,
+  mma_issue,          // payload -> MmaOp
+  mma_complete,
+  reg_write,          // payload -> RegWrite
+  hazard,             // payload -> index into Trace::hazards
+  count_,
+};
+const char* event_kind_name(EventKind k);
+
+struct Event {
+  uint64_t cycle = 0;       // modeled cycle (the trace is sorted by it, ties by order)
+  EventKind kind = EventKind::warp_inst;
+  uint16_t warp = 0;        // warp index inside the traced CTA (or cluster), 0xFFFF for none
+  uint32_t inst = 0xFFFFFFFFu;  // instruction id, 0xFFFFFFFF for none
+  uint32_t mask = 0;        // active lanes
+  uint32_t payload = 0xFFFFFFFFu;  // index into the side table of its kind
+  uint32_t a = 0;           // small kind-specific value (see EventKind comments)
+};
+
+struct SmemAccess {
+  std::array<uint32_t, 32> addr{};  // byte address per lane (valid where mask has the bit)
+  uint32_t mask = 0;
+  uint8_t bytes = 4;                // per lane: 1, 2, 4, 8, 16
+  bool store = false;
+  uint8_t wavefronts = 1;
+  uint8_t ideal_wavefronts = 1;
+  uint8_t conflict_degree = 1;      // the worst bank's distinct words in one phase
+  std::array<uint8_t, 32> bank{};         // bank of each lane's first word
+  std::array<uint8_t, 32> lane_wavefront{};  // which wavefront serves each lane
+};
+
+struct GlobalAccess {
+  uint32_t mask = 0;
+  uint8_t bytes = 4;
+  bool store = false;
+  uint32_t sectors = 0;       // distinct 32-byte sectors touched
+  uint64_t first_addr = 0;    // lowest address touched
+};
+
+struct TmaTransfer {
+  uint32_t param = 0;         // the tensor-map parameter
+  std::array<int32_t, 5> coords{};
+  uint32_t rank = 2;
+  uint32_t smem_dst = 0;      // shared byte address
+  uint32_t bytes = 0;
+  uint8_t swizzle = 0;        // layout::Swizzle
+  bool store = false;
+  uint32_t mbar = 0;          // shared address of the barrier completed (loads)
+  uint64_t issue_cycle = 0;
+  uint64_t complete_cycle = 0;
+};
+
+struct MbarEvent {
+  uint32_t addr = 0;          // shared byte address of the barrier
+  uint32_t phase = 0;         // phase number (parity = phase & 1) after the event
+  uint32_t pending_arrivals = 0;
+  int32_t tx_count = 0;       // pending transaction bytes after the event
+  uint32_t expected = 0;      // arrivals per phase
+  uint32_t value = 0;         // arrivals / bytes this event added or removed; waited parity
+};
+
+struct MmaOp {
+  uint32_t m = 64, n = 0, k = 16;
+  uint64_t a_desc = 0, b_desc = 0;  // raw descriptors (decode with layout::)
+  bool scale_d = true;
+  uint32_t group = 0;         // the wgmma-group it was committed in
+  uint64_t issue_cycle = 0, complete_cycle = 0;
+};
+
+struct RegWrite {
+  uint32_t reg = 0;           // register id
+  uint32_t value_offset = 0;  // index into Trace::values: 32 lanes × words (1 or 2)
+  uint8_t words = 1;
+};
+
+struct Hazard {
+  std::string kind;     // "deadlock", "tma-race", "missing-proxy-fence", ...
+  uint32_t inst = 0xFFFFFFFFu;
+  uint32_t warp = 0xFFFFFFFFu;
+  uint32_t lane = 0xFFFFFFFFu;
+  uint64_t address = 0;
+  uint64_t cycle = 0;
+  std::string detail;   // one sentence a learner can act on
+};
+
+class Trace {
+ public:
+  std::vector<Event> events;
+  std::vector<SmemAccess> smem;
+  std::vector<GlobalAccess> global;
+  std::vector<TmaTransfer> tma;
+  std::vector<MbarEvent> mbar;
+  std::vector<MmaOp> mma;
+  std::vector<RegWrite> regs;
+  std::vector<uint32_t> values;
+  std::vector<Hazard> hazards;
+  uint32_t traced_cta = 0;
+  uint32_t warps = 0;
+  uint64_t end_cycle = 0;
+
+  // Index built once after recording (Trace::finalize) for fast search.
+  void finalize();
+  // Events of a kind, in order (indices into events).
+  const std::vector<uint32_t>& of_kind(EventKind k) const { return by_kind_[size_t(k)]; }
+  // Warp-instruction events of one instruction id, in order.
+  const std::vector<uint32_t>& executions_of(uint32_t inst) const;
+
+ private:
+  std::array<std::vector<uint32_t>, size_t(EventKind::count_)> by_kind_;
+  std::vector<std::vector<uint32_t>> by_inst_;
+  std::vector<uint32_t> empty_;
+};
+
+// The model writes through this; the null sink (fast mode) records nothing.
+class TraceSink {
+ public:
+  explicit TraceSink(Trace* trace) : trace_(trace) {}
+  bool enabled() const { return trace_ != nullptr; }
+  Trace* trace() const { return trace_; }
+
+ private:
+  Trace* trace_;
+};
+
+// A playback position over a finished trace: an index into events. Everything a view shows
+// is derived from (trace, position).
+class Cursor {
+ public:
+  explicit Cursor(const Trace& t) : t_(&t) {}
+  uint32_t position() const { return pos_; }
+  const Event* current() const { return pos_ < t_->events.size() ? &t_->events[pos_] : nullptr; }
+  bool at_end() const { return pos_ + 1 >= t_->events.size(); }
+  void seek(uint32_t event_index);
+  // Step to the next / previous warp_inst event (optionally of one warp).
+  bool step_forward(std::optional<uint16_t> warp = std::nullopt);
+  bool step_backward(std::optional<uint16_t> warp = std::nullopt);
+  // Next / previous event of a kind after / before the position.
+  bool next_of_kind(EventKind k);
+  bool prev_of_kind(EventKind k);
+  // Next / previous execution of an instruction id.
+  bool next_execution(uint32_t inst);
+  bool prev_execution(uint32_t inst);
+  // The first event at or after a cycle.
+  void jump_to_cycle(uint64_t cycle);
+  uint64_t cycle() const { return current() ? current()->cycle : 0; }
+
+ private:
+  const Trace* t_;
+  uint32_t pos_ = 0;
+};
+
+}  // namespace gs::model

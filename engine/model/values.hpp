@@ -1,0 +1,34 @@
+// Bit-level helpers for the model: registers hold raw bits (zero-extended to 64), and these
+// convert between bits and typed values exactly as the PTX ISA defines.
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace gs::model {
+
+inline uint64_t mask_to_bits(uint64_t v, uint32_t bits) { return bits >= 64 ? v : (v & ((uint64_t(1) << bits) - 1)); }
+
+inline int64_t sign_extend(uint64_t v, uint32_t bits) {
+  if (bits >= 64) return int64_t(v);
+  const uint64_t m = uint64_t(1) << (bits - 1);
+  v = mask_to_bits(v, bits);
+  return int64_t((v ^ m) - m);
+}
+
+inline float as_f32(uint64_t v) { return std::bit_cast<float>(uint32_t(v)); }
+inline uint64_t from_f32(float f) { return std::bit_cast<uint32_t>(f); }
+inline double as_f64(uint64_t v) { return std::bit_cast<double>(v); }
+inline uint64_t from_f64(double d) { return std::bit_cast<uint64_t>(d); }
+
+// bf16 is the top half of an f32; conversion rounds to nearest even, NaN stays NaN.
+inline float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
+inline uint16_t f32_to_bf16_rn(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  if (std::isnan(f)) return uint16_t((u >> 16) | 0x40);  // quiet NaN, sign kept
+  const uint32_t rounding = 0x7FFF + ((u >> 16) & 1);
+  return uint16_t((u + rounding) >> 16);
+}
+
+}  // namespace gs::model

@@ -1,0 +1,94 @@
+// Test support for the model: GEMM inputs in each kernel's layout, a double-precision
+// reference, and a run helper. Integer-valued inputs make every fp32 sum exact, so the
+// model's C must equal the reference exactly.
+#pragma once
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "engine/model/model.hpp"
+#include "engine/model/values.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::test {
+
+struct ModelRun {
+  ir::Kernel kernel;
+  model::GemmBuffers bufs;
+  std::vector<double> ref;  // M×N
+  model::SimResult result;
+  uint64_t mismatches = 0;
+  double max_abs_err = 0, rel_err = 0;
+};
+
+inline void put(std::vector<uint8_t>& buf, size_t index, float v, kernels::DType t) {
+  if (t == kernels::DType::bf16) {
+    const uint16_t h = model::f32_to_bf16_rn(v);
+    std::memcpy(buf.data() + 2 * index, &h, 2);
+  } else {
+    std::memcpy(buf.data() + 4 * index, &v, 4);
+  }
+}
+
+inline float element(float v, kernels::DType t) {
+  return t == kernels::DType::bf16 ? model::bf16_to_f32(model::f32_to_bf16_rn(v)) : v;
+}
+
+// integer: values in -4..4; otherwise uniform in [-1, 1).
+inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool integer, uint64_t seed,
+                          std::set<std::string> mistakes = {}, model::SimOptions opt = {}) {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
+  ModelRun r;
+  kernels::GemmConfig cfg{shape, std::move(mistakes)};
+  r.kernel = kernels::build_kernel(info, cfg);
+  const auto [M, N, K] = shape;
+  const size_t eb = info.ab_dtype == kernels::DType::bf16 ? 2 : 4;
+  r.bufs.a.resize(size_t(M) * K * eb);
+  r.bufs.b.resize(size_t(K) * N * eb);
+  r.bufs.c.assign(size_t(M) * N * 4, 0xFF);  // poison: NaN
+  std::mt19937_64 rng(seed);
+  auto draw = [&] {
+    const uint64_t x = rng();
+    return integer ? float(int(x % 9) - 4) : float(double(x >> 11) / double(1ull << 53) * 2.0 - 1.0);
+  };
+  std::vector<float> A(size_t(M) * K), B(size_t(K) * N);  // logical values, B as K×N
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t k = 0; k < K; ++k) {
+      A[size_t(m) * K + k] = element(draw(), info.ab_dtype);
+      put(r.bufs.a, size_t(m) * K + k, A[size_t(m) * K + k], info.ab_dtype);
+    }
+  for (uint32_t k = 0; k < K; ++k)
+    for (uint32_t n = 0; n < N; ++n) {
+      const float v = element(draw(), info.ab_dtype);
+      B[size_t(k) * N + n] = v;
+      put(r.bufs.b, info.b_layout == kernels::BLayout::nk ? size_t(n) * K + k : size_t(k) * N + n, v, info.ab_dtype);
+    }
+  r.ref.assign(size_t(M) * N, 0.0);
+  for (uint32_t m = 0; m < M; ++m)
+    for (uint32_t k = 0; k < K; ++k) {
+      const double a = A[size_t(m) * K + k];
+      for (uint32_t n = 0; n < N; ++n) r.ref[size_t(m) * N + n] += a * B[size_t(k) * N + n];
+    }
+  r.result = model::simulate(r.kernel, r.bufs, opt, 2.0 * M * N * K);
+  double num = 0, den = 0;
+  for (size_t i = 0; i < r.ref.size(); ++i) {
+    float c;
+    std::memcpy(&c, r.bufs.c.data() + 4 * i, 4);
+    const double d = std::isnan(c) ? 1e30 : double(c) - r.ref[i];
+    if (d != 0) ++r.mismatches;
+    r.max_abs_err = std::max(r.max_abs_err, std::abs(d));
+    num += d * d;
+    den += r.ref[i] * r.ref[i];
+  }
+  r.rel_err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  return r;
+}
+
+inline std::string hazard_list(const model::SimResult& r) {
+  std::string s;
+  for (const model::Hazard& h : r.hazards) s += h.kind + " @" + std::to_string(h.inst) + ": " + h.detail + "\n";
+  return s;
+}
+
+}  // namespace gs::test

@@ -1,0 +1,37 @@
+// Every registered kernel computes the right GEMM in the model: exactly for integer inputs,
+// within bf16 rounding for random ones, at its example shape and two more.
+#include <catch2/catch.hpp>
+
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+std::vector<kernels::GemmShape> shapes_for(const kernels::KernelInfo& info) {
+  const kernels::GemmShape t = info.tile;
+  return {info.example_shape, {t.m * 2, t.n * 3, std::max<uint32_t>(t.k * 2, 64)},
+          {t.m * 3, t.n, std::max<uint32_t>(t.k * 5, 128)}};
+}
+}  // namespace
+
+TEST_CASE("model: every kernel is exact on integer inputs and close on random ones", "[model]") {
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    for (const kernels::GemmShape& s : shapes_for(info)) {
+      for (bool integer : {true, false}) {
+        DYNAMIC_SECTION(info.id << " " << s.m << "x" << s.n << "x" << s.k << (integer ? " int" : " random")) {
+          test::ModelRun r = test::run_model(info.id, s, integer, 42 + s.m);
+          INFO(test::hazard_list(r.result) << r.result.error);
+          CHECK(r.result.completed);
+          CHECK(r.result.hazards.empty());
+          if (integer) {
+            CHECK(r.mismatches == 0);
+          } else {
+            CHECK(r.rel_err < (info.ab_dtype == kernels::DType::bf16 ? 1e-5 : 1e-6));
+          }
+          CHECK(r.result.stats.warp_instructions > 0);
+          CHECK(r.result.stats.ctas == r.kernel.launch.ctas());
+        }
+      }
+    }
+  }
+}
