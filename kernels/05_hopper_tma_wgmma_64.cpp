@@ -38,7 +38,7 @@ constexpr uint32_t kWgmmaN = 64;
 constexpr uint32_t kThreads = 128;  // one warpgroup
 constexpr uint32_t kTileBytes = kBM * kBK * 2;
 
-ir::TensorMapDesc operand_map(ir::ParamRole source, uint32_t rows, uint32_t K) {
+ir::TensorMapDesc operand_map(ir::ParamRole source, uint32_t rows, uint32_t K, Swizzle swizzle) {
   // A row-major rows×K bf16 matrix as a 2-D tensor: dim 0 = K (contiguous), dim 1 = rows.
   ir::TensorMapDesc d;
   d.source = source;
@@ -47,7 +47,7 @@ ir::TensorMapDesc operand_map(ir::ParamRole source, uint32_t rows, uint32_t K) {
   d.global_dim = {K, rows, 1, 1, 1};
   d.global_strides_bytes = {uint64_t(K) * 2, 0, 0, 0};
   d.box_dim = {kBK, source == ir::ParamRole::a ? kBM : kBN, 1, 1, 1};
-  d.swizzle = Swizzle::b128;
+  d.swizzle = swizzle;
   return d;
 }
 
@@ -56,14 +56,17 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   Builder b("hopper_tma_wgmma_64", ir::Arch::sm_90a);
   b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
 
-  auto tmap_a = b.tensor_map_param("tmap_A", operand_map(ir::ParamRole::a, M, K));
-  auto tmap_b = b.tensor_map_param("tmap_B", operand_map(ir::ParamRole::b, N, K));
+  // Mistake wrong-swizzle: the copy engine writes the tiles unswizzled while the wgmma
+  // descriptors still describe a 128B-swizzled layout.
+  const Swizzle tma_swizzle = cfg.has("wrong-swizzle") ? Swizzle::none : Swizzle::b128;
+  auto tmap_a = b.tensor_map_param("tmap_A", operand_map(ir::ParamRole::a, M, K, tma_swizzle));
+  auto tmap_b = b.tensor_map_param("tmap_B", operand_map(ir::ParamRole::b, N, K, tma_swizzle));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
 
   // Shared memory: the two tiles on 1024-byte boundaries (the 128B swizzle repeat, so the
   // descriptor's base offset is 0), then the barrier.
-  auto sA = b.shared("sA", kTileBytes, 1024, ir::SmemUse::tile, Swizzle::b128);
-  auto sB = b.shared("sB", kTileBytes, 1024, ir::SmemUse::tile, Swizzle::b128);
+  auto sA = b.shared("sA", kTileBytes, 1024, ir::SmemUse::tile, tma_swizzle);
+  auto sB = b.shared("sB", kTileBytes, 1024, ir::SmemUse::tile, tma_swizzle);
   auto bar = b.shared("full", 8, 8, ir::SmemUse::mbarrier);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -78,7 +81,7 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   // makes the init visible to the copy engine before anyone uses it.
   b.if_(leader, [&] {
     b.mbarrier_init(bar.at(), 1);
-    b.fence_mbarrier_init();
+    if (!cfg.has("missing-init-fence")) b.fence_mbarrier_init();
   });
   b.bar_sync(0);
 
@@ -94,16 +97,19 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   b.loop("kb", K / kBK, [&](const Reg& kb) {
     b.if_(leader, [&] {
       b.comment("the barrier completes when both boxes (2 x 8 KiB) have landed");
-      b.mbarrier_arrive_expect_tx(bar.at(), 2 * kTileBytes);
+      // Mistake wrong-expect-tx: expect 1 KiB more than the two boxes bring.
+      b.mbarrier_arrive_expect_tx(bar.at(), 2 * kTileBytes + (cfg.has("wrong-expect-tx") ? 1024 : 0));
       Reg k0 = (kb << 6).named("k0");
       b.cp_async_bulk_tensor_load(sA.at(), tmA, {k0, m0}, bar.at());
       b.cp_async_bulk_tensor_load(sB.at(), tmB, {k0, n0}, bar.at());
     });
-    b.comment("wait for this K-block's phase of the barrier");
-    b.mbarrier_wait(bar.at(), phase);
+    if (!cfg.has("skip-mbarrier-wait")) {
+      b.comment("wait for this K-block's phase of the barrier");
+      b.mbarrier_wait(bar.at(), phase);
+    }
     phase ^= 1;
 
-    b.wgmma_fence();
+    if (!cfg.has("missing-wgmma-fence")) b.wgmma_fence();
     // The first wgmma of the first K-block overwrites the accumulators (scale-d = 0).
     Reg accumulate = (kb != 0).named("accumulate");
     for (uint32_t kk = 0; kk < kBK / 16; ++kk) {
@@ -172,6 +178,19 @@ KernelInfo hopper_tma_wgmma_64_info() {
     require_range(id, 'M', s.m, kBM, 65536);
     require_range(id, 'N', s.n, kBN, 65536);
     require_range(id, 'K', s.k, kBK, 65536);
+  };
+  k.mistakes = {
+      {"skip-mbarrier-wait", "the warpgroup does not wait on the barrier before its wgmmas",
+       "the tensor cores read sA/sB before the TMA boxes land: a tma-race hazard, and stale or zero tiles "
+       "make C wrong (on the GPU it is wrong by a different, timing-dependent amount)"},
+      {"wrong-swizzle", "the TMA maps write the tiles unswizzled; the wgmma descriptors still say 128B swizzle",
+       "the tensor cores read bytes from the wrong 16-byte chunks: C is wrong, identically on the model and the GPU"},
+      {"wrong-expect-tx", "the leader tells the barrier to expect 17 KiB but only 16 KiB arrive",
+       "the transaction count never reaches zero, the phase never completes: a deadlock (the GPU hangs)"},
+      {"missing-wgmma-fence", "no wgmma.fence before the K-block's wgmmas",
+       "a missing-wgmma-fence hazard: the accumulators' ordering against earlier register accesses is undefined"},
+      {"missing-init-fence", "no fence.mbarrier_init after mbarrier.init",
+       "a missing-init-fence hazard: the copy engine may see the barrier before its initialisation"},
   };
   k.build = build_hopper_tma_wgmma_64;
   return k;

@@ -1,0 +1,126 @@
+#include "kernels/probes.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "engine/layout/wgmma_descriptor.hpp"
+
+namespace gs::kernels {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using ir::Type;
+using layout::Swizzle;
+
+namespace {
+
+ir::TensorMapDesc table_map(ir::ParamRole source, uint32_t cols, uint32_t rows, Swizzle sw) {
+  ir::TensorMapDesc d;
+  d.source = source;
+  d.dtype = ir::TensorDtype::bf16;
+  d.rank = 2;
+  d.global_dim = {cols, rows, 1, 1, 1};
+  d.global_strides_bytes = {uint64_t(cols) * 2, 0, 0, 0};
+  d.box_dim = {cols, rows, 1, 1, 1};
+  d.swizzle = sw;
+  return d;
+}
+
+// Thread 0: init the barrier (count 1), fence, expect `bytes`, issue loads; everyone waits.
+void load_and_wait(Builder& b, const Reg& leader, const builder::Smem& bar,
+                   const std::vector<std::pair<builder::Smem, Reg>>& loads, uint32_t bytes) {
+  b.if_(leader, [&] {
+    b.mbarrier_init(bar.at(), 1);
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+  b.if_(leader, [&] {
+    b.mbarrier_arrive_expect_tx(bar.at(), bytes);
+    for (const auto& [tile, map] : loads) b.cp_async_bulk_tensor_load(tile.at(), map, {0, 0}, bar.at());
+  });
+  b.mbarrier_wait(bar.at(), 0);
+}
+
+}  // namespace
+
+ir::Kernel build_tma_placement_probe(uint32_t box_cols, Swizzle swizzle) {
+  constexpr uint32_t kRows = 64, kThreads = 128;
+  Builder b(fmt::format("probe_tma_{}x{}_{}", box_cols, kRows, layout::swizzle_name(swizzle)), ir::Arch::sm_90);
+  b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
+  auto map = b.tensor_map_param("tmap_A", table_map(ir::ParamRole::a, box_cols, kRows, swizzle));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  const uint32_t bytes = box_cols * kRows * 2;
+  auto tile = b.shared("tile", bytes, 1024, ir::SmemUse::tile, swizzle);
+  auto bar = b.shared("bar", 8, 8, ir::SmemUse::mbarrier);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg leader = (tid == 0).named("leader");
+  Reg tm = b.tensor_map_address(map, "tm");
+  load_and_wait(b, leader, bar, {{tile, tm}}, bytes);
+  // Copy the raw tile: thread t moves words t, t + 128, ...
+  Reg base = b.smem_address(tile, 0, "tile_addr");
+  Reg src = (base + (tid << 2)).named("src");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  Reg dst = (C + b.mul_wide(tid, 4u, "dst_off")).named("dst");
+  for (uint32_t i = 0; i < bytes / 4 / kThreads; ++i) {
+    Reg v = b.ld_shared(Type::b32, Addr::at(src, int64_t(i) * kThreads * 4), fmt::format("w{}", i));
+    b.st_global(Type::b32, Addr::at(dst, int64_t(i) * kThreads * 4), {v});
+  }
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_mbarrier_parity_probe() {
+  Builder b("probe_mbarrier_parity", ir::Arch::sm_90);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto bar = b.shared("bar", 8, 8, ir::SmemUse::mbarrier);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg leader = (tid == 0).named("leader");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  b.if_(leader, [&] {
+    b.mbarrier_init(bar.at(), 1);
+    for (int round = 0; round < 2; ++round) {
+      for (uint32_t parity = 0; parity < 2; ++parity) {
+        Reg p = b.mbarrier_test_wait_parity(bar.at(), parity, fmt::format("done_r{}_p{}", round, parity));
+        Reg v = b.selp(1u, 0u, p, fmt::format("v_r{}_p{}", round, parity));
+        b.st_global(Type::u32, Addr::at(C, (round * 2 + parity) * 4), {v});
+      }
+      if (round == 0) b.mbarrier_arrive(bar.at());
+    }
+  });
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_wgmma_layout_probe(uint32_t n) {
+  constexpr uint32_t kThreads = 128;
+  Builder b(fmt::format("probe_wgmma_m64n{}k16", n), ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
+  auto map_a = b.tensor_map_param("tmap_A", table_map(ir::ParamRole::a, 16, 64, Swizzle::b32));
+  auto map_b = b.tensor_map_param("tmap_B", table_map(ir::ParamRole::b, 16, n, Swizzle::b32));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto sA = b.shared("sA", 64 * 32, 256, ir::SmemUse::tile, Swizzle::b32);
+  auto sB = b.shared("sB", n * 32, 256, ir::SmemUse::tile, Swizzle::b32);
+  auto bar = b.shared("bar", 8, 8, ir::SmemUse::mbarrier);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg leader = (tid == 0).named("leader");
+  Reg ta = b.tensor_map_address(map_a, "tmA");
+  Reg tb = b.tensor_map_address(map_b, "tmB");
+  load_and_wait(b, leader, bar, {{sA, ta}, {sB, tb}}, (64 + n) * 32);
+  Reg da = b.wgmma_descriptor(b.smem_address(sA, 0, "sA_addr"), layout::kmajor_tile_descriptor(0, Swizzle::b32), "a_desc");
+  Reg db = b.wgmma_descriptor(b.smem_address(sB, 0, "sB_addr"), layout::kmajor_tile_descriptor(0, Swizzle::b32), "b_desc");
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.reg(Type::f32, fmt::format("d{}", v)));
+  b.wgmma_fence();
+  b.wgmma_mma_async(n, acc, da, db, 0);
+  b.wgmma_commit_group();
+  b.wgmma_wait_group(0);
+  Reg C = b.global_ptr(pc, "C_ptr");
+  Reg dst = (C + b.mul_wide(tid, n * 2, "dst_off")).named("dst");
+  for (uint32_t v = 0; v < n / 2; ++v) b.st_global(Type::f32, Addr::at(dst, int64_t(v) * 4), {acc[v]});
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace gs::kernels

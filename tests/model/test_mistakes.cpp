@@ -1,0 +1,75 @@
+// Each deliberate mistake a kernel declares must be caught by the model: a hazard of the
+// expected kind, or a wrong result against the reference.
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+bool has_hazard(const model::SimResult& r, const std::string& kind) {
+  for (const model::Hazard& h : r.hazards)
+    if (h.kind == kind) return true;
+  return false;
+}
+}  // namespace
+
+TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
+  struct Expect {
+    std::string hazard;  // empty: no hazard required
+    bool wrong_result;
+  };
+  const std::map<std::string, Expect> expected{
+      {"skip-mbarrier-wait", {"tma-race", true}},
+      {"wrong-swizzle", {"", true}},
+      {"wrong-expect-tx", {"deadlock", false}},
+      {"missing-wgmma-fence", {"missing-wgmma-fence", false}},
+      {"missing-init-fence", {"missing-init-fence", false}},
+  };
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    for (const kernels::Mistake& m : info.mistakes) {
+      DYNAMIC_SECTION(info.id << " --break " << m.name) {
+        REQUIRE(expected.count(m.name));
+        const Expect& e = expected.at(m.name);
+        test::ModelRun r = test::run_model(info.id, info.example_shape, true, 7, {m.name});
+        INFO(test::hazard_list(r.result));
+        if (!e.hazard.empty()) CHECK(has_hazard(r.result, e.hazard));
+        if (e.wrong_result) CHECK(r.mismatches > 0);
+        // Caught one way or the other.
+        CHECK((!r.result.hazards.empty() || r.mismatches > 0));
+      }
+    }
+  }
+}
+
+TEST_CASE("mistakes: the Hopper kernel declares the five mistakes of the issue", "[model][mistakes]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");
+  std::set<std::string> names;
+  for (const kernels::Mistake& m : info.mistakes) names.insert(m.name);
+  CHECK(names == std::set<std::string>{"skip-mbarrier-wait", "wrong-swizzle", "wrong-expect-tx", "missing-wgmma-fence",
+                                       "missing-init-fence"});
+}
+
+TEST_CASE("mistakes: the deadlock report names the barrier, its phase, arrivals and bytes", "[model][mistakes]") {
+  test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 64}, true, 3, {"wrong-expect-tx"});
+  CHECK_FALSE(r.result.completed);
+  REQUIRE(!r.result.hazards.empty());
+  const model::Hazard* dl = nullptr;
+  for (const model::Hazard& h : r.result.hazards)
+    if (h.kind == "deadlock") dl = &h;
+  REQUIRE(dl);
+  CHECK_THAT(dl->detail, Catch::Contains("mbarrier 'full'") && Catch::Contains("parity 0") &&
+                             Catch::Contains("1024 transaction bytes still expected") &&
+                             Catch::Contains("0 of 1 arrivals pending"));
+  CHECK_THAT(r.result.error, Catch::Contains("deadlock"));
+}
+
+TEST_CASE("mistakes: wrong-swizzle is deterministic (the GPU must match it bit for bit)", "[model][mistakes]") {
+  test::ModelRun a = test::run_model("hopper_tma_wgmma_64", {128, 64, 128}, true, 11, {"wrong-swizzle"});
+  test::ModelRun b = test::run_model("hopper_tma_wgmma_64", {128, 64, 128}, true, 11, {"wrong-swizzle"});
+  CHECK(a.mismatches > 0);
+  CHECK(a.bufs.c == b.bufs.c);
+  CHECK(a.result.hazards.empty());  // nothing the model can flag: only the numbers are wrong
+}

@@ -1,0 +1,124 @@
+// The trace: deterministic, ordered by cycle, searchable, and walkable both ways.
+#include <catch2/catch.hpp>
+
+#include "engine/builder/builder.hpp"
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+bool same_events(const model::Trace& a, const model::Trace& b) {
+  if (a.events.size() != b.events.size()) return false;
+  for (size_t i = 0; i < a.events.size(); ++i) {
+    const model::Event &x = a.events[i], &y = b.events[i];
+    if (x.cycle != y.cycle || x.kind != y.kind || x.warp != y.warp || x.inst != y.inst || x.mask != y.mask ||
+        x.payload != y.payload || x.a != y.a)
+      return false;
+  }
+  return a.values == b.values;
+}
+}  // namespace
+
+TEST_CASE("trace: the same run twice gives the same trace", "[model][trace]") {
+  test::ModelRun a = test::run_model("hopper_tma_wgmma_64", {128, 128, 256}, false, 5);
+  test::ModelRun b = test::run_model("hopper_tma_wgmma_64", {128, 128, 256}, false, 5);
+  REQUIRE(!a.result.trace.events.empty());
+  CHECK(same_events(a.result.trace, b.result.trace));
+  CHECK(a.bufs.c == b.bufs.c);
+  CHECK(a.result.stats.traced_cta_cycles == b.result.stats.traced_cta_cycles);
+}
+
+TEST_CASE("trace: events are ordered by cycle and carry the Hopper kernel's story", "[model][trace]") {
+  model::SimOptions opt;
+  opt.traced_cta = {1, 0, 0};
+  test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {128, 128, 256}, true, 5, {}, opt);
+  const model::Trace& t = r.result.trace;
+  CHECK(t.traced_cta == 1);
+  CHECK(t.warps == 4);
+  for (size_t i = 1; i < t.events.size(); ++i) REQUIRE(t.events[i - 1].cycle <= t.events[i].cycle);
+  using K = model::EventKind;
+  CHECK(t.of_kind(K::tma_issue).size() == 2 * 4);     // A and B per K-block, 4 K-blocks
+  CHECK(t.of_kind(K::tma_complete).size() == 2 * 4);
+  CHECK(t.of_kind(K::mbar_phase_flip).size() == 4);    // one phase per K-block
+  CHECK(t.of_kind(K::mma_issue).size() == 4 * 4 * 4);  // 4 wgmmas × 4 warps × 4 K-blocks
+  CHECK(t.of_kind(K::mbar_init).size() == 1);
+  CHECK(!t.of_kind(K::mbar_wait_blocked).empty());
+  CHECK(!t.of_kind(K::reg_write).empty());
+  // Each TMA completes after it was issued, and the barrier flips no earlier.
+  for (const model::TmaTransfer& x : t.tma) CHECK(x.complete_cycle > x.issue_cycle);
+  CHECK(t.end_cycle == r.result.stats.traced_cta_cycles);
+}
+
+TEST_CASE("trace: the cursor steps, searches and jumps", "[model][trace]") {
+  test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 128}, true, 9);
+  const model::Trace& t = r.result.trace;
+  model::Cursor c(t);
+  REQUIRE(c.step_forward());
+  CHECK(c.current()->kind == model::EventKind::warp_inst);
+  const uint32_t first = c.position();
+  REQUIRE(c.step_forward(uint16_t(3)));
+  CHECK(c.current()->warp == 3);
+  CHECK(c.step_backward());
+  CHECK(c.position() < t.events.size());
+  c.seek(0);
+  // The wgmma instruction's executions: 4 warps × 4 per K-block × 2 K-blocks... per instruction id:
+  uint32_t wgmma_inst = 0;
+  for (uint32_t i = 0; i < r.kernel.insts.size(); ++i)
+    if (r.kernel.insts[i].op == ir::Op::wgmma_mma_async) {
+      wgmma_inst = i;
+      break;
+    }
+  CHECK(t.executions_of(wgmma_inst).size() == 4 * 2);  // 4 warps × 2 K-blocks
+  int found = 0;
+  while (c.next_execution(wgmma_inst)) {
+    CHECK(c.current()->inst == wgmma_inst);
+    ++found;
+  }
+  CHECK(found == 8);
+  CHECK(c.prev_execution(wgmma_inst));
+  CHECK(c.prev_of_kind(model::EventKind::tma_issue));
+  CHECK(c.current()->kind == model::EventKind::tma_issue);
+  const uint64_t cyc = t.events[t.events.size() / 2].cycle;
+  c.jump_to_cycle(cyc);
+  CHECK(c.cycle() >= cyc);
+  if (c.position() > 0) CHECK(t.events[c.position() - 1].cycle < cyc);
+  c.seek(first);
+  CHECK(c.position() == first);
+  c.seek(1u << 30);
+  CHECK(c.position() == t.events.size() - 1);
+}
+
+TEST_CASE("hazards: races, bounds and uninitialised reads are reported with the instruction", "[model][hazards]") {
+  using builder::Addr;
+  using builder::Builder;
+  using builder::Reg;
+  Builder b("racy", ir::Arch::sm_90);
+  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  auto tile = b.shared("tile", 256, 16, ir::SmemUse::other);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg base = b.smem_address(tile, 0, "base");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  b.st_shared(ir::Type::u32, Addr::at(base + ((tid & 31) << 2)), {tid});  // both warps write words 0..31: race
+  Reg v = b.ld_shared(ir::Type::u32, Addr::at(base, 200), "never_written");
+  b.st_global(ir::Type::u32, Addr::at(C, 1 << 20), {v});  // far outside C
+  Reg junk = b.reg(ir::Type::u32, "junk");
+  b.st_shared(ir::Type::u32, Addr::at(base, 512), {tid});  // past the 256-byte allocation
+  (void)junk;
+  b.ret();
+  const ir::Kernel k = b.finish();
+  model::GemmBuffers bufs;
+  bufs.c.assign(64, 0);
+  const model::SimResult r = model::simulate(k, bufs);
+  std::set<std::string> kinds;
+  for (const model::Hazard& h : r.hazards) {
+    kinds.insert(h.kind);
+    CHECK(h.inst < k.insts.size());
+    CHECK(!h.detail.empty());
+  }
+  CHECK(kinds.count("shared-race"));
+  CHECK(kinds.count("uninitialized-shared"));
+  CHECK(kinds.count("out-of-bounds-global"));
+  CHECK(kinds.count("out-of-bounds-shared"));
+  CHECK(bufs.c == std::vector<uint8_t>(64, 0));  // nothing written outside the buffer
+}
