@@ -52,10 +52,8 @@ void report_deadlock(Cta& c) {
   int listed = 0;
   for (const Warp& w : c.warps) {
     if (w.state == WarpState::exited || w.state == WarpState::ready) continue;
-    const uint32_t live = w.present & ~w.exited;
-    uint32_t pc = 0xFFFFFFFFu;
-    for (uint32_t l = 0; l < 32; ++l)
-      if (live >> l & 1) pc = std::min(pc, w.pc[l]);
+    uint32_t at_pc = 0;
+    const uint32_t pc = const_cast<Warp&>(w).next_pc(&at_pc);
     if (inst == 0xFFFFFFFFu) {
       inst = pc;
       warp = w.id;
@@ -91,13 +89,18 @@ void run_cta(Cta& c, const SimOptions& opt) {
     // The next warp to issue: earliest time it can issue on its scheduler.
     Warp* next = nullptr;
     uint64_t next_time = ~uint64_t(0);
-    for (Warp& w : c.warps) {
-      if (w.state != WarpState::ready) continue;
-      const uint64_t t = std::max(w.ready_at, c.scheduler_free[w.id % 4]);
-      if (t < next_time) {
-        next_time = t;
-        next = &w;
+    {
+      const uint64_t* key = c.ready_key.data();
+      const uint32_t nw = uint32_t(c.ready_key.size());
+      uint32_t best = nw;
+      for (uint32_t i = 0; i < nw; ++i) {
+        const uint64_t t = std::max(key[i], c.scheduler_free[i & 3]);
+        if (t < next_time) {
+          next_time = t;
+          best = i;
+        }
       }
+      if (best < nw) next = &c.warps[best];
     }
     // The next asynchronous completion.
     auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(),
@@ -125,25 +128,20 @@ void run_cta(Cta& c, const SimOptions& opt) {
     }
 
     Warp& w = *next;
-    const uint32_t live = w.present & ~w.exited;
-    if (live == 0) {
+    if (w.live() == 0) {
       w.state = WarpState::exited;
+      c.ready_key[w.id] = ~uint64_t(0);
       continue;
     }
-    uint32_t pc = 0xFFFFFFFFu;
-    for (uint32_t l = 0; l < 32; ++l)
-      if (live >> l & 1) pc = std::min(pc, w.pc[l]);
     uint32_t at_pc = 0;
-    for (uint32_t l = 0; l < 32; ++l)
-      if ((live >> l & 1) && w.pc[l] == pc) at_pc |= 1u << l;
+    const uint32_t pc = w.next_pc(&at_pc);
     if (pc >= ninst) {  // fell off the end: the lanes exit
       w.exited |= at_pc;
       continue;
     }
     const ir::Inst& in = k.insts[pc];
     if (in.op == Op::label) {  // labels are not instructions: no issue slot
-      for (uint32_t l = 0; l < 32; ++l)
-        if (at_pc >> l & 1) w.pc[l] = pc + 1;
+      w.set_pc(at_pc, pc + 1);
       continue;
     }
     c.now = next_time;
@@ -163,16 +161,12 @@ void run_cta(Cta& c, const SimOptions& opt) {
     trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
     if (mask != 0) dispatch(x);
     if (!x.block) {
-      if (x.branch_handled) {
-        for (uint32_t l = 0; l < 32; ++l)
-          if ((at_pc >> l & 1) && !(mask >> l & 1)) w.pc[l] = pc + 1;
-      } else {
-        for (uint32_t l = 0; l < 32; ++l)
-          if (at_pc >> l & 1) w.pc[l] = pc + 1;
-      }
+      const uint32_t fall_through = x.branch_handled ? (at_pc & ~mask) : at_pc;
+      if (fall_through) w.set_pc(fall_through, pc + 1);
     }
     if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
     if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + x.latency;
+    c.ready_key[w.id] = w.state == WarpState::ready ? w.ready_at : ~uint64_t(0);
   }
   uint64_t end = c.now;
   for (const Warp& w : c.warps) end = std::max(end, w.ready_at);

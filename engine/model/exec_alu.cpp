@@ -21,6 +21,10 @@ namespace {
 
 template <class F>
 inline void each_lane(uint32_t mask, F&& f) {
+  if (mask == 0xFFFFFFFFu) {  // the common, converged case: a plain loop the compiler can unroll
+    for (uint32_t l = 0; l < 32; ++l) f(l);
+    return;
+  }
   while (mask) {
     const uint32_t l = uint32_t(std::countr_zero(mask));
     mask &= mask - 1;

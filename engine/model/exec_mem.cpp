@@ -15,11 +15,11 @@ namespace gs::model {
 using ir::Op;
 
 uint8_t* GlobalMemory::find(uint64_t addr, uint32_t bytes) {
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    std::vector<uint8_t>* b = buffers[i];
-    if (!b || addr < kGlobalBase[i]) continue;
+  // Buffers sit 2^44 bytes apart: the top bits name the buffer.
+  const uint64_t i = (addr >> 44) - 1;
+  if (i < buffers.size() && buffers[i]) {
     const uint64_t off = addr - kGlobalBase[i];
-    if (off + bytes <= b->size()) return b->data() + off;
+    if (off + bytes <= buffers[i]->size()) return buffers[i]->data() + off;
   }
   return nullptr;
 }
@@ -69,6 +69,25 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
 }
 
 namespace {
+
+// Fixed-size copies (the compiler turns them into single moves; a variable-size memcpy
+// would be a library call per lane).
+inline uint64_t load_bytes(const uint8_t* p, uint32_t n) {
+  switch (n) {
+    case 1: return *p;
+    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  }
+}
+inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
+  switch (n) {
+    case 1: *p = uint8_t(v); break;
+    case 2: { const uint16_t x = uint16_t(v); std::memcpy(p, &x, 2); break; }
+    case 4: { const uint32_t x = uint32_t(v); std::memcpy(p, &x, 4); break; }
+    default: std::memcpy(p, &v, 8); break;
+  }
+}
 
 // Bank model and statistics for one warp-level shared access (facts §8).
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store) {
@@ -185,10 +204,10 @@ void exec_memory(ExecContext& x) {
       if (store) {
         if (!p) continue;
         const uint64_t value = x.cta.reg(x.warp.id, in.operands[1 + v].id, l);
-        std::memcpy(p + v * elem, &value, elem);  // little-endian: the low bytes
+        store_bytes(p + v * elem, value, elem);  // little-endian: the low bytes
       } else {
         uint64_t value = 0;
-        if (p) std::memcpy(&value, p + v * elem, elem);
+        if (p) value = load_bytes(p + v * elem, elem);
         c.reg(x.warp.id, in.operands[v].id, l) = value;
       }
     }

@@ -38,9 +38,7 @@ void exec_control(ExecContext& x) {
   Warp& w = x.warp;
   switch (x.inst.op) {
     case Op::bra: {
-      const uint32_t target = x.cta.label_pc[x.inst.operands[0].id];
-      for (uint32_t l = 0; l < 32; ++l)
-        if (x.mask >> l & 1) w.pc[l] = target;
+      w.set_pc(x.mask, x.cta.label_pc[x.inst.operands[0].id]);
       // Lanes whose guard was false fall through (the scheduler advances at_pc & ~mask).
       x.branch_handled = true;
       break;
@@ -86,8 +84,7 @@ void exec_barrier(ExecContext& x) {
         if (in.operands.size() == 1) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
         for (Warp& w : c.warps)
           if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
-            w.state = WarpState::ready;
-            w.ready_at = std::max(w.ready_at, c.now + timing::kBarrierLatency);
+            wake(c, w, c.now + timing::kBarrierLatency);
             trace_event(c, EventKind::bar_released, c.now, w.id, 0xFFFFFFFFu, 0, id, expected);
           }
         x.latency = timing::kBarrierLatency;
@@ -121,8 +118,7 @@ void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   for (Warp& w : c.warps) {
     if (w.state != WarpState::mbar_wait || w.wait_mbar != addr) continue;
     if ((m.phase & 1) == w.wait_parity) continue;  // still the waited-on phase in progress
-    w.state = WarpState::ready;
-    w.ready_at = std::max(w.ready_at, cycle + timing::kMbarrierLatency);
+    wake(c, w, cycle + timing::kMbarrierLatency);
     trace_mbar(c, EventKind::mbar_wait_released, cycle, w.id, 0xFFFFFFFFu, addr, m, w.wait_parity);
   }
 }

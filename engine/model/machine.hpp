@@ -33,9 +33,51 @@ enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, exited 
 
 struct Warp {
   uint32_t id = 0;
-  std::array<uint32_t, 32> pc{};  // per-lane program counter (min-PC reconvergence)
+  // Program counters: while every live lane is at one pc (the common case) it is `upc`;
+  // after a divergent branch each lane has its own in `pc`, and the lanes with the smallest
+  // pc run first (min-PC reconvergence) until they meet again.
+  bool uniform = true;
+  uint32_t upc = 0;
+  std::array<uint32_t, 32> pc{};
   uint32_t exited = 0;            // lanes that finished
   uint32_t present = 0;           // lanes that exist (a partial last warp has fewer)
+
+  uint32_t live() const { return present & ~exited; }
+  // The pc to run next and the live lanes at it.
+  uint32_t next_pc(uint32_t* at_pc) {
+    const uint32_t lv = live();
+    if (uniform) {
+      *at_pc = lv;
+      return upc;
+    }
+    uint32_t best = 0xFFFFFFFFu, mask = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      if (!(lv >> l & 1)) continue;
+      if (pc[l] < best) {
+        best = pc[l];
+        mask = 0;
+      }
+      if (pc[l] == best) mask |= 1u << l;
+    }
+    if (mask == lv) {  // reconverged
+      uniform = true;
+      upc = best;
+    }
+    *at_pc = mask;
+    return best;
+  }
+  void set_pc(uint32_t lanes, uint32_t value) {
+    if (uniform) {
+      if ((lanes & live()) == live()) {
+        upc = value;
+        return;
+      }
+      pc.fill(upc);
+      uniform = false;
+    }
+    for (uint32_t l = 0; l < 32; ++l)
+      if (lanes >> l & 1) pc[l] = value;
+  }
   WarpState state = WarpState::ready;
   uint64_t ready_at = 0;          // modeled cycle of the next issue
   // What a waiting warp waits for.
@@ -107,6 +149,7 @@ struct Cta {
   Launch launch;
   uint32_t nregs = 0;
   std::vector<Warp> warps;
+  std::vector<uint64_t> ready_key;    // [warp]: ready_at when ready, ~0 otherwise (scheduler scan)
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
   std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator
@@ -176,6 +219,13 @@ void exec_unsupported(ExecContext& x);
 void complete_tma(Cta& cta, const PendingTma& p);
 // Phase completion of an mbarrier: flips, and wakes warps waiting on that parity.
 void mbarrier_check_phase(Cta& cta, uint32_t addr, uint64_t cycle);
+
+// A blocked warp becomes ready at `at` (barrier release, mbarrier phase completion).
+inline void wake(Cta& c, Warp& w, uint64_t at) {
+  w.state = WarpState::ready;
+  w.ready_at = std::max(w.ready_at, at);
+  c.ready_key[w.id] = w.ready_at;
+}
 
 // Runs one CTA to completion (or failure) in modeled time.
 void run_cta(Cta& cta, const SimOptions& opt);

@@ -69,7 +69,10 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].id = w;
     const uint32_t lanes = std::min<uint32_t>(32, threads - 32 * w);
     c.warps[w].present = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1);
+    c.warps[w].uniform = true;
+    c.warps[w].upc = 0;
   }
+  c.ready_key.assign(nwarps, 0);
   c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
   c.written.assign(size_t(nwarps) * c.nregs, 0);
   c.wgmma_acc.assign(size_t(nwarps) * c.nregs, 0);
