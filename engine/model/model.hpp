@@ -28,6 +28,8 @@ struct SimOptions {
   std::array<uint32_t, 3> traced_cta{0, 0, 0};  // ctaid of the CTA to trace in full
   bool trace = true;                            // false: fast mode everywhere
   bool record_registers = true;                 // reg_write events in the traced CTA
+  bool only_traced_cta = false;                 // run just that CTA (prediction at large shapes;
+                                                // C is then only partly written)
   uint64_t max_cycles_per_cta = 50'000'000;     // a CTA past this is reported as a hang
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;  // called between CTAs
   const std::atomic<bool>* cancel = nullptr;    // set to stop between CTAs

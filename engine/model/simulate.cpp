@@ -133,6 +133,7 @@ SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt
           result.error = "cancelled";
           break;
         }
+        if (opt.only_traced_cta && std::array<uint32_t, 3>{x, y, z} != opt.traced_cta) continue;
         reset_cta(cta, k);
         cta.launch.ctaid = {x, y, z};
         cta.launch.cta_linear = uint32_t(x + L.grid[0] * (y + L.grid[1] * z));
@@ -157,7 +158,7 @@ SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt
           break;
         }
         ++done;
-        if (opt.progress) opt.progress(done, total);
+        if (opt.progress) opt.progress(done, opt.only_traced_cta ? 1 : total);
       }
   if (opt.trace) result.trace.finalize();
 

@@ -122,3 +122,20 @@ TEST_CASE("hazards: races, bounds and uninitialised reads are reported with the 
   CHECK(kinds.count("out-of-bounds-shared"));
   CHECK(bufs.c == std::vector<uint8_t>(64, 0));  // nothing written outside the buffer
 }
+
+TEST_CASE("prediction: one traced CTA predicts the whole GEMM's time", "[model][timing]") {
+  model::SimOptions opt;
+  opt.only_traced_cta = true;
+  opt.trace = false;
+  test::ModelRun big = test::run_model("hopper_tma_wgmma_64", {1024, 1024, 512}, true, 1, {}, opt);
+  CHECK(big.result.stats.ctas == 1);
+  CHECK(big.result.completed);
+  CHECK(big.result.stats.predicted_tflops > 10);
+  CHECK(big.result.stats.predicted_tflops < 989);  // under the H100's dense bf16 peak
+  // The same CTA costs the same cycles whether or not the rest of the grid runs.
+  model::SimOptions all;
+  all.trace = false;
+  test::ModelRun full = test::run_model("hopper_tma_wgmma_64", {1024, 1024, 512}, true, 1, {}, all);
+  CHECK(full.result.stats.traced_cta_cycles == big.result.stats.traced_cta_cycles);
+  CHECK(full.result.stats.predicted_tflops == Approx(big.result.stats.predicted_tflops));
+}
