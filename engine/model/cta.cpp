@@ -4,6 +4,7 @@
 // for the structured control flow the builder emits (if_, loops, wait loops).
 #include <algorithm>
 #include <bit>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -78,7 +79,43 @@ void report_deadlock(Cta& c) {
   c.failure = "deadlock: " + detail;
 }
 
+// The ready warp that issues next: smallest (issue time, warp). Returns nullptr if none.
+Warp* peek_ready(Cta& c, uint64_t* time) {
+  auto& h = c.ready_heap;
+  const auto cmp = std::greater<Cta::ReadyEntry>();
+  while (!h.empty()) {
+    const Cta::ReadyEntry top = h.front();
+    if (top.version != c.ready_version[top.warp]) {  // superseded
+      std::pop_heap(h.begin(), h.end(), cmp);
+      h.pop_back();
+      continue;
+    }
+    const uint64_t t = std::max(c.ready_key[top.warp], c.scheduler_free[top.warp & 3]);
+    if (t > top.time) {  // its scheduler became busy since: re-queue at the real time
+      std::pop_heap(h.begin(), h.end(), cmp);
+      h.back().time = t;
+      std::push_heap(h.begin(), h.end(), cmp);
+      continue;
+    }
+    *time = t;
+    return &c.warps[top.warp];
+  }
+  return nullptr;
+}
+
+void pop_ready(Cta& c) {
+  std::pop_heap(c.ready_heap.begin(), c.ready_heap.end(), std::greater<Cta::ReadyEntry>());
+  c.ready_heap.pop_back();
+}
+
 }  // namespace
+
+void Cta::push_ready(uint32_t w, uint64_t at) {
+  ready_key[w] = at;
+  const uint32_t v = ++ready_version[w];
+  ready_heap.push_back({at, w, v});
+  std::push_heap(ready_heap.begin(), ready_heap.end(), std::greater<ReadyEntry>());
+}
 
 void run_cta(Cta& c, const SimOptions& opt) {
   const ir::Kernel& k = *c.launch.kernel;
@@ -87,21 +124,8 @@ void run_cta(Cta& c, const SimOptions& opt) {
   for (;;) {
     if (c.failed) break;
     // The next warp to issue: earliest time it can issue on its scheduler.
-    Warp* next = nullptr;
     uint64_t next_time = ~uint64_t(0);
-    {
-      const uint64_t* key = c.ready_key.data();
-      const uint32_t nw = uint32_t(c.ready_key.size());
-      uint32_t best = nw;
-      for (uint32_t i = 0; i < nw; ++i) {
-        const uint64_t t = std::max(key[i], c.scheduler_free[i & 3]);
-        if (t < next_time) {
-          next_time = t;
-          best = i;
-        }
-      }
-      if (best < nw) next = &c.warps[best];
-    }
+    Warp* next = peek_ready(c, &next_time);
     // The next asynchronous completion.
     auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(),
                                 [](const PendingTma& a, const PendingTma& b) { return a.complete_at < b.complete_at; });
@@ -128,20 +152,23 @@ void run_cta(Cta& c, const SimOptions& opt) {
     }
 
     Warp& w = *next;
+    pop_ready(c);
     if (w.live() == 0) {
       w.state = WarpState::exited;
-      c.ready_key[w.id] = ~uint64_t(0);
+      c.unready(w.id);
       continue;
     }
     uint32_t at_pc = 0;
     const uint32_t pc = w.next_pc(&at_pc);
     if (pc >= ninst) {  // fell off the end: the lanes exit
       w.exited |= at_pc;
+      c.push_ready(w.id, w.ready_at);
       continue;
     }
     const ir::Inst& in = k.insts[pc];
     if (in.op == Op::label) {  // labels are not instructions: no issue slot
       w.set_pc(at_pc, pc + 1);
+      c.push_ready(w.id, w.ready_at);
       continue;
     }
     c.now = next_time;
@@ -166,7 +193,8 @@ void run_cta(Cta& c, const SimOptions& opt) {
     }
     if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
     if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + x.latency;
-    c.ready_key[w.id] = w.state == WarpState::ready ? w.ready_at : ~uint64_t(0);
+    if (w.state == WarpState::ready) c.push_ready(w.id, w.ready_at);
+    else c.unready(w.id);
   }
   uint64_t end = c.now;
   for (const Warp& w : c.warps) end = std::max(end, w.ready_at);

@@ -154,9 +154,75 @@ uint64_t arith(Op op, Type t, uint64_t a, uint64_t b, uint64_t c) {
   }
 }
 
+// The hot 32-bit integer ops on register/immediate operands, without the generic operand
+// machinery: the bulk of address arithmetic and loop control. Returns false when the
+// instruction needs the general path.
+bool exec_alu_fast(ExecContext& x) {
+  const ir::Inst& in = x.inst;
+  if (in.operands.size() != 3 || in.type == Type::pred || ir::type_bits(in.type) != 32 ||
+      ir::type_class(in.type) == TypeClass::floating)
+    return false;
+  const ir::Operand& oa = in.operands[1];
+  const ir::Operand& ob = in.operands[2];
+  if (oa.kind != ir::OperandKind::reg || (ob.kind != ir::OperandKind::reg && ob.kind != ir::OperandKind::imm))
+    return false;
+  Cta& c = x.cta;
+  const uint32_t mask = x.mask;
+  check_register_read(x, oa.id, mask);
+  const uint64_t* a = c.reg_lanes(x.warp.id, oa.id);
+  uint64_t bimm[32];
+  const uint64_t* b = bimm;
+  if (ob.kind == ir::OperandKind::reg) {
+    check_register_read(x, ob.id, mask);
+    b = c.reg_lanes(x.warp.id, ob.id);
+  } else {
+    for (uint64_t& v : bimm) v = uint64_t(ob.imm);
+  }
+  const uint32_t dst = in.operands[0].id;
+  uint64_t* d = c.reg_lanes(x.warp.id, dst);
+  uint64_t r[32];
+  const bool is_signed = ir::type_class(in.type) == TypeClass::signed_int;
+  switch (in.op) {
+    case Op::add: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l] + b[l]); break;
+    case Op::sub: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l] - b[l]); break;
+    case Op::mul_lo: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l] * b[l]); break;
+    case Op::and_: for (int l = 0; l < 32; ++l) r[l] = a[l] & b[l]; break;
+    case Op::or_: for (int l = 0; l < 32; ++l) r[l] = a[l] | b[l]; break;
+    case Op::xor_: for (int l = 0; l < 32; ++l) r[l] = a[l] ^ b[l]; break;
+    case Op::shl: for (int l = 0; l < 32; ++l) r[l] = b[l] >= 32 ? 0 : uint32_t(a[l] << b[l]); break;
+    case Op::shr:
+      if (is_signed) return false;
+      for (int l = 0; l < 32; ++l) r[l] = b[l] >= 32 ? 0 : uint32_t(a[l]) >> b[l];
+      break;
+    case Op::setp: {
+      if (is_signed) return false;
+      switch (in.cmp) {
+        case ir::CmpOp::eq: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) == uint32_t(b[l]); break;
+        case ir::CmpOp::ne: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) != uint32_t(b[l]); break;
+        case ir::CmpOp::lt: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) < uint32_t(b[l]); break;
+        case ir::CmpOp::le: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) <= uint32_t(b[l]); break;
+        case ir::CmpOp::gt: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) > uint32_t(b[l]); break;
+        case ir::CmpOp::ge: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) >= uint32_t(b[l]); break;
+        default: return false;
+      }
+      break;
+    }
+    default: return false;
+  }
+  if (mask == 0xFFFFFFFFu) {
+    for (int l = 0; l < 32; ++l) d[l] = r[l];
+  } else {
+    for (uint32_t m = mask; m; m &= m - 1) d[std::countr_zero(m)] = r[std::countr_zero(m)];
+  }
+  x.latency = timing::kAluLatency;
+  note_register_write(x, dst, mask);
+  return true;
+}
+
 }  // namespace
 
 void exec_alu(ExecContext& x) {
+  if (exec_alu_fast(x)) return;
   const ir::Inst& in = x.inst;
   Sources src(x);
   const uint32_t dst = in.operands[0].id;

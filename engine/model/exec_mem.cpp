@@ -14,16 +14,6 @@ namespace gs::model {
 
 using ir::Op;
 
-uint8_t* GlobalMemory::find(uint64_t addr, uint32_t bytes) {
-  // Buffers sit 2^44 bytes apart: the top bits name the buffer.
-  const uint64_t i = (addr >> 44) - 1;
-  if (i < buffers.size() && buffers[i]) {
-    const uint64_t off = addr - kGlobalBase[i];
-    if (off + bytes <= buffers[i]->size()) return buffers[i]->data() + off;
-  }
-  return nullptr;
-}
-
 void report(Cta& cta, std::string kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
             std::string detail) {
   if (!cta.hazards) return;
@@ -173,6 +163,38 @@ void exec_memory(ExecContext& x) {
   if (addr_op.kind == ir::OperandKind::mem_reg) check_register_read(x, addr_op.id, x.mask);
 
   const bool shared = in.op == Op::ld_shared || in.op == Op::st_shared;
+  // Fast path: untraced global access through [reg + imm], every lane in bounds and aligned.
+  if (!shared && !c.trace && addr_op.kind == ir::OperandKind::mem_reg && (bytes & (bytes - 1)) == 0) {
+    const uint64_t* base = c.reg_lanes(x.warp.id, addr_op.id);
+    const uint64_t off = uint64_t(addr_op.imm);
+    std::array<uint64_t*, 4> regs{};
+    for (uint32_t v = 0; v < vec; ++v) regs[v] = c.reg_lanes(x.warp.id, in.operands[store ? 1 + v : v].id);
+    uint8_t* ptr[32];
+    bool ok = true;
+    for (uint32_t m = x.mask; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint64_t a = base[l] + off;
+      ptr[l] = c.launch.global->find(a, bytes);
+      if (!ptr[l] || (a & (bytes - 1)) != 0) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) {
+      for (uint32_t m = x.mask; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        for (uint32_t v = 0; v < vec; ++v) {
+          if (store) store_bytes(ptr[l] + v * elem, regs[v][l], elem);
+          else regs[v][l] = load_bytes(ptr[l] + v * elem, elem);
+        }
+      }
+      if (!store)
+        for (uint32_t v = 0; v < vec; ++v) note_register_write(x, in.operands[v].id, x.mask);
+      x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
+      return;
+    }
+    // Some lane is out of bounds or misaligned: the general path below reports it.
+  }
   std::array<uint32_t, 32> saddr{};
   uint64_t lowest = ~uint64_t(0);
   std::array<uint64_t, 32> sector{};

@@ -25,8 +25,14 @@ inline constexpr uint64_t kParamStride = 0x1000;
 
 struct GlobalMemory {
   std::array<std::vector<uint8_t>*, 3> buffers{};  // A, B, C
-  // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds.
-  uint8_t* find(uint64_t addr, uint32_t bytes);
+  // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds. Buffers
+  // sit 2^44 bytes apart, so the top bits name the buffer.
+  uint8_t* find(uint64_t addr, uint32_t bytes) {
+    const uint64_t i = (addr >> 44) - 1;
+    if (i >= buffers.size() || !buffers[i]) return nullptr;
+    const uint64_t off = addr - kGlobalBase[i];
+    return off + bytes <= buffers[i]->size() ? buffers[i]->data() + off : nullptr;
+  }
 };
 
 enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, exited };
@@ -149,7 +155,22 @@ struct Cta {
   Launch launch;
   uint32_t nregs = 0;
   std::vector<Warp> warps;
-  std::vector<uint64_t> ready_key;    // [warp]: ready_at when ready, ~0 otherwise (scheduler scan)
+  std::vector<uint64_t> ready_key;    // [warp]: ready_at when ready, ~0 otherwise
+  // Ready warps ordered by (issue time, warp); entries go stale when a warp's key changes
+  // (version) or its scheduler got busier (time): the scheduler fixes them lazily.
+  struct ReadyEntry {
+    uint64_t time;
+    uint32_t warp;
+    uint32_t version;
+    bool operator>(const ReadyEntry& o) const { return time != o.time ? time > o.time : warp > o.warp; }
+  };
+  std::vector<ReadyEntry> ready_heap;
+  std::vector<uint32_t> ready_version;
+  void push_ready(uint32_t w, uint64_t at);  // cta.cpp
+  void unready(uint32_t w) {
+    ready_key[w] = ~uint64_t(0);
+    ++ready_version[w];
+  }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
   std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator
@@ -224,7 +245,7 @@ void mbarrier_check_phase(Cta& cta, uint32_t addr, uint64_t cycle);
 inline void wake(Cta& c, Warp& w, uint64_t at) {
   w.state = WarpState::ready;
   w.ready_at = std::max(w.ready_at, at);
-  c.ready_key[w.id] = w.ready_at;
+  c.push_ready(w.id, w.ready_at);
 }
 
 // Runs one CTA to completion (or failure) in modeled time.

@@ -73,6 +73,9 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].upc = 0;
   }
   c.ready_key.assign(nwarps, 0);
+  c.ready_version.assign(nwarps, 0);
+  c.ready_heap.clear();
+  for (uint32_t w = 0; w < nwarps; ++w) c.push_ready(w, 0);
   c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
   c.written.assign(size_t(nwarps) * c.nregs, 0);
   c.wgmma_acc.assign(size_t(nwarps) * c.nregs, 0);

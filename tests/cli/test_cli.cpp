@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
+#include "tests/support/paths.hpp"
 
 namespace {
 struct Run {
@@ -110,7 +111,7 @@ TEST_CASE("cli: --help and --version", "[cli]") {
 }
 
 TEST_CASE("cli: the real binary's exit codes", "[cli]") {
-  const std::string bin = GEMMSCOPE_CLI_PATH;
+  const std::string bin = gs::test::cli_binary();
   CHECK(WEXITSTATUS(std::system((bin + " list --json > /dev/null").c_str())) == 0);
   CHECK(WEXITSTATUS(std::system((bin + " ptx hopper_tma_wgmma_64 --n 7 > /dev/null 2>&1").c_str())) == 2);
 }
