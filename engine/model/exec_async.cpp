@@ -67,6 +67,14 @@ void for_each_box_element(const ir::TensorMapDesc& d, const std::array<int32_t, 
           }
 }
 
+// Where the e-th element of a box lands: boxes are packed densely in box order, then the
+// swizzle XOR of the absolute address applies (facts §4 "Shared-memory image of a box", §3).
+// The same placement as layout::tma_box_smem_image, without its per-element validation.
+inline uint32_t box_element_address(uint32_t base, uint32_t e, uint32_t elem_bytes, layout::Swizzle sw) {
+  const uint32_t logical = base + e * elem_bytes;
+  return logical ^ (((logical >> 7) & layout::swizzle_mask(sw)) << 4);
+}
+
 }  // namespace
 
 void exec_tma(ExecContext& x) {
@@ -141,12 +149,12 @@ void exec_tma(ExecContext& x) {
           break;
         }
       const layout::TmaBox box = box_of(d);
-      const std::vector<uint32_t> image = layout::tma_box_smem_image(box, smem);
       std::vector<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
       const uint32_t eb = box.elem_bytes;
       for_each_box_element(d, coords, [&](uint32_t e, bool inside, int64_t off) {
         if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
-        std::memcpy(buf->data() + off, c.smem.data() + (image[e] - timing::kSmemBaseAddress), eb);
+        const uint32_t at = box_element_address(smem, e, eb, d.swizzle);
+        std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
       });
     }
     if (c.trace) {
@@ -177,11 +185,10 @@ void complete_tma(Cta& c, const PendingTma& p) {
   const ir::Param& param = c.launch.kernel->params[job.param];
   const ir::TensorMapDesc& d = param.tensor_map;
   const layout::TmaBox box = box_of(d);
-  const std::vector<uint32_t> image = layout::tma_box_smem_image(box, job.smem_dst);
   const std::vector<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
   const uint32_t eb = box.elem_bytes;
   for_each_box_element(d, job.coords, [&](uint32_t e, bool inside, int64_t off) {
-    uint8_t* dst = c.smem.data() + (image[e] - timing::kSmemBaseAddress);
+    uint8_t* dst = c.smem.data() + (box_element_address(job.smem_dst, e, eb, d.swizzle) - timing::kSmemBaseAddress);
     if (inside && buf && off >= 0 && uint64_t(off) + eb <= buf->size())
       std::memcpy(dst, buf->data() + off, eb);
     else
@@ -256,6 +263,40 @@ float read_operand_element(ExecContext& x, const layout::WgmmaDescriptor& d, uin
   return bf16_to_f32(h);
 }
 
+// One row's k16 slice (16 bf16 = 32 bytes) of an operand. The common case — K-major,
+// swizzled, base offset 0 — reads two 16-byte chunks: the swizzle XOR moves whole chunks
+// and only depends on address bits 7-9, so swizzling each chunk's first address is exact
+// (the same addresses as layout::wgmma_descriptor_smem_address, which handles the rest).
+void read_operand_row(ExecContext& x, const layout::WgmmaDescriptor& d, uint32_t row, bool k_major, float scale,
+                      std::array<float, 16>& out, bool* bad) {
+  Cta& c = x.cta;
+  if (!k_major || d.swizzle == layout::Swizzle::none || d.base_offset != 0) {
+    for (uint32_t k = 0; k < 16; ++k) out[k] = scale * read_operand_element(x, d, row, k, k_major, bad);
+    return;
+  }
+  const uint32_t span = layout::swizzle_span_bytes(d.swizzle);
+  const uint32_t row_base = d.start_address + (row / 8) * d.stride_byte_offset + (row % 8) * span;
+  for (uint32_t chunk = 0; chunk < 2; ++chunk) {
+    const uint32_t logical = row_base + 16 * chunk;
+    const uint32_t addr = logical ^ (((logical >> 7) & layout::swizzle_mask(d.swizzle)) << 4);
+    if (addr < timing::kSmemBaseAddress || addr + 16 > timing::kSmemBaseAddress + c.smem.size()) {
+      for (uint32_t k = 0; k < 8; ++k) out[8 * chunk + k] = scale * read_operand_element(x, d, row, 8 * chunk + k, true, bad);
+      continue;
+    }
+    const uint32_t off = addr - timing::kSmemBaseAddress;
+    for (uint32_t w = 0; w < 4; ++w) {
+      const SmemWord& s = c.smem_word_state[off / 4 + w];
+      if (s.tma_pending || s.generic_since_fence || !s.written) {  // let the element path report it
+        (void)read_operand_element(x, d, row, 8 * chunk + 2 * w, true, bad);
+        break;
+      }
+    }
+    uint16_t h[8];
+    std::memcpy(h, c.smem.data() + off, 16);
+    for (uint32_t k = 0; k < 8; ++k) out[8 * chunk + k] = scale * bf16_to_f32(h[k]);
+  }
+}
+
 void wgmma_mma(ExecContext& x) {
   Cta& c = x.cta;
   Warp& w = x.warp;
@@ -289,11 +330,9 @@ void wgmma_mma(ExecContext& x) {
   const uint32_t row0 = 16 * (w.id % 4);
   bool bad = false;
   std::array<std::array<float, 16>, 16> A{};
-  for (uint32_t r = 0; r < 16; ++r)
-    for (uint32_t k = 0; k < 16; ++k) A[r][k] = sa * read_operand_element(x, da, row0 + r, k, a_k_major, &bad);
+  for (uint32_t r = 0; r < 16; ++r) read_operand_row(x, da, row0 + r, a_k_major, sa, A[r], &bad);
   std::vector<std::array<float, 16>> B(n);
-  for (uint32_t col = 0; col < n; ++col)
-    for (uint32_t k = 0; k < 16; ++k) B[col][k] = sb * read_operand_element(x, db, col, k, b_k_major, &bad);
+  for (uint32_t col = 0; col < n; ++col) read_operand_row(x, db, col, b_k_major, sb, B[col], &bad);
 
   const std::vector<layout::Coord>& map = accumulator_map(n);
   const size_t slot0 = size_t(w.id) * c.nregs;
@@ -312,10 +351,11 @@ void wgmma_mma(ExecContext& x) {
     for (uint32_t l = 0; l < 32; ++l) {
       const layout::Coord rc = map[(32 * (w.id % 4) + l) * nacc + v];
       // Products of bf16 values are exact in double; the sum of 16 is rounded once into f32.
+      // bf16 x bf16 products are exact in float (8-bit significands); summed in double.
       double sum = 0.0;
       const auto& ar = A[uint32_t(rc.row) - row0];
       const auto& bc = B[uint32_t(rc.col)];
-      for (uint32_t k = 0; k < 16; ++k) sum += double(ar[k]) * double(bc[k]);
+      for (uint32_t k = 0; k < 16; ++k) sum += double(ar[k] * bc[k]);
       const float old = scale_d ? as_f32(d[l]) : 0.0f;
       d[l] = from_f32(float(double(old) + sum));
     }
