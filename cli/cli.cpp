@@ -49,6 +49,8 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   int exit_code = kExitOk;
   add_list_command(app, io, exit_code);
   add_ptx_command(app, io, exit_code);
+  add_sim_command(app, io, exit_code);
+  add_gpu_commands(app, io, exit_code);
 
   // CLI11 parses from the back of a reversed vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());

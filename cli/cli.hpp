@@ -31,6 +31,8 @@ int run_cli(const std::vector<std::string>& args, Streams io);
 // Each command file registers its subcommand; the callback stores the command's exit code.
 void add_list_command(CLI::App& app, Streams io, int& exit_code);
 void add_ptx_command(CLI::App& app, Streams io, int& exit_code);
+void add_sim_command(CLI::App& app, Streams io, int& exit_code);
+void add_gpu_commands(CLI::App& app, Streams io, int& exit_code);  // devices, bench, probe
 
 // Writes `text` to `path` through a temporary file and a rename, so a failure never leaves
 // a half-written or truncated file behind. Throws std::runtime_error naming the path.

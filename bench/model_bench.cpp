@@ -1,0 +1,229 @@
+// gemmscope_model_bench: how fast the CPU model runs, on one core.
+//
+// For every kernel of the ladder it runs model::simulate at the kernel's example shape, at a
+// larger shape (512³ for tensor-core kernels, 256³ for SIMT ones) and at a one-CTA shape,
+// in fast mode (nothing recorded) and traced mode (CTA (0,0) recorded in full), and reports
+// the best of N wall times and simulated warp-instructions per second. The one-CTA traced row
+// is the pure traced rate: there every instruction is recorded. Last, the whole job of
+// `gemmscope sim hopper_tma_wgmma_64 --m 512 --n 512 --k 512` (data, model, reference, check).
+//
+// Targets (the issue): >= 20 M warp-inst/s fast, >= 3 M traced, the 512³ Hopper GEMM in
+// under 2 s. The program reports against them and never fails because of them: a benchmark
+// is a measurement, not a test.
+//
+//   gemmscope_model_bench [--repeat N] [--kernel ID] [--json FILE]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "engine/model/model.hpp"
+#include "engine/run/gemm_data.hpp"
+#include "engine/run/sim_job.hpp"
+#include "kernels/registry.hpp"
+
+namespace {
+
+using namespace gs;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kFastTarget = 20e6;    // warp-instructions per second
+constexpr double kTracedTarget = 3e6;
+constexpr double kWholeGemmTarget = 2.0;  // seconds, 512³ of hopper_tma_wgmma_64
+constexpr std::string_view kWholeGemmKernel = "hopper_tma_wgmma_64";
+
+struct Row {
+  std::string kernel;
+  std::string shape_kind;  // "example", "large", "one-cta", "whole-job"
+  kernels::GemmShape shape;
+  std::string mode;        // "fast", "traced", "sim job"
+  uint64_t ctas = 0;
+  uint64_t warp_instructions = 0;
+  uint64_t traced_events = 0;
+  double seconds = std::numeric_limits<double>::quiet_NaN();  // best of N
+  double rate = 0.0;       // warp-instructions per second
+  bool completed = false;
+  std::string error;
+  std::string target;      // "" or e.g. ">= 20 M/s: met"
+};
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string shape_text(kernels::GemmShape s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
+
+// Runs simulate `repeat` times on fresh copies of the inputs and keeps the best wall time.
+Row bench_model(const kernels::KernelInfo& info, const std::string& shape_kind, kernels::GemmShape shape, bool traced,
+                int repeat) {
+  Row row{.kernel = info.id, .shape_kind = shape_kind, .shape = shape, .mode = traced ? "traced" : "fast"};
+  try {
+    const ir::Kernel kernel = kernels::build_kernel(info, {shape, {}});
+    run::GemmData data = run::make_gemm_data(info, shape, run::InputMode::integer, 1);
+    model::SimOptions opts;
+    opts.trace = traced;
+    const double flops = 2.0 * shape.m * shape.n * shape.k;
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < repeat; ++i) {
+      model::GemmBuffers buffers{data.a_bytes, data.b_bytes, run::poisoned_output(shape, info.c_dtype)};
+      const Clock::time_point t0 = Clock::now();
+      const model::SimResult r = model::simulate(kernel, buffers, opts, flops);
+      best = std::min(best, seconds_since(t0));
+      row.ctas = r.stats.ctas;
+      row.warp_instructions = r.stats.warp_instructions;
+      row.traced_events = r.trace.events.size();
+      row.completed = r.completed;
+      if (!r.completed) row.error = r.error.empty() ? "did not complete" : r.error;
+    }
+    row.seconds = best;
+    row.rate = best > 0.0 ? double(row.warp_instructions) / best : 0.0;
+  } catch (const std::exception& e) {
+    row.error = e.what();
+  }
+  return row;
+}
+
+// The whole `gemmscope sim` job at 512³: build, data, model (one CTA traced), reference, check.
+Row bench_whole_job(int repeat) {
+  const kernels::GemmShape shape{512, 512, 512};
+  Row row{.kernel = std::string(kWholeGemmKernel), .shape_kind = "whole-job", .shape = shape, .mode = "sim job"};
+  try {
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < repeat; ++i) {
+      const run::SimReport r = run::run_sim({.kernel_id = row.kernel, .shape = shape});
+      best = std::min(best, r.total_seconds);
+      row.ctas = r.result.stats.ctas;
+      row.warp_instructions = r.result.stats.warp_instructions;
+      row.traced_events = r.result.trace.events.size();
+      row.completed = r.result.completed;
+      if (!r.ok()) row.error = r.cmp.correct ? "hazards or a hang" : "wrong output: " + r.cmp.first_mismatch;
+    }
+    row.seconds = best;
+    row.rate = best > 0.0 ? double(row.warp_instructions) / best : 0.0;
+    row.target = fmt::format("< {:.0f} s: {}", kWholeGemmTarget, best < kWholeGemmTarget ? "met" : "MISSED");
+  } catch (const std::exception& e) {
+    row.error = e.what();
+  }
+  return row;
+}
+
+std::optional<kernels::GemmShape> valid_shape(const kernels::KernelInfo& info, kernels::GemmShape s) {
+  try {
+    info.check_shape(s);
+    return s;
+  } catch (const kernels::ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+// Tensor-core kernels at 512³, SIMT ones at 256³ (the naive kernel is slow by design).
+kernels::GemmShape large_shape(const kernels::KernelInfo& info) {
+  return info.family == kernels::Family::simt ? kernels::GemmShape{256, 256, 256} : kernels::GemmShape{512, 512, 512};
+}
+
+// One CTA's tile with a long K: every instruction of the run is traced.
+kernels::GemmShape one_cta_shape(const kernels::KernelInfo& info) {
+  const uint32_t k_step = std::max<uint32_t>(info.tile.k, 1);
+  return {info.tile.m, info.tile.n, std::max<uint32_t>(512 / k_step, 1) * k_step};
+}
+
+void mark_target(Row& row) {
+  if (!row.error.empty() || row.shape_kind == "whole-job") return;
+  if (row.mode == "fast" && row.shape_kind == "large")
+    row.target = fmt::format(">= {:.0f} M/s: {}", kFastTarget / 1e6, row.rate >= kFastTarget ? "met" : "MISSED");
+  if (row.mode == "traced" && row.shape_kind == "one-cta")
+    row.target = fmt::format(">= {:.0f} M/s: {}", kTracedTarget / 1e6, row.rate >= kTracedTarget ? "met" : "MISSED");
+}
+
+nlohmann::json row_json(const Row& r) {
+  using nlohmann::json;
+  const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"kernel", r.kernel},
+          {"shape_kind", r.shape_kind},
+          {"shape", {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}}},
+          {"mode", r.mode},
+          {"ctas", r.ctas},
+          {"warp_instructions", r.warp_instructions},
+          {"traced_events", r.traced_events},
+          {"seconds", number(r.seconds)},
+          {"warp_instructions_per_second", number(r.rate)},
+          {"completed", r.completed},
+          {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+          {"target", r.target.empty() ? json(nullptr) : json(r.target)}};
+}
+
+void print_table(const std::vector<Row>& rows, int repeat) {
+  std::cout << fmt::format("gemmscope model benchmark: one core, best of {}\n", repeat)
+            << fmt::format("targets: fast >= {:.0f} M warp-inst/s (large shape), traced >= {:.0f} M warp-inst/s "
+                           "(one-CTA shape, every instruction recorded), whole {} 512x512x512 job < {:.0f} s\n\n",
+                           kFastTarget / 1e6, kTracedTarget / 1e6, kWholeGemmKernel, kWholeGemmTarget)
+            << fmt::format("{:<22} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10} {:>14}  {}\n", "kernel", "shape", "MxNxK", "mode",
+                           "CTAs", "warp-inst", "seconds", "M warp-inst/s", "target");
+  for (const Row& r : rows) {
+    if (!r.error.empty() && r.ctas == 0) {
+      std::cout << fmt::format("{:<22} {:<9} {:<14} {:<7} error: {}\n", r.kernel, r.shape_kind, shape_text(r.shape),
+                               r.mode, r.error);
+      continue;
+    }
+    std::cout << fmt::format("{:<22} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10.4f} {:>14.2f}  {}{}\n", r.kernel,
+                             r.shape_kind, shape_text(r.shape), r.mode, r.ctas, r.warp_instructions, r.seconds,
+                             r.rate / 1e6, r.target, r.error.empty() ? "" : "  (" + r.error + ")");
+  }
+  std::cout << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Measures the CPU model's speed: simulated warp-instructions per second, fast and traced, and the "
+               "time of whole-grid runs. Prints a table, then one JSON object per line.",
+               "gemmscope_model_bench"};
+  int repeat = 3;
+  std::string only_kernel, json_file;
+  app.add_option("--repeat", repeat, "Runs per measurement; the best is kept (default 3)")->check(CLI::Range(1, 100));
+  app.add_option("--kernel", only_kernel, "Only this kernel id");
+  app.add_option("--json", json_file, "Also write the rows as a JSON array to this file");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<Row> rows;
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (!only_kernel.empty() && info.id != only_kernel) continue;
+    const std::vector<std::pair<std::string, kernels::GemmShape>> shapes{
+        {"example", info.example_shape}, {"large", large_shape(info)}, {"one-cta", one_cta_shape(info)}};
+    for (const auto& [kind, shape] : shapes) {
+      if (!valid_shape(info, shape)) continue;
+      for (const bool traced : {false, true}) {
+        Row row = bench_model(info, kind, shape, traced, repeat);
+        mark_target(row);
+        std::fprintf(stderr, "  %s %s %s: %.3f s\n", row.kernel.c_str(), shape_text(row.shape).c_str(),
+                     row.mode.c_str(), row.seconds);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  if (only_kernel.empty() || only_kernel == kWholeGemmKernel) rows.push_back(bench_whole_job(repeat));
+
+  print_table(rows, repeat);
+  nlohmann::json all = nlohmann::json::array();
+  for (const Row& r : rows) {
+    std::cout << row_json(r).dump() << "\n";
+    all.push_back(row_json(r));
+  }
+  if (!json_file.empty()) {
+    try {
+      gs::cli::write_file_atomically(json_file, all.dump(2) + "\n");
+    } catch (const std::exception& e) {
+      std::cerr << "gemmscope_model_bench: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,329 @@
+// `gemmscope devices`, `gemmscope bench` and `gemmscope probe`: the commands that need a GPU.
+//
+// This process never calls CUDA itself (the fork rule, engine/cuda/isolation.hpp): every GPU
+// call happens in a child through run::run_gpu_job, including "is there a GPU at all?". Without
+// a driver or a device each command exits 3 with the driver layer's reason.
+#include <charconv>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/cli.hpp"
+#include "engine/run/gpu_bench.hpp"
+#include "engine/run/gpu_compare.hpp"
+#include "engine/run/probe_cases.hpp"
+
+namespace gs::cli {
+
+namespace {
+
+// "4096" -> 4096³, "256x128x64" -> M=256, N=128, K=64, "example" -> {0,0,0}: each kernel's
+// example shape. Anything else is a usage error.
+kernels::GemmShape parse_size(const std::string& text) {
+  const auto fail = [&text] {
+    return kernels::ConfigError(fmt::format(
+        "--sizes takes sizes N (a square N×N×N problem), MxNxK or example, separated by commas (e.g. 4096,8192 or "
+        "256x128x64), got '{}'",
+        text));
+  };
+  if (text == "example") return {0, 0, 0};
+  uint32_t dims[3] = {0, 0, 0};
+  size_t count = 0;
+  const char* p = text.data();
+  const char* end = text.data() + text.size();
+  while (true) {
+    if (count == 3 || p == end) throw fail();
+    const auto [next, ec] = std::from_chars(p, end, dims[count]);
+    if (ec != std::errc() || next == p || dims[count] == 0) throw fail();
+    ++count;
+    p = next;
+    if (p == end) break;
+    if (*p != 'x' && *p != 'X') throw fail();
+    ++p;
+  }
+  if (count == 1) return {dims[0], dims[0], dims[0]};
+  if (count == 3) return {dims[0], dims[1], dims[2]};
+  throw fail();
+}
+
+std::string shape_text(const kernels::GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
+
+// Runs the device listing; on no driver/device prints why and sets exit 3. Returns the list.
+std::optional<run::DeviceList> require_device(Streams io, int& exit_code, const run::GpuJobOptions& job) {
+  run::DeviceList list = run::list_devices_isolated(job);
+  if (list.job.no_gpu()) {
+    io.err << "gemmscope: " << list.job.error << "\n";
+    exit_code = kExitNoDevice;
+    return std::nullopt;
+  }
+  if (!list.job.ok()) {
+    io.err << "gemmscope: could not list the GPUs: " << list.job.error << "\n";
+    exit_code = kExitFailed;
+    return std::nullopt;
+  }
+  return list;
+}
+
+std::vector<const kernels::KernelInfo*> resolve_kernels(const std::vector<std::string>& ids) {
+  std::vector<const kernels::KernelInfo*> infos;
+  if (ids.empty() || (ids.size() == 1 && ids[0] == "all")) {
+    for (const kernels::KernelInfo& k : kernels::all_kernels()) infos.push_back(&k);
+    return infos;
+  }
+  for (const std::string& id : ids) {
+    if (id == "all") throw kernels::ConfigError("'all' cannot be combined with kernel ids");
+    infos.push_back(&kernels::kernel_or_throw(id));  // ConfigError naming the valid ids
+  }
+  return infos;
+}
+
+struct BenchOptions {
+  std::vector<std::string> ids;
+  std::vector<std::string> sizes;
+  int reps = 20;
+  std::string json_file;
+  bool compare_model = false;
+  // Hidden: for scripts (ncu) and debugging.
+  bool no_cublas = false;
+  int warmup = 3;
+  uint64_t seed = 0;
+  std::string inputs = "random";
+  double kernel_timeout_s = 10.0;
+  double max_timing_s = 30.0;
+  bool in_process = false;
+};
+
+struct Skipped {
+  std::string kernel;
+  std::string shape;  // empty: the whole kernel
+  std::string reason;
+};
+
+void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
+  // Everything that can be wrong with the command line is checked before any GPU work.
+  const std::vector<const kernels::KernelInfo*> infos = resolve_kernels(o.ids);
+  std::vector<kernels::GemmShape> sizes;
+  for (const std::string& s : o.sizes.empty() ? std::vector<std::string>{"4096"} : o.sizes) sizes.push_back(parse_size(s));
+  if (o.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", o.reps));
+  if (o.warmup < 0) throw kernels::ConfigError(fmt::format("--warmup {} is negative", o.warmup));
+  if (!(o.kernel_timeout_s > 0 && o.kernel_timeout_s <= 3600))
+    throw kernels::ConfigError(fmt::format("--kernel-timeout {} is not a number of seconds in (0, 3600]", o.kernel_timeout_s));
+  if (!(o.max_timing_s > 0 && o.max_timing_s <= 3600))
+    throw kernels::ConfigError(fmt::format("--max-timing-seconds {} is not a number of seconds in (0, 3600]", o.max_timing_s));
+  const std::optional<run::InputMode> inputs = run::parse_input_mode(o.inputs);
+  if (!inputs) throw kernels::ConfigError(fmt::format("--inputs '{}' is not an input mode: valid values are random, int", o.inputs));
+
+  run::GpuJobOptions job;
+  job.isolate = !o.in_process;
+  const std::optional<run::DeviceList> devices = require_device(io, exit_code, job);
+  if (!devices) return;
+  const cuda::DeviceInfo& device = devices->devices.front();
+  io.err << cuda::describe(device) << "\n";
+
+  const auto kernel_limit = std::chrono::milliseconds(static_cast<long long>(o.kernel_timeout_s * 1000.0));
+  std::vector<run::BenchResult> results;
+  std::vector<Skipped> skipped;
+  std::vector<run::ModelComparison> comparisons;
+  std::vector<const kernels::KernelInfo*> runnable;
+  std::vector<std::pair<const kernels::KernelInfo*, kernels::GemmShape>> work;
+  for (const kernels::KernelInfo* info : infos) {
+    std::string why;
+    if (!cuda::can_run(device, ir::arch_name(info->arch), &why)) {
+      skipped.push_back({info->id, "", why});
+      continue;
+    }
+    runnable.push_back(info);
+    for (const kernels::GemmShape& size : sizes) {
+      const kernels::GemmShape shape = size.m == 0 ? info->example_shape : size;
+      try {
+        if (info->check_shape) info->check_shape(shape);
+        work.emplace_back(info, shape);
+      } catch (const kernels::ConfigError& e) {
+        skipped.push_back({info->id, shape_text(shape), e.what()});
+      }
+    }
+  }
+  for (const Skipped& s : skipped)
+    io.err << fmt::format("skipped {}{}: {}\n", s.kernel, s.shape.empty() ? "" : " " + s.shape, s.reason);
+
+  for (size_t i = 0; i < work.size(); ++i) {
+    const auto& [info, shape] = work[i];
+    io.err << fmt::format("[{}/{}] {} {} ... ", i + 1, work.size(), info->id, shape_text(shape)) << std::flush;
+    run::BenchRequest req;
+    req.kernel_id = info->id;
+    req.shape = shape;
+    req.reps = o.reps;
+    req.warmup = o.warmup;
+    req.cublas = !o.no_cublas;
+    req.inputs = *inputs;
+    req.seed = o.seed;
+    req.kernel_limit = kernel_limit;
+    req.max_timing_seconds = o.max_timing_s;
+    req.job = job;
+    try {
+      results.push_back(run::run_bench(req));
+    } catch (const std::exception& e) {
+      // Host-side trouble (memory for the inputs, a rejected input mode): one row fails, the rest run.
+      run::BenchResult failed;
+      failed.kernel_id = info->id;
+      failed.shape = shape;
+      failed.date = run::utc_timestamp_now();
+      failed.error = e.what();
+      results.push_back(std::move(failed));
+    }
+    io.err << run::bench_summary_line(results.back()) << "\n";
+  }
+
+  if (o.compare_model) {
+    for (const kernels::KernelInfo* info : runnable) {
+      run::CompareOptions copt;
+      copt.kernel_limit = kernel_limit;
+      copt.job = job;
+      std::vector<std::string> names{""};
+      for (const kernels::Mistake& m : info->mistakes) names.push_back(m.name);
+      for (const std::string& mistake : names) {
+        io.err << fmt::format("model vs GPU: {} {} ... ", info->id, mistake.empty() ? "(as written)" : mistake)
+               << std::flush;
+        try {
+          comparisons.push_back(run::compare_with_model(info->id, mistake, copt));
+        } catch (const std::exception& e) {
+          run::ModelComparison failed;
+          failed.kernel_id = info->id;
+          failed.mistake = mistake;
+          failed.verdict = std::string("could not run: ") + e.what();
+          comparisons.push_back(std::move(failed));
+        }
+        io.err << comparisons.back().verdict << "\n";
+      }
+    }
+  }
+
+  if (!results.empty()) io.out << run::bench_table(results);
+  for (const run::BenchResult& r : results)
+    if (!r.ok()) io.out << fmt::format("  {} {}: {}\n", r.kernel_id, shape_text(r.shape), run::bench_summary_line(r));
+  for (const Skipped& s : skipped)
+    io.out << fmt::format("skipped {}{}: {}\n", s.kernel, s.shape.empty() ? "" : " " + s.shape, s.reason);
+  if (!comparisons.empty()) io.out << "\nmodel vs GPU (integer inputs, bit for bit):\n" << run::model_comparison_table(comparisons);
+
+  if (!o.json_file.empty()) {
+    nlohmann::json j;
+    j["device"] = run::device_json(device);
+    j["date"] = run::utc_timestamp_now();
+    j["results"] = nlohmann::json::array();
+    for (const run::BenchResult& r : results) j["results"].push_back(run::bench_result_json(r));
+    j["skipped"] = nlohmann::json::array();
+    for (const Skipped& s : skipped)
+      j["skipped"].push_back({{"kernel", s.kernel}, {"shape", s.shape.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.shape)}, {"reason", s.reason}});
+    j["model_comparisons"] = nlohmann::json::array();
+    for (const run::ModelComparison& c : comparisons) j["model_comparisons"].push_back(run::model_comparison_json(c));
+    write_file_atomically(o.json_file, j.dump(2) + "\n");
+    io.err << "wrote " << o.json_file << "\n";
+  }
+
+  bool ok = true;
+  for (const run::BenchResult& r : results) ok = ok && r.ok();
+  for (const run::ModelComparison& c : comparisons) ok = ok && c.as_expected;
+  exit_code = ok ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+namespace {
+
+void add_devices_command(CLI::App& app, Streams io, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("devices", "List the CUDA GPUs: compute capability, SMs, clocks, memory");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print the GPUs as a JSON array");
+  cmd->footer("Exit codes: 0 listed, 3 no CUDA driver or no GPU.");
+  cmd->callback([io, json, &exit_code] {
+    const std::optional<run::DeviceList> list = require_device(io, exit_code, {});
+    if (!list) return;
+    if (*json) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const cuda::DeviceInfo& d : list->devices) all.push_back(run::device_json(d));
+      io.out << all.dump(2) << "\n";
+    } else {
+      for (const cuda::DeviceInfo& d : list->devices) {
+        io.out << cuda::describe(d) << "\n";
+        io.out << fmt::format(
+            "  compute capability {}.{}, {} SMs, SM clock {} MHz, memory {:.1f} GiB ({} MHz, {}-bit bus), L2 {} MiB, "
+            "shared memory per block up to {} KiB\n",
+            d.cc_major, d.cc_minor, d.sms, d.sm_clock_khz / 1000, double(d.total_mem) / double(1ull << 30),
+            d.mem_clock_khz / 1000, d.mem_bus_width, d.l2_bytes >> 20, d.max_smem_per_block_optin / 1024);
+      }
+    }
+    exit_code = kExitOk;
+  });
+}
+
+void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Check and time kernels on the GPU next to cuBLAS; optionally compare them with the model");
+  auto o = std::make_shared<BenchOptions>();
+  cmd->add_option("ID", o->ids, "Kernel ids, or all (default: all)");
+  cmd->add_option("--sizes", o->sizes, "Problem sizes: N for N×N×N, MxNxK, or example (default 4096)")
+      ->delimiter(',')
+      ->type_name("N|MxNxK|example,...");
+  cmd->add_option("--reps", o->reps, "Timed launches per kernel and size (default 20; 0 = check only)");
+  cmd->add_option("--json", o->json_file, "Also write the results as JSON to this file")->type_name("FILE");
+  cmd->add_flag("--compare-model", o->compare_model,
+                "Also run each kernel and each of its mistakes on the GPU and the model at the example shape, with "
+                "integer inputs, and compare C bit for bit");
+  // Hidden (group ""): for scripts such as scripts/ncu-bank-conflicts.sh, and for debugging.
+  cmd->add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS")->group("");
+  cmd->add_option("--warmup", o->warmup, "Untimed launches before the timed ones")->group("");
+  cmd->add_option("--seed", o->seed, "Seed of the inputs (default: fresh)")->group("");
+  cmd->add_option("--inputs", o->inputs, "random or int")->group("");
+  cmd->add_option("--kernel-timeout", o->kernel_timeout_s, "Seconds before a launch counts as a hang")->group("");
+  cmd->add_option("--max-timing-seconds", o->max_timing_s, "Cap on timed launches per kernel")->group("");
+  cmd->add_flag("--in-process", o->in_process, "Run GPU work in this process (for profilers)")->group("");
+  cmd->footer(
+      "Exit codes: 0 every result correct (and every model comparison as expected), 1 a wrong result, a hang or a "
+      "fault, 2 bad usage, 3 no CUDA driver or GPU.");
+  cmd->callback([io, o, &exit_code] { run_bench_command(*o, io, exit_code); });
+}
+
+void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand(
+      "probe", "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity and the wgmma map");
+  auto name = std::make_shared<std::string>("all");
+  auto timeout_s = std::make_shared<double>(10.0);
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma or all (default all)");
+  cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")->group("");
+  cmd->footer("Exit codes: 0 every probe passed, 1 a probe failed, 2 bad usage, 3 no CUDA driver or GPU.");
+  cmd->callback([io, name, timeout_s, &exit_code] {
+    const std::vector<run::ProbeCase> cases = run::probe_cases(*name);  // ConfigError: exit 2
+    if (!(*timeout_s > 0 && *timeout_s <= 3600))
+      throw kernels::ConfigError(fmt::format("--kernel-timeout {} is not a number of seconds in (0, 3600]", *timeout_s));
+    run::ProbeOptions options;
+    options.kernel_limit = std::chrono::milliseconds(static_cast<long long>(*timeout_s * 1000.0));
+    const run::ProbeRun run = run::run_probes(cases, options, [io](const run::ProbeReport& r) {
+      io.out << run::probe_report_line(r) << "\n" << std::flush;
+    });
+    if (run.devices.job.no_gpu()) {
+      io.err << "gemmscope: " << run.devices.job.error << "\n";
+      exit_code = kExitNoDevice;
+      return;
+    }
+    if (!run.devices.job.ok()) {
+      io.err << "gemmscope: could not list the GPUs: " << run.devices.job.error << "\n";
+      exit_code = kExitFailed;
+      return;
+    }
+    size_t passed = 0, failed = 0, skipped = 0;
+    for (const run::ProbeReport& r : run.reports) (r.skipped.empty() ? (r.pass() ? passed : failed) : skipped)++;
+    io.out << fmt::format("{} of {} probes passed ({} failed, {} skipped)\n", passed, run.reports.size(), failed, skipped);
+    exit_code = run.all_passed() ? kExitOk : kExitFailed;
+  });
+}
+
+}  // namespace
+
+void add_gpu_commands(CLI::App& app, Streams io, int& exit_code) {
+  add_devices_command(app, io, exit_code);
+  add_bench_command(app, io, exit_code);
+  add_probe_command(app, io, exit_code);
+}
+
+}  // namespace gs::cli

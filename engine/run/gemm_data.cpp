@@ -1,0 +1,218 @@
+#include "engine/run/gemm_data.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "engine/run/bf16.hpp"
+
+namespace gs::run {
+
+using kernels::BLayout;
+using kernels::DType;
+using kernels::GemmShape;
+
+std::string_view input_mode_name(InputMode m) { return m == InputMode::random ? "random" : "int"; }
+
+std::optional<InputMode> parse_input_mode(std::string_view text) {
+  if (text == "random") return InputMode::random;
+  if (text == "int" || text == "integer") return InputMode::integer;
+  return std::nullopt;
+}
+
+size_t dtype_bytes(DType d) { return d == DType::f32 ? 4 : 2; }
+
+namespace {
+
+// Values from raw draws, so every platform gets the same numbers for a seed.
+//   random:  the top 24 bits as a fraction u in [0, 1) (exact in float), then 2u − 1.
+//   integer: multiply-shift of the top 32 bits onto 0..8 (no modulo), then − 4.
+float value_from_draw(uint64_t draw, InputMode inputs) {
+  if (inputs == InputMode::random) {
+    const float u = float(draw >> 40) * 0x1p-24f;
+    return 2.0f * u - 1.0f;
+  }
+  constexpr uint64_t kValues = 2 * kIntegerInputBound + 1;
+  const int64_t v = int64_t(((draw >> 32) * kValues) >> 32);
+  return float(v - kIntegerInputBound);
+}
+
+void store_element(std::vector<uint8_t>& bytes, DType dtype, size_t index, float value) {
+  if (dtype == DType::f32) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    std::memcpy(bytes.data() + index * 4, &bits, 4);  // little-endian host == device
+  } else {
+    const uint16_t bits = f32_to_bf16_rne(value);
+    std::memcpy(bytes.data() + index * 2, &bits, 2);
+  }
+}
+
+void fill_values(std::vector<float>& values, std::mt19937_64& rng, DType dtype, InputMode inputs) {
+  for (float& v : values) {
+    const float x = value_from_draw(rng(), inputs);
+    v = dtype == DType::bf16 ? round_to_bf16(x) : x;
+  }
+}
+
+}  // namespace
+
+GemmData make_gemm_data(const kernels::KernelInfo& info, GemmShape shape, InputMode inputs, uint64_t seed) {
+  return make_gemm_data(shape, info.ab_dtype, info.c_dtype, info.b_layout, inputs, seed);
+}
+
+GemmData make_gemm_data(GemmShape shape, DType ab, DType c, BLayout b_layout, InputMode inputs, uint64_t seed) {
+  if (inputs == InputMode::integer && shape.k > kMaxExactK)
+    throw kernels::ConfigError(fmt::format(
+        "K={} is too long for exact integer inputs: sums of up to 16·K must stay below 2^24, so K must be at most {} "
+        "(use --inputs random)",
+        shape.k, kMaxExactK));
+  const size_t M = shape.m, N = shape.n, K = shape.k;
+  GemmData d;
+  d.shape = shape;
+  d.ab = ab;
+  d.c = c;
+  d.b_layout = b_layout;
+  d.inputs = inputs;
+  d.a_values.resize(M * K);
+  d.b_values.resize(K * N);
+  std::mt19937_64 rng(seed);
+  fill_values(d.a_values, rng, ab, inputs);
+  fill_values(d.b_values, rng, ab, inputs);
+
+  const size_t es = dtype_bytes(ab);
+  d.a_bytes.resize(M * K * es);
+  for (size_t i = 0; i < M * K; ++i) store_element(d.a_bytes, ab, i, d.a_values[i]);
+  d.b_bytes.resize(K * N * es);
+  for (size_t k = 0; k < K; ++k)
+    for (size_t n = 0; n < N; ++n) {
+      const size_t device_index = b_layout == BLayout::kn ? k * N + n : n * K + k;
+      store_element(d.b_bytes, ab, device_index, d.b_values[k * N + n]);
+    }
+  return d;
+}
+
+std::vector<double> reference_gemm(const GemmData& d) {
+  const size_t M = d.shape.m, N = d.shape.n, K = d.shape.k;
+  std::vector<double> c(M * N, 0.0);
+  // i-k-j order over blocks: the inner loop streams a row of B and a row of C (both
+  // contiguous, so it vectorises), and a kBlockK × kBlockN panel of B stays in cache while
+  // every row of A passes over it.
+  constexpr size_t kBlockK = 128, kBlockN = 512;
+  std::vector<double> b_panel(kBlockK * kBlockN);
+  for (size_t n0 = 0; n0 < N; n0 += kBlockN) {
+    const size_t nb = std::min(kBlockN, N - n0);
+    for (size_t k0 = 0; k0 < K; k0 += kBlockK) {
+      const size_t kb = std::min(kBlockK, K - k0);
+      for (size_t kk = 0; kk < kb; ++kk)
+        for (size_t j = 0; j < nb; ++j) b_panel[kk * kBlockN + j] = d.b_values[(k0 + kk) * N + n0 + j];
+      for (size_t i = 0; i < M; ++i) {
+        double* __restrict crow = c.data() + i * N + n0;
+        const float* arow = d.a_values.data() + i * K + k0;
+        for (size_t kk = 0; kk < kb; ++kk) {
+          const double a = arow[kk];
+          const double* __restrict brow = b_panel.data() + kk * kBlockN;
+          for (size_t j = 0; j < nb; ++j) crow[j] += a * brow[j];
+        }
+      }
+    }
+  }
+  return c;
+}
+
+std::vector<uint8_t> poisoned_output(GemmShape shape, DType c_dtype) {
+  return std::vector<uint8_t>(size_t(shape.m) * shape.n * dtype_bytes(c_dtype), 0xFF);
+}
+
+double load_element(const std::vector<uint8_t>& bytes, DType dtype, size_t index) {
+  if (dtype == DType::f32) {
+    uint32_t bits;
+    std::memcpy(&bits, bytes.data() + index * 4, 4);
+    return std::bit_cast<float>(bits);
+  }
+  uint16_t bits;
+  std::memcpy(&bits, bytes.data() + index * 2, 2);
+  return bf16_to_f32(bits);
+}
+
+double random_input_tolerance(DType ab_dtype) { return ab_dtype == DType::bf16 ? 1e-2 : 1e-5; }
+
+namespace {
+
+bool is_poison(const std::vector<uint8_t>& bytes, size_t index, size_t es) {
+  for (size_t b = 0; b < es; ++b)
+    if (bytes[index * es + b] != 0xFF) return false;
+  return true;
+}
+
+std::string describe_mismatch(size_t row, size_t col, double out, double ref, bool unwritten, double allowed) {
+  if (unwritten)
+    return fmt::format("C[{}][{}] was never written (still the 0xFF poison) but the reference is {:.9g}", row, col, ref);
+  if (allowed > 0.0)
+    return fmt::format("C[{}][{}] = {:.9g} but the reference is {:.9g} (|error| {:.3g} > allowed {:.3g})", row, col, out,
+                       ref, std::abs(out - ref), allowed);
+  return fmt::format("C[{}][{}] = {:.9g} but the reference is {:.9g}", row, col, out, ref);
+}
+
+}  // namespace
+
+Comparison compare_output(const std::vector<uint8_t>& c_bytes, DType c_dtype, const std::vector<double>& ref,
+                          GemmShape shape, InputMode inputs, DType ab_dtype) {
+  const size_t M = shape.m, N = shape.n, es = dtype_bytes(c_dtype);
+  const size_t count = M * N;
+  if (ref.size() != count || c_bytes.size() != count * es)
+    throw std::invalid_argument(fmt::format("compare_output: C has {} bytes and the reference {} elements, but {}x{} "
+                                            "needs {} bytes and {} elements",
+                                            c_bytes.size(), ref.size(), M, N, count * es, count));
+  Comparison r;
+  r.elements = count;
+  const bool exact = inputs == InputMode::integer;
+  r.tolerance = exact ? 0.0 : random_input_tolerance(ab_dtype);
+
+  double ref_sq = 0.0;
+  for (double v : ref) ref_sq += v * v;
+  const double ref_rms = count ? std::sqrt(ref_sq / double(count)) : 0.0;
+
+  double diff_sq = 0.0;
+  for (size_t i = 0; i < count; ++i) {
+    const double out = load_element(c_bytes, c_dtype, i);
+    const bool unwritten = is_poison(c_bytes, i, es);
+    const bool finite = std::isfinite(out);
+    r.unwritten += unwritten;
+    r.non_finite += !finite;
+    const double err = std::abs(out - ref[i]);
+    double allowed = 0.0;
+    bool bad;
+    if (!finite) {
+      bad = true;
+    } else {
+      r.max_abs_err = std::max(r.max_abs_err, err);
+      diff_sq += err * err;
+      allowed = r.tolerance * (std::abs(ref[i]) + ref_rms);
+      bad = exact ? out != ref[i] : err > allowed;
+    }
+    if (bad) {
+      if (r.mismatches == 0)
+        r.first_mismatch = describe_mismatch(i / N, i % N, out, ref[i], unwritten, exact ? 0.0 : allowed);
+      ++r.mismatches;
+    }
+  }
+  if (r.non_finite > 0) {
+    // NaN never passes: say so in the numbers too, not only in the verdict.
+    r.max_abs_err = std::numeric_limits<double>::infinity();
+    r.rel_err = std::numeric_limits<double>::infinity();
+  } else {
+    r.rel_err = ref_sq > 0.0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
+  }
+  r.correct = r.mismatches == 0 && r.non_finite == 0 && (exact || r.rel_err <= r.tolerance);
+  if (!r.correct && r.first_mismatch.empty())
+    r.first_mismatch = fmt::format("relative error {:.3g} exceeds the bound {:.3g}", r.rel_err, r.tolerance);
+  return r;
+}
+
+}  // namespace gs::run

@@ -1,0 +1,90 @@
+// The inputs, the reference and the verdict of one GEMM: shared by the model job and the GPU
+// runner, so both back ends are fed the same bytes and judged by the same rule.
+//
+// Conventions (kernels/registry.hpp): C[M×N] = A[M×K] · B[K×N], A row-major, C row-major,
+// B stored "nk" (N×K row-major) or "kn" (K×N row-major). Device bytes are little-endian
+// elements of the kernel's dtype (bf16 or f32), exactly what the GPU reads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/registry.hpp"
+
+namespace gs::run {
+
+// random: uniform in [-1, 1) (then rounded to bf16 for bf16 kernels, which can turn a draw
+//         just below 1 into 1.0); a relative-error verdict.
+// integer: integers in [-4, 4]; every fp32 partial sum is exact, so the verdict is bit-exact.
+enum class InputMode { random, integer };
+std::string_view input_mode_name(InputMode m);  // "random" / "int"
+// Accepts "random", "int" and "integer"; nullopt for anything else.
+std::optional<InputMode> parse_input_mode(std::string_view text);
+
+// Integer inputs lie in [-kIntegerInputBound, kIntegerInputBound]: every product is at most
+// 16 in magnitude, so every partial sum of a K-long dot product is an integer of magnitude
+// at most 16·K <= 2^24 for K <= 2^20, and fp32 (24-bit significand) holds it exactly, in any
+// summation order. bf16 (8-bit significand) holds every input exactly.
+inline constexpr int kIntegerInputBound = 4;
+inline constexpr uint32_t kMaxExactK = 1u << 20;
+
+struct GemmData {
+  kernels::GemmShape shape;
+  kernels::DType ab = kernels::DType::f32;  // element type of A and B
+  kernels::DType c = kernels::DType::f32;   // element type of C
+  kernels::BLayout b_layout = kernels::BLayout::nk;
+  InputMode inputs = InputMode::integer;
+  // Logical values as float (already rounded to bf16 when ab is bf16):
+  //   a_values[m*K + k] = A[m][k],  b_values[k*N + n] = B[k][n] (whatever the layout).
+  std::vector<float> a_values, b_values;
+  // Device layout: A row-major M×K; B N×K row-major ("nk") or K×N row-major ("kn").
+  std::vector<uint8_t> a_bytes, b_bytes;
+};
+
+// Deterministic for a seed on every platform: values come from the raw 64-bit draws of
+// std::mt19937_64 (whose sequence the standard fixes), never from std::uniform_*_distribution.
+// A is drawn first in row-major order, then B in logical [k][n] order, so the B layout does
+// not change the matrix. Throws kernels::ConfigError for integer inputs with K > 2^20.
+GemmData make_gemm_data(const kernels::KernelInfo& info, kernels::GemmShape shape, InputMode inputs, uint64_t seed);
+GemmData make_gemm_data(kernels::GemmShape shape, kernels::DType ab, kernels::DType c, kernels::BLayout b_layout,
+                        InputMode inputs, uint64_t seed);
+
+// C = A·B in double, row-major M×N (cache-blocked; 512³ takes well under a second at -O2).
+std::vector<double> reference_gemm(const GemmData& data);
+
+// C before the launch: every byte 0xFF (a NaN for f32 and bf16), so an element the kernel
+// never writes is caught and counted.
+std::vector<uint8_t> poisoned_output(kernels::GemmShape shape, kernels::DType c_dtype);
+
+size_t dtype_bytes(kernels::DType d);
+// Element i of a device buffer as double.
+double load_element(const std::vector<uint8_t>& bytes, kernels::DType dtype, size_t index);
+
+struct Comparison {
+  bool correct = false;
+  double max_abs_err = 0.0;
+  double rel_err = 0.0;         // ‖out − ref‖₂ / ‖ref‖₂ (‖out − ref‖₂ when ref is all zeros)
+  uint64_t elements = 0;
+  uint64_t mismatches = 0;      // elements outside the tolerance (NaN and unwritten included)
+  uint64_t unwritten = 0;       // elements whose bytes are still all 0xFF (the poison)
+  uint64_t non_finite = 0;      // NaN or infinity, unwritten included
+  double tolerance = 0.0;       // the relative bound used (0 for exact)
+  std::string first_mismatch;   // "C[3][17] = 5 but the reference is 7"; empty when correct
+};
+
+// The relative-error bound for random inputs: 1e-2 with bf16 inputs, 1e-5 with f32.
+double random_input_tolerance(kernels::DType ab_dtype);
+
+// Integer inputs: correct when every element equals the reference exactly.
+// Random inputs: correct when nothing is NaN or unwritten, rel_err <= tol, and every element
+// is within tol·(|ref| + rms(ref)) — the norm alone would let a single wrong element through.
+// ab_dtype (the inputs' type, not C's) picks tol: a bf16-input kernel with an f32 C is judged
+// by bf16's bound (see random_input_tolerance). Throws std::invalid_argument when the sizes
+// of c_bytes or ref do not match the shape.
+Comparison compare_output(const std::vector<uint8_t>& c_bytes, kernels::DType c_dtype, const std::vector<double>& ref,
+                          kernels::GemmShape shape, InputMode inputs, kernels::DType ab_dtype);
+
+}  // namespace gs::run

@@ -1,0 +1,348 @@
+// run_bench: the check and the timing of one kernel at one shape in one GPU job (see
+// gpu_bench.hpp for the method). The JSON, the table and the summary line are in
+// gpu_bench_report.cpp.
+#include "engine/run/gpu_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "engine/cuda/context.hpp"
+#include "engine/cuda/cublas.hpp"
+#include "engine/ptx/emit.hpp"
+#include "engine/run/gpu_launch.hpp"
+
+namespace gs::run {
+
+namespace {
+
+using std::chrono::milliseconds;
+using nlohmann::json;
+
+// Whole milliseconds, rounded up, and at most a day (a limit nobody waits for anyway).
+milliseconds ms_of(double ms) { return milliseconds(static_cast<long long>(std::ceil(std::clamp(ms, 0.0, 864e5)))); }
+
+// The watchdog limit of one launch: the base, plus the time the GEMM takes at 0.1 TFLOP/s.
+milliseconds launch_limit(milliseconds base, kernels::GemmShape s) {
+  const double flops = 2.0 * double(s.m) * double(s.n) * double(s.k);
+  return base + ms_of(flops / 1e11 * 1000.0);
+}
+
+json comparison_json(const Comparison& c) {
+  return {{"correct", c.correct},       {"max_abs_err", c.max_abs_err}, {"rel_err", c.rel_err},
+          {"elements", c.elements},     {"mismatches", c.mismatches},   {"unwritten", c.unwritten},
+          {"non_finite", c.non_finite}, {"tolerance", c.tolerance},     {"first_mismatch", c.first_mismatch}};
+}
+
+Comparison comparison_from_json(const json& j) {
+  Comparison c;
+  c.correct = j.value("correct", false);
+  c.max_abs_err = j.value("max_abs_err", 0.0);
+  c.rel_err = j.value("rel_err", 0.0);
+  c.elements = j.value("elements", uint64_t{0});
+  c.mismatches = j.value("mismatches", uint64_t{0});
+  c.unwritten = j.value("unwritten", uint64_t{0});
+  c.non_finite = j.value("non_finite", uint64_t{0});
+  c.tolerance = j.value("tolerance", 0.0);
+  c.first_mismatch = j.value("first_mismatch", std::string());
+  return c;
+}
+
+cuda::BLayout cublas_layout(kernels::BLayout b) { return b == kernels::BLayout::nk ? cuda::BLayout::nk : cuda::BLayout::kn; }
+
+// One cuBLAS GEMM with the kernel's types: bf16 or f32 inputs, f32 or bf16 C.
+void enqueue_cublas(cuda::CublasLt& lt, const kernels::KernelInfo& info, kernels::GemmShape s, cuda::DevicePtr a,
+                    cuda::DevicePtr b, cuda::DevicePtr c, cuda::StreamHandle stream) {
+  const cuda::GemmShape shape{s.m, s.n, s.k};
+  if (info.ab_dtype == kernels::DType::bf16)
+    lt.matmul_bf16(shape, a, b, cublas_layout(info.b_layout), c,
+                   info.c_dtype == kernels::DType::f32 ? cuda::GemmOutput::f32 : cuda::GemmOutput::bf16, stream);
+  else
+    lt.matmul_f32(shape, a, b, cublas_layout(info.b_layout), c, stream);
+}
+
+// Times `launch(i)` (i = which input set) `warmup` times untimed, then `reps` times between
+// events, all on `stream`, under the watchdog. Returns per-launch milliseconds.
+std::vector<double> time_launches(GpuJobContext& job, const std::string& name, milliseconds limit, int warmup,
+                                  int reps, int sets, const cuda::Stream& stream,
+                                  const std::function<void(int set)>& launch) {
+  std::vector<cuda::Event> starts(static_cast<size_t>(reps)), stops(static_cast<size_t>(reps));
+  job.wait_for_kernel(name, limit, [&] {
+    for (int w = 0; w < warmup; ++w) launch(w % sets);
+    for (int r = 0; r < reps; ++r) {
+      starts[size_t(r)].record(stream.handle());
+      launch((warmup + r) % sets);
+      stops[size_t(r)].record(stream.handle());
+    }
+    stream.synchronize();
+  });
+  std::vector<double> ms;
+  for (int r = 0; r < reps; ++r) ms.push_back(cuda::Event::elapsed_ms(starts[size_t(r)], stops[size_t(r)]));
+  return ms;
+}
+
+// Everything a bench child needs, made in the parent before the fork.
+struct BenchPlan {
+  const kernels::KernelInfo* info = nullptr;
+  ir::Kernel kernel;
+  std::string ptx;
+  kernels::GemmShape shape;
+  GemmData data;
+  std::vector<double> cpu_reference;  // empty when cuBLAS is the reference
+  bool cpu_ref = true;
+  std::vector<uint8_t> poison;
+  milliseconds check_limit{0};
+};
+
+json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req) {
+  json out;
+  job.step("creating the CUDA context");
+  cuda::Context context(0);
+  out["device"] = device_of(context);
+  const LoadedKernel loaded = load_kernel(job, context, p.kernel, p.ptx);
+  out["registers"] = loaded.registers;
+
+  job.step("uploading the inputs");
+  cuda::DeviceBuffer a = device_copy(p.data.a_bytes), b = device_copy(p.data.b_bytes), c = device_copy(p.poison);
+  const GemmDeviceBuffers spans{{a.ptr(), a.size()}, {b.ptr(), b.size()}, {c.ptr(), c.size()}};
+  cuda::KernelArgs args = make_kernel_args(plan_arguments(p.kernel, spans, p.shape));
+  const double check_ms = launch_once(job, loaded, args, p.kernel.name, p.check_limit);
+  out["check_ms"] = check_ms;
+  const std::vector<uint8_t> c_out = download_bytes(c);
+
+  // cuBLAS: the baseline, and the reference where the CPU one is too slow.
+  cuda::CublasLt* lt = nullptr;
+  std::optional<cuda::DeviceBuffer> c_blas;
+  double blas_once_ms = 0.0;
+  if (req.cublas || !p.cpu_ref) {
+    job.step("opening cuBLASLt");
+    cuda::CublasLt& instance = cuda::CublasLt::instance();
+    if (!instance.available()) {
+      out["cublas_error"] = instance.unavailable_reason();
+    } else {
+      try {
+        c_blas.emplace(device_copy(p.poison));
+        cuda::Event start, stop;
+        job.wait_for_kernel("cuBLAS", p.check_limit, [&] {
+          start.record();
+          enqueue_cublas(instance, *p.info, p.shape, a.ptr(), b.ptr(), c_blas->ptr(), nullptr);
+          stop.record();
+          stop.synchronize();
+        });
+        blas_once_ms = cuda::Event::elapsed_ms(start, stop);
+        lt = &instance;
+      } catch (const std::exception& e) {
+        out["cublas_error"] = e.what();
+      }
+    }
+  }
+
+  job.step("comparing C with the reference");
+  const kernels::DType ab = p.info->ab_dtype, cd = p.info->c_dtype;
+  if (p.cpu_ref) {
+    out["reference"] = "cpu";
+    out["cmp"] = comparison_json(compare_output(c_out, cd, p.cpu_reference, p.shape, req.inputs, ab));
+  } else if (lt) {
+    out["reference"] = "cublas";
+    out["cmp"] = comparison_json(compare_with_gpu_reference(c_out, download_bytes(*c_blas), cd, p.shape, ab));
+  } else {
+    out["reference"] = "none";
+  }
+  if (req.reps <= 0) return out;
+
+  // Timing: copies of A and B so that the rotation exceeds the L2.
+  const cuda::DeviceInfo& device = context.device();
+  const int sets = input_set_count(a.size() + b.size(), std::size_t(device.l2_bytes), device.total_mem);
+  job.step(fmt::format("uploading {} copies of A and B", sets - 1));
+  std::vector<cuda::DeviceBuffer> copies;
+  std::vector<GemmDeviceBuffers> set_spans{spans};
+  for (int i = 1; i < sets; ++i) {
+    copies.push_back(device_copy(p.data.a_bytes));
+    copies.push_back(device_copy(p.data.b_bytes));
+    const cuda::DeviceBuffer& ca = copies[copies.size() - 2];
+    const cuda::DeviceBuffer& cb = copies.back();
+    set_spans.push_back({{ca.ptr(), ca.size()}, {cb.ptr(), cb.size()}, spans.c});
+  }
+  std::vector<cuda::PreparedLaunch> launches;
+  for (const GemmDeviceBuffers& s : set_spans) {
+    const cuda::KernelArgs set_args = make_kernel_args(plan_arguments(p.kernel, s, p.shape));
+    launches.push_back(cuda::prepare_launch(loaded.function, loaded.config, set_args));
+  }
+  const double per_launch = std::max(check_ms, 1e-3);
+  const double affordable = std::max(3.0, req.max_timing_seconds * 1000.0 / per_launch);  // launches in the cap
+  const int reps = int(std::min(double(req.reps), affordable));
+  const int warmup = per_launch > 1000.0 ? std::min(req.warmup, 1) : std::max(req.warmup, 0);
+  const milliseconds base = req.kernel_limit;
+  c.memset_u8(0xFF);  // the timed launches must write all of C again
+  context.synchronize();
+  cuda::Stream stream;
+  job.step(fmt::format("timing {} launches after {} warm-up", reps, warmup));
+  const std::vector<double> times =
+      time_launches(job, p.kernel.name, base + ms_of(4.0 * per_launch * (warmup + reps)), warmup, reps, sets, stream,
+                    [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
+  out["timing"] = {{"ms", times}, {"warmup", warmup}, {"input_sets", sets}, {"consistent", download_bytes(c) == c_out}};
+
+  if (lt && req.cublas) {
+    try {
+      const double blas_per = std::max(blas_once_ms, 1e-3);
+      job.step("timing cuBLAS");
+      const std::vector<double> blas = time_launches(
+          job, "cuBLAS", base + ms_of(4.0 * blas_per * (warmup + reps)), warmup, reps, sets, stream, [&](int set) {
+            const GemmDeviceBuffers& s = set_spans[size_t(set)];
+            enqueue_cublas(*lt, *p.info, p.shape, s.a.ptr, s.b.ptr, c_blas->ptr(), stream.handle());
+          });
+      out["cublas"] = {{"ms", blas}, {"algorithm", lt->last_algorithm()}};
+    } catch (const std::exception& e) {
+      out["cublas_error"] = e.what();
+    }
+  }
+  return out;
+}
+
+void read_child_result(const json& v, BenchResult& r) {
+  const cuda::DeviceInfo device = device_from_json(v.at("device"));
+  r.device = device.name;
+  r.driver = driver_version_text(device.driver_version);
+  r.sm_clock_mhz = device.sm_clock_khz / 1000;
+  r.registers = v.value("registers", 0);
+  r.check_ms = v.value("check_ms", 0.0);
+  r.reference = v.value("reference", std::string("none"));
+  r.checked = v.contains("cmp");
+  if (r.checked) r.cmp = comparison_from_json(v["cmp"]);
+  r.cublas_error = v.value("cublas_error", std::string());
+  if (v.contains("timing")) {
+    const json& t = v["timing"];
+    r.kernel = summarize_times(t.at("ms").get<std::vector<double>>());
+    r.warmup = t.value("warmup", 0);
+    r.input_sets = t.value("input_sets", 0);
+    r.consistent = t.value("consistent", true);
+  }
+  if (v.contains("cublas")) {
+    r.cublas = summarize_times(v["cublas"].at("ms").get<std::vector<double>>());
+    r.cublas_algorithm = v["cublas"].value("algorithm", std::string());
+  }
+  if (r.reference == "none" && r.error.empty())
+    r.error = "no reference: the CPU reference is too slow at this size and cuBLAS is unavailable (" + r.cublas_error +
+              ")";
+}
+
+}  // namespace
+
+TimingSummary summarize_times(std::vector<double> ms) {
+  TimingSummary s;
+  if (ms.empty()) return s;
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  s.reps = int(n);
+  s.min_ms = ms.front();
+  s.max_ms = ms.back();
+  s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  return s;
+}
+
+double tflops_of(kernels::GemmShape s, double ms) {
+  if (!(ms > 0.0)) return 0.0;
+  return 2.0 * double(s.m) * double(s.n) * double(s.k) / (ms * 1e-3) / 1e12;
+}
+
+int input_set_count(std::size_t set_bytes, std::size_t l2_bytes, std::size_t device_memory_bytes) {
+  if (set_bytes == 0) return 2;
+  const std::size_t l2 = l2_bytes ? l2_bytes : std::size_t(50) << 20;
+  std::size_t sets = (2 * l2 + set_bytes - 1) / set_bytes;
+  sets = std::clamp<std::size_t>(sets, 2, 64);
+  if (device_memory_bytes > 0) sets = std::min(sets, std::max<std::size_t>(2, device_memory_bytes / 4 / set_bytes));
+  return int(sets);
+}
+
+BenchResult run_bench(const BenchRequest& req) {
+  BenchPlan p;
+  p.info = &kernels::kernel_or_throw(req.kernel_id);
+  const kernels::GemmShape& ex = p.info->example_shape;
+  p.shape = {req.shape.m ? req.shape.m : ex.m, req.shape.n ? req.shape.n : ex.n, req.shape.k ? req.shape.k : ex.k};
+  if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
+  p.kernel = kernels::build_kernel(*p.info, {p.shape, {}});  // ConfigError for a shape the kernel does not take
+
+  BenchResult r;
+  r.kernel_id = p.info->id;
+  r.shape = p.shape;
+  r.inputs = req.inputs;
+  r.seed = req.seed ? req.seed : fresh_seed();
+  r.date = utc_timestamp_now();
+
+  p.ptx = ptx::emit(p.kernel).text;
+  p.data = make_gemm_data(*p.info, p.shape, req.inputs, r.seed);
+  p.cpu_ref = uint64_t(p.shape.m) * p.shape.n * p.shape.k <= kCpuReferenceMaxMacs;
+  if (p.cpu_ref) p.cpu_reference = reference_gemm(p.data);
+  p.poison = poisoned_output(p.shape, p.info->c_dtype);
+  p.check_limit = launch_limit(req.kernel_limit, p.shape);
+
+  GpuJobOptions options = req.job;
+  // The backstop: every watchdog limit the child can arm, with room to spare.
+  options.limits.kernels = 3 * p.check_limit + 2 * req.kernel_limit + ms_of(8.0 * req.max_timing_seconds * 1000.0);
+  const GpuJobResult job = run_gpu_job(
+      fmt::format("bench {} {}x{}x{}", r.kernel_id, p.shape.m, p.shape.n, p.shape.k),
+      [&](GpuJobContext& context) { return bench_child(context, p, req); }, options);
+  r.status = job.status;
+  r.error = job.error;
+  if (job.ok()) {
+    try {
+      read_child_result(job.value, r);
+    } catch (const nlohmann::json::exception& e) {
+      r.status = GpuStatus::failed;
+      r.error = std::string("the bench job's result could not be read: ") + e.what();
+    }
+  }
+  return r;
+}
+
+Comparison compare_with_gpu_reference(const std::vector<uint8_t>& c_bytes, const std::vector<uint8_t>& ref_bytes,
+                                      kernels::DType c_dtype, kernels::GemmShape shape, kernels::DType ab_dtype) {
+  const size_t count = size_t(shape.m) * shape.n, es = dtype_bytes(c_dtype);
+  if (c_bytes.size() != count * es || ref_bytes.size() != count * es)
+    throw std::invalid_argument(fmt::format("compare_with_gpu_reference: C has {} bytes and the reference {}, but "
+                                            "{}x{} needs {}",
+                                            c_bytes.size(), ref_bytes.size(), shape.m, shape.n, count * es));
+  Comparison r;
+  r.elements = count;
+  r.tolerance = ab_dtype == kernels::DType::bf16 ? 1e-2 : 1e-4;
+  double ref_sq = 0.0;
+  for (size_t i = 0; i < count; ++i) {
+    const double v = load_element(ref_bytes, c_dtype, i);
+    if (std::isfinite(v)) ref_sq += v * v;
+  }
+  const double rms = count ? std::sqrt(ref_sq / double(count)) : 0.0;
+  double diff_sq = 0.0;
+  for (size_t i = 0; i < count; ++i) {
+    const double out = load_element(c_bytes, c_dtype, i), ref = load_element(ref_bytes, c_dtype, i);
+    const bool unwritten = std::all_of(c_bytes.begin() + long(i * es), c_bytes.begin() + long((i + 1) * es),
+                                       [](uint8_t byte) { return byte == 0xFF; });
+    r.unwritten += unwritten;
+    const bool finite = std::isfinite(out);
+    r.non_finite += !finite;
+    const double err = std::abs(out - ref);
+    const double allowed = r.tolerance * (std::abs(ref) + rms);
+    if (finite) {
+      r.max_abs_err = std::max(r.max_abs_err, err);
+      diff_sq += err * err;
+    }
+    if (!finite || !(err <= allowed)) {
+      if (r.mismatches++ == 0)
+        r.first_mismatch = unwritten ? fmt::format("C[{}][{}] was never written (still the 0xFF poison); cuBLAS has {:.9g}",
+                                                   i / shape.n, i % shape.n, ref)
+                                     : fmt::format("C[{}][{}] = {:.9g} but cuBLAS has {:.9g} (|error| {:.3g} > allowed {:.3g})",
+                                                   i / shape.n, i % shape.n, out, ref, err, allowed);
+    }
+  }
+  r.rel_err = r.non_finite ? INFINITY : ref_sq > 0.0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
+  if (r.non_finite) r.max_abs_err = INFINITY;
+  r.correct = r.mismatches == 0 && r.rel_err <= r.tolerance;
+  if (!r.correct && r.first_mismatch.empty())
+    r.first_mismatch = fmt::format("relative error {:.3g} from cuBLAS exceeds the bound {:.3g}", r.rel_err, r.tolerance);
+  return r;
+}
+
+}  // namespace gs::run

@@ -1,0 +1,135 @@
+// Verification and timing of a ladder kernel on the GPU, next to cuBLAS.
+//
+//   run::BenchResult r = run::run_bench({.kernel_id = "hopper_tma_wgmma_64", .shape = {4096, 4096, 4096}});
+//   run::bench_result_json(r);   // {device, driver, sm_clock_mhz, date, kernel, shape, tflops, ms, ...}
+//
+// One GPU job (one forked child, engine/run/gpu_job.hpp) per kernel and shape:
+//  1. check: fresh inputs (run::make_gemm_data with a new seed every time; random bf16 or f32
+//     values, or integers for a bit-exact verdict), C poisoned with 0xFF bytes (so an element
+//     the kernel never writes is caught), one launch under the kernel watchdog, C compared with
+//     the reference:
+//       - the CPU reference (reference_gemm, in double) while M·N·K <= kCpuReferenceMaxMacs;
+//       - above that (every 4096³ and 8192³ run) the CPU reference takes minutes, so cuBLAS's
+//         output (same inputs, fp32 accumulation, f32 C) is the reference. cuBLAS rounds too,
+//         so rel_err there is "distance from cuBLAS" and the bound is 1e-2 for bf16 inputs and
+//         1e-4 (not 1e-5) for f32 inputs;
+//  2. timing (reps > 0): warm-up launches, then `reps` timed launches, each between two CUDA
+//     events; the inputs rotate among enough copies to exceed twice the L2 (50 MiB on H100), so
+//     every launch reads A and B from HBM like a real GEMM. Median, min and max per launch;
+//     TFLOP/s = 2·M·N·K / time. C is poisoned before the timed launches and must come out
+//     identical to the checked C (a kernel whose output changes from run to run races);
+//  3. cuBLAS (CublasLt: same A, B layout "nk"/"kn" from KernelInfo::b_layout, same f32 C) timed
+//     the same way on the same input copies, in the same child.
+// A slow kernel gets fewer reps (at most max_timing_seconds of timed launches); `reps` in the
+// result is the number actually timed.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/run/gemm_data.hpp"
+#include "engine/run/gpu_job.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::run {
+
+// Up to this many multiply-adds the CPU computes the reference (a few seconds on one core).
+inline constexpr uint64_t kCpuReferenceMaxMacs = uint64_t(1) << 31;
+
+struct BenchRequest {
+  std::string kernel_id;
+  kernels::GemmShape shape;  // a 0 takes that dimension of the kernel's example shape
+  int reps = 20;             // timed launches; 0 = check only (one launch, no timing)
+  int warmup = 3;            // untimed launches before the timed ones
+  bool cublas = true;        // time cuBLAS too (and use it as the reference above the CPU limit)
+  InputMode inputs = InputMode::random;
+  uint64_t seed = 0;  // 0: a fresh seed for this check
+  // A launch still running this long after it started is reported as a hang. Large problems
+  // get more: kernel_limit + 2·M·N·K / 1e11 s (the time at 0.1 TFLOP/s).
+  std::chrono::milliseconds kernel_limit{10'000};
+  double max_timing_seconds = 30.0;  // caps reps × time per launch, for slow kernels
+  GpuJobOptions job;
+};
+
+struct TimingSummary {
+  double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
+  int reps = 0;  // 0: not timed
+};
+
+// Median (mean of the two middle values for an even count), min and max of per-launch times.
+TimingSummary summarize_times(std::vector<double> ms);
+// 2·M·N·K / (ms · 1e9): TFLOP/s for a time in milliseconds; 0 for ms <= 0.
+double tflops_of(kernels::GemmShape shape, double ms);
+
+struct BenchResult {
+  // What ran.
+  std::string kernel_id;
+  kernels::GemmShape shape;
+  InputMode inputs = InputMode::random;
+  uint64_t seed = 0;
+  // Where and when.
+  std::string device;  // "NVIDIA H100 80GB HBM3"
+  std::string driver;  // "13.0"
+  int sm_clock_mhz = 0;
+  std::string date;  // ISO 8601 UTC, "2026-03-01T12:34:56Z"
+  // How the GPU job ended.
+  GpuStatus status = GpuStatus::failed;
+  std::string error;  // why, when status is not ok
+  // The check.
+  bool checked = false;
+  std::string reference;  // "cpu", "cublas", or "none" (no reference could be had)
+  Comparison cmp;
+  double check_ms = 0.0;  // the checked launch (cold: includes first-touch effects)
+  int registers = 0;
+  // The timing.
+  TimingSummary kernel;
+  int warmup = 0;
+  int input_sets = 0;       // copies of A and B rotated between launches
+  bool consistent = true;   // C after the timed launches == the checked C, bit for bit
+  std::optional<TimingSummary> cublas;
+  std::string cublas_error;      // why there is no cuBLAS timing
+  std::string cublas_algorithm;  // CublasLt::last_algorithm()
+
+  // The job ran, the output was checked against a reference and is correct, and it is stable.
+  bool ok() const { return status == GpuStatus::ok && checked && cmp.correct && consistent; }
+};
+
+// Throws kernels::ConfigError for an unknown kernel id or a shape the kernel does not take
+// (before any GPU work). Everything that happens on the GPU is reported in the result.
+BenchResult run_bench(const BenchRequest& request);
+
+// The result as JSON: device, driver, sm_clock_mhz, date, kernel, shape {m,n,k},
+// tflops {median,min,max}, ms {median,min,max}, cublas_tflops, ratio_vs_cublas, rel_err, reps,
+// then status, error, correct, reference, inputs, seed, tolerance, mismatches, unwritten,
+// first_mismatch, check_ms, registers, warmup, input_sets, consistent, cublas_ms {median,min,
+// max}, cublas_algorithm, cublas_error. Numbers that do not exist are null.
+nlohmann::json bench_result_json(const BenchResult& result);
+
+// One row per result: kernel, shape, TFLOP/s (median), ms (median, min–max), cuBLAS TFLOP/s,
+// ratio, rel_err, verdict.
+std::string bench_table(const std::vector<BenchResult>& results);
+
+// One line for progress output: "412.3 TFLOP/s (0.333 ms), cuBLAS 655.0 (63%), rel_err 2.1e-06".
+std::string bench_summary_line(const BenchResult& result);
+
+// "2026-03-01T12:34:56Z" for now.
+std::string utc_timestamp_now();
+
+// A seed no earlier call in this process returned (random_device, the clock and a counter).
+uint64_t fresh_seed();
+
+// How many copies of the inputs (set_bytes each) make the rotation exceed twice the L2, at
+// least 2 and at most 64, and never more than a quarter of the device memory.
+int input_set_count(std::size_t set_bytes, std::size_t l2_bytes, std::size_t device_memory_bytes);
+
+// The comparison against a GPU reference (cuBLAS's C as bytes of c_dtype): the same fields as
+// compare_output, with the bound described above.
+Comparison compare_with_gpu_reference(const std::vector<uint8_t>& c_bytes, const std::vector<uint8_t>& ref_bytes,
+                                      kernels::DType c_dtype, kernels::GemmShape shape, kernels::DType ab_dtype);
+
+}  // namespace gs::run

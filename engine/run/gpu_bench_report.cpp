@@ -1,0 +1,144 @@
+// The bench result as JSON, as a table row and as a progress line; timestamps and seeds.
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "engine/run/gpu_bench.hpp"
+
+namespace gs::run {
+
+namespace {
+
+using nlohmann::json;
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json timing_json(const TimingSummary& t) {
+  if (t.reps == 0) return {{"median", nullptr}, {"min", nullptr}, {"max", nullptr}};
+  return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}};
+}
+
+// TFLOP/s of a timing: the median time gives the median rate, the minimum time the maximum.
+json tflops_json(kernels::GemmShape s, const TimingSummary& t) {
+  if (t.reps == 0) return {{"median", nullptr}, {"min", nullptr}, {"max", nullptr}};
+  return {{"median", tflops_of(s, t.median_ms)}, {"min", tflops_of(s, t.max_ms)}, {"max", tflops_of(s, t.min_ms)}};
+}
+
+std::string verdict(const BenchResult& r) {
+  if (r.status != GpuStatus::ok) return std::string(gpu_status_name(r.status));
+  if (!r.checked) return "unchecked";
+  if (!r.cmp.correct) return "WRONG";
+  if (!r.consistent) return "UNSTABLE";
+  return "ok";
+}
+
+}  // namespace
+
+std::string utc_timestamp_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+uint64_t fresh_seed() {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t seed = 0;
+  try {
+    std::random_device device;
+    seed = (uint64_t(device()) << 32) ^ device();
+  } catch (const std::exception&) {
+    // No entropy source: the clock and the counter still make every seed different.
+  }
+  seed ^= uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  seed += 0x9E3779B97F4A7C15ull * (counter.fetch_add(1) + 1);
+  return seed ? seed : 1;
+}
+
+json bench_result_json(const BenchResult& r) {
+  const bool timed = r.kernel.reps > 0;
+  const bool have_blas = r.cublas && r.cublas->reps > 0;
+  const double tflops = timed ? tflops_of(r.shape, r.kernel.median_ms) : 0.0;
+  const double blas_tflops = have_blas ? tflops_of(r.shape, r.cublas->median_ms) : 0.0;
+  json j;
+  j["device"] = r.device;
+  j["driver"] = r.driver;
+  j["sm_clock_mhz"] = r.sm_clock_mhz;
+  j["date"] = r.date;
+  j["kernel"] = r.kernel_id;
+  j["shape"] = {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}};
+  j["tflops"] = tflops_json(r.shape, r.kernel);
+  j["ms"] = timing_json(r.kernel);
+  j["cublas_tflops"] = have_blas ? json(blas_tflops) : json(nullptr);
+  j["ratio_vs_cublas"] = timed && have_blas && blas_tflops > 0 ? json(tflops / blas_tflops) : json(nullptr);
+  j["rel_err"] = r.checked ? number_or_null(r.cmp.rel_err) : json(nullptr);
+  j["reps"] = r.kernel.reps;
+  // Beyond the summary: how the verdict and the numbers came about.
+  j["status"] = gpu_status_name(r.status);
+  j["error"] = r.error;
+  j["correct"] = r.checked ? json(r.cmp.correct) : json(nullptr);
+  j["verdict"] = verdict(r);
+  j["reference"] = r.reference;
+  j["inputs"] = input_mode_name(r.inputs);
+  j["seed"] = r.seed;
+  j["tolerance"] = r.checked ? json(r.cmp.tolerance) : json(nullptr);
+  j["mismatches"] = r.checked ? json(r.cmp.mismatches) : json(nullptr);
+  j["unwritten"] = r.checked ? json(r.cmp.unwritten) : json(nullptr);
+  j["first_mismatch"] = r.cmp.first_mismatch;
+  j["check_ms"] = r.status == GpuStatus::ok ? json(r.check_ms) : json(nullptr);
+  j["registers"] = r.registers;
+  j["warmup"] = r.warmup;
+  j["input_sets"] = r.input_sets;
+  j["consistent"] = r.consistent;
+  j["cublas_ms"] = have_blas ? timing_json(*r.cublas) : json(nullptr);
+  j["cublas_algorithm"] = r.cublas_algorithm;
+  j["cublas_error"] = r.cublas_error;
+  return j;
+}
+
+std::string bench_summary_line(const BenchResult& r) {
+  if (r.status != GpuStatus::ok) return fmt::format("{}: {}", gpu_status_name(r.status), r.error);
+  std::string line;
+  if (r.kernel.reps > 0)
+    line = fmt::format("{:.1f} TFLOP/s ({:.3f} ms median of {})", tflops_of(r.shape, r.kernel.median_ms),
+                       r.kernel.median_ms, r.kernel.reps);
+  else
+    line = fmt::format("one launch, {:.3f} ms", r.check_ms);
+  if (r.cublas && r.cublas->reps > 0 && r.kernel.reps > 0) {
+    const double blas = tflops_of(r.shape, r.cublas->median_ms);
+    line += fmt::format(", cuBLAS {:.1f} ({:.0f}%)", blas, 100.0 * tflops_of(r.shape, r.kernel.median_ms) / blas);
+  }
+  if (r.checked)
+    line += r.cmp.correct ? fmt::format(", correct (rel_err {:.1e} vs {})", r.cmp.rel_err, r.reference)
+                          : fmt::format(", WRONG vs {}: {}", r.reference, r.cmp.first_mismatch);
+  else
+    line += ", not checked: " + r.error;
+  if (!r.consistent) line += "; C changed between the checked launch and the timed ones (a race?)";
+  return line;
+}
+
+std::string bench_table(const std::vector<BenchResult>& results) {
+  std::string out = fmt::format("{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", "kernel", "shape", "TFLOP/s",
+                                "ms median (min-max)", "cuBLAS", "ratio", "rel_err", "verdict");
+  for (const BenchResult& r : results) {
+    const std::string shape = fmt::format("{}x{}x{}", r.shape.m, r.shape.n, r.shape.k);
+    const bool timed = r.status == GpuStatus::ok && r.kernel.reps > 0;
+    const bool blas = timed && r.cublas && r.cublas->reps > 0;
+    const double tf = timed ? tflops_of(r.shape, r.kernel.median_ms) : 0.0;
+    const double btf = blas ? tflops_of(r.shape, r.cublas->median_ms) : 0.0;
+    out += fmt::format(
+        "{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", r.kernel_id, shape, timed ? fmt::format("{:.1f}", tf) : "-",
+        timed ? fmt::format("{:.3f} ({:.3f}-{:.3f})", r.kernel.median_ms, r.kernel.min_ms, r.kernel.max_ms) : "-",
+        blas ? fmt::format("{:.1f}", btf) : "-", blas && btf > 0 ? fmt::format("{:.0f}%", 100.0 * tf / btf) : "-",
+        r.checked && std::isfinite(r.cmp.rel_err) ? fmt::format("{:.1e}", r.cmp.rel_err) : "-", verdict(r));
+  }
+  return out;
+}
+
+}  // namespace gs::run

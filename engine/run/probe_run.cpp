@@ -1,0 +1,299 @@
+// The probes: their inputs, the checks of their outputs, and running them (GPU 0 in a child per
+// case, the model in this process). The expected values are computed here from the facts
+// sheet's formulas, not from engine/layout's tables, so the model's tables are judged by
+// something independent of them.
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "engine/run/gpu_launch.hpp"
+#include "engine/run/probe_run.hpp"
+
+namespace gs::run {
+
+namespace {
+
+constexpr uint32_t kTmaRows = 64;
+constexpr uint32_t kWgmmaThreads = 128;
+
+uint16_t u16_at(const std::vector<uint8_t>& bytes, size_t offset) {
+  uint16_t v = 0xFFFF;
+  if (offset + 2 <= bytes.size()) std::memcpy(&v, bytes.data() + offset, 2);
+  return v;
+}
+uint32_t u32_at(const std::vector<uint8_t>& bytes, size_t offset) {
+  uint32_t v = 0xFFFFFFFFu;
+  if (offset + 4 <= bytes.size()) std::memcpy(&v, bytes.data() + offset, 4);
+  return v;
+}
+float f32_at(const std::vector<uint8_t>& bytes, size_t offset) {
+  float v = std::nanf("");
+  if (offset + 4 <= bytes.size()) std::memcpy(&v, bytes.data() + offset, 4);
+  return v;
+}
+
+uint16_t bf16_of_small_integer(float f) {  // exact for |f| <= 256
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return uint16_t(bits >> 16);
+}
+
+// facts §3: physical = logical XOR (((logical >> 7) & mask) << 4), mask 7 / 3 / 1 / 0 for
+// 128B / 64B / 32B / none, on a 1024-aligned tile.
+uint32_t tma_formula_address(layout::Swizzle sw, uint32_t logical) {
+  const uint32_t mask = sw == layout::Swizzle::b128 ? 7 : sw == layout::Swizzle::b64 ? 3 : sw == layout::Swizzle::b32 ? 1 : 0;
+  return logical ^ (((logical >> 7) & mask) << 4);
+}
+
+// What a u16 of the TMA tile names: "element (3,0)", or the poison.
+std::string tma_value_text(uint16_t v, uint32_t cols) {
+  if (v >= kTmaRows * cols) return fmt::format("0x{:04x} (no element of the box: never written?)", v);
+  return fmt::format("element ({},{})", v / cols, v % cols);
+}
+
+// facts §1.5: the m64nNk16 accumulator fragment.
+void wgmma_position(uint32_t t, uint32_t v, uint32_t& row, uint32_t& col) {
+  const uint32_t w = t / 32, l = t % 32;
+  row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
+  col = 8 * (v >> 2) + 2 * (l % 4) + (v & 1);
+}
+
+std::string wgmma_value_text(float v) {
+  if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v >= 256.0f * 64.0f)
+    return fmt::format("{} (no (row, col) of D: never written?)", v);
+  const uint32_t u = uint32_t(v);
+  return fmt::format("(row {}, col {})", u / 256, u % 256);
+}
+
+const char* const kParityLabels[4] = {"test_wait.parity 0 on a fresh barrier", "test_wait.parity 1 on a fresh barrier",
+                                      "test_wait.parity 0 after one arrival", "test_wait.parity 1 after one arrival"};
+constexpr uint32_t kParityFacts[4] = {0, 1, 1, 0};  // facts §6
+
+void note(ProbeCheck& check, std::string message) {
+  if (check.mismatches++ == 0) check.first_mismatch = std::move(message);
+}
+
+}  // namespace
+
+ProbeCase make_tma_probe_case(uint32_t box_cols, layout::Swizzle swizzle, ir::Kernel kernel) {
+  ProbeCase p;
+  p.group = "tma";
+  p.name = fmt::format("tma {}x{} {}", box_cols, kTmaRows, layout::swizzle_name(swizzle));
+  p.kind = ProbeKind::tma_placement;
+  p.box_cols = box_cols;
+  p.swizzle = swizzle;
+  p.kernel = std::move(kernel);
+  p.buffers.a.resize(size_t(kTmaRows) * box_cols * 2);
+  for (uint32_t i = 0; i < kTmaRows * box_cols; ++i) {
+    const uint16_t v = uint16_t(i);
+    std::memcpy(p.buffers.a.data() + 2 * size_t(i), &v, 2);
+  }
+  p.buffers.c.assign(p.buffers.a.size(), 0xEE);
+  return p;
+}
+
+ProbeCase make_mbarrier_probe_case(ir::Kernel kernel) {
+  ProbeCase p;
+  p.group = "mbarrier";
+  p.name = "mbarrier parity";
+  p.kind = ProbeKind::mbarrier_parity;
+  p.kernel = std::move(kernel);
+  p.buffers.c.assign(16, 0xEE);
+  return p;
+}
+
+ProbeCase make_wgmma_probe_case(uint32_t n, ir::Kernel kernel) {
+  ProbeCase p;
+  p.group = "wgmma";
+  p.name = fmt::format("wgmma m64n{}k16", n);
+  p.kind = ProbeKind::wgmma_accumulators;
+  p.n = n;
+  p.kernel = std::move(kernel);
+  p.buffers.a.assign(64 * 16 * 2, 0);
+  p.buffers.b.assign(size_t(n) * 16 * 2, 0);
+  for (uint32_t r = 0; r < 64; ++r) {
+    const uint16_t a0 = bf16_of_small_integer(float(r)), a1 = bf16_of_small_integer(1.0f);
+    std::memcpy(p.buffers.a.data() + (r * 16 + 0) * 2, &a0, 2);
+    std::memcpy(p.buffers.a.data() + (r * 16 + 1) * 2, &a1, 2);
+  }
+  for (uint32_t c = 0; c < n; ++c) {
+    const uint16_t b0 = bf16_of_small_integer(256.0f), b1 = bf16_of_small_integer(float(c));
+    std::memcpy(p.buffers.b.data() + (c * 16 + 0) * 2, &b0, 2);
+    std::memcpy(p.buffers.b.data() + (c * 16 + 1) * 2, &b1, 2);
+  }
+  p.buffers.c.assign(size_t(kWgmmaThreads) * n / 2 * 4, 0xFF);
+  return p;
+}
+
+ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c, std::string_view who) {
+  ProbeCheck check;
+  if (c.size() != p.buffers.c.size()) {
+    check.mismatches = 1;
+    check.first_mismatch = fmt::format("{} returned {} bytes of C, the probe writes {}", who, c.size(), p.buffers.c.size());
+    return check;
+  }
+  switch (p.kind) {
+    case ProbeKind::tma_placement:
+      for (uint32_t row = 0; row < kTmaRows; ++row)
+        for (uint32_t col = 0; col < p.box_cols; ++col) {
+          ++check.checked;
+          const uint32_t element = row * p.box_cols + col;
+          const uint16_t got = u16_at(c, tma_formula_address(p.swizzle, element * 2));
+          if (got != element)
+            note(check, fmt::format("row {} col {}: {} holds {}, formula says ({},{})", row, col, who,
+                                    tma_value_text(got, p.box_cols), row, col));
+        }
+      break;
+    case ProbeKind::mbarrier_parity:
+      for (uint32_t i = 0; i < 4; ++i) {
+        ++check.checked;
+        const uint32_t got = u32_at(c, 4 * i);
+        if (got != kParityFacts[i])
+          note(check, fmt::format("result {} ({}): {} says {}, the facts say {}", i, kParityLabels[i], who,
+                                  got == 0xEEEEEEEEu ? std::string("0xeeeeeeee (never written)") : std::to_string(got),
+                                  kParityFacts[i]));
+      }
+      break;
+    case ProbeKind::wgmma_accumulators:
+      for (uint32_t t = 0; t < kWgmmaThreads; ++t)
+        for (uint32_t v = 0; v < p.n / 2; ++v) {
+          ++check.checked;
+          uint32_t row = 0, col = 0;
+          wgmma_position(t, v, row, col);
+          const float got = f32_at(c, (size_t(t) * p.n / 2 + v) * 4);
+          if (got != float(256 * row + col))
+            note(check, fmt::format("thread {} register {}: {} holds {}, the map says (row {}, col {})", t, v, who,
+                                    wgmma_value_text(got), row, col));
+        }
+      break;
+  }
+  check.pass = check.mismatches == 0;
+  return check;
+}
+
+ProbeCheck compare_probe_outputs(const ProbeCase& p, const std::vector<uint8_t>& gpu, const std::vector<uint8_t>& model) {
+  ProbeCheck check;
+  if (gpu.size() != model.size()) {
+    check.mismatches = 1;
+    check.first_mismatch = fmt::format("the GPU returned {} bytes of C, the model {}", gpu.size(), model.size());
+    return check;
+  }
+  switch (p.kind) {
+    case ProbeKind::tma_placement:
+      // Word by word over the whole tile, named by the shared-memory byte and what each side holds.
+      for (size_t offset = 0; offset + 2 <= gpu.size(); offset += 2) {
+        ++check.checked;
+        const uint16_t g = u16_at(gpu, offset), m = u16_at(model, offset);
+        if (g != m)
+          note(check, fmt::format("tile byte {}: GPU holds {}, model holds {}", offset, tma_value_text(g, p.box_cols),
+                                  tma_value_text(m, p.box_cols)));
+      }
+      break;
+    case ProbeKind::mbarrier_parity:
+      for (uint32_t i = 0; i < 4; ++i) {
+        ++check.checked;
+        if (u32_at(gpu, 4 * i) != u32_at(model, 4 * i))
+          note(check, fmt::format("result {} ({}): GPU says {}, model says {}", i, kParityLabels[i], u32_at(gpu, 4 * i),
+                                  u32_at(model, 4 * i)));
+      }
+      break;
+    case ProbeKind::wgmma_accumulators:
+      for (uint32_t t = 0; t < kWgmmaThreads; ++t)
+        for (uint32_t v = 0; v < p.n / 2; ++v) {
+          ++check.checked;
+          const size_t offset = (size_t(t) * p.n / 2 + v) * 4;
+          if (std::memcmp(gpu.data() + offset, model.data() + offset, 4) != 0)
+            note(check, fmt::format("thread {} register {}: GPU holds {}, model holds {}", t, v,
+                                    wgmma_value_text(f32_at(gpu, offset)), wgmma_value_text(f32_at(model, offset))));
+        }
+      break;
+  }
+  check.pass = check.mismatches == 0;
+  return check;
+}
+
+// --- running -----------------------------------------------------------------------------
+
+
+void run_probe_on_model(const ProbeCase& probe, ProbeReport& report, std::vector<uint8_t>& model_c) {
+  model::GemmBuffers buffers = probe.buffers;
+  model::SimOptions options;
+  options.trace = false;
+  try {
+    const model::SimResult result = model::simulate(probe.kernel, buffers, options);
+    report.model_completed = result.completed;
+    report.model_error = result.error;
+    report.model_hazards = result.hazards.size();
+    if (result.completed && !result.hazards.empty())
+      report.model_error = fmt::format("{} hazard(s), first: {}: {}", result.hazards.size(), result.hazards[0].kind,
+                                       result.hazards[0].detail);
+  } catch (const model::ModelError& e) {
+    report.model_completed = false;
+    report.model_error = std::string("the model could not run the probe: ") + e.what();
+  }
+  model_c = std::move(buffers.c);
+  if (report.model_completed) report.model_vs_formula = check_probe_output(probe, model_c, "model");
+}
+
+bool ProbeRun::all_passed() const {
+  if (!devices.job.ok()) return false;
+  for (const ProbeReport& r : reports)
+    if (r.skipped.empty() && !r.pass()) return false;
+  return true;
+}
+
+ProbeRun run_probes(const std::vector<ProbeCase>& cases, const ProbeOptions& options,
+                    const std::function<void(const ProbeReport&)>& on_report) {
+  ProbeRun run;
+  run.devices = list_devices_isolated(options.job);
+  if (!run.devices.job.ok()) return run;
+  const cuda::DeviceInfo& device = run.devices.devices.front();
+  for (const ProbeCase& probe : cases) {
+    ProbeReport report;
+    report.group = probe.group;
+    report.name = probe.name;
+    std::string why;
+    if (!cuda::can_run(device, ir::arch_name(probe.kernel.target), &why)) {
+      report.skipped = why;
+    } else {
+      std::vector<uint8_t> model_c;
+      run_probe_on_model(probe, report, model_c);
+      const KernelRun gpu = run_kernel_once(probe.kernel, probe.buffers, {}, options.kernel_limit, options.job);
+      report.gpu_status = gpu.job.status;
+      report.gpu_error = gpu.job.error;
+      if (gpu.job.ok()) {
+        report.gpu_vs_formula = check_probe_output(probe, gpu.c, "GPU");
+        if (report.model_completed) report.gpu_vs_model = compare_probe_outputs(probe, gpu.c, model_c);
+      }
+    }
+    if (on_report) on_report(report);
+    run.reports.push_back(std::move(report));
+  }
+  return run;
+}
+
+std::string probe_report_line(const ProbeReport& r) {
+  if (!r.skipped.empty()) return fmt::format("SKIP  {:<18}  {}", r.name, r.skipped);
+  if (r.pass())
+    return fmt::format("PASS  {:<18}  ({} facts: the GPU, the formula and the model agree)", r.name,
+                       r.gpu_vs_formula.checked);
+  std::string why;
+  if (r.gpu_status != GpuStatus::ok)
+    why = fmt::format("the GPU run {}: {}", gpu_status_name(r.gpu_status), r.gpu_error);
+  else if (!r.gpu_vs_formula.pass)
+    why = fmt::format("{} (GPU vs formula: {} of {} wrong)", r.gpu_vs_formula.first_mismatch, r.gpu_vs_formula.mismatches,
+                      r.gpu_vs_formula.checked);
+  else if (!r.model_completed || r.model_hazards > 0)
+    why = "the GPU matches the formula, but the model " +
+          std::string(r.model_completed ? "reports hazards: " : "did not complete: ") + r.model_error;
+  else if (!r.model_vs_formula.pass)
+    why = fmt::format("the GPU matches the formula, the model does not: {} ({} of {} wrong)",
+                      r.model_vs_formula.first_mismatch, r.model_vs_formula.mismatches, r.model_vs_formula.checked);
+  else
+    why = fmt::format("GPU vs model: {} ({} of {} differ)", r.gpu_vs_model.first_mismatch, r.gpu_vs_model.mismatches,
+                      r.gpu_vs_model.checked);
+  return fmt::format("FAIL  {:<18}  {}", r.name, why);
+}
+
+}  // namespace gs::run

@@ -1,0 +1,107 @@
+// Probes on the GPU: the kernels of kernels/probes.hpp run on silicon and on the model, and
+// both outputs are checked against the facts sheet's formulas (the same checks as
+// tests/model/test_model_facts.cpp) and against each other.
+//
+//   TMA placement   box of 16/32/64 bf16 × 64 rows, swizzle 32B/64B/128B/none: every element
+//                   sits at logical ^ (((logical >> 7) & mask) << 4) (facts §3)
+//   mbarrier parity test_wait.parity 0/1 on a fresh barrier, then after one arrival:
+//                   0, 1, 1, 0 (facts §6)
+//   wgmma map       m64nNk16, N = 8, 16, 64, 256: thread t, register v holds
+//                   (16·(t/32) + (t%32)/4 + 8·((v>>1)&1), 8·(v>>2) + 2·(t%4) + (v&1)) (facts §1.5)
+//
+// The cases (kernel + inputs) come from probe_cases.hpp. A failed check names the first
+// mismatch: "row 3 col 16: GPU holds element (3,0), formula says (3,16)".
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/layout/swizzle.hpp"
+#include "engine/model/model.hpp"
+#include "engine/run/gpu_job.hpp"
+
+namespace gs::run {
+
+enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators };
+
+struct ProbeCase {
+  std::string group;  // "tma", "mbarrier" or "wgmma": what `gemmscope probe NAME` selects
+  std::string name;   // "tma 16x64 32B", "mbarrier parity", "wgmma m64n64k16"
+  ProbeKind kind = ProbeKind::tma_placement;
+  uint32_t box_cols = 0;                             // tma: bf16 per box row
+  layout::Swizzle swizzle = layout::Swizzle::none;   // tma
+  uint32_t n = 0;                                    // wgmma: N
+  ir::Kernel kernel;
+  model::GemmBuffers buffers;  // A and B as the probe wants them, C poisoned
+};
+
+// The inputs of each probe (the kernel is built by the caller, see probe_cases.hpp):
+//   tma: A = a 64 × box_cols table whose element i holds the u16 i; C = 0xEE bytes.
+//   mbarrier: C = 16 bytes of 0xEE.
+//   wgmma: A[r][0] = r, A[r][1] = 1; B[c][0] = 256, B[c][1] = c (K-major, other k zero), so
+//          D[r][c] = 256·r + c; C = 128 · N/2 f32 of 0xFF.
+ProbeCase make_tma_probe_case(uint32_t box_cols, layout::Swizzle swizzle, ir::Kernel kernel);
+ProbeCase make_mbarrier_probe_case(ir::Kernel kernel);
+ProbeCase make_wgmma_probe_case(uint32_t n, ir::Kernel kernel);
+
+struct ProbeCheck {
+  bool pass = false;
+  uint64_t checked = 0;     // facts (elements, results, registers) looked at
+  uint64_t mismatches = 0;
+  std::string first_mismatch;  // empty when pass
+};
+
+// One output against the formula; `who` names the output in the message ("GPU", "model").
+ProbeCheck check_probe_output(const ProbeCase& probe, const std::vector<uint8_t>& c, std::string_view who);
+// The GPU's output against the model's, fact by fact, in the probe's own terms.
+ProbeCheck compare_probe_outputs(const ProbeCase& probe, const std::vector<uint8_t>& gpu,
+                                 const std::vector<uint8_t>& model);
+
+struct ProbeReport {
+  std::string group, name;
+  std::string skipped;  // why the probe did not run on this GPU; empty when it ran
+  GpuStatus gpu_status = GpuStatus::failed;
+  std::string gpu_error;
+  ProbeCheck gpu_vs_formula;
+  bool model_completed = false;
+  std::string model_error;  // why it did not complete, or its first hazard
+  uint64_t model_hazards = 0;
+  ProbeCheck model_vs_formula;
+  ProbeCheck gpu_vs_model;
+  bool pass() const {
+    return skipped.empty() && gpu_status == GpuStatus::ok && model_completed && model_hazards == 0 && gpu_vs_formula.pass &&
+           model_vs_formula.pass && gpu_vs_model.pass;
+  }
+};
+
+// Runs the model side of a report (used by run_probes; exposed so tests can check the checks
+// without a GPU).
+void run_probe_on_model(const ProbeCase& probe, ProbeReport& report, std::vector<uint8_t>& model_c);
+
+struct ProbeOptions {
+  std::chrono::milliseconds kernel_limit{10'000};
+  GpuJobOptions job;
+};
+
+struct ProbeRun {
+  DeviceList devices;  // devices.job.no_gpu(): nothing ran (the command line exits 3)
+  std::vector<ProbeReport> reports;
+  bool all_passed() const;  // every probe that ran passed, and none failed to run
+};
+
+// Lists the GPUs (one child), then runs each case in its own child on GPU 0 and on the model.
+// Cases whose target the GPU cannot run are reported as skipped. on_report (optional) is
+// called after each case, for progress output.
+ProbeRun run_probes(const std::vector<ProbeCase>& cases, const ProbeOptions& options = {},
+                    const std::function<void(const ProbeReport&)>& on_report = {});
+
+// "PASS  tma 64x64 128B  (4096 elements where the formula and the model put them)" or
+// "FAIL  tma 64x64 128B  row 3 col 16: GPU holds element (3,0), formula says (3,16)".
+std::string probe_report_line(const ProbeReport& report);
+
+}  // namespace gs::run

@@ -1,0 +1,86 @@
+// The "simulate" job: build a kernel for a shape, feed it generated inputs on the CPU model,
+// trace one CTA, and judge the output against the reference GEMM. The command line
+// (`gemmscope sim`), the GUI and the benchmarks all run it through here.
+//
+//   run::SimReport r = run::run_sim({.kernel_id = "hopper_tma_wgmma_64"});
+//   r.ok();                        // correct, completed, no hazards
+//   run::sim_report_json(r);       // what `gemmscope sim --json` prints
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/model/model.hpp"
+#include "engine/model/trace.hpp"
+#include "engine/run/gemm_data.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::run {
+
+struct SimRequest {
+  std::string kernel_id;
+  kernels::GemmShape shape;            // a 0 takes that dimension of the kernel's example shape
+  std::set<std::string> mistakes;      // names from the kernel's registry entry
+  InputMode inputs = InputMode::integer;
+  uint64_t seed = 1;
+  std::array<uint32_t, 3> cta{0, 0, 0};  // the CTA to trace (ctaid x, y, z)
+  bool trace = true;                     // false: fast mode everywhere, no Trace
+  std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct SimReport {
+  // What ran.
+  std::string kernel_id;
+  kernels::GemmShape shape;
+  std::set<std::string> mistakes;
+  InputMode inputs = InputMode::integer;
+  uint64_t seed = 1;
+  std::array<uint32_t, 3> cta{0, 0, 0};
+  kernels::DType ab_dtype = kernels::DType::f32, c_dtype = kernels::DType::f32;
+  ir::Kernel kernel;  // as built (launch grid, instructions for traces and hazard lines)
+  // What happened.
+  model::GemmBuffers buffers;      // A and B as fed, C as the model left it
+  std::vector<double> reference;   // C = A·B in double, row-major
+  model::SimResult result;         // stats, the traced CTA, hazards
+  Comparison cmp;
+  double seconds = 0.0;            // the model run (result.stats.wall_seconds)
+  double total_seconds = 0.0;      // build + data + model + reference + comparison
+
+  bool hazard_free() const { return result.hazards.empty(); }
+  // The verdict the command line turns into exit code 0.
+  bool ok() const { return cmp.correct && result.completed && result.hazards.empty(); }
+};
+
+// Throws kernels::ConfigError for bad input: unknown id or mistake, a shape the kernel does
+// not take, a CTA outside the grid ("CTA (5,0) is outside the grid (2,2,1)"). Throws
+// model::ModelError when the model cannot launch the kernel at all.
+SimReport run_sim(const SimRequest& request);
+
+// One object: kernel, shape {m,n,k}, mistakes, inputs, seed, cta, grid, correct, completed,
+// error, max_abs_err, rel_err, mismatches, unwritten, first_mismatch, warp_instructions,
+// ctas, smem {accesses, wavefronts, ideal_wavefronts, bank_conflicts}, tma {transfers, bytes},
+// mma_ops, hazards [{kind, inst, warp, lane, address, cycle, detail, ptx}], cycles,
+// predicted_tflops, predicted_seconds, seconds, ok. Non-finite numbers are null.
+nlohmann::json sim_report_json(const SimReport& report);
+
+// The same facts as an aligned table for a terminal, ending in a newline.
+std::string sim_report_table(const SimReport& report);
+
+// The traced CTA as JSON (for `gemmscope sim --trace FILE`): the kernel's instructions with
+// their PTX text, every event (kind names from model::event_kind_name, null for "none"
+// sentinels), the side tables the events index, and the hazards.
+nlohmann::json trace_json(const model::Trace& trace, const ir::Kernel& kernel);
+
+// "(1,0)" for z == 0, "(1,0,2)" otherwise.
+std::string format_cta(const std::array<uint32_t, 3>& cta);
+
+}  // namespace gs::run

@@ -1,0 +1,152 @@
+// trace_json: the traced CTA as one JSON object, for `gemmscope sim --trace FILE` and for
+// tools outside gemmscope. Layout follows engine/model/trace.hpp: events are small records
+// whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, regs;
+// `hazard` events index `hazards`; bar_* events carry the barrier id).
+#include <fmt/format.h>
+
+#include "engine/ptx/emit.hpp"
+#include "engine/run/sim_job.hpp"
+
+namespace gs::run {
+
+namespace {
+
+using nlohmann::json;
+
+json id_or_null(uint32_t v) { return v == 0xFFFFFFFFu ? json(nullptr) : json(v); }
+
+json lanes_of(const std::array<uint32_t, 32>& values, uint32_t mask) {
+  json a = json::array();
+  for (uint32_t lane = 0; lane < 32; ++lane) a.push_back((mask >> lane) & 1u ? json(values[lane]) : json(nullptr));
+  return a;
+}
+
+json lanes_of(const std::array<uint8_t, 32>& values, uint32_t mask) {
+  json a = json::array();
+  for (uint32_t lane = 0; lane < 32; ++lane) a.push_back((mask >> lane) & 1u ? json(values[lane]) : json(nullptr));
+  return a;
+}
+
+json event_json(const model::Event& e) {
+  return {{"cycle", e.cycle},
+          {"kind", model::event_kind_name(e.kind)},
+          {"warp", e.warp == 0xFFFF ? json(nullptr) : json(e.warp)},
+          {"inst", id_or_null(e.inst)},
+          {"mask", e.mask},
+          {"payload", id_or_null(e.payload)},
+          {"a", e.a}};
+}
+
+json smem_json(const model::SmemAccess& s) {
+  return {{"mask", s.mask},
+          {"bytes", s.bytes},
+          {"store", s.store},
+          {"addr", lanes_of(s.addr, s.mask)},
+          {"bank", lanes_of(s.bank, s.mask)},
+          {"lane_wavefront", lanes_of(s.lane_wavefront, s.mask)},
+          {"wavefronts", s.wavefronts},
+          {"ideal_wavefronts", s.ideal_wavefronts},
+          {"conflict_degree", s.conflict_degree}};
+}
+
+json global_json(const model::GlobalAccess& g) {
+  return {{"mask", g.mask}, {"bytes", g.bytes}, {"store", g.store}, {"sectors", g.sectors}, {"first_addr", g.first_addr}};
+}
+
+json tma_json(const model::TmaTransfer& t) {
+  return {{"param", t.param},
+          {"coords", std::vector<int32_t>(t.coords.begin(), t.coords.begin() + std::min<uint32_t>(t.rank, 5))},
+          {"rank", t.rank},
+          {"smem_dst", t.smem_dst},
+          {"bytes", t.bytes},
+          {"swizzle", t.swizzle},
+          {"store", t.store},
+          {"mbar", t.mbar},
+          {"issue_cycle", t.issue_cycle},
+          {"complete_cycle", t.complete_cycle}};
+}
+
+json mbar_json(const model::MbarEvent& m) {
+  return {{"addr", m.addr},
+          {"phase", m.phase},
+          {"pending_arrivals", m.pending_arrivals},
+          {"tx_count", m.tx_count},
+          {"expected", m.expected},
+          {"value", m.value}};
+}
+
+json mma_json(const model::MmaOp& m) {
+  // Descriptors as hex strings: 64-bit values do not survive JavaScript's doubles.
+  return {{"m", m.m},
+          {"n", m.n},
+          {"k", m.k},
+          {"a_desc", fmt::format("0x{:016x}", m.a_desc)},
+          {"b_desc", fmt::format("0x{:016x}", m.b_desc)},
+          {"scale_d", m.scale_d},
+          {"group", m.group},
+          {"issue_cycle", m.issue_cycle},
+          {"complete_cycle", m.complete_cycle}};
+}
+
+json hazard_json(const model::Hazard& h) {
+  return {{"kind", h.kind},   {"inst", id_or_null(h.inst)}, {"warp", id_or_null(h.warp)},
+          {"lane", id_or_null(h.lane)}, {"address", h.address}, {"cycle", h.cycle},
+          {"detail", h.detail}};
+}
+
+template <class T, class F>
+json table_json(const std::vector<T>& rows, F&& one) {
+  json a = json::array();
+  for (const T& row : rows) a.push_back(one(row));
+  return a;
+}
+
+}  // namespace
+
+json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
+  const ptx::PtxModule module = ptx::emit(kernel);
+  json instructions = json::array();
+  for (size_t i = 0; i < kernel.insts.size(); ++i) {
+    const ir::Inst& inst = kernel.insts[i];
+    std::string text;
+    try {
+      text = ptx::format_instruction(kernel, module.reg_names, inst);
+    } catch (const std::exception&) {
+      text = std::string(inst.info().spelling);
+    }
+    instructions.push_back({{"id", i},
+                            {"op", std::string(inst.info().id)},
+                            {"ptx", text},
+                            {"line", i < module.inst_to_line.size() ? json(module.inst_to_line[i]) : json(nullptr)}});
+  }
+  json registers = json::array();
+  for (size_t r = 0; r < kernel.regs.size(); ++r)
+    registers.push_back({{"id", r},
+                         {"name", r < module.reg_names.size() ? module.reg_names[r] : kernel.regs[r].name},
+                         {"type", std::string(ir::type_name(kernel.regs[r].type))}});
+  json kinds = json::array();
+  for (size_t k = 0; k < size_t(model::EventKind::count_); ++k) kinds.push_back(model::event_kind_name(model::EventKind(k)));
+
+  return {{"kernel", kernel.name},
+          {"target", std::string(ir::arch_name(kernel.target))},
+          {"traced_cta", t.traced_cta},
+          {"warps", t.warps},
+          {"end_cycle", t.end_cycle},
+          {"event_kinds", kinds},
+          {"instructions", instructions},
+          {"registers", registers},
+          {"events", table_json(t.events, event_json)},
+          {"smem", table_json(t.smem, smem_json)},
+          {"global", table_json(t.global, global_json)},
+          {"tma", table_json(t.tma, tma_json)},
+          {"mbar", table_json(t.mbar, mbar_json)},
+          {"mma", table_json(t.mma, mma_json)},
+          {"regs", table_json(t.regs,
+                              [](const model::RegWrite& w) {
+                                return json{{"reg", w.reg}, {"value_offset", w.value_offset}, {"words", w.words}};
+                              })},
+          {"values", t.values},
+          {"hazards", table_json(t.hazards, hazard_json)}};
+}
+
+}  // namespace gs::run

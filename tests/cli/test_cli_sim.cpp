@@ -1,0 +1,151 @@
+// `gemmscope sim` through run_cli, and the progress bar. Cases tagged [model] run the CPU
+// model; the usage errors are caught before it starts.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli.hpp"
+#include "cli/progress.hpp"
+
+namespace {
+struct Run {
+  int code;
+  std::string out, err;
+};
+Run run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int code = gs::cli::run_cli(args, {out, err});
+  return {code, out.str(), err.str()};
+}
+}  // namespace
+
+TEST_CASE("cli sim: bad usage exits 2 with a message naming the value", "[cli][sim][errors]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases{
+      {{"sim"}, "ID is required"},
+      {{"sim", "nope"}, "unknown kernel id 'nope'"},
+      {{"sim", "simt_naive", "--cta", "foo"}, "--cta takes X,Y (e.g. 1,0), got 'foo'"},
+      {{"sim", "simt_naive", "--cta", "1"}, "--cta takes X,Y (e.g. 1,0), got '1'"},
+      {{"sim", "simt_naive", "--cta", "1,2,3,4"}, "got '1,2,3,4'"},
+      {{"sim", "simt_naive", "--cta", "-1,0"}, "got '-1,0'"},
+      {{"sim", "simt_naive", "--cta", "1,"}, "got '1,'"},
+      {{"sim", "simt_naive", "--cta", "5,0"}, "CTA (5,0) is outside the grid (4,4,1)"},
+      {{"sim", "hopper_tma_wgmma_64", "--cta", "0,2"}, "CTA (0,2) is outside the grid (2,2,1)"},
+      {{"sim", "simt_naive", "--inputs", "floats"}, "'floats' is not an input mode: valid values are random, int"},
+      {{"sim", "simt_naive", "--break", "no-such-mistake"}, "unknown mistake 'no-such-mistake' for simt_naive"},
+      {{"sim", "hopper_tma_wgmma_64", "--m", "100"}, "M=100 is not a positive multiple of 64"},
+      {{"sim", "simt_naive", "--seed", "x"}, "--seed"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.size() << " args, last " << c.args.back());
+    const Run r = run(c.args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.message));
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("cli sim: --help lists the options", "[cli][sim]") {
+  const Run r = run({"sim", "--help"});
+  CHECK(r.code == 0);
+  for (const char* opt : {"--m", "--break", "--inputs", "--seed", "--cta", "--trace", "--json"})
+    CHECK_THAT(r.out, Catch::Contains(opt));
+  CHECK_THAT(run({"--help"}).out, Catch::Contains("sim"));
+}
+
+TEST_CASE("cli sim: --json prints one object with every field", "[cli][sim][model]") {
+  for (const std::string id : {"simt_naive", "hopper_tma_wgmma_64"})
+    for (const std::string inputs : {"int", "random"}) {
+      INFO(id << " --inputs " << inputs);
+      const Run r = run({"sim", id, "--json", "--inputs", inputs, "--seed", "9", "--cta", "1,0"});
+      CHECK(r.code == 0);
+      const nlohmann::json j = nlohmann::json::parse(r.out);
+      for (const char* field : {"kernel", "shape", "correct", "max_abs_err", "rel_err", "warp_instructions", "smem",
+                                "tma", "hazards", "cycles", "predicted_tflops", "seconds", "mistakes", "inputs", "seed",
+                                "cta", "completed", "error", "mma_ops", "unwritten", "first_mismatch"})
+        CHECK(j.contains(field));
+      for (const char* f : {"m", "n", "k"}) CHECK(j["shape"].contains(f));
+      for (const char* f : {"accesses", "wavefronts", "bank_conflicts", "ideal_wavefronts"}) CHECK(j["smem"].contains(f));
+      for (const char* f : {"transfers", "bytes"}) CHECK(j["tma"].contains(f));
+      CHECK(j["kernel"] == id);
+      CHECK(j["inputs"] == inputs);
+      CHECK(j["seed"] == 9);
+      CHECK(j["cta"] == nlohmann::json({1, 0, 0}));
+      CHECK(j["correct"] == true);
+      CHECK(j["completed"] == true);
+      CHECK(j["hazards"].empty());
+      CHECK(j["unwritten"] == 0);
+      CHECK(j["warp_instructions"].get<uint64_t>() > 0);
+    }
+  // The Hopper kernel moves its operands with TMA.
+  const nlohmann::json h = nlohmann::json::parse(run({"sim", "hopper_tma_wgmma_64", "--json"}).out);
+  // 2×2 CTAs × 4 K-blocks × (one 64×64 bf16 box of A + one of B, 8 KiB each).
+  CHECK(h["tma"]["transfers"] == 2 * 2 * 4 * 2);
+  CHECK(h["tma"]["bytes"] == 2 * 2 * 4 * 2 * 8192);
+  CHECK(h["mma_ops"].get<uint64_t>() > 0);
+}
+
+TEST_CASE("cli sim: the table and exit code 0 for a correct run", "[cli][sim][model]") {
+  const Run r = run({"sim", "simt_naive", "--m", "40", "--n", "50", "--k", "60"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("correct (exact, integer inputs)") && Catch::Contains("M=40 N=50 K=60") &&
+                        Catch::Contains("hazards             none"));
+}
+
+TEST_CASE("cli sim: --trace writes the traced CTA as JSON", "[cli][sim][model]") {
+  const std::string path = (std::filesystem::temp_directory_path() / "gemmscope_cli_sim_trace.json").string();
+  std::filesystem::remove(path);
+  const Run r = run({"sim", "hopper_tma_wgmma_64", "--trace", path, "--cta", "1,1"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("wrote " + path));
+  std::ifstream f(path);
+  REQUIRE(f);
+  const nlohmann::json j = nlohmann::json::parse(f);
+  CHECK(j["kernel"] == "hopper_tma_wgmma_64");
+  CHECK(j["traced_cta"] == 3);
+  CHECK_FALSE(j["events"].empty());
+  CHECK(j["events"][0].contains("kind"));
+  CHECK_FALSE(j["tma"].empty());
+  CHECK_FALSE(j["mma"].empty());
+  CHECK_FALSE(j["instructions"].empty());
+  std::filesystem::remove(path);
+  // An unwritable trace path fails the command (exit 1) with a message naming it.
+  const Run bad = run({"sim", "simt_naive", "--trace", "/nonexistent-dir/t.json"});
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.err, Catch::Contains("cannot write '/nonexistent-dir/t.json'"));
+}
+
+TEST_CASE("progress bar: format, and silent when stderr is not a terminal", "[cli][progress]") {
+  CHECK(gs::cli::format_progress_bar(12, 64, 10, "CTAs") == "[#         ] 12/64 CTAs");
+  CHECK(gs::cli::format_progress_bar(32, 64, 10, "CTAs") == "[#####     ] 32/64 CTAs");
+  CHECK(gs::cli::format_progress_bar(64, 64, 10, "CTAs") == "[##########] 64/64 CTAs");
+  CHECK(gs::cli::format_progress_bar(0, 0, 4, "CTAs") == "[####] 0/0 CTAs");
+  std::ostringstream err;
+  CHECK_FALSE(gs::cli::is_terminal_stderr(err));  // a string stream is never the terminal
+  {
+    gs::cli::ProgressBar bar(err, false);
+    bar.update(1, 2);
+  }
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("progress bar: draws after a delay and erases itself", "[cli][progress]") {
+  std::ostringstream err;
+  gs::cli::ProgressBar bar(err, true);
+  bar.update(1, 8);  // too early: short runs show nothing
+  CHECK(err.str().empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  bar.update(2, 8);
+  CHECK_THAT(err.str(), Catch::Contains("2/8 CTAs"));
+  bar.finish();
+  const std::string s = err.str();
+  CHECK(s.back() == '\r');  // the line is blanked and the cursor back at its start
+}

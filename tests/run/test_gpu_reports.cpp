@@ -1,0 +1,214 @@
+// engine/run/gpu_bench + gpu_compare: the numbers, the JSON and the verdicts, built from fake
+// measurements so they are checked without a GPU.
+#include <cstring>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "engine/run/gpu_bench.hpp"
+#include "engine/run/gpu_compare.hpp"
+
+using namespace gs;
+using Catch::Contains;
+
+namespace {
+
+run::BenchResult fake_result() {
+  run::BenchResult r;
+  r.kernel_id = "hopper_tma_wgmma_64";
+  r.shape = {4096, 4096, 4096};
+  r.device = "NVIDIA H100 80GB HBM3";
+  r.driver = "13.0";
+  r.sm_clock_mhz = 1980;
+  r.date = "2026-03-01T12:34:56Z";
+  r.status = run::GpuStatus::ok;
+  r.checked = true;
+  r.reference = "cublas";
+  r.cmp.correct = true;
+  r.cmp.rel_err = 2.5e-6;
+  r.cmp.tolerance = 1e-2;
+  r.kernel = run::summarize_times({0.4, 0.5, 0.3, 0.45});  // median 0.425
+  r.cublas = run::summarize_times({0.25, 0.2, 0.3});      // median 0.25
+  r.input_sets = 2;
+  r.warmup = 3;
+  return r;
+}
+
+std::vector<uint8_t> f32_bytes(const std::vector<float>& values) {
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("bench: times summarise to median, min and max", "[run][bench]") {
+  const run::TimingSummary odd = run::summarize_times({3.0, 1.0, 2.0});
+  CHECK(odd.median_ms == 2.0);
+  CHECK(odd.min_ms == 1.0);
+  CHECK(odd.max_ms == 3.0);
+  CHECK(odd.reps == 3);
+  CHECK(run::summarize_times({4.0, 1.0, 2.0, 3.0}).median_ms == 2.5);
+  CHECK(run::summarize_times({}).reps == 0);
+  // 2·4096³ flops in 1 ms = 137.4 TFLOP/s.
+  CHECK(run::tflops_of({4096, 4096, 4096}, 1.0) == Approx(137.438953472));
+  CHECK(run::tflops_of({4096, 4096, 4096}, 0.0) == 0.0);
+}
+
+TEST_CASE("bench: enough input copies to defeat the L2, within memory", "[run][bench]") {
+  const size_t l2 = size_t(50) << 20, memory = size_t(80) << 30;
+  CHECK(run::input_set_count(size_t(64) << 20, l2, memory) == 2);   // 4096² bf16 A + B
+  CHECK(run::input_set_count(size_t(20) << 20, l2, memory) == 5);   // 100 MiB / 20 MiB
+  CHECK(run::input_set_count(65536, l2, memory) == 64);             // tiny: capped
+  CHECK(run::input_set_count(size_t(30) << 30, l2, memory) == 2);   // never fewer than 2
+  CHECK(run::input_set_count(size_t(1) << 20, l2, size_t(16) << 20) == 4);  // a quarter of memory
+}
+
+TEST_CASE("bench: the JSON result has the documented shape", "[run][bench]") {
+  const run::BenchResult r = fake_result();
+  const nlohmann::json j = run::bench_result_json(r);
+  for (const char* key : {"device", "driver", "sm_clock_mhz", "date", "kernel", "shape", "tflops", "ms", "cublas_tflops",
+                          "ratio_vs_cublas", "rel_err", "reps"})
+    CHECK(j.contains(key));
+  CHECK(j["device"] == "NVIDIA H100 80GB HBM3");
+  CHECK(j["driver"] == "13.0");
+  CHECK(j["sm_clock_mhz"] == 1980);
+  CHECK(j["date"] == "2026-03-01T12:34:56Z");
+  CHECK(j["kernel"] == "hopper_tma_wgmma_64");
+  CHECK(j["shape"] == nlohmann::json({{"m", 4096}, {"n", 4096}, {"k", 4096}}));
+  CHECK(j["ms"]["median"].get<double>() == Approx(0.425));
+  CHECK(j["ms"]["min"].get<double>() == Approx(0.3));
+  CHECK(j["ms"]["max"].get<double>() == Approx(0.5));
+  const double tf = run::tflops_of(r.shape, 0.425);
+  CHECK(j["tflops"]["median"].get<double>() == Approx(tf));
+  CHECK(j["tflops"]["max"].get<double>() == Approx(run::tflops_of(r.shape, 0.3)));  // from the fastest launch
+  CHECK(j["tflops"]["min"].get<double>() == Approx(run::tflops_of(r.shape, 0.5)));
+  CHECK(j["cublas_tflops"].get<double>() == Approx(run::tflops_of(r.shape, 0.25)));
+  CHECK(j["ratio_vs_cublas"].get<double>() == Approx(0.25 / 0.425));
+  CHECK(j["rel_err"].get<double>() == Approx(2.5e-6));
+  CHECK(j["reps"] == 4);
+  CHECK(j["verdict"] == "ok");
+  CHECK(j["reference"] == "cublas");
+  CHECK(r.ok());
+
+  run::BenchResult untimed = fake_result();
+  untimed.kernel = {};
+  untimed.cublas.reset();
+  untimed.checked = true;
+  untimed.cmp.rel_err = INFINITY;
+  untimed.cmp.correct = false;
+  const nlohmann::json u = run::bench_result_json(untimed);
+  CHECK(u["tflops"]["median"].is_null());
+  CHECK(u["ms"]["median"].is_null());
+  CHECK(u["cublas_tflops"].is_null());
+  CHECK(u["ratio_vs_cublas"].is_null());
+  CHECK(u["rel_err"].is_null());  // JSON has no infinity
+  CHECK(u["reps"] == 0);
+  CHECK(u["verdict"] == "WRONG");
+  CHECK_FALSE(untimed.ok());
+}
+
+TEST_CASE("bench: the table and the progress line say what happened", "[run][bench]") {
+  run::BenchResult hung = fake_result();
+  hung.status = run::GpuStatus::timed_out;
+  hung.error = "kernel 'hopper_tma_wgmma_64' did not finish in 10 s: likely an mbarrier deadlock";
+  const std::string table = run::bench_table({fake_result(), hung});
+  CHECK_THAT(table, Contains("hopper_tma_wgmma_64") && Contains("4096x4096x4096") && Contains("timed out"));
+  CHECK_THAT(table, Contains(fmt::format("{:.1f}", run::tflops_of({4096, 4096, 4096}, 0.425))));
+  CHECK_THAT(run::bench_summary_line(fake_result()), Contains("TFLOP/s") && Contains("cuBLAS") && Contains("correct"));
+  CHECK_THAT(run::bench_summary_line(hung), Contains("timed out: kernel 'hopper_tma_wgmma_64' did not finish"));
+  CHECK(run::utc_timestamp_now().size() == 20);
+  CHECK(run::utc_timestamp_now().back() == 'Z');
+  CHECK(run::fresh_seed() != run::fresh_seed());
+}
+
+TEST_CASE("bench: the cuBLAS reference comparison catches the poison and large errors", "[run][bench]") {
+  const kernels::GemmShape shape{2, 2, 64};
+  const std::vector<uint8_t> ref = f32_bytes({1.0f, 2.0f, 3.0f, 4.0f});
+  const run::Comparison same =
+      run::compare_with_gpu_reference(ref, ref, kernels::DType::f32, shape, kernels::DType::bf16);
+  CHECK(same.correct);
+  CHECK(same.rel_err == 0.0);
+  CHECK(same.tolerance == 1e-2);
+
+  std::vector<uint8_t> unwritten = ref;
+  std::memset(unwritten.data() + 8, 0xFF, 4);
+  const run::Comparison u = run::compare_with_gpu_reference(unwritten, ref, kernels::DType::f32, shape, kernels::DType::bf16);
+  CHECK_FALSE(u.correct);
+  CHECK(u.unwritten == 1);
+  CHECK_THAT(u.first_mismatch, Contains("C[1][0] was never written"));
+
+  // f32 inputs: a relative error of 1e-5 passes against cuBLAS (it rounds too), 1e-3 does not.
+  const std::vector<uint8_t> close = f32_bytes({1.00001f, 2.0f, 3.0f, 4.0f});
+  CHECK(run::compare_with_gpu_reference(close, ref, kernels::DType::f32, shape, kernels::DType::f32).correct);
+  const std::vector<uint8_t> far = f32_bytes({1.01f, 2.0f, 3.0f, 4.0f});
+  const run::Comparison f = run::compare_with_gpu_reference(far, ref, kernels::DType::f32, shape, kernels::DType::f32);
+  CHECK_FALSE(f.correct);
+  CHECK_THAT(f.first_mismatch, Contains("C[0][0] = 1.00999999 but cuBLAS has 1"));
+}
+
+TEST_CASE("compare: C bytes are compared element by element", "[run][compare]") {
+  const kernels::GemmShape shape{2, 3, 16};
+  const std::vector<uint8_t> a = f32_bytes({1, 2, 3, 4, 5, 6});
+  std::vector<uint8_t> b = a;
+  CHECK(run::compare_c_bytes(a, b, kernels::DType::f32, shape).identical);
+  b = f32_bytes({1, 2, 3, 4, 7, 8});
+  const run::ByteComparison d = run::compare_c_bytes(a, b, kernels::DType::f32, shape);
+  CHECK_FALSE(d.identical);
+  CHECK(d.differing == 2);
+  CHECK(d.elements == 6);
+  CHECK(d.first_difference == "C[1][1]: GPU 5 (0x40a00000), model 7 (0x40e00000)");
+}
+
+TEST_CASE("compare: each kind of mistake is judged by what it should do", "[run][compare]") {
+  CHECK(run::known_mistake_behaviour("") == run::MistakeBehaviour::deterministic);
+  CHECK(run::known_mistake_behaviour("wrong-swizzle") == run::MistakeBehaviour::deterministic);
+  CHECK(run::known_mistake_behaviour("missing-wgmma-fence") == run::MistakeBehaviour::deterministic);
+  CHECK(run::known_mistake_behaviour("missing-init-fence") == run::MistakeBehaviour::deterministic);
+  CHECK(run::known_mistake_behaviour("skip-mbarrier-wait") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("wrong-expect-tx") == run::MistakeBehaviour::deadlock);
+
+  run::ModelComparison hang;
+  hang.mistake = "wrong-expect-tx";
+  hang.gpu_status = run::GpuStatus::timed_out;
+  hang.model_completed = false;
+  hang.model_error = "CTA (0,0,0): deadlock";
+  run::judge_comparison(hang);
+  CHECK(hang.as_expected);
+  CHECK(hang.verdict == "hangs on the GPU too (timed out), deadlock in the model");
+  hang.gpu_status = run::GpuStatus::ok;
+  run::judge_comparison(hang);
+  CHECK_FALSE(hang.as_expected);
+  CHECK_THAT(hang.verdict, Contains("the GPU did not time out"));
+
+  run::ModelComparison same;
+  same.mistake = "wrong-swizzle";
+  same.gpu_status = run::GpuStatus::ok;
+  same.model_completed = true;
+  same.compared = true;
+  same.bit_identical = true;
+  run::judge_comparison(same);
+  CHECK(same.as_expected);
+  CHECK(same.verdict == "identical, bit for bit (both wrong the same way)");
+  same.bit_identical = false;
+  same.differing_elements = 3;
+  same.elements = 100;
+  same.first_difference = "C[0][1]: GPU 1, model 2";
+  run::judge_comparison(same);
+  CHECK_FALSE(same.as_expected);
+  CHECK_THAT(same.verdict, Contains("DIFFERENT: 3 of 100 elements differ; first: C[0][1]"));
+
+  run::ModelComparison race = same;
+  race.mistake = "skip-mbarrier-wait";
+  run::judge_comparison(race);
+  CHECK(race.as_expected);
+  CHECK_THAT(race.verdict, Contains("race: 3 of 100") && Contains("not a failure"));
+
+  const nlohmann::json j = run::model_comparison_json(race);
+  CHECK(j["mistake"] == "skip-mbarrier-wait");
+  CHECK(j["behaviour"] == "race");
+  CHECK(j["differing_elements"] == 3);
+  CHECK(j["as_expected"] == true);
+  CHECK_THAT(run::model_comparison_table({hang, same, race}),
+             Contains("wrong-expect-tx") && Contains("UNEXPECTED: ") && Contains("race"));
+}

@@ -1,0 +1,195 @@
+// [gpu] The GPU runner end to end: every kernel the GPU can run is correct at three shapes,
+// the model computes the GPU's bytes (also for deterministic mistakes), a deadlocking kernel is
+// reported as a hang, and a faulting kernel as a fault, each followed by a job that works.
+// Without a GPU every [gpu] case prints "skipped: ..." and returns; the one case without the
+// tag checks that the deliberately failing kernels are valid PTX.
+#include <catch2/catch.hpp>
+
+#include "engine/builder/builder.hpp"
+#include "engine/ptx/emit.hpp"
+#include "engine/run/gpu_bench.hpp"
+#include "engine/run/gpu_compare.hpp"
+#include "engine/run/gpu_launch.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+#include "tests/support/ptxas_check.hpp"
+
+using namespace gs;
+using Catch::Contains;
+using namespace std::chrono_literals;
+
+namespace {
+
+// GPU 0, listed in a child. Empty name when the listing failed (the test then fails on it).
+const cuda::DeviceInfo& the_device() {
+  static const cuda::DeviceInfo device = [] {
+    const run::DeviceList list = run::list_devices_isolated();
+    return list.job.ok() ? list.devices.front() : cuda::DeviceInfo{};
+  }();
+  return device;
+}
+
+bool runnable(const kernels::KernelInfo& info) {
+  std::string why;
+  if (cuda::can_run(the_device(), ir::arch_name(info.arch), &why)) return true;
+  WARN("skipped " << info.id << ": " << why);
+  return false;
+}
+
+// The first three shapes the kernel takes: its example, an odd one (edges), then larger ones.
+std::vector<kernels::GemmShape> three_shapes(const kernels::KernelInfo& info) {
+  std::vector<kernels::GemmShape> shapes;
+  for (const kernels::GemmShape s : {info.example_shape, kernels::GemmShape{100, 70, 33}, kernels::GemmShape{256, 192, 128},
+                                     kernels::GemmShape{512, 384, 320}, kernels::GemmShape{64, 64, 64}}) {
+    if (shapes.size() == 3) break;
+    try {
+      if (info.check_shape) info.check_shape(s);
+      shapes.push_back(s);
+    } catch (const kernels::ConfigError&) {
+    }
+  }
+  return shapes;
+}
+
+// One thread stores a word a terabyte past C (a 128-byte buffer): an illegal address.
+ir::Kernel far_store_kernel() {
+  builder::Builder b("store_far_away", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  builder::Reg C = b.global_ptr(pc, "C_ptr");
+  builder::Reg far = (C + (1ull << 40)).named("far");
+  b.st_global(ir::Type::u32, builder::Addr::at(far), {1u});
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel trap_kernel() {
+  builder::Builder b("trap_now", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  b.trap();
+  b.ret();
+  return b.finish();
+}
+
+run::BenchResult check_once(const std::string& id, kernels::GemmShape shape) {
+  run::BenchRequest req;
+  req.kernel_id = id;
+  req.shape = shape;
+  req.reps = 0;
+  req.cublas = false;
+  return run::run_bench(req);
+}
+
+}  // namespace
+
+TEST_CASE("[gpu] runner: every kernel the GPU can run is correct at three shapes", "[run][gpu]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  REQUIRE_FALSE(the_device().name.empty());
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (!runnable(info)) continue;
+    const std::vector<kernels::GemmShape> shapes = three_shapes(info);
+    REQUIRE(shapes.size() == 3);
+    for (const kernels::GemmShape& s : shapes) {
+      const run::BenchResult r = check_once(info.id, s);
+      INFO(info.id << " " << s.m << "x" << s.n << "x" << s.k << ": " << run::bench_summary_line(r));
+      REQUIRE(r.status == run::GpuStatus::ok);
+      CHECK(r.checked);
+      CHECK(r.reference == "cpu");
+      CHECK(r.cmp.correct);
+      CHECK(r.cmp.unwritten == 0);
+      CHECK(r.cmp.rel_err <= run::random_input_tolerance(info.ab_dtype));
+    }
+  }
+}
+
+TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "[run][gpu]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (!runnable(info)) continue;
+    run::BenchRequest req;
+    req.kernel_id = info.id;
+    req.shape = {512, 512, 512};
+    req.reps = 5;
+    req.warmup = 1;
+    const run::BenchResult r = run::run_bench(req);
+    INFO(info.id << ": " << run::bench_summary_line(r));
+    REQUIRE(r.status == run::GpuStatus::ok);
+    CHECK(r.ok());
+    CHECK(r.kernel.reps == 5);
+    CHECK(r.kernel.min_ms > 0.0);
+    CHECK(r.kernel.min_ms <= r.kernel.median_ms);
+    CHECK(r.kernel.median_ms <= r.kernel.max_ms);
+    CHECK(r.consistent);
+    CHECK(r.input_sets >= 2);
+    if (r.cublas) {
+      CHECK(r.cublas->reps == 5);
+      CHECK(r.cublas->median_ms > 0.0);
+    } else {
+      WARN("no cuBLAS baseline: " << r.cublas_error);
+    }
+    const nlohmann::json j = run::bench_result_json(r);
+    CHECK(j["device"] == the_device().name);
+    CHECK(j["tflops"]["median"].get<double>() > 0.0);
+  }
+}
+
+TEST_CASE("[gpu] runner: the model computes the GPU's bytes, mistakes included", "[run][gpu]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (!runnable(info)) continue;
+    for (const run::ModelComparison& c : run::compare_kernel_with_model(info)) {
+      INFO(info.id << " " << (c.mistake.empty() ? "(as written)" : c.mistake) << ": " << c.verdict);
+      CHECK(c.as_expected);
+      if (c.behaviour == run::MistakeBehaviour::deterministic) {
+        CHECK(c.bit_identical);
+        if (c.mistake.empty()) CHECK(c.gpu_correct);
+      }
+      if (c.behaviour == run::MistakeBehaviour::race) WARN(c.kernel_id << " " << c.mistake << ": " << c.verdict);
+    }
+  }
+}
+
+TEST_CASE("[gpu] runner: a deadlocked kernel is reported as a hang and the next job works", "[run][gpu]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");
+  if (!runnable(info)) return;
+  run::CompareOptions options;
+  options.kernel_limit = 3s;
+  const auto t0 = std::chrono::steady_clock::now();
+  const run::ModelComparison hang = run::compare_with_model(info.id, "wrong-expect-tx", options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(hang.gpu_error);
+  CHECK(hang.gpu_status == run::GpuStatus::timed_out);
+  CHECK_THAT(hang.gpu_error, Contains("kernel 'hopper_tma_wgmma_64' did not finish in 3 s") &&
+                                 Contains("likely an mbarrier deadlock") && Contains("the model can show where"));
+  CHECK(hang.verdict == "hangs on the GPU too (timed out), deadlock in the model");
+  CHECK(seconds < 60.0);
+  const run::BenchResult after = check_once(info.id, info.example_shape);
+  INFO(run::bench_summary_line(after));
+  CHECK(after.ok());
+}
+
+TEST_CASE("runner: the deliberately failing kernels assemble, so they fail on the GPU for their reason",
+          "[run][binding]") {
+  test::check_assembles(ptx::emit(far_store_kernel()).text, ir::Arch::sm_80, "store_far_away");
+  test::check_assembles(ptx::emit(trap_kernel()).text, ir::Arch::sm_80, "trap_now");
+  const auto plan = run::plan_arguments(far_store_kernel(), {{}, {}, {0x1000, 128}}, {});
+  REQUIRE(plan.size() == 1);
+  CHECK(plan[0].value == 0x1000);
+}
+
+TEST_CASE("[gpu] runner: a faulting or trapping kernel is reported and the runner keeps working", "[run][gpu]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  model::GemmBuffers buffers;
+  buffers.c.assign(128, 0xFF);
+  for (const ir::Kernel& kernel : {far_store_kernel(), trap_kernel()}) {
+    const run::KernelRun r = run::run_kernel_once(kernel, buffers, {}, 10s);
+    INFO(r.job.error);
+    CHECK(r.job.status == run::GpuStatus::failed);
+    CHECK_THAT(r.job.error, Contains("kernel '" + kernel.name + "' failed: ") && Contains("CUDA_ERROR_"));
+    WARN(kernel.name << " is reported as: " << r.job.error);
+  }
+  const run::BenchResult after = check_once("simt_naive", {128, 128, 64});
+  INFO(run::bench_summary_line(after));
+  CHECK(after.ok());
+}

@@ -1,0 +1,194 @@
+// engine/run/sim_job: the simulate job, its JSON and table, and the trace export.
+// Cases tagged [model] run the CPU model end to end; the rest check input validation and the
+// formatting on hand-made reports.
+#include <catch2/catch.hpp>
+
+#include "engine/run/sim_job.hpp"
+
+using namespace gs;
+using run::InputMode;
+
+namespace {
+
+// A report as the model might leave it, without running the model: a built kernel, a few
+// stats and one hazard.
+run::SimReport fake_report() {
+  run::SimReport r;
+  r.kernel_id = "hopper_tma_wgmma_64";
+  r.shape = {128, 128, 256};
+  r.inputs = InputMode::integer;
+  r.seed = 3;
+  r.cta = {1, 0, 0};
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(r.kernel_id);
+  r.ab_dtype = info.ab_dtype;
+  r.c_dtype = info.c_dtype;
+  r.kernel = kernels::build_kernel(info, {r.shape, {}});
+  r.result.stats.ctas = 4;
+  r.result.stats.warp_instructions = 123456;
+  r.result.stats.smem_accesses = 10;
+  r.result.stats.smem_wavefronts = 14;
+  r.result.stats.smem_ideal_wavefronts = 10;
+  r.result.stats.smem_bank_conflicts = 4;
+  r.result.stats.tma_transfers = 32;
+  r.result.stats.tma_bytes = 32 * 8192;
+  r.result.stats.traced_cta_cycles = 5000;
+  r.result.stats.predicted_tflops = 1.5;
+  r.result.hazards.push_back({.kind = "tma-race",
+                              .inst = 12,
+                              .warp = 2,
+                              .lane = 0,
+                              .address = 1024,
+                              .cycle = 77,
+                              .detail = "wgmma read sA before the TMA load completed"});
+  r.cmp.correct = false;
+  r.cmp.elements = 128 * 128;
+  r.cmp.mismatches = 4096;
+  r.cmp.first_mismatch = "C[0][0] = 5 but the reference is 7";
+  r.cmp.max_abs_err = 2.0;
+  r.cmp.rel_err = std::numeric_limits<double>::infinity();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sim job: bad requests are ConfigErrors that name the value", "[run][sim]") {
+  CHECK_THROWS_AS(run::run_sim({.kernel_id = "nope"}), kernels::ConfigError);
+  // Grid of simt_naive at 128×128: 4×4×1.
+  CHECK_THROWS_WITH(run::run_sim({.kernel_id = "simt_naive", .cta = {5, 0, 0}}),
+                    Catch::Contains("CTA (5,0) is outside the grid (4,4,1)"));
+  CHECK_THROWS_WITH(run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .cta = {0, 0, 1}}),
+                    Catch::Contains("CTA (0,0,1) is outside the grid (2,2,1)"));
+  CHECK_THROWS_WITH(run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"no-such-mistake"}}),
+                    Catch::Contains("unknown mistake 'no-such-mistake'"));
+  CHECK_THROWS_WITH(run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .shape = {100, 0, 0}}),
+                    Catch::Contains("M=100"));
+}
+
+TEST_CASE("sim job: JSON has every field; non-finite numbers are null", "[run][sim]") {
+  const nlohmann::json j = run::sim_report_json(fake_report());
+  for (const char* field :
+       {"kernel", "shape", "mistakes", "inputs", "seed", "cta", "grid", "correct", "completed", "error", "ok",
+        "max_abs_err", "rel_err", "mismatches", "unwritten", "first_mismatch", "warp_instructions", "ctas", "smem",
+        "tma", "mma_ops", "hazards", "cycles", "predicted_tflops", "seconds"})
+    CHECK(j.contains(field));
+  CHECK(j["kernel"] == "hopper_tma_wgmma_64");
+  CHECK(j["shape"] == nlohmann::json({{"m", 128}, {"n", 128}, {"k", 256}}));
+  CHECK(j["inputs"] == "int");
+  CHECK(j["cta"] == nlohmann::json({1, 0, 0}));
+  CHECK(j["grid"] == nlohmann::json({2, 2, 1}));
+  for (const char* f : {"accesses", "wavefronts", "ideal_wavefronts", "bank_conflicts"}) CHECK(j["smem"].contains(f));
+  CHECK(j["smem"]["bank_conflicts"] == 4);
+  CHECK(j["tma"]["transfers"] == 32);
+  CHECK(j["tma"]["bytes"] == 32 * 8192);
+  CHECK(j["rel_err"].is_null());
+  CHECK(j["error"].is_null());
+  CHECK(j["ok"] == false);
+  REQUIRE(j["hazards"].size() == 1);
+  const nlohmann::json& h = j["hazards"][0];
+  CHECK(h["kind"] == "tma-race");
+  CHECK(h["inst"] == 12);
+  CHECK(h["warp"] == 2);
+  CHECK(h["detail"] == "wgmma read sA before the TMA load completed");
+  CHECK_FALSE(h["ptx"].get<std::string>().empty());
+}
+
+TEST_CASE("sim job: the table names the result, counters and hazards", "[run][sim]") {
+  const std::string t = run::sim_report_table(fake_report());
+  CHECK_THAT(t, Catch::Contains("hopper_tma_wgmma_64 (step 05, sm_90a)"));
+  CHECK_THAT(t, Catch::Contains("M=128 N=128 K=256"));
+  CHECK_THAT(t, Catch::Contains("WRONG: 4,096 of 16,384 elements differ; C[0][0] = 5 but the reference is 7"));
+  CHECK_THAT(t, Catch::Contains("123,456"));
+  CHECK_THAT(t, Catch::Contains("14 wavefronts (ideal 10), 4 bank conflicts"));
+  CHECK_THAT(t, Catch::Contains("32 transfers, 262,144 bytes"));
+  CHECK_THAT(t, Catch::Contains("traced CTA (1,0)"));
+  CHECK_THAT(t, Catch::Contains("1.50 TFLOP/s on an H100"));
+  CHECK_THAT(t, Catch::Contains("tma-race at instruction 12 (warp 2): wgmma read sA before the TMA load completed"));
+  run::SimReport ok = fake_report();
+  ok.result.hazards.clear();
+  ok.cmp = {.correct = true, .elements = 16384};
+  const std::string t2 = run::sim_report_table(ok);
+  CHECK_THAT(t2, Catch::Contains("correct (exact, integer inputs)"));
+  CHECK_THAT(t2, Catch::Contains("hazards             none"));
+}
+
+TEST_CASE("sim job: trace JSON names event kinds and keeps side tables", "[run][sim][trace]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");
+  const ir::Kernel kernel = kernels::build_kernel(info, {info.example_shape, {}});
+  model::Trace t;
+  t.warps = 4;
+  t.end_cycle = 99;
+  t.smem.push_back({});
+  t.smem[0].mask = 0x3;
+  t.smem[0].addr[0] = 128;
+  t.smem[0].addr[1] = 132;
+  t.events.push_back({.cycle = 0, .kind = model::EventKind::cta_start, .warp = 0xFFFF});
+  t.events.push_back({.cycle = 5, .kind = model::EventKind::warp_inst, .warp = 1, .inst = 3, .mask = 0xFFFFFFFFu});
+  t.events.push_back({.cycle = 6, .kind = model::EventKind::smem_access, .warp = 1, .inst = 4, .mask = 3, .payload = 0});
+  t.mma.push_back({.n = 64, .a_desc = 0x4000004000010040ull});
+  t.hazards.push_back({.kind = "deadlock", .detail = "warp 0 waits forever"});
+  const nlohmann::json j = nlohmann::json::parse(run::trace_json(t, kernel).dump());  // survives a text round trip
+  CHECK(j["kernel"] == "hopper_tma_wgmma_64");
+  CHECK(j["warps"] == 4);
+  REQUIRE(j["events"].size() == 3);
+  CHECK(j["events"][0]["kind"] == model::event_kind_name(model::EventKind::cta_start));
+  CHECK(j["events"][0]["warp"].is_null());
+  CHECK(j["events"][0]["inst"].is_null());
+  CHECK(j["events"][1]["kind"] == model::event_kind_name(model::EventKind::warp_inst));
+  CHECK(j["events"][1]["inst"] == 3);
+  CHECK(j["events"][2]["payload"] == 0);
+  CHECK(j["smem"][0]["addr"][1] == 132);
+  CHECK(j["smem"][0]["addr"][2].is_null());  // inactive lane
+  CHECK(j["mma"][0]["a_desc"] == "0x4000004000010040");
+  CHECK(j["hazards"][0]["kind"] == "deadlock");
+  CHECK(j["instructions"].size() == kernel.insts.size());
+  CHECK(j["registers"].size() == kernel.regs.size());
+  CHECK(j["event_kinds"].size() == size_t(model::EventKind::count_));
+}
+
+TEST_CASE("sim job: both kernels are correct with no hazards at their example shapes", "[run][sim][model]") {
+  for (const kernels::KernelInfo& info : kernels::all_kernels())
+    for (const InputMode inputs : {InputMode::integer, InputMode::random}) {
+      INFO(info.id << " with " << run::input_mode_name(inputs) << " inputs");
+      const run::SimReport r = run::run_sim({.kernel_id = info.id, .inputs = inputs, .seed = 5});
+      CHECK(r.result.completed);
+      CHECK(r.result.error.empty());
+      CHECK(r.result.hazards.empty());
+      CHECK(r.cmp.correct);
+      CHECK(r.cmp.unwritten == 0);
+      CHECK(r.cmp.first_mismatch.empty());
+      if (inputs == InputMode::integer) CHECK(r.cmp.max_abs_err == 0.0);
+      CHECK(r.ok());
+      CHECK(r.result.stats.ctas == r.kernel.launch.ctas());
+      CHECK(r.result.stats.warp_instructions > 0);
+      CHECK_FALSE(r.result.trace.events.empty());
+      CHECK(r.result.stats.traced_cta_cycles > 0);
+    }
+}
+
+TEST_CASE("sim job: traces the requested CTA; fast mode records nothing", "[run][sim][model]") {
+  const run::SimReport traced = run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .cta = {1, 1, 0}});
+  CHECK(traced.ok());
+  CHECK(traced.result.trace.traced_cta == 3);  // linear id of (1,1) in a 2×2 grid
+  const run::SimReport fast = run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .trace = false});
+  CHECK(fast.ok());
+  CHECK(fast.result.trace.events.empty());
+  CHECK(fast.result.stats.warp_instructions == traced.result.stats.warp_instructions);
+}
+
+TEST_CASE("sim job: progress is reported and cancel stops the run", "[run][sim][model]") {
+  uint64_t calls = 0, last_done = 0, last_total = 0;
+  const run::SimReport r = run::run_sim({.kernel_id = "simt_naive", .progress = [&](uint64_t done, uint64_t total) {
+                                           ++calls;
+                                           last_done = done;
+                                           last_total = total;
+                                         }});
+  CHECK(r.ok());
+  CHECK(calls > 0);
+  CHECK(last_total == 16);
+  CHECK(last_done <= last_total);
+  const std::atomic<bool> cancel{true};
+  const run::SimReport c = run::run_sim({.kernel_id = "simt_naive", .cancel = &cancel});
+  CHECK_FALSE(c.result.completed);
+  CHECK(c.result.cancelled);
+  CHECK_FALSE(c.ok());
+}
