@@ -121,6 +121,7 @@ void run_cta(Cta& c, const SimOptions& opt) {
   const ir::Kernel& k = *c.launch.kernel;
   const uint32_t ninst = uint32_t(k.insts.size());
   trace_event(c, EventKind::cta_start, 0, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
+  bool exited_with_pending_tma = false;
   for (;;) {
     if (c.failed) break;
     // The next warp to issue: earliest time it can issue on its scheduler.
@@ -130,6 +131,19 @@ void run_cta(Cta& c, const SimOptions& opt) {
     auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(),
                                 [](const PendingTma& a, const PendingTma& b) { return a.complete_at < b.complete_at; });
     if (tma != c.tma_pending.end() && (!next || tma->complete_at <= next_time)) {
+      if (!next && !exited_with_pending_tma) {
+        bool all_exited = true;
+        for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
+        if (all_exited) {
+          exited_with_pending_tma = true;
+          const TmaJob& job = c.tma_jobs[tma->record];
+          report(c, "exit-with-pending-tma", job.inst, job.warp, 0xFFFFFFFFu, job.smem_dst,
+                 fmt::format("the CTA exited while {} TMA load(s) were still writing its shared memory: nothing waited "
+                             "on their mbarrier. On the H100 this kernel failed with CUDA_ERROR_LAUNCH_FAILED "
+                             "(docs/results/2026-11-21-h100)",
+                             c.tma_pending.size()));
+        }
+      }
       const PendingTma p = *tma;
       c.tma_pending.erase(tma);
       c.now = std::max(c.now, p.complete_at);

@@ -165,8 +165,9 @@ void exec_mbarrier(ExecContext& x) {
       if (in.op != Op::mbarrier_expect_tx) {
         if (lanes > m.pending) {
           report(c, "mbarrier-over-arrival", x.inst_id, x.warp.id, first, addr,
-                 fmt::format("{} arrivals on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
-                             "extra ones count towards the next phase",
+                 fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
+                             "PTX ISA leaves this undefined (the model counts the extra ones towards the next "
+                             "phase); wait for the phase to complete before arriving again",
                              lanes, addr, m.pending));
         }
         uint32_t left = lanes;
