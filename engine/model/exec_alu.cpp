@@ -32,49 +32,31 @@ inline void each_lane(uint32_t mask, F&& f) {
   }
 }
 
+template <class T>
+bool compare_values(ir::CmpOp c, T x, T y) {
+  switch (c) {
+    case ir::CmpOp::eq: return x == y;
+    case ir::CmpOp::ne: return x != y;  // for floats: ordered, so NaN compares false (below)
+    case ir::CmpOp::lt: return x < y;
+    case ir::CmpOp::le: return x <= y;
+    case ir::CmpOp::gt: return x > y;
+    case ir::CmpOp::ge: return x >= y;
+    case ir::CmpOp::none: return false;
+  }
+  return false;
+}
+
 bool compare(ir::CmpOp c, Type t, uint64_t a, uint64_t b) {
   const uint32_t bits = ir::type_bits(t);
   switch (ir::type_class(t)) {
     case TypeClass::floating: {
       const double x = bits == 64 ? as_f64(a) : double(as_f32(a));
       const double y = bits == 64 ? as_f64(b) : double(as_f32(b));
-      switch (c) {
-        case ir::CmpOp::eq: return x == y;
-        case ir::CmpOp::ne: return x != y && !std::isnan(x) && !std::isnan(y);
-        case ir::CmpOp::lt: return x < y;
-        case ir::CmpOp::le: return x <= y;
-        case ir::CmpOp::gt: return x > y;
-        case ir::CmpOp::ge: return x >= y;
-        case ir::CmpOp::none: return false;
-      }
-      return false;
+      if (std::isnan(x) || std::isnan(y)) return false;  // PTX's plain comparisons are ordered
+      return compare_values(c, x, y);
     }
-    case TypeClass::signed_int: {
-      const int64_t x = sign_extend(a, bits), y = sign_extend(b, bits);
-      switch (c) {
-        case ir::CmpOp::eq: return x == y;
-        case ir::CmpOp::ne: return x != y;
-        case ir::CmpOp::lt: return x < y;
-        case ir::CmpOp::le: return x <= y;
-        case ir::CmpOp::gt: return x > y;
-        case ir::CmpOp::ge: return x >= y;
-        case ir::CmpOp::none: return false;
-      }
-      return false;
-    }
-    default: {
-      const uint64_t x = mask_to_bits(a, bits), y = mask_to_bits(b, bits);
-      switch (c) {
-        case ir::CmpOp::eq: return x == y;
-        case ir::CmpOp::ne: return x != y;
-        case ir::CmpOp::lt: return x < y;
-        case ir::CmpOp::le: return x <= y;
-        case ir::CmpOp::gt: return x > y;
-        case ir::CmpOp::ge: return x >= y;
-        case ir::CmpOp::none: return false;
-      }
-      return false;
-    }
+    case TypeClass::signed_int: return compare_values(c, sign_extend(a, bits), sign_extend(b, bits));
+    default: return compare_values(c, mask_to_bits(a, bits), mask_to_bits(b, bits));
   }
 }
 

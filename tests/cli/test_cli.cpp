@@ -8,18 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
+#include "tests/support/cli_run.hpp"
 #include "tests/support/paths.hpp"
 
 namespace {
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = gs::cli::run_cli(args, {out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = gs::test::CliRun;
+Run run(const std::vector<std::string>& args) { return gs::test::run_cli(args); }
 }  // namespace
 
 TEST_CASE("cli: list prints the ladder; --json is the registry", "[cli]") {

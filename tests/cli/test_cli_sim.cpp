@@ -10,18 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
+#include "tests/support/cli_run.hpp"
 #include "cli/progress.hpp"
 
 namespace {
-struct Run {
-  int code;
-  std::string out, err;
-};
-Run run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int code = gs::cli::run_cli(args, {out, err});
-  return {code, out.str(), err.str()};
-}
+using Run = gs::test::CliRun;
+Run run(const std::vector<std::string>& args) { return gs::test::run_cli(args); }
 }  // namespace
 
 TEST_CASE("cli sim: bad usage exits 2 with a message naming the value", "[cli][sim][errors]") {
