@@ -45,34 +45,45 @@ std::string smem_name(const Cta& c, uint32_t addr) {
   return fmt::format("0x{:X}", addr);
 }
 
-// Every live warp waits and nothing is in flight: name what each waits for.
+// Every live warp waits and nothing is in flight: name what they wait for, grouping the
+// warps that wait for the same thing.
 void report_deadlock(Cta& c) {
-  std::string detail = "every warp is blocked and nothing is in flight:";
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> waits;  // description -> warps
   uint32_t inst = 0xFFFFFFFFu, warp = 0xFFFFFFFFu;
   uint64_t addr = 0;
-  int listed = 0;
-  for (const Warp& w : c.warps) {
+  for (Warp& w : c.warps) {
     if (w.state == WarpState::exited || w.state == WarpState::ready) continue;
     uint32_t at_pc = 0;
-    const uint32_t pc = const_cast<Warp&>(w).next_pc(&at_pc);
+    const uint32_t pc = w.next_pc(&at_pc);
     if (inst == 0xFFFFFFFFu) {
       inst = pc;
       warp = w.id;
     }
-    if (listed++ >= 4) continue;
+    std::string what;
     if (w.state == WarpState::mbar_wait) {
       const Mbarrier& m = c.mbars.at(w.wait_mbar);
       addr = w.wait_mbar;
-      detail += fmt::format(
-          " warp {} waits on mbarrier '{}' for parity {} (phase {} in progress: {} of {} arrivals pending, {} "
-          "transaction bytes still expected);",
-          w.id, smem_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending, m.expected, m.tx);
+      what = fmt::format(
+          "wait on mbarrier '{}' for parity {} (phase {} in progress: {} of {} arrivals pending, {} transaction bytes "
+          "still expected)",
+          smem_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending, m.expected, m.tx);
     } else if (w.state == WarpState::bar_wait) {
-      detail += fmt::format(" warp {} waits at bar.sync {} ({} of {} threads arrived);", w.id, w.wait_bar_id,
-                            c.bar_arrived[w.wait_bar_id], c.bar_expected[w.wait_bar_id]);
+      what = fmt::format("wait at bar.sync {} ({} of {} threads arrived)", w.wait_bar_id, c.bar_arrived[w.wait_bar_id],
+                         c.bar_expected[w.wait_bar_id]);
+    } else {
+      what = "wait";
     }
+    auto it = std::find_if(waits.begin(), waits.end(), [&](const auto& p) { return p.first == what; });
+    if (it == waits.end()) waits.push_back({what, {w.id}});
+    else it->second.push_back(w.id);
   }
-  if (listed > 4) detail += fmt::format(" and {} more warps.", listed - 4);
+  std::string detail = "every warp is blocked and nothing is in flight:";
+  for (const auto& [what, ids] : waits) {
+    std::string list;
+    for (size_t i = 0; i < ids.size() && i < 8; ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
+    if (ids.size() > 8) list += fmt::format(" and {} more", ids.size() - 8);
+    detail += fmt::format(" warp{} {} {};", ids.size() > 1 ? "s" : "", list, what);
+  }
   detail += " On the GPU the kernel hangs.";
   report(c, "deadlock", inst, warp, 0xFFFFFFFFu, addr, detail);
   c.failed = true;
