@@ -289,7 +289,7 @@ void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
       "probe", "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity and the wgmma map");
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
-  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma or all (default all)");
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, mma or all (default all)");
   cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")->group("");
   cmd->footer("Exit codes: 0 every probe passed, 1 a probe failed, 2 bad usage, 3 no CUDA driver or GPU.");
   cmd->callback([io, name, timeout_s, &exit_code] {

@@ -123,4 +123,28 @@ ir::Kernel build_wgmma_layout_probe(uint32_t n) {
   return b.finish();
 }
 
+ir::Kernel build_mma_sync_probe() {
+  Builder b("probe_mma_sync_m16n8k16", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg lane = b.special(ir::Special::laneid, "lane");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg B = b.global_ptr(pb, "B_ptr");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  Reg a_at = (A + b.mul_wide(lane, 16u, "a_off")).named("a_at");
+  Reg b_at = (B + b.mul_wide(lane, 8u, "b_off")).named("b_at");
+  Reg c_at = (C + b.mul_wide(lane, 16u, "c_off")).named("c_at");
+  std::vector<Reg> fa = b.ld_vec(ir::Op::ld_global, Type::b32, 4, Addr::at(a_at), "a");
+  std::vector<Reg> fb = b.ld_vec(ir::Op::ld_global, Type::b32, 2, Addr::at(b_at), "b");
+  std::vector<Reg> fc = b.ld_vec(ir::Op::ld_global, Type::f32, 4, Addr::at(c_at), "c");
+  std::vector<Reg> fd;
+  for (int v = 0; v < 4; ++v) fd.push_back(b.reg(Type::f32, fmt::format("d{}", v)));
+  b.mma_sync(fd, fa, fb, fc);
+  b.st(ir::Op::st_global, Type::f32, Addr::at(c_at, 32 * 16), fd);
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -26,4 +26,10 @@ ir::Kernel build_mbarrier_parity_probe();
 // B is N×16 (K-major), both bf16, loaded by TMA with 32B swizzle (16 bf16 = 32 B rows).
 ir::Kernel build_wgmma_layout_probe(uint32_t n);
 
+// mma.sync m16n8k16 fragments (facts §2): one warp. Lane l loads its A fragment (4 b32 words at
+// A[4l..]), its B fragment (2 words at B[2l..]) and its C fragment (4 f32 at C[4l..]) as the
+// host packed them by the facts' maps, runs one mma.sync, and stores D to C[128 + 4l..]. If
+// any of the A, B, C/D maps were wrong, D would not equal A·B + C at the D map's positions.
+ir::Kernel build_mma_sync_probe();
+
 }  // namespace gs::kernels

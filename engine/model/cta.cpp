@@ -32,6 +32,7 @@ void dispatch(ExecContext& x) {
     case Family::mbarrier: exec_mbarrier(x); break;
     case Family::tma: exec_tma(x); break;
     case Family::wgmma: exec_wgmma(x); break;
+    case Family::mma: exec_mma(x); break;
     default: exec_unsupported(x); break;
   }
 }

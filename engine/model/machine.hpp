@@ -234,6 +234,7 @@ void exec_barrier(ExecContext& x);
 void exec_mbarrier(ExecContext& x);
 void exec_tma(ExecContext& x);
 void exec_wgmma(ExecContext& x);
+void exec_mma(ExecContext& x);
 void exec_unsupported(ExecContext& x);
 
 // Completes TMA transfers due at or before `cycle` (writes shared memory, complete_tx).

@@ -19,15 +19,15 @@
 namespace gs::run {
 
 // The names `gemmscope probe NAME` accepts.
-inline std::vector<std::string> probe_group_names() { return {"tma", "mbarrier", "wgmma", "all"}; }
+inline std::vector<std::string> probe_group_names() { return {"tma", "mbarrier", "wgmma", "mma", "all"}; }
 
-// The cases of one group ("tma", "mbarrier", "wgmma") or of "all". Throws kernels::ConfigError
+// The cases of one group ("tma", "mbarrier", "wgmma", "mma") or of "all". Throws kernels::ConfigError
 // naming the valid names for anything else.
 inline std::vector<ProbeCase> probe_cases(std::string_view group) {
   const bool all = group == "all";
-  if (!all && group != "tma" && group != "mbarrier" && group != "wgmma")
+  if (!all && group != "tma" && group != "mbarrier" && group != "wgmma" && group != "mma")
     throw kernels::ConfigError(
-        fmt::format("'{}' is not a probe: valid names are tma, mbarrier, wgmma and all", group));
+        fmt::format("'{}' is not a probe: valid names are tma, mbarrier, wgmma, mma and all", group));
   std::vector<ProbeCase> cases;
   if (all || group == "tma") {
     struct Box {
@@ -44,6 +44,7 @@ inline std::vector<ProbeCase> probe_cases(std::string_view group) {
   if (all || group == "mbarrier") cases.push_back(make_mbarrier_probe_case(kernels::build_mbarrier_parity_probe()));
   if (all || group == "wgmma")
     for (const uint32_t n : {8u, 16u, 64u, 256u}) cases.push_back(make_wgmma_probe_case(n, kernels::build_wgmma_layout_probe(n)));
+  if (all || group == "mma") cases.push_back(make_mma_probe_case(kernels::build_mma_sync_probe()));
   return cases;
 }
 

@@ -126,6 +126,72 @@ ProbeCase make_wgmma_probe_case(uint32_t n, ir::Kernel kernel) {
   return p;
 }
 
+namespace {
+
+// mma.sync m16n8k16 fragment maps, written from the facts sheet §2 (not from engine/layout,
+// whose tables this probe checks): lane l, g = l/4, q = l%4.
+struct MmaProbeValues {
+  int a[16][16], b[16][8], c[16][8];  // A row-major M×K, B as K×N, C M×N
+};
+MmaProbeValues mma_probe_values() {
+  MmaProbeValues v{};
+  for (int r = 0; r < 16; ++r)
+    for (int k = 0; k < 16; ++k) v.a[r][k] = (r * 7 + k * 3) % 9 - 4;
+  for (int k = 0; k < 16; ++k)
+    for (int n = 0; n < 8; ++n) v.b[k][n] = (k * 5 + n * 11 + 2) % 9 - 4;
+  for (int r = 0; r < 16; ++r)
+    for (int n = 0; n < 8; ++n) v.c[r][n] = (r * 13 + n * 5) % 17 - 8;
+  return v;
+}
+void mma_a_position(uint32_t l, uint32_t e, int& row, int& col) {
+  row = int(l / 4 + 8 * ((e >> 1) & 1));
+  col = int(2 * (l % 4) + (e & 1) + 8 * (e >> 2));
+}
+void mma_b_position(uint32_t l, uint32_t e, int& k, int& n) {
+  k = int(2 * (l % 4) + (e & 1) + 8 * (e >> 1));
+  n = int(l / 4);
+}
+void mma_c_position(uint32_t l, uint32_t v, int& row, int& col) {
+  row = int(l / 4 + 8 * (v >> 1));
+  col = int(2 * (l % 4) + (v & 1));
+}
+constexpr size_t kMmaDOffset = 32 * 16;  // bytes: D follows the 32 lanes' C fragments
+
+}  // namespace
+
+ProbeCase make_mma_probe_case(ir::Kernel kernel) {
+  ProbeCase p;
+  p.group = "mma";
+  p.name = "mma.sync m16n8k16";
+  p.kind = ProbeKind::mma_sync_fragments;
+  p.kernel = std::move(kernel);
+  const MmaProbeValues v = mma_probe_values();
+  p.buffers.a.assign(32 * 16, 0);
+  p.buffers.b.assign(32 * 8, 0);
+  p.buffers.c.assign(32 * 16 * 2, 0xFF);
+  for (uint32_t l = 0; l < 32; ++l) {
+    for (uint32_t e = 0; e < 8; ++e) {  // register e/2, low half when e is even
+      int row, col;
+      mma_a_position(l, e, row, col);
+      const uint16_t h = bf16_of_small_integer(float(v.a[row][col]));
+      std::memcpy(p.buffers.a.data() + l * 16 + e * 2, &h, 2);
+    }
+    for (uint32_t e = 0; e < 4; ++e) {
+      int k, n;
+      mma_b_position(l, e, k, n);
+      const uint16_t h = bf16_of_small_integer(float(v.b[k][n]));
+      std::memcpy(p.buffers.b.data() + l * 8 + e * 2, &h, 2);
+    }
+    for (uint32_t r = 0; r < 4; ++r) {
+      int row, col;
+      mma_c_position(l, r, row, col);
+      const float f = float(v.c[row][col]);
+      std::memcpy(p.buffers.c.data() + l * 16 + r * 4, &f, 4);
+    }
+  }
+  return p;
+}
+
 ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c, std::string_view who) {
   ProbeCheck check;
   if (c.size() != p.buffers.c.size()) {
@@ -155,6 +221,22 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
                                   kParityFacts[i]));
       }
       break;
+    case ProbeKind::mma_sync_fragments: {
+      const MmaProbeValues v = mma_probe_values();
+      for (uint32_t l = 0; l < 32; ++l)
+        for (uint32_t r = 0; r < 4; ++r) {
+          ++check.checked;
+          int row, col;
+          mma_c_position(l, r, row, col);
+          int want = v.c[row][col];
+          for (int k = 0; k < 16; ++k) want += v.a[row][k] * v.b[k][col];
+          const float got = f32_at(c, kMmaDOffset + (size_t(l) * 4 + r) * 4);
+          if (got != float(want))
+            note(check, fmt::format("lane {} d{}: {} holds {}, A·B + C at (row {}, col {}) is {}", l, r, who, got, row,
+                                    col, want));
+        }
+      break;
+    }
     case ProbeKind::wgmma_accumulators:
       for (uint32_t t = 0; t < kWgmmaThreads; ++t)
         for (uint32_t v = 0; v < p.n / 2; ++v) {
@@ -197,6 +279,16 @@ ProbeCheck compare_probe_outputs(const ProbeCase& p, const std::vector<uint8_t>&
           note(check, fmt::format("result {} ({}): GPU says {}, model says {}", i, kParityLabels[i], u32_at(gpu, 4 * i),
                                   u32_at(model, 4 * i)));
       }
+      break;
+    case ProbeKind::mma_sync_fragments:
+      for (uint32_t l = 0; l < 32; ++l)
+        for (uint32_t r = 0; r < 4; ++r) {
+          ++check.checked;
+          const size_t offset = kMmaDOffset + (size_t(l) * 4 + r) * 4;
+          if (std::memcmp(gpu.data() + offset, model.data() + offset, 4) != 0)
+            note(check, fmt::format("lane {} d{}: GPU holds {}, model holds {}", l, r, f32_at(gpu, offset),
+                                    f32_at(model, offset)));
+        }
       break;
     case ProbeKind::wgmma_accumulators:
       for (uint32_t t = 0; t < kWgmmaThreads; ++t)

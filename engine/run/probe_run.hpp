@@ -27,10 +27,10 @@
 
 namespace gs::run {
 
-enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators };
+enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments };
 
 struct ProbeCase {
-  std::string group;  // "tma", "mbarrier" or "wgmma": what `gemmscope probe NAME` selects
+  std::string group;  // "tma", "mbarrier", "wgmma" or "mma": what `gemmscope probe NAME` selects
   std::string name;   // "tma 16x64 32B", "mbarrier parity", "wgmma m64n64k16"
   ProbeKind kind = ProbeKind::tma_placement;
   uint32_t box_cols = 0;                             // tma: bf16 per box row
@@ -48,6 +48,9 @@ struct ProbeCase {
 ProbeCase make_tma_probe_case(uint32_t box_cols, layout::Swizzle swizzle, ir::Kernel kernel);
 ProbeCase make_mbarrier_probe_case(ir::Kernel kernel);
 ProbeCase make_wgmma_probe_case(uint32_t n, ir::Kernel kernel);
+//   mma: A (16×16), B (16×8) and C (16×8) of small integers, packed into per-lane fragments
+//        by the facts §2 maps; C's second half receives D (4 f32 per lane).
+ProbeCase make_mma_probe_case(ir::Kernel kernel);
 
 struct ProbeCheck {
   bool pass = false;

@@ -22,16 +22,17 @@ const run::ProbeCase& case_named(const std::vector<run::ProbeCase>& cases, const
 
 }  // namespace
 
-TEST_CASE("probes: the cases cover every swizzle, the parity facts and four wgmma widths", "[run][probe]") {
+TEST_CASE("probes: the cases cover every swizzle, the parity facts, four wgmma widths and mma.sync", "[run][probe]") {
   const std::vector<run::ProbeCase> all = run::probe_cases("all");
   std::vector<std::string> names;
   for (const run::ProbeCase& c : all) names.push_back(c.name);
   CHECK(names == std::vector<std::string>{"tma 16x64 32B", "tma 32x64 64B", "tma 64x64 128B", "tma 64x64 none",
                                           "tma 16x64 none", "mbarrier parity", "wgmma m64n8k16", "wgmma m64n16k16",
-                                          "wgmma m64n64k16", "wgmma m64n256k16"});
+                                          "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16"});
   CHECK(run::probe_cases("tma").size() == 5);
   CHECK(run::probe_cases("mbarrier").size() == 1);
   CHECK(run::probe_cases("wgmma").size() == 4);
+  CHECK(run::probe_cases("mma").size() == 1);
   CHECK_THROWS_AS(run::probe_cases("banks"), kernels::ConfigError);
 }
 
@@ -103,7 +104,8 @@ TEST_CASE("[gpu] probes: the GPU places, flips and maps exactly as the facts and
   const run::ProbeRun result = run::run_probes(run::probe_cases("all"));
   INFO(result.devices.job.error);
   REQUIRE(result.devices.job.ok());
-  REQUIRE(result.reports.size() == 10);
+  REQUIRE(result.reports.size() == run::probe_cases("all").size());
+  REQUIRE(result.reports.size() >= 11);  // 5 TMA, parity, 4 wgmma widths, mma.sync
   for (const run::ProbeReport& r : result.reports) {
     INFO(run::probe_report_line(r));
     if (!r.skipped.empty()) {
