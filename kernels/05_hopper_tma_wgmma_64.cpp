@@ -38,19 +38,6 @@ constexpr uint32_t kWgmmaN = 64;
 constexpr uint32_t kThreads = 128;  // one warpgroup
 constexpr uint32_t kTileBytes = kBM * kBK * 2;
 
-ir::TensorMapDesc operand_map(ir::ParamRole source, uint32_t rows, uint32_t K, Swizzle swizzle) {
-  // A row-major rows×K bf16 matrix as a 2-D tensor: dim 0 = K (contiguous), dim 1 = rows.
-  ir::TensorMapDesc d;
-  d.source = source;
-  d.dtype = ir::TensorDtype::bf16;
-  d.rank = 2;
-  d.global_dim = {K, rows, 1, 1, 1};
-  d.global_strides_bytes = {uint64_t(K) * 2, 0, 0, 0};
-  d.box_dim = {kBK, source == ir::ParamRole::a ? kBM : kBN, 1, 1, 1};
-  d.swizzle = swizzle;
-  return d;
-}
-
 ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   Builder b("hopper_tma_wgmma_64", ir::Arch::sm_90a);
@@ -59,8 +46,9 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   // Mistake wrong-swizzle: the copy engine writes the tiles unswizzled while the wgmma
   // descriptors still describe a 128B-swizzled layout.
   const Swizzle tma_swizzle = cfg.has("wrong-swizzle") ? Swizzle::none : Swizzle::b128;
-  auto tmap_a = b.tensor_map_param("tmap_A", operand_map(ir::ParamRole::a, M, K, tma_swizzle));
-  auto tmap_b = b.tensor_map_param("tmap_B", operand_map(ir::ParamRole::b, N, K, tma_swizzle));
+  // A is M×K and B is N×K, both row-major (K contiguous): boxes of 64 K-elements × 64 rows.
+  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, tma_swizzle));
+  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, tma_swizzle));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
 
   // Shared memory: the two tiles on 1024-byte boundaries (the 128B swizzle repeat, so the

@@ -15,16 +15,9 @@ using layout::Swizzle;
 
 namespace {
 
+// A whole rows × cols table in one box.
 ir::TensorMapDesc table_map(ir::ParamRole source, uint32_t cols, uint32_t rows, Swizzle sw) {
-  ir::TensorMapDesc d;
-  d.source = source;
-  d.dtype = ir::TensorDtype::bf16;
-  d.rank = 2;
-  d.global_dim = {cols, rows, 1, 1, 1};
-  d.global_strides_bytes = {uint64_t(cols) * 2, 0, 0, 0};
-  d.box_dim = {cols, rows, 1, 1, 1};
-  d.swizzle = sw;
-  return d;
+  return ir::row_major_bf16_map(source, cols, rows, cols, rows, sw);
 }
 
 // Thread 0: init the barrier (count 1), fence, expect `bytes`, issue loads; everyone waits.

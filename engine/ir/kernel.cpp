@@ -37,6 +37,19 @@ uint32_t TensorMapDesc::box_bytes() const {
   return uint32_t(bytes);
 }
 
+TensorMapDesc row_major_bf16_map(ParamRole source, uint32_t cols, uint32_t rows, uint32_t box_cols, uint32_t box_rows,
+                                 layout::Swizzle swizzle) {
+  TensorMapDesc d;
+  d.source = source;
+  d.dtype = TensorDtype::bf16;
+  d.rank = 2;
+  d.global_dim = {cols, rows, 1, 1, 1};
+  d.global_strides_bytes = {uint64_t(cols) * 2, 0, 0, 0};
+  d.box_dim = {box_cols, box_rows, 1, 1, 1};
+  d.swizzle = swizzle;
+  return d;
+}
+
 uint32_t Kernel::smem_bytes() const {
   uint32_t end = 0;
   for (const SharedAlloc& a : smem) end = std::max(end, a.offset + a.bytes);

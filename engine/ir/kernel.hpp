@@ -110,6 +110,11 @@ struct TensorMapDesc {
   uint32_t box_bytes() const;
 };
 
+// A row-major rows × cols bf16 matrix as a 2-D tensor (dim 0 = cols, contiguous), read in
+// boxes of box_cols × box_rows: the map every GEMM operand and probe table here uses.
+TensorMapDesc row_major_bf16_map(ParamRole source, uint32_t cols, uint32_t rows, uint32_t box_cols, uint32_t box_rows,
+                                 layout::Swizzle swizzle);
+
 struct Param {
   std::string name;
   ParamKind kind = ParamKind::u32;
