@@ -194,7 +194,6 @@ class Builder {
  private:
   Type operand_type(std::initializer_list<Src> srcs, Type fallback) const;
   Reg fresh(Type type, std::string name);
-  ir::Operand src_operand(const Src& s) const { return s.operand; }
 
   ir::Kernel k_;
   std::string pending_comment_;

@@ -139,7 +139,6 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
 void exec_memory(ExecContext& x) {
   const ir::Inst& in = x.inst;
   Cta& c = x.cta;
-  const ir::Kernel& k = *c.launch.kernel;
   const uint32_t elem = std::max<uint32_t>(ir::type_bits(in.type) / 8, 1);
   const uint32_t vec = std::max<uint32_t>(in.vec, 1);
   const uint32_t bytes = elem * vec;
@@ -147,11 +146,9 @@ void exec_memory(ExecContext& x) {
   const ir::Operand& addr_op = store ? in.operands[0] : in.operands[vec];
 
   if (in.op == Op::ld_param) {
-    const ir::Param& p = k.params.at(addr_op.id);
-    uint64_t value = c.launch.param_values.at(addr_op.id);
+    const uint64_t value = c.launch.param_values.at(addr_op.id);
     for (uint32_t l = 0; l < 32; ++l)
       if (x.mask >> l & 1) c.reg(x.warp.id, in.operands[0].id, l) = value;
-    (void)p;
     note_register_write(x, in.operands[0].id, x.mask);
     return;
   }

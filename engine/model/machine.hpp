@@ -216,9 +216,6 @@ struct ExecContext {
   bool branch_handled = false;
 };
 
-// Source operand value of a lane (register, immediate, special register, symbol).
-uint64_t read_operand(ExecContext& x, const ir::Operand& o, uint32_t lane);
-void write_reg(ExecContext& x, uint32_t reg, uint32_t lane, uint64_t value);
 // Shared window access with bounds and hazard checks; returns nullptr when out of bounds.
 uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane);
