@@ -4,7 +4,6 @@
 // for the structured control flow the builder emits (if_, loops, wait loops).
 #include <algorithm>
 #include <bit>
-#include <functional>
 
 #include <fmt/format.h>
 
@@ -12,30 +11,8 @@
 
 namespace gs::model {
 
-using ir::Family;
-using ir::Op;
 
 namespace {
-
-void dispatch(ExecContext& x) {
-  const ir::OpInfo& info = x.inst.info();
-  switch (info.family) {
-    case Family::alu: exec_alu(x); break;
-    case Family::convert:
-      if (x.inst.op == Op::cvta_to_global || x.inst.op == Op::cvta_param) exec_alu(x);
-      else exec_convert(x);
-      break;
-    case Family::memory: exec_memory(x); break;
-    case Family::control: exec_control(x); break;
-    case Family::barrier:
-    case Family::fence: exec_barrier(x); break;
-    case Family::mbarrier: exec_mbarrier(x); break;
-    case Family::tma: exec_tma(x); break;
-    case Family::wgmma: exec_wgmma(x); break;
-    case Family::mma: exec_mma(x); break;
-    default: exec_unsupported(x); break;
-  }
-}
 
 std::string smem_name(const Cta& c, uint32_t addr) {
   for (const ir::SharedAlloc& a : c.launch.kernel->smem) {
@@ -93,41 +70,31 @@ void report_deadlock(Cta& c) {
 
 // The ready warp that issues next: smallest (issue time, warp). Returns nullptr if none.
 Warp* peek_ready(Cta& c, uint64_t* time) {
-  auto& h = c.ready_heap;
-  const auto cmp = std::greater<Cta::ReadyEntry>();
-  while (!h.empty()) {
-    const Cta::ReadyEntry top = h.front();
-    if (top.version != c.ready_version[top.warp]) {  // superseded
-      std::pop_heap(h.begin(), h.end(), cmp);
-      h.pop_back();
-      continue;
+  const uint32_t nwarps = uint32_t(c.warps.size());
+  Cta::SchedulerPick best;
+  for (uint32_t s = 0; s < 4; ++s) {
+    Cta::SchedulerPick& p = c.pick[s];
+    if (p.stale) {  // rescan this scheduler's warps s, s+4, s+8, ...
+      p = Cta::SchedulerPick{.stale = false};
+      const uint64_t free_at = c.scheduler_free[s];
+      for (uint32_t w = s; w < nwarps; w += 4) {
+        const uint64_t key = c.ready_key[w];
+        if (key == ~uint64_t(0)) continue;
+        const uint64_t t = std::max(key, free_at);
+        if (t < p.time) {  // warps are visited in increasing order: ties keep the smaller
+          p.time = t;
+          p.warp = w;
+        }
+      }
     }
-    const uint64_t t = std::max(c.ready_key[top.warp], c.scheduler_free[top.warp & 3]);
-    if (t > top.time) {  // its scheduler became busy since: re-queue at the real time
-      std::pop_heap(h.begin(), h.end(), cmp);
-      h.back().time = t;
-      std::push_heap(h.begin(), h.end(), cmp);
-      continue;
-    }
-    *time = t;
-    return &c.warps[top.warp];
+    if (p.time < best.time || (p.time == best.time && p.time != ~uint64_t(0) && p.warp < best.warp)) best = p;
   }
-  return nullptr;
-}
-
-void pop_ready(Cta& c) {
-  std::pop_heap(c.ready_heap.begin(), c.ready_heap.end(), std::greater<Cta::ReadyEntry>());
-  c.ready_heap.pop_back();
+  if (best.time == ~uint64_t(0)) return nullptr;
+  *time = best.time;
+  return &c.warps[best.warp];
 }
 
 }  // namespace
-
-void Cta::push_ready(uint32_t w, uint64_t at) {
-  ready_key[w] = at;
-  const uint32_t v = ++ready_version[w];
-  ready_heap.push_back({at, w, v});
-  std::push_heap(ready_heap.begin(), ready_heap.end(), std::greater<ReadyEntry>());
-}
 
 void run_cta(Cta& c, const SimOptions& opt) {
   const ir::Kernel& k = *c.launch.kernel;
@@ -178,7 +145,6 @@ void run_cta(Cta& c, const SimOptions& opt) {
     }
 
     Warp& w = *next;
-    pop_ready(c);
     if (w.live() == 0) {
       w.state = WarpState::exited;
       c.unready(w.id);
@@ -191,28 +157,27 @@ void run_cta(Cta& c, const SimOptions& opt) {
       c.push_ready(w.id, w.ready_at);
       continue;
     }
-    const ir::Inst& in = k.insts[pc];
-    if (in.op == Op::label) {  // labels are not instructions: no issue slot
+    const DecodedInst& d = c.program->insts[pc];
+    if (d.is_label) {  // labels are not instructions: no issue slot
       w.set_pc(at_pc, pc + 1);
       c.push_ready(w.id, w.ready_at);
       continue;
     }
     c.now = next_time;
-    c.scheduler_free[w.id % 4] = next_time + 1;
+    c.set_scheduler_free(w.id % 4, next_time + 1);
     uint32_t mask = at_pc;
-    if (in.guard != ir::kNone) {
-      const uint64_t* g = c.reg_lanes(w.id, in.guard);
+    if (d.guard != ir::kNone) {
+      const uint64_t* g = c.reg_lanes(w.id, d.guard);
       uint32_t pass = 0;
-      for (uint32_t l = 0; l < 32; ++l)
-        if ((at_pc >> l & 1) && ((g[l] & 1) != 0) != in.guard_negated) pass |= 1u << l;
-      mask = pass;
+      for (uint32_t l = 0; l < 32; ++l) pass |= uint32_t(g[l] & 1) << l;
+      mask = at_pc & (d.guard_negated ? ~pass : pass);
     }
-    ExecContext x{c, w, in, pc, mask, at_pc};
+    ExecContext x{c, w, k.insts[pc], d, pc, mask, at_pc};
     c.stats->warp_instructions++;
     c.stats->thread_instructions += uint32_t(std::popcount(mask));
     w.instructions++;
-    trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
-    if (mask != 0) dispatch(x);
+    if (c.trace) trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
+    if (mask != 0) d.exec(x);
     if (!x.block) {
       const uint32_t fall_through = x.branch_handled ? (at_pc & ~mask) : at_pc;
       if (fall_through) w.set_pc(fall_through, pc + 1);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
@@ -46,9 +47,10 @@ bool compare_values(ir::CmpOp c, T x, T y) {
   return false;
 }
 
-bool compare(ir::CmpOp c, Type t, uint64_t a, uint64_t b) {
-  const uint32_t bits = ir::type_bits(t);
-  switch (ir::type_class(t)) {
+// `bits` and `cls` are ir::type_bits / ir::type_class of the instruction's type: passed in
+// so that the decoded forms, where they are compile-time constants, fold the switches away.
+[[gnu::always_inline]] inline bool compare(ir::CmpOp c, uint32_t bits, TypeClass cls, uint64_t a, uint64_t b) {
+  switch (cls) {
     case TypeClass::floating: {
       const double x = bits == 64 ? as_f64(a) : double(as_f32(a));
       const double y = bits == 64 ? as_f64(b) : double(as_f32(b));
@@ -60,10 +62,10 @@ bool compare(ir::CmpOp c, Type t, uint64_t a, uint64_t b) {
   }
 }
 
-// One binary/ternary operation on raw bits of type t.
-uint64_t arith(Op op, Type t, uint64_t a, uint64_t b, uint64_t c) {
-  const uint32_t bits = std::max<uint32_t>(ir::type_bits(t), 1);
-  const TypeClass cls = ir::type_class(t);
+// One binary/ternary operation on raw bits of a type of type_bits `type_bits` and class `cls`.
+[[gnu::always_inline]] inline uint64_t arith(Op op, uint32_t type_bits, TypeClass cls, uint64_t a, uint64_t b,
+                                             uint64_t c) {
+  const uint32_t bits = std::max<uint32_t>(type_bits, 1);
   if (cls == TypeClass::floating) {
     if (bits == 64) {
       const double x = as_f64(a), y = as_f64(b), z = as_f64(c);
@@ -136,90 +138,232 @@ uint64_t arith(Op op, Type t, uint64_t a, uint64_t b, uint64_t c) {
   }
 }
 
-// The hot 32-bit integer ops on register/immediate operands, without the generic operand
-// machinery: the bulk of address arithmetic and loop control. Returns false when the
-// instruction needs the general path.
-bool exec_alu_fast(ExecContext& x) {
-  const ir::Inst& in = x.inst;
-  if (in.operands.size() != 3 || in.type == Type::pred || ir::type_bits(in.type) != 32 ||
-      ir::type_class(in.type) == TypeClass::floating)
-    return false;
-  const ir::Operand& oa = in.operands[1];
-  const ir::Operand& ob = in.operands[2];
-  if (oa.kind != ir::OperandKind::reg || (ob.kind != ir::OperandKind::reg && ob.kind != ir::OperandKind::imm))
-    return false;
+// ---- decoded forms ------------------------------------------------------------------------
+// The instructions that dominate a run (address arithmetic, loop control, the fma of a SIMT
+// inner loop) with register or constant operands. select_alu picks one of these at decode
+// time for an (op, type) it knows; each computes exactly what exec_alu's general path
+// computes for that form (the same arith/compare), without resolving operands per issue.
+
+const uint64_t kZeroLanes[32] = {};
+
+// d = f(s0, s1, s2) on the active lanes. Sources are checked in operand order, as Sources
+// does; the result goes through a buffer so a destination that is also a source is read
+// before it is written, and the loop over all 32 lanes stays simple enough to vectorise.
+template <class F>
+inline void alu_lanes(ExecContext& x, F f) {
   Cta& c = x.cta;
+  const DecodedInst& d = x.dec;
   const uint32_t mask = x.mask;
-  check_register_read(x, oa.id, mask);
-  const uint64_t* a = c.reg_lanes(x.warp.id, oa.id);
-  uint64_t bimm[32];
-  const uint64_t* b = bimm;
-  if (ob.kind == ir::OperandKind::reg) {
-    check_register_read(x, ob.id, mask);
-    b = c.reg_lanes(x.warp.id, ob.id);
-  } else {
-    for (uint64_t& v : bimm) v = uint64_t(ob.imm);
-  }
-  const uint32_t dst = in.operands[0].id;
-  uint64_t* d = c.reg_lanes(x.warp.id, dst);
-  uint64_t r[32];
-  const bool is_signed = ir::type_class(in.type) == TypeClass::signed_int;
-  switch (in.op) {
-    case Op::add: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l] + b[l]); break;
-    case Op::sub: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l] - b[l]); break;
-    case Op::mul_lo: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l] * b[l]); break;
-    case Op::and_: for (int l = 0; l < 32; ++l) r[l] = a[l] & b[l]; break;
-    case Op::or_: for (int l = 0; l < 32; ++l) r[l] = a[l] | b[l]; break;
-    case Op::xor_: for (int l = 0; l < 32; ++l) r[l] = a[l] ^ b[l]; break;
-    case Op::shl: for (int l = 0; l < 32; ++l) r[l] = b[l] >= 32 ? 0 : uint32_t(a[l] << b[l]); break;
-    case Op::shr:
-      if (is_signed) return false;
-      for (int l = 0; l < 32; ++l) r[l] = b[l] >= 32 ? 0 : uint32_t(a[l]) >> b[l];
-      break;
-    case Op::setp: {
-      if (is_signed) return false;
-      switch (in.cmp) {
-        case ir::CmpOp::eq: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) == uint32_t(b[l]); break;
-        case ir::CmpOp::ne: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) != uint32_t(b[l]); break;
-        case ir::CmpOp::lt: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) < uint32_t(b[l]); break;
-        case ir::CmpOp::le: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) <= uint32_t(b[l]); break;
-        case ir::CmpOp::gt: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) > uint32_t(b[l]); break;
-        case ir::CmpOp::ge: for (int l = 0; l < 32; ++l) r[l] = uint32_t(a[l]) >= uint32_t(b[l]); break;
-        default: return false;
-      }
-      break;
+  const uint64_t* s[3] = {kZeroLanes, kZeroLanes, kZeroLanes};
+  for (uint32_t i = 0; i < d.nsrc; ++i) {
+    const DecodedSource& o = d.src[i];
+    if (o.is_reg) {
+      check_register_read(x, o.reg, mask);
+      s[i] = c.reg_lanes(x.warp.id, o.reg);
+    } else {
+      s[i] = o.lanes;
     }
-    default: return false;
   }
+  uint64_t r[32];
+  for (uint32_t l = 0; l < 32; ++l) r[l] = f(s[0][l], s[1][l], s[2][l]);
+  uint64_t* out = c.reg_lanes(x.warp.id, d.dst);
   if (mask == 0xFFFFFFFFu) {
-    for (int l = 0; l < 32; ++l) d[l] = r[l];
+    for (uint32_t l = 0; l < 32; ++l) out[l] = r[l];
   } else {
-    for (uint32_t m = mask; m; m &= m - 1) d[std::countr_zero(m)] = r[std::countr_zero(m)];
+    for (uint32_t m = mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
   }
+  note_register_write(x, d.dst, mask);
+}
+
+// ir::type_bits and ir::type_class of the types the forms are instantiated for, known at
+// compile time (select_alu checks they agree with the IR's table).
+constexpr uint32_t form_bits(Type t) {
+  return t == Type::pred ? 1 : (t == Type::b64 || t == Type::u64 || t == Type::s64 || t == Type::f64) ? 64 : 32;
+}
+constexpr TypeClass form_class(Type t) {
+  switch (t) {
+    case Type::pred: return TypeClass::pred;
+    case Type::b32:
+    case Type::b64: return TypeClass::bits;
+    case Type::u32:
+    case Type::u64: return TypeClass::unsigned_int;
+    case Type::s32:
+    case Type::s64: return TypeClass::signed_int;
+    default: return TypeClass::floating;
+  }
+}
+
+template <Op kOp, Type kType>
+void exec_alu_form(ExecContext& x) {
+  if constexpr (kOp == Op::mov) {
+    alu_lanes(x, [](uint64_t a, uint64_t, uint64_t) { return mask_to_bits(a, form_bits(kType)); });
+  } else if constexpr (kOp == Op::selp) {
+    alu_lanes(x, [](uint64_t a, uint64_t b, uint64_t p) { return p ? a : b; });
+  } else {
+    alu_lanes(x, [](uint64_t a, uint64_t b, uint64_t c) { return arith(kOp, form_bits(kType), form_class(kType), a, b, c); });
+  }
+  x.latency = (kOp == Op::div || kOp == Op::rem) ? timing::kSfuLatency : timing::kAluLatency;
+}
+
+template <ir::CmpOp kCmp, Type kType>
+void exec_setp_form(ExecContext& x) {
+  alu_lanes(x, [](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
+    return compare(kCmp, form_bits(kType), form_class(kType), a, b) ? 1 : 0;
+  });
   x.latency = timing::kAluLatency;
-  note_register_write(x, dst, mask);
-  return true;
+}
+
+// fma.rn.f32: std::fma on floats is a library call per lane unless the compiler may assume
+// an FMA unit. Where the CPU has one, the lanes use the instruction; both round once, so the
+// bits are the same either way.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("fma"))) void fma_f32_lanes_hw(const uint64_t* a, const uint64_t* b, const uint64_t* c,
+                                                     uint64_t* r) {
+  for (uint32_t l = 0; l < 32; ++l) r[l] = from_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
+}
+bool cpu_has_fma() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("fma");
+}
+#else
+void fma_f32_lanes_hw(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t*) {}
+bool cpu_has_fma() { return false; }
+#endif
+
+// Chosen at decode time only where cpu_has_fma(): alu_lanes, with the lane loop done by
+// fma_f32_lanes_hw.
+void exec_fma_f32(ExecContext& x) {
+  Cta& c = x.cta;
+  const DecodedInst& d = x.dec;
+  const uint64_t* s[3];
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (d.src[i].is_reg) {
+      check_register_read(x, d.src[i].reg, x.mask);
+      s[i] = c.reg_lanes(x.warp.id, d.src[i].reg);
+    } else {
+      s[i] = d.src[i].lanes;
+    }
+  }
+  uint64_t r[32];
+  fma_f32_lanes_hw(s[0], s[1], s[2], r);
+  uint64_t* out = c.reg_lanes(x.warp.id, d.dst);
+  for (uint32_t m = x.mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
+  note_register_write(x, d.dst, x.mask);
+  x.latency = timing::kAluLatency;
+}
+
+// The integer and predicate types the decoded forms cover; others take the general path.
+template <Op kOp>
+ExecFn alu_form_for(Type t) {
+  switch (t) {
+    case Type::pred: return exec_alu_form<kOp, Type::pred>;
+    case Type::b32: return exec_alu_form<kOp, Type::b32>;
+    case Type::u32: return exec_alu_form<kOp, Type::u32>;
+    case Type::s32: return exec_alu_form<kOp, Type::s32>;
+    case Type::b64: return exec_alu_form<kOp, Type::b64>;
+    case Type::u64: return exec_alu_form<kOp, Type::u64>;
+    case Type::s64: return exec_alu_form<kOp, Type::s64>;
+    default: return nullptr;
+  }
+}
+
+template <ir::CmpOp kCmp>
+ExecFn setp_form_for(Type t) {
+  switch (t) {
+    case Type::u32: return exec_setp_form<kCmp, Type::u32>;
+    case Type::s32: return exec_setp_form<kCmp, Type::s32>;
+    case Type::u64: return exec_setp_form<kCmp, Type::u64>;
+    case Type::s64: return exec_setp_form<kCmp, Type::s64>;
+    case Type::f32: return exec_setp_form<kCmp, Type::f32>;
+    default: return nullptr;
+  }
+}
+
+ExecFn setp_form(const ir::Inst& in) {
+  switch (in.cmp) {
+    case ir::CmpOp::eq: return setp_form_for<ir::CmpOp::eq>(in.type);
+    case ir::CmpOp::ne: return setp_form_for<ir::CmpOp::ne>(in.type);
+    case ir::CmpOp::lt: return setp_form_for<ir::CmpOp::lt>(in.type);
+    case ir::CmpOp::le: return setp_form_for<ir::CmpOp::le>(in.type);
+    case ir::CmpOp::gt: return setp_form_for<ir::CmpOp::gt>(in.type);
+    case ir::CmpOp::ge: return setp_form_for<ir::CmpOp::ge>(in.type);
+    default: return nullptr;
+  }
+}
+
+ExecFn alu_form(const ir::Inst& in) {
+  switch (in.op) {
+    case Op::mov: return alu_form_for<Op::mov>(in.type);
+    case Op::selp: return alu_form_for<Op::selp>(in.type);
+    case Op::setp: return setp_form(in);
+    case Op::fma:
+      if (in.type != Type::f32) return nullptr;
+      return cpu_has_fma() ? exec_fma_f32 : exec_alu_form<Op::fma, Type::f32>;
+    case Op::add: return in.type == Type::f32 ? exec_alu_form<Op::add, Type::f32> : alu_form_for<Op::add>(in.type);
+    case Op::mul: return in.type == Type::f32 ? exec_alu_form<Op::mul, Type::f32> : nullptr;
+    case Op::sub: return alu_form_for<Op::sub>(in.type);
+    case Op::mul_lo: return alu_form_for<Op::mul_lo>(in.type);
+    case Op::mad_lo: return alu_form_for<Op::mad_lo>(in.type);
+    case Op::mul_wide: return alu_form_for<Op::mul_wide>(in.type);
+    case Op::and_: return alu_form_for<Op::and_>(in.type);
+    case Op::or_: return alu_form_for<Op::or_>(in.type);
+    case Op::xor_: return alu_form_for<Op::xor_>(in.type);
+    case Op::not_: return alu_form_for<Op::not_>(in.type);
+    case Op::shl: return alu_form_for<Op::shl>(in.type);
+    case Op::shr: return alu_form_for<Op::shr>(in.type);
+    case Op::min: return alu_form_for<Op::min>(in.type);
+    case Op::max: return alu_form_for<Op::max>(in.type);
+    default: return nullptr;
+  }
 }
 
 }  // namespace
 
+ExecFn select_alu(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k) {
+  // One destination register and one to three sources, each a register or a constant:
+  // special registers vary per lane, CTA and cycle, so those keep the general path.
+  if (in.ndst != 1 || in.operands.empty() || in.operands[0].kind != ir::OperandKind::reg) return nullptr;
+  const size_t nsrc = in.operands.size() - 1;
+  if (nsrc < 1 || nsrc > 3) return nullptr;
+  DecodedInst form = d;
+  form.dst = in.operands[0].id;
+  form.nsrc = uint8_t(nsrc);
+  for (size_t i = 0; i < nsrc; ++i) {
+    const ir::Operand& o = in.operands[1 + i];
+    if (o.kind == ir::OperandKind::reg) {
+      form.src[i] = {true, o.id, nullptr};
+    } else if (o.kind == ir::OperandKind::imm || o.kind == ir::OperandKind::fimm) {
+      form.src[i] = {false, ir::kNone, nullptr};  // filled below, once the form is known
+    } else {
+      return nullptr;
+    }
+  }
+  if (form_bits(in.type) != ir::type_bits(in.type) || form_class(in.type) != ir::type_class(in.type)) return nullptr;
+  const ExecFn fn = alu_form(in);
+  if (!fn || (fn == exec_fma_f32 && nsrc != 3)) return nullptr;
+  for (size_t i = 0; i < nsrc; ++i)
+    if (!form.src[i].is_reg) form.src[i].lanes = p.constant_lanes(k, in, in.operands[1 + i]);
+  d = form;
+  return fn;
+}
+
 void exec_alu(ExecContext& x) {
-  if (exec_alu_fast(x)) return;
   const ir::Inst& in = x.inst;
   Sources src(x);
   const uint32_t dst = in.operands[0].id;
   uint64_t* d = x.cta.reg_lanes(x.warp.id, dst);
   const uint32_t mask = x.mask;
+  const uint32_t bits = ir::type_bits(in.type);
+  const TypeClass cls = ir::type_class(in.type);
   switch (in.op) {
     case Op::mov:
     case Op::cvta_to_global:
     case Op::cvta_param: {
-      const uint32_t bits = ir::type_bits(in.type);
       each_lane(mask, [&](uint32_t l) { d[l] = mask_to_bits(src.get(1, l), bits); });
       break;
     }
     case Op::setp:
-      each_lane(mask, [&](uint32_t l) { d[l] = compare(in.cmp, in.type, src.get(1, l), src.get(2, l)) ? 1 : 0; });
+      each_lane(mask, [&](uint32_t l) { d[l] = compare(in.cmp, bits, cls, src.get(1, l), src.get(2, l)) ? 1 : 0; });
       break;
     case Op::selp:
       each_lane(mask, [&](uint32_t l) { d[l] = src.get(3, l) ? src.get(1, l) : src.get(2, l); });
@@ -230,7 +374,7 @@ void exec_alu(ExecContext& x) {
       } else if (in.type == Type::u64 || in.type == Type::s64) {
         each_lane(mask, [&](uint32_t l) { d[l] = src.get(1, l) + src.get(2, l); });
       } else {
-        each_lane(mask, [&](uint32_t l) { d[l] = arith(in.op, in.type, src.get(1, l), src.get(2, l), 0); });
+        each_lane(mask, [&](uint32_t l) { d[l] = arith(in.op, bits, cls, src.get(1, l), src.get(2, l), 0); });
       }
       break;
     case Op::fma:
@@ -244,7 +388,7 @@ void exec_alu(ExecContext& x) {
     default: {
       const size_t n = in.operands.size();
       each_lane(mask, [&](uint32_t l) {
-        d[l] = arith(in.op, in.type, n > 1 ? src.get(1, l) : 0, n > 2 ? src.get(2, l) : 0, n > 3 ? src.get(3, l) : 0);
+        d[l] = arith(in.op, bits, cls, n > 1 ? src.get(1, l) : 0, n > 2 ? src.get(2, l) : 0, n > 3 ? src.get(3, l) : 0);
       });
       break;
     }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/layout/banks.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 
@@ -77,6 +78,22 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
     case 4: { const uint32_t x = uint32_t(v); std::memcpy(p, &x, 4); break; }
     default: std::memcpy(p, &v, 8); break;
   }
+}
+
+// How many distinct values the first n of v hold (n <= 32; sorts them in place).
+uint32_t distinct_count(uint64_t* v, uint32_t n) {
+  std::sort(v, v + n);
+  return uint32_t(std::unique(v, v + n) - v);
+}
+
+// Statistics and trace record of a global access: the 32-byte sectors it touches.
+void account_global(ExecContext& x, uint32_t bytes, bool store, uint64_t* sectors, uint32_t n, uint64_t lowest) {
+  Cta& c = x.cta;
+  x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
+  if (!c.trace) return;
+  n = distinct_count(sectors, n);
+  c.trace->global.push_back(GlobalAccess{x.mask, uint8_t(bytes), store, n, lowest});
+  trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, uint32_t(c.trace->global.size() - 1), n);
 }
 
 // Bank model and statistics for one warp-level shared access (facts §8).
@@ -160,41 +177,9 @@ void exec_memory(ExecContext& x) {
   if (addr_op.kind == ir::OperandKind::mem_reg) check_register_read(x, addr_op.id, x.mask);
 
   const bool shared = in.op == Op::ld_shared || in.op == Op::st_shared;
-  // Fast path: untraced global access through [reg + imm], every lane in bounds and aligned.
-  if (!shared && !c.trace && addr_op.kind == ir::OperandKind::mem_reg && (bytes & (bytes - 1)) == 0) {
-    const uint64_t* base = c.reg_lanes(x.warp.id, addr_op.id);
-    const uint64_t off = uint64_t(addr_op.imm);
-    std::array<uint64_t*, 4> regs{};
-    for (uint32_t v = 0; v < vec; ++v) regs[v] = c.reg_lanes(x.warp.id, in.operands[store ? 1 + v : v].id);
-    uint8_t* ptr[32];
-    bool ok = true;
-    for (uint32_t m = x.mask; m; m &= m - 1) {
-      const uint32_t l = uint32_t(std::countr_zero(m));
-      const uint64_t a = base[l] + off;
-      ptr[l] = c.launch.global->find(a, bytes);
-      if (!ptr[l] || (a & (bytes - 1)) != 0) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) {
-      for (uint32_t m = x.mask; m; m &= m - 1) {
-        const uint32_t l = uint32_t(std::countr_zero(m));
-        for (uint32_t v = 0; v < vec; ++v) {
-          if (store) store_bytes(ptr[l] + v * elem, regs[v][l], elem);
-          else regs[v][l] = load_bytes(ptr[l] + v * elem, elem);
-        }
-      }
-      if (!store)
-        for (uint32_t v = 0; v < vec; ++v) note_register_write(x, in.operands[v].id, x.mask);
-      x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
-      return;
-    }
-    // Some lane is out of bounds or misaligned: the general path below reports it.
-  }
   std::array<uint32_t, 32> saddr{};
   uint64_t lowest = ~uint64_t(0);
-  std::array<uint64_t, 32> sector{};
+  std::array<uint64_t, 32> sector{};  // per active lane; distinct ones counted at the end
   uint32_t nsectors = 0;
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
@@ -207,11 +192,7 @@ void exec_memory(ExecContext& x) {
       const uint64_t a = memory_address64(x, addr_op, l);
       p = c.launch.global->find(a, bytes);
       lowest = std::min(lowest, a);
-      if (c.trace) {
-        const uint64_t s = a / 32;
-        if (std::find(sector.begin(), sector.begin() + nsectors, s) == sector.begin() + nsectors && nsectors < 32)
-          sector[nsectors++] = s;
-      }
+      sector[nsectors++] = a / 32;
       if (!p)
         report(c, "out-of-bounds-global", x.inst_id, x.warp.id, l, a,
                fmt::format("global address 0x{:X} ({} bytes) is outside every buffer of this GEMM", a, bytes));
@@ -236,14 +217,83 @@ void exec_memory(ExecContext& x) {
   if (shared) {
     account_shared(x, saddr, bytes, store);
   } else {
-    x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
-    if (c.trace) {
-      GlobalAccess g{x.mask, uint8_t(bytes), store, nsectors, lowest};
-      c.trace->global.push_back(g);
-      trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask,
-                  uint32_t(c.trace->global.size() - 1), nsectors);
+    account_global(x, bytes, store, sector.data(), nsectors, lowest);
+  }
+}
+
+namespace {
+
+// ---- decoded form: ld.global / st.global through [reg + offset] ----------------------------
+// What exec_memory does for these, in the order it does it, for the common case where every
+// lane's address is inside a buffer and aligned. Any other case goes to exec_memory before
+// anything happened, so the general path reports it exactly as before.
+void exec_global_form(ExecContext& x) {
+  Cta& c = x.cta;
+  const DecodedInst& d = x.dec;
+  const bool store = x.inst.op == Op::st_global;
+  const uint32_t elem = d.elem_bytes, vec = d.vec, bytes = elem * vec;
+  const uint64_t* base = c.reg_lanes(x.warp.id, d.src[0].reg);
+  // The span of the lanes' addresses: when it lies in one buffer and every address is
+  // aligned, every lane is in bounds and aligned.
+  uint64_t addr[32];
+  uint64_t lowest = ~uint64_t(0), highest = 0, any_bits = 0;
+  for (uint32_t m = x.mask; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const uint64_t a = base[l] + uint64_t(d.offset);
+    addr[l] = a;
+    lowest = std::min(lowest, a);
+    highest = std::max(highest, a);
+    any_bits |= a;
+  }
+  uint8_t* span = nullptr;
+  if ((lowest >> 44) == (highest >> 44) && (any_bits & (bytes - 1)) == 0 && highest - lowest < (uint64_t(1) << 31))
+    span = c.launch.global->find(lowest, uint32_t(highest - lowest) + bytes);
+  if (!span) {
+    exec_memory(x);
+    return;
+  }
+  if (store)
+    for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], x.mask);
+  check_register_read(x, d.src[0].reg, x.mask);
+  for (uint32_t v = 0; v < vec; ++v) {
+    uint64_t* r = c.reg_lanes(x.warp.id, d.data_regs[v]);
+    for (uint32_t m = x.mask; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      uint8_t* p = span + (addr[l] - lowest) + v * elem;
+      if (store) store_bytes(p, r[l], elem);
+      else r[l] = load_bytes(p, elem);
     }
   }
+  if (!store)
+    for (uint32_t v = 0; v < vec; ++v) note_register_write(x, d.data_regs[v], x.mask);
+  uint64_t sector[32];
+  uint32_t nsectors = 0;
+  if (c.trace)
+    for (uint32_t m = x.mask; m; m &= m - 1) sector[nsectors++] = addr[std::countr_zero(m)] / 32;
+  account_global(x, bytes, store, sector, nsectors, lowest);
+}
+
+}  // namespace
+
+ExecFn select_memory(const ir::Inst& in, Program&, DecodedInst& d, const ir::Kernel&) {
+  if (in.op != Op::ld_global && in.op != Op::st_global) return nullptr;
+  const bool store = in.op == Op::st_global;
+  const uint32_t elem = std::max<uint32_t>(ir::type_bits(in.type) / 8, 1);
+  const uint32_t vec = std::max<uint32_t>(in.vec, 1);
+  if (vec > 4 || !std::has_single_bit(elem * vec) || in.operands.size() != vec + 1) return nullptr;
+  const ir::Operand& addr = store ? in.operands[0] : in.operands[vec];
+  if (addr.kind != ir::OperandKind::mem_reg) return nullptr;
+  for (uint32_t v = 0; v < vec; ++v) {
+    const ir::Operand& o = in.operands[store ? 1 + v : v];
+    if (o.kind != ir::OperandKind::reg) return nullptr;
+    d.data_regs[v] = o.id;
+  }
+  d.src[0] = {true, addr.id, nullptr};
+  d.nsrc = 1;
+  d.offset = addr.imm;
+  d.elem_bytes = uint8_t(elem);
+  d.vec = uint8_t(vec);
+  return exec_global_form;
 }
 
 }  // namespace gs::model

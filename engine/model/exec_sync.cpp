@@ -11,21 +11,6 @@ namespace gs::model {
 
 using ir::Op;
 
-uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
-                     uint32_t payload, uint32_t a) {
-  if (!cta.trace) return 0xFFFFFFFFu;
-  Event e;
-  e.cycle = cycle;
-  e.kind = kind;
-  e.warp = uint16_t(warp);
-  e.inst = inst;
-  e.mask = mask;
-  e.payload = payload;
-  e.a = a;
-  cta.trace->events.push_back(e);
-  return uint32_t(cta.trace->events.size() - 1);
-}
-
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value) {
   if (!cta.trace) return;
@@ -38,7 +23,7 @@ void exec_control(ExecContext& x) {
   Warp& w = x.warp;
   switch (x.inst.op) {
     case Op::bra: {
-      w.set_pc(x.mask, x.cta.label_pc[x.inst.operands[0].id]);
+      w.set_pc(x.mask, x.cta.program->label_pc[x.inst.operands[0].id]);
       // Lanes whose guard was false fall through (the scheduler advances at_pc & ~mask).
       x.branch_handled = true;
       break;

@@ -2,7 +2,8 @@
 // shared memory, mbarriers and asynchronous units, and the global memory they all share.
 //
 // Each op's semantics is a small exec_* function over this state (exec_alu.cpp,
-// exec_mem.cpp, exec_sync.cpp, exec_async.cpp); cta.cpp schedules warps in modeled time.
+// exec_mem.cpp, exec_sync.cpp, exec_async.cpp, exec_wgmma.cpp); decode.cpp picks the one each
+// instruction runs once per kernel; cta.cpp schedules warps in modeled time.
 #pragma once
 
 #include <array>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 
@@ -155,21 +157,29 @@ struct Cta {
   Launch launch;
   uint32_t nregs = 0;
   std::vector<Warp> warps;
-  std::vector<uint64_t> ready_key;    // [warp]: ready_at when ready, ~0 otherwise
-  // Ready warps ordered by (issue time, warp); entries go stale when a warp's key changes
-  // (version) or its scheduler got busier (time): the scheduler fixes them lazily.
-  struct ReadyEntry {
-    uint64_t time;
-    uint32_t warp;
-    uint32_t version;
-    bool operator>(const ReadyEntry& o) const { return time != o.time ? time > o.time : warp > o.warp; }
+  // The scheduler. A ready warp has ready_key = the cycle it can issue next (~0: not ready);
+  // it issues on its scheduler (warp % 4) once that is free, so the next warp to issue is
+  // the one with the smallest (max(ready_key, scheduler_free[warp % 4]), warp). Each
+  // scheduler caches its own best warp and rescans its warps (at most 8: a CTA has at most
+  // 32) only when one of them or its busy time changed; the pick is then a minimum of 4.
+  std::vector<uint64_t> ready_key;    // [warp]
+  struct SchedulerPick {
+    uint64_t time = ~uint64_t(0);     // ~0: no ready warp
+    uint32_t warp = 0;
+    bool stale = true;
   };
-  std::vector<ReadyEntry> ready_heap;
-  std::vector<uint32_t> ready_version;
-  void push_ready(uint32_t w, uint64_t at);  // cta.cpp
+  std::array<SchedulerPick, 4> pick{};
+  void push_ready(uint32_t w, uint64_t at) {
+    ready_key[w] = at;
+    pick[w & 3].stale = true;
+  }
   void unready(uint32_t w) {
     ready_key[w] = ~uint64_t(0);
-    ++ready_version[w];
+    pick[w & 3].stale = true;
+  }
+  void set_scheduler_free(uint32_t scheduler, uint64_t at) {
+    scheduler_free[scheduler] = at;
+    pick[scheduler].stale = true;
   }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
@@ -178,7 +188,7 @@ struct Cta {
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
   std::vector<SmemWord> smem_word_state;
   uint32_t barrier_epoch = 0;         // increments whenever a CTA-wide bar.sync releases
-  std::vector<uint32_t> label_pc;      // label id -> instruction index of its label
+  const Program* program = nullptr;    // the decoded kernel (decode.hpp), shared by all CTAs
   std::map<uint32_t, Mbarrier> mbars; // by shared address
   std::vector<TmaJob> tma_jobs;
   std::vector<PendingTma> tma_pending;  // sorted by complete_at when popped
@@ -208,6 +218,7 @@ struct ExecContext {
   Cta& cta;
   Warp& warp;
   const ir::Inst& inst;
+  const DecodedInst& dec;  // the same instruction, decoded (decode.hpp)
   uint32_t inst_id;
   uint32_t mask;      // lanes at this pc whose guard holds
   uint32_t at_pc;     // lanes at this pc (guard true or false)
@@ -249,9 +260,14 @@ inline void wake(Cta& c, Warp& w, uint64_t at) {
 // Runs one CTA to completion (or failure) in modeled time.
 void run_cta(Cta& cta, const SimOptions& opt);
 
-// Trace helpers (no-ops for untraced CTAs).
-uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
-                     uint32_t payload = 0xFFFFFFFFu, uint32_t a = 0);
+// Trace helpers (no-ops for untraced CTAs). trace_event returns the event's index.
+inline uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
+                            uint32_t payload = 0xFFFFFFFFu, uint32_t a = 0) {
+  if (!cta.trace) return 0xFFFFFFFFu;
+  std::vector<Event>& events = cta.trace->events;
+  events.push_back(Event{cycle, kind, uint16_t(warp), inst, mask, payload, a});
+  return uint32_t(events.size() - 1);
+}
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value);
 

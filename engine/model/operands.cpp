@@ -1,5 +1,7 @@
 #include "engine/model/operands.hpp"
 
+#include <bit>
+
 #include <fmt/format.h>
 
 #include "engine/model/values.hpp"
@@ -45,7 +47,7 @@ uint64_t special_value(const Cta& cta, ir::Special s, uint32_t warp, uint32_t la
   return 0;
 }
 
-void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask) {
+void check_register_read_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   Cta& c = x.cta;
   const size_t slot = size_t(x.warp.id) * c.nregs + reg;
   if ((c.written[slot] & mask) != mask) {
@@ -64,7 +66,7 @@ void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask) {
   }
 }
 
-void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
+void note_register_write_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   Cta& c = x.cta;
   const size_t slot = size_t(x.warp.id) * c.nregs + reg;
   c.written[slot] |= mask;
@@ -75,20 +77,26 @@ void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
                          c.launch.kernel->regs[reg].name));
     x.warp.wgmma_fenced = false;
   }
-  if (c.trace && c.launch.record_registers) {
-    Trace& t = *c.trace;
-    RegWrite w;
-    w.reg = reg;
-    w.words = ir::type_bits(c.launch.kernel->regs[reg].type) > 32 ? 2 : 1;
-    w.value_offset = uint32_t(t.values.size());
-    const uint64_t* lanes = c.reg_lanes(x.warp.id, reg);
-    for (uint32_t l = 0; l < 32; ++l) {
-      t.values.push_back(uint32_t(lanes[l]));
-      if (w.words == 2) t.values.push_back(uint32_t(lanes[l] >> 32));
-    }
-    t.regs.push_back(w);
-    trace_event(c, EventKind::reg_write, c.now, x.warp.id, x.inst_id, mask, uint32_t(t.regs.size() - 1), reg);
+  if (c.trace && c.launch.record_registers) record_register_write(c, x.warp.id, x.inst_id, reg, mask);
+}
+
+void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, uint32_t mask) {
+  Trace& t = *c.trace;
+  RegWrite w;
+  w.reg = reg;
+  w.words = c.program->reg_words[reg];
+  w.mask = mask;
+  w.value_offset = uint32_t(t.values.size());
+  const uint64_t* lanes = c.reg_lanes(warp, reg);
+  t.values.resize(t.values.size() + size_t(std::popcount(mask)) * w.words);
+  uint32_t* out = t.values.data() + w.value_offset;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t v = lanes[std::countr_zero(m)];
+    *out++ = uint32_t(v);
+    if (w.words == 2) *out++ = uint32_t(v >> 32);
   }
+  t.regs.push_back(w);
+  trace_event(c, EventKind::reg_write, c.now, warp, inst, mask, uint32_t(t.regs.size() - 1), reg);
 }
 
 Sources::Sources(ExecContext& x) : x_(x) {

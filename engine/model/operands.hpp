@@ -35,8 +35,30 @@ class Sources {
 
 // The value of a special register for one lane of a warp of a CTA.
 uint64_t special_value(const Cta& cta, ir::Special s, uint32_t warp, uint32_t lane);
-// Bookkeeping shared by every register write (written lanes, wgmma ownership, trace).
-void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask);
-void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask);
+// Bookkeeping shared by every register write (written lanes, wgmma ownership, trace) and
+// the checks of every register read (uninitialised lanes, registers a wgmma still owns).
+// The inline parts handle the common case (nothing to report, nothing to record) without a
+// call; the *_slow functions hold the whole rule and run whenever there may be more to do.
+void note_register_write_slow(ExecContext& x, uint32_t reg, uint32_t mask);
+void check_register_read_slow(ExecContext& x, uint32_t reg, uint32_t mask);
+
+// Records a reg_write event with the values of the lanes in `mask` (traced CTA only).
+void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, uint32_t mask);
+
+inline void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
+  Cta& c = x.cta;
+  const size_t slot = size_t(x.warp.id) * c.nregs + reg;
+  if (c.wgmma_acc[slot] || c.trace) {
+    note_register_write_slow(x, reg, mask);
+    return;
+  }
+  c.written[slot] |= mask;
+}
+
+inline void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask) {
+  const Cta& c = x.cta;
+  const size_t slot = size_t(x.warp.id) * c.nregs + reg;
+  if ((c.written[slot] & mask) != mask || c.wgmma_acc[slot]) check_register_read_slow(x, reg, mask);
+}
 
 }  // namespace gs::model

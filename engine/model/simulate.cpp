@@ -73,8 +73,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].upc = 0;
   }
   c.ready_key.assign(nwarps, 0);
-  c.ready_version.assign(nwarps, 0);
-  c.ready_heap.clear();
+  c.pick.fill({});
   for (uint32_t w = 0; w < nwarps; ++w) c.push_ready(w, 0);
   c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
   c.written.assign(size_t(nwarps) * c.nregs, 0);
@@ -110,9 +109,8 @@ SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt
   cta.launch.param_values = bind_params(k, bufs);
   cta.stats = &result.stats;
   cta.hazards = &result.hazards;
-  cta.label_pc.assign(k.labels.size(), 0);
-  for (uint32_t i = 0; i < k.insts.size(); ++i)
-    if (k.insts[i].op == ir::Op::label) cta.label_pc[k.insts[i].operands[0].id] = i;
+  const Program program = decode_program(k);  // once for the whole grid
+  cta.program = &program;
 
   const ir::LaunchShape& L = k.launch;
   for (int d = 0; d < 3; ++d)

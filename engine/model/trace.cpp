@@ -1,6 +1,7 @@
 #include "engine/model/trace.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace gs::model {
 
@@ -31,10 +32,23 @@ const char* event_kind_name(EventKind k) {
   return "?";
 }
 
+uint64_t Trace::reg_value(const RegWrite& w, uint32_t lane) const {
+  if (lane >= 32 || !(w.mask >> lane & 1)) return 0;
+  // Values are packed: the lane's index among the written lanes.
+  const uint32_t index = uint32_t(std::popcount(w.mask & ((1u << lane) - 1)));
+  const size_t at = w.value_offset + size_t(index) * w.words;
+  uint64_t v = values[at];
+  if (w.words == 2) v |= uint64_t(values[at + 1]) << 32;
+  return v;
+}
+
 void Trace::finalize() {
   // Completions are recorded when they are processed, which can be after later-issued
   // events: order by cycle, keeping the recording order of equal cycles.
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.cycle < b.cycle; });
+  // Most traces are already in order (only asynchronous completions are stamped ahead), and
+  // a stable sort of a sorted list changes nothing: skip it then.
+  const auto by_cycle = [](const Event& a, const Event& b) { return a.cycle < b.cycle; };
+  if (!std::is_sorted(events.begin(), events.end(), by_cycle)) std::stable_sort(events.begin(), events.end(), by_cycle);
   for (auto& v : by_kind_) v.clear();
   by_inst_.clear();
   for (uint32_t i = 0; i < events.size(); ++i) {

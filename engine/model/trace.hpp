@@ -99,10 +99,13 @@ struct MmaOp {
   uint64_t issue_cycle = 0, complete_cycle = 0;
 };
 
+// A register write: the values of the lanes that wrote, and only those (a write by one
+// elected lane stores one value, not 32).
 struct RegWrite {
   uint32_t reg = 0;           // register id
-  uint32_t value_offset = 0;  // index into Trace::values: 32 lanes × words (1 or 2)
-  uint8_t words = 1;
+  uint32_t value_offset = 0;  // index into Trace::values: popcount(mask) lanes × words, in lane order
+  uint8_t words = 1;          // 32-bit words per lane: 1, or 2 for 64-bit registers (low word first)
+  uint32_t mask = 0;          // the lanes written (the reg_write event's mask)
 };
 
 struct Hazard {
@@ -129,6 +132,9 @@ class Trace {
   uint32_t traced_cta = 0;
   uint32_t warps = 0;
   uint64_t end_cycle = 0;
+
+  // The value lane `lane` wrote in a register write (0 for a lane not in w.mask).
+  uint64_t reg_value(const RegWrite& w, uint32_t lane) const;
 
   // Index built once after recording (Trace::finalize) for fast search.
   void finalize();

@@ -1,7 +1,9 @@
 // trace_json: the traced CTA as one JSON object, for `gemmscope sim --trace FILE` and for
 // tools outside gemmscope. Layout follows engine/model/trace.hpp: events are small records
 // whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, regs;
-// `hazard` events index `hazards`; bar_* events carry the barrier id).
+// `hazard` events index `hazards`; bar_* events carry the barrier id). A register write's
+// values are packed: `values[value_offset ..]` holds `words` 32-bit words (low first) for
+// each lane set in its `mask`, in lane order, and nothing for the other lanes.
 #include <fmt/format.h>
 
 #include "engine/ptx/emit.hpp"
@@ -143,7 +145,10 @@ json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
           {"mma", table_json(t.mma, mma_json)},
           {"regs", table_json(t.regs,
                               [](const model::RegWrite& w) {
-                                return json{{"reg", w.reg}, {"value_offset", w.value_offset}, {"words", w.words}};
+                                return json{{"reg", w.reg},
+                                            {"value_offset", w.value_offset},
+                                            {"words", w.words},
+                                            {"mask", w.mask}};
                               })},
           {"values", t.values},
           {"hazards", table_json(t.hazards, hazard_json)}};

@@ -139,3 +139,49 @@ TEST_CASE("prediction: one traced CTA predicts the whole GEMM's time", "[model][
   CHECK(full.result.stats.traced_cta_cycles == big.result.stats.traced_cta_cycles);
   CHECK(full.result.stats.predicted_tflops == Approx(big.result.stats.predicted_tflops));
 }
+
+TEST_CASE("trace: register writes keep the values of the lanes that wrote, packed", "[model][trace]") {
+  using builder::Builder;
+  using builder::Reg;
+  // Lanes 0..9 write 3·tid to a 32-bit register and 2^40 + tid·2^20 to a 64-bit one; the
+  // other lanes skip both writes.
+  Builder b("partial_writes", ir::Arch::sm_90);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg few = (tid < 10u).named("few");
+  Reg r32 = b.reg(ir::Type::u32, "r32");
+  Reg r64 = b.reg(ir::Type::u64, "r64");
+  b.if_(few, [&] {
+    b.alu_into(ir::Op::mul_lo, r32, {tid, 3u});
+    Reg wide = b.mul_wide(tid, 1u << 20, "wide");
+    b.alu_into(ir::Op::add, r64, {wide, int64_t(1) << 40});
+  });
+  b.ret();
+  const ir::Kernel k = b.finish();
+  model::GemmBuffers bufs;
+  const model::SimResult r = model::simulate(k, bufs);
+  REQUIRE(r.completed);
+  const model::Trace& t = r.trace;
+  int checked = 0;
+  for (uint32_t i : t.of_kind(model::EventKind::reg_write)) {
+    const model::Event& e = t.events[i];
+    const model::RegWrite& w = t.regs[e.payload];
+    CHECK(w.mask == e.mask);
+    if (w.reg != r32.id() && w.reg != r64.id()) continue;
+    REQUIRE(w.mask == 0x3FFu);
+    CHECK(w.words == (w.reg == r64.id() ? 2 : 1));
+    for (uint32_t lane = 0; lane < 32; ++lane) {
+      const uint64_t want = lane >= 10 ? 0 : w.reg == r32.id() ? 3 * lane : (uint64_t(1) << 40) + (uint64_t(lane) << 20);
+      CHECK(t.reg_value(w, lane) == want);
+    }
+    // Packed: the next write's values start right after this one's ten lanes.
+    if (w.value_offset + 10u * w.words < t.values.size())
+      for (size_t j = 0; j < t.regs.size(); ++j)
+        if (t.regs[j].value_offset > w.value_offset) {
+          CHECK(t.regs[j].value_offset == w.value_offset + 10u * w.words);
+          break;
+        }
+    ++checked;
+  }
+  CHECK(checked == 2);
+}

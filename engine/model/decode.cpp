@@ -1,0 +1,77 @@
+// decode_program: the once-per-kernel pass that picks each instruction's exec function and
+// resolves what can be resolved before any CTA runs (see decode.hpp).
+#include "engine/model/decode.hpp"
+
+#include "engine/model/machine.hpp"
+#include "engine/model/values.hpp"
+
+namespace gs::model {
+
+using ir::Family;
+using ir::Op;
+
+const uint64_t* Program::constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o) {
+  uint64_t v = 0;
+  switch (o.kind) {
+    case ir::OperandKind::imm: v = uint64_t(o.imm); break;
+    // The same constants Sources resolves: a floating immediate takes the instruction's type.
+    case ir::OperandKind::fimm: v = in.type == ir::Type::f64 ? from_f64(o.fimm) : from_f32(float(o.fimm)); break;
+    case ir::OperandKind::smem_sym: v = timing::kSmemBaseAddress + k.smem[o.id].offset + uint64_t(o.imm); break;
+    case ir::OperandKind::param_sym: v = kParamBase + kParamStride * o.id; break;
+    default: return nullptr;  // registers, special registers (per CTA/lane/cycle), memory
+  }
+  std::array<uint64_t, 32>& lanes = constants.emplace_back();
+  lanes.fill(v);
+  return lanes.data();
+}
+
+namespace {
+
+// The general exec function of an op's family: what cta.cpp's dispatch switch used to pick
+// on every issue.
+ExecFn family_exec(const ir::Inst& in) {
+  switch (in.info().family) {
+    case Family::alu: return exec_alu;
+    case Family::convert:
+      return in.op == Op::cvta_to_global || in.op == Op::cvta_param ? exec_alu : exec_convert;
+    case Family::memory: return exec_memory;
+    case Family::control: return exec_control;
+    case Family::barrier:
+    case Family::fence: return exec_barrier;
+    case Family::mbarrier: return exec_mbarrier;
+    case Family::tma: return exec_tma;
+    case Family::wgmma: return exec_wgmma;
+    case Family::mma: return exec_mma;
+    default: return exec_unsupported;
+  }
+}
+
+}  // namespace
+
+Program decode_program(const ir::Kernel& k) {
+  Program p;
+  p.label_pc.assign(k.labels.size(), 0);
+  for (const ir::RegInfo& r : k.regs) p.reg_words.push_back(ir::type_bits(r.type) > 32 ? 2 : 1);
+  p.insts.resize(k.insts.size());
+  for (uint32_t pc = 0; pc < k.insts.size(); ++pc) {
+    const ir::Inst& in = k.insts[pc];
+    DecodedInst& d = p.insts[pc];
+    d.guard = in.guard;
+    d.guard_negated = in.guard_negated;
+    if (in.op == Op::label) {
+      d.is_label = true;
+      p.label_pc[in.operands[0].id] = pc;
+      continue;
+    }
+    d.exec = family_exec(in);
+    // A family may have a faster version of this exact form (same semantics, fewer checks of
+    // the operand kinds at run time); it leaves d.exec alone when it has none.
+    ExecFn fast = nullptr;
+    if (d.exec == exec_alu) fast = select_alu(in, p, d, k);
+    else if (d.exec == exec_memory) fast = select_memory(in, p, d, k);
+    if (fast) d.exec = fast;
+  }
+  return p;
+}
+
+}  // namespace gs::model

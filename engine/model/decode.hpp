@@ -1,0 +1,77 @@
+// The pre-decoded program: every instruction of a kernel looked at once, before any CTA
+// runs, and turned into what the scheduler needs on each issue.
+//
+// Interpreting ir::Inst directly costs an op-table lookup, a family switch and a walk over a
+// vector of operands on every warp-instruction. The model issues millions of them for the
+// same few hundred instructions, so decode_program() does that work once per simulate():
+//
+//   ir::Inst  ──decode──▶  DecodedInst { exec = the exec_* function for this op (and, for
+//                                         the hot ALU/memory forms, for its type),
+//                                         guard, label flag,
+//                                         sources resolved to a register id or a constant }
+//
+// Decoding never changes what an instruction does: each exec_* function still holds the
+// op's semantics, and forms the decoder does not specialise run through the general exec_*
+// function of their family, exactly as before. The decoded form only removes look-ups.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+
+namespace gs::model {
+
+struct ExecContext;
+using ExecFn = void (*)(ExecContext&);
+
+// One source operand of a hot ALU or memory form: a register, or a constant known at decode
+// time (an immediate, a floating immediate in the instruction's type, a shared-memory or
+// parameter address). Constants point at 32 copies of the value so that the lane loops read
+// registers and constants the same way.
+struct DecodedSource {
+  bool is_reg = false;
+  uint32_t reg = ir::kNone;
+  const uint64_t* lanes = nullptr;  // the broadcast constant (is_reg == false)
+};
+
+struct DecodedInst {
+  ExecFn exec = nullptr;     // nullptr for labels (they take no issue slot)
+  bool is_label = false;
+  uint32_t guard = ir::kNone;
+  bool guard_negated = false;
+  // Filled for the forms an exec_* selector specialised (see select_alu / select_memory):
+  uint32_t dst = ir::kNone;  // the written register
+  uint8_t nsrc = 0;
+  std::array<DecodedSource, 3> src{};
+  // Memory forms: [src[0] + offset], vec elements of elem_bytes each, to/from data_regs.
+  int64_t offset = 0;
+  uint8_t elem_bytes = 0;
+  uint8_t vec = 0;
+  std::array<uint32_t, 4> data_regs{};
+};
+
+struct Program {
+  std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)
+  std::vector<uint32_t> label_pc;  // label id -> pc of its label
+  std::vector<uint8_t> reg_words;  // register id -> 32-bit words of its type (1, or 2 past 32 bits)
+  // Storage of the broadcast constants DecodedSource::lanes points at (a deque: growing it
+  // never moves what is already there).
+  std::deque<std::array<uint64_t, 32>> constants;
+
+  // A source as a constant broadcast to 32 lanes, or nullptr for a register/special.
+  const uint64_t* constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o);
+};
+
+// Decodes a verified kernel. The result is read-only while CTAs run.
+Program decode_program(const ir::Kernel& kernel);
+
+// Per-family selectors (in the exec_*.cpp that owns the semantics): the function that runs
+// this instruction, specialised for its form when the family has a fast version of it.
+// They may fill d's operand fields.
+ExecFn select_alu(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
+ExecFn select_memory(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
+
+}  // namespace gs::model
