@@ -33,6 +33,9 @@ struct SimRequest {
   uint64_t seed = 1;
   std::array<uint32_t, 3> cta{0, 0, 0};  // the CTA to trace (ctaid x, y, z)
   bool trace = true;                     // false: fast mode everywhere, no Trace
+  // true: run only the traced CTA (the GUI's microscope at any shape). C is then mostly
+  // unwritten, so no reference is computed and the report has no verdict (judged() false).
+  bool only_traced_cta = false;
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -54,6 +57,7 @@ struct SimReport {
   Comparison cmp;
   double seconds = 0.0;            // the model run (result.stats.wall_seconds)
   double total_seconds = 0.0;      // build + data + model + reference + comparison
+  bool judged = true;              // false: only the traced CTA ran, cmp is not a verdict
 
   bool hazard_free() const { return result.hazards.empty(); }
   // The verdict the command line turns into exit code 0.
