@@ -1,0 +1,280 @@
+#include "gui/core/app_state.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/run/gpu_bench.hpp"
+#include "gui/core/view_data.hpp"
+
+namespace gs::gui {
+
+const char* severity_name(Severity s) {
+  switch (s) {
+    case Severity::error: return "error";
+    case Severity::warning: return "warning";
+    case Severity::info: return "info";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string shape_text(kernels::GemmShape s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
+
+// Model hazards of a loaded kernel as problems (the trace's first, then whole-grid ones).
+void add_model_problems(AppState& app, const LoadedKernel& k) {
+  for (const model::Hazard& h : k.report.result.hazards) {
+    Problem p;
+    p.severity = Severity::error;
+    p.source = "model";
+    p.kind = h.kind;
+    p.title = h.kind + (h.inst != kNone && h.inst < k.inst_text.size() ? ": " + k.inst_text[h.inst] : "");
+    p.detail = h.detail;
+    p.inst = h.inst;
+    p.warp = h.warp == kNone ? kNoWarp : uint16_t(h.warp);
+    p.cycle = h.cycle;
+    app.add_problem(std::move(p));
+  }
+  if (!k.report.result.completed && !k.report.result.error.empty())
+    app.add_problem({Severity::error, "model", "incomplete", "the model run did not complete", k.report.result.error});
+  if (k.report.judged && !k.report.cmp.correct)
+    app.add_problem({Severity::error, "model", "wrong-result",
+                     fmt::format("C differs from the reference ({} of {} elements)", k.report.cmp.mismatches,
+                                 k.report.cmp.elements),
+                     k.report.cmp.first_mismatch});
+}
+
+}  // namespace
+
+void AppState::add_problem(Problem p) { problems.push_back(std::move(p)); }
+
+double AppState::seconds_since_start() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
+  // Problems from the previous kernel's model run go; GPU and app problems stay.
+  problems.erase(std::remove_if(problems.begin(), problems.end(), [](const Problem& p) { return p.source == "model"; }),
+                 problems.end());
+  kernel = std::move(k);
+  index = kernel ? std::make_unique<PlaybackIndex>(kernel) : nullptr;
+  playback = Playback{.speed = playback.speed};
+  selection = Selection{};
+  if (!kernel) return;
+  request = kernel->request;
+  add_model_problems(*this, *kernel);
+  const model::SimStats& st = kernel->report.result.stats;
+  if (st.predicted_tflops > 0.0)
+    measurements.add_model_prediction(kernel->request.kernel_id, kernel->request.shape, st.predicted_tflops,
+                                      seconds_since_start());
+  // Start on the first instruction, warp 0 selected.
+  if (auto first = gui::step(*kernel, 0, StepUnit::instruction, true)) playback.position = *first;
+  selection.warp = 0;
+  if (const Snapshot* s = snapshot(); s && !s->warps.empty()) selection.inst = s->warps[0].inst;
+  status = fmt::format("opened {} {} in {:.2f} s", kernel->request.kernel_id, shape_text(kernel->request.shape),
+                       kernel->open_seconds);
+}
+
+void AppState::open_now(const OpenRequest& r) {
+  request = r;
+  try {
+    set_kernel(open_kernel(r));
+  } catch (const std::exception& e) {
+    add_problem({Severity::error, "app", "config", fmt::format("cannot open {}", r.kernel_id), e.what()});
+    status = e.what();
+  }
+}
+
+void AppState::request_open(const OpenRequest& r) {
+  request = r;
+  // A newer open replaces an older one still running.
+  for (auto& j : jobs)
+    if (j->name().rfind("open", 0) == 0 || j->name().rfind("model", 0) == 0) j->request_cancel();
+  const bool whole = !r.only_traced_cta;
+  jobs.push_back(std::make_unique<Job>(
+      fmt::format("{} {} {}", whole ? "model run" : "open", r.kernel_id, shape_text(r.shape)),
+      [r](JobContext& ctx) {
+        auto k = open_kernel(
+            r, [&ctx](uint64_t done, uint64_t total) { ctx.done = done, ctx.total = total; }, &ctx.cancel);
+        if (ctx.cancel.load()) return;  // superseded or cancelled: keep what is on screen
+        ctx.complete([k](AppState& app) { app.set_kernel(k); });
+      },
+      [name = r.kernel_id](AppState& app, const std::string& msg) {
+        app.add_problem({Severity::error, "app", "config", "cannot open " + name, msg});
+        app.status = msg;
+      }));
+}
+
+void AppState::request_model_run() {
+  OpenRequest r = request;
+  r.only_traced_cta = false;
+  request_open(r);
+}
+
+void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats) {
+  const int reps = settings.bench_reps;
+  const double t0 = seconds_since_start();
+  const auto started_at = started;
+  jobs.push_back(std::make_unique<Job>(
+      fmt::format("GPU bench {} kernel(s) at {}", kernel_ids.size(), shape_text(shape)),
+      [kernel_ids, shape, repeats, reps, t0, started_at](JobContext& ctx) {
+        ctx.total = uint64_t(kernel_ids.size()) * uint64_t(std::max(1, repeats));
+        for (int round = 0; round < std::max(1, repeats) && !ctx.cancel.load(); ++round) {
+          for (const std::string& id : kernel_ids) {
+            if (ctx.cancel.load()) return;
+            ctx.set_status(fmt::format("round {}: {} {}", round + 1, id, shape_text(shape)));
+            run::BenchRequest req;
+            req.kernel_id = id;
+            req.shape = shape;
+            req.reps = reps;
+            run::BenchResult res = run::run_bench(req);
+            const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
+            nlohmann::json j = run::bench_result_json(res);
+            const bool no_gpu = res.status == run::GpuStatus::no_driver || res.status == run::GpuStatus::no_device;
+            ctx.complete([j, res_ok = res.ok(), status = res.status, error = res.error, id, no_gpu, t](AppState& app) {
+              if (status == run::GpuStatus::ok) app.measurements.add_bench_json(j, MeasurementSource::gpu, t);
+              if (!res_ok)
+                app.add_problem({no_gpu ? Severity::warning : Severity::error, "gpu", "bench",
+                                 fmt::format("GPU bench of {}: {}", id, run::gpu_status_name(status)),
+                                 error.empty() ? j.dump(2) : error});
+            });
+            ++ctx.done;
+            if (no_gpu) return;  // nothing more to try on this machine
+          }
+        }
+        (void)t0;
+      },
+      [](AppState& app, const std::string& msg) { app.add_problem({Severity::error, "gpu", "bench", "GPU bench failed", msg}); }));
+}
+
+void AppState::cancel_jobs() {
+  for (auto& j : jobs) j->request_cancel();
+}
+
+bool AppState::busy() const {
+  return std::any_of(jobs.begin(), jobs.end(), [](const auto& j) { return !j->finished(); });
+}
+
+void AppState::poll_jobs() {
+  for (auto& j : jobs)
+    for (Completion& c : j->take_completions()) c(*this);
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                            [](const auto& j) { return j->finished() && j->take_completions().empty(); }),
+             jobs.end());
+}
+
+const Snapshot* AppState::snapshot() {
+  if (!kernel || !index) return nullptr;
+  return &index->at(playback.position);
+}
+
+uint32_t AppState::event_count() const { return kernel ? uint32_t(kernel->trace().events.size()) : 0; }
+
+void AppState::seek(uint32_t position) {
+  const uint32_t n = event_count();
+  playback.position = n == 0 ? 0 : std::min(position, n - 1);
+  // Follow the cursor: the instruction of the event under it becomes the selection.
+  if (kernel && playback.position < n) {
+    const model::Event& e = kernel->trace().events[playback.position];
+    if (e.kind == model::EventKind::warp_inst) {
+      selection.inst = e.inst;
+      selection.warp = e.warp;
+    }
+  }
+}
+
+bool AppState::step(StepUnit unit, bool forward) {
+  if (!kernel) return false;
+  auto next = gui::step(*kernel, playback.position, unit, forward, selection.warp);
+  if (!next) return false;
+  seek(*next);
+  return true;
+}
+
+void AppState::advance_playing(double dt) {
+  if (!playback.playing || !kernel) return;
+  playback.carry += dt * playback.speed;
+  // At most a few hundred steps a frame, so a huge dt (a stall) cannot freeze the UI.
+  int steps = int(std::min(playback.carry, 512.0));
+  playback.carry -= steps;
+  while (steps-- > 0)
+    if (!step(playback.unit, true)) {
+      playback.playing = false;
+      playback.carry = 0.0;
+      break;
+    }
+}
+
+void AppState::select_inst(uint32_t inst, bool jump_to_next_execution) {
+  if (!kernel || inst >= kernel->kernel().insts.size()) return;
+  selection.inst = inst;
+  if (!jump_to_next_execution) return;
+  model::Cursor c(kernel->trace());
+  c.seek(playback.position);
+  // The next execution after the cursor (by the selected warp when there is one), else wrap
+  // to the first.
+  while (c.next_execution(inst)) {
+    if (selection.warp == kNoWarp || kernel->trace().events[c.position()].warp == selection.warp) {
+      seek(c.position());
+      selection.inst = inst;
+      return;
+    }
+  }
+  const auto& all = kernel->trace().executions_of(inst);
+  if (!all.empty()) {
+    seek(all.front());
+    selection.inst = inst;
+  }
+}
+
+void AppState::select_ptx_line(uint32_t line) {
+  if (!kernel) return;
+  const uint32_t inst = kernel->inst_of_line(line);
+  if (inst != kNone) select_inst(inst, true);
+}
+
+void AppState::select_warp(uint16_t warp) {
+  if (!kernel || warp >= kernel->trace().warps) return;
+  selection.warp = warp;
+}
+
+void AppState::select_problem(uint32_t i) {
+  if (i >= problems.size()) return;
+  selection.problem = i;
+  const Problem& p = problems[i];
+  if (p.warp != kNoWarp) select_warp(p.warp);
+  if (p.inst != kNone) {
+    // Jump to the hazard's event in the trace when it has one, else to the instruction.
+    if (kernel) {
+      const model::Trace& t = kernel->trace();
+      for (uint32_t e : t.of_kind(model::EventKind::hazard)) {
+        const model::Event& ev = t.events[e];
+        if (ev.payload < t.hazards.size() && t.hazards[ev.payload].kind == p.kind && ev.inst == p.inst) {
+          seek(e);
+          selection.inst = p.inst;
+          return;
+        }
+      }
+    }
+    select_inst(p.inst, true);
+  }
+}
+
+nlohmann::json AppState::describe() {
+  nlohmann::json j;
+  j["kernel"] = kernel ? nlohmann::json(kernel->request.kernel_id) : nlohmann::json(nullptr);
+  j["views"] = describe_views(*this);
+  j["position"] = playback.position;
+  j["events"] = event_count();
+  j["selection"] = {{"inst", selection.inst == kNone ? nlohmann::json(nullptr) : nlohmann::json(selection.inst)},
+                    {"warp", selection.warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(selection.warp)},
+                    {"line", kernel && selection.inst != kNone ? nlohmann::json(kernel->line_of(selection.inst))
+                                                               : nlohmann::json(nullptr)}};
+  nlohmann::json drawn_json = nlohmann::json::object();
+  for (const auto& [name, r] : drawn) drawn_json[name] = r;
+  j["drawn"] = drawn_json;
+  return j;
+}
+
+}  // namespace gs::gui

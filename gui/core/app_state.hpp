@@ -1,0 +1,137 @@
+// Everything the views share: the loaded kernel, one playback cursor, one selection, the
+// problems list, the measurements, the jobs. Views read it and change it only through these
+// members (select_*, seek, request_*), so selecting a thing in one view selects it everywhere.
+// No ImGui here: the headless dump and the tests drive an AppState directly.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <map>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/fragment_data.hpp"
+#include "gui/core/jobs.hpp"
+#include "gui/core/ladder_data.hpp"
+#include "gui/core/measurements.hpp"
+#include "gui/core/playback.hpp"
+#include "gui/core/problems_data.hpp"
+#include "gui/core/ptx_data.hpp"
+#include "gui/core/session.hpp"
+#include "gui/core/settings.hpp"
+#include "gui/core/smem_data.hpp"
+#include "gui/core/throughput_data.hpp"
+
+namespace gs::gui {
+
+// The one selection. kNone / -1: nothing of that kind selected.
+struct Selection {
+  uint32_t inst = kNone;       // instruction id; the PTX view shows its line
+  uint16_t warp = kNoWarp;     // warp of the traced CTA
+  int lane = -1;
+  uint32_t smem_addr = kNone;  // a shared byte address (bank and swizzle views)
+  uint32_t mbar = kNone;       // a barrier's shared address
+  uint32_t tma = kNone;        // index into trace.tma
+  int row = -1, col = -1;      // a cell of the output tile (fragment view)
+  uint32_t problem = kNone;    // index into AppState::problems
+};
+
+enum class Severity : uint8_t { error, warning, info };
+const char* severity_name(Severity s);
+
+struct Problem {
+  Severity severity = Severity::error;
+  std::string source;  // "model", "gpu", "jit", "app", "settings"
+  std::string kind;    // a hazard kind, "config", "bench", ...
+  std::string title;   // one line
+  std::string detail;  // the full message (JIT logs included)
+  uint32_t inst = kNone;
+  uint16_t warp = kNoWarp;
+  uint64_t cycle = 0;
+};
+
+struct Playback {
+  uint32_t position = 0;   // event index into the trace
+  bool playing = false;
+  StepUnit unit = StepUnit::instruction;
+  float speed = 30.0f;     // steps per second
+  double carry = 0.0;      // fractional steps owed to the next frame
+};
+
+// What views remember between frames that follows from the kernel and the options (a grid
+// tabulated once, a check of an unchanged request, text wrapped once). Each is keyed on its
+// inputs and rebuilt when they change, so `view_caches = {}` is always safe; describe() never
+// reads them.
+struct ViewCaches {
+  FragmentGridCache fragment_grid;
+  RequestChecker request_checker;       // the ladder's check of the edited request
+  PtxRevealState ptx_reveal;            // lines the PTX view last scrolled to
+  WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box
+};
+
+struct AppState {
+  // The kernel on screen (null until the first open finishes) and the request being edited.
+  std::shared_ptr<const LoadedKernel> kernel;
+  OpenRequest request;
+  std::unique_ptr<PlaybackIndex> index;
+  Playback playback;
+  Selection selection;
+  // The views' own choices (pattern, operand, swizzle mode, map, filters, rounds, ...), here
+  // so that describe_<view>() reports what the view shows and each AppState has its own.
+  SmemViewOptions smem_view;
+  FragmentViewOptions fragment_view;
+  LadderViewOptions ladder_view;
+  PtxViewOptions ptx_view;
+  ProblemsViewOptions problems_view;
+  ThroughputControls throughput_view = default_throughput_controls();
+  ViewCaches view_caches;
+  std::vector<Problem> problems;
+  Measurements measurements;
+  Settings settings;
+  std::string config_dir;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  // Running and finished-but-not-collected jobs.
+  std::vector<std::unique_ptr<Job>> jobs;
+  std::string status;  // one line for the status bar
+  // Where views drew things in the last frame (framebuffer pixels: x, y, w, h), by name, so the
+  // headless tests can find a known cell in the screenshot: "fragments.grid" is the first
+  // cell's rectangle of the fragment map (cells are laid out in a regular grid from there).
+  std::map<std::string, std::array<float, 4>> drawn;
+
+  // Loading.
+  void set_kernel(std::shared_ptr<const LoadedKernel> k);  // resets playback and selection
+  void open_now(const OpenRequest& r);      // synchronous (headless, tests); errors -> problems
+  void request_open(const OpenRequest& r);  // as a job; the result replaces the kernel
+  void request_model_run();                 // the whole grid of the current request, as a job
+  void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats);
+  void cancel_jobs();
+  bool busy() const;
+  void poll_jobs();  // applies finished jobs' completions (UI thread, once per frame)
+
+  // Playback (all clamp to the trace).
+  const Snapshot* snapshot();  // null without a kernel
+  void seek(uint32_t position);
+  bool step(StepUnit unit, bool forward);  // false when there is nothing further
+  void advance_playing(double dt_seconds);
+  uint32_t event_count() const;
+
+  // Selection (cross-linked: selecting an instruction also seeks to its next execution when
+  // asked; selecting a problem selects its instruction and warp).
+  void select_inst(uint32_t inst, bool jump_to_next_execution);
+  void select_ptx_line(uint32_t line);  // 1-based; lines without an instruction select nothing
+  void select_warp(uint16_t warp);
+  void select_problem(uint32_t index);
+
+  void add_problem(Problem p);
+  double seconds_since_start() const;
+
+  // The data behind each view at the current position, for tests and `gui --state-json`.
+  nlohmann::json describe();
+};
+
+}  // namespace gs::gui

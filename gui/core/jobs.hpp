@@ -1,0 +1,68 @@
+// Work the app does off the UI thread: model runs and GPU benchmarks. A job runs a function on
+// its own thread with progress and a cancel flag; what it produces comes back to the UI thread
+// as "completions" (functions on the app state) that AppState::poll_jobs applies between
+// frames. The UI never waits on a job; a job never touches the app state directly.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gs::gui {
+
+struct AppState;
+using Completion = std::function<void(AppState&)>;
+
+// What the job's function sees.
+class JobContext {
+ public:
+  std::atomic<uint64_t> done{0}, total{0};  // progress in the job's own units
+  std::atomic<bool> cancel{false};
+  // Queue a change to the app state; applied on the UI thread in order.
+  void complete(Completion c);
+  // Status line shown next to the progress bar ("bench 2/3: hopper_tma_wgmma_64 4096³").
+  void set_status(std::string text);
+  std::string status() const;
+  std::vector<Completion> take_completions();
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Completion> completions_;
+  std::string status_;
+};
+
+class Job {
+ public:
+  // Starts `work` on a new thread. Exceptions from `work` become a problem (via on_error).
+  Job(std::string name, std::function<void(JobContext&)> work,
+      std::function<void(AppState&, const std::string&)> on_error);
+  ~Job();  // requests cancel and joins
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  const std::string& name() const { return name_; }
+  bool finished() const { return finished_.load(); }
+  void request_cancel() { context_.cancel = true; }
+  bool cancel_requested() const { return context_.cancel.load(); }
+  double fraction() const;  // 0..1, or -1 when the total is unknown
+  std::string status() const { return context_.status(); }
+  // Completions produced so far (and the error completion once the job has failed).
+  std::vector<Completion> take_completions();
+
+ private:
+  std::string name_;
+  JobContext context_;
+  std::atomic<bool> finished_{false};
+  std::function<void(AppState&, const std::string&)> on_error_;
+  std::mutex error_mutex_;
+  std::string error_;
+  bool error_delivered_ = false;
+  std::thread thread_;
+};
+
+}  // namespace gs::gui

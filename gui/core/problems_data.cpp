@@ -1,0 +1,78 @@
+#include "gui/core/problems_data.hpp"
+
+#include <algorithm>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/view_data.hpp"
+
+namespace gs::gui {
+
+bool ProblemFilter::accepts(const Problem& p) const {
+  const bool severity_ok = (p.severity == Severity::error && errors) || (p.severity == Severity::warning && warnings) ||
+                           (p.severity == Severity::info && infos);
+  return severity_ok && (source.empty() || p.source == source);
+}
+
+ProblemCounts count_problems(const std::vector<Problem>& problems) {
+  ProblemCounts c;
+  for (const Problem& p : problems) {
+    if (p.severity == Severity::error) ++c.errors;
+    if (p.severity == Severity::warning) ++c.warnings;
+    if (p.severity == Severity::info) ++c.infos;
+  }
+  return c;
+}
+
+std::vector<uint32_t> filtered_problems(const std::vector<Problem>& problems, const ProblemFilter& f) {
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < problems.size(); ++i)
+    if (f.accepts(problems[i])) out.push_back(i);
+  return out;
+}
+
+std::vector<std::string> problem_sources(const std::vector<Problem>& problems) {
+  std::vector<std::string> s;
+  for (const Problem& p : problems)
+    if (std::find(s.begin(), s.end(), p.source) == s.end()) s.push_back(p.source);
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+uint32_t clear_non_model_problems(AppState& app) {
+  const size_t before = app.problems.size();
+  app.problems.erase(std::remove_if(app.problems.begin(), app.problems.end(),
+                                    [](const Problem& p) { return p.source != "model"; }),
+                     app.problems.end());
+  if (app.problems.size() != before) app.selection.problem = kNone;
+  return uint32_t(before - app.problems.size());
+}
+
+uint32_t problem_line(const AppState& app, const Problem& p) {
+  if (!app.kernel || p.inst == kNone) return 0;
+  return app.kernel->line_of(p.inst);
+}
+
+nlohmann::json describe_problems(AppState& app) {
+  const ProblemCounts c = count_problems(app.problems);
+  const ProblemFilter& f = app.problems_view.filter;
+  nlohmann::json items = nlohmann::json::array();
+  for (const Problem& p : app.problems)
+    items.push_back({{"severity", severity_name(p.severity)},
+                     {"source", p.source},
+                     {"kind", p.kind},
+                     {"title", p.title},
+                     {"inst", p.inst == kNone ? nlohmann::json(nullptr) : nlohmann::json(p.inst)},
+                     {"line", problem_line(app, p)},
+                     {"warp", p.warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(p.warp)},
+                     {"cycle", p.cycle}});
+  return {{"count", app.problems.size()},
+          {"errors", c.errors},
+          {"warnings", c.warnings},
+          {"infos", c.infos},
+          {"selected", app.selection.problem == kNone ? nlohmann::json(nullptr) : nlohmann::json(app.selection.problem)},
+          {"filter", {{"errors", f.errors}, {"warnings", f.warnings}, {"infos", f.infos}, {"source", f.source}}},
+          {"shown", filtered_problems(app.problems, f).size()},
+          {"items", items}};
+}
+
+}  // namespace gs::gui

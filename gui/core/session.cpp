@@ -1,0 +1,91 @@
+#include "gui/core/session.hpp"
+
+#include <algorithm>
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+namespace gs::gui {
+
+uint32_t LoadedKernel::line_of(uint32_t inst) const {
+  return inst < ptx.inst_to_line.size() ? ptx.inst_to_line[inst] : 0;
+}
+
+uint32_t LoadedKernel::inst_of_line(uint32_t line) const {
+  if (line == 0 || line > ptx.line_to_inst.size()) return kNone;
+  const int32_t i = ptx.line_to_inst[line - 1];
+  return i < 0 ? kNone : uint32_t(i);
+}
+
+std::vector<LoopInfo> find_loops(const ir::Kernel& kernel) {
+  // Where each label sits: the instruction after the label marker.
+  std::vector<uint32_t> label_at(kernel.labels.size(), kNone);
+  for (uint32_t i = 0; i < kernel.insts.size(); ++i) {
+    const ir::Inst& inst = kernel.insts[i];
+    if (inst.op == ir::Op::label && !inst.operands.empty() && inst.operands[0].id < label_at.size())
+      label_at[inst.operands[0].id] = i;
+  }
+  std::vector<LoopInfo> loops;
+  for (uint32_t i = 0; i < kernel.insts.size(); ++i) {
+    const ir::Inst& inst = kernel.insts[i];
+    if (inst.op != ir::Op::bra || inst.operands.empty() || inst.operands[0].kind != ir::OperandKind::label) continue;
+    const uint32_t label = inst.operands[0].id;
+    if (label >= label_at.size() || label_at[label] == kNone || label_at[label] > i) continue;
+    // The body starts at the first real instruction after the label marker.
+    uint32_t head = label_at[label];
+    while (head < i && kernel.insts[head].op == ir::Op::label) ++head;
+    loops.push_back({head, i});
+  }
+  // The main (K) loop first: the one with the longest body. In program order a spin loop such
+  // as mbarrier try_wait's, nested inside the K loop, would come first and "one K iteration"
+  // would step to every retry of the wait.
+  std::stable_sort(loops.begin(), loops.end(),
+                   [](const LoopInfo& a, const LoopInfo& b) { return a.branch - a.head > b.branch - b.head; });
+  return loops;
+}
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::shared_ptr<const LoadedKernel> open_kernel(const OpenRequest& request,
+                                                std::function<void(uint64_t, uint64_t)> progress,
+                                                const std::atomic<bool>* cancel) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto k = std::make_shared<LoadedKernel>();
+  k->request = request;
+  k->info = &kernels::kernel_or_throw(request.kernel_id);
+
+  run::SimRequest sim;
+  sim.kernel_id = request.kernel_id;
+  sim.shape = request.shape;
+  sim.mistakes = request.mistakes;
+  sim.inputs = request.inputs;
+  sim.seed = request.seed;
+  sim.cta = request.cta;
+  sim.trace = true;
+  sim.only_traced_cta = request.only_traced_cta;
+  sim.progress = std::move(progress);
+  sim.cancel = cancel;
+  k->report = run::run_sim(sim);
+  k->request.shape = k->report.shape;  // the resolved shape (example shape filled in)
+
+  k->ptx = ptx::emit(k->report.kernel);
+  k->ptx_lines = split_lines(k->ptx.text);
+  k->inst_text.reserve(k->report.kernel.insts.size());
+  for (const ir::Inst& inst : k->report.kernel.insts)
+    k->inst_text.push_back(ptx::format_instruction(k->report.kernel, k->ptx.reg_names, inst));
+  k->loops = find_loops(k->report.kernel);
+  k->open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return k;
+}
+
+}  // namespace gs::gui

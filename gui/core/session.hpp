@@ -1,0 +1,79 @@
+// A kernel opened in the app: built, printed as PTX, and one CTA traced on the model. Immutable
+// once loaded; every view reads it through a shared_ptr<const LoadedKernel> and a playback
+// position (gui/core/playback.hpp). No ImGui here: tests and the headless dump use it directly.
+//
+//   auto k = gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64", .shape = {128, 128, 4096}});
+//   k->ptx.inst_to_line[17];        // the PTX line of instruction 17
+//   k->trace().events.size();       // what the model recorded for CTA (0,0)
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/model/trace.hpp"
+#include "engine/ptx/emit.hpp"
+#include "engine/run/sim_job.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::gui {
+
+inline constexpr uint32_t kNone = 0xFFFFFFFFu;
+inline constexpr uint16_t kNoWarp = 0xFFFF;
+
+struct OpenRequest {
+  std::string kernel_id;
+  kernels::GemmShape shape;            // 0 takes the kernel's example shape for that dimension
+  std::set<std::string> mistakes;
+  std::array<uint32_t, 3> cta{0, 0, 0};  // the CTA the model traces
+  run::InputMode inputs = run::InputMode::integer;
+  uint64_t seed = 1;
+  // true: only the traced CTA runs (opening stays fast at any shape; C is partly written, so
+  // there is no verdict). false: the whole grid runs and C is judged against the reference.
+  bool only_traced_cta = true;
+};
+
+// What a loop of the kernel looks like to the transport: the instruction that starts each
+// iteration (the target of a backward branch), so "step one K iteration" can jump to it.
+struct LoopInfo {
+  uint32_t head = kNone;    // first instruction of the body
+  uint32_t branch = kNone;  // the backward branch
+};
+
+struct LoadedKernel {
+  OpenRequest request;
+  const kernels::KernelInfo* info = nullptr;
+  run::SimReport report;                 // the kernel as built, stats, hazards, the trace
+  ptx::PtxModule ptx;                    // text, line <-> instruction maps, register names
+  std::vector<std::string> ptx_lines;    // ptx.text split into lines (no newlines)
+  std::vector<std::string> inst_text;    // [instruction id] -> one line of PTX
+  std::vector<LoopInfo> loops;           // backward branches, the longest body (the K loop) first
+  double open_seconds = 0.0;             // build + PTX + model, wall time
+
+  const ir::Kernel& kernel() const { return report.kernel; }
+  const model::Trace& trace() const { return report.result.trace; }
+  bool whole_grid() const { return !request.only_traced_cta; }
+  // The instruction's PTX line (1-based), 0 when it has none.
+  uint32_t line_of(uint32_t inst) const;
+  // The instruction printed on a PTX line (1-based), kNone for other lines.
+  uint32_t inst_of_line(uint32_t line) const;
+};
+
+// Builds, prints and runs the kernel on the model. Throws kernels::ConfigError (bad id, shape,
+// mistake, CTA) or model::ModelError with a message that names the bad value. Never returns
+// null. progress/cancel are passed to the model (cancelled: the result says so).
+std::shared_ptr<const LoadedKernel> open_kernel(const OpenRequest& request,
+                                                std::function<void(uint64_t, uint64_t)> progress = {},
+                                                const std::atomic<bool>* cancel = nullptr);
+
+// The loops of a kernel: every branch whose target label is at or before it, the longest body
+// first (the main K loop; see session.cpp).
+std::vector<LoopInfo> find_loops(const ir::Kernel& kernel);
+
+}  // namespace gs::gui

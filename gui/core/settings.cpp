@@ -1,0 +1,158 @@
+#include "gui/core/settings.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gs::gui {
+
+namespace {
+struct ViewNames {
+  const char* name;
+  const char* title;
+};
+constexpr ViewNames kViews[] = {
+    {"ladder", "Ladder"},       {"ptx", "PTX"},         {"transport", "Transport"},
+    {"warps", "Warps"},         {"smem", "Shared memory"}, {"tma", "TMA pipeline"},
+    {"fragments", "Fragments"}, {"throughput", "Throughput"}, {"problems", "Problems"},
+};
+static_assert(std::size(kViews) == size_t(ViewId::count_));
+}  // namespace
+
+const char* view_name(ViewId v) { return v < ViewId::count_ ? kViews[size_t(v)].name : "?"; }
+const char* view_title(ViewId v) { return v < ViewId::count_ ? kViews[size_t(v)].title : "?"; }
+
+bool parse_view_name(const std::string& name, ViewId& out) {
+  for (size_t i = 0; i < size_t(ViewId::count_); ++i)
+    if (name == kViews[i].name) {
+      out = ViewId(i);
+      return true;
+    }
+  return false;
+}
+
+Settings Settings::defaults() {
+  Settings s;
+  s.show.fill(true);
+  return s;
+}
+
+nlohmann::json Settings::to_json() const {
+  nlohmann::json views = nlohmann::json::object();
+  for (size_t i = 0; i < show.size(); ++i) views[kViews[i].name] = show[i];
+  return {{"theme", theme == Theme::dark ? "dark" : "light"},
+          {"font_scale", font_scale},
+          {"views", views},
+          {"last_kernel", last_kernel},
+          {"last_shape", {last_m, last_n, last_k}},
+          {"play_speed", play_speed},
+          {"bench_reps", bench_reps}};
+}
+
+Settings Settings::from_json(const nlohmann::json& j, std::string* warnings) {
+  Settings s = defaults();
+  auto warn = [&](const std::string& key, const char* expected) {
+    if (warnings) *warnings += "settings: '" + key + "' should be " + expected + "; using the default\n";
+  };
+  if (!j.is_object()) {
+    warn("(file)", "a JSON object");
+    return s;
+  }
+  if (j.contains("theme")) {
+    const auto& t = j["theme"];
+    if (t == "dark") s.theme = Theme::dark;
+    else if (t == "light") s.theme = Theme::light;
+    else warn("theme", "\"dark\" or \"light\"");
+  }
+  if (j.contains("font_scale")) {
+    if (j["font_scale"].is_number() && j["font_scale"].get<double>() >= 0.0 && j["font_scale"].get<double>() <= 4.0)
+      s.font_scale = j["font_scale"].get<float>();
+    else warn("font_scale", "a number from 0 (automatic) to 4");
+  }
+  if (j.contains("views")) {
+    if (j["views"].is_object()) {
+      for (size_t i = 0; i < s.show.size(); ++i) {
+        auto it = j["views"].find(kViews[i].name);
+        if (it == j["views"].end()) continue;
+        if (it->is_boolean()) s.show[i] = it->get<bool>();
+        else warn(std::string("views.") + kViews[i].name, "true or false");
+      }
+    } else warn("views", "an object of true/false per view");
+  }
+  if (j.contains("last_kernel")) {
+    if (j["last_kernel"].is_string()) s.last_kernel = j["last_kernel"].get<std::string>();
+    else warn("last_kernel", "a kernel id");
+  }
+  if (j.contains("last_shape")) {
+    const auto& sh = j["last_shape"];
+    if (sh.is_array() && sh.size() == 3 && sh[0].is_number_unsigned() && sh[1].is_number_unsigned() &&
+        sh[2].is_number_unsigned()) {
+      s.last_m = sh[0].get<uint32_t>();
+      s.last_n = sh[1].get<uint32_t>();
+      s.last_k = sh[2].get<uint32_t>();
+    } else warn("last_shape", "[M, N, K] of non-negative integers");
+  }
+  if (j.contains("play_speed")) {
+    if (j["play_speed"].is_number() && j["play_speed"].get<double>() > 0.0 && j["play_speed"].get<double>() <= 10000.0)
+      s.play_speed = j["play_speed"].get<float>();
+    else warn("play_speed", "a number of steps per second from 0 to 10000");
+  }
+  if (j.contains("bench_reps")) {
+    if (j["bench_reps"].is_number_integer() && j["bench_reps"].get<int>() >= 1 && j["bench_reps"].get<int>() <= 1000)
+      s.bench_reps = j["bench_reps"].get<int>();
+    else warn("bench_reps", "an integer from 1 to 1000");
+  }
+  return s;
+}
+
+std::string config_directory() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return std::string(xdg) + "/gemmscope";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.config/gemmscope";
+  return "";
+}
+
+Settings load_settings(const std::string& dir, std::string* warnings) {
+  if (dir.empty()) return Settings::defaults();
+  const std::string path = dir + "/settings.json";
+  std::ifstream f(path);
+  if (!f) return Settings::defaults();  // first start: nothing to warn about
+  std::stringstream text;
+  text << f.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    if (warnings) *warnings += "settings: " + path + " is not valid JSON; using the defaults (it will be rewritten)\n";
+    return Settings::defaults();
+  }
+  return Settings::from_json(j, warnings);
+}
+
+bool save_settings(const Settings& s, const std::string& dir, std::string* error) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) {
+    if (error) *error = "no config directory (HOME and XDG_CONFIG_HOME are unset)";
+    return false;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path path = fs::path(dir) / "settings.json";
+  const fs::path tmp = fs::path(dir) / "settings.json.tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << s.to_json().dump(2) << "\n";
+    if (!f) {
+      if (error) *error = "cannot write " + tmp.string();
+      fs::remove(tmp, ec);
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    if (error) *error = "cannot replace " + path.string() + ": " + ec.message();
+    fs::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gs::gui

@@ -1,0 +1,191 @@
+#include "gui/core/throughput_data.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/view_data.hpp"
+
+namespace gs::gui {
+
+const char* gpu_availability_name(GpuAvailability g) {
+  switch (g) {
+    case GpuAvailability::unknown: return "unknown";
+    case GpuAvailability::benchmarking: return "benchmarking";
+    case GpuAvailability::found: return "found";
+    case GpuAvailability::not_found: return "not found";
+    case GpuAvailability::failing: return "failing";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+bool same_shape(kernels::GemmShape a, kernels::GemmShape b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
+
+}  // namespace
+
+GpuNote gpu_note(const AppState& app) {
+  for (const auto& j : app.jobs)
+    if (!j->finished() && j->name().rfind("GPU bench", 0) == 0) {
+      const std::string st = j->status();
+      return {GpuAvailability::benchmarking, "Benchmarking on the GPU" + (st.empty() ? std::string("…") : ": " + st)};
+    }
+  // The newest word from the GPU runner decides: a warning means no driver or no device.
+  const Problem* last_gpu_problem = nullptr;
+  for (const Problem& p : app.problems)
+    if (p.source == "gpu") last_gpu_problem = &p;
+  if (last_gpu_problem && last_gpu_problem->severity == Severity::warning)
+    return {GpuAvailability::not_found,
+            fmt::format("No GPU found ({}): showing the model's predictions and imported results.",
+                        first_line(last_gpu_problem->detail.empty() ? last_gpu_problem->title
+                                                                    : last_gpu_problem->detail))};
+  const Variant* gpu = nullptr;
+  for (const Variant& v : app.measurements.variants)
+    if (v.source == MeasurementSource::gpu) gpu = &v;
+  if (gpu) return {GpuAvailability::found, fmt::format("GPU found: {}.", gpu->device)};
+  if (last_gpu_problem)
+    return {GpuAvailability::failing, fmt::format("The GPU bench failed: {} (see Problems).", last_gpu_problem->title)};
+  return {GpuAvailability::unknown,
+          "No GPU benchmark run yet: the model's prediction and imported results are shown."};
+}
+
+ThroughputData prepare_throughput(const AppState& app) {
+  ThroughputData d;
+  const Measurements& m = app.measurements;
+  d.ceilings = m.ceilings;
+  d.gpu = gpu_note(app);
+  std::vector<std::pair<std::string, kernels::GemmShape>> slots;  // (kernel, shape) -> colour
+  for (size_t i = 0; i < m.variants.size(); ++i) {
+    const Variant& v = m.variants[i];
+    if (v.points.empty()) continue;
+    ThroughputRow r;
+    r.variant = i;
+    r.label = v.label();
+    r.kernel_id = v.kernel_id;
+    r.shape = v.shape;
+    r.source = v.source;
+    r.device = v.device;
+    auto slot = std::find_if(slots.begin(), slots.end(), [&](const auto& s) {
+      return s.first == v.kernel_id && same_shape(s.second, v.shape);
+    });
+    if (slot == slots.end()) slot = slots.insert(slots.end(), {v.kernel_id, v.shape});
+    r.color_slot = int(slot - slots.begin());
+    for (const ThroughputPoint& p : v.points) {
+      r.ts.push_back(p.t);
+      r.tflops.push_back(p.tflops);
+    }
+    r.latest_tflops = v.latest_tflops();
+    // cuBLAS measured with the latest point when it was; else the latest cuBLAS figure.
+    r.cublas_tflops = v.points.back().cublas_tflops ? v.points.back().cublas_tflops : v.latest_cublas();
+    if (r.cublas_tflops && *r.cublas_tflops > 0.0) r.ratio = r.latest_tflops / *r.cublas_tflops;
+    r.intensity = m.intensity_of(v);
+    d.rows.push_back(std::move(r));
+  }
+  return d;
+}
+
+std::string default_bench_json_path() {
+  const std::string p = "docs/results/2026-11-21-h100/bench.json";
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec) ? p : std::string();
+}
+
+ThroughputControls default_throughput_controls() {
+  ThroughputControls c;
+  for (const kernels::KernelInfo& k : kernels::all_kernels()) c.kernel_ids.push_back(k.id);
+  c.import_path = default_bench_json_path();
+  return c;
+}
+
+kernels::GemmShape bench_shape(const ThroughputControls& c) {
+  constexpr size_t n = std::size(kBenchSizes);
+  if (c.shape_choice >= 0 && size_t(c.shape_choice) < n) {
+    const uint32_t s = kBenchSizes[c.shape_choice];
+    return {s, s, s};
+  }
+  return c.custom;
+}
+
+int import_bench_json(AppState& app, const std::string& path) {
+  try {
+    const int n = app.measurements.import_file(path, app.seconds_since_start());
+    app.status = fmt::format("imported {} result(s) from {}", n, path);
+    if (n == 0)
+      app.add_problem({Severity::warning, "app", "import", "nothing to plot in " + path,
+                       "The file holds no successful benchmark result (every result failed or the list is empty)."});
+    return n;
+  } catch (const std::exception& e) {
+    app.add_problem({Severity::error, "app", "import", "cannot import " + path, e.what()});
+    app.status = e.what();
+    return 0;
+  }
+}
+
+bool start_gpu_bench(AppState& app, const ThroughputControls& c) {
+  const kernels::GemmShape shape = bench_shape(c);
+  std::vector<std::string> ids;
+  for (const std::string& id : c.kernel_ids) {
+    try {
+      const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
+      if (info.check_shape) info.check_shape(shape);
+      ids.push_back(id);
+    } catch (const std::exception& e) {
+      app.add_problem({Severity::error, "app", "config", fmt::format("cannot benchmark {} at {}x{}x{}", id, shape.m,
+                                                                      shape.n, shape.k),
+                       e.what()});
+    }
+  }
+  if (ids.empty()) {
+    if (c.kernel_ids.empty())
+      app.add_problem({Severity::warning, "app", "config", "no kernel selected to benchmark",
+                       "Tick at least one kernel in the throughput view's \"Benchmark on GPU\" list."});
+    return false;
+  }
+  app.request_gpu_bench(ids, shape, std::clamp(c.repeats, 1, 100));
+  return true;
+}
+
+nlohmann::json describe_throughput(AppState& app) {
+  const ThroughputData d = prepare_throughput(app);
+  const ThroughputControls& c = app.throughput_view;
+  const kernels::GemmShape shape = bench_shape(c);
+  nlohmann::json variants = nlohmann::json::array();
+  for (const ThroughputRow& r : d.rows) {
+    nlohmann::json points = nlohmann::json::array();
+    for (size_t i = 0; i < r.ts.size(); ++i) points.push_back({{"t", r.ts[i]}, {"tflops", r.tflops[i]}});
+    variants.push_back({{"label", r.label},
+                        {"kernel", r.kernel_id},
+                        {"shape", {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}}},
+                        {"source", measurement_source_name(r.source)},
+                        {"device", r.device},
+                        {"points", points},
+                        {"latest_tflops", r.latest_tflops},
+                        {"cublas_tflops", r.cublas_tflops ? nlohmann::json(*r.cublas_tflops) : nlohmann::json(nullptr)},
+                        {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
+                        {"intensity", r.intensity},
+                        {"color_slot", r.color_slot}});
+  }
+  return {{"variants", variants},
+          {"ceilings",
+           {{"name", d.ceilings.name},
+            {"tensor_tflops", d.ceilings.tensor_tflops},
+            {"simt_tflops", d.ceilings.simt_tflops},
+            {"memory_tbps", d.ceilings.memory_tbps},
+            {"ridge_intensity", d.ceilings.ridge_intensity()},
+            {"basis", d.ceilings.basis}}},
+          {"controls",
+           {{"kernels", c.kernel_ids},
+            {"shape_choice", c.shape_choice},
+            {"shape", {{"m", shape.m}, {"n", shape.n}, {"k", shape.k}}},
+            {"repeats", c.repeats},
+            {"import_path", c.import_path}}},
+          {"gpu_status", gpu_availability_name(d.gpu.state)},
+          {"gpu_note", d.gpu.text}};
+}
+
+}  // namespace gs::gui

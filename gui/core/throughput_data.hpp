@@ -1,0 +1,80 @@
+// The data behind the throughput view, prepared from AppState::measurements without ImGui:
+// one row per variant (a kernel at a shape from one source: GPU run, model prediction or an
+// imported bench JSON) with its TFLOP/s over time, cuBLAS from the same run and the ratio, the
+// arithmetic intensity for the roofline, the device's ceilings, and whether a GPU was found.
+// The view draws these rows; describe_throughput writes the same numbers as JSON.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/measurements.hpp"
+
+namespace gs::gui {
+
+struct AppState;
+
+struct ThroughputRow {
+  size_t variant = 0;  // index into Measurements::variants
+  std::string label;   // "hopper_tma_wgmma_64 4096³ (gpu)"
+  std::string kernel_id;
+  kernels::GemmShape shape;
+  MeasurementSource source = MeasurementSource::model;
+  std::string device;
+  // Rows of the same kernel at the same shape share a colour (gpu, model and imported figures
+  // of one thing side by side); the source shows in the marker and the line style.
+  int color_slot = 0;
+  std::vector<double> ts, tflops;  // the points over time
+  double latest_tflops = 0.0;
+  std::optional<double> cublas_tflops;  // measured next to the latest point
+  std::optional<double> ratio;          // latest / cuBLAS
+  double intensity = 0.0;               // FLOP/byte
+};
+
+enum class GpuAvailability : uint8_t { unknown, benchmarking, found, not_found, failing };
+const char* gpu_availability_name(GpuAvailability g);  // "unknown", "benchmarking", ...
+
+struct GpuNote {
+  GpuAvailability state = GpuAvailability::unknown;
+  std::string text;  // the note line under the controls
+};
+
+struct ThroughputData {
+  std::vector<ThroughputRow> rows;
+  DeviceCeilings ceilings;
+  GpuNote gpu;
+};
+
+ThroughputData prepare_throughput(const AppState& app);
+GpuNote gpu_note(const AppState& app);
+
+// The throughput view's controls, kept in AppState (throughput_view) so describe_throughput()
+// reports them.
+struct ThroughputControls {
+  std::vector<std::string> kernel_ids;  // kernels ticked for "Benchmark on GPU"
+  int shape_choice = 2;                 // index into kBenchShapes; kBenchShapes.size() = custom
+  kernels::GemmShape custom{4096, 4096, 4096};
+  int repeats = 3;
+  std::string import_path;
+};
+inline constexpr uint32_t kBenchSizes[] = {1024, 2048, 4096, 8192};  // square shapes offered
+
+// All kernels ticked, 4096³, and the H100 run's bench.json as the import path when it exists
+// under the current directory.
+ThroughputControls default_throughput_controls();
+kernels::GemmShape bench_shape(const ThroughputControls& c);
+// "docs/results/2026-11-21-h100/bench.json" when that file exists relative to the current
+// directory, else "".
+std::string default_bench_json_path();
+
+// Actions of the view's buttons. Errors become problems (source "app"); nothing throws.
+// Returns the number of results imported (0 on error).
+int import_bench_json(AppState& app, const std::string& path);
+// Checks the kernels and the shape (ConfigError messages go to the problems) and starts the
+// GPU bench job. Returns false when nothing was started.
+bool start_gpu_bench(AppState& app, const ThroughputControls& c);
+
+}  // namespace gs::gui

@@ -1,0 +1,198 @@
+#include "gui/core/tma_data.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/layout/swizzle.hpp"
+#include "gui/core/app_state.hpp"
+#include "gui/core/playback.hpp"
+#include "gui/core/smem_data.hpp"
+#include "gui/core/view_data.hpp"
+
+namespace gs::gui {
+
+using model::EventKind;
+
+const char* transfer_state_name(TransferState s) {
+  switch (s) {
+    case TransferState::future: return "not issued";
+    case TransferState::in_flight: return "in flight";
+    case TransferState::done: return "done";
+  }
+  return "?";
+}
+
+namespace {
+
+struct BarrierSlot {
+  uint32_t addr = 0;
+  std::string name;
+  bool empty = false;  // a consumer-release barrier
+};
+
+// Every barrier the allocations declare, in address order.
+std::vector<BarrierSlot> barrier_slots(const ir::Kernel& kernel) {
+  std::vector<BarrierSlot> out;
+  for (const ir::SharedAlloc& a : kernel.smem) {
+    if (a.use != ir::SmemUse::mbarrier) continue;
+    const uint32_t count = std::max<uint32_t>(1, a.bytes / 8);
+    const bool empty = a.name.find("empty") != std::string::npos;
+    for (uint32_t i = 0; i < count; ++i)
+      out.push_back({smem_window_base() + a.offset + 8 * i, count == 1 ? a.name : fmt::format("{}[{}]", a.name, i), empty});
+  }
+  std::sort(out.begin(), out.end(), [](const BarrierSlot& x, const BarrierSlot& y) { return x.addr < y.addr; });
+  return out;
+}
+
+BarrierView barrier_view(const LoadedKernel& k, const Snapshot& s, uint32_t addr, std::string name) {
+  BarrierView b;
+  b.addr = addr;
+  b.name = std::move(name);
+  if (const MbarrierState* m = s.mbarrier_at(addr)) {
+    b.initialized = m->initialized || m->expected > 0;
+    b.phase = m->phase;
+    b.parity = m->phase & 1;
+    b.expected = m->expected;
+    b.pending_arrivals = m->pending_arrivals;
+    b.tx_count = m->tx_count;
+    b.flips = m->flips;
+  }
+  // WarpState says which parity each waiter waits for; MbarrierState only lists the warps.
+  for (const WarpState& w : s.warps)
+    if (w.activity == WarpActivity::waiting_mbarrier && w.mbar == addr) b.waiters.push_back({w.warp, w.parity, w.since_cycle});
+  (void)k;
+  return b;
+}
+
+std::string param_name(const ir::Kernel& kernel, uint32_t param) {
+  return param < kernel.params.size() ? kernel.params[param].name : fmt::format("param {}", param);
+}
+
+}  // namespace
+
+TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
+  TmaPipeline p;
+  const ir::Kernel& kernel = k.kernel();
+  const model::Trace& t = k.trace();
+  p.cycle = s.cycle;
+  p.end_cycle = t.end_cycle;
+
+  const std::vector<BarrierSlot> slots = barrier_slots(kernel);
+  std::vector<const BarrierSlot*> full, empty;
+  for (const BarrierSlot& b : slots) (b.empty ? empty : full).push_back(&b);
+  for (uint32_t i = 0; i < full.size(); ++i) {
+    StageView st;
+    st.index = i;
+    st.full = barrier_view(k, s, full[i]->addr, full[i]->name);
+    if (i < empty.size()) st.empty = barrier_view(k, s, empty[i]->addr, empty[i]->name);
+    p.stages.push_back(std::move(st));
+  }
+  for (size_t i = full.size(); i < empty.size(); ++i) p.other_barriers.push_back(barrier_view(k, s, empty[i]->addr, empty[i]->name));
+  // Barriers the trace touched that no allocation declares (a kernel computing addresses).
+  for (const MbarrierState& m : s.mbarriers)
+    if (std::none_of(slots.begin(), slots.end(), [&](const BarrierSlot& b) { return b.addr == m.addr; }))
+      p.other_barriers.push_back(barrier_view(k, s, m.addr, fmt::format("mbarrier #{}", m.index)));
+
+  // Transfer state from the events up to the cursor: issued ones are in flight until their
+  // complete event; Snapshot::tma_in_flight is the authority for "in flight".
+  std::vector<uint8_t> issued(t.tma.size(), 0);
+  const uint32_t pos = s.position;
+  for (uint32_t e : t.of_kind(EventKind::tma_issue)) {
+    if (e > pos) break;
+    if (t.events[e].payload < issued.size()) issued[t.events[e].payload] = 1;
+  }
+  for (uint32_t i = 0; i < t.tma.size(); ++i) {
+    const model::TmaTransfer& x = t.tma[i];
+    TransferView v;
+    v.index = i;
+    v.map = param_name(kernel, x.param);
+    v.coords.assign(x.coords.begin(), x.coords.begin() + std::min<uint32_t>(x.rank, 5));
+    v.smem_dst = x.smem_dst;
+    const uint32_t a = allocation_at(kernel, x.smem_dst);
+    v.dst_name = a == kNone ? fmt::format("0x{:X}", x.smem_dst) : kernel.smem[a].name;
+    v.bytes = x.bytes;
+    v.swizzle = std::string(layout::swizzle_name(layout::Swizzle(std::min<uint8_t>(x.swizzle, 3))));
+    v.store = x.store;
+    v.mbar = x.mbar;
+    v.issue_cycle = x.issue_cycle;
+    v.complete_cycle = x.complete_cycle;
+    const bool flying = std::find(s.tma_in_flight.begin(), s.tma_in_flight.end(), i) != s.tma_in_flight.end();
+    v.state = flying ? TransferState::in_flight : issued[i] ? TransferState::done : TransferState::future;
+    for (uint32_t st = 0; st < p.stages.size(); ++st)
+      if (!x.store && p.stages[st].full->addr == x.mbar) v.stage = st;
+    if (v.state == TransferState::in_flight) ++p.in_flight;
+    if (v.state == TransferState::done) ++p.completed;
+    if (v.stage != kNone) {
+      StageView& st = p.stages[v.stage];
+      if (std::find(st.tiles.begin(), st.tiles.end(), v.dst_name) == st.tiles.end()) st.tiles.push_back(v.dst_name);
+      if (v.state == TransferState::in_flight) st.in_flight.push_back(uint32_t(p.transfers.size()));
+      if (v.state == TransferState::done) ++st.completed;
+    }
+    p.transfers.push_back(std::move(v));
+  }
+  return p;
+}
+
+namespace {
+
+nlohmann::json barrier_json(const BarrierView& b) {
+  nlohmann::json w = nlohmann::json::array();
+  for (const BarrierWaiter& x : b.waiters) w.push_back({{"warp", x.warp}, {"parity", x.parity}, {"since_cycle", x.since_cycle}});
+  return {{"addr", b.addr},
+          {"name", b.name},
+          {"initialized", b.initialized},
+          {"phase", b.phase},
+          {"parity", b.parity},
+          {"pending_arrivals", b.pending_arrivals},
+          {"expected", b.expected},
+          {"tx_count", b.tx_count},
+          {"flips", b.flips},
+          {"waiters", std::move(w)}};
+}
+
+nlohmann::json transfer_json(const TransferView& v) {
+  return {{"index", v.index},       {"map", v.map},
+          {"coords", v.coords},     {"smem_dst", v.smem_dst},
+          {"dst", v.dst_name},      {"bytes", v.bytes},
+          {"swizzle", v.swizzle},   {"store", v.store},
+          {"mbar", v.mbar},         {"issue_cycle", v.issue_cycle},
+          {"complete_cycle", v.complete_cycle}, {"state", transfer_state_name(v.state)}};
+}
+
+}  // namespace
+
+nlohmann::json tma_pipeline_json(const TmaPipeline& p) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const StageView& st : p.stages) {
+    nlohmann::json flying = nlohmann::json::array();
+    for (uint32_t i : st.in_flight) flying.push_back(transfer_json(p.transfers[i]));
+    stages.push_back({{"index", st.index},
+                      {"full_barrier", st.full ? barrier_json(*st.full) : nlohmann::json(nullptr)},
+                      {"empty_barrier", st.empty ? barrier_json(*st.empty) : nlohmann::json(nullptr)},
+                      {"tiles", st.tiles},
+                      {"in_flight", std::move(flying)},
+                      {"completed", st.completed}});
+  }
+  nlohmann::json others = nlohmann::json::array();
+  for (const BarrierView& b : p.other_barriers) others.push_back(barrier_json(b));
+  return {{"stages", std::move(stages)},   {"transfers_in_flight", p.in_flight}, {"completed", p.completed},
+          {"transfers", p.transfers.size()}, {"cycle", p.cycle},               {"end_cycle", p.end_cycle},
+          {"other_barriers", std::move(others)}};
+}
+
+nlohmann::json describe_tma_pipeline(AppState& app) {
+  const Snapshot* s = app.snapshot();
+  if (!app.kernel || !s) return {{"kernel", nullptr}};
+  nlohmann::json j = tma_pipeline_json(tma_pipeline(*app.kernel, *s));
+  const model::Trace& t = app.kernel->trace();
+  j["selected_mbar"] = app.selection.mbar == kNone ? nlohmann::json(nullptr) : nlohmann::json(app.selection.mbar);
+  j["selected_tma"] = nullptr;
+  if (app.selection.tma < t.tma.size()) {
+    const TmaPipeline p = tma_pipeline(*app.kernel, *s);
+    j["selected_tma"] = transfer_json(p.transfers[app.selection.tma]);
+  }
+  return j;
+}
+
+}  // namespace gs::gui

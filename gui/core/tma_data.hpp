@@ -1,0 +1,85 @@
+// The prepared data of the TMA pipeline view: the ring of stages with their full (and empty)
+// mbarriers, the transfers into each stage, which warps wait on which barrier, and the
+// issue -> complete timeline of every TMA transfer. No ImGui.
+//
+// Stages come from the kernel's allocations: every mbarrier allocation holds bytes/8 barriers;
+// those whose allocation name contains "empty" are the consumer-release barriers, the others
+// the full barriers, and stage i pairs full barrier i with empty barrier i. A transfer belongs
+// to the stage whose full barrier it completes (TmaTransfer::mbar), so the tiles of a stage are
+// whatever its transfers write — nothing here assumes a naming scheme for tiles.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/session.hpp"
+
+namespace gs::gui {
+
+struct AppState;
+struct Snapshot;
+
+struct BarrierWaiter {
+  uint16_t warp = 0;
+  uint32_t parity = 0;
+  uint64_t since_cycle = 0;
+};
+
+struct BarrierView {
+  uint32_t addr = 0;
+  std::string name;           // "full", "full[2]", "empty[0]"
+  bool initialized = false;   // mbarrier.init has run at the cursor
+  uint32_t phase = 0;         // completed phases
+  uint32_t parity = 0;        // phase & 1: the parity a waiter for the current phase passes
+  uint32_t expected = 0;      // arrivals per phase
+  uint32_t pending_arrivals = 0;
+  int32_t tx_count = 0;       // bytes still expected in this phase
+  uint32_t flips = 0;
+  std::vector<BarrierWaiter> waiters;
+};
+
+enum class TransferState : uint8_t { future, in_flight, done };
+const char* transfer_state_name(TransferState s);
+
+struct TransferView {
+  uint32_t index = 0;         // into trace.tma
+  std::string map;            // the tensor-map parameter's name
+  std::vector<int32_t> coords;
+  uint32_t smem_dst = 0;
+  std::string dst_name;       // the allocation written
+  uint32_t bytes = 0;
+  std::string swizzle;
+  bool store = false;
+  uint32_t mbar = 0;
+  uint64_t issue_cycle = 0, complete_cycle = 0;
+  TransferState state = TransferState::future;
+  uint32_t stage = kNone;
+};
+
+struct StageView {
+  uint32_t index = 0;
+  std::optional<BarrierView> full, empty;
+  std::vector<std::string> tiles;        // allocations its transfers write
+  std::vector<uint32_t> in_flight;       // indices into TmaPipeline::transfers
+  uint32_t completed = 0;                // transfers into it done so far
+};
+
+struct TmaPipeline {
+  std::vector<StageView> stages;
+  std::vector<TransferView> transfers;   // every transfer of the trace, in issue order
+  uint64_t cycle = 0, end_cycle = 0;
+  uint32_t in_flight = 0, completed = 0;
+  std::vector<BarrierView> other_barriers;  // barriers not tied to a stage
+};
+
+// The pipeline at a snapshot. Cheap enough per frame for the ladder's traces (transfers are
+// few: two per K-block), but the view caches it by (kernel, position) anyway.
+TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s);
+
+nlohmann::json tma_pipeline_json(const TmaPipeline& p);
+
+}  // namespace gs::gui
