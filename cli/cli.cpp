@@ -51,6 +51,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   add_ptx_command(app, io, exit_code);
   add_sim_command(app, io, exit_code);
   add_gpu_commands(app, io, exit_code);
+  add_gui_command(app, io, exit_code);
 
   // CLI11 parses from the back of a reversed vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -80,6 +81,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
     return kExitFailed;
   }
   if (app.get_subcommands().empty()) {
+    if (args.empty() && gui_available()) return open_app_default(io);
     io.out << app.help();
     return kExitOk;
   }

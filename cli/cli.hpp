@@ -33,6 +33,11 @@ void add_list_command(CLI::App& app, Streams io, int& exit_code);
 void add_ptx_command(CLI::App& app, Streams io, int& exit_code);
 void add_sim_command(CLI::App& app, Streams io, int& exit_code);
 void add_gpu_commands(CLI::App& app, Streams io, int& exit_code);  // devices, bench, probe
+void add_gui_command(CLI::App& app, Streams io, int& exit_code);
+
+// Plain `gemmscope` opens the app when it was built with the GUI and a display is present.
+bool gui_available();
+int open_app_default(Streams io);
 
 // Writes `text` to `path` through a temporary file and a rename, so a failure never leaves
 // a half-written or truncated file behind. Throws std::runtime_error naming the path.

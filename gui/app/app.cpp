@@ -1,0 +1,297 @@
+#include "gui/app/app.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <fmt/format.h>
+#include <stb_image_write.h>
+
+#include "gui/app/layout.hpp"
+#include "gui/app/shell.hpp"
+#include "gui/app/theme.hpp"
+
+namespace gs::gui {
+
+bool display_available() {
+  const char* x = std::getenv("DISPLAY");
+  const char* w = std::getenv("WAYLAND_DISPLAY");
+  return (x && *x) || (w && *w);
+}
+
+FrameStats summarize_frame_times(std::vector<double> ms) {
+  FrameStats s;
+  s.frames = int(ms.size());
+  if (ms.empty()) return s;
+  double sum = 0.0;
+  for (double v : ms) sum += v;
+  s.mean_ms = sum / double(ms.size());
+  std::sort(ms.begin(), ms.end());
+  // Nearest-rank p95: the smallest value with at least 95% of the frames at or below it.
+  const size_t rank = size_t(std::max<double>(1.0, std::ceil(0.95 * double(ms.size()))));
+  s.p95_ms = ms[std::min(rank, ms.size()) - 1];
+  s.max_ms = ms.back();
+  return s;
+}
+
+namespace {
+
+void glfw_error(int code, const char* text) { last_glfw_error() = fmt::format("GLFW error {}: {}", code, text); }
+
+// The back buffer as a PNG (rows flipped: OpenGL's origin is bottom-left).
+bool write_png(const std::string& path, int w, int h, std::string& error) {
+  std::vector<unsigned char> pixels(size_t(w) * size_t(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  for (size_t i = 3; i < pixels.size(); i += 4) pixels[i] = 255;  // opaque, whatever the framebuffer's alpha
+  const std::string tmp = path + ".tmp-gemmscope.png";
+  stbi_flip_vertically_on_write(1);
+  if (!stbi_write_png(tmp.c_str(), w, h, 4, pixels.data(), w * 4)) {
+    error = fmt::format("cannot write '{}': the folder does not exist or is not writable", path);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    error = fmt::format("cannot replace '{}'", path);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string& last_glfw_error() {
+  static std::string e;
+  return e;
+}
+
+int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
+  const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats;
+  if (o.frames < 1 || o.frames > 100000) {
+    err << fmt::format("gemmscope gui: --frames {} is out of range: use 1 to 100000\n", o.frames);
+    return 2;
+  }
+  if (o.width < 320 || o.height < 240 || o.width > 8192 || o.height > 8192) {
+    err << fmt::format("gemmscope gui: --size {}x{} is out of range: use 320x240 to 8192x8192\n", o.width, o.height);
+    return 2;
+  }
+
+  AppState app;
+  app.config_dir = o.use_settings ? config_directory() : "";
+  std::string warnings;
+  app.settings = o.use_settings ? load_settings(app.config_dir, &warnings) : Settings::defaults();
+  if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
+  if (o.theme) app.settings.theme = *o.theme;
+  app.playback.speed = app.settings.play_speed;
+
+  // What to open: the kernel named on the command line, else the last one used.
+  OpenRequest req;
+  req.kernel_id = o.kernel_id.empty() ? app.settings.last_kernel : o.kernel_id;
+  if (!kernels::find_kernel(req.kernel_id)) {
+    if (!o.kernel_id.empty()) {
+      try {
+        kernels::kernel_or_throw(o.kernel_id);
+      } catch (const std::exception& e) {
+        err << "gemmscope gui: " << e.what() << "\n";
+      }
+      return 2;
+    }
+    req.kernel_id = kernels::all_kernels().back().id;  // a stale settings file: fall back
+  }
+  req.shape = o.shape;
+  if (o.kernel_id.empty() && o.shape.m == 0) req.shape = {app.settings.last_m, app.settings.last_n, app.settings.last_k};
+  req.mistakes = o.mistakes;
+  req.only_traced_cta = !o.whole_grid;
+  if (!o.kernel_id.empty()) {
+    // Bad shapes or mistakes named on the command line are usage errors, found before any
+    // window opens.
+    try {
+      const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
+      kernels::build_kernel(info, {{req.shape.m ? req.shape.m : info.example_shape.m,
+                                    req.shape.n ? req.shape.n : info.example_shape.n,
+                                    req.shape.k ? req.shape.k : info.example_shape.k},
+                                   req.mistakes});
+    } catch (const kernels::ConfigError& e) {
+      err << "gemmscope gui: " << e.what() << "\n";
+      return 2;
+    }
+  }
+
+  glfwSetErrorCallback(glfw_error);
+  if (!display_available() || !glfwInit()) {
+    err << "gemmscope gui: cannot open a window: no display"
+        << (last_glfw_error().empty() ? "" : " (" + last_glfw_error() + ")")
+        << ". Run it on a desktop, or headless under Xvfb: xvfb-run -a gemmscope gui --screenshot out.png\n";
+    return 1;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(o.width, o.height, "gemmscope", nullptr, nullptr);
+  if (!window) {
+    err << "gemmscope gui: cannot create an OpenGL 3.3 window (" << last_glfw_error()
+        << "). Check the graphics driver (glxinfo | grep 'core profile').\n";
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  const char* gl_renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  const std::string renderer = gl_renderer ? gl_renderer : "unknown renderer";
+  glfwSwapInterval(headless ? 0 : 1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  static std::string ini_path;
+  ini_path = app.config_dir.empty() ? "" : app.config_dir + "/imgui.ini";
+  // Headless runs are reproducible: no saved layout is read or written.
+  io.IniFilename = headless || ini_path.empty() ? nullptr : ini_path.c_str();
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+
+  float xscale = 1.0f, yscale = 1.0f;
+  glfwGetWindowContentScale(window, &xscale, &yscale);
+  const float scale = app.settings.font_scale > 0.0f ? app.settings.font_scale : std::clamp(xscale, 1.0f, 3.0f);
+  Fonts fonts = load_fonts(scale);
+  if (!fonts.warning.empty()) app.add_problem({Severity::warning, "app", "font", "a font is missing", fonts.warning});
+  apply_theme(app.settings.theme, scale);
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330");
+
+  Shell shell(app, fonts, scale);
+  shell.set_views(o.views, headless);
+  for (const std::string& path : o.import_json) {
+    try {
+      app.measurements.import_file(path, app.seconds_since_start());
+    } catch (const std::exception& e) {
+      app.add_problem({Severity::error, "app", "import", "cannot import bench JSON", e.what()});
+    }
+  }
+
+  // Headless: open synchronously so the first frame already shows the kernel; interactive:
+  // open as a job so the window appears at once.
+  if (headless) {
+    app.open_now(req);
+    for (int i = 0; i < o.steps; ++i)
+      if (!app.step(o.step_unit, true)) break;
+    if (o.select_line) app.select_ptx_line(o.select_line);
+  } else {
+    app.request_open(req);
+  }
+
+  std::vector<double> frame_ms;
+  // Where a frame's time goes: building the UI (our views and ImGui), rasterizing it (OpenGL,
+  // software under Xvfb), and presenting it (the swap, a copy to the X server under Xvfb).
+  double ui_ms = 0.0, gl_ms = 0.0, swap_ms = 0.0;
+  size_t draw_calls = 0, vertices = 0;  // last frame's, from ImGui's draw data
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  int exit_code = 0;
+  auto last = std::chrono::steady_clock::now();
+  for (int frame = 0; !glfwWindowShouldClose(window); ++frame) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (headless) glfwPollEvents();
+    else if (app.playback.playing || app.busy()) glfwPollEvents();
+    else glfwWaitEventsTimeout(0.25);  // idle: no busy loop
+    const double dt = std::chrono::duration<double>(t0 - last).count();
+    last = t0;
+    app.poll_jobs();
+    if (!headless) app.advance_playing(dt);
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    const auto ui0 = std::chrono::steady_clock::now();
+    shell.draw_frame();
+    ImGui::Render();
+    if (frame >= 2) ui_ms += ms_since(ui0);
+    if (const ImDrawData* dd = ImGui::GetDrawData()) {
+      draw_calls = 0;
+      for (int i = 0; i < dd->CmdListsCount; ++i) draw_calls += size_t(dd->CmdLists[i]->CmdBuffer.Size);
+      vertices = size_t(dd->TotalVtxCount);
+    }
+    const auto gl0 = std::chrono::steady_clock::now();
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    glClearColor(bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (headless) glFinish();  // frame time includes the (software) rasterizer's work
+    if (frame >= 2) gl_ms += ms_since(gl0);
+    const bool last_frame = headless && frame + 1 >= o.frames;
+    double png_ms = 0.0;  // writing the screenshot is not part of the frame's time
+    if (last_frame && !o.screenshot.empty()) {
+      const auto png0 = std::chrono::steady_clock::now();
+      std::string error;
+      if (!write_png(o.screenshot, fb_w, fb_h, error)) {
+        err << "gemmscope gui: " << error << "\n";
+        exit_code = 1;
+      }
+      png_ms = ms_since(png0);
+    }
+    const auto swap0 = std::chrono::steady_clock::now();
+    glfwSwapBuffers(window);
+    if (frame >= 2) swap_ms += ms_since(swap0);
+    frame_ms.push_back(ms_since(t0) - png_ms);
+    if (shell.quit_requested()) glfwSetWindowShouldClose(window, GLFW_TRUE);
+    if (last_frame) break;
+  }
+
+  if (!o.state_json.empty()) {
+    nlohmann::json j = app.describe();
+    j["window"] = {{"width", o.width}, {"height", o.height}, {"scale", scale}, {"renderer", renderer}};
+    j["shown_views"] = shell.shown_view_names();
+    j["open_seconds"] = app.kernel ? app.kernel->open_seconds : 0.0;
+    std::ofstream f(o.state_json);
+    f << j.dump(2) << "\n";
+    if (!f) {
+      err << "gemmscope gui: cannot write '" << o.state_json << "'\n";
+      exit_code = 1;
+    }
+  }
+  if (o.frame_stats) {
+    // The first frames build the font atlas and the layout; steady state is what users feel.
+    std::vector<double> steady(frame_ms.begin() + std::min<size_t>(2, frame_ms.size()), frame_ms.end());
+    const FrameStats s = summarize_frame_times(steady.empty() ? frame_ms : steady);
+    out << fmt::format("frames {}  mean {:.2f} ms  p95 {:.2f} ms  max {:.2f} ms  ({}x{}, {} views, open {:.3f} s, {})\n",
+                       s.frames, s.mean_ms, s.p95_ms, s.max_ms, o.width, o.height, shell.shown_view_names().size(),
+                       app.kernel ? app.kernel->open_seconds : 0.0, renderer);
+    if (s.frames > 0)
+      out << fmt::format("per frame: ui {:.2f} ms  OpenGL {:.2f} ms  swap {:.2f} ms  ({} draw calls, {} vertices)\n",
+                         ui_ms / s.frames, gl_ms / s.frames, swap_ms / s.frames, draw_calls, vertices);
+  }
+  if (!headless && !app.config_dir.empty()) {
+    app.settings.play_speed = app.playback.speed;
+    if (app.kernel) {
+      app.settings.last_kernel = app.kernel->request.kernel_id;
+      app.settings.last_m = app.kernel->request.shape.m;
+      app.settings.last_n = app.kernel->request.shape.n;
+      app.settings.last_k = app.kernel->request.shape.k;
+    }
+    std::string error;
+    if (!save_settings(app.settings, app.config_dir, &error)) err << "gemmscope gui: settings not saved: " << error << "\n";
+  }
+  app.cancel_jobs();
+  app.jobs.clear();  // joins the job threads before the context goes
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace gs::gui

@@ -1,0 +1,49 @@
+// The app shell: a GLFW window with an OpenGL 3.3 core context, Dear ImGui, the fonts, the
+// themes, the menus, the window layout, and the frame loop that polls jobs, advances playback
+// and draws every shown view. The same loop renders headless screenshots under Xvfb.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gui/core/app_state.hpp"
+
+namespace gs::gui {
+
+struct AppOptions {
+  std::string screenshot;          // non-empty: render `frames` frames, write this PNG, exit
+  int frames = 4;                  // frames to render before the screenshot (>= 1)
+  std::string kernel_id;           // empty: the last kernel from the settings
+  kernels::GemmShape shape;        // 0s: the kernel's example shape
+  std::set<std::string> mistakes;
+  std::vector<ViewId> views;       // empty: all views (the settings' show flags interactively)
+  int width = 1600, height = 1000;
+  bool frame_stats = false;        // print mean and p95 frame time
+  std::string state_json;          // write AppState::describe() here after the last frame
+  int steps = 0;                   // playback steps before rendering
+  StepUnit step_unit = StepUnit::instruction;
+  uint32_t select_line = 0;        // a PTX line to select (1-based; 0: none)
+  std::optional<Theme> theme;
+  std::vector<std::string> import_json;  // bench JSON files to show in the throughput view
+  bool whole_grid = false;         // open with the whole grid run (a verdict), not one CTA
+  bool use_settings = true;        // false: defaults, nothing read or written (tests)
+};
+
+// Frame-time figures of a run (headless), in milliseconds.
+struct FrameStats {
+  int frames = 0;
+  double mean_ms = 0.0, p95_ms = 0.0, max_ms = 0.0;
+};
+FrameStats summarize_frame_times(std::vector<double> ms);
+
+// Runs the app. Returns the process exit code: 0 ok, 1 no display / OpenGL failure / a file
+// that could not be written, 2 bad options (the message names the value).
+int run_app(const AppOptions& options, std::ostream& out, std::ostream& err);
+
+// True when an X11 or Wayland display is named in the environment.
+bool display_available();
+
+}  // namespace gs::gui

@@ -1,0 +1,85 @@
+#include "gui/app/theme.hpp"
+
+#include <filesystem>
+
+namespace gs::gui {
+
+namespace {
+
+std::string find_font(const char* file) {
+  namespace fs = std::filesystem;
+  const std::string dirs[] = {
+#ifdef GEMMSCOPE_ASSETS_DIR
+      std::string(GEMMSCOPE_ASSETS_DIR) + "/fonts",
+#endif
+      "/usr/share/fonts/truetype/dejavu",
+  };
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    const fs::path p = fs::path(d) / file;
+    if (fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
+ImFont* add_font(const char* file, float px, std::string& warning) {
+  ImGuiIO& io = ImGui::GetIO();
+  const std::string path = find_font(file);
+  if (path.empty()) {
+    warning += std::string("font ") + file + " not found (install fonts-dejavu-core); using ImGui's built-in font. ";
+    ImFontConfig cfg;
+    cfg.SizePixels = px;
+    return io.Fonts->AddFontDefault(&cfg);
+  }
+  // Latin, Greek (for α/β in explanations), arrows and math symbols used in labels (→ × ³ ≤).
+  static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF,
+                                   0x2200, 0x22FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0};
+  ImFontConfig cfg;
+  cfg.OversampleH = 2;
+  return io.Fonts->AddFontFromFileTTF(path.c_str(), px, &cfg, ranges);
+}
+
+}  // namespace
+
+Fonts load_fonts(float scale) {
+  Fonts f;
+  const float px = 15.0f * scale;
+  f.regular = add_font("DejaVuSans.ttf", px, f.warning);
+  f.mono = add_font("DejaVuSansMono.ttf", px, f.warning);
+  f.bold = add_font("DejaVuSans-Bold.ttf", px, f.warning);
+  return f;
+}
+
+void apply_theme(Theme theme, float scale) {
+  ImGuiStyle style;
+  if (theme == Theme::dark) {
+    ImGui::StyleColorsDark(&style);
+    ImVec4* c = style.Colors;
+    c[ImGuiCol_WindowBg] = ImVec4(0.105f, 0.11f, 0.125f, 1.0f);
+    c[ImGuiCol_ChildBg] = ImVec4(0.0f, 0.0f, 0.0f, 0.0f);  // children show the window: no overdraw
+    c[ImGuiCol_TitleBg] = ImVec4(0.13f, 0.14f, 0.16f, 1.0f);
+    c[ImGuiCol_TitleBgActive] = ImVec4(0.16f, 0.22f, 0.32f, 1.0f);
+    c[ImGuiCol_Header] = ImVec4(0.20f, 0.30f, 0.45f, 0.55f);
+    c[ImGuiCol_HeaderHovered] = ImVec4(0.25f, 0.38f, 0.58f, 0.80f);
+    c[ImGuiCol_Button] = ImVec4(0.20f, 0.30f, 0.45f, 0.65f);
+    c[ImGuiCol_FrameBg] = ImVec4(0.16f, 0.17f, 0.20f, 1.0f);
+  } else {
+    ImGui::StyleColorsLight(&style);
+    ImVec4* c = style.Colors;
+    c[ImGuiCol_WindowBg] = ImVec4(0.97f, 0.97f, 0.965f, 1.0f);
+    c[ImGuiCol_ChildBg] = ImVec4(0.0f, 0.0f, 0.0f, 0.0f);
+    c[ImGuiCol_TitleBgActive] = ImVec4(0.74f, 0.82f, 0.93f, 1.0f);
+  }
+  style.WindowRounding = 4.0f;
+  style.FrameRounding = 3.0f;
+  style.GrabRounding = 3.0f;
+  style.ScrollbarRounding = 3.0f;
+  style.WindowPadding = ImVec2(8, 6);
+  style.FramePadding = ImVec2(6, 3);
+  style.ItemSpacing = ImVec2(7, 4);
+  style.WindowBorderSize = 1.0f;
+  style.ScaleAllSizes(scale);
+  ImGui::GetStyle() = style;
+}
+
+}  // namespace gs::gui

@@ -1,0 +1,26 @@
+// Colours, fonts and HiDPI scaling of the shell.
+#pragma once
+
+#include <string>
+
+#include <imgui.h>
+
+#include "gui/core/settings.hpp"
+
+namespace gs::gui {
+
+struct Fonts {
+  ImFont* regular = nullptr;
+  ImFont* mono = nullptr;
+  ImFont* bold = nullptr;
+  std::string warning;  // set when a font file was missing and ImGui's built-in font is used
+};
+
+// Loads DejaVu Sans / Sans Mono / Sans Bold (assets/fonts first, then fonts-dejavu-core's
+// /usr/share/fonts/truetype/dejavu) at 15 px × scale. Must run before the first frame.
+Fonts load_fonts(float scale);
+
+// Dark or light colours on ImGui's style, with our rounding and spacing, scaled for HiDPI.
+void apply_theme(Theme theme, float scale);
+
+}  // namespace gs::gui

@@ -1,0 +1,219 @@
+// The fragments view: a tile drawn as a grid coloured by the warp and thread that hold each
+// element — the kernel's own output tile (with the accumulator registers' values at the
+// playback position) or any of the fragment maps of engine/layout. Hovering a cell outlines
+// every element its thread holds; clicking selects the cell, its warp and its lane, which the
+// other views pick up (and a warp/lane selected elsewhere is outlined here).
+//
+// Large maps (64x256) keep at least a few pixels per cell and scroll; only visible cells are
+// drawn, so the view stays cheap at any size.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gui/core/fragment_data.hpp"
+#include "gui/views/views.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+ImU32 text_on(ImU32 fill) {
+  const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
+  return 0.299f * c.x + 0.587f * c.y + 0.114f * c.z > 0.55f ? IM_COL32(20, 20, 24, 255) : IM_COL32(245, 245, 250, 255);
+}
+
+void draw_controls(AppState& app, const ViewEnv& env) {
+  FragmentViewOptions& o = app.fragment_view;
+  ImGui::SetNextItemWidth(210.0f * env.scale);
+  if (ImGui::BeginCombo("##map", fragment_map_kind_name(o.kind))) {
+    for (int i = 0; i < int(FragmentMapKind::count_); ++i)
+      if (ImGui::Selectable(fragment_map_kind_name(FragmentMapKind(i)), o.kind == FragmentMapKind(i))) o.kind = FragmentMapKind(i);
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  switch (o.kind) {
+    case FragmentMapKind::wgmma_accumulator: {
+      ImGui::SetNextItemWidth(110.0f * env.scale);
+      int n = o.wgmma_n / 8;
+      if (ImGui::SliderInt("##n", &n, 1, 32, fmt::format("N = {}", o.wgmma_n).c_str())) o.wgmma_n = 8 * std::clamp(n, 1, 32);
+      ImGui::SameLine();
+      break;
+    }
+    case FragmentMapKind::ldmatrix: {
+      for (int x : {1, 2, 4}) {
+        if (ImGui::RadioButton(fmt::format("x{}", x).c_str(), o.ldmatrix_x == x)) o.ldmatrix_x = x;
+        ImGui::SameLine();
+      }
+      ImGui::Checkbox("trans", &o.ldmatrix_trans);
+      ImGui::SameLine();
+      break;
+    }
+    case FragmentMapKind::tcgen05_32x32b: {
+      ImGui::SetNextItemWidth(90.0f * env.scale);
+      int e = std::countr_zero(unsigned(std::max(1, o.tcgen05_x)));
+      if (ImGui::SliderInt("##x", &e, 0, 7, fmt::format(".x{}", 1 << e).c_str())) o.tcgen05_x = 1 << std::clamp(e, 0, 7);
+      ImGui::SameLine();
+      break;
+    }
+    default: break;
+  }
+  ImGui::Checkbox("by thread", &o.color_by_thread);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("colour each thread (lighter = higher lane); off: colour by warp only");
+}
+
+// The selected thread: warp + lane from the shared selection (lane only for 32-thread maps).
+int selected_thread(const AppState& app, const FragmentGrid& g) {
+  if (app.selection.lane < 0) return -1;
+  if (g.threads <= 32) return app.selection.lane;
+  if (app.selection.warp == kNoWarp) return -1;
+  const int t = int(app.selection.warp) * 32 + app.selection.lane;
+  return t < g.threads ? t : -1;
+}
+
+void outline_thread(ImDrawList* dl, const FragmentGrid& g, int thread, ImVec2 o, ImVec2 cs, ImU32 col, float thick) {
+  if (thread < 0 || thread >= g.threads) return;
+  for (int v = 0; v < g.values_per_thread; ++v) {
+    const layout::Coord c = g.map.table[size_t(thread) * size_t(g.values_per_thread) + size_t(v)];
+    const ImVec2 a(o.x + c.col * cs.x, o.y + c.row * cs.y);
+    dl->AddRect(a, ImVec2(a.x + cs.x, a.y + cs.y), col, 0.0f, 0, thick);
+  }
+}
+
+// The value the kernel's register holds for a cell at the cursor, as text ("" if none).
+std::string cell_value(AppState& app, const FragmentGrid& g, const FragmentCell& c) {
+  if (!g.from_kernel || !app.kernel || c.value < 0 || size_t(c.value) >= g.value_regs.size()) return "";
+  const uint32_t reg = g.value_regs[size_t(c.value)];
+  const std::string name = reg < app.kernel->ptx.reg_names.size() ? app.kernel->ptx.reg_names[reg] : "";
+  const auto v = register_value_at(*app.kernel, app.playback.position, uint16_t(c.warp), reg, uint32_t(c.lane));
+  if (!v) return name + " (not written yet)";
+  float f;
+  std::memcpy(&f, &*v, 4);
+  return fmt::format("{} = {:g}", name, f);
+}
+
+void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float footer_h) {
+  const float label = 30.0f * env.scale;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  // Cells fill the space, at most 2:1 either way, at least 4 px so hovering keeps working
+  // (a 64x256 map then scrolls sideways instead of shrinking to nothing).
+  const float min_cell = 4.0f * env.scale;
+  float cw = std::floor((avail.x - label - 14.0f) / float(g.cols));
+  float ch = std::floor((avail.y - footer_h - label - 14.0f) / float(g.rows));
+  cw = std::max(cw, min_cell);
+  ch = std::max(ch, min_cell);
+  cw = std::min(cw, 2.0f * ch);
+  ch = std::min(ch, 2.0f * cw);
+  const ImVec2 cs(cw, ch);
+  ImGui::BeginChild("##fraggrid", ImVec2(0, std::max(80.0f, avail.y - footer_h)), false, ImGuiWindowFlags_HorizontalScrollbar);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 base = ImGui::GetCursorScreenPos();
+  const ImVec2 o(base.x + label, base.y + label * 0.7f);
+  ImGui::Dummy(ImVec2(label + g.cols * cw + 4, label * 0.7f + g.rows * ch + 4));
+  app.drawn["fragments.grid"] = {o.x, o.y, cw, ch};  // for the headless pixel test
+  // Only the visible cells.
+  const ImVec2 clip0 = ImGui::GetWindowPos(), clip1(clip0.x + ImGui::GetWindowWidth(), clip0.y + ImGui::GetWindowHeight());
+  const int c0 = std::max(0, int((clip0.x - o.x) / cw)), c1 = std::min(g.cols, int((clip1.x - o.x) / cw) + 1);
+  const int r0 = std::max(0, int((clip0.y - o.y) / ch)), r1 = std::min(g.rows, int((clip1.y - o.y) / ch) + 1);
+  const float line_h = ImGui::GetTextLineHeight();
+  const bool two_lines = ch >= 2.0f * line_h && cw >= 30.0f * env.scale, one_line = ch >= line_h && cw >= 18.0f * env.scale;
+  if (env.mono) ImGui::PushFont(env.mono);
+  for (int r = r0; r < r1; ++r)
+    for (int c = c0; c < c1; ++c) {
+      const FragmentCell& cell = g.at(r, c);
+      const ImVec2 a(o.x + c * cw, o.y + r * ch), b(a.x + cw, a.y + ch);
+      if (cell.thread < 0) {
+        dl->AddRectFilled(a, b, muted_color(env));
+        continue;
+      }
+      const ImU32 fill = app.fragment_view.color_by_thread ? lane_color(uint32_t(cell.warp), uint32_t(cell.lane))
+                                                           : warp_color(uint32_t(cell.warp));
+      // A 1-px gap (the window background) only where the owner changes, so a thread's
+      // neighbouring elements merge into one block. No extra primitives: the fill shrinks.
+      const bool right = c + 1 < g.cols && g.at(r, c + 1).thread != cell.thread;
+      const bool below = r + 1 < g.rows && g.at(r + 1, c).thread != cell.thread;
+      dl->AddRectFilled(a, ImVec2(b.x - (right ? 1.0f : 0.0f), b.y - (below ? 1.0f : 0.0f)), fill);
+      if (two_lines || one_line) {
+        const std::string who = g.threads > 32 ? fmt::format("t{}", cell.thread) : fmt::format("l{}", cell.lane);
+        const std::string what = fmt::format("v{}", cell.value);
+        if (two_lines) {
+          dl->AddText(ImVec2(a.x + 2, a.y + 1), text_on(fill), who.c_str());
+          dl->AddText(ImVec2(a.x + 2, a.y + 1 + line_h), text_on(fill), what.c_str());
+        } else {
+          dl->AddText(ImVec2(a.x + 2, a.y + (ch - line_h) * 0.5f), text_on(fill), (cw >= 60.0f ? who + " " + what : what).c_str());
+        }
+      }
+    }
+  // Heavier lines every 8 rows/columns: the tile's natural blocks (core matrices, n8 blocks).
+  const ImU32 line = ImGui::GetColorU32(ImGuiCol_WindowBg);
+  for (int c = 0; c <= g.cols; c += 8) dl->AddLine(ImVec2(o.x + c * cw - 0.5f, o.y), ImVec2(o.x + c * cw - 0.5f, o.y + g.rows * ch), line, 2.0f);
+  for (int r = 0; r <= g.rows; r += 8) dl->AddLine(ImVec2(o.x, o.y + r * ch - 0.5f), ImVec2(o.x + g.cols * cw, o.y + r * ch - 0.5f), line, 2.0f);
+  const int cstep = cw * 8 >= 28.0f ? 8 : cw * 16 >= 28.0f ? 16 : 32;
+  const int rstep = ch * 8 >= line_h + 2 ? 8 : ch * 16 >= line_h + 2 ? 16 : 32;
+  for (int c = 0; c < g.cols; c += cstep) dl->AddText(ImVec2(o.x + c * cw + 1, base.y), muted_color(env), std::to_string(c).c_str());
+  for (int r = 0; r < g.rows; r += rstep) dl->AddText(ImVec2(base.x, o.y + r * ch), muted_color(env), std::to_string(r).c_str());
+  if (env.mono) ImGui::PopFont();
+  const int sel_t = selected_thread(app, g);
+  outline_thread(dl, g, sel_t, o, cs, ImGui::GetColorU32(ImGuiCol_Text), 2.0f);
+  if (app.selection.row >= 0 && app.selection.row < g.rows && app.selection.col >= 0 && app.selection.col < g.cols) {
+    const ImVec2 a(o.x + app.selection.col * cw, o.y + app.selection.row * ch);
+    dl->AddRect(ImVec2(a.x - 2, a.y - 2), ImVec2(a.x + cw + 2, a.y + ch + 2), error_color(env), 0.0f, 0, 2.5f);
+  }
+  // Hover and click.
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (ImGui::IsWindowHovered() && m.x >= o.x && m.y >= o.y && m.x < o.x + g.cols * cw && m.y < o.y + g.rows * ch) {
+    const int r = int((m.y - o.y) / ch), c = int((m.x - o.x) / cw);
+    const FragmentCell& cell = g.at(r, c);
+    outline_thread(dl, g, cell.thread, o, cs, IM_COL32(255, 255, 255, 230), 1.5f);
+    ImGui::BeginTooltip();
+    ImGui::TextUnformatted(fragment_cell_text(g, r, c).c_str());
+    const std::string v = cell_value(app, g, cell);
+    if (!v.empty()) mono_text(env, "%s", v.c_str());
+    ImGui::TextDisabled("outlined: everything this thread holds; click to select");
+    ImGui::EndTooltip();
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && cell.thread >= 0) {
+      app.selection.row = r;
+      app.selection.col = c;
+      if (g.threads > 32 || g.from_kernel) app.select_warp(uint16_t(cell.warp));
+      app.selection.lane = cell.lane;
+    }
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_fragments(AppState& app, const ViewEnv& env) {
+  draw_controls(app, env);
+  std::string error;
+  const FragmentGrid* g = cached_fragment_grid(app.view_caches.fragment_grid, app.kernel, app.fragment_view, error);
+  if (!g) {
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(error_color(env)), "%s", error.c_str());
+    return;
+  }
+  ImGui::TextUnformatted(g->name.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("source: %s", g->source.c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("%dx%d, %d thr x %d", g->rows, g->cols, g->threads, g->values_per_thread);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%d rows x %d cols; %d threads hold %d values each\nsource: %s", g->rows, g->cols, g->threads,
+                      g->values_per_thread, g->source.c_str());
+  const float footer = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
+  draw_grid(app, env, *g, footer);
+  // What is selected, in words, with the register's value at the cursor.
+  if (app.selection.row >= 0 && app.selection.row < g->rows && app.selection.col >= 0 && app.selection.col < g->cols) {
+    const FragmentCell& c = g->at(app.selection.row, app.selection.col);
+    mono_text(env, "%s", fragment_cell_text(*g, app.selection.row, app.selection.col).c_str());
+    const std::string v = cell_value(app, *g, c);
+    if (!v.empty()) mono_text(env, "%s at event %u", v.c_str(), app.playback.position);
+  } else {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("hover: (thread, register) <-> (row, col); click: select");
+    ImGui::PopStyleColor();
+  }
+}
+
+}  // namespace gs::gui

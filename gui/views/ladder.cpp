@@ -1,0 +1,313 @@
+// The ladder view: every kernel of the registry (step, title, arch, what changed), the request
+// being edited for the selected one — shape checked by the kernel's own rules with the error
+// inline, inputs, seed, the traced CTA, the kernel's mistakes as toggles — and the buttons that
+// open it (one CTA traced), run the whole grid on the model (judged) or benchmark it on the
+// GPU. Below, what the loaded kernel's run showed.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/run/gemm_data.hpp"
+#include "gui/core/ladder_data.hpp"
+#include "gui/views/views.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+// SameLine when an item of this width still fits on the line, else a new line: keeps rows of
+// buttons readable when the view is narrow.
+void same_line_if_fits(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+
+float button_width(const char* label) {
+  return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+}
+
+void error_line(const std::string& msg, const ViewEnv& env) {
+  if (msg.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, error_color(env));
+  ImGui::TextWrapped("%s", msg.c_str());
+  ImGui::PopStyleColor();
+}
+
+void kernel_list(AppState& app, const ViewEnv& env) {
+  const auto kernels = kernels::all_kernels();
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  // Narrow: the family column goes (the arch says as much) so the titles keep their room.
+  const bool narrow = ImGui::GetContentRegionAvail().x < 460 * env.scale;
+  if (!ImGui::BeginTable("##kernels", narrow ? 3 : 4, flags)) return;
+  ImGui::TableSetupColumn("Step", 0, ImGui::CalcTextSize("Step").x);
+  ImGui::TableSetupColumn("Kernel", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("Arch", 0, ImGui::CalcTextSize("sm_100a").x);
+  if (!narrow) ImGui::TableSetupColumn("Family", 0, ImGui::CalcTextSize("blackwell").x);
+  ImGui::TableHeadersRow();
+  for (const kernels::KernelInfo& info : kernels) {
+    ImGui::TableNextRow();
+    ImGui::PushID(info.id.c_str());
+    ImGui::TableNextColumn();
+    const bool selected = app.request.kernel_id == info.id;
+    const bool loaded = app.kernel && app.kernel->request.kernel_id == info.id;
+    const std::string step = fmt::format("{:02d}", info.step);
+    if (ImGui::Selectable(step.c_str(), selected, ImGuiSelectableFlags_SpanAllColumns))
+      select_ladder_kernel(app, info.id);
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
+      if (env.bold) ImGui::PushFont(env.bold);
+      ImGui::TextUnformatted(info.title.c_str());
+      if (env.bold) ImGui::PopFont();
+      ImGui::TextDisabled("what changed");
+      ImGui::TextUnformatted(info.delta.c_str());
+      ImGui::Separator();
+      ImGui::TextUnformatted(info.explanation.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(info.title.c_str());
+    if (loaded) {
+      ImGui::SameLine();
+      ImGui::PushStyleColor(ImGuiCol_Text, ok_color(env));
+      ImGui::TextUnformatted("(loaded)");
+      ImGui::PopStyleColor();
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(std::string(ir::arch_name(info.arch)).c_str());
+    if (!narrow) {
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", std::string(kernels::family_name(info.family)).c_str());
+    }
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
+
+// A row of three unsigned fields sharing the width, leaving `reserve` pixels for what follows.
+bool u32_fields(const char* const labels[3], uint32_t* values[3], float reserve, const ViewEnv& env) {
+  bool changed = false;
+  const float avail = ImGui::GetContentRegionAvail().x - reserve;
+  const float w = std::clamp(avail / 3.0f - ImGui::CalcTextSize("M").x - 14.0f * env.scale, 40.0f * env.scale,
+                             90.0f * env.scale);
+  for (int i = 0; i < 3; ++i) {
+    if (i) ImGui::SameLine();
+    ImGui::TextUnformatted(labels[i]);
+    ImGui::SameLine(0, 4 * env.scale);
+    ImGui::SetNextItemWidth(w);
+    ImGui::PushID(i);
+    changed |= ImGui::InputScalar("##v", ImGuiDataType_U32, values[i]);
+    ImGui::PopID();
+  }
+  return changed;
+}
+
+void request_editor(AppState& app, const kernels::KernelInfo& info, const RequestCheck& check, const ViewEnv& env) {
+  const float s = env.scale;
+  const float label_w = ImGui::CalcTextSize("Traced CTA").x + 10 * s;
+  OpenRequest& r = app.request;
+
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("Shape");
+  ImGui::SameLine(label_w);
+  const char* shape_labels[3] = {"M", "N", "K"};
+  uint32_t* shape_values[3] = {&r.shape.m, &r.shape.n, &r.shape.k};
+  u32_fields(shape_labels, shape_values, ImGui::CalcTextSize("example").x + 20 * s, env);
+  same_line_if_fits(button_width("example"));
+  if (ImGui::GetCursorPosX() < label_w) ImGui::SetCursorPosX(label_w);
+  if (ImGui::SmallButton("example")) r.shape = info.example_shape;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%ux%ux%u, the small shape used for demos and tests", info.example_shape.m, info.example_shape.n,
+                      info.example_shape.k);
+  error_line(check.shape_error, env);
+
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("Inputs");
+  ImGui::SameLine(label_w);
+  if (ImGui::RadioButton("integers", r.inputs == run::InputMode::integer)) r.inputs = run::InputMode::integer;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("small integers: every fp32 sum is exact, so C must match bit for bit");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("random", r.inputs == run::InputMode::random)) r.inputs = run::InputMode::random;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("random values: C is judged within a relative tolerance");
+  ImGui::SameLine();
+  ImGui::TextDisabled("seed");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(std::clamp(ImGui::GetContentRegionAvail().x, 50.0f * s, 120.0f * s));
+  ImGui::InputScalar("##seed", ImGuiDataType_U64, &r.seed);
+
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("Traced CTA");
+  ImGui::SameLine(label_w);
+  for (int d = 0; d < 2; ++d) {
+    if (d) ImGui::SameLine();
+    ImGui::TextUnformatted(d == 0 ? "x" : "y");
+    ImGui::SameLine(0, 4 * s);
+    ImGui::SetNextItemWidth(55 * s);
+    ImGui::PushID(d);
+    ImGui::InputScalar("##cta", ImGuiDataType_U32, &r.cta[size_t(d)]);
+    ImGui::PopID();
+  }
+  if (check.grid[0]) {
+    const std::string grid = fmt::format("grid {} x {}, {} threads", check.grid[0], check.grid[1], check.threads);
+    same_line_if_fits(ImGui::CalcTextSize(grid.c_str()).x);
+    if (ImGui::GetCursorPosX() < label_w) ImGui::SetCursorPosX(label_w);
+    ImGui::TextDisabled("%s", grid.c_str());
+  }
+  error_line(check.cta_error, env);
+  error_line(check.mistake_error, env);
+
+  // Mistakes fold away in a short view so the buttons below stay in sight.
+  const std::string header = fmt::format("Mistakes ({} of {} on)###mistakes", r.mistakes.size(), info.mistakes.size());
+  const bool tall = ImGui::GetWindowHeight() > 620 * s;
+  if (!info.mistakes.empty() &&
+      ImGui::TreeNodeEx(header.c_str(), tall ? ImGuiTreeNodeFlags_DefaultOpen : ImGuiTreeNodeFlags_None)) {
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("deliberate bugs: switch one on and open to see what it breaks");
+    // Wide enough: the description beside each toggle; narrow: in its tooltip only.
+    const bool wide = ImGui::GetContentRegionAvail().x > 560 * s;
+    float name_w = 0;
+    for (const kernels::Mistake& m : info.mistakes) name_w = std::max(name_w, ImGui::CalcTextSize(m.name.c_str()).x);
+    for (const kernels::Mistake& m : info.mistakes) {
+      bool on = r.mistakes.count(m.name) > 0;
+      const float x0 = ImGui::GetCursorPosX();
+      if (ImGui::Checkbox(m.name.c_str(), &on)) set_mistake(app, m.name, on);
+      const bool hovered = ImGui::IsItemHovered();
+      if (wide) {
+        ImGui::SameLine(x0 + ImGui::GetFrameHeight() + name_w + 24 * s);
+        ImGui::TextDisabled("%s", m.description.c_str());
+      }
+      if (hovered || (wide && ImGui::IsItemHovered())) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+        ImGui::TextUnformatted(m.description.c_str());
+        ImGui::Spacing();
+        ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+        ImGui::TextUnformatted(("symptom: " + m.symptom).c_str());
+        ImGui::PopStyleColor();
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+      }
+    }
+    ImGui::TreePop();
+  }
+}
+
+void action_buttons(AppState& app, const kernels::KernelInfo& info, const RequestCheck& check, const ViewEnv& env) {
+  int& repeats = app.ladder_view.gpu_repeats;
+  const float s = env.scale;
+  const bool busy = app.busy();
+  ImGui::BeginDisabled(!check.ok());
+  if (ImGui::Button("Open (trace one CTA)")) app.request_open(trace_request(app));
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("build, print PTX and run only the traced CTA on the model: fast at any shape, no verdict");
+  same_line_if_fits(button_width("Run on model"));
+  if (ImGui::Button("Run on model")) app.request_model_run();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("run the whole grid on the model and judge C against the reference (slow at big shapes)");
+  same_line_if_fits(button_width("Run on GPU"));
+  if (ImGui::Button("Run on GPU"))
+    app.request_gpu_bench({info.id}, resolved_shape(info, app.request.shape), repeats);
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("check and time this kernel on the GPU next to cuBLAS (Throughput view); %d round%s", repeats,
+                      repeats == 1 ? "" : "s");
+  ImGui::EndDisabled();
+  same_line_if_fits(90 * s);
+  ImGui::SetNextItemWidth(90 * s);
+  ImGui::SliderInt("##reps", &repeats, 1, 20, "%d rounds");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("benchmark rounds of Run on GPU");
+  if (busy) {
+    for (const auto& job : app.jobs) {
+      if (job->finished()) continue;
+      const double f = job->fraction();
+      ImGui::ProgressBar(f < 0 ? 0.0f : float(f), ImVec2(-FLT_MIN, 0), job->name().c_str());
+    }
+  }
+}
+
+void loaded_summary(AppState& app, const ViewEnv& env) {
+  if (!app.kernel) {
+    ImGui::TextDisabled(app.busy() ? "opening..." : "nothing loaded yet");
+    return;
+  }
+  const RunSummary r = run_summary(*app.kernel);
+  ImGui::TextDisabled("Loaded");
+  ImGui::SameLine();
+  ImGui::Text("%s  %ux%ux%u", r.kernel_id.c_str(), r.shape.m, r.shape.n, r.shape.k);
+  const auto& mistakes = app.kernel->request.mistakes;
+  if (!mistakes.empty()) {
+    std::string list;
+    for (const std::string& m : mistakes) list += (list.empty() ? "" : ", ") + m;
+    ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+    ImGui::TextWrapped("with %s", list.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!ImGui::BeginTable("##summary", 2, ImGuiTableFlags_SizingFixedFit)) return;
+  auto row = [](const char* name) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("%s", name);
+    ImGui::TableNextColumn();
+  };
+  row("verdict");
+  const ImU32 vc = r.verdict == Verdict::correct ? ok_color(env) : r.verdict == Verdict::wrong ? error_color(env)
+                                                                                                : muted_color(env);
+  ImGui::PushStyleColor(ImGuiCol_Text, vc);
+  if (r.verdict == Verdict::wrong)
+    ImGui::Text("wrong (%llu of %llu elements)", (unsigned long long)r.mismatches, (unsigned long long)r.elements);
+  else
+    ImGui::TextUnformatted(verdict_name(r.verdict));
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(r.whole_grid ? "the whole grid ran; C compared with a double-precision reference"
+                                   : "only the traced CTA ran: press Run on model for a verdict");
+  if (!r.completed || r.hazards) {
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, error_color(env));
+    ImGui::Text("%s%zu hazard%s", r.completed ? "" : "incomplete, ", r.hazards, r.hazards == 1 ? "" : "s");
+    ImGui::PopStyleColor();
+  }
+  row("warp-instructions");
+  ImGui::Text("%llu%s", (unsigned long long)r.warp_instructions, r.whole_grid ? "" : " (traced CTA)");
+  row("modeled cycles");
+  ImGui::Text("%llu (traced CTA)", (unsigned long long)r.traced_cycles);
+  row("predicted");
+  if (r.predicted_tflops > 0)
+    ImGui::Text("%.2f TFLOP/s on an H100", r.predicted_tflops);
+  else
+    ImGui::TextDisabled("-");
+  row("open time");
+  ImGui::Text("%.3f s", r.open_seconds);
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_ladder(AppState& app, const ViewEnv& env) {
+  kernel_list(app, env);
+  const kernels::KernelInfo* info = kernels::find_kernel(app.request.kernel_id);
+  if (!info) {
+    ImGui::TextDisabled("pick a kernel above");
+    return;
+  }
+  ImGui::Spacing();
+  if (env.bold) ImGui::PushFont(env.bold);
+  ImGui::TextWrapped("%02d  %s", info->step, info->title.c_str());
+  if (env.bold) ImGui::PopFont();
+  ImGui::TextDisabled("what changed");
+  ImGui::SameLine();
+  ImGui::TextWrapped("%s", info->delta.c_str());
+  if (ImGui::TreeNode("Explanation")) {
+    ImGui::TextWrapped("%s", info->explanation.c_str());
+    for (const std::string& c : info->constraints) ImGui::BulletText("%s", c.c_str());
+    ImGui::TreePop();
+  }
+  ImGui::Separator();
+  const RequestCheck& check = app.view_caches.request_checker.get(app.request);
+  request_editor(app, *info, check, env);
+  ImGui::Spacing();
+  action_buttons(app, *info, check, env);
+  ImGui::Separator();
+  loaded_summary(app, env);
+}
+
+}  // namespace gs::gui

@@ -1,0 +1,330 @@
+// The throughput view: TFLOP/s of each kernel variant over time (GPU runs as they finish, the
+// model's prediction, imported bench JSON), each against cuBLAS measured in the same run, and
+// a roofline with the device's ceilings. Data: gui/core/throughput_data.hpp; plots:
+// gui/widgets/plot.hpp. Small windows get tabs; a large one shows everything at once.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gui/core/throughput_data.hpp"
+#include "gui/views/views.hpp"
+#include "gui/widgets/plot.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+// One hue per (kernel, shape); chosen to stay apart from each other and from the grey of
+// cuBLAS and the ceiling colours, on both themes.
+ImU32 slot_color(int slot) {
+  static constexpr ImU32 palette[] = {
+      IM_COL32(76, 156, 255, 255),  IM_COL32(255, 140, 50, 255),  IM_COL32(80, 200, 120, 255),
+      IM_COL32(220, 90, 200, 255),  IM_COL32(240, 200, 60, 255),  IM_COL32(90, 210, 220, 255),
+      IM_COL32(235, 85, 85, 255),   IM_COL32(160, 130, 255, 255),
+  };
+  return palette[size_t(slot) % std::size(palette)];
+}
+ImU32 cublas_color(const ViewEnv& env) { return env.dark ? IM_COL32(170, 170, 178, 255) : IM_COL32(110, 110, 120, 255); }
+ImU32 tensor_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 120, 120, 220) : IM_COL32(200, 40, 40, 220); }
+ImU32 simt_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 190, 90, 220) : IM_COL32(190, 120, 0, 220); }
+ImU32 memory_color(const ViewEnv& env) { return env.dark ? IM_COL32(120, 200, 255, 220) : IM_COL32(20, 110, 190, 220); }
+
+// The source shows in the marker: gpu ● , imported ■ , model ◆ (and a dashed line).
+plot::Marker source_marker(MeasurementSource s) {
+  switch (s) {
+    case MeasurementSource::gpu: return plot::Marker::circle;
+    case MeasurementSource::imported: return plot::Marker::square;
+    case MeasurementSource::model: return plot::Marker::diamond;
+  }
+  return plot::Marker::circle;
+}
+
+std::string shape_text(kernels::GemmShape s) {
+  return s.m == s.n && s.n == s.k ? fmt::format("{}³", s.m) : fmt::format("{}×{}×{}", s.m, s.n, s.k);
+}
+
+plot::PlotSpec timeline_spec(const ThroughputData& d) {
+  plot::PlotSpec s;
+  s.x = {.title = "seconds since start", .include_zero = false, .unit = "s"};
+  s.y = {.title = "TFLOP/s", .unit = "TFLOP/s"};
+  s.empty_text = "no measurements yet";
+  // From the app's start, at least a minute wide, so points taken at once do not spread out.
+  double t_max = 60.0;
+  for (const ThroughputRow& r : d.rows)
+    for (double t : r.ts) t_max = std::max(t_max, t * 1.05);
+  s.x.min = 0.0;
+  s.x.max = plot::auto_range({0.0, t_max}, plot::Scale::linear, true).hi;
+  // Kernels 20× apart (a SIMT step next to a tensor-core one) would flatten the slow ones on
+  // a linear axis: switch to log10 then.
+  double lo = 0.0, hi = 0.0;
+  for (const ThroughputRow& r : d.rows)
+    for (double v : r.tflops)
+      if (v > 0.0) lo = lo == 0.0 ? v : std::min(lo, v), hi = std::max(hi, v);
+  if (lo > 0.0 && hi / lo > 20.0) {
+    s.y.scale = plot::Scale::log10;
+    s.y.title = "TFLOP/s (log)";
+  }
+  for (const ThroughputRow& r : d.rows) {
+    if (r.source == MeasurementSource::gpu) {
+      s.series.push_back({.name = r.label,
+                          .kind = plot::SeriesKind::line,
+                          .xs = r.ts,
+                          .ys = r.tflops,
+                          .color = slot_color(r.color_slot),
+                          .marker = source_marker(r.source)});
+      continue;
+    }
+    // A prediction or an imported figure has no time of its own: a dashed level across the
+    // plot, for the live GPU points to be read against.
+    const double v = r.latest_tflops;
+    s.series.push_back({.name = r.label,
+                        .kind = plot::SeriesKind::line,
+                        .xs = {0.0, s.x.max / 2, s.x.max},
+                        .ys = {v, v, v},
+                        .color = slot_color(r.color_slot),
+                        .marker = plot::Marker::none,
+                        .dashed = true,
+                        .thickness = 1.5f});
+  }
+  return s;
+}
+
+plot::PlotSpec cublas_spec(const ThroughputData& d, const ViewEnv& env) {
+  plot::PlotSpec s;
+  s.x = {.title = "TFLOP/s (latest)", .unit = "TFLOP/s"};
+  s.y = {.title = "vs cuBLAS"};
+  s.empty_text = "no measurements yet";
+  // Kernel bars take their variant's colour (as in the other plots), so only cuBLAS needs a key.
+  plot::Series kernel{.name = "kernel", .kind = plot::SeriesKind::bars, .color = slot_color(0), .in_legend = false};
+  plot::Series cublas{.name = "cuBLAS, same run", .kind = plot::SeriesKind::bars, .color = cublas_color(env)};
+  for (size_t i = 0; i < d.rows.size(); ++i) {
+    const ThroughputRow& r = d.rows[i];
+    s.y.categories.push_back(r.label);
+    kernel.xs.push_back(double(i));
+    kernel.ys.push_back(r.latest_tflops);
+    kernel.point_colors.push_back(slot_color(r.color_slot));
+    kernel.point_labels.push_back(r.ratio ? fmt::format("{:.1f} ({:.0f}% of cuBLAS)", r.latest_tflops, 100.0 * *r.ratio)
+                                          : fmt::format("{:.1f}", r.latest_tflops));
+    if (r.cublas_tflops) {
+      cublas.xs.push_back(double(i));
+      cublas.ys.push_back(*r.cublas_tflops);
+      cublas.point_labels.push_back(fmt::format("{:.1f}", *r.cublas_tflops));
+    }
+  }
+  s.series.push_back(std::move(kernel));
+  if (!cublas.xs.empty()) s.series.push_back(std::move(cublas));
+  return s;
+}
+
+plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
+  const DeviceCeilings& c = d.ceilings;
+  plot::PlotSpec s;
+  s.x = {.title = "arithmetic intensity (FLOP/byte)", .scale = plot::Scale::log10, .unit = "FLOP/byte"};
+  s.y = {.title = "TFLOP/s", .scale = plot::Scale::log10, .unit = "TFLOP/s"};
+  // Always show the ridge and a decade of the memory roof below it, whatever the points are.
+  double x_lo = c.ridge_intensity() / 30.0, x_hi = c.ridge_intensity() * 3.0;
+  plot::Series cublas{.name = "cuBLAS", .kind = plot::SeriesKind::scatter, .color = cublas_color(env),
+                      .marker = plot::Marker::ring};
+  for (const ThroughputRow& r : d.rows) {
+    if (r.intensity <= 0.0 || r.latest_tflops <= 0.0) continue;
+    x_lo = std::min(x_lo, r.intensity / 2.0);
+    x_hi = std::max(x_hi, r.intensity * 2.0);
+    const double roof = std::min(c.tensor_tflops, c.memory_tbps * r.intensity);
+    s.series.push_back({.name = r.label,
+                        .kind = plot::SeriesKind::scatter,
+                        .xs = {r.intensity},
+                        .ys = {r.latest_tflops},
+                        .color = slot_color(r.color_slot),
+                        .marker = source_marker(r.source),
+                        .point_labels = {fmt::format("{:.0f}% of the roof ({:.0f} TFLOP/s here)",
+                                                     100.0 * r.latest_tflops / roof, roof)},
+                        .draw_point_labels = false});
+    if (r.cublas_tflops) {
+      cublas.xs.push_back(r.intensity);
+      cublas.ys.push_back(*r.cublas_tflops);
+      cublas.point_labels.push_back("cuBLAS next to " + r.label);
+    }
+  }
+  cublas.draw_point_labels = false;
+  if (!cublas.xs.empty()) s.series.push_back(std::move(cublas));
+  s.x.min = std::pow(10.0, std::floor(std::log10(x_lo)));
+  s.x.max = std::pow(10.0, std::ceil(std::log10(x_hi)));
+  s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.tensor_tflops,
+                    .label = fmt::format("bf16 tensor {:.0f} TFLOP/s", c.tensor_tflops), .color = tensor_color(env)});
+  s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.simt_tflops,
+                    .label = fmt::format("fp32 SIMT {:.0f} TFLOP/s", c.simt_tflops), .color = simt_color(env)});
+  s.refs.push_back({.kind = plot::RefKind::proportional, .value = c.memory_tbps, .cap = c.tensor_tflops,
+                    .label = fmt::format("memory {:.2f} TB/s", c.memory_tbps), .color = memory_color(env)});
+  return s;
+}
+
+// The spec with its legend folded past `rows` rows (small windows keep room for the data).
+plot::PlotSpec with_legend_rows(plot::PlotSpec s, int rows) {
+  s.legend_max_rows = rows;
+  return s;
+}
+
+void draw_gpu_note(const ThroughputData& d, const ViewEnv& env) {
+  ImU32 col = muted_color(env);
+  if (d.gpu.state == GpuAvailability::found) col = ok_color(env);
+  if (d.gpu.state == GpuAvailability::not_found) col = warn_color(env);
+  if (d.gpu.state == GpuAvailability::failing) col = error_color(env);
+  ImGui::PushStyleColor(ImGuiCol_Text, col);
+  ImGui::TextWrapped("%s", d.gpu.text.c_str());
+  ImGui::PopStyleColor();
+}
+
+// The bench and import controls (a side panel in a large window, a popup in a small one).
+void draw_controls(AppState& app, ThroughputControls& c, const ViewEnv& env) {
+  ImGui::TextUnformatted("Kernels");
+  for (const kernels::KernelInfo& k : kernels::all_kernels()) {
+    bool on = std::find(c.kernel_ids.begin(), c.kernel_ids.end(), k.id) != c.kernel_ids.end();
+    if (ImGui::Checkbox(k.id.c_str(), &on)) {
+      if (on)
+        c.kernel_ids.push_back(k.id);
+      else
+        c.kernel_ids.erase(std::remove(c.kernel_ids.begin(), c.kernel_ids.end(), k.id), c.kernel_ids.end());
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("step %02d: %s", k.step, k.title.c_str());
+  }
+  const float field_w = std::min(ImGui::GetContentRegionAvail().x, 180.0f * env.scale);
+  static const char* const shape_names[] = {"1024³", "2048³", "4096³", "8192³", "custom"};
+  ImGui::SetNextItemWidth(field_w);
+  ImGui::Combo("shape", &c.shape_choice, shape_names, int(std::size(shape_names)));
+  if (c.shape_choice == int(std::size(kBenchSizes))) {
+    int mnk[3] = {int(c.custom.m), int(c.custom.n), int(c.custom.k)};
+    ImGui::SetNextItemWidth(field_w);
+    if (ImGui::InputInt3("M N K", mnk))
+      c.custom = {uint32_t(std::clamp(mnk[0], 1, 65536)), uint32_t(std::clamp(mnk[1], 1, 65536)),
+                  uint32_t(std::clamp(mnk[2], 1, 65536))};
+  }
+  ImGui::SetNextItemWidth(field_w);
+  ImGui::SliderInt("repeats", &c.repeats, 1, 20);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("How many times each kernel is benchmarked: one point per run");
+  const bool running = gpu_note(app).state == GpuAvailability::benchmarking;
+  if (running) {
+    if (ImGui::Button("Cancel benchmark"))
+      for (auto& j : app.jobs)
+        if (j->name().rfind("GPU bench", 0) == 0) j->request_cancel();
+  } else if (ImGui::Button("Benchmark on GPU")) {
+    start_gpu_bench(app, c);
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Times each ticked kernel at %s against cuBLAS, %d time(s), off the UI thread",
+                      shape_text(bench_shape(c)).c_str(), c.repeats);
+  ImGui::Separator();
+  ImGui::TextUnformatted("Import bench JSON");
+  char buf[1024];
+  const size_t n = std::min(c.import_path.size(), sizeof buf - 1);
+  std::copy_n(c.import_path.data(), n, buf);
+  buf[n] = '\0';
+  ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x);
+  if (ImGui::InputTextWithHint("##path", "path to `gemmscope bench --json` output", buf, sizeof buf)) c.import_path = buf;
+  if (ImGui::Button("Import")) import_bench_json(app, c.import_path);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Adds every result of the file; errors go to Problems");
+}
+
+void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+  if (!ImGui::BeginTable("##variants", 7, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
+  for (const char* h : {"source", "device", "TFLOP/s", "cuBLAS", "ratio", "FLOP/B"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  const std::string open_id = app.kernel ? app.kernel->request.kernel_id : "";
+  for (const ThroughputRow& r : d.rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushStyleColor(ImGuiCol_Text, slot_color(r.color_slot));
+    ImGui::TextUnformatted(r.kernel_id == open_id ? "▶" : "■");
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::Text("%s %s", r.kernel_id.c_str(), shape_text(r.shape).c_str());
+    if (ImGui::IsItemHovered() && r.kernel_id == open_id) ImGui::SetTooltip("the kernel open in the other views");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(measurement_source_name(r.source));
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.device.c_str());
+    ImGui::TableNextColumn();
+    mono_text(env, "%.1f", r.latest_tflops);
+    ImGui::TableNextColumn();
+    if (r.cublas_tflops) mono_text(env, "%.1f", *r.cublas_tflops);
+    ImGui::TableNextColumn();
+    if (r.ratio) mono_text(env, "%.0f%%", 100.0 * *r.ratio);
+    ImGui::TableNextColumn();
+    mono_text(env, "%.0f", r.intensity);
+  }
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_throughput(AppState& app, const ViewEnv& env) {
+  // The controls live in AppState (describe_throughput reports them); the view has no other state.
+  ThroughputControls& controls = app.throughput_view;
+  const ThroughputData d = prepare_throughput(app);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const bool wide = avail.x >= 1000.0f * env.scale && avail.y >= 560.0f * env.scale;
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+
+  if (wide) {
+    // Controls and the table on the left, the three plots on the right.
+    const float left_w = 320.0f * env.scale;
+    ImGui::BeginChild("##controls", {left_w, 0}, false);
+    draw_gpu_note(d, env);
+    ImGui::Separator();
+    draw_controls(app, controls, env);
+    ImGui::Separator();
+    ImGui::TextDisabled("%s", d.ceilings.name.c_str());
+    ImGui::TextWrapped("Ceilings: %s.", d.ceilings.basis.c_str());
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginGroup();
+    const ImVec2 right = ImGui::GetContentRegionAvail();
+    const float table_h = std::min(right.y * 0.25f, ImGui::GetFrameHeightWithSpacing() * float(d.rows.size() + 1) + 8.0f);
+    const float plot_h = (right.y - table_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f;
+    plot::draw("timeline", {right.x, plot_h}, with_legend_rows(timeline_spec(d), 3));
+    plot::draw("cublas", {(right.x - gap) * 0.45f, plot_h}, cublas_spec(d, env));
+    ImGui::SameLine();
+    plot::draw("roofline", {(right.x - gap) * 0.55f, plot_h}, with_legend_rows(roofline_spec(d, env), 3));
+    ImGui::BeginChild("##table", {right.x, 0}, false);
+    draw_table(d, app, env);
+    ImGui::EndChild();
+    ImGui::EndGroup();
+    return;
+  }
+
+  // Small: a line of buttons opening the controls, the note, then one plot per tab.
+  if (ImGui::Button("Benchmark / import…")) ImGui::OpenPopup("##throughput_controls");
+  if (ImGui::BeginPopup("##throughput_controls")) {
+    draw_controls(app, controls, env);
+    ImGui::EndPopup();
+  }
+  ImGui::SameLine();
+  ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+  ImGui::TextUnformatted(fmt::format("{} variant(s)", d.rows.size()).c_str());
+  ImGui::PopStyleColor();
+  draw_gpu_note(d, env);
+  if (!ImGui::BeginTabBar("##throughput_tabs")) return;
+  if (ImGui::BeginTabItem("Roofline")) {
+    plot::draw("roofline", {0, 0}, with_legend_rows(roofline_spec(d, env), 2));
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("vs cuBLAS")) {
+    plot::draw("cublas", {0, 0}, cublas_spec(d, env));
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Over time")) {
+    plot::draw("timeline", {0, 0}, with_legend_rows(timeline_spec(d), 2));
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Table")) {
+    draw_table(d, app, env);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+}  // namespace gs::gui

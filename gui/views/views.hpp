@@ -1,0 +1,49 @@
+// One function per view (gui/views/<name>.cpp), each drawing inside the window the app shell
+// has already begun (the shell owns window placement, titles and show flags). Views read the
+// AppState and change it only through its select_* / seek / request_* members. Heavy
+// preparation lives in gui/core (no ImGui, unit-tested); drawing here stays thin.
+#pragma once
+
+#include <imgui.h>
+
+#include "gui/core/app_state.hpp"
+
+namespace gs::gui {
+
+// Fonts and colours shared by the views, owned by the app shell.
+struct ViewEnv {
+  ImFont* mono = nullptr;      // PTX, addresses, numbers
+  ImFont* bold = nullptr;
+  bool dark = true;
+  float scale = 1.0f;          // HiDPI factor: multiply fixed pixel sizes by it
+};
+
+// A distinct colour per warp (and per thread within a warp, lighter/darker), stable across
+// views so a warp is the same colour everywhere.
+ImU32 warp_color(uint32_t warp, float alpha = 1.0f);
+ImU32 lane_color(uint32_t warp, uint32_t lane, float alpha = 1.0f);
+// Colours of states, by theme.
+ImU32 ok_color(const ViewEnv& env);
+ImU32 warn_color(const ViewEnv& env);
+ImU32 error_color(const ViewEnv& env);
+ImU32 muted_color(const ViewEnv& env);
+// Text in the mono font, with an optional tooltip.
+void mono_text(const ViewEnv& env, const char* fmt, ...);
+
+// Keyboard shortcuts of the transport (play, step, ...), handled every frame by the shell
+// whichever window has focus (but not while a text field is active), and the help overlay
+// that lists them (toggled by F1 or '?'; `show` is owned by the shell).
+void handle_shortcuts(AppState& app, const ViewEnv& env, bool& show_help);
+void draw_help_overlay(AppState& app, const ViewEnv& env, bool& show_help);
+
+void draw_ladder(AppState& app, const ViewEnv& env);
+void draw_ptx(AppState& app, const ViewEnv& env);
+void draw_transport(AppState& app, const ViewEnv& env);
+void draw_warps(AppState& app, const ViewEnv& env);
+void draw_shared_memory(AppState& app, const ViewEnv& env);
+void draw_tma_pipeline(AppState& app, const ViewEnv& env);
+void draw_fragments(AppState& app, const ViewEnv& env);
+void draw_throughput(AppState& app, const ViewEnv& env);
+void draw_problems(AppState& app, const ViewEnv& env);
+
+}  // namespace gs::gui

@@ -1,0 +1,168 @@
+// Tests for gui/core/fragment_data: the owner of known cells in each map, read off the PTX
+// ISA fragment figures as the facts sheet words them (§1.5 wgmma D, §2 mma.sync / ldmatrix),
+// that every cell has exactly one owner, and that the kernel's tile links to its registers.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "gui/core/app_state.hpp"
+#include "tests/gui/gui_fixture.hpp"
+#include "gui/core/fragment_data.hpp"
+#include "gui/core/view_data.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+
+namespace {
+
+void check_owner(const FragmentGrid& g, int row, int col, int thread, int value) {
+  INFO(g.name << " (" << row << ", " << col << ")");
+  const FragmentCell& c = g.at(row, col);
+  CHECK(c.thread == thread);
+  CHECK(c.value == value);
+  CHECK(c.warp == thread / 32);
+  CHECK(c.lane == thread % 32);
+}
+
+void check_every_cell_owned_once(const FragmentGrid& g) {
+  INFO(g.name);
+  std::vector<int> count(size_t(g.rows) * size_t(g.cols), 0);
+  for (int t = 0; t < g.threads; ++t)
+    for (int v = 0; v < g.values_per_thread; ++v) {
+      const layout::Coord c = g.map.at(t, v);
+      ++count[size_t(c.row) * size_t(g.cols) + size_t(c.col)];
+    }
+  for (size_t i = 0; i < count.size(); ++i) CHECK(count[i] == 1);
+  for (const FragmentCell& c : g.cells) CHECK(c.thread >= 0);
+}
+
+}  // namespace
+
+TEST_CASE("wgmma accumulator owners follow the D fragment figure", "[gui]") {
+  FragmentViewOptions o;
+  o.kind = FragmentMapKind::wgmma_accumulator;
+  o.wgmma_n = 64;
+  const FragmentGrid g = fragment_grid(nullptr, o);
+  REQUIRE(g.rows == 64);
+  REQUIRE(g.cols == 64);
+  // Facts §1.5: warp w owns rows 16w..16w+15; lane l holds rows l/4 and l/4 + 8, column pairs
+  // 2(l%4) of every 8-column block j; registers 4j + {0,1} on the upper row, 4j + {2,3} below.
+  check_owner(g, 0, 0, 0, 0);
+  check_owner(g, 0, 1, 0, 1);
+  check_owner(g, 8, 0, 0, 2);   // c2 = (g + 8, 2q): same thread, register 2
+  check_owner(g, 1, 0, 4, 0);   // next row = next group of 4 lanes
+  check_owner(g, 0, 2, 1, 0);
+  check_owner(g, 0, 8, 0, 4);   // next 8-column block
+  check_owner(g, 16, 0, 32, 0); // warp 1
+  check_owner(g, 63, 63, 127, 31);
+  check_every_cell_owned_once(g);
+
+  for (int n = 8; n <= 256; n += 8) {
+    o.wgmma_n = n;
+    const FragmentGrid gn = fragment_grid(nullptr, o);
+    CHECK(gn.cols == n);
+    CHECK(gn.values_per_thread == n / 2);
+    CHECK(gn.at(63, n - 1).thread == 127);
+    CHECK(gn.at(63, n - 1).value == n / 2 - 1);
+  }
+  o.wgmma_n = 256;
+  check_every_cell_owned_once(fragment_grid(nullptr, o));
+}
+
+TEST_CASE("mma.sync m16n8k16, ldmatrix and tcgen05 owners", "[gui]") {
+  FragmentViewOptions o;
+  o.kind = FragmentMapKind::mma_a;
+  FragmentGrid a = fragment_grid(nullptr, o);
+  CHECK(a.packed16);
+  check_owner(a, 0, 0, 0, 0);   // a0 low = (g, 2q)
+  check_owner(a, 8, 0, 0, 2);   // a1 = (g + 8, 2q)
+  check_owner(a, 0, 8, 0, 4);   // a2 = (g, 2q + 8)
+  check_owner(a, 9, 11, 4 * 1 + 1, 7);  // g = 1, q = 1: a3 high = (g + 8, 2q + 8 + 1)
+  CHECK(a.at(0, 8).reg == 2);
+  CHECK(a.at(0, 8).half == 0);
+  check_every_cell_owned_once(a);
+
+  o.kind = FragmentMapKind::mma_b;
+  FragmentGrid b = fragment_grid(nullptr, o);
+  REQUIRE(b.rows == 16);
+  REQUIRE(b.cols == 8);
+  check_owner(b, 0, 0, 0, 0);   // b0 low = (k 2q, n g)
+  check_owner(b, 8, 0, 0, 2);   // b1 low = (k 2q + 8, n g)
+  check_owner(b, 3, 5, 4 * 5 + 1, 1);
+  check_every_cell_owned_once(b);
+
+  o.kind = FragmentMapKind::mma_c;
+  FragmentGrid c = fragment_grid(nullptr, o);
+  check_owner(c, 8, 0, 0, 2);   // c2 = (g + 8, 2q)
+  check_owner(c, 15, 7, 31, 3);
+  check_every_cell_owned_once(c);
+
+  for (int x : {1, 2, 4})
+    for (bool trans : {false, true}) {
+      o.kind = FragmentMapKind::ldmatrix;
+      o.ldmatrix_x = x;
+      o.ldmatrix_trans = trans;
+      FragmentGrid l = fragment_grid(nullptr, o);
+      CHECK(l.rows == 8 * x);
+      // Without .trans lane l gets row l/4, cols 2(l%4), 2(l%4)+1 of each matrix; with .trans
+      // column l/4, rows 2(l%4), 2(l%4)+1.
+      if (!trans) check_owner(l, 1, 3, 4 * 1 + 1, 1);
+      else check_owner(l, 3, 1, 4 * 1 + 1, 1);
+      if (x == 4) check_owner(l, 8 * 3, 0, 0, 6);  // matrix 3 in register 3
+      check_every_cell_owned_once(l);
+    }
+
+  o.kind = FragmentMapKind::tcgen05_32x32b;
+  o.tcgen05_x = 16;
+  FragmentGrid t = fragment_grid(nullptr, o);
+  check_owner(t, 5, 9, 5, 9);  // thread i = TMEM lane i, register j = column j
+  check_every_cell_owned_once(t);
+}
+
+TEST_CASE("kernel tile of the Hopper kernel is the m64n64 accumulator with register values", "[gui]") {
+  AppState app;
+  app.set_kernel(test::hopper_kernel());
+  const FragmentGrid g = fragment_grid(app.kernel.get(), app.fragment_view);
+  CHECK(g.from_kernel);
+  CHECK(g.rows == 64);
+  CHECK(g.cols == 64);
+  REQUIRE(g.value_regs.size() == 32);
+  CHECK(app.kernel->kernel().regs[g.value_regs[5]].name == "acc5");
+  check_owner(g, 8, 0, 0, 2);
+
+  // At the end of the trace, C = A·B is in the accumulators: the selected cell's value equals
+  // the model's output element (CTA (0,0): rows and columns 0..63 of C).
+  app.seek(app.event_count() - 1);
+  app.selection.row = 9;
+  app.selection.col = 3;
+  const nlohmann::json j = describe_fragments(app);
+  REQUIRE(j["selected"].is_object());
+  CHECK(j["selected"]["thread"] == 4 * 1 + 1);  // g = 1 (row 9 = g + 8), q = 1 (col 3 = 2q + 1)
+  CHECK(j["selected"]["value"] == 3);
+  REQUIRE(j["selected"].contains("value_f32"));
+  // C is f32 row-major in the model's buffers; the traced CTA (0,0) wrote rows/cols 0..63.
+  const auto& c = app.kernel->report.buffers.c;
+  const size_t n = app.kernel->report.shape.n;
+  REQUIRE(c.size() >= (9 * n + 4) * 4);
+  float expect;
+  std::memcpy(&expect, c.data() + (9 * n + 3) * 4, 4);
+  CHECK(j["selected"]["value_f32"].get<float>() == expect);
+  if (!app.kernel->report.reference.empty()) CHECK(double(expect) == app.kernel->report.reference[9 * n + 3]);
+}
+
+TEST_CASE("kernel tile of simt_naive: one thread per element, row-major", "[gui]") {
+  OpenRequest r;
+  r.kernel_id = "simt_naive";
+  auto k = open_kernel(r);
+  FragmentViewOptions o;
+  const FragmentGrid g = fragment_grid(k.get(), o);
+  CHECK(g.from_kernel);
+  CHECK(g.rows == 32);
+  CHECK(g.cols == 32);
+  // kernels/01: row = tid / 32, col = tid % 32: warp w owns row w.
+  check_owner(g, 0, 0, 0, 0);
+  check_owner(g, 5, 7, 5 * 32 + 7, 0);
+  check_every_cell_owned_once(g);
+  REQUIRE(g.value_regs.size() == 1);
+  CHECK(k->kernel().regs[g.value_regs[0]].name == "acc");
+}

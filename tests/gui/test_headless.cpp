@@ -1,0 +1,189 @@
+// The app for real: `gemmscope gui` rendered under Xvfb (software OpenGL), checked by its
+// pixels and by the data behind each view (--state-json). Needs xvfb-run; CI sets
+// GEMMSCOPE_REQUIRE_XVFB=1 so a missing Xvfb fails instead of skipping.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <stb_image.h>
+
+#include "engine/layout/fragments.hpp"
+#include "gui/core/session.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool have_xvfb() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
+
+bool xvfb_or_skip() {
+  if (have_xvfb()) return true;
+  const char* req = std::getenv("GEMMSCOPE_REQUIRE_XVFB");
+  if (req && std::string(req) == "1") FAIL("xvfb-run is missing but GEMMSCOPE_REQUIRE_XVFB=1 (apt-get install xvfb xauth)");
+  WARN("xvfb-run not found: skipping the headless GUI test");
+  return false;
+}
+
+struct Headless {
+  int code = -1;
+  std::string output;
+  nlohmann::json state;
+  std::vector<unsigned char> rgb;  // 3 bytes per pixel
+  int w = 0, h = 0;
+
+  std::array<int, 3> pixel(int x, int y) const {
+    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
+    return {rgb[i], rgb[i + 1], rgb[i + 2]};
+  }
+};
+
+// Runs `gemmscope gui ARGS --screenshot P --state-json J` under Xvfb and loads both.
+Headless run_headless(const std::string& name, const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / ("gemmscope-gui-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path png = dir / (name + ".png"), json = dir / (name + ".json"), log = dir / (name + ".log");
+  // Leak checking stays on in the in-process tests; here the process also runs Mesa and X11,
+  // whose caches LeakSanitizer would report.
+  const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1920x1200x24' '" +
+                          std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings " + args + " --screenshot '" +
+                          png.string() + "' --state-json '" + json.string() + "' >'" + log.string() + "' 2>&1";
+  Headless h;
+  const int status = std::system(cmd.c_str());
+  h.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream lf(log);
+  h.output.assign(std::istreambuf_iterator<char>(lf), {});
+  std::ifstream jf(json);
+  if (jf) h.state = nlohmann::json::parse(jf, nullptr, false);
+  int n = 0;
+  if (unsigned char* data = stbi_load(png.string().c_str(), &h.w, &h.h, &n, 3)) {
+    h.rgb.assign(data, data + size_t(h.w) * size_t(h.h) * 3);
+    stbi_image_free(data);
+  }
+  return h;
+}
+
+// Distinct colours in a sample of the image: a blank or single-colour frame has very few.
+size_t distinct_colours(const Headless& h) {
+  std::set<int> colours;
+  for (int y = 0; y < h.h; y += 3)
+    for (int x = 0; x < h.w; x += 3) {
+      const auto p = h.pixel(x, y);
+      colours.insert((p[0] << 16) | (p[1] << 8) | p[2]);
+    }
+  return colours.size();
+}
+
+}  // namespace
+
+TEST_CASE("the app renders every view of the Hopper kernel and says what each shows", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  // Step 300 instructions in, then select PTX line 60 (which the test resolves below).
+  const Headless h = run_headless("all", "--kernel hopper_tma_wgmma_64 --size 1600x1000 --steps 300");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  REQUIRE(h.w == 1600);
+  REQUIRE(h.h == 1000);
+  REQUIRE(!h.state.is_discarded());
+  CHECK(distinct_colours(h) > 200);
+
+  const auto& s = h.state;
+  CHECK(s["kernel"] == "hopper_tma_wgmma_64");
+  CHECK(s["shown_views"].size() == 9);
+  for (const char* v : {"ladder", "ptx", "transport", "warps", "smem", "tma", "fragments", "throughput", "problems"}) {
+    INFO(v);
+    CHECK(s["views"].contains(v));
+    CHECK_FALSE(s["views"][v].contains("placeholder"));
+  }
+
+  // The playback position is an event of the trace, 300 instruction steps in: the instruction
+  // under it is the selection, and the PTX view shows that instruction's line.
+  auto k = gs::gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64"});
+  const auto& insts = k->trace().of_kind(gs::model::EventKind::warp_inst);
+  REQUIRE(insts.size() > 300);
+  CHECK(s["position"] == insts[300]);
+  const uint32_t inst = k->trace().events[insts[300]].inst;
+  CHECK(s["selection"]["inst"] == inst);
+  CHECK(s["selection"]["line"] == k->line_of(inst));
+}
+
+TEST_CASE("clicking a PTX line selects its instruction and jumps to its next execution", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  auto k = gs::gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64"});
+  // The first wgmma of the K loop.
+  uint32_t wgmma = gs::gui::kNone;
+  for (uint32_t i = 0; i < k->kernel().insts.size() && wgmma == gs::gui::kNone; ++i)
+    if (k->kernel().insts[i].op == gs::ir::Op::wgmma_mma_async) wgmma = i;
+  REQUIRE(wgmma != gs::gui::kNone);
+  const uint32_t line = k->line_of(wgmma);
+  const Headless h = run_headless("ptx", "--kernel hopper_tma_wgmma_64 --view ptx --select-line " + std::to_string(line));
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  CHECK(h.state["selection"]["inst"] == wgmma);
+  CHECK(h.state["selection"]["line"] == line);
+  // The cursor sits on the first execution of that wgmma.
+  const auto& execs = k->trace().executions_of(wgmma);
+  REQUIRE(!execs.empty());
+  CHECK(h.state["position"] == execs.front());
+  CHECK(distinct_colours(h) > 50);
+}
+
+TEST_CASE("the fragment map's pixels show the owning warp of known cells", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("fragments", "--kernel hopper_tma_wgmma_64 --view fragments --size 1000x800");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& drawn = h.state["drawn"];
+  REQUIRE(drawn.contains("fragments.grid"));
+  const auto g = drawn["fragments.grid"].get<std::array<float, 4>>();  // first cell: x, y, w, h
+  const auto& samples = h.state["views"]["fragments"]["cells_sample"];
+  REQUIRE(samples.size() >= 4);
+  // The wgmma m64nNk16 accumulator (PTX ISA, "wgmma D fragment"): row r belongs to warp r/16,
+  // lane (r%8)*4 + (c%8)/2.
+  for (const auto& c : samples) {
+    const int row = c["row"], col = c["col"];
+    INFO("cell (" << row << "," << col << ")");
+    CHECK(c["warp"] == row / 16);
+    CHECK(c["lane"] == (row % 8) * 4 + (col % 8) / 2);
+    const int x = int(g[0] + (col + 0.5f) * g[2]), y = int(g[1] + (row + 0.5f) * g[3]);
+    REQUIRE(x < h.w);
+    REQUIRE(y < h.h);
+    const auto p = h.pixel(x, y);
+    const auto rgb = c["rgb"].get<std::array<int, 3>>();
+    for (int i = 0; i < 3; ++i) CHECK(std::abs(p[i] - rgb[i]) <= 3);
+  }
+}
+
+TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  Headless h = run_headless("bad-view", "--view nosuchview");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("nosuchview") != std::string::npos);
+  h = run_headless("bad-kernel", "--kernel nosuch");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("nosuch") != std::string::npos);
+  h = run_headless("bad-shape", "--kernel hopper_tma_wgmma_64 --m 100");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("100") != std::string::npos);
+}
+
+TEST_CASE("without a display, gemmscope gui says how to run it headless and exits 1", "[gui]") {
+  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=0 '" +
+                          std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings --kernel simt_naive 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::string out;
+  char buf[512];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  INFO(out);
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(out.find("no display") != std::string::npos);
+  CHECK(out.find("xvfb-run") != std::string::npos);
+}

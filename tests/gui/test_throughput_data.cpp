@@ -1,0 +1,194 @@
+// Tests for gui/core/throughput_data: the model's prediction appears as a model-sourced variant
+// once a kernel opens, imports and their errors go through the app (problems, never a throw),
+// rows carry cuBLAS, ratio and intensity computed from the imported file, and the GPU note
+// follows what the GPU runner reported.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/throughput_data.hpp"
+#include "gui/core/view_data.hpp"
+#include "tests/cuda/gpu_test_support.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kH100Bench = std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-11-21-h100/bench.json";
+
+const nlohmann::json* variant_json(const nlohmann::json& d, const std::string& kernel, const std::string& source,
+                                   uint32_t m) {
+  for (const auto& v : d["variants"])
+    if (v["kernel"] == kernel && v["source"] == source && v["shape"]["m"] == m) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("opening a kernel adds the model's prediction as a model variant", "[gui]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64"});
+  REQUIRE(app.kernel);
+  const double predicted = app.kernel->report.result.stats.predicted_tflops;
+  REQUIRE(predicted > 0.0);
+  const kernels::GemmShape shape = app.kernel->request.shape;
+  const nlohmann::json d = describe_throughput(app);
+  const nlohmann::json* v = variant_json(d, "hopper_tma_wgmma_64", "model", shape.m);
+  REQUIRE(v != nullptr);
+  CHECK((*v)["latest_tflops"].get<double>() == Approx(predicted));
+  CHECK((*v)["points"].size() == 1);
+  CHECK((*v)["cublas_tflops"].is_null());
+  CHECK((*v)["ratio"].is_null());
+  // Intensity with bf16 A, B and f32 C at the opened shape, by hand.
+  const double m = shape.m, n = shape.n, k = shape.k;
+  CHECK((*v)["intensity"].get<double>() == Approx(2 * m * n * k / (2 * (m * k + k * n) + 4 * m * n)));
+  // No GPU word yet.
+  CHECK(d["gpu_status"] == "unknown");
+  // The ceilings are the reference H100's until a file or a GPU says otherwise.
+  CHECK(d["ceilings"]["tensor_tflops"].get<double>() == Approx(989.0));
+  CHECK(d["ceilings"]["ridge_intensity"].get<double>() == Approx(989.0 / 3.35));
+}
+
+TEST_CASE("importing the H100 run shows its TFLOP/s, cuBLAS and ratio per variant", "[gui]") {
+  AppState app;
+  CHECK(import_bench_json(app, kH100Bench) > 0);
+  CHECK(app.problems.empty());
+  std::ifstream f(kH100Bench);
+  const nlohmann::json file = nlohmann::json::parse(f);
+  const nlohmann::json d = describe_throughput(app);
+  for (const auto& r : file["results"]) {
+    const nlohmann::json* v =
+        variant_json(d, r["kernel"].get<std::string>(), "imported", r["shape"]["m"].get<uint32_t>());
+    REQUIRE(v != nullptr);
+    const double tflops = r["tflops"]["median"], cublas = r["cublas_tflops"];
+    CHECK((*v)["latest_tflops"].get<double>() == Approx(tflops));
+    CHECK((*v)["cublas_tflops"].get<double>() == Approx(cublas));
+    // Our ratio agrees with the one the bench wrote.
+    CHECK((*v)["ratio"].get<double>() == Approx(r["ratio_vs_cublas"].get<double>()).epsilon(1e-6));
+    CHECK((*v)["device"] == r["device"]);
+  }
+  const nlohmann::json* hopper = variant_json(d, "hopper_tma_wgmma_64", "imported", 4096);
+  REQUIRE(hopper != nullptr);
+  CHECK((*hopper)["latest_tflops"].get<double>() == Approx(320.9).margin(0.05));
+  CHECK((*hopper)["cublas_tflops"].get<double>() == Approx(758.0).margin(0.5));
+  CHECK((*hopper)["intensity"].get<double>() == Approx(1024.0));
+  // Ceilings from the file's device: 132 SMs × 4096 FLOP/clock × its reported clock.
+  const double clock_ghz = file["device"]["sm_clock_mhz"].get<double>() / 1000.0;
+  CHECK(d["ceilings"]["tensor_tflops"].get<double>() ==
+        Approx(file["device"]["sms"].get<double>() * 4096 * clock_ghz / 1000.0));
+  // Same kernel and shape -> same colour, whatever the source.
+  app.measurements.add_model_prediction("hopper_tma_wgmma_64", {4096, 4096, 4096}, 500.0, 9.0);
+  const ThroughputData td = prepare_throughput(app);
+  int imported_slot = -1, model_slot = -2;
+  for (const ThroughputRow& r : td.rows)
+    if (r.kernel_id == "hopper_tma_wgmma_64" && r.shape.m == 4096)
+      (r.source == MeasurementSource::model ? model_slot : imported_slot) = r.color_slot;
+  CHECK(imported_slot == model_slot);
+}
+
+TEST_CASE("import errors become app problems and never throw", "[gui]") {
+  AppState app;
+  CHECK(import_bench_json(app, "/no/such/bench.json") == 0);
+  REQUIRE(app.problems.size() == 1);
+  CHECK(app.problems[0].source == "app");
+  CHECK(app.problems[0].severity == Severity::error);
+  CHECK_THAT(app.problems[0].detail, Contains("/no/such/bench.json"));
+  CHECK(import_bench_json(app, std::filesystem::temp_directory_path().string()) == 0);
+  REQUIRE(app.problems.size() == 2);
+  CHECK_THAT(app.problems[1].detail, Contains("directory"));
+  CHECK(app.measurements.variants.empty());
+}
+
+TEST_CASE("the GPU note follows the runner's reports", "[gui]") {
+  AppState app;
+  CHECK(gpu_note(app).state == GpuAvailability::unknown);
+  // What request_gpu_bench's completion adds on a machine without a driver.
+  app.add_problem({Severity::warning, "gpu", "bench", "GPU bench of simt_naive: no driver", "libcuda.so.1 not found"});
+  GpuNote n = gpu_note(app);
+  CHECK(n.state == GpuAvailability::not_found);
+  CHECK_THAT(n.text, Contains("libcuda.so.1 not found"));
+  CHECK(describe_throughput(app)["gpu_status"] == "not found");
+  // A GPU result: found, with the device's name.
+  AppState with_gpu;
+  with_gpu.measurements.add_bench_json({{"kernel", "simt_naive"},
+                                        {"shape", {{"m", 1024}, {"n", 1024}, {"k", 1024}}},
+                                        {"tflops", {{"median", 5.0}}},
+                                        {"device", "NVIDIA H100 80GB HBM3"}},
+                                       MeasurementSource::gpu, 1.0);
+  n = gpu_note(with_gpu);
+  CHECK(n.state == GpuAvailability::found);
+  CHECK_THAT(n.text, Contains("NVIDIA H100 80GB HBM3"));
+}
+
+TEST_CASE("bench controls: shapes, defaults and invalid requests", "[gui]") {
+  ThroughputControls c = default_throughput_controls();
+  CHECK(c.kernel_ids.size() == kernels::all_kernels().size());
+  c.shape_choice = 3;
+  CHECK(bench_shape(c).m == 8192);
+  CHECK(bench_shape(c).k == 8192);
+  c.shape_choice = int(std::size(kBenchSizes));  // custom
+  c.custom = {128, 256, 512};
+  CHECK(bench_shape(c).n == 256);
+  // A shape the Hopper kernel cannot take (M not a multiple of its 64-row tile) is refused
+  // with the kernel's own message and starts nothing.
+  AppState app;
+  c.kernel_ids = {"hopper_tma_wgmma_64"};
+  c.custom = {100, 128, 128};
+  CHECK_FALSE(start_gpu_bench(app, c));
+  CHECK(app.jobs.empty());
+  REQUIRE(app.problems.size() == 1);
+  CHECK(app.problems[0].source == "app");
+  CHECK_THAT(app.problems[0].detail, Contains("100"));
+  // No kernel ticked.
+  c.kernel_ids.clear();
+  CHECK_FALSE(start_gpu_bench(app, c));
+  CHECK(app.problems.size() == 2);
+}
+
+TEST_CASE("a GPU bench from the app: points arrive as jobs complete, or the note says no GPU", "[gui][gpu]") {
+  AppState app;
+  app.settings.bench_reps = 5;
+  app.request_gpu_bench({"hopper_tma_wgmma_64"}, {1024, 1024, 1024}, 2);
+  CHECK(gpu_note(app).state == GpuAvailability::benchmarking);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (app.busy() && std::chrono::steady_clock::now() < deadline) {
+    app.poll_jobs();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  app.poll_jobs();
+  REQUIRE_FALSE(app.busy());
+  const std::string& skip = cuda::test::gpu_skip_reason();
+  const GpuNote note = gpu_note(app);
+  const nlohmann::json d = describe_throughput(app);
+  if (!skip.empty()) {
+    // No GPU here: one warning problem from the runner, the note says so, nothing plotted.
+    CHECK(note.state == GpuAvailability::not_found);
+    CHECK(d["gpu_status"] == "not found");
+    CHECK(app.measurements.variants.empty());
+    REQUIRE(app.problems.size() == 1);
+    CHECK(app.problems[0].severity == Severity::warning);
+    CHECK(app.problems[0].source == "gpu");
+    return;
+  }
+  INFO(app.problems.size() << " problem(s): " << (app.problems.empty() ? "" : app.problems[0].detail));
+  CHECK(note.state == GpuAvailability::found);
+  const nlohmann::json* v = variant_json(d, "hopper_tma_wgmma_64", "gpu", 1024);
+  REQUIRE(v != nullptr);
+  const auto& points = (*v)["points"];
+  REQUIRE(points.size() == 2);  // one point per repeat, in time order
+  CHECK(points[0]["t"].get<double>() < points[1]["t"].get<double>());
+  const double tflops = (*v)["latest_tflops"], cublas = (*v)["cublas_tflops"];
+  CHECK(tflops > 1.0);
+  CHECK(tflops < d["ceilings"]["tensor_tflops"].get<double>());
+  CHECK(cublas > 1.0);
+  CHECK((*v)["ratio"].get<double>() == Approx(tflops / cublas));
+  WARN("GPU bench from the app: " << tflops << " TFLOP/s, cuBLAS " << cublas << " on " << (*v)["device"]);
+}

@@ -1,0 +1,146 @@
+// The transport's data: stepping by K iteration lands on the loop head, cycle seeks follow
+// model::Cursor::jump_to_cycle, the shortcut table is unambiguous, and events read as words.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <tuple>
+
+#include "gui/core/transport_data.hpp"
+#include "gui/core/view_data.hpp"
+#include "tests/gui/gui_fixture.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+using model::EventKind;
+
+TEST_CASE("transport: K iterations step through the real K loop", "[gui]") {
+  AppState app = test::hopper_app();
+  const LoadedKernel& k = *app.kernel;
+  REQUIRE_FALSE(k.loops.empty());
+  const uint32_t head = k.loops.front().head;
+  // The K loop of step 05 runs K / 64 times; at the example shape K = 256: 4 iterations.
+  const uint32_t expected = k.request.shape.k / k.info->tile.k;
+  CHECK(expected == 4);
+  CHECK(k_iterations_total(k) == expected);
+  // The loop head is the first instruction after the K loop's label: the leader's guard branch.
+  CHECK(k.kernel().insts[k.loops.front().branch].op == ir::Op::bra);
+
+  app.select_warp(0);
+  uint32_t steps = 0;
+  uint32_t last = app.playback.position;
+  while (app.step(StepUnit::k_iteration, true)) {
+    ++steps;
+    const model::Event& e = k.trace().events[app.playback.position];
+    CHECK(e.kind == EventKind::warp_inst);
+    CHECK(e.inst == head);
+    CHECK(e.warp == 0);
+    CHECK(app.playback.position > last);
+    last = app.playback.position;
+    CHECK(transport_info(app).k_iteration == steps);
+    REQUIRE(steps <= expected);
+  }
+  CHECK(steps == expected);
+  // And back again.
+  uint32_t back = 0;
+  while (app.step(StepUnit::k_iteration, false)) ++back;
+  CHECK(back == expected - 1);
+}
+
+TEST_CASE("transport: cycle seeks land on the first event at or after the cycle", "[gui]") {
+  AppState app = test::hopper_app();
+  const model::Trace& t = app.kernel->trace();
+  REQUIRE(t.end_cycle > 0);
+  for (uint64_t c : {uint64_t(0), t.end_cycle / 3, t.end_cycle / 2, t.end_cycle}) {
+    seek_to_cycle(app, c);
+    const uint32_t p = app.playback.position;
+    CHECK(t.events[p].cycle >= c);
+    if (p > 0) CHECK(t.events[p - 1].cycle < c);
+  }
+  const TransportInfo info = transport_info(app);
+  CHECK(info.cycle == t.end_cycle);
+  CHECK(info.events == t.events.size());
+}
+
+TEST_CASE("transport: the shortcut table has no duplicate keys and covers every unit", "[gui]") {
+  std::set<std::tuple<ShortcutKey, bool, bool>> keys;
+  std::set<std::string> shown;
+  std::set<std::pair<StepUnit, bool>> steps;
+  for (const Shortcut& s : transport_shortcuts()) {
+    CHECK(keys.insert({s.key, s.ctrl, s.shift}).second);
+    CHECK(shown.insert(s.keys).second);
+    if (s.action == TransportAction::step_forward) steps.insert({s.unit, true});
+    if (s.action == TransportAction::step_backward) steps.insert({s.unit, false});
+  }
+  for (StepUnit u : {StepUnit::event, StepUnit::instruction, StepUnit::warp_instruction, StepUnit::k_iteration,
+                     StepUnit::barrier_phase}) {
+    CHECK(steps.count({u, true}) == 1);
+    CHECK(steps.count({u, false}) == 1);
+  }
+  REQUIRE(find_shortcut(ShortcutKey::f1, false, false));
+  CHECK(find_shortcut(ShortcutKey::f1, false, false)->action == TransportAction::toggle_help);
+  CHECK(find_shortcut(ShortcutKey::question_mark, false, false)->action == TransportAction::toggle_help);
+  CHECK(find_shortcut(ShortcutKey::right, true, false)->unit == StepUnit::k_iteration);
+  CHECK(find_shortcut(ShortcutKey::space, true, true) == nullptr);
+}
+
+TEST_CASE("transport: shortcuts step, seek and toggle", "[gui]") {
+  AppState app = test::hopper_app();
+  bool help = false;
+  const uint32_t start = app.playback.position;
+  REQUIRE(apply_shortcut(app, *find_shortcut(ShortcutKey::right, false, false), help));
+  CHECK(app.playback.position > start);
+  REQUIRE(apply_shortcut(app, *find_shortcut(ShortcutKey::left, false, false), help));
+  CHECK(app.playback.position == start);
+  // PageDown lands on a phase flip.
+  REQUIRE(apply_shortcut(app, *find_shortcut(ShortcutKey::page_down, false, false), help));
+  CHECK(app.kernel->trace().events[app.playback.position].kind == EventKind::mbar_phase_flip);
+  apply_shortcut(app, *find_shortcut(ShortcutKey::end, false, false), help);
+  CHECK(app.playback.position == app.event_count() - 1);
+  CHECK_FALSE(app.step(StepUnit::instruction, true));
+  // Playing from the end starts over.
+  apply_shortcut(app, *find_shortcut(ShortcutKey::space, false, false), help);
+  CHECK(app.playback.playing);
+  CHECK(app.playback.position == start);
+  apply_shortcut(app, *find_shortcut(ShortcutKey::f1, false, false), help);
+  CHECK(help);
+  apply_shortcut(app, *find_shortcut(ShortcutKey::home, false, false), help);
+  CHECK_FALSE(app.playback.playing);
+  CHECK(app.playback.position == start);
+}
+
+TEST_CASE("transport: events in words", "[gui]") {
+  AppState app = test::hopper_app();
+  const LoadedKernel& k = *app.kernel;
+  const model::Trace& t = k.trace();
+  // The first TMA completion: a 64x64 bf16 box is 64 * 64 * 2 bytes, on the only barrier.
+  REQUIRE_FALSE(t.of_kind(EventKind::tma_complete).empty());
+  const uint32_t done = t.of_kind(EventKind::tma_complete).front();
+  app.seek(done);
+  const TransportInfo info = transport_info(app);
+  CHECK(info.event_text.find(std::to_string(64 * 64 * 2) + " B") != std::string::npos);
+  CHECK(info.event_text.find("completes on mbarrier #0") != std::string::npos);
+  // The first blocked wait names the parity the warp waits for (0 on a fresh barrier).
+  const uint32_t blocked = t.of_kind(EventKind::mbar_wait_blocked).front();
+  app.seek(blocked);
+  const std::string text = transport_info(app).event_text;
+  CHECK(text.find("warp " + std::to_string(t.events[blocked].warp)) == 0);
+  CHECK(text.find("parity 0") != std::string::npos);
+  // A warp-instruction names its PTX.
+  const uint32_t first = t.of_kind(EventKind::warp_inst).front();
+  CHECK(describe_event(k, first).find(k.inst_text[t.events[first].inst]) != std::string::npos);
+  const nlohmann::json j = describe_transport(app);
+  CHECK(j["position"] == blocked);
+  CHECK(j["current_event_kind"] == "mbar_wait_blocked");
+  CHECK(j["k_iterations"] == 4);
+}
+
+TEST_CASE("transport: simt_naive has a loop and a position", "[gui]") {
+  AppState app;
+  app.open_now({.kernel_id = "simt_naive"});
+  REQUIRE(app.kernel);
+  const TransportInfo info = transport_info(app);
+  CHECK(info.events == app.kernel->trace().events.size());
+  // simt_naive's K loop (b.loop over K) runs K times, one FMA per k.
+  REQUIRE(info.has_k_loop);
+  CHECK(info.k_iterations == app.kernel->request.shape.k);
+}

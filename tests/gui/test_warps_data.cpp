@@ -1,0 +1,149 @@
+// The warps view's data: states at known points of the trace, instruction counts against an
+// independent count of the events, the timeline, and the register budget.
+#include <catch2/catch.hpp>
+
+#include "gui/core/view_data.hpp"
+#include "gui/core/warps_data.hpp"
+#include "tests/gui/gui_fixture.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+using model::EventKind;
+
+TEST_CASE("warps: a blocked try_wait shows as waiting on the mbarrier with its parity", "[gui]") {
+  AppState app = test::hopper_app();
+  const model::Trace& t = app.kernel->trace();
+  REQUIRE_FALSE(t.of_kind(EventKind::mbar_wait_blocked).empty());
+  const uint32_t e = t.of_kind(EventKind::mbar_wait_blocked).front();
+  const model::Event& ev = t.events[e];
+  const model::MbarEvent& m = t.mbar[ev.payload];
+  app.seek(e);
+  const Snapshot& s = *app.snapshot();
+  const WarpState& w = s.warps.at(ev.warp);
+  CHECK(w.activity == WarpActivity::waiting_mbarrier);
+  CHECK(w.parity == m.value);
+  CHECK(w.mbar == m.addr);
+  const std::vector<WarpRow> rows = warp_rows(*app.kernel, s);
+  CHECK(rows.at(ev.warp).state == "waiting on mbarrier #0 parity " + std::to_string(m.value));
+  // One warpgroup: 128 threads = 4 warps.
+  CHECK(rows.size() == 128 / 32);
+  // After the release the same warp is ready again.
+  const auto& released = t.of_kind(EventKind::mbar_wait_released);
+  auto it = std::find_if(released.begin(), released.end(), [&](uint32_t r) { return r > e && t.events[r].warp == ev.warp; });
+  REQUIRE(it != released.end());
+  app.seek(*it);
+  CHECK(warp_rows(*app.kernel, *app.snapshot()).at(ev.warp).state.rfind("ready", 0) == 0);
+}
+
+TEST_CASE("warps: bar.sync, issued counts and the end of the CTA", "[gui]") {
+  AppState app = test::hopper_app();
+  const model::Trace& t = app.kernel->trace();
+  REQUIRE_FALSE(t.of_kind(EventKind::bar_blocked).empty());
+  const uint32_t b = t.of_kind(EventKind::bar_blocked).front();
+  app.seek(b);
+  const uint16_t warp = t.events[b].warp;
+  std::vector<WarpRow> rows = warp_rows(*app.kernel, *app.snapshot());
+  CHECK(rows.at(warp).state == "bar.sync " + std::to_string(t.events[b].payload));
+  // Issued = warp_inst events of the warp up to the position, counted here independently.
+  for (const WarpRow& r : rows) {
+    uint64_t n = 0;
+    for (uint32_t e : t.of_kind(EventKind::warp_inst)) n += e <= b && t.events[e].warp == r.warp;
+    CHECK(r.issued == n);
+    if (r.inst != kNone) CHECK(r.inst_text == app.kernel->inst_text[r.inst]);
+  }
+  app.seek(app.event_count() - 1);
+  for (const WarpRow& r : warp_rows(*app.kernel, *app.snapshot())) {
+    CHECK(r.state == "exited");
+    CHECK(r.next_inst == kNone);
+  }
+  const nlohmann::json j = describe_warps(app);
+  CHECK(j["warps"].size() == 4);
+  CHECK(j["warps"][0]["role"].get<std::string>().find("TMA") != std::string::npos);  // warp 0 holds the leader
+}
+
+TEST_CASE("warps: wgmma groups in flight and the wait on them", "[gui]") {
+  AppState app = test::hopper_app();
+  const LoadedKernel& k = *app.kernel;
+  const model::Trace& t = k.trace();
+  // Warp 0's first commit closes one group: the four k16 wgmmas of the first K block.
+  uint32_t commit = kNone, wait = kNone;
+  for (uint32_t e : t.of_kind(EventKind::warp_inst)) {
+    if (t.events[e].warp != 0) continue;
+    const ir::Op op = k.kernel().insts[t.events[e].inst].op;
+    if (op == ir::Op::wgmma_commit_group && commit == kNone) commit = e;
+    if (op == ir::Op::wgmma_wait_group && commit != kNone) {
+      wait = e;
+      break;
+    }
+  }
+  REQUIRE(commit != kNone);
+  REQUIRE(wait != kNone);
+  uint32_t issued_before = 0;
+  for (uint32_t e : t.of_kind(EventKind::mma_issue)) issued_before += e < commit && t.events[e].warp == 0;
+  CHECK(issued_before == 64 / 16);  // K block 64 = four k16 steps
+  app.seek(commit);
+  CHECK(app.snapshot()->warps[0].mma_in_flight == 1);
+  // The group completes at its modeled cycle; until then wait_group 0 holds the warp.
+  const auto& completes = t.of_kind(EventKind::mma_complete);
+  const auto done = std::find_if(completes.begin(), completes.end(), [&](uint32_t e) { return t.events[e].warp == 0; });
+  REQUIRE(done != completes.end());
+  app.seek(wait);
+  const WarpRow at_wait = warp_rows(k, *app.snapshot())[0];
+  if (*done > wait) {
+    CHECK(at_wait.activity == WarpActivity::waiting_wgmma);
+    CHECK(at_wait.state == "wgmma wait (1 group in flight)");
+  }
+  app.seek(std::max(*done, wait));
+  CHECK(app.snapshot()->warps[0].mma_in_flight == 0);
+  CHECK(app.snapshot()->warps[0].activity == WarpActivity::ready);
+}
+
+TEST_CASE("warps: timelines agree with the snapshots", "[gui]") {
+  AppState app = test::hopper_app();
+  const LoadedKernel& k = *app.kernel;
+  const WarpTimelines& tl = warp_timelines_cached(app.kernel);
+  REQUIRE(tl.size() == k.trace().warps);
+  for (const auto& segs : tl) {
+    for (size_t i = 1; i < segs.size(); ++i) {
+      CHECK(segs[i].begin >= segs[i - 1].begin);
+      CHECK(segs[i].activity != segs[i - 1].activity);
+    }
+    const ReadyWaiting rw = ready_waiting(segs, 0, k.trace().end_cycle);
+    CHECK(rw.ready + rw.waiting <= k.trace().end_cycle);
+  }
+  // At the cycle of the first blocked wait, that warp's timeline says waiting_mbarrier, and some
+  // warp spent cycles waiting over the whole run (single stage: the TMA latency is exposed).
+  const uint32_t e = k.trace().of_kind(EventKind::mbar_wait_blocked).front();
+  const model::Event& ev = k.trace().events[e];
+  const auto& segs = tl.at(ev.warp);
+  auto at = std::upper_bound(segs.begin(), segs.end(), ev.cycle,
+                             [](uint64_t c, const ActivitySegment& s) { return c < s.begin; });
+  REQUIRE(at != segs.begin());
+  CHECK((at - 1)->activity == WarpActivity::waiting_mbarrier);
+  CHECK(ready_waiting(segs, 0, k.trace().end_cycle).waiting > 0);
+}
+
+TEST_CASE("warps: register budget", "[gui]") {
+  const ir::Kernel& hk = test::hopper_kernel()->kernel();
+  const RegisterBudget b = register_budget(hk);
+  CHECK(b.threads == 128);
+  // 65536 / 128 = 512 registers per thread, above the 255 a thread may hold.
+  CHECK(b.per_thread_limit == 255);
+  CHECK(b.summary.find("65536 regs/SM / 128 threads") != std::string::npos);
+  uint32_t f32 = 0, total = 0;
+  for (const auto& t : b.by_type) {
+    total += t.count;
+    if (t.type == "f32") f32 = t.count;
+  }
+  CHECK(total == hk.regs.size());
+  CHECK(f32 >= 32);  // the m64n64 accumulator: 64 / 2 f32 per thread
+  CHECK(b.words32 > b.by_type.size());
+
+  AppState app;
+  app.open_now({.kernel_id = "simt_naive"});
+  REQUIRE(app.kernel);
+  const RegisterBudget n = register_budget(app.kernel->kernel());
+  CHECK(n.threads == app.kernel->kernel().launch.threads());
+  CHECK(n.per_thread_limit == std::min<uint32_t>(255, 65536 / n.threads));
+  CHECK(describe_warps(app)["warps"].size() == app.kernel->trace().warps);
+}
