@@ -166,7 +166,19 @@ void AppState::poll_jobs() {
 
 const Snapshot* AppState::snapshot() {
   if (!kernel || !index) return nullptr;
-  return &index->at(playback.position);
+  // On a warp-instruction the views show the state once it took effect: its consequences (a
+  // try_wait that blocks, an arrival, a TMA issue) are recorded right after it in the same
+  // cycle. Later cycles stay out, and stepping by event shows every event on its own.
+  uint32_t pos = playback.position;
+  const model::Trace& t = kernel->trace();
+  if (playback.unit != StepUnit::event && pos < t.events.size() &&
+      t.events[pos].kind == model::EventKind::warp_inst) {
+    const uint64_t cycle = t.events[pos].cycle;
+    while (pos + 1 < t.events.size() && t.events[pos + 1].kind != model::EventKind::warp_inst &&
+           t.events[pos + 1].cycle == cycle)
+      ++pos;
+  }
+  return &index->at(pos);
 }
 
 uint32_t AppState::event_count() const { return kernel ? uint32_t(kernel->trace().events.size()) : 0; }

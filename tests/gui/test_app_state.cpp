@@ -1,0 +1,99 @@
+// The shared state every view reads: the cursor's snapshot, jobs off the UI thread, settings.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "gui/core/app_state.hpp"
+
+using namespace gs::gui;
+using gs::model::EventKind;
+
+TEST_CASE("on a warp-instruction the snapshot includes what that instruction did in its cycle", "[gui]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-expect-tx"}});
+  REQUIRE(app.kernel);
+  const auto& t = app.kernel->trace();
+  // The first try_wait that blocks: the warp_inst just before its mbar_wait_blocked event.
+  const auto& blocked = t.of_kind(EventKind::mbar_wait_blocked);
+  REQUIRE(!blocked.empty());
+  const uint32_t b = blocked.front();
+  uint32_t issue = b;
+  while (issue > 0 && !(t.events[issue].kind == EventKind::warp_inst && t.events[issue].warp == t.events[b].warp)) --issue;
+  REQUIRE(t.events[issue].cycle == t.events[b].cycle);
+  const uint16_t warp = t.events[b].warp;
+
+  app.playback.unit = StepUnit::instruction;
+  app.seek(issue);
+  const Snapshot* s = app.snapshot();
+  REQUIRE(s);
+  CHECK(s->warps[warp].activity == WarpActivity::waiting_mbarrier);
+  CHECK(s->warps[warp].parity == t.mbar[t.events[b].payload].value);
+
+  // Stepping by event shows the issue alone: the wait has not been recorded yet.
+  app.playback.unit = StepUnit::event;
+  s = app.snapshot();
+  CHECK(s->position == issue);
+  CHECK(s->warps[warp].activity == WarpActivity::ready);
+}
+
+TEST_CASE("opening as a job never blocks, and its result replaces the kernel on the UI thread", "[gui]") {
+  AppState app;
+  app.request_open({.kernel_id = "simt_naive"});
+  CHECK(app.kernel == nullptr);  // nothing changes until poll_jobs applies the completion
+  for (int i = 0; i < 600 && (app.busy() || !app.kernel); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app.poll_jobs();
+  }
+  REQUIRE(app.kernel);
+  CHECK(app.kernel->request.kernel_id == "simt_naive");
+  CHECK(app.jobs.empty());
+
+  // A bad request becomes a problem and leaves the loaded kernel alone.
+  app.request_open({.kernel_id = "hopper_tma_wgmma_64", .shape = {100, 64, 64}});
+  for (int i = 0; i < 600 && app.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app.poll_jobs();
+  }
+  app.poll_jobs();
+  CHECK(app.kernel->request.kernel_id == "simt_naive");
+  REQUIRE(!app.problems.empty());
+  CHECK(app.problems.back().detail.find("100") != std::string::npos);
+}
+
+TEST_CASE("settings survive a save and a load, and a damaged file falls back with a warning", "[gui]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("gemmscope-settings-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  Settings s = Settings::defaults();
+  s.theme = Theme::light;
+  s.show[size_t(ViewId::tma)] = false;
+  s.last_kernel = "simt_naive";
+  s.last_k = 4096;
+  std::string error;
+  REQUIRE(save_settings(s, dir.string(), &error));
+  std::string warnings;
+  const Settings back = load_settings(dir.string(), &warnings);
+  CHECK(warnings.empty());
+  CHECK(back.theme == Theme::light);
+  CHECK_FALSE(back.show[size_t(ViewId::tma)]);
+  CHECK(back.show[size_t(ViewId::ptx)]);
+  CHECK(back.last_kernel == "simt_naive");
+  CHECK(back.last_k == 4096);
+
+  std::ofstream(dir / "settings.json") << "{ not json";
+  warnings.clear();
+  const Settings damaged = load_settings(dir.string(), &warnings);
+  CHECK(warnings.find("not valid JSON") != std::string::npos);
+  CHECK(damaged.theme == Theme::dark);
+
+  std::ofstream(dir / "settings.json") << R"({"theme": "purple", "bench_reps": 5})";
+  warnings.clear();
+  const Settings partly = load_settings(dir.string(), &warnings);
+  CHECK(warnings.find("theme") != std::string::npos);
+  CHECK(partly.bench_reps == 5);
+  fs::remove_all(dir);
+}
