@@ -157,7 +157,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   ini_path = app.config_dir.empty() ? "" : app.config_dir + "/imgui.ini";
   // Headless runs are reproducible: no saved layout is read or written.
   io.IniFilename = headless || ini_path.empty() ? nullptr : ini_path.c_str();
-  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  // No keyboard navigation: Space and the arrows belong to the transport (views.hpp).
 
   float xscale = 1.0f, yscale = 1.0f;
   glfwGetWindowContentScale(window, &xscale, &yscale);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <GLFW/glfw3.h>
 #include <fmt/format.h>
 
 #include "gui/app/layout.hpp"
@@ -41,6 +42,8 @@ std::vector<std::string> Shell::shown_view_names() const {
 
 void Shell::draw_frame() {
   env_.dark = app_.settings.theme == Theme::dark;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) quit_ = true;
   handle_shortcuts(app_, env_, show_help_);
   draw_menu_bar();
   draw_status_bar();

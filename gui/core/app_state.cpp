@@ -114,11 +114,10 @@ void AppState::request_model_run() {
 
 void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats) {
   const int reps = settings.bench_reps;
-  const double t0 = seconds_since_start();
   const auto started_at = started;
   jobs.push_back(std::make_unique<Job>(
       fmt::format("GPU bench {} kernel(s) at {}", kernel_ids.size(), shape_text(shape)),
-      [kernel_ids, shape, repeats, reps, t0, started_at](JobContext& ctx) {
+      [kernel_ids, shape, repeats, reps, started_at](JobContext& ctx) {
         ctx.total = uint64_t(kernel_ids.size()) * uint64_t(std::max(1, repeats));
         for (int round = 0; round < std::max(1, repeats) && !ctx.cancel.load(); ++round) {
           for (const std::string& id : kernel_ids) {
@@ -143,7 +142,6 @@ void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, ker
             if (no_gpu) return;  // nothing more to try on this machine
           }
         }
-        (void)t0;
       },
       [](AppState& app, const std::string& msg) { app.add_problem({Severity::error, "gpu", "bench", "GPU bench failed", msg}); }));
 }
