@@ -1,5 +1,7 @@
 #include "gui/core/ptx_data.hpp"
 
+#include "gui/core/kernel_cache.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -185,19 +187,7 @@ PtxPrepared prepare_ptx(const LoadedKernel& k) {
 }
 
 const PtxPrepared& ptx_prepared(const std::shared_ptr<const LoadedKernel>& k) {
-  // One cache for the UI thread: the kernel on screen changes rarely, and the weak_ptr tells
-  // a new kernel apart from an old one that happened to reuse its address.
-  static std::weak_ptr<const LoadedKernel> owner;
-  static const LoadedKernel* raw = nullptr;
-  static PtxPrepared data;
-  static const PtxPrepared empty;
-  if (!k) return empty;
-  if (raw != k.get() || owner.expired()) {
-    data = prepare_ptx(*k);
-    owner = k;
-    raw = k.get();
-  }
-  return data;
+  return cached_for_kernel<PtxPrepared>(k, prepare_ptx);
 }
 
 PtxFocus ptx_focus(AppState& app) {

@@ -1,5 +1,7 @@
 #include "gui/core/warps_data.hpp"
 
+#include "gui/core/kernel_cache.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -78,17 +80,7 @@ WarpTimelines warp_timelines(const LoadedKernel& k) {
 }
 
 const WarpTimelines& warp_timelines_cached(const std::shared_ptr<const LoadedKernel>& k) {
-  static std::weak_ptr<const LoadedKernel> owner;
-  static const LoadedKernel* raw = nullptr;
-  static WarpTimelines data;
-  static const WarpTimelines empty;
-  if (!k) return empty;
-  if (raw != k.get() || owner.expired()) {
-    data = warp_timelines(*k);
-    owner = k;
-    raw = k.get();
-  }
-  return data;
+  return cached_for_kernel<WarpTimelines>(k, warp_timelines);
 }
 
 ReadyWaiting ready_waiting(const std::vector<ActivitySegment>& timeline, uint64_t from, uint64_t to) {
