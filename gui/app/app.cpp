@@ -286,6 +286,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   }
   app.cancel_jobs();
   app.jobs.clear();  // joins the job threads before the context goes
+  shell.release_gl();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

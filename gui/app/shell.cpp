@@ -20,6 +20,7 @@ Shell::Shell(AppState& app, const Fonts& fonts, float scale) : app_(app), fonts_
   env_.mono = fonts.mono;
   env_.bold = fonts.bold;
   env_.scale = scale;
+  env_.fragment_cells = &fragment_cells_;
   env_.dark = app.settings.theme == Theme::dark;
 }
 

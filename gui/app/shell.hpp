@@ -22,6 +22,9 @@ class Shell {
   void draw_frame();
   bool quit_requested() const { return quit_; }
   std::vector<std::string> shown_view_names() const;
+  // Frees the OpenGL objects the views own (the fragments view's cell picture); call while the
+  // context is still current.
+  void release_gl() { fragment_cells_.release(); }
 
  private:
   void draw_menu_bar();
@@ -33,6 +36,7 @@ class Shell {
   Fonts fonts_;
   float scale_;
   ViewEnv env_;
+  RasterImage fragment_cells_;
   std::vector<ViewId> only_;
   bool fixed_ = false;
   bool reset_layout_ = false;

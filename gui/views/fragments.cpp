@@ -107,11 +107,14 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
   ch = std::max(ch, min_cell);
   cw = std::min(cw, 2.0f * ch);
   ch = std::min(ch, 2.0f * cw);
+  cw = std::floor(cw);  // whole pixels: the cells are drawn as one picture
+  ch = std::floor(ch);
   const ImVec2 cs(cw, ch);
   ImGui::BeginChild("##fraggrid", ImVec2(0, std::max(80.0f, avail.y - footer_h)), false, ImGuiWindowFlags_HorizontalScrollbar);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 base = ImGui::GetCursorScreenPos();
-  const ImVec2 o(base.x + label, base.y + label * 0.7f);
+  // Whole pixels, so the cell picture lands exactly on the screen's pixels.
+  const ImVec2 o(std::floor(base.x + label), std::floor(base.y + label * 0.7f));
   ImGui::Dummy(ImVec2(label + g.cols * cw + 4, label * 0.7f + g.rows * ch + 4));
   app.drawn["fragments.grid"] = {o.x, o.y, cw, ch};  // for the headless pixel test
   // Only the visible cells.
@@ -120,23 +123,42 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
   const int r0 = std::max(0, int((clip0.y - o.y) / ch)), r1 = std::min(g.rows, int((clip1.y - o.y) / ch) + 1);
   const float line_h = ImGui::GetTextLineHeight();
   const bool two_lines = ch >= 2.0f * line_h && cw >= 30.0f * env.scale, one_line = ch >= line_h && cw >= 18.0f * env.scale;
+  auto fill_of = [&](const FragmentCell& cell) {
+    if (cell.thread < 0) return muted_color(env);
+    return app.fragment_view.color_by_thread ? lane_color(uint32_t(cell.warp), uint32_t(cell.lane))
+                                             : warp_color(uint32_t(cell.warp));
+  };
+  // The visible cells are one picture (see RasterImage: thousands of small rectangles are
+  // what a software rasterizer draws slowest), filled again only when a colour, an owner or
+  // the cell size changes. A 1-px gap (the window background) only where the owner changes,
+  // so a thread's neighbouring elements merge into one block.
+  if (c1 > c0 && r1 > r0 && env.fragment_cells) {
+    const int icw = int(cw), ich = int(ch);
+    RasterImage& img = *env.fragment_cells;
+    uint64_t key = kHashSeed;
+    for (uint64_t v : {uint64_t(c0), uint64_t(c1), uint64_t(r0), uint64_t(r1), uint64_t(icw), uint64_t(ich)}) key = hash_mix(key, v);
+    for (int r = r0; r < r1; ++r)
+      for (int c = c0; c < c1; ++c) key = hash_mix(key, (uint64_t(fill_of(g.at(r, c))) << 32) ^ uint64_t(uint32_t(g.at(r, c).thread)));
+    if (img.begin((c1 - c0) * icw, (r1 - r0) * ich, key))
+      for (int r = r0; r < r1; ++r)
+        for (int c = c0; c < c1; ++c) {
+          const FragmentCell& cell = g.at(r, c);
+          const int x = (c - c0) * icw, y = (r - r0) * ich;
+          const bool right = cell.thread >= 0 && c + 1 < g.cols && g.at(r, c + 1).thread != cell.thread;
+          const bool below = cell.thread >= 0 && r + 1 < g.rows && g.at(r + 1, c).thread != cell.thread;
+          img.fill_rect(x, y, x + icw - (right ? 1 : 0), y + ich - (below ? 1 : 0), fill_of(cell));
+        }
+    const ImVec2 p0(o.x + float(c0) * cw, o.y + float(r0) * ch);
+    dl->AddImage(img.texture(), p0, ImVec2(p0.x + float(img.width()), p0.y + float(img.height())));
+  }
   if (env.mono) ImGui::PushFont(env.mono);
-  for (int r = r0; r < r1; ++r)
-    for (int c = c0; c < c1; ++c) {
-      const FragmentCell& cell = g.at(r, c);
-      const ImVec2 a(o.x + c * cw, o.y + r * ch), b(a.x + cw, a.y + ch);
-      if (cell.thread < 0) {
-        dl->AddRectFilled(a, b, muted_color(env));
-        continue;
-      }
-      const ImU32 fill = app.fragment_view.color_by_thread ? lane_color(uint32_t(cell.warp), uint32_t(cell.lane))
-                                                           : warp_color(uint32_t(cell.warp));
-      // A 1-px gap (the window background) only where the owner changes, so a thread's
-      // neighbouring elements merge into one block. No extra primitives: the fill shrinks.
-      const bool right = c + 1 < g.cols && g.at(r, c + 1).thread != cell.thread;
-      const bool below = r + 1 < g.rows && g.at(r + 1, c).thread != cell.thread;
-      dl->AddRectFilled(a, ImVec2(b.x - (right ? 1.0f : 0.0f), b.y - (below ? 1.0f : 0.0f)), fill);
-      if (two_lines || one_line) {
+  if (two_lines || one_line)
+    for (int r = r0; r < r1; ++r)
+      for (int c = c0; c < c1; ++c) {
+        const FragmentCell& cell = g.at(r, c);
+        if (cell.thread < 0) continue;
+        const ImVec2 a(o.x + c * cw, o.y + r * ch);
+        const ImU32 fill = fill_of(cell);
         const std::string who = g.threads > 32 ? fmt::format("t{}", cell.thread) : fmt::format("l{}", cell.lane);
         const std::string what = fmt::format("v{}", cell.value);
         if (two_lines) {
@@ -146,7 +168,6 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
           dl->AddText(ImVec2(a.x + 2, a.y + (ch - line_h) * 0.5f), text_on(fill), (cw >= 60.0f ? who + " " + what : what).c_str());
         }
       }
-    }
   // Heavier lines every 8 rows/columns: the tile's natural blocks (core matrices, n8 blocks).
   const ImU32 line = ImGui::GetColorU32(ImGuiCol_WindowBg);
   for (int c = 0; c <= g.cols; c += 8) dl->AddLine(ImVec2(o.x + c * cw - 0.5f, o.y), ImVec2(o.x + c * cw - 0.5f, o.y + g.rows * ch), line, 2.0f);

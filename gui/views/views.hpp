@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/widgets/raster_image.hpp"
 
 namespace gs::gui {
 
@@ -16,6 +17,7 @@ struct ViewEnv {
   ImFont* bold = nullptr;
   bool dark = true;
   float scale = 1.0f;          // HiDPI factor: multiply fixed pixel sizes by it
+  RasterImage* fragment_cells = nullptr;  // the fragments view's cells (owned by the shell)
 };
 
 // A distinct colour per warp (and per thread within a warp, lighter/darker), stable across
