@@ -10,11 +10,11 @@
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
-#include <backends/imgui_impl_opengl3.h>
 #include <fmt/format.h>
 #include <stb_image_write.h>
 
 #include "gui/app/layout.hpp"
+#include "gui/app/renderer.hpp"
 #include "gui/app/shell.hpp"
 #include "gui/app/theme.hpp"
 
@@ -166,7 +166,15 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   if (!fonts.warning.empty()) app.add_problem({Severity::warning, "app", "font", "a font is missing", fonts.warning});
   apply_theme(app.settings.theme, scale);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 330");
+  Renderer draw_gl;
+  if (!draw_gl.init()) {
+    err << "gemmscope gui: cannot set up OpenGL drawing on " << renderer << ": " << draw_gl.error() << "\n";
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 1;
+  }
 
   Shell shell(app, fonts, scale);
   shell.set_views(o.views, headless);
@@ -193,7 +201,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   // Where a frame's time goes: building the UI (our views and ImGui), rasterizing it (OpenGL,
   // software under Xvfb), and presenting it (the swap, a copy to the X server under Xvfb).
   double ui_ms = 0.0, gl_ms = 0.0, swap_ms = 0.0;
-  size_t draw_calls = 0, vertices = 0;  // last frame's, from ImGui's draw data
+  size_t vertices = 0;  // last frame's, from ImGui's draw data
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
@@ -209,7 +217,6 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     app.poll_jobs();
     if (!headless) app.advance_playing(dt);
 
-    ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     const auto ui0 = std::chrono::steady_clock::now();
@@ -217,8 +224,6 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     ImGui::Render();
     if (frame >= 2) ui_ms += ms_since(ui0);
     if (const ImDrawData* dd = ImGui::GetDrawData()) {
-      draw_calls = 0;
-      for (int i = 0; i < dd->CmdListsCount; ++i) draw_calls += size_t(dd->CmdLists[i]->CmdBuffer.Size);
       vertices = size_t(dd->TotalVtxCount);
     }
     const auto gl0 = std::chrono::steady_clock::now();
@@ -228,7 +233,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
     glClearColor(bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    draw_gl.render(ImGui::GetDrawData());
     if (headless) glFinish();  // frame time includes the (software) rasterizer's work
     if (frame >= 2) gl_ms += ms_since(gl0);
     const bool last_frame = headless && frame + 1 >= o.frames;
@@ -270,8 +275,11 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
                        s.frames, s.mean_ms, s.p95_ms, s.max_ms, o.width, o.height, shell.shown_view_names().size(),
                        app.kernel ? app.kernel->open_seconds : 0.0, renderer);
     if (s.frames > 0)
-      out << fmt::format("per frame: ui {:.2f} ms  OpenGL {:.2f} ms  swap {:.2f} ms  ({} draw calls, {} vertices)\n",
-                         ui_ms / s.frames, gl_ms / s.frames, swap_ms / s.frames, draw_calls, vertices);
+      out << fmt::format(
+          "per frame: ui {:.2f} ms  OpenGL {:.2f} ms  swap {:.2f} ms  ({} ImGui commands, {} vertices; {} draw calls, "
+          "{} of them opaque fills and {} blended fills)\n",
+          ui_ms / s.frames, gl_ms / s.frames, swap_ms / s.frames, draw_gl.stats().commands, vertices,
+          draw_gl.stats().draws, draw_gl.stats().opaque_draws, draw_gl.stats().solid_draws);
   }
   if (!headless && !app.config_dir.empty()) {
     app.settings.play_speed = app.playback.speed;
@@ -287,7 +295,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   app.cancel_jobs();
   app.jobs.clear();  // joins the job threads before the context goes
   shell.release_gl();
-  ImGui_ImplOpenGL3_Shutdown();
+  draw_gl.shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window);

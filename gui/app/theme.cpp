@@ -35,7 +35,11 @@ ImFont* add_font(const char* file, float px, std::string& warning) {
   static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0x2190, 0x21FF,
                                    0x2200, 0x22FF, 0x2500, 0x257F, 0x25A0, 0x25FF, 0};
   ImFontConfig cfg;
-  cfg.OversampleH = 2;
+  // One atlas texel per screen pixel, glyphs on whole pixels: the renderer samples the atlas
+  // GL_NEAREST (cheaper under a software rasterizer, gui/app/renderer.hpp), and nearest
+  // sampling at exactly aligned texels shows the glyph exactly as rasterized by stb_truetype.
+  cfg.OversampleH = 1;
+  cfg.PixelSnapH = true;
   return io.Fonts->AddFontFromFileTTF(path.c_str(), px, &cfg, ranges);
 }
 
@@ -70,10 +74,16 @@ void apply_theme(Theme theme, float scale) {
     c[ImGuiCol_ChildBg] = ImVec4(0.0f, 0.0f, 0.0f, 0.0f);
     c[ImGuiCol_TitleBgActive] = ImVec4(0.74f, 0.82f, 0.93f, 1.0f);
   }
-  style.WindowRounding = 4.0f;
-  style.FrameRounding = 3.0f;
-  style.GrabRounding = 3.0f;
-  style.ScrollbarRounding = 3.0f;
+  // Square corners everywhere: a rounded rectangle is ~50 triangles (arcs and their
+  // anti-aliased fringe) against 2 for a square one, and under Xvfb every one of them is
+  // rasterized on the CPU in partly covered blocks (gui/app/renderer.hpp).
+  style.WindowRounding = 0.0f;
+  style.ChildRounding = 0.0f;
+  style.FrameRounding = 0.0f;
+  style.PopupRounding = 0.0f;
+  style.GrabRounding = 0.0f;
+  style.ScrollbarRounding = 0.0f;
+  style.TabRounding = 0.0f;
   style.WindowPadding = ImVec2(8, 6);
   style.FramePadding = ImVec2(6, 3);
   style.ItemSpacing = ImVec2(7, 4);

@@ -1,0 +1,363 @@
+#include "gui/app/renderer.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// Core 3.3 entry points straight from libGL (Mesa and GLVND export them all); the app links
+// OpenGL::GL and creates a 3.3 core context before init().
+#define GL_GLEXT_PROTOTYPES 1
+#include <GL/gl.h>
+#include <GL/glext.h>
+
+namespace gs::gui {
+
+namespace {
+
+// A run covering fewer pixels than this is drawn with a neighbour's more general program
+// rather than a call of its own: below it the call costs llvmpipe more than the cheaper
+// program saves (about 1-3 ns a pixel against tens of microseconds a call).
+constexpr float kFoldArea = 8192.0f;
+
+const char* const kVertexTextured = R"(#version 330 core
+layout(location = 0) in vec2 position;
+layout(location = 1) in vec2 uv;
+layout(location = 2) in vec4 color;
+uniform mat4 projection;
+out vec2 frag_uv;
+out vec4 frag_color;
+void main() {
+  frag_uv = uv;
+  frag_color = color;
+  gl_Position = projection * vec4(position, 0.0, 1.0);
+}
+)";
+
+const char* const kFragmentTextured = R"(#version 330 core
+in vec2 frag_uv;
+in vec4 frag_color;
+uniform sampler2D atlas;
+layout(location = 0) out vec4 out_color;
+void main() { out_color = frag_color * texture(atlas, frag_uv); }
+)";
+
+// Fills: the uv would only ever point at the atlas's white pixel, so neither it nor the
+// texture is read.
+const char* const kVertexPlain = R"(#version 330 core
+layout(location = 0) in vec2 position;
+layout(location = 2) in vec4 color;
+uniform mat4 projection;
+out vec4 frag_color;
+void main() {
+  frag_color = color;
+  gl_Position = projection * vec4(position, 0.0, 1.0);
+}
+)";
+
+const char* const kFragmentPlain = R"(#version 330 core
+in vec4 frag_color;
+layout(location = 0) out vec4 out_color;
+void main() { out_color = frag_color; }
+)";
+
+// Opaque fills of one colour: nothing to interpolate across the triangle.
+const char* const kVertexFlat = R"(#version 330 core
+layout(location = 0) in vec2 position;
+layout(location = 2) in vec4 color;
+uniform mat4 projection;
+flat out vec4 frag_color;
+void main() {
+  frag_color = color;
+  gl_Position = projection * vec4(position, 0.0, 1.0);
+}
+)";
+
+const char* const kFragmentFlat = R"(#version 330 core
+flat in vec4 frag_color;
+layout(location = 0) out vec4 out_color;
+void main() { out_color = frag_color; }
+)";
+
+std::string info_log(GLuint object, bool program) {
+  GLint length = 0;
+  if (program) glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
+  else glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
+  std::string log(size_t(length > 1 ? length : 1), '\0');
+  if (program) glGetProgramInfoLog(object, length, nullptr, log.data());
+  else glGetShaderInfoLog(object, length, nullptr, log.data());
+  return log;
+}
+
+GLuint compile(GLenum type, const char* source, std::string& error) {
+  const GLuint shader = glCreateShader(type);
+  glShaderSource(shader, 1, &source, nullptr);
+  glCompileShader(shader);
+  GLint ok = GL_FALSE;
+  glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    error = "a shader does not compile: " + info_log(shader, false);
+    glDeleteShader(shader);
+    return 0;
+  }
+  return shader;
+}
+
+GLuint link(const char* vertex, const char* fragment, std::string& error) {
+  const GLuint vs = compile(GL_VERTEX_SHADER, vertex, error);
+  const GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, fragment, error) : 0;
+  if (!fs) {
+    if (vs) glDeleteShader(vs);
+    return 0;
+  }
+  const GLuint program = glCreateProgram();
+  glAttachShader(program, vs);
+  glAttachShader(program, fs);
+  glLinkProgram(program);
+  glDeleteShader(vs);
+  glDeleteShader(fs);
+  GLint ok = GL_FALSE;
+  glGetProgramiv(program, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    error = "a shader program does not link: " + info_log(program, true);
+    glDeleteProgram(program);
+    return 0;
+  }
+  return program;
+}
+
+float triangle_area(const ImDrawVert& a, const ImDrawVert& b, const ImDrawVert& c) {
+  const float cross = (b.pos.x - a.pos.x) * (c.pos.y - a.pos.y) - (c.pos.x - a.pos.x) * (b.pos.y - a.pos.y);
+  return 0.5f * (cross < 0 ? -cross : cross);
+}
+
+}  // namespace
+
+DrawKind triangle_draw_kind(const ImDrawVert& a, const ImDrawVert& b, const ImDrawVert& c, ImVec2 white_uv) {
+  auto at_white = [white_uv](const ImDrawVert& v) { return v.uv.x == white_uv.x && v.uv.y == white_uv.y; };
+  if (!at_white(a) || !at_white(b) || !at_white(c)) return DrawKind::texture;
+  constexpr ImU32 kAlpha = ImU32(0xFF) << IM_COL32_A_SHIFT;
+  return a.col == b.col && a.col == c.col && (a.col & kAlpha) == kAlpha ? DrawKind::opaque : DrawKind::solid;
+}
+
+void split_draw_runs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned triangles, ImVec2 white_uv,
+                     std::vector<DrawRun>& out) {
+  out.clear();
+  auto merge = [](DrawRun& into, const DrawRun& run) {
+    into.count += run.count;
+    into.area += run.area;
+  };
+  // Runs of one kind, each folded on arrival: a small run joins a more general run before it,
+  // or a small run before it is raised to this run's kind (and may then join the one before).
+  // Drawing a fill with the textured program, or an opaque fill blended, gives the same pixels,
+  // so folding only ever generalises.
+  auto push = [&](const DrawRun& run) {
+    if (!out.empty()) {
+      DrawRun& prev = out.back();
+      if (prev.kind == run.kind || (run.kind < prev.kind && run.area < kFoldArea)) {
+        merge(prev, run);
+        return;
+      }
+      if (prev.kind < run.kind && prev.area < kFoldArea) {
+        prev.kind = run.kind;
+        merge(prev, run);
+        if (out.size() >= 2 && out[out.size() - 2].kind == prev.kind) {
+          merge(out[out.size() - 2], prev);
+          out.pop_back();
+        }
+        return;
+      }
+    }
+    out.push_back(run);
+  };
+  DrawRun current{DrawKind::opaque, 0, 0, 0.0f};
+  for (unsigned t = 0; t < triangles; ++t) {
+    const ImDrawVert& a = vtx[idx[3 * t]];
+    const ImDrawVert& b = vtx[idx[3 * t + 1]];
+    const ImDrawVert& c = vtx[idx[3 * t + 2]];
+    const DrawKind kind = triangle_draw_kind(a, b, c, white_uv);
+    const float area = triangle_area(a, b, c);
+    if (current.count > 0 && current.kind != kind) {
+      push(current);
+      current = DrawRun{kind, t, 0, 0.0f};
+    }
+    current.kind = kind;
+    current.count += 1;
+    current.area += area;
+  }
+  if (current.count > 0) push(current);
+}
+
+bool Renderer::init() {
+  error_.clear();
+  const char* vertex[3] = {kVertexFlat, kVertexPlain, kVertexTextured};
+  const char* fragment[3] = {kFragmentFlat, kFragmentPlain, kFragmentTextured};
+  for (int k = 0; k < 3; ++k) {
+    program_[k] = link(vertex[k], fragment[k], error_);
+    if (!program_[k]) {
+      shutdown();
+      return false;
+    }
+    projection_loc_[k] = glGetUniformLocation(program_[k], "projection");
+  }
+  const GLuint textured = program_[int(DrawKind::texture)];
+  glUseProgram(textured);
+  glUniform1i(glGetUniformLocation(textured, "atlas"), 0);
+
+  // The atlas as one 8-bit channel read as (1, 1, 1, coverage): the same values as ImGui's
+  // RGBA upload, a quarter of the memory the sampler walks. Nearest: glyphs sit on whole pixels
+  // at one texel per pixel (theme.cpp: OversampleH 1, PixelSnapH), where linear filtering would
+  // read the same texel at a higher price.
+  ImGuiIO& io = ImGui::GetIO();
+  unsigned char* pixels = nullptr;
+  int width = 0, height = 0;
+  io.Fonts->GetTexDataAsAlpha8(&pixels, &width, &height);
+  glGenTextures(1, &font_texture_);
+  glBindTexture(GL_TEXTURE_2D, font_texture_);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  const GLint swizzle[4] = {GL_ONE, GL_ONE, GL_ONE, GL_RED};
+  glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, swizzle);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, width, height, 0, GL_RED, GL_UNSIGNED_BYTE, pixels);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(font_texture_)));
+
+  glGenVertexArrays(1, &vao_);
+  glGenBuffers(1, &vbo_);
+  glGenBuffers(1, &ebo_);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+  glEnableVertexAttribArray(0);
+  glEnableVertexAttribArray(1);
+  glEnableVertexAttribArray(2);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(ImDrawVert), reinterpret_cast<void*>(offsetof(ImDrawVert, pos)));
+  glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, sizeof(ImDrawVert), reinterpret_cast<void*>(offsetof(ImDrawVert, uv)));
+  glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(ImDrawVert), reinterpret_cast<void*>(offsetof(ImDrawVert, col)));
+  glBindVertexArray(0);
+
+  io.BackendRendererName = "gemmscope_opengl33";
+  io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // glDrawElementsBaseVertex
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
+    error_ = "OpenGL error " + std::to_string(e) + " while setting up buffers, the font atlas or the vertex layout";
+    shutdown();
+    return false;
+  }
+  return true;
+}
+
+void Renderer::shutdown() {
+  if (vao_) glDeleteVertexArrays(1, &vao_);
+  if (vbo_) glDeleteBuffers(1, &vbo_);
+  if (ebo_) glDeleteBuffers(1, &ebo_);
+  if (font_texture_) glDeleteTextures(1, &font_texture_);
+  for (unsigned& program : program_)
+    if (program) glDeleteProgram(program);
+  vao_ = vbo_ = ebo_ = font_texture_ = 0;
+  program_[0] = program_[1] = program_[2] = 0;
+  if (ImGui::GetCurrentContext()) ImGui::GetIO().Fonts->SetTexID(nullptr);
+}
+
+void Renderer::render(const ImDrawData* data) {
+  stats_ = RenderStats{};
+  if (!data || !vao_) return;
+  const int fb_width = int(data->DisplaySize.x * data->FramebufferScale.x);
+  const int fb_height = int(data->DisplaySize.y * data->FramebufferScale.y);
+  if (fb_width <= 0 || fb_height <= 0) return;
+
+  glEnable(GL_BLEND);
+  glBlendEquation(GL_FUNC_ADD);
+  glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_STENCIL_TEST);
+  glEnable(GL_SCISSOR_TEST);
+  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+  glViewport(0, 0, fb_width, fb_height);
+
+  // Orthographic projection of ImGui's display rectangle (y down) onto clip space.
+  const float l = data->DisplayPos.x, r = l + data->DisplaySize.x;
+  const float t = data->DisplayPos.y, b = t + data->DisplaySize.y;
+  const float projection[16] = {2.0f / (r - l), 0, 0, 0, 0, 2.0f / (t - b), 0, 0, 0, 0, -1.0f, 0,
+                                (r + l) / (l - r), (t + b) / (b - t), 0, 1.0f};
+  for (int k = 0; k < 3; ++k) {
+    glUseProgram(program_[k]);
+    glUniformMatrix4fv(projection_loc_[k], 1, GL_FALSE, projection);
+  }
+  glActiveTexture(GL_TEXTURE0);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+
+  const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
+  const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
+  const GLenum index_type = sizeof(ImDrawIdx) == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
+  int bound = -1;  // the program in use, by kind; -1: unknown
+  bool blending = true;
+  ImTextureID bound_texture = nullptr;
+  auto use = [&](DrawKind kind, ImTextureID texture) {
+    const int k = int(kind);
+    if (k != bound) glUseProgram(program_[k]);
+    bound = k;
+    const bool blend = kind != DrawKind::opaque;
+    if (blend != blending) {
+      if (blend) glEnable(GL_BLEND);
+      else glDisable(GL_BLEND);
+      blending = blend;
+    }
+    if (kind == DrawKind::texture && texture != bound_texture) {
+      glBindTexture(GL_TEXTURE_2D, GLuint(reinterpret_cast<intptr_t>(texture)));
+      bound_texture = texture;
+    }
+  };
+
+  const ImVec2 clip_off = data->DisplayPos, clip_scale = data->FramebufferScale;
+  for (int n = 0; n < data->CmdListsCount; ++n) {
+    const ImDrawList* list = data->CmdLists[n];
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(list->VtxBuffer.Size) * GLsizeiptr(sizeof(ImDrawVert)),
+                 list->VtxBuffer.Data, GL_STREAM_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(list->IdxBuffer.Size) * GLsizeiptr(sizeof(ImDrawIdx)),
+                 list->IdxBuffer.Data, GL_STREAM_DRAW);
+    for (const ImDrawCmd& cmd : list->CmdBuffer) {
+      if (cmd.UserCallback) {
+        // ImGui's reset marker asks a back end to set its state again; ours is set per draw
+        // below, so only other callbacks run.
+        if (cmd.UserCallback != ImDrawCallback_ResetRenderState) cmd.UserCallback(list, &cmd);
+        bound = -1;
+        bound_texture = nullptr;
+        continue;
+      }
+      const float x0 = (cmd.ClipRect.x - clip_off.x) * clip_scale.x;
+      const float y0 = (cmd.ClipRect.y - clip_off.y) * clip_scale.y;
+      const float x1 = (cmd.ClipRect.z - clip_off.x) * clip_scale.x;
+      const float y1 = (cmd.ClipRect.w - clip_off.y) * clip_scale.y;
+      if (x1 <= x0 || y1 <= y0) continue;
+      glScissor(GLint(x0), GLint(float(fb_height) - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
+      ++stats_.commands;
+
+      auto draw = [&](DrawKind kind, unsigned first_triangle, unsigned triangles) {
+        use(kind, cmd.TextureId);
+        const size_t offset = (size_t(cmd.IdxOffset) + 3 * size_t(first_triangle)) * sizeof(ImDrawIdx);
+        glDrawElementsBaseVertex(GL_TRIANGLES, GLsizei(3 * triangles), index_type, reinterpret_cast<void*>(offset),
+                                 GLint(cmd.VtxOffset));
+        ++stats_.draws;
+        stats_.opaque_draws += kind == DrawKind::opaque;
+        stats_.solid_draws += kind == DrawKind::solid;
+      };
+      const unsigned triangles = cmd.ElemCount / 3;
+      if (cmd.TextureId != font_id) {  // an image: only the textured program shows it
+        draw(DrawKind::texture, 0, triangles);
+        continue;
+      }
+      split_draw_runs(list->VtxBuffer.Data + cmd.VtxOffset, list->IdxBuffer.Data + cmd.IdxOffset, triangles, white, runs_);
+      for (const DrawRun& run : runs_) draw(run.kind, run.first, run.count);
+    }
+  }
+  glBindVertexArray(0);
+  glDisable(GL_SCISSOR_TEST);
+  glEnable(GL_BLEND);
+}
+
+}  // namespace gs::gui

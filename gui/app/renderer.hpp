@@ -1,0 +1,76 @@
+// Our OpenGL 3.3 renderer for Dear ImGui's draw data, in place of ImGui's OpenGL3 back end.
+//
+// Why our own: under Xvfb the rasterizer is llvmpipe, which runs every fragment shader on the
+// CPU, and ImGui's back end draws every triangle with one program that samples the font
+// texture and blends. Measured on the dev machine at 1600x1000 (docs/results/2026-11-22-dev),
+// a full-screen quad costs llvmpipe about 10 ms with that program, 4 ms without the texture
+// fetch and 2.5 ms without blending either. Nearly all of the app's area is plain fills
+// (window, frame and cell backgrounds), so the renderer sorts each draw command's triangles,
+// in order, into three kinds and draws each run with the cheapest program that gives the same
+// pixels:
+//   opaque   one colour, alpha 255, uv at the atlas's white pixel: a flat colour, no blending;
+//   solid    other untextured fills (anti-aliased fringes, gradients, translucent): blended;
+//   texture  everything else (glyphs, textured lines, images): ImGui's program.
+// Sampling the white pixel gives exactly 1.0 and blending with alpha 1.0 gives exactly the
+// source, so the pixels equal those of ImGui's back end. A run too small to pay for a draw
+// call of its own (a few tens of microseconds in llvmpipe) is folded into a neighbouring run
+// of a more general kind.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+namespace gs::gui {
+
+enum class DrawKind : int { opaque = 0, solid = 1, texture = 2 };  // ordered: later draws all earlier
+
+// A run of consecutive triangles of one draw command, drawn with one program.
+struct DrawRun {
+  DrawKind kind;
+  unsigned first;  // first triangle, counted from the command's first index
+  unsigned count;  // triangles
+  float area;      // pixels covered (the triangles' areas summed, before clipping)
+};
+
+// The cheapest program that draws this triangle exactly. `white_uv` is the font atlas's
+// TexUvWhitePixel (fills point every vertex there).
+DrawKind triangle_draw_kind(const ImDrawVert& a, const ImDrawVert& b, const ImDrawVert& c, ImVec2 white_uv);
+
+// Splits a command's triangles (indices `idx`, vertices `vtx` as in ImDrawCmd, textured by the
+// font atlas) into runs, in drawing order, with small runs folded into a more general
+// neighbour. Every triangle lands in exactly one run whose kind is at least its own.
+void split_draw_runs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned triangles, ImVec2 white_uv,
+                     std::vector<DrawRun>& out);
+
+// Counts of the last frame, for --frame-stats.
+struct RenderStats {
+  size_t commands = 0;      // ImGui draw commands
+  size_t draws = 0;         // OpenGL draw calls issued
+  size_t opaque_draws = 0;  // of which flat colour without blending
+  size_t solid_draws = 0;   // of which without texture, blended
+};
+
+class Renderer {
+ public:
+  // Compiles the programs and uploads ImGui's font atlas; needs the current OpenGL 3.3 context
+  // and a built ImGui context. Returns false (with a message in error()) when OpenGL fails.
+  bool init();
+  void shutdown();
+  void render(const ImDrawData* data);
+  const RenderStats& stats() const { return stats_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  unsigned program_[3] = {0, 0, 0};  // by DrawKind
+  int projection_loc_[3] = {-1, -1, -1};
+  unsigned font_texture_ = 0;
+  unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
+  std::vector<DrawRun> runs_;  // reused between frames
+  RenderStats stats_;
+  std::string error_;
+};
+
+}  // namespace gs::gui
