@@ -87,12 +87,12 @@ void draw_allocation_map(AppState& app, const ViewEnv& env, const std::vector<Al
     const AllocationBar& b = bars[i];
     const ImVec2 a(p.x, p.y), z(p.x + w[i] - 1.0f, p.y + h);
     const ImU32 fill = use_color(b.use, app.smem_view.tile == b.index ? 1.0f : 0.75f);
-    dl->AddRectFilled(a, z, fill, 3.0f);
+    dl->AddRectFilled(a, z, fill);
     centred_text(dl, a, z, text_on(fill), b.name);
-    if (b.accessed) dl->AddRect(a, z, ok_color(env), 3.0f, 0, 2.5f);
-    if (b.tma_destination) dl->AddRect(ImVec2(a.x + 3.5f, a.y + 3.5f), ImVec2(z.x - 3.5f, z.y - 3.5f), warn_color(env), 2.0f, 0, 3.0f);
+    if (b.accessed) dl->AddRect(a, z, ok_color(env), 0.0f, 0, 2.5f);
+    if (b.tma_destination) dl->AddRect(ImVec2(a.x + 3.5f, a.y + 3.5f), ImVec2(z.x - 3.5f, z.y - 3.5f), warn_color(env), 0.0f, 0, 3.0f);
     if (app.selection.mbar == b.addr || app.smem_view.tile == b.index)
-      dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), ImGui::GetColorU32(ImGuiCol_Text), 3.0f, 0, 1.5f);
+      dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(z.x + 1, z.y + 1), ImGui::GetColorU32(ImGuiCol_Text), 0.0f, 0, 1.5f);
     ImGui::SetCursorScreenPos(a);
     ImGui::PushID(int(i));
     if (ImGui::InvisibleButton("alloc", ImVec2(std::max(1.0f, w[i] - 1.0f), h))) {
@@ -168,13 +168,13 @@ void draw_bank_grid(AppState& app, const ViewEnv& env, const BankAccess& a) {
       if (!here.empty()) {
         const SmemLane& l = a.lanes[here.front()];
         const ImU32 fill = lane_color(warp, l.lane, 0.9f);
-        dl->AddRectFilled(ImVec2(p0.x + 1, p0.y + 1), ImVec2(p1.x - 1, p1.y - 1), fill, 2.0f);
+        dl->AddRectFilled(ImVec2(p0.x + 1, p0.y + 1), ImVec2(p1.x - 1, p1.y - 1), fill);
         std::string s = std::to_string(l.lane);
         if (here.size() > 1) s += fmt::format("+{}", here.size() - 1);
         centred_text(dl, p0, p1, text_on(fill), s);
-        if (l.row >= 0 && !l.reads_meant_data) dl->AddRect(p0, p1, error_color(env), 2.0f, 0, 2.0f);
+        if (l.row >= 0 && !l.reads_meant_data) dl->AddRect(p0, p1, error_color(env), 0.0f, 0, 2.0f);
         if (app.selection.lane == int(l.lane) && (a.warp == kNoWarp || app.selection.warp == a.warp))
-          dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Text), 2.0f, 0, 2.0f);
+          dl->AddRect(p0, p1, ImGui::GetColorU32(ImGuiCol_Text), 0.0f, 0, 2.0f);
         if (ImGui::IsMouseHoveringRect(p0, p1)) hovered = int(here.front());
       }
       bank = end;
@@ -338,11 +338,11 @@ void draw_swizzle_panel(AppState& app, const ViewEnv& env, const Snapshot& s, co
     const ImVec2 p0(o0.x + label_w + cell.physical_chunk * cw, y), p1(p0.x + cw - 2, y + rh - 2);
     // Colour by logical chunk: the XOR shows as the diagonal pattern of colours.
     const ImU32 fill = warp_color(cell.logical_chunk, 0.85f);
-    dl->AddRectFilled(p0, p1, fill, 2.0f);
+    dl->AddRectFilled(p0, p1, fill);
     centred_text(dl, p0, p1, text_on(fill), fmt::format("c{}", cell.logical_chunk));
     const bool selected = app.selection.smem_addr != kNone && app.selection.smem_addr >= cell.physical_addr &&
                           app.selection.smem_addr < cell.physical_addr + 16;
-    if (selected) dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), ImGui::GetColorU32(ImGuiCol_Text), 2.0f, 0, 2.0f);
+    if (selected) dl->AddRect(ImVec2(p0.x - 1, p0.y - 1), ImVec2(p1.x + 1, p1.y + 1), ImGui::GetColorU32(ImGuiCol_Text), 0.0f, 0, 2.0f);
     // The current access's lanes that land in this chunk.
     if (access.source != "pattern")
       for (const SmemLane& l : access.lanes)

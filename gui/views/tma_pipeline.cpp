@@ -235,11 +235,11 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
     const ImU32 col = v.state == TransferState::in_flight ? warn_color(env)
                       : v.state == TransferState::done    ? ok_color(env)
                                                           : muted_color(env);
-    dl->AddRectFilled(a, b, (col & 0x00FFFFFFu) | (v.state == TransferState::future ? 0x60000000u : 0xD0000000u), 2.0f);
+    dl->AddRectFilled(a, b, (col & 0x00FFFFFFu) | (v.state == TransferState::future ? 0x60000000u : 0xD0000000u));
     const std::string c = coords_text(v.coords);
     if (ImGui::CalcTextSize(c.c_str()).x + 6 < b.x - a.x)
       dl->AddText(ImVec2(a.x + 3, a.y + (b.y - a.y - ImGui::GetTextLineHeight()) * 0.5f), IM_COL32(20, 20, 24, 255), c.c_str());
-    if (app.selection.tma == v.index) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), ImGui::GetColorU32(ImGuiCol_Text), 2.0f, 0, 2.0f);
+    if (app.selection.tma == v.index) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), ImGui::GetColorU32(ImGuiCol_Text), 0.0f, 0, 2.0f);
     if (ImGui::IsMouseHoveringRect(a, b)) hovered = &v;
   }
   const float cx = x_of(double(p.cycle));

@@ -49,7 +49,7 @@ void draw_timeline_strip(AppState& app, uint64_t now, const ViewEnv& env) {
     seek_to_cycle(app, cycle_at(ImGui::GetIO().MousePos.x));
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->AddRectFilled(a, ImVec2(a.x + w, a.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg), 2 * s);
+  dl->AddRectFilled(a, ImVec2(a.x + w, a.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
   auto x_of = [&](uint64_t c) { return a.x + w * float(double(c) / double(end)); };
   const ImU32 flip = env.dark ? IM_COL32(90, 160, 255, 200) : IM_COL32(30, 90, 200, 200);
   const auto& flips = t.of_kind(model::EventKind::mbar_phase_flip);
