@@ -10,6 +10,18 @@ namespace gs::model {
 using ir::Family;
 using ir::Op;
 
+bool cpu_has_avx2() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return avx2;
+#else
+  return false;
+#endif
+}
+
 const uint64_t* Program::constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o) {
   uint64_t v = 0;
   switch (o.kind) {
@@ -70,6 +82,18 @@ Program decode_program(const ir::Kernel& k) {
     if (d.exec == exec_alu) fast = select_alu(in, p, d, k);
     else if (d.exec == exec_memory) fast = select_memory(in, p, d, k);
     if (fast) d.exec = fast;
+  }
+  // Branch targets and fall-throughs step over labels (see DecodedInst::next_pc).
+  const uint32_t ninst = uint32_t(k.insts.size());
+  uint32_t next_real = ninst;  // first non-label at or after pc + 1
+  for (uint32_t pc = ninst; pc-- > 0;) {
+    p.insts[pc].next_pc = next_real;
+    if (!p.insts[pc].is_label) next_real = pc;
+  }
+  p.label_target.resize(p.label_pc.size());
+  for (size_t id = 0; id < p.label_pc.size(); ++id) {
+    const uint32_t at = p.label_pc[id];
+    p.label_target[id] = at < ninst && p.insts[at].is_label ? p.insts[at].next_pc : at;
   }
   return p;
 }

@@ -40,12 +40,21 @@ struct DecodedSource {
 struct DecodedInst {
   ExecFn exec = nullptr;     // nullptr for labels (they take no issue slot)
   bool is_label = false;
+  // Where the lanes that do not branch go next: the first instruction after this one that is
+  // not a label (labels take no issue slot and do nothing, so stepping over them when the pc
+  // is set saves the scheduler a pass per label reached).
+  uint32_t next_pc = 0;
   uint32_t guard = ir::kNone;
   bool guard_negated = false;
   // Filled for the forms an exec_* selector specialised (see select_alu / select_memory):
   uint32_t dst = ir::kNone;  // the written register
   uint8_t nsrc = 0;
   std::array<DecodedSource, 3> src{};
+  // Which source register the destination also is: none, one (its index), or several. The
+  // ALU forms write a full warp's result in place, without a scratch copy, when it is at
+  // most one (each lane reads its own sources before it writes).
+  static constexpr uint8_t kDstIsNoSource = 0xFF, kDstIsSeveralSources = 0xFE;
+  uint8_t dst_source = kDstIsSeveralSources;
   // Memory forms: [src[0] + offset], vec elements of elem_bytes each, to/from data_regs.
   int64_t offset = 0;
   uint8_t elem_bytes = 0;
@@ -56,6 +65,7 @@ struct DecodedInst {
 struct Program {
   std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)
   std::vector<uint32_t> label_pc;  // label id -> pc of its label
+  std::vector<uint32_t> label_target;  // label id -> first instruction after it that is not a label
   std::vector<uint8_t> reg_words;  // register id -> 32-bit words of its type (1, or 2 past 32 bits)
   // Storage of the broadcast constants DecodedSource::lanes points at (a deque: growing it
   // never moves what is already there).
@@ -64,6 +74,10 @@ struct Program {
   // A source as a constant broadcast to 32 lanes, or nullptr for a register/special.
   const uint64_t* constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o);
 };
+
+// Whether this CPU runs AVX2 code (x86-64): the decoder then picks the AVX2 builds of the hot
+// forms, which compute the same bits with wider lane loops. Checked once.
+bool cpu_has_avx2();
 
 // Decodes a verified kernel. The result is read-only while CTAs run.
 Program decode_program(const ir::Kernel& kernel);

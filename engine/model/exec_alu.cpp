@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
@@ -146,11 +150,34 @@ bool compare_values(ir::CmpOp c, T x, T y) {
 
 const uint64_t kZeroLanes[32] = {};
 
-// d = f(s0, s1, s2) on the active lanes. Sources are checked in operand order, as Sources
-// does; the result goes through a buffer so a destination that is also a source is read
-// before it is written, and the loop over all 32 lanes stays simple enough to vectorise.
-template <class F>
-inline void alu_lanes(ExecContext& x, F f) {
+// The lane loops of a full warp, simple enough to vectorise: the compiler may assume the
+// destination overlaps no source (restrict), which the decoder guarantees (dst_source)...
+template <class Lane>
+[[gnu::always_inline]] inline void lanes_into(const uint64_t* __restrict a, const uint64_t* __restrict b,
+                                              const uint64_t* __restrict c, uint64_t* __restrict d) {
+  const Lane lane;
+  for (uint32_t l = 0; l < 32; ++l) d[l] = lane(a[l], b[l], c[l]);
+}
+// ... or that it is source kSource and overlaps neither of the others (p, q in order).
+template <class Lane, int kSource>
+[[gnu::always_inline]] inline void lanes_in_place(uint64_t* d, const uint64_t* __restrict p,
+                                                  const uint64_t* __restrict q) {
+  const Lane lane;
+  for (uint32_t l = 0; l < 32; ++l) {
+    const uint64_t v = d[l];
+    if constexpr (kSource == 0) d[l] = lane(v, p[l], q[l]);
+    else if constexpr (kSource == 1) d[l] = lane(p[l], v, q[l]);
+    else d[l] = lane(p[l], q[l], v);
+  }
+}
+
+// d = lane(s0, s1, s2) on the active lanes. Sources are checked in operand order, as Sources
+// does. A full warp is computed in place when the destination is at most one of the sources;
+// otherwise (or for some lanes only) the result goes through a buffer, so that every source
+// is read before the destination is written. Always inlined: each form is compiled once for
+// baseline x86-64 and once for AVX2 (below).
+template <class Lane>
+[[gnu::always_inline]] inline void alu_lanes(ExecContext& x) {
   Cta& c = x.cta;
   const DecodedInst& d = x.dec;
   const uint32_t mask = x.mask;
@@ -164,12 +191,19 @@ inline void alu_lanes(ExecContext& x, F f) {
       s[i] = o.lanes;
     }
   }
-  uint64_t r[32];
-  for (uint32_t l = 0; l < 32; ++l) r[l] = f(s[0][l], s[1][l], s[2][l]);
   uint64_t* out = c.reg_lanes(x.warp.id, d.dst);
-  if (mask == 0xFFFFFFFFu) {
-    for (uint32_t l = 0; l < 32; ++l) out[l] = r[l];
+  if (mask == 0xFFFFFFFFu && d.dst_source == DecodedInst::kDstIsNoSource) {
+    lanes_into<Lane>(s[0], s[1], s[2], out);
+  } else if (mask == 0xFFFFFFFFu && d.dst_source == 0) {
+    lanes_in_place<Lane, 0>(out, s[1], s[2]);
+  } else if (mask == 0xFFFFFFFFu && d.dst_source == 1) {
+    lanes_in_place<Lane, 1>(out, s[0], s[2]);
+  } else if (mask == 0xFFFFFFFFu && d.dst_source == 2) {
+    lanes_in_place<Lane, 2>(out, s[0], s[1]);
   } else {
+    const Lane lane;
+    uint64_t r[32];
+    for (uint32_t l = 0; l < 32; ++l) r[l] = lane(s[0][l], s[1][l], s[2][l]);
     for (uint32_t m = mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
   }
   note_register_write(x, d.dst, mask);
@@ -193,33 +227,101 @@ constexpr TypeClass form_class(Type t) {
   }
 }
 
+// What one lane of a form computes.
 template <Op kOp, Type kType>
-void exec_alu_form(ExecContext& x) {
-  if constexpr (kOp == Op::mov) {
-    alu_lanes(x, [](uint64_t a, uint64_t, uint64_t) { return mask_to_bits(a, form_bits(kType)); });
-  } else if constexpr (kOp == Op::selp) {
-    alu_lanes(x, [](uint64_t a, uint64_t b, uint64_t p) { return p ? a : b; });
-  } else {
-    alu_lanes(x, [](uint64_t a, uint64_t b, uint64_t c) { return arith(kOp, form_bits(kType), form_class(kType), a, b, c); });
+struct AluLane {
+  [[gnu::always_inline]] uint64_t operator()(uint64_t a, uint64_t b, uint64_t c) const {
+    if constexpr (kOp == Op::mov) return mask_to_bits(a, form_bits(kType));
+    else if constexpr (kOp == Op::selp) return c ? a : b;
+    else return arith(kOp, form_bits(kType), form_class(kType), a, b, c);
   }
-  x.latency = (kOp == Op::div || kOp == Op::rem) ? timing::kSfuLatency : timing::kAluLatency;
+};
+template <ir::CmpOp kCmp, Type kType>
+struct SetpLane {
+  [[gnu::always_inline]] uint64_t operator()(uint64_t a, uint64_t b, uint64_t) const {
+    return compare(kCmp, form_bits(kType), form_class(kType), a, b) ? 1 : 0;
+  }
+};
+
+template <class Lane, uint32_t kLatency>
+[[gnu::always_inline]] inline void run_form(ExecContext& x) {
+  alu_lanes<Lane>(x);
+  x.latency = kLatency;
+}
+constexpr uint32_t form_latency(Op op) {
+  return (op == Op::div || op == Op::rem) ? timing::kSfuLatency : timing::kAluLatency;
 }
 
+// The baseline build of each form, and (x86-64 with GCC or Clang) an AVX2 build of the same
+// source that select_alu picks where the CPU has AVX2: the lane loops then move 4 lanes per
+// instruction instead of 2. The integer operations are exact either way, and the f32 ones
+// (add, mul) are single IEEE operations whose results do not depend on the vector width; the
+// AVX2 build does not enable FMA, so nothing can be contracted.
+template <Op kOp, Type kType>
+void exec_alu_form(ExecContext& x) {
+  run_form<AluLane<kOp, kType>, form_latency(kOp)>(x);
+}
 template <ir::CmpOp kCmp, Type kType>
 void exec_setp_form(ExecContext& x) {
-  alu_lanes(x, [](uint64_t a, uint64_t b, uint64_t) -> uint64_t {
-    return compare(kCmp, form_bits(kType), form_class(kType), a, b) ? 1 : 0;
-  });
-  x.latency = timing::kAluLatency;
+  run_form<SetpLane<kCmp, kType>, timing::kAluLatency>(x);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+constexpr bool kHaveAvx2Forms = true;
+template <Op kOp, Type kType>
+__attribute__((target("avx2"))) void exec_alu_form_avx2(ExecContext& x) {
+  run_form<AluLane<kOp, kType>, form_latency(kOp)>(x);
+}
+template <ir::CmpOp kCmp, Type kType>
+__attribute__((target("avx2"))) void exec_setp_form_avx2(ExecContext& x) {
+  run_form<SetpLane<kCmp, kType>, timing::kAluLatency>(x);
+}
+#else
+constexpr bool kHaveAvx2Forms = false;
+template <Op kOp, Type kType>
+void exec_alu_form_avx2(ExecContext& x) {
+  exec_alu_form<kOp, kType>(x);
+}
+template <ir::CmpOp kCmp, Type kType>
+void exec_setp_form_avx2(ExecContext& x) {
+  exec_setp_form<kCmp, kType>(x);
+}
+#endif
+
+// The build of a form this CPU runs.
+template <Op kOp, Type kType>
+ExecFn alu_form_fn() {
+  return kHaveAvx2Forms && cpu_has_avx2() ? exec_alu_form_avx2<kOp, kType> : exec_alu_form<kOp, kType>;
+}
+template <ir::CmpOp kCmp, Type kType>
+ExecFn setp_form_fn() {
+  return kHaveAvx2Forms && cpu_has_avx2() ? exec_setp_form_avx2<kCmp, kType> : exec_setp_form<kCmp, kType>;
 }
 
 // fma.rn.f32: std::fma on floats is a library call per lane unless the compiler may assume
 // an FMA unit. Where the CPU has one, the lanes use the instruction; both round once, so the
-// bits are the same either way.
+// bits are the same either way (and so are they for 2 or 4 lanes per instruction: each lane
+// is one correctly rounded fma).
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target("fma"))) void fma_f32_lanes_hw(const uint64_t* a, const uint64_t* b, const uint64_t* c,
                                                      uint64_t* r) {
   for (uint32_t l = 0; l < 32; ++l) r[l] = from_f32(std::fma(as_f32(a[l]), as_f32(b[l]), as_f32(c[l])));
+}
+// Four lanes per step: each lane's f32 is the low half of its 64-bit word, so vpermd gathers
+// the low halves of 4 lanes, vfmadd rounds each once (what std::fma does per lane), and the
+// results go back zero-extended (from_f32). The compiler does not vectorise the scalar loop.
+__attribute__((target("avx2"))) inline __m128 low_halves_of_4_lanes(const uint64_t* p) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  const __m256i low_words = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  return _mm256_castps256_ps128(_mm256_permutevar8x32_ps(_mm256_castsi256_ps(v), low_words));
+}
+__attribute__((target("avx2,fma"))) void fma_f32_lanes_avx2(const uint64_t* a, const uint64_t* b, const uint64_t* c,
+                                                            uint64_t* r) {
+  for (uint32_t l = 0; l < 32; l += 4) {
+    const __m128 f =
+        _mm_fmadd_ps(low_halves_of_4_lanes(a + l), low_halves_of_4_lanes(b + l), low_halves_of_4_lanes(c + l));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + l), _mm256_cvtepu32_epi64(_mm_castps_si128(f)));
+  }
 }
 bool cpu_has_fma() {
   __builtin_cpu_init();
@@ -227,11 +329,13 @@ bool cpu_has_fma() {
 }
 #else
 void fma_f32_lanes_hw(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t*) {}
+void fma_f32_lanes_avx2(const uint64_t*, const uint64_t*, const uint64_t*, uint64_t*) {}
 bool cpu_has_fma() { return false; }
 #endif
 
 // Chosen at decode time only where cpu_has_fma(): alu_lanes, with the lane loop done by
-// fma_f32_lanes_hw.
+// fma_f32_lanes_hw (or its AVX2 build).
+template <bool kAvx2>
 void exec_fma_f32(ExecContext& x) {
   Cta& c = x.cta;
   const DecodedInst& d = x.dec;
@@ -244,25 +348,36 @@ void exec_fma_f32(ExecContext& x) {
       s[i] = d.src[i].lanes;
     }
   }
-  uint64_t r[32];
-  fma_f32_lanes_hw(s[0], s[1], s[2], r);
+  // A full warp is written in place: both lane functions read a lane's (or 4 lanes') sources
+  // before they write it, and registers either coincide or do not overlap.
   uint64_t* out = c.reg_lanes(x.warp.id, d.dst);
-  for (uint32_t m = x.mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
+  uint64_t r[32];
+  uint64_t* result = x.mask == 0xFFFFFFFFu ? out : r;
+  if (kAvx2) fma_f32_lanes_avx2(s[0], s[1], s[2], result);
+  else fma_f32_lanes_hw(s[0], s[1], s[2], result);
+  if (result == r)
+    for (uint32_t m = x.mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
   note_register_write(x, d.dst, x.mask);
   x.latency = timing::kAluLatency;
 }
+
+ExecFn fma_f32_form() {
+  if (!cpu_has_fma()) return alu_form_fn<Op::fma, Type::f32>();
+  return kHaveAvx2Forms && cpu_has_avx2() ? exec_fma_f32<true> : exec_fma_f32<false>;
+}
+bool is_fma_f32_hw(ExecFn fn) { return fn == exec_fma_f32<true> || fn == exec_fma_f32<false>; }
 
 // The integer and predicate types the decoded forms cover; others take the general path.
 template <Op kOp>
 ExecFn alu_form_for(Type t) {
   switch (t) {
-    case Type::pred: return exec_alu_form<kOp, Type::pred>;
-    case Type::b32: return exec_alu_form<kOp, Type::b32>;
-    case Type::u32: return exec_alu_form<kOp, Type::u32>;
-    case Type::s32: return exec_alu_form<kOp, Type::s32>;
-    case Type::b64: return exec_alu_form<kOp, Type::b64>;
-    case Type::u64: return exec_alu_form<kOp, Type::u64>;
-    case Type::s64: return exec_alu_form<kOp, Type::s64>;
+    case Type::pred: return alu_form_fn<kOp, Type::pred>();
+    case Type::b32: return alu_form_fn<kOp, Type::b32>();
+    case Type::u32: return alu_form_fn<kOp, Type::u32>();
+    case Type::s32: return alu_form_fn<kOp, Type::s32>();
+    case Type::b64: return alu_form_fn<kOp, Type::b64>();
+    case Type::u64: return alu_form_fn<kOp, Type::u64>();
+    case Type::s64: return alu_form_fn<kOp, Type::s64>();
     default: return nullptr;
   }
 }
@@ -270,11 +385,11 @@ ExecFn alu_form_for(Type t) {
 template <ir::CmpOp kCmp>
 ExecFn setp_form_for(Type t) {
   switch (t) {
-    case Type::u32: return exec_setp_form<kCmp, Type::u32>;
-    case Type::s32: return exec_setp_form<kCmp, Type::s32>;
-    case Type::u64: return exec_setp_form<kCmp, Type::u64>;
-    case Type::s64: return exec_setp_form<kCmp, Type::s64>;
-    case Type::f32: return exec_setp_form<kCmp, Type::f32>;
+    case Type::u32: return setp_form_fn<kCmp, Type::u32>();
+    case Type::s32: return setp_form_fn<kCmp, Type::s32>();
+    case Type::u64: return setp_form_fn<kCmp, Type::u64>();
+    case Type::s64: return setp_form_fn<kCmp, Type::s64>();
+    case Type::f32: return setp_form_fn<kCmp, Type::f32>();
     default: return nullptr;
   }
 }
@@ -298,9 +413,9 @@ ExecFn alu_form(const ir::Inst& in) {
     case Op::setp: return setp_form(in);
     case Op::fma:
       if (in.type != Type::f32) return nullptr;
-      return cpu_has_fma() ? exec_fma_f32 : exec_alu_form<Op::fma, Type::f32>;
-    case Op::add: return in.type == Type::f32 ? exec_alu_form<Op::add, Type::f32> : alu_form_for<Op::add>(in.type);
-    case Op::mul: return in.type == Type::f32 ? exec_alu_form<Op::mul, Type::f32> : nullptr;
+      return fma_f32_form();
+    case Op::add: return in.type == Type::f32 ? alu_form_fn<Op::add, Type::f32>() : alu_form_for<Op::add>(in.type);
+    case Op::mul: return in.type == Type::f32 ? alu_form_fn<Op::mul, Type::f32>() : nullptr;
     case Op::sub: return alu_form_for<Op::sub>(in.type);
     case Op::mul_lo: return alu_form_for<Op::mul_lo>(in.type);
     case Op::mad_lo: return alu_form_for<Op::mad_lo>(in.type);
@@ -340,9 +455,13 @@ ExecFn select_alu(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kern
   }
   if (form_bits(in.type) != ir::type_bits(in.type) || form_class(in.type) != ir::type_class(in.type)) return nullptr;
   const ExecFn fn = alu_form(in);
-  if (!fn || (fn == exec_fma_f32 && nsrc != 3)) return nullptr;
+  if (!fn || (is_fma_f32_hw(fn) && nsrc != 3)) return nullptr;
   for (size_t i = 0; i < nsrc; ++i)
     if (!form.src[i].is_reg) form.src[i].lanes = p.constant_lanes(k, in, in.operands[1 + i]);
+  form.dst_source = DecodedInst::kDstIsNoSource;
+  for (size_t i = 0; i < nsrc; ++i)
+    if (form.src[i].is_reg && form.src[i].reg == form.dst)
+      form.dst_source = form.dst_source == DecodedInst::kDstIsNoSource ? uint8_t(i) : DecodedInst::kDstIsSeveralSources;
   d = form;
   return fn;
 }

@@ -186,8 +186,7 @@ void exec_tma(ExecContext& x) {
       t.mbar = job.mbar;
       t.issue_cycle = job.issue;
       t.complete_cycle = job.complete;
-      c.trace->tma.push_back(t);
-      job.trace_index = uint32_t(c.trace->tma.size() - 1);
+      job.trace_index = append(c.trace->tma, t);
       trace_event(c, EventKind::tma_issue, c.now, x.warp.id, x.inst_id, 1u << lane, job.trace_index, bytes);
     }
     if (load) {

@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include "engine/layout/banks.hpp"
 #include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/values.hpp"
 
 namespace gs::model {
 
@@ -80,20 +86,33 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
   }
 }
 
-// How many distinct values the first n of v hold (n <= 32; sorts them in place).
+// For the n values of v: how many distinct ones there are if they are in non-decreasing
+// order (coalesced and broadcast accesses list their sectors so), else ~0.
+inline uint32_t distinct_if_sorted(const uint64_t* v, uint32_t n) {
+  uint32_t descents = 0, changes = 0;
+  for (uint32_t i = 1; i < n; ++i) {
+    descents += v[i - 1] > v[i];
+    changes += v[i - 1] != v[i];
+  }
+  return n == 0 ? 0 : descents != 0 ? ~0u : changes + 1;
+}
+
+// How many distinct values the first n of v hold (n <= 32; may reorder them).
 uint32_t distinct_count(uint64_t* v, uint32_t n) {
+  const uint32_t sorted = distinct_if_sorted(v, n);
+  if (sorted != ~0u) return sorted;
   std::sort(v, v + n);
   return uint32_t(std::unique(v, v + n) - v);
 }
 
-// Statistics and trace record of a global access: the 32-byte sectors it touches.
-void account_global(ExecContext& x, uint32_t bytes, bool store, uint64_t* sectors, uint32_t n, uint64_t lowest) {
+// Statistics and trace record of a global access: the distinct 32-byte sectors it touches
+// (counted by the caller, only for the traced CTA) and its lowest address.
+void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest) {
   Cta& c = x.cta;
   x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
   if (!c.trace) return;
-  n = distinct_count(sectors, n);
-  c.trace->global.push_back(GlobalAccess{x.mask, uint8_t(bytes), store, n, lowest});
-  trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, uint32_t(c.trace->global.size() - 1), n);
+  const uint32_t index = append(c.trace->global, GlobalAccess{x.mask, uint8_t(bytes), store, sectors, lowest});
+  trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, index, sectors);
 }
 
 // Bank model and statistics for one warp-level shared access (facts §8).
@@ -118,9 +137,8 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
     a.conflict_degree = uint8_t(r.conflict_degree);
     a.bank = r.lane_bank;
     a.lane_wavefront = r.lane_wavefront;
-    c.trace->smem.push_back(a);
-    trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, uint32_t(c.trace->smem.size() - 1),
-                r.wavefronts);
+    const uint32_t index = append(c.trace->smem, a);
+    trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
   }
 }
 
@@ -217,7 +235,7 @@ void exec_memory(ExecContext& x) {
   if (shared) {
     account_shared(x, saddr, bytes, store);
   } else {
-    account_global(x, bytes, store, sector.data(), nsectors, lowest);
+    account_global(x, bytes, store, c.trace ? distinct_count(sector.data(), nsectors) : 0, lowest);
   }
 }
 
@@ -226,51 +244,207 @@ namespace {
 // ---- decoded form: ld.global / st.global through [reg + offset] ----------------------------
 // What exec_memory does for these, in the order it does it, for the common case where every
 // lane's address is inside a buffer and aligned. Any other case goes to exec_memory before
-// anything happened, so the general path reports it exactly as before.
-void exec_global_form(ExecContext& x) {
+// anything happened, so the general path reports it exactly as before. Instantiated per
+// direction and element size, so that the lane loops hold no switch.
+
+// The byte offsets of the active lanes' addresses (base[l] + offset) in buffer `b`, into off[].
+// True when every active lane's access [a, a + bytes) lies inside that buffer and a is a
+// multiple of bytes (a power of two). Buffers start 2^44-aligned, so a and its offset have
+// the same alignment. An offset past `limit` = size - bytes, or a "negative" one (an address
+// below the buffer wraps to >= 2^63, as buffers are far smaller), sets bit 63 of
+// (limit - o) | o: one subtraction per lane and no branch.
+template <bool kAllLanes>
+[[gnu::always_inline]] inline bool lanes_inside(const uint64_t* __restrict base, uint32_t mask, uint64_t delta,
+                                                uint64_t limit, uint32_t bytes, uint64_t* __restrict off) {
+  uint64_t out_of_range = 0, low_bits = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    const uint64_t o = base[l] + delta;
+    off[l] = o;
+    const uint64_t active = kAllLanes ? ~uint64_t(0) : uint64_t(0) - (mask >> l & 1);
+    out_of_range |= ((limit - o) | o) & active;
+    low_bits |= o & active;
+  }
+  return (out_of_range >> 63) == 0 && (low_bits & (bytes - 1)) == 0;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+constexpr bool kHaveAvx2Forms = true;
+// A full warp's load of 4- or 8-byte elements as AVX2 gathers, 4 lanes each: lane l reads the
+// element at at + off[l], zero-extended to 64 bits, exactly what load_bytes reads (offsets
+// are below 2^63 after lanes_inside, so the gathers' signed indices are exact).
+template <uint32_t kElem>
+__attribute__((target("avx2"))) inline void gather_lanes_avx2(const uint8_t* at, const uint64_t* off, uint64_t* r) {
+  for (uint32_t l = 0; l < 32; l += 4) {
+    const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + l));
+    __m256i v;
+    if constexpr (kElem == 4)
+      v = _mm256_cvtepu32_epi64(_mm256_i64gather_epi32(reinterpret_cast<const int*>(at), index, 1));
+    else
+      v = _mm256_i64gather_epi64(reinterpret_cast<const long long*>(at), index, 1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + l), v);
+  }
+}
+#else
+constexpr bool kHaveAvx2Forms = false;
+template <uint32_t kElem>
+inline void gather_lanes_avx2(const uint8_t*, const uint64_t*, uint64_t*) {}
+#endif
+
+// What the trace records of a full warp's global access: the sector (address / 32) of each
+// lane, the lowest offset, and the number of distinct sectors when they come in
+// non-decreasing lane order (~0 otherwise: the caller then sorts). off[] holds offsets below
+// 2^63 (lanes_inside), and sectors are smaller still, so signed comparisons order them.
+struct SectorSummary {
+  uint32_t distinct_if_sorted = ~0u;
+  int64_t lowest_off = 0;
+};
+[[gnu::always_inline]] inline SectorSummary summarize_sectors(const uint64_t* off, uint64_t base_sector,
+                                                             uint64_t* sector) {
+  SectorSummary r;
+  r.lowest_off = std::numeric_limits<int64_t>::max();
+  for (uint32_t l = 0; l < 32; ++l) {
+    sector[l] = base_sector + off[l] / 32;
+    r.lowest_off = std::min(r.lowest_off, int64_t(off[l]));
+  }
+  r.distinct_if_sorted = distinct_if_sorted(sector, 32);
+  return r;
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same, 4 lanes per instruction: pairs (l, l + 1) are compared 4 at a time (sector[32]
+// repeats sector[31], so the last pair is equal and neither descends nor changes).
+__attribute__((target("avx2"))) inline SectorSummary summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector,
+                                                                            uint64_t* sector /* 33 */) {
+  const __m256i base = _mm256_set1_epi64x(int64_t(base_sector));
+  __m256i lowest = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
+  for (uint32_t l = 0; l < 32; l += 4) {
+    const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + l));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sector + l), _mm256_add_epi64(base, _mm256_srli_epi64(o, 5)));
+    lowest = _mm256_blendv_epi8(lowest, o, _mm256_cmpgt_epi64(lowest, o));
+  }
+  sector[32] = sector[31];
+  uint32_t descents = 0, equal = 0;
+  for (uint32_t l = 0; l < 32; l += 4) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sector + l));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sector + l + 1));
+    descents |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)))) << l;
+    equal |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)))) << l;
+  }
+  alignas(32) int64_t low[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(low), lowest);
+  SectorSummary r;
+  r.lowest_off = std::min(std::min(low[0], low[1]), std::min(low[2], low[3]));
+  // 31 real pairs and the padded one (always equal): distinct = 1 + (31 - (equal pairs - 1)).
+  r.distinct_if_sorted = descents != 0 ? ~0u : 33 - lane_count(equal);
+  return r;
+}
+#else
+inline SectorSummary summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector, uint64_t* sector) {
+  return summarize_sectors(off, base_sector, sector);
+}
+#endif
+
+template <bool kStore, uint32_t kElem, bool kAvx2>
+[[gnu::always_inline]] inline void global_form(ExecContext& x) {
   Cta& c = x.cta;
   const DecodedInst& d = x.dec;
-  const bool store = x.inst.op == Op::st_global;
-  const uint32_t elem = d.elem_bytes, vec = d.vec, bytes = elem * vec;
+  const uint32_t vec = d.vec, bytes = kElem * vec;
+  const uint32_t mask = x.mask;
   const uint64_t* base = c.reg_lanes(x.warp.id, d.src[0].reg);
-  // The span of the lanes' addresses: when it lies in one buffer and every address is
-  // aligned, every lane is in bounds and aligned.
-  uint64_t addr[32];
-  uint64_t lowest = ~uint64_t(0), highest = 0, any_bits = 0;
-  for (uint32_t m = x.mask; m; m &= m - 1) {
-    const uint32_t l = uint32_t(std::countr_zero(m));
-    const uint64_t a = base[l] + uint64_t(d.offset);
-    addr[l] = a;
-    lowest = std::min(lowest, a);
-    highest = std::max(highest, a);
-    any_bits |= a;
-  }
-  uint8_t* span = nullptr;
-  if ((lowest >> 44) == (highest >> 44) && (any_bits & (bytes - 1)) == 0 && highest - lowest < (uint64_t(1) << 31))
-    span = c.launch.global->find(lowest, uint32_t(highest - lowest) + bytes);
-  if (!span) {
+  // The buffer of the first active lane's address; every lane must be inside it.
+  const uint64_t buffer = ((base[std::countr_zero(mask)] + uint64_t(d.offset)) >> 44) - 1;
+  const GlobalMemory& global = *c.launch.global;
+  if (buffer >= global.buffers.size() || !global.buffers[buffer] || global.buffers[buffer]->size() < bytes) {
     exec_memory(x);
     return;
   }
-  if (store)
-    for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], x.mask);
-  check_register_read(x, d.src[0].reg, x.mask);
+  uint8_t* data = global.buffers[buffer]->data();
+  const uint64_t delta = uint64_t(d.offset) - kGlobalBase[buffer];
+  const uint64_t limit = global.buffers[buffer]->size() - bytes;
+  const bool all_lanes = mask == 0xFFFFFFFFu;
+  uint64_t off[32];
+  if (!(all_lanes ? lanes_inside<true>(base, mask, delta, limit, bytes, off)
+                  : lanes_inside<false>(base, mask, delta, limit, bytes, off))) {
+    exec_memory(x);
+    return;
+  }
+  if (kStore)
+    for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], mask);
+  check_register_read(x, d.src[0].reg, mask);
   for (uint32_t v = 0; v < vec; ++v) {
     uint64_t* r = c.reg_lanes(x.warp.id, d.data_regs[v]);
-    for (uint32_t m = x.mask; m; m &= m - 1) {
-      const uint32_t l = uint32_t(std::countr_zero(m));
-      uint8_t* p = span + (addr[l] - lowest) + v * elem;
-      if (store) store_bytes(p, r[l], elem);
-      else r[l] = load_bytes(p, elem);
+    uint8_t* at = data + v * kElem;
+    const auto lane = [&](uint32_t l) {
+      if constexpr (kStore) store_bytes(at + off[l], r[l], kElem);
+      else r[l] = load_bytes(at + off[l], kElem);
+    };
+    if (all_lanes) {
+      if constexpr (kAvx2 && !kStore && (kElem == 4 || kElem == 8)) gather_lanes_avx2<kElem>(at, off, r);
+      else
+        for (uint32_t l = 0; l < 32; ++l) lane(l);
+    } else {
+      for (uint32_t m = mask; m; m &= m - 1) lane(uint32_t(std::countr_zero(m)));
     }
   }
-  if (!store)
-    for (uint32_t v = 0; v < vec; ++v) note_register_write(x, d.data_regs[v], x.mask);
-  uint64_t sector[32];
-  uint32_t nsectors = 0;
-  if (c.trace)
-    for (uint32_t m = x.mask; m; m &= m - 1) sector[nsectors++] = addr[std::countr_zero(m)] / 32;
-  account_global(x, bytes, store, sector, nsectors, lowest);
+  if (!kStore)
+    for (uint32_t v = 0; v < vec; ++v) note_register_write(x, d.data_regs[v], mask);
+  if (!c.trace) {
+    x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
+    return;
+  }
+  // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32.
+  uint64_t sector[33];
+  uint32_t nsectors = 32, sectors = ~0u;
+  const uint64_t base_sector = kGlobalBase[buffer] / 32;
+  int64_t lowest_off = std::numeric_limits<int64_t>::max();
+  if (all_lanes) {
+    const SectorSummary summary =
+        kAvx2 ? summarize_sectors_avx2(off, base_sector, sector) : summarize_sectors(off, base_sector, sector);
+    sectors = summary.distinct_if_sorted;
+    lowest_off = summary.lowest_off;
+  } else {
+    nsectors = 0;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint64_t o = off[std::countr_zero(m)];
+      sector[nsectors++] = base_sector + o / 32;
+      lowest_off = std::min(lowest_off, int64_t(o));
+    }
+  }
+  if (sectors == ~0u) sectors = distinct_count(sector, nsectors);
+  account_global(x, bytes, kStore, sectors, kGlobalBase[buffer] + uint64_t(lowest_off));
+}
+
+// Compiled for baseline x86-64 and for AVX2, which select_memory picks where the CPU has it
+// (the bounds check then handles 4 lanes per instruction; integer work only, same result).
+template <bool kStore, uint32_t kElem>
+void exec_global_form(ExecContext& x) {
+  global_form<kStore, kElem, false>(x);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <bool kStore, uint32_t kElem>
+__attribute__((target("avx2"))) void exec_global_form_avx2(ExecContext& x) {
+  global_form<kStore, kElem, true>(x);
+}
+#else
+template <bool kStore, uint32_t kElem>
+void exec_global_form_avx2(ExecContext& x) {
+  global_form<kStore, kElem, false>(x);
+}
+#endif
+
+template <bool kStore, uint32_t kElem>
+ExecFn global_form_fn() {
+  return kHaveAvx2Forms && cpu_has_avx2() ? exec_global_form_avx2<kStore, kElem> : exec_global_form<kStore, kElem>;
+}
+
+template <bool kStore>
+ExecFn global_form_for(uint32_t elem) {
+  switch (elem) {
+    case 1: return global_form_fn<kStore, 1>();
+    case 2: return global_form_fn<kStore, 2>();
+    case 4: return global_form_fn<kStore, 4>();
+    case 8: return global_form_fn<kStore, 8>();
+    default: return nullptr;
+  }
 }
 
 }  // namespace
@@ -281,6 +455,8 @@ ExecFn select_memory(const ir::Inst& in, Program&, DecodedInst& d, const ir::Ker
   const uint32_t elem = std::max<uint32_t>(ir::type_bits(in.type) / 8, 1);
   const uint32_t vec = std::max<uint32_t>(in.vec, 1);
   if (vec > 4 || !std::has_single_bit(elem * vec) || in.operands.size() != vec + 1) return nullptr;
+  const ExecFn form = store ? global_form_for<true>(elem) : global_form_for<false>(elem);
+  if (!form) return nullptr;
   const ir::Operand& addr = store ? in.operands[0] : in.operands[vec];
   if (addr.kind != ir::OperandKind::mem_reg) return nullptr;
   for (uint32_t v = 0; v < vec; ++v) {
@@ -293,7 +469,7 @@ ExecFn select_memory(const ir::Inst& in, Program&, DecodedInst& d, const ir::Ker
   d.offset = addr.imm;
   d.elem_bytes = uint8_t(elem);
   d.vec = uint8_t(vec);
-  return exec_global_form;
+  return form;
 }
 
 }  // namespace gs::model

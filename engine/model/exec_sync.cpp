@@ -15,15 +15,15 @@ void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_
                 const Mbarrier& m, uint32_t value) {
   if (!cta.trace) return;
   MbarEvent ev{addr, m.phase, m.pending, int32_t(m.tx), m.expected, value};
-  cta.trace->mbar.push_back(ev);
-  trace_event(cta, kind, cycle, warp, inst, 0, uint32_t(cta.trace->mbar.size() - 1), addr);
+  const uint32_t index = append(cta.trace->mbar, ev);
+  trace_event(cta, kind, cycle, warp, inst, 0, index, addr);
 }
 
 void exec_control(ExecContext& x) {
   Warp& w = x.warp;
   switch (x.inst.op) {
     case Op::bra: {
-      w.set_pc(x.mask, x.cta.program->label_pc[x.inst.operands[0].id]);
+      w.set_pc(x.mask, x.cta.program->label_target[x.inst.operands[0].id]);
       // Lanes whose guard was false fall through (the scheduler advances at_pc & ~mask).
       x.branch_handled = true;
       break;

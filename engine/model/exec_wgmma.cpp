@@ -239,8 +239,8 @@ void wgmma_mma(ExecContext& x) {
     op.group = uint32_t(w.groups.size());
     op.issue_cycle = c.now;
     op.complete_cycle = c.tensor_free + timing::kWgmmaPipelineLatency;
-    c.trace->mma.push_back(op);
-    trace_event(c, EventKind::mma_issue, c.now, w.id, x.inst_id, x.mask, uint32_t(c.trace->mma.size() - 1), n);
+    const uint32_t index = append(c.trace->mma, op);
+    trace_event(c, EventKind::mma_issue, c.now, w.id, x.inst_id, x.mask, index, n);
     if (c.launch.record_registers)
       for (uint32_t v = 0; v < nacc; ++v) record_register_write(c, w.id, x.inst_id, in.operands[v].id, x.mask);
   }

@@ -6,6 +6,7 @@
 // instruction runs once per kernel; cta.cpp schedules warps in modeled time.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -103,7 +104,6 @@ struct Warp {
   std::vector<uint32_t> uncommitted_regs;
   uint64_t uncommitted_complete_at = 0;
   std::vector<Group> groups;
-  uint64_t instructions = 0;
 };
 
 struct Mbarrier {
@@ -160,26 +160,30 @@ struct Cta {
   // The scheduler. A ready warp has ready_key = the cycle it can issue next (~0: not ready);
   // it issues on its scheduler (warp % 4) once that is free, so the next warp to issue is
   // the one with the smallest (max(ready_key, scheduler_free[warp % 4]), warp). Each
-  // scheduler caches its own best warp and rescans its warps (at most 8: a CTA has at most
-  // 32) only when one of them or its busy time changed; the pick is then a minimum of 4.
-  std::vector<uint64_t> ready_key;    // [warp]
+  // scheduler caches its own best warp and rescans its warps only when one of them or its
+  // busy time changed; the pick is then a minimum of 4. A CTA has at most 32 warps
+  // (ir::verify), so a scheduler has at most 8: its keys sit side by side,
+  // ready_key[warp % 4][warp / 4], and a rescan is one fixed-length pass (absent warps ~0).
+  static constexpr uint32_t kWarpsPerScheduler = 8;
+  std::array<std::array<uint64_t, kWarpsPerScheduler>, 4> ready_key{};
   struct SchedulerPick {
     uint64_t time = ~uint64_t(0);     // ~0: no ready warp
     uint32_t warp = 0;
-    bool stale = true;
   };
   std::array<SchedulerPick, 4> pick{};
+  uint32_t stale_picks = 0xF;         // bit s: scheduler s must be rescanned
+  bool avx2 = false;                  // run the AVX2 build of the scheduler loop (cpu_has_avx2())
   void push_ready(uint32_t w, uint64_t at) {
-    ready_key[w] = at;
-    pick[w & 3].stale = true;
+    ready_key[w & 3][w >> 2] = at;
+    stale_picks |= 1u << (w & 3);
   }
   void unready(uint32_t w) {
-    ready_key[w] = ~uint64_t(0);
-    pick[w & 3].stale = true;
+    ready_key[w & 3][w >> 2] = ~uint64_t(0);
+    stale_picks |= 1u << (w & 3);
   }
   void set_scheduler_free(uint32_t scheduler, uint64_t at) {
     scheduler_free[scheduler] = at;
-    pick[scheduler].stale = true;
+    stale_picks |= 1u << scheduler;
   }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
@@ -260,13 +264,40 @@ inline void wake(Cta& c, Warp& w, uint64_t at) {
 // Runs one CTA to completion (or failure) in modeled time.
 void run_cta(Cta& cta, const SimOptions& opt);
 
+// Trace tables are appended to on almost every issue of the traced CTA (a fully traced SIMT
+// CTA writes about 250 bytes per warp-instruction), and before this growth policy most of a
+// traced run went into copying tables as they grew and into the kernel mapping and clearing
+// fresh 4 KiB pages for them (perf: page faults and memmove, 40% of the time).
+// std::vector doubles its buffer when it is full; growing 4x instead copies a third as
+// much and touches fewer pages in all (capacity that is reserved but not yet written costs
+// address space, not memory). A new buffer of several MiB is also offered to the kernel for
+// transparent huge pages (advise_huge_pages: Linux madvise, a hint it may ignore), so that
+// one fault maps 2 MiB instead of 4 KiB. Neither changes what the tables hold.
+inline constexpr size_t kTraceTableGrowth = 4;
+inline constexpr size_t kTraceTableMinimum = 1024;
+void advise_huge_pages(void* data, size_t bytes);  // trace.cpp
+template <class T>
+inline void make_room(std::vector<T>& table, size_t extra) {
+  if (table.capacity() - table.size() >= extra) return;
+  std::vector<T> bigger;
+  bigger.reserve(std::max({table.size() + extra, table.capacity() * kTraceTableGrowth, kTraceTableMinimum}));
+  advise_huge_pages(bigger.data(), bigger.capacity() * sizeof(T));  // before anything is written
+  bigger.insert(bigger.end(), table.begin(), table.end());
+  table.swap(bigger);
+}
+// Appends one record; returns its index.
+template <class T>
+inline uint32_t append(std::vector<T>& table, const T& record) {
+  make_room(table, 1);
+  table.push_back(record);
+  return uint32_t(table.size() - 1);
+}
+
 // Trace helpers (no-ops for untraced CTAs). trace_event returns the event's index.
 inline uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
                             uint32_t payload = 0xFFFFFFFFu, uint32_t a = 0) {
   if (!cta.trace) return 0xFFFFFFFFu;
-  std::vector<Event>& events = cta.trace->events;
-  events.push_back(Event{cycle, kind, uint16_t(warp), inst, mask, payload, a});
-  return uint32_t(events.size() - 1);
+  return append(cta.trace->events, Event{cycle, kind, uint16_t(warp), inst, mask, payload, a});
 }
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value);

@@ -1,6 +1,7 @@
 #include "engine/model/operands.hpp"
 
 #include <bit>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -88,15 +89,30 @@ void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, u
   w.mask = mask;
   w.value_offset = uint32_t(t.values.size());
   const uint64_t* lanes = c.reg_lanes(warp, reg);
-  t.values.resize(t.values.size() + size_t(std::popcount(mask)) * w.words);
-  uint32_t* out = t.values.data() + w.value_offset;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const uint64_t v = lanes[std::countr_zero(m)];
-    *out++ = uint32_t(v);
-    if (w.words == 2) *out++ = uint32_t(v >> 32);
+  // The written lanes' values, packed in lane order, low word first. A whole warp's 64-bit
+  // register is that already, as it lies in memory on a little-endian host.
+  if (w.words == 2 && mask == 0xFFFFFFFFu && std::endian::native == std::endian::little) {
+    make_room(t.values, 64);
+    t.values.resize(w.value_offset + size_t(64));
+    std::memcpy(t.values.data() + w.value_offset, lanes, 64 * sizeof(uint32_t));
+  } else {
+    uint32_t packed[64];
+    uint32_t n = 0;
+    if (w.words == 1 && mask == 0xFFFFFFFFu) {
+      for (uint32_t l = 0; l < 32; ++l) packed[l] = uint32_t(lanes[l]);
+      n = 32;
+    } else {
+      for (uint32_t m = mask; m; m &= m - 1) {
+        const uint64_t v = lanes[std::countr_zero(m)];
+        packed[n++] = uint32_t(v);
+        if (w.words == 2) packed[n++] = uint32_t(v >> 32);
+      }
+    }
+    make_room(t.values, n);
+    t.values.insert(t.values.end(), packed, packed + n);
   }
-  t.regs.push_back(w);
-  trace_event(c, EventKind::reg_write, c.now, warp, inst, mask, uint32_t(t.regs.size() - 1), reg);
+  const uint32_t index = append(t.regs, w);
+  trace_event(c, EventKind::reg_write, c.now, warp, inst, mask, index, reg);
 }
 
 Sources::Sources(ExecContext& x) : x_(x) {

@@ -45,7 +45,9 @@ void check_register_read_slow(ExecContext& x, uint32_t reg, uint32_t mask);
 // Records a reg_write event with the values of the lanes in `mask` (traced CTA only).
 void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, uint32_t mask);
 
-inline void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
+// Always inlined, also into the AVX2 builds of the forms (GCC does not inline ordinary
+// functions into functions compiled for another target on its own).
+[[gnu::always_inline]] inline void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
   Cta& c = x.cta;
   const size_t slot = size_t(x.warp.id) * c.nregs + reg;
   if (c.wgmma_acc[slot] || c.trace) {
@@ -55,7 +57,7 @@ inline void note_register_write(ExecContext& x, uint32_t reg, uint32_t mask) {
   c.written[slot] |= mask;
 }
 
-inline void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask) {
+[[gnu::always_inline]] inline void check_register_read(ExecContext& x, uint32_t reg, uint32_t mask) {
   const Cta& c = x.cta;
   const size_t slot = size_t(x.warp.id) * c.nregs + reg;
   if ((c.written[slot] & mask) != mask || c.wgmma_acc[slot]) check_register_read_slow(x, reg, mask);

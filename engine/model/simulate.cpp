@@ -72,8 +72,10 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].uniform = true;
     c.warps[w].upc = 0;
   }
-  c.ready_key.assign(nwarps, 0);
+  for (auto& keys : c.ready_key) keys.fill(~uint64_t(0));
   c.pick.fill({});
+  c.stale_picks = 0xF;
+  c.avx2 = cpu_has_avx2();
   for (uint32_t w = 0; w < nwarps; ++w) c.push_ready(w, 0);
   c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
   c.written.assign(size_t(nwarps) * c.nregs, 0);

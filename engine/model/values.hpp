@@ -6,6 +6,10 @@
 #include <cmath>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace gs::model {
 
 inline uint64_t mask_to_bits(uint64_t v, uint32_t bits) { return bits >= 64 ? v : (v & ((uint64_t(1) << bits) - 1)); }
@@ -29,6 +33,32 @@ inline uint16_t f32_to_bf16_rn(float f) {
   if (std::isnan(f)) return uint16_t((u >> 16) | 0x40);  // quiet NaN, sign kept
   const uint32_t rounding = 0x7FFF + ((u >> 16) & 1);
   return uint16_t((u + rounding) >> 16);
+}
+
+// Lane masks. The model counts and gathers lanes on every issue; std::popcount is a library
+// call unless the build targets a CPU with POPCNT, so these are written out.
+
+// The number of lanes in a mask.
+inline uint32_t lane_count(uint32_t m) {
+  m = m - ((m >> 1) & 0x55555555u);
+  m = (m & 0x33333333u) + ((m >> 2) & 0x33333333u);
+  m = (m + (m >> 4)) & 0x0F0F0F0Fu;
+  return (m * 0x01010101u) >> 24;
+}
+
+// Bit l = bit 0 of lanes[l], for the 32 lanes of a register (a predicate as a lane mask).
+inline uint32_t lane_bits(const uint64_t* lanes) {
+  uint32_t bits = 0;
+#if defined(__SSE2__)
+  // Two lanes per step: shift bit 0 into each 64-bit sign bit, then movemask collects them.
+  for (uint32_t l = 0; l < 32; l += 2) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(lanes + l));
+    bits |= uint32_t(_mm_movemask_pd(_mm_castsi128_pd(_mm_slli_epi64(v, 63)))) << l;
+  }
+#else
+  for (uint32_t l = 0; l < 32; ++l) bits |= uint32_t(lanes[l] & 1) << l;
+#endif
+  return bits;
 }
 
 }  // namespace gs::model
