@@ -137,8 +137,10 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
     RasterImage& img = *env.fragment_cells;
     uint64_t key = kHashSeed;
     for (uint64_t v : {uint64_t(c0), uint64_t(c1), uint64_t(r0), uint64_t(r1), uint64_t(icw), uint64_t(ich)}) key = hash_mix(key, v);
-    for (int r = r0; r < r1; ++r)
-      for (int c = c0; c < c1; ++c) key = hash_mix(key, (uint64_t(fill_of(g.at(r, c))) << 32) ^ uint64_t(uint32_t(g.at(r, c).thread)));
+    // One cell past the visible ones too: their owners decide the gaps at the right and bottom edge.
+    for (int r = r0; r < std::min(r1 + 1, g.rows); ++r)
+      for (int c = c0; c < std::min(c1 + 1, g.cols); ++c)
+        key = hash_mix(key, (uint64_t(fill_of(g.at(r, c))) << 32) ^ uint64_t(uint32_t(g.at(r, c).thread)));
     if (img.begin((c1 - c0) * icw, (r1 - r0) * ich, key))
       for (int r = r0; r < r1; ++r)
         for (int c = c0; c < c1; ++c) {

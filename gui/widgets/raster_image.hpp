@@ -44,7 +44,6 @@ class RasterImage {
 
   int width() const { return width_; }
   int height() const { return height_; }
-  ImU32 pixel(int x, int y) const { return pixels_[size_t(y) * size_t(width_) + size_t(x)]; }
 
  private:
   std::vector<ImU32> pixels_;
