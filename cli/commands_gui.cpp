@@ -55,7 +55,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     std::vector<std::string> views, mistakes, imports;
     int frames = 4, steps = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
-    bool frame_stats = false, whole_grid = false, no_settings = false;
+    bool frame_stats = false, whole_grid = false, no_settings = false, no_text_runs = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")->type_name("FILE");
@@ -84,6 +84,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->type_name("FILE");
   cmd->add_flag("--whole-grid", o->whole_grid, "Run the whole grid on the model when opening (a verdict), not one CTA");
   cmd->add_flag("--no-settings", o->no_settings, "Neither read nor write the saved settings and layout");
+  cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
   cmd->callback([o, io, &exit_code] {
 #ifdef GEMMSCOPE_HAVE_GUI
     gui::AppOptions a;
@@ -107,6 +108,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     }
     std::tie(a.width, a.height) = parse_size(o->size);
     a.frame_stats = o->frame_stats;
+    a.text_runs = !o->no_text_runs;
     a.state_json = o->state_json;
     if (o->steps < 0) throw kernels::ConfigError(fmt::format("--steps {} is negative: use 0 or more", o->steps));
     a.steps = o->steps;

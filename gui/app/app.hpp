@@ -30,6 +30,7 @@ struct AppOptions {
   std::vector<std::string> import_json;  // bench JSON files to show in the throughput view
   bool whole_grid = false;         // open with the whole grid run (a verdict), not one CTA
   bool use_settings = true;        // false: defaults, nothing read or written (tests)
+  bool text_runs = true;           // false: every glyph drawn as its own quad (same pixels)
 };
 
 // Frame-time figures of a run (headless), in milliseconds.

@@ -1,5 +1,6 @@
 #include "gui/app/renderer.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,15 +20,21 @@ namespace {
 // program saves (about 1-3 ns a pixel against tens of microseconds a call).
 constexpr float kFoldArea = 8192.0f;
 
+// The text-run cache below the font atlas: 4 MiB of R8, room for a few thousand runs (a frame
+// shows a few hundred); when it fills up it is emptied and filled again.
+constexpr int kTextCacheWidth = 2048;
+constexpr int kTextCacheHeight = 2048;
+
 const char* const kVertexTextured = R"(#version 330 core
 layout(location = 0) in vec2 position;
 layout(location = 1) in vec2 uv;
 layout(location = 2) in vec4 color;
 uniform mat4 projection;
+uniform vec2 uv_scale;
 out vec2 frag_uv;
 out vec4 frag_color;
 void main() {
-  frag_uv = uv;
+  frag_uv = uv * uv_scale;
   frag_color = color;
   gl_Position = projection * vec4(position, 0.0, 1.0);
 }
@@ -203,14 +210,27 @@ bool Renderer::init() {
   glUseProgram(textured);
   glUniform1i(glGetUniformLocation(textured, "atlas"), 0);
 
+  uv_scale_loc_ = glGetUniformLocation(textured, "uv_scale");
+
   // The atlas as one 8-bit channel read as (1, 1, 1, coverage): the same values as ImGui's
   // RGBA upload, a quarter of the memory the sampler walks. Nearest: glyphs sit on whole pixels
   // at one texel per pixel (theme.cpp: OversampleH 1, PixelSnapH), where linear filtering would
-  // read the same texel at a higher price.
+  // read the same texel at a higher price. Below the atlas, in the same texture so that text
+  // and fills keep sharing draw calls, lies the cache of composed text runs (text_runs.hpp).
   ImGuiIO& io = ImGui::GetIO();
   unsigned char* pixels = nullptr;
   int width = 0, height = 0;
   io.Fonts->GetTexDataAsAlpha8(&pixels, &width, &height);
+  GLint max_size = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+  const int texture_width = std::max(width, std::min(kTextCacheWidth, int(max_size)));
+  const int cache_height = std::max(0, std::min(kTextCacheHeight, int(max_size) - height));
+  const int texture_height = height + cache_height;
+  text_runs_.reset(CoverageAtlas{pixels, width, height}, texture_width, cache_height);
+  font_uv_scale_ = ImVec2(float(width) / float(texture_width), float(height) / float(texture_height));
+  std::vector<unsigned char> texels(size_t(texture_width) * size_t(texture_height), 0);
+  for (int y = 0; y < height; ++y)
+    std::copy_n(pixels + size_t(y) * size_t(width), size_t(width), texels.data() + size_t(y) * size_t(texture_width));
   glGenTextures(1, &font_texture_);
   glBindTexture(GL_TEXTURE_2D, font_texture_);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
@@ -220,7 +240,7 @@ bool Renderer::init() {
   const GLint swizzle[4] = {GL_ONE, GL_ONE, GL_ONE, GL_RED};
   glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, swizzle);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, width, height, 0, GL_RED, GL_UNSIGNED_BYTE, pixels);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, texture_width, texture_height, 0, GL_RED, GL_UNSIGNED_BYTE, texels.data());
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(font_texture_)));
 
@@ -310,17 +330,57 @@ void Renderer::render(const ImDrawData* data) {
     if (kind == DrawKind::texture && texture != bound_texture) {
       glBindTexture(GL_TEXTURE_2D, GLuint(reinterpret_cast<intptr_t>(texture)));
       bound_texture = texture;
+      // The font texture is taller than ImGui's atlas (the text-run cache lies below it);
+      // other textures are ImGui images with their own uv.
+      const ImVec2 scale = texture == font_id ? font_uv_scale_ : ImVec2(1.0f, 1.0f);
+      glUniform2f(uv_scale_loc_, scale.x, scale.y);
     }
   };
+
+  // First every list's geometry with text as runs, which may compose new runs into the cache;
+  // then the cache's changed rows go up; then the drawing.
+  const bool runs_on = text_runs_on_ && text_runs_.width() > 0;
+  text_runs_.begin_frame();
+  if (lists_.size() < size_t(data->CmdListsCount)) lists_.resize(size_t(data->CmdListsCount));
+  for (int n = 0; n < data->CmdListsCount; ++n) {
+    const ImDrawList* list = data->CmdLists[n];
+    ListCopy& copy = lists_[size_t(n)];
+    copy.vtx.assign(list->VtxBuffer.Data, list->VtxBuffer.Data + list->VtxBuffer.Size);
+    copy.idx.clear();
+    copy.first.clear();
+    copy.count.clear();
+    for (const ImDrawCmd& cmd : list->CmdBuffer) {
+      copy.first.push_back(copy.idx.size());
+      const ImDrawIdx* idx = list->IdxBuffer.Data + cmd.IdxOffset;
+      if (!cmd.UserCallback && runs_on && cmd.TextureId == font_id) {
+        copy.count.push_back(text_runs_.rewrite(copy.vtx.data() + cmd.VtxOffset, idx, cmd.ElemCount / 3, copy.idx));
+      } else {
+        copy.idx.insert(copy.idx.end(), idx, idx + cmd.ElemCount);
+        copy.count.push_back(cmd.ElemCount);
+      }
+    }
+  }
+  stats_.text = text_runs_.stats();
+  glBindTexture(GL_TEXTURE_2D, font_texture_);
+  if (int row0 = 0, row1 = 0; text_runs_.take_dirty_rows(row0, row1)) {
+    const int atlas_height = ImGui::GetIO().Fonts->TexHeight;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, atlas_height + row0, text_runs_.width(), row1 - row0, GL_RED,
+                    GL_UNSIGNED_BYTE, text_runs_.image() + size_t(row0) * size_t(text_runs_.width()));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  }
+  bound_texture = nullptr;
 
   const ImVec2 clip_off = data->DisplayPos, clip_scale = data->FramebufferScale;
   for (int n = 0; n < data->CmdListsCount; ++n) {
     const ImDrawList* list = data->CmdLists[n];
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(list->VtxBuffer.Size) * GLsizeiptr(sizeof(ImDrawVert)),
-                 list->VtxBuffer.Data, GL_STREAM_DRAW);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(list->IdxBuffer.Size) * GLsizeiptr(sizeof(ImDrawIdx)),
-                 list->IdxBuffer.Data, GL_STREAM_DRAW);
-    for (const ImDrawCmd& cmd : list->CmdBuffer) {
+    const ListCopy& copy = lists_[size_t(n)];
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(copy.vtx.size()) * GLsizeiptr(sizeof(ImDrawVert)), copy.vtx.data(),
+                 GL_STREAM_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(copy.idx.size()) * GLsizeiptr(sizeof(ImDrawIdx)),
+                 copy.idx.data(), GL_STREAM_DRAW);
+    for (int c = 0; c < list->CmdBuffer.Size; ++c) {
+      const ImDrawCmd& cmd = list->CmdBuffer[c];
       if (cmd.UserCallback) {
         // ImGui's reset marker asks a back end to set its state again; ours is set per draw
         // below, so only other callbacks run.
@@ -337,21 +397,22 @@ void Renderer::render(const ImDrawData* data) {
       glScissor(GLint(x0), GLint(float(fb_height) - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
       ++stats_.commands;
 
+      const size_t first_index = copy.first[size_t(c)];
       auto draw = [&](DrawKind kind, unsigned first_triangle, unsigned triangles) {
         use(kind, cmd.TextureId);
-        const size_t offset = (size_t(cmd.IdxOffset) + 3 * size_t(first_triangle)) * sizeof(ImDrawIdx);
+        const size_t offset = (first_index + 3 * size_t(first_triangle)) * sizeof(ImDrawIdx);
         glDrawElementsBaseVertex(GL_TRIANGLES, GLsizei(3 * triangles), index_type, reinterpret_cast<void*>(offset),
                                  GLint(cmd.VtxOffset));
         ++stats_.draws;
         stats_.opaque_draws += kind == DrawKind::opaque;
         stats_.solid_draws += kind == DrawKind::solid;
       };
-      const unsigned triangles = cmd.ElemCount / 3;
+      const unsigned triangles = unsigned(copy.count[size_t(c)] / 3);
       if (cmd.TextureId != font_id) {  // an image: only the textured program shows it
         draw(DrawKind::texture, 0, triangles);
         continue;
       }
-      split_draw_runs(list->VtxBuffer.Data + cmd.VtxOffset, list->IdxBuffer.Data + cmd.IdxOffset, triangles, white, runs_);
+      split_draw_runs(copy.vtx.data() + cmd.VtxOffset, copy.idx.data() + first_index, triangles, white, runs_);
       for (const DrawRun& run : runs_) draw(run.kind, run.first, run.count);
     }
   }

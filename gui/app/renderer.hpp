@@ -14,7 +14,10 @@
 // Sampling the white pixel gives exactly 1.0 and blending with alpha 1.0 gives exactly the
 // source, so the pixels equal those of ImGui's back end. A run too small to pay for a draw
 // call of its own (a few tens of microseconds in llvmpipe) is folded into a neighbouring run
-// of a more general kind.
+// of a more general kind. Text is drawn a line at a time from a cache of composed runs kept in
+// the font texture below ImGui's atlas (text_runs.hpp), again sampling the same coverage per
+// pixel. (The window keeps GLFW's default depth buffer: without one llvmpipe takes an 8-bit
+// rectangle path, measured ~7% faster here, but it sampled a few run pixels one texel off.)
 #pragma once
 
 #include <cstddef>
@@ -22,6 +25,8 @@
 #include <vector>
 
 #include <imgui.h>
+
+#include "gui/app/text_runs.hpp"
 
 namespace gs::gui {
 
@@ -51,6 +56,7 @@ struct RenderStats {
   size_t draws = 0;         // OpenGL draw calls issued
   size_t opaque_draws = 0;  // of which flat colour without blending
   size_t solid_draws = 0;   // of which without texture, blended
+  TextRunStats text;        // glyphs drawn as runs (gui/app/text_runs.hpp)
 };
 
 class Renderer {
@@ -62,11 +68,27 @@ class Renderer {
   void render(const ImDrawData* data);
   const RenderStats& stats() const { return stats_; }
   const std::string& error() const { return error_; }
+  // Draw each glyph as ImGui made it instead of as runs (the pixels are the same; for
+  // comparing the two and measuring).
+  void set_text_runs(bool on) { text_runs_on_ = on; }
 
  private:
+  // One draw list as drawn: a copy of its vertices (runs rewrite some), its indices with the
+  // runs' glyphs dropped, and each command's range in them.
+  struct ListCopy {
+    std::vector<ImDrawVert> vtx;
+    std::vector<ImDrawIdx> idx;
+    std::vector<size_t> first, count;  // by command: indices
+  };
+
   unsigned program_[3] = {0, 0, 0};  // by DrawKind
   int projection_loc_[3] = {-1, -1, -1};
+  int uv_scale_loc_ = -1;
   unsigned font_texture_ = 0;
+  ImVec2 font_uv_scale_{1.0f, 1.0f};  // the atlas's normalized uv to the taller font texture's
+  TextRunCache text_runs_;
+  bool text_runs_on_ = true;
+  std::vector<ListCopy> lists_;  // reused between frames
   unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
   std::vector<DrawRun> runs_;  // reused between frames
   RenderStats stats_;

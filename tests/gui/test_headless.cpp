@@ -3,6 +3,7 @@
 // GEMMSCOPE_REQUIRE_XVFB=1 so a missing Xvfb fails instead of skipping.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -158,6 +159,41 @@ TEST_CASE("the fragment map's pixels show the owning warp of known cells", "[gui
     const auto rgb = c["rgb"].get<std::array<int, 3>>();
     for (int i = 0; i < 3; ++i) CHECK(std::abs(p[i] - rgb[i]) <= 3);
   }
+}
+
+TEST_CASE("text drawn as cached runs looks as text drawn glyph by glyph", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  // Every text-heavy view; not the ladder, which shows the measured open time.
+  const std::string args =
+      "--kernel hopper_tma_wgmma_64 --steps 300 --frames 4 --frame-stats --view ptx --view transport --view warps "
+      "--view smem --view tma --view fragments --view problems";
+  const Headless runs = run_headless("text-runs", args);
+  const Headless glyphs = run_headless("text-glyphs", args + " --no-text-runs");
+  INFO(runs.output);
+  INFO(glyphs.output);
+  REQUIRE(runs.code == 0);
+  REQUIRE(glyphs.code == 0);
+  REQUIRE(runs.w == glyphs.w);
+  REQUIRE(runs.h == glyphs.h);
+  REQUIRE(!runs.rgb.empty());
+
+  // Most glyphs were drawn as runs (theme.cpp keeps them one texel per pixel); with
+  // --no-text-runs none were.
+  unsigned long glyph_count = 0, merged = 0, run_count = 0;
+  const size_t at = runs.output.find("text: ");
+  REQUIRE(at != std::string::npos);
+  REQUIRE(std::sscanf(runs.output.c_str() + at, "text: %lu glyphs, %lu of them in %lu runs", &glyph_count, &merged,
+                      &run_count) == 3);
+  CHECK(glyph_count > 1000);
+  CHECK(merged > glyph_count * 3 / 4);
+  CHECK(run_count > 50);
+  CHECK(glyphs.output.find("text: 0 glyphs") != std::string::npos);
+
+  // The same picture, pixel for pixel.
+  size_t differing = 0;
+  for (size_t i = 0; i < runs.rgb.size(); i += 3)
+    differing += runs.rgb[i] != glyphs.rgb[i] || runs.rgb[i + 1] != glyphs.rgb[i + 1] || runs.rgb[i + 2] != glyphs.rgb[i + 2];
+  CHECK(differing == 0);
 }
 
 TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gui][xvfb]") {
