@@ -74,24 +74,32 @@ void report_deadlock(Cta& c) {
 }
 
 // One scheduler's pick: the smallest max(key, free_at) over its warps' ready keys, and the
-// first slot that has it. Not-ready warps have key ~0, which never wins (an empty scheduler
-// answers ~0, slot 0).
+// first slot that has it. Not-ready warps have key kNotReady, which never wins (an empty
+// scheduler answers kNotReady, slot 0).
 struct Rescan {
   uint64_t time;
   uint32_t slot;
 };
-inline Rescan rescan(const std::array<uint64_t, Cta::kWarpsPerScheduler>& keys, uint64_t free_at) {
+[[gnu::always_inline]] inline Rescan rescan(const std::array<uint64_t, Cta::kWarpsPerScheduler>& keys,
+                                            uint64_t free_at) {
   static_assert(Cta::kWarpsPerScheduler == 8);
+  // Each slot as one number, max(key, free_at) * 8 + slot, which orders (time, slot) as the
+  // pick does (the first slot wins a tie): each step of the minimum is then one compare and
+  // one select instead of a compare and two selects.
+  const auto at = [&](uint32_t j) { return std::max(keys[j], free_at) * 8 + j; };
   // A tree of pairwise minimums rather than a running one: the next issue waits for this
-  // answer, and the tree's chain of dependent steps is 3 long instead of 8. The right one of
-  // a pair (the higher slots) wins only when strictly smaller, so ties keep the first slot.
-  const auto first_min = [](Rescan a, Rescan b) { return b.time < a.time ? b : a; };
-  const auto at = [&](uint32_t j) { return Rescan{std::max(keys[j], free_at), j}; };
-  const Rescan r01 = first_min(at(0), at(1)), r23 = first_min(at(2), at(3));
-  const Rescan r45 = first_min(at(4), at(5)), r67 = first_min(at(6), at(7));
-  return first_min(first_min(r01, r23), first_min(r45, r67));
+  // answer, and the tree's chain of dependent steps is 3 long instead of 8. (GCC turns a tree
+  // of std::min into a running minimum; the empty asm statement hides each step from it.)
+  const auto min = [](uint64_t a, uint64_t b) {
+    uint64_t m = std::min(a, b);
+#if defined(__GNUC__)
+    asm("" : "+r"(m));
+#endif
+    return m;
+  };
+  const uint64_t m = min(min(min(at(0), at(1)), min(at(2), at(3))), min(min(at(4), at(5)), min(at(6), at(7))));
+  return {m / 8, uint32_t(m % 8)};
 }
-
 
 // The ready warp that issues next: the smallest (issue time, warp) over the four schedulers'
 // picks; nullptr if no warp is ready. Runs before every issue, which leaves one scheduler
@@ -104,7 +112,8 @@ inline Rescan rescan(const std::array<uint64_t, Cta::kWarpsPerScheduler>& keys, 
   }
   c.stale_picks = 0;
   // The smallest of the four picks, as a tournament. Picks name distinct warps, so (time,
-  // warp) orders them totally; an empty scheduler (time ~0) only ties with another empty one.
+  // warp) orders them totally; an empty scheduler (time kNotReady) only ties with another
+  // empty one.
   // (Measured: comparisons that the compiler turns into well-predicted branches issue faster
   // here than selects, which would put every compare on the chain to the next issue.)
   const auto earlier = [](const Cta::SchedulerPick& a, const Cta::SchedulerPick& b) {
@@ -113,7 +122,7 @@ inline Rescan rescan(const std::array<uint64_t, Cta::kWarpsPerScheduler>& keys, 
   const Cta::SchedulerPick& p01 = earlier(c.pick[1], c.pick[0]) ? c.pick[1] : c.pick[0];
   const Cta::SchedulerPick& p23 = earlier(c.pick[3], c.pick[2]) ? c.pick[3] : c.pick[2];
   const Cta::SchedulerPick& best = earlier(p23, p01) ? p23 : p01;
-  if (best.time == ~uint64_t(0)) return nullptr;
+  if (best.time == Cta::kNotReady) return nullptr;
   *time = best.time;
   return &c.warps[best.warp];
 }
@@ -122,6 +131,7 @@ inline Rescan rescan(const std::array<uint64_t, Cta::kWarpsPerScheduler>& keys, 
 // lane_bits, 4 lanes per instruction.
 __attribute__((target("avx2"))) inline uint32_t lane_bits_avx2(const uint64_t* lanes) {
   uint32_t bits = 0;
+#pragma GCC unroll 8  // 8 steps: unrolled (GCC), as the lane loops of exec_alu.cpp are
   for (uint32_t l = 0; l < 32; l += 4) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + l));
     bits |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_slli_epi64(v, 63)))) << l;

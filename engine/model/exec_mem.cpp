@@ -257,6 +257,9 @@ template <bool kAllLanes>
 [[gnu::always_inline]] inline bool lanes_inside(const uint64_t* __restrict base, uint32_t mask, uint64_t delta,
                                                 uint64_t limit, uint32_t bytes, uint64_t* __restrict off) {
   uint64_t out_of_range = 0, low_bits = 0;
+  // Unrolled (GCC; other compilers ignore the pragma), as the ALU lane loops are
+  // (exec_alu.cpp, lanes_into): the loop counting cost about as much as the lanes' work.
+#pragma GCC unroll 8
   for (uint32_t l = 0; l < 32; ++l) {
     const uint64_t o = base[l] + delta;
     off[l] = o;
@@ -274,6 +277,7 @@ constexpr bool kHaveAvx2Forms = true;
 // are below 2^63 after lanes_inside, so the gathers' signed indices are exact).
 template <uint32_t kElem>
 __attribute__((target("avx2"))) inline void gather_lanes_avx2(const uint8_t* at, const uint64_t* off, uint64_t* r) {
+#pragma GCC unroll 8  // as in lanes_inside
   for (uint32_t l = 0; l < 32; l += 4) {
     const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + l));
     __m256i v;

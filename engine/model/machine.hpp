@@ -157,17 +157,23 @@ struct Cta {
   Launch launch;
   uint32_t nregs = 0;
   std::vector<Warp> warps;
-  // The scheduler. A ready warp has ready_key = the cycle it can issue next (~0: not ready);
+  // The scheduler. A ready warp has ready_key = the cycle it can issue next (or kNotReady);
   // it issues on its scheduler (warp % 4) once that is free, so the next warp to issue is
   // the one with the smallest (max(ready_key, scheduler_free[warp % 4]), warp). Each
   // scheduler caches its own best warp and rescans its warps only when one of them or its
   // busy time changed; the pick is then a minimum of 4. A CTA has at most 32 warps
   // (ir::verify), so a scheduler has at most 8: its keys sit side by side,
-  // ready_key[warp % 4][warp / 4], and a rescan is one fixed-length pass (absent warps ~0).
+  // ready_key[warp % 4][warp / 4], and a rescan is one fixed-length pass (absent warps
+  // kNotReady).
   static constexpr uint32_t kWarpsPerScheduler = 8;
+  // The key of a warp that is not ready: above every modeled time (those stay far below
+  // 2^61, each being an earlier time plus a latency of at most thousands of cycles, and a
+  // CTA stops at SimOptions::max_cycles_per_cta), and small enough that key * 8 + slot, the
+  // form rescan compares keys in, does not overflow.
+  static constexpr uint64_t kNotReady = ~uint64_t(0) / kWarpsPerScheduler;
   std::array<std::array<uint64_t, kWarpsPerScheduler>, 4> ready_key{};
   struct SchedulerPick {
-    uint64_t time = ~uint64_t(0);     // ~0: no ready warp
+    uint64_t time = kNotReady;        // kNotReady: no ready warp
     uint32_t warp = 0;
   };
   std::array<SchedulerPick, 4> pick{};
@@ -178,7 +184,7 @@ struct Cta {
     stale_picks |= 1u << (w & 3);
   }
   void unready(uint32_t w) {
-    ready_key[w & 3][w >> 2] = ~uint64_t(0);
+    ready_key[w & 3][w >> 2] = kNotReady;
     stale_picks |= 1u << (w & 3);
   }
   void set_scheduler_free(uint32_t scheduler, uint64_t at) {

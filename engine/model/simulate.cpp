@@ -72,7 +72,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].uniform = true;
     c.warps[w].upc = 0;
   }
-  for (auto& keys : c.ready_key) keys.fill(~uint64_t(0));
+  for (auto& keys : c.ready_key) keys.fill(Cta::kNotReady);
   c.pick.fill({});
   c.stale_picks = 0xF;
   c.avx2 = cpu_has_avx2();
