@@ -208,6 +208,7 @@ void read_child_result(const json& v, BenchResult& r) {
   r.device = device.name;
   r.driver = driver_version_text(device.driver_version);
   r.sm_clock_mhz = device.sm_clock_khz / 1000;
+  r.device_info = device;
   r.registers = v.value("registers", 0);
   r.check_ms = v.value("check_ms", 0.0);
   r.reference = v.value("reference", std::string("none"));

@@ -76,6 +76,7 @@ struct BenchResult {
   std::string device;  // "NVIDIA H100 80GB HBM3"
   std::string driver;  // "13.0"
   int sm_clock_mhz = 0;
+  std::optional<cuda::DeviceInfo> device_info;  // the whole description (the child reported it)
   std::string date;  // ISO 8601 UTC, "2026-03-01T12:34:56Z"
   // How the GPU job ended.
   GpuStatus status = GpuStatus::failed;
@@ -103,7 +104,8 @@ struct BenchResult {
 // (before any GPU work). Everything that happens on the GPU is reported in the result.
 BenchResult run_bench(const BenchRequest& request);
 
-// The result as JSON: device, driver, sm_clock_mhz, date, kernel, shape {m,n,k},
+// The result as JSON: device, driver, sm_clock_mhz, device_info (device_json, or null), date,
+// kernel, shape {m,n,k},
 // tflops {median,min,max}, ms {median,min,max}, cublas_tflops, ratio_vs_cublas, rel_err, reps,
 // then status, error, correct, reference, inputs, seed, tolerance, mismatches, unwritten,
 // first_mismatch, check_ms, registers, warmup, input_sets, consistent, cublas_ms {median,min,

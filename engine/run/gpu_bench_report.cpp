@@ -70,6 +70,9 @@ json bench_result_json(const BenchResult& r) {
   j["device"] = r.device;
   j["driver"] = r.driver;
   j["sm_clock_mhz"] = r.sm_clock_mhz;
+  // SMs, clocks and memory bus: enough for a reader (the app's roofline) to work out the
+  // device's ceilings from a single result.
+  j["device_info"] = r.device_info ? device_json(*r.device_info) : json(nullptr);
   j["date"] = r.date;
   j["kernel"] = r.kernel_id;
   j["shape"] = {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}};

@@ -174,3 +174,28 @@ TEST_CASE("ceilings from a device description match the H100 reference figures",
   CHECK_FALSE(ceilings_from_device({{"name", "x"}}));
   CHECK_FALSE(ceilings_from_device("NVIDIA H100"));
 }
+
+TEST_CASE("a single GPU result that describes its device sets the roofline's ceilings", "[gui]") {
+  // What a live bench in the app adds: one result of run::bench_result_json, not a whole file.
+  nlohmann::json result = {{"kernel", "hopper_tma_wgmma_64"},
+                           {"shape", {{"m", 4096}, {"n", 4096}, {"k", 4096}}},
+                           {"tflops", {{"median", 322.1}, {"min", 300.0}, {"max", 330.0}}},
+                           {"cublas_tflops", 757.5},
+                           {"device", "NVIDIA H100 80GB HBM3"},
+                           {"status", "ok"}};
+  Measurements without;
+  const DeviceCeilings defaults = without.ceilings;
+  REQUIRE(without.add_bench_json(result, MeasurementSource::gpu, 1.0) == 1);
+  CHECK(without.ceilings.tensor_tflops == defaults.tensor_tflops);  // nothing to go on: the defaults stay
+
+  // The H100 of our runs at its 1980 MHz maximum clock: 132 × 4096 × 1.98 GHz.
+  result["device_info"] = {{"name", "NVIDIA H100 80GB HBM3"}, {"cc_major", 9},        {"cc_minor", 0},
+                           {"sms", 132},                      {"sm_clock_mhz", 1980}, {"mem_clock_mhz", 2619},
+                           {"mem_bus_width", 5120}};
+  Measurements with;
+  REQUIRE(with.add_bench_json(result, MeasurementSource::gpu, 1.0) == 1);
+  CHECK(with.ceilings.name == "NVIDIA H100 80GB HBM3");
+  CHECK(with.ceilings.tensor_tflops == Approx(1070.5).margin(0.5));
+  CHECK(with.ceilings.tensor_tflops != Approx(defaults.tensor_tflops).margin(1.0));
+  CHECK(with.ceilings.basis.find("132 SMs") != std::string::npos);
+}

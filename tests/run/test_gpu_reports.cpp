@@ -90,6 +90,18 @@ TEST_CASE("bench: the JSON result has the documented shape", "[run][bench]") {
   CHECK(j["verdict"] == "ok");
   CHECK(j["reference"] == "cublas");
   CHECK(r.ok());
+  // The device description travels with each result (the app's roofline reads it), null when
+  // the child reported none.
+  CHECK(j["device_info"].is_null());
+  run::BenchResult described = fake_result();
+  described.device_info = cuda::DeviceInfo{};
+  described.device_info->name = "NVIDIA H100 80GB HBM3";
+  described.device_info->sms = 132;
+  described.device_info->sm_clock_khz = 1980000;
+  const nlohmann::json dj = run::bench_result_json(described);
+  CHECK(dj["device_info"]["sms"] == 132);
+  CHECK(dj["device_info"]["sm_clock_mhz"] == 1980);
+  CHECK(dj["device_info"]["name"] == "NVIDIA H100 80GB HBM3");
 
   run::BenchResult untimed = fake_result();
   untimed.kernel = {};

@@ -130,6 +130,9 @@ TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "
     const nlohmann::json j = run::bench_result_json(r);
     CHECK(j["device"] == the_device().name);
     CHECK(j["tflops"]["median"].get<double>() > 0.0);
+    // The whole device description, from which the app's roofline takes its ceilings.
+    CHECK(j["device_info"]["sms"] == the_device().sms);
+    CHECK(j["device_info"]["sm_clock_mhz"] == the_device().sm_clock_khz / 1000);
   }
 }
 
