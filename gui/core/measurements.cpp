@@ -123,6 +123,9 @@ int Measurements::add_bench_json(const nlohmann::json& j, MeasurementSource sour
   const nlohmann::json tflops = field<nlohmann::json>(j, "tflops", "{median, min, max}");
   const double median = field<double>(tflops, "median", "a number");
   const std::string device = j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "GPU";
+  // A result that describes its GPU (live runs, and files of `gemmscope bench --json` since
+  // device_info was added) sets the roofline's ceilings, as a file's top-level device does.
+  if (auto c = ceilings_from_device(j.value("device_info", nlohmann::json()))) ceilings = *c;
   ThroughputPoint p{t, median, std::nullopt};
   if (j.contains("cublas_tflops") && j["cublas_tflops"].is_number()) p.cublas_tflops = j["cublas_tflops"].get<double>();
   variant(kernel, s, source, device).points.push_back(p);
