@@ -1,5 +1,7 @@
 #include "gui/app/renderer.hpp"
 
+#include "gui/widgets/raster_image.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -231,12 +233,7 @@ bool Renderer::init() {
   std::vector<unsigned char> texels(size_t(texture_width) * size_t(texture_height), 0);
   for (int y = 0; y < height; ++y)
     std::copy_n(pixels + size_t(y) * size_t(width), size_t(width), texels.data() + size_t(y) * size_t(texture_width));
-  glGenTextures(1, &font_texture_);
-  glBindTexture(GL_TEXTURE_2D, font_texture_);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  font_texture_ = new_pixel_texture();
   const GLint swizzle[4] = {GL_ONE, GL_ONE, GL_ONE, GL_RED};
   glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, swizzle);
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);

@@ -55,6 +55,11 @@ class RasterImage {
   int texture_width_ = 0, texture_height_ = 0;
 };
 
+// Generates and binds a 2D texture for pictures drawn one texel per pixel: nearest sampling
+// (exact texels, and cheaper than linear under llvmpipe) and clamped edges. Returns its name.
+// Needs the app's OpenGL context current.
+unsigned new_pixel_texture();
+
 // FNV-1a over a value's bytes, for building RasterImage keys.
 inline uint64_t hash_mix(uint64_t h, uint64_t v) {
   for (int i = 0; i < 8; ++i) {
