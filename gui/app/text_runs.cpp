@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace gs::gui {
 
@@ -38,12 +37,9 @@ void TextRunCache::reset(CoverageAtlas atlas, int width, int height) {
   atlas_ = atlas;
   width_ = std::max(width, 0);
   height_ = std::max(height, 0);
-  image_.assign(size_t(width_) * size_t(height_), 0);
-  shelves_.clear();
-  entries_.clear();
-  next_shelf_y_ = 0;
-  full_ = false;
-  dirty_begin_ = dirty_end_ = 0;
+  image_.resize(size_t(width_) * size_t(height_));
+  clear_cache();
+  dirty_begin_ = dirty_end_ = 0;  // the caller uploads the empty cache with the atlas
   stats_ = TextRunStats{};
 }
 
@@ -60,13 +56,7 @@ void TextRunCache::clear_cache() {
 
 void TextRunCache::begin_frame() {
   if (full_) clear_cache();
-  clear_frame_stats();
-}
-
-void TextRunCache::clear_frame_stats() {
-  const size_t clears = stats_.clears;
-  stats_ = TextRunStats{};
-  stats_.clears = clears;
+  stats_ = TextRunStats{.clears = stats_.clears};  // the rest counts this frame
 }
 
 bool TextRunCache::take_dirty_rows(int& begin, int& end) {

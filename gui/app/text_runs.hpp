@@ -71,7 +71,6 @@ class TextRunCache {
   int width() const { return width_; }
   int height() const { return height_; }
   const TextRunStats& stats() const { return stats_; }
-  void clear_frame_stats();
 
  private:
   struct Glyph {
