@@ -265,7 +265,11 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
 
   if (!o.state_json.empty()) {
     nlohmann::json j = app.describe();
-    j["window"] = {{"width", o.width}, {"height", o.height}, {"scale", scale}, {"renderer", renderer}};
+    j["window"] = {{"width", o.width},
+                   {"height", o.height},
+                   {"scale", scale},
+                   {"renderer", renderer},
+                   {"status_bar_height", shell.status_bar_height()}};
     j["shown_views"] = shell.shown_view_names();
     j["open_seconds"] = app.kernel ? app.kernel->open_seconds : 0.0;
     std::ofstream f(o.state_json);

@@ -22,6 +22,7 @@ class Shell {
   void draw_frame();
   bool quit_requested() const { return quit_; }
   std::vector<std::string> shown_view_names() const;
+  float status_bar_height() const { return status_height_; }  // pixels at the bottom, last frame
   // Frees the OpenGL objects the views own (the fragments view's cell picture); call while the
   // context is still current.
   void release_gl() { fragment_cells_.release(); }
