@@ -19,6 +19,7 @@ static_assert(std::size(kDraw) == size_t(ViewId::count_));
 Shell::Shell(AppState& app, const Fonts& fonts, float scale) : app_(app), fonts_(fonts), scale_(scale) {
   env_.mono = fonts.mono;
   env_.bold = fonts.bold;
+  env_.mono_small = fonts.mono_small;
   env_.scale = scale;
   env_.fragment_cells = &fragment_cells_;
   env_.dark = app.settings.theme == Theme::dark;

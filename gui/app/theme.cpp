@@ -1,5 +1,6 @@
 #include "gui/app/theme.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 namespace gs::gui {
@@ -51,6 +52,7 @@ Fonts load_fonts(float scale) {
   f.regular = add_font("DejaVuSans.ttf", px, f.warning);
   f.mono = add_font("DejaVuSansMono.ttf", px, f.warning);
   f.bold = add_font("DejaVuSans-Bold.ttf", px, f.warning);
+  f.mono_small = add_font("DejaVuSansMono.ttf", std::round(13.0f * scale), f.warning);
   return f;
 }
 

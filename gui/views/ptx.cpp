@@ -161,9 +161,12 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
       if (is_inst) {
         const std::string count = info.executions ? fmt::format("x{}", info.executions) : std::string("-");
         const ImU32 c = info.executions ? with_alpha(ok_color(env), 0.85f) : with_alpha(muted, 0.6f);
-        dl->AddText(font, font_size * 0.85f,
-                    ImVec2(pos.x + num_w + count_w - char_w * 0.85f * float(count.size()), ty + font_size * 0.08f), c,
-                    count.c_str());
+        // In the small font at its own size, right-aligned in the gutter, on the text's baseline.
+        ImFont* small = env.mono_small ? env.mono_small : font;
+        const float small_size = env.mono_small ? small->FontSize : font_size;
+        const float count_x = std::floor(pos.x + num_w + count_w - small->CalcTextSizeA(small_size, FLT_MAX, 0.0f, count.c_str()).x);
+        const float count_y = std::floor(ty + (font->Ascent - small->Ascent * small_size / small->FontSize));
+        dl->AddText(small, small_size, ImVec2(count_x, count_y), c, count.c_str());
       }
       // The tokens; never-executed instructions are dimmed.
       const float alpha = is_inst && info.executions == 0 ? 0.45f : 1.0f;

@@ -15,6 +15,7 @@ namespace gs::gui {
 struct ViewEnv {
   ImFont* mono = nullptr;      // PTX, addresses, numbers
   ImFont* bold = nullptr;
+  ImFont* mono_small = nullptr;  // small print, at its own size (theme.hpp)
   bool dark = true;
   float scale = 1.0f;          // HiDPI factor: multiply fixed pixel sizes by it
   RasterImage* fragment_cells = nullptr;  // the fragments view's cells (owned by the shell)
