@@ -148,6 +148,10 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  // The UI is painted in order and never tests depth; without a depth or stencil buffer
+  // llvmpipe shades tiles of rectangles with its 8-bit span code (renderer.hpp).
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);
+  glfwWindowHint(GLFW_STENCIL_BITS, 0);
   GLFWwindow* window = glfwCreateWindow(o.width, o.height, "gemmscope", nullptr, nullptr);
   if (!window) {
     err << "gemmscope gui: cannot create an OpenGL 3.3 window (" << last_glfw_error()

@@ -51,7 +51,9 @@ void main() { out_color = frag_color * texture(atlas, frag_uv); }
 )";
 
 // Fills: the uv would only ever point at the atlas's white pixel, so neither it nor the
-// texture is read.
+// texture is read. Opaque fills use this program too, with blending off; their colour is
+// interpolated although it is constant, because llvmpipe draws a rectangle with a flat
+// ("flat in") input as two triangles, never as a rectangle (renderer.hpp).
 const char* const kVertexPlain = R"(#version 330 core
 layout(location = 0) in vec2 position;
 layout(location = 2) in vec4 color;
@@ -65,24 +67,6 @@ void main() {
 
 const char* const kFragmentPlain = R"(#version 330 core
 in vec4 frag_color;
-layout(location = 0) out vec4 out_color;
-void main() { out_color = frag_color; }
-)";
-
-// Opaque fills of one colour: nothing to interpolate across the triangle.
-const char* const kVertexFlat = R"(#version 330 core
-layout(location = 0) in vec2 position;
-layout(location = 2) in vec4 color;
-uniform mat4 projection;
-flat out vec4 frag_color;
-void main() {
-  frag_color = color;
-  gl_Position = projection * vec4(position, 0.0, 1.0);
-}
-)";
-
-const char* const kFragmentFlat = R"(#version 330 core
-flat in vec4 frag_color;
 layout(location = 0) out vec4 out_color;
 void main() { out_color = frag_color; }
 )";
@@ -196,11 +180,57 @@ void split_draw_runs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned trian
   if (current.count > 0) push(current);
 }
 
+namespace {
+
+// Whether triangles t and t + 1 of `idx` are the two halves of one axis-aligned rectangle:
+// four distinct corners between them, each at a corner of their bounding box.
+bool rect_pair(const ImDrawVert* vtx, const ImDrawIdx* idx) {
+  ImVec2 p[6];
+  for (int k = 0; k < 6; ++k) p[k] = vtx[idx[k]].pos;
+  float x0 = p[0].x, x1 = p[0].x, y0 = p[0].y, y1 = p[0].y;
+  for (const ImVec2& q : p) {
+    x0 = std::min(x0, q.x);
+    x1 = std::max(x1, q.x);
+    y0 = std::min(y0, q.y);
+    y1 = std::max(y1, q.y);
+  }
+  if (x0 == x1 || y0 == y1) return false;
+  unsigned corners = 0;  // bit (2 * at_right + at_bottom) per corner seen
+  for (int k = 0; k < 6; ++k) {
+    const bool left = p[k].x == x0, right = p[k].x == x1, top = p[k].y == y0, bottom = p[k].y == y1;
+    if (!(left || right) || !(top || bottom)) return false;
+    corners |= 1u << (2 * unsigned(right) + unsigned(bottom));
+  }
+  // Each triangle has three distinct corners (else it has no area), and together all four.
+  auto distinct = [&](int k) { return idx[k] != idx[k + 1] && idx[k] != idx[k + 2] && idx[k + 1] != idx[k + 2]; };
+  return corners == 0xF && distinct(0) && distinct(3);
+}
+
+}  // namespace
+
+unsigned align_rect_pairs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned triangles,
+                          std::vector<ImDrawIdx>& out) {
+  const size_t start = out.size();
+  auto pad = [&] { out.insert(out.end(), 3, idx[0]); };  // zero area: culled, never drawn
+  for (unsigned t = 0; t < triangles;) {
+    if (t + 1 < triangles && rect_pair(vtx, idx + 3 * t)) {
+      if ((out.size() - start) / 3 % 2 == 1) pad();
+      out.insert(out.end(), idx + 3 * t, idx + 3 * t + 6);
+      t += 2;
+    } else {
+      out.insert(out.end(), idx + 3 * t, idx + 3 * t + 3);
+      t += 1;
+    }
+  }
+  if ((out.size() - start) / 3 % 2 == 1) pad();
+  return unsigned((out.size() - start) / 3);
+}
+
 bool Renderer::init() {
   error_.clear();
-  const char* vertex[3] = {kVertexFlat, kVertexPlain, kVertexTextured};
-  const char* fragment[3] = {kFragmentFlat, kFragmentPlain, kFragmentTextured};
-  for (int k = 0; k < 3; ++k) {
+  const char* vertex[2] = {kVertexPlain, kVertexTextured};
+  const char* fragment[2] = {kFragmentPlain, kFragmentTextured};
+  for (int k = 0; k < 2; ++k) {
     program_[k] = link(vertex[k], fragment[k], error_);
     if (!program_[k]) {
       shutdown();
@@ -208,17 +238,19 @@ bool Renderer::init() {
     }
     projection_loc_[k] = glGetUniformLocation(program_[k], "projection");
   }
-  const GLuint textured = program_[int(DrawKind::texture)];
+  const GLuint textured = program_[1];
   glUseProgram(textured);
   glUniform1i(glGetUniformLocation(textured, "atlas"), 0);
 
   uv_scale_loc_ = glGetUniformLocation(textured, "uv_scale");
 
-  // The atlas as one 8-bit channel read as (1, 1, 1, coverage): the same values as ImGui's
-  // RGBA upload, a quarter of the memory the sampler walks. Nearest: glyphs sit on whole pixels
-  // at one texel per pixel (theme.cpp: OversampleH 1, PixelSnapH), where linear filtering would
-  // read the same texel at a higher price. Below the atlas, in the same texture so that text
-  // and fills keep sharing draw calls, lies the cache of composed text runs (text_runs.hpp).
+  // The atlas as RGBA (1, 1, 1, coverage), as ImGui's own back end uploads it: llvmpipe's
+  // 8-bit rectangle path samples only RGBA/BGRA textures without a swizzle (renderer.hpp), so
+  // a one-channel texture read through a swizzle, a quarter of the memory, costs more. Nearest:
+  // glyphs sit on whole pixels at one texel per pixel (theme.cpp: OversampleH 1, PixelSnapH),
+  // where linear filtering would read the same texel at a higher price. Below the atlas, in
+  // the same texture so that text and fills keep sharing draw calls, lies the cache of
+  // composed text runs (text_runs.hpp), kept on the CPU as coverage and widened on upload.
   ImGuiIO& io = ImGui::GetIO();
   unsigned char* pixels = nullptr;
   int width = 0, height = 0;
@@ -230,15 +262,12 @@ bool Renderer::init() {
   const int texture_height = height + cache_height;
   text_runs_.reset(CoverageAtlas{pixels, width, height}, texture_width, cache_height);
   font_uv_scale_ = ImVec2(float(width) / float(texture_width), float(height) / float(texture_height));
-  std::vector<unsigned char> texels(size_t(texture_width) * size_t(texture_height), 0);
+  std::vector<unsigned char> coverage(size_t(texture_width) * size_t(texture_height), 0);
   for (int y = 0; y < height; ++y)
-    std::copy_n(pixels + size_t(y) * size_t(width), size_t(width), texels.data() + size_t(y) * size_t(texture_width));
+    std::copy_n(pixels + size_t(y) * size_t(width), size_t(width), coverage.data() + size_t(y) * size_t(texture_width));
   font_texture_ = new_pixel_texture();
-  const GLint swizzle[4] = {GL_ONE, GL_ONE, GL_ONE, GL_RED};
-  glTexParameteriv(GL_TEXTURE_2D, GL_TEXTURE_SWIZZLE_RGBA, swizzle);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, texture_width, texture_height, 0, GL_RED, GL_UNSIGNED_BYTE, texels.data());
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, texture_width, texture_height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+               white_with_alpha(coverage.data(), coverage.size()));
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(font_texture_)));
 
   glGenVertexArrays(1, &vao_);
@@ -265,6 +294,15 @@ bool Renderer::init() {
   return true;
 }
 
+const unsigned char* Renderer::white_with_alpha(const unsigned char* coverage, size_t texels) {
+  rgba_.resize(4 * texels);
+  for (size_t i = 0; i < texels; ++i) {
+    rgba_[4 * i] = rgba_[4 * i + 1] = rgba_[4 * i + 2] = 255;
+    rgba_[4 * i + 3] = coverage[i];
+  }
+  return rgba_.data();
+}
+
 void Renderer::shutdown() {
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (vbo_) glDeleteBuffers(1, &vbo_);
@@ -273,7 +311,7 @@ void Renderer::shutdown() {
   for (unsigned& program : program_)
     if (program) glDeleteProgram(program);
   vao_ = vbo_ = ebo_ = font_texture_ = 0;
-  program_[0] = program_[1] = program_[2] = 0;
+  program_[0] = program_[1] = 0;
   if (ImGui::GetCurrentContext()) ImGui::GetIO().Fonts->SetTexID(nullptr);
 }
 
@@ -299,7 +337,7 @@ void Renderer::render(const ImDrawData* data) {
   const float t = data->DisplayPos.y, b = t + data->DisplaySize.y;
   const float projection[16] = {2.0f / (r - l), 0, 0, 0, 0, 2.0f / (t - b), 0, 0, 0, 0, -1.0f, 0,
                                 (r + l) / (l - r), (t + b) / (b - t), 0, 1.0f};
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 2; ++k) {
     glUseProgram(program_[k]);
     glUniformMatrix4fv(projection_loc_[k], 1, GL_FALSE, projection);
   }
@@ -311,11 +349,11 @@ void Renderer::render(const ImDrawData* data) {
   const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
   const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
   const GLenum index_type = sizeof(ImDrawIdx) == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
-  int bound = -1;  // the program in use, by kind; -1: unknown
+  int bound = -1;  // the program in use: 0 fills, 1 textured; -1 unknown
   bool blending = true;
   ImTextureID bound_texture = nullptr;
   auto use = [&](DrawKind kind, ImTextureID texture) {
-    const int k = int(kind);
+    const int k = kind == DrawKind::texture ? 1 : 0;
     if (k != bound) glUseProgram(program_[k]);
     bound = k;
     const bool blend = kind != DrawKind::opaque;
@@ -361,10 +399,10 @@ void Renderer::render(const ImDrawData* data) {
   glBindTexture(GL_TEXTURE_2D, font_texture_);
   if (int row0 = 0, row1 = 0; text_runs_.take_dirty_rows(row0, row1)) {
     const int atlas_height = ImGui::GetIO().Fonts->TexHeight;
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, atlas_height + row0, text_runs_.width(), row1 - row0, GL_RED,
-                    GL_UNSIGNED_BYTE, text_runs_.image() + size_t(row0) * size_t(text_runs_.width()));
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    const size_t offset = size_t(row0) * size_t(text_runs_.width());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, atlas_height + row0, text_runs_.width(), row1 - row0, GL_RGBA,
+                    GL_UNSIGNED_BYTE,
+                    white_with_alpha(text_runs_.image() + offset, size_t(row1 - row0) * size_t(text_runs_.width())));
   }
   bound_texture = nullptr;
 
@@ -372,18 +410,45 @@ void Renderer::render(const ImDrawData* data) {
   for (int n = 0; n < data->CmdListsCount; ++n) {
     const ImDrawList* list = data->CmdLists[n];
     const ListCopy& copy = lists_[size_t(n)];
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(copy.vtx.size()) * GLsizeiptr(sizeof(ImDrawVert)), copy.vtx.data(),
-                 GL_STREAM_DRAW);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(copy.idx.size()) * GLsizeiptr(sizeof(ImDrawIdx)),
-                 copy.idx.data(), GL_STREAM_DRAW);
+    // The list's draws: each command's triangles in runs of one kind (split_draw_runs), each
+    // run with its rectangles moved to even places (align_rect_pairs), all in one index buffer.
+    draw_idx_.clear();
+    draws_.clear();
     for (int c = 0; c < list->CmdBuffer.Size; ++c) {
       const ImDrawCmd& cmd = list->CmdBuffer[c];
+      if (cmd.UserCallback) {
+        draws_.push_back(Draw{c, DrawKind::texture, 0, 0});
+        continue;
+      }
+      const ImDrawVert* vtx = copy.vtx.data() + cmd.VtxOffset;
+      const ImDrawIdx* idx = copy.idx.data() + copy.first[size_t(c)];
+      const unsigned triangles = unsigned(copy.count[size_t(c)] / 3);
+      auto add = [&](DrawKind kind, unsigned first, unsigned count) {
+        const size_t start = draw_idx_.size();
+        const unsigned drawn = align_rect_pairs(vtx, idx + 3 * size_t(first), count, draw_idx_);
+        draws_.push_back(Draw{c, kind, start, 3 * size_t(drawn)});
+      };
+      if (cmd.TextureId != font_id) {  // an image: only the textured program shows it
+        add(DrawKind::texture, 0, triangles);
+        continue;
+      }
+      split_draw_runs(vtx, idx, triangles, white, runs_);
+      for (const DrawRun& run : runs_) add(run.kind, run.first, run.count);
+    }
+    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(copy.vtx.size()) * GLsizeiptr(sizeof(ImDrawVert)), copy.vtx.data(),
+                 GL_STREAM_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(draw_idx_.size()) * GLsizeiptr(sizeof(ImDrawIdx)),
+                 draw_idx_.data(), GL_STREAM_DRAW);
+    int scissor_for = -1;  // the command whose clip rectangle is set
+    for (const Draw& d : draws_) {
+      const ImDrawCmd& cmd = list->CmdBuffer[d.cmd];
       if (cmd.UserCallback) {
         // ImGui's reset marker asks a back end to set its state again; ours is set per draw
         // below, so only other callbacks run.
         if (cmd.UserCallback != ImDrawCallback_ResetRenderState) cmd.UserCallback(list, &cmd);
         bound = -1;
         bound_texture = nullptr;
+        scissor_for = -1;
         continue;
       }
       const float x0 = (cmd.ClipRect.x - clip_off.x) * clip_scale.x;
@@ -391,26 +456,17 @@ void Renderer::render(const ImDrawData* data) {
       const float x1 = (cmd.ClipRect.z - clip_off.x) * clip_scale.x;
       const float y1 = (cmd.ClipRect.w - clip_off.y) * clip_scale.y;
       if (x1 <= x0 || y1 <= y0) continue;
-      glScissor(GLint(x0), GLint(float(fb_height) - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
-      ++stats_.commands;
-
-      const size_t first_index = copy.first[size_t(c)];
-      auto draw = [&](DrawKind kind, unsigned first_triangle, unsigned triangles) {
-        use(kind, cmd.TextureId);
-        const size_t offset = (first_index + 3 * size_t(first_triangle)) * sizeof(ImDrawIdx);
-        glDrawElementsBaseVertex(GL_TRIANGLES, GLsizei(3 * triangles), index_type, reinterpret_cast<void*>(offset),
-                                 GLint(cmd.VtxOffset));
-        ++stats_.draws;
-        stats_.opaque_draws += kind == DrawKind::opaque;
-        stats_.solid_draws += kind == DrawKind::solid;
-      };
-      const unsigned triangles = unsigned(copy.count[size_t(c)] / 3);
-      if (cmd.TextureId != font_id) {  // an image: only the textured program shows it
-        draw(DrawKind::texture, 0, triangles);
-        continue;
+      if (scissor_for != d.cmd) {
+        glScissor(GLint(x0), GLint(float(fb_height) - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
+        scissor_for = d.cmd;
+        ++stats_.commands;
       }
-      split_draw_runs(copy.vtx.data() + cmd.VtxOffset, copy.idx.data() + first_index, triangles, white, runs_);
-      for (const DrawRun& run : runs_) draw(run.kind, run.first, run.count);
+      use(d.kind, cmd.TextureId);
+      glDrawElementsBaseVertex(GL_TRIANGLES, GLsizei(d.count), index_type,
+                               reinterpret_cast<void*>(d.first * sizeof(ImDrawIdx)), GLint(cmd.VtxOffset));
+      ++stats_.draws;
+      stats_.opaque_draws += d.kind == DrawKind::opaque;
+      stats_.solid_draws += d.kind == DrawKind::solid;
     }
   }
   glBindVertexArray(0);

@@ -8,7 +8,7 @@
 // (window, frame and cell backgrounds), so the renderer sorts each draw command's triangles,
 // in order, into three kinds and draws each run with the cheapest program that gives the same
 // pixels:
-//   opaque   one colour, alpha 255, uv at the atlas's white pixel: a flat colour, no blending;
+//   opaque   one colour, alpha 255, uv at the atlas's white pixel: no texture, no blending;
 //   solid    other untextured fills (anti-aliased fringes, gradients, translucent): blended;
 //   texture  everything else (glyphs, textured lines, images): ImGui's program.
 // Sampling the white pixel gives exactly 1.0 and blending with alpha 1.0 gives exactly the
@@ -16,8 +16,24 @@
 // call of its own (a few tens of microseconds in llvmpipe) is folded into a neighbouring run
 // of a more general kind. Text is drawn a line at a time from a cache of composed runs kept in
 // the font texture below ImGui's atlas (text_runs.hpp), again sampling the same coverage per
-// pixel. (The window keeps GLFW's default depth buffer: without one llvmpipe takes an 8-bit
-// rectangle path, measured ~7% faster here, but it sampled a few run pixels one texel off.)
+// pixel.
+//
+// llvmpipe's rectangle path. llvmpipe (Mesa 22.3, Debian 12) bins the screen in 64x64 tiles.
+// A tile that only holds axis-aligned rectangles, with no depth or stencil buffer bound, is
+// shaded by 8-bit span code ("linear" rasterizer) instead of the general path, which shades
+// 4x4 blocks in 32-bit floats; a tile with any other triangle takes the general path. Mesa
+// recognises a rectangle only as two consecutive triangles of a draw call at an even place
+// (triangles 2i and 2i+1) in a call with an even number of triangles, with no flat ("flat
+// in") input and, for texturing, an RGBA texture without a swizzle. ImGui's quads are such
+// pairs, but one odd triangle (a circle, an arrow) shifts every later pair in its call. So
+// the app has no depth buffer (app.cpp), the font texture is RGBA, opaque fills interpolate
+// their colour, each draw call's rectangles are moved to even places with zero-area triangles
+// between (align_rect_pairs) and lines are not anti-aliased except in plots (theme.cpp).
+// Together these took a frame of the issue's benchmark from 141 to 76 million instructions
+// (callgrind) and its mean frame time down by about 30% (docs/results/2026-11-22-dev, "Third
+// session"). The span code samples scaled text
+// (not 1:1, so not drawn as runs) a texel apart from the general path at some texel edges:
+// both are correct nearest sampling, and the tests compare like with like.
 #pragma once
 
 #include <cstddef>
@@ -50,11 +66,19 @@ DrawKind triangle_draw_kind(const ImDrawVert& a, const ImDrawVert& b, const ImDr
 void split_draw_runs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned triangles, ImVec2 white_uv,
                      std::vector<DrawRun>& out);
 
+// Appends the `triangles` triangles of `idx` (indexing `vtx`) to `out` in the same order, with a
+// zero-area triangle (culled, never drawn) inserted before any two that form an axis-aligned
+// rectangle and would otherwise start at an odd place, and one at the end if the count is odd.
+// Returns the number of triangles appended. (llvmpipe only recognises rectangles at even
+// places of a draw call with an even number of triangles; see above.)
+unsigned align_rect_pairs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned triangles,
+                          std::vector<ImDrawIdx>& out);
+
 // Counts of the last frame, for --frame-stats.
 struct RenderStats {
   size_t commands = 0;      // ImGui draw commands
   size_t draws = 0;         // OpenGL draw calls issued
-  size_t opaque_draws = 0;  // of which flat colour without blending
+  size_t opaque_draws = 0;  // of which opaque fills without blending
   size_t solid_draws = 0;   // of which without texture, blended
   TextRunStats text;        // glyphs drawn as runs (gui/app/text_runs.hpp)
 };
@@ -81,8 +105,18 @@ class Renderer {
     std::vector<size_t> first, count;  // by command: indices
   };
 
-  unsigned program_[3] = {0, 0, 0};  // by DrawKind
-  int projection_loc_[3] = {-1, -1, -1};
+  // One draw call: a run of one command's triangles, or a command's callback (count 0).
+  struct Draw {
+    int cmd;
+    DrawKind kind;
+    size_t first, count;  // indices in draw_idx_
+  };
+
+  // The coverage texels widened to RGBA (255, 255, 255, coverage), in rgba_.
+  const unsigned char* white_with_alpha(const unsigned char* coverage, size_t texels);
+
+  unsigned program_[2] = {0, 0};  // fills (opaque and solid), textured
+  int projection_loc_[2] = {-1, -1};
   int uv_scale_loc_ = -1;
   unsigned font_texture_ = 0;
   ImVec2 font_uv_scale_{1.0f, 1.0f};  // the atlas's normalized uv to the taller font texture's
@@ -90,7 +124,10 @@ class Renderer {
   bool text_runs_on_ = true;
   std::vector<ListCopy> lists_;  // reused between frames
   unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
-  std::vector<DrawRun> runs_;  // reused between frames
+  std::vector<DrawRun> runs_;  // reused between frames, as are the three below
+  std::vector<ImDrawIdx> draw_idx_;
+  std::vector<Draw> draws_;
+  std::vector<unsigned char> rgba_;
   RenderStats stats_;
   std::string error_;
 };

@@ -90,6 +90,12 @@ void apply_theme(Theme theme, float scale) {
   style.FramePadding = ImVec2(6, 3);
   style.ItemSpacing = ImVec2(7, 4);
   style.WindowBorderSize = 1.0f;
+  // Lines without ImGui's anti-aliasing: the UI's lines are horizontal or vertical, where an
+  // aliased line is a crisp rectangle of whole pixels and llvmpipe draws it in its rectangle
+  // path; an anti-aliased one is a quad with mitred corners, which is not a rectangle and
+  // sends its 64x64 tiles to the slow path (renderer.hpp). Plots turn anti-aliasing back on
+  // for their slanted lines (widgets/plot_draw.cpp).
+  style.AntiAliasedLines = false;
   style.ScaleAllSizes(scale);
   ImGui::GetStyle() = style;
 }

@@ -14,6 +14,20 @@ ImU32 with_alpha(ImU32 c, float a) {
   return (c & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
 }
 
+// ImGui's anti-aliasing for the lines drawn while this lives: the app turns it off for the
+// UI's straight lines (theme.cpp), and plots draw slanted ones, which would look jagged.
+class SmoothLines {
+ public:
+  explicit SmoothLines(ImDrawList* dl) : dl_(dl), saved_(dl->Flags) { dl->Flags |= ImDrawListFlags_AntiAliasedLines; }
+  ~SmoothLines() { dl_->Flags = saved_; }
+  SmoothLines(const SmoothLines&) = delete;
+  SmoothLines& operator=(const SmoothLines&) = delete;
+
+ private:
+  ImDrawList* dl_;
+  ImDrawListFlags saved_;
+};
+
 // A polyline in dashes (dash, gap in pixels), continuing the pattern across vertices.
 void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 col, float thickness, float dash = 6.0f,
                      float gap = 4.0f) {
@@ -40,6 +54,7 @@ void dashed_polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 col, 
 
 void polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 col, float thickness, bool dashed) {
   if (pts.size() < 2) return;
+  const SmoothLines smooth(dl);
   if (dashed)
     dashed_polyline(dl, pts, col, thickness);
   else
@@ -47,6 +62,7 @@ void polyline(ImDrawList* dl, const std::vector<ImVec2>& pts, ImU32 col, float t
 }
 
 void draw_marker(ImDrawList* dl, ImVec2 p, Marker m, ImU32 col, float r) {
+  const SmoothLines smooth(dl);  // the ring's outline
   switch (m) {
     case Marker::none: break;
     case Marker::circle: dl->AddCircleFilled(p, r, col, 12); break;
@@ -391,8 +407,10 @@ PlotHover draw(const char* id, ImVec2 size, const PlotSpec& spec) {
   if (hover.series >= 0) {
     const Series& s = spec.series[hover.series];
     for (size_t h = 0; h < hit_ref.size(); ++h)
-      if (hit_ref[h].series == hover.series && hit_ref[h].index == hover.index && s.kind != SeriesKind::bars)
+      if (hit_ref[h].series == hover.series && hit_ref[h].index == hover.index && s.kind != SeriesKind::bars) {
+        const SmoothLines smooth(dl);
         dl->AddCircle(hit_px[h], 7.0f, text_col, 16, 1.5f);
+      }
     const size_t k = size_t(hover.index);
     const bool horizontal_bar = s.kind == SeriesKind::bars && y_cat;
     const Axis& pos_axis = horizontal_bar ? spec.y : spec.x;
