@@ -2,6 +2,8 @@
 // resolves what can be resolved before any CTA runs (see decode.hpp).
 #include "engine/model/decode.hpp"
 
+#include <algorithm>
+
 #include "engine/model/machine.hpp"
 #include "engine/model/values.hpp"
 
@@ -94,6 +96,25 @@ Program decode_program(const ir::Kernel& k) {
   for (size_t id = 0; id < p.label_pc.size(); ++id) {
     const uint32_t at = p.label_pc[id];
     p.label_target[id] = at < ninst && p.insts[at].is_label ? p.insts[at].next_pc : at;
+  }
+  // Branches, once every label's target is known.
+  for (uint32_t pc = 0; pc < ninst; ++pc)
+    if (p.insts[pc].exec == exec_control)
+      if (const ExecFn fast = select_control(k.insts[pc], p, p.insts[pc], k)) p.insts[pc].exec = fast;
+  // Which instructions cannot touch a wgmma accumulator (DecodedInst::no_wgmma_regs): every
+  // register operand of a wgmma may become one, nothing else can.
+  const auto names_register = [](const ir::Operand& o) {
+    return o.kind == ir::OperandKind::reg || o.kind == ir::OperandKind::mem_reg;
+  };
+  std::vector<bool> wgmma_reg(k.regs.size(), false);
+  for (const ir::Inst& in : k.insts)
+    if (family_exec(in) == exec_wgmma)
+      for (const ir::Operand& o : in.operands)
+        if (names_register(o)) wgmma_reg[o.id] = true;
+  for (uint32_t pc = 0; pc < ninst; ++pc) {
+    const std::vector<ir::Operand>& ops = k.insts[pc].operands;
+    p.insts[pc].no_wgmma_regs =
+        std::none_of(ops.begin(), ops.end(), [&](const ir::Operand& o) { return names_register(o) && wgmma_reg[o.id]; });
   }
   return p;
 }

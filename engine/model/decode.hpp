@@ -60,6 +60,13 @@ struct DecodedInst {
   uint8_t elem_bytes = 0;
   uint8_t vec = 0;
   std::array<uint32_t, 4> data_regs{};
+  // No register of this instruction is an operand of any wgmma of the kernel, so none can
+  // ever be marked as a wgmma accumulator (Cta::wgmma_acc, set only by exec_wgmma for its
+  // operands): the decoded forms then leave that part of the register checks out
+  // (operands.hpp). False where unsure.
+  bool no_wgmma_regs = false;
+  // bra: the pc its taken lanes go to (Program::label_target of its label).
+  uint32_t branch_target = 0;
 };
 
 struct Program {
@@ -87,5 +94,6 @@ Program decode_program(const ir::Kernel& kernel);
 // They may fill d's operand fields.
 ExecFn select_alu(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
 ExecFn select_memory(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
+ExecFn select_control(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
 
 }  // namespace gs::model

@@ -176,6 +176,47 @@ template <class Lane, int kSource>
   }
 }
 
+// The lanes of a decoded form's three sources for this warp (select_alu makes the sources
+// past nsrc constants of kZeroLanes), after the register read checks. Always inlined, so
+// that s[] lives in registers rather than in a stack array (which GCC aligns for vector
+// stores, at the price of a realigned stack frame).
+[[gnu::always_inline]] inline void decoded_sources(ExecContext& x, const uint64_t* s[3]) {
+  const DecodedInst& d = x.dec;
+  const Warp& w = x.warp;
+  uint32_t written_in_all = ~0u;
+#pragma GCC unroll 3
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (d.src[i].is_reg) {
+      s[i] = w.regs + 32 * size_t(d.src[i].reg);
+      written_in_all &= w.written[d.src[i].reg];
+    } else {
+      s[i] = d.src[i].lanes;
+    }
+  }
+  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]]
+    for (uint32_t i = 0; i < 3; ++i)
+      if (d.src[i].is_reg) check_register_read(x, d.src[i].reg, x.mask);
+}
+
+// Some lanes of a warp: Lanes{}(a, b, c, r) writes all 32 lanes' results into a scratch
+// copy, and the active lanes are copied out of it. Out of line (and so compiled for baseline
+// x86-64, which computes the same bits), so that the full-warp paths of the forms keep no
+// 256-byte scratch array in their stack frame.
+template <class Lanes>
+[[gnu::noinline]] void some_lanes(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* out,
+                                  uint32_t mask) {
+  uint64_t r[32];
+  Lanes{}(a, b, c, r);
+  for (uint32_t m = mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
+}
+template <class Lane>
+struct EachLane {  // a form's lane function over a whole warp
+  void operator()(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* r) const {
+    const Lane lane;
+    for (uint32_t l = 0; l < 32; ++l) r[l] = lane(a[l], b[l], c[l]);
+  }
+};
+
 // d = lane(s0, s1, s2) on the active lanes. Sources are checked in operand order, as Sources
 // does. A full warp is computed in place when the destination is at most one of the sources;
 // otherwise (or for some lanes only) the result goes through a buffer, so that every source
@@ -183,25 +224,11 @@ template <class Lane, int kSource>
 // baseline x86-64 and once for AVX2 (below).
 template <class Lane>
 [[gnu::always_inline]] inline void alu_lanes(ExecContext& x) {
-  Cta& c = x.cta;
   const DecodedInst& d = x.dec;
   const uint32_t mask = x.mask;
-  // Unrolled, so that s[] lives in registers rather than in a stack array (which GCC
-  // aligns for vector stores, at the price of a realigned stack frame).
   const uint64_t* s[3];
-#pragma GCC unroll 3
-  for (uint32_t i = 0; i < 3; ++i) {
-    const DecodedSource& o = d.src[i];
-    if (i >= d.nsrc) {
-      s[i] = kZeroLanes;
-    } else if (o.is_reg) {
-      check_register_read(x, o.reg, mask);
-      s[i] = c.reg_lanes(x.warp.id, o.reg);
-    } else {
-      s[i] = o.lanes;
-    }
-  }
-  uint64_t* out = c.reg_lanes(x.warp.id, d.dst);
+  decoded_sources(x, s);
+  uint64_t* out = x.warp.regs + 32 * size_t(d.dst);
   if (mask == 0xFFFFFFFFu && d.dst_source == DecodedInst::kDstIsNoSource) {
     lanes_into<Lane>(s[0], s[1], s[2], out);
   } else if (mask == 0xFFFFFFFFu && d.dst_source == 0) {
@@ -211,12 +238,9 @@ template <class Lane>
   } else if (mask == 0xFFFFFFFFu && d.dst_source == 2) {
     lanes_in_place<Lane, 2>(out, s[0], s[1]);
   } else {
-    const Lane lane;
-    uint64_t r[32];
-    for (uint32_t l = 0; l < 32; ++l) r[l] = lane(s[0][l], s[1][l], s[2][l]);
-    for (uint32_t m = mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
+    some_lanes<EachLane<Lane>>(s[0], s[1], s[2], out, mask);
   }
-  note_register_write(x, d.dst, mask);
+  note_decoded_write(x, d.dst);
 }
 
 // ir::type_bits and ir::type_class of the types the forms are instantiated for, known at
@@ -345,39 +369,39 @@ bool cpu_has_fma() { return false; }
 #endif
 
 // Chosen at decode time only where cpu_has_fma(): alu_lanes, with the lane loop done by
-// fma_f32_lanes_hw (or its AVX2 build).
+// fma_f32_lanes_hw (or its AVX2 build, which the AVX2 build of the form has inline).
 template <bool kAvx2>
-void exec_fma_f32(ExecContext& x) {
-  Cta& c = x.cta;
+struct FmaF32Lanes {
+  [[gnu::always_inline]] void operator()(const uint64_t* a, const uint64_t* b, const uint64_t* c, uint64_t* r) const {
+    if (kAvx2) fma_f32_lanes_avx2(a, b, c, r);
+    else fma_f32_lanes_hw(a, b, c, r);
+  }
+};
+template <bool kAvx2>
+[[gnu::always_inline]] inline void fma_f32_form(ExecContext& x) {
   const DecodedInst& d = x.dec;
   const uint64_t* s[3];
-#pragma GCC unroll 3  // s[] in registers, as in alu_lanes
-  for (uint32_t i = 0; i < 3; ++i) {
-    if (d.src[i].is_reg) {
-      check_register_read(x, d.src[i].reg, x.mask);
-      s[i] = c.reg_lanes(x.warp.id, d.src[i].reg);
-    } else {
-      s[i] = d.src[i].lanes;
-    }
-  }
+  decoded_sources(x, s);
   // A full warp is written in place: both lane functions read a lane's (or 4 lanes') sources
   // before they write it, and registers either coincide or do not overlap.
-  uint64_t* out = c.reg_lanes(x.warp.id, d.dst);
-  uint64_t r[32];
-  uint64_t* result = x.mask == 0xFFFFFFFFu ? out : r;
-  if (kAvx2) fma_f32_lanes_avx2(s[0], s[1], s[2], result);
-  else fma_f32_lanes_hw(s[0], s[1], s[2], result);
-  if (result == r)
-    for (uint32_t m = x.mask; m; m &= m - 1) out[std::countr_zero(m)] = r[std::countr_zero(m)];
-  note_register_write(x, d.dst, x.mask);
+  uint64_t* out = x.warp.regs + 32 * size_t(d.dst);
+  if (x.mask == 0xFFFFFFFFu) FmaF32Lanes<kAvx2>{}(s[0], s[1], s[2], out);
+  else some_lanes<FmaF32Lanes<kAvx2>>(s[0], s[1], s[2], out, x.mask);
+  note_decoded_write(x, d.dst);
   x.latency = timing::kAluLatency;
 }
+void exec_fma_f32(ExecContext& x) { fma_f32_form<false>(x); }
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void exec_fma_f32_avx2(ExecContext& x) { fma_f32_form<true>(x); }
+#else
+void exec_fma_f32_avx2(ExecContext& x) { fma_f32_form<false>(x); }
+#endif
 
 ExecFn fma_f32_form() {
   if (!cpu_has_fma()) return alu_form_fn<Op::fma, Type::f32>();
-  return kHaveAvx2Forms && cpu_has_avx2() ? exec_fma_f32<true> : exec_fma_f32<false>;
+  return kHaveAvx2Forms && cpu_has_avx2() ? exec_fma_f32_avx2 : exec_fma_f32;
 }
-bool is_fma_f32_hw(ExecFn fn) { return fn == exec_fma_f32<true> || fn == exec_fma_f32<false>; }
+bool is_fma_f32_hw(ExecFn fn) { return fn == exec_fma_f32_avx2 || fn == exec_fma_f32; }
 
 // The integer and predicate types the decoded forms cover; others take the general path.
 template <Op kOp>
@@ -470,6 +494,7 @@ ExecFn select_alu(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kern
   if (!fn || (is_fma_f32_hw(fn) && nsrc != 3)) return nullptr;
   for (size_t i = 0; i < nsrc; ++i)
     if (!form.src[i].is_reg) form.src[i].lanes = p.constant_lanes(k, in, in.operands[1 + i]);
+  for (size_t i = nsrc; i < form.src.size(); ++i) form.src[i] = {false, ir::kNone, kZeroLanes};  // unused: zeros
   form.dst_source = DecodedInst::kDstIsNoSource;
   for (size_t i = 0; i < nsrc; ++i)
     if (form.src[i].is_reg && form.src[i].reg == form.dst)

@@ -351,9 +351,10 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
 [[gnu::always_inline]] inline void global_form(ExecContext& x) {
   Cta& c = x.cta;
   const DecodedInst& d = x.dec;
+  const Warp& w = x.warp;
   const uint32_t vec = d.vec, bytes = kElem * vec;
   const uint32_t mask = x.mask;
-  const uint64_t* base = c.reg_lanes(x.warp.id, d.src[0].reg);
+  const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
   // The buffer of the first active lane's address; every lane must be inside it.
   const uint64_t buffer = ((base[std::countr_zero(mask)] + uint64_t(d.offset)) >> 44) - 1;
   const GlobalMemory& global = *c.launch.global;
@@ -371,11 +372,16 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     exec_memory(x);
     return;
   }
+  uint32_t written_in_all = w.written[d.src[0].reg];
   if (kStore)
-    for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], mask);
-  check_register_read(x, d.src[0].reg, mask);
+    for (uint32_t v = 0; v < vec; ++v) written_in_all &= w.written[d.data_regs[v]];
+  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]] {
+    if (kStore)
+      for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], mask);
+    check_register_read(x, d.src[0].reg, mask);
+  }
   for (uint32_t v = 0; v < vec; ++v) {
-    uint64_t* r = c.reg_lanes(x.warp.id, d.data_regs[v]);
+    uint64_t* r = w.regs + 32 * size_t(d.data_regs[v]);
     uint8_t* at = data + v * kElem;
     const auto lane = [&](uint32_t l) {
       if constexpr (kStore) store_bytes(at + off[l], r[l], kElem);
@@ -390,7 +396,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     }
   }
   if (!kStore)
-    for (uint32_t v = 0; v < vec; ++v) note_register_write(x, d.data_regs[v], mask);
+    for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
   if (!c.trace) {
     x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
     return;

@@ -19,15 +19,29 @@ void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_
   trace_event(cta, kind, cycle, warp, inst, 0, index, addr);
 }
 
+namespace {
+
+// bra, decoded (select_control): the target pc is looked up once, not on every issue.
+void exec_bra(ExecContext& x) {
+  x.warp.set_pc(x.mask, x.dec.branch_target);
+  // Lanes whose guard was false fall through (the scheduler advances at_pc & ~mask).
+  x.branch_handled = true;
+}
+
+}  // namespace
+
+ExecFn select_control(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel&) {
+  if (in.op != Op::bra) return nullptr;
+  d.branch_target = p.label_target[in.operands[0].id];
+  return exec_bra;
+}
+
 void exec_control(ExecContext& x) {
   Warp& w = x.warp;
   switch (x.inst.op) {
-    case Op::bra: {
-      w.set_pc(x.mask, x.cta.program->label_target[x.inst.operands[0].id]);
-      // Lanes whose guard was false fall through (the scheduler advances at_pc & ~mask).
-      x.branch_handled = true;
+    case Op::bra:  // decoded to exec_bra (select_control), which has its target at hand
+      exec_bra(x);
       break;
-    }
     case Op::ret:
     case Op::exit:
       w.exited |= x.mask;

@@ -47,9 +47,13 @@ struct Warp {
   // pc run first (min-PC reconvergence) until they meet again.
   bool uniform = true;
   uint32_t upc = 0;
-  std::array<uint32_t, 32> pc{};
   uint32_t exited = 0;            // lanes that finished
   uint32_t present = 0;           // lanes that exist (a partial last warp has fewer)
+  // This warp's rows of Cta::regs and Cta::written (register r's lanes at regs + 32 * r, its
+  // written lanes at written[r]), so that the hot exec forms find an operand without a
+  // multiply. Set by reset_cta once those tables have their size for the kernel.
+  uint64_t* regs = nullptr;
+  uint32_t* written = nullptr;
 
   uint32_t live() const { return present & ~exited; }
   // The pc to run next and the live lanes at it.
@@ -104,6 +108,9 @@ struct Warp {
   std::vector<uint32_t> uncommitted_regs;
   uint64_t uncommitted_complete_at = 0;
   std::vector<Group> groups;
+  // The per-lane pcs (see uniform), last: the fields that every issue reads then share the
+  // first cache line of a Warp.
+  std::array<uint32_t, 32> pc{};
 };
 
 struct Mbarrier {
@@ -161,7 +168,9 @@ struct Cta {
   // it issues on its scheduler (warp % 4) once that is free, so the next warp to issue is
   // the one with the smallest (max(ready_key, scheduler_free[warp % 4]), warp). Each
   // scheduler caches its own best warp and rescans its warps only when one of them or its
-  // busy time changed; the pick is then a minimum of 4. A CTA has at most 32 warps
+  // busy time changed; the pick is then a minimum of 4. (The AVX2 build of the scheduler
+  // loop brings the issuing warp's scheduler up to date as the warp issues: cta.cpp,
+  // push_issued_avx2.) A CTA has at most 32 warps
   // (ir::verify), so a scheduler has at most 8: its keys sit side by side,
   // ready_key[warp % 4][warp / 4], and a rescan is one fixed-length pass (absent warps
   // kNotReady).

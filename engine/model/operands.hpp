@@ -63,4 +63,18 @@ void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, u
   if ((c.written[slot] & mask) != mask || c.wgmma_acc[slot]) check_register_read_slow(x, reg, mask);
 }
 
+// The same rules for the decoded forms (decode.hpp), whose registers the decoder has looked
+// at: where none of them can be a wgmma accumulator (DecodedInst::no_wgmma_regs), reading is
+// fine when every running lane has been written in every source, and writing only marks the
+// lanes written. `written_in_all` is the AND of the sources' Warp::written; when this says
+// there may be more to do, the caller runs check_register_read on each source in operand
+// order, which reports exactly what it always did.
+[[gnu::always_inline]] inline bool decoded_reads_need_checks(const ExecContext& x, uint32_t written_in_all) {
+  return (written_in_all & x.mask) != x.mask || !x.dec.no_wgmma_regs;
+}
+[[gnu::always_inline]] inline void note_decoded_write(ExecContext& x, uint32_t reg) {
+  if (x.dec.no_wgmma_regs && !x.cta.trace) x.warp.written[reg] |= x.mask;
+  else note_register_write(x, reg, x.mask);
+}
+
 }  // namespace gs::model

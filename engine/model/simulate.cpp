@@ -81,6 +81,10 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.written.assign(size_t(nwarps) * c.nregs, 0);
   c.wgmma_acc.assign(size_t(nwarps) * c.nregs, 0);
   c.reg_pending.assign(size_t(nwarps) * c.nregs, 0);
+  for (Warp& w : c.warps) {
+    w.regs = c.regs.data() + size_t(w.id) * c.nregs * 32;
+    w.written = c.written.data() + size_t(w.id) * c.nregs;
+  }
   c.smem.assign(k.smem_bytes(), 0);
   c.smem_word_state.assign((k.smem_bytes() + 3) / 4, SmemWord{});
   c.barrier_epoch = 0;
