@@ -30,7 +30,7 @@
 // their colour, each draw call's rectangles are moved to even places with zero-area triangles
 // between (align_rect_pairs) and lines are not anti-aliased except in plots (theme.cpp).
 // Together these took a frame of the issue's benchmark from 141 to 76 million instructions
-// (callgrind) and its mean frame time down by about 30% (docs/results/2026-11-22-dev, "Third
+// (callgrind) and its mean frame time down by about 30% (docs/results/2026-11-22-dev, "Fifth
 // session"). The span code samples scaled text
 // (not 1:1, so not drawn as runs) a texel apart from the general path at some texel edges:
 // both are correct nearest sampling, and the tests compare like with like.
