@@ -268,6 +268,7 @@ bool Renderer::init() {
   font_texture_ = new_pixel_texture();
   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, texture_width, texture_height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
                white_with_alpha(coverage.data(), coverage.size()));
+  rgba_ = {};  // ~20 MB for the whole texture; frames widen only the cache rows they change
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(font_texture_)));
 
   glGenVertexArrays(1, &vao_);
