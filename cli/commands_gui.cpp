@@ -53,9 +53,9 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   struct Opts {
     std::string screenshot, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme;
     std::vector<std::string> views, mistakes, imports;
-    int frames = 4, steps = 0;
+    int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
-    bool frame_stats = false, whole_grid = false, no_settings = false, no_text_runs = false;
+    bool frame_stats = false, whole_grid = false, no_settings = false, no_text_runs = false, no_damage = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")->type_name("FILE");
@@ -76,6 +76,8 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_flag("--frame-stats", o->frame_stats, "Print the mean and p95 frame time (headless)");
   cmd->add_option("--state-json", o->state_json, "Write the data behind every view as JSON (headless)")->type_name("FILE");
   cmd->add_option("--steps", o->steps, "Step the playback this many times before rendering");
+  cmd->add_option("--steps-per-frame", o->steps_per_frame,
+                  "Headless: step the playback this many times at the start of every frame (frames while playing)");
   cmd->add_option("--step-unit", o->step_unit,
                   "Unit of --steps: event, instruction (default), warp-instruction, k-iteration, barrier-phase");
   cmd->add_option("--select-line", o->select_line, "Select this PTX line (1-based) and jump to its next execution");
@@ -85,6 +87,8 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_flag("--whole-grid", o->whole_grid, "Run the whole grid on the model when opening (a verdict), not one CTA");
   cmd->add_flag("--no-settings", o->no_settings, "Neither read nor write the saved settings and layout");
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
+  cmd->add_flag("--no-damage", o->no_damage, "Draw every frame in full, not only what changed (same pixels, slower)")
+      ->group("");
   cmd->callback([o, io, &exit_code] {
 #ifdef GEMMSCOPE_HAVE_GUI
     gui::AppOptions a;
@@ -112,6 +116,10 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.state_json = o->state_json;
     if (o->steps < 0) throw kernels::ConfigError(fmt::format("--steps {} is negative: use 0 or more", o->steps));
     a.steps = o->steps;
+    if (o->steps_per_frame < 0)
+      throw kernels::ConfigError(fmt::format("--steps-per-frame {} is negative: use 0 or more", o->steps_per_frame));
+    a.steps_per_frame = o->steps_per_frame;
+    a.damage = !o->no_damage;
     a.step_unit = parse_step_unit(o->step_unit);
     a.select_line = o->select_line;
     if (!o->theme.empty()) {

@@ -67,13 +67,11 @@ bool write_png(const std::string& path, int w, int h, std::string& error) {
   return true;
 }
 
-// Clears and draws the frame. Headless, it also waits for the drawing to finish, so that the
-// frame time includes the (software) rasterizer's work. A function of its own so that a
-// profiler can count just this part of a frame (callgrind --toggle-collect='*draw_opengl*').
+// Draws the frame. Headless, it also waits for the drawing to finish, so that the frame time
+// includes the (software) rasterizer's work. A function of its own so that a profiler can
+// count just this part of a frame (callgrind --toggle-collect='*draw_opengl*').
 [[gnu::noinline]] void draw_opengl(Renderer& renderer, ImVec4 clear, bool finish) {
-  glClearColor(clear.x, clear.y, clear.z, clear.w);
-  glClear(GL_COLOR_BUFFER_BIT);
-  renderer.render(ImGui::GetDrawData());
+  renderer.render(ImGui::GetDrawData(), clear);
   if (finish) glFinish();
 }
 
@@ -86,6 +84,10 @@ std::string& last_glfw_error() {
 
 int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats;
+  if (o.steps_per_frame < 0 || o.steps_per_frame > 1000000) {
+    err << fmt::format("gemmscope gui: --steps-per-frame {} is out of range: use 0 to 1000000\n", o.steps_per_frame);
+    return 2;
+  }
   if (o.frames < 1 || o.frames > 100000) {
     err << fmt::format("gemmscope gui: --frames {} is out of range: use 1 to 100000\n", o.frames);
     return 2;
@@ -182,6 +184,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   Renderer draw_gl;
   draw_gl.set_text_runs(o.text_runs);
+  draw_gl.set_damage_tracking(o.damage);
   if (!draw_gl.init()) {
     err << "gemmscope gui: cannot set up OpenGL drawing on " << renderer << ": " << draw_gl.error() << "\n";
     ImGui_ImplGlfw_Shutdown();
@@ -217,6 +220,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   // software under Xvfb), and presenting it (the swap, a copy to the X server under Xvfb).
   double ui_ms = 0.0, gl_ms = 0.0, swap_ms = 0.0;
   size_t vertices = 0;  // last frame's, from ImGui's draw data
+  double drawn_share = 0.0;  // summed over frames: the share of the window's pixels drawn
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
@@ -231,6 +235,8 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     last = t0;
     app.poll_jobs();
     if (!headless) app.advance_playing(dt);
+    for (int i = 0; i < o.steps_per_frame; ++i)
+      if (!app.step(o.step_unit, true)) break;
 
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -246,8 +252,12 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     glfwGetFramebufferSize(window, &fb_w, &fb_h);
     glViewport(0, 0, fb_w, fb_h);
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
+    for (const auto& [texture, version] : shell.image_versions()) draw_gl.set_image_version(texture, version);
     draw_opengl(draw_gl, ImVec4(bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f, 1.0f), headless);
-    if (frame >= 2) gl_ms += ms_since(gl0);
+    if (frame >= 2) {
+      gl_ms += ms_since(gl0);
+      drawn_share += double(draw_gl.stats().drawn_pixels) / std::max(1.0, double(fb_w) * double(fb_h));
+    }
     const bool last_frame = headless && frame + 1 >= o.frames;
     double png_ms = 0.0;  // writing the screenshot is not part of the frame's time
     if (last_frame && !o.screenshot.empty()) {
@@ -296,6 +306,10 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
           "{} of them opaque fills and {} blended fills)\n",
           ui_ms / s.frames, gl_ms / s.frames, swap_ms / s.frames, draw_gl.stats().commands, vertices,
           draw_gl.stats().draws, draw_gl.stats().opaque_draws, draw_gl.stats().solid_draws);
+    if (s.frames > 0)
+      out << fmt::format("damage: {:.1f}% of the window drawn per frame ({}; last frame {} of {} tiles changed)\n",
+                         100.0 * drawn_share / s.frames, o.damage ? "changed tiles only" : "tracking off",
+                         draw_gl.stats().dirty_tiles, draw_gl.stats().tiles);
     const TextRunStats& t = draw_gl.stats().text;
     if (s.frames > 0)
       out << fmt::format(

@@ -24,6 +24,7 @@ struct AppOptions {
   bool frame_stats = false;        // print mean and p95 frame time
   std::string state_json;          // write AppState::describe() here after the last frame
   int steps = 0;                   // playback steps before rendering
+  int steps_per_frame = 0;         // headless: playback steps at the start of every frame
   StepUnit step_unit = StepUnit::instruction;
   uint32_t select_line = 0;        // a PTX line to select (1-based; 0: none)
   std::optional<Theme> theme;
@@ -31,6 +32,7 @@ struct AppOptions {
   bool whole_grid = false;         // open with the whole grid run (a verdict), not one CTA
   bool use_settings = true;        // false: defaults, nothing read or written (tests)
   bool text_runs = true;           // false: every glyph drawn as its own quad (same pixels)
+  bool damage = true;              // false: every frame drawn in full (same pixels; damage.hpp)
 };
 
 // Frame-time figures of a run (headless), in milliseconds.

@@ -3,7 +3,11 @@
 #include "gui/widgets/raster_image.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -71,6 +75,28 @@ layout(location = 0) out vec4 out_color;
 void main() { out_color = frag_color; }
 )";
 
+// The kept frame to the window: a texture fetch and nothing else, drawn without blending
+// through nearest sampling at one texel per pixel, which llvmpipe (lp_linear_fastpath.c,
+// LP_FS_KIND_BLIT_RGBA) recognises and copies row by row instead of shading; glBlitFramebuffer
+// went through a shaded quad, 25 million instructions for 1600x1000.
+const char* const kVertexCopy = R"(#version 330 core
+layout(location = 0) in vec2 position;
+layout(location = 1) in vec2 uv;
+uniform mat4 projection;
+out vec2 frag_uv;
+void main() {
+  frag_uv = uv;
+  gl_Position = projection * vec4(position, 0.0, 1.0);
+}
+)";
+
+const char* const kFragmentCopy = R"(#version 330 core
+in vec2 frag_uv;
+uniform sampler2D frame;
+layout(location = 0) out vec4 out_color;
+void main() { out_color = texture(frame, frag_uv); }
+)";
+
 std::string info_log(GLuint object, bool program) {
   GLint length = 0;
   if (program) glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
@@ -116,6 +142,11 @@ GLuint link(const char* vertex, const char* fragment, std::string& error) {
     return 0;
   }
   return program;
+}
+
+// Orthographic projection of a display rectangle (y down, as ImGui's) onto clip space.
+std::array<float, 16> ortho(float l, float r, float t, float b) {
+  return {2.0f / (r - l), 0, 0, 0, 0, 2.0f / (t - b), 0, 0, 0, 0, -1.0f, 0, (r + l) / (l - r), (t + b) / (b - t), 0, 1.0f};
 }
 
 float triangle_area(const ImDrawVert& a, const ImDrawVert& b, const ImDrawVert& c) {
@@ -228,9 +259,9 @@ unsigned align_rect_pairs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned 
 
 bool Renderer::init() {
   error_.clear();
-  const char* vertex[2] = {kVertexPlain, kVertexTextured};
-  const char* fragment[2] = {kFragmentPlain, kFragmentTextured};
-  for (int k = 0; k < 2; ++k) {
+  const char* vertex[3] = {kVertexPlain, kVertexTextured, kVertexCopy};
+  const char* fragment[3] = {kFragmentPlain, kFragmentTextured, kFragmentCopy};
+  for (int k = 0; k < 3; ++k) {
     program_[k] = link(vertex[k], fragment[k], error_);
     if (!program_[k]) {
       shutdown();
@@ -241,6 +272,8 @@ bool Renderer::init() {
   const GLuint textured = program_[1];
   glUseProgram(textured);
   glUniform1i(glGetUniformLocation(textured, "atlas"), 0);
+  glUseProgram(program_[2]);
+  glUniform1i(glGetUniformLocation(program_[2], "frame"), 0);
 
   uv_scale_loc_ = glGetUniformLocation(textured, "uv_scale");
 
@@ -309,72 +342,150 @@ void Renderer::shutdown() {
   if (vbo_) glDeleteBuffers(1, &vbo_);
   if (ebo_) glDeleteBuffers(1, &ebo_);
   if (font_texture_) glDeleteTextures(1, &font_texture_);
+  if (frame_fbo_) glDeleteFramebuffers(1, &frame_fbo_);
+  if (frame_texture_) glDeleteTextures(1, &frame_texture_);
+  frame_fbo_ = frame_texture_ = 0;
+  frame_width_ = frame_height_ = 0;
   for (unsigned& program : program_)
     if (program) glDeleteProgram(program);
   vao_ = vbo_ = ebo_ = font_texture_ = 0;
-  program_[0] = program_[1] = 0;
+  program_[0] = program_[1] = program_[2] = 0;
   if (ImGui::GetCurrentContext()) ImGui::GetIO().Fonts->SetTexID(nullptr);
 }
 
-void Renderer::render(const ImDrawData* data) {
+void Renderer::set_image_version(ImTextureID texture, uint64_t version) {
+  for (auto& [id, v] : image_versions_) {
+    if (id == texture) {
+      v = version;
+      return;
+    }
+  }
+  image_versions_.push_back({texture, version});
+}
+
+bool Renderer::keep_framebuffer(int w, int h) {
+  if (frame_fbo_ && frame_width_ == w && frame_height_ == h) return true;
+  if (!frame_fbo_) glGenFramebuffers(1, &frame_fbo_);
+  if (!frame_texture_) frame_texture_ = new_pixel_texture();
+  glBindTexture(GL_TEXTURE_2D, frame_texture_);
+  // BGRA data makes Mesa store it as B8G8R8A8, the one format llvmpipe copies to the window
+  // with a memcpy (copy_frame).
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA, w, h, 0, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+  glBindFramebuffer(GL_FRAMEBUFFER, frame_fbo_);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, frame_texture_, 0);
+  const bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  frame_width_ = ok ? w : 0;
+  frame_height_ = ok ? h : 0;
+  damage_.invalidate();  // the new texture holds nothing yet
+  return ok;
+}
+
+void Renderer::prepare_draws(const ImDrawList* list, ListCopy& copy, int fb_height, bool top_down, ImVec2 clip_off,
+                             ImVec2 clip_scale) {
+  const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
+  const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
+  copy.draw_idx.clear();
+  copy.draws.clear();
+  for (int c = 0; c < list->CmdBuffer.Size; ++c) {
+    const ImDrawCmd& cmd = list->CmdBuffer[c];
+    if (cmd.UserCallback) {
+      copy.draws.push_back(Draw{c, DrawKind::texture, 0, 0, {}});
+      continue;
+    }
+    // The clip rectangle as the scissor box OpenGL gets (y up, or down for the kept frame,
+    // which is drawn upside down: copy_frame); commands that clip everything away draw nothing.
+    const float x0 = (cmd.ClipRect.x - clip_off.x) * clip_scale.x;
+    const float y0 = (cmd.ClipRect.y - clip_off.y) * clip_scale.y;
+    const float x1 = (cmd.ClipRect.z - clip_off.x) * clip_scale.x;
+    const float y1 = (cmd.ClipRect.w - clip_off.y) * clip_scale.y;
+    if (x1 <= x0 || y1 <= y0) continue;
+    ++stats_.commands;
+    const int sx = int(x0), sy = top_down ? int(y0) : int(float(fb_height) - y1);
+    const PixelRect scissor{sx, sy, sx + int(x1 - x0), sy + int(y1 - y0)};
+    const ImDrawVert* vtx = copy.vtx.data() + cmd.VtxOffset;
+    const ImDrawIdx* idx = copy.idx.data() + copy.first[size_t(c)];
+    const unsigned triangles = unsigned(copy.count[size_t(c)] / 3);
+    auto add = [&](DrawKind kind, unsigned first, unsigned count) {
+      const size_t start = copy.draw_idx.size();
+      const unsigned drawn = align_rect_pairs(vtx, idx + 3 * size_t(first), count, copy.draw_idx);
+      copy.draws.push_back(Draw{c, kind, start, 3 * size_t(drawn), scissor});
+    };
+    if (cmd.TextureId != font_id) {  // an image: only the textured program shows it
+      add(DrawKind::texture, 0, triangles);
+      continue;
+    }
+    split_draw_runs(vtx, idx, triangles, white, runs_);
+    for (const DrawRun& run : runs_) add(run.kind, run.first, run.count);
+  }
+}
+
+bool Renderer::hash_draws(const ImDrawData* data) {
+  const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
+  const ImVec2 off = data->DisplayPos, scale = data->FramebufferScale;
+  for (int n = 0; n < data->CmdListsCount; ++n) {
+    const ImDrawList* list = data->CmdLists[n];
+    const ListCopy& copy = lists_[size_t(n)];
+    for (const Draw& d : copy.draws) {
+      const ImDrawCmd& cmd = list->CmdBuffer[d.cmd];
+      if (cmd.UserCallback) {
+        if (cmd.UserCallback == ImDrawCallback_ResetRenderState) continue;
+        return false;
+      }
+      // What the draw's pixels depend on besides its vertices: program and blending, texture
+      // (an image's content by its version; the font texture's atlas never changes, and a
+      // run's texels in the cache below it stay as composed until the cache is emptied, when
+      // the runs move and so their uvs change) and scissor.
+      uint64_t version = frame_;  // unknown images: drawn every frame
+      if (cmd.TextureId == font_id) version = 0;
+      for (const auto& [id, v] : image_versions_)
+        if (id == cmd.TextureId) version = v;
+      uint64_t state = damage_mix(uint64_t(d.kind), uint64_t(reinterpret_cast<intptr_t>(cmd.TextureId)));
+      state = damage_mix(state, version);
+      state = damage_mix(state, uint64_t(uint32_t(d.scissor.x0)) << 32 | uint32_t(d.scissor.y0));
+      state = damage_mix(state, uint64_t(uint32_t(d.scissor.x1)) << 32 | uint32_t(d.scissor.y1));
+      const ImDrawVert* vtx = copy.vtx.data() + cmd.VtxOffset;
+      const ImDrawIdx* idx = copy.draw_idx.data() + d.first;
+      for (size_t t = 0; t < d.count; t += 3) {
+        const ImDrawIdx i0 = idx[t], i1 = idx[t + 1], i2 = idx[t + 2];
+        if (i0 == i1 && i1 == i2) continue;  // align_rect_pairs' padding: no pixels
+        uint64_t h = state;
+        float x0 = vtx[i0].pos.x, x1 = x0, y0 = vtx[i0].pos.y, y1 = y0;
+        for (const ImDrawIdx i : {i0, i1, i2}) {
+          const ImDrawVert& v = vtx[i];
+          uint64_t pos = 0, uv = 0;
+          std::memcpy(&pos, &v.pos, sizeof pos);
+          std::memcpy(&uv, &v.uv, sizeof uv);
+          h = damage_mix(damage_mix(damage_mix(h, pos), uv), v.col);
+          x0 = std::min(x0, v.pos.x);
+          x1 = std::max(x1, v.pos.x);
+          y0 = std::min(y0, v.pos.y);
+          y1 = std::max(y1, v.pos.y);
+        }
+        // To pixels of the kept frame (y down, as ImGui's), a pixel wider each way than the
+        // rasterizer can reach, then clipped by the scissor.
+        const float fx0 = std::max((x0 - off.x) * scale.x - 1.0f, float(d.scissor.x0));
+        const float fx1 = std::min((x1 - off.x) * scale.x + 1.0f, float(d.scissor.x1 - 1));
+        const float fy0 = std::max((y0 - off.y) * scale.y - 1.0f, float(d.scissor.y0));
+        const float fy1 = std::min((y1 - off.y) * scale.y + 1.0f, float(d.scissor.y1 - 1));
+        damage_.add(fx0, fy0, fx1, fy1, h);
+      }
+    }
+  }
+  return true;
+}
+
+void Renderer::render(const ImDrawData* data, ImVec4 clear) {
   stats_ = RenderStats{};
+  ++frame_;
   if (!data || !vao_) return;
   const int fb_width = int(data->DisplaySize.x * data->FramebufferScale.x);
   const int fb_height = int(data->DisplaySize.y * data->FramebufferScale.y);
   if (fb_width <= 0 || fb_height <= 0) return;
 
-  glEnable(GL_BLEND);
-  glBlendEquation(GL_FUNC_ADD);
-  glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-  glDisable(GL_CULL_FACE);
-  glDisable(GL_DEPTH_TEST);
-  glDisable(GL_STENCIL_TEST);
-  glEnable(GL_SCISSOR_TEST);
-  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-  glViewport(0, 0, fb_width, fb_height);
-
-  // Orthographic projection of ImGui's display rectangle (y down) onto clip space.
-  const float l = data->DisplayPos.x, r = l + data->DisplaySize.x;
-  const float t = data->DisplayPos.y, b = t + data->DisplaySize.y;
-  const float projection[16] = {2.0f / (r - l), 0, 0, 0, 0, 2.0f / (t - b), 0, 0, 0, 0, -1.0f, 0,
-                                (r + l) / (l - r), (t + b) / (b - t), 0, 1.0f};
-  for (int k = 0; k < 2; ++k) {
-    glUseProgram(program_[k]);
-    glUniformMatrix4fv(projection_loc_[k], 1, GL_FALSE, projection);
-  }
-  glActiveTexture(GL_TEXTURE0);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
-
-  const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
-  const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
-  const GLenum index_type = sizeof(ImDrawIdx) == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
-  int bound = -1;  // the program in use: 0 fills, 1 textured; -1 unknown
-  bool blending = true;
-  ImTextureID bound_texture = nullptr;
-  auto use = [&](DrawKind kind, ImTextureID texture) {
-    const int k = kind == DrawKind::texture ? 1 : 0;
-    if (k != bound) glUseProgram(program_[k]);
-    bound = k;
-    const bool blend = kind != DrawKind::opaque;
-    if (blend != blending) {
-      if (blend) glEnable(GL_BLEND);
-      else glDisable(GL_BLEND);
-      blending = blend;
-    }
-    if (kind == DrawKind::texture && texture != bound_texture) {
-      glBindTexture(GL_TEXTURE_2D, GLuint(reinterpret_cast<intptr_t>(texture)));
-      bound_texture = texture;
-      // The font texture is taller than ImGui's atlas (the text-run cache lies below it);
-      // other textures are ImGui images with their own uv.
-      const ImVec2 scale = texture == font_id ? font_uv_scale_ : ImVec2(1.0f, 1.0f);
-      glUniform2f(uv_scale_loc_, scale.x, scale.y);
-    }
-  };
-
   // First every list's geometry with text as runs, which may compose new runs into the cache;
-  // then the cache's changed rows go up; then the drawing.
+  // then the cache's changed rows go up; then each list's draw calls.
+  const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
   const bool runs_on = text_runs_on_ && text_runs_.width() > 0;
   text_runs_.begin_frame();
   if (lists_.size() < size_t(data->CmdListsCount)) lists_.resize(size_t(data->CmdListsCount));
@@ -405,69 +516,162 @@ void Renderer::render(const ImDrawData* data) {
                     GL_UNSIGNED_BYTE,
                     white_with_alpha(text_runs_.image() + offset, size_t(row1 - row0) * size_t(text_runs_.width())));
   }
-  bound_texture = nullptr;
+  // Where to draw: into the kept frame, then copied to the window; with damage tracking only
+  // its changed tiles. (Straight into the window, all of it, if OpenGL has no framebuffer for
+  // it.) The kept frame is drawn upside down (copy_frame), where OpenGL's rule for pixels whose
+  // centre lies on a horizontal edge picks the other side: a few pixels at window corners, where
+  // two border strips meet, come out unlike in the window; the same whether damage tracking is
+  // on or off.
+  const bool kept = keep_framebuffer(fb_width, fb_height);
+  const bool damage = kept && damage_on_;
+  for (int n = 0; n < data->CmdListsCount; ++n)
+    prepare_draws(data->CmdLists[n], lists_[size_t(n)], fb_height, kept, data->DisplayPos, data->FramebufferScale);
+  full_.assign(1, PixelRect{0, 0, fb_width, fb_height});
+  const std::vector<PixelRect>* rects = &full_;
+  if (damage) {
+    uint64_t seed = damage_mix(uint64_t(fb_width) << 32 | uint32_t(fb_height), 0);
+    for (const float c : {clear.x, clear.y, clear.z, clear.w, data->DisplayPos.x, data->DisplayPos.y})
+      seed = damage_mix(seed, std::bit_cast<uint32_t>(c));
+    damage_.begin(fb_width, fb_height, seed);
+    if (!hash_draws(data)) damage_.invalidate();
+    // The emptied text-run cache is filled again from its start, so a run of other text can
+    // land where a run of the last frame was, and be drawn by the same quad: its uvs alone do
+    // not tell that the texels changed. (Rare: the cache holds thousands of runs.)
+    if (text_runs_.stats().clears != cache_clears_) damage_.invalidate();
+    cache_clears_ = text_runs_.stats().clears;
+    rects = &damage_.finish();
+    stats_.tiles = damage_.tiles();
+    stats_.dirty_tiles = damage_.dirty_tiles();
+    stats_.drawn_pixels = damage_.drawn_pixels();
+  } else {
+    stats_.tiles = stats_.dirty_tiles = 1;
+    stats_.drawn_pixels = (long long)fb_width * fb_height;
+  }
+  glBindFramebuffer(GL_FRAMEBUFFER, kept ? frame_fbo_ : 0);
+  glViewport(0, 0, fb_width, fb_height);
+  glEnable(GL_SCISSOR_TEST);
+  // The background in whole 8-bit steps: llvmpipe clears all of a framebuffer with one
+  // rounding of the colour and part of it (a scissor) by drawing, with another, and a tile kept
+  // from an earlier frame must match one cleared now (measured: 26 against 25 in blue).
+  const auto step = [](float c) { return std::round(std::clamp(c, 0.0f, 1.0f) * 255.0f) / 255.0f; };
+  glClearColor(step(clear.x), step(clear.y), step(clear.z), step(clear.w));
+  for (const PixelRect& r : *rects) {
+    glScissor(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
+    glClear(GL_COLOR_BUFFER_BIT);
+  }
+  if (!rects->empty()) draw_lists(data, *rects, kept);
+  if (kept) copy_frame(fb_width, fb_height);
+}
 
-  const ImVec2 clip_off = data->DisplayPos, clip_scale = data->FramebufferScale;
+void Renderer::copy_frame(int w, int h) {
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  glViewport(0, 0, w, h);
+  glDisable(GL_SCISSOR_TEST);
+  glDisable(GL_BLEND);
+  glUseProgram(program_[2]);
+  const float fw = float(w), fh = float(h);
+  glUniformMatrix4fv(projection_loc_[2], 1, GL_FALSE, ortho(0.0f, fw, 0.0f, fh).data());
+  glActiveTexture(GL_TEXTURE0);
+  glBindTexture(GL_TEXTURE_2D, frame_texture_);
+  // One rectangle over the window. The kept frame is drawn upside down (its texture row 0 holds
+  // the top of the window), so that it sits in memory as the window does and the copy is
+  // row for row; llvmpipe copies only then.
+  const ImDrawVert quad[4] = {{ImVec2(0, 0), ImVec2(0, 0), 0}, {ImVec2(fw, 0), ImVec2(1, 0), 0},
+                              {ImVec2(fw, fh), ImVec2(1, 1), 0}, {ImVec2(0, fh), ImVec2(0, 1), 0}};
+  const ImDrawIdx idx[6] = {0, 1, 2, 0, 2, 3};
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+  glBufferData(GL_ARRAY_BUFFER, sizeof quad, quad, GL_STREAM_DRAW);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof idx, idx, GL_STREAM_DRAW);
+  glDrawElements(GL_TRIANGLES, 6, sizeof(ImDrawIdx) == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT, nullptr);
+  glBindVertexArray(0);
+  glEnable(GL_BLEND);
+}
+
+void Renderer::draw_lists(const ImDrawData* data, const std::vector<PixelRect>& rects, bool top_down) {
+  glEnable(GL_BLEND);
+  glBlendEquation(GL_FUNC_ADD);
+  glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+  glDisable(GL_CULL_FACE);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_STENCIL_TEST);
+  glEnable(GL_SCISSOR_TEST);
+  glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+
+  const float top = data->DisplayPos.y, bottom = top + data->DisplaySize.y;
+  const std::array<float, 16> projection = ortho(data->DisplayPos.x, data->DisplayPos.x + data->DisplaySize.x,
+                                                 top_down ? bottom : top, top_down ? top : bottom);
+  for (int k = 0; k < 2; ++k) {
+    glUseProgram(program_[k]);
+    glUniformMatrix4fv(projection_loc_[k], 1, GL_FALSE, projection.data());
+  }
+  glActiveTexture(GL_TEXTURE0);
+  glBindVertexArray(vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, vbo_);
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, ebo_);
+
+  const ImTextureID font_id = ImGui::GetIO().Fonts->TexID;
+  const GLenum index_type = sizeof(ImDrawIdx) == 2 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
+  int bound = -1;  // the program in use: 0 fills, 1 textured; -1 unknown
+  bool blending = true;
+  ImTextureID bound_texture = nullptr;
+  auto use = [&](DrawKind kind, ImTextureID texture) {
+    const int k = kind == DrawKind::texture ? 1 : 0;
+    if (k != bound) glUseProgram(program_[k]);
+    bound = k;
+    const bool blend = kind != DrawKind::opaque;
+    if (blend != blending) {
+      if (blend) glEnable(GL_BLEND);
+      else glDisable(GL_BLEND);
+      blending = blend;
+    }
+    if (kind == DrawKind::texture && texture != bound_texture) {
+      glBindTexture(GL_TEXTURE_2D, GLuint(reinterpret_cast<intptr_t>(texture)));
+      bound_texture = texture;
+      // The font texture is taller than ImGui's atlas (the text-run cache lies below it);
+      // other textures are ImGui images with their own uv.
+      const ImVec2 scale = texture == font_id ? font_uv_scale_ : ImVec2(1.0f, 1.0f);
+      glUniform2f(uv_scale_loc_, scale.x, scale.y);
+    }
+  };
+
   for (int n = 0; n < data->CmdListsCount; ++n) {
     const ImDrawList* list = data->CmdLists[n];
     const ListCopy& copy = lists_[size_t(n)];
-    // The list's draws: each command's triangles in runs of one kind (split_draw_runs), each
-    // run with its rectangles moved to even places (align_rect_pairs), all in one index buffer.
-    draw_idx_.clear();
-    draws_.clear();
-    for (int c = 0; c < list->CmdBuffer.Size; ++c) {
-      const ImDrawCmd& cmd = list->CmdBuffer[c];
-      if (cmd.UserCallback) {
-        draws_.push_back(Draw{c, DrawKind::texture, 0, 0});
-        continue;
-      }
-      const ImDrawVert* vtx = copy.vtx.data() + cmd.VtxOffset;
-      const ImDrawIdx* idx = copy.idx.data() + copy.first[size_t(c)];
-      const unsigned triangles = unsigned(copy.count[size_t(c)] / 3);
-      auto add = [&](DrawKind kind, unsigned first, unsigned count) {
-        const size_t start = draw_idx_.size();
-        const unsigned drawn = align_rect_pairs(vtx, idx + 3 * size_t(first), count, draw_idx_);
-        draws_.push_back(Draw{c, kind, start, 3 * size_t(drawn)});
-      };
-      if (cmd.TextureId != font_id) {  // an image: only the textured program shows it
-        add(DrawKind::texture, 0, triangles);
-        continue;
-      }
-      split_draw_runs(vtx, idx, triangles, white, runs_);
-      for (const DrawRun& run : runs_) add(run.kind, run.first, run.count);
-    }
     glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(copy.vtx.size()) * GLsizeiptr(sizeof(ImDrawVert)), copy.vtx.data(),
                  GL_STREAM_DRAW);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(draw_idx_.size()) * GLsizeiptr(sizeof(ImDrawIdx)),
-                 draw_idx_.data(), GL_STREAM_DRAW);
-    int scissor_for = -1;  // the command whose clip rectangle is set
-    for (const Draw& d : draws_) {
-      const ImDrawCmd& cmd = list->CmdBuffer[d.cmd];
-      if (cmd.UserCallback) {
-        // ImGui's reset marker asks a back end to set its state again; ours is set per draw
-        // below, so only other callbacks run.
-        if (cmd.UserCallback != ImDrawCallback_ResetRenderState) cmd.UserCallback(list, &cmd);
-        bound = -1;
-        bound_texture = nullptr;
-        scissor_for = -1;
-        continue;
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, GLsizeiptr(copy.draw_idx.size()) * GLsizeiptr(sizeof(ImDrawIdx)),
+                 copy.draw_idx.data(), GL_STREAM_DRAW);
+    // Each rectangle in turn: they are disjoint, so every pixel still gets the list's draws
+    // once each, in order.
+    for (const PixelRect& area : rects) {
+      PixelRect scissor_set{-1, -1, -1, -1};
+      for (const Draw& d : copy.draws) {
+        const ImDrawCmd& cmd = list->CmdBuffer[d.cmd];
+        if (cmd.UserCallback) {
+          // ImGui's reset marker asks a back end to set its state again; ours is set per draw
+          // below, so only other callbacks run (a frame with one is drawn in full, once).
+          if (cmd.UserCallback != ImDrawCallback_ResetRenderState) cmd.UserCallback(list, &cmd);
+          bound = -1;
+          bound_texture = nullptr;
+          scissor_set = {-1, -1, -1, -1};
+          continue;
+        }
+        const PixelRect s{std::max(d.scissor.x0, area.x0), std::max(d.scissor.y0, area.y0),
+                          std::min(d.scissor.x1, area.x1), std::min(d.scissor.y1, area.y1)};
+        if (s.x1 <= s.x0 || s.y1 <= s.y0) continue;
+        if (s.x0 != scissor_set.x0 || s.y0 != scissor_set.y0 || s.x1 != scissor_set.x1 || s.y1 != scissor_set.y1) {
+          glScissor(s.x0, s.y0, s.x1 - s.x0, s.y1 - s.y0);
+          scissor_set = s;
+        }
+        use(d.kind, cmd.TextureId);
+        glDrawElementsBaseVertex(GL_TRIANGLES, GLsizei(d.count), index_type,
+                                 reinterpret_cast<void*>(d.first * sizeof(ImDrawIdx)), GLint(cmd.VtxOffset));
+        ++stats_.draws;
+        stats_.opaque_draws += d.kind == DrawKind::opaque;
+        stats_.solid_draws += d.kind == DrawKind::solid;
       }
-      const float x0 = (cmd.ClipRect.x - clip_off.x) * clip_scale.x;
-      const float y0 = (cmd.ClipRect.y - clip_off.y) * clip_scale.y;
-      const float x1 = (cmd.ClipRect.z - clip_off.x) * clip_scale.x;
-      const float y1 = (cmd.ClipRect.w - clip_off.y) * clip_scale.y;
-      if (x1 <= x0 || y1 <= y0) continue;
-      if (scissor_for != d.cmd) {
-        glScissor(GLint(x0), GLint(float(fb_height) - y1), GLsizei(x1 - x0), GLsizei(y1 - y0));
-        scissor_for = d.cmd;
-        ++stats_.commands;
-      }
-      use(d.kind, cmd.TextureId);
-      glDrawElementsBaseVertex(GL_TRIANGLES, GLsizei(d.count), index_type,
-                               reinterpret_cast<void*>(d.first * sizeof(ImDrawIdx)), GLint(cmd.VtxOffset));
-      ++stats_.draws;
-      stats_.opaque_draws += d.kind == DrawKind::opaque;
-      stats_.solid_draws += d.kind == DrawKind::solid;
     }
   }
   glBindVertexArray(0);

@@ -34,14 +34,29 @@
 // session"). The span code samples scaled text
 // (not 1:1, so not drawn as runs) a texel apart from the general path at some texel edges:
 // both are correct nearest sampling, and the tests compare like with like.
+//
+// The kept frame. Frames are drawn into a framebuffer of our own that lives from frame to
+// frame, and only its tiles that changed are drawn again (damage.hpp); then the whole of it is
+// copied to the window as one opaque rectangle of a B8G8R8A8 texture sampled 1:1 with a shader
+// that only fetches, which llvmpipe copies row by row (lp_linear_fastpath.c, "blit") instead of
+// shading: 5 million instructions for 1600x1000, where glBlitFramebuffer shaded a quad for 25
+// million. Row for row needs the kept frame upside down in OpenGL's terms (its first row is
+// the window's top), so the projection and scissors flip for it. A static frame of the
+// issue's benchmark now costs 17 million instructions in draw_opengl instead of 76; a frame
+// that steps one instruction, 34 (docs/results/2026-11-22-dev, "Sixth session"). Only the
+// text atlas stays RGBA: llvmpipe's span code for modulated B8G8R8A8 textures dropped glyphs
+// past the first tile of a rectangle when tried.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <imgui.h>
 
+#include "gui/app/damage.hpp"
 #include "gui/app/text_runs.hpp"
 
 namespace gs::gui {
@@ -81,6 +96,10 @@ struct RenderStats {
   size_t opaque_draws = 0;  // of which opaque fills without blending
   size_t solid_draws = 0;   // of which without texture, blended
   TextRunStats text;        // glyphs drawn as runs (gui/app/text_runs.hpp)
+  // Damage tracking (damage.hpp): tiles of the framebuffer, those that changed and were drawn,
+  // and the pixels drawn (the changed tiles' rectangles); all of them without damage tracking.
+  int tiles = 0, dirty_tiles = 0;
+  long long drawn_pixels = 0;
 };
 
 class Renderer {
@@ -89,34 +108,60 @@ class Renderer {
   // and a built ImGui context. Returns false (with a message in error()) when OpenGL fails.
   bool init();
   void shutdown();
-  void render(const ImDrawData* data);
+  // Draws the frame on a background of `clear` into the window's framebuffer (bound as 0).
+  void render(const ImDrawData* data, ImVec4 clear);
   const RenderStats& stats() const { return stats_; }
   const std::string& error() const { return error_; }
   // Draw each glyph as ImGui made it instead of as runs (the pixels are the same; for
   // comparing the two and measuring).
   void set_text_runs(bool on) { text_runs_on_ = on; }
+  // Draw only the tiles that changed since the last frame (damage.hpp), keeping the frame in a
+  // framebuffer of our own between frames; off, every frame is drawn in full straight into
+  // the window (the pixels are the same; for comparing the two and measuring).
+  void set_damage_tracking(bool on) { damage_on_ = on; }
+  // The content of an image texture the UI draws changed `version` times (RasterImage::
+  // uploads()). Tiles showing an image whose version is not known are drawn every frame.
+  void set_image_version(ImTextureID texture, uint64_t version);
 
  private:
-  // One draw list as drawn: a copy of its vertices (runs rewrite some), its indices with the
-  // runs' glyphs dropped, and each command's range in them.
-  struct ListCopy {
-    std::vector<ImDrawVert> vtx;
-    std::vector<ImDrawIdx> idx;
-    std::vector<size_t> first, count;  // by command: indices
-  };
-
   // One draw call: a run of one command's triangles, or a command's callback (count 0).
   struct Draw {
     int cmd;
     DrawKind kind;
-    size_t first, count;  // indices in draw_idx_
+    size_t first, count;  // indices in ListCopy::draw_idx
+    PixelRect scissor;    // the command's clip rectangle in framebuffer pixels (y up)
   };
+
+  // One draw list as drawn: a copy of its vertices (runs rewrite some), its indices with the
+  // runs' glyphs dropped, and each command's range in them; then its draw calls, each a run of
+  // one kind (split_draw_runs) with its rectangles at even places (align_rect_pairs), and
+  // their indices.
+  struct ListCopy {
+    std::vector<ImDrawVert> vtx;
+    std::vector<ImDrawIdx> idx;
+    std::vector<size_t> first, count;  // by command: indices
+    std::vector<ImDrawIdx> draw_idx;
+    std::vector<Draw> draws;
+  };
+
+  // `top_down`: for the kept frame, drawn upside down (copy_frame).
+  void prepare_draws(const ImDrawList* list, ListCopy& copy, int fb_height, bool top_down, ImVec2 clip_off,
+                     ImVec2 clip_scale);
+  // The tiles each draw reaches, hashed into damage_ (damage.hpp); false if a draw's effect is
+  // unknown (a callback) and the whole frame must be drawn.
+  bool hash_draws(const ImDrawData* data);
+  // The framebuffer kept between frames, made or resized for w x h; false if OpenGL cannot.
+  bool keep_framebuffer(int w, int h);
+  // The kept frame to the window's framebuffer (w x h), as one opaque textured rectangle.
+  void copy_frame(int w, int h);
+  // Every list's draws, clipped to each of `rects` (disjoint) in turn.
+  void draw_lists(const ImDrawData* data, const std::vector<PixelRect>& rects, bool top_down);
 
   // The coverage texels widened to RGBA (255, 255, 255, coverage), in rgba_.
   const unsigned char* white_with_alpha(const unsigned char* coverage, size_t texels);
 
-  unsigned program_[2] = {0, 0};  // fills (opaque and solid), textured
-  int projection_loc_[2] = {-1, -1};
+  unsigned program_[3] = {0, 0, 0};  // fills (opaque and solid), textured, the kept frame's copy
+  int projection_loc_[3] = {-1, -1, -1};
   int uv_scale_loc_ = -1;
   unsigned font_texture_ = 0;
   ImVec2 font_uv_scale_{1.0f, 1.0f};  // the atlas's normalized uv to the taller font texture's
@@ -124,10 +169,16 @@ class Renderer {
   bool text_runs_on_ = true;
   std::vector<ListCopy> lists_;  // reused between frames
   unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
-  std::vector<DrawRun> runs_;  // reused between frames, as are the three below
-  std::vector<ImDrawIdx> draw_idx_;
-  std::vector<Draw> draws_;
+  std::vector<DrawRun> runs_;  // reused between frames, as is the one below
   std::vector<unsigned char> rgba_;
+  bool damage_on_ = true;
+  DamageTracker damage_;
+  std::vector<std::pair<ImTextureID, uint64_t>> image_versions_;
+  uint64_t frame_ = 0;
+  size_t cache_clears_ = 0;  // text_runs_' count when the kept frame was last drawn
+  unsigned frame_fbo_ = 0, frame_texture_ = 0;  // the kept frame (damage tracking)
+  int frame_width_ = 0, frame_height_ = 0;
+  std::vector<PixelRect> full_;  // the whole framebuffer as the one rectangle to draw
   RenderStats stats_;
   std::string error_;
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gui/app/theme.hpp"
@@ -26,6 +27,10 @@ class Shell {
   // Frees the OpenGL objects the views own (the fragments view's cell picture); call while the
   // context is still current.
   void release_gl() { fragment_cells_.release(); }
+  // The images the views draw, each with the number of times its content changed.
+  std::vector<std::pair<ImTextureID, uint64_t>> image_versions() const {
+    return {{fragment_cells_.texture_id(), fragment_cells_.uploads()}};
+  }
 
  private:
   void draw_menu_bar();

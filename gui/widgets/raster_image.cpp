@@ -67,6 +67,7 @@ ImTextureID RasterImage::texture() {
       glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, GL_RGBA, GL_UNSIGNED_BYTE, pixels_.data());
     }
     uploaded_ = true;
+    ++uploads_;
   }
   return reinterpret_cast<ImTextureID>(intptr_t(texture_));
 }

@@ -42,6 +42,11 @@ class RasterImage {
   // Deletes the texture; call before the OpenGL context goes (the next texture() makes a new one).
   void release();
 
+  // The texture's name (0 before the first texture()) and how many times its content was
+  // uploaded: the renderer redraws what shows it when that count changes (damage.hpp).
+  ImTextureID texture_id() const { return reinterpret_cast<ImTextureID>(intptr_t(texture_)); }
+  uint64_t uploads() const { return uploads_; }
+
   int width() const { return width_; }
   int height() const { return height_; }
 
@@ -52,6 +57,7 @@ class RasterImage {
   bool valid_ = false;     // pixels_ holds the picture of key_
   bool uploaded_ = false;  // the texture holds pixels_
   unsigned texture_ = 0;
+  uint64_t uploads_ = 0;
   int texture_width_ = 0, texture_height_ = 0;
 };
 

@@ -200,6 +200,56 @@ TEST_CASE("text drawn as cached runs looks as text drawn glyph by glyph", "[gui]
   for (size_t i = 0; i < size_t(runs.w) * size_t(runs.h - status_bar) * 3; i += 3)
     differing += runs.rgb[i] != glyphs.rgb[i] || runs.rgb[i + 1] != glyphs.rgb[i + 1] || runs.rgb[i + 2] != glyphs.rgb[i + 2];
   CHECK(differing == 0);
+
+  // Nothing moved in the last frame, so damage tracking drew none of it (gui/app/damage.hpp).
+  CHECK(runs.output.find("last frame 0 of 400 tiles changed") != std::string::npos);
+}
+
+namespace {
+
+// The "damage:" line of --frame-stats: the mean share of the window drawn per frame, in percent.
+double drawn_percent(const Headless& h) {
+  const size_t at = h.output.find("damage: ");
+  double percent = -1.0;
+  if (at == std::string::npos || std::sscanf(h.output.c_str() + at, "damage: %lf%%", &percent) != 1) return -1.0;
+  return percent;
+}
+
+}  // namespace
+
+TEST_CASE("drawing only the tiles that changed gives the picture of drawing everything", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  // The playback steps at every frame, so frames change some tiles and keep the others from
+  // frames before; the text-heavy views (not the ladder, which shows the measured open time).
+  const std::string args =
+      "--kernel hopper_tma_wgmma_64 --steps 300 --steps-per-frame 3 --frames 12 --frame-stats --view ptx "
+      "--view transport --view warps --view smem --view tma --view fragments --view problems";
+  const Headless tracked = run_headless("damage-on", args);
+  const Headless full = run_headless("damage-off", args + " --no-damage");
+  INFO(tracked.output);
+  INFO(full.output);
+  REQUIRE(tracked.code == 0);
+  REQUIRE(full.code == 0);
+  REQUIRE(tracked.w == full.w);
+  REQUIRE(tracked.h == full.h);
+  REQUIRE(!tracked.rgb.empty());
+  // Both stepped to the same place.
+  CHECK(tracked.state["position"] == full.state["position"]);
+  CHECK(tracked.state["position"].get<int>() > 0);
+
+  // Most of each frame was kept from the one before; without tracking all of it was drawn.
+  const double tracked_percent = drawn_percent(tracked), full_percent = drawn_percent(full);
+  CHECK(tracked_percent > 0.0);
+  CHECK(tracked_percent < 50.0);
+  CHECK(full_percent == Approx(100.0));
+
+  const int status_bar = int(std::ceil(tracked.state["window"]["status_bar_height"].get<double>()));
+  REQUIRE(status_bar > 0);
+  size_t differing = 0;
+  for (size_t i = 0; i < size_t(tracked.w) * size_t(tracked.h - status_bar) * 3; i += 3)
+    differing += tracked.rgb[i] != full.rgb[i] || tracked.rgb[i + 1] != full.rgb[i + 1] ||
+                 tracked.rgb[i + 2] != full.rgb[i + 2];
+  CHECK(differing == 0);
 }
 
 TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gui][xvfb]") {
@@ -213,6 +263,9 @@ TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gu
   h = run_headless("bad-shape", "--kernel hopper_tma_wgmma_64 --m 100");
   CHECK(h.code == 2);
   CHECK(h.output.find("100") != std::string::npos);
+  h = run_headless("bad-steps-per-frame", "--kernel hopper_tma_wgmma_64 --steps-per-frame -3");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("-3") != std::string::npos);
 }
 
 TEST_CASE("without a display, gemmscope gui says how to run it headless and exits 1", "[gui]") {
