@@ -300,7 +300,7 @@ bool Renderer::init() {
     std::copy_n(pixels + size_t(y) * size_t(width), size_t(width), coverage.data() + size_t(y) * size_t(texture_width));
   font_texture_ = new_pixel_texture();
   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, texture_width, texture_height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
-               white_with_alpha(coverage.data(), coverage.size()));
+               white_with_alpha(coverage.data(), texture_width, texture_height, size_t(texture_width)));
   rgba_ = {};  // ~20 MB for the whole texture; frames widen only the cache rows they change
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(font_texture_)));
 
@@ -328,11 +328,15 @@ bool Renderer::init() {
   return true;
 }
 
-const unsigned char* Renderer::white_with_alpha(const unsigned char* coverage, size_t texels) {
-  rgba_.resize(4 * texels);
-  for (size_t i = 0; i < texels; ++i) {
-    rgba_[4 * i] = rgba_[4 * i + 1] = rgba_[4 * i + 2] = 255;
-    rgba_[4 * i + 3] = coverage[i];
+const unsigned char* Renderer::white_with_alpha(const unsigned char* coverage, int width, int height, size_t stride) {
+  rgba_.resize(4 * size_t(width) * size_t(height));
+  unsigned char* out = rgba_.data();
+  for (int y = 0; y < height; ++y) {
+    const unsigned char* row = coverage + size_t(y) * stride;
+    for (int x = 0; x < width; ++x, out += 4) {
+      out[0] = out[1] = out[2] = 255;
+      out[3] = row[x];
+    }
   }
   return rgba_.data();
 }
@@ -509,12 +513,16 @@ void Renderer::render(const ImDrawData* data, ImVec4 clear) {
   }
   stats_.text = text_runs_.stats();
   glBindTexture(GL_TEXTURE_2D, font_texture_);
-  if (int row0 = 0, row1 = 0; text_runs_.take_dirty_rows(row0, row1)) {
+  if (text_runs_.take_dirty(cache_dirty_)) {
     const int atlas_height = ImGui::GetIO().Fonts->TexHeight;
-    const size_t offset = size_t(row0) * size_t(text_runs_.width());
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, atlas_height + row0, text_runs_.width(), row1 - row0, GL_RGBA,
-                    GL_UNSIGNED_BYTE,
-                    white_with_alpha(text_runs_.image() + offset, size_t(row1 - row0) * size_t(text_runs_.width())));
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    for (const TextRunCache::Rect& r : cache_dirty_) {
+      const size_t stride = size_t(text_runs_.width());
+      const unsigned char* first = text_runs_.image() + size_t(r.y) * stride + size_t(r.x);
+      glTexSubImage2D(GL_TEXTURE_2D, 0, r.x, atlas_height + r.y, r.w, r.h, GL_RGBA, GL_UNSIGNED_BYTE,
+                      white_with_alpha(first, r.w, r.h, stride));
+    }
   }
   // Where to draw: into the kept frame, then copied to the window; with damage tracking only
   // its changed tiles. (Straight into the window, all of it, if OpenGL has no framebuffer for

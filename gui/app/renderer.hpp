@@ -157,8 +157,9 @@ class Renderer {
   // Every list's draws, clipped to each of `rects` (disjoint) in turn.
   void draw_lists(const ImDrawData* data, const std::vector<PixelRect>& rects, bool top_down);
 
-  // The coverage texels widened to RGBA (255, 255, 255, coverage), in rgba_.
-  const unsigned char* white_with_alpha(const unsigned char* coverage, size_t texels);
+  // width x height coverage texels (rows `stride` apart) widened to RGBA (255, 255, 255,
+  // coverage), packed in rgba_.
+  const unsigned char* white_with_alpha(const unsigned char* coverage, int width, int height, size_t stride);
 
   unsigned program_[3] = {0, 0, 0};  // fills (opaque and solid), textured, the kept frame's copy
   int projection_loc_[3] = {-1, -1, -1};
@@ -171,6 +172,7 @@ class Renderer {
   unsigned vao_ = 0, vbo_ = 0, ebo_ = 0;
   std::vector<DrawRun> runs_;  // reused between frames, as is the one below
   std::vector<unsigned char> rgba_;
+  std::vector<TextRunCache::Rect> cache_dirty_;
   bool damage_on_ = true;
   DamageTracker damage_;
   std::vector<std::pair<ImTextureID, uint64_t>> image_versions_;

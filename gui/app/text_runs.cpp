@@ -39,7 +39,7 @@ void TextRunCache::reset(CoverageAtlas atlas, int width, int height) {
   height_ = std::max(height, 0);
   image_.resize(size_t(width_) * size_t(height_));
   clear_cache();
-  dirty_begin_ = dirty_end_ = 0;  // the caller uploads the empty cache with the atlas
+  dirty_.clear();  // the caller uploads the empty cache with the atlas
   stats_ = TextRunStats{};
 }
 
@@ -49,8 +49,7 @@ void TextRunCache::clear_cache() {
   entries_.clear();
   next_shelf_y_ = 0;
   full_ = false;
-  dirty_begin_ = 0;
-  dirty_end_ = height_;
+  dirty_.assign(1, Rect{0, 0, width_, height_});
   ++stats_.clears;
 }
 
@@ -59,12 +58,10 @@ void TextRunCache::begin_frame() {
   stats_ = TextRunStats{.clears = stats_.clears};  // the rest counts this frame
 }
 
-bool TextRunCache::take_dirty_rows(int& begin, int& end) {
-  if (dirty_end_ <= dirty_begin_) return false;
-  begin = dirty_begin_;
-  end = dirty_end_;
-  dirty_begin_ = dirty_end_ = 0;
-  return true;
+bool TextRunCache::take_dirty(std::vector<Rect>& out) {
+  out.clear();
+  out.swap(dirty_);
+  return !out.empty();
 }
 
 // ImFont::RenderText writes each glyph as four fresh vertices (top-left, top-right,
@@ -151,12 +148,15 @@ const TextRunCache::Entry* TextRunCache::place() {
       for (int x = 0; x < g.x1 - g.x0; ++x) dst[x] = std::max(dst[x], src[x]);
     }
   }
-  if (dirty_end_ <= dirty_begin_) {
-    dirty_begin_ = e.y;
-    dirty_end_ = e.y + h;
-  } else {
-    dirty_begin_ = std::min(dirty_begin_, e.y);
-    dirty_end_ = std::max(dirty_end_, e.y + h);
+  // Runs go onto a shelf side by side, so this frame's runs on one shelf are one rectangle.
+  const auto same_shelf = [&](const Rect& r) { return r.y == e.y; };
+  if (const auto it = std::find_if(dirty_.begin(), dirty_.end(), same_shelf); it != dirty_.end()) {
+    const int x1 = std::max(it->x + it->w, e.x + w);
+    it->x = std::min(it->x, e.x);
+    it->w = x1 - it->x;
+    it->h = std::max(it->h, h);
+  } else if (!(dirty_.size() == 1 && dirty_[0].w == width_ && dirty_[0].h == height_)) {  // not all of it already
+    dirty_.push_back(Rect{e.x, e.y, w, h});
   }
   ++stats_.composed;
   return &entries_.emplace(hash, std::move(e)).first->second;

@@ -64,8 +64,14 @@ class TextRunCache {
   // units (v >= 1 is below the atlas; the renderer scales uv to the taller texture).
   size_t rewrite(ImDrawVert* vtx, const ImDrawIdx* idx, unsigned triangles, std::vector<ImDrawIdx>& out);
 
-  // The cache's rows [begin, end) that changed since the last call; false when none did.
-  bool take_dirty_rows(int& begin, int& end);
+  // The parts of the cache that changed since the last call (appended to `out`, which is
+  // cleared first), a rectangle per shelf that got new runs, or all of it after it was emptied;
+  // false when none did. Uploading only these, not the whole rows between them, took a frame
+  // that steps the playback from 34.2 to 32.6 million instructions (callgrind, draw_opengl).
+  struct Rect {
+    int x, y, w, h;
+  };
+  bool take_dirty(std::vector<Rect>& out);
 
   const uint8_t* image() const { return image_.data(); }  // width() x height(), row-major
   int width() const { return width_; }
@@ -98,7 +104,7 @@ class TextRunCache {
   std::vector<Shelf> shelves_;
   int next_shelf_y_ = 0;
   bool full_ = false;
-  int dirty_begin_ = 0, dirty_end_ = 0;
+  std::vector<Rect> dirty_;
   std::unordered_map<uint64_t, Entry> entries_;
 
   // The run being gathered.

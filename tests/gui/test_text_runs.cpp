@@ -219,7 +219,7 @@ TEST_CASE("text runs: random lines, with fills between, keep every pixel", "[gui
   CHECK(cache.stats().clears > 0);
 }
 
-TEST_CASE("text runs: the cache hands out its changed rows once", "[gui][text]") {
+TEST_CASE("text runs: the cache hands out its changed parts once", "[gui][text]") {
   Atlas atlas;
   TextRunCache cache;
   cache.reset(atlas.view(), kCacheW, kCacheH);
@@ -227,12 +227,32 @@ TEST_CASE("text runs: the cache hands out its changed rows once", "[gui][text]")
   for (int i = 0; i < 4; ++i) m.glyph(i, float(8 * i), 0, kText);
   cache.begin_frame();
   rewrite(cache, m);
-  int begin = -1, end = -1;
-  REQUIRE(cache.take_dirty_rows(begin, end));
-  CHECK(begin == 0);
-  CHECK(end >= 11);  // the glyphs' ink spans rows 2..12 of a 15-row box
-  CHECK_FALSE(cache.take_dirty_rows(begin, end));
+  std::vector<TextRunCache::Rect> dirty;
+  REQUIRE(cache.take_dirty(dirty));
+  REQUIRE(dirty.size() == 1);
+  CHECK(dirty[0].x == 0);
+  CHECK(dirty[0].y == 0);
+  CHECK(dirty[0].w >= 24);  // four glyphs 8 apart
+  CHECK(dirty[0].w < kCacheW);
+  CHECK(dirty[0].h >= 11);  // the glyphs' ink spans rows 2..12 of a 15-row box
+  const int first_width = dirty[0].w;
+  CHECK_FALSE(cache.take_dirty(dirty));
+  CHECK(dirty.empty());
   cache.begin_frame();
   rewrite(cache, m);  // cached: nothing to upload
-  CHECK_FALSE(cache.take_dirty_rows(begin, end));
+  CHECK_FALSE(cache.take_dirty(dirty));
+
+  // Two new runs of the same height share the first one's shelf: one rectangle after it.
+  Mesh other, third;
+  for (int i = 0; i < 3; ++i) other.glyph(i, float(9 * i), 0, kText);
+  for (int i = 0; i < 2; ++i) third.glyph(3 - i, float(8 * i), 0, kText);
+  cache.begin_frame();
+  rewrite(cache, other);
+  rewrite(cache, third);
+  REQUIRE(cache.take_dirty(dirty));
+  REQUIRE(dirty.size() == 1);
+  CHECK(dirty[0].x == first_width);
+  CHECK(dirty[0].y == 0);
+  CHECK(dirty[0].w >= 18 + 8);
+  CHECK(dirty[0].x + dirty[0].w <= kCacheW);
 }
