@@ -111,10 +111,14 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
         const ir::Inst& inst = kernel.insts[e.inst];
         if (inst.op == ir::Op::exit || inst.op == ir::Op::ret) w->activity = WarpActivity::exited;
         if (inst.op == ir::Op::wgmma_wait_group && !inst.operands.empty()) {
-          // wait_group 0 blocks while any wgmma of this warp is still in flight; the completion
-          // that brings the count to zero releases it (mma_complete below). For N > 0 the trace
-          // has no group boundaries, so the view shows the warp as ready.
-          if (w->mma_in_flight > 0 && inst.operands[0].imm == 0) w->activity = WarpActivity::waiting_wgmma;
+          // wait_group N blocks while more than N of this warp's groups are in flight; the
+          // completion that brings the count down to N releases it (mma_complete below: the
+          // model retires the oldest groups at the wait, one event each).
+          const uint32_t keep = uint32_t(std::max<int64_t>(inst.operands[0].imm, 0));
+          if (w->mma_in_flight > keep) {
+            w->activity = WarpActivity::waiting_wgmma;
+            w->mma_wait_keep = keep;
+          }
         }
         // The model completes wgmmas per committed group (one mma_complete per group at the
         // wait), so in-flight work is counted in groups: a commit closes the issued wgmmas.
@@ -132,7 +136,7 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
       case EventKind::mma_complete:
         if (w && w->mma_in_flight > 0) {
           --w->mma_in_flight;
-          if (w->mma_in_flight == 0 && w->activity == WarpActivity::waiting_wgmma) {
+          if (w->mma_in_flight <= w->mma_wait_keep && w->activity == WarpActivity::waiting_wgmma) {
             w->activity = WarpActivity::ready;
             w->since_cycle = e.cycle;
           }

@@ -39,6 +39,7 @@ struct WarpState {
   uint64_t issued = 0;         // warp-instructions issued so far
   uint32_t mma_in_flight = 0;  // wgmma groups committed and not yet complete
   uint32_t mma_uncommitted = 0;  // wgmmas issued since the last commit_group
+  uint32_t mma_wait_keep = 0;  // waiting_wgmma: the N of wait_group N (groups it may leave in flight)
   std::string role;            // "producer (TMA)", "consumer (wgmma)", ... from what it issued
 };
 

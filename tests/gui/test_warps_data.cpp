@@ -147,3 +147,51 @@ TEST_CASE("warps: register budget", "[gui]") {
   CHECK(n.per_thread_limit == std::min<uint32_t>(255, 65536 / n.threads));
   CHECK(describe_warps(app)["warps"].size() == app.kernel->trace().warps);
 }
+
+TEST_CASE("warps: wait_group N waits until at most N groups are in flight", "[gui]") {
+  // A hand-made kernel and trace (no ladder kernel uses N > 0 yet): one warp commits two
+  // groups of one wgmma each, waits with N = 1 (one group retires), then with N = 0, and
+  // finally waits with N = 1 again with nothing to retire.
+  LoadedKernel k;
+  ir::Kernel& kernel = k.report.kernel;
+  auto add = [&](ir::Op op, int64_t n = -1) {
+    ir::Inst inst;
+    inst.op = op;
+    if (n >= 0) inst.operands.push_back(ir::Operand::integer(n));
+    kernel.insts.push_back(inst);
+    return uint32_t(kernel.insts.size() - 1);
+  };
+  const uint32_t mma = add(ir::Op::wgmma_mma_async), commit = add(ir::Op::wgmma_commit_group);
+  const uint32_t wait1 = add(ir::Op::wgmma_wait_group, 1), wait0 = add(ir::Op::wgmma_wait_group, 0);
+  model::Trace& t = k.report.result.trace;
+  t.warps = 1;
+  uint64_t cycle = 0;
+  auto event = [&](EventKind kind, uint32_t inst) {
+    t.events.push_back(model::Event{cycle++, kind, 0, inst, 0xFFFFFFFFu, 0xFFFFFFFFu, 0});
+    return uint32_t(t.events.size() - 1);
+  };
+  for (int g = 0; g < 2; ++g) {
+    event(EventKind::warp_inst, mma);
+    event(EventKind::mma_issue, mma);
+    event(EventKind::warp_inst, commit);
+  }
+  const uint32_t at_wait1 = event(EventKind::warp_inst, wait1);
+  const uint32_t first_done = event(EventKind::mma_complete, wait1);
+  const uint32_t at_wait0 = event(EventKind::warp_inst, wait0);
+  const uint32_t second_done = event(EventKind::mma_complete, wait0);
+  const uint32_t idle_wait = event(EventKind::warp_inst, wait1);
+
+  auto at = [&](uint32_t position) {
+    Snapshot s = initial_snapshot(k);
+    replay(k, s, kNone, position);
+    return s.warps.at(0);
+  };
+  CHECK(at(at_wait1 - 1).mma_in_flight == 2);
+  CHECK(at(at_wait1).activity == WarpActivity::waiting_wgmma);  // 2 in flight > 1
+  CHECK(at(first_done).activity == WarpActivity::ready);        // 1 left: released
+  CHECK(at(first_done).mma_in_flight == 1);
+  CHECK(at(at_wait0).activity == WarpActivity::waiting_wgmma);
+  CHECK(at(second_done).activity == WarpActivity::ready);
+  CHECK(at(second_done).mma_in_flight == 0);
+  CHECK(at(idle_wait).activity == WarpActivity::ready);  // nothing in flight: no wait
+}
