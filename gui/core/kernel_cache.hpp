@@ -1,9 +1,10 @@
 // Data derived from the kernel on screen, computed once per kernel on the UI thread (PTX
-// tokens, warp timelines). The kernel changes rarely; the weak_ptr tells a new kernel apart
-// from an old one that happened to reuse its address. One slot per derived type.
+// tokens, warp timelines) and kept in the kernel's own `derived` slots, so it goes with the
+// kernel. One slot per derived type.
 #pragma once
 
 #include <memory>
+#include <typeindex>
 
 #include "gui/core/session.hpp"
 
@@ -11,20 +12,11 @@ namespace gs::gui {
 
 template <typename T, typename Build>
 const T& cached_for_kernel(const std::shared_ptr<const LoadedKernel>& k, Build build) {
-  struct Slot {
-    std::weak_ptr<const LoadedKernel> owner;
-    const LoadedKernel* raw = nullptr;
-    T data;
-  };
-  static Slot slot;
-  static const T empty{};
+  static const T empty{};  // immutable: what views show with no kernel open
   if (!k) return empty;
-  if (slot.raw != k.get() || slot.owner.expired()) {
-    slot.data = build(*k);
-    slot.owner = k;
-    slot.raw = k.get();
-  }
-  return slot.data;
+  std::shared_ptr<const void>& slot = k->derived[std::type_index(typeid(T))];
+  if (!slot) slot = std::make_shared<const T>(build(*k));
+  return *static_cast<const T*>(slot.get());
 }
 
 }  // namespace gs::gui

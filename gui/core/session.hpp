@@ -11,9 +11,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <typeindex>
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
@@ -63,6 +65,10 @@ struct LoadedKernel {
   uint32_t line_of(uint32_t inst) const;
   // The instruction printed on a PTX line (1-based), kNone for other lines.
   uint32_t inst_of_line(uint32_t line) const;
+
+  // Data the views derive from the kernel once, on first use (kernel_cache.hpp), one slot per
+  // derived type. It lives and dies with the kernel. Filled and read on the UI thread only.
+  mutable std::map<std::type_index, std::shared_ptr<const void>> derived;
 };
 
 // Builds, prints and runs the kernel on the model. Throws kernels::ConfigError (bad id, shape,
