@@ -12,6 +12,7 @@
 #endif
 
 #include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {
@@ -108,23 +109,15 @@ struct Rescan {
   for (uint32_t stale = c.stale_picks; stale; stale &= stale - 1) {
     const uint32_t s = uint32_t(std::countr_zero(stale));
     const Rescan r = rescan(c.ready_key[s], c.scheduler_free[s]);
-    c.pick[s] = Cta::SchedulerPick{.time = r.time, .warp = 4 * r.slot + s};
+    c.pick[s] = Cta::pick_of(r.time, 4 * r.slot + s);
   }
   c.stale_picks = 0;
-  // The smallest of the four picks, as a tournament. Picks name distinct warps, so (time,
-  // warp) orders them totally; an empty scheduler (time kNotReady) only ties with another
-  // empty one.
-  // (Measured: comparisons that the compiler turns into well-predicted branches issue faster
-  // here than selects, which would put every compare on the chain to the next issue.)
-  const auto earlier = [](const Cta::SchedulerPick& a, const Cta::SchedulerPick& b) {
-    return a.time < b.time || (a.time == b.time && a.warp < b.warp);
-  };
-  const Cta::SchedulerPick& p01 = earlier(c.pick[1], c.pick[0]) ? c.pick[1] : c.pick[0];
-  const Cta::SchedulerPick& p23 = earlier(c.pick[3], c.pick[2]) ? c.pick[3] : c.pick[2];
-  const Cta::SchedulerPick& best = earlier(p23, p01) ? p23 : p01;
-  if (best.time == Cta::kNotReady) return nullptr;
-  *time = best.time;
-  return &c.warps[best.warp];
+  // The smallest of the four picks (Cta::pick). Picks name distinct warps, so no two ready
+  // ones are equal; an empty scheduler's kNoPick only ties with another empty one.
+  const uint64_t best = std::min(std::min(c.pick[0], c.pick[1]), std::min(c.pick[2], c.pick[3]));
+  if (best == Cta::kNoPick) return nullptr;
+  *time = best >> 5;
+  return &c.warps[best & 31];
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -152,10 +145,10 @@ __attribute__((target("avx2"))) inline void push_issued_avx2(Cta& c, uint32_t wa
   const uint32_t ready_by_free = others | uint32_t(key <= free_at) << slot;
   keys[slot] = key;
   if (ready_by_free) {
-    c.pick[s] = Cta::SchedulerPick{.time = free_at, .warp = 4 * uint32_t(std::countr_zero(ready_by_free)) + s};
+    c.pick[s] = free_at << 5 | (4 * uint32_t(std::countr_zero(ready_by_free)) + s);
   } else {
     const Rescan r = rescan(keys, free_at);
-    c.pick[s] = Cta::SchedulerPick{.time = r.time, .warp = 4 * r.slot + s};
+    c.pick[s] = Cta::pick_of(r.time, 4 * r.slot + s);
   }
   c.stale_picks &= ~(1u << s);  // everything that set it (issue, wakes during it) is in the keys read
 }
@@ -181,6 +174,10 @@ template <bool kAvx2>
   const uint32_t ninst = uint32_t(k.insts.size());
   const ir::Inst* const insts = k.insts.data();
   const DecodedInst* const decoded = c.program->insts.data();
+  // Fixed for the whole run; held here, the loop does not reload them after every exec call.
+  const uint64_t max_cycles = opt.max_cycles_per_cta;
+  const bool traced = c.trace != nullptr;
+  const bool record_registers = traced && c.launch.record_registers;
   // Counted here and added to the statistics once, at the end: nothing reads them meanwhile.
   uint64_t warp_instructions = 0, thread_instructions = 0;
   trace_event(c, EventKind::cta_start, 0, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
@@ -221,7 +218,7 @@ template <bool kAvx2>
       if (!all_exited) report_deadlock(c);
       break;
     }
-    if (next_time > opt.max_cycles_per_cta) {
+    if (next_time > max_cycles) {
       report(c, "hang", 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
              fmt::format("the CTA ran past {} modeled cycles without finishing: probably an endless loop",
                          opt.max_cycles_per_cta));
@@ -251,7 +248,10 @@ template <bool kAvx2>
       continue;
     }
     c.now = next_time;
-    c.set_scheduler_free(w.id & 3, next_time + 1);
+    // The issuer's scheduler is busy this cycle. Its pick is not marked stale here: every
+    // path below either marks it (unready, push_ready) or brings it up to date
+    // (push_issued_avx2).
+    c.scheduler_free[w.id & 3] = next_time + 1;
     uint32_t mask = at_pc;
     if (d.guard != ir::kNone) {
       const uint64_t* guard = w.regs + 32 * size_t(d.guard);
@@ -264,18 +264,34 @@ template <bool kAvx2>
 #endif
       mask = at_pc & (d.guard_negated ? ~pass : pass);
     }
-    ExecContext x{c, w, insts[pc], d, pc, mask, at_pc};
     ++warp_instructions;
     if constexpr (kAvx2) thread_instructions += uint32_t(std::popcount(mask));  // one instruction
     else thread_instructions += lane_count(mask);
-    if (c.trace) trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
-    if (mask != 0) d.exec(x);
-    if (!x.block) {
-      const uint32_t fall_through = x.branch_handled ? (at_pc & ~mask) : at_pc;
-      if (fall_through) w.set_pc(fall_through, d.next_pc);
+    if (traced) trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
+    // A whole warp first tries the form's straight path (DecodedInst::direct), which needs no
+    // ExecContext; where there is none, or it declines, exec runs. In the traced CTA only
+    // forms whose trace record is the destination's reg_write take it, and that record is
+    // made here, as note_decoded_write would have made it.
+    uint32_t latency = 0;
+    if (mask == 0xFFFFFFFFu && d.direct && (!traced || d.direct_traceable)) {
+      latency = d.direct(c, w, d);
+      if (latency != 0 && record_registers) record_register_write(c, w.id, pc, d.dst, mask);
+    }
+    if (latency != 0) {
+      // No branch, no block, no lane exited: every lane at this pc falls through.
+      if (w.uniform) w.upc = d.next_pc;
+      else w.set_pc_per_lane(at_pc, d.next_pc);
+    } else {
+      ExecContext x{c, w, insts[pc], d, pc, mask, at_pc};
+      if (mask != 0) d.exec(x);
+      if (!x.block) {
+        const uint32_t fall_through = x.branch_handled ? (at_pc & ~mask) : at_pc;
+        if (fall_through) w.set_pc(fall_through, d.next_pc);
+      }
+      latency = x.latency;
     }
     if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
-    if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + x.latency;
+    if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + latency;
     if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
     else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);

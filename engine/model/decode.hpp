@@ -25,7 +25,17 @@
 namespace gs::model {
 
 struct ExecContext;
+struct Cta;
+struct Warp;
+struct DecodedInst;
 using ExecFn = void (*)(ExecContext&);
+// The straight path of a decoded form (DecodedInst::direct): the instruction for all 32 lanes
+// of a warp, without an ExecContext and without recording anything (the scheduler runs it for
+// untraced CTAs, and see DecodedInst::direct_traceable). It returns the latency, or 0 having
+// changed nothing where it cannot show that the general exec has nothing more to do (a
+// source not written by every lane, a register a wgmma may own, an address it cannot
+// prove in bounds); the scheduler then runs exec.
+using DirectFn = uint32_t (*)(Cta&, Warp&, const DecodedInst&);
 
 // One source operand of a hot ALU or memory form: a register, or a constant known at decode
 // time (an immediate, a floating immediate in the instruction's type, a shared-memory or
@@ -39,6 +49,11 @@ struct DecodedSource {
 
 struct DecodedInst {
   ExecFn exec = nullptr;     // nullptr for labels (they take no issue slot)
+  DirectFn direct = nullptr; // for the hot forms that have one (see DirectFn)
+  // What exec would add to the trace of a traced CTA, where direct succeeds, is only the
+  // reg_write of dst: the scheduler then runs direct for traced CTAs too and records that
+  // write itself (the ALU forms; not the loads, whose exec also records the access).
+  bool direct_traceable = false;
   bool is_label = false;
   // Where the lanes that do not branch go next: the first instruction after this one that is
   // not a label (labels take no issue slot and do nothing, so stepping over them when the pc
@@ -91,7 +106,7 @@ Program decode_program(const ir::Kernel& kernel);
 
 // Per-family selectors (in the exec_*.cpp that owns the semantics): the function that runs
 // this instruction, specialised for its form when the family has a fast version of it.
-// They may fill d's operand fields.
+// They may fill d's operand fields and d.direct.
 ExecFn select_alu(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
 ExecFn select_memory(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);
 ExecFn select_control(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel& k);

@@ -80,11 +80,14 @@ struct Warp {
     return best;
   }
   void set_pc(uint32_t lanes, uint32_t value) {
+    if (uniform && (lanes & live()) == live()) {  // the common case, inline in the scheduler loop
+      upc = value;
+      return;
+    }
+    set_pc_per_lane(lanes, value);
+  }
+  [[gnu::noinline]] void set_pc_per_lane(uint32_t lanes, uint32_t value) {
     if (uniform) {
-      if ((lanes & live()) == live()) {
-        upc = value;
-        return;
-      }
       pc.fill(upc);
       uniform = false;
     }
@@ -181,11 +184,15 @@ struct Cta {
   // form rescan compares keys in, does not overflow.
   static constexpr uint64_t kNotReady = ~uint64_t(0) / kWarpsPerScheduler;
   std::array<std::array<uint64_t, kWarpsPerScheduler>, 4> ready_key{};
-  struct SchedulerPick {
-    uint64_t time = kNotReady;        // kNotReady: no ready warp
-    uint32_t warp = 0;
-  };
-  std::array<SchedulerPick, 4> pick{};
+  // Each scheduler's pick as one number, issue time * 32 + warp, which orders picks as
+  // (time, warp) does, so that the pick of the four is a minimum of four numbers (three
+  // compares and selects, where comparing (time, warp) pairs took 17 instructions per issue).
+  // kNoPick (above every other) when the scheduler has no ready warp. Times stay below
+  // 2^58 (see kNotReady: every time is an earlier one plus a latency of at most thousands of
+  // cycles), so time * 32 does not overflow.
+  static constexpr uint64_t kNoPick = ~uint64_t(0);
+  static uint64_t pick_of(uint64_t time, uint32_t warp) { return time == kNotReady ? kNoPick : time << 5 | warp; }
+  std::array<uint64_t, 4> pick{kNoPick, kNoPick, kNoPick, kNoPick};
   uint32_t stale_picks = 0xF;         // bit s: scheduler s must be rescanned
   bool avx2 = false;                  // run the AVX2 build of the scheduler loop (cpu_has_avx2())
   void push_ready(uint32_t w, uint64_t at) {
@@ -195,10 +202,6 @@ struct Cta {
   void unready(uint32_t w) {
     ready_key[w & 3][w >> 2] = kNotReady;
     stale_picks |= 1u << (w & 3);
-  }
-  void set_scheduler_free(uint32_t scheduler, uint64_t at) {
-    scheduler_free[scheduler] = at;
-    stale_picks |= 1u << scheduler;
   }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
@@ -291,14 +294,19 @@ void run_cta(Cta& cta, const SimOptions& opt);
 inline constexpr size_t kTraceTableGrowth = 4;
 inline constexpr size_t kTraceTableMinimum = 1024;
 void advise_huge_pages(void* data, size_t bytes);  // trace.cpp
+// The growth itself is out of line, so that the test, which is all that runs on almost every
+// append, inlines into its callers.
 template <class T>
-inline void make_room(std::vector<T>& table, size_t extra) {
-  if (table.capacity() - table.size() >= extra) return;
+[[gnu::noinline]] void grow_table(std::vector<T>& table, size_t extra) {
   std::vector<T> bigger;
   bigger.reserve(std::max({table.size() + extra, table.capacity() * kTraceTableGrowth, kTraceTableMinimum}));
   advise_huge_pages(bigger.data(), bigger.capacity() * sizeof(T));  // before anything is written
   bigger.insert(bigger.end(), table.begin(), table.end());
   table.swap(bigger);
+}
+template <class T>
+[[gnu::always_inline]] inline void make_room(std::vector<T>& table, size_t extra) {
+  if (table.capacity() - table.size() < extra) [[unlikely]] grow_table(table, extra);
 }
 // Appends one record; returns its index.
 template <class T>
@@ -309,8 +317,10 @@ inline uint32_t append(std::vector<T>& table, const T& record) {
 }
 
 // Trace helpers (no-ops for untraced CTAs). trace_event returns the event's index.
-inline uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask,
-                            uint32_t payload = 0xFFFFFFFFu, uint32_t a = 0) {
+// Always inlined: the scheduler loop records a warp_inst event per issue of the traced CTA.
+[[gnu::always_inline]] inline uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp,
+                                                   uint32_t inst, uint32_t mask, uint32_t payload = 0xFFFFFFFFu,
+                                                   uint32_t a = 0) {
   if (!cta.trace) return 0xFFFFFFFFu;
   return append(cta.trace->events, Event{cycle, kind, uint16_t(warp), inst, mask, payload, a});
 }

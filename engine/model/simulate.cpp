@@ -73,7 +73,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].upc = 0;
   }
   for (auto& keys : c.ready_key) keys.fill(Cta::kNotReady);
-  c.pick.fill({});
+  c.pick.fill(Cta::kNoPick);
   c.stale_picks = 0xF;
   c.avx2 = cpu_has_avx2();
   for (uint32_t w = 0; w < nwarps; ++w) c.push_ready(w, 0);

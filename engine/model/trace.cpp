@@ -68,16 +68,26 @@ void Trace::finalize() {
   // a stable sort of a sorted list changes nothing: skip it then. One pass checks the order
   // and counts the events of each kind and instruction (a sort permutes them and changes no
   // count); a second fills the index lists, sized exactly.
+  // Both passes read the events through a plain pointer and keep what they carry from one
+  // event to the next (the previous cycle, the index tables' ends) in locals: a fully traced
+  // SIMT CTA has about two events per warp-instruction, and the passes cost about 46
+  // instructions per event when written over events[i] and inst_count.size().
   bool sorted = true;
   std::array<uint32_t, size_t(EventKind::count_)> kind_count{};
   std::vector<uint32_t> inst_count;
-  for (size_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    sorted &= i == 0 || events[i - 1].cycle <= e.cycle;
-    ++kind_count[size_t(e.kind)];
-    if (e.kind == EventKind::warp_inst) {
-      if (e.inst >= inst_count.size()) inst_count.resize(size_t(e.inst) + 1, 0);
-      ++inst_count[e.inst];
+  {
+    const Event* const ev = events.data();
+    const size_t n = events.size();
+    uint64_t previous = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const Event& e = ev[i];
+      sorted &= previous <= e.cycle;
+      previous = e.cycle;
+      ++kind_count[size_t(e.kind)];
+      if (e.kind == EventKind::warp_inst) {
+        if (e.inst >= inst_count.size()) [[unlikely]] inst_count.resize(size_t(e.inst) + 1, 0);
+        ++inst_count[e.inst];
+      }
     }
   }
   if (!sorted) {
@@ -94,10 +104,15 @@ void Trace::finalize() {
     by_inst_[i].assign(inst_count[i], 0);
     inst_at[i] = by_inst_[i].data();
   }
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    *kind_at[size_t(e.kind)]++ = i;
-    if (e.kind == EventKind::warp_inst) *inst_at[e.inst]++ = i;
+  {
+    const Event* const ev = events.data();
+    const uint32_t n = uint32_t(events.size());
+    uint32_t** const inst_next = inst_at.data();
+    for (uint32_t i = 0; i < n; ++i) {
+      const Event& e = ev[i];
+      *kind_at[size_t(e.kind)]++ = i;
+      if (e.kind == EventKind::warp_inst) *inst_next[e.inst]++ = i;
+    }
   }
   if (!events.empty()) end_cycle = std::max(end_cycle, events.back().cycle);
 }
