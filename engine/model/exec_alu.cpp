@@ -185,9 +185,8 @@ template <class Lane, int kSource>
 // past nsrc constants of kZeroLanes), after the register read checks. Always inlined, so
 // that s[] lives in registers rather than in a stack array (which GCC aligns for vector
 // stores, at the price of a realigned stack frame).
-[[gnu::always_inline]] inline void decoded_sources(ExecContext& x, const uint64_t* s[3]) {
-  const DecodedInst& d = x.dec;
-  const Warp& w = x.warp;
+// source_lanes: the lanes only; returns the lanes that have written every source register.
+[[gnu::always_inline]] inline uint32_t source_lanes(const Warp& w, const DecodedInst& d, const uint64_t* s[3]) {
   uint32_t written_in_all = ~0u;
 #pragma GCC unroll 3
   for (uint32_t i = 0; i < 3; ++i) {
@@ -198,6 +197,11 @@ template <class Lane, int kSource>
       s[i] = d.src[i].lanes;
     }
   }
+  return written_in_all;
+}
+[[gnu::always_inline]] inline void decoded_sources(ExecContext& x, const uint64_t* s[3]) {
+  const DecodedInst& d = x.dec;
+  const uint32_t written_in_all = source_lanes(x.warp, d, s);
   if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]]
     for (uint32_t i = 0; i < 3; ++i)
       if (d.src[i].is_reg) check_register_read(x, d.src[i].reg, x.mask);
@@ -258,17 +262,7 @@ template <class Lane>
 // written every source register and none can be a wgmma accumulator (else the caller
 // declines, and exec makes the checks).
 [[gnu::always_inline]] inline bool direct_sources(const Warp& w, const DecodedInst& d, const uint64_t* s[3]) {
-  uint32_t written_in_all = ~0u;
-#pragma GCC unroll 3
-  for (uint32_t i = 0; i < 3; ++i) {
-    if (d.src[i].is_reg) {
-      s[i] = w.regs + 32 * size_t(d.src[i].reg);
-      written_in_all &= w.written[d.src[i].reg];
-    } else {
-      s[i] = d.src[i].lanes;
-    }
-  }
-  return written_in_all == 0xFFFFFFFFu && d.no_wgmma_regs;
+  return source_lanes(w, d, s) == 0xFFFFFFFFu && d.no_wgmma_regs;
 }
 template <class Lane>
 [[gnu::always_inline]] inline bool direct_lanes(Warp& w, const DecodedInst& d) {
