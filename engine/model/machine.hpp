@@ -282,36 +282,14 @@ inline void wake(Cta& c, Warp& w, uint64_t at) {
 // Runs one CTA to completion (or failure) in modeled time.
 void run_cta(Cta& cta, const SimOptions& opt);
 
-// Trace tables are appended to on almost every issue of the traced CTA (a fully traced SIMT
-// CTA writes about 250 bytes per warp-instruction), and before this growth policy most of a
-// traced run went into copying tables as they grew and into the kernel mapping and clearing
-// fresh 4 KiB pages for them (perf: page faults and memmove, 40% of the time).
-// std::vector doubles its buffer when it is full; growing 4x instead copies a third as
-// much and touches fewer pages in all (capacity that is reserved but not yet written costs
-// address space, not memory). A new buffer of several MiB is also offered to the kernel for
-// transparent huge pages (advise_huge_pages: Linux madvise, a hint it may ignore), so that
-// one fault maps 2 MiB instead of 4 KiB. Neither changes what the tables hold.
-inline constexpr size_t kTraceTableGrowth = 4;
-inline constexpr size_t kTraceTableMinimum = 1024;
-void advise_huge_pages(void* data, size_t bytes);  // trace.cpp
-// The growth itself is out of line, so that the test, which is all that runs on almost every
-// append, inlines into its callers.
+// Trace tables (Table<T>, table.hpp) are appended to on almost every issue of the traced CTA.
 template <class T>
-[[gnu::noinline]] void grow_table(std::vector<T>& table, size_t extra) {
-  std::vector<T> bigger;
-  bigger.reserve(std::max({table.size() + extra, table.capacity() * kTraceTableGrowth, kTraceTableMinimum}));
-  advise_huge_pages(bigger.data(), bigger.capacity() * sizeof(T));  // before anything is written
-  bigger.insert(bigger.end(), table.begin(), table.end());
-  table.swap(bigger);
-}
-template <class T>
-[[gnu::always_inline]] inline void make_room(std::vector<T>& table, size_t extra) {
-  if (table.capacity() - table.size() < extra) [[unlikely]] grow_table(table, extra);
+[[gnu::always_inline]] inline void make_room(Table<T>& table, size_t extra) {
+  table.make_room(extra);
 }
 // Appends one record; returns its index.
 template <class T>
-inline uint32_t append(std::vector<T>& table, const T& record) {
-  make_room(table, 1);
+inline uint32_t append(Table<T>& table, const T& record) {
   table.push_back(record);
   return uint32_t(table.size() - 1);
 }

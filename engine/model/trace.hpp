@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/table.hpp"
+
 namespace gs::model {
 
 enum class EventKind : uint8_t {
@@ -100,11 +102,20 @@ struct MmaOp {
 };
 
 // A register write: the values of the lanes that wrote, and only those (a write by one
-// elected lane stores one value, not 32).
+// elected lane stores one value, not 32). Read them with Trace::reg_value.
 struct RegWrite {
+  // How Trace::values holds them, from value_offset on:
+  //   packed: popcount(mask) lanes × words, in lane order;
+  //   affine (whole-warp writes only): two values of `words` words each, base then step; lane
+  //     l wrote base + step × l, modulo 2^(32 × words). A uniform write has step 0.
+  // Most whole-warp writes of a SIMT kernel are affine (loop counters, predicates and
+  // addresses: 78% of the words simt_naive writes), and storing them as two values instead
+  // of 32 makes a traced run write a third of the bytes.
+  enum class Encoding : uint8_t { packed, affine };
   uint32_t reg = 0;           // register id
-  uint32_t value_offset = 0;  // index into Trace::values: popcount(mask) lanes × words, in lane order
-  uint8_t words = 1;          // 32-bit words per lane: 1, or 2 for 64-bit registers (low word first)
+  uint32_t value_offset = 0;  // index into Trace::values
+  uint8_t words = 1;          // 32-bit words per value: 1, or 2 for 64-bit registers (low word first)
+  Encoding encoding = Encoding::packed;
   uint32_t mask = 0;          // the lanes written (the reg_write event's mask)
 };
 
@@ -120,14 +131,14 @@ struct Hazard {
 
 class Trace {
  public:
-  std::vector<Event> events;
-  std::vector<SmemAccess> smem;
-  std::vector<GlobalAccess> global;
-  std::vector<TmaTransfer> tma;
-  std::vector<MbarEvent> mbar;
-  std::vector<MmaOp> mma;
-  std::vector<RegWrite> regs;
-  std::vector<uint32_t> values;
+  Table<Event> events;
+  Table<SmemAccess> smem;
+  Table<GlobalAccess> global;
+  Table<TmaTransfer> tma;
+  Table<MbarEvent> mbar;
+  Table<MmaOp> mma;
+  Table<RegWrite> regs;
+  Table<uint32_t> values;
   std::vector<Hazard> hazards;
   uint32_t traced_cta = 0;
   uint32_t warps = 0;
@@ -139,14 +150,14 @@ class Trace {
   // Index built once after recording (Trace::finalize) for fast search.
   void finalize();
   // Events of a kind, in order (indices into events).
-  const std::vector<uint32_t>& of_kind(EventKind k) const { return by_kind_[size_t(k)]; }
+  const Table<uint32_t>& of_kind(EventKind k) const { return by_kind_[size_t(k)]; }
   // Warp-instruction events of one instruction id, in order.
-  const std::vector<uint32_t>& executions_of(uint32_t inst) const;
+  const Table<uint32_t>& executions_of(uint32_t inst) const;
 
  private:
-  std::array<std::vector<uint32_t>, size_t(EventKind::count_)> by_kind_;
-  std::vector<std::vector<uint32_t>> by_inst_;
-  std::vector<uint32_t> empty_;
+  std::array<Table<uint32_t>, size_t(EventKind::count_)> by_kind_;
+  std::vector<Table<uint32_t>> by_inst_;
+  Table<uint32_t> empty_;
 };
 
 // The model writes through this; the null sink (fast mode) records nothing.

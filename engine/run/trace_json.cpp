@@ -2,8 +2,10 @@
 // tools outside gemmscope. Layout follows engine/model/trace.hpp: events are small records
 // whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, regs;
 // `hazard` events index `hazards`; bar_* events carry the barrier id). A register write's
-// values are packed: `values[value_offset ..]` holds `words` 32-bit words (low first) for
-// each lane set in its `mask`, in lane order, and nothing for the other lanes.
+// values start at `values[value_offset]`, as `words` 32-bit words (low first) per value:
+// with "encoding": "packed", one value for each lane set in its `mask`, in lane order, and
+// nothing for the other lanes; with "affine" (whole-warp writes), two values, base and step,
+// lane l having written base + step * l (modulo 2^(32 * words)).
 #include <fmt/format.h>
 
 #include "engine/ptx/emit.hpp"
@@ -14,6 +16,10 @@ namespace gs::run {
 namespace {
 
 using nlohmann::json;
+
+const char* encoding_name(model::RegWrite::Encoding e) {
+  return e == model::RegWrite::Encoding::affine ? "affine" : "packed";
+}
 
 json id_or_null(uint32_t v) { return v == 0xFFFFFFFFu ? json(nullptr) : json(v); }
 
@@ -96,10 +102,10 @@ json hazard_json(const model::Hazard& h) {
           {"detail", h.detail}};
 }
 
-template <class T, class F>
-json table_json(const std::vector<T>& rows, F&& one) {
+template <class Rows, class F>
+json table_json(const Rows& rows, F&& one) {
   json a = json::array();
-  for (const T& row : rows) a.push_back(one(row));
+  for (const auto& row : rows) a.push_back(one(row));
   return a;
 }
 
@@ -148,9 +154,10 @@ json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
                                 return json{{"reg", w.reg},
                                             {"value_offset", w.value_offset},
                                             {"words", w.words},
+                                            {"encoding", encoding_name(w.encoding)},
                                             {"mask", w.mask}};
                               })},
-          {"values", t.values},
+          {"values", json(std::vector<uint32_t>(t.values.begin(), t.values.end()))},
           {"hazards", table_json(t.hazards, hazard_json)}};
 }
 

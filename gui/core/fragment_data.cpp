@@ -147,7 +147,7 @@ FragmentGrid fragment_grid(const LoadedKernel* k, const FragmentViewOptions& o) 
 std::optional<uint32_t> register_value_at(const LoadedKernel& k, uint32_t position, uint16_t warp, uint32_t reg,
                                           uint32_t lane) {
   const model::Trace& t = k.trace();
-  const std::vector<uint32_t>& writes = t.of_kind(EventKind::reg_write);
+  const auto& writes = t.of_kind(EventKind::reg_write);
   if (lane >= 32) return std::nullopt;
   // The latest write at or before the position by this warp to this register covering the lane.
   auto it = std::upper_bound(writes.begin(), writes.end(), position);

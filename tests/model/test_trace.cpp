@@ -185,3 +185,44 @@ TEST_CASE("trace: register writes keep the values of the lanes that wrote, packe
   }
   CHECK(checked == 2);
 }
+
+TEST_CASE("trace: whole-warp writes that step evenly are stored as base and step", "[model][trace]") {
+  using builder::Builder;
+  using builder::Reg;
+  // Four whole-warp writes: one value for every lane; 3·tid - 16 in 32 bits, which wraps
+  // past 2^32 between lanes 5 and 6; 2^40 + tid·2^20 in 64 bits; and tid², which does not
+  // step evenly and stays packed.
+  Builder b("even_steps", ir::Arch::sm_90);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg same = b.mov(ir::Type::u32, 7u, "same");
+  Reg wraps = (tid * 3u + 0xFFFFFFF0u).named("wraps");
+  Reg wide = (b.mul_wide(tid, 1u << 20) + (int64_t(1) << 40)).named("wide");
+  Reg square = (tid * tid).named("square");
+  b.ret();
+  const ir::Kernel k = b.finish();
+  model::GemmBuffers bufs;
+  const model::SimResult r = model::simulate(k, bufs);
+  REQUIRE(r.completed);
+  const model::Trace& t = r.trace;
+  using Encoding = model::RegWrite::Encoding;
+  const auto want = [&](uint32_t reg, uint32_t lane) -> uint64_t {
+    if (reg == same.id()) return 7;
+    if (reg == wraps.id()) return uint32_t(3 * lane + 0xFFFFFFF0u);
+    if (reg == wide.id()) return (uint64_t(1) << 40) + (uint64_t(lane) << 20);
+    return lane * lane;
+  };
+  int checked = 0;
+  for (uint32_t i : t.of_kind(model::EventKind::reg_write)) {
+    const model::RegWrite& w = t.regs[t.events[i].payload];
+    if (w.reg != same.id() && w.reg != wraps.id() && w.reg != wide.id() && w.reg != square.id()) continue;
+    INFO("register " << k.regs[w.reg].name);
+    REQUIRE(w.mask == 0xFFFFFFFFu);
+    CHECK(w.encoding == (w.reg == square.id() ? Encoding::packed : Encoding::affine));
+    for (uint32_t lane = 0; lane < 32; ++lane) CHECK(t.reg_value(w, lane) == want(w.reg, lane));
+    ++checked;
+  }
+  CHECK(checked == 4);
+  // Affine writes take two values each; the packed one 32.
+  CHECK(t.values.size() >= 2 * 1 + 2 * 1 + 2 * 2 + 32);
+}

@@ -126,6 +126,11 @@ TEST_CASE("sim job: trace JSON names event kinds and keeps side tables", "[run][
   t.events.push_back({.cycle = 6, .kind = model::EventKind::smem_access, .warp = 1, .inst = 4, .mask = 3, .payload = 0});
   t.mma.push_back({.n = 64, .a_desc = 0x4000004000010040ull});
   t.hazards.push_back({.kind = "deadlock", .detail = "warp 0 waits forever"});
+  // One register write of each encoding: lanes 0 and 2 packed; a whole warp as base 5, step 2.
+  t.regs.push_back({.reg = 1, .value_offset = 0, .words = 1, .mask = 0b101});
+  t.regs.push_back({.reg = 2, .value_offset = 2, .words = 1, .encoding = model::RegWrite::Encoding::affine,
+                    .mask = 0xFFFFFFFFu});
+  for (const uint32_t v : {7u, 9u, 5u, 2u}) t.values.push_back(v);
   const nlohmann::json j = nlohmann::json::parse(run::trace_json(t, kernel).dump());  // survives a text round trip
   CHECK(j["kernel"] == "hopper_tma_wgmma_64");
   CHECK(j["warps"] == 4);
@@ -140,6 +145,12 @@ TEST_CASE("sim job: trace JSON names event kinds and keeps side tables", "[run][
   CHECK(j["smem"][0]["addr"][2].is_null());  // inactive lane
   CHECK(j["mma"][0]["a_desc"] == "0x4000004000010040");
   CHECK(j["hazards"][0]["kind"] == "deadlock");
+  CHECK(j["regs"][0]["encoding"] == "packed");
+  CHECK(j["regs"][1]["encoding"] == "affine");
+  CHECK(j["regs"][1]["value_offset"] == 2);
+  CHECK(j["values"] == nlohmann::json::array({7, 9, 5, 2}));
+  CHECK(t.reg_value(t.regs[0], 2) == 9);
+  CHECK(t.reg_value(t.regs[1], 31) == 5 + 2 * 31);
   CHECK(j["instructions"].size() == kernel.insts.size());
   CHECK(j["registers"].size() == kernel.regs.size());
   CHECK(j["event_kinds"].size() == size_t(model::EventKind::count_));
