@@ -320,22 +320,29 @@ __attribute__((target("avx2"))) inline SectorSummary summarize_sectors_avx2(cons
                                                                             uint64_t* sector /* 33 */) {
   const __m256i base = _mm256_set1_epi64x(int64_t(base_sector));
   __m256i lowest = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
-  // Both loops unrolled (GCC), as in lanes_inside: counted, they cost about 210 instructions
-  // per traced global access, a quarter of it the counting.
+  // Each lane's sector is compared with the next lane's in registers: the next lanes are the
+  // vector rotated by one with the following vector's first lane blended in. (Reading them
+  // back from `sector` at an offset of one lane was a load that overlapped two vector
+  // stores just made, which the CPU cannot forward: perf put a sixth of a traced
+  // ld.global's time there.) Both loops unrolled (GCC), as in lanes_inside.
+  __m256i s[9];
 #pragma GCC unroll 8
-  for (uint32_t l = 0; l < 32; l += 4) {
-    const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + l));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sector + l), _mm256_add_epi64(base, _mm256_srli_epi64(o, 5)));
+  for (uint32_t i = 0; i < 8; ++i) {
+    const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 4 * i));
+    s[i] = _mm256_add_epi64(base, _mm256_srli_epi64(o, 5));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sector + 4 * i), s[i]);
     lowest = _mm256_blendv_epi8(lowest, o, _mm256_cmpgt_epi64(lowest, o));
   }
   sector[32] = sector[31];
+  s[8] = _mm256_permute4x64_epi64(s[7], 0xFF);  // lane 31 again: the padded pair is equal
   uint32_t descents = 0, equal = 0;
 #pragma GCC unroll 8
-  for (uint32_t l = 0; l < 32; l += 4) {
-    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sector + l));
-    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sector + l + 1));
-    descents |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)))) << l;
-    equal |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)))) << l;
+  for (uint32_t i = 0; i < 8; ++i) {
+    const __m256i a = s[i];
+    const __m256i b = _mm256_blend_epi32(_mm256_permute4x64_epi64(a, 0x39), _mm256_permute4x64_epi64(s[i + 1], 0x39),
+                                         0xC0);  // lanes 4i+1 .. 4i+4
+    descents |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)))) << (4 * i);
+    equal |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)))) << (4 * i);
   }
   alignas(32) int64_t low[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(low), lowest);
@@ -468,9 +475,43 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   }
   const __m256i sign = _mm256_set1_epi64x(int64_t(uint64_t(1) << 63)), align = _mm256_set1_epi64x(3);
   if (!_mm256_testz_si256(bad, sign) || !_mm256_testz_si256(low_bits, align)) return 0;
-  // Zero-extended to 64 bits, what load_bytes reads (offsets are below 2^63 here, so the
-  // gathers' signed indices are exact).
+  // Zero-extended to 64 bits, what load_bytes reads.
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
+  // The two commonest patterns of a SIMT kernel read without gathers (a gather of 4 costs
+  // about as much as 4 loads): every lane at one address (a warp walking a row of A), and
+  // lane l at the first lane's address + 4 l (consecutive columns of B). Both are in bounds
+  // where every lane's offset is.
+  const uint64_t first = uint64_t(_mm256_extract_epi64(off[0], 0));
+  const uint64_t step = uint64_t(_mm256_extract_epi64(off[0], 1)) - first;
+  if (step == 0 || step == 4) {
+    const __m256i by4 = _mm256_set1_epi64x(int64_t(4 * step));
+    __m256i expect = _mm256_add_epi64(_mm256_set1_epi64x(int64_t(first)),
+                                      _mm256_set_epi64x(int64_t(3 * step), int64_t(2 * step), int64_t(step), 0));
+    __m256i differ = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < 8; ++i) {
+      differ = _mm256_or_si256(differ, _mm256_xor_si256(off[i], expect));
+      expect = _mm256_add_epi64(expect, by4);
+    }
+    if (_mm256_testz_si256(differ, differ)) {
+      if (step == 0) {
+        uint32_t v;
+        std::memcpy(&v, data + first, 4);
+        const __m256i all = _mm256_set1_epi64x(int64_t(v));
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < 8; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), all);
+      } else {
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < 8; ++i) {
+          const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first + 16 * i));
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
+        }
+      }
+      w.written[d.data_regs[0]] = 0xFFFFFFFFu;
+      return timing::kGlobalLatency;
+    }
+  }
+  // Any other pattern: gathers (offsets are below 2^63 here, so their signed indices are exact).
 #pragma GCC unroll 8
   for (uint32_t i = 0; i < 8; ++i)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i),

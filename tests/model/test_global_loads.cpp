@@ -139,3 +139,24 @@ TEST_CASE("global loads: a lane in another buffer falls back and reads that buff
   for (uint32_t lane = 0; lane < 31; ++lane) CHECK(c_word(fast.c, lane) == word_at(4 * lane, 1));
   CHECK(c_word(fast.c, 31) == word_at(4 * 31, 0x80));
 }
+
+TEST_CASE("global loads: one address for the whole warp, and lanes out of order, read their words",
+          "[model][memory]") {
+  // The straight path reads a warp at one address with one load and consecutive lanes with
+  // vector loads, and gathers any other pattern: each must give every lane its own word.
+  SECTION("every lane at the last word of A") {
+    const ir::Kernel k = load_kernel([](Builder& b, const Reg& tid) { return b.mul_wide(tid ^ 31u, 4u); });
+    const Outcome fast = run(k, false), traced = run(k, true);
+    check_same(fast, traced);
+    CHECK(fast.hazards.empty());
+    for (uint32_t lane = 0; lane < 32; ++lane) CHECK(c_word(fast.c, lane) == word_at(4 * 31, 1));
+  }
+  SECTION("lane l at word l ^ 1") {
+    const ir::Kernel k =
+        load_kernel([](Builder& b, const Reg& tid) { return b.mul_wide(tid ^ 1u, 4u) - b.mul_wide(tid, 4u); });
+    const Outcome fast = run(k, false), traced = run(k, true);
+    check_same(fast, traced);
+    CHECK(fast.hazards.empty());
+    for (uint32_t lane = 0; lane < 32; ++lane) CHECK(c_word(fast.c, lane) == word_at(4 * (lane ^ 1), 1));
+  }
+}
