@@ -89,7 +89,7 @@ Program decode_program(const ir::Kernel& k) {
   const uint32_t ninst = uint32_t(k.insts.size());
   uint32_t next_real = ninst;  // first non-label at or after pc + 1
   for (uint32_t pc = ninst; pc-- > 0;) {
-    p.insts[pc].next_pc = next_real;
+    p.insts[pc].next_pc = p.insts[pc].direct_next_pc = next_real;
     if (!p.insts[pc].is_label) next_real = pc;
   }
   p.label_target.resize(p.label_pc.size());

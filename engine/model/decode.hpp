@@ -59,6 +59,9 @@ struct DecodedInst {
   // not a label (labels take no issue slot and do nothing, so stepping over them when the pc
   // is set saves the scheduler a pass per label reached).
   uint32_t next_pc = 0;
+  // Where a whole warp goes once `direct` has run: next_pc, or a bra's target (its straight
+  // path is the branch of a whole warp that takes it).
+  uint32_t direct_next_pc = 0;
   uint32_t guard = ir::kNone;
   bool guard_negated = false;
   // Filled for the forms an exec_* selector specialised (see select_alu / select_memory):

@@ -28,11 +28,18 @@ void exec_bra(ExecContext& x) {
   x.branch_handled = true;
 }
 
+// Its straight path (DecodedInst::direct): all 32 lanes take the branch, which the scheduler
+// carries out by sending the warp to direct_next_pc, the target. Nothing to record but the
+// issue, so not direct_traceable (which would record a register write).
+uint32_t direct_bra(Cta&, Warp&, const DecodedInst&) { return timing::kAluLatency; }
+
 }  // namespace
 
 ExecFn select_control(const ir::Inst& in, Program& p, DecodedInst& d, const ir::Kernel&) {
   if (in.op != Op::bra) return nullptr;
   d.branch_target = p.label_target[in.operands[0].id];
+  d.direct = direct_bra;
+  d.direct_next_pc = d.branch_target;
   return exec_bra;
 }
 
