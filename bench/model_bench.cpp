@@ -11,7 +11,8 @@
 // under 2 s. The program reports against them and never fails because of them: a benchmark
 // is a measurement, not a test.
 //
-//   gemmscope_model_bench [--repeat N] [--kernel ID] [--json FILE]
+//   gemmscope_model_bench [--repeat N] [--kernel ID] [--shape example|large|one-cta]
+//                         [--mode fast|traced] [--json FILE]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -206,9 +207,11 @@ int main(int argc, char** argv) {
                "time of whole-grid runs. Prints a table, then one JSON object per line.",
                "gemmscope_model_bench"};
   int repeat = 3;
-  std::string only_kernel, json_file;
+  std::string only_kernel, only_shape, only_mode, json_file;
   app.add_option("--repeat", repeat, "Runs per measurement; the best is kept (default 3)")->check(CLI::Range(1, 100));
   app.add_option("--kernel", only_kernel, "Only this kernel id");
+  app.add_option("--shape", only_shape, "Only this shape kind")->check(CLI::IsMember({"example", "large", "one-cta"}));
+  app.add_option("--mode", only_mode, "Only this mode")->check(CLI::IsMember({"fast", "traced"}));
   app.add_option("--json", json_file, "Also write the rows as a JSON array to this file");
   CLI11_PARSE(app, argc, argv);
 
@@ -218,8 +221,9 @@ int main(int argc, char** argv) {
     const std::vector<std::pair<std::string, kernels::GemmShape>> shapes{
         {"example", info.example_shape}, {"large", large_shape(info)}, {"one-cta", one_cta_shape(info)}};
     for (const auto& [kind, shape] : shapes) {
-      if (!valid_shape(info, shape)) continue;
+      if (!valid_shape(info, shape) || (!only_shape.empty() && kind != only_shape)) continue;
       for (const bool traced : {false, true}) {
+        if (!only_mode.empty() && traced != (only_mode == "traced")) continue;
         Row row = bench_model(info, kind, shape, traced, repeat);
         mark_target(row, info);
         std::fprintf(stderr, "  %s %s %s: %.3f s\n", row.kernel.c_str(), shape_text(row.shape).c_str(),
@@ -228,7 +232,8 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (only_kernel.empty() || only_kernel == kWholeGemmKernel) rows.push_back(bench_whole_job(repeat));
+  if ((only_kernel.empty() || only_kernel == kWholeGemmKernel) && only_shape.empty() && only_mode.empty())
+    rows.push_back(bench_whole_job(repeat));
 
   print_table(rows, repeat);
   nlohmann::json all = nlohmann::json::array();
