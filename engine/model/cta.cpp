@@ -180,6 +180,61 @@ template <bool kAvx2>
   return d.guard_negated ? ~pass : pass;
 }
 
+// The common issues of an untraced CTA with no copy in flight, one after another: a warp
+// whose live lanes are all 32 and at one pc, at an instruction with a straight path
+// (DecodedInst::direct) whose guard holds in every lane. Each does what the general loop of
+// run_cta_loop does for it, testing only what this case needs (nothing is recorded, no warp
+// changes state, no lane exits or diverges). It returns, with the count of issues it made,
+// at the first pick that is not such an issue, or whose straight path declines: the general
+// loop then issues that pick (peek_ready gives it again: setting `now` and the scheduler's
+// busy time below does not make the pick stale, and the general loop sets the same values).
+// A loop of its own, so that what it keeps from issue to issue stays in registers; the
+// general loop's many cases left the compiler spilling them (callgrind: about 135
+// instructions per issue there, about 60 here, besides the straight path itself).
+template <bool kAvx2>
+[[gnu::always_inline]] inline uint64_t straight_issues(Cta& c, const DecodedInst* decoded, uint32_t ninst,
+                                                       uint64_t max_cycles) {
+  uint64_t issued = 0;
+  for (;;) {
+    uint64_t time = 0;
+    Warp* const next = peek_ready(c, &time);
+    if (!next || time > max_cycles || !next->uniform || next->live() != 0xFFFFFFFFu || next->upc >= ninst) break;
+    Warp& w = *next;
+    const DecodedInst& d = decoded[w.upc];
+    if (!d.direct || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != 0xFFFFFFFFu)) break;
+    c.now = time;
+    c.scheduler_free[w.id & 3] = time + 1;
+    const uint32_t latency = d.direct(c, w, d);
+    if (latency == 0) break;
+    ++issued;
+    w.upc = d.direct_next_pc;
+    w.ready_at = time + latency;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
+    else c.push_ready(w.id, w.ready_at);
+#else
+    c.push_ready(w.id, w.ready_at);
+#endif
+  }
+  return issued;
+}
+// flatten: everything it calls but the straight paths is inlined into it (push_issued_avx2
+// has a second caller, the general loop, and GCC would otherwise call it out of line).
+[[gnu::noinline, gnu::flatten]] uint64_t straight_issues_baseline(Cta& c, const DecodedInst* decoded, uint32_t ninst,
+                                                    uint64_t max_cycles) {
+  return straight_issues<false>(c, decoded, ninst, max_cycles);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::noinline, gnu::flatten]] __attribute__((target("avx2,popcnt"))) uint64_t straight_issues_avx2(
+    Cta& c, const DecodedInst* decoded, uint32_t ninst, uint64_t max_cycles) {
+  return straight_issues<true>(c, decoded, ninst, max_cycles);
+}
+#else
+uint64_t straight_issues_avx2(Cta& c, const DecodedInst* decoded, uint32_t ninst, uint64_t max_cycles) {
+  return straight_issues<false>(c, decoded, ninst, max_cycles);
+}
+#endif
+
 // The scheduler loop, compiled twice (below): for baseline x86-64 and, where the CPU has
 // them, for AVX2 and POPCNT, where counting the lanes of a mask and gathering a guard
 // predicate take a few instructions. The two compute the same thing.
@@ -199,145 +254,116 @@ template <bool kAvx2>
   bool exited_with_pending_tma = false;
   for (;;) {
     if (c.failed) break;
+    if (!traced && c.tma_pending.empty()) {
+      const uint64_t n = kAvx2 ? straight_issues_avx2(c, decoded, ninst, max_cycles)
+                               : straight_issues_baseline(c, decoded, ninst, max_cycles);
+      warp_instructions += n;
+      thread_instructions += 32 * n;
+    }
     // The next warp to issue: earliest time it can issue on its scheduler.
     uint64_t next_time = ~uint64_t(0);
     Warp* next = peek_ready(c, &next_time);
-    // The common issue first: an untraced CTA with no copy in flight, a whole warp at one
-    // pc, an instruction with a straight path, every lane's guard true. It does what the
-    // general path below does for such an issue, with only the tests this case needs (no
-    // trace, no state change, no exit); where any of them fails, or the straight path
-    // declines, the general path handles the same issue.
-    // (Both paths end in one place, the issuer's push below: one call site, which GCC then
-    // inlines.)
-    Warp* issued = nullptr;  // a warp that issued and is ready again
-    if (!traced && next && next_time <= max_cycles && next->uniform && next->live() == 0xFFFFFFFFu &&
-        next->upc < ninst && c.tma_pending.empty()) {
-      Warp& w = *next;
-      const DecodedInst& d = decoded[w.upc];
-      if (d.direct && (d.guard == ir::kNone || guard_lanes<kAvx2>(w, d) == 0xFFFFFFFFu)) {
-        // Set as the general path sets them; where the straight path declines, the general
-        // path peeks the same pick (these two do not make it stale) and sets the same values.
-        c.now = next_time;
-        c.scheduler_free[w.id & 3] = next_time + 1;
-        const uint32_t latency = d.direct(c, w, d);
-        if (latency != 0) {
-          ++warp_instructions;
-          thread_instructions += 32;
-          w.upc = d.direct_next_pc;
-          w.ready_at = next_time + latency;
-          issued = &w;
-        }
-      }
-    }
-    if (!issued) {
-      // The next asynchronous completion.
-      if (!c.tma_pending.empty()) {
-        const auto earlier = [](const PendingTma& a, const PendingTma& b) { return a.complete_at < b.complete_at; };
-        auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(), earlier);
-        if (!next || tma->complete_at <= next_time) {
-          if (!next && !exited_with_pending_tma) {
-            bool all_exited = true;
-            for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
-            if (all_exited) {
-              exited_with_pending_tma = true;
-              const TmaJob& job = c.tma_jobs[tma->record];
-              report(c, "exit-with-pending-tma", job.inst, job.warp, 0xFFFFFFFFu, job.smem_dst,
-                     fmt::format("the CTA exited while {} TMA load(s) were still writing its shared memory: nothing "
-                                 "waited on their mbarrier. On the H100 this kernel failed with "
-                                 "CUDA_ERROR_LAUNCH_FAILED (docs/results/2026-11-21-h100)",
-                                 c.tma_pending.size()));
-            }
+    // The next asynchronous completion.
+    if (!c.tma_pending.empty()) {
+      const auto earlier = [](const PendingTma& a, const PendingTma& b) { return a.complete_at < b.complete_at; };
+      auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(), earlier);
+      if (!next || tma->complete_at <= next_time) {
+        if (!next && !exited_with_pending_tma) {
+          bool all_exited = true;
+          for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
+          if (all_exited) {
+            exited_with_pending_tma = true;
+            const TmaJob& job = c.tma_jobs[tma->record];
+            report(c, "exit-with-pending-tma", job.inst, job.warp, 0xFFFFFFFFu, job.smem_dst,
+                   fmt::format("the CTA exited while {} TMA load(s) were still writing its shared memory: nothing "
+                               "waited on their mbarrier. On the H100 this kernel failed with "
+                               "CUDA_ERROR_LAUNCH_FAILED (docs/results/2026-11-21-h100)",
+                               c.tma_pending.size()));
           }
-          const PendingTma p = *tma;
-          c.tma_pending.erase(tma);
-          c.now = std::max(c.now, p.complete_at);
-          complete_tma(c, p);
-          continue;
         }
-      }
-      if (!next) {
-        bool all_exited = true;
-        for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
-        if (!all_exited) report_deadlock(c);
-        break;
-      }
-      if (next_time > max_cycles) {
-        report(c, "hang", 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
-               fmt::format("the CTA ran past {} modeled cycles without finishing: probably an endless loop",
-                           opt.max_cycles_per_cta));
-        c.failed = true;
-        c.failure = "the CTA did not finish";
-        break;
-      }
-
-      Warp& w = *next;
-      if (w.live() == 0) {
-        w.state = WarpState::exited;
-        c.unready(w.id);
+        const PendingTma p = *tma;
+        c.tma_pending.erase(tma);
+        c.now = std::max(c.now, p.complete_at);
+        complete_tma(c, p);
         continue;
       }
-      uint32_t at_pc = 0;
-      const uint32_t pc = w.next_pc(&at_pc);
-      if (pc >= ninst) {  // fell off the end: the lanes exit
-        w.exited |= at_pc;
-        c.push_ready(w.id, w.ready_at);
-        continue;
-      }
-      const DecodedInst& d = decoded[pc];
-      if (d.is_label) {  // labels are not instructions: no issue slot (only reached at pc 0:
-                         // branches and fall-throughs step over them, DecodedInst::next_pc)
-        w.set_pc(at_pc, d.next_pc);
-        c.push_ready(w.id, w.ready_at);
-        continue;
-      }
-      c.now = next_time;
-      // The issuer's scheduler is busy this cycle. Its pick is not marked stale here: every
-      // path below either marks it (unready, push_ready) or brings it up to date
-      // (push_issued_avx2).
-      c.scheduler_free[w.id & 3] = next_time + 1;
-      uint32_t mask = at_pc;
-      if (d.guard != ir::kNone) mask = at_pc & guard_lanes<kAvx2>(w, d);
-      ++warp_instructions;
-      if constexpr (kAvx2) thread_instructions += uint32_t(std::popcount(mask));  // one instruction
-      else thread_instructions += lane_count(mask);
-      if (traced) trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
-      // A whole warp first tries the form's straight path (DecodedInst::direct), which needs no
-      // ExecContext; where there is none, or it declines, exec runs. In the traced CTA only
-      // forms whose trace record is the destination's reg_write take it, and that record is
-      // made here, as note_decoded_write would have made it.
-      uint32_t latency = 0;
-      if (mask == 0xFFFFFFFFu && d.direct && (!traced || d.direct_traceable)) {
-        latency = d.direct(c, w, d);
-        if (latency != 0 && record_registers) record_register_write(c, w.id, pc, d.dst, mask);
-      }
-      if (latency != 0) {
-        // No block, no lane exited: every lane at this pc goes on to direct_next_pc (the next
-        // instruction, or the target of a bra all of them take).
-        if (w.uniform) w.upc = d.direct_next_pc;
-        else w.set_pc_per_lane(at_pc, d.direct_next_pc);
-      } else {
-        ExecContext x{c, w, insts[pc], d, pc, mask, at_pc};
-        if (mask != 0) d.exec(x);
-        if (!x.block) {
-          const uint32_t fall_through = x.branch_handled ? (at_pc & ~mask) : at_pc;
-          if (fall_through) w.set_pc(fall_through, d.next_pc);
-        }
-        latency = x.latency;
-      }
-      if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
-      if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + latency;
-      if (w.state != WarpState::ready) {
-        c.unready(w.id);
-        continue;
-      }
-      issued = &w;
     }
+    if (!next) {
+      bool all_exited = true;
+      for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
+      if (!all_exited) report_deadlock(c);
+      break;
+    }
+    if (next_time > max_cycles) {
+      report(c, "hang", 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
+             fmt::format("the CTA ran past {} modeled cycles without finishing: probably an endless loop",
+                         opt.max_cycles_per_cta));
+      c.failed = true;
+      c.failure = "the CTA did not finish";
+      break;
+    }
+
+    Warp& w = *next;
+    if (w.live() == 0) {
+      w.state = WarpState::exited;
+      c.unready(w.id);
+      continue;
+    }
+    uint32_t at_pc = 0;
+    const uint32_t pc = w.next_pc(&at_pc);
+    if (pc >= ninst) {  // fell off the end: the lanes exit
+      w.exited |= at_pc;
+      c.push_ready(w.id, w.ready_at);
+      continue;
+    }
+    const DecodedInst& d = decoded[pc];
+    if (d.is_label) {  // labels are not instructions: no issue slot (only reached at pc 0:
+                       // branches and fall-throughs step over them, DecodedInst::next_pc)
+      w.set_pc(at_pc, d.next_pc);
+      c.push_ready(w.id, w.ready_at);
+      continue;
+    }
+    c.now = next_time;
+    // The issuer's scheduler is busy this cycle. Its pick is not marked stale here: every
+    // path below either marks it (unready, push_ready) or brings it up to date
+    // (push_issued_avx2).
+    c.scheduler_free[w.id & 3] = next_time + 1;
+    uint32_t mask = at_pc;
+    if (d.guard != ir::kNone) mask = at_pc & guard_lanes<kAvx2>(w, d);
+    ++warp_instructions;
+    if constexpr (kAvx2) thread_instructions += uint32_t(std::popcount(mask));  // one instruction
+    else thread_instructions += lane_count(mask);
+    if (traced) trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
+    // A whole warp first tries the form's straight path (DecodedInst::direct), which needs no
+    // ExecContext; where there is none, or it declines, exec runs. In the traced CTA only
+    // forms whose trace record is the destination's reg_write take it, and that record is
+    // made here, as note_decoded_write would have made it.
+    uint32_t latency = 0;
+    if (mask == 0xFFFFFFFFu && d.direct && (!traced || d.direct_traceable)) {
+      latency = d.direct(c, w, d);
+      if (latency != 0 && record_registers) record_register_write(c, w.id, pc, d.dst, mask);
+    }
+    if (latency != 0) {
+      // No block, no lane exited: every lane at this pc goes on to direct_next_pc (the next
+      // instruction, or the target of a bra all of them take).
+      if (w.uniform) w.upc = d.direct_next_pc;
+      else w.set_pc_per_lane(at_pc, d.direct_next_pc);
+    } else {
+      ExecContext x{c, w, insts[pc], d, pc, mask, at_pc};
+      if (mask != 0) d.exec(x);
+      if (!x.block) {
+        const uint32_t fall_through = x.branch_handled ? (at_pc & ~mask) : at_pc;
+        if (fall_through) w.set_pc(fall_through, d.next_pc);
+      }
+      latency = x.latency;
+    }
+    if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
+    if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + latency;
+    if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
-    if constexpr (kAvx2) push_issued_avx2(c, issued->id, issued->ready_at);
-    else c.push_ready(issued->id, issued->ready_at);
-#else
-    c.push_ready(issued->id, issued->ready_at);
+    else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
 #endif
+    else c.push_ready(w.id, w.ready_at);
   }
   c.stats->warp_instructions += warp_instructions;
   c.stats->thread_instructions += thread_instructions;
