@@ -461,39 +461,29 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   const GlobalMemory& global = *c.launch.global;
   if (buffer >= global.buffers.size() || !global.buffers[buffer] || global.buffers[buffer]->size() < 4) return 0;
   const uint8_t* data = global.buffers[buffer]->data();
-  // As in lanes_inside: an offset past limit or below the buffer sets bit 63 of
-  // (limit - o) | o, and a misaligned one sets a low bit of o.
-  const __m256i delta = _mm256_set1_epi64x(int64_t(uint64_t(d.offset) - kGlobalBase[buffer]));
-  const __m256i limit = _mm256_set1_epi64x(int64_t(global.buffers[buffer]->size() - 4));
-  __m256i off[8];
-  __m256i bad = _mm256_setzero_si256(), low_bits = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (uint32_t i = 0; i < 8; ++i) {
-    off[i] = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 4 * i)), delta);
-    bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_sub_epi64(limit, off[i]), off[i]));
-    low_bits = _mm256_or_si256(low_bits, off[i]);
-  }
-  const __m256i sign = _mm256_set1_epi64x(int64_t(uint64_t(1) << 63)), align = _mm256_set1_epi64x(3);
-  if (!_mm256_testz_si256(bad, sign) || !_mm256_testz_si256(low_bits, align)) return 0;
-  // Zero-extended to 64 bits, what load_bytes reads.
-  uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
+  const uint64_t limit_bytes = global.buffers[buffer]->size() - 4;
+  uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);  // zero-extended to 64 bits, what load_bytes reads
   // The two commonest patterns of a SIMT kernel read without gathers (a gather of 4 costs
   // about as much as 4 loads): every lane at one address (a warp walking a row of A), and
-  // lane l at the first lane's address + 4 l (consecutive columns of B). Both are in bounds
-  // where every lane's offset is.
-  const uint64_t first = uint64_t(_mm256_extract_epi64(off[0], 0));
-  const uint64_t step = uint64_t(_mm256_extract_epi64(off[0], 1)) - first;
+  // lane l at the first lane's address + 4 l (consecutive columns of B). They are found on
+  // the addresses as they are, and then only the first and the last lane need a bounds
+  // check (every lane lies between them) and the first an alignment check (the step is 0 or
+  // 4); a warp that fails either goes to global_form, which reports it.
+  const uint64_t step = base[1] - base[0];
   if (step == 0 || step == 4) {
     const __m256i by4 = _mm256_set1_epi64x(int64_t(4 * step));
-    __m256i expect = _mm256_add_epi64(_mm256_set1_epi64x(int64_t(first)),
+    __m256i expect = _mm256_add_epi64(_mm256_set1_epi64x(int64_t(base[0])),
                                       _mm256_set_epi64x(int64_t(3 * step), int64_t(2 * step), int64_t(step), 0));
     __m256i differ = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (uint32_t i = 0; i < 8; ++i) {
-      differ = _mm256_or_si256(differ, _mm256_xor_si256(off[i], expect));
+      const __m256i lanes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 4 * i));
+      differ = _mm256_or_si256(differ, _mm256_xor_si256(lanes, expect));
       expect = _mm256_add_epi64(expect, by4);
     }
     if (_mm256_testz_si256(differ, differ)) {
+      const uint64_t first = base[0] + uint64_t(d.offset) - kGlobalBase[buffer];
+      if (first > limit_bytes || first + 31 * step > limit_bytes || first % 4 != 0) return 0;
       if (step == 0) {
         uint32_t v;
         std::memcpy(&v, data + first, 4);
@@ -507,10 +497,24 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
         }
       }
-      w.written[d.data_regs[0]] = 0xFFFFFFFFu;
-      return timing::kGlobalLatency;
+      w.written[d.data_regs[0]] = 0xFFFFFFFFu;  // note_decoded_write: |= all lanes
+      return timing::kGlobalLatency;            // what account_global sets
     }
   }
+  // Any other pattern. As in lanes_inside: an offset past limit or below the buffer sets bit
+  // 63 of (limit - o) | o, and a misaligned one sets a low bit of o.
+  const __m256i delta = _mm256_set1_epi64x(int64_t(uint64_t(d.offset) - kGlobalBase[buffer]));
+  const __m256i limit = _mm256_set1_epi64x(int64_t(limit_bytes));
+  __m256i off[8];
+  __m256i bad = _mm256_setzero_si256(), low_bits = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < 8; ++i) {
+    off[i] = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 4 * i)), delta);
+    bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_sub_epi64(limit, off[i]), off[i]));
+    low_bits = _mm256_or_si256(low_bits, off[i]);
+  }
+  const __m256i sign = _mm256_set1_epi64x(int64_t(uint64_t(1) << 63)), align = _mm256_set1_epi64x(3);
+  if (!_mm256_testz_si256(bad, sign) || !_mm256_testz_si256(low_bits, align)) return 0;
   // Any other pattern: gathers (offsets are below 2^63 here, so their signed indices are exact).
 #pragma GCC unroll 8
   for (uint32_t i = 0; i < 8; ++i)

@@ -151,6 +151,13 @@ TEST_CASE("global loads: one address for the whole warp, and lanes out of order,
     CHECK(fast.hazards.empty());
     for (uint32_t lane = 0; lane < 32; ++lane) CHECK(c_word(fast.c, lane) == word_at(4 * 31, 1));
   }
+  SECTION("every lane one word past the end of A falls back and is reported") {
+    const ir::Kernel k = load_kernel([](Builder& b, const Reg& tid) { return b.mul_wide(tid ^ 31u, 4u) + 4u; });
+    const Outcome fast = run(k, false), traced = run(k, true);
+    check_same(fast, traced);
+    CHECK(kinds(fast) == std::set<std::string>{"out-of-bounds-global"});
+    for (uint32_t lane = 0; lane < 32; ++lane) CHECK(c_word(fast.c, lane) == 0);
+  }
   SECTION("lane l at word l ^ 1") {
     const ir::Kernel k =
         load_kernel([](Builder& b, const Reg& tid) { return b.mul_wide(tid ^ 1u, 4u) - b.mul_wide(tid, 4u); });
