@@ -166,3 +166,48 @@ TEST_CASE("kernel tile of simt_naive: one thread per element, row-major", "[gui]
   REQUIRE(g.value_regs.size() == 1);
   CHECK(k->kernel().regs[g.value_regs[0]].name == "acc");
 }
+
+TEST_CASE("simt_naive: the selected thread's acc is what the model wrote, zero first, C at the end", "[gui]") {
+  // acc's first write is the same zero in every lane (stored as base and step,
+  // RegWrite::Encoding::affine), its last the lane's dot product (stored lane by lane): the
+  // value shown for a thread must be the lane's either way.
+  OpenRequest r;
+  r.kernel_id = "simt_naive";
+  auto k = open_kernel(r);
+  const FragmentGrid g = fragment_grid(k.get(), FragmentViewOptions{});
+  REQUIRE(g.value_regs.size() == 1);
+  const uint32_t acc = g.value_regs[0];
+  const model::Trace& t = k->trace();
+  uint32_t first_write = 0xFFFFFFFFu;
+  for (uint32_t e : t.of_kind(model::EventKind::reg_write))
+    if (t.events[e].warp == 3 && t.regs[t.events[e].payload].reg == acc) {
+      first_write = e;
+      break;
+    }
+  REQUIRE(first_write != 0xFFFFFFFFu);
+  CHECK(t.regs[t.events[first_write].payload].encoding == model::RegWrite::Encoding::affine);
+  CHECK(register_value_at(*k, first_write, 3, acc, 17) == 0u);
+  CHECK_FALSE(register_value_at(*k, first_write - 1, 3, acc, 17).has_value());  // nothing before it
+  // b_ptr's first write steps by 4 bytes from lane to lane: B + 4 * col, col = lane in CTA
+  // (0,0). The value shown is its low word; B's buffer starts on a 2^44 boundary.
+  uint32_t b_ptr = 0xFFFFFFFFu;
+  for (uint32_t i = 0; i < k->kernel().regs.size(); ++i)
+    if (k->kernel().regs[i].name == "b_ptr") b_ptr = i;
+  REQUIRE(b_ptr != 0xFFFFFFFFu);
+  for (uint32_t e : t.of_kind(model::EventKind::reg_write))
+    if (t.events[e].warp == 3 && t.regs[t.events[e].payload].reg == b_ptr) {
+      CHECK(t.regs[t.events[e].payload].encoding == model::RegWrite::Encoding::affine);
+      CHECK(register_value_at(*k, e, 3, b_ptr, 17) == 4u * 17u);
+      break;
+    }
+  // At the end, thread (warp w, lane l) holds C[w][l] of CTA (0,0) (kernels/01: row = tid / 32).
+  const auto& c = k->report.buffers.c;
+  const size_t n = k->report.shape.n;
+  const uint32_t end = uint32_t(t.events.size() - 1);
+  for (const auto& [warp, lane] : {std::pair{0u, 0u}, {3u, 17u}, {31u, 31u}}) {
+    uint32_t expect = 0;
+    std::memcpy(&expect, c.data() + (size_t(warp) * n + lane) * 4, 4);
+    INFO("warp " << warp << " lane " << lane);
+    CHECK(register_value_at(*k, end, uint16_t(warp), acc, lane) == expect);
+  }
+}
