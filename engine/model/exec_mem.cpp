@@ -469,19 +469,9 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   // the addresses as they are, and then only the first and the last lane need a bounds
   // check (every lane lies between them) and the first an alignment check (the step is 0 or
   // 4); a warp that fails either goes to global_form, which reports it.
-  const uint64_t step = base[1] - base[0];
+  uint64_t step = base[1] - base[0];
   if (step == 0 || step == 4) {
-    const __m256i by4 = _mm256_set1_epi64x(int64_t(4 * step));
-    __m256i expect = _mm256_add_epi64(_mm256_set1_epi64x(int64_t(base[0])),
-                                      _mm256_set_epi64x(int64_t(3 * step), int64_t(2 * step), int64_t(step), 0));
-    __m256i differ = _mm256_setzero_si256();
-#pragma GCC unroll 8
-    for (uint32_t i = 0; i < 8; ++i) {
-      const __m256i lanes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 4 * i));
-      differ = _mm256_or_si256(differ, _mm256_xor_si256(lanes, expect));
-      expect = _mm256_add_epi64(expect, by4);
-    }
-    if (_mm256_testz_si256(differ, differ)) {
+    if (lanes_step_evenly_avx2(base, ~uint64_t(0), &step)) {
       const uint64_t first = base[0] + uint64_t(d.offset) - kGlobalBase[buffer];
       if (first > limit_bytes || first + 31 * step > limit_bytes || first % 4 != 0) return 0;
       if (step == 0) {

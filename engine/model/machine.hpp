@@ -282,12 +282,7 @@ inline void wake(Cta& c, Warp& w, uint64_t at) {
 // Runs one CTA to completion (or failure) in modeled time.
 void run_cta(Cta& cta, const SimOptions& opt);
 
-// Trace tables (Table<T>, table.hpp) are appended to on almost every issue of the traced CTA.
-template <class T>
-[[gnu::always_inline]] inline void make_room(Table<T>& table, size_t extra) {
-  table.make_room(extra);
-}
-// Appends one record; returns its index.
+// Appends one record to a trace table (Table<T>, table.hpp); returns its index.
 template <class T>
 inline uint32_t append(Table<T>& table, const T& record) {
   table.push_back(record);

@@ -103,57 +103,24 @@ __attribute__((target("avx2"))) void pack_low_words_avx2(const uint64_t* lanes, 
                         _mm256_permute4x64_epi64(_mm256_castps_si256(lows), 0xD8));
   }
 }
-#endif
-
-// Whether a whole warp's values step evenly, lane l holding lanes[0] + step × l in the
-// register's width (`words` 32-bit words); sets *step. Lanes of a 32-bit register may hold
-// anything in their upper halves, which do not count.
-bool lanes_step_evenly(const uint64_t* lanes, uint32_t words, uint64_t* step) {
-  const uint64_t keep = words == 2 ? ~uint64_t(0) : 0xFFFFFFFFu;
-  const uint64_t d = lanes[1] - lanes[0];
-  uint64_t expect = lanes[0], off = 0;
-  for (uint32_t l = 0; l < 32; ++l, expect += d) off |= lanes[l] - expect;
-  *step = d & keep;
-  return (off & keep) == 0;
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-// The same, 4 lanes per step.
-__attribute__((target("avx2"))) bool lanes_step_evenly_avx2(const uint64_t* lanes, uint32_t words, uint64_t* step) {
-  const uint64_t keep = words == 2 ? ~uint64_t(0) : 0xFFFFFFFFu;
-  const uint64_t base = lanes[0], d = lanes[1] - lanes[0];
-  __m256i expect = _mm256_set_epi64x(int64_t(base + 3 * d), int64_t(base + 2 * d), int64_t(base + d), int64_t(base));
-  const __m256i by4 = _mm256_set1_epi64x(int64_t(4 * d));
-  __m256i off = _mm256_setzero_si256();
-#pragma GCC unroll 8
-  for (uint32_t l = 0; l < 32; l += 4) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + l));
-    off = _mm256_or_si256(off, _mm256_sub_epi64(v, expect));
-    expect = _mm256_add_epi64(expect, by4);
-  }
-  *step = d & keep;
-  return _mm256_testz_si256(off, _mm256_set1_epi64x(int64_t(keep))) != 0;
-}
 #else
 void pack_low_words_avx2(const uint64_t* lanes, uint32_t* out) { pack_low_words(lanes, out); }
-bool lanes_step_evenly_avx2(const uint64_t* lanes, uint32_t words, uint64_t* step) {
-  return lanes_step_evenly(lanes, words, step);
-}
 #endif
 
 }  // namespace
 
 // A traced SIMT CTA writes a register on most of its issues, so this runs about once per
-// warp-instruction of the traced CTA: the three tables get their room first (make_room, whose
-// test is inline and which only grows them now and then), and the records are then appended
+// warp-instruction of the traced CTA: the three tables get their room first (Table::make_room,
+// whose test is inline and which only grows them now and then), and the records are then appended
 // with no further capacity checks than push_back's own. A whole warp's write whose values
 // step evenly from lane to lane is stored as base and step (RegWrite::Encoding::affine).
 void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, uint32_t mask) {
   Trace& t = *c.trace;
   const uint32_t words = c.program->reg_words[reg];
   const uint64_t* lanes = c.reg_lanes(warp, reg);
-  make_room(t.values, 64);
-  make_room(t.regs, 1);
-  make_room(t.events, 1);
+  t.values.make_room(64);
+  t.regs.make_room(1);
+  t.events.make_room(1);
   const uint32_t offset = uint32_t(t.values.size());
   RegWrite::Encoding encoding = RegWrite::Encoding::packed;
   // The written lanes' values, packed in lane order, low word first, then appended in one
@@ -162,8 +129,9 @@ void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, u
   uint32_t packed[64];
   uint32_t n = 0;
   uint64_t step = 0;
+  const uint64_t keep = words == 2 ? ~uint64_t(0) : 0xFFFFFFFFu;
   const bool whole_warp = mask == 0xFFFFFFFFu;
-  if (whole_warp && (c.avx2 ? lanes_step_evenly_avx2(lanes, words, &step) : lanes_step_evenly(lanes, words, &step))) {
+  if (whole_warp && (c.avx2 ? lanes_step_evenly_avx2(lanes, keep, &step) : lanes_step_evenly(lanes, keep, &step))) {
     encoding = RegWrite::Encoding::affine;
     const uint64_t base = lanes[0];
     packed[0] = uint32_t(base);
@@ -173,10 +141,10 @@ void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, u
       packed[3] = uint32_t(step >> 32);
     }
     n = 2 * words;
-  } else if (mask == 0xFFFFFFFFu && words == 2 && std::endian::native == std::endian::little) {
+  } else if (whole_warp && words == 2 && std::endian::native == std::endian::little) {
     std::memcpy(packed, lanes, sizeof(packed));  // a whole warp's 64-bit register is that already
     n = 64;
-  } else if (mask == 0xFFFFFFFFu && words == 1) {
+  } else if (whole_warp && words == 1) {
     if (c.avx2) pack_low_words_avx2(lanes, packed);
     else pack_low_words(lanes, packed);
     n = 32;

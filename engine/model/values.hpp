@@ -9,6 +9,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace gs::model {
 
@@ -60,5 +63,39 @@ inline uint32_t lane_bits(const uint64_t* lanes) {
 #endif
   return bits;
 }
+
+// Whether a whole warp's lanes step evenly, lane l holding lanes[0] + step × l, counting
+// only the bits under `keep` (the lanes of a 32-bit register may hold anything above its low
+// word); sets *step to the step under keep. The trace stores such register writes as base
+// and step (RegWrite::Encoding::affine), and the loads read such addresses without gathers.
+inline bool lanes_step_evenly(const uint64_t* lanes, uint64_t keep, uint64_t* step) {
+  const uint64_t d = lanes[1] - lanes[0];
+  uint64_t expect = lanes[0], off = 0;
+  for (uint32_t l = 0; l < 32; ++l, expect += d) off |= lanes[l] - expect;
+  *step = d & keep;
+  return (off & keep) == 0;
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same, 4 lanes per step.
+__attribute__((target("avx2"))) inline bool lanes_step_evenly_avx2(const uint64_t* lanes, uint64_t keep,
+                                                                   uint64_t* step) {
+  const uint64_t base = lanes[0], d = lanes[1] - lanes[0];
+  __m256i expect = _mm256_set_epi64x(int64_t(base + 3 * d), int64_t(base + 2 * d), int64_t(base + d), int64_t(base));
+  const __m256i by4 = _mm256_set1_epi64x(int64_t(4 * d));
+  __m256i off = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t l = 0; l < 32; l += 4) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + l));
+    off = _mm256_or_si256(off, _mm256_sub_epi64(v, expect));
+    expect = _mm256_add_epi64(expect, by4);
+  }
+  *step = d & keep;
+  return _mm256_testz_si256(off, _mm256_set1_epi64x(int64_t(keep))) != 0;
+}
+#else
+inline bool lanes_step_evenly_avx2(const uint64_t* lanes, uint64_t keep, uint64_t* step) {
+  return lanes_step_evenly(lanes, keep, step);
+}
+#endif
 
 }  // namespace gs::model
