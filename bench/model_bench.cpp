@@ -30,8 +30,8 @@
 
 #include "cli/cli.hpp"
 #include "engine/model/model.hpp"
-#include "engine/run/gemm_data.hpp"
-#include "engine/run/sim_job.hpp"
+#include "run/gemm_data.hpp"
+#include "run/sim_job.hpp"
 #include "kernels/registry.hpp"
 
 namespace {

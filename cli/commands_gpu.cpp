@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
-#include "engine/run/gpu_bench.hpp"
-#include "engine/run/gpu_compare.hpp"
-#include "engine/run/probe_cases.hpp"
+#include "run/gpu_bench.hpp"
+#include "run/gpu_compare.hpp"
+#include "run/probe_cases.hpp"
 
 namespace gs::cli {
 

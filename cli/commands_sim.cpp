@@ -8,7 +8,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/progress.hpp"
-#include "engine/run/sim_job.hpp"
+#include "run/sim_job.hpp"
 
 namespace gs::cli {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/gpu_bench.hpp"
+#include "run/gpu_bench.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {

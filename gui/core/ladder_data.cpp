@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/gemm_data.hpp"
+#include "run/gemm_data.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/view_data.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/gemm_data.hpp"
+#include "run/gemm_data.hpp"
 
 namespace gs::gui {
 

@@ -21,7 +21,7 @@
 #include "engine/ir/kernel.hpp"
 #include "engine/model/trace.hpp"
 #include "engine/ptx/emit.hpp"
-#include "engine/run/sim_job.hpp"
+#include "run/sim_job.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::gui {

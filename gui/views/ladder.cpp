@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/gemm_data.hpp"
+#include "run/gemm_data.hpp"
 #include "gui/core/ladder_data.hpp"
 #include "gui/views/views.hpp"
 

@@ -1,4 +1,4 @@
-// engine/run/gemm_data + bf16: the inputs both back ends are fed, the reference GEMM and the
+// run/gemm_data + bf16: the inputs both back ends are fed, the reference GEMM and the
 // verdict. None of these need the model.
 #include <bit>
 #include <cfloat>
@@ -9,8 +9,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/run/bf16.hpp"
-#include "engine/run/gemm_data.hpp"
+#include "run/bf16.hpp"
+#include "run/gemm_data.hpp"
 
 using namespace gs;
 using kernels::BLayout;

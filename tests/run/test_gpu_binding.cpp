@@ -1,10 +1,10 @@
-// engine/run/gpu_launch (binding): every ir::Param becomes the right launch argument, checked number by
+// run/gpu_launch (binding): every ir::Param becomes the right launch argument, checked number by
 // number without a GPU (planning is plain C++; only encoding a tensor map needs the driver).
 #include <catch2/catch.hpp>
 
 #include "engine/builder/builder.hpp"
 #include "engine/cuda/tensor_map_spec.hpp"
-#include "engine/run/gpu_launch.hpp"
+#include "run/gpu_launch.hpp"
 #include "kernels/probes.hpp"
 
 using namespace gs;

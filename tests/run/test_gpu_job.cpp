@@ -1,4 +1,4 @@
-// engine/run/gpu_job and the GPU commands of the command line, without a GPU.
+// run/gpu_job and the GPU commands of the command line, without a GPU.
 //
 // Jobs here mostly skip the driver check (GpuJobOptions::require_driver = false), so the
 // watchdog, the step reports and the CBOR transport are exercised on any machine. The command
@@ -15,7 +15,7 @@
 
 #include "cli/cli.hpp"
 #include "engine/cuda/driver.hpp"
-#include "engine/run/gpu_job.hpp"
+#include "run/gpu_job.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
 
 using namespace gs;

@@ -1,11 +1,11 @@
-// Probes (engine/run/probe_*): the checks are exercised on the model's output here (no GPU
+// Probes (run/probe_*): the checks are exercised on the model's output here (no GPU
 // needed, and a check that cannot fail is caught by feeding it wrong outputs); the [gpu] case
 // runs every probe on the GPU and requires GPU, formula and model to agree.
 #include <cstring>
 
 #include <catch2/catch.hpp>
 
-#include "engine/run/probe_cases.hpp"
+#include "run/probe_cases.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
 
 using namespace gs;

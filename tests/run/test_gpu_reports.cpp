@@ -1,12 +1,12 @@
-// engine/run/gpu_bench + gpu_compare: the numbers, the JSON and the verdicts, built from fake
+// run/gpu_bench + gpu_compare: the numbers, the JSON and the verdicts, built from fake
 // measurements so they are checked without a GPU.
 #include <cstring>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "engine/run/gpu_bench.hpp"
-#include "engine/run/gpu_compare.hpp"
+#include "run/gpu_bench.hpp"
+#include "run/gpu_compare.hpp"
 
 using namespace gs;
 using Catch::Contains;

@@ -7,9 +7,9 @@
 
 #include "engine/builder/builder.hpp"
 #include "engine/ptx/emit.hpp"
-#include "engine/run/gpu_bench.hpp"
-#include "engine/run/gpu_compare.hpp"
-#include "engine/run/gpu_launch.hpp"
+#include "run/gpu_bench.hpp"
+#include "run/gpu_compare.hpp"
+#include "run/gpu_launch.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
 #include "tests/support/ptxas_check.hpp"
 

@@ -1,9 +1,9 @@
-// engine/run/sim_job: the simulate job, its JSON and table, and the trace export.
+// run/sim_job: the simulate job, its JSON and table, and the trace export.
 // Cases tagged [model] run the CPU model end to end; the rest check input validation and the
 // formatting on hand-made reports.
 #include <catch2/catch.hpp>
 
-#include "engine/run/sim_job.hpp"
+#include "run/sim_job.hpp"
 
 using namespace gs;
 using run::InputMode;

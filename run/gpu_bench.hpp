@@ -3,7 +3,7 @@
 //   run::BenchResult r = run::run_bench({.kernel_id = "hopper_tma_wgmma_64", .shape = {4096, 4096, 4096}});
 //   run::bench_result_json(r);   // {device, driver, sm_clock_mhz, date, kernel, shape, tflops, ms, ...}
 //
-// One GPU job (one forked child, engine/run/gpu_job.hpp) per kernel and shape:
+// One GPU job (one forked child, run/gpu_job.hpp) per kernel and shape:
 //  1. check: fresh inputs (run::make_gemm_data with a new seed every time; random bf16 or f32
 //     values, or integers for a bit-exact verdict), C poisoned with 0xFF bytes (so an element
 //     the kernel never writes is caught), one launch under the kernel watchdog, C compared with
@@ -32,8 +32,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/run/gemm_data.hpp"
-#include "engine/run/gpu_job.hpp"
+#include "run/gemm_data.hpp"
+#include "run/gpu_job.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::run {

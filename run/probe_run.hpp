@@ -23,7 +23,7 @@
 #include "engine/ir/kernel.hpp"
 #include "engine/layout/swizzle.hpp"
 #include "engine/model/model.hpp"
-#include "engine/run/gpu_job.hpp"
+#include "run/gpu_job.hpp"
 
 namespace gs::run {
 

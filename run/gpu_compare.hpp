@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/run/gpu_job.hpp"
+#include "run/gpu_job.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::run {

@@ -34,7 +34,7 @@
 #include "engine/cuda/tensor_map_spec.hpp"
 #include "engine/ir/kernel.hpp"
 #include "engine/model/model.hpp"
-#include "engine/run/gpu_job.hpp"
+#include "run/gpu_job.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::run {

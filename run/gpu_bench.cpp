@@ -1,7 +1,7 @@
 // run_bench: the check and the timing of one kernel at one shape in one GPU job (see
 // gpu_bench.hpp for the method). The JSON, the table and the summary line are in
 // gpu_bench_report.cpp.
-#include "engine/run/gpu_bench.hpp"
+#include "run/gpu_bench.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,7 +14,7 @@
 #include "engine/cuda/context.hpp"
 #include "engine/cuda/cublas.hpp"
 #include "engine/ptx/emit.hpp"
-#include "engine/run/gpu_launch.hpp"
+#include "run/gpu_launch.hpp"
 
 namespace gs::run {
 

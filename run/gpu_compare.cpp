@@ -1,4 +1,4 @@
-#include "engine/run/gpu_compare.hpp"
+#include "run/gpu_compare.hpp"
 
 #include <cstring>
 #include <set>
@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "engine/model/model.hpp"
-#include "engine/run/gemm_data.hpp"
-#include "engine/run/gpu_launch.hpp"
+#include "run/gemm_data.hpp"
+#include "run/gpu_launch.hpp"
 
 namespace gs::run {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/gpu_bench.hpp"
+#include "run/gpu_bench.hpp"
 
 namespace gs::run {
 

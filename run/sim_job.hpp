@@ -20,7 +20,7 @@
 #include "engine/ir/kernel.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/trace.hpp"
-#include "engine/run/gemm_data.hpp"
+#include "run/gemm_data.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::run {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/gpu_launch.hpp"
-#include "engine/run/probe_run.hpp"
+#include "run/gpu_launch.hpp"
+#include "run/probe_run.hpp"
 
 namespace gs::run {
 

@@ -1,5 +1,5 @@
-// engine/run/gpu_launch: binding a kernel's parameters (plain C++) and running it on the GPU.
-#include "engine/run/gpu_launch.hpp"
+// run/gpu_launch: binding a kernel's parameters (plain C++) and running it on the GPU.
+#include "run/gpu_launch.hpp"
 
 #include <stdexcept>
 

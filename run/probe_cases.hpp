@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/probe_run.hpp"
+#include "run/probe_run.hpp"
 #include "kernels/probes.hpp"
 #include "kernels/registry.hpp"
 

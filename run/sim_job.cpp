@@ -1,4 +1,4 @@
-#include "engine/run/sim_job.hpp"
+#include "run/sim_job.hpp"
 
 #include <chrono>
 #include <cmath>

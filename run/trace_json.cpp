@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/ptx/emit.hpp"
-#include "engine/run/sim_job.hpp"
+#include "run/sim_job.hpp"
 
 namespace gs::run {
 

@@ -1,4 +1,4 @@
-#include "engine/run/gemm_data.hpp"
+#include "run/gemm_data.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/bf16.hpp"
+#include "run/bf16.hpp"
 
 namespace gs::run {
 

@@ -1,4 +1,4 @@
-#include "engine/run/gpu_job.hpp"
+#include "run/gpu_job.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
