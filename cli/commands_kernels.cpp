@@ -45,8 +45,7 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->callback([io, o, &exit_code] {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(o->id);
     kernels::GemmConfig cfg;
-    cfg.shape = {o->m ? o->m : info.example_shape.m, o->n ? o->n : info.example_shape.n,
-                 o->k ? o->k : info.example_shape.k};
+    cfg.shape = info.resolve({o->m, o->n, o->k});
     const ir::Kernel kernel = kernels::build_kernel(info, cfg);
     const ptx::PtxModule module = ptx::emit(kernel);
     if (o->output.empty()) {

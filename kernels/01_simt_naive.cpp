@@ -23,11 +23,14 @@ using ir::Type;
 
 namespace {
 
+// The step's id: its file's name (the registry checks it).
+constexpr std::string_view kId = "simt_naive";
+
 constexpr uint32_t kTile = 32;  // the block covers a 32×32 patch of C
 
 ir::Kernel build_simt_naive(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
-  Builder b("simt_naive", ir::Arch::sm_80);
+  Builder b(std::string(kId), ir::Arch::sm_80);
   b.set_launch({.grid = {(M + kTile - 1) / kTile, (N + kTile - 1) / kTile, 1}, .block = {kTile * kTile, 1, 1}});
 
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
@@ -53,18 +56,23 @@ ir::Kernel build_simt_naive(const GemmConfig& cfg) {
   b.alu_into(ir::Op::add, b_ptr, {B, b.mul_wide(col, 4u, "b_col_off")});
   Reg acc = b.mov(Type::f32, 0.0, "acc");
 
-  b.loop("i", K, [&](const Reg&) {
-    Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
-    Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
-    b.comment("acc += a * b");
-    b.fma_into(acc, a, bv, acc);
-    a_ptr += 4;      // next column of A
-    b_ptr += N * 4;  // next row of B
+  // Every thread inside C runs the same dot product: the warps' role is plain SIMT work.
+  b.role(ir::WarpRole::simt, [&] {
+    b.loop("i", K, [&](const Reg&) {
+      Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
+      Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
+      b.comment("acc += a * b");
+      b.fma_into(acc, a, bv, acc);
+      a_ptr += 4;      // next column of A
+      b_ptr += N * 4;  // next row of B
+    });
   });
 
-  Reg c_off = b.mul_wide(row, N * 4, "c_row_off");
-  Reg c_ptr = (C + c_off + b.mul_wide(col, 4u, "c_col_off")).named("c_ptr");
-  b.st_global(Type::f32, Addr::at(c_ptr), {acc});
+  b.role(ir::WarpRole::epilogue, [&] {
+    Reg c_off = b.mul_wide(row, N * 4, "c_row_off");
+    Reg c_ptr = (C + c_off + b.mul_wide(col, 4u, "c_col_off")).named("c_ptr");
+    b.st_global(Type::f32, Addr::at(c_ptr), {acc});
+  });
   b.bind(done);
   b.ret();
   return b.finish();
@@ -74,7 +82,7 @@ ir::Kernel build_simt_naive(const GemmConfig& cfg) {
 
 KernelInfo simt_naive_info() {
   KernelInfo k;
-  k.id = "simt_naive";
+  k.id = kId;
   k.title = "Naive SIMT: one thread per element of C";
   k.arch = ir::Arch::sm_80;
   k.family = Family::simt;
@@ -93,9 +101,9 @@ KernelInfo simt_naive_info() {
   k.b_layout = BLayout::kn;
   k.constraints = {"M, N and K in 1..65536 (edges are guarded: any size works)"};
   k.check_shape = [](const GemmShape& s) {
-    require_range("simt_naive", 'M', s.m, 1, 65536);
-    require_range("simt_naive", 'N', s.n, 1, 65536);
-    require_range("simt_naive", 'K', s.k, 1, 65536);
+    require_range(kId, 'M', s.m, 1, 65536);
+    require_range(kId, 'N', s.n, 1, 65536);
+    require_range(kId, 'K', s.k, 1, 65536);
   };
   k.build = build_simt_naive;
   return k;

@@ -33,6 +33,9 @@ using layout::Swizzle;
 
 namespace {
 
+// The step's id: its file's name (the registry checks it).
+constexpr std::string_view kId = "hopper_tma_wgmma_64";
+
 constexpr uint32_t kBM = 64, kBN = 64, kBK = 64;  // 64 bf16 = 128 B: one 128B-swizzle row
 constexpr uint32_t kWgmmaN = 64;
 constexpr uint32_t kThreads = 128;  // one warpgroup
@@ -40,7 +43,7 @@ constexpr uint32_t kTileBytes = kBM * kBK * 2;
 
 ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
-  Builder b("hopper_tma_wgmma_64", ir::Arch::sm_90a);
+  Builder b(std::string(kId), ir::Arch::sm_90a);
   b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
 
   // Mistake wrong-swizzle: the copy engine writes the tiles unswizzled while the wgmma
@@ -53,9 +56,9 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
 
   // Shared memory: the two tiles on 1024-byte boundaries (the 128B swizzle repeat, so the
   // descriptor's base offset is 0), then the barrier.
-  auto sA = b.shared("sA", kTileBytes, 1024, ir::SmemUse::tile, tma_swizzle);
-  auto sB = b.shared("sB", kTileBytes, 1024, ir::SmemUse::tile, tma_swizzle);
-  auto bar = b.shared("full", 8, 8, ir::SmemUse::mbarrier);
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, kTileBytes, 1024, tma_swizzle);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, kTileBytes, 1024, tma_swizzle);
+  auto bar = b.mbarriers("full", ir::BarrierRole::full, 1);  // the one stage's data has landed
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   b.comment("this CTA's tile: rows m0.., columns n0..");
@@ -83,52 +86,59 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   Reg phase = b.mov(Type::u32, 0, "phase");
 
   b.loop("kb", K / kBK, [&](const Reg& kb) {
-    b.if_(leader, [&] {
-      b.comment("the barrier completes when both boxes (2 x 8 KiB) have landed");
-      // Mistake wrong-expect-tx: expect 1 KiB more than the two boxes bring.
-      b.mbarrier_arrive_expect_tx(bar.at(), 2 * kTileBytes + (cfg.has("wrong-expect-tx") ? 1024 : 0));
-      Reg k0 = (kb << 6).named("k0");
-      b.cp_async_bulk_tensor_load(sA.at(), tmA, {k0, m0}, bar.at());
-      b.cp_async_bulk_tensor_load(sB.at(), tmB, {k0, n0}, bar.at());
+    // Thread 0 produces (asks the copy engine for the K-block); the whole warpgroup consumes.
+    b.role(ir::WarpRole::producer, [&] {
+      b.if_(leader, [&] {
+        b.comment("the barrier completes when both boxes (2 x 8 KiB) have landed");
+        // Mistake wrong-expect-tx: expect 1 KiB more than the two boxes bring.
+        b.mbarrier_arrive_expect_tx(bar.at(), 2 * kTileBytes + (cfg.has("wrong-expect-tx") ? 1024 : 0));
+        Reg k0 = (kb << 6).named("k0");
+        b.cp_async_bulk_tensor_load(sA.at(), tmA, {k0, m0}, bar.at());
+        b.cp_async_bulk_tensor_load(sB.at(), tmB, {k0, n0}, bar.at());
+      });
     });
-    if (!cfg.has("skip-mbarrier-wait")) {
-      b.comment("wait for this K-block's phase of the barrier");
-      b.mbarrier_wait(bar.at(), phase);
-    }
-    phase ^= 1;
+    b.role(ir::WarpRole::consumer, [&] {
+      if (!cfg.has("skip-mbarrier-wait")) {
+        b.comment("wait for this K-block's phase of the barrier");
+        b.mbarrier_wait(bar.at(), phase);
+      }
+      phase ^= 1;
 
-    if (!cfg.has("missing-wgmma-fence")) b.wgmma_fence();
-    // The first wgmma of the first K-block overwrites the accumulators (scale-d = 0).
-    Reg accumulate = (kb != 0).named("accumulate");
-    for (uint32_t kk = 0; kk < kBK / 16; ++kk) {
-      // +32 B per k16 step inside the swizzled tile = +2 in the 16-byte address field.
-      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
-      if (kk == 0)
-        b.wgmma_mma_async(kWgmmaN, acc, ad, bd, accumulate);
-      else
-        b.wgmma_mma_async(kWgmmaN, acc, ad, bd, 1);
-    }
-    b.wgmma_commit_group();
-    b.wgmma_wait_group(0);
-    b.comment("all warps are done with sA/sB before the leader refills them");
-    b.bar_sync(0);
+      if (!cfg.has("missing-wgmma-fence")) b.wgmma_fence();
+      // The first wgmma of the first K-block overwrites the accumulators (scale-d = 0).
+      Reg accumulate = (kb != 0).named("accumulate");
+      for (uint32_t kk = 0; kk < kBK / 16; ++kk) {
+        // +32 B per k16 step inside the swizzled tile = +2 in the 16-byte address field.
+        Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
+        Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+        if (kk == 0)
+          b.wgmma_mma_async(kWgmmaN, acc, ad, bd, accumulate);
+        else
+          b.wgmma_mma_async(kWgmmaN, acc, ad, bd, 1);
+      }
+      b.wgmma_commit_group();
+      b.wgmma_wait_group(0);
+      b.comment("all warps are done with sA/sB before the leader refills them");
+      b.bar_sync(0);
+    });
   });
 
-  // Epilogue: thread t of the warpgroup owns rows 16w + l/4 (+8) and column pairs
-  // 8j + 2(l%4) of the 64×64 tile (facts §1.5): register v = 4j + 2h + e sits at
-  // (row + 8h, col + 8j + e).
-  Reg warp = (tid >> 5).named("warp");
-  Reg lane = (tid & 31).named("lane");
-  Reg row = (m0 + (warp << 4) + (lane >> 2)).named("row");
-  Reg col = (n0 + ((lane & 3) << 1)).named("col");
-  Reg C = b.global_ptr(pc, "C_ptr");
-  Reg c_ptr = (C + b.mul_wide(row, N * 4, "c_row_off") + b.mul_wide(col, 4u, "c_col_off")).named("c_ptr");
-  for (uint32_t j = 0; j < kWgmmaN / 8; ++j)
-    for (uint32_t h = 0; h < 2; ++h) {
-      const int64_t offset = (int64_t(8 * h) * N + 8 * j) * 4;
-      b.st(ir::Op::st_global, Type::f32, Addr::at(c_ptr, offset), {acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]});
-    }
+  b.role(ir::WarpRole::epilogue, [&] {
+    // Epilogue: thread t of the warpgroup owns rows 16w + l/4 (+8) and column pairs
+    // 8j + 2(l%4) of the 64×64 tile (facts §1.5): register v = 4j + 2h + e sits at
+    // (row + 8h, col + 8j + e).
+    Reg warp = (tid >> 5).named("warp");
+    Reg lane = (tid & 31).named("lane");
+    Reg row = (m0 + (warp << 4) + (lane >> 2)).named("row");
+    Reg col = (n0 + ((lane & 3) << 1)).named("col");
+    Reg C = b.global_ptr(pc, "C_ptr");
+    Reg c_ptr = (C + b.mul_wide(row, N * 4, "c_row_off") + b.mul_wide(col, 4u, "c_col_off")).named("c_ptr");
+    for (uint32_t j = 0; j < kWgmmaN / 8; ++j)
+      for (uint32_t h = 0; h < 2; ++h) {
+        const int64_t offset = (int64_t(8 * h) * N + 8 * j) * 4;
+        b.st(ir::Op::st_global, Type::f32, Addr::at(c_ptr, offset), {acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]});
+      }
+  });
   b.ret();
   return b.finish();
 }
@@ -137,7 +147,7 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
 
 KernelInfo hopper_tma_wgmma_64_info() {
   KernelInfo k;
-  k.id = "hopper_tma_wgmma_64";
+  k.id = kId;
   k.title = "Hopper TMA + wgmma, one warpgroup, 64x64 tile";
   k.arch = ir::Arch::sm_90a;
   k.family = Family::hopper;
@@ -159,13 +169,12 @@ KernelInfo hopper_tma_wgmma_64_info() {
   k.constraints = {"M and N multiples of 64 (the CTA tile), at most 65536",
                    "K a multiple of 64 (one TMA box and four k16 wgmmas per step), at most 65536"};
   k.check_shape = [](const GemmShape& s) {
-    constexpr std::string_view id = "hopper_tma_wgmma_64";
-    require_multiple(id, 'M', s.m, kBM, "the 64-row tile");
-    require_multiple(id, 'N', s.n, kBN, "the 64-column tile");
-    require_multiple(id, 'K', s.k, kBK, "the 64-element K step");
-    require_range(id, 'M', s.m, kBM, 65536);
-    require_range(id, 'N', s.n, kBN, 65536);
-    require_range(id, 'K', s.k, kBK, 65536);
+    require_multiple(kId, 'M', s.m, kBM, "the 64-row tile");
+    require_multiple(kId, 'N', s.n, kBN, "the 64-column tile");
+    require_multiple(kId, 'K', s.k, kBK, "the 64-element K step");
+    require_range(kId, 'M', s.m, kBM, 65536);
+    require_range(kId, 'N', s.n, kBN, 65536);
+    require_range(kId, 'K', s.k, kBK, 65536);
   };
   k.mistakes = {
       {"skip-mbarrier-wait", "the warpgroup does not wait on the barrier before its wgmmas",

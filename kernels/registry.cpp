@@ -19,11 +19,40 @@ std::string_view family_name(Family f) {
 std::string_view dtype_name(DType d) { return d == DType::f32 ? "f32" : "bf16"; }
 std::string_view b_layout_name(BLayout b) { return b == BLayout::nk ? "nk" : "kn"; }
 
-std::span<const KernelInfo> all_kernels() {
-  // Ordered by ladder step. Steps 02-04 (warp tiling, mma.sync, cp.async pipelining) and
-  // 06+ (bigger tiles, warp specialisation, clusters, tcgen05) arrive with their issues.
-  static const std::vector<KernelInfo> kernels{simt_naive_info(), hopper_tma_wgmma_64_info()};
+namespace {
+
+// The step files' infos, checked once: each id is its file's name, ids unique, steps increasing with the file order.
+// A mistake here is a programming error in a step file, reported at the first use of the
+// registry with the step's id.
+std::vector<KernelInfo> checked_ladder() {
+  std::vector<KernelInfo> kernels;
+  for (LadderStep& s : ladder_steps()) {
+    if (s.info.id != s.file_name)
+      throw std::logic_error(fmt::format("the step file kernels/NN_{}.cpp declares the id '{}': a step's id is its file name",
+                                         s.file_name, s.info.id));
+    kernels.push_back(std::move(s.info));
+  }
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if (kernels[j].id == kernels[i].id)
+        throw std::logic_error(fmt::format("two ladder steps have the id '{}'", kernels[i].id));
+    if (i > 0 && kernels[i].step <= kernels[i - 1].step)
+      throw std::logic_error(fmt::format("ladder step '{}' has step {}, not after '{}' (step {}): the file's NN "
+                                         "prefix and KernelInfo::step must agree",
+                                         kernels[i].id, kernels[i].step, kernels[i - 1].id, kernels[i - 1].step));
+  }
   return kernels;
+}
+
+}  // namespace
+
+std::span<const KernelInfo> all_kernels() {
+  static const std::vector<KernelInfo> kernels = checked_ladder();
+  return kernels;
+}
+
+GemmShape KernelInfo::resolve(const GemmShape& r) const {
+  return {r.m ? r.m : example_shape.m, r.n ? r.n : example_shape.n, r.k ? r.k : example_shape.k};
 }
 
 const KernelInfo* find_kernel(std::string_view id) {

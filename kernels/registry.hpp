@@ -70,6 +70,10 @@ struct KernelInfo {
   // Throws ConfigError when the shape does not fit the kernel.
   std::function<void(const GemmShape&)> check_shape;
   std::function<ir::Kernel(const GemmConfig&)> build;
+
+  // The shape to run: each dimension the request leaves 0 takes the example shape's. The one
+  // place where "0 means the example shape" is decided.
+  GemmShape resolve(const GemmShape& requested) const;
 };
 
 std::span<const KernelInfo> all_kernels();
@@ -86,8 +90,13 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config);
 void require_multiple(std::string_view kernel, char dim, uint32_t value, uint32_t multiple, std::string_view what);
 void require_range(std::string_view kernel, char dim, uint32_t value, uint32_t lo, uint32_t hi);
 
-// The ladder, one declaration per step file.
-KernelInfo simt_naive_info();
-KernelInfo hopper_tma_wgmma_64_info();
+// The ladder's steps in file order, from the list CMake generates out of the step files
+// kernels/NN_<name>.cpp (registry_list.cpp.in): the <name> part of the file name and what
+// <name>_info() returned. all_kernels() checks (the id is the file's name) and keeps them.
+struct LadderStep {
+  std::string_view file_name;
+  KernelInfo info;
+};
+std::vector<LadderStep> ladder_steps();
 
 }  // namespace gs::kernels

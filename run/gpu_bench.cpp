@@ -262,8 +262,7 @@ int input_set_count(std::size_t set_bytes, std::size_t l2_bytes, std::size_t dev
 BenchResult run_bench(const BenchRequest& req) {
   BenchPlan p;
   p.info = &kernels::kernel_or_throw(req.kernel_id);
-  const kernels::GemmShape& ex = p.info->example_shape;
-  p.shape = {req.shape.m ? req.shape.m : ex.m, req.shape.n ? req.shape.n : ex.n, req.shape.k ? req.shape.k : ex.k};
+  p.shape = p.info->resolve(req.shape);
   if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
   p.kernel = kernels::build_kernel(*p.info, {p.shape, {}});  // ConfigError for a shape the kernel does not take
 

@@ -121,12 +121,10 @@ void judge_comparison(ModelComparison& c) {
 ModelComparison compare_with_model(const std::string& kernel_id, const std::string& mistake,
                                    const CompareOptions& options) {
   const kernels::KernelInfo& info = kernels::kernel_or_throw(kernel_id);
-  const kernels::GemmShape& ex = info.example_shape;
   ModelComparison c;
   c.kernel_id = info.id;
   c.mistake = mistake;
-  c.shape = {options.shape.m ? options.shape.m : ex.m, options.shape.n ? options.shape.n : ex.n,
-             options.shape.k ? options.shape.k : ex.k};
+  c.shape = info.resolve(options.shape);
   c.seed = options.seed;
   std::set<std::string> mistakes;
   if (!mistake.empty()) mistakes.insert(mistake);
@@ -148,7 +146,7 @@ ModelComparison compare_with_model(const std::string& kernel_id, const std::stri
     const model::SimResult m = model::simulate(kernel, buffers, sim);
     c.model_completed = m.completed;
     c.model_error = m.error;
-    for (const model::Hazard& h : m.hazards) c.hazards.push_back(h.kind + ": " + h.detail);
+    for (const model::Hazard& h : m.hazards) c.hazards.push_back(std::string(model::hazard_kind_name(h.kind)) + ": " + h.detail);
     if (m.completed)
       c.model_correct =
           compare_output(buffers.c, info.c_dtype, reference, c.shape, InputMode::integer, info.ab_dtype).correct;

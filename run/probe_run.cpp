@@ -318,7 +318,7 @@ void run_probe_on_model(const ProbeCase& probe, ProbeReport& report, std::vector
     report.model_error = result.error;
     report.model_hazards = result.hazards.size();
     if (result.completed && !result.hazards.empty())
-      report.model_error = fmt::format("{} hazard(s), first: {}: {}", result.hazards.size(), result.hazards[0].kind,
+      report.model_error = fmt::format("{} hazard(s), first: {}: {}", result.hazards.size(), model::hazard_kind_name(result.hazards[0].kind),
                                        result.hazards[0].detail);
   } catch (const model::ModelError& e) {
     report.model_completed = false;

@@ -76,8 +76,7 @@ SimReport run_sim(const SimRequest& req) {
   const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
   SimReport r;
   r.kernel_id = info.id;
-  r.shape = {req.shape.m ? req.shape.m : info.example_shape.m, req.shape.n ? req.shape.n : info.example_shape.n,
-             req.shape.k ? req.shape.k : info.example_shape.k};
+  r.shape = info.resolve(req.shape);
   r.mistakes = req.mistakes;
   r.inputs = req.inputs;
   r.seed = req.seed;
@@ -118,7 +117,7 @@ nlohmann::json sim_report_json(const SimReport& r) {
   const std::vector<std::string> reg_names = ptx::register_names(r.kernel);
   json hazards = json::array();
   for (const model::Hazard& h : r.result.hazards)
-    hazards.push_back({{"kind", h.kind},
+    hazards.push_back({{"kind", model::hazard_kind_name(h.kind)},
                        {"inst", id_or_null(h.inst)},
                        {"warp", id_or_null(h.warp)},
                        {"lane", id_or_null(h.lane)},
@@ -204,7 +203,7 @@ std::string sim_report_table(const SimReport& r) {
       std::string where;
       if (h.inst != ir::kNone) where += fmt::format(" at instruction {}", h.inst);
       if (h.warp != ir::kNone) where += fmt::format(" (warp {})", h.warp);
-      out += fmt::format("  {}{}: {}\n", h.kind, where, h.detail);
+      out += fmt::format("  {}{}: {}\n", model::hazard_kind_name(h.kind), where, h.detail);
       const std::string text = instruction_ptx(r.kernel, reg_names, h.inst);
       if (!text.empty()) out += fmt::format("      {}\n", text);
     }

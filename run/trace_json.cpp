@@ -97,7 +97,7 @@ json mma_json(const model::MmaOp& m) {
 }
 
 json hazard_json(const model::Hazard& h) {
-  return {{"kind", h.kind},   {"inst", id_or_null(h.inst)}, {"warp", id_or_null(h.warp)},
+  return {{"kind", model::hazard_kind_name(h.kind)},   {"inst", id_or_null(h.inst)}, {"warp", id_or_null(h.warp)},
           {"lane", id_or_null(h.lane)}, {"address", h.address}, {"cycle", h.cycle},
           {"detail", h.detail}};
 }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/signature.hpp"
+
 namespace gs::builder {
 
 using ir::Inst;
@@ -33,6 +35,8 @@ Reg Builder::reg(Type type, std::string name) { return fresh(type, std::move(nam
 void Builder::rename(const Reg& r, std::string name) { k_.regs.at(r.id()).name = std::move(name); }
 
 Inst& Builder::record(Inst inst) {
+  // What an instruction writes is its signature's leading dst fields (signatures.def).
+  inst.ndst = uint8_t(std::min<size_t>(ir::signature_dst_count(inst.info().signature, inst), 255));
   if (!pending_comment_.empty()) {
     inst.comment = std::move(pending_comment_);
     pending_comment_.clear();
@@ -195,6 +199,33 @@ Smem Builder::shared(std::string name, uint32_t bytes, uint32_t align, ir::SmemU
   k_.smem.push_back({std::move(name), bytes, align, offset, use, swizzle});
   if (align > k_.smem_align) k_.smem_align = align;
   return {ir::SmemId(k_.smem.size() - 1), bytes};
+}
+
+Smem Builder::operand_stages(std::string name, ir::GemmOperand operand, uint32_t stages, uint32_t stage_bytes,
+                             uint32_t align, layout::Swizzle swizzle) {
+  if (stages == 0) throw std::invalid_argument(fmt::format("shared allocation '{}': 0 stages", name));
+  Smem s = shared(std::move(name), stages * stage_bytes, align, ir::SmemUse::tile, swizzle);
+  k_.smem.back().operand = operand;
+  k_.smem.back().stages = stages;
+  return s;
+}
+
+Smem Builder::mbarriers(std::string name, ir::BarrierRole role, uint32_t count) {
+  if (count == 0) throw std::invalid_argument(fmt::format("mbarrier array '{}': 0 barriers", name));
+  Smem s = shared(std::move(name), 8 * count, 8, ir::SmemUse::mbarrier);
+  k_.smem.back().barrier_role = role;
+  k_.smem.back().stages = count;
+  return s;
+}
+
+void Builder::role(ir::WarpRole role, const std::function<void()>& body) {
+  // The slot is taken before the body runs, so an outer region precedes the regions inside
+  // it (Kernel::role_at picks the last region holding an instruction: the innermost).
+  const size_t slot = k_.roles.size();
+  const uint32_t begin = uint32_t(k_.insts.size());
+  k_.roles.push_back({role, begin, begin});
+  body();
+  k_.roles[slot].end = uint32_t(k_.insts.size());
 }
 
 void Builder::use_dynamic_smem(bool dynamic) { k_.dynamic_smem = dynamic; }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,12 @@ class Builder {
   // ---- shared memory ----------------------------------------------------------------------
   Smem shared(std::string name, uint32_t bytes, uint32_t align, ir::SmemUse use,
               layout::Swizzle swizzle = layout::Swizzle::none);
+  // The same, declaring what the allocation is for (SharedAlloc's operand, barrier_role and
+  // stages), so views read it instead of guessing: `stages` equal tiles of one operand, or
+  // `count` mbarriers of 8 bytes where barrier i belongs to stage i.
+  Smem operand_stages(std::string name, ir::GemmOperand operand, uint32_t stages, uint32_t stage_bytes,
+                      uint32_t align, layout::Swizzle swizzle = layout::Swizzle::none);
+  Smem mbarriers(std::string name, ir::BarrierRole role, uint32_t count);
   void use_dynamic_smem(bool dynamic = true);
   Reg smem_address(const Smem& s, int64_t offset, std::string name);  // mov.u32 r, gs_smem+off
 
@@ -174,9 +181,15 @@ class Builder {
                 const std::vector<Reg>& c);
   std::vector<Reg> ldmatrix(uint32_t num, bool trans, const Addr& addr, std::string name = {});
   void stmatrix(uint32_t num, bool trans, const Addr& addr, const std::vector<Reg>& values);
-  void cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes = 16);
+  // cp.async: `bytes` per thread (cg: 16; ca: 4, 8 or 16); with src_bytes, only that many
+  // are read and the rest zero-filled (the edge-tile form).
+  void cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes = 16,
+                   std::optional<Src> src_bytes = std::nullopt);
+  void cp_async_ca(const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
+                   std::optional<Src> src_bytes = std::nullopt);
   void cp_async_commit_group();
   void cp_async_wait_group(uint32_t n);
+  void cp_async_wait_all();
   Reg mapa(const Reg& addr, const Src& cta_rank, std::string name = {});
   void barrier_cluster_arrive();
   void barrier_cluster_wait();
@@ -184,6 +197,9 @@ class Builder {
   Reg elect_sync(std::string name = {});
 
   // ---- launch and annotations ---------------------------------------------------------------
+  // Declares what the warps running `body`'s instructions do (producer, consumer, ...): the
+  // model reports each warp entering the region, and the warps view shows it.
+  void role(ir::WarpRole role, const std::function<void()>& body);
   void set_launch(const ir::LaunchShape& shape);
   void set_min_ctas_per_sm(uint32_t n);
   void comment(std::string text);  // attached to the next recorded instruction
@@ -193,6 +209,8 @@ class Builder {
 
  private:
   Type operand_type(std::initializer_list<Src> srcs, Type fallback) const;
+  void cp_async(ir::Op op, const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
+                const std::optional<Src>& src_bytes);
   Reg fresh(Type type, std::string name);
 
   ir::Kernel k_;

@@ -194,12 +194,28 @@ void Builder::stmatrix(uint32_t num, bool trans, const Addr& addr, const std::ve
   record(std::move(i));
 }
 
-void Builder::cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes) {
+void Builder::cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
+                          std::optional<Src> src_bytes) {
   if (bytes != 16) throw std::invalid_argument(fmt::format("cp.async.cg copies 16 bytes, not {}", bytes));
-  Inst i = simple(Op::cp_async_cg);
+  cp_async(Op::cp_async_cg, dst_shared, src_global, bytes, src_bytes);
+}
+
+void Builder::cp_async_ca(const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
+                          std::optional<Src> src_bytes) {
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    throw std::invalid_argument(fmt::format("cp.async.ca copies 4, 8 or 16 bytes, not {}", bytes));
+  cp_async(Op::cp_async_ca, dst_shared, src_global, bytes, src_bytes);
+}
+
+void Builder::cp_async(ir::Op op, const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
+                       const std::optional<Src>& src_bytes) {
+  Inst i = simple(op);
   i.operands = {dst_shared.operand, src_global.operand, Operand::integer(bytes)};
+  if (src_bytes) i.operands.push_back(src_bytes->operand);
   record(std::move(i));
 }
+
+void Builder::cp_async_wait_all() { record(simple(Op::cp_async_wait_all)); }
 
 void Builder::cp_async_commit_group() { record(simple(Op::cp_async_commit_group)); }
 

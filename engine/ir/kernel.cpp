@@ -63,3 +63,46 @@ const Param* Kernel::find_param(ParamRole role) const {
 }
 
 }  // namespace gs::ir
+
+namespace gs::ir {
+
+std::string_view gemm_operand_name(GemmOperand o) {
+  switch (o) {
+    case GemmOperand::none: return "none";
+    case GemmOperand::a: return "A";
+    case GemmOperand::b: return "B";
+    case GemmOperand::c: return "C";
+  }
+  return "?";
+}
+
+std::string_view barrier_role_name(BarrierRole r) {
+  switch (r) {
+    case BarrierRole::none: return "none";
+    case BarrierRole::full: return "full";
+    case BarrierRole::empty: return "empty";
+    case BarrierRole::other: return "other";
+  }
+  return "?";
+}
+
+std::string_view warp_role_name(WarpRole r) {
+  switch (r) {
+    case WarpRole::none: return "none";
+    case WarpRole::simt: return "SIMT";
+    case WarpRole::producer: return "producer";
+    case WarpRole::consumer: return "consumer";
+    case WarpRole::mma_issuer: return "MMA issuer";
+    case WarpRole::epilogue: return "epilogue";
+  }
+  return "?";
+}
+
+WarpRole Kernel::role_at(uint32_t inst) const {
+  // Later-opened regions are inner ones (Builder::role records the outer one first).
+  for (size_t i = roles.size(); i-- > 0;)
+    if (inst >= roles[i].begin && inst < roles[i].end) return roles[i].role;
+  return WarpRole::none;
+}
+
+}  // namespace gs::ir

@@ -125,6 +125,16 @@ struct Param {
 // What a shared-memory allocation holds: the GUI's allocation map colours by it.
 enum class SmemUse : uint8_t { tile, mbarrier, staging, other };
 
+// Facts a kernel declares about its shared memory, so that views read them instead of
+// guessing from names (Builder::operand_stages, Builder::mbarriers):
+//   which GEMM operand a tile allocation holds, and in how many equal stages;
+//   what an mbarrier array is for: `full` completes when a stage's data has landed, `empty`
+//   when its consumers have released it; barrier i of an array belongs to stage i.
+enum class GemmOperand : uint8_t { none, a, b, c };
+std::string_view gemm_operand_name(GemmOperand o);
+enum class BarrierRole : uint8_t { none, full, empty, other };
+std::string_view barrier_role_name(BarrierRole r);
+
 struct SharedAlloc {
   std::string name;
   uint32_t bytes = 0;
@@ -132,6 +142,21 @@ struct SharedAlloc {
   uint32_t offset = 0;  // from the start of the kernel's shared window (gs_smem)
   SmemUse use = SmemUse::other;
   layout::Swizzle swizzle = layout::Swizzle::none;  // for tiles written/read swizzled
+  GemmOperand operand = GemmOperand::none;  // tiles: the operand whose stages these are
+  BarrierRole barrier_role = BarrierRole::none;  // mbarrier arrays: what they signal
+  uint32_t stages = 1;  // equal slices: tile stage i, or barrier i (8 bytes each)
+  uint32_t stage_bytes() const { return stages ? bytes / stages : bytes; }
+};
+
+// What a warp does in a part of the kernel, as its author declares it (Builder::role): the
+// model reports a warp entering a region (EventKind::role_enter) and the views show it; code
+// outside every region keeps the role the warp last entered.
+enum class WarpRole : uint8_t { none, simt, producer, consumer, mma_issuer, epilogue };
+std::string_view warp_role_name(WarpRole r);  // "producer", ...
+// Instructions [begin, end) are in the region; regions nest, the innermost one counts.
+struct RoleRegion {
+  WarpRole role = WarpRole::none;
+  uint32_t begin = 0, end = 0;
 };
 
 struct LabelInfo {
@@ -164,8 +189,12 @@ struct Kernel {
   uint32_t min_ctas_per_sm = 0;  // .minnctapersm when > 0 (with .maxntid fixes the register budget)
   uint32_t max_regs = 0;         // .maxnreg when > 0
 
+  std::vector<RoleRegion> roles;  // in the order they were opened (outer before inner)
+
   uint32_t smem_bytes() const;  // end of the last allocation
   const Param* find_param(ParamRole role) const;
+  // The declared role of instruction `inst`: the innermost region holding it (none outside).
+  WarpRole role_at(uint32_t inst) const;
 };
 
 }  // namespace gs::ir

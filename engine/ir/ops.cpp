@@ -6,8 +6,9 @@ namespace gs::ir {
 
 namespace {
 constexpr std::array<OpInfo, size_t(Op::count_)> kOps{{
-#define OP(id_, spelling_, syntax_, family_, archs_, min_ptx_, flags_, summary_) \
-  OpInfo{Op::id_, #id_, spelling_, Syntax::syntax_, Family::family_, archs_, min_ptx_, uint16_t(flags_), summary_},
+#define OP(id_, spelling_, syntax_, signature_, family_, exec_, archs_, min_ptx_, flags_, summary_)             \
+  OpInfo{Op::id_, #id_, spelling_, Syntax::syntax_, Signature::signature_, Family::family_, \
+         std::string_view(#exec_) != "not_modelled", archs_, min_ptx_, uint16_t(flags_), summary_},
 #include "engine/ir/ops.def"
 #undef OP
 }};

@@ -27,6 +27,18 @@ enum class Syntax : uint8_t {
   tcgen05_ld,    // {r0..r(n-1)}, [taddr]
 };
 
+// Operand signatures (signatures.def; accessors and field tables in signature.hpp).
+enum class Signature : uint8_t {
+#define SIG_BEGIN(name) name,
+#define FIELD(role, kind, type, count)
+#define SIG_END(name)
+#include "engine/ir/signatures.def"
+#undef SIG_BEGIN
+#undef FIELD
+#undef SIG_END
+  count_,
+};
+
 // Which part of the CPU model executes an op; also the GUI's colour group.
 enum class Family : uint8_t {
   alu, convert, memory, control, barrier, fence, mbarrier, tma, wgmma, mma, ldmatrix,
@@ -45,7 +57,7 @@ enum OpFlags : uint16_t {
 };
 
 enum class Op : uint16_t {
-#define OP(id, spelling, syntax, family, archs, min_ptx, flags, summary) id,
+#define OP(id, spelling, syntax, signature, family, exec, archs, min_ptx, flags, summary) id,
 #include "engine/ir/ops.def"
 #undef OP
   count_,
@@ -56,7 +68,9 @@ struct OpInfo {
   std::string_view id;        // enum name as text, e.g. "mbarrier_try_wait_parity"
   std::string_view spelling;  // PTX stem; "{n}" is filled from Inst::aux
   Syntax syntax;
+  Signature signature;
   Family family;
+  bool modelled;              // false for the not_modelled rows: the CPU model cannot run it
   ArchMask archs;
   uint32_t min_ptx;  // PTX ISA version times ten
   uint16_t flags;

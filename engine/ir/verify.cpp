@@ -2,11 +2,56 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/signature.hpp"
 #include "engine/layout/tma_box.hpp"
 
 namespace gs::ir {
 
 namespace {
+
+bool field_admits(FieldKind f, OperandKind o) {
+  switch (f) {
+    case FieldKind::dst: return o == OperandKind::reg || o == OperandKind::sink;
+    case FieldKind::reg: return o == OperandKind::reg;
+    case FieldKind::imm: return o == OperandKind::imm;
+    case FieldKind::label: return o == OperandKind::label;
+    case FieldKind::addr:
+      return o == OperandKind::mem_reg || o == OperandKind::mem_smem || o == OperandKind::mem_param;
+    case FieldKind::src:
+      return o == OperandKind::reg || o == OperandKind::imm || o == OperandKind::fimm || o == OperandKind::special ||
+             o == OperandKind::smem_sym || o == OperandKind::param_sym;
+  }
+  return false;
+}
+
+std::string_view field_kind_name(FieldKind f) {
+  switch (f) {
+    case FieldKind::dst: return "a destination register (or _)";
+    case FieldKind::reg: return "a register";
+    case FieldKind::imm: return "an integer immediate";
+    case FieldKind::label: return "a label";
+    case FieldKind::addr: return "a memory operand [..]";
+    case FieldKind::src: return "a register, an immediate, a special register or a symbol";
+  }
+  return "?";
+}
+
+std::string_view operand_kind_name(OperandKind o) {
+  switch (o) {
+    case OperandKind::reg: return "a register";
+    case OperandKind::imm: return "an integer immediate";
+    case OperandKind::fimm: return "a floating immediate";
+    case OperandKind::special: return "a special register";
+    case OperandKind::smem_sym: return "a shared-memory symbol";
+    case OperandKind::param_sym: return "a parameter symbol";
+    case OperandKind::mem_reg:
+    case OperandKind::mem_smem:
+    case OperandKind::mem_param: return "a memory operand";
+    case OperandKind::label: return "a label";
+    case OperandKind::sink: return "_";
+  }
+  return "?";
+}
 
 std::string join_messages(const std::vector<Problem>& problems) {
   std::string s = fmt::format("kernel failed verification ({} problem{}):", problems.size(),
@@ -109,29 +154,39 @@ class Verifier {
     }
   }
 
-  // The type every register operand at position `pos` must fit.
-  Type expected_type(const Inst& in, size_t pos) const {
-    switch (in.op) {
-      case Op::shl:
-      case Op::shr: return pos == 2 ? Type::u32 : in.type;
-      case Op::setp: return pos == 0 ? Type::pred : in.type;
-      case Op::selp: return pos == 3 ? Type::pred : in.type;
-      case Op::cvt: return pos == 0 ? in.type : in.type2;
-      case Op::cvt_pack: return pos == 0 ? Type::b32 : in.type2;
-      case Op::mul_wide: return pos == 0 ? (in.type == Type::s32 ? Type::s64 : Type::u64) : in.type;
-      case Op::mad_wide: return pos == 0 || pos == 3 ? (in.type == Type::s32 ? Type::s64 : Type::u64) : in.type;
-      case Op::cvta_to_global:
-      case Op::cvta_param: return Type::u64;
-      case Op::mbarrier_try_wait_parity:
-      case Op::mbarrier_test_wait_parity: return pos == 0 ? Type::pred : Type::u32;
-      case Op::wgmma_mma_async:
-        if (pos < in.aux / 2) return Type::f32;
-        if (pos < in.aux / 2 + 2) return Type::b64;
-        return Type::pred;
-      case Op::mma_sync: return pos < 4 || pos >= 10 ? Type::f32 : Type::b32;
-      case Op::elect_sync: return Type::pred;
-      default: return in.type;
+  // The operands against the op's signature (signatures.def): their number, and per field the
+  // operand kinds it admits and the register type it needs. Returns the register type each
+  // operand must fit (Type::none: any), or an empty vector after reporting a mismatch.
+  std::vector<Type> check_signature(uint32_t idx, const Inst& in) {
+    const Signature sig = in.info().signature;
+    const std::span<const FieldInfo> fields = signature_fields(sig);
+    std::vector<Type> want;
+    want.reserve(in.operands.size());
+    size_t at = 0;
+    for (const FieldInfo& f : fields) {
+      const size_t n = field_count(f, in, in.operands.size() - std::min(at, in.operands.size()));
+      for (size_t i = 0; i < n; ++i, ++at) {
+        if (at >= in.operands.size()) break;
+        const OperandKind kind = in.operands[at].kind;
+        if (!field_admits(f.kind, kind))
+          problem(idx, fmt::format("operand {} ('{}' of {}) is {}, but the field takes {}", at, f.role,
+                                   signature_name(sig), operand_kind_name(kind), field_kind_name(f.kind)));
+        want.push_back(field_type(f.type, in));
+      }
     }
+    if (at != in.operands.size()) {
+      std::string roles;
+      for (const FieldInfo& f : fields) roles += (roles.empty() ? "" : ", ") + std::string(f.role);
+      problem(idx, fmt::format("{} takes {} operand{} ({}{}), has {}", in.info().id, at, at == 1 ? "" : "s",
+                               roles.empty() ? "none" : roles,
+                               in.aux || in.vec > 1 ? fmt::format("; aux {}, vec {}", in.aux, in.vec) : "",
+                               in.operands.size()));
+      return {};
+    }
+    if (const size_t ndst = signature_dst_count(sig, in); ndst != in.ndst)
+      problem(idx, fmt::format("{} writes its first {} operand(s), but the instruction says ndst = {}", in.info().id,
+                               ndst, in.ndst));
+    return want;
   }
 
   void use(uint32_t i, RegId r) {
@@ -159,6 +214,7 @@ class Verifier {
     if ((info.flags & F_SYNC) && in.guard != kNone && in.op != Op::bar_sync)
       problem(idx, "a .sync.aligned instruction must be executed by every thread: do not predicate it");
 
+    const std::vector<Type> want_types = check_signature(idx, in);
     for (size_t pos = 0; pos < in.operands.size(); ++pos) {
       const Operand& o = in.operands[pos];
       const bool is_dst = pos < in.ndst;
@@ -170,7 +226,7 @@ class Verifier {
         // wgmma's accumulators are written (scale-d = 0) or read-modify-written; the model
         // reports an uninitialised accumulator at run time, so only reads count here.
         if (!is_dst) use(idx, o.id);
-        const Type want = expected_type(in, pos);
+        const Type want = pos < want_types.size() ? want_types[pos] : Type::none;
         const Type have = k_.regs[o.id].type;
         if (want != Type::none && !register_fits(have, want))
           problem(idx, fmt::format("operand {} is {} of type .{}, which does not fit .{}", pos, reg_name(o.id),
@@ -217,13 +273,10 @@ class Verifier {
     if (in.op == Op::wgmma_mma_async) {
       if (in.aux < 8 || in.aux > 256 || in.aux % 8)
         problem(idx, fmt::format("wgmma N={} is not a multiple of 8 in 8..256", in.aux));
-      else if (in.operands.size() != in.aux / 2 + 7)
-        problem(idx, fmt::format("wgmma m64n{}k16 takes {} accumulators + 2 descriptors + 5 flags ({} operands), has {}",
-                                 in.aux, in.aux / 2, in.aux / 2 + 7, in.operands.size()));
       if (k_.launch.threads() % 128 != 0)
         problem(idx, fmt::format("wgmma is issued by warpgroups of 128 threads; the block has {} threads", k_.launch.threads()));
     }
-    if ((in.op == Op::bar_sync || in.op == Op::bar_arrive) && !in.operands.empty()) {
+    if ((in.op == Op::bar_sync || in.op == Op::bar_arrive) && !in.operands.empty()) {  // id, threads
       const int64_t id = in.operands[0].imm;
       if (in.operands[0].kind == OperandKind::imm && (id < 0 || id > 15))
         problem(idx, fmt::format("barrier id {} is out of range 0..15 (facts §7)", id));

@@ -38,6 +38,7 @@ FragmentMap::FragmentMap(std::string name_in, int threads_in, int values_per_thr
     inverse_.assign(static_cast<size_t>(rows) * static_cast<size_t>(cols), -1);
     for (size_t i = 0; i < table.size(); ++i) {
         const Coord c = table[i];
+        if (c == kUnmapped) continue;  // an observed map: a thread that holds fewer values
         if (c.row < 0 || c.row >= rows || c.col < 0 || c.col >= cols) {
             throw std::invalid_argument(
                 "fragment map " + name + ": (thread " + str(static_cast<int>(i) / values_per_thread) +

@@ -35,6 +35,11 @@ struct Coord {
 // A (thread, value) -> (row, col) table plus its inverse. Build it with the constructor (or
 // make_fragment_map); the fields are public for reading, and must not be modified afterwards
 // because owner() answers from the inverse built at construction.
+// A (thread, value) that holds no element of the tile: allowed only in maps observed from a
+// kernel's stores (a thread that stored fewer values than others); the tables of instructions
+// never have it.
+inline constexpr Coord kUnmapped{-1, -1};
+
 struct FragmentMap {
     std::string name;
     int threads = 0;

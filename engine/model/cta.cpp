@@ -69,7 +69,7 @@ void report_deadlock(Cta& c) {
     detail += fmt::format(" warp{} {} {};", ids.size() > 1 ? "s" : "", list, what);
   }
   detail += " On the GPU the kernel hangs.";
-  report(c, "deadlock", inst, warp, 0xFFFFFFFFu, addr, detail);
+  report(c, HazardKind::deadlock, inst, warp, 0xFFFFFFFFu, addr, detail);
   c.failed = true;
   c.failure = "deadlock: " + detail;
 }
@@ -274,7 +274,7 @@ template <bool kAvx2>
           if (all_exited) {
             exited_with_pending_tma = true;
             const TmaJob& job = c.tma_jobs[tma->record];
-            report(c, "exit-with-pending-tma", job.inst, job.warp, 0xFFFFFFFFu, job.smem_dst,
+            report(c, HazardKind::exit_with_pending_tma, job.inst, job.warp, 0xFFFFFFFFu, job.smem_dst,
                    fmt::format("the CTA exited while {} TMA load(s) were still writing its shared memory: nothing "
                                "waited on their mbarrier. On the H100 this kernel failed with "
                                "CUDA_ERROR_LAUNCH_FAILED (docs/results/2026-11-21-h100)",
@@ -295,7 +295,7 @@ template <bool kAvx2>
       break;
     }
     if (next_time > max_cycles) {
-      report(c, "hang", 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
+      report(c, HazardKind::hang, 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
              fmt::format("the CTA ran past {} modeled cycles without finishing: probably an endless loop",
                          opt.max_cycles_per_cta));
       c.failed = true;
@@ -333,7 +333,15 @@ template <bool kAvx2>
     ++warp_instructions;
     if constexpr (kAvx2) thread_instructions += uint32_t(std::popcount(mask));  // one instruction
     else thread_instructions += lane_count(mask);
-    if (traced) trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
+    if (traced) {
+      // The warp enters a region its kernel declared (Builder::role). Code outside every
+      // region (loop counters, branches between regions) keeps the role it last entered.
+      if (d.role != ir::WarpRole::none && d.role != w.role) {
+        w.role = d.role;
+        trace_event(c, EventKind::role_enter, c.now, w.id, pc, mask, 0xFFFFFFFFu, uint32_t(d.role));
+      }
+      trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
+    }
     // A whole warp first tries the form's straight path (DecodedInst::direct), which needs no
     // ExecContext; where there is none, or it declines, exec runs. In the traced CTA only
     // forms whose trace record is the destination's reg_write take it, and that record is

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "engine/ir/verify.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/values.hpp"
 
@@ -41,26 +44,22 @@ const uint64_t* Program::constant_lanes(const ir::Kernel& k, const ir::Inst& in,
 
 namespace {
 
-// The general exec function of an op's family: what cta.cpp's dispatch switch used to pick
-// on every issue.
-ExecFn family_exec(const ir::Inst& in) {
-  switch (in.info().family) {
-    case Family::alu: return exec_alu;
-    case Family::convert:
-      return in.op == Op::cvta_to_global || in.op == Op::cvta_param ? exec_alu : exec_convert;
-    case Family::memory: return exec_memory;
-    case Family::control: return exec_control;
-    case Family::barrier:
-    case Family::fence: return exec_barrier;
-    case Family::mbarrier: return exec_mbarrier;
-    case Family::tma: return exec_tma;
-    case Family::wgmma: return exec_wgmma;
-    case Family::mma: return exec_mma;
-    default: return exec_unsupported;
-  }
-}
+// The dispatch table, generated from ops.def's exec column: the function that runs each op.
+// Labels (no_exec) take no issue slot; not_modelled ops have no semantics yet and are refused
+// before a run starts (decode_program).
+constexpr ExecFn no_exec = nullptr;
+constexpr ExecFn not_modelled = nullptr;
+constexpr std::array<ExecFn, size_t(Op::count_)> kExec{{
+#define OP(id, spelling, syntax, signature, family, exec, archs, min_ptx, flags, summary) exec,
+#include "engine/ir/ops.def"
+#undef OP
+}};
+
+ExecFn exec_of(const ir::Inst& in) { return kExec[size_t(in.op)]; }
 
 }  // namespace
+
+bool has_semantics(ir::Op op) { return kExec[size_t(op)] != nullptr; }
 
 Program decode_program(const ir::Kernel& k) {
   Program p;
@@ -72,12 +71,17 @@ Program decode_program(const ir::Kernel& k) {
     DecodedInst& d = p.insts[pc];
     d.guard = in.guard;
     d.guard_negated = in.guard_negated;
+    d.role = k.role_at(pc);
     if (in.op == Op::label) {
       d.is_label = true;
       p.label_pc[in.operands[0].id] = pc;
       continue;
     }
-    d.exec = family_exec(in);
+    if (!in.info().modelled)
+      throw NotModelledError(fmt::format(
+          "the CPU model cannot run {} yet ({}): its semantics are not modelled, so the kernel runs only on a GPU",
+          in.info().id, ir::describe_instruction(k, pc)));
+    d.exec = exec_of(in);
     // A family may have a faster version of this exact form (same semantics, fewer checks of
     // the operand kinds at run time); it leaves d.exec alone when it has none.
     ExecFn fast = nullptr;
@@ -108,7 +112,7 @@ Program decode_program(const ir::Kernel& k) {
   };
   std::vector<bool> wgmma_reg(k.regs.size(), false);
   for (const ir::Inst& in : k.insts)
-    if (family_exec(in) == exec_wgmma)
+    if (exec_of(in) == exec_wgmma)
       for (const ir::Operand& o : in.operands)
         if (names_register(o)) wgmma_reg[o.id] = true;
   for (uint32_t pc = 0; pc < ninst; ++pc) {

@@ -55,6 +55,9 @@ struct DecodedInst {
   // write itself (the ALU forms; not the loads, whose exec also records the access).
   bool direct_traceable = false;
   bool is_label = false;
+  // The role its kernel declares for this instruction (ir::Kernel::role_at): the traced CTA
+  // records a role_enter event when a warp issues an instruction of another role.
+  ir::WarpRole role = ir::WarpRole::none;
   // Where the lanes that do not branch go next: the first instruction after this one that is
   // not a label (labels take no issue slot and do nothing, so stepping over them when the pc
   // is set saves the scheduler a pass per label reached).

@@ -699,7 +699,7 @@ void exec_convert(ExecContext& x) {
     else unsupported = true;
   });
   if (unsupported)
-    report(x.cta, "unsupported", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+    report(x.cta, HazardKind::unsupported, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
            fmt::format("the model does not implement cvt.{}.{}: results of this instruction are zero",
                        ir::type_name(to), ir::type_name(from)));
   src.wrote(dst);

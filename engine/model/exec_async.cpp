@@ -1,4 +1,4 @@
-// exec_tma: the copy engine. The TMA engine copies boxes between a tensor and shared memory
+// exec_tma_*: the copy engine. The TMA engine copies boxes between a tensor and shared memory
 // (placing every byte where the swizzle puts it, facts §3-§5) and completes bytes on an
 // mbarrier. The tensor cores (wgmma) are in exec_wgmma.cpp.
 #include <bit>
@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/layout/tma_box.hpp"
+#include "engine/ir/signature.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
@@ -93,35 +94,62 @@ inline uint32_t box_element_address(uint32_t base, uint32_t e, uint32_t elem_byt
 
 }  // namespace
 
-void exec_tma(ExecContext& x) {
+namespace {
+
+// The operands a TMA load or store has in common, by role (signatures tensor_load and
+// tensor_store).
+struct TensorCopyOperands {
+  bool load = false;
+  size_t map_at = 0, coords_at = 0;
+  ir::Operand smem, bar;
+};
+
+void exec_tma(ExecContext& x, const TensorCopyOperands& ops);
+
+}  // namespace
+
+void exec_tma_load(ExecContext& x) {
+  const ir::tensor_load_operands o = ir::tensor_load_operands_of(x.inst);
+  exec_tma(x, {true, o.map_at, o.coords_at, o.dst, o.bar});
+}
+
+void exec_tma_store(ExecContext& x) {
+  const ir::tensor_store_operands o = ir::tensor_store_operands_of(x.inst);
+  exec_tma(x, {false, o.map_at, o.coords_at, o.src, {}});
+}
+
+// cp.async.bulk.commit_group, cp.async.bulk.wait_group.read and prefetch.tensormap: the
+// model completes TMA stores at issue, so there is never a bulk group to wait for.
+void exec_tma_nothing_pending(ExecContext& x) { x.latency = timing::kAluLatency; }
+
+namespace {
+
+void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
   Cta& c = x.cta;
   const ir::Inst& in = x.inst;
   x.latency = timing::kAluLatency;
-  if (in.op == Op::cp_async_bulk_commit_group || in.op == Op::cp_async_bulk_wait_group_read ||
-      in.op == Op::prefetch_tensormap)
-    return;  // stores complete at issue in the model, so there is nothing to wait for
-  const bool load = in.op == Op::cp_async_bulk_tensor_load;
+  const bool load = ops.load;
   const uint32_t rank = in.aux;
-  const size_t map_pos = load ? 1 : 0;
+  const size_t map_pos = ops.map_at;
   Sources src(x);
   for (uint32_t lane = 0; lane < 32; ++lane) {
     if (!(x.mask >> lane & 1)) continue;
     uint32_t pidx = 0;
     const ir::Param* p = tensor_map_of(x, src.get(map_pos, lane), &pidx);
     if (!p) {
-      report(c, "bad-tensor-map", x.inst_id, x.warp.id, lane, src.get(map_pos, lane),
+      report(c, HazardKind::bad_tensor_map, x.inst_id, x.warp.id, lane, src.get(map_pos, lane),
              "the tensor-map operand is not the address of a tensor-map kernel parameter");
       continue;
     }
     const ir::TensorMapDesc& d = p->tensor_map;
     std::array<int32_t, 5> coords{};
-    for (uint32_t i = 0; i < rank && i < 5; ++i) coords[i] = int32_t(src.get(map_pos + 1 + i, lane));
-    const ir::Operand& smem_op = load ? in.operands[0] : in.operands[1 + rank];
+    for (uint32_t i = 0; i < rank && i < 5; ++i) coords[i] = int32_t(src.get(ops.coords_at + i, lane));
+    const ir::Operand& smem_op = ops.smem;
     const uint32_t smem = memory_address32(x, smem_op, lane);
     const uint32_t bytes = d.box_bytes();
     const uint32_t align = layout::swizzle_required_alignment(d.swizzle);
     if (smem % std::max<uint32_t>(align, 128) != 0)
-      report(c, "misaligned-swizzle", x.inst_id, x.warp.id, lane, smem,
+      report(c, HazardKind::misaligned_swizzle, x.inst_id, x.warp.id, lane, smem,
              fmt::format("the TMA destination 0x{:X} is not {}-byte aligned: the {} swizzle pattern is taken from "
                          "address bits, so the tile and the descriptor would disagree",
                          smem, std::max<uint32_t>(align, 128), layout::swizzle_name(d.swizzle)));
@@ -144,13 +172,13 @@ void exec_tma(ExecContext& x) {
     c.cost.tma_bytes += bytes;
 
     if (load) {
-      job.mbar = memory_address32(x, in.operands[2 + rank], lane);
+      job.mbar = memory_address32(x, ops.bar, lane);
       auto it = c.mbars.find(job.mbar);
       if (it == c.mbars.end() || !it->second.initialized)
-        report(c, "uninitialized-mbarrier", x.inst_id, x.warp.id, lane, job.mbar,
+        report(c, HazardKind::uninitialized_mbarrier, x.inst_id, x.warp.id, lane, job.mbar,
                fmt::format("the TMA load completes on the mbarrier at 0x{:X}, which was never initialised", job.mbar));
       else if (!it->second.init_fenced)
-        report(c, "missing-init-fence", x.inst_id, x.warp.id, lane, job.mbar,
+        report(c, HazardKind::missing_init_fence, x.inst_id, x.warp.id, lane, job.mbar,
                fmt::format("the mbarrier at 0x{:X} was initialised without fence.mbarrier_init (or "
                            "fence.proxy.async) before the TMA engine used it: the copy engine may not see the init",
                            job.mbar));
@@ -160,7 +188,7 @@ void exec_tma(ExecContext& x) {
       // A store reads shared memory now: ordinary writes must have been fenced (facts §5).
       for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
         if (c.smem_word_state[w].generic_since_fence) {
-          report(c, "missing-proxy-fence", x.inst_id, x.warp.id, lane, smem + w * 4,
+          report(c, HazardKind::missing_proxy_fence, x.inst_id, x.warp.id, lane, smem + w * 4,
                  "shared memory written by st.shared/stmatrix is read by a TMA store without fence.proxy.async");
           break;
         }
@@ -195,6 +223,8 @@ void exec_tma(ExecContext& x) {
     }
   }
 }
+
+}  // namespace
 
 void complete_tma(Cta& c, const PendingTma& p) {
   const TmaJob& job = c.tma_jobs[p.record];

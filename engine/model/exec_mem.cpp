@@ -21,12 +21,12 @@ namespace gs::model {
 
 using ir::Op;
 
-void report(Cta& cta, std::string kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
+void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
             std::string detail) {
   if (!cta.hazards) return;
   for (const Hazard& h : *cta.hazards)
     if (h.kind == kind && h.inst == inst) return;  // first occurrence of each (kind, instruction)
-  Hazard h{std::move(kind), inst, warp, lane, address, cta.now, std::move(detail)};
+  Hazard h{kind, inst, warp, lane, address, cta.now, std::move(detail)};
   if (cta.trace) {
     cta.trace->hazards.push_back(h);
     trace_event(cta, EventKind::hazard, cta.now, warp, inst, 0, uint32_t(cta.trace->hazards.size() - 1));
@@ -52,7 +52,7 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
   Cta& c = x.cta;
   const uint64_t end = uint64_t(timing::kSmemBaseAddress) + c.smem.size();
   if (addr < timing::kSmemBaseAddress || uint64_t(addr) + bytes > end) {
-    report(c, "out-of-bounds-shared", x.inst_id, x.warp.id, lane, addr,
+    report(c, HazardKind::out_of_bounds_shared, x.inst_id, x.warp.id, lane, addr,
            fmt::format("shared address 0x{:X} is outside the CTA's {} B of shared memory (0x{:X}..0x{:X})", addr,
                        c.smem.size(), timing::kSmemBaseAddress, end));
     return nullptr;
@@ -60,7 +60,7 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
   // Accesses are aligned to their size; block transfers (TMA boxes) to 16 bytes.
   const uint32_t align = std::min<uint32_t>(std::bit_floor(std::max<uint32_t>(bytes, 1)), 16);
   if (addr % align != 0)
-    report(c, "misaligned", x.inst_id, x.warp.id, lane, addr,
+    report(c, HazardKind::misaligned, x.inst_id, x.warp.id, lane, addr,
            fmt::format("a {}-byte shared access at 0x{:X} is not {}-byte aligned", bytes, addr, align));
   return c.smem.data() + (addr - timing::kSmemBaseAddress);
 }
@@ -105,6 +105,48 @@ uint32_t distinct_count(uint64_t* v, uint32_t n) {
   return uint32_t(std::unique(v, v + n) - v);
 }
 
+// The traced CTA's stores into C, element by element, for the fragments view (Trace::c_writes).
+void record_c_write(ExecContext& x, const uint8_t* at, uint32_t bytes, uint32_t reg, uint32_t lane) {
+  const std::vector<uint8_t>* c_buffer = x.cta.launch.global->buffers[2];
+  if (!c_buffer || at < c_buffer->data() || at >= c_buffer->data() + c_buffer->size()) return;
+  x.cta.trace->c_writes.push_back(
+      {uint64_t(at - c_buffer->data()), uint8_t(bytes), reg, x.inst_id, uint16_t(x.warp.id), uint8_t(lane), x.cta.now});
+}
+
+// Race and initialisation checks on the 4-byte words of a shared access.
+void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
+  Cta& c = x.cta;
+  for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
+    if (w >= c.smem_word_state.size()) return;
+    SmemWord& s = c.smem_word_state[w];
+    if (s.tma_pending)
+      report(c, HazardKind::tma_race, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed: wait on its "
+                         "mbarrier first",
+                         addr, store ? "written" : "read"));
+    if (s.cp_async_pending)
+      report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("shared address 0x{:X} is {} while a cp.async into it has not been waited for "
+                         "(cp.async.wait_group/wait_all by the issuing warp, then a barrier)",
+                         addr, store ? "written" : "read"));
+    if (!store && !s.written)
+      report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
+    if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync)
+      report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between", x.warp.id,
+                         store ? "overwrites" : "reads", addr, s.writer_warp));
+    if (store) {
+      s.written = true;
+      s.writer_warp = uint16_t(x.warp.id);
+      s.epoch = c.barrier_epoch;
+      s.generic_since_fence = true;
+    }
+  }
+}
+
+}  // namespace
+
 // Statistics and trace record of a global access: the distinct 32-byte sectors it touches
 // (counted by the caller, only for the traced CTA) and its lowest address.
 void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest) {
@@ -141,35 +183,6 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
     trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
   }
 }
-
-// Race and initialisation checks on the 4-byte words of a shared access.
-void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
-  Cta& c = x.cta;
-  for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
-    if (w >= c.smem_word_state.size()) return;
-    SmemWord& s = c.smem_word_state[w];
-    if (s.tma_pending)
-      report(c, "tma-race", x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed: wait on its "
-                         "mbarrier first",
-                         addr, store ? "written" : "read"));
-    if (!store && !s.written)
-      report(c, "uninitialized-shared", x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
-    if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync)
-      report(c, "shared-race", x.inst_id, x.warp.id, lane, addr,
-             fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between", x.warp.id,
-                         store ? "overwrites" : "reads", addr, s.writer_warp));
-    if (store) {
-      s.written = true;
-      s.writer_warp = uint16_t(x.warp.id);
-      s.epoch = c.barrier_epoch;
-      s.generic_since_fence = true;
-    }
-  }
-}
-
-}  // namespace
 
 void exec_memory(ExecContext& x) {
   const ir::Inst& in = x.inst;
@@ -212,10 +225,10 @@ void exec_memory(ExecContext& x) {
       lowest = std::min(lowest, a);
       sector[nsectors++] = a / 32;
       if (!p)
-        report(c, "out-of-bounds-global", x.inst_id, x.warp.id, l, a,
+        report(c, HazardKind::out_of_bounds_global, x.inst_id, x.warp.id, l, a,
                fmt::format("global address 0x{:X} ({} bytes) is outside every buffer of this GEMM", a, bytes));
       else if (a % bytes != 0)
-        report(c, "misaligned", x.inst_id, x.warp.id, l, a,
+        report(c, HazardKind::misaligned, x.inst_id, x.warp.id, l, a,
                fmt::format("a {}-byte global access at 0x{:X} is not {}-byte aligned", bytes, a, bytes));
     }
     for (uint32_t v = 0; v < vec; ++v) {
@@ -223,6 +236,7 @@ void exec_memory(ExecContext& x) {
         if (!p) continue;
         const uint64_t value = x.cta.reg(x.warp.id, in.operands[1 + v].id, l);
         store_bytes(p + v * elem, value, elem);  // little-endian: the low bytes
+        if (c.trace && !shared) record_c_write(x, p + v * elem, elem, in.operands[1 + v].id, l);
       } else {
         uint64_t value = 0;
         if (p) value = load_bytes(p + v * elem, elem);
@@ -412,6 +426,13 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
     return;
   }
+  if constexpr (kStore)
+    if (global.buffers[buffer] == global.buffers[2])  // the traced CTA's stores into C
+      for (uint32_t v = 0; v < vec; ++v)
+        for (uint32_t m = mask; m; m &= m - 1) {
+          const uint32_t l = uint32_t(std::countr_zero(m));
+          record_c_write(x, data + v * kElem + off[l], kElem, d.data_regs[v], l);
+        }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32.
   uint64_t sector[33];
   uint32_t nsectors = 32, sectors = ~0u;

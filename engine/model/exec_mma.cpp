@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/layout/fragments.hpp"
+#include "engine/ir/signature.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
@@ -25,43 +26,39 @@ const MmaMaps& maps() {
 }  // namespace
 
 void exec_mma(ExecContext& x) {
-  if (x.inst.op != ir::Op::mma_sync) {
-    exec_unsupported(x);
-    return;
-  }
   Cta& c = x.cta;
-  const ir::Inst& in = x.inst;
+  const ir::mma_sync_operands ops = ir::mma_sync_operands_of(x.inst);
   if (x.mask != 0xFFFFFFFFu)
-    report(c, "mma-divergent", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+    report(c, HazardKind::mma_divergent, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
            "mma.sync.aligned must be executed by all 32 lanes of the warp");
-  Sources src(x);  // checks the A, B and C registers (operands 4..13)
+  Sources src(x);  // checks the A, B and C registers
   const MmaMaps& m = maps();
   float A[16][16] = {}, B[16][8] = {}, C[16][8] = {};
   for (uint32_t l = 0; l < 32; ++l) {
     for (uint32_t e = 0; e < 8; ++e) {  // element e sits in register e/2, low half when e is even
-      const uint32_t word = uint32_t(src.get(4 + e / 2, l));
+      const uint32_t word = uint32_t(src.get(ops.a_at + e / 2, l));
       const layout::Coord rc = m.a.at(int(l), int(e));
       A[rc.row][rc.col] = bf16_to_f32(uint16_t(e % 2 == 0 ? word : word >> 16));
     }
     for (uint32_t e = 0; e < 4; ++e) {
-      const uint32_t word = uint32_t(src.get(8 + e / 2, l));
+      const uint32_t word = uint32_t(src.get(ops.b_at + e / 2, l));
       const layout::Coord kn = m.b.at(int(l), int(e));
       B[kn.row][kn.col] = bf16_to_f32(uint16_t(e % 2 == 0 ? word : word >> 16));
     }
     for (uint32_t v = 0; v < 4; ++v) {
       const layout::Coord rc = m.c.at(int(l), int(v));
-      C[rc.row][rc.col] = as_f32(src.get(10 + v, l));
+      C[rc.row][rc.col] = as_f32(src.get(ops.c_at + v, l));
     }
   }
   for (uint32_t v = 0; v < 4; ++v) {
-    uint64_t* d = c.reg_lanes(x.warp.id, in.operands[v].id);
+    uint64_t* d = c.reg_lanes(x.warp.id, ops.d[v].id);
     for (uint32_t l = 0; l < 32; ++l) {
       const layout::Coord rc = m.c.at(int(l), int(v));
       double sum = 0.0;  // bf16 products are exact in float; the sum is rounded once into f32
       for (uint32_t k = 0; k < 16; ++k) sum += double(A[rc.row][k] * B[k][rc.col]);
       d[l] = from_f32(float(double(C[rc.row][rc.col]) + sum));
     }
-    note_register_write(x, in.operands[v].id, x.mask);
+    note_register_write(x, ops.d[v].id, x.mask);
   }
   c.stats->mma_ops++;
   c.cost.tensor_busy_cycles += 2 * 16 * 8 * 16 / (timing::kTensorFlopsPerCycle / 4);  // one sub-partition

@@ -1,10 +1,12 @@
 // exec_control, exec_barrier, exec_mbarrier: branches and thread exit, CTA barriers and
 // fences, and mbarriers with phases, arrivals and transaction bytes (facts §6).
 #include <bit>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "engine/model/machine.hpp"
+#include "engine/ir/signature.hpp"
 #include "engine/model/operands.hpp"
 
 namespace gs::model {
@@ -55,7 +57,7 @@ void exec_control(ExecContext& x) {
       x.branch_handled = true;
       break;
     case Op::trap:
-      report(x.cta, "trap", x.inst_id, w.id, uint32_t(std::countr_zero(x.mask)), 0,
+      report(x.cta, HazardKind::trap, x.inst_id, w.id, uint32_t(std::countr_zero(x.mask)), 0,
              "the kernel executed trap: on the GPU the launch fails with an illegal-instruction error");
       x.cta.failed = true;
       x.cta.failure = "the kernel trapped";
@@ -74,44 +76,46 @@ static uint32_t live_threads(const Cta& c) {
   return n;
 }
 
-void exec_barrier(ExecContext& x) {
+void exec_bar(ExecContext& x) {
   Cta& c = x.cta;
   const ir::Inst& in = x.inst;
-  switch (in.op) {
-    case Op::bar_sync:
-    case Op::bar_arrive: {
-      const uint32_t id = uint32_t(in.operands[0].imm) & 15;
-      const uint32_t expected = in.operands.size() > 1 ? uint32_t(in.operands[1].imm) : live_threads(c);
-      c.bar_expected[id] = expected;
-      c.bar_arrived[id] += 32;
-      if (c.bar_arrived[id] >= expected) {
-        // Release: every warp waiting on this id continues.
-        c.bar_arrived[id] = 0;
-        if (in.operands.size() == 1) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
-        for (Warp& w : c.warps)
-          if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
-            wake(c, w, c.now + timing::kBarrierLatency);
-            trace_event(c, EventKind::bar_released, c.now, w.id, 0xFFFFFFFFu, 0, id, expected);
-          }
-        x.latency = timing::kBarrierLatency;
-      } else if (in.op == Op::bar_sync) {
-        x.warp.state = WarpState::bar_wait;
-        x.warp.wait_bar_id = id;
-        x.warp.wait_since = c.now;
-        trace_event(c, EventKind::bar_blocked, c.now, x.warp.id, x.inst_id, x.mask, id, expected);
+  // bar.sync id (, threads) and bar.arrive id, threads: the count is optional for bar.sync
+  // only, and a CTA-wide barrier (no count) is the one that orders all shared accesses.
+  const ir::Operand id_op = in.op == Op::bar_sync ? ir::barrier_operands_of(in).id : ir::barrier_arrive_operands_of(in).id;
+  const std::optional<ir::Operand> threads_op =
+      in.op == Op::bar_sync ? ir::barrier_operands_of(in).threads : ir::barrier_arrive_operands_of(in).threads;
+  const uint32_t id = uint32_t(id_op.imm) & 15;
+  const uint32_t expected = threads_op ? uint32_t(threads_op->imm) : live_threads(c);
+  c.bar_expected[id] = expected;
+  c.bar_arrived[id] += 32;
+  if (c.bar_arrived[id] >= expected) {
+    // Release: every warp waiting on this id continues.
+    c.bar_arrived[id] = 0;
+    if (!threads_op) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
+    for (Warp& w : c.warps)
+      if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
+        wake(c, w, c.now + timing::kBarrierLatency);
+        trace_event(c, EventKind::bar_released, c.now, w.id, 0xFFFFFFFFu, 0, id, expected);
       }
-      break;
-    }
-    case Op::fence_mbarrier_init:
-    case Op::fence_proxy_async:
-      for (auto& [addr, m] : c.mbars)
-        if (m.initialized) m.init_fenced = true;
-      if (in.op == Op::fence_proxy_async)
-        for (SmemWord& s : c.smem_word_state)
-          if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
-      break;
-    default: break;
+    x.latency = timing::kBarrierLatency;
+  } else if (in.op == Op::bar_sync) {
+    x.warp.state = WarpState::bar_wait;
+    x.warp.wait_bar_id = id;
+    x.warp.wait_since = c.now;
+    trace_event(c, EventKind::bar_blocked, c.now, x.warp.id, x.inst_id, x.mask, id, expected);
   }
+}
+
+// fence.mbarrier_init and fence.proxy.async: barriers initialised so far become visible to
+// the async proxy; fence.proxy.async also orders this warp's generic shared writes before
+// later async-proxy reads (TMA stores, wgmma).
+void exec_fence(ExecContext& x) {
+  Cta& c = x.cta;
+  for (auto& [addr, m] : c.mbars)
+    if (m.initialized) m.init_fenced = true;
+  if (x.inst.op == Op::fence_proxy_async)
+    for (SmemWord& s : c.smem_word_state)
+      if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
 }
 
 void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
@@ -129,94 +133,115 @@ void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   }
 }
 
-void exec_mbarrier(ExecContext& x) {
+namespace {
+
+// The barrier an mbarrier instruction names, checked: an 8-byte aligned shared address that
+// (except for mbarrier.init) was initialised. nullptr after reporting why not.
+Mbarrier* named_mbarrier(ExecContext& x, const ir::Operand& bar, uint32_t* addr_out) {
   Cta& c = x.cta;
-  const ir::Inst& in = x.inst;
-  const bool has_dst = in.op == Op::mbarrier_try_wait_parity || in.op == Op::mbarrier_test_wait_parity;
-  const ir::Operand& addr_op = in.operands[has_dst || in.operands[0].kind == ir::OperandKind::sink ? 1 : 0];
-  Sources src(x);
   x.latency = timing::kMbarrierLatency;
   const uint32_t first = uint32_t(std::countr_zero(x.mask));
-  const uint32_t addr = memory_address32(x, addr_op, first);
-  if (addr % 8 != 0 || !smem_ptr(x, addr, 8, first, in.op == Op::mbarrier_init)) {
-    report(c, "bad-mbarrier", x.inst_id, x.warp.id, first, addr,
+  const uint32_t addr = memory_address32(x, bar, first);
+  *addr_out = addr;
+  if (addr % 8 != 0 || !smem_ptr(x, addr, 8, first, x.inst.op == Op::mbarrier_init)) {
+    report(c, HazardKind::bad_mbarrier, x.inst_id, x.warp.id, first, addr,
            fmt::format("0x{:X} is not an 8-byte aligned address inside shared memory: an mbarrier lives there", addr));
-    return;
+    return nullptr;
   }
   Mbarrier& m = c.mbars[addr];
-  if (in.op != Op::mbarrier_init && !m.initialized) {
-    report(c, "uninitialized-mbarrier", x.inst_id, x.warp.id, first, addr,
+  if (x.inst.op != Op::mbarrier_init && !m.initialized) {
+    report(c, HazardKind::uninitialized_mbarrier, x.inst_id, x.warp.id, first, addr,
            fmt::format("the mbarrier at 0x{:X} is used before mbarrier.init", addr));
-    return;
+    return nullptr;
   }
+  return &m;
+}
+
+}  // namespace
+
+void exec_mbarrier_init(ExecContext& x) {
+  const ir::mbar_init_operands ops = ir::mbar_init_operands_of(x.inst);
+  uint32_t addr = 0;
+  Mbarrier* m = named_mbarrier(x, ops.bar, &addr);
+  if (!m) return;
+  Sources src(x);
+  const uint32_t count = uint32_t(src.get(1, uint32_t(std::countr_zero(x.mask))));
+  *m = Mbarrier{};
+  m->initialized = true;
+  m->expected = m->pending = count;
+  m->init_inst = x.inst_id;
+  trace_mbar(x.cta, EventKind::mbar_init, x.cta.now, x.warp.id, x.inst_id, addr, *m, count);
+}
+
+// mbarrier.arrive, mbarrier.arrive.expect_tx and mbarrier.expect_tx: each active lane adds
+// its transaction bytes (expect_tx forms) and arrives (arrive forms).
+void exec_mbarrier_arrive(ExecContext& x) {
+  Cta& c = x.cta;
+  const ir::Inst& in = x.inst;
+  const bool arrives = in.op != Op::mbarrier_expect_tx, expects = in.op != Op::mbarrier_arrive;
+  const ir::Operand bar = in.op == Op::mbarrier_arrive            ? ir::mbar_arrive_operands_of(in).bar
+                          : in.op == Op::mbarrier_arrive_expect_tx ? ir::mbar_arrive_tx_operands_of(in).bar
+                                                                   : ir::mbar_tx_operands_of(in).bar;
+  uint32_t addr = 0;
+  Mbarrier* mp = named_mbarrier(x, bar, &addr);
+  if (!mp) return;
+  Mbarrier& m = *mp;
+  const uint32_t first = uint32_t(std::countr_zero(x.mask));
   const uint32_t lanes = uint32_t(std::popcount(x.mask));
-  switch (in.op) {
-    case Op::mbarrier_init: {
-      const uint32_t count = uint32_t(src.get(1, first));
-      m = Mbarrier{};
-      m.initialized = true;
-      m.expected = m.pending = count;
-      m.init_inst = x.inst_id;
-      trace_mbar(c, EventKind::mbar_init, c.now, x.warp.id, x.inst_id, addr, m, count);
-      break;
-    }
-    case Op::mbarrier_arrive:
-    case Op::mbarrier_arrive_expect_tx:
-    case Op::mbarrier_expect_tx: {
-      if (in.op != Op::mbarrier_arrive) {
-        const uint32_t bytes = uint32_t(src.get(in.op == Op::mbarrier_expect_tx ? 1 : 2, first));
-        m.tx += int64_t(bytes) * lanes;
-        trace_mbar(c, EventKind::mbar_expect_tx, c.now, x.warp.id, x.inst_id, addr, m, bytes * lanes);
-      }
-      if (in.op != Op::mbarrier_expect_tx) {
-        if (lanes > m.pending) {
-          report(c, "mbarrier-over-arrival", x.inst_id, x.warp.id, first, addr,
-                 fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
-                             "PTX ISA leaves this undefined (the model counts the extra ones towards the next "
-                             "phase); wait for the phase to complete before arriving again",
-                             lanes, addr, m.pending));
-        }
-        uint32_t left = lanes;
-        while (left > 0) {  // arrivals past a phase's count roll into the next phase
-          const uint32_t take = std::min(left, m.pending);
-          m.pending -= take;
-          left -= take;
-          trace_mbar(c, EventKind::mbar_arrive, c.now, x.warp.id, x.inst_id, addr, m, take);
-          const uint32_t before = m.phase;
-          mbarrier_check_phase(c, addr, c.now);
-          if (m.phase == before || take == 0) break;
-        }
-      }
-      break;
-    }
-    case Op::mbarrier_try_wait_parity:
-    case Op::mbarrier_test_wait_parity: {
-      const uint32_t parity = uint32_t(src.get(2, first)) & 1;
-      // The phase with parity p is complete when the current phase's parity differs
-      // (facts §6 [DEV]: on a fresh barrier parity 1 passes and parity 0 waits).
-      const bool done = (m.phase & 1) != parity;
-      const uint32_t dst = in.operands[0].id;
-      if (done || in.op == Op::mbarrier_test_wait_parity) {
-        for (uint32_t l = 0; l < 32; ++l)
-          if (x.mask >> l & 1) c.reg(x.warp.id, dst, l) = done ? 1 : 0;
-        src.wrote(dst);
-      } else {
-        x.block = true;  // sleep until the phase completes, then run try_wait again
-        x.warp.state = WarpState::mbar_wait;
-        x.warp.wait_mbar = addr;
-        x.warp.wait_parity = parity;
-        x.warp.wait_since = c.now;
-        trace_mbar(c, EventKind::mbar_wait_blocked, c.now, x.warp.id, x.inst_id, addr, m, parity);
-      }
-      break;
-    }
-    default: break;
+  if (expects) {
+    Sources src(x);
+    const uint32_t bytes = uint32_t(src.get(in.op == Op::mbarrier_expect_tx ? 1 : 2, first));
+    m.tx += int64_t(bytes) * lanes;
+    trace_mbar(c, EventKind::mbar_expect_tx, c.now, x.warp.id, x.inst_id, addr, m, bytes * lanes);
+  }
+  if (!arrives) return;
+  if (lanes > m.pending) {
+    report(c, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
+           fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
+                       "PTX ISA leaves this undefined (the model counts the extra ones towards the next "
+                       "phase); wait for the phase to complete before arriving again",
+                       lanes, addr, m.pending));
+  }
+  uint32_t left = lanes;
+  while (left > 0) {  // arrivals past a phase's count roll into the next phase
+    const uint32_t take = std::min(left, m.pending);
+    m.pending -= take;
+    left -= take;
+    trace_mbar(c, EventKind::mbar_arrive, c.now, x.warp.id, x.inst_id, addr, m, take);
+    const uint32_t before = m.phase;
+    mbarrier_check_phase(c, addr, c.now);
+    if (m.phase == before || take == 0) break;
   }
 }
 
-void exec_unsupported(ExecContext& x) {
-  report(x.cta, "unsupported", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
-         fmt::format("the model does not execute {} yet: it is treated as a no-op", x.inst.info().id));
+// mbarrier.try_wait.parity (sleeps until the phase completes, then runs again) and
+// mbarrier.test_wait.parity (never waits).
+void exec_mbarrier_wait(ExecContext& x) {
+  Cta& c = x.cta;
+  const ir::mbar_wait_operands ops = ir::mbar_wait_operands_of(x.inst);
+  uint32_t addr = 0;
+  Mbarrier* mp = named_mbarrier(x, ops.bar, &addr);
+  if (!mp) return;
+  Mbarrier& m = *mp;
+  Sources src(x);
+  const uint32_t parity = uint32_t(src.get(2, uint32_t(std::countr_zero(x.mask)))) & 1;
+  // The phase with parity p is complete when the current phase's parity differs
+  // (facts §6 [DEV]: on a fresh barrier parity 1 passes and parity 0 waits).
+  const bool done = (m.phase & 1) != parity;
+  const uint32_t dst = ops.done.id;
+  if (done || x.inst.op == Op::mbarrier_test_wait_parity) {
+    for (uint32_t l = 0; l < 32; ++l)
+      if (x.mask >> l & 1) c.reg(x.warp.id, dst, l) = done ? 1 : 0;
+    src.wrote(dst);
+  } else {
+    x.block = true;  // sleep until the phase completes, then run try_wait again
+    x.warp.state = WarpState::mbar_wait;
+    x.warp.wait_mbar = addr;
+    x.warp.wait_parity = parity;
+    x.warp.wait_since = c.now;
+    trace_mbar(c, EventKind::mbar_wait_blocked, c.now, x.warp.id, x.inst_id, addr, m, parity);
+  }
 }
+
 
 }  // namespace gs::model

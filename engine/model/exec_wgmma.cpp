@@ -8,6 +8,7 @@
 
 #include "engine/layout/fragments.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
+#include "engine/ir/signature.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
@@ -42,29 +43,29 @@ float read_operand_element(ExecContext& x, const layout::WgmmaDescriptor& d, uin
     addr = layout::wgmma_descriptor_smem_address(d, row, 2 * k, k_major);
   } catch (const std::exception& e) {
     *bad = true;
-    report(x.cta, "bad-descriptor", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+    report(x.cta, HazardKind::bad_descriptor, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
            std::string("the wgmma descriptor cannot be followed: ") + e.what());
     return 0.0f;
   }
   Cta& c = x.cta;
   if (addr < timing::kSmemBaseAddress || addr + 2 > timing::kSmemBaseAddress + c.smem.size()) {
     *bad = true;
-    report(c, "out-of-bounds-shared", x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
+    report(c, HazardKind::out_of_bounds_shared, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
            fmt::format("the wgmma descriptor points at 0x{:X}, outside the CTA's shared memory", addr));
     return 0.0f;
   }
   const uint32_t off = addr - timing::kSmemBaseAddress;
   const SmemWord& s = c.smem_word_state[off / 4];
   if (s.tma_pending)
-    report(c, "tma-race", x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
+    report(c, HazardKind::tma_race, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
            fmt::format("wgmma reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
                        "stage's mbarrier first",
                        addr));
   else if (s.generic_since_fence)
-    report(c, "missing-proxy-fence", x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
+    report(c, HazardKind::missing_proxy_fence, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
            fmt::format("wgmma (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async", addr));
   else if (!s.written)
-    report(c, "uninitialized-shared", x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
+    report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
            fmt::format("wgmma reads shared address 0x{:X}, which nothing has written", addr));
   uint16_t h;
   std::memcpy(&h, c.smem.data() + off, 2);
@@ -156,10 +157,10 @@ void wgmma_mma(ExecContext& x) {
   const uint32_t n = in.aux, nacc = n / 2;
   Sources src(x);
   if (x.mask != 0xFFFFFFFFu)
-    report(c, "wgmma-divergent", x.inst_id, w.id, 0xFFFFFFFFu, 0,
+    report(c, HazardKind::wgmma_divergent, x.inst_id, w.id, 0xFFFFFFFFu, 0,
            "wgmma.mma_async.sync.aligned must be executed by all 32 lanes of every warp of the warpgroup");
   if (!w.wgmma_fenced)
-    report(c, "missing-wgmma-fence", x.inst_id, w.id, 0xFFFFFFFFu, 0,
+    report(c, HazardKind::missing_wgmma_fence, x.inst_id, w.id, 0xFFFFFFFFu, 0,
            w.wgmma_any ? "the accumulators were touched by ordinary instructions since the last wgmma: issue "
                          "wgmma.fence before this wgmma"
                        : "the first wgmma of the warpgroup needs a wgmma.fence before it (it orders earlier register "
@@ -168,7 +169,7 @@ void wgmma_mma(ExecContext& x) {
   const uint64_t a_bits = src.get(nacc, lane0), b_bits = src.get(nacc + 1, lane0);
   for (uint32_t l = 0; l < 32; ++l)
     if ((x.mask >> l & 1) && (src.get(nacc, l) != a_bits || src.get(nacc + 1, l) != b_bits)) {
-      report(c, "wgmma-descriptor-divergent", x.inst_id, w.id, l, 0,
+      report(c, HazardKind::wgmma_descriptor_divergent, x.inst_id, w.id, l, 0,
              "the wgmma descriptors differ between lanes: they must be uniform across the warpgroup");
       break;
     }
@@ -202,7 +203,7 @@ void wgmma_mma(ExecContext& x) {
   if (scale_d)  // accumulating reads the old D: it must have been written (by a wgmma or a mov)
     for (uint32_t v = 0; v < nacc; ++v)
       if ((c.written[slot0 + in.operands[v].id] & x.mask) != x.mask) {
-        report(c, "uninitialized-register", x.inst_id, w.id, 0xFFFFFFFFu, 0,
+        report(c, HazardKind::uninitialized_register, x.inst_id, w.id, 0xFFFFFFFFu, 0,
                fmt::format("wgmma accumulates into %{} (scale-d = 1) before anything wrote it: use scale-d = 0 for "
                            "the first wgmma, or zero the accumulators",
                            c.launch.kernel->regs[in.operands[v].id].name));
@@ -230,15 +231,19 @@ void wgmma_mma(ExecContext& x) {
   c.cost.tensor_busy_cycles += busy;
   w.uncommitted_complete_at = std::max(w.uncommitted_complete_at, c.tensor_free + timing::kWgmmaPipelineLatency);
   if (w.id % 4 == 0) c.stats->mma_ops++;
+  MmaOp op;
+  op.n = n;
+  op.a_desc = a_bits;
+  op.b_desc = b_bits;
+  op.scale_d = scale_d;
+  op.group = uint32_t(w.groups.size());
+  op.issue_cycle = c.now;
+  op.complete_cycle = c.tensor_free + timing::kWgmmaPipelineLatency;
+  const ir::wgmma_operands ops = ir::wgmma_operands_of(in);
+  op.a_k_major = ops.trans_a.imm == 0;
+  op.b_k_major = ops.trans_b.imm == 0;
+  record_tensor_reads(c, w.id, op);  // the counts for every CTA, the records for the traced one
   if (c.trace) {
-    MmaOp op;
-    op.n = n;
-    op.a_desc = a_bits;
-    op.b_desc = b_bits;
-    op.scale_d = scale_d;
-    op.group = uint32_t(w.groups.size());
-    op.issue_cycle = c.now;
-    op.complete_cycle = c.tensor_free + timing::kWgmmaPipelineLatency;
     const uint32_t index = append(c.trace->mma, op);
     trace_event(c, EventKind::mma_issue, c.now, w.id, x.inst_id, x.mask, index, n);
     if (c.launch.record_registers)
@@ -259,10 +264,13 @@ void exec_wgmma(ExecContext& x) {
       w.groups.push_back({w.uncommitted_complete_at, std::move(w.uncommitted_regs)});
       w.uncommitted_regs.clear();
       w.uncommitted_complete_at = 0;
+      trace_event(c, EventKind::mma_commit, c.now, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, uint32_t(w.groups.size()));
       break;
     case Op::wgmma_wait_group: {
-      const size_t keep = size_t(x.inst.operands[0].imm);
+      const size_t keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
       uint64_t until = c.now;
+      const bool blocks = w.groups.size() > keep;
+      if (blocks) trace_event(c, EventKind::mma_wait_blocked, c.now, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, uint32_t(keep));
       while (w.groups.size() > keep) {
         Warp::Group& g = w.groups.front();
         until = std::max(until, g.complete_at);
@@ -271,6 +279,7 @@ void exec_wgmma(ExecContext& x) {
         w.groups.erase(w.groups.begin());
       }
       x.latency = uint32_t(std::max<uint64_t>(until - c.now, 1));
+      if (blocks) trace_event(c, EventKind::mma_wait_released, until, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, uint32_t(keep));
       break;
     }
     default: break;

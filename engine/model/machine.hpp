@@ -15,6 +15,7 @@
 
 #include "engine/ir/kernel.hpp"
 #include "engine/model/decode.hpp"
+#include "engine/model/exec.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 
@@ -96,6 +97,7 @@ struct Warp {
   }
   WarpState state = WarpState::ready;
   uint64_t ready_at = 0;          // modeled cycle of the next issue
+  ir::WarpRole role = ir::WarpRole::none;  // the declared role of its last issue (traced CTA)
   // What a waiting warp waits for.
   uint32_t wait_bar_id = 0;
   uint32_t wait_mbar = 0;
@@ -111,6 +113,21 @@ struct Warp {
   std::vector<uint32_t> uncommitted_regs;
   uint64_t uncommitted_complete_at = 0;
   std::vector<Group> groups;
+  // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
+  // committed groups, oldest first. Their bytes land in shared memory when a wait retires
+  // the group.
+  struct CpAsyncCopy {
+    uint32_t smem = 0;                // shared byte address
+    uint8_t bytes = 0;                // cp-size: 4, 8 or 16
+    std::array<uint8_t, 16> data{};   // read from global at issue; zeros past src-size
+  };
+  struct CpAsyncGroup {
+    uint64_t complete_at = 0;
+    std::vector<CpAsyncCopy> copies;
+  };
+  std::vector<CpAsyncCopy> cp_async_uncommitted;
+  uint64_t cp_async_uncommitted_complete_at = 0;
+  std::vector<CpAsyncGroup> cp_async_groups;
   // The per-lane pcs (see uniform), last: the fields that every issue reads then share the
   // first cache line of a Warp.
   std::array<uint32_t, 32> pc{};
@@ -131,6 +148,7 @@ struct SmemWord {
   static constexpr uint16_t kAsync = 0xFFFF;  // written by the copy engine
   bool written = false;
   bool tma_pending = false;         // a TMA load into it has been issued, not completed
+  bool cp_async_pending = false;    // a cp.async into it has been issued, not yet waited for
   bool generic_since_fence = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
   uint16_t writer_warp = 0;
   uint32_t epoch = 0;               // barrier epoch of the last generic write
@@ -252,20 +270,18 @@ struct ExecContext {
 // Shared window access with bounds and hazard checks; returns nullptr when out of bounds.
 uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane);
+// Statistics, latency and trace record of one warp-level access (exec_mem.cpp): a global
+// access touching `sectors` 32-byte sectors (counted for the traced CTA only) from `lowest`
+// up; a shared access through the bank model (facts §8).
+void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest);
+void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
 uint64_t memory_address64(ExecContext& x, const ir::Operand& o, uint32_t lane);
-void report(Cta& cta, std::string kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
+void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
             std::string detail);
 
-void exec_alu(ExecContext& x);
-void exec_convert(ExecContext& x);
-void exec_memory(ExecContext& x);
-void exec_control(ExecContext& x);
-void exec_barrier(ExecContext& x);
-void exec_mbarrier(ExecContext& x);
-void exec_tma(ExecContext& x);
-void exec_wgmma(ExecContext& x);
-void exec_mma(ExecContext& x);
-void exec_unsupported(ExecContext& x);
+// The tensor core's shared-memory reads of one warp's wgmma (tensor_reads.cpp): counted in
+// SimStats, and recorded into op.a_read / op.b_read for the traced CTA.
+void record_tensor_reads(Cta& c, uint32_t warp, MmaOp& op);
 
 // Completes TMA transfers due at or before `cycle` (writes shared memory, complete_tx).
 void complete_tma(Cta& cta, const PendingTma& p);

@@ -43,6 +43,11 @@ struct SimStats {
   uint64_t smem_wavefronts = 0;
   uint64_t smem_ideal_wavefronts = 0;
   uint64_t smem_bank_conflicts = 0;  // wavefronts beyond the ideal
+  // The tensor cores' reads of shared memory through wgmma descriptors (tensor_reads.cpp):
+  // batches of 32 sixteen-byte core-matrix rows, their wavefronts and the excess over ideal.
+  uint64_t tensor_smem_reads = 0;
+  uint64_t tensor_smem_wavefronts = 0;
+  uint64_t tensor_smem_bank_conflicts = 0;
   uint64_t tma_transfers = 0;
   uint64_t tma_bytes = 0;
   uint64_t mma_ops = 0;              // wgmma / mma.sync instructions (per warpgroup / warp)
@@ -68,6 +73,16 @@ class ModelError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Thrown before a run starts when the kernel uses an op whose ops.def row is not_modelled:
+// the message names the op and the instruction.
+class NotModelledError : public ModelError {
+ public:
+  using ModelError::ModelError;
+};
+
+// Whether the model has semantics for an op (its ops.def exec column names a function).
+bool has_semantics(ir::Op op);
 
 // Runs the whole grid. flops: 2·M·N·K of the GEMM, for the predicted TFLOP/s (0: skip).
 SimResult simulate(const ir::Kernel& kernel, GemmBuffers& buffers, const SimOptions& options = {},

@@ -57,13 +57,13 @@ void check_register_read_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   const size_t slot = size_t(x.warp.id) * c.nregs + reg;
   if ((c.written[slot] & mask) != mask) {
     const uint32_t lanes = mask & ~c.written[slot];
-    report(c, "uninitialized-register", x.inst_id, x.warp.id, uint32_t(std::countr_zero(lanes)), 0,
+    report(c, HazardKind::uninitialized_register, x.inst_id, x.warp.id, uint32_t(std::countr_zero(lanes)), 0,
            fmt::format("%{} is read by {} lane(s) before anything wrote it: its value is undefined on the GPU",
                        c.launch.kernel->regs[reg].name, std::popcount(lanes)));
   }
   if (c.wgmma_acc[slot]) {
     if (c.reg_pending[slot])
-      report(c, "wgmma-register-race", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+      report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
              fmt::format("%{} belongs to a wgmma that is still in flight: add wgmma.wait_group before touching "
                          "the accumulators",
                          c.launch.kernel->regs[reg].name));
@@ -77,7 +77,7 @@ void note_register_write_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   c.written[slot] |= mask;
   if (c.wgmma_acc[slot]) {
     if (c.reg_pending[slot])
-      report(c, "wgmma-register-race", x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+      report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
              fmt::format("%{} is written while a wgmma still owns it: add wgmma.wait_group first",
                          c.launch.kernel->regs[reg].name));
     x.warp.wgmma_fenced = false;

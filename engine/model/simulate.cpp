@@ -124,7 +124,7 @@ SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt
       throw ModelError(fmt::format("CTA ({},{},{}) is outside the grid ({},{},{})", opt.traced_cta[0],
                                    opt.traced_cta[1], opt.traced_cta[2], L.grid[0], L.grid[1], L.grid[2]));
   if (L.cluster[0] * L.cluster[1] * L.cluster[2] > 1)
-    result.hazards.push_back({"unsupported", ir::kNone, ir::kNone, ir::kNone, 0, 0,
+    result.hazards.push_back({HazardKind::unsupported, ir::kNone, ir::kNone, ir::kNone, 0, 0,
                               "clusters run as independent CTAs in the model: distributed shared memory and "
                               "multicast are not modelled yet"});
 

@@ -6,6 +6,25 @@
 
 namespace gs::model {
 
+namespace {
+struct HazardText {
+  std::string_view name, meaning;
+};
+constexpr HazardText kHazardText[] = {
+#define HAZARD(id, name, meaning) {name, meaning},
+#include "engine/model/hazards.def"
+#undef HAZARD
+};
+}  // namespace
+
+std::string_view hazard_kind_name(HazardKind k) { return kHazardText[size_t(k)].name; }
+std::string_view hazard_kind_meaning(HazardKind k) { return kHazardText[size_t(k)].meaning; }
+std::optional<HazardKind> find_hazard_kind(std::string_view name) {
+  for (size_t i = 0; i < size_t(HazardKind::count_); ++i)
+    if (kHazardText[i].name == name) return HazardKind(i);
+  return std::nullopt;
+}
+
 const char* event_kind_name(EventKind k) {
   switch (k) {
     case EventKind::cta_start: return "cta_start";
@@ -28,6 +47,10 @@ const char* event_kind_name(EventKind k) {
     case EventKind::mma_complete: return "mma_complete";
     case EventKind::reg_write: return "reg_write";
     case EventKind::hazard: return "hazard";
+    case EventKind::role_enter: return "role_enter";
+    case EventKind::mma_commit: return "mma_commit";
+    case EventKind::mma_wait_blocked: return "mma_wait_blocked";
+    case EventKind::mma_wait_released: return "mma_wait_released";
     case EventKind::count_: break;
   }
   return "?";

@@ -37,6 +37,10 @@ enum class EventKind : uint8_t {
   mma_complete,
   reg_write,          // payload -> RegWrite
   hazard,             // payload -> index into Trace::hazards
+  role_enter,         // a warp enters a region its kernel declared (Builder::role): a = ir::WarpRole
+  mma_commit,         // wgmma.commit_group: a = the warp's groups in flight after it
+  mma_wait_blocked,   // wgmma.wait_group N finds more than N groups in flight: a = N
+  mma_wait_released,  // ... and the groups it waits for have completed: a = groups left
   count_,
 };
 const char* event_kind_name(EventKind k);
@@ -96,6 +100,12 @@ struct MbarEvent {
 struct MmaOp {
   uint32_t m = 64, n = 0, k = 16;
   uint64_t a_desc = 0, b_desc = 0;  // raw descriptors (decode with layout::)
+  // The tensor core's shared-memory reads for this warp's part of the first k16 slice, as the
+  // model performed them through the descriptors: 32 lanes × 16 bytes of core-matrix rows
+  // (A: this warp's 16 rows, B: rows 0..15), indices into Trace::smem, with banks and
+  // wavefronts; 0xFFFFFFFF where the descriptor could not be followed.
+  uint32_t a_read = 0xFFFFFFFFu, b_read = 0xFFFFFFFFu;
+  bool a_k_major = true, b_k_major = true;
   bool scale_d = true;
   uint32_t group = 0;         // the wgmma-group it was committed in
   uint64_t issue_cycle = 0, complete_cycle = 0;
@@ -119,8 +129,32 @@ struct RegWrite {
   uint32_t mask = 0;          // the lanes written (the reg_write event's mask)
 };
 
+// One element of C written by the traced CTA, as the model saw the store: which thread and
+// register wrote it. The fragments view builds the output tile's map from these, for any
+// kernel. reg is 0xFFFFFFFF for bytes a TMA store copied from shared memory.
+struct CWrite {
+  uint64_t byte_offset = 0;  // into C (row-major): the view divides by C's element size
+  uint8_t bytes = 0;
+  uint32_t reg = 0xFFFFFFFFu;
+  uint32_t inst = 0xFFFFFFFFu;
+  uint16_t warp = 0;
+  uint8_t lane = 0;
+  uint64_t cycle = 0;
+};
+
+// What went wrong (hazards.def): the model reports each kind with a detail sentence.
+enum class HazardKind : uint8_t {
+#define HAZARD(id, name, meaning) id,
+#include "engine/model/hazards.def"
+#undef HAZARD
+  count_,
+};
+std::string_view hazard_kind_name(HazardKind k);     // "tma-race"
+std::string_view hazard_kind_meaning(HazardKind k);  // a learner's sentence
+std::optional<HazardKind> find_hazard_kind(std::string_view name);
+
 struct Hazard {
-  std::string kind;     // "deadlock", "tma-race", "missing-proxy-fence", ...
+  HazardKind kind = HazardKind::unsupported;
   uint32_t inst = 0xFFFFFFFFu;
   uint32_t warp = 0xFFFFFFFFu;
   uint32_t lane = 0xFFFFFFFFu;
@@ -139,6 +173,7 @@ class Trace {
   Table<MmaOp> mma;
   Table<RegWrite> regs;
   Table<uint32_t> values;
+  Table<CWrite> c_writes;  // in store order
   std::vector<Hazard> hazards;
   uint32_t traced_cta = 0;
   uint32_t warps = 0;

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/signature.hpp"
+
 namespace gs::ptx {
 
 using ir::Inst;
@@ -100,13 +102,18 @@ struct Printer {
     return off == 0 ? std::string(ir::kSmemSymbol) : fmt::format("{}+{}", ir::kSmemSymbol, off);
   }
 
-  std::string list(const Inst& i, size_t from, size_t count, bool braces) const {
-    if (from + count > i.operands.size())
-      throw std::invalid_argument(fmt::format("{}: expected at least {} operands, has {}", i.info().id, from + count,
-                                              i.operands.size()));
+  // A field's operands, comma-separated, in braces when asked.
+  std::string join(const Inst& i, std::span<const Operand> ops, bool braces = false) const {
     std::string s = braces ? "{" : "";
-    for (size_t n = 0; n < count; ++n) s += (n ? ", " : "") + operand(i.operands[from + n], i);
+    for (size_t n = 0; n < ops.size(); ++n) s += (n ? ", " : "") + operand(ops[n], i);
     return braces ? s + "}" : s;
+  }
+  // Fields from..end, comma-separated.
+  std::string join_from(const Inst& i, const std::vector<std::span<const Operand>>& f, size_t from) const {
+    std::string s;
+    for (size_t n = from; n < f.size(); ++n)
+      if (!f[n].empty()) s += (s.empty() ? "" : ", ") + join(i, f[n]);
+    return s;
   }
 
   std::string mnemonic(const Inst& i) const {
@@ -121,41 +128,35 @@ struct Printer {
     return m;
   }
 
+  // The operands by field of the op's signature (signatures.def); the syntax says where the
+  // braces and brackets go.
   std::string operands(const Inst& i) const {
-    const size_t n = i.operands.size();
+    const std::vector<std::span<const Operand>> f = ir::field_operands(i);
     switch (i.info().syntax) {
-      case Syntax::none: return "";
+      case Syntax::none:
       case Syntax::label: return "";
       case Syntax::plain:
-        if (i.op == ir::Op::elect_sync)  // "_|%p, membermask"
-          return operand(i.operands.at(0), i) + "|" + operand(i.operands.at(1), i) + ", " + list(i, 2, n - 2, false);
-        return list(i, 0, n, false);
-      case Syntax::vec_dst:
-        if (i.vec <= 1) return list(i, 0, n, false);
-        return list(i, 0, i.vec, true) + ", " + list(i, i.vec, n - i.vec, false);
-      case Syntax::vec_src:
-        if (i.vec <= 1) return list(i, 0, n, false);
-        return list(i, 0, 1, false) + ", " + list(i, 1, n - 1, true);
+        if (i.info().signature == ir::Signature::elect)  // "_|%p, membermask"
+          return join(i, f[0]) + "|" + join(i, f[1]) + ", " + join_from(i, f, 2);
+        return join_from(i, f, 0);
+      case Syntax::vec_dst: return join(i, f[0], i.vec > 1) + ", " + join_from(i, f, 1);           // {d..}, [addr]
+      case Syntax::vec_src: return join(i, f[0]) + ", " + join(i, f[1], i.vec > 1);              // [addr], {s..}
       case Syntax::tensor_load:  // [dst], [map, {coords}], [bar] (, mask)
-        return list(i, 0, 1, false) + ", [" + list(i, 1, 1, false) + ", " + list(i, 2, i.aux, true) + "], " +
-               list(i, 2 + i.aux, n - 2 - i.aux, false);
+        return join(i, f[0]) + ", [" + join(i, f[1]) + ", " + join(i, f[2], true) + "], " + join_from(i, f, 3);
       case Syntax::tensor_store:  // [map, {coords}], [src]
-        return "[" + list(i, 0, 1, false) + ", " + list(i, 1, i.aux, true) + "], " + list(i, 1 + i.aux, n - 1 - i.aux, false);
-      case Syntax::wgmma:
-        return list(i, 0, i.aux / 2, true) + ", " + list(i, i.aux / 2, n - i.aux / 2, false);
+        return "[" + join(i, f[0]) + ", " + join(i, f[1], true) + "], " + join_from(i, f, 2);
+      case Syntax::wgmma: return join(i, f[0], true) + ", " + join_from(i, f, 1);  // {d..}, descriptors, flags
       case Syntax::mma_sync:
-        return list(i, 0, 4, true) + ", " + list(i, 4, 4, true) + ", " + list(i, 8, 2, true) + ", " + list(i, 10, 4, true);
+        return join(i, f[0], true) + ", " + join(i, f[1], true) + ", " + join(i, f[2], true) + ", " + join(i, f[3], true);
       case Syntax::ldmatrix:
-      case Syntax::tcgen05_ld:
-        return list(i, 0, i.aux, true) + ", " + list(i, i.aux, n - i.aux, false);
-      case Syntax::stmatrix:
-        return list(i, 0, 1, false) + ", " + list(i, 1, i.aux, true);
+      case Syntax::tcgen05_ld: return join(i, f[0], true) + ", " + join_from(i, f, 1);  // {d..}, [addr]
+      case Syntax::stmatrix: return join(i, f[0]) + ", " + join(i, f[1], true);        // [addr], {s..}
     }
     return "";
   }
 
   std::string instruction(const Inst& i) const {
-    if (i.op == ir::Op::label) return labels.at(i.operands.at(0).id) + ":";
+    if (i.op == ir::Op::label) return labels.at(ir::label_def_operands_of(i).target.id) + ":";
     std::string s;
     if (i.guard != ir::kNone) s += fmt::format("@{}%{} ", i.guard_negated ? "!" : "", regs.at(i.guard));
     s += mnemonic(i);

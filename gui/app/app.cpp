@@ -128,10 +128,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     // window opens.
     try {
       const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
-      kernels::build_kernel(info, {{req.shape.m ? req.shape.m : info.example_shape.m,
-                                    req.shape.n ? req.shape.n : info.example_shape.n,
-                                    req.shape.k ? req.shape.k : info.example_shape.k},
-                                   req.mistakes});
+      kernels::build_kernel(info, {info.resolve(req.shape), req.mistakes});
     } catch (const kernels::ConfigError& e) {
       err << "gemmscope gui: " << e.what() << "\n";
       return 2;

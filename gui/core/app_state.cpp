@@ -28,9 +28,10 @@ void add_model_problems(AppState& app, const LoadedKernel& k) {
     Problem p;
     p.severity = Severity::error;
     p.source = "model";
-    p.kind = h.kind;
-    p.title = h.kind + (h.inst != kNone && h.inst < k.inst_text.size() ? ": " + k.inst_text[h.inst] : "");
-    p.detail = h.detail;
+    p.kind = std::string(model::hazard_kind_name(h.kind));
+    p.title = p.kind + (h.inst != kNone && h.inst < k.inst_text.size() ? ": " + k.inst_text[h.inst] : "");
+    // The detail names the instruction, warp and address; the kind's meaning says what it is.
+    p.detail = h.detail + "\n(" + p.kind + ": " + std::string(model::hazard_kind_meaning(h.kind)) + ")";
     p.inst = h.inst;
     p.warp = h.warp == kNone ? kNoWarp : uint16_t(h.warp);
     p.cycle = h.cycle;
@@ -260,7 +261,7 @@ void AppState::select_problem(uint32_t i) {
       const model::Trace& t = kernel->trace();
       for (uint32_t e : t.of_kind(model::EventKind::hazard)) {
         const model::Event& ev = t.events[e];
-        if (ev.payload < t.hazards.size() && t.hazards[ev.payload].kind == p.kind && ev.inst == p.inst) {
+        if (ev.payload < t.hazards.size() && model::hazard_kind_name(t.hazards[ev.payload].kind) == p.kind && ev.inst == p.inst) {
           seek(e);
           selection.inst = p.inst;
           return;

@@ -33,48 +33,59 @@ const char* fragment_map_kind_name(FragmentMapKind k) {
 namespace {
 
 // The first instruction of an op, or nullptr.
-const ir::Inst* first_inst(const ir::Kernel& kernel, ir::Op op) {
-  for (const ir::Inst& in : kernel.insts)
-    if (in.op == op) return &in;
-  return nullptr;
-}
-
-// The map the loaded kernel's output tile uses, with the register behind each value; nullopt
-// when this file does not know the kernel's scheme.
+// The output tile as the traced CTA really wrote it: every element of C its stores wrote,
+// with the thread and register that wrote it (Trace::c_writes, recorded by the model), so the
+// map is exact for any kernel with no per-kernel code here. A thread's values are numbered in
+// the order it first stored each register; the tile's origin is the lowest row and column
+// written. false when the traced CTA wrote nothing to C (or the writes do not fit a map).
 bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g) {
-  const ir::Kernel& kernel = k.kernel();
-  if (const ir::Inst* w = first_inst(kernel, ir::Op::wgmma_mma_async); w && w->aux >= 8 && w->aux <= 256 && w->aux % 8 == 0) {
-    // One warpgroup's m64nNk16 accumulators are the tile (facts §1.5); operand v is value v.
-    g.map = layout::wgmma_accumulator_layout(int(w->aux));
-    g.name = fmt::format("wgmma m64n{}k16 accumulator", w->aux);
-    g.source = "facts §1.5 (PTX ISA wgmma D fragment; [DEV] N=16)";
-    for (uint32_t v = 0; v < w->aux / 2 && v < w->operands.size(); ++v) g.value_regs.push_back(w->operands[v].id);
-    return true;
+  const model::Trace& t = k.trace();
+  const uint32_t n = k.report.shape.n;
+  const uint32_t elem = k.report.c_dtype == kernels::DType::f32 ? 4 : 2;
+  if (t.c_writes.empty() || n == 0) return false;
+  struct Element {
+    uint32_t thread, row, col, reg;
+  };
+  std::vector<Element> elements;
+  uint32_t row0 = ~0u, col0 = ~0u, row1 = 0, col1 = 0, threads = 0;
+  for (const model::CWrite& w : t.c_writes)
+    for (uint32_t b = 0; b < w.bytes; b += elem) {
+      const uint64_t e = (w.byte_offset + b) / elem;
+      const Element x{uint32_t(w.warp) * 32 + w.lane, uint32_t(e / n), uint32_t(e % n), w.reg};
+      row0 = std::min(row0, x.row), col0 = std::min(col0, x.col);
+      row1 = std::max(row1, x.row), col1 = std::max(col1, x.col);
+      threads = std::max(threads, x.thread + 1);
+      elements.push_back(x);
+    }
+  // Values per thread: the distinct registers it stored, in first-store order.
+  std::vector<std::vector<uint32_t>> regs(threads);
+  for (const Element& x : elements)
+    if (std::find(regs[x.thread].begin(), regs[x.thread].end(), x.reg) == regs[x.thread].end())
+      regs[x.thread].push_back(x.reg);
+  size_t values = 1;
+  for (const auto& r : regs) values = std::max(values, r.size());
+  const int rows = int(row1 - row0 + 1), cols = int(col1 - col0 + 1);
+  if (uint64_t(rows) * uint64_t(cols) > (1u << 20) || uint64_t(threads) * values > (1u << 20)) return false;
+  std::vector<layout::Coord> table(size_t(threads) * values, layout::kUnmapped);
+  for (const Element& x : elements) {
+    const auto& r = regs[x.thread];
+    const size_t v = size_t(std::find(r.begin(), r.end(), x.reg) - r.begin());
+    table[size_t(x.thread) * values + v] = {int(x.row - row0), int(x.col - col0)};
   }
-  const kernels::KernelInfo* info = k.info;
-  const uint32_t threads = kernel.launch.threads();
-  if (info && info->family == kernels::Family::simt && info->tile.m * info->tile.n == threads && threads > 0) {
-    // One thread per element, row-major over the CTA's patch (kernels/01: row = tid/32,
-    // col = tid%32 inside the 32x32 patch).
-    const int cols = int(info->tile.n);
-    g.map = layout::make_fragment_map("thread -> C element", int(threads), 1,
-                                      int(info->tile.m), cols,
-                                      [cols](int t, int) { return layout::Coord{t / cols, t % cols}; });
-    g.name = g.map.name;
-    g.source = "the kernel's index arithmetic (row = tid / 32, col = tid % 32)";
-    // The value is what the C store writes: the register operand of the last st.global.
-    for (auto it = kernel.insts.rbegin(); it != kernel.insts.rend(); ++it)
-      if (it->op == ir::Op::st_global) {
-        for (const ir::Operand& op : it->operands)
-          if (op.is_reg()) {
-            g.value_regs = {op.id};
-            break;
-          }
-        break;
-      }
-    return true;
+  try {
+    g.map = layout::FragmentMap("stores of the traced CTA", int(threads), int(values), rows, cols, std::move(table));
+  } catch (const std::exception&) {
+    return false;
   }
-  return false;
+  g.name = fmt::format("C as the traced CTA stored it (rows {}.., columns {}..)", row0, col0);
+  g.source = "the model's record of the traced CTA's stores to C (thread and register of each element)";
+  // Value v's register as thread 0 (the first thread that stored) numbered them.
+  for (const auto& r : regs)
+    if (!r.empty()) {
+      g.value_regs = r;
+      break;
+    }
+  return true;
 }
 
 }  // namespace
@@ -137,6 +148,7 @@ FragmentGrid fragment_grid(const LoadedKernel* k, const FragmentViewOptions& o) 
   for (int t = 0; t < g.threads; ++t)
     for (int v = 0; v < g.values_per_thread; ++v) {
       const layout::Coord c = g.map.table[size_t(t) * size_t(g.values_per_thread) + size_t(v)];
+      if (c == layout::kUnmapped) continue;  // an observed map: this thread stored fewer values
       FragmentCell& cell = g.cells[size_t(c.row) * size_t(g.cols) + size_t(c.col)];
       if (cell.thread >= 0) continue;  // not a bijection: keep the first, as FragmentMap::owner does
       cell = {t, v, t / 32, t % 32, g.packed16 ? v / 2 : v, g.packed16 ? v % 2 : -1};

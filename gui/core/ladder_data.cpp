@@ -8,12 +8,7 @@
 
 namespace gs::gui {
 
-kernels::GemmShape resolved_shape(const kernels::KernelInfo& info, kernels::GemmShape s) {
-  if (s.m == 0) s.m = info.example_shape.m;
-  if (s.n == 0) s.n = info.example_shape.n;
-  if (s.k == 0) s.k = info.example_shape.k;
-  return s;
-}
+kernels::GemmShape resolved_shape(const kernels::KernelInfo& info, kernels::GemmShape s) { return info.resolve(s); }
 
 std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shape) {
   if (!info.check_shape) return {};

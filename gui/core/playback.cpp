@@ -14,6 +14,7 @@ const char* warp_activity_name(WarpActivity a) {
     case WarpActivity::waiting_bar: return "bar.sync";
     case WarpActivity::waiting_wgmma: return "wgmma wait";
     case WarpActivity::exited: return "exited";
+    case WarpActivity::deadlocked: return "deadlocked";
   }
   return "?";
 }
@@ -36,28 +37,6 @@ const MbarrierState* Snapshot::mbarrier_at(uint32_t addr) const {
 }
 
 namespace {
-
-// What a warp's issued instructions say about its job in the kernel.
-std::string warp_role(const LoadedKernel& k, uint16_t warp) {
-  const model::Trace& t = k.trace();
-  bool tma = false, wgmma = false, mma = false;
-  for (uint32_t e : t.of_kind(EventKind::warp_inst)) {
-    const model::Event& ev = t.events[e];
-    if (ev.warp != warp) continue;
-    switch (k.kernel().insts[ev.inst].op) {
-      case ir::Op::cp_async_bulk_tensor_load:
-      case ir::Op::cp_async_bulk_tensor_load_multicast: tma = true; break;
-      case ir::Op::wgmma_mma_async: wgmma = true; break;
-      case ir::Op::mma_sync: mma = true; break;
-      default: break;
-    }
-  }
-  if (tma && wgmma) return "TMA producer + wgmma consumer";
-  if (tma) return "producer (TMA)";
-  if (wgmma) return "consumer (wgmma)";
-  if (mma) return "mma.sync";
-  return "SIMT";
-}
 
 MbarrierState& mbar_state(Snapshot& s, uint32_t addr) {
   auto it = std::lower_bound(s.mbarriers.begin(), s.mbarriers.end(), addr,
@@ -110,37 +89,40 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
         w->since_cycle = e.cycle;
         const ir::Inst& inst = kernel.insts[e.inst];
         if (inst.op == ir::Op::exit || inst.op == ir::Op::ret) w->activity = WarpActivity::exited;
-        if (inst.op == ir::Op::wgmma_wait_group && !inst.operands.empty()) {
-          // wait_group N blocks while more than N of this warp's groups are in flight; the
-          // completion that brings the count down to N releases it (mma_complete below: the
-          // model retires the oldest groups at the wait, one event each).
-          const uint32_t keep = uint32_t(std::max<int64_t>(inst.operands[0].imm, 0));
-          if (w->mma_in_flight > keep) {
-            w->activity = WarpActivity::waiting_wgmma;
-            w->mma_wait_keep = keep;
-          }
-        }
-        // The model completes wgmmas per committed group (one mma_complete per group at the
-        // wait), so in-flight work is counted in groups: a commit closes the issued wgmmas.
-        if (inst.op == ir::Op::wgmma_commit_group && w->mma_uncommitted > 0) {
-          ++w->mma_in_flight;
-          w->mma_uncommitted = 0;
-        }
         if (e.inst == loop_head && e.warp == 0) ++s.k_iteration;
         break;
       }
+      case EventKind::role_enter:
+        if (w) w->role = ir::WarpRole(e.a);
+        break;
+      // wgmma groups, as the model kept them (exec_wgmma.cpp): a commit closes the issued
+      // wgmmas into a group; wait_group N blocks while more than N are in flight, and each
+      // group it retires completes (mma_complete) before the release.
+      case EventKind::mma_commit:
+        if (w) {
+          w->mma_in_flight = e.a;
+          w->mma_uncommitted = 0;
+        }
+        break;
+      case EventKind::mma_wait_blocked:
+        if (w) {
+          w->activity = WarpActivity::waiting_wgmma;
+          w->mma_wait_keep = e.a;
+          w->since_cycle = e.cycle;
+        }
+        break;
+      case EventKind::mma_wait_released:
+        if (w && w->activity == WarpActivity::waiting_wgmma) {
+          w->activity = WarpActivity::ready;
+          w->since_cycle = e.cycle;
+        }
+        break;
       case EventKind::mma_issue:
         s.last_mma = i;
         if (w) ++w->mma_uncommitted;
         break;
       case EventKind::mma_complete:
-        if (w && w->mma_in_flight > 0) {
-          --w->mma_in_flight;
-          if (w->mma_in_flight <= w->mma_wait_keep && w->activity == WarpActivity::waiting_wgmma) {
-            w->activity = WarpActivity::ready;
-            w->since_cycle = e.cycle;
-          }
-        }
+        if (w && w->mma_in_flight > 0) --w->mma_in_flight;
         break;
       case EventKind::smem_access: s.last_smem = i; break;
       case EventKind::tma_issue:
@@ -199,7 +181,18 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
         break;
       case EventKind::hazard: s.last_hazard = i; break;
       case EventKind::cta_end:
-        for (WarpState& ws : s.warps) ws.activity = WarpActivity::exited;
+        // A warp still blocked when the CTA ends waits for something that never comes (the
+        // model stopped the CTA on a deadlock): it keeps what it waits on, marked deadlocked.
+        for (WarpState& ws : s.warps) {
+          const bool blocked = ws.activity == WarpActivity::waiting_mbarrier || ws.activity == WarpActivity::waiting_bar ||
+                               ws.activity == WarpActivity::waiting_wgmma;
+          if (blocked) {
+            ws.blocked_on = ws.activity;
+            ws.activity = WarpActivity::deadlocked;
+          } else if (ws.activity != WarpActivity::deadlocked) {
+            ws.activity = WarpActivity::exited;
+          }
+        }
         break;
       default: break;
     }
@@ -209,9 +202,6 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
 PlaybackIndex::PlaybackIndex(std::shared_ptr<const LoadedKernel> kernel) : kernel_(std::move(kernel)) {
   const model::Trace& t = kernel_->trace();
   Snapshot s = initial_snapshot(*kernel_);
-  std::vector<std::string> roles;
-  for (uint16_t w = 0; w < s.warps.size(); ++w) roles.push_back(warp_role(*kernel_, w));
-  for (uint16_t w = 0; w < s.warps.size(); ++w) s.warps[w].role = roles[w];
   per_warp_.assign(s.warps.size(), {});
   for (uint32_t e : t.of_kind(EventKind::warp_inst))
     if (t.events[e].warp < per_warp_.size()) per_warp_[t.events[e].warp].push_back(e);

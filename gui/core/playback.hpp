@@ -22,7 +22,8 @@ enum class WarpActivity : uint8_t {
   waiting_mbarrier,  // try_wait found the phase incomplete (mbar, parity)
   waiting_bar,     // bar.sync, waiting for the other warps (bar_id)
   waiting_wgmma,   // wgmma.wait_group with groups still in flight
-  exited,          // issued exit/ret (or the CTA ended)
+  exited,          // issued exit/ret (or the CTA ended with the warp not blocked)
+  deadlocked,      // the CTA ended while the warp was still blocked: what it waited for never came
 };
 const char* warp_activity_name(WarpActivity a);
 
@@ -36,11 +37,14 @@ struct WarpState {
   uint32_t parity = 0;         //                   the parity it waits for
   uint32_t bar_id = 0;         // waiting_bar: the named barrier
   uint64_t since_cycle = 0;    // when it entered this activity
+  WarpActivity blocked_on = WarpActivity::not_started;  // deadlocked: the wait it never left
   uint64_t issued = 0;         // warp-instructions issued so far
   uint32_t mma_in_flight = 0;  // wgmma groups committed and not yet complete
   uint32_t mma_uncommitted = 0;  // wgmmas issued since the last commit_group
   uint32_t mma_wait_keep = 0;  // waiting_wgmma: the N of wait_group N (groups it may leave in flight)
-  std::string role;            // "producer (TMA)", "consumer (wgmma)", ... from what it issued
+  // The role its kernel declares for the code it runs now (model role_enter events;
+  // WarpRole::none before it enters a declared region).
+  ir::WarpRole role = ir::WarpRole::none;
 };
 
 struct MbarrierState {

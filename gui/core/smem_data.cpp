@@ -198,36 +198,29 @@ BankAccess wgmma_read_access(const LoadedKernel& k, uint32_t mma_event, WgmmaOpe
   a.warp = e.warp;
   const bool is_a = operand == WgmmaOperand::a;
   const uint64_t bits = is_a ? op.a_desc : op.b_desc;
-  // imm-trans-a / imm-trans-b follow the N accumulators and a_desc, b_desc, scale-d,
-  // imm-scale-a, imm-scale-b in the operand list (0 = K-major).
-  bool k_major = true;
-  const ir::Kernel& kernel = k.kernel();
-  if (e.inst < kernel.insts.size()) {
-    const auto& ops = kernel.insts[e.inst].operands;
-    const size_t at = op.n / 2 + (is_a ? 5 : 6);
-    if (at < ops.size()) k_major = ops[at].imm == 0;
-  }
+  const bool k_major = is_a ? op.a_k_major : op.b_k_major;
   const layout::WgmmaDescriptor d = layout::decode_wgmma_descriptor(bits);
   a.descriptor = layout::describe_wgmma_descriptor(bits);
   a.descriptor_swizzle = d.swizzle;
-  const uint32_t row0 = is_a ? 16 * (e.warp % 4) : 0;
-  a.title = fmt::format("tensor core reads {} rows {}..{} x k bytes 0..31 ({}): 4 core matrices of 8 rows x 16 B",
-                        is_a ? "A" : "B", row0, row0 + 15, k_major ? "K-major" : "MN-major");
+  // The reads as the model performed them (MmaOp::a_read / b_read, tensor_reads.cpp): this
+  // warp's first batch of core-matrix rows, lane 8g + r = core matrix g, row r.
+  const uint32_t record = is_a ? op.a_read : op.b_read;
+  const uint32_t row0 = is_a ? 16 * (e.warp % 4) : (e.warp % 4) * op.n / 4;
+  a.title = fmt::format("tensor core reads {} rows {}.. x k bytes 0..31 ({}): core matrices of 8 rows x 16 B",
+                        is_a ? "A" : "B", row0, k_major ? "K-major" : "MN-major");
   a.note = "the tensor core's read pattern of core-matrix rows, analysed as 16-byte quarter-warp phases";
-  // Lane order: core matrix g = lane/8 in ldmatrix .x4 order (rows 0-7 | rows 8-15) x (k chunk 0 | 1).
+  if (record >= t.smem.size()) {
+    a.note = "the descriptor cannot be followed: the model reported it at the wgmma (see Problems)";
+    return a;
+  }
+  const model::SmemAccess& r = t.smem[record];
   std::vector<layout::LaneAccess> acc;
   std::vector<std::pair<int, int>> where;
-  try {
-    for (uint32_t lane = 0; lane < 32; ++lane) {
-      const uint32_t g = lane / 8;
-      const uint32_t row = row0 + 8 * (g % 2) + lane % 8;
-      const uint32_t chunk = g / 2;
-      acc.push_back({lane, layout::wgmma_descriptor_smem_address(d, row, 16 * chunk, k_major)});
-      where.emplace_back(int(row), int(chunk));
-    }
-  } catch (const std::exception& ex) {
-    a.note = std::string("the descriptor cannot be followed: ") + ex.what();
-    return a;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    if (!(r.mask >> lane & 1)) continue;
+    const uint32_t g = lane / 8;
+    acc.push_back({lane, r.addr[lane]});
+    where.emplace_back(int(row0 + 8 * (g % 2) + lane % 8), int(g / 2));
   }
   try {
     analyse_into(a, acc);

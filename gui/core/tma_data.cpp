@@ -28,7 +28,8 @@ namespace {
 struct BarrierSlot {
   uint32_t addr = 0;
   std::string name;
-  bool empty = false;  // a consumer-release barrier
+  ir::BarrierRole role = ir::BarrierRole::none;  // as the kernel declared it (Builder::mbarriers)
+  uint32_t stage = 0;                            // barrier i of an array belongs to stage i
 };
 
 // Every barrier the allocations declare, in address order.
@@ -37,9 +38,9 @@ std::vector<BarrierSlot> barrier_slots(const ir::Kernel& kernel) {
   for (const ir::SharedAlloc& a : kernel.smem) {
     if (a.use != ir::SmemUse::mbarrier) continue;
     const uint32_t count = std::max<uint32_t>(1, a.bytes / 8);
-    const bool empty = a.name.find("empty") != std::string::npos;
     for (uint32_t i = 0; i < count; ++i)
-      out.push_back({smem_window_base() + a.offset + 8 * i, count == 1 ? a.name : fmt::format("{}[{}]", a.name, i), empty});
+      out.push_back({smem_window_base() + a.offset + 8 * i, count == 1 ? a.name : fmt::format("{}[{}]", a.name, i),
+                     a.barrier_role, i});
   }
   std::sort(out.begin(), out.end(), [](const BarrierSlot& x, const BarrierSlot& y) { return x.addr < y.addr; });
   return out;
@@ -78,17 +79,24 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
   p.cycle = s.cycle;
   p.end_cycle = t.end_cycle;
 
+  // A stage is a full barrier (its data has landed) with the empty barrier of the same stage
+  // (its consumers released it), as the kernel declared them.
   const std::vector<BarrierSlot> slots = barrier_slots(kernel);
-  std::vector<const BarrierSlot*> full, empty;
-  for (const BarrierSlot& b : slots) (b.empty ? empty : full).push_back(&b);
-  for (uint32_t i = 0; i < full.size(); ++i) {
+  for (const BarrierSlot& b : slots) {
+    if (b.role != ir::BarrierRole::full) continue;
     StageView st;
-    st.index = i;
-    st.full = barrier_view(k, s, full[i]->addr, full[i]->name);
-    if (i < empty.size()) st.empty = barrier_view(k, s, empty[i]->addr, empty[i]->name);
+    st.index = b.stage;
+    st.full = barrier_view(k, s, b.addr, b.name);
+    for (const BarrierSlot& e : slots)
+      if (e.role == ir::BarrierRole::empty && e.stage == b.stage) st.empty = barrier_view(k, s, e.addr, e.name);
     p.stages.push_back(std::move(st));
   }
-  for (size_t i = full.size(); i < empty.size(); ++i) p.other_barriers.push_back(barrier_view(k, s, empty[i]->addr, empty[i]->name));
+  std::sort(p.stages.begin(), p.stages.end(), [](const StageView& x, const StageView& y) { return x.index < y.index; });
+  for (const BarrierSlot& b : slots) {
+    const bool paired = b.role == ir::BarrierRole::empty &&
+                        std::any_of(p.stages.begin(), p.stages.end(), [&](const StageView& st) { return st.index == b.stage; });
+    if (b.role != ir::BarrierRole::full && !paired) p.other_barriers.push_back(barrier_view(k, s, b.addr, b.name));
+  }
   // Barriers the trace touched that no allocation declares (a kernel computing addresses).
   for (const MbarrierState& m : s.mbarriers)
     if (std::none_of(slots.begin(), slots.end(), [&](const BarrierSlot& b) { return b.addr == m.addr; }))
@@ -110,7 +118,13 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
     v.coords.assign(x.coords.begin(), x.coords.begin() + std::min<uint32_t>(x.rank, 5));
     v.smem_dst = x.smem_dst;
     const uint32_t a = allocation_at(kernel, x.smem_dst);
-    v.dst_name = a == kNone ? fmt::format("0x{:X}", x.smem_dst) : kernel.smem[a].name;
+    if (a == kNone) {
+      v.dst_name = fmt::format("0x{:X}", x.smem_dst);
+    } else {  // a staged operand tile is named by its declared stage: sA[2]
+      const ir::SharedAlloc& alloc = kernel.smem[a];
+      const uint32_t stage = (x.smem_dst - smem_window_base() - alloc.offset) / std::max(1u, alloc.stage_bytes());
+      v.dst_name = alloc.stages > 1 ? fmt::format("{}[{}]", alloc.name, stage) : alloc.name;
+    }
     v.bytes = x.bytes;
     v.swizzle = std::string(layout::swizzle_name(layout::Swizzle(std::min<uint8_t>(x.swizzle, 3))));
     v.store = x.store;

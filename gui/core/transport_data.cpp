@@ -130,7 +130,7 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
     }
     case EventKind::hazard:
       if (e.payload < t.hazards.size())
-        return fmt::format("hazard {}: {}", t.hazards[e.payload].kind, t.hazards[e.payload].detail);
+        return fmt::format("hazard {}: {}", model::hazard_kind_name(t.hazards[e.payload].kind), t.hazards[e.payload].detail);
       return "hazard";
     default: break;
   }

@@ -32,6 +32,12 @@ std::string warp_state_text(const WarpState& w, const Snapshot& s) {
                                  : std::string("ready");
     case WarpActivity::not_started: return "not started";
     case WarpActivity::exited: return "exited";
+    case WarpActivity::deadlocked: {
+      // What it was blocked on when the CTA ended, in the same words as while it waited.
+      WarpState blocked = w;
+      blocked.activity = w.blocked_on;
+      return "deadlocked: " + warp_state_text(blocked, s) + " (never completes)";
+    }
   }
   return "?";
 }
@@ -43,7 +49,7 @@ std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
   for (const WarpState& w : s.warps) {
     WarpRow r;
     r.warp = w.warp;
-    r.role = w.role;
+    r.role = w.role == ir::WarpRole::none ? std::string("-") : std::string(ir::warp_role_name(w.role));
     r.activity = w.activity;
     r.state = warp_state_text(w, s);
     r.inst = w.inst;

@@ -78,6 +78,7 @@ void outline_thread(ImDrawList* dl, const FragmentGrid& g, int thread, ImVec2 o,
   if (thread < 0 || thread >= g.threads) return;
   for (int v = 0; v < g.values_per_thread; ++v) {
     const layout::Coord c = g.map.table[size_t(thread) * size_t(g.values_per_thread) + size_t(v)];
+    if (c == layout::kUnmapped) continue;  // an observed map: this thread stored fewer values
     const ImVec2 a(o.x + c.col * cs.x, o.y + c.row * cs.y);
     dl->AddRect(a, ImVec2(a.x + cs.x, a.y + cs.y), col, 0.0f, 0, thick);
   }

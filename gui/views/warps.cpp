@@ -102,7 +102,7 @@ void draw_warps(AppState& app, const ViewEnv& env) {
     // Initial widths (the user may resize): the state fits its longest wording; the instruction
     // columns share what is left of a wide view.
     const float state_w = ImGui::CalcTextSize("waiting on mbarrier #0 parity 1").x + 8 * s;
-    const float role_w = ImGui::CalcTextSize("TMA producer + wgmma consumer").x + 8 * s;
+    const float role_w = ImGui::CalcTextSize("MMA issuer").x + 8 * s;  // the longest ir::warp_role_name
     const float fixed = 52 * s + state_w + 110 * s + 52 * s + role_w;
     const float spare = std::max(0.0f, ImGui::GetContentRegionAvail().x - fixed - 40 * s);
     const float inst_w = std::max(250 * s, spare * 0.55f), next_w = std::max(200 * s, spare * 0.45f);

@@ -58,7 +58,15 @@ TEST_CASE("warps: bar.sync, issued counts and the end of the CTA", "[gui]") {
   }
   const nlohmann::json j = describe_warps(app);
   CHECK(j["warps"].size() == 4);
-  CHECK(j["warps"][0]["role"].get<std::string>().find("TMA") != std::string::npos);  // warp 0 holds the leader
+  // The roles the kernel declares (Builder::role), as the model saw each warp enter them: the
+  // epilogue last; before that, the producer region holding the leader's TMA issue.
+  for (const auto& w : j["warps"]) CHECK(w["role"] == "epilogue");
+  const auto& tma = t.of_kind(EventKind::tma_issue);
+  REQUIRE_FALSE(tma.empty());
+  app.seek(tma.front());
+  CHECK(describe_warps(app)["warps"][0]["role"] == "producer");
+  app.seek(0);
+  CHECK(describe_warps(app)["warps"][0]["role"] == "-");  // no declared region entered yet
 }
 
 TEST_CASE("warps: wgmma groups in flight and the wait on them", "[gui]") {
@@ -93,7 +101,12 @@ TEST_CASE("warps: wgmma groups in flight and the wait on them", "[gui]") {
     CHECK(at_wait.activity == WarpActivity::waiting_wgmma);
     CHECK(at_wait.state == "wgmma wait (1 group in flight)");
   }
-  app.seek(std::max(*done, wait));
+  // The model releases the wait when the group has completed (mma_wait_released).
+  const auto& releases = t.of_kind(EventKind::mma_wait_released);
+  const auto release = std::find_if(releases.begin(), releases.end(), [&](uint32_t e) { return t.events[e].warp == 0; });
+  REQUIRE(release != releases.end());
+  CHECK(*release > *done);
+  app.seek(*release);
   CHECK(app.snapshot()->warps[0].mma_in_flight == 0);
   CHECK(app.snapshot()->warps[0].activity == WarpActivity::ready);
 }
@@ -149,9 +162,10 @@ TEST_CASE("warps: register budget", "[gui]") {
 }
 
 TEST_CASE("warps: wait_group N waits until at most N groups are in flight", "[gui]") {
-  // A hand-made kernel and trace (no ladder kernel uses N > 0 yet): one warp commits two
-  // groups of one wgmma each, waits with N = 1 (one group retires), then with N = 0, and
-  // finally waits with N = 1 again with nothing to retire.
+  // A hand-made kernel and trace (no ladder kernel uses N > 0 yet), with the events the model
+  // records (exec_wgmma.cpp): one warp commits two groups of one wgmma each, waits with N = 1
+  // (one group retires), then with N = 0, and finally waits with N = 1 again with nothing to
+  // retire (no blocked/released events then).
   LoadedKernel k;
   ir::Kernel& kernel = k.report.kernel;
   auto add = [&](ir::Op op, int64_t n = -1) {
@@ -166,19 +180,24 @@ TEST_CASE("warps: wait_group N waits until at most N groups are in flight", "[gu
   model::Trace& t = k.report.result.trace;
   t.warps = 1;
   uint64_t cycle = 0;
-  auto event = [&](EventKind kind, uint32_t inst) {
-    t.events.push_back(model::Event{cycle++, kind, 0, inst, 0xFFFFFFFFu, 0xFFFFFFFFu, 0});
+  auto event = [&](EventKind kind, uint32_t inst, uint32_t a = 0) {
+    t.events.push_back(model::Event{cycle++, kind, 0, inst, 0xFFFFFFFFu, 0xFFFFFFFFu, a});
     return uint32_t(t.events.size() - 1);
   };
-  for (int g = 0; g < 2; ++g) {
+  for (uint32_t g = 0; g < 2; ++g) {
     event(EventKind::warp_inst, mma);
     event(EventKind::mma_issue, mma);
     event(EventKind::warp_inst, commit);
+    event(EventKind::mma_commit, commit, g + 1);
   }
-  const uint32_t at_wait1 = event(EventKind::warp_inst, wait1);
-  const uint32_t first_done = event(EventKind::mma_complete, wait1);
-  const uint32_t at_wait0 = event(EventKind::warp_inst, wait0);
-  const uint32_t second_done = event(EventKind::mma_complete, wait0);
+  event(EventKind::warp_inst, wait1);
+  const uint32_t at_wait1 = event(EventKind::mma_wait_blocked, wait1, 1);
+  event(EventKind::mma_complete, wait1);
+  const uint32_t first_done = event(EventKind::mma_wait_released, wait1, 1);
+  event(EventKind::warp_inst, wait0);
+  const uint32_t at_wait0 = event(EventKind::mma_wait_blocked, wait0, 0);
+  event(EventKind::mma_complete, wait0);
+  const uint32_t second_done = event(EventKind::mma_wait_released, wait0, 0);
   const uint32_t idle_wait = event(EventKind::warp_inst, wait1);
 
   auto at = [&](uint32_t position) {

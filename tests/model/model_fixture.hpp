@@ -87,7 +87,7 @@ inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool 
 
 inline std::string hazard_list(const model::SimResult& r) {
   std::string s;
-  for (const model::Hazard& h : r.hazards) s += h.kind + " @" + std::to_string(h.inst) + ": " + h.detail + "\n";
+  for (const model::Hazard& h : r.hazards) s += std::string(model::hazard_kind_name(h.kind)) + " @" + std::to_string(h.inst) + ": " + h.detail + "\n";
   return s;
 }
 

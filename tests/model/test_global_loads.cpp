@@ -96,7 +96,7 @@ void check_same(const Outcome& fast, const Outcome& traced) {
 
 std::set<std::string> kinds(const Outcome& o) {
   std::set<std::string> k;
-  for (const model::Hazard& h : o.hazards) k.insert(h.kind);
+  for (const model::Hazard& h : o.hazards) k.insert(std::string(model::hazard_kind_name(h.kind)));
   return k;
 }
 

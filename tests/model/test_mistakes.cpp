@@ -11,7 +11,7 @@ using namespace gs;
 namespace {
 bool has_hazard(const model::SimResult& r, const std::string& kind) {
   for (const model::Hazard& h : r.hazards)
-    if (h.kind == kind) return true;
+    if (model::hazard_kind_name(h.kind) == kind) return true;
   return false;
 }
 }  // namespace
@@ -58,7 +58,7 @@ TEST_CASE("mistakes: the deadlock report names the barrier, its phase, arrivals 
   REQUIRE(!r.result.hazards.empty());
   const model::Hazard* dl = nullptr;
   for (const model::Hazard& h : r.result.hazards)
-    if (h.kind == "deadlock") dl = &h;
+    if (h.kind == model::HazardKind::deadlock) dl = &h;
   REQUIRE(dl);
   CHECK_THAT(dl->detail, Catch::Contains("mbarrier 'full'") && Catch::Contains("parity 0") &&
                              Catch::Contains("1024 transaction bytes still expected") &&
@@ -80,8 +80,8 @@ TEST_CASE("mistakes: skip-mbarrier-wait leaves the CTA exiting with TMA loads in
   test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 128}, true, 2, {"skip-mbarrier-wait"});
   bool pending = false, over = false;
   for (const model::Hazard& h : r.result.hazards) {
-    pending = pending || h.kind == "exit-with-pending-tma";
-    over = over || h.kind == "mbarrier-over-arrival";
+    pending = pending || h.kind == model::HazardKind::exit_with_pending_tma;
+    over = over || h.kind == model::HazardKind::mbarrier_over_arrival;
   }
   CHECK(pending);
   CHECK(over);

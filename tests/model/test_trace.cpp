@@ -112,7 +112,7 @@ TEST_CASE("hazards: races, bounds and uninitialised reads are reported with the 
   const model::SimResult r = model::simulate(k, bufs);
   std::set<std::string> kinds;
   for (const model::Hazard& h : r.hazards) {
-    kinds.insert(h.kind);
+    kinds.insert(std::string(model::hazard_kind_name(h.kind)));
     CHECK(h.inst < k.insts.size());
     CHECK(!h.detail.empty());
   }

@@ -33,7 +33,7 @@ run::SimReport fake_report() {
   r.result.stats.tma_bytes = 32 * 8192;
   r.result.stats.traced_cta_cycles = 5000;
   r.result.stats.predicted_tflops = 1.5;
-  r.result.hazards.push_back({.kind = "tma-race",
+  r.result.hazards.push_back({.kind = model::HazardKind::tma_race,
                               .inst = 12,
                               .warp = 2,
                               .lane = 0,
@@ -125,7 +125,7 @@ TEST_CASE("sim job: trace JSON names event kinds and keeps side tables", "[run][
   t.events.push_back({.cycle = 5, .kind = model::EventKind::warp_inst, .warp = 1, .inst = 3, .mask = 0xFFFFFFFFu});
   t.events.push_back({.cycle = 6, .kind = model::EventKind::smem_access, .warp = 1, .inst = 4, .mask = 3, .payload = 0});
   t.mma.push_back({.n = 64, .a_desc = 0x4000004000010040ull});
-  t.hazards.push_back({.kind = "deadlock", .detail = "warp 0 waits forever"});
+  t.hazards.push_back({.kind = model::HazardKind::deadlock, .detail = "warp 0 waits forever"});
   // One register write of each encoding: lanes 0 and 2 packed; a whole warp as base 5, step 2.
   t.regs.push_back({.reg = 1, .value_offset = 0, .words = 1, .mask = 0b101});
   t.regs.push_back({.reg = 2, .value_offset = 2, .words = 1, .encoding = model::RegWrite::Encoding::affine,

@@ -1,0 +1,36 @@
+// The model's semantics, one exec_* function per op or per family of ops that share their
+// semantics (ALU forms, loads and stores). ops.def names each op's function in its `exec`
+// column and decode.cpp builds the dispatch table from that column, so this list and the
+// table cannot drift apart: a function named there and not declared here does not compile.
+//
+// Each runs one warp-instruction for the lanes in ExecContext::mask (machine.hpp).
+#pragma once
+
+namespace gs::model {
+
+struct ExecContext;
+
+void exec_alu(ExecContext& x);      // integer/float arithmetic, logic, setp, selp, cvta
+void exec_convert(ExecContext& x);  // cvt, cvt pack
+void exec_memory(ExecContext& x);   // ld/st of param, global and shared memory
+void exec_control(ExecContext& x);  // bra, ret, exit, trap
+
+void exec_bar(ExecContext& x);    // bar.sync, bar.arrive
+void exec_fence(ExecContext& x);  // fence.proxy.async, fence.mbarrier_init
+
+void exec_mbarrier_init(ExecContext& x);
+void exec_mbarrier_arrive(ExecContext& x);  // arrive, arrive.expect_tx, expect_tx
+void exec_mbarrier_wait(ExecContext& x);    // try_wait.parity, test_wait.parity
+
+void exec_tma_load(ExecContext& x);
+void exec_tma_store(ExecContext& x);
+void exec_tma_nothing_pending(ExecContext& x);  // bulk commit/wait groups, prefetch.tensormap
+
+void exec_wgmma(ExecContext& x);  // fence, mma_async, commit_group, wait_group
+void exec_mma(ExecContext& x);    // mma.sync
+
+void exec_cp_async(ExecContext& x);  // cp.async.cg/.ca: global -> shared, asynchronously
+void exec_cp_async_commit_group(ExecContext& x);
+void exec_cp_async_wait_group(ExecContext& x);
+
+}  // namespace gs::model

@@ -1,0 +1,139 @@
+// exec_cp_async*: Ampere's asynchronous copies from global to shared memory (PTX ISA
+// "cp.async", "cp.async.commit_group", "cp.async.wait_group / wait_all").
+//
+//   cp.async.{ca,cg}.shared.global [dst], [src], cp-size (, src-size)
+//     each active thread copies cp-size bytes (4, 8 or 16; .cg only 16); with src-size, only
+//     the first src-size bytes are read and the rest of the cp-size bytes are zero-filled.
+//   cp.async.commit_group   closes this thread's copies issued since the last commit into a group.
+//   cp.async.wait_group N   waits until at most N of this thread's groups are pending.
+//
+// The model reads global memory at issue (A and B are read-only in a GEMM) and lands the bytes
+// in shared memory when a wait retires their group: until then the destination words are
+// pending, and a shared access to them is a cp-async-race hazard. A kernel that reads a stage
+// before waiting for it (the Ampere seed's `steady-state-wait-at-tail` pitfall) is told so,
+// and reads the stale bytes, deterministically. Groups are kept per warp: the warp's lanes
+// commit and wait together (the instructions are not divergent in any kernel here; a
+// divergent commit or wait is reported).
+#include <bit>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "engine/ir/signature.hpp"
+#include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
+
+namespace gs::model {
+
+namespace {
+
+void report_divergent(ExecContext& x) {
+  if (x.mask != x.warp.live())
+    report(x.cta, HazardKind::divergent_cp_async_group, x.inst_id, x.warp.id, uint32_t(std::countr_zero(x.mask)), 0,
+           "cp.async groups are per thread, but the model keeps them per warp: commit and wait with every "
+           "live lane of the warp");
+}
+
+// Puts a retired group's bytes into shared memory; the words are written by this warp now
+// (so another warp reading them needs a barrier first, as on the GPU).
+void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
+  for (const Warp::CpAsyncCopy& copy : g.copies) {
+    const uint32_t off = copy.smem - timing::kSmemBaseAddress;
+    std::memcpy(c.smem.data() + off, copy.data.data(), copy.bytes);
+    for (uint32_t word = off / 4; word < (off + copy.bytes + 3) / 4; ++word) {
+      SmemWord& s = c.smem_word_state[word];
+      s.cp_async_pending = false;
+      s.written = true;
+      s.writer_warp = uint16_t(w.id);
+      s.epoch = c.barrier_epoch;
+    }
+  }
+}
+
+}  // namespace
+
+void exec_cp_async(ExecContext& x) {
+  Cta& c = x.cta;
+  const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
+  const uint32_t bytes = uint32_t(ops.bytes.imm);
+  if (bytes != 4 && bytes != 8 && bytes != 16) {
+    report(c, HazardKind::bad_cp_async, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+           fmt::format("cp.async copies 4, 8 or 16 bytes per thread, not {}", bytes));
+    return;
+  }
+  Sources src(x);
+  Warp& w = x.warp;
+  std::array<uint32_t, 32> saddr{};
+  std::array<uint64_t, 32> sector{};
+  uint32_t nsectors = 0;
+  uint64_t lowest = ~uint64_t(0);
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (!(x.mask >> l & 1)) continue;
+    const uint32_t dst = memory_address32(x, ops.dst, l);
+    const uint64_t from = memory_address64(x, ops.src, l);
+    const uint32_t src_bytes = ops.src_bytes ? uint32_t(src.get(ops.src_bytes_at, l)) : bytes;
+    saddr[l] = dst;
+    if (src_bytes > bytes)
+      report(c, HazardKind::bad_cp_async, x.inst_id, w.id, l, from,
+             fmt::format("src-size {} is larger than the cp-size {}: it must be 0..{}", src_bytes, bytes, bytes));
+    if (!smem_ptr(x, dst, bytes, l, true)) continue;
+    Warp::CpAsyncCopy copy;
+    copy.smem = dst;
+    copy.bytes = uint8_t(bytes);
+    const uint32_t read = std::min(src_bytes, bytes);
+    if (read > 0) {
+      lowest = std::min(lowest, from);
+      sector[nsectors++] = from / 32;
+      if (const uint8_t* p = c.launch.global->find(from, read))
+        std::memcpy(copy.data.data(), p, read);
+      else
+        report(c, HazardKind::out_of_bounds_global, x.inst_id, w.id, l, from,
+               fmt::format("cp.async reads {} bytes at global address 0x{:X}, outside every buffer of this GEMM", read,
+                           from));
+      if (from % bytes != 0)
+        report(c, HazardKind::misaligned, x.inst_id, w.id, l, from,
+               fmt::format("a {}-byte cp.async source at 0x{:X} is not {}-byte aligned", bytes, from, bytes));
+    }
+    const uint32_t off = dst - timing::kSmemBaseAddress;
+    for (uint32_t word = off / 4; word < (off + bytes + 3) / 4; ++word) c.smem_word_state[word].cp_async_pending = true;
+    w.cp_async_uncommitted.push_back(copy);
+  }
+  // The shared side goes through the bank model as one warp-wide store of cp-size bytes.
+  account_shared(x, saddr, bytes, true);
+  account_global(x, bytes, false, nsectors, lowest == ~uint64_t(0) ? 0 : lowest);
+  w.cp_async_uncommitted_complete_at = std::max(w.cp_async_uncommitted_complete_at, c.now + timing::kGlobalLatency);
+  x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once
+}
+
+void exec_cp_async_commit_group(ExecContext& x) {
+  report_divergent(x);
+  Warp& w = x.warp;
+  // An empty group is allowed and complete at once (PTX ISA: commit_group with no copies).
+  w.cp_async_groups.push_back({std::max(w.cp_async_uncommitted_complete_at, x.cta.now), std::move(w.cp_async_uncommitted)});
+  w.cp_async_uncommitted.clear();
+  w.cp_async_uncommitted_complete_at = 0;
+  x.latency = timing::kAluLatency;
+}
+
+// cp.async.wait_group N (and wait_all, which is N = 0 after committing what is pending).
+void exec_cp_async_wait_group(ExecContext& x) {
+  report_divergent(x);
+  Warp& w = x.warp;
+  size_t keep = 0;
+  if (x.inst.op == ir::Op::cp_async_wait_all) {
+    exec_cp_async_commit_group(x);
+  } else {
+    keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
+  }
+  uint64_t until = x.cta.now;
+  size_t retire = w.cp_async_groups.size() > keep ? w.cp_async_groups.size() - keep : 0;
+  for (size_t g = 0; g < retire; ++g) {
+    until = std::max(until, w.cp_async_groups[g].complete_at);
+    land(x.cta, w, w.cp_async_groups[g]);
+  }
+  w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));
+  // The warp sleeps until the last retired group has landed.
+  x.latency = uint32_t(std::max<uint64_t>(until - x.cta.now, timing::kAluLatency));
+}
+
+}  // namespace gs::model

@@ -1,0 +1,116 @@
+// What the model records for the views, so that they never guess a kernel's facts: the roles
+// warps enter, wgmma group state, the tensor core's shared-memory reads and who wrote each
+// element of C.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "engine/ir/signature.hpp"
+#include "engine/layout/fragments.hpp"
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+using model::EventKind;
+
+namespace {
+
+std::map<uint16_t, std::vector<ir::WarpRole>> roles_entered(const model::Trace& t) {
+  std::map<uint16_t, std::vector<ir::WarpRole>> out;
+  for (uint32_t e : t.of_kind(EventKind::role_enter)) out[t.events[e].warp].push_back(ir::WarpRole(t.events[e].a));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the model reports each warp entering the roles its kernel declares", "[model][facts]") {
+  SECTION("simt_naive: every warp works, then stores") {
+    const test::ModelRun r = test::run_model("simt_naive", {64, 64, 16}, true, 1);
+    const auto roles = roles_entered(r.result.trace);
+    REQUIRE(roles.size() == 32);
+    for (const auto& [warp, seq] : roles) CHECK(seq == std::vector{ir::WarpRole::simt, ir::WarpRole::epilogue});
+  }
+  SECTION("hopper_tma_wgmma_64: warp 0 alternates producer and consumer per K-block") {
+    const test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 128}, true, 1);
+    const auto roles = roles_entered(r.result.trace);
+    using R = ir::WarpRole;
+    CHECK(roles.at(0) == std::vector{R::producer, R::consumer, R::producer, R::consumer, R::epilogue});
+    CHECK(roles.at(3) == std::vector{R::producer, R::consumer, R::producer, R::consumer, R::epilogue});
+  }
+}
+
+TEST_CASE("the model records wgmma group state per warp", "[model][facts]") {
+  const test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 128}, true, 1);
+  const model::Trace& t = r.result.trace;
+  for (uint16_t w = 0; w < 4; ++w) {
+    std::vector<std::pair<EventKind, uint32_t>> seq;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      const model::Event& e = t.events[i];
+      if (e.warp != w) continue;
+      if (e.kind == EventKind::mma_commit || e.kind == EventKind::mma_wait_blocked || e.kind == EventKind::mma_wait_released)
+        seq.emplace_back(e.kind, e.a);
+    }
+    // Per K-block: commit (1 group in flight), wait_group 0 blocks, then releases.
+    const std::vector<std::pair<EventKind, uint32_t>> block = {
+        {EventKind::mma_commit, 1}, {EventKind::mma_wait_blocked, 0}, {EventKind::mma_wait_released, 0}};
+    std::vector<std::pair<EventKind, uint32_t>> want = block;
+    want.insert(want.end(), block.begin(), block.end());
+    CHECK(seq == want);
+  }
+}
+
+TEST_CASE("the model records the tensor core's shared-memory reads through the descriptors", "[model][facts]") {
+  const test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 128}, true, 1);
+  const model::Trace& t = r.result.trace;
+  REQUIRE(t.mma.size() == 4 * 2 * 4);  // 4 warps x 2 K-blocks x 4 k16 steps
+  for (const model::MmaOp& op : t.mma) {
+    REQUIRE(op.a_read < t.smem.size());
+    REQUIRE(op.b_read < t.smem.size());
+    const model::SmemAccess& a = t.smem[op.a_read];
+    CHECK(a.mask == 0xFFFFFFFFu);
+    CHECK(a.bytes == 16);
+    CHECK(a.wavefronts == a.ideal_wavefronts);  // the 128B swizzle: conflict-free core matrices
+  }
+  // Whole grid: one batch of A and one of B per warp and wgmma (N/4 = 16 rows of B).
+  const model::SimStats& s = r.result.stats;
+  CHECK(s.tensor_smem_reads == 2 * uint64_t(t.mma.size()));
+  CHECK(s.tensor_smem_bank_conflicts == 0);
+  CHECK(s.tensor_smem_wavefronts == 4 * s.tensor_smem_reads);  // 512 B = 4 wavefronts each
+}
+
+TEST_CASE("the model records which thread and register wrote each element of C", "[model][facts]") {
+  SECTION("hopper_tma_wgmma_64: the observed map is the wgmma accumulator layout") {
+    const test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 64}, true, 1);
+    const model::Trace& t = r.result.trace;
+    REQUIRE(t.c_writes.size() == 128 * 32);  // 128 threads x 32 f32 accumulators
+    const layout::FragmentMap acc = layout::wgmma_accumulator_layout(64);
+    // Register v of thread t (acc[v]) sits at acc.at(t, v).
+    std::map<uint32_t, uint32_t> reg_value;  // register id -> accumulator index
+    for (const ir::Inst& in : r.kernel.insts)
+      if (in.op == ir::Op::wgmma_mma_async) {
+        const ir::wgmma_operands o = ir::wgmma_operands_of(in);
+        for (uint32_t v = 0; v < o.d.size(); ++v) reg_value[o.d[v].id] = v;
+        break;
+      }
+    for (const model::CWrite& w : t.c_writes) {
+      REQUIRE(w.bytes == 4);
+      const uint64_t e = w.byte_offset / 4;
+      const layout::Coord c = acc.at(int(w.warp) * 32 + w.lane, int(reg_value.at(w.reg)));
+      CHECK(e / 64 == uint64_t(c.row));
+      CHECK(e % 64 == uint64_t(c.col));
+    }
+  }
+  SECTION("simt_naive: thread t of the traced CTA wrote row t/32, column t%32 from acc") {
+    const test::ModelRun r = test::run_model("simt_naive", {64, 64, 8}, true, 1);
+    const model::Trace& t = r.result.trace;
+    REQUIRE(t.c_writes.size() == 32 * 32);
+    std::set<uint32_t> regs;
+    for (const model::CWrite& w : t.c_writes) {
+      const uint32_t thread = uint32_t(w.warp) * 32 + w.lane;
+      CHECK(w.byte_offset / 4 == uint64_t(thread / 32) * 64 + thread % 32);
+      regs.insert(w.reg);
+    }
+    CHECK(regs.size() == 1);
+    CHECK(r.kernel.regs.at(*regs.begin()).name == "acc");
+  }
+}
