@@ -11,6 +11,7 @@
 
 #include "engine/ir/verify.hpp"
 #include "kernels/registry.hpp"
+#include "run/build_info.hpp"
 
 namespace gs::cli {
 
@@ -41,7 +42,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   CLI::App app{"gemmscope — a microscope for GEMM kernels on NVIDIA GPUs: one kernel IR, printed as PTX "
                "for the GPU and run instruction by instruction on a CPU model of the hardware.",
                "gemmscope"};
-  app.set_version_flag("--version", std::string("gemmscope ") + GEMMSCOPE_VERSION);
+  app.set_version_flag("--version", "gemmscope " + version_string());
   app.require_subcommand(0, 1);
   app.footer(
       "Exit codes: 0 success, 1 failed result, 2 bad usage or input, 3 no CUDA device or driver.\n"
@@ -64,7 +65,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
     io.out << app.help("", CLI::AppFormatMode::All);
     return kExitOk;
   } catch (const CLI::CallForVersion&) {
-    io.out << "gemmscope " << GEMMSCOPE_VERSION << "\n";
+    io.out << "gemmscope " << version_string() << "\n";
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     io.err << "gemmscope: " << e.what() << "\n"

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <stb_image_write.h>
 
+#include "gui/app/assets.hpp"
 #include "gui/app/layout.hpp"
 #include "gui/app/renderer.hpp"
 #include "gui/app/shell.hpp"
@@ -158,6 +159,8 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     glfwTerminate();
     return 1;
   }
+  const std::string icon_warning = set_window_icon(window, assets_dir());
+  if (!icon_warning.empty()) app.add_problem({Severity::warning, "app", "icon", "the window icon is missing", icon_warning});
   glfwMakeContextCurrent(window);
   const char* gl_renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   const std::string renderer = gl_renderer ? gl_renderer : "unknown renderer";
@@ -282,6 +285,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
                    {"renderer", renderer},
                    {"status_bar_height", shell.status_bar_height()}};
     j["shown_views"] = shell.shown_view_names();
+    j["assets"] = {{"dir", assets_dir()}, {"window_icon", icon_warning.empty()}};
     j["open_seconds"] = app.kernel ? app.kernel->open_seconds : 0.0;
     std::ofstream f(o.state_json);
     f << j.dump(2) << "\n";

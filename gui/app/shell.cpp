@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gui/app/layout.hpp"
+#include "run/build_info.hpp"
 
 namespace gs::gui {
 
@@ -98,7 +99,7 @@ void Shell::draw_menu_bar() {
   }
   if (ImGui::BeginMenu("Help")) {
     if (ImGui::MenuItem("Keyboard shortcuts", "F1")) show_help_ = true;
-    ImGui::TextDisabled("gemmscope %s, Dear ImGui %s", GEMMSCOPE_VERSION, IMGUI_VERSION);
+    ImGui::TextDisabled("gemmscope %s, Dear ImGui %s", version_string().c_str(), IMGUI_VERSION);
     ImGui::EndMenu();
   }
   // The kernel on screen, right-aligned in the menu bar.

@@ -17,8 +17,8 @@ struct Fonts {
   std::string warning;  // set when a font file was missing and ImGui's built-in font is used
 };
 
-// Loads DejaVu Sans / Sans Mono / Sans Bold (assets/fonts first, then fonts-dejavu-core's
-// /usr/share/fonts/truetype/dejavu) at 15 px × scale, and Sans Mono at 13 px × scale for small
+// Loads DejaVu Sans / Sans Mono / Sans Bold (the assets folder's fonts/ first, then
+// fonts-dejavu-core's /usr/share/fonts/truetype/dejavu and the Fedora and Arch folders) at 15 px × scale, and Sans Mono at 13 px × scale for small
 // print (its own size, not a scaled 15 px font: scaled glyphs would be sampled between texels).
 // Must run before the first frame.
 Fonts load_fonts(float scale);

@@ -18,20 +18,13 @@
 
 #include "engine/layout/fragments.hpp"
 #include "gui/core/session.hpp"
+#include "tests/support/shell.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-bool have_xvfb() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
-
-bool xvfb_or_skip() {
-  if (have_xvfb()) return true;
-  const char* req = std::getenv("GEMMSCOPE_REQUIRE_XVFB");
-  if (req && std::string(req) == "1") FAIL("xvfb-run is missing but GEMMSCOPE_REQUIRE_XVFB=1 (apt-get install xvfb xauth)");
-  WARN("xvfb-run not found: skipping the headless GUI test");
-  return false;
-}
+using gs::test::xvfb_or_skip;
 
 struct Headless {
   int code = -1;
