@@ -74,25 +74,63 @@ WgmmaDescriptor mnmajor_tile_descriptor(uint32_t smem_addr, Swizzle sw,
                                         uint32_t mn_atom_stride_bytes,
                                         uint32_t k_group_stride_bytes);
 
+// The base-offset field for a swizzle pattern whose repeat starts at `pattern_start` (PTX ISA
+// "Matrix Descriptor Format"): 0 when the pattern starts on its repeat (1024 / 512 / 256 B for
+// 128B / 64B / 32B) and always for none; otherwise (pattern_start >> 7) & 7.
+uint32_t wgmma_base_offset_for(uint32_t pattern_start, Swizzle sw);
+
 // The shared byte address the tensor core reads for one byte of a bf16 operand's k16 slice
-// under this descriptor. The swizzle is applied to the ABSOLUTE address, as the hardware does
-// (facts §1.4 "Advancing along K", §3): a tile off its repeat, or a descriptor whose swizzle
-// differs from the TMA's, reads the wrong bytes exactly as on the GPU.
+// under this descriptor, in two steps: the canonical layout gives a logical address, then the
+// swizzle XORs its 16-byte chunk index (bits 4-6) with a phase taken from its own bits 7-9.
 //
 // K-major (k_major=true): row = M or N index (0..255), k_byte = byte in the row's 32-byte
 // k16 slice (0..31, element k at bytes 2k, 2k+1).
-//     swizzled: start + (row/8)*SBO + (row%8)*span + k_byte
+//     swizzled: start + (row/8)*SBO + (row%8)*span + k_byte            (LBO is not read)
 //     none:     start + (row/8)*SBO + (k_byte/16)*LBO + (row%8)*16 + k_byte%16
 // MN-major (k_major=false): row = M or N index (0..255), k_byte = 2*k + byte (k 0..15).
 //     swizzled: atoms of span/2 MN elements x 8 K rows, each K row `span` bytes:
 //               start + (mn/(span/2))*LBO + (k/8)*SBO + (k%8)*span + (mn%(span/2))*2 + byte
 //     none:     core matrices of 8 MN elements (16 B) x 8 K rows:
 //               start + (mn/8)*SBO + (k/8)*LBO + (k%8)*16 + (mn%8)*2 + byte
-//   MN-major is from CUTLASS's canonical-layout comments, not yet checked on the device.
-// Throws std::invalid_argument for row/k_byte out of range, and for base_offset != 0: its
-// effect is not modelled (the ladder aligns tiles to the repeat instead, facts §1.4, §3).
+// Swizzle (none: no change):
+//     physical = logical ^ (phase << 4),  phase = ((logical >> 7) - base_offset) & mask
+// with mask 7 / 3 / 1 for 128B / 64B / 32B. The phase comes from the ABSOLUTE address (facts
+// §1.4 "Advancing along K", §3), so a descriptor whose swizzle differs from the TMA's reads the
+// wrong bytes exactly as on the GPU; the base offset moves the pattern's origin to a 128-byte
+// line that is not on the repeat.
+// Throws std::invalid_argument for row/k_byte out of range; every field value is placed.
 uint32_t wgmma_descriptor_smem_address(const WgmmaDescriptor& d, uint32_t row, uint32_t k_byte,
                                        bool k_major);
+
+// The same without the range checks, for the model's inner loop: row < 256 and k_byte < 32
+// are the caller's to guarantee.
+inline uint32_t wgmma_descriptor_address_unchecked(const WgmmaDescriptor& d, uint32_t row,
+                                                   uint32_t k_byte, bool k_major) {
+    const uint32_t span = swizzle_span_bytes(d.swizzle);
+    const uint32_t lbo = d.leading_byte_offset;
+    const uint32_t sbo = d.stride_byte_offset;
+    uint32_t addr = d.start_address;
+    if (k_major) {
+        // 8-row groups SBO apart; inside a group rows at the span (swizzled), or 16 B apart
+        // inside a core matrix whose K neighbour is LBO away (none).
+        addr += (row / 8) * sbo;
+        addr += span != 0 ? (row % 8) * span + k_byte
+                          : (k_byte / 16) * lbo + (row % 8) * 16 + k_byte % 16;
+    } else {
+        // MN elements contiguous; 8 K rows per atom (swizzled) or core matrix (none).
+        const uint32_t k = k_byte / 2;
+        const uint32_t byte = k_byte % 2;
+        if (span != 0) {
+            const uint32_t atom_elems = span / 2;
+            addr += (row / atom_elems) * lbo + (k / 8) * sbo + (k % 8) * span +
+                    (row % atom_elems) * 2 + byte;
+        } else {
+            addr += (row / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (row % 8) * 2 + byte;
+        }
+    }
+    const uint32_t phase = ((addr >> 7) - d.base_offset) & swizzle_mask(d.swizzle);
+    return addr ^ (phase << 4);
+}
 
 namespace detail {
 // Bits 0-45 and 49-51, shared by the sm_90 and sm_100 encoders, with their range checks;
