@@ -60,6 +60,11 @@ inline std::vector<kernels::WgmmaDescProbe> wgmma_desc_probes() {
       k_major("128B-K @128 b1", 128, fields(Swizzle::b128, 16, 1024, 1)),
       k_major("128B-K @384 b3", 384, fields(Swizzle::b128, 16, 1024, 3)),
       k_major("128B-K b3", 0, fields(Swizzle::b128, 16, 1024, 3)),
+      k_major("128B-K b1", 0, fields(Swizzle::b128, 16, 1024, 1)),
+      k_major("128B-K @128 b5", 128, fields(Swizzle::b128, 16, 1024, 5)),
+      k_major("64B-K b1", 0, fields(Swizzle::b64, 16, 512, 1)),
+      k_major("64B-K b4", 0, fields(Swizzle::b64, 16, 512, 4)),  // bit 2 against a 2-bit phase
+      k_major("32B-K b1", 0, fields(Swizzle::b32, 16, 256, 1)),
       k_major("64B-K @128 b1", 128, fields(Swizzle::b64, 16, 512, 1)),
       k_major("64B-K @640 b5", 640, fields(Swizzle::b64, 16, 512, 5)),
       k_major("32B-K @128 b1", 128, fields(Swizzle::b32, 16, 256, 1)),
@@ -72,6 +77,7 @@ inline std::vector<kernels::WgmmaDescProbe> wgmma_desc_probes() {
       mn_major("64B-MN", 0, fields(Swizzle::b64, 1024, 512)),
       mn_major("128B-MN", 0, fields(Swizzle::b128, 8192, 1024)),  // M = 64 is one atom: LBO unread
       mn_major("128B-MN @128 b1", 128, fields(Swizzle::b128, 8192, 1024, 1)),
+      mn_major("64B-MN @128 b1", 128, fields(Swizzle::b64, 1024, 512, 1)),
       mn_major("128B-MN n256 B", 0, fields(Swizzle::b128, 2048, 1024), 'B', 256),
       mn_major("none-MN n256 B", 0, fields(Swizzle::none, 128, 256), 'B', 256),
   };
