@@ -84,7 +84,8 @@ uint32_t wgmma_desc_formula_offset(const kernels::WgmmaDescProbe& p, uint32_t ro
     in_cell = 2 * (row % 8);
     const uint32_t mn_cell = row / 8;
     // No swizzle: SBO steps MN cells, LBO steps 8-K-row groups. Swizzled: LBO steps atoms of w
-    // MN cells, SBO steps 8-K-row groups (facts §1.4, from CUTLASS's canonical layouts).
+    // MN cells, SBO steps 8-K-row groups (facts §1.4, from CUTLASS's canonical layouts;
+    // this probe, 2026-11-24 H100, confirmed them).
     cell = w == 0 ? start + mn_cell * sbo + (k / 8) * lbo + (k % 8) * 16
                   : start + (mn_cell / w) * lbo + (mn_cell % w) * 16 + (k / 8) * sbo + (k % 8) * 16 * w;
   }

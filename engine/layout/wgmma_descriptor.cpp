@@ -138,7 +138,7 @@ WgmmaDescriptor kmajor_tile_descriptor(uint32_t smem_addr, Swizzle sw,
                 " K-major tile has SBO = 8 x span = " + str(8 * swizzle_span_bytes(sw)) +
                 " B; pass 0");
         }
-        d.leading_byte_offset = 16;  // unused by the hardware; CUTLASS writes field 1
+        d.leading_byte_offset = 16;  // not read (probe wgmma-desc/64B-K LBO4096); CUTLASS writes 1
         d.stride_byte_offset = 8 * swizzle_span_bytes(sw);
     }
     (void)encode_wgmma_descriptor(d);  // same range checks as the encoder, reported now
@@ -151,7 +151,8 @@ WgmmaDescriptor mnmajor_tile_descriptor(uint32_t smem_addr, Swizzle sw,
     WgmmaDescriptor d;
     d.start_address = smem_addr;
     d.swizzle = sw;
-    // facts §1.4: swizzled MN-major has LBO = MN atoms, SBO = 8-K-row groups; none swaps.
+    // facts §1.4: swizzled MN-major has LBO = MN atoms, SBO = 8-K-row groups; none swaps
+    // (probe wgmma-desc/*-MN, 2026-11-24 H100).
     const bool swapped = sw == Swizzle::none;
     d.leading_byte_offset = swapped ? k_group_stride_bytes : mn_atom_stride_bytes;
     d.stride_byte_offset = swapped ? mn_atom_stride_bytes : k_group_stride_bytes;

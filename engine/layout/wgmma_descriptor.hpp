@@ -12,6 +12,11 @@
 //
 // Everything else is reserved (0). Worked example [DEV]: a 128B K-major tile at 0x400 gives
 // 0x4000004000010040 (start field 0x40, LBO field 1, SBO field 64, type 1).
+//
+// How the tensor core reads every field (wgmma_descriptor_smem_address below) was established
+// by probe wgmma-desc, 2026-11-24 H100 (docs/results/2026-11-24-h100-desc): 32 descriptors,
+// every swizzle K- and MN-major, LBO/SBO off the canonical values, base offsets 0-5 on tiles on
+// and off their repeat; the GPU read exactly the bytes the formula names, element by element.
 #pragma once
 
 #include <compare>
@@ -55,7 +60,7 @@ std::string describe_wgmma_descriptor(uint64_t bits);
 // The canonical K-major descriptor of a tile whose rows (M or N) hold K contiguously
 // (facts §1.4 "Meaning of LBO and SBO"):
 //   * swizzled (32B/64B/128B): rows are packed at the swizzle span, so 8 rows = one repeat.
-//     LBO = 16 (field 1; unused by the hardware, CUTLASS writes 1), SBO = 8 * span
+//     LBO = 16 (field 1; not read: probe wgmma-desc/64B-K LBO4096), SBO = 8 * span
 //     (1024 for 128B). rows_stride_bytes_for_none must be 0.
 //   * none: the tile is made of core matrices of 8 rows x 16 B stored as 128 contiguous
 //     bytes, with the two core matrices of a k16 bf16 slice next to each other:
@@ -65,8 +70,9 @@ std::string describe_wgmma_descriptor(uint64_t bits);
 WgmmaDescriptor kmajor_tile_descriptor(uint32_t smem_addr, Swizzle sw,
                                        uint32_t rows_stride_bytes_for_none = 0);
 
-// The canonical MN-major descriptor (facts §1.4, from CUTLASS's canonical-layout comments,
-// NOT yet checked on the device). mn_atom_stride_bytes = distance between neighbouring MN
+// The canonical MN-major descriptor (facts §1.4, from CUTLASS's canonical-layout comments;
+// the roles confirmed by probe wgmma-desc/none-MN, 32B-MN, 64B-MN, 128B-MN n256 B,
+// 2026-11-24 H100). mn_atom_stride_bytes = distance between neighbouring MN
 // atoms (span bytes of contiguous MN elements; 16 B = 8 bf16 for none);
 // k_group_stride_bytes = distance between neighbouring groups of 8 K rows. Swizzled modes put
 // them in LBO and SBO respectively; none swaps the roles (SBO = atoms, LBO = K groups).
@@ -97,7 +103,17 @@ uint32_t wgmma_base_offset_for(uint32_t pattern_start, Swizzle sw);
 // with mask 7 / 3 / 1 for 128B / 64B / 32B. The phase comes from the ABSOLUTE address (facts
 // §1.4 "Advancing along K", §3), so a descriptor whose swizzle differs from the TMA's reads the
 // wrong bytes exactly as on the GPU; the base offset moves the pattern's origin to a 128-byte
-// line that is not on the repeat.
+// line that is not on the repeat. Probe wgmma-desc, 2026-11-24 H100, confirmed each term:
+//   * the phase is taken after SBO is added (128B-K SBO1152: groups off the repeat shift it);
+//   * K-major swizzled layouts do not read LBO (64B-K LBO4096); none does (none-K swapped);
+//   * MN-major: none steps MN core matrices by SBO and K groups by LBO; swizzled modes step MN
+//     atoms by LBO and K groups by SBO (none-MN, none-MN interleaved, 32B/64B/128B-MN, n256 B);
+//   * base offset: subtracted from bits 7-9, masked like them (128B-K b1/b3, @128 b1/b5, @384
+//     b3; 64B-K b1/b4, @128 b1, @640 b5; 32B-K b1, @128 b1; 128B/64B-MN @128 b1): a tile at P
+//     off its repeat, written relative to P, reads right with the PTX ISA's (P >> 7) & 7 and
+//     by absolute address with 0 (128B-K @128); none ignores it (none-K b3). Of the readings
+//     tried on the raw outputs (ignore, add, XOR, relative to the start), only this one fits
+//     every case.
 // Throws std::invalid_argument for row/k_byte out of range; every field value is placed.
 uint32_t wgmma_descriptor_smem_address(const WgmmaDescriptor& d, uint32_t row, uint32_t k_byte,
                                        bool k_major);

@@ -63,7 +63,8 @@ void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f)
 
 // One row's k16 slice (16 bf16 = 32 bytes) of an operand under its descriptor, placed by
 // layout::wgmma_descriptor_address_unchecked for every swizzle, major-ness, LBO, SBO and base
-// offset. K-major reads two 16-byte chunks (the swizzle moves whole chunks, so each chunk is
+// offset (the GPU reads the same bytes: probe wgmma-desc, 2026-11-24 H100, 32 descriptors, the
+// model's C equal to the GPU's bit for bit). K-major reads two 16-byte chunks (the swizzle moves whole chunks, so each chunk is
 // contiguous); MN-major reads each element on its own (K neighbours sit in different K rows).
 // A byte outside the CTA's shared memory reads as NaN, so the product is visibly wrong.
 void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,

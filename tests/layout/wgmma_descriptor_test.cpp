@@ -161,7 +161,8 @@ TEST_CASE("K-major no-swizzle: core matrices of 8 rows x 16 B", "[layout][wgmma_
 TEST_CASE("MN-major 128B matches a TMA-loaded K x N row-major B tile", "[layout][wgmma_desc]") {
     // B stored K rows of N contiguous bf16; each TMA box is 64 N x 64 K rows (8 KB), the next
     // 64 N sit in the next box. MN atoms are therefore 8 KB apart (LBO) and groups of 8 K rows
-    // 1 KB apart (SBO). From CUTLASS's canonical layouts, not checked on the device.
+    // 1 KB apart (SBO). From CUTLASS's canonical layouts; the roles were confirmed by probe
+    // wgmma-desc/128B-MN n256 B, 2026-11-24 H100.
     const TmaBox box = bf16_box(64, 64, Swizzle::b128);
     const uint32_t base = 8192;
     for (uint32_t step = 0; step < 4; ++step) {  // k16 steps advance 16 K rows = 2 KB
@@ -310,7 +311,8 @@ TEST_CASE("base offset 0 reads by the absolute address ([DEV] 128B K-major)", "[
 
 TEST_CASE("a base offset moves the pattern's origin to a tile off its repeat", "[layout][wgmma_desc]") {
     // A tile at P, 128-aligned but not on its repeat, swizzled relative to P (row r's chunks
-    // XORed with r % 8): the PTX ISA's base offset (P >> 7) & 7 reads it as written.
+    // XORed with r % 8): the PTX ISA's base offset (P >> 7) & 7 reads it as written (probe
+    // wgmma-desc/128B-K @128 b1, 64B-K @640 b5, 32B-K @128 b1, 2026-11-24 H100).
     for (const Swizzle sw : {Swizzle::b32, Swizzle::b64, Swizzle::b128}) {
         const uint32_t span = swizzle_span_bytes(sw), repeat = swizzle_repeat_bytes(sw);
         for (const uint32_t p : {4096u + 128u, 4096u + 384u, 4096u + repeat - 128u}) {
