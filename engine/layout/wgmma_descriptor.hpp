@@ -119,10 +119,17 @@ uint32_t wgmma_descriptor_smem_address(const WgmmaDescriptor& d, uint32_t row, u
                                        bool k_major);
 
 // The same without the range checks, for the model's inner loop: row < 256 and k_byte < 32
-// are the caller's to guarantee.
+// are the caller's to guarantee. Everything is inline (span and mask from the mode by a
+// switch, not through swizzle.cpp's checked table): the model calls it per 16-byte chunk.
 inline uint32_t wgmma_descriptor_address_unchecked(const WgmmaDescriptor& d, uint32_t row,
                                                    uint32_t k_byte, bool k_major) {
-    const uint32_t span = swizzle_span_bytes(d.swizzle);
+    uint32_t span = 0;  // swizzle_span_bytes; the XOR mask is span / 16 - 1 (7 / 3 / 1)
+    switch (d.swizzle) {
+        case Swizzle::none: span = 0; break;
+        case Swizzle::b32: span = 32; break;
+        case Swizzle::b64: span = 64; break;
+        case Swizzle::b128: span = 128; break;
+    }
     const uint32_t lbo = d.leading_byte_offset;
     const uint32_t sbo = d.stride_byte_offset;
     uint32_t addr = d.start_address;
@@ -144,7 +151,8 @@ inline uint32_t wgmma_descriptor_address_unchecked(const WgmmaDescriptor& d, uin
             addr += (row / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (row % 8) * 2 + byte;
         }
     }
-    const uint32_t phase = ((addr >> 7) - d.base_offset) & swizzle_mask(d.swizzle);
+    if (span == 0) return addr;
+    const uint32_t phase = ((addr >> 7) - d.base_offset) & (span / 16 - 1);
     return addr ^ (phase << 4);
 }
 
