@@ -232,15 +232,15 @@ void print_table(const std::vector<Row>& rows, int repeat) {
                            "warp-inst/s (SIMT, one-CTA shape, every instruction recorded), whole {} 512x512x512 job "
                            "< {:.0f} s\n\n",
                            kFastTarget / 1e6, kTracedTarget / 1e6, kWholeGemmKernel, kWholeGemmTarget)
-            << fmt::format("{:<22} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10} {:>10} {:>14}  {}\n", "kernel", "shape", "MxNxK",
+            << fmt::format("{:<26} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10} {:>10} {:>14}  {}\n", "kernel", "shape", "MxNxK",
                            "mode", "CTAs", "warp-inst", "seconds", "cpu s", "M warp-inst/s", "target");
   for (const Row& r : rows) {
     if (!r.error.empty() && r.ctas == 0) {
-      std::cout << fmt::format("{:<22} {:<9} {:<14} {:<7} error: {}\n", r.kernel, r.shape_kind, shape_text(r.shape),
+      std::cout << fmt::format("{:<26} {:<9} {:<14} {:<7} error: {}\n", r.kernel, r.shape_kind, shape_text(r.shape),
                                r.mode, r.error);
       continue;
     }
-    std::cout << fmt::format("{:<22} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10.4f} {:>10.4f} {:>14.2f}  {}{}\n", r.kernel,
+    std::cout << fmt::format("{:<26} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10.4f} {:>10.4f} {:>14.2f}  {}{}\n", r.kernel,
                              r.shape_kind, shape_text(r.shape), r.mode, r.ctas, r.warp_instructions, r.seconds,
                              r.cpu_seconds, r.rate / 1e6, r.target, r.error.empty() ? "" : "  (" + r.error + ")");
   }
