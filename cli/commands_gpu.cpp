@@ -301,7 +301,8 @@ void save_probe_outputs(const std::string& dir, const run::ProbeReport& r) {
 
 void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
-      "probe", "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity and the wgmma map");
+      "probe",
+      "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity, the wgmma map and descriptors");
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
   auto save_dir = std::make_shared<std::string>();
