@@ -21,6 +21,17 @@ uint32_t tma_offset(const TmaBox& box, uint32_t col, uint32_t row, uint32_t base
     return tma_box_smem_offset(box, coord, base);
 }
 
+// Any encodable descriptor: every field drawn over its whole range.
+WgmmaDescriptor random_descriptor(std::mt19937& rng) {
+    WgmmaDescriptor d;
+    d.start_address = (rng() & 0x3FFF) << 4;
+    d.leading_byte_offset = (rng() & 0x3FFF) << 4;
+    d.stride_byte_offset = (rng() & 0x3FFF) << 4;
+    d.base_offset = rng() & 7;
+    d.swizzle = static_cast<Swizzle>(rng() % 4);
+    return d;
+}
+
 TmaBox bf16_box(uint32_t inner, uint32_t rows, Swizzle sw) {
     TmaBox box;
     box.rank = 2;
@@ -61,12 +72,7 @@ TEST_CASE("wgmma descriptor encode/decode round trip on random fields",
           "[layout][wgmma_desc][property]") {
     std::mt19937 rng(20261121);
     for (int i = 0; i < 5000; ++i) {
-        WgmmaDescriptor d;
-        d.start_address = (rng() & 0x3FFF) << 4;
-        d.leading_byte_offset = (rng() & 0x3FFF) << 4;
-        d.stride_byte_offset = (rng() & 0x3FFF) << 4;
-        d.base_offset = rng() & 7;
-        d.swizzle = static_cast<Swizzle>(rng() % 4);
+        const WgmmaDescriptor d = random_descriptor(rng);
         const uint64_t bits = encode_wgmma_descriptor(d);
         REQUIRE(wgmma_descriptor_reserved_bits(bits) == 0);
         REQUIRE(decode_wgmma_descriptor(bits) == d);
@@ -272,11 +278,7 @@ TEST_CASE("the base offset changes only the XOR phase, inside each 128-byte line
     // bits 4-6 only, and without a swizzle the base offset changes nothing.
     std::mt19937 rng(20261124);
     for (int i = 0; i < 3000; ++i) {
-        WgmmaDescriptor d;
-        d.start_address = (rng() & 0x3FFF) << 4;
-        d.leading_byte_offset = (rng() & 0x3FFF) << 4;
-        d.stride_byte_offset = (rng() & 0x3FFF) << 4;
-        d.swizzle = static_cast<Swizzle>(rng() % 4);
+        WgmmaDescriptor d = random_descriptor(rng);
         const bool k_major = (rng() & 1) != 0;
         const uint32_t row = rng() % 256, k_byte = rng() % 32;
         std::set<uint32_t> logical, physical;
