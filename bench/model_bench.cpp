@@ -11,6 +11,11 @@
 // under 2 s. The program reports against them and never fails because of them: a benchmark
 // is a measurement, not a test.
 //
+// Then the wgmma descriptor rows: one wgmma through descriptors the model places (canonical,
+// base offset, MN-major) and through ones it cannot (reaching past shared memory, reserved
+// bits). A bad descriptor must cost about what a good one does, not orders of magnitude more
+// (an exception or a formatted message per element would).
+//
 //   gemmscope_model_bench [--repeat N] [--kernel ID] [--shape example|large|one-cta]
 //                         [--mode fast|traced] [--json FILE]
 #include <algorithm>
@@ -31,6 +36,7 @@
 #include "cli/cli.hpp"
 #include "engine/model/model.hpp"
 #include "run/gemm_data.hpp"
+#include "run/probe_cases.hpp"
 #include "run/sim_job.hpp"
 #include "kernels/registry.hpp"
 
@@ -129,6 +135,47 @@ Row bench_whole_job(int repeat) {
   return row;
 }
 
+// One wgmma through a descriptor (the probe kernel of `gemmscope probe wgmma-desc`), on the model.
+Row bench_descriptor(const kernels::WgmmaDescProbe& desc, int repeat) {
+  Row row{.kernel = "desc " + desc.name, .shape_kind = "probe", .shape = {64, desc.n, 16}, .mode = "fast"};
+  try {
+    const run::ProbeCase probe = run::make_wgmma_desc_probe_case(desc, kernels::build_wgmma_descriptor_probe(desc));
+    double best = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < repeat; ++i) {
+      model::GemmBuffers buffers = probe.buffers;
+      const Clock::time_point t0 = Clock::now();
+      const double c0 = cpu_now();
+      const model::SimResult r = model::simulate(probe.kernel, buffers, {.trace = false});
+      const double wall = seconds_since(t0);
+      if (wall < best) {
+        best = wall;
+        row.cpu_seconds = cpu_now() - c0;
+      }
+      row.ctas = r.stats.ctas;
+      row.warp_instructions = r.stats.warp_instructions;
+      row.completed = r.completed;
+      row.target = r.hazards.empty() ? "no hazard" : fmt::format("{} hazard(s), first {}", r.hazards.size(), r.hazards[0].kind);
+    }
+    row.seconds = best;
+    row.rate = best > 0.0 ? double(row.warp_instructions) / best : 0.0;
+  } catch (const std::exception& e) {
+    row.error = e.what();
+  }
+  return row;
+}
+
+// Placeable: canonical, base offset, MN-major 256 wide. Unplaceable: an SBO that sends rows
+// 8..63 past the 256 KB window, and bit 46 (the sm_100 version field) set.
+std::vector<kernels::WgmmaDescProbe> bench_descriptors() {
+  using layout::Swizzle;
+  std::vector<kernels::WgmmaDescProbe> out;
+  for (const kernels::WgmmaDescProbe& p : run::wgmma_desc_probes())
+    if (p.name == "128B-K" || p.name == "128B-K @128 b1" || p.name == "128B-MN n256 B") out.push_back(p);
+  out.push_back({"128B-K SBO past smem", 'A', 16, true, 0, {0, 16, 0x3FFF0, 0, Swizzle::b128}});
+  out.push_back({"128B-K reserved bit 46", 'A', 16, true, 0, {0, 16, 1024, 0, Swizzle::b128}, uint64_t{1} << 46});
+  return out;
+}
+
 std::optional<kernels::GemmShape> valid_shape(const kernels::KernelInfo& info, kernels::GemmShape s) {
   try {
     info.check_shape(s);
@@ -185,15 +232,15 @@ void print_table(const std::vector<Row>& rows, int repeat) {
                            "warp-inst/s (SIMT, one-CTA shape, every instruction recorded), whole {} 512x512x512 job "
                            "< {:.0f} s\n\n",
                            kFastTarget / 1e6, kTracedTarget / 1e6, kWholeGemmKernel, kWholeGemmTarget)
-            << fmt::format("{:<22} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10} {:>10} {:>14}  {}\n", "kernel", "shape", "MxNxK",
+            << fmt::format("{:<26} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10} {:>10} {:>14}  {}\n", "kernel", "shape", "MxNxK",
                            "mode", "CTAs", "warp-inst", "seconds", "cpu s", "M warp-inst/s", "target");
   for (const Row& r : rows) {
     if (!r.error.empty() && r.ctas == 0) {
-      std::cout << fmt::format("{:<22} {:<9} {:<14} {:<7} error: {}\n", r.kernel, r.shape_kind, shape_text(r.shape),
+      std::cout << fmt::format("{:<26} {:<9} {:<14} {:<7} error: {}\n", r.kernel, r.shape_kind, shape_text(r.shape),
                                r.mode, r.error);
       continue;
     }
-    std::cout << fmt::format("{:<22} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10.4f} {:>10.4f} {:>14.2f}  {}{}\n", r.kernel,
+    std::cout << fmt::format("{:<26} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10.4f} {:>10.4f} {:>14.2f}  {}{}\n", r.kernel,
                              r.shape_kind, shape_text(r.shape), r.mode, r.ctas, r.warp_instructions, r.seconds,
                              r.cpu_seconds, r.rate / 1e6, r.target, r.error.empty() ? "" : "  (" + r.error + ")");
   }
@@ -209,7 +256,7 @@ int main(int argc, char** argv) {
   int repeat = 3;
   std::string only_kernel, only_shape, only_mode, json_file;
   app.add_option("--repeat", repeat, "Runs per measurement; the best is kept (default 3)")->check(CLI::Range(1, 100));
-  app.add_option("--kernel", only_kernel, "Only this kernel id");
+  app.add_option("--kernel", only_kernel, "Only this kernel id (wgmma-desc: only the descriptor rows)");
   app.add_option("--shape", only_shape, "Only this shape kind")->check(CLI::IsMember({"example", "large", "one-cta"}));
   app.add_option("--mode", only_mode, "Only this mode")->check(CLI::IsMember({"fast", "traced"}));
   app.add_option("--json", json_file, "Also write the rows as a JSON array to this file");
@@ -234,6 +281,11 @@ int main(int argc, char** argv) {
   }
   if ((only_kernel.empty() || only_kernel == kWholeGemmKernel) && only_shape.empty() && only_mode.empty())
     rows.push_back(bench_whole_job(repeat));
+  if ((only_kernel.empty() || only_kernel == "wgmma-desc") && only_shape.empty() && only_mode != "traced")
+    for (const kernels::WgmmaDescProbe& desc : bench_descriptors()) {
+      rows.push_back(bench_descriptor(desc, repeat));
+      std::fprintf(stderr, "  %s: %.4f s\n", rows.back().kernel.c_str(), rows.back().seconds);
+    }
 
   print_table(rows, repeat);
   nlohmann::json all = nlohmann::json::array();

@@ -3,6 +3,7 @@
 // This process never calls CUDA itself (the fork rule, engine/cuda/isolation.hpp): every GPU
 // call happens in a child through run::run_gpu_job, including "is there a GPU at all?". Without
 // a driver or a device each command exits 3 with the driver layer's reason.
+#include <cctype>
 #include <charconv>
 #include <ostream>
 
@@ -284,22 +285,43 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->callback([io, o, &exit_code] { run_bench_command(*o, io, exit_code); });
 }
 
+// `probe --save DIR`: DIR/<name>.gpu.bin and .model.bin, the name with every character other than
+// a letter, digit, '-' or '+' turned into '_' ("desc 128B-K @128 b1" -> desc_128B-K__128_b1).
+void save_probe_outputs(const std::string& dir, const run::ProbeReport& r) {
+  std::string file = r.name;
+  for (char& ch : file)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '+') ch = '_';
+  const auto save = [&](const char* who, const std::vector<uint8_t>& bytes) {
+    if (!bytes.empty())
+      write_file_atomically(fmt::format("{}/{}.{}.bin", dir, file, who), std::string(bytes.begin(), bytes.end()));
+  };
+  save("gpu", r.gpu_c);
+  save("model", r.model_c);
+}
+
 void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
-      "probe", "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity and the wgmma map");
+      "probe",
+      "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity, the wgmma map and descriptors");
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
-  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, mma or all (default all)");
+  auto save_dir = std::make_shared<std::string>();
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma or all (default all)");
   cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")->group("");
+  // Hidden: for working out a fact the formula got wrong from the raw outputs.
+  cmd->add_option("--save", *save_dir, "Write each probe's raw C (GPU and model) into this existing directory")
+      ->group("")
+      ->check(CLI::ExistingDirectory);
   cmd->footer("Exit codes: 0 every probe passed, 1 a probe failed, 2 bad usage, 3 no CUDA driver or GPU.");
-  cmd->callback([io, name, timeout_s, &exit_code] {
+  cmd->callback([io, name, timeout_s, save_dir, &exit_code] {
     const std::vector<run::ProbeCase> cases = run::probe_cases(*name);  // ConfigError: exit 2
     if (!(*timeout_s > 0 && *timeout_s <= 3600))
       throw kernels::ConfigError(fmt::format("--kernel-timeout {} is not a number of seconds in (0, 3600]", *timeout_s));
     run::ProbeOptions options;
     options.kernel_limit = std::chrono::milliseconds(static_cast<long long>(*timeout_s * 1000.0));
-    const run::ProbeRun run = run::run_probes(cases, options, [io](const run::ProbeReport& r) {
+    const run::ProbeRun run = run::run_probes(cases, options, [io, save_dir](const run::ProbeReport& r) {
       io.out << run::probe_report_line(r) << "\n" << std::flush;
+      if (!save_dir->empty()) save_probe_outputs(*save_dir, r);
     });
     if (run.devices.job.no_gpu()) {
       io.err << "gemmscope: " << run.devices.job.error << "\n";

@@ -1,5 +1,8 @@
 #include "kernels/probes.hpp"
 
+#include <cctype>
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -112,6 +115,66 @@ ir::Kernel build_wgmma_layout_probe(uint32_t n) {
   Reg C = b.global_ptr(pc, "C_ptr");
   Reg dst = (C + b.mul_wide(tid, n * 2, "dst_off")).named("dst");
   for (uint32_t v = 0; v < n / 2; ++v) b.st_global(Type::f32, Addr::at(dst, int64_t(v) * 4), {acc[v]});
+  b.ret();
+  return b.finish();
+}
+
+uint32_t wgmma_desc_identity_bytes(const WgmmaDescProbe& probe) { return (probe.operand == 'A' ? 16 : 64) * 128; }
+
+ir::Kernel build_wgmma_descriptor_probe(const WgmmaDescProbe& p) {
+  constexpr uint32_t kThreads = 128, kRegion = kWgmmaDescRegionBytes;
+  const bool on_a = p.operand == 'A';
+  if (!on_a && p.operand != 'B')
+    throw std::invalid_argument(fmt::format("wgmma descriptor probe '{}': operand '{}' is not A or B", p.name, p.operand));
+  if (on_a ? p.n != 16 : (p.n < 16 || p.n > 256 || p.n % 8 != 0))
+    throw std::invalid_argument(fmt::format("wgmma descriptor probe '{}': N={} is not {}", p.name, p.n,
+                                            on_a ? "16 (the identity B of an A probe)" : "a multiple of 8 in 16..256"));
+  if (p.start_offset % 16 != 0 || p.start_offset >= kRegion)
+    throw std::invalid_argument(fmt::format("wgmma descriptor probe '{}': start offset {} is not a multiple of 16 in "
+                                            "0..{}",
+                                            p.name, p.start_offset, kRegion - 16));
+  const uint32_t ident_bytes = wgmma_desc_identity_bytes(p);
+  std::string id = "probe_wgmma_desc_" + p.name;  // a PTX identifier: letters, digits, '_'
+  for (char& ch : id)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  Builder b(id, ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto region = b.shared("region", kRegion, 1024, ir::SmemUse::tile, p.fields.swizzle);
+  auto ident = b.shared("identity", ident_bytes, 1024, ir::SmemUse::tile, Swizzle::b128);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  // Copy both operands in: thread t moves 16-byte vectors t, t + 128, ... (ordinary stores, so
+  // the fence below makes them visible to the tensor core's async proxy).
+  const std::pair<builder::Param, builder::Smem> copies[2] = {{pa, region}, {pb, ident}};
+  for (const auto& [param, tile] : copies) {
+    Reg src = (b.global_ptr(param, "src_ptr") + b.mul_wide(tid, 16u, "src_off")).named("src");
+    Reg dst = (b.smem_address(tile, 0, "dst_base") + (tid << 4)).named("dst");
+    for (uint32_t i = 0; i < tile.bytes / 16 / kThreads; ++i) {
+      const int64_t at = int64_t(i) * kThreads * 16;
+      std::vector<Reg> v = b.ld_vec(ir::Op::ld_global, Type::b32, 4, Addr::at(src, at), fmt::format("v{}", i));
+      b.st(ir::Op::st_shared, Type::b32, Addr::at(dst, at), v);
+    }
+  }
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  Reg d_test = b.wgmma_descriptor(b.smem_address(region, p.start_offset, "test_addr"), p.fields, "test_desc");
+  if (p.reserved_bits != 0)
+    d_test = b.alu(ir::Op::or_, Type::b64, {d_test, static_cast<unsigned long long>(p.reserved_bits)}, "test_desc_rsv");
+  Reg d_ident = b.wgmma_descriptor(b.smem_address(ident, 0, "ident_addr"), layout::kmajor_tile_descriptor(0, Swizzle::b128),
+                                   "ident_desc");
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < p.n / 2; ++v) acc.push_back(b.reg(Type::f32, fmt::format("d{}", v)));
+  const int trans = p.k_major ? 0 : 1;
+  b.wgmma_fence();
+  if (on_a) b.wgmma_mma_async(p.n, acc, d_test, d_ident, 0, 1, 1, trans, 0);
+  else b.wgmma_mma_async(p.n, acc, d_ident, d_test, 0, 1, 1, 0, trans);
+  b.wgmma_commit_group();
+  b.wgmma_wait_group(0);
+  Reg C = b.global_ptr(pc, "C_ptr");
+  Reg out = (C + b.mul_wide(tid, p.n * 2, "out_off")).named("out");
+  for (uint32_t v = 0; v < p.n / 2; ++v) b.st_global(Type::f32, Addr::at(out, int64_t(v) * 4), {acc[v]});
   b.ret();
   return b.finish();
 }

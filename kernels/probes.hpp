@@ -8,6 +8,7 @@
 
 #include "engine/ir/kernel.hpp"
 #include "engine/layout/swizzle.hpp"
+#include "engine/layout/wgmma_descriptor.hpp"
 
 namespace gs::kernels {
 
@@ -25,6 +26,32 @@ ir::Kernel build_mbarrier_parity_probe();
 // C[tid·N/2 + v], so C names the (row, col) every (thread, register) holds. A is 64×16,
 // B is N×16 (K-major), both bf16, loaded by TMA with 32B swizzle (16 bf16 = 32 B rows).
 ir::Kernel build_wgmma_layout_probe(uint32_t n);
+
+// wgmma descriptor placement (facts §1.4): which shared byte the tensor core reads for every
+// element of one operand under one descriptor. All 128 threads copy A (the region: every bf16
+// of it names its own position, see run/probe_run.hpp) into a 1024-aligned shared region of
+// kWgmmaDescRegionBytes, and B (an identity operand, 128B-swizzled K-major, the layout checked
+// [DEV]) into a second tile; fence.proxy.async, bar.sync; then one wgmma with the descriptor
+// under test for one operand and the identity for the other:
+//   operand A (m64 x k16, N = 16): B[n][k] = (n == k), so D[m][n] = A[m][k = n];
+//   operand B (N x k16):           A[m][k] = (m == k) for m < 16, so D[m][n] = B[n][k = m].
+// Each thread writes its N/2 raw accumulators to C[tid·N/2 + v], as the wgmma map probe does.
+struct WgmmaDescProbe {
+  std::string name;                  // "128B K-major", ...: named in `gemmscope probe wgmma-desc`
+  char operand = 'A';                // the operand read through the descriptor under test
+  uint32_t n = 16;                   // wgmma N (16 when A is under test)
+  bool k_major = true;               // imm-trans-a/b = 0; false: MN-major (imm-trans = 1)
+  uint32_t start_offset = 0;         // the descriptor's start = region base + this (16-aligned)
+  layout::WgmmaDescriptor fields;    // LBO, SBO, base offset, swizzle (start_address unused)
+  uint64_t reserved_bits = 0;        // OR-ed into the descriptor: one the model cannot place
+};
+inline constexpr uint32_t kWgmmaDescRegionBytes = 16384;
+// Bytes of the identity operand: 16 rows (B of an A probe) or 64 rows (A of a B probe) of 128 B.
+uint32_t wgmma_desc_identity_bytes(const WgmmaDescProbe& probe);
+// Throws std::invalid_argument for an operand other than 'A'/'B', an N the operand cannot have
+// (A: 16; B: 16..256 in steps of 8) or a start offset that is not a multiple of 16 inside the
+// region.
+ir::Kernel build_wgmma_descriptor_probe(const WgmmaDescProbe& probe);
 
 // mma.sync m16n8k16 fragments (facts §2): one warp. Lane l loads its A fragment (4 b32 words at
 // A[4l..]), its B fragment (2 words at B[2l..]) and its C fragment (4 f32 at C[4l..]) as the

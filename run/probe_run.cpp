@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "run/gpu_launch.hpp"
+#include "run/probe_desc.hpp"
 #include "run/probe_run.hpp"
 
 namespace gs::run {
@@ -52,13 +53,6 @@ std::string tma_value_text(uint16_t v, uint32_t cols) {
   return fmt::format("element ({},{})", v / cols, v % cols);
 }
 
-// facts §1.5: the m64nNk16 accumulator fragment.
-void wgmma_position(uint32_t t, uint32_t v, uint32_t& row, uint32_t& col) {
-  const uint32_t w = t / 32, l = t % 32;
-  row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
-  col = 8 * (v >> 2) + 2 * (l % 4) + (v & 1);
-}
-
 std::string wgmma_value_text(float v) {
   if (!std::isfinite(v) || v < 0 || v != std::floor(v) || v >= 256.0f * 64.0f)
     return fmt::format("{} (no (row, col) of D: never written?)", v);
@@ -75,6 +69,12 @@ void note(ProbeCheck& check, std::string message) {
 }
 
 }  // namespace
+
+void wgmma_accumulator_position(uint32_t t, uint32_t v, uint32_t& row, uint32_t& col) {
+  const uint32_t w = t / 32, l = t % 32;
+  row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
+  col = 8 * (v >> 2) + 2 * (l % 4) + (v & 1);
+}
 
 ProbeCase make_tma_probe_case(uint32_t box_cols, layout::Swizzle swizzle, ir::Kernel kernel) {
   ProbeCase p;
@@ -200,6 +200,7 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
     return check;
   }
   switch (p.kind) {
+    case ProbeKind::wgmma_descriptor: return check_wgmma_desc_output(p, c, who);
     case ProbeKind::tma_placement:
       for (uint32_t row = 0; row < kTmaRows; ++row)
         for (uint32_t col = 0; col < p.box_cols; ++col) {
@@ -242,7 +243,7 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
         for (uint32_t v = 0; v < p.n / 2; ++v) {
           ++check.checked;
           uint32_t row = 0, col = 0;
-          wgmma_position(t, v, row, col);
+          wgmma_accumulator_position(t, v, row, col);
           const float got = f32_at(c, (size_t(t) * p.n / 2 + v) * 4);
           if (got != float(256 * row + col))
             note(check, fmt::format("thread {} register {}: {} holds {}, the map says (row {}, col {})", t, v, who,
@@ -262,6 +263,7 @@ ProbeCheck compare_probe_outputs(const ProbeCase& p, const std::vector<uint8_t>&
     return check;
   }
   switch (p.kind) {
+    case ProbeKind::wgmma_descriptor: return compare_wgmma_desc_outputs(p, gpu, model);
     case ProbeKind::tma_placement:
       // Word by word over the whole tile, named by the shared-memory byte and what each side holds.
       for (size_t offset = 0; offset + 2 <= gpu.size(); offset += 2) {
@@ -326,6 +328,7 @@ void run_probe_on_model(const ProbeCase& probe, ProbeReport& report, std::vector
   }
   model_c = std::move(buffers.c);
   if (report.model_completed) report.model_vs_formula = check_probe_output(probe, model_c, "model");
+  report.model_c = model_c;
 }
 
 bool ProbeRun::all_passed() const {
@@ -355,6 +358,7 @@ ProbeRun run_probes(const std::vector<ProbeCase>& cases, const ProbeOptions& opt
       report.gpu_status = gpu.job.status;
       report.gpu_error = gpu.job.error;
       if (gpu.job.ok()) {
+        report.gpu_c = gpu.c;
         report.gpu_vs_formula = check_probe_output(probe, gpu.c, "GPU");
         if (report.model_completed) report.gpu_vs_model = compare_probe_outputs(probe, gpu.c, model_c);
       }
@@ -366,9 +370,9 @@ ProbeRun run_probes(const std::vector<ProbeCase>& cases, const ProbeOptions& opt
 }
 
 std::string probe_report_line(const ProbeReport& r) {
-  if (!r.skipped.empty()) return fmt::format("SKIP  {:<18}  {}", r.name, r.skipped);
+  if (!r.skipped.empty()) return fmt::format("SKIP  {:<24}  {}", r.name, r.skipped);
   if (r.pass())
-    return fmt::format("PASS  {:<18}  ({} facts: the GPU, the formula and the model agree)", r.name,
+    return fmt::format("PASS  {:<24}  ({} facts: the GPU, the formula and the model agree)", r.name,
                        r.gpu_vs_formula.checked);
   std::string why;
   if (r.gpu_status != GpuStatus::ok)
@@ -385,7 +389,7 @@ std::string probe_report_line(const ProbeReport& r) {
   else
     why = fmt::format("GPU vs model: {} ({} of {} differ)", r.gpu_vs_model.first_mismatch, r.gpu_vs_model.mismatches,
                       r.gpu_vs_model.checked);
-  return fmt::format("FAIL  {:<18}  {}", r.name, why);
+  return fmt::format("FAIL  {:<24}  {}", r.name, why);
 }
 
 }  // namespace gs::run

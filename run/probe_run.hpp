@@ -8,6 +8,8 @@
 //                   0, 1, 1, 0 (facts §6)
 //   wgmma map       m64nNk16, N = 8, 16, 64, 256: thread t, register v holds
 //                   (16·(t/32) + (t%32)/4 + 8·((v>>1)&1), 8·(v>>2) + 2·(t%4) + (v&1)) (facts §1.5)
+//   wgmma-desc      one operand read through a descriptor (every swizzle, K- and MN-major,
+//                   LBO, SBO, base offset): the shared byte of every element (probe_desc.hpp)
 //
 // The cases (kernel + inputs) come from probe_cases.hpp. A failed check names the first
 // mismatch: "row 3 col 16: GPU holds element (3,0), formula says (3,16)".
@@ -23,19 +25,21 @@
 #include "engine/ir/kernel.hpp"
 #include "engine/layout/swizzle.hpp"
 #include "engine/model/model.hpp"
+#include "kernels/probes.hpp"
 #include "run/gpu_job.hpp"
 
 namespace gs::run {
 
-enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments };
+enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor };
 
 struct ProbeCase {
-  std::string group;  // "tma", "mbarrier", "wgmma" or "mma": what `gemmscope probe NAME` selects
+  std::string group;  // "tma", "mbarrier", "wgmma", "wgmma-desc" or "mma": what `gemmscope probe NAME` selects
   std::string name;   // "tma 16x64 32B", "mbarrier parity", "wgmma m64n64k16"
   ProbeKind kind = ProbeKind::tma_placement;
   uint32_t box_cols = 0;                             // tma: bf16 per box row
   layout::Swizzle swizzle = layout::Swizzle::none;   // tma
-  uint32_t n = 0;                                    // wgmma: N
+  uint32_t n = 0;                                    // wgmma, wgmma-desc: N
+  kernels::WgmmaDescProbe desc;                      // wgmma-desc: the descriptor under test
   ir::Kernel kernel;
   model::GemmBuffers buffers;  // A and B as the probe wants them, C poisoned
 };
@@ -48,6 +52,11 @@ struct ProbeCase {
 ProbeCase make_tma_probe_case(uint32_t box_cols, layout::Swizzle swizzle, ir::Kernel kernel);
 ProbeCase make_mbarrier_probe_case(ir::Kernel kernel);
 ProbeCase make_wgmma_probe_case(uint32_t n, ir::Kernel kernel);
+//   wgmma-desc: A = the self-describing region (probe_desc.hpp), B = the identity operand laid
+//          out 128B-swizzled K-major, C = 128 · N/2 f32 of 0xFF.
+ProbeCase make_wgmma_desc_probe_case(const kernels::WgmmaDescProbe& desc, ir::Kernel kernel);
+// facts §1.5: the (row, col) of D that thread t's accumulator register v holds.
+void wgmma_accumulator_position(uint32_t t, uint32_t v, uint32_t& row, uint32_t& col);
 //   mma: A (16×16), B (16×8) and C (16×8) of small integers, packed into per-lane fragments
 //        by the facts §2 maps; C's second half receives D (4 f32 per lane).
 ProbeCase make_mma_probe_case(ir::Kernel kernel);
@@ -76,6 +85,7 @@ struct ProbeReport {
   uint64_t model_hazards = 0;
   ProbeCheck model_vs_formula;
   ProbeCheck gpu_vs_model;
+  std::vector<uint8_t> gpu_c, model_c;  // the raw outputs (`gemmscope probe --save DIR` writes them)
   bool pass() const {
     return skipped.empty() && gpu_status == GpuStatus::ok && model_completed && model_hazards == 0 && gpu_vs_formula.pass &&
            model_vs_formula.pass && gpu_vs_model.pass;

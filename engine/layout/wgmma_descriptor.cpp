@@ -138,7 +138,7 @@ WgmmaDescriptor kmajor_tile_descriptor(uint32_t smem_addr, Swizzle sw,
                 " K-major tile has SBO = 8 x span = " + str(8 * swizzle_span_bytes(sw)) +
                 " B; pass 0");
         }
-        d.leading_byte_offset = 16;  // unused by the hardware; CUTLASS writes field 1
+        d.leading_byte_offset = 16;  // not read (probe wgmma-desc/64B-K LBO4096); CUTLASS writes 1
         d.stride_byte_offset = 8 * swizzle_span_bytes(sw);
     }
     (void)encode_wgmma_descriptor(d);  // same range checks as the encoder, reported now
@@ -151,12 +151,18 @@ WgmmaDescriptor mnmajor_tile_descriptor(uint32_t smem_addr, Swizzle sw,
     WgmmaDescriptor d;
     d.start_address = smem_addr;
     d.swizzle = sw;
-    // facts §1.4: swizzled MN-major has LBO = MN atoms, SBO = 8-K-row groups; none swaps.
+    // facts §1.4: swizzled MN-major has LBO = MN atoms, SBO = 8-K-row groups; none swaps
+    // (probe wgmma-desc/*-MN, 2026-11-24 H100).
     const bool swapped = sw == Swizzle::none;
     d.leading_byte_offset = swapped ? k_group_stride_bytes : mn_atom_stride_bytes;
     d.stride_byte_offset = swapped ? mn_atom_stride_bytes : k_group_stride_bytes;
     (void)encode_wgmma_descriptor(d);
     return d;
+}
+
+uint32_t wgmma_base_offset_for(uint32_t pattern_start, Swizzle sw) {
+    if (sw == Swizzle::none || pattern_start % swizzle_repeat_bytes(sw) == 0) return 0;
+    return (pattern_start >> 7) & 7;
 }
 
 uint32_t wgmma_descriptor_smem_address(const WgmmaDescriptor& d, uint32_t row, uint32_t k_byte,
@@ -170,39 +176,7 @@ uint32_t wgmma_descriptor_smem_address(const WgmmaDescriptor& d, uint32_t row, u
                                     " is outside the 32-byte k16 slice of a bf16 operand: use "
                                     "0..31");
     }
-    if (d.base_offset != 0) {
-        throw std::invalid_argument(
-            "wgmma descriptor base_offset=" + str(d.base_offset) +
-            " is not modelled: align the tile to its swizzle repeat (" +
-            str(swizzle_repeat_bytes(d.swizzle)) + " B) and use base offset 0");
-    }
-    const uint32_t span = swizzle_span_bytes(d.swizzle);
-    const uint32_t lbo = d.leading_byte_offset;
-    const uint32_t sbo = d.stride_byte_offset;
-    uint32_t addr = d.start_address;
-    if (k_major) {
-        // (row, k_byte): 8-row groups SBO apart; inside a group rows at the span (swizzled)
-        // or 16 B apart inside a core matrix whose K neighbour is LBO away (none).
-        if (span != 0) {
-            addr += (row / 8) * sbo + (row % 8) * span + k_byte;
-        } else {
-            addr += (row / 8) * sbo + (k_byte / 16) * lbo + (row % 8) * 16 + k_byte % 16;
-        }
-    } else {
-        // (mn, k): MN elements contiguous; 8 K rows per atom or core matrix.
-        const uint32_t k = k_byte / 2;
-        const uint32_t byte = k_byte % 2;
-        if (span != 0) {
-            const uint32_t atom_elems = span / 2;
-            addr += (row / atom_elems) * lbo + (k / 8) * sbo + (k % 8) * span +
-                    (row % atom_elems) * 2 + byte;
-        } else {
-            addr += (row / 8) * sbo + (k / 8) * lbo + (k % 8) * 16 + (row % 8) * 2 + byte;
-        }
-    }
-    // The tensor core XORs address bits (facts §1.4 "The hardware swizzles from the address
-    // bits"): swizzle the absolute address, not the offset inside the tile.
-    return swizzle_address(d.swizzle, addr);
+    return wgmma_descriptor_address_unchecked(d, row, k_byte, k_major);
 }
 
 }  // namespace gs::layout

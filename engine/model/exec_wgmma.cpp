@@ -1,8 +1,10 @@
 // exec_wgmma: the tensor cores of Hopper. wgmma reads shared memory through its descriptors
 // exactly as decoded (facts §1), so a wrong descriptor gives the GPU's wrong numbers; the
 // accumulators are spread over the warpgroup's registers as the facts' §1.5 map says.
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -35,75 +37,112 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
   return maps[n / 8];
 }
 
-// Reads the bf16 element the tensor core sees at (row, k) of an operand under a descriptor.
-float read_operand_element(ExecContext& x, const layout::WgmmaDescriptor& d, uint32_t row, uint32_t k, bool k_major,
-                           bool* bad) {
-  uint32_t addr = 0;
-  try {
-    addr = layout::wgmma_descriptor_smem_address(d, row, 2 * k, k_major);
-  } catch (const std::exception& e) {
-    *bad = true;
-    report(x.cta, HazardKind::bad_descriptor, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
-           std::string("the wgmma descriptor cannot be followed: ") + e.what());
-    return 0.0f;
-  }
-  Cta& c = x.cta;
-  if (addr < timing::kSmemBaseAddress || addr + 2 > timing::kSmemBaseAddress + c.smem.size()) {
-    *bad = true;
-    report(c, HazardKind::out_of_bounds_shared, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
-           fmt::format("the wgmma descriptor points at 0x{:X}, outside the CTA's shared memory", addr));
-    return 0.0f;
-  }
+// What the reads of one wgmma found wrong, kept as the first address of each kind and reported
+// once after the reads: formatting a message per element would make a bad descriptor cost
+// thousands of strings per wgmma (and report() keeps only the first of each kind anyway).
+struct ReadFaults {
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  uint32_t outside = kNone, tma_pending = kNone, unfenced = kNone, unwritten = kNone;
+  char outside_operand = 'A';
+  layout::WgmmaDescriptor outside_desc;
+};
+
+// Shared-memory state of the 4-byte words under [addr, addr + bytes): the first hazard wins.
+void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
   const uint32_t off = addr - timing::kSmemBaseAddress;
-  const SmemWord& s = c.smem_word_state[off / 4];
-  if (s.tma_pending)
-    report(c, HazardKind::tma_race, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
-           fmt::format("wgmma reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
-                       "stage's mbarrier first",
-                       addr));
-  else if (s.generic_since_fence)
-    report(c, HazardKind::missing_proxy_fence, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
-           fmt::format("wgmma (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async", addr));
-  else if (!s.written)
-    report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, 0xFFFFFFFFu, addr,
-           fmt::format("wgmma reads shared address 0x{:X}, which nothing has written", addr));
-  uint16_t h;
-  std::memcpy(&h, c.smem.data() + off, 2);
-  return bf16_to_f32(h);
+  for (uint32_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
+    const SmemWord& s = c.smem_word_state[w];
+    if (s.tma_pending) {
+      if (f.tma_pending == ReadFaults::kNone) f.tma_pending = addr;
+    } else if (s.generic_since_fence) {
+      if (f.unfenced == ReadFaults::kNone) f.unfenced = addr;
+    } else if (!s.written && f.unwritten == ReadFaults::kNone) {
+      f.unwritten = addr;
+    }
+  }
 }
 
-// One row's k16 slice (16 bf16 = 32 bytes) of an operand. The common case — K-major,
-// swizzled, base offset 0 — reads two 16-byte chunks: the swizzle XOR moves whole chunks
-// and only depends on address bits 7-9, so swizzling each chunk's first address is exact
-// (the same addresses as layout::wgmma_descriptor_smem_address, which handles the rest).
-void read_operand_row(ExecContext& x, const layout::WgmmaDescriptor& d, uint32_t row, bool k_major, float scale,
-                      std::array<float, 16>& out, bool* bad) {
-  Cta& c = x.cta;
-  if (!k_major || d.swizzle == layout::Swizzle::none || d.base_offset != 0) {
-    for (uint32_t k = 0; k < 16; ++k) out[k] = scale * read_operand_element(x, d, row, k, k_major, bad);
+// One row's k16 slice (16 bf16 = 32 bytes) of an operand under its descriptor, placed by
+// layout::wgmma_descriptor_address_unchecked for every swizzle, major-ness, LBO, SBO and base
+// offset (the GPU reads the same bytes: probe wgmma-desc, 2026-11-24 H100, 32 descriptors, the
+// model's C equal to the GPU's bit for bit). K-major reads two 16-byte chunks (the swizzle moves whole chunks, so each chunk is
+// contiguous); MN-major reads each element on its own (K neighbours sit in different K rows).
+// A byte outside the CTA's shared memory reads as NaN, so the product is visibly wrong.
+void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
+                      float scale, float* out, ReadFaults& f) {
+  const uint64_t window_end = uint64_t(timing::kSmemBaseAddress) + c.smem.size();
+  const auto outside = [&](uint32_t addr, uint32_t bytes) {
+    if (addr >= timing::kSmemBaseAddress && uint64_t(addr) + bytes <= window_end) return false;
+    if (f.outside == ReadFaults::kNone) {
+      f.outside = addr;
+      f.outside_operand = operand;
+      f.outside_desc = d;
+    }
+    return true;
+  };
+  if (k_major) {
+    for (uint32_t chunk = 0; chunk < 2; ++chunk) {
+      const uint32_t addr = layout::wgmma_descriptor_address_unchecked(d, row, 16 * chunk, true);
+      if (outside(addr, 16)) {
+        for (uint32_t k = 0; k < 8; ++k) out[8 * chunk + k] = std::numeric_limits<float>::quiet_NaN();
+        continue;
+      }
+      note_word_state(c, addr, 16, f);
+      uint16_t h[8];
+      std::memcpy(h, c.smem.data() + (addr - timing::kSmemBaseAddress), 16);
+      for (uint32_t k = 0; k < 8; ++k) out[8 * chunk + k] = scale * bf16_to_f32(h[k]);
+    }
     return;
   }
-  const uint32_t span = layout::swizzle_span_bytes(d.swizzle);
-  const uint32_t row_base = d.start_address + (row / 8) * d.stride_byte_offset + (row % 8) * span;
-  for (uint32_t chunk = 0; chunk < 2; ++chunk) {
-    const uint32_t logical = row_base + 16 * chunk;
-    const uint32_t addr = logical ^ (((logical >> 7) & layout::swizzle_mask(d.swizzle)) << 4);
-    if (addr < timing::kSmemBaseAddress || addr + 16 > timing::kSmemBaseAddress + c.smem.size()) {
-      for (uint32_t k = 0; k < 8; ++k) out[8 * chunk + k] = scale * read_operand_element(x, d, row, 8 * chunk + k, true, bad);
+  for (uint32_t k = 0; k < 16; ++k) {
+    const uint32_t addr = layout::wgmma_descriptor_address_unchecked(d, row, 2 * k, false);
+    if (outside(addr, 2)) {
+      out[k] = std::numeric_limits<float>::quiet_NaN();
       continue;
     }
-    const uint32_t off = addr - timing::kSmemBaseAddress;
-    for (uint32_t w = 0; w < 4; ++w) {
-      const SmemWord& s = c.smem_word_state[off / 4 + w];
-      if (s.tma_pending || s.generic_since_fence || !s.written) {  // let the element path report it
-        (void)read_operand_element(x, d, row, 8 * chunk + 2 * w, true, bad);
-        break;
-      }
-    }
-    uint16_t h[8];
-    std::memcpy(h, c.smem.data() + off, 16);
-    for (uint32_t k = 0; k < 8; ++k) out[8 * chunk + k] = scale * bf16_to_f32(h[k]);
+    note_word_state(c, addr, 2, f);
+    uint16_t h;
+    std::memcpy(&h, c.smem.data() + (addr - timing::kSmemBaseAddress), 2);
+    out[k] = scale * bf16_to_f32(h);
   }
+}
+
+// The hazards the reads found, one of each kind per wgmma.
+void report_read_faults(ExecContext& x, const ReadFaults& f) {
+  Cta& c = x.cta;
+  const uint32_t w = x.warp.id, all = 0xFFFFFFFFu;
+  if (f.outside != ReadFaults::kNone)
+    report(c, HazardKind::bad_descriptor, x.inst_id, w, all, f.outside,
+           fmt::format("the {} descriptor ({}) reaches shared address 0x{:X}, outside the CTA's {} B of shared memory "
+                       "(0x{:X}..0x{:X}): check its start address, LBO and SBO; the products that read it are NaN",
+                       f.outside_operand, layout::describe_wgmma_descriptor(layout::encode_wgmma_descriptor(f.outside_desc)),
+                       f.outside, c.smem.size(), timing::kSmemBaseAddress, timing::kSmemBaseAddress + c.smem.size()));
+  if (f.tma_pending != ReadFaults::kNone)
+    report(c, HazardKind::tma_race, x.inst_id, w, all, f.tma_pending,
+           fmt::format("wgmma reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
+                       "stage's mbarrier first",
+                       f.tma_pending));
+  if (f.unfenced != ReadFaults::kNone)
+    report(c, HazardKind::missing_proxy_fence, x.inst_id, w, all, f.unfenced,
+           fmt::format("wgmma (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async",
+                       f.unfenced));
+  if (f.unwritten != ReadFaults::kNone)
+    report(c, HazardKind::uninitialized_shared, x.inst_id, w, all, f.unwritten,
+           fmt::format("wgmma reads shared address 0x{:X}, which nothing has written", f.unwritten));
+}
+
+// A descriptor with reserved bits set cannot be placed: what the tensor core does with them is
+// unknown (bits 46-48 = 0b001 is the sm_100 tcgen05 version field, a descriptor built for the
+// wrong architecture). Reported at the MMA, naming the bits; the caller makes the products NaN.
+bool descriptor_placeable(ExecContext& x, char operand, uint64_t bits) {
+  const uint64_t reserved = layout::wgmma_descriptor_reserved_bits(bits);
+  if (reserved == 0) return true;
+  report(x.cta, HazardKind::bad_descriptor, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+         fmt::format("the {} descriptor 0x{:016X} sets reserved bits 0x{:016X} (sm_90 reads only bits 0-13 start, 16-29 "
+                     "LBO, 32-45 SBO, 49-51 base offset, 62-63 swizzle; bits 46-48 = 1 is the sm_100 version field): "
+                     "the model cannot place it, and the products are NaN",
+                     operand, bits, reserved));
+  return false;
 }
 
 // The 16×N products of one warp's rows: S[r][c] = sum over k = 0..15, in that order, of
@@ -181,20 +220,23 @@ void wgmma_mma(ExecContext& x) {
 
   // This warp computes rows 16·(warp%4) .. +15 of the 64×N tile: A rows and all of B.
   const uint32_t row0 = 16 * (w.id % 4);
-  bool bad = false;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const bool a_ok = descriptor_placeable(x, 'A', a_bits), b_ok = descriptor_placeable(x, 'B', b_bits);
+  ReadFaults faults;
   alignas(64) float A[16][16];
   for (uint32_t r = 0; r < 16; ++r) {
-    std::array<float, 16> row{};
-    read_operand_row(x, da, row0 + r, a_k_major, sa, row, &bad);
-    for (uint32_t k = 0; k < 16; ++k) A[r][k] = row[k];
+    if (a_ok) read_operand_row(c, da, 'A', row0 + r, a_k_major, sa, A[r], faults);
+    else std::fill(std::begin(A[r]), std::end(A[r]), nan);
   }
   // B as K×N (column index innermost), so the products below run along contiguous columns.
   alignas(64) float Bt[16][256];
   for (uint32_t col = 0; col < n; ++col) {
-    std::array<float, 16> column{};
-    read_operand_row(x, db, col, b_k_major, sb, column, &bad);
+    float column[16];
+    if (b_ok) read_operand_row(c, db, 'B', col, b_k_major, sb, column, faults);
+    else std::fill(std::begin(column), std::end(column), nan);
     for (uint32_t k = 0; k < 16; ++k) Bt[k][col] = column[k];
   }
+  report_read_faults(x, faults);
   alignas(64) double S[16][256];
   wgmma_tile_sums(A, Bt, n, S);
 
@@ -222,7 +264,6 @@ void wgmma_mma(ExecContext& x) {
     c.reg_pending[slot0 + reg] = 1;
     w.uncommitted_regs.push_back(reg);
   }
-  (void)bad;
   w.wgmma_any = true;
   // Timing: this warp's quarter of the m64nNk16 occupies the SM's tensor cores for N/8 cycles.
   const uint64_t busy = timing::wgmma_busy_cycles(n) / 4;

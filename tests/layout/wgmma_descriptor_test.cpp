@@ -6,6 +6,7 @@
 #include <array>
 #include <random>
 #include <set>
+#include <vector>
 #include <stdexcept>
 
 #include "engine/layout/tma_box.hpp"
@@ -18,6 +19,17 @@ namespace {
 uint32_t tma_offset(const TmaBox& box, uint32_t col, uint32_t row, uint32_t base) {
     const std::array<uint32_t, 2> coord{col, row};
     return tma_box_smem_offset(box, coord, base);
+}
+
+// Any encodable descriptor: every field drawn over its whole range.
+WgmmaDescriptor random_descriptor(std::mt19937& rng) {
+    WgmmaDescriptor d;
+    d.start_address = (rng() & 0x3FFF) << 4;
+    d.leading_byte_offset = (rng() & 0x3FFF) << 4;
+    d.stride_byte_offset = (rng() & 0x3FFF) << 4;
+    d.base_offset = rng() & 7;
+    d.swizzle = static_cast<Swizzle>(rng() % 4);
+    return d;
 }
 
 TmaBox bf16_box(uint32_t inner, uint32_t rows, Swizzle sw) {
@@ -60,12 +72,7 @@ TEST_CASE("wgmma descriptor encode/decode round trip on random fields",
           "[layout][wgmma_desc][property]") {
     std::mt19937 rng(20261121);
     for (int i = 0; i < 5000; ++i) {
-        WgmmaDescriptor d;
-        d.start_address = (rng() & 0x3FFF) << 4;
-        d.leading_byte_offset = (rng() & 0x3FFF) << 4;
-        d.stride_byte_offset = (rng() & 0x3FFF) << 4;
-        d.base_offset = rng() & 7;
-        d.swizzle = static_cast<Swizzle>(rng() % 4);
+        const WgmmaDescriptor d = random_descriptor(rng);
         const uint64_t bits = encode_wgmma_descriptor(d);
         REQUIRE(wgmma_descriptor_reserved_bits(bits) == 0);
         REQUIRE(decode_wgmma_descriptor(bits) == d);
@@ -160,7 +167,8 @@ TEST_CASE("K-major no-swizzle: core matrices of 8 rows x 16 B", "[layout][wgmma_
 TEST_CASE("MN-major 128B matches a TMA-loaded K x N row-major B tile", "[layout][wgmma_desc]") {
     // B stored K rows of N contiguous bf16; each TMA box is 64 N x 64 K rows (8 KB), the next
     // 64 N sit in the next box. MN atoms are therefore 8 KB apart (LBO) and groups of 8 K rows
-    // 1 KB apart (SBO). From CUTLASS's canonical layouts, not checked on the device.
+    // 1 KB apart (SBO). From CUTLASS's canonical layouts; the roles were confirmed by probe
+    // wgmma-desc/128B-MN n256 B, 2026-11-24 H100.
     const TmaBox box = bf16_box(64, 64, Swizzle::b128);
     const uint32_t base = 8192;
     for (uint32_t step = 0; step < 4; ++step) {  // k16 steps advance 16 K rows = 2 KB
@@ -197,15 +205,150 @@ TEST_CASE("MN-major no-swizzle swaps LBO and SBO", "[layout][wgmma_desc]") {
     CHECK(*bytes.rbegin() == 64 * 32 - 1);
 }
 
-TEST_CASE("wgmma_descriptor_smem_address rejects what it does not model",
+TEST_CASE("wgmma_descriptor_smem_address rejects rows and k bytes outside the slice",
           "[layout][wgmma_desc][errors]") {
-    WgmmaDescriptor d = kmajor_tile_descriptor(1024, Swizzle::b128);
+    const WgmmaDescriptor d = kmajor_tile_descriptor(1024, Swizzle::b128);
     CHECK_THROWS_WITH(wgmma_descriptor_smem_address(d, 0, 32, true), Catch::Contains("0..31"));
     CHECK_THROWS_WITH(wgmma_descriptor_smem_address(d, 256, 0, true), Catch::Contains("0..255"));
-    d.base_offset = 2;
-    CHECK_THROWS_WITH(wgmma_descriptor_smem_address(d, 0, 0, true),
-                      Catch::Contains("base_offset=2 is not modelled") &&
-                          Catch::Contains("1024 B"));
+    CHECK_THROWS_WITH(wgmma_descriptor_smem_address(d, 300, 0, false), Catch::Contains("0..255"));
+}
+
+namespace {
+
+// Every byte a 64-row (or `rows`-row) k16 slice reads under d.
+std::vector<uint32_t> slice_bytes(const WgmmaDescriptor& d, uint32_t rows, bool k_major) {
+    std::vector<uint32_t> out;
+    for (uint32_t row = 0; row < rows; ++row) {
+        for (uint32_t k_byte = 0; k_byte < 32; ++k_byte) {
+            out.push_back(wgmma_descriptor_smem_address(d, row, k_byte, k_major));
+        }
+    }
+    return out;
+}
+
+// The dense tiles of every mode: (descriptor at `base`, rows, major-ness, tile bytes).
+struct DenseTile {
+    WgmmaDescriptor d;
+    uint32_t rows;
+    bool k_major;
+};
+std::vector<DenseTile> dense_tiles(uint32_t base) {
+    std::vector<DenseTile> tiles;
+    for (const Swizzle sw : {Swizzle::b32, Swizzle::b64, Swizzle::b128}) {
+        // K-major: 64 rows of one span each (k16 = the first 32 B of each row) are not dense
+        // unless span = 32; MN-major: atoms of span/2 MN x 8 K rows, packed.
+        const uint32_t span = swizzle_span_bytes(sw);
+        if (span == 32) tiles.push_back({kmajor_tile_descriptor(base, sw), 64, true});
+        const uint32_t atom = 8 * span;  // one MN atom x 8 K rows
+        tiles.push_back({mnmajor_tile_descriptor(base, sw, 2 * atom, atom), 128, false});
+    }
+    tiles.push_back({kmajor_tile_descriptor(base, Swizzle::none, 256), 64, true});
+    tiles.push_back({mnmajor_tile_descriptor(base, Swizzle::none, 128, 16 * 128), 128, false});
+    return tiles;
+}
+
+}  // namespace
+
+TEST_CASE("every dense tile is read byte for byte once, on and off its repeat",
+          "[layout][wgmma_desc][property]") {
+    // A tile packed with no gaps: the map (row, k_byte) -> address is a bijection onto the
+    // tile's bytes. The swizzle only permutes 16-byte chunks inside each 128-byte line, so this
+    // holds at any 128-aligned base with any base offset.
+    for (const uint32_t base : {2048u, 2048u + 128u, 2048u + 640u}) {
+        for (const DenseTile& t : dense_tiles(base)) {
+            for (uint32_t base_offset = 0; base_offset < 8; ++base_offset) {
+                WgmmaDescriptor d = t.d;
+                d.base_offset = base_offset;
+                INFO("swizzle " << swizzle_name(d.swizzle) << (t.k_major ? " K" : " MN")
+                                << "-major at " << base << " base offset " << base_offset);
+                const std::vector<uint32_t> bytes = slice_bytes(d, t.rows, t.k_major);
+                const std::set<uint32_t> distinct(bytes.begin(), bytes.end());
+                REQUIRE(distinct.size() == bytes.size());
+                CHECK(*distinct.begin() == base);
+                CHECK(*distinct.rbegin() == base + t.rows * 32 - 1);
+            }
+        }
+    }
+}
+
+TEST_CASE("the base offset changes only the XOR phase, inside each 128-byte line",
+          "[layout][wgmma_desc][property]") {
+    // For random fields and elements: undoing the documented XOR (phase = ((addr >> 7) - base)
+    // & mask on bits 4-6) gives one logical address whatever the base offset, the XOR touches
+    // bits 4-6 only, and without a swizzle the base offset changes nothing.
+    std::mt19937 rng(20261124);
+    for (int i = 0; i < 3000; ++i) {
+        WgmmaDescriptor d = random_descriptor(rng);
+        const bool k_major = (rng() & 1) != 0;
+        const uint32_t row = rng() % 256, k_byte = rng() % 32;
+        std::set<uint32_t> logical, physical;
+        for (uint32_t base = 0; base < 8; ++base) {
+            d.base_offset = base;
+            const uint32_t got = wgmma_descriptor_smem_address(d, row, k_byte, k_major);
+            const uint32_t phase = ((got >> 7) - base) & swizzle_mask(d.swizzle);
+            logical.insert(got ^ (phase << 4));
+            physical.insert(got);
+        }
+        REQUIRE(logical.size() == 1);
+        for (const uint32_t got : physical) REQUIRE(((got ^ *logical.begin()) & ~0x70u) == 0);
+        if (d.swizzle == Swizzle::none) REQUIRE(physical.size() == 1);
+        if (d.swizzle == Swizzle::b128) REQUIRE(physical.size() == 8);  // every phase reachable
+    }
+}
+
+TEST_CASE("base offset 0 reads by the absolute address ([DEV] 128B K-major)", "[layout][wgmma_desc]") {
+    // The [DEV]-checked case (facts §1.4): a 1024-aligned 128B K-major tile, start advanced by
+    // 32 B per k16 step; every byte at logical ^ (((logical >> 7) & 7) << 4).
+    for (uint32_t step = 0; step < 4; ++step) {
+        const WgmmaDescriptor d = kmajor_tile_descriptor(0x400 + 32 * step, Swizzle::b128);
+        for (uint32_t row = 0; row < 64; ++row) {
+            for (uint32_t k_byte = 0; k_byte < 32; ++k_byte) {
+                const uint32_t logical = 0x400 + (row / 8) * 1024 + (row % 8) * 128 + 32 * step + k_byte;
+                REQUIRE(wgmma_descriptor_smem_address(d, row, k_byte, true) ==
+                        (logical ^ (((logical >> 7) & 7) << 4)));
+            }
+        }
+    }
+}
+
+TEST_CASE("a base offset moves the pattern's origin to a tile off its repeat", "[layout][wgmma_desc]") {
+    // A tile at P, 128-aligned but not on its repeat, swizzled relative to P (row r's chunks
+    // XORed with r % 8): the PTX ISA's base offset (P >> 7) & 7 reads it as written (probe
+    // wgmma-desc/128B-K @128 b1, 64B-K @640 b5, 32B-K @128 b1, 2026-11-24 H100).
+    for (const Swizzle sw : {Swizzle::b32, Swizzle::b64, Swizzle::b128}) {
+        const uint32_t span = swizzle_span_bytes(sw), repeat = swizzle_repeat_bytes(sw);
+        for (const uint32_t p : {4096u + 128u, 4096u + 384u, 4096u + repeat - 128u}) {
+            if (p % repeat == 0) continue;
+            WgmmaDescriptor d = kmajor_tile_descriptor(p, sw);
+            d.base_offset = wgmma_base_offset_for(p, sw);
+            CHECK(d.base_offset == ((p >> 7) & 7));
+            for (uint32_t row = 0; row < 64; ++row) {
+                for (uint32_t k_byte = 0; k_byte < 32; ++k_byte) {
+                    const uint32_t offset = (row / 8) * 8 * span + (row % 8) * span + k_byte;
+                    const uint32_t relative = offset ^ (((offset >> 7) & swizzle_mask(sw)) << 4);
+                    REQUIRE(wgmma_descriptor_smem_address(d, row, k_byte, true) == p + relative);
+                }
+            }
+        }
+    }
+    CHECK(wgmma_base_offset_for(4096, Swizzle::b128) == 0);
+    CHECK(wgmma_base_offset_for(4096 + 512, Swizzle::b64) == 0);
+    CHECK(wgmma_base_offset_for(4096 + 640, Swizzle::b64) == 5);
+    CHECK(wgmma_base_offset_for(4096 + 128, Swizzle::none) == 0);
+}
+
+TEST_CASE("K-major swizzled layouts do not read LBO; none does", "[layout][wgmma_desc]") {
+    for (const Swizzle sw : {Swizzle::b32, Swizzle::b64, Swizzle::b128}) {
+        WgmmaDescriptor d = kmajor_tile_descriptor(2048, sw);
+        const std::vector<uint32_t> canonical = slice_bytes(d, 64, true);
+        d.leading_byte_offset = 4096;
+        CHECK(slice_bytes(d, 64, true) == canonical);
+    }
+    WgmmaDescriptor none = kmajor_tile_descriptor(2048, Swizzle::none, 256);
+    const std::vector<uint32_t> canonical = slice_bytes(none, 64, true);
+    none.leading_byte_offset = 4096;
+    CHECK(slice_bytes(none, 64, true) != canonical);
+    CHECK(wgmma_descriptor_smem_address(none, 0, 16, true) == 2048 + 4096);
 }
 
 TEST_CASE("UMMA smem descriptor: sm_100 layout codes and the fixed version bits",

@@ -1,12 +1,16 @@
 // Probes (run/probe_*): the checks are exercised on the model's output here (no GPU
 // needed, and a check that cannot fail is caught by feeding it wrong outputs); the [gpu] case
 // runs every probe on the GPU and requires GPU, formula and model to agree.
+#include <algorithm>
 #include <cstring>
+#include <set>
 
 #include <catch2/catch.hpp>
 
+#include "engine/ptx/emit.hpp"
 #include "run/probe_cases.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
+#include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
 using Catch::Contains;
@@ -25,15 +29,61 @@ const run::ProbeCase& case_named(const std::vector<run::ProbeCase>& cases, const
 TEST_CASE("probes: the cases cover every swizzle, the parity facts, four wgmma widths and mma.sync", "[run][probe]") {
   const std::vector<run::ProbeCase> all = run::probe_cases("all");
   std::vector<std::string> names;
-  for (const run::ProbeCase& c : all) names.push_back(c.name);
+  for (const run::ProbeCase& c : all)
+    if (c.group != "wgmma-desc") names.push_back(c.name);
   CHECK(names == std::vector<std::string>{"tma 16x64 32B", "tma 32x64 64B", "tma 64x64 128B", "tma 64x64 none",
                                           "tma 16x64 none", "mbarrier parity", "wgmma m64n8k16", "wgmma m64n16k16",
                                           "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16"});
   CHECK(run::probe_cases("tma").size() == 5);
   CHECK(run::probe_cases("mbarrier").size() == 1);
   CHECK(run::probe_cases("wgmma").size() == 4);
+  CHECK(run::probe_cases("wgmma-desc").size() == run::wgmma_desc_probes().size());
+  CHECK(all.size() == 11 + run::wgmma_desc_probes().size());
   CHECK(run::probe_cases("mma").size() == 1);
   CHECK_THROWS_AS(run::probe_cases("banks"), kernels::ConfigError);
+  CHECK_THAT(run::probe_group_names(), Catch::VectorContains(std::string("wgmma-desc")));
+}
+
+TEST_CASE("probes: wgmma-desc covers every swizzle K-major, MN-major, base offsets and odd LBO/SBO", "[run][probe]") {
+  const std::vector<kernels::WgmmaDescProbe> descs = run::wgmma_desc_probes();
+  const auto any = [&](auto pred) { return std::any_of(descs.begin(), descs.end(), pred); };
+  for (const layout::Swizzle sw :
+       {layout::Swizzle::none, layout::Swizzle::b32, layout::Swizzle::b64, layout::Swizzle::b128}) {
+    INFO(layout::swizzle_name(sw));
+    CHECK(any([&](const auto& d) { return d.k_major && d.fields.swizzle == sw && d.fields.base_offset == 0; }));
+    CHECK(any([&](const auto& d) { return !d.k_major && d.fields.swizzle == sw; }));
+    CHECK(any([&](const auto& d) { return d.k_major && d.fields.swizzle == sw && d.fields.base_offset != 0; }));
+  }
+  // MN-major 128B across several atoms (LBO read), on B at N = 256.
+  CHECK(any([](const auto& d) { return !d.k_major && d.operand == 'B' && d.n == 256 && d.fields.swizzle == layout::Swizzle::b128; }));
+  // A tile off its repeat read with base offset 0 and with the PTX ISA's value.
+  CHECK(any([](const auto& d) { return d.start_offset % 1024 != 0 && d.fields.base_offset == 0; }));
+  CHECK(any([](const auto& d) {
+    return d.start_offset % 1024 != 0 && d.fields.base_offset == layout::wgmma_base_offset_for(d.start_offset, d.fields.swizzle);
+  }));
+  CHECK(any([](const auto& d) { return d.k_major && d.fields.swizzle == layout::Swizzle::none && d.fields.leading_byte_offset != 128; }));
+  CHECK(any([](const auto& d) { return d.k_major && d.fields.swizzle != layout::Swizzle::none && d.fields.leading_byte_offset != 16; }));
+  CHECK(any([](const auto& d) { return d.fields.swizzle == layout::Swizzle::b128 && d.fields.stride_byte_offset % 1024 != 0; }));
+  // Every case is a kernel that builds and verifies, and no two share a name.
+  std::set<std::string> names;
+  for (const kernels::WgmmaDescProbe& d : descs) {
+    CHECK(names.insert(d.name).second);
+    CHECK_NOTHROW(kernels::build_wgmma_descriptor_probe(d));
+  }
+  kernels::WgmmaDescProbe bad = descs.front();
+  bad.operand = 'C';
+  CHECK_THROWS_WITH(kernels::build_wgmma_descriptor_probe(bad), Contains("operand 'C' is not A or B"));
+  bad = descs.front();
+  bad.start_offset = 8;
+  CHECK_THROWS_WITH(kernels::build_wgmma_descriptor_probe(bad), Contains("start offset 8 is not a multiple of 16"));
+}
+
+TEST_CASE("probes: every probe kernel assembles for its target", "[run][probe][ptxas]") {
+  for (const run::ProbeCase& probe : run::probe_cases("all")) {
+    DYNAMIC_SECTION(probe.name) {
+      test::check_assembles(ptx::emit(probe.kernel).text, probe.kernel.target, probe.name);
+    }
+  }
 }
 
 TEST_CASE("probes: the model's outputs pass every check", "[run][probe]") {
@@ -92,6 +142,35 @@ TEST_CASE("probes: a wrong output fails with the first mismatch named", "[run][p
   const run::ProbeCheck vs = run::compare_probe_outputs(mma, swapped, model_c);
   CHECK(vs.first_mismatch == "thread 0 register 0: GPU holds (row 0, col 1), model holds (row 0, col 0)");
 
+  // A descriptor probe whose output came from a different descriptor: the aligned 128B tile's
+  // output judged as the tile at +128 with base offset 1 (row 0 k 0 is byte 0x0080 there).
+  run::ProbeReport aligned;
+  std::vector<uint8_t> aligned_c;
+  run::run_probe_on_model(case_named(all, "desc 128B-K"), aligned, aligned_c);
+  REQUIRE(aligned.model_vs_formula.pass);
+  const run::ProbeCase& moved = case_named(all, "desc 128B-K @128 b1");
+  const run::ProbeCheck d = run::check_probe_output(moved, aligned_c, "GPU");
+  CHECK_FALSE(d.pass);
+  CHECK(d.first_mismatch == "A row 0 k 0: GPU read region byte 0x0000, the formula says region byte 0x0080");
+  CHECK(d.mismatches == 64 * 16);  // every element moves by a 128-byte line
+  std::vector<uint8_t> moved_c;
+  run::ProbeReport moved_report;
+  run::run_probe_on_model(moved, moved_report, moved_c);
+  CHECK(run::compare_probe_outputs(moved, aligned_c, moved_c).first_mismatch ==
+        "A row 0 k 0: GPU read region byte 0x0000, model read region byte 0x0080");
+  CHECK_THAT(run::check_probe_output(moved, std::vector<uint8_t>(aligned_c.size(), 0), "GPU").first_mismatch,
+             Contains("A row 0 k 0: GPU read 0 (no byte of the region)"));
+  // A B probe: the identity A has no rows 16..63, so D there must stay 0.
+  const run::ProbeCase& on_b = case_named(all, "desc 128B-MN n256 B");
+  run::ProbeReport b_report;
+  std::vector<uint8_t> b_c;
+  run::run_probe_on_model(on_b, b_report, b_c);
+  REQUIRE(b_report.model_vs_formula.pass);
+  std::vector<uint8_t> b_swapped = b_c;
+  std::memcpy(b_swapped.data(), b_c.data() + 4, 4);  // thread 0 d0 <-> d1: B col 0/1 at k 0
+  std::memcpy(b_swapped.data() + 4, b_c.data(), 4);
+  CHECK_THAT(run::check_probe_output(on_b, b_swapped, "GPU").first_mismatch, Contains("B col 0 k 0: GPU read region byte 0x0002"));
+
   run::ProbeReport failed;
   failed.name = "wgmma m64n16k16";
   failed.gpu_status = run::GpuStatus::ok;
@@ -105,7 +184,7 @@ TEST_CASE("[gpu] probes: the GPU places, flips and maps exactly as the facts and
   INFO(result.devices.job.error);
   REQUIRE(result.devices.job.ok());
   REQUIRE(result.reports.size() == run::probe_cases("all").size());
-  REQUIRE(result.reports.size() >= 11);  // 5 TMA, parity, 4 wgmma widths, mma.sync
+  REQUIRE(result.reports.size() >= 11 + run::wgmma_desc_probes().size());  // + the descriptor probes
   for (const run::ProbeReport& r : result.reports) {
     INFO(run::probe_report_line(r));
     if (!r.skipped.empty()) {
