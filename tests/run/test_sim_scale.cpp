@@ -112,7 +112,8 @@ TEST_CASE("one CTA opened alone sees the inputs a whole-grid run feeds it, for e
     std::vector<std::string> mistakes{""};
     for (const kernels::Mistake& m : info.mistakes) mistakes.push_back(m.name);
     for (const std::string& mistake : mistakes)
-      for (const std::array<uint32_t, 3> cta : {std::array<uint32_t, 3>{0, 0, 0}, {1, 1, 0}}) {
+      // Off the diagonal too: a map with x and y swapped must not pass.
+      for (const std::array<uint32_t, 3> cta : {std::array<uint32_t, 3>{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}) {
         INFO(info.id << " " << mistake << " CTA " << cta[0] << "," << cta[1]);
         run::SimRequest req{.kernel_id = info.id, .cta = cta};
         if (!mistake.empty()) req.mistakes = {mistake};
