@@ -99,8 +99,11 @@ constexpr int kMaxBenchDepth = 16;  // the format nests 4 deep
   throw std::invalid_argument(fmt::format("bench JSON: {}{}", where.empty() ? "" : where + ": ", message));
 }
 
-// A value as it appears in the file, cut short: a message must not quote a megabyte.
+// A value as it appears in the file, cut short: a message must not quote a megabyte (nor
+// dump a nested container, which nlohmann does recursively).
 std::string shown(const nlohmann::json& v) {
+  if (v.is_array()) return fmt::format("an array of {}", v.size());
+  if (v.is_object()) return "an object";
   const std::string text = v.dump();
   return text.size() <= 40 ? text : text.substr(0, 37) + "...";
 }

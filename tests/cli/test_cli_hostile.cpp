@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 
 #include "tests/support/cli_run.hpp"
 #include "tests/support/paths.hpp"
+#include "tests/support/scratch.hpp"
 
 namespace fs = std::filesystem;
 
@@ -22,25 +22,8 @@ namespace {
 using Run = gs::test::CliRun;
 Run run(const std::vector<std::string>& args) { return gs::test::run_cli(args); }
 
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    dir = fs::temp_directory_path() / ("gemmscope_cli_hostile_" + std::to_string(getpid()) + "_" + std::to_string(std::rand()));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using Scratch = gs::test::ScratchDir;
+using gs::test::read_file;
 
 // The real binary's exit code for a shell command line.
 int shell(const std::string& command) {
@@ -122,7 +105,7 @@ TEST_CASE("cli: -o follows links and writes through devices and pipes", "[cli]")
   Run r = run({"ptx", "simt_naive", "-o", s.path("link.ptx")});
   CHECK(r.code == 0);
   CHECK(fs::is_symlink(s.path("link.ptx")));
-  CHECK_THAT(slurp(s.path("target.ptx")), Catch::Contains(".target sm_80"));
+  CHECK_THAT(read_file(s.path("target.ptx")), Catch::Contains(".target sm_80"));
 
   // A device that fails writes: a private twin of /dev/full as root (a broken writer must not
   // be able to replace the real one), the real one otherwise.
@@ -142,7 +125,7 @@ TEST_CASE("cli: -o follows links and writes through devices and pipes", "[cli]")
   const std::string stdout_link = s.path("stdout");
   fs::create_symlink("/proc/self/fd/1", stdout_link);
   CHECK(shell(bin + " ptx simt_naive -o " + stdout_link + " > '" + s.path("stdout.ptx") + "' 2>/dev/null") == 0);
-  CHECK_THAT(slurp(s.path("stdout.ptx")), Catch::Contains(".target sm_80"));
+  CHECK_THAT(read_file(s.path("stdout.ptx")), Catch::Contains(".target sm_80"));
   CHECK(shell(bin + " ptx simt_naive -o " + stdout_link + " 2>/dev/null | grep -q 'target sm_80'") == 0);
   CHECK(fs::is_symlink(stdout_link));
 }

@@ -6,7 +6,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "gui/core/measurements.hpp"
 #include "gui/core/settings.hpp"
 #include "run/input_file.hpp"
+#include "tests/support/scratch.hpp"
 
 using namespace gs;
 using namespace gs::gui;
@@ -22,31 +22,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    dir = fs::temp_directory_path() / ("gemmscope_hostile_files_" + std::to_string(getpid()) + "_" + std::to_string(std::rand()));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string path = (dir / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-};
+using Scratch = gs::test::ScratchDir;
 
 template <typename F>
 std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
+  return gs::test::thrown_message(std::forward<F>(f));
 }
 
 std::string nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }

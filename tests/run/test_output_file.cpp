@@ -7,7 +7,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <fcntl.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "run/output_file.hpp"
+#include "tests/support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using gs::run::OutputFile;
@@ -24,42 +24,20 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// A fresh folder for one test case, removed at scope end.
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    dir = fs::temp_directory_path() / ("gemmscope_output_" + std::to_string(getpid()) + "_" + std::to_string(std::rand()));
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string path(const std::string& name) const { return (dir / name).string(); }
-  // Names in the folder that look like our temporary files.
-  std::vector<std::string> temporaries() const {
-    std::vector<std::string> found;
-    for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().filename().string().find(".gemmscope-") != std::string::npos) found.push_back(e.path().string());
-    return found;
-  }
-};
+using Scratch = gs::test::ScratchDir;
+using gs::test::read_file;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
+// Names in the folder that look like our temporary files.
+std::vector<std::string> temporaries(const Scratch& s) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(s.dir))
+    if (e.path().filename().string().find(".gemmscope-") != std::string::npos) found.push_back(e.path().string());
+  return found;
 }
 
 template <typename F>
 std::string thrown(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
+  return gs::test::thrown_message(std::forward<F>(f));
 }
 
 bool is_char_device(const std::string& path) {
@@ -81,15 +59,15 @@ TEST_CASE("output file: a regular file is replaced whole, keeping its permission
   Scratch s;
   const std::string path = s.path("k.ptx");
   OutputFile(path, "-o").write("first\n");
-  CHECK(slurp(path) == "first\n");
+  CHECK(read_file(path) == "first\n");
   chmod(path.c_str(), 0640);
   OutputFile out(path, "-o");
-  CHECK(slurp(path) == "first\n");  // nothing happens to the file before the write
+  CHECK(read_file(path) == "first\n");  // nothing happens to the file before the write
   out.write("second\n");
-  CHECK(slurp(path) == "second\n");
+  CHECK(read_file(path) == "second\n");
   CHECK((fs::status(path).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write |
                                                               fs::perms::group_read));
-  CHECK(s.temporaries().empty());
+  CHECK(temporaries(s).empty());
   CHECK_THAT(thrown([&] { out.write("third\n"); }), Contains("already written"));
 }
 
@@ -99,13 +77,13 @@ TEST_CASE("output file: a symbolic link is followed, and stays a link", "[run][o
   fs::create_symlink("target.txt", s.path("link.txt"));
   OutputFile(s.path("link.txt"), "-o").write("new\n");
   CHECK(fs::is_symlink(s.path("link.txt")));
-  CHECK(slurp(s.path("target.txt")) == "new\n");
+  CHECK(read_file(s.path("target.txt")) == "new\n");
   // A link whose target does not exist yet creates the target, as `>` would.
   fs::create_symlink("later.txt", s.path("dangling.txt"));
   OutputFile(s.path("dangling.txt"), "-o").write("made\n");
   CHECK(fs::is_symlink(s.path("dangling.txt")));
-  CHECK(slurp(s.path("later.txt")) == "made\n");
-  CHECK(s.temporaries().empty());
+  CHECK(read_file(s.path("later.txt")) == "made\n");
+  CHECK(temporaries(s).empty());
 }
 
 TEST_CASE("output file: directories, missing folders and empty paths are refused before any work",
@@ -123,7 +101,7 @@ TEST_CASE("output file: directories, missing folders and empty paths are refused
   CHECK_THAT(thrown([&] { OutputFile("/proc/x.json", "--json"); }), Contains("/proc/x.json") && Contains("/proc"));
   // All of them are usage errors (exit 2), found before the work.
   CHECK_THROWS_AS(OutputFile(s.path("dir"), "-o"), OutputPathError);
-  CHECK(s.temporaries().empty());
+  CHECK(temporaries(s).empty());
 }
 
 TEST_CASE("output file: devices are written through, never replaced, and report the system's error",
@@ -135,7 +113,7 @@ TEST_CASE("output file: devices are written through, never replaced, and report 
   CHECK(out.writes_through());
   CHECK_THAT(thrown([&] { out.write("PTX\n"); }), Contains(full) && Contains("No space left on device"));
   CHECK(is_char_device(full));
-  CHECK(s.temporaries().empty());
+  CHECK(temporaries(s).empty());
   std::string null = "/dev/null";
   if (geteuid() == 0 && mknod(s.path("null").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) null = s.path("null");
   OutputFile null_out(null, "-o");
