@@ -9,6 +9,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "run/gemm_data.hpp"
+#include "run/gpu_bench.hpp"
 #include "run/sim_job.hpp"
 
 using namespace gs;
@@ -178,4 +179,9 @@ TEST_CASE("a whole-grid run the machine cannot hold is refused up front, naming 
   }(),
              Contains("needs about 112.0 GiB") && Contains("more than the"));
   CHECK_NOTHROW(run::require_whole_grid_fits(info, {128, 128, 64}));
+  // The GPU benchmark's host side too: its row fails, naming the size, before any allocation.
+  run::BenchRequest bench;
+  bench.kernel_id = "simt_naive";
+  bench.shape = {65536, 65536, 65536};
+  CHECK_THROWS_WITH(run::run_bench(bench), Contains("need about 112.0 GiB of host memory"));
 }
