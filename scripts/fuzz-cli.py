@@ -3,8 +3,9 @@
 
 Runs every subcommand with hostile values for every flag -- empty, negative, huge, non-numeric,
 and paths that lead to /dev/full, /dev/null, /dev/stdout, /proc, a symbolic link, a dangling
-link, a directory, a FIFO nobody reads, a missing folder, a read-only file, and bench/settings
-JSON nested 100000 deep or holding absurd values -- each under a time limit, and checks:
+link, a directory, a FIFO nobody reads, a missing folder, a read-only file and folder, and
+bench/settings JSON nested 100000 deep or holding absurd values -- each under a time limit,
+and checks:
 
   * no signal (a crash, an abort, a sanitizer report) and an exit code in 0..3;
   * nothing outside the scratch folder changed: a sentinel tree is hashed before and after,
@@ -51,7 +52,7 @@ CHOICES = {"--inputs": ["", "int", "random", "floats", "INT"], "--theme": ["", "
            "NAME": ["", "all", "tma", "nope"]}
 # Output paths, relative to the scratch folder (the runs' working directory).
 OUT_PATHS = ["", "/dev/full", "/dev/null", "/dev/stdout", "/proc/x.json", "dir", "fifo", "link.out", "dangling.out",
-             "missing/x.out", "readonly.out", "new.out", "x" * 300, "dir/", "."]
+             "missing/x.out", "readonly.out", "rodir/x.out", "new.out", "x" * 300, "dir/", "."]
 IN_PATHS = ["", "/dev/null", "/dev/zero", "/proc/self/status", "dir", "fifo", "missing.json", "deep.json",
             "absurd.json", "huge.json", "empty.json", "good.json", "link.json"]
 
@@ -159,6 +160,7 @@ def plant_scratch(scratch, inputs):
     for name in os.listdir(scratch):
         path = os.path.join(scratch, name)
         if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o755)
             shutil.rmtree(path)
         else:
             os.unlink(path)
@@ -171,6 +173,7 @@ def plant_scratch(scratch, inputs):
     with open(os.path.join(scratch, "readonly.out"), "w") as f:
         f.write("read-only\n")
     os.chmod(os.path.join(scratch, "readonly.out"), 0o444)
+    os.mkdir(os.path.join(scratch, "rodir"), 0o555)  # read-only for anyone but root
     for name in os.listdir(inputs):
         if name != "settings.json":
             os.symlink(os.path.join(inputs, name), os.path.join(scratch, name))
@@ -200,7 +203,8 @@ def fingerprint(root):
 def scratch_state(scratch):
     """What must not change in a run: the kinds of the planted entries and the link targets."""
     state = {}
-    names = ["dir", "fifo", "link.out", "dangling.out", "readonly.out", "link.json", "config/gemmscope/settings.json"]
+    names = ["dir", "rodir", "fifo", "link.out", "dangling.out", "readonly.out", "link.json",
+             "config/gemmscope/settings.json"]
     for name in names + (["full", "null", "stdout"] if os.geteuid() == 0 else []):
         path = os.path.join(scratch, name)
         st = os.lstat(path)
