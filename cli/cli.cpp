@@ -1,8 +1,6 @@
 #include "cli/cli.hpp"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <new>
 #include <ostream>
 #include <stdexcept>
 
@@ -14,29 +12,6 @@
 #include "run/build_info.hpp"
 
 namespace gs::cli {
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path tmp = target.string() + ".tmp-gemmscope";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(fmt::format("cannot write '{}': the folder does not exist or is not writable", path));
-    f << text;
-    f.flush();
-    if (!f) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw std::runtime_error(fmt::format("writing '{}' failed (disk full?)", path));
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("cannot replace '{}': {}", path, ec.message()));
-  }
-}
 
 int run_cli(const std::vector<std::string>& args, Streams io) {
   CLI::App app{"gemmscope — a microscope for GEMM kernels on NVIDIA GPUs: one kernel IR, printed as PTX "
@@ -74,6 +49,11 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   } catch (const kernels::ConfigError& e) {
     io.err << "gemmscope: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // A shape too large for this machine's memory: a failed result, never a crash.
+    io.err << "gemmscope: out of memory: the machine could not give this run the memory it needs (try a smaller "
+              "shape, or check `ulimit -v`)\n";
+    return kExitFailed;
   } catch (const ir::VerifyError& e) {
     io.err << "gemmscope: internal error: " << e.what() << "\n";
     return kExitFailed;

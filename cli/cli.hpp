@@ -39,8 +39,4 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code);
 bool gui_available();
 int open_app_default(Streams io);
 
-// Writes `text` to `path` through a temporary file and a rename, so a failure never leaves
-// a half-written or truncated file behind. Throws std::runtime_error naming the path.
-void write_file_atomically(const std::string& path, const std::string& text);
-
 }  // namespace gs::cli

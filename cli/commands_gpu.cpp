@@ -11,42 +11,15 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/values.hpp"
 #include "run/gpu_bench.hpp"
 #include "run/gpu_compare.hpp"
+#include "run/output_file.hpp"
 #include "run/probe_cases.hpp"
 
 namespace gs::cli {
 
 namespace {
-
-// "4096" -> 4096³, "256x128x64" -> M=256, N=128, K=64, "example" -> {0,0,0}: each kernel's
-// example shape. Anything else is a usage error.
-kernels::GemmShape parse_size(const std::string& text) {
-  const auto fail = [&text] {
-    return kernels::ConfigError(fmt::format(
-        "--sizes takes sizes N (a square N×N×N problem), MxNxK or example, separated by commas (e.g. 4096,8192 or "
-        "256x128x64), got '{}'",
-        text));
-  };
-  if (text == "example") return {0, 0, 0};
-  uint32_t dims[3] = {0, 0, 0};
-  size_t count = 0;
-  const char* p = text.data();
-  const char* end = text.data() + text.size();
-  while (true) {
-    if (count == 3 || p == end) throw fail();
-    const auto [next, ec] = std::from_chars(p, end, dims[count]);
-    if (ec != std::errc() || next == p || dims[count] == 0) throw fail();
-    ++count;
-    p = next;
-    if (p == end) break;
-    if (*p != 'x' && *p != 'X') throw fail();
-    ++p;
-  }
-  if (count == 1) return {dims[0], dims[0], dims[0]};
-  if (count == 3) return {dims[0], dims[1], dims[2]};
-  throw fail();
-}
 
 std::string shape_text(const kernels::GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
 
@@ -103,17 +76,14 @@ struct Skipped {
 
 void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   // Everything that can be wrong with the command line is checked before any GPU work.
+  // (The values themselves were checked by the options' validators, cli/values.hpp.)
   const std::vector<const kernels::KernelInfo*> infos = resolve_kernels(o.ids);
   std::vector<kernels::GemmShape> sizes;
-  for (const std::string& s : o.sizes.empty() ? std::vector<std::string>{"4096"} : o.sizes) sizes.push_back(parse_size(s));
-  if (o.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", o.reps));
-  if (o.warmup < 0) throw kernels::ConfigError(fmt::format("--warmup {} is negative", o.warmup));
-  if (!(o.kernel_timeout_s > 0 && o.kernel_timeout_s <= 3600))
-    throw kernels::ConfigError(fmt::format("--kernel-timeout {} is not a number of seconds in (0, 3600]", o.kernel_timeout_s));
-  if (!(o.max_timing_s > 0 && o.max_timing_s <= 3600))
-    throw kernels::ConfigError(fmt::format("--max-timing-seconds {} is not a number of seconds in (0, 3600]", o.max_timing_s));
-  const std::optional<run::InputMode> inputs = run::parse_input_mode(o.inputs);
-  if (!inputs) throw kernels::ConfigError(fmt::format("--inputs '{}' is not an input mode: valid values are random, int", o.inputs));
+  for (const std::string& s : o.sizes.empty() ? std::vector<std::string>{"4096"} : o.sizes)
+    sizes.push_back(parse_bench_size(s));
+  const run::InputMode inputs = *run::parse_input_mode(o.inputs);
+  // The results file is checked (and, for a FIFO, opened) before the GPU is touched.
+  run::OutputFile json_out = o.json_file.empty() ? run::OutputFile() : run::OutputFile(o.json_file, "--json");
 
   run::GpuJobOptions job;
   job.isolate = !o.in_process;
@@ -157,7 +127,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     req.reps = o.reps;
     req.warmup = o.warmup;
     req.cublas = !o.no_cublas;
-    req.inputs = *inputs;
+    req.inputs = inputs;
     req.seed = o.seed;
     req.kernel_limit = kernel_limit;
     req.max_timing_seconds = o.max_timing_s;
@@ -218,7 +188,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
       j["skipped"].push_back({{"kernel", s.kernel}, {"shape", s.shape.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.shape)}, {"reason", s.reason}});
     j["model_comparisons"] = nlohmann::json::array();
     for (const run::ModelComparison& c : comparisons) j["model_comparisons"].push_back(run::model_comparison_json(c));
-    write_file_atomically(o.json_file, j.dump(2) + "\n");
+    json_out.write(j.dump(2) + "\n");
     io.err << "wrote " << o.json_file << "\n";
   }
 
@@ -262,22 +232,32 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Check and time kernels on the GPU next to cuBLAS; optionally compare them with the model");
   auto o = std::make_shared<BenchOptions>();
-  cmd->add_option("ID", o->ids, "Kernel ids, or all (default: all)");
+  cmd->add_option("ID", o->ids, "Kernel ids, or all (default: all)")->check(non_empty("a kernel id"));
   cmd->add_option("--sizes", o->sizes, "Problem sizes: N for N×N×N, MxNxK, or example (default 4096)")
       ->delimiter(',')
-      ->type_name("N|MxNxK|example,...");
-  cmd->add_option("--reps", o->reps, "Timed launches per kernel and size (default 20; 0 = check only)");
-  cmd->add_option("--json", o->json_file, "Also write the results as JSON to this file")->type_name("FILE");
+      ->type_name("N|MxNxK|example,...")
+      ->check(bench_size_value());
+  cmd->add_option("--reps", o->reps, "Timed launches per kernel and size (default 20; 0 = check only)")
+      ->check(whole_number(0, 100000, "number of timed launches"));
+  cmd->add_option("--json", o->json_file, "Also write the results as JSON to this file")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
   cmd->add_flag("--compare-model", o->compare_model,
                 "Also run each kernel and each of its mistakes on the GPU and the model at the example shape, with "
                 "integer inputs, and compare C bit for bit");
   // Hidden (group ""): for scripts such as scripts/ncu-bank-conflicts.sh, and for debugging.
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS")->group("");
-  cmd->add_option("--warmup", o->warmup, "Untimed launches before the timed ones")->group("");
-  cmd->add_option("--seed", o->seed, "Seed of the inputs (default: fresh)")->group("");
-  cmd->add_option("--inputs", o->inputs, "random or int")->group("");
-  cmd->add_option("--kernel-timeout", o->kernel_timeout_s, "Seconds before a launch counts as a hang")->group("");
-  cmd->add_option("--max-timing-seconds", o->max_timing_s, "Cap on timed launches per kernel")->group("");
+  cmd->add_option("--warmup", o->warmup, "Untimed launches before the timed ones")
+      ->group("")
+      ->check(whole_number(0, 10000, "number of warm-up launches"));
+  cmd->add_option("--seed", o->seed, "Seed of the inputs (default: fresh)")->group("")->check(seed_value());
+  cmd->add_option("--inputs", o->inputs, "random or int")->group("")->check(one_of({"random", "int", "integer"}, "an input mode"));
+  cmd->add_option("--kernel-timeout", o->kernel_timeout_s, "Seconds before a launch counts as a hang")
+      ->group("")
+      ->check(seconds_value(3600));
+  cmd->add_option("--max-timing-seconds", o->max_timing_s, "Cap on timed launches per kernel")
+      ->group("")
+      ->check(seconds_value(3600));
   cmd->add_flag("--in-process", o->in_process, "Run GPU work in this process (for profilers)")->group("");
   cmd->footer(
       "Exit codes: 0 every result correct (and every model comparison as expected), 1 a wrong result, a hang or a "
@@ -306,8 +286,11 @@ void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
   auto save_dir = std::make_shared<std::string>();
-  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma or all (default all)");
-  cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")->group("");
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma or all (default all)")
+      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "all"}, "a probe group"));
+  cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")
+      ->group("")
+      ->check(seconds_value(3600));
   // Hidden: for working out a fact the formula got wrong from the raw outputs.
   cmd->add_option("--save", *save_dir, "Write each probe's raw C (GPU and model) into this existing directory")
       ->group("")
@@ -315,8 +298,6 @@ void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->footer("Exit codes: 0 every probe passed, 1 a probe failed, 2 bad usage, 3 no CUDA driver or GPU.");
   cmd->callback([io, name, timeout_s, save_dir, &exit_code] {
     const std::vector<run::ProbeCase> cases = run::probe_cases(*name);  // ConfigError: exit 2
-    if (!(*timeout_s > 0 && *timeout_s <= 3600))
-      throw kernels::ConfigError(fmt::format("--kernel-timeout {} is not a number of seconds in (0, 3600]", *timeout_s));
     run::ProbeOptions options;
     options.kernel_limit = std::chrono::milliseconds(static_cast<long long>(*timeout_s * 1000.0));
     const run::ProbeRun run = run::run_probes(cases, options, [io, save_dir](const run::ProbeReport& r) {

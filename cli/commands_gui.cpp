@@ -1,12 +1,12 @@
 // `gemmscope gui`: the Dear ImGui app, and its headless mode for screenshots, frame times and
 // the data behind each view (used by the GUI tests under Xvfb).
-#include <charconv>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/values.hpp"
 #include "kernels/registry.hpp"
 
 #ifdef GEMMSCOPE_HAVE_GUI
@@ -17,20 +17,6 @@ namespace gs::cli {
 
 #ifdef GEMMSCOPE_HAVE_GUI
 namespace {
-
-// "WxH" with positive integers.
-std::pair<int, int> parse_size(const std::string& text) {
-  const auto fail = [&] { return kernels::ConfigError(fmt::format("--size takes WxH (e.g. 1600x1000), got '{}'", text)); };
-  const size_t x = text.find('x');
-  if (x == std::string::npos) throw fail();
-  int w = 0, h = 0;
-  auto [p1, e1] = std::from_chars(text.data(), text.data() + x, w);
-  auto [p2, e2] = std::from_chars(text.data() + x + 1, text.data() + text.size(), h);
-  if (e1 != std::errc() || e2 != std::errc() || p1 != text.data() + x || p2 != text.data() + text.size() || w <= 0 ||
-      h <= 0)
-    throw fail();
-  return {w, h};
-}
 
 gui::StepUnit parse_step_unit(const std::string& text) {
   for (auto u : {gui::StepUnit::event, gui::StepUnit::instruction, gui::StepUnit::warp_instruction,
@@ -58,32 +44,46 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     bool frame_stats = false, whole_grid = false, no_settings = false, no_text_runs = false, no_damage = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")->type_name("FILE");
-  cmd->add_option("--frames", o->frames, "Frames to render before the screenshot (default 4)");
-  cmd->add_option("--kernel", o->kernel, "Kernel id to open (default: the last one used)")->type_name("ID");
-  cmd->add_option("--m", o->m, "Rows of A and C (default: the kernel's example shape)");
-  cmd->add_option("--n", o->n, "Columns of B and C");
-  cmd->add_option("--k", o->k, "The reduction dimension");
+  cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
+  cmd->add_option("--frames", o->frames, "Frames to render before the screenshot (default 4)")
+      ->check(whole_number(1, 100000, "number of frames"));
+  cmd->add_option("--kernel", o->kernel, "Kernel id to open (default: the last one used)")
+      ->type_name("ID")
+      ->check(non_empty("a kernel id"));
+  add_shape_options(cmd, o->m, o->n, o->k);
   cmd->add_option("--break", o->mistakes, "Switch on one of the kernel's mistakes (repeatable)")
       ->delimiter(',')
-      ->type_name("MISTAKE");
+      ->type_name("MISTAKE")
+      ->check(non_empty("a mistake name"));
   cmd->add_option("--view", o->views,
                   "Show only this view (repeatable): ladder ptx transport warps smem tma fragments throughput "
                   "problems, or all (default)")
       ->delimiter(',')
-      ->type_name("NAME");
-  cmd->add_option("--size", o->size, "Window size (default 1600x1000)")->type_name("WxH");
+      ->type_name("NAME")
+      ->check(one_of({"ladder", "ptx", "transport", "warps", "smem", "tma", "fragments", "throughput", "problems", "all"},
+                     "a view"));
+  cmd->add_option("--size", o->size, "Window size (default 1600x1000)")->type_name("WxH")->check(window_size_value());
   cmd->add_flag("--frame-stats", o->frame_stats, "Print the mean and p95 frame time (headless)");
-  cmd->add_option("--state-json", o->state_json, "Write the data behind every view as JSON (headless)")->type_name("FILE");
-  cmd->add_option("--steps", o->steps, "Step the playback this many times before rendering");
+  cmd->add_option("--state-json", o->state_json, "Write the data behind every view as JSON (headless)")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
+  cmd->add_option("--steps", o->steps, "Step the playback this many times before rendering")
+      ->check(whole_number(0, 10000000, "number of steps"));
   cmd->add_option("--steps-per-frame", o->steps_per_frame,
-                  "Headless: step the playback this many times at the start of every frame (frames while playing)");
+                  "Headless: step the playback this many times at the start of every frame (frames while playing)")
+      ->check(whole_number(0, 1000000, "number of steps per frame"));
   cmd->add_option("--step-unit", o->step_unit,
-                  "Unit of --steps: event, instruction (default), warp-instruction, k-iteration, barrier-phase");
-  cmd->add_option("--select-line", o->select_line, "Select this PTX line (1-based) and jump to its next execution");
-  cmd->add_option("--theme", o->theme, "dark or light (default: the saved setting)");
+                  "Unit of --steps: event, instruction (default), warp-instruction, k-iteration, barrier-phase")
+      ->check(one_of({"event", "instruction", "warp-instruction", "k-iteration", "barrier-phase"}, "a step unit"));
+  cmd->add_option("--select-line", o->select_line, "Select this PTX line (1-based) and jump to its next execution")
+      ->check(whole_number(1, 10000000, "PTX line"));
+  cmd->add_option("--theme", o->theme, "dark or light (default: the saved setting)")
+      ->check(one_of({"dark", "light"}, "a theme"));
   cmd->add_option("--import", o->imports, "Show the results of a `gemmscope bench --json` file (repeatable)")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
   cmd->add_flag("--whole-grid", o->whole_grid, "Run the whole grid on the model when opening (a verdict), not one CTA");
   cmd->add_flag("--no-settings", o->no_settings, "Neither read nor write the saved settings and layout");
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
@@ -110,23 +110,16 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
             v));
       a.views.push_back(id);
     }
-    std::tie(a.width, a.height) = parse_size(o->size);
+    std::tie(a.width, a.height) = parse_window_size(o->size);
     a.frame_stats = o->frame_stats;
     a.text_runs = !o->no_text_runs;
     a.state_json = o->state_json;
-    if (o->steps < 0) throw kernels::ConfigError(fmt::format("--steps {} is negative: use 0 or more", o->steps));
-    a.steps = o->steps;
-    if (o->steps_per_frame < 0)
-      throw kernels::ConfigError(fmt::format("--steps-per-frame {} is negative: use 0 or more", o->steps_per_frame));
+    a.steps = o->steps;  // the options' validators checked every value (cli/values.hpp)
     a.steps_per_frame = o->steps_per_frame;
     a.damage = !o->no_damage;
     a.step_unit = parse_step_unit(o->step_unit);
     a.select_line = o->select_line;
-    if (!o->theme.empty()) {
-      if (o->theme == "dark") a.theme = gui::Theme::dark;
-      else if (o->theme == "light") a.theme = gui::Theme::light;
-      else throw kernels::ConfigError(fmt::format("--theme '{}' is not a theme: use dark or light", o->theme));
-    }
+    if (!o->theme.empty()) a.theme = o->theme == "light" ? gui::Theme::light : gui::Theme::dark;
     a.import_json = o->imports;
     a.whole_grid = o->whole_grid;
     a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty();

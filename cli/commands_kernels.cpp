@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/values.hpp"
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/registry_json.hpp"
+#include "run/output_file.hpp"
 
 namespace gs::cli {
 
@@ -38,11 +40,13 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
-  cmd->add_option("--m", o->m, "Rows of A and C (default: the kernel's example shape)");
-  cmd->add_option("--n", o->n, "Columns of B and C (default: the kernel's example shape)");
-  cmd->add_option("--k", o->k, "The reduction dimension (default: the kernel's example shape)");
-  cmd->add_option("-o,--output", o->output, "Write the PTX to this file instead of standard output");
+  add_shape_options(cmd, o->m, o->n, o->k);
+  cmd->add_option("-o,--output", o->output, "Write the PTX to this file instead of standard output")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
   cmd->callback([io, o, &exit_code] {
+    // The output path is checked before the work (and never replaced by a failed run).
+    run::OutputFile out = o->output.empty() ? run::OutputFile() : run::OutputFile(o->output, "-o");
     const kernels::KernelInfo& info = kernels::kernel_or_throw(o->id);
     kernels::GemmConfig cfg;
     cfg.shape = info.resolve({o->m, o->n, o->k});
@@ -51,7 +55,7 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
     if (o->output.empty()) {
       io.out << module.text;
     } else {
-      write_file_atomically(o->output, module.text);
+      out.write(module.text);
       io.err << fmt::format("wrote {} ({} lines, {} bytes, PTX {} for {})\n", o->output, module.line_to_inst.size(),
                             module.text.size(), ptx::ptx_version_string(module.ptx_version), ir::arch_name(kernel.target));
     }

@@ -105,6 +105,10 @@ KernelInfo simt_naive_info() {
     require_range(kId, 'N', s.n, 1, 65536);
     require_range(kId, 'K', s.k, 1, 65536);
   };
+  // row = ctaid.x·32 + ..., col = ctaid.y·32 + ... (the article's mapping, above).
+  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, {kTile, kTile, 1}, cta[0], cta[1]);
+  };
   k.build = build_simt_naive;
   return k;
 }

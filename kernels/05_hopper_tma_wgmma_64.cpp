@@ -189,6 +189,10 @@ KernelInfo hopper_tma_wgmma_64_info() {
       {"missing-init-fence", "no fence.mbarrier_init after mbarrier.init",
        "a missing-init-fence hazard: the copy engine may see the barrier before its initialisation"},
   };
+  // m0 = ctaid.y·64, n0 = ctaid.x·64 (the tile's corner, above).
+  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  };
   k.build = build_hopper_tma_wgmma_64;
   return k;
 }

@@ -1,5 +1,7 @@
 #include "kernels/registry.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/ir/verify.hpp"
@@ -76,6 +78,12 @@ void require_multiple(std::string_view kernel, char dim, uint32_t value, uint32_
 void require_range(std::string_view kernel, char dim, uint32_t value, uint32_t lo, uint32_t hi) {
   if (value < lo || value > hi)
     throw ConfigError(fmt::format("{}={} is out of range for {}: {} must be in {}..{}", dim, value, kernel, dim, lo, hi));
+}
+
+CtaTile tile_of_block(const GemmShape& shape, const GemmShape& tile, uint32_t row_block, uint32_t col_block) {
+  const auto clip = [](uint64_t v, uint32_t limit) { return uint32_t(std::min<uint64_t>(v, limit)); };
+  return {clip(uint64_t(row_block) * tile.m, shape.m), clip(uint64_t(row_block + 1ull) * tile.m, shape.m),
+          clip(uint64_t(col_block) * tile.n, shape.n), clip(uint64_t(col_block + 1ull) * tile.n, shape.n)};
 }
 
 ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {

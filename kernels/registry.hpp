@@ -8,6 +8,7 @@
 //   article's SIMT kernels); C row-major.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <set>
@@ -24,6 +25,11 @@ struct GemmShape {
   uint32_t m = 0, n = 0, k = 0;
 };
 
+// The largest M, N or K any kernel of the ladder takes (each kernel's check_shape says what it
+// takes within it). The command line and the readers of outside data reject anything larger
+// before a kernel is built; tests/kernels checks that no kernel accepts more.
+inline constexpr uint32_t kMaxGemmDimension = 65536;
+
 // Everything a build function depends on: the problem shape and the mistakes switched on.
 struct GemmConfig {
   GemmShape shape;
@@ -38,6 +44,14 @@ enum class DType { f32, bf16 };
 std::string_view dtype_name(DType d);
 enum class BLayout { nk, kn };  // see the convention above
 std::string_view b_layout_name(BLayout b);
+
+// The part of C one CTA computes: rows [m0, m1) and columns [n0, n1), clipped to the shape.
+// It reads those rows of A and those columns of B, over all of K.
+struct CtaTile {
+  uint32_t m0 = 0, m1 = 0, n0 = 0, n1 = 0;
+};
+// The tile at (row_block, col_block) of a grid of tile.m × tile.n tiles.
+CtaTile tile_of_block(const GemmShape& shape, const GemmShape& tile, uint32_t row_block, uint32_t col_block);
 
 // A deliberate bug a learner can switch on, and how it shows itself.
 struct Mistake {
@@ -69,6 +83,12 @@ struct KernelInfo {
   std::vector<Mistake> mistakes;
   // Throws ConfigError when the shape does not fit the kernel.
   std::function<void(const GemmShape&)> check_shape;
+  // The tile of C the CTA at `ctaid` computes: how the kernel maps its grid onto C. Opening a
+  // kernel generates only that tile's rows of A and columns of B (run/sim_job.cpp), so it
+  // must cover everything the CTA reads, mistakes included (tests/run check it against a
+  // run on the whole inputs). Unset for a kernel whose CTAs read more than one tile (a
+  // persistent kernel): opening it then generates all of A and B.
+  std::function<CtaTile(const GemmShape&, const std::array<uint32_t, 3>& ctaid)> cta_tile;
   std::function<ir::Kernel(const GemmConfig&)> build;
 
   // The shape to run: each dimension the request leaves 0 takes the example shape's. The one

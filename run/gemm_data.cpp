@@ -43,35 +43,67 @@ float value_from_draw(uint64_t draw, InputMode inputs) {
   return float(v - kIntegerInputBound);
 }
 
-void store_element(std::vector<uint8_t>& bytes, DType dtype, size_t index, float value) {
+void store_element(uint8_t* bytes, DType dtype, size_t index, float value) {
   if (dtype == DType::f32) {
     const uint32_t bits = std::bit_cast<uint32_t>(value);
-    std::memcpy(bytes.data() + index * 4, &bits, 4);  // little-endian host == device
+    std::memcpy(bytes + index * 4, &bits, 4);  // little-endian host == device
   } else {
     const uint16_t bits = f32_to_bf16_rne(value);
-    std::memcpy(bytes.data() + index * 2, &bits, 2);
+    std::memcpy(bytes + index * 2, &bits, 2);
   }
 }
 
-void fill_values(std::vector<float>& values, std::mt19937_64& rng, DType dtype, InputMode inputs) {
-  for (float& v : values) {
-    const float x = value_from_draw(rng(), inputs);
-    v = dtype == DType::bf16 ? round_to_bf16(x) : x;
-  }
+// SplitMix64's output function (Steele, Lea and Flood 2014): a bijection of 64-bit words
+// whose outputs over consecutive counters pass BigCrush.
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // SplitMix64's counter step
+
+void require_exact_k(GemmShape shape, InputMode inputs) {
+  if (inputs == InputMode::integer && shape.k > kMaxExactK)
+    throw kernels::ConfigError(fmt::format(
+        "K={} is too long for exact integer inputs: sums of up to 16·K must stay below 2^24, so K must be at most {} "
+        "(use --inputs random)",
+        shape.k, kMaxExactK));
 }
 
 }  // namespace
+
+InputValues::InputValues(GemmShape shape, DType ab, InputMode inputs, uint64_t seed)
+    : shape_(shape), ab_(ab), inputs_(inputs), key_a_(mix64(seed ^ 0xA5A5A5A5A5A5A5A5ull)),
+      key_b_(mix64(seed ^ 0x5B5B5B5B5B5B5B5Bull)) {
+  require_exact_k(shape, inputs);
+  const uint64_t a_count = uint64_t(shape.m) * shape.k, b_count = uint64_t(shape.k) * shape.n;
+  if (a_count + b_count > kTabledInputs) return;
+  table_.resize(size_t(a_count + b_count));
+  std::mt19937_64 rng(seed);
+  for (float& v : table_) v = from_draw(rng());
+}
+
+float InputValues::from_draw(uint64_t draw) const {
+  const float x = value_from_draw(draw, inputs_);
+  return ab_ == DType::bf16 ? round_to_bf16(x) : x;
+}
+
+float InputValues::a(uint32_t m, uint32_t k) const {
+  const uint64_t i = uint64_t(m) * shape_.k + k;
+  return table_.empty() ? from_draw(mix64(key_a_ + (i + 1) * kGolden)) : table_[size_t(i)];
+}
+
+float InputValues::b(uint32_t k, uint32_t n) const {
+  const uint64_t i = uint64_t(k) * shape_.n + n;
+  return table_.empty() ? from_draw(mix64(key_b_ + (i + 1) * kGolden))
+                        : table_[size_t(uint64_t(shape_.m) * shape_.k + i)];
+}
 
 GemmData make_gemm_data(const kernels::KernelInfo& info, GemmShape shape, InputMode inputs, uint64_t seed) {
   return make_gemm_data(shape, info.ab_dtype, info.c_dtype, info.b_layout, inputs, seed);
 }
 
 GemmData make_gemm_data(GemmShape shape, DType ab, DType c, BLayout b_layout, InputMode inputs, uint64_t seed) {
-  if (inputs == InputMode::integer && shape.k > kMaxExactK)
-    throw kernels::ConfigError(fmt::format(
-        "K={} is too long for exact integer inputs: sums of up to 16·K must stay below 2^24, so K must be at most {} "
-        "(use --inputs random)",
-        shape.k, kMaxExactK));
   const size_t M = shape.m, N = shape.n, K = shape.k;
   GemmData d;
   d.shape = shape;
@@ -79,22 +111,48 @@ GemmData make_gemm_data(GemmShape shape, DType ab, DType c, BLayout b_layout, In
   d.c = c;
   d.b_layout = b_layout;
   d.inputs = inputs;
+  const InputValues values(shape, ab, inputs, seed);
   d.a_values.resize(M * K);
+  for (size_t m = 0; m < M; ++m)
+    for (size_t k = 0; k < K; ++k) d.a_values[m * K + k] = values.a(uint32_t(m), uint32_t(k));
   d.b_values.resize(K * N);
-  std::mt19937_64 rng(seed);
-  fill_values(d.a_values, rng, ab, inputs);
-  fill_values(d.b_values, rng, ab, inputs);
+  for (size_t k = 0; k < K; ++k)
+    for (size_t n = 0; n < N; ++n) d.b_values[k * N + n] = values.b(uint32_t(k), uint32_t(n));
 
   const size_t es = dtype_bytes(ab);
   d.a_bytes.resize(M * K * es);
-  for (size_t i = 0; i < M * K; ++i) store_element(d.a_bytes, ab, i, d.a_values[i]);
+  for (size_t i = 0; i < M * K; ++i) store_element(d.a_bytes.data(), ab, i, d.a_values[i]);
   d.b_bytes.resize(K * N * es);
   for (size_t k = 0; k < K; ++k)
     for (size_t n = 0; n < N; ++n) {
       const size_t device_index = b_layout == BLayout::kn ? k * N + n : n * K + k;
-      store_element(d.b_bytes, ab, device_index, d.b_values[k * N + n]);
+      store_element(d.b_bytes.data(), ab, device_index, d.b_values[k * N + n]);
     }
   return d;
+}
+
+void fill_tile_inputs(const InputValues& values, GemmShape shape, DType ab, BLayout b_layout,
+                      const kernels::CtaTile& tile, std::span<uint8_t> a, std::span<uint8_t> b) {
+  const size_t N = shape.n, K = shape.k, es = dtype_bytes(ab);
+  if (a.size() < size_t(shape.m) * K * es || b.size() < K * N * es)
+    throw std::invalid_argument("fill_tile_inputs: the buffers are smaller than the shape");
+  for (uint32_t m = tile.m0; m < tile.m1; ++m)
+    for (uint32_t k = 0; k < K; ++k) store_element(a.data(), ab, size_t(m) * K + k, values.a(m, k));
+  // In the order B is stored, so that each page of it is visited once.
+  if (b_layout == BLayout::kn) {
+    for (uint32_t k = 0; k < K; ++k)
+      for (uint32_t n = tile.n0; n < tile.n1; ++n) store_element(b.data(), ab, size_t(k) * N + n, values.b(k, n));
+  } else {
+    for (uint32_t n = tile.n0; n < tile.n1; ++n)
+      for (uint32_t k = 0; k < K; ++k) store_element(b.data(), ab, size_t(n) * K + k, values.b(k, n));
+  }
+}
+
+void poison_tile(GemmShape shape, DType c_dtype, const kernels::CtaTile& tile, std::span<uint8_t> c) {
+  const size_t es = dtype_bytes(c_dtype);
+  if (c.size() < size_t(shape.m) * shape.n * es) throw std::invalid_argument("poison_tile: C is smaller than the shape");
+  for (uint32_t m = tile.m0; m < tile.m1; ++m)
+    std::memset(c.data() + (size_t(m) * shape.n + tile.n0) * es, 0xFF, size_t(tile.n1 - tile.n0) * es);
 }
 
 std::vector<double> reference_gemm(const GemmData& d) {
@@ -140,7 +198,10 @@ double load_element(const std::vector<uint8_t>& bytes, DType dtype, size_t index
   return bf16_to_f32(bits);
 }
 
-double random_input_tolerance(DType ab_dtype) { return ab_dtype == DType::bf16 ? 1e-2 : 1e-5; }
+double random_input_tolerance(DType ab_dtype, uint32_t k) {
+  if (ab_dtype == DType::bf16) return 1e-2;
+  return std::max(1e-5, 4.0 * std::sqrt(double(k)) * 0x1p-24);
+}
 
 namespace {
 
@@ -172,7 +233,7 @@ Comparison compare_output(const std::vector<uint8_t>& c_bytes, DType c_dtype, co
   Comparison r;
   r.elements = count;
   const bool exact = inputs == InputMode::integer;
-  r.tolerance = exact ? 0.0 : random_input_tolerance(ab_dtype);
+  r.tolerance = exact ? 0.0 : random_input_tolerance(ab_dtype, shape.k);
 
   double ref_sq = 0.0;
   for (double v : ref) ref_sq += v * v;

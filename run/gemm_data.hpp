@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,13 +45,44 @@ struct GemmData {
   std::vector<uint8_t> a_bytes, b_bytes;
 };
 
-// Deterministic for a seed on every platform: values come from the raw 64-bit draws of
-// std::mt19937_64 (whose sequence the standard fixes), never from std::uniform_*_distribution.
-// A is drawn first in row-major order, then B in logical [k][n] order, so the B layout does
-// not change the matrix. Throws kernels::ConfigError for integer inputs with K > 2^20.
+// Every input element as a function of (seed, matrix, row, column), so that any part of A or B
+// can be made without the rest: opening a kernel at 65536³ makes only the traced CTA's rows
+// and columns. Deterministic for a seed on every platform, from raw 64-bit draws (never from
+// std::uniform_*_distribution), and the same whatever B's layout:
+//   * problems with M·K + K·N <= kTabledInputs: the draws of std::mt19937_64 (whose sequence
+//     the standard fixes) in order, A row-major then B in logical [k][n] order — the values
+//     gemmscope has always fed these shapes — kept in a table;
+//   * larger ones: SplitMix64's output function of the element's index and a per-matrix key
+//     from the seed, a counter-based generator that gives any element at once.
+inline constexpr uint64_t kTabledInputs = uint64_t(1) << 22;
+
+class InputValues {
+ public:
+  // Throws kernels::ConfigError for integer inputs with K > 2^20.
+  InputValues(kernels::GemmShape shape, kernels::DType ab, InputMode inputs, uint64_t seed);
+  float a(uint32_t m, uint32_t k) const;  // A[m][k], rounded to bf16 for bf16 kernels
+  float b(uint32_t k, uint32_t n) const;  // B[k][n]
+
+ private:
+  float from_draw(uint64_t draw) const;
+  kernels::GemmShape shape_;
+  kernels::DType ab_;
+  InputMode inputs_;
+  uint64_t key_a_ = 0, key_b_ = 0;
+  std::vector<float> table_;  // small problems: A (M·K) then B (K·N)
+};
+
+// The whole problem: InputValues for every element, as values and as device bytes.
 GemmData make_gemm_data(const kernels::KernelInfo& info, kernels::GemmShape shape, InputMode inputs, uint64_t seed);
 GemmData make_gemm_data(kernels::GemmShape shape, kernels::DType ab, kernels::DType c, kernels::BLayout b_layout,
                         InputMode inputs, uint64_t seed);
+
+// What one CTA reads, written into device-layout buffers of the full size (A M×K, B N×K or
+// K×N) that are left untouched elsewhere: rows [m0, m1) of A and columns [n0, n1) of B, over
+// all of K. poison_tile sets the tile's elements of C to the poison of poisoned_output.
+void fill_tile_inputs(const InputValues& values, kernels::GemmShape shape, kernels::DType ab, kernels::BLayout b_layout,
+                      const kernels::CtaTile& tile, std::span<uint8_t> a, std::span<uint8_t> b);
+void poison_tile(kernels::GemmShape shape, kernels::DType c_dtype, const kernels::CtaTile& tile, std::span<uint8_t> c);
 
 // C = A·B in double, row-major M×N (cache-blocked; 512³ takes well under a second at -O2).
 std::vector<double> reference_gemm(const GemmData& data);
@@ -75,13 +107,18 @@ struct Comparison {
   std::string first_mismatch;   // "C[3][17] = 5 but the reference is 7"; empty when correct
 };
 
-// The relative-error bound for random inputs: 1e-2 with bf16 inputs, 1e-5 with f32.
-double random_input_tolerance(kernels::DType ab_dtype);
+// The relative-error bound for random inputs of a K-long dot product: 1e-2 with bf16 inputs;
+// with f32, 1e-5 or 4·sqrt(K)·2^-24, whichever is larger. fp32 accumulation's rounding error
+// grows like sqrt(K)·u with random signs (Higham and Mary, "A new approach to probabilistic
+// rounding error analysis", 2019), so a fixed bound judges a correct kernel wrong at long K:
+// simt_naive at 32x32x65536 had elements off by 2.5 standard deviations of that error, past
+// 1e-5. Below K = 1756 the bound is the fixed 1e-5.
+double random_input_tolerance(kernels::DType ab_dtype, uint32_t k);
 
 // Integer inputs: correct when every element equals the reference exactly.
 // Random inputs: correct when nothing is NaN or unwritten, rel_err <= tol, and every element
 // is within tol·(|ref| + rms(ref)) — the norm alone would let a single wrong element through.
-// ab_dtype (the inputs' type, not C's) picks tol: a bf16-input kernel with an f32 C is judged
+// ab_dtype (the inputs' type, not C's) and K pick tol: a bf16-input kernel with an f32 C is judged
 // by bf16's bound (see random_input_tolerance). Throws std::invalid_argument when the sizes
 // of c_bytes or ref do not match the shape.
 Comparison compare_output(const std::vector<uint8_t>& c_bytes, kernels::DType c_dtype, const std::vector<double>& ref,

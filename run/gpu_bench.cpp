@@ -15,6 +15,8 @@
 #include "engine/cuda/cublas.hpp"
 #include "engine/ptx/emit.hpp"
 #include "run/gpu_launch.hpp"
+#include "run/host_memory.hpp"
+#include "run/sim_job.hpp"
 
 namespace gs::run {
 
@@ -274,6 +276,14 @@ BenchResult run_bench(const BenchRequest& req) {
   r.date = utc_timestamp_now();
 
   p.ptx = ptx::emit(p.kernel).text;
+  // The host holds A and B (values and device bytes), C's poison and the CPU reference: a
+  // shape this machine cannot hold fails its row up front, naming the size, instead of being
+  // killed for memory half way (whole_grid_bytes counts the same buffers).
+  if (const uint64_t need = whole_grid_bytes(*p.info, p.shape), have = available_memory_bytes(); need > have)
+    throw std::runtime_error(fmt::format("the inputs and reference of {} at M={} N={} K={} need about {} of host "
+                                         "memory, more than the {} this machine has free",
+                                         p.info->id, p.shape.m, p.shape.n, p.shape.k, bytes_text(need),
+                                         bytes_text(have)));
   p.data = make_gemm_data(*p.info, p.shape, req.inputs, r.seed);
   p.cpu_ref = uint64_t(p.shape.m) * p.shape.n * p.shape.k <= kCpuReferenceMaxMacs;
   if (p.cpu_ref) p.cpu_reference = reference_gemm(p.data);

@@ -1,10 +1,12 @@
 #include "run/sim_job.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "engine/model/timing.hpp"
 #include "engine/ptx/emit.hpp"
 
 namespace gs::run {
@@ -19,12 +21,34 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+// Names each coordinate that is outside, and what it must be below.
 void require_cta_in_grid(const std::array<uint32_t, 3>& cta, const ir::LaunchShape& launch) {
   const auto& g = launch.grid;
-  if (cta[0] >= g[0] || cta[1] >= g[1] || cta[2] >= g[2])
-    throw kernels::ConfigError(fmt::format("CTA {} is outside the grid ({},{},{}): x must be below {}, y below {}{}",
-                                           format_cta(cta), g[0], g[1], g[2], g[0], g[1],
-                                           g[2] > 1 ? fmt::format(", z below {}", g[2]) : std::string()));
+  std::string outside;
+  for (int d = 0; d < 3; ++d)
+    if (cta[d] >= g[d])
+      outside += fmt::format("{}{}={} must be below {}", outside.empty() ? "" : ", ", "xyz"[d], cta[d], g[d]);
+  if (!outside.empty())
+    throw kernels::ConfigError(fmt::format("CTA {} is outside the grid ({},{},{}): {}{}", format_cta(cta), g[0], g[1],
+                                           g[2], outside, g[2] == 1 && cta[2] > 0 ? " (the grid is flat: give X,Y)" : ""));
+}
+
+// The traced CTA's inputs in full-size buffers that only it touches (host_memory.hpp): its
+// rows of A and columns of B (the kernel's cta_tile; all of them when it has none), and its
+// tile of C poisoned like a whole run's C.
+std::shared_ptr<const std::array<ReservedBytes, 3>> traced_cta_memory(const kernels::KernelInfo& info,
+                                                                      const SimReport& r) {
+  const kernels::GemmShape s = r.shape;
+  const uint64_t es = dtype_bytes(info.ab_dtype);
+  auto memory = std::make_shared<std::array<ReservedBytes, 3>>();
+  (*memory)[0] = ReservedBytes(uint64_t(s.m) * s.k * es, "A");
+  (*memory)[1] = ReservedBytes(uint64_t(s.k) * s.n * es, "B");
+  (*memory)[2] = ReservedBytes(uint64_t(s.m) * s.n * dtype_bytes(info.c_dtype), "C");
+  const kernels::CtaTile tile = info.cta_tile ? info.cta_tile(s, r.cta) : kernels::CtaTile{0, s.m, 0, s.n};
+  const InputValues values(s, info.ab_dtype, r.inputs, r.seed);
+  fill_tile_inputs(values, s, info.ab_dtype, info.b_layout, tile, (*memory)[0].span(), (*memory)[1].span());
+  poison_tile(s, info.c_dtype, tile, (*memory)[2].span());
+  return memory;
 }
 
 // JSON has no NaN or infinity: write null, which a reader cannot mistake for a small error.
@@ -58,14 +82,14 @@ std::string result_line(const SimReport& r) {
   if (c.correct)
     return r.inputs == InputMode::integer
                ? "correct (exact, integer inputs)"
-               : fmt::format("correct (relative error {:.2e} <= {:.0e}, random inputs)", c.rel_err, c.tolerance);
+               : fmt::format("correct (relative error {:.2e} <= {:.2g}, random inputs)", c.rel_err, c.tolerance);
   // Every element within its bound, but the whole is off: a small error spread everywhere.
   if (c.mismatches == 0) return "WRONG: " + c.first_mismatch;
   std::string line = fmt::format("WRONG: {} of {} elements differ", group_digits(c.mismatches), group_digits(c.elements));
   if (c.unwritten > 0) line += fmt::format(" ({} never written)", group_digits(c.unwritten));
   if (!c.first_mismatch.empty()) line += "; " + c.first_mismatch;
   if (r.inputs == InputMode::random && std::isfinite(c.rel_err))
-    line += fmt::format("; relative error {:.2e} (bound {:.0e})", c.rel_err, c.tolerance);
+    line += fmt::format("; relative error {:.2e} (bound {:.2g})", c.rel_err, c.tolerance);
   return line;
 }
 
@@ -86,10 +110,21 @@ SimReport run_sim(const SimRequest& req) {
   r.kernel = kernels::build_kernel(info, {r.shape, r.mistakes});
   require_cta_in_grid(r.cta, r.kernel.launch);
 
-  GemmData data = make_gemm_data(info, r.shape, r.inputs, r.seed);
-  r.buffers.a = std::move(data.a_bytes);
-  r.buffers.b = std::move(data.b_bytes);
-  r.buffers.c = poisoned_output(r.shape, info.c_dtype);
+  // One CTA: only what it reads is made, so opening takes the same time and memory at any M
+  // and N. The whole grid: every input, once the machine is known to hold them.
+  GemmData data;
+  model::GemmMemory memory;
+  if (req.only_traced_cta) {
+    r.traced_memory = traced_cta_memory(info, r);
+    memory = {(*r.traced_memory)[0].span(), (*r.traced_memory)[1].span(), (*r.traced_memory)[2].span()};
+  } else {
+    require_whole_grid_fits(info, r.shape);
+    data = make_gemm_data(info, r.shape, r.inputs, r.seed);
+    r.buffers.a = std::move(data.a_bytes);
+    r.buffers.b = std::move(data.b_bytes);
+    r.buffers.c = poisoned_output(r.shape, info.c_dtype);
+    memory = {r.buffers.a, r.buffers.b, r.buffers.c};
+  }
 
   model::SimOptions opts;
   opts.traced_cta = r.cta;
@@ -97,9 +132,12 @@ SimReport run_sim(const SimRequest& req) {
   opts.progress = req.progress;
   opts.cancel = req.cancel;
   opts.only_traced_cta = req.only_traced_cta;
+  const CycleBudget budget = cycle_budget(info, r.shape, r.kernel.launch);
+  opts.max_cycles_per_cta = budget.cycles;
+  opts.max_cycles_basis = budget.basis;
   const double flops = 2.0 * double(r.shape.m) * double(r.shape.n) * double(r.shape.k);
   const Clock::time_point model_start = Clock::now();
-  r.result = model::simulate(r.kernel, r.buffers, opts, flops);
+  r.result = model::simulate(r.kernel, memory, opts, flops);
   r.seconds = r.result.stats.wall_seconds > 0.0 ? r.result.stats.wall_seconds : seconds_since(model_start);
 
   r.judged = !req.only_traced_cta;
@@ -109,6 +147,45 @@ SimReport run_sim(const SimRequest& req) {
   }
   r.total_seconds = seconds_since(t0);
   return r;
+}
+
+std::span<const uint8_t> SimReport::c_bytes() const {
+  if (traced_memory) return (*traced_memory)[2].span();
+  return buffers.c;
+}
+
+uint64_t whole_grid_bytes(const kernels::KernelInfo& info, kernels::GemmShape s) {
+  const uint64_t mk = uint64_t(s.m) * s.k, kn = uint64_t(s.k) * s.n, mn = uint64_t(s.m) * s.n;
+  return (mk + kn) * (sizeof(float) + dtype_bytes(info.ab_dtype)) + mn * (dtype_bytes(info.c_dtype) + sizeof(double));
+}
+
+void require_whole_grid_fits(const kernels::KernelInfo& info, kernels::GemmShape s) {
+  const uint64_t need = whole_grid_bytes(info, s), have = available_memory_bytes();
+  if (need > have)
+    throw kernels::ConfigError(fmt::format(
+        "a whole-grid run of {} at M={} N={} K={} needs about {} (A and B as values and as device bytes, C and its "
+        "double-precision reference), more than the {} this machine has free: choose a smaller shape, or trace one "
+        "CTA at this shape (`gemmscope gui --kernel {}` opens it in a fraction of the memory)",
+        info.id, s.m, s.n, s.k, bytes_text(need), bytes_text(have), info.id));
+}
+
+// A correct CTA spends at most a few dependent global-memory round trips per element of K for
+// each tile of C it computes: simt_naive, in order and latency-bound, takes about two
+// (a load of A and one of B, timing::kGlobalLatency each), the TMA kernels far fewer. Eight
+// per element of K and tile, on top of the model's own default, is far above any correct run
+// and still stops an endless loop after a bounded time.
+CycleBudget cycle_budget(const kernels::KernelInfo& info, kernels::GemmShape s, const ir::LaunchShape& launch) {
+  constexpr uint64_t kRoundTripsPerK = 8;
+  const auto blocks = [](uint64_t n, uint64_t tile) { return tile == 0 ? 1 : (n + tile - 1) / tile; };
+  const uint64_t tiles = blocks(s.m, info.tile.m) * blocks(s.n, info.tile.n);
+  const uint64_t tiles_per_cta = std::max<uint64_t>(1, blocks(tiles, std::max<uint64_t>(1, launch.ctas())));
+  const uint64_t floor = model::SimOptions{}.max_cycles_per_cta;
+  CycleBudget b;
+  b.cycles = floor + tiles_per_cta * uint64_t(s.k) * kRoundTripsPerK * model::timing::kGlobalLatency;
+  b.basis = fmt::format("the budget for K={}{}: {} global-memory round trips of {} cycles per element of K, plus {}",
+                        s.k, tiles_per_cta > 1 ? fmt::format(" and {} tiles per CTA", tiles_per_cta) : "",
+                        kRoundTripsPerK, model::timing::kGlobalLatency, floor);
+  return b;
 }
 
 nlohmann::json sim_report_json(const SimReport& r) {

@@ -11,7 +11,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "engine/model/model.hpp"
 #include "engine/model/trace.hpp"
 #include "run/gemm_data.hpp"
+#include "run/host_memory.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::run {
@@ -51,7 +54,10 @@ struct SimReport {
   kernels::DType ab_dtype = kernels::DType::f32, c_dtype = kernels::DType::f32;
   ir::Kernel kernel;  // as built (launch grid, instructions for traces and hazard lines)
   // What happened.
-  model::GemmBuffers buffers;      // A and B as fed, C as the model left it
+  model::GemmBuffers buffers;      // whole grid: A and B as fed, C as the model left it
+  // Only the traced CTA ran: A, B and C at their full size, of which only that CTA's rows of A,
+  // columns of B and tile of C were ever generated or touched (buffers is then empty).
+  std::shared_ptr<const std::array<ReservedBytes, 3>> traced_memory;
   std::vector<double> reference;   // C = A·B in double, row-major
   model::SimResult result;         // stats, the traced CTA, hazards
   Comparison cmp;
@@ -59,15 +65,33 @@ struct SimReport {
   double total_seconds = 0.0;      // build + data + model + reference + comparison
   bool judged = true;              // false: only the traced CTA ran, cmp is not a verdict
 
+  // C as the model left it, whichever way it ran.
+  std::span<const uint8_t> c_bytes() const;
   bool hazard_free() const { return result.hazards.empty(); }
   // The verdict the command line turns into exit code 0.
   bool ok() const { return cmp.correct && result.completed && result.hazards.empty(); }
 };
 
 // Throws kernels::ConfigError for bad input: unknown id or mistake, a shape the kernel does
-// not take, a CTA outside the grid ("CTA (5,0) is outside the grid (2,2,1)"). Throws
-// model::ModelError when the model cannot launch the kernel at all.
+// not take, a CTA outside the grid ("CTA (5,0) is outside the grid (2,2,1): x=5 ..."), a
+// whole-grid run larger than the memory this machine has free (require_whole_grid_fits).
+// Throws model::ModelError when the model cannot launch the kernel at all.
 SimReport run_sim(const SimRequest& request);
+
+// Bytes a whole-grid run holds at its peak: A and B as values and as device bytes, C, and the
+// double-precision reference.
+uint64_t whole_grid_bytes(const kernels::KernelInfo& info, kernels::GemmShape shape);
+// Throws kernels::ConfigError, naming both sizes, when whole_grid_bytes is more than
+// available_memory_bytes (run/host_memory.hpp): said before anything is allocated.
+void require_whole_grid_fits(const kernels::KernelInfo& info, kernels::GemmShape shape);
+
+// The model's guard against an endless loop for this launch, in modeled cycles per CTA,
+// scaled to the work the kernel declares (sim_job.cpp says how), and that rule in words.
+struct CycleBudget {
+  uint64_t cycles = 0;
+  std::string basis;
+};
+CycleBudget cycle_budget(const kernels::KernelInfo& info, kernels::GemmShape shape, const ir::LaunchShape& launch);
 
 // One object: kernel, shape {m,n,k}, mistakes, inputs, seed, cta, grid, correct, completed,
 // error, max_abs_err, rel_err, mismatches, unwritten, first_mismatch, warp_instructions,

@@ -296,8 +296,9 @@ template <bool kAvx2>
     }
     if (next_time > max_cycles) {
       report(c, HazardKind::hang, 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
-             fmt::format("the CTA ran past {} modeled cycles without finishing: probably an endless loop",
-                         opt.max_cycles_per_cta));
+             fmt::format("the CTA ran past {} modeled cycles without finishing{}: probably an endless loop",
+                         opt.max_cycles_per_cta,
+                         opt.max_cycles_basis.empty() ? "" : " (" + opt.max_cycles_basis + ")"));
       c.failed = true;
       c.failure = "the CTA did not finish";
       break;

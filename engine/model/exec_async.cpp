@@ -193,7 +193,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
           break;
         }
       const layout::TmaBox box = box_of(d);
-      std::vector<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
+      std::span<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
       const uint32_t eb = box.elem_bytes;
       const uint32_t sw = layout::swizzle_mask(d.swizzle);
       for_each_box_element(d, coords, [&](uint32_t e, bool inside, int64_t off) {
@@ -231,7 +231,7 @@ void complete_tma(Cta& c, const PendingTma& p) {
   const ir::Param& param = c.launch.kernel->params[job.param];
   const ir::TensorMapDesc& d = param.tensor_map;
   const layout::TmaBox box = box_of(d);
-  const std::vector<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
+  const std::span<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
   const uint32_t eb = box.elem_bytes;
   const uint32_t sw = layout::swizzle_mask(d.swizzle);
   // Element by element: the placement rule, with zero fill outside the tensor.

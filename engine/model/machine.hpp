@@ -28,7 +28,7 @@ inline constexpr uint64_t kParamBase = 0x700000000000ull;
 inline constexpr uint64_t kParamStride = 0x1000;
 
 struct GlobalMemory {
-  std::array<std::vector<uint8_t>*, 3> buffers{};  // A, B, C
+  std::array<std::span<uint8_t>*, 3> buffers{};  // A, B, C
   // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds. Buffers
   // sit 2^44 bytes apart, so the top bits name the buffer.
   uint8_t* find(uint64_t addr, uint32_t bytes) {

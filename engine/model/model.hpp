@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,13 +25,21 @@ struct GemmBuffers {
   std::vector<uint8_t> a, b, c;
 };
 
+// The same three buffers owned by the caller, as spans: run/ maps large ones sparsely, so that
+// a run of one CTA touches only the rows and columns that CTA reads (run/sim_job.cpp).
+struct GemmMemory {
+  std::span<uint8_t> a, b, c;
+};
+
 struct SimOptions {
   std::array<uint32_t, 3> traced_cta{0, 0, 0};  // ctaid of the CTA to trace in full
   bool trace = true;                            // false: fast mode everywhere
   bool record_registers = true;                 // reg_write events in the traced CTA
   bool only_traced_cta = false;                 // run just that CTA (prediction at large shapes;
                                                 // C is then only partly written)
-  uint64_t max_cycles_per_cta = 50'000'000;     // a CTA past this is reported as a hang
+  uint64_t max_cycles_per_cta = 50'000'000;     // a CTA past this is reported as a hang; callers
+                                                // that know the work scale it (run/sim_job.cpp)
+  std::string max_cycles_basis;                 // how that limit was chosen, for the hang's message
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;  // called between CTAs
   const std::atomic<bool>* cancel = nullptr;    // set to stop between CTAs
 };
@@ -86,6 +95,8 @@ bool has_semantics(ir::Op op);
 
 // Runs the whole grid. flops: 2·M·N·K of the GEMM, for the predicted TFLOP/s (0: skip).
 SimResult simulate(const ir::Kernel& kernel, GemmBuffers& buffers, const SimOptions& options = {},
+                   double flops = 0.0);
+SimResult simulate(const ir::Kernel& kernel, const GemmMemory& memory, const SimOptions& options = {},
                    double flops = 0.0);
 
 }  // namespace gs::model

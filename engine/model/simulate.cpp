@@ -21,9 +21,9 @@ int buffer_index(ir::ParamRole r) {
   }
 }
 
-std::vector<uint64_t> bind_params(const ir::Kernel& k, GemmBuffers& bufs) {
+std::vector<uint64_t> bind_params(const ir::Kernel& k, const GemmMemory& mem) {
   std::vector<uint64_t> values;
-  const std::array<const std::vector<uint8_t>*, 3> b{&bufs.a, &bufs.b, &bufs.c};
+  const std::array<const std::span<uint8_t>*, 3> b{&mem.a, &mem.b, &mem.c};
   for (size_t i = 0; i < k.params.size(); ++i) {
     const ir::Param& p = k.params[i];
     switch (p.kind) {
@@ -103,16 +103,21 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
 }  // namespace
 
 SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt, double flops) {
+  return simulate(k, GemmMemory{bufs.a, bufs.b, bufs.c}, opt, flops);
+}
+
+SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptions& opt, double flops) {
   const auto t0 = std::chrono::steady_clock::now();
   ir::verify(k);
   SimResult result;
+  GemmMemory spans = memory;
   GlobalMemory global;
-  global.buffers = {&bufs.a, &bufs.b, &bufs.c};
+  global.buffers = {&spans.a, &spans.b, &spans.c};
 
   Cta cta;
   cta.launch.kernel = &k;
   cta.launch.global = &global;
-  cta.launch.param_values = bind_params(k, bufs);
+  cta.launch.param_values = bind_params(k, spans);
   cta.stats = &result.stats;
   cta.hazards = &result.hazards;
   const Program program = decode_program(k);  // once for the whole grid

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <ostream>
+#include <stdexcept>
 
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
@@ -18,6 +17,8 @@
 #include "gui/app/renderer.hpp"
 #include "gui/app/shell.hpp"
 #include "gui/app/theme.hpp"
+#include "run/output_file.hpp"
+#include "run/sim_job.hpp"
 
 namespace gs::gui {
 
@@ -46,26 +47,20 @@ namespace {
 
 void glfw_error(int code, const char* text) { last_glfw_error() = fmt::format("GLFW error {}: {}", code, text); }
 
-// The back buffer as a PNG (rows flipped: OpenGL's origin is bottom-left).
-bool write_png(const std::string& path, int w, int h, std::string& error) {
+// The back buffer as PNG bytes (rows flipped: OpenGL's origin is bottom-left).
+std::string png_of_back_buffer(int w, int h) {
   std::vector<unsigned char> pixels(size_t(w) * size_t(h) * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
   glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
   for (size_t i = 3; i < pixels.size(); i += 4) pixels[i] = 255;  // opaque, whatever the framebuffer's alpha
-  const std::string tmp = path + ".tmp-gemmscope.png";
+  std::string png;
   stbi_flip_vertically_on_write(1);
-  if (!stbi_write_png(tmp.c_str(), w, h, 4, pixels.data(), w * 4)) {
-    error = fmt::format("cannot write '{}': the folder does not exist or is not writable", path);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = fmt::format("cannot replace '{}'", path);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, w, h, 4, pixels.data(), w * 4)) png.clear();
+  return png;
 }
 
 // Draws the frame. Headless, it also waits for the drawing to finish, so that the frame time
@@ -95,6 +90,17 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   }
   if (o.width < 320 || o.height < 240 || o.width > 8192 || o.height > 8192) {
     err << fmt::format("gemmscope gui: --size {}x{} is out of range: use 320x240 to 8192x8192\n", o.width, o.height);
+    return 2;
+  }
+
+  // Output paths are checked before any work, and a failed run never replaces what they hold
+  // (run/output_file.hpp).
+  run::OutputFile screenshot_out, state_out;
+  try {
+    if (!o.screenshot.empty()) screenshot_out = run::OutputFile(o.screenshot, "--screenshot");
+    if (!o.state_json.empty()) state_out = run::OutputFile(o.state_json, "--state-json");
+  } catch (const run::OutputPathError& e) {
+    err << "gemmscope gui: " << e.what() << "\n";
     return 2;
   }
 
@@ -129,7 +135,9 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     // window opens.
     try {
       const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
-      kernels::build_kernel(info, {info.resolve(req.shape), req.mistakes});
+      const kernels::GemmShape shape = info.resolve(req.shape);
+      kernels::build_kernel(info, {shape, req.mistakes});
+      if (o.whole_grid) run::require_whole_grid_fits(info, shape);
     } catch (const kernels::ConfigError& e) {
       err << "gemmscope gui: " << e.what() << "\n";
       return 2;
@@ -204,10 +212,17 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     }
   }
 
+  int exit_code = 0;
   // Headless: open synchronously so the first frame already shows the kernel; interactive:
   // open as a job so the window appears at once.
   if (headless) {
     app.open_now(req);
+    if (!app.kernel) {
+      // Nothing to show (out of memory, a model that cannot launch the kernel): the window
+      // still shows the problem, but the run failed.
+      err << "gemmscope gui: cannot open " << req.kernel_id << ": " << app.status << "\n";
+      exit_code = 1;
+    }
     for (int i = 0; i < o.steps; ++i)
       if (!app.step(o.step_unit, true)) break;
     if (o.select_line) app.select_ptx_line(o.select_line);
@@ -224,7 +239,6 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
-  int exit_code = 0;
   auto last = std::chrono::steady_clock::now();
   for (int frame = 0; !glfwWindowShouldClose(window); ++frame) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -262,9 +276,12 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     double png_ms = 0.0;  // writing the screenshot is not part of the frame's time
     if (last_frame && !o.screenshot.empty()) {
       const auto png0 = std::chrono::steady_clock::now();
-      std::string error;
-      if (!write_png(o.screenshot, fb_w, fb_h, error)) {
-        err << "gemmscope gui: " << error << "\n";
+      try {
+        const std::string png = png_of_back_buffer(fb_w, fb_h);
+        if (png.empty()) throw std::runtime_error(fmt::format("cannot encode the {}x{} screenshot as PNG", fb_w, fb_h));
+        screenshot_out.write(png);
+      } catch (const std::exception& e) {
+        err << "gemmscope gui: " << e.what() << "\n";
         exit_code = 1;
       }
       png_ms = ms_since(png0);
@@ -287,10 +304,10 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     j["shown_views"] = shell.shown_view_names();
     j["assets"] = {{"dir", assets_dir()}, {"window_icon", icon_warning.empty()}};
     j["open_seconds"] = app.kernel ? app.kernel->open_seconds : 0.0;
-    std::ofstream f(o.state_json);
-    f << j.dump(2) << "\n";
-    if (!f) {
-      err << "gemmscope gui: cannot write '" << o.state_json << "'\n";
+    try {
+      state_out.write(j.dump(2) + "\n");
+    } catch (const std::exception& e) {
+      err << "gemmscope gui: " << e.what() << "\n";
       exit_code = 1;
     }
   }

@@ -1,14 +1,13 @@
 #include "gui/core/measurements.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cctype>
+#include <cmath>
 #include <stdexcept>
-#include <system_error>
 
 #include <fmt/format.h>
 
 #include "run/gemm_data.hpp"
+#include "run/input_file.hpp"
 
 namespace gs::gui {
 
@@ -49,9 +48,11 @@ double Measurements::intensity_of(const Variant& v) const {
 
 std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& d) {
   if (!d.is_object()) return std::nullopt;
+  // A missing, non-finite or absurd number counts as missing (never cast to int unchecked).
   auto number = [&](const char* key) {
     auto it = d.find(key);
-    return it != d.end() && it->is_number() ? it->get<double>() : 0.0;
+    const double v = it != d.end() && it->is_number() ? it->get<double>() : 0.0;
+    return std::isfinite(v) && v >= 0.0 && v <= 1e6 ? v : 0.0;
   };
   const double sms = number("sms"), clock_hz = number("sm_clock_mhz") * 1e6;
   const double mem_hz = number("mem_clock_mhz") * 1e6, bus_bits = number("mem_bus_width");
@@ -64,7 +65,7 @@ std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& d) {
   if (cc_major == 8 && cc_minor == 0) tensor_per_clock = 2048.0, simt_per_clock = 128.0;
   if (tensor_per_clock == 0.0 || sms <= 0.0 || clock_hz <= 0.0) return std::nullopt;
   DeviceCeilings c;
-  c.name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>() : "GPU";
+  c.name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>().substr(0, 200) : "GPU";
   c.tensor_tflops = sms * tensor_per_clock * clock_hz / 1e12;
   c.simt_tflops = sms * simt_per_clock * clock_hz / 1e12;
   // Double data rate: two transfers per memory clock over the whole bus.
@@ -86,50 +87,159 @@ Variant& Measurements::variant(const std::string& kernel_id, kernels::GemmShape 
 
 namespace {
 
-template <typename T>
-T field(const nlohmann::json& j, const char* key, const char* what) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) throw std::invalid_argument(fmt::format("bench JSON: '{}' is missing ({})", key, what));
-  try {
-    return it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument(fmt::format("bench JSON: '{}' should be {}", key, what));
+// Plausible ranges of what a bench file holds: anything outside is a damaged or hand-made file
+// that would break the table and the plots (a 1e308 TFLOP/s bar squashes every other one).
+constexpr int64_t kMaxDimension = int64_t(1) << 20;
+constexpr double kMaxTflops = 10000.0;  // 10 PFLOP/s: no GPU comes near it on a dense GEMM
+constexpr size_t kMaxTextLength = 200;
+constexpr size_t kMaxBenchFileBytes = size_t(16) << 20;
+constexpr int kMaxBenchDepth = 16;  // the format nests 4 deep
+
+[[noreturn]] void bad_field(const std::string& where, const std::string& message) {
+  throw std::invalid_argument(fmt::format("bench JSON: {}{}", where.empty() ? "" : where + ": ", message));
+}
+
+// A value as it appears in the file, cut short: a message must not quote a megabyte (nor
+// dump a nested container, which nlohmann does recursively).
+std::string shown(const nlohmann::json& v) {
+  if (v.is_array()) return fmt::format("an array of {}", v.size());
+  if (v.is_object()) return "an object";
+  const std::string text = v.dump();
+  return text.size() <= 40 ? text : text.substr(0, 37) + "...";
+}
+
+const nlohmann::json& required(const nlohmann::json& object, const char* key, const std::string& where,
+                               const char* expected) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) bad_field(where, fmt::format("'{}' is missing ({})", key, expected));
+  return *it;
+}
+
+uint32_t dimension(const nlohmann::json& shape, const char* key, const std::string& where) {
+  const nlohmann::json& v = required(shape, key, where, "a positive integer");
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > kMaxDimension)
+    bad_field(where, fmt::format("'{}' = {} is not a valid {}: give an integer from 1 to {}", key, shown(v),
+                                 char(std::toupper(key[0])), kMaxDimension));
+  return uint32_t(v.get<int64_t>());
+}
+
+double tflops_value(const nlohmann::json& v, const char* key, const std::string& where) {
+  if (!v.is_number()) bad_field(where, fmt::format("'{}' should be a number of TFLOP/s, got {}", key, shown(v)));
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x <= 0.0 || x > kMaxTflops)
+    bad_field(where, fmt::format("'{}' = {} TFLOP/s is not plausible: give a number above 0 and at most {}", key,
+                                 shown(v), kMaxTflops));
+  return x;
+}
+
+std::string text_value(const nlohmann::json& v, const char* key, const std::string& where, const char* expected) {
+  if (!v.is_string() || v.get_ref<const std::string&>().empty() || v.get_ref<const std::string&>().size() > kMaxTextLength)
+    bad_field(where, fmt::format("'{}' should be {} (1 to {} characters), got {}", key, expected, kMaxTextLength,
+                                 shown(v)));
+  return v.get<std::string>();
+}
+
+// A device description's numbers, where present, within what any GPU has.
+void check_device(const nlohmann::json& d, const std::string& where) {
+  if (!d.is_object()) return;  // older files name the device with a string
+  struct Range {
+    const char* key;
+    double lo, hi;
+  };
+  for (const Range& r : {Range{"sms", 1, 1024}, Range{"sm_clock_mhz", 1, 10000}, Range{"mem_clock_mhz", 1, 100000},
+                         Range{"mem_bus_width", 1, 65536}, Range{"cc_major", 1, 99}, Range{"cc_minor", 0, 99}}) {
+    auto it = d.find(r.key);
+    if (it == d.end() || it->is_null()) continue;
+    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < r.lo || it->get<double>() > r.hi)
+      bad_field(where, fmt::format("'{}' = {} is not plausible: give a number from {} to {}", r.key, shown(*it), r.lo,
+                                   r.hi));
+  }
+  if (auto it = d.find("name"); it != d.end() && !it->is_null()) text_value(*it, "name", where, "a device name");
+}
+
+// One result, checked field by field. nullopt: a failed run without timing (nothing to plot).
+struct BenchPoint {
+  std::string kernel;
+  kernels::GemmShape shape;
+  std::string device;
+  ThroughputPoint point;
+  std::optional<DeviceCeilings> ceilings;
+};
+
+std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object()) bad_field(where, fmt::format("a result should be an object, got {}", shown(j)));
+  if (j.contains("status") && j["status"].is_string() && j["status"] != "ok" &&
+      (!j.contains("tflops") || j["tflops"].is_null()))
+    return std::nullopt;
+  BenchPoint p;
+  p.kernel = text_value(required(j, "kernel", where, "a kernel id"), "kernel", where, "a kernel id");
+  const nlohmann::json& shape = required(j, "shape", where, "{m, n, k}");
+  if (!shape.is_object()) bad_field(where, fmt::format("'shape' should be {{m, n, k}}, got {}", shown(shape)));
+  const std::string shape_where = where.empty() ? "shape" : where + ".shape";
+  p.shape = {dimension(shape, "m", shape_where), dimension(shape, "n", shape_where), dimension(shape, "k", shape_where)};
+  const nlohmann::json& tflops = required(j, "tflops", where, "{median, min, max}");
+  if (!tflops.is_object()) bad_field(where, fmt::format("'tflops' should be {{median, min, max}}, got {}", shown(tflops)));
+  const std::string tflops_where = where.empty() ? "tflops" : where + ".tflops";
+  p.point.tflops = tflops_value(required(tflops, "median", tflops_where, "a number"), "median", tflops_where);
+  if (auto it = j.find("cublas_tflops"); it != j.end() && !it->is_null())
+    p.point.cublas_tflops = tflops_value(*it, "cublas_tflops", where);
+  p.device = "GPU";
+  if (auto it = j.find("device"); it != j.end() && it->is_string()) p.device = text_value(*it, "device", where, "a device name");
+  // A result that describes its GPU (live runs, and files of `gemmscope bench --json` since
+  // device_info was added) sets the roofline's ceilings, as a file's top-level device does.
+  if (auto it = j.find("device_info"); it != j.end()) {
+    check_device(*it, where.empty() ? "device_info" : where + ".device_info");
+    p.ceilings = ceilings_from_device(*it);
+  }
+  return p;
+}
+
+std::string indexed(const std::string& where, size_t i) { return fmt::format("{}[{}]", where, i); }
+
+// The results of a report object {device, results: [...]}.
+void read_report(const nlohmann::json& j, const std::string& where, std::vector<BenchPoint>& points,
+                 std::optional<DeviceCeilings>& ceilings) {
+  const nlohmann::json& results = j["results"];
+  const std::string results_where = where.empty() ? "results" : where + ".results";
+  if (!results.is_array()) bad_field(where, "'results' should be an array of results");
+  for (size_t i = 0; i < results.size(); ++i)
+    if (auto p = read_result(results[i], indexed(results_where, i))) points.push_back(std::move(*p));
+  if (auto it = j.find("device"); it != j.end()) {
+    check_device(*it, where.empty() ? "device" : where + ".device");
+    if (auto c = ceilings_from_device(*it)) ceilings = c;
   }
 }
 
 }  // namespace
 
 int Measurements::add_bench_json(const nlohmann::json& j, MeasurementSource source, double t) {
+  // The forms `gemmscope bench --json` and the app produce: a report, one result, or an array
+  // of either. No deeper: the walk is two loops, never a recursion a file could drive.
+  // Everything is checked before anything is added, so a bad file adds nothing.
+  std::vector<BenchPoint> points;
+  std::optional<DeviceCeilings> file_ceilings;
+  const auto read_one = [&](const nlohmann::json& item, const std::string& where) {
+    if (item.is_object() && item.contains("results")) read_report(item, where, points, file_ceilings);
+    else if (auto p = read_result(item, where)) points.push_back(std::move(*p));
+  };
   if (j.is_array()) {
-    int n = 0;
-    for (const auto& item : j) n += add_bench_json(item, source, t + 1e-3 * n);
-    return n;
+    for (size_t i = 0; i < j.size(); ++i) {
+      if (!j[i].is_object()) bad_field(indexed("", i), fmt::format("expected an object (a result or a report), got {}", shown(j[i])));
+      read_one(j[i], indexed("", i));
+    }
+  } else if (j.is_object()) {
+    read_one(j, "");
+  } else {
+    bad_field("", fmt::format("expected an object or an array of objects, got {}", shown(j)));
   }
-  if (j.is_object() && j.contains("results")) {
-    if (!j["results"].is_array()) throw std::invalid_argument("bench JSON: 'results' should be an array of results");
-    const int n = add_bench_json(j["results"], source, t);
-    if (auto c = ceilings_from_device(j.value("device", nlohmann::json()))) ceilings = *c;
-    return n;
+  int n = 0;
+  for (BenchPoint& p : points) {
+    if (p.ceilings) ceilings = *p.ceilings;
+    p.point.t = t + 1e-3 * n++;
+    variant(p.kernel, p.shape, source, p.device).points.push_back(p.point);
   }
-  if (!j.is_object()) throw std::invalid_argument("bench JSON: expected an object or an array of objects");
-  // A failed run (status "failed", "timed out", ...) has no timing: nothing to plot.
-  if (j.contains("status") && j["status"].is_string() && j["status"] != "ok" &&
-      (!j.contains("tflops") || j["tflops"].is_null()))
-    return 0;
-  const std::string kernel = field<std::string>(j, "kernel", "a kernel id");
-  const nlohmann::json shape = field<nlohmann::json>(j, "shape", "{m, n, k}");
-  kernels::GemmShape s{field<uint32_t>(shape, "m", "a positive integer"), field<uint32_t>(shape, "n", "a positive integer"),
-                       field<uint32_t>(shape, "k", "a positive integer")};
-  const nlohmann::json tflops = field<nlohmann::json>(j, "tflops", "{median, min, max}");
-  const double median = field<double>(tflops, "median", "a number");
-  const std::string device = j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "GPU";
-  // A result that describes its GPU (live runs, and files of `gemmscope bench --json` since
-  // device_info was added) sets the roofline's ceilings, as a file's top-level device does.
-  if (auto c = ceilings_from_device(j.value("device_info", nlohmann::json()))) ceilings = *c;
-  ThroughputPoint p{t, median, std::nullopt};
-  if (j.contains("cublas_tflops") && j["cublas_tflops"].is_number()) p.cublas_tflops = j["cublas_tflops"].get<double>();
-  variant(kernel, s, source, device).points.push_back(p);
-  return 1;
+  if (file_ceilings) ceilings = *file_ceilings;
+  return n;
 }
 
 void Measurements::add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops, double t) {
@@ -137,17 +247,16 @@ void Measurements::add_model_prediction(const std::string& kernel_id, kernels::G
 }
 
 int Measurements::import_file(const std::string& path, double t) {
-  std::error_code ec;
   if (path.empty()) throw std::runtime_error("no file named: give the path of a `gemmscope bench --json` file");
-  if (!std::filesystem::exists(path, ec)) throw std::runtime_error(fmt::format("cannot read '{}': no such file", path));
-  if (std::filesystem::is_directory(path, ec))
-    throw std::runtime_error(fmt::format("cannot read '{}': it is a directory, not a bench JSON file", path));
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("cannot read '{}': not readable", path));
-  std::stringstream text;
-  text << f.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded()) throw std::runtime_error(fmt::format("'{}' is not valid JSON (expected `gemmscope bench --json` output)", path));
+  nlohmann::json j;
+  try {
+    j = run::parse_json_bounded(run::read_input_file(path, kMaxBenchFileBytes), kMaxBenchDepth);
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    // read_input_file names the path itself; the parser's messages need it.
+    if (what.find(path) != std::string::npos) throw;
+    throw std::runtime_error(fmt::format("'{}' is {} (expected `gemmscope bench --json` output)", path, what));
+  }
   try {
     return add_bench_json(j, MeasurementSource::imported, t);
   } catch (const std::invalid_argument& e) {

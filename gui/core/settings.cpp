@@ -1,13 +1,25 @@
 #include "gui/core/settings.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "kernels/registry.hpp"
+#include "run/input_file.hpp"
+#include "run/output_file.hpp"
 
 namespace gs::gui {
 
 namespace {
+// settings.json is a few hundred bytes, three levels deep.
+constexpr size_t kMaxSettingsBytes = size_t(1) << 20;
+constexpr int kMaxSettingsDepth = 8;
+constexpr size_t kMaxKernelIdLength = 64;
+
 struct ViewNames {
   const char* name;
   const char* title;
@@ -81,17 +93,20 @@ Settings Settings::from_json(const nlohmann::json& j, std::string* warnings) {
     } else warn("views", "an object of true/false per view");
   }
   if (j.contains("last_kernel")) {
-    if (j["last_kernel"].is_string()) s.last_kernel = j["last_kernel"].get<std::string>();
+    if (j["last_kernel"].is_string() && j["last_kernel"].get_ref<const std::string&>().size() <= kMaxKernelIdLength)
+      s.last_kernel = j["last_kernel"].get<std::string>();
     else warn("last_kernel", "a kernel id");
   }
   if (j.contains("last_shape")) {
     const auto& sh = j["last_shape"];
-    if (sh.is_array() && sh.size() == 3 && sh[0].is_number_unsigned() && sh[1].is_number_unsigned() &&
-        sh[2].is_number_unsigned()) {
+    const auto dimension = [](const nlohmann::json& v) {
+      return v.is_number_unsigned() && v.get<uint64_t>() <= kernels::kMaxGemmDimension;
+    };
+    if (sh.is_array() && sh.size() == 3 && dimension(sh[0]) && dimension(sh[1]) && dimension(sh[2])) {
       s.last_m = sh[0].get<uint32_t>();
       s.last_n = sh[1].get<uint32_t>();
       s.last_k = sh[2].get<uint32_t>();
-    } else warn("last_shape", "[M, N, K] of non-negative integers");
+    } else warn("last_shape", fmt::format("[M, N, K] of integers from 0 (the example shape) to {}", kernels::kMaxGemmDimension).c_str());
   }
   if (j.contains("play_speed")) {
     if (j["play_speed"].is_number() && j["play_speed"].get<double>() > 0.0 && j["play_speed"].get<double>() <= 10000.0)
@@ -115,41 +130,33 @@ std::string config_directory() {
 Settings load_settings(const std::string& dir, std::string* warnings) {
   if (dir.empty()) return Settings::defaults();
   const std::string path = dir + "/settings.json";
-  std::ifstream f(path);
-  if (!f) return Settings::defaults();  // first start: nothing to warn about
-  std::stringstream text;
-  text << f.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    if (warnings) *warnings += "settings: " + path + " is not valid JSON; using the defaults (it will be rewritten)\n";
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 && errno == ENOENT) return Settings::defaults();  // first start: nothing to warn about
+  // The file is read like any outside data: a regular file of bounded size and nesting.
+  nlohmann::json j;
+  try {
+    j = run::parse_json_bounded(run::read_input_file(path, kMaxSettingsBytes, run::InputKinds::regular_only),
+                                kMaxSettingsDepth);
+  } catch (const std::exception& e) {
+    if (warnings) *warnings += "settings: " + std::string(e.what()) + "; using the defaults (it will be rewritten)\n";
     return Settings::defaults();
   }
   return Settings::from_json(j, warnings);
 }
 
 bool save_settings(const Settings& s, const std::string& dir, std::string* error) {
-  namespace fs = std::filesystem;
   if (dir.empty()) {
     if (error) *error = "no config directory (HOME and XDG_CONFIG_HOME are unset)";
     return false;
   }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path path = fs::path(dir) / "settings.json";
-  const fs::path tmp = fs::path(dir) / "settings.json.tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << s.to_json().dump(2) << "\n";
-    if (!f) {
-      if (error) *error = "cannot write " + tmp.string();
-      fs::remove(tmp, ec);
-      return false;
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    if (error) *error = "cannot replace " + path.string() + ": " + ec.message();
-    fs::remove(tmp, ec);
+  std::filesystem::create_directories(dir, ec);
+  // Through the one output writer: a temporary file renamed over settings.json, following a
+  // symbolic link (dotfiles kept elsewhere stay linked).
+  try {
+    run::write_output_file(dir + "/settings.json", s.to_json().dump(2) + "\n", "settings");
+  } catch (const std::exception& e) {
+    if (error) *error = e.what();
     return false;
   }
   return true;

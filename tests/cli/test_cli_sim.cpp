@@ -26,11 +26,11 @@ TEST_CASE("cli sim: bad usage exits 2 with a message naming the value", "[cli][s
   const std::vector<Case> cases{
       {{"sim"}, "ID is required"},
       {{"sim", "nope"}, "unknown kernel id 'nope'"},
-      {{"sim", "simt_naive", "--cta", "foo"}, "--cta takes X,Y (e.g. 1,0), got 'foo'"},
-      {{"sim", "simt_naive", "--cta", "1"}, "--cta takes X,Y (e.g. 1,0), got '1'"},
-      {{"sim", "simt_naive", "--cta", "1,2,3,4"}, "got '1,2,3,4'"},
-      {{"sim", "simt_naive", "--cta", "-1,0"}, "got '-1,0'"},
-      {{"sim", "simt_naive", "--cta", "1,"}, "got '1,'"},
+      {{"sim", "simt_naive", "--cta", "foo"}, "--cta: 'foo' is not a CTA: give X,Y (e.g. 1,0)"},
+      {{"sim", "simt_naive", "--cta", "1"}, "'1' is not a CTA"},
+      {{"sim", "simt_naive", "--cta", "1,2,3,4"}, "'1,2,3,4' is not a CTA"},
+      {{"sim", "simt_naive", "--cta", "-1,0"}, "'-1,0' is not a CTA"},
+      {{"sim", "simt_naive", "--cta", "1,"}, "'1,' is not a CTA"},
       {{"sim", "simt_naive", "--cta", "5,0"}, "CTA (5,0) is outside the grid (4,4,1)"},
       {{"sim", "hopper_tma_wgmma_64", "--cta", "0,2"}, "CTA (0,2) is outside the grid (2,2,1)"},
       {{"sim", "simt_naive", "--inputs", "floats"}, "'floats' is not an input mode: valid values are random, int"},
@@ -111,10 +111,11 @@ TEST_CASE("cli sim: --trace writes the traced CTA as JSON", "[cli][sim][model]")
   CHECK_FALSE(j["mma"].empty());
   CHECK_FALSE(j["instructions"].empty());
   std::filesystem::remove(path);
-  // An unwritable trace path fails the command (exit 1) with a message naming it.
+  // An unwritable trace path is bad input, found before the model runs (exit 2).
   const Run bad = run({"sim", "simt_naive", "--trace", "/nonexistent-dir/t.json"});
-  CHECK(bad.code == 1);
-  CHECK_THAT(bad.err, Catch::Contains("cannot write '/nonexistent-dir/t.json'"));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--trace '/nonexistent-dir/t.json': cannot write there"));
+  CHECK(bad.out.empty());
 }
 
 TEST_CASE("progress bar: format, and silent when stderr is not a terminal", "[cli][progress]") {

@@ -141,7 +141,7 @@ TEST_CASE("kernel tile of the Hopper kernel is the m64n64 accumulator with regis
   CHECK(j["selected"]["value"] == 3);
   REQUIRE(j["selected"].contains("value_f32"));
   // C is f32 row-major in the model's buffers; the traced CTA (0,0) wrote rows/cols 0..63.
-  const auto& c = app.kernel->report.buffers.c;
+  const auto c = app.kernel->report.c_bytes();
   const size_t n = app.kernel->report.shape.n;
   REQUIRE(c.size() >= (9 * n + 4) * 4);
   float expect;
@@ -201,7 +201,7 @@ TEST_CASE("simt_naive: the selected thread's acc is what the model wrote, zero f
       break;
     }
   // At the end, thread (warp w, lane l) holds C[w][l] of CTA (0,0) (kernels/01: row = tid / 32).
-  const auto& c = k->report.buffers.c;
+  const auto c = k->report.c_bytes();
   const size_t n = k->report.shape.n;
   const uint32_t end = uint32_t(t.events.size() - 1);
   for (const auto& [warp, lane] : {std::pair{0u, 0u}, {3u, 17u}, {31u, 31u}}) {

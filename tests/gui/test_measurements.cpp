@@ -11,10 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/core/measurements.hpp"
+#include "tests/support/scratch.hpp"
 
 using namespace gs;
 using namespace gs::gui;
 using Catch::Matchers::Contains;
+using gs::test::thrown_message;
 
 namespace {
 
@@ -29,17 +31,6 @@ const Variant* find_variant(const Measurements& m, const std::string& id, uint32
   for (const Variant& v : m.variants)
     if (v.kernel_id == id && v.shape.m == size && v.shape.n == size && v.shape.k == size) return &v;
   return nullptr;
-}
-
-// The message of what `f` throws (empty if it does not throw).
-template <typename F>
-std::string thrown_message(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 
 // A temporary file holding `text`, removed at scope end.

@@ -112,3 +112,28 @@ TEST_CASE("simt_naive guards the edges of C", "[kernels]") {
   CHECK(ptx.find(", %col, 40;") != std::string::npos);
   CHECK(ptx.find("and.pred %inside,") != std::string::npos);
 }
+
+TEST_CASE("no kernel takes a dimension past kMaxGemmDimension, and each maps its grid onto C", "[kernels]") {
+  // The command line refuses anything larger before a kernel is built (cli/values.hpp): that
+  // must never hide a shape some kernel takes.
+  constexpr uint32_t kPast = kernels::kMaxGemmDimension + 64;
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    INFO(info.id);
+    const kernels::GemmShape e = info.example_shape;
+    CHECK_THROWS_AS(info.check_shape({kPast, e.n, e.k}), kernels::ConfigError);
+    CHECK_THROWS_AS(info.check_shape({e.m, kPast, e.k}), kernels::ConfigError);
+    CHECK_THROWS_AS(info.check_shape({e.m, e.n, kPast}), kernels::ConfigError);
+    // cta_tile: the grid's CTAs cover C exactly once, each with one tile.
+    REQUIRE(info.cta_tile);
+    const ir::Kernel k = kernels::build_kernel(info, {e, {}});
+    uint64_t covered = 0;
+    for (uint32_t y = 0; y < k.launch.grid[1]; ++y)
+      for (uint32_t x = 0; x < k.launch.grid[0]; ++x) {
+        const kernels::CtaTile t = info.cta_tile(e, {x, y, 0});
+        CHECK(t.m1 <= e.m);
+        CHECK(t.n1 <= e.n);
+        covered += uint64_t(t.m1 - t.m0) * (t.n1 - t.n0);
+      }
+    CHECK(covered == uint64_t(e.m) * e.n);
+  }
+}

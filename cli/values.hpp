@@ -1,0 +1,56 @@
+// The kinds of value the command line takes, each checked in one place: a CLI11 validator per
+// kind that rejects anything outside the kind's range with a message naming the value and
+// what would be valid (exit 2), so that no flag quietly falls back to a default. CLI11 runs
+// validators on the text before converting it; the number validators take plain decimal only
+// (no sign, no leading zero), so CLI11's own conversion (which reads "010" as octal 8) can
+// only see one meaning.
+//
+//   cmd->add_option("--m", o->m, "Rows of A and C")->check(dimension_value('M'));
+//   // gemmscope sim simt_naive --m 0  ->  "--m: '0' is not a valid M: give a whole number
+//   //                                      from 1 to 65536 (...)", exit 2
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "kernels/registry.hpp"
+
+namespace gs::cli {
+
+// M, N or K: 1 to kernels::kMaxGemmDimension (each kernel's own rules are checked later).
+CLI::Validator dimension_value(char dim);
+// A whole number in [lo, hi], e.g. --frames 1..100000. `what` names it in messages.
+CLI::Validator whole_number(uint64_t lo, uint64_t hi, std::string_view what);
+// A seed: any whole number from 0 to 2^64 - 1, written in decimal.
+CLI::Validator seed_value();
+// Seconds: a finite number above 0 and at most `hi`.
+CLI::Validator seconds_value(double hi);
+// One of `names` (case-sensitive).
+CLI::Validator one_of(std::vector<std::string> names, std::string_view what);
+// A path or a name: not empty (an empty value is a mistake, never "the default").
+CLI::Validator non_empty(std::string_view what);
+// --cta X,Y (or X,Y,Z) and --size WxH, as below.
+CLI::Validator cta_value();
+CLI::Validator window_size_value();
+// bench --sizes: N, MxNxK or example.
+CLI::Validator bench_size_value();
+
+// --m, --n and --k, each checked by dimension_value. Left out, one stays 0: the kernel's example
+// shape for that dimension.
+void add_shape_options(CLI::App* cmd, uint32_t& m, uint32_t& n, uint32_t& k);
+
+// "X,Y" or "X,Y,Z" of whole numbers; throws kernels::ConfigError naming the text.
+std::array<uint32_t, 3> parse_cta(const std::string& text);
+// "WxH" with 320 <= W <= 8192 and 240 <= H <= 8192; throws kernels::ConfigError.
+std::pair<int, int> parse_window_size(const std::string& text);
+// "4096" -> 4096³, "256x128x64" -> M=256, N=128, K=64, "example" -> {0,0,0} (each kernel's
+// example shape); throws kernels::ConfigError.
+kernels::GemmShape parse_bench_size(const std::string& text);
+
+}  // namespace gs::cli
