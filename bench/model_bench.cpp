@@ -36,6 +36,7 @@
 #include "cli/cli.hpp"
 #include "engine/model/model.hpp"
 #include "run/gemm_data.hpp"
+#include "run/output_file.hpp"
 #include "run/probe_cases.hpp"
 #include "run/sim_job.hpp"
 #include "kernels/registry.hpp"
@@ -154,7 +155,7 @@ Row bench_descriptor(const kernels::WgmmaDescProbe& desc, int repeat) {
       row.ctas = r.stats.ctas;
       row.warp_instructions = r.stats.warp_instructions;
       row.completed = r.completed;
-      row.target = r.hazards.empty() ? "no hazard" : fmt::format("{} hazard(s), first {}", r.hazards.size(), r.hazards[0].kind);
+      row.target = r.hazards.empty() ? "no hazard" : fmt::format("{} hazard(s), first {}", r.hazards.size(), gs::model::hazard_kind_name(r.hazards[0].kind));
     }
     row.seconds = best;
     row.rate = best > 0.0 ? double(row.warp_instructions) / best : 0.0;
@@ -295,7 +296,7 @@ int main(int argc, char** argv) {
   }
   if (!json_file.empty()) {
     try {
-      gs::cli::write_file_atomically(json_file, all.dump(2) + "\n");
+      gs::run::write_output_file(json_file, all.dump(2) + "\n", "the benchmark JSON");
     } catch (const std::exception& e) {
       std::cerr << "gemmscope_model_bench: " << e.what() << "\n";
       return 1;

@@ -273,7 +273,8 @@ void save_probe_outputs(const std::string& dir, const run::ProbeReport& r) {
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '+') ch = '_';
   const auto save = [&](const char* who, const std::vector<uint8_t>& bytes) {
     if (!bytes.empty())
-      write_file_atomically(fmt::format("{}/{}.{}.bin", dir, file, who), std::string(bytes.begin(), bytes.end()));
+      run::write_output_file(fmt::format("{}/{}.{}.bin", dir, file, who),
+                             std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), "probe output");
   };
   save("gpu", r.gpu_c);
   save("model", r.model_c);

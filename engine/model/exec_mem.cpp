@@ -107,7 +107,7 @@ uint32_t distinct_count(uint64_t* v, uint32_t n) {
 
 // The traced CTA's stores into C, element by element, for the fragments view (Trace::c_writes).
 void record_c_write(ExecContext& x, const uint8_t* at, uint32_t bytes, uint32_t reg, uint32_t lane) {
-  const std::vector<uint8_t>* c_buffer = x.cta.launch.global->buffers[2];
+  const auto* c_buffer = x.cta.launch.global->buffers[2];
   if (!c_buffer || at < c_buffer->data() || at >= c_buffer->data() + c_buffer->size()) return;
   x.cta.trace->c_writes.push_back(
       {uint64_t(at - c_buffer->data()), uint8_t(bytes), reg, x.inst_id, uint16_t(x.warp.id), uint8_t(lane), x.cta.now});

@@ -45,7 +45,7 @@ TEST_CASE("model: the endless-loop guard still stops a kernel that never ends, s
   const model::SimResult r = model::simulate(k, bufs, opt);
   CHECK_FALSE(r.completed);
   REQUIRE(r.hazards.size() == 1);
-  CHECK(r.hazards[0].kind == "hang");
+  CHECK(r.hazards[0].kind == model::HazardKind::hang);
   CHECK_THAT(r.hazards[0].detail, Contains("past 200000 modeled cycles") && Contains("(the budget for this test)"));
 }
 
