@@ -228,6 +228,12 @@ nlohmann::json sim_report_json(const SimReport& r) {
         {"wavefronts", s.smem_wavefronts},
         {"ideal_wavefronts", s.smem_ideal_wavefronts},
         {"bank_conflicts", s.smem_bank_conflicts}}},
+      // The tensor cores' reads through wgmma descriptors (model tensor_reads.cpp), apart from
+      // the warps' own ld/st.shared above.
+      {"tensor_smem",
+       {{"reads", s.tensor_smem_reads},
+        {"wavefronts", s.tensor_smem_wavefronts},
+        {"bank_conflicts", s.tensor_smem_bank_conflicts}}},
       {"tma", {{"transfers", s.tma_transfers}, {"bytes", s.tma_bytes}}},
       {"mma_ops", s.mma_ops},
       {"hazards", hazards},
@@ -261,9 +267,14 @@ std::string sim_report_table(const SimReport& r) {
                      : r.result.error.empty() ? std::string("no")
                                               : "no: " + r.result.error);
   row("warp instructions", fmt::format("{} (whole grid, {} CTAs)", group_digits(s.warp_instructions), group_digits(s.ctas)));
-  row("shared memory", fmt::format("{} accesses, {} wavefronts (ideal {}), {} bank conflicts", group_digits(s.smem_accesses),
-                                   group_digits(s.smem_wavefronts), group_digits(s.smem_ideal_wavefronts),
-                                   group_digits(s.smem_bank_conflicts)));
+  row("shared memory", fmt::format("{} ld/st.shared accesses, {} wavefronts (ideal {}), {} bank conflicts",
+                                   group_digits(s.smem_accesses), group_digits(s.smem_wavefronts),
+                                   group_digits(s.smem_ideal_wavefronts), group_digits(s.smem_bank_conflicts)));
+  if (s.tensor_smem_reads > 0)
+    row("tensor-core reads", fmt::format("{} reads of 32 core-matrix rows through wgmma descriptors, {} wavefronts, {} bank "
+                                         "conflicts",
+                                         group_digits(s.tensor_smem_reads), group_digits(s.tensor_smem_wavefronts),
+                                         group_digits(s.tensor_smem_bank_conflicts)));
   row("TMA", fmt::format("{} transfers, {} bytes", group_digits(s.tma_transfers), group_digits(s.tma_bytes)));
   row("MMA", fmt::format("{} instructions", group_digits(s.mma_ops)));
   row("cycles", fmt::format("{} (modeled, traced CTA {})", group_digits(s.traced_cta_cycles), format_cta(r.cta)));

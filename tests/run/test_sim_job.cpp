@@ -203,3 +203,19 @@ TEST_CASE("sim job: progress is reported and cancel stops the run", "[run][sim][
   CHECK(c.result.cancelled);
   CHECK_FALSE(c.ok());
 }
+
+TEST_CASE("sim job: the tensor cores' shared-memory reads are counted apart from ld/st.shared", "[run][sim][model]") {
+  // The Hopper step reads shared memory only through wgmma descriptors: its own warps issue no
+  // ld/st.shared, so a table row of "0 accesses" alone would be misread.
+  const run::SimReport r = run::run_sim({.kernel_id = "hopper_tma_wgmma_64"});
+  const nlohmann::json j = run::sim_report_json(r);
+  CHECK(j["smem"]["accesses"] == 0);
+  CHECK(j["tensor_smem"]["reads"].get<uint64_t>() > 0);
+  CHECK(j["tensor_smem"]["bank_conflicts"] == 0);
+  const std::string table = run::sim_report_table(r);
+  CHECK_THAT(table, Catch::Contains("0 ld/st.shared accesses"));
+  CHECK_THAT(table, Catch::Contains("tensor-core reads"));
+  const run::SimReport simt = run::run_sim({.kernel_id = "simt_naive"});
+  CHECK(run::sim_report_json(simt)["tensor_smem"]["reads"] == 0);
+  CHECK_THAT(run::sim_report_table(simt), !Catch::Contains("tensor-core reads"));
+}
