@@ -10,9 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "run/bf16.hpp"
+#include "engine/ir/bf16.hpp"
 
 namespace gs::run {
+
+using ir::bf16_to_f32;
+using ir::f32_to_bf16_rne;
+using ir::round_to_bf16;
 
 using kernels::BLayout;
 using kernels::DType;

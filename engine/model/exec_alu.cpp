@@ -649,7 +649,7 @@ void exec_convert(ExecContext& x) {
 
   if (in.op == Op::cvt_pack) {  // cvt.rn.bf16x2.f32 d, a, b: d.hi = a, d.lo = b
     each_lane(x.mask, [&](uint32_t l) {
-      d[l] = (uint64_t(f32_to_bf16_rn(as_f32(src.get(1, l)))) << 16) | f32_to_bf16_rn(as_f32(src.get(2, l)));
+      d[l] = (uint64_t(f32_to_bf16_rne(as_f32(src.get(1, l)))) << 16) | f32_to_bf16_rne(as_f32(src.get(2, l)));
     });
     src.wrote(dst);
     return;
@@ -671,7 +671,7 @@ void exec_convert(ExecContext& x) {
         return from_f32(float(value));  // exact for 32-bit ints in double, then one rounding
       }
       if (to == Type::f64) return from_f64(value);
-      if (to == Type::bf16) return f32_to_bf16_rn(float(value));  // f32 sources only: exact in double
+      if (to == Type::bf16) return f32_to_bf16_rne(float(value));  // f32 sources only: exact in double
       return std::nullopt;
     }
     if (!is_float_src) {  // integer to integer: extend or truncate

@@ -2,6 +2,8 @@
 // convert between bits and typed values exactly as the PTX ISA defines.
 #pragma once
 
+#include "engine/ir/bf16.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -29,14 +31,9 @@ inline uint64_t from_f32(float f) { return std::bit_cast<uint32_t>(f); }
 inline double as_f64(uint64_t v) { return std::bit_cast<double>(v); }
 inline uint64_t from_f64(double d) { return std::bit_cast<uint64_t>(d); }
 
-// bf16 is the top half of an f32; conversion rounds to nearest even, NaN stays NaN.
-inline float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
-inline uint16_t f32_to_bf16_rn(float f) {
-  const uint32_t u = std::bit_cast<uint32_t>(f);
-  if (std::isnan(f)) return uint16_t((u >> 16) | 0x40);  // quiet NaN, sign kept
-  const uint32_t rounding = 0x7FFF + ((u >> 16) & 1);
-  return uint16_t((u + rounding) >> 16);
-}
+// bf16 conversions: the one rounding rule of the project (engine/ir/bf16.hpp).
+using ir::bf16_to_f32;
+using ir::f32_to_bf16_rne;
 
 // Lane masks. The model counts and gathers lanes on every issue; std::popcount is a library
 // call unless the build targets a CPU with POPCNT, so these are written out.

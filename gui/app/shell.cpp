@@ -12,8 +12,11 @@ namespace gs::gui {
 
 namespace {
 using DrawFn = void (*)(AppState&, const ViewEnv&);
-constexpr DrawFn kDraw[] = {draw_ladder,        draw_ptx,       draw_transport,  draw_warps,   draw_shared_memory,
-                            draw_tma_pipeline,  draw_fragments, draw_throughput, draw_problems};
+constexpr DrawFn kDraw[] = {
+#define VIEW(id, cli_name, title) draw_##id,
+#include "gui/core/views.def"
+#undef VIEW
+};
 static_assert(std::size(kDraw) == size_t(ViewId::count_));
 }  // namespace
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gui/core/fragment_data.hpp"
+#include "gui/core/fragments_data.hpp"
 #include "gui/core/jobs.hpp"
 #include "gui/core/ladder_data.hpp"
 #include "gui/core/measurements.hpp"
@@ -24,7 +24,7 @@
 #include "gui/core/ptx_data.hpp"
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
-#include "gui/core/smem_data.hpp"
+#include "gui/core/shared_memory_data.hpp"
 #include "gui/core/throughput_data.hpp"
 
 namespace gs::gui {

@@ -25,9 +25,9 @@ struct ViewNames {
   const char* title;
 };
 constexpr ViewNames kViews[] = {
-    {"ladder", "Ladder"},       {"ptx", "PTX"},         {"transport", "Transport"},
-    {"warps", "Warps"},         {"smem", "Shared memory"}, {"tma", "TMA pipeline"},
-    {"fragments", "Fragments"}, {"throughput", "Throughput"}, {"problems", "Problems"},
+#define VIEW(id, cli_name, title) {cli_name, title},
+#include "gui/core/views.def"
+#undef VIEW
 };
 static_assert(std::size(kViews) == size_t(ViewId::count_));
 }  // namespace

@@ -14,7 +14,13 @@ namespace gs::gui {
 enum class Theme : uint8_t { dark, light };
 
 // One show flag per view, in the order of the View menu.
-enum class ViewId : uint8_t { ladder, ptx, transport, warps, shared_memory, tma, fragments, throughput, problems, count_ };
+// The views, from views.def (one row per view).
+enum class ViewId : uint8_t {
+#define VIEW(id, cli_name, title) id,
+#include "gui/core/views.def"
+#undef VIEW
+  count_,
+};
 const char* view_name(ViewId v);        // "ladder", "ptx", ... (the --view names)
 const char* view_title(ViewId v);       // "Ladder", "PTX", ...
 bool parse_view_name(const std::string& name, ViewId& out);

@@ -5,15 +5,11 @@
 namespace gs::gui {
 
 nlohmann::json describe_views(AppState& app) {
-  return {{"ladder", describe_ladder(app)},
-          {"ptx", describe_ptx(app)},
-          {"transport", describe_transport(app)},
-          {"warps", describe_warps(app)},
-          {"smem", describe_shared_memory(app)},
-          {"tma", describe_tma_pipeline(app)},
-          {"fragments", describe_fragments(app)},
-          {"throughput", describe_throughput(app)},
-          {"problems", describe_problems(app)}};
+  nlohmann::json j = nlohmann::json::object();
+#define VIEW(id, cli_name, title) j[cli_name] = describe_##id(app);
+#include "gui/core/views.def"
+#undef VIEW
+  return j;
 }
 
 }  // namespace gs::gui

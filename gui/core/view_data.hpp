@@ -12,14 +12,9 @@ struct AppState;
 
 nlohmann::json describe_views(AppState& app);  // {"ladder": ..., "ptx": ..., ...}
 
-nlohmann::json describe_ladder(AppState& app);
-nlohmann::json describe_ptx(AppState& app);
-nlohmann::json describe_transport(AppState& app);
-nlohmann::json describe_warps(AppState& app);
-nlohmann::json describe_shared_memory(AppState& app);
-nlohmann::json describe_tma_pipeline(AppState& app);
-nlohmann::json describe_fragments(AppState& app);
-nlohmann::json describe_throughput(AppState& app);
-nlohmann::json describe_problems(AppState& app);
+// One per row of views.def, each defined in gui/core/<id>_data.cpp.
+#define VIEW(id, cli_name, title) nlohmann::json describe_##id(AppState& app);
+#include "gui/core/views.def"
+#undef VIEW
 
 }  // namespace gs::gui

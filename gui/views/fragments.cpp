@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "gui/core/fragment_data.hpp"
+#include "gui/core/fragments_data.hpp"
 #include "gui/views/views.hpp"
 
 namespace gs::gui {

@@ -1,6 +1,6 @@
 // The shared-memory view: the allocation map of the kernel's shared window, the 32 banks of
 // the current access (which lanes each wavefront serves), and the swizzle grid of the
-// selected tile. Everything drawn comes from gui/core/smem_data (engine/layout underneath).
+// selected tile. Everything drawn comes from gui/core/shared_memory_data (engine/layout underneath).
 //
 // Cross-links: clicking an allocation picks the tile of the swizzle grid (and selects a
 // barrier); clicking a swizzle cell or a lane sets selection.smem_addr, whose bank the bank
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "engine/layout/banks.hpp"
-#include "gui/core/smem_data.hpp"
+#include "gui/core/shared_memory_data.hpp"
 #include "gui/views/views.hpp"
 
 namespace gs::gui {

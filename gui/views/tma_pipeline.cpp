@@ -1,7 +1,7 @@
 // The TMA pipeline view: the ring of stages, each with its full (and empty) mbarrier —
 // phase, parity, arrivals, transaction bytes still expected, the warps waiting on it — and
 // the transfers in flight into it; under it a timeline of every TMA transfer (issue ->
-// complete) with the playback cycle marked. Data: gui/core/tma_data.
+// complete) with the playback cycle marked. Data: gui/core/tma_pipeline_data.
 //
 // Cross-links: clicking a barrier sets selection.mbar (the shared-memory view outlines it);
 // clicking a transfer sets selection.tma, double-clicking seeks to its issue; clicking a
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "gui/core/tma_data.hpp"
+#include "gui/core/tma_pipeline_data.hpp"
 #include "gui/views/views.hpp"
 
 namespace gs::gui {

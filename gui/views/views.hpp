@@ -39,14 +39,9 @@ void mono_text(const ViewEnv& env, const char* fmt, ...);
 void handle_shortcuts(AppState& app, const ViewEnv& env, bool& show_help);
 void draw_help_overlay(AppState& app, const ViewEnv& env, bool& show_help);
 
-void draw_ladder(AppState& app, const ViewEnv& env);
-void draw_ptx(AppState& app, const ViewEnv& env);
-void draw_transport(AppState& app, const ViewEnv& env);
-void draw_warps(AppState& app, const ViewEnv& env);
-void draw_shared_memory(AppState& app, const ViewEnv& env);
-void draw_tma_pipeline(AppState& app, const ViewEnv& env);
-void draw_fragments(AppState& app, const ViewEnv& env);
-void draw_throughput(AppState& app, const ViewEnv& env);
-void draw_problems(AppState& app, const ViewEnv& env);
+// One per row of views.def, each defined in gui/views/<id>.cpp.
+#define VIEW(id, cli_name, title) void draw_##id(AppState& app, const ViewEnv& env);
+#include "gui/core/views.def"
+#undef VIEW
 
 }  // namespace gs::gui

@@ -70,7 +70,7 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
   fs::remove_all(dir);
   Settings s = Settings::defaults();
   s.theme = Theme::light;
-  s.show[size_t(ViewId::tma)] = false;
+  s.show[size_t(ViewId::tma_pipeline)] = false;
   s.last_kernel = "simt_naive";
   s.last_k = 4096;
   std::string error;
@@ -79,7 +79,7 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
   const Settings back = load_settings(dir.string(), &warnings);
   CHECK(warnings.empty());
   CHECK(back.theme == Theme::light);
-  CHECK_FALSE(back.show[size_t(ViewId::tma)]);
+  CHECK_FALSE(back.show[size_t(ViewId::tma_pipeline)]);
   CHECK(back.show[size_t(ViewId::ptx)]);
   CHECK(back.last_kernel == "simt_naive");
   CHECK(back.last_k == 4096);

@@ -24,7 +24,7 @@ struct ModelRun {
 
 inline void put(std::vector<uint8_t>& buf, size_t index, float v, kernels::DType t) {
   if (t == kernels::DType::bf16) {
-    const uint16_t h = model::f32_to_bf16_rn(v);
+    const uint16_t h = model::f32_to_bf16_rne(v);
     std::memcpy(buf.data() + 2 * index, &h, 2);
   } else {
     std::memcpy(buf.data() + 4 * index, &v, 4);
@@ -32,7 +32,7 @@ inline void put(std::vector<uint8_t>& buf, size_t index, float v, kernels::DType
 }
 
 inline float element(float v, kernels::DType t) {
-  return t == kernels::DType::bf16 ? model::bf16_to_f32(model::f32_to_bf16_rn(v)) : v;
+  return t == kernels::DType::bf16 ? model::bf16_to_f32(model::f32_to_bf16_rne(v)) : v;
 }
 
 // integer: values in -4..4; otherwise uniform in [-1, 1).

@@ -9,7 +9,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "run/bf16.hpp"
+#include "engine/ir/bf16.hpp"
 #include "run/gemm_data.hpp"
 
 using namespace gs;
@@ -33,27 +33,27 @@ std::vector<uint8_t> c_from_reference(const std::vector<double>& ref) {
 
 TEST_CASE("bf16: round to nearest, ties to even", "[run][bf16]") {
   // 1 + 2^-8 lies exactly between 1.0 (even) and 1.0078125 (odd): ties go to the even one.
-  CHECK(run::round_to_bf16(1.00390625f) == 1.0f);
+  CHECK(ir::round_to_bf16(1.00390625f) == 1.0f);
   // 1 + 3·2^-8 lies between 1.0078125 (odd) and 1.015625 (even).
-  CHECK(run::round_to_bf16(1.01171875f) == 1.015625f);
-  CHECK(run::round_to_bf16(-1.00390625f) == -1.0f);
-  CHECK(run::round_to_bf16(-1.01171875f) == -1.015625f);
+  CHECK(ir::round_to_bf16(1.01171875f) == 1.015625f);
+  CHECK(ir::round_to_bf16(-1.00390625f) == -1.0f);
+  CHECK(ir::round_to_bf16(-1.01171875f) == -1.015625f);
   // Just above a tie rounds up, just below rounds down.
-  CHECK(run::round_to_bf16(std::nextafter(1.00390625f, 2.0f)) == 1.0078125f);
-  CHECK(run::round_to_bf16(std::nextafter(1.01171875f, 0.0f)) == 1.0078125f);
-  CHECK(run::f32_to_bf16_rne(1.0f) == 0x3F80);
-  CHECK(run::f32_to_bf16_rne(-2.0f) == 0xC000);
-  CHECK(run::bf16_to_f32(0x3F80) == 1.0f);
+  CHECK(ir::round_to_bf16(std::nextafter(1.00390625f, 2.0f)) == 1.0078125f);
+  CHECK(ir::round_to_bf16(std::nextafter(1.01171875f, 0.0f)) == 1.0078125f);
+  CHECK(ir::f32_to_bf16_rne(1.0f) == 0x3F80);
+  CHECK(ir::f32_to_bf16_rne(-2.0f) == 0xC000);
+  CHECK(ir::bf16_to_f32(0x3F80) == 1.0f);
   // Overflow rounds to infinity; infinities and NaNs survive (a NaN never becomes an inf).
-  CHECK(run::f32_to_bf16_rne(FLT_MAX) == 0x7F80);
-  CHECK(run::f32_to_bf16_rne(std::numeric_limits<float>::infinity()) == 0x7F80);
-  CHECK(std::isnan(run::round_to_bf16(std::numeric_limits<float>::quiet_NaN())));
-  CHECK(std::isnan(run::round_to_bf16(std::bit_cast<float>(0x7F800001u))));  // low-mantissa signalling NaN
+  CHECK(ir::f32_to_bf16_rne(FLT_MAX) == 0x7F80);
+  CHECK(ir::f32_to_bf16_rne(std::numeric_limits<float>::infinity()) == 0x7F80);
+  CHECK(std::isnan(ir::round_to_bf16(std::numeric_limits<float>::quiet_NaN())));
+  CHECK(std::isnan(ir::round_to_bf16(std::bit_cast<float>(0x7F800001u))));  // low-mantissa signalling NaN
   // Every finite bf16 value makes the round trip unchanged.
   for (uint32_t h = 0; h < 0x10000; ++h) {
-    const float f = run::bf16_to_f32(uint16_t(h));
+    const float f = ir::bf16_to_f32(uint16_t(h));
     if (std::isnan(f)) continue;
-    REQUIRE(run::f32_to_bf16_rne(f) == h);
+    REQUIRE(ir::f32_to_bf16_rne(f) == h);
   }
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("gemm data: random inputs are in [-1, 1], bf16-exact for bf16 kernels"
   for (float v : d.a_values) {
     REQUIRE(v >= -1.0f);
     REQUIRE(v <= 1.0f);  // a draw just below 1 may round up to 1.0 in bf16
-    REQUIRE(run::round_to_bf16(v) == v);
+    REQUIRE(ir::round_to_bf16(v) == v);
     sum += v;
   }
   CHECK(std::abs(sum / double(d.a_values.size())) < 0.1);  // centred, not all one sign
@@ -102,7 +102,7 @@ TEST_CASE("gemm data: random inputs are in [-1, 1], bf16-exact for bf16 kernels"
   for (float v : f.a_values) {
     REQUIRE(v >= -1.0f);
     REQUIRE(v < 1.0f);  // plain floats stay in [-1, 1)
-    not_bf16 += run::round_to_bf16(v) != v;
+    not_bf16 += ir::round_to_bf16(v) != v;
   }
   CHECK(not_bf16 > 32);
   REQUIRE(f.a_bytes.size() == f.a_values.size() * 4);

@@ -1,4 +1,4 @@
-#include "gui/core/smem_data.hpp"
+#include "gui/core/shared_memory_data.hpp"
 
 #include <algorithm>
 #include <array>

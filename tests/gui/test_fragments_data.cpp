@@ -1,4 +1,4 @@
-// Tests for gui/core/fragment_data: the owner of known cells in each map, read off the PTX
+// Tests for gui/core/fragments_data: the owner of known cells in each map, read off the PTX
 // ISA fragment figures as the facts sheet words them (§1.5 wgmma D, §2 mma.sync / ldmatrix),
 // that every cell has exactly one owner, and that the kernel's tile links to its registers.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 
 #include "gui/core/app_state.hpp"
 #include "tests/gui/gui_fixture.hpp"
-#include "gui/core/fragment_data.hpp"
+#include "gui/core/fragments_data.hpp"
 #include "gui/core/view_data.hpp"
 
 using namespace gs;

@@ -1,4 +1,4 @@
-// Tests for gui/core/tma_data: the stages, barriers and transfers of the Hopper kernel's TMA
+// Tests for gui/core/tma_pipeline_data: the stages, barriers and transfers of the Hopper kernel's TMA
 // pipeline at chosen playback positions. Expected values come from the kernel's design
 // (kernels/05: one stage, one full barrier with one arrival per phase, two 8 KiB boxes per
 // K-block, 16 KiB expected per phase), not from the code under test.
@@ -7,7 +7,7 @@
 #include "gui/core/app_state.hpp"
 #include "tests/gui/gui_fixture.hpp"
 #include "gui/core/playback.hpp"
-#include "gui/core/tma_data.hpp"
+#include "gui/core/tma_pipeline_data.hpp"
 #include "gui/core/view_data.hpp"
 
 using namespace gs;

@@ -1,4 +1,4 @@
-#include "gui/core/tma_data.hpp"
+#include "gui/core/tma_pipeline_data.hpp"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 #include "engine/layout/swizzle.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/playback.hpp"
-#include "gui/core/smem_data.hpp"
+#include "gui/core/shared_memory_data.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {

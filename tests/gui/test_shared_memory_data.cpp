@@ -1,4 +1,4 @@
-// Tests for gui/core/smem_data: the bank panel's constructed patterns, the tensor core's read
+// Tests for gui/core/shared_memory_data: the bank panel's constructed patterns, the tensor core's read
 // pattern of the Hopper kernel (and of its wrong-swizzle mistake), the swizzle grid and the
 // allocation map. Expected numbers come from the bank rule of facts §8 and the swizzle rule of
 // facts §3 computed by hand here, not from the code under test.
@@ -14,7 +14,7 @@
 #include "gui/core/app_state.hpp"
 #include "tests/gui/gui_fixture.hpp"
 #include "gui/core/playback.hpp"
-#include "gui/core/smem_data.hpp"
+#include "gui/core/shared_memory_data.hpp"
 #include "gui/core/view_data.hpp"
 
 using namespace gs;

@@ -1,4 +1,4 @@
-#include "gui/core/fragment_data.hpp"
+#include "gui/core/fragments_data.hpp"
 
 #include "gui/core/colors.hpp"
 

@@ -1,5 +1,5 @@
-// bfloat16 <-> float, header-only so the model, the data generator and the tests share one
-// rounding rule.
+// bfloat16 <-> float, header-only: the one rounding rule of the model (cvt, packed cvt), the
+// data generator and the tests.
 //
 // bf16 is the top 16 bits of an IEEE binary32: 1 sign, 8 exponent, 7 mantissa bits. Going
 // down rounds to nearest, ties to even (what cvt.rn.bf16.f32 and PyTorch do); going up is
@@ -9,7 +9,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace gs::run {
+namespace gs::ir {
 
 inline float bf16_to_f32(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
 
@@ -29,4 +29,4 @@ inline uint16_t f32_to_bf16_rne(float f) {
 // The float that a value becomes after a trip through bf16.
 inline float round_to_bf16(float f) { return bf16_to_f32(f32_to_bf16_rne(f)); }
 
-}  // namespace gs::run
+}  // namespace gs::ir
