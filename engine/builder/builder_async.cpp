@@ -237,6 +237,13 @@ Reg Builder::mapa(const Reg& addr, const Src& cta_rank, std::string name) {
 
 void Builder::barrier_cluster_arrive() { record(simple(Op::barrier_cluster_arrive)); }
 void Builder::barrier_cluster_wait() { record(simple(Op::barrier_cluster_wait)); }
+void Builder::fence_acq_rel_cluster() { record(simple(Op::fence_acq_rel_cluster)); }
+
+void Builder::mbarrier_arrive_remote(const Addr& bar) {
+  Inst i = simple(Op::mbarrier_arrive_remote);
+  i.operands = {Operand::sink(), bar.operand};
+  record(std::move(i));
+}
 
 void Builder::setmaxnreg(bool increase, uint32_t regs) {
   if (regs < 24 || regs > 256 || regs % 8 != 0)

@@ -26,6 +26,8 @@ void exec_tma_load(ExecContext& x);
 void exec_tma_store(ExecContext& x);
 void exec_tma_nothing_pending(ExecContext& x);  // bulk commit/wait groups, prefetch.tensormap
 
+void exec_cluster(ExecContext& x);  // mapa, barrier.cluster.arrive/wait, fence.acq_rel.cluster
+
 void exec_wgmma(ExecContext& x);  // fence, mma_async, commit_group, wait_group
 void exec_mma(ExecContext& x);    // mma.sync
 
