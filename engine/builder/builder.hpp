@@ -159,6 +159,10 @@ class Builder {
   void mbarrier_wait(const Addr& bar, const Src& parity);
 
   // ---- TMA (facts §4, §5) -------------------------------------------------------------------
+  // .multicast::cluster: the box lands at dst's offset in every CTA of cta_mask (a u16 register)
+  // and completes its bytes on the mbarrier at bar's offset in each.
+  void cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
+                                           const Addr& bar, const Reg& cta_mask);
   void cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
                                  const Addr& bar);
   void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src);

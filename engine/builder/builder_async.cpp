@@ -96,6 +96,19 @@ void Builder::cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, 
   record(std::move(i));
 }
 
+void Builder::cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& tensor_map,
+                                                  std::initializer_list<Src> coords, const Addr& bar,
+                                                  const Reg& cta_mask) {
+  if (coords.size() < 1 || coords.size() > 5)
+    throw std::invalid_argument(fmt::format("a TMA load takes 1 to 5 coordinates, not {}", coords.size()));
+  Inst i{.op = Op::cp_async_bulk_tensor_load_multicast, .aux = uint32_t(coords.size())};
+  i.operands = {dst.operand, Operand::reg(tensor_map.id())};
+  for (const Src& c : coords) i.operands.push_back(c.operand);
+  i.operands.push_back(bar.operand);
+  i.operands.push_back(Operand::reg(cta_mask.id()));
+  record(std::move(i));
+}
+
 void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src) {
   if (coords.size() < 1 || coords.size() > 5)
     throw std::invalid_argument(fmt::format("a TMA store takes 1 to 5 coordinates, not {}", coords.size()));

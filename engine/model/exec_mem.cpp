@@ -157,9 +157,17 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
     return p;
   }
   // A peer's memory: bounds and alignment as for its own accesses (reported against the
-  // peer's window). The race checks stay per CTA: a peer's words record warps of its own.
+  // peer's window). The race checks stay per CTA (a peer's words record warps of its own); a
+  // remote store marks the words written by an agent outside the CTA, as the copy engine
+  // does, so that the peer's later reads are not reported as uninitialised or racing.
   ExecContext peer{*t, x.warp, x.inst, x.dec, x.inst_id, x.mask, x.at_pc};
-  return smem_ptr(peer, local, bytes, lane, store);
+  uint8_t* p = smem_ptr(peer, local, bytes, lane, store);
+  if (p && store)
+    for (uint32_t w = (local - timing::kSmemBaseAddress) / 4; w * 4 < local - timing::kSmemBaseAddress + bytes; ++w) {
+      t->smem_word_state[w].written = true;
+      t->smem_word_state[w].writer_warp = SmemWord::kAsync;
+    }
+  return p;
 }
 
 // Statistics and trace record of a global access: the distinct 32-byte sectors it touches

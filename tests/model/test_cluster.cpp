@@ -20,31 +20,40 @@ std::vector<uint32_t> words_of(const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-TEST_CASE("cluster: DSMEM loads and stores, remote arrive and barrier.cluster", "[model][cluster]") {
-  const ir::Kernel k = kernels::build_cluster_probe();
+model::GemmBuffers probe_buffers() {
   model::GemmBuffers bufs;
+  bufs.a.resize(kernels::kClusterProbeABytes);
+  for (size_t i = 0; i < bufs.a.size(); ++i) bufs.a[i] = uint8_t(i * 7 + 3);
   bufs.c.assign(kernels::kClusterProbeWords * 4, 0xEE);
+  return bufs;
+}
+
+TEST_CASE("cluster: multicast, DSMEM loads and stores, remote arrive and barrier.cluster", "[model][cluster]") {
+  const ir::Kernel k = kernels::build_cluster_probe();
+  model::GemmBuffers bufs = probe_buffers();
+  const std::vector<uint32_t> a = words_of(bufs.a);
   const model::SimResult r = model::simulate(k, bufs);
   INFO(r.error);
   REQUIRE(r.completed);
-  for (const model::Hazard& h : r.hazards) INFO(h.detail);
-  CHECK(r.hazards.empty());
+  std::string hazards;
+  for (const model::Hazard& h : r.hazards) hazards += h.detail + "\n";
+  CHECK(hazards == "");
   CHECK(r.stats.ctas == 4);
   const std::vector<uint32_t> c = words_of(bufs.c);
   uint32_t wrong = 0;
   for (uint32_t cta = 0; cta < 4; ++cta)
     for (uint32_t t = 0; t < 64; ++t) {
       const uint32_t peer = cta ^ 1;
-      wrong += c[cta * 128 + t] != peer * 1000 + t;
-      wrong += c[cta * 128 + 64 + t] != peer * 1000 + t + 500000;
+      wrong += c[cta * 192 + t] != peer * 1000 + t;
+      wrong += c[cta * 192 + 64 + t] != peer * 1000 + t + 500000;
+      wrong += c[cta * 192 + 128 + t] != a[(cta / 2) * 64 + t];
     }
   CHECK(wrong == 0);
 }
 
 TEST_CASE("cluster: the traced CTA's cluster runs alone and is traced", "[model][cluster]") {
   const ir::Kernel k = kernels::build_cluster_probe();
-  model::GemmBuffers bufs;
-  bufs.c.assign(kernels::kClusterProbeWords * 4, 0xEE);
+  model::GemmBuffers bufs = probe_buffers();
   model::SimOptions opt;
   opt.trace = true;
   opt.only_traced_cta = true;
@@ -55,8 +64,8 @@ TEST_CASE("cluster: the traced CTA's cluster runs alone and is traced", "[model]
   CHECK(r.trace.traced_cta == 3);
   CHECK_FALSE(r.trace.events.empty());
   const std::vector<uint32_t> c = words_of(bufs.c);
-  CHECK(c[3 * 128 + 5] == 2 * 1000 + 5);
-  CHECK(c[2 * 128 + 64 + 5] == 3 * 1000 + 5 + 500000);
+  CHECK(c[3 * 192 + 5] == 2 * 1000 + 5);
+  CHECK(c[2 * 192 + 64 + 5] == 3 * 1000 + 5 + 500000);
   CHECK(c[0] == 0xEEEEEEEEu);  // the other cluster did not run
 }
 
