@@ -102,6 +102,18 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.issued = 0;
 }
 
+// Whether CTA c (its ctaid set) is the traced one, and if so where its trace goes.
+void set_traced(Cta& c, const SimOptions& opt, SimResult& result) {
+  const bool traced = opt.trace && c.launch.ctaid == opt.traced_cta;
+  c.launch.traced = traced;
+  c.launch.record_registers = traced && opt.record_registers;
+  c.trace = traced ? &result.trace : nullptr;
+  if (traced) {
+    result.trace.traced_cta = c.launch.cta_linear;
+    result.trace.warps = uint32_t(c.warps.size());
+  }
+}
+
 // Runs the CTAs of one cluster together until all finish: each runs until every live warp of
 // it waits (Cta::blocked), then the next, round after round; a remote arrive, a store into a
 // peer's shared memory or barrier.cluster lets a blocked peer go on in the next round. A
@@ -175,14 +187,7 @@ void simulate_clusters(const ir::Kernel& k, const Cta& proto, const SimOptions& 
           c.launch.cta_linear = uint32_t(id[0] + L.grid[0] * (id[1] + L.grid[1] * id[2]));
           c.launch.cluster = &cl;
           c.launch.cluster_rank = r;
-          const bool traced = opt.trace && id == opt.traced_cta;
-          c.launch.traced = traced;
-          c.launch.record_registers = traced && opt.record_registers;
-          c.trace = traced ? &result.trace : nullptr;
-          if (traced) {
-            result.trace.traced_cta = c.launch.cta_linear;
-            result.trace.warps = uint32_t(c.warps.size());
-          }
+          set_traced(c, opt, result);
         }
         run_cluster(cl, opt);
         for (const Cta& c : ctas) {
@@ -255,14 +260,7 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
         solo.barrier_phase = 0;
         cta.launch.ctaid = {x, y, z};
         cta.launch.cta_linear = uint32_t(x + L.grid[0] * (y + L.grid[1] * z));
-        const bool traced = opt.trace && cta.launch.ctaid == opt.traced_cta;
-        cta.launch.traced = traced;
-        cta.launch.record_registers = traced && opt.record_registers;
-        cta.trace = traced ? &result.trace : nullptr;
-        if (traced) {
-          result.trace.traced_cta = cta.launch.cta_linear;
-          result.trace.warps = uint32_t(cta.warps.size());
-        }
+        set_traced(cta, opt, result);
         run_cta(cta, opt);
         result.stats.ctas++;
         result.stats.max_cta_cycles = std::max(result.stats.max_cta_cycles, cta.cost.cycles);

@@ -6,7 +6,9 @@
 
 #include "engine/builder/builder.hpp"
 #include "engine/model/model.hpp"
+#include "engine/ptx/emit.hpp"
 #include "kernels/probes.hpp"
+#include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
 
@@ -118,4 +120,9 @@ TEST_CASE("cluster: mapa to a rank outside the cluster is reported", "[model][cl
   for (const model::Hazard& h : r.hazards)
     reported = reported || (h.kind == model::HazardKind::out_of_bounds_shared && h.detail.find("rank 5") != std::string::npos);
   CHECK(reported);
+}
+
+TEST_CASE("cluster: the cluster probe assembles for sm_90", "[model][cluster][ptxas]") {
+  const ir::Kernel k = kernels::build_cluster_probe();
+  test::check_assembles(ptx::emit(k).text, k.target, "probe_cluster");
 }
