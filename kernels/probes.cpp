@@ -89,6 +89,60 @@ ir::Kernel build_mbarrier_parity_probe() {
   return b.finish();
 }
 
+ir::Kernel build_cluster_probe() {
+  constexpr uint32_t kThreads = 64;
+  Builder b("probe_cluster", ir::Arch::sm_90);
+  b.set_launch({.grid = {4, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {2, 1, 1}});
+  // A: 4 rows of 64 bf16 (128 bytes); CTA c multicasts row c, one box, to both CTAs of its pair.
+  auto map = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, 64, 4, 64, 1, Swizzle::none));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", 2 * 128, 128, ir::SmemUse::tile);
+  auto own = b.shared("own", kThreads * 4, 16, ir::SmemUse::other);
+  auto inbox = b.shared("inbox", kThreads * 4, 16, ir::SmemUse::other);
+  auto bar = b.shared("bar", 8, 8, ir::SmemUse::mbarrier);
+  auto tile_bar = b.shared("tile_bar", 8, 8, ir::SmemUse::mbarrier);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg rank = b.special(ir::Special::cluster_ctarank, "rank");
+  Reg peer = (rank ^ 1u).named("peer");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  b.if_((tid == 0).named("leader"), [&] {
+    b.mbarrier_init(bar.at(), kThreads);  // one remote arrival per thread of the peer
+    b.mbarrier_init(tile_bar.at(), 1);
+    b.fence_mbarrier_init();
+  });
+  Reg word = (tid << 2).named("word");
+  b.st_shared(Type::u32, Addr::at(b.smem_address(own, 0, "own_addr") + word), {(cta * 1000u + tid).named("mine")});
+  // Every CTA's barrier and words exist before any peer touches them.
+  b.barrier_cluster_arrive();
+  b.barrier_cluster_wait();
+  Reg tm = b.tensor_map_address(map, "tm");
+  b.if_((tid == 0).named("issuer"), [&] {
+    b.mbarrier_arrive_expect_tx(tile_bar.at(), 2 * 128u);  // both halves land here
+    Reg both = b.mov(Type::b16, 3u, "both_ctas");
+    Reg half = b.mapa((b.smem_address(tile, 0, "tile_addr") + rank * 128u).named("half_local"), rank, "half");
+    b.cp_async_bulk_tensor_load_multicast(Addr::at(half), tm, {0u, cta}, tile_bar.at(), both);
+  });
+  Reg peer_own = b.mapa((b.smem_address(own, 0, "own_base") + word).named("own_word"), peer, "peer_own");
+  Reg seen = b.ld_shared_cluster(Type::u32, Addr::at(peer_own), "seen");
+  Reg peer_inbox = b.mapa((b.smem_address(inbox, 0, "inbox_base") + word).named("inbox_word"), peer, "peer_inbox");
+  b.st_shared_cluster(Type::u32, Addr::at(peer_inbox), {(cta * 1000u + tid + 500000u).named("gift")});
+  b.mbarrier_arrive_remote(Addr::at(b.mapa(b.smem_address(bar, 0, "bar_addr"), peer, "peer_bar")));
+  b.mbarrier_wait(bar.at(), 0u);
+  b.mbarrier_wait(tile_bar.at(), 0u);
+  Reg tiled = b.ld_shared(Type::u32, Addr::at(b.smem_address(tile, 0, "tile_base") + word), "tiled");
+  Reg received = b.ld_shared(Type::u32, Addr::at(b.smem_address(inbox, 0, "inbox_own") + word), "received");
+  Reg out = (C + b.mul_wide((cta * 192u + tid).named("out_index"), 4u, "out_off")).named("out");
+  b.st_global(Type::u32, Addr::at(out), {seen});
+  b.st_global(Type::u32, Addr::at(out, 256), {received});
+  b.st_global(Type::u32, Addr::at(out, 512), {tiled});
+  // No CTA exits while its peer may still read or write its shared memory.
+  b.barrier_cluster_arrive();
+  b.barrier_cluster_wait();
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_wgmma_layout_probe(uint32_t n) {
   constexpr uint32_t kThreads = 128;
   Builder b(fmt::format("probe_wgmma_m64n{}k16", n), ir::Arch::sm_90a);

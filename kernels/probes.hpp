@@ -59,4 +59,17 @@ ir::Kernel build_wgmma_descriptor_probe(const WgmmaDescProbe& probe);
 // any of the A, B, C/D maps were wrong, D would not equal A·B + C at the D map's positions.
 ir::Kernel build_mma_sync_probe();
 
+// Clusters of 2 CTAs (grid 4x1x1, 64 threads): CTA c TMA-multicasts row c of A (64 bf16,
+// 128 bytes) into half (c % 2) of a 256-byte tile of both CTAs of its pair; each thread reads
+// its peer's shared word through mapa + ld.shared::cluster, stores into the peer's inbox with
+// st.shared::cluster, arrives on the peer's mbarrier remotely and waits on its own. CTA c
+// writes to C (u32)
+//   C[c*192 + t]       = peer*1000 + t            (what it read from the peer)
+//   C[c*192 + 64 + t]  = peer*1000 + t + 500000   (what the peer stored into its inbox)
+//   C[c*192 + 128 + t] = word (c/2)*64 + t of A    (the tile both multicasts filled)
+// with peer = c ^ 1, t < 64. A holds 4x64 bf16 (512 bytes), C 768 words.
+ir::Kernel build_cluster_probe();
+inline constexpr uint32_t kClusterProbeWords = 768;
+inline constexpr uint32_t kClusterProbeABytes = 512;
+
 }  // namespace gs::kernels

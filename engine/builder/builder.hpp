@@ -159,6 +159,10 @@ class Builder {
   void mbarrier_wait(const Addr& bar, const Src& parity);
 
   // ---- TMA (facts §4, §5) -------------------------------------------------------------------
+  // .multicast::cluster: the box lands at dst's offset in every CTA of cta_mask (a u16 register)
+  // and completes its bytes on the mbarrier at bar's offset in each.
+  void cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
+                                           const Addr& bar, const Reg& cta_mask);
   void cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
                                  const Addr& bar);
   void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src);
@@ -193,6 +197,14 @@ class Builder {
   Reg mapa(const Reg& addr, const Src& cta_rank, std::string name = {});
   void barrier_cluster_arrive();
   void barrier_cluster_wait();
+  void fence_acq_rel_cluster();
+  // ld/st.shared::cluster: the address comes from mapa (or is this CTA's own shared address).
+  Reg ld_shared_cluster(Type t, const Addr& a, std::string name = {}) {
+    return ld(ir::Op::ld_shared_cluster, t, a, std::move(name));
+  }
+  void st_shared_cluster(Type t, const Addr& a, std::initializer_list<Src> v) { st(ir::Op::st_shared_cluster, t, a, v); }
+  // mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]: bar from mapa.
+  void mbarrier_arrive_remote(const Addr& bar);
   void setmaxnreg(bool increase, uint32_t regs);
   Reg elect_sync(std::string name = {});
 

@@ -96,6 +96,19 @@ void Builder::cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, 
   record(std::move(i));
 }
 
+void Builder::cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& tensor_map,
+                                                  std::initializer_list<Src> coords, const Addr& bar,
+                                                  const Reg& cta_mask) {
+  if (coords.size() < 1 || coords.size() > 5)
+    throw std::invalid_argument(fmt::format("a TMA load takes 1 to 5 coordinates, not {}", coords.size()));
+  Inst i{.op = Op::cp_async_bulk_tensor_load_multicast, .aux = uint32_t(coords.size())};
+  i.operands = {dst.operand, Operand::reg(tensor_map.id())};
+  for (const Src& c : coords) i.operands.push_back(c.operand);
+  i.operands.push_back(bar.operand);
+  i.operands.push_back(Operand::reg(cta_mask.id()));
+  record(std::move(i));
+}
+
 void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src) {
   if (coords.size() < 1 || coords.size() > 5)
     throw std::invalid_argument(fmt::format("a TMA store takes 1 to 5 coordinates, not {}", coords.size()));
@@ -237,6 +250,13 @@ Reg Builder::mapa(const Reg& addr, const Src& cta_rank, std::string name) {
 
 void Builder::barrier_cluster_arrive() { record(simple(Op::barrier_cluster_arrive)); }
 void Builder::barrier_cluster_wait() { record(simple(Op::barrier_cluster_wait)); }
+void Builder::fence_acq_rel_cluster() { record(simple(Op::fence_acq_rel_cluster)); }
+
+void Builder::mbarrier_arrive_remote(const Addr& bar) {
+  Inst i = simple(Op::mbarrier_arrive_remote);
+  i.operands = {Operand::sink(), bar.operand};
+  record(std::move(i));
+}
 
 void Builder::setmaxnreg(bool increase, uint32_t regs) {
   if (regs < 24 || regs > 256 || regs % 8 != 0)

@@ -29,6 +29,8 @@ std::string smem_name(const Cta& c, uint32_t addr) {
   return fmt::format("0x{:X}", addr);
 }
 
+}  // namespace
+
 // Every live warp waits and nothing is in flight: name what they wait for, grouping the
 // warps that wait for the same thing.
 void report_deadlock(Cta& c) {
@@ -54,6 +56,9 @@ void report_deadlock(Cta& c) {
     } else if (w.state == WarpState::bar_wait) {
       what = fmt::format("wait at bar.sync {} ({} of {} threads arrived)", w.wait_bar_id, c.bar_arrived[w.wait_bar_id],
                          c.bar_expected[w.wait_bar_id]);
+    } else if (w.state == WarpState::cluster_wait) {
+      what = fmt::format("wait at barrier.cluster (phase {}; a peer CTA's warps never arrived)",
+                         c.launch.cluster ? c.launch.cluster->barrier_phase : 0);
     } else {
       what = "wait";
     }
@@ -73,6 +78,8 @@ void report_deadlock(Cta& c) {
   c.failed = true;
   c.failure = "deadlock: " + detail;
 }
+
+namespace {
 
 // One scheduler's pick: the smallest max(key, free_at) over its warps' ready keys, and the
 // first slot that has it. Not-ready warps have key kNotReady, which never wins (an empty
@@ -250,7 +257,9 @@ template <bool kAvx2>
   const bool record_registers = traced && c.launch.record_registers;
   // Counted here and added to the statistics once, at the end: nothing reads them meanwhile.
   uint64_t warp_instructions = 0, thread_instructions = 0;
-  trace_event(c, EventKind::cta_start, 0, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
+  if (!c.started) trace_event(c, EventKind::cta_start, 0, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
+  c.started = true;
+  c.blocked = false;
   bool exited_with_pending_tma = false;
   for (;;) {
     if (c.failed) break;
@@ -291,7 +300,10 @@ template <bool kAvx2>
     if (!next) {
       bool all_exited = true;
       for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
-      if (!all_exited) report_deadlock(c);
+      if (!all_exited) {
+        if (c.launch.cluster && c.launch.cluster->ctas.size() > 1) c.blocked = true;  // a peer may release it (simulate.cpp)
+        else report_deadlock(c);
+      }
       break;
     }
     if (next_time > max_cycles) {
@@ -376,9 +388,11 @@ template <bool kAvx2>
   }
   c.stats->warp_instructions += warp_instructions;
   c.stats->thread_instructions += thread_instructions;
+  c.issued += warp_instructions;
   uint64_t end = c.now;
   for (const Warp& w : c.warps) end = std::max(end, w.ready_at);
   c.cost.cycles = end;
+  if (c.blocked) return;
   trace_event(c, EventKind::cta_end, end, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
   if (c.trace) c.trace->end_cycle = end;
 }

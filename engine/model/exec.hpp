@@ -23,8 +23,11 @@ void exec_mbarrier_arrive(ExecContext& x);  // arrive, arrive.expect_tx, expect_
 void exec_mbarrier_wait(ExecContext& x);    // try_wait.parity, test_wait.parity
 
 void exec_tma_load(ExecContext& x);
+void exec_tma_load_multicast(ExecContext& x);  // .multicast::cluster
 void exec_tma_store(ExecContext& x);
 void exec_tma_nothing_pending(ExecContext& x);  // bulk commit/wait groups, prefetch.tensormap
+
+void exec_cluster(ExecContext& x);  // mapa, barrier.cluster.arrive/wait, fence.acq_rel.cluster
 
 void exec_wgmma(ExecContext& x);  // fence, mma_async, commit_group, wait_group
 void exec_mma(ExecContext& x);    // mma.sync

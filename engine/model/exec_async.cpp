@@ -102,6 +102,8 @@ struct TensorCopyOperands {
   bool load = false;
   size_t map_at = 0, coords_at = 0;
   ir::Operand smem, bar;
+  size_t cta_mask_at = 0;  // multicast: the operand with the mask of destination CTA ranks
+  bool multicast = false;
 };
 
 void exec_tma(ExecContext& x, const TensorCopyOperands& ops);
@@ -111,6 +113,13 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops);
 void exec_tma_load(ExecContext& x) {
   const ir::tensor_load_operands o = ir::tensor_load_operands_of(x.inst);
   exec_tma(x, {true, o.map_at, o.coords_at, o.dst, o.bar});
+}
+
+// The multicast load: the box lands at the same shared offset in every CTA of the mask, and
+// completes its bytes on the mbarrier at the same offset in each (facts §7).
+void exec_tma_load_multicast(ExecContext& x) {
+  const ir::tensor_load_multicast_operands o = ir::tensor_load_multicast_operands_of(x.inst);
+  exec_tma(x, {true, o.map_at, o.coords_at, o.dst, o.bar, o.cta_mask_at, true});
 }
 
 void exec_tma_store(ExecContext& x) {
@@ -145,7 +154,10 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     std::array<int32_t, 5> coords{};
     for (uint32_t i = 0; i < rank && i < 5; ++i) coords[i] = int32_t(src.get(ops.coords_at + i, lane));
     const ir::Operand& smem_op = ops.smem;
-    const uint32_t smem = memory_address32(x, smem_op, lane);
+    // A multicast names shared::cluster addresses; only the offset matters (the same in
+    // every destination), so it is taken as this CTA's shared::cta address.
+    const uint32_t smem_raw = memory_address32(x, smem_op, lane);
+    const uint32_t smem = ops.multicast ? smem_raw & ((1u << kClusterRankShift) - 1) : smem_raw;
     const uint32_t bytes = d.box_bytes();
     const uint32_t align = layout::swizzle_required_alignment(d.swizzle);
     if (smem % std::max<uint32_t>(align, 128) != 0)
@@ -171,19 +183,38 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     c.stats->tma_bytes += bytes;
     c.cost.tma_bytes += bytes;
 
+    // The CTAs the box lands in: this one, or those of the multicast mask.
+    std::array<Cta*, 16> dests{&c};
+    uint32_t ndests = 1;
+    if (load && ops.multicast) {
+      const uint32_t mask = uint32_t(src.get(ops.cta_mask_at, lane)) & 0xFFFF;
+      const Cluster* cl = c.launch.cluster;
+      const uint32_t size = cl ? uint32_t(cl->ctas.size()) : 1;
+      if (mask >> size != 0)
+        report(c, HazardKind::out_of_bounds_shared, x.inst_id, x.warp.id, lane, mask,
+               fmt::format("the multicast mask 0x{:X} names CTA ranks past the cluster's {} CTA(s)", mask, size));
+      ndests = 0;
+      for (uint32_t r = 0; r < size; ++r)
+        if (mask >> r & 1) dests[ndests++] = cl ? cl->ctas[r] : &c;
+    }
     if (load) {
-      job.mbar = memory_address32(x, ops.bar, lane);
-      auto it = c.mbars.find(job.mbar);
-      if (it == c.mbars.end() || !it->second.initialized)
-        report(c, HazardKind::uninitialized_mbarrier, x.inst_id, x.warp.id, lane, job.mbar,
-               fmt::format("the TMA load completes on the mbarrier at 0x{:X}, which was never initialised", job.mbar));
-      else if (!it->second.init_fenced)
-        report(c, HazardKind::missing_init_fence, x.inst_id, x.warp.id, lane, job.mbar,
-               fmt::format("the mbarrier at 0x{:X} was initialised without fence.mbarrier_init (or "
-                           "fence.proxy.async) before the TMA engine used it: the copy engine may not see the init",
-                           job.mbar));
-      for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
-        c.smem_word_state[w].tma_pending = true;
+      job.mbar = memory_address32(x, ops.bar, lane) & (ops.multicast ? (1u << kClusterRankShift) - 1 : ~0u);
+      for (uint32_t di = 0; di < ndests; ++di) {
+        Cta& t = *dests[di];
+        auto it = t.mbars.find(job.mbar);
+        if (it == t.mbars.end() || !it->second.initialized)
+          report(c, HazardKind::uninitialized_mbarrier, x.inst_id, x.warp.id, lane, job.mbar,
+                 fmt::format("the TMA load completes on the mbarrier at 0x{:X} of CTA rank {}, which was never "
+                             "initialised",
+                             job.mbar, t.launch.cluster_rank));
+        else if (!it->second.init_fenced)
+          report(c, HazardKind::missing_init_fence, x.inst_id, x.warp.id, lane, job.mbar,
+                 fmt::format("the mbarrier at 0x{:X} was initialised without fence.mbarrier_init (or "
+                             "fence.proxy.async) before the TMA engine used it: the copy engine may not see the init",
+                             job.mbar));
+        for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
+          t.smem_word_state[w].tma_pending = true;
+      }
     } else {
       // A store reads shared memory now: ordinary writes must have been fenced (facts §5).
       for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
@@ -217,10 +248,16 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       job.trace_index = append(c.trace->tma, t);
       trace_event(c, EventKind::tma_issue, c.now, x.warp.id, x.inst_id, 1u << lane, job.trace_index, bytes);
     }
-    if (load) {
-      c.tma_jobs.push_back(job);
-      c.tma_pending.push_back({job.complete, uint32_t(c.tma_jobs.size() - 1)});
-    }
+    if (load)
+      for (uint32_t di = 0; di < ndests; ++di) {
+        // Each destination completes its own copy in its own run (a blocked peer resumes:
+        // simulate.cpp); only the issuer's copy is in the issuer's trace.
+        Cta& t = *dests[di];
+        TmaJob mine = job;
+        if (&t != &c) mine.trace_index = 0xFFFFFFFFu;
+        t.tma_jobs.push_back(mine);
+        t.tma_pending.push_back({job.complete, uint32_t(t.tma_jobs.size() - 1)});
+      }
   }
 }
 

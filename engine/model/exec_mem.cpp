@@ -147,6 +147,29 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
 
 }  // namespace
 
+uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
+  uint32_t local = 0;
+  Cta* t = cluster_target(x, addr, lane, &local);
+  if (!t) return nullptr;
+  if (t == &x.cta) {
+    uint8_t* p = smem_ptr(x, local, bytes, lane, store);
+    if (p) check_shared_words(x, local, bytes, lane, store);
+    return p;
+  }
+  // A peer's memory: bounds and alignment as for its own accesses (reported against the
+  // peer's window). The race checks stay per CTA (a peer's words record warps of its own); a
+  // remote store marks the words written by an agent outside the CTA, as the copy engine
+  // does, so that the peer's later reads are not reported as uninitialised or racing.
+  ExecContext peer{*t, x.warp, x.inst, x.dec, x.inst_id, x.mask, x.at_pc};
+  uint8_t* p = smem_ptr(peer, local, bytes, lane, store);
+  if (p && store)
+    for (uint32_t w = (local - timing::kSmemBaseAddress) / 4; w * 4 < local - timing::kSmemBaseAddress + bytes; ++w) {
+      t->smem_word_state[w].written = true;
+      t->smem_word_state[w].writer_warp = SmemWord::kAsync;
+    }
+  return p;
+}
+
 // Statistics and trace record of a global access: the distinct 32-byte sectors it touches
 // (counted by the caller, only for the traced CTA) and its lowest address.
 void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest) {
@@ -190,7 +213,7 @@ void exec_memory(ExecContext& x) {
   const uint32_t elem = std::max<uint32_t>(ir::type_bits(in.type) / 8, 1);
   const uint32_t vec = std::max<uint32_t>(in.vec, 1);
   const uint32_t bytes = elem * vec;
-  const bool store = in.op == Op::st_global || in.op == Op::st_shared;
+  const bool store = in.op == Op::st_global || in.op == Op::st_shared || in.op == Op::st_shared_cluster;
   const ir::Operand& addr_op = store ? in.operands[0] : in.operands[vec];
 
   if (in.op == Op::ld_param) {
@@ -207,7 +230,8 @@ void exec_memory(ExecContext& x) {
       if (in.operands[1 + v].kind == ir::OperandKind::reg) check_register_read(x, in.operands[1 + v].id, x.mask);
   if (addr_op.kind == ir::OperandKind::mem_reg) check_register_read(x, addr_op.id, x.mask);
 
-  const bool shared = in.op == Op::ld_shared || in.op == Op::st_shared;
+  const bool cluster = in.op == Op::ld_shared_cluster || in.op == Op::st_shared_cluster;
+  const bool shared = cluster || in.op == Op::ld_shared || in.op == Op::st_shared;
   std::array<uint32_t, 32> saddr{};
   uint64_t lowest = ~uint64_t(0);
   std::array<uint64_t, 32> sector{};  // per active lane; distinct ones counted at the end
@@ -215,7 +239,10 @@ void exec_memory(ExecContext& x) {
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     uint8_t* p = nullptr;
-    if (shared) {
+    if (cluster) {
+      saddr[l] = memory_address32(x, addr_op, l);
+      p = cluster_smem_ptr(x, saddr[l], bytes, l, store);
+    } else if (shared) {
       saddr[l] = memory_address32(x, addr_op, l);
       p = smem_ptr(x, saddr[l], bytes, l, store);
       if (p) check_shared_words(x, saddr[l], bytes, l, store);

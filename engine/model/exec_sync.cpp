@@ -173,11 +173,61 @@ void exec_mbarrier_init(ExecContext& x) {
   trace_mbar(x.cta, EventKind::mbar_init, x.cta.now, x.warp.id, x.inst_id, addr, *m, count);
 }
 
+namespace {
+
+// `lanes` arrivals of warp x.warp on the mbarrier at `addr` of CTA t (x.cta, or a peer for a
+// remote arrive).
+void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lanes, uint32_t first) {
+  if (lanes > m.pending) {
+    report(x.cta, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
+           fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
+                       "PTX ISA leaves this undefined (the model counts the extra ones towards the next "
+                       "phase); wait for the phase to complete before arriving again",
+                       lanes, addr, m.pending));
+  }
+  uint32_t left = lanes;
+  while (left > 0) {  // arrivals past a phase's count roll into the next phase
+    const uint32_t take = std::min(left, m.pending);
+    m.pending -= take;
+    left -= take;
+    trace_mbar(t, EventKind::mbar_arrive, x.cta.now, x.warp.id, x.inst_id, addr, m, take);
+    const uint32_t before = m.phase;
+    mbarrier_check_phase(t, addr, x.cta.now);
+    if (m.phase == before || take == 0) break;
+  }
+}
+
+// mbarrier.arrive.release.cluster.shared::cluster: each active lane arrives once on the
+// mbarrier its shared::cluster address (mapa) names, in this CTA or a peer.
+void arrive_remote(ExecContext& x, const ir::Operand& bar) {
+  x.latency = timing::kMbarrierLatency;
+  for (uint32_t l = 0; l < 32; ++l) {
+    if (!(x.mask >> l & 1)) continue;
+    const uint32_t address = memory_address32(x, bar, l);
+    uint32_t local = 0;
+    Cta* t = cluster_target(x, address, l, &local);
+    if (!t) continue;
+    auto it = t->mbars.find(local);
+    if (local % 8 != 0 || it == t->mbars.end() || !it->second.initialized) {
+      report(x.cta, HazardKind::uninitialized_mbarrier, x.inst_id, x.warp.id, l, address,
+             fmt::format("remote arrive on shared::cluster address 0x{:X} (CTA rank {}, 0x{:X}): no initialised "
+                         "mbarrier there",
+                         address, t->launch.cluster_rank, local));
+      continue;
+    }
+    arrive_on(x, *t, local, it->second, 1, l);
+  }
+}
+
+}  // namespace
+
 // mbarrier.arrive, mbarrier.arrive.expect_tx and mbarrier.expect_tx: each active lane adds
-// its transaction bytes (expect_tx forms) and arrives (arrive forms).
+// its transaction bytes (expect_tx forms) and arrives (arrive forms); the remote arrive
+// reaches a peer CTA's mbarrier.
 void exec_mbarrier_arrive(ExecContext& x) {
   Cta& c = x.cta;
   const ir::Inst& in = x.inst;
+  if (in.op == Op::mbarrier_arrive_remote) return arrive_remote(x, ir::mbar_arrive_operands_of(in).bar);
   const bool arrives = in.op != Op::mbarrier_expect_tx, expects = in.op != Op::mbarrier_arrive;
   const ir::Operand bar = in.op == Op::mbarrier_arrive            ? ir::mbar_arrive_operands_of(in).bar
                           : in.op == Op::mbarrier_arrive_expect_tx ? ir::mbar_arrive_tx_operands_of(in).bar
@@ -194,24 +244,7 @@ void exec_mbarrier_arrive(ExecContext& x) {
     m.tx += int64_t(bytes) * lanes;
     trace_mbar(c, EventKind::mbar_expect_tx, c.now, x.warp.id, x.inst_id, addr, m, bytes * lanes);
   }
-  if (!arrives) return;
-  if (lanes > m.pending) {
-    report(c, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
-           fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
-                       "PTX ISA leaves this undefined (the model counts the extra ones towards the next "
-                       "phase); wait for the phase to complete before arriving again",
-                       lanes, addr, m.pending));
-  }
-  uint32_t left = lanes;
-  while (left > 0) {  // arrivals past a phase's count roll into the next phase
-    const uint32_t take = std::min(left, m.pending);
-    m.pending -= take;
-    left -= take;
-    trace_mbar(c, EventKind::mbar_arrive, c.now, x.warp.id, x.inst_id, addr, m, take);
-    const uint32_t before = m.phase;
-    mbarrier_check_phase(c, addr, c.now);
-    if (m.phase == before || take == 0) break;
-  }
+  if (arrives) arrive_on(x, c, addr, m, lanes, first);
 }
 
 // mbarrier.try_wait.parity (sleeps until the phase completes, then runs again) and

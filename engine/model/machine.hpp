@@ -39,7 +39,7 @@ struct GlobalMemory {
   }
 };
 
-enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, exited };
+enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster_wait, exited };
 
 struct Warp {
   uint32_t id = 0;
@@ -103,6 +103,9 @@ struct Warp {
   uint32_t wait_mbar = 0;
   uint32_t wait_parity = 0;
   uint64_t wait_since = 0;
+  // barrier.cluster.arrive instructions this warp has executed; its arrival for phase p is
+  // the (p+1)-th (exec_cluster.cpp).
+  uint32_t cluster_arrivals = 0;
   // wgmma bookkeeping: groups committed and not yet waited on.
   bool wgmma_fenced = false;
   bool wgmma_any = false;
@@ -170,6 +173,24 @@ struct TmaJob {
   uint32_t trace_index = 0xFFFFFFFFu;
 };
 
+struct Cta;
+
+// The CTAs of one thread-block cluster, run together (simulate.cpp, run_cluster): distributed
+// shared memory, remote mbarrier arrives and barrier.cluster reach a peer through `ctas`.
+struct Cluster {
+  std::vector<Cta*> ctas;            // by rank in the cluster (%cluster_ctarank)
+  uint32_t barrier_phase = 0;        // completed phases of barrier.cluster
+};
+
+// Shared::cluster addresses (mapa's result): the model's own encoding, since on the GPU the
+// value is opaque (PTX promises only that mapa's result works in shared::cluster accesses).
+// A shared::cta address (below 2^24; the window starts at kSmemBaseAddress) names the
+// executing CTA's own memory; (rank + 1) << 24 | shared::cta address names CTA `rank`.
+inline constexpr uint32_t kClusterRankShift = 24;
+inline constexpr uint32_t cluster_address(uint32_t rank, uint32_t cta_address) {
+  return (rank + 1) << kClusterRankShift | (cta_address & ((1u << kClusterRankShift) - 1));
+}
+
 // Per-CTA configuration shared by every exec function.
 struct Launch {
   const ir::Kernel* kernel = nullptr;
@@ -179,6 +200,8 @@ struct Launch {
   bool traced = false;
   bool record_registers = false;
   std::vector<uint64_t> param_values;  // what ld.param reads, per parameter
+  Cluster* cluster = nullptr;          // null when the kernel's clusters have one CTA
+  uint32_t cluster_rank = 0;
 };
 
 struct Cta {
@@ -248,6 +271,13 @@ struct Cta {
   timing::CtaCost cost;
   bool failed = false;
   std::string failure;
+  // In a cluster, run_cta returns when every live warp waits and nothing is in flight
+  // (blocked: a peer may release it) instead of reporting a deadlock; it resumes on the
+  // next call. issued counts the warp-instructions of all calls, so that the cluster's
+  // driver sees whether a call made progress.
+  bool blocked = false;
+  bool started = false;
+  uint64_t issued = 0;
 
   uint64_t& reg(uint32_t warp, uint32_t r, uint32_t lane) { return regs[(size_t(warp) * nregs + r) * 32 + lane]; }
   uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }
@@ -270,6 +300,9 @@ struct ExecContext {
 // Shared window access with bounds and hazard checks; returns nullptr when out of bounds.
 uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane);
+// A shared::cluster access (exec_mem.cpp): this CTA's window or a peer's, through
+// cluster_target; nullptr (reported) when outside them.
+uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 // Statistics, latency and trace record of one warp-level access (exec_mem.cpp): a global
 // access touching `sectors` 32-byte sectors (counted for the traced CTA only) from `lowest`
 // up; a shared access through the bank model (facts §8).
@@ -295,8 +328,15 @@ inline void wake(Cta& c, Warp& w, uint64_t at) {
   c.push_ready(w.id, w.ready_at);
 }
 
-// Runs one CTA to completion (or failure) in modeled time.
+// Runs one CTA to completion (or failure) in modeled time; in a cluster, until it blocks.
 void run_cta(Cta& cta, const SimOptions& opt);
+// Every live warp waits and nothing is in flight: reports a deadlock naming the waits.
+void report_deadlock(Cta& cta);
+// A shared::cluster address resolved to a CTA of the cluster and a shared::cta address in
+// it; nullptr (after reporting why) when the rank is outside the cluster.
+Cta* cluster_target(ExecContext& x, uint32_t address, uint32_t lane, uint32_t* cta_address);
+// barrier.cluster: releases the current phase if every live warp of every CTA arrived.
+bool cluster_barrier_check(Cluster& cl, uint64_t cycle);
 
 // Appends one record to a trace table (Table<T>, table.hpp); returns its index.
 template <class T>

@@ -98,6 +98,115 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.cost = {};
   c.failed = false;
   c.failure.clear();
+  c.blocked = c.started = false;
+  c.issued = 0;
+}
+
+// Whether CTA c (its ctaid set) is the traced one, and if so where its trace goes.
+void set_traced(Cta& c, const SimOptions& opt, SimResult& result) {
+  const bool traced = opt.trace && c.launch.ctaid == opt.traced_cta;
+  c.launch.traced = traced;
+  c.launch.record_registers = traced && opt.record_registers;
+  c.trace = traced ? &result.trace : nullptr;
+  if (traced) {
+    result.trace.traced_cta = c.launch.cta_linear;
+    result.trace.warps = uint32_t(c.warps.size());
+  }
+}
+
+// Runs the CTAs of one cluster together until all finish: each runs until every live warp of
+// it waits (Cta::blocked), then the next, round after round; a remote arrive, a store into a
+// peer's shared memory or barrier.cluster lets a blocked peer go on in the next round. A
+// round in which no CTA issued or completed anything is a deadlock of the cluster. Timing is
+// approximate: a CTA runs ahead in modeled time until it blocks, and a peer's release wakes
+// its warps no earlier than their own clock.
+void run_cluster(Cluster& cl, const SimOptions& opt) {
+  std::vector<uint8_t> done(cl.ctas.size(), 0);
+  for (;;) {
+    bool progress = false, all_done = true;
+    for (size_t r = 0; r < cl.ctas.size(); ++r) {
+      if (done[r]) continue;
+      Cta& c = *cl.ctas[r];
+      const uint64_t before = c.issued;
+      const bool moved = !c.started || !c.tma_pending.empty();
+      run_cta(c, opt);
+      if (c.failed) return;
+      done[r] = !c.blocked;
+      all_done = all_done && done[r];
+      progress = progress || done[r] || moved || c.issued != before;
+    }
+    if (all_done) return;
+    uint64_t now = 0;
+    for (const Cta* c : cl.ctas) now = std::max(now, c->now);
+    // Warps that exited count as arrived at barrier.cluster: the last exit may release it.
+    if (!progress && !cluster_barrier_check(cl, now)) {
+      for (size_t r = 0; r < cl.ctas.size(); ++r)
+        if (!done[r]) report_deadlock(*cl.ctas[r]);
+      return;
+    }
+  }
+}
+
+// The grid of a kernel with clusters of several CTAs: one cluster after another, the CTAs of
+// each run together (run_cluster). `proto` holds what every CTA shares (launch, program).
+void simulate_clusters(const ir::Kernel& k, const Cta& proto, const SimOptions& opt, SimResult& result,
+                       timing::CtaCost& traced_cost) {
+  const ir::LaunchShape& L = k.launch;
+  const std::array<uint32_t, 3> cdim = L.cluster;
+  const uint32_t size = cdim[0] * cdim[1] * cdim[2];
+  std::vector<Cta> ctas(size);
+  Cluster cl;
+  for (Cta& c : ctas) cl.ctas.push_back(&c);
+  const uint64_t total = L.ctas();
+  uint64_t done = 0;
+  for (uint32_t cz = 0; cz < L.grid[2] / cdim[2]; ++cz)
+    for (uint32_t cy = 0; cy < L.grid[1] / cdim[1]; ++cy)
+      for (uint32_t cx = 0; cx < L.grid[0] / cdim[0]; ++cx) {
+        if (opt.cancel && opt.cancel->load()) {
+          result.completed = false;
+          result.cancelled = true;
+          result.error = "cancelled";
+          return;
+        }
+        const std::array<uint32_t, 3> cid{cx, cy, cz};
+        bool holds_traced = true;
+        for (int d = 0; d < 3; ++d) holds_traced = holds_traced && opt.traced_cta[d] / cdim[d] == cid[d];
+        if (opt.only_traced_cta && !holds_traced) continue;
+        cl.barrier_phase = 0;
+        for (uint32_t r = 0; r < size; ++r) {
+          Cta& c = ctas[r];
+          c.launch = proto.launch;
+          c.stats = proto.stats;
+          c.hazards = proto.hazards;
+          c.program = proto.program;
+          reset_cta(c, k);
+          // %cluster_ctarank = x + cx * (y + cy * z) over the CTA's position in its cluster.
+          const std::array<uint32_t, 3> local{r % cdim[0], r / cdim[0] % cdim[1], r / (cdim[0] * cdim[1])};
+          for (int d = 0; d < 3; ++d) c.launch.ctaid[d] = cid[d] * cdim[d] + local[d];
+          const auto& id = c.launch.ctaid;
+          c.launch.cta_linear = uint32_t(id[0] + L.grid[0] * (id[1] + L.grid[1] * id[2]));
+          c.launch.cluster = &cl;
+          c.launch.cluster_rank = r;
+          set_traced(c, opt, result);
+        }
+        run_cluster(cl, opt);
+        for (const Cta& c : ctas) {
+          result.stats.ctas++;
+          result.stats.max_cta_cycles = std::max(result.stats.max_cta_cycles, c.cost.cycles);
+          if (c.launch.ctaid == opt.traced_cta) {
+            traced_cost = c.cost;
+            result.stats.traced_cta_cycles = c.cost.cycles;
+          }
+          if (c.failed && result.completed) {
+            result.completed = false;
+            result.error = fmt::format("CTA ({},{},{}): {}", c.launch.ctaid[0], c.launch.ctaid[1], c.launch.ctaid[2],
+                                       c.failure);
+          }
+        }
+        if (!result.completed) return;
+        done += size;
+        if (opt.progress) opt.progress(done, opt.only_traced_cta ? size : total);
+      }
 }
 
 }  // namespace
@@ -122,21 +231,22 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   cta.hazards = &result.hazards;
   const Program program = decode_program(k);  // once for the whole grid
   cta.program = &program;
+  Cluster solo{{&cta}};  // clusters of one CTA: barrier.cluster and mapa to rank 0 still work
+  cta.launch.cluster = &solo;
 
   const ir::LaunchShape& L = k.launch;
   for (int d = 0; d < 3; ++d)
     if (opt.traced_cta[d] >= L.grid[d])
       throw ModelError(fmt::format("CTA ({},{},{}) is outside the grid ({},{},{})", opt.traced_cta[0],
                                    opt.traced_cta[1], opt.traced_cta[2], L.grid[0], L.grid[1], L.grid[2]));
-  if (L.cluster[0] * L.cluster[1] * L.cluster[2] > 1)
-    result.hazards.push_back({HazardKind::unsupported, ir::kNone, ir::kNone, ir::kNone, 0, 0,
-                              "clusters run as independent CTAs in the model: distributed shared memory and "
-                              "multicast are not modelled yet"});
-
   const uint64_t total = L.ctas();
   timing::CtaCost traced_cost;
   uint64_t done = 0;
-  for (uint32_t z = 0; z < L.grid[2] && result.completed; ++z)
+  const uint32_t cluster_size = L.cluster[0] * L.cluster[1] * L.cluster[2];
+  if (cluster_size > 1) {
+    simulate_clusters(k, cta, opt, result, traced_cost);
+  }
+  for (uint32_t z = 0; z < L.grid[2] && result.completed && cluster_size == 1; ++z)
     for (uint32_t y = 0; y < L.grid[1] && result.completed; ++y)
       for (uint32_t x = 0; x < L.grid[0]; ++x) {
         if (opt.cancel && opt.cancel->load()) {
@@ -147,16 +257,10 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
         }
         if (opt.only_traced_cta && std::array<uint32_t, 3>{x, y, z} != opt.traced_cta) continue;
         reset_cta(cta, k);
+        solo.barrier_phase = 0;
         cta.launch.ctaid = {x, y, z};
         cta.launch.cta_linear = uint32_t(x + L.grid[0] * (y + L.grid[1] * z));
-        const bool traced = opt.trace && cta.launch.ctaid == opt.traced_cta;
-        cta.launch.traced = traced;
-        cta.launch.record_registers = traced && opt.record_registers;
-        cta.trace = traced ? &result.trace : nullptr;
-        if (traced) {
-          result.trace.traced_cta = cta.launch.cta_linear;
-          result.trace.warps = uint32_t(cta.warps.size());
-        }
+        set_traced(cta, opt, result);
         run_cta(cta, opt);
         result.stats.ctas++;
         result.stats.max_cta_cycles = std::max(result.stats.max_cta_cycles, cta.cost.cycles);

@@ -10,13 +10,14 @@ using builder::Builder;
 using builder::Reg;
 
 TEST_CASE("a kernel using a not_modelled op is refused before it runs", "[model][dispatch]") {
-  REQUIRE_FALSE(ir::op_info(ir::Op::mapa).modelled);
-  Builder b("cluster_peer", ir::Arch::sm_90);
+  REQUIRE_FALSE(ir::op_info(ir::Op::elect_sync).modelled);
+  Builder b("elect_leader", ir::Arch::sm_90);
   b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
   auto s = b.shared("s", 64, 16, ir::SmemUse::other);
   Reg a = b.smem_address(s, 0, "a");
-  Reg peer = b.mapa(a, 0, "peer");
-  (void)peer;
+  (void)a;
+  Reg leader = b.elect_sync("leader");
+  (void)leader;
   b.ret();
   const ir::Kernel k = b.finish();
   model::GemmBuffers bufs;
@@ -26,8 +27,8 @@ TEST_CASE("a kernel using a not_modelled op is refused before it runs", "[model]
     FAIL("simulate ran a kernel with a not_modelled op");
   } catch (const model::NotModelledError& e) {
     const std::string what = e.what();
-    CHECK_THAT(what, Catch::Contains("mapa"));
-    CHECK_THAT(what, Catch::Contains("instruction 1 (mapa"));
+    CHECK_THAT(what, Catch::Contains("elect"));
+    CHECK_THAT(what, Catch::Contains("instruction 1 (elect"));
     CHECK_THAT(what, Catch::Contains("not modelled"));
   }
 }

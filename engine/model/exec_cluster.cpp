@@ -1,0 +1,88 @@
+// exec_cluster: thread-block clusters (facts §7): mapa, barrier.cluster.arrive/wait and the
+// cluster-scope fence, and the resolution of shared::cluster addresses that ld/st.shared::cluster
+// (exec_mem.cpp) and the remote mbarrier arrive (exec_sync.cpp) use to reach a peer CTA.
+//
+// The CTAs of a cluster run together (simulate.cpp): each runs until all its live warps wait,
+// then the next; a peer's arrive wakes the waiting warps at the peer's modeled time.
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
+
+namespace gs::model {
+
+using ir::Op;
+
+Cta* cluster_target(ExecContext& x, uint32_t address, uint32_t lane, uint32_t* cta_address) {
+  *cta_address = address & ((1u << kClusterRankShift) - 1);
+  if (address >> kClusterRankShift == 0) return &x.cta;  // a shared::cta address: this CTA
+  const uint32_t rank = (address >> kClusterRankShift) - 1;
+  const Cluster* cl = x.cta.launch.cluster;
+  const uint32_t size = cl ? uint32_t(cl->ctas.size()) : 1;
+  if (rank >= size) {
+    report(x.cta, HazardKind::out_of_bounds_shared, x.inst_id, x.warp.id, lane, address,
+           fmt::format("shared::cluster address 0x{:X} names CTA rank {} but the cluster has {} CTA(s) (ranks 0..{})",
+                       address, rank, size, size - 1));
+    return nullptr;
+  }
+  return cl ? cl->ctas[rank] : &x.cta;
+}
+
+bool cluster_barrier_check(Cluster& cl, uint64_t cycle) {
+  // Every warp with a live lane must have arrived for the current phase; exited warps count
+  // as arrived (PTX: the barrier waits for all non-exited threads of the cluster).
+  for (const Cta* c : cl.ctas)
+    for (const Warp& w : c->warps)
+      if (w.live() != 0 && w.cluster_arrivals <= cl.barrier_phase) return false;
+  ++cl.barrier_phase;
+  for (Cta* c : cl.ctas)
+    for (Warp& w : c->warps)
+      if (w.state == WarpState::cluster_wait && w.cluster_arrivals <= cl.barrier_phase) {
+        wake(*c, w, cycle + timing::kBarrierLatency);
+        trace_event(*c, EventKind::bar_released, cycle, w.id, 0xFFFFFFFFu, 0, 0xFFFFu, cl.barrier_phase);
+      }
+  return true;
+}
+
+void exec_cluster(ExecContext& x) {
+  Cta& c = x.cta;
+  Warp& w = x.warp;
+  switch (x.inst.op) {
+    case Op::mapa: {
+      // mapa.shared::cluster.u32 d, a, rank: the same shared::cta offset in CTA `rank`.
+      Sources src(x);
+      const uint32_t size = c.launch.cluster ? uint32_t(c.launch.cluster->ctas.size()) : 1;
+      const uint32_t dst = x.inst.operands[0].id;
+      for (uint32_t l = 0; l < 32; ++l) {
+        if (!(x.mask >> l & 1)) continue;
+        const uint32_t a = uint32_t(src.get(1, l)), rank = uint32_t(src.get(2, l));
+        if (rank >= size)
+          report(c, HazardKind::out_of_bounds_shared, x.inst_id, w.id, l, a,
+                 fmt::format("mapa to CTA rank {} but the cluster has {} CTA(s) (ranks 0..{})", rank, size, size - 1));
+        c.reg(w.id, dst, l) = cluster_address(rank, a);
+      }
+      src.wrote(dst);
+      break;
+    }
+    case Op::barrier_cluster_arrive:
+      ++w.cluster_arrivals;
+      if (c.launch.cluster) cluster_barrier_check(*c.launch.cluster, c.now);  // simulate() always sets it
+      x.latency = timing::kBarrierLatency;
+      break;
+    case Op::barrier_cluster_wait: {
+      const uint32_t phase = c.launch.cluster ? c.launch.cluster->barrier_phase : 0;
+      if (w.cluster_arrivals > phase) {  // its arrival's phase has not completed yet
+        w.state = WarpState::cluster_wait;
+        w.wait_since = c.now;
+        trace_event(c, EventKind::bar_blocked, c.now, w.id, x.inst_id, x.mask, 0xFFFFu, phase);
+      }
+      x.latency = timing::kBarrierLatency;
+      break;
+    }
+    default: break;  // fence.acq_rel.cluster: the model's accesses are in order already
+  }
+}
+
+}  // namespace gs::model
