@@ -20,7 +20,7 @@ namespace gs::run {
 
 // The names `gemmscope probe NAME` accepts.
 inline std::vector<std::string> probe_group_names() {
-  return {"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "all"};
+  return {"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "all"};
 }
 
 // The descriptors `gemmscope probe wgmma-desc` puts to the tensor core, each reading a 16 KB
@@ -89,7 +89,7 @@ inline std::vector<ProbeCase> probe_cases(std::string_view group) {
   const bool all = group == "all";
   if (!all && group != "tma" && group != "mbarrier" && group != "wgmma" && group != "wgmma-desc" && group != "mma")
     throw kernels::ConfigError(
-        fmt::format("'{}' is not a probe: valid names are tma, mbarrier, wgmma, wgmma-desc, mma and all", group));
+        fmt::format("'{}' is not a probe: valid names are tma, mbarrier, wgmma, wgmma-desc, mma, cluster and all", group));
   std::vector<ProbeCase> cases;
   if (all || group == "tma") {
     struct Box {
@@ -110,6 +110,7 @@ inline std::vector<ProbeCase> probe_cases(std::string_view group) {
     for (const kernels::WgmmaDescProbe& desc : wgmma_desc_probes())
       cases.push_back(make_wgmma_desc_probe_case(desc, kernels::build_wgmma_descriptor_probe(desc)));
   if (all || group == "mma") cases.push_back(make_mma_probe_case(kernels::build_mma_sync_probe()));
+  if (all || group == "cluster") cases.push_back(make_cluster_probe_case(kernels::build_cluster_probe()));
   return cases;
 }
 

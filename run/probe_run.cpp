@@ -192,6 +192,18 @@ ProbeCase make_mma_probe_case(ir::Kernel kernel) {
   return p;
 }
 
+ProbeCase make_cluster_probe_case(ir::Kernel kernel) {
+  ProbeCase p;
+  p.group = "cluster";
+  p.name = "cluster multicast + DSMEM + remote arrive";
+  p.kind = ProbeKind::cluster;
+  p.kernel = std::move(kernel);
+  p.buffers.a.resize(kernels::kClusterProbeABytes);
+  for (size_t i = 0; i < p.buffers.a.size(); ++i) p.buffers.a[i] = uint8_t(i * 7 + 3);
+  p.buffers.c.assign(size_t(kernels::kClusterProbeWords) * 4, 0xEE);
+  return p;
+}
+
 ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c, std::string_view who) {
   ProbeCheck check;
   if (c.size() != p.buffers.c.size()) {
@@ -210,6 +222,23 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
           if (got != element)
             note(check, fmt::format("row {} col {}: {} holds {}, formula says ({},{})", row, col, who,
                                     tma_value_text(got, p.box_cols), row, col));
+        }
+      break;
+    case ProbeKind::cluster:
+      // kernels/probes.hpp, build_cluster_probe: CTA c of a 2-CTA cluster, peer = c ^ 1.
+      for (uint32_t cta = 0; cta < 4; ++cta)
+        for (uint32_t t = 0; t < 64; ++t) {
+          const uint32_t peer = cta ^ 1, base = cta * 192 + t;
+          const uint32_t want[3] = {peer * 1000 + t, peer * 1000 + t + 500000, u32_at(p.buffers.a, ((cta / 2) * 64 + t) * 4)};
+          const char* what[3] = {"read from the peer (mapa + ld.shared::cluster)",
+                                 "stored by the peer (st.shared::cluster)", "landed by the multicasts"};
+          for (uint32_t part = 0; part < 3; ++part) {
+            ++check.checked;
+            const uint32_t got = u32_at(c, size_t(base + 64 * part) * 4);
+            if (got != want[part])
+              note(check, fmt::format("CTA {} thread {}: {} holds {:#x} as the word {}, expected {:#x}", cta, t, who, got,
+                                      what[part], want[part]));
+          }
         }
       break;
     case ProbeKind::mbarrier_parity:
@@ -272,6 +301,14 @@ ProbeCheck compare_probe_outputs(const ProbeCase& p, const std::vector<uint8_t>&
         if (g != m)
           note(check, fmt::format("tile byte {}: GPU holds {}, model holds {}", offset, tma_value_text(g, p.box_cols),
                                   tma_value_text(m, p.box_cols)));
+      }
+      break;
+    case ProbeKind::cluster:
+      for (uint32_t w = 0; w < kernels::kClusterProbeWords; ++w) {
+        ++check.checked;
+        if (u32_at(gpu, 4 * w) != u32_at(model, 4 * w))
+          note(check, fmt::format("C word {} (CTA {}): GPU holds {:#x}, model holds {:#x}", w, w / 192, u32_at(gpu, 4 * w),
+                                  u32_at(model, 4 * w)));
       }
       break;
     case ProbeKind::mbarrier_parity:

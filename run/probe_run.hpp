@@ -30,7 +30,7 @@
 
 namespace gs::run {
 
-enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor };
+enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor, cluster };
 
 struct ProbeCase {
   std::string group;  // "tma", "mbarrier", "wgmma", "wgmma-desc" or "mma": what `gemmscope probe NAME` selects
@@ -60,6 +60,9 @@ void wgmma_accumulator_position(uint32_t t, uint32_t v, uint32_t& row, uint32_t&
 //   mma: A (16×16), B (16×8) and C (16×8) of small integers, packed into per-lane fragments
 //        by the facts §2 maps; C's second half receives D (4 f32 per lane).
 ProbeCase make_mma_probe_case(ir::Kernel kernel);
+// Clusters (kernels::build_cluster_probe): TMA multicast, mapa + ld/st.shared::cluster, remote
+// mbarrier arrive and barrier.cluster; C must hold what the probe's comment says.
+ProbeCase make_cluster_probe_case(ir::Kernel kernel);
 
 struct ProbeCheck {
   bool pass = false;

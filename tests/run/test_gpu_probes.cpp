@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/model/model.hpp"
 #include "engine/ptx/emit.hpp"
 #include "run/probe_cases.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
@@ -33,12 +34,14 @@ TEST_CASE("probes: the cases cover every swizzle, the parity facts, four wgmma w
     if (c.group != "wgmma-desc") names.push_back(c.name);
   CHECK(names == std::vector<std::string>{"tma 16x64 32B", "tma 32x64 64B", "tma 64x64 128B", "tma 64x64 none",
                                           "tma 16x64 none", "mbarrier parity", "wgmma m64n8k16", "wgmma m64n16k16",
-                                          "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16"});
+                                          "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16",
+                                          "cluster multicast + DSMEM + remote arrive"});
   CHECK(run::probe_cases("tma").size() == 5);
   CHECK(run::probe_cases("mbarrier").size() == 1);
   CHECK(run::probe_cases("wgmma").size() == 4);
   CHECK(run::probe_cases("wgmma-desc").size() == run::wgmma_desc_probes().size());
-  CHECK(all.size() == 11 + run::wgmma_desc_probes().size());
+  CHECK(all.size() == 12 + run::wgmma_desc_probes().size());
+  CHECK(run::probe_cases("cluster").size() == 1);
   CHECK(run::probe_cases("mma").size() == 1);
   CHECK_THROWS_AS(run::probe_cases("banks"), kernels::ConfigError);
   CHECK_THAT(run::probe_group_names(), Catch::VectorContains(std::string("wgmma-desc")));
@@ -193,4 +196,21 @@ TEST_CASE("[gpu] probes: the GPU places, flips and maps exactly as the facts and
     }
     CHECK(r.pass());
   }
+}
+
+TEST_CASE("probes: the cluster probe's formula accepts the model's C and names a wrong word", "[run][probe][cluster]") {
+  // The model side of `gemmscope probe cluster` (the GPU side runs on the device check).
+  run::ProbeCase p = run::probe_cases("cluster").at(0);
+  model::GemmBuffers bufs = p.buffers;
+  const model::SimResult r = model::simulate(p.kernel, bufs);
+  REQUIRE(r.completed);
+  CHECK(r.hazards.empty());
+  const run::ProbeCheck ok = run::check_probe_output(p, bufs.c, "the model");
+  CHECK(ok.mismatches == 0);
+  CHECK(ok.checked == 4 * 64 * 3);
+  bufs.c[(3 * 192 + 64 + 5) * 4] ^= 1;  // CTA 3, thread 5: what its peer stored
+  const run::ProbeCheck bad = run::check_probe_output(p, bufs.c, "the model");
+  CHECK(bad.mismatches == 1);
+  CHECK_THAT(bad.first_mismatch, Catch::Contains("CTA 3 thread 5"));
+  CHECK_THAT(bad.first_mismatch, Catch::Contains("st.shared::cluster"));
 }
