@@ -6,11 +6,13 @@
 // file (the command line, a test) makes that object pull the probe kernels into the link.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "run/probe_run.hpp"
 #include "kernels/probes.hpp"
@@ -83,13 +85,13 @@ inline std::vector<kernels::WgmmaDescProbe> wgmma_desc_probes() {
   };
 }
 
-// The cases of one group ("tma", "mbarrier", "wgmma", "wgmma-desc", "mma") or of "all". Throws
+// The cases of one group (a name of probe_group_names()) or of "all". Throws
 // kernels::ConfigError naming the valid names for anything else.
 inline std::vector<ProbeCase> probe_cases(std::string_view group) {
   const bool all = group == "all";
-  if (!all && group != "tma" && group != "mbarrier" && group != "wgmma" && group != "wgmma-desc" && group != "mma")
-    throw kernels::ConfigError(
-        fmt::format("'{}' is not a probe: valid names are tma, mbarrier, wgmma, wgmma-desc, mma, cluster and all", group));
+  const std::vector<std::string> names = probe_group_names();
+  if (std::find(names.begin(), names.end(), group) == names.end())
+    throw kernels::ConfigError(fmt::format("'{}' is not a probe: valid names are {}", group, fmt::join(names, ", ")));
   std::vector<ProbeCase> cases;
   if (all || group == "tma") {
     struct Box {
