@@ -98,6 +98,7 @@ struct AppState {
   // Running and finished-but-not-collected jobs.
   std::vector<std::unique_ptr<Job>> jobs;
   std::string status;  // one line for the status bar
+  uint64_t open_generation = 0;  // counts request_open calls: the newest open owns the status line
   // Where views drew things in the last frame (framebuffer pixels: x, y, w, h), by name, so the
   // headless tests can find a known cell in the screenshot: "fragments.grid" is the first
   // cell's rectangle of the fragment map (cells are laid out in a regular grid from there).
