@@ -57,6 +57,7 @@ void Shell::draw_frame() {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) quit_ = true;
   handle_shortcuts(app_, env_, show_help_);
+  app_.fits.clear();  // the views record this frame's (views.hpp: note_fit)
   draw_menu_bar();
   draw_status_bar();
   draw_views();

@@ -301,6 +301,9 @@ nlohmann::json AppState::describe() {
   nlohmann::json drawn_json = nlohmann::json::object();
   for (const auto& [name, r] : drawn) drawn_json[name] = r;
   j["drawn"] = drawn_json;
+  nlohmann::json fits_json = nlohmann::json::object();
+  for (const auto& [name, f] : fits) fits_json[name] = {{"needed", f[0]}, {"available", f[1]}};
+  j["fits"] = fits_json;
   return j;
 }
 

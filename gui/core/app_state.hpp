@@ -103,6 +103,10 @@ struct AppState {
   // headless tests can find a known cell in the screenshot: "fragments.grid" is the first
   // cell's rectangle of the fragment map (cells are laid out in a regular grid from there).
   std::map<std::string, std::array<float, 4>> drawn;
+  // Text the views laid out in the last frame against the room it had, in pixels: name ->
+  // {needed, available}, the tightest of each name (the headless tests check that every one
+  // fits at the window sizes people use). Cleared at the start of each frame.
+  std::map<std::string, std::array<float, 2>> fits;
 
   // Loading.
   void set_kernel(std::shared_ptr<const LoadedKernel> k);  // resets playback and selection

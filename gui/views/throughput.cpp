@@ -226,8 +226,9 @@ void draw_controls(AppState& app, ThroughputControls& c, const ViewEnv& env) {
 }
 
 void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env) {
+  // Scrolling sideways in a narrow view rather than squeezing the numbers out of their columns.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("##variants", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);

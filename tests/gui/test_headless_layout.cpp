@@ -137,6 +137,42 @@ TEST_CASE("layout: a damaged imgui.ini cannot hide windows or stall the start", 
   CHECK(std::filesystem::file_size(big) < 4096);
 }
 
+TEST_CASE("layout: every view stays readable from 1280x800 to 2560x1440", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  // Text that used to be cut, wrapped a word a line, run together or covered (views.hpp:
+  // note_fit); every one must be laid out at every size.
+  const char* const kFits[] = {"ladder.title",    "ladder.what_changed", "ladder.shape_field",
+                               "ladder.rounds",   "transport.cycle",     "transport.speed",
+                               "ptx.header",      "smem.bank_numbers",   "tma.axis_labels"};
+  const struct {
+    const char* size;
+    double text_px;  // 15 px x the UI scale
+    const char* layout;
+  } kSizes[] = {{"1280x800", 13.0, "three-columns"}, {"1600x1000", 15.0, "four-columns"}, {"2560x1440", 19.0, "four-columns"}};
+  for (const auto& sz : kSizes) {
+    INFO(sz.size);
+    // A big K (five-digit shape values, cycle counts in the hundred thousands), 300 steps in.
+    const Headless h = run_headless(std::string("readable-") + sz.size,
+                                    std::string("--kernel hopper_tma_wgmma_64 --k 16384 --steps 300 --size ") + sz.size,
+                                    "2600x1500");
+    INFO(h.output);
+    REQUIRE(h.code == 0);
+    const double scale = h.state["window"]["scale"];
+    CHECK(15.0 * scale == Approx(sz.text_px));
+    CHECK(h.state["layout"]["kind"] == sz.layout);
+    const WindowRect work = work_area(h);
+    CHECK(check_inside_work_area(h) == Approx(work.w * work.h).epsilon(0.001));
+    // The transport shows its controls, scrubber and the event under the cursor.
+    CHECK(view_rects(h)["transport"].h / scale >= 180.0);
+    const auto& fits = h.state["fits"];
+    for (const char* name : kFits) {
+      INFO(name);
+      REQUIRE(fits.contains(name));
+      CHECK(fits[name]["needed"].get<double>() <= fits[name]["available"].get<double>());
+    }
+  }
+}
+
 TEST_CASE("layout: a resized window gets text at its new scale, drawn as without caches", "[gui][xvfb]") {
   if (!xvfb_or_skip()) return;
   // From 1600x1000 (15 px) to 2560x1440 (19 px) halfway through: the font atlas is rebuilt, so
