@@ -231,7 +231,8 @@ void Shell::keep_inside(ViewId v, const Rect& tile, const Rect& work, bool appli
   // Arranged: a saved layout that is not the tiling, or the user moved or resized a window.
   const Rect& before = view_rects_[size_t(v)];
   if (applied ? differs(actual, tile) && before.size.x == 0.0f : differs(actual, before)) arranged_ = true;
-  view_rects_[size_t(v)] = inside;
+  // Where the window is now, as ImGui has it (SetWindowPos/Size apply at once).
+  view_rects_[size_t(v)] = Rect{ImGui::GetWindowPos(), ImGui::GetWindowSize()};
 }
 
 nlohmann::json Shell::describe_layout() const {
