@@ -199,15 +199,17 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
 
   // The UI scale: the saved one if set, else from the window's size and the monitor's content
   // scale, again whenever the window is resized (layout.hpp).
+  float scale = 1.0f;
   auto wanted_scale = [&] {
     if (app.settings.font_scale > 0.0f) return app.settings.font_scale;
     int ww = 0, wh = 0;
     float xscale = 1.0f, yscale = 1.0f;
-    glfwGetWindowSize(window, &ww, &wh);
+    glfwGetFramebufferSize(window, &ww, &wh);  // pixels on X11 and Wayland alike
+    if (ww <= 0 || wh <= 0) return scale;      // minimised: keep the fonts
     glfwGetWindowContentScale(window, &xscale, &yscale);
     return choose_ui_scale(ww, wh, xscale);
   };
-  float scale = wanted_scale();
+  scale = wanted_scale();
   Fonts fonts = load_fonts(scale);
   if (!fonts.warning.empty()) app.add_problem({Severity::warning, "app", "font", "a font is missing", fonts.warning});
   apply_theme(app.settings.theme, scale);

@@ -44,9 +44,9 @@ ViewRects tile_views(const ShownViews& shown, Rect work, LayoutKind kind);
 // `r` moved (and shrunk where it is larger) so that it lies inside `area`.
 Rect clamp_into(Rect r, Rect area);
 
-// The UI scale for a window of this size in screen coordinates on a monitor with this content
-// scale: text is 15 px x scale, rounded to whole pixels (the font atlas is rasterised at one
-// texel per pixel; theme.cpp), so the result is a multiple of 1/15.
+// The UI scale for a window of this many pixels (its framebuffer) on a monitor with this
+// content scale: text is 15 px x scale, rounded to whole pixels (the font atlas is rasterised
+// at one texel per pixel; theme.cpp), so the result is a multiple of 1/15.
 float choose_ui_scale(int window_width, int window_height, float content_scale);
 
 }  // namespace gs::gui

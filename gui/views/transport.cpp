@@ -167,17 +167,16 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   draw_timeline_strip(app, info.cycle, env);
 
   // Where we are.
+  // Where we are; a part that does not fit goes to the next line.
   ImGui::Spacing();
   ImGui::Text("event %u of %u", info.position + 1, info.events);
-  ImGui::SameLine();
-  ImGui::TextDisabled("|");
-  ImGui::SameLine();
-  ImGui::Text("cycle %llu", (unsigned long long)info.cycle);
+  const std::string cycle_text = fmt::format("|  cycle {}", info.cycle);
+  same_line_if_fits(ImGui::CalcTextSize(cycle_text.c_str()).x);
+  ImGui::TextUnformatted(cycle_text.c_str());
   if (info.has_k_loop) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("|");
-    ImGui::SameLine();
-    ImGui::Text("K iteration %u of %u", info.k_iteration, info.k_iterations);
+    const std::string k_text = fmt::format("|  K iteration {} of {}", info.k_iteration, info.k_iterations);
+    same_line_if_fits(ImGui::CalcTextSize(k_text.c_str()).x);
+    ImGui::TextUnformatted(k_text.c_str());
   }
   // The event under the cursor, in words, in a framed box so it reads as "now": tall enough
   // for the text as it wraps at this width, up to four lines (then it scrolls).
