@@ -196,7 +196,9 @@ void Shell::draw_views() {
       view_rects_[i] = Rect{};
       continue;
     }
-    place_view(v, tiles[i], apply, alone);
+    const ImGuiCond cond = apply || alone ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    ImGui::SetNextWindowPos(tiles[i].pos, cond);
+    ImGui::SetNextWindowSize(tiles[i].size, cond);
     bool open = true;
     const ImGuiWindowFlags flags = alone ? ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize : 0;
     // "Title###id": the id stays stable whatever the title says.
@@ -210,13 +212,6 @@ void Shell::draw_views() {
   tiled_shown_ = shown_now;
   tiled_work_ = work;
   reset_layout_ = false;
-}
-
-void Shell::place_view(ViewId v, const Rect& tile, bool apply, bool alone) {
-  const ImGuiCond cond = apply || alone ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-  ImGui::SetNextWindowPos(tile.pos, cond);
-  ImGui::SetNextWindowSize(tile.size, cond);
-  (void)v;
 }
 
 void Shell::keep_inside(ViewId v, const Rect& tile, const Rect& work, bool applied) {

@@ -50,8 +50,9 @@ class Shell {
   void draw_status_bar();
   void draw_views();
   bool shown(ViewId v) const;
-  // Places the window of view `v` (before its Begin) and, after it, keeps it inside `work`.
-  void place_view(ViewId v, const Rect& tile, bool apply, bool alone);
+  // After the Begin of view `v`'s window: moves it inside `work` if it is not, notes whether the
+  // user (or a saved layout) arranged it away from its `tile` (`applied`: placed there this
+  // frame), and records where it is.
   void keep_inside(ViewId v, const Rect& tile, const Rect& work, bool applied);
 
   AppState& app_;

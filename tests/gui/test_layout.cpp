@@ -88,25 +88,23 @@ TEST_CASE("layout: three columns below 1600x1000 of unscaled room, four above", 
 
 TEST_CASE("layout: a window is moved and shrunk into the work area", "[gui][layout]") {
   const Rect work{ImVec2(0, 20), ImVec2(1280, 740)};
-  // Far off screen (a damaged imgui.ini).
-  Rect r = clamp_into(Rect{ImVec2(30000, -30000), ImVec2(400, 300)}, work);
-  CHECK(r.pos.x == 880.0f);
-  CHECK(r.pos.y == 20.0f);
-  CHECK(r.size.x == 400.0f);
-  // Under the menu bar.
-  r = clamp_into(Rect{ImVec2(100, 0), ImVec2(400, 300)}, work);
-  CHECK(r.pos.y == 20.0f);
-  CHECK(r.pos.x == 100.0f);
-  // Larger than the screen.
-  r = clamp_into(Rect{ImVec2(-5, 10), ImVec2(5000, 4000)}, work);
-  CHECK(r.pos.x == 0.0f);
-  CHECK(r.pos.y == 20.0f);
-  CHECK(r.size.x == 1280.0f);
-  CHECK(r.size.y == 740.0f);
-  // Inside already: unchanged.
-  r = clamp_into(Rect{ImVec2(10, 30), ImVec2(100, 100)}, work);
-  CHECK(r.pos.x == 10.0f);
-  CHECK(r.pos.y == 30.0f);
+  const struct {
+    const char* what;
+    Rect in, out;
+  } cases[] = {
+      {"far off screen (a damaged imgui.ini)", {{30000, -30000}, {400, 300}}, {{880, 20}, {400, 300}}},
+      {"under the menu bar", {{100, 0}, {400, 300}}, {{100, 20}, {400, 300}}},
+      {"larger than the screen", {{-5, 10}, {5000, 4000}}, {{0, 20}, {1280, 740}}},
+      {"inside already", {{10, 30}, {100, 100}}, {{10, 30}, {100, 100}}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    const Rect r = clamp_into(c.in, work);
+    CHECK(r.pos.x == c.out.pos.x);
+    CHECK(r.pos.y == c.out.pos.y);
+    CHECK(r.size.x == c.out.size.x);
+    CHECK(r.size.y == c.out.size.y);
+  }
 }
 
 TEST_CASE("layout: the UI scale grows with the window and the monitor's content scale", "[gui][layout]") {
