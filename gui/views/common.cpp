@@ -57,13 +57,18 @@ bool slider_value_beside(AppState& app, const char* fit_name, const char* id, Im
     case ImGuiDataType_Float: std::snprintf(text, sizeof text, format, double(*static_cast<const float*>(value))); break;
     default: std::snprintf(text, sizeof text, "?"); break;
   }
+  text_beside_slider(app, fit_name, text, hovered, tooltip);
+  return changed;
+}
+
+void text_beside_slider(AppState& app, const char* fit_name, const std::string& text, bool slider_hovered,
+                        const char* tooltip) {
   ImGui::SameLine();
   ImGui::AlignTextToFramePadding();
   const float x = ImGui::GetCursorPosX();
-  ImGui::TextUnformatted(text);
-  note_fit(app, fit_name, ImGui::CalcTextSize(text).x, ImGui::GetWindowContentRegionMax().x - x);
-  if (tooltip && (hovered || ImGui::IsItemHovered())) ImGui::SetTooltip("%s", tooltip);
-  return changed;
+  ImGui::TextUnformatted(text.c_str());
+  note_fit(app, fit_name, ImGui::CalcTextSize(text.c_str()).x, ImGui::GetWindowContentRegionMax().x - x);
+  if (tooltip && (slider_hovered || ImGui::IsItemHovered())) ImGui::SetTooltip("%s", tooltip);
 }
 
 void same_line_if_fits(float width) {

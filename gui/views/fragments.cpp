@@ -37,9 +37,11 @@ void draw_controls(AppState& app, const ViewEnv& env) {
   ImGui::SameLine();
   switch (o.kind) {
     case FragmentMapKind::wgmma_accumulator: {
-      ImGui::SetNextItemWidth(110.0f * env.scale);
+      ImGui::SetNextItemWidth(80.0f * env.scale);
       int n = o.wgmma_n / 8;
-      if (ImGui::SliderInt("##n", &n, 1, 32, fmt::format("N = {}", o.wgmma_n).c_str())) o.wgmma_n = 8 * std::clamp(n, 1, 32);
+      if (ImGui::SliderInt("##n", &n, 1, 32, "")) o.wgmma_n = 8 * std::clamp(n, 1, 32);
+      text_beside_slider(app, "fragments.n", fmt::format("N = {}", o.wgmma_n), ImGui::IsItemHovered(),
+                         "the wgmma's N: 8 to 256 in steps of 8");
       ImGui::SameLine();
       break;
     }
@@ -53,9 +55,11 @@ void draw_controls(AppState& app, const ViewEnv& env) {
       break;
     }
     case FragmentMapKind::tcgen05_32x32b: {
-      ImGui::SetNextItemWidth(90.0f * env.scale);
+      ImGui::SetNextItemWidth(70.0f * env.scale);
       int e = std::countr_zero(unsigned(std::max(1, o.tcgen05_x)));
-      if (ImGui::SliderInt("##x", &e, 0, 7, fmt::format(".x{}", 1 << e).c_str())) o.tcgen05_x = 1 << std::clamp(e, 0, 7);
+      if (ImGui::SliderInt("##x", &e, 0, 7, "")) o.tcgen05_x = 1 << std::clamp(e, 0, 7);
+      text_beside_slider(app, "fragments.x", fmt::format(".x{}", o.tcgen05_x), ImGui::IsItemHovered(),
+                         "the tcgen05.ld repeat: .x1 to .x128");
       ImGui::SameLine();
       break;
     }

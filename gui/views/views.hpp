@@ -45,6 +45,10 @@ bool slider_value_beside(AppState& app, const char* fit_name, const char* id, Im
                          const void* lo, const void* hi, const char* format, float width, const char* tooltip,
                          ImGuiSliderFlags flags = 0);
 
+// The text beside a slider drawn without one (format ""), as slider_value_beside writes it.
+void text_beside_slider(AppState& app, const char* fit_name, const std::string& text, bool slider_hovered,
+                        const char* tooltip);
+
 // SameLine when an item `width` wide still fits on this line, else the next line.
 void same_line_if_fits(float width);
 
