@@ -107,7 +107,8 @@ bool u32_fields(AppState& app, const char* const labels[3], uint32_t* values[3],
 
 void request_editor(AppState& app, const kernels::KernelInfo& info, const RequestCheck& check, const ViewEnv& env) {
   const float s = env.scale;
-  const float label_w = ImGui::CalcTextSize("Traced CTA").x + 10 * s;
+  // From the window's left edge, as SameLine and SetCursorPosX count (the padding included).
+  const float label_w = ImGui::GetCursorPosX() + ImGui::CalcTextSize("Traced CTA").x + 10 * s;
   OpenRequest& r = app.request;
 
   ImGui::AlignTextToFramePadding();
