@@ -175,7 +175,7 @@ TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gu
 }
 
 TEST_CASE("without a display, gemmscope gui says how to run it headless and exits 1", "[gui]") {
-  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=0 '" +
+  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=1 '" +
                           std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings --kernel simt_naive 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p);
