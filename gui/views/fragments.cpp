@@ -222,10 +222,12 @@ void draw_fragments(AppState& app, const ViewEnv& env) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(error_color(env)), "%s", error.c_str());
     return;
   }
-  ImGui::TextUnformatted(g->name.c_str());
+  // The map's name wraps in a narrow view; its size follows on the same line when it fits.
+  ImGui::TextWrapped("%s", g->name.c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("source: %s", g->source.c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%dx%d, %d thr x %d", g->rows, g->cols, g->threads, g->values_per_thread);
+  const std::string size = fmt::format("{}x{}, {} thr x {}", g->rows, g->cols, g->threads, g->values_per_thread);
+  same_line_if_fits(ImGui::CalcTextSize(size.c_str()).x);
+  ImGui::TextDisabled("%s", size.c_str());
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%d rows x %d cols; %d threads hold %d values each\nsource: %s", g->rows, g->cols, g->threads,
                       g->values_per_thread, g->source.c_str());
