@@ -37,7 +37,7 @@ gui::StepUnit parse_step_unit(const std::string& text) {
 void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the app (or, with --screenshot/--state-json/--frame-stats, render headless)");
   struct Opts {
-    std::string screenshot, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme;
+    std::string screenshot, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme, layout_file, resize_to;
     std::vector<std::string> views, mistakes, imports;
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
@@ -86,6 +86,15 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->check(non_empty("a file name"));
   cmd->add_flag("--whole-grid", o->whole_grid, "Run the whole grid on the model when opening (a verdict), not one CTA");
   cmd->add_flag("--no-settings", o->no_settings, "Neither read nor write the saved settings and layout");
+  cmd->add_option("--layout-file", o->layout_file,
+                  "Read the window layout from this imgui.ini file and save it there, instead of the saved one "
+                  "(headless too: windows are then placed as in the app)")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
+  cmd->add_option("--resize-to", o->resize_to, "Headless: resize the window to WxH halfway through the frames")
+      ->type_name("WxH")
+      ->check(window_size_value())
+      ->group("");
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
   cmd->add_flag("--no-damage", o->no_damage, "Draw every frame in full, not only what changed (same pixels, slower)")
       ->group("");
@@ -111,6 +120,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       a.views.push_back(id);
     }
     std::tie(a.width, a.height) = parse_window_size(o->size);
+    if (!o->resize_to.empty()) std::tie(a.resize_width, a.resize_height) = parse_window_size(o->resize_to);
     a.frame_stats = o->frame_stats;
     a.text_runs = !o->no_text_runs;
     a.state_json = o->state_json;
@@ -123,6 +133,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.import_json = o->imports;
     a.whole_grid = o->whole_grid;
     a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty();
+    a.layout_file = o->layout_file;
     exit_code = gui::run_app(a, io.out, io.err);
 #else
     io.err << "gemmscope: this build has no GUI (it needs libglfw3-dev, libgl-dev, libimgui-dev and libstb-dev; "

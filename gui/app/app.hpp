@@ -21,6 +21,7 @@ struct AppOptions {
   std::set<std::string> mistakes;
   std::vector<ViewId> views;       // empty: all views (the settings' show flags interactively)
   int width = 1600, height = 1000;
+  int resize_width = 0, resize_height = 0;  // headless, > 0: the window's size from frame `frames / 2` on
   bool frame_stats = false;        // print mean and p95 frame time
   std::string state_json;          // write AppState::describe() here after the last frame
   int steps = 0;                   // playback steps before rendering
@@ -31,6 +32,10 @@ struct AppOptions {
   std::vector<std::string> import_json;  // bench JSON files to show in the throughput view
   bool whole_grid = false;         // open with the whole grid run (a verdict), not one CTA
   bool use_settings = true;        // false: defaults, nothing read or written (tests)
+  // A window layout file (imgui.ini format) to read at the start and write at the end instead
+  // of the config directory's; headless, windows are then placed as in the app (saved places,
+  // kept on screen) instead of tiled every frame.
+  std::string layout_file;
   bool text_runs = true;           // false: every glyph drawn as its own quad (same pixels)
   bool damage = true;              // false: every frame drawn in full (same pixels; damage.hpp)
 };

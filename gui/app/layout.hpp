@@ -1,6 +1,19 @@
-// Where each view's window goes by default: a four-column layout that fits all nine views in
-// 1600×1000 (each gets roughly 400×450 px), or one view filling the window.
+// Where each view's window goes, and how large the text is, for a given window size.
+//
+// The views are tiled into columns that fill the work area (below the menu bar, above the
+// status bar): whatever subset is shown, the columns without a shown view drop out and the
+// others take their width, and in each column the shown views share its height. Which columns
+// there are depends on the room: four at 1600x1000 and up (each view roughly 400x450 px at
+// scale 1), three below that, where four would cut titles and tables.
+//
+// The text scale follows the window: 15 px text fits the four-column layout at 1600x1000; a
+// larger window gets larger text (at a damped rate: a big monitor is also used for more
+// content), a smaller one down to 13 px, times the monitor's content scale (HiDPI).
 #pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
 
 #include <imgui.h>
 
@@ -10,10 +23,30 @@ namespace gs::gui {
 
 struct Rect {
   ImVec2 pos, size;
+  float right() const { return pos.x + size.x; }
+  float bottom() const { return pos.y + size.y; }
 };
 
-// The default rectangle of a view inside the work area (below the menu bar, above the status
-// bar). `alone`: the only view shown, so it takes the whole area.
-Rect default_view_rect(ViewId view, ImVec2 work_pos, ImVec2 work_size, bool alone);
+using ViewRects = std::array<Rect, size_t(ViewId::count_)>;
+using ShownViews = std::array<bool, size_t(ViewId::count_)>;
+
+enum class LayoutKind : uint8_t { three_columns, four_columns };
+const char* layout_kind_name(LayoutKind k);
+
+// The layout for a work area of this size in pixels at this UI scale (the area in unscaled
+// pixels is what decides).
+LayoutKind choose_layout(ImVec2 work_size, float scale);
+
+// The shown views tiled into `work`: every shown view gets a rectangle of whole pixels, the
+// rectangles do not overlap and together cover `work` exactly. Views not shown get a zero rect.
+ViewRects tile_views(const ShownViews& shown, Rect work, LayoutKind kind);
+
+// `r` moved (and shrunk where it is larger) so that it lies inside `area`.
+Rect clamp_into(Rect r, Rect area);
+
+// The UI scale for a window of this many pixels (its framebuffer) on a monitor with this
+// content scale: text is 15 px x scale, rounded to whole pixels (the font atlas is rasterised
+// at one texel per pixel; theme.cpp), so the result is a multiple of 1/15.
+float choose_ui_scale(int window_width, int window_height, float content_scale);
 
 }  // namespace gs::gui

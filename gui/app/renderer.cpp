@@ -257,26 +257,7 @@ unsigned align_rect_pairs(const ImDrawVert* vtx, const ImDrawIdx* idx, unsigned 
   return unsigned((out.size() - start) / 3);
 }
 
-bool Renderer::init() {
-  error_.clear();
-  const char* vertex[3] = {kVertexPlain, kVertexTextured, kVertexCopy};
-  const char* fragment[3] = {kFragmentPlain, kFragmentTextured, kFragmentCopy};
-  for (int k = 0; k < 3; ++k) {
-    program_[k] = link(vertex[k], fragment[k], error_);
-    if (!program_[k]) {
-      shutdown();
-      return false;
-    }
-    projection_loc_[k] = glGetUniformLocation(program_[k], "projection");
-  }
-  const GLuint textured = program_[1];
-  glUseProgram(textured);
-  glUniform1i(glGetUniformLocation(textured, "atlas"), 0);
-  glUseProgram(program_[2]);
-  glUniform1i(glGetUniformLocation(program_[2], "frame"), 0);
-
-  uv_scale_loc_ = glGetUniformLocation(textured, "uv_scale");
-
+bool Renderer::upload_font_atlas() {
   // The atlas as RGBA (1, 1, 1, coverage), as ImGui's own back end uploads it: llvmpipe's
   // 8-bit rectangle path samples only RGBA/BGRA textures without a swizzle (renderer.hpp), so
   // a one-channel texture read through a swizzle, a quarter of the memory, costs more. Nearest:
@@ -298,11 +279,49 @@ bool Renderer::init() {
   std::vector<unsigned char> coverage(size_t(texture_width) * size_t(texture_height), 0);
   for (int y = 0; y < height; ++y)
     std::copy_n(pixels + size_t(y) * size_t(width), size_t(width), coverage.data() + size_t(y) * size_t(texture_width));
+  if (font_texture_) glDeleteTextures(1, &font_texture_);
   font_texture_ = new_pixel_texture();
   glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, texture_width, texture_height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
                white_with_alpha(coverage.data(), texture_width, texture_height, size_t(texture_width)));
   rgba_ = {};  // ~20 MB for the whole texture; frames widen only the cache rows they change
   io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(intptr_t(font_texture_)));
+  ++atlas_generation_;  // every tile drawn with the old atlas is stale (render's damage seed)
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
+    error_ = "OpenGL error " + std::to_string(e) + " while uploading the font atlas";
+    return false;
+  }
+  return true;
+}
+
+bool Renderer::reload_fonts() {
+  error_.clear();
+  return upload_font_atlas();
+}
+
+bool Renderer::init() {
+  error_.clear();
+  const char* vertex[3] = {kVertexPlain, kVertexTextured, kVertexCopy};
+  const char* fragment[3] = {kFragmentPlain, kFragmentTextured, kFragmentCopy};
+  for (int k = 0; k < 3; ++k) {
+    program_[k] = link(vertex[k], fragment[k], error_);
+    if (!program_[k]) {
+      shutdown();
+      return false;
+    }
+    projection_loc_[k] = glGetUniformLocation(program_[k], "projection");
+  }
+  const GLuint textured = program_[1];
+  glUseProgram(textured);
+  glUniform1i(glGetUniformLocation(textured, "atlas"), 0);
+  glUseProgram(program_[2]);
+  glUniform1i(glGetUniformLocation(program_[2], "frame"), 0);
+
+  uv_scale_loc_ = glGetUniformLocation(textured, "uv_scale");
+
+  if (!upload_font_atlas()) {
+    shutdown();
+    return false;
+  }
 
   glGenVertexArrays(1, &vao_);
   glGenBuffers(1, &vbo_);
@@ -318,6 +337,7 @@ bool Renderer::init() {
   glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(ImDrawVert), reinterpret_cast<void*>(offsetof(ImDrawVert, col)));
   glBindVertexArray(0);
 
+  ImGuiIO& io = ImGui::GetIO();
   io.BackendRendererName = "gemmscope_opengl33";
   io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // glDrawElementsBaseVertex
   if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
@@ -540,6 +560,7 @@ void Renderer::render(const ImDrawData* data, ImVec4 clear) {
     uint64_t seed = damage_mix(uint64_t(fb_width) << 32 | uint32_t(fb_height), 0);
     for (const float c : {clear.x, clear.y, clear.z, clear.w, data->DisplayPos.x, data->DisplayPos.y})
       seed = damage_mix(seed, std::bit_cast<uint32_t>(c));
+    seed = damage_mix(seed, atlas_generation_);
     damage_.begin(fb_width, fb_height, seed);
     if (!hash_draws(data)) damage_.invalidate();
     // The emptied text-run cache is filled again from its start, so a run of other text can

@@ -108,6 +108,9 @@ class Renderer {
   // and a built ImGui context. Returns false (with a message in error()) when OpenGL fails.
   bool init();
   void shutdown();
+  // ImGui's font atlas was rebuilt (a new UI scale): uploads it again, empties the text-run
+  // cache (its runs were composed from the old glyphs) and draws the next frame in full.
+  bool reload_fonts();
   // Draws the frame on a background of `clear` into the window's framebuffer (bound as 0).
   void render(const ImDrawData* data, ImVec4 clear);
   const RenderStats& stats() const { return stats_; }
@@ -152,6 +155,8 @@ class Renderer {
   bool hash_draws(const ImDrawData* data);
   // The framebuffer kept between frames, made or resized for w x h; false if OpenGL cannot.
   bool keep_framebuffer(int w, int h);
+  // ImGui's atlas, with the text-run cache below it, into font_texture_ (replacing it).
+  bool upload_font_atlas();
   // The kept frame to the window's framebuffer (w x h), as one opaque textured rectangle.
   void copy_frame(int w, int h);
   // Every list's draws, clipped to each of `rects` (disjoint) in turn.
@@ -164,6 +169,9 @@ class Renderer {
   unsigned program_[3] = {0, 0, 0};  // fills (opaque and solid), textured, the kept frame's copy
   int projection_loc_[3] = {-1, -1, -1};
   int uv_scale_loc_ = -1;
+  // Counts atlas uploads: part of the damage tracker's seed, so that a frame after a new atlas
+  // is drawn in full even where a glyph's vertices and uvs came out as before.
+  uint64_t atlas_generation_ = 0;
   unsigned font_texture_ = 0;
   ImVec2 font_uv_scale_{1.0f, 1.0f};  // the atlas's normalized uv to the taller font texture's
   TextRunCache text_runs_;

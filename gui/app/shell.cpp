@@ -1,11 +1,11 @@
 #include "gui/app/shell.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
 
-#include "gui/app/layout.hpp"
 #include "run/build_info.hpp"
 
 namespace gs::gui {
@@ -20,13 +20,19 @@ constexpr DrawFn kDraw[] = {
 static_assert(std::size(kDraw) == size_t(ViewId::count_));
 }  // namespace
 
-Shell::Shell(AppState& app, const Fonts& fonts, float scale) : app_(app), fonts_(fonts), scale_(scale) {
+Shell::Shell(AppState& app, const Fonts& fonts, float scale) : app_(app) {
+  env_.fragment_cells = &fragment_cells_;
+  env_.dark = app.settings.theme == Theme::dark;
+  set_fonts(fonts, scale);
+}
+
+void Shell::set_fonts(const Fonts& fonts, float scale) {
+  fonts_ = fonts;
+  scale_ = scale;
   env_.mono = fonts.mono;
   env_.bold = fonts.bold;
   env_.mono_small = fonts.mono_small;
   env_.scale = scale;
-  env_.fragment_cells = &fragment_cells_;
-  env_.dark = app.settings.theme == Theme::dark;
 }
 
 void Shell::set_views(const std::vector<ViewId>& only, bool fixed) {
@@ -51,6 +57,7 @@ void Shell::draw_frame() {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.KeyCtrl && !io.WantTextInput && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) quit_ = true;
   handle_shortcuts(app_, env_, show_help_);
+  app_.fits.clear();  // the views record this frame's (views.hpp: note_fit)
   draw_menu_bar();
   draw_status_bar();
   draw_views();
@@ -119,9 +126,9 @@ void Shell::draw_menu_bar() {
 
 void Shell::draw_status_bar() {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  status_height_ = ImGui::GetFrameHeightWithSpacing() + 6.0f * scale_;
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x, vp->WorkPos.y + vp->WorkSize.y - status_height_));
-  ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x, status_height_));
+  status_height_ = std::ceil(ImGui::GetFrameHeightWithSpacing() + 6.0f * scale_);  // whole pixels: views tile above
+  ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + vp->Size.y - status_height_));
+  ImGui::SetNextWindowSize(ImVec2(vp->Size.x, status_height_));
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus;
@@ -154,28 +161,86 @@ void Shell::draw_status_bar() {
   ImGui::End();
 }
 
+namespace {
+
+// Apart by more than half a pixel: ImGui keeps window positions in floats, the layout whole.
+bool differs(const Rect& a, const Rect& b) {
+  return std::abs(a.pos.x - b.pos.x) > 0.5f || std::abs(a.pos.y - b.pos.y) > 0.5f ||
+         std::abs(a.size.x - b.size.x) > 0.5f || std::abs(a.size.y - b.size.y) > 0.5f;
+}
+
+}  // namespace
+
 void Shell::draw_views() {
   const ImGuiViewport* vp = ImGui::GetMainViewport();
-  const ImVec2 work_pos = vp->WorkPos;
-  const ImVec2 work_size(vp->WorkSize.x, vp->WorkSize.y - status_height_);
-  const std::vector<std::string> names = shown_view_names();
-  const bool alone = names.size() == 1;
-  const ImGuiCond cond = fixed_ || reset_layout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+  // The work area from the menu bar drawn in this frame: ImGui's WorkPos counts the menu bar
+  // only from the next frame on, which put a fresh layout's windows under the menu bar, where
+  // imgui.ini then kept them.
+  const float menu = std::ceil(menu_height_);
+  const Rect work{ImVec2(vp->Pos.x, vp->Pos.y + menu), ImVec2(vp->Size.x, std::max(0.0f, vp->Size.y - menu - status_height_))};
+  ShownViews shown_now{};
+  for (size_t i = 0; i < shown_now.size(); ++i) shown_now[i] = shown(ViewId(i));
+  const bool alone = std::count(shown_now.begin(), shown_now.end(), true) == 1;
+  layout_kind_ = choose_layout(work.size, scale_);
+  const ViewRects tiles = tile_views(shown_now, work, layout_kind_);
+  const bool first = tiled_work_.size.x == 0.0f;
+  const bool changed = shown_now != tiled_shown_ || differs(work, tiled_work_);
+  if (reset_layout_) arranged_ = false;
+  // Tile now: headless screenshots every frame; otherwise after Reset layout, and when the
+  // window or the shown views change while the user has not arranged the windows. On the first
+  // frame a saved layout (FirstUseEver) takes precedence.
+  const bool apply = fixed_ || reset_layout_ || (changed && !arranged_ && !first);
   for (size_t i = 0; i < size_t(ViewId::count_); ++i) {
     const ViewId v = ViewId(i);
-    if (!shown(v)) continue;
-    const Rect r = default_view_rect(v, work_pos, work_size, alone);
-    ImGui::SetNextWindowPos(r.pos, alone ? ImGuiCond_Always : cond);
-    ImGui::SetNextWindowSize(r.size, alone ? ImGuiCond_Always : cond);
+    if (!shown_now[i]) {
+      view_rects_[i] = Rect{};
+      continue;
+    }
+    const ImGuiCond cond = apply || alone ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    ImGui::SetNextWindowPos(tiles[i].pos, cond);
+    ImGui::SetNextWindowSize(tiles[i].size, cond);
     bool open = true;
     const ImGuiWindowFlags flags = alone ? ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize : 0;
     // "Title###id": the id stays stable whatever the title says.
     const std::string title = fmt::format("{}###{}", view_title(v), view_name(v));
-    if (ImGui::Begin(title.c_str(), only_.empty() ? &open : nullptr, flags)) kDraw[i](app_, env_);
+    const bool visible = ImGui::Begin(title.c_str(), only_.empty() ? &open : nullptr, flags);
+    keep_inside(v, tiles[i], work, apply || alone || first);
+    if (visible) kDraw[i](app_, env_);
     ImGui::End();
     if (!open) app_.settings.show[i] = false;
   }
+  tiled_shown_ = shown_now;
+  tiled_work_ = work;
   reset_layout_ = false;
+}
+
+void Shell::keep_inside(ViewId v, const Rect& tile, const Rect& work, bool applied) {
+  const Rect actual{ImGui::GetWindowPos(), ImGui::GetWindowSize()};
+  const Rect inside = clamp_into(actual, work);
+  // Moving the window being drawn shows from the next frame on; only a saved layout, a smaller
+  // window or a drag under the menu bar get here.
+  if (differs(inside, actual)) {
+    ImGui::SetWindowPos(inside.pos);
+    ImGui::SetWindowSize(inside.size);
+  }
+  // Arranged: a saved layout that is not the tiling, or the user moved or resized a window.
+  const Rect& before = view_rects_[size_t(v)];
+  if (applied ? differs(actual, tile) && before.size.x == 0.0f : differs(actual, before)) arranged_ = true;
+  // Where the window is now, as ImGui has it (SetWindowPos/Size apply at once).
+  view_rects_[size_t(v)] = Rect{ImGui::GetWindowPos(), ImGui::GetWindowSize()};
+}
+
+nlohmann::json Shell::describe_layout() const {
+  nlohmann::json views = nlohmann::json::object();
+  for (size_t i = 0; i < view_rects_.size(); ++i) {
+    const Rect& r = view_rects_[i];
+    if (r.size.x > 0.0f) views[view_name(ViewId(i))] = {r.pos.x, r.pos.y, r.size.x, r.size.y};
+  }
+  return {{"menu_bar_height", menu_height_},
+          {"status_bar_height", status_height_},
+          {"kind", layout_kind_name(layout_kind_)},
+          {"arranged", arranged_},
+          {"views", views}};
 }
 
 }  // namespace gs::gui

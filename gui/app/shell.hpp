@@ -1,11 +1,19 @@
-// The frame around the views: main menu, one window per shown view at its default place, the
-// status bar with running jobs (progress, cancel), the help overlay and the global shortcuts.
+// The frame around the views: main menu, one window per shown view tiled into the window
+// (layout.hpp), the status bar with running jobs (progress, cancel), the help overlay and the
+// global shortcuts.
+//
+// Placement: a window the user has not moved or resized follows the tiling, which is redone
+// when the window's size or the set of shown views changes; once the user arranges windows
+// (or a saved layout places them elsewhere) they stay where they are until View > Reset
+// layout. Either way every view window is kept inside the work area, so none hides the menu
+// bar, the status bar or lies off screen (a damaged imgui.ini, a smaller window).
 #pragma once
 
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "gui/app/layout.hpp"
 #include "gui/app/theme.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/views/views.hpp"
@@ -17,6 +25,8 @@ std::string& last_glfw_error();
 class Shell {
  public:
   Shell(AppState& app, const Fonts& fonts, float scale);
+  // New fonts and scale (the atlas was rebuilt for a new window size, app.cpp).
+  void set_fonts(const Fonts& fonts, float scale);
   // `only`: show just these views (empty: the settings' show flags). `fixed`: windows stay at
   // their default places every frame (headless screenshots are then reproducible).
   void set_views(const std::vector<ViewId>& only, bool fixed);
@@ -24,6 +34,9 @@ class Shell {
   bool quit_requested() const { return quit_; }
   std::vector<std::string> shown_view_names() const;
   float status_bar_height() const { return status_height_; }  // pixels at the bottom, last frame
+  // The last frame's layout for --state-json: menu and status bar heights, the layout kind,
+  // and each shown view window's rectangle [x, y, w, h].
+  nlohmann::json describe_layout() const;
   // Frees the OpenGL objects the views own (the fragments view's cell picture); call while the
   // context is still current.
   void release_gl() { fragment_cells_.release(); }
@@ -37,6 +50,10 @@ class Shell {
   void draw_status_bar();
   void draw_views();
   bool shown(ViewId v) const;
+  // After the Begin of view `v`'s window: moves it inside `work` if it is not, notes whether the
+  // user (or a saved layout) arranged it away from its `tile` (`applied`: placed there this
+  // frame), and records where it is.
+  void keep_inside(ViewId v, const Rect& tile, const Rect& work, bool applied);
 
   AppState& app_;
   Fonts fonts_;
@@ -49,6 +66,13 @@ class Shell {
   bool show_help_ = false;
   bool quit_ = false;
   float menu_height_ = 0.0f, status_height_ = 0.0f;
+  // The layout: what was last tiled (shown views and work area), whether the user arranged the
+  // windows since, and each view window's rectangle in the last frame (size 0: not shown).
+  ShownViews tiled_shown_{};
+  Rect tiled_work_{};
+  LayoutKind layout_kind_ = LayoutKind::four_columns;
+  bool arranged_ = false;
+  ViewRects view_rects_{};
 };
 
 }  // namespace gs::gui

@@ -46,6 +46,14 @@ void add_model_problems(AppState& app, const LoadedKernel& k) {
                      k.report.cmp.first_mismatch});
 }
 
+// The status line after the user cancelled `job`: what was cancelled and what is still shown.
+std::string cancelled_status(const AppState& app, const std::string& job) {
+  if (!app.kernel) return fmt::format("cancelled {}; nothing is loaded", job);
+  const OpenRequest& r = app.kernel->request;
+  return fmt::format("cancelled {}; still showing {} {} ({})", job, r.kernel_id, shape_text(r.shape),
+                     app.kernel->report.judged ? "whole grid, judged" : "one CTA traced, not judged");
+}
+
 }  // namespace
 
 void AppState::add_problem(Problem p) { problems.push_back(std::move(p)); }
@@ -93,12 +101,20 @@ void AppState::request_open(const OpenRequest& r) {
   for (auto& j : jobs)
     if (j->name().rfind("open", 0) == 0 || j->name().rfind("model", 0) == 0) j->request_cancel();
   const bool whole = !r.only_traced_cta;
+  const std::string name = fmt::format("{} {} {}", whole ? "model run" : "open", r.kernel_id, shape_text(r.shape));
   jobs.push_back(std::make_unique<Job>(
-      fmt::format("{} {} {}", whole ? "model run" : "open", r.kernel_id, shape_text(r.shape)),
-      [r](JobContext& ctx) {
+      name,
+      [r, name, generation = ++open_generation](JobContext& ctx) {
         auto k = open_kernel(
             r, [&ctx](uint64_t done, uint64_t total) { ctx.done = done, ctx.total = total; }, &ctx.cancel);
-        if (ctx.cancel.load()) return;  // superseded or cancelled: keep what is on screen
+        if (ctx.cancel.load()) {
+          // Keep what is on screen and say so; a newer open that superseded this one says
+          // what it did itself.
+          ctx.complete([name, generation](AppState& app) {
+            if (app.open_generation == generation) app.status = cancelled_status(app, name);
+          });
+          return;
+        }
         ctx.complete([k](AppState& app) { app.set_kernel(k); });
       },
       [name = r.kernel_id](AppState& app, const std::string& msg) {
@@ -285,6 +301,9 @@ nlohmann::json AppState::describe() {
   nlohmann::json drawn_json = nlohmann::json::object();
   for (const auto& [name, r] : drawn) drawn_json[name] = r;
   j["drawn"] = drawn_json;
+  nlohmann::json fits_json = nlohmann::json::object();
+  for (const auto& [name, f] : fits) fits_json[name] = {{"needed", f[0]}, {"available", f[1]}};
+  j["fits"] = fits_json;
   return j;
 }
 

@@ -98,10 +98,15 @@ struct AppState {
   // Running and finished-but-not-collected jobs.
   std::vector<std::unique_ptr<Job>> jobs;
   std::string status;  // one line for the status bar
+  uint64_t open_generation = 0;  // counts request_open calls: the newest open owns the status line
   // Where views drew things in the last frame (framebuffer pixels: x, y, w, h), by name, so the
   // headless tests can find a known cell in the screenshot: "fragments.grid" is the first
   // cell's rectangle of the fragment map (cells are laid out in a regular grid from there).
   std::map<std::string, std::array<float, 4>> drawn;
+  // Text the views laid out in the last frame against the room it had, in pixels: name ->
+  // {needed, available}, the tightest of each name (the headless tests check that every one
+  // fits at the window sizes people use). Cleared at the start of each frame.
+  std::map<std::string, std::array<float, 2>> fits;
 
   // Loading.
   void set_kernel(std::shared_ptr<const LoadedKernel> k);  // resets playback and selection

@@ -1,6 +1,9 @@
 #include "gui/core/problems_data.hpp"
 
 #include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/view_data.hpp"
@@ -47,6 +50,57 @@ uint32_t clear_non_model_problems(AppState& app) {
   return uint32_t(before - app.problems.size());
 }
 
+namespace {
+
+std::string joined(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+nlohmann::json note_json(const EmptyProblemsNote& n) {
+  return {{"headline", n.headline}, {"hint", n.hint}, {"offer_model_run", n.offer_model_run}, {"all_clear", n.all_clear}};
+}
+
+}  // namespace
+
+EmptyProblemsNote empty_problems_note(const AppState& app) {
+  EmptyProblemsNote note;
+  if (!app.kernel) {
+    note.headline = "Nothing loaded yet.";
+    note.hint = "Open a kernel in the Ladder.";
+    return note;
+  }
+  const LoadedKernel& k = *app.kernel;
+  const std::set<std::string>& loaded = k.request.mistakes;
+  // Mistakes toggled in the Ladder since the kernel was opened are not on screen yet.
+  const bool edited = app.request.kernel_id == k.request.kernel_id && app.request.mistakes != loaded;
+  if (!k.report.judged) {
+    note.headline = fmt::format(
+        "No hazards in the traced CTA ({},{}), but this run was not judged: only that CTA ran, so C was not compared "
+        "with the reference.",
+        k.request.cta[0], k.request.cta[1]);
+    note.hint = loaded.empty() ? "Run on model runs the whole grid and judges C."
+                               : fmt::format("With {} switched on, Run on model runs the whole grid and says whether C "
+                                             "is wrong.",
+                                             joined(loaded));
+    note.offer_model_run = true;
+  } else {
+    note.headline = "No problems: the whole grid ran without hazards and C matches the reference.";
+    note.all_clear = true;
+    note.hint = loaded.empty() ? "Switch on a mistake in the Ladder and Run on model to see one."
+                               : fmt::format("{} is switched on but showed nothing at this shape.", joined(loaded));
+  }
+  if (edited) {
+    note.hint = app.request.mistakes.empty()
+                    ? "The mistakes were switched off in the Ladder: Run on model to judge the kernel without them."
+                    : fmt::format("{} is switched on in the Ladder but not loaded yet: Run on model to judge it.",
+                                  joined(app.request.mistakes));
+    note.offer_model_run = true;
+  }
+  return note;
+}
+
 uint32_t problem_line(const AppState& app, const Problem& p) {
   if (!app.kernel || p.inst == kNone) return 0;
   return app.kernel->line_of(p.inst);
@@ -72,7 +126,8 @@ nlohmann::json describe_problems(AppState& app) {
           {"selected", app.selection.problem == kNone ? nlohmann::json(nullptr) : nlohmann::json(app.selection.problem)},
           {"filter", {{"errors", f.errors}, {"warnings", f.warnings}, {"infos", f.infos}, {"source", f.source}}},
           {"shown", filtered_problems(app.problems, f).size()},
-          {"items", items}};
+          {"items", items},
+          {"empty_note", app.problems.empty() ? note_json(empty_problems_note(app)) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace gs::gui

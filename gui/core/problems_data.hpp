@@ -50,6 +50,17 @@ std::vector<std::string> problem_sources(const std::vector<Problem>& problems);
 // Returns how many went.
 uint32_t clear_non_model_problems(AppState& app);
 
+// What the view says when there are no problems. "No problems" is only true of a judged run:
+// a kernel that was only opened (one CTA traced) may still compute a wrong C, so then the note
+// says the run was not judged and offers Run on model.
+struct EmptyProblemsNote {
+  std::string headline;           // the first line
+  std::string hint;               // what to do next
+  bool offer_model_run = false;   // show a Run on model button
+  bool all_clear = false;         // the headline is good news (shown in the ok colour)
+};
+EmptyProblemsNote empty_problems_note(const AppState& app);
+
 // The PTX line of a problem's instruction in the loaded kernel (0: none).
 uint32_t problem_line(const AppState& app, const Problem& p);
 

@@ -27,7 +27,7 @@ bool parse_view_name(const std::string& name, ViewId& out);
 
 struct Settings {
   Theme theme = Theme::dark;
-  float font_scale = 0.0f;  // 0: from the monitor's content scale (HiDPI)
+  float font_scale = 0.0f;  // 0: from the window size and the monitor's content scale (gui/app/layout.hpp)
   std::array<bool, size_t(ViewId::count_)> show{};  // all true by default (see defaults())
   std::string last_kernel = "hopper_tma_wgmma_64";
   uint32_t last_m = 0, last_n = 0, last_k = 0;  // 0: the example shape

@@ -1,5 +1,6 @@
 // Colours and small drawing helpers every view shares (views.hpp).
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 
 #include "gui/views/views.hpp"
@@ -32,6 +33,47 @@ void mono_text(const ViewEnv& env, const char* fmt, ...) {
   if (env.mono) ImGui::PushFont(env.mono);
   ImGui::TextUnformatted(buf);
   if (env.mono) ImGui::PopFont();
+}
+
+void note_fit(AppState& app, const char* name, float needed, float available) {
+  const auto it = app.fits.find(name);
+  if (it == app.fits.end() || available - needed < it->second[1] - it->second[0]) app.fits[name] = {needed, available};
+}
+
+bool slider_value_beside(AppState& app, const char* fit_name, const char* id, ImGuiDataType type, void* value,
+                         const void* lo, const void* hi, const char* format, float width, const char* tooltip,
+                         ImGuiSliderFlags flags) {
+  ImGui::SetNextItemWidth(width);
+  // An empty format draws no text in the frame (and rounds nothing: ImGui rounds to the
+  // format's precision only when it has one).
+  const bool changed = ImGui::SliderScalar(id, type, value, lo, hi, "", flags);
+  const bool hovered = ImGui::IsItemHovered();
+  char text[64];
+  switch (type) {
+    case ImGuiDataType_S32: std::snprintf(text, sizeof text, format, *static_cast<const int*>(value)); break;
+    case ImGuiDataType_U64:
+      std::snprintf(text, sizeof text, format, (unsigned long long)*static_cast<const uint64_t*>(value));
+      break;
+    case ImGuiDataType_Float: std::snprintf(text, sizeof text, format, double(*static_cast<const float*>(value))); break;
+    default: std::snprintf(text, sizeof text, "?"); break;
+  }
+  text_beside_slider(app, fit_name, text, hovered, tooltip);
+  return changed;
+}
+
+void text_beside_slider(AppState& app, const char* fit_name, const std::string& text, bool slider_hovered,
+                        const char* tooltip) {
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  const float x = ImGui::GetCursorPosX();
+  ImGui::TextUnformatted(text.c_str());
+  note_fit(app, fit_name, ImGui::CalcTextSize(text.c_str()).x, ImGui::GetWindowContentRegionMax().x - x);
+  if (tooltip && (slider_hovered || ImGui::IsItemHovered())) ImGui::SetTooltip("%s", tooltip);
+}
+
+void same_line_if_fits(float width) {
+  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
+  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
 }
 
 }  // namespace gs::gui

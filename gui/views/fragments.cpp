@@ -37,9 +37,11 @@ void draw_controls(AppState& app, const ViewEnv& env) {
   ImGui::SameLine();
   switch (o.kind) {
     case FragmentMapKind::wgmma_accumulator: {
-      ImGui::SetNextItemWidth(110.0f * env.scale);
+      ImGui::SetNextItemWidth(80.0f * env.scale);
       int n = o.wgmma_n / 8;
-      if (ImGui::SliderInt("##n", &n, 1, 32, fmt::format("N = {}", o.wgmma_n).c_str())) o.wgmma_n = 8 * std::clamp(n, 1, 32);
+      if (ImGui::SliderInt("##n", &n, 1, 32, "")) o.wgmma_n = 8 * std::clamp(n, 1, 32);
+      text_beside_slider(app, "fragments.n", fmt::format("N = {}", o.wgmma_n), ImGui::IsItemHovered(),
+                         "the wgmma's N: 8 to 256 in steps of 8");
       ImGui::SameLine();
       break;
     }
@@ -53,9 +55,11 @@ void draw_controls(AppState& app, const ViewEnv& env) {
       break;
     }
     case FragmentMapKind::tcgen05_32x32b: {
-      ImGui::SetNextItemWidth(90.0f * env.scale);
+      ImGui::SetNextItemWidth(70.0f * env.scale);
       int e = std::countr_zero(unsigned(std::max(1, o.tcgen05_x)));
-      if (ImGui::SliderInt("##x", &e, 0, 7, fmt::format(".x{}", 1 << e).c_str())) o.tcgen05_x = 1 << std::clamp(e, 0, 7);
+      if (ImGui::SliderInt("##x", &e, 0, 7, "")) o.tcgen05_x = 1 << std::clamp(e, 0, 7);
+      text_beside_slider(app, "fragments.x", fmt::format(".x{}", o.tcgen05_x), ImGui::IsItemHovered(),
+                         "the tcgen05.ld repeat: .x1 to .x128");
       ImGui::SameLine();
       break;
     }
@@ -218,10 +222,12 @@ void draw_fragments(AppState& app, const ViewEnv& env) {
     ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(error_color(env)), "%s", error.c_str());
     return;
   }
-  ImGui::TextUnformatted(g->name.c_str());
+  // The map's name wraps in a narrow view; its size follows on the same line when it fits.
+  ImGui::TextWrapped("%s", g->name.c_str());
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("source: %s", g->source.c_str());
-  ImGui::SameLine();
-  ImGui::TextDisabled("%dx%d, %d thr x %d", g->rows, g->cols, g->threads, g->values_per_thread);
+  const std::string size = fmt::format("{}x{}, {} thr x {}", g->rows, g->cols, g->threads, g->values_per_thread);
+  same_line_if_fits(ImGui::CalcTextSize(size.c_str()).x);
+  ImGui::TextDisabled("%s", size.c_str());
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%d rows x %d cols; %d threads hold %d values each\nsource: %s", g->rows, g->cols, g->threads,
                       g->values_per_thread, g->source.c_str());

@@ -15,13 +15,6 @@ namespace gs::gui {
 
 namespace {
 
-// SameLine when an item of this width still fits on the line, else a new line: keeps rows of
-// buttons readable when the view is narrow.
-void same_line_if_fits(float width) {
-  const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
-  if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
-}
-
 float button_width(const char* label) {
   return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
 }
@@ -67,13 +60,12 @@ void kernel_list(AppState& app, const ViewEnv& env) {
       ImGui::EndTooltip();
     }
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(info.title.c_str());
-    if (loaded) {
-      ImGui::SameLine();
-      ImGui::PushStyleColor(ImGuiCol_Text, ok_color(env));
-      ImGui::TextUnformatted("(loaded)");
-      ImGui::PopStyleColor();
-    }
+    // Wrapped in its column rather than cut; the loaded kernel's in the "ok" colour.
+    const std::string title = loaded ? info.title + "  (loaded)" : info.title;
+    note_fit(app, "ladder.title", ImGui::CalcTextSize(title.c_str()).x, 2.0f * ImGui::GetContentRegionAvail().x);
+    if (loaded) ImGui::PushStyleColor(ImGuiCol_Text, ok_color(env));
+    ImGui::TextWrapped("%s", title.c_str());
+    if (loaded) ImGui::PopStyleColor();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(std::string(ir::arch_name(info.arch)).c_str());
     if (!narrow) {
@@ -85,27 +77,38 @@ void kernel_list(AppState& app, const ViewEnv& env) {
   ImGui::EndTable();
 }
 
-// A row of three unsigned fields sharing the width, leaving `reserve` pixels for what follows.
-bool u32_fields(const char* const labels[3], uint32_t* values[3], float reserve, const ViewEnv& env) {
+// A row of three unsigned fields sharing the width, leaving `reserve` pixels for what follows;
+// each wide enough for five digits (the shapes go to 65536), the row wrapping under `indent`
+// when they do not fit side by side.
+bool u32_fields(AppState& app, const char* const labels[3], uint32_t* values[3], float reserve, float indent,
+                const ViewEnv& env) {
   bool changed = false;
+  const float pad = ImGui::GetStyle().FramePadding.x * 2.0f;
+  const float digits = ImGui::CalcTextSize("65536").x;
+  const float name_w = ImGui::CalcTextSize("M").x + 4 * env.scale + ImGui::GetStyle().ItemSpacing.x;
   const float avail = ImGui::GetContentRegionAvail().x - reserve;
-  const float w = std::clamp(avail / 3.0f - ImGui::CalcTextSize("M").x - 14.0f * env.scale, 40.0f * env.scale,
-                             90.0f * env.scale);
+  const float w = std::clamp(avail / 3.0f - name_w, digits + pad, std::max(digits + pad, 90.0f * env.scale));
   for (int i = 0; i < 3; ++i) {
-    if (i) ImGui::SameLine();
+    if (i) {
+      same_line_if_fits(name_w + w);
+      if (ImGui::GetCursorPosX() < indent) ImGui::SetCursorPosX(indent);
+    }
     ImGui::TextUnformatted(labels[i]);
     ImGui::SameLine(0, 4 * env.scale);
     ImGui::SetNextItemWidth(w);
     ImGui::PushID(i);
     changed |= ImGui::InputScalar("##v", ImGuiDataType_U32, values[i]);
     ImGui::PopID();
+    note_fit(app, "ladder.shape_field", ImGui::CalcTextSize(std::to_string(std::max(*values[i], 65536u)).c_str()).x,
+             w - pad);
   }
   return changed;
 }
 
 void request_editor(AppState& app, const kernels::KernelInfo& info, const RequestCheck& check, const ViewEnv& env) {
   const float s = env.scale;
-  const float label_w = ImGui::CalcTextSize("Traced CTA").x + 10 * s;
+  // From the window's left edge, as SameLine and SetCursorPosX count (the padding included).
+  const float label_w = ImGui::GetCursorPosX() + ImGui::CalcTextSize("Traced CTA").x + 10 * s;
   OpenRequest& r = app.request;
 
   ImGui::AlignTextToFramePadding();
@@ -113,7 +116,7 @@ void request_editor(AppState& app, const kernels::KernelInfo& info, const Reques
   ImGui::SameLine(label_w);
   const char* shape_labels[3] = {"M", "N", "K"};
   uint32_t* shape_values[3] = {&r.shape.m, &r.shape.n, &r.shape.k};
-  u32_fields(shape_labels, shape_values, ImGui::CalcTextSize("example").x + 20 * s, env);
+  u32_fields(app, shape_labels, shape_values, ImGui::CalcTextSize("example").x + 20 * s, label_w, env);
   same_line_if_fits(button_width("example"));
   if (ImGui::GetCursorPosX() < label_w) ImGui::SetCursorPosX(label_w);
   if (ImGui::SmallButton("example")) r.shape = info.example_shape;
@@ -211,10 +214,11 @@ void action_buttons(AppState& app, const kernels::KernelInfo& info, const Reques
     ImGui::SetTooltip("check and time this kernel on the GPU next to cuBLAS (Throughput view); %d round%s", repeats,
                       repeats == 1 ? "" : "s");
   ImGui::EndDisabled();
-  same_line_if_fits(90 * s);
-  ImGui::SetNextItemWidth(90 * s);
-  ImGui::SliderInt("##reps", &repeats, 1, 20, "%d rounds");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("benchmark rounds of Run on GPU");
+  const float slider_w = 60 * s;
+  same_line_if_fits(slider_w + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize("20 rounds").x);
+  const int one = 1, twenty = 20;
+  slider_value_beside(app, "ladder.rounds", "##reps", ImGuiDataType_S32, &repeats, &one, &twenty, "%d rounds", slider_w,
+                      "benchmark rounds of Run on GPU");
   if (busy) {
     for (const auto& job : app.jobs) {
       if (job->finished()) continue;
@@ -294,7 +298,10 @@ void draw_ladder(AppState& app, const ViewEnv& env) {
   ImGui::TextWrapped("%02d  %s", info->step, info->title.c_str());
   if (env.bold) ImGui::PopFont();
   ImGui::TextDisabled("what changed");
-  ImGui::SameLine();
+  // Beside its label while that leaves room for a few words a line, else below it.
+  if (ImGui::GetContentRegionAvail().x - ImGui::GetItemRectSize().x > 16.0f * ImGui::GetFontSize()) ImGui::SameLine();
+  note_fit(app, "ladder.what_changed", ImGui::CalcTextSize(info->delta.c_str()).x,
+           4.0f * ImGui::GetContentRegionAvail().x);
   ImGui::TextWrapped("%s", info->delta.c_str());
   if (ImGui::TreeNode("Explanation")) {
     ImGui::TextWrapped("%s", info->explanation.c_str());

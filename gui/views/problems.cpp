@@ -107,11 +107,21 @@ void draw_problems(AppState& app, const ViewEnv& env) {
     ImGui::SetTooltip("remove GPU, JIT and app problems; the model's stay while its kernel is loaded");
 
   if (app.problems.empty()) {
+    const EmptyProblemsNote note = empty_problems_note(app);
     ImGui::Spacing();
-    ImGui::PushStyleColor(ImGuiCol_Text, ok_color(env));
-    ImGui::TextWrapped("No problems: the model saw no hazards and nothing failed.");
+    ImGui::PushStyleColor(ImGuiCol_Text, note.all_clear ? ok_color(env) : warn_color(env));
+    ImGui::TextWrapped("%s", note.headline.c_str());
     ImGui::PopStyleColor();
-    ImGui::TextDisabled("Switch on a mistake in the Ladder and reopen to see one.");
+    ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+    ImGui::TextWrapped("%s", note.hint.c_str());
+    ImGui::PopStyleColor();
+    if (note.offer_model_run) {
+      ImGui::BeginDisabled(app.busy());
+      if (ImGui::Button("Run on model")) app.request_model_run();
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("run the whole grid of the Ladder's request on the model and judge C against the reference");
+    }
     return;
   }
 

@@ -70,20 +70,41 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
   PtxRevealState& st = app.view_caches.ptx_reveal;
   if (st.kernel.lock() != app.kernel) st = PtxRevealState{app.kernel, 0, 0};
 
-  // Header: what is highlighted, coverage, options.
+  // Header: what is highlighted, coverage, options right-aligned. Shorter wordings when the
+  // view is narrow, and the options on a line of their own when even those do not fit.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const std::string cursor =
+      focus.current_line ? fmt::format("line {}", focus.current_line) : std::string("no instruction at the cursor");
+  std::string selected = focus.selected_line && focus.selected_line != focus.current_line
+                             ? fmt::format("| selected line {}", focus.selected_line)
+                             : std::string();
+  std::string coverage = fmt::format("| {} of {} instructions executed", p.executed_lines, p.instruction_lines);
+  const float options_w = ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize("follow").x +
+                          style.ItemSpacing.x + ImGui::CalcTextSize("(?)").x;
+  const float right = ImGui::GetWindowContentRegionMax().x;
+  auto header_w = [&] {
+    float w = ImGui::CalcTextSize(cursor.c_str()).x;
+    for (const std::string* t : {&selected, &coverage})
+      if (!t->empty()) w += style.ItemSpacing.x + ImGui::CalcTextSize(t->c_str()).x;
+    return w;
+  };
+  const float x0 = ImGui::GetCursorPosX();
+  const auto fits = [&] { return x0 + header_w() + 2 * style.ItemSpacing.x + options_w <= right; };
+  if (!fits()) coverage = fmt::format("| {}/{} executed", p.executed_lines, p.instruction_lines);
+  if (!fits() && !selected.empty()) selected = fmt::format("| sel. {}", focus.selected_line);
   if (focus.current_line)
-    ImGui::Text("line %u", focus.current_line);
+    ImGui::TextUnformatted(cursor.c_str());
   else
-    ImGui::TextDisabled("no instruction at the cursor");
-  if (focus.selected_line && focus.selected_line != focus.current_line) {
+    ImGui::TextDisabled("%s", cursor.c_str());
+  for (const std::string* t : {&selected, &coverage}) {
+    if (t->empty()) continue;
     ImGui::SameLine();
-    ImGui::TextDisabled("| selected line %u", focus.selected_line);
+    ImGui::TextDisabled("%s", t->c_str());
   }
-  ImGui::SameLine();
-  ImGui::TextDisabled("| %u of %u instructions executed", p.executed_lines, p.instruction_lines);
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x -
-                                                       ImGui::CalcTextSize("follow  (?)").x -
-                                                       ImGui::GetFrameHeight() - 8 * env.scale));
+  const float header_end = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x;
+  if (fits()) ImGui::SameLine(right - options_w);
+  // The header ends before the options beside it, or before the window's edge above them.
+  note_fit(app, "ptx.header", header_end + style.ItemSpacing.x, fits() ? right - options_w : right);
   ImGui::Checkbox("follow", &app.ptx_view.follow);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("scroll to the cursor's instruction when it moves");
   ImGui::SameLine();

@@ -139,11 +139,16 @@ void draw_bank_grid(AppState& app, const ViewEnv& env, const BankAccess& a) {
   const float top = o.y + rh;  // header row with bank numbers
   const ImU32 grid = ImGui::GetColorU32(ImGuiCol_Border);
   if (env.mono) ImGui::PushFont(env.mono);
+  // Every bank numbered when two digits fit a column with a gap, else every 4th (or 8th).
+  const float number_w = ImGui::CalcTextSize("00").x + 4.0f * env.scale;
+  const uint32_t every = number_w <= cw ? 1 : number_w <= 4 * cw ? 4 : 8;
+  note_fit(app, "smem.bank_numbers", number_w, float(every) * cw);
   for (uint32_t bank = 0; bank < 32; ++bank) {
     const float x = o.x + label_w + bank * cw;
     if (bank == sel_bank)
       dl->AddRectFilled(ImVec2(x, o.y), ImVec2(x + cw, top + rows * rh), ImGui::GetColorU32(ImGuiCol_TextSelectedBg));
-    if (bank % 4 == 0 || cw >= 18.0f) centred_text(dl, ImVec2(x - 4, o.y), ImVec2(x + cw + 4, top), muted_color(env), std::to_string(bank));
+    if (bank % every == 0)
+      centred_text(dl, ImVec2(x - 4, o.y), ImVec2(x + cw + 4, top), muted_color(env), std::to_string(bank));
   }
   // Cells: which lanes each (wavefront, bank) serves.
   std::vector<std::vector<uint32_t>> cell(size_t(rows) * 32);
@@ -208,8 +213,10 @@ void draw_lane_table(AppState& app, const ViewEnv& env, const BankAccess& a) {
   const float h = ImGui::GetContentRegionAvail().y;
   if (h < 8.0f * ImGui::GetTextLineHeightWithSpacing() || a.lanes.empty()) return;
   const bool rows = a.lanes.front().row >= 0;
-  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                               ImGuiTableFlags_SizingStretchProp;
+  // Columns as wide as their contents, scrolling sideways in a narrow view rather than cutting
+  // the numbers.
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##lanes", rows ? 7 : 5, flags, ImVec2(0, h - 4))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* c : {"lane", "address", "bank", "word", "wavefront"}) ImGui::TableSetupColumn(c);

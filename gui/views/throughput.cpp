@@ -199,9 +199,9 @@ void draw_controls(AppState& app, ThroughputControls& c, const ViewEnv& env) {
       c.custom = {uint32_t(std::clamp(mnk[0], 1, 65536)), uint32_t(std::clamp(mnk[1], 1, 65536)),
                   uint32_t(std::clamp(mnk[2], 1, 65536))};
   }
-  ImGui::SetNextItemWidth(field_w);
-  ImGui::SliderInt("repeats", &c.repeats, 1, 20);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("How many times each kernel is benchmarked: one point per run");
+  const int one = 1, twenty = 20;
+  slider_value_beside(app, "throughput.repeats", "##repeats", ImGuiDataType_S32, &c.repeats, &one, &twenty, "%d repeats",
+                      field_w, "How many times each kernel is benchmarked: one point per run");
   const bool running = gpu_note(app).state == GpuAvailability::benchmarking;
   if (running) {
     if (ImGui::Button("Cancel benchmark"))
@@ -226,8 +226,9 @@ void draw_controls(AppState& app, ThroughputControls& c, const ViewEnv& env) {
 }
 
 void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env) {
+  // Scrolling sideways in a narrow view rather than squeezing the numbers out of their columns.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_Resizable;
   if (!ImGui::BeginTable("##variants", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);

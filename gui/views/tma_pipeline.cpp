@@ -66,12 +66,14 @@ void draw_barrier(AppState& app, const ViewEnv& env, const BarrierView& b, const
                      "tx pending %d B", b.tx_count);
   if (env.mono) ImGui::PopFont();
   if (!b.waiters.empty()) {
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::CalcTextSize(" waiting:").x);
     ImGui::TextDisabled(" waiting:");
   }
+  // The waiters' chips continue on the next line when the box is narrow.
   for (const BarrierWaiter& w : b.waiters) {
-    ImGui::SameLine();
-    const std::string chip = fmt::format("w{} p{}##wait{}", w.warp, w.parity, w.warp);
+    const std::string text = fmt::format("w{} p{}", w.warp, w.parity);
+    same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+    const std::string chip = fmt::format("{}##wait{}", text, w.warp);
     ImGui::PushStyleColor(ImGuiCol_Button, warp_color(w.warp, 0.75f));
     if (ImGui::SmallButton(chip.c_str())) app.select_warp(w.warp);
     ImGui::PopStyleColor();
@@ -105,8 +107,9 @@ void draw_transfer_line(AppState& app, const ViewEnv& env, const TransferView& v
 void draw_transfer_table(AppState& app, const ViewEnv& env, const TmaPipeline& p) {
   const float h = ImGui::GetContentRegionAvail().y;
   if (h < 6.0f * ImGui::GetTextLineHeightWithSpacing() || p.transfers.empty()) return;
-  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                               ImGuiTableFlags_SizingStretchProp;
+  // Columns as wide as their contents, scrolling sideways rather than cutting the numbers.
+  const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_RowBg |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   // Narrow windows get the columns that change from transfer to transfer; the rest is in the
   // tooltip of the timeline and the stage box.
   const bool wide = ImGui::GetContentRegionAvail().x >= 640.0f * env.scale;
@@ -209,12 +212,17 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
   auto x_of = [&](double c) { return o.x + label_w + float((c - lo) / (hi - lo)) * w; };
   const float h = lane_h * float(lanes.size());
   dl->AddRectFilled(ImVec2(o.x + label_w, o.y), ImVec2(o.x + label_w + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
-  // Cycle ticks at a round step, about one per 90 px.
-  const double raw = (hi - lo) / std::max(1.0, double(w) / (90.0 * env.scale));
+  // Cycle ticks at a round (1-2-5) step, at least the widest label and a gap apart, so that
+  // the labels of large cycle counts do not run together.
+  const float gap = 1.5f * ImGui::GetFontSize();
+  const float label_px = ImGui::CalcTextSize(fmt::format("{:.0f}", hi).c_str()).x + gap;
+  const double raw = (hi - lo) / std::max(1.0, double(w) / double(std::max(label_px, 90.0f * env.scale)));
   double tick = 1.0;
   while (tick * 10.0 <= raw) tick *= 10.0;
-  if (tick * 5.0 <= raw) tick *= 5.0;
-  else if (tick * 2.0 <= raw) tick *= 2.0;
+  if (tick * 5.0 < raw) tick *= 10.0;
+  else if (tick * 2.0 < raw) tick *= 5.0;
+  else if (tick < raw) tick *= 2.0;
+  note_fit(app, "tma.axis_labels", label_px, float(tick / (hi - lo)) * w);
   for (double c = std::ceil(lo / tick) * tick; c <= hi; c += tick) {
     const float x = x_of(c);
     dl->AddLine(ImVec2(x, o.y + h), ImVec2(x, o.y + h + 4), muted_color(env));

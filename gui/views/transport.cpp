@@ -152,33 +152,42 @@ void draw_transport(AppState& app, const ViewEnv& env) {
     ImGui::EndPopup();
   }
 
-  // Cycle scrubber: dragging seeks to the first event at or after the cycle.
+  // Cycle scrubber: dragging seeks to the first event at or after the cycle. The cycle is
+  // written beside it, where the grab cannot cover it; room for the longest it can say.
   uint64_t cycle = info.cycle;
   const uint64_t lo = 0, hi = std::max<uint64_t>(1, info.end_cycle);
-  ImGui::SetNextItemWidth(-FLT_MIN);
   const std::string fmt_cycle = fmt::format("cycle %llu of {}", info.end_cycle);
-  if (ImGui::SliderScalar("##cycle", ImGuiDataType_U64, &cycle, &lo, &hi, fmt_cycle.c_str())) {
+  const float cycle_text_w = ImGui::CalcTextSize(fmt::format("cycle {} of {}", hi, hi).c_str()).x;
+  const float scrub_w = std::max(40.0f * s, ImGui::GetContentRegionAvail().x - cycle_text_w - ImGui::GetStyle().ItemSpacing.x);
+  if (slider_value_beside(app, "transport.cycle", "##cycle", ImGuiDataType_U64, &cycle, &lo, &hi, fmt_cycle.c_str(),
+                          scrub_w, "drag to seek: the first event at or after the cycle")) {
     app.playback.playing = false;
     seek_to_cycle(app, cycle);
   }
   draw_timeline_strip(app, info.cycle, env);
 
   // Where we are.
+  // Where we are; a part that does not fit goes to the next line.
   ImGui::Spacing();
   ImGui::Text("event %u of %u", info.position + 1, info.events);
-  ImGui::SameLine();
-  ImGui::TextDisabled("|");
-  ImGui::SameLine();
-  ImGui::Text("cycle %llu", (unsigned long long)info.cycle);
+  const std::string cycle_text = fmt::format("|  cycle {}", info.cycle);
+  same_line_if_fits(ImGui::CalcTextSize(cycle_text.c_str()).x);
+  ImGui::TextUnformatted(cycle_text.c_str());
   if (info.has_k_loop) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("|");
-    ImGui::SameLine();
-    ImGui::Text("K iteration %u of %u", info.k_iteration, info.k_iterations);
+    const std::string k_text = fmt::format("|  K iteration {} of {}", info.k_iteration, info.k_iterations);
+    same_line_if_fits(ImGui::CalcTextSize(k_text.c_str()).x);
+    ImGui::TextUnformatted(k_text.c_str());
   }
-  // The event under the cursor, in words, in a framed box so it reads as "now".
+  // The event under the cursor, in words, in a framed box so it reads as "now": tall enough
+  // for the text as it wraps at this width, up to four lines (then it scrolls).
   {
-    const float h = ImGui::GetTextLineHeight() * 2.2f + ImGui::GetStyle().WindowPadding.y * 2;
+    if (env.mono) ImGui::PushFont(env.mono);
+    const ImGuiStyle& st = ImGui::GetStyle();
+    const float wrap_w = ImGui::GetContentRegionAvail().x - st.WindowPadding.x * 2 - st.ScrollbarSize;
+    const float text_h = ImGui::CalcTextSize(info.event_text.c_str(), nullptr, false, std::max(1.0f, wrap_w)).y;
+    if (env.mono) ImGui::PopFont();
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const float h = std::clamp(text_h, line, line * 4.0f) + st.WindowPadding.y * 2 + 2;
     ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
     ImGui::BeginChild("##event", ImVec2(0, h), true);
     if (env.mono) ImGui::PushFont(env.mono);
@@ -208,9 +217,11 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("speed");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, 320 * s));
-  ImGui::SliderFloat("##speed", &app.playback.speed, 1.0f, 2000.0f, "%.0f steps/s", ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("playing speed: steps of the chosen unit per second");
+  const float speed_text_w = ImGui::CalcTextSize("2000 steps/s").x + ImGui::GetStyle().ItemSpacing.x;
+  const float slow = 1.0f, fast = 2000.0f;
+  slider_value_beside(app, "transport.speed", "##speed", ImGuiDataType_Float, &app.playback.speed, &slow, &fast,
+                      "%.0f steps/s", std::clamp(ImGui::GetContentRegionAvail().x - speed_text_w, 40 * s, 320 * s),
+                      "playing speed: steps of the chosen unit per second", ImGuiSliderFlags_Logarithmic);
 }
 
 void handle_shortcuts(AppState& app, const ViewEnv& env, bool& show_help) {

@@ -33,6 +33,25 @@ ImU32 muted_color(const ViewEnv& env);
 // Text in the mono font, with an optional tooltip.
 void mono_text(const ViewEnv& env, const char* fmt, ...);
 
+// Records that something `needed` pixels wide had `available` pixels in this frame (the
+// tightest per name is kept; AppState::fits), for the headless readability checks.
+void note_fit(AppState& app, const char* name, float needed, float available);
+
+// A slider whose value is written beside it instead of over it, where the grab would cover
+// its digits: the slider is `width` wide, the text `format` of the value (an int, uint64_t or
+// float as `type` says) follows, recorded as the fit `fit_name`; `tooltip` shows over either.
+// Returns true when the value changed.
+bool slider_value_beside(AppState& app, const char* fit_name, const char* id, ImGuiDataType type, void* value,
+                         const void* lo, const void* hi, const char* format, float width, const char* tooltip,
+                         ImGuiSliderFlags flags = 0);
+
+// The text beside a slider drawn without one (format ""), as slider_value_beside writes it.
+void text_beside_slider(AppState& app, const char* fit_name, const std::string& text, bool slider_hovered,
+                        const char* tooltip);
+
+// SameLine when an item `width` wide still fits on this line, else the next line.
+void same_line_if_fits(float width);
+
 // Keyboard shortcuts of the transport (play, step, ...), handled every frame by the shell
 // whichever window has focus (but not while a text field is active), and the help overlay
 // that lists them (toggled by F1 or '?'; `show` is owned by the shell).

@@ -120,8 +120,10 @@ PlotHover draw(const char* id, ImVec2 size, const PlotSpec& spec) {
   PlotHover hover;
   ImGui::PushID(id);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  if (size.x <= 0.0f) size.x = std::max(avail.x, 80.0f);
-  if (size.y <= 0.0f) size.y = std::max(avail.y, 80.0f);
+  // Filling what is left, but never so small that the axis labels and the reference lines'
+  // captions pile up: then the window scrolls.
+  if (size.x <= 0.0f) size.x = std::max(avail.x, 12.0f * ImGui::GetFontSize());
+  if (size.y <= 0.0f) size.y = std::max(avail.y, 10.0f * ImGui::GetTextLineHeightWithSpacing());
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##plot", size);
   const bool item_hovered = ImGui::IsItemHovered();
@@ -162,7 +164,11 @@ PlotHover draw(const char* id, ImVec2 size, const PlotSpec& spec) {
         shown_entries.push_back(int(e));
         widths.push_back(ImGui::CalcTextSize(legend[e].name.c_str()).x);
       }
-  const Rect header{origin.x + y_title_w, origin.y, origin.x + size.x, origin.y + line_h};
+  Rect header{origin.x + y_title_w, origin.y, origin.x + size.x, origin.y + line_h};
+  // An entry too wide to stand beside the y title: the legend goes under it, the plot's width.
+  const float widest = widths.empty() ? 0.0f : *std::max_element(widths.begin(), widths.end());
+  if (y_title_w > 0.0f && swatch + 4.0f + widest > header.x1 - header.x0)
+    header = {origin.x, origin.y + line_h + 2.0f, origin.x + size.x, origin.y + 2.0f * line_h + 2.0f};
   std::vector<Rect> boxes = legend_layout(widths, header, line_h + 2.0f, swatch);
   const bool folded = spec.legend_max_rows > 0 && !boxes.empty() &&
                       boxes.back().y0 - header.y0 >= float(spec.legend_max_rows) * (line_h + 2.0f) - 0.5f;

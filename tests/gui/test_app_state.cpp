@@ -97,3 +97,37 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
   CHECK(partly.bench_reps == 5);
   fs::remove_all(dir);
 }
+
+TEST_CASE("cancelling a model run says so in the status line and keeps the kernel on screen", "[gui]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64"});
+  REQUIRE(app.kernel);
+  const auto shown = app.kernel;
+  REQUIRE(app.status.rfind("opened", 0) == 0);
+  // A grid large enough that the run is still going when the cancel arrives.
+  app.request.shape = {2048, 2048, 1024};
+  app.request_model_run();
+  app.cancel_jobs();
+  for (int i = 0; i < 3000 && app.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app.poll_jobs();
+  }
+  app.poll_jobs();
+  REQUIRE_FALSE(app.busy());
+  INFO(app.status);
+  CHECK(app.kernel == shown);
+  CHECK(app.status.find("cancelled model run hopper_tma_wgmma_64 2048x2048x1024") != std::string::npos);
+  CHECK(app.status.find("still showing hopper_tma_wgmma_64 128x128x256") != std::string::npos);
+  CHECK(app.status.find("not judged") != std::string::npos);
+
+  // An open superseded by a newer one leaves the status to the newer one.
+  app.request_open({.kernel_id = "hopper_tma_wgmma_64", .shape = {2048, 2048, 1024}});
+  app.request_open({.kernel_id = "simt_naive"});
+  for (int i = 0; i < 3000 && (app.busy() || app.kernel == shown); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app.poll_jobs();
+  }
+  app.poll_jobs();
+  CHECK(app.kernel->request.kernel_id == "simt_naive");
+  CHECK(app.status.rfind("opened simt_naive", 0) == 0);
+}

@@ -1,81 +1,18 @@
 // The app for real: `gemmscope gui` rendered under Xvfb (software OpenGL), checked by its
-// pixels and by the data behind each view (--state-json). Needs xvfb-run; CI sets
-// GEMMSCOPE_REQUIRE_XVFB=1 so a missing Xvfb fails instead of skipping.
+// pixels and by the data behind each view (--state-json). Needs xvfb-run (headless.hpp).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-#include <stb_image.h>
-
 #include "engine/layout/fragments.hpp"
 #include "gui/core/session.hpp"
-#include "tests/support/shell.hpp"
+#include "tests/gui/headless.hpp"
 
-namespace {
-
-namespace fs = std::filesystem;
-
-using gs::test::xvfb_or_skip;
-
-struct Headless {
-  int code = -1;
-  std::string output;
-  nlohmann::json state;
-  std::vector<unsigned char> rgb;  // 3 bytes per pixel
-  int w = 0, h = 0;
-
-  std::array<int, 3> pixel(int x, int y) const {
-    const size_t i = (size_t(y) * size_t(w) + size_t(x)) * 3;
-    return {rgb[i], rgb[i + 1], rgb[i + 2]};
-  }
-};
-
-// Runs `gemmscope gui ARGS --screenshot P --state-json J` under Xvfb and loads both.
-Headless run_headless(const std::string& name, const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / ("gemmscope-gui-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path png = dir / (name + ".png"), json = dir / (name + ".json"), log = dir / (name + ".log");
-  // Leak checking stays on in the in-process tests; here the process also runs Mesa and X11,
-  // whose caches LeakSanitizer would report.
-  const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1920x1200x24' '" +
-                          std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings " + args + " --screenshot '" +
-                          png.string() + "' --state-json '" + json.string() + "' >'" + log.string() + "' 2>&1";
-  Headless h;
-  const int status = std::system(cmd.c_str());
-  h.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream lf(log);
-  h.output.assign(std::istreambuf_iterator<char>(lf), {});
-  std::ifstream jf(json);
-  if (jf) h.state = nlohmann::json::parse(jf, nullptr, false);
-  int n = 0;
-  if (unsigned char* data = stbi_load(png.string().c_str(), &h.w, &h.h, &n, 3)) {
-    h.rgb.assign(data, data + size_t(h.w) * size_t(h.h) * 3);
-    stbi_image_free(data);
-  }
-  return h;
-}
-
-// Distinct colours in a sample of the image: a blank or single-colour frame has very few.
-size_t distinct_colours(const Headless& h) {
-  std::set<int> colours;
-  for (int y = 0; y < h.h; y += 3)
-    for (int x = 0; x < h.w; x += 3) {
-      const auto p = h.pixel(x, y);
-      colours.insert((p[0] << 16) | (p[1] << 8) | p[2]);
-    }
-  return colours.size();
-}
-
-}  // namespace
+using namespace gs::gui::test;
 
 TEST_CASE("the app renders every view of the Hopper kernel and says what each shows", "[gui][xvfb]") {
   if (!xvfb_or_skip()) return;
@@ -155,28 +92,6 @@ TEST_CASE("the fragment map's pixels show the owning warp of known cells", "[gui
   }
 }
 
-namespace {
-
-// Two runs of the same views that must give the same picture: both succeeded, at one size,
-// and the pixels that differ above the status bar (which says how long opening the kernel
-// took, different in every run).
-size_t differing_above_status_bar(const Headless& a, const Headless& b) {
-  REQUIRE(a.code == 0);
-  REQUIRE(b.code == 0);
-  REQUIRE(a.w == b.w);
-  REQUIRE(a.h == b.h);
-  REQUIRE(!a.rgb.empty());
-  REQUIRE(a.state["window"].contains("status_bar_height"));
-  const int status_bar = int(std::ceil(a.state["window"]["status_bar_height"].get<double>()));
-  REQUIRE(status_bar > 0);
-  REQUIRE(status_bar < a.h / 10);
-  size_t differing = 0;
-  for (size_t i = 0; i < size_t(a.w) * size_t(a.h - status_bar) * 3; i += 3)
-    differing += a.rgb[i] != b.rgb[i] || a.rgb[i + 1] != b.rgb[i + 1] || a.rgb[i + 2] != b.rgb[i + 2];
-  return differing;
-}
-
-}  // namespace
 
 TEST_CASE("text drawn as cached runs looks as text drawn glyph by glyph", "[gui][xvfb]") {
   if (!xvfb_or_skip()) return;
@@ -260,7 +175,7 @@ TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gu
 }
 
 TEST_CASE("without a display, gemmscope gui says how to run it headless and exits 1", "[gui]") {
-  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=0 '" +
+  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=1 '" +
                           std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings --kernel simt_naive 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p);

@@ -73,3 +73,39 @@ TEST_CASE("problems: a bad shape becomes an app problem, not a crash", "[gui]") 
   CHECK(app.problems.back().source == "app");
   CHECK(app.problems.back().detail.find("M=100") != std::string::npos);
 }
+
+TEST_CASE("problems: an empty list after only opening says the run was not judged", "[gui]") {
+  // wrong-swizzle computes a wrong C without a hazard: the traced CTA alone shows nothing.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-swizzle"}});
+  REQUIRE(app.kernel);
+  REQUIRE(app.problems.empty());
+  EmptyProblemsNote note = empty_problems_note(app);
+  CHECK(note.headline.find("not judged") != std::string::npos);
+  CHECK(note.headline.find("No problems") == std::string::npos);
+  CHECK_FALSE(note.all_clear);
+  CHECK(note.offer_model_run);
+  CHECK(note.hint.find("wrong-swizzle") != std::string::npos);
+  CHECK(note.hint.find("Run on model") != std::string::npos);
+  CHECK(describe_problems(app)["empty_note"]["offer_model_run"] == true);
+
+  // Switched off in the Ladder but not run yet: the note says so.
+  app.request.mistakes.clear();
+  note = empty_problems_note(app);
+  CHECK(note.offer_model_run);
+  CHECK(note.hint.find("switched off") != std::string::npos);
+
+  // The whole grid of the correct kernel, judged: now "no problems" is true.
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = false});
+  REQUIRE(app.kernel);
+  REQUIRE(app.problems.empty());
+  note = empty_problems_note(app);
+  CHECK(note.all_clear);
+  CHECK(note.headline.find("No problems") != std::string::npos);
+  CHECK_FALSE(note.offer_model_run);
+
+  // The same mistake judged is a problem, so no note at all.
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-swizzle"}, .only_traced_cta = false});
+  CHECK_FALSE(app.problems.empty());
+  CHECK(describe_problems(app)["empty_note"].is_null());
+}
