@@ -21,6 +21,7 @@ ImU32 activity_color(WarpActivity a, const ViewEnv& env) {
     case WarpActivity::waiting_wgmma: return warn_color(env);
     case WarpActivity::not_started:
     case WarpActivity::exited: return muted_color(env);
+    case WarpActivity::deadlocked: return error_color(env);  // blocked for good: the run's failure
   }
   return muted_color(env);
 }
