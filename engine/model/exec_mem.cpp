@@ -192,19 +192,24 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
   const uint64_t start = std::max(c.now, c.smem_pipe_free);
   c.smem_pipe_free = start + r.wavefronts;
   if (c.trace) {
-    SmemAccess a;
-    a.addr = addrs;
-    a.mask = x.mask;
-    a.bytes = uint8_t(bytes);
-    a.store = store;
-    a.wavefronts = uint8_t(std::min<uint32_t>(r.wavefronts, 255));
-    a.ideal_wavefronts = uint8_t(r.ideal_wavefronts);
-    a.conflict_degree = uint8_t(r.conflict_degree);
-    a.bank = r.lane_bank;
-    a.lane_wavefront = r.lane_wavefront;
-    const uint32_t index = append(c.trace->smem, a);
+    const uint32_t index = append(c.trace->smem, smem_access_record(addrs, x.mask, bytes, store, r));
     trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
   }
+}
+
+SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,
+                              const layout::BankReport& r) {
+  SmemAccess a;
+  a.addr = addrs;
+  a.mask = mask;
+  a.bytes = uint8_t(bytes);
+  a.store = store;
+  a.wavefronts = uint8_t(std::min<uint32_t>(r.wavefronts, 255));
+  a.ideal_wavefronts = uint8_t(r.ideal_wavefronts);
+  a.conflict_degree = uint8_t(r.conflict_degree);
+  a.bank = r.lane_bank;
+  a.lane_wavefront = r.lane_wavefront;
+  return a;
 }
 
 void exec_memory(ExecContext& x) {

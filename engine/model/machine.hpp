@@ -19,6 +19,10 @@
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 
+namespace gs::layout {
+struct BankReport;  // engine/layout/banks.hpp
+}
+
 namespace gs::model {
 
 // Virtual device addresses: buffers of A, B and C, and kernel parameters (tensor maps are
@@ -308,6 +312,10 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 // up; a shared access through the bank model (facts §8).
 void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
+// The trace record of one warp-level shared access the bank model analysed (the warps' own
+// accesses and the tensor core's reads alike).
+SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,
+                              const layout::BankReport& report);
 uint64_t memory_address64(ExecContext& x, const ir::Operand& o, uint32_t lane);
 void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
             std::string detail);

@@ -33,17 +33,7 @@ std::optional<SmemAccess> read_batch(const layout::WgmmaDescriptor& d, bool k_ma
       mask |= 1u << lane;
     }
     const layout::BankReport r = layout::analyze_shared_access(addr, mask, 16);
-    SmemAccess a;
-    a.addr = addr;
-    a.mask = mask;
-    a.bytes = 16;
-    a.store = false;
-    a.wavefronts = uint8_t(std::min<uint32_t>(r.wavefronts, 255));
-    a.ideal_wavefronts = uint8_t(r.ideal_wavefronts);
-    a.conflict_degree = uint8_t(r.conflict_degree);
-    a.bank = r.lane_bank;
-    a.lane_wavefront = r.lane_wavefront;
-    return a;
+    return smem_access_record(addr, mask, 16, false, r);
   } catch (const std::exception&) {  // an unplaceable descriptor: exec_wgmma reports it
     return std::nullopt;
   }

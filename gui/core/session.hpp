@@ -2,7 +2,7 @@
 // once loaded; every view reads it through a shared_ptr<const LoadedKernel> and a playback
 // position (gui/core/playback.hpp). No ImGui here: tests and the headless dump use it directly.
 //
-//   auto k = gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64", .shape = {128, 128, 4096}});
+//   auto k = gui::open_kernel({.kernel_id = info.id, .shape = {128, 128, 4096}});
 //   k->ptx.inst_to_line[17];        // the PTX line of instruction 17
 //   k->trace().events.size();       // what the model recorded for CTA (0,0)
 #pragma once
