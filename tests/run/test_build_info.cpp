@@ -10,7 +10,9 @@
 #include "tests/support/cli_run.hpp"
 #include "tests/support/shell.hpp"
 
-TEST_CASE("--version names the version and a commit of this repository", "[cli][version]") {
+// The name must not start with "--": ctest passes it to the test binary, which would take it
+// for an option ("Unrecognised token: --version", seen in the CI build).
+TEST_CASE("gemmscope --version names the version and a commit of this repository", "[cli][version]") {
   const gs::test::CliRun r = gs::test::run_cli({"--version"});
   CHECK(r.code == 0);
   CHECK(r.out == "gemmscope " + gs::version_string() + "\n");
