@@ -86,7 +86,6 @@ KernelInfo simt_naive_info() {
   k.title = "Naive SIMT: one thread per element of C";
   k.arch = ir::Arch::sm_80;
   k.family = Family::simt;
-  k.step = 1;
   k.delta = "the starting point: fp32 dot products straight from global memory";
   k.explanation =
       "Every thread computes one element of C as a dot product of a row of A and a column of B, "

@@ -23,7 +23,8 @@ std::string_view b_layout_name(BLayout b) { return b == BLayout::nk ? "nk" : "kn
 
 namespace {
 
-// The step files' infos, checked once: each id is its file's name, ids unique, steps increasing with the file order.
+// The step files' infos, checked once: each id is its file's name, ids unique, steps (the files'
+// NN) increasing with the file order.
 // A mistake here is a programming error in a step file, reported at the first use of the
 // registry with the step's id.
 std::vector<KernelInfo> checked_ladder() {
@@ -32,6 +33,7 @@ std::vector<KernelInfo> checked_ladder() {
     if (s.info.id != s.file_name)
       throw std::logic_error(fmt::format("the step file kernels/NN_{}.cpp declares the id '{}': a step's id is its file name",
                                          s.file_name, s.info.id));
+    s.info.step = s.step;
     kernels.push_back(std::move(s.info));
   }
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -39,8 +41,8 @@ std::vector<KernelInfo> checked_ladder() {
       if (kernels[j].id == kernels[i].id)
         throw std::logic_error(fmt::format("two ladder steps have the id '{}'", kernels[i].id));
     if (i > 0 && kernels[i].step <= kernels[i - 1].step)
-      throw std::logic_error(fmt::format("ladder step '{}' has step {}, not after '{}' (step {}): the file's NN "
-                                         "prefix and KernelInfo::step must agree",
+      throw std::logic_error(fmt::format("ladder step '{}' has step {}, not after '{}' (step {}): two step files "
+                                         "share an NN prefix",
                                          kernels[i].id, kernels[i].step, kernels[i - 1].id, kernels[i - 1].step));
   }
   return kernels;

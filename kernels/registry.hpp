@@ -71,7 +71,7 @@ struct KernelInfo {
   std::string title;        // "TMA + wgmma, one warpgroup, 64×64 tile"
   ir::Arch arch = ir::Arch::sm_80;
   Family family = Family::simt;
-  int step = 0;             // position on the ladder (kernels/NN_<name>.cpp)
+  int step = 0;             // position on the ladder: the NN of kernels/NN_<name>.cpp, set by the registry
   std::string delta;        // what changed from the step before, one line
   std::string explanation;  // a paragraph for learners
   GemmShape tile;           // the CTA's output tile (m, n) and K step
@@ -112,9 +112,11 @@ void require_range(std::string_view kernel, char dim, uint32_t value, uint32_t l
 
 // The ladder's steps in file order, from the list CMake generates out of the step files
 // kernels/NN_<name>.cpp (registry_list.cpp.in): the <name> part of the file name and what
-// <name>_info() returned. all_kernels() checks (the id is the file's name) and keeps them.
+// <name>_info() returned. all_kernels() checks (the id is the file's name), gives each its
+// step number from the file's NN, and keeps them.
 struct LadderStep {
   std::string_view file_name;
+  int step = 0;
   KernelInfo info;
 };
 std::vector<LadderStep> ladder_steps();

@@ -18,7 +18,7 @@ TEST_CASE("transport: K iterations step through the real K loop", "[gui]") {
   const LoadedKernel& k = *app.kernel;
   REQUIRE_FALSE(k.loops.empty());
   const uint32_t head = k.loops.front().head;
-  // The K loop of step 05 runs K / 64 times; at the example shape K = 256: 4 iterations.
+  // The K loop of the Hopper step runs K / 64 times; at the example shape K = 256: 4 iterations.
   const uint32_t expected = k.request.shape.k / k.info->tile.k;
   CHECK(expected == 4);
   CHECK(k_iterations_total(k) == expected);

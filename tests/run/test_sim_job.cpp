@@ -94,7 +94,7 @@ TEST_CASE("sim job: JSON has every field; non-finite numbers are null", "[run][s
 
 TEST_CASE("sim job: the table names the result, counters and hazards", "[run][sim]") {
   const std::string t = run::sim_report_table(fake_report());
-  CHECK_THAT(t, Catch::Contains("hopper_tma_wgmma_64 (step 05, sm_90a)"));
+  CHECK_THAT(t, Catch::Contains("hopper_tma_wgmma_64 (step 11, sm_90a)"));
   CHECK_THAT(t, Catch::Contains("M=128 N=128 K=256"));
   CHECK_THAT(t, Catch::Contains("WRONG: 4,096 of 16,384 elements differ; C[0][0] = 5 but the reference is 7"));
   CHECK_THAT(t, Catch::Contains("123,456"));

@@ -151,7 +151,6 @@ KernelInfo hopper_tma_wgmma_64_info() {
   k.title = "Hopper TMA + wgmma, one warpgroup, 64x64 tile";
   k.arch = ir::Arch::sm_90a;
   k.family = Family::hopper;
-  k.step = 5;
   k.delta = "tensor cores (wgmma m64n64k16) fed by the TMA copy engine through an mbarrier";
   k.explanation =
       "One warpgroup (128 threads) computes a 64x64 tile of C. For each 64-wide slice of K, thread 0 "
