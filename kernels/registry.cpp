@@ -102,6 +102,9 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
                                     valid.empty() ? "this kernel has no mistakes to switch on" : "valid mistakes are " + valid));
   }
   ir::Kernel k = info.build(config);
+  // C's tiling, from what every step declares (its tile and C's type), for the model's record of
+  // which CTA wrote which tile (model::CSchedule).
+  k.output = {config.shape.m, config.shape.n, info.c_dtype == DType::f32 ? 4u : 2u, info.tile.m, info.tile.n};
   ir::verify(k);
   return k;
 }

@@ -21,7 +21,7 @@ const char* encoding_name(model::RegWrite::Encoding e) {
   return e == model::RegWrite::Encoding::affine ? "affine" : "packed";
 }
 
-json id_or_null(uint32_t v) { return v == 0xFFFFFFFFu ? json(nullptr) : json(v); }
+json id_or_null(uint32_t v) { return v == model::kNone ? json(nullptr) : json(v); }
 
 json lanes_of(const std::array<uint32_t, 32>& values, uint32_t mask) {
   json a = json::array();
@@ -38,7 +38,8 @@ json lanes_of(const std::array<uint8_t, 32>& values, uint32_t mask) {
 json event_json(const model::Event& e) {
   return {{"cycle", e.cycle},
           {"kind", model::event_kind_name(e.kind)},
-          {"warp", e.warp == 0xFFFF ? json(nullptr) : json(e.warp)},
+          {"warp", e.warp == model::kNoWarp ? json(nullptr) : json(e.warp)},
+          {"cta", e.cta},
           {"inst", id_or_null(e.inst)},
           {"mask", e.mask},
           {"payload", id_or_null(e.payload)},
@@ -132,6 +133,9 @@ json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
     registers.push_back({{"id", r},
                          {"name", r < module.reg_names.size() ? module.reg_names[r] : kernel.regs[r].name},
                          {"type", std::string(ir::type_name(kernel.regs[r].type))}});
+  json ctas = json::array();
+  for (const model::TracedCta& c : t.ctas)
+    ctas.push_back({{"ctaid", c.ctaid}, {"linear", c.linear}, {"rank", c.rank}, {"first_warp", c.first_warp}});
   json kinds = json::array();
   for (size_t k = 0; k < size_t(model::EventKind::count_); ++k) kinds.push_back(model::event_kind_name(model::EventKind(k)));
 
@@ -139,6 +143,8 @@ json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
           {"target", std::string(ir::arch_name(kernel.target))},
           {"traced_cta", t.traced_cta},
           {"warps", t.warps},
+          {"warps_per_cta", t.warps_per_cta},
+          {"ctas", ctas},
           {"end_cycle", t.end_cycle},
           {"event_kinds", kinds},
           {"instructions", instructions},

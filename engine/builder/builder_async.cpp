@@ -269,7 +269,7 @@ void Builder::setmaxnreg(bool increase, uint32_t regs) {
 Reg Builder::elect_sync(std::string name) {
   Reg p = reg(Type::pred, name.empty() ? "elected" : std::move(name));
   Inst i{.op = Op::elect_sync, .ndst = 2};
-  i.operands = {Operand::sink(), Operand::reg(p.id()), Operand::integer(0xFFFFFFFF)};
+  i.operands = {Operand::sink(), Operand::reg(p.id()), Operand::integer(ir::kAllLanes)};
   // elect.sync writes "_|p": the printer joins the two destinations with '|'.
   record(std::move(i));
   return p;

@@ -20,7 +20,6 @@ using RegId = uint32_t;
 using LabelId = uint32_t;
 using SmemId = uint32_t;
 using ParamId = uint32_t;
-constexpr uint32_t kNone = 0xFFFFFFFFu;
 
 enum class OperandKind : uint8_t {
   reg,        // %name
@@ -175,6 +174,25 @@ struct LaunchShape {
 // (SharedAlloc::offset), so the model places every byte exactly where the GPU does.
 inline constexpr std::string_view kSmemSymbol = "gs_smem";
 
+// How the kernel's C (row-major) divides into the output tiles its CTAs compute, as the kernel
+// declares it (kernels::build_kernel fills it from KernelInfo::tile and the shape), so that the
+// model can record which CTA wrote which tile, in what order (model::CSchedule), for any
+// kernel, persistent ones included. rows == 0: not declared, nothing is recorded.
+struct OutputTiling {
+  uint32_t rows = 0, cols = 0;            // C's shape in elements
+  uint32_t elem_bytes = 4;
+  uint32_t tile_rows = 0, tile_cols = 0;  // a CTA's tile (the last row/column of tiles may be partial)
+  bool declared() const { return rows && cols && elem_bytes && tile_rows && tile_cols; }
+  uint32_t tiles_m() const { return tile_rows ? (rows + tile_rows - 1) / tile_rows : 0; }
+  uint32_t tiles_n() const { return tile_cols ? (cols + tile_cols - 1) / tile_cols : 0; }
+  // The tile (row-major index) holding byte `offset` of C; kNone outside C.
+  uint32_t tile_of(uint64_t offset) const {
+    const uint64_t e = offset / elem_bytes;
+    if (e >= uint64_t(rows) * cols) return kNone;
+    return uint32_t(e / cols / tile_rows * tiles_n() + e % cols / tile_cols);
+  }
+};
+
 struct Kernel {
   std::string name;
   Arch target = Arch::sm_90a;
@@ -190,6 +208,7 @@ struct Kernel {
   uint32_t max_regs = 0;         // .maxnreg when > 0
 
   std::vector<RoleRegion> roles;  // in the order they were opened (outer before inner)
+  OutputTiling output;            // C's tiles (not printed: a fact for the model and the views)
 
   uint32_t smem_bytes() const;  // end of the last allocation
   const Param* find_param(ParamRole role) const;

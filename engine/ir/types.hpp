@@ -10,6 +10,11 @@
 
 namespace gs::ir {
 
+// The two meanings of 0xFFFFFFFF across the project, named once: "none" in an id or index
+// field (an instruction, register, payload, label), and a warp's 32 lanes as a mask.
+inline constexpr uint32_t kNone = 0xFFFFFFFFu;
+inline constexpr uint32_t kAllLanes = 0xFFFFFFFFu;
+
 // PTX fundamental types as they appear in instruction suffixes (.u32, .bf16, ...).
 enum class Type : uint8_t {
   none,

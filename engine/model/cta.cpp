@@ -35,13 +35,13 @@ std::string smem_name(const Cta& c, uint32_t addr) {
 // warps that wait for the same thing.
 void report_deadlock(Cta& c) {
   std::vector<std::pair<std::string, std::vector<uint32_t>>> waits;  // description -> warps
-  uint32_t inst = 0xFFFFFFFFu, warp = 0xFFFFFFFFu;
+  uint32_t inst = kNone, warp = kNone;
   uint64_t addr = 0;
   for (Warp& w : c.warps) {
     if (w.state == WarpState::exited || w.state == WarpState::ready) continue;
     uint32_t at_pc = 0;
     const uint32_t pc = w.next_pc(&at_pc);
-    if (inst == 0xFFFFFFFFu) {
+    if (inst == kNone) {
       inst = pc;
       warp = w.id;
     }
@@ -52,7 +52,7 @@ void report_deadlock(Cta& c) {
       what = fmt::format(
           "wait on mbarrier '{}' for parity {} (phase {} in progress: {} of {} arrivals pending, {} transaction bytes "
           "still expected)",
-          smem_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending, m.expected, m.tx);
+          smem_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending_arrivals, m.expected, m.tx_count);
     } else if (w.state == WarpState::bar_wait) {
       what = fmt::format("wait at bar.sync {} ({} of {} threads arrived)", w.wait_bar_id, c.bar_arrived[w.wait_bar_id],
                          c.bar_expected[w.wait_bar_id]);
@@ -74,7 +74,7 @@ void report_deadlock(Cta& c) {
     detail += fmt::format(" warp{} {} {};", ids.size() > 1 ? "s" : "", list, what);
   }
   detail += " On the GPU the kernel hangs.";
-  report(c, HazardKind::deadlock, inst, warp, 0xFFFFFFFFu, addr, detail);
+  report(c, HazardKind::deadlock, inst, warp, kNone, addr, detail);
   c.failed = true;
   c.failure = "deadlock: " + detail;
 }
@@ -205,10 +205,10 @@ template <bool kAvx2>
   for (;;) {
     uint64_t time = 0;
     Warp* const next = peek_ready(c, &time);
-    if (!next || time > max_cycles || !next->uniform || next->live() != 0xFFFFFFFFu || next->upc >= ninst) break;
+    if (!next || time > max_cycles || !next->uniform || next->live() != kAllLanes || next->upc >= ninst) break;
     Warp& w = *next;
     const DecodedInst& d = decoded[w.upc];
-    if (!d.direct || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != 0xFFFFFFFFu)) break;
+    if (!d.direct || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != kAllLanes)) break;
     c.now = time;
     c.scheduler_free[w.id & 3] = time + 1;
     const uint32_t latency = d.direct(c, w, d);
@@ -257,7 +257,7 @@ template <bool kAvx2>
   const bool record_registers = traced && c.launch.record_registers;
   // Counted here and added to the statistics once, at the end: nothing reads them meanwhile.
   uint64_t warp_instructions = 0, thread_instructions = 0;
-  if (!c.started) trace_event(c, EventKind::cta_start, 0, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
+  if (!c.started) trace_event(c, EventKind::cta_start, 0, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
   c.started = true;
   c.blocked = false;
   bool exited_with_pending_tma = false;
@@ -283,7 +283,7 @@ template <bool kAvx2>
           if (all_exited) {
             exited_with_pending_tma = true;
             const TmaJob& job = c.tma_jobs[tma->record];
-            report(c, HazardKind::exit_with_pending_tma, job.inst, job.warp, 0xFFFFFFFFu, job.smem_dst,
+            report(c, HazardKind::exit_with_pending_tma, job.inst, job.warp, kNone, job.smem_dst,
                    fmt::format("the CTA exited while {} TMA load(s) were still writing its shared memory: nothing "
                                "waited on their mbarrier. On the H100 this kernel failed with "
                                "CUDA_ERROR_LAUNCH_FAILED (docs/results/2026-11-21-h100)",
@@ -307,7 +307,7 @@ template <bool kAvx2>
       break;
     }
     if (next_time > max_cycles) {
-      report(c, HazardKind::hang, 0xFFFFFFFFu, next->id, 0xFFFFFFFFu, 0,
+      report(c, HazardKind::hang, kNone, next->id, kNone, 0,
              fmt::format("the CTA ran past {} modeled cycles without finishing{}: probably an endless loop",
                          opt.max_cycles_per_cta,
                          opt.max_cycles_basis.empty() ? "" : " (" + opt.max_cycles_basis + ")"));
@@ -351,7 +351,7 @@ template <bool kAvx2>
       // region (loop counters, branches between regions) keeps the role it last entered.
       if (d.role != ir::WarpRole::none && d.role != w.role) {
         w.role = d.role;
-        trace_event(c, EventKind::role_enter, c.now, w.id, pc, mask, 0xFFFFFFFFu, uint32_t(d.role));
+        trace_event(c, EventKind::role_enter, c.now, w.id, pc, mask, kNone, uint32_t(d.role));
       }
       trace_event(c, EventKind::warp_inst, c.now, w.id, pc, mask);
     }
@@ -360,7 +360,7 @@ template <bool kAvx2>
     // forms whose trace record is the destination's reg_write take it, and that record is
     // made here, as note_decoded_write would have made it.
     uint32_t latency = 0;
-    if (mask == 0xFFFFFFFFu && d.direct && (!traced || d.direct_traceable)) {
+    if (mask == kAllLanes && d.direct && (!traced || d.direct_traceable)) {
       latency = d.direct(c, w, d);
       if (latency != 0 && record_registers) record_register_write(c, w.id, pc, d.dst, mask);
     }
@@ -393,7 +393,7 @@ template <bool kAvx2>
   for (const Warp& w : c.warps) end = std::max(end, w.ready_at);
   c.cost.cycles = end;
   if (c.blocked) return;
-  trace_event(c, EventKind::cta_end, end, 0xFFFF, 0xFFFFFFFFu, 0, 0xFFFFFFFFu, c.launch.cta_linear);
+  trace_event(c, EventKind::cta_end, end, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
   if (c.trace) c.trace->end_cycle = end;
 }
 

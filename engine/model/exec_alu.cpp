@@ -26,7 +26,7 @@ namespace {
 
 template <class F>
 inline void each_lane(uint32_t mask, F&& f) {
-  if (mask == 0xFFFFFFFFu) {  // the common, converged case: a plain loop the compiler can unroll
+  if (mask == kAllLanes) {  // the common, converged case: a plain loop the compiler can unroll
     for (uint32_t l = 0; l < 32; ++l) f(l);
     return;
   }
@@ -238,13 +238,13 @@ template <class Lane>
   const uint64_t* s[3];
   decoded_sources(x, s);
   uint64_t* out = x.warp.regs + 32 * size_t(d.dst);
-  if (mask == 0xFFFFFFFFu && d.dst_source == DecodedInst::kDstIsNoSource) {
+  if (mask == kAllLanes && d.dst_source == DecodedInst::kDstIsNoSource) {
     lanes_into<Lane>(s[0], s[1], s[2], out);
-  } else if (mask == 0xFFFFFFFFu && d.dst_source == 0) {
+  } else if (mask == kAllLanes && d.dst_source == 0) {
     lanes_in_place<Lane, 0>(out, s[1], s[2]);
-  } else if (mask == 0xFFFFFFFFu && d.dst_source == 1) {
+  } else if (mask == kAllLanes && d.dst_source == 1) {
     lanes_in_place<Lane, 1>(out, s[0], s[2]);
-  } else if (mask == 0xFFFFFFFFu && d.dst_source == 2) {
+  } else if (mask == kAllLanes && d.dst_source == 2) {
     lanes_in_place<Lane, 2>(out, s[0], s[1]);
   } else {
     some_lanes<EachLane<Lane>>(s[0], s[1], s[2], out, mask);
@@ -262,7 +262,7 @@ template <class Lane>
 // written every source register and none can be a wgmma accumulator (else the caller
 // declines, and exec makes the checks).
 [[gnu::always_inline]] inline bool direct_sources(const Warp& w, const DecodedInst& d, const uint64_t* s[3]) {
-  return source_lanes(w, d, s) == 0xFFFFFFFFu && d.no_wgmma_regs;
+  return source_lanes(w, d, s) == kAllLanes && d.no_wgmma_regs;
 }
 template <class Lane>
 [[gnu::always_inline]] inline bool direct_lanes(Warp& w, const DecodedInst& d) {
@@ -273,8 +273,8 @@ template <class Lane>
   else if (d.dst_source == 0) lanes_in_place<Lane, 0>(out, s[1], s[2]);
   else if (d.dst_source == 1) lanes_in_place<Lane, 1>(out, s[0], s[2]);
   else if (d.dst_source == 2) lanes_in_place<Lane, 2>(out, s[0], s[1]);
-  else some_lanes<EachLane<Lane>>(s[0], s[1], s[2], out, 0xFFFFFFFFu);
-  w.written[d.dst] = 0xFFFFFFFFu;  // |= all lanes
+  else some_lanes<EachLane<Lane>>(s[0], s[1], s[2], out, kAllLanes);
+  w.written[d.dst] = kAllLanes;  // |= all lanes
   return true;
 }
 
@@ -451,7 +451,7 @@ template <bool kAvx2>
   // A full warp is written in place: both lane functions read a lane's (or 4 lanes') sources
   // before they write it, and registers either coincide or do not overlap.
   uint64_t* out = x.warp.regs + 32 * size_t(d.dst);
-  if (x.mask == 0xFFFFFFFFu) FmaF32Lanes<kAvx2>{}(s[0], s[1], s[2], out);
+  if (x.mask == kAllLanes) FmaF32Lanes<kAvx2>{}(s[0], s[1], s[2], out);
   else some_lanes<FmaF32Lanes<kAvx2>>(s[0], s[1], s[2], out, x.mask);
   note_decoded_write(x, d.dst);
   x.latency = timing::kAluLatency;
@@ -463,7 +463,7 @@ template <bool kAvx2>
   const uint64_t* s[3];
   if (!direct_sources(w, d, s)) return 0;
   FmaF32Lanes<kAvx2>{}(s[0], s[1], s[2], w.regs + 32 * size_t(d.dst));
-  w.written[d.dst] = 0xFFFFFFFFu;
+  w.written[d.dst] = kAllLanes;
   return timing::kAluLatency;
 }
 uint32_t direct_fma_f32(Cta&, Warp& w, const DecodedInst& d) { return fma_f32_direct<false>(w, d); }
@@ -699,7 +699,7 @@ void exec_convert(ExecContext& x) {
     else unsupported = true;
   });
   if (unsupported)
-    report(x.cta, HazardKind::unsupported, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+    report(x.cta, HazardKind::unsupported, x.inst_id, x.warp.id, kNone, 0,
            fmt::format("the model does not implement cvt.{}.{}: results of this instruction are zero",
                        ir::type_name(to), ir::type_name(from)));
   src.wrote(dst);

@@ -231,6 +231,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
         const uint32_t at = box_element_address(smem, e, eb, sw);
         std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
+        if (buf == c.launch.global->buffers[2]) note_c_store(c, uint64_t(off));
       });
     }
     if (c.trace) {
@@ -254,7 +255,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         // simulate.cpp); only the issuer's copy is in the issuer's trace.
         Cta& t = *dests[di];
         TmaJob mine = job;
-        if (&t != &c) mine.trace_index = 0xFFFFFFFFu;
+        if (&t != &c) mine.trace_index = kNone;
         t.tma_jobs.push_back(mine);
         t.tma_pending.push_back({job.complete, uint32_t(t.tma_jobs.size() - 1)});
       }
@@ -312,11 +313,11 @@ void complete_tma(Cta& c, const PendingTma& p) {
     s.writer_warp = SmemWord::kAsync;
     s.generic_since_fence = false;
   }
-  if (c.trace && job.trace_index != 0xFFFFFFFFu)
+  if (c.trace && job.trace_index != kNone)
     trace_event(c, EventKind::tma_complete, p.complete_at, job.warp, job.inst, 0, job.trace_index, job.bytes);
   auto it = c.mbars.find(job.mbar);
   if (it == c.mbars.end()) return;
-  it->second.tx -= job.bytes;
+  it->second.tx_count -= job.bytes;
   trace_mbar(c, EventKind::mbar_complete_tx, p.complete_at, job.warp, job.inst, job.mbar, it->second, job.bytes);
   mbarrier_check_phase(c, job.mbar, p.complete_at);
 }

@@ -41,7 +41,7 @@ bool cluster_barrier_check(Cluster& cl, uint64_t cycle) {
     for (Warp& w : c->warps)
       if (w.state == WarpState::cluster_wait && w.cluster_arrivals <= cl.barrier_phase) {
         wake(*c, w, cycle + timing::kBarrierLatency);
-        trace_event(*c, EventKind::bar_released, cycle, w.id, 0xFFFFFFFFu, 0, 0xFFFFu, cl.barrier_phase);
+        trace_event(*c, EventKind::bar_released, cycle, w.id, kNone, 0, kClusterBarrierId, cl.barrier_phase);
       }
   return true;
 }
@@ -76,7 +76,7 @@ void exec_cluster(ExecContext& x) {
       if (w.cluster_arrivals > phase) {  // its arrival's phase has not completed yet
         w.state = WarpState::cluster_wait;
         w.wait_since = c.now;
-        trace_event(c, EventKind::bar_blocked, c.now, w.id, x.inst_id, x.mask, 0xFFFFu, phase);
+        trace_event(c, EventKind::bar_blocked, c.now, w.id, x.inst_id, x.mask, kClusterBarrierId, phase);
       }
       x.latency = timing::kBarrierLatency;
       break;

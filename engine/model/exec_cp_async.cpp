@@ -57,7 +57,7 @@ void exec_cp_async(ExecContext& x) {
   const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
   const uint32_t bytes = uint32_t(ops.bytes.imm);
   if (bytes != 4 && bytes != 8 && bytes != 16) {
-    report(c, HazardKind::bad_cp_async, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+    report(c, HazardKind::bad_cp_async, x.inst_id, x.warp.id, kNone, 0,
            fmt::format("cp.async copies 4, 8 or 16 bytes per thread, not {}", bytes));
     return;
   }

@@ -105,12 +105,13 @@ uint32_t distinct_count(uint64_t* v, uint32_t n) {
   return uint32_t(std::unique(v, v + n) - v);
 }
 
-// The traced CTA's stores into C, element by element, for the fragments view (Trace::c_writes).
+// The traced CTAs' stores into C, element by element, for the fragments view (Trace::c_writes).
 void record_c_write(ExecContext& x, const uint8_t* at, uint32_t bytes, uint32_t reg, uint32_t lane) {
   const auto* c_buffer = x.cta.launch.global->buffers[2];
   if (!c_buffer || at < c_buffer->data() || at >= c_buffer->data() + c_buffer->size()) return;
   x.cta.trace->c_writes.push_back(
-      {uint64_t(at - c_buffer->data()), uint8_t(bytes), reg, x.inst_id, uint16_t(x.warp.id), uint8_t(lane), x.cta.now});
+      {uint64_t(at - c_buffer->data()), uint8_t(bytes), reg, x.inst_id, uint16_t(x.cta.launch.trace_warp_base + x.warp.id),
+       uint8_t(lane), x.cta.now});
 }
 
 // Race and initialisation checks on the 4-byte words of a shared access.
@@ -268,6 +269,9 @@ void exec_memory(ExecContext& x) {
         if (!p) continue;
         const uint64_t value = x.cta.reg(x.warp.id, in.operands[1 + v].id, l);
         store_bytes(p + v * elem, value, elem);  // little-endian: the low bytes
+        if (!shared && c.launch.global->buffers[2] && p >= c.launch.global->buffers[2]->data() &&
+            p < c.launch.global->buffers[2]->data() + c.launch.global->buffers[2]->size())
+          note_c_store(c, uint64_t(p + v * elem - c.launch.global->buffers[2]->data()));
         if (c.trace && !shared) record_c_write(x, p + v * elem, elem, in.operands[1 + v].id, l);
       } else {
         uint64_t value = 0;
@@ -299,7 +303,7 @@ namespace {
 // the same alignment. An offset past `limit` = size - bytes, or a "negative" one (an address
 // below the buffer wraps to >= 2^63, as buffers are far smaller), sets bit 63 of
 // (limit - o) | o: one subtraction per lane and no branch.
-template <bool kAllLanes>
+template <bool kEveryLane>
 [[gnu::always_inline]] inline bool lanes_inside(const uint64_t* __restrict base, uint32_t mask, uint64_t delta,
                                                 uint64_t limit, uint32_t bytes, uint64_t* __restrict off) {
   uint64_t out_of_range = 0, low_bits = 0;
@@ -309,7 +313,7 @@ template <bool kAllLanes>
   for (uint32_t l = 0; l < 32; ++l) {
     const uint64_t o = base[l] + delta;
     off[l] = o;
-    const uint64_t active = kAllLanes ? ~uint64_t(0) : uint64_t(0) - (mask >> l & 1);
+    const uint64_t active = kEveryLane ? ~uint64_t(0) : uint64_t(0) - (mask >> l & 1);
     out_of_range |= ((limit - o) | o) & active;
     low_bits |= o & active;
   }
@@ -422,7 +426,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   uint8_t* data = global.buffers[buffer]->data();
   const uint64_t delta = uint64_t(d.offset) - kGlobalBase[buffer];
   const uint64_t limit = global.buffers[buffer]->size() - bytes;
-  const bool all_lanes = mask == 0xFFFFFFFFu;
+  const bool all_lanes = mask == kAllLanes;
   uint64_t off[32];
   if (!(all_lanes ? lanes_inside<true>(base, mask, delta, limit, bytes, off)
                   : lanes_inside<false>(base, mask, delta, limit, bytes, off))) {
@@ -454,6 +458,10 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   }
   if (!kStore)
     for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
+  if constexpr (kStore)
+    if (global.buffers[buffer] == global.buffers[2])  // any CTA's stores into C: the grid's schedule
+      for (uint32_t m = mask; m; m &= m - 1)
+        note_c_store(c, off[std::countr_zero(m)]);
   if (!c.trace) {
     x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
     return;
@@ -508,7 +516,7 @@ __attribute__((target("avx2"))) void exec_global_form_avx2(ExecContext& x) {
 // lane's address is inside one buffer and aligned; the scheduler then runs the exec form,
 // which reports what it always did (tests/model/test_global_loads.cpp).
 __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, const DecodedInst& d) {
-  if (w.written[d.src[0].reg] != 0xFFFFFFFFu || !d.no_wgmma_regs) return 0;
+  if (w.written[d.src[0].reg] != kAllLanes || !d.no_wgmma_regs) return 0;
   const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
   const uint64_t buffer = ((base[0] + uint64_t(d.offset)) >> 44) - 1;
   const GlobalMemory& global = *c.launch.global;
@@ -540,7 +548,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
         }
       }
-      w.written[d.data_regs[0]] = 0xFFFFFFFFu;  // note_decoded_write: |= all lanes
+      w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
       return timing::kGlobalLatency;            // what account_global sets
     }
   }
@@ -563,7 +571,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   for (uint32_t i = 0; i < 8; ++i)
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i),
                         _mm256_cvtepu32_epi64(_mm256_i64gather_epi32(reinterpret_cast<const int*>(data), off[i], 1)));
-  w.written[d.data_regs[0]] = 0xFFFFFFFFu;  // note_decoded_write: |= all lanes
+  w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
   return timing::kGlobalLatency;            // what account_global sets
 }
 #else

@@ -28,8 +28,8 @@ const MmaMaps& maps() {
 void exec_mma(ExecContext& x) {
   Cta& c = x.cta;
   const ir::mma_sync_operands ops = ir::mma_sync_operands_of(x.inst);
-  if (x.mask != 0xFFFFFFFFu)
-    report(c, HazardKind::mma_divergent, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+  if (x.mask != kAllLanes)
+    report(c, HazardKind::mma_divergent, x.inst_id, x.warp.id, kNone, 0,
            "mma.sync.aligned must be executed by all 32 lanes of the warp");
   Sources src(x);  // checks the A, B and C registers
   const MmaMaps& m = maps();

@@ -16,7 +16,10 @@ using ir::Op;
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value) {
   if (!cta.trace) return;
-  MbarEvent ev{addr, m.phase, m.pending, int32_t(m.tx), m.expected, value};
+  MbarEvent ev;
+  static_cast<MbarrierPhase&>(ev) = m;
+  ev.addr = addr;
+  ev.value = value;
   const uint32_t index = append(cta.trace->mbar, ev);
   trace_event(cta, kind, cycle, warp, inst, 0, index, addr);
 }
@@ -95,7 +98,7 @@ void exec_bar(ExecContext& x) {
     for (Warp& w : c.warps)
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
         wake(c, w, c.now + timing::kBarrierLatency);
-        trace_event(c, EventKind::bar_released, c.now, w.id, 0xFFFFFFFFu, 0, id, expected);
+        trace_event(c, EventKind::bar_released, c.now, w.id, kNone, 0, id, expected);
       }
     x.latency = timing::kBarrierLatency;
   } else if (in.op == Op::bar_sync) {
@@ -120,16 +123,16 @@ void exec_fence(ExecContext& x) {
 
 void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   Mbarrier& m = c.mbars[addr];
-  if (!m.initialized || m.pending != 0 || m.tx != 0) return;
+  if (!m.initialized || m.pending_arrivals != 0 || m.tx_count != 0) return;
   m.phase += 1;
-  m.pending = m.expected;
-  trace_mbar(c, EventKind::mbar_phase_flip, cycle, 0xFFFF, 0xFFFFFFFFu, addr, m, m.phase & 1);
+  m.pending_arrivals = m.expected;
+  trace_mbar(c, EventKind::mbar_phase_flip, cycle, kNoWarp, kNone, addr, m, m.phase & 1);
   // Wake every warp waiting on a parity that is now complete.
   for (Warp& w : c.warps) {
     if (w.state != WarpState::mbar_wait || w.wait_mbar != addr) continue;
     if ((m.phase & 1) == w.wait_parity) continue;  // still the waited-on phase in progress
     wake(c, w, cycle + timing::kMbarrierLatency);
-    trace_mbar(c, EventKind::mbar_wait_released, cycle, w.id, 0xFFFFFFFFu, addr, m, w.wait_parity);
+    trace_mbar(c, EventKind::mbar_wait_released, cycle, w.id, kNone, addr, m, w.wait_parity);
   }
 }
 
@@ -168,7 +171,7 @@ void exec_mbarrier_init(ExecContext& x) {
   const uint32_t count = uint32_t(src.get(1, uint32_t(std::countr_zero(x.mask))));
   *m = Mbarrier{};
   m->initialized = true;
-  m->expected = m->pending = count;
+  m->expected = m->pending_arrivals = count;
   m->init_inst = x.inst_id;
   trace_mbar(x.cta, EventKind::mbar_init, x.cta.now, x.warp.id, x.inst_id, addr, *m, count);
 }
@@ -178,17 +181,17 @@ namespace {
 // `lanes` arrivals of warp x.warp on the mbarrier at `addr` of CTA t (x.cta, or a peer for a
 // remote arrive).
 void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lanes, uint32_t first) {
-  if (lanes > m.pending) {
+  if (lanes > m.pending_arrivals) {
     report(x.cta, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
            fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
                        "PTX ISA leaves this undefined (the model counts the extra ones towards the next "
                        "phase); wait for the phase to complete before arriving again",
-                       lanes, addr, m.pending));
+                       lanes, addr, m.pending_arrivals));
   }
   uint32_t left = lanes;
   while (left > 0) {  // arrivals past a phase's count roll into the next phase
-    const uint32_t take = std::min(left, m.pending);
-    m.pending -= take;
+    const uint32_t take = std::min(left, m.pending_arrivals);
+    m.pending_arrivals -= take;
     left -= take;
     trace_mbar(t, EventKind::mbar_arrive, x.cta.now, x.warp.id, x.inst_id, addr, m, take);
     const uint32_t before = m.phase;
@@ -241,7 +244,7 @@ void exec_mbarrier_arrive(ExecContext& x) {
   if (expects) {
     Sources src(x);
     const uint32_t bytes = uint32_t(src.get(in.op == Op::mbarrier_expect_tx ? 1 : 2, first));
-    m.tx += int64_t(bytes) * lanes;
+    m.tx_count += int64_t(bytes) * lanes;
     trace_mbar(c, EventKind::mbar_expect_tx, c.now, x.warp.id, x.inst_id, addr, m, bytes * lanes);
   }
   if (arrives) arrive_on(x, c, addr, m, lanes, first);

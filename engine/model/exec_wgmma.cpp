@@ -41,7 +41,6 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
 // once after the reads: formatting a message per element would make a bad descriptor cost
 // thousands of strings per wgmma (and report() keeps only the first of each kind anyway).
 struct ReadFaults {
-  static constexpr uint32_t kNone = 0xFFFFFFFFu;
   uint32_t outside = kNone, tma_pending = kNone, unfenced = kNone, unwritten = kNone;
   char outside_operand = 'A';
   layout::WgmmaDescriptor outside_desc;
@@ -53,10 +52,10 @@ void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f)
   for (uint32_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
     const SmemWord& s = c.smem_word_state[w];
     if (s.tma_pending) {
-      if (f.tma_pending == ReadFaults::kNone) f.tma_pending = addr;
+      if (f.tma_pending == kNone) f.tma_pending = addr;
     } else if (s.generic_since_fence) {
-      if (f.unfenced == ReadFaults::kNone) f.unfenced = addr;
-    } else if (!s.written && f.unwritten == ReadFaults::kNone) {
+      if (f.unfenced == kNone) f.unfenced = addr;
+    } else if (!s.written && f.unwritten == kNone) {
       f.unwritten = addr;
     }
   }
@@ -73,7 +72,7 @@ void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char opera
   const uint64_t window_end = uint64_t(timing::kSmemBaseAddress) + c.smem.size();
   const auto outside = [&](uint32_t addr, uint32_t bytes) {
     if (addr >= timing::kSmemBaseAddress && uint64_t(addr) + bytes <= window_end) return false;
-    if (f.outside == ReadFaults::kNone) {
+    if (f.outside == kNone) {
       f.outside = addr;
       f.outside_operand = operand;
       f.outside_desc = d;
@@ -110,23 +109,23 @@ void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char opera
 // The hazards the reads found, one of each kind per wgmma.
 void report_read_faults(ExecContext& x, const ReadFaults& f) {
   Cta& c = x.cta;
-  const uint32_t w = x.warp.id, all = 0xFFFFFFFFu;
-  if (f.outside != ReadFaults::kNone)
+  const uint32_t w = x.warp.id, all = kAllLanes;
+  if (f.outside != kNone)
     report(c, HazardKind::bad_descriptor, x.inst_id, w, all, f.outside,
            fmt::format("the {} descriptor ({}) reaches shared address 0x{:X}, outside the CTA's {} B of shared memory "
                        "(0x{:X}..0x{:X}): check its start address, LBO and SBO; the products that read it are NaN",
                        f.outside_operand, layout::describe_wgmma_descriptor(layout::encode_wgmma_descriptor(f.outside_desc)),
                        f.outside, c.smem.size(), timing::kSmemBaseAddress, timing::kSmemBaseAddress + c.smem.size()));
-  if (f.tma_pending != ReadFaults::kNone)
+  if (f.tma_pending != kNone)
     report(c, HazardKind::tma_race, x.inst_id, w, all, f.tma_pending,
            fmt::format("wgmma reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
                        "stage's mbarrier first",
                        f.tma_pending));
-  if (f.unfenced != ReadFaults::kNone)
+  if (f.unfenced != kNone)
     report(c, HazardKind::missing_proxy_fence, x.inst_id, w, all, f.unfenced,
            fmt::format("wgmma (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async",
                        f.unfenced));
-  if (f.unwritten != ReadFaults::kNone)
+  if (f.unwritten != kNone)
     report(c, HazardKind::uninitialized_shared, x.inst_id, w, all, f.unwritten,
            fmt::format("wgmma reads shared address 0x{:X}, which nothing has written", f.unwritten));
 }
@@ -137,7 +136,7 @@ void report_read_faults(ExecContext& x, const ReadFaults& f) {
 bool descriptor_placeable(ExecContext& x, char operand, uint64_t bits) {
   const uint64_t reserved = layout::wgmma_descriptor_reserved_bits(bits);
   if (reserved == 0) return true;
-  report(x.cta, HazardKind::bad_descriptor, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+  report(x.cta, HazardKind::bad_descriptor, x.inst_id, x.warp.id, kNone, 0,
          fmt::format("the {} descriptor 0x{:016X} sets reserved bits 0x{:016X} (sm_90 reads only bits 0-13 start, 16-29 "
                      "LBO, 32-45 SBO, 49-51 base offset, 62-63 swizzle; bits 46-48 = 1 is the sm_100 version field): "
                      "the model cannot place it, and the products are NaN",
@@ -195,11 +194,11 @@ void wgmma_mma(ExecContext& x) {
   const ir::Inst& in = x.inst;
   const uint32_t n = in.aux, nacc = n / 2;
   Sources src(x);
-  if (x.mask != 0xFFFFFFFFu)
-    report(c, HazardKind::wgmma_divergent, x.inst_id, w.id, 0xFFFFFFFFu, 0,
+  if (x.mask != kAllLanes)
+    report(c, HazardKind::wgmma_divergent, x.inst_id, w.id, kNone, 0,
            "wgmma.mma_async.sync.aligned must be executed by all 32 lanes of every warp of the warpgroup");
   if (!w.wgmma_fenced)
-    report(c, HazardKind::missing_wgmma_fence, x.inst_id, w.id, 0xFFFFFFFFu, 0,
+    report(c, HazardKind::missing_wgmma_fence, x.inst_id, w.id, kNone, 0,
            w.wgmma_any ? "the accumulators were touched by ordinary instructions since the last wgmma: issue "
                          "wgmma.fence before this wgmma"
                        : "the first wgmma of the warpgroup needs a wgmma.fence before it (it orders earlier register "
@@ -245,7 +244,7 @@ void wgmma_mma(ExecContext& x) {
   if (scale_d)  // accumulating reads the old D: it must have been written (by a wgmma or a mov)
     for (uint32_t v = 0; v < nacc; ++v)
       if ((c.written[slot0 + in.operands[v].id] & x.mask) != x.mask) {
-        report(c, HazardKind::uninitialized_register, x.inst_id, w.id, 0xFFFFFFFFu, 0,
+        report(c, HazardKind::uninitialized_register, x.inst_id, w.id, kNone, 0,
                fmt::format("wgmma accumulates into %{} (scale-d = 1) before anything wrote it: use scale-d = 0 for "
                            "the first wgmma, or zero the accumulators",
                            c.launch.kernel->regs[in.operands[v].id].name));
@@ -305,13 +304,13 @@ void exec_wgmma(ExecContext& x) {
       w.groups.push_back({w.uncommitted_complete_at, std::move(w.uncommitted_regs)});
       w.uncommitted_regs.clear();
       w.uncommitted_complete_at = 0;
-      trace_event(c, EventKind::mma_commit, c.now, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, uint32_t(w.groups.size()));
+      trace_event(c, EventKind::mma_commit, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(w.groups.size()));
       break;
     case Op::wgmma_wait_group: {
       const size_t keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
       uint64_t until = c.now;
       const bool blocks = w.groups.size() > keep;
-      if (blocks) trace_event(c, EventKind::mma_wait_blocked, c.now, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, uint32_t(keep));
+      if (blocks) trace_event(c, EventKind::mma_wait_blocked, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
       while (w.groups.size() > keep) {
         Warp::Group& g = w.groups.front();
         until = std::max(until, g.complete_at);
@@ -320,7 +319,7 @@ void exec_wgmma(ExecContext& x) {
         w.groups.erase(w.groups.begin());
       }
       x.latency = uint32_t(std::max<uint64_t>(until - c.now, 1));
-      if (blocks) trace_event(c, EventKind::mma_wait_released, until, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, uint32_t(keep));
+      if (blocks) trace_event(c, EventKind::mma_wait_released, until, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
       break;
     }
     default: break;

@@ -68,7 +68,7 @@ struct Warp {
       *at_pc = lv;
       return upc;
     }
-    uint32_t best = 0xFFFFFFFFu, mask = 0;
+    uint32_t best = kNone, mask = 0;
     for (uint32_t l = 0; l < 32; ++l) {
       if (!(lv >> l & 1)) continue;
       if (pc[l] < best) {
@@ -140,14 +140,10 @@ struct Warp {
   std::array<uint32_t, 32> pc{};
 };
 
-struct Mbarrier {
+struct Mbarrier : MbarrierPhase {
   bool initialized = false;
   bool init_fenced = false;  // fence.mbarrier_init / fence.proxy.async after the init
-  uint32_t phase = 0;        // completed phases so far; parity = phase & 1
-  uint32_t expected = 0;
-  uint32_t pending = 0;
-  int64_t tx = 0;
-  uint32_t init_inst = 0xFFFFFFFFu;
+  uint32_t init_inst = kNone;
 };
 
 // What the model knows about each 4-byte word of shared memory, for its hazard checks.
@@ -174,7 +170,7 @@ struct TmaJob {
   uint32_t bytes = 0;
   uint64_t issue = 0, complete = 0;
   uint32_t inst = 0, warp = 0;
-  uint32_t trace_index = 0xFFFFFFFFu;
+  uint32_t trace_index = kNone;
 };
 
 struct Cta;
@@ -206,6 +202,7 @@ struct Launch {
   std::vector<uint64_t> param_values;  // what ld.param reads, per parameter
   Cluster* cluster = nullptr;          // null when the kernel's clusters have one CTA
   uint32_t cluster_rank = 0;
+  uint32_t trace_warp_base = 0;        // traced CTAs: its warp 0 as a trace warp (trace.hpp)
 };
 
 struct Cta {
@@ -270,6 +267,9 @@ struct Cta {
   uint64_t now = 0;
   // Results.
   SimStats* stats = nullptr;
+  CSchedule* schedule = nullptr;           // every CTA: the tiles of C it writes (note_c_store)
+  uint32_t last_tile = kNone;              // the tile of its latest store into C
+  uint32_t tiles_visited = 0;
   Trace* trace = nullptr;                  // only for the traced CTA
   std::vector<Hazard>* hazards = nullptr;  // deduplicated by (kind, inst)
   timing::CtaCost cost;
@@ -312,6 +312,16 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 // up; a shared access through the bank model (facts §8).
 void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
+// A store of any CTA into C at byte `offset` (exec_mem.cpp): a new visit in the grid's schedule
+// when it lands in another tile than the CTA's previous store (model.hpp, CSchedule).
+inline void note_c_store(Cta& c, uint64_t offset) {
+  const ir::OutputTiling& o = c.launch.kernel->output;
+  if (!o.declared()) return;
+  const uint32_t tile = o.tile_of(offset);
+  if (tile == c.last_tile || tile == kNone) return;
+  c.last_tile = tile;
+  c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
+}
 // The trace record of one warp-level shared access the bank model analysed (the warps' own
 // accesses and the tensor core's reads alike).
 SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,
@@ -356,10 +366,11 @@ inline uint32_t append(Table<T>& table, const T& record) {
 // Trace helpers (no-ops for untraced CTAs). trace_event returns the event's index.
 // Always inlined: the scheduler loop records a warp_inst event per issue of the traced CTA.
 [[gnu::always_inline]] inline uint32_t trace_event(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp,
-                                                   uint32_t inst, uint32_t mask, uint32_t payload = 0xFFFFFFFFu,
+                                                   uint32_t inst, uint32_t mask, uint32_t payload = kNone,
                                                    uint32_t a = 0) {
-  if (!cta.trace) return 0xFFFFFFFFu;
-  return append(cta.trace->events, Event{cycle, kind, uint16_t(warp), inst, mask, payload, a});
+  if (!cta.trace) return kNone;
+  return append(cta.trace->events, Event{cycle, kind, warp == kNoWarp ? kNoWarp : uint16_t(cta.launch.trace_warp_base + warp), inst, mask,
+                                         payload, a, uint8_t(cta.launch.cluster_rank)});
 }
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value);

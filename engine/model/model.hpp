@@ -67,8 +67,25 @@ struct SimStats {
   double wall_seconds = 0.0;         // how long the model took
 };
 
+// The whole-grid record of which CTA wrote which tile of C, in what order (the kernel declares
+// the tiling: ir::OutputTiling). A visit is recorded when a CTA's store lands in a tile other
+// than the one its previous store landed in, so a persistent CTA walking tiles leaves one visit
+// per tile, and a CTA that comes back to a tile leaves a second visit of it.
+struct TileVisit {
+  uint32_t cta = 0;      // linear CTA id
+  uint32_t tile = 0;     // row-major index into the tiles_m × tiles_n grid
+  uint32_t order = 0;    // 0 for the CTA's first tile, 1 for its second, ...
+  uint64_t cycle = 0;    // the CTA's modeled cycle at that first store
+};
+struct CSchedule {
+  uint32_t tiles_m = 0, tiles_n = 0;  // 0: the kernel declares no tiling
+  uint32_t tile_rows = 0, tile_cols = 0;
+  std::vector<TileVisit> visits;      // CTA by CTA in the order the model ran them
+};
+
 struct SimResult {
   SimStats stats;
+  CSchedule schedule;           // which CTA wrote which tile of C (every CTA that ran)
   Trace trace;                  // the traced CTA (empty in fast mode)
   std::vector<Hazard> hazards;  // every distinct hazard, whole grid (first occurrence each)
   bool completed = true;        // false when a CTA deadlocked/hung or the run was cancelled

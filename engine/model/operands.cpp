@@ -63,7 +63,7 @@ void check_register_read_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   }
   if (c.wgmma_acc[slot]) {
     if (c.reg_pending[slot])
-      report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+      report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, kNone, 0,
              fmt::format("%{} belongs to a wgmma that is still in flight: add wgmma.wait_group before touching "
                          "the accumulators",
                          c.launch.kernel->regs[reg].name));
@@ -77,7 +77,7 @@ void note_register_write_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   c.written[slot] |= mask;
   if (c.wgmma_acc[slot]) {
     if (c.reg_pending[slot])
-      report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+      report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, kNone, 0,
              fmt::format("%{} is written while a wgmma still owns it: add wgmma.wait_group first",
                          c.launch.kernel->regs[reg].name));
     x.warp.wgmma_fenced = false;
@@ -130,7 +130,7 @@ void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, u
   uint32_t n = 0;
   uint64_t step = 0;
   const uint64_t keep = words == 2 ? ~uint64_t(0) : 0xFFFFFFFFu;
-  const bool whole_warp = mask == 0xFFFFFFFFu;
+  const bool whole_warp = mask == kAllLanes;
   if (whole_warp && (c.avx2 ? lanes_step_evenly_avx2(lanes, keep, &step) : lanes_step_evenly(lanes, keep, &step))) {
     encoding = RegWrite::Encoding::affine;
     const uint64_t base = lanes[0];
@@ -159,7 +159,8 @@ void record_register_write(Cta& c, uint32_t warp, uint32_t inst, uint32_t reg, u
   }
   t.values.append(packed, packed + n);
   t.regs.push_back(RegWrite{reg, offset, uint8_t(words), encoding, mask});
-  t.events.push_back(Event{c.now, EventKind::reg_write, uint16_t(warp), inst, mask, uint32_t(t.regs.size() - 1), reg});
+  t.events.push_back(Event{c.now, EventKind::reg_write, uint16_t(c.launch.trace_warp_base + warp), inst, mask,
+                           uint32_t(t.regs.size() - 1), reg, uint8_t(c.launch.cluster_rank)});
 }
 
 Sources::Sources(ExecContext& x) : x_(x) {

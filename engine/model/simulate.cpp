@@ -1,5 +1,6 @@
 // simulate(): binds the GEMM's buffers to the kernel's parameters, runs every CTA of the
-// grid (the chosen one traced, the rest fast), and predicts the whole GEMM's time.
+// grid (the chosen one traced, with the rest of its cluster; the others fast), and predicts
+// the whole GEMM's time.
 #include <chrono>
 
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   for (uint32_t w = 0; w < nwarps; ++w) {
     c.warps[w].id = w;
     const uint32_t lanes = std::min<uint32_t>(32, threads - 32 * w);
-    c.warps[w].present = lanes == 32 ? 0xFFFFFFFFu : ((1u << lanes) - 1);
+    c.warps[w].present = lanes == 32 ? kAllLanes : ((1u << lanes) - 1);
     c.warps[w].uniform = true;
     c.warps[w].upc = 0;
   }
@@ -96,22 +97,29 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.scheduler_free.fill(0);
   c.tensor_free = c.copy_free = c.smem_pipe_free = c.now = 0;
   c.cost = {};
+  c.last_tile = kNone;
+  c.tiles_visited = 0;
   c.failed = false;
   c.failure.clear();
   c.blocked = c.started = false;
   c.issued = 0;
 }
 
-// Whether CTA c (its ctaid set) is the traced one, and if so where its trace goes.
-void set_traced(Cta& c, const SimOptions& opt, SimResult& result) {
-  const bool traced = opt.trace && c.launch.ctaid == opt.traced_cta;
+// Whether CTA c (its ctaid and cluster rank set) is traced, and if so where its trace goes:
+// the CTA the options name and, with clusters, every CTA of its cluster (`in_traced_cluster`).
+void set_traced(Cta& c, const SimOptions& opt, bool in_traced_cluster, SimResult& result) {
+  const bool traced = opt.trace && in_traced_cluster;
   c.launch.traced = traced;
   c.launch.record_registers = traced && opt.record_registers;
   c.trace = traced ? &result.trace : nullptr;
-  if (traced) {
-    result.trace.traced_cta = c.launch.cta_linear;
-    result.trace.warps = uint32_t(c.warps.size());
-  }
+  if (!traced) return;
+  Trace& t = result.trace;
+  const uint32_t warps = uint32_t(c.warps.size());
+  c.launch.trace_warp_base = c.launch.cluster_rank * warps;
+  if (c.launch.ctaid == opt.traced_cta) t.traced_cta = c.launch.cta_linear;
+  t.warps_per_cta = warps;
+  t.ctas.push_back({c.launch.ctaid, c.launch.cta_linear, c.launch.cluster_rank, c.launch.trace_warp_base});
+  t.warps = warps * uint32_t(t.ctas.size());
 }
 
 // Runs the CTAs of one cluster together until all finish: each runs until every live warp of
@@ -177,6 +185,7 @@ void simulate_clusters(const ir::Kernel& k, const Cta& proto, const SimOptions& 
           Cta& c = ctas[r];
           c.launch = proto.launch;
           c.stats = proto.stats;
+          c.schedule = proto.schedule;
           c.hazards = proto.hazards;
           c.program = proto.program;
           reset_cta(c, k);
@@ -187,7 +196,7 @@ void simulate_clusters(const ir::Kernel& k, const Cta& proto, const SimOptions& 
           c.launch.cta_linear = uint32_t(id[0] + L.grid[0] * (id[1] + L.grid[1] * id[2]));
           c.launch.cluster = &cl;
           c.launch.cluster_rank = r;
-          set_traced(c, opt, result);
+          set_traced(c, opt, holds_traced, result);
         }
         run_cluster(cl, opt);
         for (const Cta& c : ctas) {
@@ -228,6 +237,9 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   cta.launch.global = &global;
   cta.launch.param_values = bind_params(k, spans);
   cta.stats = &result.stats;
+  cta.schedule = &result.schedule;
+  if (k.output.declared())
+    result.schedule = {k.output.tiles_m(), k.output.tiles_n(), k.output.tile_rows, k.output.tile_cols, {}};
   cta.hazards = &result.hazards;
   const Program program = decode_program(k);  // once for the whole grid
   cta.program = &program;
@@ -260,7 +272,7 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
         solo.barrier_phase = 0;
         cta.launch.ctaid = {x, y, z};
         cta.launch.cta_linear = uint32_t(x + L.grid[0] * (y + L.grid[1] * z));
-        set_traced(cta, opt, result);
+        set_traced(cta, opt, cta.launch.ctaid == opt.traced_cta, result);
         run_cta(cta, opt);
         result.stats.ctas++;
         result.stats.max_cta_cycles = std::max(result.stats.max_cta_cycles, cta.cost.cycles);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir/types.hpp"
 #include "engine/model/table.hpp"
 
 namespace gs::model {
@@ -31,7 +32,7 @@ enum class EventKind : uint8_t {
   mbar_phase_flip,
   mbar_wait_blocked,  // a warp's try_wait found the phase incomplete and sleeps
   mbar_wait_released,
-  bar_blocked,        // bar.sync: payload = barrier id, a = threads expected
+  bar_blocked,        // bar.sync: payload = barrier id (kClusterBarrierId: barrier.cluster), a = threads expected
   bar_released,
   mma_issue,          // payload -> MmaOp
   mma_complete,
@@ -45,14 +46,30 @@ enum class EventKind : uint8_t {
 };
 const char* event_kind_name(EventKind k);
 
+using ir::kAllLanes;
+using ir::kNone;
+inline constexpr uint16_t kNoWarp = 0xFFFF;  // Event::warp of an event no warp caused
+inline constexpr uint32_t kClusterBarrierId = 0xFFFF;  // bar_blocked/released payload of barrier.cluster
+
+// A trace holds the traced CTA and, when the kernel has clusters, every CTA of its cluster.
+// Warps are numbered across them: CTA rank r's warp w is trace warp r * warps_per_cta + w.
 struct Event {
   uint64_t cycle = 0;       // modeled cycle (the trace is sorted by it, ties by order)
   EventKind kind = EventKind::warp_inst;
-  uint16_t warp = 0;        // warp index inside the traced CTA (or cluster), 0xFFFF for none
-  uint32_t inst = 0xFFFFFFFFu;  // instruction id, 0xFFFFFFFF for none
+  uint16_t warp = 0;        // trace warp (see above), kNoWarp for none
+  uint32_t inst = kNone;    // instruction id
   uint32_t mask = 0;        // active lanes
-  uint32_t payload = 0xFFFFFFFFu;  // index into the side table of its kind
+  uint32_t payload = kNone; // index into the side table of its kind
   uint32_t a = 0;           // small kind-specific value (see EventKind comments)
+  uint8_t cta = 0;          // the CTA's rank in its cluster (Trace::ctas[cta]); 0 without clusters
+};
+
+// One traced CTA.
+struct TracedCta {
+  std::array<uint32_t, 3> ctaid{};
+  uint32_t linear = 0;      // ctaid.x + grid.x * (ctaid.y + grid.y * ctaid.z)
+  uint32_t rank = 0;        // %cluster_ctarank
+  uint32_t first_warp = 0;  // its warp 0 as a trace warp
 };
 
 struct SmemAccess {
@@ -88,12 +105,19 @@ struct TmaTransfer {
   uint64_t complete_cycle = 0;
 };
 
-struct MbarEvent {
+// An mbarrier's phase state, the one record of it: the model's live barrier (machine.hpp's
+// Mbarrier), each traced barrier event (MbarEvent) and the views' playback of a barrier
+// (gui/core/playback.hpp, tma_pipeline_data.hpp) are this plus what each adds.
+struct MbarrierPhase {
+  uint32_t phase = 0;             // completed phases; the current phase's parity is phase & 1
+  uint32_t expected = 0;          // arrivals per phase
+  uint32_t pending_arrivals = 0;  // arrivals still missing in the current phase
+  int64_t tx_count = 0;           // transaction bytes still expected in the current phase
+};
+
+// A barrier's state right after an event on it.
+struct MbarEvent : MbarrierPhase {
   uint32_t addr = 0;          // shared byte address of the barrier
-  uint32_t phase = 0;         // phase number (parity = phase & 1) after the event
-  uint32_t pending_arrivals = 0;
-  int32_t tx_count = 0;       // pending transaction bytes after the event
-  uint32_t expected = 0;      // arrivals per phase
   uint32_t value = 0;         // arrivals / bytes this event added or removed; waited parity
 };
 
@@ -103,8 +127,8 @@ struct MmaOp {
   // The tensor core's shared-memory reads for this warp's part of the first k16 slice, as the
   // model performed them through the descriptors: 32 lanes × 16 bytes of core-matrix rows
   // (A: this warp's 16 rows, B: rows 0..15), indices into Trace::smem, with banks and
-  // wavefronts; 0xFFFFFFFF where the descriptor could not be followed.
-  uint32_t a_read = 0xFFFFFFFFu, b_read = 0xFFFFFFFFu;
+  // wavefronts; kNone where the descriptor could not be followed.
+  uint32_t a_read = kNone, b_read = kNone;
   bool a_k_major = true, b_k_major = true;
   bool scale_d = true;
   uint32_t group = 0;         // the wgmma-group it was committed in
@@ -131,13 +155,13 @@ struct RegWrite {
 
 // One element of C written by the traced CTA, as the model saw the store: which thread and
 // register wrote it. The fragments view builds the output tile's map from these, for any
-// kernel. reg is 0xFFFFFFFF for bytes a TMA store copied from shared memory.
+// kernel. reg is kNone for bytes a TMA store copied from shared memory.
 struct CWrite {
   uint64_t byte_offset = 0;  // into C (row-major): the view divides by C's element size
   uint8_t bytes = 0;
-  uint32_t reg = 0xFFFFFFFFu;
-  uint32_t inst = 0xFFFFFFFFu;
-  uint16_t warp = 0;
+  uint32_t reg = kNone;
+  uint32_t inst = kNone;
+  uint16_t warp = 0;         // trace warp
   uint8_t lane = 0;
   uint64_t cycle = 0;
 };
@@ -155,9 +179,9 @@ std::optional<HazardKind> find_hazard_kind(std::string_view name);
 
 struct Hazard {
   HazardKind kind = HazardKind::unsupported;
-  uint32_t inst = 0xFFFFFFFFu;
-  uint32_t warp = 0xFFFFFFFFu;
-  uint32_t lane = 0xFFFFFFFFu;
+  uint32_t inst = kNone;
+  uint32_t warp = kNone;     // in its CTA
+  uint32_t lane = kNone;
   uint64_t address = 0;
   uint64_t cycle = 0;
   std::string detail;   // one sentence a learner can act on
@@ -175,8 +199,10 @@ class Trace {
   Table<uint32_t> values;
   Table<CWrite> c_writes;  // in store order
   std::vector<Hazard> hazards;
-  uint32_t traced_cta = 0;
-  uint32_t warps = 0;
+  uint32_t traced_cta = 0;     // linear id of the CTA the run was asked to trace
+  std::vector<TracedCta> ctas; // every CTA traced (its cluster), by rank
+  uint32_t warps_per_cta = 0;
+  uint32_t warps = 0;          // trace warps: warps_per_cta × ctas.size()
   uint64_t end_cycle = 0;
 
   // The value lane `lane` wrote in a register write (0 for a lane not in w.mask).

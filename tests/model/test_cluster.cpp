@@ -71,6 +71,41 @@ TEST_CASE("cluster: the traced CTA's cluster runs alone and is traced", "[model]
   CHECK(c[0] == 0xEEEEEEEEu);  // the other cluster did not run
 }
 
+TEST_CASE("cluster: every CTA of the traced cluster is traced, and each event names its CTA", "[model][cluster]") {
+  const ir::Kernel k = kernels::build_cluster_probe();
+  model::GemmBuffers bufs = probe_buffers();
+  model::SimOptions opt;
+  opt.traced_cta = {3, 0, 0};
+  const model::SimResult r = model::simulate(k, bufs, opt);  // whole grid: CTAs 0 and 1 run untraced
+  REQUIRE(r.completed);
+  const model::Trace& t = r.trace;
+  REQUIRE(t.ctas.size() == 2);
+  CHECK(t.ctas[0].linear == 2);
+  CHECK(t.ctas[1].linear == 3);
+  CHECK(t.ctas[0].rank == 0);
+  CHECK(t.ctas[1].rank == 1);
+  CHECK(t.traced_cta == 3);
+  const uint32_t per_cta = (k.launch.threads() + 31) / 32;
+  CHECK(t.warps_per_cta == per_cta);
+  CHECK(t.warps == 2 * per_cta);
+  CHECK(t.ctas[1].first_warp == per_cta);
+  // Both CTAs' instructions are in the trace, each tagged with its rank, and a warp's number
+  // says which CTA it belongs to.
+  std::array<uint32_t, 2> insts{};
+  uint32_t mismatched = 0;
+  for (const model::Event& e : t.events) {
+    if (e.kind != model::EventKind::warp_inst) continue;
+    REQUIRE(e.cta < 2);
+    insts[e.cta]++;
+    mismatched += e.warp / per_cta != e.cta;
+  }
+  CHECK(insts[0] > 0);
+  CHECK(insts[1] > 0);
+  CHECK(mismatched == 0);
+  // Sorted by cycle across the two CTAs.
+  for (size_t i = 1; i < t.events.size(); ++i) REQUIRE(t.events[i - 1].cycle <= t.events[i].cycle);
+}
+
 TEST_CASE("cluster: a CTA waiting at barrier.cluster for a peer that never comes is a deadlock",
           "[model][cluster]") {
   using builder::Builder;

@@ -114,3 +114,55 @@ TEST_CASE("the model records which thread and register wrote each element of C",
     CHECK(r.kernel.regs.at(*regs.begin()).name == "acc");
   }
 }
+
+TEST_CASE("the whole-grid run records which CTA wrote which tile of C, in order", "[model][facts][schedule]") {
+  for (const char* id : {"simt_naive", "hopper_tma_wgmma_64"}) {
+    DYNAMIC_SECTION(id) {
+      const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
+      const kernels::GemmShape shape{128, 128, 64};
+      const test::ModelRun r = test::run_model(id, shape, true, 1);
+      const model::CSchedule& s = r.result.schedule;
+      REQUIRE(s.tiles_m == 128 / info.tile.m);
+      REQUIRE(s.tiles_n == 128 / info.tile.n);
+      // One visit per tile, by the CTA the kernel's grid mapping (KernelInfo::cta_tile) names.
+      REQUIRE(s.visits.size() == size_t(s.tiles_m) * s.tiles_n);
+      std::set<uint32_t> tiles;
+      for (const model::TileVisit& v : s.visits) {
+        const auto& g = r.kernel.launch.grid;
+        const std::array<uint32_t, 3> ctaid{v.cta % g[0], v.cta / g[0] % g[1], v.cta / (g[0] * g[1])};
+        const kernels::CtaTile want = info.cta_tile(shape, ctaid);
+        CHECK(v.tile == want.m0 / info.tile.m * s.tiles_n + want.n0 / info.tile.n);
+        CHECK(v.order == 0);
+        tiles.insert(v.tile);
+      }
+      CHECK(tiles.size() == s.visits.size());
+    }
+  }
+  SECTION("a CTA that writes several tiles leaves one visit per tile, numbered in its order") {
+    // simt_naive's 32×32 CTA tile seen as 16×16 tiles: each CTA writes four of them, row by row
+    // of C, so it goes top-left, top-right, top-left, ...: every change of tile is a visit.
+    const kernels::KernelInfo& info = kernels::kernel_or_throw("simt_naive");
+    kernels::GemmConfig cfg{{32, 32, 8}, {}};
+    ir::Kernel k = kernels::build_kernel(info, cfg);
+    k.output.tile_rows = k.output.tile_cols = 16;
+    model::GemmBuffers bufs;
+    bufs.a.assign(32 * 8 * 4, 0);
+    bufs.b.assign(8 * 32 * 4, 0);
+    bufs.c.assign(32 * 32 * 4, 0);
+    const model::SimResult res = model::simulate(k, bufs, {.trace = false});
+    REQUIRE(res.completed);
+    const model::CSchedule& s = res.schedule;
+    REQUIRE(s.tiles_m == 2);
+    REQUIRE(s.tiles_n == 2);
+    // Warp w stores rows w, w+... of C: each store instruction writes one row of 32 elements,
+    // which spans tiles (r/16, 0) and (r/16, 1): two visits per row, alternating.
+    REQUIRE(s.visits.size() >= 4);
+    for (size_t i = 0; i < s.visits.size(); ++i) {
+      CHECK(s.visits[i].order == i);
+      if (i) CHECK(s.visits[i].tile != s.visits[i - 1].tile);
+    }
+    std::set<uint32_t> tiles;
+    for (const model::TileVisit& v : s.visits) tiles.insert(v.tile);
+    CHECK(tiles.size() == 4);
+  }
+}
