@@ -11,6 +11,7 @@
 
 #ifdef GEMMSCOPE_HAVE_GUI
 #include "gui/app/app.hpp"
+#include "gui/core/settings.hpp"
 #endif
 
 namespace gs::cli {
@@ -57,13 +58,17 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->delimiter(',')
       ->type_name("MISTAKE")
       ->check(non_empty("a mistake name"));
-  cmd->add_option("--view", o->views,
-                  "Show only this view (repeatable): ladder ptx transport warps smem tma fragments throughput "
-                  "problems, or all (default)")
+  std::vector<std::string> views;  // gui/core/views.def's names (none in a build without the app)
+#ifdef GEMMSCOPE_HAVE_GUI
+  for (size_t v = 0; v < size_t(gui::ViewId::count_); ++v) views.push_back(gui::view_name(gui::ViewId(v)));
+#endif
+  std::string names;
+  for (const std::string& v : views) names += " " + v;
+  views.push_back("all");
+  cmd->add_option("--view", o->views, "Show only this view (repeatable):" + names + ", or all (default)")
       ->delimiter(',')
       ->type_name("NAME")
-      ->check(one_of({"ladder", "ptx", "transport", "warps", "smem", "tma", "fragments", "throughput", "problems", "all"},
-                     "a view"));
+      ->check(one_of(views, "a view"));
   cmd->add_option("--size", o->size, "Window size (default 1600x1000)")->type_name("WxH")->check(window_size_value());
   cmd->add_flag("--frame-stats", o->frame_stats, "Print the mean and p95 frame time (headless)");
   cmd->add_option("--state-json", o->state_json, "Write the data behind every view as JSON (headless)")

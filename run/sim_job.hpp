@@ -28,6 +28,8 @@
 
 namespace gs::run {
 
+// What to run: the one request of the command line, the GUI (which keeps it with the kernel
+// it opened) and the benchmarks.
 struct SimRequest {
   std::string kernel_id;
   kernels::GemmShape shape;            // a 0 takes that dimension of the kernel's example shape

@@ -1,4 +1,5 @@
 #include "gui/app/app.hpp"
+#include "gui/app/startup.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -99,6 +100,65 @@ void keep_gl_driver_loaded_for_lsan() {
   if (finish) glFinish();
 }
 
+// Where frames' time went, summed from the third frame on (the first ones build the font atlas
+// and the layout; steady state is what users feel): building the UI (our views and ImGui),
+// rasterizing it (OpenGL, software under Xvfb) and presenting it (the swap).
+struct FrameTotals {
+  double ui_ms = 0.0, gl_ms = 0.0, swap_ms = 0.0;
+  size_t vertices = 0;       // the last frame's, from ImGui's draw data
+  double drawn_share = 0.0;  // the share of the window's pixels drawn, summed over frames
+};
+
+void print_frame_stats(std::ostream& out, const std::vector<double>& frame_ms, const FrameTotals& t,
+                       const RenderStats& r, const AppOptions& o, size_t views, double open_seconds,
+                       const std::string& renderer) {
+  std::vector<double> steady(frame_ms.begin() + std::min<size_t>(2, frame_ms.size()), frame_ms.end());
+  const FrameStats s = summarize_frame_times(steady.empty() ? frame_ms : steady);
+  out << fmt::format("frames {}  mean {:.2f} ms  p95 {:.2f} ms  max {:.2f} ms  ({}x{}, {} views, open {:.3f} s, {})\n",
+                     s.frames, s.mean_ms, s.p95_ms, s.max_ms, o.width, o.height, views, open_seconds, renderer);
+  if (s.frames == 0) return;
+  out << fmt::format(
+      "per frame: ui {:.2f} ms  OpenGL {:.2f} ms  swap {:.2f} ms  ({} ImGui commands, {} vertices; {} draw calls, "
+      "{} of them opaque fills and {} blended fills)\n",
+      t.ui_ms / s.frames, t.gl_ms / s.frames, t.swap_ms / s.frames, r.commands, t.vertices, r.draws, r.opaque_draws,
+      r.solid_draws);
+  out << fmt::format("damage: {:.1f}% of the window drawn per frame ({}; last frame {} of {} tiles changed)\n",
+                     100.0 * t.drawn_share / s.frames, o.damage ? "changed tiles only" : "tracking off", r.dirty_tiles,
+                     r.tiles);
+  const TextRunStats& text = r.text;
+  out << fmt::format("text: {} glyphs, {} of them in {} runs; {} runs composed in the last frame, cache emptied {} times\n",
+                     text.glyphs, text.merged_glyphs, text.runs, text.composed, text.clears);
+}
+
+// A window with an OpenGL 3.3 core context, or nullptr after saying why on err (no display, no
+// driver for the profile).
+GLFWwindow* open_window(const AppOptions& o, std::ostream& err) {
+  glfwSetErrorCallback(glfw_error);
+  if (!display_available() || !glfwInit()) {
+    err << "gemmscope gui: cannot open a window: no display"
+        << (last_glfw_error().empty() ? "" : " (" + last_glfw_error() + ")")
+        << ". Run it on a desktop, or headless under Xvfb: xvfb-run -a gemmscope gui --screenshot out.png\n";
+    return nullptr;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  // The UI is painted in order and never tests depth; without a depth or stencil buffer
+  // llvmpipe shades tiles of rectangles with its 8-bit span code (renderer.hpp).
+  glfwWindowHint(GLFW_DEPTH_BITS, 0);
+  glfwWindowHint(GLFW_STENCIL_BITS, 0);
+  GLFWwindow* window = glfwCreateWindow(o.width, o.height, "gemmscope", nullptr, nullptr);
+  if (!window) {
+    err << "gemmscope gui: cannot create an OpenGL 3.3 window (" << last_glfw_error()
+        << "). Check the graphics driver (glxinfo | grep 'core profile').\n";
+    glfwTerminate();
+    return nullptr;
+  }
+  return window;
+}
+
 }  // namespace
 
 std::string& last_glfw_error() {
@@ -108,24 +168,7 @@ std::string& last_glfw_error() {
 
 int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats;
-  if (o.steps_per_frame < 0 || o.steps_per_frame > 1000000) {
-    err << fmt::format("gemmscope gui: --steps-per-frame {} is out of range: use 0 to 1000000\n", o.steps_per_frame);
-    return 2;
-  }
-  if (o.frames < 1 || o.frames > 100000) {
-    err << fmt::format("gemmscope gui: --frames {} is out of range: use 1 to 100000\n", o.frames);
-    return 2;
-  }
-  if (o.width < 320 || o.height < 240 || o.width > 8192 || o.height > 8192) {
-    err << fmt::format("gemmscope gui: --size {}x{} is out of range: use 320x240 to 8192x8192\n", o.width, o.height);
-    return 2;
-  }
-  if ((o.resize_width || o.resize_height) &&
-      (o.resize_width < 320 || o.resize_height < 240 || o.resize_width > 8192 || o.resize_height > 8192)) {
-    err << fmt::format("gemmscope gui: --resize-to {}x{} is out of range: use 320x240 to 8192x8192\n", o.resize_width,
-                       o.resize_height);
-    return 2;
-  }
+  if (const int bad = check_app_options(o, err)) return bad;
 
   // Output paths are checked before any work, and a failed run never replaces what they hold
   // (run/output_file.hpp).
@@ -146,61 +189,12 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   if (o.theme) app.settings.theme = *o.theme;
   app.playback.speed = app.settings.play_speed;
 
-  // What to open: the kernel named on the command line, else the last one used.
-  OpenRequest req;
-  req.kernel_id = o.kernel_id.empty() ? app.settings.last_kernel : o.kernel_id;
-  if (!kernels::find_kernel(req.kernel_id)) {
-    if (!o.kernel_id.empty()) {
-      try {
-        kernels::kernel_or_throw(o.kernel_id);
-      } catch (const std::exception& e) {
-        err << "gemmscope gui: " << e.what() << "\n";
-      }
-      return 2;
-    }
-    req.kernel_id = kernels::all_kernels().back().id;  // a stale settings file: fall back
-  }
-  req.shape = o.shape;
-  if (o.kernel_id.empty() && o.shape.m == 0) req.shape = {app.settings.last_m, app.settings.last_n, app.settings.last_k};
-  req.mistakes = o.mistakes;
-  req.only_traced_cta = !o.whole_grid;
-  if (!o.kernel_id.empty()) {
-    // Bad shapes or mistakes named on the command line are usage errors, found before any
-    // window opens.
-    try {
-      const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
-      const kernels::GemmShape shape = info.resolve(req.shape);
-      kernels::build_kernel(info, {shape, req.mistakes});
-      if (o.whole_grid) run::require_whole_grid_fits(info, shape);
-    } catch (const kernels::ConfigError& e) {
-      err << "gemmscope gui: " << e.what() << "\n";
-      return 2;
-    }
-  }
+  const std::optional<run::SimRequest> first = first_request(o, app.settings, err);
+  if (!first) return 2;
+  const run::SimRequest& req = *first;
 
-  glfwSetErrorCallback(glfw_error);
-  if (!display_available() || !glfwInit()) {
-    err << "gemmscope gui: cannot open a window: no display"
-        << (last_glfw_error().empty() ? "" : " (" + last_glfw_error() + ")")
-        << ". Run it on a desktop, or headless under Xvfb: xvfb-run -a gemmscope gui --screenshot out.png\n";
-    return 1;
-  }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  // The UI is painted in order and never tests depth; without a depth or stencil buffer
-  // llvmpipe shades tiles of rectangles with its 8-bit span code (renderer.hpp).
-  glfwWindowHint(GLFW_DEPTH_BITS, 0);
-  glfwWindowHint(GLFW_STENCIL_BITS, 0);
-  GLFWwindow* window = glfwCreateWindow(o.width, o.height, "gemmscope", nullptr, nullptr);
-  if (!window) {
-    err << "gemmscope gui: cannot create an OpenGL 3.3 window (" << last_glfw_error()
-        << "). Check the graphics driver (glxinfo | grep 'core profile').\n";
-    glfwTerminate();
-    return 1;
-  }
+  GLFWwindow* window = open_window(o, err);
+  if (!window) return 1;
   const std::string icon_warning = set_window_icon(window, assets_dir());
   if (!icon_warning.empty()) app.add_problem({Severity::warning, "app", "icon", "the window icon is missing", icon_warning});
   glfwMakeContextCurrent(window);
@@ -284,9 +278,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   std::vector<double> frame_ms;
   // Where a frame's time goes: building the UI (our views and ImGui), rasterizing it (OpenGL,
   // software under Xvfb), and presenting it (the swap, a copy to the X server under Xvfb).
-  double ui_ms = 0.0, gl_ms = 0.0, swap_ms = 0.0;
-  size_t vertices = 0;  // last frame's, from ImGui's draw data
-  double drawn_share = 0.0;  // summed over frames: the share of the window's pixels drawn
+  FrameTotals totals;
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
   };
@@ -326,9 +318,9 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     const auto ui0 = std::chrono::steady_clock::now();
     shell.draw_frame();
     ImGui::Render();
-    if (frame >= 2) ui_ms += ms_since(ui0);
+    if (frame >= 2) totals.ui_ms += ms_since(ui0);
     if (const ImDrawData* dd = ImGui::GetDrawData()) {
-      vertices = size_t(dd->TotalVtxCount);
+      totals.vertices = size_t(dd->TotalVtxCount);
     }
     const auto gl0 = std::chrono::steady_clock::now();
     int fb_w = 0, fb_h = 0;
@@ -338,8 +330,8 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     for (const auto& [texture, version] : shell.image_versions()) draw_gl.set_image_version(texture, version);
     draw_opengl(draw_gl, ImVec4(bg.x * 0.8f, bg.y * 0.8f, bg.z * 0.8f, 1.0f), headless);
     if (frame >= 2) {
-      gl_ms += ms_since(gl0);
-      drawn_share += double(draw_gl.stats().drawn_pixels) / std::max(1.0, double(fb_w) * double(fb_h));
+      totals.gl_ms += ms_since(gl0);
+      totals.drawn_share += double(draw_gl.stats().drawn_pixels) / std::max(1.0, double(fb_w) * double(fb_h));
     }
     const bool last_frame = headless && frame + 1 >= o.frames;
     double png_ms = 0.0;  // writing the screenshot is not part of the frame's time
@@ -357,7 +349,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     }
     const auto swap0 = std::chrono::steady_clock::now();
     glfwSwapBuffers(window);
-    if (frame >= 2) swap_ms += ms_since(swap0);
+    if (frame >= 2) totals.swap_ms += ms_since(swap0);
     frame_ms.push_back(ms_since(t0) - png_ms);
     if (io.WantSaveIniSettings && !layout_path.empty()) {
       std::string error;
@@ -389,40 +381,10 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
       exit_code = 1;
     }
   }
-  if (o.frame_stats) {
-    // The first frames build the font atlas and the layout; steady state is what users feel.
-    std::vector<double> steady(frame_ms.begin() + std::min<size_t>(2, frame_ms.size()), frame_ms.end());
-    const FrameStats s = summarize_frame_times(steady.empty() ? frame_ms : steady);
-    out << fmt::format("frames {}  mean {:.2f} ms  p95 {:.2f} ms  max {:.2f} ms  ({}x{}, {} views, open {:.3f} s, {})\n",
-                       s.frames, s.mean_ms, s.p95_ms, s.max_ms, o.width, o.height, shell.shown_view_names().size(),
-                       app.kernel ? app.kernel->open_seconds : 0.0, renderer);
-    if (s.frames > 0)
-      out << fmt::format(
-          "per frame: ui {:.2f} ms  OpenGL {:.2f} ms  swap {:.2f} ms  ({} ImGui commands, {} vertices; {} draw calls, "
-          "{} of them opaque fills and {} blended fills)\n",
-          ui_ms / s.frames, gl_ms / s.frames, swap_ms / s.frames, draw_gl.stats().commands, vertices,
-          draw_gl.stats().draws, draw_gl.stats().opaque_draws, draw_gl.stats().solid_draws);
-    if (s.frames > 0)
-      out << fmt::format("damage: {:.1f}% of the window drawn per frame ({}; last frame {} of {} tiles changed)\n",
-                         100.0 * drawn_share / s.frames, o.damage ? "changed tiles only" : "tracking off",
-                         draw_gl.stats().dirty_tiles, draw_gl.stats().tiles);
-    const TextRunStats& t = draw_gl.stats().text;
-    if (s.frames > 0)
-      out << fmt::format(
-          "text: {} glyphs, {} of them in {} runs; {} runs composed in the last frame, cache emptied {} times\n",
-          t.glyphs, t.merged_glyphs, t.runs, t.composed, t.clears);
-  }
-  if (!headless && !app.config_dir.empty()) {
-    app.settings.play_speed = app.playback.speed;
-    if (app.kernel) {
-      app.settings.last_kernel = app.kernel->request.kernel_id;
-      app.settings.last_m = app.kernel->request.shape.m;
-      app.settings.last_n = app.kernel->request.shape.n;
-      app.settings.last_k = app.kernel->request.shape.k;
-    }
-    std::string error;
-    if (!save_settings(app.settings, app.config_dir, &error)) err << "gemmscope gui: settings not saved: " << error << "\n";
-  }
+  if (o.frame_stats)
+    print_frame_stats(out, frame_ms, totals, draw_gl.stats(), o, shell.shown_view_names().size(),
+                      app.kernel ? app.kernel->open_seconds : 0.0, renderer);
+  if (!headless) remember_session(app, err);
   if (!layout_path.empty()) {
     std::string error;
     if (!save_layout_file(layout_path, error)) err << "gemmscope gui: window layout not saved: " << error << "\n";

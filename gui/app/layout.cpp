@@ -2,43 +2,44 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
+#include <iterator>
 
 namespace gs::gui {
 
 namespace {
 
-// A view in a column and its share of the column's height.
-struct Cell {
-  ViewId view;
-  float weight;
+// A view's default place (views.def): its column in each layout and its share of the column's
+// height.
+struct Place {
+  int column4;
+  float height4;
+  int column3;
+  float height3;
 };
-// A column of the layout and its share of the width.
-struct Column {
-  float weight;
-  std::initializer_list<Cell> cells;
-};
-
-// Column 1: what to run (ladder) and who runs it (warps). Column 2: the program (transport,
-// PTX) and what went wrong. Column 3: memory (shared memory, TMA). Column 4: results
-// (fragments, throughput).
-// At 1600x1000 the ladder's column is 376 px: its editor fits without wrapping its rows, and
-// the transport's 200 px show the event under the cursor in full.
-const Column kFourColumns[] = {
-    {0.235f, {{ViewId::ladder, 0.58f}, {ViewId::warps, 0.42f}}},
-    {0.285f, {{ViewId::transport, 0.21f}, {ViewId::ptx, 0.54f}, {ViewId::problems, 0.25f}}},
-    {0.25f, {{ViewId::shared_memory, 0.58f}, {ViewId::tma_pipeline, 0.42f}}},
-    {0.23f, {{ViewId::fragments, 0.50f}, {ViewId::throughput, 0.50f}}},
+constexpr Place kPlaces[] = {
+#define VIEW(id, cli_name, title, column4, height4, column3, height3) {column4, height4, column3, height3},
+#include "gui/core/views.def"
+#undef VIEW
 };
 
+// The columns' shares of the width. Four columns: what to run (ladder) and who runs it
+// (warps); the program (transport, PTX) and what went wrong; memory (shared memory, TMA);
+// results (fragments, throughput). At 1600x1000 the ladder's column is 376 px: its editor fits
+// without wrapping its rows, and the transport's 200 px show the event under the cursor in full.
+constexpr float kFourColumns[] = {0.235f, 0.285f, 0.25f, 0.23f};
 // Below 1500 unscaled pixels of width four columns cut the ladder's titles and squeeze the
-// tables: three wider columns, three views each. Throughput joins what to run (it shows what
-// Run on GPU measured), the fragments join memory (both show where the tile's bytes are).
-const Column kThreeColumns[] = {
-    {0.30f, {{ViewId::ladder, 0.49f}, {ViewId::warps, 0.25f}, {ViewId::throughput, 0.26f}}},
-    {0.38f, {{ViewId::transport, 0.24f}, {ViewId::ptx, 0.50f}, {ViewId::problems, 0.26f}}},
-    {0.32f, {{ViewId::shared_memory, 0.38f}, {ViewId::tma_pipeline, 0.30f}, {ViewId::fragments, 0.32f}}},
-};
+// tables: three wider columns. Throughput joins what to run (it shows what Run on GPU
+// measured), the fragments join memory (both show where the tile's bytes are).
+constexpr float kThreeColumns[] = {0.30f, 0.38f, 0.32f};
+
+constexpr bool places_fit() {
+  for (const Place& p : kPlaces)
+    if (p.column4 < 0 || size_t(p.column4) >= std::size(kFourColumns) || p.column3 < 0 ||
+        size_t(p.column3) >= std::size(kThreeColumns) || !(p.height4 > 0.0f) || !(p.height3 > 0.0f))
+      return false;
+  return true;
+}
+static_assert(places_fit(), "views.def: a view's column is outside its layout, or its height share is not positive");
 
 // Edges of `n` slices of [lo, lo + length) with these weights, on whole pixels (the last edge
 // is exactly lo + length), so neighbouring windows share their edges.
@@ -67,29 +68,30 @@ LayoutKind choose_layout(ImVec2 work_size, float scale) {
 
 ViewRects tile_views(const ShownViews& shown, Rect work, LayoutKind kind) {
   ViewRects out{};
-  const Column* begin = kind == LayoutKind::four_columns ? std::begin(kFourColumns) : std::begin(kThreeColumns);
-  const Column* end = kind == LayoutKind::four_columns ? std::end(kFourColumns) : std::end(kThreeColumns);
-  // The columns with a shown view, and in each the shown views.
-  std::vector<const Column*> columns;
-  std::vector<float> widths;
-  for (const Column* c = begin; c != end; ++c) {
-    if (std::none_of(c->cells.begin(), c->cells.end(), [&](const Cell& cell) { return shown[size_t(cell.view)]; }))
-      continue;
-    columns.push_back(c);
-    widths.push_back(c->weight);
+  const bool four = kind == LayoutKind::four_columns;
+  const size_t ncolumns = four ? std::size(kFourColumns) : std::size(kThreeColumns);
+  // The columns with a shown view, and in each the shown views in views.def's order.
+  std::vector<std::vector<ViewId>> views(ncolumns);
+  std::vector<std::vector<float>> heights(ncolumns);
+  for (size_t v = 0; v < std::size(kPlaces); ++v) {
+    if (!shown[v]) continue;
+    const size_t column = size_t(four ? kPlaces[v].column4 : kPlaces[v].column3);
+    views[column].push_back(ViewId(v));
+    heights[column].push_back(four ? kPlaces[v].height4 : kPlaces[v].height3);
   }
+  std::vector<size_t> columns;
+  std::vector<float> widths;
+  for (size_t c = 0; c < ncolumns; ++c)
+    if (!views[c].empty()) {
+      columns.push_back(c);
+      widths.push_back(four ? kFourColumns[c] : kThreeColumns[c]);
+    }
   const std::vector<float> xs = edges(widths, work.pos.x, work.size.x);
   for (size_t i = 0; i < columns.size(); ++i) {
-    std::vector<ViewId> views;
-    std::vector<float> heights;
-    for (const Cell& cell : columns[i]->cells)
-      if (shown[size_t(cell.view)]) {
-        views.push_back(cell.view);
-        heights.push_back(cell.weight);
-      }
-    const std::vector<float> ys = edges(heights, work.pos.y, work.size.y);
-    for (size_t j = 0; j < views.size(); ++j)
-      out[size_t(views[j])] = {ImVec2(xs[i], ys[j]), ImVec2(xs[i + 1] - xs[i], ys[j + 1] - ys[j])};
+    const size_t c = columns[i];
+    const std::vector<float> ys = edges(heights[c], work.pos.y, work.size.y);
+    for (size_t j = 0; j < views[c].size(); ++j)
+      out[size_t(views[c][j])] = {ImVec2(xs[i], ys[j]), ImVec2(xs[i + 1] - xs[i], ys[j + 1] - ys[j])};
   }
   return out;
 }

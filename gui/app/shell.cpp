@@ -13,7 +13,7 @@ namespace gs::gui {
 namespace {
 using DrawFn = void (*)(AppState&, const ViewEnv&);
 constexpr DrawFn kDraw[] = {
-#define VIEW(id, cli_name, title) draw_##id,
+#define VIEW(id, cli_name, title, ...) draw_##id,
 #include "gui/core/views.def"
 #undef VIEW
 };

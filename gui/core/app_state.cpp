@@ -49,7 +49,7 @@ void add_model_problems(AppState& app, const LoadedKernel& k) {
 // The status line after the user cancelled `job`: what was cancelled and what is still shown.
 std::string cancelled_status(const AppState& app, const std::string& job) {
   if (!app.kernel) return fmt::format("cancelled {}; nothing is loaded", job);
-  const OpenRequest& r = app.kernel->request;
+  const run::SimRequest& r = app.kernel->request;
   return fmt::format("cancelled {}; still showing {} {} ({})", job, r.kernel_id, shape_text(r.shape),
                      app.kernel->report.judged ? "whole grid, judged" : "one CTA traced, not judged");
 }
@@ -85,7 +85,7 @@ void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
                        kernel->open_seconds);
 }
 
-void AppState::open_now(const OpenRequest& r) {
+void AppState::open_now(const run::SimRequest& r) {
   request = r;
   try {
     set_kernel(open_kernel(r));
@@ -95,7 +95,7 @@ void AppState::open_now(const OpenRequest& r) {
   }
 }
 
-void AppState::request_open(const OpenRequest& r) {
+void AppState::request_open(const run::SimRequest& r) {
   request = r;
   // A newer open replaces an older one still running.
   for (auto& j : jobs)
@@ -124,7 +124,7 @@ void AppState::request_open(const OpenRequest& r) {
 }
 
 void AppState::request_model_run() {
-  OpenRequest r = request;
+  run::SimRequest r = request;
   r.only_traced_cta = false;
   request_open(r);
 }

@@ -77,7 +77,7 @@ struct ViewCaches {
 struct AppState {
   // The kernel on screen (null until the first open finishes) and the request being edited.
   std::shared_ptr<const LoadedKernel> kernel;
-  OpenRequest request;
+  run::SimRequest request{.only_traced_cta = true};  // the GUI opens one CTA unless asked for the grid
   std::unique_ptr<PlaybackIndex> index;
   Playback playback;
   Selection selection;
@@ -110,8 +110,8 @@ struct AppState {
 
   // Loading.
   void set_kernel(std::shared_ptr<const LoadedKernel> k);  // resets playback and selection
-  void open_now(const OpenRequest& r);      // synchronous (headless, tests); errors -> problems
-  void request_open(const OpenRequest& r);  // as a job; the result replaces the kernel
+  void open_now(const run::SimRequest& r);      // synchronous (headless, tests); errors -> problems
+  void request_open(const run::SimRequest& r);  // as a job; the result replaces the kernel
   void request_model_run();                 // the whole grid of the current request, as a job
   void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats);
   void cancel_jobs();

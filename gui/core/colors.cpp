@@ -38,4 +38,13 @@ Rgb lane_rgb(uint32_t warp, uint32_t lane) {
   return hsv_to_rgb(kWarpHues[warp % std::size(kWarpHues)], 0.75f - 0.35f * t, 0.45f + 0.5f * t);
 }
 
+
+Rgb cta_rgb(uint32_t cta) {
+  // Golden-ratio steps of hue keep neighbouring CTAs far apart at any count; three levels of
+  // saturation and value tell apart the CTAs whose hues come close again.
+  const float hue = std::fmod(0.11f + 0.6180339f * float(cta), 1.0f);
+  const uint32_t level = cta / 7 % 3;
+  return hsv_to_rgb(hue, 0.45f + 0.15f * float(level), 0.92f - 0.12f * float(level));
+}
+
 }  // namespace gs::gui

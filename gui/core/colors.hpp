@@ -13,5 +13,7 @@ using Rgb = std::array<uint8_t, 3>;
 Rgb warp_rgb(uint32_t warp);
 // The warp's hue, lanes from dark to light, so one warp reads as one family of colours.
 Rgb lane_rgb(uint32_t warp, uint32_t lane);
+// A distinct colour per CTA (linear id), for the schedule view's tiles.
+Rgb cta_rgb(uint32_t cta);
 
 }  // namespace gs::gui

@@ -20,7 +20,7 @@ std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shap
   return {};
 }
 
-RequestCheck check_request(const OpenRequest& request) {
+RequestCheck check_request(const run::SimRequest& request) {
   RequestCheck c;
   const kernels::KernelInfo* info = kernels::find_kernel(request.kernel_id);
   if (!info) {
@@ -56,14 +56,14 @@ RequestCheck check_request(const OpenRequest& request) {
 
 namespace {
 
-bool same_request(const OpenRequest& a, const OpenRequest& b) {
+bool same_request(const run::SimRequest& a, const run::SimRequest& b) {
   return a.kernel_id == b.kernel_id && a.shape.m == b.shape.m && a.shape.n == b.shape.n && a.shape.k == b.shape.k &&
          a.mistakes == b.mistakes && a.cta == b.cta;
 }
 
 }  // namespace
 
-const RequestCheck& RequestChecker::get(const OpenRequest& request) {
+const RequestCheck& RequestChecker::get(const run::SimRequest& request) {
   if (!last_ || !same_request(*last_, request)) {
     check_ = check_request(request);
     last_ = request;
@@ -88,8 +88,8 @@ void set_mistake(AppState& app, const std::string& name, bool on) {
     app.request.mistakes.erase(name);
 }
 
-OpenRequest trace_request(const AppState& app) {
-  OpenRequest r = app.request;
+run::SimRequest trace_request(const AppState& app) {
+  run::SimRequest r = app.request;
   r.only_traced_cta = true;
   return r;
 }
@@ -131,7 +131,7 @@ nlohmann::json describe_ladder(AppState& app) {
                             {"family", std::string(kernels::family_name(info.family))},
                             {"delta", info.delta},
                             {"mistakes", info.mistakes.size()}});
-  const OpenRequest& r = app.request;
+  const run::SimRequest& r = app.request;
   const RequestCheck check = check_request(r);
   nlohmann::json j{{"kernels", kernels_json},
                    {"selected", r.kernel_id},

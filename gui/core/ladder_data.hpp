@@ -34,15 +34,15 @@ kernels::GemmShape resolved_shape(const kernels::KernelInfo& info, kernels::Gemm
 // The kernel's check_shape verdict: empty when the shape fits, else its message.
 std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shape);
 // Checks shape, mistake names and the traced CTA against the launch grid. Never throws.
-RequestCheck check_request(const OpenRequest& request);
+RequestCheck check_request(const run::SimRequest& request);
 
 // check_request, remembered for the last request (the ladder asks every frame).
 class RequestChecker {
  public:
-  const RequestCheck& get(const OpenRequest& request);
+  const RequestCheck& get(const run::SimRequest& request);
 
  private:
-  std::optional<OpenRequest> last_;
+  std::optional<run::SimRequest> last_;
   RequestCheck check_;
 };
 
@@ -57,7 +57,7 @@ void select_ladder_kernel(AppState& app, const std::string& kernel_id);
 // Switches one mistake of the edited request on or off.
 void set_mistake(AppState& app, const std::string& name, bool on);
 // The request "Open (trace one CTA)" sends: the edited one, only the traced CTA.
-OpenRequest trace_request(const AppState& app);
+run::SimRequest trace_request(const AppState& app);
 
 enum class Verdict : uint8_t { correct, wrong, not_judged };
 const char* verdict_name(Verdict v);

@@ -54,7 +54,7 @@ void remove_waiter(MbarrierState& m, uint16_t warp) {
   m.waiting_warps.erase(std::remove(m.waiting_warps.begin(), m.waiting_warps.end(), warp), m.waiting_warps.end());
 }
 
-WarpState* warp_state(Snapshot& s, uint16_t warp) { return warp < s.warps.size() ? &s.warps[warp] : nullptr; }
+WarpSnapshot* warp_state(Snapshot& s, uint16_t warp) { return warp < s.warps.size() ? &s.warps[warp] : nullptr; }
 
 }  // namespace
 
@@ -77,7 +77,7 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
     const model::Event& e = t.events[i];
     s.position = i;
     s.cycle = e.cycle;
-    WarpState* w = e.warp == kNoWarp ? nullptr : warp_state(s, e.warp);
+    WarpSnapshot* w = e.warp == kNoWarp ? nullptr : warp_state(s, e.warp);
     switch (e.kind) {
       case EventKind::warp_inst: {
         ++s.warp_instructions;
@@ -145,10 +145,7 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
         if (e.payload >= t.mbar.size()) break;
         const model::MbarEvent& m = t.mbar[e.payload];
         MbarrierState& b = mbar_state(s, m.addr);
-        b.phase = m.phase;
-        b.pending_arrivals = m.pending_arrivals;
-        b.tx_count = m.tx_count;
-        b.expected = m.expected;
+        static_cast<model::MbarrierPhase&>(b) = m;
         if (e.kind == EventKind::mbar_init) b.initialized = true;
         if (e.kind == EventKind::mbar_phase_flip) ++b.flips;
         if (e.kind == EventKind::mbar_wait_blocked && w) {
@@ -183,7 +180,7 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
       case EventKind::cta_end:
         // A warp still blocked when the CTA ends waits for something that never comes (the
         // model stopped the CTA on a deadlock): it keeps what it waits on, marked deadlocked.
-        for (WarpState& ws : s.warps) {
+        for (WarpSnapshot& ws : s.warps) {
           const bool blocked = ws.activity == WarpActivity::waiting_mbarrier || ws.activity == WarpActivity::waiting_bar ||
                                ws.activity == WarpActivity::waiting_wgmma;
           if (blocked) {
@@ -229,7 +226,7 @@ const Snapshot& PlaybackIndex::at(uint32_t position) {
   }
   if (!t.events.empty()) replay(*kernel_, current_, current_.position, position);
   // The next instruction of each warp, from the per-warp issue lists.
-  for (WarpState& w : current_.warps) {
+  for (WarpSnapshot& w : current_.warps) {
     const auto& list = per_warp_[w.warp];
     auto it = std::upper_bound(list.begin(), list.end(), position);
     w.next_inst = it == list.end() ? kNone : t.events[*it].inst;

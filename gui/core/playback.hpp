@@ -27,7 +27,9 @@ enum class WarpActivity : uint8_t {
 };
 const char* warp_activity_name(WarpActivity a);
 
-struct WarpState {
+// One warp at the cursor, as playback reconstructs it from the trace (the model's own
+// model::WarpState is the live scheduler state; this is what the views show).
+struct WarpSnapshot {
   uint16_t warp = 0;
   WarpActivity activity = WarpActivity::not_started;
   uint32_t inst = kNone;       // the latest instruction it issued
@@ -47,14 +49,12 @@ struct WarpState {
   ir::WarpRole role = ir::WarpRole::none;
 };
 
-struct MbarrierState {
+// A barrier at the cursor: the model's phase state (model::MbarrierPhase) as of the last event
+// on it, and what playback adds.
+struct MbarrierState : model::MbarrierPhase {
   uint32_t addr = 0;           // shared byte address
   uint32_t index = 0;          // #i in the views: order of first appearance
   bool initialized = false;
-  uint32_t phase = 0;          // completed phases; the current phase's parity is phase & 1
-  uint32_t expected = 0;       // arrivals per phase
-  uint32_t pending_arrivals = 0;
-  int32_t tx_count = 0;        // bytes still expected in this phase
   uint32_t flips = 0;          // phase flips seen so far
   std::vector<uint16_t> waiting_warps;
 };
@@ -63,7 +63,7 @@ struct Snapshot {
   uint32_t position = 0;       // event index the snapshot is *after* (events [0, position])
   uint64_t cycle = 0;
   uint64_t warp_instructions = 0;
-  std::vector<WarpState> warps;
+  std::vector<WarpSnapshot> warps;
   std::vector<MbarrierState> mbarriers;    // sorted by addr
   std::vector<uint32_t> tma_in_flight;     // indices into trace.tma: issued, not complete
   uint32_t tma_completed = 0;

@@ -56,23 +56,18 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 }  // namespace
 
-std::shared_ptr<const LoadedKernel> open_kernel(const OpenRequest& request,
+std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
                                                 std::function<void(uint64_t, uint64_t)> progress,
                                                 const std::atomic<bool>* cancel) {
   const auto t0 = std::chrono::steady_clock::now();
   auto k = std::make_shared<LoadedKernel>();
   k->request = request;
+  k->request.trace = true;
+  k->request.progress = {};
+  k->request.cancel = nullptr;
   k->info = &kernels::kernel_or_throw(request.kernel_id);
 
-  run::SimRequest sim;
-  sim.kernel_id = request.kernel_id;
-  sim.shape = request.shape;
-  sim.mistakes = request.mistakes;
-  sim.inputs = request.inputs;
-  sim.seed = request.seed;
-  sim.cta = request.cta;
-  sim.trace = true;
-  sim.only_traced_cta = request.only_traced_cta;
+  run::SimRequest sim = k->request;
   sim.progress = std::move(progress);
   sim.cancel = cancel;
   k->report = run::run_sim(sim);

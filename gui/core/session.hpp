@@ -2,7 +2,7 @@
 // once loaded; every view reads it through a shared_ptr<const LoadedKernel> and a playback
 // position (gui/core/playback.hpp). No ImGui here: tests and the headless dump use it directly.
 //
-//   auto k = gui::open_kernel({.kernel_id = info.id, .shape = {128, 128, 4096}});
+//   auto k = gui::open_kernel({.kernel_id = info.id, .shape = {128, 128, 4096}, .only_traced_cta = true});
 //   k->ptx.inst_to_line[17];        // the PTX line of instruction 17
 //   k->trace().events.size();       // what the model recorded for CTA (0,0)
 #pragma once
@@ -26,20 +26,9 @@
 
 namespace gs::gui {
 
-inline constexpr uint32_t kNone = 0xFFFFFFFFu;
-inline constexpr uint16_t kNoWarp = 0xFFFF;
+using ir::kNone;
+using model::kNoWarp;
 
-struct OpenRequest {
-  std::string kernel_id;
-  kernels::GemmShape shape;            // 0 takes the kernel's example shape for that dimension
-  std::set<std::string> mistakes;
-  std::array<uint32_t, 3> cta{0, 0, 0};  // the CTA the model traces
-  run::InputMode inputs = run::InputMode::integer;
-  uint64_t seed = 1;
-  // true: only the traced CTA runs (opening stays fast at any shape; C is partly written, so
-  // there is no verdict). false: the whole grid runs and C is judged against the reference.
-  bool only_traced_cta = true;
-};
 
 // What a loop of the kernel looks like to the transport: the instruction that starts each
 // iteration (the target of a backward branch), so "step one K iteration" can jump to it.
@@ -49,7 +38,7 @@ struct LoopInfo {
 };
 
 struct LoadedKernel {
-  OpenRequest request;
+  run::SimRequest request;               // what was opened (no progress or cancel hooks)
   const kernels::KernelInfo* info = nullptr;
   run::SimReport report;                 // the kernel as built, stats, hazards, the trace
   ptx::PtxModule ptx;                    // text, line <-> instruction maps, register names
@@ -74,7 +63,8 @@ struct LoadedKernel {
 // Builds, prints and runs the kernel on the model. Throws kernels::ConfigError (bad id, shape,
 // mistake, CTA) or model::ModelError with a message that names the bad value. Never returns
 // null. progress/cancel are passed to the model (cancelled: the result says so).
-std::shared_ptr<const LoadedKernel> open_kernel(const OpenRequest& request,
+// The request's trace is always on; its progress and cancel are replaced by these.
+std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
                                                 std::function<void(uint64_t, uint64_t)> progress = {},
                                                 const std::atomic<bool>* cancel = nullptr);
 

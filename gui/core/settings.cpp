@@ -25,7 +25,7 @@ struct ViewNames {
   const char* title;
 };
 constexpr ViewNames kViews[] = {
-#define VIEW(id, cli_name, title) {cli_name, title},
+#define VIEW(id, cli_name, title, ...) {cli_name, title},
 #include "gui/core/views.def"
 #undef VIEW
 };

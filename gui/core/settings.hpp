@@ -16,7 +16,7 @@ enum class Theme : uint8_t { dark, light };
 // One show flag per view, in the order of the View menu.
 // The views, from views.def (one row per view).
 enum class ViewId : uint8_t {
-#define VIEW(id, cli_name, title) id,
+#define VIEW(id, cli_name, title, ...) id,
 #include "gui/core/views.def"
 #undef VIEW
   count_,
@@ -29,7 +29,7 @@ struct Settings {
   Theme theme = Theme::dark;
   float font_scale = 0.0f;  // 0: from the window size and the monitor's content scale (gui/app/layout.hpp)
   std::array<bool, size_t(ViewId::count_)> show{};  // all true by default (see defaults())
-  std::string last_kernel = "hopper_tma_wgmma_64";
+  std::string last_kernel;  // empty (or no longer a step): the ladder's first step
   uint32_t last_m = 0, last_n = 0, last_k = 0;  // 0: the example shape
   float play_speed = 30.0f;  // steps per second while playing
   int bench_reps = 20;

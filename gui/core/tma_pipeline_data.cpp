@@ -52,15 +52,12 @@ BarrierView barrier_view(const LoadedKernel& k, const Snapshot& s, uint32_t addr
   b.name = std::move(name);
   if (const MbarrierState* m = s.mbarrier_at(addr)) {
     b.initialized = m->initialized || m->expected > 0;
-    b.phase = m->phase;
+    static_cast<model::MbarrierPhase&>(b) = *m;
     b.parity = m->phase & 1;
-    b.expected = m->expected;
-    b.pending_arrivals = m->pending_arrivals;
-    b.tx_count = m->tx_count;
     b.flips = m->flips;
   }
-  // WarpState says which parity each waiter waits for; MbarrierState only lists the warps.
-  for (const WarpState& w : s.warps)
+  // WarpSnapshot says which parity each waiter waits for; MbarrierState only lists the warps.
+  for (const WarpSnapshot& w : s.warps)
     if (w.activity == WarpActivity::waiting_mbarrier && w.mbar == addr) b.waiters.push_back({w.warp, w.parity, w.since_cycle});
   (void)k;
   return b;

@@ -29,15 +29,11 @@ struct BarrierWaiter {
   uint64_t since_cycle = 0;
 };
 
-struct BarrierView {
+struct BarrierView : model::MbarrierPhase {  // the phase state at the cursor
   uint32_t addr = 0;
   std::string name;           // "full", "full[2]", "empty[0]"
   bool initialized = false;   // mbarrier.init has run at the cursor
-  uint32_t phase = 0;         // completed phases
   uint32_t parity = 0;        // phase & 1: the parity a waiter for the current phase passes
-  uint32_t expected = 0;      // arrivals per phase
-  uint32_t pending_arrivals = 0;
-  int32_t tx_count = 0;       // bytes still expected in this phase
   uint32_t flips = 0;
   std::vector<BarrierWaiter> waiters;
 };

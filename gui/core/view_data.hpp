@@ -13,7 +13,7 @@ struct AppState;
 nlohmann::json describe_views(AppState& app);  // {"ladder": ..., "ptx": ..., ...}
 
 // One per row of views.def, each defined in gui/core/<id>_data.cpp.
-#define VIEW(id, cli_name, title) nlohmann::json describe_##id(AppState& app);
+#define VIEW(id, cli_name, title, ...) nlohmann::json describe_##id(AppState& app);
 #include "gui/core/views.def"
 #undef VIEW
 

@@ -16,7 +16,7 @@ bool is_waiting(WarpActivity a) {
   return a == WarpActivity::waiting_mbarrier || a == WarpActivity::waiting_bar || a == WarpActivity::waiting_wgmma;
 }
 
-std::string warp_state_text(const WarpState& w, const Snapshot& s) {
+std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s) {
   switch (w.activity) {
     case WarpActivity::waiting_mbarrier: {
       const MbarrierState* m = s.mbarrier_at(w.mbar);
@@ -34,7 +34,7 @@ std::string warp_state_text(const WarpState& w, const Snapshot& s) {
     case WarpActivity::exited: return "exited";
     case WarpActivity::deadlocked: {
       // What it was blocked on when the CTA ended, in the same words as while it waited.
-      WarpState blocked = w;
+      WarpSnapshot blocked = w;
       blocked.activity = w.blocked_on;
       return "deadlocked: " + warp_state_text(blocked, s) + " (never completes)";
     }
@@ -46,7 +46,7 @@ std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
   std::vector<WarpRow> rows;
   rows.reserve(s.warps.size());
   auto text = [&](uint32_t inst) { return inst < k.inst_text.size() ? k.inst_text[inst] : std::string(); };
-  for (const WarpState& w : s.warps) {
+  for (const WarpSnapshot& w : s.warps) {
     WarpRow r;
     r.warp = w.warp;
     r.role = w.role == ir::WarpRole::none ? std::string("-") : std::string(ir::warp_role_name(w.role));

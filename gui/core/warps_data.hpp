@@ -29,7 +29,7 @@ struct WarpRow {
 };
 
 // The state in words, with the barrier numbered as in the other views.
-std::string warp_state_text(const WarpState& w, const Snapshot& s);
+std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s);
 std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s);
 
 // A warp's state from `begin` until the next segment's begin.

@@ -109,7 +109,7 @@ void request_editor(AppState& app, const kernels::KernelInfo& info, const Reques
   const float s = env.scale;
   // From the window's left edge, as SameLine and SetCursorPosX count (the padding included).
   const float label_w = ImGui::GetCursorPosX() + ImGui::CalcTextSize("Traced CTA").x + 10 * s;
-  OpenRequest& r = app.request;
+  run::SimRequest& r = app.request;
 
   ImGui::AlignTextToFramePadding();
   ImGui::TextDisabled("Shape");

@@ -63,7 +63,7 @@ void draw_barrier(AppState& app, const ViewEnv& env, const BarrierView& b, const
   ImGui::SameLine();
   ImGui::Text(" arrivals %u/%u", b.expected - std::min(b.expected, b.pending_arrivals), b.expected);
   ImGui::TextColored(v4(b.tx_count > 0 ? warn_color(env) : b.tx_count < 0 ? error_color(env) : muted_color(env)),
-                     "tx pending %d B", b.tx_count);
+                     "tx pending %lld B", (long long)b.tx_count);
   if (env.mono) ImGui::PopFont();
   if (!b.waiters.empty()) {
     same_line_if_fits(ImGui::CalcTextSize(" waiting:").x);

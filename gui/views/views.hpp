@@ -59,7 +59,7 @@ void handle_shortcuts(AppState& app, const ViewEnv& env, bool& show_help);
 void draw_help_overlay(AppState& app, const ViewEnv& env, bool& show_help);
 
 // One per row of views.def, each defined in gui/views/<id>.cpp.
-#define VIEW(id, cli_name, title) void draw_##id(AppState& app, const ViewEnv& env);
+#define VIEW(id, cli_name, title, ...) void draw_##id(AppState& app, const ViewEnv& env);
 #include "gui/core/views.def"
 #undef VIEW
 

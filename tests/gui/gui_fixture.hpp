@@ -12,7 +12,7 @@ namespace gs::gui::test {
 
 // hopper_tma_wgmma_64 at its example shape (128x128x256), CTA (0,0), integer inputs.
 inline const std::shared_ptr<const LoadedKernel>& hopper_kernel() {
-  static const std::shared_ptr<const LoadedKernel> k = open_kernel({.kernel_id = "hopper_tma_wgmma_64"});
+  static const std::shared_ptr<const LoadedKernel> k = open_kernel({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   return k;
 }
 

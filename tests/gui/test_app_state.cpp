@@ -14,7 +14,7 @@ using gs::model::EventKind;
 
 TEST_CASE("on a warp-instruction the snapshot includes what that instruction did in its cycle", "[gui]") {
   AppState app;
-  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-expect-tx"}});
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-expect-tx"}, .only_traced_cta = true});
   REQUIRE(app.kernel);
   const auto& t = app.kernel->trace();
   // The first try_wait that blocks: the warp_inst just before its mbar_wait_blocked event.
@@ -42,7 +42,7 @@ TEST_CASE("on a warp-instruction the snapshot includes what that instruction did
 
 TEST_CASE("opening as a job never blocks, and its result replaces the kernel on the UI thread", "[gui]") {
   AppState app;
-  app.request_open({.kernel_id = "simt_naive"});
+  app.request_open({.kernel_id = "simt_naive", .only_traced_cta = true});
   CHECK(app.kernel == nullptr);  // nothing changes until poll_jobs applies the completion
   for (int i = 0; i < 600 && (app.busy() || !app.kernel); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -53,7 +53,7 @@ TEST_CASE("opening as a job never blocks, and its result replaces the kernel on 
   CHECK(app.jobs.empty());
 
   // A bad request becomes a problem and leaves the loaded kernel alone.
-  app.request_open({.kernel_id = "hopper_tma_wgmma_64", .shape = {100, 64, 64}});
+  app.request_open({.kernel_id = "hopper_tma_wgmma_64", .shape = {100, 64, 64}, .only_traced_cta = true});
   for (int i = 0; i < 600 && app.busy(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     app.poll_jobs();
@@ -100,7 +100,7 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
 
 TEST_CASE("cancelling a model run says so in the status line and keeps the kernel on screen", "[gui]") {
   AppState app;
-  app.open_now({.kernel_id = "hopper_tma_wgmma_64"});
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   REQUIRE(app.kernel);
   const auto shown = app.kernel;
   REQUIRE(app.status.rfind("opened", 0) == 0);
@@ -121,8 +121,8 @@ TEST_CASE("cancelling a model run says so in the status line and keeps the kerne
   CHECK(app.status.find("not judged") != std::string::npos);
 
   // An open superseded by a newer one leaves the status to the newer one.
-  app.request_open({.kernel_id = "hopper_tma_wgmma_64", .shape = {2048, 2048, 1024}});
-  app.request_open({.kernel_id = "simt_naive"});
+  app.request_open({.kernel_id = "hopper_tma_wgmma_64", .shape = {2048, 2048, 1024}, .only_traced_cta = true});
+  app.request_open({.kernel_id = "simt_naive", .only_traced_cta = true});
   for (int i = 0; i < 3000 && (app.busy() || app.kernel == shown); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     app.poll_jobs();

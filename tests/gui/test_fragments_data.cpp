@@ -151,7 +151,7 @@ TEST_CASE("kernel tile of the Hopper kernel is the m64n64 accumulator with regis
 }
 
 TEST_CASE("kernel tile of simt_naive: one thread per element, row-major", "[gui]") {
-  OpenRequest r;
+  run::SimRequest r{.only_traced_cta = true};
   r.kernel_id = "simt_naive";
   auto k = open_kernel(r);
   FragmentViewOptions o;
@@ -171,7 +171,7 @@ TEST_CASE("simt_naive: the selected thread's acc is what the model wrote, zero f
   // acc's first write is the same zero in every lane (stored as base and step,
   // RegWrite::Encoding::affine), its last the lane's dot product (stored lane by lane): the
   // value shown for a thread must be the lane's either way.
-  OpenRequest r;
+  run::SimRequest r{.only_traced_cta = true};
   r.kernel_id = "simt_naive";
   auto k = open_kernel(r);
   const FragmentGrid g = fragment_grid(k.get(), FragmentViewOptions{});

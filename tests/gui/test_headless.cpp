@@ -10,6 +10,7 @@
 
 #include "engine/layout/fragments.hpp"
 #include "gui/core/session.hpp"
+#include "gui/core/settings.hpp"
 #include "tests/gui/headless.hpp"
 
 using namespace gs::gui::test;
@@ -27,8 +28,9 @@ TEST_CASE("the app renders every view of the Hopper kernel and says what each sh
 
   const auto& s = h.state;
   CHECK(s["kernel"] == "hopper_tma_wgmma_64");
-  CHECK(s["shown_views"].size() == 9);
-  for (const char* v : {"ladder", "ptx", "transport", "warps", "smem", "tma", "fragments", "throughput", "problems"}) {
+  CHECK(s["shown_views"].size() == size_t(gs::gui::ViewId::count_));
+  for (const char* v :
+       {"ladder", "ptx", "transport", "warps", "smem", "tma", "fragments", "schedule", "throughput", "problems"}) {
     INFO(v);
     CHECK(s["views"].contains(v));
     CHECK_FALSE(s["views"][v].contains("placeholder"));
@@ -36,7 +38,7 @@ TEST_CASE("the app renders every view of the Hopper kernel and says what each sh
 
   // The playback position is an event of the trace, 300 instruction steps in: the instruction
   // under it is the selection, and the PTX view shows that instruction's line.
-  auto k = gs::gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64"});
+  auto k = gs::gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   const auto& insts = k->trace().of_kind(gs::model::EventKind::warp_inst);
   REQUIRE(insts.size() > 300);
   CHECK(s["position"] == insts[300]);
@@ -47,7 +49,7 @@ TEST_CASE("the app renders every view of the Hopper kernel and says what each sh
 
 TEST_CASE("clicking a PTX line selects its instruction and jumps to its next execution", "[gui][xvfb]") {
   if (!xvfb_or_skip()) return;
-  auto k = gs::gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64"});
+  auto k = gs::gui::open_kernel({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   // The first wgmma of the K loop.
   uint32_t wgmma = gs::gui::kNone;
   for (uint32_t i = 0; i < k->kernel().insts.size() && wgmma == gs::gui::kNone; ++i)

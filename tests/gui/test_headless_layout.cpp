@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "gui/core/settings.hpp"
 #include "tests/gui/headless.hpp"
 
 using namespace gs::gui::test;
@@ -84,7 +85,7 @@ TEST_CASE("layout: on a fresh config no view covers the menu bar, also in the sa
   const Headless h = run_headless("fresh-layout", "--kernel hopper_tma_wgmma_64 --layout-file '" + ini.string() + "'");
   INFO(h.output);
   REQUIRE(h.code == 0);
-  REQUIRE(view_rects(h).size() == 9);
+  REQUIRE(view_rects(h).size() == size_t(gs::gui::ViewId::count_));
   const WindowRect work = work_area(h);
   check_tiled(h);
   // The layout saved at exit has them below the menu bar too (it used to keep y = 0).
@@ -100,7 +101,7 @@ TEST_CASE("layout: on a fresh config no view covers the menu bar, also in the sa
     ++windows;
     CHECK(y >= int(work.y));
   }
-  CHECK(windows == 9);
+  CHECK(windows == int(gs::gui::ViewId::count_));
 }
 
 TEST_CASE("layout: a subset of views fills the window", "[gui][xvfb]") {
@@ -125,7 +126,7 @@ TEST_CASE("layout: a damaged imgui.ini cannot hide windows or stall the start", 
   Headless h = run_headless("damaged-layout", "--kernel hopper_tma_wgmma_64 --layout-file '" + ini.string() + "'");
   INFO(h.output);
   REQUIRE(h.code == 0);
-  REQUIRE(view_rects(h).size() == 9);
+  REQUIRE(view_rects(h).size() == size_t(gs::gui::ViewId::count_));
   check_inside_work_area(h);
   // The saved positions are kept where they fit (the ladder's x, the PTX view's size).
   CHECK(view_rects(h)["ladder"].x == 0.0);

@@ -21,7 +21,7 @@ TEST_CASE("ladder: shape errors are the kernel's own messages", "[gui]") {
 }
 
 TEST_CASE("ladder: the grid and the CTA check follow the kernel's launch", "[gui]") {
-  OpenRequest r{.kernel_id = "hopper_tma_wgmma_64", .shape = {256, 128, 256}};
+  run::SimRequest r{.kernel_id = "hopper_tma_wgmma_64", .shape = {256, 128, 256}, .only_traced_cta = true};
   RequestCheck c = check_request(r);
   REQUIRE(c.ok());
   // 64x64 tiles: N/64 CTAs along x, M/64 along y (the step-05 build's convention).

@@ -11,7 +11,7 @@ using namespace gs::gui;
 
 TEST_CASE("problems: wrong-expect-tx deadlocks and the problem jumps to its instruction", "[gui]") {
   AppState app;
-  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-expect-tx"}});
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-expect-tx"}, .only_traced_cta = true});
   REQUIRE(app.kernel);
   const auto it = std::find_if(app.problems.begin(), app.problems.end(), [](const Problem& p) { return p.kind == "deadlock"; });
   REQUIRE(it != app.problems.end());
@@ -65,9 +65,9 @@ TEST_CASE("problems: filters, counts and clearing", "[gui]") {
 
 TEST_CASE("problems: a bad shape becomes an app problem, not a crash", "[gui]") {
   AppState app;
-  app.open_now({.kernel_id = "simt_naive", .shape = {0, 0, 0}});
+  app.open_now({.kernel_id = "simt_naive", .shape = {0, 0, 0}, .only_traced_cta = true});
   REQUIRE(app.kernel);
-  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .shape = {100, 64, 64}});
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .shape = {100, 64, 64}, .only_traced_cta = true});
   CHECK(app.kernel->request.kernel_id == "simt_naive");  // the old kernel stays on screen
   REQUIRE(app.problems.size() >= 1);
   CHECK(app.problems.back().source == "app");
@@ -77,7 +77,7 @@ TEST_CASE("problems: a bad shape becomes an app problem, not a crash", "[gui]") 
 TEST_CASE("problems: an empty list after only opening says the run was not judged", "[gui]") {
   // wrong-swizzle computes a wrong C without a hazard: the traced CTA alone shows nothing.
   AppState app;
-  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-swizzle"}});
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-swizzle"}, .only_traced_cta = true});
   REQUIRE(app.kernel);
   REQUIRE(app.problems.empty());
   EmptyProblemsNote note = empty_problems_note(app);

@@ -168,7 +168,7 @@ TEST_CASE("ptx: clicking a line selects its instruction and jumps to an executio
 
 TEST_CASE("ptx: simt_naive prepares and focuses too", "[gui]") {
   AppState app;
-  app.open_now({.kernel_id = "simt_naive"});
+  app.open_now({.kernel_id = "simt_naive", .only_traced_cta = true});
   REQUIRE(app.kernel);
   const nlohmann::json j = describe_ptx(app);
   CHECK(j["line_count"] == app.kernel->ptx_lines.size());

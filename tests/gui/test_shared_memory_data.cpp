@@ -24,7 +24,7 @@ namespace {
 
 std::shared_ptr<const LoadedKernel> open_hopper(std::set<std::string> mistakes = {}) {
   if (mistakes.empty()) return test::hopper_kernel();
-  OpenRequest r;
+  run::SimRequest r{.only_traced_cta = true};
   r.kernel_id = "hopper_tma_wgmma_64";
   r.mistakes = std::move(mistakes);
   return open_kernel(r);
@@ -224,7 +224,7 @@ TEST_CASE("describe_shared_memory reports allocations, the access and the swizzl
 
 TEST_CASE("shared-memory view of a kernel without shared memory", "[gui]") {
   AppState app;
-  OpenRequest r;
+  run::SimRequest r{.only_traced_cta = true};
   r.kernel_id = "simt_naive";
   app.set_kernel(open_kernel(r));
   nlohmann::json j = describe_shared_memory(app);

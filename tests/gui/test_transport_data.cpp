@@ -136,7 +136,7 @@ TEST_CASE("transport: events in words", "[gui]") {
 
 TEST_CASE("transport: simt_naive has a loop and a position", "[gui]") {
   AppState app;
-  app.open_now({.kernel_id = "simt_naive"});
+  app.open_now({.kernel_id = "simt_naive", .only_traced_cta = true});
   REQUIRE(app.kernel);
   const TransportInfo info = transport_info(app);
   CHECK(info.events == app.kernel->trace().events.size());

@@ -19,7 +19,7 @@ TEST_CASE("warps: a blocked try_wait shows as waiting on the mbarrier with its p
   const model::MbarEvent& m = t.mbar[ev.payload];
   app.seek(e);
   const Snapshot& s = *app.snapshot();
-  const WarpState& w = s.warps.at(ev.warp);
+  const WarpSnapshot& w = s.warps.at(ev.warp);
   CHECK(w.activity == WarpActivity::waiting_mbarrier);
   CHECK(w.parity == m.value);
   CHECK(w.mbar == m.addr);
@@ -153,7 +153,7 @@ TEST_CASE("warps: register budget", "[gui]") {
   CHECK(b.words32 > b.by_type.size());
 
   AppState app;
-  app.open_now({.kernel_id = "simt_naive"});
+  app.open_now({.kernel_id = "simt_naive", .only_traced_cta = true});
   REQUIRE(app.kernel);
   const RegisterBudget n = register_budget(app.kernel->kernel());
   CHECK(n.threads == app.kernel->kernel().launch.threads());

@@ -1,0 +1,26 @@
+// What `gemmscope gui` decides before a window opens and after it closes: the options' ranges,
+// the first kernel to open (the command line's, else the last one used, else the ladder's
+// first step), and what the app remembers for next time. run_app (app.cpp) owns the window and
+// the frame loop; these own the rest.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+
+#include "gui/app/app.hpp"
+
+namespace gs::gui {
+
+// 0 when the sizes and counts are in range; otherwise 2, after naming the bad value on err.
+int check_app_options(const AppOptions& o, std::ostream& err);
+
+// The request to open first. A kernel, shape or mistake named on the command line that does not
+// fit is a usage error, reported on err (nullopt) before any window opens; a stale kernel in
+// the settings falls back to the ladder's first step.
+std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings& settings, std::ostream& err);
+
+// Saves the play speed and the open kernel's id and shape into the settings (interactive runs
+// with a config directory only); a failure is reported on err.
+void remember_session(AppState& app, std::ostream& err);
+
+}  // namespace gs::gui

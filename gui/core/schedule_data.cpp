@@ -1,0 +1,117 @@
+#include "gui/core/schedule_data.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engine/model/timing.hpp"
+#include "gui/core/app_state.hpp"
+#include "gui/core/kernel_cache.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+// Waves and tile quantization: what the shape costs before any instruction runs.
+void quantization(const LoadedKernel& k, ScheduleData& d) {
+  const ir::Kernel& kernel = k.kernel();
+  d.ctas = uint32_t(kernel.launch.ctas());
+  d.sms = model::timing::kSms;
+  d.ctas_per_sm = std::max(1u, model::timing::ctas_per_sm(kernel.launch.threads(), kernel.smem_bytes()));
+  const uint64_t per_wave = uint64_t(d.sms) * d.ctas_per_sm;
+  d.waves = uint32_t((d.ctas + per_wave - 1) / per_wave);
+  d.wave_efficiency = d.waves ? double(d.ctas) / double(d.waves * per_wave) : 0.0;
+  const double tiled = double(d.tiles_m) * d.tile_rows * double(d.tiles_n) * d.tile_cols;
+  d.tile_efficiency = tiled > 0 ? double(d.m) * double(d.n) / tiled : 0.0;
+}
+
+ScheduleData build(const LoadedKernel& k) {
+  ScheduleData d;
+  const model::CSchedule& s = k.report.result.schedule;
+  d.whole_grid = k.whole_grid();
+  if (s.tiles_m == 0 || s.tiles_n == 0) {
+    d.note = "this kernel declares no output tiling (ir::OutputTiling), so the model cannot say which tile a store "
+             "belongs to";
+    return d;
+  }
+  d.available = true;
+  d.tiles_m = s.tiles_m;
+  d.tiles_n = s.tiles_n;
+  d.tile_rows = s.tile_rows;
+  d.tile_cols = s.tile_cols;
+  d.m = k.kernel().output.rows;
+  d.n = k.kernel().output.cols;
+  quantization(k, d);
+  d.cells.resize(size_t(d.tiles_m) * d.tiles_n);
+  for (uint32_t i = 0; i < d.cells.size(); ++i) {
+    d.cells[i].row = i / d.tiles_n;
+    d.cells[i].col = i % d.tiles_n;
+  }
+  const uint64_t per_wave = uint64_t(d.sms) * d.ctas_per_sm;
+  std::map<uint32_t, std::vector<uint32_t>> walk;  // CTA -> its tiles in order
+  for (const model::TileVisit& v : s.visits) {
+    if (v.tile >= d.cells.size()) continue;
+    ScheduleCell& c = d.cells[v.tile];
+    if (c.writers++ == 0) {
+      c.cta = v.cta;
+      c.order = v.order;
+      c.wave = uint32_t(v.cta / per_wave);
+    }
+    walk[v.cta].push_back(v.tile);
+  }
+  for (auto& [cta, tiles] : walk)
+    if (tiles.size() > 1) d.paths.emplace_back(cta, std::move(tiles));
+  for (const ScheduleCell& c : d.cells) {
+    d.unwritten += c.writers == 0 ? 1 : 0;
+    d.written_twice += c.writers > 1 ? 1 : 0;
+  }
+  if (!d.whole_grid) {
+    d.unwritten = 0;  // only the traced CTA ran: the other tiles are unknown, not missing
+    d.note = "Only the traced CTA ran: its tiles are shown. Run on model for the whole grid's schedule.";
+  } else if (d.unwritten || d.written_twice) {
+    d.note = fmt::format("{} tile{} never written, {} written more than once: the kernel's mapping of CTAs to tiles "
+                         "is wrong",
+                         d.unwritten, d.unwritten == 1 ? "" : "s", d.written_twice);
+  } else {
+    d.note = fmt::format("every tile written once, by {} CTA{}", walk.size(), walk.size() == 1 ? "" : "s");
+  }
+  return d;
+}
+
+}  // namespace
+
+const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& kernel) {
+  return cached_for_kernel<ScheduleData>(kernel, build);
+}
+
+nlohmann::json describe_schedule(AppState& app) {
+  const ScheduleData& d = schedule_data(app.kernel);
+  nlohmann::json cells = nlohmann::json::array();
+  for (const ScheduleCell& c : d.cells)
+    cells.push_back({{"row", c.row},
+                     {"col", c.col},
+                     {"cta", c.cta == kNone ? nlohmann::json(nullptr) : nlohmann::json(c.cta)},
+                     {"order", c.order},
+                     {"writers", c.writers},
+                     {"wave", c.wave}});
+  nlohmann::json paths = nlohmann::json::array();
+  for (const auto& [cta, tiles] : d.paths) paths.push_back({{"cta", cta}, {"tiles", tiles}});
+  return {{"available", d.available},
+          {"whole_grid", d.whole_grid},
+          {"note", d.note},
+          {"tiles", {d.tiles_m, d.tiles_n}},
+          {"tile", {d.tile_rows, d.tile_cols}},
+          {"ctas", d.ctas},
+          {"ctas_per_sm", d.ctas_per_sm},
+          {"sms", d.sms},
+          {"waves", d.waves},
+          {"wave_efficiency", d.wave_efficiency},
+          {"tile_efficiency", d.tile_efficiency},
+          {"unwritten", d.unwritten},
+          {"written_twice", d.written_twice},
+          {"cells", cells},
+          {"paths", paths}};
+}
+
+}  // namespace gs::gui

@@ -1,0 +1,53 @@
+// The schedule view's data: the output tiles of C, each coloured by the CTA that wrote it and
+// numbered in the order that CTA wrote its tiles, with the wave and tile quantization of the
+// shape. It comes from the model's record of every store into C (model::CSchedule, tiled as the
+// kernel declares: ir::OutputTiling), so it is exact for any kernel: a persistent CTA's walk
+// over several tiles, a tile nobody wrote, a tile two CTAs wrote.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/session.hpp"
+
+namespace gs::gui {
+
+struct AppState;
+
+struct ScheduleCell {
+  uint32_t row = 0, col = 0;        // tile coordinates (row block, column block)
+  uint32_t cta = kNone;             // the first CTA (linear id) that wrote it; kNone: nobody
+  uint32_t order = 0;               // which of that CTA's tiles it was (0: its first)
+  uint32_t writers = 0;             // visits to this tile, all CTAs (1 is right; 0 or 2+ is a bug)
+  uint32_t wave = 0;                // the wave its CTA ran in (see ScheduleData::waves)
+};
+
+struct ScheduleData {
+  bool available = false;           // false: nothing to draw, `note` says why
+  bool whole_grid = false;          // the whole grid ran (else only the traced CTA's tiles are known)
+  std::string note;                 // what the view says above the grid
+  uint32_t tiles_m = 0, tiles_n = 0, tile_rows = 0, tile_cols = 0;
+  uint32_t m = 0, n = 0;            // C's shape
+  std::vector<ScheduleCell> cells;  // tiles_m × tiles_n, row-major
+  // The CTAs that wrote more than one tile, each with its tiles in order (a persistent
+  // kernel's walk): indices into cells.
+  std::vector<std::pair<uint32_t, std::vector<uint32_t>>> paths;
+  uint32_t ctas = 0;                // CTAs in the grid
+  uint32_t ctas_per_sm = 0;         // co-resident CTAs per SM (timing model: threads, shared memory)
+  uint32_t sms = 0;
+  uint32_t waves = 0;               // ceil(ctas / (sms × ctas_per_sm)), CTAs starting in linear order
+  double wave_efficiency = 0.0;     // ctas / (waves × sms × ctas_per_sm): the last wave's idle SMs
+  double tile_efficiency = 0.0;     // M·N / (tiles × tile area): work wasted on partial edge tiles
+  uint32_t unwritten = 0;           // tiles nobody wrote (whole grid only)
+  uint32_t written_twice = 0;       // tiles with two or more visits
+};
+
+// Built once per kernel (kernel_cache.hpp); an empty ScheduleData without a kernel.
+const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& kernel);
+nlohmann::json describe_schedule(AppState& app);
+
+}  // namespace gs::gui

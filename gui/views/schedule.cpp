@@ -1,0 +1,120 @@
+// The schedule view: C's output tiles, each filled with the colour of the CTA that wrote it and
+// numbered by its place in that CTA's walk (1 = its first tile), waves and tile quantization on
+// top. A tile nobody wrote is left empty with an error outline, one written twice gets an error
+// cross; hovering a tile names its rows, columns, CTA and wave and draws that CTA's walk.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "gui/core/colors.hpp"
+#include "gui/core/schedule_data.hpp"
+#include "gui/views/views.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+ImU32 cta_color(uint32_t cta, float alpha = 1.0f) {
+  const Rgb c = cta_rgb(cta);
+  return IM_COL32(c[0], c[1], c[2], int(alpha * 255.0f));
+}
+
+std::string ctaid_text(const LoadedKernel& k, uint32_t linear) {
+  const auto& g = k.kernel().launch.grid;
+  const uint32_t x = linear % g[0], y = linear / g[0] % g[1], z = linear / (g[0] * g[1]);
+  return z ? fmt::format("({},{},{})", x, y, z) : fmt::format("({},{})", x, y);
+}
+
+void draw_figures(const ScheduleData& d, const ViewEnv& env) {
+  ImGui::Text("%u×%u tiles of %u×%u, %u CTAs", d.tiles_m, d.tiles_n, d.tile_rows, d.tile_cols, d.ctas);
+  // How full the last wave is: the idle share of the GPU at the end of the kernel.
+  const double last = d.waves ? d.wave_efficiency * d.waves - (d.waves - 1) : 0.0;
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(d.wave_efficiency < 0.9 ? warn_color(env) : muted_color(env)),
+                     "%u wave%s (%u SMs × %u), last %.0f%% full", d.waves, d.waves == 1 ? "" : "s", d.sms,
+                     d.ctas_per_sm, 100.0 * last);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%u CTAs; %u run at once (%u per SM from threads and shared memory), starting in linear order",
+                      d.ctas, d.sms * d.ctas_per_sm, d.ctas_per_sm);
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(d.tile_efficiency < 0.99 ? warn_color(env) : muted_color(env)),
+                     "tiles: %.1f%% of their area is C", 100.0 * d.tile_efficiency);
+}
+
+}  // namespace
+
+void draw_schedule(AppState& app, const ViewEnv& env) {
+  if (!app.kernel) {
+    ImGui::TextDisabled("no kernel open");
+    return;
+  }
+  const LoadedKernel& k = *app.kernel;
+  const ScheduleData& d = schedule_data(app.kernel);
+  if (!d.available) {
+    ImGui::TextWrapped("%s", d.note.c_str());
+    return;
+  }
+  draw_figures(d, env);
+  const bool bad = d.whole_grid && (d.unwritten || d.written_twice);
+  ImGui::PushStyleColor(ImGuiCol_Text, bad ? error_color(env) : d.whole_grid ? ok_color(env) : muted_color(env));
+  ImGui::TextWrapped("%s", d.note.c_str());
+  ImGui::PopStyleColor();
+  if (!d.whole_grid) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Run on model")) app.request_model_run();
+  }
+
+  // The grid, as large as the window allows with square-ish cells.
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float s = env.scale;
+  const float cell = std::max(2.0f, std::min((avail.x - 2 * s) / float(d.tiles_n), (avail.y - 2 * s) / float(d.tiles_m)));
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##schedule", ImVec2(cell * float(d.tiles_n), cell * float(d.tiles_m)));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  app.drawn["schedule.grid"] = {o.x, o.y, cell, cell};  // for the headless pixel test
+  const bool labels = cell >= ImGui::GetTextLineHeight() * 1.3f;
+  for (const ScheduleCell& c : d.cells) {
+    const ImVec2 a(o.x + cell * float(c.col), o.y + cell * float(c.row));
+    const ImVec2 b(a.x + cell, a.y + cell);
+    if (c.writers == 0) {
+      if (d.whole_grid) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), error_color(env), 0, 0, 1.5f * s);
+      continue;
+    }
+    dl->AddRectFilled(a, b, cta_color(c.cta));
+    if (cell >= 6) dl->AddRect(a, b, IM_COL32(0, 0, 0, 90));
+    if (c.writers > 1) {
+      dl->AddLine(a, b, error_color(env), 2.0f * s);
+      dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, a.y), error_color(env), 2.0f * s);
+    }
+    if (labels) {
+      const std::string t = std::to_string(c.order + 1);
+      const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+      dl->AddText(ImVec2(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f), IM_COL32(20, 20, 20, 255), t.c_str());
+    }
+  }
+  if (!hovered) return;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const uint32_t col = uint32_t(std::clamp((mouse.x - o.x) / cell, 0.0f, float(d.tiles_n - 1)));
+  const uint32_t row = uint32_t(std::clamp((mouse.y - o.y) / cell, 0.0f, float(d.tiles_m - 1)));
+  const ScheduleCell& c = d.cells[size_t(row) * d.tiles_n + col];
+  // The hovered tile's CTA walk, centre to centre.
+  for (const auto& [cta, tiles] : d.paths) {
+    if (cta != c.cta) continue;
+    for (size_t i = 1; i < tiles.size(); ++i) {
+      const auto centre = [&](uint32_t t) {
+        return ImVec2(o.x + cell * (float(t % d.tiles_n) + 0.5f), o.y + cell * (float(t / d.tiles_n) + 0.5f));
+      };
+      dl->AddLine(centre(tiles[i - 1]), centre(tiles[i]), IM_COL32(20, 20, 20, 220), 2.0f * s);
+    }
+  }
+  const uint32_t r0 = row * d.tile_rows, c0 = col * d.tile_cols;
+  const uint32_t r1 = std::min(d.m, r0 + d.tile_rows), c1 = std::min(d.n, c0 + d.tile_cols);
+  if (c.writers == 0)
+    ImGui::SetTooltip("tile (%u,%u): rows %u..%u, columns %u..%u\n%s", row, col, r0, r1 - 1, c0, c1 - 1,
+                      d.whole_grid ? "never written" : "not written by the traced CTA");
+  else
+    ImGui::SetTooltip("tile (%u,%u): rows %u..%u, columns %u..%u\nCTA %s, its tile #%u, wave %u%s", row, col, r0,
+                      r1 - 1, c0, c1 - 1, ctaid_text(k, c.cta).c_str(), c.order + 1, c.wave + 1,
+                      c.writers > 1 ? fmt::format("\nwritten {} times", c.writers).c_str() : "");
+}
+
+}  // namespace gs::gui

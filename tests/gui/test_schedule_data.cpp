@@ -1,0 +1,90 @@
+// The schedule view's data: C's tiles coloured by the CTA that wrote each, from the model's
+// whole-grid record (model::CSchedule), and the wave / tile quantization of the shape.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/colors.hpp"
+#include "gui/core/schedule_data.hpp"
+#include "tests/gui/headless.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+
+TEST_CASE("schedule: the whole grid's tiles, each written once by the CTA the kernel maps to it", "[gui][schedule]") {
+  auto k = open_kernel({.kernel_id = "hopper_tma_wgmma_64", .shape = {256, 192, 64}, .only_traced_cta = false});
+  const ScheduleData& d = schedule_data(k);
+  REQUIRE(d.available);
+  CHECK(d.whole_grid);
+  CHECK(d.tiles_m == 4);
+  CHECK(d.tiles_n == 3);
+  CHECK(d.unwritten == 0);
+  CHECK(d.written_twice == 0);
+  CHECK(d.ctas == 12);
+  CHECK(d.waves == 1);
+  CHECK(d.tile_efficiency == Approx(1.0));
+  std::set<uint32_t> ctas;
+  for (const ScheduleCell& c : d.cells) {
+    REQUIRE(c.writers == 1);
+    const kernels::CtaTile t = k->info->cta_tile(
+        k->request.shape, {c.cta % k->kernel().launch.grid[0], c.cta / k->kernel().launch.grid[0], 0});
+    CHECK(t.m0 == c.row * 64);
+    CHECK(t.n0 == c.col * 64);
+    ctas.insert(c.cta);
+  }
+  CHECK(ctas.size() == 12);
+  CHECK(d.note.find("every tile written once") != std::string::npos);
+}
+
+TEST_CASE("schedule: a shape that is not a multiple of the tile wastes tile area", "[gui][schedule]") {
+  auto k = open_kernel({.kernel_id = "simt_naive", .shape = {40, 72, 8}, .only_traced_cta = false});
+  const ScheduleData& d = schedule_data(k);
+  REQUIRE(d.available);
+  CHECK(d.tiles_m == 2);
+  CHECK(d.tiles_n == 3);
+  CHECK(d.tile_efficiency == Approx(40.0 * 72.0 / (64.0 * 96.0)));
+  CHECK(d.unwritten == 0);
+}
+
+TEST_CASE("schedule: only the traced CTA ran, so only its tile is known and the view says so", "[gui][schedule]") {
+  AppState app;
+  app.open_now({.kernel_id = "simt_naive", .shape = {64, 64, 8}, .cta = {1, 0, 0}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const nlohmann::json j = describe_schedule(app);
+  CHECK(j["whole_grid"] == false);
+  CHECK(j["unwritten"] == 0);
+  uint32_t written = 0;
+  for (const auto& c : j["cells"]) written += c["writers"].get<uint32_t>();
+  CHECK(written == 1);
+  CHECK(j["note"].get<std::string>().find("Run on model") != std::string::npos);
+}
+
+TEST_CASE("schedule: the view draws each tile in its CTA's colour", "[gui][xvfb][schedule]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("schedule", "--kernel simt_naive --m 128 --n 96 --k 8 --whole-grid --view schedule "
+                                              "--size 900x700");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& drawn = h.state["drawn"];
+  REQUIRE(drawn.contains("schedule.grid"));
+  const auto g = drawn["schedule.grid"].get<std::array<float, 4>>();  // first cell: x, y, w, h
+  const auto& view = h.state["views"]["schedule"];
+  REQUIRE(view["available"] == true);
+  REQUIRE(view["cells"].size() == 4 * 3);
+  std::set<std::array<int, 3>> colours;
+  for (const auto& c : view["cells"]) {
+    const int row = c["row"], col = c["col"];
+    // Off-centre, away from the order number drawn in the middle.
+    const int x = int(g[0] + (col + 0.2f) * g[2]), y = int(g[1] + (row + 0.2f) * g[3]);
+    REQUIRE(x < h.w);
+    REQUIRE(y < h.h);
+    const auto p = h.pixel(x, y);
+    const Rgb want = cta_rgb(c["cta"].get<uint32_t>());
+    INFO("tile (" << row << "," << col << ")");
+    for (int i = 0; i < 3; ++i) CHECK(std::abs(int(p[i]) - int(want[i])) <= 3);
+    colours.insert({p[0], p[1], p[2]});
+  }
+  CHECK(colours.size() == 12);  // twelve CTAs, twelve colours
+}
