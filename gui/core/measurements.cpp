@@ -60,14 +60,14 @@ std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& d) {
   // Dense FLOP per clock per SM (an FMA is 2): sm_90 4096 bf16 on the tensor cores
   // (132 × 4096 × 1.83 GHz = NVIDIA's 989.4, hopper-blackwell-facts.md) and 128 fp32 lanes;
   // sm_80 2048 bf16 (108 × 2048 × 1.41 GHz = the A100's 312) and 64 fp32 lanes.
-  double tensor_per_clock = 0.0, simt_per_clock = 0.0;
-  if (cc_major == 9 && cc_minor == 0) tensor_per_clock = 4096.0, simt_per_clock = 256.0;
-  if (cc_major == 8 && cc_minor == 0) tensor_per_clock = 2048.0, simt_per_clock = 128.0;
+  double tensor_per_clock = 0.0, fp32_per_clock = 0.0;
+  if (cc_major == 9 && cc_minor == 0) tensor_per_clock = 4096.0, fp32_per_clock = 256.0;
+  if (cc_major == 8 && cc_minor == 0) tensor_per_clock = 2048.0, fp32_per_clock = 128.0;
   if (tensor_per_clock == 0.0 || sms <= 0.0 || clock_hz <= 0.0) return std::nullopt;
   DeviceCeilings c;
   c.name = d.contains("name") && d["name"].is_string() ? d["name"].get<std::string>().substr(0, 200) : "GPU";
   c.tensor_tflops = sms * tensor_per_clock * clock_hz / 1e12;
-  c.simt_tflops = sms * simt_per_clock * clock_hz / 1e12;
+  c.fp32_tflops = sms * fp32_per_clock * clock_hz / 1e12;
   // Double data rate: two transfers per memory clock over the whole bus.
   if (mem_hz > 0.0 && bus_bits > 0.0) c.memory_tbps = mem_hz * 2.0 * bus_bits / 8.0 / 1e12;
   c.basis = fmt::format("{} SMs at the {} MHz clock the driver reports, {}-bit memory at {} MHz", int(sms),

@@ -41,7 +41,7 @@ struct Variant {
 struct DeviceCeilings {
   std::string name = "H100 SXM5 (reference)";
   double tensor_tflops = 989.0;  // dense bf16 tensor cores
-  double simt_tflops = 67.0;     // fp32 FMA
+  double fp32_tflops = 67.0;     // fp32 FMA
   double memory_tbps = 3.35;
   std::string basis = "NVIDIA's rated figures: 132 SMs at the 1.83 GHz boost clock";
   // Where the memory roof meets the tensor ceiling (FLOP/byte).

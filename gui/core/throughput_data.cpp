@@ -174,7 +174,7 @@ nlohmann::json describe_throughput(AppState& app) {
           {"ceilings",
            {{"name", d.ceilings.name},
             {"tensor_tflops", d.ceilings.tensor_tflops},
-            {"simt_tflops", d.ceilings.simt_tflops},
+            {"fp32_tflops", d.ceilings.fp32_tflops},
             {"memory_tbps", d.ceilings.memory_tbps},
             {"ridge_intensity", d.ceilings.ridge_intensity()},
             {"basis", d.ceilings.basis}}},

@@ -27,7 +27,7 @@ ImU32 slot_color(int slot) {
 }
 ImU32 cublas_color(const ViewEnv& env) { return env.dark ? IM_COL32(170, 170, 178, 255) : IM_COL32(110, 110, 120, 255); }
 ImU32 tensor_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 120, 120, 220) : IM_COL32(200, 40, 40, 220); }
-ImU32 simt_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 190, 90, 220) : IM_COL32(190, 120, 0, 220); }
+ImU32 fp32_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 190, 90, 220) : IM_COL32(190, 120, 0, 220); }
 ImU32 memory_color(const ViewEnv& env) { return env.dark ? IM_COL32(120, 200, 255, 220) : IM_COL32(20, 110, 190, 220); }
 
 // The source shows in the marker: gpu ● , imported ■ , model ◆ (and a dashed line).
@@ -152,8 +152,8 @@ plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
   s.x.max = std::pow(10.0, std::ceil(std::log10(x_hi)));
   s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.tensor_tflops,
                     .label = fmt::format("bf16 tensor {:.0f} TFLOP/s", c.tensor_tflops), .color = tensor_color(env)});
-  s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.simt_tflops,
-                    .label = fmt::format("fp32 SIMT {:.0f} TFLOP/s", c.simt_tflops), .color = simt_color(env)});
+  s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.fp32_tflops,
+                    .label = fmt::format("fp32 SIMT {:.0f} TFLOP/s", c.fp32_tflops), .color = fp32_color(env)});
   s.refs.push_back({.kind = plot::RefKind::proportional, .value = c.memory_tbps, .cap = c.tensor_tflops,
                     .label = fmt::format("memory {:.2f} TB/s", c.memory_tbps), .color = memory_color(env)});
   return s;

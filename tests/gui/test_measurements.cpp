@@ -152,7 +152,7 @@ TEST_CASE("ceilings from a device description match the H100 reference figures",
   REQUIRE(c);
   CHECK(c->tensor_tflops == Approx(1070.0).margin(1.0));  // facts: "1070 at the 1.98 GHz maximum clock"
   CHECK(c->memory_tbps == Approx(3.35).margin(0.01));     // facts: 3.35 TB/s peak
-  CHECK(c->simt_tflops == Approx(67.0).margin(0.5));      // facts: about 67 TFLOP/s fp32
+  CHECK(c->fp32_tflops == Approx(67.0).margin(0.5));      // facts: about 67 TFLOP/s fp32
   // At the rated 1.83 GHz the tensor figure is NVIDIA's 989.4.
   nlohmann::json rated = h100;
   rated["sm_clock_mhz"] = 1830;
