@@ -49,6 +49,11 @@ std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
   for (const WarpSnapshot& w : s.warps) {
     WarpRow r;
     r.warp = w.warp;
+    const model::Trace& t = k.trace();
+    const uint32_t per_cta = std::max(1u, t.warps_per_cta);
+    r.cta_rank = w.warp / per_cta;
+    r.cta_warp = w.warp % per_cta;
+    r.label = t.ctas.size() > 1 ? fmt::format("{}.{}", r.cta_rank, r.cta_warp) : std::to_string(w.warp);
     r.role = w.role == ir::WarpRole::none ? std::string("-") : std::string(ir::warp_role_name(w.role));
     r.activity = w.activity;
     r.state = warp_state_text(w, s);
@@ -131,6 +136,9 @@ nlohmann::json describe_warps(AppState& app) {
   nlohmann::json rows = nlohmann::json::array();
   for (const WarpRow& r : warp_rows(*app.kernel, *s))
     rows.push_back({{"warp", r.warp},
+                    {"cta_rank", r.cta_rank},
+                    {"cta_warp", r.cta_warp},
+                    {"label", r.label},
                     {"role", r.role},
                     {"activity", warp_activity_name(r.activity)},
                     {"state", r.state},

@@ -15,7 +15,10 @@ namespace gs::gui {
 struct AppState;
 
 struct WarpRow {
-  uint16_t warp = 0;
+  uint16_t warp = 0;         // trace warp (numbered across a traced cluster's CTAs)
+  uint32_t cta_rank = 0;     // its CTA's rank in the cluster, and its warp in that CTA
+  uint32_t cta_warp = 0;
+  std::string label;         // "3", or "1.3" (CTA rank 1, warp 3) when a cluster is traced
   std::string role;
   WarpActivity activity = WarpActivity::not_started;
   std::string state;       // "waiting on mbarrier #0 parity 1", "bar.sync 0", "ready", ...

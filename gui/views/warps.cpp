@@ -124,13 +124,13 @@ void draw_warps(AppState& app, const ViewEnv& env) {
       if (ImGui::Selectable("##row", selected, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap))
         clicked = r.warp;
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("warp %u: threads %u..%u\nrole: %s\nclick to select", r.warp, r.warp * 32u, r.warp * 32u + 31u,
-                          r.role.c_str());
+        ImGui::SetTooltip("warp %u of CTA rank %u: threads %u..%u\nrole: %s\nclick to select", r.cta_warp, r.cta_rank,
+                          r.cta_warp * 32u, r.cta_warp * 32u + 31u, r.role.c_str());
       const float sw = ImGui::GetTextLineHeight() * 0.8f;
       ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(cell.x, cell.y + 2 * s), ImVec2(cell.x + sw, cell.y + 2 * s + sw),
                                                 warp_color(r.warp), 2.0f * s);
       ImGui::SameLine(sw + 6 * s);
-      ImGui::Text("%u", r.warp);
+      ImGui::TextUnformatted(r.label.c_str());
 
       ImGui::TableNextColumn();
       ImGui::PushStyleColor(ImGuiCol_Text, activity_color(r.activity, env));
