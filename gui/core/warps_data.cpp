@@ -42,6 +42,11 @@ std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s) {
   return "?";
 }
 
+std::string warp_label(const model::Trace& t, uint32_t warp) {
+  const uint32_t per_cta = std::max(1u, t.warps_per_cta);
+  return t.ctas.size() > 1 ? fmt::format("{}.{}", warp / per_cta, warp % per_cta) : std::to_string(warp);
+}
+
 std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
   std::vector<WarpRow> rows;
   rows.reserve(s.warps.size());
@@ -53,7 +58,7 @@ std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
     const uint32_t per_cta = std::max(1u, t.warps_per_cta);
     r.cta_rank = w.warp / per_cta;
     r.cta_warp = w.warp % per_cta;
-    r.label = t.ctas.size() > 1 ? fmt::format("{}.{}", r.cta_rank, r.cta_warp) : std::to_string(w.warp);
+    r.label = warp_label(t, w.warp);
     r.role = w.role == ir::WarpRole::none ? std::string("-") : std::string(ir::warp_role_name(w.role));
     r.activity = w.activity;
     r.state = warp_state_text(w, s);

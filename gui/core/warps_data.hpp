@@ -34,6 +34,8 @@ struct WarpRow {
 // The state in words, with the barrier numbered as in the other views.
 std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s);
 std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s);
+// How views name a trace warp: "3", or "1.3" (CTA rank 1, its warp 3) when a cluster is traced.
+std::string warp_label(const model::Trace& t, uint32_t warp);
 
 // A warp's state from `begin` until the next segment's begin.
 struct ActivitySegment {

@@ -19,6 +19,21 @@ ImU32 lane_color(uint32_t warp, uint32_t lane, float alpha) {
   return IM_COL32(c[0], c[1], c[2], int(alpha * 255.0f));
 }
 
+// A warp state's colour, the same in the warps view and the timeline.
+ImU32 activity_color(WarpActivity a, const ViewEnv& env) {
+  switch (a) {
+    case WarpActivity::ready: return ok_color(env);
+    case WarpActivity::waiting_mbarrier:
+    case WarpActivity::waiting_bar:
+    case WarpActivity::waiting_wgmma: return warn_color(env);
+    case WarpActivity::not_started:
+    case WarpActivity::exited: return muted_color(env);
+    case WarpActivity::deadlocked: return error_color(env);  // blocked for good: the run's failure
+  }
+  return muted_color(env);
+}
+
+
 ImU32 ok_color(const ViewEnv& env) { return env.dark ? IM_COL32(110, 200, 120, 255) : IM_COL32(30, 130, 50, 255); }
 ImU32 warn_color(const ViewEnv& env) { return env.dark ? IM_COL32(235, 190, 90, 255) : IM_COL32(170, 110, 0, 255); }
 ImU32 error_color(const ViewEnv& env) { return env.dark ? IM_COL32(240, 110, 100, 255) : IM_COL32(190, 30, 30, 255); }

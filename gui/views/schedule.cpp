@@ -58,7 +58,6 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
   ImGui::TextWrapped("%s", d.note.c_str());
   ImGui::PopStyleColor();
   if (!d.whole_grid) {
-    ImGui::SameLine();
     if (ImGui::SmallButton("Run on model")) app.request_model_run();
   }
 

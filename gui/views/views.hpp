@@ -30,6 +30,7 @@ ImU32 ok_color(const ViewEnv& env);
 ImU32 warn_color(const ViewEnv& env);
 ImU32 error_color(const ViewEnv& env);
 ImU32 muted_color(const ViewEnv& env);
+ImU32 activity_color(WarpActivity a, const ViewEnv& env);
 // Text in the mono font, with an optional tooltip.
 void mono_text(const ViewEnv& env, const char* fmt, ...);
 

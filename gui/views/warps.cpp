@@ -13,19 +13,6 @@ namespace gs::gui {
 
 namespace {
 
-ImU32 activity_color(WarpActivity a, const ViewEnv& env) {
-  switch (a) {
-    case WarpActivity::ready: return ok_color(env);
-    case WarpActivity::waiting_mbarrier:
-    case WarpActivity::waiting_bar:
-    case WarpActivity::waiting_wgmma: return warn_color(env);
-    case WarpActivity::not_started:
-    case WarpActivity::exited: return muted_color(env);
-    case WarpActivity::deadlocked: return error_color(env);  // blocked for good: the run's failure
-  }
-  return muted_color(env);
-}
-
 // The warp's states from cycle 0 to `now`, squeezed into the cell; the current state (since
 // its last change) is outlined.
 void timeline_bar(const std::vector<ActivitySegment>& segs, uint64_t now, uint64_t since, float width,

@@ -30,7 +30,8 @@ TEST_CASE("the app renders every view of the Hopper kernel and says what each sh
   CHECK(s["kernel"] == "hopper_tma_wgmma_64");
   CHECK(s["shown_views"].size() == size_t(gs::gui::ViewId::count_));
   for (const char* v :
-       {"ladder", "ptx", "transport", "warps", "smem", "tma", "fragments", "schedule", "throughput", "problems"}) {
+       {"ladder", "ptx", "transport", "timeline", "warps", "smem", "tma", "fragments", "schedule", "throughput",
+        "problems"}) {
     INFO(v);
     CHECK(s["views"].contains(v));
     CHECK_FALSE(s["views"][v].contains("placeholder"));

@@ -1,0 +1,111 @@
+#include "gui/core/timeline_data.hpp"
+
+#include <algorithm>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/kernel_cache.hpp"
+#include "gui/core/warps_data.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+using model::EventKind;
+
+// Each warp's states as segments with an end, and the cycles it waited.
+void fill_segments(const LoadedKernel& k, uint64_t end, std::vector<TimelineRow>& rows) {
+  const WarpTimelines timelines = warp_timelines(k);
+  for (size_t w = 0; w < rows.size() && w < timelines.size(); ++w) {
+    const std::vector<ActivitySegment>& segs = timelines[w];
+    for (size_t i = 0; i < segs.size(); ++i) {
+      const uint64_t b = segs[i].begin, e = i + 1 < segs.size() ? segs[i + 1].begin : std::max(end, b);
+      // A zero-length state is dropped, except the last: how the warp ended (exited, or
+      // deadlocked when the CTA ended with it blocked) is stamped at the trace's last cycle.
+      if (e <= b && i + 1 < segs.size()) continue;
+      rows[w].segments.push_back({b, e, segs[i].activity});
+      if (is_waiting(segs[i].activity)) rows[w].waiting_cycles += e - b;
+    }
+  }
+}
+
+// Intervals [issue, complete) of every MMA, merged where they overlap: the tensor cores' busy time.
+void fill_tensor_lane(const model::Trace& t, TimelineData& d) {
+  std::vector<TimelineSpan> spans;
+  for (uint32_t i = 0; i < t.mma.size(); ++i)
+    if (t.mma[i].complete_cycle > t.mma[i].issue_cycle) spans.push_back({t.mma[i].issue_cycle, t.mma[i].complete_cycle, i});
+  std::sort(spans.begin(), spans.end(), [](const TimelineSpan& a, const TimelineSpan& b) { return a.begin < b.begin; });
+  for (const TimelineSpan& s : spans) {
+    if (!d.tensor.empty() && s.begin <= d.tensor.back().end)
+      d.tensor.back().end = std::max(d.tensor.back().end, s.end);
+    else
+      d.tensor.push_back(s);
+  }
+  for (const TimelineSpan& s : d.tensor) d.tensor_busy_cycles += s.end - s.begin;
+}
+
+}  // namespace
+
+TimelineData timeline_data(const LoadedKernel& k) {
+  TimelineData d;
+  const model::Trace& t = k.trace();
+  d.end_cycle = t.end_cycle;
+  d.rows.resize(t.warps);
+  for (uint16_t w = 0; w < t.warps; ++w) {
+    d.rows[w].warp = w;
+    d.rows[w].label = warp_label(t, w);
+  }
+  fill_segments(k, d.end_cycle, d.rows);
+  for (uint32_t e : t.of_kind(EventKind::role_enter)) {
+    const model::Event& ev = t.events[e];
+    if (ev.warp < d.rows.size()) d.rows[ev.warp].role = std::string(ir::warp_role_name(ir::WarpRole(ev.a)));
+  }
+  for (uint32_t e : t.of_kind(EventKind::tma_issue)) {
+    const model::Event& ev = t.events[e];
+    if (ev.warp < d.rows.size()) d.rows[ev.warp].tma_issues.push_back(ev.cycle);
+    if (ev.payload < t.tma.size()) {
+      const model::TmaTransfer& x = t.tma[ev.payload];
+      d.tma.push_back({x.issue_cycle, std::max(x.complete_cycle, x.issue_cycle + 1), ev.payload});
+    }
+  }
+  for (const model::CWrite& w : t.c_writes)
+    if (w.warp < d.rows.size() && (d.rows[w.warp].stores.empty() || d.rows[w.warp].stores.back() != w.cycle))
+      d.rows[w.warp].stores.push_back(w.cycle);
+  fill_tensor_lane(t, d);
+  return d;
+}
+
+const TimelineData& timeline_data_cached(const std::shared_ptr<const LoadedKernel>& k) {
+  return cached_for_kernel<TimelineData>(k, timeline_data);
+}
+
+uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {
+  model::Cursor c(k.trace());
+  c.jump_to_cycle(cycle);
+  return c.position();
+}
+
+nlohmann::json describe_timeline(AppState& app) {
+  const TimelineData& d = timeline_data_cached(app.kernel);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const TimelineRow& r : d.rows) {
+    nlohmann::json segs = nlohmann::json::array();
+    for (const TimelineSegment& s : r.segments) segs.push_back({s.begin, s.end, warp_activity_name(s.activity)});
+    rows.push_back({{"warp", r.warp},
+                    {"label", r.label},
+                    {"role", r.role},
+                    {"segments", segs},
+                    {"tma_issues", r.tma_issues.size()},
+                    {"stores", r.stores.size()},
+                    {"waiting_cycles", r.waiting_cycles}});
+  }
+  const Snapshot* s = app.snapshot();
+  return {{"end_cycle", d.end_cycle},
+          {"cursor_cycle", s ? s->cycle : 0},
+          {"rows", rows},
+          {"tma_transfers", d.tma.size()},
+          {"tensor_stretches", d.tensor.size()},
+          {"tensor_busy_cycles", d.tensor_busy_cycles},
+          {"tensor_busy_share", d.tensor_busy_share()}};
+}
+
+}  // namespace gs::gui

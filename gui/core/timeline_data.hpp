@@ -1,0 +1,58 @@
+// The timeline view's data: a Gantt chart of the traced warps over modeled time, from the
+// model's trace alone. Each warp's row is its states (ready, waiting on an mbarrier, at bar.sync,
+// in wgmma.wait, exited) as playback replays them (warps_data.hpp, warp_timelines), with ticks
+// where it issued a TMA and where it stored to C; below the warps, a lane for the TMA engine
+// (each transfer from issue to landing) and one for the SM's tensor cores (busy while any MMA
+// is in flight), so the overlap of loads and math, and the bubbles, are visible.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/playback.hpp"
+
+namespace gs::gui {
+
+struct AppState;
+
+struct TimelineSpan {
+  uint64_t begin = 0, end = 0;
+  uint32_t index = kNone;  // TMA lane: into trace.tma; tensor lane: the first MMA of the busy stretch
+};
+
+struct TimelineSegment {
+  uint64_t begin = 0, end = 0;
+  WarpActivity activity = WarpActivity::not_started;
+};
+
+struct TimelineRow {
+  uint16_t warp = 0;                     // trace warp
+  std::string label;                     // "w3", or "1.3" for rank 1's warp 3 in a traced cluster
+  std::string role;                      // declared role at its last issue ("producer", ...) or ""
+  std::vector<TimelineSegment> segments; // adjacent, covering [0, end_cycle)
+  std::vector<uint64_t> tma_issues;      // cycles it issued a TMA copy
+  std::vector<uint64_t> stores;          // cycles it stored into C (distinct)
+  uint64_t waiting_cycles = 0;           // cycles in any wait
+};
+
+struct TimelineData {
+  uint64_t end_cycle = 0;
+  std::vector<TimelineRow> rows;
+  std::vector<TimelineSpan> tma;         // each transfer, issue -> landed (stores: issue -> issue)
+  std::vector<TimelineSpan> tensor;      // merged stretches with an MMA in flight
+  uint64_t tensor_busy_cycles = 0;
+  double tensor_busy_share() const { return end_cycle ? double(tensor_busy_cycles) / double(end_cycle) : 0.0; }
+};
+
+TimelineData timeline_data(const LoadedKernel& k);
+// timeline_data of the kernel on screen, built once per kernel (kernel_cache.hpp).
+const TimelineData& timeline_data_cached(const std::shared_ptr<const LoadedKernel>& k);
+// The playback position to jump to for a click at `cycle`: the first event at or after it.
+uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle);
+nlohmann::json describe_timeline(AppState& app);
+
+}  // namespace gs::gui
