@@ -106,7 +106,7 @@ KernelInfo simt_blocktile_2d_info() {
       "coalesced loads per operand. The scalar shared reads conflict: a warp's two thread rows hit "
       "the same As bank (2-way), and its 16 thread columns read Bs words 8 apart, four to a bank "
       "(4-way) - see the bank view on the compute loads. The next step reads them 128 bits at a time.";
-  k.example_shape = {128, 128, 32};
+  k.example_shape = {256, 256, 16};
   k.build = build_simt_blocktile_2d;
   return k;
 }

@@ -109,7 +109,7 @@ KernelInfo simt_vectorized_info() {
       "regN are then two ld.shared.v4 each instead of 16 scalar loads. A 128-bit shared access is "
       "served a quarter-warp at a time: the bank view shows regM's broadcasts, regN's 2-way "
       "conflicts, and the 2-way conflicts of the transposed scalar stores into As.";
-  k.example_shape = {128, 128, 32};
+  k.example_shape = {256, 256, 16};
   k.build = build_simt_vectorized;
   return k;
 }

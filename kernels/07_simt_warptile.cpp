@@ -157,7 +157,7 @@ KernelInfo simt_warptile_info() {
       "down the columns of the transposed As with scalar stores, which conflict 4-way (the bank view "
       "of those st.shared). Switch on no-transpose (As row-major: regM becomes 8 scalar loads, "
       "8-way conflicts) or scalar-loads (no 128-bit accesses) to see what each choice buys.";
-  k.example_shape = {128, 256, 32};
+  k.example_shape = {256, 256, 32};
   k.mistakes = {
       {"no-transpose", "As kept row-major like A: one 128-bit store per row, regM read with 8 scalar loads",
        "still correct, but regM's scalar loads conflict 8-way: the bank record shows 8 wavefronts per load "

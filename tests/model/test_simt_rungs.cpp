@@ -71,14 +71,14 @@ TEST_CASE("simt rungs: whole-grid bank conflicts at the example shapes, from the
   // Per CTA and K chunk, from each rung's header comment:
   //  03, 04: none (broadcasts and full rows).
   //  05: As reads 2-way (1 extra) and Bs reads 4-way (3 extra), 8 d x 8 loads x 8 warps each:
-  //      512 + 1536 = 2048; example 128x128x32: 1 CTA x 4 chunks.
+  //      512 + 1536 = 2048; example 256x256x16: 4 CTAs x 2 chunks.
   //  06: transposed As stores 2-way: 4 x 8 warps x 1 = 32; regN v4 loads 2 wavefronts per
-  //      quarter: 8 d x 2 x 8 warps x 4 = 512; 544 x 4 chunks.
+  //      quarter: 8 d x 2 x 8 warps x 4 = 512; 544 x 4 CTAs x 2 chunks.
   //  07: transposed As stores 4-way: 4 rounds x 4 x 4 warps x 3 = 192; regM, regN, Bs stores
-  //      conflict-free; example 128x256x32: 2 CTAs x 2 chunks.
+  //      conflict-free; example 256x256x32: 4 CTAs x 2 chunks.
   const std::vector<std::pair<std::string, uint64_t>> cases{
       {"simt_coalesced", 0},          {"simt_smem_tiling", 0},       {"simt_blocktile_1d", 0},
-      {"simt_blocktile_2d", 2048 * 4}, {"simt_vectorized", 544 * 4}, {"simt_warptile", 192 * 4},
+      {"simt_blocktile_2d", 2048 * 8}, {"simt_vectorized", 544 * 8}, {"simt_warptile", 192 * 8},
   };
   for (const auto& [id, conflicts] : cases) {
     DYNAMIC_SECTION(id) {
@@ -100,7 +100,10 @@ TEST_CASE("simt_warptile: the transposed scalar stores into As take 4 wavefronts
     }
     if (!a.store && a.bytes == 16) {
       ++v4_loads;
-      CHECK(a.wavefronts == 4);  // one per quarter-warp: conflict-free
+      // regM: 4 vectors per half-warp, 32 B apart; regN: 4 contiguous vectors per half-warp.
+      // Either way 16 distinct words in a half: one wavefront each, conflict-free.
+      CHECK(a.wavefronts == 2);
+      CHECK(a.ideal_wavefronts == 2);
     }
   }
   CHECK(stores == 4 * 4 * 4);         // 4 rounds x 4 floats x 4 warps
