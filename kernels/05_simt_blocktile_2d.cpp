@@ -12,7 +12,14 @@
 // Those reads conflict: the two thread rows of a warp read As words 64 apart (the same bank:
 // 2-way), and the 16 thread columns read Bs words 8 apart, so columns c, c+4, c+8, c+12 share
 // a bank (4-way, lanes 16-31 repeating lanes 0-15 as broadcasts). The model's bank record
-// shows both; step 06 removes most of it with 128-bit loads.
+// shows both for the PTX as written.
+//
+// On the GPU the picture is different, and that is a lesson too: ptxas sees that a thread's 8
+// As loads of one row (k = 0..7) and its 8 Bs loads of one k (n = 8c..8c+7) are consecutive
+// words and merges each four into one LDS.128. The H100 then runs a quarter of the shared
+// loads (ncu: 2048 instead of 8192 at the example shape) and counts 4096 bank conflicts
+// (Bs's 128-bit reads, 2-way in each half-warp) where the PTX as written has 16384
+// (docs/results/2026-11-24-h100-simt). Step 06 writes the 128-bit loads itself.
 //
 // What changed from step 04: 8×8 results per thread (outer products of regM and regN), a
 // 128×128 CTA tile, 256 threads, several loads per thread per chunk.
@@ -105,7 +112,10 @@ KernelInfo simt_blocktile_2d_info() {
       "to its 64 accumulators: 16 shared loads for 64 FMAs. Copying a chunk takes 4 rounds of "
       "coalesced loads per operand. The scalar shared reads conflict: a warp's two thread rows hit "
       "the same As bank (2-way), and its 16 thread columns read Bs words 8 apart, four to a bank "
-      "(4-way) - see the bank view on the compute loads. The next step reads them 128 bits at a time.";
+      "(4-way) - see the bank view on the compute loads. On the GPU, ptxas merges each four "
+      "consecutive scalar loads into one 128-bit load, so the H100 runs a quarter of these loads and "
+      "counts a quarter of the conflicts: the PTX is not the machine code. The next step writes the "
+      "128-bit loads itself.";
   k.example_shape = {256, 256, 16};
   k.build = build_simt_blocktile_2d;
   return k;

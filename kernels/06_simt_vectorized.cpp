@@ -8,10 +8,11 @@
 // four scalar stores per thread, which conflict 2-way (the two threads of a row write words
 // 128·4 apart: the same bank). In the compute, regM and regN are each two ld.shared.v4.
 //
-// A 128-bit shared access is served a quarter-warp (8 lanes, 128 bytes) at a time: regM's 8
-// lanes of a quarter read one address (a broadcast), regN's read 8 addresses 32 bytes apart,
-// of which columns c and c+4 share banks (2 wavefronts per quarter). The model's bank record
-// shows each quarter.
+// The H100 serves a 128-bit shared access a half-warp (16 lanes) at a time, one wavefront per
+// 128 bytes of distinct data at best (engine/layout/banks.hpp, Phasing): regM's 16 lanes of a
+// half read one address (a broadcast: 1 wavefront), regN's read 16 addresses 32 bytes apart,
+// of which columns c, c+4, c+8, c+12 share banks (4 wavefronts where 2 would do). The model's
+// bank record shows each half.
 //
 // What changed from step 05: 128-bit global loads, As transposed, ld.shared.v4 for regM and
 // regN, st.global.v4 for C.
@@ -107,7 +108,7 @@ KernelInfo simt_vectorized_info() {
       "floats go to Bs with one 128-bit store, while A's are written down a column of As, which is "
       "stored transposed (k-major) so that a thread's 8 values of regM are consecutive. regM and "
       "regN are then two ld.shared.v4 each instead of 16 scalar loads. A 128-bit shared access is "
-      "served a quarter-warp at a time: the bank view shows regM's broadcasts, regN's 2-way "
+      "served a half-warp at a time: the bank view shows regM's broadcasts, regN's 2-way "
       "conflicts, and the 2-way conflicts of the transposed scalar stores into As.";
   k.example_shape = {256, 256, 16};
   k.build = build_simt_vectorized;

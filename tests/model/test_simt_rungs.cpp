@@ -72,8 +72,8 @@ TEST_CASE("simt rungs: whole-grid bank conflicts at the example shapes, from the
   //  03, 04: none (broadcasts and full rows).
   //  05: As reads 2-way (1 extra) and Bs reads 4-way (3 extra), 8 d x 8 loads x 8 warps each:
   //      512 + 1536 = 2048; example 256x256x16: 4 CTAs x 2 chunks.
-  //  06: transposed As stores 2-way: 4 x 8 warps x 1 = 32; regN v4 loads 2 wavefronts per
-  //      quarter: 8 d x 2 x 8 warps x 4 = 512; 544 x 4 CTAs x 2 chunks.
+  //  06: transposed As stores 2-way: 4 x 8 warps x 1 = 32; regN v4 loads 4 wavefronts per
+  //      half-warp where 2 would do: 8 d x 2 x 8 warps x 4 = 512; 544 x 4 CTAs x 2 chunks.
   //  07: transposed As stores 4-way: 4 rounds x 4 x 4 warps x 3 = 192; regM, regN, Bs stores
   //      conflict-free; example 256x256x32: 4 CTAs x 2 chunks.
   const std::vector<std::pair<std::string, uint64_t>> cases{
