@@ -41,45 +41,34 @@ ir::Kernel build_simt_smem_tiling(const GemmConfig& cfg) {
   Builder b(std::string(kId), ir::Arch::sm_80);
   b.set_launch({.grid = {N / kBS, M / kBS, 1}, .block = {kThreads, 1, 1}});
   const simt::CtaStart s = simt::cta_start(b, kBS, kBS);
-  auto As = b.operand_stages("As", ir::GemmOperand::a, 1, kBS * kBS * 4, 16);
-  auto Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, kBS * kBS * 4, 16);
+  const simt::Chunks sm = simt::chunk_buffers(b, kBS * kBS * 4, kBS * kBS * 4);
 
   Reg row = (s.tid >> 5).named("row");  // within the chunk
   Reg col = (s.tid & 31).named("col");
   // Thread (row, col) copies A[m0+row][k0+col] and B[k0+row][n0+col].
   Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + row, K, col, "a_ptr");
   Reg b_ptr = simt::element_ptr(b, s.B, row, N, s.n0 + col, "b_ptr");
-  Reg as_base = b.smem_address(As, 0, "As_addr");
-  Reg bs_base = b.smem_address(Bs, 0, "Bs_addr");
   Reg slot = (s.tid << 2).named("slot");          // its float in both chunks (row·32 + col)·4
-  Reg as_store = (as_base + slot).named("as_st");
-  Reg bs_store = (bs_base + slot).named("bs_st");
-  Reg as_row = (as_base + (row << 7)).named("as_row");  // &As[row][0]
-  Reg bs_col = (bs_base + (col << 2)).named("bs_col");  // &Bs[0][col]
+  Reg as_store = (sm.as + slot).named("as_st");
+  Reg bs_store = (sm.bs + slot).named("bs_st");
+  Reg as_row = (sm.as + (row << 7)).named("as_row");  // &As[row][0]
+  Reg bs_col = (sm.bs + (col << 2)).named("bs_col");  // &Bs[0][col]
   Reg acc = b.mov(Type::f32, 0.0, "acc");
 
-  b.role(ir::WarpRole::simt, [&] {
-    b.loop("kc", K / kBS, [&](const Reg&) {
-      b.comment("copy this chunk's float of A and of B into shared memory");
-      Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
-      Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
-      b.st_shared(Type::f32, Addr::at(as_store), {a});
-      b.st_shared(Type::f32, Addr::at(bs_store), {bv});
-      if (!cfg.has("no-sync-after-load")) {
-        b.comment("wait until the whole chunk is in shared memory");
-        b.bar_sync(0);
-      }
-      for (uint32_t d = 0; d < kBS; ++d) {
-        Reg x = b.ld_shared(Type::f32, Addr::at(as_row, d * 4), fmt::format("a{}", d));
-        Reg y = b.ld_shared(Type::f32, Addr::at(bs_col, d * kBS * 4), fmt::format("b{}", d));
-        b.fma_into(acc, x, y, acc);
-      }
-      b.comment("everyone is done with the chunk before it is overwritten");
-      b.bar_sync(0);
-      a_ptr += kBS * 4;      // 32 columns right in A
-      b_ptr += kBS * N * 4;  // 32 rows down in B
-    });
-  });
+  const auto copy = [&] {
+    Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
+    Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
+    b.st_shared(Type::f32, Addr::at(as_store), {a});
+    b.st_shared(Type::f32, Addr::at(bs_store), {bv});
+  };
+  const auto compute = [&] {
+    for (uint32_t d = 0; d < kBS; ++d) {
+      Reg x = b.ld_shared(Type::f32, Addr::at(as_row, d * 4), fmt::format("a{}", d));
+      Reg y = b.ld_shared(Type::f32, Addr::at(bs_col, d * kBS * 4), fmt::format("b{}", d));
+      b.fma_into(acc, x, y, acc);
+    }
+  };
+  simt::chunk_loop(b, K, kBS, N, a_ptr, b_ptr, copy, compute, !cfg.has("no-sync-after-load"));
   b.role(ir::WarpRole::epilogue, [&] {
     Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + row, N, s.n0 + col, "c_ptr");
     b.st_global(Type::f32, Addr::at(c_ptr), {acc});

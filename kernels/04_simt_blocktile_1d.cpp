@@ -36,45 +36,38 @@ ir::Kernel build_simt_blocktile_1d(const GemmConfig& cfg) {
   Builder b(std::string(kId), ir::Arch::sm_80);
   b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
   const simt::CtaStart s = simt::cta_start(b, kBM, kBN);
-  auto As = b.operand_stages("As", ir::GemmOperand::a, 1, kBM * kBK * 4, 16);
-  auto Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, kBK * kBN * 4, 16);
+  const simt::Chunks sm = simt::chunk_buffers(b, kBM * kBK * 4, kBK * kBN * 4);
 
   // The copy: As[t/8][t%8] from A, Bs[t/64][t%64] from B; both land at slot t of their chunk.
   Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + (s.tid >> 3), K, s.tid & (kBK - 1), "a_ptr");
   Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> 6, N, s.n0 + (s.tid & (kBN - 1)), "b_ptr");
-  Reg as_base = b.smem_address(As, 0, "As_addr");
-  Reg bs_base = b.smem_address(Bs, 0, "Bs_addr");
   Reg slot = (s.tid << 2).named("slot");
-  Reg as_store = (as_base + slot).named("as_st");
-  Reg bs_store = (bs_base + slot).named("bs_st");
+  Reg as_store = (sm.as + slot).named("as_st");
+  Reg bs_store = (sm.bs + slot).named("bs_st");
   // The compute: thread (r, c) owns C rows 8r..8r+7 of column c.
   Reg r = (s.tid >> 6).named("thread_row");
   Reg c = (s.tid & (kBN - 1)).named("thread_col");
-  Reg as_rows = (as_base + r * (kTM * kBK * 4)).named("as_rows");  // &As[8r][0]
-  Reg bs_col = (bs_base + (c << 2)).named("bs_col");                 // &Bs[0][c]
-  std::vector<Reg> res;
-  for (uint32_t i = 0; i < kTM; ++i) res.push_back(b.mov(Type::f32, 0.0, fmt::format("res{}", i)));
+  Reg as_rows = (sm.as + r * (kTM * kBK * 4)).named("as_rows");  // &As[8r][0]
+  Reg bs_col = (sm.bs + (c << 2)).named("bs_col");                 // &Bs[0][c]
+  std::vector<Reg> res = simt::zero_accumulators(b, kTM);
 
-  b.role(ir::WarpRole::simt, [&] {
-    b.loop("kc", K / kBK, [&](const Reg&) {
-      Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
-      Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
-      b.st_shared(Type::f32, Addr::at(as_store), {a});
-      b.st_shared(Type::f32, Addr::at(bs_store), {bv});
-      b.bar_sync(0);
-      for (uint32_t d = 0; d < kBK; ++d) {
-        b.comment(fmt::format("one value of Bs, reused for {} rows", kTM));
-        Reg y = b.ld_shared(Type::f32, Addr::at(bs_col, d * kBN * 4), fmt::format("b{}", d));
-        for (uint32_t i = 0; i < kTM; ++i) {
-          Reg x = b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), fmt::format("a{}_{}", d, i));
-          b.fma_into(res[i], x, y, res[i]);
-        }
+  const auto copy = [&] {
+    Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
+    Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
+    b.st_shared(Type::f32, Addr::at(as_store), {a});
+    b.st_shared(Type::f32, Addr::at(bs_store), {bv});
+  };
+  const auto compute = [&] {
+    for (uint32_t d = 0; d < kBK; ++d) {
+      b.comment(fmt::format("one value of Bs, reused for {} rows", kTM));
+      Reg y = b.ld_shared(Type::f32, Addr::at(bs_col, d * kBN * 4), fmt::format("b{}", d));
+      for (uint32_t i = 0; i < kTM; ++i) {
+        Reg x = b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), fmt::format("a{}_{}", d, i));
+        b.fma_into(res[i], x, y, res[i]);
       }
-      b.bar_sync(0);
-      a_ptr += kBK * 4;
-      b_ptr += kBK * N * 4;
-    });
-  });
+    }
+  };
+  simt::chunk_loop(b, K, kBK, N, a_ptr, b_ptr, copy, compute);
   b.role(ir::WarpRole::epilogue, [&] {
     Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * kTM, N, s.n0 + c, "c_ptr");
     simt::store_results(b, c_ptr, N, kTM, 1, res, 1);

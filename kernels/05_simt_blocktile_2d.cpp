@@ -49,49 +49,41 @@ ir::Kernel build_simt_blocktile_2d(const GemmConfig& cfg) {
   Builder b(std::string(kId), ir::Arch::sm_80);
   b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
   const simt::CtaStart s = simt::cta_start(b, kBM, kBN);
-  auto As = b.operand_stages("As", ir::GemmOperand::a, 1, kBM * kBK * 4, 16);
-  auto Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, kBK * kBN * 4, 16);
+  const simt::Chunks sm = simt::chunk_buffers(b, kBM * kBK * 4, kBK * kBN * 4);
 
   Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + (s.tid >> 3), K, s.tid & (kBK - 1), "a_ptr");
   Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> 7, N, s.n0 + (s.tid & (kBN - 1)), "b_ptr");
-  Reg as_base = b.smem_address(As, 0, "As_addr");
-  Reg bs_base = b.smem_address(Bs, 0, "Bs_addr");
   Reg slot = (s.tid << 2).named("slot");
-  Reg as_store = (as_base + slot).named("as_st");
-  Reg bs_store = (bs_base + slot).named("bs_st");
+  Reg as_store = (sm.as + slot).named("as_st");
+  Reg bs_store = (sm.bs + slot).named("bs_st");
   Reg r = (s.tid >> 4).named("thread_row");
   Reg c = (s.tid & 15).named("thread_col");
-  Reg as_rows = (as_base + r * (kTM * kBK * 4)).named("as_rows");  // &As[8r][0]
-  Reg bs_cols = (bs_base + c * (kTN * 4)).named("bs_cols");         // &Bs[0][8c]
-  std::vector<Reg> res;
-  for (uint32_t i = 0; i < kTM * kTN; ++i) res.push_back(b.mov(Type::f32, 0.0, fmt::format("res{}", i)));
+  Reg as_rows = (sm.as + r * (kTM * kBK * 4)).named("as_rows");  // &As[8r][0]
+  Reg bs_cols = (sm.bs + c * (kTN * 4)).named("bs_cols");         // &Bs[0][8c]
+  std::vector<Reg> res = simt::zero_accumulators(b, kTM * kTN);
 
-  b.role(ir::WarpRole::simt, [&] {
-    b.loop("kc", K / kBK, [&](const Reg&) {
-      for (uint32_t i = 0; i < kBM / kRowsA; ++i) {
-        Reg a = b.ld_global(Type::f32, Addr::at(a_ptr, int64_t(i) * kRowsA * K * 4), fmt::format("a{}", i));
-        b.st_shared(Type::f32, Addr::at(as_store, i * kRowsA * kBK * 4), {a});
-      }
-      for (uint32_t i = 0; i < kBK / kRowsB; ++i) {
-        Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr, int64_t(i) * kRowsB * N * 4), fmt::format("b{}", i));
-        b.st_shared(Type::f32, Addr::at(bs_store, i * kRowsB * kBN * 4), {bv});
-      }
-      b.bar_sync(0);
-      for (uint32_t d = 0; d < kBK; ++d) {
-        b.comment("regM: a column of 8 from As; regN: a row of 8 from Bs; then their outer product");
-        std::vector<Reg> reg_m, reg_n;
-        for (uint32_t i = 0; i < kTM; ++i)
-          reg_m.push_back(b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), fmt::format("m{}", i)));
-        for (uint32_t j = 0; j < kTN; ++j)
-          reg_n.push_back(b.ld_shared(Type::f32, Addr::at(bs_cols, (d * kBN + j) * 4), fmt::format("n{}", j)));
-        for (uint32_t i = 0; i < kTM; ++i)
-          for (uint32_t j = 0; j < kTN; ++j) b.fma_into(res[i * kTN + j], reg_m[i], reg_n[j], res[i * kTN + j]);
-      }
-      b.bar_sync(0);
-      a_ptr += kBK * 4;
-      b_ptr += kBK * N * 4;
-    });
-  });
+  const auto copy = [&] {
+    for (uint32_t i = 0; i < kBM / kRowsA; ++i) {
+      Reg a = b.ld_global(Type::f32, Addr::at(a_ptr, int64_t(i) * kRowsA * K * 4), fmt::format("a{}", i));
+      b.st_shared(Type::f32, Addr::at(as_store, i * kRowsA * kBK * 4), {a});
+    }
+    for (uint32_t i = 0; i < kBK / kRowsB; ++i) {
+      Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr, int64_t(i) * kRowsB * N * 4), fmt::format("b{}", i));
+      b.st_shared(Type::f32, Addr::at(bs_store, i * kRowsB * kBN * 4), {bv});
+    }
+  };
+  const auto compute = [&] {
+    for (uint32_t d = 0; d < kBK; ++d) {
+      b.comment("regM: a column of 8 from As; regN: a row of 8 from Bs; then their outer product");
+      std::vector<Reg> reg_m, reg_n;
+      for (uint32_t i = 0; i < kTM; ++i)
+        reg_m.push_back(b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), fmt::format("m{}", i)));
+      for (uint32_t j = 0; j < kTN; ++j)
+        reg_n.push_back(b.ld_shared(Type::f32, Addr::at(bs_cols, (d * kBN + j) * 4), fmt::format("n{}", j)));
+      simt::outer_product(b, res, reg_m, reg_n);
+    }
+  };
+  simt::chunk_loop(b, K, kBK, N, a_ptr, b_ptr, copy, compute);
   b.role(ir::WarpRole::epilogue, [&] {
     Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * kTM, N, s.n0 + c * kTN, "c_ptr");
     simt::store_results(b, c_ptr, N, kTM, kTN, res, 1);

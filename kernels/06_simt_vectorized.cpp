@@ -44,50 +44,42 @@ ir::Kernel build_simt_vectorized(const GemmConfig& cfg) {
   Builder b(std::string(kId), ir::Arch::sm_80);
   b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
   const simt::CtaStart s = simt::cta_start(b, kBM, kBN);
-  auto As = b.operand_stages("As", ir::GemmOperand::a, 1, kBK * kBM * 4, 16);  // transposed: As[k][m]
-  auto Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, kBK * kBN * 4, 16);
+  const simt::Chunks sm = simt::chunk_buffers(b, kBK * kBM * 4, kBK * kBN * 4);  // As transposed: As[k][m]
 
   // The copy: A[m0 + t/2][4(t%2) ..+3] and B[t/32][n0 + 4(t%32) ..+3].
   Reg a_row = (s.tid >> 1).named("a_row");
   Reg a_col = ((s.tid & 1) << 2).named("a_col");
   Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + a_row, K, a_col, "a_ptr");
   Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> 5, N, s.n0 + ((s.tid & 31) << 2), "b_ptr");
-  Reg as_base = b.smem_address(As, 0, "As_addr");
-  Reg bs_base = b.smem_address(Bs, 0, "Bs_addr");
-  Reg as_store = (as_base + ((a_col * kBM + a_row) << 2)).named("as_st");  // &As[a_col][a_row]
-  Reg bs_store = (bs_base + (s.tid << 4)).named("bs_st");                  // &Bs[t/32][4(t%32)]
+  Reg as_store = (sm.as + ((a_col * kBM + a_row) << 2)).named("as_st");  // &As[a_col][a_row]
+  Reg bs_store = (sm.bs + (s.tid << 4)).named("bs_st");                  // &Bs[t/32][4(t%32)]
   Reg r = (s.tid >> 4).named("thread_row");
   Reg c = (s.tid & 15).named("thread_col");
-  Reg as_rows = (as_base + r * (kTM * 4)).named("as_rows");  // &As[0][8r]
-  Reg bs_cols = (bs_base + c * (kTN * 4)).named("bs_cols");  // &Bs[0][8c]
-  std::vector<Reg> res;
-  for (uint32_t i = 0; i < kTM * kTN; ++i) res.push_back(b.mov(Type::f32, 0.0, fmt::format("res{}", i)));
+  Reg as_rows = (sm.as + r * (kTM * 4)).named("as_rows");  // &As[0][8r]
+  Reg bs_cols = (sm.bs + c * (kTN * 4)).named("bs_cols");  // &Bs[0][8c]
+  std::vector<Reg> res = simt::zero_accumulators(b, kTM * kTN);
 
-  b.role(ir::WarpRole::simt, [&] {
-    b.loop("kc", K / kBK, [&](const Reg&) {
-      b.comment("128-bit loads: 4 floats of A's row and of B's row per thread");
-      std::vector<Reg> a = ld_v4(b, ir::Op::ld_global, Addr::at(a_ptr), "a");
-      std::vector<Reg> bv = ld_v4(b, ir::Op::ld_global, Addr::at(b_ptr), "b");
-      b.comment("A's 4 floats go down a column of the transposed As: 4 scalar stores");
-      for (uint32_t j = 0; j < 4; ++j) b.st_shared(Type::f32, Addr::at(as_store, j * kBM * 4), {a[j]});
-      b.st(ir::Op::st_shared, Type::f32, Addr::at(bs_store), bv);
-      b.bar_sync(0);
-      for (uint32_t d = 0; d < kBK; ++d) {
-        std::vector<Reg> reg_m, reg_n;
-        for (uint32_t h = 0; h < 2; ++h) {
-          for (const Reg& x : ld_v4(b, ir::Op::ld_shared, Addr::at(as_rows, (d * kBM + 4 * h) * 4), "m"))
-            reg_m.push_back(x);
-          for (const Reg& x : ld_v4(b, ir::Op::ld_shared, Addr::at(bs_cols, (d * kBN + 4 * h) * 4), "n"))
-            reg_n.push_back(x);
-        }
-        for (uint32_t i = 0; i < kTM; ++i)
-          for (uint32_t j = 0; j < kTN; ++j) b.fma_into(res[i * kTN + j], reg_m[i], reg_n[j], res[i * kTN + j]);
+  const auto copy = [&] {
+    b.comment("128-bit loads: 4 floats of A's row and of B's row per thread");
+    std::vector<Reg> a = ld_v4(b, ir::Op::ld_global, Addr::at(a_ptr), "a");
+    std::vector<Reg> bv = ld_v4(b, ir::Op::ld_global, Addr::at(b_ptr), "b");
+    b.comment("A's 4 floats go down a column of the transposed As: 4 scalar stores");
+    for (uint32_t j = 0; j < 4; ++j) b.st_shared(Type::f32, Addr::at(as_store, j * kBM * 4), {a[j]});
+    b.st(ir::Op::st_shared, Type::f32, Addr::at(bs_store), bv);
+  };
+  const auto compute = [&] {
+    for (uint32_t d = 0; d < kBK; ++d) {
+      std::vector<Reg> reg_m, reg_n;
+      for (uint32_t h = 0; h < 2; ++h) {
+        for (const Reg& x : ld_v4(b, ir::Op::ld_shared, Addr::at(as_rows, (d * kBM + 4 * h) * 4), "m"))
+          reg_m.push_back(x);
+        for (const Reg& x : ld_v4(b, ir::Op::ld_shared, Addr::at(bs_cols, (d * kBN + 4 * h) * 4), "n"))
+          reg_n.push_back(x);
       }
-      b.bar_sync(0);
-      a_ptr += kBK * 4;
-      b_ptr += kBK * N * 4;
-    });
-  });
+      simt::outer_product(b, res, reg_m, reg_n);
+    }
+  };
+  simt::chunk_loop(b, K, kBK, N, a_ptr, b_ptr, copy, compute);
   b.role(ir::WarpRole::epilogue, [&] {
     Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * kTM, N, s.n0 + c * kTN, "c_ptr");
     simt::store_results(b, c_ptr, N, kTM, kTN, res, 4);

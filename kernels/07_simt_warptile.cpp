@@ -65,19 +65,16 @@ ir::Kernel build_simt_warptile(const GemmConfig& cfg) {
   Builder b(std::string(kId), ir::Arch::sm_80);
   b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
   const simt::CtaStart s = simt::cta_start(b, kBM, kBN);
-  auto As = b.operand_stages("As", ir::GemmOperand::a, 1, kBM * kBK * 4, 16);
-  auto Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, kBK * kBN * 4, 16);
+  const simt::Chunks sm = simt::chunk_buffers(b, kBM * kBK * 4, kBK * kBN * 4);
 
   // The copy: round i reads A[m0 + t/4 + 32i][4(t%4)..] and B[t/32 + 4i][n0 + 4(t%32)..].
   Reg a_row = (s.tid >> 2).named("a_row");
   Reg a_col = ((s.tid & 3) << 2).named("a_col");
   Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + a_row, K, a_col, "a_ptr");
   Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> 5, N, s.n0 + ((s.tid & 31) << 2), "b_ptr");
-  Reg as_base = b.smem_address(As, 0, "As_addr");
-  Reg bs_base = b.smem_address(Bs, 0, "Bs_addr");
   // Transposed: &As[a_col][a_row] (k-major); else &As[a_row][a_col] (as in A).
-  Reg as_store = (as_base + (transpose ? (a_col * kBM + a_row) << 2 : s.tid << 4)).named("as_st");
-  Reg bs_store = (bs_base + (s.tid << 4)).named("bs_st");
+  Reg as_store = (sm.as + (transpose ? (a_col * kBM + a_row) << 2 : s.tid << 4)).named("as_st");
+  Reg bs_store = (sm.bs + (s.tid << 4)).named("bs_st");
 
   // The warp tile: warp w covers rows 64(w/2).., columns 64(w%2)..; lane l is thread row
   // l/4 and thread column l%4 of every 64×16 sub-tile.
@@ -85,57 +82,53 @@ ir::Kernel build_simt_warptile(const GemmConfig& cfg) {
   Reg lane = (s.tid & 31).named("lane");
   Reg m_in = ((warp >> 1) * kWM + (lane >> 2) * kTM).named("m_in_tile");             // first of its 8 rows
   Reg n_in = ((warp & 1) * kWN + (lane & 3) * kTN).named("n_in_tile");               // first column, sub-tile 0
-  Reg as_rows = (as_base + (transpose ? m_in << 2 : m_in * (kBK * 4))).named("as_rows");
-  Reg bs_cols = (bs_base + (n_in << 2)).named("bs_cols");
-  std::vector<Reg> res;
-  for (uint32_t i = 0; i < kTM * kTN * kWNIter; ++i) res.push_back(b.mov(Type::f32, 0.0, fmt::format("res{}", i)));
+  Reg as_rows = (sm.as + (transpose ? m_in << 2 : m_in * (kBK * 4))).named("as_rows");
+  Reg bs_cols = (sm.bs + (n_in << 2)).named("bs_cols");
+  // Slice w's 8×4 results: res[32w + 4i + j].
+  std::vector<Reg> res = simt::zero_accumulators(b, kTM * kTN * kWNIter);
+  const auto slice = [](const std::vector<Reg>& v, uint32_t w, uint32_t size) {
+    return std::vector<Reg>(v.begin() + w * size, v.begin() + (w + 1) * size);
+  };
 
-  b.role(ir::WarpRole::simt, [&] {
-    b.loop("kc", K / kBK, [&](const Reg&) {
-      for (uint32_t i = 0; i < kBM / kRowsA; ++i) {
-        std::vector<Reg> a = load4(b, ir::Op::ld_global, Addr::at(a_ptr, int64_t(i) * kRowsA * K * 4), scalar, "a");
-        if (transpose) {
-          for (uint32_t j = 0; j < 4; ++j)
-            b.st_shared(Type::f32, Addr::at(as_store, (j * kBM + i * kRowsA) * 4), {a[j]});
-        } else {
-          store4(b, ir::Op::st_shared, Addr::at(as_store, i * kRowsA * kBK * 4), a, scalar);
-        }
+  const auto copy = [&] {
+    for (uint32_t i = 0; i < kBM / kRowsA; ++i) {
+      std::vector<Reg> a = load4(b, ir::Op::ld_global, Addr::at(a_ptr, int64_t(i) * kRowsA * K * 4), scalar, "a");
+      if (transpose) {
+        for (uint32_t j = 0; j < 4; ++j) b.st_shared(Type::f32, Addr::at(as_store, (j * kBM + i * kRowsA) * 4), {a[j]});
+      } else {
+        store4(b, ir::Op::st_shared, Addr::at(as_store, i * kRowsA * kBK * 4), a, scalar);
       }
-      for (uint32_t i = 0; i < kBK / kRowsB; ++i) {
-        std::vector<Reg> bv = load4(b, ir::Op::ld_global, Addr::at(b_ptr, int64_t(i) * kRowsB * N * 4), scalar, "b");
-        store4(b, ir::Op::st_shared, Addr::at(bs_store, i * kRowsB * kBN * 4), bv, scalar);
+    }
+    for (uint32_t i = 0; i < kBK / kRowsB; ++i) {
+      std::vector<Reg> bv = load4(b, ir::Op::ld_global, Addr::at(b_ptr, int64_t(i) * kRowsB * N * 4), scalar, "b");
+      store4(b, ir::Op::st_shared, Addr::at(bs_store, i * kRowsB * kBN * 4), bv, scalar);
+    }
+  };
+  const auto compute = [&] {
+    for (uint32_t d = 0; d < kBK; ++d) {
+      std::vector<Reg> reg_m, reg_n;
+      if (transpose) {
+        for (uint32_t h = 0; h < kTM / 4; ++h)
+          for (const Reg& x : load4(b, ir::Op::ld_shared, Addr::at(as_rows, (d * kBM + 4 * h) * 4), scalar, "m"))
+            reg_m.push_back(x);
+      } else {
+        for (uint32_t i = 0; i < kTM; ++i)
+          reg_m.push_back(b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), "m"));
       }
-      b.bar_sync(0);
-      for (uint32_t d = 0; d < kBK; ++d) {
-        std::vector<Reg> reg_m, reg_n;
-        if (transpose) {
-          for (uint32_t h = 0; h < kTM / 4; ++h)
-            for (const Reg& x : load4(b, ir::Op::ld_shared, Addr::at(as_rows, (d * kBM + 4 * h) * 4), scalar, "m"))
-              reg_m.push_back(x);
-        } else {
-          for (uint32_t i = 0; i < kTM; ++i)
-            reg_m.push_back(b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), "m"));
-        }
-        for (uint32_t w = 0; w < kWNIter; ++w)
-          for (const Reg& x : load4(b, ir::Op::ld_shared, Addr::at(bs_cols, (d * kBN + w * kWSubN) * 4), scalar, "n"))
-            reg_n.push_back(x);
-        for (uint32_t w = 0; w < kWNIter; ++w)
-          for (uint32_t i = 0; i < kTM; ++i)
-            for (uint32_t j = 0; j < kTN; ++j) {
-              Reg& acc = res[(w * kTM + i) * kTN + j];
-              b.fma_into(acc, reg_m[i], reg_n[w * kTN + j], acc);
-            }
+      for (uint32_t w = 0; w < kWNIter; ++w)
+        for (const Reg& x : load4(b, ir::Op::ld_shared, Addr::at(bs_cols, (d * kBN + w * kWSubN) * 4), scalar, "n"))
+          reg_n.push_back(x);
+      for (uint32_t w = 0; w < kWNIter; ++w) {
+        std::vector<Reg> part = slice(res, w, kTM * kTN);  // the same registers
+        simt::outer_product(b, part, reg_m, slice(reg_n, w, kTN));
       }
-      b.bar_sync(0);
-      a_ptr += kBK * 4;
-      b_ptr += kBK * N * 4;
-    });
-  });
+    }
+  };
+  simt::chunk_loop(b, K, kBK, N, a_ptr, b_ptr, copy, compute);
   b.role(ir::WarpRole::epilogue, [&] {
     for (uint32_t w = 0; w < kWNIter; ++w) {
       Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + m_in, N, s.n0 + n_in + w * kWSubN, fmt::format("c_ptr{}", w));
-      const std::vector<Reg> part(res.begin() + w * kTM * kTN, res.begin() + (w + 1) * kTM * kTN);
-      simt::store_results(b, c_ptr, N, kTM, kTN, part, scalar ? 1 : 4);
+      simt::store_results(b, c_ptr, N, kTM, kTN, slice(res, w, kTM * kTN), scalar ? 1 : 4);
     }
   });
   b.ret();

@@ -51,6 +51,45 @@ CtaStart cta_start(Builder& b, uint32_t bm, uint32_t bn) {
   return s;
 }
 
+Chunks chunk_buffers(Builder& b, uint32_t as_bytes, uint32_t bs_bytes) {
+  Chunks c;
+  c.As = b.operand_stages("As", ir::GemmOperand::a, 1, as_bytes, 16);
+  c.Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, bs_bytes, 16);
+  c.as = b.smem_address(c.As, 0, "As_addr");
+  c.bs = b.smem_address(c.Bs, 0, "Bs_addr");
+  return c;
+}
+
+void chunk_loop(Builder& b, uint32_t K, uint32_t bk, uint32_t N, Reg& a_ptr, Reg& b_ptr,
+                const std::function<void()>& copy, const std::function<void()>& compute, bool sync_after_load) {
+  b.role(ir::WarpRole::simt, [&] {
+    b.loop("kc", K / bk, [&](const Reg&) {
+      b.comment("copy this chunk of A and B into shared memory");
+      copy();
+      if (sync_after_load) {
+        b.comment("wait until the whole chunk is in shared memory");
+        b.bar_sync(0);
+      }
+      compute();
+      b.comment("everyone is done with the chunk before it is overwritten");
+      b.bar_sync(0);
+      a_ptr += bk * 4;      // bk columns right in A
+      b_ptr += bk * N * 4;  // bk rows down in B
+    });
+  });
+}
+
+std::vector<Reg> zero_accumulators(Builder& b, uint32_t count) {
+  std::vector<Reg> res;
+  for (uint32_t i = 0; i < count; ++i) res.push_back(b.mov(Type::f32, 0.0, fmt::format("res{}", i)));
+  return res;
+}
+
+void outer_product(Builder& b, std::vector<Reg>& res, const std::vector<Reg>& m, const std::vector<Reg>& n) {
+  for (size_t i = 0; i < m.size(); ++i)
+    for (size_t j = 0; j < n.size(); ++j) b.fma_into(res[i * n.size() + j], m[i], n[j], res[i * n.size() + j]);
+}
+
 Reg element_ptr(Builder& b, const Reg& base, const Reg& row, uint32_t cols, const Reg& col, std::string name) {
   // Two widening multiplies: row·cols can pass 2^32 bytes at the largest shapes.
   return (base + b.mul_wide(row, cols * 4u, name + "_row_off") + b.mul_wide(col, 4u, name + "_col_off"))

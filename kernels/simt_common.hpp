@@ -3,7 +3,9 @@
 // rules of a kernel that tiles C without edge guards, and the pointers a CTA starts from.
 #pragma once
 
+#include <functional>
 #include <string_view>
+#include <vector>
 
 #include "engine/builder/builder.hpp"
 #include "kernels/registry.hpp"
@@ -22,6 +24,28 @@ struct CtaStart {
   builder::Reg tid, m0, n0, A, B, C;
 };
 CtaStart cta_start(builder::Builder& b, uint32_t bm, uint32_t bn);
+
+// The shared-memory chunks of A and B (As, Bs) and their base addresses.
+struct Chunks {
+  builder::Smem As, Bs;
+  builder::Reg as, bs;  // u32 shared addresses of As[0] and Bs[0]
+};
+Chunks chunk_buffers(builder::Builder& b, uint32_t as_bytes, uint32_t bs_bytes);
+
+// The K loop of steps 03-07, one chunk of `bk` per iteration: copy() fills As and Bs, bar.sync
+// waits for the whole chunk (left out when sync_after_load is false: step 03's mistake),
+// compute() uses it, a second bar.sync keeps any warp from overwriting a chunk another still
+// reads, and a_ptr moves bk columns right in A, b_ptr bk rows down in B (N columns).
+void chunk_loop(builder::Builder& b, uint32_t K, uint32_t bk, uint32_t N, builder::Reg& a_ptr,
+                builder::Reg& b_ptr, const std::function<void()>& copy, const std::function<void()>& compute,
+                bool sync_after_load = true);
+
+// `count` fp32 accumulators set to 0, named res0...
+std::vector<builder::Reg> zero_accumulators(builder::Builder& b, uint32_t count);
+
+// res[i·n.size() + j] += m[i] · n[j]: one outer product of a column of A and a row of B.
+void outer_product(builder::Builder& b, std::vector<builder::Reg>& res, const std::vector<builder::Reg>& m,
+                   const std::vector<builder::Reg>& n);
 
 // &X[row][col] of a row-major fp32 matrix with `cols` columns: base + (row·cols + col)·4.
 builder::Reg element_ptr(builder::Builder& b, const builder::Reg& base, const builder::Reg& row, uint32_t cols,
