@@ -17,7 +17,8 @@
 //  * `no-transpose` — As kept row-major like A (one st.shared.v4 per row instead of four
 //    scalar stores), so regM becomes 8 scalar loads whose 8 thread rows hit one bank: 8-way.
 //  * `scalar-loads` — every 128-bit access split into 4 scalar ones: 4× the load and store
-//    instructions on both global and shared memory.
+//    instructions on both global and shared memory in the PTX. (ptxas can merge consecutive
+//    scalar accesses back into 128-bit ones, as it does in step 05, so the GPU may not pay it.)
 //
 // What changed from step 06: warp tiles (a warp's threads cover a 64×64 region in 4 slices),
 // BK = 16, 128 threads with 128 results each, several load rounds per chunk.
@@ -153,11 +154,11 @@ KernelInfo simt_warptile_info() {
   k.example_shape = {256, 256, 32};
   k.mistakes = {
       {"no-transpose", "As kept row-major like A: one 128-bit store per row, regM read with 8 scalar loads",
-       "still correct, but regM's scalar loads conflict 8-way: the bank record shows 8 wavefronts per load "
-       "and the GPU runs slower"},
+       "still correct, but regM's scalar loads conflict 8-way: the bank record shows 8 wavefronts per load. "
+       "(ptxas merges each 4 of them along k into a 128-bit load on the GPU, which still conflicts 4-way)"},
       {"scalar-loads", "every 128-bit global and shared access split into four 32-bit ones",
-       "still correct, with 4x the memory instructions; regN's scalar loads read 4 banks per thread row "
-       "and the GPU runs slower"},
+       "still correct, with 4x the memory instructions in the PTX and the model (ptxas may merge "
+       "consecutive scalar accesses back into 128-bit ones on the GPU, as it does for step 05)"},
   };
   k.build = build_simt_warptile;
   return k;
