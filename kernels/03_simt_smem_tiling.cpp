@@ -81,7 +81,7 @@ ir::Kernel build_simt_smem_tiling(const GemmConfig& cfg) {
 
 KernelInfo simt_smem_tiling_info() {
   KernelInfo k = simt::tiled_info(kId, {kBS, kBS, kBS}, kThreads);
-  k.title = "Shared-memory tiling: 32x32 chunks of A and B reused from shared memory";
+  k.title = "Shared-memory tiling: 32x32 chunks reused";
   k.delta = "the K loop runs over 32-wide chunks of A and B staged in shared memory, with bar.sync around the compute";
   k.explanation =
       "Each step, the 1024 threads of the CTA copy a 32x32 chunk of A and one of B into shared "

@@ -96,7 +96,7 @@ ir::Kernel build_simt_blocktile_2d(const GemmConfig& cfg) {
 
 KernelInfo simt_blocktile_2d_info() {
   KernelInfo k = simt::tiled_info(kId, {kBM, kBN, kBK}, kThreads);
-  k.title = "2D block tiling: 8x8 results per thread from outer products";
+  k.title = "2D block tiling: 8x8 outer products per thread";
   k.delta = "each thread computes an 8x8 block of C as a sum of outer products of 8 As and 8 Bs values";
   k.explanation =
       "The CTA computes a 128x128 tile with 256 threads, 8 along K at a time. Per K step each thread "

@@ -92,7 +92,7 @@ ir::Kernel build_simt_vectorized(const GemmConfig& cfg) {
 
 KernelInfo simt_vectorized_info() {
   KernelInfo k = simt::tiled_info(kId, {kBM, kBN, kBK}, kThreads);
-  k.title = "Vectorized: 128-bit global and shared loads, As transposed";
+  k.title = "Vectorized: 128-bit loads, As transposed";
   k.delta = "128-bit loads (ld.global.v4, ld.shared.v4), As stored transposed so regM is one vector read";
   k.explanation =
       "The same 128x128 tile and 8x8 outer products as step 05, with fewer, wider memory "
