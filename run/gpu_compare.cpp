@@ -41,6 +41,8 @@ std::string_view mistake_behaviour_name(MistakeBehaviour b) {
 MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   // The GPU's output with a missing wait depends on when the TMA bytes land: a race.
   if (mistake == "skip-mbarrier-wait") return MistakeBehaviour::race;
+  // Warps compute on a shared-memory chunk other warps may not have written yet.
+  if (mistake == "no-sync-after-load") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

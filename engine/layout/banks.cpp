@@ -16,7 +16,8 @@ using detail::str;
 
 // Lanes per phase by access width (facts §8): the whole warp up to 4 B, half-warps for 8 B,
 // quarter-warps for 16 B. Each phase moves at most 128 B, one line's worth of banks.
-uint32_t lanes_per_phase(uint32_t access_bytes) {
+uint32_t lanes_per_phase(uint32_t access_bytes, Phasing phasing) {
+    if (access_bytes == 16 && phasing == Phasing::lsu_half_warp) return 16;
     switch (access_bytes) {
         case 1:
         case 2:
@@ -45,6 +46,11 @@ public:
         return {count++, false};
     }
     uint32_t wavefronts() const { return *std::max_element(counts_.begin(), counts_.end()); }
+    uint32_t distinct_words() const {
+        uint32_t n = 0;
+        for (uint32_t c : counts_) n += c;
+        return n;
+    }
 
 private:
     // A lane touches <= 4 consecutive words, i.e. <= 4 different banks, so a bank gets at
@@ -58,8 +64,10 @@ private:
 uint32_t smem_bank_of(uint32_t byte_addr) { return (byte_addr / kSmemBankBytes) % kSmemBanks; }
 
 BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
-                                 uint32_t access_bytes) {
-    const uint32_t phase_lanes = lanes_per_phase(access_bytes);
+                                 uint32_t access_bytes, Phasing phasing) {
+    const uint32_t phase_lanes = lanes_per_phase(access_bytes, phasing);
+    // A half-warp phase can move 256 bytes: its ideal is one wavefront per line's worth.
+    const bool ideal_by_bytes = phase_lanes * access_bytes > kSmemBanks * kSmemBankBytes;
     const uint32_t words_per_lane = std::max<uint32_t>(1, access_bytes / kSmemBankBytes);
 
     BankReport report;
@@ -97,14 +105,17 @@ BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32
             if (((active_mask >> lane) & 1) == 0) continue;
             report.lane_wavefront[lane] = static_cast<uint8_t>(report.wavefronts + lane_slot[lane]);
         }
+        const uint32_t phase_ideal = ideal_by_bytes ? (banks.distinct_words() + kSmemBanks - 1) / kSmemBanks : 1;
         report.wavefronts += phase_wavefronts;
-        report.ideal_wavefronts += 1;
-        report.conflict_degree = std::max(report.conflict_degree, phase_wavefronts);
+        report.ideal_wavefronts += phase_ideal;
+        // How many times over its ideal the worst phase is served (1: no conflict).
+        report.conflict_degree =
+            std::max(report.conflict_degree, (phase_wavefronts + phase_ideal - 1) / phase_ideal);
     }
     return report;
 }
 
-BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes) {
+BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes, Phasing phasing) {
     std::array<uint32_t, 32> addr{};
     uint32_t mask = 0;
     for (const LaneAccess& a : accesses) {
@@ -117,7 +128,7 @@ BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t 
         mask |= 1u << a.lane;
         addr[a.lane] = a.addr;
     }
-    return analyze_shared_access(std::span<const uint32_t, 32>(addr), mask, access_bytes);
+    return analyze_shared_access(std::span<const uint32_t, 32>(addr), mask, access_bytes, phasing);
 }
 
 }  // namespace gs::layout

@@ -49,16 +49,27 @@ struct BankReport {
 
 constexpr uint8_t kInactiveLane = 255;
 
+// How a 16-byte access is grouped into phases.
+//   by_width       the table above: quarter-warps, each phase ideally one wavefront. What
+//                  ldmatrix/stmatrix and the tensor cores' reads are modelled with.
+//   lsu_half_warp  ld/st.shared.v4 (LDS.128/STS.128) as the H100's counters show them
+//                  (docs/results/2026-11-24-h100-simt): half-warps of 16 lanes, each phase
+//                  ideally one wavefront per 128 bytes of distinct words it moves. A warp
+//                  whose lanes all read one 16-byte vector takes 2 wavefronts, not 4; a
+//                  contiguous 512-byte access still takes 4. Other widths are as by_width.
+enum class Phasing { by_width, lsu_half_warp };
+
 // Analyses one warp access. lane_addr[l] is lane l's shared byte address (ignored for lanes
 // not in active_mask). access_bytes is 1, 2, 4, 8 or 16; each lane touches the
 // max(1, access_bytes/4) consecutive words starting at its address. Throws
 // std::invalid_argument for another width or an address not aligned to the width (a
 // misaligned shared access faults on the GPU).
 BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
-                                 uint32_t access_bytes);
+                                 uint32_t access_bytes, Phasing phasing = Phasing::by_width);
 
 // The same for a sparse list of (lane, address) pairs, as the model's trace records them:
 // the listed lanes are the active ones. Throws for a lane >= 32 or listed twice.
-BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes);
+BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes,
+                                 Phasing phasing = Phasing::by_width);
 
 }  // namespace gs::layout

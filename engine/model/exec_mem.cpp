@@ -184,7 +184,11 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors
 // Bank model and statistics for one warp-level shared access (facts §8).
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store) {
   Cta& c = x.cta;
-  const layout::BankReport r = layout::analyze_shared_access(addrs, x.mask, std::min<uint32_t>(bytes, 16));
+  // ld/st.shared.v4 are grouped as the H100 groups LDS.128/STS.128 (banks.hpp, Phasing); the
+  // other instructions that come here (cp.async) keep the width's table.
+  const bool lsu = x.inst.op == Op::ld_shared || x.inst.op == Op::st_shared;
+  const layout::BankReport r = layout::analyze_shared_access(
+      addrs, x.mask, std::min<uint32_t>(bytes, 16), lsu ? layout::Phasing::lsu_half_warp : layout::Phasing::by_width);
   c.stats->smem_accesses++;
   c.stats->smem_wavefronts += r.wavefronts;
   c.stats->smem_ideal_wavefronts += r.ideal_wavefronts;

@@ -183,3 +183,36 @@ TEST_CASE("bank analysis rejects bad widths, misaligned addresses and bad lanes"
     CHECK_THROWS_WITH(analyze_shared_access(std::span<const LaneAccess>(far), 4),
                       Catch::Contains("lane 32"));
 }
+
+TEST_CASE("ld/st.shared.v4 in half-warp phases, as the H100 counts LDS.128", "[layout][banks]") {
+    const auto lsu = [](const std::array<uint32_t, 32>& a, uint32_t bytes) {
+        return analyze_shared_access(std::span<const uint32_t, 32>(a), kAll, bytes, Phasing::lsu_half_warp);
+    };
+    // One vector for the whole warp: 2 wavefronts (one per half), ideal 2; by quarters 4.
+    // (simt_blocktile_1d's LDS.128 on the H100: 8192 wavefronts for 4096 instructions.)
+    const auto same = lanes([](uint32_t) { return 256u; });
+    CHECK(lsu(same, 16).wavefronts == 2);
+    CHECK(lsu(same, 16).ideal_wavefronts == 2);
+    CHECK(analyze(same, kAll, 16).wavefronts == 4);
+    // A contiguous 512-byte row: 4 wavefronts either way, no conflict.
+    const auto row = lanes([](uint32_t l) { return 16 * l; });
+    const BankReport r = lsu(row, 16);
+    CHECK(r.wavefronts == 4);
+    CHECK(r.ideal_wavefronts == 4);
+    CHECK(r.conflict_degree == 1);
+    // simt_blocktile_2d's Bs reads as ptxas vectorises them: lane l reads 16 B at 32(l%16):
+    // columns c and c+4 share banks, 4 distinct words per bank in a half: 8 wavefronts, ideal 4
+    // (the H100 counts 4 conflicts per instruction).
+    const auto bs = lanes([](uint32_t l) { return 32 * (l % 16); });
+    const BankReport b = lsu(bs, 16);
+    CHECK(b.wavefronts == 8);
+    CHECK(b.ideal_wavefronts == 4);
+    CHECK(b.conflict_degree == 2);
+    // As reads: the two halves each read one vector, 256 B apart: 2 wavefronts, no conflict.
+    const auto as = lanes([](uint32_t l) { return 256 * (l / 16); });
+    CHECK(lsu(as, 16).wavefronts == 2);
+    CHECK(lsu(as, 16).wavefronts - lsu(as, 16).ideal_wavefronts == 0);
+    // Narrower accesses are unchanged.
+    const auto words = lanes([](uint32_t l) { return 128 * l; });
+    CHECK(lsu(words, 4).wavefronts == analyze(words, kAll, 4).wavefronts);
+}

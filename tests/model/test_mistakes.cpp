@@ -14,12 +14,25 @@ bool has_hazard(const model::SimResult& r, const std::string& kind) {
     if (model::hazard_kind_name(h.kind) == kind) return true;
   return false;
 }
+
+// What a performance mistake costs, from one run: the traced CTA's global sectors, or the
+// whole grid's shared-memory bank conflicts or warp instructions.
+uint64_t cost_of(const model::SimResult& r, const std::string& cost) {
+  if (cost == "sectors") {
+    uint64_t sectors = 0;
+    for (const model::GlobalAccess& g : r.trace.global) sectors += g.sectors;
+    return sectors;
+  }
+  if (cost == "bank-conflicts") return r.stats.smem_bank_conflicts;
+  return r.stats.warp_instructions;
+}
 }  // namespace
 
 TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
   struct Expect {
     std::string hazard;  // empty: no hazard required
     bool wrong_result;
+    std::string cost;  // a correct but slower kernel: what grows over the kernel as written
   };
   const std::map<std::string, Expect> expected{
       {"skip-mbarrier-wait", {"tma-race", true}},  // and exit-with-pending-tma: the H100 faults on it
@@ -27,6 +40,11 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"wrong-expect-tx", {"deadlock", false}},
       {"missing-wgmma-fence", {"missing-wgmma-fence", false}},
       {"missing-init-fence", {"missing-init-fence", false}},
+      {"swap-row-col", {"", false, "sectors"}},
+      // A warp reads Bs rows other warps wrote in the same barrier interval (C may still come out right).
+      {"no-sync-after-load", {"shared-race", false}},
+      {"no-transpose", {"", false, "bank-conflicts"}},
+      {"scalar-loads", {"", false, "instructions"}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {
@@ -37,8 +55,16 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
         INFO(test::hazard_list(r.result));
         if (!e.hazard.empty()) CHECK(has_hazard(r.result, e.hazard));
         if (e.wrong_result) CHECK(r.mismatches > 0);
-        // Caught one way or the other.
-        CHECK((!r.result.hazards.empty() || r.mismatches > 0));
+        if (!e.cost.empty()) {
+          // Correct, and visibly more expensive than the kernel as written.
+          test::ModelRun clean = test::run_model(info.id, info.example_shape, true, 7);
+          CHECK(r.mismatches == 0);
+          CHECK(r.result.hazards.empty());
+          CHECK(cost_of(r.result, e.cost) > cost_of(clean.result, e.cost));
+        } else {
+          // Caught one way or the other.
+          CHECK((!r.result.hazards.empty() || r.mismatches > 0));
+        }
       }
     }
   }
