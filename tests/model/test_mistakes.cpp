@@ -27,6 +27,13 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"wrong-expect-tx", {"deadlock", false}},
       {"missing-wgmma-fence", {"missing-wgmma-fence", false}},
       {"missing-init-fence", {"missing-init-fence", false}},
+      {"slab-overlap", {"", true}},
+      {"phase-not-flipped", {"", true}},
+      {"skip-empty-wait", {"tma-race", true}},
+      {"wrong-empty-barrier", {"deadlock", false}},
+      {"register-overcommit", {"deadlock", false}},
+      {"tile-stride-off-by-one", {"", true}},
+      {"arrival-count-mismatch", {"deadlock", false}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {

@@ -1,0 +1,208 @@
+// Step 16 — Hopper: the mbarrier protocol with the fewest arrivals (fast.cu's matmul_7).
+//
+// What it teaches: what a barrier costs. In step 15 every one of the 256 consumer threads
+// arrives on a stage's empty barrier: 8 warp-instructions that each update the barrier in
+// shared memory 32 times over. The producer needs to know only that every consumer warp is
+// done with the stage, so one lane per warp is enough: elect.sync picks it (the lowest running
+// lane; the same lane every time, so it is elected once, before the loop), and the empty
+// barriers expect 8 arrivals (2 consumer warpgroups × 4 warps) instead of 256.
+// Why not one arrival per warpgroup, as fast.cu does? wgmma.wait_group waits for the groups of
+// the executing thread (PTX ISA), so a lane of warp 0 knows that warp 0's share of the wgmma
+// is done, not that warp 3 has even issued its own: one arrival per warp is the fewest the
+// PTX ISA's wording makes safe.
+// Every wait is now try_wait with a suspend-time hint: a thread whose phase is not complete
+// may be suspended for up to kSuspendHintNs before the loop retries, instead of a
+// system-dependent limit, so waiting warps do not keep issuing try_wait.
+//
+// What changed from step 15: elect.sync once per consumer warp, the elected lane arrives on
+// empty[s], the empty barriers' count (8), and the hint on every mbarrier wait.
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "kernels/hopper_parts.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::kernels {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using hopper::kBK;
+using ir::Type;
+using layout::Swizzle;
+
+namespace {
+
+constexpr std::string_view kId = "hopper_fewer_arrivals";
+
+constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kStages = 4;
+constexpr uint32_t kConsumers = 2;
+constexpr uint32_t kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
+constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
+constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
+constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
+constexpr uint32_t kEmptyArrivals = 4 * kConsumers;  // one elected lane per consumer warp
+constexpr uint32_t kSuspendHintNs = 10'000'000;      // the try_wait suspend-time hint (ns)
+
+// The tile numbered t in the grouped order, as its first row and column of C.
+struct TileCorner {
+  Reg m0, n0;
+};
+TileCorner tile_corner(Builder& b, const Reg& t, uint32_t tiles_m, uint32_t tiles_n) {
+  const uint32_t group_tiles = kGroupM * tiles_n;
+  Reg group = (t / group_tiles).named("group");
+  Reg first_m = (group * kGroupM).named("first_m");
+  Reg tiles_m_reg = b.mov(Type::u32, tiles_m, "tiles_m");
+  Reg rows = b.alu(ir::Op::min, Type::u32, {(tiles_m_reg - first_m).named("rows_left"), kGroupM}, "group_rows");
+  Reg p = (t - group * group_tiles).named("in_group");
+  Reg tile_m = (first_m + p % rows).named("tile_m");
+  Reg tile_n = (p / rows).named("tile_n");
+  return {(tile_m << 7).named("m0"), (tile_n << 8).named("n0")};
+}
+
+ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
+  const auto [M, N, K] = cfg.shape;
+  Builder b(std::string(kId), ir::Arch::sm_90a);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
+  b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+
+  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
+  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, kStages, kABytes, 1024, Swizzle::b128);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, kStages, kBBytes, 1024, Swizzle::b128);
+  auto full = b.mbarriers("full", ir::BarrierRole::full, kStages);
+  auto empty = b.mbarriers("empty", ir::BarrierRole::empty, kStages);
+  b.use_dynamic_smem();
+
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg wg = (tid >> 7).named("wg");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  // This CTA's tiles: cta, cta + stride, ... below `tiles` (at least one: ctas <= tiles).
+  const uint32_t stride = ctas;
+  Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
+  Reg full_base = b.smem_address(full, 0, "full_base");
+  Reg empty_base = b.smem_address(empty, 0, "empty_base");
+  Reg a_base = b.smem_address(sA, 0, "sA_base");
+  Reg b_base = b.smem_address(sB, 0, "sB_base");
+
+  b.if_((tid == 0).named("init_thread"), [&] {
+    for (uint32_t s = 0; s < kStages; ++s) {
+      b.mbarrier_init(full.at(8 * s), 1);
+      // Mistake arrival-count-mismatch: the count of step 15 (every consumer thread) stays.
+      b.mbarrier_init(empty.at(8 * s), cfg.has("arrival-count-mismatch") ? 128 * kConsumers : kEmptyArrivals);
+    }
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+  const uint32_t k_blocks = hopper::ceil_div(K, kBK);
+
+  b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
+  b.if_((wg == 0).named("producer_wg"), [&] {
+    b.role(ir::WarpRole::producer, [&] {
+      b.setmaxnreg(false, kProducerRegs);
+      b.if_((tid == 0).named("producer"), [&] {
+        Reg tmA = b.tensor_map_address(tmap_a, "tmA");
+        Reg tmB = b.tensor_map_address(tmap_b, "tmB");
+        Reg stage = b.mov(Type::u32, 0, "stage");
+        Reg phase = b.mov(Type::u32, 0, "phase");
+        b.loop("tile_load", my_tiles, [&](const Reg& i) {
+          const TileCorner at = tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n);
+          b.loop("kb_load", k_blocks, [&](const Reg& kb) {
+            b.mbarrier_wait(Addr::at((empty_base + (stage << 3)).named("empty_s")), phase ^ 1, kSuspendHintNs);
+            Reg full_s = (full_base + (stage << 3)).named("full_s");
+            b.mbarrier_arrive_expect_tx(Addr::at(full_s), kABytes + kBBytes);
+            Reg k0 = (kb << 6).named("k0");
+            b.cp_async_bulk_tensor_load(Addr::at((a_base + stage * kABytes).named("sA_s")), tmA, {k0, at.m0},
+                                        Addr::at(full_s));
+            b.cp_async_bulk_tensor_load(Addr::at((b_base + stage * kBBytes).named("sB_s")), tmB, {k0, at.n0},
+                                        Addr::at(full_s));
+            hopper::next_stage(b, stage, phase, kStages);
+          });
+        });
+      });
+    });
+  });
+
+  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of the 128x256 tile");
+  b.if_((wg != 0).named("consumer_wg"), [&] {
+    b.role(ir::WarpRole::consumer, [&] {
+      // Mistake register-overcommit: 24 + 248 + 248 = 520 > 504 registers per thread-row.
+      b.setmaxnreg(true, cfg.has("register-overcommit") ? kConsumerRegs + 8 : kConsumerRegs);
+      Reg slab = (wg - 1).named("consumer");
+      Reg slab_off = (slab * kSlabBytes).named("slab_off");
+      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      Reg elected = b.elect_sync("elected");  // this warp's one arriving lane
+      Reg stage = b.mov(Type::u32, 0, "stage");
+      Reg phase = b.mov(Type::u32, 0, "phase");
+      const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, Swizzle::b128);
+      Reg wg_thread = (tid & 127).named("wg_thread");
+      Reg C = b.global_ptr(pc, "C_ptr");
+      b.loop("tile", my_tiles, [&](const Reg& i) {
+        const TileCorner at = tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n);
+        b.loop("kb", k_blocks, [&](const Reg& kb) {
+          b.mbarrier_wait(Addr::at((full_base + (stage << 3)).named("full_s")), phase, kSuspendHintNs);
+          Reg a_desc = b.wgmma_descriptor((a_base + stage * kABytes + slab_off).named("sA_s"), sw128, "a_desc");
+          Reg b_desc = b.wgmma_descriptor((b_base + stage * kBBytes).named("sB_s"), sw128, "b_desc");
+          b.wgmma_fence();
+          hopper::wgmma_k_block(b, kBN, acc, {a_desc}, b_desc, (kb != 0).named("accumulate"));
+          b.wgmma_commit_group();
+          b.wgmma_wait_group(0);
+          Reg empty_s = (empty_base + (stage << 3)).named("empty_s");
+          b.if_(elected, [&] { b.mbarrier_arrive(Addr::at(empty_s)); });
+          hopper::next_stage(b, stage, phase, kStages);
+        });
+        b.role(ir::WarpRole::epilogue, [&] {
+          b.comment("the producer is already loading the next tile while this one is stored");
+          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N);
+        });
+      });
+    });
+  });
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+KernelInfo hopper_fewer_arrivals_info() {
+  KernelInfo k;
+  k.id = kId;
+  k.title = "Hopper persistent, fewest mbarrier arrivals";
+  k.arch = ir::Arch::sm_90a;
+  k.family = Family::hopper;
+  k.delta = "one elected lane per consumer warp arrives on the empty barrier (8 arrivals instead of 256), and "
+            "every mbarrier wait carries a suspend-time hint";
+  k.explanation =
+      "The persistent kernel of the previous step with a cheaper barrier protocol. Releasing a stage needs "
+      "only the news that each consumer warp has finished its wgmmas on it, not 256 separate arrivals: "
+      "elect.sync picks one lane of each warp, that lane arrives, and the empty barriers are initialised to "
+      "expect 8 arrivals (two consumer warpgroups of four warps). All waits use mbarrier.try_wait with a "
+      "suspend-time hint, so a warp whose stage is not ready sleeps in the barrier instead of spinning "
+      "through the retry loop.";
+  k.tile = {kBM, kBN, kBK};
+  // 8 K-blocks per tile: the 4-stage ring wraps, so the empty barriers' phases matter (the
+  // persistent walk itself is step 15's example).
+  k.example_shape = {256, 512, 512};
+  k.ab_dtype = DType::bf16;
+  k.c_dtype = DType::f32;
+  k.b_layout = BLayout::nk;
+  k.constraints = hopper::edge_shape_constraints();
+  k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
+  k.mistakes = {
+      {"arrival-count-mismatch", "the empty barriers still expect 256 arrivals while only 8 elected lanes arrive",
+       "no stage is ever released: the producer waits on empty[0] forever after the first pass (a deadlock; the "
+       "GPU hangs)"},
+  };
+  // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  k.build = build_hopper_fewer_arrivals;
+  return k;
+}
+
+}  // namespace gs::kernels
