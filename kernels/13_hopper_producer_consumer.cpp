@@ -164,8 +164,9 @@ KernelInfo hopper_producer_consumer_info() {
   k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
   k.mistakes = {
       {"phase-not-flipped", "the consumers keep waiting for parity 0 after the ring wraps",
-       "on the second pass the consumers find full[s]'s old phase complete and read the stage before the new "
-       "boxes land (a tma-race) or read stale data: C is wrong"},
+       "on the second pass the consumers either find full[s]'s old phase complete and read the stage before the "
+       "new boxes land (a tma-race, wrong C: what the model shows) or, if the boxes already landed, wait for a "
+       "phase that never comes (a deadlock: what the H100 did)"},
       {"skip-empty-wait", "the producer refills a stage without waiting on its empty barrier",
        "the copy engine refills stages whose earlier load has not even landed, let alone been read: the model "
        "names the race (tma-race: two loads in flight into the same bytes; mbarrier-over-arrival on full[s])"},
