@@ -116,10 +116,8 @@ ir::Kernel build_hopper_tile_128(const GemmConfig& cfg) {
 
 KernelInfo hopper_tile_128_info() {
   KernelInfo k;
-  k.id = kId;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
   k.title = "Hopper TMA + wgmma, 128x128 tile";
-  k.arch = ir::Arch::sm_90a;
-  k.family = Family::hopper;
   k.delta = "a 128x128 tile: two m64n128k16 wgmmas per k16 step, twice the FLOP per byte loaded; any M, N, K "
             "multiple of 8";
   k.explanation =
@@ -130,13 +128,7 @@ KernelInfo hopper_tile_128_info() {
       "long, so less time goes to waiting. Each thread holds 128 f32 accumulators. Shapes need not be "
       "multiples of the tile: TMA fills the parts of an edge box outside A or B with zeros, and the "
       "epilogue skips stores outside C. Loads and math still take turns.";
-  k.tile = {kBM, kBN, kBK};
   k.example_shape = {256, 256, 256};
-  k.ab_dtype = DType::bf16;
-  k.c_dtype = DType::f32;
-  k.b_layout = BLayout::nk;
-  k.constraints = hopper::edge_shape_constraints();
-  k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
   k.mistakes = {
       {"slab-overlap", "the second m64 slab's A descriptor starts 32 rows (4 KiB) on instead of 64 rows (8 KiB)",
        "rows 64..127 of each tile are computed from rows 32..95 of A: C is wrong, identically on the model and "

@@ -26,7 +26,6 @@
 
 namespace gs::kernels {
 
-using builder::Addr;
 using builder::Builder;
 using builder::Reg;
 using hopper::kBK;
@@ -41,7 +40,6 @@ constexpr uint32_t kBM = 128, kBN = 128;
 constexpr uint32_t kStages = 5;
 constexpr uint32_t kThreads = 256;  // warpgroup 0: producer; warpgroup 1: consumer
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 KiB each per stage
-constexpr uint32_t kSlabBytes = 64 * kBK * 2;
 
 ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
@@ -51,30 +49,13 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, kStages, kABytes, 1024, Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, kStages, kBBytes, 1024, Swizzle::b128);
-  auto full = b.mbarriers("full", ir::BarrierRole::full, kStages);
-  auto empty = b.mbarriers("empty", ir::BarrierRole::empty, kStages);
-  b.use_dynamic_smem();
+  // kStages tiles of A and of B, full[s] and empty[s] (hopper_parts.hpp, Ring).
+  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg m0 = (b.special(ir::Special::ctaid_y, "cta_y") << 7).named("m0");
   Reg n0 = (b.special(ir::Special::ctaid_x, "cta_x") << 7).named("n0");
-  Reg full_base = b.smem_address(full, 0, "full_base");
-  Reg empty_base = b.smem_address(empty, 0, "empty_base");
-  Reg a_base = b.smem_address(sA, 0, "sA_base");
-  Reg b_base = b.smem_address(sB, 0, "sB_base");
-
-  b.comment("one thread initialises the ring's barriers");
-  b.if_((tid == 0).named("init_thread"), [&] {
-    for (uint32_t s = 0; s < kStages; ++s) {
-      b.mbarrier_init(full.at(8 * s), 1);
-      b.mbarrier_init(empty.at(8 * s), 128);
-    }
-    b.fence_mbarrier_init();
-  });
-  b.bar_sync(0);
+  hopper::init_ring(b, ring, tid, 128);  // empty[s]: every consumer thread arrives
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
   b.comment("warpgroup 0 produces: its thread 0 issues every TMA load");
@@ -86,16 +67,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
       Reg phase = b.mov(Type::u32, 0, "phase");
       b.loop("kb_load", k_blocks, [&](const Reg& kb) {
         // Mistake skip-empty-wait: refill the stage without waiting for the consumers.
-        if (!cfg.has("skip-empty-wait")) {
-          b.comment("wait until the consumers released this stage (a fresh barrier passes parity 1)");
-          b.mbarrier_wait(Addr::at((empty_base + (stage << 3)).named("empty_s")), phase ^ 1);
-        }
-        Reg full_s = (full_base + (stage << 3)).named("full_s");
-        b.mbarrier_arrive_expect_tx(Addr::at(full_s), kABytes + kBBytes);
-        Reg k0 = (kb << 6).named("k0");
-        b.cp_async_bulk_tensor_load(Addr::at((a_base + stage * kABytes).named("sA_s")), tmA, {k0, m0}, Addr::at(full_s));
-        b.cp_async_bulk_tensor_load(Addr::at((b_base + stage * kBBytes).named("sB_s")), tmB, {k0, n0}, Addr::at(full_s));
-        hopper::next_stage(b, stage, phase, kStages);
+        hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0, {.wait_empty = !cfg.has("skip-empty-wait")});
       });
     });
   });
@@ -107,21 +79,14 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
                                                  hopper::accumulators(b, kBN, "acc1_")};
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, Swizzle::b128);
       b.loop("kb", k_blocks, [&](const Reg& kb) {
-        b.mbarrier_wait(Addr::at((full_base + (stage << 3)).named("full_s")), phase);
-        Reg a_desc0 = b.wgmma_descriptor((a_base + stage * kABytes).named("sA_s"), sw128, "a_desc0");
-        Reg a_desc1 = b.alu(ir::Op::add, Type::u64, {a_desc0, kSlabBytes >> 4}, "a_desc1");
-        Reg b_desc = b.wgmma_descriptor((b_base + stage * kBBytes).named("sB_s"), sw128, "b_desc");
-        b.wgmma_fence();
-        hopper::wgmma_k_block(b, kBN, acc, {a_desc0, a_desc1}, b_desc, (kb != 0).named("accumulate"));
-        b.wgmma_commit_group();
-        b.wgmma_wait_group(0);
+        // Both 64-row slabs of A (the second 8 KiB on) against the stage's B tile.
+        hopper::consume_k_block(b, ring, stage, phase, kBN, acc, std::nullopt, kb);
         b.comment("this thread is done reading the stage: one of the 128 arrivals that release it");
         // Mistake wrong-empty-barrier: the stage index is forgotten and every release goes to
         // empty[0], the array's first barrier.
-        if (cfg.has("wrong-empty-barrier")) b.mbarrier_arrive(empty.at());
-        else b.mbarrier_arrive(Addr::at((empty_base + (stage << 3)).named("empty_s")));
+        if (cfg.has("wrong-empty-barrier")) b.mbarrier_arrive(ring.empty.at());
+        else b.mbarrier_arrive(ring.empty_at(stage));
         // Mistake phase-not-flipped: the consumers keep waiting for parity 0 after the ring wraps.
         hopper::next_stage(b, stage, phase, kStages, !cfg.has("phase-not-flipped"));
       });
@@ -141,10 +106,8 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
 
 KernelInfo hopper_producer_consumer_info() {
   KernelInfo k;
-  k.id = kId;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
   k.title = "Hopper producer/consumer warpgroups, 5-stage ring";
-  k.arch = ir::Arch::sm_90a;
-  k.family = Family::hopper;
   k.delta = "a producer warpgroup fills a ring of 5 stages while the consumer warpgroup multiplies: full/empty "
             "mbarriers per stage, phases flip at the wrap";
   k.explanation =
@@ -155,13 +118,7 @@ KernelInfo hopper_producer_consumer_info() {
       "barrier. With five stages the copy engine runs up to four K-blocks ahead of the tensor cores, so loads "
       "and math overlap. Stage s is reused on every fifth K-block; each reuse is one more phase of its "
       "barriers, so the parity both sides wait for flips whenever the stage index wraps to 0.";
-  k.tile = {kBM, kBN, kBK};
   k.example_shape = {256, 256, 640};  // 10 K-blocks: the 5-stage ring wraps once
-  k.ab_dtype = DType::bf16;
-  k.c_dtype = DType::f32;
-  k.b_layout = BLayout::nk;
-  k.constraints = hopper::edge_shape_constraints();
-  k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
   k.mistakes = {
       {"phase-not-flipped", "the consumers keep waiting for parity 0 after the ring wraps",
        "on the second pass the consumers either find full[s]'s old phase complete and read the stage before the "

@@ -24,7 +24,6 @@
 
 namespace gs::kernels {
 
-using builder::Addr;
 using builder::Builder;
 using builder::Reg;
 using hopper::kBK;
@@ -52,30 +51,13 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, kStages, kABytes, 1024, Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, kStages, kBBytes, 1024, Swizzle::b128);
-  auto full = b.mbarriers("full", ir::BarrierRole::full, kStages);
-  auto empty = b.mbarriers("empty", ir::BarrierRole::empty, kStages);
-  b.use_dynamic_smem();
+  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
   Reg m0 = (b.special(ir::Special::ctaid_y, "cta_y") << 7).named("m0");
   Reg n0 = (b.special(ir::Special::ctaid_x, "cta_x") << 8).named("n0");
-  Reg full_base = b.smem_address(full, 0, "full_base");
-  Reg empty_base = b.smem_address(empty, 0, "empty_base");
-  Reg a_base = b.smem_address(sA, 0, "sA_base");
-  Reg b_base = b.smem_address(sB, 0, "sB_base");
-
-  b.if_((tid == 0).named("init_thread"), [&] {
-    for (uint32_t s = 0; s < kStages; ++s) {
-      b.mbarrier_init(full.at(8 * s), 1);
-      b.mbarrier_init(empty.at(8 * s), 128 * kConsumers);
-    }
-    b.fence_mbarrier_init();
-  });
-  b.bar_sync(0);
+  hopper::init_ring(b, ring, tid, 128 * kConsumers);  // empty[s]: every thread of both consumers
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
   b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
@@ -87,15 +69,8 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
         Reg tmB = b.tensor_map_address(tmap_b, "tmB");
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
-        b.loop("kb_load", k_blocks, [&](const Reg& kb) {
-          b.mbarrier_wait(Addr::at((empty_base + (stage << 3)).named("empty_s")), phase ^ 1);
-          Reg full_s = (full_base + (stage << 3)).named("full_s");
-          b.mbarrier_arrive_expect_tx(Addr::at(full_s), kABytes + kBBytes);
-          Reg k0 = (kb << 6).named("k0");
-          b.cp_async_bulk_tensor_load(Addr::at((a_base + stage * kABytes).named("sA_s")), tmA, {k0, m0}, Addr::at(full_s));
-          b.cp_async_bulk_tensor_load(Addr::at((b_base + stage * kBBytes).named("sB_s")), tmB, {k0, n0}, Addr::at(full_s));
-          hopper::next_stage(b, stage, phase, kStages);
-        });
+        b.loop("kb_load", k_blocks,
+               [&](const Reg& kb) { hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0); });
       });
     });
   });
@@ -110,16 +85,9 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, Swizzle::b128);
       b.loop("kb", k_blocks, [&](const Reg& kb) {
-        b.mbarrier_wait(Addr::at((full_base + (stage << 3)).named("full_s")), phase);
-        Reg a_desc = b.wgmma_descriptor((a_base + stage * kABytes + slab_off).named("sA_s"), sw128, "a_desc");
-        Reg b_desc = b.wgmma_descriptor((b_base + stage * kBBytes).named("sB_s"), sw128, "b_desc");
-        b.wgmma_fence();
-        hopper::wgmma_k_block(b, kBN, acc, {a_desc}, b_desc, (kb != 0).named("accumulate"));
-        b.wgmma_commit_group();
-        b.wgmma_wait_group(0);
-        b.mbarrier_arrive(Addr::at((empty_base + (stage << 3)).named("empty_s")));
+        hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
+        b.mbarrier_arrive(ring.empty_at(stage));
         hopper::next_stage(b, stage, phase, kStages);
       });
       b.role(ir::WarpRole::epilogue, [&] {
@@ -137,10 +105,8 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
 
 KernelInfo hopper_two_consumers_info() {
   KernelInfo k;
-  k.id = kId;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
   k.title = "Hopper 128x256 tile, two consumer warpgroups, setmaxnreg";
-  k.arch = ir::Arch::sm_90a;
-  k.family = Family::hopper;
   k.delta = "a 128x256 tile shared by two consumer warpgroups (m64n256k16 each); setmaxnreg moves registers from "
             "the producer (24) to the consumers (240)";
   k.explanation =
@@ -152,13 +118,7 @@ KernelInfo hopper_two_consumers_info() {
       "until the producer's registers are back in the pool: 24 + 240 + 240 = 504 = 3 x 168, exactly the "
       "CTA's registers. The ring has four stages of 48 KiB, and a stage is released when both consumers "
       "(256 threads) have arrived on its empty barrier.";
-  k.tile = {kBM, kBN, kBK};
   k.example_shape = {256, 512, 512};  // 8 K-blocks: the 4-stage ring wraps once
-  k.ab_dtype = DType::bf16;
-  k.c_dtype = DType::f32;
-  k.b_layout = BLayout::nk;
-  k.constraints = hopper::edge_shape_constraints();
-  k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
   k.mistakes = {
       {"register-overcommit", "the consumers ask setmaxnreg.inc for 248 registers per thread instead of 240",
        "24 + 248 + 248 = 520 registers per thread-row is more than the CTA's 3 x 168: a consumer warp waits in "

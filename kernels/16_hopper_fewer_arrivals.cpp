@@ -24,7 +24,6 @@
 
 namespace gs::kernels {
 
-using builder::Addr;
 using builder::Builder;
 using builder::Reg;
 using hopper::kBK;
@@ -47,22 +46,6 @@ constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 constexpr uint32_t kEmptyArrivals = 4 * kConsumers;  // one elected lane per consumer warp
 constexpr uint32_t kSuspendHintNs = 10'000'000;      // the try_wait suspend-time hint (ns)
 
-// The tile numbered t in the grouped order, as its first row and column of C.
-struct TileCorner {
-  Reg m0, n0;
-};
-TileCorner tile_corner(Builder& b, const Reg& t, uint32_t tiles_m, uint32_t tiles_n) {
-  const uint32_t group_tiles = kGroupM * tiles_n;
-  Reg group = (t / group_tiles).named("group");
-  Reg first_m = (group * kGroupM).named("first_m");
-  Reg tiles_m_reg = b.mov(Type::u32, tiles_m, "tiles_m");
-  Reg rows = b.alu(ir::Op::min, Type::u32, {(tiles_m_reg - first_m).named("rows_left"), kGroupM}, "group_rows");
-  Reg p = (t - group * group_tiles).named("in_group");
-  Reg tile_m = (first_m + p % rows).named("tile_m");
-  Reg tile_n = (p / rows).named("tile_n");
-  return {(tile_m << 7).named("m0"), (tile_n << 8).named("n0")};
-}
-
 ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   Builder b(std::string(kId), ir::Arch::sm_90a);
@@ -74,12 +57,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, kStages, kABytes, 1024, Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, kStages, kBBytes, 1024, Swizzle::b128);
-  auto full = b.mbarriers("full", ir::BarrierRole::full, kStages);
-  auto empty = b.mbarriers("empty", ir::BarrierRole::empty, kStages);
-  b.use_dynamic_smem();
+  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -87,20 +65,11 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   // This CTA's tiles: cta, cta + stride, ... below `tiles` (at least one: ctas <= tiles).
   const uint32_t stride = ctas;
   Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
-  Reg full_base = b.smem_address(full, 0, "full_base");
-  Reg empty_base = b.smem_address(empty, 0, "empty_base");
-  Reg a_base = b.smem_address(sA, 0, "sA_base");
-  Reg b_base = b.smem_address(sB, 0, "sB_base");
-
-  b.if_((tid == 0).named("init_thread"), [&] {
-    for (uint32_t s = 0; s < kStages; ++s) {
-      b.mbarrier_init(full.at(8 * s), 1);
-      // Mistake arrival-count-mismatch: the count of step 15 (every consumer thread) stays.
-      b.mbarrier_init(empty.at(8 * s), cfg.has("arrival-count-mismatch") ? 128 * kConsumers : kEmptyArrivals);
-    }
-    b.fence_mbarrier_init();
-  });
-  b.bar_sync(0);
+  const auto tile_corner = [&](const Reg& i) {
+    return hopper::grouped_tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
+  };
+  // Mistake arrival-count-mismatch: the count of step 15 (every consumer thread) stays.
+  hopper::init_ring(b, ring, tid, cfg.has("arrival-count-mismatch") ? 128 * kConsumers : kEmptyArrivals);
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
   b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
@@ -113,49 +82,33 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
         b.loop("tile_load", my_tiles, [&](const Reg& i) {
-          const TileCorner at = tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n);
+          const hopper::TileCorner at = tile_corner(i);
           b.loop("kb_load", k_blocks, [&](const Reg& kb) {
-            b.mbarrier_wait(Addr::at((empty_base + (stage << 3)).named("empty_s")), phase ^ 1, kSuspendHintNs);
-            Reg full_s = (full_base + (stage << 3)).named("full_s");
-            b.mbarrier_arrive_expect_tx(Addr::at(full_s), kABytes + kBBytes);
-            Reg k0 = (kb << 6).named("k0");
-            b.cp_async_bulk_tensor_load(Addr::at((a_base + stage * kABytes).named("sA_s")), tmA, {k0, at.m0},
-                                        Addr::at(full_s));
-            b.cp_async_bulk_tensor_load(Addr::at((b_base + stage * kBBytes).named("sB_s")), tmB, {k0, at.n0},
-                                        Addr::at(full_s));
-            hopper::next_stage(b, stage, phase, kStages);
+            hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0,
+                                    {.wait_empty = true, .suspend_hint_ns = kSuspendHintNs});
           });
         });
       });
     });
   });
 
-  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of the 128x256 tile");
+  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
   b.if_((wg != 0).named("consumer_wg"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
-      // Mistake register-overcommit: 24 + 248 + 248 = 520 > 504 registers per thread-row.
-      b.setmaxnreg(true, cfg.has("register-overcommit") ? kConsumerRegs + 8 : kConsumerRegs);
+      b.setmaxnreg(true, kConsumerRegs);
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
       Reg elected = b.elect_sync("elected");  // this warp's one arriving lane
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, Swizzle::b128);
       Reg wg_thread = (tid & 127).named("wg_thread");
       Reg C = b.global_ptr(pc, "C_ptr");
       b.loop("tile", my_tiles, [&](const Reg& i) {
-        const TileCorner at = tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n);
+        const hopper::TileCorner at = tile_corner(i);
         b.loop("kb", k_blocks, [&](const Reg& kb) {
-          b.mbarrier_wait(Addr::at((full_base + (stage << 3)).named("full_s")), phase, kSuspendHintNs);
-          Reg a_desc = b.wgmma_descriptor((a_base + stage * kABytes + slab_off).named("sA_s"), sw128, "a_desc");
-          Reg b_desc = b.wgmma_descriptor((b_base + stage * kBBytes).named("sB_s"), sw128, "b_desc");
-          b.wgmma_fence();
-          hopper::wgmma_k_block(b, kBN, acc, {a_desc}, b_desc, (kb != 0).named("accumulate"));
-          b.wgmma_commit_group();
-          b.wgmma_wait_group(0);
-          Reg empty_s = (empty_base + (stage << 3)).named("empty_s");
-          b.if_(elected, [&] { b.mbarrier_arrive(Addr::at(empty_s)); });
+          hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb, kSuspendHintNs);
+          b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // 1 of the 8 arrivals
           hopper::next_stage(b, stage, phase, kStages);
         });
         b.role(ir::WarpRole::epilogue, [&] {
@@ -173,10 +126,8 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
 
 KernelInfo hopper_fewer_arrivals_info() {
   KernelInfo k;
-  k.id = kId;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
   k.title = "Hopper persistent, fewest mbarrier arrivals";
-  k.arch = ir::Arch::sm_90a;
-  k.family = Family::hopper;
   k.delta = "one elected lane per consumer warp arrives on the empty barrier (8 arrivals instead of 256), and "
             "every mbarrier wait carries a suspend-time hint";
   k.explanation =
@@ -186,15 +137,9 @@ KernelInfo hopper_fewer_arrivals_info() {
       "expect 8 arrivals (two consumer warpgroups of four warps). All waits use mbarrier.try_wait with a "
       "suspend-time hint, so a warp whose stage is not ready sleeps in the barrier instead of spinning "
       "through the retry loop.";
-  k.tile = {kBM, kBN, kBK};
   // 8 K-blocks per tile: the 4-stage ring wraps, so the empty barriers' phases matter (the
   // persistent walk itself is step 15's example).
   k.example_shape = {256, 512, 512};
-  k.ab_dtype = DType::bf16;
-  k.c_dtype = DType::f32;
-  k.b_layout = BLayout::nk;
-  k.constraints = hopper::edge_shape_constraints();
-  k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
   k.mistakes = {
       {"arrival-count-mismatch", "the empty barriers still expect 256 arrivals while only 8 elected lanes arrive",
        "no stage is ever released: the producer waits on empty[0] forever after the first pass (a deadlock; the "

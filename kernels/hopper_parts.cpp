@@ -74,4 +74,92 @@ std::vector<std::string> edge_shape_constraints() {
           "the stores outside C"};
 }
 
+Addr Ring::full_at(const Reg& stage) const { return Addr::at((full_base + (stage << 3)).named("full_s")); }
+Addr Ring::empty_at(const Reg& stage) const { return Addr::at((empty_base + (stage << 3)).named("empty_s")); }
+Reg Ring::a_at(const Reg& stage) const { return (a_base + stage * a_bytes).named("sA_s"); }
+Reg Ring::b_at(const Reg& stage) const { return (b_base + stage * b_bytes).named("sB_s"); }
+
+Ring declare_ring(Builder& b, uint32_t stages, uint32_t a_bytes, uint32_t b_bytes) {
+  Ring r{.stages = stages, .a_bytes = a_bytes, .b_bytes = b_bytes};
+  const auto sA = b.operand_stages("sA", ir::GemmOperand::a, stages, a_bytes, 1024, layout::Swizzle::b128);
+  const auto sB = b.operand_stages("sB", ir::GemmOperand::b, stages, b_bytes, 1024, layout::Swizzle::b128);
+  r.full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  r.empty = b.mbarriers("empty", ir::BarrierRole::empty, stages);
+  b.use_dynamic_smem();
+  r.full_base = b.smem_address(r.full, 0, "full_base");
+  r.empty_base = b.smem_address(r.empty, 0, "empty_base");
+  r.a_base = b.smem_address(sA, 0, "sA_base");
+  r.b_base = b.smem_address(sB, 0, "sB_base");
+  return r;
+}
+
+void init_ring(Builder& b, const Ring& ring, const Reg& tid, uint32_t empty_arrivals) {
+  b.comment("one thread initialises the ring's barriers");
+  b.if_((tid == 0).named("init_thread"), [&] {
+    for (uint32_t s = 0; s < ring.stages; ++s) {
+      b.mbarrier_init(ring.full.at(8 * s), 1);
+      b.mbarrier_init(ring.empty.at(8 * s), empty_arrivals);
+    }
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+}
+
+void produce_k_block(Builder& b, const Ring& ring, Reg& stage, Reg& phase, const Reg& tmA, const Reg& tmB,
+                     const Reg& kb, const Reg& m0, const Reg& n0, const ProduceOptions& options) {
+  if (options.wait_empty) {
+    b.comment("wait until the consumers released this stage (a fresh barrier passes parity 1)");
+    b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, options.suspend_hint_ns);
+  }
+  const Addr full_s = ring.full_at(stage);
+  b.mbarrier_arrive_expect_tx(full_s, ring.a_bytes + ring.b_bytes);
+  Reg k0 = (kb << 6).named("k0");
+  b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, m0}, full_s);
+  b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, n0}, full_s);
+  next_stage(b, stage, phase, ring.stages);
+}
+
+void consume_k_block(Builder& b, const Ring& ring, const Reg& stage, const Reg& phase, uint32_t n,
+                     const std::vector<std::vector<Reg>>& acc, const std::optional<Reg>& a_offset, const Reg& kb,
+                     std::optional<uint32_t> suspend_hint_ns) {
+  b.mbarrier_wait(ring.full_at(stage), phase, suspend_hint_ns);
+  const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, layout::Swizzle::b128);
+  Reg a_tile = a_offset ? (ring.a_at(stage) + *a_offset).named("sA_slab") : ring.a_at(stage);
+  std::vector<Reg> a_desc = {b.wgmma_descriptor(a_tile, sw128, "a_desc0")};
+  // Slab i starts 64 rows × 128 B = 8 KiB on: +512 in the descriptor's address field.
+  for (size_t i = 1; i < acc.size(); ++i)
+    a_desc.push_back(b.alu(ir::Op::add, Type::u64, {a_desc[0], uint32_t(i * 512)}, fmt::format("a_desc{}", i)));
+  Reg b_desc = b.wgmma_descriptor(ring.b_at(stage), sw128, "b_desc");
+  b.wgmma_fence();
+  wgmma_k_block(b, n, acc, a_desc, b_desc, (kb != 0).named("accumulate"));
+  b.wgmma_commit_group();
+  b.wgmma_wait_group(0);
+}
+
+TileCorner grouped_tile_corner(Builder& b, const Reg& t, uint32_t tiles_m, uint32_t tiles_n, uint32_t group_m,
+                               uint32_t tile_m, uint32_t tile_n) {
+  const uint32_t group_tiles = group_m * tiles_n;
+  Reg group = (t / group_tiles).named("group");
+  Reg first_m = (group * group_m).named("first_m");
+  Reg tiles_m_reg = b.mov(Type::u32, tiles_m, "tiles_m");
+  Reg rows = b.alu(ir::Op::min, Type::u32, {(tiles_m_reg - first_m).named("rows_left"), group_m}, "group_rows");
+  Reg p = (t - group * group_tiles).named("in_group");
+  Reg row = (first_m + p % rows).named("tile_row");
+  Reg col = (p / rows).named("tile_col");
+  return {(row * tile_m).named("m0"), (col * tile_n).named("n0")};
+}
+
+void set_hopper_info(KernelInfo& k, std::string_view id, GemmShape tile) {
+  k.id = id;
+  k.arch = ir::Arch::sm_90a;
+  k.family = Family::hopper;
+  k.tile = tile;
+  k.ab_dtype = DType::bf16;
+  k.c_dtype = DType::f32;
+  k.b_layout = BLayout::nk;
+  k.constraints = edge_shape_constraints();
+  const std::string name(id);
+  k.check_shape = [name](const GemmShape& s) { check_edge_shape(name, s); };
+}
+
 }  // namespace gs::kernels::hopper
