@@ -287,8 +287,8 @@ void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
   auto save_dir = std::make_shared<std::string>();
-  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma, cluster or all (default all)")
-      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "all"}, "a probe group"));
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma, cluster, warpgroup or all (default all)")
+      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "warpgroup", "all"}, "a probe group"));
   cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")
       ->group("")
       ->check(seconds_value(3600));

@@ -89,6 +89,26 @@ ir::Kernel build_mbarrier_parity_probe() {
   return b.finish();
 }
 
+ir::Kernel build_warpgroup_probe() {
+  Builder b("probe_warpgroup", ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {kWarpgroupProbeThreads, 1, 1}});
+  b.set_min_ctas_per_sm(1);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg wg = (tid >> 7).named("wg");
+  b.if_((wg == 0).named("producer_wg"), [&] { b.setmaxnreg(false, 24); });
+  b.if_((wg != 0).named("consumer_wg"), [&] {
+    b.setmaxnreg(true, 240);
+    b.bar_sync(1, 256);
+  });
+  Reg elected = b.elect_sync("elected");
+  Reg v = b.selp(1u, 2u, elected, "v");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  b.st_global(Type::u32, Addr::at((C + b.mul_wide(tid, 4u, "off")).named("c_ptr")), {v});
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_cluster_probe() {
   constexpr uint32_t kThreads = 64;
   Builder b("probe_cluster", ir::Arch::sm_90);

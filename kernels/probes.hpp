@@ -72,4 +72,13 @@ ir::Kernel build_cluster_probe();
 inline constexpr uint32_t kClusterProbeWords = 768;
 inline constexpr uint32_t kClusterProbeABytes = 512;
 
+// Warp specialisation (facts §7): 384 threads, .maxntid 384 + .minnctapersm 1 (168 registers
+// per thread at entry). Warpgroup 0 runs setmaxnreg.dec 24, warpgroups 1 and 2 setmaxnreg.inc
+// 240 (the budget of step 14: 24 + 240 + 240 = 3 x 168) and then meet at the named barrier
+// bar.sync 1, 256. Every warp runs elect.sync with the full member mask; thread t writes
+// C[t] = 1 if it was elected, 2 if not. Completing at all shows the register moves fit; the
+// facts say the elected lane is lane 0 of each warp (the lowest, UNCONFIRMED before this probe).
+ir::Kernel build_warpgroup_probe();
+inline constexpr uint32_t kWarpgroupProbeThreads = 384;
+
 }  // namespace gs::kernels

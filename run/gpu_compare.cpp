@@ -43,6 +43,13 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   if (mistake == "skip-mbarrier-wait") return MistakeBehaviour::race;
   // Warps compute on a shared-memory chunk other warps may not have written yet.
   if (mistake == "no-sync-after-load") return MistakeBehaviour::race;
+  // A ring whose consumers' parity does not flip at the wrap either passes on the previous
+  // phase (stale stage, a tma-race: the model's order) or, when the loads have already landed,
+  // waits for a phase that never comes (the H100 hung, docs/results/2026-11-24-h100-hopper).
+  if (mistake == "phase-not-flipped") return MistakeBehaviour::race;
+  // Refilling stages without the empty wait: undefined arrivals on the full barriers; the
+  // model deadlocks, the H100 faulted (CUDA_ERROR_LAUNCH_FAILED), same run.
+  if (mistake == "skip-empty-wait") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

@@ -22,7 +22,7 @@ namespace gs::run {
 
 // The names `gemmscope probe NAME` accepts.
 inline std::vector<std::string> probe_group_names() {
-  return {"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "all"};
+  return {"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "warpgroup", "all"};
 }
 
 // The descriptors `gemmscope probe wgmma-desc` puts to the tensor core, each reading a 16 KB
@@ -113,6 +113,7 @@ inline std::vector<ProbeCase> probe_cases(std::string_view group) {
       cases.push_back(make_wgmma_desc_probe_case(desc, kernels::build_wgmma_descriptor_probe(desc)));
   if (all || group == "mma") cases.push_back(make_mma_probe_case(kernels::build_mma_sync_probe()));
   if (all || group == "cluster") cases.push_back(make_cluster_probe_case(kernels::build_cluster_probe()));
+  if (all || group == "warpgroup") cases.push_back(make_warpgroup_probe_case(kernels::build_warpgroup_probe()));
   return cases;
 }
 

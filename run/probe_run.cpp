@@ -204,6 +204,16 @@ ProbeCase make_cluster_probe_case(ir::Kernel kernel) {
   return p;
 }
 
+ProbeCase make_warpgroup_probe_case(ir::Kernel kernel) {
+  ProbeCase p;
+  p.group = "warpgroup";
+  p.name = "setmaxnreg 24/240/240 + bar.sync 1,256 + elect.sync";
+  p.kind = ProbeKind::warpgroup;
+  p.kernel = std::move(kernel);
+  p.buffers.c.assign(size_t(kernels::kWarpgroupProbeThreads) * 4, 0xEE);
+  return p;
+}
+
 ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c, std::string_view who) {
   ProbeCheck check;
   if (c.size() != p.buffers.c.size()) {
@@ -240,6 +250,15 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
                                       what[part], want[part]));
           }
         }
+      break;
+    case ProbeKind::warpgroup:
+      for (uint32_t t = 0; t < kernels::kWarpgroupProbeThreads; ++t) {
+        ++check.checked;
+        const uint32_t got = u32_at(c, 4 * size_t(t)), want = t % 32 == 0 ? 1 : 2;
+        if (got != want)
+          note(check, fmt::format("thread {} (warp {}, lane {}): {} wrote {:#x}, expected {} ({})", t, t / 32, t % 32, who,
+                                  got, want, want == 1 ? "lane 0 is elected" : "not elected"));
+      }
       break;
     case ProbeKind::mbarrier_parity:
       for (uint32_t i = 0; i < 4; ++i) {
@@ -309,6 +328,14 @@ ProbeCheck compare_probe_outputs(const ProbeCase& p, const std::vector<uint8_t>&
         if (u32_at(gpu, 4 * w) != u32_at(model, 4 * w))
           note(check, fmt::format("C word {} (CTA {}): GPU holds {:#x}, model holds {:#x}", w, w / 192, u32_at(gpu, 4 * w),
                                   u32_at(model, 4 * w)));
+      }
+      break;
+    case ProbeKind::warpgroup:
+      for (uint32_t t = 0; t < kernels::kWarpgroupProbeThreads; ++t) {
+        ++check.checked;
+        if (u32_at(gpu, 4 * size_t(t)) != u32_at(model, 4 * size_t(t)))
+          note(check, fmt::format("thread {}: GPU wrote {:#x}, model wrote {:#x}", t, u32_at(gpu, 4 * size_t(t)),
+                                  u32_at(model, 4 * size_t(t))));
       }
       break;
     case ProbeKind::mbarrier_parity:

@@ -30,7 +30,7 @@
 
 namespace gs::run {
 
-enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor, cluster };
+enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor, cluster, warpgroup };
 
 struct ProbeCase {
   std::string group;  // "tma", "mbarrier", "wgmma", "wgmma-desc" or "mma": what `gemmscope probe NAME` selects
@@ -63,6 +63,9 @@ ProbeCase make_mma_probe_case(ir::Kernel kernel);
 // Clusters (kernels::build_cluster_probe): TMA multicast, mapa + ld/st.shared::cluster, remote
 // mbarrier arrive and barrier.cluster; C must hold what the probe's comment says.
 ProbeCase make_cluster_probe_case(ir::Kernel kernel);
+// setmaxnreg, bar.sync 1, 256 and elect.sync (kernels::build_warpgroup_probe): C = one u32 per
+// thread, poisoned with 0xEE bytes; 1 where elect.sync elected the thread, 2 elsewhere.
+ProbeCase make_warpgroup_probe_case(ir::Kernel kernel);
 
 struct ProbeCheck {
   bool pass = false;

@@ -153,10 +153,13 @@ class Builder {
   void mbarrier_arrive(const Addr& bar);
   void mbarrier_arrive_expect_tx(const Addr& bar, const Src& bytes);
   void mbarrier_expect_tx(const Addr& bar, const Src& bytes);
-  Reg mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name = {});
+  // With suspend_hint_ns, the waiting thread may be suspended up to that many nanoseconds
+  // before try_wait reports the phase incomplete (instead of a system-dependent limit).
+  Reg mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name = {},
+                               std::optional<uint32_t> suspend_hint_ns = std::nullopt);
   Reg mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name = {});
   // The wait loop every Hopper kernel writes: retry try_wait.parity until it succeeds.
-  void mbarrier_wait(const Addr& bar, const Src& parity);
+  void mbarrier_wait(const Addr& bar, const Src& parity, std::optional<uint32_t> suspend_hint_ns = std::nullopt);
 
   // ---- TMA (facts §4, §5) -------------------------------------------------------------------
   // .multicast::cluster: the box lands at dst's offset in every CTA of cta_mask (a u16 register)

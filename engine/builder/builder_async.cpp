@@ -60,26 +60,29 @@ void Builder::mbarrier_expect_tx(const Addr& bar, const Src& bytes) {
   record(std::move(i));
 }
 
-static Reg wait_parity(Builder& b, Op op, const Addr& bar, const Src& parity, std::string name) {
+static Reg wait_parity(Builder& b, Op op, const Addr& bar, const Src& parity, std::string name,
+                       std::optional<uint32_t> suspend_hint_ns = std::nullopt) {
   Reg p = b.reg(ir::Type::pred, name.empty() ? "ready" : std::move(name));
   Inst i{.op = op, .ndst = 1};
   i.operands = {Operand::reg(p.id()), bar.operand, parity.operand};
+  if (suspend_hint_ns) i.operands.push_back(Operand::integer(*suspend_hint_ns));
   b.record(std::move(i));
   return p;
 }
 
-Reg Builder::mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name) {
-  return wait_parity(*this, Op::mbarrier_try_wait_parity, bar, parity, std::move(name));
+Reg Builder::mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name,
+                                      std::optional<uint32_t> suspend_hint_ns) {
+  return wait_parity(*this, Op::mbarrier_try_wait_parity, bar, parity, std::move(name), suspend_hint_ns);
 }
 
 Reg Builder::mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name) {
   return wait_parity(*this, Op::mbarrier_test_wait_parity, bar, parity, std::move(name));
 }
 
-void Builder::mbarrier_wait(const Addr& bar, const Src& parity) {
+void Builder::mbarrier_wait(const Addr& bar, const Src& parity, std::optional<uint32_t> suspend_hint_ns) {
   Label retry = label(fmt::format("L_wait_{}", kernel().labels.size()));
   bind(retry);
-  Reg ready = mbarrier_try_wait_parity(bar, parity);
+  Reg ready = mbarrier_try_wait_parity(bar, parity, {}, suspend_hint_ns);
   bra_if(ready, retry, /*negated=*/true);
 }
 

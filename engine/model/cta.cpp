@@ -59,6 +59,10 @@ void report_deadlock(Cta& c) {
     } else if (w.state == WarpState::cluster_wait) {
       what = fmt::format("wait at barrier.cluster (phase {}; a peer CTA's warps never arrived)",
                          c.launch.cluster ? c.launch.cluster->barrier_phase : 0);
+    } else if (w.state == WarpState::regs_wait) {
+      what = fmt::format("wait at setmaxnreg.inc {} (the warps' limits hold {} of the CTA's {} registers, and no "
+                         "warp will free any with setmaxnreg.dec)",
+                         w.wait_regs, registers_held(c), c.register_pool);
     } else {
       what = "wait";
     }

@@ -32,6 +32,9 @@ void exec_cluster(ExecContext& x);  // mapa, barrier.cluster.arrive/wait, fence.
 void exec_wgmma(ExecContext& x);  // fence, mma_async, commit_group, wait_group
 void exec_mma(ExecContext& x);    // mma.sync
 
+void exec_setmaxnreg(ExecContext& x);   // setmaxnreg.inc/.dec: the CTA's register pool
+void exec_elect_sync(ExecContext& x);   // elect.sync: one leader lane
+
 void exec_cp_async(ExecContext& x);  // cp.async.cg/.ca: global -> shared, asynchronously
 void exec_cp_async_commit_group(ExecContext& x);
 void exec_cp_async_wait_group(ExecContext& x);

@@ -212,8 +212,19 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
                  fmt::format("the mbarrier at 0x{:X} was initialised without fence.mbarrier_init (or "
                              "fence.proxy.async) before the TMA engine used it: the copy engine may not see the init",
                              job.mbar));
-        for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
+        // A second load into bytes an earlier load is still writing: the stage was refilled
+        // before anyone waited for (let alone read) what the first brought.
+        bool refilled = false;
+        for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
+          refilled = refilled || t.smem_word_state[w].tma_pending;
           t.smem_word_state[w].tma_pending = true;
+        }
+        if (refilled)
+          report(c, HazardKind::tma_race, x.inst_id, x.warp.id, lane, smem,
+                 fmt::format("a TMA load into 0x{:X} is issued while an earlier TMA load into the same bytes is still in "
+                             "flight: the buffer is refilled before its first contents were waited for and read (a "
+                             "missing wait on the stage's empty barrier?)",
+                             smem));
       }
     } else {
       // A store reads shared memory now: ordinary writes must have been fenced (facts §5).

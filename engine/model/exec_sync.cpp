@@ -251,7 +251,10 @@ void exec_mbarrier_arrive(ExecContext& x) {
 }
 
 // mbarrier.try_wait.parity (sleeps until the phase completes, then runs again) and
-// mbarrier.test_wait.parity (never waits).
+// mbarrier.test_wait.parity (never waits). A suspend-time hint bounds how long the GPU may
+// suspend the thread before try_wait answers false and the wait loop retries; the model's
+// waiter sleeps until the phase completes either way (it never spins), so the hint changes
+// neither its results nor its timing.
 void exec_mbarrier_wait(ExecContext& x) {
   Cta& c = x.cta;
   const ir::mbar_wait_operands ops = ir::mbar_wait_operands_of(x.inst);

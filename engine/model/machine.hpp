@@ -43,7 +43,7 @@ struct GlobalMemory {
   }
 };
 
-enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster_wait, exited };
+enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster_wait, regs_wait, exited };
 
 struct Warp {
   uint32_t id = 0;
@@ -110,6 +110,10 @@ struct Warp {
   // barrier.cluster.arrive instructions this warp has executed; its arrival for phase p is
   // the (p+1)-th (exec_cluster.cpp).
   uint32_t cluster_arrivals = 0;
+  // setmaxnreg (exec_warpgroup.cpp): this warp's registers per thread, and what a blocked
+  // setmaxnreg.inc asks for.
+  uint32_t reg_limit = 0;
+  uint32_t wait_regs = 0;
   // wgmma bookkeeping: groups committed and not yet waited on.
   bool wgmma_fenced = false;
   bool wgmma_any = false;
@@ -251,6 +255,7 @@ struct Cta {
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
   std::vector<SmemWord> smem_word_state;
+  uint32_t register_pool = 0;         // registers the CTA got at launch (0: count unknown to ptxas)
   uint32_t barrier_epoch = 0;         // increments whenever a CTA-wide bar.sync releases
   const Program* program = nullptr;    // the decoded kernel (decode.hpp), shared by all CTAs
   std::map<uint32_t, Mbarrier> mbars; // by shared address
@@ -345,6 +350,13 @@ inline void wake(Cta& c, Warp& w, uint64_t at) {
   w.ready_at = std::max(w.ready_at, at);
   c.push_ready(w.id, w.ready_at);
 }
+
+// The SM's register file, and the per-thread register count ptxas fixes at a kernel's entry
+// (0 when it cannot: then it ignores setmaxnreg). exec_warpgroup.cpp.
+inline constexpr uint32_t kRegisterFile = 65536;
+uint32_t entry_register_limit(const ir::Kernel& k);
+// The registers the CTA's warps hold now: 32 × each warp's limit.
+uint32_t registers_held(const Cta& c);
 
 // Runs one CTA to completion (or failure) in modeled time; in a cluster, until it blocks.
 void run_cta(Cta& cta, const SimOptions& opt);

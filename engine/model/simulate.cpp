@@ -73,6 +73,9 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     c.warps[w].uniform = true;
     c.warps[w].upc = 0;
   }
+  const uint32_t entry_regs = entry_register_limit(k);
+  for (Warp& w : c.warps) w.reg_limit = entry_regs;
+  c.register_pool = registers_held(c);
   for (auto& keys : c.ready_key) keys.fill(Cta::kNotReady);
   c.pick.fill(Cta::kNoPick);
   c.stale_picks = 0xF;

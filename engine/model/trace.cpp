@@ -51,6 +51,7 @@ const char* event_kind_name(EventKind k) {
     case EventKind::mma_commit: return "mma_commit";
     case EventKind::mma_wait_blocked: return "mma_wait_blocked";
     case EventKind::mma_wait_released: return "mma_wait_released";
+    case EventKind::reg_limit: return "reg_limit";
     case EventKind::count_: break;
   }
   return "?";

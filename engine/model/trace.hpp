@@ -42,6 +42,7 @@ enum class EventKind : uint8_t {
   mma_commit,         // wgmma.commit_group: a = the warp's groups in flight after it
   mma_wait_blocked,   // wgmma.wait_group N finds more than N groups in flight: a = N
   mma_wait_released,  // ... and the groups it waits for have completed: a = groups left
+  reg_limit,          // setmaxnreg took effect: a = the warp's registers per thread now
   count_,
 };
 const char* event_kind_name(EventKind k);

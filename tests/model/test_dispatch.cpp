@@ -10,14 +10,13 @@ using builder::Builder;
 using builder::Reg;
 
 TEST_CASE("a kernel using a not_modelled op is refused before it runs", "[model][dispatch]") {
-  REQUIRE_FALSE(ir::op_info(ir::Op::elect_sync).modelled);
-  Builder b("elect_leader", ir::Arch::sm_90);
+  // stmatrix.trans: not modelled yet (elect.sync, the op this test used first, now is).
+  REQUIRE_FALSE(ir::op_info(ir::Op::stmatrix_trans).modelled);
+  Builder b("store_fragment", ir::Arch::sm_90);
   b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
   auto s = b.shared("s", 64, 16, ir::SmemUse::other);
   Reg a = b.smem_address(s, 0, "a");
-  (void)a;
-  Reg leader = b.elect_sync("leader");
-  (void)leader;
+  b.stmatrix(1, true, builder::Addr::at(a), {a});
   b.ret();
   const ir::Kernel k = b.finish();
   model::GemmBuffers bufs;
@@ -27,8 +26,8 @@ TEST_CASE("a kernel using a not_modelled op is refused before it runs", "[model]
     FAIL("simulate ran a kernel with a not_modelled op");
   } catch (const model::NotModelledError& e) {
     const std::string what = e.what();
-    CHECK_THAT(what, Catch::Contains("elect"));
-    CHECK_THAT(what, Catch::Contains("instruction 1 (elect"));
+    CHECK_THAT(what, Catch::Contains("stmatrix"));
+    CHECK_THAT(what, Catch::Contains("instruction 1 (stmatrix"));
     CHECK_THAT(what, Catch::Contains("not modelled"));
   }
 }

@@ -45,6 +45,13 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"no-sync-after-load", {"shared-race", false}},
       {"no-transpose", {"", false, "bank-conflicts"}},
       {"scalar-loads", {"", false, "instructions"}},
+      {"slab-overlap", {"", true}},
+      {"phase-not-flipped", {"", true}},
+      {"skip-empty-wait", {"tma-race", true}},
+      {"wrong-empty-barrier", {"deadlock", false}},
+      {"register-overcommit", {"deadlock", false}},
+      {"tile-stride-off-by-one", {"", true}},
+      {"arrival-count-mismatch", {"deadlock", false}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {

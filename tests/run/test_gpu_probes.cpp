@@ -35,12 +35,14 @@ TEST_CASE("probes: the cases cover every swizzle, the parity facts, four wgmma w
   CHECK(names == std::vector<std::string>{"tma 16x64 32B", "tma 32x64 64B", "tma 64x64 128B", "tma 64x64 none",
                                           "tma 16x64 none", "mbarrier parity", "wgmma m64n8k16", "wgmma m64n16k16",
                                           "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16",
-                                          "cluster multicast + DSMEM + remote arrive"});
+                                          "cluster multicast + DSMEM + remote arrive",
+                                          "setmaxnreg 24/240/240 + bar.sync 1,256 + elect.sync"});
   CHECK(run::probe_cases("tma").size() == 5);
   CHECK(run::probe_cases("mbarrier").size() == 1);
   CHECK(run::probe_cases("wgmma").size() == 4);
   CHECK(run::probe_cases("wgmma-desc").size() == run::wgmma_desc_probes().size());
-  CHECK(all.size() == 12 + run::wgmma_desc_probes().size());
+  CHECK(all.size() == 13 + run::wgmma_desc_probes().size());
+  CHECK(run::probe_cases("warpgroup").size() == 1);
   CHECK(run::probe_cases("cluster").size() == 1);
   CHECK(run::probe_cases("mma").size() == 1);
   CHECK_THROWS_AS(run::probe_cases("banks"), kernels::ConfigError);
@@ -163,6 +165,17 @@ TEST_CASE("probes: a wrong output fails with the first mismatch named", "[run][p
         "A row 0 k 0: GPU read region byte 0x0000, model read region byte 0x0080");
   CHECK_THAT(run::check_probe_output(moved, std::vector<uint8_t>(aligned_c.size(), 0), "GPU").first_mismatch,
              Contains("A row 0 k 0: GPU read 0 (no byte of the region)"));
+  // elect.sync electing the highest lane instead of the lowest.
+  const run::ProbeCase& wg = case_named(all, "setmaxnreg 24/240/240 + bar.sync 1,256 + elect.sync");
+  std::vector<uint8_t> highest(wg.buffers.c.size());
+  for (uint32_t t = 0; t < kernels::kWarpgroupProbeThreads; ++t) {
+    const uint32_t v = t % 32 == 31 ? 1 : 2;
+    std::memcpy(highest.data() + 4 * t, &v, 4);
+  }
+  const run::ProbeCheck e = run::check_probe_output(wg, highest, "GPU");
+  CHECK_FALSE(e.pass);
+  CHECK(e.first_mismatch == "thread 0 (warp 0, lane 0): GPU wrote 0x2, expected 1 (lane 0 is elected)");
+  CHECK(e.mismatches == 2 * kernels::kWarpgroupProbeThreads / 32);
   // A B probe: the identity A has no rows 16..63, so D there must stay 0.
   const run::ProbeCase& on_b = case_named(all, "desc 128B-MN n256 B");
   run::ProbeReport b_report;

@@ -179,6 +179,8 @@ TEST_CASE("compare: each kind of mistake is judged by what it should do", "[run]
   CHECK(run::known_mistake_behaviour("missing-init-fence") == run::MistakeBehaviour::deterministic);
   CHECK(run::known_mistake_behaviour("skip-mbarrier-wait") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("no-sync-after-load") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("phase-not-flipped") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("skip-empty-wait") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("wrong-expect-tx") == run::MistakeBehaviour::deadlock);
 
   run::ModelComparison hang;

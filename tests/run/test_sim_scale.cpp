@@ -115,6 +115,7 @@ TEST_CASE("one CTA opened alone sees the inputs a whole-grid run feeds it, for e
     for (const std::string& mistake : mistakes)
       // Off the diagonal too: a map with x and y swapped must not pass.
       for (const std::array<uint32_t, 3> cta : {std::array<uint32_t, 3>{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}) {
+        if (!info.cta_tile && cta[1] != 0) continue;  // a persistent grid is one row of CTAs
         INFO(info.id << " " << mistake << " CTA " << cta[0] << "," << cta[1]);
         run::SimRequest req{.kernel_id = info.id, .cta = cta};
         if (!mistake.empty()) req.mistakes = {mistake};
@@ -130,7 +131,9 @@ TEST_CASE("one CTA opened alone sees the inputs a whole-grid run feeds it, for e
         CHECK(events_but_hazards(alone.result.trace) == events_but_hazards(whole.result.trace));
         CHECK(alone.result.trace.regs.size() == whole.result.trace.regs.size());
         CHECK(alone.result.stats.traced_cta_cycles == whole.result.stats.traced_cta_cycles);
-        // C of the CTA's tile, byte for byte.
+        // C of the CTA's tile, byte for byte. A persistent kernel (no cta_tile) writes tiles
+        // all over C: which ones is the kernel's own tile order, so only the events are compared.
+        if (!info.cta_tile) continue;
         const kernels::CtaTile t = info.cta_tile(whole.shape, cta);
         const size_t es = run::dtype_bytes(info.c_dtype);
         for (uint32_t m = t.m0; m < t.m1; ++m) {

@@ -1,0 +1,153 @@
+// Step 15 — Hopper: a persistent grid (fast.cu's matmul_6).
+//
+// What it teaches: launching one CTA per SM and letting each walk many tiles. Step 14 launches
+// one CTA per tile: every CTA pays for its prologue (barrier init, the first loads landing
+// before any math) and its epilogue (128 KiB of stores with the tensor cores idle), and the
+// last wave leaves SMs empty. Here kCtas = 128 CTAs (fast.cu found 128 faster than all 132
+// SMs: 2048 tiles of 128×256 at 8192² are exactly 16 per CTA) each take tiles
+// cta, cta + grid, cta + 2·grid, ... The ring of stages and its phases run on across tiles, so
+// while the consumers store tile i, the producer is already loading tile i+1's first K-blocks:
+// the epilogue overlaps the next loads.
+//
+// Tile order: consecutive tile numbers are handed to CTAs that run at the same time, so the
+// order decides which A rows and B columns a wave shares in L2. Tiles go in groups of kGroupM
+// tile-rows: inside a group column by column, each column of kGroupM tiles sharing one B
+// panel, and the ~128 tiles of a wave cover a compact block of C (a grouped, "swizzled"
+// order; facts §11). For any tiles_m, tiles_n (the last group may be shorter):
+//   group = t / (kGroupM·tiles_n), rows = min(kGroupM, tiles_m − kGroupM·group),
+//   p = t mod (kGroupM·tiles_n), tile_m = kGroupM·group + p mod rows, tile_n = p / rows.
+//
+// What changed from step 14: the grid (min(128, tiles) CTAs), the tile loops around both the
+// producer's and the consumers' K loops, the tile-order arithmetic, and stage/phase that are
+// no longer reset per tile.
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "kernels/hopper_parts.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::kernels {
+
+using builder::Builder;
+using builder::Reg;
+using hopper::kBK;
+using ir::Type;
+using layout::Swizzle;
+
+namespace {
+
+constexpr std::string_view kId = "hopper_persistent";
+
+constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kStages = 4;
+constexpr uint32_t kConsumers = 2;
+constexpr uint32_t kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
+constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
+constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
+constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
+
+ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
+  const auto [M, N, K] = cfg.shape;
+  Builder b(std::string(kId), ir::Arch::sm_90a);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
+  b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+
+  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
+  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg wg = (tid >> 7).named("wg");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  // This CTA's tiles: cta, cta + stride, ... below `tiles` (at least one: ctas <= tiles).
+  // Mistake tile-stride-off-by-one: the walk steps by ctas + 1 and skips tiles.
+  const uint32_t stride = cfg.has("tile-stride-off-by-one") ? ctas + 1 : ctas;
+  Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
+  const auto tile_corner = [&](const Reg& i) {
+    return hopper::grouped_tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
+  };
+  hopper::init_ring(b, ring, tid, 128 * kConsumers);
+  const uint32_t k_blocks = hopper::ceil_div(K, kBK);
+
+  b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
+  b.if_((wg == 0).named("producer_wg"), [&] {
+    b.role(ir::WarpRole::producer, [&] {
+      b.setmaxnreg(false, kProducerRegs);
+      b.if_((tid == 0).named("producer"), [&] {
+        Reg tmA = b.tensor_map_address(tmap_a, "tmA");
+        Reg tmB = b.tensor_map_address(tmap_b, "tmB");
+        Reg stage = b.mov(Type::u32, 0, "stage");
+        Reg phase = b.mov(Type::u32, 0, "phase");
+        b.loop("tile_load", my_tiles, [&](const Reg& i) {
+          const hopper::TileCorner at = tile_corner(i);
+          b.loop("kb_load", k_blocks, [&](const Reg& kb) {
+            hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0);
+          });
+        });
+      });
+    });
+  });
+
+  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.if_((wg != 0).named("consumer_wg"), [&] {
+    b.role(ir::WarpRole::consumer, [&] {
+      b.setmaxnreg(true, kConsumerRegs);
+      Reg slab = (wg - 1).named("consumer");
+      Reg slab_off = (slab * kSlabBytes).named("slab_off");
+      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      Reg stage = b.mov(Type::u32, 0, "stage");
+      Reg phase = b.mov(Type::u32, 0, "phase");
+      Reg wg_thread = (tid & 127).named("wg_thread");
+      Reg C = b.global_ptr(pc, "C_ptr");
+      b.loop("tile", my_tiles, [&](const Reg& i) {
+        const hopper::TileCorner at = tile_corner(i);
+        b.loop("kb", k_blocks, [&](const Reg& kb) {
+          hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
+          b.mbarrier_arrive(ring.empty_at(stage));
+          hopper::next_stage(b, stage, phase, kStages);
+        });
+        b.role(ir::WarpRole::epilogue, [&] {
+          b.comment("the producer is already loading the next tile while this one is stored");
+          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N);
+        });
+      });
+    });
+  });
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+KernelInfo hopper_persistent_info() {
+  KernelInfo k;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  k.title = "Hopper persistent grid, grouped tile order";
+  k.delta = "a persistent grid: 128 CTAs walk the 128x256 tiles in a grouped order; the ring runs on across "
+            "tiles, so one tile's epilogue overlaps the next tile's loads";
+  k.explanation =
+      "The same three warpgroups as the previous step, launched once per SM instead of once per tile. CTA c "
+      "computes tiles c, c+128, c+256, ... of C, numbered in a grouped order: sixteen tile-rows at a time, "
+      "column by column, so the tiles that run at the same moment share their rows of A and columns of B in "
+      "L2. The producer does not stop at the end of a tile: it goes on filling the ring with the next tile's "
+      "K-blocks while the consumers store their accumulators, so the stores no longer leave the copy engine "
+      "idle, and the prologue (barrier set-up, the first loads) is paid once per SM, not once per tile.";
+  // 43 x 3 = 129 tiles over 128 CTAs: the smallest kind of shape where a CTA walks more than
+  // one tile (CTA 0 takes tiles 0 and 128); K = 16, a single zero-filled K-block, keeps the
+  // model run short. The last group of the tile order has 11 tile-rows.
+  k.example_shape = {5504, 768, 16};
+  k.mistakes = {
+      {"tile-stride-off-by-one", "each CTA steps through the tiles by (CTAs + 1) instead of the number of CTAs",
+       "some tiles are never computed: their part of C is never written (wrong C; the schedule shows the holes)"},
+  };
+  // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  k.build = build_hopper_persistent;
+  return k;
+}
+
+}  // namespace gs::kernels

@@ -1,0 +1,153 @@
+// Step 16 — Hopper: the mbarrier protocol with the fewest arrivals (fast.cu's matmul_7).
+//
+// What it teaches: what a barrier costs. In step 15 every one of the 256 consumer threads
+// arrives on a stage's empty barrier: 8 warp-instructions that each update the barrier in
+// shared memory 32 times over. The producer needs to know only that every consumer warp is
+// done with the stage, so one lane per warp is enough: elect.sync picks it (the lowest running
+// lane; the same lane every time, so it is elected once, before the loop), and the empty
+// barriers expect 8 arrivals (2 consumer warpgroups × 4 warps) instead of 256.
+// Why not one arrival per warpgroup, as fast.cu does? wgmma.wait_group waits for the groups of
+// the executing thread (PTX ISA), so a lane of warp 0 knows that warp 0's share of the wgmma
+// is done, not that warp 3 has even issued its own: one arrival per warp is the fewest the
+// PTX ISA's wording makes safe.
+// Every wait is now try_wait with a suspend-time hint: a thread whose phase is not complete
+// may be suspended for up to kSuspendHintNs before the loop retries, instead of a
+// system-dependent limit, so waiting warps do not keep issuing try_wait.
+//
+// What changed from step 15: elect.sync once per consumer warp, the elected lane arrives on
+// empty[s], the empty barriers' count (8), and the hint on every mbarrier wait.
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "kernels/hopper_parts.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::kernels {
+
+using builder::Builder;
+using builder::Reg;
+using hopper::kBK;
+using ir::Type;
+using layout::Swizzle;
+
+namespace {
+
+constexpr std::string_view kId = "hopper_fewer_arrivals";
+
+constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kStages = 4;
+constexpr uint32_t kConsumers = 2;
+constexpr uint32_t kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
+constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
+constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
+constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
+constexpr uint32_t kEmptyArrivals = 4 * kConsumers;  // one elected lane per consumer warp
+constexpr uint32_t kSuspendHintNs = 10'000'000;      // the try_wait suspend-time hint (ns)
+
+ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
+  const auto [M, N, K] = cfg.shape;
+  Builder b(std::string(kId), ir::Arch::sm_90a);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
+  b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+
+  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
+  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg wg = (tid >> 7).named("wg");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  // This CTA's tiles: cta, cta + stride, ... below `tiles` (at least one: ctas <= tiles).
+  const uint32_t stride = ctas;
+  Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
+  const auto tile_corner = [&](const Reg& i) {
+    return hopper::grouped_tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
+  };
+  // Mistake arrival-count-mismatch: the count of step 15 (every consumer thread) stays.
+  hopper::init_ring(b, ring, tid, cfg.has("arrival-count-mismatch") ? 128 * kConsumers : kEmptyArrivals);
+  const uint32_t k_blocks = hopper::ceil_div(K, kBK);
+
+  b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
+  b.if_((wg == 0).named("producer_wg"), [&] {
+    b.role(ir::WarpRole::producer, [&] {
+      b.setmaxnreg(false, kProducerRegs);
+      b.if_((tid == 0).named("producer"), [&] {
+        Reg tmA = b.tensor_map_address(tmap_a, "tmA");
+        Reg tmB = b.tensor_map_address(tmap_b, "tmB");
+        Reg stage = b.mov(Type::u32, 0, "stage");
+        Reg phase = b.mov(Type::u32, 0, "phase");
+        b.loop("tile_load", my_tiles, [&](const Reg& i) {
+          const hopper::TileCorner at = tile_corner(i);
+          b.loop("kb_load", k_blocks, [&](const Reg& kb) {
+            hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0,
+                                    {.wait_empty = true, .suspend_hint_ns = kSuspendHintNs});
+          });
+        });
+      });
+    });
+  });
+
+  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.if_((wg != 0).named("consumer_wg"), [&] {
+    b.role(ir::WarpRole::consumer, [&] {
+      b.setmaxnreg(true, kConsumerRegs);
+      Reg slab = (wg - 1).named("consumer");
+      Reg slab_off = (slab * kSlabBytes).named("slab_off");
+      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      Reg elected = b.elect_sync("elected");  // this warp's one arriving lane
+      Reg stage = b.mov(Type::u32, 0, "stage");
+      Reg phase = b.mov(Type::u32, 0, "phase");
+      Reg wg_thread = (tid & 127).named("wg_thread");
+      Reg C = b.global_ptr(pc, "C_ptr");
+      b.loop("tile", my_tiles, [&](const Reg& i) {
+        const hopper::TileCorner at = tile_corner(i);
+        b.loop("kb", k_blocks, [&](const Reg& kb) {
+          hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb, kSuspendHintNs);
+          b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // 1 of the 8 arrivals
+          hopper::next_stage(b, stage, phase, kStages);
+        });
+        b.role(ir::WarpRole::epilogue, [&] {
+          b.comment("the producer is already loading the next tile while this one is stored");
+          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N);
+        });
+      });
+    });
+  });
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+KernelInfo hopper_fewer_arrivals_info() {
+  KernelInfo k;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  k.title = "Hopper persistent, fewest mbarrier arrivals";
+  k.delta = "one elected lane per consumer warp arrives on the empty barrier (8 arrivals instead of 256), and "
+            "every mbarrier wait carries a suspend-time hint";
+  k.explanation =
+      "The persistent kernel of the previous step with a cheaper barrier protocol. Releasing a stage needs "
+      "only the news that each consumer warp has finished its wgmmas on it, not 256 separate arrivals: "
+      "elect.sync picks one lane of each warp, that lane arrives, and the empty barriers are initialised to "
+      "expect 8 arrivals (two consumer warpgroups of four warps). All waits use mbarrier.try_wait with a "
+      "suspend-time hint, so a warp whose stage is not ready sleeps in the barrier instead of spinning "
+      "through the retry loop.";
+  // 8 K-blocks per tile: the 4-stage ring wraps, so the empty barriers' phases matter (the
+  // persistent walk itself is step 15's example).
+  k.example_shape = {256, 512, 512};
+  k.mistakes = {
+      {"arrival-count-mismatch", "the empty barriers still expect 256 arrivals while only 8 elected lanes arrive",
+       "no stage is ever released: the producer waits on empty[0] forever after the first pass (a deadlock; the "
+       "GPU hangs)"},
+  };
+  // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  k.build = build_hopper_fewer_arrivals;
+  return k;
+}
+
+}  // namespace gs::kernels

@@ -1,0 +1,165 @@
+// The shared pieces of the Hopper steps (hopper_parts.hpp).
+#include "kernels/hopper_parts.hpp"
+
+#include <fmt/format.h>
+
+namespace gs::kernels::hopper {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using ir::Type;
+
+std::vector<Reg> accumulators(Builder& b, uint32_t n, const std::string& prefix) {
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.reg(Type::f32, fmt::format("{}{}", prefix, v)));
+  return acc;
+}
+
+void wgmma_k_block(Builder& b, uint32_t n, const std::vector<std::vector<Reg>>& acc, const std::vector<Reg>& a_desc,
+                   const Reg& b_desc, const builder::Src& accumulate) {
+  for (uint32_t kk = 0; kk < kBK / 16; ++kk) {
+    const Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+    for (size_t slab = 0; slab < acc.size(); ++slab) {
+      const Reg ad = kk == 0 ? a_desc[slab]
+                             : b.alu(ir::Op::add, Type::u64, {a_desc[slab], 2 * kk}, fmt::format("a_desc{}_k{}", slab, kk));
+      if (kk == 0) b.wgmma_mma_async(n, acc[slab], ad, bd, accumulate);
+      else b.wgmma_mma_async(n, acc[slab], ad, bd, 1);
+    }
+  }
+}
+
+void store_tile_clipped(Builder& b, const std::vector<Reg>& acc, uint32_t n, const Reg& c_base, const Reg& wg_thread,
+                        const Reg& row0, const Reg& col0, uint32_t M, uint32_t N) {
+  Reg warp = (wg_thread >> 5).named("warp_in_wg");
+  Reg lane = (wg_thread & 31).named("lane");
+  Reg row = (row0 + (warp << 4) + (lane >> 2)).named("row");
+  Reg col = (col0 + ((lane & 3) << 1)).named("col");
+  Reg c_ptr = (c_base + b.mul_wide(row, N * 4, "c_row_off") + b.mul_wide(col, 4u, "c_col_off")).named("c_ptr");
+  // Rows row and row+8 are inside C or not per thread; an 8-column block j is in or out for
+  // the whole warpgroup (col0 + 8j < N).
+  const Reg row_in[2] = {(row < M).named("row_in"), ((row + 8) < M).named("row8_in")};
+  for (uint32_t j = 0; j < n / 8; ++j) {
+    Reg cols_in = ((col0 + 8 * j) < N).named(fmt::format("cols{}_in", j));
+    for (uint32_t h = 0; h < 2; ++h) {
+      Reg inside = (row_in[h] & cols_in).named("inside");
+      const int64_t offset = (int64_t(8 * h) * N + 8 * j) * 4;
+      ir::Inst st{.op = ir::Op::st_global, .type = Type::f32, .vec = 2, .guard = inside.id()};
+      st.operands = {Addr::at(c_ptr, offset).operand, ir::Operand::reg(acc[4 * j + 2 * h].id()),
+                     ir::Operand::reg(acc[4 * j + 2 * h + 1].id())};
+      b.record(std::move(st));
+    }
+  }
+}
+
+void next_stage(Builder& b, Reg& stage, Reg& phase, uint32_t stages, bool flip_phase) {
+  stage += 1;
+  Reg wrap = (stage == stages).named("wrap");
+  b.mov(stage, b.selp(0u, stage, wrap));
+  if (flip_phase) phase ^= b.selp(1u, 0u, wrap);
+}
+
+void check_edge_shape(std::string_view kernel, const GemmShape& s) {
+  const char dims[3] = {'M', 'N', 'K'};
+  const uint32_t values[3] = {s.m, s.n, s.k};
+  for (int i = 0; i < 3; ++i) {
+    require_multiple(kernel, dims[i], values[i], 8, "the 16-byte row granule of a TMA map");
+    require_range(kernel, dims[i], values[i], 8, kMaxGemmDimension);
+  }
+}
+
+std::vector<std::string> edge_shape_constraints() {
+  return {"M, N and K multiples of 8 (a TMA row stride is a multiple of 16 bytes), each at most 65536",
+          "any such shape: TMA zero-fills the parts of edge tiles outside A and B, and the epilogue skips "
+          "the stores outside C"};
+}
+
+Addr Ring::full_at(const Reg& stage) const { return Addr::at((full_base + (stage << 3)).named("full_s")); }
+Addr Ring::empty_at(const Reg& stage) const { return Addr::at((empty_base + (stage << 3)).named("empty_s")); }
+Reg Ring::a_at(const Reg& stage) const { return (a_base + stage * a_bytes).named("sA_s"); }
+Reg Ring::b_at(const Reg& stage) const { return (b_base + stage * b_bytes).named("sB_s"); }
+
+Ring declare_ring(Builder& b, uint32_t stages, uint32_t a_bytes, uint32_t b_bytes) {
+  Ring r{.stages = stages, .a_bytes = a_bytes, .b_bytes = b_bytes};
+  const auto sA = b.operand_stages("sA", ir::GemmOperand::a, stages, a_bytes, 1024, layout::Swizzle::b128);
+  const auto sB = b.operand_stages("sB", ir::GemmOperand::b, stages, b_bytes, 1024, layout::Swizzle::b128);
+  r.full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  r.empty = b.mbarriers("empty", ir::BarrierRole::empty, stages);
+  b.use_dynamic_smem();
+  r.full_base = b.smem_address(r.full, 0, "full_base");
+  r.empty_base = b.smem_address(r.empty, 0, "empty_base");
+  r.a_base = b.smem_address(sA, 0, "sA_base");
+  r.b_base = b.smem_address(sB, 0, "sB_base");
+  return r;
+}
+
+void init_ring(Builder& b, const Ring& ring, const Reg& tid, uint32_t empty_arrivals) {
+  b.comment("one thread initialises the ring's barriers");
+  b.if_((tid == 0).named("init_thread"), [&] {
+    for (uint32_t s = 0; s < ring.stages; ++s) {
+      b.mbarrier_init(ring.full.at(8 * s), 1);
+      b.mbarrier_init(ring.empty.at(8 * s), empty_arrivals);
+    }
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+}
+
+void produce_k_block(Builder& b, const Ring& ring, Reg& stage, Reg& phase, const Reg& tmA, const Reg& tmB,
+                     const Reg& kb, const Reg& m0, const Reg& n0, const ProduceOptions& options) {
+  if (options.wait_empty) {
+    b.comment("wait until the consumers released this stage (a fresh barrier passes parity 1)");
+    b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, options.suspend_hint_ns);
+  }
+  const Addr full_s = ring.full_at(stage);
+  b.mbarrier_arrive_expect_tx(full_s, ring.a_bytes + ring.b_bytes);
+  Reg k0 = (kb << 6).named("k0");
+  b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, m0}, full_s);
+  b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, n0}, full_s);
+  next_stage(b, stage, phase, ring.stages);
+}
+
+void consume_k_block(Builder& b, const Ring& ring, const Reg& stage, const Reg& phase, uint32_t n,
+                     const std::vector<std::vector<Reg>>& acc, const std::optional<Reg>& a_offset, const Reg& kb,
+                     std::optional<uint32_t> suspend_hint_ns) {
+  b.mbarrier_wait(ring.full_at(stage), phase, suspend_hint_ns);
+  const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, layout::Swizzle::b128);
+  Reg a_tile = a_offset ? (ring.a_at(stage) + *a_offset).named("sA_slab") : ring.a_at(stage);
+  std::vector<Reg> a_desc = {b.wgmma_descriptor(a_tile, sw128, "a_desc0")};
+  // Slab i starts 64 rows × 128 B = 8 KiB on: +512 in the descriptor's address field.
+  for (size_t i = 1; i < acc.size(); ++i)
+    a_desc.push_back(b.alu(ir::Op::add, Type::u64, {a_desc[0], uint32_t(i * 512)}, fmt::format("a_desc{}", i)));
+  Reg b_desc = b.wgmma_descriptor(ring.b_at(stage), sw128, "b_desc");
+  b.wgmma_fence();
+  wgmma_k_block(b, n, acc, a_desc, b_desc, (kb != 0).named("accumulate"));
+  b.wgmma_commit_group();
+  b.wgmma_wait_group(0);
+}
+
+TileCorner grouped_tile_corner(Builder& b, const Reg& t, uint32_t tiles_m, uint32_t tiles_n, uint32_t group_m,
+                               uint32_t tile_m, uint32_t tile_n) {
+  const uint32_t group_tiles = group_m * tiles_n;
+  Reg group = (t / group_tiles).named("group");
+  Reg first_m = (group * group_m).named("first_m");
+  Reg tiles_m_reg = b.mov(Type::u32, tiles_m, "tiles_m");
+  Reg rows = b.alu(ir::Op::min, Type::u32, {(tiles_m_reg - first_m).named("rows_left"), group_m}, "group_rows");
+  Reg p = (t - group * group_tiles).named("in_group");
+  Reg row = (first_m + p % rows).named("tile_row");
+  Reg col = (p / rows).named("tile_col");
+  return {(row * tile_m).named("m0"), (col * tile_n).named("n0")};
+}
+
+void set_hopper_info(KernelInfo& k, std::string_view id, GemmShape tile) {
+  k.id = id;
+  k.arch = ir::Arch::sm_90a;
+  k.family = Family::hopper;
+  k.tile = tile;
+  k.ab_dtype = DType::bf16;
+  k.c_dtype = DType::f32;
+  k.b_layout = BLayout::nk;
+  k.constraints = edge_shape_constraints();
+  const std::string name(id);
+  k.check_shape = [name](const GemmShape& s) { check_edge_shape(name, s); };
+}
+
+}  // namespace gs::kernels::hopper
