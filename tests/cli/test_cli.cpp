@@ -1,4 +1,5 @@
 // The command line: run in-process through run_cli, and once as the real binary.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,11 +30,12 @@ TEST_CASE("cli: list prints the ladder; --json is the registry", "[cli]") {
     for (const char* field : {"id", "title", "arch", "family", "step", "explanation", "tile", "example_shape",
                               "constraints", "mistakes", "delta", "dtypes", "b_layout"})
       CHECK(k.contains(field));
-  CHECK(j[1]["id"] == "hopper_tma_wgmma_64");
-  CHECK(j[1]["arch"] == "sm_90a");
-  CHECK(j[1]["family"] == "hopper");
-  CHECK(j[1]["tile"]["m"] == 64);
-  CHECK(j[1]["mistakes"].is_array());
+  const auto hopper = std::find_if(j.begin(), j.end(), [](const auto& k) { return k["id"] == "hopper_tma_wgmma_64"; });
+  REQUIRE(hopper != j.end());
+  CHECK((*hopper)["arch"] == "sm_90a");
+  CHECK((*hopper)["family"] == "hopper");
+  CHECK((*hopper)["tile"]["m"] == 64);
+  CHECK((*hopper)["mistakes"].is_array());
 }
 
 TEST_CASE("cli: ptx prints to stdout or writes a file", "[cli]") {
@@ -59,7 +61,7 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
     std::string message;
   };
   const std::vector<Case> cases{
-      {{"ptx", "nope"}, "unknown kernel id 'nope': valid ids are simt_naive, hopper_tma_wgmma_64"},
+      {{"ptx", "nope"}, "unknown kernel id 'nope': valid ids are simt_naive, "},
       {{"ptx", "hopper_tma_wgmma_64", "--m", "100"}, "M=100 is not a positive multiple of 64"},
       {{"ptx", "hopper_tma_wgmma_64", "--k", "32"}, "K=32 is not a positive multiple of 64"},
       {{"ptx", "simt_naive", "--m", "abc"}, "--m"},

@@ -1,5 +1,6 @@
 // Each deliberate mistake a kernel declares must be caught by the model: a hazard of the
-// expected kind, or a wrong result against the reference.
+// expected kind, a wrong result against the reference, or (a performance mistake) more
+// shared-memory bank conflicts than the kernel without it.
 #include <map>
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,7 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
   struct Expect {
     std::string hazard;  // empty: no hazard required
     bool wrong_result;
+    bool more_conflicts = false;  // a correct result, but more bank conflicts than without
   };
   const std::map<std::string, Expect> expected{
       {"skip-mbarrier-wait", {"tma-race", true}},  // and exit-with-pending-tma: the H100 faults on it
@@ -27,6 +29,9 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"wrong-expect-tx", {"deadlock", false}},
       {"missing-wgmma-fence", {"missing-wgmma-fence", false}},
       {"missing-init-fence", {"missing-init-fence", false}},
+      {"steady-state-wait-at-tail", {"cp-async-read-before-wait", true}},
+      {"no-sync-before-prefetch", {"cp-async-race", false}},
+      {"unswizzled-ldmatrix", {"", false, true}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {
@@ -37,8 +42,15 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
         INFO(test::hazard_list(r.result));
         if (!e.hazard.empty()) CHECK(has_hazard(r.result, e.hazard));
         if (e.wrong_result) CHECK(r.mismatches > 0);
-        // Caught one way or the other.
-        CHECK((!r.result.hazards.empty() || r.mismatches > 0));
+        if (e.more_conflicts) {
+          const test::ModelRun clean = test::run_model(info.id, info.example_shape, true, 7);
+          CHECK(r.result.hazards.empty());
+          CHECK(r.mismatches == 0);
+          CHECK(r.result.stats.smem_bank_conflicts > clean.result.stats.smem_bank_conflicts);
+        } else {
+          // Caught one way or the other.
+          CHECK((!r.result.hazards.empty() || r.mismatches > 0));
+        }
       }
     }
   }
