@@ -283,12 +283,13 @@ void save_probe_outputs(const std::string& dir, const run::ProbeReport& r) {
 void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "probe",
-      "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity, the wgmma map and descriptors");
+      "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity, the wgmma, mma.sync and "
+      "ldmatrix/stmatrix maps and wgmma descriptors");
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
   auto save_dir = std::make_shared<std::string>();
-  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma, cluster or all (default all)")
-      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "all"}, "a probe group"));
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma, ldmatrix, cluster or all (default all)")
+      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "ldmatrix", "cluster", "all"}, "a probe group"));
   cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")
       ->group("")
       ->check(seconds_value(3600));

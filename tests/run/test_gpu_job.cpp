@@ -198,7 +198,7 @@ TEST_CASE("cli gpu: bad usage exits 2 before any GPU work", "[cli][gpu_cli]") {
 
   r = run_cli({"probe", "swizzle"});
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Contains("'swizzle' is not a probe group: valid values are tma, mbarrier, wgmma, wgmma-desc, mma, cluster, all"));
+  CHECK_THAT(r.err, Contains("'swizzle' is not a probe group: valid values are tma, mbarrier, wgmma, wgmma-desc, mma, ldmatrix, cluster, all"));
   CHECK_FALSE(cuda::Driver::cuda_initialised());
 }
 

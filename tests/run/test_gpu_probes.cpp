@@ -35,12 +35,16 @@ TEST_CASE("probes: the cases cover every swizzle, the parity facts, four wgmma w
   CHECK(names == std::vector<std::string>{"tma 16x64 32B", "tma 32x64 64B", "tma 64x64 128B", "tma 64x64 none",
                                           "tma 16x64 none", "mbarrier parity", "wgmma m64n8k16", "wgmma m64n16k16",
                                           "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16",
+                                          "ldmatrix.x1", "ldmatrix.x1.trans", "ldmatrix.x2", "ldmatrix.x2.trans",
+                                          "ldmatrix.x4", "ldmatrix.x4.trans", "stmatrix.x1", "stmatrix.x1.trans",
+                                          "stmatrix.x2", "stmatrix.x2.trans", "stmatrix.x4", "stmatrix.x4.trans",
                                           "cluster multicast + DSMEM + remote arrive"});
   CHECK(run::probe_cases("tma").size() == 5);
   CHECK(run::probe_cases("mbarrier").size() == 1);
   CHECK(run::probe_cases("wgmma").size() == 4);
   CHECK(run::probe_cases("wgmma-desc").size() == run::wgmma_desc_probes().size());
-  CHECK(all.size() == 12 + run::wgmma_desc_probes().size());
+  CHECK(all.size() == 24 + run::wgmma_desc_probes().size());
+  CHECK(run::probe_cases("ldmatrix").size() == 12);
   CHECK(run::probe_cases("cluster").size() == 1);
   CHECK(run::probe_cases("mma").size() == 1);
   CHECK_THROWS_AS(run::probe_cases("banks"), kernels::ConfigError);
