@@ -66,6 +66,7 @@ struct BenchOptions {
   double kernel_timeout_s = 10.0;
   double max_timing_s = 30.0;
   bool in_process = false;
+  std::vector<std::string> mistakes;
 };
 
 struct Skipped {
@@ -124,6 +125,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     run::BenchRequest req;
     req.kernel_id = info->id;
     req.shape = shape;
+    req.mistakes = {o.mistakes.begin(), o.mistakes.end()};
     req.reps = o.reps;
     req.warmup = o.warmup;
     req.cublas = !o.no_cublas;
@@ -259,6 +261,7 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
       ->group("")
       ->check(seconds_value(3600));
   cmd->add_flag("--in-process", o->in_process, "Run GPU work in this process (for profilers)")->group("");
+  cmd->add_option("--break", o->mistakes, "Switch on a deliberate mistake (for profiling it; repeatable)")->group("");
   cmd->footer(
       "Exit codes: 0 every result correct (and every model comparison as expected), 1 a wrong result, a hang or a "
       "fault, 2 bad usage, 3 no CUDA driver or GPU.");

@@ -41,6 +41,9 @@ std::string_view mistake_behaviour_name(MistakeBehaviour b) {
 MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   // The GPU's output with a missing wait depends on when the TMA bytes land: a race.
   if (mistake == "skip-mbarrier-wait") return MistakeBehaviour::race;
+  // The Ampere seed's pitfalls (ampere_cp_async): reading a stage before its cp.async group
+  // landed, and a prefetch racing slower warps' reads: timing-dependent on the GPU.
+  if (mistake == "steady-state-wait-at-tail" || mistake == "no-sync-before-prefetch") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

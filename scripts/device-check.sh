@@ -22,7 +22,7 @@
 #   3. probes      gemmscope probe all                               probes.log
 #   4. bench       gemmscope bench all --sizes 4096,8192 --reps 20 --compare-model
 #                  --json $OUT/bench.json                             bench.log, bench.json
-#   5. ncu         scripts/ncu-bank-conflicts.sh                     ncu.log, ncu/
+#   5. ncu         scripts/ncu-bank-conflicts.sh (and unswizzled-ldmatrix) ncu.log, ncu/
 #   6. mma-peak    gemmscope_mma_peak --json $OUT/mma-peak.json        mma-peak.log, mma-peak.json
 #                  (the mma.sync ceiling of the Ampere steps; skipped when BUILD_DIR has no
 #                  gemmscope_mma_peak)
@@ -100,7 +100,7 @@ fi
 run_step probes 90 130 "$OUT/probes.log" "$GEMMSCOPE" probe all
 run_step bench 240 45 "$OUT/bench.log" "$GEMMSCOPE" bench all --sizes 4096,8192 --reps 20 --compare-model \
   --json "$OUT/bench.json"
-run_step ncu 150 20 "$OUT/ncu.log" env NCU_TIMEOUT=60 bash "$SCRIPT_DIR/ncu-bank-conflicts.sh" "$GEMMSCOPE" "$OUT/ncu"
+run_step ncu 150 20 "$OUT/ncu.log" env NCU_TIMEOUT=60 MISTAKES="ampere_ldmatrix:unswizzled-ldmatrix" bash "$SCRIPT_DIR/ncu-bank-conflicts.sh" "$GEMMSCOPE" "$OUT/ncu"
 if [ -x "$BUILD_DIR/gemmscope_mma_peak" ]; then
   run_step mma-peak 30 0 "$OUT/mma-peak.log" "$BUILD_DIR/gemmscope_mma_peak" --json "$OUT/mma-peak.json"
 else
