@@ -257,10 +257,6 @@ ir::Kernel build_mma_sync_probe() {
   return b.finish();
 }
 
-}  // namespace gs::kernels
-
-namespace gs::kernels {
-
 uint32_t matrix_probe_slot(uint32_t row) { return (5 * row + 3) % 32; }
 
 ir::Kernel build_matrix_probe(uint32_t num, bool trans, bool store) {

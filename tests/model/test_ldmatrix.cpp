@@ -93,6 +93,8 @@ TEST_CASE("ldmatrix: each matrix is one phase of its 8 row addresses", "[model][
       const model::SimResult packed = run({.num = num, .store = store});
       CHECK(packed.hazards.empty());
       CHECK(matrix_conflicts(packed) == 0);
+      // One phase per matrix: the 32 fill stores, then num phases (lanes past 8·num give none).
+      CHECK(packed.stats.smem_ideal_wavefronts == 32 + num);
       // Rows 128 bytes apart: all 8 rows of a matrix on the same 4 banks, 8 wavefronts each.
       const model::SimResult strided = run({.num = num, .store = store, .row_stride = 128});
       CHECK(strided.hazards.empty());
