@@ -110,14 +110,7 @@ KernelInfo ampere_mma_global_info() {
   k.constraints = {"M a multiple of 64 (four warps of 16 rows), at most 65536",
                    "N a multiple of 32 (four 16x8 tiles per warp), at most 65536",
                    "K a multiple of 16 (one mma.sync k-step), at most 65536"};
-  k.check_shape = [](const GemmShape& s) {
-    require_multiple(kId, 'M', s.m, kBM, "the 64-row tile");
-    require_multiple(kId, 'N', s.n, kBN, "the 32-column tile");
-    require_multiple(kId, 'K', s.k, kBK, "the 16-element K step");
-    require_range(kId, 'M', s.m, kBM, 65536);
-    require_range(kId, 'N', s.n, kBN, 65536);
-    require_range(kId, 'K', s.k, kBK, 65536);
-  };
+  k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
   // m0 = ctaid.y·64, n0 = ctaid.x·32 (above).
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);

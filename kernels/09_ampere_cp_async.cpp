@@ -177,14 +177,7 @@ KernelInfo ampere_cp_async_info() {
   k.b_layout = BLayout::nk;
   k.constraints = {"M and N multiples of 64 (the CTA tile), at most 65536",
                    "K a multiple of 16 (one stage), at most 65536"};
-  k.check_shape = [](const GemmShape& s) {
-    require_multiple(kId, 'M', s.m, kBM, "the 64-row tile");
-    require_multiple(kId, 'N', s.n, kBN, "the 64-column tile");
-    require_multiple(kId, 'K', s.k, kBK, "the 16-element K step");
-    require_range(kId, 'M', s.m, kBM, 65536);
-    require_range(kId, 'N', s.n, kBN, 65536);
-    require_range(kId, 'K', s.k, kBK, 65536);
-  };
+  k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
   k.mistakes = {
       {"steady-state-wait-at-tail", "the last step waits with cp.async.wait_group 1 like the steady state",
        "with no prefetch behind it, wait_group 1 returns while the last stage is still in flight: a "

@@ -195,14 +195,7 @@ KernelInfo ampere_ldmatrix_info() {
   k.b_layout = BLayout::nk;
   k.constraints = {"M and N multiples of 128 (the CTA tile), at most 65536",
                    "K a multiple of 32 (one stage), at most 65536"};
-  k.check_shape = [](const GemmShape& s) {
-    require_multiple(kId, 'M', s.m, kBM, "the 128-row tile");
-    require_multiple(kId, 'N', s.n, kBN, "the 128-column tile");
-    require_multiple(kId, 'K', s.k, kBK, "the 32-element K step");
-    require_range(kId, 'M', s.m, kBM, 65536);
-    require_range(kId, 'N', s.n, kBN, 65536);
-    require_range(kId, 'K', s.k, kBK, 65536);
-  };
+  k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
   k.mistakes = {
       {"unswizzled-ldmatrix", "the stages are laid out row after row, without the XOR (copies and ldmatrix alike)",
        "C is still right, but each ldmatrix matrix's 8 rows share two 16-byte bank groups: 4 wavefronts "
