@@ -178,6 +178,19 @@ TEST_CASE("probes: a wrong output fails with the first mismatch named", "[run][p
   std::memcpy(b_swapped.data() + 4, b_c.data(), 4);
   CHECK_THAT(run::check_probe_output(on_b, b_swapped, "GPU").first_mismatch, Contains("B col 0 k 0: GPU read region byte 0x0002"));
 
+  // ldmatrix without .trans judged as .trans: lane 0's low half is (0, 0) either way, its high
+  // half (0, 1) where .trans wants (1, 0): tile rows slot(0) = 3 and slot(1) = 8, so 25 vs 64.
+  run::ProbeReport plain_report, trans_report;
+  std::vector<uint8_t> plain_c, trans_c;
+  run::run_probe_on_model(case_named(all, "ldmatrix.x4"), plain_report, plain_c);
+  const run::ProbeCase& trans = case_named(all, "ldmatrix.x4.trans");
+  run::run_probe_on_model(trans, trans_report, trans_c);
+  const run::ProbeCheck lm = run::check_probe_output(trans, plain_c, "GPU");
+  CHECK_FALSE(lm.pass);
+  CHECK(lm.first_mismatch == "lane 0 register 0 half 1 = matrix 0 (row 1, col 0): GPU holds 25, the formula says 64");
+  CHECK(run::compare_probe_outputs(trans, plain_c, trans_c).first_mismatch ==
+        "lane 0 register 0 half 1 = matrix 0 (row 1, col 0): GPU holds 25, model holds 64");
+
   run::ProbeReport failed;
   failed.name = "wgmma m64n16k16";
   failed.gpu_status = run::GpuStatus::ok;
