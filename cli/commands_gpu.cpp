@@ -79,6 +79,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   // Everything that can be wrong with the command line is checked before any GPU work.
   // (The values themselves were checked by the options' validators, cli/values.hpp.)
   const std::vector<const kernels::KernelInfo*> infos = resolve_kernels(o.ids);
+  for (const kernels::KernelInfo* info : infos) kernels::require_mistakes(*info, {o.mistakes.begin(), o.mistakes.end()});
   std::vector<kernels::GemmShape> sizes;
   for (const std::string& s : o.sizes.empty() ? std::vector<std::string>{"4096"} : o.sizes)
     sizes.push_back(parse_bench_size(s));

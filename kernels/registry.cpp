@@ -97,9 +97,8 @@ CtaTile tile_of_block(const GemmShape& shape, const GemmShape& tile, uint32_t ro
           clip(uint64_t(col_block) * tile.n, shape.n), clip(uint64_t(col_block + 1ull) * tile.n, shape.n)};
 }
 
-ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
-  info.check_shape(config.shape);
-  for (const std::string& m : config.mistakes) {
+void require_mistakes(const KernelInfo& info, const std::set<std::string>& mistakes) {
+  for (const std::string& m : mistakes) {
     bool known = false;
     std::string valid;
     for (const Mistake& x : info.mistakes) {
@@ -110,6 +109,11 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
       throw ConfigError(fmt::format("unknown mistake '{}' for {}: {}", m, info.id,
                                     valid.empty() ? "this kernel has no mistakes to switch on" : "valid mistakes are " + valid));
   }
+}
+
+ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
+  info.check_shape(config.shape);
+  require_mistakes(info, config.mistakes);
   ir::Kernel k = info.build(config);
   // C's tiling, from what every step declares (its tile and C's type), for the model's record of
   // which CTA wrote which tile (model::CSchedule).

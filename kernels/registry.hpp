@@ -101,6 +101,9 @@ const KernelInfo* find_kernel(std::string_view id);
 // find_kernel that throws ConfigError naming the valid ids.
 const KernelInfo& kernel_or_throw(std::string_view id);
 
+// Throws ConfigError naming the kernel's valid mistakes for a name it does not declare.
+void require_mistakes(const KernelInfo& info, const std::set<std::string>& mistakes);
+
 // Checks the shape and the mistake names, builds, and runs ir::verify: the one way back
 // ends get a kernel.
 ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config);
