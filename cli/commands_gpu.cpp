@@ -66,6 +66,7 @@ struct BenchOptions {
   double kernel_timeout_s = 10.0;
   double max_timing_s = 30.0;
   bool in_process = false;
+  std::vector<std::string> mistakes;
 };
 
 struct Skipped {
@@ -78,6 +79,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   // Everything that can be wrong with the command line is checked before any GPU work.
   // (The values themselves were checked by the options' validators, cli/values.hpp.)
   const std::vector<const kernels::KernelInfo*> infos = resolve_kernels(o.ids);
+  for (const kernels::KernelInfo* info : infos) kernels::require_mistakes(*info, {o.mistakes.begin(), o.mistakes.end()});
   std::vector<kernels::GemmShape> sizes;
   for (const std::string& s : o.sizes.empty() ? std::vector<std::string>{"4096"} : o.sizes)
     sizes.push_back(parse_bench_size(s));
@@ -124,6 +126,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     run::BenchRequest req;
     req.kernel_id = info->id;
     req.shape = shape;
+    req.mistakes = {o.mistakes.begin(), o.mistakes.end()};
     req.reps = o.reps;
     req.warmup = o.warmup;
     req.cublas = !o.no_cublas;
@@ -259,6 +262,7 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
       ->group("")
       ->check(seconds_value(3600));
   cmd->add_flag("--in-process", o->in_process, "Run GPU work in this process (for profilers)")->group("");
+  cmd->add_option("--break", o->mistakes, "Switch on a deliberate mistake (for profiling it; repeatable)")->group("");
   cmd->footer(
       "Exit codes: 0 every result correct (and every model comparison as expected), 1 a wrong result, a hang or a "
       "fault, 2 bad usage, 3 no CUDA driver or GPU.");
@@ -283,12 +287,13 @@ void save_probe_outputs(const std::string& dir, const run::ProbeReport& r) {
 void add_probe_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "probe",
-      "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity, the wgmma map and descriptors");
+      "Run the probe kernels on the GPU and check TMA swizzles, mbarrier parity, the wgmma, mma.sync and "
+      "ldmatrix/stmatrix maps and wgmma descriptors");
   auto name = std::make_shared<std::string>("all");
   auto timeout_s = std::make_shared<double>(10.0);
   auto save_dir = std::make_shared<std::string>();
-  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma, cluster, warpgroup or all (default all)")
-      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "warpgroup", "all"}, "a probe group"));
+  cmd->add_option("NAME", *name, "tma, mbarrier, wgmma, wgmma-desc, mma, ldmatrix, cluster, warpgroup or all (default all)")
+      ->check(one_of({"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "ldmatrix", "cluster", "warpgroup", "all"}, "a probe group"));
   cmd->add_option("--kernel-timeout", *timeout_s, "Seconds before a launch counts as a hang")
       ->group("")
       ->check(seconds_value(3600));

@@ -277,4 +277,77 @@ ir::Kernel build_mma_sync_probe() {
   return b.finish();
 }
 
+uint32_t matrix_probe_slot(uint32_t row) { return (5 * row + 3) % 32; }
+
+ir::Kernel build_matrix_probe(uint32_t num, bool trans, bool store) {
+  if (num != 1 && num != 2 && num != 4)
+    throw std::invalid_argument(fmt::format("a matrix probe moves 1, 2 or 4 matrices, not {}", num));
+  // stmatrix is sm_90+ (PTX ISA); ldmatrix runs from sm_75 on.
+  Builder b(fmt::format("probe_{}_x{}{}", store ? "stmatrix" : "ldmatrix", num, trans ? "_trans" : ""),
+            store ? ir::Arch::sm_90 : ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", kMatrixProbeBytes, 128, ir::SmemUse::tile);
+  Reg lane = b.special(ir::Special::laneid, "lane");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg C = b.global_ptr(pc, "C_ptr");
+  Reg my_row = (b.smem_address(tile, 0, "tile_addr") + (lane << 4)).named("my_row");  // lane l: tile row l
+  Reg g_off = b.mul_wide(lane, 16u, "row_off");
+  b.comment(store ? "zero the tile (rows no matrix covers stay 0)" : "tile row l = row l of A");
+  Reg zero = b.mov(Type::b32, 0, "zero");  // a register: the model's st takes register values only
+  for (int64_t w = 0; w < 4; ++w) {
+    if (store) b.st_shared(Type::b32, Addr::at(my_row, 4 * w), {zero});
+    else b.st_shared(Type::b32, Addr::at(my_row, 4 * w), {b.ld_global(Type::b32, Addr::at(A + g_off, 4 * w), "a")});
+  }
+  b.bar_sync(0);
+  b.comment("lane l names tile row (5l + 3) % 32 as row l%8 of matrix l/8");
+  Reg slot = (((lane * 5u) + 3u) & 31u).named("slot");
+  Reg addr = (b.smem_address(tile, 0, "tile_base") + (slot << 4)).named("row_addr");
+  if (!store) {
+    std::vector<Reg> r = b.ldmatrix(num, trans, Addr::at(addr), "m");
+    Reg out = (C + b.mul_wide(lane, num * 4, "out_off")).named("out");
+    for (uint32_t j = 0; j < num; ++j) b.st_global(Type::b32, Addr::at(out, 4 * int64_t(j)), {r[j]});
+  } else {
+    // Register j of lane l holds the b16 values 2v (low) and 2v + 1 (high), v = l·num + j.
+    std::vector<Reg> values;
+    for (uint32_t j = 0; j < num; ++j) {
+      Reg v2 = (((lane * num) + j) << 1).named("v2");
+      values.push_back(b.alu(ir::Op::or_, Type::b32, {v2, (v2 + 1u) << 16}, "s"));
+    }
+    b.stmatrix(num, trans, Addr::at(addr), values);
+    b.bar_sync(0);
+    Reg out = (C + g_off).named("out");
+    for (int64_t w = 0; w < 4; ++w)
+      b.st_global(Type::b32, Addr::at(out, 4 * w), {b.ld_shared(Type::b32, Addr::at(my_row, 4 * w), "t")});
+  }
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_mma_peak_kernel(uint32_t ctas, uint32_t iters) {
+  Builder b("mma_sync_peak", ir::Arch::sm_80);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {kMmaPeakThreads, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg gid = (b.special(ir::Special::ctaid_x, "cta") * kMmaPeakThreads + tid).named("gid");
+  // Fragments from the thread id (nothing the compiler can fold): bf16 values of 0..1.
+  std::vector<Reg> fa, fb;
+  for (uint32_t i = 0; i < 4; ++i) fa.push_back(b.alu(ir::Op::and_, Type::b32, {tid, 0x3F003F00u + i}, "a"));
+  for (uint32_t i = 0; i < 2; ++i) fb.push_back(b.alu(ir::Op::and_, Type::b32, {tid, 0x3E003E00u + i}, "b"));
+  std::vector<std::vector<Reg>> acc(kMmaPeakChains);
+  for (auto& chain : acc)
+    for (uint32_t v = 0; v < 4; ++v) chain.push_back(b.mov(Type::f32, 0.0, "acc"));
+  b.loop("i", iters, [&](const Reg&) {
+    for (auto& chain : acc) b.mma_sync(chain, fa, fb, chain);  // independent chains: throughput, not latency
+  });
+  Reg sum = b.mov(Type::f32, 0.0, "sum");
+  for (const auto& chain : acc)
+    for (const Reg& v : chain) b.alu_into(ir::Op::add, sum, {sum, v});
+  Reg C = b.global_ptr(pc, "C_ptr");
+  b.st_global(Type::f32, Addr::at(C + b.mul_wide(gid, 4u, "c_off")), {sum});
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -80,5 +80,24 @@ inline constexpr uint32_t kClusterProbeABytes = 512;
 // facts say the elected lane is lane 0 of each warp (the lowest, UNCONFIRMED before this probe).
 ir::Kernel build_warpgroup_probe();
 inline constexpr uint32_t kWarpgroupProbeThreads = 384;
+// ldmatrix / stmatrix maps (facts §2), one warp. A tile of 32 rows × 16 bytes; lane l gives
+// the address of tile row matrix_probe_slot(l) as row l%8 of matrix l/8, so the rows are
+// scattered and each matrix's rows come from different places.
+//   ldmatrix: tile row s = bytes 16s.. of A (A holds u16 i at element i); lane l stores its
+//             register j to C word l·num + j.
+//   stmatrix: the tile is zeroed; register j of lane l holds u16 2v (low) and 2v + 1 (high),
+//             v = l·num + j; after stmatrix the whole tile is copied to C (512 bytes).
+// Throws std::invalid_argument unless num is 1, 2 or 4. stmatrix needs sm_90.
+inline constexpr uint32_t kMatrixProbeBytes = 512;
+uint32_t matrix_probe_slot(uint32_t row);  // (5·row + 3) % 32
+ir::Kernel build_matrix_probe(uint32_t num, bool trans, bool store);
+
+// The mma.sync throughput microbenchmark (not a probe: it has no facts to check): `ctas`
+// CTAs of kMmaPeakThreads threads; each warp runs `iters` rounds of kMmaPeakChains
+// independent mma.sync.m16n8k16 (so the tensor pipes, not the latency of one chain, limit
+// it), then each thread stores the sum of its accumulators to C[global thread id] so nothing
+// is dead code. FLOPs = ctas · warps · iters · chains · 2·16·8·16.
+inline constexpr uint32_t kMmaPeakThreads = 256, kMmaPeakChains = 8;
+ir::Kernel build_mma_peak_kernel(uint32_t ctas, uint32_t iters);
 
 }  // namespace gs::kernels

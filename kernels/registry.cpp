@@ -82,15 +82,23 @@ void require_range(std::string_view kernel, char dim, uint32_t value, uint32_t l
     throw ConfigError(fmt::format("{}={} is out of range for {}: {} must be in {}..{}", dim, value, kernel, dim, lo, hi));
 }
 
+void require_tiles(std::string_view kernel, const GemmShape& s, const GemmShape& tile) {
+  require_multiple(kernel, 'M', s.m, tile.m, fmt::format("the {}-row tile", tile.m));
+  require_multiple(kernel, 'N', s.n, tile.n, fmt::format("the {}-column tile", tile.n));
+  require_multiple(kernel, 'K', s.k, tile.k, fmt::format("the {}-element K step", tile.k));
+  require_range(kernel, 'M', s.m, tile.m, kMaxGemmDimension);
+  require_range(kernel, 'N', s.n, tile.n, kMaxGemmDimension);
+  require_range(kernel, 'K', s.k, tile.k, kMaxGemmDimension);
+}
+
 CtaTile tile_of_block(const GemmShape& shape, const GemmShape& tile, uint32_t row_block, uint32_t col_block) {
   const auto clip = [](uint64_t v, uint32_t limit) { return uint32_t(std::min<uint64_t>(v, limit)); };
   return {clip(uint64_t(row_block) * tile.m, shape.m), clip(uint64_t(row_block + 1ull) * tile.m, shape.m),
           clip(uint64_t(col_block) * tile.n, shape.n), clip(uint64_t(col_block + 1ull) * tile.n, shape.n)};
 }
 
-ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
-  info.check_shape(config.shape);
-  for (const std::string& m : config.mistakes) {
+void require_mistakes(const KernelInfo& info, const std::set<std::string>& mistakes) {
+  for (const std::string& m : mistakes) {
     bool known = false;
     std::string valid;
     for (const Mistake& x : info.mistakes) {
@@ -101,6 +109,11 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
       throw ConfigError(fmt::format("unknown mistake '{}' for {}: {}", m, info.id,
                                     valid.empty() ? "this kernel has no mistakes to switch on" : "valid mistakes are " + valid));
   }
+}
+
+ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
+  info.check_shape(config.shape);
+  require_mistakes(info, config.mistakes);
   ir::Kernel k = info.build(config);
   // C's tiling, from what every step declares (its tile and C's type), for the model's record of
   // which CTA wrote which tile (model::CSchedule).

@@ -101,6 +101,9 @@ const KernelInfo* find_kernel(std::string_view id);
 // find_kernel that throws ConfigError naming the valid ids.
 const KernelInfo& kernel_or_throw(std::string_view id);
 
+// Throws ConfigError naming the kernel's valid mistakes for a name it does not declare.
+void require_mistakes(const KernelInfo& info, const std::set<std::string>& mistakes);
+
 // Checks the shape and the mistake names, builds, and runs ir::verify: the one way back
 // ends get a kernel.
 ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config);
@@ -109,6 +112,9 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config);
 // "M=100 is not a multiple of the 64-row tile of hopper_tma_wgmma_64".
 void require_multiple(std::string_view kernel, char dim, uint32_t value, uint32_t multiple, std::string_view what);
 void require_range(std::string_view kernel, char dim, uint32_t value, uint32_t lo, uint32_t hi);
+// A tiled kernel's usual rules: M, N and K positive multiples of tile.m, tile.n and tile.k
+// ("the 64-row tile", "the 16-element K step"), each at most kMaxGemmDimension.
+void require_tiles(std::string_view kernel, const GemmShape& shape, const GemmShape& tile);
 
 // The ladder's steps in file order, from the list CMake generates out of the step files
 // kernels/NN_<name>.cpp (registry_list.cpp.in): the <name> part of the file name and what

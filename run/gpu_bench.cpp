@@ -266,7 +266,7 @@ BenchResult run_bench(const BenchRequest& req) {
   p.info = &kernels::kernel_or_throw(req.kernel_id);
   p.shape = p.info->resolve(req.shape);
   if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
-  p.kernel = kernels::build_kernel(*p.info, {p.shape, {}});  // ConfigError for a shape the kernel does not take
+  p.kernel = kernels::build_kernel(*p.info, {p.shape, req.mistakes});  // ConfigError for a shape or mistake it does not take
 
   BenchResult r;
   r.kernel_id = p.info->id;

@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,7 @@ inline constexpr uint64_t kCpuReferenceMaxMacs = uint64_t(1) << 31;
 struct BenchRequest {
   std::string kernel_id;
   kernels::GemmShape shape;  // a 0 takes that dimension of the kernel's example shape
+  std::set<std::string> mistakes;  // deliberate mistakes to switch on (for profiling one, e.g. with ncu)
   int reps = 20;             // timed launches; 0 = check only (one launch, no timing)
   int warmup = 3;            // untimed launches before the timed ones
   bool cublas = true;        // time cuBLAS too (and use it as the reference above the CPU limit)

@@ -50,6 +50,9 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   // Refilling stages without the empty wait: undefined arrivals on the full barriers; the
   // model deadlocks, the H100 faulted (CUDA_ERROR_LAUNCH_FAILED), same run.
   if (mistake == "skip-empty-wait") return MistakeBehaviour::race;
+  // The Ampere seed's pitfalls (ampere_cp_async): reading a stage before its cp.async group
+  // landed, and a prefetch racing slower warps' reads: timing-dependent on the GPU.
+  if (mistake == "steady-state-wait-at-tail" || mistake == "no-sync-before-prefetch") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

@@ -9,8 +9,9 @@
 // identical bytes on both. Mistakes behave in one of three ways:
 //  * deterministic (wrong-swizzle, missing-wgmma-fence, missing-init-fence, and any mistake not
 //    listed otherwise): C is wrong, or right, identically on both; bytes must match;
-//  * race (skip-mbarrier-wait, phase-not-flipped, skip-empty-wait): the GPU's output depends
-//    on timing, so differences (and even a hang or a fault) are reported but are no failure;
+//  * race (skip-mbarrier-wait, phase-not-flipped, skip-empty-wait, steady-state-wait-at-tail,
+//    no-sync-before-prefetch): the GPU's output depends on timing, so differences (and even a
+//    hang or a fault) are reported but are no failure;
 //  * deadlock (wrong-expect-tx, or any mistake whose model run does not complete): the model
 //    reports the deadlock and the GPU must time out too: "hangs on the GPU too (timed out),
 //    deadlock in the model".

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "run/probe_matrix.hpp"
 #include "run/probe_run.hpp"
 #include "kernels/probes.hpp"
 #include "kernels/registry.hpp"
@@ -22,7 +23,7 @@ namespace gs::run {
 
 // The names `gemmscope probe NAME` accepts.
 inline std::vector<std::string> probe_group_names() {
-  return {"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "cluster", "warpgroup", "all"};
+  return {"tma", "mbarrier", "wgmma", "wgmma-desc", "mma", "ldmatrix", "cluster", "warpgroup", "all"};
 }
 
 // The descriptors `gemmscope probe wgmma-desc` puts to the tensor core, each reading a 16 KB
@@ -112,6 +113,11 @@ inline std::vector<ProbeCase> probe_cases(std::string_view group) {
     for (const kernels::WgmmaDescProbe& desc : wgmma_desc_probes())
       cases.push_back(make_wgmma_desc_probe_case(desc, kernels::build_wgmma_descriptor_probe(desc)));
   if (all || group == "mma") cases.push_back(make_mma_probe_case(kernels::build_mma_sync_probe()));
+  if (all || group == "ldmatrix")
+    for (const bool store : {false, true})
+      for (const uint32_t num : {1u, 2u, 4u})
+        for (const bool trans : {false, true})
+          cases.push_back(make_matrix_probe_case(num, trans, store, kernels::build_matrix_probe(num, trans, store)));
   if (all || group == "cluster") cases.push_back(make_cluster_probe_case(kernels::build_cluster_probe()));
   if (all || group == "warpgroup") cases.push_back(make_warpgroup_probe_case(kernels::build_warpgroup_probe()));
   return cases;

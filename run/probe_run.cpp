@@ -9,6 +9,7 @@
 
 #include "run/gpu_launch.hpp"
 #include "run/probe_desc.hpp"
+#include "run/probe_matrix.hpp"
 #include "run/probe_run.hpp"
 
 namespace gs::run {
@@ -223,6 +224,7 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
   }
   switch (p.kind) {
     case ProbeKind::wgmma_descriptor: return check_wgmma_desc_output(p, c, who);
+    case ProbeKind::matrix: return check_matrix_output(p, c, who);
     case ProbeKind::tma_placement:
       for (uint32_t row = 0; row < kTmaRows; ++row)
         for (uint32_t col = 0; col < p.box_cols; ++col) {
@@ -312,6 +314,7 @@ ProbeCheck compare_probe_outputs(const ProbeCase& p, const std::vector<uint8_t>&
   }
   switch (p.kind) {
     case ProbeKind::wgmma_descriptor: return compare_wgmma_desc_outputs(p, gpu, model);
+    case ProbeKind::matrix: return compare_matrix_outputs(p, gpu, model);
     case ProbeKind::tma_placement:
       // Word by word over the whole tile, named by the shared-memory byte and what each side holds.
       for (size_t offset = 0; offset + 2 <= gpu.size(); offset += 2) {

@@ -8,6 +8,8 @@
 //                   0, 1, 1, 0 (facts §6)
 //   wgmma map       m64nNk16, N = 8, 16, 64, 256: thread t, register v holds
 //                   (16·(t/32) + (t%32)/4 + 8·((v>>1)&1), 8·(v>>2) + 2·(t%4) + (v&1)) (facts §1.5)
+//   ldmatrix        ldmatrix and stmatrix .x1/.x2/.x4, with and without .trans: which b16 of
+//                   which row address each lane's register holds (facts §2, probe_matrix.hpp)
 //   wgmma-desc      one operand read through a descriptor (every swizzle, K- and MN-major,
 //                   LBO, SBO, base offset): the shared byte of every element (probe_desc.hpp)
 //
@@ -30,7 +32,7 @@
 
 namespace gs::run {
 
-enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor, cluster, warpgroup };
+enum class ProbeKind { tma_placement, mbarrier_parity, wgmma_accumulators, mma_sync_fragments, wgmma_descriptor, cluster, warpgroup, matrix };
 
 struct ProbeCase {
   std::string group;  // "tma", "mbarrier", "wgmma", "wgmma-desc" or "mma": what `gemmscope probe NAME` selects
@@ -40,6 +42,8 @@ struct ProbeCase {
   layout::Swizzle swizzle = layout::Swizzle::none;   // tma
   uint32_t n = 0;                                    // wgmma, wgmma-desc: N
   kernels::WgmmaDescProbe desc;                      // wgmma-desc: the descriptor under test
+  uint32_t matrix_num = 0;                           // ldmatrix/stmatrix: .x1, .x2, .x4
+  bool matrix_trans = false, matrix_store = false;   // .trans; stmatrix rather than ldmatrix
   ir::Kernel kernel;
   model::GemmBuffers buffers;  // A and B as the probe wants them, C poisoned
 };

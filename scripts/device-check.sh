@@ -8,7 +8,7 @@
 #
 #   cmake -S . -B build/device -G Ninja -DGEMMSCOPE_GUI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 #         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
-#   ninja -C build/device gemmscope gemmscope_tests
+#   ninja -C build/device gemmscope gemmscope_tests gemmscope_mma_peak
 #
 # (no -g: the two programs are ~4 and ~7 MB instead of ~170 MB; -O2, not Release's -O3, which
 # makes GCC 12 print a false -Wrestrict warning). Only the two programs are needed:
@@ -22,7 +22,10 @@
 #   3. probes      gemmscope probe all                               probes.log
 #   4. bench       gemmscope bench all --sizes 4096,8192 --reps 20 --compare-model
 #                  --json $OUT/bench.json                             bench.log, bench.json
-#   5. ncu         scripts/ncu-bank-conflicts.sh                     ncu.log, ncu/
+#   5. ncu         scripts/ncu-bank-conflicts.sh (and unswizzled-ldmatrix) ncu.log, ncu/
+#   6. mma-peak    gemmscope_mma_peak --json $OUT/mma-peak.json        mma-peak.log, mma-peak.json
+#                  (the mma.sync ceiling of the Ampere steps; skipped when BUILD_DIR has no
+#                  gemmscope_mma_peak)
 # then a summary: each step's status and time, and the lines that matter from each log.
 # Exit status: 0 when every step passed, 1 otherwise (the summary says which).
 set -u
@@ -97,7 +100,12 @@ fi
 run_step probes 90 130 "$OUT/probes.log" "$GEMMSCOPE" probe all
 run_step bench 240 45 "$OUT/bench.log" "$GEMMSCOPE" bench all --sizes 4096,8192 --reps 20 --compare-model \
   --json "$OUT/bench.json"
-run_step ncu 150 0 "$OUT/ncu.log" env NCU_TIMEOUT=60 bash "$SCRIPT_DIR/ncu-bank-conflicts.sh" "$GEMMSCOPE" "$OUT/ncu"
+run_step ncu 150 20 "$OUT/ncu.log" env NCU_TIMEOUT=60 MISTAKES="ampere_ldmatrix:unswizzled-ldmatrix" bash "$SCRIPT_DIR/ncu-bank-conflicts.sh" "$GEMMSCOPE" "$OUT/ncu"
+if [ -x "$BUILD_DIR/gemmscope_mma_peak" ]; then
+  run_step mma-peak 30 0 "$OUT/mma-peak.log" "$BUILD_DIR/gemmscope_mma_peak" --json "$OUT/mma-peak.json"
+else
+  names+=("mma-peak"); results+=("MISSING: $BUILD_DIR/gemmscope_mma_peak not found")
+fi
 
 # --- summary ---------------------------------------------------------------------------------
 {
@@ -119,6 +127,8 @@ run_step ncu 150 0 "$OUT/ncu.log" env NCU_TIMEOUT=60 bash "$SCRIPT_DIR/ncu-bank-
   grep -E "^gemmscope:" "$OUT/bench.log" 2> /dev/null
   echo "--- ncu bank conflicts"
   sed -n '/^shared-memory bank conflicts/,$p' "$OUT/ncu.log" 2> /dev/null
+  echo "--- mma.sync peak"
+  tail -n 1 "$OUT/mma-peak.log" 2> /dev/null
   echo
   echo "logs: $OUT"
 } | tee "$OUT/summary.txt"

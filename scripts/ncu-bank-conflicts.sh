@@ -6,7 +6,8 @@
 # GEMMSCOPE: the gemmscope binary (default: $GEMMSCOPE, else build/device/gemmscope, else
 # `gemmscope` on PATH). OUT_DIR: where the logs go (default: $OUT/ncu, else ./ncu-out).
 #
-# For every kernel of `gemmscope list`, at its example shape:
+# For every kernel of `gemmscope list` (or those named in $KERNELS, space-separated), and for
+# each ID:MISTAKE named in $MISTAKES (space-separated), at the example shape:
 #  * ncu profiles one launch of the kernel (gemmscope bench ID --sizes example --reps 0
 #    --no-cublas --in-process: one checked launch, no timing, no cuBLAS, no forked child so the
 #    profiler follows a plain process) and reads
@@ -56,31 +57,32 @@ metric_value() {
 
 status=0
 rows=()
-for id in $("$GEMMSCOPE" list | awk 'NR > 1 { print $2 }'); do
-  sim_log="$OUT_DIR/sim_$id.json"
-  model="n/a"
-  shape="example"
-  if "$GEMMSCOPE" sim "$id" --json > "$sim_log" 2> "$OUT_DIR/sim_$id.err"; then :; fi
+
+# profile ID [MISTAKE]: one row of the table, the kernel as written or with one mistake on.
+profile() {
+  local id=$1 mistake=${2:-}
+  local tag=$id break_args=()
+  if [ -n "$mistake" ]; then tag="$id+$mistake"; break_args=(--break "$mistake"); fi
+  local sim_log="$OUT_DIR/sim_$tag.json"
+  local model="n/a" shape="example"
+  if "$GEMMSCOPE" sim "$id" "${break_args[@]}" --json > "$sim_log" 2> "$OUT_DIR/sim_$tag.err"; then :; fi
   # Wrong output or hazards exit 1 but still print the counts; only a missing report is an error.
   if grep -q '"bank_conflicts"' "$sim_log"; then
     model=$(sed -n 's/.*"bank_conflicts": *\([0-9][0-9]*\).*/\1/p' "$sim_log" | head -n 1)
     shape=$(tr -d ' \n' < "$sim_log" | sed -n 's/.*"shape":{"k":\([0-9]*\),"m":\([0-9]*\),"n":\([0-9]*\)}.*/\2x\3x\1/p')
     shape=${shape:-example}
   else
-    echo "ncu-bank-conflicts: gemmscope sim $id gave no report: $(head -c 300 "$OUT_DIR/sim_$id.err")" >&2
+    echo "ncu-bank-conflicts: gemmscope sim $id ${break_args[*]} gave no report: $(head -c 300 "$OUT_DIR/sim_$tag.err")" >&2
     status=1
   fi
 
-  ld="n/a"
-  st="n/a"
-  total="n/a"
-  verdict="-"
+  local ld="n/a" st="n/a" total="n/a" verdict="-"
   if [ "$ncu_state" = ok ]; then
-    ncu_log="$OUT_DIR/ncu_$id.log"
+    local ncu_log="$OUT_DIR/ncu_$tag.log"
     timeout --kill-after=10 "$NCU_TIMEOUT" "$NCU" --metrics "$LD_METRIC,$ST_METRIC" --launch-count 1 \
-      "$GEMMSCOPE" bench "$id" --sizes example --reps 0 --no-cublas --in-process --kernel-timeout 300 \
+      "$GEMMSCOPE" bench "$id" "${break_args[@]}" --sizes example --reps 0 --no-cublas --in-process --kernel-timeout 300 \
       > "$ncu_log" 2>&1
-    rc=$?
+    local rc=$?
     if grep -q "ERR_NVGPUCTRPERM" "$ncu_log"; then
       ncu_state=denied
       ncu_note="ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM): run as root or load the driver with NVreg_RestrictProfilingToAdminUsers=0"
@@ -101,11 +103,17 @@ for id in $("$GEMMSCOPE" list | awk 'NR > 1 { print $2 }'); do
       fi
     fi
   fi
-  rows+=("$(printf '%-22s %-14s %14s %12s %12s %12s  %s' "$id" "$shape" "$model" "$ld" "$st" "$total" "$verdict")")
-done
+  rows+=("$(printf '%-40s %-14s %14s %12s %12s %12s  %s' "$tag" "$shape" "$model" "$ld" "$st" "$total" "$verdict")")
+}
+
+KERNELS=${KERNELS:-$("$GEMMSCOPE" list | awk 'NR > 1 { print $2 }')}
+for id in $KERNELS; do profile "$id"; done
+# MISTAKES="ID:MISTAKE ..." adds rows for kernels with a deliberate mistake on (one that
+# neither hangs nor faults: ncu profiles one launch of it).
+for pair in ${MISTAKES:-}; do profile "${pair%%:*}" "${pair#*:}"; done
 
 echo "shared-memory bank conflicts, whole grid, example shapes (model vs ncu):"
-printf '%-22s %-14s %14s %12s %12s %12s  %s\n' kernel shape model ncu_ld ncu_st ncu_total verdict
+printf '%-40s %-14s %14s %12s %12s %12s  %s\n' kernel shape model ncu_ld ncu_st ncu_total verdict
 for row in "${rows[@]}"; do echo "$row"; done
 [ -n "$ncu_note" ] && echo "note: $ncu_note"
 echo "logs: $OUT_DIR"

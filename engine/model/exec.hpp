@@ -31,6 +31,8 @@ void exec_cluster(ExecContext& x);  // mapa, barrier.cluster.arrive/wait, fence.
 
 void exec_wgmma(ExecContext& x);  // fence, mma_async, commit_group, wait_group
 void exec_mma(ExecContext& x);    // mma.sync
+void exec_ldmatrix(ExecContext& x);  // ldmatrix .x1/.x2/.x4 (.trans): shared -> mma fragments
+void exec_stmatrix(ExecContext& x);  // stmatrix .x1/.x2/.x4 (.trans): fragments -> shared
 
 void exec_setmaxnreg(ExecContext& x);   // setmaxnreg.inc/.dec: the CTA's register pool
 void exec_elect_sync(ExecContext& x);   // elect.sync: one leader lane

@@ -9,9 +9,11 @@
 //
 // The model reads global memory at issue (A and B are read-only in a GEMM) and lands the bytes
 // in shared memory when a wait retires their group: until then the destination words are
-// pending, and a shared access to them is a cp-async-race hazard. A kernel that reads a stage
-// before waiting for it (the Ampere seed's `steady-state-wait-at-tail` pitfall) is told so,
-// and reads the stale bytes, deterministically. Groups are kept per warp: the warp's lanes
+// pending. Touching them is one of two hazards (exec_mem.cpp, check_shared_words): a
+// cp-async-race when another warp issued the copy since the last barrier (or a copy lands on
+// words another warp read since it), a cp-async-read-before-wait when the copy's group was
+// not retired by a wait first (the Ampere seed's `steady-state-wait-at-tail` pitfall); the
+// read then sees the stale bytes, deterministically. Groups are kept per warp: the warp's lanes
 // commit and wait together (the instructions are not divergent in any kernel here; a
 // divergent commit or wait is reported).
 #include <bit>
@@ -47,6 +49,32 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
       s.writer_warp = uint16_t(w.id);
       s.epoch = c.barrier_epoch;
     }
+  }
+}
+
+// Marks the destination words as written by this warp's copy from now until a wait retires
+// it. A copy into words that another warp read (or is still copying into) since the last
+// barrier races that access: the Ampere seed's `no-sync-before-prefetch` pitfall, where a
+// fast warp prefetches into the stage slower warps are still reading.
+void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
+  Cta& c = x.cta;
+  const uint32_t off = dst - timing::kSmemBaseAddress;
+  const uint32_t me = 1u << (x.warp.id % 32);
+  for (uint32_t word = off / 4; word < (off + bytes + 3) / 4; ++word) {
+    SmemWord& s = c.smem_word_state[word];
+    if (s.read_epoch == c.barrier_epoch && (s.read_by & ~me) != 0)
+      report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
+             fmt::format("warp {}'s cp.async overwrites shared address 0x{:X} that warp {} read with no barrier in "
+                         "between: the copy can land before that read has happened",
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, std::countr_zero(s.read_by & ~me)));
+    else if (s.cp_async_pending && s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
+      report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
+             fmt::format("warp {}'s cp.async writes shared address 0x{:X} while warp {}'s cp.async into it is "
+                         "still in flight",
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, s.cp_async_warp));
+    s.cp_async_pending = true;
+    s.cp_async_warp = uint16_t(x.warp.id);
+    s.cp_async_epoch = c.barrier_epoch;
   }
 }
 
@@ -94,8 +122,7 @@ void exec_cp_async(ExecContext& x) {
         report(c, HazardKind::misaligned, x.inst_id, w.id, l, from,
                fmt::format("a {}-byte cp.async source at 0x{:X} is not {}-byte aligned", bytes, from, bytes));
     }
-    const uint32_t off = dst - timing::kSmemBaseAddress;
-    for (uint32_t word = off / 4; word < (off + bytes + 3) / 4; ++word) c.smem_word_state[word].cp_async_pending = true;
+    mark_pending(x, dst, bytes, l);
     w.cp_async_uncommitted.push_back(copy);
   }
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes.

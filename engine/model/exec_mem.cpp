@@ -114,7 +114,13 @@ void record_c_write(ExecContext& x, const uint8_t* at, uint32_t bytes, uint32_t 
        uint8_t(lane), x.cta.now});
 }
 
-// Race and initialisation checks on the 4-byte words of a shared access.
+}  // namespace
+
+// Race and initialisation checks on the 4-byte words of a shared access. A word a cp.async
+// is still writing is either raced (the copy was issued by another warp since the last
+// barrier: nothing orders the two) or read too early (the copy's group was not completed by
+// a wait_group before the barrier or the warp's own read): the first is the Ampere seed's
+// `no-sync-before-prefetch` pitfall, the second its `steady-state-wait-at-tail`.
 void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   Cta& c = x.cta;
   for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
@@ -125,11 +131,18 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
              fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed: wait on its "
                          "mbarrier first",
                          addr, store ? "written" : "read"));
-    if (s.cp_async_pending)
-      report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is {} while a cp.async into it has not been waited for "
-                         "(cp.async.wait_group/wait_all by the issuing warp, then a barrier)",
-                         addr, store ? "written" : "read"));
+    if (s.cp_async_pending) {
+      if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
+        report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
+               fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
+                           "barrier in between, is still writing it",
+                           x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
+      else
+        report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
+               fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
+                           "completed: its cp.async.wait_group returned with that group still pending",
+                           x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
+    }
     if (!store && !s.written)
       report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
              fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
@@ -142,11 +155,13 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
       s.writer_warp = uint16_t(x.warp.id);
       s.epoch = c.barrier_epoch;
       s.generic_since_fence = true;
+    } else {
+      if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
+      s.read_epoch = c.barrier_epoch;
+      s.read_by |= 1u << (x.warp.id % 32);
     }
   }
 }
-
-}  // namespace
 
 uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   uint32_t local = 0;
@@ -271,12 +286,19 @@ void exec_memory(ExecContext& x) {
     for (uint32_t v = 0; v < vec; ++v) {
       if (store) {
         if (!p) continue;
-        const uint64_t value = x.cta.reg(x.warp.id, in.operands[1 + v].id, l);
+        // A value is a register or an immediate (the IR's store signature takes both).
+        const ir::Operand& o = in.operands[1 + v];
+        const bool reg = o.kind == ir::OperandKind::reg;
+        const uint64_t value = reg                                ? x.cta.reg(x.warp.id, o.id, l)
+                               : o.kind == ir::OperandKind::fimm ? (in.type == ir::Type::f64 ? from_f64(o.fimm)
+                                                                                              : from_f32(float(o.fimm)))
+                                                                  : uint64_t(o.imm);
         store_bytes(p + v * elem, value, elem);  // little-endian: the low bytes
         if (!shared && c.launch.global->buffers[2] && p >= c.launch.global->buffers[2]->data() &&
             p < c.launch.global->buffers[2]->data() + c.launch.global->buffers[2]->size())
           note_c_store(c, uint64_t(p + v * elem - c.launch.global->buffers[2]->data()));
-        if (c.trace && !shared) record_c_write(x, p + v * elem, elem, in.operands[1 + v].id, l);
+        // An immediate stored into C has no register, like a TMA store's element.
+        if (c.trace && !shared) record_c_write(x, p + v * elem, elem, reg ? o.id : kNone, l);
       } else {
         uint64_t value = 0;
         if (p) value = load_bytes(p + v * elem, elem);

@@ -158,7 +158,13 @@ struct SmemWord {
   bool cp_async_pending = false;    // a cp.async into it has been issued, not yet waited for
   bool generic_since_fence = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
   uint16_t writer_warp = 0;
+  uint16_t cp_async_warp = 0;       // the warp whose cp.async is pending on it
   uint32_t epoch = 0;               // barrier epoch of the last generic write
+  uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
+  // Warps (id % 32) that read the word in barrier epoch read_epoch: a cp.async issued into it
+  // by another warp in the same epoch overwrites what they read (a write-after-read race).
+  uint32_t read_by = 0;
+  uint32_t read_epoch = 0;
 };
 
 struct PendingTma {
@@ -309,6 +315,9 @@ struct ExecContext {
 // Shared window access with bounds and hazard checks; returns nullptr when out of bounds.
 uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane);
+// Race and initialisation checks on the 4-byte words of one lane's shared access at `addr`
+// (already bounds-checked by smem_ptr), and the bookkeeping of the access (exec_mem.cpp).
+void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 // A shared::cluster access (exec_mem.cpp): this CTA's window or a peer's, through
 // cluster_target; nullptr (reported) when outside them.
 uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);

@@ -1,5 +1,8 @@
 // Every registered kernel: builds, verifies, prints deterministic PTX that ptxas accepts for
 // its target, at its example shape and at 4096x4096x8192; shape rules reject bad input.
+#include <map>
+#include <set>
+
 #include <catch2/catch.hpp>
 
 #include "engine/ir/verify.hpp"
@@ -79,6 +82,65 @@ TEST_CASE("the Hopper kernel has the seed's structure", "[kernels]") {
   CHECK(ta->tensor_map.global_dim[0] == 512);  // K innermost
   CHECK(ta->tensor_map.global_dim[1] == 256);  // M
   CHECK(ta->tensor_map.box_bytes() == 8192);
+}
+
+namespace {
+struct OpCounts {
+  std::map<ir::Op, int> ops;
+  std::vector<int64_t> waits;  // the cp.async.wait_group counts, in program order
+  int count(ir::Op op) const { return ops.count(op) ? ops.at(op) : 0; }
+};
+OpCounts count_ops(const ir::Kernel& k) {
+  OpCounts c;
+  for (const ir::Inst& i : k.insts) {
+    c.ops[i.op]++;
+    if (i.op == ir::Op::cp_async_wait_group) c.waits.push_back(i.operands[0].imm);
+  }
+  return c;
+}
+}  // namespace
+
+TEST_CASE("the Ampere seed's kernel has the seed's structure, and its two pitfalls change what they say", "[kernels]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("ampere_cp_async");
+  // K = 64: four steps, emitted as the steady-state loop body (steps 0-1) and the two tail steps.
+  const ir::Kernel k = kernels::build_kernel(info, {{128, 192, 64}, {}});
+  CHECK(k.launch.grid == std::array<uint32_t, 3>{3, 2, 1});  // N/64 x M/64
+  CHECK(k.launch.block == std::array<uint32_t, 3>{128, 1, 1});
+  const OpCounts c = count_ops(k);
+  CHECK(c.count(ir::Op::cp_async_cg) == 2 + 2 + 2);  // stage 0 and 1 in the prologue, the loop's prefetch
+  CHECK(c.count(ir::Op::cp_async_commit_group) == 3);
+  CHECK(c.waits == std::vector<int64_t>{1, 1, 0});  // steady state, then the tail drains to 0
+  CHECK(c.count(ir::Op::bar_sync) == 6);            // before reading and before overwriting, every step
+  CHECK(c.count(ir::Op::ld_shared) == 3 * 20);      // per step: 4 words of A, 8 x 2 of B
+  CHECK(c.count(ir::Op::mma_sync) == 3 * 8);
+  CHECK(count_ops(kernels::build_kernel(info, {{128, 192, 64}, {"steady-state-wait-at-tail"}})).waits ==
+        std::vector<int64_t>{1, 1, 1});
+  CHECK(count_ops(kernels::build_kernel(info, {{128, 192, 64}, {"no-sync-before-prefetch"}})).count(ir::Op::bar_sync) ==
+        5);  // the loop's second bar.sync is gone
+  for (const ir::SharedAlloc& a : k.smem) CHECK(a.stages == 2);
+}
+
+TEST_CASE("the ldmatrix step reads fragments with ldmatrix.x4 from a swizzled 4-stage ring", "[kernels]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("ampere_ldmatrix");
+  for (const bool unswizzled : {false, true}) {
+    INFO("unswizzled-ldmatrix " << unswizzled);
+    std::set<std::string> mistakes;
+    if (unswizzled) mistakes.insert("unswizzled-ldmatrix");
+    const ir::Kernel k = kernels::build_kernel(info, {{256, 128, 96}, mistakes});
+    CHECK(k.launch.grid == std::array<uint32_t, 3>{1, 2, 1});
+    const OpCounts c = count_ops(k);
+    CHECK(c.count(ir::Op::ldmatrix) == 2 * (4 + 4));  // per k16 half: 4 A tiles, 4 pairs of B tiles
+    for (const ir::Inst& i : k.insts)
+      if (i.op == ir::Op::ldmatrix) CHECK(i.aux == 4);
+    CHECK(c.count(ir::Op::mma_sync) == 2 * 32);
+    CHECK(c.waits == std::vector<int64_t>{2});  // STAGES - 2 in flight while a stage is read
+    CHECK(c.count(ir::Op::xor_) == (unswizzled ? 0 : 5));  // the copies' and the 4 fragment rows' XOR
+    CHECK(k.dynamic_smem);
+    for (const ir::SharedAlloc& a : k.smem) {
+      CHECK(a.stages == 4);
+      CHECK(a.swizzle == (unswizzled ? layout::Swizzle::none : layout::Swizzle::b64));
+    }
+  }
 }
 
 TEST_CASE("bad shapes are rejected with messages naming the value", "[kernels][errors]") {

@@ -1,6 +1,7 @@
 // cp.async in the model (exec_cp_async.cpp): the bytes land in shared memory when a wait
-// retires their group, the zero-fill form fills past src-size, and touching bytes whose copy
-// was not waited for is a cp-async-race.
+// retires their group, the zero-fill form fills past src-size, reading bytes whose group was
+// not waited for is a cp-async-read-before-wait, and a copy that overwrites bytes another warp
+// reads with no barrier in between is a cp-async-race.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -112,9 +113,10 @@ TEST_CASE("cp.async with src-size zero-fills the rest of the copy", "[model][cp_
     }
 }
 
-TEST_CASE("reading shared memory before the cp.async was waited for is a cp-async-race", "[model][cp_async]") {
+TEST_CASE("reading shared memory before the cp.async was waited for is a cp-async-read-before-wait", "[model][cp_async]") {
   const Run r = run(copy_kernel({.wait = false}));
-  CHECK(has(r.result, model::HazardKind::cp_async_race));
+  CHECK(has(r.result, model::HazardKind::cp_async_read_before_wait));
+  CHECK_FALSE(has(r.result, model::HazardKind::cp_async_race));
   CHECK(r.c != r.a);  // the bytes never landed: the reads saw the stale (never written) tile
 }
 
@@ -128,7 +130,54 @@ TEST_CASE("wait_group N leaves the newest N groups in flight", "[model][cp_async
   for (ir::Inst& in : k.insts)
     if (in.op == ir::Op::cp_async_wait_group) in.operands[0].imm = 3;
   const Run r = run(k);
-  CHECK(has(r.result, model::HazardKind::cp_async_race));
+  CHECK(has(r.result, model::HazardKind::cp_async_read_before_wait));
+}
+
+namespace {
+
+// Two warps: everyone writes its word of a 256-byte tile, bar.sync; warp 0 reads word 0 and
+// warp 1 copies 16 bytes of A over words 0..3 with cp.async, with (`barrier`) or without a
+// bar.sync between them, in the order `copy_first` says (the copying warp waits at the
+// barrier when there is one, so the read comes first either way there).
+ir::Kernel war_kernel(bool barrier, bool copy_first) {
+  Builder b("cp_async_war", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", 256, 16, ir::SmemUse::tile);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg base = b.smem_address(tile, 0, "tile_addr");
+  b.st_shared(ir::Type::b32, Addr::at((base + (tid << 2)).named("mine")), {tid});
+  b.bar_sync(0);
+  Reg warp1 = (tid >= 32u).named("warp1");
+  const auto copy = [&] { b.if_(warp1, [&] { b.cp_async_cg(Addr::at(base), Addr::at(b.global_ptr(pa, "A_ptr"))); }); };
+  const auto read = [&] {
+    b.if_((tid < 32u).named("warp0"), [&] {
+      Reg v = b.ld_shared(ir::Type::b32, Addr::at(base), "v");
+      b.st_global(ir::Type::b32, Addr::at(b.global_ptr(pc, "C_ptr")), {v});
+    });
+  };
+  if (copy_first) copy();
+  read();
+  if (barrier) b.bar_sync(0);
+  if (!copy_first) copy();
+  b.cp_async_wait_all();
+  b.bar_sync(0);
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("a cp.async over bytes another warp reads with no barrier in between is a cp-async-race", "[model][cp_async]") {
+  for (const bool copy_first : {false, true}) {
+    INFO("the copy is issued " << (copy_first ? "before" : "after") << " the read");
+    const Run r = run(war_kernel(false, copy_first));
+    CHECK(has(r.result, model::HazardKind::cp_async_race));
+    CHECK_FALSE(has(r.result, model::HazardKind::cp_async_read_before_wait));
+  }
+  const Run ordered = run(war_kernel(true, false));
+  CHECK(ordered.result.hazards.empty());
 }
 
 TEST_CASE("cp.async kernels assemble with ptxas", "[model][cp_async][ptxas]") {

@@ -1,5 +1,6 @@
 // Each deliberate mistake a kernel declares must be caught by the model: a hazard of the
-// expected kind, or a wrong result against the reference.
+// expected kind, a wrong result against the reference, or (a performance mistake) more
+// shared-memory bank conflicts than the kernel without it.
 #include <map>
 
 #include <catch2/catch.hpp>
@@ -52,6 +53,9 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"register-overcommit", {"deadlock", false}},
       {"tile-stride-off-by-one", {"", true}},
       {"arrival-count-mismatch", {"deadlock", false}},
+      {"steady-state-wait-at-tail", {"cp-async-read-before-wait", true}},
+      {"no-sync-before-prefetch", {"cp-async-race", false}},
+      {"unswizzled-ldmatrix", {"", false, "bank-conflicts"}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {

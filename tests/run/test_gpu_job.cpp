@@ -196,9 +196,14 @@ TEST_CASE("cli gpu: bad usage exits 2 before any GPU work", "[cli][gpu_cli]") {
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Contains("'all' cannot be combined"));
 
+  r = run_cli({"bench", "ampere_ldmatrix", "--break", "unswizled-ldmatrix"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Contains("unknown mistake 'unswizled-ldmatrix' for ampere_ldmatrix: valid mistakes are "
+                             "unswizzled-ldmatrix"));
+
   r = run_cli({"probe", "swizzle"});
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Contains("'swizzle' is not a probe group: valid values are tma, mbarrier, wgmma, wgmma-desc, mma, cluster, warpgroup, all"));
+  CHECK_THAT(r.err, Contains("'swizzle' is not a probe group: valid values are tma, mbarrier, wgmma, wgmma-desc, mma, ldmatrix, cluster, warpgroup, all"));
   CHECK_FALSE(cuda::Driver::cuda_initialised());
 }
 

@@ -35,13 +35,17 @@ TEST_CASE("probes: the cases cover every swizzle, the parity facts, four wgmma w
   CHECK(names == std::vector<std::string>{"tma 16x64 32B", "tma 32x64 64B", "tma 64x64 128B", "tma 64x64 none",
                                           "tma 16x64 none", "mbarrier parity", "wgmma m64n8k16", "wgmma m64n16k16",
                                           "wgmma m64n64k16", "wgmma m64n256k16", "mma.sync m16n8k16",
+                                          "ldmatrix.x1", "ldmatrix.x1.trans", "ldmatrix.x2", "ldmatrix.x2.trans",
+                                          "ldmatrix.x4", "ldmatrix.x4.trans", "stmatrix.x1", "stmatrix.x1.trans",
+                                          "stmatrix.x2", "stmatrix.x2.trans", "stmatrix.x4", "stmatrix.x4.trans",
                                           "cluster multicast + DSMEM + remote arrive",
                                           "setmaxnreg 24/240/240 + bar.sync 1,256 + elect.sync"});
   CHECK(run::probe_cases("tma").size() == 5);
   CHECK(run::probe_cases("mbarrier").size() == 1);
   CHECK(run::probe_cases("wgmma").size() == 4);
   CHECK(run::probe_cases("wgmma-desc").size() == run::wgmma_desc_probes().size());
-  CHECK(all.size() == 13 + run::wgmma_desc_probes().size());
+  CHECK(all.size() == 25 + run::wgmma_desc_probes().size());
+  CHECK(run::probe_cases("ldmatrix").size() == 12);
   CHECK(run::probe_cases("warpgroup").size() == 1);
   CHECK(run::probe_cases("cluster").size() == 1);
   CHECK(run::probe_cases("mma").size() == 1);
@@ -186,6 +190,19 @@ TEST_CASE("probes: a wrong output fails with the first mismatch named", "[run][p
   std::memcpy(b_swapped.data(), b_c.data() + 4, 4);  // thread 0 d0 <-> d1: B col 0/1 at k 0
   std::memcpy(b_swapped.data() + 4, b_c.data(), 4);
   CHECK_THAT(run::check_probe_output(on_b, b_swapped, "GPU").first_mismatch, Contains("B col 0 k 0: GPU read region byte 0x0002"));
+
+  // ldmatrix without .trans judged as .trans: lane 0's low half is (0, 0) either way, its high
+  // half (0, 1) where .trans wants (1, 0): tile rows slot(0) = 3 and slot(1) = 8, so 25 vs 64.
+  run::ProbeReport plain_report, trans_report;
+  std::vector<uint8_t> plain_c, trans_c;
+  run::run_probe_on_model(case_named(all, "ldmatrix.x4"), plain_report, plain_c);
+  const run::ProbeCase& trans = case_named(all, "ldmatrix.x4.trans");
+  run::run_probe_on_model(trans, trans_report, trans_c);
+  const run::ProbeCheck lm = run::check_probe_output(trans, plain_c, "GPU");
+  CHECK_FALSE(lm.pass);
+  CHECK(lm.first_mismatch == "lane 0 register 0 half 1 = matrix 0 (row 1, col 0): GPU holds 25, the formula says 64");
+  CHECK(run::compare_probe_outputs(trans, plain_c, trans_c).first_mismatch ==
+        "lane 0 register 0 half 1 = matrix 0 (row 1, col 0): GPU holds 25, model holds 64");
 
   run::ProbeReport failed;
   failed.name = "wgmma m64n16k16";

@@ -1,0 +1,134 @@
+// exec_ldmatrix / exec_stmatrix: the warp-collective moves of 8×8 b16 matrices between shared
+// memory and the mma fragment layout (PTX ISA "ldmatrix", "stmatrix").
+//
+//   ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {d..}, [addr]
+//   stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 [addr], {s..}
+//
+// Lanes 0..8·num-1 each give the address of one 16-byte row: lane i row i%8 of matrix i/8
+// (the other lanes' addresses are not read). Register j of every lane holds two b16 of
+// matrix j, placed as layout::ldmatrix_layout says (facts §2, checked on the GPU by
+// `gemmscope probe ldmatrix`): without .trans lane l holds row l/4, columns 2(l%4) and
+// 2(l%4)+1; with .trans the same positions of the transposed matrix. stmatrix is the inverse.
+//
+// Banks: each matrix is one phase of the bank model, its 8 row addresses the 8 lanes of a
+// 16-byte quarter-warp (layout/banks.hpp), so a tile whose 8 rows sit 128 bytes apart takes 8
+// wavefronts per matrix unless a swizzle spreads them. Hazards: every row's words go through
+// the same checks as ld/st.shared (races, cp.async and TMA in flight, uninitialised reads).
+#include <bit>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "engine/ir/signature.hpp"
+#include "engine/layout/fragments.hpp"
+#include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
+
+namespace gs::model {
+
+namespace {
+
+constexpr uint32_t kRowBytes = 16;  // one row of an 8×8 b16 matrix
+
+const layout::FragmentMap& matrix_map(uint32_t num, bool trans) {
+  static const layout::FragmentMap maps[3][2] = {
+      {layout::ldmatrix_layout(1, false), layout::ldmatrix_layout(1, true)},
+      {layout::ldmatrix_layout(2, false), layout::ldmatrix_layout(2, true)},
+      {layout::ldmatrix_layout(4, false), layout::ldmatrix_layout(4, true)}};
+  return maps[std::countr_zero(num)][trans ? 1 : 0];
+}
+
+// The checks and row addresses shared by both directions; false when the instruction cannot
+// run (a count other than 1, 2, 4, or a row outside shared memory: reported).
+struct Rows {
+  uint32_t num = 0;
+  std::array<uint32_t, 32> addr{};   // lane i: row i%8 of matrix i/8 (lanes < 8·num)
+  std::array<uint8_t*, 32> ptr{};
+  uint32_t mask = 0;                 // the lanes that give an address
+  uint32_t bank_mask = 0;            // those whose row is in bounds and 16-byte aligned
+};
+
+bool resolve_rows(ExecContext& x, const ir::Operand& addr_op, bool store, Rows& r) {
+  Cta& c = x.cta;
+  r.num = x.inst.aux;
+  if (r.num != 1 && r.num != 2 && r.num != 4) {
+    report(c, HazardKind::unsupported, x.inst_id, x.warp.id, 0xFFFFFFFFu, 0,
+           fmt::format("{} .x{}: the count must be 1, 2 or 4", x.inst.info().id, r.num));
+    return false;
+  }
+  if (x.mask != 0xFFFFFFFFu)
+    report(c, HazardKind::matrix_divergent, x.inst_id, x.warp.id, uint32_t(std::countr_zero(~x.mask)), 0,
+           fmt::format("{} is .sync.aligned: all 32 lanes of the warp must execute it",
+                       store ? "stmatrix" : "ldmatrix"));
+  r.mask = r.num == 4 ? 0xFFFFFFFFu : (1u << (8 * r.num)) - 1;
+  if (addr_op.kind == ir::OperandKind::mem_reg) check_register_read(x, addr_op.id, r.mask);
+  bool ok = true;
+  for (uint32_t l = 0; l < 8 * r.num; ++l) {
+    r.addr[l] = memory_address32(x, addr_op, l);
+    r.ptr[l] = smem_ptr(x, r.addr[l], kRowBytes, l, store);  // reports out-of-bounds and misaligned rows
+    if (r.ptr[l]) {
+      check_shared_words(x, r.addr[l], kRowBytes, l, store);
+      if (r.addr[l] % kRowBytes == 0) r.bank_mask |= 1u << l;  // (a misaligned row faults on the GPU)
+    } else {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// The bank model sees the rows as one 16-byte access of the address-giving lanes (those whose
+// row it can place).
+void account_rows(ExecContext& x, const Rows& r, bool store) {
+  ExecContext rows = x;
+  rows.mask = r.bank_mask;
+  account_shared(rows, r.addr, kRowBytes, store);
+  x.latency = rows.latency;
+}
+
+}  // namespace
+
+void exec_ldmatrix(ExecContext& x) {
+  const ir::ldmatrix_operands ops = ir::ldmatrix_operands_of(x.inst);
+  Rows r;
+  const bool ok = resolve_rows(x, ops.addr, false, r);
+  if (r.num != 1 && r.num != 2 && r.num != 4) return;
+  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op == ir::Op::ldmatrix_trans);
+  for (uint32_t j = 0; j < r.num; ++j) {
+    uint64_t* d = x.cta.reg_lanes(x.warp.id, ops.d[j].id);
+    for (uint32_t l = 0; l < 32; ++l) {
+      uint32_t word = 0;
+      for (uint32_t h = 0; h < 2; ++h) {
+        const layout::Coord rc = map.at(int(l), int(2 * j + h));  // row 8·matrix + r, column c
+        const uint8_t* row = r.ptr[uint32_t(rc.row)];
+        uint16_t v = 0;
+        if (ok && row) std::memcpy(&v, row + 2 * rc.col, 2);
+        word |= uint32_t(v) << (16 * h);
+      }
+      d[l] = word;
+    }
+    note_register_write(x, ops.d[j].id, 0xFFFFFFFFu);
+  }
+  account_rows(x, r, false);
+}
+
+void exec_stmatrix(ExecContext& x) {
+  const ir::stmatrix_operands ops = ir::stmatrix_operands_of(x.inst);
+  Sources src(x);  // checks the value registers
+  Rows r;
+  const bool ok = resolve_rows(x, ops.addr, true, r);
+  if (r.num != 1 && r.num != 2 && r.num != 4) return;
+  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op == ir::Op::stmatrix_trans);
+  if (ok)
+    for (uint32_t j = 0; j < r.num; ++j)
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint32_t word = uint32_t(src.get(ops.values_at + j, l));
+        for (uint32_t h = 0; h < 2; ++h) {
+          const layout::Coord rc = map.at(int(l), int(2 * j + h));
+          const uint16_t v = uint16_t(word >> (16 * h));
+          std::memcpy(r.ptr[uint32_t(rc.row)] + 2 * rc.col, &v, 2);
+        }
+      }
+  account_rows(x, r, true);
+}
+
+}  // namespace gs::model

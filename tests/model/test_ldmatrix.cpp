@@ -1,0 +1,152 @@
+// ldmatrix / stmatrix in the model (exec_ldmatrix.cpp): the bank model groups each 8×8 matrix
+// as one phase of its 8 row addresses, only the address-giving lanes count, and the rows go
+// through the shared-memory hazard checks. (The maps themselves are checked against the facts
+// sheet's formula by the ldmatrix probes on the model, tests/run/test_gpu_probes.cpp, and
+// against the GPU by `gemmscope probe ldmatrix`.)
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/builder/builder.hpp"
+#include "engine/model/model.hpp"
+#include "engine/ptx/emit.hpp"
+#include "tests/support/ptxas_check.hpp"
+
+using namespace gs;
+
+namespace {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+
+struct Options {
+  uint32_t num = 4;
+  bool trans = false;
+  bool store = false;
+  uint32_t row_stride = 16;   // bytes between the rows lane l names (l·stride)
+  bool swizzle = false;       // XOR the 16-byte chunk with bits 1-2 of ... the row (64B swizzle)
+  uint32_t lanes = 32;        // lanes that execute it (the rest branch around)
+  bool fill = true;           // write the tile before reading it
+};
+
+constexpr uint32_t kTileBytes = 32 * 128;
+
+// One warp: fills the tile (or not), bar.sync, then one ldmatrix/stmatrix whose lane l names
+// row l at l·row_stride (swizzled: chunk (l·stride/16) ^ ((l·stride >> 7) & 3)).
+ir::Kernel matrix_kernel(const Options& o) {
+  Builder b("matrix_test", o.store ? ir::Arch::sm_90 : ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", kTileBytes, 128, ir::SmemUse::tile);
+  Reg lane = b.special(ir::Special::laneid, "lane");
+  Reg base = b.smem_address(tile, 0, "tile_addr");
+  if (o.fill)
+    b.loop("w", kTileBytes / 128, [&](const Reg& w) {
+      b.st_shared(ir::Type::b32, Addr::at((base + (w << 7) + (lane << 2)).named("fill_at")), {lane});
+    });
+  b.bar_sync(0);
+  Reg off = (lane * o.row_stride).named("off");
+  if (o.swizzle) off = (off ^ (((off >> 7) & 3) << 4)).named("swizzled");
+  Reg at = (base + off).named("row_at");
+  auto skip = b.label("L_skip");
+  if (o.lanes < 32) b.bra_if(lane >= o.lanes, skip);
+  if (o.store) {
+    std::vector<Reg> v;
+    for (uint32_t j = 0; j < o.num; ++j) v.push_back(b.mov(ir::Type::b32, int(j), "v"));
+    b.stmatrix(o.num, o.trans, Addr::at(at), v);
+  } else {
+    std::vector<Reg> r = b.ldmatrix(o.num, o.trans, Addr::at(at), "m");
+    Reg C = b.global_ptr(pc, "C_ptr");
+    b.st_global(ir::Type::b32, Addr::at(C + b.mul_wide(lane, 4u, "c_off")), {r[0]});
+  }
+  b.bind(skip);
+  b.ret();
+  return b.finish();
+}
+
+model::SimResult run(const Options& o) {
+  model::GemmBuffers bufs;
+  bufs.c.assign(32 * 4, 0xEE);
+  return model::simulate(matrix_kernel(o), bufs);
+}
+
+bool has(const model::SimResult& r, model::HazardKind kind) {
+  for (const model::Hazard& h : r.hazards)
+    if (h.kind == kind) return true;
+  return false;
+}
+
+// The wavefronts of the one matrix instruction: the last shared access's (the fill stores
+// come before it, each conflict-free).
+uint64_t matrix_conflicts(const model::SimResult& r) { return r.stats.smem_bank_conflicts; }
+
+}  // namespace
+
+TEST_CASE("ldmatrix: each matrix is one phase of its 8 row addresses", "[model][ldmatrix]") {
+  for (const bool store : {false, true}) {
+    for (const uint32_t num : {1u, 2u, 4u}) {
+      INFO((store ? "stmatrix" : "ldmatrix") << " .x" << num);
+      // Rows 16 bytes apart: a matrix is 128 contiguous bytes, one wavefront.
+      const model::SimResult packed = run({.num = num, .store = store});
+      CHECK(packed.hazards.empty());
+      CHECK(matrix_conflicts(packed) == 0);
+      // One phase per matrix: the 32 fill stores, then num phases (lanes past 8·num give none).
+      CHECK(packed.stats.smem_ideal_wavefronts == 32 + num);
+      // Rows 128 bytes apart: all 8 rows of a matrix on the same 4 banks, 8 wavefronts each.
+      const model::SimResult strided = run({.num = num, .store = store, .row_stride = 128});
+      CHECK(strided.hazards.empty());
+      CHECK(matrix_conflicts(strided) == 7 * num);  // only the address-giving lanes' matrices count
+      // Rows 64 bytes apart (a 32-wide bf16 stage): 2 bank groups, 4 wavefronts per matrix;
+      // the 64B swizzle spreads them over all 8 groups.
+      CHECK(matrix_conflicts(run({.num = num, .store = store, .row_stride = 64})) == 3 * num);
+      CHECK(matrix_conflicts(run({.num = num, .store = store, .row_stride = 64, .swizzle = true})) == 0);
+    }
+  }
+}
+
+TEST_CASE("ldmatrix: the rows go through the shared-memory hazard checks", "[model][ldmatrix]") {
+  CHECK(has(run({.fill = false}), model::HazardKind::uninitialized_shared));
+  CHECK(has(run({.row_stride = 128 + 4}), model::HazardKind::misaligned));
+  CHECK(has(run({.row_stride = 256}), model::HazardKind::out_of_bounds_shared));
+  CHECK(has(run({.lanes = 16}), model::HazardKind::matrix_divergent));
+  CHECK(has(run({.store = true, .lanes = 31}), model::HazardKind::matrix_divergent));
+}
+
+TEST_CASE("ldmatrix and stmatrix test kernels assemble with ptxas", "[model][ldmatrix][ptxas]") {
+  for (const bool store : {false, true})
+    for (const bool trans : {false, true})
+      test::check_assembles(ptx::emit(matrix_kernel({.trans = trans, .store = store})).text,
+                            store ? ir::Arch::sm_90 : ir::Arch::sm_80, "matrix_test");
+}
+
+TEST_CASE("st.shared and st.global store immediates as well as registers", "[model][ldmatrix]") {
+  // The stmatrix probe's zero fill found it: the store signature takes immediates, which the
+  // model used to read as register numbers.
+  Builder b("store_immediates", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", 128, 16, ir::SmemUse::tile);
+  Reg lane = b.special(ir::Special::laneid, "lane");
+  Reg at = (b.smem_address(tile, 0, "tile_addr") + (lane << 2)).named("at");
+  b.st_shared(ir::Type::b32, Addr::at(at), {0x1234567});
+  Reg v = b.ld_shared(ir::Type::b32, Addr::at(at), "v");
+  Reg c = (b.global_ptr(pc, "C_ptr") + b.mul_wide(lane, 8u, "off")).named("c");
+  b.st_global(ir::Type::b32, Addr::at(c), {v});
+  b.st_global(ir::Type::f32, Addr::at(c, 4), {2.5});
+  b.ret();
+  model::GemmBuffers bufs;
+  bufs.c.assign(32 * 8, 0xEE);
+  const model::SimResult r = model::simulate(b.finish(), bufs);
+  CHECK(r.hazards.empty());
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t word = 0;
+    float f = 0;
+    std::memcpy(&word, bufs.c.data() + 8 * l, 4);
+    std::memcpy(&f, bufs.c.data() + 8 * l + 4, 4);
+    CHECK(word == 0x1234567u);
+    CHECK(f == 2.5f);
+  }
+}
