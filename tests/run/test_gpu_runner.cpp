@@ -39,7 +39,8 @@ bool runnable(const kernels::KernelInfo& info) {
 std::vector<kernels::GemmShape> three_shapes(const kernels::KernelInfo& info) {
   std::vector<kernels::GemmShape> shapes;
   for (const kernels::GemmShape s : {info.example_shape, kernels::GemmShape{100, 70, 33}, kernels::GemmShape{256, 192, 128},
-                                     kernels::GemmShape{512, 384, 320}, kernels::GemmShape{64, 64, 64}}) {
+                                     kernels::GemmShape{512, 384, 320}, kernels::GemmShape{384, 640, 96},
+                                     kernels::GemmShape{64, 64, 64}}) {
     if (shapes.size() == 3) break;
     try {
       if (info.check_shape) info.check_shape(s);
