@@ -25,7 +25,7 @@ class JobContext {
   std::atomic<bool> cancel{false};
   // Queue a change to the app state; applied on the UI thread in order.
   void complete(Completion c);
-  // Status line shown next to the progress bar ("bench 2/3: hopper_tma_wgmma_64 4096³").
+  // Status line shown next to the progress bar ("bench 2/3: <kernel id> 4096³").
   void set_status(std::string text);
   std::string status() const;
   std::vector<Completion> take_completions();

@@ -29,7 +29,7 @@ struct Variant {
   MeasurementSource source = MeasurementSource::model;
   std::string device;  // "NVIDIA H100 80GB HBM3", "model (H100)"
   std::vector<ThroughputPoint> points;
-  std::string label() const;  // "hopper_tma_wgmma_64 4096³ (gpu)"
+  std::string label() const;  // "<kernel id> 4096³ (gpu)"
   double latest_tflops() const { return points.empty() ? 0.0 : points.back().tflops; }
   std::optional<double> latest_cublas() const;
   // Arithmetic intensity of the GEMM at this shape: 2·M·N·K / (bytes of A + B + C).

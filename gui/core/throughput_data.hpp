@@ -19,7 +19,7 @@ struct AppState;
 
 struct ThroughputRow {
   size_t variant = 0;  // index into Measurements::variants
-  std::string label;   // "hopper_tma_wgmma_64 4096³ (gpu)"
+  std::string label;   // "<kernel id> 4096³ (gpu)"
   std::string kernel_id;
   kernels::GemmShape shape;
   MeasurementSource source = MeasurementSource::model;

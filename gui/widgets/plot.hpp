@@ -9,7 +9,7 @@
 //   plot::PlotSpec s;
 //   s.x = {.title = "FLOP/byte", .scale = plot::Scale::log10};
 //   s.y = {.title = "TFLOP/s", .scale = plot::Scale::log10};
-//   s.series.push_back({.name = "hopper_tma_wgmma_64", .xs = {1024}, .ys = {320.9}, .color = c});
+//   s.series.push_back({.name = "<kernel id>", .xs = {1024}, .ys = {320.9}, .color = c});
 //   s.refs.push_back({.kind = plot::RefKind::proportional, .value = 3.35, .label = "HBM 3.35 TB/s"});
 //   plot::PlotHover h = plot::draw("roofline", {0, 300}, s);   // h.series / h.index: hovered point
 //
