@@ -74,7 +74,7 @@ void exec_setmaxnreg(ExecContext& x) {
     }
     w.reg_limit = n;
   }
-  trace_event(c, EventKind::reg_limit, c.now, w.id, x.inst_id, x.mask, 0xFFFFFFFFu, w.reg_limit);
+  trace_event(c, EventKind::reg_limit, c.now, w.id, x.inst_id, x.mask, kNone, w.reg_limit);
 }
 
 // elect.sync _|p, membermask: p is true in exactly one lane, the lowest running lane of

@@ -95,6 +95,9 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
       case EventKind::role_enter:
         if (w) w->role = ir::WarpRole(e.a);
         break;
+      case EventKind::reg_limit:
+        if (w) w->reg_limit = e.a;
+        break;
       // wgmma groups, as the model kept them (exec_wgmma.cpp): a commit closes the issued
       // wgmmas into a group; wait_group N blocks while more than N are in flight, and each
       // group it retires completes (mma_complete) before the release.

@@ -47,6 +47,9 @@ struct WarpSnapshot {
   // The role its kernel declares for the code it runs now (model role_enter events;
   // WarpRole::none before it enters a declared region).
   ir::WarpRole role = ir::WarpRole::none;
+  // Registers per thread after the warp's last setmaxnreg (model reg_limit events); 0 before
+  // any: what the launch gave it.
+  uint32_t reg_limit = 0;
 };
 
 // A barrier at the cursor: the model's phase state (model::MbarrierPhase) as of the last event

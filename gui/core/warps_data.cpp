@@ -60,6 +60,8 @@ std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
     r.cta_warp = w.warp % per_cta;
     r.label = warp_label(t, w.warp);
     r.role = w.role == ir::WarpRole::none ? std::string("-") : std::string(ir::warp_role_name(w.role));
+    r.reg_limit = w.reg_limit;
+    if (w.reg_limit) r.role += fmt::format(", {} regs", w.reg_limit);  // its budget after setmaxnreg
     r.activity = w.activity;
     r.state = warp_state_text(w, s);
     r.inst = w.inst;
@@ -144,6 +146,7 @@ nlohmann::json describe_warps(AppState& app) {
                     {"cta_rank", r.cta_rank},
                     {"cta_warp", r.cta_warp},
                     {"label", r.label},
+                    {"reg_limit", r.reg_limit},
                     {"role", r.role},
                     {"activity", warp_activity_name(r.activity)},
                     {"state", r.state},

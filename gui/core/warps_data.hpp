@@ -19,6 +19,7 @@ struct WarpRow {
   uint32_t cta_rank = 0;     // its CTA's rank in the cluster, and its warp in that CTA
   uint32_t cta_warp = 0;
   std::string label;         // "3", or "1.3" (CTA rank 1, warp 3) when a cluster is traced
+  uint32_t reg_limit = 0;    // registers per thread after setmaxnreg (0: the launch's)
   std::string role;
   WarpActivity activity = WarpActivity::not_started;
   std::string state;       // "waiting on mbarrier #0 parity 1", "bar.sync 0", "ready", ...

@@ -214,3 +214,22 @@ TEST_CASE("warps: wait_group N waits until at most N groups are in flight", "[gu
   CHECK(at(second_done).mma_in_flight == 0);
   CHECK(at(idle_wait).activity == WarpActivity::ready);  // nothing in flight: no wait
 }
+
+TEST_CASE("warps: each warp's register budget after setmaxnreg", "[gui]") {
+  // hopper_two_consumers: the producer warpgroup gives registers up (setmaxnreg.dec 24), the two
+  // consumer warpgroups take them (setmaxnreg.inc 240).
+  AppState app;
+  app.open_now({.kernel_id = "hopper_two_consumers", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  app.seek(app.event_count() - 1);
+  const nlohmann::json rows = describe_warps(app)["warps"];
+  REQUIRE(rows.size() == 12);
+  for (size_t w = 0; w < rows.size(); ++w) {
+    INFO("warp " << w << ": " << rows[w].dump());
+    CHECK(rows[w]["reg_limit"] == (w < 4 ? 24 : 240));
+    CHECK(rows[w]["role"].get<std::string>().find(w < 4 ? ", 24 regs" : ", 240 regs") != std::string::npos);
+  }
+  // Before any setmaxnreg: the launch's budget, no figure.
+  app.seek(0);
+  CHECK(describe_warps(app)["warps"][0]["reg_limit"] == 0);
+}
