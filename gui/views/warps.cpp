@@ -90,17 +90,18 @@ void draw_warps(AppState& app, const ViewEnv& env) {
     // Initial widths (the user may resize): the state fits its longest wording; the instruction
     // columns share what is left of a wide view.
     const float state_w = ImGui::CalcTextSize("waiting on mbarrier #0 parity 1").x + 8 * s;
-    const float role_w = ImGui::CalcTextSize("MMA issuer").x + 8 * s;  // the longest ir::warp_role_name
+    // The longest ir::warp_role_name with a register budget after setmaxnreg.
+    const float role_w = ImGui::CalcTextSize("MMA issuer, 240 regs").x + 8 * s;
     const float fixed = 52 * s + state_w + 110 * s + 52 * s + role_w;
     const float spare = std::max(0.0f, ImGui::GetContentRegionAvail().x - fixed - 40 * s);
     const float inst_w = std::max(250 * s, spare * 0.55f), next_w = std::max(200 * s, spare * 0.45f);
     ImGui::TableSetupColumn("Warp", ImGuiTableColumnFlags_NoHide, 52 * s);
     ImGui::TableSetupColumn("State", 0, state_w);
+    ImGui::TableSetupColumn("Role", 0, role_w);
     ImGui::TableSetupColumn("Instruction", 0, inst_w);
     ImGui::TableSetupColumn("Ready / waiting", 0, 110 * s);
     ImGui::TableSetupColumn("Issued", 0, 52 * s);
     ImGui::TableSetupColumn("Next", 0, next_w);
-    ImGui::TableSetupColumn("Role", 0, role_w);
     ImGui::TableHeadersRow();
     for (const WarpRow& r : rows) {
       ImGui::TableNextRow();
@@ -125,6 +126,9 @@ void draw_warps(AppState& app, const ViewEnv& env) {
       ImGui::PopStyleColor();
 
       ImGui::TableNextColumn();
+      ImGui::TextUnformatted(r.role.c_str());
+
+      ImGui::TableNextColumn();
       if (r.inst != kNone) mono_text(env, "%s", r.inst_text.c_str());
       else ImGui::TextDisabled("-");
       if (ImGui::IsItemHovered() && r.inst != kNone)
@@ -145,9 +149,6 @@ void draw_warps(AppState& app, const ViewEnv& env) {
       } else {
         ImGui::TextDisabled("-");
       }
-
-      ImGui::TableNextColumn();
-      ImGui::TextUnformatted(r.role.c_str());
       ImGui::PopID();
     }
     ImGui::EndTable();
