@@ -242,11 +242,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
         const uint32_t at = box_element_address(smem, e, eb, sw);
         std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
-        if (buf != c.launch.global->buffers[2]) return;
-        note_c_store(c, uint64_t(off));
-        if (c.trace)  // the traced CTA's C as the TMA engine stored it: no register wrote it
-          c.trace->c_writes.push_back({uint64_t(off), uint8_t(eb), kNone, x.inst_id,
-                                       uint16_t(c.launch.trace_warp_base + x.warp.id), uint8_t(lane), c.now});
+        if (buf == c.launch.global->buffers[2]) store_into_c(x, uint64_t(off), eb, kNone, lane);  // no register wrote it
       });
     }
     if (c.trace) {

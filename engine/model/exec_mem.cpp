@@ -105,14 +105,6 @@ uint32_t distinct_count(uint64_t* v, uint32_t n) {
   return uint32_t(std::unique(v, v + n) - v);
 }
 
-// The traced CTAs' stores into C, element by element, for the fragments view (Trace::c_writes).
-void record_c_write(ExecContext& x, const uint8_t* at, uint32_t bytes, uint32_t reg, uint32_t lane) {
-  const auto* c_buffer = x.cta.launch.global->buffers[2];
-  if (!c_buffer || at < c_buffer->data() || at >= c_buffer->data() + c_buffer->size()) return;
-  x.cta.trace->c_writes.push_back(
-      {uint64_t(at - c_buffer->data()), uint8_t(bytes), reg, x.inst_id, uint16_t(x.cta.launch.trace_warp_base + x.warp.id),
-       uint8_t(lane), x.cta.now});
-}
 
 }  // namespace
 
@@ -161,6 +153,20 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
       s.read_by |= 1u << (x.warp.id % 32);
     }
   }
+}
+
+void store_into_c(ExecContext& x, uint64_t offset, uint32_t bytes, uint32_t reg, uint32_t lane) {
+  Cta& c = x.cta;
+  if (const ir::OutputTiling& o = c.launch.kernel->output; o.declared()) {
+    const uint32_t tile = o.tile_of(offset);
+    if (tile != c.last_tile && tile != kNone) {
+      c.last_tile = tile;
+      c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
+    }
+  }
+  if (c.trace)
+    c.trace->c_writes.push_back({offset, uint8_t(bytes), reg, x.inst_id, uint16_t(c.launch.trace_warp_base + x.warp.id),
+                                 uint8_t(lane), c.now});
 }
 
 uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
@@ -294,11 +300,10 @@ void exec_memory(ExecContext& x) {
                                                                                               : from_f32(float(o.fimm)))
                                                                   : uint64_t(o.imm);
         store_bytes(p + v * elem, value, elem);  // little-endian: the low bytes
-        if (!shared && c.launch.global->buffers[2] && p >= c.launch.global->buffers[2]->data() &&
-            p < c.launch.global->buffers[2]->data() + c.launch.global->buffers[2]->size())
-          note_c_store(c, uint64_t(p + v * elem - c.launch.global->buffers[2]->data()));
         // An immediate stored into C has no register, like a TMA store's element.
-        if (c.trace && !shared) record_c_write(x, p + v * elem, elem, reg ? o.id : kNone, l);
+        if (const std::span<uint8_t>* cb = c.launch.global->buffers[2];
+            !shared && cb && p >= cb->data() && p < cb->data() + cb->size())
+          store_into_c(x, uint64_t(p + v * elem - cb->data()), elem, reg ? o.id : kNone, l);
       } else {
         uint64_t value = 0;
         if (p) value = load_bytes(p + v * elem, elem);
@@ -485,20 +490,15 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if (!kStore)
     for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
   if constexpr (kStore)
-    if (global.buffers[buffer] == global.buffers[2])  // any CTA's stores into C: the grid's schedule
-      for (uint32_t m = mask; m; m &= m - 1)
-        note_c_store(c, off[std::countr_zero(m)]);
+    if (global.buffers[buffer] == global.buffers[2])  // any CTA's stores into C
+      for (uint32_t m = mask; m; m &= m - 1) {
+        const uint32_t l = uint32_t(std::countr_zero(m));
+        for (uint32_t v = 0; v < vec; ++v) store_into_c(x, off[l] + v * kElem, kElem, d.data_regs[v], l);
+      }
   if (!c.trace) {
     x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
     return;
   }
-  if constexpr (kStore)
-    if (global.buffers[buffer] == global.buffers[2])  // the traced CTA's stores into C
-      for (uint32_t v = 0; v < vec; ++v)
-        for (uint32_t m = mask; m; m &= m - 1) {
-          const uint32_t l = uint32_t(std::countr_zero(m));
-          record_c_write(x, data + v * kElem + off[l], kElem, d.data_regs[v], l);
-        }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32.
   uint64_t sector[33];
   uint32_t nsectors = 32, sectors = ~0u;

@@ -278,7 +278,7 @@ struct Cta {
   uint64_t now = 0;
   // Results.
   SimStats* stats = nullptr;
-  CSchedule* schedule = nullptr;           // every CTA: the tiles of C it writes (note_c_store)
+  CSchedule* schedule = nullptr;           // every CTA: the tiles of C it writes (store_into_c)
   uint32_t last_tile = kNone;              // the tile of its latest store into C
   uint32_t tiles_visited = 0;
   Trace* trace = nullptr;                  // only for the traced CTA
@@ -326,16 +326,11 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 // up; a shared access through the bank model (facts §8).
 void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
-// A store of any CTA into C at byte `offset` (exec_mem.cpp): a new visit in the grid's schedule
-// when it lands in another tile than the CTA's previous store (model.hpp, CSchedule).
-inline void note_c_store(Cta& c, uint64_t offset) {
-  const ir::OutputTiling& o = c.launch.kernel->output;
-  if (!o.declared()) return;
-  const uint32_t tile = o.tile_of(offset);
-  if (tile == c.last_tile || tile == kNone) return;
-  c.last_tile = tile;
-  c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
-}
+// A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
+// in the grid's schedule when it lands in another tile than the CTA's previous store
+// (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it
+// (Trace::c_writes; kNone for an immediate or a TMA store's element).
+void store_into_c(ExecContext& x, uint64_t offset, uint32_t bytes, uint32_t reg, uint32_t lane);
 // The trace record of one warp-level shared access the bank model analysed (the warps' own
 // accesses and the tensor core's reads alike).
 SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,

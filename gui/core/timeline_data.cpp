@@ -13,8 +13,7 @@ namespace {
 using model::EventKind;
 
 // Each warp's states as segments with an end, and the cycles it waited.
-void fill_segments(const LoadedKernel& k, uint64_t end, std::vector<TimelineRow>& rows) {
-  const WarpTimelines timelines = warp_timelines(k);
+void fill_segments(const WarpTimelines& timelines, uint64_t end, std::vector<TimelineRow>& rows) {
   for (size_t w = 0; w < rows.size() && w < timelines.size(); ++w) {
     const std::vector<ActivitySegment>& segs = timelines[w];
     for (size_t i = 0; i < segs.size(); ++i) {
@@ -45,7 +44,9 @@ void fill_tensor_lane(const model::Trace& t, TimelineData& d) {
 
 }  // namespace
 
-TimelineData timeline_data(const LoadedKernel& k) {
+TimelineData timeline_data(const LoadedKernel& k) { return timeline_data(k, warp_timelines(k)); }
+
+TimelineData timeline_data(const LoadedKernel& k, const WarpTimelines& timelines) {
   TimelineData d;
   const model::Trace& t = k.trace();
   d.end_cycle = t.end_cycle;
@@ -54,7 +55,7 @@ TimelineData timeline_data(const LoadedKernel& k) {
     d.rows[w].warp = w;
     d.rows[w].label = warp_label(t, w);
   }
-  fill_segments(k, d.end_cycle, d.rows);
+  fill_segments(timelines, d.end_cycle, d.rows);
   for (uint32_t e : t.of_kind(EventKind::role_enter)) {
     const model::Event& ev = t.events[e];
     if (ev.warp < d.rows.size()) d.rows[ev.warp].role = std::string(ir::warp_role_name(ir::WarpRole(ev.a)));
@@ -75,7 +76,9 @@ TimelineData timeline_data(const LoadedKernel& k) {
 }
 
 const TimelineData& timeline_data_cached(const std::shared_ptr<const LoadedKernel>& k) {
-  return cached_for_kernel<TimelineData>(k, timeline_data);
+  // The warps' states come from the warps view's cache: the trace is replayed once for both.
+  return cached_for_kernel<TimelineData>(
+      k, [&k](const LoadedKernel& lk) { return timeline_data(lk, warp_timelines_cached(k)); });
 }
 
 uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {

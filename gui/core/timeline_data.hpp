@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/core/playback.hpp"
+#include "gui/core/warps_data.hpp"
 
 namespace gs::gui {
 
@@ -49,6 +50,8 @@ struct TimelineData {
 };
 
 TimelineData timeline_data(const LoadedKernel& k);
+// The same from the warps' states already replayed (warps_data.hpp).
+TimelineData timeline_data(const LoadedKernel& k, const WarpTimelines& timelines);
 // timeline_data of the kernel on screen, built once per kernel (kernel_cache.hpp).
 const TimelineData& timeline_data_cached(const std::shared_ptr<const LoadedKernel>& k);
 // The playback position to jump to for a click at `cycle`: the first event at or after it.
