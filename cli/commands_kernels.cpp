@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/cli.hpp"
 #include "cli/values.hpp"
@@ -22,10 +23,14 @@ void add_list_command(CLI::App& app, Streams io, int& exit_code) {
       io.out << kernels::registry_json().dump(2) << "\n";
     } else {
       io.out << fmt::format("{:<4} {:<22} {:<8} {:<8} {:<12} {}\n", "step", "id", "arch", "family", "tile", "title");
-      for (const kernels::KernelInfo& k : kernels::all_kernels())
+      for (const kernels::KernelInfo& k : kernels::all_kernels()) {
         io.out << fmt::format("{:<4} {:<22} {:<8} {:<8} {:<12} {}\n", fmt::format("{:02}", k.step), k.id,
                               ir::arch_name(k.arch), kernels::family_name(k.family),
                               fmt::format("{}x{}x{}", k.tile.m, k.tile.n, k.tile.k), k.title);
+        for (const kernels::BuildParam& p : k.params)
+          io.out << fmt::format("{:<27} --param {}={} (default; takes {}): {}\n", "", p.name, p.default_value,
+                                fmt::join(p.choices, ", "), p.description);
+      }
     }
     exit_code = kExitOk;
   });
@@ -36,11 +41,13 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
   struct Opts {
     std::string id;
     uint32_t m = 0, n = 0, k = 0;
+    std::vector<std::string> params;
     std::string output;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
+  add_param_option(cmd, o->params);
   cmd->add_option("-o,--output", o->output, "Write the PTX to this file instead of standard output")
       ->type_name("FILE")
       ->check(non_empty("a file name"));
@@ -50,6 +57,7 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(o->id);
     kernels::GemmConfig cfg;
     cfg.shape = info.resolve({o->m, o->n, o->k});
+    cfg.params = parse_params(o->params);
     const ir::Kernel kernel = kernels::build_kernel(info, cfg);
     const ptx::PtxModule module = ptx::emit(kernel);
     if (o->output.empty()) {

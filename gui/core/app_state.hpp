@@ -113,7 +113,9 @@ struct AppState {
   void open_now(const run::SimRequest& r);      // synchronous (headless, tests); errors -> problems
   void request_open(const run::SimRequest& r);  // as a job; the result replaces the kernel
   void request_model_run();                 // the whole grid of the current request, as a job
-  void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats);
+  // `params` (build parameters) apply to every kernel named; each must take them.
+  void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
+                         const kernels::ParamValues& params = {});
   void cancel_jobs();
   bool busy() const;
   void poll_jobs();  // applies finished jobs' completions (UI thread, once per frame)
