@@ -92,9 +92,8 @@ void exec_cp_async(ExecContext& x) {
   Sources src(x);
   Warp& w = x.warp;
   std::array<uint32_t, 32> saddr{};
-  std::array<uint64_t, 32> sector{};
-  uint32_t nsectors = 0;
-  uint64_t lowest = ~uint64_t(0);
+  std::array<uint64_t, 32> gaddr{};
+  uint32_t reading = 0;  // lanes that read global memory (a zero src-size reads nothing)
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     const uint32_t dst = memory_address32(x, ops.dst, l);
@@ -110,8 +109,8 @@ void exec_cp_async(ExecContext& x) {
     copy.bytes = uint8_t(bytes);
     const uint32_t read = std::min(src_bytes, bytes);
     if (read > 0) {
-      lowest = std::min(lowest, from);
-      sector[nsectors++] = from / 32;
+      gaddr[l] = from;
+      reading |= 1u << l;
       if (const uint8_t* p = c.launch.global->find(from, read))
         std::memcpy(copy.data.data(), p, read);
       else
@@ -127,7 +126,7 @@ void exec_cp_async(ExecContext& x) {
   }
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes.
   account_shared(x, saddr, bytes, true);
-  account_global(x, bytes, false, nsectors, lowest == ~uint64_t(0) ? 0 : lowest);
+  account_global(x, bytes, false, gaddr, reading);
   w.cp_async_uncommitted_complete_at = std::max(w.cp_async_uncommitted_complete_at, c.now + timing::kGlobalLatency);
   x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once
 }

@@ -85,12 +85,16 @@ struct SmemAccess {
   std::array<uint8_t, 32> lane_wavefront{};  // which wavefront serves each lane
 };
 
+// One warp-level global access (ld/st.global, cp.async's source): each lane's address, so a
+// view can show which 32-byte sectors and 128-byte lines the warp touches.
 struct GlobalAccess {
-  uint32_t mask = 0;
-  uint8_t bytes = 4;
+  static constexpr uint32_t kFar = ~0u;  // offset of a lane 4 GiB or more above first_addr
+  uint32_t mask = 0;          // the lanes that accessed global memory
+  uint8_t bytes = 4;          // per lane
   bool store = false;
   uint32_t sectors = 0;       // distinct 32-byte sectors touched
   uint64_t first_addr = 0;    // lowest address touched
+  std::array<uint32_t, 32> offset{};  // lane l's address - first_addr (lanes in mask), or kFar
 };
 
 struct TmaTransfer {
