@@ -139,6 +139,9 @@ void exec_cp_async_commit_group(ExecContext& x) {
   w.cp_async_uncommitted.clear();
   w.cp_async_uncommitted_complete_at = 0;
   x.latency = timing::kAluLatency;
+  if (x.cta.trace)  // the pipeline view replays each warp's groups from these
+    trace_event(x.cta, EventKind::cp_async_commit, x.cta.now, w.id, x.inst_id, x.mask, kNone,
+                uint32_t(w.cp_async_groups.size()));
 }
 
 // cp.async.wait_group N (and wait_all, which is N = 0 after committing what is pending).
@@ -158,6 +161,9 @@ void exec_cp_async_wait_group(ExecContext& x) {
     land(x.cta, w, w.cp_async_groups[g]);
   }
   w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));
+  if (x.cta.trace)
+    trace_event(x.cta, EventKind::cp_async_wait, x.cta.now, w.id, x.inst_id, x.mask,
+                uint32_t(w.cp_async_groups.size()), uint32_t(retire));
   // The warp sleeps until the last retired group has landed.
   x.latency = uint32_t(std::max<uint64_t>(until - x.cta.now, timing::kAluLatency));
 }

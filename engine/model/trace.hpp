@@ -43,6 +43,8 @@ enum class EventKind : uint8_t {
   mma_wait_blocked,   // wgmma.wait_group N finds more than N groups in flight: a = N
   mma_wait_released,  // ... and the groups it waits for have completed: a = groups left
   reg_limit,          // setmaxnreg took effect: a = the warp's registers per thread now
+  cp_async_commit,    // cp.async.commit_group (and wait_all's): a = the warp's groups in flight after it
+  cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left
   count_,
 };
 const char* event_kind_name(EventKind k);

@@ -120,6 +120,19 @@ TEST_CASE("cp.async's global record: each lane's source address and the distinct
   CHECK(none.result.trace.global[0].sectors == 0);
 }
 
+TEST_CASE("cp.async commits and waits are traced with the groups they leave in flight", "[model][cp_async]") {
+  // One copy's group, two empty groups, then wait_group 2: the oldest group retires.
+  const Run r = run(copy_kernel({.extra_groups = 2}));
+  const model::Trace& t = r.result.trace;
+  std::vector<uint32_t> commits;
+  for (uint32_t e : t.of_kind(model::EventKind::cp_async_commit)) commits.push_back(t.events[e].a);
+  CHECK(commits == std::vector<uint32_t>{1, 2, 3});
+  REQUIRE(t.of_kind(model::EventKind::cp_async_wait).size() == 1);
+  const model::Event& wait = t.events[t.of_kind(model::EventKind::cp_async_wait)[0]];
+  CHECK(wait.a == 1);        // retired
+  CHECK(wait.payload == 2);  // left in flight
+}
+
 TEST_CASE("cp.async with src-size zero-fills the rest of the copy", "[model][cp_async]") {
   const Run r = run(copy_kernel({.src_bytes = 6}));
   CHECK(r.result.hazards.empty());
