@@ -19,6 +19,7 @@
 #include "gui/core/jobs.hpp"
 #include "gui/core/ladder_data.hpp"
 #include "gui/core/measurements.hpp"
+#include "gui/core/mma_sync_data.hpp"
 #include "gui/core/playback.hpp"
 #include "gui/core/problems_data.hpp"
 #include "gui/core/ptx_data.hpp"
@@ -69,6 +70,7 @@ struct Playback {
 // reads them.
 struct ViewCaches {
   FragmentGridCache fragment_grid;
+  MmaSyncCache mma_sync;                // the running mma.sync of the fragments view
   RequestChecker request_checker;       // the ladder's check of the edited request
   PtxRevealState ptx_reveal;            // lines the PTX view last scrolled to
   WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box

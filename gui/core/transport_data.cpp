@@ -128,6 +128,11 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
       if (r < k.ptx.reg_names.size()) return fmt::format("{} wrote {}", who, k.ptx.reg_names[r]);
       return fmt::format("{} wrote a register", who);
     }
+    case EventKind::cp_async_commit:
+      return fmt::format("{} commits a cp.async group: {} in flight", who, e.a);
+    case EventKind::cp_async_wait:
+      return fmt::format("{} passes cp.async.wait: {} group{} retired, {} left in flight", who, e.a,
+                         e.a == 1 ? "" : "s", e.payload);
     case EventKind::hazard:
       if (e.payload < t.hazards.size())
         return fmt::format("hazard {}: {}", model::hazard_kind_name(t.hazards[e.payload].kind), t.hazards[e.payload].detail);
