@@ -39,6 +39,11 @@ ImU32 warn_color(const ViewEnv& env) { return env.dark ? IM_COL32(235, 190, 90, 
 ImU32 error_color(const ViewEnv& env) { return env.dark ? IM_COL32(240, 110, 100, 255) : IM_COL32(190, 30, 30, 255); }
 ImU32 muted_color(const ViewEnv& env) { return env.dark ? IM_COL32(140, 140, 150, 255) : IM_COL32(110, 110, 120, 255); }
 
+ImU32 scale_alpha(ImU32 c, float a) {
+  const uint32_t alpha = uint32_t(float((c >> IM_COL32_A_SHIFT) & 0xFF) * a);
+  return (c & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
+}
+
 void mono_text(const ViewEnv& env, const char* fmt, ...) {
   char buf[1024];
   va_list args;

@@ -37,11 +37,6 @@ ImU32 token_color(PtxTokenKind k, const ViewEnv& env) {
   return ImGui::GetColorU32(ImGuiCol_Text);
 }
 
-ImU32 with_alpha(ImU32 c, float a) {
-  const uint32_t alpha = uint32_t(float((c >> IM_COL32_A_SHIFT) & 0xFF) * a);
-  return (c & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
-}
-
 void legend(const ViewEnv& env) {
   const PtxTokenKind kinds[] = {PtxTokenKind::op_alu,   PtxTokenKind::op_memory, PtxTokenKind::op_tma,
                                 PtxTokenKind::op_mbarrier, PtxTokenKind::op_mma, PtxTokenKind::op_sync,
@@ -181,7 +176,7 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
                   num.c_str());
       if (is_inst) {
         const std::string count = info.executions ? fmt::format("x{}", info.executions) : std::string("-");
-        const ImU32 c = info.executions ? with_alpha(ok_color(env), 0.85f) : with_alpha(muted, 0.6f);
+        const ImU32 c = info.executions ? scale_alpha(ok_color(env), 0.85f) : scale_alpha(muted, 0.6f);
         // In the small font at its own size, right-aligned in the gutter, on the text's baseline.
         ImFont* small = env.mono_small ? env.mono_small : font;
         const float small_size = env.mono_small ? small->FontSize : font_size;
@@ -195,7 +190,7 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
       for (const PtxToken& t : info.tokens) {
         const char* b = text.data() + t.begin;
         const char* e = b + t.length;
-        const ImU32 c = with_alpha(token_color(t.kind, env), alpha);
+        const ImU32 c = scale_alpha(token_color(t.kind, env), alpha);
         dl->AddText(font, font_size, ImVec2(x, ty), c, b, e);
         x += font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, b, e).x;
       }

@@ -30,6 +30,8 @@ ImU32 ok_color(const ViewEnv& env);
 ImU32 warn_color(const ViewEnv& env);
 ImU32 error_color(const ViewEnv& env);
 ImU32 muted_color(const ViewEnv& env);
+// The colour with its alpha multiplied by a (dimmed text, faint marks).
+ImU32 scale_alpha(ImU32 c, float a);
 ImU32 activity_color(WarpActivity a, const ViewEnv& env);
 // Text in the mono font, with an optional tooltip.
 void mono_text(const ViewEnv& env, const char* fmt, ...);

@@ -1,0 +1,209 @@
+// The Source view: the kernel's own C++ with syntax colours, line numbers and, per line, how
+// often the instructions it recorded ran; the current instruction's line and the selected
+// one highlighted and scrolled into view; lines that recorded nothing dimmed. A file selector
+// when the kernel spans several files. Click a line to select its next instruction to run
+// (the PTX view follows: one selection). Data: gui/core/source_data.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gui/core/source_data.hpp"
+#include "gui/views/views.hpp"
+
+namespace gs::gui {
+
+namespace {
+
+ImU32 token_color(CppTokenKind k, const ViewEnv& env) {
+  const bool d = env.dark;
+  switch (k) {
+    case CppTokenKind::plain: return ImGui::GetColorU32(ImGuiCol_Text);
+    case CppTokenKind::keyword: return d ? IM_COL32(197, 134, 192, 255) : IM_COL32(140, 40, 140, 255);
+    case CppTokenKind::type: return d ? IM_COL32(78, 201, 176, 255) : IM_COL32(0, 120, 110, 255);
+    case CppTokenKind::string: return d ? IM_COL32(206, 145, 120, 255) : IM_COL32(160, 60, 20, 255);
+    case CppTokenKind::comment: return d ? IM_COL32(106, 153, 85, 255) : IM_COL32(90, 120, 80, 255);
+    case CppTokenKind::number: return d ? IM_COL32(181, 206, 168, 255) : IM_COL32(30, 120, 60, 255);
+    case CppTokenKind::preprocessor: return d ? IM_COL32(155, 155, 220, 255) : IM_COL32(70, 70, 170, 255);
+    case CppTokenKind::call: return d ? IM_COL32(220, 220, 170, 255) : IM_COL32(120, 100, 0, 255);
+    case CppTokenKind::count_: break;
+  }
+  return ImGui::GetColorU32(ImGuiCol_Text);
+}
+
+void legend(const ViewEnv& env) {
+  for (uint8_t i = 0; i < uint8_t(CppTokenKind::count_); ++i) {
+    ImGui::PushStyleColor(ImGuiCol_Text, token_color(CppTokenKind(i), env));
+    ImGui::BulletText("%s", cpp_token_kind_name(CppTokenKind(i)));
+    ImGui::PopStyleColor();
+  }
+  ImGui::Separator();
+  ImGui::TextUnformatted("amber bar: the line that recorded the cursor's instruction\n"
+                         "blue bar: the selected instruction's line");
+  ImGui::TextUnformatted("dimmed: records no instruction, or none of its instructions ran\n"
+                         "gutter: executions of the line's instructions (warp-instructions)");
+}
+
+// The file selector, when the kernel spans several files: "follow" shows the current one.
+void file_selector(AppState& app, const SourcePrepared& p, const SourceFocus& focus) {
+  if (p.files.size() < 2) {
+    ImGui::TextUnformatted(p.files.empty() ? "no source" : p.files.front().path.c_str());
+    return;
+  }
+  const std::string shown = focus.shown_file < p.files.size() ? p.files[focus.shown_file].path : std::string("?");
+  const std::string label =
+      app.source_view.pinned_file < p.files.size() ? shown : fmt::format("{} (follows the cursor)", shown);
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x * 0.7f, ImGui::CalcTextSize(label.c_str()).x + 40));
+  if (ImGui::BeginCombo("##file", label.c_str())) {
+    if (ImGui::Selectable("follow the cursor's file", app.source_view.pinned_file == kNone))
+      app.source_view.pinned_file = kNone;
+    for (uint32_t f = 0; f < p.files.size(); ++f)
+      if (ImGui::Selectable(p.files[f].path.c_str(), app.source_view.pinned_file == f)) app.source_view.pinned_file = f;
+    ImGui::EndCombo();
+  }
+}
+
+}  // namespace
+
+void draw_source(AppState& app, const ViewEnv& env) {
+  if (!app.kernel) {
+    ImGui::TextDisabled("no kernel loaded");
+    return;
+  }
+  const LoadedKernel& k = *app.kernel;
+  const SourcePrepared& p = source_prepared(app.kernel);
+  const SourceFocus focus = source_focus(app);
+  SourceRevealState& st = app.view_caches.source_reveal;
+  if (st.kernel.lock() != app.kernel) st = SourceRevealState{app.kernel, {}, {}, kNone};
+
+  file_selector(app, p, focus);
+  if (focus.shown_file >= p.files.size()) return;
+  const uint32_t file = focus.shown_file;
+  const SourceFileData& f = p.files[file];
+  ImGui::SameLine();
+  if (focus.current.file == file && focus.current.line)
+    ImGui::Text("line %u", focus.current.line);
+  else
+    ImGui::TextDisabled("%s", focus.current.line ? "cursor in another file" : "no instruction at the cursor");
+  ImGui::SameLine();
+  ImGui::TextDisabled("| %u of %u lines ran", f.executed_lines, f.recording_lines);
+  same_line_if_fits(ImGui::CalcTextSize("follow (?)").x + ImGui::GetFrameHeight() + 16);
+  ImGui::Checkbox("follow", &app.source_view.follow);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("scroll to the cursor's line when it moves");
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    legend(env);
+    ImGui::EndTooltip();
+  }
+  if (f.text.empty()) {
+    ImGui::TextDisabled("%s is not built into this binary", f.path.c_str());
+    return;
+  }
+
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+  ImGui::BeginChild("##source_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  if (env.mono) ImGui::PushFont(env.mono);
+  ImFont* font = ImGui::GetFont();
+  const float font_size = ImGui::GetFontSize();
+  const float line_h = std::floor(ImGui::GetTextLineHeightWithSpacing());
+  const float char_w = ImGui::CalcTextSize("0").x;
+  const int digits = int(std::to_string(std::max<size_t>(1, f.text.size())).size());
+  const float num_w = char_w * float(digits + 1);
+  const float count_w = char_w * 7.0f;  // "x123456"
+  const float text_x0 = num_w + count_w + char_w;
+  const float content_w = text_x0 + char_w * float(f.max_line_chars + 4);
+  const float view_h = ImGui::GetWindowHeight();
+
+  const SourcePlace current = focus.current.file == file ? focus.current : SourcePlace{};
+  const SourcePlace selected = focus.selected.file == file ? focus.selected : SourcePlace{};
+  auto reveal = [&](uint32_t line) {
+    if (line == 0) return;
+    const float y = float(line - 1) * line_h;
+    const float top = ImGui::GetScrollY();
+    if (y < top + line_h || y > top + view_h - 2 * line_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.4f));
+  };
+  const bool file_changed = st.shown_file != file;
+  if (app.source_view.follow && (current != st.shown_current || file_changed)) reveal(current.line);
+  else if ((selected != st.shown_selected || file_changed) && selected != current) reveal(selected.line);
+  st.shown_current = current;
+  st.shown_selected = selected;
+  st.shown_file = file;
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 current_bg = env.dark ? IM_COL32(120, 90, 20, 150) : IM_COL32(255, 210, 120, 170);
+  const ImU32 current_bar = warn_color(env);
+  const ImU32 selected_bg = env.dark ? IM_COL32(40, 80, 140, 140) : IM_COL32(170, 200, 250, 170);
+  const ImU32 selected_bar = env.dark ? IM_COL32(90, 160, 255, 255) : IM_COL32(30, 90, 200, 255);
+  const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.35f);
+  const ImU32 muted = muted_color(env);
+  uint32_t clicked = 0, hovered = 0;
+
+  ImGuiListClipper clipper;
+  clipper.Begin(int(f.text.size()), line_h);
+  while (clipper.Step()) {
+    for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+      const uint32_t line = uint32_t(row + 1);
+      const SourceLineInfo& info = f.lines[size_t(row)];
+      const std::string_view text = f.text[size_t(row)];
+      const ImVec2 pos = ImGui::GetCursorScreenPos();
+      ImGui::PushID(row);
+      ImGui::InvisibleButton("##line", ImVec2(std::max(content_w, ImGui::GetContentRegionAvail().x), line_h));
+      ImGui::PopID();
+      const bool records = !info.insts.empty();
+      if (ImGui::IsItemHovered() && records) hovered = line;
+      if (ImGui::IsItemClicked() && records) clicked = line;
+      const ImVec2 end(pos.x + std::max(content_w, ImGui::GetWindowWidth() + ImGui::GetScrollX()), pos.y + line_h);
+      if (line == selected.line && line != current.line) {
+        dl->AddRectFilled(pos, end, selected_bg);
+        dl->AddRectFilled(pos, ImVec2(pos.x + 3 * env.scale, end.y), selected_bar);
+      }
+      if (line == current.line) {
+        dl->AddRectFilled(pos, end, current_bg);
+        dl->AddRectFilled(pos, ImVec2(pos.x + 3 * env.scale, end.y), current_bar);
+      }
+      if (hovered == line) dl->AddRectFilled(pos, end, hover_bg);
+      const float ty = pos.y + (line_h - font_size) * 0.5f;
+      const std::string num = std::to_string(line);
+      dl->AddText(font, font_size, ImVec2(pos.x + num_w - char_w * float(num.size() + 1) + char_w * 0.5f, ty), muted,
+                  num.c_str());
+      if (records) {
+        const std::string count = info.executions ? fmt::format("x{}", info.executions) : std::string("-");
+        const ImU32 c = info.executions ? scale_alpha(ok_color(env), 0.85f) : scale_alpha(muted, 0.6f);
+        ImFont* small = env.mono_small ? env.mono_small : font;
+        const float small_size = env.mono_small ? small->FontSize : font_size;
+        const float count_x =
+            std::floor(pos.x + num_w + count_w - small->CalcTextSizeA(small_size, FLT_MAX, 0.0f, count.c_str()).x);
+        const float count_y = std::floor(ty + (font->Ascent - small->Ascent * small_size / small->FontSize));
+        dl->AddText(small, small_size, ImVec2(count_x, count_y), c, count.c_str());
+      }
+      // Lines that record nothing (comments, declarations) and lines that never ran are dimmed.
+      const float alpha = records && info.executions > 0 ? 1.0f : 0.55f;
+      float x = pos.x + text_x0;
+      for (const CppToken& t : info.tokens) {
+        const char* b = text.data() + t.begin;
+        const char* e = b + t.length;
+        dl->AddText(font, font_size, ImVec2(x, ty), scale_alpha(token_color(t.kind, env), alpha), b, e);
+        x += font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, b, e).x;
+      }
+    }
+  }
+  clipper.End();
+  if (env.mono) ImGui::PopFont();
+  if (hovered) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+    ImGui::TextUnformatted(source_line_tooltip(k, f, hovered).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+  if (clicked) {
+    app.playback.playing = false;
+    select_source_line(app, file, clicked);
+  }
+}
+
+}  // namespace gs::gui
