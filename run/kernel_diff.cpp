@@ -1,6 +1,8 @@
 // Builds the two sides of a "what changed" diff and diffs their source and PTX.
 #include "run/kernel_diff.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/ptx/emit.hpp"
@@ -68,6 +70,16 @@ const kernels::KernelInfo& step_before(const kernels::KernelInfo& info) {
                                          info.id, info.id));
 }
 
+// What changed from `left` to `right`: the delta sentence of every step after left up to right
+// (one sentence for neighbours); going down the ladder, the steps undone.
+std::string deltas_between(const kernels::KernelInfo& left, const kernels::KernelInfo& right) {
+  const int lo = std::min(left.step, right.step), hi = std::max(left.step, right.step);
+  std::string out = left.step > right.step ? "undoes " : "";
+  for (const kernels::KernelInfo& k : kernels::all_kernels())
+    if (k.step > lo && k.step <= hi) out += (out.empty() || out == "undoes " ? "" : "; then ") + k.delta;
+  return out.empty() ? "the same step" : out;
+}
+
 }  // namespace
 
 KernelDiff diff_kernels(const KernelDiffRequest& request) {
@@ -92,7 +104,7 @@ KernelDiff diff_kernels(const KernelDiffRequest& request) {
   const kernels::KernelInfo& left = request.against.empty() ? step_before(right) : kernels::kernel_or_throw(request.against);
   out.left_name = left.id;
   out.right_name = right.id;
-  out.summary = fmt::format("step {:02} -> {:02}: {}", left.step, right.step, right.delta);
+  out.summary = fmt::format("step {:02} -> {:02}: {}", left.step, right.step, deltas_between(left, right));
   std::string left_path, right_path;
   std::string left_text = step_file_text(left, left_path), right_text = step_file_text(right, right_path);
   out.source = make_diff(left_path, lines_of(left_text), right_path, lines_of(right_text));

@@ -52,6 +52,23 @@ bool slider_value_beside(AppState& app, const char* fit_name, const char* id, Im
 void text_beside_slider(AppState& app, const char* fit_name, const std::string& text, bool slider_hovered,
                         const char* tooltip);
 
+// The rows of a code listing (the PTX and Source views): line numbers, an execution-count
+// gutter, then the text. Made inside the listing's child window, with its font pushed.
+struct CodeListing {
+  ImFont* font = nullptr;
+  float font_size = 0, line_h = 0, char_w = 0, num_w = 0, count_w = 0, text_x0 = 0, content_w = 0;
+};
+CodeListing code_listing(size_t lines, uint32_t max_line_chars);
+struct CodeRow {
+  bool hovered = false, clicked = false;  // only for a clickable row
+  ImVec2 text;                            // where the row's text starts (top-left)
+};
+// One row, 1-based `line`: its button, the cursor's (amber) or the selection's (blue) bar, the
+// hover shade, the number and, when `count` is set, the count ("x12", "-" for none).
+CodeRow code_row(const CodeListing& l, const ViewEnv& env, uint32_t line, bool current, bool selected, bool clickable,
+                 const uint32_t* count);
+// Scrolls a listing so a 1-based line is in view (0: nothing).
+void reveal_code_line(const CodeListing& l, uint32_t line);
 // SameLine when an item `width` wide still fits on this line, else the next line.
 void same_line_if_fits(float width);
 
