@@ -48,7 +48,8 @@ void legend(const ViewEnv& env) {
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
-  ImGui::TextUnformatted("amber bar: the cursor's instruction\nblue bar: the selected instruction");
+  ImGui::TextUnformatted("amber bar: the cursor's instruction\nblue bar: the selected instruction\n"
+                         "blue mark: the lines of the selected instruction's source line");
   ImGui::TextUnformatted("dimmed: never executed by the traced CTA\nright gutter: executions (warp-instructions)");
 }
 
@@ -126,6 +127,9 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   uint32_t clicked = 0, hovered = 0;
+  const ir::SourceLoc selected_src =
+      focus.selected_inst != kNone ? k.kernel().insts[focus.selected_inst].src : ir::SourceLoc{};
+  const ImU32 selected_mark = env.dark ? IM_COL32(90, 160, 255, 255) : IM_COL32(30, 90, 200, 255);
 
   ImGuiListClipper clipper;
   clipper.Begin(int(p.lines.size()), listing.line_h);
@@ -139,6 +143,11 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
                                  is_inst ? &info.executions : nullptr);
       if (r.hovered) hovered = line;
       if (r.clicked) clicked = line;
+      // Every PTX line of the selected instruction's source line (the Source view's line): a
+      // thin mark before the text.
+      if (is_inst && selected_src.known() && k.kernel().insts[info.inst].src == selected_src)
+        dl->AddRectFilled(ImVec2(r.text.x - listing.char_w * 0.7f, r.text.y),
+                          ImVec2(r.text.x - listing.char_w * 0.3f, r.text.y + font_size), selected_mark);
       // The tokens; never-executed instructions are dimmed.
       const float alpha = is_inst && info.executions == 0 ? 0.45f : 1.0f;
       float x = r.text.x;

@@ -109,6 +109,17 @@ TEST_CASE("source: one selection links a source line and its PTX line both ways"
   const nlohmann::json j = describe_source(app);
   CHECK(j["selected"]["line"] == commit_loc.line);
   CHECK(j["current_text"].get<std::string>().find("wgmma_commit_group") != std::string::npos);
+  // A source line that recorded several instructions: the PTX view marks all their lines.
+  const uint32_t cvt = first_inst(k, ir::Op::cvt);  // the first of a wgmma_descriptor's four
+  REQUIRE(cvt != kNone);
+  const ir::SourceLoc desc_loc = k.kernel().insts[cvt].src;
+  select_source_line(app, desc_loc.file, desc_loc.line);
+  std::vector<uint32_t> expected;
+  for (uint32_t i = 0; i < k.kernel().insts.size(); ++i)
+    if (k.kernel().insts[i].src == desc_loc) expected.push_back(k.line_of(i));
+  CHECK(expected.size() == 4);
+  CHECK(describe_ptx(app)["selected_source_lines"].get<std::vector<uint32_t>>() == expected);
+  app.select_ptx_line(k.line_of(commit));
   // A line that recorded nothing (the file's first line, a comment) selects nothing.
   select_source_line(app, loc.file, 1);
   CHECK(app.selection.inst == commit);
