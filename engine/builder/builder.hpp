@@ -108,17 +108,21 @@ class Builder {
   void alu_into(ir::Op op, const Reg& dst, std::initializer_list<Src> srcs, Where where = Where::current());
   Reg setp(ir::CmpOp cmp, const Src& a, const Src& b, std::string name = {}, Where where = Where::current());
   Reg selp(const Src& a, const Src& b, const Reg& pred, std::string name = {}, Where where = Where::current());
-  Reg cvt(Type to, const Reg& from, ir::Rounding rnd = ir::Rounding::none, std::string name = {}, Where where = Where::current());
+  Reg cvt(Type to, const Reg& from, ir::Rounding rnd = ir::Rounding::none, std::string name = {},
+          Where where = Where::current());
   Reg mul_wide(const Src& a, const Src& b, std::string name = {}, Where where = Where::current());  // u32 x u32 -> u64
   Reg fma(const Src& a, const Src& b, const Src& c, std::string name = {}, Where where = Where::current());
-  void fma_into(const Reg& dst, const Src& a, const Src& b, const Src& c, Where where = Where::current());  // fma.rn: dst = a * b + c
+  void fma_into(const Reg& dst, const Src& a, const Src& b, const Src& c,
+                Where where = Where::current());  // fma.rn: dst = a * b + c
 
   // ---- parameters -------------------------------------------------------------------------
   Param param(std::string name, ir::ParamKind kind, ir::ParamRole role = ir::ParamRole::none);
   Param tensor_map_param(std::string name, const ir::TensorMapDesc& desc);
   Reg ld_param(const Param& p, std::string name, Where where = Where::current());
-  Reg global_ptr(const Param& p, std::string name, Where where = Where::current());          // ld.param.u64 + cvta.to.global
-  Reg tensor_map_address(const Param& p, std::string name, Where where = Where::current());  // mov.b64 + cvta.param (facts §4)
+  Reg global_ptr(const Param& p, std::string name,
+                 Where where = Where::current());          // ld.param.u64 + cvta.to.global
+  Reg tensor_map_address(const Param& p, std::string name,
+                         Where where = Where::current());  // mov.b64 + cvta.param (facts §4)
 
   // ---- shared memory ----------------------------------------------------------------------
   Smem shared(std::string name, uint32_t bytes, uint32_t align, ir::SmemUse use,
@@ -130,26 +134,34 @@ class Builder {
                       uint32_t align, layout::Swizzle swizzle = layout::Swizzle::none);
   Smem mbarriers(std::string name, ir::BarrierRole role, uint32_t count);
   void use_dynamic_smem(bool dynamic = true);
-  Reg smem_address(const Smem& s, int64_t offset, std::string name, Where where = Where::current());  // mov.u32 r, gs_smem+off
+  Reg smem_address(const Smem& s, int64_t offset, std::string name,
+                   Where where = Where::current());  // mov.u32 r, gs_smem+off
 
   // ---- memory -----------------------------------------------------------------------------
   Reg ld(ir::Op op, Type type, const Addr& addr, std::string name = {}, Where where = Where::current());
-  std::vector<Reg> ld_vec(ir::Op op, Type type, int vec, const Addr& addr, std::string name = {}, Where where = Where::current());
+  std::vector<Reg> ld_vec(ir::Op op, Type type, int vec, const Addr& addr, std::string name = {},
+                          Where where = Where::current());
   void st(ir::Op op, Type type, const Addr& addr, std::initializer_list<Src> values, Where where = Where::current());
   void st(ir::Op op, Type type, const Addr& addr, const std::vector<Reg>& values, Where where = Where::current());
-  Reg ld_global(Type t, const Addr& a, std::string name = {}, Where where = Where::current()) { return ld(ir::Op::ld_global, t, a, std::move(name), where); }
-  Reg ld_shared(Type t, const Addr& a, std::string name = {}, Where where = Where::current()) { return ld(ir::Op::ld_shared, t, a, std::move(name), where); }
-  void st_global(Type t, const Addr& a, std::initializer_list<Src> v, Where where = Where::current()) { st(ir::Op::st_global, t, a, v, where); }
-  void st_shared(Type t, const Addr& a, std::initializer_list<Src> v, Where where = Where::current()) { st(ir::Op::st_shared, t, a, v, where); }
+  Reg ld_global(Type t, const Addr& a, std::string name = {},
+                Where where = Where::current()) { return ld(ir::Op::ld_global, t, a, std::move(name), where); }
+  Reg ld_shared(Type t, const Addr& a, std::string name = {},
+                Where where = Where::current()) { return ld(ir::Op::ld_shared, t, a, std::move(name), where); }
+  void st_global(Type t, const Addr& a, std::initializer_list<Src> v,
+                 Where where = Where::current()) { st(ir::Op::st_global, t, a, v, where); }
+  void st_shared(Type t, const Addr& a, std::initializer_list<Src> v,
+                 Where where = Where::current()) { st(ir::Op::st_shared, t, a, v, where); }
 
   // ---- control flow -----------------------------------------------------------------------
   Label label(std::string name);
   void bind(const Label& l, Where where = Where::current());
   void bra(const Label& l, Where where = Where::current());
   void bra_if(const Reg& pred, const Label& l, bool negated = false, Where where = Where::current());
-  void if_(const Reg& pred, const std::function<void()>& body, Where where = Where::current());   // @!p bra skip; body; skip:
+  void if_(const Reg& pred, const std::function<void()>& body,
+           Where where = Where::current());   // @!p bra skip; body; skip:
   // A real PTX loop: i = 0; do { body(i); i += 1; } while (i < count). count >= 1.
-  void loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body, Where where = Where::current());
+  void loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body,
+            Where where = Where::current());
   void ret(Where where = Where::current());
   void trap(Where where = Where::current());
 
@@ -166,9 +178,11 @@ class Builder {
   // before try_wait reports the phase incomplete (instead of a system-dependent limit).
   Reg mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name = {},
                                std::optional<uint32_t> suspend_hint_ns = std::nullopt, Where where = Where::current());
-  Reg mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name = {}, Where where = Where::current());
+  Reg mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name = {},
+                                Where where = Where::current());
   // The wait loop every Hopper kernel writes: retry try_wait.parity until it succeeds.
-  void mbarrier_wait(const Addr& bar, const Src& parity, std::optional<uint32_t> suspend_hint_ns = std::nullopt, Where where = Where::current());
+  void mbarrier_wait(const Addr& bar, const Src& parity, std::optional<uint32_t> suspend_hint_ns = std::nullopt,
+                     Where where = Where::current());
 
   // ---- TMA (facts §4, §5) -------------------------------------------------------------------
   // .multicast::cluster: the box lands at dst's offset in every CTA of cta_mask (a u16 register)
@@ -177,7 +191,8 @@ class Builder {
                                            const Addr& bar, const Reg& cta_mask, Where where = Where::current());
   void cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
                                  const Addr& bar, Where where = Where::current());
-  void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src, Where where = Where::current());
+  void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src,
+                                  Where where = Where::current());
   void cp_async_bulk_commit_group(Where where = Where::current());
   void cp_async_bulk_wait_group_read(uint32_t n, Where where = Where::current());
   void prefetch_tensormap(const Reg& tensor_map, Where where = Where::current());
@@ -185,18 +200,22 @@ class Builder {
   // ---- wgmma (facts §1) ---------------------------------------------------------------------
   // A 64-bit descriptor register for a tile at the shared address in `tile_addr` (u32): the
   // start-address field is computed at run time, the other fields come from `fields`.
-  Reg wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name, Where where = Where::current());
+  Reg wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name,
+                       Where where = Where::current());
   void wgmma_fence(Where where = Where::current());
   void wgmma_mma_async(uint32_t n, const std::vector<Reg>& acc, const Reg& a_desc, const Reg& b_desc,
-                       const Src& scale_d, int scale_a = 1, int scale_b = 1, int trans_a = 0, int trans_b = 0, Where where = Where::current());
+                       const Src& scale_d, int scale_a = 1, int scale_b = 1, int trans_a = 0, int trans_b = 0,
+                       Where where = Where::current());
   void wgmma_commit_group(Where where = Where::current());
   void wgmma_wait_group(uint32_t n, Where where = Where::current());
 
   // ---- Ampere tensor cores, async copies, clusters (shape of the later ladder steps) --------
   void mma_sync(const std::vector<Reg>& d, const std::vector<Reg>& a, const std::vector<Reg>& b,
                 const std::vector<Reg>& c, Where where = Where::current());
-  std::vector<Reg> ldmatrix(uint32_t num, bool trans, const Addr& addr, std::string name = {}, Where where = Where::current());
-  void stmatrix(uint32_t num, bool trans, const Addr& addr, const std::vector<Reg>& values, Where where = Where::current());
+  std::vector<Reg> ldmatrix(uint32_t num, bool trans, const Addr& addr, std::string name = {},
+                            Where where = Where::current());
+  void stmatrix(uint32_t num, bool trans, const Addr& addr, const std::vector<Reg>& values,
+                Where where = Where::current());
   // cp.async: `bytes` per thread (cg: 16; ca: 4, 8 or 16); with src_bytes, only that many
   // are read and the rest zero-filled (the edge-tile form).
   void cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes = 16,
@@ -214,7 +233,8 @@ class Builder {
   Reg ld_shared_cluster(Type t, const Addr& a, std::string name = {}, Where where = Where::current()) {
     return ld(ir::Op::ld_shared_cluster, t, a, std::move(name), where);
   }
-  void st_shared_cluster(Type t, const Addr& a, std::initializer_list<Src> v, Where where = Where::current()) { st(ir::Op::st_shared_cluster, t, a, v, where); }
+  void st_shared_cluster(Type t, const Addr& a, std::initializer_list<Src> v,
+                         Where where = Where::current()) { st(ir::Op::st_shared_cluster, t, a, v, where); }
   // mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]: bar from mapa.
   void mbarrier_arrive_remote(const Addr& bar, Where where = Where::current());
   void setmaxnreg(bool increase, uint32_t regs, Where where = Where::current());
@@ -252,14 +272,18 @@ class Builder {
   };
   class KernelCode {
    public:
-    explicit KernelCode(Builder& b) : b_(b), depth_(b.site_depth_) { b.site_depth_ = 0; }
-    ~KernelCode() { b_.site_depth_ = depth_; }
+    explicit KernelCode(Builder& b) : b_(b), depth_(b.site_depth_), site_(b.site_) { b.site_depth_ = 0; }
+    ~KernelCode() {
+      b_.site_depth_ = depth_;
+      b_.site_ = site_;  // the enclosing method's line again, for what it records after the body
+    }
     KernelCode(const KernelCode&) = delete;
     KernelCode& operator=(const KernelCode&) = delete;
 
    private:
     Builder& b_;
     uint32_t depth_;
+    Where site_;
   };
   ir::SourceLoc locate(const Where& where);
 
