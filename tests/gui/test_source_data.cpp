@@ -14,10 +14,14 @@ using namespace gs::gui;
 
 namespace {
 
+// The kind of the token covering `token` (the first place it appears) whole; plain runs merge
+// neighbouring words and spaces, so the token may be part of a longer one.
 CppTokenKind kind_of(std::string_view line, std::string_view token, CppLexState state = {}) {
+  const size_t at = line.find(token);
+  REQUIRE(at != std::string_view::npos);
   for (const CppToken& t : tokenize_cpp_line(line, state))
-    if (line.substr(t.begin, t.length) == token) return t.kind;
-  FAIL("token '" << token << "' not found in '" << line << "'");
+    if (t.begin <= at && at + token.size() <= size_t(t.begin + t.length)) return t.kind;
+  FAIL("no one token covers '" << token << "' in '" << line << "'");
   return CppTokenKind::count_;
 }
 
