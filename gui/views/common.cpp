@@ -163,4 +163,16 @@ void reveal_code_line(const CodeListing& l, uint32_t line) {
   if (y < top + l.line_h || y > top + view_h - 2 * l.line_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.4f));
 }
 
+void follow_and_legend(bool& follow, const char* follow_tip, const ViewEnv& env, void (*legend)(const ViewEnv& env)) {
+  ImGui::Checkbox("follow", &follow);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", follow_tip);
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    legend(env);
+    ImGui::EndTooltip();
+  }
+}
+
 }  // namespace gs::gui

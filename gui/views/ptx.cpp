@@ -101,21 +101,12 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
   if (fits()) ImGui::SameLine(right - options_w);
   // The header ends before the options beside it, or before the window's edge above them.
   note_fit(app, "ptx.header", header_end + style.ItemSpacing.x, fits() ? right - options_w : right);
-  ImGui::Checkbox("follow", &app.ptx_view.follow);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("scroll to the cursor's instruction when it moves");
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    legend(env);
-    ImGui::EndTooltip();
-  }
+  follow_and_legend(app.ptx_view.follow, "scroll to the cursor's instruction when it moves", env, legend);
 
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
   ImGui::BeginChild("##ptx_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   if (env.mono) ImGui::PushFont(env.mono);
   const CodeListing listing = code_listing(p.lines.size(), p.max_line_chars);
-  ImFont* font = listing.font;
   const float font_size = listing.font_size;
 
   // Bring the cursor's line (and a newly selected line) into view when they change.
@@ -150,14 +141,7 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
                           ImVec2(r.text.x - listing.char_w * 0.3f, r.text.y + font_size), selected_mark);
       // The tokens; never-executed instructions are dimmed.
       const float alpha = is_inst && info.executions == 0 ? 0.45f : 1.0f;
-      float x = r.text.x;
-      for (const PtxToken& t : info.tokens) {
-        const char* b = text.data() + t.begin;
-        const char* e = b + t.length;
-        const ImU32 c = scale_alpha(token_color(t.kind, env), alpha);
-        dl->AddText(font, font_size, ImVec2(x, r.text.y), c, b, e);
-        x += font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, b, e).x;
-      }
+      draw_code_tokens(listing, r.text, text, info.tokens, alpha, [&](PtxTokenKind kind) { return token_color(kind, env); });
     }
   }
   clipper.End();

@@ -88,15 +88,7 @@ void draw_source(AppState& app, const ViewEnv& env) {
   ImGui::SameLine();
   ImGui::TextDisabled("| %u of %u lines ran", f.executed_lines, f.recording_lines);
   same_line_if_fits(ImGui::CalcTextSize("follow (?)").x + ImGui::GetFrameHeight() + 16);
-  ImGui::Checkbox("follow", &app.source_view.follow);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("scroll to the cursor's line when it moves");
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    legend(env);
-    ImGui::EndTooltip();
-  }
+  follow_and_legend(app.source_view.follow, "scroll to the cursor's line when it moves", env, legend);
   if (f.text.empty()) {
     ImGui::TextDisabled("%s is not built into this binary", f.path.c_str());
     return;
@@ -106,9 +98,6 @@ void draw_source(AppState& app, const ViewEnv& env) {
   ImGui::BeginChild("##source_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   if (env.mono) ImGui::PushFont(env.mono);
   const CodeListing listing = code_listing(f.text.size(), f.max_line_chars);
-  ImFont* font = listing.font;
-  const float font_size = listing.font_size;
-
   const SourcePlace current = focus.current.file == file ? focus.current : SourcePlace{};
   const SourcePlace selected = focus.selected.file == file ? focus.selected : SourcePlace{};
   auto reveal = [&](uint32_t line) { reveal_code_line(listing, line); };
@@ -119,7 +108,6 @@ void draw_source(AppState& app, const ViewEnv& env) {
   st.shown_selected = selected;
   st.shown_file = file;
 
-  ImDrawList* dl = ImGui::GetWindowDrawList();
   uint32_t clicked = 0, hovered = 0;
 
   ImGuiListClipper clipper;
@@ -136,13 +124,7 @@ void draw_source(AppState& app, const ViewEnv& env) {
       if (r.clicked) clicked = line;
       // Lines that record nothing (comments, declarations) and lines that never ran are dimmed.
       const float alpha = records && info.executions > 0 ? 1.0f : 0.55f;
-      float x = r.text.x;
-      for (const CppToken& t : info.tokens) {
-        const char* b = text.data() + t.begin;
-        const char* e = b + t.length;
-        dl->AddText(font, font_size, ImVec2(x, r.text.y), scale_alpha(token_color(t.kind, env), alpha), b, e);
-        x += font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, b, e).x;
-      }
+      draw_code_tokens(listing, r.text, text, info.tokens, alpha, [&](CppTokenKind kind) { return token_color(kind, env); });
     }
   }
   clipper.End();

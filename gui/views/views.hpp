@@ -6,6 +6,10 @@
 
 #include <imgui.h>
 
+#include <cfloat>
+#include <string_view>
+#include <vector>
+
 #include "gui/core/app_state.hpp"
 #include "gui/widgets/raster_image.hpp"
 
@@ -69,6 +73,21 @@ CodeRow code_row(const CodeListing& l, const ViewEnv& env, uint32_t line, bool c
                  const uint32_t* count);
 // Scrolls a listing so a 1-based line is in view (0: nothing).
 void reveal_code_line(const CodeListing& l, uint32_t line);
+// A row's coloured tokens ({begin, length, kind} covering `text`) from `at`, colour by kind.
+template <class Token, class ColorOf>
+void draw_code_tokens(const CodeListing& l, ImVec2 at, std::string_view text, const std::vector<Token>& tokens,
+                      float alpha, ColorOf color_of) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (const Token& t : tokens) {
+    const char* b = text.data() + t.begin;
+    const char* e = b + t.length;
+    dl->AddText(l.font, l.font_size, at, scale_alpha(color_of(t.kind), alpha), b, e);
+    at.x += l.font->CalcTextSizeA(l.font_size, FLT_MAX, 0.0f, b, e).x;
+  }
+}
+// A listing's options: the "follow" checkbox and a "(?)" whose tooltip draws the legend.
+void follow_and_legend(bool& follow, const char* follow_tip, const ViewEnv& env,
+                       void (*legend)(const ViewEnv& env));
 // SameLine when an item `width` wide still fits on this line, else the next line.
 void same_line_if_fits(float width);
 
