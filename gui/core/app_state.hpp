@@ -23,6 +23,8 @@
 #include "gui/core/playback.hpp"
 #include "gui/core/problems_data.hpp"
 #include "gui/core/ptx_data.hpp"
+#include "gui/core/source_data.hpp"
+#include "gui/core/diff_data.hpp"
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
@@ -73,6 +75,8 @@ struct ViewCaches {
   MmaSyncCache mma_sync;                // the running mma.sync of the fragments view
   RequestChecker request_checker;       // the ladder's check of the edited request
   PtxRevealState ptx_reveal;            // lines the PTX view last scrolled to
+  SourceRevealState source_reveal;      // lines the Source view last scrolled to
+  std::shared_ptr<const DiffPrepared> diff;  // the Diff view's last diff (keyed on its choice)
   WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box
 };
 
@@ -89,6 +93,8 @@ struct AppState {
   FragmentViewOptions fragment_view;
   LadderViewOptions ladder_view;
   PtxViewOptions ptx_view;
+  SourceViewOptions source_view;
+  DiffViewOptions diff_view;
   ProblemsViewOptions problems_view;
   ThroughputControls throughput_view = default_throughput_controls();
   ViewCaches view_caches;

@@ -47,6 +47,9 @@ bool parse_view_name(const std::string& name, ViewId& out) {
 Settings Settings::defaults() {
   Settings s;
   s.show.fill(true);
+  // The Diff view is a question a learner asks now and then (View menu): closed at first, so
+  // the default layout keeps its room for the views that follow the cursor.
+  s.show[size_t(ViewId::diff)] = false;
   return s;
 }
 
