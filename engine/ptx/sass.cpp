@@ -19,7 +19,8 @@ namespace fs = std::filesystem;
 // becomes are listed: a wrong correction would be worse than ptxas's neighbour line.
 const std::vector<SignatureOp> kSignatureOps = {
     {"HGMMA", "wgmma.mma_async"},
-    {"UTMALDG", "cp.async.bulk.tensor"},
+    {"UTMALDG", "cp.async.bulk.tensor", ".shared::cluster.global"},  // a load: global -> shared
+    {"UTMASTG", "cp.async.bulk.tensor", ".global.shared::cta"},      // a store: shared -> global
     {"SYNCS.PHASECHK", "mbarrier.try_wait"},
     {"HMMA", "mma.sync"},
     {"LDSM", "ldmatrix"},
@@ -74,7 +75,9 @@ void correct_signature_op(std::vector<SassInstruction>& instructions, const Sign
                           const std::vector<std::string_view>& ptx_lines) {
   std::vector<uint32_t> op_lines;  // 1-based PTX lines of this operation, in order
   for (size_t i = 0; i < ptx_lines.size(); ++i)
-    if (starts_with(ptx_mnemonic(ptx_lines[i]), op.ptx_prefix)) op_lines.push_back(uint32_t(i + 1));
+    if (starts_with(ptx_mnemonic(ptx_lines[i]), op.ptx_prefix) &&
+        ptx_lines[i].substr(0, ptx_lines[i].find("//")).find(op.ptx_contains) != std::string_view::npos)
+      op_lines.push_back(uint32_t(i + 1));
   std::vector<SassInstruction*> sass;
   for (SassInstruction& inst : instructions)
     if (starts_with(inst.opcode, op.sass_prefix)) sass.push_back(&inst);

@@ -81,6 +81,7 @@ struct SassListing {
 struct SignatureOp {
   std::string_view sass_prefix;
   std::string_view ptx_prefix;
+  std::string_view ptx_contains = {};  // also required in the PTX line ("" for none)
 };
 extern const std::vector<SignatureOp> kSignatureOps;
 

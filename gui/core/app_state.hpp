@@ -22,6 +22,7 @@
 #include "gui/core/playback.hpp"
 #include "gui/core/problems_data.hpp"
 #include "gui/core/ptx_data.hpp"
+#include "gui/core/sass_data.hpp"
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
@@ -71,6 +72,7 @@ struct ViewCaches {
   FragmentGridCache fragment_grid;
   RequestChecker request_checker;       // the ladder's check of the edited request
   PtxRevealState ptx_reveal;            // lines the PTX view last scrolled to
+  SassRevealState sass_reveal;          // the PTX line the SASS view last scrolled to
   WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box
 };
 
