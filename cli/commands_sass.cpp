@@ -21,11 +21,7 @@ void add_sass_command(CLI::App& app, Streams io, int& exit_code) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
-  cmd->add_option("--mistake,--break", o->mistakes,
-                  "Switch on one of the kernel's deliberate mistakes (repeatable; see `gemmscope list --json`)")
-      ->delimiter(',')
-      ->type_name("MISTAKE")
-      ->check(non_empty("a mistake name"));
+  add_mistake_option(cmd, o->mistakes, "--mistake,--break");
   cmd->footer(
       "Needs the CUDA toolkit's ptxas and nvdisasm (or cuobjdump), found beside the ptxas gemmscope was built with, "
       "on PATH or in /usr/local/cuda/bin; GEMMSCOPE_PTXAS and GEMMSCOPE_NVDISASM name them.\n"

@@ -8,21 +8,12 @@
 #include "engine/ptx/ptxas.hpp"
 #include "tests/support/cli_run.hpp"
 #include "tests/support/ptxas_check.hpp"
+#include "tests/support/scoped_env.hpp"
 
 namespace {
 
 using gs::test::run_cli;
 using Catch::Matchers::Contains;
-
-struct ScopedEnv {
-  std::string name, old;
-  bool had = false;
-  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) had = true, old = v;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() { had ? (void)::setenv(name.c_str(), old.c_str(), 1) : (void)::unsetenv(name.c_str()); }
-};
 
 }  // namespace
 
@@ -42,7 +33,7 @@ TEST_CASE("cli: sass rejects bad input with exit 2, naming what is valid", "[cli
 }
 
 TEST_CASE("cli: sass without the toolkit says what to install and exits 1", "[cli][sass][errors]") {
-  const ScopedEnv no_ptxas("GEMMSCOPE_PTXAS", "/nonexistent/ptxas");
+  const gs::test::ScopedEnv no_ptxas("GEMMSCOPE_PTXAS", "/nonexistent/ptxas");
   const auto r = run_cli({"sass", "hopper_tma_wgmma_64"});
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Contains("CUDA toolkit") && Contains("ptxas") && Contains("nvdisasm"));
@@ -67,7 +58,7 @@ TEST_CASE("cli: sass prints ptxas's report and each address under its PTX line",
 
   SECTION("ptxas failing is a clear error with its log") {
     // A "ptxas" that rejects everything stands for a PTX it cannot assemble.
-    const ScopedEnv fake("GEMMSCOPE_PTXAS", "/bin/false");
+    const gs::test::ScopedEnv fake("GEMMSCOPE_PTXAS", "/bin/false");
     const auto f = run_cli({"sass", "simt_naive"});
     CHECK(f.code == 1);
     CHECK_THAT(f.err, Contains("ptxas could not assemble the PTX for sm_80"));

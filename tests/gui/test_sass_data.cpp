@@ -11,6 +11,7 @@
 #include "tests/gui/gui_fixture.hpp"
 #include "tests/gui/headless.hpp"
 #include "tests/support/ptxas_check.hpp"
+#include "tests/support/scoped_env.hpp"
 
 using namespace gs;
 using namespace gs::gui;
@@ -101,11 +102,12 @@ TEST_CASE("sass data: selecting a SASS instruction selects its PTX line, and the
 }
 
 TEST_CASE("sass data: without the toolkit the view's data says what to install", "[gui][sass]") {
-  ::setenv("GEMMSCOPE_PTXAS", "/nonexistent/ptxas", 1);
   AppState app;
   app.set_kernel(open_kernel({.kernel_id = "simt_naive", .only_traced_cta = true}));
-  compile_sass_now(app);
-  ::unsetenv("GEMMSCOPE_PTXAS");
+  {
+    const gs::test::ScopedEnv no_ptxas("GEMMSCOPE_PTXAS", "/nonexistent/ptxas");
+    compile_sass_now(app);
+  }
   const nlohmann::json d = describe_sass(app);
   CHECK(d["status"] == "no ptxas");
   CHECK_THAT(d["message"].get<std::string>(), Catch::Contains("CUDA toolkit"));

@@ -4,7 +4,6 @@
 // and skips unless GEMMSCOPE_REQUIRE_NVDISASM=1.
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -14,24 +13,13 @@
 #include "engine/ptx/sass.hpp"
 #include "run/sass_job.hpp"
 #include "tests/support/ptxas_check.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/support/scratch.hpp"
 
 using namespace gs;
 using Catch::Matchers::Contains;
 
 namespace {
-
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string name;
-  std::string old;
-  bool had = false;
-  ScopedEnv(std::string n, const std::string& value) : name(std::move(n)) {
-    if (const char* v = std::getenv(name.c_str())) had = true, old = v;
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnv() { had ? (void)::setenv(name.c_str(), old.c_str(), 1) : (void)::unsetenv(name.c_str()); }
-};
 
 run::SassReport hopper_report() { return run::run_sass({.kernel_id = "hopper_tma_wgmma_64"}); }
 
@@ -173,7 +161,7 @@ TEST_CASE("sass: the cubin's line table links step 11's SASS addresses to its PT
 }
 
 TEST_CASE("sass: without the toolkit the listing says what to install", "[ptx][sass]") {
-  const ScopedEnv no_ptxas("GEMMSCOPE_PTXAS", "/nonexistent/ptxas");
+  const gs::test::ScopedEnv no_ptxas("GEMMSCOPE_PTXAS", "/nonexistent/ptxas");
   const run::SassReport r = hopper_report();
   CHECK(r.listing.status == ptx::SassStatus::no_ptxas);
   CHECK_THAT(r.listing.message, Contains("CUDA toolkit") && Contains("nvdisasm"));
@@ -196,7 +184,7 @@ TEST_CASE("sass: a disassembler's listing is parsed and linked end to end", "[pt
                                        "a=0; while [ $a -lt 2048 ]; do printf '        /*%04x*/    FAKE.OP R%d ;\\n' $a $a; "
                                        "a=$((a+16)); done\n");
   ::chmod(script.c_str(), 0755);
-  const ScopedEnv fake("GEMMSCOPE_NVDISASM", script);
+  const gs::test::ScopedEnv fake("GEMMSCOPE_NVDISASM", script);
   const run::SassReport r = hopper_report();
   INFO(r.listing.message << "\n" << r.listing.disassembler_log);
   REQUIRE(r.listing.ok());
@@ -210,7 +198,7 @@ TEST_CASE("sass: a disassembler's listing is parsed and linked end to end", "[pt
   SECTION("a failing disassembler is reported with its exit code and output") {
     const std::string broken = dir.write("broken", "#!/bin/sh\necho 'nvdisasm fatal: cannot read' >&2\nexit 3\n");
     ::chmod(broken.c_str(), 0755);
-    const ScopedEnv env("GEMMSCOPE_NVDISASM", broken);
+    const gs::test::ScopedEnv env("GEMMSCOPE_NVDISASM", broken);
     const run::SassReport b = hopper_report();
     CHECK(b.listing.status == ptx::SassStatus::disassembler_failed);
     CHECK_THAT(b.listing.message, Contains("exit 3") && Contains("cannot read"));
