@@ -23,7 +23,7 @@ std::string ptx_line_text(const ptx::PtxModule& module, uint32_t line) {
 
 std::string report_line(const ptx::PtxasReport& r, size_t local_memory_instructions) {
   if (!r.found) return "ptxas: no resource report in its log";
-  std::string line = fmt::format("ptxas: {} registers, {} barriers, {} bytes shared memory, {} bytes stack frame, ",
+  std::string line = fmt::format("ptxas: {} registers, {} barriers, {} bytes static shared memory, {} bytes stack frame, ",
                                  r.registers, r.barriers, r.smem_bytes, r.stack_bytes);
   if (r.spills())
     line += fmt::format("SPILLS: {} bytes stored to and {} bytes loaded from local memory", r.spill_store_bytes,

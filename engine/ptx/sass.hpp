@@ -30,6 +30,7 @@ namespace gs::ptx {
 struct PtxasReport {
   bool found = false;  // the log held a report
   uint32_t registers = 0, barriers = 0;
+  // smem_bytes: static shared memory only (ptxas does not see .extern dynamic shared memory).
   uint64_t smem_bytes = 0, stack_bytes = 0, spill_store_bytes = 0, spill_load_bytes = 0;
   bool spills() const { return spill_store_bytes + spill_load_bytes > 0; }
 };

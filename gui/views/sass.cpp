@@ -40,7 +40,7 @@ ImU32 opcode_color(const ptx::SassInstruction& inst, const ViewEnv& env) {
 void draw_report(const ptx::SassListing& s, const ViewEnv& env) {
   const ptx::PtxasReport& r = s.report;
   if (!r.found) return;
-  ImGui::Text("%s: %u registers, %llu B shared, %llu B stack", s.arch.c_str(), r.registers,
+  ImGui::Text("%s: %u registers, %llu B static shared, %llu B stack", s.arch.c_str(), r.registers,
               (unsigned long long)r.smem_bytes, (unsigned long long)r.stack_bytes);
   ImGui::SameLine();
   if (r.spills() || s.local_memory_count() > 0) {

@@ -51,7 +51,7 @@ TEST_CASE("cli: sass prints ptxas's report and each address under its PTX line",
   // With a disassembler: exit 0; without one, the addresses and their PTX lines with exit 1.
   CHECK((r.code == 0 || r.code == 1));
   CHECK_THAT(r.out, Contains("hopper_tma_wgmma_64 (M=128 N=128 K=128) for sm_90a"));
-  CHECK_THAT(r.out, Contains("ptxas:") && Contains("registers") && Contains("16392 bytes shared memory") &&
+  CHECK_THAT(r.out, Contains("ptxas:") && Contains("registers") && Contains("16392 bytes static shared memory") &&
                         Contains("no spills"));
   CHECK_THAT(r.out, Contains("st.global.v2.f32"));
   if (r.code == 1) CHECK_THAT(r.err, Contains("nvdisasm"));
