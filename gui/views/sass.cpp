@@ -68,8 +68,14 @@ void draw_sass(AppState& app, const ViewEnv& env) {
   }
   const ptx::SassListing& s = *listing;
   draw_report(s, env);
-  if (!s.ok()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, s.instructions.empty() ? error_color(env) : warn_color(env));
+  if (s.status == ptx::SassStatus::no_disassembler) {
+    // The listing is still useful (addresses and PTX lines): one line, the rest on hover.
+    ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+    ImGui::TextUnformatted("no nvdisasm: addresses and PTX lines only (?)");
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.message.c_str());
+  } else if (!s.ok()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, error_color(env));
     ImGui::TextWrapped("%s", s.message.c_str());
     ImGui::PopStyleColor();
     if (!s.ptxas_log.empty() && s.status == ptx::SassStatus::ptxas_failed && ImGui::IsItemHovered())
