@@ -31,11 +31,7 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
-  cmd->add_option("--break", o->mistakes,
-                  "Switch on one of the kernel's deliberate mistakes (repeatable; see `gemmscope list --json`)")
-      ->delimiter(',')
-      ->type_name("MISTAKE")
-      ->check(non_empty("a mistake name"));
+  add_mistake_option(cmd, o->mistakes);
   add_param_option(cmd, o->params);
   cmd->add_option("--inputs", o->inputs,
                   "int: integers in [-4,4], checked exactly (default); random: uniform in [-1,1), checked to a "

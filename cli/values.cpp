@@ -204,4 +204,12 @@ kernels::GemmShape parse_bench_size(const std::string& text) {
   return {uint32_t((*v)[0]), uint32_t((*v)[1]), uint32_t((*v)[2])};
 }
 
+void add_mistake_option(CLI::App* cmd, std::vector<std::string>& mistakes, const std::string& names) {
+  cmd->add_option(names, mistakes,
+                  "Switch on one of the kernel's deliberate mistakes (repeatable; see `gemmscope list --json`)")
+      ->delimiter(',')
+      ->type_name("MISTAKE")
+      ->check(non_empty("a mistake name"));
+}
+
 }  // namespace gs::cli

@@ -25,6 +25,7 @@
 #include "gui/core/ptx_data.hpp"
 #include "gui/core/source_data.hpp"
 #include "gui/core/diff_data.hpp"
+#include "gui/core/sass_data.hpp"
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
@@ -77,6 +78,7 @@ struct ViewCaches {
   PtxRevealState ptx_reveal;            // lines the PTX view last scrolled to
   SourceRevealState source_reveal;      // lines the Source view last scrolled to
   std::shared_ptr<const DiffPrepared> diff;  // the Diff view's last diff (keyed on its choice)
+  SassRevealState sass_reveal;          // the PTX line the SASS view last scrolled to
   WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box
 };
 

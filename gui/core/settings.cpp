@@ -50,6 +50,7 @@ Settings Settings::defaults() {
   // The Diff view is a question a learner asks now and then (View menu): closed at first, so
   // the default layout keeps its room for the views that follow the cursor.
   s.show[size_t(ViewId::diff)] = false;
+  s.show[size_t(ViewId::sass)] = false;  // the View menu opens it; the program column is full
   return s;
 }
 
