@@ -17,11 +17,13 @@ void add_sass_command(CLI::App& app, Streams io, int& exit_code) {
     std::string id;
     uint32_t m = 0, n = 0, k = 0;
     std::vector<std::string> mistakes;
+    std::vector<std::string> params;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
   add_mistake_option(cmd, o->mistakes, "--mistake,--break");
+  add_param_option(cmd, o->params);
   cmd->footer(
       "Needs the CUDA toolkit's ptxas and nvdisasm (or cuobjdump), found beside the ptxas gemmscope was built with, "
       "on PATH or in /usr/local/cuda/bin; GEMMSCOPE_PTXAS and GEMMSCOPE_NVDISASM name them.\n"
@@ -32,6 +34,7 @@ void add_sass_command(CLI::App& app, Streams io, int& exit_code) {
     req.kernel_id = o->id;
     req.shape = {o->m, o->n, o->k};
     req.mistakes = std::set<std::string>(o->mistakes.begin(), o->mistakes.end());
+    req.params = parse_params(o->params);
     const run::SassReport report = run::run_sass(req);
     const std::string text = run::sass_report_text(report);
     if (report.listing.ok()) {

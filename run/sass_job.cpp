@@ -43,7 +43,8 @@ SassReport run_sass(const SassRequest& req) {
   r.kernel_id = info.id;
   r.shape = info.resolve(req.shape);
   r.mistakes = req.mistakes;
-  const ir::Kernel kernel = kernels::build_kernel(info, {r.shape, r.mistakes});
+  r.params = kernels::resolve_params(info, req.params);
+  const ir::Kernel kernel = kernels::build_kernel(info, {r.shape, r.mistakes, r.params});
   r.module = ptx::emit(kernel);
   r.listing = ptx::compile_sass(r.module.text, kernel.target);
   return r;
@@ -53,6 +54,7 @@ std::string sass_report_text(const SassReport& r) {
   const ptx::SassListing& s = r.listing;
   std::string out = fmt::format("{} (M={} N={} K={}) for {}", r.kernel_id, r.shape.m, r.shape.n, r.shape.k, s.arch);
   for (const std::string& m : r.mistakes) out += fmt::format(", mistake {}", m);
+  if (const std::string p = kernels::params_text(r.params); !p.empty()) out += ", " + p;
   out += "\n";
   if (s.status == ptx::SassStatus::no_ptxas || s.status == ptx::SassStatus::ptxas_failed) {
     out += s.message + "\n";

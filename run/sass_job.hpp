@@ -20,12 +20,14 @@ struct SassRequest {
   std::string kernel_id;
   kernels::GemmShape shape;        // a 0 takes that dimension of the kernel's example shape
   std::set<std::string> mistakes;  // names from the kernel's registry entry
+  kernels::ParamValues params;     // build parameters; an unset one takes the kernel's default
 };
 
 struct SassReport {
   std::string kernel_id;
   kernels::GemmShape shape;
   std::set<std::string> mistakes;
+  kernels::ParamValues params;  // every parameter the kernel declares, as built
   ptx::PtxModule module;     // the PTX that was compiled (its lines are SassInstruction::ptx_line)
   ptx::SassListing listing;
 };
