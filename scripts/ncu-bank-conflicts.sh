@@ -106,7 +106,7 @@ profile() {
   rows+=("$(printf '%-40s %-14s %14s %12s %12s %12s  %s' "$tag" "$shape" "$model" "$ld" "$st" "$total" "$verdict")")
 }
 
-KERNELS=${KERNELS:-$("$GEMMSCOPE" list | awk 'NR > 1 { print $2 }')}
+KERNELS=${KERNELS:-$("$GEMMSCOPE" list | awk 'NR > 1 && $1 ~ /^[0-9]+$/ && $3 != "sm_100a" { print $2 }')}
 for id in $KERNELS; do profile "$id"; done
 # MISTAKES="ID:MISTAKE ..." adds rows for kernels with a deliberate mistake on (one that
 # neither hangs nor faults: ncu profiles one launch of it).
