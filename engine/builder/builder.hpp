@@ -195,7 +195,8 @@ class Builder {
   void tcgen05_alloc(const Addr& smem_dst, const Src& ncols, CtaGroup group = CtaGroup::one);
   void tcgen05_dealloc(const Src& taddr, const Src& ncols, CtaGroup group = CtaGroup::one);
   void tcgen05_relinquish_alloc_permit(CtaGroup group = CtaGroup::one);
-  // One thread issues it: D[d_tmem] (+)= A * B; enable_input_d false overwrites D.
+  // One thread issues it: D[d_tmem] (+)= A * B; enable_input_d false overwrites D. A TMEM
+  // address in a register other than .b32 is first copied into a .b32 one (ptxas wants that).
   void tcgen05_mma(const Addr& d_tmem, const Reg& a_desc, const Reg& b_desc, const Src& idesc,
                    const Reg& enable_input_d, CtaGroup group = CtaGroup::one);
   // The same with A read from tensor memory at a_tmem.

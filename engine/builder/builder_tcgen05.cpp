@@ -41,6 +41,17 @@ void check_repeat(size_t x, const char* what) {
         fmt::format("{}.32x32b.x{}: the repeat count is a power of two from 1 to 128", what, x));
 }
 
+// tcgen05.mma's tensor-memory operands must be .b32 registers: ptxas rejects a .u32 one
+// ("Arguments mismatch for instruction 'tcgen05.mma'", facts table mma_address_b32), while ld,
+// st and dealloc take either. An address in another register type is copied into a .b32 one.
+Addr b32_address(Builder& b, const Addr& a) {
+  if (a.operand.kind != ir::OperandKind::mem_reg) return a;
+  const ir::RegInfo& info = b.kernel().regs.at(a.operand.id);
+  if (info.type == Type::b32) return a;
+  Reg copy = b.mov(Type::b32, Reg(&b, a.operand.id, info.type), info.name + "_b32");
+  return Addr::at(copy, a.operand.imm);
+}
+
 }  // namespace
 
 void Builder::tcgen05_alloc(const Addr& smem_dst, const Src& ncols, CtaGroup group) {
@@ -63,16 +74,18 @@ void Builder::tcgen05_relinquish_alloc_permit(CtaGroup group) {
 
 void Builder::tcgen05_mma(const Addr& d_tmem, const Reg& a_desc, const Reg& b_desc, const Src& idesc,
                           const Reg& enable_input_d, CtaGroup group) {
+  const Addr d = b32_address(*this, d_tmem);
   Inst i{.op = pick(group, Op::tcgen05_mma, Op::tcgen05_mma_cta_pair)};
-  i.operands = {d_tmem.operand, Operand::reg(a_desc.id()), Operand::reg(b_desc.id()), idesc.operand,
+  i.operands = {d.operand, Operand::reg(a_desc.id()), Operand::reg(b_desc.id()), idesc.operand,
                 Operand::reg(enable_input_d.id())};
   record(std::move(i));
 }
 
 void Builder::tcgen05_mma_tmem_a(const Addr& d_tmem, const Addr& a_tmem, const Reg& b_desc, const Src& idesc,
                                  const Reg& enable_input_d, CtaGroup group) {
+  const Addr d = b32_address(*this, d_tmem), a = b32_address(*this, a_tmem);
   Inst i{.op = pick(group, Op::tcgen05_mma_tmem_a, Op::tcgen05_mma_cta_pair_tmem_a)};
-  i.operands = {d_tmem.operand, a_tmem.operand, Operand::reg(b_desc.id()), idesc.operand,
+  i.operands = {d.operand, a.operand, Operand::reg(b_desc.id()), idesc.operand,
                 Operand::reg(enable_input_d.id())};
   record(std::move(i));
 }

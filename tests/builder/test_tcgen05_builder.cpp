@@ -23,10 +23,11 @@ std::string last(const Builder& b) {
 // real kernel would: alloc, MMA, commit, wait, ld, st, dealloc.
 ir::Kernel every_method(CtaGroup group) {
   Builder b(group == CtaGroup::one ? "tcgen05_one" : "tcgen05_pair", ir::Arch::sm_100a);
-  b.set_launch({.block = {128, 1, 1}, .cluster = {group == CtaGroup::one ? 1u : 2u, 1, 1}});
+  const uint32_t ctas = group == CtaGroup::one ? 1u : 2u;
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {128, 1, 1}, .cluster = {ctas, 1, 1}});
   Smem tiles = b.shared("tiles", 2 * 16384, 1024, ir::SmemUse::tile, layout::Swizzle::b128);
   Smem bar = b.shared("done", 8, 8, ir::SmemUse::mbarrier);
-  Smem slot = b.shared("tmem_slot", 4, 4, ir::SmemUse::other);
+  Smem slot = b.shared("tmem_slot", 4, 16, ir::SmemUse::other);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg tiles_addr = b.smem_address(tiles, 0, "tiles_addr");
   b.mbarrier_init(bar.at(), 1);
@@ -60,7 +61,7 @@ ir::Kernel every_method(CtaGroup group) {
 
 TEST_CASE("golden: tcgen05 allocation, MMA, commit and fences", "[builder][ptx][tcgen05]") {
   Builder b("golden", ir::Arch::sm_100a);
-  Smem slot = b.shared("slot", 4, 4, ir::SmemUse::other);
+  Smem slot = b.shared("slot", 4, 16, ir::SmemUse::other);
   Reg t = b.mov(Type::u32, 0, "t");
   Reg p = (t == 0).named("acc");
   Reg d = b.mov(Type::b64, 0, "d");
@@ -76,12 +77,20 @@ TEST_CASE("golden: tcgen05 allocation, MMA, commit and fences", "[builder][ptx][
   CHECK(last(b) == "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %t, 64;");
   b.tcgen05_dealloc(t, t, CtaGroup::two);
   CHECK(last(b) == "tcgen05.dealloc.cta_group::2.sync.aligned.b32 %t, %t;");
-  b.tcgen05_mma(Addr::at(t), d, d, 0x08400490u, p);
-  CHECK(last(b) == "tcgen05.mma.cta_group::1.kind::f16 [%t], %d, %d, 0x8400490, %acc;");
-  b.tcgen05_mma(Addr::at(t), d, d, t, p, CtaGroup::two);
-  CHECK(last(b) == "tcgen05.mma.cta_group::2.kind::f16 [%t], %d, %d, %t, %acc;");
-  b.tcgen05_mma_tmem_a(Addr::at(t), Addr::at(t, 64), d, t, p);
-  CHECK(last(b) == "tcgen05.mma.cta_group::1.kind::f16 [%t], [%t+64], %d, %t, %acc;");
+  Reg tm = b.mov(Type::b32, 0, "tm");  // tcgen05.mma wants its TMEM addresses in .b32 registers
+  b.tcgen05_mma(Addr::at(tm), d, d, 0x08400490u, p);
+  CHECK(last(b) == "tcgen05.mma.cta_group::1.kind::f16 [%tm], %d, %d, 0x8400490, %acc;");
+  b.tcgen05_mma(Addr::at(tm), d, d, t, p, CtaGroup::two);
+  CHECK(last(b) == "tcgen05.mma.cta_group::2.kind::f16 [%tm], %d, %d, %t, %acc;");
+  b.tcgen05_mma_tmem_a(Addr::at(tm), Addr::at(tm, 64), d, t, p);
+  CHECK(last(b) == "tcgen05.mma.cta_group::1.kind::f16 [%tm], [%tm+64], %d, %t, %acc;");
+  // A .u32 address is copied into a .b32 register first (ptxas rejects [%u32] here).
+  const size_t before = b.kernel().insts.size();
+  b.tcgen05_mma(Addr::at(t, 32), d, d, t, p);
+  CHECK(last(b) == "tcgen05.mma.cta_group::1.kind::f16 [%t_b32+32], %d, %d, %t, %acc;");
+  REQUIRE(b.kernel().insts.size() == before + 2);
+  const ir::Kernel& k = b.kernel();
+  CHECK(ptx::format_instruction(k, ptx::register_names(k), k.insts[before]) == "mov.b32 %t_b32, %t;");
   b.tcgen05_commit(slot.at());
   CHECK(last(b) == "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [gs_smem];");
   b.tcgen05_commit(slot.at(), CtaGroup::two);
@@ -119,7 +128,7 @@ TEST_CASE("golden: tcgen05 ld/st and the two descriptors", "[builder][ptx][tcgen
 
 TEST_CASE("tcgen05 builder: bad counts and shapes are refused with the rule", "[builder][tcgen05]") {
   Builder b("bad", ir::Arch::sm_100a);
-  Smem slot = b.shared("slot", 4, 4, ir::SmemUse::other);
+  Smem slot = b.shared("slot", 4, 16, ir::SmemUse::other);
   Reg t = b.mov(Type::u32, 0, "t");
   CHECK_THROWS_WITH(b.tcgen05_alloc(slot.at(), 48), Catch::Contains("tcgen05.alloc of 48 columns") &&
                                                       Catch::Contains("power of two of columns from 32 to 512"));
