@@ -56,6 +56,9 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"steady-state-wait-at-tail", {"cp-async-read-before-wait", true}},
       {"no-sync-before-prefetch", {"cp-async-race", false}},
       {"unswizzled-ldmatrix", {"", false, "bank-conflicts"}},
+      {"ld-before-commit", {"tmem-read-before-commit", false}},
+      {"wrong-lane-quarter", {"tmem-wrong-lane-quarter", true}},
+      {"no-dealloc", {"tmem-not-freed", false}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {
