@@ -44,9 +44,14 @@ enum class Mistake {
 // K-major tiles; warp 0 allocates `columns`; thread 0 issues 4 MMAs (k16 steps, the
 // descriptors' start advancing 32 bytes) and commits to an mbarrier; every warp waits on it
 // and reads its 32 lanes with tcgen05.ld.32x32b.x8, 8 columns at a time, into C.
-ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none) {
+// pair: the same with cta_group::2 over a 2-CTA cluster: CTA r holds A rows 128r.. and B's
+// columns r*N/2.., thread 0 of rank 0 issues M=256 MMAs, the commit multicasts to both CTAs'
+// barriers, and each CTA reads its 128 rows of D from its own tensor memory.
+ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none, bool pair = false) {
+  const uint32_t ctas = pair ? 2 : 1;
+  const CtaGroup group = pair ? CtaGroup::two : CtaGroup::one;
   Builder b("tcgen05_tile", ir::Arch::sm_100a);
-  b.set_launch({.grid = {1, 1, 1}, .block = {128, 1, 1}});
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {128, 1, 1}, .cluster = {ctas, 1, 1}});
   b.use_dynamic_smem();  // 48 KiB of tiles and the barrier: past the static 48 KiB
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
   auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
@@ -60,6 +65,7 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none) {
   Reg lane = (tid & 31).named("lane");
   Reg A = b.global_ptr(pa, "A_ptr"), B = b.global_ptr(pb, "B_ptr"), C = b.global_ptr(pc, "C_ptr");
   Reg a_base = b.smem_address(a_tile, 0, "a_base"), b_base = b.smem_address(b_tile, 0, "b_base");
+  Reg rank = pair ? b.special(ir::Special::cluster_ctarank, "rank") : b.mov(Type::u32, 0, "rank");
   // Row r of a K-major 128B-swizzled tile: chunk c (16 bytes) at (r*128 + c*16) ^ ((r % 8) << 4).
   const auto copy_row = [&](const Reg& src_row, const Reg& tile_base, const Reg& r) {
     for (uint32_t chunk = 0; chunk < 8; ++chunk) {
@@ -68,11 +74,13 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none) {
       b.st(ir::Op::st_shared, Type::b32, Addr::at((tile_base + off).named("dst")), v);
     }
   };
-  copy_row((A + b.mul_wide(tid, kK * 2, "a_off")).named("a_row"), a_base, tid);
-  for (uint32_t r0 = 0; r0 < n; r0 += 128)
-    b.if_((tid < n - r0).named("has_b_row"), [&] {
+  copy_row((A + b.mul_wide((tid + (rank << 7)).named("a_r"), kK * 2, "a_off")).named("a_row"), a_base, tid);
+  const uint32_t b_rows = n / ctas;
+  for (uint32_t r0 = 0; r0 < b_rows; r0 += 128)
+    b.if_((tid < b_rows - r0).named("has_b_row"), [&] {
       Reg r = (tid + r0).named("b_r");
-      copy_row((B + b.mul_wide(r, kK * 2, "b_off")).named("b_row"), b_base, r);
+      Reg src = (r + rank * b_rows).named("b_src");
+      copy_row((B + b.mul_wide(src, kK * 2, "b_off")).named("b_row"), b_base, r);
     });
   b.fence_proxy_async();  // the tensor core (async proxy) reads what st.shared wrote
   b.if_((tid == 0).named("t0"), [&] {
@@ -81,16 +89,20 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none) {
   });
   const uint32_t columns = n < 32 ? 32 : n;
   b.if_((warp == 0).named("w0"), [&] {
-    if (mistake == Mistake::bad_column_count) b.tcgen05_alloc(slot.at(), b.mov(Type::u32, 48, "ncols"));
-    else b.tcgen05_alloc(slot.at(), columns);
-    b.tcgen05_relinquish_alloc_permit();
+    if (mistake == Mistake::bad_column_count) b.tcgen05_alloc(slot.at(), b.mov(Type::u32, 48, "ncols"), group);
+    else b.tcgen05_alloc(slot.at(), columns, group);
+    b.tcgen05_relinquish_alloc_permit(group);
   });
   b.tcgen05_fence_before_thread_sync();
   b.bar_sync(0);
   b.tcgen05_fence_after_thread_sync();
+  if (pair) {  // the peer's tiles, barrier and columns are ready before rank 0 issues
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
   Reg tmem = b.ld_shared(Type::u32, slot.at(), "tmem");
-  b.if_((tid == 0).named("issuer"), [&] {
-    layout::UmmaInstrDesc id{.m = mistake == Mistake::bad_m ? 256u : kM, .n = n};
+  b.if_(((tid | rank) == 0).named("issuer"), [&] {
+    layout::UmmaInstrDesc id{.m = mistake == Mistake::bad_m || pair ? 256u : kM, .n = n};
     Reg idesc = b.tmem_instr_descriptor(id, "idesc");
     for (uint32_t kk = 0; kk < kK / 16; ++kk) {
       Reg a_at = (a_base + 32 * kk).named("a_at"), b_at = (b_base + 32 * kk).named("b_at");
@@ -99,14 +111,16 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none) {
                                                    : b.umma_descriptor(a_at, layout::umma_descriptor_from(sm90), "a_desc");
       Reg bd = b.umma_descriptor(b_at, layout::umma_descriptor_from(sm90), "b_desc");
       Reg accumulate = (b.mov(Type::u32, kk, "kk") != 0).named("accumulate");
-      b.tcgen05_mma(Addr::at(tmem), ad, bd, idesc, accumulate);
+      b.tcgen05_mma(Addr::at(tmem), ad, bd, idesc, accumulate, group);
     }
-    if (mistake != Mistake::no_commit) b.tcgen05_commit(bar.at());
+    if (mistake == Mistake::no_commit) return;
+    if (pair) b.tcgen05_commit_multicast(bar.at(), b.mov(Type::b16, 3, "both"), group);
+    else b.tcgen05_commit(bar.at());
   });
   if (mistake != Mistake::no_commit_wait) b.mbarrier_wait(bar.at(), 0);
   b.tcgen05_fence_after_thread_sync();
   Reg quarter = mistake == Mistake::wrong_quarter ? ((warp + 1) & 3).named("quarter") : (warp & 3).named("quarter");
-  Reg row = ((warp << 5) + lane).named("row");
+  Reg row = ((rank << 7) + (warp << 5) + lane).named("row");
   Reg c_row = (C + b.mul_wide(row, n * 4, "c_off")).named("c_row");
   for (uint32_t col = 0; col < n; col += 8) {
     Reg taddr = (tmem + (quarter << 21) + col).named("taddr");  // lane 32*quarter in bits 31-16
@@ -120,7 +134,7 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none) {
   b.bar_sync(0);
   const uint32_t freeing_warp = mistake == Mistake::dealloc_other_warp ? 1 : 0;
   if (mistake != Mistake::no_dealloc)
-    b.if_((warp == freeing_warp).named("frees"), [&] { b.tcgen05_dealloc(tmem, columns); });
+    b.if_((warp == freeing_warp).named("frees"), [&] { b.tcgen05_dealloc(tmem, columns, group); });
   b.ret();
   return b.finish();
 }
@@ -132,7 +146,7 @@ struct TileRun {
 
 // Random integer (or real, rounded to bf16) inputs; the reference in double, compared exactly
 // for integers and to a relative 1e-5 otherwise.
-TileRun run_tile(const ir::Kernel& k, uint32_t n, bool integer, uint64_t seed = 7) {
+TileRun run_tile(const ir::Kernel& k, uint32_t n, bool integer, uint64_t seed = 7, uint32_t m = kM) {
   model::GemmBuffers bufs;
   std::mt19937_64 rng(seed);
   const auto draw = [&] {
@@ -140,7 +154,7 @@ TileRun run_tile(const ir::Kernel& k, uint32_t n, bool integer, uint64_t seed = 
     const float v = integer ? float(int(x % 9) - 4) : float(double(x >> 11) / double(1ull << 53) * 2.0 - 1.0);
     return model::bf16_to_f32(model::f32_to_bf16_rne(v));
   };
-  std::vector<float> A(kM * kK), B(size_t(n) * kK);
+  std::vector<float> A(size_t(m) * kK), B(size_t(n) * kK);
   bufs.a.resize(A.size() * 2);
   bufs.b.resize(B.size() * 2);
   for (size_t i = 0; i < A.size(); ++i) {
@@ -153,15 +167,15 @@ TileRun run_tile(const ir::Kernel& k, uint32_t n, bool integer, uint64_t seed = 
     const uint16_t h = model::f32_to_bf16_rne(B[i]);
     std::memcpy(bufs.b.data() + 2 * i, &h, 2);
   }
-  bufs.c.assign(size_t(kM) * n * 4, 0xFF);
+  bufs.c.assign(size_t(m) * n * 4, 0xFF);
   TileRun r;
   r.result = model::simulate(k, bufs);
-  for (uint32_t m = 0; m < kM; ++m)
+  for (uint32_t row = 0; row < m; ++row)
     for (uint32_t j = 0; j < n; ++j) {
       double ref = 0;
-      for (uint32_t kk = 0; kk < kK; ++kk) ref += double(A[m * kK + kk]) * double(B[size_t(j) * kK + kk]);
+      for (uint32_t kk = 0; kk < kK; ++kk) ref += double(A[row * kK + kk]) * double(B[size_t(j) * kK + kk]);
       float c;
-      std::memcpy(&c, bufs.c.data() + 4 * (size_t(m) * n + j), 4);
+      std::memcpy(&c, bufs.c.data() + 4 * (size_t(row) * n + j), 4);
       const bool ok = integer ? double(c) == ref : std::abs(double(c) - ref) <= 1e-5 * (1 + std::abs(ref));
       if (!ok) ++r.mismatches;
     }
@@ -225,4 +239,18 @@ TEST_CASE("tcgen05: the commit's arrival waits for the MMAs on the tensor core",
   REQUIRE(r.result.completed);
   CHECK(r.result.stats.traced_cta_cycles >= 4 * model::timing::tcgen05_busy_cycles(128, 256));
   CHECK(r.result.stats.mma_ops == 4);
+}
+
+TEST_CASE("tcgen05 cta_group::2: a 256xNx64 tile split over a CTA pair is exact, for N = 64, 256", "[model][tcgen05]") {
+  for (uint32_t n : {64u, 256u}) {
+    for (bool integer : {true, false}) {
+      INFO("N=" << n << (integer ? " integer" : " random"));
+      const TileRun r = run_tile(tile_kernel(n, Mistake::none, /*pair=*/true), n, integer, 11, 2 * kM);
+      INFO(details(r.result));
+      REQUIRE(r.result.completed);
+      CHECK(r.result.hazards.empty());
+      CHECK(r.mismatches == 0);
+      CHECK(r.result.stats.mma_ops == 4);  // one thread of the pair issued them
+    }
+  }
 }
