@@ -167,6 +167,8 @@ TmemState tmem_state(const TmemHistory& h, const Snapshot& s) {
     for (uint32_t q = lane / kTmemQuarterLanes; q < 4 && q * kTmemQuarterLanes < lane + lanes; ++q)
       for (uint32_t b = column / kTmemColumnBlock; b < kBlocks && b * kTmemColumnBlock < column + columns; ++b) {
         TmemCellState& c = st.cells[q * kBlocks + b];
+        // Only allocated columns hold anything: after a dealloc the picture is free again.
+        if (state != TmemCellState::allocated && c == TmemCellState::free) continue;
         if (!only_raise || c < state) c = state;
       }
   };
