@@ -124,8 +124,8 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
   b.comment("warps 0-3: drain the accumulator, one quarter of TMEM's lanes each");
   b.if_((warp < 4).named("epilogue_warp"), [&] {
     b.role(ir::WarpRole::epilogue, [&] {
-      // Mistake ld-before-commit: no wait for the final commit.
-      if (!cfg.has("ld-before-commit")) b.mbarrier_wait(tmem_full.at(), 0u);
+      // Mistake skip-tmem-full-wait: no wait for the final commit.
+      if (!cfg.has("skip-tmem-full-wait")) b.mbarrier_wait(tmem_full.at(), 0u);
       b.tcgen05_fence_after_thread_sync();
       // Mistake wrong-lane-quarter: warp w reads the lanes of quarter w+1 (its rows stay 32w..).
       Reg quarter = cfg.has("wrong-lane-quarter") ? ((warp + 1) & 3).named("quarter") : warp;
@@ -169,9 +169,9 @@ KernelInfo blackwell_ws_ring_info() {
       "tcgen05.ld.32x32b.x32, 32 columns at a time. Finally the allocating warp frees the columns.";
   k.example_shape = {256, 512, 512};  // 8 K blocks: the 4-stage ring wraps once
   k.mistakes = {
-      {"ld-before-commit", "the epilogue does not wait on tmem_full before tcgen05.ld",
-       "the epilogue reads TMEM while the MMAs are still accumulating into it: the model names the read "
-       "before the commit's barrier completed, and C is wrong"},
+      {"skip-tmem-full-wait", "the epilogue does not wait on tmem_full before tcgen05.ld",
+       "the epilogue reads TMEM at once, before the MMA thread has issued (let alone finished) the MMAs that "
+       "fill it: C is wrong; a read of columns an MMA is still writing is a tmem-read-before-commit hazard"},
       {"wrong-lane-quarter", "epilogue warp w reads the lanes of quarter w+1",
        "a warp may only access its own quarter of TMEM's lanes (warp % 4): the model reports the access"},
       {"no-dealloc", "the allocating warp never runs tcgen05.dealloc",

@@ -68,7 +68,7 @@ TEST_CASE("blackwell: step 21 is a TMA warp, one MMA thread and an epilogue warp
     }
   // The mistakes change what they say they change.
   CHECK(count(op_counts(kernels::build_kernel(info, {{256, 512, 512}, {"no-dealloc"}})), ir::Op::tcgen05_dealloc) == 0);
-  const auto early = op_counts(kernels::build_kernel(info, {{256, 512, 512}, {"ld-before-commit"}}));
+  const auto early = op_counts(kernels::build_kernel(info, {{256, 512, 512}, {"skip-tmem-full-wait"}}));
   CHECK(count(early, ir::Op::mbarrier_try_wait_parity) == count(c, ir::Op::mbarrier_try_wait_parity) - 1);
 }
 
