@@ -425,6 +425,15 @@ inline uint32_t append(Table<T>& table, const T& record) {
   return append(cta.trace->events, Event{cycle, kind, warp == kNoWarp ? kNoWarp : uint16_t(cta.launch.trace_warp_base + warp), inst, mask,
                                          payload, a, uint8_t(cta.launch.cluster_rank)});
 }
+// A tensor-memory operation on `cta`'s TMEM (its event carries that CTA's rank); returns the
+// record's index in Trace::tmem, so that a completion can stamp complete_cycle later, or
+// kNone for an untraced CTA.
+inline uint32_t trace_tmem(Cta& cta, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask, const TmemOp& op) {
+  if (!cta.trace) return kNone;
+  const uint32_t index = append(cta.trace->tmem, op);
+  trace_event(cta, EventKind::tmem_op, cycle, warp, inst, mask, index, uint32_t(op.kind));
+  return index;
+}
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value);
 

@@ -52,7 +52,21 @@ const char* event_kind_name(EventKind k) {
     case EventKind::mma_wait_blocked: return "mma_wait_blocked";
     case EventKind::mma_wait_released: return "mma_wait_released";
     case EventKind::reg_limit: return "reg_limit";
+    case EventKind::tmem_op: return "tmem_op";
     case EventKind::count_: break;
+  }
+  return "?";
+}
+
+const char* tmem_op_kind_name(TmemOpKind k) {
+  switch (k) {
+    case TmemOpKind::alloc: return "alloc";
+    case TmemOpKind::dealloc: return "dealloc";
+    case TmemOpKind::relinquish: return "relinquish";
+    case TmemOpKind::mma: return "mma";
+    case TmemOpKind::commit: return "commit";
+    case TmemOpKind::load: return "load";
+    case TmemOpKind::store: return "store";
   }
   return "?";
 }
