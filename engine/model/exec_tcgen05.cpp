@@ -24,6 +24,17 @@ namespace {
 
 uint32_t first_lane(uint32_t mask) { return uint32_t(std::countr_zero(mask | 0x80000000u)); }
 
+uint8_t cta_group_of(const ir::Inst& in) {
+  return ir::op_info(in.op).spelling.find("cta_group::2") != std::string_view::npos ? 2 : 1;
+}
+
+// The trace's record of a synchronous TMEM op of this warp (trace.hpp, TmemOp): it happens at issue.
+void trace_now(ExecContext& x, TmemOp op) {
+  op.issue_cycle = op.complete_cycle = x.cta.now;
+  op.cta_group = cta_group_of(x.inst);
+  trace_tmem(x.cta, x.cta.now, x.warp.id, x.inst_id, x.mask, op);
+}
+
 // tcgen05.alloc: the warp gets the lowest free block of `ncols` columns, aligned to its size
 // (where the hardware places it is not documented; the address is read back from shared
 // memory, so no kernel depends on it), and the address lands in shared memory.
@@ -72,6 +83,7 @@ void tmem_alloc(ExecContext& x) {
   if (t.cells.empty()) t.cells.assign(size_t(TensorMemory::kLanes) * TensorMemory::kColumns, 0);
   t.allocations.push_back({col, n, w.id, x.inst_id});
   t.alloc_warp = w.id;
+  trace_now(x, {.kind = TmemOpKind::alloc, .column = col, .lanes = TensorMemory::kLanes, .columns = n});
   const uint32_t dst = memory_address32(x, o.dst, lane);
   if (uint8_t* p = smem_ptr(x, dst, 4, lane, /*store=*/true)) {
     check_shared_words(x, dst, 4, lane, /*store=*/true);
@@ -103,6 +115,7 @@ void tmem_dealloc(ExecContext& x) {
                        "allocate and free",
                        w.id, it->col, it->col + it->ncols - 1, it->warp));
   t.allocations.erase(it);
+  trace_now(x, {.kind = TmemOpKind::dealloc, .column = col, .lanes = TensorMemory::kLanes, .columns = n});
 }
 
 // tcgen05.ld / st 32x32b.x{n}: thread i of the warp moves lane (taddr.lane + i), register j
@@ -134,6 +147,7 @@ void tmem_ld(ExecContext& x) {
   const uint32_t taddr = memory_address32(x, o.taddr, first_lane(x.mask));
   const uint32_t lane0 = tmem_lane(taddr), col = tmem_column(taddr);
   x.latency = timing::kSharedLatency;
+  trace_now(x, {.kind = TmemOpKind::load, .lane = lane0, .column = col, .lanes = 32, .columns = n});
   const bool ok = tmem_access_ok(x, taddr, n, "reads");
   if (ok)
     for (uint32_t j = 0; j < n; ++j)
@@ -172,6 +186,7 @@ void tmem_st(ExecContext& x) {
   const uint32_t taddr = memory_address32(x, o.addr, first_lane(x.mask));
   const uint32_t lane0 = tmem_lane(taddr), col = tmem_column(taddr);
   x.latency = timing::kSharedLatency;
+  trace_now(x, {.kind = TmemOpKind::store, .lane = lane0, .column = col, .lanes = 32, .columns = n});
   if (!tmem_access_ok(x, taddr, n, "writes")) return;
   for (uint32_t j = 0; j < n; ++j)
     for (uint32_t l = 0; l < 32; ++l)
@@ -180,7 +195,7 @@ void tmem_st(ExecContext& x) {
 }
 
 // tcgen05.commit: one arrival, on each barrier it names, once every tcgen05.mma this thread
-// issued since its last commit has completed (facts §9.2). The arrival is an asynchronous
+// issued before it has completed, whether or not an earlier commit covered it (facts §9.2). The arrival is an asynchronous
 // completion like a TMA transfer's (Cta::tma_pending, TmaJob::commit_arrival).
 void tmem_commit(ExecContext& x) {
   Cta& c = x.cta;
@@ -191,11 +206,12 @@ void tmem_commit(ExecContext& x) {
   x.latency = timing::kMbarrierLatency;
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
-    const uint64_t complete = std::max(c.now, w.tmem_uncommitted_complete_at);
+    // Every MMA of the thread so far, including those an earlier commit covers whose arrival
+    // has not landed: a final commit after per-stage commits arrives when the last MMA is done.
+    std::erase_if(w.tmem_unreleased, [&](uint32_t m) { return c.tmem_mmas[m].released; });
+    const uint64_t complete = std::max(c.now, w.tmem_mma_complete_at);
     const uint32_t record = uint32_t(c.tmem_commits.size());
-    c.tmem_commits.push_back(std::move(w.tmem_uncommitted));
-    w.tmem_uncommitted.clear();
-    w.tmem_uncommitted_complete_at = 0;
+    c.tmem_commits.push_back(w.tmem_unreleased);
     // The barriers: this CTA's or a peer's (a shared::cluster address), or the same offset in
     // every CTA of the mask.
     std::array<std::pair<Cta*, uint32_t>, 16> targets{};
@@ -214,6 +230,16 @@ void tmem_commit(ExecContext& x) {
     } else {
       uint32_t local = 0;
       if (Cta* t = cluster_target(x, address, l, &local)) targets[ntargets++] = {t, local};
+    }
+    // The trace: one record in each CTA whose barrier it arrives on (the issuing warp only
+    // in its own CTA), so each CTA's tensor-memory view sees the commits that release it.
+    uint16_t ranks = 0;
+    for (uint32_t i = 0; i < ntargets; ++i) ranks |= uint16_t(1u << targets[i].first->launch.cluster_rank);
+    for (uint32_t i = 0; i < ntargets; ++i) {
+      Cta& t = *targets[i].first;
+      trace_tmem(t, c.now, &t == &c ? w.id : kNoWarp, x.inst_id, 1u << l,
+                 {.kind = TmemOpKind::commit, .cta_group = cta_group_of(x.inst), .cta_mask = ranks,
+                  .mbar = targets[i].second, .issue_cycle = c.now, .complete_cycle = complete});
     }
     for (uint32_t i = 0; i < ntargets; ++i) {
       auto [t, local] = targets[i];
@@ -254,9 +280,13 @@ bool tmem_columns_allocated(const Cta& c, uint32_t col, uint32_t ncols) {
 }
 
 void release_tmem_columns(Cta& c, uint32_t record) {
-  for (const TmemRange& r : c.tmem_commits[record])
+  for (uint32_t m : c.tmem_commits[record]) {
+    TmemRange& r = c.tmem_mmas[m];
+    if (r.released) continue;  // an earlier commit covering it already arrived
+    r.released = true;
     for (uint32_t col = r.col; col < r.col + r.ncols && col < TensorMemory::kColumns; ++col)
       if (r.cta->tmem.pending[col] > 0) r.cta->tmem.pending[col]--;
+  }
   c.tmem_commits[record].clear();
 }
 
@@ -297,7 +327,10 @@ void exec_tcgen05(ExecContext& x) {
     case Op::tcgen05_dealloc:
     case Op::tcgen05_dealloc_cta_pair: tmem_dealloc(x); break;
     case Op::tcgen05_relinquish_alloc_permit:
-    case Op::tcgen05_relinquish_alloc_permit_cta_pair: c.tmem.relinquished = true; break;
+    case Op::tcgen05_relinquish_alloc_permit_cta_pair:
+      c.tmem.relinquished = true;
+      trace_now(x, {.kind = TmemOpKind::relinquish});
+      break;
     case Op::tcgen05_mma:
     case Op::tcgen05_mma_cta_pair: tmem_mma(x); break;
     case Op::tcgen05_commit:

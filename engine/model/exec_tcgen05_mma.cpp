@@ -193,12 +193,18 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
   const uint64_t busy = timing::tcgen05_busy_cycles(kRowsPerCta, n);
   const uint64_t start = std::max(c.now, c.tensor_free);
   for (uint32_t p = 0; p < shape.ctas; ++p) {
+    // The trace: one record per CTA whose TMEM receives D (the issuing warp only in its own).
+    trace_tmem(*ctas[p], c.now, ctas[p] == &c ? w.id : kNoWarp, x.inst_id, 1u << lane,
+               {.kind = TmemOpKind::mma, .column = col0, .lanes = kRowsPerCta, .columns = n,
+                .cta_group = uint8_t(shape.ctas), .issue_cycle = start,
+                .complete_cycle = start + busy + timing::kWgmmaPipelineLatency});
     ctas[p]->tensor_free = start + busy;
     for (uint32_t j = 0; j < n; ++j) ctas[p]->tmem.pending[col0 + j]++;
-    w.tmem_uncommitted.push_back({ctas[p], col0, n});
+    w.tmem_unreleased.push_back(uint32_t(c.tmem_mmas.size()));
+    c.tmem_mmas.push_back({ctas[p], col0, n});
   }
   c.cost.tensor_busy_cycles += busy;
-  w.tmem_uncommitted_complete_at = std::max(w.tmem_uncommitted_complete_at, start + busy + timing::kWgmmaPipelineLatency);
+  w.tmem_mma_complete_at = std::max(w.tmem_mma_complete_at, start + busy + timing::kWgmmaPipelineLatency);
   c.stats->mma_ops++;
 }
 

@@ -45,10 +45,12 @@ struct GlobalMemory {
 
 struct Cta;
 
-// Tensor-memory columns an MMA wrote in CTA `cta` (its own, or the peer's for cta_group::2).
+// Tensor-memory columns an MMA wrote in CTA `cta` (its own, or the peer's for cta_group::2);
+// released once a commit covering it has arrived (its columns then count as pending no more).
 struct TmemRange {
   Cta* cta = nullptr;
   uint32_t col = 0, ncols = 0;
+  bool released = false;
 };
 
 enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster_wait, regs_wait, exited };
@@ -147,10 +149,12 @@ struct Warp {
   std::vector<CpAsyncCopy> cp_async_uncommitted;
   uint64_t cp_async_uncommitted_complete_at = 0;
   std::vector<CpAsyncGroup> cp_async_groups;
-  // tcgen05 (exec_tcgen05.cpp): the columns of the MMAs this warp issued since its last
-  // tcgen05.commit, and when the last of them completes (one elected thread issues them).
-  std::vector<TmemRange> tmem_uncommitted;
-  uint64_t tmem_uncommitted_complete_at = 0;
+  // tcgen05 (exec_tcgen05.cpp): the MMAs this warp issued whose columns no commit's arrival
+  // has released yet (indices into Cta::tmem_mmas), and when the last MMA it ever issued
+  // completes. A commit covers every earlier MMA of the thread, not only those since its
+  // previous commit (facts §9.2, commit_arrives_when_done), so neither is reset by a commit.
+  std::vector<uint32_t> tmem_unreleased;
+  uint64_t tmem_mma_complete_at = 0;
   std::vector<uint32_t> tmem_ld_regs;  // tcgen05.ld destinations not yet waited for (wait::ld)
   // The per-lane pcs (see uniform), last: the fields that every issue reads then share the
   // first cache line of a Warp.
@@ -297,7 +301,8 @@ struct Cta {
   std::map<uint32_t, Mbarrier> mbars; // by shared address
   std::vector<TmaJob> tma_jobs;
   TensorMemory tmem;
-  std::vector<std::vector<TmemRange>> tmem_commits;  // the columns each tcgen05.commit covers
+  std::vector<TmemRange> tmem_mmas;                 // every tcgen05.mma this CTA issued (per CTA of its pair)
+  std::vector<std::vector<uint32_t>> tmem_commits;  // the tmem_mmas each tcgen05.commit covers
   std::vector<PendingTma> tma_pending;  // sorted by complete_at when popped
   // bar.sync state per barrier id: threads arrived in the current round.
   std::array<uint32_t, 16> bar_arrived{};

@@ -100,6 +100,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tmem.pending.fill(0);
   c.tmem.alloc_warp = kNone;
   c.tmem.relinquished = false;
+  c.tmem_mmas.clear();
   c.tmem_commits.clear();
   c.bar_arrived.fill(0);
   c.bar_expected.fill(0);

@@ -47,7 +47,10 @@ enum class Mistake {
 // pair: the same with cta_group::2 over a 2-CTA cluster: CTA r holds A rows 128r.. and B's
 // columns r*N/2.., thread 0 of rank 0 issues M=256 MMAs, the commit multicasts to both CTAs'
 // barriers, and each CTA reads its 128 rows of D from its own tensor memory.
-ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none, bool pair = false) {
+// per_mma_commits: thread 0 also commits after each MMA (to a second barrier, as a ring
+// releases its stages), so the final commit has no MMA of its own since the previous one:
+// it still arrives only when all four are done (tcgen05.commit covers every earlier MMA).
+ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none, bool pair = false, bool per_mma_commits = false) {
   const uint32_t ctas = pair ? 2 : 1;
   const CtaGroup group = pair ? CtaGroup::two : CtaGroup::one;
   Builder b("tcgen05_tile", ir::Arch::sm_100a);
@@ -59,6 +62,7 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none, bool pair = 
   builder::Smem a_tile = b.shared("a_tile", kM * kK * 2, 1024, ir::SmemUse::tile, layout::Swizzle::b128);
   builder::Smem b_tile = b.shared("b_tile", 256 * kK * 2, 1024, ir::SmemUse::tile, layout::Swizzle::b128);
   builder::Smem bar = b.shared("mma_done", 8, 8, ir::SmemUse::mbarrier);
+  builder::Smem step_bar = b.shared("step_done", 8, 8, ir::SmemUse::mbarrier);
   builder::Smem slot = b.shared("tmem_slot", 4, 16, ir::SmemUse::other);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg warp = (tid >> 5).named("warp");
@@ -85,6 +89,7 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none, bool pair = 
   b.fence_proxy_async();  // the tensor core (async proxy) reads what st.shared wrote
   b.if_((tid == 0).named("t0"), [&] {
     b.mbarrier_init(bar.at(), 1);
+    b.mbarrier_init(step_bar.at(), kK / 16);
     b.fence_mbarrier_init();
   });
   const uint32_t columns = n < 32 ? 32 : n;
@@ -112,6 +117,7 @@ ir::Kernel tile_kernel(uint32_t n, Mistake mistake = Mistake::none, bool pair = 
       Reg bd = b.umma_descriptor(b_at, layout::umma_descriptor_from(sm90), "b_desc");
       Reg accumulate = (b.mov(Type::u32, kk, "kk") != 0).named("accumulate");
       b.tcgen05_mma(Addr::at(tmem), ad, bd, idesc, accumulate, group);
+      if (per_mma_commits) b.tcgen05_commit(step_bar.at());
     }
     if (mistake == Mistake::no_commit) return;
     if (pair) b.tcgen05_commit_multicast(bar.at(), b.mov(Type::b16, 3, "both"), group);
@@ -230,6 +236,18 @@ TEST_CASE("tcgen05: each broken rule is named by its hazard", "[model][tcgen05]"
     INFO(details(r.result));
     CHECK(kinds(r.result).count(c.hazard) == 1);
   }
+}
+
+TEST_CASE("tcgen05: a commit covers every earlier MMA of the thread, not only those since its last commit",
+          "[model][tcgen05]") {
+  // After a commit per MMA, the final commit has no MMA of its own: were it to arrive at once,
+  // the epilogue's reads would come before the last MMAs complete (tmem-read-before-commit).
+  const TileRun r = run_tile(tile_kernel(256, Mistake::none, false, /*per_mma_commits=*/true), 256, true);
+  INFO(details(r.result));
+  REQUIRE(r.result.completed);
+  CHECK(r.result.hazards.empty());
+  CHECK(r.mismatches == 0);
+  CHECK(r.result.stats.traced_cta_cycles >= 4 * model::timing::tcgen05_busy_cycles(128, 256));
 }
 
 TEST_CASE("tcgen05: the commit's arrival waits for the MMAs on the tensor core", "[model][tcgen05]") {
