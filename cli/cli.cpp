@@ -25,6 +25,8 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   int exit_code = kExitOk;
   add_list_command(app, io, exit_code);
   add_ptx_command(app, io, exit_code);
+  add_diff_command(app, io, exit_code);
+  add_sass_command(app, io, exit_code);
   add_sim_command(app, io, exit_code);
   add_gpu_commands(app, io, exit_code);
   add_gui_command(app, io, exit_code);

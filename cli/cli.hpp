@@ -31,6 +31,8 @@ int run_cli(const std::vector<std::string>& args, Streams io);
 // Each command file registers its subcommand; the callback stores the command's exit code.
 void add_list_command(CLI::App& app, Streams io, int& exit_code);
 void add_ptx_command(CLI::App& app, Streams io, int& exit_code);
+void add_diff_command(CLI::App& app, Streams io, int& exit_code);
+void add_sass_command(CLI::App& app, Streams io, int& exit_code);
 void add_sim_command(CLI::App& app, Streams io, int& exit_code);
 void add_gpu_commands(CLI::App& app, Streams io, int& exit_code);  // devices, bench, probe
 void add_gui_command(CLI::App& app, Streams io, int& exit_code);

@@ -68,6 +68,7 @@ struct BenchOptions {
   double max_timing_s = 30.0;
   bool in_process = false;
   std::vector<std::string> mistakes;
+  std::vector<std::string> params;
 };
 
 struct Skipped {
@@ -80,7 +81,11 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   // Everything that can be wrong with the command line is checked before any GPU work.
   // (The values themselves were checked by the options' validators, cli/values.hpp.)
   const std::vector<const kernels::KernelInfo*> infos = resolve_kernels(o.ids);
-  for (const kernels::KernelInfo* info : infos) kernels::require_mistakes(*info, {o.mistakes.begin(), o.mistakes.end()});
+  const kernels::ParamValues params = parse_params(o.params);
+  for (const kernels::KernelInfo* info : infos) {
+    kernels::require_mistakes(*info, {o.mistakes.begin(), o.mistakes.end()});
+    kernels::resolve_params(*info, params);  // every kernel named must take every --param
+  }
   std::vector<kernels::GemmShape> sizes;
   for (const std::string& s : o.sizes.empty() ? std::vector<std::string>{"4096"} : o.sizes)
     sizes.push_back(parse_bench_size(s));
@@ -133,6 +138,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     req.kernel_id = info->id;
     req.shape = shape;
     req.mistakes = {o.mistakes.begin(), o.mistakes.end()};
+    req.params = params;
     req.reps = o.reps;
     req.warmup = o.warmup;
     req.cublas = !o.no_cublas;
@@ -248,6 +254,7 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
       ->check(bench_size_value());
   cmd->add_option("--reps", o->reps, "Timed launches per kernel and size (default 20; 0 = check only)")
       ->check(whole_number(0, 100000, "number of timed launches"));
+  add_param_option(cmd, o->params);
   cmd->add_option("--json", o->json_file, "Also write the results as JSON to this file")
       ->type_name("FILE")
       ->check(non_empty("a file name"));

@@ -39,7 +39,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the app (or, with --screenshot/--state-json/--frame-stats, render headless)");
   struct Opts {
     std::string screenshot, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme, layout_file, resize_to;
-    std::vector<std::string> views, mistakes, imports;
+    std::vector<std::string> views, mistakes, imports, params;
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
     bool frame_stats = false, whole_grid = false, no_settings = false, no_text_runs = false, no_damage = false;
@@ -58,6 +58,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->delimiter(',')
       ->type_name("MISTAKE")
       ->check(non_empty("a mistake name"));
+  add_param_option(cmd, o->params);
   std::vector<std::string> views;  // gui/core/views.def's names (none in a build without the app)
 #ifdef GEMMSCOPE_HAVE_GUI
   for (size_t v = 0; v < size_t(gui::ViewId::count_); ++v) views.push_back(gui::view_name(gui::ViewId(v)));
@@ -111,6 +112,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.kernel_id = o->kernel;
     a.shape = {o->m, o->n, o->k};
     a.mistakes = {o->mistakes.begin(), o->mistakes.end()};
+    a.params = parse_params(o->params);
     for (const std::string& v : o->views) {
       if (v == "all") {
         a.views.clear();

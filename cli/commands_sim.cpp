@@ -20,20 +20,19 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     std::string id;
     uint32_t m = 0, n = 0, k = 0;
     std::vector<std::string> mistakes;
+    std::vector<std::string> params;
     std::string inputs = "int";
     uint64_t seed = 1;
     std::string cta;
     std::string trace_file;
     bool json = false;
+    bool traced_cta_only = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
-  cmd->add_option("--break", o->mistakes,
-                  "Switch on one of the kernel's deliberate mistakes (repeatable; see `gemmscope list --json`)")
-      ->delimiter(',')
-      ->type_name("MISTAKE")
-      ->check(non_empty("a mistake name"));
+  add_mistake_option(cmd, o->mistakes);
+  add_param_option(cmd, o->params);
   cmd->add_option("--inputs", o->inputs,
                   "int: integers in [-4,4], checked exactly (default); random: uniform in [-1,1), checked to a "
                   "relative-error bound")
@@ -44,7 +43,11 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
       ->type_name("FILE")
       ->check(non_empty("a file name"));
   cmd->add_flag("--json", o->json, "Print the report as one JSON object instead of a table");
-  cmd->footer("Exit codes: 0 correct with no hazards, 1 wrong output, hazards or a hang, 2 bad usage.");
+  cmd->add_flag("--traced-cta-only", o->traced_cta_only,
+                "Run only the traced CTA: fast at any shape, with the model's predicted TFLOP/s, but C is not judged");
+  cmd->footer(
+      "Exit codes: 0 correct with no hazards (--traced-cta-only: no hazards), 1 wrong output, hazards or a hang, 2 bad "
+      "usage.");
 
   cmd->callback([io, o, &exit_code] {
     // The trace's path is checked before the model runs (and never replaced by a failed run).
@@ -53,10 +56,12 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     req.kernel_id = o->id;
     req.shape = {o->m, o->n, o->k};
     req.mistakes = std::set<std::string>(o->mistakes.begin(), o->mistakes.end());
+    req.params = parse_params(o->params);
     req.inputs = *run::parse_input_mode(o->inputs);  // the validator let only valid names through
     req.seed = o->seed;
     if (!o->cta.empty()) req.cta = parse_cta(o->cta);  // cta_value() let only valid text through
     req.trace = true;
+    req.only_traced_cta = o->traced_cta_only;
 
     ProgressBar bar(io.err, is_terminal_stderr(io.err));
     if (bar.enabled()) req.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };

@@ -131,6 +131,43 @@ void add_shape_options(CLI::App* cmd, uint32_t& m, uint32_t& n, uint32_t& k) {
   cmd->add_option("--k", k, "The reduction dimension (default: the kernel's example shape)")->check(dimension_value('K'));
 }
 
+namespace {
+
+std::pair<std::string, uint32_t> parse_param(const std::string& text) {
+  const size_t eq = text.find('=');
+  const std::string name = text.substr(0, eq);
+  const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+  const std::optional<uint64_t> value =
+      eq == std::string::npos ? std::nullopt : parse_decimal(std::string_view(text).substr(eq + 1));
+  if (!name_ok || !value || *value > UINT32_MAX)
+    throw kernels::ConfigError(fmt::format(
+        "{} is not a build parameter: give NAME=VALUE with a whole number, e.g. stages=3 (`gemmscope list` shows each "
+        "kernel's parameters and their values)",
+        shown_value(text)));
+  return {name, uint32_t(*value)};
+}
+
+}  // namespace
+
+void add_param_option(CLI::App* cmd, std::vector<std::string>& params) {
+  cmd->add_option("--param", params,
+                  "Set one of the kernel's build parameters, NAME=VALUE (repeatable; e.g. stages=3; see `gemmscope list`)")
+      ->type_name("NAME=VALUE")
+      ->check(parsed_by(parse_param, "NAME=VALUE"));
+}
+
+kernels::ParamValues parse_params(const std::vector<std::string>& texts) {
+  kernels::ParamValues out;
+  for (const std::string& t : texts) {
+    auto [name, value] = parse_param(t);
+    if (!out.emplace(name, value).second)
+      throw kernels::ConfigError(fmt::format("--param {} is given twice: give each build parameter once", name));
+  }
+  return out;
+}
+
 CLI::Validator cta_value() { return parsed_by(parse_cta, "X,Y"); }
 CLI::Validator window_size_value() { return parsed_by(parse_window_size, "WxH"); }
 CLI::Validator bench_size_value() { return parsed_by(parse_bench_size, "N|MxNxK|example"); }
@@ -165,6 +202,14 @@ kernels::GemmShape parse_bench_size(const std::string& text) {
         shown_value(text), kernels::kMaxGemmDimension));
   if (v->size() == 1) return {uint32_t((*v)[0]), uint32_t((*v)[0]), uint32_t((*v)[0])};
   return {uint32_t((*v)[0]), uint32_t((*v)[1]), uint32_t((*v)[2])};
+}
+
+void add_mistake_option(CLI::App* cmd, std::vector<std::string>& mistakes, const std::string& names) {
+  cmd->add_option(names, mistakes,
+                  "Switch on one of the kernel's deliberate mistakes (repeatable; see `gemmscope list --json`)")
+      ->delimiter(',')
+      ->type_name("MISTAKE")
+      ->check(non_empty("a mistake name"));
 }
 
 }  // namespace gs::cli

@@ -45,6 +45,16 @@ CLI::Validator bench_size_value();
 // shape for that dimension.
 void add_shape_options(CLI::App* cmd, uint32_t& m, uint32_t& n, uint32_t& k);
 
+// --param NAME=VALUE (repeatable): a kernel's build parameter, e.g. --param stages=3. The
+// syntax is checked here; the kernel checks the name and the value (kernels::resolve_params).
+void add_param_option(CLI::App* cmd, std::vector<std::string>& params);
+// "stages=3" -> {"stages", 3}; throws kernels::ConfigError naming the text, or a name given twice.
+kernels::ParamValues parse_params(const std::vector<std::string>& texts);
+// The kernel's deliberate mistakes to switch on, repeatable and comma-separated, under the
+// option names `names` ("--break", or "--mistake,--break"); each name is checked by the
+// registry when the kernel is built (an unknown one exits 2 naming the valid ones).
+void add_mistake_option(CLI::App* cmd, std::vector<std::string>& mistakes, const std::string& names = "--break");
+
 // "X,Y" or "X,Y,Z" of whole numbers; throws kernels::ConfigError naming the text.
 std::array<uint32_t, 3> parse_cta(const std::string& text);
 // "WxH" with 320 <= W <= 8192 and 240 <= H <= 8192; throws kernels::ConfigError.

@@ -43,7 +43,6 @@ constexpr std::string_view kId = "ampere_ldmatrix";
 
 constexpr uint32_t kBM = 128, kBN = 128, kBK = 32;
 constexpr uint32_t kWarps = 4, kThreads = 32 * kWarps;
-constexpr uint32_t kStages = 4;
 constexpr uint32_t kWarpM = 64, kWarpN = 64;                    // warps 2 (M) × 2 (N)
 constexpr uint32_t kMF = kWarpM / 16, kNF = kWarpN / 8;         // 4 × 8 m16n8 tiles per warp
 constexpr uint32_t kRowBytes = kBK * 2;                         // 64 B per stage row
@@ -58,6 +57,7 @@ Reg chunk_offset(Builder& b, const Reg& row, const Reg& chunk, bool swizzle, con
 
 ir::Kernel build_ampere_ldmatrix(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
   const uint32_t iters = K / kBK;
   const bool swizzle = !cfg.has("unswizzled-ldmatrix");
   Builder b(std::string(kId), ir::Arch::sm_80);
@@ -68,8 +68,8 @@ ir::Kernel build_ampere_ldmatrix(const GemmConfig& cfg) {
   auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   const layout::Swizzle sw = swizzle ? layout::Swizzle::b64 : layout::Swizzle::none;
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, kStages, kStageBytes, 1024, sw);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, kStages, kStageBytes, 1024, sw);
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, stages, kStageBytes, 1024, sw);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, stages, kStageBytes, 1024, sw);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg warp = (tid >> 5).named("warp");
@@ -103,7 +103,7 @@ ir::Kernel build_ampere_ldmatrix(const GemmConfig& cfg) {
   };
 
   b.comment("prologue: steps 0 .. STAGES-2 into stages 0 .. STAGES-2, one group each");
-  for (uint32_t s = 0; s + 1 < kStages; ++s) {
+  for (uint32_t s = 0; s + 1 < stages; ++s) {
     if (s < iters) issue(s * kStageBytes);
     b.cp_async_commit_group();  // empty past K: the group count stays uniform
   }
@@ -128,19 +128,19 @@ ir::Kernel build_ampere_ldmatrix(const GemmConfig& cfg) {
 
   std::vector<Reg> acc = ampere::zero_accumulators(b, kMF, kNF);
   Reg read_stage = b.mov(Type::u32, 0, "read_stage");                            // bytes: step ki % STAGES
-  Reg write_stage = b.mov(Type::u32, (kStages - 1) * kStageBytes, "write_stage");  // (ki + STAGES-1) % STAGES
+  Reg write_stage = b.mov(Type::u32, (stages - 1) * kStageBytes, "write_stage");  // (ki + STAGES-1) % STAGES
   const auto advance = [&](const Reg& stage) {
     Reg next = (stage + kStageBytes).named("next_stage");
-    b.mov(stage, b.selp(0, next, next == kStages * kStageBytes, "wrapped"));
+    b.mov(stage, b.selp(0, next, next == stages * kStageBytes, "wrapped"));
   };
 
   b.role(ir::WarpRole::consumer, [&] {
     b.loop("ki", iters, [&](const Reg& ki) {
       b.comment("step ki's group has landed (STAGES-2 younger ones may fly); all warps are past step ki-1");
-      b.cp_async_wait_group(kStages - 2);
+      b.cp_async_wait_group(stages - 2);
       b.bar_sync(0);
       b.comment("refill the stage read in step ki-1 with step ki + STAGES-1");
-      b.if_(ki + (kStages - 1) < iters, [&] { issue(write_stage); });
+      b.if_(ki + (stages - 1) < iters, [&] { issue(write_stage); });
       b.cp_async_commit_group();
       // Both halves' fragments first (register double buffering), then the math.
       std::vector<std::vector<std::vector<Reg>>> fa(2), fb(2);
@@ -196,6 +196,7 @@ KernelInfo ampere_ldmatrix_info() {
   k.constraints = {"M and N multiples of 128 (the CTA tile), at most 65536",
                    "K a multiple of 32 (one stage), at most 65536"};
   k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
+  k.params = {stages_param(4, 2, 6, 2 * kStageBytes)};
   k.mistakes = {
       {"unswizzled-ldmatrix", "the stages are laid out row after row, without the XOR (copies and ldmatrix alike)",
        "C is still right, but each ldmatrix matrix's 8 rows share two 16-byte bank groups: 4 wavefronts "

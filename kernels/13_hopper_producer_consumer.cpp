@@ -4,19 +4,21 @@
 // What it teaches: overlapping loads with math by warp specialisation. In step 12 the copy
 // engine idles while the tensor cores work and the other way round. Here one warpgroup only
 // produces (one thread issues the TMA loads) and the other only consumes (wgmma), and they
-// meet at a ring of kStages shared-memory stages, each guarded by two mbarriers:
+// meet at a ring of S shared-memory stages (the build parameter "stages", default 4), each
+// guarded by two mbarriers:
 //   full[s]  — the stage's boxes have landed. One arrival (the producer's arrive.expect_tx)
 //              plus 32 KiB of transaction bytes complete a phase.
 //   empty[s] — the consumers are done reading the stage. 128 arrivals (every consumer thread)
 //              complete a phase.
-// K-block kb uses stage s = kb mod kStages in pass p = kb / kStages over the ring. Each pass
+// K-block kb uses stage s = kb mod S in pass p = kb / S over the ring. Each pass
 // completes one phase of each barrier, so the parity to wait for flips when s wraps to 0:
 // consumers wait full[s] for parity p&1; the producer waits empty[s] for parity (p&1)^1, which
 // a fresh barrier passes at once (facts §6 [DEV]), so the first pass fills every stage freely.
-// While the consumers multiply stage s, the copy engine is already filling s+1 .. s+kStages-1.
+// While the consumers multiply stage s, the copy engine is already filling s+1 .. s+S-1.
 //
-// What changed from step 12: 256 threads (warpgroup 0 produces, 1 consumes), kStages = 5
-// stages of A and B (5 × 32 KiB; 160 KiB, as in fast.cu), the full/empty barrier pairs, and
+// What changed from step 12: 256 threads (warpgroup 0 produces, 1 consumes), S = 4
+// stages of A and B (4 × 32 KiB = 128 KiB; fast.cu uses 5, which measured 9% slower at 8192³
+// on the H100: docs/results/2026-11-24-h100-stages), the full/empty barrier pairs, and
 // the stage and phase registers that both sides advance. No bar.sync in the main loop.
 #include <fmt/format.h>
 
@@ -37,20 +39,20 @@ namespace {
 constexpr std::string_view kId = "hopper_producer_consumer";
 
 constexpr uint32_t kBM = 128, kBN = 128;
-constexpr uint32_t kStages = 5;
 constexpr uint32_t kThreads = 256;  // warpgroup 0: producer; warpgroup 1: consumer
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 KiB each per stage
 
 ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
   Builder b(std::string(kId), ir::Arch::sm_90a);
   b.set_launch({.grid = {hopper::ceil_div(N, kBN), hopper::ceil_div(M, kBM), 1}, .block = {kThreads, 1, 1}});
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  // kStages tiles of A and of B, full[s] and empty[s] (hopper_parts.hpp, Ring).
-  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+  // stages tiles of A and of B, full[s] and empty[s] (hopper_parts.hpp, Ring).
+  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg m0 = (b.special(ir::Special::ctaid_y, "cta_y") << 7).named("m0");
@@ -88,7 +90,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
         if (cfg.has("wrong-empty-barrier")) b.mbarrier_arrive(ring.empty.at());
         else b.mbarrier_arrive(ring.empty_at(stage));
         // Mistake phase-not-flipped: the consumers keep waiting for parity 0 after the ring wraps.
-        hopper::next_stage(b, stage, phase, kStages, !cfg.has("phase-not-flipped"));
+        hopper::next_stage(b, stage, phase, stages, !cfg.has("phase-not-flipped"));
       });
       b.role(ir::WarpRole::epilogue, [&] {
         Reg wg_thread = (tid - 128).named("wg_thread");
@@ -107,18 +109,19 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
 KernelInfo hopper_producer_consumer_info() {
   KernelInfo k;
   hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
-  k.title = "Hopper producer/consumer warpgroups, 5-stage ring";
-  k.delta = "a producer warpgroup fills a ring of 5 stages while the consumer warpgroup multiplies: full/empty "
+  k.title = "Hopper producer/consumer warpgroups, 4-stage ring";
+  k.delta = "a producer warpgroup fills a ring of 4 stages while the consumer warpgroup multiplies: full/empty "
             "mbarriers per stage, phases flip at the wrap";
   k.explanation =
       "Two warpgroups with different jobs. Thread 0 of the producer warpgroup walks K and, for each 64-wide "
       "block, waits until the stage it is about to fill is empty, tells that stage's full barrier to expect "
       "32 KiB and asks the copy engine for the boxes of A and B. The consumer warpgroup waits until the stage "
       "is full, issues the wgmmas of the 128x128 tile, waits for them and arrives on the stage's empty "
-      "barrier. With five stages the copy engine runs up to four K-blocks ahead of the tensor cores, so loads "
-      "and math overlap. Stage s is reused on every fifth K-block; each reuse is one more phase of its "
+      "barrier. With four stages the copy engine runs up to three K-blocks ahead of the tensor cores, so loads "
+      "and math overlap. Stage s is reused on every fourth K-block; each reuse is one more phase of its "
       "barriers, so the parity both sides wait for flips whenever the stage index wraps to 0.";
-  k.example_shape = {256, 256, 640};  // 10 K-blocks: the 5-stage ring wraps once
+  k.example_shape = {256, 256, 640};  // 10 K-blocks: the 4-stage ring wraps twice
+  k.params = {stages_param(4, 2, 6, kABytes + kBBytes)};
   k.mistakes = {
       {"phase-not-flipped", "the consumers keep waiting for parity 0 after the ring wraps",
        "on the second pass the consumers either find full[s]'s old phase complete and read the stage before the "
@@ -128,7 +131,7 @@ KernelInfo hopper_producer_consumer_info() {
        "the copy engine refills stages whose earlier load has not even landed, let alone been read: the model "
        "names the race (tma-race: two loads in flight into the same bytes; mbarrier-over-arrival on full[s])"},
       {"wrong-empty-barrier", "the consumers always arrive on empty[0] (the stage index is forgotten)",
-       "empty[0] completes a phase every K-block while stages 1-4 are never released: on its second pass the "
+       "empty[0] completes a phase every K-block while the other stages are never released: on its second pass the "
        "producer waits on empty[1] forever (a deadlock; the GPU hangs)"},
   };
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {

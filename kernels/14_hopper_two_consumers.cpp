@@ -14,7 +14,9 @@
 //
 // What changed from step 13: 384 threads (warpgroup 0 produces, 1 and 2 consume), a 128×256
 // tile (each consumer owns 64 rows and issues one m64n256k16 per k16 step: 128 clocks of the
-// SM's tensor cores per instruction), B boxes of 256 rows, 4 stages of 48 KiB (192 KiB),
+// SM's tensor cores per instruction), B boxes of 256 rows, 3 stages of 48 KiB (144 KiB; the build
+// parameter "stages" takes 2-4, 5 would not fit the 227 KiB; 4 measured 25% slower at 8192³ on
+// the H100, docs/results/2026-11-24-h100-stages),
 // empty barriers expecting 256 arrivals (both consumers), and the setmaxnreg pair.
 #include <fmt/format.h>
 
@@ -35,7 +37,6 @@ namespace {
 constexpr std::string_view kId = "hopper_two_consumers";
 
 constexpr uint32_t kBM = 128, kBN = 256;
-constexpr uint32_t kStages = 4;
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
@@ -44,6 +45,7 @@ constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 
 ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
   Builder b(std::string(kId), ir::Arch::sm_90a);
   b.set_launch({.grid = {hopper::ceil_div(N, kBN), hopper::ceil_div(M, kBM), 1}, .block = {kThreads, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
@@ -51,7 +53,7 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -88,7 +90,7 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
       b.loop("kb", k_blocks, [&](const Reg& kb) {
         hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
         b.mbarrier_arrive(ring.empty_at(stage));
-        hopper::next_stage(b, stage, phase, kStages);
+        hopper::next_stage(b, stage, phase, stages);
       });
       b.role(ir::WarpRole::epilogue, [&] {
         Reg wg_thread = (tid & 127).named("wg_thread");
@@ -116,9 +118,10 @@ KernelInfo hopper_two_consumers_info() {
       "each of the 384 threads 168 registers at entry. The producer, which only issues TMA loads, lowers its "
       "limit to 24 with setmaxnreg.dec; the consumers raise theirs to 240 with setmaxnreg.inc, which waits "
       "until the producer's registers are back in the pool: 24 + 240 + 240 = 504 = 3 x 168, exactly the "
-      "CTA's registers. The ring has four stages of 48 KiB, and a stage is released when both consumers "
+      "CTA's registers. The ring has three stages of 48 KiB (a fourth measured slower), and a stage is released when both consumers "
       "(256 threads) have arrived on its empty barrier.";
-  k.example_shape = {256, 512, 512};  // 8 K-blocks: the 4-stage ring wraps once
+  k.example_shape = {256, 512, 512};  // 8 K-blocks: the 3-stage ring wraps twice
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes)};
   k.mistakes = {
       {"register-overcommit", "the consumers ask setmaxnreg.inc for 248 registers per thread instead of 240",
        "24 + 248 + 248 = 520 registers per thread-row is more than the CTA's 3 x 168: a consumer warp waits in "

@@ -39,7 +39,6 @@ namespace {
 constexpr std::string_view kId = "hopper_persistent";
 
 constexpr uint32_t kBM = 128, kBN = 256;
-constexpr uint32_t kStages = 4;
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
@@ -50,6 +49,7 @@ constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 
 ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
@@ -59,7 +59,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -109,7 +109,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
         b.loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
           b.mbarrier_arrive(ring.empty_at(stage));
-          hopper::next_stage(b, stage, phase, kStages);
+          hopper::next_stage(b, stage, phase, stages);
         });
         b.role(ir::WarpRole::epilogue, [&] {
           b.comment("the producer is already loading the next tile while this one is stored");
@@ -141,6 +141,7 @@ KernelInfo hopper_persistent_info() {
   // one tile (CTA 0 takes tiles 0 and 128); K = 16, a single zero-filled K-block, keeps the
   // model run short. The last group of the tile order has 11 tile-rows.
   k.example_shape = {5504, 768, 16};
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes)};
   k.mistakes = {
       {"tile-stride-off-by-one", "each CTA steps through the tiles by (CTAs + 1) instead of the number of CTAs",
        "some tiles are never computed: their part of C is never written (wrong C; the schedule shows the holes)"},

@@ -35,7 +35,6 @@ namespace {
 constexpr std::string_view kId = "hopper_fewer_arrivals";
 
 constexpr uint32_t kBM = 128, kBN = 256;
-constexpr uint32_t kStages = 4;
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
@@ -48,6 +47,7 @@ constexpr uint32_t kSuspendHintNs = 10'000'000;      // the try_wait suspend-tim
 
 ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
@@ -57,7 +57,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -109,7 +109,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
         b.loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb, kSuspendHintNs);
           b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // 1 of the 8 arrivals
-          hopper::next_stage(b, stage, phase, kStages);
+          hopper::next_stage(b, stage, phase, stages);
         });
         b.role(ir::WarpRole::epilogue, [&] {
           b.comment("the producer is already loading the next tile while this one is stored");
@@ -137,9 +137,10 @@ KernelInfo hopper_fewer_arrivals_info() {
       "expect 8 arrivals (two consumer warpgroups of four warps). All waits use mbarrier.try_wait with a "
       "suspend-time hint, so a warp whose stage is not ready sleeps in the barrier instead of spinning "
       "through the retry loop.";
-  // 8 K-blocks per tile: the 4-stage ring wraps, so the empty barriers' phases matter (the
+  // 8 K-blocks per tile: the 3-stage ring wraps, so the empty barriers' phases matter (the
   // persistent walk itself is step 15's example).
   k.example_shape = {256, 512, 512};
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes)};
   k.mistakes = {
       {"arrival-count-mismatch", "the empty barriers still expect 256 arrivals while only 8 elected lanes arrive",
        "no stage is ever released: the producer waits on empty[0] forever after the first pass (a deadlock; the "

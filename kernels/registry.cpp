@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/ir/verify.hpp"
 
@@ -111,9 +112,61 @@ void require_mistakes(const KernelInfo& info, const std::set<std::string>& mista
   }
 }
 
-ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config) {
-  info.check_shape(config.shape);
-  require_mistakes(info, config.mistakes);
+uint32_t GemmConfig::param(std::string_view name) const {
+  auto it = params.find(name);
+  if (it == params.end())
+    throw std::logic_error(fmt::format("build parameter '{}' read but not declared by the kernel (or not resolved)", name));
+  return it->second;
+}
+
+BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, uint32_t stage_bytes) {
+  BuildParam p{"stages", fmt::format("shared-memory stages in the ring ({} KiB each)", stage_bytes / 1024), default_value, {}};
+  for (uint32_t s = first; s <= last; ++s) p.choices.push_back(s);
+  return p;
+}
+
+ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested) {
+  for (const auto& [name, value] : requested) {
+    auto it = std::find_if(info.params.begin(), info.params.end(), [&](const BuildParam& p) { return p.name == name; });
+    if (it == info.params.end()) {
+      std::string valid;
+      for (const BuildParam& p : info.params) valid += (valid.empty() ? "" : ", ") + p.name;
+      throw ConfigError(fmt::format("unknown build parameter '{}' for {}: {}", name, info.id,
+                                    valid.empty() ? "this kernel has no build parameters" : "valid parameters are " + valid));
+    }
+    if (std::find(it->choices.begin(), it->choices.end(), value) == it->choices.end())
+      throw ConfigError(fmt::format("{}={} is not a value {} takes: choose one of {} (default {})", name, value, info.id,
+                                    fmt::join(it->choices, ", "), it->default_value));
+  }
+  ParamValues all;
+  for (const BuildParam& p : info.params) {
+    auto it = requested.find(p.name);
+    all[p.name] = it != requested.end() ? it->second : p.default_value;
+  }
+  return all;
+}
+
+std::string params_text(const ParamValues& values) {
+  std::string out;
+  for (const auto& [name, value] : values) out += fmt::format("{}{}={}", out.empty() ? "" : " ", name, value);
+  return out;
+}
+
+std::string non_default_params_text(const KernelInfo& info, const ParamValues& values) {
+  ParamValues changed;
+  for (const auto& [name, value] : values) {
+    const bool is_default = std::any_of(info.params.begin(), info.params.end(),
+                                        [&](const BuildParam& p) { return p.name == name && p.default_value == value; });
+    if (!is_default) changed[name] = value;
+  }
+  return params_text(changed);
+}
+
+ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& requested) {
+  info.check_shape(requested.shape);
+  require_mistakes(info, requested.mistakes);
+  GemmConfig config = requested;
+  config.params = resolve_params(info, requested.params);
   ir::Kernel k = info.build(config);
   // C's tiling, from what every step declares (its tile and C's type), for the model's record of
   // which CTA wrote which tile (model::CSchedule).

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -30,11 +31,20 @@ struct GemmShape {
 // before a kernel is built; tests/kernels checks that no kernel accepts more.
 inline constexpr uint32_t kMaxGemmDimension = 65536;
 
-// Everything a build function depends on: the problem shape and the mistakes switched on.
+// Values of a kernel's build parameters, by name ("stages" -> 3).
+using ParamValues = std::map<std::string, uint32_t, std::less<>>;
+
+// Everything a build function depends on: the problem shape, the mistakes switched on and the
+// build parameters' values.
 struct GemmConfig {
   GemmShape shape;
   std::set<std::string> mistakes;
+  // build_kernel fills every parameter the kernel declares (its default where unset), so a
+  // build function reads them with param() and never decides a default itself.
+  ParamValues params;
   bool has(const std::string& mistake) const { return mistakes.count(mistake) > 0; }
+  // Throws std::logic_error for a parameter the kernel did not declare (a bug, not bad input).
+  uint32_t param(std::string_view name) const;
 };
 
 enum class Family { simt, ampere, hopper, blackwell };
@@ -60,6 +70,16 @@ struct Mistake {
   std::string symptom;      // what the model/GPU should show
 };
 
+// A knob a learner can turn without editing the kernel (the depth of its ring of stages): the
+// kernel declares the name, every value it accepts and the default, the fastest on the H100
+// (docs/results say which run measured it).
+struct BuildParam {
+  std::string name;         // "stages"
+  std::string description;  // "shared-memory stages in the TMA ring (48 KiB each)"
+  uint32_t default_value = 0;
+  std::vector<uint32_t> choices;  // ascending; contains default_value
+};
+
 // Bad user input (shape, mistake name, id): the message names the value and what is valid.
 class ConfigError : public std::invalid_argument {
  public:
@@ -81,6 +101,7 @@ struct KernelInfo {
   BLayout b_layout = BLayout::nk;
   std::vector<std::string> constraints;  // shape rules in words
   std::vector<Mistake> mistakes;
+  std::vector<BuildParam> params;
   // Throws ConfigError when the shape does not fit the kernel.
   std::function<void(const GemmShape&)> check_shape;
   // The tile of C the CTA at `ctaid` computes: how the kernel maps its grid onto C. Opening a
@@ -104,7 +125,20 @@ const KernelInfo& kernel_or_throw(std::string_view id);
 // Throws ConfigError naming the kernel's valid mistakes for a name it does not declare.
 void require_mistakes(const KernelInfo& info, const std::set<std::string>& mistakes);
 
-// Checks the shape and the mistake names, builds, and runs ir::verify: the one way back
+// The depth of a kernel's ring of shared-memory stages as a build parameter "stages":
+// first..last stages of stage_bytes each (A's and B's tiles together), default_value the fastest.
+BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, uint32_t stage_bytes);
+
+// Throws ConfigError for a parameter the kernel does not declare or a value it does not take,
+// naming the valid ones; returns every declared parameter's value (the default where unset).
+ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested);
+// "stages=3 unroll=2" (every declared parameter, in name order), "" for a kernel without any.
+std::string params_text(const ParamValues& values);
+// Only the values that differ from the kernel's defaults ("" when the kernel is built as it
+// ships): how a measurement of a variant is told apart from the kernel's own.
+std::string non_default_params_text(const KernelInfo& info, const ParamValues& values);
+
+// Checks the shape, the mistake names and the parameters, builds, and runs ir::verify: the one way back
 // ends get a kernel.
 ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& config);
 

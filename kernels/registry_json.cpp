@@ -8,6 +8,9 @@ nlohmann::json kernel_info_json(const KernelInfo& k) {
   nlohmann::json mistakes = nlohmann::json::array();
   for (const Mistake& m : k.mistakes)
     mistakes.push_back({{"name", m.name}, {"description", m.description}, {"symptom", m.symptom}});
+  nlohmann::json params = nlohmann::json::array();
+  for (const BuildParam& p : k.params)
+    params.push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"choices", p.choices}});
   return {
       {"id", k.id},
       {"title", k.title},
@@ -22,6 +25,7 @@ nlohmann::json kernel_info_json(const KernelInfo& k) {
       {"b_layout", b_layout_name(k.b_layout)},
       {"constraints", k.constraints},
       {"mistakes", mistakes},
+      {"params", params},
   };
 }
 

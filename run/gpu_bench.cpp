@@ -266,9 +266,10 @@ BenchResult run_bench(const BenchRequest& req) {
   p.info = &kernels::kernel_or_throw(req.kernel_id);
   p.shape = p.info->resolve(req.shape);
   if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
-  p.kernel = kernels::build_kernel(*p.info, {p.shape, req.mistakes});  // ConfigError for a shape or mistake it does not take
-
   BenchResult r;
+  r.params = kernels::resolve_params(*p.info, req.params);
+  // ConfigError for a shape, mistake or parameter it does not take.
+  p.kernel = kernels::build_kernel(*p.info, {p.shape, req.mistakes, r.params});
   r.kernel_id = p.info->id;
   r.shape = p.shape;
   r.inputs = req.inputs;

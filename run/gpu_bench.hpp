@@ -46,6 +46,7 @@ struct BenchRequest {
   std::string kernel_id;
   kernels::GemmShape shape;  // a 0 takes that dimension of the kernel's example shape
   std::set<std::string> mistakes;  // deliberate mistakes to switch on (for profiling one, e.g. with ncu)
+  kernels::ParamValues params;     // build parameters; an unset one takes the kernel's default
   int reps = 20;             // timed launches; 0 = check only (one launch, no timing)
   int warmup = 3;            // untimed launches before the timed ones
   bool cublas = true;        // time cuBLAS too (and use it as the reference above the CPU limit)
@@ -72,6 +73,7 @@ struct BenchResult {
   // What ran.
   std::string kernel_id;
   kernels::GemmShape shape;
+  kernels::ParamValues params;  // every parameter the kernel declares, as built
   InputMode inputs = InputMode::random;
   uint64_t seed = 0;
   // Where and when.

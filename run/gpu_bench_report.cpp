@@ -76,6 +76,7 @@ json bench_result_json(const BenchResult& r) {
   j["date"] = r.date;
   j["kernel"] = r.kernel_id;
   j["shape"] = {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}};
+  j["params"] = r.params;
   j["tflops"] = tflops_json(r.shape, r.kernel);
   j["ms"] = timing_json(r.kernel);
   j["cublas_tflops"] = have_blas ? json(blas_tflops) : json(nullptr);
@@ -126,6 +127,17 @@ std::string bench_summary_line(const BenchResult& r) {
   return line;
 }
 
+namespace {
+
+// The kernel's id, with the build parameters that differ from its defaults ("… stages=3").
+std::string kernel_label(const BenchResult& r) {
+  const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
+  const std::string changed = info ? kernels::non_default_params_text(*info, r.params) : kernels::params_text(r.params);
+  return changed.empty() ? r.kernel_id : r.kernel_id + " " + changed;
+}
+
+}  // namespace
+
 std::string bench_table(const std::vector<BenchResult>& results) {
   std::string out = fmt::format("{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", "kernel", "shape", "TFLOP/s",
                                 "ms median (min-max)", "cuBLAS", "ratio", "rel_err", "verdict");
@@ -136,7 +148,7 @@ std::string bench_table(const std::vector<BenchResult>& results) {
     const double tf = timed ? tflops_of(r.shape, r.kernel.median_ms) : 0.0;
     const double btf = blas ? tflops_of(r.shape, r.cublas->median_ms) : 0.0;
     out += fmt::format(
-        "{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", r.kernel_id, shape, timed ? fmt::format("{:.1f}", tf) : "-",
+        "{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", kernel_label(r), shape, timed ? fmt::format("{:.1f}", tf) : "-",
         timed ? fmt::format("{:.3f} ({:.3f}-{:.3f})", r.kernel.median_ms, r.kernel.min_ms, r.kernel.max_ms) : "-",
         blas ? fmt::format("{:.1f}", btf) : "-", blas && btf > 0 ? fmt::format("{:.0f}%", 100.0 * tf / btf) : "-",
         r.checked && std::isfinite(r.cmp.rel_err) ? fmt::format("{:.1e}", r.cmp.rel_err) : "-", verdict(r));

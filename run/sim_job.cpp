@@ -79,6 +79,7 @@ std::string group_digits(uint64_t v) {
 
 std::string result_line(const SimReport& r) {
   const Comparison& c = r.cmp;
+  if (!r.judged) return "not judged: only the traced CTA ran, so C was not compared with the reference";
   if (c.correct)
     return r.inputs == InputMode::integer
                ? "correct (exact, integer inputs)"
@@ -102,12 +103,13 @@ SimReport run_sim(const SimRequest& req) {
   r.kernel_id = info.id;
   r.shape = info.resolve(req.shape);
   r.mistakes = req.mistakes;
+  r.params = kernels::resolve_params(info, req.params);
   r.inputs = req.inputs;
   r.seed = req.seed;
   r.cta = req.cta;
   r.ab_dtype = info.ab_dtype;
   r.c_dtype = info.c_dtype;
-  r.kernel = kernels::build_kernel(info, {r.shape, r.mistakes});
+  r.kernel = kernels::build_kernel(info, {r.shape, r.mistakes, r.params});
   require_cta_in_grid(r.cta, r.kernel.launch);
 
   // One CTA: only what it reads is made, so opening takes the same time and memory at any M
@@ -207,11 +209,13 @@ nlohmann::json sim_report_json(const SimReport& r) {
       {"kernel", r.kernel_id},
       {"shape", {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}}},
       {"mistakes", r.mistakes},
+      {"params", r.params},
       {"inputs", std::string(input_mode_name(r.inputs))},
       {"seed", r.seed},
       {"cta", r.cta},
       {"grid", g},
-      {"correct", r.cmp.correct},
+      {"judged", r.judged},
+      {"correct", r.judged ? json(r.cmp.correct) : json(nullptr)},
       {"completed", r.result.completed},
       {"cancelled", r.result.cancelled},
       {"error", r.result.error.empty() ? json(nullptr) : json(r.result.error)},
@@ -259,6 +263,7 @@ std::string sim_report_table(const SimReport& r) {
   std::string mistakes;
   for (const std::string& m : r.mistakes) mistakes += (mistakes.empty() ? "" : ", ") + m;
   row("mistakes", mistakes.empty() ? "none" : mistakes);
+  if (!r.params.empty()) row("parameters", kernels::params_text(r.params));
   row("inputs", fmt::format("{} (seed {}), {} A and B, {} C", r.inputs == InputMode::integer ? "integers in [-4, 4]" : "random in [-1, 1)",
                             r.seed, kernels::dtype_name(r.ab_dtype), kernels::dtype_name(r.c_dtype)));
   row("result", result_line(r));

@@ -2,6 +2,7 @@
 // The synchronisation, TMA and tensor-core families are in builder_async.cpp.
 #include "engine/builder/builder.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -34,7 +35,33 @@ Reg Builder::reg(Type type, std::string name) { return fresh(type, std::move(nam
 
 void Builder::rename(const Reg& r, std::string name) { k_.regs.at(r.id()).name = std::move(name); }
 
-Inst& Builder::record(Inst inst) {
+Builder::Site::Site(Builder& b, const Where& where) : b_(b) {
+  if (b.site_depth_++ == 0) b.site_ = where;
+}
+Builder::Site::~Site() { --b_.site_depth_; }
+
+// The files the compiler names are as it was given them (absolute in a CMake build): keep
+// them relative to the source tree, found from this file's own name, so that they match the
+// sources built into the binary (kernels/sources.hpp) wherever the tree was built.
+static std::string_view relative_to_tree(std::string_view file) {
+  constexpr std::string_view kSelf = "engine/builder/builder.cpp";
+  const std::string_view self = std::source_location::current().file_name();
+  if (!self.ends_with(kSelf)) return file;
+  const std::string_view root = self.substr(0, self.size() - kSelf.size());
+  return file.starts_with(root) ? file.substr(root.size()) : file;
+}
+
+ir::SourceLoc Builder::locate(const Where& where) {
+  const std::string_view file = relative_to_tree(where.file_name());
+  auto& files = k_.source_files;
+  auto it = std::find(files.begin(), files.end(), file);
+  if (it == files.end()) it = files.insert(files.end(), std::string(file));
+  return {uint32_t(it - files.begin()), uint32_t(where.line())};
+}
+
+Inst& Builder::record(Inst inst, Where where) {
+  const Site site(*this, where);
+  inst.src = locate(site_);
   // What an instruction writes is its signature's leading dst fields (signatures.def).
   inst.ndst = uint8_t(std::min<size_t>(ir::signature_dst_count(inst.info().signature, inst), 255));
   if (!pending_comment_.empty()) {
@@ -53,19 +80,22 @@ Type Builder::operand_type(std::initializer_list<Src> srcs, Type fallback) const
   return fallback;
 }
 
-Reg Builder::mov(Type type, const Src& value, std::string name) {
+Reg Builder::mov(Type type, const Src& value, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(type, std::move(name));
   mov(r, value);
   return r;
 }
 
-void Builder::mov(const Reg& dst, const Src& value) {
+void Builder::mov(const Reg& dst, const Src& value, Where where) {
+  const Site site(*this, where);
   Inst i{.op = Op::mov, .type = dst.type(), .ndst = 1};
   i.operands = {Operand::reg(dst.id()), value.operand};
   record(std::move(i));
 }
 
-Reg Builder::special(Special s, std::string name) {
+Reg Builder::special(Special s, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(ir::special_type(s), std::move(name));
   Inst i{.op = Op::mov, .type = ir::special_type(s), .ndst = 1};
   i.operands = {Operand::reg(r.id()), Operand::special(s)};
@@ -73,7 +103,8 @@ Reg Builder::special(Special s, std::string name) {
   return r;
 }
 
-Reg Builder::alu(Op op, Type type, std::initializer_list<Src> srcs, std::string name) {
+Reg Builder::alu(Op op, Type type, std::initializer_list<Src> srcs, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(type, std::move(name));
   alu_into(op, r, srcs);
   return r;
@@ -91,14 +122,16 @@ static Type ptx_inst_type(Op op, Type t) {
   }
 }
 
-void Builder::alu_into(Op op, const Reg& dst, std::initializer_list<Src> srcs) {
+void Builder::alu_into(Op op, const Reg& dst, std::initializer_list<Src> srcs, Where where) {
+  const Site site(*this, where);
   Inst i{.op = op, .type = ptx_inst_type(op, dst.type()), .ndst = 1};
   i.operands.push_back(Operand::reg(dst.id()));
   for (const Src& s : srcs) i.operands.push_back(s.operand);
   record(std::move(i));
 }
 
-Reg Builder::setp(ir::CmpOp cmp, const Src& a, const Src& b, std::string name) {
+Reg Builder::setp(ir::CmpOp cmp, const Src& a, const Src& b, std::string name, Where where) {
+  const Site site(*this, where);
   const Type t = operand_type({a, b}, Type::u32);
   Reg p = fresh(Type::pred, std::move(name));
   Inst i{.op = Op::setp, .type = t, .cmp = cmp, .ndst = 1};
@@ -107,7 +140,8 @@ Reg Builder::setp(ir::CmpOp cmp, const Src& a, const Src& b, std::string name) {
   return p;
 }
 
-Reg Builder::selp(const Src& a, const Src& b, const Reg& pred, std::string name) {
+Reg Builder::selp(const Src& a, const Src& b, const Reg& pred, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(operand_type({a, b}, Type::u32), std::move(name));
   Inst i{.op = Op::selp, .type = r.type(), .ndst = 1};
   i.operands = {Operand::reg(r.id()), a.operand, b.operand, Operand::reg(pred.id())};
@@ -115,7 +149,8 @@ Reg Builder::selp(const Src& a, const Src& b, const Reg& pred, std::string name)
   return r;
 }
 
-Reg Builder::cvt(Type to, const Reg& from, ir::Rounding rnd, std::string name) {
+Reg Builder::cvt(Type to, const Reg& from, ir::Rounding rnd, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(to, std::move(name));
   Inst i{.op = Op::cvt, .type = to, .type2 = from.type(), .rounding = rnd, .ndst = 1};
   i.operands = {Operand::reg(r.id()), Operand::reg(from.id())};
@@ -123,7 +158,8 @@ Reg Builder::cvt(Type to, const Reg& from, ir::Rounding rnd, std::string name) {
   return r;
 }
 
-Reg Builder::mul_wide(const Src& a, const Src& b, std::string name) {
+Reg Builder::mul_wide(const Src& a, const Src& b, std::string name, Where where) {
+  const Site site(*this, where);
   const Type t = operand_type({a, b}, Type::u32);
   Reg r = fresh(t == Type::s32 ? Type::s64 : Type::u64, std::move(name));
   Inst i{.op = Op::mul_wide, .type = t, .ndst = 1};
@@ -132,13 +168,15 @@ Reg Builder::mul_wide(const Src& a, const Src& b, std::string name) {
   return r;
 }
 
-Reg Builder::fma(const Src& a, const Src& b, const Src& c, std::string name) {
+Reg Builder::fma(const Src& a, const Src& b, const Src& c, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(operand_type({a, b, c}, Type::f32), std::move(name));
   fma_into(r, a, b, c);
   return r;
 }
 
-void Builder::fma_into(const Reg& dst, const Src& a, const Src& b, const Src& c) {
+void Builder::fma_into(const Reg& dst, const Src& a, const Src& b, const Src& c, Where where) {
+  const Site site(*this, where);
   Inst i{.op = Op::fma, .type = dst.type(), .rounding = ir::Rounding::rn, .ndst = 1};
   i.operands = {Operand::reg(dst.id()), a.operand, b.operand, c.operand};
   record(std::move(i));
@@ -171,16 +209,19 @@ static Type param_value_type(ir::ParamKind k) {
   throw std::invalid_argument("a tensor-map parameter has no value to ld.param: use tensor_map_address()");
 }
 
-Reg Builder::ld_param(const Param& p, std::string name) {
+Reg Builder::ld_param(const Param& p, std::string name, Where where) {
+  const Site site(*this, where);
   return ld(Op::ld_param, param_value_type(p.kind), Addr{Operand::mem_param(p.id)}, std::move(name));
 }
 
-Reg Builder::global_ptr(const Param& p, std::string name) {
+Reg Builder::global_ptr(const Param& p, std::string name, Where where) {
+  const Site site(*this, where);
   Reg raw = ld_param(p, name + "_param");
   return alu(Op::cvta_to_global, Type::u64, {raw}, std::move(name));
 }
 
-Reg Builder::tensor_map_address(const Param& p, std::string name) {
+Reg Builder::tensor_map_address(const Param& p, std::string name, Where where) {
+  const Site site(*this, where);
   if (p.kind != ir::ParamKind::tensor_map)
     throw std::invalid_argument(fmt::format("parameter '{}' is not a tensor map", k_.params.at(p.id).name));
   Reg raw = fresh(Type::b64, name + "_param");
@@ -224,13 +265,17 @@ void Builder::role(ir::WarpRole role, const std::function<void()>& body) {
   const size_t slot = k_.roles.size();
   const uint32_t begin = uint32_t(k_.insts.size());
   k_.roles.push_back({role, begin, begin});
-  body();
+  {
+    const KernelCode kernel_code(*this);
+    body();
+  }
   k_.roles[slot].end = uint32_t(k_.insts.size());
 }
 
 void Builder::use_dynamic_smem(bool dynamic) { k_.dynamic_smem = dynamic; }
 
-Reg Builder::smem_address(const Smem& s, int64_t offset, std::string name) {
+Reg Builder::smem_address(const Smem& s, int64_t offset, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = fresh(Type::u32, std::move(name));
   Inst i{.op = Op::mov, .type = Type::u32, .ndst = 1};
   i.operands = {Operand::reg(r.id()), Operand::smem_address(s.id, offset)};
@@ -240,11 +285,13 @@ Reg Builder::smem_address(const Smem& s, int64_t offset, std::string name) {
 
 // ---- memory ----------------------------------------------------------------------------------------
 
-Reg Builder::ld(Op op, Type type, const Addr& addr, std::string name) {
+Reg Builder::ld(Op op, Type type, const Addr& addr, std::string name, Where where) {
+  const Site site(*this, where);
   return ld_vec(op, type, 1, addr, std::move(name)).front();
 }
 
-std::vector<Reg> Builder::ld_vec(Op op, Type type, int vec, const Addr& addr, std::string name) {
+std::vector<Reg> Builder::ld_vec(Op op, Type type, int vec, const Addr& addr, std::string name, Where where) {
+  const Site site(*this, where);
   if (vec != 1 && vec != 2 && vec != 4)
     throw std::invalid_argument(fmt::format("vector width {} is not 1, 2 or 4", vec));
   std::vector<Reg> out;
@@ -259,14 +306,16 @@ std::vector<Reg> Builder::ld_vec(Op op, Type type, int vec, const Addr& addr, st
   return out;
 }
 
-void Builder::st(Op op, Type type, const Addr& addr, std::initializer_list<Src> values) {
+void Builder::st(Op op, Type type, const Addr& addr, std::initializer_list<Src> values, Where where) {
+  const Site site(*this, where);
   Inst i{.op = op, .type = type, .vec = uint8_t(values.size())};
   i.operands.push_back(addr.operand);
   for (const Src& v : values) i.operands.push_back(v.operand);
   record(std::move(i));
 }
 
-void Builder::st(Op op, Type type, const Addr& addr, const std::vector<Reg>& values) {
+void Builder::st(Op op, Type type, const Addr& addr, const std::vector<Reg>& values, Where where) {
+  const Site site(*this, where);
   Inst i{.op = op, .type = type, .vec = uint8_t(values.size())};
   i.operands.push_back(addr.operand);
   for (const Reg& v : values) i.operands.push_back(Operand::reg(v.id()));
@@ -280,43 +329,54 @@ Label Builder::label(std::string name) {
   return {ir::LabelId(k_.labels.size() - 1)};
 }
 
-void Builder::bind(const Label& l) {
+void Builder::bind(const Label& l, Where where) {
+  const Site site(*this, where);
   Inst i{.op = Op::label};
   i.operands = {Operand::label(l.id)};
   record(std::move(i));
 }
 
-void Builder::bra(const Label& l) {
+void Builder::bra(const Label& l, Where where) {
+  const Site site(*this, where);
   Inst i{.op = Op::bra};
   i.operands = {Operand::label(l.id)};
   record(std::move(i));
 }
 
-void Builder::bra_if(const Reg& pred, const Label& l, bool negated) {
+void Builder::bra_if(const Reg& pred, const Label& l, bool negated, Where where) {
+  const Site site(*this, where);
   Inst i{.op = Op::bra, .guard = pred.id(), .guard_negated = negated};
   i.operands = {Operand::label(l.id)};
   record(std::move(i));
 }
 
-void Builder::if_(const Reg& pred, const std::function<void()>& body) {
+void Builder::if_(const Reg& pred, const std::function<void()>& body, Where where) {
+  const Site site(*this, where);
   Label skip = label(fmt::format("L_skip_{}", k_.labels.size()));
   bra_if(pred, skip, /*negated=*/true);
-  body();
+  {
+    const KernelCode kernel_code(*this);
+    body();
+  }
   bind(skip);
 }
 
-void Builder::loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body) {
+void Builder::loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body, Where where) {
+  const Site site(*this, where);
   Reg i = mov(Type::u32, 0, name);
   Label top = label(fmt::format("L_{}", name));
   bind(top);
-  body(i);
+  {
+    const KernelCode kernel_code(*this);
+    body(i);
+  }
   i += 1;
   Reg more = setp(ir::CmpOp::lt, i, count, fmt::format("{}_more", name));
   bra_if(more, top);
 }
 
-void Builder::ret() { record(Inst{.op = Op::ret}); }
-void Builder::trap() { record(Inst{.op = Op::trap}); }
+void Builder::ret(Where where) { record(Inst{.op = Op::ret}, where); }
+void Builder::trap(Where where) { record(Inst{.op = Op::trap}, where); }
 
 void Builder::set_launch(const ir::LaunchShape& shape) { k_.launch = shape; }
 void Builder::set_min_ctas_per_sm(uint32_t n) { k_.min_ctas_per_sm = n; }
@@ -327,39 +387,34 @@ ir::Kernel Builder::finish() { return std::move(k_); }
 
 namespace {
 bool is_float(Type t) { return ir::type_class(t) == ir::TypeClass::floating; }
-Reg binary(Op op, const Reg& a, const Src& b) { return a.builder().alu(op, a.type(), {a, b}); }
-Reg compare(ir::CmpOp c, const Reg& a, const Src& b) { return a.builder().setp(c, a, b); }
+Reg binary(Op op, const Reg& a, const SrcAt& b) { return a.builder().alu(op, a.type(), {a, b.src}, {}, b.where); }
+Reg compare(ir::CmpOp c, const Reg& a, const SrcAt& b) { return a.builder().setp(c, a, b.src, {}, b.where); }
+Reg& in_place(Op op, Reg& a, const SrcAt& b) {
+  a.builder().alu_into(op, a, {a, b.src}, b.where);
+  return a;
+}
 }  // namespace
 
-Reg operator+(const Reg& a, const Src& b) { return binary(Op::add, a, b); }
-Reg operator-(const Reg& a, const Src& b) { return binary(Op::sub, a, b); }
-Reg operator*(const Reg& a, const Src& b) { return binary(is_float(a.type()) ? Op::mul : Op::mul_lo, a, b); }
-Reg operator/(const Reg& a, const Src& b) { return binary(Op::div, a, b); }
-Reg operator%(const Reg& a, const Src& b) { return binary(Op::rem, a, b); }
-Reg operator<<(const Reg& a, const Src& b) { return a.builder().alu(Op::shl, a.type(), {a, b}); }
-Reg operator>>(const Reg& a, const Src& b) { return a.builder().alu(Op::shr, a.type(), {a, b}); }
-Reg operator&(const Reg& a, const Src& b) { return binary(Op::and_, a, b); }
-Reg operator|(const Reg& a, const Src& b) { return binary(Op::or_, a, b); }
-Reg operator^(const Reg& a, const Src& b) { return binary(Op::xor_, a, b); }
-Reg operator~(const Reg& a) { return a.builder().alu(Op::not_, a.type(), {a}); }
-Reg operator==(const Reg& a, const Src& b) { return compare(ir::CmpOp::eq, a, b); }
-Reg operator!=(const Reg& a, const Src& b) { return compare(ir::CmpOp::ne, a, b); }
-Reg operator<(const Reg& a, const Src& b) { return compare(ir::CmpOp::lt, a, b); }
-Reg operator<=(const Reg& a, const Src& b) { return compare(ir::CmpOp::le, a, b); }
-Reg operator>(const Reg& a, const Src& b) { return compare(ir::CmpOp::gt, a, b); }
-Reg operator>=(const Reg& a, const Src& b) { return compare(ir::CmpOp::ge, a, b); }
+Reg operator+(const Reg& a, const SrcAt& b) { return binary(Op::add, a, b); }
+Reg operator-(const Reg& a, const SrcAt& b) { return binary(Op::sub, a, b); }
+Reg operator*(const Reg& a, const SrcAt& b) { return binary(is_float(a.type()) ? Op::mul : Op::mul_lo, a, b); }
+Reg operator/(const Reg& a, const SrcAt& b) { return binary(Op::div, a, b); }
+Reg operator%(const Reg& a, const SrcAt& b) { return binary(Op::rem, a, b); }
+Reg operator<<(const Reg& a, const SrcAt& b) { return binary(Op::shl, a, b); }
+Reg operator>>(const Reg& a, const SrcAt& b) { return binary(Op::shr, a, b); }
+Reg operator&(const Reg& a, const SrcAt& b) { return binary(Op::and_, a, b); }
+Reg operator|(const Reg& a, const SrcAt& b) { return binary(Op::or_, a, b); }
+Reg operator^(const Reg& a, const SrcAt& b) { return binary(Op::xor_, a, b); }
+Reg operator~(const RegAt& a) { return a.reg.builder().alu(Op::not_, a.reg.type(), {a.reg}, {}, a.where); }
+Reg operator==(const Reg& a, const SrcAt& b) { return compare(ir::CmpOp::eq, a, b); }
+Reg operator!=(const Reg& a, const SrcAt& b) { return compare(ir::CmpOp::ne, a, b); }
+Reg operator<(const Reg& a, const SrcAt& b) { return compare(ir::CmpOp::lt, a, b); }
+Reg operator<=(const Reg& a, const SrcAt& b) { return compare(ir::CmpOp::le, a, b); }
+Reg operator>(const Reg& a, const SrcAt& b) { return compare(ir::CmpOp::gt, a, b); }
+Reg operator>=(const Reg& a, const SrcAt& b) { return compare(ir::CmpOp::ge, a, b); }
 
-Reg& operator+=(Reg& a, const Src& b) {
-  a.builder().alu_into(Op::add, a, {a, b});
-  return a;
-}
-Reg& operator-=(Reg& a, const Src& b) {
-  a.builder().alu_into(Op::sub, a, {a, b});
-  return a;
-}
-Reg& operator^=(Reg& a, const Src& b) {
-  a.builder().alu_into(Op::xor_, a, {a, b});
-  return a;
-}
+Reg& operator+=(Reg& a, const SrcAt& b) { return in_place(Op::add, a, b); }
+Reg& operator-=(Reg& a, const SrcAt& b) { return in_place(Op::sub, a, b); }
+Reg& operator^=(Reg& a, const SrcAt& b) { return in_place(Op::xor_, a, b); }
 
 }  // namespace gs::builder

@@ -18,43 +18,49 @@ Inst simple(Op op) { return Inst{.op = op}; }
 
 // ---- CTA barriers and fences ---------------------------------------------------------------------
 
-void Builder::bar_sync(uint32_t id, uint32_t threads) {
+void Builder::bar_sync(uint32_t id, uint32_t threads, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::bar_sync);
   i.operands.push_back(Operand::integer(id));
   if (threads != 0) i.operands.push_back(Operand::integer(threads));
   record(std::move(i));
 }
 
-void Builder::bar_arrive(uint32_t id, uint32_t threads) {
+void Builder::bar_arrive(uint32_t id, uint32_t threads, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::bar_arrive);
   i.operands = {Operand::integer(id), Operand::integer(threads)};
   record(std::move(i));
 }
 
-void Builder::fence_proxy_async() { record(simple(Op::fence_proxy_async)); }
-void Builder::fence_mbarrier_init() { record(simple(Op::fence_mbarrier_init)); }
+void Builder::fence_proxy_async(Where where) { record(simple(Op::fence_proxy_async), where); }
+void Builder::fence_mbarrier_init(Where where) { record(simple(Op::fence_mbarrier_init), where); }
 
 // ---- mbarriers (facts §6) ---------------------------------------------------------------------------
 
-void Builder::mbarrier_init(const Addr& bar, uint32_t count) {
+void Builder::mbarrier_init(const Addr& bar, uint32_t count, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::mbarrier_init);
   i.operands = {bar.operand, Operand::integer(count)};
   record(std::move(i));
 }
 
-void Builder::mbarrier_arrive(const Addr& bar) {
+void Builder::mbarrier_arrive(const Addr& bar, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::mbarrier_arrive);
   i.operands = {Operand::sink(), bar.operand};
   record(std::move(i));
 }
 
-void Builder::mbarrier_arrive_expect_tx(const Addr& bar, const Src& bytes) {
+void Builder::mbarrier_arrive_expect_tx(const Addr& bar, const Src& bytes, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::mbarrier_arrive_expect_tx);
   i.operands = {Operand::sink(), bar.operand, bytes.operand};
   record(std::move(i));
 }
 
-void Builder::mbarrier_expect_tx(const Addr& bar, const Src& bytes) {
+void Builder::mbarrier_expect_tx(const Addr& bar, const Src& bytes, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::mbarrier_expect_tx);
   i.operands = {bar.operand, bytes.operand};
   record(std::move(i));
@@ -71,15 +77,18 @@ static Reg wait_parity(Builder& b, Op op, const Addr& bar, const Src& parity, st
 }
 
 Reg Builder::mbarrier_try_wait_parity(const Addr& bar, const Src& parity, std::string name,
-                                      std::optional<uint32_t> suspend_hint_ns) {
+                                      std::optional<uint32_t> suspend_hint_ns, Where where) {
+  const Site site(*this, where);
   return wait_parity(*this, Op::mbarrier_try_wait_parity, bar, parity, std::move(name), suspend_hint_ns);
 }
 
-Reg Builder::mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name) {
+Reg Builder::mbarrier_test_wait_parity(const Addr& bar, const Src& parity, std::string name, Where where) {
+  const Site site(*this, where);
   return wait_parity(*this, Op::mbarrier_test_wait_parity, bar, parity, std::move(name));
 }
 
-void Builder::mbarrier_wait(const Addr& bar, const Src& parity, std::optional<uint32_t> suspend_hint_ns) {
+void Builder::mbarrier_wait(const Addr& bar, const Src& parity, std::optional<uint32_t> suspend_hint_ns, Where where) {
+  const Site site(*this, where);
   Label retry = label(fmt::format("L_wait_{}", kernel().labels.size()));
   bind(retry);
   Reg ready = mbarrier_try_wait_parity(bar, parity, {}, suspend_hint_ns);
@@ -89,7 +98,8 @@ void Builder::mbarrier_wait(const Addr& bar, const Src& parity, std::optional<ui
 // ---- TMA (facts §4, §5) ------------------------------------------------------------------------------
 
 void Builder::cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, std::initializer_list<Src> coords,
-                                        const Addr& bar) {
+                                        const Addr& bar, Where where) {
+  const Site site(*this, where);
   if (coords.size() < 1 || coords.size() > 5)
     throw std::invalid_argument(fmt::format("a TMA load takes 1 to 5 coordinates, not {}", coords.size()));
   Inst i{.op = Op::cp_async_bulk_tensor_load, .aux = uint32_t(coords.size())};
@@ -101,7 +111,8 @@ void Builder::cp_async_bulk_tensor_load(const Addr& dst, const Reg& tensor_map, 
 
 void Builder::cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& tensor_map,
                                                   std::initializer_list<Src> coords, const Addr& bar,
-                                                  const Reg& cta_mask) {
+                                                  const Reg& cta_mask, Where where) {
+  const Site site(*this, where);
   if (coords.size() < 1 || coords.size() > 5)
     throw std::invalid_argument(fmt::format("a TMA load takes 1 to 5 coordinates, not {}", coords.size()));
   Inst i{.op = Op::cp_async_bulk_tensor_load_multicast, .aux = uint32_t(coords.size())};
@@ -112,7 +123,8 @@ void Builder::cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& te
   record(std::move(i));
 }
 
-void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src) {
+void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src, Where where) {
+  const Site site(*this, where);
   if (coords.size() < 1 || coords.size() > 5)
     throw std::invalid_argument(fmt::format("a TMA store takes 1 to 5 coordinates, not {}", coords.size()));
   Inst i{.op = Op::cp_async_bulk_tensor_store, .aux = uint32_t(coords.size())};
@@ -122,15 +134,17 @@ void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer
   record(std::move(i));
 }
 
-void Builder::cp_async_bulk_commit_group() { record(simple(Op::cp_async_bulk_commit_group)); }
+void Builder::cp_async_bulk_commit_group(Where where) { record(simple(Op::cp_async_bulk_commit_group), where); }
 
-void Builder::cp_async_bulk_wait_group_read(uint32_t n) {
+void Builder::cp_async_bulk_wait_group_read(uint32_t n, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::cp_async_bulk_wait_group_read);
   i.operands = {Operand::integer(n)};
   record(std::move(i));
 }
 
-void Builder::prefetch_tensormap(const Reg& tensor_map) {
+void Builder::prefetch_tensormap(const Reg& tensor_map, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::prefetch_tensormap);
   i.operands = {Operand::mem(tensor_map.id())};
   record(std::move(i));
@@ -148,17 +162,19 @@ Reg Builder::descriptor_at(const Reg& tile_addr, uint64_t constant_bits, const s
   return alu(Op::or_, Type::b64, {start, static_cast<unsigned long long>(constant_bits)}, std::move(name));
 }
 
-Reg Builder::wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name) {
+Reg Builder::wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name, Where where) {
+  const Site site(*this, where);
   layout::WgmmaDescriptor constant = fields;
   constant.start_address = 0;
   const uint64_t high = layout::encode_wgmma_descriptor(constant);
   return descriptor_at(tile_addr, high, layout::describe_wgmma_descriptor(high), std::move(name));
 }
 
-void Builder::wgmma_fence() { record(simple(Op::wgmma_fence)); }
+void Builder::wgmma_fence(Where where) { record(simple(Op::wgmma_fence), where); }
 
 void Builder::wgmma_mma_async(uint32_t n, const std::vector<Reg>& acc, const Reg& a_desc, const Reg& b_desc,
-                              const Src& scale_d, int scale_a, int scale_b, int trans_a, int trans_b) {
+                              const Src& scale_d, int scale_a, int scale_b, int trans_a, int trans_b, Where where) {
+  const Site site(*this, where);
   if (n < 8 || n > 256 || n % 8 != 0)
     throw std::invalid_argument(fmt::format("wgmma N={} is not a multiple of 8 in 8..256", n));
   if (acc.size() != n / 2)
@@ -173,9 +189,10 @@ void Builder::wgmma_mma_async(uint32_t n, const std::vector<Reg>& acc, const Reg
   record(std::move(i));
 }
 
-void Builder::wgmma_commit_group() { record(simple(Op::wgmma_commit_group)); }
+void Builder::wgmma_commit_group(Where where) { record(simple(Op::wgmma_commit_group), where); }
 
-void Builder::wgmma_wait_group(uint32_t n) {
+void Builder::wgmma_wait_group(uint32_t n, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::wgmma_wait_group);
   i.operands = {Operand::integer(n)};
   record(std::move(i));
@@ -184,7 +201,8 @@ void Builder::wgmma_wait_group(uint32_t n) {
 // ---- Ampere tensor cores and async copies (facts §2) ------------------------------------------------
 
 void Builder::mma_sync(const std::vector<Reg>& d, const std::vector<Reg>& a, const std::vector<Reg>& b,
-                       const std::vector<Reg>& c) {
+                       const std::vector<Reg>& c, Where where) {
+  const Site site(*this, where);
   if (d.size() != 4 || a.size() != 4 || b.size() != 2 || c.size() != 4)
     throw std::invalid_argument("mma.sync m16n8k16 takes 4 D, 4 A, 2 B and 4 C registers");
   Inst i{.op = Op::mma_sync, .ndst = 4};
@@ -193,7 +211,8 @@ void Builder::mma_sync(const std::vector<Reg>& d, const std::vector<Reg>& a, con
   record(std::move(i));
 }
 
-std::vector<Reg> Builder::ldmatrix(uint32_t num, bool trans, const Addr& addr, std::string name) {
+std::vector<Reg> Builder::ldmatrix(uint32_t num, bool trans, const Addr& addr, std::string name, Where where) {
+  const Site site(*this, where);
   if (num != 1 && num != 2 && num != 4) throw std::invalid_argument(fmt::format("ldmatrix .x{} is not .x1, .x2 or .x4", num));
   Inst i{.op = trans ? Op::ldmatrix_trans : Op::ldmatrix, .ndst = uint8_t(num), .aux = num};
   std::vector<Reg> out;
@@ -206,7 +225,8 @@ std::vector<Reg> Builder::ldmatrix(uint32_t num, bool trans, const Addr& addr, s
   return out;
 }
 
-void Builder::stmatrix(uint32_t num, bool trans, const Addr& addr, const std::vector<Reg>& values) {
+void Builder::stmatrix(uint32_t num, bool trans, const Addr& addr, const std::vector<Reg>& values, Where where) {
+  const Site site(*this, where);
   if ((num != 1 && num != 2 && num != 4) || values.size() != num)
     throw std::invalid_argument(fmt::format("stmatrix .x{} needs {} registers (got {})", num, num, values.size()));
   Inst i{.op = trans ? Op::stmatrix_trans : Op::stmatrix, .aux = num};
@@ -216,13 +236,15 @@ void Builder::stmatrix(uint32_t num, bool trans, const Addr& addr, const std::ve
 }
 
 void Builder::cp_async_cg(const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
-                          std::optional<Src> src_bytes) {
+                          std::optional<Src> src_bytes, Where where) {
+  const Site site(*this, where);
   if (bytes != 16) throw std::invalid_argument(fmt::format("cp.async.cg copies 16 bytes, not {}", bytes));
   cp_async(Op::cp_async_cg, dst_shared, src_global, bytes, src_bytes);
 }
 
 void Builder::cp_async_ca(const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
-                          std::optional<Src> src_bytes) {
+                          std::optional<Src> src_bytes, Where where) {
+  const Site site(*this, where);
   if (bytes != 4 && bytes != 8 && bytes != 16)
     throw std::invalid_argument(fmt::format("cp.async.ca copies 4, 8 or 16 bytes, not {}", bytes));
   cp_async(Op::cp_async_ca, dst_shared, src_global, bytes, src_bytes);
@@ -236,11 +258,12 @@ void Builder::cp_async(ir::Op op, const Addr& dst_shared, const Addr& src_global
   record(std::move(i));
 }
 
-void Builder::cp_async_wait_all() { record(simple(Op::cp_async_wait_all)); }
+void Builder::cp_async_wait_all(Where where) { record(simple(Op::cp_async_wait_all), where); }
 
-void Builder::cp_async_commit_group() { record(simple(Op::cp_async_commit_group)); }
+void Builder::cp_async_commit_group(Where where) { record(simple(Op::cp_async_commit_group), where); }
 
-void Builder::cp_async_wait_group(uint32_t n) {
+void Builder::cp_async_wait_group(uint32_t n, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::cp_async_wait_group);
   i.operands = {Operand::integer(n)};
   record(std::move(i));
@@ -248,7 +271,8 @@ void Builder::cp_async_wait_group(uint32_t n) {
 
 // ---- clusters and warp specialisation (facts §6, §7) ---------------------------------------------
 
-Reg Builder::mapa(const Reg& addr, const Src& cta_rank, std::string name) {
+Reg Builder::mapa(const Reg& addr, const Src& cta_rank, std::string name, Where where) {
+  const Site site(*this, where);
   Reg r = reg(Type::u32, std::move(name));
   Inst i{.op = Op::mapa, .type = Type::u32, .ndst = 1};
   i.operands = {Operand::reg(r.id()), Operand::reg(addr.id()), cta_rank.operand};
@@ -256,17 +280,19 @@ Reg Builder::mapa(const Reg& addr, const Src& cta_rank, std::string name) {
   return r;
 }
 
-void Builder::barrier_cluster_arrive() { record(simple(Op::barrier_cluster_arrive)); }
-void Builder::barrier_cluster_wait() { record(simple(Op::barrier_cluster_wait)); }
-void Builder::fence_acq_rel_cluster() { record(simple(Op::fence_acq_rel_cluster)); }
+void Builder::barrier_cluster_arrive(Where where) { record(simple(Op::barrier_cluster_arrive), where); }
+void Builder::barrier_cluster_wait(Where where) { record(simple(Op::barrier_cluster_wait), where); }
+void Builder::fence_acq_rel_cluster(Where where) { record(simple(Op::fence_acq_rel_cluster), where); }
 
-void Builder::mbarrier_arrive_remote(const Addr& bar) {
+void Builder::mbarrier_arrive_remote(const Addr& bar, Where where) {
+  const Site site(*this, where);
   Inst i = simple(Op::mbarrier_arrive_remote);
   i.operands = {Operand::sink(), bar.operand};
   record(std::move(i));
 }
 
-void Builder::setmaxnreg(bool increase, uint32_t regs) {
+void Builder::setmaxnreg(bool increase, uint32_t regs, Where where) {
+  const Site site(*this, where);
   if (regs < 24 || regs > 256 || regs % 8 != 0)
     throw std::invalid_argument(fmt::format("setmaxnreg {} is not a multiple of 8 in 24..256 (facts §7)", regs));
   Inst i = simple(increase ? Op::setmaxnreg_inc : Op::setmaxnreg_dec);
@@ -274,7 +300,8 @@ void Builder::setmaxnreg(bool increase, uint32_t regs) {
   record(std::move(i));
 }
 
-Reg Builder::elect_sync(std::string name) {
+Reg Builder::elect_sync(std::string name, Where where) {
+  const Site site(*this, where);
   Reg p = reg(Type::pred, name.empty() ? "elected" : std::move(name));
   Inst i{.op = Op::elect_sync, .ndst = 2};
   i.operands = {Operand::sink(), Operand::reg(p.id()), Operand::integer(ir::kAllLanes)};

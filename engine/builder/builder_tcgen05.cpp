@@ -54,26 +54,30 @@ Addr b32_address(Builder& b, const Addr& a) {
 
 }  // namespace
 
-void Builder::tcgen05_alloc(const Addr& smem_dst, const Src& ncols, CtaGroup group) {
+void Builder::tcgen05_alloc(const Addr& smem_dst, const Src& ncols, CtaGroup group, Where where) {
+  const Site site(*this, where);
   check_columns(ncols, "tcgen05.alloc");
   Inst i{.op = pick(group, Op::tcgen05_alloc, Op::tcgen05_alloc_cta_pair)};
   i.operands = {smem_dst.operand, ncols.operand};
   record(std::move(i));
 }
 
-void Builder::tcgen05_dealloc(const Src& taddr, const Src& ncols, CtaGroup group) {
+void Builder::tcgen05_dealloc(const Src& taddr, const Src& ncols, CtaGroup group, Where where) {
+  const Site site(*this, where);
   check_columns(ncols, "tcgen05.dealloc");
   Inst i{.op = pick(group, Op::tcgen05_dealloc, Op::tcgen05_dealloc_cta_pair)};
   i.operands = {taddr.operand, ncols.operand};
   record(std::move(i));
 }
 
-void Builder::tcgen05_relinquish_alloc_permit(CtaGroup group) {
+void Builder::tcgen05_relinquish_alloc_permit(CtaGroup group, Where where) {
+  const Site site(*this, where);
   record(Inst{.op = pick(group, Op::tcgen05_relinquish_alloc_permit, Op::tcgen05_relinquish_alloc_permit_cta_pair)});
 }
 
 void Builder::tcgen05_mma(const Addr& d_tmem, const Reg& a_desc, const Reg& b_desc, const Src& idesc,
-                          const Reg& enable_input_d, CtaGroup group) {
+                          const Reg& enable_input_d, CtaGroup group, Where where) {
+  const Site site(*this, where);
   const Addr d = b32_address(*this, d_tmem);
   Inst i{.op = pick(group, Op::tcgen05_mma, Op::tcgen05_mma_cta_pair)};
   i.operands = {d.operand, Operand::reg(a_desc.id()), Operand::reg(b_desc.id()), idesc.operand,
@@ -82,7 +86,8 @@ void Builder::tcgen05_mma(const Addr& d_tmem, const Reg& a_desc, const Reg& b_de
 }
 
 void Builder::tcgen05_mma_tmem_a(const Addr& d_tmem, const Addr& a_tmem, const Reg& b_desc, const Src& idesc,
-                                 const Reg& enable_input_d, CtaGroup group) {
+                                 const Reg& enable_input_d, CtaGroup group, Where where) {
+  const Site site(*this, where);
   const Addr d = b32_address(*this, d_tmem), a = b32_address(*this, a_tmem);
   Inst i{.op = pick(group, Op::tcgen05_mma_tmem_a, Op::tcgen05_mma_cta_pair_tmem_a)};
   i.operands = {d.operand, a.operand, Operand::reg(b_desc.id()), idesc.operand,
@@ -90,19 +95,22 @@ void Builder::tcgen05_mma_tmem_a(const Addr& d_tmem, const Addr& a_tmem, const R
   record(std::move(i));
 }
 
-void Builder::tcgen05_commit(const Addr& bar, CtaGroup group) {
+void Builder::tcgen05_commit(const Addr& bar, CtaGroup group, Where where) {
+  const Site site(*this, where);
   Inst i{.op = pick(group, Op::tcgen05_commit, Op::tcgen05_commit_cta_pair)};
   i.operands = {bar.operand};
   record(std::move(i));
 }
 
-void Builder::tcgen05_commit_multicast(const Addr& bar, const Reg& cta_mask, CtaGroup group) {
+void Builder::tcgen05_commit_multicast(const Addr& bar, const Reg& cta_mask, CtaGroup group, Where where) {
+  const Site site(*this, where);
   Inst i{.op = pick(group, Op::tcgen05_commit_multicast, Op::tcgen05_commit_cta_pair_multicast)};
   i.operands = {bar.operand, Operand::reg(cta_mask.id())};
   record(std::move(i));
 }
 
-std::vector<Reg> Builder::tcgen05_ld_32x32b(uint32_t x, const Addr& taddr, std::string name) {
+std::vector<Reg> Builder::tcgen05_ld_32x32b(uint32_t x, const Addr& taddr, std::string name, Where where) {
+  const Site site(*this, where);
   check_repeat(x, "tcgen05.ld");
   Inst i{.op = Op::tcgen05_ld_32x32b, .ndst = uint8_t(x), .aux = x};
   std::vector<Reg> out;
@@ -116,7 +124,8 @@ std::vector<Reg> Builder::tcgen05_ld_32x32b(uint32_t x, const Addr& taddr, std::
   return out;
 }
 
-void Builder::tcgen05_st_32x32b(const Addr& taddr, const std::vector<Reg>& values) {
+void Builder::tcgen05_st_32x32b(const Addr& taddr, const std::vector<Reg>& values, Where where) {
+  const Site site(*this, where);
   check_repeat(values.size(), "tcgen05.st");
   Inst i{.op = Op::tcgen05_st_32x32b, .aux = uint32_t(values.size())};
   i.operands.push_back(taddr.operand);
@@ -124,18 +133,21 @@ void Builder::tcgen05_st_32x32b(const Addr& taddr, const std::vector<Reg>& value
   record(std::move(i));
 }
 
-void Builder::tcgen05_wait_ld() { record(Inst{.op = Op::tcgen05_wait_ld}); }
-void Builder::tcgen05_wait_st() { record(Inst{.op = Op::tcgen05_wait_st}); }
-void Builder::tcgen05_fence_before_thread_sync() { record(Inst{.op = Op::tcgen05_fence_before}); }
-void Builder::tcgen05_fence_after_thread_sync() { record(Inst{.op = Op::tcgen05_fence_after}); }
+void Builder::tcgen05_wait_ld(Where where) { record(Inst{.op = Op::tcgen05_wait_ld}, where); }
+void Builder::tcgen05_wait_st(Where where) { record(Inst{.op = Op::tcgen05_wait_st}, where); }
+void Builder::tcgen05_fence_before_thread_sync(Where where) { record(Inst{.op = Op::tcgen05_fence_before}, where); }
+void Builder::tcgen05_fence_after_thread_sync(Where where) { record(Inst{.op = Op::tcgen05_fence_after}, where); }
 
-Reg Builder::tmem_instr_descriptor(const layout::UmmaInstrDesc& desc, std::string name) {
+Reg Builder::tmem_instr_descriptor(const layout::UmmaInstrDesc& desc, std::string name, Where where) {
+  const Site site(*this, where);
   const uint32_t bits = layout::encode_umma_instr_desc(desc);  // throws on M/N the fields cannot hold
   comment("instruction descriptor: " + layout::describe_umma_instr_desc(bits));
   return mov(Type::b32, static_cast<unsigned>(bits), std::move(name));
 }
 
-Reg Builder::umma_descriptor(const Reg& tile_addr, const layout::UmmaSmemDescriptor& fields, std::string name) {
+Reg Builder::umma_descriptor(const Reg& tile_addr, const layout::UmmaSmemDescriptor& fields, std::string name,
+                             Where where) {
+  const Site site(*this, where);
   layout::UmmaSmemDescriptor constant = fields;
   constant.start_address = 0;
   const uint64_t high = layout::encode_umma_smem_descriptor(constant);

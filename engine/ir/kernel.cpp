@@ -105,4 +105,8 @@ WarpRole Kernel::role_at(uint32_t inst) const {
   return WarpRole::none;
 }
 
+std::string_view Kernel::source_file(const SourceLoc& loc) const {
+  return loc.file < source_files.size() ? std::string_view(source_files[loc.file]) : std::string_view();
+}
+
 }  // namespace gs::ir

@@ -59,6 +59,16 @@ struct Operand {
   }
 };
 
+// Where the kernel's C++ recorded an instruction (the builder fills it from
+// std::source_location): an index into Kernel::source_files and a 1-based line. Kept to two
+// numbers so an Inst stays small; file == kNone when unknown (an Inst made by hand).
+struct SourceLoc {
+  uint32_t file = kNone;
+  uint32_t line = 0;
+  bool known() const { return file != kNone && line > 0; }
+  friend bool operator==(const SourceLoc&, const SourceLoc&) = default;
+};
+
 struct Inst {
   Op op = Op::mov;
   Type type = Type::none;    // the ".type" suffix
@@ -72,6 +82,7 @@ struct Inst {
   bool guard_negated = false;
   std::vector<Operand> operands;
   std::string comment;       // printed after the instruction; shown by the GUI
+  SourceLoc src;             // the kernel source line that recorded it
 
   const OpInfo& info() const { return op_info(op); }
 };
@@ -203,6 +214,8 @@ struct Kernel {
   uint32_t smem_align = 16;   // alignment of gs_smem: the largest allocation alignment
   std::vector<LabelInfo> labels;
   std::vector<Inst> insts;
+  // The files Inst::src indexes, relative to the source tree ("kernels/hopper_parts.cpp").
+  std::vector<std::string> source_files;
   LaunchShape launch;
   uint32_t min_ctas_per_sm = 0;  // .minnctapersm when > 0 (with .maxntid fixes the register budget)
   uint32_t max_regs = 0;         // .maxnreg when > 0
@@ -214,6 +227,8 @@ struct Kernel {
   const Param* find_param(ParamRole role) const;
   // The declared role of instruction `inst`: the innermost region holding it (none outside).
   WarpRole role_at(uint32_t inst) const;
+  // The file of Inst::src ("" when unknown).
+  std::string_view source_file(const SourceLoc& loc) const;
 };
 
 }  // namespace gs::ir

@@ -92,9 +92,8 @@ void exec_cp_async(ExecContext& x) {
   Sources src(x);
   Warp& w = x.warp;
   std::array<uint32_t, 32> saddr{};
-  std::array<uint64_t, 32> sector{};
-  uint32_t nsectors = 0;
-  uint64_t lowest = ~uint64_t(0);
+  std::array<uint64_t, 32> gaddr{};
+  uint32_t reading = 0;  // lanes that read global memory (a zero src-size reads nothing)
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     const uint32_t dst = memory_address32(x, ops.dst, l);
@@ -110,8 +109,8 @@ void exec_cp_async(ExecContext& x) {
     copy.bytes = uint8_t(bytes);
     const uint32_t read = std::min(src_bytes, bytes);
     if (read > 0) {
-      lowest = std::min(lowest, from);
-      sector[nsectors++] = from / 32;
+      gaddr[l] = from;
+      reading |= 1u << l;
       if (const uint8_t* p = c.launch.global->find(from, read))
         std::memcpy(copy.data.data(), p, read);
       else
@@ -127,7 +126,7 @@ void exec_cp_async(ExecContext& x) {
   }
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes.
   account_shared(x, saddr, bytes, true);
-  account_global(x, bytes, false, nsectors, lowest == ~uint64_t(0) ? 0 : lowest);
+  account_global(x, bytes, false, gaddr, reading);
   w.cp_async_uncommitted_complete_at = std::max(w.cp_async_uncommitted_complete_at, c.now + timing::kGlobalLatency);
   x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once
 }
@@ -140,6 +139,9 @@ void exec_cp_async_commit_group(ExecContext& x) {
   w.cp_async_uncommitted.clear();
   w.cp_async_uncommitted_complete_at = 0;
   x.latency = timing::kAluLatency;
+  if (x.cta.trace)  // the pipeline view replays each warp's groups from these
+    trace_event(x.cta, EventKind::cp_async_commit, x.cta.now, w.id, x.inst_id, x.mask, kNone,
+                uint32_t(w.cp_async_groups.size()));
 }
 
 // cp.async.wait_group N (and wait_all, which is N = 0 after committing what is pending).
@@ -159,6 +161,9 @@ void exec_cp_async_wait_group(ExecContext& x) {
     land(x.cta, w, w.cp_async_groups[g]);
   }
   w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));
+  if (x.cta.trace)
+    trace_event(x.cta, EventKind::cp_async_wait, x.cta.now, w.id, x.inst_id, x.mask,
+                uint32_t(w.cp_async_groups.size()), uint32_t(retire));
   // The warp sleeps until the last retired group has landed.
   x.latency = uint32_t(std::max<uint64_t>(until - x.cta.now, timing::kAluLatency));
 }

@@ -192,14 +192,31 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
   return p;
 }
 
-// Statistics and trace record of a global access: the distinct 32-byte sectors it touches
-// (counted by the caller, only for the traced CTA) and its lowest address.
-void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest) {
+// Statistics and trace record of a global access: each lane's address and the distinct
+// 32-byte sectors they touch (only for the traced CTA).
+void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
+                    uint32_t sectors) {
   Cta& c = x.cta;
   x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
   if (!c.trace) return;
-  const uint32_t index = append(c.trace->global, GlobalAccess{x.mask, uint8_t(bytes), store, sectors, lowest});
-  trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, index, sectors);
+  GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
+  uint64_t lowest = ~uint64_t(0);
+  uint64_t sector[32];
+  uint32_t n = 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    lowest = std::min(lowest, a);
+    sector[n++] = a / 32;
+  }
+  g.first_addr = n ? lowest : 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const uint64_t d = addr[l] - lowest;
+    g.offset[l] = d >= GlobalAccess::kFar ? GlobalAccess::kFar : uint32_t(d);
+  }
+  g.sectors = sectors != kCountSectors ? sectors : distinct_count(sector, n);
+  const uint32_t index = append(c.trace->global, g);
+  trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, index, g.sectors);
 }
 
 // Bank model and statistics for one warp-level shared access (facts §8).
@@ -264,9 +281,7 @@ void exec_memory(ExecContext& x) {
   const bool cluster = in.op == Op::ld_shared_cluster || in.op == Op::st_shared_cluster;
   const bool shared = cluster || in.op == Op::ld_shared || in.op == Op::st_shared;
   std::array<uint32_t, 32> saddr{};
-  uint64_t lowest = ~uint64_t(0);
-  std::array<uint64_t, 32> sector{};  // per active lane; distinct ones counted at the end
-  uint32_t nsectors = 0;
+  std::array<uint64_t, 32> gaddr{};
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     uint8_t* p = nullptr;
@@ -280,8 +295,7 @@ void exec_memory(ExecContext& x) {
     } else {
       const uint64_t a = memory_address64(x, addr_op, l);
       p = c.launch.global->find(a, bytes);
-      lowest = std::min(lowest, a);
-      sector[nsectors++] = a / 32;
+      gaddr[l] = a;
       if (!p)
         report(c, HazardKind::out_of_bounds_global, x.inst_id, x.warp.id, l, a,
                fmt::format("global address 0x{:X} ({} bytes) is outside every buffer of this GEMM", a, bytes));
@@ -316,7 +330,7 @@ void exec_memory(ExecContext& x) {
   if (shared) {
     account_shared(x, saddr, bytes, store);
   } else {
-    account_global(x, bytes, store, c.trace ? distinct_count(sector.data(), nsectors) : 0, lowest);
+    account_global(x, bytes, store, gaddr, x.mask);
   }
 }
 
@@ -376,31 +390,19 @@ inline void gather_lanes_avx2(const uint8_t*, const uint64_t*, uint64_t*) {}
 #endif
 
 // What the trace records of a full warp's global access: the sector (address / 32) of each
-// lane, the lowest offset, and the number of distinct sectors when they come in
-// non-decreasing lane order (~0 otherwise: the caller then sorts). off[] holds offsets below
-// 2^63 (lanes_inside), and sectors are smaller still, so signed comparisons order them.
-struct SectorSummary {
-  uint32_t distinct_if_sorted = ~0u;
-  int64_t lowest_off = 0;
-};
-[[gnu::always_inline]] inline SectorSummary summarize_sectors(const uint64_t* off, uint64_t base_sector,
-                                                             uint64_t* sector) {
-  SectorSummary r;
-  r.lowest_off = std::numeric_limits<int64_t>::max();
-  for (uint32_t l = 0; l < 32; ++l) {
-    sector[l] = base_sector + off[l] / 32;
-    r.lowest_off = std::min(r.lowest_off, int64_t(off[l]));
-  }
-  r.distinct_if_sorted = distinct_if_sorted(sector, 32);
-  return r;
+// lane and the number of distinct sectors when they come in non-decreasing lane order
+// (kCountSectors otherwise: account_global then sorts). off[] holds offsets below 2^63
+// (lanes_inside), and sectors are smaller still, so signed comparisons order them.
+[[gnu::always_inline]] inline uint32_t summarize_sectors(const uint64_t* off, uint64_t base_sector, uint64_t* sector) {
+  for (uint32_t l = 0; l < 32; ++l) sector[l] = base_sector + off[l] / 32;
+  return distinct_if_sorted(sector, 32);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 // The same, 4 lanes per instruction: pairs (l, l + 1) are compared 4 at a time (sector[32]
 // repeats sector[31], so the last pair is equal and neither descends nor changes).
-__attribute__((target("avx2"))) inline SectorSummary summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector,
-                                                                            uint64_t* sector /* 33 */) {
+__attribute__((target("avx2"))) inline uint32_t summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector,
+                                                                       uint64_t* sector /* 33 */) {
   const __m256i base = _mm256_set1_epi64x(int64_t(base_sector));
-  __m256i lowest = _mm256_set1_epi64x(std::numeric_limits<int64_t>::max());
   // Each lane's sector is compared with the next lane's in registers: the next lanes are the
   // vector rotated by one with the following vector's first lane blended in. (Reading them
   // back from `sector` at an offset of one lane was a load that overlapped two vector
@@ -412,7 +414,6 @@ __attribute__((target("avx2"))) inline SectorSummary summarize_sectors_avx2(cons
     const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 4 * i));
     s[i] = _mm256_add_epi64(base, _mm256_srli_epi64(o, 5));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(sector + 4 * i), s[i]);
-    lowest = _mm256_blendv_epi8(lowest, o, _mm256_cmpgt_epi64(lowest, o));
   }
   sector[32] = sector[31];
   s[8] = _mm256_permute4x64_epi64(s[7], 0xFF);  // lane 31 again: the padded pair is equal
@@ -425,16 +426,11 @@ __attribute__((target("avx2"))) inline SectorSummary summarize_sectors_avx2(cons
     descents |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(a, b)))) << (4 * i);
     equal |= uint32_t(_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(a, b)))) << (4 * i);
   }
-  alignas(32) int64_t low[4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(low), lowest);
-  SectorSummary r;
-  r.lowest_off = std::min(std::min(low[0], low[1]), std::min(low[2], low[3]));
   // 31 real pairs and the padded one (always equal): distinct = 1 + (31 - (equal pairs - 1)).
-  r.distinct_if_sorted = descents != 0 ? ~0u : 33 - lane_count(equal);
-  return r;
+  return descents != 0 ? kCountSectors : 33 - lane_count(equal);
 }
 #else
-inline SectorSummary summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector, uint64_t* sector) {
+inline uint32_t summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector, uint64_t* sector) {
   return summarize_sectors(off, base_sector, sector);
 }
 #endif
@@ -499,26 +495,17 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
     return;
   }
-  // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32.
-  uint64_t sector[33];
-  uint32_t nsectors = 32, sectors = ~0u;
-  const uint64_t base_sector = kGlobalBase[buffer] / 32;
-  int64_t lowest_off = std::numeric_limits<int64_t>::max();
+  // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32. A full
+  // warp's sectors in lane order are counted here, fast; any other case by account_global.
+  uint32_t sectors = kCountSectors;
   if (all_lanes) {
-    const SectorSummary summary =
-        kAvx2 ? summarize_sectors_avx2(off, base_sector, sector) : summarize_sectors(off, base_sector, sector);
-    sectors = summary.distinct_if_sorted;
-    lowest_off = summary.lowest_off;
-  } else {
-    nsectors = 0;
-    for (uint32_t m = mask; m; m &= m - 1) {
-      const uint64_t o = off[std::countr_zero(m)];
-      sector[nsectors++] = base_sector + o / 32;
-      lowest_off = std::min(lowest_off, int64_t(o));
-    }
+    uint64_t sector[33];
+    const uint64_t base_sector = kGlobalBase[buffer] / 32;
+    sectors = kAvx2 ? summarize_sectors_avx2(off, base_sector, sector) : summarize_sectors(off, base_sector, sector);
   }
-  if (sectors == ~0u) sectors = distinct_count(sector, nsectors);
-  account_global(x, bytes, kStore, sectors, kGlobalBase[buffer] + uint64_t(lowest_off));
+  std::array<uint64_t, 32> addr;
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = kGlobalBase[buffer] + off[l];
+  account_global(x, bytes, kStore, addr, mask, sectors);
 }
 
 // Compiled for baseline x86-64 and for AVX2, which select_memory picks where the CPU has it

@@ -359,9 +359,12 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
 // cluster_target; nullptr (reported) when outside them.
 uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
 // Statistics, latency and trace record of one warp-level access (exec_mem.cpp): a global
-// access touching `sectors` 32-byte sectors (counted for the traced CTA only) from `lowest`
-// up; a shared access through the bank model (facts §8).
-void account_global(ExecContext& x, uint32_t bytes, bool store, uint32_t sectors, uint64_t lowest);
+// access of `bytes` per lane at addr[l] for the lanes in `lanes` (read only for the traced
+// CTA), touching `sectors` distinct 32-byte sectors (kCountSectors: counted here); a shared
+// access through the bank model (facts §8).
+inline constexpr uint32_t kCountSectors = ~0u;
+void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
+                    uint32_t sectors = kCountSectors);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store

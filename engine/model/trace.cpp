@@ -52,6 +52,8 @@ const char* event_kind_name(EventKind k) {
     case EventKind::mma_wait_blocked: return "mma_wait_blocked";
     case EventKind::mma_wait_released: return "mma_wait_released";
     case EventKind::reg_limit: return "reg_limit";
+    case EventKind::cp_async_commit: return "cp_async_commit";
+    case EventKind::cp_async_wait: return "cp_async_wait";
     case EventKind::tmem_op: return "tmem_op";
     case EventKind::count_: break;
   }

@@ -43,6 +43,8 @@ enum class EventKind : uint8_t {
   mma_wait_blocked,   // wgmma.wait_group N finds more than N groups in flight: a = N
   mma_wait_released,  // ... and the groups it waits for have completed: a = groups left
   reg_limit,          // setmaxnreg took effect: a = the warp's registers per thread now
+  cp_async_commit,    // cp.async.commit_group (and wait_all's): a = the warp's groups in flight after it
+  cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left
   tmem_op,            // payload -> TmemOp (Trace::tmem), a = TmemOpKind: a tcgen05 op on a CTA's TMEM
   count_,
 };
@@ -86,12 +88,16 @@ struct SmemAccess {
   std::array<uint8_t, 32> lane_wavefront{};  // which wavefront serves each lane
 };
 
+// One warp-level global access (ld/st.global, cp.async's source): each lane's address, so a
+// view can show which 32-byte sectors and 128-byte lines the warp touches.
 struct GlobalAccess {
-  uint32_t mask = 0;
-  uint8_t bytes = 4;
+  static constexpr uint32_t kFar = ~0u;  // offset of a lane 4 GiB or more above first_addr
+  uint32_t mask = 0;          // the lanes that accessed global memory
+  uint8_t bytes = 4;          // per lane
   bool store = false;
   uint32_t sectors = 0;       // distinct 32-byte sectors touched
   uint64_t first_addr = 0;    // lowest address touched
+  std::array<uint32_t, 32> offset{};  // lane l's address - first_addr (lanes in mask), or kFar
 };
 
 struct TmaTransfer {

@@ -1,6 +1,7 @@
 // Running ptxas, the independent judge of emitted PTX (style.md: ptxas is our NASM).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -14,12 +15,33 @@ struct PtxasResult {
   int exit_code = -1;
   std::string log;    // ptxas's messages (-v resource report included)
   std::string command;
+  std::string cubin;  // the assembled module, when PtxasOptions::keep_cubin asked for it
 };
 
-// Where ptxas is: $GEMMSCOPE_PTXAS, the toolkit found at configure time, then $PATH.
+struct PtxasOptions {
+  bool line_info = false;   // -lineinfo: the cubin maps each SASS address to its PTX line
+  bool keep_cubin = false;  // return the cubin's bytes in PtxasResult::cubin
+  // Called with the cubin's path after a successful run, before its temporary folder goes
+  // (e.g. to disassemble it there).
+  std::function<void(const std::string& cubin_path)> with_cubin;
+};
+
+// Where ptxas is: $GEMMSCOPE_PTXAS, the toolkit found at configure time, then $PATH, then
+// /usr/local/cuda/bin. A $GEMMSCOPE_PTXAS that names no executable file means "no ptxas"
+// (how the tests pretend the toolkit is missing).
 std::optional<std::string> find_ptxas();
 
+// A CUDA toolkit program (nvdisasm, cuobjdump): $`env_var` (as for ptxas), the folder ptxas
+// was found in, $PATH, /usr/local/cuda/bin.
+std::optional<std::string> find_cuda_tool(const std::string& name, const char* env_var);
+
+// A file's bytes ("" when it cannot be read).
+std::string read_file(const std::string& path);
+// Runs the shell command line `command` with its stdout and stderr into `log_path` and then
+// `log`; returns its exit status, -1 when it did not exit normally.
+int run_logged(const std::string& command, const std::string& log_path, std::string& log);
+
 // Assembles `ptx` for `target` (with -v so the log carries registers/spills/smem).
-PtxasResult run_ptxas(const std::string& ptx, ir::Arch target);
+PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOptions& options = {});
 
 }  // namespace gs::ptx

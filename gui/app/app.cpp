@@ -271,6 +271,9 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     for (int i = 0; i < o.steps; ++i)
       if (!app.step(o.step_unit, true)) break;
     if (o.select_line) app.select_ptx_line(o.select_line);
+    // The first frame shows the SASS view filled in, as it shows the kernel.
+    const std::vector<std::string> shown = shell.shown_view_names();
+    if (std::find(shown.begin(), shown.end(), "sass") != shown.end()) compile_sass_now(app);
   } else {
     app.request_open(req);
   }

@@ -19,6 +19,7 @@ struct AppOptions {
   std::string kernel_id;           // empty: the last kernel from the settings
   kernels::GemmShape shape;        // 0s: the kernel's example shape
   std::set<std::string> mistakes;
+  kernels::ParamValues params;     // build parameters (unset: the kernel's defaults)
   std::vector<ViewId> views;       // empty: all views (the settings' show flags interactively)
   int width = 1600, height = 1000;
   int resize_width = 0, resize_height = 0;  // headless, > 0: the window's size from frame `frames / 2` on

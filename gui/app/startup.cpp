@@ -50,6 +50,7 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
   req.shape = o.shape;
   if (o.kernel_id.empty() && o.shape.m == 0) req.shape = {settings.last_m, settings.last_n, settings.last_k};
   req.mistakes = o.mistakes;
+  req.params = o.params;
   req.only_traced_cta = !o.whole_grid;
   if (o.kernel_id.empty()) return req;
   // Bad shapes or mistakes named on the command line are usage errors, found before any
@@ -57,7 +58,7 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
   try {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
     const kernels::GemmShape shape = info.resolve(req.shape);
-    kernels::build_kernel(info, {shape, req.mistakes});
+    kernels::build_kernel(info, {shape, req.mistakes, req.params});
     if (o.whole_grid) run::require_whole_grid_fits(info, shape);
   } catch (const kernels::ConfigError& e) {
     err << "gemmscope gui: " << e.what() << "\n";

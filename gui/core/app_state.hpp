@@ -19,9 +19,13 @@
 #include "gui/core/jobs.hpp"
 #include "gui/core/ladder_data.hpp"
 #include "gui/core/measurements.hpp"
+#include "gui/core/mma_sync_data.hpp"
 #include "gui/core/playback.hpp"
 #include "gui/core/problems_data.hpp"
 #include "gui/core/ptx_data.hpp"
+#include "gui/core/source_data.hpp"
+#include "gui/core/diff_data.hpp"
+#include "gui/core/sass_data.hpp"
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
@@ -70,8 +74,12 @@ struct Playback {
 // reads them.
 struct ViewCaches {
   FragmentGridCache fragment_grid;
+  MmaSyncCache mma_sync;                // the running mma.sync of the fragments view
   RequestChecker request_checker;       // the ladder's check of the edited request
   PtxRevealState ptx_reveal;            // lines the PTX view last scrolled to
+  SourceRevealState source_reveal;      // lines the Source view last scrolled to
+  std::shared_ptr<const DiffPrepared> diff;  // the Diff view's last diff (keyed on its choice)
+  SassRevealState sass_reveal;          // the PTX line the SASS view last scrolled to
   WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box
 };
 
@@ -88,6 +96,8 @@ struct AppState {
   FragmentViewOptions fragment_view;
   LadderViewOptions ladder_view;
   PtxViewOptions ptx_view;
+  SourceViewOptions source_view;
+  DiffViewOptions diff_view;
   ProblemsViewOptions problems_view;
   TmemViewOptions tmem_view;
   ThroughputControls throughput_view = default_throughput_controls();
@@ -115,7 +125,9 @@ struct AppState {
   void open_now(const run::SimRequest& r);      // synchronous (headless, tests); errors -> problems
   void request_open(const run::SimRequest& r);  // as a job; the result replaces the kernel
   void request_model_run();                 // the whole grid of the current request, as a job
-  void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats);
+  // `params` (build parameters) apply to every kernel named; each must take them.
+  void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
+                         const kernels::ParamValues& params = {});
   void cancel_jobs();
   bool busy() const;
   void poll_jobs();  // applies finished jobs' completions (UI thread, once per frame)

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/mma_sync_data.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -261,8 +262,15 @@ nlohmann::json describe_fragments(AppState& app) {
         s["value_f32"] = f;
       }
     }
+    if (const auto op = mma_operand_of_map(o.kind); op && app.kernel && c.thread >= 0) {
+      const RunningMmaSync m = running_mma_sync(*app.kernel, app.playback.position, app.selection.warp);
+      s["mma_sync_value"] = mma_sync_value_text(*app.kernel, m, *op, uint32_t(c.lane), uint32_t(c.value));
+    }
     j["selected"] = std::move(s);
   }
+  // The kernel's own mma.sync at the cursor, for the m16n8k16 maps.
+  if (mma_operand_of_map(o.kind) && app.kernel)
+    j["mma_sync"] = mma_sync_json(*app.kernel, running_mma_sync(*app.kernel, app.playback.position, app.selection.warp));
   return j;
 }
 

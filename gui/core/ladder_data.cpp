@@ -32,12 +32,17 @@ RequestCheck check_request(const run::SimRequest& request) {
     for (const kernels::Mistake& km : info->mistakes) known = known || km.name == m;
     if (!known) c.mistake_error = fmt::format("{} has no mistake '{}'", info->id, m);
   }
+  try {
+    kernels::resolve_params(*info, request.params);
+  } catch (const kernels::ConfigError& e) {
+    c.param_error = e.what();
+  }
   c.shape_error = shape_error(*info, request.shape);
-  if (!c.shape_error.empty() || !c.mistake_error.empty()) return c;
+  if (!c.shape_error.empty() || !c.mistake_error.empty() || !c.param_error.empty()) return c;
   // The grid is whatever the kernel's build chooses (kernels differ in which grid axis walks
   // M), so ask the build rather than guessing from the tile.
   try {
-    kernels::GemmConfig cfg{resolved_shape(*info, request.shape), request.mistakes};
+    kernels::GemmConfig cfg{resolved_shape(*info, request.shape), request.mistakes, request.params};
     const ir::Kernel k = kernels::build_kernel(*info, cfg);
     c.grid = k.launch.grid;
     c.threads = k.launch.threads();
@@ -58,7 +63,7 @@ namespace {
 
 bool same_request(const run::SimRequest& a, const run::SimRequest& b) {
   return a.kernel_id == b.kernel_id && a.shape.m == b.shape.m && a.shape.n == b.shape.n && a.shape.k == b.shape.k &&
-         a.mistakes == b.mistakes && a.cta == b.cta;
+         a.mistakes == b.mistakes && a.params == b.params && a.cta == b.cta;
 }
 
 }  // namespace
@@ -78,6 +83,7 @@ void select_ladder_kernel(AppState& app, const std::string& kernel_id) {
   app.request.kernel_id = kernel_id;
   app.request.shape = info->example_shape;
   app.request.mistakes.clear();
+  app.request.params.clear();
   app.request.cta = {0, 0, 0};
 }
 
@@ -86,6 +92,13 @@ void set_mistake(AppState& app, const std::string& name, bool on) {
     app.request.mistakes.insert(name);
   else
     app.request.mistakes.erase(name);
+}
+
+void set_param(AppState& app, const kernels::BuildParam& param, uint32_t value) {
+  if (value == param.default_value)
+    app.request.params.erase(param.name);
+  else
+    app.request.params[param.name] = value;
 }
 
 run::SimRequest trace_request(const AppState& app) {
@@ -137,6 +150,8 @@ nlohmann::json describe_ladder(AppState& app) {
                    {"selected", r.kernel_id},
                    {"shape", {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}}},
                    {"mistakes_on", nlohmann::json(std::vector<std::string>(r.mistakes.begin(), r.mistakes.end()))},
+                   {"params", r.params},
+                   {"param_error", check.param_error},
                    {"inputs", std::string(run::input_mode_name(r.inputs))},
                    {"seed", r.seed},
                    {"cta", {r.cta[0], r.cta[1], r.cta[2]}},

@@ -24,9 +24,10 @@ struct RequestCheck {
   std::string shape_error;
   std::string cta_error;
   std::string mistake_error;
+  std::string param_error;
   std::array<uint32_t, 3> grid{0, 0, 0};  // the launch grid at this shape (0s when invalid)
   uint32_t threads = 0;                   // threads per CTA
-  bool ok() const { return shape_error.empty() && cta_error.empty() && mistake_error.empty(); }
+  bool ok() const { return shape_error.empty() && cta_error.empty() && mistake_error.empty() && param_error.empty(); }
 };
 
 // The shape with 0 dimensions replaced by the kernel's example shape (as open_kernel does).
@@ -52,10 +53,13 @@ struct LadderViewOptions {
 };
 
 // Picks a kernel on the ladder: the request switches to it at its example shape with no
-// mistakes; inputs, seed and CTA (0,0) are reset too since the old CTA may not exist.
+// mistakes and default parameters; inputs, seed and CTA (0,0) are reset too since the old CTA may not exist.
 void select_ladder_kernel(AppState& app, const std::string& kernel_id);
 // Switches one mistake of the edited request on or off.
 void set_mistake(AppState& app, const std::string& name, bool on);
+// Sets one build parameter of the edited request; its default's value clears it (so the
+// request says only what differs from the kernel as it ships).
+void set_param(AppState& app, const kernels::BuildParam& param, uint32_t value);
 // The request "Open (trace one CTA)" sends: the edited one, only the traced CTA.
 run::SimRequest trace_request(const AppState& app);
 

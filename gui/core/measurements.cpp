@@ -24,7 +24,8 @@ std::string Variant::label() const {
   const std::string shape_text = shape.m == shape.n && shape.n == shape.k
                                      ? fmt::format("{}³", shape.m)
                                      : fmt::format("{}x{}x{}", shape.m, shape.n, shape.k);
-  return fmt::format("{} {} ({})", kernel_id, shape_text, measurement_source_name(source));
+  return fmt::format("{}{} {} ({})", kernel_id, params.empty() ? "" : " " + params, shape_text,
+                     measurement_source_name(source));
 }
 
 std::optional<double> Variant::latest_cublas() const {
@@ -76,12 +77,12 @@ std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& d) {
 }
 
 Variant& Measurements::variant(const std::string& kernel_id, kernels::GemmShape shape, MeasurementSource source,
-                               const std::string& device) {
+                               const std::string& device, const std::string& params) {
   for (Variant& v : variants)
     if (v.kernel_id == kernel_id && v.shape.m == shape.m && v.shape.n == shape.n && v.shape.k == shape.k &&
-        v.source == source && v.device == device)
+        v.source == source && v.device == device && v.params == params)
       return v;
-  variants.push_back({kernel_id, shape, source, device, {}});
+  variants.push_back({kernel_id, shape, source, device, {}, params});
   return variants.back();
 }
 
@@ -162,9 +163,25 @@ struct BenchPoint {
   std::string kernel;
   kernels::GemmShape shape;
   std::string device;
+  std::string params;  // non-default build parameters, "" for the kernel as it ships
   ThroughputPoint point;
   std::optional<DeviceCeilings> ceilings;
 };
+
+// A result's "params" ({"stages": 3}, from bench files since build parameters were added) as the
+// text of the values that differ from the kernel's defaults.
+std::string params_value(const nlohmann::json& j, const std::string& kernel, const std::string& where) {
+  const std::string at = where.empty() ? "params" : where + ".params";
+  if (!j.is_object()) bad_field(where, fmt::format("'params' should be {{name: whole number}}, got {}", shown(j)));
+  kernels::ParamValues values;
+  for (const auto& [name, value] : j.items()) {
+    if (!value.is_number_integer() || value.get<int64_t>() < 0 || value.get<int64_t>() > int64_t(UINT32_MAX))
+      bad_field(at, fmt::format("'{}' should be a whole number, got {}", name, shown(value)));
+    values[name] = value.get<uint32_t>();
+  }
+  const kernels::KernelInfo* info = kernels::find_kernel(kernel);
+  return info ? kernels::non_default_params_text(*info, values) : kernels::params_text(values);
+}
 
 std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) bad_field(where, fmt::format("a result should be an object, got {}", shown(j)));
@@ -183,6 +200,7 @@ std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string
   p.point.tflops = tflops_value(required(tflops, "median", tflops_where, "a number"), "median", tflops_where);
   if (auto it = j.find("cublas_tflops"); it != j.end() && !it->is_null())
     p.point.cublas_tflops = tflops_value(*it, "cublas_tflops", where);
+  if (auto it = j.find("params"); it != j.end() && !it->is_null()) p.params = params_value(*it, p.kernel, where);
   p.device = "GPU";
   if (auto it = j.find("device"); it != j.end() && it->is_string()) p.device = text_value(*it, "device", where, "a device name");
   // A result that describes its GPU (live runs, and files of `gemmscope bench --json` since
@@ -236,7 +254,7 @@ int Measurements::add_bench_json(const nlohmann::json& j, MeasurementSource sour
   for (BenchPoint& p : points) {
     if (p.ceilings) ceilings = *p.ceilings;
     p.point.t = t + 1e-3 * n++;
-    variant(p.kernel, p.shape, source, p.device).points.push_back(p.point);
+    variant(p.kernel, p.shape, source, p.device, p.params).points.push_back(p.point);
   }
   if (file_ceilings) ceilings = *file_ceilings;
   return n;

@@ -29,7 +29,8 @@ struct Variant {
   MeasurementSource source = MeasurementSource::model;
   std::string device;  // "NVIDIA H100 80GB HBM3", "model (H100)"
   std::vector<ThroughputPoint> points;
-  std::string label() const;  // "<kernel id> 4096³ (gpu)"
+  std::string params;  // build parameters that differ from the kernel's defaults ("stages=3"), or ""
+  std::string label() const;  // "<kernel id> [stages=3] 4096³ (gpu)"
   double latest_tflops() const { return points.empty() ? 0.0 : points.back().tflops; }
   std::optional<double> latest_cublas() const;
   // Arithmetic intensity of the GEMM at this shape: 2·M·N·K / (bytes of A + B + C).
@@ -63,7 +64,7 @@ struct Measurements {
   DeviceCeilings ceilings;
 
   Variant& variant(const std::string& kernel_id, kernels::GemmShape shape, MeasurementSource source,
-                   const std::string& device);
+                   const std::string& device, const std::string& params = {});
   // A `gemmscope bench --json` object (or an array of them, or a report {device, results: [...]},
   // whose device sets the ceilings). Results whose status is not "ok" and that have no
   // TFLOP/s are skipped. Returns how many results were added; throws std::invalid_argument

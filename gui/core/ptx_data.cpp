@@ -234,6 +234,13 @@ nlohmann::json describe_ptx(AppState& app) {
   if (f.selected_line && f.selected_line != f.current_line) highlighted.push_back(f.selected_line);
   std::sort(highlighted.begin(), highlighted.end());
   auto opt = [](uint32_t v) { return v == kNone ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  // The PTX lines of the selected instruction's source line (the view marks them).
+  std::vector<uint32_t> same_source;
+  const auto& insts = app.kernel->kernel().insts;
+  if (f.selected_inst != kNone && insts[f.selected_inst].src.known())
+    for (uint32_t i = 0; i < insts.size(); ++i)
+      if (insts[i].src == insts[f.selected_inst].src && insts[i].op != ir::Op::label)
+        same_source.push_back(app.kernel->line_of(i));
   return {{"line_count", p.lines.size()},
           {"instruction_lines", p.instruction_lines},
           {"executed_lines_count", p.executed_lines},
@@ -243,6 +250,7 @@ nlohmann::json describe_ptx(AppState& app) {
           {"selected_inst", opt(f.selected_inst)},
           {"selected_line", f.selected_line},
           {"highlighted_lines", highlighted},
+          {"selected_source_lines", same_source},
           {"follow", app.ptx_view.follow}};
 }
 

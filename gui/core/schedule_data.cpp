@@ -18,18 +18,20 @@ void quantization(const LoadedKernel& k, ScheduleData& d) {
   const ir::Kernel& kernel = k.kernel();
   d.ctas = uint32_t(kernel.launch.ctas());
   d.sms = model::timing::kSms;
-  d.ctas_per_sm = std::max(1u, model::timing::ctas_per_sm(kernel.launch.threads(), kernel.smem_bytes()));
+  d.ctas_per_sm = std::max(1u, d.occupancy.ctas_per_sm);
   const uint64_t per_wave = uint64_t(d.sms) * d.ctas_per_sm;
   d.waves = uint32_t((d.ctas + per_wave - 1) / per_wave);
   d.wave_efficiency = d.waves ? double(d.ctas) / double(d.waves * per_wave) : 0.0;
   const double tiled = double(d.tiles_m) * d.tile_rows * double(d.tiles_n) * d.tile_cols;
   d.tile_efficiency = tiled > 0 ? double(d.m) * double(d.n) / tiled : 0.0;
+  d.wasted_elements = tiled > 0 ? uint64_t(tiled) - uint64_t(d.m) * d.n : 0;
 }
 
 ScheduleData build(const LoadedKernel& k) {
   ScheduleData d;
   const model::CSchedule& s = k.report.result.schedule;
   d.whole_grid = k.whole_grid();
+  d.occupancy = kernel_occupancy(k);
   if (s.tiles_m == 0 || s.tiles_n == 0) {
     d.note = "this kernel declares no output tiling (ir::OutputTiling), so the model cannot say which tile a store "
              "belongs to";
@@ -104,6 +106,8 @@ nlohmann::json describe_schedule(AppState& app) {
           {"tile", {d.tile_rows, d.tile_cols}},
           {"ctas", d.ctas},
           {"ctas_per_sm", d.ctas_per_sm},
+          {"occupancy", occupancy_json(d.occupancy)},
+          {"wasted_elements", d.wasted_elements},
           {"sms", d.sms},
           {"waves", d.waves},
           {"wave_efficiency", d.wave_efficiency},

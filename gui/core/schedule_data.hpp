@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gui/core/occupancy.hpp"
 #include "gui/core/session.hpp"
 
 namespace gs::gui {
@@ -37,11 +38,13 @@ struct ScheduleData {
   // kernel's walk): indices into cells.
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> paths;
   uint32_t ctas = 0;                // CTAs in the grid
-  uint32_t ctas_per_sm = 0;         // co-resident CTAs per SM (timing model: threads, shared memory)
+  Occupancy occupancy;              // CTAs per SM by threads, shared memory, registers, CTA slots
+  uint32_t ctas_per_sm = 0;         // co-resident CTAs per SM: occupancy.ctas_per_sm
   uint32_t sms = 0;
   uint32_t waves = 0;               // ceil(ctas / (sms × ctas_per_sm)), CTAs starting in linear order
   double wave_efficiency = 0.0;     // ctas / (waves × sms × ctas_per_sm): the last wave's idle SMs
   double tile_efficiency = 0.0;     // M·N / (tiles × tile area): work wasted on partial edge tiles
+  uint64_t wasted_elements = 0;     // tiles × tile area - M·N: outputs computed outside C (idle threads)
   uint32_t unwritten = 0;           // tiles nobody wrote (whole grid only)
   uint32_t written_twice = 0;       // tiles with two or more visits
 };

@@ -47,6 +47,10 @@ bool parse_view_name(const std::string& name, ViewId& out) {
 Settings Settings::defaults() {
   Settings s;
   s.show.fill(true);
+  // The Diff view is a question a learner asks now and then (View menu): closed at first, so
+  // the default layout keeps its room for the views that follow the cursor.
+  s.show[size_t(ViewId::diff)] = false;
+  s.show[size_t(ViewId::sass)] = false;  // the View menu opens it; the program column is full
   return s;
 }
 

@@ -54,8 +54,33 @@ GpuNote gpu_note(const AppState& app) {
           "No GPU benchmark run yet: the model's prediction and imported results are shown."};
 }
 
+std::optional<AchievedIntensity> achieved_intensity(const LoadedKernel& k) {
+  const model::Trace& t = k.trace();
+  AchievedIntensity a;
+  a.kernel_id = k.request.kernel_id;
+  a.shape = k.report.shape;
+  a.mistakes = !k.request.mistakes.empty();
+  a.fp32 = k.report.ab_dtype == kernels::DType::f32;
+  for (const model::GlobalAccess& g : t.global) a.sector_bytes += uint64_t(g.sectors) * 32;
+  for (const model::TmaTransfer& x : t.tma) a.tma_bytes += x.bytes;
+  // Distinct elements of C the traced CTA wrote (a store may write an element twice).
+  std::vector<uint64_t> elements;
+  for (const model::CWrite& w : t.c_writes) elements.push_back(w.byte_offset);
+  std::sort(elements.begin(), elements.end());
+  elements.erase(std::unique(elements.begin(), elements.end()), elements.end());
+  a.flops = 2.0 * double(k.report.shape.k) * double(elements.size());
+  if (a.flops <= 0.0 || a.sector_bytes + a.tma_bytes == 0) return std::nullopt;
+  return a;
+}
+
+double achieved_ridge(const AchievedIntensity& a, const DeviceCeilings& c) {
+  const double peak = a.fp32 ? c.fp32_tflops : c.tensor_tflops;
+  return c.memory_tbps > 0.0 ? peak / c.memory_tbps : 0.0;
+}
+
 ThroughputData prepare_throughput(const AppState& app) {
   ThroughputData d;
+  if (app.kernel) d.achieved = achieved_intensity(*app.kernel);
   const Measurements& m = app.measurements;
   d.ceilings = m.ceilings;
   d.gpu = gpu_note(app);
@@ -84,6 +109,9 @@ ThroughputData prepare_throughput(const AppState& app) {
     r.cublas_tflops = v.points.back().cublas_tflops ? v.points.back().cublas_tflops : v.latest_cublas();
     if (r.cublas_tflops && *r.cublas_tflops > 0.0) r.ratio = r.latest_tflops / *r.cublas_tflops;
     r.intensity = m.intensity_of(v);
+    if (d.achieved && d.achieved->kernel_id == v.kernel_id &&
+        (!d.achieved->mistakes || (v.source == MeasurementSource::model && same_shape(v.shape, d.achieved->shape))))
+      r.achieved_intensity = d.achieved->intensity();
     d.rows.push_back(std::move(r));
   }
   return d;
@@ -168,9 +196,24 @@ nlohmann::json describe_throughput(AppState& app) {
                         {"cublas_tflops", r.cublas_tflops ? nlohmann::json(*r.cublas_tflops) : nlohmann::json(nullptr)},
                         {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
                         {"intensity", r.intensity},
+                        {"achieved_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)
+                                                                    : nlohmann::json(nullptr)},
                         {"color_slot", r.color_slot}});
   }
+  nlohmann::json achieved = nullptr;
+  if (d.achieved)
+    achieved = {{"kernel", d.achieved->kernel_id},
+                {"shape", {{"m", d.achieved->shape.m}, {"n", d.achieved->shape.n}, {"k", d.achieved->shape.k}}},
+                {"mistakes", d.achieved->mistakes},
+                {"flops", d.achieved->flops},
+                {"sector_bytes", d.achieved->sector_bytes},
+                {"tma_bytes", d.achieved->tma_bytes},
+                {"intensity", d.achieved->intensity()},
+                {"fp32", d.achieved->fp32},
+                {"ridge", achieved_ridge(*d.achieved, d.ceilings)},
+                {"memory_bound", d.achieved->intensity() < achieved_ridge(*d.achieved, d.ceilings)}};
   return {{"variants", variants},
+          {"achieved", achieved},
           {"ceilings",
            {{"name", d.ceilings.name},
             {"tensor_tflops", d.ceilings.tensor_tflops},

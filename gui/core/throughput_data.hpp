@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/core/measurements.hpp"
+#include "gui/core/session.hpp"
 
 namespace gs::gui {
 
@@ -31,8 +32,36 @@ struct ThroughputRow {
   double latest_tflops = 0.0;
   std::optional<double> cublas_tflops;  // measured next to the latest point
   std::optional<double> ratio;          // latest / cuBLAS
-  double intensity = 0.0;               // FLOP/byte
+  double intensity = 0.0;               // FLOP/byte: the ideal, A, B and C each moved once
+  // FLOP/byte the kernel achieves in the model (AchievedIntensity); the roofline places the
+  // row here when known and keeps the ideal as a second marker.
+  std::optional<double> achieved_intensity;
 };
+
+// The arithmetic intensity a kernel achieves in the model: the FLOPs of the traced CTA (2·K
+// per element of C it wrote) over the bytes its global accesses cost (each warp access's
+// distinct 32-byte sectors × 32, i.e. the L2 traffic before any L1 reuse, plus the bytes of
+// its TMA transfers). A naive kernel reads the same rows again for every output and lands far
+// left of the ridge; the per-CTA ratio holds for any grid of the same tiles, so it places the
+// kernel's measurements at other shapes too.
+struct AchievedIntensity {
+  std::string kernel_id;
+  kernels::GemmShape shape;      // the traced run it comes from
+  bool mistakes = false;         // with mistakes switched on: applies to that run only
+  bool fp32 = false;             // an fp32 (SIMT) kernel: its roof is the fp32 ceiling
+  double flops = 0.0;
+  uint64_t sector_bytes = 0;     // ld/st.global and cp.async: sectors × 32
+  uint64_t tma_bytes = 0;
+  double intensity() const {
+    const double b = double(sector_bytes + tma_bytes);
+    return b > 0.0 ? flops / b : 0.0;
+  }
+};
+// nullopt when the traced CTA wrote no C or moved no global bytes.
+std::optional<AchievedIntensity> achieved_intensity(const LoadedKernel& k);
+// The intensity where the memory roof meets the kernel's own ceiling (fp32 or tensor): left
+// of it the kernel is memory-bound.
+double achieved_ridge(const AchievedIntensity& a, const DeviceCeilings& c);
 
 enum class GpuAvailability : uint8_t { unknown, benchmarking, found, not_found, failing };
 const char* gpu_availability_name(GpuAvailability g);  // "unknown", "benchmarking", ...
@@ -44,6 +73,7 @@ struct GpuNote {
 
 struct ThroughputData {
   std::vector<ThroughputRow> rows;
+  std::optional<AchievedIntensity> achieved;  // of the kernel on screen
   DeviceCeilings ceilings;
   GpuNote gpu;
 };

@@ -6,6 +6,7 @@
 
 #include "engine/layout/swizzle.hpp"
 #include "gui/core/app_state.hpp"
+#include "gui/core/cp_async_ring.hpp"
 #include "gui/core/playback.hpp"
 #include "gui/core/shared_memory_data.hpp"
 #include "gui/core/view_data.hpp"
@@ -196,6 +197,8 @@ nlohmann::json describe_tma_pipeline(AppState& app) {
   const Snapshot* s = app.snapshot();
   if (!app.kernel || !s) return {{"kernel", nullptr}};
   nlohmann::json j = tma_pipeline_json(tma_pipeline(*app.kernel, *s));
+  if (const CpAsyncRing& ring = cp_async_ring(app.kernel); !ring.groups.empty())
+    j["cp_async"] = cp_async_ring_json(*app.kernel, ring, s->position);
   const model::Trace& t = app.kernel->trace();
   j["selected_mbar"] = app.selection.mbar == kNone ? nlohmann::json(nullptr) : nlohmann::json(app.selection.mbar);
   j["selected_tma"] = nullptr;

@@ -1,10 +1,10 @@
 // The prepared data of the TMA pipeline view: the ring of stages with their full (and empty)
 // mbarriers, the transfers into each stage, which warps wait on which barrier, and the
-// issue -> complete timeline of every TMA transfer. No ImGui.
+// issue -> complete timeline of every TMA transfer. No ImGui. A kernel with a cp.async ring
+// (Ampere) gets that ring in the same view: gui/core/cp_async_ring.hpp.
 //
-// Stages come from the kernel's allocations: every mbarrier allocation holds bytes/8 barriers;
-// those whose allocation name contains "empty" are the consumer-release barriers, the others
-// the full barriers, and stage i pairs full barrier i with empty barrier i. A transfer belongs
+// Stages come from the kernel's declared mbarrier arrays (Builder::mbarriers): barrier i of
+// the `full` array and barrier i of the `empty` array are stage i. A transfer belongs
 // to the stage whose full barrier it completes (TmaTransfer::mbar), so the tiles of a stage are
 // whatever its transfers write — nothing here assumes a naming scheme for tiles.
 #pragma once

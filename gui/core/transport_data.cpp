@@ -150,6 +150,11 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
       if (r < k.ptx.reg_names.size()) return fmt::format("{} wrote {}", who, k.ptx.reg_names[r]);
       return fmt::format("{} wrote a register", who);
     }
+    case EventKind::cp_async_commit:
+      return fmt::format("{} commits a cp.async group: {} in flight", who, e.a);
+    case EventKind::cp_async_wait:
+      return fmt::format("{} passes cp.async.wait: {} group{} retired, {} left in flight", who, e.a,
+                         e.a == 1 ? "" : "s", e.payload);
     case EventKind::tmem_op:
       if (e.payload < t.tmem.size()) return tmem_text(t.tmem[e.payload], who, numbering);
       break;

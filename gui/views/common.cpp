@@ -1,7 +1,12 @@
 // Colours and small drawing helpers every view shares (views.hpp).
+#include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "gui/views/views.hpp"
 
@@ -38,6 +43,11 @@ ImU32 ok_color(const ViewEnv& env) { return env.dark ? IM_COL32(110, 200, 120, 2
 ImU32 warn_color(const ViewEnv& env) { return env.dark ? IM_COL32(235, 190, 90, 255) : IM_COL32(170, 110, 0, 255); }
 ImU32 error_color(const ViewEnv& env) { return env.dark ? IM_COL32(240, 110, 100, 255) : IM_COL32(190, 30, 30, 255); }
 ImU32 muted_color(const ViewEnv& env) { return env.dark ? IM_COL32(140, 140, 150, 255) : IM_COL32(110, 110, 120, 255); }
+
+ImU32 scale_alpha(ImU32 c, float a) {
+  const uint32_t alpha = uint32_t(float((c >> IM_COL32_A_SHIFT) & 0xFF) * a);
+  return (c & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
+}
 
 void mono_text(const ViewEnv& env, const char* fmt, ...) {
   char buf[1024];
@@ -89,6 +99,80 @@ void text_beside_slider(AppState& app, const char* fit_name, const std::string& 
 void same_line_if_fits(float width) {
   const float right = ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width;
   if (right <= ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x) ImGui::SameLine();
+}
+
+CodeListing code_listing(size_t lines, uint32_t max_line_chars) {
+  CodeListing l;
+  l.font = ImGui::GetFont();
+  l.font_size = ImGui::GetFontSize();
+  l.line_h = std::floor(ImGui::GetTextLineHeightWithSpacing());
+  l.char_w = ImGui::CalcTextSize("0").x;
+  const int digits = int(std::to_string(std::max<size_t>(1, lines)).size());
+  l.num_w = l.char_w * float(digits + 1);
+  l.count_w = l.char_w * 7.0f;  // "x123456"
+  l.text_x0 = l.num_w + l.count_w + l.char_w;
+  l.content_w = l.text_x0 + l.char_w * float(max_line_chars + 4);
+  return l;
+}
+
+CodeRow code_row(const CodeListing& l, const ViewEnv& env, uint32_t line, bool current, bool selected, bool clickable,
+                 const uint32_t* count) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  CodeRow r;
+  const ImVec2 pos = ImGui::GetCursorScreenPos();
+  ImGui::PushID(int(line));
+  ImGui::InvisibleButton("##line", ImVec2(std::max(l.content_w, ImGui::GetContentRegionAvail().x), l.line_h));
+  ImGui::PopID();
+  r.hovered = clickable && ImGui::IsItemHovered();
+  r.clicked = clickable && ImGui::IsItemClicked();
+  const ImVec2 end(pos.x + std::max(l.content_w, ImGui::GetWindowWidth() + ImGui::GetScrollX()), pos.y + l.line_h);
+  const ImVec2 bar_end(pos.x + 3 * env.scale, end.y);
+  if (selected && !current) {
+    dl->AddRectFilled(pos, end, env.dark ? IM_COL32(40, 80, 140, 140) : IM_COL32(170, 200, 250, 170));
+    dl->AddRectFilled(pos, bar_end, env.dark ? IM_COL32(90, 160, 255, 255) : IM_COL32(30, 90, 200, 255));
+  }
+  if (current) {
+    dl->AddRectFilled(pos, end, env.dark ? IM_COL32(120, 90, 20, 150) : IM_COL32(255, 210, 120, 170));
+    dl->AddRectFilled(pos, bar_end, warn_color(env));
+  }
+  if (r.hovered) dl->AddRectFilled(pos, end, ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.35f));
+  const float ty = pos.y + (l.line_h - l.font_size) * 0.5f;
+  const ImU32 muted = muted_color(env);
+  const std::string num = std::to_string(line);
+  dl->AddText(l.font, l.font_size, ImVec2(pos.x + l.num_w - l.char_w * float(num.size() + 1) + l.char_w * 0.5f, ty),
+              muted, num.c_str());
+  if (count) {
+    const std::string text = *count ? fmt::format("x{}", *count) : std::string("-");
+    const ImU32 c = *count ? scale_alpha(ok_color(env), 0.85f) : scale_alpha(muted, 0.6f);
+    // In the small font at its own size, right-aligned in the gutter, on the text's baseline.
+    ImFont* small = env.mono_small ? env.mono_small : l.font;
+    const float small_size = env.mono_small ? small->FontSize : l.font_size;
+    const float x = std::floor(pos.x + l.num_w + l.count_w - small->CalcTextSizeA(small_size, FLT_MAX, 0.0f, text.c_str()).x);
+    const float y = std::floor(ty + (l.font->Ascent - small->Ascent * small_size / small->FontSize));
+    dl->AddText(small, small_size, ImVec2(x, y), c, text.c_str());
+  }
+  r.text = ImVec2(pos.x + l.text_x0, ty);
+  return r;
+}
+
+void reveal_code_line(const CodeListing& l, uint32_t line) {
+  if (line == 0) return;
+  const float y = float(line - 1) * l.line_h;
+  const float top = ImGui::GetScrollY();
+  const float view_h = ImGui::GetWindowHeight();
+  if (y < top + l.line_h || y > top + view_h - 2 * l.line_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.4f));
+}
+
+void follow_and_legend(bool& follow, const char* follow_tip, const ViewEnv& env, void (*legend)(const ViewEnv& env)) {
+  ImGui::Checkbox("follow", &follow);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", follow_tip);
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    legend(env);
+    ImGui::EndTooltip();
+  }
 }
 
 }  // namespace gs::gui

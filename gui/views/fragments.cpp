@@ -10,11 +10,13 @@
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "gui/core/fragments_data.hpp"
+#include "gui/core/mma_sync_data.hpp"
 #include "gui/views/views.hpp"
 
 namespace gs::gui {
@@ -88,8 +90,19 @@ void outline_thread(ImDrawList* dl, const FragmentGrid& g, int thread, ImVec2 o,
   }
 }
 
+// The running kernel's mma.sync at the cursor when the map is one of m16n8k16's (else null).
+const RunningMmaSync* running_mma(AppState& app) {
+  if (!app.kernel || !mma_operand_of_map(app.fragment_view.kind)) return nullptr;
+  const RunningMmaSync& m =
+      cached_running_mma_sync(app.view_caches.mma_sync, app.kernel, app.playback.position, app.selection.warp);
+  return m.valid ? &m : nullptr;
+}
+
 // The value the kernel's register holds for a cell at the cursor, as text ("" if none).
 std::string cell_value(AppState& app, const FragmentGrid& g, const FragmentCell& c) {
+  if (const RunningMmaSync* m = running_mma(app); m && c.thread >= 0)
+    return mma_sync_value_text(*app.kernel, *m, *mma_operand_of_map(app.fragment_view.kind), uint32_t(c.lane),
+                               uint32_t(c.value));
   if (!g.from_kernel || !app.kernel || c.value < 0 || size_t(c.value) >= g.value_regs.size()) return "";
   const uint32_t reg = g.value_regs[size_t(c.value)];
   const std::string name = reg < app.kernel->ptx.reg_names.size() ? app.kernel->ptx.reg_names[reg] : "";
@@ -159,6 +172,7 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
     dl->AddImage(img.texture(), p0, ImVec2(p0.x + float(img.width()), p0.y + float(img.height())));
   }
   if (env.mono) ImGui::PushFont(env.mono);
+  const RunningMmaSync* mma = running_mma(app);
   if (two_lines || one_line)
     for (int r = r0; r < r1; ++r)
       for (int c = c0; c < c1; ++c) {
@@ -167,7 +181,10 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
         const ImVec2 a(o.x + c * cw, o.y + r * ch);
         const ImU32 fill = fill_of(cell);
         const std::string who = g.threads > 32 ? fmt::format("t{}", cell.thread) : fmt::format("l{}", cell.lane);
-        const std::string what = fmt::format("v{}", cell.value);
+        // The running mma.sync's value where there is one, else the value's index.
+        std::optional<float> x;
+        if (mma) x = mma_sync_value(*mma, *mma_operand_of_map(app.fragment_view.kind), uint32_t(cell.lane), uint32_t(cell.value));
+        const std::string what = x ? fmt::format("{:.3g}", *x) : fmt::format("v{}", cell.value);
         if (two_lines) {
           dl->AddText(ImVec2(a.x + 2, a.y + 1), text_on(fill), who.c_str());
           dl->AddText(ImVec2(a.x + 2, a.y + 1 + line_h), text_on(fill), what.c_str());
@@ -231,6 +248,15 @@ void draw_fragments(AppState& app, const ViewEnv& env) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%d rows x %d cols; %d threads hold %d values each\nsource: %s", g->rows, g->cols, g->threads,
                       g->values_per_thread, g->source.c_str());
+  // The kernel's own mma.sync at the cursor, where the map is one of its operands.
+  if (mma_operand_of_map(app.fragment_view.kind) && app.kernel) {
+    const RunningMmaSync* m = running_mma(app);
+    ImGui::PushStyleColor(ImGuiCol_Text, m ? ImGui::GetColorU32(ImGuiCol_Text) : muted_color(env));
+    ImGui::TextWrapped("%s", m ? mma_sync_place_text(*m).c_str()
+                               : cached_running_mma_sync(app.view_caches.mma_sync, app.kernel, app.playback.position,
+                                                         app.selection.warp).note.c_str());
+    ImGui::PopStyleColor();
+  }
   const float footer = ImGui::GetTextLineHeightWithSpacing() * 2.2f;
   draw_grid(app, env, *g, footer);
   // What is selected, in words, with the register's value at the cursor.

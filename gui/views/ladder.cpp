@@ -105,6 +105,30 @@ bool u32_fields(AppState& app, const char* const labels[3], uint32_t* values[3],
   return changed;
 }
 
+// One combo per build parameter the kernel declares (the ring's stages), on the request's line
+// under `label`; the default's entry is marked.
+void build_params(AppState& app, const kernels::KernelInfo& info, float label_w, const ViewEnv& env) {
+  for (const kernels::BuildParam& p : info.params) {
+    const auto set = app.request.params.find(p.name);
+    const uint32_t value = set != app.request.params.end() ? set->second : p.default_value;
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s", p.name.c_str());
+    ImGui::SameLine(label_w);
+    ImGui::SetNextItemWidth(110 * env.scale);
+    ImGui::PushID(p.name.c_str());
+    const auto entry = [&](uint32_t v) { return fmt::format("{}{}", v, v == p.default_value ? " (default)" : ""); };
+    if (ImGui::BeginCombo("##param", entry(value).c_str())) {
+      for (uint32_t v : p.choices)
+        if (ImGui::Selectable(entry(v).c_str(), v == value)) set_param(app, p, v);
+      ImGui::EndCombo();
+    }
+    ImGui::PopID();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: a build parameter; re-open to see its effect", p.description.c_str());
+    same_line_if_fits(ImGui::CalcTextSize(p.description.c_str()).x);
+    ImGui::TextDisabled("%s", p.description.c_str());
+  }
+}
+
 void request_editor(AppState& app, const kernels::KernelInfo& info, const RequestCheck& check, const ViewEnv& env) {
   const float s = env.scale;
   // From the window's left edge, as SameLine and SetCursorPosX count (the padding included).
@@ -158,6 +182,8 @@ void request_editor(AppState& app, const kernels::KernelInfo& info, const Reques
     ImGui::TextDisabled("%s", grid.c_str());
   }
   error_line(check.cta_error, env);
+  build_params(app, info, label_w, env);
+  error_line(check.param_error, env);
   error_line(check.mistake_error, env);
 
   // Mistakes fold away in a short view so the buttons below stay in sight.
@@ -209,7 +235,7 @@ void action_buttons(AppState& app, const kernels::KernelInfo& info, const Reques
     ImGui::SetTooltip("run the whole grid on the model and judge C against the reference (slow at big shapes)");
   same_line_if_fits(button_width("Run on GPU"));
   if (ImGui::Button("Run on GPU"))
-    app.request_gpu_bench({info.id}, resolved_shape(info, app.request.shape), repeats);
+    app.request_gpu_bench({info.id}, resolved_shape(info, app.request.shape), repeats, app.request.params);
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("check and time this kernel on the GPU next to cuBLAS (Throughput view); %d round%s", repeats,
                       repeats == 1 ? "" : "s");
@@ -237,6 +263,11 @@ void loaded_summary(AppState& app, const ViewEnv& env) {
   ImGui::TextDisabled("Loaded");
   ImGui::SameLine();
   ImGui::Text("%s  %ux%ux%u", r.kernel_id.c_str(), r.shape.m, r.shape.n, r.shape.k);
+  // The loaded report holds every parameter as built; show those that differ from the defaults.
+  if (const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id)) {
+    const std::string changed = kernels::non_default_params_text(*info, app.kernel->report.params);
+    if (!changed.empty()) ImGui::TextWrapped("built with %s", changed.c_str());
+  }
   const auto& mistakes = app.kernel->request.mistakes;
   if (!mistakes.empty()) {
     std::string list;

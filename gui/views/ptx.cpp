@@ -37,11 +37,6 @@ ImU32 token_color(PtxTokenKind k, const ViewEnv& env) {
   return ImGui::GetColorU32(ImGuiCol_Text);
 }
 
-ImU32 with_alpha(ImU32 c, float a) {
-  const uint32_t alpha = uint32_t(float((c >> IM_COL32_A_SHIFT) & 0xFF) * a);
-  return (c & ~IM_COL32_A_MASK) | (alpha << IM_COL32_A_SHIFT);
-}
-
 void legend(const ViewEnv& env) {
   const PtxTokenKind kinds[] = {PtxTokenKind::op_alu,   PtxTokenKind::op_memory, PtxTokenKind::op_tma,
                                 PtxTokenKind::op_mbarrier, PtxTokenKind::op_mma, PtxTokenKind::op_sync,
@@ -53,7 +48,8 @@ void legend(const ViewEnv& env) {
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
-  ImGui::TextUnformatted("amber bar: the cursor's instruction\nblue bar: the selected instruction");
+  ImGui::TextUnformatted("amber bar: the cursor's instruction\nblue bar: the selected instruction\n"
+                         "blue mark: the lines of the selected instruction's source line");
   ImGui::TextUnformatted("dimmed: never executed by the traced CTA\nright gutter: executions (warp-instructions)");
 }
 
@@ -105,100 +101,47 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
   if (fits()) ImGui::SameLine(right - options_w);
   // The header ends before the options beside it, or before the window's edge above them.
   note_fit(app, "ptx.header", header_end + style.ItemSpacing.x, fits() ? right - options_w : right);
-  ImGui::Checkbox("follow", &app.ptx_view.follow);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("scroll to the cursor's instruction when it moves");
-  ImGui::SameLine();
-  ImGui::TextDisabled("(?)");
-  if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    legend(env);
-    ImGui::EndTooltip();
-  }
+  follow_and_legend(app.ptx_view.follow, "scroll to the cursor's instruction when it moves", env, legend);
 
   ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
   ImGui::BeginChild("##ptx_text", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   if (env.mono) ImGui::PushFont(env.mono);
-  ImFont* font = ImGui::GetFont();
-  const float font_size = ImGui::GetFontSize();
-  const float line_h = std::floor(ImGui::GetTextLineHeightWithSpacing());
-  const float char_w = ImGui::CalcTextSize("0").x;
-  const int digits = int(std::to_string(std::max<size_t>(1, p.lines.size())).size());
-  const float num_w = char_w * float(digits + 1);
-  const float count_w = char_w * 6.0f;  // "×12345"
-  const float text_x0 = num_w + count_w + char_w;
-  const float content_w = text_x0 + char_w * float(p.max_line_chars + 4);
-  const float view_h = ImGui::GetWindowHeight();
+  const CodeListing listing = code_listing(p.lines.size(), p.max_line_chars);
+  const float font_size = listing.font_size;
 
   // Bring the cursor's line (and a newly selected line) into view when they change.
-  auto reveal = [&](uint32_t line) {
-    if (line == 0) return;
-    const float y = float(line - 1) * line_h;
-    const float top = ImGui::GetScrollY();
-    if (y < top + line_h || y > top + view_h - 2 * line_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.4f));
-  };
+  auto reveal = [&](uint32_t line) { reveal_code_line(listing, line); };
   if (app.ptx_view.follow && focus.current_line != st.shown_current) reveal(focus.current_line);
   else if (focus.selected_line != st.shown_selected && focus.selected_line != focus.current_line) reveal(focus.selected_line);
   st.shown_current = focus.current_line;
   st.shown_selected = focus.selected_line;
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const ImU32 current_bg = env.dark ? IM_COL32(120, 90, 20, 150) : IM_COL32(255, 210, 120, 170);
-  const ImU32 current_bar = warn_color(env);
-  const ImU32 selected_bg = env.dark ? IM_COL32(40, 80, 140, 140) : IM_COL32(170, 200, 250, 170);
-  const ImU32 selected_bar = env.dark ? IM_COL32(90, 160, 255, 255) : IM_COL32(30, 90, 200, 255);
-  const ImU32 hover_bg = ImGui::GetColorU32(ImGuiCol_HeaderHovered, 0.35f);
-  const ImU32 muted = muted_color(env);
   uint32_t clicked = 0, hovered = 0;
+  const ir::SourceLoc selected_src =
+      focus.selected_inst != kNone ? k.kernel().insts[focus.selected_inst].src : ir::SourceLoc{};
+  const ImU32 selected_mark = env.dark ? IM_COL32(90, 160, 255, 255) : IM_COL32(30, 90, 200, 255);
 
   ImGuiListClipper clipper;
-  clipper.Begin(int(p.lines.size()), line_h);
+  clipper.Begin(int(p.lines.size()), listing.line_h);
   while (clipper.Step()) {
     for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
       const uint32_t line = uint32_t(row + 1);
       const PtxLineInfo& info = p.lines[size_t(row)];
       const std::string& text = k.ptx_lines[size_t(row)];
-      const ImVec2 pos = ImGui::GetCursorScreenPos();
-      ImGui::PushID(row);
-      ImGui::InvisibleButton("##line", ImVec2(std::max(content_w, ImGui::GetContentRegionAvail().x), line_h));
-      ImGui::PopID();
       const bool is_inst = info.inst != kNone && k.kernel().insts[info.inst].op != ir::Op::label;
-      if (ImGui::IsItemHovered() && is_inst) hovered = line;
-      if (ImGui::IsItemClicked() && is_inst) clicked = line;
-      const ImVec2 end(pos.x + std::max(content_w, ImGui::GetWindowWidth() + ImGui::GetScrollX()), pos.y + line_h);
-      if (line == focus.selected_line && line != focus.current_line) {
-        dl->AddRectFilled(pos, end, selected_bg);
-        dl->AddRectFilled(pos, ImVec2(pos.x + 3 * env.scale, end.y), selected_bar);
-      }
-      if (line == focus.current_line) {
-        dl->AddRectFilled(pos, end, current_bg);
-        dl->AddRectFilled(pos, ImVec2(pos.x + 3 * env.scale, end.y), current_bar);
-      }
-      if (hovered == line) dl->AddRectFilled(pos, end, hover_bg);
-      const float ty = pos.y + (line_h - font_size) * 0.5f;
-      // Line number, then the execution count in the gutter.
-      const std::string num = std::to_string(line);
-      dl->AddText(font, font_size, ImVec2(pos.x + num_w - char_w * float(num.size() + 1) + char_w * 0.5f, ty), muted,
-                  num.c_str());
-      if (is_inst) {
-        const std::string count = info.executions ? fmt::format("x{}", info.executions) : std::string("-");
-        const ImU32 c = info.executions ? with_alpha(ok_color(env), 0.85f) : with_alpha(muted, 0.6f);
-        // In the small font at its own size, right-aligned in the gutter, on the text's baseline.
-        ImFont* small = env.mono_small ? env.mono_small : font;
-        const float small_size = env.mono_small ? small->FontSize : font_size;
-        const float count_x = std::floor(pos.x + num_w + count_w - small->CalcTextSizeA(small_size, FLT_MAX, 0.0f, count.c_str()).x);
-        const float count_y = std::floor(ty + (font->Ascent - small->Ascent * small_size / small->FontSize));
-        dl->AddText(small, small_size, ImVec2(count_x, count_y), c, count.c_str());
-      }
+      const CodeRow r = code_row(listing, env, line, line == focus.current_line, line == focus.selected_line, is_inst,
+                                 is_inst ? &info.executions : nullptr);
+      if (r.hovered) hovered = line;
+      if (r.clicked) clicked = line;
+      // Every PTX line of the selected instruction's source line (the Source view's line): a
+      // thin mark before the text.
+      if (is_inst && selected_src.known() && k.kernel().insts[info.inst].src == selected_src)
+        dl->AddRectFilled(ImVec2(r.text.x - listing.char_w * 0.7f, r.text.y),
+                          ImVec2(r.text.x - listing.char_w * 0.3f, r.text.y + font_size), selected_mark);
       // The tokens; never-executed instructions are dimmed.
       const float alpha = is_inst && info.executions == 0 ? 0.45f : 1.0f;
-      float x = pos.x + text_x0;
-      for (const PtxToken& t : info.tokens) {
-        const char* b = text.data() + t.begin;
-        const char* e = b + t.length;
-        const ImU32 c = with_alpha(token_color(t.kind, env), alpha);
-        dl->AddText(font, font_size, ImVec2(x, ty), c, b, e);
-        x += font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, b, e).x;
-      }
+      draw_code_tokens(listing, r.text, text, info.tokens, alpha, [&](PtxTokenKind kind) { return token_color(kind, env); });
     }
   }
   clipper.End();

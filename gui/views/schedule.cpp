@@ -25,6 +25,24 @@ std::string ctaid_text(const LoadedKernel& k, uint32_t linear) {
   return z ? fmt::format("({},{},{})", x, y, z) : fmt::format("({},{})", x, y);
 }
 
+// How many CTAs share an SM and which resource decides it, every limit in the tooltip.
+void draw_occupancy(const Occupancy& o, const ViewEnv& env) {
+  // Wrapped: the binding resource is the point of the line, and the schedule's column is narrow.
+  ImGui::PushStyleColor(ImGuiCol_Text, o.occupancy < 0.25 ? warn_color(env) : muted_color(env));
+  ImGui::TextWrapped("occupancy: %u CTA%s per SM (%u warps, %.0f%%), bound by %s", o.ctas_per_sm,
+                     o.ctas_per_sm == 1 ? "" : "s", o.warps_per_sm, 100.0 * o.occupancy, o.binding.c_str());
+  ImGui::PopStyleColor();
+  if (!ImGui::IsItemHovered()) return;
+  ImGui::BeginTooltip();
+  for (const OccupancyLimit& l : o.limits)
+    ImGui::Text("%s%-13s %2u CTAs: %s", l.resource == o.binding ? "> " : "  ", l.resource.c_str(), l.ctas,
+                l.basis.c_str());
+  ImGui::TextDisabled("registers per thread: %s", o.registers ? fmt::format("{}, from {}", o.registers,
+                                                                             o.registers_source).c_str()
+                                                              : o.registers_source.c_str());
+  ImGui::EndTooltip();
+}
+
 void draw_figures(const ScheduleData& d, const ViewEnv& env) {
   ImGui::Text("%u×%u tiles of %u×%u, %u CTAs", d.tiles_m, d.tiles_n, d.tile_rows, d.tile_cols, d.ctas);
   // How full the last wave is: the idle share of the GPU at the end of the kernel.
@@ -35,8 +53,14 @@ void draw_figures(const ScheduleData& d, const ViewEnv& env) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%u CTAs; %u run at once (%u per SM from threads and shared memory), starting in linear order",
                       d.ctas, d.sms * d.ctas_per_sm, d.ctas_per_sm);
+  draw_occupancy(d.occupancy, env);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(d.tile_efficiency < 0.99 ? warn_color(env) : muted_color(env)),
-                     "tiles: %.1f%% of their area is C", 100.0 * d.tile_efficiency);
+                     "tiles: %.1f%% of their area is C (%llu outputs outside C)", 100.0 * d.tile_efficiency,
+                     static_cast<unsigned long long>(d.wasted_elements));
+  if (ImGui::IsItemHovered() && d.wasted_elements)
+    ImGui::SetTooltip("%ux%u is not a multiple of the %ux%u tile: the edge tiles' threads compute (or skip)\n"
+                      "%llu elements that are not in C",
+                      d.m, d.n, d.tile_rows, d.tile_cols, static_cast<unsigned long long>(d.wasted_elements));
 }
 
 }  // namespace
@@ -49,6 +73,7 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
   const LoadedKernel& k = *app.kernel;
   const ScheduleData& d = schedule_data(app.kernel);
   if (!d.available) {
+    draw_occupancy(d.occupancy, env);
     ImGui::TextWrapped("%s", d.note.c_str());
     return;
   }

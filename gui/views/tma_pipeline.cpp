@@ -3,6 +3,9 @@
 // the transfers in flight into it; under it a timeline of every TMA transfer (issue ->
 // complete) with the playback cycle marked. Data: gui/core/tma_pipeline_data.
 //
+// Kernels with a cp.async ring (Ampere) get it above: each warp's groups in flight, the stages
+// they fill and the wait that retires each (gui/core/cp_async_ring).
+//
 // Cross-links: clicking a barrier sets selection.mbar (the shared-memory view outlines it);
 // clicking a transfer sets selection.tma, double-clicking seeks to its issue; clicking a
 // waiting warp selects that warp.
@@ -13,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/colors.hpp"
+#include "gui/core/cp_async_ring.hpp"
 #include "gui/core/tma_pipeline_data.hpp"
 #include "gui/views/views.hpp"
 
@@ -267,6 +272,63 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
   }
 }
 
+// The cp.async ring: a row per warp with its groups in flight, oldest first, each box in the
+// colour of the stage it fills and named by the stages; hovering names the wait that retires
+// it, clicking seeks to that wait (or to the commit when none comes).
+void draw_cp_async_ring(AppState& app, const ViewEnv& env, const CpAsyncRing& ring, uint32_t position) {
+  if (env.bold) ImGui::PushFont(env.bold);
+  ImGui::Text("cp.async ring: %u stage%s, %zu groups", ring.stages, ring.stages == 1 ? "" : "s", ring.groups.size());
+  if (env.bold) ImGui::PopFont();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Each warp's cp.async groups in flight at the cursor (committed, not yet retired by a\n"
+                      "cp.async.wait_group), coloured by the stage of the operand tiles their copies write.");
+  const std::vector<CpAsyncWarpAt> warps = cp_async_ring_at(ring, position);
+  if (warps.empty()) ImGui::TextDisabled("no cp.async issued yet");
+  const LoadedKernel& k = *app.kernel;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float h = ImGui::GetTextLineHeight() + 4.0f * env.scale;
+  bool first_box = true;
+  for (const CpAsyncWarpAt& w : warps) {
+    ImGui::TextColored(v4(warp_color(w.warp)), "warp %u", w.warp);
+    ImGui::SameLine(70.0f * env.scale);
+    if (w.in_flight.empty()) ImGui::TextDisabled("nothing in flight");
+    for (uint32_t gi : w.in_flight) {
+      const CpAsyncGroup& g = ring.groups[gi];
+      // "g3 sA[1] sB[1] -> wait_group 1": the wait that retires it, as the PTX spells it.
+      std::string wait = "never waited for";
+      if (g.wait_inst < k.inst_text.size()) {
+        wait = k.inst_text[g.wait_inst];
+        if (wait.rfind("cp.async.", 0) == 0) wait.erase(0, 9);
+        if (!wait.empty() && wait.back() == ';') wait.pop_back();
+      }
+      const std::string label = fmt::format("g{} {} -> {}", g.number, g.stages_text, wait);
+      const float bw = ImGui::CalcTextSize(label.c_str()).x + 8.0f * env.scale;
+      if (gi != w.in_flight.front()) same_line_if_fits(bw);  // the first follows the warp's label
+      const ImVec2 p0 = ImGui::GetCursorScreenPos();
+      ImGui::PushID(int(gi));
+      if (ImGui::InvisibleButton("##group", ImVec2(bw, h))) app.seek(g.retire != kNone ? g.retire : g.commit);
+      ImGui::PopID();
+      const uint32_t stage = g.fills.empty() ? 0 : g.fills.front().stage;
+      const Rgb c = cta_rgb(stage);
+      dl->AddRectFilled(p0, ImVec2(p0.x + bw, p0.y + h), IM_COL32(c[0], c[1], c[2], 255), 3.0f * env.scale);
+      dl->AddText(ImVec2(p0.x + 4.0f * env.scale, p0.y + 2.0f * env.scale), IM_COL32(20, 20, 24, 255), label.c_str());
+      if (first_box) app.drawn["tma.cp_async_group"] = {p0.x, p0.y, bw, h};
+      first_box = false;
+      if (ImGui::IsItemHovered()) {
+        const std::string retired = g.retire != kNone ? fmt::format("retired by {} at event {}", wait, g.retire)
+                                                      : std::string("never waited for");
+        ImGui::SetTooltip("group %u of warp %u: %zu cp.async, %u B into %s\ncommitted at event %u; %s\nclick: go there",
+                          g.number, g.warp, g.copy_events.size(), g.bytes, g.stages_text.c_str(), g.commit,
+                          retired.c_str());
+      }
+    }
+    if (w.uncommitted) {
+      same_line_if_fits(120.0f * env.scale);
+      ImGui::TextDisabled("+%u cp.async not committed", w.uncommitted);
+    }
+  }
+}
+
 }  // namespace
 
 void draw_tma_pipeline(AppState& app, const ViewEnv& env) {
@@ -276,8 +338,14 @@ void draw_tma_pipeline(AppState& app, const ViewEnv& env) {
     return;
   }
   const TmaPipeline p = tma_pipeline(*app.kernel, *s);
+  const CpAsyncRing& ring = cp_async_ring(app.kernel);
+  if (!ring.groups.empty()) {
+    draw_cp_async_ring(app, env, ring, s->position);
+    ImGui::Spacing();
+  }
   if (p.stages.empty() && p.transfers.empty()) {
-    ImGui::TextDisabled("%s uses no TMA and no mbarrier", app.kernel->kernel().name.c_str());
+    if (ring.groups.empty())
+      ImGui::TextDisabled("%s uses no TMA, no mbarrier and no cp.async", app.kernel->kernel().name.c_str());
     return;
   }
   ImGui::Text("%zu stage%s", p.stages.size(), p.stages.size() == 1 ? "" : "s");

@@ -6,6 +6,10 @@
 
 #include <imgui.h>
 
+#include <cfloat>
+#include <string_view>
+#include <vector>
+
 #include "gui/core/app_state.hpp"
 #include "gui/widgets/raster_image.hpp"
 
@@ -30,6 +34,8 @@ ImU32 ok_color(const ViewEnv& env);
 ImU32 warn_color(const ViewEnv& env);
 ImU32 error_color(const ViewEnv& env);
 ImU32 muted_color(const ViewEnv& env);
+// The colour with its alpha multiplied by a (dimmed text, faint marks).
+ImU32 scale_alpha(ImU32 c, float a);
 ImU32 activity_color(WarpActivity a, const ViewEnv& env);
 // Text in the mono font, with an optional tooltip.
 void mono_text(const ViewEnv& env, const char* fmt, ...);
@@ -50,6 +56,38 @@ bool slider_value_beside(AppState& app, const char* fit_name, const char* id, Im
 void text_beside_slider(AppState& app, const char* fit_name, const std::string& text, bool slider_hovered,
                         const char* tooltip);
 
+// The rows of a code listing (the PTX and Source views): line numbers, an execution-count
+// gutter, then the text. Made inside the listing's child window, with its font pushed.
+struct CodeListing {
+  ImFont* font = nullptr;
+  float font_size = 0, line_h = 0, char_w = 0, num_w = 0, count_w = 0, text_x0 = 0, content_w = 0;
+};
+CodeListing code_listing(size_t lines, uint32_t max_line_chars);
+struct CodeRow {
+  bool hovered = false, clicked = false;  // only for a clickable row
+  ImVec2 text;                            // where the row's text starts (top-left)
+};
+// One row, 1-based `line`: its button, the cursor's (amber) or the selection's (blue) bar, the
+// hover shade, the number and, when `count` is set, the count ("x12", "-" for none).
+CodeRow code_row(const CodeListing& l, const ViewEnv& env, uint32_t line, bool current, bool selected, bool clickable,
+                 const uint32_t* count);
+// Scrolls a listing so a 1-based line is in view (0: nothing).
+void reveal_code_line(const CodeListing& l, uint32_t line);
+// A row's coloured tokens ({begin, length, kind} covering `text`) from `at`, colour by kind.
+template <class Token, class ColorOf>
+void draw_code_tokens(const CodeListing& l, ImVec2 at, std::string_view text, const std::vector<Token>& tokens,
+                      float alpha, ColorOf color_of) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (const Token& t : tokens) {
+    const char* b = text.data() + t.begin;
+    const char* e = b + t.length;
+    dl->AddText(l.font, l.font_size, at, scale_alpha(color_of(t.kind), alpha), b, e);
+    at.x += l.font->CalcTextSizeA(l.font_size, FLT_MAX, 0.0f, b, e).x;
+  }
+}
+// A listing's options: the "follow" checkbox and a "(?)" whose tooltip draws the legend.
+void follow_and_legend(bool& follow, const char* follow_tip, const ViewEnv& env,
+                       void (*legend)(const ViewEnv& env));
 // SameLine when an item `width` wide still fits on this line, else the next line.
 void same_line_if_fits(float width);
 

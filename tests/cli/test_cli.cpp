@@ -71,6 +71,12 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
       {{"ptx"}, "ID is required"},
       {{"frobnicate"}, "frobnicate"},
       {{"list", "--jsn"}, "--jsn"},
+      {{"ptx", "hopper_two_consumers", "--param", "stages=5"}, "stages=5 is not a value hopper_two_consumers takes: choose one of 2, 3, 4 (default 3)"},
+      {{"ptx", "hopper_two_consumers", "--param", "stages"}, "'stages' is not a build parameter: give NAME=VALUE"},
+      {{"ptx", "hopper_two_consumers", "--param", "stages=-1"}, "is not a build parameter"},
+      {{"ptx", "hopper_two_consumers", "--param", "stages=2", "--param", "stages=3"}, "--param stages is given twice"},
+      {{"sim", "simt_naive", "--param", "stages=2"}, "unknown build parameter 'stages' for simt_naive"},
+      {{"bench", "hopper_two_consumers", "--param", "depth=2"}, "valid parameters are stages"},
   };
   for (const Case& c : cases) {
     INFO(c.args.size() << " args, first " << c.args[0]);
@@ -79,6 +85,29 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
     CHECK_THAT(r.err, Catch::Contains(c.message));
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("cli: --param sets a kernel's build parameter in ptx, sim and list", "[cli][params]") {
+  // Four stages of 48 KiB instead of the default three: a different ring, different PTX.
+  const Run three = run({"ptx", "hopper_two_consumers"});
+  const Run four = run({"ptx", "hopper_two_consumers", "--param", "stages=4"});
+  REQUIRE(three.code == 0);
+  REQUIRE(four.code == 0);
+  CHECK(four.out != three.out);
+  CHECK(run({"ptx", "hopper_two_consumers", "--param", "stages=3"}).out == three.out);  // the default, named
+  const Run sim = run({"sim", "hopper_producer_consumer", "--param", "stages=2", "--json"});
+  REQUIRE(sim.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(sim.out);
+  CHECK(j["params"] == nlohmann::json{{"stages", 2}});
+  CHECK(j["ok"] == true);
+  CHECK_THAT(run({"sim", "hopper_producer_consumer", "--param", "stages=3"}).out, Catch::Contains("stages=3"));
+  const Run list = run({"list"});
+  CHECK_THAT(list.out, Catch::Contains("--param stages=3 (default; takes 2, 3, 4)"));
+  const nlohmann::json reg = nlohmann::json::parse(run({"list", "--json"}).out);
+  const auto ring = std::find_if(reg.begin(), reg.end(), [](const auto& k) { return k["id"] == "hopper_producer_consumer"; });
+  REQUIRE(ring != reg.end());
+  CHECK((*ring)["params"][0]["name"] == "stages");
+  CHECK((*ring)["params"][0]["default"] == 4);
 }
 
 TEST_CASE("cli: a failed ptx -o leaves an existing file untouched", "[cli][errors]") {

@@ -94,6 +94,25 @@ TEST_CASE("cli sim: the table and exit code 0 for a correct run", "[cli][sim][mo
                         Catch::Contains("hazards             none"));
 }
 
+TEST_CASE("cli sim: --traced-cta-only runs one CTA at any shape, predicts, and does not judge", "[cli][sim][model]") {
+  // 8192³ on the model: only CTA (0,0) runs, so it takes about as long as the example shape.
+  const Run r = run({"sim", "hopper_two_consumers", "--m", "8192", "--n", "8192", "--k", "8192", "--traced-cta-only", "--json"});
+  CHECK(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["judged"] == false);
+  CHECK(j["correct"].is_null());
+  CHECK(j["ok"] == true);
+  CHECK(j["ctas"] == 1);
+  CHECK(j["predicted_tflops"].get<double>() > 100.0);
+  CHECK_THAT(run({"sim", "simt_naive", "--traced-cta-only"}).out, Catch::Contains("not judged: only the traced CTA ran"));
+  // A hazard still fails it.
+  CHECK(run({"sim", "hopper_tma_wgmma_64", "--traced-cta-only", "--break", "wrong-expect-tx"}).code == 1);
+  // The whole grid is judged as before.
+  const nlohmann::json whole = nlohmann::json::parse(run({"sim", "simt_naive", "--json"}).out);
+  CHECK(whole["judged"] == true);
+  CHECK(whole["correct"] == true);
+}
+
 TEST_CASE("cli sim: --trace writes the traced CTA as JSON", "[cli][sim][model]") {
   const std::string path = (std::filesystem::temp_directory_path() / "gemmscope_cli_sim_trace.json").string();
   std::filesystem::remove(path);

@@ -97,3 +97,29 @@ TEST_CASE("ladder: a whole-grid model run of simt_naive is judged correct", "[gu
   // The grid ran every CTA: more warp-instructions than the traced one alone.
   CHECK(s.warp_instructions > k->trace().of_kind(model::EventKind::warp_inst).size());
 }
+
+TEST_CASE("ladder: build parameters are edited, checked and reset with the kernel", "[gui][params]") {
+  AppState app;
+  select_ladder_kernel(app, "hopper_two_consumers");
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_two_consumers");
+  REQUIRE(info.params.size() == 1);
+  const kernels::BuildParam& stages = info.params[0];
+  set_param(app, stages, 2);
+  CHECK(app.request.params == kernels::ParamValues{{"stages", 2}});
+  CHECK(check_request(app.request).ok());
+  set_param(app, stages, stages.default_value);  // the default is not written down
+  CHECK(app.request.params.empty());
+  app.request.params = {{"stages", 9}};
+  const RequestCheck bad = check_request(app.request);
+  CHECK_FALSE(bad.ok());
+  CHECK_THAT(bad.param_error, Catch::Contains("stages=9") && Catch::Contains("choose one of 2, 3, 4"));
+  CHECK(describe_ladder(app)["param_error"] == bad.param_error);
+  select_ladder_kernel(app, "simt_naive");
+  CHECK(app.request.params.empty());
+  // The checker's cache tells requests apart by their parameters too.
+  RequestChecker checker;
+  run::SimRequest r{.kernel_id = "hopper_two_consumers"};
+  CHECK(checker.get(r).ok());
+  r.params = {{"stages", 7}};
+  CHECK_FALSE(checker.get(r).ok());
+}

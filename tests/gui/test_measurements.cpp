@@ -112,6 +112,27 @@ TEST_CASE("malformed bench JSON names the field that is wrong", "[gui]") {
   CHECK(m.variants.size() == 1);  // nothing half-added by the failures above
 }
 
+TEST_CASE("a bench result with non-default build parameters is its own variant", "[gui][params]") {
+  nlohmann::json j = {{"kernel", "hopper_two_consumers"},
+                      {"shape", {{"m", 4096}, {"n", 4096}, {"k", 4096}}},
+                      {"tflops", {{"median", 600.0}, {"min", 590.0}, {"max", 610.0}}},
+                      {"device", "test GPU"},
+                      {"params", {{"stages", 3}}}};
+  Measurements m;
+  CHECK(m.add_bench_json(j, MeasurementSource::gpu, 0.0) == 1);
+  j["params"]["stages"] = 2;
+  j["tflops"]["median"] = 500.0;
+  CHECK(m.add_bench_json(j, MeasurementSource::gpu, 1.0) == 1);
+  REQUIRE(m.variants.size() == 2);
+  CHECK(m.variants[0].params.empty());  // the default: the kernel as it ships
+  CHECK(m.variants[1].params == "stages=2");
+  CHECK_THAT(m.variants[1].label(), Contains("hopper_two_consumers stages=2 4096"));
+  j["params"] = {{"stages", "deep"}};
+  CHECK_THAT(thrown_message([&] { m.add_bench_json(j, MeasurementSource::gpu, 0.0); }), Contains("'stages'"));
+  j["params"] = 3;
+  CHECK_THAT(thrown_message([&] { m.add_bench_json(j, MeasurementSource::gpu, 0.0); }), Contains("'params'"));
+}
+
 TEST_CASE("importing a missing file, a directory or broken JSON gives a clear error", "[gui]") {
   Measurements m;
   const std::string missing = "/nonexistent/dir/bench.json";

@@ -2,6 +2,7 @@
 // whole-grid record (model::CSchedule), and the wave / tile quantization of the shape.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <set>
 
 #include "gui/core/app_state.hpp"
@@ -87,4 +88,43 @@ TEST_CASE("schedule: the view draws each tile in its CTA's colour", "[gui][xvfb]
     colours.insert({p[0], p[1], p[2]});
   }
   CHECK(colours.size() == 12);  // twelve CTAs, twelve colours
+}
+
+TEST_CASE("occupancy: CTAs per SM by threads, shared memory, registers and CTA slots, and which binds",
+          "[gui][schedule][occupancy]") {
+  CHECK(registers_from_ptxas_log("ptxas info    : Used 168 registers, used 1 barriers, 400 bytes cmem[0]") == 168u);
+  CHECK_FALSE(registers_from_ptxas_log("ptxas info    : Compiling entry function 'x' for 'sm_90'"));
+  auto naive = open_kernel({.kernel_id = "simt_naive", .shape = {64, 64, 8}, .only_traced_cta = true});
+  // 1024 threads: 2 per SM by threads. 30 registers -> 960 per warp, 1024 allocated, x 32 warps
+  // = 32768: also 2 (threads, listed first, binds). 40 registers -> 1280 x 32 = 40960: 1.
+  Occupancy o = occupancy_of(naive->kernel(), 30, "test");
+  REQUIRE(o.limits.size() == 4);
+  CHECK(o.limits[0].ctas == 2);
+  CHECK(o.limits[2].resource == "registers");
+  CHECK(o.limits[2].ctas == 2);
+  CHECK(o.ctas_per_sm == 2);
+  CHECK(o.binding == "threads");
+  CHECK(o.warps_per_sm == 64);
+  CHECK(o.occupancy == Approx(1.0));
+  o = occupancy_of(naive->kernel(), 40, "test");
+  CHECK(o.ctas_per_sm == 1);
+  CHECK(o.binding == "registers");
+  CHECK(o.occupancy == Approx(0.5));
+  // Unknown registers: the limit is left out, not guessed.
+  o = occupancy_of(naive->kernel(), 0, "not known");
+  CHECK(o.limits.size() == 3);
+  // Step 13's five 32 KiB stages (160 KiB + barriers): one CTA by shared memory.
+  auto ring = open_kernel({.kernel_id = "hopper_producer_consumer", .shape = {128, 128, 64}, .only_traced_cta = true});
+  o = occupancy_of(ring->kernel(), 90, "test");
+  CHECK(o.ctas_per_sm == 1);
+  CHECK(o.binding == "shared memory");
+  // The schedule's waves use it, and say how many outputs the edge tiles waste.
+  auto edges = open_kernel({.kernel_id = "simt_naive", .shape = {40, 72, 8}, .only_traced_cta = false});
+  const ScheduleData& d = schedule_data(edges);
+  CHECK(d.ctas_per_sm == d.occupancy.ctas_per_sm);
+  CHECK(d.wasted_elements == 64 * 96 - 40 * 72);
+  if (std::getenv("GEMMSCOPE_REQUIRE_PTXAS")) {
+    CHECK(d.occupancy.registers > 0);
+    CHECK_THAT(d.occupancy.registers_source, Catch::Contains("ptxas"));
+  }
 }

@@ -192,3 +192,52 @@ TEST_CASE("a GPU bench from the app: points arrive as jobs complete, or the note
   CHECK((*v)["ratio"].get<double>() == Approx(tflops / cublas));
   WARN("GPU bench from the app: " << tflops << " TFLOP/s, cuBLAS " << cublas << " on " << (*v)["device"]);
 }
+
+TEST_CASE("roofline: the naive kernel sits at the intensity it achieves, left of the ridge", "[gui][throughput]") {
+  // The naive kernel's lanes read 32 rows of A (32 sectors per warp load) for 32 FMAs each:
+  // far below the fp32 ridge, at its example shape and with a 4096 x 4096 grid alike, while the
+  // ideal 2MNK/(A+B+C) of 4096^3 would put it on the compute-bound side.
+  for (const kernels::GemmShape shape : {kernels::GemmShape{0, 0, 0}, kernels::GemmShape{4096, 4096, 32}}) {
+    INFO(shape.m << "x" << shape.n << "x" << shape.k);
+    AppState app;
+    app.open_now({.kernel_id = "simt_naive", .shape = shape, .only_traced_cta = true});
+    REQUIRE(app.kernel);
+    app.measurements.add_model_prediction("simt_naive", {4096, 4096, 4096}, 1.0, 0.0);
+    const ThroughputData d = prepare_throughput(app);
+    REQUIRE(d.achieved);
+    CHECK(d.achieved->fp32);
+    CHECK(d.achieved->tma_bytes == 0);
+    const double ridge = achieved_ridge(*d.achieved, d.ceilings);
+    CHECK(d.achieved->intensity() < ridge / 10.0);
+    bool big = false;
+    for (const ThroughputRow& r : d.rows) {
+      REQUIRE(r.achieved_intensity);
+      CHECK(*r.achieved_intensity == Approx(d.achieved->intensity()));
+      if (r.shape.k == 4096) {
+        CHECK(r.intensity > ridge);  // the ideal says compute-bound; the achieved one does not
+        big = true;
+      }
+    }
+    CHECK(big);
+    const nlohmann::json j = describe_throughput(app);
+    CHECK(j["achieved"]["memory_bound"] == true);
+  }
+}
+
+TEST_CASE("roofline: tiling raises the achieved intensity; TMA bytes count for the Hopper steps", "[gui][throughput]") {
+  const auto achieved = [](const std::string& id, kernels::GemmShape shape) {
+    auto k = open_kernel({.kernel_id = id, .shape = shape, .only_traced_cta = true});
+    const auto a = achieved_intensity(*k);
+    REQUIRE(a);
+    return *a;
+  };
+  const AchievedIntensity naive = achieved("simt_naive", {128, 128, 64});
+  const AchievedIntensity tiled = achieved("simt_warptile", {128, 128, 64});
+  CHECK(tiled.intensity() > 10.0 * naive.intensity());
+  const AchievedIntensity tma = achieved("hopper_tma_wgmma_64", {128, 128, 256});
+  CHECK(tma.tma_bytes > 0);
+  CHECK_FALSE(tma.fp32);
+  // 64x64 tile, K 256: A and B tiles of 64x256 bf16 each, read once per CTA: 2·64·64·256 FLOP
+  // over 2·64·256·2 bytes of TMA plus C's stores.
+  CHECK(tma.tma_bytes == 2 * 64 * 256 * 2);
+}

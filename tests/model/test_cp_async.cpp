@@ -103,6 +103,36 @@ TEST_CASE("cp.async copies land when their group is waited for", "[model][cp_asy
   }
 }
 
+TEST_CASE("cp.async's global record: each lane's source address and the distinct sectors", "[model][cp_async]") {
+  // 32 lanes x 16 consecutive bytes: 512 bytes, 16 sectors (two lanes share each).
+  const Run r = run(copy_kernel({}));
+  REQUIRE(r.result.trace.global.size() == 2);  // the copy's source, then the store into C
+  const model::GlobalAccess& g = r.result.trace.global[0];
+  CHECK_FALSE(g.store);
+  CHECK(g.bytes == kBytes);
+  CHECK(g.mask == 0xFFFFFFFFu);
+  CHECK(g.sectors == 16);
+  for (uint32_t l = 0; l < kThreads; ++l) CHECK(g.offset[l] == l * kBytes);
+  // A zero src-size reads nothing from global memory: no lanes, no sectors.
+  const Run none = run(copy_kernel({.src_bytes = 0}));
+  REQUIRE_FALSE(none.result.trace.global.empty());
+  CHECK(none.result.trace.global[0].mask == 0);
+  CHECK(none.result.trace.global[0].sectors == 0);
+}
+
+TEST_CASE("cp.async commits and waits are traced with the groups they leave in flight", "[model][cp_async]") {
+  // One copy's group, two empty groups, then wait_group 2: the oldest group retires.
+  const Run r = run(copy_kernel({.extra_groups = 2}));
+  const model::Trace& t = r.result.trace;
+  std::vector<uint32_t> commits;
+  for (uint32_t e : t.of_kind(model::EventKind::cp_async_commit)) commits.push_back(t.events[e].a);
+  CHECK(commits == std::vector<uint32_t>{1, 2, 3});
+  REQUIRE(t.of_kind(model::EventKind::cp_async_wait).size() == 1);
+  const model::Event& wait = t.events[t.of_kind(model::EventKind::cp_async_wait)[0]];
+  CHECK(wait.a == 1);        // retired
+  CHECK(wait.payload == 2);  // left in flight
+}
+
 TEST_CASE("cp.async with src-size zero-fills the rest of the copy", "[model][cp_async]") {
   const Run r = run(copy_kernel({.src_bytes = 6}));
   CHECK(r.result.hazards.empty());

@@ -55,6 +55,28 @@ TEST_CASE("simt_coalesced: swapping row and column costs 32 sectors per access",
   CHECK(bad.total > 5 * good.total);
 }
 
+TEST_CASE("simt_coalesced: the trace records each lane's global address", "[model][simt]") {
+  // The coalescing view draws these: B's load of consecutive columns is lane l at 4 l; with
+  // row and column swapped A's load is lane l one row of K floats further on.
+  const kernels::GemmShape shape{64, 64, 8};
+  const auto widest_load = [](const model::SimResult& r) {
+    const model::GlobalAccess* w = nullptr;
+    for (const model::GlobalAccess& g : r.trace.global)
+      if (!g.store && (!w || g.sectors > w->sectors)) w = &g;
+    return w;
+  };
+  const model::SimResult good = test::run_model("simt_coalesced", shape, true, 1).result;
+  const model::SimResult bad = test::run_model("simt_coalesced", shape, true, 1, {"swap-row-col"}).result;
+  const model::GlobalAccess* g = widest_load(good);
+  const model::GlobalAccess* w = widest_load(bad);
+  REQUIRE(g);
+  REQUIRE(w);
+  for (uint32_t l = 0; l < 32; ++l) {
+    CHECK(g->offset[l] == 4 * l);
+    CHECK(w->offset[l] == 4 * shape.k * l);
+  }
+}
+
 TEST_CASE("simt_smem_tiling: without the first bar.sync a warp reads Bs words other warps wrote in the same interval", "[model][simt]") {
   test::ModelRun r = test::run_model("simt_smem_tiling", {32, 32, 64}, true, 3, {"no-sync-after-load"});
   REQUIRE_FALSE(r.result.hazards.empty());

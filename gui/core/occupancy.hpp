@@ -1,0 +1,59 @@
+// The occupancy the kernel gets on an H100 SM, with the numbers behind it: how many CTAs fit by
+// threads, by shared memory, by registers and by the CTA limit, and which of them binds. The
+// schedule view shows it next to the wave and tile quantization it decides.
+//
+// Registers per thread come from ptxas's resource report (-v) on the kernel's PTX when ptxas
+// is installed, else from what the kernel declares (.maxnreg, or .minnctapersm with the block
+// size), else they are not known and the register limit is left out (said so).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/ir/kernel.hpp"
+#include "gui/core/session.hpp"
+
+namespace gs::gui {
+
+// H100 (compute capability 9.0) per-SM resources: CUDA C Programming Guide, "Technical
+// Specifications per Compute Capability"; registers are allocated per warp in units of 256.
+inline constexpr uint32_t kRegistersPerSm = 65536;
+inline constexpr uint32_t kRegisterAllocationUnit = 256;  // per warp
+inline constexpr uint32_t kMaxWarpsPerSm = 64;
+
+struct OccupancyLimit {
+  std::string resource;  // "threads", "shared memory", "registers", "CTA slots"
+  uint32_t ctas = 0;     // CTAs per SM it allows
+  std::string basis;     // the numbers: "2048 threads per SM / 256 per CTA"
+};
+
+struct Occupancy {
+  uint32_t threads = 0;            // per CTA
+  uint32_t smem_bytes = 0;         // per CTA (its shared window)
+  uint32_t registers = 0;          // per thread; 0: not known
+  std::string registers_source;    // "ptxas -v", ".maxnreg", "not known: ..."
+  std::vector<OccupancyLimit> limits;
+  uint32_t ctas_per_sm = 0;        // the smallest limit
+  std::string binding;             // its resource (the first of equals)
+  uint32_t warps_per_sm = 0;       // resident warps
+  double occupancy = 0.0;          // warps_per_sm / 64
+};
+
+// The occupancy of a kernel with `registers` per thread (0: leave the register limit out).
+Occupancy occupancy_of(const ir::Kernel& kernel, uint32_t registers, std::string registers_source);
+
+// Registers per thread from a ptxas -v log ("Used 168 registers"); nullopt when it has none.
+std::optional<uint32_t> registers_from_ptxas_log(const std::string& log);
+
+// The loaded kernel's occupancy (runs ptxas when it is installed: the schedule view's data,
+// built once per kernel, calls it).
+Occupancy kernel_occupancy(const LoadedKernel& k);
+
+nlohmann::json occupancy_json(const Occupancy& o);
+
+}  // namespace gs::gui

@@ -1,0 +1,149 @@
+// Builds the two sides of a "what changed" diff and diffs their source and PTX.
+#include "run/kernel_diff.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/ptx/emit.hpp"
+#include "kernels/sources.hpp"
+
+namespace gs::run {
+
+namespace {
+
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::string_view l : kernels::source_lines(text)) out.emplace_back(l);
+  return out;
+}
+
+// The kernel's source lines in the order they recorded instructions, runs of one line merged.
+std::vector<std::string> recorded_lines(const ir::Kernel& k) {
+  std::vector<std::string> out;
+  ir::SourceLoc last;
+  for (const ir::Inst& inst : k.insts) {
+    if (!inst.src.known() || inst.src == last) continue;
+    last = inst.src;
+    out.push_back(kernels::describe_source(k, inst.src));
+  }
+  return out;
+}
+
+TextDiff make_diff(std::string left_title, std::vector<std::string> left, std::string right_title,
+                   std::vector<std::string> right) {
+  TextDiff d{std::move(left_title), std::move(right_title), std::move(left), std::move(right), {}};
+  d.rows = diff_lines(d.left, d.right);
+  return d;
+}
+
+TextDiff make_ptx_diff(const std::string& left_name, const std::string& ptx_left, const std::string& right_name,
+                       const std::string& ptx_right) {
+  TextDiff d{"PTX of " + left_name, "PTX of " + right_name, lines_of(ptx_left), lines_of(ptx_right), {}};
+  const auto views = [](const std::vector<std::string>& lines) {
+    return std::vector<std::string_view>(lines.begin(), lines.end());
+  };
+  const std::vector<std::string_view> lv = views(d.left), rv = views(d.right);
+  d.rows = diff_lines(ptx_compare_keys(lv), ptx_compare_keys(rv));
+  return d;
+}
+
+std::string step_file_text(const kernels::KernelInfo& info, std::string& path) {
+  const kernels::SourceFile* f = kernels::step_source(info.id);
+  path = f ? std::string(f->path) : info.id + " (source not built in)";
+  return f ? std::string(f->text) : std::string();
+}
+
+ir::Kernel build(const kernels::KernelInfo& info, const kernels::GemmShape& shape, const std::string& mistake) {
+  kernels::GemmConfig cfg;
+  cfg.shape = info.resolve(shape);
+  if (!mistake.empty()) cfg.mistakes.insert(mistake);
+  return kernels::build_kernel(info, cfg);
+}
+
+const kernels::KernelInfo& step_before(const kernels::KernelInfo& info) {
+  const auto all = kernels::all_kernels();
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].id == info.id) return all[i - 1];
+  throw kernels::ConfigError(fmt::format("{} is the first step of the ladder: there is no step before it to diff "
+                                         "against (name one: gemmscope diff {} OTHER_ID)",
+                                         info.id, info.id));
+}
+
+// What changed from `left` to `right`: the delta sentence of every step after left up to right
+// (one sentence for neighbours); going down the ladder, the steps undone.
+std::string deltas_between(const kernels::KernelInfo& left, const kernels::KernelInfo& right) {
+  const int lo = std::min(left.step, right.step), hi = std::max(left.step, right.step);
+  std::string out = left.step > right.step ? "undoes " : "";
+  for (const kernels::KernelInfo& k : kernels::all_kernels())
+    if (k.step > lo && k.step <= hi) out += (out.empty() || out == "undoes " ? "" : "; then ") + k.delta;
+  return out.empty() ? "the same step" : out;
+}
+
+}  // namespace
+
+KernelDiff diff_kernels(const KernelDiffRequest& request) {
+  const kernels::KernelInfo& right = kernels::kernel_or_throw(request.id);
+  KernelDiff out;
+  if (!request.mistake.empty()) {
+    if (!request.against.empty() && request.against != request.id)
+      throw kernels::ConfigError(fmt::format("--mistake compares {} with itself: leave out the second id ({})",
+                                             request.id, request.against));
+    kernels::require_mistakes(right, {request.mistake});
+    const ir::Kernel plain = build(right, request.shape, "");
+    const ir::Kernel broken = build(right, request.shape, request.mistake);
+    out.left_name = right.id;
+    out.right_name = right.id + " + " + request.mistake;
+    for (const kernels::Mistake& m : right.mistakes)
+      if (m.name == request.mistake) out.summary = m.description;
+    out.source = make_diff("source lines run by " + out.left_name, recorded_lines(plain),
+                           "source lines run by " + out.right_name, recorded_lines(broken));
+    out.ptx = make_ptx_diff(out.left_name, ptx::emit(plain).text, out.right_name, ptx::emit(broken).text);
+    return out;
+  }
+  const kernels::KernelInfo& left = request.against.empty() ? step_before(right) : kernels::kernel_or_throw(request.against);
+  out.left_name = left.id;
+  out.right_name = right.id;
+  out.summary = fmt::format("step {:02} -> {:02}: {}", left.step, right.step, deltas_between(left, right));
+  std::string left_path, right_path;
+  std::string left_text = step_file_text(left, left_path), right_text = step_file_text(right, right_path);
+  out.source = make_diff(left_path, lines_of(left_text), right_path, lines_of(right_text));
+  out.ptx = make_ptx_diff(left.id, ptx::emit(build(left, request.shape, "")).text, right.id,
+                          ptx::emit(build(right, request.shape, "")).text);
+  return out;
+}
+
+std::string format_text_diff(const TextDiff& d, int context) {
+  const DiffCount c = count_changes(d.rows);
+  std::string out = fmt::format("--- {}\n+++ {}\n({} removed, {} added)\n", d.left_title, d.right_title, c.removed,
+                                c.added);
+  // Distance of each row to the nearest change, to keep `context` unchanged rows around each.
+  const size_t n = d.rows.size();
+  std::vector<size_t> near(n, n + 1);
+  for (size_t i = 0, last = n + 1; i < n; ++i) {
+    if (d.rows[i].kind != DiffKind::same) last = i;
+    if (last <= n) near[i] = i - last;
+  }
+  for (size_t i = n, next = n + 1; i-- > 0;) {
+    if (d.rows[i].kind != DiffKind::same) next = i;
+    if (next <= n) near[i] = std::min(near[i], next - i);
+  }
+  bool skipping = false;
+  for (size_t i = 0; i < n; ++i) {
+    const DiffRow& r = d.rows[i];
+    if (context >= 0 && near[i] > size_t(context)) {
+      if (!skipping) out += "...\n";
+      skipping = true;
+      continue;
+    }
+    skipping = false;
+    switch (r.kind) {
+      case DiffKind::same: out += "  " + d.left[size_t(r.left)] + "\n"; break;
+      case DiffKind::removed: out += "- " + d.left[size_t(r.left)] + "\n"; break;
+      case DiffKind::added: out += "+ " + d.right[size_t(r.right)] + "\n"; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gs::run

@@ -1,0 +1,99 @@
+// Build parameters (KernelInfo::params, "stages" of the ring kernels): every declared value
+// builds, assembles and computes C correctly on the model; bad names and values are refused
+// with messages naming what is valid; the declared stage count is the ring the kernel gets.
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "engine/ptx/emit.hpp"
+#include "kernels/registry.hpp"
+#include "run/sim_job.hpp"
+#include "tests/support/ptxas_check.hpp"
+
+using namespace gs;
+
+namespace {
+
+// The stage count of the kernel's A tiles, as it declared them (b.operand_stages).
+uint32_t a_stages(const ir::Kernel& k) {
+  for (const ir::SharedAlloc& a : k.smem)
+    if (a.use == ir::SmemUse::tile && a.operand == ir::GemmOperand::a) return a.stages;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("every build parameter declares a default among its ascending choices", "[kernels][params]") {
+  int with_stages = 0;
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    for (const kernels::BuildParam& p : info.params) {
+      INFO(info.id << " " << p.name);
+      CHECK(!p.description.empty());
+      REQUIRE(!p.choices.empty());
+      CHECK(std::is_sorted(p.choices.begin(), p.choices.end()));
+      CHECK(std::adjacent_find(p.choices.begin(), p.choices.end()) == p.choices.end());
+      CHECK(std::find(p.choices.begin(), p.choices.end(), p.default_value) != p.choices.end());
+      with_stages += p.name == "stages";
+    }
+  }
+  // The Ampere ldmatrix ring and the Hopper rings of steps 13-16 at least.
+  CHECK(with_stages >= 5);
+}
+
+TEST_CASE("every value of every build parameter builds the ring it names and assembles", "[kernels][params][ptxas]") {
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    for (const kernels::BuildParam& p : info.params) {
+      for (uint32_t v : p.choices) {
+        DYNAMIC_SECTION(info.id << " " << p.name << "=" << v) {
+          const ir::Kernel k = kernels::build_kernel(info, {info.example_shape, {}, {{p.name, v}}});
+          if (p.name == "stages") CHECK(a_stages(k) == v);
+          test::check_assembles(ptx::emit(k).text, info.arch, info.id);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the shallowest and deepest ring compute C exactly on the model", "[kernels][params][model]") {
+  // The default is run by every other kernel test; the two ends of each range here.
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    for (const kernels::BuildParam& p : info.params) {
+      for (uint32_t v : {p.choices.front(), p.choices.back()}) {
+        DYNAMIC_SECTION(info.id << " " << p.name << "=" << v) {
+          run::SimRequest req;
+          req.kernel_id = info.id;
+          req.params = {{p.name, v}};
+          req.trace = false;
+          const run::SimReport r = run::run_sim(req);
+          CHECK(r.params.at(p.name) == v);
+          CHECK(r.result.hazards.empty());
+          CHECK(r.result.completed);
+          CHECK(r.cmp.correct);
+          CHECK(r.cmp.mismatches == 0);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("build parameters: unknown names and values are refused naming the valid ones", "[kernels][params][errors]") {
+  const kernels::KernelInfo& ring = kernels::kernel_or_throw("hopper_two_consumers");
+  const kernels::KernelInfo& naive = kernels::kernel_or_throw("simt_naive");
+  CHECK_THROWS_WITH(kernels::resolve_params(ring, {{"stages", 5}}),
+                    "stages=5 is not a value hopper_two_consumers takes: choose one of 2, 3, 4 (default 3)");
+  CHECK_THROWS_WITH(kernels::resolve_params(ring, {{"stage", 3}}),
+                    "unknown build parameter 'stage' for hopper_two_consumers: valid parameters are stages");
+  CHECK_THROWS_WITH(kernels::resolve_params(naive, {{"stages", 2}}),
+                    "unknown build parameter 'stages' for simt_naive: this kernel has no build parameters");
+  CHECK_THROWS_AS(kernels::build_kernel(ring, {ring.example_shape, {}, {{"stages", 1}}}), kernels::ConfigError);
+  // Unset parameters take their defaults; the texts name all of them, or only what differs.
+  const kernels::ParamValues all = kernels::resolve_params(ring, {});
+  CHECK(all == kernels::ParamValues{{"stages", 3}});
+  CHECK(kernels::params_text(all) == "stages=3");
+  CHECK(kernels::non_default_params_text(ring, all).empty());
+  CHECK(kernels::non_default_params_text(ring, {{"stages", 2}}) == "stages=2");
+  CHECK(kernels::resolve_params(naive, {}).empty());
+  // A build function that reads a parameter its kernel never declared is a bug, not bad input.
+  kernels::GemmConfig cfg;
+  CHECK_THROWS_AS(cfg.param("stages"), std::logic_error);
+}
