@@ -88,7 +88,7 @@ TmemHistory tmem_history(const LoadedKernel& k, uint32_t rank) {
   h.rank = rank;
   h.end_cycle = t.end_cycle;
   const uint32_t first_warp = rank < t.ctas.size() ? t.ctas[rank].first_warp : 0;
-  // The MMAs each issuing warp has not committed yet: a commit tracks exactly those.
+  // The MMAs each issuing warp has not committed yet: the next commit is the first to cover them.
   std::vector<std::pair<uint16_t, std::vector<uint32_t>>> uncommitted;
   const auto pending_of = [&](uint16_t warp) -> std::vector<uint32_t>& {
     for (auto& [w, list] : uncommitted)
@@ -113,9 +113,13 @@ TmemHistory tmem_history(const LoadedKernel& k, uint32_t rank) {
         TmemCommit c{.op = ev.payload, .event = e, .warp = ev.warp, .mbar = op.mbar,
                      .barrier = barrier_label(k.kernel(), op.mbar), .cta_mask = op.cta_mask,
                      .issue_cycle = op.issue_cycle, .arrive_cycle = op.complete_cycle};
-        c.mmas = std::move(pending_of(ev.warp));
+        // It waits for every earlier MMA of the warp still running, also those an earlier
+        // commit covers (facts table, commit_arrives_when_done): a final commit after per-stage
+        // commits waits for the last stage's MMAs. An MMA's `commit` is the first covering it.
+        for (uint32_t m : pending_of(ev.warp)) h.mmas[m].commit = uint32_t(h.commits.size());
         pending_of(ev.warp).clear();
-        for (uint32_t m : c.mmas) h.mmas[m].commit = uint32_t(h.commits.size());
+        for (uint32_t m = 0; m < h.mmas.size(); ++m)
+          if (h.mmas[m].warp == ev.warp && h.mmas[m].complete_cycle > c.issue_cycle) c.mmas.push_back(m);
         h.commits.push_back(std::move(c));
         break;
       }

@@ -87,6 +87,20 @@ TEST_CASE("tmem: allocations, MMAs grouped by the commit that tracks them, and t
   CHECK_FALSE(tmem_history(*ht.k, 1).used());
 }
 
+TEST_CASE("tmem: a commit with no MMA of its own still waits for the earlier MMAs that are running",
+          "[gui][tmem]") {
+  HandTrace ht;
+  // A final commit right after the second K block's commit: MMA 4 still runs (until 600),
+  // those of K block 0 are done (300).
+  ht.add(402, 5, {.kind = TmemOpKind::commit, .cta_mask = 1, .mbar = kBar, .issue_cycle = 402, .complete_cycle = 600});
+  ht.k->report.result.trace.finalize();
+  const TmemHistory h = tmem_history(*ht.k, 0);
+  REQUIRE(h.commits.size() == 3);
+  CHECK(h.commits[1].mmas == std::vector<uint32_t>{4});
+  CHECK(h.commits[2].mmas == std::vector<uint32_t>{4});
+  CHECK(h.mmas[4].commit == 1);  // the first commit that covers it
+}
+
 TEST_CASE("tmem: the lanes x columns picture follows the cursor", "[gui][tmem]") {
   const HandTrace ht;
   const TmemHistory h = tmem_history(*ht.k, 0);
