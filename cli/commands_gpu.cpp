@@ -14,6 +14,7 @@
 #include "cli/values.hpp"
 #include "run/gpu_bench.hpp"
 #include "run/gpu_compare.hpp"
+#include "run/gpu_launch.hpp"
 #include "run/output_file.hpp"
 #include "run/probe_cases.hpp"
 
@@ -106,9 +107,8 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   std::vector<const kernels::KernelInfo*> runnable;
   std::vector<std::pair<const kernels::KernelInfo*, kernels::GemmShape>> work;
   for (const kernels::KernelInfo* info : infos) {
-    std::string why;
-    if (!cuda::can_run(device, ir::arch_name(info->arch), &why)) {
-      skipped.push_back({info->id, "", why});
+    if (const std::optional<std::string> refusal = run::arch_refusal(info->id, info->arch, device)) {
+      skipped.push_back({info->id, "", *refusal});
       continue;
     }
     runnable.push_back(info);
@@ -124,6 +124,12 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   }
   for (const Skipped& s : skipped)
     io.err << fmt::format("skipped {}{}: {}\n", s.kernel, s.shape.empty() ? "" : " " + s.shape, s.reason);
+  // Every kernel asked for needs another GPU: nothing can run here, the "no GPU" exit.
+  if (runnable.empty()) {
+    io.err << "gemmscope: none of the kernels can run on this device\n";
+    exit_code = kExitNoDevice;
+    return;
+  }
 
   for (size_t i = 0; i < work.size(); ++i) {
     const auto& [info, shape] = work[i];

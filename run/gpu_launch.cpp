@@ -196,12 +196,19 @@ std::string describe_plan(const std::vector<PlannedArg>& plan) {
 // --- launching ----------------------------------------------------------------------------
 
 
+std::optional<std::string> arch_refusal(std::string_view kernel_id, ir::Arch target, const cuda::DeviceInfo& device) {
+  std::string why;
+  if (cuda::can_run(device, ir::arch_name(target), &why)) return std::nullopt;
+  // can_run's reason names the GPU again; the learner's sentence leads with what is needed.
+  const std::string reason = why.substr(0, why.find(", and GPU "));
+  return fmt::format("{} needs {}; this device is {} ({}): {}", kernel_id, ir::arch_name(target),
+                     cuda::arch_name(device), device.name, reason);
+}
+
 LoadedKernel load_kernel(GpuJobContext& job, const cuda::Context& context, const ir::Kernel& kernel,
                          const std::string& ptx) {
-  std::string why;
-  const std::string target(ir::arch_name(kernel.target));
-  if (!cuda::can_run(context.device(), target, &why))
-    throw std::runtime_error(fmt::format("kernel '{}' cannot run here: {}", kernel.name, why));
+  if (const std::optional<std::string> refusal = arch_refusal(kernel.name, kernel.target, context.device()))
+    throw std::runtime_error(*refusal);
   job.step(fmt::format("JIT-compiling the PTX of '{}' for {}", kernel.name, cuda::arch_name(context.device())));
   cuda::Module module(ptx);
   cuda::Function function = module.get_function(kernel.name);

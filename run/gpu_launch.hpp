@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -97,8 +98,15 @@ struct LoadedKernel {
   int registers = 0;
 };
 
-// Checks that the GPU can run the kernel's target (cuda::can_run; throws std::runtime_error
-// with its reason, e.g. "sm_90a code runs only on compute capability 9.0 ..."), JIT-compiles
+// Why the kernel `kernel_id`, built for `target`, cannot run on `device`, or nullopt when it
+// can (cuda::can_run decides), in the words a learner reads first:
+//   "blackwell_tcgen05_basic needs sm_100a; this device is sm_90 (NVIDIA H100 80GB HBM3): sm_100a
+//    code runs only on compute capability 10.0"
+// Plain C++ over DeviceInfo, so it is tested without a GPU.
+std::optional<std::string> arch_refusal(std::string_view kernel_id, ir::Arch target, const cuda::DeviceInfo& device);
+
+// Checks that the GPU can run the kernel's target (arch_refusal; throws std::runtime_error
+// with its reason), JIT-compiles
 // `ptx` (the text of ptx::emit(kernel), made in the parent) and finds the entry point.
 LoadedKernel load_kernel(GpuJobContext& job, const cuda::Context& context, const ir::Kernel& kernel,
                          const std::string& ptx);

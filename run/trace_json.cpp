@@ -1,6 +1,6 @@
 // trace_json: the traced CTA as one JSON object, for `gemmscope sim --trace FILE` and for
 // tools outside gemmscope. Layout follows engine/model/trace.hpp: events are small records
-// whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, regs;
+// whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, tmem, regs;
 // `hazard` events index `hazards`; bar_* events carry the barrier id). A register write's
 // values start at `values[value_offset]`, as `words` 32-bit words (low first) per value:
 // with "encoding": "packed", one value for each lane set in its `mask`, in lane order, and
@@ -97,6 +97,20 @@ json mma_json(const model::MmaOp& m) {
           {"complete_cycle", m.complete_cycle}};
 }
 
+json tmem_json(const model::TmemOp& o) {
+  return {{"kind", model::tmem_op_kind_name(o.kind)},
+          {"lane", o.lane},
+          {"column", o.column},
+          {"lanes", o.lanes},
+          {"columns", o.columns},
+          {"cta_group", o.cta_group},
+          {"cta_mask", o.cta_mask},
+          {"mbar", o.mbar},
+          {"mma", id_or_null(o.mma)},
+          {"issue_cycle", o.issue_cycle},
+          {"complete_cycle", o.complete_cycle}};
+}
+
 json hazard_json(const model::Hazard& h) {
   return {{"kind", model::hazard_kind_name(h.kind)},   {"inst", id_or_null(h.inst)}, {"warp", id_or_null(h.warp)},
           {"lane", id_or_null(h.lane)}, {"address", h.address}, {"cycle", h.cycle},
@@ -155,6 +169,7 @@ json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
           {"tma", table_json(t.tma, tma_json)},
           {"mbar", table_json(t.mbar, mbar_json)},
           {"mma", table_json(t.mma, mma_json)},
+          {"tmem", table_json(t.tmem, tmem_json)},
           {"regs", table_json(t.regs,
                               [](const model::RegWrite& w) {
                                 return json{{"reg", w.reg},

@@ -93,6 +93,9 @@ struct Param {
   ir::ParamKind kind = ir::ParamKind::u32;
 };
 
+// Which CTAs a tcgen05 op acts for: one CTA, or the CTA pair of cta_group::2 (facts §9).
+enum class CtaGroup : uint8_t { one = 1, two = 2 };
+
 class Builder {
  public:
   Builder(std::string kernel_name, Arch target);
@@ -209,6 +212,41 @@ class Builder {
   void wgmma_commit_group(Where where = Where::current());
   void wgmma_wait_group(uint32_t n, Where where = Where::current());
 
+  // ---- Blackwell tcgen05 (facts §9; builder_tcgen05.cpp) ---------------------------------
+  // CtaGroup::two picks the cta_group::2 spelling: the MMA of one thread covers a CTA pair.
+  // ptxas rejects a kernel that mixes the two groups, so a kernel passes one value throughout.
+  // TMEM addresses are u32 registers: lane in bits 31-16, column in bits 15-0 (facts §9.1).
+  // Warp-collective: the whole warp allocates `ncols` columns (a power of two in 32..512) and
+  // the hardware writes the base TMEM address to shared memory at smem_dst.
+  void tcgen05_alloc(const Addr& smem_dst, const Src& ncols, CtaGroup group = CtaGroup::one, Where where = Where::current());
+  void tcgen05_dealloc(const Src& taddr, const Src& ncols, CtaGroup group = CtaGroup::one, Where where = Where::current());
+  void tcgen05_relinquish_alloc_permit(CtaGroup group = CtaGroup::one, Where where = Where::current());
+  // One thread issues it: D[d_tmem] (+)= A * B; enable_input_d false overwrites D. A TMEM
+  // address in a register other than .b32 is first copied into a .b32 one (ptxas wants that).
+  void tcgen05_mma(const Addr& d_tmem, const Reg& a_desc, const Reg& b_desc, const Src& idesc,
+                   const Reg& enable_input_d, CtaGroup group = CtaGroup::one, Where where = Where::current());
+  // The same with A read from tensor memory at a_tmem.
+  void tcgen05_mma_tmem_a(const Addr& d_tmem, const Addr& a_tmem, const Reg& b_desc, const Src& idesc,
+                          const Reg& enable_input_d, CtaGroup group = CtaGroup::one, Where where = Where::current());
+  // One arrival on bar once this thread's earlier tcgen05 ops complete; the multicast form
+  // arrives at bar's offset in every CTA of cta_mask (a 16-bit register: ptxas takes no
+  // immediate mask).
+  void tcgen05_commit(const Addr& bar, CtaGroup group = CtaGroup::one, Where where = Where::current());
+  void tcgen05_commit_multicast(const Addr& bar, const Reg& cta_mask, CtaGroup group = CtaGroup::one, Where where = Where::current());
+  // 32x32b.x{x}: thread i reads lane (taddr.lane + i), register j column (taddr.col + j);
+  // x is a power of two in 1..128. Use the registers only after tcgen05_wait_ld().
+  std::vector<Reg> tcgen05_ld_32x32b(uint32_t x, const Addr& taddr, std::string name = {}, Where where = Where::current());
+  void tcgen05_st_32x32b(const Addr& taddr, const std::vector<Reg>& values, Where where = Where::current());
+  void tcgen05_wait_ld(Where where = Where::current());
+  void tcgen05_wait_st(Where where = Where::current());
+  void tcgen05_fence_before_thread_sync(Where where = Where::current());
+  void tcgen05_fence_after_thread_sync(Where where = Where::current());
+  // The 32-bit instruction descriptor as a b32 register (mov of the encoded constant).
+  Reg tmem_instr_descriptor(const layout::UmmaInstrDesc& desc, std::string name, Where where = Where::current());
+  // The sm_100 shared-memory descriptor of a tile at the shared address in `tile_addr` (u32):
+  // like wgmma_descriptor, with the sm_100 version field and layout codes (facts §9.2).
+  Reg umma_descriptor(const Reg& tile_addr, const layout::UmmaSmemDescriptor& fields, std::string name, Where where = Where::current());
+
   // ---- Ampere tensor cores, async copies, clusters (shape of the later ladder steps) --------
   void mma_sync(const std::vector<Reg>& d, const std::vector<Reg>& a, const std::vector<Reg>& b,
                 const std::vector<Reg>& c, Where where = Where::current());
@@ -256,6 +294,9 @@ class Builder {
   void cp_async(ir::Op op, const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
                 const std::optional<Src>& src_bytes);
   Reg fresh(Type type, std::string name);
+  // A 64-bit smem descriptor: the start-address field (bits 0-13) from tile_addr at run time,
+  // OR-ed with `constant_bits` (every other field), with `description` as the comment.
+  Reg descriptor_at(const Reg& tile_addr, uint64_t constant_bits, const std::string& description, std::string name);
 
   // While a Site lives, everything recorded gets the location of the outermost one: the
   // caller of the public method the kernel called. A kernel's lambda run by if_/loop/role is

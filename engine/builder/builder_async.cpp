@@ -152,17 +152,22 @@ void Builder::prefetch_tensormap(const Reg& tensor_map, Where where) {
 
 // ---- wgmma (facts §1) -----------------------------------------------------------------------------------
 
-Reg Builder::wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name, Where where) {
-  const Site site(*this, where);
-  // Bits 0-13 hold (address & 0x3FFFF) >> 4 (facts §1.4); everything else is constant.
-  layout::WgmmaDescriptor constant = fields;
-  constant.start_address = 0;
-  const uint64_t high = layout::encode_wgmma_descriptor(constant);
+Reg Builder::descriptor_at(const Reg& tile_addr, uint64_t constant_bits, const std::string& description,
+                           std::string name) {
+  // Bits 0-13 hold (address & 0x3FFFF) >> 4 on sm_90 and sm_100 alike (facts §1.4, §9.2).
   Reg addr64 = cvt(Type::u64, tile_addr, ir::Rounding::none, name + "_addr");
   Reg field = alu(Op::and_, Type::b64, {addr64, 0x3FFFF}, name + "_lo18");
   Reg start = alu(Op::shr, Type::u64, {field, 4}, name + "_start");
-  comment(fmt::format("descriptor: {}", layout::describe_wgmma_descriptor(high)));
-  return alu(Op::or_, Type::b64, {start, static_cast<unsigned long long>(high)}, std::move(name));
+  comment("descriptor: " + description);
+  return alu(Op::or_, Type::b64, {start, static_cast<unsigned long long>(constant_bits)}, std::move(name));
+}
+
+Reg Builder::wgmma_descriptor(const Reg& tile_addr, const layout::WgmmaDescriptor& fields, std::string name, Where where) {
+  const Site site(*this, where);
+  layout::WgmmaDescriptor constant = fields;
+  constant.start_address = 0;
+  const uint64_t high = layout::encode_wgmma_descriptor(constant);
+  return descriptor_at(tile_addr, high, layout::describe_wgmma_descriptor(high), std::move(name));
 }
 
 void Builder::wgmma_fence(Where where) { record(simple(Op::wgmma_fence), where); }

@@ -180,6 +180,35 @@ UmmaInstrDesc decode_umma_instr_desc(uint32_t bits) {
     return d;
 }
 
+namespace {
+std::string_view format_name(UmmaABFormat f) {
+    switch (f) {
+        case UmmaABFormat::f16: return "f16";
+        case UmmaABFormat::bf16: return "bf16";
+        case UmmaABFormat::tf32: return "tf32";
+    }
+    return "?";
+}
+std::string_view format_name(UmmaDFormat f) {
+    switch (f) {
+        case UmmaDFormat::f16: return "f16";
+        case UmmaDFormat::f32: return "f32";
+        case UmmaDFormat::s32: return "s32";
+    }
+    return "?";
+}
+std::string_view major_name(UmmaMajor m) { return m == UmmaMajor::k ? "K-major" : "MN-major"; }
+}  // namespace
+
+std::string describe_umma_instr_desc(uint32_t bits) {
+    const UmmaInstrDesc d = decode_umma_instr_desc(bits);
+    std::string line = hex(bits, 8) + " " + std::string(format_name(d.a_format)) + (d.negate_a ? "(neg)" : "") +
+                       " x " + std::string(format_name(d.b_format)) + (d.negate_b ? "(neg)" : "") + " -> " +
+                       std::string(format_name(d.d_format)) + ", M=" + str(d.m) + " N=" + str(d.n) + ", A " +
+                       std::string(major_name(d.a_major)) + ", B " + std::string(major_name(d.b_major));
+    return line;
+}
+
 void validate_umma_f16_shape(uint32_t cta_group, uint32_t m, uint32_t n) {
     if (cta_group == 1) {
         if (m != 64 && m != 128) {

@@ -93,6 +93,9 @@ uint32_t encode_umma_instr_desc(const UmmaInstrDesc& desc);
 // outside the tables above.
 UmmaInstrDesc decode_umma_instr_desc(uint32_t bits);
 
+// "0x08400490 bf16 x bf16 -> f32, M=128 N=256, A K-major, B K-major" (throws as decode does).
+std::string describe_umma_instr_desc(uint32_t bits);
+
 // Shapes of kind::f16 (facts §9.2 [CUTLASS static asserts]): cta_group::1 takes M 64 or 128
 // and N a multiple of 8 in 8..256; cta_group::2 takes M 128 or 256 and N a multiple of 16 in
 // 16..256. Throws std::invalid_argument naming the value otherwise.

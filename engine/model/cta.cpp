@@ -284,7 +284,7 @@ template <bool kAvx2>
         if (!next && !exited_with_pending_tma) {
           bool all_exited = true;
           for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
-          if (all_exited) {
+          if (all_exited && !c.tma_jobs[tma->record].commit_arrival) {  // a late commit arrival harms nothing
             exited_with_pending_tma = true;
             const TmaJob& job = c.tma_jobs[tma->record];
             report(c, HazardKind::exit_with_pending_tma, job.inst, job.warp, kNone, job.smem_dst,
@@ -413,6 +413,7 @@ void run_cta_avx2(Cta& c, const SimOptions& opt) { run_cta_loop<false>(c, opt); 
 void run_cta(Cta& c, const SimOptions& opt) {
   if (c.avx2) run_cta_avx2(c, opt);
   else run_cta_baseline(c, opt);
+  if (!c.blocked && !c.failed) check_tmem_at_exit(c);
 }
 
 }  // namespace gs::model

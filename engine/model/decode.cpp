@@ -106,13 +106,14 @@ Program decode_program(const ir::Kernel& k) {
     if (p.insts[pc].exec == exec_control)
       if (const ExecFn fast = select_control(k.insts[pc], p, p.insts[pc], k)) p.insts[pc].exec = fast;
   // Which instructions cannot touch a wgmma accumulator (DecodedInst::no_wgmma_regs): every
-  // register operand of a wgmma may become one, nothing else can.
+  // register operand of a wgmma may become one, and so may a tcgen05.ld destination (marked
+  // the same way until tcgen05.wait::ld); nothing else can.
   const auto names_register = [](const ir::Operand& o) {
     return o.kind == ir::OperandKind::reg || o.kind == ir::OperandKind::mem_reg;
   };
   std::vector<bool> wgmma_reg(k.regs.size(), false);
   for (const ir::Inst& in : k.insts)
-    if (exec_of(in) == exec_wgmma)
+    if (exec_of(in) == exec_wgmma || exec_of(in) == exec_tcgen05)  // tcgen05.ld: tcgen05.hpp
       for (const ir::Operand& o : in.operands)
         if (names_register(o)) wgmma_reg[o.id] = true;
   for (uint32_t pc = 0; pc < ninst; ++pc) {

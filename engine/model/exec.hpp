@@ -37,6 +37,9 @@ void exec_stmatrix(ExecContext& x);  // stmatrix .x1/.x2/.x4 (.trans): fragments
 void exec_setmaxnreg(ExecContext& x);   // setmaxnreg.inc/.dec: the CTA's register pool
 void exec_elect_sync(ExecContext& x);   // elect.sync: one leader lane
 
+// alloc/dealloc/relinquish, mma, commit, ld/st 32x32b, wait::ld/st, fences (Blackwell)
+void exec_tcgen05(ExecContext& x);
+
 void exec_cp_async(ExecContext& x);  // cp.async.cg/.ca: global -> shared, asynchronously
 void exec_cp_async_commit_group(ExecContext& x);
 void exec_cp_async_wait_group(ExecContext& x);

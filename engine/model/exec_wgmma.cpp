@@ -13,6 +13,7 @@
 #include "engine/ir/signature.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {
@@ -37,17 +38,10 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
   return maps[n / 8];
 }
 
-// What the reads of one wgmma found wrong, kept as the first address of each kind and reported
-// once after the reads: formatting a message per element would make a bad descriptor cost
-// thousands of strings per wgmma (and report() keeps only the first of each kind anyway).
-struct ReadFaults {
-  uint32_t outside = kNone, tma_pending = kNone, unfenced = kNone, unwritten = kNone;
-  char outside_operand = 'A';
-  layout::WgmmaDescriptor outside_desc;
-};
+}  // namespace
 
 // Shared-memory state of the 4-byte words under [addr, addr + bytes): the first hazard wins.
-void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
+static void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
   const uint32_t off = addr - timing::kSmemBaseAddress;
   for (uint32_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
     const SmemWord& s = c.smem_word_state[w];
@@ -106,8 +100,8 @@ void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char opera
   }
 }
 
-// The hazards the reads found, one of each kind per wgmma.
-void report_read_faults(ExecContext& x, const ReadFaults& f) {
+// The hazards the reads found, one of each kind per MMA instruction.
+void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma) {
   Cta& c = x.cta;
   const uint32_t w = x.warp.id, all = kAllLanes;
   if (f.outside != kNone)
@@ -118,17 +112,19 @@ void report_read_faults(ExecContext& x, const ReadFaults& f) {
                        f.outside, c.smem.size(), timing::kSmemBaseAddress, timing::kSmemBaseAddress + c.smem.size()));
   if (f.tma_pending != kNone)
     report(c, HazardKind::tma_race, x.inst_id, w, all, f.tma_pending,
-           fmt::format("wgmma reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
+           fmt::format("{} reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
                        "stage's mbarrier first",
-                       f.tma_pending));
+                       mma, f.tma_pending));
   if (f.unfenced != kNone)
     report(c, HazardKind::missing_proxy_fence, x.inst_id, w, all, f.unfenced,
-           fmt::format("wgmma (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async",
+           fmt::format("{} (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async", mma,
                        f.unfenced));
   if (f.unwritten != kNone)
     report(c, HazardKind::uninitialized_shared, x.inst_id, w, all, f.unwritten,
-           fmt::format("wgmma reads shared address 0x{:X}, which nothing has written", f.unwritten));
+           fmt::format("{} reads shared address 0x{:X}, which nothing has written", mma, f.unwritten));
 }
+
+namespace {
 
 // A descriptor with reserved bits set cannot be placed: what the tensor core does with them is
 // unknown (bits 46-48 = 0b001 is the sm_100 tcgen05 version field, a descriptor built for the
@@ -143,6 +139,8 @@ bool descriptor_placeable(ExecContext& x, char operand, uint64_t bits) {
                      operand, bits, reserved));
   return false;
 }
+
+}  // namespace
 
 // The 16×N products of one warp's rows: S[r][c] = sum over k = 0..15, in that order, of
 // double(A[r][k] · B[k][c]). A bf16 × bf16 product is exact in float (8-bit significands),
@@ -165,12 +163,12 @@ bool descriptor_placeable(ExecContext& x, char operand, uint64_t bits) {
   }
 }
 
-void tile_sums_generic(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]) {
+static void tile_sums_generic(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]) {
   tile_sums_body(A, Bt, n, S);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void tile_sums_avx2(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n,
+__attribute__((target("avx2"))) static void tile_sums_avx2(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n,
                                                      double (&S)[16][256]) {
   tile_sums_body(A, Bt, n, S);
 }
@@ -187,6 +185,8 @@ void wgmma_tile_sums(const float (&A)[16][16], const float (&Bt)[16][256], uint3
 #endif
   tile_sums_generic(A, Bt, n, S);
 }
+
+namespace {
 
 void wgmma_mma(ExecContext& x) {
   Cta& c = x.cta;
@@ -235,7 +235,7 @@ void wgmma_mma(ExecContext& x) {
     else std::fill(std::begin(column), std::end(column), nan);
     for (uint32_t k = 0; k < 16; ++k) Bt[k][col] = column[k];
   }
-  report_read_faults(x, faults);
+  report_read_faults(x, faults, "wgmma");
   alignas(64) double S[16][256];
   wgmma_tile_sums(A, Bt, n, S);
 

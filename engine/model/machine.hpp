@@ -43,6 +43,16 @@ struct GlobalMemory {
   }
 };
 
+struct Cta;
+
+// Tensor-memory columns an MMA wrote in CTA `cta` (its own, or the peer's for cta_group::2);
+// released once a commit covering it has arrived (its columns then count as pending no more).
+struct TmemRange {
+  Cta* cta = nullptr;
+  uint32_t col = 0, ncols = 0;
+  bool released = false;
+};
+
 enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster_wait, regs_wait, exited };
 
 struct Warp {
@@ -139,6 +149,13 @@ struct Warp {
   std::vector<CpAsyncCopy> cp_async_uncommitted;
   uint64_t cp_async_uncommitted_complete_at = 0;
   std::vector<CpAsyncGroup> cp_async_groups;
+  // tcgen05 (exec_tcgen05.cpp): the MMAs this warp issued whose columns no commit's arrival
+  // has released yet (indices into Cta::tmem_mmas), and when the last MMA it ever issued
+  // completes. A commit covers every earlier MMA of the thread, not only those since its
+  // previous commit (facts §9.2, commit_arrives_when_done), so neither is reset by a commit.
+  std::vector<uint32_t> tmem_unreleased;
+  uint64_t tmem_mma_complete_at = 0;
+  std::vector<uint32_t> tmem_ld_regs;  // tcgen05.ld destinations not yet waited for (wait::ld)
   // The per-lane pcs (see uniform), last: the fields that every issue reads then share the
   // first cache line of a Warp.
   std::array<uint32_t, 32> pc{};
@@ -181,9 +198,25 @@ struct TmaJob {
   uint64_t issue = 0, complete = 0;
   uint32_t inst = 0, warp = 0;
   uint32_t trace_index = kNone;
+  // A tcgen05.commit's arrival instead of a copy (exec_tcgen05.cpp): one arrive on `mbar` at
+  // `complete`; in the issuing CTA, tmem_commit indexes Cta::tmem_commits.
+  bool commit_arrival = false;
+  uint32_t tmem_commit = kNone;
 };
 
-struct Cta;
+// Tensor memory of the CTA's SM (facts §9.1): 128 lanes x 512 columns of 32 bits, modelled
+// per CTA since a CTA runs alone on its SM. exec_tcgen05.cpp.
+struct TmemAllocation {
+  uint32_t col = 0, ncols = 0, warp = 0, inst = 0;
+};
+struct TensorMemory {
+  static constexpr uint32_t kLanes = 128, kColumns = 512;
+  std::vector<uint32_t> cells;                  // [lane * kColumns + col]; empty until the first alloc
+  std::vector<TmemAllocation> allocations;
+  std::array<uint16_t, kColumns> pending{};     // MMAs into the column whose commit has not arrived
+  uint32_t alloc_warp = kNone;                  // the one warp that may allocate and free
+  bool relinquished = false;
+};
 
 // The CTAs of one thread-block cluster, run together (simulate.cpp, run_cluster): distributed
 // shared memory, remote mbarrier arrives and barrier.cluster reach a peer through `ctas`.
@@ -257,7 +290,8 @@ struct Cta {
   }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
-  std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator
+  std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator,
+                                      // kTmemLoadDestination (tcgen05.hpp) if a tcgen05.ld's
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
   std::vector<SmemWord> smem_word_state;
@@ -266,6 +300,9 @@ struct Cta {
   const Program* program = nullptr;    // the decoded kernel (decode.hpp), shared by all CTAs
   std::map<uint32_t, Mbarrier> mbars; // by shared address
   std::vector<TmaJob> tma_jobs;
+  TensorMemory tmem;
+  std::vector<TmemRange> tmem_mmas;                 // every tcgen05.mma this CTA issued (per CTA of its pair)
+  std::vector<std::vector<uint32_t>> tmem_commits;  // the tmem_mmas each tcgen05.commit covers
   std::vector<PendingTma> tma_pending;  // sorted by complete_at when popped
   // bar.sync state per barrier id: threads arrived in the current round.
   std::array<uint32_t, 16> bar_arrived{};
@@ -348,6 +385,11 @@ void record_tensor_reads(Cta& c, uint32_t warp, MmaOp& op);
 
 // Completes TMA transfers due at or before `cycle` (writes shared memory, complete_tx).
 void complete_tma(Cta& cta, const PendingTma& p);
+// A tcgen05.commit's arrival (a TmaJob with commit_arrival; exec_tcgen05.cpp): the MMAs it
+// covers are complete, and one arrive lands on its mbarrier.
+void complete_tmem_commit(Cta& cta, const PendingTma& p);
+// At the CTA's exit: tensor memory still allocated is reported (exec_tcgen05.cpp).
+void check_tmem_at_exit(Cta& cta);
 // Phase completion of an mbarrier: flips, and wakes warps waiting on that parity.
 void mbarrier_check_phase(Cta& cta, uint32_t addr, uint64_t cycle);
 
@@ -390,6 +432,15 @@ inline uint32_t append(Table<T>& table, const T& record) {
   if (!cta.trace) return kNone;
   return append(cta.trace->events, Event{cycle, kind, warp == kNoWarp ? kNoWarp : uint16_t(cta.launch.trace_warp_base + warp), inst, mask,
                                          payload, a, uint8_t(cta.launch.cluster_rank)});
+}
+// A tensor-memory operation on `cta`'s TMEM (its event carries that CTA's rank); returns the
+// record's index in Trace::tmem, so that a completion can stamp complete_cycle later, or
+// kNone for an untraced CTA.
+inline uint32_t trace_tmem(Cta& cta, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t mask, const TmemOp& op) {
+  if (!cta.trace) return kNone;
+  const uint32_t index = append(cta.trace->tmem, op);
+  trace_event(cta, EventKind::tmem_op, cycle, warp, inst, mask, index, uint32_t(op.kind));
+  return index;
 }
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value);

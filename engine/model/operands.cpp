@@ -1,4 +1,5 @@
 #include "engine/model/operands.hpp"
+#include "engine/model/tcgen05.hpp"
 
 #include <bit>
 #include <cstring>
@@ -61,7 +62,13 @@ void check_register_read_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
            fmt::format("%{} is read by {} lane(s) before anything wrote it: its value is undefined on the GPU",
                        c.launch.kernel->regs[reg].name, std::popcount(lanes)));
   }
-  if (c.wgmma_acc[slot]) {
+  if (c.wgmma_acc[slot] == kTmemLoadDestination) {
+    if (c.reg_pending[slot])
+      report(c, HazardKind::tmem_ld_before_wait, x.inst_id, x.warp.id, kNone, 0,
+             fmt::format("%{} is read before tcgen05.wait::ld: the value tcgen05.ld loads into it may not have "
+                         "arrived yet",
+                         c.launch.kernel->regs[reg].name));
+  } else if (c.wgmma_acc[slot]) {
     if (c.reg_pending[slot])
       report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, kNone, 0,
              fmt::format("%{} belongs to a wgmma that is still in flight: add wgmma.wait_group before touching "
@@ -75,7 +82,12 @@ void note_register_write_slow(ExecContext& x, uint32_t reg, uint32_t mask) {
   Cta& c = x.cta;
   const size_t slot = size_t(x.warp.id) * c.nregs + reg;
   c.written[slot] |= mask;
-  if (c.wgmma_acc[slot]) {
+  if (c.wgmma_acc[slot] == kTmemLoadDestination) {
+    if (c.reg_pending[slot])
+      report(c, HazardKind::tmem_ld_before_wait, x.inst_id, x.warp.id, kNone, 0,
+             fmt::format("%{} is written before tcgen05.wait::ld: the load still in flight may overwrite it",
+                         c.launch.kernel->regs[reg].name));
+  } else if (c.wgmma_acc[slot]) {
     if (c.reg_pending[slot])
       report(c, HazardKind::wgmma_register_race, x.inst_id, x.warp.id, kNone, 0,
              fmt::format("%{} is written while a wgmma still owns it: add wgmma.wait_group first",

@@ -95,6 +95,13 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.mbars.clear();
   c.tma_jobs.clear();
   c.tma_pending.clear();
+  c.tmem.cells.clear();  // keeps its capacity: the next CTA's alloc zeroes it again
+  c.tmem.allocations.clear();
+  c.tmem.pending.fill(0);
+  c.tmem.alloc_warp = kNone;
+  c.tmem.relinquished = false;
+  c.tmem_mmas.clear();
+  c.tmem_commits.clear();
   c.bar_arrived.fill(0);
   c.bar_expected.fill(0);
   c.scheduler_free.fill(0);

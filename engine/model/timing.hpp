@@ -50,6 +50,13 @@ inline constexpr uint32_t kMmaSyncLatency = 32;
 // Cycles one m64nNk16 keeps the SM's tensor cores busy: 2·64·N·16 / 4096 = N/2.
 constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }
 
+// Blackwell tcgen05.mma: a B200 SM's dense bf16 rate is taken as 8192 FLOP/cycle, twice
+// Hopper's (about 2.25 PFLOP/s dense bf16 over 148 SMs near 1.9 GHz: NVIDIA's B200 figures,
+// UNCONFIRMED, no B200 was measured; facts table engine/layout/blackwell_facts.def). One
+// M x N x 16 MMA (per CTA of the pair) then keeps the SM's tensor core busy M*N/256 cycles.
+inline constexpr uint32_t kTcgen05FlopsPerCycle = 8192;
+constexpr uint32_t tcgen05_busy_cycles(uint32_t m, uint32_t n) { return 2 * m * n * 16 / kTcgen05FlopsPerCycle; }
+
 struct CtaCost {
   uint64_t cycles = 0;            // the CTA alone on an SM
   uint64_t tensor_busy_cycles = 0;

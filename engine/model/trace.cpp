@@ -54,7 +54,21 @@ const char* event_kind_name(EventKind k) {
     case EventKind::reg_limit: return "reg_limit";
     case EventKind::cp_async_commit: return "cp_async_commit";
     case EventKind::cp_async_wait: return "cp_async_wait";
+    case EventKind::tmem_op: return "tmem_op";
     case EventKind::count_: break;
+  }
+  return "?";
+}
+
+const char* tmem_op_kind_name(TmemOpKind k) {
+  switch (k) {
+    case TmemOpKind::alloc: return "alloc";
+    case TmemOpKind::dealloc: return "dealloc";
+    case TmemOpKind::relinquish: return "relinquish";
+    case TmemOpKind::mma: return "mma";
+    case TmemOpKind::commit: return "commit";
+    case TmemOpKind::load: return "load";
+    case TmemOpKind::store: return "store";
   }
   return "?";
 }

@@ -45,6 +45,7 @@ enum class EventKind : uint8_t {
   reg_limit,          // setmaxnreg took effect: a = the warp's registers per thread now
   cp_async_commit,    // cp.async.commit_group (and wait_all's): a = the warp's groups in flight after it
   cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left
+  tmem_op,            // payload -> TmemOp (Trace::tmem), a = TmemOpKind: a tcgen05 op on a CTA's TMEM
   count_,
 };
 const char* event_kind_name(EventKind k);
@@ -142,6 +143,26 @@ struct MmaOp {
   uint64_t issue_cycle = 0, complete_cycle = 0;
 };
 
+// A tensor-memory operation (tcgen05, facts §9): what the tensor-memory view draws. The model
+// records one per CTA whose TMEM the op touches, its event stamped with that CTA's rank: a
+// cta_group::2 MMA issued in rank 0 is one record for rank 0's lanes and one for rank 1's.
+enum class TmemOpKind : uint8_t { alloc, dealloc, relinquish, mma, commit, load, store };
+const char* tmem_op_kind_name(TmemOpKind k);  // "alloc", "mma", "commit", "load", ...
+
+struct TmemOp {
+  TmemOpKind kind = TmemOpKind::alloc;
+  uint32_t lane = 0, column = 0;    // the first lane and column touched (a TMEM address's halves)
+  uint32_t lanes = 0, columns = 0;  // extent: alloc/dealloc 128 x ncols, mma this CTA's M rows x N,
+                                    // ld/st 32 x the columns one thread moves; 0 for relinquish/commit
+  uint8_t cta_group = 1;
+  uint16_t cta_mask = 0;            // commit: the ranks whose barrier receives the arrive (bit r)
+  uint32_t mbar = 0;                // commit: the barrier's shared address
+  uint32_t mma = kNone;             // mma: its MmaOp in Trace::mma where the model keeps one
+  uint64_t issue_cycle = 0;
+  uint64_t complete_cycle = 0;      // mma: the tensor core is done; commit: the arrive landed;
+                                    // alloc/ld/st/dealloc: the issue cycle (they are synchronous)
+};
+
 // A register write: the values of the lanes that wrote, and only those (a write by one
 // elected lane stores one value, not 32). Read them with Trace::reg_value.
 struct RegWrite {
@@ -205,6 +226,7 @@ class Trace {
   Table<RegWrite> regs;
   Table<uint32_t> values;
   Table<CWrite> c_writes;  // in store order
+  Table<TmemOp> tmem;      // tensor-memory operations, in issue order
   std::vector<Hazard> hazards;
   uint32_t traced_cta = 0;     // linear id of the CTA the run was asked to trace
   std::vector<TracedCta> ctas; // every CTA traced (its cluster), by rank

@@ -30,6 +30,7 @@
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
 #include "gui/core/throughput_data.hpp"
+#include "gui/core/tmem_data.hpp"
 
 namespace gs::gui {
 
@@ -98,6 +99,7 @@ struct AppState {
   SourceViewOptions source_view;
   DiffViewOptions diff_view;
   ProblemsViewOptions problems_view;
+  TmemViewOptions tmem_view;
   ThroughputControls throughput_view = default_throughput_controls();
   ViewCaches view_caches;
   std::vector<Problem> problems;

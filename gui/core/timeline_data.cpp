@@ -32,6 +32,11 @@ void fill_tensor_lane(const model::Trace& t, TimelineData& d) {
   std::vector<TimelineSpan> spans;
   for (uint32_t i = 0; i < t.mma.size(); ++i)
     if (t.mma[i].complete_cycle > t.mma[i].issue_cycle) spans.push_back({t.mma[i].issue_cycle, t.mma[i].complete_cycle, i});
+  // tcgen05.mma keeps no MmaOp: its TMEM record has the tensor core's stretch (a pair's MMA is
+  // recorded in both CTAs; the merge below makes one stretch of the two).
+  for (const model::TmemOp& o : t.tmem)
+    if (o.kind == model::TmemOpKind::mma && o.mma == kNone && o.complete_cycle > o.issue_cycle)
+      spans.push_back({o.issue_cycle, o.complete_cycle, kNone});
   std::sort(spans.begin(), spans.end(), [](const TimelineSpan& a, const TimelineSpan& b) { return a.begin < b.begin; });
   for (const TimelineSpan& s : spans) {
     if (!d.tensor.empty() && s.begin <= d.tensor.back().end)

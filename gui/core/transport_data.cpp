@@ -1,5 +1,6 @@
 #include "gui/core/transport_data.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include <fmt/format.h>
@@ -58,6 +59,27 @@ std::string mbar_text(const LoadedKernel& k, const model::Event& e, const Snapsh
       return fmt::format("{} released: {} completed the phase of parity {}", who, bar, m.value);
     default: return "mbarrier event";
   }
+}
+
+// A tcgen05 op on tensor memory in words (trace.hpp, TmemOp).
+std::string tmem_text(const model::TmemOp& o, const std::string& who, const Snapshot* numbering) {
+  const auto region = [&] {
+    return fmt::format("TMEM lanes {}-{}, columns {}-{}", o.lane, o.lane + std::max(1u, o.lanes) - 1, o.column,
+                       o.column + std::max(1u, o.columns) - 1);
+  };
+  switch (o.kind) {
+    case model::TmemOpKind::alloc: return fmt::format("{} allocates {} TMEM columns from column {}", who, o.columns, o.column);
+    case model::TmemOpKind::dealloc: return fmt::format("{} frees {} TMEM columns from column {}", who, o.columns, o.column);
+    case model::TmemOpKind::relinquish: return fmt::format("{} gives up the permit to allocate TMEM", who);
+    case model::TmemOpKind::mma:
+      return fmt::format("{} issued a tcgen05.mma into {}, done at cycle {}", who, region(), o.complete_cycle);
+    case model::TmemOpKind::commit:
+      return fmt::format("{} commits its MMAs: the tensor core arrives on {} at cycle {}", who,
+                         barrier_name(numbering, o.mbar), o.complete_cycle);
+    case model::TmemOpKind::load: return fmt::format("{} reads {} (tcgen05.ld)", who, region());
+    case model::TmemOpKind::store: return fmt::format("{} writes {} (tcgen05.st)", who, region());
+  }
+  return "tensor-memory op";
 }
 
 }  // namespace
@@ -133,6 +155,9 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
     case EventKind::cp_async_wait:
       return fmt::format("{} passes cp.async.wait: {} group{} retired, {} left in flight", who, e.a,
                          e.a == 1 ? "" : "s", e.payload);
+    case EventKind::tmem_op:
+      if (e.payload < t.tmem.size()) return tmem_text(t.tmem[e.payload], who, numbering);
+      break;
     case EventKind::hazard:
       if (e.payload < t.hazards.size())
         return fmt::format("hazard {}: {}", model::hazard_kind_name(t.hazards[e.payload].kind), t.hazards[e.payload].detail);

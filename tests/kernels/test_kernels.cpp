@@ -1,5 +1,6 @@
 // Every registered kernel: builds, verifies, prints deterministic PTX that ptxas accepts for
 // its target, at its example shape and at 4096x4096x8192; shape rules reject bad input.
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -188,16 +189,20 @@ TEST_CASE("no kernel takes a dimension past kMaxGemmDimension, and each maps its
     CHECK_THROWS_AS(info.check_shape({e.m, kPast, e.k}), kernels::ConfigError);
     CHECK_THROWS_AS(info.check_shape({e.m, e.n, kPast}), kernels::ConfigError);
     // cta_tile: the grid's CTAs cover C exactly once, each with one tile. A persistent kernel
-    // has none (a CTA writes several tiles).
+    // has none (a CTA writes several tiles). The CTAs of a cluster that compute one tile
+    // together (step 22's pair) all name it: it counts once per cluster.
     if (!info.cta_tile) continue;
     const ir::Kernel k = kernels::build_kernel(info, {e, {}});
+    const std::array<uint32_t, 3> cluster = k.launch.cluster;
     uint64_t covered = 0;
+    std::set<std::array<uint32_t, 6>> counted;  // (cluster x, cluster y, tile)
     for (uint32_t y = 0; y < k.launch.grid[1]; ++y)
       for (uint32_t x = 0; x < k.launch.grid[0]; ++x) {
         const kernels::CtaTile t = info.cta_tile(e, {x, y, 0});
         CHECK(t.m1 <= e.m);
         CHECK(t.n1 <= e.n);
-        covered += uint64_t(t.m1 - t.m0) * (t.n1 - t.n0);
+        if (counted.insert({x / std::max(cluster[0], 1u), y / std::max(cluster[1], 1u), t.m0, t.m1, t.n0, t.n1}).second)
+          covered += uint64_t(t.m1 - t.m0) * (t.n1 - t.n0);
       }
     CHECK(covered == uint64_t(e.m) * e.n);
   }

@@ -38,6 +38,14 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
   const std::map<std::string, Expect> expected{
       {"skip-mbarrier-wait", {"tma-race", true}},  // and exit-with-pending-tma: the H100 faults on it
       {"wrong-swizzle", {"", true}},
+      // Blackwell steps 21-22: a stage refilled before the MMAs' commit released it; the pair's
+      // MMA issued before rank 1's half landed (reads of never-written or in-flight bytes: the
+      // first uninitialized-shared report of the run may be another one, so only C is required);
+      // the epilogue reading TMEM before any MMA; commits that reach one CTA of the pair only.
+      {"refill-before-release", {"tma-race", true}},
+      {"skip-peer-wait", {"", true}},
+      {"skip-tmem-full-wait", {"", true}},
+      {"commit-to-one-cta", {"deadlock", false}},
       {"wrong-expect-tx", {"deadlock", false}},
       {"missing-wgmma-fence", {"missing-wgmma-fence", false}},
       {"missing-init-fence", {"missing-init-fence", false}},
@@ -56,6 +64,9 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"steady-state-wait-at-tail", {"cp-async-read-before-wait", true}},
       {"no-sync-before-prefetch", {"cp-async-race", false}},
       {"unswizzled-ldmatrix", {"", false, "bank-conflicts"}},
+      {"ld-before-commit", {"tmem-read-before-commit", false}},
+      {"wrong-lane-quarter", {"tmem-wrong-lane-quarter", true}},
+      {"no-dealloc", {"tmem-not-freed", false}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {

@@ -1,0 +1,26 @@
+// What the two tcgen05 files of the model share (exec_tcgen05.cpp: tensor memory, ld/st,
+// commit; exec_tcgen05_mma.cpp: the MMA). Internal to engine/model.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/model/machine.hpp"
+
+namespace gs::model {
+
+// A TMEM address: lane in bits 31-16, column in bits 15-0 (facts §9.1).
+inline uint32_t tmem_lane(uint32_t taddr) { return taddr >> 16; }
+inline uint32_t tmem_column(uint32_t taddr) { return taddr & 0xFFFF; }
+
+// Cta::wgmma_acc's mark of a tcgen05.ld destination: reading it while Cta::reg_pending is
+// set (before tcgen05.wait::ld) is the tmem-ld-before-wait hazard (operands.cpp).
+inline constexpr uint8_t kTmemLoadDestination = 2;
+
+// Whether columns [col, col + ncols) lie inside one allocation of c's tensor memory.
+bool tmem_columns_allocated(const Cta& c, uint32_t col, uint32_t ncols);
+// The MMAs of commit `record` (Cta::tmem_commits) are complete: their columns are readable.
+void release_tmem_columns(Cta& c, uint32_t record);
+// tcgen05.mma of every form (exec_tcgen05_mma.cpp).
+void tmem_mma(ExecContext& x);
+
+}  // namespace gs::model

@@ -1,0 +1,33 @@
+// What Hopper's wgmma (exec_wgmma.cpp) and Blackwell's tcgen05.mma (exec_tcgen05.cpp) share:
+// reading an operand row through a shared-memory descriptor, the hazards of those reads, and
+// the 16-row block of bf16 products. The two differ in where D lives (registers or tensor
+// memory) and in how the descriptor is encoded, not in the bytes the tensor core reads.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "engine/layout/wgmma_descriptor.hpp"
+#include "engine/model/machine.hpp"
+
+namespace gs::model {
+
+// What the reads of one MMA found wrong, kept as the first address of each kind and reported
+// once after the reads: formatting a message per element would make a bad descriptor cost
+// thousands of strings per MMA (and report() keeps only the first of each kind anyway).
+struct ReadFaults {
+  uint32_t outside = kNone, tma_pending = kNone, unfenced = kNone, unwritten = kNone;
+  char outside_operand = 'A';
+  layout::WgmmaDescriptor outside_desc;
+};
+
+// One row's k16 slice (16 bf16 values) of an operand under its descriptor, each times
+// `scale`; a byte outside the CTA's shared memory reads as NaN.
+void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
+                      float scale, float* out, ReadFaults& f);
+// The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
+void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
+// S[r][c] = sum over k = 0..15, in that order, of double(A[r][k] · B[k][c]), for c < n.
+void wgmma_tile_sums(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]);
+
+}  // namespace gs::model

@@ -1,0 +1,156 @@
+// The tensor-memory view's data: allocations, MMAs with the commit that tracks them, ld/st
+// with their quarter, and the lanes × columns picture at the cursor. The first cases feed a
+// hand-written trace (every number is known), the last a real kernel without tcgen05.
+#include <catch2/catch.hpp>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/tmem_data.hpp"
+#include "tests/gui/gui_fixture.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+using model::TmemOp;
+using model::TmemOpKind;
+
+namespace {
+
+constexpr uint32_t kBar = 0x500;  // the barrier the commits arrive on
+
+// A CTA of 6 warps running the step-21 pattern by hand: warp 5 allocates 256 columns and
+// issues the MMAs of two K blocks with a commit after each, warps 0-3 read their quarters
+// (warp 1 wrongly reads quarter 2, warp 0 reads once before the MMAs are done), warp 5 frees.
+struct HandTrace {
+  std::shared_ptr<LoadedKernel> k = std::make_shared<LoadedKernel>();
+  std::vector<uint32_t> position_after;  // event index of each add(), in order
+  void add(uint64_t cycle, uint16_t warp, const TmemOp& op) {
+    model::Trace& t = k->report.result.trace;
+    t.tmem.push_back(op);
+    t.events.push_back({.cycle = cycle, .kind = model::EventKind::tmem_op, .warp = warp, .mask = ~0u,
+                        .payload = uint32_t(t.tmem.size() - 1), .a = uint32_t(op.kind)});
+    position_after.push_back(uint32_t(t.events.size() - 1));
+  }
+  HandTrace() {
+    model::Trace& t = k->report.result.trace;
+    t.warps = t.warps_per_cta = 6;
+    t.ctas = {{.ctaid = {0, 0, 0}, .linear = 0, .rank = 0, .first_warp = 0}};
+    t.end_cycle = 1000;
+    add(10, 5, {.kind = TmemOpKind::alloc, .lanes = 128, .columns = 256, .issue_cycle = 10, .complete_cycle = 10});
+    add(11, 5, {.kind = TmemOpKind::relinquish});
+    for (uint32_t i = 0; i < 4; ++i)  // K block 0: four k16 MMAs into the whole 128x256 accumulator
+      add(100 + i, 5, {.kind = TmemOpKind::mma, .lanes = 128, .columns = 256, .issue_cycle = 100 + i, .complete_cycle = 300});
+    add(104, 5, {.kind = TmemOpKind::commit, .cta_mask = 1, .mbar = kBar, .issue_cycle = 104, .complete_cycle = 300});
+    add(400, 5, {.kind = TmemOpKind::mma, .lanes = 128, .columns = 256, .issue_cycle = 400, .complete_cycle = 600});
+    add(401, 5, {.kind = TmemOpKind::commit, .cta_mask = 1, .mbar = kBar, .issue_cycle = 401, .complete_cycle = 600});
+    add(500, 0, {.kind = TmemOpKind::load, .lane = 0, .column = 0, .lanes = 32, .columns = 32});  // too early
+    add(700, 1, {.kind = TmemOpKind::load, .lane = 64, .column = 32, .lanes = 32, .columns = 32});  // quarter 2
+    add(701, 2, {.kind = TmemOpKind::load, .lane = 64, .column = 0, .lanes = 32, .columns = 32});
+    add(900, 5, {.kind = TmemOpKind::dealloc, .lanes = 128, .columns = 256, .issue_cycle = 900, .complete_cycle = 900});
+    t.finalize();
+  }
+  Snapshot at(size_t step) const {
+    Snapshot s;
+    s.position = position_after[step];
+    s.cycle = k->report.result.trace.events[s.position].cycle;
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tmem: allocations, MMAs grouped by the commit that tracks them, and the accesses' checks", "[gui][tmem]") {
+  const HandTrace ht;
+  const TmemHistory h = tmem_history(*ht.k, 0);
+  REQUIRE(h.used());
+  REQUIRE(h.allocations.size() == 1);
+  CHECK(h.allocations[0].columns == 256);
+  CHECK(h.allocations[0].warp == 5);
+  CHECK(h.allocations[0].dealloc_cycle == 900);
+  CHECK(h.relinquished);
+  REQUIRE(h.allocated_over_time.size() == 2);
+  CHECK(h.allocated_over_time[0] == std::pair<uint64_t, uint32_t>{10, 256});
+  CHECK(h.allocated_over_time[1] == std::pair<uint64_t, uint32_t>{900, 0});
+  CHECK(h.peak_columns == 256);
+  REQUIRE(h.mmas.size() == 5);
+  REQUIRE(h.commits.size() == 2);
+  CHECK(h.commits[0].mmas == std::vector<uint32_t>{0, 1, 2, 3});
+  CHECK(h.commits[1].mmas == std::vector<uint32_t>{4});
+  CHECK(h.commits[1].arrive_cycle == 600);
+  CHECK(h.mmas[4].commit == 1);
+  CHECK(h.commits[0].barrier == "0x500");  // no allocation declares it in this hand-made kernel
+  REQUIRE(h.accesses.size() == 3);
+  CHECK(h.accesses[0].before_complete);     // warp 0 at cycle 500: the second K block runs until 600
+  CHECK_FALSE(h.accesses[0].outside_quarter);
+  CHECK(h.accesses[1].outside_quarter);     // warp 1 in lanes 64..95
+  CHECK_FALSE(h.accesses[1].before_complete);
+  CHECK_FALSE(h.accesses[2].outside_quarter);  // warp 2 in its own quarter
+  // Another rank of the trace has nothing.
+  CHECK_FALSE(tmem_history(*ht.k, 1).used());
+}
+
+TEST_CASE("tmem: a commit with no MMA of its own still waits for the earlier MMAs that are running",
+          "[gui][tmem]") {
+  HandTrace ht;
+  // A final commit right after the second K block's commit: MMA 4 still runs (until 600),
+  // those of K block 0 are done (300).
+  ht.add(402, 5, {.kind = TmemOpKind::commit, .cta_mask = 1, .mbar = kBar, .issue_cycle = 402, .complete_cycle = 600});
+  ht.k->report.result.trace.finalize();
+  const TmemHistory h = tmem_history(*ht.k, 0);
+  REQUIRE(h.commits.size() == 3);
+  CHECK(h.commits[1].mmas == std::vector<uint32_t>{4});
+  CHECK(h.commits[2].mmas == std::vector<uint32_t>{4});
+  CHECK(h.mmas[4].commit == 1);  // the first commit that covers it
+}
+
+TEST_CASE("tmem: the lanes x columns picture follows the cursor", "[gui][tmem]") {
+  const HandTrace ht;
+  const TmemHistory h = tmem_history(*ht.k, 0);
+  // After the allocation: columns 0..255 allocated in every quarter, 256..511 free.
+  TmemState s = tmem_state(h, ht.at(0));
+  CHECK(s.allocated_columns == 256);
+  for (uint32_t q = 0; q < 4; ++q) {
+    CHECK(s.cell(q, 0) == TmemCellState::allocated);
+    CHECK(s.cell(q, 31) == TmemCellState::allocated);
+    CHECK(s.cell(q, 32) == TmemCellState::free);
+  }
+  // After the first commit's issue (cycle 104), its MMAs are still running.
+  s = tmem_state(h, ht.at(6));
+  CHECK(s.mmas_issued == 4);
+  CHECK(s.mmas_in_flight == 4);
+  CHECK(s.commits_arrived == 0);
+  CHECK(s.cell(3, 31) == TmemCellState::accumulating);
+  // At the early read (cycle 500) the first commit has arrived and the second K block runs.
+  s = tmem_state(h, ht.at(9));
+  CHECK(s.commits_arrived == 1);
+  CHECK(s.mmas_in_flight == 1);
+  CHECK(s.cell(0, 0) == TmemCellState::read);
+  CHECK(s.cell(1, 0) == TmemCellState::accumulating);
+  // After the last read: quarter 2 was read by warp 1 (wrongly) and warp 2, columns 0..63.
+  s = tmem_state(h, ht.at(11));
+  CHECK(s.cell(2, 0) == TmemCellState::read);
+  CHECK(s.cell(2, 4) == TmemCellState::read);
+  CHECK(s.cell(2, 8) == TmemCellState::complete);
+  CHECK(s.cell(1, 0) == TmemCellState::complete);
+  CHECK(s.quarters[2].readers == std::vector<uint16_t>{1, 2});
+  CHECK(s.quarters[2].wrong_readers == std::vector<uint16_t>{1});
+  CHECK(s.quarters[0].wrong_readers.empty());
+  // After the dealloc nothing is allocated, and the JSON says what the view shows.
+  s = tmem_state(h, ht.at(12));
+  CHECK(s.allocated_columns == 0);
+  CHECK(s.cell(0, 40) == TmemCellState::free);
+  const nlohmann::json j = tmem_json(h, tmem_state(h, ht.at(11)));
+  CHECK(j["used"] == true);
+  CHECK(j["accesses_outside_quarter"] == 1);
+  CHECK(j["reads_before_complete"] == 1);
+  CHECK(j["commits"].size() == 2);
+  CHECK(j["cells"][2].get<std::string>().substr(0, 9) == "rrrrrrrrc");
+}
+
+TEST_CASE("tmem: a kernel without tcgen05 has no tensor memory to show", "[gui][tmem]") {
+  AppState app = test::hopper_app();
+  const TmemHistory* h = tmem_history_shown(app.kernel, app.tmem_view);
+  REQUIRE(h != nullptr);
+  CHECK_FALSE(h->used());
+  const nlohmann::json j = describe_tmem(app);
+  CHECK(j["used"] == false);
+  CHECK(j["allocated_columns"] == 0);
+}
