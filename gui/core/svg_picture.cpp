@@ -77,15 +77,18 @@ constexpr double kMargin = 12, kCaption = 16, kSmall = 10;
 std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) {
   Svg svg;
   // Two lines of label per cell ("t127" over "v63") as the view draws them when there is room.
-  const double cw = 30, ch = 26, label = 30;
-  const double top = kMargin + 2 * kCaption + 4;
+  const double cw = 34, ch = 26, label = 30;
+  const double top = kMargin + 3 * kCaption + 4;
   const double ox = kMargin + label, oy = top + kCaption;
+  const std::string size = fmt::format("{}x{} ({} x {}), {} threads x {} values; colour: {}", g.rows, g.cols, g.row_label,
+                                       g.col_label, g.threads, g.values_per_thread,
+                                       color_by_thread ? "thread (lighter = higher lane)" : "warp");
+  const std::string source = "source: " + g.source;
   svg.text(kMargin, kMargin + 12, g.name, kInk, 13);
-  svg.text(kMargin, kMargin + kCaption + 12,
-           fmt::format("{}x{} ({} x {}), {} threads x {} values; colour: {}; source: {}", g.rows, g.cols, g.row_label,
-                       g.col_label, g.threads, g.values_per_thread, color_by_thread ? "thread (lighter = higher lane)" : "warp",
-                       g.source),
-           kMuted, kSmall);
+  svg.text(kMargin, kMargin + kCaption + 12, size, kMuted, kSmall);
+  svg.text(kMargin, kMargin + 2 * kCaption + 12, source, kMuted, kSmall);
+  // Wide enough for the captions too (a monospace glyph is about 0.6 of the font size).
+  const double caption_w = 0.62 * std::max(13.0 * double(g.name.size()), kSmall * double(std::max(size.size(), source.size())));
   auto fill_of = [&](const FragmentCell& c) {
     return color_by_thread ? lane_rgb(uint32_t(c.warp), uint32_t(c.lane)) : warp_rgb(uint32_t(c.warp));
   };
@@ -113,7 +116,7 @@ std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) {
   for (int r = 0; r <= g.rows; r += 8) svg.line(ox, oy + r * ch, ox + g.cols * cw, oy + r * ch, kPaper, 2);
   for (int c = 0; c < g.cols; c += 8) svg.text(ox + c * cw + 1, oy - 4, std::to_string(c), kMuted, kSmall);
   for (int r = 0; r < g.rows; r += 8) svg.text(kMargin, oy + r * ch + 11, std::to_string(r), kMuted, kSmall);
-  const double width = std::max(ox + g.cols * cw + kMargin, 560.0);
+  const double width = std::max(ox + g.cols * cw, caption_w + kMargin) + kMargin;
   return svg.finish(width, oy + g.rows * ch + kMargin, g.name);
 }
 

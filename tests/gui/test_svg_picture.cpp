@@ -91,7 +91,8 @@ TEST_CASE("svg: the wgmma accumulator map at N=8 shows every element's thread in
   CHECK(texts.count(g.name) == 1);
 
   SECTION("coloured by warp") {
-    for (const XmlElement* c : cells_of(parse_xml(fragment_svg(g, false))))
+    const auto by_warp = parse_xml(fragment_svg(g, false));
+    for (const XmlElement* c : cells_of(by_warp))
       CHECK(c->attr("fill") == svg_color(warp_rgb(uint32_t(std::stoi(c->attr("data-thread")) / 32))));
   }
 }
@@ -116,12 +117,21 @@ TEST_CASE("svg: the swizzle grid puts each chunk where the 128B swizzle moves it
     CHECK(std::stoi(c->attr("data-physical-chunk")) == (chunk ^ (row % 8)));
     CHECK(c->attr("fill") == svg_color(warp_rgb(uint32_t(chunk))));
   }
+  // Where each chunk is drawn: left to right in a row, the physical chunks 0..7 in order.
+  std::map<std::string, std::map<double, int>> by_row;
+  for (const XmlElement* c : cells) by_row[c->attr("data-row")][std::stod(c->attr("x"))] = std::stoi(c->attr("data-physical-chunk"));
+  for (const auto& [row, xs] : by_row) {
+    int expected = 0;
+    for (const auto& [x, physical] : xs) CHECK(physical == expected++);
+  }
   const auto texts = texts_of(doc);
   for (int c = 0; c < 8; ++c) CHECK(texts.count("c" + std::to_string(c)) == 8);
   CHECK(texts.count("b28-31") == 1);
   CHECK(texts.count("r7") == 1);
   // No swizzle: every chunk stays.
-  for (const XmlElement* c : cells_of(parse_xml(swizzle_svg(swizzle_grid(layout::Swizzle::none, 0)))))
+  const auto none = parse_xml(swizzle_svg(swizzle_grid(layout::Swizzle::none, 0)));
+  REQUIRE(cells_of(none).size() == 64);
+  for (const XmlElement* c : cells_of(none))
     CHECK(c->attr("data-physical-chunk") == c->attr("data-chunk"));
 }
 
