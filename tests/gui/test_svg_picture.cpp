@@ -47,6 +47,7 @@ TEST_CASE("svg: the XML reader accepts well-formed documents and rejects broken 
   CHECK(parse_xml("<?xml version=\"1.0\"?>\n<a x='1'><b y=\"&lt;2&gt;\"/>t &amp; u</a>\n").size() == 2);
   CHECK(parse_xml("<a x='1'>t &amp; u</a>")[0].text == "t & u");
   CHECK_THROWS(parse_xml("<a><b></a>"));        // crossed tags
+  CHECK_THROWS(parse_xml("<a><b></c></a>"));    // an end tag of another name
   CHECK_THROWS(parse_xml("<a>x & y</a>"));      // a bare ampersand
   CHECK_THROWS(parse_xml("<a x=1/>"));          // an unquoted attribute
   CHECK_THROWS(parse_xml("<a x='1' x='2'/>"));  // an attribute twice
