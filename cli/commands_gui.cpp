@@ -145,7 +145,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     if (!o->theme.empty()) a.theme = o->theme == "light" ? gui::Theme::light : gui::Theme::dark;
     a.import_json = o->imports;
     a.whole_grid = o->whole_grid;
-    a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty();
+    a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty() && o->picture.empty();
     a.layout_file = o->layout_file;
     if (!o->picture.empty()) {
       const size_t eq = o->picture.find('=');

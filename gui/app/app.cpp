@@ -188,7 +188,7 @@ std::string& last_glfw_error() {
 }
 
 int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
-  const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats;
+  const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats || !o.picture.empty();
   if (const int bad = check_app_options(o, err)) return bad;
 
   // Output paths are checked before any work, and a failed run never replaces what they hold
