@@ -30,6 +30,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   add_sim_command(app, io, exit_code);
   add_gpu_commands(app, io, exit_code);
   add_gui_command(app, io, exit_code);
+  add_draw_command(app, io, exit_code);
 
   // CLI11 parses from the back of a reversed vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -36,6 +36,7 @@ void add_sass_command(CLI::App& app, Streams io, int& exit_code);
 void add_sim_command(CLI::App& app, Streams io, int& exit_code);
 void add_gpu_commands(CLI::App& app, Streams io, int& exit_code);  // devices, bench, probe
 void add_gui_command(CLI::App& app, Streams io, int& exit_code);
+void add_draw_command(CLI::App& app, Streams io, int& exit_code);  // pictures of the layout views
 
 // Plain `gemmscope` opens the app when it was built with the GUI and a display is present.
 bool gui_available();

@@ -38,7 +38,7 @@ gui::StepUnit parse_step_unit(const std::string& text) {
 void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the app (or, with --screenshot/--state-json/--frame-stats, render headless)");
   struct Opts {
-    std::string screenshot, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme, layout_file, resize_to;
+    std::string screenshot, picture, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme, layout_file, resize_to;
     std::vector<std::string> views, mistakes, imports, params;
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
@@ -101,6 +101,12 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->type_name("WxH")
       ->check(window_size_value())
       ->group("");
+  cmd->add_option("--save-picture", o->picture,
+                  "Headless: after the last frame save VIEW's window (or the whole window) as PNG, as File > Save "
+                  "picture does")
+      ->type_name("VIEW=FILE|window=FILE")
+      ->check(non_empty("a view and a file"))
+      ->group("");
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
   cmd->add_flag("--no-damage", o->no_damage, "Draw every frame in full, not only what changed (same pixels, slower)")
       ->group("");
@@ -139,8 +145,18 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     if (!o->theme.empty()) a.theme = o->theme == "light" ? gui::Theme::light : gui::Theme::dark;
     a.import_json = o->imports;
     a.whole_grid = o->whole_grid;
-    a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty();
+    a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty() && o->picture.empty();
     a.layout_file = o->layout_file;
+    if (!o->picture.empty()) {
+      const size_t eq = o->picture.find('=');
+      const std::string view = o->picture.substr(0, eq == std::string::npos ? 0 : eq);
+      gui::ViewId id;
+      if (eq == std::string::npos || eq + 1 == o->picture.size() || (view != "window" && !gui::parse_view_name(view, id)))
+        throw kernels::ConfigError(fmt::format(
+            "--save-picture '{}' is not VIEW=FILE: VIEW is window or a --view name, FILE the PNG to write", o->picture));
+      a.picture = o->picture.substr(eq + 1);
+      if (view != "window") a.picture_view = id;
+    }
     exit_code = gui::run_app(a, io.out, io.err);
 #else
     io.err << "gemmscope: this build has no GUI (it needs libglfw3-dev, libgl-dev, libimgui-dev and libstb-dev; "

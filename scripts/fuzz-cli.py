@@ -86,6 +86,16 @@ def commands():
             "--frames": COUNTS, "--whole-grid": None})),
         # Reading the (hostile) settings file: headless through --frame-stats, which keeps settings on.
         (["gui", "--frame-stats", "--frames", "1", "--size", "640x480", "--view", "ladder"], {"--import": IN_PATHS}),
+        (["draw", "wgmma-acc"], {"-o": OUT_PATHS, "--n": DIMS, "--png": None, "--mode": ["", "128B", "nope"]}),
+        (["draw", "-o", "new.svg"], {"NAME": ["", "nope", "wgmma-acc", "swizzle", "banks", "ldmatrix", "a" * 5000]}),
+        (["draw", "swizzle", "-o", "new.svg"], {"--mode": ["", "none", "32B", "64B", "128B", "128b", "256B"],
+                                                "--rows": COUNTS}),
+        (["draw", "ldmatrix", "-o", "new.svg"], {"--num": ["", "0", "1", "3", "4", "x"], "--trans": None}),
+        (["draw", "banks", "-o", "new.svg"], {"--pattern": ["", "row", "nope", "column-swizzled"]}),
+        (["draw", "tcgen05-32x32b", "-o", "new.svg"], {"--x": COUNTS}),
+        (["gui", "--frame-stats", "--no-settings", "--frames", "1", "--size", "640x480", "--view", "ladder"],
+         {"--save-picture": ["", "ladder=new.png", "window=new.png", "ptx=new.png", "nope=new.png", "ladder=", "=x",
+                             "ladder"] + ["ladder=" + p for p in OUT_PATHS]}),
         ([], {"--version": None, "--help": None, "frobnicate": None}),
     ]
 

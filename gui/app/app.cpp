@@ -54,12 +54,15 @@ namespace {
 
 void glfw_error(int code, const char* text) { last_glfw_error() = fmt::format("GLFW error {}: {}", code, text); }
 
-// The back buffer as PNG bytes (rows flipped: OpenGL's origin is bottom-left).
-std::string png_of_back_buffer(int w, int h) {
+// The back buffer as PNG bytes (rows flipped: OpenGL's origin is bottom-left): all of it, or
+// the rectangle at (x, y) from the top-left of a w x h part.
+std::string png_of_back_buffer(int fb_w, int fb_h, int x = 0, int y = 0, int w = -1, int h = -1) {
+  if (w < 0) w = fb_w;
+  if (h < 0) h = fb_h;
   std::vector<unsigned char> pixels(size_t(w) * size_t(h) * 4);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
   glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  glReadPixels(x, fb_h - y - h, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
   for (size_t i = 3; i < pixels.size(); i += 4) pixels[i] = 255;  // opaque, whatever the framebuffer's alpha
   std::string png;
   stbi_flip_vertically_on_write(1);
@@ -68,6 +71,24 @@ std::string png_of_back_buffer(int w, int h) {
   };
   if (!stbi_write_png_to_func(append, &png, w, h, 4, pixels.data(), w * 4)) png.clear();
   return png;
+}
+
+// File > Save picture as PNG: the window, or a view's window cropped out of it (window
+// coordinates scaled to the framebuffer's pixels, clamped to it).
+bool save_png_picture(AppState& app, const PngRequest& r, int fb_w, int fb_h) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float sx = display.x > 0 ? float(fb_w) / display.x : 1.0f, sy = display.y > 0 ? float(fb_h) / display.y : 1.0f;
+  int x = 0, y = 0, w = fb_w, h = fb_h;
+  if (r.area.size.x > 0 && r.area.size.y > 0) {
+    x = std::clamp(int(std::lround(r.area.pos.x * sx)), 0, fb_w - 1);
+    y = std::clamp(int(std::lround(r.area.pos.y * sy)), 0, fb_h - 1);
+    w = std::clamp(int(std::lround(r.area.size.x * sx)), 1, fb_w - x);
+    h = std::clamp(int(std::lround(r.area.size.y * sy)), 1, fb_h - y);
+  }
+  const std::string png = png_of_back_buffer(fb_w, fb_h, x, y, w, h);
+  if (!png.empty()) return save_picture(app, r.path, png);
+  app.add_problem({Severity::error, "app", "picture", "picture not saved", fmt::format("cannot encode {}x{} pixels as PNG", w, h)});
+  return false;
 }
 
 // Under AddressSanitizer only: keeps the OpenGL driver (Mesa's *_dri.so, libgallium) loaded to
@@ -167,7 +188,7 @@ std::string& last_glfw_error() {
 }
 
 int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
-  const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats;
+  const bool headless = !o.screenshot.empty() || !o.state_json.empty() || o.frame_stats || !o.picture.empty();
   if (const int bad = check_app_options(o, err)) return bad;
 
   // Output paths are checked before any work, and a failed run never replaces what they hold
@@ -176,6 +197,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   try {
     if (!o.screenshot.empty()) screenshot_out = run::OutputFile(o.screenshot, "--screenshot");
     if (!o.state_json.empty()) state_out = run::OutputFile(o.state_json, "--state-json");
+    if (!o.picture.empty()) run::OutputFile(o.picture, "--save-picture");  // checked now, written at the end
   } catch (const run::OutputPathError& e) {
     err << "gemmscope gui: " << e.what() << "\n";
     return 2;
@@ -349,6 +371,17 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
         exit_code = 1;
       }
       png_ms = ms_since(png0);
+    }
+    if (const auto picture = shell.take_png_request()) save_png_picture(app, *picture, fb_w, fb_h);
+    if (last_frame && !o.picture.empty()) {
+      const PngRequest r{o.picture, o.picture_view ? shell.view_rect(*o.picture_view) : Rect{}};
+      if (o.picture_view && r.area.size.x <= 0) {
+        err << "gemmscope gui: --save-picture: the " << view_name(*o.picture_view) << " view is not shown (add it with --view)\n";
+        exit_code = 1;
+      } else if (!save_png_picture(app, r, fb_w, fb_h)) {
+        err << "gemmscope gui: " << app.problems.back().detail << "\n";
+        exit_code = 1;
+      }
     }
     const auto swap0 = std::chrono::steady_clock::now();
     glfwSwapBuffers(window);

@@ -39,6 +39,10 @@ struct AppOptions {
   std::string layout_file;
   bool text_runs = true;           // false: every glyph drawn as its own quad (same pixels)
   bool damage = true;              // false: every frame drawn in full (same pixels; damage.hpp)
+  // Headless: after the last frame, save this view's window (or, with no view, the window) as
+  // PNG the way File > Save picture does.
+  std::string picture;
+  std::optional<ViewId> picture_view;
 };
 
 // Frame-time figures of a run (headless), in milliseconds.

@@ -61,6 +61,9 @@ void Shell::draw_frame() {
   draw_menu_bar();
   draw_status_bar();
   draw_views();
+  ShownViews shown_now{};
+  for (size_t i = 0; i < size_t(ViewId::count_); ++i) shown_now[i] = shown(ViewId(i));
+  save_picture_.draw(app_, shown_now, view_rects_);
   if (show_help_) draw_help_overlay(app_, env_, show_help_);
 }
 
@@ -72,6 +75,7 @@ void Shell::draw_menu_bar() {
     if (ImGui::MenuItem("Run whole grid on the model", nullptr, false, !app_.busy())) app_.request_model_run();
     if (ImGui::MenuItem("Cancel running jobs", nullptr, false, app_.busy())) app_.cancel_jobs();
     ImGui::Separator();
+    if (ImGui::MenuItem("Save picture...")) save_picture_.open();
     if (ImGui::MenuItem("Save settings")) {
       std::string error;
       if (!save_settings(app_.settings, app_.config_dir, &error))

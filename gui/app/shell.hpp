@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gui/app/layout.hpp"
+#include "gui/app/save_picture.hpp"
 #include "gui/app/theme.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/views/views.hpp"
@@ -40,6 +41,10 @@ class Shell {
   // Frees the OpenGL objects the views own (the fragments view's cell picture); call while the
   // context is still current.
   void release_gl() { fragment_cells_.release(); }
+  // File > Save picture's PNG, once a frame without the dialog is drawn (app.cpp reads it back).
+  std::optional<PngRequest> take_png_request() { return save_picture_.take_png_request(); }
+  // View `v`'s window in the last frame (size 0: not shown).
+  Rect view_rect(ViewId v) const { return view_rects_[size_t(v)]; }
   // The images the views draw, each with the number of times its content changed.
   std::vector<std::pair<ImTextureID, uint64_t>> image_versions() const {
     return {{fragment_cells_.texture_id(), fragment_cells_.uploads()}};
@@ -60,6 +65,7 @@ class Shell {
   float scale_;
   ViewEnv env_;
   RasterImage fragment_cells_;
+  SavePictureDialog save_picture_;
   std::vector<ViewId> only_;
   bool fixed_ = false;
   bool reset_layout_ = false;

@@ -100,6 +100,18 @@ void analyse_into(BankAccess& a, const std::vector<layout::LaneAccess>& accesses
 
 }  // namespace
 
+std::vector<std::vector<uint32_t>> bank_grid_cells(const BankAccess& a) {
+  const uint32_t rows = std::max<uint32_t>(1, a.wavefronts);
+  const uint32_t words = std::max<uint32_t>(1, a.access_bytes / 4);
+  std::vector<std::vector<uint32_t>> cell(size_t(rows) * 32);
+  for (size_t i = 0; i < a.lanes.size(); ++i) {
+    const SmemLane& l = a.lanes[i];
+    if (l.wavefront >= rows) continue;
+    for (uint32_t w = 0; w < words; ++w) cell[size_t(l.wavefront) * 32 + (l.bank + w) % 32].push_back(uint32_t(i));
+  }
+  return cell;
+}
+
 BankAccess constructed_access(BankPattern pattern, uint32_t base) {
   BankAccess a;
   a.source = "pattern";

@@ -114,6 +114,11 @@ struct BankAccess {
 // "3 wavefronts, ideal 1: 3-way conflict" / "4 wavefronts, ideal 4: conflict-free".
 std::string bank_verdict(uint32_t wavefronts, uint32_t ideal, uint32_t degree);
 
+// The bank panel's boxes: for each (wavefront, bank), row-major with 32 banks a row, the indices
+// into a.lanes of the lanes that wavefront serves from that bank (a lane of an access wider
+// than 4 B appears in every bank it touches). max(1, wavefronts) rows.
+std::vector<std::vector<uint32_t>> bank_grid_cells(const BankAccess& a);
+
 // One of the constructed patterns over a tile of 128-byte rows starting at base (a multiple of
 // 1024 so that the swizzle of the absolute address equals the swizzle inside the tile).
 BankAccess constructed_access(BankPattern pattern, uint32_t base);

@@ -151,12 +151,7 @@ void draw_bank_grid(AppState& app, const ViewEnv& env, const BankAccess& a) {
       centred_text(dl, ImVec2(x - 4, o.y), ImVec2(x + cw + 4, top), muted_color(env), std::to_string(bank));
   }
   // Cells: which lanes each (wavefront, bank) serves.
-  std::vector<std::vector<uint32_t>> cell(size_t(rows) * 32);
-  for (size_t i = 0; i < a.lanes.size(); ++i) {
-    const SmemLane& l = a.lanes[i];
-    if (l.wavefront >= rows) continue;
-    for (uint32_t w = 0; w < words; ++w) cell[size_t(l.wavefront) * 32 + (l.bank + w) % 32].push_back(uint32_t(i));
-  }
+  const std::vector<std::vector<uint32_t>> cell = bank_grid_cells(a);
   const uint16_t warp = a.warp == kNoWarp ? 0 : a.warp;
   int hovered = -1;
   for (uint32_t r = 0; r < rows; ++r) {

@@ -1,0 +1,68 @@
+#include "gui/core/picture.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/playback.hpp"
+#include "gui/core/svg_picture.hpp"
+#include "run/output_file.hpp"
+
+namespace gs::gui {
+
+std::vector<std::string> svg_pictures_of(ViewId v) {
+  if (v == ViewId::fragments) return {"fragment map"};
+  if (v == ViewId::shared_memory) return {"banks", "swizzle grid"};
+  return {};
+}
+
+std::string view_svg(AppState& app, ViewId v, size_t index) {
+  const std::vector<std::string> parts = svg_pictures_of(v);
+  if (index >= parts.size())
+    throw std::runtime_error(fmt::format("the {} view has no SVG picture {}", view_name(v), index));
+  if (v == ViewId::fragments) {
+    FragmentGrid g;
+    try {
+      g = fragment_grid(app.kernel.get(), app.fragment_view);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(e.what());
+    }
+    return fragment_svg(g, app.fragment_view.color_by_thread);
+  }
+  const Snapshot* s = app.snapshot();
+  if (!app.kernel || !s) throw std::runtime_error("no kernel is loaded: the shared-memory view has nothing to draw");
+  const BankAccess access = current_access(*app.kernel, *s, app.smem_view);
+  if (index == 0) return bank_svg(access);
+  return swizzle_svg(swizzle_grid_for(*app.kernel, *s, app.smem_view, access));
+}
+
+std::string expand_home(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (home && *home && (path == "~" || path.rfind("~/", 0) == 0)) return std::string(home) + path.substr(1);
+  return path;
+}
+
+std::string default_picture_path(const std::string& folder, std::string_view what, PictureFormat f) {
+  std::filesystem::path dir = folder;
+  if (dir.empty()) {
+    const char* home = std::getenv("HOME");
+    dir = home && *home ? home : ".";
+  }
+  return (dir / fmt::format("gemmscope-{}.{}", what, f == PictureFormat::svg ? "svg" : "png")).string();
+}
+
+bool save_picture(AppState& app, const std::string& path, std::string_view bytes) {
+  const std::string target = expand_home(path);
+  try {
+    run::write_output_file(target, bytes, "Save picture");
+  } catch (const std::exception& e) {
+    app.add_problem({Severity::error, "app", "picture", "picture not saved", e.what()});
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gs::gui

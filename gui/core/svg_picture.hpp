@@ -1,0 +1,41 @@
+// Pictures of the layout views for notes and slides, as SVG: vector, readable at any size,
+// drawn from the same prepared data the views draw (FragmentGrid, SwizzleGrid, BankAccess)
+// with the same colours (gui/core/colors.hpp) and labels, so a picture never disagrees with
+// the screen. No ImGui: the command line (`gemmscope draw`) and the app's File > Save picture
+// both call these, and the tests parse what they write.
+//
+// Every coloured cell is a <rect class="cell"> carrying the data it stands for (data-row,
+// data-col, data-thread / data-lane / data-chunk), so a reader (or a test) can check a cell's
+// fill against its owner without measuring coordinates. The background is white: slides and
+// printed notes are light.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "gui/core/colors.hpp"
+#include "gui/core/fragments_data.hpp"
+#include "gui/core/shared_memory_data.hpp"
+
+namespace gs::gui {
+
+// The fragment map: a cell per element, filled with lane_rgb(warp, lane) (or warp_rgb(warp)
+// when !color_by_thread), labelled with its thread ("t37", or "l5" for one warp) and value
+// ("v6"), row and column numbers every 8, heavier lines between 8x8 blocks as on screen.
+std::string fragment_svg(const FragmentGrid& g, bool color_by_thread = true);
+
+// The swizzle grid: one row per tile row, columns = physical 16-byte chunks, each cell filled
+// with warp_rgb(logical chunk) and labelled "c<logical chunk>" as the view does.
+std::string swizzle_svg(const SwizzleGrid& g);
+
+// The bank panel of one access: 32 banks across, one row per wavefront, each lane in the banks
+// it touches, filled with lane_rgb(warp, lane), labelled with the lane (and "+n" for lanes
+// sharing the box), and the verdict underneath.
+std::string bank_svg(const BankAccess& a);
+
+// "&", "<", ">", '"' and "'" as XML entities: names and titles go into text and attributes.
+std::string xml_escape(std::string_view text);
+// "#rrggbb".
+std::string svg_color(const Rgb& c);
+
+}  // namespace gs::gui

@@ -1,0 +1,56 @@
+// File > Save picture as PNG, headless (`gui --save-picture VIEW=FILE`, the same read-back and
+// write as the dialog's): the picture is the view's window cut out of the frame, pixel for
+// pixel, and a path that cannot be written fails cleanly. Needs xvfb-run (headless.hpp).
+#include "tests/gui/headless.hpp"
+
+#include "tests/support/scratch.hpp"
+
+using namespace gs::gui::test;
+
+TEST_CASE("save picture writes a view's window as PNG, cropped from the frame", "[gui][xvfb][picture]") {
+  if (!xvfb_or_skip()) return;
+  const gs::test::ScratchDir dir;
+  const std::string picture = dir.path("fragments.png");
+  const Headless h = run_headless("picture", "--kernel simt_naive --view fragments,ptx --size 1000x700 --save-picture fragments=" + picture);
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto r = h.state["layout"]["views"]["fragments"].get<std::array<float, 4>>();  // x, y, w, h
+  int w = 0, hh = 0, n = 0;
+  unsigned char* px = stbi_load(picture.c_str(), &w, &hh, &n, 3);
+  REQUIRE(px);
+  CHECK(w == int(std::lround(r[2])));
+  CHECK(hh == int(std::lround(r[3])));
+  // Its pixels are the screenshot's inside the view's window.
+  const int x0 = int(std::lround(r[0])), y0 = int(std::lround(r[1]));
+  int differ = 0;
+  for (int y = 0; y < hh; y += 7)
+    for (int x = 0; x < w; x += 7) {
+      const auto s = h.pixel(x0 + x, y0 + y);
+      const unsigned char* p = px + (size_t(y) * size_t(w) + size_t(x)) * 3;
+      differ += s[0] != p[0] || s[1] != p[1] || s[2] != p[2];
+    }
+  stbi_image_free(px);
+  CHECK(differ == 0);
+
+  SECTION("the whole window") {
+    const std::string all = dir.path("window.png");
+    const Headless hw = run_headless("picture_window", "--kernel simt_naive --view ptx --size 800x600 --save-picture window=" + all);
+    REQUIRE(hw.code == 0);
+    int ww = 0, wh = 0;
+    REQUIRE(stbi_info(all.c_str(), &ww, &wh, &n));
+    CHECK(ww == hw.w);
+    CHECK(wh == hw.h);
+  }
+  SECTION("a path that cannot be written, a view not shown, a bad request") {
+    const std::string kept = dir.write("kept.png", "my picture\n");
+    Headless bad = run_headless("picture_bad", "--kernel simt_naive --view ptx --save-picture ptx=" + dir.path("none/p.png"));
+    CHECK(bad.code == 2);
+    CHECK_THAT(bad.output, Catch::Matchers::Contains("none/p.png"));
+    bad = run_headless("picture_hidden", "--kernel simt_naive --view ptx --save-picture fragments=" + kept);
+    CHECK(bad.code == 1);
+    CHECK_THAT(bad.output, Catch::Matchers::Contains("not shown"));
+    bad = run_headless("picture_bad_view", "--kernel simt_naive --view ptx --save-picture nothing=" + kept);
+    CHECK(bad.code == 2);
+    CHECK(gs::test::read_file(kept) == "my picture\n");
+  }
+}
