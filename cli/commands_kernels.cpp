@@ -1,5 +1,6 @@
 // `gemmscope list`, `gemmscope ptx` and `gemmscope diff`: the registry, the emitted PTX (with the
 // kernel source interleaved) and what changed between two kernels or with a mistake.
+#include <algorithm>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -25,13 +26,19 @@ void add_list_command(CLI::App& app, Streams io, int& exit_code) {
     if (*json) {
       io.out << kernels::registry_json().dump(2) << "\n";
     } else {
-      io.out << fmt::format("{:<4} {:<22} {:<8} {:<8} {:<12} {}\n", "step", "id", "arch", "family", "tile", "title");
+      // The id column as wide as the longest id, so every row's columns line up.
+      size_t id_w = 2;
+      for (const kernels::KernelInfo& k : kernels::all_kernels()) id_w = std::max(id_w, k.id.size());
+      const auto row = [&](std::string_view step, std::string_view id, std::string_view arch, std::string_view family,
+                           std::string_view tile, std::string_view title) {
+        io.out << fmt::format("{:<4} {:<{}} {:<8} {:<9} {:<12} {}\n", step, id, id_w, arch, family, tile, title);
+      };
+      row("step", "id", "arch", "family", "tile", "title");
       for (const kernels::KernelInfo& k : kernels::all_kernels()) {
-        io.out << fmt::format("{:<4} {:<22} {:<8} {:<8} {:<12} {}\n", fmt::format("{:02}", k.step), k.id,
-                              ir::arch_name(k.arch), kernels::family_name(k.family),
-                              fmt::format("{}x{}x{}", k.tile.m, k.tile.n, k.tile.k), k.title);
+        row(fmt::format("{:02}", k.step), k.id, ir::arch_name(k.arch), kernels::family_name(k.family),
+            fmt::format("{}x{}x{}", k.tile.m, k.tile.n, k.tile.k), k.title);
         for (const kernels::BuildParam& p : k.params)
-          io.out << fmt::format("{:<27} --param {}={} (default; takes {}): {}\n", "", p.name, p.default_value,
+          io.out << fmt::format("{:<{}} --param {}={} (default; takes {}): {}\n", "", id_w + 5, p.name, p.default_value,
                                 fmt::join(p.choices, ", "), p.description);
       }
     }
