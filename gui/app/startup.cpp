@@ -52,9 +52,20 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
   req.mistakes = o.mistakes;
   req.params = o.params;
   req.only_traced_cta = !o.whole_grid;
-  if (o.kernel_id.empty()) return req;
-  // Bad shapes or mistakes named on the command line are usage errors, found before any
-  // window opens.
+  // Bad shapes, mistakes or parameters named on the command line are usage errors, found before
+  // any window opens. Without --kernel only the mistakes and parameters are the user's: they are
+  // checked against the kernel the settings open (a stale shape there is not a usage error).
+  if (o.kernel_id.empty()) {
+    try {
+      const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
+      kernels::require_mistakes(info, req.mistakes);
+      kernels::resolve_params(info, req.params);
+    } catch (const kernels::ConfigError& e) {
+      err << "gemmscope gui: " << e.what() << "\n";
+      return std::nullopt;
+    }
+    return req;
+  }
   try {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
     const kernels::GemmShape shape = info.resolve(req.shape);

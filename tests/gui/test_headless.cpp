@@ -178,6 +178,17 @@ TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gu
   h = run_headless("bad-steps-per-frame", "--kernel hopper_tma_wgmma_64 --steps-per-frame -3");
   CHECK(h.code == 2);
   CHECK(h.output.find("-3") != std::string::npos);
+  h = run_headless("bad-param", "--kernel hopper_two_consumers --param stages=9");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("stages=9") != std::string::npos);
+  // Without --kernel (the settings' kernel: here the ladder's first step) a parameter or mistake
+  // it does not take is a usage error too, not a failed open.
+  h = run_headless("bad-param-no-kernel", "--param stages=2");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("unknown build parameter 'stages'") != std::string::npos);
+  h = run_headless("bad-mistake-no-kernel", "--break no-such-mistake");
+  CHECK(h.code == 2);
+  CHECK(h.output.find("no-such-mistake") != std::string::npos);
 }
 
 TEST_CASE("without a display, gemmscope gui says how to run it headless and exits 1", "[gui]") {
