@@ -1,14 +1,17 @@
-// `gemmscope draw`: a picture of one layout view for notes and slides, as SVG, from the same
-// prepared data the app's views draw (gui/core/svg_picture.hpp). The layouts are values, so
-// no kernel is built or run.
+// `gemmscope draw`: a picture of one layout view for notes and slides, as SVG or PNG, from the
+// same prepared data the app's views draw (gui/core/svg_picture.hpp lays it out as a Drawing;
+// drawing.hpp writes the SVG, raster_picture.hpp the pixels, on the CPU: no display needed).
+// The layouts are values, so no kernel is built or run.
 //
 //   gemmscope draw wgmma-acc --n 64 -o acc.svg
-//   gemmscope draw swizzle --mode 128B -o swz.svg
-//   gemmscope draw ldmatrix --num 4 --trans -o ldm.svg
+//   gemmscope draw swizzle --mode 128B -o swz.png          (the format from the name, or --png)
+//   gemmscope draw ldmatrix --num 4 --trans --png --scale 3 -o ldm.png
 //
 // The writers live in gui/core, which a build without the app does not compile: there `draw`
 // says so and exits 1, like `gemmscope gui`.
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -21,6 +24,8 @@
 #include "run/output_file.hpp"
 
 #ifdef GEMMSCOPE_HAVE_GUI
+#include "gui/app/assets.hpp"
+#include "gui/core/raster_picture.hpp"
 #include "gui/core/svg_picture.hpp"
 #endif
 
@@ -50,6 +55,10 @@ const std::vector<DrawLayout>& draw_layouts() {
   return layouts;
 }
 
+// The longest side of a PNG at the default scale, in pixels: the largest maps get a smaller
+// scale rather than a picture no slide or viewer wants.
+constexpr double kDefaultLongestSide = 8192;
+
 // Every option that belongs to some layouts only; given to another, it is a mistake (exit 2),
 // never silently ignored.
 constexpr const char* kLayoutOptions[] = {"--n", "--num", "--trans", "--x", "--mode", "--rows", "--pattern"};
@@ -63,10 +72,12 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
     names.push_back(l.name);
     list += fmt::format("  {:<15} {}\n", l.name, l.what);
   }
-  CLI::App* cmd = app.add_subcommand("draw", "Write a picture of a layout (fragment map, swizzle grid, banks) as SVG");
+  CLI::App* cmd =
+      app.add_subcommand("draw", "Write a picture of a layout (fragment map, swizzle grid, banks) as SVG or PNG");
   struct Opts {
     std::string layout, output, mode = "128B", pattern = "column";
     int n = 64, num = 4, x = 32, rows = 8;
+    double scale = 2.0;
     bool svg = false, png = false, trans = false, by_warp = false;
   };
   auto o = std::make_shared<Opts>();
@@ -75,8 +86,12 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
       ->required()
       ->type_name("FILE")
       ->check(non_empty("a file name"));
-  CLI::Option* svg = cmd->add_flag("--svg", o->svg, "Write SVG (the default)");
-  cmd->add_flag("--png", o->png, "Write PNG (not from the command line yet: see below)")->excludes(svg);
+  CLI::Option* svg = cmd->add_flag("--svg", o->svg, "Write SVG (the default, unless FILE ends in .png)");
+  cmd->add_flag("--png", o->png, "Write PNG (the default when FILE ends in .png)")->excludes(svg);
+  cmd->add_option("--scale", o->scale,
+                  "PNG: pixels per picture unit, 0.25 to 8 (default 2, lowered for the largest maps so the longest "
+                  "side stays within 8192 pixels)")
+      ->check(number_in(0.25, 8.0, "a picture scale"));
   cmd->add_option("--n", o->n, "wgmma-acc: the wgmma's N, 8 to 256 in steps of 8 (default 64)")
       ->check(whole_number(8, 256, "wgmma N"));
   cmd->add_option("--num", o->num, "ldmatrix: matrices per instruction, 1, 2 or 4 (default 4)")
@@ -94,8 +109,9 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
       ->check(one_of({"column", "row", "column-swizzled", "row-swizzled"}, "a bank pattern"));
   cmd->add_flag("--by-warp", o->by_warp, "Fragment maps: colour by warp only (default: by thread, lighter = higher lane)");
   cmd->footer("Layouts:\n" + list +
-              "Colours and labels are the app's. PNG: open the view in the app and use File > Save picture, or "
-              "`gemmscope gui --screenshot FILE --view fragments`; or convert the SVG (e.g. rsvg-convert).\n"
+              "Colours and labels are the app's; the PNG is the SVG's picture in pixels, drawn without a display "
+              "(the font is DejaVu Sans Mono, from fonts-dejavu-core). A view of a running kernel: File > Save "
+              "picture in the app.\n"
               "Exit codes: 0 written, 1 the file could not be written, 2 bad usage (nothing is written).");
   cmd->callback([o, cmd, io, &exit_code] {
     const DrawLayout& chosen =
@@ -109,22 +125,24 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
       }
     if (o->n % 8 != 0)
       throw kernels::ConfigError(fmt::format("--n {} is not a wgmma N: give a multiple of 8 from 8 to 256", o->n));
-    if (o->png)
-      throw kernels::ConfigError(
-          "--png is not available from the command line: write --svg and convert it (rsvg-convert -o out.png "
-          "in.svg), or save the view from the app with File > Save picture");
+    // PNG when asked for, or when the file's name ends in .png and SVG was not asked for.
+    std::string suffix = o->output.size() >= 4 ? o->output.substr(o->output.size() - 4) : "";
+    std::transform(suffix.begin(), suffix.end(), suffix.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    const bool want_png = o->png || (suffix == ".png" && !o->svg);
+    if (cmd->count("--scale") > 0 && !want_png)
+      throw kernels::ConfigError(fmt::format(
+          "--scale {:g} applies to PNG pictures only: give --png (or a file name ending in .png), or leave it out", o->scale));
 #ifdef GEMMSCOPE_HAVE_GUI
-    run::OutputFile out(o->output, "-o");  // checked before the work: a bad path exits 2
     const std::string name = chosen.name;
-    std::string svg_text;
+    gui::Drawing picture;
     if (name == "swizzle") {
-      svg_text = gui::swizzle_svg(gui::swizzle_grid(*layout::parse_swizzle(o->mode), 0, uint32_t(o->rows)));
+      picture = gui::swizzle_drawing(gui::swizzle_grid(*layout::parse_swizzle(o->mode), 0, uint32_t(o->rows)));
     } else if (name == "banks") {
       const gui::BankPattern p = o->pattern == "column"            ? gui::BankPattern::column_unswizzled
                                  : o->pattern == "row"             ? gui::BankPattern::row_unswizzled
                                  : o->pattern == "column-swizzled" ? gui::BankPattern::column_swizzled
                                                                    : gui::BankPattern::row_swizzled;
-      svg_text = gui::bank_svg(gui::constructed_access(p, 0));
+      picture = gui::bank_drawing(gui::constructed_access(p, 0));
     } else {
       gui::FragmentViewOptions f;
       f.kind = name == "wgmma-acc" ? gui::FragmentMapKind::wgmma_accumulator
@@ -139,10 +157,41 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
       f.ldmatrix_trans = o->trans;
       f.tcgen05_x = o->x;
       f.color_by_thread = !o->by_warp;
-      svg_text = gui::fragment_svg(gui::fragment_grid(nullptr, f), f.color_by_thread);
+      picture = gui::fragment_drawing(gui::fragment_grid(nullptr, f), f.color_by_thread);
     }
-    out.write(svg_text);
-    if (!out.writes_through()) io.out << fmt::format("wrote {} ({} bytes of SVG)\n", o->output, svg_text.size());
+    if (!want_png) {
+      run::OutputFile out(o->output, "-o");  // a bad path exits 2
+      const std::string svg_text = gui::to_svg(picture);
+      out.write(svg_text);
+      if (!out.writes_through()) io.out << fmt::format("wrote {} ({} bytes of SVG)\n", o->output, svg_text.size());
+      exit_code = kExitOk;
+      return;
+    }
+    // The default scale gives way for the largest maps (wgmma-acc at N=256 is 8758 units wide);
+    // a scale asked for is kept, or refused when the picture would be too large.
+    double scale = o->scale;
+    const double longest = std::max(picture.width, picture.height);
+    if (cmd->count("--scale") == 0 && longest * scale > kDefaultLongestSide)
+      scale = std::floor(100.0 * kDefaultLongestSide / longest) / 100.0;
+    const int width = gui::pixels_of(picture.width, scale), height = gui::pixels_of(picture.height, scale);
+    if (std::max(width, height) > gui::kMaxPictureSide)
+      throw kernels::ConfigError(fmt::format(
+          "--scale {:g} makes this picture {}x{} pixels, more than {} on a side: give --scale {:.2f} or less, or write --svg",
+          scale, width, height, gui::kMaxPictureSide, std::floor(100.0 * gui::kMaxPictureSide / longest) / 100.0));
+    run::OutputFile out(o->output, "-o");  // a bad path exits 2, before the work
+    const std::string font_path = gui::find_font("DejaVuSansMono.ttf");
+    if (font_path.empty()) {
+      io.err << "gemmscope: a PNG picture needs the font DejaVu Sans Mono (DejaVuSansMono.ttf), which is not installed: "
+                "install fonts-dejavu-core, or write --svg\n";
+      exit_code = kExitFailed;
+      return;
+    }
+    const gui::RasterImage image = gui::rasterize(picture, scale, gui::RasterFont(font_path));
+    const std::string bytes = gui::png_bytes(image);
+    out.write(bytes);
+    if (!out.writes_through())
+      io.out << fmt::format("wrote {} ({}x{} pixels at scale {:g}, {} bytes of PNG)\n", o->output, image.width,
+                            image.height, scale, bytes.size());
     exit_code = kExitOk;
 #else
     io.err << "gemmscope: `draw` needs the app's build (gui/core draws the pictures); this build has no GUI (it needs "

@@ -71,6 +71,19 @@ CLI::Validator seconds_value(double hi) {
       "SECONDS");
 }
 
+CLI::Validator number_in(double lo, double hi, std::string_view what) {
+  return validator(
+      [lo, hi, what = std::string(what)](std::string& value) -> std::string {
+        double v = 0.0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (!value.empty() && ec == std::errc() && end == value.data() + value.size() && std::isfinite(v) && v >= lo &&
+            v <= hi)
+          return {};
+        return fmt::format("{} is not {}: give a number from {:g} to {:g}", shown_value(value), what, lo, hi);
+      },
+      "NUMBER");
+}
+
 CLI::Validator one_of(std::vector<std::string> names, std::string_view what) {
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;

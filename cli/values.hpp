@@ -31,6 +31,8 @@ CLI::Validator whole_number(uint64_t lo, uint64_t hi, std::string_view what);
 CLI::Validator seed_value();
 // Seconds: a finite number above 0 and at most `hi`.
 CLI::Validator seconds_value(double hi);
+// A finite number in [lo, hi], e.g. --scale 0.25..8. `what` names it in messages.
+CLI::Validator number_in(double lo, double hi, std::string_view what);
 // One of `names` (case-sensitive).
 CLI::Validator one_of(std::vector<std::string> names, std::string_view what);
 // A path or a name: not empty (an empty value is a mistake, never "the default").

@@ -87,6 +87,8 @@ def commands():
         # Reading the (hostile) settings file: headless through --frame-stats, which keeps settings on.
         (["gui", "--frame-stats", "--frames", "1", "--size", "640x480", "--view", "ladder"], {"--import": IN_PATHS}),
         (["draw", "wgmma-acc"], {"-o": OUT_PATHS, "--n": DIMS, "--png": None, "--mode": ["", "128B", "nope"]}),
+        (["draw", "mma-c", "--png", "-o", "new.png"], {"--scale": SECONDS + ["0.25", "8", "8.01", "1e308", "-0"]}),
+        (["draw", "wgmma-acc", "--n", "256", "-o", "new.png"], {"--scale": ["1.87", "1.88", "0.25"], "--svg": None}),
         (["draw", "-o", "new.svg"], {"NAME": ["", "nope", "wgmma-acc", "swizzle", "banks", "ldmatrix", "a" * 5000]}),
         (["draw", "swizzle", "-o", "new.svg"], {"--mode": ["", "none", "32B", "64B", "128B", "128b", "256B"],
                                                 "--rows": COUNTS}),

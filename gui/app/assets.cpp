@@ -34,6 +34,22 @@ const std::string& assets_dir() {
   return dir;
 }
 
+std::string find_font(const char* file) {
+  const std::string dirs[] = {
+      assets_dir().empty() ? "" : assets_dir() + "/fonts",
+      "/usr/share/fonts/truetype/dejavu",
+      "/usr/share/fonts/dejavu-sans-fonts",
+      "/usr/share/fonts/dejavu-sans-mono-fonts",
+      "/usr/share/fonts/TTF",
+  };
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    const fs::path p = fs::path(d) / file;
+    if (!d.empty() && fs::is_regular_file(p, ec)) return p.string();
+  }
+  return "";
+}
+
 std::string set_window_icon(GLFWwindow* window, const std::string& assets) {
   if (assets.empty())
     return fmt::format("no assets folder found (looked for {} next to the gemmscope binary and for {}): "

@@ -24,6 +24,11 @@ std::string find_assets_dir(const std::filesystem::path& executable, const std::
 // bin/ to share/gemmscope and the source tree's assets/ that CMake compiled in. Found once.
 const std::string& assets_dir();
 
+// The path of the font file `file` ("DejaVuSansMono.ttf"): <assets>/fonts first (a packager may
+// ship DejaVu there), then where distributions put DejaVu: Debian/Ubuntu (fonts-dejavu-core,
+// the .deb's dependency), Fedora, Arch. Empty when none has it.
+std::string find_font(const char* file);
+
 // The icon sizes shipped in assets/icons, smallest first.
 inline constexpr int kIconSizes[] = {16, 32, 48, 64, 128, 256};
 

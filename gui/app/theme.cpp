@@ -1,32 +1,12 @@
 #include "gui/app/theme.hpp"
 
 #include <cmath>
-#include <filesystem>
 
 #include "gui/app/assets.hpp"
 
 namespace gs::gui {
 
 namespace {
-
-std::string find_font(const char* file) {
-  namespace fs = std::filesystem;
-  // The assets folder first (a packager may ship DejaVu there), then where distributions put
-  // DejaVu: Debian/Ubuntu (fonts-dejavu-core, the .deb's dependency), Fedora, Arch.
-  const std::string dirs[] = {
-      assets_dir().empty() ? "" : assets_dir() + "/fonts",
-      "/usr/share/fonts/truetype/dejavu",
-      "/usr/share/fonts/dejavu-sans-fonts",
-      "/usr/share/fonts/dejavu-sans-mono-fonts",
-      "/usr/share/fonts/TTF",
-  };
-  for (const std::string& d : dirs) {
-    std::error_code ec;
-    const fs::path p = fs::path(d) / file;
-    if (!d.empty() && fs::is_regular_file(p, ec)) return p.string();
-  }
-  return "";
-}
 
 ImFont* add_font(const char* file, float px, std::string& warning) {
   ImGuiIO& io = ImGui::GetIO();

@@ -47,4 +47,9 @@ Rgb cta_rgb(uint32_t cta) {
   return hsv_to_rgb(hue, 0.45f + 0.15f * float(level), 0.92f - 0.12f * float(level));
 }
 
+Rgb ok_rgb(bool dark) { return dark ? Rgb{110, 200, 120} : Rgb{30, 130, 50}; }
+Rgb warn_rgb(bool dark) { return dark ? Rgb{235, 190, 90} : Rgb{170, 110, 0}; }
+Rgb error_rgb(bool dark) { return dark ? Rgb{240, 110, 100} : Rgb{190, 30, 30}; }
+Rgb muted_rgb(bool dark) { return dark ? Rgb{140, 140, 150} : Rgb{110, 110, 120}; }
+
 }  // namespace gs::gui

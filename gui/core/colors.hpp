@@ -16,4 +16,11 @@ Rgb lane_rgb(uint32_t warp, uint32_t lane);
 // A distinct colour per CTA (linear id), for the schedule view's tiles.
 Rgb cta_rgb(uint32_t cta);
 
+// The colours of states, by theme (views.hpp's ok_color .. muted_color; the light ones in the
+// pictures): fine, waiting, wrong, quiet.
+Rgb ok_rgb(bool dark);
+Rgb warn_rgb(bool dark);
+Rgb error_rgb(bool dark);
+Rgb muted_rgb(bool dark);
+
 }  // namespace gs::gui

@@ -16,6 +16,7 @@ namespace gs::gui {
 std::vector<std::string> svg_pictures_of(ViewId v) {
   if (v == ViewId::fragments) return {"fragment map"};
   if (v == ViewId::shared_memory) return {"banks", "swizzle grid"};
+  if (v == ViewId::tmem) return {"tensor memory"};
   return {};
 }
 
@@ -33,7 +34,16 @@ std::string view_svg(AppState& app, ViewId v, size_t index) {
     return fragment_svg(g, app.fragment_view.color_by_thread);
   }
   const Snapshot* s = app.snapshot();
-  if (!app.kernel || !s) throw std::runtime_error("no kernel is loaded: the shared-memory view has nothing to draw");
+  if (!app.kernel || !s)
+    throw std::runtime_error(fmt::format("no kernel is loaded: the {} view has nothing to draw", view_name(v)));
+  if (v == ViewId::tmem) {
+    const TmemHistory* h = tmem_history_shown(app.kernel, app.tmem_view);
+    if (!h || !h->used())
+      throw std::runtime_error(fmt::format("{} does not use tensor memory: the {} view has nothing to draw",
+                                           app.kernel->info->id, view_name(v)));
+    const TmemState st = tmem_state(*h, *s);
+    return to_svg(tmem_drawing(*h, st, fmt::format("{} at event {} (cycle {})", app.kernel->info->id, st.position, st.cycle)));
+  }
   const BankAccess access = current_access(*app.kernel, *s, app.smem_view);
   if (index == 0) return bank_svg(access);
   return swizzle_svg(swizzle_grid_for(*app.kernel, *s, app.smem_view, access));

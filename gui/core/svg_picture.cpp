@@ -6,76 +6,26 @@
 
 namespace gs::gui {
 
-std::string xml_escape(std::string_view text) {
-  std::string s;
-  s.reserve(text.size());
-  for (char c : text) switch (c) {
-      case '&': s += "&amp;"; break;
-      case '<': s += "&lt;"; break;
-      case '>': s += "&gt;"; break;
-      case '"': s += "&quot;"; break;
-      case '\'': s += "&apos;"; break;
-      default: s += c;
-    }
-  return s;
-}
-
-std::string svg_color(const Rgb& c) { return fmt::format("#{:02x}{:02x}{:02x}", c[0], c[1], c[2]); }
-
 namespace {
 
 // The colours of the light theme's text (gui/app/theme.cpp's light text and muted text).
-constexpr const char* kInk = "#141418";
-constexpr const char* kMuted = "#6e6e78";
-constexpr const char* kPaper = "#ffffff";
-constexpr const char* kFont = "font-family=\"DejaVu Sans Mono, monospace\"";
+constexpr Rgb kInk{0x14, 0x14, 0x18};
+constexpr Rgb kMuted{0x6e, 0x6e, 0x78};
+constexpr Rgb kPaper{0xff, 0xff, 0xff};
+constexpr Rgb kGridLine{0xc8, 0xc8, 0xd0};
+const Rgb kWrong = error_rgb(false);  // as the light theme's error_color
 
 // Dark text on a light fill, light text on a dark one: the views' text_on() rule.
-const char* text_on(const Rgb& fill) {
-  return 0.299f * fill[0] + 0.587f * fill[1] + 0.114f * fill[2] > 0.55f * 255.0f ? kInk : "#f5f5fa";
+Rgb text_on(const Rgb& fill) {
+  return 0.299f * fill[0] + 0.587f * fill[1] + 0.114f * fill[2] > 0.55f * 255.0f ? kInk : Rgb{0xf5, 0xf5, 0xfa};
 }
-
-// An SVG document written top to bottom: the size is known once the picture is laid out, so
-// the body is collected first and wrapped by finish().
-class Svg {
- public:
-  void rect(double x, double y, double w, double h, const std::string& fill, std::string_view extra = {}) {
-    body_ += fmt::format("<rect x=\"{:g}\" y=\"{:g}\" width=\"{:g}\" height=\"{:g}\" fill=\"{}\"{}{}/>\n", x, y, w, h,
-                         fill, extra.empty() ? "" : " ", extra);
-  }
-  void line(double x0, double y0, double x1, double y1, const char* stroke, double width) {
-    body_ += fmt::format("<line x1=\"{:g}\" y1=\"{:g}\" x2=\"{:g}\" y2=\"{:g}\" stroke=\"{}\" stroke-width=\"{:g}\"/>\n",
-                         x0, y0, x1, y1, stroke, width);
-  }
-  // Text with its baseline at y; anchor "start" or "middle".
-  void text(double x, double y, std::string_view s, const char* fill, double size, const char* anchor = "start") {
-    body_ += fmt::format("<text x=\"{:g}\" y=\"{:g}\" fill=\"{}\" font-size=\"{:g}\" text-anchor=\"{}\">{}</text>\n", x, y,
-                         fill, size, anchor, xml_escape(s));
-  }
-  // A box's label, centred in it.
-  void centred(double x, double y, double w, double h, std::string_view s, const char* fill, double size) {
-    text(x + w / 2, y + h / 2 + size * 0.35, s, fill, size, "middle");
-  }
-  std::string finish(double width, double height, std::string_view title) const {
-    return fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:g}\" height=\"{1:g}\" viewBox=\"0 0 {0:g} {1:g}\" {2}>\n"
-        "<title>{3}</title>\n"
-        "<rect width=\"100%\" height=\"100%\" fill=\"{4}\"/>\n"
-        "{5}</svg>\n",
-        width, height, kFont, xml_escape(title), kPaper, body_);
-  }
-
- private:
-  std::string body_;
-};
 
 constexpr double kMargin = 12, kCaption = 16, kSmall = 10;
 
 }  // namespace
 
-std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) {
-  Svg svg;
+Drawing fragment_drawing(const FragmentGrid& g, bool color_by_thread) {
+  Drawing pic;
   // Two lines of label per cell ("t127" over "v63") as the view draws them when there is room.
   const double cw = 34, ch = 26, label = 30;
   const double top = kMargin + 3 * kCaption + 4;
@@ -84,9 +34,9 @@ std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) {
                                        g.col_label, g.threads, g.values_per_thread,
                                        color_by_thread ? "thread (lighter = higher lane)" : "warp");
   const std::string source = "source: " + g.source;
-  svg.text(kMargin, kMargin + 12, g.name, kInk, 13);
-  svg.text(kMargin, kMargin + kCaption + 12, size, kMuted, kSmall);
-  svg.text(kMargin, kMargin + 2 * kCaption + 12, source, kMuted, kSmall);
+  pic.text(kMargin, kMargin + 12, g.name, kInk, 13);
+  pic.text(kMargin, kMargin + kCaption + 12, size, kMuted, kSmall);
+  pic.text(kMargin, kMargin + 2 * kCaption + 12, source, kMuted, kSmall);
   // Wide enough for the captions too (a monospace glyph is about 0.6 of the font size).
   const double caption_w = 0.62 * std::max(13.0 * double(g.name.size()), kSmall * double(std::max(size.size(), source.size())));
   auto fill_of = [&](const FragmentCell& c) {
@@ -97,92 +47,168 @@ std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) {
       const FragmentCell& cell = g.at(r, c);
       const double x = ox + c * cw, y = oy + r * ch;
       if (cell.thread < 0) {
-        svg.rect(x, y, cw, ch, kMuted, fmt::format("class=\"cell\" data-row=\"{}\" data-col=\"{}\"", r, c));
+        pic.fill(x, y, cw, ch, kMuted, fmt::format("class=\"cell\" data-row=\"{}\" data-col=\"{}\"", r, c));
         continue;
       }
       // A gap (the paper) only where the owner changes, so one thread's elements read as a block.
       const bool right = c + 1 < g.cols && g.at(r, c + 1).thread != cell.thread;
       const bool below = r + 1 < g.rows && g.at(r + 1, c).thread != cell.thread;
       const Rgb fill = fill_of(cell);
-      svg.rect(x, y, cw - (right ? 1 : 0), ch - (below ? 1 : 0), svg_color(fill),
+      pic.fill(x, y, cw - (right ? 1 : 0), ch - (below ? 1 : 0), fill,
                fmt::format("class=\"cell\" data-row=\"{}\" data-col=\"{}\" data-thread=\"{}\" data-value=\"{}\"", r, c,
                            cell.thread, cell.value));
       const std::string who = g.threads > 32 ? fmt::format("t{}", cell.thread) : fmt::format("l{}", cell.lane);
-      svg.text(x + 2, y + 11, who, text_on(fill), kSmall);
-      svg.text(x + 2, y + 23, fmt::format("v{}", cell.value), text_on(fill), kSmall);
+      pic.text(x + 2, y + 11, who, text_on(fill), kSmall);
+      pic.text(x + 2, y + 23, fmt::format("v{}", cell.value), text_on(fill), kSmall);
     }
   // Heavier lines every 8 rows and columns: the tile's natural blocks (core matrices, n8 blocks).
-  for (int c = 0; c <= g.cols; c += 8) svg.line(ox + c * cw, oy, ox + c * cw, oy + g.rows * ch, kPaper, 2);
-  for (int r = 0; r <= g.rows; r += 8) svg.line(ox, oy + r * ch, ox + g.cols * cw, oy + r * ch, kPaper, 2);
-  for (int c = 0; c < g.cols; c += 8) svg.text(ox + c * cw + 1, oy - 4, std::to_string(c), kMuted, kSmall);
-  for (int r = 0; r < g.rows; r += 8) svg.text(kMargin, oy + r * ch + 11, std::to_string(r), kMuted, kSmall);
+  for (int c = 0; c <= g.cols; c += 8) pic.line(ox + c * cw, oy, ox + c * cw, oy + g.rows * ch, kPaper, 2);
+  for (int r = 0; r <= g.rows; r += 8) pic.line(ox, oy + r * ch, ox + g.cols * cw, oy + r * ch, kPaper, 2);
+  for (int c = 0; c < g.cols; c += 8) pic.text(ox + c * cw + 1, oy - 4, std::to_string(c), kMuted, kSmall);
+  for (int r = 0; r < g.rows; r += 8) pic.text(kMargin, oy + r * ch + 11, std::to_string(r), kMuted, kSmall);
   const double width = std::max(ox + g.cols * cw, caption_w + kMargin) + kMargin;
-  return svg.finish(width, oy + g.rows * ch + kMargin, g.name);
+  pic.width = width;
+  pic.height = oy + g.rows * ch + kMargin;
+  pic.title = g.name;
+  return pic;
 }
 
-std::string swizzle_svg(const SwizzleGrid& g) {
-  Svg svg;
+Drawing swizzle_drawing(const SwizzleGrid& g) {
+  Drawing pic;
   const double cw = 60, rh = 24, label = 44;
   const std::string mode(layout::swizzle_name(g.mode));
   const std::string title = fmt::format("swizzle {}: {} rows of {} B from 0x{:04X}", mode, g.rows, g.row_bytes, g.base);
-  svg.text(kMargin, kMargin + 12, title, kInk, 13);
+  pic.text(kMargin, kMargin + 12, title, kInk, 13);
   const double ox = kMargin + label, head = kMargin + kCaption + 4, oy = head + kCaption;
   // Column headers: the four banks each physical 16-byte chunk lies in.
   for (uint32_t c = 0; c < g.chunks; ++c)
-    svg.centred(ox + c * cw, head, cw, kCaption, fmt::format("b{}-{}", (4 * c) % 32, (4 * c) % 32 + 3), kMuted, kSmall);
+    pic.centred(ox + c * cw, head, cw, kCaption, fmt::format("b{}-{}", (4 * c) % 32, (4 * c) % 32 + 3), kMuted, kSmall);
   for (const SwizzleCell& cell : g.cells) {
     const double y = oy + (cell.row - g.first_row) * rh;
-    if (cell.logical_chunk == 0) svg.text(kMargin, y + rh / 2 + 3.5, fmt::format("r{}", cell.row), kMuted, kSmall);
+    if (cell.logical_chunk == 0) pic.text(kMargin, y + rh / 2 + 3.5, fmt::format("r{}", cell.row), kMuted, kSmall);
     const double x = ox + cell.physical_chunk * cw;
     // Colour by logical chunk, as on screen: the XOR shows as the diagonal pattern of colours.
     const Rgb fill = warp_rgb(cell.logical_chunk);
-    svg.rect(x, y, cw - 2, rh - 2, svg_color(fill),
-             fmt::format("fill-opacity=\"0.85\" class=\"cell\" data-row=\"{}\" data-chunk=\"{}\" data-physical-chunk=\"{}\"",
-                         cell.row, cell.logical_chunk, cell.physical_chunk));
-    svg.centred(x, y, cw - 2, rh - 2, fmt::format("c{}", cell.logical_chunk), text_on(fill), kSmall);
+    pic.fill(x, y, cw - 2, rh - 2, fill,
+             fmt::format("class=\"cell\" data-row=\"{}\" data-chunk=\"{}\" data-physical-chunk=\"{}\"", cell.row,
+                         cell.logical_chunk, cell.physical_chunk),
+             0.85);
+    pic.centred(x, y, cw - 2, rh - 2, fmt::format("c{}", cell.logical_chunk), text_on(fill), kSmall);
   }
   const double bottom = oy + g.rows * rh + 4;
-  svg.text(kMargin, bottom + 10,
+  pic.text(kMargin, bottom + 10,
            "column: physical 16-byte chunk (4 banks); colour and label: logical chunk", kMuted, kSmall);
-  return svg.finish(std::max(ox + g.chunks * cw + kMargin, 480.0), bottom + 10 + kMargin, title);
+  pic.width = std::max(ox + g.chunks * cw + kMargin, 480.0);
+  pic.height = bottom + 10 + kMargin;
+  pic.title = title;
+  return pic;
 }
 
-std::string bank_svg(const BankAccess& a) {
-  Svg svg;
+Drawing bank_drawing(const BankAccess& a) {
+  Drawing pic;
   const double cw = 28, rh = 22, label = 34;
   const uint32_t rows = std::max<uint32_t>(1, a.wavefronts);
-  svg.text(kMargin, kMargin + 12, a.title, kInk, 13);
-  if (!a.note.empty()) svg.text(kMargin, kMargin + kCaption + 12, a.note, kMuted, kSmall);
+  pic.text(kMargin, kMargin + 12, a.title, kInk, 13);
+  if (!a.note.empty()) pic.text(kMargin, kMargin + kCaption + 12, a.note, kMuted, kSmall);
   const double ox = kMargin + label, head = kMargin + 2 * kCaption + 4, oy = head + rh;
-  for (uint32_t bank = 0; bank < 32; ++bank) svg.centred(ox + bank * cw, head, cw, rh, std::to_string(bank), kMuted, kSmall);
+  for (uint32_t bank = 0; bank < 32; ++bank) pic.centred(ox + bank * cw, head, cw, rh, std::to_string(bank), kMuted, kSmall);
   const std::vector<std::vector<uint32_t>> cell = bank_grid_cells(a);
   const uint16_t warp = a.warp == kNoWarp ? 0 : a.warp;
   for (uint32_t r = 0; r < rows; ++r) {
     const double y = oy + r * rh;
-    svg.text(kMargin, y + rh / 2 + 3.5, fmt::format("wf{}", r), kMuted, kSmall);
+    pic.text(kMargin, y + rh / 2 + 3.5, fmt::format("wf{}", r), kMuted, kSmall);
     for (uint32_t bank = 0; bank < 32;) {
       const auto& here = cell[size_t(r) * 32 + bank];
       uint32_t end = bank + 1;  // runs of the same lanes are one box, as on screen
       while (end < 32 && !here.empty() && cell[size_t(r) * 32 + end] == here) ++end;
       const double x = ox + bank * cw, w = (end - bank) * cw;
-      svg.rect(x, y, w, rh, "none", "stroke=\"#c8c8d0\"");
+      pic.outline(x, y, w, rh, kGridLine);
       if (!here.empty()) {
         const SmemLane& l = a.lanes[here.front()];
         const Rgb fill = lane_rgb(warp, l.lane);
-        svg.rect(x + 1, y + 1, w - 2, rh - 2, svg_color(fill),
-                 fmt::format("fill-opacity=\"0.9\" class=\"cell\" data-wavefront=\"{}\" data-bank=\"{}\" data-lane=\"{}\"", r,
-                             bank, l.lane));
+        pic.fill(x + 1, y + 1, w - 2, rh - 2, fill,
+                 fmt::format("class=\"cell\" data-wavefront=\"{}\" data-bank=\"{}\" data-lane=\"{}\"", r, bank, l.lane),
+                 0.9);
         std::string s = std::to_string(l.lane);
         if (here.size() > 1) s += fmt::format("+{}", here.size() - 1);
-        svg.centred(x, y, w, rh, s, text_on(fill), kSmall);
-        if (l.row >= 0 && !l.reads_meant_data) svg.rect(x, y, w, rh, "none", "stroke=\"#d03030\" stroke-width=\"2\"");
+        pic.centred(x, y, w, rh, s, text_on(fill), kSmall);
+        if (l.row >= 0 && !l.reads_meant_data) pic.outline(x, y, w, rh, kWrong, 2);
       }
       bank = end;
     }
   }
   const double bottom = oy + rows * rh + 4;
-  svg.text(kMargin, bottom + 12, bank_verdict(a.wavefronts, a.ideal_wavefronts, a.conflict_degree), kInk, 12);
-  return svg.finish(ox + 32 * cw + kMargin, bottom + 12 + kMargin, a.title);
+  pic.text(kMargin, bottom + 12, bank_verdict(a.wavefronts, a.ideal_wavefronts, a.conflict_degree), kInk, 12);
+  pic.width = ox + 32 * cw + kMargin;
+  pic.height = bottom + 12 + kMargin;
+  pic.title = a.title;
+  return pic;
 }
+
+Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view what) {
+  Drawing pic;
+  constexpr uint32_t blocks = kTmemColumns / kTmemColumnBlock;
+  const double cw = 12, ch = 22, label = 96;
+  const std::string title = fmt::format("tensor memory of rank {}: {}", h.rank, what);
+  pic.text(kMargin, kMargin + 12, title, kInk, 13);
+  pic.text(kMargin, kMargin + kCaption + 12,
+           fmt::format("{} of 512 columns allocated (peak {}); MMAs issued {}, in flight {}; commits arrived {} of {}",
+                       st.allocated_columns, h.peak_columns, st.mmas_issued, st.mmas_in_flight, st.commits_arrived,
+                       h.commits.size()),
+           kMuted, kSmall);
+  const double ox = kMargin + label, oy = kMargin + 2 * kCaption + 8;
+  for (uint32_t q = 0; q < 4; ++q) {
+    const double y = oy + q * ch;
+    const bool wrong = !st.quarters[q].wrong_readers.empty();
+    pic.text(kMargin, y + ch / 2 + 3.5, fmt::format("lanes {}-{}", 32 * q, 32 * q + 31), wrong ? kWrong : kInk, kSmall);
+    for (uint32_t b = 0; b < blocks; ++b) {
+      const TmemCellState state = st.cell(q, b);
+      pic.fill(ox + b * cw, y + 1, cw - 1, ch - 2, tmem_cell_rgb(state, false),
+               fmt::format("class=\"cell\" data-quarter=\"{}\" data-block=\"{}\" data-state=\"{}\"", q, b,
+                           tmem_cell_state_name(state)));
+    }
+  }
+  const double grid_w = blocks * cw, bottom = oy + 4 * ch;
+  for (uint32_t c = 0; c <= kTmemColumns; c += 128) {
+    const double x = ox + grid_w * c / kTmemColumns;
+    pic.line(x, oy, x, bottom + 4, kMuted, 1);
+    if (c < kTmemColumns) pic.text(x + 2, bottom + 14, fmt::format("col {}", c), kMuted, kSmall);
+  }
+  for (const TmemAllocation& a : h.allocations)
+    if (a.alloc_event <= st.position && (a.dealloc_event == kNone || a.dealloc_event > st.position))
+      pic.outline(ox + grid_w * a.column / kTmemColumns, oy, grid_w * a.columns / kTmemColumns, 4 * ch, kInk, 1.5);
+  // Who read each quarter: warp w may touch lanes 32*(w%4)..+31 only (facts §9.3).
+  double y = bottom + 34;
+  for (uint32_t q = 0; q < 4; ++q) {
+    const TmemQuarter& tq = st.quarters[q];
+    std::string readers;
+    for (uint16_t w : tq.readers) readers += fmt::format(" w{}", w);
+    std::string wrong;
+    for (uint16_t w : tq.wrong_readers) wrong += fmt::format(" w{}", w);
+    pic.text(kMargin, y,
+             fmt::format("lanes {}-{} (warps w with w % 4 = {}): read by{}{}", 32 * q, 32 * q + 31, q,
+                         readers.empty() ? " nobody" : readers, wrong.empty() ? "" : "; NOT ITS QUARTER:" + wrong),
+             wrong.empty() ? kMuted : kWrong, kSmall);
+    y += kCaption;
+  }
+  // The legend: a square per state.
+  double x = kMargin;
+  y += 4;
+  for (TmemCellState c : {TmemCellState::free, TmemCellState::allocated, TmemCellState::accumulating,
+                          TmemCellState::complete, TmemCellState::read}) {
+    pic.fill(x, y, 12, 12, tmem_cell_rgb(c, false));
+    const std::string name = tmem_cell_state_name(c);
+    pic.text(x + 16, y + 10, name, kInk, kSmall);
+    x += 16 + 6.2 * double(name.size()) + 18;
+  }
+  pic.width = std::max(ox + grid_w, 0.62 * 13 * double(title.size()) + kMargin) + kMargin;
+  pic.height = y + 12 + kMargin;
+  pic.title = title;
+  return pic;
+}
+
+std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) { return to_svg(fragment_drawing(g, color_by_thread)); }
+std::string swizzle_svg(const SwizzleGrid& g) { return to_svg(swizzle_drawing(g)); }
+std::string bank_svg(const BankAccess& a) { return to_svg(bank_drawing(a)); }
 
 }  // namespace gs::gui

@@ -1,5 +1,6 @@
-// Pictures of the layout views for notes and slides, as SVG: vector, readable at any size,
-// drawn from the same prepared data the views draw (FragmentGrid, SwizzleGrid, BankAccess)
+// Pictures of the layout views for notes and slides, laid out as Drawings (drawing.hpp) and
+// written as SVG (vector, readable at any size) or PNG (raster_picture.hpp), drawn from the
+// same prepared data the views draw (FragmentGrid, SwizzleGrid, BankAccess)
 // with the same colours (gui/core/colors.hpp) and labels, so a picture never disagrees with
 // the screen. No ImGui: the command line (`gemmscope draw`) and the app's File > Save picture
 // both call these, and the tests parse what they write.
@@ -14,28 +15,36 @@
 #include <string_view>
 
 #include "gui/core/colors.hpp"
+#include "gui/core/drawing.hpp"
 #include "gui/core/fragments_data.hpp"
 #include "gui/core/shared_memory_data.hpp"
+#include "gui/core/tmem_data.hpp"
 
 namespace gs::gui {
 
 // The fragment map: a cell per element, filled with lane_rgb(warp, lane) (or warp_rgb(warp)
 // when !color_by_thread), labelled with its thread ("t37", or "l5" for one warp) and value
 // ("v6"), row and column numbers every 8, heavier lines between 8x8 blocks as on screen.
-std::string fragment_svg(const FragmentGrid& g, bool color_by_thread = true);
+Drawing fragment_drawing(const FragmentGrid& g, bool color_by_thread = true);
 
 // The swizzle grid: one row per tile row, columns = physical 16-byte chunks, each cell filled
 // with warp_rgb(logical chunk) and labelled "c<logical chunk>" as the view does.
-std::string swizzle_svg(const SwizzleGrid& g);
+Drawing swizzle_drawing(const SwizzleGrid& g);
 
 // The bank panel of one access: 32 banks across, one row per wavefront, each lane in the banks
 // it touches, filled with lane_rgb(warp, lane), labelled with the lane (and "+n" for lanes
 // sharing the box), and the verdict underneath.
-std::string bank_svg(const BankAccess& a);
+Drawing bank_drawing(const BankAccess& a);
 
-// "&", "<", ">", '"' and "'" as XML entities: names and titles go into text and attributes.
-std::string xml_escape(std::string_view text);
-// "#rrggbb".
-std::string svg_color(const Rgb& c);
+// One CTA's tensor memory at a moment, as the view draws it: 4 lane quarters x 64 blocks of 8
+// columns filled with tmem_cell_rgb(state), the quarters' labels (in red where a warp read
+// outside its quarter) with the warps that read them, a tick every 128 columns, each live
+// allocation outlined, and the legend. `what` names the kernel and the moment in the title.
+Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view what);
+
+// The same as SVG documents: to_svg of the drawings above.
+std::string fragment_svg(const FragmentGrid& g, bool color_by_thread = true);
+std::string swizzle_svg(const SwizzleGrid& g);
+std::string bank_svg(const BankAccess& a);
 
 }  // namespace gs::gui

@@ -25,6 +25,17 @@ const char* tmem_cell_state_name(TmemCellState s) {
   return "?";
 }
 
+Rgb tmem_cell_rgb(TmemCellState s, bool dark) {
+  switch (s) {
+    case TmemCellState::free: return dark ? Rgb{40, 40, 46} : Rgb{236, 236, 240};
+    case TmemCellState::allocated: return dark ? Rgb{84, 88, 104} : Rgb{196, 200, 214};
+    case TmemCellState::accumulating: return warn_rgb(dark);
+    case TmemCellState::complete: return ok_rgb(dark);
+    case TmemCellState::read: return dark ? Rgb{90, 170, 250} : Rgb{40, 110, 210};
+  }
+  return muted_rgb(dark);
+}
+
 namespace {
 
 constexpr uint32_t kBlocks = kTmemColumns / kTmemColumnBlock;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gui/core/colors.hpp"
 #include "gui/core/session.hpp"
 
 namespace gs::gui {
@@ -90,6 +91,8 @@ struct TmemHistory {
 // What one lane quarter × 8-column block holds at the cursor, in increasing order of progress.
 enum class TmemCellState : uint8_t { free, allocated, accumulating, complete, read };
 const char* tmem_cell_state_name(TmemCellState s);
+// The state's colour by theme (the view's cells and legend, and the picture's).
+Rgb tmem_cell_rgb(TmemCellState s, bool dark);
 
 struct TmemQuarter {
   uint32_t index = 0, lane0 = 0;

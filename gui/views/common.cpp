@@ -14,15 +14,9 @@
 
 namespace gs::gui {
 
-ImU32 warp_color(uint32_t warp, float alpha) {
-  const Rgb c = warp_rgb(warp);
-  return IM_COL32(c[0], c[1], c[2], int(alpha * 255.0f));
-}
+ImU32 warp_color(uint32_t warp, float alpha) { return rgb_color(warp_rgb(warp), alpha); }
 
-ImU32 lane_color(uint32_t warp, uint32_t lane, float alpha) {
-  const Rgb c = lane_rgb(warp, lane);
-  return IM_COL32(c[0], c[1], c[2], int(alpha * 255.0f));
-}
+ImU32 lane_color(uint32_t warp, uint32_t lane, float alpha) { return rgb_color(lane_rgb(warp, lane), alpha); }
 
 // A warp state's colour, the same in the warps view and the timeline.
 ImU32 activity_color(WarpActivity a, const ViewEnv& env) {
@@ -39,10 +33,12 @@ ImU32 activity_color(WarpActivity a, const ViewEnv& env) {
 }
 
 
-ImU32 ok_color(const ViewEnv& env) { return env.dark ? IM_COL32(110, 200, 120, 255) : IM_COL32(30, 130, 50, 255); }
-ImU32 warn_color(const ViewEnv& env) { return env.dark ? IM_COL32(235, 190, 90, 255) : IM_COL32(170, 110, 0, 255); }
-ImU32 error_color(const ViewEnv& env) { return env.dark ? IM_COL32(240, 110, 100, 255) : IM_COL32(190, 30, 30, 255); }
-ImU32 muted_color(const ViewEnv& env) { return env.dark ? IM_COL32(140, 140, 150, 255) : IM_COL32(110, 110, 120, 255); }
+ImU32 rgb_color(const Rgb& c, float alpha) { return IM_COL32(c[0], c[1], c[2], int(alpha * 255.0f)); }
+
+ImU32 ok_color(const ViewEnv& env) { return rgb_color(ok_rgb(env.dark)); }
+ImU32 warn_color(const ViewEnv& env) { return rgb_color(warn_rgb(env.dark)); }
+ImU32 error_color(const ViewEnv& env) { return rgb_color(error_rgb(env.dark)); }
+ImU32 muted_color(const ViewEnv& env) { return rgb_color(muted_rgb(env.dark)); }
 
 ImU32 scale_alpha(ImU32 c, float a) {
   const uint32_t alpha = uint32_t(float((c >> IM_COL32_A_SHIFT) & 0xFF) * a);

@@ -18,16 +18,7 @@ namespace {
 
 constexpr uint32_t kBlocks = kTmemColumns / kTmemColumnBlock;
 
-ImU32 cell_color(TmemCellState c, const ViewEnv& env) {
-  switch (c) {
-    case TmemCellState::free: return env.dark ? IM_COL32(40, 40, 46, 255) : IM_COL32(236, 236, 240, 255);
-    case TmemCellState::allocated: return env.dark ? IM_COL32(84, 88, 104, 255) : IM_COL32(196, 200, 214, 255);
-    case TmemCellState::accumulating: return warn_color(env);
-    case TmemCellState::complete: return ok_color(env);
-    case TmemCellState::read: return env.dark ? IM_COL32(90, 170, 250, 255) : IM_COL32(40, 110, 210, 255);
-  }
-  return 0;
-}
+ImU32 cell_color(TmemCellState c, const ViewEnv& env) { return rgb_color(tmem_cell_rgb(c, env.dark)); }
 
 std::string warps_text(const std::vector<uint16_t>& warps) {
   std::string s;

@@ -25,6 +25,8 @@ struct ViewEnv {
   RasterImage* fragment_cells = nullptr;  // the fragments view's cells (owned by the shell)
 };
 
+// gui/core/colors.hpp's colours as ImGui's.
+ImU32 rgb_color(const Rgb& c, float alpha = 1.0f);
 // A distinct colour per warp (and per thread within a warp, lighter/darker), stable across
 // views so a warp is the same colour everywhere.
 ImU32 warp_color(uint32_t warp, float alpha = 1.0f);

@@ -1,10 +1,13 @@
 // `gemmscope draw`: pictures of the layout views from the command line, their errors and exit
 // codes, and that a bad request never touches the file named by -o. What the pictures show is
 // checked in tests/gui/test_svg_picture.cpp.
+#include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "tests/support/cli_run.hpp"
 #include "tests/support/scratch.hpp"
@@ -44,6 +47,51 @@ TEST_CASE("cli: draw writes each layout as well-formed SVG", "[cli][draw]") {
   CHECK_THAT(gs::test::read_file(dir.path("swizzle.svg")), Contains("swizzle 64B"));
 }
 
+namespace {
+
+// The width and height in a PNG's IHDR chunk (bytes 16-23, big-endian).
+std::pair<uint32_t, uint32_t> png_size(const std::string& png) {
+  auto be32 = [&](size_t at) {
+    return uint32_t(uint8_t(png[at])) << 24 | uint32_t(uint8_t(png[at + 1])) << 16 | uint32_t(uint8_t(png[at + 2])) << 8 |
+           uint32_t(uint8_t(png[at + 3]));
+  };
+  return png.size() < 24 ? std::pair<uint32_t, uint32_t>{0, 0} : std::pair{be32(16), be32(20)};
+}
+
+bool is_png(const std::string& bytes) { return bytes.rfind("\x89PNG\r\n\x1a\n", 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("cli: draw writes PNG for --png or a .png name, at the scale asked for", "[cli][draw][png]") {
+  const gs::test::ScratchDir dir;
+  // The format from the name; SVG units become 2 pixels each by default.
+  auto r = run_cli({"draw", "mma-c", "-o", dir.path("c.png")});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string png = gs::test::read_file(dir.path("c.png"));
+  CHECK(is_png(png));
+  REQUIRE(run_cli({"draw", "mma-c", "-o", dir.path("c.svg")}).code == 0);
+  const auto doc = gs::test::parse_xml(gs::test::read_file(dir.path("c.svg")));
+  const double w = std::stod(doc.front().attr("width")), h = std::stod(doc.front().attr("height"));
+  CHECK(png_size(png) == std::pair{uint32_t(std::ceil(2 * w)), uint32_t(std::ceil(2 * h))});
+  CHECK_THAT(r.out, Contains(fmt::format("{}x{} pixels at scale 2", std::ceil(2 * w), std::ceil(2 * h))));
+  // --scale, and --png whatever the name; --svg wins over a .png name.
+  r = run_cli({"draw", "mma-c", "--png", "--scale", "0.5", "-o", dir.path("c_small.img")});
+  CHECK(r.code == 0);
+  CHECK(png_size(gs::test::read_file(dir.path("c_small.img"))) ==
+        std::pair{uint32_t(std::ceil(0.5 * w)), uint32_t(std::ceil(0.5 * h))});
+  r = run_cli({"draw", "mma-c", "--svg", "-o", dir.path("really_svg.png")});
+  CHECK(r.code == 0);
+  CHECK(gs::test::parse_xml(gs::test::read_file(dir.path("really_svg.png"))).front().name == "svg");
+  // The largest map gets a smaller default scale: its longest side stays within 8192 pixels.
+  r = run_cli({"draw", "wgmma-acc", "--n", "256", "-o", dir.path("big.PNG")});
+  CHECK(r.code == 0);
+  const auto big = png_size(gs::test::read_file(dir.path("big.PNG")));
+  CHECK(big.first <= 8192);
+  CHECK(big.first >= 8000);
+  CHECK_THAT(r.out, Contains("at scale 0.93"));
+}
+
 TEST_CASE("cli: draw rejects bad layouts and options with exit 2 and writes nothing", "[cli][draw][errors]") {
   const gs::test::ScratchDir dir;
   const std::string kept = dir.write("kept.svg", "my slide\n");
@@ -61,8 +109,11 @@ TEST_CASE("cli: draw rejects bad layouts and options with exit 2 and writes noth
       {{"draw", "banks", "--pattern", "diagonal"}, "column, row, column-swizzled, row-swizzled"},
       {{"draw", "swizzle", "--n", "64"}, "--n does not apply to swizzle: swizzle takes --mode, --rows"},
       {{"draw", "mma-a", "--trans"}, "mma-a takes no layout options"},
-      {{"draw", "mma-a", "--png"}, "rsvg-convert"},
       {{"draw", "mma-a", "--png", "--svg"}, "excludes"},
+      {{"draw", "mma-a", "--png", "--scale", "0"}, "'0' is not a picture scale: give a number from 0.25 to 8"},
+      {{"draw", "mma-a", "--png", "--scale", "x"}, "'x' is not a picture scale"},
+      {{"draw", "mma-a", "--scale", "2"}, "--scale 2 applies to PNG pictures only"},
+      {{"draw", "wgmma-acc", "--n", "256", "--png", "--scale", "8"}, "give --scale 1.87 or less"},
   };
   for (Case c : cases) {
     c.args.insert(c.args.end(), {"-o", kept});

@@ -4,9 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/picture.hpp"
+#include "gui/core/playback.hpp"
+#include "gui/core/session.hpp"
+#include "gui/core/tmem_data.hpp"
 #include "tests/support/scoped_env.hpp"
 #include "tests/support/scratch.hpp"
 #include "tests/support/xml_check.hpp"
@@ -26,6 +32,7 @@ TEST_CASE("picture: default paths name the view and the format, in the last fold
 TEST_CASE("picture: the layout views offer SVG, the others PNG only", "[picture]") {
   CHECK(svg_pictures_of(ViewId::fragments).size() == 1);
   CHECK(svg_pictures_of(ViewId::shared_memory).size() == 2);
+  CHECK(svg_pictures_of(ViewId::tmem).size() == 1);
   CHECK(svg_pictures_of(ViewId::ptx).empty());
   AppState app;
   app.fragment_view.kind = FragmentMapKind::mma_c;
@@ -40,6 +47,31 @@ TEST_CASE("picture: the layout views offer SVG, the others PNG only", "[picture]
   CHECK_THROWS(view_svg(app, ViewId::ptx, 0));
   app.fragment_view.wgmma_n = 12;
   CHECK_THROWS(view_svg(app, ViewId::fragments, 0));
+}
+
+TEST_CASE("picture: the tensor-memory view's picture is the running kernel's TMEM at the cursor", "[picture][tmem]") {
+  AppState app;
+  app.set_kernel(open_kernel({.kernel_id = "blackwell_tcgen05_basic", .only_traced_cta = true}));
+  const Snapshot* first = app.snapshot();
+  REQUIRE(first != nullptr);
+  // At the start nothing is allocated; at the end the accumulator's columns were read and freed,
+  // and somewhere between, the MMAs' columns are allocated.
+  auto cell_states = [&] {
+    std::map<std::string, int> n;
+    for (const gs::test::XmlElement& e : gs::test::parse_xml(view_svg(app, ViewId::tmem, 0)))
+      if (e.name == "rect" && e.attr("class") == "cell") ++n[e.attr("data-state")];
+    return n;
+  };
+  CHECK(cell_states()["free"] == 4 * 64);
+  const TmemHistory* h = tmem_history_shown(app.kernel, app.tmem_view);
+  REQUIRE(h != nullptr);
+  REQUIRE_FALSE(h->mmas.empty());
+  app.seek(h->mmas.front().event);
+  const auto during = cell_states();
+  CHECK(during.count("free") == 1);
+  CHECK(during.at("free") < 4 * 64);
+  CHECK_THAT(view_svg(app, ViewId::tmem, 0),
+             Catch::Matchers::Contains(fmt::format("blackwell_tcgen05_basic at event {}", h->mmas.front().event)));
 }
 
 TEST_CASE("picture: saving replaces the file whole, a failure is a problem and touches nothing", "[picture]") {

@@ -3,9 +3,14 @@
 // hand-written trace (every number is known), the last a real kernel without tcgen05.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "gui/core/app_state.hpp"
+#include "gui/core/picture.hpp"
+#include "gui/core/svg_picture.hpp"
 #include "gui/core/tmem_data.hpp"
 #include "tests/gui/gui_fixture.hpp"
+#include "tests/support/xml_check.hpp"
 
 using namespace gs;
 using namespace gs::gui;
@@ -145,12 +150,48 @@ TEST_CASE("tmem: the lanes x columns picture follows the cursor", "[gui][tmem]")
   CHECK(j["cells"][2].get<std::string>().substr(0, 9) == "rrrrrrrrc");
 }
 
+TEST_CASE("tmem: the picture (SVG) shows the cells' states in the view's colours and the wrong reader", "[gui][tmem][svg]") {
+  const HandTrace ht;
+  const TmemHistory h = tmem_history(*ht.k, 0);
+  const TmemState s = tmem_state(h, ht.at(11));
+  const auto doc = gs::test::parse_xml(to_svg(tmem_drawing(h, s, "by hand at event 11")));
+  REQUIRE(doc.front().name == "svg");
+  size_t cells = 0;
+  std::map<std::string, size_t> by_state;
+  for (const gs::test::XmlElement& e : doc) {
+    if (e.name != "rect" || e.attr("class") != "cell") continue;
+    ++cells;
+    const uint32_t q = uint32_t(std::stoul(e.attr("data-quarter"))), b = uint32_t(std::stoul(e.attr("data-block")));
+    INFO("quarter " << q << " block " << b);
+    CHECK(e.attr("data-state") == tmem_cell_state_name(s.cell(q, b)));
+    CHECK(e.attr("fill") == svg_color(tmem_cell_rgb(s.cell(q, b), false)));
+    ++by_state[e.attr("data-state")];
+  }
+  CHECK(cells == 4 * 64);
+  // Columns 0..255 allocated (32 blocks a quarter), quarter 0 read in 4 blocks, quarter 2 in 8.
+  CHECK(by_state["free"] == 4 * 32);
+  CHECK(by_state["read"] == 4 + 8);
+  CHECK(by_state["complete"] == 4 * 32 - 12);
+  // Quarter 2's label is red: warp 1 read it; the line under the grid names it.
+  bool red_label = false, names_wrong = false;
+  for (const gs::test::XmlElement& e : doc) {
+    if (e.name != "text") continue;
+    red_label |= e.text == "lanes 64-95" && e.attr("fill") == svg_color(error_rgb(false));
+    names_wrong |= e.text.find("lanes 64-95") != std::string::npos && e.text.find("NOT ITS QUARTER: w1") != std::string::npos;
+  }
+  CHECK(red_label);
+  CHECK(names_wrong);
+  CHECK(doc[1].text == "tensor memory of rank 0: by hand at event 11");
+}
+
 TEST_CASE("tmem: a kernel without tcgen05 has no tensor memory to show", "[gui][tmem]") {
-  AppState app = test::hopper_app();
+  AppState app = gs::gui::test::hopper_app();
   const TmemHistory* h = tmem_history_shown(app.kernel, app.tmem_view);
   REQUIRE(h != nullptr);
   CHECK_FALSE(h->used());
   const nlohmann::json j = describe_tmem(app);
   CHECK(j["used"] == false);
   CHECK(j["allocated_columns"] == 0);
+  // Its picture: a clear error, not an empty grid.
+  CHECK_THROWS_WITH(view_svg(app, ViewId::tmem, 0), Catch::Matchers::Contains("does not use tensor memory"));
 }
