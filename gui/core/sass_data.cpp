@@ -81,6 +81,15 @@ SassFocus sass_focus(AppState& app) {
   return f;
 }
 
+SassSpan sass_reveal_span(const ptx::SassListing& listing, const std::vector<size_t>& rows, size_t visible_rows) {
+  if (rows.empty()) return {};
+  if (rows.back() - rows.front() + 1 <= visible_rows) return {rows.front(), rows.back()};
+  for (size_t r : rows)
+    for (const ptx::SignatureOp& op : ptx::kSignatureOps)
+      if (r < listing.instructions.size() && listing.instructions[r].opcode.rfind(op.sass_prefix, 0) == 0) return {r, r};
+  return {rows.front(), rows.front()};
+}
+
 bool select_sass_instruction(AppState& app, size_t index) {
   const auto listing = sass_listing(app);
   if (!listing || index >= listing->instructions.size()) return false;

@@ -38,6 +38,15 @@ struct SassFocus {
 };
 SassFocus sass_focus(AppState& app);
 
+// The rows of a highlighted group to bring into view in a listing showing `visible_rows` rows:
+// the whole group when it fits (a wgmma's descriptor UMOVs and its HGMMA), else the PTX
+// operation's own instruction (the first whose opcode is a signature op: HGMMA, UTMALDG, ...),
+// else the group's first. Inclusive; `rows` sorted and not empty.
+struct SassSpan {
+  size_t first = 0, last = 0;
+};
+SassSpan sass_reveal_span(const ptx::SassListing& listing, const std::vector<size_t>& rows, size_t visible_rows);
+
 // Selects the PTX line of listing->instructions[index]; false when it has none.
 bool select_sass_instruction(AppState& app, size_t index);
 

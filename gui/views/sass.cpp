@@ -104,8 +104,13 @@ void draw_sass(AppState& app, const ViewEnv& env) {
   const uint32_t reveal_line = !focus.current.empty() ? focus.current_line : focus.selected_line;
   const std::vector<size_t>& reveal = !focus.current.empty() ? focus.current : focus.selected;
   if (reveal_line != st.shown_line && !reveal.empty()) {
-    const float y = float(reveal.front()) * line_h, top = ImGui::GetScrollY(), view_h = ImGui::GetWindowHeight();
-    if (y < top + line_h || y > top + view_h - 2 * line_h) ImGui::SetScrollY(std::max(0.0f, y - view_h * 0.4f));
+    const float top = ImGui::GetScrollY(), view_h = ImGui::GetWindowHeight();
+    // A row of margin above and below (the horizontal scroll bar covers the last one).
+    const size_t visible = size_t(std::max(1.0f, std::floor(view_h / line_h) - 2.0f));
+    const SassSpan span = sass_reveal_span(s, reveal, visible);
+    const float y0 = float(span.first) * line_h, y1 = float(span.last + 1) * line_h;
+    if (y0 < top + line_h || y1 > top + view_h - line_h)
+      ImGui::SetScrollY(std::max(0.0f, (y0 + y1) / 2 - view_h * 0.45f));
   }
   st.shown_line = reveal_line;
 

@@ -101,6 +101,23 @@ TEST_CASE("sass data: selecting a SASS instruction selects its PTX line, and the
   CHECK_FALSE(select_sass_instruction(app, listing->instructions.size()));  // out of range: nothing
 }
 
+TEST_CASE("sass data: a highlighted group comes into view whole, or by its signature instruction", "[gui][sass]") {
+  // Step 11's first wgmma as nvdisasm lists it: two descriptor UMOVs, three unrelated lines, the HGMMA.
+  ptx::SassListing l;
+  for (const char* op : {"UMOV", "UMOV", "UIADD3.64", "UIADD3.64", "WARPGROUP.ARRIVE", "HGMMA.64x64x16.F32.BF16", "NOP"})
+    l.instructions.push_back({.address = uint32_t(16 * l.instructions.size()), .text = op, .opcode = op});
+  const std::vector<size_t> wgmma = {0, 1, 5};
+  auto span = sass_reveal_span(l, wgmma, 6);
+  CHECK(span.first == 0);
+  CHECK(span.last == 5);
+  span = sass_reveal_span(l, wgmma, 5);  // does not fit: the HGMMA
+  CHECK(span.first == 5);
+  CHECK(span.last == 5);
+  span = sass_reveal_span(l, {0, 1, 6}, 3);  // no signature op: the first
+  CHECK(span.first == 0);
+  CHECK(span.last == 0);
+}
+
 TEST_CASE("sass data: without the toolkit the view's data says what to install", "[gui][sass]") {
   AppState app;
   app.set_kernel(open_kernel({.kernel_id = "simt_naive", .only_traced_cta = true}));
