@@ -58,7 +58,7 @@ ir::Kernel build_simt_naive(const GemmConfig& cfg) {
 
   // Every thread inside C runs the same dot product: the warps' role is plain SIMT work.
   b.role(ir::WarpRole::simt, [&] {
-    b.loop("i", K, [&](const Reg&) {
+    b.k_loop("i", K, [&](const Reg&) {
       Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
       Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
       b.comment("acc += a * b");

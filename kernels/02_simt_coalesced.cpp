@@ -61,7 +61,7 @@ ir::Kernel build_simt_coalesced(const GemmConfig& cfg) {
   Reg b_ptr = simt::element_ptr(b, b.global_ptr(pb, "B_ptr"), zero, N, col, "b_ptr");  // &B[0][col]
   Reg acc = b.mov(Type::f32, 0.0, "acc");
   b.role(ir::WarpRole::simt, [&] {
-    b.loop("k", K, [&](const Reg&) {
+    b.k_loop("k", K, [&](const Reg&) {
       Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
       Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
       b.fma_into(acc, a, bv, acc);

@@ -59,7 +59,7 @@ ir::Kernel build_ampere_mma_global(const GemmConfig& cfg) {
   std::vector<Reg> acc = ampere::zero_accumulators(b, 1, kNF);
 
   b.role(ir::WarpRole::simt, [&] {
-    b.loop("k", K / kBK, [&](const Reg&) {
+    b.k_loop("k", K / kBK, [&](const Reg&) {
       b.comment("A fragment: rows g, g+8 x k 2q, 2q+8 (facts sheet, section 2)");
       const int64_t row8 = int64_t(8) * K * 2;  // 8 rows further down
       std::vector<Reg> fa = {b.ld_global(Type::b32, Addr::at(a_ptr, 0), "a0"),

@@ -133,7 +133,7 @@ ir::Kernel build_ampere_cp_async(const GemmConfig& cfg) {
 
   b.role(ir::WarpRole::consumer, [&] {
     // Steps 0 .. iters-3: the steady state, one group left in flight, prefetch of ki + 2.
-    if (iters > kStages) b.loop("ki", iters - kStages, [&](const Reg&) { step(kStages - 1, true); });
+    if (iters > kStages) b.k_loop("ki", iters - kStages, [&](const Reg&) { step(kStages - 1, true); });
     // The tail: no more prefetches, so the pending count drops and so must the wait
     // (the mistake keeps the steady-state value).
     for (uint32_t ki = iters > kStages ? iters - kStages : 0; ki < iters; ++ki) {

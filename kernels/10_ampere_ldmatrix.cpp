@@ -135,7 +135,7 @@ ir::Kernel build_ampere_ldmatrix(const GemmConfig& cfg) {
   };
 
   b.role(ir::WarpRole::consumer, [&] {
-    b.loop("ki", iters, [&](const Reg& ki) {
+    b.k_loop("ki", iters, [&](const Reg& ki) {
       b.comment("step ki's group has landed (STAGES-2 younger ones may fly); all warps are past step ki-1");
       b.cp_async_wait_group(stages - 2);
       b.bar_sync(0);

@@ -85,7 +85,7 @@ ir::Kernel build_hopper_tma_wgmma_64(const GemmConfig& cfg) {
   for (uint32_t v = 0; v < kWgmmaN / 2; ++v) acc.push_back(b.reg(Type::f32, fmt::format("acc{}", v)));
   Reg phase = b.mov(Type::u32, 0, "phase");
 
-  b.loop("kb", K / kBK, [&](const Reg& kb) {
+  b.k_loop("kb", K / kBK, [&](const Reg& kb) {
     // Thread 0 produces (asks the copy engine for the K-block); the whole warpgroup consumes.
     b.role(ir::WarpRole::producer, [&] {
       b.if_(leader, [&] {

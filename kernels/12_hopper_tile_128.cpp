@@ -80,7 +80,7 @@ ir::Kernel build_hopper_tile_128(const GemmConfig& cfg) {
                                              hopper::accumulators(b, kBN, "acc1_")};
   Reg phase = b.mov(Type::u32, 0, "phase");
 
-  b.loop("kb", hopper::ceil_div(K, kBK), [&](const Reg& kb) {
+  b.k_loop("kb", hopper::ceil_div(K, kBK), [&](const Reg& kb) {
     b.role(ir::WarpRole::producer, [&] {
       b.if_(leader, [&] {
         b.comment("the barrier completes when both boxes (2 x 16 KiB, zero-filled past the edges) have landed");

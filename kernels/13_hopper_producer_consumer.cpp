@@ -67,7 +67,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
       Reg tmB = b.tensor_map_address(tmap_b, "tmB");
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      b.loop("kb_load", k_blocks, [&](const Reg& kb) {
+      b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
         // Mistake skip-empty-wait: refill the stage without waiting for the consumers.
         hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0, {.wait_empty = !cfg.has("skip-empty-wait")});
       });
@@ -81,7 +81,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
                                                  hopper::accumulators(b, kBN, "acc1_")};
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      b.loop("kb", k_blocks, [&](const Reg& kb) {
+      b.k_loop("kb", k_blocks, [&](const Reg& kb) {
         // Both 64-row slabs of A (the second 8 KiB on) against the stage's B tile.
         hopper::consume_k_block(b, ring, stage, phase, kBN, acc, std::nullopt, kb);
         b.comment("this thread is done reading the stage: one of the 128 arrivals that release it");

@@ -71,7 +71,7 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
         Reg tmB = b.tensor_map_address(tmap_b, "tmB");
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
-        b.loop("kb_load", k_blocks,
+        b.k_loop("kb_load", k_blocks,
                [&](const Reg& kb) { hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0); });
       });
     });
@@ -87,7 +87,7 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      b.loop("kb", k_blocks, [&](const Reg& kb) {
+      b.k_loop("kb", k_blocks, [&](const Reg& kb) {
         hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
         b.mbarrier_arrive(ring.empty_at(stage));
         hopper::next_stage(b, stage, phase, stages);

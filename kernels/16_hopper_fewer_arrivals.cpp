@@ -83,7 +83,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
         Reg phase = b.mov(Type::u32, 0, "phase");
         b.loop("tile_load", my_tiles, [&](const Reg& i) {
           const hopper::TileCorner at = tile_corner(i);
-          b.loop("kb_load", k_blocks, [&](const Reg& kb) {
+          b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
             hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0,
                                     {.wait_empty = true, .suspend_hint_ns = kSuspendHintNs});
           });
@@ -106,7 +106,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
       Reg C = b.global_ptr(pc, "C_ptr");
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = tile_corner(i);
-        b.loop("kb", k_blocks, [&](const Reg& kb) {
+        b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb, kSuspendHintNs);
           b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // 1 of the 8 arrivals
           hopper::next_stage(b, stage, phase, stages);

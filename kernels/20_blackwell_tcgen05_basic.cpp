@@ -97,7 +97,7 @@ ir::Kernel build_blackwell_tcgen05_basic(const GemmConfig& cfg) {
       Reg idesc = b.tmem_instr_descriptor({.m = kBM, .n = kBN}, "idesc");
       Reg phase = b.mov(Type::u32, 0, "phase");
       Reg always = (tid == 0).named("always");  // true: this is thread 0
-      b.loop("kb", (K + kBK - 1) / kBK, [&](const Reg& kb) {
+      b.k_loop("kb", (K + kBK - 1) / kBK, [&](const Reg& kb) {
         b.comment("the full barrier completes when both boxes (2 x 16 KiB) have landed");
         b.mbarrier_arrive_expect_tx(full.at(), 2 * kTileBytes);
         Reg k0 = (kb << 6).named("k0");

@@ -85,7 +85,7 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
       Reg tmB = b.tensor_map_address(tmap_b, "tmB");
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      b.loop("kb_load", k_blocks, [&](const Reg& kb) {
+      b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
         // Mistake refill-before-release: the producer does not wait for the commit's release.
         hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0,
                                 {.wait_empty = !cfg.has("refill-before-release")});
@@ -105,7 +105,7 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
         Reg d_tmem = b.mov(Type::b32, tmem, "d_tmem");  // [d] of tcgen05.mma: a .b32 register
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
-        b.loop("kb", k_blocks, [&](const Reg& kb) {
+        b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           b.mbarrier_wait(ring.full_at(stage), phase);
           b.tcgen05_fence_after_thread_sync();
           Reg a_desc = b.umma_descriptor(ring.a_at(stage), sw128, "a_desc");

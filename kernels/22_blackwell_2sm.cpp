@@ -98,7 +98,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
       Reg tmB = b.tensor_map_address(tmap_b, "tmB");
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
-      b.loop("kb_load", k_blocks,
+      b.k_loop("kb_load", k_blocks,
              [&](const Reg& kb) { hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, b_n0); });
     });
   });
@@ -116,7 +116,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
         Reg peer_full_base = b.smem_address(peer_full, 0, "peer_full_base");
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
-        b.loop("kb", k_blocks, [&](const Reg& kb) {
+        b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           b.mbarrier_wait(ring.full_at(stage), phase);
           // Mistake skip-peer-wait: the MMA reads rank 1's half before it has landed.
           if (!cfg.has("skip-peer-wait"))
@@ -139,7 +139,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
         Reg leader_peer_full = b.mapa(b.smem_address(peer_full, 0, "peer_full_local"), 0u, "leader_peer_full");
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
-        b.loop("kb_relay", k_blocks, [&](const Reg& kb) {
+        b.k_loop("kb_relay", k_blocks, [&](const Reg& kb) {
           (void)kb;
           b.mbarrier_wait(ring.full_at(stage), phase);
           b.mbarrier_arrive_remote(Addr::at((leader_peer_full + (stage << 3)).named("leader_peer_full_s")));

@@ -63,7 +63,7 @@ Chunks chunk_buffers(Builder& b, uint32_t as_bytes, uint32_t bs_bytes) {
 void chunk_loop(Builder& b, uint32_t K, uint32_t bk, uint32_t N, Reg& a_ptr, Reg& b_ptr,
                 const std::function<void()>& copy, const std::function<void()>& compute, bool sync_after_load) {
   b.role(ir::WarpRole::simt, [&] {
-    b.loop("kc", K / bk, [&](const Reg&) {
+    b.k_loop("kc", K / bk, [&](const Reg&) {
       b.comment("copy this chunk of A and B into shared memory");
       copy();
       if (sync_after_load) {

@@ -362,9 +362,19 @@ void Builder::if_(const Reg& pred, const std::function<void()>& body, Where wher
 }
 
 void Builder::loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body, Where where) {
+  emit_loop(std::move(name), count, body, false, where);
+}
+
+void Builder::k_loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body, Where where) {
+  emit_loop(std::move(name), count, body, true, where);
+}
+
+void Builder::emit_loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body, bool over_k,
+                        Where where) {
   const Site site(*this, where);
   Reg i = mov(Type::u32, 0, name);
   Label top = label(fmt::format("L_{}", name));
+  k_.labels[top.id].k_loop = over_k;
   bind(top);
   {
     const KernelCode kernel_code(*this);

@@ -165,6 +165,12 @@ class Builder {
   // A real PTX loop: i = 0; do { body(i); i += 1; } while (i < count). count >= 1.
   void loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body,
             Where where = Where::current());
+  // The same loop, declared as a loop over K: each pass is one K iteration (a K block, or a
+  // chunk of K). The app counts and steps K iterations by the passes of these loops, in every
+  // warp that runs one (a producer's loads and a consumer's MMAs both); an outer loop over
+  // tiles is a plain loop().
+  void k_loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body,
+              Where where = Where::current());
   void ret(Where where = Where::current());
   void trap(Where where = Where::current());
 
@@ -294,6 +300,8 @@ class Builder {
   void cp_async(ir::Op op, const Addr& dst_shared, const Addr& src_global, uint32_t bytes,
                 const std::optional<Src>& src_bytes);
   Reg fresh(Type type, std::string name);
+  void emit_loop(std::string name, const Src& count, const std::function<void(const Reg& i)>& body, bool over_k,
+                 Where where);
   // A 64-bit smem descriptor: the start-address field (bits 0-13) from tile_addr at run time,
   // OR-ed with `constant_bits` (every other field), with `description` as the comment.
   Reg descriptor_at(const Reg& tile_addr, uint64_t constant_bits, const std::string& description, std::string name);

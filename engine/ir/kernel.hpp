@@ -171,6 +171,9 @@ struct RoleRegion {
 
 struct LabelInfo {
   std::string name;
+  // The head of a loop over K that the kernel declared (Builder::k_loop): one pass is one K
+  // iteration (a K block, or a chunk of K), which the app steps and counts by.
+  bool k_loop = false;
 };
 
 struct LaunchShape {

@@ -71,7 +71,6 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
   const ir::Kernel& kernel = k.kernel();
   if (t.events.empty()) return;
   to_inclusive = std::min<uint32_t>(to_inclusive, uint32_t(t.events.size() - 1));
-  const uint32_t loop_head = k.loops.empty() ? kNone : k.loops.front().head;
   uint32_t begin = from_exclusive == kNone ? 0 : from_exclusive + 1;
   for (uint32_t i = begin; i <= to_inclusive; ++i) {
     const model::Event& e = t.events[i];
@@ -89,7 +88,7 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
         w->since_cycle = e.cycle;
         const ir::Inst& inst = kernel.insts[e.inst];
         if (inst.op == ir::Op::exit || inst.op == ir::Op::ret) w->activity = WarpActivity::exited;
-        if (e.inst == loop_head && e.warp == 0) ++s.k_iteration;
+        if (k.is_k_loop_head(e.inst)) ++w->k_passes;
         break;
       }
       case EventKind::role_enter:
@@ -258,15 +257,24 @@ std::optional<uint32_t> step(const LoadedKernel& k, uint32_t position, StepUnit 
       break;
     }
     case StepUnit::k_iteration: {
-      if (k.loops.empty()) {
+      const uint16_t w = k.k_warp(warp == kNoWarp ? 0 : warp);
+      if (w == kNoWarp) {
         moved = forward ? c.step_forward() : c.step_backward();
         break;
       }
-      const uint32_t head = k.loops.front().head;
-      const uint16_t w = warp == kNoWarp ? 0 : warp;
-      while ((forward ? c.next_execution(head) : c.prev_execution(head))) {
-        if (t.events[c.position()].warp == w) { moved = true; break; }
+      // The nearest pass of any K loop by that warp, in the direction asked.
+      const uint32_t from = c.position();
+      std::optional<uint32_t> best;
+      for (const LoopInfo& l : k.k_loops) {
+        c.seek(from);
+        while (forward ? c.next_execution(l.head) : c.prev_execution(l.head))
+          if (t.events[c.position()].warp == w) {
+            if (!best || (forward ? c.position() < *best : c.position() > *best)) best = c.position();
+            break;
+          }
       }
+      c.seek(best.value_or(from));
+      moved = best.has_value();
       break;
     }
     case StepUnit::barrier_phase:

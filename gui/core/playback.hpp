@@ -41,6 +41,7 @@ struct WarpSnapshot {
   uint64_t since_cycle = 0;    // when it entered this activity
   WarpActivity blocked_on = WarpActivity::not_started;  // deadlocked: the wait it never left
   uint64_t issued = 0;         // warp-instructions issued so far
+  uint32_t k_passes = 0;       // passes of the kernel's K loops started so far (LoadedKernel::k_loops)
   uint32_t mma_in_flight = 0;  // wgmma groups committed and not yet complete
   uint32_t mma_uncommitted = 0;  // wgmmas issued since the last commit_group
   uint32_t mma_wait_keep = 0;  // waiting_wgmma: the N of wait_group N (groups it may leave in flight)
@@ -74,7 +75,6 @@ struct Snapshot {
   uint32_t last_tma = kNone;               // event index of the latest tma_issue/complete
   uint32_t last_mma = kNone;               // event index of the latest mma_issue
   uint32_t last_hazard = kNone;            // event index of the latest hazard
-  uint32_t k_iteration = 0;                // executions of the first loop head so far (by warp 0)
 
   const MbarrierState* mbarrier_at(uint32_t addr) const;
 };
@@ -106,7 +106,7 @@ enum class StepUnit : uint8_t {
   event,             // any event
   instruction,       // the next warp-instruction of any warp
   warp_instruction,  // the next warp-instruction of the selected warp
-  k_iteration,       // the next execution of the main loop's head (by the selected warp)
+  k_iteration,       // the next pass of a K loop by the selected warp (LoadedKernel::k_warp)
   barrier_phase,     // the next mbarrier phase flip
 };
 const char* step_unit_name(StepUnit u);

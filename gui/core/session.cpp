@@ -17,7 +17,7 @@ uint32_t LoadedKernel::inst_of_line(uint32_t line) const {
   return i < 0 ? kNone : uint32_t(i);
 }
 
-std::vector<LoopInfo> find_loops(const ir::Kernel& kernel) {
+std::vector<LoopInfo> find_k_loops(const ir::Kernel& kernel) {
   // Where each label sits: the instruction after the label marker.
   std::vector<uint32_t> label_at(kernel.labels.size(), kNone);
   for (uint32_t i = 0; i < kernel.insts.size(); ++i) {
@@ -30,17 +30,14 @@ std::vector<LoopInfo> find_loops(const ir::Kernel& kernel) {
     const ir::Inst& inst = kernel.insts[i];
     if (inst.op != ir::Op::bra || inst.operands.empty() || inst.operands[0].kind != ir::OperandKind::label) continue;
     const uint32_t label = inst.operands[0].id;
-    if (label >= label_at.size() || label_at[label] == kNone || label_at[label] > i) continue;
+    if (label >= label_at.size() || !kernel.labels[label].k_loop || label_at[label] == kNone || label_at[label] > i)
+      continue;
     // The body starts at the first real instruction after the label marker.
     uint32_t head = label_at[label];
     while (head < i && kernel.insts[head].op == ir::Op::label) ++head;
     loops.push_back({head, i});
   }
-  // The main (K) loop first: the one with the longest body. In program order a spin loop such
-  // as mbarrier try_wait's, nested inside the K loop, would come first and "one K iteration"
-  // would step to every retry of the wait.
-  std::stable_sort(loops.begin(), loops.end(),
-                   [](const LoopInfo& a, const LoopInfo& b) { return a.branch - a.head > b.branch - b.head; });
+  std::sort(loops.begin(), loops.end(), [](const LoopInfo& a, const LoopInfo& b) { return a.head < b.head; });
   return loops;
 }
 
@@ -78,7 +75,13 @@ std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
   k->inst_text.reserve(k->report.kernel.insts.size());
   for (const ir::Inst& inst : k->report.kernel.insts)
     k->inst_text.push_back(ptx::format_instruction(k->report.kernel, k->ptx.reg_names, inst));
-  k->loops = find_loops(k->report.kernel);
+  k->k_loops = find_k_loops(k->report.kernel);
+  for (const LoopInfo& l : k->k_loops)
+    for (uint32_t e : k->trace().executions_of(l.head)) {
+      const uint16_t w = k->trace().events[e].warp;
+      if (w >= k->k_passes.size()) k->k_passes.resize(size_t(w) + 1, 0);
+      ++k->k_passes[w];
+    }
   k->open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return k;
 }

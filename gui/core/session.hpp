@@ -30,8 +30,9 @@ using ir::kNone;
 using model::kNoWarp;
 
 
-// What a loop of the kernel looks like to the transport: the instruction that starts each
-// iteration (the target of a backward branch), so "step one K iteration" can jump to it.
+// A loop over K the kernel declared (Builder::k_loop) as the transport sees it: the instruction
+// that starts each pass (the target of its backward branch), so "step one K iteration" can jump
+// to it and "K iteration i of n" can count the passes.
 struct LoopInfo {
   uint32_t head = kNone;    // first instruction of the body
   uint32_t branch = kNone;  // the backward branch
@@ -44,7 +45,22 @@ struct LoadedKernel {
   ptx::PtxModule ptx;                    // text, line <-> instruction maps, register names
   std::vector<std::string> ptx_lines;    // ptx.text split into lines (no newlines)
   std::vector<std::string> inst_text;    // [instruction id] -> one line of PTX
-  std::vector<LoopInfo> loops;           // backward branches, the longest body (the K loop) first
+  std::vector<LoopInfo> k_loops;         // the declared K loops (find_k_loops), in program order
+  std::vector<uint32_t> k_passes;        // [trace warp] passes of any K loop in the whole trace
+  bool is_k_loop_head(uint32_t inst) const {
+    for (const LoopInfo& l : k_loops)
+      if (l.head == inst) return true;
+    return false;
+  }
+  // The warp whose K iterations the transport counts and steps by: `preferred` when it runs a K
+  // loop, else the lowest warp that does (a producer/consumer kernel's warp 0 may run none);
+  // kNoWarp when no warp does.
+  uint16_t k_warp(uint16_t preferred) const {
+    if (preferred < k_passes.size() && k_passes[preferred] > 0) return preferred;
+    for (size_t w = 0; w < k_passes.size(); ++w)
+      if (k_passes[w] > 0) return uint16_t(w);
+    return kNoWarp;
+  }
   double open_seconds = 0.0;             // build + PTX + model, wall time
 
   const ir::Kernel& kernel() const { return report.kernel; }
@@ -68,8 +84,8 @@ std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
                                                 std::function<void(uint64_t, uint64_t)> progress = {},
                                                 const std::atomic<bool>* cancel = nullptr);
 
-// The loops of a kernel: every branch whose target label is at or before it, the longest body
-// first (the main K loop; see session.cpp).
-std::vector<LoopInfo> find_loops(const ir::Kernel& kernel);
+// The K loops the kernel declared (labels with LabelInfo::k_loop and the backward branch to
+// them), in program order: a producer's loop over K and a consumer's are both K loops.
+std::vector<LoopInfo> find_k_loops(const ir::Kernel& kernel);
 
 }  // namespace gs::gui

@@ -167,12 +167,8 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
   return fmt::format("{} ({})", model::event_kind_name(e.kind), who);
 }
 
-uint32_t k_iterations_total(const LoadedKernel& k) {
-  if (k.loops.empty()) return 0;
-  uint32_t n = 0;
-  const model::Trace& t = k.trace();
-  for (uint32_t e : t.executions_of(k.loops.front().head)) n += t.events[e].warp == 0 ? 1 : 0;
-  return n;
+uint32_t k_iterations_total(const LoadedKernel& k, uint16_t warp) {
+  return warp < k.k_passes.size() ? k.k_passes[warp] : 0;
 }
 
 TransportInfo transport_info(AppState& app) {
@@ -183,11 +179,12 @@ TransportInfo transport_info(AppState& app) {
   info.events = uint32_t(t.events.size());
   info.position = app.playback.position;
   info.end_cycle = t.end_cycle;
-  info.has_k_loop = !k.loops.empty();
-  info.k_iterations = k_iterations_total(k);
+  info.has_k_loop = !k.k_loops.empty();
+  info.k_warp = k.k_warp(app.selection.warp == kNoWarp ? 0 : app.selection.warp);
+  info.k_iterations = k_iterations_total(k, info.k_warp);
   if (const Snapshot* s = app.snapshot()) {
     info.cycle = s->cycle;
-    info.k_iteration = s->k_iteration;
+    if (info.k_warp < s->warps.size()) info.k_iteration = s->warps[info.k_warp].k_passes;
     info.event_text = describe_event(k, info.position, s);
   }
   return info;
@@ -286,6 +283,7 @@ nlohmann::json describe_transport(AppState& app) {
           {"unit", step_unit_name(app.playback.unit)},
           {"playing", app.playback.playing},
           {"speed", app.playback.speed},
+          {"k_warp", info.k_warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(info.k_warp)},
           {"k_iteration", info.k_iteration},
           {"k_iterations", info.k_iterations},
           {"current_event_kind", kind},

@@ -18,8 +18,11 @@ struct TransportInfo {
   uint32_t events = 0;
   uint64_t cycle = 0;
   uint64_t end_cycle = 0;
-  uint32_t k_iteration = 0;   // K iterations started so far (executions of the loop head, warp 0)
-  uint32_t k_iterations = 0;  // in the whole trace
+  // K iterations of the warp LoadedKernel::k_warp picks for the selection (warp 0 when none is
+  // selected): passes of its K loops started so far, and in the whole trace.
+  uint16_t k_warp = kNoWarp;
+  uint32_t k_iteration = 0;
+  uint32_t k_iterations = 0;
   bool has_k_loop = false;
   std::string event_text;     // the event under the cursor in words
 };
@@ -30,8 +33,8 @@ TransportInfo transport_info(AppState& app);
 // barriers as the other views do; without it barriers are named by address.
 std::string describe_event(const LoadedKernel& k, uint32_t event, const Snapshot* numbering = nullptr);
 
-// How many times warp 0 starts the K loop in the whole trace (0 without a loop).
-uint32_t k_iterations_total(const LoadedKernel& k);
+// How many passes of the K loops warp `warp` starts in the whole trace (0 when it runs none).
+uint32_t k_iterations_total(const LoadedKernel& k, uint16_t warp);
 
 // Moves the cursor to the first event at or after a cycle (model::Cursor::jump_to_cycle).
 void seek_to_cycle(AppState& app, uint64_t cycle);

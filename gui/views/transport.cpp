@@ -58,11 +58,11 @@ void draw_timeline_strip(AppState& app, uint64_t now, const ViewEnv& env) {
       dl->AddLine(ImVec2(x_of(t.events[e].cycle), a.y + h * 0.45f), ImVec2(x_of(t.events[e].cycle), a.y + h), flip, 2.0f * s);
   // K iterations as alternating bands with an amber tick at each start.
   std::vector<uint64_t> starts;
-  if (!k.loops.empty()) {
-    const auto& execs = t.executions_of(k.loops.front().head);
-    for (uint32_t e : execs)
-      if (t.events[e].warp == 0) starts.push_back(t.events[e].cycle);
-  }
+  const uint16_t k_warp = k.k_warp(app.selection.warp == kNoWarp ? 0 : app.selection.warp);
+  for (const LoopInfo& l : k.k_loops)
+    for (uint32_t e : t.executions_of(l.head))
+      if (t.events[e].warp == k_warp) starts.push_back(t.events[e].cycle);
+  std::sort(starts.begin(), starts.end());
   const uint32_t iterations = uint32_t(starts.size());
   if (iterations <= 8192) {
     const ImU32 band = ImGui::GetColorU32(ImGuiCol_Text, 0.10f);
@@ -76,9 +76,9 @@ void draw_timeline_strip(AppState& app, uint64_t now, const ViewEnv& env) {
   const float xc = x_of(now);
   dl->AddLine(ImVec2(xc, a.y - 1), ImVec2(xc, a.y + h + 1), ImGui::GetColorU32(ImGuiCol_Text), 2.0f * s);
   if (hovered && !ImGui::IsItemActive())
-    ImGui::SetTooltip("cycle %llu\namber: the %u K iteration starts (warp 0)\nblue: %zu mbarrier phase completions\n"
+    ImGui::SetTooltip("cycle %llu\namber: the %u K iteration starts (warp %u)\nblue: %zu mbarrier phase completions\n"
                       "click or drag to seek",
-                      (unsigned long long)cycle_at(ImGui::GetIO().MousePos.x), iterations, flips.size());
+                      (unsigned long long)cycle_at(ImGui::GetIO().MousePos.x), iterations, unsigned(k_warp), flips.size());
 }
 
 void step_buttons(AppState& app, StepUnit unit, float label_w) {
@@ -174,7 +174,8 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   same_line_if_fits(ImGui::CalcTextSize(cycle_text.c_str()).x);
   ImGui::TextUnformatted(cycle_text.c_str());
   if (info.has_k_loop) {
-    const std::string k_text = fmt::format("|  K iteration {} of {}", info.k_iteration, info.k_iterations);
+    // Whose: a producer's loads run ahead of the consumers' MMAs (select a warp to see its own).
+    const std::string k_text = fmt::format("|  K iteration {} of {} (warp {})", info.k_iteration, info.k_iterations, info.k_warp);
     same_line_if_fits(ImGui::CalcTextSize(k_text.c_str()).x);
     ImGui::TextUnformatted(k_text.c_str());
   }

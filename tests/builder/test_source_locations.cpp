@@ -101,7 +101,7 @@ TEST_CASE("step 01's instructions point at the lines of its file that wrote them
   CHECK(lines_of(ir::Op::st_global) == std::vector<uint32_t>{line_holding(file->text, "b.st_global(")});
   // The guard: two compares written as operators inside the call, and the and.pred itself.
   const uint32_t guard = line_holding(file->text, "Reg inside = b.alu(");
-  const uint32_t loop = line_holding(file->text, "b.loop(\"i\", K,");
+  const uint32_t loop = line_holding(file->text, "b.k_loop(\"i\", K,");
   CHECK(lines_of(ir::Op::setp) == std::vector<uint32_t>{guard, guard, loop});
   CHECK(lines_of(ir::Op::cvta_to_global).size() == 3);
   // `a_ptr += 4;` and `b_ptr += N * 4;` are adds on their own lines, in the loop's body.

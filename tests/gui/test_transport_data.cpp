@@ -2,9 +2,11 @@
 // model::Cursor::jump_to_cycle, the shortcut table is unambiguous, and events read as words.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
+#include "engine/builder/builder.hpp"
 #include "gui/core/transport_data.hpp"
 #include "gui/core/view_data.hpp"
 #include "tests/gui/gui_fixture.hpp"
@@ -16,14 +18,15 @@ using model::EventKind;
 TEST_CASE("transport: K iterations step through the real K loop", "[gui]") {
   AppState app = test::hopper_app();
   const LoadedKernel& k = *app.kernel;
-  REQUIRE_FALSE(k.loops.empty());
-  const uint32_t head = k.loops.front().head;
+  REQUIRE(k.k_loops.size() == 1);
+  const uint32_t head = k.k_loops.front().head;
   // The K loop of the Hopper step runs K / 64 times; at the example shape K = 256: 4 iterations.
   const uint32_t expected = k.request.shape.k / k.info->tile.k;
   CHECK(expected == 4);
-  CHECK(k_iterations_total(k) == expected);
-  // The loop head is the first instruction after the K loop's label: the leader's guard branch.
-  CHECK(k.kernel().insts[k.loops.front().branch].op == ir::Op::bra);
+  CHECK(k_iterations_total(k, 0) == expected);
+  // Every warp of the one warpgroup runs the K loop; the loop's last instruction branches back.
+  CHECK(k.k_warp(3) == 3);
+  CHECK(k.kernel().insts[k.k_loops.front().branch].op == ir::Op::bra);
 
   app.select_warp(0);
   uint32_t steps = 0;
@@ -44,6 +47,42 @@ TEST_CASE("transport: K iterations step through the real K loop", "[gui]") {
   uint32_t back = 0;
   while (app.step(StepUnit::k_iteration, false)) ++back;
   CHECK(back == expected - 1);
+}
+
+TEST_CASE("transport: every step declares its K loops, and K iterations step and count in each", "[gui][ladder]") {
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (info.step == 0) continue;  // not a ladder step
+    INFO(info.id);
+    AppState app;
+    app.open_now({.kernel_id = info.id, .only_traced_cta = true});
+    REQUIRE(app.kernel);
+    const LoadedKernel& k = *app.kernel;
+    REQUIRE_FALSE(k.k_loops.empty());
+    // The warp the transport counts for warp 0 runs a K loop (in a producer/consumer kernel warp
+    // 0 may run none: then the lowest warp that does).
+    const uint16_t w = k.k_warp(0);
+    REQUIRE(w != kNoWarp);
+    REQUIRE(k.k_passes[w] > 0);
+    // The warp with the most passes (a consumer, or any warp of a one-role kernel) makes whole
+    // rounds of K blocks: K / tile K per tile. Step 09 runs its first and last stages unrolled.
+    const uint32_t k_blocks = (k.request.shape.k + info.tile.k - 1) / info.tile.k;
+    const uint32_t most = *std::max_element(k.k_passes.begin(), k.k_passes.end());
+    if (info.id != "ampere_cp_async") CHECK(most % k_blocks == 0);
+    CHECK(most >= 1);
+    // Stepping by K iteration lands on each pass of that warp, in order, and counts it.
+    app.select_warp(w);
+    uint32_t steps = 0;
+    while (app.step(StepUnit::k_iteration, true)) {
+      ++steps;
+      const model::Event& e = k.trace().events[app.playback.position];
+      CHECK(e.warp == w);
+      CHECK(k.is_k_loop_head(e.inst));
+      CHECK(transport_info(app).k_iteration == steps);
+      REQUIRE(steps <= k.k_passes[w]);
+    }
+    CHECK(steps == k.k_passes[w]);
+    CHECK(transport_info(app).k_iterations == k.k_passes[w]);
+  }
 }
 
 TEST_CASE("transport: cycle seeks land on the first event at or after the cycle", "[gui]") {
@@ -143,4 +182,24 @@ TEST_CASE("transport: simt_naive has a loop and a position", "[gui]") {
   // simt_naive's K loop (b.loop over K) runs K times, one FMA per k.
   REQUIRE(info.has_k_loop);
   CHECK(info.k_iterations == app.kernel->request.shape.k);
+}
+
+TEST_CASE("transport: only the loops a kernel declares over K count as K iterations", "[gui]") {
+  // A persistent shape: a plain loop over tiles around a K loop, and a K loop of its own after.
+  builder::Builder b("loops", ir::Arch::sm_80);
+  b.loop("tile", 3, [&](const builder::Reg&) { b.k_loop("kb", 4, [&](const builder::Reg&) { b.bar_sync(0); }); });
+  b.k_loop("kb_again", 2, [&](const builder::Reg&) { b.bar_sync(0); });
+  b.ret();
+  const ir::Kernel k = b.finish();
+  std::vector<std::string> declared;
+  for (const ir::LabelInfo& l : k.labels)
+    if (l.k_loop) declared.push_back(l.name);
+  CHECK(declared == std::vector<std::string>{"L_kb", "L_kb_again"});
+  const std::vector<LoopInfo> loops = find_k_loops(k);
+  REQUIRE(loops.size() == 2);
+  CHECK(loops[0].head < loops[0].branch);
+  CHECK(loops[0].branch < loops[1].head);
+  // The head is the body's first instruction (the bar.sync), the branch the loop's backward bra.
+  CHECK(k.insts[loops[0].head].op == ir::Op::bar_sync);
+  CHECK(k.insts[loops[1].branch].op == ir::Op::bra);
 }
