@@ -243,6 +243,7 @@ nlohmann::json sim_report_json(const SimReport& r) {
       {"hazards", hazards},
       {"cycles", s.traced_cta_cycles},
       {"predicted_tflops", finite_or_null(s.predicted_tflops)},
+      {"predicted_on", s.predicted_on->name},
       {"predicted_seconds", finite_or_null(s.predicted_seconds)},
       {"seconds", r.seconds},
   };
@@ -284,7 +285,9 @@ std::string sim_report_table(const SimReport& r) {
   row("MMA", fmt::format("{} instructions", group_digits(s.mma_ops)));
   row("cycles", fmt::format("{} (modeled, traced CTA {})", group_digits(s.traced_cta_cycles), format_cta(r.cta)));
   row("predicted", std::isfinite(s.predicted_tflops) && s.predicted_tflops > 0.0
-                       ? fmt::format("{:.2f} TFLOP/s on an H100 ({:.3g} s, modeled)", s.predicted_tflops, s.predicted_seconds)
+                       ? fmt::format("{:.2f} TFLOP/s on {} ({:.3g} s, modeled{})", s.predicted_tflops,
+                                     s.predicted_on->article, s.predicted_seconds,
+                                     s.predicted_on->confirmed ? "" : "; its SM count and clock are NVIDIA's figures, unconfirmed")
                        : std::string("n/a"));
   row("model time", fmt::format("{:.3f} s (whole job {:.3f} s)", r.seconds, r.total_seconds));
   if (r.result.hazards.empty()) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/model/timing.hpp"
 #include "engine/model/trace.hpp"
 
 namespace gs::model {
@@ -62,8 +63,9 @@ struct SimStats {
   uint64_t mma_ops = 0;              // wgmma / mma.sync instructions (per warpgroup / warp)
   uint64_t traced_cta_cycles = 0;    // modeled cycles of the traced CTA
   uint64_t max_cta_cycles = 0;
-  double predicted_seconds = 0.0;    // whole GEMM on an H100 (timing.hpp)
+  double predicted_seconds = 0.0;    // whole GEMM on predicted_on (timing.hpp)
   double predicted_tflops = 0.0;
+  const timing::Machine* predicted_on = &timing::kH100;  // timing::machine_for(the kernel's target)
   double wall_seconds = 0.0;         // how long the model took
 };
 

@@ -303,7 +303,9 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   traced_cost.threads = L.threads();
   traced_cost.smem_bytes = k.smem_bytes();
   if (flops > 0 && result.completed) {
-    const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops);
+    const timing::Machine& machine = timing::machine_for(k.target);
+    const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine);
+    result.stats.predicted_on = &machine;
     result.stats.predicted_seconds = p.seconds;
     result.stats.predicted_tflops = p.tflops;
   }

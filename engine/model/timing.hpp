@@ -11,11 +11,15 @@
 //    bf16 FLOP/clock/SM); the warpgroup's group completes after its last MMA drains.
 //  * Waits on barriers last until the event that releases them.
 // The whole-GEMM prediction runs the traced CTA alone, then scales to waves of co-resident
-// CTAs over the H100's SMs, with co-resident CTAs sharing the tensor cores and the copy
-// bandwidth (predict_gemm below).
+// CTAs over the machine's SMs (the H100's for sm_80 and sm_90a kernels, a B200's for sm_100a:
+// machine_for), with co-resident CTAs sharing the tensor cores and the copy bandwidth
+// (predict_gemm below).
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "engine/ir/types.hpp"  // ir::Arch
 
 namespace gs::model::timing {
 
@@ -57,6 +61,28 @@ constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }
 inline constexpr uint32_t kTcgen05FlopsPerCycle = 8192;
 constexpr uint32_t tcgen05_busy_cycles(uint32_t m, uint32_t n) { return 2 * m * n * 16 / kTcgen05FlopsPerCycle; }
 
+// The machine a whole-GEMM prediction is for: its SM count and clock. Everything else (the
+// schedulers, latencies, shared memory and copy bandwidth per SM) is the H100's for both: a
+// teaching model, and no Blackwell part was measured here.
+struct Machine {
+  const char* name;     // "H100", "B200"
+  const char* article;  // "an H100", "a B200"
+  uint32_t sms;
+  double clock_hz;
+  bool confirmed;       // false: vendor figures no run here has checked
+};
+inline constexpr Machine kH100{"H100", "an H100", kSms, kClockHz, true};
+// B200: 148 SMs; 2.25 PFLOP/s dense bf16 over 148 SMs at 8192 FLOP/cycle is 1.86 GHz. NVIDIA's
+// figures, UNCONFIRMED (facts table: b200_machine, tensor_rate).
+inline constexpr Machine kB200{"B200", "a B200", 148, 1.86e9, false};
+// The machine that runs a kernel built for `arch`: a B200 for sm_100a; the H100 for sm_90a and
+// for sm_80 (the Ampere steps are measured on the H100 too).
+constexpr const Machine& machine_for(ir::Arch arch) { return arch == ir::Arch::sm_100a ? kB200 : kH100; }
+// "an H100", or "a B200 (NVIDIA's figures, unconfirmed)": what a prediction is on, in words.
+inline std::string machine_words(const Machine& m) {
+  return m.confirmed ? m.article : std::string(m.article) + " (NVIDIA's figures, unconfirmed)";
+}
+
 struct CtaCost {
   uint64_t cycles = 0;            // the CTA alone on an SM
   uint64_t tensor_busy_cycles = 0;
@@ -75,8 +101,8 @@ struct Prediction {
 
 // Co-resident CTAs per SM from threads and shared memory (registers are not modelled).
 uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes);
-// Whole-GEMM time: waves of ctas_per_sm CTAs on every SM; a wave takes the longest of one
-// CTA's own cycles, its SM's tensor-core work and its SM's copy traffic.
-Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops);
+// Whole-GEMM time on `m`: waves of ctas_per_sm CTAs on every SM; a wave takes the longest of
+// one CTA's own cycles, its SM's tensor-core work and its SM's copy traffic.
+Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100);
 
 }  // namespace gs::model::timing

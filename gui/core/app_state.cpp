@@ -76,7 +76,7 @@ void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
   const model::SimStats& st = kernel->report.result.stats;
   if (st.predicted_tflops > 0.0)
     measurements.add_model_prediction(kernel->request.kernel_id, kernel->request.shape, st.predicted_tflops,
-                                      seconds_since_start());
+                                      st.predicted_on->name, seconds_since_start());
   // Start on the first instruction, warp 0 selected.
   if (auto first = gui::step(*kernel, 0, StepUnit::instruction, true)) playback.position = *first;
   selection.warp = 0;

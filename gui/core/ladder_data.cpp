@@ -128,6 +128,7 @@ RunSummary run_summary(const LoadedKernel& k) {
   s.warp_instructions = r.result.stats.warp_instructions;
   s.traced_cycles = r.result.stats.traced_cta_cycles;
   s.predicted_tflops = r.result.stats.predicted_tflops;
+  s.predicted_on = model::timing::machine_words(*r.result.stats.predicted_on);
   s.open_seconds = k.open_seconds;
   s.hazards = r.result.hazards.size();
   s.whole_grid = k.whole_grid();
@@ -168,6 +169,7 @@ nlohmann::json describe_ladder(AppState& app) {
                    {"warp_instructions", s.warp_instructions},
                    {"traced_cycles", s.traced_cycles},
                    {"predicted_tflops", s.predicted_tflops},
+                   {"predicted_on", s.predicted_on},
                    {"open_seconds", s.open_seconds},
                    {"hazards", s.hazards}};
     j["verdict"] = verdict_name(s.verdict);

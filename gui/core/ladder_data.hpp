@@ -76,6 +76,7 @@ struct RunSummary {
   uint64_t warp_instructions = 0;  // whole run (grid or traced CTA)
   uint64_t traced_cycles = 0;      // modeled cycles of the traced CTA
   double predicted_tflops = 0.0;
+  std::string predicted_on;        // "an H100", "a B200 (NVIDIA's figures, unconfirmed)"
   double open_seconds = 0.0;
   size_t hazards = 0;
   bool whole_grid = false;

@@ -260,8 +260,9 @@ int Measurements::add_bench_json(const nlohmann::json& j, MeasurementSource sour
   return n;
 }
 
-void Measurements::add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops, double t) {
-  variant(kernel_id, shape, MeasurementSource::model, "model (H100)").points.push_back({t, tflops, std::nullopt});
+void Measurements::add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops,
+                                        std::string_view machine, double t) {
+  variant(kernel_id, shape, MeasurementSource::model, fmt::format("model ({})", machine)).points.push_back({t, tflops, std::nullopt});
 }
 
 int Measurements::import_file(const std::string& path, double t) {

@@ -70,7 +70,9 @@ struct Measurements {
   // TFLOP/s are skipped. Returns how many results were added; throws std::invalid_argument
   // naming the field that is missing or malformed.
   int add_bench_json(const nlohmann::json& j, MeasurementSource source, double t);
-  void add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops, double t);
+  // The model's prediction for `machine` ("H100", "B200": model::timing::Machine::name).
+  void add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops,
+                            std::string_view machine, double t);
   // Reads a bench JSON file; throws std::runtime_error naming the path and what is wrong (a
   // missing file, a directory, invalid JSON, a missing field).
   int import_file(const std::string& path, double t);

@@ -17,7 +17,7 @@ namespace {
 void quantization(const LoadedKernel& k, ScheduleData& d) {
   const ir::Kernel& kernel = k.kernel();
   d.ctas = uint32_t(kernel.launch.ctas());
-  d.sms = model::timing::kSms;
+  d.sms = model::timing::machine_for(kernel.target).sms;  // 148 on a B200 for sm_100a
   d.ctas_per_sm = std::max(1u, d.occupancy.ctas_per_sm);
   const uint64_t per_wave = uint64_t(d.sms) * d.ctas_per_sm;
   d.waves = uint32_t((d.ctas + per_wave - 1) / per_wave);

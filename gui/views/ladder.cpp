@@ -307,7 +307,7 @@ void loaded_summary(AppState& app, const ViewEnv& env) {
   ImGui::Text("%llu (traced CTA)", (unsigned long long)r.traced_cycles);
   row("predicted");
   if (r.predicted_tflops > 0)
-    ImGui::Text("%.2f TFLOP/s on an H100", r.predicted_tflops);
+    ImGui::Text("%.2f TFLOP/s on %s", r.predicted_tflops, r.predicted_on.c_str());
   else
     ImGui::TextDisabled("-");
   row("open time");

@@ -163,3 +163,14 @@ TEST_CASE("progress bar: draws after a delay and erases itself", "[cli][progress
   const std::string s = err.str();
   CHECK(s.back() == '\r');  // the line is blanked and the cursor back at its start
 }
+
+TEST_CASE("cli sim: the prediction names its machine: a B200 for sm_100a, the H100 otherwise", "[cli][sim]") {
+  auto r = run({"sim", "blackwell_tcgen05_basic", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["predicted_on"] == "B200");
+  r = run({"sim", "blackwell_tcgen05_basic"});
+  CHECK_THAT(r.out, Catch::Contains("TFLOP/s on a B200") && Catch::Contains("unconfirmed"));
+  r = run({"sim", "hopper_tma_wgmma_64", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["predicted_on"] == "H100");
+}

@@ -85,7 +85,7 @@ TEST_CASE("importing the H100 run shows its TFLOP/s, cuBLAS and ratio per varian
   CHECK(d["ceilings"]["tensor_tflops"].get<double>() ==
         Approx(file["device"]["sms"].get<double>() * 4096 * clock_ghz / 1000.0));
   // Same kernel and shape -> same colour, whatever the source.
-  app.measurements.add_model_prediction("hopper_tma_wgmma_64", {4096, 4096, 4096}, 500.0, 9.0);
+  app.measurements.add_model_prediction("hopper_tma_wgmma_64", {4096, 4096, 4096}, 500.0, "H100", 9.0);
   const ThroughputData td = prepare_throughput(app);
   int imported_slot = -1, model_slot = -2;
   for (const ThroughputRow& r : td.rows)
@@ -202,7 +202,7 @@ TEST_CASE("roofline: the naive kernel sits at the intensity it achieves, left of
     AppState app;
     app.open_now({.kernel_id = "simt_naive", .shape = shape, .only_traced_cta = true});
     REQUIRE(app.kernel);
-    app.measurements.add_model_prediction("simt_naive", {4096, 4096, 4096}, 1.0, 0.0);
+    app.measurements.add_model_prediction("simt_naive", {4096, 4096, 4096}, 1.0, "H100", 0.0);
     const ThroughputData d = prepare_throughput(app);
     REQUIRE(d.achieved);
     CHECK(d.achieved->fp32);

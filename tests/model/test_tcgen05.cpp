@@ -2,6 +2,7 @@
 // one 128 x N x 64 tile with tcgen05.mma into tensor memory and reads it back with
 // tcgen05.ld 32x32b, exactly on integer inputs; each mistake switch breaks one rule, and the
 // model must name it.
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <set>
@@ -271,4 +272,25 @@ TEST_CASE("tcgen05 cta_group::2: a 256xNx64 tile split over a CTA pair is exact,
       CHECK(r.result.stats.mma_ops == 4);  // one thread of the pair issued them
     }
   }
+}
+
+TEST_CASE("timing: sm_100a kernels are predicted on a B200 (148 SMs), the others on the H100 (132)", "[model][timing]") {
+  using namespace model::timing;
+  CHECK(&machine_for(ir::Arch::sm_100a) == &kB200);
+  CHECK(&machine_for(ir::Arch::sm_90a) == &kH100);
+  CHECK(&machine_for(ir::Arch::sm_80) == &kH100);
+  CHECK(kB200.sms == 148);
+  CHECK_FALSE(kB200.confirmed);
+  // 2.25 PFLOP/s dense bf16 over 148 SMs at 8192 FLOP per cycle (facts table tensor_rate).
+  CHECK(std::abs(double(kB200.sms) * kTcgen05FlopsPerCycle * kB200.clock_hz / 2.25e15 - 1.0) < 0.01);
+  // 148 one-per-SM CTAs are one wave on a B200 and two on an H100.
+  const CtaCost cta{.cycles = 1000, .threads = 1024, .smem_bytes = 200 * 1024};
+  const Prediction b = predict_gemm(cta, 148, 1e12, kB200), h = predict_gemm(cta, 148, 1e12, kH100);
+  CHECK(b.ctas_per_sm == 1);
+  CHECK(b.waves == 1);
+  CHECK(h.waves == 2);
+  CHECK(b.seconds == Approx(1000 / kB200.clock_hz));
+  CHECK(h.seconds == Approx(2000 / kH100.clock_hz));
+  CHECK(machine_words(kB200).find("unconfirmed") != std::string::npos);
+  CHECK(machine_words(kH100) == "an H100");
 }

@@ -108,6 +108,12 @@ TEST_CASE("sim job: the table names the result, counters and hazards", "[run][si
   ok.cmp = {.correct = true, .elements = 16384};
   const std::string t2 = run::sim_report_table(ok);
   CHECK_THAT(t2, Catch::Contains("correct (exact, integer inputs)"));
+  // An sm_100a kernel's prediction is on a B200, whose figures are NVIDIA's.
+  ok.result.stats.predicted_on = &model::timing::kB200;
+  const std::string t3 = run::sim_report_table(ok);
+  CHECK_THAT(t3, Catch::Contains("1.50 TFLOP/s on a B200"));
+  CHECK_THAT(t3, Catch::Contains("unconfirmed"));
+  CHECK(run::sim_report_json(ok)["predicted_on"] == "B200");
   CHECK_THAT(t2, Catch::Contains("hazards             none"));
 }
 
