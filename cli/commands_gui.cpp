@@ -1,6 +1,10 @@
 // `gemmscope gui`: the Dear ImGui app, and its headless mode for screenshots, frame times and
 // the data behind each view (used by the GUI tests under Xvfb).
+#include <algorithm>
+#include <cctype>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,6 +15,7 @@
 
 #ifdef GEMMSCOPE_HAVE_GUI
 #include "gui/app/app.hpp"
+#include "gui/core/picture.hpp"
 #include "gui/core/settings.hpp"
 #endif
 
@@ -103,8 +108,9 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->group("");
   cmd->add_option("--save-picture", o->picture,
                   "Headless: after the last frame save VIEW's window (or the whole window) as PNG, as File > Save "
-                  "picture does")
-      ->type_name("VIEW=FILE|window=FILE")
+                  "picture does; a FILE ending in .svg gets the view's SVG picture at the cursor (fragments, smem, "
+                  "tmem; smem:swizzle-grid for the swizzle grid)")
+      ->type_name("VIEW[:PART]=FILE|window=FILE")
       ->check(non_empty("a view and a file"))
       ->group("");
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
@@ -149,13 +155,44 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.layout_file = o->layout_file;
     if (!o->picture.empty()) {
       const size_t eq = o->picture.find('=');
-      const std::string view = o->picture.substr(0, eq == std::string::npos ? 0 : eq);
+      const std::string target = o->picture.substr(0, eq == std::string::npos ? 0 : eq);
+      const size_t colon = target.find(':');
+      const std::string view = target.substr(0, colon), part = colon == std::string::npos ? "" : target.substr(colon + 1);
       gui::ViewId id;
       if (eq == std::string::npos || eq + 1 == o->picture.size() || (view != "window" && !gui::parse_view_name(view, id)))
         throw kernels::ConfigError(fmt::format(
-            "--save-picture '{}' is not VIEW=FILE: VIEW is window or a --view name, FILE the PNG to write", o->picture));
+            "--save-picture '{}' is not VIEW=FILE: VIEW is window or a --view name, FILE the PNG (or .svg) to write",
+            o->picture));
       a.picture = o->picture.substr(eq + 1);
       if (view != "window") a.picture_view = id;
+      std::string suffix = a.picture.size() >= 4 ? a.picture.substr(a.picture.size() - 4) : "";
+      std::transform(suffix.begin(), suffix.end(), suffix.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+      if (suffix == ".svg" || !part.empty()) {
+        // The view's SVG pictures, by name with '-' for ' ' ("swizzle-grid").
+        const std::vector<std::string> parts = view == "window" ? std::vector<std::string>{} : gui::svg_pictures_of(id);
+        std::string names;
+        for (std::string p : parts) {
+          std::replace(p.begin(), p.end(), ' ', '-');
+          names += (names.empty() ? "" : ", ") + p;
+        }
+        if (parts.empty())
+          throw kernels::ConfigError(fmt::format(
+              "--save-picture '{}': {} saves only as PNG; SVG pictures are those of the fragments, smem and tmem "
+              "views", o->picture, view == "window" ? "the window" : "the " + view + " view"));
+        if (suffix != ".svg")
+          throw kernels::ConfigError(fmt::format("--save-picture '{}': a picture part is written as SVG: name a .svg file",
+                                                 o->picture));
+        size_t index = part.empty() ? 0 : parts.size();
+        for (size_t i = 0; i < parts.size() && !part.empty(); ++i) {
+          std::string p = parts[i];
+          std::replace(p.begin(), p.end(), ' ', '-');
+          if (p == part) index = i;
+        }
+        if (index == parts.size())
+          throw kernels::ConfigError(fmt::format("--save-picture '{}': the {} view has no picture '{}': choose {}",
+                                                 o->picture, view, part, names));
+        a.picture_svg_part = index;
+      }
     }
     exit_code = gui::run_app(a, io.out, io.err);
 #else

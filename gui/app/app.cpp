@@ -24,6 +24,7 @@
 #include "gui/app/saved_layout.hpp"
 #include "gui/app/shell.hpp"
 #include "gui/app/theme.hpp"
+#include "gui/core/picture.hpp"
 #include "run/output_file.hpp"
 #include "run/sim_job.hpp"
 
@@ -373,7 +374,17 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
       png_ms = ms_since(png0);
     }
     if (const auto picture = shell.take_png_request()) save_png_picture(app, *picture, fb_w, fb_h);
-    if (last_frame && !o.picture.empty()) {
+    if (last_frame && !o.picture.empty() && o.picture_view && o.picture_svg_part) {
+      try {
+        if (!save_picture(app, o.picture, view_svg(app, *o.picture_view, *o.picture_svg_part))) {
+          err << "gemmscope gui: " << app.problems.back().detail << "\n";
+          exit_code = 1;
+        }
+      } catch (const std::runtime_error& e) {
+        err << "gemmscope gui: --save-picture: " << e.what() << "\n";
+        exit_code = 1;
+      }
+    } else if (last_frame && !o.picture.empty()) {
       const PngRequest r{o.picture, o.picture_view ? shell.view_rect(*o.picture_view) : Rect{}};
       if (o.picture_view && r.area.size.x <= 0) {
         err << "gemmscope gui: --save-picture: the " << view_name(*o.picture_view) << " view is not shown (add it with --view)\n";

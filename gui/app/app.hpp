@@ -40,9 +40,11 @@ struct AppOptions {
   bool text_runs = true;           // false: every glyph drawn as its own quad (same pixels)
   bool damage = true;              // false: every frame drawn in full (same pixels; damage.hpp)
   // Headless: after the last frame, save this view's window (or, with no view, the window) as
-  // PNG the way File > Save picture does.
+  // PNG the way File > Save picture does; with picture_svg_part set, the view's SVG picture of
+  // that index (picture.hpp's svg_pictures_of) at the cursor instead.
   std::string picture;
   std::optional<ViewId> picture_view;
+  std::optional<size_t> picture_svg_part;
 };
 
 // Frame-time figures of a run (headless), in milliseconds.

@@ -2,6 +2,7 @@
 // write as the dialog's): the picture is the view's window cut out of the frame, pixel for
 // pixel, and a path that cannot be written fails cleanly. Needs xvfb-run (headless.hpp).
 #include "tests/gui/headless.hpp"
+#include "tests/support/xml_check.hpp"
 
 #include "tests/support/scratch.hpp"
 
@@ -52,5 +53,34 @@ TEST_CASE("save picture writes a view's window as PNG, cropped from the frame", 
     bad = run_headless("picture_bad_view", "--kernel simt_naive --view ptx --save-picture nothing=" + kept);
     CHECK(bad.code == 2);
     CHECK(gs::test::read_file(kept) == "my picture\n");
+  }
+  SECTION("a .svg file gets the view's SVG picture at the cursor") {
+    // TMEM of the warp-specialized Blackwell step, part way through its MMAs.
+    const std::string tmem = dir.path("tmem.svg");
+    Headless h = run_headless("picture_tmem", "--kernel blackwell_ws_ring --view tmem --steps 600 --save-picture tmem=" + tmem);
+    REQUIRE(h.code == 0);
+    size_t cells = 0, used = 0;
+    for (const gs::test::XmlElement& e : gs::test::parse_xml(gs::test::read_file(tmem)))
+      if (e.name == "rect" && e.attr("class") == "cell") {
+        ++cells;
+        used += e.attr("data-state") != "free";
+      }
+    CHECK(cells == 4 * 64);
+    CHECK(used > 0);
+    // The second picture of the shared-memory view, by name.
+    const std::string swz = dir.path("swizzle.svg");
+    h = run_headless("picture_swizzle", "--kernel hopper_tma_wgmma_64 --view ptx --steps 40 --save-picture smem:swizzle-grid=" + swz);
+    REQUIRE(h.code == 0);
+    CHECK_THAT(gs::test::read_file(swz), Catch::Matchers::Contains("swizzle 128B"));
+    // A view without an SVG picture, an unknown part, a part into a PNG: usage errors.
+    const std::string kept = dir.write("kept.svg", "my slide\n");
+    for (const std::string& bad : {"ptx=" + kept, "smem:nope=" + kept, "fragments:fragment-map=" + dir.path("x.png")}) {
+      const Headless b = run_headless("picture_bad_svg", "--kernel simt_naive --view ptx --save-picture " + bad);
+      INFO(bad << ": " << b.output);
+      CHECK(b.code == 2);
+    }
+    CHECK_THAT(run_headless("picture_bad_part", "--kernel simt_naive --save-picture smem:nope=" + kept).output,
+               Catch::Matchers::Contains("banks, swizzle-grid"));
+    CHECK(gs::test::read_file(kept) == "my slide\n");
   }
 }
