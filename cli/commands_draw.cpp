@@ -10,8 +10,6 @@
 // The writers live in gui/core, which a build without the app does not compile: there `draw`
 // says so and exits 1, like `gemmscope gui`.
 #include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -126,9 +124,7 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
     if (o->n % 8 != 0)
       throw kernels::ConfigError(fmt::format("--n {} is not a wgmma N: give a multiple of 8 from 8 to 256", o->n));
     // PNG when asked for, or when the file's name ends in .png and SVG was not asked for.
-    std::string suffix = o->output.size() >= 4 ? o->output.substr(o->output.size() - 4) : "";
-    std::transform(suffix.begin(), suffix.end(), suffix.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    const bool want_png = o->png || (suffix == ".png" && !o->svg);
+    const bool want_png = o->png || (ends_with_suffix(o->output, ".png") && !o->svg);
     if (cmd->count("--scale") > 0 && !want_png)
       throw kernels::ConfigError(fmt::format(
           "--scale {:g} applies to PNG pictures only: give --png (or a file name ending in .png), or leave it out", o->scale));
@@ -170,14 +166,12 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
     // The default scale gives way for the largest maps (wgmma-acc at N=256 is 8758 units wide);
     // a scale asked for is kept, or refused when the picture would be too large.
     double scale = o->scale;
-    const double longest = std::max(picture.width, picture.height);
-    if (cmd->count("--scale") == 0 && longest * scale > kDefaultLongestSide)
-      scale = std::floor(100.0 * kDefaultLongestSide / longest) / 100.0;
+    if (cmd->count("--scale") == 0) scale = std::min(scale, gui::largest_scale(picture, kDefaultLongestSide));
     const int width = gui::pixels_of(picture.width, scale), height = gui::pixels_of(picture.height, scale);
     if (std::max(width, height) > gui::kMaxPictureSide)
       throw kernels::ConfigError(fmt::format(
           "--scale {:g} makes this picture {}x{} pixels, more than {} on a side: give --scale {:.2f} or less, or write --svg",
-          scale, width, height, gui::kMaxPictureSide, std::floor(100.0 * gui::kMaxPictureSide / longest) / 100.0));
+          scale, width, height, gui::kMaxPictureSide, gui::largest_scale(picture, gui::kMaxPictureSide)));
     run::OutputFile out(o->output, "-o");  // a bad path exits 2, before the work
     const std::string font_path = gui::find_font("DejaVuSansMono.ttf");
     if (font_path.empty()) {

@@ -165,13 +165,12 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
             o->picture));
       a.picture = o->picture.substr(eq + 1);
       if (view != "window") a.picture_view = id;
-      std::string suffix = a.picture.size() >= 4 ? a.picture.substr(a.picture.size() - 4) : "";
-      std::transform(suffix.begin(), suffix.end(), suffix.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-      if (suffix == ".svg" || !part.empty()) {
+      const bool svg = ends_with_suffix(a.picture, ".svg");
+      if (svg || !part.empty()) {
         // The view's SVG pictures, by name with '-' for ' ' ("swizzle-grid").
-        const std::vector<std::string> parts = view == "window" ? std::vector<std::string>{} : gui::svg_pictures_of(id);
+        std::vector<std::string> parts = view == "window" ? std::vector<std::string>{} : gui::svg_pictures_of(id);
         std::string names;
-        for (std::string p : parts) {
+        for (std::string& p : parts) {
           std::replace(p.begin(), p.end(), ' ', '-');
           names += (names.empty() ? "" : ", ") + p;
         }
@@ -179,15 +178,10 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
           throw kernels::ConfigError(fmt::format(
               "--save-picture '{}': {} saves only as PNG; SVG pictures are those of the fragments, smem and tmem "
               "views", o->picture, view == "window" ? "the window" : "the " + view + " view"));
-        if (suffix != ".svg")
+        if (!svg)
           throw kernels::ConfigError(fmt::format("--save-picture '{}': a picture part is written as SVG: name a .svg file",
                                                  o->picture));
-        size_t index = part.empty() ? 0 : parts.size();
-        for (size_t i = 0; i < parts.size() && !part.empty(); ++i) {
-          std::string p = parts[i];
-          std::replace(p.begin(), p.end(), ' ', '-');
-          if (p == part) index = i;
-        }
+        const size_t index = part.empty() ? 0 : size_t(std::find(parts.begin(), parts.end(), part) - parts.begin());
         if (index == parts.size())
           throw kernels::ConfigError(fmt::format("--save-picture '{}': the {} view has no picture '{}': choose {}",
                                                  o->picture, view, part, names));

@@ -1,6 +1,7 @@
 #include "cli/values.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -69,6 +70,14 @@ CLI::Validator seconds_value(double hi) {
         return fmt::format("{} is not a number of seconds: give a number above 0 and at most {}", shown_value(value), hi);
       },
       "SECONDS");
+}
+
+bool ends_with_suffix(std::string_view path, std::string_view suffix) {
+  if (path.size() < suffix.size()) return false;
+  const std::string_view tail = path.substr(path.size() - suffix.size());
+  return std::equal(tail.begin(), tail.end(), suffix.begin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
 }
 
 CLI::Validator number_in(double lo, double hi, std::string_view what) {

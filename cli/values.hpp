@@ -57,6 +57,9 @@ kernels::ParamValues parse_params(const std::vector<std::string>& texts);
 // registry when the kernel is built (an unknown one exits 2 naming the valid ones).
 void add_mistake_option(CLI::App* cmd, std::vector<std::string>& mistakes, const std::string& names = "--break");
 
+// Whether the file name `path` ends in `suffix` (".png"), ignoring case: a format chosen by name.
+bool ends_with_suffix(std::string_view path, std::string_view suffix);
+
 // "X,Y" or "X,Y,Z" of whole numbers; throws kernels::ConfigError naming the text.
 std::array<uint32_t, 3> parse_cta(const std::string& text);
 // "WxH" with 320 <= W <= 8192 and 240 <= H <= 8192; throws kernels::ConfigError.

@@ -32,6 +32,10 @@ RasterFont::~RasterFont() = default;
 
 int pixels_of(double units, double scale) { return std::max(1, int(std::ceil(units * scale - 1e-9))); }
 
+double largest_scale(const Drawing& d, double max_side) {
+  return std::floor(100.0 * max_side / std::max({d.width, d.height, 1e-9})) / 100.0;
+}
+
 namespace {
 
 // The canvas: blends colours in at a coverage in [0, 1].
@@ -152,8 +156,9 @@ class Glyphs {
 void draw_text(Canvas& canvas, Glyphs& glyphs, const Drawing::Text& t, double scale, const stbtt_fontinfo& f) {
   const std::vector<uint32_t> cps = code_points(t.text);
   const auto px = float(stbtt_ScaleForMappingEmToPixels(&f, float(t.size * scale)));
+  std::vector<double> advances(cps.size());
   double width = 0;
-  for (size_t i = 0; i < cps.size(); ++i) width += glyphs.advance(cps[i], i + 1 < cps.size() ? cps[i + 1] : 0, px);
+  for (size_t i = 0; i < cps.size(); ++i) width += advances[i] = glyphs.advance(cps[i], i + 1 < cps.size() ? cps[i + 1] : 0, px);
   double pen = t.x * scale - (t.anchor == Drawing::Anchor::middle ? width / 2 : 0);
   const double base = t.y * scale;
   // The baseline's whole pixel and quarter-pixel offset (a quarter of 4 is the next pixel).
@@ -176,7 +181,7 @@ void draw_text(Canvas& canvas, Glyphs& glyphs, const Drawing::Text& t, double sc
         const unsigned char a = g.alpha[size_t(y) * size_t(g.w) + size_t(x)];
         if (a) canvas.blend(bx + g.x0 + x, by + g.y0 + y, t.fill, a / 255.0);
       }
-    pen += glyphs.advance(cps[i], i + 1 < cps.size() ? cps[i + 1] : 0, px);
+    pen += advances[i];
   }
 }
 
@@ -223,7 +228,7 @@ RasterImage rasterize(const Drawing& d, double scale, const RasterFont& font) {
   if (w > kMaxPictureSide || h > kMaxPictureSide)
     throw std::invalid_argument(fmt::format(
         "at scale {:g} the picture is {}x{} pixels, more than {} on a side: give a scale of at most {:.2f}", scale, w, h,
-        kMaxPictureSide, std::floor(100.0 * kMaxPictureSide / std::max(d.width, d.height)) / 100.0));
+        kMaxPictureSide, largest_scale(d, kMaxPictureSide)));
   RasterImage im;
   im.width = w;
   im.height = h;

@@ -46,6 +46,8 @@ inline constexpr int kMaxPictureSide = 16384;
 
 // The picture's size in pixels at `scale` (picture units to pixels), rounded up.
 int pixels_of(double units, double scale);
+// The largest scale, in hundredths, at which `d`'s longest side stays within `max_side` pixels.
+double largest_scale(const Drawing& d, double max_side);
 
 // `d` at `scale`. Throws std::invalid_argument when the scale is not positive or a side would
 // exceed kMaxPictureSide.
