@@ -257,24 +257,19 @@ std::optional<uint32_t> step(const LoadedKernel& k, uint32_t position, StepUnit 
       break;
     }
     case StepUnit::k_iteration: {
-      const uint16_t w = k.k_warp(warp == kNoWarp ? 0 : warp);
+      const uint16_t w = k.k_warp(warp);
       if (w == kNoWarp) {
         moved = forward ? c.step_forward() : c.step_backward();
         break;
       }
       // The nearest pass of any K loop by that warp, in the direction asked.
-      const uint32_t from = c.position();
-      std::optional<uint32_t> best;
-      for (const LoopInfo& l : k.k_loops) {
-        c.seek(from);
-        while (forward ? c.next_execution(l.head) : c.prev_execution(l.head))
-          if (t.events[c.position()].warp == w) {
-            if (!best || (forward ? c.position() < *best : c.position() > *best)) best = c.position();
-            break;
-          }
+      const std::vector<uint32_t>& passes = k.k_pass_events[w];
+      const auto it = forward ? std::upper_bound(passes.begin(), passes.end(), position)
+                              : std::lower_bound(passes.begin(), passes.end(), position);
+      if (forward ? it != passes.end() : it != passes.begin()) {
+        c.seek(forward ? *it : *(it - 1));
+        moved = true;
       }
-      c.seek(best.value_or(from));
-      moved = best.has_value();
       break;
     }
     case StepUnit::barrier_phase:

@@ -1,7 +1,6 @@
 #include "gui/core/session.hpp"
 
 #include <algorithm>
-#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -79,9 +78,10 @@ std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
   for (const LoopInfo& l : k->k_loops)
     for (uint32_t e : k->trace().executions_of(l.head)) {
       const uint16_t w = k->trace().events[e].warp;
-      if (w >= k->k_passes.size()) k->k_passes.resize(size_t(w) + 1, 0);
-      ++k->k_passes[w];
+      if (w >= k->k_pass_events.size()) k->k_pass_events.resize(size_t(w) + 1);
+      k->k_pass_events[w].push_back(e);
     }
+  for (std::vector<uint32_t>& events : k->k_pass_events) std::sort(events.begin(), events.end());
   k->open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return k;
 }

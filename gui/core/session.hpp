@@ -46,19 +46,23 @@ struct LoadedKernel {
   std::vector<std::string> ptx_lines;    // ptx.text split into lines (no newlines)
   std::vector<std::string> inst_text;    // [instruction id] -> one line of PTX
   std::vector<LoopInfo> k_loops;         // the declared K loops (find_k_loops), in program order
-  std::vector<uint32_t> k_passes;        // [trace warp] passes of any K loop in the whole trace
+  // [trace warp] the events where it starts a pass of any K loop, in trace order.
+  std::vector<std::vector<uint32_t>> k_pass_events;
   bool is_k_loop_head(uint32_t inst) const {
     for (const LoopInfo& l : k_loops)
       if (l.head == inst) return true;
     return false;
   }
-  // The warp whose K iterations the transport counts and steps by: `preferred` when it runs a K
-  // loop, else the lowest warp that does (a producer/consumer kernel's warp 0 may run none);
-  // kNoWarp when no warp does.
+  // The passes of K loops warp `warp` starts in the whole trace (0 when it runs none).
+  uint32_t k_passes(uint16_t warp) const { return warp < k_pass_events.size() ? uint32_t(k_pass_events[warp].size()) : 0; }
+  // The warp whose K iterations the transport counts and steps by: `preferred` (warp 0 for
+  // kNoWarp) when it runs a K loop, else the lowest warp that does (a producer/consumer
+  // kernel's warp 0 may run none); kNoWarp when no warp does.
   uint16_t k_warp(uint16_t preferred) const {
-    if (preferred < k_passes.size() && k_passes[preferred] > 0) return preferred;
-    for (size_t w = 0; w < k_passes.size(); ++w)
-      if (k_passes[w] > 0) return uint16_t(w);
+    if (preferred == kNoWarp) preferred = 0;
+    if (k_passes(preferred) > 0) return preferred;
+    for (size_t w = 0; w < k_pass_events.size(); ++w)
+      if (!k_pass_events[w].empty()) return uint16_t(w);
     return kNoWarp;
   }
   double open_seconds = 0.0;             // build + PTX + model, wall time

@@ -167,10 +167,6 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
   return fmt::format("{} ({})", model::event_kind_name(e.kind), who);
 }
 
-uint32_t k_iterations_total(const LoadedKernel& k, uint16_t warp) {
-  return warp < k.k_passes.size() ? k.k_passes[warp] : 0;
-}
-
 TransportInfo transport_info(AppState& app) {
   TransportInfo info;
   if (!app.kernel) return info;
@@ -180,8 +176,8 @@ TransportInfo transport_info(AppState& app) {
   info.position = app.playback.position;
   info.end_cycle = t.end_cycle;
   info.has_k_loop = !k.k_loops.empty();
-  info.k_warp = k.k_warp(app.selection.warp == kNoWarp ? 0 : app.selection.warp);
-  info.k_iterations = k_iterations_total(k, info.k_warp);
+  info.k_warp = k.k_warp(app.selection.warp);
+  info.k_iterations = k.k_passes(info.k_warp);
   if (const Snapshot* s = app.snapshot()) {
     info.cycle = s->cycle;
     if (info.k_warp < s->warps.size()) info.k_iteration = s->warps[info.k_warp].k_passes;

@@ -33,8 +33,6 @@ TransportInfo transport_info(AppState& app);
 // barriers as the other views do; without it barriers are named by address.
 std::string describe_event(const LoadedKernel& k, uint32_t event, const Snapshot* numbering = nullptr);
 
-// How many passes of the K loops warp `warp` starts in the whole trace (0 when it runs none).
-uint32_t k_iterations_total(const LoadedKernel& k, uint16_t warp);
 
 // Moves the cursor to the first event at or after a cycle (model::Cursor::jump_to_cycle).
 void seek_to_cycle(AppState& app, uint64_t cycle);

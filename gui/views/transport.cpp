@@ -57,18 +57,15 @@ void draw_timeline_strip(AppState& app, uint64_t now, const ViewEnv& env) {
     for (uint32_t e : flips)
       dl->AddLine(ImVec2(x_of(t.events[e].cycle), a.y + h * 0.45f), ImVec2(x_of(t.events[e].cycle), a.y + h), flip, 2.0f * s);
   // K iterations as alternating bands with an amber tick at each start.
-  std::vector<uint64_t> starts;
-  const uint16_t k_warp = k.k_warp(app.selection.warp == kNoWarp ? 0 : app.selection.warp);
-  for (const LoopInfo& l : k.k_loops)
-    for (uint32_t e : t.executions_of(l.head))
-      if (t.events[e].warp == k_warp) starts.push_back(t.events[e].cycle);
-  std::sort(starts.begin(), starts.end());
+  const uint16_t k_warp = k.k_warp(app.selection.warp);
+  static const std::vector<uint32_t> kNoPasses;
+  const std::vector<uint32_t>& starts = k_warp == kNoWarp ? kNoPasses : k.k_pass_events[k_warp];
   const uint32_t iterations = uint32_t(starts.size());
   if (iterations <= 8192) {
     const ImU32 band = ImGui::GetColorU32(ImGuiCol_Text, 0.10f);
     for (size_t i = 0; i < starts.size(); ++i) {
-      const float x0 = x_of(starts[i]);
-      const float x1 = i + 1 < starts.size() ? x_of(starts[i + 1]) : x_of(end);
+      const float x0 = x_of(t.events[starts[i]].cycle);
+      const float x1 = i + 1 < starts.size() ? x_of(t.events[starts[i + 1]].cycle) : x_of(end);
       if (i % 2 == 1) dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(x1, a.y + h), band);
       dl->AddLine(ImVec2(x0, a.y), ImVec2(x0, a.y + h), warn_color(env), 2.0f * s);
     }
