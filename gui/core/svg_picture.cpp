@@ -175,20 +175,18 @@ Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view
     if (c < kTmemColumns) pic.text(x + 2, bottom + 14, fmt::format("col {}", c), kMuted, kSmall);
   }
   for (const TmemAllocation& a : h.allocations)
-    if (a.alloc_event <= st.position && (a.dealloc_event == kNone || a.dealloc_event > st.position))
+    if (a.live_at(st.position))
       pic.outline(ox + grid_w * a.column / kTmemColumns, oy, grid_w * a.columns / kTmemColumns, 4 * ch, kInk, 1.5);
   // Who read each quarter: warp w may touch lanes 32*(w%4)..+31 only (facts §9.3).
   double y = bottom + 34;
   for (uint32_t q = 0; q < 4; ++q) {
     const TmemQuarter& tq = st.quarters[q];
-    std::string readers;
-    for (uint16_t w : tq.readers) readers += fmt::format(" w{}", w);
-    std::string wrong;
-    for (uint16_t w : tq.wrong_readers) wrong += fmt::format(" w{}", w);
+    const bool wrong = !tq.wrong_readers.empty();
     pic.text(kMargin, y,
-             fmt::format("lanes {}-{} (warps w with w % 4 = {}): read by{}{}", 32 * q, 32 * q + 31, q,
-                         readers.empty() ? " nobody" : readers, wrong.empty() ? "" : "; NOT ITS QUARTER:" + wrong),
-             wrong.empty() ? kMuted : kWrong, kSmall);
+             fmt::format("lanes {}-{} (warps w with w % 4 = {}): read by {}{}", 32 * q, 32 * q + 31, q,
+                         tq.readers.empty() ? "nobody" : tmem_warps_text(tq.readers),
+                         wrong ? "; NOT ITS QUARTER: " + tmem_warps_text(tq.wrong_readers) : ""),
+             wrong ? kWrong : kMuted, kSmall);
     y += kCaption;
   }
   // The legend: a square per state.

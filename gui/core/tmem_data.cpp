@@ -25,6 +25,12 @@ const char* tmem_cell_state_name(TmemCellState s) {
   return "?";
 }
 
+std::string tmem_warps_text(const std::vector<uint16_t>& warps) {
+  std::string s;
+  for (uint16_t w : warps) s += fmt::format("{}w{}", s.empty() ? "" : " ", w);
+  return s;
+}
+
 Rgb tmem_cell_rgb(TmemCellState s, bool dark) {
   switch (s) {
     case TmemCellState::free: return dark ? Rgb{40, 40, 46} : Rgb{236, 236, 240};
@@ -188,7 +194,7 @@ TmemState tmem_state(const TmemHistory& h, const Snapshot& s) {
       }
   };
   for (const TmemAllocation& a : h.allocations)
-    if (a.alloc_event <= s.position && (a.dealloc_event == kNone || a.dealloc_event > s.position)) {
+    if (a.live_at(s.position)) {
       st.allocated_columns += a.columns;
       paint(0, kTmemLanes, a.column, a.columns, TmemCellState::allocated, false);
     }

@@ -39,6 +39,10 @@ struct TmemAllocation {
   uint32_t dealloc_event = kNone;    // kNone: never freed
   uint64_t alloc_cycle = 0, dealloc_cycle = kTmemNever;
   uint16_t dealloc_warp = kNoWarp;
+  // Allocated after event `position` (the cursor): allocated by then and not yet freed.
+  bool live_at(uint32_t position) const {
+    return alloc_event <= position && (dealloc_event == kNone || dealloc_event > position);
+  }
 };
 
 // One tcgen05.mma into this CTA's TMEM, and the commit that tracks it.
@@ -93,6 +97,8 @@ enum class TmemCellState : uint8_t { free, allocated, accumulating, complete, re
 const char* tmem_cell_state_name(TmemCellState s);
 // The state's colour by theme (the view's cells and legend, and the picture's).
 Rgb tmem_cell_rgb(TmemCellState s, bool dark);
+// "w1 w5": a quarter's readers as the view's tooltip and the picture write them.
+std::string tmem_warps_text(const std::vector<uint16_t>& warps);
 
 struct TmemQuarter {
   uint32_t index = 0, lane0 = 0;

@@ -20,11 +20,6 @@ constexpr uint32_t kBlocks = kTmemColumns / kTmemColumnBlock;
 
 ImU32 cell_color(TmemCellState c, const ViewEnv& env) { return rgb_color(tmem_cell_rgb(c, env.dark)); }
 
-std::string warps_text(const std::vector<uint16_t>& warps) {
-  std::string s;
-  for (uint16_t w : warps) s += fmt::format("{}w{}", s.empty() ? "" : " ", w);
-  return s;
-}
 
 void draw_rank_choice(AppState& app, const TmemHistories& all) {
   if (all.ranks.size() < 2) return;
@@ -67,7 +62,7 @@ void draw_cells(AppState& app, const ViewEnv& env, const TmemHistory& h, const T
     if (c < kTmemColumns) dl->AddText(ImVec2(x + 2 * s, o.y + cell_h * 4), muted_color(env), fmt::format("col {}", c).c_str());
   }
   for (const TmemAllocation& a : h.allocations)
-    if (a.alloc_event <= st.position && (a.dealloc_event == kNone || a.dealloc_event > st.position)) {
+    if (a.live_at(st.position)) {
       const float x0 = o.x + label_w + w * float(a.column) / float(kTmemColumns);
       const float x1 = o.x + label_w + w * float(a.column + a.columns) / float(kTmemColumns);
       dl->AddRect(ImVec2(x0, o.y), ImVec2(x1, o.y + cell_h * 4), text, 0.0f, 0, 1.5f * s);
@@ -79,8 +74,8 @@ void draw_cells(AppState& app, const ViewEnv& env, const TmemHistory& h, const T
       const TmemQuarter& tq = st.quarters[size_t(q)];
       ImGui::SetTooltip("lanes %d-%d, columns %d-%d: %s\nmay be read by warps w with w %% 4 = %d\nread so far by: %s%s",
                         32 * q, 32 * q + 31, b * 8, b * 8 + 7, tmem_cell_state_name(st.cell(uint32_t(q), uint32_t(b))), q,
-                        tq.readers.empty() ? "nobody" : warps_text(tq.readers).c_str(),
-                        tq.wrong_readers.empty() ? "" : fmt::format("\nNOT ITS QUARTER: {}", warps_text(tq.wrong_readers)).c_str());
+                        tq.readers.empty() ? "nobody" : tmem_warps_text(tq.readers).c_str(),
+                        tq.wrong_readers.empty() ? "" : fmt::format("\nNOT ITS QUARTER: {}", tmem_warps_text(tq.wrong_readers)).c_str());
     }
   }
 }
