@@ -15,6 +15,14 @@ namespace gs::model {
 using ir::Family;
 using ir::Op;
 
+void not_handled(const ExecContext& x, const char* exec) {
+  const std::string where = x.cta.launch.kernel ? ir::describe_instruction(*x.cta.launch.kernel, x.inst_id)
+                                                : fmt::format("instruction {}", x.inst_id);
+  throw NotModelledError(fmt::format("the CPU model routed {} ({}) to {}, which does not run it: the op table's exec "
+                                     "column and {}'s switch disagree",
+                                     x.inst.info().id, where, exec, exec));
+}
+
 bool cpu_has_avx2() {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = [] {

@@ -3,12 +3,17 @@
 // column and decode.cpp builds the dispatch table from that column, so this list and the
 // table cannot drift apart: a function named there and not declared here does not compile.
 //
-// Each runs one warp-instruction for the lanes in ExecContext::mask (machine.hpp).
+// Each runs one warp-instruction for the lanes in ExecContext::mask (machine.hpp). A function
+// that runs several ops names each one in its switch; an op routed to it that it does not
+// name reaches not_handled, which throws the model's NotModelledError naming the op, the
+// function and the instruction: the model never skips an instruction silently.
 #pragma once
 
 namespace gs::model {
 
 struct ExecContext;
+
+[[noreturn]] void not_handled(const ExecContext& x, const char* exec);
 
 void exec_alu(ExecContext& x);      // integer/float arithmetic, logic, setp, selp, cvta
 void exec_convert(ExecContext& x);  // cvt, cvt pack

@@ -81,7 +81,8 @@ void exec_cluster(ExecContext& x) {
       x.latency = timing::kBarrierLatency;
       break;
     }
-    default: break;  // fence.acq_rel.cluster: the model's accesses are in order already
+    case Op::fence_acq_rel_cluster: break;  // the model's accesses are in order already
+    default: not_handled(x, "exec_cluster");
   }
 }
 

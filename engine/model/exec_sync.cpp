@@ -67,7 +67,7 @@ void exec_control(ExecContext& x) {
       w.exited |= x.mask;
       x.branch_handled = true;
       break;
-    default: break;
+    default: not_handled(x, "exec_control");
   }
 }
 

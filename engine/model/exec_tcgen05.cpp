@@ -346,7 +346,7 @@ void exec_tcgen05(ExecContext& x) {
     case Op::tcgen05_wait_st:  // stores land at issue in the model
     case Op::tcgen05_fence_before:
     case Op::tcgen05_fence_after: break;  // the model runs tcgen05 ops in issue order
-    default: break;
+    default: not_handled(x, "exec_tcgen05");
   }
 }
 

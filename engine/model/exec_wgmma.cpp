@@ -322,7 +322,7 @@ void exec_wgmma(ExecContext& x) {
       if (blocks) trace_event(c, EventKind::mma_wait_released, until, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
       break;
     }
-    default: break;
+    default: not_handled(x, "exec_wgmma");
   }
 }
 

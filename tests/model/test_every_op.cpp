@@ -1,0 +1,124 @@
+// Every op the op table marks modelled runs through the model at least once: the ladder's
+// steps, the probes and one small kernel for the ops none of them uses. An exec function
+// that does not name an op routed to it throws NotModelledError (exec.hpp, not_handled), so a
+// new row whose exec column points at the wrong function fails here, and so does a new
+// modelled op that nothing runs.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <vector>
+
+#include "engine/builder/builder.hpp"
+#include "engine/model/model.hpp"
+#include "kernels/registry.hpp"
+#include "run/probe_cases.hpp"
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+using builder::Builder;
+using builder::Reg;
+using ir::Op;
+using ir::Type;
+
+namespace {
+
+// The ops no step of the ladder and no probe issues, each once, on one warp: integer
+// arithmetic the steps reach only through other forms, min/max, the packing cvt, exit.
+ir::Kernel leftover_ops_kernel() {
+  Builder b("leftover_ops", ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  const builder::Param c = b.param("C", ir::ParamKind::ptr, ir::ParamRole::c);
+  const Reg t = b.special(ir::Special::tid_x, "t");
+  const Reg seven = b.alu(Op::add, Type::s32, {t, 7}, "seven");
+  Reg x = b.alu(Op::div, Type::s32, {seven, 3}, "q");
+  x = b.alu(Op::rem, Type::s32, {x, 5}, "r");
+  x = b.alu(Op::mul_hi, Type::u32, {x, 0x40000000u}, "hi");
+  x = b.alu(Op::mad_lo, Type::u32, {x, 3, t}, "mad");
+  x = b.alu(Op::neg, Type::s32, {x}, "neg");
+  x = b.alu(Op::not_, Type::b32, {x}, "not");
+  x = b.alu(Op::shr, Type::u32, {x, 1}, "shr");
+  x = b.alu(Op::min, Type::u32, {x, 1000}, "lo");
+  x = b.alu(Op::max, Type::u32, {x, 1}, "hi2");
+  // cvt.rn.bf16x2.f32 d, hi, lo and mad.wide.u32 d64, a, b, c64: no builder method uses them.
+  const Reg f = b.cvt(Type::f32, x, ir::Rounding::rn, "f");
+  const Reg packed = b.reg(Type::b32, "packed");
+  ir::Inst pack{.op = Op::cvt_pack, .type = Type::bf16x2, .type2 = Type::f32, .rounding = ir::Rounding::rn, .ndst = 1};
+  pack.operands = {ir::Operand::reg(packed.id()), ir::Operand::reg(f.id()), ir::Operand::reg(f.id())};
+  b.record(std::move(pack));
+  const Reg base = b.global_ptr(c, "c");
+  const Reg addr = b.reg(Type::u64, "addr");
+  ir::Inst wide{.op = Op::mad_wide, .type = Type::u32, .ndst = 1};
+  wide.operands = {ir::Operand::reg(addr.id()), ir::Operand::reg(t.id()), ir::Operand::integer(8), ir::Operand::reg(base.id())};
+  b.record(std::move(wide));
+  b.st_global(Type::u32, builder::Addr::at(addr), {x});
+  b.st_global(Type::b32, builder::Addr::at(addr, 4), {packed});
+  ir::Inst end{.op = Op::exit};
+  b.record(std::move(end));
+  return b.finish();
+}
+
+// tcgen05.st and wait::st, which no step uses (their epilogues only read tensor memory): one
+// warp stores its lane index into column 0 of its quarter and reads it back.
+ir::Kernel leftover_tcgen05_kernel() {
+  Builder b("leftover_tcgen05", ir::Arch::sm_100a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  const builder::Param c = b.param("C", ir::ParamKind::ptr, ir::ParamRole::c);
+  const builder::Smem slot = b.shared("tmem_addr", 4, 4, ir::SmemUse::other);
+  const Reg t = b.special(ir::Special::tid_x, "t");
+  b.tcgen05_alloc(slot.at(), 32);
+  b.tcgen05_relinquish_alloc_permit();
+  b.tcgen05_fence_before_thread_sync();
+  b.bar_sync(0);
+  b.tcgen05_fence_after_thread_sync();
+  const Reg taddr = b.ld_shared(Type::b32, slot.at(), "taddr");
+  b.tcgen05_st_32x32b(builder::Addr::at(taddr), {t});
+  b.tcgen05_wait_st();
+  const std::vector<Reg> back = b.tcgen05_ld_32x32b(1, builder::Addr::at(taddr), "back");
+  b.tcgen05_wait_ld();
+  const Reg base = b.global_ptr(c, "c");
+  const Reg addr = (base + b.mul_wide(t, 4, "off")).named("addr");
+  b.st_global(Type::u32, builder::Addr::at(addr), {back[0]});
+  b.tcgen05_dealloc(taddr, 32);
+  b.ret();
+  return b.finish();
+}
+
+struct Runner {
+  std::set<Op> ran;
+
+  // Runs the kernel when it has an op not run yet.
+  void run(const ir::Kernel& k, model::GemmBuffers bufs, const std::string& what) {
+    std::set<Op> ops;
+    for (const ir::Inst& in : k.insts) ops.insert(in.op);
+    bool fresh = false;
+    for (Op op : ops) fresh |= !ran.count(op);
+    if (!fresh) return;
+    INFO(what);
+    model::SimOptions o;
+    o.trace = false;
+    model::SimResult r;
+    REQUIRE_NOTHROW(r = model::simulate(k, bufs, o));
+    CHECK(r.completed);
+    ran.insert(ops.begin(), ops.end());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("every op the table marks modelled runs through the model", "[model][dispatch]") {
+  Runner runner;
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    const test::ModelRun r = test::run_model(info.id, info.example_shape, true, 1);
+    runner.run(r.kernel, r.bufs, info.id);
+  }
+  for (const run::ProbeCase& p : run::probe_cases("all")) runner.run(p.kernel, p.buffers, p.name);
+  model::GemmBuffers bufs;
+  bufs.c.assign(32 * 8, 0);
+  runner.run(leftover_ops_kernel(), bufs, "leftover ops");
+  runner.run(leftover_tcgen05_kernel(), bufs, "leftover tcgen05");
+  for (const ir::OpInfo& info : ir::all_ops()) {
+    if (!info.modelled || info.op == Op::label) continue;
+    INFO(info.id << ": no step, probe or leftover kernel runs it (add it to leftover_ops_kernel)");
+    CHECK(runner.ran.count(info.op) == 1);
+  }
+}
