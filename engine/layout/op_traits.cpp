@@ -1,12 +1,15 @@
 // The op traits table, generated from op_traits.def. See op_traits.hpp.
 #include "engine/layout/op_traits.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "engine/layout/format_detail.hpp"
+#include "engine/layout/umma_descriptor.hpp"
+#include "engine/layout/wgmma_descriptor.hpp"
 
 namespace gs::layout {
 
@@ -28,10 +31,10 @@ FragmentMap make_ldmatrix_trans(int x) { return ldmatrix_layout(x, true); }
 
 constexpr std::array kMaps = {
 #define SCOPE(op, scope)
-#define SMEM_READ(op, split)
+#define SMEM_READ(op, split, name, describe)
 #define TMEM_ACCESS(op, rule)
-#define FRAGMENT(id, op, operand, title, row_label, col_label, packed16, basis, fact, param, make) \
-  OperandMap{#id, ir::Op::op, operand, title, row_label, col_label, packed16, FactBasis::basis, fact, param, make},
+#define FRAGMENT(id, op, operand, title, row_label, col_label, packed16, citation, probe, param, make) \
+  OperandMap{#id, ir::Op::op, operand, title, row_label, col_label, packed16, citation, probe, param, make},
 #include "engine/layout/op_traits.def"
 #undef SCOPE
 #undef SMEM_READ
@@ -51,7 +54,7 @@ constexpr std::array kSmemReads = {
 #define SCOPE(op, scope)
 #define FRAGMENT(...)
 #define TMEM_ACCESS(op, rule)
-#define SMEM_READ(op, split) SmemReadRow{ir::Op::op, {CoreMatrixRead::Split::split}},
+#define SMEM_READ(op, split, name, describe) SmemReadRow{ir::Op::op, {CoreMatrixRead::Split::split, name, describe}},
 #include "engine/layout/op_traits.def"
 #undef SCOPE
 #undef SMEM_READ
@@ -66,7 +69,7 @@ struct TmemRow {
 constexpr std::array kTmemRules = {
 #define SCOPE(op, scope)
 #define FRAGMENT(...)
-#define SMEM_READ(op, split)
+#define SMEM_READ(op, split, name, describe)
 #define TMEM_ACCESS(op, rule) TmemRow{ir::Op::op, {TmemAccessRule::Rule::rule}},
 #include "engine/layout/op_traits.def"
 #undef SCOPE
@@ -81,7 +84,7 @@ struct ScopeRow {
 };
 constexpr std::array kScopes = {
 #define FRAGMENT(...)
-#define SMEM_READ(op, split)
+#define SMEM_READ(op, split, name, describe)
 #define TMEM_ACCESS(op, rule)
 #define SCOPE(op, scope) ScopeRow{ir::Op::op, ThreadScope::scope},
 #include "engine/layout/op_traits.def"
@@ -187,6 +190,13 @@ uint32_t CoreMatrixRead::a_rows(uint32_t m) const { return split == Split::per_w
 uint32_t CoreMatrixRead::b_rows(uint32_t n) const { return split == Split::per_warp_quarter ? n / 4 : n; }
 
 uint32_t TmemAccessRule::quarter_of_warp(uint32_t warp_in_cta) { return warp_in_cta % kQuarters; }
+uint32_t TmemAccessRule::quarter_of_lane(uint32_t lane) { return lane / kQuarterLanes; }
+uint32_t TmemAccessRule::quarter_first_lane(uint32_t quarter) { return quarter * kQuarterLanes; }
+std::pair<uint32_t, uint32_t> TmemAccessRule::quarters_touched(uint32_t lane, uint32_t lanes) {
+  if (lanes == 0) return {0, 0};
+  const uint32_t first = quarter_of_lane(lane), end = std::min(kQuarters, quarter_of_lane(lane + lanes - 1) + 1);
+  return {std::min(first, end), end};
+}
 uint32_t TmemAccessRule::first_lane(uint32_t warp_in_cta) { return kQuarterLanes * quarter_of_warp(warp_in_cta); }
 bool TmemAccessRule::allows(uint32_t warp_in_cta, uint32_t lane, uint32_t lanes) {
   const uint32_t lo = first_lane(warp_in_cta);

@@ -16,7 +16,9 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/ir/ops.hpp"
@@ -55,14 +57,15 @@ struct OperandMap {
   std::string_view title;    // "wgmma accumulator (m64nNk16 D)"
   std::string_view row_label, col_label;
   bool packed16 = false;     // two 16-bit values per b32 register
-  FactBasis basis = FactBasis::citation;
-  std::string_view fact;     // the probe group ("wgmma") or the citation
+  std::string_view citation;  // where it is written down ("facts §2 (PTX ISA ...)")
+  std::string_view probe;     // the `gemmscope probe` group that checks it on a GPU, "" for none
   MapParam param;
   FragmentMap (*make)(int param) = nullptr;
 
   // Tabulates the map; throws std::invalid_argument naming the value and the valid ones when
   // param is not one of param.values().
   FragmentMap build(int param) const;
+  FactBasis basis() const { return probe.empty() ? FactBasis::citation : FactBasis::probe; }
   // The b32 register and half (-1 for 32-bit values) of value v.
   int register_of(int value) const { return packed16 ? value / 2 : value; }
   int half_of(int value) const { return packed16 ? value % 2 : -1; }
@@ -81,6 +84,8 @@ inline int lane_of_thread(int thread) { return thread % kWarpLanes; }
 // at depends on the split.
 struct CoreMatrixRead {
   enum class Split : uint8_t { per_warp_quarter, whole_tile } split;
+  std::string_view issuer;                 // "wgmma", "tcgen05.mma": what reads, for the views
+  std::string (*describe)(uint64_t bits);  // the descriptor in one line
   static constexpr uint32_t kLanes = 32, kRowsPerBatch = 16, kChunkBytes = 16;
 
   static uint32_t row_of_lane(uint32_t lane);    // within the batch, 0..15
@@ -101,6 +106,10 @@ struct TmemAccessRule {
 
   static uint32_t quarter_of_warp(uint32_t warp_in_cta);  // 0..3
   static uint32_t first_lane(uint32_t warp_in_cta);       // 32 * quarter
+  static uint32_t quarter_of_lane(uint32_t lane);         // the quarter a TMEM lane is in
+  static uint32_t quarter_first_lane(uint32_t quarter);   // its first lane
+  // The quarters lanes [lane, lane + lanes) touch: [first, end), end <= kQuarters.
+  static std::pair<uint32_t, uint32_t> quarters_touched(uint32_t lane, uint32_t lanes);
   // Whether lanes [lane, lane + lanes) lie in the warp's quarter.
   static bool allows(uint32_t warp_in_cta, uint32_t lane, uint32_t lanes);
 };

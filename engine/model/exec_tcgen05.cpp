@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "engine/ir/signature.hpp"
+#include "engine/layout/op_traits.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/tcgen05.hpp"
@@ -122,10 +123,20 @@ void tmem_dealloc(ExecContext& x) {
 // is column (taddr.col + j) (facts §9.3). Returns false (after reporting) when the columns
 // are not allocated; a lane-quarter violation is reported and the access still made, so
 // that the learner sees the numbers it moved.
+// The lanes a warp's 32x32b access touches and the op traits' verdict on them, for the trace.
+TmemOp lane_quarter_verdict(ExecContext& x, TmemOp op) {
+  using layout::TmemAccessRule;
+  if (!layout::op_traits(x.inst.op).tmem_access) return op;
+  op.quarter = uint8_t(TmemAccessRule::quarter_of_warp(x.warp.id));
+  op.outside_quarter = !TmemAccessRule::allows(x.warp.id, op.lane, op.lanes);
+  return op;
+}
+
 bool tmem_access_ok(ExecContext& x, uint32_t taddr, uint32_t ncols, const char* what) {
   Cta& c = x.cta;
-  const uint32_t lane0 = tmem_lane(taddr), col = tmem_column(taddr), quarter = 32 * (x.warp.id % 4);
-  if (lane0 != quarter)
+  const uint32_t lane0 = tmem_lane(taddr), col = tmem_column(taddr);
+  const uint32_t quarter = layout::TmemAccessRule::first_lane(x.warp.id);
+  if (!layout::TmemAccessRule::allows(x.warp.id, lane0, 32))
     report(c, HazardKind::tmem_wrong_lane_quarter, x.inst_id, x.warp.id, kNone, taddr,
            fmt::format("warp {} {} tensor-memory lanes {}..{}, but warp w may access only lanes 32*(w%4)..+31, "
                        "here {}..{}: put lane {} in bits 31-16 of the address",
@@ -147,7 +158,7 @@ void tmem_ld(ExecContext& x) {
   const uint32_t taddr = memory_address32(x, o.taddr, first_lane(x.mask));
   const uint32_t lane0 = tmem_lane(taddr), col = tmem_column(taddr);
   x.latency = timing::kSharedLatency;
-  trace_now(x, {.kind = TmemOpKind::load, .lane = lane0, .column = col, .lanes = 32, .columns = n});
+  trace_now(x, lane_quarter_verdict(x, {.kind = TmemOpKind::load, .lane = lane0, .column = col, .lanes = 32, .columns = n}));
   const bool ok = tmem_access_ok(x, taddr, n, "reads");
   if (ok)
     for (uint32_t j = 0; j < n; ++j)
@@ -186,7 +197,7 @@ void tmem_st(ExecContext& x) {
   const uint32_t taddr = memory_address32(x, o.addr, first_lane(x.mask));
   const uint32_t lane0 = tmem_lane(taddr), col = tmem_column(taddr);
   x.latency = timing::kSharedLatency;
-  trace_now(x, {.kind = TmemOpKind::store, .lane = lane0, .column = col, .lanes = 32, .columns = n});
+  trace_now(x, lane_quarter_verdict(x, {.kind = TmemOpKind::store, .lane = lane0, .column = col, .lanes = 32, .columns = n}));
   if (!tmem_access_ok(x, taddr, n, "writes")) return;
   for (uint32_t j = 0; j < n; ++j)
     for (uint32_t l = 0; l < 32; ++l)

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "engine/ir/signature.hpp"
+#include "engine/layout/op_traits.hpp"
 #include "engine/layout/umma_descriptor.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
@@ -188,6 +189,14 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
     }
   }
   report_read_faults(x, faults, "tcgen05.mma");
+  // The traced CTA records the tensor core's first batch of reads of A and B from its own
+  // shared memory, as the op traits' read pattern gives them (tensor_reads.cpp).
+  uint32_t a_read = kNone, b_read = kNone;
+  if (c.trace) {
+    const layout::CoreMatrixRead& read = *layout::op_traits(in.op).smem_read;
+    if (a_ok) record_tensor_reads(c, {in.op, 'A', a_bits, da, a_k, read.a_first_row(w.id), read.a_rows(kRowsPerCta), &a_read}, false);
+    if (b_ok) record_tensor_reads(c, {in.op, 'B', b_bits, db, b_k, read.b_first_row(w.id, n_per_cta), read.b_rows(n_per_cta), &b_read}, false);
+  }
   // Timing: the tile occupies the tensor core of each SM of the MMA for
   // tcgen05_busy_cycles; the columns stay pending until a commit's arrival.
   const uint64_t busy = timing::tcgen05_busy_cycles(kRowsPerCta, n);
@@ -196,7 +205,8 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
     // The trace: one record per CTA whose TMEM receives D (the issuing warp only in its own).
     trace_tmem(*ctas[p], c.now, ctas[p] == &c ? w.id : kNoWarp, x.inst_id, 1u << lane,
                {.kind = TmemOpKind::mma, .column = col0, .lanes = kRowsPerCta, .columns = n,
-                .cta_group = uint8_t(shape.ctas), .issue_cycle = start,
+                .cta_group = uint8_t(shape.ctas), .a_read = ctas[p] == &c ? a_read : kNone,
+                .b_read = ctas[p] == &c ? b_read : kNone, .issue_cycle = start,
                 .complete_cycle = start + busy + timing::kWgmmaPipelineLatency});
     ctas[p]->tensor_free = start + busy;
     for (uint32_t j = 0; j < n; ++j) ctas[p]->tmem.pending[col0 + j]++;

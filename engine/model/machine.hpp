@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/model/decode.hpp"
 #include "engine/model/exec.hpp"
 #include "engine/model/model.hpp"
@@ -382,6 +383,19 @@ void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t la
 // The tensor core's shared-memory reads of one warp's wgmma (tensor_reads.cpp): counted in
 // SimStats, and recorded into op.a_read / op.b_read for the traced CTA.
 void record_tensor_reads(Cta& c, uint32_t warp, MmaOp& op);
+// One operand's reads through its descriptor, rows [first_row, first_row + rows) as the op
+// traits' CoreMatrixRead gives them. count: add every batch to SimStats; the traced CTA
+// records the first batch into *record (Trace::tensor_reads; kNone when none).
+struct TensorOperandRead {
+  ir::Op op;
+  char operand;
+  uint64_t bits;                   // the raw descriptor
+  layout::WgmmaDescriptor placed;  // its placement fields (sm_90 and sm_100 place alike)
+  bool k_major;
+  uint32_t first_row, rows;
+  uint32_t* record;
+};
+void record_tensor_reads(Cta& c, const TensorOperandRead& o, bool count);
 
 // Completes TMA transfers due at or before `cycle` (writes shared memory, complete_tx).
 void complete_tma(Cta& cta, const PendingTma& p);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ir/ops.hpp"
 #include "engine/ir/types.hpp"
 #include "engine/model/table.hpp"
 
@@ -34,14 +35,14 @@ enum class EventKind : uint8_t {
   mbar_wait_released,
   bar_blocked,        // bar.sync: payload = barrier id (kClusterBarrierId: barrier.cluster), a = threads expected
   bar_released,
-  mma_issue,          // payload -> MmaOp
-  mma_complete,
+  mma_issue,        // a wgmma (not mma.sync, not tcgen05.mma): payload -> MmaOp
+  mma_complete,     // a wgmma group completed, at the wait_group that retires it
   reg_write,          // payload -> RegWrite
   hazard,             // payload -> index into Trace::hazards
   role_enter,         // a warp enters a region its kernel declared (Builder::role): a = ir::WarpRole
-  mma_commit,         // wgmma.commit_group: a = the warp's groups in flight after it
-  mma_wait_blocked,   // wgmma.wait_group N finds more than N groups in flight: a = N
-  mma_wait_released,  // ... and the groups it waits for have completed: a = groups left
+  mma_commit,       // wgmma.commit_group: a = the warp's groups in flight after it
+  mma_wait_blocked, // wgmma.wait_group N finds more than N groups in flight: a = N
+  mma_wait_released, // ... and the groups it waits for have completed: a = groups left
   reg_limit,          // setmaxnreg took effect: a = the warp's registers per thread now
   cp_async_commit,    // cp.async.commit_group (and wait_all's): a = the warp's groups in flight after it
   cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left
@@ -129,13 +130,27 @@ struct MbarEvent : MbarrierPhase {
   uint32_t value = 0;         // arrivals / bytes this event added or removed; waited parity
 };
 
+// One batch of the tensor core's shared-memory reads through a descriptor, as the model
+// performed them (tensor_reads.cpp, after the op traits' CoreMatrixRead): 32 lanes of 16 bytes,
+// each lane one row of one core matrix, with the operand row and K chunk it read.
+struct TensorRead {
+  uint32_t smem = kNone;             // addresses, banks and wavefronts (Trace::smem)
+  ir::Op op = ir::Op::wgmma_mma_async;  // the instruction: its traits describe the descriptor
+  char operand = 'A';
+  uint64_t desc = 0;                 // the raw descriptor
+  uint8_t swizzle = 0;               // layout::Swizzle the descriptor places with
+  bool k_major = true;
+  std::array<uint16_t, 32> row{};    // each lane's operand row (lanes in the SmemAccess mask)
+  std::array<uint8_t, 32> chunk{};   // each lane's 16-byte K chunk
+};
+
+// A wgmma (per warp of its warpgroup).
 struct MmaOp {
   uint32_t m = 64, n = 0, k = 16;
   uint64_t a_desc = 0, b_desc = 0;  // raw descriptors (decode with layout::)
-  // The tensor core's shared-memory reads for this warp's part of the first k16 slice, as the
-  // model performed them through the descriptors: 32 lanes × 16 bytes of core-matrix rows
-  // (A: this warp's 16 rows, B: rows 0..15), indices into Trace::smem, with banks and
-  // wavefronts; kNone where the descriptor could not be followed.
+  // The tensor core's first batch of shared-memory reads of A and of B for this warp's part of
+  // the first k16 slice (A: this warp's 16 rows, B: its first 16), indices into
+  // Trace::tensor_reads; kNone where the descriptor could not be followed.
   uint32_t a_read = kNone, b_read = kNone;
   bool a_k_major = true, b_k_major = true;
   bool scale_d = true;
@@ -149,6 +164,8 @@ struct MmaOp {
 enum class TmemOpKind : uint8_t { alloc, dealloc, relinquish, mma, commit, load, store };
 const char* tmem_op_kind_name(TmemOpKind k);  // "alloc", "mma", "commit", "load", ...
 
+inline constexpr uint8_t kNoQuarter = 0xFF;
+
 struct TmemOp {
   TmemOpKind kind = TmemOpKind::alloc;
   uint32_t lane = 0, column = 0;    // the first lane and column touched (a TMEM address's halves)
@@ -158,6 +175,10 @@ struct TmemOp {
   uint16_t cta_mask = 0;            // commit: the ranks whose barrier receives the arrive (bit r)
   uint32_t mbar = 0;                // commit: the barrier's shared address
   uint32_t mma = kNone;             // mma: its MmaOp in Trace::mma where the model keeps one
+  uint32_t a_read = kNone, b_read = kNone;  // mma, in the issuing CTA: the tensor core's first
+                                    // batch of reads of A and B (Trace::tensor_reads)
+  uint8_t quarter = kNoQuarter;     // ld/st: the lane quarter the op traits' rule gives the warp
+  bool outside_quarter = false;     // ld/st: it touched lanes outside that quarter
   uint64_t issue_cycle = 0;
   uint64_t complete_cycle = 0;      // mma: the tensor core is done; commit: the arrive landed;
                                     // alloc/ld/st/dealloc: the issue cycle (they are synchronous)
@@ -227,6 +248,7 @@ class Trace {
   Table<uint32_t> values;
   Table<CWrite> c_writes;  // in store order
   Table<TmemOp> tmem;      // tensor-memory operations, in issue order
+  Table<TensorRead> tensor_reads;  // tensor-core shared-memory reads (MmaOp, TmemOp a_read/b_read)
   std::vector<Hazard> hazards;
   uint32_t traced_cta = 0;     // linear id of the CTA the run was asked to trace
   std::vector<TracedCta> ctas; // every CTA traced (its cluster), by rank

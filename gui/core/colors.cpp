@@ -1,6 +1,7 @@
 #include "gui/core/colors.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <iterator>
 
 namespace gs::gui {
@@ -34,7 +35,7 @@ Rgb hsv_to_rgb(float h, float s, float v) {
 Rgb warp_rgb(uint32_t warp) { return hsv_to_rgb(kWarpHues[warp % std::size(kWarpHues)], 0.62f, 0.88f); }
 
 Rgb lane_rgb(uint32_t warp, uint32_t lane) {
-  const float t = float(lane % 32) / 31.0f;
+  const float t = float(std::min<uint32_t>(lane, 31)) / 31.0f;  // lighter for higher lanes
   return hsv_to_rgb(kWarpHues[warp % std::size(kWarpHues)], 0.75f - 0.35f * t, 0.45f + 0.5f * t);
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/layout/banks.hpp"
+#include "engine/layout/op_traits.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
@@ -122,8 +123,10 @@ BankAccess constructed_access(BankPattern pattern, uint32_t base) {
   // A tile of 128-byte rows (64 bf16): the K-block of the Hopper steps.
   std::vector<layout::LaneAccess> acc;
   for (uint32_t lane = 0; lane < 32; ++lane) {
-    const uint32_t row = column ? lane : lane / 8;
-    const uint32_t chunk = column ? 0 : lane % 8;
+    // row: lane l's 16 bytes follow lane l-1's, 128-byte row after row.
+    const uint32_t offset = 16 * lane;
+    const uint32_t row = column ? lane : offset / 128;
+    const uint32_t chunk = column ? 0 : offset % 128 / 16;
     acc.push_back({lane, layout::swizzle_address(sw, base + 128 * row + 16 * chunk)});
   }
   a.title = column ? fmt::format("lane l reads 16 B at row l, chunk 0 of a tile of 128-byte rows ({})",
@@ -170,10 +173,59 @@ BankAccess recorded_access(const LoadedKernel& k, const Snapshot& s) {
   return a;
 }
 
-uint32_t wgmma_event_for(const LoadedKernel& k, const Snapshot& s) {
-  if (s.last_mma != kNone) return s.last_mma;
-  const auto& all = k.trace().of_kind(EventKind::mma_issue);
-  return all.empty() ? kNone : all.front();
+namespace {
+
+// The tensor-core read records of an event: a wgmma's mma_issue (MmaOp) or a tcgen05.mma's
+// tmem_op in the issuing CTA (TmemOp); false for any other event.
+bool tensor_reads_of(const model::Trace& t, uint32_t event, uint32_t& a_read, uint32_t& b_read) {
+  if (event >= t.events.size()) return false;
+  const model::Event& e = t.events[event];
+  if (e.kind == EventKind::mma_issue && e.payload < t.mma.size()) {
+    a_read = t.mma[e.payload].a_read, b_read = t.mma[e.payload].b_read;
+    return true;
+  }
+  if (e.kind == EventKind::tmem_op && e.payload < t.tmem.size() && t.tmem[e.payload].kind == model::TmemOpKind::mma) {
+    a_read = t.tmem[e.payload].a_read, b_read = t.tmem[e.payload].b_read;
+    return a_read != kNone || b_read != kNone;
+  }
+  return false;
+}
+
+bool reads_tensor(const model::Trace& t, uint32_t event) {
+  uint32_t a = kNone, b = kNone;
+  return tensor_reads_of(t, event, a, b);
+}
+
+// The latest event of a kind at or before `position` that carries tensor-core reads (kNone).
+uint32_t latest_reading(const model::Trace& t, EventKind kind, uint32_t position) {
+  const auto& all = t.of_kind(kind);
+  for (auto it = std::upper_bound(all.begin(), all.end(), position); it != all.begin();)
+    if (reads_tensor(t, *--it)) return *it;
+  return kNone;
+}
+
+uint32_t first_reading(const model::Trace& t, EventKind kind) {
+  for (uint32_t e : t.of_kind(kind))
+    if (reads_tensor(t, e)) return e;
+  return kNone;
+}
+
+uint32_t later_of(uint32_t a, uint32_t b) { return a == kNone ? b : b == kNone ? a : std::max(a, b); }
+uint32_t earlier_of(uint32_t a, uint32_t b) { return a == kNone ? b : b == kNone ? a : std::min(a, b); }
+
+// The latest tensor-core read at or before the snapshot, of wgmma or tcgen05.mma; kNone.
+uint32_t latest_tensor_read(const LoadedKernel& k, const Snapshot& s) {
+  const model::Trace& t = k.trace();
+  return later_of(latest_reading(t, EventKind::mma_issue, s.position), latest_reading(t, EventKind::tmem_op, s.position));
+}
+
+}  // namespace
+
+uint32_t tensor_read_event_for(const LoadedKernel& k, const Snapshot& s) {
+  const uint32_t latest = latest_tensor_read(k, s);
+  if (latest != kNone) return latest;
+  const model::Trace& t = k.trace();
+  return earlier_of(first_reading(t, EventKind::mma_issue), first_reading(t, EventKind::tmem_op));
 }
 
 namespace {
@@ -193,47 +245,50 @@ layout::Swizzle data_swizzle_at(const LoadedKernel& k, uint32_t addr, uint64_t b
 
 }  // namespace
 
-BankAccess wgmma_read_access(const LoadedKernel& k, uint32_t mma_event, WgmmaOperand operand) {
+BankAccess tensor_read_access(const LoadedKernel& k, uint32_t event, WgmmaOperand operand) {
   BankAccess a;
   a.source = "wgmma descriptor read";
   a.access_bytes = 16;
   const model::Trace& t = k.trace();
-  if (mma_event == kNone || mma_event >= t.events.size() || t.events[mma_event].kind != EventKind::mma_issue) {
-    a.note = "the kernel issues neither ld/st.shared nor wgmma";
+  uint32_t a_read = kNone, b_read = kNone;
+  if (!tensor_reads_of(t, event, a_read, b_read)) {
+    a.note = "the kernel issues neither ld/st.shared nor a tensor-core MMA";
     return a;
   }
-  const model::Event& e = t.events[mma_event];
-  if (e.payload >= t.mma.size()) return a;
-  const model::MmaOp& op = t.mma[e.payload];
-  a.event = mma_event;
+  const model::Event& e = t.events[event];
+  const bool is_a = operand == WgmmaOperand::a;
+  const uint32_t record = is_a ? a_read : b_read;
+  const ir::Op op = k.kernel().insts[e.inst].op;
+  const layout::CoreMatrixRead* pattern = layout::op_traits(op).smem_read;
+  if (!pattern) return a;
+  a.source = std::string(pattern->issuer) + " descriptor read";
+  a.tensor_read = true;
+  a.event = event;
   a.inst = e.inst;
   a.warp = e.warp;
-  const bool is_a = operand == WgmmaOperand::a;
-  const uint64_t bits = is_a ? op.a_desc : op.b_desc;
-  const bool k_major = is_a ? op.a_k_major : op.b_k_major;
-  const layout::WgmmaDescriptor d = layout::decode_wgmma_descriptor(bits);
-  a.descriptor = layout::describe_wgmma_descriptor(bits);
-  a.descriptor_swizzle = d.swizzle;
-  // The reads as the model performed them (MmaOp::a_read / b_read, tensor_reads.cpp): this
-  // warp's first batch of core-matrix rows, lane 8g + r = core matrix g, row r.
-  const uint32_t record = is_a ? op.a_read : op.b_read;
-  const uint32_t row0 = is_a ? 16 * (e.warp % 4) : (e.warp % 4) * op.n / 4;
-  a.title = fmt::format("tensor core reads {} rows {}.. x k bytes 0..31 ({}): core matrices of 8 rows x 16 B",
-                        is_a ? "A" : "B", row0, k_major ? "K-major" : "MN-major");
-  a.note = "the tensor core's read pattern of core-matrix rows, analysed as 16-byte quarter-warp phases";
-  if (record >= t.smem.size()) {
-    a.note = "the descriptor cannot be followed: the model reported it at the wgmma (see Problems)";
+  if (record >= t.tensor_reads.size() || t.tensor_reads[record].smem >= t.smem.size()) {
+    a.note = fmt::format("the descriptor cannot be followed: the model reported it at the {} (see Problems)", pattern->issuer);
     return a;
   }
-  const model::SmemAccess& r = t.smem[record];
+  const model::TensorRead& read = t.tensor_reads[record];
+  a.descriptor = pattern->describe(read.desc);
+  a.descriptor_swizzle = layout::Swizzle(std::min<uint8_t>(read.swizzle, 3));
+  const model::SmemAccess& r = t.smem[read.smem];
+  // The reads as the model performed them (tensor_reads.cpp): each lane's row and K chunk as
+  // it recorded them, after the op traits' core-matrix read pattern.
+  uint32_t row0 = ~0u;
   std::vector<layout::LaneAccess> acc;
   std::vector<std::pair<int, int>> where;
   for (uint32_t lane = 0; lane < 32; ++lane) {
     if (!(r.mask >> lane & 1)) continue;
-    const uint32_t g = lane / 8;
     acc.push_back({lane, r.addr[lane]});
-    where.emplace_back(int(row0 + 8 * (g % 2) + lane % 8), int(g / 2));
+    where.emplace_back(int(read.row[lane]), int(read.chunk[lane]));
+    row0 = std::min<uint32_t>(row0, read.row[lane]);
   }
+  a.title = fmt::format("tensor core reads {} rows {}.. x k bytes 0..31 ({}): core matrices of 8 rows x 16 B",
+                        is_a ? "A" : "B", row0 == ~0u ? 0 : row0, read.k_major ? "K-major" : "MN-major");
+  a.note = "the tensor core's read pattern of core-matrix rows, analysed as 16-byte quarter-warp phases";
+  const uint64_t issue_cycle = e.cycle;
   try {
     analyse_into(a, acc);
   } catch (const std::exception& ex) {  // a misaligned start address
@@ -250,9 +305,9 @@ BankAccess wgmma_read_access(const LoadedKernel& k, uint32_t mma_event, WgmmaOpe
     SmemLane& l = a.lanes[i];
     l.row = where[i].first;
     l.chunk = where[i].second;
-    const layout::Swizzle ds = data_swizzle_at(k, l.addr, op.issue_cycle);
+    const layout::Swizzle ds = data_swizzle_at(k, l.addr, issue_cycle);
     if (i == 0) a.data_swizzle = ds;
-    const uint32_t logical = layout::swizzle_address(d.swizzle, l.addr);
+    const uint32_t logical = layout::swizzle_address(a.descriptor_swizzle, l.addr);
     l.data_addr = layout::swizzle_address(ds, logical);
     l.reads_meant_data = l.data_addr == l.addr;
     if (!l.reads_meant_data) ++a.mismatched_lanes;
@@ -280,13 +335,16 @@ BankAccess current_access(const LoadedKernel& k, const Snapshot& s, const SmemVi
   }
   const model::Trace& t = k.trace();
   const bool has_smem = !t.of_kind(EventKind::smem_access).empty();
-  const uint32_t mma = wgmma_event_for(k, s);
+  const uint32_t mma = tensor_read_event_for(k, s), last_mma = latest_tensor_read(k, s);
   // The more recent of the two kinds at the cursor; a kernel with only one kind shows it.
-  if (has_smem && (mma == kNone || (s.last_smem != kNone && (s.last_mma == kNone || s.last_smem > s.last_mma))))
+  if (has_smem && (mma == kNone || (s.last_smem != kNone && (last_mma == kNone || s.last_smem > last_mma))))
     return recorded_access(k, s);
   if (mma != kNone) {
-    BankAccess a = wgmma_read_access(k, mma, o.operand);
-    if (s.last_mma == kNone) a.note = "the first wgmma (not issued yet at the cursor): " + a.note;
+    BankAccess a = tensor_read_access(k, mma, o.operand);
+    if (last_mma == kNone) {
+      const layout::CoreMatrixRead* p = layout::op_traits(k.kernel().insts[t.events[mma].inst].op).smem_read;
+      a.note = fmt::format("the first {} (not issued yet at the cursor): ", p ? p->issuer : "MMA") + a.note;
+    }
     return a;
   }
   BankAccess a;
@@ -400,7 +458,7 @@ nlohmann::json bank_access_json(const BankAccess& a) {
   j["ideal_wavefronts"] = a.ideal_wavefronts;
   j["conflict_degree"] = a.conflict_degree;
   j["verdict"] = a.valid ? bank_verdict(a.wavefronts, a.ideal_wavefronts, a.conflict_degree) : "";
-  if (a.source == "wgmma descriptor read") {
+  if (a.tensor_read) {
     j["descriptor"] = a.descriptor;
     j["descriptor_swizzle"] = std::string(layout::swizzle_name(a.descriptor_swizzle));
     j["data_swizzle"] = std::string(layout::swizzle_name(a.data_swizzle));

@@ -91,7 +91,8 @@ struct SmemLane {
 
 struct BankAccess {
   bool valid = false;
-  std::string source;       // "ld/st.shared", "wgmma descriptor read", "pattern"
+  std::string source;       // "ld/st.shared", "wgmma descriptor read", "tcgen05.mma descriptor read", "pattern"
+  bool tensor_read = false; // the tensor core's read through a descriptor (the fields below)
   std::string title;        // what the lanes are, in words
   std::string note;         // why there is nothing, or a caveat
   uint32_t event = kNone;   // the trace event shown
@@ -124,11 +125,13 @@ std::vector<std::vector<uint32_t>> bank_grid_cells(const BankAccess& a);
 BankAccess constructed_access(BankPattern pattern, uint32_t base);
 // The latest ld/st.shared at or before the snapshot, as recorded.
 BankAccess recorded_access(const LoadedKernel& k, const Snapshot& s);
-// The tensor core's read of 16 rows x 32 B of operand A (rows of the issuing warp) or B
-// (rows 0..15) for an mma_issue event.
-BankAccess wgmma_read_access(const LoadedKernel& k, uint32_t mma_event, WgmmaOperand operand);
-// The mma_issue event the view shows at a snapshot: the latest at or before it, else the first.
-uint32_t wgmma_event_for(const LoadedKernel& k, const Snapshot& s);
+// The tensor core's first batch of reads of operand A or B (16 rows x 32 B) that the model
+// recorded for a wgmma's mma_issue event or a tcgen05.mma's tmem_op event, with each lane's
+// row and chunk as recorded.
+BankAccess tensor_read_access(const LoadedKernel& k, uint32_t event, WgmmaOperand operand);
+// The event of tensor-core reads the view shows at a snapshot (wgmma or tcgen05.mma): the
+// latest at or before it, else the first.
+uint32_t tensor_read_event_for(const LoadedKernel& k, const Snapshot& s);
 // What the bank panel shows for the options.
 BankAccess current_access(const LoadedKernel& k, const Snapshot& s, const SmemViewOptions& o);
 

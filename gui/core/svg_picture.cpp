@@ -160,7 +160,7 @@ Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view
   for (uint32_t q = 0; q < 4; ++q) {
     const double y = oy + q * ch;
     const bool wrong = !st.quarters[q].wrong_readers.empty();
-    pic.text(kMargin, y + ch / 2 + 3.5, fmt::format("lanes {}-{}", 32 * q, 32 * q + 31), wrong ? kWrong : kInk, kSmall);
+    pic.text(kMargin, y + ch / 2 + 3.5, tmem_quarter_lanes_text(st.quarters[q]), wrong ? kWrong : kInk, kSmall);
     for (uint32_t b = 0; b < blocks; ++b) {
       const TmemCellState state = st.cell(q, b);
       pic.fill(ox + b * cw, y + 1, cw - 1, ch - 2, tmem_cell_rgb(state, false),
@@ -177,13 +177,13 @@ Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view
   for (const TmemAllocation& a : h.allocations)
     if (a.live_at(st.position))
       pic.outline(ox + grid_w * a.column / kTmemColumns, oy, grid_w * a.columns / kTmemColumns, 4 * ch, kInk, 1.5);
-  // Who read each quarter: warp w may touch lanes 32*(w%4)..+31 only (facts §9.3).
+  // Who read each quarter: the op traits' rule gives warp w the quarter w % 4 (facts §9.3).
   double y = bottom + 34;
   for (uint32_t q = 0; q < 4; ++q) {
     const TmemQuarter& tq = st.quarters[q];
     const bool wrong = !tq.wrong_readers.empty();
     pic.text(kMargin, y,
-             fmt::format("lanes {}-{} (warps w with w % 4 = {}): read by {}{}", 32 * q, 32 * q + 31, q,
+             fmt::format("{} (warps w with w % 4 = {}): read by {}{}", tmem_quarter_lanes_text(tq), q,
                          tq.readers.empty() ? "nobody" : tmem_warps_text(tq.readers),
                          wrong ? "; NOT ITS QUARTER: " + tmem_warps_text(tq.wrong_readers) : ""),
              wrong ? kWrong : kMuted, kSmall);

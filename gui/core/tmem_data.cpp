@@ -104,7 +104,6 @@ TmemHistory tmem_history(const LoadedKernel& k, uint32_t rank) {
   TmemHistory h;
   h.rank = rank;
   h.end_cycle = t.end_cycle;
-  const uint32_t first_warp = rank < t.ctas.size() ? t.ctas[rank].first_warp : 0;
   // The MMAs each issuing warp has not committed yet: the next commit is the first to cover them.
   std::vector<std::pair<uint16_t, std::vector<uint32_t>>> uncommitted;
   const auto pending_of = [&](uint16_t warp) -> std::vector<uint32_t>& {
@@ -143,11 +142,10 @@ TmemHistory tmem_history(const LoadedKernel& k, uint32_t rank) {
       case TmemOpKind::load:
       case TmemOpKind::store: {
         TmemAccess a{.op = ev.payload, .event = e, .warp = ev.warp,
-                     .warp_in_cta = ev.warp >= first_warp ? ev.warp - first_warp : ev.warp,
+                     .quarter = op.quarter,
                      .store = op.kind == TmemOpKind::store, .lane = op.lane, .column = op.column, .lanes = op.lanes,
                      .columns = op.columns, .cycle = ev.cycle};
-        const uint32_t lane0 = (a.warp_in_cta % 4) * kTmemQuarterLanes;
-        a.outside_quarter = a.lane < lane0 || a.lane + a.lanes > lane0 + kTmemQuarterLanes;
+        a.outside_quarter = op.outside_quarter;
         for (const TmemMma& m : h.mmas)
           if (m.complete_cycle > ev.cycle && overlaps(m.column, m.columns, a.column, a.columns) &&
               overlaps(m.lane, m.lanes, a.lane, a.lanes))
@@ -178,6 +176,10 @@ const TmemHistory* tmem_history_shown(const std::shared_ptr<const LoadedKernel>&
   return traced < all.ranks.size() ? &all.ranks[traced] : nullptr;
 }
 
+std::string tmem_quarter_lanes_text(const TmemQuarter& q) {
+  return fmt::format("lanes {}-{}", q.lane0, q.lane0 + kTmemQuarterLanes - 1);
+}
+
 TmemState tmem_state(const TmemHistory& h, const Snapshot& s) {
   TmemState st;
   st.cycle = s.cycle;
@@ -185,7 +187,8 @@ TmemState tmem_state(const TmemHistory& h, const Snapshot& s) {
   st.cells.assign(4 * kBlocks, TmemCellState::free);
   const auto paint = [&](uint32_t lane, uint32_t lanes, uint32_t column, uint32_t columns, TmemCellState state,
                          bool only_raise) {
-    for (uint32_t q = lane / kTmemQuarterLanes; q < 4 && q * kTmemQuarterLanes < lane + lanes; ++q)
+    const auto [q0, q1] = layout::TmemAccessRule::quarters_touched(lane, lanes);
+    for (uint32_t q = q0; q < q1; ++q)
       for (uint32_t b = column / kTmemColumnBlock; b < kBlocks && b * kTmemColumnBlock < column + columns; ++b) {
         TmemCellState& c = st.cells[q * kBlocks + b];
         // Only allocated columns hold anything: after a dealloc the picture is free again.
@@ -212,16 +215,17 @@ TmemState tmem_state(const TmemHistory& h, const Snapshot& s) {
     st.latest_commit = i;
     if (h.commits[i].arrive_cycle <= s.cycle) ++st.commits_arrived;
   }
-  for (uint32_t q = 0; q < 4; ++q) st.quarters.push_back({.index = q, .lane0 = q * kTmemQuarterLanes});
+  for (uint32_t q = 0; q < 4; ++q) st.quarters.push_back({.index = q, .lane0 = layout::TmemAccessRule::quarter_first_lane(q)});
   for (uint32_t i = 0; i < h.accesses.size() && h.accesses[i].event <= s.position; ++i) {
     const TmemAccess& a = h.accesses[i];
     st.latest_access = i;
     if (!a.store) paint(a.lane, a.lanes, a.column, a.columns, TmemCellState::read, true);
-    for (uint32_t q = a.lane / kTmemQuarterLanes; q < 4 && q * kTmemQuarterLanes < a.lane + a.lanes; ++q) {
+    const auto [q0, q1] = layout::TmemAccessRule::quarters_touched(a.lane, a.lanes);
+    for (uint32_t q = q0; q < q1; ++q) {
       TmemQuarter& tq = st.quarters[q];
       if (std::find(tq.readers.begin(), tq.readers.end(), a.warp) != tq.readers.end()) continue;
       tq.readers.push_back(a.warp);
-      if (a.warp_in_cta % 4 != q) tq.wrong_readers.push_back(a.warp);
+      if (a.quarter != q) tq.wrong_readers.push_back(a.warp);
     }
   }
   return st;

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/layout/op_traits.hpp"
 #include "gui/core/colors.hpp"
 #include "gui/core/session.hpp"
 
@@ -27,7 +28,7 @@ struct AppState;
 struct Snapshot;
 
 inline constexpr uint32_t kTmemLanes = 128, kTmemColumns = 512;
-inline constexpr uint32_t kTmemQuarterLanes = 32;
+inline constexpr uint32_t kTmemQuarterLanes = layout::TmemAccessRule::kQuarterLanes;
 inline constexpr uint32_t kTmemColumnBlock = 8;  // the picture's column granularity (the smallest MMA N)
 inline constexpr uint64_t kTmemNever = std::numeric_limits<uint64_t>::max();
 
@@ -70,11 +71,11 @@ struct TmemCommit {
 struct TmemAccess {
   uint32_t op = 0, event = 0;
   uint16_t warp = 0;                 // trace warp
-  uint32_t warp_in_cta = 0;          // its quarter is warp_in_cta % 4
+  uint32_t quarter = 0;              // the lane quarter the op traits allow its warp (as recorded)
   bool store = false;
   uint32_t lane = 0, column = 0, lanes = 0, columns = 0;
   uint64_t cycle = 0;
-  bool outside_quarter = false;      // touched lanes outside 32·(warp%4) .. +31
+  bool outside_quarter = false;      // touched lanes outside that quarter (the model's verdict)
   bool before_complete = false;      // an MMA into these columns had not completed yet
 };
 
@@ -105,6 +106,8 @@ struct TmemQuarter {
   std::vector<uint16_t> readers;     // trace warps whose ld/st touched it so far, in order
   std::vector<uint16_t> wrong_readers;  // of those, warps whose quarter it is not
 };
+// "lanes 32-63": a quarter's lanes.
+std::string tmem_quarter_lanes_text(const TmemQuarter& q);
 
 struct TmemState {
   uint64_t cycle = 0;

@@ -259,7 +259,7 @@ void draw_bank_panel(AppState& app, const ViewEnv& env, const BankAccess& a) {
       if (ImGui::Selectable(bank_pattern_name(BankPattern(i)), o.pattern == BankPattern(i))) o.pattern = BankPattern(i);
     ImGui::EndCombo();
   }
-  if (a.source == "wgmma descriptor read") {
+  if (a.tensor_read) {
     ImGui::SameLine();
     if (ImGui::RadioButton("A", o.operand == WgmmaOperand::a)) o.operand = WgmmaOperand::a;
     ImGui::SameLine();
@@ -270,7 +270,7 @@ void draw_bank_panel(AppState& app, const ViewEnv& env, const BankAccess& a) {
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
-  if (a.source == "wgmma descriptor read") ImGui::TextWrapped("Tensor core's read pattern of core-matrix rows: %s", a.title.c_str());
+  if (a.tensor_read) ImGui::TextWrapped("Tensor core's read pattern of core-matrix rows: %s", a.title.c_str());
   else ImGui::TextWrapped("%s%s", a.source == "ld/st.shared" ? "ld/st.shared: " : "Pattern: ", a.title.c_str());
   ImGui::PopStyleColor();
   const ImU32 vc = a.conflict_degree <= 1 ? ok_color(env) : a.conflict_degree <= 2 ? warn_color(env) : error_color(env);
@@ -279,7 +279,7 @@ void draw_bank_panel(AppState& app, const ViewEnv& env, const BankAccess& a) {
   if (env.bold) ImGui::PopFont();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.note.c_str());
   draw_bank_grid(app, env, a);
-  if (a.source == "wgmma descriptor read") {
+  if (a.tensor_read) {
     if (env.mono) ImGui::PushFont(env.mono);
     ImGui::TextWrapped("%s", a.descriptor.c_str());
     if (env.mono) ImGui::PopFont();

@@ -49,7 +49,7 @@ void draw_cells(AppState& app, const ViewEnv& env, const TmemHistory& h, const T
   for (uint32_t q = 0; q < 4; ++q) {
     const float y = o.y + cell_h * float(q);
     const bool wrong = !st.quarters[q].wrong_readers.empty();
-    dl->AddText(ImVec2(o.x, y), wrong ? error_color(env) : text, fmt::format("lanes {}-{}", 32 * q, 32 * q + 31).c_str());
+    dl->AddText(ImVec2(o.x, y), wrong ? error_color(env) : text, tmem_quarter_lanes_text(st.quarters[q]).c_str());
     for (uint32_t b = 0; b < kBlocks; ++b) {
       const float x = o.x + label_w + cell_w * float(b);
       dl->AddRectFilled(ImVec2(x, y + 1), ImVec2(x + std::max(1.0f, cell_w - 1), y + cell_h - 1), cell_color(st.cell(q, b), env));
@@ -72,8 +72,8 @@ void draw_cells(AppState& app, const ViewEnv& env, const TmemHistory& h, const T
     const int q = int((m.y - o.y) / cell_h), b = int((m.x - o.x - label_w) / cell_w);
     if (q >= 0 && q < 4 && b >= 0 && b < int(kBlocks)) {
       const TmemQuarter& tq = st.quarters[size_t(q)];
-      ImGui::SetTooltip("lanes %d-%d, columns %d-%d: %s\nmay be read by warps w with w %% 4 = %d\nread so far by: %s%s",
-                        32 * q, 32 * q + 31, b * 8, b * 8 + 7, tmem_cell_state_name(st.cell(uint32_t(q), uint32_t(b))), q,
+      ImGui::SetTooltip("%s, columns %d-%d: %s\nmay be read by warps w with w %% 4 = %d\nread so far by: %s%s",
+                        tmem_quarter_lanes_text(tq).c_str(), b * 8, b * 8 + 7, tmem_cell_state_name(st.cell(uint32_t(q), uint32_t(b))), q,
                         tq.readers.empty() ? "nobody" : tmem_warps_text(tq.readers).c_str(),
                         tq.wrong_readers.empty() ? "" : fmt::format("\nNOT ITS QUARTER: {}", tmem_warps_text(tq.wrong_readers)).c_str());
     }

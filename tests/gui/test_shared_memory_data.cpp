@@ -127,7 +127,7 @@ TEST_CASE("wgmma read of the Hopper kernel's first mma is conflict-free under 12
   const auto& mmas = k->trace().of_kind(model::EventKind::mma_issue);
   REQUIRE(!mmas.empty());
   const model::Event& e = k->trace().events[mmas.front()];
-  const BankAccess a = wgmma_read_access(*k, mmas.front(), WgmmaOperand::a);
+  const BankAccess a = tensor_read_access(*k, mmas.front(), WgmmaOperand::a);
   REQUIRE(a.valid);
   CHECK(a.source == "wgmma descriptor read");
   CHECK(a.descriptor_swizzle == layout::Swizzle::b128);
@@ -150,7 +150,7 @@ TEST_CASE("wgmma read of the Hopper kernel's first mma is conflict-free under 12
   CHECK(a.mismatched_lanes == 0);
   CHECK(a.data_conflict_degree == 1);
 
-  const BankAccess b = wgmma_read_access(*k, mmas.front(), WgmmaOperand::b);
+  const BankAccess b = tensor_read_access(*k, mmas.front(), WgmmaOperand::b);
   REQUIRE(b.valid);
   CHECK(b.conflict_degree == 1);
   CHECK(b.lanes.front().row == 0);
@@ -160,7 +160,7 @@ TEST_CASE("wgmma read under the wrong-swizzle mistake reads the wrong chunks", "
   auto k = open_hopper({"wrong-swizzle"});
   const auto& mmas = k->trace().of_kind(model::EventKind::mma_issue);
   REQUIRE(!mmas.empty());
-  const BankAccess a = wgmma_read_access(*k, mmas.front(), WgmmaOperand::a);
+  const BankAccess a = tensor_read_access(*k, mmas.front(), WgmmaOperand::a);
   REQUIRE(a.valid);
   // The descriptor still says 128B; the TMA wrote the tile unswizzled.
   CHECK(a.descriptor_swizzle == layout::Swizzle::b128);
@@ -231,4 +231,34 @@ TEST_CASE("shared-memory view of a kernel without shared memory", "[gui]") {
   CHECK(j["allocations"].empty());
   CHECK(j["access"]["valid"] == false);
   CHECK(!j["access"]["note"].get<std::string>().empty());
+}
+
+TEST_CASE("the shared-memory view shows the tensor core's reads of the tcgen05 steps", "[gui]") {
+  for (const char* id : {"blackwell_tcgen05_basic", "blackwell_ws_ring", "blackwell_2sm"}) {
+    INFO(id);
+    run::SimRequest r{.only_traced_cta = true};
+    r.kernel_id = id;
+    AppState app;
+    app.set_kernel(open_kernel(r));
+    REQUIRE(app.kernel);
+    app.seek(app.event_count() - 1);
+    const Snapshot* s = app.snapshot();
+    REQUIRE(s);
+    const uint32_t e = tensor_read_event_for(*app.kernel, *s);
+    REQUIRE(e != kNone);
+    CHECK(app.kernel->trace().events[e].kind == model::EventKind::tmem_op);
+    for (const WgmmaOperand op : {WgmmaOperand::a, WgmmaOperand::b}) {
+      const BankAccess a = tensor_read_access(*app.kernel, e, op);
+      REQUIRE(a.valid);
+      CHECK(a.tensor_read);
+      CHECK(a.source == "tcgen05.mma descriptor read");
+      CHECK(a.descriptor_swizzle == layout::Swizzle::b128);
+      REQUIRE(a.lanes.size() == 32);
+      // The rows and chunks as the model recorded them: lane 8g + r, row 8(g%2) + r, chunk g/2.
+      CHECK(a.lanes[9].row == 9);
+      CHECK(a.lanes[17].row == 1);
+      CHECK(a.lanes[17].chunk == 1);
+      CHECK(a.conflict_degree == 1);
+    }
+  }
 }

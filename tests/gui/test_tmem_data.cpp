@@ -46,9 +46,11 @@ struct HandTrace {
     add(104, 5, {.kind = TmemOpKind::commit, .cta_mask = 1, .mbar = kBar, .issue_cycle = 104, .complete_cycle = 300});
     add(400, 5, {.kind = TmemOpKind::mma, .lanes = 128, .columns = 256, .issue_cycle = 400, .complete_cycle = 600});
     add(401, 5, {.kind = TmemOpKind::commit, .cta_mask = 1, .mbar = kBar, .issue_cycle = 401, .complete_cycle = 600});
-    add(500, 0, {.kind = TmemOpKind::load, .lane = 0, .column = 0, .lanes = 32, .columns = 32});  // too early
-    add(700, 1, {.kind = TmemOpKind::load, .lane = 64, .column = 32, .lanes = 32, .columns = 32});  // quarter 2
-    add(701, 2, {.kind = TmemOpKind::load, .lane = 64, .column = 0, .lanes = 32, .columns = 32});
+    // Each load with the model's quarter verdict (op traits' TmemAccessRule), as it records it.
+    add(500, 0, {.kind = TmemOpKind::load, .lane = 0, .column = 0, .lanes = 32, .columns = 32, .quarter = 0});  // too early
+    add(700, 1, {.kind = TmemOpKind::load, .lane = 64, .column = 32, .lanes = 32, .columns = 32, .quarter = 1,
+                 .outside_quarter = true});  // quarter 2
+    add(701, 2, {.kind = TmemOpKind::load, .lane = 64, .column = 0, .lanes = 32, .columns = 32, .quarter = 2});
     add(900, 5, {.kind = TmemOpKind::dealloc, .lanes = 128, .columns = 256, .issue_cycle = 900, .complete_cycle = 900});
     t.finalize();
   }

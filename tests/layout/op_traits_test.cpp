@@ -35,7 +35,7 @@ TEST_CASE("every fragment map of the table builds for each of its parameters as 
     CHECK(ids.insert(std::string(m.id)).second);
     CHECK(find_fragment_map(m.id) == &m);
     CHECK(!m.title.empty());
-    CHECK(!m.fact.empty());
+    CHECK(!m.citation.empty());
     // The op's traits list this map.
     bool listed = false;
     for (const OperandMap& x : op_traits(m.op).maps) listed |= &x == &m;
@@ -64,7 +64,9 @@ TEST_CASE("a map's parameter is checked, with the valid values in the message", 
   CHECK(ld->param.nearest(1000) == 128);
   const OperandMap* a = find_fragment_map("mma_a");
   REQUIRE(a);
-  CHECK(a->basis == FactBasis::probe);
+  CHECK(a->basis() == FactBasis::probe);
+  CHECK(a->probe == "mma");
+  CHECK(find_fragment_map("tcgen05_32x32b")->basis() == FactBasis::citation);
   CHECK(a->register_of(5) == 2);
   CHECK(a->half_of(5) == 1);
   CHECK(find_fragment_map("mma_c")->half_of(3) == -1);

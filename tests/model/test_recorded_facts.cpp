@@ -65,12 +65,19 @@ TEST_CASE("the model records the tensor core's shared-memory reads through the d
   const model::Trace& t = r.result.trace;
   REQUIRE(t.mma.size() == 4 * 2 * 4);  // 4 warps x 2 K-blocks x 4 k16 steps
   for (const model::MmaOp& op : t.mma) {
-    REQUIRE(op.a_read < t.smem.size());
-    REQUIRE(op.b_read < t.smem.size());
-    const model::SmemAccess& a = t.smem[op.a_read];
+    REQUIRE(op.a_read < t.tensor_reads.size());
+    REQUIRE(op.b_read < t.tensor_reads.size());
+    const model::TensorRead& read = t.tensor_reads[op.a_read];
+    CHECK(read.op == ir::Op::wgmma_mma_async);
+    REQUIRE(read.smem < t.smem.size());
+    const model::SmemAccess& a = t.smem[read.smem];
     CHECK(a.mask == 0xFFFFFFFFu);
     CHECK(a.bytes == 16);
     CHECK(a.wavefronts == a.ideal_wavefronts);  // the 128B swizzle: conflict-free core matrices
+    // Each lane's row and chunk as recorded: lane 8g + r is row 8(g%2) + r of chunk g/2 of the
+    // issuing warp's rows (op traits, CoreMatrixRead).
+    CHECK(read.chunk[31] == 1);
+    CHECK(read.row[31] - read.row[0] == 15);
   }
   // Whole grid: one batch of A and one of B per warp and wgmma (N/4 = 16 rows of B).
   const model::SimStats& s = r.result.stats;

@@ -294,3 +294,40 @@ TEST_CASE("timing: sm_100a kernels are predicted on a B200 (148 SMs), the others
   CHECK(machine_words(kB200).find("unconfirmed") != std::string::npos);
   CHECK(machine_words(kH100) == "an H100");
 }
+
+TEST_CASE("tcgen05: the model records each ld's lane-quarter verdict and the MMA's tensor-core reads",
+          "[model][tcgen05]") {
+  for (const bool wrong : {false, true}) {
+    INFO((wrong ? "wrong quarter" : "own quarter"));
+    const TileRun r = run_tile(tile_kernel(64, wrong ? Mistake::wrong_quarter : Mistake::none), 64, true);
+    const model::Trace& t = r.result.trace;
+    uint32_t loads = 0, mmas_with_reads = 0;
+    for (const model::Event& e : t.events) {
+      if (e.kind != model::EventKind::tmem_op) continue;
+      const model::TmemOp& op = t.tmem[e.payload];
+      const uint32_t warp = e.warp - t.ctas[e.cta].first_warp;
+      if (op.kind == model::TmemOpKind::load) {
+        ++loads;
+        CHECK(op.quarter == warp % 4);  // the op traits' rule: warp w owns quarter w % 4
+        CHECK(op.outside_quarter == wrong);
+      }
+      if (op.kind == model::TmemOpKind::mma && op.a_read != model::kNone) {
+        ++mmas_with_reads;
+        REQUIRE(op.b_read < t.tensor_reads.size());
+        const model::TensorRead& a = t.tensor_reads[op.a_read];
+        CHECK(a.op == ir::Op::tcgen05_mma);
+        CHECK(a.operand == 'A');
+        REQUIRE(a.smem < t.smem.size());
+        CHECK(t.smem[a.smem].mask == 0xFFFFFFFFu);
+        // Lane 8g + r reads row 8(g%2) + r of chunk g/2 of the tile's first rows.
+        CHECK(a.row[9] == 9);
+        CHECK(a.chunk[9] == 0);
+        CHECK(a.row[17] == 1);
+        CHECK(a.chunk[17] == 1);
+        CHECK(t.tensor_reads[op.b_read].operand == 'B');
+      }
+    }
+    CHECK(loads > 0);
+    CHECK(mmas_with_reads > 0);
+  }
+}
