@@ -140,18 +140,13 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
                                                                    : gui::BankPattern::row_swizzled;
       picture = gui::bank_drawing(gui::constructed_access(p, 0));
     } else {
+      // The layout's name is the op traits' map id with dashes (op_traits.def); ldmatrix's
+      // --trans picks the .trans row, and the one parameter comes from its option.
       gui::FragmentViewOptions f;
-      f.kind = name == "wgmma-acc" ? gui::FragmentMapKind::wgmma_accumulator
-               : name == "wgmma-a" ? gui::FragmentMapKind::wgmma_a_register
-               : name == "mma-a"   ? gui::FragmentMapKind::mma_a
-               : name == "mma-b"   ? gui::FragmentMapKind::mma_b
-               : name == "mma-c"   ? gui::FragmentMapKind::mma_c
-               : name == "ldmatrix" ? gui::FragmentMapKind::ldmatrix
-                                    : gui::FragmentMapKind::tcgen05_32x32b;
-      f.wgmma_n = o->n;
-      f.ldmatrix_x = o->num;
-      f.ldmatrix_trans = o->trans;
-      f.tcgen05_x = o->x;
+      f.map = name;
+      std::replace(f.map.begin(), f.map.end(), '-', '_');
+      if (f.map == "ldmatrix" && o->trans) f.map = "ldmatrix_trans";
+      f.param = name == "wgmma-acc" ? o->n : name == "ldmatrix" ? o->num : name == "tcgen05-32x32b" ? o->x : 0;
       f.color_by_thread = !o->by_warp;
       picture = gui::fragment_drawing(gui::fragment_grid(nullptr, f), f.color_by_thread);
     }

@@ -16,48 +16,79 @@ namespace gs::gui {
 
 using model::EventKind;
 
-const char* fragment_map_kind_name(FragmentMapKind k) {
-  switch (k) {
-    case FragmentMapKind::kernel_tile: return "kernel's output tile";
-    case FragmentMapKind::wgmma_accumulator: return "wgmma accumulator (m64nNk16 D)";
-    case FragmentMapKind::wgmma_a_register: return "wgmma register A (m64k16)";
-    case FragmentMapKind::mma_a: return "mma.sync m16n8k16 A";
-    case FragmentMapKind::mma_b: return "mma.sync m16n8k16 B";
-    case FragmentMapKind::mma_c: return "mma.sync m16n8k16 C/D";
-    case FragmentMapKind::ldmatrix: return "ldmatrix m8n8";
-    case FragmentMapKind::tcgen05_32x32b: return "tcgen05.ld 32x32b";
-    case FragmentMapKind::count_: break;
-  }
-  return "?";
+const layout::OperandMap* chosen_fragment_map(const FragmentViewOptions& o) {
+  if (o.map.empty()) return nullptr;
+  if (const layout::OperandMap* m = layout::find_fragment_map(o.map)) return m;
+  std::string ids;
+  for (const layout::OperandMap& m : layout::fragment_maps()) ids += fmt::format("{}{}", ids.empty() ? "" : ", ", m.id);
+  throw std::invalid_argument(fmt::format("'{}' is not a fragment map: valid ones are {} (or none: the kernel's output tile)", o.map, ids));
+}
+
+int chosen_fragment_param(const layout::OperandMap& m, const FragmentViewOptions& o) {
+  return o.param == 0 ? m.param.default_value : o.param;
+}
+
+std::string fragment_map_title(const FragmentViewOptions& o) {
+  const layout::OperandMap* m = layout::find_fragment_map(o.map);
+  return m ? std::string(m->title) : std::string(kKernelTileTitle);
 }
 
 namespace {
 
-// The first instruction of an op, or nullptr.
 // The output tile as the traced CTA really wrote it: every element of C its stores wrote,
 // with the thread and register that wrote it (Trace::c_writes, recorded by the model), so the
-// map is exact for any kernel with no per-kernel code here. A thread's values are numbered in
-// the order it first stored each register; the tile's origin is the lowest row and column
-// written. false when the traced CTA wrote nothing to C (or the writes do not fit a map).
-bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g) {
+// map is exact for any kernel with no per-kernel code here. Only the traced CTA's own warps
+// count (a cluster's other CTAs are traced too), numbered from its warp 0, and only the first
+// tile of C it wrote when the kernel declares its tiling (a persistent CTA writes many). A
+// thread's values are numbered in the order it first stored each register; the tile's origin
+// is the lowest row and column written. Empty, with `why` set, when there is no such map.
+bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g, std::string& why) {
   const model::Trace& t = k.trace();
   const uint32_t n = k.report.shape.n;
   const uint32_t elem = k.report.c_dtype == kernels::DType::f32 ? 4 : 2;
-  if (t.c_writes.empty() || n == 0) return false;
+  if (t.c_writes.empty() || n == 0) {
+    why = "the traced CTA stored nothing to C";
+    return false;
+  }
+  // The traced CTA's warps in the trace's numbering.
+  uint32_t first_warp = 0;
+  for (const model::TracedCta& c : t.ctas)
+    if (c.linear == t.traced_cta) first_warp = c.first_warp;
+  const uint32_t end_warp = first_warp + std::max<uint32_t>(t.warps_per_cta, 1);
+  const ir::OutputTiling& tiling = k.kernel().output;
   struct Element {
     uint32_t thread, row, col, reg;
   };
   std::vector<Element> elements;
-  uint32_t row0 = ~0u, col0 = ~0u, row1 = 0, col1 = 0, threads = 0;
-  for (const model::CWrite& w : t.c_writes)
+  uint32_t row0 = ~0u, col0 = ~0u, row1 = 0, col1 = 0, threads = 0, tile = kNone;
+  bool from_shared = false;
+  for (const model::CWrite& w : t.c_writes) {
+    if (w.warp < first_warp || w.warp >= end_warp) continue;
+    if (w.reg == kNone) {  // a TMA store's bytes: no register held them when they were stored
+      from_shared = true;
+      continue;
+    }
+    if (tiling.declared()) {
+      const uint32_t in = tiling.tile_of(w.byte_offset);
+      if (tile == kNone) tile = in;
+      if (in != tile) continue;
+    }
     for (uint32_t b = 0; b < w.bytes; b += elem) {
       const uint64_t e = (w.byte_offset + b) / elem;
-      const Element x{uint32_t(w.warp) * 32 + w.lane, uint32_t(e / n), uint32_t(e % n), w.reg};
+      const Element x{uint32_t(w.warp - first_warp) * uint32_t(layout::kWarpLanes) + w.lane, uint32_t(e / n),
+                      uint32_t(e % n), w.reg};
       row0 = std::min(row0, x.row), col0 = std::min(col0, x.col);
       row1 = std::max(row1, x.row), col1 = std::max(col1, x.col);
       threads = std::max(threads, x.thread + 1);
       elements.push_back(x);
     }
+  }
+  if (elements.empty()) {
+    why = from_shared ? "the traced CTA stores C with TMA stores from shared memory: no thread's register holds an "
+                        "element of C when it is stored, so there is no register map of the output tile"
+                      : "the traced CTA stored nothing to C";
+    return false;
+  }
   // Values per thread: the distinct registers it stored, in first-store order.
   std::vector<std::vector<uint32_t>> regs(threads);
   for (const Element& x : elements)
@@ -66,7 +97,10 @@ bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g) {
   size_t values = 1;
   for (const auto& r : regs) values = std::max(values, r.size());
   const int rows = int(row1 - row0 + 1), cols = int(col1 - col0 + 1);
-  if (uint64_t(rows) * uint64_t(cols) > (1u << 20) || uint64_t(threads) * values > (1u << 20)) return false;
+  if (uint64_t(rows) * uint64_t(cols) > (1u << 20) || uint64_t(threads) * values > (1u << 20)) {
+    why = fmt::format("the traced CTA's stores span {}x{} elements of C, too many to draw", rows, cols);
+    return false;
+  }
   std::vector<layout::Coord> table(size_t(threads) * values, layout::kUnmapped);
   for (const Element& x : elements) {
     const auto& r = regs[x.thread];
@@ -75,7 +109,8 @@ bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g) {
   }
   try {
     g.map = layout::FragmentMap("stores of the traced CTA", int(threads), int(values), rows, cols, std::move(table));
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
+    why = e.what();
     return false;
   }
   g.name = fmt::format("C as the traced CTA stored it (rows {}.., columns {}..)", row0, col0);
@@ -89,57 +124,32 @@ bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g) {
   return true;
 }
 
+// The citation, and the probe that checks the map on a GPU where one does.
+std::string fact_text(const layout::OperandMap& m) {
+  if (m.basis() == layout::FactBasis::citation) return std::string(m.citation);
+  return fmt::format("{}; probe: gemmscope probe {}", m.citation, m.probe);
+}
+
 }  // namespace
 
 FragmentGrid fragment_grid(const LoadedKernel* k, const FragmentViewOptions& o) {
   FragmentGrid g;
-  bool done = false;
-  if (o.kind == FragmentMapKind::kernel_tile && k) done = kernel_tile_map(*k, g), g.from_kernel = done;
-  if (!done) {
-    g.value_regs.clear();
-    switch (o.kind) {
-      case FragmentMapKind::kernel_tile:
-      case FragmentMapKind::wgmma_accumulator:
-        g.map = layout::wgmma_accumulator_layout(o.kind == FragmentMapKind::kernel_tile ? 64 : o.wgmma_n);
-        g.source = "facts §1.5 (PTX ISA wgmma D fragment; [DEV] N=16)";
-        break;
-      case FragmentMapKind::wgmma_a_register:
-        g.map = layout::wgmma_a_register_layout();
-        g.source = "facts §1.5 ([CUTLASS ALayout_64x16])";
-        g.packed16 = true;
-        g.col_label = "k";
-        break;
-      case FragmentMapKind::mma_a:
-        g.map = layout::mma_m16n8k16_a_layout();
-        g.source = "facts §2 (PTX ISA mma.m16n8k16 fragments)";
-        g.packed16 = true;
-        g.col_label = "k";
-        break;
-      case FragmentMapKind::mma_b:
-        g.map = layout::mma_m16n8k16_b_layout();
-        g.source = "facts §2 (PTX ISA mma.m16n8k16 fragments)";
-        g.packed16 = true;
-        g.row_label = "k";
-        g.col_label = "n";
-        break;
-      case FragmentMapKind::mma_c:
-        g.map = layout::mma_m16n8k16_c_layout();
-        g.source = "facts §2 (PTX ISA mma.m16n8k16 fragments)";
-        break;
-      case FragmentMapKind::ldmatrix:
-        g.map = layout::ldmatrix_layout(o.ldmatrix_x, o.ldmatrix_trans);
-        g.source = "facts §2 (ldmatrix; matrix j stacked as rows 8j..8j+7)";
-        g.packed16 = true;
-        break;
-      case FragmentMapKind::tcgen05_32x32b:
-        g.map = layout::tcgen05_ld_32x32b_layout(o.tcgen05_x);
-        g.source = "facts §9.3 (CUTLASS only, not checked on hardware)";
-        g.row_label = "TMEM lane";
-        g.col_label = "column";
-        break;
-      case FragmentMapKind::count_: break;
-    }
+  const layout::OperandMap* m = chosen_fragment_map(o);
+  if (m) {
+    g.map = m->build(chosen_fragment_param(*m, o));
     g.name = g.map.name;
+    g.source = fact_text(*m);
+    g.row_label = m->row_label;
+    g.col_label = m->col_label;
+    g.packed16 = m->packed16;
+  } else {
+    std::string why = "no kernel is open";
+    g.from_kernel = k && kernel_tile_map(*k, g, why);
+    if (!g.from_kernel) {
+      g.name = why;
+      g.source = "the model's record of the traced CTA's stores to C";
+      return g;
+    }
   }
   g.rows = g.map.rows;
   g.cols = g.map.cols;
@@ -152,7 +162,7 @@ FragmentGrid fragment_grid(const LoadedKernel* k, const FragmentViewOptions& o) 
       if (c == layout::kUnmapped) continue;  // an observed map: this thread stored fewer values
       FragmentCell& cell = g.cells[size_t(c.row) * size_t(g.cols) + size_t(c.col)];
       if (cell.thread >= 0) continue;  // not a bijection: keep the first, as FragmentMap::owner does
-      cell = {t, v, t / 32, t % 32, g.packed16 ? v / 2 : v, g.packed16 ? v % 2 : -1};
+      cell = {t, v, layout::warp_of_thread(t), layout::lane_of_thread(t), m ? m->register_of(v) : v, m ? m->half_of(v) : -1};
     }
   return g;
 }
@@ -190,8 +200,7 @@ std::string fragment_cell_text(const FragmentGrid& g, int row, int col) {
 namespace {
 
 bool same_grid_options(const FragmentViewOptions& a, const FragmentViewOptions& b) {
-  return a.kind == b.kind && a.wgmma_n == b.wgmma_n && a.ldmatrix_x == b.ldmatrix_x &&
-         a.ldmatrix_trans == b.ldmatrix_trans && a.tcgen05_x == b.tcgen05_x;
+  return a.map == b.map && a.param == b.param;
 }
 
 }  // namespace
@@ -225,7 +234,7 @@ nlohmann::json describe_fragments(AppState& app) {
     return {{"error", e.what()}};
   }
   j["map"] = g.name;
-  j["kind"] = fragment_map_kind_name(o.kind);
+  j["kind"] = fragment_map_title(o);
   j["source"] = g.source;
   j["rows"] = g.rows;
   j["cols"] = g.cols;
@@ -262,14 +271,14 @@ nlohmann::json describe_fragments(AppState& app) {
         s["value_f32"] = f;
       }
     }
-    if (const auto op = mma_operand_of_map(o.kind); op && app.kernel && c.thread >= 0) {
+    if (const auto op = mma_operand_of_map(o); op && app.kernel && c.thread >= 0) {
       const RunningMmaSync m = running_mma_sync(*app.kernel, app.playback.position, app.selection.warp);
       s["mma_sync_value"] = mma_sync_value_text(*app.kernel, m, *op, uint32_t(c.lane), uint32_t(c.value));
     }
     j["selected"] = std::move(s);
   }
   // The kernel's own mma.sync at the cursor, for the m16n8k16 maps.
-  if (mma_operand_of_map(o.kind) && app.kernel)
+  if (mma_operand_of_map(o) && app.kernel)
     j["mma_sync"] = mma_sync_json(*app.kernel, running_mma_sync(*app.kernel, app.playback.position, app.selection.warp));
   return j;
 }

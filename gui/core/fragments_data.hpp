@@ -14,33 +14,31 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/layout/fragments.hpp"
+#include "engine/layout/op_traits.hpp"
 #include "gui/core/session.hpp"
 
 namespace gs::gui {
 
 struct AppState;
 
-enum class FragmentMapKind : uint8_t {
-  kernel_tile,        // the loaded kernel's output tile
-  wgmma_accumulator,  // m64nNk16 f32 D, any N
-  wgmma_a_register,   // register-A of wgmma (bf16)
-  mma_a,              // mma.sync m16n8k16 A / B / C
-  mma_b,
-  mma_c,
-  ldmatrix,           // ldmatrix .x1/.x2/.x4 (.trans)
-  tcgen05_32x32b,     // tcgen05.ld.32x32b.xN
-  count_,
-};
-const char* fragment_map_kind_name(FragmentMapKind k);
+// The view shows either the loaded kernel's output tile as its traced CTA stored it, or one of
+// the op traits' fragment maps (layout::fragment_maps(), engine/layout/op_traits.def): the list,
+// titles, labels, parameters and sources all come from that table, so a new map appears here
+// without editing the GUI.
+inline constexpr const char* kKernelTileTitle = "kernel's output tile";
 
 struct FragmentViewOptions {
-  FragmentMapKind kind = FragmentMapKind::kernel_tile;
-  int wgmma_n = 64;         // 8..256 step 8
-  int ldmatrix_x = 4;       // 1, 2, 4
-  bool ldmatrix_trans = false;
-  int tcgen05_x = 32;       // power of two 1..128
+  std::string map;              // an id of layout::fragment_maps(); empty: the kernel's output tile
+  int param = 0;                // the map's parameter (layout::MapParam); 0: its default
   bool color_by_thread = true;  // false: by warp only
 };
+// The table's map the options name, or nullptr for the kernel's output tile. Throws
+// std::invalid_argument naming the valid ids for an unknown one.
+const layout::OperandMap* chosen_fragment_map(const FragmentViewOptions& o);
+// The parameter the grid is built with: o.param, or the map's default when o.param is 0.
+int chosen_fragment_param(const layout::OperandMap& m, const FragmentViewOptions& o);
+// "kernel's output tile" or the map's title: what the view's combo shows.
+std::string fragment_map_title(const FragmentViewOptions& o);
 
 // One element's owner in the grid.
 struct FragmentCell {
@@ -64,9 +62,10 @@ struct FragmentGrid {
   layout::FragmentMap map;
 };
 
-// The grid for the options. A kernel with no known map (or no kernel) gets the wgmma
-// accumulator for kind == kernel_tile. Throws std::invalid_argument for out-of-range options
-// (from engine/layout); the view clamps them before calling.
+// The grid for the options. The kernel's output tile when the traced CTA stored C from
+// registers; otherwise an empty grid whose name says why (no kernel, nothing stored, TMA
+// stores). Throws std::invalid_argument for an unknown map or a parameter it does not take
+// (from engine/layout); the view offers only valid ones.
 FragmentGrid fragment_grid(const LoadedKernel* k, const FragmentViewOptions& o);
 
 // The view's grid between frames (a 64x256 map is 16K cells: too many to tabulate every

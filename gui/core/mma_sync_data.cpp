@@ -181,13 +181,13 @@ const RunningMmaSync& cached_running_mma_sync(MmaSyncCache& cache, const std::sh
   return cache.value;
 }
 
-std::optional<MmaOperand> mma_operand_of_map(FragmentMapKind kind) {
-  switch (kind) {
-    case FragmentMapKind::mma_a: return MmaOperand::a;
-    case FragmentMapKind::mma_b: return MmaOperand::b;
-    case FragmentMapKind::mma_c: return MmaOperand::c;
-    default: return std::nullopt;
-  }
+std::optional<MmaOperand> mma_operand_of_map(const FragmentViewOptions& o) {
+  const layout::OperandMap* m = layout::find_fragment_map(o.map);
+  if (!m || m->op != ir::Op::mma_sync) return std::nullopt;
+  // The op traits name mma.sync's operands A, B and C/D (op_traits.def).
+  if (m->operand == "A") return MmaOperand::a;
+  if (m->operand == "B") return MmaOperand::b;
+  return MmaOperand::c;
 }
 
 nlohmann::json mma_sync_json(const LoadedKernel& k, const RunningMmaSync& m) {

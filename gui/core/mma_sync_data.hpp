@@ -68,6 +68,6 @@ struct MmaSyncCache {
 const RunningMmaSync& cached_running_mma_sync(MmaSyncCache& cache, const std::shared_ptr<const LoadedKernel>& k,
                                               uint32_t position, uint16_t warp);
 // The fragment maps that show the running mma.sync, and which operand each is.
-std::optional<MmaOperand> mma_operand_of_map(FragmentMapKind kind);
+std::optional<MmaOperand> mma_operand_of_map(const FragmentViewOptions& o);
 
 }  // namespace gs::gui

@@ -31,41 +31,29 @@ ImU32 text_on(ImU32 fill) {
 void draw_controls(AppState& app, const ViewEnv& env) {
   FragmentViewOptions& o = app.fragment_view;
   ImGui::SetNextItemWidth(210.0f * env.scale);
-  if (ImGui::BeginCombo("##map", fragment_map_kind_name(o.kind))) {
-    for (int i = 0; i < int(FragmentMapKind::count_); ++i)
-      if (ImGui::Selectable(fragment_map_kind_name(FragmentMapKind(i)), o.kind == FragmentMapKind(i))) o.kind = FragmentMapKind(i);
+  // The kernel's output tile, then every map of the op traits' table (op_traits.def).
+  if (ImGui::BeginCombo("##map", fragment_map_title(o).c_str())) {
+    if (ImGui::Selectable(kKernelTileTitle, o.map.empty())) o = {.color_by_thread = o.color_by_thread};
+    for (const layout::OperandMap& m : layout::fragment_maps())
+      if (ImGui::Selectable(std::string(m.title).c_str(), o.map == m.id)) {
+        o.map = std::string(m.id);
+        o.param = m.param.default_value;
+      }
     ImGui::EndCombo();
   }
   ImGui::SameLine();
-  switch (o.kind) {
-    case FragmentMapKind::wgmma_accumulator: {
-      ImGui::SetNextItemWidth(80.0f * env.scale);
-      int n = o.wgmma_n / 8;
-      if (ImGui::SliderInt("##n", &n, 1, 32, "")) o.wgmma_n = 8 * std::clamp(n, 1, 32);
-      text_beside_slider(app, "fragments.n", fmt::format("N = {}", o.wgmma_n), ImGui::IsItemHovered(),
-                         "the wgmma's N: 8 to 256 in steps of 8");
-      ImGui::SameLine();
-      break;
-    }
-    case FragmentMapKind::ldmatrix: {
-      for (int x : {1, 2, 4}) {
-        if (ImGui::RadioButton(fmt::format("x{}", x).c_str(), o.ldmatrix_x == x)) o.ldmatrix_x = x;
-        ImGui::SameLine();
-      }
-      ImGui::Checkbox("trans", &o.ldmatrix_trans);
-      ImGui::SameLine();
-      break;
-    }
-    case FragmentMapKind::tcgen05_32x32b: {
-      ImGui::SetNextItemWidth(70.0f * env.scale);
-      int e = std::countr_zero(unsigned(std::max(1, o.tcgen05_x)));
-      if (ImGui::SliderInt("##x", &e, 0, 7, "")) o.tcgen05_x = 1 << std::clamp(e, 0, 7);
-      text_beside_slider(app, "fragments.x", fmt::format(".x{}", o.tcgen05_x), ImGui::IsItemHovered(),
-                         "the tcgen05.ld repeat: .x1 to .x128");
-      ImGui::SameLine();
-      break;
-    }
-    default: break;
+  const layout::OperandMap* m = layout::find_fragment_map(o.map);
+  if (m && m->param.takes_param()) {
+    // One slider over the parameter's valid values, whatever the map.
+    const std::vector<int> values = m->param.values();
+    const int current = m->param.nearest(chosen_fragment_param(*m, o));
+    int index = int(std::find(values.begin(), values.end(), current) - values.begin());
+    ImGui::SetNextItemWidth(80.0f * env.scale);
+    if (ImGui::SliderInt("##param", &index, 0, int(values.size()) - 1, ""))
+      o.param = values[size_t(std::clamp(index, 0, int(values.size()) - 1))];
+    text_beside_slider(app, "fragments.param", fmt::format("{} = {}", m->param.name, chosen_fragment_param(*m, o)),
+                       ImGui::IsItemHovered(), std::string(m->param.hint).c_str());
+    ImGui::SameLine();
   }
   ImGui::Checkbox("by thread", &o.color_by_thread);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("colour each thread (lighter = higher lane); off: colour by warp only");
@@ -92,7 +80,7 @@ void outline_thread(ImDrawList* dl, const FragmentGrid& g, int thread, ImVec2 o,
 
 // The running kernel's mma.sync at the cursor when the map is one of m16n8k16's (else null).
 const RunningMmaSync* running_mma(AppState& app) {
-  if (!app.kernel || !mma_operand_of_map(app.fragment_view.kind)) return nullptr;
+  if (!app.kernel || !mma_operand_of_map(app.fragment_view)) return nullptr;
   const RunningMmaSync& m =
       cached_running_mma_sync(app.view_caches.mma_sync, app.kernel, app.playback.position, app.selection.warp);
   return m.valid ? &m : nullptr;
@@ -101,7 +89,7 @@ const RunningMmaSync* running_mma(AppState& app) {
 // The value the kernel's register holds for a cell at the cursor, as text ("" if none).
 std::string cell_value(AppState& app, const FragmentGrid& g, const FragmentCell& c) {
   if (const RunningMmaSync* m = running_mma(app); m && c.thread >= 0)
-    return mma_sync_value_text(*app.kernel, *m, *mma_operand_of_map(app.fragment_view.kind), uint32_t(c.lane),
+    return mma_sync_value_text(*app.kernel, *m, *mma_operand_of_map(app.fragment_view), uint32_t(c.lane),
                                uint32_t(c.value));
   if (!g.from_kernel || !app.kernel || c.value < 0 || size_t(c.value) >= g.value_regs.size()) return "";
   const uint32_t reg = g.value_regs[size_t(c.value)];
@@ -183,7 +171,7 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
         const std::string who = g.threads > 32 ? fmt::format("t{}", cell.thread) : fmt::format("l{}", cell.lane);
         // The running mma.sync's value where there is one, else the value's index.
         std::optional<float> x;
-        if (mma) x = mma_sync_value(*mma, *mma_operand_of_map(app.fragment_view.kind), uint32_t(cell.lane), uint32_t(cell.value));
+        if (mma) x = mma_sync_value(*mma, *mma_operand_of_map(app.fragment_view), uint32_t(cell.lane), uint32_t(cell.value));
         const std::string what = x ? fmt::format("{:.3g}", *x) : fmt::format("v{}", cell.value);
         if (two_lines) {
           dl->AddText(ImVec2(a.x + 2, a.y + 1), text_on(fill), who.c_str());
@@ -249,7 +237,7 @@ void draw_fragments(AppState& app, const ViewEnv& env) {
     ImGui::SetTooltip("%d rows x %d cols; %d threads hold %d values each\nsource: %s", g->rows, g->cols, g->threads,
                       g->values_per_thread, g->source.c_str());
   // The kernel's own mma.sync at the cursor, where the map is one of its operands.
-  if (mma_operand_of_map(app.fragment_view.kind) && app.kernel) {
+  if (mma_operand_of_map(app.fragment_view) && app.kernel) {
     const RunningMmaSync* m = running_mma(app);
     ImGui::PushStyleColor(ImGuiCol_Text, m ? ImGui::GetColorU32(ImGuiCol_Text) : muted_color(env));
     ImGui::TextWrapped("%s", m ? mma_sync_place_text(*m).c_str()

@@ -40,8 +40,8 @@ void check_every_cell_owned_once(const FragmentGrid& g) {
 
 TEST_CASE("wgmma accumulator owners follow the D fragment figure", "[gui]") {
   FragmentViewOptions o;
-  o.kind = FragmentMapKind::wgmma_accumulator;
-  o.wgmma_n = 64;
+  o.map = "wgmma_acc";
+  o.param = 64;
   const FragmentGrid g = fragment_grid(nullptr, o);
   REQUIRE(g.rows == 64);
   REQUIRE(g.cols == 64);
@@ -58,20 +58,20 @@ TEST_CASE("wgmma accumulator owners follow the D fragment figure", "[gui]") {
   check_every_cell_owned_once(g);
 
   for (int n = 8; n <= 256; n += 8) {
-    o.wgmma_n = n;
+    o.param = n;
     const FragmentGrid gn = fragment_grid(nullptr, o);
     CHECK(gn.cols == n);
     CHECK(gn.values_per_thread == n / 2);
     CHECK(gn.at(63, n - 1).thread == 127);
     CHECK(gn.at(63, n - 1).value == n / 2 - 1);
   }
-  o.wgmma_n = 256;
+  o.param = 256;
   check_every_cell_owned_once(fragment_grid(nullptr, o));
 }
 
 TEST_CASE("mma.sync m16n8k16, ldmatrix and tcgen05 owners", "[gui]") {
   FragmentViewOptions o;
-  o.kind = FragmentMapKind::mma_a;
+  o.map = "mma_a";
   FragmentGrid a = fragment_grid(nullptr, o);
   CHECK(a.packed16);
   check_owner(a, 0, 0, 0, 0);   // a0 low = (g, 2q)
@@ -82,7 +82,7 @@ TEST_CASE("mma.sync m16n8k16, ldmatrix and tcgen05 owners", "[gui]") {
   CHECK(a.at(0, 8).half == 0);
   check_every_cell_owned_once(a);
 
-  o.kind = FragmentMapKind::mma_b;
+  o.map = "mma_b";
   FragmentGrid b = fragment_grid(nullptr, o);
   REQUIRE(b.rows == 16);
   REQUIRE(b.cols == 8);
@@ -91,7 +91,7 @@ TEST_CASE("mma.sync m16n8k16, ldmatrix and tcgen05 owners", "[gui]") {
   check_owner(b, 3, 5, 4 * 5 + 1, 1);
   check_every_cell_owned_once(b);
 
-  o.kind = FragmentMapKind::mma_c;
+  o.map = "mma_c";
   FragmentGrid c = fragment_grid(nullptr, o);
   check_owner(c, 8, 0, 0, 2);   // c2 = (g + 8, 2q)
   check_owner(c, 15, 7, 31, 3);
@@ -99,9 +99,8 @@ TEST_CASE("mma.sync m16n8k16, ldmatrix and tcgen05 owners", "[gui]") {
 
   for (int x : {1, 2, 4})
     for (bool trans : {false, true}) {
-      o.kind = FragmentMapKind::ldmatrix;
-      o.ldmatrix_x = x;
-      o.ldmatrix_trans = trans;
+      o.map = trans ? "ldmatrix_trans" : "ldmatrix";
+      o.param = x;
       FragmentGrid l = fragment_grid(nullptr, o);
       CHECK(l.rows == 8 * x);
       // Without .trans lane l gets row l/4, cols 2(l%4), 2(l%4)+1 of each matrix; with .trans
@@ -112,8 +111,8 @@ TEST_CASE("mma.sync m16n8k16, ldmatrix and tcgen05 owners", "[gui]") {
       check_every_cell_owned_once(l);
     }
 
-  o.kind = FragmentMapKind::tcgen05_32x32b;
-  o.tcgen05_x = 16;
+  o.map = "tcgen05_32x32b";
+  o.param = 16;
   FragmentGrid t = fragment_grid(nullptr, o);
   check_owner(t, 5, 9, 5, 9);  // thread i = TMEM lane i, register j = column j
   check_every_cell_owned_once(t);
@@ -210,4 +209,49 @@ TEST_CASE("simt_naive: the selected thread's acc is what the model wrote, zero f
     INFO("warp " << warp << " lane " << lane);
     CHECK(register_value_at(*k, end, uint16_t(warp), acc, lane) == expect);
   }
+}
+
+TEST_CASE("kernel tile: the traced CTA's own threads, and its first tile of a persistent walk", "[gui]") {
+  // Step 22's CTAs have 192 threads; the trace also holds its pair's other CTA, whose stores
+  // are not this CTA's map (the view said "320 thr").
+  run::SimRequest r{.only_traced_cta = true};
+  r.kernel_id = "blackwell_2sm";
+  auto k = open_kernel(r);
+  REQUIRE(k);
+  const FragmentGrid g = fragment_grid(k.get(), FragmentViewOptions{});
+  REQUIRE(g.from_kernel);
+  CHECK(g.threads <= int(k->trace().warps_per_cta) * 32);
+  CHECK(g.threads <= 192);
+  // A persistent step at a shape where each CTA walks several tiles: the map is the first
+  // tile's (128 x 128 for step 15), not a generic map under the kernel tile's name.
+  run::SimRequest p{.shape = {4096, 4096, 128}, .only_traced_cta = true};
+  p.kernel_id = "hopper_persistent";
+  auto kp = open_kernel(p);
+  REQUIRE(kp);
+  const FragmentGrid gp = fragment_grid(kp.get(), FragmentViewOptions{});
+  CHECK(gp.from_kernel);
+  CHECK(gp.rows == int(kp->kernel().output.tile_rows));
+  CHECK(gp.cols == int(kp->kernel().output.tile_cols));
+  // No kernel: no map and a reason, not a generic map.
+  const FragmentGrid none = fragment_grid(nullptr, FragmentViewOptions{});
+  CHECK_FALSE(none.from_kernel);
+  CHECK(none.rows == 0);
+  CHECK(none.name == "no kernel is open");
+}
+
+TEST_CASE("every map of the op traits is a choice of the view, with its title and source", "[gui]") {
+  for (const layout::OperandMap& m : layout::fragment_maps()) {
+    INFO(m.id);
+    FragmentViewOptions o;
+    o.map = std::string(m.id);
+    const FragmentGrid g = fragment_grid(nullptr, o);
+    CHECK(g.rows > 0);
+    CHECK(g.row_label == m.row_label);
+    CHECK(g.col_label == m.col_label);
+    CHECK_THAT(g.source, Catch::Contains(std::string(m.citation)));
+    CHECK(fragment_map_title(o) == m.title);
+  }
+  FragmentViewOptions bad;
+  bad.map = "no_such_map";
+  CHECK_THROWS_WITH(fragment_grid(nullptr, bad), Catch::Contains("wgmma_acc"));
 }

@@ -123,7 +123,7 @@ TEST_CASE("mma.sync fragments: none before the first mma or in a kernel without 
   m = running_mma_sync(*app.kernel, 0);
   CHECK_FALSE(m.valid);
   CHECK_THAT(m.note, Catch::Contains("no mma.sync has run yet"));
-  app.fragment_view.kind = FragmentMapKind::mma_a;
+  app.fragment_view.map = "mma_a";
   app.seek(app.event_count() - 1);
   nlohmann::json j = describe_views(app)["fragments"];
   REQUIRE(j.contains("mma_sync"));
@@ -135,6 +135,6 @@ TEST_CASE("mma.sync fragments: none before the first mma or in a kernel without 
   app.selection.col = 0;
   j = describe_views(app)["fragments"];
   CHECK_THAT(j["selected"]["mma_sync_value"].get<std::string>(), Catch::Contains(" lo = "));
-  app.fragment_view.kind = FragmentMapKind::kernel_tile;
+  app.fragment_view.map = "";
   CHECK_FALSE(describe_views(app)["fragments"].contains("mma_sync"));
 }

@@ -35,17 +35,17 @@ TEST_CASE("picture: the layout views offer SVG, the others PNG only", "[picture]
   CHECK(svg_pictures_of(ViewId::tmem).size() == 1);
   CHECK(svg_pictures_of(ViewId::ptx).empty());
   AppState app;
-  app.fragment_view.kind = FragmentMapKind::mma_c;
+  app.fragment_view.map = "mma_c";
   const auto doc = gs::test::parse_xml(view_svg(app, ViewId::fragments, 0));
   CHECK(doc[1].text == "mma.m16n8k16 C/D (f32)");
   // The view's options reach the picture.
-  app.fragment_view.kind = FragmentMapKind::wgmma_accumulator;
-  app.fragment_view.wgmma_n = 16;
+  app.fragment_view.map = "wgmma_acc";
+  app.fragment_view.param = 16;
   CHECK_THAT(view_svg(app, ViewId::fragments, 0), Catch::Matchers::Contains("m64n16k16"));
   // Nothing to draw: a clear error, not a crash.
   CHECK_THROWS_WITH(view_svg(app, ViewId::shared_memory, 0), Catch::Matchers::Contains("no kernel"));
   CHECK_THROWS(view_svg(app, ViewId::ptx, 0));
-  app.fragment_view.wgmma_n = 12;
+  app.fragment_view.param = 12;
   CHECK_THROWS(view_svg(app, ViewId::fragments, 0));
 }
 

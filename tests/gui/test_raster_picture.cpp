@@ -160,7 +160,7 @@ TEST_CASE("raster: text is the font's glyphs in the text's colour, at its anchor
 
 TEST_CASE("raster: the mma.sync C map in pixels has every element in its lane's colour", "[raster]") {
   FragmentViewOptions o;
-  o.kind = FragmentMapKind::mma_c;
+  o.map = "mma_c";
   const FragmentGrid g = fragment_grid(nullptr, o);
   const Drawing d = fragment_drawing(g);
   const double scale = 2;

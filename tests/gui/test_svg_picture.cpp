@@ -34,10 +34,10 @@ std::multiset<std::string> texts_of(const std::vector<XmlElement>& doc) {
   return t;
 }
 
-FragmentGrid grid(FragmentMapKind kind, int n = 64) {
+FragmentGrid grid(const char* map, int n = 0) {
   FragmentViewOptions o;
-  o.kind = kind;
-  o.wgmma_n = n;
+  o.map = map;
+  o.param = n;
   return fragment_grid(nullptr, o);
 }
 
@@ -58,7 +58,7 @@ TEST_CASE("svg: the XML reader accepts well-formed documents and rejects broken 
 TEST_CASE("svg: names with markup characters are escaped", "[svg]") {
   CHECK(xml_escape("a<b & \"c\" 'd'>") == "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
   CHECK(svg_color({255, 8, 0}) == "#ff0800");
-  FragmentGrid g = grid(FragmentMapKind::mma_c);
+  FragmentGrid g = grid("mma_c");
   g.name = "C <&> \"D\"";
   const auto doc = parse_xml(fragment_svg(g));
   CHECK(doc[1].name == "title");
@@ -66,7 +66,7 @@ TEST_CASE("svg: names with markup characters are escaped", "[svg]") {
 }
 
 TEST_CASE("svg: the wgmma accumulator map at N=8 shows every element's thread in its colour", "[svg]") {
-  const FragmentGrid g = grid(FragmentMapKind::wgmma_accumulator, 8);
+  const FragmentGrid g = grid("wgmma_acc", 8);
   const std::string svg = fragment_svg(g);
   const auto doc = parse_xml(svg);
   REQUIRE(doc.front().name == "svg");
@@ -99,12 +99,12 @@ TEST_CASE("svg: the wgmma accumulator map at N=8 shows every element's thread in
 }
 
 TEST_CASE("svg: one-warp maps are labelled by lane, the largest map is complete", "[svg]") {
-  const auto doc = parse_xml(fragment_svg(grid(FragmentMapKind::mma_a)));
+  const auto doc = parse_xml(fragment_svg(grid("mma_a")));
   CHECK(cells_of(doc).size() == 16 * 16);
   const auto texts = texts_of(doc);
   CHECK(texts.count("l31") == 8);  // 8 halves of A per lane
   CHECK(texts.count("t31") == 0);
-  const auto big = parse_xml(fragment_svg(grid(FragmentMapKind::wgmma_accumulator, 256)));
+  const auto big = parse_xml(fragment_svg(grid("wgmma_acc", 256)));
   CHECK(cells_of(big).size() == 64 * 256);
 }
 
