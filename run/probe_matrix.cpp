@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/layout/op_traits.hpp"
+
 namespace gs::run {
 
 namespace {
@@ -66,9 +68,12 @@ void for_each_fact(const ProbeCase& p, Fn&& fn) {
 }  // namespace
 
 void matrix_probe_position(bool trans, uint32_t lane, uint32_t half, uint32_t& row, uint32_t& col) {
-  const uint32_t fixed = lane / 4, moving = 2 * (lane % 4) + half;
-  row = trans ? moving : fixed;
-  col = trans ? fixed : moving;
+  // Matrix 0 of the op traits' ldmatrix map (.x1): value `half` of register 0 (facts §2).
+  static const layout::FragmentMap plain = layout::find_fragment_map("ldmatrix")->build(1);
+  static const layout::FragmentMap transposed = layout::find_fragment_map("ldmatrix_trans")->build(1);
+  const layout::Coord c = (trans ? transposed : plain).at(int(lane), int(half));
+  row = uint32_t(c.row);
+  col = uint32_t(c.col);
 }
 
 ProbeCase make_matrix_probe_case(uint32_t num, bool trans, bool store, ir::Kernel kernel) {

@@ -15,9 +15,9 @@ namespace gs::run {
 // stmatrix (C receives the whole tile), .x{num}, with or without .trans.
 ProbeCase make_matrix_probe_case(uint32_t num, bool trans, bool store, ir::Kernel kernel);
 
-// What the facts sheet §2 says lane `lane`'s register `reg` holds in its `half` (0: low b16)
-// as (row, col) of matrix `reg`: without .trans (lane/4, 2·(lane%4) + half), with .trans
-// (2·(lane%4) + half, lane/4). Written from the PTX ISA's figures, not from engine/layout.
+// What lane `lane`'s register `reg` holds in its `half` (0: low b16) as (row, col) of matrix
+// `reg`, read from the op traits' ldmatrix maps (facts §2): the table the model uses, so the
+// GPU's answer proves it.
 void matrix_probe_position(bool trans, uint32_t lane, uint32_t half, uint32_t& row, uint32_t& col);
 
 ProbeCheck check_matrix_output(const ProbeCase& probe, const std::vector<uint8_t>& c, std::string_view who);

@@ -1,12 +1,16 @@
 // The probes: their inputs, the checks of their outputs, and running them (GPU 0 in a child per
-// case, the model in this process). The expected values are computed here from the facts
-// sheet's formulas, not from engine/layout's tables, so the model's tables are judged by
-// something independent of them.
+// case, the model in this process). The expected values are read from the tables the model
+// uses (the op traits' fragment maps, layout::swizzle_address), so a probe that passes on the
+// GPU proves the very table the model, the views and the tests read.
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "engine/layout/op_traits.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/probe_desc.hpp"
 #include "run/probe_matrix.hpp"
@@ -41,11 +45,18 @@ uint16_t bf16_of_small_integer(float f) {  // exact for |f| <= 256
   return uint16_t(bits >> 16);
 }
 
-// facts §3: physical = logical XOR (((logical >> 7) & mask) << 4), mask 7 / 3 / 1 / 0 for
-// 128B / 64B / 32B / none, on a 1024-aligned tile.
-uint32_t tma_formula_address(layout::Swizzle sw, uint32_t logical) {
-  const uint32_t mask = sw == layout::Swizzle::b128 ? 7 : sw == layout::Swizzle::b64 ? 3 : sw == layout::Swizzle::b32 ? 1 : 0;
-  return logical ^ (((logical >> 7) & mask) << 4);
+// facts §3, as the model places a TMA box: layout::swizzle_address on a 1024-aligned tile.
+uint32_t tma_formula_address(layout::Swizzle sw, uint32_t logical) { return layout::swizzle_address(sw, logical); }
+
+// An op traits map (op_traits.def) at its parameter: what the probes expect.
+const layout::FragmentMap& traits_map(std::string_view id, int param) {
+  static std::vector<std::pair<std::pair<std::string, int>, layout::FragmentMap>> built;
+  for (const auto& [key, map] : built)
+    if (key.first == id && key.second == param) return map;
+  const layout::OperandMap* m = layout::find_fragment_map(id);
+  if (!m) throw std::logic_error(fmt::format("the op traits have no fragment map '{}'", id));
+  built.push_back({{std::string(id), param}, m->build(param)});
+  return built.back().second;
 }
 
 // What a u16 of the TMA tile names: "element (3,0)", or the poison.
@@ -72,9 +83,10 @@ void note(ProbeCheck& check, std::string message) {
 }  // namespace
 
 void wgmma_accumulator_position(uint32_t t, uint32_t v, uint32_t& row, uint32_t& col) {
-  const uint32_t w = t / 32, l = t % 32;
-  row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
-  col = 8 * (v >> 2) + 2 * (l % 4) + (v & 1);
+  // The widest N: the element of (t, v) does not depend on N while v < N/2.
+  const layout::Coord c = traits_map("wgmma_acc", 256).at(int(t), int(v));
+  row = uint32_t(c.row);
+  col = uint32_t(c.col);
 }
 
 ProbeCase make_tma_probe_case(uint32_t box_cols, layout::Swizzle swizzle, ir::Kernel kernel) {
@@ -129,8 +141,8 @@ ProbeCase make_wgmma_probe_case(uint32_t n, ir::Kernel kernel) {
 
 namespace {
 
-// mma.sync m16n8k16 fragment maps, written from the facts sheet §2 (not from engine/layout,
-// whose tables this probe checks): lane l, g = l/4, q = l%4.
+// mma.sync m16n8k16 fragment maps, read from the op traits (facts §2), the tables this probe
+// checks on the GPU.
 struct MmaProbeValues {
   int a[16][16], b[16][8], c[16][8];  // A row-major M×K, B as K×N, C M×N
 };
@@ -144,18 +156,14 @@ MmaProbeValues mma_probe_values() {
     for (int n = 0; n < 8; ++n) v.c[r][n] = (r * 13 + n * 5) % 17 - 8;
   return v;
 }
-void mma_a_position(uint32_t l, uint32_t e, int& row, int& col) {
-  row = int(l / 4 + 8 * ((e >> 1) & 1));
-  col = int(2 * (l % 4) + (e & 1) + 8 * (e >> 2));
+void map_position(std::string_view map, uint32_t l, uint32_t e, int& row, int& col) {
+  const layout::Coord c = traits_map(map, 0).at(int(l), int(e));
+  row = c.row;
+  col = c.col;
 }
-void mma_b_position(uint32_t l, uint32_t e, int& k, int& n) {
-  k = int(2 * (l % 4) + (e & 1) + 8 * (e >> 1));
-  n = int(l / 4);
-}
-void mma_c_position(uint32_t l, uint32_t v, int& row, int& col) {
-  row = int(l / 4 + 8 * (v >> 1));
-  col = int(2 * (l % 4) + (v & 1));
-}
+void mma_a_position(uint32_t l, uint32_t e, int& row, int& col) { map_position("mma_a", l, e, row, col); }
+void mma_b_position(uint32_t l, uint32_t e, int& k, int& n) { map_position("mma_b", l, e, k, n); }
+void mma_c_position(uint32_t l, uint32_t v, int& row, int& col) { map_position("mma_c", l, v, row, col); }
 constexpr size_t kMmaDOffset = 32 * 16;  // bytes: D follows the 32 lanes' C fragments
 
 }  // namespace
@@ -256,10 +264,12 @@ ProbeCheck check_probe_output(const ProbeCase& p, const std::vector<uint8_t>& c,
     case ProbeKind::warpgroup:
       for (uint32_t t = 0; t < kernels::kWarpgroupProbeThreads; ++t) {
         ++check.checked;
-        const uint32_t got = u32_at(c, 4 * size_t(t)), want = t % 32 == 0 ? 1 : 2;
+        const int lane = layout::lane_of_thread(int(t));
+        const uint32_t got = u32_at(c, 4 * size_t(t)), want = lane == 0 ? 1 : 2;
         if (got != want)
-          note(check, fmt::format("thread {} (warp {}, lane {}): {} wrote {:#x}, expected {} ({})", t, t / 32, t % 32, who,
-                                  got, want, want == 1 ? "lane 0 is elected" : "not elected"));
+          note(check, fmt::format("thread {} (warp {}, lane {}): {} wrote {:#x}, expected {} ({})", t,
+                                  layout::warp_of_thread(int(t)), lane, who, got, want,
+                                  want == 1 ? "lane 0 is elected" : "not elected"));
       }
       break;
     case ProbeKind::mbarrier_parity:

@@ -1,15 +1,19 @@
 // Probes on the GPU: the kernels of kernels/probes.hpp run on silicon and on the model, and
-// both outputs are checked against the facts sheet's formulas (the same checks as
-// tests/model/test_model_facts.cpp) and against each other.
+// both outputs are checked against the tables the model uses — the op traits' fragment maps
+// (engine/layout/op_traits.def) and layout::swizzle_address — and against each other, so a
+// probe that passes proves those tables on the GPU.
 //
 //   TMA placement   box of 16/32/64 bf16 × 64 rows, swizzle 32B/64B/128B/none: every element
-//                   sits at logical ^ (((logical >> 7) & mask) << 4) (facts §3)
+//                   sits where layout::swizzle_address puts it (facts §3)
 //   mbarrier parity test_wait.parity 0/1 on a fresh barrier, then after one arrival:
 //                   0, 1, 1, 0 (facts §6)
-//   wgmma map       m64nNk16, N = 8, 16, 64, 256: thread t, register v holds
-//                   (16·(t/32) + (t%32)/4 + 8·((v>>1)&1), 8·(v>>2) + 2·(t%4) + (v&1)) (facts §1.5)
+//   wgmma map       m64nNk16, N = 8, 16, 64, 256: thread t, register v holds the element the
+//                   op traits' wgmma_acc map gives (facts §1.5)
+//   mma             mma.sync m16n8k16: A, B and C placed by the mma_a/mma_b/mma_c maps, D read
+//                   back by mma_c (facts §2)
 //   ldmatrix        ldmatrix and stmatrix .x1/.x2/.x4, with and without .trans: which b16 of
-//                   which row address each lane's register holds (facts §2, probe_matrix.hpp)
+//                   which row address each lane's register holds, by the ldmatrix maps (facts
+//                   §2, probe_matrix.hpp)
 //   wgmma-desc      one operand read through a descriptor (every swizzle, K- and MN-major,
 //                   LBO, SBO, base offset): the shared byte of every element (probe_desc.hpp)
 //
