@@ -285,7 +285,7 @@ void wgmma_mma(ExecContext& x) {
   record_tensor_reads(c, w.id, op);  // the counts for every CTA, the records for the traced one
   if (c.trace) {
     const uint32_t index = append(c.trace->mma, op);
-    trace_event(c, EventKind::mma_issue, c.now, w.id, x.inst_id, x.mask, index, n);
+    trace_event(c, EventKind::wgmma_issue, c.now, w.id, x.inst_id, x.mask, index, n);
     if (c.launch.record_registers)
       for (uint32_t v = 0; v < nacc; ++v) record_register_write(c, w.id, x.inst_id, in.operands[v].id, x.mask);
   }
@@ -304,22 +304,22 @@ void exec_wgmma(ExecContext& x) {
       w.groups.push_back({w.uncommitted_complete_at, std::move(w.uncommitted_regs)});
       w.uncommitted_regs.clear();
       w.uncommitted_complete_at = 0;
-      trace_event(c, EventKind::mma_commit, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(w.groups.size()));
+      trace_event(c, EventKind::wgmma_commit, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(w.groups.size()));
       break;
     case Op::wgmma_wait_group: {
       const size_t keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
       uint64_t until = c.now;
       const bool blocks = w.groups.size() > keep;
-      if (blocks) trace_event(c, EventKind::mma_wait_blocked, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
+      if (blocks) trace_event(c, EventKind::wgmma_wait_blocked, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
       while (w.groups.size() > keep) {
         Warp::Group& g = w.groups.front();
         until = std::max(until, g.complete_at);
         for (uint32_t r : g.regs) c.reg_pending[size_t(w.id) * c.nregs + r] = 0;
-        trace_event(c, EventKind::mma_complete, g.complete_at, w.id, x.inst_id, x.mask);
+        trace_event(c, EventKind::wgmma_complete, g.complete_at, w.id, x.inst_id, x.mask);
         w.groups.erase(w.groups.begin());
       }
       x.latency = uint32_t(std::max<uint64_t>(until - c.now, 1));
-      if (blocks) trace_event(c, EventKind::mma_wait_released, until, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
+      if (blocks) trace_event(c, EventKind::wgmma_wait_released, until, w.id, x.inst_id, x.mask, kNone, uint32_t(keep));
       break;
     }
     default: not_handled(x, "exec_wgmma");

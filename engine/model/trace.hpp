@@ -35,14 +35,14 @@ enum class EventKind : uint8_t {
   mbar_wait_released,
   bar_blocked,        // bar.sync: payload = barrier id (kClusterBarrierId: barrier.cluster), a = threads expected
   bar_released,
-  mma_issue,        // a wgmma (not mma.sync, not tcgen05.mma): payload -> MmaOp
-  mma_complete,     // a wgmma group completed, at the wait_group that retires it
+  wgmma_issue,        // a wgmma (not mma.sync, not tcgen05.mma): payload -> MmaOp
+  wgmma_complete,     // a wgmma group completed, at the wait_group that retires it
   reg_write,          // payload -> RegWrite
   hazard,             // payload -> index into Trace::hazards
   role_enter,         // a warp enters a region its kernel declared (Builder::role): a = ir::WarpRole
-  mma_commit,       // wgmma.commit_group: a = the warp's groups in flight after it
-  mma_wait_blocked, // wgmma.wait_group N finds more than N groups in flight: a = N
-  mma_wait_released, // ... and the groups it waits for have completed: a = groups left
+  wgmma_commit,       // wgmma.commit_group: a = the warp's groups in flight after it
+  wgmma_wait_blocked, // wgmma.wait_group N finds more than N groups in flight: a = N
+  wgmma_wait_released, // ... and the groups it waits for have completed: a = groups left
   reg_limit,          // setmaxnreg took effect: a = the warp's registers per thread now
   cp_async_commit,    // cp.async.commit_group (and wait_all's): a = the warp's groups in flight after it
   cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left

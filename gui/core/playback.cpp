@@ -99,31 +99,31 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
         break;
       // wgmma groups, as the model kept them (exec_wgmma.cpp): a commit closes the issued
       // wgmmas into a group; wait_group N blocks while more than N are in flight, and each
-      // group it retires completes (mma_complete) before the release.
-      case EventKind::mma_commit:
+      // group it retires completes (wgmma_complete) before the release.
+      case EventKind::wgmma_commit:
         if (w) {
           w->mma_in_flight = e.a;
           w->mma_uncommitted = 0;
         }
         break;
-      case EventKind::mma_wait_blocked:
+      case EventKind::wgmma_wait_blocked:
         if (w) {
           w->activity = WarpActivity::waiting_wgmma;
           w->mma_wait_keep = e.a;
           w->since_cycle = e.cycle;
         }
         break;
-      case EventKind::mma_wait_released:
+      case EventKind::wgmma_wait_released:
         if (w && w->activity == WarpActivity::waiting_wgmma) {
           w->activity = WarpActivity::ready;
           w->since_cycle = e.cycle;
         }
         break;
-      case EventKind::mma_issue:
+      case EventKind::wgmma_issue:
         s.last_mma = i;
         if (w) ++w->mma_uncommitted;
         break;
-      case EventKind::mma_complete:
+      case EventKind::wgmma_complete:
         if (w && w->mma_in_flight > 0) --w->mma_in_flight;
         break;
       case EventKind::smem_access: s.last_smem = i; break;

@@ -73,7 +73,7 @@ struct Snapshot {
   uint32_t tma_completed = 0;
   uint32_t last_smem = kNone;              // event index of the latest smem_access
   uint32_t last_tma = kNone;               // event index of the latest tma_issue/complete
-  uint32_t last_mma = kNone;               // event index of the latest mma_issue
+  uint32_t last_mma = kNone;               // event index of the latest wgmma_issue
   uint32_t last_hazard = kNone;            // event index of the latest hazard
 
   const MbarrierState* mbarrier_at(uint32_t addr) const;

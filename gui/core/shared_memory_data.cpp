@@ -175,12 +175,12 @@ BankAccess recorded_access(const LoadedKernel& k, const Snapshot& s) {
 
 namespace {
 
-// The tensor-core read records of an event: a wgmma's mma_issue (MmaOp) or a tcgen05.mma's
+// The tensor-core read records of an event: a wgmma's wgmma_issue (MmaOp) or a tcgen05.mma's
 // tmem_op in the issuing CTA (TmemOp); false for any other event.
 bool tensor_reads_of(const model::Trace& t, uint32_t event, uint32_t& a_read, uint32_t& b_read) {
   if (event >= t.events.size()) return false;
   const model::Event& e = t.events[event];
-  if (e.kind == EventKind::mma_issue && e.payload < t.mma.size()) {
+  if (e.kind == EventKind::wgmma_issue && e.payload < t.mma.size()) {
     a_read = t.mma[e.payload].a_read, b_read = t.mma[e.payload].b_read;
     return true;
   }
@@ -216,7 +216,7 @@ uint32_t earlier_of(uint32_t a, uint32_t b) { return a == kNone ? b : b == kNone
 // The latest tensor-core read at or before the snapshot, of wgmma or tcgen05.mma; kNone.
 uint32_t latest_tensor_read(const LoadedKernel& k, const Snapshot& s) {
   const model::Trace& t = k.trace();
-  return later_of(latest_reading(t, EventKind::mma_issue, s.position), latest_reading(t, EventKind::tmem_op, s.position));
+  return later_of(latest_reading(t, EventKind::wgmma_issue, s.position), latest_reading(t, EventKind::tmem_op, s.position));
 }
 
 }  // namespace
@@ -225,7 +225,7 @@ uint32_t tensor_read_event_for(const LoadedKernel& k, const Snapshot& s) {
   const uint32_t latest = latest_tensor_read(k, s);
   if (latest != kNone) return latest;
   const model::Trace& t = k.trace();
-  return earlier_of(first_reading(t, EventKind::mma_issue), first_reading(t, EventKind::tmem_op));
+  return earlier_of(first_reading(t, EventKind::wgmma_issue), first_reading(t, EventKind::tmem_op));
 }
 
 namespace {

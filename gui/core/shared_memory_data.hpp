@@ -126,7 +126,7 @@ BankAccess constructed_access(BankPattern pattern, uint32_t base);
 // The latest ld/st.shared at or before the snapshot, as recorded.
 BankAccess recorded_access(const LoadedKernel& k, const Snapshot& s);
 // The tensor core's first batch of reads of operand A or B (16 rows x 32 B) that the model
-// recorded for a wgmma's mma_issue event or a tcgen05.mma's tmem_op event, with each lane's
+// recorded for a wgmma's wgmma_issue event or a tcgen05.mma's tmem_op event, with each lane's
 // row and chunk as recorded.
 BankAccess tensor_read_access(const LoadedKernel& k, uint32_t event, WgmmaOperand operand);
 // The event of tensor-core reads the view shows at a snapshot (wgmma or tcgen05.mma): the

@@ -136,11 +136,11 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
     case EventKind::bar_blocked:
       return fmt::format("{} waits at bar.sync {} ({} threads expected)", who, e.payload, e.a);
     case EventKind::bar_released: return fmt::format("{} passes bar.sync {}", who, e.payload);
-    case EventKind::mma_issue:
-    case EventKind::mma_complete: {
+    case EventKind::wgmma_issue:
+    case EventKind::wgmma_complete: {
       if (e.payload >= t.mma.size()) break;
       const model::MmaOp& m = t.mma[e.payload];
-      if (e.kind == EventKind::mma_issue)
+      if (e.kind == EventKind::wgmma_issue)
         return fmt::format("{} issued an m{}n{}k{} MMA (group {}), done at cycle {}", who, m.m, m.n, m.k, m.group,
                            m.complete_cycle);
       return fmt::format("the m{}n{}k{} MMA of {} (group {}) completes", m.m, m.n, m.k, who, m.group);

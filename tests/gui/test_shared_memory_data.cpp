@@ -124,7 +124,7 @@ TEST_CASE("swizzle grid is a per-row permutation equal to swizzle_address", "[gu
 
 TEST_CASE("wgmma read of the Hopper kernel's first mma is conflict-free under 128B swizzle", "[gui]") {
   auto k = open_hopper();
-  const auto& mmas = k->trace().of_kind(model::EventKind::mma_issue);
+  const auto& mmas = k->trace().of_kind(model::EventKind::wgmma_issue);
   REQUIRE(!mmas.empty());
   const model::Event& e = k->trace().events[mmas.front()];
   const BankAccess a = tensor_read_access(*k, mmas.front(), WgmmaOperand::a);
@@ -158,7 +158,7 @@ TEST_CASE("wgmma read of the Hopper kernel's first mma is conflict-free under 12
 
 TEST_CASE("wgmma read under the wrong-swizzle mistake reads the wrong chunks", "[gui]") {
   auto k = open_hopper({"wrong-swizzle"});
-  const auto& mmas = k->trace().of_kind(model::EventKind::mma_issue);
+  const auto& mmas = k->trace().of_kind(model::EventKind::wgmma_issue);
   REQUIRE(!mmas.empty());
   const BankAccess a = tensor_read_access(*k, mmas.front(), WgmmaOperand::a);
   REQUIRE(a.valid);
@@ -184,7 +184,7 @@ TEST_CASE("describe_shared_memory reports allocations, the access and the swizzl
   AppState app;
   app.set_kernel(open_hopper());
   // Step past the first wgmma so the access is the one at the cursor.
-  const auto& mmas = app.kernel->trace().of_kind(model::EventKind::mma_issue);
+  const auto& mmas = app.kernel->trace().of_kind(model::EventKind::wgmma_issue);
   REQUIRE(!mmas.empty());
   app.seek(mmas.front());
   nlohmann::json j = describe_shared_memory(app);

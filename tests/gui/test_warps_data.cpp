@@ -87,12 +87,12 @@ TEST_CASE("warps: wgmma groups in flight and the wait on them", "[gui]") {
   REQUIRE(commit != kNone);
   REQUIRE(wait != kNone);
   uint32_t issued_before = 0;
-  for (uint32_t e : t.of_kind(EventKind::mma_issue)) issued_before += e < commit && t.events[e].warp == 0;
+  for (uint32_t e : t.of_kind(EventKind::wgmma_issue)) issued_before += e < commit && t.events[e].warp == 0;
   CHECK(issued_before == 64 / 16);  // K block 64 = four k16 steps
   app.seek(commit);
   CHECK(app.snapshot()->warps[0].mma_in_flight == 1);
   // The group completes at its modeled cycle; until then wait_group 0 holds the warp.
-  const auto& completes = t.of_kind(EventKind::mma_complete);
+  const auto& completes = t.of_kind(EventKind::wgmma_complete);
   const auto done = std::find_if(completes.begin(), completes.end(), [&](uint32_t e) { return t.events[e].warp == 0; });
   REQUIRE(done != completes.end());
   app.seek(wait);
@@ -101,8 +101,8 @@ TEST_CASE("warps: wgmma groups in flight and the wait on them", "[gui]") {
     CHECK(at_wait.activity == WarpActivity::waiting_wgmma);
     CHECK(at_wait.state == "wgmma wait (1 group in flight)");
   }
-  // The model releases the wait when the group has completed (mma_wait_released).
-  const auto& releases = t.of_kind(EventKind::mma_wait_released);
+  // The model releases the wait when the group has completed (wgmma_wait_released).
+  const auto& releases = t.of_kind(EventKind::wgmma_wait_released);
   const auto release = std::find_if(releases.begin(), releases.end(), [&](uint32_t e) { return t.events[e].warp == 0; });
   REQUIRE(release != releases.end());
   CHECK(*release > *done);
@@ -186,18 +186,18 @@ TEST_CASE("warps: wait_group N waits until at most N groups are in flight", "[gu
   };
   for (uint32_t g = 0; g < 2; ++g) {
     event(EventKind::warp_inst, mma);
-    event(EventKind::mma_issue, mma);
+    event(EventKind::wgmma_issue, mma);
     event(EventKind::warp_inst, commit);
-    event(EventKind::mma_commit, commit, g + 1);
+    event(EventKind::wgmma_commit, commit, g + 1);
   }
   event(EventKind::warp_inst, wait1);
-  const uint32_t at_wait1 = event(EventKind::mma_wait_blocked, wait1, 1);
-  event(EventKind::mma_complete, wait1);
-  const uint32_t first_done = event(EventKind::mma_wait_released, wait1, 1);
+  const uint32_t at_wait1 = event(EventKind::wgmma_wait_blocked, wait1, 1);
+  event(EventKind::wgmma_complete, wait1);
+  const uint32_t first_done = event(EventKind::wgmma_wait_released, wait1, 1);
   event(EventKind::warp_inst, wait0);
-  const uint32_t at_wait0 = event(EventKind::mma_wait_blocked, wait0, 0);
-  event(EventKind::mma_complete, wait0);
-  const uint32_t second_done = event(EventKind::mma_wait_released, wait0, 0);
+  const uint32_t at_wait0 = event(EventKind::wgmma_wait_blocked, wait0, 0);
+  event(EventKind::wgmma_complete, wait0);
+  const uint32_t second_done = event(EventKind::wgmma_wait_released, wait0, 0);
   const uint32_t idle_wait = event(EventKind::warp_inst, wait1);
 
   auto at = [&](uint32_t position) {

@@ -48,12 +48,12 @@ TEST_CASE("the model records wgmma group state per warp", "[model][facts]") {
     for (uint32_t i = 0; i < t.events.size(); ++i) {
       const model::Event& e = t.events[i];
       if (e.warp != w) continue;
-      if (e.kind == EventKind::mma_commit || e.kind == EventKind::mma_wait_blocked || e.kind == EventKind::mma_wait_released)
+      if (e.kind == EventKind::wgmma_commit || e.kind == EventKind::wgmma_wait_blocked || e.kind == EventKind::wgmma_wait_released)
         seq.emplace_back(e.kind, e.a);
     }
     // Per K-block: commit (1 group in flight), wait_group 0 blocks, then releases.
     const std::vector<std::pair<EventKind, uint32_t>> block = {
-        {EventKind::mma_commit, 1}, {EventKind::mma_wait_blocked, 0}, {EventKind::mma_wait_released, 0}};
+        {EventKind::wgmma_commit, 1}, {EventKind::wgmma_wait_blocked, 0}, {EventKind::wgmma_wait_released, 0}};
     std::vector<std::pair<EventKind, uint32_t>> want = block;
     want.insert(want.end(), block.begin(), block.end());
     CHECK(seq == want);

@@ -40,7 +40,7 @@ TEST_CASE("trace: events are ordered by cycle and carry the Hopper kernel's stor
   CHECK(t.of_kind(K::tma_issue).size() == 2 * 4);     // A and B per K-block, 4 K-blocks
   CHECK(t.of_kind(K::tma_complete).size() == 2 * 4);
   CHECK(t.of_kind(K::mbar_phase_flip).size() == 4);    // one phase per K-block
-  CHECK(t.of_kind(K::mma_issue).size() == 4 * 4 * 4);  // 4 wgmmas × 4 warps × 4 K-blocks
+  CHECK(t.of_kind(K::wgmma_issue).size() == 4 * 4 * 4);  // 4 wgmmas × 4 warps × 4 K-blocks
   CHECK(t.of_kind(K::mbar_init).size() == 1);
   CHECK(!t.of_kind(K::mbar_wait_blocked).empty());
   CHECK(!t.of_kind(K::reg_write).empty());
