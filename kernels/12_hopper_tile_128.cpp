@@ -26,7 +26,7 @@ namespace gs::kernels {
 
 using builder::Builder;
 using builder::Reg;
-using hopper::kBK;
+using tma_ring::kBK;
 using ir::Type;
 using layout::Swizzle;
 

@@ -30,7 +30,7 @@ namespace gs::kernels {
 
 using builder::Builder;
 using builder::Reg;
-using hopper::kBK;
+using tma_ring::kBK;
 using ir::Type;
 using layout::Swizzle;
 
@@ -52,12 +52,12 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   // stages tiles of A and of B, full[s] and empty[s] (hopper_parts.hpp, Ring).
-  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg m0 = (b.special(ir::Special::ctaid_y, "cta_y") << 7).named("m0");
   Reg n0 = (b.special(ir::Special::ctaid_x, "cta_x") << 7).named("n0");
-  hopper::init_ring(b, ring, tid, 128);  // empty[s]: every consumer thread arrives
+  tma_ring::init_ring(b, ring, tid, 128);  // empty[s]: every consumer thread arrives
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
   b.comment("warpgroup 0 produces: its thread 0 issues every TMA load");
@@ -69,7 +69,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
       Reg phase = b.mov(Type::u32, 0, "phase");
       b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
         // Mistake skip-empty-wait: refill the stage without waiting for the consumers.
-        hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0, {.wait_empty = !cfg.has("skip-empty-wait")});
+        tma_ring::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0, {.wait_empty = !cfg.has("skip-empty-wait")});
       });
     });
   });
@@ -90,7 +90,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
         if (cfg.has("wrong-empty-barrier")) b.mbarrier_arrive(ring.empty.at());
         else b.mbarrier_arrive(ring.empty_at(stage));
         // Mistake phase-not-flipped: the consumers keep waiting for parity 0 after the ring wraps.
-        hopper::next_stage(b, stage, phase, stages, !cfg.has("phase-not-flipped"));
+        tma_ring::next_stage(b, stage, phase, stages, !cfg.has("phase-not-flipped"));
       });
       b.role(ir::WarpRole::epilogue, [&] {
         Reg wg_thread = (tid - 128).named("wg_thread");

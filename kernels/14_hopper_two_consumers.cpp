@@ -28,7 +28,7 @@ namespace gs::kernels {
 
 using builder::Builder;
 using builder::Reg;
-using hopper::kBK;
+using tma_ring::kBK;
 using ir::Type;
 using layout::Swizzle;
 
@@ -53,13 +53,13 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
   Reg m0 = (b.special(ir::Special::ctaid_y, "cta_y") << 7).named("m0");
   Reg n0 = (b.special(ir::Special::ctaid_x, "cta_x") << 8).named("n0");
-  hopper::init_ring(b, ring, tid, 128 * kConsumers);  // empty[s]: every thread of both consumers
+  tma_ring::init_ring(b, ring, tid, 128 * kConsumers);  // empty[s]: every thread of both consumers
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
   b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
@@ -72,7 +72,7 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
         b.k_loop("kb_load", k_blocks,
-               [&](const Reg& kb) { hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0); });
+               [&](const Reg& kb) { tma_ring::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0); });
       });
     });
   });
@@ -90,7 +90,7 @@ ir::Kernel build_hopper_two_consumers(const GemmConfig& cfg) {
       b.k_loop("kb", k_blocks, [&](const Reg& kb) {
         hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
         b.mbarrier_arrive(ring.empty_at(stage));
-        hopper::next_stage(b, stage, phase, stages);
+        tma_ring::next_stage(b, stage, phase, stages);
       });
       b.role(ir::WarpRole::epilogue, [&] {
         Reg wg_thread = (tid & 127).named("wg_thread");

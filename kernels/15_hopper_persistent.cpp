@@ -30,7 +30,7 @@ namespace gs::kernels {
 
 using builder::Builder;
 using builder::Reg;
-using hopper::kBK;
+using tma_ring::kBK;
 using ir::Type;
 using layout::Swizzle;
 
@@ -59,7 +59,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -71,7 +71,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const auto tile_corner = [&](const Reg& i) {
     return hopper::grouped_tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
   };
-  hopper::init_ring(b, ring, tid, 128 * kConsumers);
+  tma_ring::init_ring(b, ring, tid, 128 * kConsumers);
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
   b.comment("warpgroup 0 produces; it needs few registers and gives the rest back");
@@ -86,7 +86,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
         b.loop("tile_load", my_tiles, [&](const Reg& i) {
           const hopper::TileCorner at = tile_corner(i);
           b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
-            hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0);
+            tma_ring::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0);
           });
         });
       });
@@ -109,7 +109,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
           b.mbarrier_arrive(ring.empty_at(stage));
-          hopper::next_stage(b, stage, phase, stages);
+          tma_ring::next_stage(b, stage, phase, stages);
         });
         b.role(ir::WarpRole::epilogue, [&] {
           b.comment("the producer is already loading the next tile while this one is stored");

@@ -37,7 +37,7 @@ using builder::Addr;
 using builder::Builder;
 using builder::CtaGroup;
 using builder::Reg;
-using hopper::kBK;
+using tma_ring::kBK;
 using ir::Type;
 using layout::Swizzle;
 
@@ -60,7 +60,7 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, kStages, kABytes, kBBytes);
   const builder::Smem tmem_full = b.mbarriers("tmem_full", ir::BarrierRole::other, 1);
   const builder::Smem tmem_slot = b.shared("tmem_slot", 4, 16, ir::SmemUse::other);
 
@@ -74,7 +74,7 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
   // tmem_full: one arrival, the final commit; empty[s]: one arrival per phase, the MMA
   // thread's tcgen05.commit. init_ring's fence.mbarrier_init covers both inits.
   b.if_((tid == 0).named("init_thread"), [&] { b.mbarrier_init(tmem_full.at(), 1); });
-  hopper::init_ring(b, ring, tid, 1);
+  tma_ring::init_ring(b, ring, tid, 1);
   Reg mma_warp = (warp == kMmaWarp).named("mma_warp");
   Reg tmem = blackwell::allocate_tmem(b, tmem_slot, mma_warp, kTmemColumns, CtaGroup::one);
 
@@ -87,7 +87,7 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
       Reg phase = b.mov(Type::u32, 0, "phase");
       b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
         // Mistake refill-before-release: the producer does not wait for the commit's release.
-        hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0,
+        tma_ring::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, n0,
                                 {.wait_empty = !cfg.has("refill-before-release")});
       });
     });
@@ -113,7 +113,7 @@ ir::Kernel build_blackwell_ws_ring(const GemmConfig& cfg) {
           blackwell::mma_k_block(b, d_tmem, a_desc, b_desc, idesc, (kb != 0).named("accumulate"), always, CtaGroup::one);
           b.comment("the tensor core arrives on empty[s] when these MMAs are done reading the stage");
           b.tcgen05_commit(ring.empty_at(stage));
-          hopper::next_stage(b, stage, phase, kStages);
+          tma_ring::next_stage(b, stage, phase, kStages);
         });
         b.comment("and on tmem_full when every MMA of the tile is done: the accumulator is complete");
         b.tcgen05_commit(tmem_full.at());

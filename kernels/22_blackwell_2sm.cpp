@@ -38,7 +38,7 @@ using builder::Addr;
 using builder::Builder;
 using builder::CtaGroup;
 using builder::Reg;
-using hopper::kBK;
+using tma_ring::kBK;
 using ir::Type;
 using layout::Swizzle;
 
@@ -62,7 +62,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kCtaM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kHalfN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const hopper::Ring ring = hopper::declare_ring(b, kStages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, kStages, kABytes, kBBytes);
   const builder::Smem peer_full = b.mbarriers("peer_full", ir::BarrierRole::other, kStages);
   const builder::Smem tmem_full = b.mbarriers("tmem_full", ir::BarrierRole::other, 1);
   const builder::Smem tmem_slot = b.shared("tmem_slot", 4, 16, ir::SmemUse::other);
@@ -82,7 +82,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
     for (uint32_t s = 0; s < kStages; ++s) b.mbarrier_init(peer_full.at(8 * s), 1);  // rank 1's relay
     b.mbarrier_init(tmem_full.at(), 1);  // the leader's last commit
   });
-  hopper::init_ring(b, ring, tid, 1);  // empty[s]: the leader's multicast commit
+  tma_ring::init_ring(b, ring, tid, 1);  // empty[s]: the leader's multicast commit
   b.comment("both CTAs' barriers are initialised before either CTA signals the other's");
   b.barrier_cluster_arrive();
   b.barrier_cluster_wait();
@@ -99,7 +99,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
       b.k_loop("kb_load", k_blocks,
-             [&](const Reg& kb) { hopper::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, b_n0); });
+             [&](const Reg& kb) { tma_ring::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, m0, b_n0); });
     });
   });
 
@@ -128,7 +128,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
           // Mistake commit-to-one-cta: the plain commit arrives on the leader's barrier only.
           if (cfg.has("commit-to-one-cta")) b.tcgen05_commit(ring.empty_at(stage), CtaGroup::two);
           else b.tcgen05_commit_multicast(ring.empty_at(stage), pair_mask, CtaGroup::two);
-          hopper::next_stage(b, stage, phase, kStages);
+          tma_ring::next_stage(b, stage, phase, kStages);
         });
         if (cfg.has("commit-to-one-cta")) b.tcgen05_commit(tmem_full.at(), CtaGroup::two);
         else b.tcgen05_commit_multicast(tmem_full.at(), pair_mask, CtaGroup::two);
@@ -143,7 +143,7 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
           (void)kb;
           b.mbarrier_wait(ring.full_at(stage), phase);
           b.mbarrier_arrive_remote(Addr::at((leader_peer_full + (stage << 3)).named("leader_peer_full_s")));
-          hopper::next_stage(b, stage, phase, kStages);
+          tma_ring::next_stage(b, stage, phase, kStages);
         });
       });
     });

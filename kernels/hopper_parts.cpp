@@ -1,9 +1,73 @@
-// The shared pieces of the Hopper steps (hopper_parts.hpp).
+// The shared pieces of the Hopper steps and the ring of stages they share with the Blackwell
+// steps (hopper_parts.hpp).
 #include "kernels/hopper_parts.hpp"
 
 #include <fmt/format.h>
 
+namespace gs::kernels::tma_ring {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using ir::Type;
+
+void next_stage(Builder& b, Reg& stage, Reg& phase, uint32_t stages, bool flip_phase) {
+  stage += 1;
+  Reg wrap = (stage == stages).named("wrap");
+  b.mov(stage, b.selp(0u, stage, wrap));
+  if (flip_phase) phase ^= b.selp(1u, 0u, wrap);
+}
+
+Addr Ring::full_at(const Reg& stage) const { return Addr::at((full_base + (stage << 3)).named("full_s")); }
+Addr Ring::empty_at(const Reg& stage) const { return Addr::at((empty_base + (stage << 3)).named("empty_s")); }
+Reg Ring::a_at(const Reg& stage) const { return (a_base + stage * a_bytes).named("sA_s"); }
+Reg Ring::b_at(const Reg& stage) const { return (b_base + stage * b_bytes).named("sB_s"); }
+
+Ring declare_ring(Builder& b, uint32_t stages, uint32_t a_bytes, uint32_t b_bytes) {
+  Ring r{.stages = stages, .a_bytes = a_bytes, .b_bytes = b_bytes};
+  const auto sA = b.operand_stages("sA", ir::GemmOperand::a, stages, a_bytes, 1024, layout::Swizzle::b128);
+  const auto sB = b.operand_stages("sB", ir::GemmOperand::b, stages, b_bytes, 1024, layout::Swizzle::b128);
+  r.full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  r.empty = b.mbarriers("empty", ir::BarrierRole::empty, stages);
+  b.use_dynamic_smem();
+  r.full_base = b.smem_address(r.full, 0, "full_base");
+  r.empty_base = b.smem_address(r.empty, 0, "empty_base");
+  r.a_base = b.smem_address(sA, 0, "sA_base");
+  r.b_base = b.smem_address(sB, 0, "sB_base");
+  return r;
+}
+
+void init_ring(Builder& b, const Ring& ring, const Reg& tid, uint32_t empty_arrivals) {
+  b.comment("one thread initialises the ring's barriers");
+  b.if_((tid == 0).named("init_thread"), [&] {
+    for (uint32_t s = 0; s < ring.stages; ++s) {
+      b.mbarrier_init(ring.full.at(8 * s), 1);
+      b.mbarrier_init(ring.empty.at(8 * s), empty_arrivals);
+    }
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+}
+
+void produce_k_block(Builder& b, const Ring& ring, Reg& stage, Reg& phase, const Reg& tmA, const Reg& tmB,
+                     const Reg& kb, const Reg& m0, const Reg& n0, const ProduceOptions& options) {
+  if (options.wait_empty) {
+    b.comment("wait until the consumers released this stage (a fresh barrier passes parity 1)");
+    b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, options.suspend_hint_ns);
+  }
+  const Addr full_s = ring.full_at(stage);
+  b.mbarrier_arrive_expect_tx(full_s, ring.a_bytes + ring.b_bytes);
+  Reg k0 = (kb << 6).named("k0");
+  b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, m0}, full_s);
+  b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, n0}, full_s);
+  next_stage(b, stage, phase, ring.stages);
+}
+
+}  // namespace gs::kernels::tma_ring
+
 namespace gs::kernels::hopper {
+
+using tma_ring::next_stage;
 
 using builder::Addr;
 using builder::Builder;
@@ -52,13 +116,6 @@ void store_tile_clipped(Builder& b, const std::vector<Reg>& acc, uint32_t n, con
   }
 }
 
-void next_stage(Builder& b, Reg& stage, Reg& phase, uint32_t stages, bool flip_phase) {
-  stage += 1;
-  Reg wrap = (stage == stages).named("wrap");
-  b.mov(stage, b.selp(0u, stage, wrap));
-  if (flip_phase) phase ^= b.selp(1u, 0u, wrap);
-}
-
 void check_edge_shape(std::string_view kernel, const GemmShape& s) {
   const char dims[3] = {'M', 'N', 'K'};
   const uint32_t values[3] = {s.m, s.n, s.k};
@@ -72,51 +129,6 @@ std::vector<std::string> edge_shape_constraints() {
   return {"M, N and K multiples of 8 (a TMA row stride is a multiple of 16 bytes), each at most 65536",
           "any such shape: TMA zero-fills the parts of edge tiles outside A and B, and the epilogue skips "
           "the stores outside C"};
-}
-
-Addr Ring::full_at(const Reg& stage) const { return Addr::at((full_base + (stage << 3)).named("full_s")); }
-Addr Ring::empty_at(const Reg& stage) const { return Addr::at((empty_base + (stage << 3)).named("empty_s")); }
-Reg Ring::a_at(const Reg& stage) const { return (a_base + stage * a_bytes).named("sA_s"); }
-Reg Ring::b_at(const Reg& stage) const { return (b_base + stage * b_bytes).named("sB_s"); }
-
-Ring declare_ring(Builder& b, uint32_t stages, uint32_t a_bytes, uint32_t b_bytes) {
-  Ring r{.stages = stages, .a_bytes = a_bytes, .b_bytes = b_bytes};
-  const auto sA = b.operand_stages("sA", ir::GemmOperand::a, stages, a_bytes, 1024, layout::Swizzle::b128);
-  const auto sB = b.operand_stages("sB", ir::GemmOperand::b, stages, b_bytes, 1024, layout::Swizzle::b128);
-  r.full = b.mbarriers("full", ir::BarrierRole::full, stages);
-  r.empty = b.mbarriers("empty", ir::BarrierRole::empty, stages);
-  b.use_dynamic_smem();
-  r.full_base = b.smem_address(r.full, 0, "full_base");
-  r.empty_base = b.smem_address(r.empty, 0, "empty_base");
-  r.a_base = b.smem_address(sA, 0, "sA_base");
-  r.b_base = b.smem_address(sB, 0, "sB_base");
-  return r;
-}
-
-void init_ring(Builder& b, const Ring& ring, const Reg& tid, uint32_t empty_arrivals) {
-  b.comment("one thread initialises the ring's barriers");
-  b.if_((tid == 0).named("init_thread"), [&] {
-    for (uint32_t s = 0; s < ring.stages; ++s) {
-      b.mbarrier_init(ring.full.at(8 * s), 1);
-      b.mbarrier_init(ring.empty.at(8 * s), empty_arrivals);
-    }
-    b.fence_mbarrier_init();
-  });
-  b.bar_sync(0);
-}
-
-void produce_k_block(Builder& b, const Ring& ring, Reg& stage, Reg& phase, const Reg& tmA, const Reg& tmB,
-                     const Reg& kb, const Reg& m0, const Reg& n0, const ProduceOptions& options) {
-  if (options.wait_empty) {
-    b.comment("wait until the consumers released this stage (a fresh barrier passes parity 1)");
-    b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, options.suspend_hint_ns);
-  }
-  const Addr full_s = ring.full_at(stage);
-  b.mbarrier_arrive_expect_tx(full_s, ring.a_bytes + ring.b_bytes);
-  Reg k0 = (kb << 6).named("k0");
-  b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, m0}, full_s);
-  b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, n0}, full_s);
-  next_stage(b, stage, phase, ring.stages);
 }
 
 void consume_k_block(Builder& b, const Ring& ring, const Reg& stage, const Reg& phase, uint32_t n,
