@@ -1,5 +1,7 @@
 // The op enum and its table, generated from ops.def (the single source of truth: PTX
-// spelling, operand syntax, model family, targets, PTX version, a summary for learners).
+// spelling, operand syntax and signature, the GUI's family, the model's exec function,
+// targets, PTX version, a summary for learners). What an op is on the hardware (thread scope,
+// fragment maps, read patterns) is in the op traits, engine/layout/op_traits.def.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +41,8 @@ enum class Signature : uint8_t {
   count_,
 };
 
-// Which part of the CPU model executes an op; also the GUI's colour group.
+// How the GUI groups and colours an op. The model does not dispatch by family: ops.def's exec
+// column names the function that runs each op (engine/model/decode.cpp).
 enum class Family : uint8_t {
   alu, convert, memory, control, barrier, fence, mbarrier, tma, wgmma, mma, ldmatrix,
   cp_async, cluster, misc, tcgen05,
