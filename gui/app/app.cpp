@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cfloat>
 #include <cmath>
+#include <iterator>
 #include <ostream>
 
 #include <GLFW/glfw3.h>
@@ -14,6 +16,7 @@
 #include "gui/app/save_picture.hpp"
 #include "gui/app/saved_layout.hpp"
 #include "gui/app/shell.hpp"
+#include "gui/core/occupancy.hpp"
 #include "gui/core/sass_data.hpp"
 #include "run/sim_job.hpp"
 
@@ -89,9 +92,10 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   for (int i = 0; i < o.steps; ++i)
     if (!app.step(o.step_unit, true)) break;
   if (o.select_line) app.select_ptx_line(o.select_line);
-  // The first frame shows the SASS view filled in, as it shows the kernel.
+  // The first frame shows the SASS and Schedule views filled in, as it shows the kernel.
   const std::vector<std::string> shown = shell.shown_view_names();
   if (std::find(shown.begin(), shown.end(), "sass") != shown.end()) compile_sass_now(app);
+  if (app.kernel && std::find(shown.begin(), shown.end(), "schedule") != shown.end()) count_registers_now(*app.kernel);
   return exit_code;
 }
 
@@ -104,6 +108,13 @@ void build_and_draw_frame(AppState& app, AppWindow& window, Shell& shell, const 
   for (int i = 0; i < o.steps_per_frame; ++i)
     if (!app.step(o.step_unit, true)) break;
   ImGui_ImplGlfw_NewFrame();
+  if (headless) {
+    // A headless picture shows the app as it is, not wherever the X server's pointer happens
+    // to be (the middle of Xvfb's screen, inside most windows): no hover, no tooltip, no press.
+    ImGuiIO& io = ImGui::GetIO();
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    std::fill(std::begin(io.MouseDown), std::end(io.MouseDown), false);
+  }
   ImGui::NewFrame();
   const auto ui0 = std::chrono::steady_clock::now();
   shell.draw_frame();

@@ -76,7 +76,12 @@ int HeadlessOutputs::write_state(AppState& app, const AppWindow& window, const S
                  {"height", height},
                  {"scale", window.scale()},
                  {"renderer", window.renderer_name()},
-                 {"status_bar_height", shell.status_bar_height()}};
+                 {"status_bar_height", shell.status_bar_height()},
+                 // Where ImGui saw the pointer in the last frame (null: nowhere, as headless runs
+                 // should: no hover in their pictures).
+                 {"pointer", ImGui::IsMousePosValid() ? nlohmann::json::array({ImGui::GetIO().MousePos.x,
+                                                                               ImGui::GetIO().MousePos.y})
+                                                      : nlohmann::json(nullptr)}};
   j["layout"] = shell.describe_layout();
   j["shown_views"] = shell.shown_view_names();
   j["assets"] = {{"dir", assets_dir()}, {"window_icon", window.icon_warning().empty()}};

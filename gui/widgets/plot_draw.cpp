@@ -53,22 +53,6 @@ std::string fit_text(const std::string& s, float max_w) {
   return t.empty() ? "" : t + "…";
 }
 
-// The pixel span [a, b) of bar `rank` of `count` in the category band [lo, hi) (pixels):
-// bars side by side, at most max_thick each, under a label line of label_h when horizontal.
-void bar_pixels(float lo, float hi, int rank, int count, float label_h, float max_thick, bool horizontal, float& a,
-                float& b) {
-  const float band = hi - lo;
-  float use_lo = horizontal ? lo + label_h + 3.0f : lo + 0.1f * band;
-  const float use_hi = horizontal ? hi - 3.0f : hi - 0.1f * band;
-  if (use_hi - use_lo < 4.0f * float(count)) use_lo = lo + 0.1f * band;  // no room for the label
-  const float gap = 2.0f;
-  const float thick = std::max(1.0f, std::min((use_hi - use_lo - gap * float(count - 1)) / float(count), max_thick));
-  const float group = thick * float(count) + gap * float(count - 1);
-  const float start = horizontal ? use_lo : (lo + hi - group) / 2;
-  a = start + float(rank) * (thick + gap);
-  b = a + thick;
-}
-
 // The ranges (from the visible data, and the ceilings so they stay on screen), the margins the
 // tick labels need and the area left; nullopt when it is too small to say anything.
 std::optional<Axes> layout_axes(const Frame& f, const Legend& legend) {
@@ -343,6 +327,9 @@ PlotHover draw(const char* id, ImVec2 size, const PlotSpec& spec) {
   // captions pile up: then the window scrolls.
   if (size.x <= 0.0f) size.x = std::max(avail.x, 12.0f * ImGui::GetFontSize());
   if (size.y <= 0.0f) size.y = std::max(avail.y, 10.0f * ImGui::GetTextLineHeightWithSpacing());
+  // Horizontal bars with value labels: every band holds its name and text-high bars, so a
+  // value never covers a name.
+  size.y = std::max(size.y, min_labelled_bars_height(spec, ImGui::GetTextLineHeight()));
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##plot", size);
   const bool item_hovered = ImGui::IsItemHovered();
