@@ -113,9 +113,16 @@ std::vector<TimelineSegment> segments_at_pixels(const std::vector<TimelineSegmen
     else
       out.push_back({lo, hi, most});
   }
-  // The last state (how the warp ended: stamped at the last cycle, zero-length) stays visible.
-  if (segments.back().begin == segments.back().end && !out.empty() && out.back().activity != segments.back().activity)
-    out.push_back(segments.back());
+  // How the warp ended (exited, deadlocked: short, or stamped at the last cycle with no
+  // length) stays visible whatever took most of the last column.
+  const TimelineSegment& last = segments.back();
+  if (!out.empty() && out.back().activity != last.activity) {
+    const uint64_t b = std::max(last.begin, out.back().begin);
+    out.back().end = b;
+    if (out.back().end == out.back().begin) out.pop_back();
+    if (!out.empty() && out.back().activity == last.activity) out.back().end = last.end;
+    else out.push_back({b, last.end, last.activity});
+  }
   return out;
 }
 
