@@ -1,7 +1,13 @@
 #include "gui/app/save_picture.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <vector>
+
+#include <GLFW/glfw3.h>
+#include <stb_image_write.h>
 
 #include <fmt/format.h>
 #include <imgui.h>
@@ -9,6 +15,39 @@
 #include "gui/core/app_state.hpp"
 
 namespace gs::gui {
+
+std::string png_of_back_buffer(int fb_w, int fb_h, int x, int y, int w, int h) {
+  if (w < 0) w = fb_w;
+  if (h < 0) h = fb_h;
+  std::vector<unsigned char> pixels(size_t(w) * size_t(h) * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_BACK);
+  glReadPixels(x, fb_h - y - h, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  for (size_t i = 3; i < pixels.size(); i += 4) pixels[i] = 255;  // opaque, whatever the framebuffer's alpha
+  std::string png;
+  stbi_flip_vertically_on_write(1);
+  const auto append = [](void* context, void* data, int size) {
+    static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, w, h, 4, pixels.data(), w * 4)) png.clear();
+  return png;
+}
+
+bool save_png_picture(AppState& app, const PngRequest& r, int fb_w, int fb_h) {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const float sx = display.x > 0 ? float(fb_w) / display.x : 1.0f, sy = display.y > 0 ? float(fb_h) / display.y : 1.0f;
+  int x = 0, y = 0, w = fb_w, h = fb_h;
+  if (r.area.size.x > 0 && r.area.size.y > 0) {
+    x = std::clamp(int(std::lround(r.area.pos.x * sx)), 0, fb_w - 1);
+    y = std::clamp(int(std::lround(r.area.pos.y * sy)), 0, fb_h - 1);
+    w = std::clamp(int(std::lround(r.area.size.x * sx)), 1, fb_w - x);
+    h = std::clamp(int(std::lround(r.area.size.y * sy)), 1, fb_h - y);
+  }
+  const std::string png = png_of_back_buffer(fb_w, fb_h, x, y, w, h);
+  if (!png.empty()) return save_picture(app, r.path, png);
+  app.add_problem({Severity::error, "app", "picture", "picture not saved", fmt::format("cannot encode {}x{} pixels as PNG", w, h)});
+  return false;
+}
 
 void SavePictureDialog::reset_path(AppState& app) {
   const std::vector<std::string> parts = what_ < 0 ? std::vector<std::string>{} : svg_pictures_of(ViewId(what_));

@@ -1,7 +1,7 @@
 // File > Save picture: the dialog that picks what to save (the whole window or one shown view),
 // as what (PNG, or SVG for the layout views: gui/core/picture.hpp) and where. SVG is written
 // at once from the view's data; PNG is read back from the frame after the dialog closed (so
-// the dialog is not in the picture) by gui/app/app.cpp, cropped to the view's window.
+// the dialog is not in the picture) by save_png_picture, cropped to the view's window.
 #pragma once
 
 #include <array>
@@ -20,6 +20,15 @@ struct PngRequest {
   std::string path;
   Rect area;
 };
+
+// The back buffer as PNG bytes (rows flipped: OpenGL's origin is bottom-left): all of it, or
+// the rectangle at (x, y) from the top-left of a w x h part; empty when encoding failed.
+std::string png_of_back_buffer(int fb_w, int fb_h, int x = 0, int y = 0, int w = -1, int h = -1);
+
+// Saves `r` from the back buffer of an fb_w x fb_h framebuffer: the window, or a view's window
+// cropped out of it (window coordinates scaled to the framebuffer's pixels, clamped to it).
+// False, with a problem added to app, when it was not saved.
+bool save_png_picture(AppState& app, const PngRequest& r, int fb_w, int fb_h);
 
 class SavePictureDialog {
  public:

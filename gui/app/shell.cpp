@@ -45,6 +45,14 @@ bool Shell::shown(ViewId v) const {
   return app_.settings.show[size_t(v)];
 }
 
+void Shell::toggle_view(ViewId v, bool on) {
+  // The views on screen become the saved choice, then the one clicked changes: a click never
+  // brings back the views --view left out.
+  for (size_t i = 0; i < size_t(ViewId::count_); ++i) app_.settings.show[i] = shown(ViewId(i));
+  app_.settings.show[size_t(v)] = on;
+  only_.clear();
+}
+
 std::vector<std::string> Shell::shown_view_names() const {
   std::vector<std::string> names;
   for (size_t i = 0; i < size_t(ViewId::count_); ++i)
@@ -86,11 +94,8 @@ void Shell::draw_menu_bar() {
   }
   if (ImGui::BeginMenu("View")) {
     for (size_t i = 0; i < size_t(ViewId::count_); ++i) {
-      bool on = app_.settings.show[i];
-      if (ImGui::MenuItem(view_title(ViewId(i)), nullptr, &on)) {
-        app_.settings.show[i] = on;
-        only_.clear();
-      }
+      bool on = shown(ViewId(i));  // ticked as on screen, --view's choice included
+      if (ImGui::MenuItem(view_title(ViewId(i)), nullptr, &on)) toggle_view(ViewId(i), on);
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Show all")) {

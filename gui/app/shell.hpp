@@ -33,7 +33,10 @@ class Shell {
   void set_views(const std::vector<ViewId>& only, bool fixed);
   void draw_frame();
   bool quit_requested() const { return quit_; }
+  // The views on screen, which the View menu ticks.
   std::vector<std::string> shown_view_names() const;
+  // The View menu's click: the views on screen, with `v` switched on or off.
+  void toggle_view(ViewId v, bool on);
   float status_bar_height() const { return status_height_; }  // pixels at the bottom, last frame
   // The last frame's layout for --state-json: menu and status bar heights, the layout kind,
   // and each shown view window's rectangle [x, y, w, h].

@@ -98,12 +98,12 @@ void AppState::open_now(const run::SimRequest& r) {
 void AppState::request_open(const run::SimRequest& r) {
   request = r;
   // A newer open replaces an older one still running.
-  for (auto& j : jobs)
-    if (j->name().rfind("open", 0) == 0 || j->name().rfind("model", 0) == 0) j->request_cancel();
+  cancel_jobs(JobKind::open);
+  cancel_jobs(JobKind::model_run);
   const bool whole = !r.only_traced_cta;
   const std::string name = fmt::format("{} {} {}", whole ? "model run" : "open", r.kernel_id, shape_text(r.shape));
   jobs.push_back(std::make_unique<Job>(
-      name,
+      whole ? JobKind::model_run : JobKind::open, name,
       [r, name, generation = ++open_generation](JobContext& ctx) {
         auto k = open_kernel(
             r, [&ctx](uint64_t done, uint64_t total) { ctx.done = done, ctx.total = total; }, &ctx.cancel);
@@ -134,7 +134,7 @@ void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, ker
   const int reps = settings.bench_reps;
   const auto started_at = started;
   jobs.push_back(std::make_unique<Job>(
-      fmt::format("GPU bench {} kernel(s) at {}", kernel_ids.size(), shape_text(shape)),
+      JobKind::gpu_bench, fmt::format("GPU bench {} kernel(s) at {}", kernel_ids.size(), shape_text(shape)),
       [kernel_ids, shape, repeats, reps, params, started_at](JobContext& ctx) {
         ctx.total = uint64_t(kernel_ids.size()) * uint64_t(std::max(1, repeats));
         for (int round = 0; round < std::max(1, repeats) && !ctx.cancel.load(); ++round) {
@@ -167,6 +167,17 @@ void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, ker
 
 void AppState::cancel_jobs() {
   for (auto& j : jobs) j->request_cancel();
+}
+
+void AppState::cancel_jobs(JobKind kind) {
+  for (auto& j : jobs)
+    if (j->kind() == kind) j->request_cancel();
+}
+
+const Job* AppState::running_job(JobKind kind) const {
+  for (const auto& j : jobs)
+    if (j->kind() == kind && !j->finished()) return j.get();
+  return nullptr;
 }
 
 bool AppState::busy() const {
@@ -266,6 +277,25 @@ void AppState::select_ptx_line(uint32_t line) {
 void AppState::select_warp(uint16_t warp) {
   if (!kernel || warp >= kernel->trace().warps) return;
   selection.warp = warp;
+}
+
+void AppState::select_smem(uint32_t addr, std::optional<int> lane) {
+  selection.smem_addr = addr;
+  if (lane) selection.lane = *lane;
+}
+
+void AppState::select_mbarrier(uint32_t addr) { selection.mbar = addr; }
+
+void AppState::select_tma(uint32_t transfer) {
+  if (!kernel || transfer >= kernel->trace().tma.size()) return;
+  selection.tma = transfer;
+  selection.smem_addr = kernel->trace().tma[transfer].smem_dst;
+}
+
+void AppState::select_cell(int row, int col, int lane) {
+  selection.row = row;
+  selection.col = col;
+  selection.lane = lane;
 }
 
 void AppState::select_problem(uint32_t i) {

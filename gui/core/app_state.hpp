@@ -129,6 +129,8 @@ struct AppState {
   void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
                          const kernels::ParamValues& params = {});
   void cancel_jobs();
+  void cancel_jobs(JobKind kind);
+  const Job* running_job(JobKind kind) const;  // the first unfinished job of this kind, or null
   bool busy() const;
   void poll_jobs();  // applies finished jobs' completions (UI thread, once per frame)
 
@@ -144,6 +146,13 @@ struct AppState {
   void select_inst(uint32_t inst, bool jump_to_next_execution);
   void select_ptx_line(uint32_t line);  // 1-based; lines without an instruction select nothing
   void select_warp(uint16_t warp);
+  // A shared byte address (the bank and swizzle views), with the lane that touched it if known.
+  void select_smem(uint32_t addr, std::optional<int> lane = std::nullopt);
+  void select_mbarrier(uint32_t addr);  // a barrier, by its shared address
+  void select_tma(uint32_t transfer);   // index into trace.tma; selects the bytes it writes too
+  void select_cell(int row, int col, int lane);  // a cell of the output tile and its owner lane
+  void pause() { playback.playing = false; }
+  void set_step_unit(StepUnit unit) { playback.unit = unit; }
   void select_problem(uint32_t index);
 
   void add_problem(Problem p);

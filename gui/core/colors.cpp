@@ -1,5 +1,6 @@
 #include "gui/core/colors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <algorithm>
 #include <iterator>
@@ -48,8 +49,47 @@ Rgb cta_rgb(uint32_t cta) {
   return hsv_to_rgb(hue, 0.45f + 0.15f * float(level), 0.92f - 0.12f * float(level));
 }
 
+Rgb series_rgb(uint32_t slot, bool dark) {
+  static constexpr Rgb kSeries[] = {{76, 156, 255}, {255, 140, 50}, {80, 200, 120},  {220, 90, 200},
+                                    {240, 200, 60}, {90, 210, 220}, {235, 85, 85},   {160, 130, 255}};
+  const Rgb c = kSeries[slot % std::size(kSeries)];
+  return dark ? c : readable_on(c, window_rgb(false));
+}
+
+Rgb warp_text_rgb(uint32_t warp, bool dark) { return readable_on(warp_rgb(warp), window_rgb(dark)); }
+
+// theme.cpp's WindowBg, 0.105/0.11/0.125 and 0.97/0.97/0.965, in bytes.
+Rgb window_rgb(bool dark) { return dark ? Rgb{27, 28, 32} : Rgb{247, 247, 246}; }
+
+double contrast_ratio(const Rgb& a, const Rgb& b) {
+  // Relative luminance of sRGB bytes (WCAG 2.x).
+  auto luminance = [](const Rgb& c) {
+    auto lin = [](uint8_t v) {
+      const double s = v / 255.0;
+      return s <= 0.03928 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  };
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+Rgb readable_on(const Rgb& c, const Rgb& background) {
+  const bool light_background = contrast_ratio(background, {0, 0, 0}) > contrast_ratio(background, {255, 255, 255});
+  Rgb out = c;
+  // Toward black on a light background, toward white on a dark one, in small steps.
+  for (int step = 1; step <= 20 && contrast_ratio(out, background) < kMinTextContrast; ++step) {
+    const float t = float(step) / 20.0f;
+    for (int i = 0; i < 3; ++i) {
+      const float target = light_background ? 0.0f : 255.0f;
+      out[size_t(i)] = uint8_t(std::lround(float(c[size_t(i)]) + (target - float(c[size_t(i)])) * t));
+    }
+  }
+  return out;
+}
+
 Rgb ok_rgb(bool dark) { return dark ? Rgb{110, 200, 120} : Rgb{30, 130, 50}; }
-Rgb warn_rgb(bool dark) { return dark ? Rgb{235, 190, 90} : Rgb{170, 110, 0}; }
+Rgb warn_rgb(bool dark) { return dark ? Rgb{235, 190, 90} : Rgb{150, 90, 0}; }  // amber that reads on white
 Rgb error_rgb(bool dark) { return dark ? Rgb{240, 110, 100} : Rgb{190, 30, 30}; }
 Rgb muted_rgb(bool dark) { return dark ? Rgb{140, 140, 150} : Rgb{110, 110, 120}; }
 

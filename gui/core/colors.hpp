@@ -16,6 +16,23 @@ Rgb lane_rgb(uint32_t warp, uint32_t lane);
 // A distinct colour per CTA (linear id), for the schedule view's tiles.
 Rgb cta_rgb(uint32_t cta);
 
+// The hue of each measured (kernel, shape) series of the Throughput view, eight then repeating,
+// kept apart from each other and from cuBLAS's grey. On the light theme each is darkened until
+// text in it reads on the window (readable_on): the bright yellow and cyan of the dark theme
+// are unreadable on white.
+Rgb series_rgb(uint32_t slot, bool dark);
+// Text in a warp's hue: warp_rgb, darkened on the light theme as series_rgb is.
+Rgb warp_text_rgb(uint32_t warp, bool dark);
+
+// The theme's window background (theme.cpp's ImGuiCol_WindowBg) and its text.
+Rgb window_rgb(bool dark);
+// WCAG 2's contrast ratio of two colours (1 to 21); 4.5 is its minimum for body text.
+double contrast_ratio(const Rgb& a, const Rgb& b);
+inline constexpr double kMinTextContrast = 4.5;
+// `c` darkened (light background) or lightened (dark one) just enough to reach kMinTextContrast
+// against `background`; `c` itself when it does already.
+Rgb readable_on(const Rgb& c, const Rgb& background);
+
 // The colours of states, by theme (views.hpp's ok_color .. muted_color; the light ones in the
 // pictures): fine, waiting, wrong, quiet.
 Rgb ok_rgb(bool dark);

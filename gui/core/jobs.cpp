@@ -26,9 +26,9 @@ std::vector<Completion> JobContext::take_completions() {
   return out;
 }
 
-Job::Job(std::string name, std::function<void(JobContext&)> work,
+Job::Job(JobKind kind, std::string name, std::function<void(JobContext&)> work,
          std::function<void(AppState&, const std::string&)> on_error)
-    : name_(std::move(name)), on_error_(std::move(on_error)) {
+    : kind_(kind), name_(std::move(name)), on_error_(std::move(on_error)) {
   thread_ = std::thread([this, work = std::move(work)] {
     try {
       work(context_);

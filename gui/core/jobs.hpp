@@ -16,6 +16,17 @@
 namespace gs::gui {
 
 struct AppState;
+
+// What a job does. The app finds, cancels and shows its jobs by kind, never by their names
+// (which are for people: "model run step 13 4096³").
+enum class JobKind {
+  open,       // open a kernel: run its traced CTA on the model
+  model_run,  // open a kernel with its whole grid run on the model
+  gpu_bench,  // time kernels on the GPU next to cuBLAS
+  sass,       // ptxas and the disassembler: the SASS listing
+  registers,  // ptxas -v: the registers per thread the occupancy needs
+};
+
 using Completion = std::function<void(AppState&)>;
 
 // What the job's function sees.
@@ -39,12 +50,13 @@ class JobContext {
 class Job {
  public:
   // Starts `work` on a new thread. Exceptions from `work` become a problem (via on_error).
-  Job(std::string name, std::function<void(JobContext&)> work,
+  Job(JobKind kind, std::string name, std::function<void(JobContext&)> work,
       std::function<void(AppState&, const std::string&)> on_error);
   ~Job();  // requests cancel and joins
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
+  JobKind kind() const { return kind_; }
   const std::string& name() const { return name_; }
   bool finished() const { return finished_.load(); }
   void request_cancel() { context_.cancel = true; }
@@ -55,6 +67,7 @@ class Job {
   std::vector<Completion> take_completions();
 
  private:
+  JobKind kind_;
   std::string name_;
   JobContext context_;
   std::atomic<bool> finished_{false};

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <regex>
+#include <typeindex>
 
 #include <fmt/format.h>
 
 #include "engine/model/timing.hpp"
 #include "engine/ptx/ptxas.hpp"
+#include "gui/core/app_state.hpp"
+#include "gui/core/sass_data.hpp"
+#include "gui/core/schedule_data.hpp"
 
 namespace gs::gui {
 
@@ -32,20 +36,85 @@ std::pair<uint32_t, std::string> declared_registers(const ir::Kernel& k) {
   return {0, "not known: ptxas is not installed and the kernel declares no budget"};
 }
 
+// The target ptxas counts registers for: the H100 JIT-compiles sm_80 PTX for sm_90; a later
+// target (Blackwell) is its own.
+ir::Arch occupancy_arch(const ir::Kernel& kernel) {
+  return kernel.target == ir::Arch::sm_80 ? ir::Arch::sm_90 : kernel.target;
+}
+
+// What ptxas -v said about a kernel, kept in its derived slots (UI thread only). `done` false
+// while the job runs; registers 0 when ptxas is missing or gave no count.
+struct RegisterSlot {
+  bool done = false;
+  uint32_t registers = 0;
+  std::string source;
+};
+
+RegisterSlot* register_slot(const LoadedKernel& k) {
+  auto it = k.derived.find(std::type_index(typeid(RegisterSlot)));
+  // Only this file makes the slot, always as a mutable RegisterSlot.
+  return it == k.derived.end() ? nullptr : static_cast<RegisterSlot*>(const_cast<void*>(it->second.get()));
+}
+
+// ptxas -v on the kernel's PTX: off the UI thread in the job, or now.
+RegisterSlot count_registers(const std::string& ptx_text, ir::Arch arch) {
+  RegisterSlot s{true, 0, ""};
+  if (!ptx::find_ptxas()) return s;
+  const ptx::PtxasResult r = ptx::run_ptxas(ptx_text, arch);
+  if (r.ok)
+    if (const auto regs = registers_from_ptxas_log(r.log)) s = {true, *regs, fmt::format("ptxas -v for {}", ir::arch_name(arch))};
+  return s;
+}
+
+// Keeps the count with the kernel; the schedule's data, built with the count pending, is built
+// again on its next use.
+void store_count(const LoadedKernel& k, RegisterSlot s) {
+  k.derived[std::type_index(typeid(RegisterSlot))] = std::make_shared<RegisterSlot>(std::move(s));
+  k.derived.erase(std::type_index(typeid(ScheduleData)));
+}
+
 }  // namespace
 
 Occupancy kernel_occupancy(const LoadedKernel& k) {
   const ir::Kernel& kernel = k.kernel();
-  // The H100 JIT-compiles sm_80 PTX for sm_90; a later target (Blackwell) is its own.
-  const ir::Arch arch = kernel.target == ir::Arch::sm_80 ? ir::Arch::sm_90 : kernel.target;
-  if (ptx::find_ptxas()) {
-    const ptx::PtxasResult r = ptx::run_ptxas(k.ptx.text, arch);
-    if (r.ok)
-      if (const auto regs = registers_from_ptxas_log(r.log))
-        return occupancy_of(kernel, *regs, fmt::format("ptxas -v for {}", ir::arch_name(arch)));
-  }
+  const RegisterSlot* slot = register_slot(k);
+  if (slot && slot->done && slot->registers > 0) return occupancy_of(kernel, slot->registers, slot->source);
   const auto [regs, source] = declared_registers(kernel);
-  return occupancy_of(kernel, regs, source);
+  if (slot && slot->done) return occupancy_of(kernel, regs, source);
+  Occupancy o = occupancy_of(kernel, regs, regs ? source + "; ptxas -v pending" : "pending: ptxas -v has not reported yet");
+  o.registers_pending = true;
+  return o;
+}
+
+void request_register_count(AppState& app) {
+  if (!app.kernel || register_slot(*app.kernel)) return;  // there, or its job is running
+  const ir::Arch arch = occupancy_arch(app.kernel->kernel());
+  // The SASS listing of the same target has ptxas's report already: no second run.
+  if (const auto listing = sass_listing(app); listing && listing->report.found && listing->arch == ir::arch_name(arch)) {
+    store_count(*app.kernel, {true, listing->report.registers, fmt::format("ptxas -v for {}", ir::arch_name(arch))});
+    return;
+  }
+  app.kernel->derived[std::type_index(typeid(RegisterSlot))] = std::make_shared<RegisterSlot>();
+  // The job holds the kernel only weakly: a kernel closed meanwhile is not kept alive for it.
+  std::weak_ptr<const LoadedKernel> weak = app.kernel;
+  app.jobs.push_back(std::make_unique<Job>(
+      JobKind::registers, fmt::format("ptxas -v of {}", app.kernel->request.kernel_id),
+      [weak, text = app.kernel->ptx.text, arch](JobContext& ctx) {
+        RegisterSlot s = count_registers(text, arch);
+        ctx.complete([weak, s](AppState&) {
+          if (auto k = weak.lock()) store_count(*k, s);
+        });
+      },
+      [weak](AppState& app, const std::string& msg) {
+        if (auto k = weak.lock()) store_count(*k, {true, 0, ""});  // the declared budget, as without ptxas
+        app.add_problem({Severity::warning, "app", "ptxas", "cannot count the kernel's registers", msg});
+      }));
+}
+
+void count_registers_now(const LoadedKernel& k) {
+  const RegisterSlot* slot = register_slot(k);
+  if (slot && slot->done) return;
+  store_count(k, count_registers(k.ptx.text, occupancy_arch(k.kernel())));
 }
 
 std::optional<uint32_t> registers_from_ptxas_log(const std::string& log) {
@@ -87,7 +156,8 @@ Occupancy occupancy_of(const ir::Kernel& kernel, uint32_t registers, std::string
 nlohmann::json occupancy_json(const Occupancy& o) {
   nlohmann::json limits = nlohmann::json::array();
   for (const OccupancyLimit& l : o.limits) limits.push_back({{"resource", l.resource}, {"ctas", l.ctas}, {"basis", l.basis}});
-  return {{"threads", o.threads},
+  return {{"registers_pending", o.registers_pending},
+          {"threads", o.threads},
           {"smem_bytes", o.smem_bytes},
           {"registers", o.registers},
           {"registers_source", o.registers_source},

@@ -4,7 +4,9 @@
 //
 // Registers per thread come from ptxas's resource report (-v) on the kernel's PTX when ptxas
 // is installed, else from what the kernel declares (.maxnreg, or .minnctapersm with the block
-// size), else they are not known and the register limit is left out (said so).
+// size), else they are not known and the register limit is left out (said so). ptxas runs off
+// the UI thread, as a job (or not at all when the SASS listing for the same target already has
+// its report); until it is done the occupancy says its register count is pending.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,8 @@
 
 namespace gs::gui {
 
+struct AppState;
+
 // H100 (compute capability 9.0) per-SM resources: CUDA C Programming Guide, "Technical
 // Specifications per Compute Capability"; registers are allocated per warp in units of 256.
 inline constexpr uint32_t kRegistersPerSm = 65536;
@@ -33,6 +37,7 @@ struct OccupancyLimit {
 };
 
 struct Occupancy {
+  bool registers_pending = false;  // ptxas -v has not reported yet (the register limit may change)
   uint32_t threads = 0;            // per CTA
   uint32_t smem_bytes = 0;         // per CTA (its shared window)
   uint32_t registers = 0;          // per thread; 0: not known
@@ -50,9 +55,16 @@ Occupancy occupancy_of(const ir::Kernel& kernel, uint32_t registers, std::string
 // Registers per thread from a ptxas -v log ("Used 168 registers"); nullopt when it has none.
 std::optional<uint32_t> registers_from_ptxas_log(const std::string& log);
 
-// The loaded kernel's occupancy (runs ptxas when it is installed: the schedule view's data,
-// built once per kernel, calls it).
+// The loaded kernel's occupancy with the register count found so far (the schedule view's
+// data, built once per kernel and again when the count arrives, calls it). Never runs ptxas.
 Occupancy kernel_occupancy(const LoadedKernel& k);
+
+// Starts ptxas -v on the kernel on screen as a job (JobKind::registers), unless its count is
+// there or under way; when it finishes, the schedule's data is built again with it. Called by
+// the schedule view every frame.
+void request_register_count(AppState& app);
+// Counts the kernel's registers now (headless runs, --state-json and the tests).
+void count_registers_now(const LoadedKernel& k);
 
 nlohmann::json occupancy_json(const Occupancy& o);
 

@@ -49,7 +49,7 @@ void request_sass(AppState& app) {
   const std::string text = app.kernel->ptx.text;
   const ir::Arch target = app.kernel->kernel().target;
   app.jobs.push_back(std::make_unique<Job>(
-      fmt::format("SASS of {}", app.kernel->request.kernel_id),
+      JobKind::sass, fmt::format("SASS of {}", app.kernel->request.kernel_id),
       [weak, text, target](JobContext& ctx) {
         auto listing = std::make_shared<const ptx::SassListing>(ptx::compile_sass(text, target));
         ctx.complete([weak, listing](AppState&) {

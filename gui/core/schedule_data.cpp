@@ -88,6 +88,7 @@ const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& ker
 }
 
 nlohmann::json describe_schedule(AppState& app) {
+  if (app.kernel) count_registers_now(*app.kernel);  // the state says what the view will show
   const ScheduleData& d = schedule_data(app.kernel);
   nlohmann::json cells = nlohmann::json::array();
   for (const ScheduleCell& c : d.cells)

@@ -30,11 +30,10 @@ bool same_shape(kernels::GemmShape a, kernels::GemmShape b) { return a.m == b.m 
 }  // namespace
 
 GpuNote gpu_note(const AppState& app) {
-  for (const auto& j : app.jobs)
-    if (!j->finished() && j->name().rfind("GPU bench", 0) == 0) {
-      const std::string st = j->status();
-      return {GpuAvailability::benchmarking, "Benchmarking on the GPU" + (st.empty() ? std::string("…") : ": " + st)};
-    }
+  if (const Job* j = app.running_job(JobKind::gpu_bench)) {
+    const std::string st = j->status();
+    return {GpuAvailability::benchmarking, "Benchmarking on the GPU" + (st.empty() ? std::string("…") : ": " + st)};
+  }
   // The newest word from the GPU runner decides: a warning means no driver or no device.
   const Problem* last_gpu_problem = nullptr;
   for (const Problem& p : app.problems)

@@ -1,6 +1,7 @@
 #include "gui/core/timeline_data.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/kernel_cache.hpp"
@@ -61,10 +62,6 @@ TimelineData timeline_data(const LoadedKernel& k, const WarpTimelines& timelines
     d.rows[w].label = warp_label(t, w);
   }
   fill_segments(timelines, d.end_cycle, d.rows);
-  for (uint32_t e : t.of_kind(EventKind::role_enter)) {
-    const model::Event& ev = t.events[e];
-    if (ev.warp < d.rows.size()) d.rows[ev.warp].role = std::string(ir::warp_role_name(ir::WarpRole(ev.a)));
-  }
   for (uint32_t e : t.of_kind(EventKind::tma_issue)) {
     const model::Event& ev = t.events[e];
     if (ev.warp < d.rows.size()) d.rows[ev.warp].tma_issues.push_back(ev.cycle);
@@ -86,6 +83,96 @@ const TimelineData& timeline_data_cached(const std::shared_ptr<const LoadedKerne
       k, [&k](const LoadedKernel& lk) { return timeline_data(lk, warp_timelines_cached(k)); });
 }
 
+namespace {
+
+// The pixel column of `cycle` on `columns` columns spanning [0, end).
+uint32_t column_of(uint64_t cycle, uint64_t end, uint32_t columns) {
+  return uint32_t(std::min<uint64_t>(columns - 1, cycle * columns / std::max<uint64_t>(1, end)));
+}
+
+}  // namespace
+
+std::vector<TimelineSegment> segments_at_pixels(const std::vector<TimelineSegment>& segments, uint64_t end_cycle,
+                                                uint32_t columns) {
+  if (columns == 0 || end_cycle <= columns || segments.empty()) return segments;
+  std::vector<TimelineSegment> out;
+  size_t j = 0;  // the first segment that may overlap the column
+  for (uint32_t p = 0; p < columns; ++p) {
+    const uint64_t lo = p * end_cycle / columns, hi = (uint64_t(p) + 1) * end_cycle / columns;
+    while (j < segments.size() && segments[j].end <= lo) ++j;
+    std::array<uint64_t, 8> cycles{};  // per WarpActivity
+    bool any = false;
+    for (size_t i = j; i < segments.size() && segments[i].begin < hi; ++i) {
+      const uint64_t b = std::max(lo, segments[i].begin), e = std::min(hi, segments[i].end);
+      if (e > b) cycles[size_t(segments[i].activity)] += e - b, any = true;
+    }
+    if (!any) continue;
+    const auto most = WarpActivity(std::max_element(cycles.begin(), cycles.end()) - cycles.begin());
+    if (!out.empty() && out.back().activity == most && out.back().end == lo)
+      out.back().end = hi;
+    else
+      out.push_back({lo, hi, most});
+  }
+  // How the warp ended (exited, deadlocked: short, or stamped at the last cycle with no
+  // length) stays visible whatever took most of the last column.
+  const TimelineSegment& last = segments.back();
+  if (!out.empty() && out.back().activity != last.activity) {
+    const uint64_t b = std::max(last.begin, out.back().begin);
+    out.back().end = b;
+    if (out.back().end == out.back().begin) out.pop_back();
+    if (!out.empty() && out.back().activity == last.activity) out.back().end = last.end;
+    else out.push_back({b, last.end, last.activity});
+  }
+  return out;
+}
+
+std::vector<uint64_t> ticks_at_pixels(const std::vector<uint64_t>& cycles, uint64_t end_cycle, uint32_t columns) {
+  if (columns == 0 || end_cycle <= columns) return cycles;
+  std::vector<uint64_t> out;
+  for (uint64_t c : cycles)
+    if (out.empty() || column_of(c, end_cycle, columns) != column_of(out.back(), end_cycle, columns)) out.push_back(c);
+  return out;
+}
+
+std::vector<TimelineSpan> spans_at_pixels(std::vector<TimelineSpan> spans, uint64_t end_cycle, uint32_t columns) {
+  if (columns == 0 || end_cycle <= columns) return spans;
+  std::sort(spans.begin(), spans.end(), [](const TimelineSpan& a, const TimelineSpan& b) { return a.begin < b.begin; });
+  std::vector<TimelineSpan> out;
+  for (const TimelineSpan& s : spans) {
+    if (!out.empty() && column_of(s.begin, end_cycle, columns) <= column_of(out.back().end, end_cycle, columns))
+      out.back().end = std::max(out.back().end, s.end);
+    else
+      out.push_back(s);
+  }
+  return out;
+}
+
+const std::vector<TimelineLegendItem>& timeline_legend() {
+  static const std::vector<TimelineLegendItem> items = {
+      {"ready", TimelineMark::state, WarpActivity::ready},
+      {"waiting on an mbarrier", TimelineMark::state, WarpActivity::waiting_mbarrier},
+      {"at bar.sync", TimelineMark::state, WarpActivity::waiting_bar},
+      {"in wgmma.wait", TimelineMark::state, WarpActivity::waiting_wgmma},
+      {"deadlocked", TimelineMark::state, WarpActivity::deadlocked},
+      {"exited", TimelineMark::state, WarpActivity::exited},
+      {"TMA issue", TimelineMark::tma_issue},
+      {"store to C", TimelineMark::store},
+  };
+  return items;
+}
+
+std::string timeline_role(const TimelineRow& row, const Snapshot* s) {
+  if (s)
+    for (const WarpSnapshot& w : s->warps)
+      if (w.warp == row.warp && w.role != ir::WarpRole::none) return std::string(ir::warp_role_name(w.role));
+  return "";
+}
+
+std::string timeline_label(const TimelineRow& row, const Snapshot* s) {
+  const std::string role = timeline_role(row, s);
+  return role.empty() ? row.label : row.label + " " + role;
+}
+
 uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {
   model::Cursor c(k.trace());
   c.jump_to_cycle(cycle);
@@ -94,26 +181,29 @@ uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {
 
 nlohmann::json describe_timeline(AppState& app) {
   const TimelineData& d = timeline_data_cached(app.kernel);
+  const Snapshot* s = app.snapshot();
   nlohmann::json rows = nlohmann::json::array();
   for (const TimelineRow& r : d.rows) {
     nlohmann::json segs = nlohmann::json::array();
     for (const TimelineSegment& s : r.segments) segs.push_back({s.begin, s.end, warp_activity_name(s.activity)});
     rows.push_back({{"warp", r.warp},
                     {"label", r.label},
-                    {"role", r.role},
+                    {"role", timeline_role(r, s)},  // at the cursor, as the Warps view says
                     {"segments", segs},
                     {"tma_issues", r.tma_issues.size()},
                     {"stores", r.stores.size()},
                     {"waiting_cycles", r.waiting_cycles}});
   }
-  const Snapshot* s = app.snapshot();
+  nlohmann::json legend = nlohmann::json::array();
+  for (const TimelineLegendItem& item : timeline_legend()) legend.push_back(item.name);
   return {{"end_cycle", d.end_cycle},
           {"cursor_cycle", s ? s->cycle : 0},
           {"rows", rows},
           {"tma_transfers", d.tma.size()},
           {"tensor_stretches", d.tensor.size()},
           {"tensor_busy_cycles", d.tensor_busy_cycles},
-          {"tensor_busy_share", d.tensor_busy_share()}};
+          {"tensor_busy_share", d.tensor_busy_share()},
+          {"legend", legend}};
 }
 
 }  // namespace gs::gui

@@ -33,7 +33,6 @@ struct TimelineSegment {
 struct TimelineRow {
   uint16_t warp = 0;                     // trace warp
   std::string label;                     // "w3", or "1.3" for rank 1's warp 3 in a traced cluster
-  std::string role;                      // declared role at its last issue ("producer", ...) or ""
   std::vector<TimelineSegment> segments; // adjacent, covering [0, end_cycle)
   std::vector<uint64_t> tma_issues;      // cycles it issued a TMA copy
   std::vector<uint64_t> stores;          // cycles it stored into C (distinct)
@@ -54,6 +53,33 @@ TimelineData timeline_data(const LoadedKernel& k);
 TimelineData timeline_data(const LoadedKernel& k, const WarpTimelines& timelines);
 // timeline_data of the kernel on screen, built once per kernel (kernel_cache.hpp).
 const TimelineData& timeline_data_cached(const std::shared_ptr<const LoadedKernel>& k);
+// Drawing at pixels: a timeline of a large run has far more states and ticks than the plot has
+// pixel columns (step 16 at 8192³: 351k vertices a frame). Each pixel column shows one state:
+// the one that took most of its cycles; neighbouring columns of one state are one run. At most
+// `columns` runs, adjacent, covering what the segments cover; the segments themselves when the
+// run has no more cycles than columns.
+std::vector<TimelineSegment> segments_at_pixels(const std::vector<TimelineSegment>& segments, uint64_t end_cycle,
+                                                uint32_t columns);
+// One tick per pixel column it falls in (the first), in order.
+std::vector<uint64_t> ticks_at_pixels(const std::vector<uint64_t>& cycles, uint64_t end_cycle, uint32_t columns);
+// Spans that overlap or meet within a pixel column merged into one (keeping the first's index).
+std::vector<TimelineSpan> spans_at_pixels(std::vector<TimelineSpan> spans, uint64_t end_cycle, uint32_t columns);
+
+// What the view's colours and marks mean, in the order its legend shows them.
+enum class TimelineMark { state, tma_issue, store };  // a state's colour, or a row's tick
+struct TimelineLegendItem {
+  std::string name;  // "ready", "waiting on an mbarrier", "TMA issue", ...
+  TimelineMark mark = TimelineMark::state;
+  WarpActivity activity = WarpActivity::not_started;  // the state drawn in its colour
+};
+const std::vector<TimelineLegendItem>& timeline_legend();
+
+// A row's label at the snapshot: "3", and the role the kernel declares for the code the warp
+// runs at the cursor ("3 producer"), as the Warps view says it; no role word where none is
+// declared (or before the warp entered one).
+std::string timeline_label(const TimelineRow& row, const Snapshot* s);
+std::string timeline_role(const TimelineRow& row, const Snapshot* s);  // "producer", or ""
+
 // The playback position to jump to for a click at `cycle`: the first event at or after it.
 uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle);
 nlohmann::json describe_timeline(AppState& app);

@@ -143,7 +143,30 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
     }
     p.transfers.push_back(std::move(v));
   }
+  assign_transfer_rows(p);
   return p;
+}
+
+void assign_transfer_rows(TmaPipeline& p) {
+  p.lanes.clear();
+  p.lane_rows.clear();
+  std::vector<std::vector<uint64_t>> row_free;  // per lane, per row: the cycle its last transfer ends
+  for (TransferView& v : p.transfers) {
+    auto lane = std::find(p.lanes.begin(), p.lanes.end(), v.map);
+    if (lane == p.lanes.end()) {
+      p.lanes.push_back(v.map);
+      row_free.emplace_back();
+      lane = p.lanes.end() - 1;
+    }
+    v.lane = uint32_t(lane - p.lanes.begin());
+    std::vector<uint64_t>& rows = row_free[v.lane];
+    const uint64_t end = std::max(v.complete_cycle, v.issue_cycle + 1);
+    const auto free = std::find_if(rows.begin(), rows.end(), [&](uint64_t f) { return f <= v.issue_cycle; });
+    v.row = uint32_t(free - rows.begin());
+    if (free == rows.end()) rows.push_back(end);
+    else *free = end;
+  }
+  for (const auto& rows : row_free) p.lane_rows.push_back(uint32_t(std::max<size_t>(1, rows.size())));
 }
 
 namespace {
@@ -169,7 +192,8 @@ nlohmann::json transfer_json(const TransferView& v) {
           {"dst", v.dst_name},      {"bytes", v.bytes},
           {"swizzle", v.swizzle},   {"store", v.store},
           {"mbar", v.mbar},         {"issue_cycle", v.issue_cycle},
-          {"complete_cycle", v.complete_cycle}, {"state", transfer_state_name(v.state)}};
+          {"complete_cycle", v.complete_cycle}, {"state", transfer_state_name(v.state)},
+          {"lane", v.lane},         {"row", v.row}};
 }
 
 }  // namespace
@@ -190,7 +214,7 @@ nlohmann::json tma_pipeline_json(const TmaPipeline& p) {
   for (const BarrierView& b : p.other_barriers) others.push_back(barrier_json(b));
   return {{"stages", std::move(stages)},   {"transfers_in_flight", p.in_flight}, {"completed", p.completed},
           {"transfers", p.transfers.size()}, {"cycle", p.cycle},               {"end_cycle", p.end_cycle},
-          {"other_barriers", std::move(others)}};
+          {"other_barriers", std::move(others)}, {"lanes", p.lanes}, {"lane_rows", p.lane_rows}};
 }
 
 nlohmann::json describe_tma_pipeline(AppState& app) {

@@ -54,6 +54,10 @@ struct TransferView {
   uint64_t issue_cycle = 0, complete_cycle = 0;
   TransferState state = TransferState::future;
   uint32_t stage = kNone;
+  // Where the view's timeline draws it: the lane of its tensor map (TmaPipeline::lanes) and a
+  // row in it where no other transfer of the lane is in flight at the same time, so bars (and
+  // the coordinates written in them) never cover each other.
+  uint32_t lane = 0, row = 0;
 };
 
 struct StageView {
@@ -67,6 +71,8 @@ struct StageView {
 struct TmaPipeline {
   std::vector<StageView> stages;
   std::vector<TransferView> transfers;   // every transfer of the trace, in issue order
+  std::vector<std::string> lanes;        // the tensor maps, in order of first use
+  std::vector<uint32_t> lane_rows;       // rows each lane needs (its most transfers at once)
   uint64_t cycle = 0, end_cycle = 0;
   uint32_t in_flight = 0, completed = 0;
   std::vector<BarrierView> other_barriers;  // barriers not tied to a stage
@@ -75,6 +81,9 @@ struct TmaPipeline {
 // The pipeline at a snapshot. Cheap enough per frame for the ladder's traces (transfers are
 // few: two per K-block), but the view caches it by (kernel, position) anyway.
 TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s);
+// Fills the transfers' lanes and rows (tma_pipeline calls it): first-fit, in issue order, each
+// transfer in the lowest row whose last transfer completed by its issue.
+void assign_transfer_rows(TmaPipeline& p);
 
 nlohmann::json tma_pipeline_json(const TmaPipeline& p);
 

@@ -208,10 +208,8 @@ void draw_grid(AppState& app, const ViewEnv& env, const FragmentGrid& g, float f
     ImGui::TextDisabled("outlined: everything this thread holds; click to select");
     ImGui::EndTooltip();
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && cell.thread >= 0) {
-      app.selection.row = r;
-      app.selection.col = c;
       if (g.threads > 32 || g.from_kernel) app.select_warp(uint16_t(cell.warp));
-      app.selection.lane = cell.lane;
+      app.select_cell(r, c, cell.lane);
     }
   }
   ImGui::EndChild();

@@ -177,7 +177,7 @@ void draw_problems(AppState& app, const ViewEnv& env) {
   }
   if (shown.empty()) ImGui::TextDisabled("%zu problem(s) hidden by the filter", app.problems.size());
   if (clicked != kNone) {
-    app.playback.playing = false;
+    app.pause();
     app.select_problem(clicked);
   }
 

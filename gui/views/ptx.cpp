@@ -25,7 +25,7 @@ ImU32 token_color(PtxTokenKind k, const ViewEnv& env) {
     case PtxTokenKind::op_alu: return d ? IM_COL32(220, 220, 225, 255) : IM_COL32(40, 40, 50, 255);
     case PtxTokenKind::op_memory: return d ? IM_COL32(86, 182, 255, 255) : IM_COL32(0, 90, 190, 255);
     case PtxTokenKind::op_tma: return d ? IM_COL32(78, 214, 190, 255) : IM_COL32(0, 130, 110, 255);
-    case PtxTokenKind::op_mbarrier: return d ? IM_COL32(255, 196, 80, 255) : IM_COL32(170, 100, 0, 255);
+    case PtxTokenKind::op_mbarrier: return d ? IM_COL32(255, 196, 80, 255) : IM_COL32(150, 90, 0, 255);
     case PtxTokenKind::op_mma: return d ? IM_COL32(255, 120, 200, 255) : IM_COL32(190, 20, 120, 255);
     case PtxTokenKind::op_control: return d ? IM_COL32(255, 110, 110, 255) : IM_COL32(190, 30, 30, 255);
     case PtxTokenKind::op_sync: return d ? IM_COL32(180, 150, 255, 255) : IM_COL32(100, 60, 200, 255);
@@ -162,7 +162,7 @@ void draw_ptx(AppState& app, const ViewEnv& env) {
   ImGui::EndChild();
   ImGui::PopStyleColor();
   if (clicked) {
-    app.playback.playing = false;
+    app.pause();
     app.select_ptx_line(clicked);
   }
 }

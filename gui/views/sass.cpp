@@ -172,7 +172,7 @@ void draw_sass(AppState& app, const ViewEnv& env) {
   ImGui::EndChild();
   ImGui::PopStyleColor();
   if (clicked >= 0) {
-    app.playback.playing = false;
+    app.pause();
     select_sass_instruction(app, size_t(clicked));
   }
 }

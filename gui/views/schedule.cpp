@@ -29,8 +29,9 @@ std::string ctaid_text(const LoadedKernel& k, uint32_t linear) {
 void draw_occupancy(const Occupancy& o, const ViewEnv& env) {
   // Wrapped: the binding resource is the point of the line, and the schedule's column is narrow.
   ImGui::PushStyleColor(ImGuiCol_Text, o.occupancy < 0.25 ? warn_color(env) : muted_color(env));
-  ImGui::TextWrapped("occupancy: %u CTA%s per SM (%u warps, %.0f%%), bound by %s", o.ctas_per_sm,
-                     o.ctas_per_sm == 1 ? "" : "s", o.warps_per_sm, 100.0 * o.occupancy, o.binding.c_str());
+  ImGui::TextWrapped("occupancy: %u CTA%s per SM (%u warps, %.0f%%), bound by %s%s", o.ctas_per_sm,
+                     o.ctas_per_sm == 1 ? "" : "s", o.warps_per_sm, 100.0 * o.occupancy, o.binding.c_str(),
+                     o.registers_pending ? " (registers pending: ptxas -v is running)" : "");
   ImGui::PopStyleColor();
   if (!ImGui::IsItemHovered()) return;
   ImGui::BeginTooltip();
@@ -71,6 +72,7 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
     return;
   }
   const LoadedKernel& k = *app.kernel;
+  request_register_count(app);  // off the UI thread; the data is built again when it is there
   const ScheduleData& d = schedule_data(app.kernel);
   if (!d.available) {
     draw_occupancy(d.occupancy, env);

@@ -97,8 +97,8 @@ void draw_allocation_map(AppState& app, const ViewEnv& env, const std::vector<Al
     ImGui::PushID(int(i));
     if (ImGui::InvisibleButton("alloc", ImVec2(std::max(1.0f, w[i] - 1.0f), h))) {
       app.smem_view.tile = b.index;
-      app.selection.smem_addr = b.addr;
-      if (b.use == ir::SmemUse::mbarrier) app.selection.mbar = b.addr;
+      app.select_smem(b.addr);
+      if (b.use == ir::SmemUse::mbarrier) app.select_mbarrier(b.addr);
     }
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
@@ -196,8 +196,7 @@ void draw_bank_grid(AppState& app, const ViewEnv& env, const BankAccess& a) {
     ImGui::TextDisabled("click: select this address");
     ImGui::EndTooltip();
     if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-      app.selection.smem_addr = l.addr;
-      app.selection.lane = int(l.lane);
+      app.select_smem(l.addr, int(l.lane));
       if (a.warp != kNoWarp) app.select_warp(a.warp);
     }
   }
@@ -228,8 +227,7 @@ void draw_lane_table(AppState& app, const ViewEnv& env, const BankAccess& a) {
     char id[16];
     std::snprintf(id, sizeof id, "%u", l.lane);
     if (ImGui::Selectable(id, sel, ImGuiSelectableFlags_SpanAllColumns)) {
-      app.selection.smem_addr = l.addr;
-      app.selection.lane = int(l.lane);
+      app.select_smem(l.addr, int(l.lane));
     }
     ImGui::TableNextColumn();
     ImGui::Text("0x%04X", l.addr);
@@ -371,7 +369,7 @@ void draw_swizzle_panel(AppState& app, const ViewEnv& env, const Snapshot& s, co
     mono_text(env, "physical 0x%04X  bits[9:4] %s", hovered->physical_addr, bits(hovered->physical_addr).c_str());
     mono_text(env, "banks %u..%u", layout::smem_bank_of(hovered->physical_addr), layout::smem_bank_of(hovered->physical_addr) + 3);
     ImGui::EndTooltip();
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) app.selection.smem_addr = hovered->physical_addr;
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) app.select_smem(hovered->physical_addr);
   }
 }
 

@@ -139,7 +139,7 @@ void draw_source(AppState& app, const ViewEnv& env) {
   ImGui::EndChild();
   ImGui::PopStyleColor();
   if (clicked) {
-    app.playback.playing = false;
+    app.pause();
     select_source_line(app, file, clicked);
   }
 }

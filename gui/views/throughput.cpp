@@ -15,16 +15,8 @@ namespace gs::gui {
 
 namespace {
 
-// One hue per (kernel, shape); chosen to stay apart from each other and from the grey of
-// cuBLAS and the ceiling colours, on both themes.
-ImU32 slot_color(int slot) {
-  static constexpr ImU32 palette[] = {
-      IM_COL32(76, 156, 255, 255),  IM_COL32(255, 140, 50, 255),  IM_COL32(80, 200, 120, 255),
-      IM_COL32(220, 90, 200, 255),  IM_COL32(240, 200, 60, 255),  IM_COL32(90, 210, 220, 255),
-      IM_COL32(235, 85, 85, 255),   IM_COL32(160, 130, 255, 255),
-  };
-  return palette[size_t(slot) % std::size(palette)];
-}
+// One hue per (kernel, shape), readable as text on both themes (colors.hpp).
+ImU32 slot_color(int slot, const ViewEnv& env) { return rgb_color(series_rgb(uint32_t(slot), env.dark)); }
 ImU32 cublas_color(const ViewEnv& env) { return env.dark ? IM_COL32(170, 170, 178, 255) : IM_COL32(110, 110, 120, 255); }
 ImU32 tensor_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 120, 120, 220) : IM_COL32(200, 40, 40, 220); }
 ImU32 fp32_color(const ViewEnv& env) { return env.dark ? IM_COL32(255, 190, 90, 220) : IM_COL32(190, 120, 0, 220); }
@@ -44,7 +36,7 @@ std::string shape_text(kernels::GemmShape s) {
   return s.m == s.n && s.n == s.k ? fmt::format("{}³", s.m) : fmt::format("{}×{}×{}", s.m, s.n, s.k);
 }
 
-plot::PlotSpec timeline_spec(const ThroughputData& d) {
+plot::PlotSpec timeline_spec(const ThroughputData& d, const ViewEnv& env) {
   plot::PlotSpec s;
   s.x = {.title = "seconds since start", .include_zero = false, .unit = "s"};
   s.y = {.title = "TFLOP/s", .unit = "TFLOP/s"};
@@ -71,7 +63,7 @@ plot::PlotSpec timeline_spec(const ThroughputData& d) {
                           .kind = plot::SeriesKind::line,
                           .xs = r.ts,
                           .ys = r.tflops,
-                          .color = slot_color(r.color_slot),
+                          .color = slot_color(r.color_slot, env),
                           .marker = source_marker(r.source)});
       continue;
     }
@@ -82,7 +74,7 @@ plot::PlotSpec timeline_spec(const ThroughputData& d) {
                         .kind = plot::SeriesKind::line,
                         .xs = {0.0, s.x.max / 2, s.x.max},
                         .ys = {v, v, v},
-                        .color = slot_color(r.color_slot),
+                        .color = slot_color(r.color_slot, env),
                         .marker = plot::Marker::none,
                         .dashed = true,
                         .thickness = 1.5f});
@@ -96,14 +88,14 @@ plot::PlotSpec cublas_spec(const ThroughputData& d, const ViewEnv& env) {
   s.y = {.title = "vs cuBLAS"};
   s.empty_text = "no measurements yet";
   // Kernel bars take their variant's colour (as in the other plots), so only cuBLAS needs a key.
-  plot::Series kernel{.name = "kernel", .kind = plot::SeriesKind::bars, .color = slot_color(0), .in_legend = false};
+  plot::Series kernel{.name = "kernel", .kind = plot::SeriesKind::bars, .color = slot_color(0, env), .in_legend = false};
   plot::Series cublas{.name = "cuBLAS, same run", .kind = plot::SeriesKind::bars, .color = cublas_color(env)};
   for (size_t i = 0; i < d.rows.size(); ++i) {
     const ThroughputRow& r = d.rows[i];
     s.y.categories.push_back(r.label);
     kernel.xs.push_back(double(i));
     kernel.ys.push_back(r.latest_tflops);
-    kernel.point_colors.push_back(slot_color(r.color_slot));
+    kernel.point_colors.push_back(slot_color(r.color_slot, env));
     kernel.point_labels.push_back(r.ratio ? fmt::format("{:.1f} ({:.0f}% of cuBLAS)", r.latest_tflops, 100.0 * *r.ratio)
                                           : fmt::format("{:.1f}", r.latest_tflops));
     if (r.cublas_tflops) {
@@ -139,7 +131,7 @@ plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
                         .kind = plot::SeriesKind::scatter,
                         .xs = {x},
                         .ys = {r.latest_tflops},
-                        .color = slot_color(r.color_slot),
+                        .color = slot_color(r.color_slot, env),
                         .marker = source_marker(r.source),
                         .point_labels = {fmt::format("{:.0f}% of the roof ({:.0f} TFLOP/s here) at {} intensity {:.3g}",
                                                      100.0 * r.latest_tflops / roof, roof,
@@ -230,9 +222,7 @@ void draw_controls(AppState& app, ThroughputControls& c, const ViewEnv& env) {
                       field_w, "How many times each kernel is benchmarked: one point per run");
   const bool running = gpu_note(app).state == GpuAvailability::benchmarking;
   if (running) {
-    if (ImGui::Button("Cancel benchmark"))
-      for (auto& j : app.jobs)
-        if (j->name().rfind("GPU bench", 0) == 0) j->request_cancel();
+    if (ImGui::Button("Cancel benchmark")) app.cancel_jobs(JobKind::gpu_bench);
   } else if (ImGui::Button("Benchmark on GPU")) {
     start_gpu_bench(app, c);
   }
@@ -264,7 +254,7 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
   for (const ThroughputRow& r : d.rows) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::PushStyleColor(ImGuiCol_Text, slot_color(r.color_slot));
+    ImGui::PushStyleColor(ImGuiCol_Text, slot_color(r.color_slot, env));
     ImGui::TextUnformatted(r.kernel_id == open_id ? "▶" : "■");
     ImGui::PopStyleColor();
     ImGui::SameLine();
@@ -313,7 +303,7 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     const ImVec2 right = ImGui::GetContentRegionAvail();
     const float table_h = std::min(right.y * 0.25f, ImGui::GetFrameHeightWithSpacing() * float(d.rows.size() + 1) + 8.0f);
     const float plot_h = (right.y - table_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f;
-    plot::draw("timeline", {right.x, plot_h}, with_legend_rows(timeline_spec(d), 3));
+    plot::draw("timeline", {right.x, plot_h}, with_legend_rows(timeline_spec(d, env), 3));
     plot::draw("cublas", {(right.x - gap) * 0.45f, plot_h}, cublas_spec(d, env));
     ImGui::SameLine();
     plot::draw("roofline", {(right.x - gap) * 0.55f, plot_h}, with_legend_rows(roofline_spec(d, env), 3));
@@ -346,7 +336,7 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Over time")) {
-    plot::draw("timeline", {0, 0}, with_legend_rows(timeline_spec(d), 2));
+    plot::draw("timeline", {0, 0}, with_legend_rows(timeline_spec(d, env), 2));
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Table")) {

@@ -24,6 +24,39 @@ float wait_alpha(WarpActivity a) {
 
 ImU32 with_alpha(ImU32 c, float a) { return (c & 0x00FFFFFFu) | (ImU32(std::clamp(a, 0.0f, 1.0f) * 255.0f) << 24); }
 
+ImU32 segment_color(WarpActivity a, const ViewEnv& env) { return with_alpha(activity_color(a, env), wait_alpha(a)); }
+
+// What the colours and ticks mean: a swatch and a name each, wrapping to the view's width.
+void draw_legend(const ViewEnv& env) {
+  const float s = env.scale, sw = ImGui::GetTextLineHeight();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  bool first = true;
+  for (const TimelineLegendItem& item : timeline_legend()) {
+    const float w = sw + 3 * s + ImGui::CalcTextSize(item.name.c_str()).x;
+    if (!first) {
+      ImGui::SameLine(0, 10 * s);
+      if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+    }
+    first = false;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    switch (item.mark) {  // as the rows draw them: TMA issues at the top, stores at the bottom
+      case TimelineMark::state:
+        dl->AddRectFilled(ImVec2(p.x, p.y + 3 * s), ImVec2(p.x + sw, p.y + sw - 2 * s), segment_color(item.activity, env));
+        break;
+      case TimelineMark::tma_issue:
+        dl->AddLine(ImVec2(p.x + sw / 2, p.y + 1 * s), ImVec2(p.x + sw / 2, p.y + sw * 0.45f), text, 1.5f * s);
+        break;
+      case TimelineMark::store:
+        dl->AddLine(ImVec2(p.x + sw / 2, p.y + sw * 0.55f), ImVec2(p.x + sw / 2, p.y + sw), error_color(env), 1.5f * s);
+        break;
+    }
+    ImGui::Dummy(ImVec2(sw + 3 * s, sw));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(item.name.c_str());
+  }
+}
+
 }  // namespace
 
 void draw_timeline(AppState& app, const ViewEnv& env) {
@@ -41,11 +74,13 @@ void draw_timeline(AppState& app, const ViewEnv& env) {
     ImGui::TextDisabled("the trace is empty");
     return;
   }
+  draw_legend(env);
   const float row_h = std::max(6.0f * s, ImGui::GetTextLineHeight() * 0.9f);
   const float label_w = ImGui::CalcTextSize("0.00 consumer").x;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float plot_w = std::max(40.0f * s, avail.x - label_w - 8 * s);
   const size_t lanes = d.rows.size() + 2;
+  const uint32_t columns = uint32_t(std::max(1.0f, plot_w));
   ImGui::BeginChild("##timeline_rows", ImVec2(0, 0), false);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float x0 = o.x + label_w + 4 * s;
@@ -61,25 +96,27 @@ void draw_timeline(AppState& app, const ViewEnv& env) {
   for (size_t i = 0; i < d.rows.size(); ++i) {
     const TimelineRow& r = d.rows[i];
     const float y = o.y + row_h * float(i);
-    label(i, r.role.empty() ? r.label : r.label + " " + r.role, app.selection.warp == r.warp ? warn_color(env) : text);
-    for (const TimelineSegment& g : r.segments) {
+    label(i, timeline_label(r, snap), app.selection.warp == r.warp ? warn_color(env) : text);
+    // At most one state and one tick of each kind per pixel column (timeline_data.hpp).
+    for (const TimelineSegment& g : segments_at_pixels(r.segments, d.end_cycle, columns)) {
       if (g.activity == WarpActivity::not_started) continue;
       dl->AddRectFilled(ImVec2(x_of(g.begin), y + 2 * s), ImVec2(std::max(x_of(g.end), x_of(g.begin) + 1), y + row_h - 2 * s),
-                        with_alpha(activity_color(g.activity, env), wait_alpha(g.activity)));
+                        segment_color(g.activity, env));
     }
-    for (uint64_t c : r.tma_issues) dl->AddLine(ImVec2(x_of(c), y), ImVec2(x_of(c), y + row_h * 0.4f), text, 1.5f * s);
-    for (uint64_t c : r.stores)
+    for (uint64_t c : ticks_at_pixels(r.tma_issues, d.end_cycle, columns))
+      dl->AddLine(ImVec2(x_of(c), y), ImVec2(x_of(c), y + row_h * 0.4f), text, 1.5f * s);
+    for (uint64_t c : ticks_at_pixels(r.stores, d.end_cycle, columns))
       dl->AddLine(ImVec2(x_of(c), y + row_h * 0.6f), ImVec2(x_of(c), y + row_h), error_color(env), 1.0f * s);
   }
   const size_t tma_lane = d.rows.size(), tensor_lane = d.rows.size() + 1;
   label(tma_lane, "TMA", muted_color(env));
-  for (const TimelineSpan& t : d.tma) {
+  for (const TimelineSpan& t : spans_at_pixels(d.tma, d.end_cycle, columns)) {
     const float y = o.y + row_h * float(tma_lane);
     dl->AddRectFilled(ImVec2(x_of(t.begin), y + 3 * s), ImVec2(std::max(x_of(t.end), x_of(t.begin) + 1), y + row_h - 3 * s),
                       with_alpha(warp_color(t.index % 12), 0.6f));
   }
   label(tensor_lane, "tensor", muted_color(env));
-  for (const TimelineSpan& t : d.tensor) {
+  for (const TimelineSpan& t : spans_at_pixels(d.tensor, d.end_cycle, columns)) {
     const float y = o.y + row_h * float(tensor_lane);
     dl->AddRectFilled(ImVec2(x_of(t.begin), y + 2 * s), ImVec2(std::max(x_of(t.end), x_of(t.begin) + 1), y + row_h - 2 * s),
                       ok_color(env));

@@ -51,7 +51,7 @@ void draw_barrier(AppState& app, const ViewEnv& env, const BarrierView& b, const
   ImGui::PushID(int(b.addr));
   const bool selected = app.selection.mbar == b.addr;
   const std::string head = fmt::format("{} \"{}\" @0x{:04X}", role, b.name, b.addr);
-  if (ImGui::Selectable(head.c_str(), selected)) app.selection.mbar = b.addr;
+  if (ImGui::Selectable(head.c_str(), selected)) app.select_mbarrier(b.addr);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("phase %u completed (%u flips seen)\nwaiters for parity %u pass once phase %u completes\n"
                       "click: select this barrier",
@@ -95,8 +95,7 @@ void draw_transfer_line(AppState& app, const ViewEnv& env, const TransferView& v
                                     kib(v.bytes), v.swizzle);
   if (env.mono) ImGui::PushFont(env.mono);
   if (ImGui::Selectable(s.c_str(), app.selection.tma == v.index, ImGuiSelectableFlags_AllowDoubleClick)) {
-    app.selection.tma = v.index;
-    app.selection.smem_addr = v.smem_dst;
+    app.select_tma(v.index);
     if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) seek_to_issue(app, v.index);
   }
   if (env.mono) ImGui::PopFont();
@@ -136,8 +135,7 @@ void draw_transfer_table(AppState& app, const ViewEnv& env, const TmaPipeline& p
       std::snprintf(id, sizeof id, "%u", v.index);
       if (ImGui::Selectable(id, app.selection.tma == v.index,
                             ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
-        app.selection.tma = v.index;
-        app.selection.smem_addr = v.smem_dst;
+        app.select_tma(v.index);
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) seek_to_issue(app, v.index);
       }
       if (wide) {
@@ -198,9 +196,7 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
     ImGui::TextDisabled("this kernel issues no TMA transfer");
     return;
   }
-  std::vector<std::string> lanes;
-  for (const TransferView& v : p.transfers)
-    if (std::find(lanes.begin(), lanes.end(), v.map) == lanes.end()) lanes.push_back(v.map);
+  const std::vector<std::string>& lanes = p.lanes;
   double lo = 0.0, hi = double(std::max<uint64_t>(p.end_cycle, 1));
   if (zoom) {
     // About four transfers' worth of time on each side of the cursor.
@@ -210,12 +206,20 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
     lo = std::max(0.0, double(p.cycle) - half);
     hi = lo + 2.0 * half;
   }
-  const float label_w = 70.0f * env.scale, lane_h = 18.0f * env.scale;
+  // Each lane as wide as its name and as tall as its rows (transfers of one map in flight at
+  // once get rows of their own, assign_transfer_rows), a row a text line and its margins.
+  float widest = 0.0f;
+  for (const std::string& l : lanes) widest = std::max(widest, ImGui::CalcTextSize(l.c_str()).x);
+  const float label_w = std::max(70.0f * env.scale, widest + 8.0f * env.scale);
+  const float row_h = std::max(18.0f * env.scale, ImGui::GetTextLineHeight() + 6.0f);
+  std::vector<float> lane_y(lanes.size() + 1, 0.0f);  // each lane's top, from the timeline's
+  for (size_t i = 0; i < lanes.size(); ++i) lane_y[i + 1] = lane_y[i] + row_h * float(p.lane_rows[i]);
+  note_fit(app, "tma.lane_labels", widest, label_w - 4.0f * env.scale);
   const float w = std::max(50.0f, ImGui::GetContentRegionAvail().x - label_w);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImVec2 o = ImGui::GetCursorScreenPos();
   auto x_of = [&](double c) { return o.x + label_w + float((c - lo) / (hi - lo)) * w; };
-  const float h = lane_h * float(lanes.size());
+  const float h = lane_y.back();
   dl->AddRectFilled(ImVec2(o.x + label_w, o.y), ImVec2(o.x + label_w + w, o.y + h), ImGui::GetColorU32(ImGuiCol_FrameBg));
   // Cycle ticks at a round (1-2-5) step, at least the widest label and a gap apart, so that
   // the labels of large cycle counts do not run together.
@@ -236,15 +240,16 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
     if (x - tw * 0.5f >= o.x + label_w - 2 && x + tw * 0.5f <= o.x + label_w + w + 2)
       dl->AddText(ImVec2(x - tw * 0.5f, o.y + h + 4), muted_color(env), t.c_str());
   }
-  for (size_t i = 0; i < lanes.size(); ++i)
-    dl->AddText(ImVec2(o.x, o.y + lane_h * float(i) + 1), muted_color(env), lanes[i].c_str());
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    dl->AddText(ImVec2(o.x, o.y + lane_y[i] + 3), muted_color(env), lanes[i].c_str());
+    if (i > 0) dl->AddLine(ImVec2(o.x, o.y + lane_y[i]), ImVec2(o.x + label_w + w, o.y + lane_y[i]), muted_color(env));
+  }
   dl->PushClipRect(ImVec2(o.x + label_w, o.y), ImVec2(o.x + label_w + w, o.y + h), true);
   const TransferView* hovered = nullptr;
   for (const TransferView& v : p.transfers) {
     if (double(v.complete_cycle) < lo || double(v.issue_cycle) > hi) continue;
-    const size_t lane = size_t(std::find(lanes.begin(), lanes.end(), v.map) - lanes.begin());
-    const ImVec2 a(x_of(double(v.issue_cycle)), o.y + lane_h * float(lane) + 3);
-    const ImVec2 b(std::max(a.x + 2.0f, x_of(double(v.complete_cycle))), a.y + lane_h - 6);
+    const ImVec2 a(x_of(double(v.issue_cycle)), o.y + lane_y[v.lane] + row_h * float(v.row) + 3);
+    const ImVec2 b(std::max(a.x + 2.0f, x_of(double(v.complete_cycle))), a.y + row_h - 6);
     const ImU32 col = v.state == TransferState::in_flight ? warn_color(env)
                       : v.state == TransferState::done    ? ok_color(env)
                                                           : muted_color(env);
@@ -265,8 +270,7 @@ void draw_timeline(AppState& app, const ViewEnv& env, const TmaPipeline& p, bool
                       hovered->bytes, (unsigned long long)hovered->issue_cycle, (unsigned long long)hovered->complete_cycle,
                       transfer_state_name(hovered->state));
     if (ImGui::IsItemClicked()) {
-      app.selection.tma = hovered->index;
-      app.selection.smem_addr = hovered->smem_dst;
+      app.select_tma(hovered->index);
     }
     if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) seek_to_issue(app, hovered->index);
   }
@@ -289,7 +293,7 @@ void draw_cp_async_ring(AppState& app, const ViewEnv& env, const CpAsyncRing& ri
   const float h = ImGui::GetTextLineHeight() + 4.0f * env.scale;
   bool first_box = true;
   for (const CpAsyncWarpAt& w : warps) {
-    ImGui::TextColored(v4(warp_color(w.warp)), "warp %u", w.warp);
+    ImGui::TextColored(v4(rgb_color(warp_text_rgb(w.warp, env.dark))), "warp %u", w.warp);
     ImGui::SameLine(70.0f * env.scale);
     if (w.in_flight.empty()) ImGui::TextDisabled("nothing in flight");
     for (uint32_t gi : w.in_flight) {

@@ -45,7 +45,7 @@ void draw_timeline_strip(AppState& app, uint64_t now, const ViewEnv& env) {
   const uint64_t end = std::max<uint64_t>(1, t.end_cycle);
   auto cycle_at = [&](float x) { return uint64_t(std::clamp((x - a.x) / w, 0.0f, 1.0f) * double(end)); };
   if (ImGui::IsItemActive()) {
-    app.playback.playing = false;
+    app.pause();
     seek_to_cycle(app, cycle_at(ImGui::GetIO().MousePos.x));
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -89,7 +89,7 @@ void step_buttons(AppState& app, StepUnit unit, float label_w) {
   ImGui::TextUnformatted(step_unit_name(unit));
   ImGui::PopID();
   if (back || fwd) {
-    app.playback.playing = false;
+    app.pause();
     app.step(unit, fwd);
   }
   (void)label_w;
@@ -110,7 +110,7 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("first instruction  (Home)");
   ImGui::SameLine(0, 3 * s);
   if (ImGui::ArrowButton("##back", ImGuiDir_Left)) {
-    app.playback.playing = false;
+    app.pause();
     app.step(app.playback.unit, false);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("previous %s", step_unit_name(app.playback.unit));
@@ -122,7 +122,7 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("play / pause  (Space)");
   ImGui::SameLine(0, 3 * s);
   if (ImGui::ArrowButton("##fwd", ImGuiDir_Right)) {
-    app.playback.playing = false;
+    app.pause();
     app.step(app.playback.unit, true);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("next %s", step_unit_name(app.playback.unit));
@@ -133,7 +133,7 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   ImGui::SetNextItemWidth(130 * s);
   if (ImGui::BeginCombo("##unit", fmt::format("by {}", step_unit_name(app.playback.unit)).c_str())) {
     for (StepUnit u : kUnits)
-      if (ImGui::Selectable(step_unit_name(u), u == app.playback.unit)) app.playback.unit = u;
+      if (ImGui::Selectable(step_unit_name(u), u == app.playback.unit)) app.set_step_unit(u);
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("what Play and the arrows beside it advance by");
@@ -158,7 +158,7 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   const float scrub_w = std::max(40.0f * s, ImGui::GetContentRegionAvail().x - cycle_text_w - ImGui::GetStyle().ItemSpacing.x);
   if (slider_value_beside(app, "transport.cycle", "##cycle", ImGuiDataType_U64, &cycle, &lo, &hi, fmt_cycle.c_str(),
                           scrub_w, "drag to seek: the first event at or after the cycle")) {
-    app.playback.playing = false;
+    app.pause();
     seek_to_cycle(app, cycle);
   }
   draw_timeline_strip(app, info.cycle, env);

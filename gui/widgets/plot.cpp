@@ -188,4 +188,35 @@ int nearest_index(const std::vector<ImVec2>& pixels, float px, float py, float m
   return best;
 }
 
+void bar_pixels(float lo, float hi, int rank, int count, float label_h, float max_thick, bool horizontal, float& a,
+                float& b) {
+  const float band = hi - lo;
+  float use_lo = horizontal ? lo + label_h + 3.0f : lo + 0.1f * band;
+  const float use_hi = horizontal ? hi - 3.0f : hi - 0.1f * band;
+  if (use_hi - use_lo < 4.0f * float(count)) use_lo = lo + 0.1f * band;  // no room for the label
+  const float gap = 2.0f;
+  const float thick = std::max(1.0f, std::min((use_hi - use_lo - gap * float(count - 1)) / float(count), max_thick));
+  const float group = thick * float(count) + gap * float(count - 1);
+  const float start = horizontal ? use_lo : (lo + hi - group) / 2;
+  a = start + float(rank) * (thick + gap);
+  b = a + thick;
+}
+
+float min_labelled_bars_height(const PlotSpec& spec, float line_h) {
+  if (spec.y.categories.empty()) return 0.0f;
+  int bars = 0;
+  bool labelled = false;
+  for (const Series& s : spec.series)
+    if (s.kind == SeriesKind::bars) {
+      ++bars;
+      labelled |= s.draw_point_labels && !s.point_labels.empty();
+    }
+  if (!labelled) return 0.0f;
+  // bar_pixels' band: the name's line and 3 px, the bars a line each with 2 px between, 3 px.
+  const float band = line_h + 3.0f + float(bars) * line_h + 2.0f * float(bars - 1) + 3.0f;
+  // The header (y title and legend, two lines at most) and the bottom (ticks and x title).
+  const float margins = 2.0f * line_h + 6.0f + 2.0f * line_h + 6.0f;
+  return float(spec.y.categories.size()) * band + margins;
+}
+
 }  // namespace gs::gui::plot

@@ -85,6 +85,11 @@ int legend_hit(const std::vector<Rect>& boxes, float x, float y);
 // max_dist.
 int nearest_index(const std::vector<ImVec2>& pixels, float px, float py, float max_dist);
 
+// The pixel span [a, b) of bar `rank` of `count` in the category band [lo, hi) (pixels):
+// bars side by side, at most max_thick each, under a label line of label_h when horizontal.
+void bar_pixels(float lo, float hi, int rank, int count, float label_h, float max_thick, bool horizontal, float& a,
+                float& b);
+
 // ---------------------------------------------------------------- what to draw
 
 struct Axis {
@@ -145,6 +150,11 @@ struct PlotHover {
   int index = -1;   // point index within that series
   bool clicked = false;
 };
+
+// The least height of a plot of horizontal bars whose value labels are drawn: each category's
+// band holds its name's line (bar_pixels' label line) and every bar a text line thick, so a
+// label, centred on its bar, never covers the name; 0 when the plot has no such bars.
+float min_labelled_bars_height(const PlotSpec& spec, float line_h);
 
 // Draws the plot as one item of `size` (0 or negative components fill the available space)
 // and returns what the mouse is on.

@@ -168,7 +168,8 @@ TEST_CASE("layout: every view stays readable from 1280x800 to 2560x1440", "[gui]
   // note_fit); every one must be laid out at every size.
   const char* const kFits[] = {"ladder.title",    "ladder.what_changed", "ladder.shape_field",
                                "ladder.rounds",   "transport.cycle",     "transport.speed",
-                               "ptx.header",      "smem.bank_numbers",   "tma.axis_labels"};
+                               "ptx.header",      "smem.bank_numbers",   "tma.axis_labels",
+                               "tma.lane_labels"};
   const struct {
     const char* size;
     double text_px;  // 15 px x the UI scale

@@ -178,3 +178,37 @@ TEST_CASE("tick and value labels are short", "[gui]") {
   CHECK(format_value(320.90311) == "320.9");
   CHECK(format_value(3.3524) == "3.352");
 }
+
+TEST_CASE("plot: horizontal bars with value labels get bands where no label covers a category's name",
+          "[gui][plot]") {
+  // The "vs cuBLAS" plot with sixteen imported variants: a kernel and a cuBLAS bar per variant.
+  PlotSpec s;
+  Series kernel{.name = "kernel", .kind = SeriesKind::bars};
+  Series cublas{.name = "cuBLAS", .kind = SeriesKind::bars};
+  for (int i = 0; i < 16; ++i) {
+    s.y.categories.push_back("variant " + std::to_string(i));
+    kernel.xs.push_back(i), kernel.ys.push_back(100.0 + i), kernel.point_labels.push_back("100.0 (90% of cuBLAS)");
+    cublas.xs.push_back(i), cublas.ys.push_back(110.0), cublas.point_labels.push_back("110.0");
+  }
+  s.series = {kernel, cublas};
+  const float line_h = 15.0f;
+  const float h = min_labelled_bars_height(s, line_h);
+  // The area left after the header (title, legend) and the bottom (ticks, x title), per band.
+  const float band = (h - (2 * line_h + 6) - (2 * line_h + 6)) / 16.0f;
+  for (int rank = 0; rank < 2; ++rank) {
+    INFO("bar " << rank);
+    float a = 0, b = 0;
+    bar_pixels(0.0f, band, rank, 2, line_h, 2.2f * line_h, true, a, b);
+    // The name's line is [0, line_h + 3): the bar (and its label, centred on it and a line
+    // high) stays under it.
+    CHECK(a >= line_h + 3.0f);
+    CHECK(b - a >= line_h - 0.01f);
+    CHECK(b <= band);
+  }
+  // Without labels drawn, or without categories, no minimum.
+  for (auto& series : s.series) series.draw_point_labels = false;
+  CHECK(min_labelled_bars_height(s, line_h) == 0.0f);
+  s.series[0].draw_point_labels = true;
+  s.y.categories.clear();
+  CHECK(min_labelled_bars_height(s, line_h) == 0.0f);
+}

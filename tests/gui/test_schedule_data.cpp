@@ -2,6 +2,9 @@
 // whole-grid record (model::CSchedule), and the wave / tile quantization of the shape.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include <cstdlib>
 #include <set>
 
@@ -120,6 +123,7 @@ TEST_CASE("occupancy: CTAs per SM by threads, shared memory, registers and CTA s
   CHECK(o.binding == "shared memory");
   // The schedule's waves use it, and say how many outputs the edge tiles waste.
   auto edges = open_kernel({.kernel_id = "simt_naive", .shape = {40, 72, 8}, .only_traced_cta = false});
+  count_registers_now(*edges);
   const ScheduleData& d = schedule_data(edges);
   CHECK(d.ctas_per_sm == d.occupancy.ctas_per_sm);
   CHECK(d.wasted_elements == 64 * 96 - 40 * 72);
@@ -127,4 +131,36 @@ TEST_CASE("occupancy: CTAs per SM by threads, shared memory, registers and CTA s
     CHECK(d.occupancy.registers > 0);
     CHECK_THAT(d.occupancy.registers_source, Catch::Contains("ptxas"));
   }
+}
+
+TEST_CASE("occupancy: ptxas's register count comes from a job off the UI thread, pending until it is there",
+          "[gui][schedule][occupancy]") {
+  AppState app;
+  app.set_kernel(open_kernel({.kernel_id = "simt_naive", .only_traced_cta = true}));
+  REQUIRE(app.kernel);
+  // Building the schedule's data runs no ptxas: the count is pending, and the data says so.
+  const ScheduleData& before = schedule_data(app.kernel);
+  CHECK(before.occupancy.registers_pending);
+  CHECK_THAT(before.occupancy.registers_source, Catch::Contains("pending"));
+  CHECK(app.jobs.empty());
+  // The view asks for it once a frame: one job, never a second while it runs.
+  request_register_count(app);
+  request_register_count(app);
+  CHECK(app.jobs.size() == 1);
+  CHECK(app.jobs[0]->kind() == JobKind::registers);
+  for (int i = 0; i < 3000 && app.busy(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    app.poll_jobs();
+  }
+  app.poll_jobs();
+  REQUIRE_FALSE(app.busy());
+  // The data is built again with the count.
+  const ScheduleData& after = schedule_data(app.kernel);
+  CHECK_FALSE(after.occupancy.registers_pending);
+  CHECK_THAT(after.occupancy.registers_source, !Catch::Contains("pending"));
+  if (std::getenv("GEMMSCOPE_REQUIRE_PTXAS")) {
+    CHECK(after.occupancy.registers > 0);
+    CHECK_THAT(after.occupancy.registers_source, Catch::Contains("ptxas -v"));
+  }
+  CHECK(describe_schedule(app)["occupancy"]["registers_pending"] == false);
 }

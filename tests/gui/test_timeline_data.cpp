@@ -4,6 +4,10 @@
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/timeline_data.hpp"
+#include "gui/core/warps_data.hpp"
+
+#include <algorithm>
+#include <set>
 #include "tests/gui/gui_fixture.hpp"
 
 using namespace gs;
@@ -52,4 +56,98 @@ TEST_CASE("timeline: a deadlocked warp ends in the deadlocked state, and a click
   const nlohmann::json j = describe_timeline(app);
   CHECK(j["rows"].size() == d.rows.size());
   CHECK(j["tma_transfers"] == d.tma.size());
+}
+
+TEST_CASE("timeline: a warp's label names the role at the cursor, as the Warps view does, and none where none is declared",
+          "[gui][timeline]") {
+  // Step 01 declares its SIMT loop and its epilogue, step 03 only its epilogue, step 14 a
+  // producer, two consumers and their epilogues: the role word changes as the cursor moves.
+  for (const char* id : {"simt_naive", "simt_smem_tiling", "hopper_two_consumers"}) {
+    INFO(id);
+    AppState app;
+    app.set_kernel(open_kernel({.kernel_id = id, .only_traced_cta = true}));
+    REQUIRE(app.kernel);
+    const TimelineData& d = timeline_data_cached(app.kernel);
+    const uint32_t events = app.event_count();
+    size_t with_role = 0, without_role = 0;
+    for (uint32_t pos : {0u, events / 4, events / 2, 3 * events / 4, events - 1}) {
+      app.seek(pos);
+      const Snapshot* s = app.snapshot();
+      REQUIRE(s);
+      const std::vector<WarpRow> warps = warp_rows(*app.kernel, *s);
+      for (const TimelineRow& r : d.rows) {
+        INFO("warp " << r.warp << " at " << pos);
+        const auto w = std::find_if(warps.begin(), warps.end(), [&](const WarpRow& x) { return x.warp == r.warp; });
+        REQUIRE(w != warps.end());
+        // The Warps view's role word (before its ", N regs"), "-" for none.
+        const std::string warps_role = w->role.substr(0, w->role.find(','));
+        const std::string role = timeline_role(r, s);
+        CHECK(role == (warps_role == "-" ? "" : warps_role));
+        CHECK(timeline_label(r, s) == (role.empty() ? r.label : r.label + " " + role));
+        (role.empty() ? without_role : with_role) += 1;
+      }
+    }
+    // At the start no warp has entered a declared region yet: no role word.
+    app.seek(0);
+    for (const TimelineRow& r : d.rows) CHECK(timeline_label(r, app.snapshot()) == r.label);
+    CHECK(with_role > 0);
+    CHECK(without_role > 0);
+  }
+}
+
+TEST_CASE("timeline: drawn at pixels, a row has at most one state per pixel column and keeps its cover",
+          "[gui][timeline]") {
+  const auto& k = test::hopper_kernel();
+  const TimelineData d = timeline_data(*k);
+  REQUIRE(d.end_cycle > 400);
+  for (const uint32_t columns : {50u, 200u}) {
+    for (const TimelineRow& r : d.rows) {
+      INFO("warp " << r.warp << " on " << columns << " columns");
+      REQUIRE(r.segments.size() > 3);
+      const std::vector<TimelineSegment> runs = segments_at_pixels(r.segments, d.end_cycle, columns);
+      CHECK(runs.size() <= size_t(columns) + 1);  // + the zero-length end state
+      CHECK(runs.size() <= r.segments.size() + 1);  // a run boundary needs a state change
+      CHECK(runs.front().begin <= r.segments.front().begin);
+      CHECK(runs.back().end == d.end_cycle);
+      for (size_t i = 1; i < runs.size(); ++i) {
+        CHECK(runs[i].begin == runs[i - 1].end);
+        CHECK(runs[i].activity != runs[i - 1].activity);  // neighbours of one state merged
+      }
+      CHECK(runs.back().activity == r.segments.back().activity);  // how the warp ended stays visible
+      // Each state's cycles move by at most the columns where states mix (one column each).
+      const uint64_t column_cycles = d.end_cycle / columns + 1;
+      for (const WarpActivity a : {WarpActivity::ready, WarpActivity::waiting_mbarrier}) {
+        uint64_t before = 0, after = 0;
+        for (const TimelineSegment& g : r.segments) before += g.activity == a ? g.end - g.begin : 0;
+        for (const TimelineSegment& g : runs) after += g.activity == a ? g.end - g.begin : 0;
+        CHECK(double(after) == Approx(double(before)).margin(double(column_cycles * r.segments.size())));
+      }
+      const std::vector<uint64_t> ticks = ticks_at_pixels(r.stores, d.end_cycle, columns);
+      CHECK(ticks.size() <= columns);
+      CHECK(ticks.size() <= r.stores.size());
+    }
+    CHECK(spans_at_pixels(d.tma, d.end_cycle, columns).size() <= columns);
+  }
+  // With a pixel per cycle or more, nothing changes.
+  const TimelineRow& r0 = d.rows[0];
+  CHECK(segments_at_pixels(r0.segments, d.end_cycle, uint32_t(d.end_cycle)).size() == r0.segments.size());
+}
+
+TEST_CASE("timeline: the legend names every state the rows draw and both ticks", "[gui][timeline]") {
+  AppState app = test::hopper_app();
+  const nlohmann::json j = describe_timeline(app);
+  REQUIRE(j.contains("legend"));
+  std::set<std::string> names;
+  for (const auto& n : j["legend"]) names.insert(n.get<std::string>());
+  const TimelineData& d = timeline_data_cached(app.kernel);
+  for (const TimelineRow& r : d.rows)
+    for (const TimelineSegment& g : r.segments) {
+      if (g.activity == WarpActivity::not_started) continue;  // not drawn
+      bool named = false;
+      for (const TimelineLegendItem& item : timeline_legend())
+        named |= item.mark == TimelineMark::state && item.activity == g.activity && names.count(item.name);
+      CHECK(named);
+    }
+  CHECK(names.count("TMA issue"));
+  CHECK(names.count("store to C"));
 }

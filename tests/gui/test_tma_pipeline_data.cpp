@@ -115,3 +115,30 @@ TEST_CASE("describe_tma_pipeline", "[gui]") {
   CHECK(j["stages"][0]["in_flight"].size() == 1);
   CHECK(j["selected_tma"]["state"] == "in flight");
 }
+
+TEST_CASE("tma: transfers of one map in flight at once get rows of their own in the timeline", "[gui][tma]") {
+  // Step 13's ring keeps several stages' loads of each map in flight together: drawn in one
+  // row per map they covered each other (and the coordinates written in them).
+  auto k = open_kernel({.kernel_id = "hopper_producer_consumer", .only_traced_cta = true});
+  AppState app;
+  app.set_kernel(k);
+  const TmaPipeline p = tma_pipeline(*k, *app.snapshot());
+  REQUIRE(p.transfers.size() > 4);
+  REQUIRE(p.lanes.size() == p.lane_rows.size());
+  CHECK(p.lanes.size() == 2);  // tmap_A, tmap_B
+  uint32_t most_rows = 0;
+  for (uint32_t r : p.lane_rows) most_rows = std::max(most_rows, r);
+  CHECK(most_rows > 1);
+  for (size_t i = 0; i < p.transfers.size(); ++i) {
+    const TransferView& a = p.transfers[i];
+    CHECK(p.lanes[a.lane] == a.map);
+    CHECK(a.row < p.lane_rows[a.lane]);
+    for (size_t j = i + 1; j < p.transfers.size(); ++j) {
+      const TransferView& b = p.transfers[j];
+      if (a.lane != b.lane || a.row != b.row) continue;
+      INFO("transfers " << a.index << " and " << b.index);
+      const uint64_t a_end = std::max(a.complete_cycle, a.issue_cycle + 1), b_end = std::max(b.complete_cycle, b.issue_cycle + 1);
+      CHECK((a_end <= b.issue_cycle || b_end <= a.issue_cycle));
+    }
+  }
+}

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -45,4 +47,24 @@ TEST_CASE("the --view names and titles come from the rows and parse back", "[gui
   }
   ViewId out;
   CHECK_FALSE(parse_view_name("nope", out));
+}
+
+TEST_CASE("views change the selection and the playback only through AppState's members", "[gui][views]") {
+  // app_state.hpp: "Views read it and change it only through these members (select_*, seek,
+  // request_*)": a view that assigns app.selection.x or app.playback.x itself skips what the
+  // member does (and what every other view relies on).
+  const std::filesystem::path root = GEMMSCOPE_SOURCE_DIR;
+  const std::regex poke(R"(app\.(selection|playback)\.[A-Za-z_.]+\s*(=[^=]|\+\+|--|[-+*/]=))");
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "gui" / "views")) {
+    if (entry.path().extension() != ".cpp") continue;
+    ++files;
+    std::ifstream in(entry.path());
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+      INFO(entry.path().filename().string() << ":" << n << ": " << line);
+      CHECK_FALSE(std::regex_search(line, poke));
+    }
+  }
+  CHECK(files > 10);
 }
