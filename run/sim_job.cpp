@@ -43,21 +43,51 @@ std::shared_ptr<std::array<ReservedBytes, 3>> reserve_gemm(const kernels::Kernel
   return memory;
 }
 
-// Each tile's rows of A and columns of B, and the tile of C poisoned like a whole run's C.
+// K the traced CTA never reads: [begin, end).
+struct KRange {
+  uint32_t begin = 0, end = 0;
+};
+
+// Each tile's rows of A and columns of B (but for K in `unread`), and the tile of C poisoned
+// like a whole run's C.
 void fill_tiles(const kernels::KernelInfo& info, const SimReport& r, const std::vector<kernels::CtaTile>& tiles,
-                std::array<ReservedBytes, 3>& memory) {
+                KRange unread, std::array<ReservedBytes, 3>& memory) {
   const InputValues values(r.shape, info.ab_dtype, r.inputs, r.seed);
   for (const kernels::CtaTile& tile : tiles) {
-    fill_tile_inputs(values, r.shape, info.ab_dtype, info.b_layout, tile, memory[0].span(), memory[1].span());
+    const auto fill = [&](uint32_t k0, uint32_t k1) {
+      if (k0 < k1)
+        fill_tile_inputs(values, r.shape, info.ab_dtype, info.b_layout, tile, memory[0].span(), memory[1].span(), k0,
+                         k1);
+    };
+    fill(0, unread.begin < unread.end ? unread.begin : r.shape.k);
+    if (unread.begin < unread.end) fill(unread.end, r.shape.k);
     poison_tile(r.shape, info.c_dtype, tile, memory[2].span());
   }
 }
 
-// A kernel without a cta_tile (a persistent CTA walks tiles all over C) whose A and B are
-// larger than this first runs the traced CTA on inputs never written (zero pages, which cost
-// no memory) to learn which tiles of C it writes (SimResult::schedule; fast-forward keeps
-// them few), then gives it those tiles' inputs. Below it, A and B are generated whole.
+// A traced CTA run alone whose A and B are larger than this first runs on inputs never written
+// (zero pages, which cost no memory) to learn what it reads: the tiles of C it writes (a
+// kernel without a cta_tile: a persistent CTA walks tiles all over C), and the K blocks its
+// fast-forwarded K loops skip (model/fast_forward.hpp). Then only those inputs are generated.
+// Below it, the CTA's tile over all of K (A and B whole without a cta_tile) as before.
 constexpr uint64_t kWholeInputsUpTo = 64ull << 20;
+
+// The K the skipped passes of the probe's K loops would have read, less a margin of passes on
+// each side for loops whose pass p reads a K block ahead of p (a prefetching ring).
+KRange unread_k(const model::Trace& t, uint32_t k) {
+  constexpr uint64_t kMarginPasses = 16;
+  KRange r{0, k};
+  bool any = false;
+  for (const model::FastForward& f : t.fast_forwards) {
+    if (!f.k_loop || f.passes == 0) continue;
+    any = true;
+    const uint64_t first = uint64_t(f.first) + kMarginPasses, last = uint64_t(f.first) + f.count;
+    if (last < first + kMarginPasses) return {};
+    r.begin = std::max<uint32_t>(r.begin, uint32_t((first * k + f.passes - 1) / f.passes));
+    r.end = std::min<uint32_t>(r.end, uint32_t((last - kMarginPasses) * k / f.passes));
+  }
+  return any && r.begin < r.end ? r : KRange{};
+}
 
 // The tiles of C a run visited, as rectangles, each once.
 std::vector<kernels::CtaTile> visited_tiles(const model::CSchedule& s, kernels::GemmShape shape) {
@@ -197,17 +227,19 @@ SimReport run_sim(const SimRequest& req) {
   if (reserved) {
     const uint64_t ab_bytes = (*reserved)[0].size() + (*reserved)[1].size();
     std::vector<kernels::CtaTile> tiles;
-    if (info.cta_tile) {
-      tiles.push_back(info.cta_tile(r.shape, r.cta));
-    } else if (ab_bytes <= kWholeInputsUpTo || !r.kernel.output.declared()) {
-      tiles.push_back({0, r.shape.m, 0, r.shape.n});
-    } else {
+    KRange unread;
+    if (ab_bytes > kWholeInputsUpTo && (info.cta_tile || r.kernel.output.declared())) {
       model::SimOptions probe = opts;
-      probe.trace = false;
+      probe.record_registers = false;
       probe.progress = {};
-      tiles = visited_tiles(model::simulate(r.kernel, memory, probe).schedule, r.shape);
+      const model::SimResult seen = model::simulate(r.kernel, memory, probe);
+      if (info.cta_tile) tiles.push_back(info.cta_tile(r.shape, r.cta));
+      else tiles = visited_tiles(seen.schedule, r.shape);
+      unread = unread_k(seen.trace, r.shape.k);
+    } else {
+      tiles.push_back(info.cta_tile ? info.cta_tile(r.shape, r.cta) : kernels::CtaTile{0, r.shape.m, 0, r.shape.n});
     }
-    fill_tiles(info, r, tiles, *reserved);
+    fill_tiles(info, r, tiles, unread, *reserved);
     r.traced_memory = reserved;
   }
   const Clock::time_point model_start = Clock::now();
