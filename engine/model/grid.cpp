@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -369,18 +370,25 @@ void run_pool(const GridLaunch& g, const Units& units, const SimOptions& opt, ui
   std::atomic<uint64_t> next{0};
   std::atomic<bool> stop{false};
   uint32_t running = threads;
+  std::exception_ptr error;  // the first exception a thread met (out of memory), rethrown here
   const auto work = [&] {
-    Worker w(units.size);
-    for (;;) {
-      if (stop.load() || cancelled(opt)) break;
-      const uint64_t u = next.fetch_add(1);
-      if (u >= n) break;
-      UnitResult r;
-      run_unit(g, units, u, opt, opt.trace ? &result.trace : nullptr, w, r);
-      if (r.failed) stop = true;  // units before u were all taken already (taken in order)
+    try {
+      Worker w(units.size);
+      for (;;) {
+        if (stop.load() || cancelled(opt)) break;
+        const uint64_t u = next.fetch_add(1);
+        if (u >= n) break;
+        UnitResult r;
+        run_unit(g, units, u, opt, opt.trace ? &result.trace : nullptr, w, r);
+        if (r.failed) stop = true;  // units before u were all taken already (taken in order)
+        const std::lock_guard lock(mutex);
+        done.emplace(u, std::move(r));
+        finished.notify_one();
+      }
+    } catch (...) {
+      stop = true;
       const std::lock_guard lock(mutex);
-      done.emplace(u, std::move(r));
-      finished.notify_one();
+      if (!error) error = std::current_exception();
     }
     const std::lock_guard lock(mutex);
     --running;
@@ -412,6 +420,7 @@ void run_pool(const GridLaunch& g, const Units& units, const SimOptions& opt, ui
     }
   }
   for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
   if (merging && m.merged() < n) mark_cancelled(result);
   // The traced unit ran past the end of the run: the sequential run never traced it.
   if (opt.trace && !m.traced_merged()) result.trace = Trace{};
