@@ -95,9 +95,13 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   for (uint32_t m = mask; m; m &= m - 1) c.reg(w.id, p.counter, uint32_t(std::countr_zero(m))) += skip;
   // Each skipped pass takes as long as the passes of the period before it.
   const uint64_t cycles = (c.now - mark.cycle) * skip / p.period;
-  // The first warp to skip this instance of the loop brings the CTA's work up to date.
-  if (++mark.skips > c.loop_extrapolated[index]) {
-    c.loop_extrapolated[index] = mark.skips;
+  // The first warp to skip the j-th instance of a K loop (of any K loop: a producer's and its
+  // consumers' are one stretch of the CTA's work) brings the CTA's work up to date; other
+  // loops (tiles) likewise among themselves. Later skippers' windows may include that
+  // extrapolation, so they add nothing.
+  uint32_t& done = c.loop_extrapolated[p.k_loop ? 0 : 1];
+  if (++mark.skips > done) {
+    done = mark.skips;
     c.cost.tensor_busy_cycles += (c.cost.tensor_busy_cycles - mark.tensor_busy) * skip / p.period;
     c.cost.tma_bytes += (c.cost.tma_bytes - mark.tma_bytes) * skip / p.period;
   }

@@ -82,7 +82,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.last_tile = kNone;
   c.tiles_visited = 0;
   c.loop_marks.assign(c.fast_forward ? c.fast_forward->loops.size() * nwarps : 0, LoopMark{});
-  c.loop_extrapolated.assign(c.fast_forward ? c.fast_forward->loops.size() : 0, 0);
+  c.loop_extrapolated.assign(2, 0);
   c.failed = false;
   c.failure.clear();
   c.blocked = c.started = false;

@@ -325,7 +325,7 @@ struct Cta {
   // Fast-forward of long loops (fast_forward.hpp), for a traced CTA run alone; null: off.
   const FastForwardPlan* fast_forward = nullptr;
   std::vector<LoopMark> loop_marks;         // [warp * loops + loop]
-  std::vector<uint32_t> loop_extrapolated;  // per loop: instances whose work was extrapolated
+  std::vector<uint32_t> loop_extrapolated;  // K loops, other loops: instances whose work was extrapolated
   bool failed = false;
   std::string failure;
   // In a cluster, run_cta returns when every live warp waits and nothing is in flight

@@ -51,7 +51,7 @@ TEST_CASE("grid threads: any thread count gives the single-threaded run, bit for
   for (const Case& c : {
            Case{"simt_naive", {128, 96, 32}, {}, {1, 2, 0}},
            // Rows and columns swapped on a non-square C: CTAs write each other's tiles.
-           Case{"simt_naive", {64, 128, 16}, {"swap-row-col"}, {0, 0, 0}},
+           Case{"simt_coalesced", {64, 128, 16}, {"swap-row-col"}, {0, 0, 0}},
            Case{"simt_smem_tiling", {96, 64, 64}, {}, {0, 0, 0}},
            Case{"hopper_tma_wgmma_64", {256, 192, 128}, {}, {1, 1, 0}},
            // A persistent walk: each CTA writes several tiles; and one that skips tiles.
