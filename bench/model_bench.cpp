@@ -17,7 +17,7 @@
 // (an exception or a formatted message per element would).
 //
 //   gemmscope_model_bench [--repeat N] [--kernel ID] [--shape example|large|one-cta]
-//                         [--mode fast|traced] [--json FILE]
+//                         [--mode fast|traced] [--threads N] [--json FILE]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -77,13 +77,14 @@ std::string shape_text(kernels::GemmShape s) { return fmt::format("{}x{}x{}", s.
 
 // Runs simulate `repeat` times on fresh copies of the inputs and keeps the best wall time.
 Row bench_model(const kernels::KernelInfo& info, const std::string& shape_kind, kernels::GemmShape shape, bool traced,
-                int repeat) {
+                int repeat, uint32_t threads) {
   Row row{.kernel = info.id, .shape_kind = shape_kind, .shape = shape, .mode = traced ? "traced" : "fast"};
   try {
     const ir::Kernel kernel = kernels::build_kernel(info, {shape, {}});
     run::GemmData data = run::make_gemm_data(info, shape, run::InputMode::integer, 1);
     model::SimOptions opts;
     opts.trace = traced;
+    opts.threads = threads;
     const double flops = 2.0 * shape.m * shape.n * shape.k;
     double best = std::numeric_limits<double>::infinity();
     for (int i = 0; i < repeat; ++i) {
@@ -255,11 +256,14 @@ int main(int argc, char** argv) {
                "time of whole-grid runs. Prints a table, then one JSON object per line.",
                "gemmscope_model_bench"};
   int repeat = 3;
+  uint32_t threads = 1;
   std::string only_kernel, only_shape, only_mode, json_file;
   app.add_option("--repeat", repeat, "Runs per measurement; the best is kept (default 3)")->check(CLI::Range(1, 100));
   app.add_option("--kernel", only_kernel, "Only this kernel id (wgmma-desc: only the descriptor rows)");
   app.add_option("--shape", only_shape, "Only this shape kind")->check(CLI::IsMember({"example", "large", "one-cta"}));
   app.add_option("--mode", only_mode, "Only this mode")->check(CLI::IsMember({"fast", "traced"}));
+  app.add_option("--threads", threads,
+                 "Threads of the whole-grid rows (default 1: the rates are one core's; 0: one per core)");
   app.add_option("--json", json_file, "Also write the rows as a JSON array to this file");
   CLI11_PARSE(app, argc, argv);
 
@@ -272,7 +276,7 @@ int main(int argc, char** argv) {
       if (!valid_shape(info, shape) || (!only_shape.empty() && kind != only_shape)) continue;
       for (const bool traced : {false, true}) {
         if (!only_mode.empty() && traced != (only_mode == "traced")) continue;
-        Row row = bench_model(info, kind, shape, traced, repeat);
+        Row row = bench_model(info, kind, shape, traced, repeat, threads);
         mark_target(row, info);
         std::fprintf(stderr, "  %s %s %s: %.3f s\n", row.kernel.c_str(), shape_text(row.shape).c_str(),
                      row.mode.c_str(), row.seconds);

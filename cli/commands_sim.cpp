@@ -27,6 +27,8 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     std::string trace_file;
     bool json = false;
     bool traced_cta_only = false;
+    uint32_t threads = 0;
+    bool allow_long = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
@@ -45,6 +47,13 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_flag("--json", o->json, "Print the report as one JSON object instead of a table");
   cmd->add_flag("--traced-cta-only", o->traced_cta_only,
                 "Run only the traced CTA: fast at any shape, with the model's predicted TFLOP/s, but C is not judged");
+  cmd->add_option("--threads", o->threads,
+                  "Threads a whole-grid run uses (default: one per core); the result is the same for any count")
+      ->check(CLI::Range(1u, 1024u));
+  cmd->add_flag("--allow-long", o->allow_long,
+                fmt::format("Run a whole grid expected to take more than {} (without it such a run stops after a "
+                            "few seconds and says how long it would take)",
+                            format_duration(kLongRunSeconds)));
   cmd->footer(
       "Exit codes: 0 correct with no hazards (--traced-cta-only: no hazards), 1 wrong output, hazards or a hang, 2 bad "
       "usage.");
@@ -62,11 +71,24 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     if (!o->cta.empty()) req.cta = parse_cta(o->cta);  // cta_value() let only valid text through
     req.trace = true;
     req.only_traced_cta = o->traced_cta_only;
+    req.threads = o->threads;
 
-    ProgressBar bar(io.err, is_terminal_stderr(io.err));
-    if (bar.enabled()) req.progress = [&bar](uint64_t done, uint64_t total) { bar.update(done, total); };
+    ProgressBar bar(io.err, is_terminal_stderr(io.err) ? ProgressBar::Style::bar : ProgressBar::Style::lines);
+    LongRunGate gate(o->allow_long ? 0.0 : kLongRunSeconds, model::grid_threads(o->threads));
+    req.cancel = gate.stop_flag();
+    req.progress = [&bar, &gate](uint64_t done, uint64_t total) {
+      bar.update(done, total);
+      gate.update(done, total);
+    };
     const run::SimReport report = run::run_sim(req);
     bar.finish();
+    if (gate.stopped()) {
+      io.err << fmt::format("gemmscope sim: {}; run it with --allow-long to wait for it, or trace one CTA at this shape "
+                            "with --traced-cta-only\n",
+                            gate.reason());
+      exit_code = kExitUsage;
+      return;
+    }
 
     if (!o->trace_file.empty()) {
       trace_out.write(run::trace_json(report.result.trace, report.kernel).dump() + "\n");

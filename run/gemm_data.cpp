@@ -136,19 +136,21 @@ GemmData make_gemm_data(GemmShape shape, DType ab, DType c, BLayout b_layout, In
 }
 
 void fill_tile_inputs(const InputValues& values, GemmShape shape, DType ab, BLayout b_layout,
-                      const kernels::CtaTile& tile, std::span<uint8_t> a, std::span<uint8_t> b) {
+                      const kernels::CtaTile& tile, std::span<uint8_t> a, std::span<uint8_t> b, uint32_t k_begin,
+                      uint32_t k_end) {
   const size_t N = shape.n, K = shape.k, es = dtype_bytes(ab);
   if (a.size() < size_t(shape.m) * K * es || b.size() < K * N * es)
     throw std::invalid_argument("fill_tile_inputs: the buffers are smaller than the shape");
+  const uint32_t k1 = std::min(k_end, shape.k);
   for (uint32_t m = tile.m0; m < tile.m1; ++m)
-    for (uint32_t k = 0; k < K; ++k) store_element(a.data(), ab, size_t(m) * K + k, values.a(m, k));
+    for (uint32_t k = k_begin; k < k1; ++k) store_element(a.data(), ab, size_t(m) * K + k, values.a(m, k));
   // In the order B is stored, so that each page of it is visited once.
   if (b_layout == BLayout::kn) {
-    for (uint32_t k = 0; k < K; ++k)
+    for (uint32_t k = k_begin; k < k1; ++k)
       for (uint32_t n = tile.n0; n < tile.n1; ++n) store_element(b.data(), ab, size_t(k) * N + n, values.b(k, n));
   } else {
     for (uint32_t n = tile.n0; n < tile.n1; ++n)
-      for (uint32_t k = 0; k < K; ++k) store_element(b.data(), ab, size_t(n) * K + k, values.b(k, n));
+      for (uint32_t k = k_begin; k < k1; ++k) store_element(b.data(), ab, size_t(n) * K + k, values.b(k, n));
   }
 }
 

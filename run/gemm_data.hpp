@@ -79,9 +79,10 @@ GemmData make_gemm_data(kernels::GemmShape shape, kernels::DType ab, kernels::DT
 
 // What one CTA reads, written into device-layout buffers of the full size (A M×K, B N×K or
 // K×N) that are left untouched elsewhere: rows [m0, m1) of A and columns [n0, n1) of B, over
-// all of K. poison_tile sets the tile's elements of C to the poison of poisoned_output.
+// K in [k_begin, k_end) (all of K by default). poison_tile sets the tile's elements of C to the poison of poisoned_output.
 void fill_tile_inputs(const InputValues& values, kernels::GemmShape shape, kernels::DType ab, kernels::BLayout b_layout,
-                      const kernels::CtaTile& tile, std::span<uint8_t> a, std::span<uint8_t> b);
+                      const kernels::CtaTile& tile, std::span<uint8_t> a, std::span<uint8_t> b,
+                      uint32_t k_begin = 0, uint32_t k_end = UINT32_MAX);
 void poison_tile(kernels::GemmShape shape, kernels::DType c_dtype, const kernels::CtaTile& tile, std::span<uint8_t> c);
 
 // C = A·B in double, row-major M×N (cache-blocked; 512³ takes well under a second at -O2).

@@ -33,22 +33,74 @@ void require_cta_in_grid(const std::array<uint32_t, 3>& cta, const ir::LaunchSha
                                            g[2], outside, g[2] == 1 && cta[2] > 0 ? " (the grid is flat: give X,Y)" : ""));
 }
 
-// The traced CTA's inputs in full-size buffers that only it touches (host_memory.hpp): its
-// rows of A and columns of B (the kernel's cta_tile; all of them when it has none), and its
-// tile of C poisoned like a whole run's C.
-std::shared_ptr<const std::array<ReservedBytes, 3>> traced_cta_memory(const kernels::KernelInfo& info,
-                                                                      const SimReport& r) {
-  const kernels::GemmShape s = r.shape;
+// Full-size buffers for A, B and C that only the traced CTA touches (host_memory.hpp).
+std::shared_ptr<std::array<ReservedBytes, 3>> reserve_gemm(const kernels::KernelInfo& info, kernels::GemmShape s) {
   const uint64_t es = dtype_bytes(info.ab_dtype);
   auto memory = std::make_shared<std::array<ReservedBytes, 3>>();
   (*memory)[0] = ReservedBytes(uint64_t(s.m) * s.k * es, "A");
   (*memory)[1] = ReservedBytes(uint64_t(s.k) * s.n * es, "B");
   (*memory)[2] = ReservedBytes(uint64_t(s.m) * s.n * dtype_bytes(info.c_dtype), "C");
-  const kernels::CtaTile tile = info.cta_tile ? info.cta_tile(s, r.cta) : kernels::CtaTile{0, s.m, 0, s.n};
-  const InputValues values(s, info.ab_dtype, r.inputs, r.seed);
-  fill_tile_inputs(values, s, info.ab_dtype, info.b_layout, tile, (*memory)[0].span(), (*memory)[1].span());
-  poison_tile(s, info.c_dtype, tile, (*memory)[2].span());
   return memory;
+}
+
+// K the traced CTA never reads: [begin, end).
+struct KRange {
+  uint32_t begin = 0, end = 0;
+};
+
+// Each tile's rows of A and columns of B (but for K in `unread`), and the tile of C poisoned
+// like a whole run's C.
+void fill_tiles(const kernels::KernelInfo& info, const SimReport& r, const std::vector<kernels::CtaTile>& tiles,
+                KRange unread, std::array<ReservedBytes, 3>& memory) {
+  const InputValues values(r.shape, info.ab_dtype, r.inputs, r.seed);
+  for (const kernels::CtaTile& tile : tiles) {
+    const auto fill = [&](uint32_t k0, uint32_t k1) {
+      if (k0 < k1)
+        fill_tile_inputs(values, r.shape, info.ab_dtype, info.b_layout, tile, memory[0].span(), memory[1].span(), k0,
+                         k1);
+    };
+    fill(0, unread.begin < unread.end ? unread.begin : r.shape.k);
+    if (unread.begin < unread.end) fill(unread.end, r.shape.k);
+    poison_tile(r.shape, info.c_dtype, tile, memory[2].span());
+  }
+}
+
+// A traced CTA run alone whose A and B are larger than this first runs on inputs never written
+// (zero pages, which cost no memory) to learn what it reads: the tiles of C it writes (a
+// kernel without a cta_tile: a persistent CTA walks tiles all over C), and the K blocks its
+// fast-forwarded K loops skip (model/fast_forward.hpp). Then only those inputs are generated.
+// Below it, the CTA's tile over all of K (A and B whole without a cta_tile) as before.
+constexpr uint64_t kWholeInputsUpTo = 64ull << 20;
+
+// The K the skipped passes of the probe's K loops would have read, less a margin of passes on
+// each side for loops whose pass p reads a K block ahead of p (a prefetching ring).
+KRange unread_k(const model::Trace& t, uint32_t k) {
+  constexpr uint64_t kMarginPasses = 16;
+  KRange r{0, k};
+  bool any = false;
+  for (const model::FastForward& f : t.fast_forwards) {
+    if (!f.k_loop || f.passes == 0) continue;
+    any = true;
+    const uint64_t first = uint64_t(f.first) + kMarginPasses, last = uint64_t(f.first) + f.count;
+    if (last < first + kMarginPasses) return {};
+    r.begin = std::max<uint32_t>(r.begin, uint32_t((first * k + f.passes - 1) / f.passes));
+    r.end = std::min<uint32_t>(r.end, uint32_t((last - kMarginPasses) * k / f.passes));
+  }
+  return any && r.begin < r.end ? r : KRange{};
+}
+
+// The tiles of C a run visited, as rectangles, each once.
+std::vector<kernels::CtaTile> visited_tiles(const model::CSchedule& s, kernels::GemmShape shape) {
+  std::vector<uint32_t> ids;
+  for (const model::TileVisit& v : s.visits) ids.push_back(v.tile);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  std::vector<kernels::CtaTile> tiles;
+  for (uint32_t t : ids) {
+    const uint32_t m0 = t / s.tiles_n * s.tile_rows, n0 = t % s.tiles_n * s.tile_cols;
+    tiles.push_back({m0, std::min(shape.m, m0 + s.tile_rows), n0, std::min(shape.n, n0 + s.tile_cols)});
+  }
+  return tiles;
 }
 
 // JSON has no NaN or infinity: write null, which a reader cannot mistake for a small error.
@@ -96,6 +148,37 @@ std::string result_line(const SimReport& r) {
 
 }  // namespace
 
+std::vector<std::string> fast_forward_lines(const model::Trace& trace, const ir::Kernel& kernel) {
+  // Per loop, in the order first skipped: its instances as the lowest warp that skipped it saw them.
+  struct Loop {
+    uint32_t label = 0;
+    uint16_t warp = 0;
+    std::vector<const model::FastForward*> skips;
+  };
+  std::vector<Loop> loops;
+  for (const model::FastForward& f : trace.fast_forwards) {
+    auto it = std::find_if(loops.begin(), loops.end(), [&](const Loop& l) { return l.label == f.label; });
+    if (it == loops.end()) it = loops.insert(loops.end(), Loop{f.label, f.warp, {}});
+    if (f.warp < it->warp) it->warp = f.warp, it->skips.clear();
+    if (f.warp == it->warp) it->skips.push_back(&f);
+  }
+  std::vector<std::string> lines;
+  for (const Loop& l : loops) {
+    const model::FastForward& f = *l.skips.front();
+    const bool same = std::all_of(l.skips.begin(), l.skips.end(), [&](const model::FastForward* o) {
+      return o->first == f.first && o->count == f.count && o->passes == f.passes;
+    });
+    const std::string name = l.label < kernel.labels.size() ? kernel.labels[l.label].name : "?";
+    lines.push_back(fmt::format("{} {}: {} {}..{} of {} fast-forwarded (run with their time, not traced or computed){}",
+                                f.k_loop ? "K loop" : "loop", name, f.k_loop ? "iterations" : "passes", f.first + 1,
+                                f.first + f.count, f.passes,
+                                l.skips.size() > 1 ? fmt::format(", in {} instances{}", l.skips.size(),
+                                                                 same ? "" : " (the first shown)")
+                                                   : std::string()));
+  }
+  return lines;
+}
+
 SimReport run_sim(const SimRequest& req) {
   const Clock::time_point t0 = Clock::now();
   const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
@@ -116,9 +199,10 @@ SimReport run_sim(const SimRequest& req) {
   // and N. The whole grid: every input, once the machine is known to hold them.
   GemmData data;
   model::GemmMemory memory;
+  std::shared_ptr<std::array<ReservedBytes, 3>> reserved;
   if (req.only_traced_cta) {
-    r.traced_memory = traced_cta_memory(info, r);
-    memory = {(*r.traced_memory)[0].span(), (*r.traced_memory)[1].span(), (*r.traced_memory)[2].span()};
+    reserved = reserve_gemm(info, r.shape);
+    memory = {(*reserved)[0].span(), (*reserved)[1].span(), (*reserved)[2].span()};
   } else {
     require_whole_grid_fits(info, r.shape);
     data = make_gemm_data(info, r.shape, r.inputs, r.seed);
@@ -134,15 +218,35 @@ SimReport run_sim(const SimRequest& req) {
   opts.progress = req.progress;
   opts.cancel = req.cancel;
   opts.only_traced_cta = req.only_traced_cta;
+  opts.threads = req.threads;
+  opts.fast_forward = req.fast_forward;
   const CycleBudget budget = cycle_budget(info, r.shape, r.kernel.launch);
   opts.max_cycles_per_cta = budget.cycles;
   opts.max_cycles_basis = budget.basis;
   const double flops = 2.0 * double(r.shape.m) * double(r.shape.n) * double(r.shape.k);
+  if (reserved) {
+    const uint64_t ab_bytes = (*reserved)[0].size() + (*reserved)[1].size();
+    std::vector<kernels::CtaTile> tiles;
+    KRange unread;
+    if (ab_bytes > kWholeInputsUpTo && (info.cta_tile || r.kernel.output.declared())) {
+      model::SimOptions probe = opts;
+      probe.record_registers = false;
+      probe.progress = {};
+      const model::SimResult seen = model::simulate(r.kernel, memory, probe);
+      if (info.cta_tile) tiles.push_back(info.cta_tile(r.shape, r.cta));
+      else tiles = visited_tiles(seen.schedule, r.shape);
+      unread = unread_k(seen.trace, r.shape.k);
+    } else {
+      tiles.push_back(info.cta_tile ? info.cta_tile(r.shape, r.cta) : kernels::CtaTile{0, r.shape.m, 0, r.shape.n});
+    }
+    fill_tiles(info, r, tiles, unread, *reserved);
+    r.traced_memory = reserved;
+  }
   const Clock::time_point model_start = Clock::now();
   r.result = model::simulate(r.kernel, memory, opts, flops);
   r.seconds = r.result.stats.wall_seconds > 0.0 ? r.result.stats.wall_seconds : seconds_since(model_start);
 
-  r.judged = !req.only_traced_cta;
+  r.judged = !req.only_traced_cta && !r.result.cancelled;  // a cancelled run's C is not worth a reference
   if (r.judged) {
     r.reference = reference_gemm(data);
     r.cmp = compare_output(r.buffers.c, info.c_dtype, r.reference, r.shape, r.inputs, info.ab_dtype);
@@ -246,6 +350,7 @@ nlohmann::json sim_report_json(const SimReport& r) {
       {"predicted_on", s.predicted_on->name},
       {"predicted_seconds", finite_or_null(s.predicted_seconds)},
       {"seconds", r.seconds},
+      {"fast_forwarded", fast_forward_lines(r.result.trace, r.kernel)},
   };
 }
 
@@ -289,6 +394,7 @@ std::string sim_report_table(const SimReport& r) {
                                      s.predicted_on->article, s.predicted_seconds,
                                      s.predicted_on->confirmed ? "" : "; its SM count and clock are NVIDIA's figures, unconfirmed")
                        : std::string("n/a"));
+  for (const std::string& line : fast_forward_lines(r.result.trace, r.kernel)) row("fast-forwarded", line);
   row("model time", fmt::format("{:.3f} s (whole job {:.3f} s)", r.seconds, r.total_seconds));
   if (r.result.hazards.empty()) {
     row("hazards", "none");

@@ -42,6 +42,9 @@ struct SimRequest {
   // true: run only the traced CTA (the GUI's microscope at any shape). C is then mostly
   // unwritten, so no reference is computed and the report has no verdict (judged() false).
   bool only_traced_cta = false;
+  // With only_traced_cta: skip the middle passes of long loops (model::SimOptions::fast_forward).
+  bool fast_forward = true;
+  uint32_t threads = 0;  // threads of a whole-grid run (0: one per core); the result is the same
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -112,6 +115,11 @@ std::string sim_report_table(const SimReport& report);
 // their PTX text, every event (kind names from model::event_kind_name, null for "none"
 // sentinels), the side tables the events index, and the hazards.
 nlohmann::json trace_json(const model::Trace& trace, const ir::Kernel& kernel);
+
+// What a traced CTA run alone skipped (model/fast_forward.hpp), one line per loop:
+// "K loop L_kb: iterations 21..110 of 128 fast-forwarded (run with their time, not traced or
+// computed), in 3 instances". Empty when it skipped nothing.
+std::vector<std::string> fast_forward_lines(const model::Trace& trace, const ir::Kernel& kernel);
 
 // "(1,0)" for z == 0, "(1,0,2)" otherwise.
 std::string format_cta(const std::array<uint32_t, 3>& cta);

@@ -1,6 +1,6 @@
 // trace_json: the traced CTA as one JSON object, for `gemmscope sim --trace FILE` and for
 // tools outside gemmscope. Layout follows engine/model/trace.hpp: events are small records
-// whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, tmem, regs;
+// whose `payload` indexes the side table of their kind (smem, global, tma, mbar, mma, tmem, fast_forwards, regs;
 // `hazard` events index `hazards`; bar_* events carry the barrier id). A register write's
 // values start at `values[value_offset]`, as `words` 32-bit words (low first) per value:
 // with "encoding": "packed", one value for each lane set in its `mask`, in lane order, and
@@ -170,6 +170,17 @@ json trace_json(const model::Trace& t, const ir::Kernel& kernel) {
           {"mbar", table_json(t.mbar, mbar_json)},
           {"mma", table_json(t.mma, mma_json)},
           {"tmem", table_json(t.tmem, tmem_json)},
+          {"fast_forwards", table_json(t.fast_forwards,
+                                       [&](const model::FastForward& f) {
+                                         return json{{"loop", kernel.labels.at(f.label).name},
+                                                     {"k_loop", f.k_loop},
+                                                     {"first", f.first},
+                                                     {"count", f.count},
+                                                     {"passes", f.passes},
+                                                     {"warp", f.warp},
+                                                     {"cycle", f.cycle},
+                                                     {"cycles", f.cycles}};
+                                       })},
           {"regs", table_json(t.regs,
                               [](const model::RegWrite& w) {
                                 return json{{"reg", w.reg},

@@ -259,6 +259,7 @@ template <bool kAvx2>
   const uint64_t max_cycles = opt.max_cycles_per_cta;
   const bool traced = c.trace != nullptr;
   const bool record_registers = traced && c.launch.record_registers;
+  const FastForwardPlan* const fast_forward = c.fast_forward;
   // Counted here and added to the statistics once, at the end: nothing reads them meanwhile.
   uint64_t warp_instructions = 0, thread_instructions = 0;
   if (!c.started) trace_event(c, EventKind::cta_start, 0, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
@@ -267,7 +268,7 @@ template <bool kAvx2>
   bool exited_with_pending_tma = false;
   for (;;) {
     if (c.failed) break;
-    if (!traced && c.tma_pending.empty()) {
+    if (!traced && !fast_forward && c.tma_pending.empty()) {
       const uint64_t n = kAvx2 ? straight_issues_avx2(c, decoded, ninst, max_cycles)
                                : straight_issues_baseline(c, decoded, ninst, max_cycles);
       warp_instructions += n;
@@ -364,6 +365,10 @@ template <bool kAvx2>
     // forms whose trace record is the destination's reg_write take it, and that record is
     // made here, as note_decoded_write would have made it.
     uint32_t latency = 0;
+    // A long loop's backward branch in a traced CTA run alone: it may skip passes
+    // (fast_forward.hpp), and the warp's clock moves on by their time.
+    const uint64_t skipped_cycles =
+        fast_forward && fast_forward->loop_at[pc] != kNone ? fast_forward_at(c, w, pc, mask) : 0;
     if (mask == kAllLanes && d.direct && (!traced || d.direct_traceable)) {
       latency = d.direct(c, w, d);
       if (latency != 0 && record_registers) record_register_write(c, w.id, pc, d.dst, mask);
@@ -383,7 +388,7 @@ template <bool kAvx2>
       latency = x.latency;
     }
     if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
-    if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + latency;
+    if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + latency + skipped_cycles;
     if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
     else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);

@@ -17,6 +17,7 @@
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/model/decode.hpp"
 #include "engine/model/exec.hpp"
+#include "engine/model/fast_forward.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 
@@ -322,6 +323,10 @@ struct Cta {
   Trace* trace = nullptr;                  // only for the traced CTA
   std::vector<Hazard>* hazards = nullptr;  // deduplicated by (kind, inst)
   timing::CtaCost cost;
+  // Fast-forward of long loops (fast_forward.hpp), for a traced CTA run alone; null: off.
+  const FastForwardPlan* fast_forward = nullptr;
+  std::vector<LoopMark> loop_marks;         // [warp * loops + loop]
+  std::vector<uint32_t> loop_extrapolated;  // K loops, other loops: instances whose work was extrapolated
   bool failed = false;
   std::string failure;
   // In a cluster, run_cta returns when every live warp waits and nothing is in flight

@@ -38,10 +38,18 @@ struct SimOptions {
   bool record_registers = true;                 // reg_write events in the traced CTA
   bool only_traced_cta = false;                 // run just that CTA (prediction at large shapes;
                                                 // C is then only partly written)
+  // With only_traced_cta: run the first and last passes of each long loop and skip the rest,
+  // with their time (engine/model/fast_forward.hpp), so that one CTA at any shape takes a
+  // bounded time and memory. The CTA's C then holds only the passes that ran.
+  bool fast_forward = true;
   uint64_t max_cycles_per_cta = 50'000'000;     // a CTA past this is reported as a hang; callers
                                                 // that know the work scale it (run/sim_job.cpp)
   std::string max_cycles_basis;                 // how that limit was chosen, for the hang's message
-  std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;  // called between CTAs
+  // Threads the whole grid runs on (0: one per core). The result is the same for any count,
+  // bit for bit (engine/model/grid.cpp says how); the traced CTA runs on one of them.
+  uint32_t threads = 0;
+  // Called between CTAs (with threads, from the calling thread, at least every quarter second).
+  std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;    // set to stop between CTAs
 };
 
@@ -111,6 +119,9 @@ class NotModelledError : public ModelError {
 
 // Whether the model has semantics for an op (its ops.def exec column names a function).
 bool has_semantics(ir::Op op);
+
+// The threads a run with SimOptions::threads = n uses: n, or one per core for 0.
+uint32_t grid_threads(uint32_t n);
 
 // Runs the whole grid. flops: 2·M·N·K of the GEMM, for the predicted TFLOP/s (0: skip).
 SimResult simulate(const ir::Kernel& kernel, GemmBuffers& buffers, const SimOptions& options = {},

@@ -55,6 +55,7 @@ const char* event_kind_name(EventKind k) {
     case EventKind::cp_async_commit: return "cp_async_commit";
     case EventKind::cp_async_wait: return "cp_async_wait";
     case EventKind::tmem_op: return "tmem_op";
+    case EventKind::fast_forward: return "fast_forward";
     case EventKind::count_: break;
   }
   return "?";

@@ -47,6 +47,7 @@ enum class EventKind : uint8_t {
   cp_async_commit,    // cp.async.commit_group (and wait_all's): a = the warp's groups in flight after it
   cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left
   tmem_op,            // payload -> TmemOp (Trace::tmem), a = TmemOpKind: a tcgen05 op on a CTA's TMEM
+  fast_forward,       // a warp skipped passes of a long loop: payload -> FastForward (Trace::fast_forwards)
   count_,
 };
 const char* event_kind_name(EventKind k);
@@ -184,6 +185,17 @@ struct TmemOp {
                                     // alloc/ld/st/dealloc: the issue cycle (they are synchronous)
 };
 
+// Passes of a declared loop that a warp of a traced CTA run alone did not run (model
+// fast_forward.hpp): the loop went from pass `first` (0-based) on to pass first + count, and
+// the warp's clock moved on by `cycles`, the time of as many passes as the ones before.
+struct FastForward {
+  uint32_t label = kNone;     // the loop's head (Kernel::labels)
+  bool k_loop = false;        // a loop over K (its passes are K iterations)
+  uint32_t first = 0, count = 0, passes = 0;  // skipped first..first+count-1 of `passes`
+  uint16_t warp = 0;          // trace warp
+  uint64_t cycle = 0, cycles = 0;
+};
+
 // A register write: the values of the lanes that wrote, and only those (a write by one
 // elected lane stores one value, not 32). Read them with Trace::reg_value.
 struct RegWrite {
@@ -249,6 +261,7 @@ class Trace {
   Table<CWrite> c_writes;  // in store order
   Table<TmemOp> tmem;      // tensor-memory operations, in issue order
   Table<TensorRead> tensor_reads;  // tensor-core shared-memory reads (MmaOp, TmemOp a_read/b_read)
+  Table<FastForward> fast_forwards;  // passes skipped (a traced CTA run alone), in order
   std::vector<Hazard> hazards;
   uint32_t traced_cta = 0;     // linear id of the CTA the run was asked to trace
   std::vector<TracedCta> ctas; // every CTA traced (its cluster), by rank

@@ -158,6 +158,16 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
     case EventKind::tmem_op:
       if (e.payload < t.tmem.size()) return tmem_text(t.tmem[e.payload], who, numbering);
       break;
+    case EventKind::fast_forward:
+      if (e.payload < t.fast_forwards.size()) {
+        const model::FastForward& f = t.fast_forwards[e.payload];
+        return fmt::format("{} fast-forwards {} {}..{} of {} of loop {}: run with their time ({} cycles), not traced "
+                           "or computed",
+                           who, f.k_loop ? "K iterations" : "passes", f.first + 1, f.first + f.count, f.passes,
+                           f.label < k.report.kernel.labels.size() ? k.report.kernel.labels[f.label].name : "?",
+                           f.cycles);
+      }
+      break;
     case EventKind::hazard:
       if (e.payload < t.hazards.size())
         return fmt::format("hazard {}: {}", model::hazard_kind_name(t.hazards[e.payload].kind), t.hazards[e.payload].detail);

@@ -1,0 +1,119 @@
+#include "engine/model/fast_forward.hpp"
+
+#include <bit>
+#include <numeric>
+
+#include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
+
+namespace gs::model {
+
+namespace {
+
+// K loops: at least this many passes before any is skipped (8192 / 64-wide K blocks: 128),
+// the first 2 periods run in full (the ring fills, then a period at full rate is timed),
+// and the last period. Other counted loops (a persistent CTA's tiles): 4 passes, the first
+// 2 and the last run.
+constexpr uint32_t kMinKPasses = 128;
+constexpr uint32_t kMinOtherPasses = 4;
+
+// The counter of a counted loop whose backward branch is instruction b, as Builder::loop and
+// Builder::k_loop end one: `add i, i, 1; setp.lt more, i, count; @more bra top`, with `top`
+// bound before b and the count a register or an immediate. kNone for any other branch (its
+// loop, if it is one, runs in full).
+uint32_t loop_counter(const ir::Kernel& k, const std::vector<uint32_t>& bound_at, uint32_t b) {
+  if (b < 2) return kNone;
+  const ir::Inst& bra = k.insts[b];
+  const ir::Inst& test = k.insts[b - 1];
+  const ir::Inst& step = k.insts[b - 2];
+  if (bra.op != ir::Op::bra || bra.guard == kNone || bra.guard_negated || bra.operands.size() != 1 ||
+      bra.operands[0].kind != ir::OperandKind::label || bra.operands[0].id >= bound_at.size() ||
+      bound_at[bra.operands[0].id] >= b)
+    return kNone;
+  if (test.op != ir::Op::setp || test.cmp != ir::CmpOp::lt || test.operands.size() != 3 ||
+      test.operands[0].kind != ir::OperandKind::reg || test.operands[0].id != bra.guard ||
+      test.operands[1].kind != ir::OperandKind::reg ||
+      (test.operands[2].kind != ir::OperandKind::reg && test.operands[2].kind != ir::OperandKind::imm))
+    return kNone;
+  const uint32_t counter = test.operands[1].id;
+  if (step.op != ir::Op::add || step.operands.size() != 3 || step.operands[0].kind != ir::OperandKind::reg ||
+      step.operands[0].id != counter || step.operands[1].kind != ir::OperandKind::reg ||
+      step.operands[1].id != counter || step.operands[2].kind != ir::OperandKind::imm || step.operands[2].imm != 1)
+    return kNone;
+  return counter;
+}
+
+}  // namespace
+
+FastForwardPlan plan_fast_forward(const ir::Kernel& k) {
+  uint32_t stages = 1;  // the least common multiple of every declared stage count
+  for (const ir::SharedAlloc& a : k.smem)
+    if (a.stages > 1) stages = std::lcm(stages, a.stages);
+  FastForwardPlan plan;
+  plan.loop_at.assign(k.insts.size(), kNone);
+  std::vector<uint32_t> bound_at(k.labels.size(), kNone);  // where each label is bound
+  for (uint32_t i = 0; i < k.insts.size(); ++i)
+    if (k.insts[i].op == ir::Op::label && !k.insts[i].operands.empty() && k.insts[i].operands[0].id < bound_at.size())
+      bound_at[k.insts[i].operands[0].id] = i;
+  for (uint32_t b = 0; b < k.insts.size(); ++b) {
+    const uint32_t counter = loop_counter(k, bound_at, b);
+    if (counter == kNone) continue;
+    const uint32_t label = k.insts[b].operands[0].id;
+    const bool k_loop = k.labels[label].k_loop;
+    LoopPlan p{label, b, counter, k_loop};
+    p.period = k_loop ? 2 * stages : 1;
+    p.first = k_loop ? std::max(2 * p.period, 4u) : 2;
+    p.last = k_loop ? std::max(p.period, 2u) : 1;
+    p.min_passes = std::max(k_loop ? kMinKPasses : kMinOtherPasses, p.first + p.last + p.period);
+    plan.loop_at[b] = uint32_t(plan.loops.size());
+    plan.loops.push_back(p);
+  }
+  return plan;
+}
+
+uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
+  if (mask == 0) return 0;
+  const FastForwardPlan& plan = *c.fast_forward;
+  const uint32_t index = plan.loop_at[pc];
+  const LoopPlan& p = plan.loops[index];
+  const ir::Inst& test = c.launch.kernel->insts[pc - 1];
+  const uint32_t lane = uint32_t(std::countr_zero(mask));
+  // The counter after the pass that ends here: the pass the branch starts.
+  const uint64_t pass = uint32_t(c.reg(w.id, p.counter, lane));
+  const ir::Operand& n_op = test.operands[2];
+  const uint64_t passes = n_op.kind == ir::OperandKind::imm ? uint64_t(n_op.imm) : uint32_t(c.reg(w.id, n_op.id, lane));
+  if (pass >= passes || passes < p.min_passes) return 0;
+  LoopMark& mark = c.loop_marks[size_t(w.id) * plan.loops.size() + index];
+  if (pass == p.first - p.period) {
+    mark.cycle = c.now;
+    mark.tensor_busy = c.cost.tensor_busy_cycles;
+    mark.tma_bytes = c.cost.tma_bytes;
+  }
+  if (pass != p.first) return 0;
+  const uint64_t skip = (passes - p.first - p.last) / p.period * p.period;
+  if (skip == 0) return 0;
+  for (uint32_t m = mask; m; m &= m - 1) c.reg(w.id, p.counter, uint32_t(std::countr_zero(m))) += skip;
+  // Each skipped pass takes as long as the passes of the period before it.
+  const uint64_t cycles = (c.now - mark.cycle) * skip / p.period;
+  // The first warp to skip the j-th instance of a K loop (of any K loop: a producer's and its
+  // consumers' are one stretch of the CTA's work) brings the CTA's work up to date; other
+  // loops (tiles) likewise among themselves. Later skippers' windows may include that
+  // extrapolation, so they add nothing.
+  uint32_t& done = c.loop_extrapolated[p.k_loop ? 0 : 1];
+  if (++mark.skips > done) {
+    done = mark.skips;
+    c.cost.tensor_busy_cycles += (c.cost.tensor_busy_cycles - mark.tensor_busy) * skip / p.period;
+    c.cost.tma_bytes += (c.cost.tma_bytes - mark.tma_bytes) * skip / p.period;
+  }
+  if (c.trace) {
+    if (c.launch.record_registers) record_register_write(c, w.id, pc, p.counter, mask);
+    const uint16_t warp = uint16_t(c.launch.trace_warp_base + w.id);
+    const uint32_t record = append(c.trace->fast_forwards, FastForward{p.label, p.k_loop, uint32_t(pass),
+                                                                       uint32_t(skip), uint32_t(passes), warp, c.now,
+                                                                       cycles});
+    trace_event(c, EventKind::fast_forward, c.now, w.id, pc, mask, record, uint32_t(skip));
+  }
+  return cycles;
+}
+
+}  // namespace gs::model
