@@ -6,6 +6,7 @@
 
 #include "engine/layout/swizzle.hpp"
 #include "gui/core/app_state.hpp"
+#include "gui/core/barrier_label.hpp"
 #include "gui/core/cp_async_ring.hpp"
 #include "gui/core/playback.hpp"
 #include "gui/core/shared_memory_data.hpp"
@@ -98,7 +99,7 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
   // Barriers the trace touched that no allocation declares (a kernel computing addresses).
   for (const MbarrierState& m : s.mbarriers)
     if (std::none_of(slots.begin(), slots.end(), [&](const BarrierSlot& b) { return b.addr == m.addr; }))
-      p.other_barriers.push_back(barrier_view(k, s, m.addr, fmt::format("mbarrier #{}", m.index)));
+      p.other_barriers.push_back(barrier_view(k, s, m.addr, mbarrier_label(k.kernel(), &s, m.addr)));
 
   // Transfer state from the events up to the cursor: issued ones are in flight until their
   // complete event; Snapshot::tma_in_flight is the authority for "in flight".
