@@ -57,10 +57,31 @@ std::vector<std::pair<uint32_t, Cost>> worst_first(const std::map<uint32_t, Cost
   return out;
 }
 
-void note(Cost& c, uint64_t actual, uint64_t ideal, uint32_t event, uint16_t warp) {
-  c.actual += actual;
-  c.ideal += ideal;
-  if (c.accesses++ == 0) c.first_event = event, c.warp = warp;
+// Per instruction, the cost of its events of `kind` (records: the size of the table their
+// payloads index), `measure(payload)` giving (actual, ideal).
+template <class Measure>
+std::map<uint32_t, Cost> costs_of(const model::Trace& t, model::EventKind kind, size_t records, Measure measure) {
+  std::map<uint32_t, Cost> costs;
+  for (uint32_t e : t.of_kind(kind)) {
+    const model::Event& ev = t.events[e];
+    if (ev.payload >= records) continue;
+    const auto [actual, ideal] = measure(ev.payload);
+    Cost& c = costs[ev.inst];
+    c.actual += actual;
+    c.ideal += ideal;
+    if (c.accesses++ == 0) c.first_event = e, c.warp = ev.warp;
+  }
+  return costs;
+}
+
+// One advice per wasteful instruction, worst first; `message` takes the accesses, the actual
+// and ideal costs and their ratio as {0}..{3}.
+void add_rule(std::vector<Problem>& out, const LoadedKernel& k, const std::map<uint32_t, Cost>& costs,
+              const char* kind, const char* message) {
+  for (const auto& [inst, c] : worst_first(costs))
+    out.push_back(advice(k, kind, inst, c,
+                         fmt::format(fmt::runtime(message), c.accesses, c.actual, c.ideal,
+                                     double(c.actual) / double(std::max<uint64_t>(1, c.ideal)))));
 }
 
 }  // namespace
@@ -70,33 +91,21 @@ std::vector<Problem> advisories(const std::shared_ptr<const LoadedKernel>& kerne
   if (!kernel) return out;
   const LoadedKernel& k = *kernel;
   const model::Trace& t = k.trace();
-  std::map<uint32_t, Cost> global, shared;
-  for (uint32_t e : t.of_kind(model::EventKind::global_access)) {
-    const model::Event& ev = t.events[e];
-    if (ev.payload >= t.global.size()) continue;
-    const CoalescingAccess a = coalescing_of(t.global[ev.payload]);
-    note(global[ev.inst], a.sectors, a.ideal_sectors, e, ev.warp);
-  }
-  for (const auto& [inst, c] : worst_first(global))
-    out.push_back(advice(k, "uncoalesced global access", inst, c,
-                         fmt::format("The warps' {} accesses of this instruction touched {} 32-byte sectors where the "
-                                     "bytes their lanes need fit in {}: {:.1f}x the memory traffic. Neighbouring "
-                                     "lanes should read neighbouring addresses (the Coalescing view shows each "
-                                     "access).",
-                                     c.accesses, c.actual, c.ideal, double(c.actual) / double(std::max<uint64_t>(1, c.ideal)))));
-  for (uint32_t e : t.of_kind(model::EventKind::smem_access)) {
-    const model::Event& ev = t.events[e];
-    if (ev.payload >= t.smem.size()) continue;
-    const model::SmemAccess& s = t.smem[ev.payload];
-    note(shared[ev.inst], s.wavefronts, s.ideal_wavefronts, e, ev.warp);
-  }
-  for (const auto& [inst, c] : worst_first(shared))
-    out.push_back(advice(k, "shared-memory bank conflicts", inst, c,
-                         fmt::format("The warps' {} accesses of this instruction took {} wavefronts where {} would "
-                                     "serve them without bank conflicts: {:.1f}x the shared-memory time. Lanes of one "
-                                     "phase should hit different banks (a swizzle or padding; the Shared memory view "
-                                     "shows the banks).",
-                                     c.accesses, c.actual, c.ideal, double(c.actual) / double(std::max<uint64_t>(1, c.ideal)))));
+  const auto global = costs_of(t, model::EventKind::global_access, t.global.size(), [&](uint32_t i) {
+    const CoalescingAccess a = coalescing_of(t.global[i]);
+    return std::pair<uint64_t, uint64_t>(a.sectors, a.ideal_sectors);
+  });
+  add_rule(out, k, global, "uncoalesced global access",
+           "The warps' {0} accesses of this instruction touched {1} 32-byte sectors where the bytes their lanes need "
+           "fit in {2}: {3:.1f}x the memory traffic. Neighbouring lanes should read neighbouring addresses (the "
+           "Coalescing view shows each access).");
+  const auto shared = costs_of(t, model::EventKind::smem_access, t.smem.size(), [&](uint32_t i) {
+    return std::pair<uint64_t, uint64_t>(t.smem[i].wavefronts, t.smem[i].ideal_wavefronts);
+  });
+  add_rule(out, k, shared, "shared-memory bank conflicts",
+           "The warps' {0} accesses of this instruction took {1} wavefronts where {2} would serve them without bank "
+           "conflicts: {3:.1f}x the shared-memory time. Lanes of one phase should hit different banks (a swizzle or "
+           "padding; the Shared memory view shows the banks).");
   // A grid no larger than the SMs is one wave at any occupancy: no need for the occupancy
   // (which runs ptxas) to say so.
   const uint64_t ctas = k.kernel().launch.ctas();
