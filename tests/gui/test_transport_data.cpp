@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "engine/builder/builder.hpp"
+#include "gui/core/tma_pipeline_data.hpp"
 #include "gui/core/transport_data.hpp"
 #include "gui/core/warps_data.hpp"
 #include "gui/core/view_data.hpp"
@@ -226,6 +227,24 @@ TEST_CASE("transport: a cluster's warps are named as the Warps view names them",
   CHECK(label == "1.0");
   CHECK_THAT(j["current_event_text"].get<std::string>(), Catch::Matchers::StartsWith("warp 1.0 issued"));
   if (app.kernel->k_warp(w) == w) CHECK_THAT(j["k_text"].get<std::string>(), Catch::Matchers::EndsWith("(warp 1.0)"));
-  // The Warps view's rows carry the same label.
+  // The Warps view's rows carry the same label, and so do the TMA view's waiters.
   CHECK(describe_warps(app)["warps"][w]["label"] == label);
+  const model::Trace& tr = app.kernel->trace();
+  bool waiter = false;
+  for (uint32_t e : tr.of_kind(model::EventKind::mbar_wait_blocked)) {
+    if (tr.events[e].warp < tr.warps_per_cta) continue;
+    app.seek(e);
+    const TmaPipeline p = tma_pipeline(*app.kernel, *app.snapshot());
+    std::vector<BarrierView> barriers = p.other_barriers;
+    for (const StageView& st : p.stages)
+      for (const auto& b : {st.full, st.empty})
+        if (b) barriers.push_back(*b);
+    for (const BarrierView& b : barriers)
+      for (const BarrierWaiter& x : b.waiters) {
+        CHECK(x.label == warp_label(tr, x.warp));
+        waiter = waiter || x.warp >= tr.warps_per_cta;
+      }
+    if (waiter) break;
+  }
+  CHECK(waiter);
 }
