@@ -110,7 +110,8 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
               "Colours and labels are the app's; the PNG is the SVG's picture in pixels, drawn without a display "
               "(the font is DejaVu Sans Mono, from fonts-dejavu-core). A view of a running kernel: File > Save "
               "picture in the app.\n"
-              "Exit codes: 0 written, 1 the file could not be written, 2 bad usage (nothing is written).");
+              "Exit codes: 0 written, 1 writing failed part way (a full disk) or no font for PNG, 2 bad usage or an -o "
+              "path that cannot be written (a missing folder; nothing is written).");
   cmd->callback([o, cmd, io, &exit_code] {
     const DrawLayout& chosen =
         *std::find_if(draw_layouts().begin(), draw_layouts().end(), [&](const DrawLayout& l) { return o->layout == l.name; });

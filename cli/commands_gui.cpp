@@ -111,8 +111,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
                   "picture does; a FILE ending in .svg gets the view's SVG picture at the cursor (fragments, smem, "
                   "tmem; smem:swizzle-grid for the swizzle grid)")
       ->type_name("VIEW[:PART]=FILE|window=FILE")
-      ->check(non_empty("a view and a file"))
-      ->group("");
+      ->check(non_empty("a view and a file"));
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
   cmd->add_flag("--no-damage", o->no_damage, "Draw every frame in full, not only what changed (same pixels, slower)")
       ->group("");

@@ -136,10 +136,11 @@ ir::Kernel build_ampere_cp_async(const GemmConfig& cfg) {
     if (iters > kStages) b.k_loop("ki", iters - kStages, [&](const Reg&) { step(kStages - 1, true); });
     // The tail: no more prefetches, so the pending count drops and so must the wait
     // (the mistake keeps the steady-state value).
+    // Each tail step is a K loop of one pass, so the app counts it as the K iteration it is.
     for (uint32_t ki = iters > kStages ? iters - kStages : 0; ki < iters; ++ki) {
       const uint32_t tail = ki + kStages >= iters ? ki + kStages - iters : 0;
       const uint32_t target = wait_at_tail ? kStages - 1 : (kStages - 1 > tail ? kStages - 1 - tail : 0);
-      step(target, false);
+      b.k_loop("ki_tail", 1u, [&](const Reg&) { step(target, false); });
     }
   });
 

@@ -7,6 +7,7 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/sources.hpp"
+#include "run/ptx_diff.hpp"
 
 namespace gs::run {
 
@@ -44,7 +45,7 @@ TextDiff make_ptx_diff(const std::string& left_name, const std::string& ptx_left
     return std::vector<std::string_view>(lines.begin(), lines.end());
   };
   const std::vector<std::string_view> lv = views(d.left), rv = views(d.right);
-  d.rows = diff_lines(ptx_compare_keys(lv), ptx_compare_keys(rv));
+  d.rows = diff_ptx(lv, rv);
   return d;
 }
 

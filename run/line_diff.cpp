@@ -3,6 +3,7 @@
 // d's frontier to walk the path back. Memory is O(D^2) in the number of differences D, which
 // stays small for the files we compare (a few thousand lines, a few hundred differences).
 #include "run/line_diff.hpp"
+#include "run/ptx_diff.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -60,38 +61,23 @@ std::vector<DiffRow> diff_lines(std::span<const std::string> a, std::span<const 
   return rows;
 }
 
-namespace {
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-}  // namespace
-
 std::vector<std::string> ptx_compare_keys(std::span<const std::string_view> lines) {
   std::map<std::string, std::map<std::string, uint32_t>> order;  // stem -> number -> its rank
   std::vector<std::string> keys;
   keys.reserve(lines.size());
   for (std::string_view line : lines) {
+    // The masked key has "stem#" where each numbered name was; put the name's rank after it.
+    const MaskedPtxLine m = mask_numbered_names(line);
     std::string key;
-    size_t i = 0;
-    while (i < line.size()) {
-      const bool reg = line[i] == '%';
-      const bool label = line[i] == 'L' && (i + 1 < line.size() && line[i + 1] == '_') && (i == 0 || !name_char(line[i - 1]));
-      if (!reg && !label) {
-        key += line[i++];
-        continue;
-      }
-      size_t end = i + 1;
-      while (end < line.size() && name_char(line[end])) ++end;
-      const std::string_view name = line.substr(i, end - i);
-      size_t digits = name.size();
-      while (digits > 1 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
-      if (digits == name.size()) {
-        key += name;  // no number: a name chosen by the kernel's author, compared as is
-      } else {
-        const std::string stem(name.substr(0, digits));
-        auto& ranks = order[stem];
-        const auto [it, inserted] = ranks.try_emplace(std::string(name.substr(digits)), uint32_t(ranks.size()));
-        key += fmt::format("{}#{}", stem, it->second);
-      }
-      i = end;
+    size_t name = 0;
+    for (size_t i = 0; i < m.key.size(); ++i) {
+      if (m.key[i] != kNameMark) key += m.key[i];
+      if (m.key[i] != kNameMark || name >= m.names.size()) continue;
+      const std::string& full = m.names[name++];
+      size_t digits = full.size();
+      while (digits > 1 && std::isdigit(static_cast<unsigned char>(full[digits - 1]))) --digits;
+      auto& ranks = order[full.substr(0, digits)];
+      key += "#" + std::to_string(ranks.try_emplace(full.substr(digits), uint32_t(ranks.size())).first->second);
     }
     keys.push_back(std::move(key));
   }

@@ -220,11 +220,12 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
           t.smem_word_state[w].tma_pending = true;
         }
         if (refilled)
-          report(c, HazardKind::tma_race, x.inst_id, x.warp.id, lane, smem,
-                 fmt::format("a TMA load into 0x{:X} is issued while an earlier TMA load into the same bytes is still in "
-                             "flight: the buffer is refilled before its first contents were waited for and read (a "
-                             "missing wait on the stage's empty barrier?)",
-                             smem));
+          report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
+                          fmt::format("a TMA load into 0x{:X} is issued while an earlier TMA load into the same bytes "
+                                      "is still in flight",
+                                      smem),
+                          "the buffer is refilled before its first contents were waited for and read (a missing wait "
+                          "on the stage's empty barrier?)");
       }
     } else {
       // A store reads shared memory now: ordinary writes must have been fenced (facts §5).

@@ -34,6 +34,13 @@ void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t la
   cta.hazards->push_back(std::move(h));
 }
 
+void report_tma_race(Cta& cta, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address, const std::string& what,
+                     std::string_view advice) {
+  const std::string why = stale_wait_cause(cta, warp);
+  report(cta, HazardKind::tma_race, inst, warp, lane, address,
+         why.empty() ? what + ": " + std::string(advice) : what + ". " + why);
+}
+
 uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane) {
   switch (o.kind) {
     case ir::OperandKind::mem_reg: return uint32_t(x.cta.reg(x.warp.id, o.id, lane) + uint64_t(o.imm));
@@ -119,10 +126,10 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
     if (w >= c.smem_word_state.size()) return;
     SmemWord& s = c.smem_word_state[w];
     if (s.tma_pending)
-      report(c, HazardKind::tma_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed: wait on its "
-                         "mbarrier first",
-                         addr, store ? "written" : "read"));
+      report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
+                      fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
+                                  store ? "written" : "read"),
+                      "wait on its mbarrier first");
     if (s.cp_async_pending) {
       if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
         report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,

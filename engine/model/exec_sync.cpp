@@ -1,11 +1,13 @@
 // exec_control, exec_barrier, exec_mbarrier: branches and thread exit, CTA barriers and
 // fences, and mbarriers with phases, arrivals and transaction bytes (facts §6).
+#include <algorithm>
 #include <bit>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "engine/model/machine.hpp"
+#include "engine/ir/mbarrier_name.hpp"
 #include "engine/ir/signature.hpp"
 #include "engine/model/operands.hpp"
 
@@ -250,6 +252,75 @@ void exec_mbarrier_arrive(ExecContext& x) {
   if (arrives) arrive_on(x, c, addr, m, lanes, first);
 }
 
+namespace {
+
+// A wait on `addr` returned: stale when no phase of the barrier completed since this warp's
+// previous wait on it returned, i.e. it returned on a phase the warp had already consumed.
+void note_wait_returned(ExecContext& x, uint32_t addr, const Mbarrier& m, uint32_t parity) {
+  Warp& w = x.warp;
+  auto it = std::find_if(w.passed_phases.begin(), w.passed_phases.end(), [&](const auto& p) { return p.first == addr; });
+  const bool stale = it != w.passed_phases.end() && it->second == m.phase;
+  w.stale_wait = stale ? Warp::StaleWait{x.inst_id, addr, parity, m.phase} : Warp::StaleWait{};
+  if (it == w.passed_phases.end())
+    w.passed_phases.emplace_back(addr, m.phase);
+  else
+    it->second = m.phase;
+}
+
+}  // namespace
+
+namespace {
+
+// "hopper_parts.cpp:125": where the kernel's C++ recorded instruction `inst`; "" when unknown.
+std::string source_of(const ir::Kernel& k, uint32_t inst) {
+  if (inst >= k.insts.size()) return "";
+  const ir::SourceLoc& s = k.insts[inst].src;
+  if (!s.known() || s.file >= k.source_files.size()) return "";
+  const std::string& f = k.source_files[s.file];
+  return fmt::format("{}:{}", f.substr(f.find_last_of('/') + 1), s.line);
+}
+
+// Where the kernel writes the register a wait takes its parity from: the lines, in order.
+std::string parity_writers(const ir::Kernel& k, uint32_t wait) {
+  const ir::Operand parity = ir::mbar_wait_operands_of(k.insts[wait]).parity;
+  if (parity.kind != ir::OperandKind::reg || parity.id >= k.regs.size()) return "";
+  std::vector<std::string> lines;
+  for (uint32_t i = 0; i < k.insts.size(); ++i) {
+    const ir::Inst& in = k.insts[i];
+    for (uint32_t d = 0; d < in.ndst && d < in.operands.size(); ++d)
+      if (in.operands[d].kind == ir::OperandKind::reg && in.operands[d].id == parity.id) {
+        const std::string at = source_of(k, i);
+        if (!at.empty() && std::find(lines.begin(), lines.end(), at) == lines.end()) lines.push_back(at);
+      }
+  }
+  std::string list;
+  for (const std::string& l : lines) list += (list.empty() ? "" : ", ") + l;
+  return fmt::format(" The parity is register %{}, written only at {}{}.", k.regs[parity.id].name,
+                     list.empty() ? "no line" : list, lines.size() <= 1 ? ": nothing flips it when the ring wraps" : "");
+}
+
+}  // namespace
+
+std::string stale_wait_cause(const Cta& cta, uint32_t warp) {
+  if (warp >= cta.warps.size() || cta.warps[warp].stale_wait.inst == kNone) return "";
+  const Warp::StaleWait& s = cta.warps[warp].stale_wait;
+  std::string name;
+  if (cta.launch.kernel && s.addr >= timing::kSmemBaseAddress)
+    name = ir::mbarrier_name_at(*cta.launch.kernel, s.addr - timing::kSmemBaseAddress);
+  if (name.empty()) name = fmt::format("the mbarrier at 0x{:X}", s.addr);
+  std::string text = fmt::format(
+      "The warp did wait first, but on the wrong parity: its wait on {} asked for parity {} while {} was in phase {} "
+      "(parity {}), not yet complete. Phase {}, which has parity {} and which this warp had already waited "
+      "through, made the wait return at once. Flip the parity the wait asks for each time the ring wraps to stage 0.",
+      name, s.parity, name, s.phase, s.phase & 1, s.phase - 1, (s.phase - 1) & 1);
+  if (cta.launch.kernel && s.inst < cta.launch.kernel->insts.size()) {
+    const std::string at = source_of(*cta.launch.kernel, s.inst);
+    if (!at.empty()) text += fmt::format(" The wait is at {}.", at);
+    text += parity_writers(*cta.launch.kernel, s.inst);
+  }
+  return text;
+}
+
 // mbarrier.try_wait.parity (sleeps until the phase completes, then runs again) and
 // mbarrier.test_wait.parity (never waits). A suspend-time hint bounds how long the GPU may
 // suspend the thread before try_wait answers false and the wait loop retries; the model's
@@ -268,6 +339,7 @@ void exec_mbarrier_wait(ExecContext& x) {
   // (facts §6 [DEV]: on a fresh barrier parity 1 passes and parity 0 waits).
   const bool done = (m.phase & 1) != parity;
   const uint32_t dst = ops.done.id;
+  if (done) note_wait_returned(x, addr, m, parity);
   if (done || x.inst.op == Op::mbarrier_test_wait_parity) {
     for (uint32_t l = 0; l < 32; ++l)
       if (x.mask >> l & 1) c.reg(x.warp.id, dst, l) = done ? 1 : 0;

@@ -111,10 +111,10 @@ void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mm
                        f.outside_operand, layout::describe_wgmma_descriptor(layout::encode_wgmma_descriptor(f.outside_desc)),
                        f.outside, c.smem.size(), timing::kSmemBaseAddress, timing::kSmemBaseAddress + c.smem.size()));
   if (f.tma_pending != kNone)
-    report(c, HazardKind::tma_race, x.inst_id, w, all, f.tma_pending,
-           fmt::format("{} reads shared address 0x{:X} before the TMA load writing it has completed: wait on the "
-                       "stage's mbarrier first",
-                       mma, f.tma_pending));
+    report_tma_race(c, x.inst_id, w, all, f.tma_pending,
+                    fmt::format("{} reads shared address 0x{:X} before the TMA load writing it has completed", mma,
+                                f.tma_pending),
+                    "wait on the stage's mbarrier first");
   if (f.unfenced != kNone)
     report(c, HazardKind::missing_proxy_fence, x.inst_id, w, all, f.unfenced,
            fmt::format("{} (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async", mma,

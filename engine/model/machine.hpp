@@ -119,6 +119,16 @@ struct Warp {
   uint32_t wait_mbar = 0;
   uint32_t wait_parity = 0;
   uint64_t wait_since = 0;
+  // mbarrier waits that returned (exec_mbarrier_wait): per barrier, its completed phases when
+  // this warp's last wait on it returned; and the latest wait that returned on a phase this
+  // warp had already waited through (the parity was not flipped), which the hazards it leads
+  // to name as their cause. inst == kNone: the latest wait was not stale.
+  std::vector<std::pair<uint32_t, uint32_t>> passed_phases;  // (barrier address, completed phases)
+  struct StaleWait {
+    uint32_t inst = kNone;
+    uint32_t addr = 0, parity = 0, phase = 0;  // phase: completed phases (the current one's parity is phase & 1)
+  };
+  StaleWait stale_wait;
   // barrier.cluster.arrive instructions this warp has executed; its arrival for phase p is
   // the (p+1)-th (exec_cluster.cpp).
   uint32_t cluster_arrivals = 0;
@@ -384,6 +394,15 @@ SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t ma
 uint64_t memory_address64(ExecContext& x, const ir::Operand& o, uint32_t lane);
 void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
             std::string detail);
+// A tma-race: shared memory touched while a TMA load into it is in flight. When the warp's
+// latest wait returned on a stale phase, the detail says so and the hazard names that wait.
+void report_tma_race(Cta& cta, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address, const std::string& what,
+                     std::string_view advice);
+// What a hazard of `warp` (a data race after a wait) owes to a wait that returned on a phase
+// the warp had already waited through: sentences naming the barrier, the parity waited for,
+// the phase in progress, the wait's source line and where the parity register is written;
+// "" when its latest wait was not stale.
+std::string stale_wait_cause(const Cta& cta, uint32_t warp);
 
 // The tensor core's shared-memory reads of one warp's wgmma (tensor_reads.cpp): counted in
 // SimStats, and recorded into op.a_read / op.b_read for the traced CTA.

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "run/gpu_bench.hpp"
+#include "gui/core/advisories.hpp"
+#include "gui/core/model_problems.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -24,26 +26,7 @@ std::string shape_text(kernels::GemmShape s) { return fmt::format("{}x{}x{}", s.
 
 // Model hazards of a loaded kernel as problems (the trace's first, then whole-grid ones).
 void add_model_problems(AppState& app, const LoadedKernel& k) {
-  for (const model::Hazard& h : k.report.result.hazards) {
-    Problem p;
-    p.severity = Severity::error;
-    p.source = "model";
-    p.kind = std::string(model::hazard_kind_name(h.kind));
-    p.title = p.kind + (h.inst != kNone && h.inst < k.inst_text.size() ? ": " + k.inst_text[h.inst] : "");
-    // The detail names the instruction, warp and address; the kind's meaning says what it is.
-    p.detail = h.detail + "\n(" + p.kind + ": " + std::string(model::hazard_kind_meaning(h.kind)) + ")";
-    p.inst = h.inst;
-    p.warp = h.warp == kNone ? kNoWarp : uint16_t(h.warp);
-    p.cycle = h.cycle;
-    app.add_problem(std::move(p));
-  }
-  if (!k.report.result.completed && !k.report.result.error.empty())
-    app.add_problem({Severity::error, "model", "incomplete", "the model run did not complete", k.report.result.error});
-  if (k.report.judged && !k.report.cmp.correct)
-    app.add_problem({Severity::error, "model", "wrong-result",
-                     fmt::format("C differs from the reference ({} of {} elements)", k.report.cmp.mismatches,
-                                 k.report.cmp.elements),
-                     k.report.cmp.first_mismatch});
+  for (Problem& p : model_problems(k)) app.add_problem(std::move(p));
 }
 
 // The status line after the user cancelled `job`: what was cancelled and what is still shown.
@@ -73,6 +56,7 @@ void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
   if (!kernel) return;
   request = kernel->request;
   add_model_problems(*this, *kernel);
+  for (Problem& p : advisories(kernel)) add_problem(std::move(p));
   const model::SimStats& st = kernel->report.result.stats;
   if (st.predicted_tflops > 0.0)
     measurements.add_model_prediction(kernel->request.kernel_id, kernel->request.shape, st.predicted_tflops,

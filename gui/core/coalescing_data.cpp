@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/warps_data.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -95,9 +96,27 @@ CoalescingAccess coalescing_at(const LoadedKernel& k, uint32_t position, uint16_
   while (it != first && warp != kNoWarp && t.events[*(it - 1)].warp != warp) --it;
   if (it == first) {
     CoalescingAccess none;
-    none.note = events.size() == 0 ? "this kernel makes no ld/st.global or cp.async of its own (TMA copies whole boxes)"
-                : warp != kNoWarp ? fmt::format("warp {} has made no global access yet", warp)
-                                  : "no global access yet: step forward to the first load";
+    // A TMA kernel moves its tiles without any lane address: say how much, and where to look.
+    const model::Table<uint32_t>& issues = t.of_kind(model::EventKind::tma_issue);
+    const auto* tma_end = std::upper_bound(issues.data(), issues.data() + issues.size(), position);
+    for (const auto* i = issues.data(); i != tma_end; ++i) {
+      const model::Event& e = t.events[*i];
+      if (e.payload < t.tma.size() && !t.tma[e.payload].store) {
+        ++none.tma_loads;
+        none.tma_bytes += t.tma[e.payload].bytes;
+      }
+    }
+    const std::string who = warp != kNoWarp ? "warp " + warp_label(t, warp) : std::string("the CTA");
+    if (none.tma_loads)
+      none.note = fmt::format(
+          "{} has made no ld/st.global or cp.async yet: this kernel's loads are TMA copies of whole boxes ({} so far, "
+          "{} B), which have no lane addresses to coalesce: the TMA pipeline view shows them",
+          who, none.tma_loads, none.tma_bytes);
+    else
+      none.note = events.size() == 0 ? "this kernel makes no ld/st.global or cp.async of its own (TMA copies whole "
+                                       "boxes: see the TMA pipeline view)"
+                  : warp != kNoWarp ? fmt::format("{} has made no global access yet", who)
+                                    : "no global access yet: step forward to the first load";
     return none;
   }
   const model::Event& e = t.events[*(it - 1)];
@@ -133,6 +152,8 @@ nlohmann::json describe_coalescing(AppState& app) {
           {"ideal_lines", a.ideal_lines},
           {"efficiency", a.efficiency},
           {"verdict", a.verdict},
+          {"tma_loads", a.tma_loads},
+          {"tma_bytes", a.tma_bytes},
           {"line_list", lines}};
 }
 

@@ -37,6 +37,10 @@ struct CoalescingLine {
 struct CoalescingAccess {
   bool valid = false;
   std::string note;                  // why there is nothing, or what the figures mean
+  // With no access to show: the TMA loads issued by the cursor, which move the kernel's tiles
+  // without lane addresses (the TMA pipeline view shows them).
+  uint32_t tma_loads = 0;
+  uint64_t tma_bytes = 0;
   uint32_t event = kNone;            // the trace event shown
   uint32_t inst = kNone;
   uint16_t warp = kNoWarp;

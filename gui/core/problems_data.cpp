@@ -115,6 +115,7 @@ nlohmann::json describe_problems(AppState& app) {
                      {"source", p.source},
                      {"kind", p.kind},
                      {"title", p.title},
+                     {"detail", p.detail},
                      {"inst", p.inst == kNone ? nlohmann::json(nullptr) : nlohmann::json(p.inst)},
                      {"line", problem_line(app, p)},
                      {"warp", p.warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(p.warp)},

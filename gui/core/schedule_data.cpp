@@ -25,6 +25,36 @@ void quantization(const LoadedKernel& k, ScheduleData& d) {
   const double tiled = double(d.tiles_m) * d.tile_rows * double(d.tiles_n) * d.tile_cols;
   d.tile_efficiency = tiled > 0 ? double(d.m) * double(d.n) / tiled : 0.0;
   d.wasted_elements = tiled > 0 ? uint64_t(tiled) - uint64_t(d.m) * d.n : 0;
+  // How full the last wave is: the idle share of the GPU at the end of the kernel.
+  const double last = d.waves ? d.wave_efficiency * d.waves - (d.waves - 1) : 0.0;
+  d.waves_text = fmt::format("{} wave{} ({} SMs × {}), last {:.0f}% full", d.waves, d.waves == 1 ? "" : "s", d.sms,
+                             d.ctas_per_sm, 100.0 * last);
+}
+
+// The cluster (linear index over the grid of clusters) of linear CTA `cta`.
+uint64_t cluster_of(const ir::LaunchShape& l, uint32_t cta) {
+  const uint32_t x = cta % l.grid[0], y = (cta / l.grid[0]) % l.grid[1], z = cta / (l.grid[0] * l.grid[1]);
+  const uint64_t cx = std::max(1u, l.cluster[0]), cy = std::max(1u, l.cluster[1]), cz = std::max(1u, l.cluster[2]);
+  const uint64_t nx = (l.grid[0] + cx - 1) / cx, ny = (l.grid[1] + cy - 1) / cy;
+  return x / cx + nx * (y / cy + ny * (z / cz));
+}
+
+// Elements of C that two CTAs of the traced cluster both wrote (the trace holds every store
+// of the traced cluster): 0 when a cluster's CTAs write disjoint parts.
+uint32_t cluster_overlap(const LoadedKernel& k) {
+  const model::Trace& t = k.trace();
+  if (t.ctas.size() < 2 || t.warps_per_cta == 0) return 0;
+  std::map<uint64_t, uint32_t> writer;  // element offset -> CTA rank that first wrote it
+  uint32_t overlap = 0;
+  for (const model::CWrite& w : t.c_writes) {
+    const uint32_t rank = w.warp / t.warps_per_cta;
+    auto [it, fresh] = writer.try_emplace(w.byte_offset, rank);
+    if (!fresh && it->second != rank && it->second != kNone) {
+      ++overlap;
+      it->second = kNone;  // count an element once
+    }
+  }
+  return overlap;
 }
 
 ScheduleData build(const LoadedKernel& k) {
@@ -45,6 +75,8 @@ ScheduleData build(const LoadedKernel& k) {
   d.m = k.kernel().output.rows;
   d.n = k.kernel().output.cols;
   quantization(k, d);
+  d.headline = fmt::format("{}×{} tiles of {}×{}, {} CTA{}", d.tiles_m, d.tiles_n, d.tile_rows, d.tile_cols, d.ctas,
+                           d.ctas == 1 ? "" : "s");
   d.cells.resize(size_t(d.tiles_m) * d.tiles_n);
   for (uint32_t i = 0; i < d.cells.size(); ++i) {
     d.cells[i].row = i / d.tiles_n;
@@ -52,16 +84,29 @@ ScheduleData build(const LoadedKernel& k) {
   }
   const uint64_t per_wave = uint64_t(d.sms) * d.ctas_per_sm;
   std::map<uint32_t, std::vector<uint32_t>> walk;  // CTA -> its tiles in order
+  // The CTAs of one cluster write a tile together (a 2-SM MMA's pair each stores its half):
+  // their visits are one write of the tile. A CTA that comes back to a tile writes it again.
+  // (tile, cluster) -> each of its CTAs' visits to the tile.
+  std::map<std::pair<uint32_t, uint64_t>, std::map<uint32_t, uint32_t>> by_cluster;
+  const ir::LaunchShape& launch = k.kernel().launch;
   for (const model::TileVisit& v : s.visits) {
     if (v.tile >= d.cells.size()) continue;
     ScheduleCell& c = d.cells[v.tile];
-    if (c.writers++ == 0) {
+    if (c.cta == kNone) {
       c.cta = v.cta;
       c.order = v.order;
       c.wave = uint32_t(v.cta / per_wave);
     }
+    ++by_cluster[{v.tile, cluster_of(launch, v.cta)}][v.cta];
     walk[v.cta].push_back(v.tile);
   }
+  for (const auto& [key, ctas] : by_cluster) {
+    uint32_t most = 0;
+    for (const auto& [cta, visits] : ctas) most = std::max(most, visits);
+    d.cells[key.first].writers += most;
+    d.cells[key.first].cluster_ctas = std::max(d.cells[key.first].cluster_ctas, uint32_t(ctas.size()));
+  }
+  d.overlapping_elements = cluster_overlap(k);
   for (auto& [cta, tiles] : walk)
     if (tiles.size() > 1) d.paths.emplace_back(cta, std::move(tiles));
   for (const ScheduleCell& c : d.cells) {
@@ -71,12 +116,18 @@ ScheduleData build(const LoadedKernel& k) {
   if (!d.whole_grid) {
     d.unwritten = 0;  // only the traced CTA ran: the other tiles are unknown, not missing
     d.note = "Only the traced CTA ran: its tiles are shown. Run on model for the whole grid's schedule.";
-  } else if (d.unwritten || d.written_twice) {
+  } else if (d.unwritten || d.written_twice || d.overlapping_elements) {
     d.note = fmt::format("{} tile{} never written, {} written more than once: the kernel's mapping of CTAs to tiles "
                          "is wrong",
                          d.unwritten, d.unwritten == 1 ? "" : "s", d.written_twice);
+    if (d.overlapping_elements)
+      d.note += fmt::format(" ({} element{} of C written by two CTAs of the traced cluster)", d.overlapping_elements,
+                            d.overlapping_elements == 1 ? "" : "s");
   } else {
     d.note = fmt::format("every tile written once, by {} CTA{}", walk.size(), walk.size() == 1 ? "" : "s");
+    const uint32_t per_cluster = launch.cluster[0] * launch.cluster[1] * launch.cluster[2];
+    if (per_cluster > 1)
+      d.note += fmt::format(" (a cluster's {} CTAs write disjoint parts of one tile: one write)", per_cluster);
   }
   return d;
 }
@@ -97,6 +148,7 @@ nlohmann::json describe_schedule(AppState& app) {
                      {"cta", c.cta == kNone ? nlohmann::json(nullptr) : nlohmann::json(c.cta)},
                      {"order", c.order},
                      {"writers", c.writers},
+                     {"cluster_ctas", c.cluster_ctas},
                      {"wave", c.wave}});
   nlohmann::json paths = nlohmann::json::array();
   for (const auto& [cta, tiles] : d.paths) paths.push_back({{"cta", cta}, {"tiles", tiles}});
@@ -112,9 +164,12 @@ nlohmann::json describe_schedule(AppState& app) {
           {"sms", d.sms},
           {"waves", d.waves},
           {"wave_efficiency", d.wave_efficiency},
+          {"headline", d.headline},
+          {"waves_text", d.waves_text},
           {"tile_efficiency", d.tile_efficiency},
           {"unwritten", d.unwritten},
           {"written_twice", d.written_twice},
+          {"overlapping_elements", d.overlapping_elements},
           {"cells", cells},
           {"paths", paths}};
 }

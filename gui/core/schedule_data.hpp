@@ -23,7 +23,9 @@ struct ScheduleCell {
   uint32_t row = 0, col = 0;        // tile coordinates (row block, column block)
   uint32_t cta = kNone;             // the first CTA (linear id) that wrote it; kNone: nobody
   uint32_t order = 0;               // which of that CTA's tiles it was (0: its first)
-  uint32_t writers = 0;             // visits to this tile, all CTAs (1 is right; 0 or 2+ is a bug)
+  uint32_t writers = 0;             // writes of this tile, all CTAs (1 is right; 0 or 2+ is a bug); the
+                                    // CTAs of one cluster writing it side by side are one write
+  uint32_t cluster_ctas = 0;        // CTAs of the writing cluster that stored into it (2 for a CTA pair)
   uint32_t wave = 0;                // the wave its CTA ran in (see ScheduleData::waves)
 };
 
@@ -46,7 +48,10 @@ struct ScheduleData {
   double tile_efficiency = 0.0;     // M·N / (tiles × tile area): work wasted on partial edge tiles
   uint64_t wasted_elements = 0;     // tiles × tile area - M·N: outputs computed outside C (idle threads)
   uint32_t unwritten = 0;           // tiles nobody wrote (whole grid only)
-  uint32_t written_twice = 0;       // tiles with two or more visits
+  std::string headline;             // "2×2 tiles of 64×64, 4 CTAs" ("1 CTA")
+  std::string waves_text;           // "1 wave (132 SMs × 1), last 3% full"
+  uint32_t written_twice = 0;       // tiles with two or more writes
+  uint32_t overlapping_elements = 0;  // elements two CTAs of the traced cluster both wrote
 };
 
 // Built once per kernel (kernel_cache.hpp); an empty ScheduleData without a kernel.

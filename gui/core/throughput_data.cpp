@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/roofline.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -81,7 +82,7 @@ ThroughputData prepare_throughput(const AppState& app) {
   ThroughputData d;
   if (app.kernel) d.achieved = achieved_intensity(*app.kernel);
   const Measurements& m = app.measurements;
-  d.ceilings = m.ceilings;
+  d.ceilings = figure_ceilings(app);  // the machine the figure is for (roofline.hpp)
   d.gpu = gpu_note(app);
   std::vector<std::pair<std::string, kernels::GemmShape>> slots;  // (kernel, shape) -> colour
   for (size_t i = 0; i < m.variants.size(); ++i) {
@@ -183,6 +184,7 @@ nlohmann::json describe_throughput(AppState& app) {
   const kernels::GemmShape shape = bench_shape(c);
   nlohmann::json variants = nlohmann::json::array();
   for (const ThroughputRow& r : d.rows) {
+    const RooflineRow on = roofline_row(r, d.ceilings);
     nlohmann::json points = nlohmann::json::array();
     for (size_t i = 0; i < r.ts.size(); ++i) points.push_back({{"t", r.ts[i]}, {"tflops", r.tflops[i]}});
     variants.push_back({{"label", r.label},
@@ -195,8 +197,12 @@ nlohmann::json describe_throughput(AppState& app) {
                         {"cublas_tflops", r.cublas_tflops ? nlohmann::json(*r.cublas_tflops) : nlohmann::json(nullptr)},
                         {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
                         {"intensity", r.intensity},
-                        {"achieved_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)
-                                                                    : nlohmann::json(nullptr)},
+                        {"l2_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)
+                                                              : nlohmann::json(nullptr)},
+                        {"fp32", on.fp32},
+                        {"machine", on.machine},
+                        {"on_roofline", on.on_figure},
+                        {"roof", verdict_json(on.verdict)},
                         {"color_slot", r.color_slot}});
   }
   nlohmann::json achieved = nullptr;
@@ -207,14 +213,16 @@ nlohmann::json describe_throughput(AppState& app) {
                 {"flops", d.achieved->flops},
                 {"sector_bytes", d.achieved->sector_bytes},
                 {"tma_bytes", d.achieved->tma_bytes},
-                {"intensity", d.achieved->intensity()},
-                {"fp32", d.achieved->fp32},
-                {"ridge", achieved_ridge(*d.achieved, d.ceilings)},
-                {"memory_bound", d.achieved->intensity() < achieved_ridge(*d.achieved, d.ceilings)}};
+                {"l2_intensity", d.achieved->intensity()},
+                {"fp32", d.achieved->fp32}};
+  const std::optional<RoofVerdict> verdict = kernel_verdict(app, d.ceilings);
   return {{"variants", variants},
           {"achieved", achieved},
+          {"verdict", verdict ? verdict_json(*verdict) : nlohmann::json(nullptr)},
+          {"caption", verdict ? roofline_caption(d, *verdict) : std::string()},
           {"ceilings",
            {{"name", d.ceilings.name},
+            {"machine", machine_of(d.ceilings)},
             {"tensor_tflops", d.ceilings.tensor_tflops},
             {"fp32_tflops", d.ceilings.fp32_tflops},
             {"memory_tbps", d.ceilings.memory_tbps},

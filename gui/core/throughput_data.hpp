@@ -32,18 +32,17 @@ struct ThroughputRow {
   double latest_tflops = 0.0;
   std::optional<double> cublas_tflops;  // measured next to the latest point
   std::optional<double> ratio;          // latest / cuBLAS
-  double intensity = 0.0;               // FLOP/byte: the ideal, A, B and C each moved once
-  // FLOP/byte the kernel achieves in the model (AchievedIntensity); the roofline places the
-  // row here when known and keeps the ideal as a second marker.
+  double intensity = 0.0;               // FLOP/byte: A, B and C each moved once (the roofline's x)
+  // FLOP per byte the traced CTA fetches through L2 in the model (AchievedIntensity), reported
+  // beside the roofline (roofline.hpp says why it is never placed against the DRAM roof).
   std::optional<double> achieved_intensity;
 };
 
-// The arithmetic intensity a kernel achieves in the model: the FLOPs of the traced CTA (2·K
+// The intensity a kernel achieves through L2 in the model: the FLOPs of the traced CTA (2·K
 // per element of C it wrote) over the bytes its global accesses cost (each warp access's
 // distinct 32-byte sectors × 32, i.e. the L2 traffic before any L1 reuse, plus the bytes of
-// its TMA transfers). A naive kernel reads the same rows again for every output and lands far
-// left of the ridge; the per-CTA ratio holds for any grid of the same tiles, so it places the
-// kernel's measurements at other shapes too.
+// its TMA transfers). Every CTA fetches its own tiles, so this counts far more bytes than DRAM
+// serves: the roofline reports it beside the point, at the DRAM intensity (roofline.hpp).
 struct AchievedIntensity {
   std::string kernel_id;
   kernels::GemmShape shape;      // the traced run it comes from

@@ -6,6 +6,8 @@
 
 #include "engine/layout/swizzle.hpp"
 #include "gui/core/app_state.hpp"
+#include "gui/core/barrier_label.hpp"
+#include "gui/core/warps_data.hpp"
 #include "gui/core/cp_async_ring.hpp"
 #include "gui/core/playback.hpp"
 #include "gui/core/shared_memory_data.hpp"
@@ -59,7 +61,7 @@ BarrierView barrier_view(const LoadedKernel& k, const Snapshot& s, uint32_t addr
   }
   // WarpSnapshot says which parity each waiter waits for; MbarrierState only lists the warps.
   for (const WarpSnapshot& w : s.warps)
-    if (w.activity == WarpActivity::waiting_mbarrier && w.mbar == addr) b.waiters.push_back({w.warp, w.parity, w.since_cycle});
+    if (w.activity == WarpActivity::waiting_mbarrier && w.mbar == addr) b.waiters.push_back({w.warp, w.parity, w.since_cycle, warp_label(k.trace(), w.warp)});
   (void)k;
   return b;
 }
@@ -98,7 +100,7 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
   // Barriers the trace touched that no allocation declares (a kernel computing addresses).
   for (const MbarrierState& m : s.mbarriers)
     if (std::none_of(slots.begin(), slots.end(), [&](const BarrierSlot& b) { return b.addr == m.addr; }))
-      p.other_barriers.push_back(barrier_view(k, s, m.addr, fmt::format("mbarrier #{}", m.index)));
+      p.other_barriers.push_back(barrier_view(k, s, m.addr, mbarrier_label(k.kernel(), &s, m.addr)));
 
   // Transfer state from the events up to the cursor: issued ones are in flight until their
   // complete event; Snapshot::tma_in_flight is the authority for "in flight".
@@ -173,7 +175,7 @@ namespace {
 
 nlohmann::json barrier_json(const BarrierView& b) {
   nlohmann::json w = nlohmann::json::array();
-  for (const BarrierWaiter& x : b.waiters) w.push_back({{"warp", x.warp}, {"parity", x.parity}, {"since_cycle", x.since_cycle}});
+  for (const BarrierWaiter& x : b.waiters) w.push_back({{"warp", x.warp}, {"label", x.label}, {"parity", x.parity}, {"since_cycle", x.since_cycle}});
   return {{"addr", b.addr},
           {"name", b.name},
           {"initialized", b.initialized},

@@ -27,6 +27,7 @@ struct BarrierWaiter {
   uint16_t warp = 0;
   uint32_t parity = 0;
   uint64_t since_cycle = 0;
+  std::string label;  // the warp as every view names it (warp_label: "1.5" in a cluster)
 };
 
 struct BarrierView : model::MbarrierPhase {  // the phase state at the cursor

@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/barrier_label.hpp"
 #include "gui/core/view_data.hpp"
+#include "gui/core/warps_data.hpp"
 
 namespace gs::gui {
 
@@ -20,25 +22,23 @@ uint32_t written_register(const model::Trace& t, const model::Event& e) {
   return e.payload < t.regs.size() ? t.regs[e.payload].reg : kNone;
 }
 
-std::string barrier_name(const Snapshot* numbering, uint32_t addr) {
-  if (numbering)
-    if (const MbarrierState* m = numbering->mbarrier_at(addr)) return fmt::format("mbarrier #{}", m->index);
-  return fmt::format("the mbarrier at 0x{:X}", addr);
-}
 
 std::string lanes_text(uint32_t mask) {
   const int n = std::popcount(mask);
   return n == 32 ? std::string() : fmt::format(" ({} of 32 lanes)", n);
 }
 
-std::string warp_text(const model::Event& e) { return e.warp == kNoWarp ? std::string("the CTA") : fmt::format("warp {}", e.warp); }
+// A warp as every view names it (warp_label: "1.0" for rank 1's warp 0 in a cluster).
+std::string warp_text(const model::Trace& t, const model::Event& e) {
+  return e.warp == kNoWarp ? std::string("the CTA") : "warp " + warp_label(t, e.warp);
+}
 
 std::string mbar_text(const LoadedKernel& k, const model::Event& e, const Snapshot* numbering) {
   const model::Trace& t = k.trace();
   if (e.payload >= t.mbar.size()) return "mbarrier event";
   const model::MbarEvent& m = t.mbar[e.payload];
-  const std::string bar = barrier_name(numbering, m.addr);
-  const std::string who = warp_text(e);
+  const std::string bar = mbarrier_label(k.kernel(), numbering, m.addr);
+  const std::string who = warp_text(t, e);
   switch (e.kind) {
     case EventKind::mbar_init:
       return fmt::format("{} initialised {} (0x{:X}) for {} arrival{} per phase", who, bar, m.addr, m.expected,
@@ -62,7 +62,7 @@ std::string mbar_text(const LoadedKernel& k, const model::Event& e, const Snapsh
 }
 
 // A tcgen05 op on tensor memory in words (trace.hpp, TmemOp).
-std::string tmem_text(const model::TmemOp& o, const std::string& who, const Snapshot* numbering) {
+std::string tmem_text(const ir::Kernel& kernel, const model::TmemOp& o, const std::string& who, const Snapshot* numbering) {
   const auto region = [&] {
     return fmt::format("TMEM lanes {}-{}, columns {}-{}", o.lane, o.lane + std::max(1u, o.lanes) - 1, o.column,
                        o.column + std::max(1u, o.columns) - 1);
@@ -75,7 +75,7 @@ std::string tmem_text(const model::TmemOp& o, const std::string& who, const Snap
       return fmt::format("{} issued a tcgen05.mma into {}, done at cycle {}", who, region(), o.complete_cycle);
     case model::TmemOpKind::commit:
       return fmt::format("{} commits its MMAs: the tensor core arrives on {} at cycle {}", who,
-                         barrier_name(numbering, o.mbar), o.complete_cycle);
+                         mbarrier_label(kernel, numbering, o.mbar), o.complete_cycle);
     case model::TmemOpKind::load: return fmt::format("{} reads {} (tcgen05.ld)", who, region());
     case model::TmemOpKind::store: return fmt::format("{} writes {} (tcgen05.st)", who, region());
   }
@@ -88,7 +88,7 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
   const model::Trace& t = k.trace();
   if (index >= t.events.size()) return "no event";
   const model::Event& e = t.events[index];
-  const std::string who = warp_text(e);
+  const std::string who = warp_text(t, e);
   switch (e.kind) {
     case EventKind::cta_start: return fmt::format("CTA {} starts", t.traced_cta);
     case EventKind::cta_end: return fmt::format("CTA {} ends", t.traced_cta);
@@ -122,9 +122,9 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
                            e.kind == EventKind::tma_issue ? "issued" : "completes");
       if (e.kind == EventKind::tma_issue)
         return fmt::format("{} asks the TMA engine for box ({}): {} B into 0x{:X}, completing on {}", who, coords, x.bytes,
-                           x.smem_dst, barrier_name(numbering, x.mbar));
+                           x.smem_dst, mbarrier_label(k.kernel(), numbering, x.mbar));
       return fmt::format("TMA load of {} B into 0x{:X} completes on {}", x.bytes, x.smem_dst,
-                         barrier_name(numbering, x.mbar));
+                         mbarrier_label(k.kernel(), numbering, x.mbar));
     }
     case EventKind::mbar_init:
     case EventKind::mbar_arrive:
@@ -156,7 +156,7 @@ std::string describe_event(const LoadedKernel& k, uint32_t index, const Snapshot
       return fmt::format("{} passes cp.async.wait: {} group{} retired, {} left in flight", who, e.a,
                          e.a == 1 ? "" : "s", e.payload);
     case EventKind::tmem_op:
-      if (e.payload < t.tmem.size()) return tmem_text(t.tmem[e.payload], who, numbering);
+      if (e.payload < t.tmem.size()) return tmem_text(k.kernel(), t.tmem[e.payload], who, numbering);
       break;
     case EventKind::fast_forward:
       if (e.payload < t.fast_forwards.size()) {
@@ -193,6 +193,9 @@ TransportInfo transport_info(AppState& app) {
     if (info.k_warp < s->warps.size()) info.k_iteration = s->warps[info.k_warp].k_passes;
     info.event_text = describe_event(k, info.position, s);
   }
+  if (info.k_warp != kNoWarp)
+    info.k_text = fmt::format("K iteration {} of {} (warp {})", info.k_iteration, info.k_iterations,
+                              warp_label(t, info.k_warp));
   return info;
 }
 
@@ -292,6 +295,7 @@ nlohmann::json describe_transport(AppState& app) {
           {"k_warp", info.k_warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(info.k_warp)},
           {"k_iteration", info.k_iteration},
           {"k_iterations", info.k_iterations},
+          {"k_text", info.k_text},
           {"current_event_kind", kind},
           {"current_event_text", info.event_text},
           {"shortcuts", shortcuts}};

@@ -24,6 +24,7 @@ struct TransportInfo {
   uint32_t k_iteration = 0;
   uint32_t k_iterations = 0;
   bool has_k_loop = false;
+  std::string k_text;         // "K iteration 3 of 8 (warp 1.0)", warps named as in every view
   std::string event_text;     // the event under the cursor in words
 };
 TransportInfo transport_info(AppState& app);

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/barrier_label.hpp"
+#include "gui/core/schedule_data.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -16,13 +18,10 @@ bool is_waiting(WarpActivity a) {
   return a == WarpActivity::waiting_mbarrier || a == WarpActivity::waiting_bar || a == WarpActivity::waiting_wgmma;
 }
 
-std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s) {
+std::string warp_state_text(const ir::Kernel& kernel, const WarpSnapshot& w, const Snapshot& s) {
   switch (w.activity) {
-    case WarpActivity::waiting_mbarrier: {
-      const MbarrierState* m = s.mbarrier_at(w.mbar);
-      const std::string bar = m ? fmt::format("#{}", m->index) : fmt::format("0x{:X}", w.mbar);
-      return fmt::format("waiting on mbarrier {} parity {}", bar, w.parity);
-    }
+    case WarpActivity::waiting_mbarrier:
+      return fmt::format("waiting on {} parity {}", mbarrier_label(kernel, &s, w.mbar), w.parity);
     case WarpActivity::waiting_bar: return fmt::format("bar.sync {}", w.bar_id);
     case WarpActivity::waiting_wgmma:
       return fmt::format("wgmma wait ({} group{} in flight)", w.mma_in_flight, w.mma_in_flight == 1 ? "" : "s");
@@ -36,7 +35,7 @@ std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s) {
       // What it was blocked on when the CTA ended, in the same words as while it waited.
       WarpSnapshot blocked = w;
       blocked.activity = w.blocked_on;
-      return "deadlocked: " + warp_state_text(blocked, s) + " (never completes)";
+      return "deadlocked: " + warp_state_text(kernel, blocked, s) + " (never completes)";
     }
   }
   return "?";
@@ -63,7 +62,7 @@ std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s) {
     r.reg_limit = w.reg_limit;
     if (w.reg_limit) r.role += fmt::format(", {} regs", w.reg_limit);  // its budget after setmaxnreg
     r.activity = w.activity;
-    r.state = warp_state_text(w, s);
+    r.state = warp_state_text(k.kernel(), w, s);
     r.inst = w.inst;
     r.inst_text = text(w.inst);
     r.next_inst = w.next_inst;
@@ -113,8 +112,17 @@ ReadyWaiting ready_waiting(const std::vector<ActivitySegment>& timeline, uint64_
   return rw;
 }
 
-RegisterBudget register_budget(const ir::Kernel& kernel) {
+RegisterBudget register_budget(const ir::Kernel& kernel, uint32_t allocated, std::string allocated_source) {
   RegisterBudget b;
+  b.virtual_regs = uint32_t(kernel.regs.size());
+  b.allocated = allocated;
+  b.allocated_source = std::move(allocated_source);
+  for (const ir::Inst& in : kernel.insts)
+    if ((in.op == ir::Op::setmaxnreg_inc || in.op == ir::Op::setmaxnreg_dec) && !in.operands.empty()) {
+      const uint32_t n = uint32_t(in.operands[0].imm);
+      if (std::find(b.setmaxnreg.begin(), b.setmaxnreg.end(), n) == b.setmaxnreg.end()) b.setmaxnreg.push_back(n);
+    }
+  std::sort(b.setmaxnreg.begin(), b.setmaxnreg.end());
   std::map<std::string, uint32_t> counts;
   for (const ir::RegInfo& r : kernel.regs) {
     ++counts[std::string(ir::type_name(r.type))];
@@ -133,6 +141,17 @@ RegisterBudget register_budget(const ir::Kernel& kernel) {
   b.summary = fmt::format("{} regs/SM / {} threads{} = {} per thread{}", kRegistersPerSm, b.threads,
                           ctas > 1 ? fmt::format(" x {} CTAs", ctas) : "", share,
                           share > kMaxRegistersPerThread ? fmt::format(" (cap {})", kMaxRegistersPerThread) : "");
+  b.text = b.allocated ? fmt::format("{} per thread ({})", b.allocated, b.allocated_source)
+                       : std::string("physical count not known (no ptxas)");
+  b.text += fmt::format("; launch budget {} per thread", b.per_thread_limit);
+  if (!b.setmaxnreg.empty()) {
+    std::string counts;
+    for (uint32_t n : b.setmaxnreg) counts += (counts.empty() ? "" : " / ") + std::to_string(n);
+    b.text += fmt::format(", setmaxnreg sets {}", counts);
+  }
+  b.text += fmt::format("; the builder's {} virtual registers ({} 32-bit words + {} predicates) are names before "
+                        "ptxas allocates them, not registers held",
+                        b.virtual_regs, b.words32, b.predicates);
   return b;
 }
 
@@ -156,7 +175,8 @@ nlohmann::json describe_warps(AppState& app) {
                     {"issued", r.issued},
                     {"since_cycle", r.since_cycle},
                     {"mma_in_flight", r.mma_in_flight}});
-  const RegisterBudget b = register_budget(app.kernel->kernel());
+  const Occupancy& occ = schedule_data(app.kernel).occupancy;
+  const RegisterBudget b = register_budget(app.kernel->kernel(), occ.registers, occ.registers_source);
   nlohmann::json by_type = nlohmann::json::object();
   for (const auto& t : b.by_type) by_type[t.type] = t.count;
   return {{"warps", rows},
@@ -168,7 +188,12 @@ nlohmann::json describe_warps(AppState& app) {
             {"threads", b.threads},
             {"max_regs", b.max_regs},
             {"per_thread_limit", b.per_thread_limit},
-            {"summary", b.summary}}}};
+            {"summary", b.summary},
+            {"virtual", b.virtual_regs},
+            {"setmaxnreg", b.setmaxnreg},
+            {"allocated", b.allocated},
+            {"allocated_source", b.allocated_source},
+            {"text", b.text}}}};
 }
 
 }  // namespace gs::gui

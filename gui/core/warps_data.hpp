@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gui/core/occupancy.hpp"
 #include "gui/core/playback.hpp"
 
 namespace gs::gui {
@@ -22,7 +23,7 @@ struct WarpRow {
   uint32_t reg_limit = 0;    // registers per thread after setmaxnreg (0: the launch's)
   std::string role;
   WarpActivity activity = WarpActivity::not_started;
-  std::string state;       // "waiting on mbarrier #0 parity 1", "bar.sync 0", "ready", ...
+  std::string state;       // "waiting on empty[0] parity 1", "bar.sync 0", "ready", ...
   uint32_t inst = kNone;
   std::string inst_text;
   uint32_t next_inst = kNone;
@@ -33,7 +34,7 @@ struct WarpRow {
 };
 
 // The state in words, with the barrier numbered as in the other views.
-std::string warp_state_text(const WarpSnapshot& w, const Snapshot& s);
+std::string warp_state_text(const ir::Kernel& kernel, const WarpSnapshot& w, const Snapshot& s);
 std::vector<WarpRow> warp_rows(const LoadedKernel& k, const Snapshot& s);
 // How views name a trace warp: "3", or "1.3" (CTA rank 1, its warp 3) when a cluster is traced.
 std::string warp_label(const model::Trace& t, uint32_t warp);
@@ -69,11 +70,18 @@ struct RegisterBudget {
   uint32_t max_regs = 0;       // .maxnreg, 0 when unset
   uint32_t per_thread_limit = 0;  // min(255, register file / threads per SM slice)
   std::string summary;         // "65536 regs/SM / 128 threads = 512 (cap 255)"
+  uint32_t virtual_regs = 0;   // the builder's named values (Kernel::regs), before allocation
+  std::vector<uint32_t> setmaxnreg;  // the per-thread counts setmaxnreg instructions set, ascending
+  uint32_t allocated = 0;      // physical registers per thread (ptxas -v when known), 0: not known
+  std::string allocated_source;  // "ptxas -v for sm_90a", ".maxnreg", ...
+  // One line in the Warps view: the allocated figure first when known, setmaxnreg's, then
+  // the virtual count labelled as what it is (names before allocation, not a demand).
+  std::string text;
 };
-// Hopper and Blackwell SMs: 64 K 32-bit registers, at most 255 per thread (CUDA C++
-// Programming Guide, table of compute-capability limits).
-inline constexpr uint32_t kRegistersPerSm = 65536;
+// Hopper and Blackwell SMs: at most 255 registers per thread (CUDA C++ Programming Guide,
+// table of compute-capability limits); the register file is occupancy.hpp's kRegistersPerSm.
 inline constexpr uint32_t kMaxRegistersPerThread = 255;
-RegisterBudget register_budget(const ir::Kernel& kernel);
+// `allocated` (0: not known) and its source come from the occupancy (ptxas -v when installed).
+RegisterBudget register_budget(const ir::Kernel& kernel, uint32_t allocated = 0, std::string allocated_source = {});
 
 }  // namespace gs::gui

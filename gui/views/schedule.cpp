@@ -45,15 +45,12 @@ void draw_occupancy(const Occupancy& o, const ViewEnv& env) {
 }
 
 void draw_figures(const ScheduleData& d, const ViewEnv& env) {
-  ImGui::Text("%u×%u tiles of %u×%u, %u CTAs", d.tiles_m, d.tiles_n, d.tile_rows, d.tile_cols, d.ctas);
-  // How full the last wave is: the idle share of the GPU at the end of the kernel.
-  const double last = d.waves ? d.wave_efficiency * d.waves - (d.waves - 1) : 0.0;
-  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(d.wave_efficiency < 0.9 ? warn_color(env) : muted_color(env)),
-                     "%u wave%s (%u SMs × %u), last %.0f%% full", d.waves, d.waves == 1 ? "" : "s", d.sms,
-                     d.ctas_per_sm, 100.0 * last);
+  ImGui::TextUnformatted(d.headline.c_str());
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(d.wave_efficiency < 0.9 ? warn_color(env) : muted_color(env)), "%s",
+                     d.waves_text.c_str());
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%u CTAs; %u run at once (%u per SM from threads and shared memory), starting in linear order",
-                      d.ctas, d.sms * d.ctas_per_sm, d.ctas_per_sm);
+    ImGui::SetTooltip("%u CTA%s; %u run at once (%u per SM from threads and shared memory), starting in linear order",
+                      d.ctas, d.ctas == 1 ? "" : "s", d.sms * d.ctas_per_sm, d.ctas_per_sm);
   draw_occupancy(d.occupancy, env);
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(d.tile_efficiency < 0.99 ? warn_color(env) : muted_color(env)),
                      "tiles: %.1f%% of their area is C (%llu outputs outside C)", 100.0 * d.tile_efficiency,

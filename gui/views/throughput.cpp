@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/roofline.hpp"
 #include "gui/core/throughput_data.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/plot.hpp"
@@ -118,30 +119,23 @@ plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
   double x_lo = c.ridge_intensity() / 30.0, x_hi = c.ridge_intensity() * 3.0;
   plot::Series cublas{.name = "cuBLAS", .kind = plot::SeriesKind::scatter, .color = cublas_color(env),
                       .marker = plot::Marker::ring};
-  plot::Series ideal{.name = "ideal intensity (A, B, C moved once)", .kind = plot::SeriesKind::scatter,
-                     .color = muted_color(env), .marker = plot::Marker::ring};
   for (const ThroughputRow& r : d.rows) {
-    if (r.intensity <= 0.0 || r.latest_tflops <= 0.0) continue;
-    // At the intensity the kernel achieves in the model when known; the ideal beside it.
-    const double x = r.achieved_intensity.value_or(r.intensity);
-    x_lo = std::min({x_lo, x / 2.0, r.intensity / 2.0});
-    x_hi = std::max({x_hi, x * 2.0, r.intensity * 2.0});
-    const double roof = std::min(c.tensor_tflops, c.memory_tbps * x);
+    // Only rows of the machine the ceilings are for; each at its DRAM intensity, under its roof.
+    const RooflineRow on = roofline_row(r, c);
+    if (!on.on_figure || r.intensity <= 0.0 || r.latest_tflops <= 0.0) continue;
+    const double x = r.intensity;
+    x_lo = std::min(x_lo, x / 2.0);
+    x_hi = std::max(x_hi, x * 2.0);
     s.series.push_back({.name = r.label,
                         .kind = plot::SeriesKind::scatter,
                         .xs = {x},
                         .ys = {r.latest_tflops},
                         .color = slot_color(r.color_slot, env),
                         .marker = source_marker(r.source),
-                        .point_labels = {fmt::format("{:.0f}% of the roof ({:.0f} TFLOP/s here) at {} intensity {:.3g}",
-                                                     100.0 * r.latest_tflops / roof, roof,
-                                                     r.achieved_intensity ? "the achieved" : "the ideal", x)},
+                        .point_labels = {fmt::format("{:.0f}% of the {} roof ({:.0f} TFLOP/s here) at intensity {:.3g}",
+                                                     100.0 * r.latest_tflops / on.verdict.roof_tflops,
+                                                     on.verdict.roof_name(), on.verdict.roof_tflops, x)},
                         .draw_point_labels = false});
-    if (r.achieved_intensity) {
-      ideal.xs.push_back(r.intensity);
-      ideal.ys.push_back(r.latest_tflops);
-      ideal.point_labels.push_back(fmt::format("{} at the ideal intensity {:.3g}", r.label, r.intensity));
-    }
     if (r.cublas_tflops) {
       cublas.xs.push_back(r.intensity);
       cublas.ys.push_back(*r.cublas_tflops);
@@ -150,8 +144,6 @@ plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
   }
   cublas.draw_point_labels = false;
   if (!cublas.xs.empty()) s.series.push_back(std::move(cublas));
-  ideal.draw_point_labels = false;
-  if (!ideal.xs.empty()) s.series.push_back(std::move(ideal));
   s.x.min = std::pow(10.0, std::floor(std::log10(x_lo)));
   s.x.max = std::pow(10.0, std::ceil(std::log10(x_hi)));
   s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.tensor_tflops,
@@ -179,17 +171,12 @@ void draw_gpu_note(const ThroughputData& d, const ViewEnv& env) {
   ImGui::PopStyleColor();
 }
 
-// Which intensity the roofline uses: the one the kernel on screen achieves in the model.
-void draw_intensity_note(const ThroughputData& d, const ViewEnv& env) {
-  if (!d.achieved) return;
-  const AchievedIntensity& a = *d.achieved;
-  const double ridge = achieved_ridge(a, d.ceilings);
-  const bool memory_bound = a.intensity() < ridge;
-  ImGui::PushStyleColor(ImGuiCol_Text, memory_bound ? warn_color(env) : muted_color(env));
-  ImGui::TextWrapped("x = achieved intensity: %s does %.3g FLOP per byte in the model (%s bytes of 32-byte sectors "
-                     "and TMA per traced CTA at %ux%ux%u): %s (ridge %.3g); a grey ring marks the ideal.",
-                     a.kernel_id.c_str(), a.intensity(), fmt::format("{}", a.sector_bytes + a.tma_bytes).c_str(),
-                     a.shape.m, a.shape.n, a.shape.k, memory_bound ? "memory-bound" : "compute-bound", ridge);
+// Where the kernel on screen stands on the roofline, read off the roofs drawn.
+void draw_intensity_note(const AppState& app, const ThroughputData& d, const ViewEnv& env) {
+  const std::optional<RoofVerdict> v = kernel_verdict(app, d.ceilings);
+  if (!v) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, v->memory_bound ? warn_color(env) : muted_color(env));
+  ImGui::TextWrapped("%s", roofline_caption(d, *v).c_str());
   ImGui::PopStyleColor();
 }
 
@@ -296,7 +283,7 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     ImGui::Separator();
     ImGui::TextDisabled("%s", d.ceilings.name.c_str());
     ImGui::TextWrapped("Ceilings: %s.", d.ceilings.basis.c_str());
-    draw_intensity_note(d, env);
+    draw_intensity_note(app, d, env);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginGroup();
@@ -327,7 +314,7 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
   draw_gpu_note(d, env);
   if (!ImGui::BeginTabBar("##throughput_tabs")) return;
   if (ImGui::BeginTabItem("Roofline")) {
-    draw_intensity_note(d, env);
+    draw_intensity_note(app, d, env);
     plot::draw("roofline", {0, 0}, with_legend_rows(roofline_spec(d, env), 2));
     ImGui::EndTabItem();
   }

@@ -76,7 +76,7 @@ void draw_barrier(AppState& app, const ViewEnv& env, const BarrierView& b, const
   }
   // The waiters' chips continue on the next line when the box is narrow.
   for (const BarrierWaiter& w : b.waiters) {
-    const std::string text = fmt::format("w{} p{}", w.warp, w.parity);
+    const std::string text = fmt::format("w{} p{}", w.label, w.parity);
     same_line_if_fits(ImGui::CalcTextSize(text.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
     const std::string chip = fmt::format("{}##wait{}", text, w.warp);
     ImGui::PushStyleColor(ImGuiCol_Button, warp_color(w.warp, 0.75f));

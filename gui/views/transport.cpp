@@ -172,7 +172,7 @@ void draw_transport(AppState& app, const ViewEnv& env) {
   ImGui::TextUnformatted(cycle_text.c_str());
   if (info.has_k_loop) {
     // Whose: a producer's loads run ahead of the consumers' MMAs (select a warp to see its own).
-    const std::string k_text = fmt::format("|  K iteration {} of {} (warp {})", info.k_iteration, info.k_iterations, info.k_warp);
+    const std::string k_text = "|  " + info.k_text;
     same_line_if_fits(ImGui::CalcTextSize(k_text.c_str()).x);
     ImGui::TextUnformatted(k_text.c_str());
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/schedule_data.hpp"
 #include "gui/core/warps_data.hpp"
 #include "gui/views/views.hpp"
 
@@ -42,14 +43,15 @@ void timeline_bar(const std::vector<ActivitySegment>& segs, uint64_t now, uint64
   }
 }
 
-void register_footer(const LoadedKernel& k, const ViewEnv& env) {
-  const RegisterBudget b = register_budget(k.kernel());
+void register_footer(const std::shared_ptr<const LoadedKernel>& kernel, const ViewEnv& env) {
+  const LoadedKernel& k = *kernel;
+  const Occupancy& occ = schedule_data(kernel).occupancy;
+  const RegisterBudget b = register_budget(k.kernel(), occ.registers, occ.registers_source);
   std::string types;
   for (const auto& t : b.by_type) types += fmt::format("{}{} {}", types.empty() ? "" : ", ", t.count, t.type);
   ImGui::TextDisabled("registers");
   ImGui::SameLine();
-  ImGui::TextWrapped("%u virtual = %u 32-bit words + %u predicates;  limit %u per thread", uint32_t(k.kernel().regs.size()),
-                     b.words32, b.predicates, b.per_thread_limit);
+  ImGui::TextWrapped("%s", b.text.c_str());
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::Text("by type: %s", types.c_str());
@@ -154,7 +156,7 @@ void draw_warps(AppState& app, const ViewEnv& env) {
     ImGui::EndTable();
   }
   if (clicked != kNoWarp) app.select_warp(clicked);
-  register_footer(k, env);
+  register_footer(app.kernel, env);
 }
 
 }  // namespace gs::gui

@@ -146,6 +146,19 @@ TEST_CASE("cli: draw to a path that cannot be written exits 2 naming it", "[cli]
   }
 }
 
+TEST_CASE("cli: draw's help states the exit code an unwritable -o gets, and it gets it", "[cli][draw][errors]") {
+  const auto help = run_cli({"draw", "--help"});
+  CHECK_THAT(help.out, Contains("2 bad usage or an -o path that cannot be written"));
+  const auto r = run_cli({"draw", "mma-c", "-o", "/nonexistent/x.png"});
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("cli: gui --help shows --save-picture", "[cli][draw]") {
+  const auto r = run_cli({"gui", "--help"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Contains("--save-picture"));
+}
+
 TEST_CASE("cli: draw --help lists the layouts and their options", "[cli][draw]") {
   const auto r = run_cli({"draw", "--help"});
   CHECK(r.code == 0);

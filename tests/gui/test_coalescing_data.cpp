@@ -154,3 +154,22 @@ TEST_CASE("coalescing: the view fills each word a lane asks for in the lane's co
   }
   CHECK(filled >= 6);  // swap-row-col: one word in each of the first six lines
 }
+
+TEST_CASE("coalescing: in a TMA kernel's main loop the view points at the TMA copies", "[gui][coalescing]") {
+  // Step 11 stores C with st.global in its epilogue, but its main loop loads only through TMA:
+  // "no global access yet" there would hide megabytes moving.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::Trace& t = app.kernel->trace();
+  REQUIRE_FALSE(t.of_kind(model::EventKind::global_access).empty());
+  const uint32_t tma = t.of_kind(model::EventKind::tma_issue).front();
+  REQUIRE(tma < t.of_kind(model::EventKind::global_access).front());
+  app.seek(tma);
+  const nlohmann::json j = describe_coalescing(app);
+  CHECK(j["valid"] == false);
+  CHECK(j["tma_loads"].get<uint32_t>() >= 1);
+  CHECK(j["tma_bytes"].get<uint64_t>() >= 64 * 64 * 2);
+  CHECK_THAT(j["note"].get<std::string>(), Catch::Contains("TMA pipeline view"));
+  CHECK_THAT(j["note"].get<std::string>(), !Catch::Contains("no global access yet"));
+}

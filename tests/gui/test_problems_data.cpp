@@ -2,6 +2,8 @@
 // counts and clearing.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "gui/core/problems_data.hpp"
 #include "gui/core/view_data.hpp"
 #include "tests/gui/gui_fixture.hpp"
@@ -32,6 +34,37 @@ TEST_CASE("problems: wrong-expect-tx deadlocks and the problem jumps to its inst
   CHECK(j["count"] == app.problems.size());
   CHECK(j["items"][index]["line"] == app.kernel->line_of(p.inst));
   CHECK(app.kernel->ptx_lines[problem_line(app, p) - 1].find("mbarrier.try_wait") != std::string::npos);
+}
+
+TEST_CASE("problems: a parity not flipped is one entry that names the stale wait, not eight races", "[gui]") {
+  // Step 13 with phase-not-flipped: after the ring wraps the consumers wait for parity 0 on a
+  // full barrier whose phase 1 is still in progress; phase 0 (done long ago) lets the wait
+  // return, and every wgmma after it reads the stage before the new boxes land.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_producer_consumer", .mistakes = {"phase-not-flipped"}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const nlohmann::json j = describe_views(app)["problems"];
+  std::vector<nlohmann::json> races;
+  for (const auto& p : j["items"])
+    if (p["kind"] == "tma-race") races.push_back(p);
+  REQUIRE(races.size() == 1);  // grouped
+  const nlohmann::json& r = races[0];
+  const std::string title = r["title"], detail = r["detail"];
+  INFO(title << "\n" << detail);
+  CHECK_THAT(title, Catch::Matchers::StartsWith("tma-race ×"));  // several instructions, one entry
+  CHECK_THAT(detail, Catch::Matchers::Contains("instructions show this"));
+  CHECK_THAT(title, Catch::Matchers::Contains("wgmma.mma_async"));
+  CHECK_THAT(title, !Catch::Matchers::Contains("%") && !Catch::Matchers::Contains("{"));  // the op, not its operands
+  // What happened: the wait on the stage's full barrier asked for parity 0 during phase 1.
+  CHECK_THAT(detail, Catch::Matchers::Contains("wrong parity"));
+  CHECK_THAT(detail, Catch::Matchers::Contains("on full[0] asked for parity 0 while full[0] was in phase 1"));
+  CHECK_THAT(detail, !Catch::Matchers::Contains("wait on the stage's mbarrier first"));
+  // Where: the wait's line and where the parity register is written (never flipped).
+  CHECK_THAT(detail, Catch::Matchers::Contains("hopper_parts.cpp:"));
+  CHECK_THAT(detail, Catch::Matchers::Contains("nothing flips it"));
+  // The mistake's own symptom text next to the hazards it caused.
+  CHECK_THAT(detail, Catch::Matchers::Contains("Mistake phase-not-flipped is switched on"));
+  CHECK_THAT(detail, Catch::Matchers::Contains("read the stage before the new boxes land"));
 }
 
 TEST_CASE("problems: filters, counts and clearing", "[gui]") {
@@ -108,4 +141,34 @@ TEST_CASE("problems: an empty list after only opening says the run was not judge
   app.open_now({.kernel_id = "hopper_tma_wgmma_64", .mistakes = {"wrong-swizzle"}, .only_traced_cta = false});
   CHECK_FALSE(app.problems.empty());
   CHECK(describe_problems(app)["empty_note"].is_null());
+}
+
+TEST_CASE("problems: a performance mistake gets advice pointing at its instruction", "[gui]") {
+  // swap-row-col computes the right C with no hazard, but each warp load touches 32 sectors
+  // where 4 would do: advice, the third kind next to errors and warnings.
+  const auto advice_of = [](std::set<std::string> mistakes) {
+    AppState app;
+    app.open_now({.kernel_id = "simt_coalesced", .shape = {64, 64, 64}, .mistakes = mistakes, .only_traced_cta = true});
+    REQUIRE(app.kernel);
+    std::vector<Problem> out;
+    for (const Problem& p : app.problems)
+      if (p.kind == "advice: uncoalesced global access") out.push_back(p);
+    CHECK(count_problems(app.problems).errors == 0);
+    return std::make_pair(out, app.kernel);
+  };
+  const auto [broken, k] = advice_of({"swap-row-col"});
+  REQUIRE_FALSE(broken.empty());
+  bool load = false;  // the swapped mapping strides B's loads (and C's stores) across rows
+  for (const Problem& p : broken) {
+    INFO(p.title << "\n" << p.detail);
+    CHECK(p.severity == Severity::info);
+    REQUIRE(p.inst != kNone);
+    const std::string& inst = k->inst_text[p.inst];
+    CHECK((inst.find("ld.global") != std::string::npos || inst.find("st.global") != std::string::npos));
+    load = load || inst.find("ld.global") != std::string::npos;
+    CHECK_THAT(p.detail, Catch::Matchers::Contains("32-byte sectors where"));
+  }
+  CHECK(load);
+  // The coalesced kernel itself: no such advice.
+  CHECK(advice_of({}).first.empty());
 }

@@ -41,6 +41,24 @@ TEST_CASE("schedule: the whole grid's tiles, each written once by the CTA the ke
   CHECK(d.note.find("every tile written once") != std::string::npos);
 }
 
+TEST_CASE("schedule: a CTA pair writing the two halves of one tile writes it once", "[gui][schedule]") {
+  // Step 22's clusters of two CTAs each store half of a 256-row tile: one write, not two.
+  AppState app;
+  app.open_now({.kernel_id = "blackwell_2sm", .only_traced_cta = false});
+  REQUIRE(app.kernel);
+  REQUIRE(app.kernel->kernel().launch.cluster[0] * app.kernel->kernel().launch.cluster[1] == 2);
+  const nlohmann::json j = describe_schedule(app);
+  CHECK(j["whole_grid"] == true);
+  CHECK(j["written_twice"] == 0);
+  CHECK(j["unwritten"] == 0);
+  CHECK(j["overlapping_elements"] == 0);
+  for (const auto& c : j["cells"]) {
+    CHECK(c["writers"] == 1);
+    CHECK(c["cluster_ctas"] == 2);
+  }
+  CHECK_THAT(j["note"].get<std::string>(), Catch::Matchers::Contains("every tile written once"));
+}
+
 TEST_CASE("schedule: a shape that is not a multiple of the tile wastes tile area", "[gui][schedule]") {
   auto k = open_kernel({.kernel_id = "simt_naive", .shape = {40, 72, 8}, .only_traced_cta = false});
   const ScheduleData& d = schedule_data(k);
@@ -62,6 +80,19 @@ TEST_CASE("schedule: only the traced CTA ran, so only its tile is known and the 
   for (const auto& c : j["cells"]) written += c["writers"].get<uint32_t>();
   CHECK(written == 1);
   CHECK(j["note"].get<std::string>().find("Run on model") != std::string::npos);
+}
+
+TEST_CASE("schedule: one CTA is \"1 CTA\", several are CTAs", "[gui][schedule]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .shape = {64, 64, 64}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  nlohmann::json j = describe_schedule(app);
+  CHECK(j["ctas"] == 1);
+  CHECK(j["headline"] == "1×1 tiles of 64×64, 1 CTA");
+  CHECK_THAT(j["waves_text"].get<std::string>(), Catch::Matchers::StartsWith("1 wave ("));
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .shape = {128, 64, 64}, .only_traced_cta = true});
+  j = describe_schedule(app);
+  CHECK(j["headline"] == "2×1 tiles of 64×64, 2 CTAs");
 }
 
 TEST_CASE("schedule: the view draws each tile in its CTA's colour", "[gui][xvfb][schedule]") {

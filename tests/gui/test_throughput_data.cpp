@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/model/machine_ceilings.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/throughput_data.hpp"
 #include "gui/core/view_data.hpp"
@@ -193,35 +194,74 @@ TEST_CASE("a GPU bench from the app: points arrive as jobs complete, or the note
   WARN("GPU bench from the app: " << tflops << " TFLOP/s, cuBLAS " << cublas << " on " << (*v)["device"]);
 }
 
-TEST_CASE("roofline: the naive kernel sits at the intensity it achieves, left of the ridge", "[gui][throughput]") {
-  // The naive kernel's lanes read 32 rows of A (32 sectors per warp load) for 32 FMAs each:
-  // far below the fp32 ridge, at its example shape and with a 4096 x 4096 grid alike, while the
-  // ideal 2MNK/(A+B+C) of 4096^3 would put it on the compute-bound side.
-  for (const kernels::GemmShape shape : {kernels::GemmShape{0, 0, 0}, kernels::GemmShape{4096, 4096, 32}}) {
-    INFO(shape.m << "x" << shape.n << "x" << shape.k);
-    AppState app;
-    app.open_now({.kernel_id = "simt_naive", .shape = shape, .only_traced_cta = true});
-    REQUIRE(app.kernel);
-    app.measurements.add_model_prediction("simt_naive", {4096, 4096, 4096}, 1.0, "H100", 0.0);
-    const ThroughputData d = prepare_throughput(app);
-    REQUIRE(d.achieved);
-    CHECK(d.achieved->fp32);
-    CHECK(d.achieved->tma_bytes == 0);
-    const double ridge = achieved_ridge(*d.achieved, d.ceilings);
-    CHECK(d.achieved->intensity() < ridge / 10.0);
-    bool big = false;
-    for (const ThroughputRow& r : d.rows) {
-      REQUIRE(r.achieved_intensity);
-      CHECK(*r.achieved_intensity == Approx(d.achieved->intensity()));
-      if (r.shape.k == 4096) {
-        CHECK(r.intensity > ridge);  // the ideal says compute-bound; the achieved one does not
-        big = true;
-      }
-    }
-    CHECK(big);
-    const nlohmann::json j = describe_throughput(app);
-    CHECK(j["achieved"]["memory_bound"] == true);
+TEST_CASE("roofline: the verdict is read off the point and the roofs drawn", "[gui][throughput]") {
+  // At 2048x2048x1024 step 16's CTAs each fetch their tiles of A and B through L2 (about 80
+  // FLOP per L2 byte, left of the ridge), but the GEMM's unique DRAM bytes give 341 FLOP/byte,
+  // right of it: the point drawn at 341 sits under the tensor roof, and so must the verdict.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_fewer_arrivals", .shape = {2048, 2048, 1024}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const nlohmann::json j = describe_throughput(app);
+  const nlohmann::json& v = j["verdict"];
+  REQUIRE(v.is_object());
+  CHECK(v["intensity"].get<double>() == Approx(2.0 * 2048 * 2048 * 1024 / (2.0 * 2 * 2048 * 1024 + 4.0 * 2048 * 2048)));
+  CHECK(v["memory_bound"] == false);
+  CHECK(v["roof"] == "tensor");
+  CHECK(j["achieved"]["l2_intensity"].get<double>() < v["ridge"].get<double>());
+  CHECK_THAT(j["caption"].get<std::string>(), Contains("compute-bound") && !Contains("memory-bound"));
+  // Every row: the verdict follows from where the row is drawn, and the model's point is under
+  // the roof drawn over it.
+  for (const auto& r : j["variants"]) {
+    INFO(r["label"]);
+    CHECK(r["roof"]["intensity"] == r["intensity"]);
+    CHECK(r["roof"]["memory_bound"] == (r["intensity"].get<double>() < r["roof"]["ridge"].get<double>()));
+    CHECK(r["latest_tflops"].get<double>() <= r["roof"]["roof_tflops"].get<double>());
   }
+}
+
+TEST_CASE("roofline: a Blackwell step is drawn against the B200's ceilings", "[gui][throughput]") {
+  AppState app;
+  CHECK(import_bench_json(app, kH100Bench) > 0);
+  app.open_now({.kernel_id = "blackwell_2sm", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const nlohmann::json j = describe_throughput(app);
+  CHECK(j["ceilings"]["machine"] == "B200");
+  CHECK(j["ceilings"]["tensor_tflops"].get<double>() == Approx(model::timing::kB200Ceilings.tensor_tflops));
+  CHECK(j["ceilings"]["memory_tbps"].get<double>() == Approx(model::timing::kB200Ceilings.memory_tbps));
+  int model_rows = 0, h100_rows = 0;
+  for (const auto& r : j["variants"]) {
+    INFO(r["label"]);
+    if (r["source"] == "model") {
+      ++model_rows;
+      CHECK(r["machine"] == "B200");
+      CHECK(r["on_roofline"] == true);
+      CHECK(r["latest_tflops"].get<double>() <= r["roof"]["roof_tflops"].get<double>());
+    } else {
+      ++h100_rows;
+      CHECK(r["machine"] == "H100");
+      CHECK(r["on_roofline"] == false);  // the H100 runs are not drawn under a B200's roofs
+    }
+  }
+  CHECK(model_rows == 1);
+  CHECK(h100_rows > 0);
+  // Back on a Hopper step, the imported H100's own ceilings return.
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  CHECK(describe_throughput(app)["ceilings"]["machine"] == "H100");
+  CHECK(describe_throughput(app)["ceilings"]["name"] == app.measurements.ceilings.name);
+}
+
+TEST_CASE("roofline: imported fp32 SIMT results are judged against the fp32 roof", "[gui][throughput]") {
+  AppState app;
+  CHECK(import_bench_json(app, kH100Bench) > 0);
+  const nlohmann::json j = describe_throughput(app);
+  const nlohmann::json* naive = variant_json(j, "simt_naive", "imported", 4096);
+  REQUIRE(naive != nullptr);
+  CHECK((*naive)["fp32"] == true);
+  CHECK((*naive)["roof"]["ceiling_tflops"].get<double>() == Approx(j["ceilings"]["fp32_tflops"].get<double>()));
+  CHECK((*naive)["roof"]["roof"] == "fp32");
+  const nlohmann::json* hopper = variant_json(j, "hopper_tma_wgmma_64", "imported", 4096);
+  REQUIRE(hopper != nullptr);
+  CHECK((*hopper)["roof"]["roof"] == "tensor");
 }
 
 TEST_CASE("roofline: tiling raises the achieved intensity; TMA bytes count for the Hopper steps", "[gui][throughput]") {

@@ -2,7 +2,11 @@
 // independent count of the events, the timeline, and the register budget.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
+#include "engine/ptx/ptxas.hpp"
 #include "gui/core/view_data.hpp"
+#include "gui/core/tma_pipeline_data.hpp"
 #include "gui/core/warps_data.hpp"
 #include "tests/gui/gui_fixture.hpp"
 
@@ -24,7 +28,12 @@ TEST_CASE("warps: a blocked try_wait shows as waiting on the mbarrier with its p
   CHECK(w.parity == m.value);
   CHECK(w.mbar == m.addr);
   const std::vector<WarpRow> rows = warp_rows(*app.kernel, s);
-  CHECK(rows.at(ev.warp).state == "waiting on mbarrier #0 parity " + std::to_string(m.value));
+  // The barrier by its declared name, as the TMA view names it (step 11's one "full").
+  CHECK(rows.at(ev.warp).state == "waiting on full parity " + std::to_string(m.value));
+  const TmaPipeline p = tma_pipeline(*app.kernel, s);
+  REQUIRE_FALSE(p.stages.empty());
+  REQUIRE(p.stages[0].full);
+  CHECK(p.stages[0].full->name == "full");
   // One warpgroup: 128 threads = 4 warps.
   CHECK(rows.size() == 128 / 32);
   // After the release the same warp is ready again.
@@ -232,4 +241,31 @@ TEST_CASE("warps: each warp's register budget after setmaxnreg", "[gui]") {
   // Before any setmaxnreg: the launch's budget, no figure.
   app.seek(0);
   CHECK(describe_warps(app)["warps"][0]["reg_limit"] == 0);
+}
+
+TEST_CASE("warps: the register line shows ptxas's count and setmaxnreg's, the virtual count as names", "[gui]") {
+  // Step 14: 384 threads give a launch budget of 170; the builder names about 350 virtual
+  // registers, which is not an overcommit: ptxas allocates far fewer, and setmaxnreg moves
+  // the consumers to 240.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_two_consumers", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const nlohmann::json r = describe_warps(app)["registers"];
+  const std::string text = r["text"];
+  INFO(text);
+  CHECK(r["setmaxnreg"] == nlohmann::json::array({24, 240}));
+  CHECK_THAT(text, Catch::Matchers::Contains("setmaxnreg sets 24 / 240"));
+  CHECK_THAT(text, Catch::Matchers::Contains("virtual registers"));
+  CHECK_THAT(text, Catch::Matchers::Contains("names before ptxas allocates them"));
+  CHECK(r["virtual"].get<uint32_t>() > r["per_thread_limit"].get<uint32_t>());
+  if (ptx::find_ptxas()) {
+    // ptxas's figure first, and within the hardware's 255.
+    const uint32_t allocated = r["allocated"];
+    CHECK(allocated > 0);
+    CHECK(allocated <= 255);
+    CHECK_THAT(text, Catch::Matchers::StartsWith(std::to_string(allocated) + " per thread (ptxas -v"));
+  } else {
+    CHECK(std::getenv("GEMMSCOPE_REQUIRE_PTXAS") == nullptr);
+    CHECK_THAT(text, Catch::Matchers::StartsWith("physical count not known"));
+  }
 }

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "run/kernel_diff.hpp"
+#include "run/ptx_diff.hpp"
 #include "run/line_diff.hpp"
 
 using namespace gs;
@@ -65,6 +66,30 @@ TEST_CASE("diff: PTX keys rename numbered registers and labels in order of appea
   // A different register where the first build had the same one is still a difference.
   const std::vector<std::string_view> three = {"add.u32 %t8, %t8, %row;", "@!%p bra L_skip_2;", "mov.u32 %t5, 0x10;"};
   CHECK(run::ptx_compare_keys(one) != run::ptx_compare_keys(three));
+}
+
+TEST_CASE("diff: PTX lines compare through their numbered names paired, not their numbers", "[run][diff]") {
+  const std::vector<std::string_view> one = {"add.u32 %t7, %t3, %row;", "@!%p bra L_skip_4;", "mov.u32 %t3, 0x10;"};
+  const std::vector<std::string_view> two = {"add.u32 %t8, %t5, %row;", "@!%p bra L_skip_2;", "mov.u32 %t5, 0x10;"};
+  run::DiffCount c = run::count_changes(run::diff_ptx(one, two));
+  CHECK(c.removed + c.added == 0);
+  // A different register where the first build had the same one is still a difference.
+  const std::vector<std::string_view> three = {"add.u32 %t8, %t8, %row;", "@!%p bra L_skip_2;", "mov.u32 %t5, 0x10;"};
+  c = run::count_changes(run::diff_ptx(one, three));
+  CHECK(c.removed == 1);
+  CHECK(c.added == 1);
+}
+
+TEST_CASE("diff: one temporary less does not renumber the rest of the PTX into a change", "[run][diff]") {
+  // The right side drops the instruction writing %t1 (and its use): every later temporary's
+  // number shifts by one, but only the two lines that changed are shown.
+  const std::vector<std::string_view> left = {"mov.u32 %t0, %tid.x;",  "add.u32 %t1, %t0, 4;", "mul.lo.u32 %t2, %t0, %t1;",
+                                              "add.u32 %t3, %t2, 1;",  "shl.b32 %t4, %t3, 2;", "st.global.u32 [%t4], %t3;"};
+  const std::vector<std::string_view> right = {"mov.u32 %t0, %tid.x;", "mul.lo.u32 %t1, %t0, %t0;", "add.u32 %t2, %t1, 1;",
+                                               "shl.b32 %t3, %t2, 2;", "st.global.u32 [%t3], %t2;"};
+  const run::DiffCount c = run::count_changes(run::diff_ptx(left, right));
+  CHECK(c.removed == 2);
+  CHECK(c.added == 1);
 }
 
 TEST_CASE("diff: a mistake's diff shows exactly the lines it changes", "[run][diff]") {

@@ -1,0 +1,43 @@
+// The roofline ceilings of the machines the timing model predicts on (timing::Machine), as
+// data with their source: a figure drawn for a kernel uses the ceilings of the machine that
+// runs it (timing::machine_for).
+#pragma once
+
+#include <string_view>
+
+#include "engine/model/timing.hpp"
+
+namespace gs::model::timing {
+
+struct MachineCeilings {
+  const Machine* machine;
+  double tensor_tflops;  // dense bf16 on the tensor cores
+  double fp32_tflops;    // fp32 FMA on the SIMT lanes
+  double memory_tbps;    // DRAM peak
+  const char* source;
+};
+
+// H100 SXM5: 132 SMs x 4096 FLOP/cycle x 1.83 GHz = NVIDIA's 989 TFLOP/s; fp32 128 lanes x 2 x
+// 132 x 1.98 GHz = 67; HBM3 2619 MHz x 2 x 5120 bit = 3.35 TB/s ([DEV], facts §10).
+inline constexpr MachineCeilings kH100Ceilings{&kH100, 989.0, 67.0, 3.35,
+                                               "NVIDIA's rated figures: 132 SMs at the 1.83 GHz boost clock"};
+// B200: 2.25 PFLOP/s dense bf16 (148 SMs x 8192 FLOP/cycle x 1.86 GHz); fp32 148 SMs x 128 lanes
+// x 2 x 1.86 GHz = 70 TFLOP/s (Hopper's lanes per SM assumed); HBM3e 8 TB/s. NVIDIA's figures,
+// UNCONFIRMED (facts table: b200_machine, tensor_rate): no B200 was measured here.
+inline constexpr MachineCeilings kB200Ceilings{&kB200, 2250.0, 70.0, 8.0,
+                                               "NVIDIA's B200 figures, unconfirmed: 148 SMs at about 1.86 GHz, "
+                                               "HBM3e 8 TB/s"};
+
+constexpr const MachineCeilings& ceilings_of(const Machine& m) {
+  return &m == &kB200 ? kB200Ceilings : kH100Ceilings;
+}
+
+// The machine a device or figure name belongs to ("NVIDIA H100 80GB HBM3", "model (B200)",
+// "H100 SXM5 (reference)"), or nullptr when it names none of them.
+constexpr const Machine* machine_named_in(std::string_view name) {
+  for (const Machine* m : {&kH100, &kB200})
+    if (name.find(m->name) != std::string_view::npos) return m;
+  return nullptr;
+}
+
+}  // namespace gs::model::timing

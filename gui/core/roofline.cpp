@@ -1,0 +1,90 @@
+#include "gui/core/roofline.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/model/machine_ceilings.hpp"
+#include "gui/core/app_state.hpp"
+
+namespace gs::gui {
+
+RoofVerdict roof_verdict(double intensity, bool fp32, const DeviceCeilings& c) {
+  RoofVerdict v;
+  v.intensity = intensity;
+  v.fp32 = fp32;
+  v.ceiling_tflops = fp32 ? c.fp32_tflops : c.tensor_tflops;
+  v.ridge = c.memory_tbps > 0.0 ? v.ceiling_tflops / c.memory_tbps : 0.0;
+  v.roof_tflops = std::min(v.ceiling_tflops, c.memory_tbps * intensity);
+  v.memory_bound = intensity < v.ridge;
+  return v;
+}
+
+nlohmann::json verdict_json(const RoofVerdict& v) {
+  return {{"intensity", v.intensity},           {"fp32", v.fp32},
+          {"ceiling_tflops", v.ceiling_tflops}, {"ridge", v.ridge},
+          {"roof_tflops", v.roof_tflops},       {"roof", v.roof_name()},
+          {"memory_bound", v.memory_bound}};
+}
+
+std::string machine_of(const DeviceCeilings& c) {
+  const model::timing::Machine* m = model::timing::machine_named_in(c.name);
+  return m ? std::string(m->name) : c.name;
+}
+
+DeviceCeilings figure_ceilings(const AppState& app) {
+  const DeviceCeilings& measured = app.measurements.ceilings;
+  if (!app.kernel) return measured;
+  const model::timing::Machine& m = model::timing::machine_for(app.kernel->kernel().target);
+  if (machine_of(measured) == m.name) return measured;
+  const model::timing::MachineCeilings& c = model::timing::ceilings_of(m);
+  DeviceCeilings d;
+  d.name = fmt::format("{} ({})", m.name, m.confirmed ? "reference" : "NVIDIA's figures, unconfirmed");
+  d.tensor_tflops = c.tensor_tflops;
+  d.fp32_tflops = c.fp32_tflops;
+  d.memory_tbps = c.memory_tbps;
+  d.basis = c.source;
+  return d;
+}
+
+RooflineRow roofline_row(const ThroughputRow& r, const DeviceCeilings& figure) {
+  RooflineRow out;
+  const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
+  out.fp32 = info && info->ab_dtype == kernels::DType::f32;
+  // A model row ran on the machine its kernel's target runs on; a measured or imported row on
+  // its device, by name.
+  const model::timing::Machine* m = r.source == MeasurementSource::model && info
+                                        ? &model::timing::machine_for(info->arch)
+                                        : model::timing::machine_named_in(r.device);
+  out.machine = m ? std::string(m->name) : r.device;
+  out.on_figure = out.machine == machine_of(figure);
+  out.verdict = roof_verdict(r.intensity, out.fp32, figure);
+  return out;
+}
+
+std::optional<RoofVerdict> kernel_verdict(const AppState& app, const DeviceCeilings& figure) {
+  if (!app.kernel) return std::nullopt;
+  const run::SimReport& r = app.kernel->report;
+  return roof_verdict(gemm_intensity(r.shape, r.ab_dtype, r.c_dtype), r.ab_dtype == kernels::DType::f32, figure);
+}
+
+std::string roofline_caption(const ThroughputData& d, const RoofVerdict& v) {
+  const DeviceCeilings& c = d.ceilings;
+  std::string text = fmt::format(
+      "x = {:.3g} FLOP per byte of DRAM: A and B read once and C written once, the fewest bytes any kernel "
+      "moves. The roof over it on {} is {}: {} (ridge {:.3g}).",
+      v.intensity, c.name,
+      v.memory_bound ? fmt::format("the memory roof, {:.2f} TB/s x {:.3g} = {:.0f} TFLOP/s", c.memory_tbps,
+                                   v.intensity, v.roof_tflops)
+                     : fmt::format("the {} ceiling, {:.0f} TFLOP/s", v.fp32 ? "fp32 SIMT" : "bf16 tensor",
+                                   v.roof_tflops),
+      v.memory_bound ? "memory-bound" : "compute-bound", v.ridge);
+  if (d.achieved)
+    text += fmt::format(
+        " Through L2 the traced CTA fetches {} bytes (32-byte sectors and TMA) for {:.3g} FLOP: {:.3g} FLOP per "
+        "L2 byte.",
+        d.achieved->sector_bytes + d.achieved->tma_bytes, d.achieved->flops, d.achieved->intensity());
+  return text;
+}
+
+}  // namespace gs::gui
