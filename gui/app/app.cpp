@@ -199,6 +199,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     if (!o.screenshot.empty()) screenshot_out = run::OutputFile(o.screenshot, "--screenshot");
     if (!o.state_json.empty()) state_out = run::OutputFile(o.state_json, "--state-json");
     if (!o.picture.empty()) run::OutputFile(o.picture, "--save-picture");  // checked now, written at the end
+    if (!o.layout_file.empty()) run::OutputFile(o.layout_file, "--layout-file");  // read first, written at the end
   } catch (const run::OutputPathError& e) {
     err << "gemmscope gui: " << e.what() << "\n";
     return 2;
@@ -208,12 +209,14 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   app.config_dir = o.use_settings ? config_directory() : "";
   std::string warnings;
   app.settings = o.use_settings ? load_settings(app.config_dir, &warnings) : Settings::defaults();
-  if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
   if (o.theme) app.settings.theme = *o.theme;
   app.playback.speed = app.settings.play_speed;
 
-  const std::optional<run::SimRequest> first = first_request(o, app.settings, err);
+  const std::optional<run::SimRequest> first = first_request(o, app.settings, err, &warnings);
   if (!first) return 2;
+  if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
+  // Inputs are read before the window opens: headless, one that fails is bad input (exit 2).
+  if (const int bad = import_files(o, app, headless, err)) return bad;
   const run::SimRequest& req = *first;
 
   GLFWwindow* window = open_window(o, err);
@@ -231,13 +234,14 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   ImGuiIO& io = ImGui::GetIO();
   // The window layout is read and written here, not by ImGui (saved_layout.hpp). Headless runs
   // are reproducible: no saved layout unless --layout-file names one.
-  const std::string layout_path =
+  std::string layout_path =
       !o.layout_file.empty() ? o.layout_file : headless || app.config_dir.empty() ? "" : app.config_dir + "/imgui.ini";
   io.IniFilename = nullptr;
   if (!layout_path.empty()) {
     const LayoutFile layout = read_layout_file(layout_path);
     if (!layout.notice.empty()) app.add_problem({Severity::warning, "app", "layout", "window layout reset", layout.notice});
     if (!layout.text.empty()) ImGui::LoadIniSettingsFromMemory(layout.text.data(), layout.text.size());
+    if (!layout.replaceable) layout_path.clear();  // not a layout: never written over
   }
   // No keyboard navigation: Space and the arrows belong to the transport (views.hpp).
 
@@ -272,13 +276,6 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
 
   Shell shell(app, fonts, scale);
   shell.set_views(o.views, headless && o.layout_file.empty());
-  for (const std::string& path : o.import_json) {
-    try {
-      app.measurements.import_file(path, app.seconds_since_start());
-    } catch (const std::exception& e) {
-      app.add_problem({Severity::error, "app", "import", "cannot import bench JSON", e.what()});
-    }
-  }
 
   int exit_code = 0;
   // Headless: open synchronously so the first frame already shows the kernel; interactive:
@@ -431,7 +428,8 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   if (o.frame_stats)
     print_frame_stats(out, frame_ms, totals, draw_gl.stats(), o, shell.shown_view_names().size(),
                       app.kernel ? app.kernel->open_seconds : 0.0, renderer);
-  if (!headless) remember_session(app, err);
+  if (headless) report_problems(app, err);
+  else remember_session(app, err);
   if (!layout_path.empty()) {
     std::string error;
     if (!save_layout_file(layout_path, error)) err << "gemmscope gui: window layout not saved: " << error << "\n";
