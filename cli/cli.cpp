@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 
+#include <algorithm>
 #include <new>
 #include <ostream>
 #include <stdexcept>
@@ -12,6 +13,35 @@
 #include "run/build_info.hpp"
 
 namespace gs::cli {
+
+namespace {
+
+// CLI11 reads `--json=1` (or `--json=0`, or `--json=no`) as a flag with a value and goes on;
+// a flag takes no value, so any `--flag=VALUE` is refused naming the flag. The flags are those
+// of the subcommand named (the same name may be an option elsewhere: bench --json FILE).
+std::string flag_given_a_value(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App* scope = &app;
+  for (const std::string& arg : args) {
+    if (arg == "--") break;
+    if (scope == &app && !arg.empty() && arg[0] != '-') {
+      for (const CLI::App* sub : app.get_subcommands({}))
+        if (sub->get_name() == arg) scope = sub;
+      continue;
+    }
+    const size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) != 0 || eq == std::string::npos) continue;
+    const std::string name = arg.substr(2, eq - 2);
+    for (const CLI::App* owner : {scope, &app})
+      for (const CLI::Option* opt : owner->get_options())
+        if (opt->get_type_size_max() == 0 &&
+            std::find(opt->get_lnames().begin(), opt->get_lnames().end(), name) != opt->get_lnames().end())
+          return fmt::format("--{} is a flag and takes no value (got '{}'): write --{} alone, or leave it out", name,
+                             arg.size() <= 60 ? arg : arg.substr(0, 57) + "...", name);
+  }
+  return "";
+}
+
+}  // namespace
 
 int run_cli(const std::vector<std::string>& args, Streams io) {
   CLI::App app{"gemmscope — a microscope for GEMM kernels on NVIDIA GPUs: one kernel IR, printed as PTX "
@@ -32,6 +62,10 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   add_gui_command(app, io, exit_code);
   add_draw_command(app, io, exit_code);
 
+  if (const std::string bad = flag_given_a_value(app, args); !bad.empty()) {
+    io.err << "gemmscope: " << bad << "\nRun `gemmscope --help` for usage.\n";
+    return kExitUsage;
+  }
   // CLI11 parses from the back of a reversed vector.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
