@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <new>
 #include <ostream>
 #include <stdexcept>
@@ -15,6 +16,25 @@
 namespace gs::cli {
 
 namespace {
+
+// Options kept out of --help (for scripts and debugging) were put in CLI11's group "", which
+// also empties the name in CLI11's messages ("gemmscope: : '0x0' is not a window size"). They
+// get a named group instead, which this formatter leaves out of the help.
+constexpr const char* kHiddenGroup = "hidden";
+
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override {
+    if (group == kHiddenGroup) return "";
+    return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+  }
+};
+
+void name_hidden_options(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options())
+    if (opt->get_group().empty()) opt->group(kHiddenGroup);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) name_hidden_options(*sub);
+}
 
 // CLI11 reads `--json=1` (or `--json=0`, or `--json=no`) as a flag with a value and goes on;
 // a flag takes no value, so any `--flag=VALUE` is refused naming the flag. The flags are those
@@ -49,6 +69,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
                "gemmscope"};
   app.set_version_flag("--version", "gemmscope " + version_string());
   app.require_subcommand(0, 1);
+  app.formatter(std::make_shared<Formatter>());  // before the subcommands, which take it over
   app.footer(
       "Exit codes: 0 success, 1 failed result, 2 bad usage or input, 3 no CUDA device or driver.\n"
       "Run `gemmscope COMMAND --help` for a command's options.");
@@ -62,6 +83,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   add_gui_command(app, io, exit_code);
   add_draw_command(app, io, exit_code);
 
+  name_hidden_options(app);
   if (const std::string bad = flag_given_a_value(app, args); !bad.empty()) {
     io.err << "gemmscope: " << bad << "\nRun `gemmscope --help` for usage.\n";
     return kExitUsage;

@@ -83,6 +83,9 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
       {{"sim", "simt_naive", "--json=true"}, "--json is a flag and takes no value"},
       {{"ptx", "simt_naive", "--annotate=yes"}, "--annotate is a flag"},
       {{"--version=1"}, "--version is a flag"},
+      // Options kept out of --help are named in messages too (they read "gemmscope: : '0x0' ...").
+      {{"bench", "simt_naive", "--warmup", "x"}, "--warmup: 'x' is not a valid number of warm-up launches"},
+      {{"gui", "--resize-to", "0x0"}, "--resize-to: '0x0' is not a window size"},
   };
   for (const Case& c : cases) {
     INFO(c.args.size() << " args, first " << c.args[0]);
@@ -152,6 +155,9 @@ TEST_CASE("cli: --help and --version", "[cli]") {
   r = run({"ptx", "--help"});
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("--m"));
+  // The options for scripts stay out of the help.
+  r = run({"bench", "--help"});
+  CHECK_THAT(r.out, Catch::Contains("--sizes") && !Catch::Contains("--warmup") && !Catch::Contains("hidden"));
 }
 
 TEST_CASE("cli: the real binary's exit codes", "[cli]") {
