@@ -53,7 +53,7 @@ std::string flag_given_a_value(const CLI::App& app, const std::vector<std::strin
     const std::string name = arg.substr(2, eq - 2);
     for (const CLI::App* owner : {scope, &app})
       for (const CLI::Option* opt : owner->get_options())
-        if (opt->get_type_size_max() == 0 &&
+        if (opt->get_expected_max() == 0 &&
             std::find(opt->get_lnames().begin(), opt->get_lnames().end(), name) != opt->get_lnames().end())
           return fmt::format("--{} is a flag and takes no value (got '{}'): write --{} alone, or leave it out", name,
                              arg.size() <= 60 ? arg : arg.substr(0, 57) + "...", name);

@@ -199,7 +199,8 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
     if (!o.screenshot.empty()) screenshot_out = run::OutputFile(o.screenshot, "--screenshot");
     if (!o.state_json.empty()) state_out = run::OutputFile(o.state_json, "--state-json");
     if (!o.picture.empty()) run::OutputFile(o.picture, "--save-picture");  // checked now, written at the end
-    if (!o.layout_file.empty()) run::OutputFile(o.layout_file, "--layout-file");  // read first, written at the end
+    // Read first, written at the end, unless it is not a layout (then it is never touched).
+    if (!o.layout_file.empty() && layout_file_replaceable(o.layout_file)) run::OutputFile(o.layout_file, "--layout-file");
   } catch (const run::OutputPathError& e) {
     err << "gemmscope gui: " << e.what() << "\n";
     return 2;

@@ -37,6 +37,8 @@ bool is_other_file(const std::string& path) {
 
 }  // namespace
 
+bool layout_file_replaceable(const std::string& path) { return !is_other_file(path); }
+
 LayoutFile read_layout_file(const std::string& path) {
   LayoutFile out;
   std::error_code ec;

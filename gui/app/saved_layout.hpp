@@ -22,6 +22,10 @@ struct LayoutFile {
   bool replaceable = true;
 };
 
+// False when `path` is a regular file that is not a window layout (read as nothing, never
+// written). Reads at most its first 4 KiB; changes nothing.
+bool layout_file_replaceable(const std::string& path);
+
 // Reads the layout at `path`. A missing file is a first start: no text, no notice.
 LayoutFile read_layout_file(const std::string& path);
 
