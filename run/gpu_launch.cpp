@@ -211,7 +211,8 @@ LoadedKernel load_kernel(GpuJobContext& job, const cuda::Context& context, const
     throw std::runtime_error(*refusal);
   job.step(fmt::format("JIT-compiling the PTX of '{}' for {}", kernel.name, cuda::arch_name(context.device())));
   cuda::Module module(ptx);
-  cuda::Function function = module.get_function(kernel.name);
+  // The IR declares the parameters: the driver is asked about those and nothing past them.
+  cuda::Function function = module.get_function(kernel.name, kernel.params.size());
   const int registers = function.num_regs();
   return LoadedKernel{std::move(module), std::move(function), launch_config(kernel), registers};
 }

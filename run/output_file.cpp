@@ -86,6 +86,14 @@ int create_temp(const std::string& target, std::string& name) {
   return -1;
 }
 
+// Whether a file's or folder's mode bits let it be written. For root, whom access() and the
+// kernel let write anything, a file or folder with no write bit at all was made read-only on
+// purpose and is left alone. For anyone else the system's own checks (access(), creating a
+// file) already say it, groups and ACLs included.
+bool mode_allows_writing(const struct stat& st) {
+  return geteuid() != 0 || (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0;
+}
+
 // Can a file be created next to `target`? Creates one and removes it at once: this asks the
 // file system itself (read-only mounts, permissions, ACLs, quotas), which access() cannot.
 void check_can_create_next_to(const std::string& target, const std::string& path, std::string_view what) {
@@ -96,6 +104,9 @@ void check_can_create_next_to(const std::string& target, const std::string& path
                                       errno == ENOENT ? "does not exist" : "cannot be reached: " + errno_text(errno)));
   if (!S_ISDIR(st.st_mode))
     throw OutputPathError(fmt::format("{} '{}': cannot write there: '{}' is not a folder", what, path, dir));
+  if (!mode_allows_writing(st))
+    throw OutputPathError(fmt::format("{} '{}': the folder '{}' is read-only (mode {:04o}); choose another path",
+                                      what, path, dir, unsigned(st.st_mode & 07777)));
   std::string name;
   const int fd = create_temp(target, name);
   if (fd < 0)
@@ -184,6 +195,11 @@ OutputFile::OutputFile(const std::string& path, std::string_view what) : path_(p
   }
   if (!S_ISREG(r.st.st_mode)) refuse(path, what, r.st.st_mode);
   // A file someone made read-only is not replaced behind their back (a rename would allow it).
+  // access() says yes to root for any file: the mode bits say what its owner meant.
+  if (!mode_allows_writing(r.st))
+    throw OutputPathError(fmt::format("{} '{}': the file is read-only (mode {:04o}); make it writable first "
+                                      "(chmod u+w) or choose another path",
+                                      what, path, unsigned(r.st.st_mode & 07777)));
   if (access(r.path.c_str(), W_OK) != 0)
     throw OutputPathError(fmt::format("{} '{}': the file is not writable: {}", what, path, errno_text(errno)));
   check_can_create_next_to(r.path, path, what);

@@ -1,7 +1,8 @@
 // The house's layers, checked on the sources: every #include points down (or sideways inside
 // one layer), never up.
 //
-//   0  engine/ir, engine/layout          the kernel as data, pure layout functions
+//   0  engine/ir, engine/layout,         the kernel as data, pure layout functions,
+//      engine/sys                        running other programs
 //   1  engine/builder, engine/ptx,       what reads or writes the IR
 //      engine/model, engine/cuda
 //   2  kernels                           the ladder
@@ -28,7 +29,7 @@ struct Layer {
 
 // Longest prefixes first, so engine/model is not taken for engine.
 constexpr Layer kLayers[] = {
-    {"engine/ir/", 0},      {"engine/layout/", 0}, {"engine/builder/", 1}, {"engine/ptx/", 1},
+    {"engine/ir/", 0},      {"engine/layout/", 0}, {"engine/sys/", 0},     {"engine/builder/", 1}, {"engine/ptx/", 1},
     {"engine/model/", 1},   {"engine/cuda/", 1},   {"kernels/", 2},        {"run/", 3},
     {"gui/", 4},            {"cli/", 4},           {"bench/", 5},
 };

@@ -2,6 +2,8 @@
 // See isolation.hpp for the contract and the fork rule.
 #include "engine/cuda/isolation.hpp"
 
+#include "engine/sys/process.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +22,8 @@
 
 namespace gs::cuda {
 namespace {
+
+using sys::duration_text;
 
 using Clock = std::chrono::steady_clock;
 
@@ -125,15 +129,6 @@ bool reap(pid_t pid, int& status) {
   return false;
 }
 
-std::string duration_text(std::chrono::milliseconds limit) {
-  const long long ms = limit.count();
-  if (ms % 1000 == 0) return std::to_string(ms / 1000) + " s";
-  if (ms < 1000) return std::to_string(ms) + " ms";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms) / 1000.0);
-  return text;
-}
-
 struct Frame {
   bool complete = false;
   char tag = 0;
@@ -163,29 +158,7 @@ std::string_view to_string(ChildResult::Status status) {
   return "?";
 }
 
-std::string signal_name(int signal) {
-  switch (signal) {
-    case SIGHUP: return "SIGHUP";
-    case SIGINT: return "SIGINT";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGILL: return "SIGILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGKILL: return "SIGKILL";
-    case SIGUSR1: return "SIGUSR1";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGUSR2: return "SIGUSR2";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGALRM: return "SIGALRM";
-    case SIGTERM: return "SIGTERM";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGSYS: return "SIGSYS";
-    default: return "signal " + std::to_string(signal);
-  }
-}
+std::string signal_name(int signal) { return sys::signal_name(signal); }
 
 ChildResult run_isolated(std::function<std::string()> job, std::chrono::milliseconds limit,
                          std::string_view what) {

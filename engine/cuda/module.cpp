@@ -115,12 +115,12 @@ ModuleHandle Module::handle() const {
   return module_of(loaded_);
 }
 
-Function Module::get_function(std::string_view name) const {
+Function Module::get_function(std::string_view name, std::optional<std::size_t> params) const {
   const std::string entry(name);
   CUfunction function = nullptr;
   check(api().cuModuleGetFunction(&function, module_of(loaded_), entry.c_str()),
         "cuModuleGetFunction(\"" + entry + "\")");
-  return Function(loaded_, function, entry);
+  return Function(loaded_, function, entry, params);
 }
 
 int Function::attribute(FunctionAttribute which) const {
@@ -160,20 +160,19 @@ void Function::allow_non_portable_cluster_size(bool allow) const {
 Function::ParamLayout Function::param_layout() const {
   ParamLayout layout;
   const DriverApi& cu = api();
-  if (cu.cuFuncGetParamInfo == nullptr) return layout;
-  // The driver answers CUDA_ERROR_INVALID_VALUE for the first index past the last parameter.
-  constexpr std::size_t max_params = 4096;
-  for (std::size_t index = 0; index < max_params; ++index) {
+  if (cu.cuFuncGetParamInfo == nullptr || !declared_params_) return layout;
+  layout.known = true;
+  for (std::size_t index = 0; index < *declared_params_; ++index) {
     std::size_t offset = 0, size = 0;
     const CUresult rc = cu.cuFuncGetParamInfo(function_, index, &offset, &size);
-    if (rc == CUDA_ERROR_INVALID_VALUE) {
-      layout.known = true;
+    if (rc == CUDA_ERROR_INVALID_VALUE) return layout;  // fewer than declared: the check says so
+    if (rc != CUDA_SUCCESS) {
+      layout.known = false;
+      layout.params.clear();
       return layout;
     }
-    if (rc != CUDA_SUCCESS) break;
     layout.params.push_back({offset, size});
   }
-  layout.params.clear();
   return layout;
 }
 
@@ -185,9 +184,9 @@ Module::Module(std::string_view) {
 ModuleHandle Module::handle() const {
   return nullptr;
 }
-Function Module::get_function(std::string_view name) const {
+Function Module::get_function(std::string_view name, std::optional<std::size_t> params) const {
   Driver::instance().require();
-  return Function(loaded_, nullptr, std::string(name));
+  return Function(loaded_, nullptr, std::string(name), params);
 }
 int Function::attribute(FunctionAttribute) const {
   Driver::instance().require();

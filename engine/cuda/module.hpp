@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,8 +63,9 @@ class Function {
   // Allows clusters of up to 16 CTAs (8 is the portable maximum).
   void allow_non_portable_cluster_size(bool allow) const;
 
-  // The kernel's parameters as the driver sees them (cuFuncGetParamInfo, CUDA 12.4+ drivers);
-  // `known` is false when the driver cannot tell.
+  // The kernel's parameters as the driver sees them (cuFuncGetParamInfo, CUDA 12.4+ drivers),
+  // asked for the declared count only; `known` is false when the driver cannot tell or no
+  // count was declared. A driver that reports fewer than declared gives those it reports.
   struct ParamLayout {
     bool known = false;
     std::vector<ParamSlot> params;
@@ -72,11 +74,13 @@ class Function {
 
  private:
   friend class Module;
-  Function(std::shared_ptr<const void> owner, FunctionHandle function, std::string name)
-      : owner_(std::move(owner)), function_(function), name_(std::move(name)) {}
+  Function(std::shared_ptr<const void> owner, FunctionHandle function, std::string name,
+           std::optional<std::size_t> params)
+      : owner_(std::move(owner)), function_(function), name_(std::move(name)), declared_params_(params) {}
   std::shared_ptr<const void> owner_;  // keeps the module loaded
   FunctionHandle function_ = nullptr;
   std::string name_;
+  std::optional<std::size_t> declared_params_;
 };
 
 class Module {
@@ -90,7 +94,11 @@ class Module {
   ModuleHandle handle() const;
 
   // Throws CudaError (CUDA_ERROR_NOT_FOUND) naming the entry when there is none of that name.
-  Function get_function(std::string_view name) const;
+  // `params`: how many parameters the entry declares (the IR's Kernel::params), which lets
+  // param_layout() ask the driver about each of them and nothing past the last; without it the
+  // layout is unknown (probing past the end would be a failing driver call, which
+  // compute-sanitizer reports as an error).
+  Function get_function(std::string_view name, std::optional<std::size_t> params = std::nullopt) const;
 
  private:
   std::shared_ptr<const void> loaded_;  // owns the CUmodule; unloads when the last user goes

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/sys/process.hpp"
+
 namespace gs::ptx {
 
 namespace fs = std::filesystem;
@@ -66,10 +68,18 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-int run_logged(const std::string& command, const std::string& log_path, std::string& log) {
-  const int status = std::system((command + " > '" + log_path + "' 2>&1").c_str());
-  log = read_file(log_path);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+std::chrono::milliseconds tool_time_limit() {
+  const char* env = std::getenv("GEMMSCOPE_TOOL_TIMEOUT");
+  if (!env || !*env) return kDefaultToolLimit;
+  char* end = nullptr;
+  const double seconds = std::strtod(env, &end);
+  // A value that is not a number of seconds from 0.1 to a day keeps the default.
+  if (end == env || *end != '\0' || !(seconds >= 0.1 && seconds <= 86400.0)) return kDefaultToolLimit;
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0));
+}
+
+sys::ProcessResult run_tool(const std::vector<std::string>& argv) {
+  return sys::run_process(argv, {.limit = tool_time_limit()});
 }
 
 PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOptions& options) {
@@ -77,26 +87,33 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   const std::optional<std::string> ptxas = find_ptxas();
   if (!ptxas) {
     r.log = "ptxas not found (install the CUDA toolkit, e.g. into /usr/local/cuda, or set GEMMSCOPE_PTXAS to its ptxas)";
+    r.failure = r.log;
     return r;
   }
-  char dir_template[] = "/tmp/gemmscope-ptxas-XXXXXX";
-  const char* dir = ::mkdtemp(dir_template);
-  if (!dir) {
-    r.log = "cannot create a temporary folder for ptxas";
+  // Removed with everything in it on every path out of here (a failed, killed or throwing tool).
+  std::optional<sys::TempDir> dir;
+  try {
+    dir.emplace("gemmscope-ptxas-");
+  } catch (const std::exception& e) {
+    r.log = std::string("cannot create a temporary folder for ptxas: ") + e.what();
+    r.failure = r.log;
     return r;
   }
-  const fs::path in = fs::path(dir) / "kernel.ptx", out = fs::path(dir) / "kernel.cubin",
-                 log = fs::path(dir) / "ptxas.log";
+  const std::string in = dir->file("kernel.ptx"), out = dir->file("kernel.cubin");
   std::ofstream(in) << ptx;
-  r.command = fmt::format("'{}' -v{} -arch={} '{}' -o '{}'", *ptxas, options.line_info ? " -lineinfo" : "",
-                          ir::arch_name(target), in.string(), out.string());
-  r.exit_code = run_logged(r.command, log.string(), r.log);
+  std::vector<std::string> argv = {*ptxas, "-v"};
+  if (options.line_info) argv.push_back("-lineinfo");
+  argv.insert(argv.end(), {"-arch=" + std::string(ir::arch_name(target)), in, "-o", out});
+  r.command = sys::command_line(argv);
+  const sys::ProcessResult p = run_tool(argv);
+  r.log = p.output;
+  r.exit_code = p.status == sys::ProcessResult::Status::exited ? p.exit_code : -1;
   r.ran = true;
-  r.ok = r.exit_code == 0 && fs::exists(out);
-  if (r.ok && options.keep_cubin) r.cubin = read_file(out.string());
-  if (r.ok && options.with_cubin) options.with_cubin(out.string());
-  std::error_code ec;
-  fs::remove_all(dir, ec);
+  r.ok = p.ok() && fs::exists(out);
+  if (!p.ok()) r.failure = p.describe("ptxas");
+  else if (!r.ok) r.failure = "ptxas exited with status 0 but wrote no cubin";
+  if (r.ok && options.keep_cubin) r.cubin = read_file(out);
+  if (r.ok && options.with_cubin) options.with_cubin(out);
   return r;
 }
 

@@ -1,11 +1,14 @@
 // Running ptxas, the independent judge of emitted PTX (style.md: ptxas is our NASM).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/ir/types.hpp"
+#include "engine/sys/process.hpp"
 
 namespace gs::ptx {
 
@@ -14,7 +17,8 @@ struct PtxasResult {
   bool ok = false;    // assembled without errors
   int exit_code = -1;
   std::string log;    // ptxas's messages (-v resource report included)
-  std::string command;
+  std::string command;  // what ran, quoted for a reader to type (it never goes through a shell)
+  std::string failure;  // when !ok: one sentence naming ptxas and what happened (a timeout included)
   std::string cubin;  // the assembled module, when PtxasOptions::keep_cubin asked for it
 };
 
@@ -37,9 +41,13 @@ std::optional<std::string> find_cuda_tool(const std::string& name, const char* e
 
 // A file's bytes ("" when it cannot be read).
 std::string read_file(const std::string& path);
-// Runs the shell command line `command` with its stdout and stderr into `log_path` and then
-// `log`; returns its exit status, -1 when it did not exit normally.
-int run_logged(const std::string& command, const std::string& log_path, std::string& log);
+
+// How long a toolkit program may run: $GEMMSCOPE_TOOL_TIMEOUT seconds (0.1 to 86400), else
+// kDefaultToolLimit. A program still running then is killed and the result says so.
+constexpr std::chrono::milliseconds kDefaultToolLimit{std::chrono::minutes(2)};
+std::chrono::milliseconds tool_time_limit();
+// Runs a toolkit program (argv[0] a path, no shell) under tool_time_limit(), its output captured.
+sys::ProcessResult run_tool(const std::vector<std::string>& argv);
 
 // Assembles `ptx` for `target` (with -v so the log carries registers/spills/smem).
 PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOptions& options = {});

@@ -177,6 +177,20 @@ size_t SassListing::local_memory_count() const {
                               [](const SassInstruction& i) { return i.local_memory; }));
 }
 
+std::string listing_mismatch(const std::vector<SassInstruction>& instructions, uint64_t text_size) {
+  // The kernel's code is text_size bytes of 16-byte instructions, listed in address order.
+  for (size_t i = 0; i < instructions.size(); ++i) {
+    const uint64_t expected = uint64_t(i) * kInstructionBytes;
+    if (instructions[i].address != expected)
+      return fmt::format("instruction {} is at address {:#x}, where the code's instruction {} is at {:#x}", i + 1,
+                         instructions[i].address, i + 1, expected);
+  }
+  if (text_size != 0 && instructions.size() * kInstructionBytes != text_size)
+    return fmt::format("{} instructions listed, but the cubin holds {} bytes of code ({} instructions)",
+                       instructions.size(), text_size, text_size / kInstructionBytes);
+  return "";
+}
+
 SassListing compile_sass(const std::string& ptx, ir::Arch target) {
   SassListing s;
   s.arch = std::string(ir::arch_name(target));
@@ -185,15 +199,14 @@ SassListing compile_sass(const std::string& ptx, ir::Arch target) {
   options.keep_cubin = true;
   std::optional<std::string> disassembler = find_cuda_tool("nvdisasm", "GEMMSCOPE_NVDISASM");
   if (!disassembler) disassembler = find_cuda_tool("cuobjdump", "GEMMSCOPE_CUOBJDUMP");
-  std::string listing;
-  int disassembler_status = -1;
+  sys::ProcessResult disassembled;
   options.with_cubin = [&](const std::string& cubin_path) {
     if (!disassembler) return;
     const bool nvdisasm = fs::path(*disassembler).filename() == "nvdisasm";
     // nvdisasm -c prints only the code sections; cuobjdump -sass prints the code of every kernel.
-    s.disassembler_command = fmt::format("'{}' {} '{}'", *disassembler, nvdisasm ? "-c" : "-sass", cubin_path);
-    const std::string out_path = (fs::path(cubin_path).parent_path() / "sass.txt").string();
-    disassembler_status = run_logged(s.disassembler_command, out_path, listing);
+    const std::vector<std::string> argv = {*disassembler, nvdisasm ? "-c" : "-sass", cubin_path};
+    s.disassembler_command = sys::command_line(argv);
+    disassembled = run_tool(argv);
   };
   const PtxasResult r = run_ptxas(ptx, target, options);
   s.ptxas_command = r.command;
@@ -206,8 +219,7 @@ SassListing compile_sass(const std::string& ptx, ir::Arch target) {
   }
   if (!r.ok) {
     s.status = SassStatus::ptxas_failed;
-    s.message = fmt::format("ptxas could not assemble the PTX for {} (exit {}): {}", s.arch, r.exit_code,
-                            r.log.substr(0, r.log.find('\n')));
+    s.message = fmt::format("ptxas could not assemble the PTX for {}: {}", s.arch, r.failure);
     return s;
   }
   s.report = parse_ptxas_report(r.log);
@@ -223,18 +235,24 @@ SassListing compile_sass(const std::string& ptx, ir::Arch target) {
     s.message = "no nvdisasm or cuobjdump: the PTX line of each SASS address is shown but not the instructions "
                 "(install the CUDA toolkit's nvdisasm beside ptxas, or set GEMMSCOPE_NVDISASM to it)";
     for (uint32_t a = 0; a < s.lines.text_size; a += kInstructionBytes) s.instructions.push_back({.address = a});
-  } else if (disassembler_status != 0) {
+  } else if (!disassembled.ok()) {
     s.status = SassStatus::disassembler_failed;
-    s.disassembler_log = listing;
-    s.message = fmt::format("{} failed (exit {}): {}", s.disassembler_command, disassembler_status,
-                            listing.substr(0, listing.find('\n')));
+    s.disassembler_log = disassembled.output;
+    s.message = disassembled.describe(fs::path(*disassembler).filename().string()) + " (" + s.disassembler_command + ")";
     return s;
   } else {
-    s.instructions = parse_disassembly(listing);
+    s.instructions = parse_disassembly(disassembled.output);
     if (s.instructions.empty()) {
       s.status = SassStatus::disassembler_failed;
-      s.disassembler_log = listing;
+      s.disassembler_log = disassembled.output;
       s.message = fmt::format("{} printed no instructions", s.disassembler_command);
+      return s;
+    }
+    if (const std::string mismatch = listing_mismatch(s.instructions, s.lines.text_size); !mismatch.empty()) {
+      s.status = SassStatus::disassembler_failed;
+      s.disassembler_log = disassembled.output;
+      s.message = fmt::format("{} printed a listing that is not the cubin's code: {}", s.disassembler_command, mismatch);
+      s.instructions.clear();
       return s;
     }
     s.status = SassStatus::ok;

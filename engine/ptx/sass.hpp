@@ -93,6 +93,10 @@ SassListing compile_sass(const std::string& ptx, ir::Arch target);
 // The instructions of nvdisasm's or cuobjdump -sass's listing: every "/*0040*/ TEXT ;" line.
 std::vector<SassInstruction> parse_disassembly(std::string_view listing);
 
+// Why a parsed listing is not the code of a cubin with `text_size` bytes of code (0: unknown):
+// an instruction out of place, or too few or too many. Empty when it matches.
+std::string listing_mismatch(const std::vector<SassInstruction>& instructions, uint64_t text_size);
+
 // Gives each instruction its PTX line from `rows`, then corrects signature ops against the
 // PTX text (see above).
 void link_to_ptx(std::vector<SassInstruction>& instructions, const std::vector<SassLineRow>& rows,

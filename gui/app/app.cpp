@@ -53,23 +53,15 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 
 // The app's state before the first frame: settings (unless the run ignores them), the theme
 // asked for, and the imported bench results.
-void init_state(AppState& app, const AppOptions& o) {
+// Returns the settings' warnings, which the caller reports once the first request has added its
+// own (a stale last_shape).
+std::string init_state(AppState& app, const AppOptions& o) {
   app.config_dir = o.use_settings ? config_directory() : "";
   std::string warnings;
   app.settings = o.use_settings ? load_settings(app.config_dir, &warnings) : Settings::defaults();
-  if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
   if (o.theme) app.settings.theme = *o.theme;
   app.playback.speed = app.settings.play_speed;
-}
-
-void import_results(AppState& app, const AppOptions& o) {
-  for (const std::string& path : o.import_json) {
-    try {
-      app.measurements.import_file(path, app.seconds_since_start());
-    } catch (const std::exception& e) {
-      app.add_problem({Severity::error, "app", "import", "cannot import bench JSON", e.what()});
-    }
-  }
+  return warnings;
 }
 
 // Opens the first kernel. Headless: synchronously, stepped and selected as the options say, so
@@ -148,15 +140,17 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   if (const int bad = outputs.check_paths(err)) return bad;
 
   AppState app;
-  init_state(app, o);
-  const std::optional<run::SimRequest> first = first_request(o, app.settings, err);
+  std::string warnings = init_state(app, o);
+  const std::optional<run::SimRequest> first = first_request(o, app.settings, err, &warnings);
   if (!first) return 2;
+  if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
+  // Inputs are read before the window opens: headless, one that fails is bad input (exit 2).
+  if (const int bad = import_files(o, app, headless, err)) return bad;
 
   std::unique_ptr<AppWindow> window = AppWindow::open(o, headless, app, err);
   if (!window) return 1;
   Shell shell(app, window->fonts(), window->scale());
   shell.set_views(o.views, headless && o.layout_file.empty());
-  import_results(app, o);
   int exit_code = open_first(app, shell, o, *first, headless, err);
 
   ImGuiIO& io = ImGui::GetIO();
@@ -200,7 +194,8 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   if (o.frame_stats)
     print_frame_stats(out, frame_ms, totals, window->gl().stats(), o, shell.shown_view_names().size(),
                       app.kernel ? app.kernel->open_seconds : 0.0, window->renderer_name());
-  if (!headless) remember_session(app, err);
+  if (headless) report_problems(app, err);
+  else remember_session(app, err);
   if (!layout_path.empty()) {
     std::string error;
     if (!save_layout_file(layout_path, error)) err << "gemmscope gui: window layout not saved: " << error << "\n";

@@ -114,6 +114,7 @@ std::unique_ptr<AppWindow> AppWindow::open(const AppOptions& o, bool headless, A
     const LayoutFile layout = read_layout_file(w->layout_path_);
     if (!layout.notice.empty()) app.add_problem({Severity::warning, "app", "layout", "window layout reset", layout.notice});
     if (!layout.text.empty()) ImGui::LoadIniSettingsFromMemory(layout.text.data(), layout.text.size());
+    if (!layout.replaceable) w->layout_path_.clear();  // not a layout: never written over
   }
   // No keyboard navigation: Space and the arrows belong to the transport (views.hpp).
 

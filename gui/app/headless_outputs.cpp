@@ -10,6 +10,7 @@
 #include "gui/app/app_window.hpp"
 #include "gui/app/assets.hpp"
 #include "gui/app/save_picture.hpp"
+#include "gui/app/saved_layout.hpp"
 #include "gui/app/shell.hpp"
 #include "gui/core/picture.hpp"
 
@@ -20,6 +21,8 @@ int HeadlessOutputs::check_paths(std::ostream& err) {
     if (!o_.screenshot.empty()) screenshot_out_ = run::OutputFile(o_.screenshot, "--screenshot");
     if (!o_.state_json.empty()) state_out_ = run::OutputFile(o_.state_json, "--state-json");
     if (!o_.picture.empty()) run::OutputFile(o_.picture, "--save-picture");  // checked now, written at the end
+    // Read first, written at the end, unless it is not a layout (then it is never touched).
+    if (!o_.layout_file.empty() && layout_file_replaceable(o_.layout_file)) run::OutputFile(o_.layout_file, "--layout-file");
   } catch (const run::OutputPathError& e) {
     err << "gemmscope gui: " << e.what() << "\n";
     return 2;

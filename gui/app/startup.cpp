@@ -4,11 +4,25 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/throughput_data.hpp"
+
 namespace gs::gui {
 
 namespace {
 
 bool window_size_ok(int w, int h) { return w >= 320 && h >= 240 && w <= 8192 && h <= 8192; }
+
+// Why the kernel cannot be built at the request's shape; empty when it can.
+std::string shape_refusal(const run::SimRequest& req) {
+  if (req.shape.m == 0 && req.shape.n == 0 && req.shape.k == 0) return "";
+  try {
+    const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
+    kernels::build_kernel(info, {info.resolve(req.shape), req.mistakes, req.params});
+  } catch (const kernels::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace
 
@@ -33,7 +47,8 @@ int check_app_options(const AppOptions& o, std::ostream& err) {
   return 0;
 }
 
-std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings& settings, std::ostream& err) {
+std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings& settings, std::ostream& err,
+                                             std::string* settings_warnings) {
   run::SimRequest req;
   req.kernel_id = o.kernel_id.empty() ? settings.last_kernel : o.kernel_id;
   if (!kernels::find_kernel(req.kernel_id)) {
@@ -64,6 +79,15 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
       err << "gemmscope gui: " << e.what() << "\n";
       return std::nullopt;
     }
+    // A shape the kernel no longer takes (its tiles changed, or the file was edited) is the
+    // settings' fault: the example shape opens instead, and the Problems view says why.
+    if (const std::string why = shape_refusal(req); !why.empty()) {
+      if (settings_warnings)
+        *settings_warnings += fmt::format("settings: 'last_shape' [{}, {}, {}] does not fit {}: {}; using the "
+                                          "example shape\n",
+                                          req.shape.m, req.shape.n, req.shape.k, req.kernel_id, why);
+      req.shape = {};
+    }
     return req;
   }
   try {
@@ -76,6 +100,39 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
     return std::nullopt;
   }
   return req;
+}
+
+int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream& err) {
+  int failed = 0;
+  for (const std::string& path : o.import_json) {
+    const size_t before = app.problems.size();
+    import_bench_json(app, path);
+    if (app.problems.size() == before) continue;
+    ++failed;
+    if (headless) {
+      const Problem& p = app.problems.back();
+      err << "gemmscope gui: --import: " << p.title << ": " << p.detail << "\n";
+    }
+  }
+  return headless && failed > 0 ? 2 : 0;
+}
+
+void report_problems(const AppState& app, std::ostream& err) {
+  size_t model = 0;
+  for (const Problem& p : app.problems) {
+    if (p.source == "model") {
+      ++model;
+      continue;
+    }
+    std::string detail = p.detail;
+    while (!detail.empty() && detail.back() == '\n') detail.pop_back();
+    err << "gemmscope gui: " << severity_name(p.severity) << ": " << p.title << (detail.empty() ? "" : ": " + detail)
+        << "\n";
+  }
+  if (model > 0)
+    err << fmt::format("gemmscope gui: the model reports {} problem{} (the Problems view lists them; so does "
+                       "`gemmscope sim`)\n",
+                       model, model == 1 ? "" : "s");
 }
 
 void remember_session(AppState& app, std::ostream& err) {

@@ -6,6 +6,7 @@
 
 #include <iosfwd>
 #include <optional>
+#include <string>
 
 #include "gui/app/app.hpp"
 
@@ -16,8 +17,19 @@ int check_app_options(const AppOptions& o, std::ostream& err);
 
 // The request to open first. A kernel, shape or mistake named on the command line that does not
 // fit is a usage error, reported on err (nullopt) before any window opens; a stale kernel in
-// the settings falls back to the ladder's first step.
-std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings& settings, std::ostream& err);
+// the settings falls back to the ladder's first step, and a stale shape to the example shape
+// (saying why on settings_warnings).
+std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings& settings, std::ostream& err,
+                                             std::string* settings_warnings = nullptr);
+
+// Imports the --import bench files into the throughput plot. A file that cannot be read, is not
+// bench JSON or holds nothing to plot is a problem (the Problems view); headless it is also bad
+// input, said on err with a result of 2 (0 otherwise).
+int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream& err);
+
+// What the Problems view would show, for a headless run: one line per problem on err, the
+// model's own findings (hazards, a wrong result) counted in one line.
+void report_problems(const AppState& app, std::ostream& err);
 
 // Saves the play speed and the open kernel's id and shape into the settings (interactive runs
 // with a config directory only); a failure is reported on err.

@@ -19,6 +19,10 @@ namespace {
 constexpr size_t kMaxSettingsBytes = size_t(1) << 20;
 constexpr int kMaxSettingsDepth = 8;
 constexpr size_t kMaxKernelIdLength = 64;
+constexpr double kMinPlaySpeed = 0.1, kMaxPlaySpeed = 10000.0;
+// The UI scales a settings file may ask for (0 is automatic): smaller fonts cannot be built.
+constexpr double kMinFontScale = 0.5, kMaxFontScale = 4.0;
+constexpr int kMaxBenchReps = 1000;
 
 struct ViewNames {
   const char* name;
@@ -81,10 +85,23 @@ Settings Settings::from_json(const nlohmann::json& j, std::string* warnings) {
     else if (t == "light") s.theme = Theme::light;
     else warn("theme", "\"dark\" or \"light\"");
   }
+  // Numbers: a value outside its range (or of another type) keeps the default. nlohmann reads
+  // 1e-30 as a number and 4294967297 as an integer that would wrap in an int: every bound is
+  // checked on the value as read, before any narrowing.
+  const auto number_in = [&](const char* key, double lo, double hi, bool integer, auto& field, const char* expected) {
+    if (!j.contains(key)) return;
+    const nlohmann::json& v = j[key];
+    const bool ok = integer ? (v.is_number_integer() && v.get<double>() >= lo && v.get<double>() <= hi)
+                            : (v.is_number() && v.get<double>() >= lo && v.get<double>() <= hi);
+    if (ok) field = static_cast<std::decay_t<decltype(field)>>(v.get<double>());
+    else warn(key, expected);
+  };
   if (j.contains("font_scale")) {
-    if (j["font_scale"].is_number() && j["font_scale"].get<double>() >= 0.0 && j["font_scale"].get<double>() <= 4.0)
-      s.font_scale = j["font_scale"].get<float>();
-    else warn("font_scale", "a number from 0 (automatic) to 4");
+    // 0 is "automatic"; a scale smaller than kMinFontScale makes fonts ImGui cannot build.
+    const nlohmann::json& v = j["font_scale"];
+    if (v.is_number() && v.get<double>() == 0.0) s.font_scale = 0.0f;
+    else number_in("font_scale", kMinFontScale, kMaxFontScale, false, s.font_scale,
+                   "0 (automatic) or a number from 0.5 to 4");
   }
   if (j.contains("views")) {
     if (j["views"].is_object()) {
@@ -112,16 +129,9 @@ Settings Settings::from_json(const nlohmann::json& j, std::string* warnings) {
       s.last_k = sh[2].get<uint32_t>();
     } else warn("last_shape", fmt::format("[M, N, K] of integers from 0 (the example shape) to {}", kernels::kMaxGemmDimension).c_str());
   }
-  if (j.contains("play_speed")) {
-    if (j["play_speed"].is_number() && j["play_speed"].get<double>() > 0.0 && j["play_speed"].get<double>() <= 10000.0)
-      s.play_speed = j["play_speed"].get<float>();
-    else warn("play_speed", "a number of steps per second from 0 to 10000");
-  }
-  if (j.contains("bench_reps")) {
-    if (j["bench_reps"].is_number_integer() && j["bench_reps"].get<int>() >= 1 && j["bench_reps"].get<int>() <= 1000)
-      s.bench_reps = j["bench_reps"].get<int>();
-    else warn("bench_reps", "an integer from 1 to 1000");
-  }
+  number_in("play_speed", kMinPlaySpeed, kMaxPlaySpeed, false, s.play_speed,
+            "a number of steps per second from 0.1 to 10000");
+  number_in("bench_reps", 1, kMaxBenchReps, true, s.bench_reps, "an integer from 1 to 1000");
   return s;
 }
 

@@ -77,6 +77,15 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
       {{"ptx", "hopper_two_consumers", "--param", "stages=2", "--param", "stages=3"}, "--param stages is given twice"},
       {{"sim", "simt_naive", "--param", "stages=2"}, "unknown build parameter 'stages' for simt_naive"},
       {{"bench", "hopper_two_consumers", "--param", "depth=2"}, "valid parameters are stages"},
+      // A flag takes no value: CLI11 read --json=1 (and --json=0, --json=no) and went on.
+      {{"list", "--json=1"}, "--json is a flag and takes no value (got '--json=1')"},
+      {{"list", "--json=0"}, "--json is a flag and takes no value"},
+      {{"sim", "simt_naive", "--json=true"}, "--json is a flag and takes no value"},
+      {{"ptx", "simt_naive", "--annotate=yes"}, "--annotate is a flag"},
+      {{"--version=1"}, "--version is a flag"},
+      // Options kept out of --help are named in messages too (they read "gemmscope: : '0x0' ...").
+      {{"bench", "simt_naive", "--warmup", "x"}, "--warmup: 'x' is not a valid number of warm-up launches"},
+      {{"gui", "--resize-to", "0x0"}, "--resize-to: '0x0' is not a window size"},
   };
   for (const Case& c : cases) {
     INFO(c.args.size() << " args, first " << c.args[0]);
@@ -85,6 +94,15 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
     CHECK_THAT(r.err, Catch::Contains(c.message));
     CHECK(r.out.empty());
   }
+}
+
+TEST_CASE("cli: an option's --name=VALUE form still works where the name is a flag elsewhere", "[cli][errors]") {
+  // bench's --json takes a file, while list's and sim's --json are flags.
+  const Run r = run({"bench", "simt_naive", "--reps", "0", "--no-cublas", "--json=/dev/null"});
+  CHECK_THAT(r.err, !Catch::Contains("takes no value"));
+  CHECK(r.code != 2);
+  const Run p = run({"ptx", "simt_naive", "--m=64", "--output=/dev/null"});
+  CHECK(p.code == 0);
 }
 
 TEST_CASE("cli: --param sets a kernel's build parameter in ptx, sim and list", "[cli][params]") {
@@ -137,6 +155,9 @@ TEST_CASE("cli: --help and --version", "[cli]") {
   r = run({"ptx", "--help"});
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("--m"));
+  // The options for scripts stay out of the help.
+  r = run({"bench", "--help"});
+  CHECK_THAT(r.out, Catch::Contains("--sizes") && !Catch::Contains("--warmup") && !Catch::Contains("hidden"));
 }
 
 TEST_CASE("cli: the real binary's exit codes", "[cli]") {

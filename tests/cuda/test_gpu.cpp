@@ -80,6 +80,8 @@ std::map<std::string, std::string> report_of(const ChildResult& r) {
 
 }  // namespace
 
+constexpr std::size_t kWriteTidParams = 3;  // kWriteTidPtx's parameters, as the IR would declare them
+
 TEST_CASE("[gpu] the driver lists the GPU and its limits", "[cuda][gpu]") {
   GS_REQUIRE_GPU_OR_SKIP();
   const ChildResult r = run_gpu(
@@ -129,7 +131,7 @@ TEST_CASE("[gpu] JIT logs and function attributes are reported", "[cuda][gpu]") 
       [] {
         Context context(0);
         Module module(kWriteTidPtx);
-        const Function f = module.get_function("write_tid");
+        const Function f = module.get_function("write_tid", kWriteTidParams);
         const Function::ParamLayout params = f.param_layout();
         std::string sizes;
         for (const ParamSlot& p : params.params)
@@ -144,6 +146,10 @@ TEST_CASE("[gpu] JIT logs and function attributes are reported", "[cuda][gpu]") 
                     {"max_threads", std::to_string(f.max_threads_per_block())},
                     {"param_known", params.known ? "yes" : "no"},
                     {"params", sizes},
+                    // Asked only about the parameters declared: none declared, nothing asked;
+                    // one too many declared, the driver's three come back and the check sees it.
+                    {"undeclared_known", module.get_function("write_tid").param_layout().known ? "yes" : "no"},
+                    {"overdeclared", std::to_string(module.get_function("write_tid", 4).param_layout().params.size())},
                     {"missing", outcome_of([&] { (void)module.get_function("no_such_kernel"); })}});
       },
       "JIT attributes");
@@ -156,11 +162,13 @@ TEST_CASE("[gpu] JIT logs and function attributes are reported", "[cuda][gpu]") 
   CHECK(std::stoi(report["max_threads"]) >= 128);
   if (report["param_known"] == "yes") {
     CHECK(report["params"] == "0:8 8:4 12:4 ");
+    CHECK(report["overdeclared"] == "3");
   } else {
     WARN(
         "this driver does not report kernel parameters (cuFuncGetParamInfo): argument checks are "
         "off");
   }
+  CHECK(report["undeclared_known"] == "no");
   CHECK_THAT(
       report["missing"],
       Contains("CudaError: cuModuleGetFunction(\"no_such_kernel\") failed: CUDA_ERROR_NOT_FOUND"));
@@ -195,7 +203,7 @@ TEST_CASE("[gpu] a launch whose arguments do not match the kernel is refused", "
       [] {
         Context context(0);
         Module module(kWriteTidPtx);
-        const Function f = module.get_function("write_tid");
+        const Function f = module.get_function("write_tid", kWriteTidParams);
         if (!f.param_layout().known)
           return std::string("Sthe driver does not report kernel parameters");
         DeviceBuffer out(4096);
@@ -231,7 +239,7 @@ TEST_CASE("[gpu] events time a prepared launch on a stream", "[cuda][gpu]") {
         LaunchConfig config;
         config.grid = {8, 1, 1};
         config.block = {128, 1, 1};
-        PreparedLaunch prepared = prepare_launch(module.get_function("write_tid"), config, args);
+        PreparedLaunch prepared = prepare_launch(module.get_function("write_tid", kWriteTidParams), config, args);
         Stream stream;
         Event start, stop;
         start.record(stream.handle());

@@ -170,7 +170,25 @@ TEST_CASE("layout file: read when sane, ignored with a notice when too large or 
   std::ofstream(binary, std::ios::binary) << std::string("[Window]\0\x01\x02", 11);
   const LayoutFile bin = read_layout_file(binary.string());
   CHECK(bin.text.empty());
-  CHECK(bin.notice.find("not a text file") != std::string::npos);
+  CHECK(bin.notice.find("not a window layout") != std::string::npos);
+  CHECK_FALSE(bin.replaceable);
+  // A layout section followed by a NUL byte is a damaged layout: ignored, and replaced later.
+  std::ofstream(binary, std::ios::binary) << std::string("[Window][x]\nPos=1,1\n\0\x01", 22);
+  const LayoutFile damaged = read_layout_file(binary.string());
+  CHECK(damaged.notice.find("not a text file") != std::string::npos);
+  CHECK(damaged.replaceable);
+
+  // Not a layout at all: a picture, some text. Ignored, and never to be written over.
+  const auto png = temp_file("precious.png");
+  std::ofstream(png, std::ios::binary) << std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16);
+  const LayoutFile picture = read_layout_file(png.string());
+  CHECK(picture.text.empty());
+  CHECK_FALSE(picture.replaceable);
+  CHECK(picture.notice.find("is not a window layout") != std::string::npos);
+  const auto notes = temp_file("notes.txt");
+  std::ofstream(notes) << "my notes\n[Window][x]\n";
+  CHECK_FALSE(read_layout_file(notes.string()).replaceable);
+  CHECK(read_layout_file(ok.string()).replaceable);
 
   const LayoutFile dir = read_layout_file(std::filesystem::temp_directory_path().string());
   CHECK(dir.text.empty());

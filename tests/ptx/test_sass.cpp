@@ -4,6 +4,9 @@
 // and skips unless GEMMSCOPE_REQUIRE_NVDISASM=1.
 #include <sys/stat.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -177,18 +180,26 @@ TEST_CASE("sass: a disassembler's listing is parsed and linked end to end", "[pt
   }
   // A stand-in nvdisasm: checks it was asked for the code of a cubin, prints an instruction at
   // every 16 bytes of it (so the links come from the real line table).
+  uint64_t code_bytes = 0;
+  {
+    const gs::test::ScopedEnv none("GEMMSCOPE_NVDISASM", "/nonexistent/nvdisasm");
+    const gs::test::ScopedEnv no_cuobjdump("GEMMSCOPE_CUOBJDUMP", "/nonexistent/cuobjdump");
+    code_bytes = hopper_report().listing.lines.text_size;
+  }
+  REQUIRE(code_bytes > 0);
   test::ScratchDir dir;
   const std::string script = dir.write("nvdisasm",
                                        "#!/bin/sh\n"
                                        "[ \"$1\" = -c ] || { echo \"expected -c, got $1\" >&2; exit 9; }\n"
-                                       "a=0; while [ $a -lt 2048 ]; do printf '        /*%04x*/    FAKE.OP R%d ;\\n' $a $a; "
+                                       "a=0; while [ $a -lt " + std::to_string(code_bytes) +
+                                           " ]; do printf '        /*%04x*/    FAKE.OP R%d ;\\n' $a $a; "
                                        "a=$((a+16)); done\n");
   ::chmod(script.c_str(), 0755);
   const gs::test::ScopedEnv fake("GEMMSCOPE_NVDISASM", script);
   const run::SassReport r = hopper_report();
   INFO(r.listing.message << "\n" << r.listing.disassembler_log);
   REQUIRE(r.listing.ok());
-  CHECK(r.listing.instructions.size() == 128);
+  CHECK(r.listing.instructions.size() == code_bytes / 16);
   CHECK_THAT(r.listing.disassembler_command, Contains(script) && Contains(" -c "));
   for (uint32_t line : lines_containing(r.module.text, "st.global.v2.f32"))
     CHECK(r.listing.instructions_of_line(line).size() == 1);
@@ -201,7 +212,35 @@ TEST_CASE("sass: a disassembler's listing is parsed and linked end to end", "[pt
     const gs::test::ScopedEnv env("GEMMSCOPE_NVDISASM", broken);
     const run::SassReport b = hopper_report();
     CHECK(b.listing.status == ptx::SassStatus::disassembler_failed);
-    CHECK_THAT(b.listing.message, Contains("exit 3") && Contains("cannot read"));
+    CHECK_THAT(b.listing.message, Contains("broken exited with status 3: nvdisasm fatal: cannot read"));
+  }
+
+  SECTION("a listing that is not the cubin's code is a failure, not an empty or made-up listing") {
+    // Junk with the listing's shape: one instruction, at an address the code does not have.
+    const std::string junk = dir.write("junk", "#!/bin/sh\necho '/*0ff0*/ JUNK ;'\necho 'more junk'\n");
+    ::chmod(junk.c_str(), 0755);
+    const gs::test::ScopedEnv env("GEMMSCOPE_NVDISASM", junk);
+    const run::SassReport j = hopper_report();
+    CHECK(j.listing.status == ptx::SassStatus::disassembler_failed);
+    CHECK_THAT(j.listing.message, Contains("not the cubin's code") && Contains("0xff0"));
+    CHECK(j.listing.instructions.empty());
+    // Too few instructions: the first half of the code only.
+    const std::string half = dir.write("half", "#!/bin/sh\nprintf '/*0000*/ NOP ;\\n/*0010*/ NOP ;\\n'\n");
+    ::chmod(half.c_str(), 0755);
+    const gs::test::ScopedEnv env2("GEMMSCOPE_NVDISASM", half);
+    CHECK_THAT(hopper_report().listing.message, Contains("2 instructions listed, but the cubin holds"));
+  }
+
+  SECTION("a disassembler that never returns is stopped at the time limit, naming it") {
+    const std::string hang = dir.write("nvdisasm-hang", "#!/bin/sh\nsleep 60\n");
+    ::chmod(hang.c_str(), 0755);
+    const gs::test::ScopedEnv env("GEMMSCOPE_NVDISASM", hang);
+    const gs::test::ScopedEnv limit("GEMMSCOPE_TOOL_TIMEOUT", "0.5");
+    const auto t0 = std::chrono::steady_clock::now();
+    const run::SassReport h = hopper_report();
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+    CHECK(h.listing.status == ptx::SassStatus::disassembler_failed);
+    CHECK_THAT(h.listing.message, Contains("nvdisasm-hang did not finish in 500 ms"));
   }
 }
 
@@ -243,4 +282,42 @@ TEST_CASE("sass: step 11's wgmma lines become HGMMA, its TMA loads UTMALDG, no s
   REQUIRE(!waits.empty());
   CHECK(has(opcodes_of(waits.front()), "SYNCS"));
   CHECK(r.listing.local_memory_count() == 0);
+}
+
+TEST_CASE("sass: a quote in a tool's path is a character of the path, never shell syntax", "[ptx][sass]") {
+  // GEMMSCOPE_PTXAS="/x/a';touch INJECTED;'/ptxas" ran `touch` through the shell.
+  test::ScratchDir dir;
+  const std::filesystem::path folder = dir.dir / "a';touch \"$GS_INJECT\";'";
+  std::filesystem::create_directories(folder);
+  const std::string fake = (folder / "ptxas").string();
+  std::ofstream(fake) << "#!/bin/sh\necho 'fake ptxas ran' >&2\nexit 5\n";
+  ::chmod(fake.c_str(), 0755);
+  const gs::test::ScopedEnv tool("GEMMSCOPE_PTXAS", fake);
+  const gs::test::ScopedEnv inject("GS_INJECT", dir.path("INJECTED"));
+  const run::SassReport r = hopper_report();
+  CHECK(r.listing.status == ptx::SassStatus::ptxas_failed);
+  CHECK_THAT(r.listing.message, Contains("ptxas exited with status 5: fake ptxas ran"));
+  CHECK_FALSE(std::filesystem::exists(dir.path("INJECTED")));
+}
+
+TEST_CASE("sass: a ptxas that never returns is stopped, and its temporary folder goes", "[ptx][sass]") {
+  test::ScratchDir dir, tmp;
+  const std::string hang = dir.write("ptxas", "#!/bin/sh\nsleep 60\n");
+  ::chmod(hang.c_str(), 0755);
+  const gs::test::ScopedEnv tool("GEMMSCOPE_PTXAS", hang);
+  const gs::test::ScopedEnv limit("GEMMSCOPE_TOOL_TIMEOUT", "0.5");
+  const gs::test::ScopedEnv tmpdir("TMPDIR", tmp.dir.string());
+  const auto t0 = std::chrono::steady_clock::now();
+  const run::SassReport r = hopper_report();
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20));
+  CHECK(r.listing.status == ptx::SassStatus::ptxas_failed);
+  CHECK_THAT(r.listing.message, Contains("ptxas did not finish in 500 ms: killed"));
+  CHECK(std::filesystem::is_empty(tmp.dir));
+  // The same for ptxas killed by a signal, and for a ptxas that exits 0 without a cubin.
+  for (const char* body : {"kill -KILL $$\n", "exit 0\n"}) {
+    dir.write("ptxas", std::string("#!/bin/sh\n") + body);
+    const run::SassReport k = hopper_report();
+    CHECK(k.listing.status == ptx::SassStatus::ptxas_failed);
+    CHECK(std::filesystem::is_empty(tmp.dir));
+  }
 }

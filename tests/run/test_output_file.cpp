@@ -175,3 +175,22 @@ TEST_CASE("output file: a path through /proc (/dev/stdout, /dev/fd/N) writes to 
   CHECK_THAT(thrown([&] { orphan.write("nobody reads this\n"); }), Contains("Broken pipe"));
   close(fds[1]);
 }
+
+TEST_CASE("output file: a read-only file or folder is refused, even for root", "[run][output][errors]") {
+  // access(W_OK) answers yes to root for every file, so a read-only file was replaced and a
+  // read-only folder written into when gemmscope ran as root. The mode bits decide.
+  Scratch s;
+  const std::string file = s.path("readonly.txt");
+  std::ofstream(file) << "keep me\n";
+  chmod(file.c_str(), 0444);
+  CHECK_THAT(thrown([&] { OutputFile(file, "-o"); }), Contains("-o '" + file + "'") && Contains("read-only"));
+  CHECK_THROWS_AS(OutputFile(file, "-o"), OutputPathError);
+  CHECK(read_file(file) == "keep me\n");
+  fs::create_directory(s.path("rodir"));
+  chmod(s.path("rodir").c_str(), 0555);
+  CHECK_THAT(thrown([&] { OutputFile(s.path("rodir/new.txt"), "--trace"); }),
+             Contains("--trace") && Contains("read-only"));
+  CHECK(fs::is_empty(s.path("rodir")));
+  chmod(s.path("rodir").c_str(), 0755);
+  CHECK(temporaries(s).empty());
+}
