@@ -28,13 +28,18 @@ set(GEMMSCOPE_PCH_HEADERS
     <optional> <set> <stdexcept> <string> <string_view> <vector>
     <fmt/format.h> <nlohmann/json.hpp>)
 
-# gemmscope_build_speed(target BATCH n [PCH header...]): at most n files per unity batch of
-# `target` (when CMAKE_UNITY_BUILD is on), and its precompiled headers (when GEMMSCOPE_PCH is on):
-# the common ones above plus the extra ones given. The batches are made when the calling
-# folder's CMakeLists.txt ends, so sources and exclusions added after this call count.
+# gemmscope_build_speed(target BATCH n [PCH header... | PCH_FROM other | NO_PCH]): at most n
+# files per unity batch of `target` (when CMAKE_UNITY_BUILD is on), and its precompiled headers
+# (when GEMMSCOPE_PCH is on): the common ones above plus the extra ones given, or those of
+# `other` (compiled once for both: same flags and definitions), or none (a target of one batch
+# gains nothing: compiling the headers costs as much as parsing them). The batches are made
+# when the calling folder's CMakeLists.txt ends, so sources and exclusions added after this
+# call count.
 function(gemmscope_build_speed target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "BATCH" "PCH")
-  if(GEMMSCOPE_PCH)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_PCH" "BATCH;PCH_FROM" "PCH")
+  if(GEMMSCOPE_PCH AND arg_PCH_FROM)
+    target_precompile_headers(${target} REUSE_FROM ${arg_PCH_FROM})
+  elseif(GEMMSCOPE_PCH AND NOT arg_NO_PCH)
     target_precompile_headers(${target} PRIVATE ${GEMMSCOPE_PCH_HEADERS} ${arg_PCH})
   endif()
   if(CMAKE_UNITY_BUILD)
