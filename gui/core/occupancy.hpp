@@ -17,12 +17,13 @@
 
 #include "engine/ir/kernel.hpp"
 #include "gui/core/session.hpp"
+#include "gui/core/warps_data.hpp"  // kRegistersPerSm, the register budget's
 
 namespace gs::gui {
 
 // H100 (compute capability 9.0) per-SM resources: CUDA C Programming Guide, "Technical
 // Specifications per Compute Capability"; registers are allocated per warp in units of 256.
-inline constexpr uint32_t kRegistersPerSm = 65536;
+// The register file, kRegistersPerSm, is warps_data.hpp's (one constant for both views).
 inline constexpr uint32_t kRegisterAllocationUnit = 256;  // per warp
 inline constexpr uint32_t kMaxWarpsPerSm = 64;
 
