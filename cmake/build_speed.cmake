@@ -56,14 +56,22 @@ endfunction()
 # The names a file defines at file scope, as far as its text shows: in this code base's style
 # (nothing indented inside a namespace) they are the lines starting in column 0 that declare a
 # function, variable, type, alias or macro. Over-counting only keeps two files apart.
-function(_gemmscope_file_scope_names path out)
+# `key` is what else a file's names are resolved against: its `using namespace` directives and
+# the test-support headers it includes (tests/gui/gui_fixture.hpp opens gs::gui::test,
+# tests/support/*.hpp gs::test: with `using namespace gs; using namespace gs::gui;`, `test::`
+# means one of them only where the other is not included). Only files of one key share a batch,
+# so each sees the directives it would see alone.
+function(_gemmscope_file_scope_names path out key_out)
   file(STRINGS "${path}" lines REGEX "^[A-Za-z#]")
   set(names "")
+  set(key "")
   set(id "[A-Za-z_][A-Za-z_0-9]*")
   foreach(line IN LISTS lines)
     if(line MATCHES "^#define (${id})")
       list(APPEND names "${CMAKE_MATCH_1}")
-    elseif(line MATCHES "^(namespace|using namespace|template|extern|#)")
+    elseif(line MATCHES "^using namespace ([A-Za-z_0-9:]+)" OR line MATCHES "^#include \"(tests/[^\"]+)\"")
+      list(APPEND key "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "^(namespace|template|extern|#)")
       # scopes, using-directives, template heads, other preprocessor lines: no name
     elseif(line MATCHES "^(struct|class|union|enum|enum class|enum struct) (${id})")
       list(APPEND names "${CMAKE_MATCH_2}")
@@ -74,14 +82,38 @@ function(_gemmscope_file_scope_names path out)
     endif()
   endforeach()
   list(REMOVE_DUPLICATES names)
+  list(SORT key)
+  list(REMOVE_DUPLICATES key)
+  string(REPLACE ";" " " key "${key}")
   set(${out} "${names}" PARENT_SCOPE)
+  set(${key_out} "${key}" PARENT_SCOPE)
 endfunction()
 
 # Deferred (see gemmscope_build_speed): each .cpp of `target` that is not excluded or generated
-# joins the first batch with fewer than `batch` files and none of its names; a new batch opens
+# joins the first batch of its key with fewer than `batch` files and none of its names; a new
+# batch opens
 # when none fits. Files keep the folders' (sorted) order, so the batches only move where files
 # are added.
 function(_gemmscope_unity_batches target batch)
+  # The project's namespace names (gs::run, gs::gui::test, ...): a file that defines one of them
+  # at file scope (`run(...)` under `using namespace gs`) is ambiguous wherever a file of its
+  # batch includes that namespace's headers, so it is compiled alone.
+  get_property(namespaces GLOBAL PROPERTY _gemmscope_namespaces)
+  if(NOT namespaces)
+    file(GLOB_RECURSE headers "${PROJECT_SOURCE_DIR}/*.hpp")
+    list(FILTER headers EXCLUDE REGEX "^${PROJECT_BINARY_DIR}/")
+    set(namespaces "")
+    foreach(h IN LISTS headers)
+      file(STRINGS "${h}" lines REGEX "^namespace [A-Za-z_0-9:]+ {")
+      foreach(line IN LISTS lines)
+        string(REGEX REPLACE "^namespace ([A-Za-z_0-9:]+) {.*" "\\1" ns "${line}")
+        string(REPLACE "::" ";" parts "${ns}")
+        list(APPEND namespaces ${parts})
+      endforeach()
+    endforeach()
+    list(REMOVE_DUPLICATES namespaces)
+    set_property(GLOBAL PROPERTY _gemmscope_namespaces "${namespaces}")
+  endif()
   get_target_property(sources ${target} SOURCES)
   get_target_property(dir ${target} SOURCE_DIR)
   set_target_properties(${target} PROPERTIES UNITY_BUILD_MODE GROUP)
@@ -97,9 +129,21 @@ function(_gemmscope_unity_batches target batch)
       continue()
     endif()
     cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY "${dir}" OUTPUT_VARIABLE path)
-    _gemmscope_file_scope_names("${path}" names)
+    _gemmscope_file_scope_names("${path}" names key)
+    set(alone OFF)
+    foreach(name IN LISTS names)
+      if(name IN_LIST namespaces)
+        set(alone ON)
+      endif()
+    endforeach()
+    if(alone)
+      continue()  # no UNITY_GROUP: compiled on its own
+    endif()
     set(chosen "")
     foreach(b IN LISTS open)
+      if(NOT batch_${b}_key STREQUAL key)
+        continue()
+      endif()
       set(fits ON)
       foreach(name IN LISTS names)
         if(name IN_LIST batch_${b}_names)
@@ -118,6 +162,7 @@ function(_gemmscope_unity_batches target batch)
       list(APPEND open ${chosen})
       set(batch_${chosen}_count 0)
       set(batch_${chosen}_names "")
+      set(batch_${chosen}_key "${key}")
     endif()
     set_source_files_properties("${src}" PROPERTIES UNITY_GROUP "${target}_${chosen}")
     list(APPEND batch_${chosen}_names ${names})
