@@ -39,6 +39,21 @@ gemmscope_install_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 }
 
+# What keeps a fresh build short (cmake/build_speed.cmake), for scripts/run and scripts/test:
+# unity batches, precompiled headers, and ccache when it is installed (not installed for you).
+# ccache caches files compiled with precompiled headers only with this sloppiness.
+gemmscope_build_speed_flags() {
+  GEMMSCOPE_BUILD_SPEED_FLAGS=(-DCMAKE_UNITY_BUILD=ON -DGEMMSCOPE_PCH=ON)
+  if command -v ccache >/dev/null 2>&1; then
+    GEMMSCOPE_BUILD_SPEED_FLAGS+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    local sloppiness
+    sloppiness=$(ccache --get-config sloppiness 2>/dev/null || true)
+    export CCACHE_SLOPPINESS="${sloppiness:+$sloppiness,}pch_defines,time_macros"
+  else
+    GEMMSCOPE_BUILD_SPEED_FLAGS+=(-DCMAKE_CXX_COMPILER_LAUNCHER=)  # forget one no longer there
+  fi
+}
+
 # The CUDA toolkit is not a Debian package we can rely on (ptxas must know sm_90a): use the
 # one in /usr/local/cuda when present. Without it gemmscope still builds and models kernels;
 # ptxas checks are skipped unless GEMMSCOPE_REQUIRE_PTXAS=1.

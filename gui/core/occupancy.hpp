@@ -26,7 +26,7 @@ struct AppState;
 
 // H100 (compute capability 9.0) per-SM resources: CUDA C Programming Guide, "Technical
 // Specifications per Compute Capability"; registers are allocated per warp in units of 256.
-inline constexpr uint32_t kRegistersPerSm = 65536;
+inline constexpr uint32_t kRegistersPerSm = 65536;  // the one definition: warps_data.hpp includes this file
 inline constexpr uint32_t kRegisterAllocationUnit = 256;  // per warp
 inline constexpr uint32_t kMaxWarpsPerSm = 64;
 

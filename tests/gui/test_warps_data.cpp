@@ -1,10 +1,14 @@
 // The warps view's data: states at known points of the trace, instruction counts against an
 // independent count of the events, the timeline, and the register budget.
+#include <algorithm>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 
 #include "engine/ptx/ptxas.hpp"
+#include "gui/core/occupancy.hpp"
 #include "gui/core/view_data.hpp"
 #include "gui/core/tma_pipeline_data.hpp"
 #include "gui/core/warps_data.hpp"
@@ -268,4 +272,16 @@ TEST_CASE("warps: the register line shows ptxas's count and setmaxnreg's, the vi
     CHECK(std::getenv("GEMMSCOPE_REQUIRE_PTXAS") == nullptr);
     CHECK_THAT(text, Catch::Matchers::StartsWith("physical count not known"));
   }
+}
+
+// Both headers used to define kRegistersPerSm: a file including both (as a unity batch of the
+// views does) did not compile. The occupancy's register limit and the budget read one constant.
+TEST_CASE("warps and occupancy: one register-file size, includable together", "[gui][warps][occupancy]") {
+  STATIC_REQUIRE(kRegistersPerSm == 65536);
+  AppState app = test::hopper_app();
+  const Occupancy o = occupancy_of(app.kernel->kernel(), 32, "test");
+  const auto limit = std::find_if(o.limits.begin(), o.limits.end(),
+                                  [](const OccupancyLimit& l) { return l.resource == "registers"; });
+  REQUIRE(limit != o.limits.end());
+  CHECK(limit->basis.rfind(std::to_string(kRegistersPerSm) + " per SM", 0) == 0);
 }
