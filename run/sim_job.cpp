@@ -139,7 +139,21 @@ SimReport run_sim(const SimRequest& req) {
   opts.max_cycles_basis = budget.basis;
   const double flops = 2.0 * double(r.shape.m) * double(r.shape.n) * double(r.shape.k);
   const Clock::time_point model_start = Clock::now();
-  r.result = model::simulate(r.kernel, memory, opts, flops);
+  if (req.timeline) {
+    ir::InstrumentedKernel t;
+    try {
+      t = ir::instrument_timeline(r.kernel, *req.timeline);
+    } catch (const std::invalid_argument& e) {
+      throw kernels::ConfigError(e.what());
+    }
+    r.timeline = t.layout;
+    r.timeline_bytes.assign(t.layout.buffer_bytes(), 0);
+    memory.timeline = r.timeline_bytes;
+    opts.trace = false;
+    r.result = model::simulate(t.kernel, memory, opts, flops);
+  } else {
+    r.result = model::simulate(r.kernel, memory, opts, flops);
+  }
   r.seconds = r.result.stats.wall_seconds > 0.0 ? r.result.stats.wall_seconds : seconds_since(model_start);
 
   r.judged = !req.only_traced_cta;
