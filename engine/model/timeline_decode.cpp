@@ -88,7 +88,7 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
       if (mw.attempted > layout.capacity) {
         t.lost += mw.attempted - layout.capacity;
         t.warnings.push_back(fmt::format("CTA {} warp {}: {} records, but the buffer holds {} per warp: the last {} "
-                                         "are lost (raise the capacity, --timeline-capacity)",
+                                         "are lost (raise the capacity: timeline --capacity, bench --timeline-capacity)",
                                          mw.cta, w, mw.attempted, layout.capacity, mw.attempted - layout.capacity));
       }
       // Records hold %clock's 32 bits; each is later than the one before, so the deltas unwrap them.
