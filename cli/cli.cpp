@@ -80,6 +80,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   add_sass_command(app, io, exit_code);
   add_sim_command(app, io, exit_code);
   add_gpu_commands(app, io, exit_code);
+  add_timeline_command(app, io, exit_code);
   add_gui_command(app, io, exit_code);
   add_draw_command(app, io, exit_code);
 

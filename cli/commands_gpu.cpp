@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/timeline_files.hpp"
 #include "cli/values.hpp"
 #include "run/gpu_bench.hpp"
 #include "run/gpu_compare.hpp"
@@ -69,6 +70,9 @@ struct BenchOptions {
   bool in_process = false;
   std::vector<std::string> mistakes;
   std::vector<std::string> params;
+  std::string timeline_file;   // --timeline FILE: one kernel at one size, instrumented once more
+  std::string timeline_trace;  // --timeline-trace FILE (default: FILE.trace.json)
+  TimelineCliOptions timeline;
 };
 
 struct Skipped {
@@ -131,6 +135,10 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     return;
   }
 
+  if (!o.timeline_file.empty() && work.size() != 1)
+    throw kernels::ConfigError(fmt::format("--timeline records one kernel at one size; this command runs {} (give one "
+                                           "ID and one --sizes value)",
+                                           work.size()));
   for (size_t i = 0; i < work.size(); ++i) {
     const auto& [info, shape] = work[i];
     io.err << fmt::format("[{}/{}] {} {} ... ", i + 1, work.size(), info->id, shape_text(shape)) << std::flush;
@@ -147,8 +155,10 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     req.kernel_limit = kernel_limit;
     req.max_timing_seconds = o.max_timing_s;
     req.job = job;
+    if (!o.timeline_file.empty()) req.timeline = timeline_request(o.timeline, uint32_t(device.sms));
     try {
       results.push_back(run::run_bench(req));
+      if (const run::BenchResult& r = results.back(); r.timeline) write_timeline_files(*r.timeline, o.timeline_file, o.timeline_trace, io);
     } catch (const std::exception& e) {
       // Host-side trouble (memory for the inputs, a rejected input mode): one row fails, the rest run.
       run::BenchResult failed;
@@ -258,6 +268,16 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_option("--json", o->json_file, "Also write the results as JSON to this file")
       ->type_name("FILE")
       ->check(non_empty("a file name"));
+  cmd->add_option("--timeline", o->timeline_file,
+                  "Also record the kernel's own timeline (one kernel, one size): time the instrumented kernel, run it "
+                  "once more, check C is unchanged, and write the events as JSON to FILE and as a Chrome/Perfetto "
+                  "trace to FILE.trace.json")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
+  cmd->add_option("--timeline-trace", o->timeline_trace, "Where the timeline's Chrome/Perfetto trace goes")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
+  add_timeline_record_options(cmd, o->timeline, "--timeline-");
   cmd->add_flag("--compare-model", o->compare_model,
                 "Also run each kernel and each of its mistakes on the GPU and the model at the example shape, with "
                 "integer inputs, and compare C bit for bit");

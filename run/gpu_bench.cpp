@@ -13,6 +13,8 @@
 
 #include "engine/cuda/context.hpp"
 #include "engine/cuda/cublas.hpp"
+#include "engine/ir/instrument.hpp"
+#include "engine/model/timeline_decode.hpp"
 #include "engine/ptx/emit.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/host_memory.hpp"
@@ -98,7 +100,42 @@ struct BenchPlan {
   bool cpu_ref = true;
   std::vector<uint8_t> poison;
   milliseconds check_limit{0};
+  std::optional<ir::InstrumentedKernel> timeline;  // the kernel with the timeline pass, when asked
+  std::string timeline_ptx;
 };
+
+// The instrumented kernel: timed like the plain one on the same input sets (its overhead), then
+// run once more on a zeroed record buffer and a poisoned C, which must come out as c_out.
+json timeline_child(GpuJobContext& job, const cuda::Context& context, const BenchPlan& p,
+                    const std::vector<GemmDeviceBuffers>& sets, cuda::DeviceBuffer& c, const std::vector<uint8_t>& c_out,
+                    int warmup, int reps, milliseconds limit, const cuda::Stream& stream) {
+  job.step("timeline: compiling the instrumented kernel");
+  const LoadedKernel loaded = load_kernel(job, context, p.timeline->kernel, p.timeline_ptx);
+  cuda::DeviceBuffer records(std::size_t(p.timeline->layout.buffer_bytes()));
+  records.memset_u8(0);
+  std::vector<cuda::PreparedLaunch> launches;
+  std::vector<cuda::KernelArgs> args;
+  args.reserve(sets.size());
+  for (GemmDeviceBuffers s : sets) {
+    s.timeline = {records.ptr(), records.size()};
+    args.push_back(make_kernel_args(plan_arguments(p.timeline->kernel, s, p.shape)));
+    launches.push_back(cuda::prepare_launch(loaded.function, loaded.config, args.back()));
+  }
+  json out{{"registers", loaded.registers}};
+  if (reps > 0) {
+    job.step(fmt::format("timeline: timing {} instrumented launches", reps));
+    out["ms"] = time_launches(job, p.timeline->kernel.name, limit, warmup, reps, int(sets.size()), stream,
+                              [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
+  }
+  job.step("timeline: recording");
+  records.memset_u8(0);
+  c.memset_u8(0xFF);
+  context.synchronize();
+  out["record_ms"] = launch_once(job, loaded, args.front(), p.timeline->kernel.name, limit);
+  out["c_identical"] = download_bytes(c) == c_out;
+  out["records"] = json::binary(download_bytes(records));
+  return out;
+}
 
 json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req) {
   json out;
@@ -188,6 +225,15 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
                     [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
   out["timing"] = {{"ms", times}, {"warmup", warmup}, {"input_sets", sets}, {"consistent", download_bytes(c) == c_out}};
 
+  if (p.timeline) {
+    try {
+      out["timeline"] = timeline_child(job, context, p, set_spans, c, c_out, warmup, reps,
+                                       base + ms_of(8.0 * per_launch * (warmup + reps + 1)), stream);
+    } catch (const std::exception& e) {
+      out["timeline_error"] = e.what();
+    }
+  }
+
   if (lt && req.cublas) {
     try {
       const double blas_per = std::max(blas_once_ms, 1e-3);
@@ -203,6 +249,26 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     }
   }
   return out;
+}
+
+// The child's timeline, decoded against the plain kernel, with what ran and the overhead.
+void read_timeline(const json& v, const BenchPlan& p, BenchResult& r) {
+  r.timeline_error = v.value("timeline_error", std::string());
+  if (!v.contains("timeline")) {
+    if (r.timeline_error.empty()) r.timeline_error = "the timeline was not recorded (give --reps 1 or more)";
+    return;
+  }
+  const json& t = v["timeline"];
+  const std::vector<uint8_t>& bytes = t.at("records").get_binary();
+  TimelineDoc doc = timeline_doc(p.kernel, model::decode_timeline(p.kernel, p.timeline->layout, bytes), "gpu");
+  doc.kernel_id = r.kernel_id;
+  doc.shape = r.shape;
+  doc.device = r.device;
+  doc.date = r.date;
+  doc.c_identical = t.value("c_identical", false);
+  if (r.kernel.reps > 0) doc.plain_ms = r.kernel.median_ms;
+  if (t.contains("ms")) doc.instrumented_ms = summarize_times(t["ms"].get<std::vector<double>>()).median_ms;
+  r.timeline = std::move(doc);
 }
 
 void read_child_result(const json& v, BenchResult& r) {
@@ -277,6 +343,14 @@ BenchResult run_bench(const BenchRequest& req) {
   r.date = utc_timestamp_now();
 
   p.ptx = ptx::emit(p.kernel).text;
+  if (req.timeline) {  // ConfigError / invalid_argument for options the kernel cannot take
+    try {
+      p.timeline = ir::instrument_timeline(p.kernel, timeline_options(p.kernel, *req.timeline));
+    } catch (const std::invalid_argument& e) {
+      throw kernels::ConfigError(e.what());
+    }
+    p.timeline_ptx = ptx::emit(p.timeline->kernel).text;
+  }
   // The host holds A and B (values and device bytes), C's poison and the CPU reference: a
   // shape this machine cannot hold fails its row up front, naming the size, instead of being
   // killed for memory half way (whole_grid_bytes counts the same buffers).
@@ -302,9 +376,12 @@ BenchResult run_bench(const BenchRequest& req) {
   if (job.ok()) {
     try {
       read_child_result(job.value, r);
+      if (p.timeline) read_timeline(job.value, p, r);
     } catch (const nlohmann::json::exception& e) {
       r.status = GpuStatus::failed;
       r.error = std::string("the bench job's result could not be read: ") + e.what();
+    } catch (const std::invalid_argument& e) {  // records that do not decode
+      r.timeline_error = e.what();
     }
   }
   return r;

@@ -35,6 +35,7 @@
 
 #include "run/gemm_data.hpp"
 #include "run/gpu_job.hpp"
+#include "run/timeline_doc.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::run {
@@ -56,6 +57,10 @@ struct BenchRequest {
   // get more: kernel_limit + 2·M·N·K / 1e11 s (the time at 0.1 TFLOP/s).
   std::chrono::milliseconds kernel_limit{10'000};
   double max_timing_seconds = 30.0;  // caps reps × time per launch, for slow kernels
+  // Set: after the timed launches, the kernel instrumented with the timeline pass
+  // (engine/ir/instrument.hpp) is timed the same way (its overhead), run once more to record,
+  // and its C compared with the plain kernel's byte for byte.
+  std::optional<TimelineRequest> timeline;
   GpuJobOptions job;
 };
 
@@ -99,9 +104,16 @@ struct BenchResult {
   std::optional<TimingSummary> cublas;
   std::string cublas_error;      // why there is no cuBLAS timing
   std::string cublas_algorithm;  // CublasLt::last_algorithm()
+  // The timeline (request.timeline): decoded, with the overhead and the C comparison.
+  std::optional<TimelineDoc> timeline;
+  std::string timeline_error;  // why there is none, when one was asked for
 
   // The job ran, the output was checked against a reference and is correct, and it is stable.
-  bool ok() const { return status == GpuStatus::ok && checked && cmp.correct && consistent; }
+  // With a timeline asked for: it was recorded and the instrumented kernel's C is the plain one's.
+  bool ok() const {
+    return status == GpuStatus::ok && checked && cmp.correct && consistent && timeline_error.empty() &&
+           (!timeline || timeline->c_identical.value_or(false));
+  }
 };
 
 // Throws kernels::ConfigError for an unknown kernel id or a shape the kernel does not take

@@ -103,6 +103,15 @@ json bench_result_json(const BenchResult& r) {
   j["cublas_ms"] = have_blas ? timing_json(*r.cublas) : json(nullptr);
   j["cublas_algorithm"] = r.cublas_algorithm;
   j["cublas_error"] = r.cublas_error;
+  if (r.timeline) {
+    const TimelineDoc& t = *r.timeline;
+    const auto opt = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    j["timeline"] = {{"instrumented_ms", opt(t.instrumented_ms)}, {"slowdown", opt(t.slowdown())},
+                     {"c_identical", opt(t.c_identical)}, {"events", t.events.size()}, {"lost_records", t.lost},
+                     {"warnings", t.warnings}};
+  } else if (!r.timeline_error.empty()) {
+    j["timeline"] = {{"error", r.timeline_error}};
+  }
   return j;
 }
 
@@ -124,6 +133,13 @@ std::string bench_summary_line(const BenchResult& r) {
   else
     line += ", not checked: " + r.error;
   if (!r.consistent) line += "; C changed between the checked launch and the timed ones (a race?)";
+  if (r.timeline) {
+    if (const std::optional<double> slow = r.timeline->slowdown())
+      line += fmt::format("; timeline {:+.1f}%", 100.0 * *slow);
+    line += r.timeline->c_identical.value_or(false) ? ", C identical" : ", C DIFFERS with the timeline";
+  } else if (!r.timeline_error.empty()) {
+    line += "; no timeline: " + r.timeline_error;
+  }
   return line;
 }
 

@@ -19,6 +19,7 @@ std::string_view buffer_name(ir::ParamRole role) {
     case ir::ParamRole::a: return "A";
     case ir::ParamRole::b: return "B";
     case ir::ParamRole::c: return "C";
+    case ir::ParamRole::timeline: return "timeline";
     default: return "?";
   }
 }
@@ -33,12 +34,18 @@ std::optional<ir::ParamRole> buffer_role(ir::ParamRole role) {
     case ir::ParamRole::tmap_b: return ir::ParamRole::b;
     case ir::ParamRole::c:
     case ir::ParamRole::tmap_c: return ir::ParamRole::c;
+    case ir::ParamRole::timeline: return ir::ParamRole::timeline;
     default: return std::nullopt;
   }
 }
 
 const DeviceSpan& span_of(const GemmDeviceBuffers& buffers, ir::ParamRole role) {
-  return role == ir::ParamRole::a ? buffers.a : role == ir::ParamRole::b ? buffers.b : buffers.c;
+  switch (role) {
+    case ir::ParamRole::a: return buffers.a;
+    case ir::ParamRole::b: return buffers.b;
+    case ir::ParamRole::timeline: return buffers.timeline;
+    default: return buffers.c;
+  }
 }
 
 std::string_view kind_name(ir::ParamKind kind) {
@@ -59,7 +66,7 @@ const DeviceSpan& require_buffer(const ir::Kernel& kernel, const ir::Param& p, i
   const std::optional<ir::ParamRole> which = buffer_role(role);
   if (!which)
     throw std::invalid_argument(fmt::format(
-        "cannot bind parameter '{}' of kernel '{}': a {} needs the role a, b or c (it has '{}'), so the runner does "
+        "cannot bind parameter '{}' of kernel '{}': a {} needs the role a, b, c or timeline (it has '{}'), so the runner does "
         "not know which buffer it points to",
         p.name, kernel.name, kind_name(p.kind), ir::param_role_name(role)));
   const DeviceSpan& span = span_of(buffers, *which);

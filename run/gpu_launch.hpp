@@ -2,6 +2,7 @@
 //
 // Binding: each ir::Param becomes one launch argument.
 //   global_ptr  (role a / b / c)     -> the device pointer of that GEMM buffer
+//   global_ptr  (role timeline)      -> the record buffer of an instrumented kernel (ir/instrument.hpp)
 //   tensor_map  (TensorMapDesc)      -> a cuda::TensorMapSpec (everything from the desc, the
 //                                       global address = the buffer of desc.source), encoded
 //                                       by the driver and passed as a 128-byte .param
@@ -50,6 +51,7 @@ struct DeviceSpan {
 
 struct GemmDeviceBuffers {
   DeviceSpan a, b, c;
+  DeviceSpan timeline;  // an instrumented kernel's record buffer (ParamRole::timeline)
 };
 
 // One kernel argument, decided but not yet encoded.

@@ -243,7 +243,21 @@ SimReport run_sim(const SimRequest& req) {
     r.traced_memory = reserved;
   }
   const Clock::time_point model_start = Clock::now();
-  r.result = model::simulate(r.kernel, memory, opts, flops);
+  if (req.timeline) {
+    ir::InstrumentedKernel t;
+    try {
+      t = ir::instrument_timeline(r.kernel, *req.timeline);
+    } catch (const std::invalid_argument& e) {
+      throw kernels::ConfigError(e.what());
+    }
+    r.timeline = t.layout;
+    r.timeline_bytes.assign(t.layout.buffer_bytes(), 0);
+    memory.timeline = r.timeline_bytes;
+    opts.trace = false;
+    r.result = model::simulate(t.kernel, memory, opts, flops);
+  } else {
+    r.result = model::simulate(r.kernel, memory, opts, flops);
+  }
   r.seconds = r.result.stats.wall_seconds > 0.0 ? r.result.stats.wall_seconds : seconds_since(model_start);
 
   r.judged = !req.only_traced_cta && !r.result.cancelled;  // a cancelled run's C is not worth a reference

@@ -22,6 +22,9 @@
 #include "engine/ir/kernel.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/trace.hpp"
+#include <optional>
+
+#include "engine/ir/instrument.hpp"
 #include "run/gemm_data.hpp"
 #include "run/host_memory.hpp"
 #include "kernels/registry.hpp"
@@ -47,6 +50,9 @@ struct SimRequest {
   uint32_t threads = 0;  // threads of a whole-grid run (0: one per core); the result is the same
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;
+  // Set: the model runs the kernel instrumented with the timeline pass (engine/ir/instrument),
+  // with no trace (its instructions are not the kernel's), and keeps the records it wrote.
+  std::optional<ir::TimelineOptions> timeline;
 };
 
 struct SimReport {
@@ -71,6 +77,8 @@ struct SimReport {
   double seconds = 0.0;            // the model run (result.stats.wall_seconds)
   double total_seconds = 0.0;      // build + data + model + reference + comparison
   bool judged = true;              // false: only the traced CTA ran, cmp is not a verdict
+  std::optional<ir::TimelineLayout> timeline;  // request.timeline: the records' layout ...
+  std::vector<uint8_t> timeline_bytes;         // ... and the records
 
   // C as the model left it, whichever way it ran.
   std::span<const uint8_t> c_bytes() const;

@@ -16,6 +16,7 @@ std::string_view param_role_name(ParamRole r) {
     case ParamRole::tmap_a: return "tensor map of A";
     case ParamRole::tmap_b: return "tensor map of B";
     case ParamRole::tmap_c: return "tensor map of C";
+    case ParamRole::timeline: return "timeline buffer";
   }
   return "?";
 }

@@ -95,7 +95,8 @@ struct RegInfo {
 enum class ParamKind : uint8_t { u32, u64, s32, f32, global_ptr, tensor_map };
 
 // Which GEMM operand a parameter carries, so the runner and the model can bind buffers.
-enum class ParamRole : uint8_t { none, a, b, c, m, n, k, tmap_a, tmap_b, tmap_c };
+// timeline: the record buffer an instrumented kernel writes (engine/ir/instrument.hpp).
+enum class ParamRole : uint8_t { none, a, b, c, m, n, k, tmap_a, tmap_b, tmap_c, timeline };
 std::string_view param_role_name(ParamRole r);
 
 // Element types a tensor map can describe (CUtensorMapDataType numbers, facts §4).

@@ -56,6 +56,7 @@ constexpr std::array<SpecialRow, size_t(Special::count_)> kSpecials{{
     {"%cluster_ctaid.y", Type::u32, kSm90Up},  {"%cluster_ctaid.z", Type::u32, kSm90Up},
     {"%clusterid.x", Type::u32, kSm90Up},      {"%clusterid.y", Type::u32, kSm90Up},
     {"%clusterid.z", Type::u32, kSm90Up},      {"%dynamic_smem_size", Type::u32, kAllArchs},
+    {"%globaltimer", Type::u64, kAllArchs},
 }};
 }  // namespace
 

@@ -62,10 +62,11 @@ enum class Special : uint8_t {
   cluster_ctaid_x, cluster_ctaid_y, cluster_ctaid_z,
   clusterid_x, clusterid_y, clusterid_z,
   dynamic_smem_size,
+  globaltimer,  // nanoseconds, one clock for every SM (the timeline's cross-SM time)
   count_,
 };
 std::string_view special_name(Special s);  // "%tid.x"
-Type special_type(Special s);              // u32, or u64 for clock64
+Type special_type(Special s);              // u32, or u64 for clock64 and globaltimer
 ArchMask special_archs(Special s);
 
 enum class CmpOp : uint8_t { none, eq, ne, lt, le, gt, ge };

@@ -27,14 +27,16 @@ struct BankReport;  // engine/layout/banks.hpp
 
 namespace gs::model {
 
-// Virtual device addresses: buffers of A, B and C, and kernel parameters (tensor maps are
-// referred to by the address of their parameter, as on the GPU).
-inline constexpr uint64_t kGlobalBase[3] = {0x100000000000ull, 0x200000000000ull, 0x300000000000ull};
+// Virtual device addresses: buffers of A, B and C, an instrumented kernel's timeline records,
+// and kernel parameters (tensor maps are referred to by the address of their parameter, as on
+// the GPU).
+inline constexpr uint64_t kGlobalBase[4] = {0x100000000000ull, 0x200000000000ull, 0x300000000000ull,
+                                            0x400000000000ull};
 inline constexpr uint64_t kParamBase = 0x700000000000ull;
 inline constexpr uint64_t kParamStride = 0x1000;
 
 struct GlobalMemory {
-  std::array<std::span<uint8_t>*, 3> buffers{};  // A, B, C
+  std::array<std::span<uint8_t>*, 4> buffers{};  // A, B, C, timeline (null when none)
   // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds. Buffers
   // sit 2^44 bytes apart, so the top bits name the buffer.
   uint8_t* find(uint64_t addr, uint32_t bytes) {

@@ -30,6 +30,7 @@ struct GemmBuffers {
 // a run of one CTA touches only the rows and columns that CTA reads (run/sim_job.cpp).
 struct GemmMemory {
   std::span<uint8_t> a, b, c;
+  std::span<uint8_t> timeline{};  // an instrumented kernel's record buffer (ParamRole::timeline)
 };
 
 struct SimOptions {
@@ -126,6 +127,9 @@ uint32_t grid_threads(uint32_t n);
 // Runs the whole grid. flops: 2·M·N·K of the GEMM, for the predicted TFLOP/s (0: skip).
 SimResult simulate(const ir::Kernel& kernel, GemmBuffers& buffers, const SimOptions& options = {},
                    double flops = 0.0);
+// The same with an instrumented kernel's record buffer bound to its timeline parameter.
+SimResult simulate(const ir::Kernel& kernel, GemmBuffers& buffers, std::span<uint8_t> timeline,
+                   const SimOptions& options = {}, double flops = 0.0);
 SimResult simulate(const ir::Kernel& kernel, const GemmMemory& memory, const SimOptions& options = {},
                    double flops = 0.0);
 

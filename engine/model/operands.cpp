@@ -48,6 +48,8 @@ uint64_t special_value(const Cta& cta, ir::Special s, uint32_t warp, uint32_t la
     case ir::Special::clusterid_z: return id[2] / L.cluster[2];
     case ir::Special::dynamic_smem_size:
       return cta.launch.kernel->dynamic_smem ? cta.launch.kernel->smem_bytes() : 0;
+    case ir::Special::globaltimer:  // the modeled cycle in nanoseconds of the kernel's machine
+      return uint64_t(double(cta.now) * 1e9 / timing::machine_for(cta.launch.kernel->target).clock_hz);
     case ir::Special::count_: break;
   }
   return 0;

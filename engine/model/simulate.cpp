@@ -18,13 +18,14 @@ int buffer_index(ir::ParamRole r) {
     case ir::ParamRole::a: return 0;
     case ir::ParamRole::b: return 1;
     case ir::ParamRole::c: return 2;
+    case ir::ParamRole::timeline: return 3;
     default: return -1;
   }
 }
 
 std::vector<uint64_t> bind_params(const ir::Kernel& k, const GemmMemory& mem) {
   std::vector<uint64_t> values;
-  const std::array<const std::span<uint8_t>*, 3> b{&mem.a, &mem.b, &mem.c};
+  const std::array<const std::span<uint8_t>*, 4> b{&mem.a, &mem.b, &mem.c, &mem.timeline};
   for (size_t i = 0; i < k.params.size(); ++i) {
     const ir::Param& p = k.params[i];
     switch (p.kind) {
@@ -32,8 +33,11 @@ std::vector<uint64_t> bind_params(const ir::Kernel& k, const GemmMemory& mem) {
         const int bi = buffer_index(p.role);
         if (bi < 0)
           throw ModelError(fmt::format("parameter '{}' is a global pointer with role '{}': the model binds only A, B "
-                                       "and C buffers",
+                                       "and C buffers and a timeline buffer",
                                        p.name, ir::param_role_name(p.role)));
+        if (b[size_t(bi)]->empty())
+          throw ModelError(fmt::format("parameter '{}' ({}) has no buffer: pass one to simulate", p.name,
+                                       ir::param_role_name(p.role)));
         values.push_back(kGlobalBase[bi]);
         break;
       }
@@ -67,13 +71,18 @@ SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt
   return simulate(k, GemmMemory{bufs.a, bufs.b, bufs.c}, opt, flops);
 }
 
+SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, std::span<uint8_t> timeline, const SimOptions& opt,
+                   double flops) {
+  return simulate(k, GemmMemory{bufs.a, bufs.b, bufs.c, timeline}, opt, flops);
+}
+
 SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptions& opt, double flops) {
   const auto t0 = std::chrono::steady_clock::now();
   ir::verify(k);
   SimResult result;
   GemmMemory spans = memory;
   GlobalMemory global;
-  global.buffers = {&spans.a, &spans.b, &spans.c};
+  global.buffers = {&spans.a, &spans.b, &spans.c, spans.timeline.empty() ? nullptr : &spans.timeline};
 
   Launch launch;
   launch.kernel = &k;

@@ -1,0 +1,226 @@
+#include "run/timeline_stats.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace gs::run {
+
+namespace {
+
+using R = ir::RecordKind;
+using WarpKey = std::pair<uint32_t, uint32_t>;  // (cta, warp)
+
+bool is_store(R k) { return k == R::global_store || k == R::tma_store; }
+bool is_wait_begin(R k) {
+  return k == R::mbar_wait_begin || k == R::mma_wait_begin || k == R::bar_begin || k == R::cp_async_wait_begin;
+}
+R end_of(R begin) { return R(uint8_t(begin) + 1); }  // every *_begin is followed by its *_end
+
+TimelineFigure figure(std::vector<double> cycles, double ghz) {
+  TimelineFigure f;
+  if (cycles.empty()) return f;
+  std::nth_element(cycles.begin(), cycles.begin() + long(cycles.size() / 2), cycles.end());
+  f.cycles = cycles[cycles.size() / 2];
+  f.ns = ghz > 0 ? f.cycles / ghz : 0.0;
+  f.samples = cycles.size();
+  return f;
+}
+
+// Each warp's events, in time order (the document keeps them so).
+std::map<WarpKey, std::vector<const TimelineEvent*>> by_warp(const TimelineDoc& d) {
+  std::map<WarpKey, std::vector<const TimelineEvent*>> w;
+  for (const TimelineEvent& e : d.events) w[{e.cta, e.warp}].push_back(&e);
+  return w;
+}
+
+std::set<ir::WarpRole> roles_of(const std::vector<const TimelineEvent*>& ev) {
+  std::set<ir::WarpRole> roles;
+  for (const TimelineEvent* e : ev)
+    if (e->kind == R::role_enter) roles.insert(e->role);
+  return roles;
+}
+
+std::vector<uint64_t> k_pass_cycles(const std::vector<const TimelineEvent*>& ev) {
+  std::vector<uint64_t> c;
+  for (const TimelineEvent* e : ev)
+    if (e->kind == R::k_pass) c.push_back(e->cycle);
+  return c;
+}
+
+// The first event of `kind` after each K pass (before the next), by pass.
+std::vector<std::optional<uint64_t>> first_after_pass(const std::vector<const TimelineEvent*>& ev, R kind) {
+  std::vector<std::optional<uint64_t>> out;
+  for (const TimelineEvent* e : ev) {
+    if (e->kind == R::k_pass) out.emplace_back();
+    else if (e->kind == kind && !out.empty() && !out.back()) out.back() = e->cycle;
+  }
+  return out;
+}
+
+std::vector<double> epilogue_runs(const std::vector<const TimelineEvent*>& ev) {
+  std::vector<double> runs;
+  for (size_t i = 0; i < ev.size(); ++i) {
+    if (!is_store(ev[i]->kind) || i == 0 || is_store(ev[i - 1]->kind)) continue;
+    size_t last = i;
+    while (last + 1 < ev.size() && is_store(ev[last + 1]->kind)) ++last;
+    runs.push_back(double(ev[last]->cycle - ev[i - 1]->cycle));
+  }
+  return runs;
+}
+
+// Wait spans (begin, end) of one kind of begin, in order; a begin without its end is dropped.
+std::vector<std::pair<const TimelineEvent*, const TimelineEvent*>> waits(const std::vector<const TimelineEvent*>& ev) {
+  std::vector<std::pair<const TimelineEvent*, const TimelineEvent*>> out;
+  std::vector<const TimelineEvent*> open;
+  for (const TimelineEvent* e : ev) {
+    if (is_wait_begin(e->kind)) open.push_back(e);
+    else if (!open.empty() && e->kind == end_of(open.back()->kind)) {
+      out.emplace_back(open.back(), e);
+      open.pop_back();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<WarpSummary> warp_summaries(const TimelineDoc& d) {
+  std::vector<WarpSummary> out;
+  const auto warps = by_warp(d);
+  std::map<WarpKey, const TimelineWarp*> info;
+  for (const TimelineWarp& w : d.warps) info[{w.cta, w.warp}] = &w;
+  for (const auto& [key, ev] : warps) {
+    WarpSummary s;
+    s.cta = key.first;
+    s.warp = key.second;
+    if (const TimelineWarp* w = info[key]) {
+      s.smid = w->smid;
+      s.cycles = double(w->cycles);
+    }
+    for (ir::WarpRole r : roles_of(ev)) s.role += (s.role.empty() ? "" : "+") + std::string(ir::warp_role_name(r));
+    if (s.role.empty()) s.role = "none";
+    const std::vector<uint64_t> passes = k_pass_cycles(ev);
+    s.k_passes = passes.size();
+    std::vector<double> diffs;
+    for (size_t i = 1; i < passes.size(); ++i) diffs.push_back(double(passes[i] - passes[i - 1]));
+    s.k_period = figure(diffs, d.clock_ghz);
+    std::map<uint32_t, WaitSummary> by_inst;
+    for (const auto& [b, e] : waits(ev)) {
+      WaitSummary& w = by_inst[b->inst];
+      w.kind = b->kind;
+      w.inst = b->inst;
+      w.line = b->line;
+      w.file = b->file;
+      ++w.count;
+      w.total_cycles += double(e->cycle - b->cycle);
+    }
+    for (auto& [inst, w] : by_inst) s.waits.push_back(std::move(w));
+    s.epilogue = figure(epilogue_runs(ev), d.clock_ghz);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+TimelineStats kernel_stats(const TimelineDoc& d) {
+  TimelineStats s;
+  const auto warps = by_warp(d);
+  // The math warps: consumers, else MMA issuers, else all.
+  std::set<WarpKey> math, producers;
+  for (ir::WarpRole want : {ir::WarpRole::consumer, ir::WarpRole::mma_issuer}) {
+    for (const auto& [key, ev] : warps)
+      if (roles_of(ev).count(want)) math.insert(key);
+    if (!math.empty()) break;
+  }
+  if (math.empty())
+    for (const auto& [key, ev] : warps) math.insert(key);
+  for (const auto& [key, ev] : warps)
+    if (roles_of(ev).count(ir::WarpRole::producer) && !math.count(key)) producers.insert(key);
+
+  std::vector<double> period, to_land, wait, epilogue, lead;
+  double waiting = 0.0, k_time = 0.0;
+  for (const WarpKey& key : math) {
+    const auto& ev = warps.at(key);
+    const std::vector<uint64_t> passes = k_pass_cycles(ev);
+    for (size_t i = 1; i < passes.size(); ++i) period.push_back(double(passes[i] - passes[i - 1]));
+    const std::vector<double> runs = epilogue_runs(ev);
+    epilogue.insert(epilogue.end(), runs.begin(), runs.end());
+    if (passes.size() >= 2) k_time += double(passes.back() - passes.front());
+    for (const auto& [b, e] : waits(ev))
+      if (b->kind == R::mbar_wait_begin && !passes.empty() && b->cycle >= passes.front() && b->cycle <= passes.back()) {
+        wait.push_back(double(e->cycle - b->cycle));
+        waiting += double(e->cycle - b->cycle);
+      }
+    const std::vector<std::optional<uint64_t>> landed = first_after_pass(ev, R::mbar_wait_end);
+    for (const WarpKey& pk : producers) {
+      if (pk.first != key.first) continue;
+      const auto& pev = warps.at(pk);
+      const std::vector<std::optional<uint64_t>> issued = first_after_pass(pev, R::tma_issue);
+      const std::vector<uint64_t> ppasses = k_pass_cycles(pev);
+      for (size_t i = 0; i < std::min(issued.size(), landed.size()); ++i)
+        if (issued[i] && landed[i] && *landed[i] >= *issued[i]) to_land.push_back(double(*landed[i] - *issued[i]));
+      for (size_t i = 0; i < std::min(ppasses.size(), passes.size()); ++i)
+        lead.push_back(double(passes[i]) - double(ppasses[i]));
+    }
+  }
+  s.k_period = figure(period, d.clock_ghz);
+  s.tma_issue_to_land = figure(to_land, d.clock_ghz);
+  s.consumer_wait = figure(wait, d.clock_ghz);
+  s.epilogue = figure(epilogue, d.clock_ghz);
+  s.producer_lead = figure(lead, d.clock_ghz);
+  s.consumer_wait_fraction = k_time > 0 ? waiting / k_time : 0.0;
+  return s;
+}
+
+nlohmann::json timeline_stats_json(const TimelineStats& s) {
+  const auto f = [](const TimelineFigure& x) -> nlohmann::json {
+    if (!x.known()) return nullptr;
+    return {{"cycles", x.cycles}, {"ns", x.ns}, {"samples", x.samples}};
+  };
+  return {{"k_period", f(s.k_period)},         {"tma_issue_to_land", f(s.tma_issue_to_land)},
+          {"consumer_wait", f(s.consumer_wait)}, {"epilogue", f(s.epilogue)},
+          {"producer_lead", f(s.producer_lead)}, {"consumer_wait_fraction", s.consumer_wait_fraction}};
+}
+
+std::string timeline_summary_text(const TimelineDoc& d, const TimelineDoc* model) {
+  std::string out = fmt::format("{} {}x{}x{} on {} ({}), CTAs {}..{}, clock {:.3f} GHz\n", d.kernel_id, d.shape.m,
+                                d.shape.n, d.shape.k, d.device.empty() ? d.source : d.device, d.source,
+                                d.layout.first_cta, d.layout.first_cta + d.layout.ctas - 1, d.clock_ghz);
+  if (const std::optional<double> slow = d.slowdown())
+    out += fmt::format("instrumented {:.4f} ms vs plain {:.4f} ms: {:+.1f}% ({})\n", *d.instrumented_ms, *d.plain_ms,
+                       100.0 * *slow, d.c_identical ? (*d.c_identical ? "C identical" : "C DIFFERS") : "C not compared");
+  for (const std::string& w : d.warnings) out += "warning: " + w + "\n";
+  const auto cyc = [](const TimelineFigure& f) { return f.known() ? fmt::format("{:.0f}", f.cycles) : std::string("-"); };
+  out += "\nper warp (cycles of its SM):\n";
+  for (const WarpSummary& w : warp_summaries(d)) {
+    out += fmt::format("  CTA {} warp {:>2} SM {:>3} {:<18} {:>10.0f} cycles, {} K passes, period {}, epilogue {}\n",
+                       w.cta, w.warp, w.smid, w.role, w.cycles, w.k_passes, cyc(w.k_period), cyc(w.epilogue));
+    for (const WaitSummary& x : w.waits)
+      out += fmt::format("      {:<20} {}:{} {}x, {:.0f} cycles in all ({:.0f} each)\n",
+                         std::string(ir::record_kind_name(x.kind)).substr(0, ir::record_kind_name(x.kind).size() - 6),
+                         x.file, x.line, x.count, x.total_cycles, x.count ? x.total_cycles / double(x.count) : 0.0);
+  }
+  const TimelineStats s = kernel_stats(d);
+  const std::optional<TimelineStats> m = model ? std::optional(kernel_stats(*model)) : std::nullopt;
+  out += fmt::format("\n{:<34} {:>12}{}\n", "median (cycles)", d.source, m ? fmt::format(" {:>12} {:>8}", "model", "ratio") : "");
+  const auto row = [&](const char* name, const TimelineFigure& a, const TimelineFigure* b) {
+    std::string line = fmt::format("{:<34} {:>12}", name, cyc(a));
+    if (b) {
+      line += fmt::format(" {:>12}", cyc(*b));
+      line += a.known() && b->known() && b->cycles > 0 ? fmt::format(" {:>8.2f}", a.cycles / b->cycles) : fmt::format(" {:>8}", "-");
+    }
+    out += line + "\n";
+  };
+  row("K-iteration period", s.k_period, m ? &m->k_period : nullptr);
+  row("TMA issue to land (upper bound)", s.tma_issue_to_land, m ? &m->tma_issue_to_land : nullptr);
+  row("consumer wait per stage", s.consumer_wait, m ? &m->consumer_wait : nullptr);
+  row("epilogue", s.epilogue, m ? &m->epilogue : nullptr);
+  row("producer ahead of consumer", s.producer_lead, m ? &m->producer_lead : nullptr);
+  out += fmt::format("{:<34} {:>11.1f}%{}\n", "consumer K-loop time waiting", 100.0 * s.consumer_wait_fraction,
+                     m ? fmt::format(" {:>11.1f}%", 100.0 * m->consumer_wait_fraction) : "");
+  return out;
+}
+
+}  // namespace gs::run

@@ -1,0 +1,67 @@
+// What a timeline says, in numbers: per warp (K passes and their period, time waiting per wait
+// instruction, the epilogue) and for the kernel (the K-iteration period, TMA issue to land, the
+// consumers' wait per stage, the epilogue, how far the producer runs ahead). The same numbers
+// come from a GPU's timeline and from the model's (the instrumented kernel run on the model),
+// so `gemmscope timeline` can set them side by side.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "run/timeline_doc.hpp"
+
+namespace gs::run {
+
+// A median and a count, in SM cycles and in ns (ns = cycles / the document's clock).
+struct TimelineFigure {
+  double cycles = 0.0;
+  double ns = 0.0;
+  size_t samples = 0;
+  bool known() const { return samples > 0; }
+};
+
+struct WaitSummary {
+  ir::RecordKind kind = ir::RecordKind::mbar_wait_begin;  // the begin kind
+  uint32_t inst = 0, line = 0;
+  std::string file;
+  size_t count = 0;
+  double total_cycles = 0.0;
+};
+
+struct WarpSummary {
+  uint32_t cta = 0, warp = 0, smid = 0;
+  std::string role;            // the roles it entered, "producer" or "none"
+  size_t k_passes = 0;
+  TimelineFigure k_period;     // median time between K passes
+  std::vector<WaitSummary> waits;
+  TimelineFigure epilogue;     // median time of its runs of stores to C (see kernel_stats)
+  double cycles = 0.0;         // its whole life
+};
+
+struct TimelineStats {
+  // Median over the warps that do the math (consumers, else MMA issuers, else every warp).
+  TimelineFigure k_period;
+  // A producer's first TMA issue in K pass i to a consumer's first mbarrier wait end in its K
+  // pass i (same CTA): the data's landing as the consumer saw it, an upper bound.
+  TimelineFigure tma_issue_to_land;
+  TimelineFigure consumer_wait;  // a consumer's mbarrier wait in its K loop, per wait (stage)
+  // A run of stores to C, from the event before its first store (the last wait on the
+  // accumulators) to its last store.
+  TimelineFigure epilogue;
+  // How far the producer's K pass i runs ahead of a consumer's K pass i.
+  TimelineFigure producer_lead;
+  double consumer_wait_fraction = 0.0;  // of the consumers' K-loop time, spent in mbarrier waits
+};
+
+std::vector<WarpSummary> warp_summaries(const TimelineDoc& doc);
+TimelineStats kernel_stats(const TimelineDoc& doc);
+nlohmann::json timeline_stats_json(const TimelineStats& s);
+
+// The per-warp summary and the kernel's figures as text; with `model`, the model's figures in a
+// column beside the measured ones, with the ratio.
+std::string timeline_summary_text(const TimelineDoc& doc, const TimelineDoc* model = nullptr);
+
+}  // namespace gs::run
