@@ -38,9 +38,9 @@ EventKind measured_event_kind(ir::RecordKind r, ir::Op op) {
     case R::mbar_wait_end: return EventKind::mbar_wait_released;
     case R::tma_issue:
     case R::tma_store: return EventKind::tma_issue;
-    case R::mma_commit: return is_tcgen05_commit(op) ? EventKind::tmem_op : EventKind::mma_commit;
-    case R::mma_wait_begin: return EventKind::mma_wait_blocked;
-    case R::mma_wait_end: return EventKind::mma_wait_released;
+    case R::mma_commit: return is_tcgen05_commit(op) ? EventKind::tmem_op : EventKind::wgmma_commit;
+    case R::mma_wait_begin: return EventKind::wgmma_wait_blocked;
+    case R::mma_wait_end: return EventKind::wgmma_wait_released;
     case R::bar_begin: return EventKind::bar_blocked;
     case R::bar_end: return EventKind::bar_released;
     case R::global_store: return EventKind::global_access;

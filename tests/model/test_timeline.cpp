@@ -45,7 +45,7 @@ bool always_recorded(const model::Trace& t, const model::Event& e) {
   switch (e.kind) {
     case K::role_enter:
     case K::tma_issue:
-    case K::mma_commit:
+    case K::wgmma_commit:
     case K::cp_async_commit:
     case K::cp_async_wait: return true;
     case K::global_access: return t.global[e.payload].store;
@@ -64,7 +64,7 @@ Sequence measured_sequence(const model::MeasuredTimeline& m) {
   using K = model::EventKind;
   Sequence s;
   for (const model::MeasuredEvent& e : m.events)
-    if (e.cta == 0 && (e.kind == K::role_enter || e.kind == K::tma_issue || e.kind == K::mma_commit ||
+    if (e.cta == 0 && (e.kind == K::role_enter || e.kind == K::tma_issue || e.kind == K::wgmma_commit ||
                        e.kind == K::cp_async_commit || e.kind == K::cp_async_wait || e.kind == K::global_access))
       s[e.warp].emplace_back(e.kind, e.inst);
   return s;
