@@ -1,4 +1,4 @@
-// Step 05 — Hopper: TMA loads + wgmma, one warpgroup, a 64×64 tile of C per CTA.
+// Step 11 — Hopper: TMA loads + wgmma, one warpgroup, a 64×64 tile of C per CTA.
 //
 // What it teaches: the three Hopper pieces in their simplest arrangement (the pyptx seed
 // walkthrough; fast.cu's matmul_2).
@@ -15,9 +15,11 @@
 // the next steps fix (bigger tiles, a ring of stages, producer/consumer warpgroups).
 // The epilogue scatters the accumulator fragment straight to C (f32, row-major).
 //
-// What changed from the SIMT steps: tensor cores instead of FMA units, bf16 inputs, and a
-// copy engine instead of per-thread loads. B is stored N×K (K-major), like A, so both
-// descriptors are K-major (trans-a = trans-b = 0).
+// What changed from step 10 (Ampere): a warpgroup's wgmma instead of each warp's mma.sync,
+// with A and B read by the tensor cores from shared memory through descriptors instead of
+// ldmatrix into registers, and the TMA copy engine filling shared memory instead of each
+// thread's cp.async. B is stored N×K (K-major), like A, so both descriptors are K-major
+// (trans-a = trans-b = 0).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
