@@ -102,7 +102,7 @@ Probe stream(std::string name, std::string what, uint32_t ctas, uint32_t rounds,
           false};
   p.buffers.a.assign(size_t(blocks) * 4096, 1);
   p.buffers.c.assign(size_t(ctas) * 256 * kernels::kTimingOutBytes, 0);
-  const double bytes = double(ctas) * rounds * 4096;
+  const double bytes = double(ctas) * rounds * 4 * 4096;  // four 4096-byte blocks a round
   p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
   return p;
 }
@@ -156,16 +156,33 @@ int main(int argc, char** argv) {
   probes.push_back(global_chase("hbm_latency", "ld.global chase, 1 GiB of 4-KiB-spaced lines, cold: HBM",
                                 quick ? (8u << 20) : (1ull << 30), 4096, 0, 4096 / q, quick));
   probes.push_back(stream("hbm_read_bw", "16-B loads over 1 GiB (twice), 1056 CTAs: HBM read bandwidth", 1056,
-                          512 / q, quick ? 1024 : 262144));
-  probes.push_back(stream("l2_read_bw", "16-B loads over 8 MiB, 1056 CTAs: L2 read bandwidth", 1056, 2048 / q, 2048));
+                          128 / q, quick ? 1024 : 262144));
+  probes.push_back(stream("l2_read_bw", "16-B loads over 8 MiB, 1056 CTAs, 4 in flight a thread: L2 read bandwidth",
+                          1056, 512 / q, 2048));
   {
     // The clock an SM holds under tensor-core load: every SM's 8 warps run mma.sync flat out
     // (as a GEMM's main loop does); cycles counted by clock64 over the launch's time.
-    Probe p = chain("sm_clock_under_mma", "SM clock with every SM running mma.sync (clock64 / launch time)",
+    Probe p = chain("sm_clock_under_mma", "SM clock with every SM running mma.sync (each CTA's clock64 span / launch time)",
                     ChainOp::mma_sync, 132, 8, 8, 8, 131072 / (q * q), false);
     p.unit = "MHz";
     p.on_model = false;
-    p.figure = [](const std::vector<uint8_t>& c, double ms) { return mean_of_warps(cycles_of(c)) / (ms * 1e3); };
+    // Each CTA's span (its first warp's start to its last warp's end, on its SM's clock),
+    // averaged over the CTAs, over the launch's time.
+    p.figure = [](const std::vector<uint8_t>& c, double ms) {
+      const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
+      constexpr size_t kCtaThreads = 8 * 32;
+      double sum = 0;
+      size_t ctas = 0;
+      for (size_t first = 0; first + kCtaThreads <= dt.size(); first += kCtaThreads, ++ctas) {
+        uint64_t lo = ~uint64_t(0), hi = 0;
+        for (size_t i = first; i < first + kCtaThreads; i += 32) {
+          lo = std::min(lo, t0[i]);
+          hi = std::max(hi, t0[i] + dt[i]);
+        }
+        sum += double(hi - lo);
+      }
+      return ctas ? sum / double(ctas) / (ms * 1e3) : 0.0;
+    };
     probes.push_back(std::move(p));
   }
 

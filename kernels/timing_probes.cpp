@@ -20,6 +20,7 @@ namespace {
 constexpr uint32_t kStreamThreads = 256;
 constexpr uint32_t kStreamBlockBytes = kStreamThreads * 16;
 constexpr uint32_t kChaseUnroll = 8;
+constexpr uint32_t kStreamLoads = 4;
 
 // Thread `gid`'s 32 bytes of C: the cycles of its timed region, its start, the value that keeps its work.
 void store_result(Builder& b, const Param& pc, const Reg& gid, const Reg& t0, const Reg& t1, const Reg& value) {
@@ -176,10 +177,15 @@ ir::Kernel build_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks) {
   for (int v = 0; v < 4; ++v) sum.push_back(b.mov(Type::b32, 0u, "sum"));
   Reg t0 = b.special(ir::Special::clock64, "t0");
   b.loop("round", rounds, [&](const Reg& i) {
-    Reg block = (((i * ctas) + cta) & (blocks - 1)).named("block");
-    Reg at = (mine + b.mul_wide(block, kStreamBlockBytes, "block_off")).named("at");
-    std::vector<Reg> v = b.ld_vec(ir::Op::ld_global, Type::b32, 4, Addr::at(at), "v");
-    for (int j = 0; j < 4; ++j) b.alu_into(ir::Op::xor_, sum[j], {sum[j], v[j]});
+    // kStreamLoads independent loads a round, so that several are in flight per thread.
+    std::vector<std::vector<Reg>> loaded;
+    for (uint32_t u = 0; u < kStreamLoads; ++u) {
+      Reg block = ((((i * kStreamLoads) + u) * ctas + cta) & (blocks - 1)).named("block");
+      Reg at = (mine + b.mul_wide(block, kStreamBlockBytes, "block_off")).named("at");
+      loaded.push_back(b.ld_vec(ir::Op::ld_global, Type::b32, 4, Addr::at(at), "v"));
+    }
+    for (const std::vector<Reg>& v : loaded)
+      for (int j = 0; j < 4; ++j) b.alu_into(ir::Op::xor_, sum[j], {sum[j], v[j]});
   });
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg x = ((sum[0] ^ sum[1]) ^ (sum[2] ^ sum[3])).named("x");

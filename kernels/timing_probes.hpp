@@ -39,9 +39,10 @@ ir::Kernel build_shared_chase_probe(uint32_t words, uint32_t hops);
 // `hops` timed.
 ir::Kernel build_global_chase_probe(uint32_t warm_hops, uint32_t hops);
 
-// Streaming reads: `ctas` CTAs of 256 threads; in round i, CTA c reads the 4096-byte block
-// (i·ctas + c) mod `blocks` of A with one 16-byte load per thread (blocks a power of two),
-// `rounds` rounds; each thread XORs what it read and stores it. Bytes read = ctas·rounds·4096;
+// Streaming reads: `ctas` CTAs of 256 threads; in round i, CTA c reads the 4096-byte blocks
+// ((4i + u)·ctas + c) mod `blocks` (u = 0..3) of A, one 16-byte load per thread from each (four
+// loads in flight; blocks a power of two), `rounds` rounds; each thread XORs what it read and
+// stores it. Bytes read = ctas·rounds·4·4096;
 // a footprint of blocks·4096 bytes above the L2 measures HBM, a small one the L2.
 ir::Kernel build_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks);
 
