@@ -240,7 +240,8 @@ template <bool kAvx2>
     Warp& w = *next;
     const DecodedInst& d = decoded[w.upc];
     if (!d.direct || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != kAllLanes)) break;
-    if (operands_ready(w, d, sb) > time) break;
+    // No scoreboard check here: the warp's ready time already waits for this instruction's
+    // registers (next_issue folds them in for a warp at one pc); the general loop checks again.
     c.now = time;
     c.scheduler_free[w.id & 3] = time + 1;
     const uint32_t latency = d.direct(c, w, d);
