@@ -73,7 +73,9 @@ def main():
               f"{100 * rows[-1]['error']:+6.1f}%  bound: {pred.get('bound')}", flush=True)
     json.dump({"device": ladder.get("device"), "date": ladder.get("date"), "rows": rows},
               open(os.path.join(out_dir, "predictions.json"), "w"), indent=2)
-    lines = [f"Measured on {ladder.get('device')} ({ladder.get('date')}); predicted by the model on an H100.", ""]
+    device = ladder.get("device")
+    device = device.get("name") if isinstance(device, dict) else device
+    lines = [f"Measured on {device} ({ladder.get('date')}); predicted by the model on an H100.", ""]
     for n in sorted({row["n"] for row in rows}):
         sized = [row for row in rows if row["n"] == n]
         errs = sorted(abs(row["error"]) for row in sized)

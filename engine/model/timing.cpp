@@ -32,10 +32,12 @@ double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) 
       rows.insert(t / g.tiles_n);
       cols.insert(t % g.tiles_n);
     }
+    // The previous wave's panels are still in L2 only if they fitted in it together.
+    const bool prev_fits = double(prev_rows.size()) * a_panel + double(prev_cols.size()) * b_panel <= l2_bytes;
     for (uint32_t r : rows)
-      if (!prev_rows.count(r)) bytes += a_panel;
+      if (!(prev_fits && prev_rows.count(r))) bytes += a_panel;
     for (uint32_t c : cols) {
-      const bool in_l2 = prev_cols.count(c) || (b_stays && b_seen.count(c));
+      const bool in_l2 = (prev_fits && prev_cols.count(c)) || (b_stays && b_seen.count(c));
       if (!in_l2) bytes += b_panel;
       b_seen.insert(c);
     }

@@ -145,8 +145,9 @@ struct Prediction {
 // Co-resident CTAs per SM from threads and shared memory (registers are not modelled).
 uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes);
 // Bytes the GEMM's waves read from HBM: each wave of `concurrent` tiles (in the GEMM's tile
-// order) needs its A row panels and B column panels; a panel the previous wave used, or B when
-// all of B fits in L2 beside the wave's A panels, comes from L2. Plus nothing for C (stores).
+// order) needs its A row panels and B column panels; a panel the previous wave used (when that
+// wave's panels fitted in L2 together), or B when all of B fits in L2 beside the wave's A
+// panels, comes from L2. C is not counted here (stores).
 double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
 // the parts of Breakdown, at the machine's sustained clock.
