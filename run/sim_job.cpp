@@ -308,6 +308,47 @@ CycleBudget cycle_budget(const kernels::KernelInfo& info, kernels::GemmShape s, 
   return b;
 }
 
+namespace {
+
+// The prediction's parts (timing.hpp, Breakdown): cycles per wave of each limit, the bound, and
+// the bytes each level served.
+nlohmann::json prediction_json(const model::SimStats& s) {
+  const model::timing::Prediction& p = s.prediction;
+  if (p.waves == 0) return nullptr;
+  nlohmann::json parts = nlohmann::json::object();
+  for (const model::timing::PartRow& row : model::timing::breakdown_rows(p.parts)) parts[row.name] = row.cycles;
+  return {{"bound", p.parts.bound},
+          {"waves", p.waves},
+          {"ctas_per_sm", p.resident},
+          {"cycles_per_wave", p.cycles_per_wave},
+          {"clock_mhz", p.clock_hz / 1e6},
+          {"parts", parts},
+          {"bytes_per_wave",
+           {{"l2", p.parts.l2_bytes_per_wave}, {"hbm", p.parts.hbm_bytes_per_wave}, {"stores", p.parts.store_bytes_per_wave}}},
+          {"wave_quantization", p.parts.wave_quantization}};
+}
+
+std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
+
+// The table's lines under "predicted": what bounds each wave and every part's share of it.
+std::string prediction_lines(const model::SimStats& s) {
+  const model::timing::Prediction& p = s.prediction;
+  if (p.waves == 0 || p.cycles_per_wave <= 0) return {};
+  std::string out = fmt::format("  bound by {}: {} wave{} of {} SMs x {} CTA{}, {} cycles per wave at {:.0f} MHz\n",
+                                p.parts.bound, p.waves, p.waves == 1 ? "" : "s", s.predicted_on->sms, p.resident,
+                                p.resident == 1 ? "" : "s", group_digits(uint64_t(p.cycles_per_wave)), p.clock_hz / 1e6);
+  for (const model::timing::PartRow& row : model::timing::breakdown_rows(p.parts))
+    out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
+                       100.0 * row.cycles / p.cycles_per_wave, row.meaning);
+  out += fmt::format("  bytes per wave: {} through L2, {} from HBM, {} of C stored; the last wave leaves {:.0f}% of "
+                     "the time idle\n",
+                     megabytes(p.parts.l2_bytes_per_wave), megabytes(p.parts.hbm_bytes_per_wave),
+                     megabytes(p.parts.store_bytes_per_wave), 100.0 * p.parts.wave_quantization);
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json sim_report_json(const SimReport& r) {
   using nlohmann::json;
   const model::SimStats& s = r.result.stats;
@@ -363,6 +404,7 @@ nlohmann::json sim_report_json(const SimReport& r) {
       {"predicted_tflops", finite_or_null(s.predicted_tflops)},
       {"predicted_on", s.predicted_on->name},
       {"predicted_seconds", finite_or_null(s.predicted_seconds)},
+      {"prediction", prediction_json(s)},
       {"seconds", r.seconds},
       {"fast_forwarded", fast_forward_lines(r.result.trace, r.kernel)},
   };
@@ -409,6 +451,7 @@ std::string sim_report_table(const SimReport& r) {
                                      s.predicted_on->confirmed ? "" : "; its SM count and clock are NVIDIA's figures, unconfirmed")
                        : std::string("n/a"));
   for (const std::string& line : fast_forward_lines(r.result.trace, r.kernel)) row("fast-forwarded", line);
+  out += prediction_lines(s);
   row("model time", fmt::format("{:.3f} s (whole job {:.3f} s)", r.seconds, r.total_seconds));
   if (r.result.hazards.empty()) {
     row("hazards", "none");

@@ -35,7 +35,9 @@ constexpr std::array kMaps = {
 #define TMEM_ACCESS(op, rule)
 #define FRAGMENT(id, op, operand, title, row_label, col_label, packed16, citation, probe, param, make) \
   OperandMap{#id, ir::Op::op, operand, title, row_label, col_label, packed16, citation, probe, param, make},
+#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
+#undef LATENCY
 #undef SCOPE
 #undef SMEM_READ
 #undef TMEM_ACCESS
@@ -55,7 +57,9 @@ constexpr std::array kSmemReads = {
 #define FRAGMENT(...)
 #define TMEM_ACCESS(op, rule)
 #define SMEM_READ(op, split, name, describe) SmemReadRow{ir::Op::op, {CoreMatrixRead::Split::split, name, describe}},
+#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
+#undef LATENCY
 #undef SCOPE
 #undef SMEM_READ
 #undef TMEM_ACCESS
@@ -71,7 +75,27 @@ constexpr std::array kTmemRules = {
 #define FRAGMENT(...)
 #define SMEM_READ(op, split, name, describe)
 #define TMEM_ACCESS(op, rule) TmemRow{ir::Op::op, {TmemAccessRule::Rule::rule}},
+#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
+#undef LATENCY
+#undef SCOPE
+#undef SMEM_READ
+#undef TMEM_ACCESS
+#undef FRAGMENT
+};
+
+struct LatencyRow {
+  ir::Op op;
+  LatencyClass cls;
+};
+constexpr std::array kLatencies = {
+#define SCOPE(op, scope)
+#define FRAGMENT(...)
+#define SMEM_READ(op, split, name, describe)
+#define TMEM_ACCESS(op, rule)
+#define LATENCY(op, cls) LatencyRow{ir::Op::op, LatencyClass::cls},
+#include "engine/layout/op_traits.def"
+#undef LATENCY
 #undef SCOPE
 #undef SMEM_READ
 #undef TMEM_ACCESS
@@ -87,7 +111,9 @@ constexpr std::array kScopes = {
 #define SMEM_READ(op, split, name, describe)
 #define TMEM_ACCESS(op, rule)
 #define SCOPE(op, scope) ScopeRow{ir::Op::op, ThreadScope::scope},
+#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
+#undef LATENCY
 #undef SCOPE
 #undef SMEM_READ
 #undef TMEM_ACCESS
@@ -123,6 +149,7 @@ std::array<OpTraits, size_t(ir::Op::count_)> build_traits() {
   }
   for (const SmemReadRow& r : kSmemReads) t[size_t(r.op)].smem_read = &r.read;
   for (const TmemRow& r : kTmemRules) t[size_t(r.op)].tmem_access = &r.rule;
+  for (const LatencyRow& r : kLatencies) t[size_t(r.op)].latency = r.cls;
   return t;
 }
 

@@ -114,12 +114,17 @@ struct TmemAccessRule {
   static bool allows(uint32_t warp_in_cta, uint32_t lane, uint32_t lanes);
 };
 
+// The latency class of an arithmetic op's result (op_traits.def, LATENCY rows): which figure
+// of the machine description its dependants wait for. arith and mul depend on the type.
+enum class LatencyClass : uint8_t { none, alu, fma, imad, sfu, arith, mul };
+
 struct OpTraits {
   ir::Op op;
   ThreadScope scope = ThreadScope::thread;
   std::span<const OperandMap> maps;             // empty when the op has none
   const CoreMatrixRead* smem_read = nullptr;    // descriptor ops only
   const TmemAccessRule* tmem_access = nullptr;  // tcgen05 ld/st only
+  LatencyClass latency = LatencyClass::none;    // arithmetic ops only
 };
 
 const OpTraits& op_traits(ir::Op op);

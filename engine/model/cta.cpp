@@ -191,6 +191,32 @@ template <bool kAvx2>
   return d.guard_negated ? ~pass : pass;
 }
 
+// The issue model (decode.hpp, DecodedInst::Issue). The cycle from which every register the
+// instruction reads or writes holds its last value (a write still in flight blocks a later
+// read and a later write alike, as the hardware's scoreboard does).
+[[gnu::always_inline]] inline uint64_t operands_ready(const Warp& w, const DecodedInst& d, const uint32_t* sb) {
+  uint64_t t = 0;
+  const uint32_t* r = sb + d.reads_at;
+  for (uint32_t i = 0, n = uint32_t(d.nreads) + d.nwrites; i < n; ++i) t = std::max(t, w.reg_ready[r[i]]);
+  return t;
+}
+// After an issue at `now` whose latency is `latency`: the written registers are ready when it
+// is over, and the warp's next issue is the next cycle (result, store) or after it (whole);
+// for a warp at one pc, no earlier than the next instruction's operands are ready.
+[[gnu::always_inline]] inline uint64_t next_issue(Warp& w, const DecodedInst& d, const DecodedInst* decoded,
+                                                  uint32_t ninst, const uint32_t* sb, uint64_t now,
+                                                  uint32_t latency) {
+  uint64_t at = now + latency;
+  if (d.issue != DecodedInst::Issue::whole) {
+    at = now + 1;
+    const uint64_t ready = now + (d.result_latency ? d.result_latency : latency);
+    const uint32_t* r = sb + d.writes_at;
+    for (uint32_t i = 0; i < d.nwrites; ++i) w.reg_ready[r[i]] = ready;
+  }
+  if (w.uniform && w.upc < ninst) at = std::max(at, operands_ready(w, decoded[w.upc], sb));
+  return at;
+}
+
 // The common issues of an untraced CTA with no copy in flight, one after another: a warp
 // whose live lanes are all 32 and at one pc, at an instruction with a straight path
 // (DecodedInst::direct) whose guard holds in every lane. Each does what the general loop of
@@ -206,6 +232,7 @@ template <bool kAvx2>
 [[gnu::always_inline]] inline uint64_t straight_issues(Cta& c, const DecodedInst* decoded, uint32_t ninst,
                                                        uint64_t max_cycles) {
   uint64_t issued = 0;
+  const uint32_t* const sb = c.program->scoreboard_regs.data();
   for (;;) {
     uint64_t time = 0;
     Warp* const next = peek_ready(c, &time);
@@ -213,13 +240,15 @@ template <bool kAvx2>
     Warp& w = *next;
     const DecodedInst& d = decoded[w.upc];
     if (!d.direct || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != kAllLanes)) break;
+    // No scoreboard check here: the warp's ready time already waits for this instruction's
+    // registers (next_issue folds them in for a warp at one pc); the general loop checks again.
     c.now = time;
     c.scheduler_free[w.id & 3] = time + 1;
     const uint32_t latency = d.direct(c, w, d);
     if (latency == 0) break;
     ++issued;
     w.upc = d.direct_next_pc;
-    w.ready_at = time + latency;
+    w.ready_at = next_issue(w, d, decoded, ninst, sb, time, latency);
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
     else c.push_ready(w.id, w.ready_at);
@@ -262,7 +291,16 @@ template <bool kAvx2>
   const FastForwardPlan* const fast_forward = c.fast_forward;
   // Counted here and added to the statistics once, at the end: nothing reads them meanwhile.
   uint64_t warp_instructions = 0, thread_instructions = 0;
-  if (!c.started) trace_event(c, EventKind::cta_start, 0, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
+  const uint32_t* const sb = c.program->scoreboard_regs.data();
+  if (!c.started) {
+    trace_event(c, EventKind::cta_start, 0, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
+    c.reg_ready.assign(c.warps.size() * size_t(c.nregs), 0);
+    c.lsu_free = 0;
+    c.mma_free.fill(0);
+    c.l1.clear();
+    c.l1_clock = 0;
+    for (Warp& w : c.warps) w.reg_ready = c.reg_ready.data() + size_t(w.id) * c.nregs;
+  }
   c.started = true;
   c.blocked = false;
   bool exited_with_pending_tma = false;
@@ -341,6 +379,11 @@ template <bool kAvx2>
       c.push_ready(w.id, w.ready_at);
       continue;
     }
+    if (const uint64_t ready = operands_ready(w, d, sb); ready > next_time) {  // a register still in flight
+      w.ready_at = ready;
+      c.push_ready(w.id, ready);
+      continue;
+    }
     c.now = next_time;
     // The issuer's scheduler is busy this cycle. Its pick is not marked stale here: every
     // path below either marks it (unready, push_ready) or brings it up to date
@@ -388,7 +431,10 @@ template <bool kAvx2>
       latency = x.latency;
     }
     if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
-    if (w.state == WarpState::ready || w.state == WarpState::exited) w.ready_at = c.now + latency + skipped_cycles;
+    // A fast-forward moves the warp's clock on by the skipped passes' time (fast_forward.hpp).
+    if (w.state == WarpState::exited) w.ready_at = c.now + latency + skipped_cycles;
+    else if (w.state == WarpState::ready)
+      w.ready_at = next_issue(w, d, decoded, ninst, sb, c.now + skipped_cycles, latency);
     if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
     else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
@@ -398,6 +444,7 @@ template <bool kAvx2>
   c.stats->warp_instructions += warp_instructions;
   c.stats->thread_instructions += thread_instructions;
   c.issued += warp_instructions;
+  c.cost.warp_instructions += warp_instructions;
   uint64_t end = c.now;
   for (const Warp& w : c.warps) end = std::max(end, w.ready_at);
   c.cost.cycles = end;

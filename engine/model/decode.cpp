@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/ir/verify.hpp"
+#include "engine/layout/op_traits.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/values.hpp"
 
@@ -64,6 +65,50 @@ constexpr std::array<ExecFn, size_t(Op::count_)> kExec{{
 }};
 
 ExecFn exec_of(const ir::Inst& in) { return kExec[size_t(in.op)]; }
+
+bool is_store(Op op) {
+  switch (op) {
+    case Op::st_global:
+    case Op::st_shared:
+    case Op::st_shared_cluster:
+    case Op::stmatrix:
+    case Op::stmatrix_trans:
+    case Op::cp_async_cg:
+    case Op::cp_async_ca:
+    case Op::cp_async_bulk_tensor_store: return true;
+    default: return false;
+  }
+}
+
+// DecodedInst::issue and the registers the scoreboard checks and sets.
+void set_issue(const ir::Inst& in, Program& p, DecodedInst& d) {
+  if (d.is_label) return;
+  d.reads_at = uint32_t(p.scoreboard_regs.size());
+  if (in.guard != ir::kNone) p.scoreboard_regs.push_back(in.guard);
+  for (size_t i = in.ndst; i < in.operands.size(); ++i) {
+    const ir::Operand& o = in.operands[i];
+    if (o.kind == ir::OperandKind::reg || o.kind == ir::OperandKind::mem_reg) p.scoreboard_regs.push_back(o.id);
+  }
+  d.nreads = uint16_t(p.scoreboard_regs.size() - d.reads_at);
+  d.writes_at = uint32_t(p.scoreboard_regs.size());
+  for (size_t i = 0; i < in.ndst && i < in.operands.size(); ++i)
+    if (in.operands[i].kind == ir::OperandKind::reg) p.scoreboard_regs.push_back(in.operands[i].id);
+  d.nwrites = uint16_t(p.scoreboard_regs.size() - d.writes_at);
+  using layout::LatencyClass;
+  const bool floating = ir::type_class(in.type) == ir::TypeClass::floating;
+  switch (layout::op_traits(in.op).latency) {
+    case LatencyClass::none: break;
+    case LatencyClass::alu: d.result_latency = timing::kAluLatency; break;
+    case LatencyClass::fma: d.result_latency = timing::kFmaLatency; break;
+    case LatencyClass::imad: d.result_latency = timing::kImadLatency; break;
+    case LatencyClass::sfu: d.result_latency = timing::kSfuLatency; break;
+    case LatencyClass::arith: d.result_latency = floating ? timing::kFmaLatency : timing::kAluLatency; break;
+    case LatencyClass::mul: d.result_latency = floating ? timing::kFmaLatency : timing::kImadLatency; break;
+  }
+  d.issue = d.nwrites > 0 ? DecodedInst::Issue::result
+            : is_store(in.op) ? DecodedInst::Issue::store
+                              : DecodedInst::Issue::whole;
+}
 
 }  // namespace
 
@@ -129,6 +174,7 @@ Program decode_program(const ir::Kernel& k) {
     p.insts[pc].no_wgmma_regs =
         std::none_of(ops.begin(), ops.end(), [&](const ir::Operand& o) { return names_register(o) && wgmma_reg[o.id]; });
   }
+  for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], p, p.insts[pc]);
   return p;
 }
 

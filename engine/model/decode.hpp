@@ -88,6 +88,21 @@ struct DecodedInst {
   bool no_wgmma_regs = false;
   // bra: the pc its taken lanes go to (Program::label_target of its label).
   uint32_t branch_target = 0;
+  // The issue model (cta.cpp). A warp issues in order; it waits only for the registers this
+  // instruction reads (Program::scoreboard_regs[reads_at, reads_at + nreads): the guard, sources
+  // and address bases) to be written, and then issues one instruction per cycle:
+  //  * result: it writes registers (scoreboard_regs[writes_at, + nwrites)), which are ready
+  //    when its latency is over; the warp goes on at the next cycle (instruction-level
+  //    parallelism);
+  //  * store: it writes no register (a store into memory); the warp goes on at the next cycle;
+  //  * whole: the warp waits for its latency (barriers, waits, fences, control).
+  enum class Issue : uint8_t { whole, result, store };
+  Issue issue = Issue::whole;
+  uint16_t nreads = 0, nwrites = 0;
+  uint32_t reads_at = 0, writes_at = 0;
+  // An arithmetic op's result latency from its latency class (layout::op_traits, the machine
+  // description's figure); 0: the latency its exec function computes.
+  uint16_t result_latency = 0;
 };
 
 struct Program {
@@ -95,6 +110,7 @@ struct Program {
   std::vector<uint32_t> label_pc;  // label id -> pc of its label
   std::vector<uint32_t> label_target;  // label id -> first instruction after it that is not a label
   std::vector<uint8_t> reg_words;  // register id -> 32-bit words of its type (1, or 2 past 32 bits)
+  std::vector<uint32_t> scoreboard_regs;  // DecodedInst::reads_at/writes_at index it
   // Storage of the broadcast constants DecodedSource::lanes points at (a deque: growing it
   // never moves what is already there).
   std::deque<std::array<uint64_t, 32>> constants;

@@ -199,12 +199,70 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
   return p;
 }
 
+// A warp's global access on the SM's load/store path: it holds the path for its bytes at
+// kLsuBytesPerCycle (a cycle at least) once the path is free; a load's data is ready
+// kGlobalLatency after it starts (an L2 hit: the bytes from HBM are a bandwidth limit of the
+// whole wave, timing.cpp), a store's issue is over in a cycle.
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store) {
+  const uint64_t cycles = std::max<uint64_t>(1, (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
+                                                    timing::kLsuBytesPerCycle);
+  const uint64_t start = std::max(c.now, c.lsu_free);
+  c.lsu_free = start + cycles;
+  c.cost.lsu_cycles += cycles;
+  return uint32_t(start - c.now) + (store ? 1 : timing::kGlobalLatency);
+}
+
+namespace {
+
+// The sectors of a traced CTA's global load that its L1 does not hold (Cta::l1): each comes
+// from L2 and is then held. The L1 is what the SM's 256 KB leave beside the CTA's shared memory.
+uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes) {
+  constexpr uint32_t kWays = 4, kLine = 128, kSector = 32;
+  if (c.l1.empty()) {
+    const uint64_t smem = c.launch.kernel->smem_bytes();
+    const uint64_t l1 = uint64_t(timing::kSm.l1_bytes.value);
+    const uint64_t lines = std::max<uint64_t>(kWays, (l1 > smem ? l1 - smem : 0) / kLine);
+    c.l1.assign(lines / kWays * kWays, Cta::L1Line{});
+  }
+  const uint64_t sets = c.l1.size() / kWays;
+  uint64_t sector[64];
+  uint32_t n = 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    for (uint64_t s = a / kSector; s <= (a + bytes - 1) / kSector && n < 64; ++s) sector[n++] = s;
+  }
+  std::sort(sector, sector + n);
+  n = uint32_t(std::unique(sector, sector + n) - sector);
+  uint32_t misses = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t line = sector[i] * kSector / kLine;
+    const uint8_t bit = uint8_t(1u << (sector[i] % (kLine / kSector)));
+    Cta::L1Line* set = &c.l1[(line % sets) * kWays];
+    Cta::L1Line* hit = nullptr;
+    Cta::L1Line* oldest = set;
+    for (uint32_t w = 0; w < kWays; ++w) {
+      if (set[w].line == line) hit = &set[w];
+      if (set[w].used < oldest->used) oldest = &set[w];
+    }
+    if (!hit) {
+      hit = oldest;
+      *hit = {line, 0, 0};
+    }
+    if (!(hit->sectors & bit)) ++misses;
+    hit->sectors |= bit;
+    hit->used = ++c.l1_clock;
+  }
+  return misses;
+}
+
+}  // namespace
+
 // Statistics and trace record of a global access: each lane's address and the distinct
 // 32-byte sectors they touch (only for the traced CTA).
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
                     uint32_t sectors) {
   Cta& c = x.cta;
-  x.latency = store ? timing::kAluLatency : timing::kGlobalLatency;
+  x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store);
   if (!c.trace) return;
   GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
   uint64_t lowest = ~uint64_t(0);
@@ -222,6 +280,8 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
     g.offset[l] = d >= GlobalAccess::kFar ? GlobalAccess::kFar : uint32_t(d);
   }
   g.sectors = sectors != kCountSectors ? sectors : distinct_count(sector, n);
+  if (store) c.cost.global_store_bytes += 32ull * g.sectors;
+  else c.cost.global_load_bytes += 32ull * l1_misses(c, addr, lanes, bytes);
   const uint32_t index = append(c.trace->global, g);
   trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, index, g.sectors);
 }
@@ -238,9 +298,12 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
   c.stats->smem_wavefronts += r.wavefronts;
   c.stats->smem_ideal_wavefronts += r.ideal_wavefronts;
   c.stats->smem_bank_conflicts += r.wavefronts - r.ideal_wavefronts;
-  x.latency = timing::kSharedLatency + (r.wavefronts > 0 ? r.wavefronts - 1 : 0);
+  // The SM's shared-memory pipe takes one wavefront per cycle: the access starts when the pipe
+  // is free, and its data is ready kSharedLatency after its last wavefront starts.
   const uint64_t start = std::max(c.now, c.smem_pipe_free);
   c.smem_pipe_free = start + r.wavefronts;
+  c.cost.smem_wavefronts += r.wavefronts;
+  x.latency = uint32_t(start - c.now) + timing::kSharedLatency + (r.wavefronts > 0 ? r.wavefronts - 1 : 0);
   if (c.trace) {
     const uint32_t index = append(c.trace->smem, smem_access_record(addrs, x.mask, bytes, store, r));
     trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
@@ -499,7 +562,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
         for (uint32_t v = 0; v < vec; ++v) store_into_c(x, off[l] + v * kElem, kElem, d.data_regs[v], l);
       }
   if (!c.trace) {
-    x.latency = kStore ? timing::kAluLatency : timing::kGlobalLatency;  // what account_global sets
+    x.latency = global_issue(c, uint32_t(std::popcount(mask)), bytes, kStore);  // what account_global sets
     return;
   }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32. A full
@@ -569,7 +632,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
         }
       }
       w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-      return timing::kGlobalLatency;            // what account_global sets
+      return global_issue(c, 32, 4, false);     // what account_global sets
     }
   }
   // Any other pattern. As in lanes_inside: an offset past limit or below the buffer sets bit
@@ -592,7 +655,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i),
                         _mm256_cvtepu32_epi64(_mm256_i64gather_epi32(reinterpret_cast<const int*>(data), off[i], 1)));
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-  return timing::kGlobalLatency;            // what account_global sets
+  return global_issue(c, 32, 4, false);     // what account_global sets
 }
 #else
 template <bool kStore, uint32_t kElem>

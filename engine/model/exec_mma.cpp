@@ -1,6 +1,7 @@
 // exec_mma: warp-level mma.sync.m16n8k16 (bf16 x bf16 -> f32). The fragments are spread
 // over the 32 lanes as the facts sheet's §2 maps say (layout::mma_m16n8k16_*_layout, checked
 // on the GPU by `gemmscope probe mma`): gather A, B and C from the lanes, multiply, scatter D.
+#include <cmath>
 #include <fmt/format.h>
 
 #include "engine/layout/fragments.hpp"
@@ -61,8 +62,15 @@ void exec_mma(ExecContext& x) {
     note_register_write(x, ops.d[v].id, x.mask);
   }
   c.stats->mma_ops++;
-  c.cost.tensor_busy_cycles += 2 * 16 * 8 * 16 / (timing::kTensorFlopsPerCycle / 4);  // one sub-partition
-  x.latency = timing::kMmaSyncLatency;
+  // The warp's sub-partition's tensor core takes one m16n8k16 at a quarter of the SM's measured
+  // mma.sync rate; the result is ready kMmaSyncLatency after it starts.
+  constexpr double kFlops = 2 * 16 * 8 * 16;
+  const uint64_t busy = uint64_t(std::ceil(kFlops / (timing::kMmaSyncFlopsPerCycle / 4)));
+  uint64_t& free_at = c.mma_free[x.warp.id & 3];
+  const uint64_t start = std::max(c.now, free_at);
+  free_at = start + busy;
+  c.cost.tensor_busy_cycles += uint64_t(std::ceil(kFlops / timing::kMmaSyncFlopsPerCycle));  // the SM's share
+  x.latency = uint32_t(start - c.now) + timing::kMmaSyncLatency;
 }
 
 }  // namespace gs::model

@@ -73,6 +73,9 @@ struct Warp {
   // multiply. Set by reset_cta once those tables have their size for the kernel.
   uint64_t* regs = nullptr;
   uint32_t* written = nullptr;
+  // The issue model's scoreboard (cta.cpp): register r's value is usable from cycle
+  // reg_ready[r] on (its row of Cta::reg_ready).
+  uint64_t* reg_ready = nullptr;
 
   uint32_t live() const { return present & ~exited; }
   // The pc to run next and the live lanes at it.
@@ -304,6 +307,7 @@ struct Cta {
   }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
+  std::vector<uint64_t> reg_ready;    // [warp * nregs + reg]: the cycle its last write lands (cta.cpp)
   std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator,
                                       // kTmemLoadDestination (tcgen05.hpp) if a tcgen05.ld's
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
@@ -326,6 +330,19 @@ struct Cta {
   uint64_t tensor_free = 0;
   uint64_t copy_free = 0;
   uint64_t smem_pipe_free = 0;
+  uint64_t lsu_free = 0;                  // the SM's global load/store path (exec_mem.cpp)
+  // The traced CTA's L1 (exec_mem.cpp, l1_misses): which 32-byte sectors of which 128-byte
+  // lines it holds, 4 ways a set, least recently used out. It decides the bytes the CTA reads
+  // through L2 (CtaCost::global_load_bytes), not when its loads complete, so that traced and
+  // untraced CTAs run the same cycles.
+  struct L1Line {
+    uint64_t line = ~uint64_t(0);
+    uint64_t used = 0;
+    uint8_t sectors = 0;
+  };
+  std::vector<L1Line> l1;
+  uint64_t l1_clock = 0;
+  std::array<uint64_t, 4> mma_free{};     // each sub-partition's tensor core, for mma.sync (exec_mma.cpp)
   uint64_t now = 0;
   // Results.
   SimStats* stats = nullptr;
@@ -384,6 +401,9 @@ inline constexpr uint32_t kCountSectors = ~0u;
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
                     uint32_t sectors = kCountSectors);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
+// A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path: its latency
+// (a load's, waiting for the path included; a store's issue) (exec_mem.cpp).
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store
 // (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it

@@ -75,6 +75,8 @@ struct SimStats {
   double predicted_seconds = 0.0;    // whole GEMM on predicted_on (timing.hpp)
   double predicted_tflops = 0.0;
   const timing::Machine* predicted_on = &timing::kH100;  // timing::machine_for(the kernel's target)
+  timing::CtaCost traced_cost;       // what the traced CTA did (timing.hpp)
+  timing::Prediction prediction;     // the whole GEMM, with its parts (timing.hpp)
   double wall_seconds = 0.0;         // how long the model took
 };
 

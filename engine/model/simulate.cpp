@@ -1,6 +1,7 @@
 // simulate(): binds the GEMM's buffers to the kernel's parameters, runs every CTA of the
 // grid (grid.cpp: the chosen one traced, with the rest of its cluster; the others fast, on
 // every core), and predicts the whole GEMM's time.
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -65,6 +66,31 @@ std::vector<uint64_t> bind_params(const ir::Kernel& k, const GemmMemory& mem) {
   return values;
 }
 
+// The GEMM's tiling, K and tile order for the prediction's HBM bytes (timing.hpp, GemmFacts):
+// the tile order is the whole grid's schedule when every CTA ran (a persistent kernel's walk),
+// else left to row-major.
+timing::GemmFacts gemm_facts(const ir::Kernel& k, const SimResult& result, double flops) {
+  timing::GemmFacts g;
+  const ir::OutputTiling& o = k.output;
+  if (!o.declared()) return g;
+  g.tiles_m = o.tiles_m();
+  g.tiles_n = o.tiles_n();
+  g.tile_rows = o.tile_rows;
+  g.tile_cols = o.tile_cols;
+  g.m = o.rows;
+  g.n = o.cols;
+  g.k = g.m && g.n ? uint64_t(flops / (2.0 * double(g.m) * double(g.n)) + 0.5) : 0;
+  const std::vector<TileVisit>& v = result.schedule.visits;
+  if (v.size() >= uint64_t(g.tiles_m) * g.tiles_n) {
+    std::vector<TileVisit> by_time = v;
+    std::stable_sort(by_time.begin(), by_time.end(), [](const TileVisit& a, const TileVisit& b) {
+      return a.order != b.order ? a.order < b.order : a.cta < b.cta;
+    });
+    for (const TileVisit& t : by_time) g.tile_order.push_back(t.tile);
+  }
+  return g;
+}
+
 }  // namespace
 
 SimResult simulate(const ir::Kernel& k, GemmBuffers& bufs, const SimOptions& opt, double flops) {
@@ -103,9 +129,11 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
 
   traced_cost.threads = L.threads();
   traced_cost.smem_bytes = k.smem_bytes();
+  result.stats.traced_cost = traced_cost;
   if (flops > 0 && result.completed) {
     const timing::Machine& machine = timing::machine_for(k.target);
-    const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine);
+    const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine, gemm_facts(k, result, flops));
+    result.stats.prediction = p;
     result.stats.predicted_on = &machine;
     result.stats.predicted_seconds = p.seconds;
     result.stats.predicted_tflops = p.tflops;

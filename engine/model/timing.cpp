@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace gs::model::timing {
 
@@ -12,19 +13,96 @@ uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes) {
   return std::max<uint32_t>(n, 1);
 }
 
-Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m) {
+double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
+  const double a_panel = double(g.tile_rows) * double(g.k) * g.ab_bytes;  // one tile row's A
+  const double b_panel = double(g.tile_cols) * double(g.k) * g.ab_bytes;  // one tile column's B
+  const uint64_t tiles = uint64_t(g.tiles_m) * g.tiles_n;
+  if (tiles == 0 || concurrent == 0) return double(g.m + g.n) * double(g.k) * g.ab_bytes;  // each byte once
+  const bool b_stays = double(g.tiles_n) * b_panel + 2.0 * double(std::min<uint64_t>(concurrent, g.tiles_m)) * a_panel <=
+                       l2_bytes;
+  std::set<uint32_t> rows, cols, prev_rows, prev_cols, b_seen;
+  double bytes = 0;
+  const auto tile_at = [&](uint64_t i) { return g.tile_order.empty() ? uint32_t(i) : g.tile_order[i]; };
+  const uint64_t n = g.tile_order.empty() ? tiles : g.tile_order.size();
+  for (uint64_t start = 0; start < n; start += concurrent) {
+    rows.clear();
+    cols.clear();
+    for (uint64_t i = start; i < std::min(n, start + concurrent); ++i) {
+      const uint32_t t = tile_at(i);
+      rows.insert(t / g.tiles_n);
+      cols.insert(t % g.tiles_n);
+    }
+    // The previous wave's panels are still in L2 only if they fitted in it together.
+    const bool prev_fits = double(prev_rows.size()) * a_panel + double(prev_cols.size()) * b_panel <= l2_bytes;
+    for (uint32_t r : rows)
+      if (!(prev_fits && prev_rows.count(r))) bytes += a_panel;
+    for (uint32_t c : cols) {
+      const bool in_l2 = (prev_fits && prev_cols.count(c)) || (b_stays && b_seen.count(c));
+      if (!in_l2) bytes += b_panel;
+      b_seen.insert(c);
+    }
+    prev_rows.swap(rows);
+    prev_cols.swap(cols);
+  }
+  return bytes;
+}
+
+Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
+                        const GemmFacts& gemm) {
+  const MachineDesc& d = *m.desc;
   Prediction p;
   p.ctas_per_sm = ctas_per_sm(cta.threads, cta.smem_bytes);
   // Fewer CTAs than slots: each SM gets fewer co-resident CTAs.
   const uint64_t per_sm_needed = (total_ctas + m.sms - 1) / m.sms;
-  const uint32_t resident = uint32_t(std::min<uint64_t>(p.ctas_per_sm, std::max<uint64_t>(per_sm_needed, 1)));
-  p.waves = (total_ctas + uint64_t(m.sms) * resident - 1) / (uint64_t(m.sms) * resident);
-  const double tensor = double(resident) * double(cta.tensor_busy_cycles);
-  const double copy = double(resident) * double(cta.tma_bytes) / kTmaBytesPerCycle;
-  p.cycles_per_wave = std::max({double(cta.cycles), tensor, copy});
-  p.seconds = double(p.waves) * p.cycles_per_wave / m.clock_hz;
+  p.resident = uint32_t(std::min<uint64_t>(p.ctas_per_sm, std::max<uint64_t>(per_sm_needed, 1)));
+  const uint64_t per_wave = uint64_t(m.sms) * p.resident;
+  p.waves = (total_ctas + per_wave - 1) / per_wave;
+  p.clock_hz = d.clock_sustained_mhz.value * 1e6;
+  const double r = p.resident;
+  const double concurrent = double(std::min<uint64_t>(total_ctas, per_wave));
+  Breakdown& b = p.parts;
+  b.cta_alone = double(cta.cycles);
+  b.issue = r * double(cta.warp_instructions) / (d.schedulers_per_sm.value * d.issue_per_scheduler.value);
+  b.smem = r * double(cta.smem_wavefronts);
+  b.lsu = r * double(cta.lsu_cycles);
+  b.tensor = r * double(cta.tensor_busy_cycles);
+  const double l2_per_cycle = d.l2_bandwidth_gbs.value * 1e9 / p.clock_hz;  // bytes per cycle, whole chip
+  const double hbm_per_cycle = d.hbm_bandwidth_gbs.value * 1e9 / p.clock_hz;
+  b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
+  b.l2 = b.l2_bytes_per_wave / l2_per_cycle;
+  if (gemm.k > 0 && p.waves > 0) {
+    // A persistent CTA walks several tiles: the tiles in flight at once are its CTAs.
+    b.hbm_bytes_per_wave = hbm_read_bytes(gemm, uint64_t(concurrent), d.l2_bytes.value) / double(p.waves);
+    b.hbm_bytes_per_wave = std::min(b.hbm_bytes_per_wave, b.l2_bytes_per_wave);  // no more than it reads
+  }
+  b.hbm = b.hbm_bytes_per_wave / hbm_per_cycle;
+  b.store_bytes_per_wave = concurrent * double(cta.global_store_bytes);
+  b.stores = b.store_bytes_per_wave / hbm_per_cycle;
+  const std::vector<PartRow> rows = breakdown_rows(b);
+  p.cycles_per_wave = 0;
+  for (const PartRow& row : rows)
+    if (row.cycles > p.cycles_per_wave) {
+      p.cycles_per_wave = row.cycles;
+      b.bound = row.name;
+    }
+  const double exact_waves = double(total_ctas) / double(per_wave);
+  b.wave_quantization = p.waves > 0 ? 1.0 - exact_waves / double(p.waves) : 0.0;
+  p.seconds = double(p.waves) * p.cycles_per_wave / p.clock_hz;
   p.tflops = p.seconds > 0 ? flops / p.seconds / 1e12 : 0.0;
   return p;
+}
+
+std::vector<PartRow> breakdown_rows(const Breakdown& b) {
+  return {
+      {"latency", "the CTA alone: its issue and the latency its warps do not hide", b.cta_alone},
+      {"issue", "the SM's instructions over its 4 schedulers", b.issue},
+      {"shared memory", "wavefronts through the shared-memory pipe", b.smem},
+      {"load/store", "global loads and stores through the SM's L1 path", b.lsu},
+      {"tensor cores", "tensor-core busy time", b.tensor},
+      {"L2", "global and TMA bytes at the SM's share of L2 bandwidth", b.l2},
+      {"HBM", "A and B panels not in L2, at HBM bandwidth", b.hbm},
+      {"stores", "C to HBM", b.stores},
+  };
 }
 
 }  // namespace gs::model::timing

@@ -18,38 +18,43 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/ir/types.hpp"  // ir::Arch
+#include "engine/model/machines.hpp"
 
 namespace gs::model::timing {
 
-// H100 SXM5 (facts §10, anchors.md).
-inline constexpr uint32_t kSms = 132;               // [DEV]
-inline constexpr double kClockHz = 1.83e9;          // rated boost behind NVIDIA's 989 TFLOP/s
-inline constexpr uint32_t kSmemPerSm = 233472;      // 228 KiB [DEV]
-inline constexpr uint32_t kReservedSmemPerCta = 1024;  // [DEV] driver-reserved per block
-inline constexpr uint32_t kMaxThreadsPerSm = 2048;  // [DEV]
-inline constexpr uint32_t kMaxCtasPerSm = 32;       // [DEV]
-inline constexpr uint32_t kSchedulersPerSm = 4;     // one per sub-partition (Gordić)
-inline constexpr uint32_t kTensorFlopsPerCycle = 4096;  // dense bf16 per SM (facts §1.6)
+// The per-SM constants are the H100's machine description (machines.hpp: each figure with its
+// source); the model runs every kernel's CTA on an H100 SM.
+inline constexpr const MachineDesc& kSm = kH100Desc;
+inline constexpr uint32_t kSms = uint32_t(kSm.sms.value);
+inline constexpr double kClockHz = kSm.clock_rated_mhz.value * 1e6;
+inline constexpr uint32_t kSmemPerSm = uint32_t(kSm.smem_bytes_per_sm.value);
+inline constexpr uint32_t kReservedSmemPerCta = uint32_t(kSm.smem_reserved_per_cta.value);
+inline constexpr uint32_t kMaxThreadsPerSm = uint32_t(kSm.max_threads_per_sm.value);
+inline constexpr uint32_t kMaxCtasPerSm = uint32_t(kSm.max_ctas_per_sm.value);
+inline constexpr uint32_t kSchedulersPerSm = uint32_t(kSm.schedulers_per_sm.value);
+inline constexpr uint32_t kTensorFlopsPerCycle = uint32_t(kSm.wgmma_flops_per_cycle.value);
 inline constexpr uint32_t kSmemBaseAddress = 1024;  // first user byte of the shared window:
                                                     // the 1 KiB the driver reserves ([DEV] §3)
 
-// Latencies in cycles. Order-of-magnitude figures from microbenchmark literature for
-// Hopper-class parts; the model only needs them to be plausible and fixed.
-inline constexpr uint32_t kAluLatency = 4;
-inline constexpr uint32_t kSfuLatency = 16;          // div/rem and conversions
-inline constexpr uint32_t kSharedLatency = 30;       // plus one cycle per extra wavefront
-inline constexpr uint32_t kGlobalLatency = 500;      // an L2/DRAM round trip
-inline constexpr uint32_t kBarrierLatency = 20;      // bar.sync release to next issue
-inline constexpr uint32_t kMbarrierLatency = 8;
-inline constexpr uint32_t kTmaLatency = 600;         // issue to first byte landed
-// Copy bandwidth per SM, bytes/cycle. Calibrated so the one-stage 64x64 kernel (fast.cu
-// matmul_2) predicts within the measured 280-311 TFLOP/s of anchors.md: mostly L2 hits,
-// about 40 B/cycle/SM = 9.7 TB/s over 132 SMs.
-inline constexpr double kTmaBytesPerCycle = 40.0;
-inline constexpr uint32_t kWgmmaPipelineLatency = 32;  // issue to first result
-inline constexpr uint32_t kMmaSyncLatency = 32;
+// Latencies in cycles (machines.hpp says where each comes from).
+inline constexpr uint32_t kAluLatency = uint32_t(kSm.alu_latency.value);
+inline constexpr uint32_t kFmaLatency = uint32_t(kSm.fma_latency.value);
+inline constexpr uint32_t kImadLatency = uint32_t(kSm.imad_latency.value);
+inline constexpr uint32_t kSfuLatency = uint32_t(kSm.sfu_latency.value);
+inline constexpr uint32_t kSharedLatency = uint32_t(kSm.shared_latency.value);  // plus one cycle per extra wavefront
+inline constexpr uint32_t kGlobalLatency = uint32_t(kSm.l2_latency.value);  // an L2 hit; HBM is a bandwidth limit of the wave (timing.cpp)
+inline constexpr uint32_t kBarrierLatency = uint32_t(kSm.barrier_latency.value);
+inline constexpr uint32_t kMbarrierLatency = uint32_t(kSm.mbarrier_latency.value);
+inline constexpr uint32_t kTmaLatency = uint32_t(kSm.tma_latency.value);
+inline constexpr double kTmaBytesPerCycle = kSm.tma_bytes_per_cycle.value;
+inline constexpr uint32_t kWgmmaPipelineLatency = uint32_t(kSm.wgmma_latency.value);
+inline constexpr uint32_t kMmaSyncLatency = uint32_t(kSm.mma_sync_latency.value);
+inline constexpr double kMmaSyncFlopsPerCycle = kSm.mma_sync_flops_per_cycle.value;  // per SM
+// The SM's path for global loads and stores (L1): bytes per cycle, one warp-instruction at least.
+inline constexpr uint32_t kLsuBytesPerCycle = uint32_t(kSm.smem_bytes_per_cycle.value);
 
 // Cycles one m64nNk16 keeps the SM's tensor cores busy: 2·64·N·16 / 4096 = N/2.
 constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }
@@ -58,7 +63,7 @@ constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }
 // Hopper's (about 2.25 PFLOP/s dense bf16 over 148 SMs near 1.9 GHz: NVIDIA's B200 figures,
 // UNCONFIRMED, no B200 was measured; facts table engine/layout/blackwell_facts.def). One
 // M x N x 16 MMA (per CTA of the pair) then keeps the SM's tensor core busy M*N/256 cycles.
-inline constexpr uint32_t kTcgen05FlopsPerCycle = 8192;
+inline constexpr uint32_t kTcgen05FlopsPerCycle = uint32_t(kB200Desc.tcgen05_flops_per_cycle.value);
 constexpr uint32_t tcgen05_busy_cycles(uint32_t m, uint32_t n) { return 2 * m * n * 16 / kTcgen05FlopsPerCycle; }
 
 // The machine a whole-GEMM prediction is for: its SM count and clock. Everything else (the
@@ -70,11 +75,13 @@ struct Machine {
   uint32_t sms;
   double clock_hz;
   bool confirmed;       // false: vendor figures no run here has checked
+  const MachineDesc* desc = &kH100Desc;  // every figure, with its source (machines.hpp)
 };
-inline constexpr Machine kH100{"H100", "an H100", kSms, kClockHz, true};
+inline constexpr Machine kH100{"H100", "an H100", kSms, kClockHz, true, &kH100Desc};
 // B200: 148 SMs; 2.25 PFLOP/s dense bf16 over 148 SMs at 8192 FLOP/cycle is 1.86 GHz. NVIDIA's
 // figures, UNCONFIRMED (facts table: b200_machine, tensor_rate).
-inline constexpr Machine kB200{"B200", "a B200", 148, 1.86e9, false};
+inline constexpr Machine kB200{"B200", "a B200", uint32_t(kB200Desc.sms.value), kB200Desc.clock_rated_mhz.value * 1e6,
+                               false, &kB200Desc};
 // The machine that runs a kernel built for `arch`: a B200 for sm_100a; the H100 for sm_90a and
 // for sm_80 (the Ampere steps are measured on the H100 too).
 constexpr const Machine& machine_for(ir::Arch arch) { return arch == ir::Arch::sm_100a ? kB200 : kH100; }
@@ -83,26 +90,75 @@ inline std::string machine_words(const Machine& m) {
   return m.confirmed ? m.article : std::string(m.article) + " (NVIDIA's figures, unconfirmed)";
 }
 
+// What the traced CTA did, alone on its SM (run_cta fills it; simulate adds the kernel's facts).
 struct CtaCost {
-  uint64_t cycles = 0;            // the CTA alone on an SM
-  uint64_t tensor_busy_cycles = 0;
-  uint64_t tma_bytes = 0;
+  uint64_t cycles = 0;              // the CTA alone on an SM
+  uint64_t tensor_busy_cycles = 0;  // its SM's tensor cores busy (wgmma, mma.sync, tcgen05)
+  uint64_t tma_bytes = 0;           // bytes its TMA loads brought in
+  uint64_t warp_instructions = 0;   // issue slots it took
+  uint64_t smem_wavefronts = 0;     // its ld/st.shared, ldmatrix, stmatrix, cp.async wavefronts
+  uint64_t lsu_cycles = 0;          // its global loads and stores on the SM's load/store path
+  uint64_t global_load_bytes = 0;   // sectors x 32 B of its global loads (the traced CTA only)
+  uint64_t global_store_bytes = 0;  // sectors x 32 B of its global stores (C)
   uint32_t threads = 0;
   uint32_t smem_bytes = 0;
 };
 
+// The GEMM around the CTA: its tiling of C and K, for the bytes each wave reads from HBM.
+struct GemmFacts {
+  uint32_t tiles_m = 0, tiles_n = 0;    // 0: the kernel declares no tiling
+  uint32_t tile_rows = 0, tile_cols = 0;
+  uint64_t m = 0, n = 0, k = 0;
+  uint32_t ab_bytes = 2;                // bytes per element of A and B
+  // The tiles of C in the order the grid ran them (SimResult::schedule, whole-grid runs), or
+  // empty: then row-major order (a CTA after CTA launch of tile after tile).
+  std::vector<uint32_t> tile_order;
+};
+
+// A prediction's parts, in cycles per wave of one SM: each is how long the wave would take if
+// that were the only limit; the wave takes the longest (`bound`).
+struct Breakdown {
+  double cta_alone = 0;   // the CTA's own cycles: issue, and the latency its warps do not hide
+  double issue = 0;       // the SM's co-resident CTAs' instructions over its schedulers
+  double smem = 0;        // shared-memory wavefronts, one per cycle
+  double lsu = 0;         // the global load/store path
+  double tensor = 0;      // tensor-core busy time
+  double l2 = 0;          // bytes through L2 (global loads, TMA) at the SM's share of L2 bandwidth
+  double hbm = 0;         // bytes from HBM (A and B panels the wave needs that L2 does not hold)
+  double stores = 0;      // C to HBM
+  const char* bound = "";
+  double hbm_bytes_per_wave = 0, l2_bytes_per_wave = 0, store_bytes_per_wave = 0;
+  double wave_quantization = 0;  // share of the time the last, partial wave leaves SMs idle
+};
+
 struct Prediction {
   uint32_t ctas_per_sm = 1;
+  uint32_t resident = 1;          // CTAs per SM in a wave (at most ctas_per_sm)
   uint64_t waves = 0;
   double cycles_per_wave = 0;
+  double clock_hz = 0;            // the sustained clock the seconds are at
   double seconds = 0;
   double tflops = 0;
+  Breakdown parts;
 };
 
 // Co-resident CTAs per SM from threads and shared memory (registers are not modelled).
 uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes);
-// Whole-GEMM time on `m`: waves of ctas_per_sm CTAs on every SM; a wave takes the longest of
-// one CTA's own cycles, its SM's tensor-core work and its SM's copy traffic.
-Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100);
+// Bytes the GEMM's waves read from HBM: each wave of `concurrent` tiles (in the GEMM's tile
+// order) needs its A row panels and B column panels; a panel the previous wave used (when that
+// wave's panels fitted in L2 together), or B when all of B fits in L2 beside the wave's A
+// panels, comes from L2. C is not counted here (stores).
+double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
+// Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
+// the parts of Breakdown, at the machine's sustained clock.
+Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100,
+                        const GemmFacts& gemm = {});
+// "bound by the tensor cores: cta 1.2 M cycles, ..." rows for a learner: (name, cycles, share).
+struct PartRow {
+  const char* name;
+  const char* meaning;
+  double cycles;
+};
+std::vector<PartRow> breakdown_rows(const Breakdown& b);
 
 }  // namespace gs::model::timing

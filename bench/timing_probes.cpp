@@ -1,0 +1,242 @@
+// gemmscope_timing_probes: the microbenchmarks behind the machine description
+// (engine/model/machines.def), run on GPU 0 and on the model, printed as a table and JSON.
+//
+// Each probe is a kernel of kernels/timing_probes.hpp, built with the builder and launched
+// through the same driver path as the ladder (run::run_kernel_once, a child process per
+// launch). Per probe the table gives what it measures, the GPU's figure and, for the probes of
+// one CTA, the model's figure from the same kernel (its clock64 reads modeled cycles).
+//
+//   gemmscope_timing_probes [--json FILE] [--quick]
+//
+// --quick runs every probe with small counts (a smoke test, the figures are not meaningful).
+// Exit status: 0 measured, 1 a launch failed, 2 bad usage, 3 no GPU.
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/model/model.hpp"
+#include "kernels/timing_probes.hpp"
+#include "run/gpu_launch.hpp"
+#include "run/output_file.hpp"
+
+using namespace gs;
+
+namespace {
+
+struct Probe {
+  std::string name;     // "ffma_latency"
+  std::string what;     // "FFMA dependent chain: cycles per instruction"
+  std::string unit;     // "cycles", "warp-inst/cycle", "GB/s", "MHz"
+  ir::Kernel kernel;
+  model::GemmBuffers buffers;
+  // The figure from C (per thread: cycles, start, value) and the launch's time in ms.
+  std::function<double(const std::vector<uint8_t>& c, double ms)> figure;
+  bool on_model = true;  // one CTA, small: also run on the model
+};
+
+// Per thread: the cycles of its timed region (field 0) or its start (field 1).
+std::vector<uint64_t> field_of(const std::vector<uint8_t>& c, uint32_t field) {
+  std::vector<uint64_t> out(c.size() / kernels::kTimingOutBytes);
+  for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], c.data() + i * kernels::kTimingOutBytes + 8 * field, 8);
+  return out;
+}
+std::vector<uint64_t> cycles_of(const std::vector<uint8_t>& c) { return field_of(c, 0); }
+// From the first warp's start to the last warp's end (one CTA: one SM's clock).
+double span_of_warps(const std::vector<uint8_t>& c) {
+  const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
+  uint64_t first = ~uint64_t(0), last = 0;
+  for (size_t i = 0; i < dt.size(); i += 32) {
+    first = std::min(first, t0[i]);
+    last = std::max(last, t0[i] + dt[i]);
+  }
+  return last > first ? double(last - first) : 0.0;
+}
+double mean_of_warps(const std::vector<uint64_t>& cycles) {  // lane 0 of each warp
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < cycles.size(); i += 32, ++n) sum += double(cycles[i]);
+  return n ? sum / double(n) : 0.0;
+}
+
+Probe chain(std::string name, std::string what, kernels::ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains,
+            uint32_t length, uint32_t reps, bool rate) {
+  Probe p{std::move(name), std::move(what), rate ? "warp-inst/cycle" : "cycles",
+          kernels::build_chain_probe(op, ctas, warps, chains, length, reps), {}, nullptr, ctas == 1};
+  p.buffers.c.assign(size_t(ctas) * warps * 32 * kernels::kTimingOutBytes, 0);
+  const double per_warp = double(chains) * length * reps;
+  if (rate)  // warp-instructions per cycle of the whole CTA, first start to last end
+    p.figure = [per_warp, warps](const std::vector<uint8_t>& c, double) { return warps * per_warp / span_of_warps(c); };
+  else
+    p.figure = [per_warp](const std::vector<uint8_t>& c, double) { return mean_of_warps(cycles_of(c)) / per_warp; };
+  return p;
+}
+
+// A random cycle through `lines` lines of `stride` bytes starting at offset 0, in A (u64 offsets).
+Probe global_chase(std::string name, std::string what, uint64_t footprint, uint32_t stride, uint32_t warm,
+                   uint32_t hops, bool quick) {
+  Probe p{std::move(name), std::move(what), "cycles", kernels::build_global_chase_probe(warm, hops), {}, nullptr, !quick};
+  const uint64_t lines = footprint / stride;
+  p.buffers.a.assign(footprint, 0);
+  std::vector<uint64_t> order(lines);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(29);
+  std::shuffle(order.begin() + 1, order.end(), rng);
+  for (uint64_t i = 0; i < lines; ++i) {
+    const uint64_t from = order[i] * stride, to = order[(i + 1) % lines] * stride;
+    std::memcpy(p.buffers.a.data() + from, &to, 8);
+  }
+  p.buffers.c.assign(32 * kernels::kTimingOutBytes, 0);
+  p.figure = [hops](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / hops; };
+  return p;
+}
+
+Probe stream(std::string name, std::string what, uint32_t ctas, uint32_t rounds, uint32_t blocks) {
+  Probe p{std::move(name), std::move(what), "GB/s", kernels::build_stream_probe(ctas, rounds, blocks), {}, nullptr,
+          false};
+  p.buffers.a.assign(size_t(blocks) * 4096, 1);
+  p.buffers.c.assign(size_t(ctas) * 256 * kernels::kTimingOutBytes, 0);
+  const double bytes = double(ctas) * rounds * 4 * 4096;  // four 4096-byte blocks a round
+  p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Timing microbenchmarks of GPU 0 (and the model): latencies, issue rates, bandwidths, clock"};
+  std::string json_path;
+  bool quick = false;
+  app.add_option("--json", json_path, "also write the results as JSON to this file");
+  app.add_flag("--quick", quick, "small counts: a smoke test of every probe (figures not meaningful)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  using kernels::ChainOp;
+  const uint32_t q = quick ? 16 : 1;  // divides the counts
+  std::vector<Probe> probes;
+  probes.push_back(chain("ffma_latency", "fma.rn.f32 dependent chain: cycles per instruction", ChainOp::ffma, 1, 1, 1,
+                         512, 64 / q, false));
+  probes.push_back(chain("imad_latency", "mad.lo.u32 dependent chain", ChainOp::imad, 1, 1, 1, 512, 64 / q, false));
+  probes.push_back(chain("iadd_latency", "add.u32 dependent chain", ChainOp::iadd, 1, 1, 1, 512, 64 / q, false));
+  probes.push_back(chain("hmma_latency", "mma.sync m16n8k16 dependent chain", ChainOp::mma_sync, 1, 1, 1, 64, 64 / q,
+                         false));
+  probes.push_back(chain("ffma_issue_1warp", "FFMA, 8 independent chains, 1 warp: warp-inst/cycle", ChainOp::ffma, 1, 1,
+                         8, 128, 32 / q, true));
+  probes.push_back(chain("ffma_issue_4warps", "FFMA, 8 chains x 4 warps (one per scheduler): per SM", ChainOp::ffma, 1,
+                         4, 8, 128, 32 / q, true));
+  probes.push_back(chain("ffma_issue_32warps", "FFMA, 4 chains x 32 warps: per SM", ChainOp::ffma, 1, 32, 4, 64,
+                         16 / q, true));
+  probes.push_back(chain("imad_issue_32warps", "IMAD, 4 chains x 32 warps: per SM", ChainOp::imad, 1, 32, 4, 64, 16 / q,
+                         true));
+  probes.push_back(chain("iadd_issue_32warps", "IADD, 4 chains x 32 warps: per SM", ChainOp::iadd, 1, 32, 4, 64, 16 / q,
+                         true));
+  probes.push_back(chain("hmma_issue_8warps", "mma.sync, 8 chains x 8 warps: per SM", ChainOp::mma_sync, 1, 8, 8, 8,
+                         64 / q, true));
+  {
+    Probe p{"lds_latency", "ld.shared.u32 pointer chase: cycles per hop", "cycles",
+            kernels::build_shared_chase_probe(1024, 4096 / q), {}, nullptr, true};
+    p.buffers.c.assign(32 * kernels::kTimingOutBytes, 0);
+    const double hops = 4096 / q;
+    p.figure = [hops](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / hops; };
+    probes.push_back(std::move(p));
+  }
+  probes.push_back(global_chase("l1_latency", "ld.global chase, 8 KiB of 128-B lines, warm: L1 hits", 8192, 128, 64,
+                                4096 / q, quick));
+  probes.push_back(global_chase("l2_latency", "ld.global chase, 4 MiB of 128-B lines, warm: L2 hits", 4u << 20, 128,
+                                quick ? 64 : 32768, 8192 / q, quick));
+  probes.push_back(global_chase("hbm_latency", "ld.global chase, 1 GiB of 4-KiB-spaced lines, cold: HBM",
+                                quick ? (8u << 20) : (1ull << 30), 4096, 0, 4096 / q, quick));
+  probes.push_back(stream("hbm_read_bw", "16-B loads over 1 GiB (twice), 1056 CTAs: HBM read bandwidth", 1056,
+                          128 / q, quick ? 1024 : 262144));
+  probes.push_back(stream("l2_read_bw", "16-B loads over 8 MiB, 1056 CTAs, 4 in flight a thread: L2 read bandwidth",
+                          1056, 512 / q, 2048));
+  {
+    // The clock an SM holds under tensor-core load: every SM's 8 warps run mma.sync flat out
+    // (as a GEMM's main loop does); cycles counted by clock64 over the launch's time.
+    Probe p = chain("sm_clock_under_mma", "SM clock with every SM running mma.sync (each CTA's clock64 span / launch time)",
+                    ChainOp::mma_sync, 132, 8, 8, 8, 131072 / (q * q), false);
+    p.unit = "MHz";
+    p.on_model = false;
+    // Each CTA's span (its first warp's start to its last warp's end, on its SM's clock),
+    // averaged over the CTAs, over the launch's time.
+    p.figure = [](const std::vector<uint8_t>& c, double ms) {
+      const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
+      constexpr size_t kCtaThreads = 8 * 32;
+      double sum = 0;
+      size_t ctas = 0;
+      for (size_t first = 0; first + kCtaThreads <= dt.size(); first += kCtaThreads, ++ctas) {
+        uint64_t lo = ~uint64_t(0), hi = 0;
+        for (size_t i = first; i < first + kCtaThreads; i += 32) {
+          lo = std::min(lo, t0[i]);
+          hi = std::max(hi, t0[i] + dt[i]);
+        }
+        sum += double(hi - lo);
+      }
+      return ctas ? sum / double(ctas) / (ms * 1e3) : 0.0;
+    };
+    probes.push_back(std::move(p));
+  }
+
+  nlohmann::json out = {{"probes", nlohmann::json::array()}};
+  std::cout << fmt::format("{:<22} {:>12} {:>12}  {:<16} {}\n", "probe", "GPU", "model", "unit", "what");
+  int status = 0;
+  for (Probe& p : probes) {
+    nlohmann::json row = {{"name", p.name}, {"what", p.what}, {"unit", p.unit}, {"kernel", p.kernel.name}};
+    double gpu = 0, modeled = 0;
+    const run::KernelRun r = run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60));
+    if (r.job.ok()) {
+      gpu = p.figure(r.c, r.kernel_ms);
+      row["gpu"] = gpu;
+      row["ms"] = r.kernel_ms;
+      row["registers"] = r.registers;
+      if (!out.contains("device")) {
+        out["device"] = r.device.name;
+        out["sms"] = r.device.sms;
+        out["max_sm_clock_mhz"] = r.device.sm_clock_khz / 1000;
+      }
+    } else {
+      row["gpu_error"] = r.job.error;
+      if (r.job.no_gpu()) status = std::max(status, 3);
+      else status = std::max(status, 1);
+    }
+    if (p.on_model) {
+      try {
+        model::SimOptions opt;
+        opt.trace = false;
+        const model::SimResult s = model::simulate(p.kernel, p.buffers, opt, 0.0);
+        if (s.completed) {
+          modeled = p.figure(p.buffers.c, 0.0);
+          row["model"] = modeled;
+        } else {
+          row["model_error"] = s.error;
+        }
+      } catch (const std::exception& e) {
+        row["model_error"] = e.what();
+      }
+    }
+    std::cout << fmt::format("{:<22} {:>12} {:>12}  {:<16} {}\n", p.name, r.job.ok() ? fmt::format("{:.2f}", gpu) : "-",
+                             row.contains("model") ? fmt::format("{:.2f}", modeled) : "-", p.unit, p.what)
+              << std::flush;
+    if (!r.job.ok()) std::cout << "  GPU: " << r.job.error << "\n";
+    out["probes"].push_back(row);
+  }
+  if (status == 3) std::cerr << "gemmscope_timing_probes: no GPU; the model column alone is printed\n";
+  if (!json_path.empty()) {
+    try {
+      run::write_output_file(json_path, out.dump(2) + "\n", "the results");
+    } catch (const std::exception& e) {
+      std::cerr << "gemmscope_timing_probes: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  return status;
+}

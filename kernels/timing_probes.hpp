@@ -1,0 +1,49 @@
+// Timing probes: microbenchmark kernels, written with the builder like every kernel, that
+// measure the numbers of the machine description (engine/model/machines.def): instruction
+// latencies and issue rates, shared-memory and global load latency, L2 and HBM bandwidth, the
+// mma.sync latency and the clock an SM holds under tensor-core load. `gemmscope_timing_probes`
+// (bench/timing_probes.cpp) runs them on GPU 0 and on the model and prints both.
+//
+// Every probe writes, per thread, 32 bytes to C: the clock64 cycles its timed region took, the
+// clock64 at its start, and a value computed from its work (so the compiler keeps the work),
+// each a u64, and 8 bytes of padding.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/ir/kernel.hpp"
+
+namespace gs::kernels {
+
+inline constexpr uint32_t kTimingOutBytes = 32;  // per thread: cycles, start, value (u64 each), padding
+
+// The instruction a chain probe repeats: fma.rn.f32 (FFMA), mad.lo.u32 (IMAD), add.u32 (IADD3),
+// or mma.sync.m16n8k16 bf16 -> f32 (HMMA).
+enum class ChainOp : uint8_t { ffma, imad, iadd, mma_sync };
+const char* chain_op_name(ChainOp op);
+
+// `ctas` CTAs of `warps` warps; each warp runs `chains` independent chains of `length`
+// instructions (unrolled), `reps` times around a loop, between two clock64 reads. One chain:
+// the latency per instruction; several chains and warps: the issue rate; mma.sync on every SM
+// for long: the clock an SM holds under tensor-core load (cycles over the launch's time).
+ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains, uint32_t length,
+                             uint32_t reps);
+
+// A pointer chase by thread 0 (one warp): `hops` dependent loads, 8 unrolled per loop round.
+//  * shared: over `words` 32-bit words of shared memory, word i holding the address of word
+//    (i + 33) % words (written by the warp before the timed region);
+//  * global: over A, read as u64 byte offsets: off = A[off]; the host fills A with the chain
+//    (run/timing_probes: a random cycle over lines of a footprint).
+ir::Kernel build_shared_chase_probe(uint32_t words, uint32_t hops);
+// The global chase first runs `warm_hops` untimed (to bring the chain into L1 or L2), then
+// `hops` timed.
+ir::Kernel build_global_chase_probe(uint32_t warm_hops, uint32_t hops);
+
+// Streaming reads: `ctas` CTAs of 256 threads; in round i, CTA c reads the 4096-byte blocks
+// ((4i + u)·ctas + c) mod `blocks` (u = 0..3) of A, one 16-byte load per thread from each (four
+// loads in flight; blocks a power of two), `rounds` rounds; each thread XORs what it read and
+// stores it. Bytes read = ctas·rounds·4·4096;
+// a footprint of blocks·4096 bytes above the L2 measures HBM, a small one the L2.
+ir::Kernel build_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks);
+
+}  // namespace gs::kernels
