@@ -153,7 +153,9 @@ struct UnitResult {
 // Adds one unit's counters. Every counter of SimStats that the model increments must be here:
 // the size check below fails when SimStats changes, as a reminder.
 void add_counters(SimStats& into, const SimStats& s) {
-  static_assert(sizeof(SimStats) == 18 * 8 + sizeof(void*), "SimStats changed: merge its new counters here");
+  // traced_cost and prediction are filled by simulate() after the grid has run, not by units.
+  static_assert(sizeof(SimStats) == 18 * 8 + sizeof(void*) + sizeof(timing::CtaCost) + sizeof(timing::Prediction),
+                "SimStats changed: merge its new counters here");
   into.warp_instructions += s.warp_instructions;
   into.thread_instructions += s.thread_instructions;
   into.smem_accesses += s.smem_accesses;
