@@ -159,6 +159,8 @@ nlohmann::json describe_warps(AppState& app) {
   nlohmann::json j;
   const Snapshot* s = app.snapshot();
   if (!app.kernel || !s) return {{"warps", nlohmann::json::array()}};
+  // The state says what the view will show once ptxas -v has answered (the schedule's does too).
+  count_registers_now(*app.kernel);
   nlohmann::json rows = nlohmann::json::array();
   for (const WarpRow& r : warp_rows(*app.kernel, *s))
     rows.push_back({{"warp", r.warp},
