@@ -86,8 +86,7 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   LoopMark& mark = c.loop_marks[size_t(w.id) * plan.loops.size() + index];
   if (pass == p.first - p.period) {
     mark.cycle = c.now;
-    mark.tensor_busy = c.cost.tensor_busy_cycles;
-    mark.tma_bytes = c.cost.tma_bytes;
+    mark.cost = c.cost;
   }
   if (pass != p.first) return 0;
   const uint64_t skip = (passes - p.first - p.last) / p.period * p.period;
@@ -102,8 +101,17 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   uint32_t& done = c.loop_extrapolated[p.k_loop ? 0 : 1];
   if (++mark.skips > done) {
     done = mark.skips;
-    c.cost.tensor_busy_cycles += (c.cost.tensor_busy_cycles - mark.tensor_busy) * skip / p.period;
-    c.cost.tma_bytes += (c.cost.tma_bytes - mark.tma_bytes) * skip / p.period;
+    // Every part of the work the prediction reads (timing::CtaCost) grows as in the period
+    // before: the tensor cores, the copy engine, the shared-memory pipe, the load/store path
+    // and the bytes through L2. Issue slots are counted at the end of run_cta and are not
+    // extrapolated (the issue part of a fast-forwarded prediction is a lower bound).
+    const auto grow = [&](uint64_t& now, uint64_t then) { now += (now - then) * skip / p.period; };
+    grow(c.cost.tensor_busy_cycles, mark.cost.tensor_busy_cycles);
+    grow(c.cost.tma_bytes, mark.cost.tma_bytes);
+    grow(c.cost.smem_wavefronts, mark.cost.smem_wavefronts);
+    grow(c.cost.lsu_cycles, mark.cost.lsu_cycles);
+    grow(c.cost.global_load_bytes, mark.cost.global_load_bytes);
+    grow(c.cost.global_store_bytes, mark.cost.global_store_bytes);
   }
   if (c.trace) {
     if (c.launch.record_registers) record_register_write(c, w.id, pc, p.counter, mask);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/model/timing.hpp"
 
 namespace gs::model {
 
@@ -46,7 +47,8 @@ FastForwardPlan plan_fast_forward(const ir::Kernel& k);
 
 // What a warp saw at a loop's backward branch the period before `first`.
 struct LoopMark {
-  uint64_t cycle = 0, tensor_busy = 0, tma_bytes = 0;
+  uint64_t cycle = 0;
+  timing::CtaCost cost;  // the CTA's counted work then: each part is extrapolated over the skip
   uint32_t skips = 0;  // instances of the loop this warp fast-forwarded
 };
 
