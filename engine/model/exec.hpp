@@ -15,6 +15,15 @@ struct ExecContext;
 
 [[noreturn]] void not_handled(const ExecContext& x, const char* exec);
 
+// The guard of an exec function that runs a fixed set of ops with if/else rather than a
+// switch: throws (not_handled) unless the instruction's op is one of `ops`. First thing in
+// the function, before any operand is read. (A template so that ExecContext may stay
+// incomplete here.)
+template <class Context, class... Ops>
+inline void expect_op(const Context& x, const char* exec, Ops... ops) {
+  if (((x.inst.op != ops) && ...)) not_handled(x, exec);
+}
+
 void exec_alu(ExecContext& x);      // integer/float arithmetic, logic, setp, selp, cvta
 void exec_convert(ExecContext& x);  // cvt, cvt pack
 void exec_memory(ExecContext& x);   // ld/st of param, global and shared memory

@@ -662,6 +662,7 @@ void exec_alu(ExecContext& x) {
 }
 
 void exec_convert(ExecContext& x) {
+  expect_op(x, "exec_convert", Op::cvt, Op::cvt_pack);
   const ir::Inst& in = x.inst;
   Sources src(x);
   const uint32_t dst = in.operands[0].id;

@@ -111,6 +111,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops);
 }  // namespace
 
 void exec_tma_load(ExecContext& x) {
+  expect_op(x, "exec_tma_load", Op::cp_async_bulk_tensor_load);
   const ir::tensor_load_operands o = ir::tensor_load_operands_of(x.inst);
   exec_tma(x, {true, o.map_at, o.coords_at, o.dst, o.bar});
 }
@@ -118,18 +119,24 @@ void exec_tma_load(ExecContext& x) {
 // The multicast load: the box lands at the same shared offset in every CTA of the mask, and
 // completes its bytes on the mbarrier at the same offset in each (facts §7).
 void exec_tma_load_multicast(ExecContext& x) {
+  expect_op(x, "exec_tma_load_multicast", Op::cp_async_bulk_tensor_load_multicast);
   const ir::tensor_load_multicast_operands o = ir::tensor_load_multicast_operands_of(x.inst);
   exec_tma(x, {true, o.map_at, o.coords_at, o.dst, o.bar, o.cta_mask_at, true});
 }
 
 void exec_tma_store(ExecContext& x) {
+  expect_op(x, "exec_tma_store", Op::cp_async_bulk_tensor_store);
   const ir::tensor_store_operands o = ir::tensor_store_operands_of(x.inst);
   exec_tma(x, {false, o.map_at, o.coords_at, o.src, {}});
 }
 
 // cp.async.bulk.commit_group, cp.async.bulk.wait_group.read and prefetch.tensormap: the
 // model completes TMA stores at issue, so there is never a bulk group to wait for.
-void exec_tma_nothing_pending(ExecContext& x) { x.latency = timing::kAluLatency; }
+void exec_tma_nothing_pending(ExecContext& x) {
+  expect_op(x, "exec_tma_nothing_pending", Op::cp_async_bulk_commit_group, Op::cp_async_bulk_wait_group_read,
+            Op::prefetch_tensormap);
+  x.latency = timing::kAluLatency;
+}
 
 namespace {
 

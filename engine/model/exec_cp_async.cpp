@@ -81,6 +81,7 @@ void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
 }  // namespace
 
 void exec_cp_async(ExecContext& x) {
+  expect_op(x, "exec_cp_async", ir::Op::cp_async_cg, ir::Op::cp_async_ca);
   Cta& c = x.cta;
   const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
   const uint32_t bytes = uint32_t(ops.bytes.imm);
@@ -131,7 +132,10 @@ void exec_cp_async(ExecContext& x) {
   x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once
 }
 
-void exec_cp_async_commit_group(ExecContext& x) {
+namespace {
+
+// commit_group's work, which wait_all does first.
+void commit_pending(ExecContext& x) {
   report_divergent(x);
   Warp& w = x.warp;
   // An empty group is allowed and complete at once (PTX ISA: commit_group with no copies).
@@ -144,13 +148,21 @@ void exec_cp_async_commit_group(ExecContext& x) {
                 uint32_t(w.cp_async_groups.size()));
 }
 
+}  // namespace
+
+void exec_cp_async_commit_group(ExecContext& x) {
+  expect_op(x, "exec_cp_async_commit_group", ir::Op::cp_async_commit_group);
+  commit_pending(x);
+}
+
 // cp.async.wait_group N (and wait_all, which is N = 0 after committing what is pending).
 void exec_cp_async_wait_group(ExecContext& x) {
+  expect_op(x, "exec_cp_async_wait_group", ir::Op::cp_async_wait_group, ir::Op::cp_async_wait_all);
   report_divergent(x);
   Warp& w = x.warp;
   size_t keep = 0;
   if (x.inst.op == ir::Op::cp_async_wait_all) {
-    exec_cp_async_commit_group(x);
+    commit_pending(x);
   } else {
     keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
   }

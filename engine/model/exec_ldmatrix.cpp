@@ -88,6 +88,7 @@ void account_rows(ExecContext& x, const Rows& r, bool store) {
 }  // namespace
 
 void exec_ldmatrix(ExecContext& x) {
+  expect_op(x, "exec_ldmatrix", ir::Op::ldmatrix, ir::Op::ldmatrix_trans);
   const ir::ldmatrix_operands ops = ir::ldmatrix_operands_of(x.inst);
   Rows r;
   const bool ok = resolve_rows(x, ops.addr, false, r);
@@ -112,6 +113,7 @@ void exec_ldmatrix(ExecContext& x) {
 }
 
 void exec_stmatrix(ExecContext& x) {
+  expect_op(x, "exec_stmatrix", ir::Op::stmatrix, ir::Op::stmatrix_trans);
   const ir::stmatrix_operands ops = ir::stmatrix_operands_of(x.inst);
   Sources src(x);  // checks the value registers
   Rows r;

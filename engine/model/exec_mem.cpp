@@ -326,6 +326,8 @@ SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t ma
 }
 
 void exec_memory(ExecContext& x) {
+  expect_op(x, "exec_memory", Op::ld_param, Op::ld_global, Op::st_global, Op::ld_shared, Op::st_shared,
+            Op::ld_shared_cluster, Op::st_shared_cluster);
   const ir::Inst& in = x.inst;
   Cta& c = x.cta;
   const uint32_t elem = std::max<uint32_t>(ir::type_bits(in.type) / 8, 1);

@@ -27,6 +27,7 @@ const MmaMaps& maps() {
 }  // namespace
 
 void exec_mma(ExecContext& x) {
+  expect_op(x, "exec_mma", ir::Op::mma_sync);
   Cta& c = x.cta;
   const ir::mma_sync_operands ops = ir::mma_sync_operands_of(x.inst);
   if (x.mask != kAllLanes)

@@ -82,6 +82,7 @@ static uint32_t live_threads(const Cta& c) {
 }
 
 void exec_bar(ExecContext& x) {
+  expect_op(x, "exec_bar", Op::bar_sync, Op::bar_arrive);
   Cta& c = x.cta;
   const ir::Inst& in = x.inst;
   // bar.sync id (, threads) and bar.arrive id, threads: the count is optional for bar.sync
@@ -115,6 +116,7 @@ void exec_bar(ExecContext& x) {
 // the async proxy; fence.proxy.async also orders this warp's generic shared writes before
 // later async-proxy reads (TMA stores, wgmma).
 void exec_fence(ExecContext& x) {
+  expect_op(x, "exec_fence", Op::fence_proxy_async, Op::fence_mbarrier_init);
   Cta& c = x.cta;
   for (auto& [addr, m] : c.mbars)
     if (m.initialized) m.init_fenced = true;
@@ -165,6 +167,7 @@ Mbarrier* named_mbarrier(ExecContext& x, const ir::Operand& bar, uint32_t* addr_
 }  // namespace
 
 void exec_mbarrier_init(ExecContext& x) {
+  expect_op(x, "exec_mbarrier_init", Op::mbarrier_init);
   const ir::mbar_init_operands ops = ir::mbar_init_operands_of(x.inst);
   uint32_t addr = 0;
   Mbarrier* m = named_mbarrier(x, ops.bar, &addr);
@@ -230,6 +233,8 @@ void arrive_remote(ExecContext& x, const ir::Operand& bar) {
 // its transaction bytes (expect_tx forms) and arrives (arrive forms); the remote arrive
 // reaches a peer CTA's mbarrier.
 void exec_mbarrier_arrive(ExecContext& x) {
+  expect_op(x, "exec_mbarrier_arrive", Op::mbarrier_arrive, Op::mbarrier_arrive_expect_tx, Op::mbarrier_expect_tx,
+            Op::mbarrier_arrive_remote);
   Cta& c = x.cta;
   const ir::Inst& in = x.inst;
   if (in.op == Op::mbarrier_arrive_remote) return arrive_remote(x, ir::mbar_arrive_operands_of(in).bar);
@@ -327,6 +332,7 @@ std::string stale_wait_cause(const Cta& cta, uint32_t warp) {
 // waiter sleeps until the phase completes either way (it never spins), so the hint changes
 // neither its results nor its timing.
 void exec_mbarrier_wait(ExecContext& x) {
+  expect_op(x, "exec_mbarrier_wait", Op::mbarrier_try_wait_parity, Op::mbarrier_test_wait_parity);
   Cta& c = x.cta;
   const ir::mbar_wait_operands ops = ir::mbar_wait_operands_of(x.inst);
   uint32_t addr = 0;

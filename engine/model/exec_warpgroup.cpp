@@ -33,6 +33,7 @@ uint32_t registers_held(const Cta& c) {
 }
 
 void exec_setmaxnreg(ExecContext& x) {
+  expect_op(x, "exec_setmaxnreg", ir::Op::setmaxnreg_inc, ir::Op::setmaxnreg_dec);
   Cta& c = x.cta;
   Warp& w = x.warp;
   x.latency = timing::kAluLatency;
@@ -80,6 +81,7 @@ void exec_setmaxnreg(ExecContext& x) {
 // elect.sync _|p, membermask: p is true in exactly one lane, the lowest running lane of
 // membermask (the leader lane id goes to the first destination unless it is the sink).
 void exec_elect_sync(ExecContext& x) {
+  expect_op(x, "exec_elect_sync", ir::Op::elect_sync);
   const ir::elect_operands ops = ir::elect_operands_of(x.inst);
   Sources src(x);
   const uint32_t lane0 = uint32_t(std::countr_zero(x.mask));
