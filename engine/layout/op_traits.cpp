@@ -30,18 +30,9 @@ FragmentMap make_ldmatrix_trans(int x) { return ldmatrix_layout(x, true); }
 #define PARAM_POW2(name, lo, hi, def, hint) MapParam{name, lo, hi, 1, true, def, hint}
 
 constexpr std::array kMaps = {
-#define SCOPE(op, scope)
-#define SMEM_READ(op, split, name, describe)
-#define TMEM_ACCESS(op, rule)
 #define FRAGMENT(id, op, operand, title, row_label, col_label, packed16, citation, probe, param, make) \
   OperandMap{#id, ir::Op::op, operand, title, row_label, col_label, packed16, citation, probe, param, make},
-#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
-#undef LATENCY
-#undef SCOPE
-#undef SMEM_READ
-#undef TMEM_ACCESS
-#undef FRAGMENT
 };
 
 #undef PARAM_NONE
@@ -53,17 +44,8 @@ struct SmemReadRow {
   CoreMatrixRead read;
 };
 constexpr std::array kSmemReads = {
-#define SCOPE(op, scope)
-#define FRAGMENT(...)
-#define TMEM_ACCESS(op, rule)
 #define SMEM_READ(op, split, name, describe) SmemReadRow{ir::Op::op, {CoreMatrixRead::Split::split, name, describe}},
-#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
-#undef LATENCY
-#undef SCOPE
-#undef SMEM_READ
-#undef TMEM_ACCESS
-#undef FRAGMENT
 };
 
 struct TmemRow {
@@ -71,17 +53,8 @@ struct TmemRow {
   TmemAccessRule rule;
 };
 constexpr std::array kTmemRules = {
-#define SCOPE(op, scope)
-#define FRAGMENT(...)
-#define SMEM_READ(op, split, name, describe)
 #define TMEM_ACCESS(op, rule) TmemRow{ir::Op::op, {TmemAccessRule::Rule::rule}},
-#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
-#undef LATENCY
-#undef SCOPE
-#undef SMEM_READ
-#undef TMEM_ACCESS
-#undef FRAGMENT
 };
 
 struct LatencyRow {
@@ -89,17 +62,8 @@ struct LatencyRow {
   LatencyClass cls;
 };
 constexpr std::array kLatencies = {
-#define SCOPE(op, scope)
-#define FRAGMENT(...)
-#define SMEM_READ(op, split, name, describe)
-#define TMEM_ACCESS(op, rule)
 #define LATENCY(op, cls) LatencyRow{ir::Op::op, LatencyClass::cls},
 #include "engine/layout/op_traits.def"
-#undef LATENCY
-#undef SCOPE
-#undef SMEM_READ
-#undef TMEM_ACCESS
-#undef FRAGMENT
 };
 
 struct ScopeRow {
@@ -107,17 +71,8 @@ struct ScopeRow {
   ThreadScope scope;
 };
 constexpr std::array kScopes = {
-#define FRAGMENT(...)
-#define SMEM_READ(op, split, name, describe)
-#define TMEM_ACCESS(op, rule)
 #define SCOPE(op, scope) ScopeRow{ir::Op::op, ThreadScope::scope},
-#define LATENCY(op, cls)
 #include "engine/layout/op_traits.def"
-#undef LATENCY
-#undef SCOPE
-#undef SMEM_READ
-#undef TMEM_ACCESS
-#undef FRAGMENT
 };
 
 // Every op has exactly one SCOPE row, in ops.def's order, so the table is indexed by the op.
