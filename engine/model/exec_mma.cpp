@@ -72,6 +72,9 @@ void exec_mma(ExecContext& x) {
   free_at = start + busy;
   c.cost.tensor_busy_cycles += uint64_t(std::ceil(kFlops / timing::kMmaSyncFlopsPerCycle));  // the SM's share
   x.latency = uint32_t(start - c.now) + timing::kMmaSyncLatency;
+  if (c.trace)
+    append(c.trace->mma_sync, MmaSyncOp{x.inst_id, uint16_t(c.launch.trace_warp_base + x.warp.id), start,
+                                        start + timing::kMmaSyncLatency});
 }
 
 }  // namespace gs::model

@@ -185,6 +185,15 @@ struct TmemOp {
                                     // alloc/ld/st/dealloc: the issue cycle (they are synchronous)
 };
 
+// One mma.sync of the traced CTA on its warp's sub-partition tensor core: issued at
+// issue_cycle (once that tensor core was free), its result ready at complete_cycle. The
+// Timeline's tensor lane merges these with the wgmma and tcgen05.mma stretches.
+struct MmaSyncOp {
+  uint32_t inst = kNone;
+  uint16_t warp = 0;  // trace warp
+  uint64_t issue_cycle = 0, complete_cycle = 0;
+};
+
 // Passes of a declared loop that a warp of a traced CTA run alone did not run (model
 // fast_forward.hpp): the loop went from pass `first` (0-based) on to pass first + count, and
 // the warp's clock moved on by `cycles`, the time of as many passes as the ones before.
@@ -255,7 +264,8 @@ class Trace {
   Table<GlobalAccess> global;
   Table<TmaTransfer> tma;
   Table<MbarEvent> mbar;
-  Table<MmaOp> mma;
+  Table<MmaOp> mma;            // wgmma
+  Table<MmaSyncOp> mma_sync;   // mma.sync (Ampere steps)
   Table<RegWrite> regs;
   Table<uint32_t> values;
   Table<CWrite> c_writes;  // in store order

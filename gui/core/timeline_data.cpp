@@ -28,11 +28,13 @@ void fill_segments(const WarpTimelines& timelines, uint64_t end, std::vector<Tim
   }
 }
 
-// Intervals [issue, complete) of every MMA, merged where they overlap: the tensor cores' busy time.
+// Intervals [issue, complete) of every MMA (wgmma, mma.sync, tcgen05.mma), merged where they
+// overlap: the tensor cores' busy time.
 void fill_tensor_lane(const model::Trace& t, TimelineData& d) {
   std::vector<TimelineSpan> spans;
   for (uint32_t i = 0; i < t.mma.size(); ++i)
     if (t.mma[i].complete_cycle > t.mma[i].issue_cycle) spans.push_back({t.mma[i].issue_cycle, t.mma[i].complete_cycle, i});
+  for (const model::MmaSyncOp& o : t.mma_sync) spans.push_back({o.issue_cycle, o.complete_cycle, kNone});
   // tcgen05.mma keeps no MmaOp: its TMEM record has the tensor core's stretch (a pair's MMA is
   // recorded in both CTAs; the merge below makes one stretch of the two).
   for (const model::TmemOp& o : t.tmem)

@@ -39,6 +39,19 @@ TEST_CASE("timeline: warps' states cover the run, with the TMA transfers and the
   CHECK(d.tensor_busy_share() < 0.5);  // one stage: loads and math take turns
 }
 
+TEST_CASE("timeline: mma.sync keeps the tensor cores busy too (an Ampere step is not 'busy 0%')", "[gui][timeline]") {
+  const auto k = open_kernel({.kernel_id = "ampere_mma_global", .only_traced_cta = true});
+  const model::Trace& t = k->trace();
+  REQUIRE(t.mma.empty());  // no wgmma
+  REQUIRE_FALSE(t.mma_sync.empty());
+  CHECK(t.mma_sync.size() == k->report.result.stats.mma_ops);  // one record per mma.sync the traced CTA ran
+  for (const model::MmaSyncOp& o : t.mma_sync) CHECK(o.complete_cycle > o.issue_cycle);
+  const TimelineData d = timeline_data(*k);
+  REQUIRE_FALSE(d.tensor.empty());
+  CHECK(d.tensor_busy_share() > 0.0);
+  CHECK(d.tensor_busy_share() <= 1.0);
+}
+
 TEST_CASE("timeline: a deadlocked warp ends in the deadlocked state, and a click lands on that cycle",
           "[gui][timeline]") {
   AppState app;
