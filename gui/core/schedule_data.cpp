@@ -25,10 +25,13 @@ void quantization(const LoadedKernel& k, ScheduleData& d) {
   const double tiled = double(d.tiles_m) * d.tile_rows * double(d.tiles_n) * d.tile_cols;
   d.tile_efficiency = tiled > 0 ? double(d.m) * double(d.n) / tiled : 0.0;
   d.wasted_elements = tiled > 0 ? uint64_t(tiled) - uint64_t(d.m) * d.n : 0;
-  // How full the last wave is: the idle share of the GPU at the end of the kernel.
-  const double last = d.waves ? d.wave_efficiency * d.waves - (d.waves - 1) : 0.0;
-  d.waves_text = fmt::format("{} wave{} ({} SMs × {}), last {:.0f}% full", d.waves, d.waves == 1 ? "" : "s", d.sms,
-                             d.ctas_per_sm, 100.0 * last);
+  // How full the last wave is: the idle share of the GPU at the end of the kernel. A share
+  // under 1% keeps a decimal (4 CTAs of 1188 slots are "0.3%", not "0%").
+  const uint64_t last = d.waves ? d.ctas - uint64_t(d.waves - 1) * per_wave : 0;
+  const double share = 100.0 * double(last) / double(per_wave);
+  d.waves_text = fmt::format("{} wave{} ({} SMs × {}), the last {} CTA{}: {}% of its slots", d.waves,
+                             d.waves == 1 ? "" : "s", d.sms, d.ctas_per_sm, last, last == 1 ? "" : "s",
+                             share < 1.0 ? fmt::format("{:.1f}", share) : fmt::format("{:.0f}", share));
 }
 
 // The cluster (linear index over the grid of clusters) of linear CTA `cta`.

@@ -99,7 +99,10 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
     const ImVec2 a(o.x + cell * float(c.col), o.y + cell * float(c.row));
     const ImVec2 b(a.x + cell, a.y + cell);
     if (c.writers == 0) {
-      if (d.whole_grid) dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), error_color(env), 0, 0, 1.5f * s);
+      // Never written (a whole-grid run: an error), or not the traced CTA's (an outline, so
+      // that the grid the headline counts is there to see).
+      dl->AddRect(ImVec2(a.x + 1, a.y + 1), ImVec2(b.x - 1, b.y - 1), d.whole_grid ? error_color(env) : muted_color(env),
+                  0, 0, (d.whole_grid ? 1.5f : 1.0f) * s);
       continue;
     }
     dl->AddRectFilled(a, b, cta_color(c.cta));

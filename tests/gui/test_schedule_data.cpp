@@ -90,6 +90,9 @@ TEST_CASE("schedule: one CTA is \"1 CTA\", several are CTAs", "[gui][schedule]")
   CHECK(j["ctas"] == 1);
   CHECK(j["headline"] == "1×1 tiles of 64×64, 1 CTA");
   CHECK_THAT(j["waves_text"].get<std::string>(), Catch::Matchers::StartsWith("1 wave ("));
+  // One CTA of 132 × n slots is under 1%: said with a decimal, not "0% full".
+  CHECK_THAT(j["waves_text"].get<std::string>(), Catch::Matchers::Contains("the last 1 CTA: 0."));
+  CHECK_THAT(j["waves_text"].get<std::string>(), !Catch::Matchers::Contains(": 0% "));
   app.open_now({.kernel_id = "hopper_tma_wgmma_64", .shape = {128, 64, 64}, .only_traced_cta = true});
   j = describe_schedule(app);
   CHECK(j["headline"] == "2×1 tiles of 64×64, 2 CTAs");
@@ -122,6 +125,29 @@ TEST_CASE("schedule: the view draws each tile in its CTA's colour", "[gui][xvfb]
     colours.insert({p[0], p[1], p[2]});
   }
   CHECK(colours.size() == 12);  // twelve CTAs, twelve colours
+}
+
+TEST_CASE("schedule: a traced-CTA run outlines the tiles the traced CTA did not write", "[gui][xvfb][schedule]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  // 128×96 of 32×32 tiles: 4 × 3, of which the traced CTA (0,0) writes tile (0,0) only.
+  const Headless h = run_headless("schedule-traced", "--kernel simt_naive --m 128 --n 96 --k 8 --view schedule "
+                                                     "--size 900x700");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto g = h.state["drawn"]["schedule.grid"].get<std::array<float, 4>>();
+  const auto& view = h.state["views"]["schedule"];
+  REQUIRE(view["cells"].size() == 4 * 3);
+  for (const auto& c : view["cells"]) {
+    if (c["writers"] != 0) continue;
+    const int row = c["row"], col = c["col"];
+    INFO("tile (" << row << "," << col << ")");
+    // The outline, 1 pixel in from the cell's left edge, against the empty middle of the cell.
+    const auto edge = h.pixel(int(g[0] + col * g[2] + 1.5f), int(g[1] + (row + 0.5f) * g[3]));
+    const auto middle = h.pixel(int(g[0] + (col + 0.5f) * g[2]), int(g[1] + (row + 0.5f) * g[3]));
+    CHECK(std::abs(int(edge[0]) - int(middle[0])) + std::abs(int(edge[1]) - int(middle[1])) +
+              std::abs(int(edge[2]) - int(middle[2])) > 30);
+  }
 }
 
 TEST_CASE("occupancy: CTAs per SM by threads, shared memory, registers and CTA slots, and which binds",
