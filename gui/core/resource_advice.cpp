@@ -37,10 +37,15 @@ const ptx::SassInstruction* first_local_access(const ptx::SassListing& listing) 
 // SASS listing is not there (or shows none), each said in words.
 void locate_spills(const LoadedKernel& k, Problem& p) {
   const auto listing = sass_listing_of(k);
-  if (!listing || !listing->ok()) {
+  if (!listing) {
     p.title += " (in the kernel; the SASS view shows which instructions)";
     p.detail += " Which instructions spill is not known until the SASS listing is compiled: open the SASS view, "
                 "which marks every LDL/STL, and this entry then points at the first.";
+    return;
+  }
+  if (!listing->ok()) {
+    p.title += " (in the kernel)";
+    p.detail += fmt::format(" The SASS listing has no instructions to point at: {}", listing->message);
     return;
   }
   const ptx::SassInstruction* first = first_local_access(*listing);
