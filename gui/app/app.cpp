@@ -17,6 +17,7 @@
 #include "gui/app/saved_layout.hpp"
 #include "gui/app/shell.hpp"
 #include "gui/core/occupancy.hpp"
+#include "gui/core/resource_advice.hpp"
 #include "gui/core/sass_data.hpp"
 #include "run/sim_job.hpp"
 
@@ -84,10 +85,14 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   for (int i = 0; i < o.steps; ++i)
     if (!app.step(o.step_unit, true)) break;
   if (o.select_line) app.select_ptx_line(o.select_line);
-  // The first frame shows the SASS and Schedule views filled in, as it shows the kernel.
+  // The first frame shows the SASS, Schedule and Problems views filled in, as it shows the kernel.
   const std::vector<std::string> shown = shell.shown_view_names();
-  if (std::find(shown.begin(), shown.end(), "sass") != shown.end()) compile_sass_now(app);
-  if (app.kernel && std::find(shown.begin(), shown.end(), "schedule") != shown.end()) count_registers_now(*app.kernel);
+  const auto showing = [&](const char* view) { return std::find(shown.begin(), shown.end(), view) != shown.end(); };
+  if (showing("sass")) compile_sass_now(app);
+  if (app.kernel && (showing("schedule") || showing("problems"))) {
+    count_registers_now(*app.kernel);
+    update_resource_advice(app);  // the Problems view's spill and occupancy advice
+  }
   return exit_code;
 }
 

@@ -6,6 +6,7 @@
 //    bytes its lanes need / 32);
 //  * shared-memory bank conflicts: wavefronts against the ideal;
 //  * a last wave with idle SMs, when the grid takes two waves or more.
+// Register spills and low occupancy wait for ptxas's register count: resource_advice.hpp.
 #pragma once
 
 #include <vector>

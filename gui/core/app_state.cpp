@@ -7,6 +7,7 @@
 #include "run/gpu_bench.hpp"
 #include "gui/core/advisories.hpp"
 #include "gui/core/model_problems.hpp"
+#include "gui/core/resource_advice.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -57,6 +58,7 @@ void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
   request = kernel->request;
   add_model_problems(*this, *kernel);
   for (Problem& p : advisories(kernel)) add_problem(std::move(p));
+  update_resource_advice(*this);  // spills and occupancy: once ptxas has counted the registers
   const model::SimStats& st = kernel->report.result.stats;
   if (st.predicted_tflops > 0.0)
     measurements.add_model_prediction(kernel->request.kernel_id, kernel->request.shape, st.predicted_tflops,

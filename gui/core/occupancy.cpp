@@ -8,7 +8,9 @@
 
 #include "engine/model/timing.hpp"
 #include "engine/ptx/ptxas.hpp"
+#include "engine/ptx/sass.hpp"
 #include "gui/core/app_state.hpp"
+#include "gui/core/resource_advice.hpp"
 #include "gui/core/sass_data.hpp"
 #include "gui/core/schedule_data.hpp"
 
@@ -43,11 +45,13 @@ ir::Arch occupancy_arch(const ir::Kernel& kernel) {
 }
 
 // What ptxas -v said about a kernel, kept in its derived slots (UI thread only). `done` false
-// while the job runs; registers 0 when ptxas is missing or gave no count.
+// while the job runs; registers 0 when ptxas is missing or gave no count (then report.found is
+// false too).
 struct RegisterSlot {
   bool done = false;
   uint32_t registers = 0;
   std::string source;
+  ptx::PtxasReport report;  // the whole -v report: registers, spills, stack
 };
 
 RegisterSlot* register_slot(const LoadedKernel& k) {
@@ -62,7 +66,8 @@ RegisterSlot count_registers(const std::string& ptx_text, ir::Arch arch) {
   if (!ptx::find_ptxas()) return s;
   const ptx::PtxasResult r = ptx::run_ptxas(ptx_text, arch);
   if (r.ok)
-    if (const auto regs = registers_from_ptxas_log(r.log)) s = {true, *regs, fmt::format("ptxas -v for {}", ir::arch_name(arch))};
+    if (const auto regs = registers_from_ptxas_log(r.log))
+      s = {true, *regs, fmt::format("ptxas -v for {}", ir::arch_name(arch)), ptx::parse_ptxas_report(r.log)};
   return s;
 }
 
@@ -71,6 +76,13 @@ RegisterSlot count_registers(const std::string& ptx_text, ir::Arch arch) {
 void store_count(const LoadedKernel& k, RegisterSlot s) {
   k.derived[std::type_index(typeid(RegisterSlot))] = std::make_shared<RegisterSlot>(std::move(s));
   k.derived.erase(std::type_index(typeid(ScheduleData)));
+}
+
+// The same, and the advice that waited for the count (spills, occupancy) joins the Problems
+// list when `k` is the kernel on screen.
+void store_count(AppState& app, const LoadedKernel& k, RegisterSlot s) {
+  store_count(k, std::move(s));
+  if (app.kernel.get() == &k) update_resource_advice(app);
 }
 
 }  // namespace
@@ -91,7 +103,8 @@ void request_register_count(AppState& app) {
   const ir::Arch arch = occupancy_arch(app.kernel->kernel());
   // The SASS listing of the same target has ptxas's report already: no second run.
   if (const auto listing = sass_listing(app); listing && listing->report.found && listing->arch == ir::arch_name(arch)) {
-    store_count(*app.kernel, {true, listing->report.registers, fmt::format("ptxas -v for {}", ir::arch_name(arch))});
+    store_count(app, *app.kernel,
+                {true, listing->report.registers, fmt::format("ptxas -v for {}", ir::arch_name(arch)), listing->report});
     return;
   }
   app.kernel->derived[std::type_index(typeid(RegisterSlot))] = std::make_shared<RegisterSlot>();
@@ -101,12 +114,12 @@ void request_register_count(AppState& app) {
       JobKind::registers, fmt::format("ptxas -v of {}", app.kernel->request.kernel_id),
       [weak, text = app.kernel->ptx.text, arch](JobContext& ctx) {
         RegisterSlot s = count_registers(text, arch);
-        ctx.complete([weak, s](AppState&) {
-          if (auto k = weak.lock()) store_count(*k, s);
+        ctx.complete([weak, s](AppState& app) {
+          if (auto k = weak.lock()) store_count(app, *k, s);
         });
       },
       [weak](AppState& app, const std::string& msg) {
-        if (auto k = weak.lock()) store_count(*k, {true, 0, ""});  // the declared budget, as without ptxas
+        if (auto k = weak.lock()) store_count(app, *k, {true, 0, "", {}});  // the declared budget, as without ptxas
         app.add_problem({Severity::warning, "app", "ptxas", "cannot count the kernel's registers", msg});
       }));
 }
@@ -115,6 +128,12 @@ void count_registers_now(const LoadedKernel& k) {
   const RegisterSlot* slot = register_slot(k);
   if (slot && slot->done) return;
   store_count(k, count_registers(k.ptx.text, occupancy_arch(k.kernel())));
+}
+
+std::optional<ptx::PtxasReport> kernel_ptxas_report(const LoadedKernel& k) {
+  const RegisterSlot* slot = register_slot(k);
+  if (!slot || !slot->done || !slot->report.found) return std::nullopt;
+  return slot->report;
 }
 
 std::optional<uint32_t> registers_from_ptxas_log(const std::string& log) {
@@ -151,6 +170,28 @@ Occupancy occupancy_of(const ir::Kernel& kernel, uint32_t registers, std::string
   o.warps_per_sm = std::min(kMaxWarpsPerSm, o.ctas_per_sm * warps);
   o.occupancy = double(o.warps_per_sm) / kMaxWarpsPerSm;
   return o;
+}
+
+std::string one_more_cta(const Occupancy& o) {
+  const uint32_t ctas = o.ctas_per_sm + 1;
+  const uint32_t warps = std::max(1u, (o.threads + 31) / 32);
+  if (o.binding == "threads") {
+    const uint32_t threads = timing::kMaxThreadsPerSm / ctas / 32 * 32;
+    return threads ? fmt::format("at most {} threads per CTA (now {})", threads, o.threads) : std::string();
+  }
+  if (o.binding == "shared memory") {
+    const uint32_t per_cta = timing::kSmemPerSm / ctas;
+    if (per_cta <= timing::kReservedSmemPerCta) return {};
+    return fmt::format("at most {} B of shared memory per CTA (now {} B; the driver reserves {} B more)",
+                       per_cta - timing::kReservedSmemPerCta, o.smem_bytes, timing::kReservedSmemPerCta);
+  }
+  if (o.binding == "registers") {
+    // Each warp's share of the file, in whole allocation units, spread over its 32 threads.
+    const uint32_t per_warp = kRegistersPerSm / (ctas * warps) / kRegisterAllocationUnit * kRegisterAllocationUnit;
+    return per_warp >= 32 ? fmt::format("at most {} registers per thread (now {})", per_warp / 32, o.registers)
+                          : std::string();
+  }
+  return {};
 }
 
 nlohmann::json occupancy_json(const Occupancy& o) {

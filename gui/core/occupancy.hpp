@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/ptx/sass.hpp"
 #include "gui/core/session.hpp"
 
 namespace gs::gui {
@@ -65,6 +66,14 @@ Occupancy kernel_occupancy(const LoadedKernel& k);
 void request_register_count(AppState& app);
 // Counts the kernel's registers now (headless runs, --state-json and the tests).
 void count_registers_now(const LoadedKernel& k);
+// ptxas -v's whole report (registers, spill stores and loads) for the occupancy's target, once
+// the count above is done; nullopt while it is pending, or when ptxas is missing or said nothing.
+std::optional<ptx::PtxasReport> kernel_ptxas_report(const LoadedKernel& k);
+
+// What the binding resource would have to come down to for one more CTA per SM: "at most 80
+// registers per thread (now 168)", "at most 74 KiB ... per CTA"; empty when no figure of that
+// resource alone would do it (the CTA slots).
+std::string one_more_cta(const Occupancy& o);
 
 nlohmann::json occupancy_json(const Occupancy& o);
 

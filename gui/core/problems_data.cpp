@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/occupancy.hpp"
+#include "gui/core/resource_advice.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -107,6 +109,11 @@ uint32_t problem_line(const AppState& app, const Problem& p) {
 }
 
 nlohmann::json describe_problems(AppState& app) {
+  // The state says what the view will show once ptxas has counted the registers.
+  if (app.kernel) {
+    count_registers_now(*app.kernel);
+    update_resource_advice(app);
+  }
   const ProblemCounts c = count_problems(app.problems);
   const ProblemFilter& f = app.problems_view.filter;
   nlohmann::json items = nlohmann::json::array();

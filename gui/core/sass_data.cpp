@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/resource_advice.hpp"
 
 namespace gs::gui {
 
@@ -32,11 +33,14 @@ std::string status_name(ptx::SassStatus s) {
 
 }  // namespace
 
-std::shared_ptr<const ptx::SassListing> sass_listing(const AppState& app) {
-  if (!app.kernel) return nullptr;
-  auto it = app.kernel->derived.find(std::type_index(typeid(SassSlot)));
-  if (it == app.kernel->derived.end()) return nullptr;
+std::shared_ptr<const ptx::SassListing> sass_listing_of(const LoadedKernel& k) {
+  auto it = k.derived.find(std::type_index(typeid(SassSlot)));
+  if (it == k.derived.end()) return nullptr;
   return static_cast<const SassSlot*>(it->second.get())->listing;
+}
+
+std::shared_ptr<const ptx::SassListing> sass_listing(const AppState& app) {
+  return app.kernel ? sass_listing_of(*app.kernel) : nullptr;
 }
 
 void request_sass(AppState& app) {
@@ -52,8 +56,12 @@ void request_sass(AppState& app) {
       JobKind::sass, fmt::format("SASS of {}", app.kernel->request.kernel_id),
       [weak, text, target](JobContext& ctx) {
         auto listing = std::make_shared<const ptx::SassListing>(ptx::compile_sass(text, target));
-        ctx.complete([weak, listing](AppState&) {
-          if (auto k = weak.lock()) slot_of(*k).listing = listing;
+        ctx.complete([weak, listing](AppState& app) {
+          auto k = weak.lock();
+          if (!k) return;
+          slot_of(*k).listing = listing;
+          // A spill's advice points at its first LDL/STL once the listing says where that is.
+          if (app.kernel == k) update_resource_advice(app);
         });
       },
       [weak](AppState& app, const std::string& msg) {
@@ -65,8 +73,9 @@ void request_sass(AppState& app) {
 void compile_sass_now(AppState& app) {
   if (!app.kernel) return;
   SassSlot& slot = slot_of(*app.kernel);
-  if (!slot.listing)
-    slot.listing = std::make_shared<const ptx::SassListing>(ptx::compile_sass(app.kernel->ptx.text, app.kernel->kernel().target));
+  if (slot.listing) return;
+  slot.listing = std::make_shared<const ptx::SassListing>(ptx::compile_sass(app.kernel->ptx.text, app.kernel->kernel().target));
+  update_resource_advice(app);
 }
 
 SassFocus sass_focus(AppState& app) {

@@ -25,6 +25,8 @@ struct SassSlot {
 
 // The listing of the kernel on screen; null before its job finished (or with no kernel).
 std::shared_ptr<const ptx::SassListing> sass_listing(const AppState& app);
+// The same for any loaded kernel: null until its listing is compiled.
+std::shared_ptr<const ptx::SassListing> sass_listing_of(const LoadedKernel& k);
 // Starts compiling the kernel on screen as a job, unless its listing is there or under way.
 // Called by the view every frame: the first frame that shows the view starts it.
 void request_sass(AppState& app);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/occupancy.hpp"
 #include "gui/core/problems_data.hpp"
 #include "gui/views/views.hpp"
 
@@ -70,6 +71,9 @@ void colored_count(uint32_t n, const char* what, ImU32 color, const ViewEnv& env
 }  // namespace
 
 void draw_problems(AppState& app, const ViewEnv& env) {
+  // The spill and occupancy advice waits for ptxas's register count: off the UI thread, and
+  // the list gets them when it lands (resource_advice.hpp).
+  request_register_count(app);
   ProblemFilter& filter = app.problems_view.filter;
   const float s = env.scale;
   const ProblemCounts counts = count_problems(app.problems);
