@@ -118,10 +118,10 @@ int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream
 }
 
 void report_problems(const AppState& app, std::ostream& err) {
-  size_t model = 0;
+  size_t model = 0, advice = 0;
   for (const Problem& p : app.problems) {
     if (p.source == "model") {
-      ++model;
+      ++(p.kind.starts_with("advice") ? advice : model);
       continue;
     }
     std::string detail = p.detail;
@@ -133,6 +133,10 @@ void report_problems(const AppState& app, std::ostream& err) {
     err << fmt::format("gemmscope gui: the model reports {} problem{} (the Problems view lists them; so does "
                        "`gemmscope sim`)\n",
                        model, model == 1 ? "" : "s");
+  // Advice comes from the views' data (gui/core/advisories), which `sim` does not derive.
+  if (advice > 0)
+    err << fmt::format("gemmscope gui: {} piece{} of performance advice (the Problems view lists {})\n", advice,
+                       advice == 1 ? "" : "s", advice == 1 ? "it" : "them");
 }
 
 void remember_session(AppState& app, std::ostream& err) {

@@ -72,3 +72,14 @@ TEST_CASE("headless: a --layout-file that is not a layout is read as nothing and
   CHECK(missing.code == 2);
   CHECK_THAT(missing.output, Contains("--layout-file"));
 }
+
+TEST_CASE("headless: advice is counted apart from the model's problems, and not promised from `sim`", "[gui][xvfb]") {
+  if (!xvfb_or_skip()) return;
+  gs::test::ScratchDir dir;
+  // Step 07 at its example shape: no hazard, and advice on its 4-way bank conflicts.
+  const gs::test::ShellRun r = run_gui(dir.path("config"), "--no-settings --kernel simt_warptile");
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Contains("of performance advice (the Problems view lists"));
+  CHECK_THAT(r.output, !Contains("so does `gemmscope sim`"));
+}
