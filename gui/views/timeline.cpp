@@ -3,11 +3,14 @@
 // deadlocked), with a tick where it issued a TMA (top) and where it stored to C (bottom); then
 // the TMA engine's lane (each transfer from issue to landing) and the tensor cores' lane (busy
 // while an MMA is in flight). The playback cursor is the vertical line; clicking moves it.
+// With a timeline recorded on a GPU (imported, or recorded here with the button), a second
+// choice sets it beside the model's (timeline_compare.cpp).
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "gui/core/timeline_data.hpp"
+#include "gui/views/timeline_compare.hpp"
 #include "gui/views/views.hpp"
 
 namespace gs::gui {
@@ -57,9 +60,7 @@ void draw_legend(const ViewEnv& env) {
   }
 }
 
-}  // namespace
-
-void draw_timeline(AppState& app, const ViewEnv& env) {
+void draw_model_trace(AppState& app, const ViewEnv& env) {
   if (!app.kernel) {
     ImGui::TextDisabled("no kernel open");
     return;
@@ -142,6 +143,24 @@ void draw_timeline(AppState& app, const ViewEnv& env) {
     }
   }
   ImGui::EndChild();
+}
+
+}  // namespace
+
+void draw_timeline(AppState& app, const ViewEnv& env) {
+  draw_record_button(app, env);
+  if (app.recorded_timeline) {
+    bool& recorded = app.timeline_view.show_recorded;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("model trace", !recorded)) recorded = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("GPU vs model", recorded)) recorded = true;
+    if (recorded) {
+      draw_timeline_compare(app, env);
+      return;
+    }
+  }
+  draw_model_trace(app, env);
 }
 
 }  // namespace gs::gui
