@@ -43,7 +43,7 @@ gui::StepUnit parse_step_unit(const std::string& text) {
 void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the app (or, with --screenshot/--state-json/--frame-stats, render headless)");
   struct Opts {
-    std::string screenshot, picture, kernel, size = "1600x1000", state_json, step_unit = "instruction", theme, layout_file, resize_to;
+    std::string screenshot, picture, kernel, size = "1600x1000", state_json, import_timeline, step_unit = "instruction", theme, layout_file, resize_to;
     std::vector<std::string> views, mistakes, imports, params;
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
@@ -92,7 +92,15 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->check(whole_number(1, 10000000, "PTX line"));
   cmd->add_option("--theme", o->theme, "dark or light (default: the saved setting)")
       ->check(one_of({"dark", "light"}, "a theme"));
-  cmd->add_option("--import", o->imports, "Show the results of a `gemmscope bench --json` file (repeatable)")
+  cmd->add_option("--import", o->imports,
+                  "Show the results of a `gemmscope bench --json` file (repeatable); a timeline (`bench --timeline`'s "
+                  "JSON) goes to the Timeline view, as --import-timeline")
+      ->type_name("FILE")
+      ->check(non_empty("a file name"));
+  cmd->add_option("--import-timeline", o->import_timeline,
+                  "Show a timeline recorded on a GPU (`gemmscope bench ID --timeline FILE`, e.g. docs/results/"
+                  "2026-11-27-h100-timeline/*.timeline.json) beside the model's in the Timeline view; without "
+                  "--kernel (or with the recorded one and no shape) the recorded kernel opens at its shape")
       ->type_name("FILE")
       ->check(non_empty("a file name"));
   cmd->add_flag("--whole-grid", o->whole_grid, "Run the whole grid on the model when opening (a verdict), not one CTA");
@@ -149,6 +157,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.select_line = o->select_line;
     if (!o->theme.empty()) a.theme = o->theme == "light" ? gui::Theme::light : gui::Theme::dark;
     a.import_json = o->imports;
+    a.import_timeline = o->import_timeline;
     a.whole_grid = o->whole_grid;
     a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty() && o->picture.empty();
     a.layout_file = o->layout_file;

@@ -146,11 +146,16 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
 
   AppState app;
   std::string warnings = init_state(app, o);
-  const std::optional<run::SimRequest> first = first_request(o, app.settings, err, &warnings);
+  // A recorded timeline is read first: it may choose the first kernel (the recorded one).
+  AppOptions opts = o;
+  std::optional<std::array<uint32_t, 3>> recorded_cta;
+  if (const int bad = import_timeline_option(opts, app, headless, err, recorded_cta)) return bad;
+  std::optional<run::SimRequest> first = first_request(opts, app.settings, err, &warnings);
   if (!first) return 2;
+  if (recorded_cta) first->cta = *recorded_cta;
   if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
   // Inputs are read before the window opens: headless, one that fails is bad input (exit 2).
-  if (const int bad = import_files(o, app, headless, err)) return bad;
+  if (const int bad = import_files(opts, app, headless, err)) return bad;
 
   std::unique_ptr<AppWindow> window = AppWindow::open(o, headless, app, err);
   if (!window) return 1;

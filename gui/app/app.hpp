@@ -30,7 +30,9 @@ struct AppOptions {
   StepUnit step_unit = StepUnit::instruction;
   uint32_t select_line = 0;        // a PTX line to select (1-based; 0: none)
   std::optional<Theme> theme;
-  std::vector<std::string> import_json;  // bench JSON files to show in the throughput view
+  std::vector<std::string> import_json;  // bench JSON files to show in the throughput view (a
+                                         // timeline document among them goes to the Timeline view)
+  std::string import_timeline;     // a timeline recorded on a GPU (bench --timeline) for the Timeline view
   bool whole_grid = false;         // open with the whole grid run (a verdict), not one CTA
   bool use_settings = true;        // false: defaults, nothing read or written (tests)
   // A window layout file (imgui.ini format) to read at the start and write at the end instead

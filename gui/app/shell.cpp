@@ -72,6 +72,7 @@ void Shell::draw_frame() {
   ShownViews shown_now{};
   for (size_t i = 0; i < size_t(ViewId::count_); ++i) shown_now[i] = shown(ViewId(i));
   save_picture_.draw(app_, shown_now, view_rects_);
+  import_timeline_.draw(app_);
   if (show_help_) draw_help_overlay(app_, env_, show_help_);
 }
 
@@ -82,6 +83,8 @@ void Shell::draw_menu_bar() {
     if (ImGui::MenuItem("Reopen kernel", nullptr, false, !app_.busy())) app_.request_open(app_.request);
     if (ImGui::MenuItem("Run whole grid on the model", nullptr, false, !app_.busy())) app_.request_model_run();
     if (ImGui::MenuItem("Cancel running jobs", nullptr, false, app_.busy())) app_.cancel_jobs();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Import timeline...")) import_timeline_.open();
     ImGui::Separator();
     if (ImGui::MenuItem("Save picture...")) save_picture_.open();
     if (ImGui::MenuItem("Save settings")) {

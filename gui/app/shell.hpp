@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "gui/app/import_timeline_dialog.hpp"
 #include "gui/app/layout.hpp"
 #include "gui/app/save_picture.hpp"
 #include "gui/app/theme.hpp"
@@ -69,6 +70,7 @@ class Shell {
   ViewEnv env_;
   RasterImage fragment_cells_;
   SavePictureDialog save_picture_;
+  ImportTimelineDialog import_timeline_;
   std::vector<ViewId> only_;
   bool fixed_ = false;
   bool reset_layout_ = false;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/recorded_timeline.hpp"
 #include "gui/core/throughput_data.hpp"
 
 namespace gs::gui {
@@ -100,6 +101,44 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
     return std::nullopt;
   }
   return req;
+}
+
+int import_timeline_option(AppOptions& o, AppState& app, bool headless, std::ostream& err,
+                           std::optional<std::array<uint32_t, 3>>& cta) {
+  std::string path = o.import_timeline;
+  for (auto it = o.import_json.begin(); it != o.import_json.end();) {
+    if (!is_timeline_file(*it)) {
+      ++it;
+      continue;
+    }
+    if (!path.empty() && path != *it) {
+      err << fmt::format("gemmscope gui: --import '{}' is a timeline, and '{}' is one too: the Timeline view shows "
+                         "one recording at a time\n", *it, path);
+      return 2;
+    }
+    path = *it;
+    it = o.import_json.erase(it);
+  }
+  if (path.empty()) return 0;
+  if (!import_timeline(app, path, /*model_job=*/!headless)) {
+    if (!headless) return 0;
+    const Problem& p = app.problems.back();
+    err << "gemmscope gui: --import-timeline: " << p.title << ": " << p.detail << "\n";
+    return 2;
+  }
+  const RecordedTimeline& r = *app.recorded_timeline;
+  if ((o.kernel_id.empty() || o.kernel_id == r.measured.kernel_id) && o.shape.m == 0 && o.shape.n == 0 &&
+      o.shape.k == 0) {
+    o.kernel_id = r.measured.kernel_id;
+    o.shape = r.measured.shape;
+    cta = recorded_request(r).cta;
+  }
+  if (headless && !model_timeline_now(app)) {
+    err << "gemmscope gui: --import-timeline: the model's timeline of " << r.measured.kernel_id
+        << " failed: " << r.model_error << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream& err) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <array>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,15 @@ int check_app_options(const AppOptions& o, std::ostream& err);
 // (saying why on settings_warnings).
 std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings& settings, std::ostream& err,
                                              std::string* settings_warnings = nullptr);
+
+// The timeline to show: --import-timeline's file, or a timeline document given to --import
+// (taken out of o.import_json). It is read and shown before the first kernel opens, and when
+// --kernel names no other kernel and no shape is given, the first kernel is the recorded one at
+// its shape (o.kernel_id, o.shape and *cta are set), so the playback cursor runs through it.
+// Headless, the model's side is made at once. A file that cannot be read is a problem; headless
+// it is bad input, said on err with a result of 2.
+int import_timeline_option(AppOptions& o, AppState& app, bool headless, std::ostream& err,
+                           std::optional<std::array<uint32_t, 3>>& cta);
 
 // Imports the --import bench files into the throughput plot. A file that cannot be read, is not
 // bench JSON or holds nothing to plot is a problem (the Problems view); headless it is also bad

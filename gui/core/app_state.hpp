@@ -23,6 +23,8 @@
 #include "gui/core/playback.hpp"
 #include "gui/core/problems_data.hpp"
 #include "gui/core/ptx_data.hpp"
+#include "gui/core/recorded_timeline.hpp"
+#include "gui/core/timeline_compare_data.hpp"
 #include "gui/core/source_data.hpp"
 #include "gui/core/diff_data.hpp"
 #include "gui/core/sass_data.hpp"
@@ -60,6 +62,12 @@ struct Problem {
   uint64_t cycle = 0;
 };
 
+// The Timeline view's choice: the model's trace of the open kernel, or a recorded timeline set
+// beside the model's (shown once one is imported or recorded).
+struct TimelineViewOptions {
+  bool show_recorded = false;
+};
+
 struct Playback {
   uint32_t position = 0;   // event index into the trace
   bool playing = false;
@@ -81,6 +89,7 @@ struct ViewCaches {
   std::shared_ptr<const DiffPrepared> diff;  // the Diff view's last diff (keyed on its choice)
   SassRevealState sass_reveal;          // the PTX line the SASS view last scrolled to
   WrappedTextCache problem_detail;      // the selected problem's text, wrapped to its box
+  TimelineCompareCache timeline_compare;  // the Timeline view's measured-vs-model data
 };
 
 struct AppState {
@@ -101,9 +110,12 @@ struct AppState {
   ProblemsViewOptions problems_view;
   TmemViewOptions tmem_view;
   ThroughputControls throughput_view = default_throughput_controls();
+  TimelineViewOptions timeline_view;
   ViewCaches view_caches;
   std::vector<Problem> problems;
   Measurements measurements;
+  // A GPU's timeline (imported or recorded here) with the model's beside it; null when none.
+  std::shared_ptr<RecordedTimeline> recorded_timeline;
   Settings settings;
   std::string config_dir;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();

@@ -25,6 +25,8 @@ enum class JobKind {
   gpu_bench,  // time kernels on the GPU next to cuBLAS
   sass,       // ptxas and the disassembler: the SASS listing
   registers,  // ptxas -v: the registers per thread the occupancy needs
+  model_timeline,  // the model's timeline of a recorded one (recorded_timeline.hpp)
+  gpu_timeline,    // record a kernel's own timeline on the GPU (bench --timeline's runner)
 };
 
 using Completion = std::function<void(AppState&)>;

@@ -5,6 +5,7 @@
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/kernel_cache.hpp"
+#include "gui/core/timeline_compare_data.hpp"
 #include "gui/core/warps_data.hpp"
 
 namespace gs::gui {
@@ -182,6 +183,7 @@ uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {
 }
 
 nlohmann::json describe_timeline(AppState& app) {
+  if (!app.kernel) return {{"recorded", describe_timeline_compare(app)}};
   const TimelineData& d = timeline_data_cached(app.kernel);
   const Snapshot* s = app.snapshot();
   nlohmann::json rows = nlohmann::json::array();
@@ -205,7 +207,8 @@ nlohmann::json describe_timeline(AppState& app) {
           {"tensor_stretches", d.tensor.size()},
           {"tensor_busy_cycles", d.tensor_busy_cycles},
           {"tensor_busy_share", d.tensor_busy_share()},
-          {"legend", legend}};
+          {"legend", legend},
+          {"recorded", describe_timeline_compare(app)}};  // a GPU's timeline beside the model's, or null
 }
 
 }  // namespace gs::gui

@@ -3,10 +3,14 @@
 // deadlocked), with a tick where it issued a TMA (top) and where it stored to C (bottom); then
 // the TMA engine's lane (each transfer from issue to landing) and the tensor cores' lane (busy
 // while an MMA is in flight). The playback cursor is the vertical line; clicking moves it.
+// With a timeline recorded on a GPU (imported, or recorded here with the button), a second
+// choice sets it beside the model's (the second half of this file).
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "gui/core/timeline_compare_data.hpp"
 #include "gui/core/timeline_data.hpp"
 #include "gui/views/views.hpp"
 
@@ -57,9 +61,7 @@ void draw_legend(const ViewEnv& env) {
   }
 }
 
-}  // namespace
-
-void draw_timeline(AppState& app, const ViewEnv& env) {
+void draw_model_trace(AppState& app, const ViewEnv& env) {
   if (!app.kernel) {
     ImGui::TextDisabled("no kernel open");
     return;
@@ -142,6 +144,308 @@ void draw_timeline(AppState& app, const ViewEnv& env) {
     }
   }
   ImGui::EndChild();
+}
+
+}  // namespace
+
+// The "GPU vs model" part (timeline_compare_data.hpp): a timeline recorded on a GPU and the
+// model's of the same warps, one lane under the other on one time axis (µs), with the playback
+// cursor; the figures of both with their difference per kind; the waits per wait instruction;
+// and SM by SM the tiles each recorded CTA worked on.
+
+namespace {
+
+ImU32 state_color(WarpActivity a, bool model, const ViewEnv& env) {
+  float alpha = a == WarpActivity::waiting_bar ? 0.7f : a == WarpActivity::waiting_wgmma ? 0.45f : 1.0f;
+  if (model) alpha *= 0.55f;  // the model's lane is the lighter one under the GPU's
+  return scale_alpha(activity_color(a, env), alpha);
+}
+
+ImU32 kpass_color(const ViewEnv& env) { return warp_color(4); }
+
+void draw_compare_legend(const ViewEnv& env) {
+  const float s = env.scale, sw = ImGui::GetTextLineHeight();
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  bool first = true;
+  for (const CompareLegendItem& item : compare_legend()) {
+    const float w = sw + 3 * s + ImGui::CalcTextSize(item.name.c_str()).x;
+    if (!first) {
+      ImGui::SameLine(0, 10 * s);
+      if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+    }
+    first = false;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float mid = p.x + sw / 2;
+    switch (item.mark) {  // as the lanes draw them
+      case CompareMark::state:
+      case CompareMark::model_lane:
+        dl->AddRectFilled(ImVec2(p.x, p.y + 3 * s), ImVec2(p.x + sw, p.y + sw - 2 * s),
+                          state_color(item.activity, item.mark == CompareMark::model_lane, env));
+        break;
+      case CompareMark::tma_issue: dl->AddLine(ImVec2(mid, p.y + s), ImVec2(mid, p.y + sw * 0.45f), text, 1.5f * s); break;
+      case CompareMark::store:
+        dl->AddLine(ImVec2(mid, p.y + sw * 0.55f), ImVec2(mid, p.y + sw), error_color(env), 1.5f * s);
+        break;
+      case CompareMark::k_pass: dl->AddLine(ImVec2(mid, p.y + s), ImVec2(mid, p.y + sw), kpass_color(env), 1.0f * s); break;
+    }
+    ImGui::Dummy(ImVec2(sw + 3 * s, sw));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(item.name.c_str());
+  }
+}
+
+// A step of 1, 2 or 5 × 10^n µs giving about `want` labels across `end_us`.
+double axis_step(double end_us, int want) {
+  const double raw = end_us / std::max(1, want);
+  const double p = std::pow(10.0, std::floor(std::log10(std::max(raw, 1e-6))));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * p >= raw) return m * p;
+  return 10.0 * p;
+}
+
+struct Plot {
+  float x0, y0, w, row_h;
+  uint64_t end;
+  uint32_t columns;
+  float x_of(uint64_t ps) const { return x0 + w * float(double(ps) / double(std::max<uint64_t>(end, 1))); }
+};
+
+void draw_axis(const Plot& p, ImDrawList* dl, const ViewEnv& env) {
+  const double end_us = double(p.end) / 1e6;
+  const float label_w = ImGui::CalcTextSize("0000.0 µs").x;
+  const double step = axis_step(end_us, std::max(2, int(p.w / (label_w * 1.6f))));
+  const ImU32 muted = muted_color(env);
+  for (double t = 0; t <= end_us + 1e-9; t += step) {
+    const float x = p.x0 + p.w * float(t / end_us);
+    dl->AddLine(ImVec2(x, p.y0 + p.row_h * 0.7f), ImVec2(x, p.y0 + p.row_h), muted, 1.0f);
+    const std::string label = step < 1 ? fmt::format("{:.1f} µs", t) : fmt::format("{:.0f} µs", t);
+    const float tw = ImGui::CalcTextSize(label.c_str()).x;
+    if (x + tw / 2 > p.x0 + p.w + label_w / 2) break;
+    dl->AddText(ImVec2(std::max(p.x0, x - tw / 2), p.y0), muted, label.c_str());
+  }
+}
+
+void draw_lane(const CompareLane& l, const Plot& p, float y, ImDrawList* dl, const ViewEnv& env) {
+  const float s = env.scale, h = p.row_h;
+  const float pad = l.model ? 3 * s : 2 * s;
+  for (const TimelineSegment& g : segments_at_pixels(l.segments, p.end, p.columns))
+    dl->AddRectFilled(ImVec2(p.x_of(g.begin), y + pad), ImVec2(std::max(p.x_of(g.end), p.x_of(g.begin) + 1), y + h - pad),
+                      state_color(g.activity, l.model, env));
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  for (uint64_t c : ticks_at_pixels(l.k_passes, p.end, p.columns))
+    dl->AddLine(ImVec2(p.x_of(c), y + h * 0.2f), ImVec2(p.x_of(c), y + h * 0.8f), kpass_color(env), 1.0f * s);
+  for (uint64_t c : ticks_at_pixels(l.tma_issues, p.end, p.columns))
+    dl->AddLine(ImVec2(p.x_of(c), y), ImVec2(p.x_of(c), y + h * 0.4f), text, 1.5f * s);
+  for (uint64_t c : ticks_at_pixels(l.stores, p.end, p.columns))
+    dl->AddLine(ImVec2(p.x_of(c), y + h * 0.6f), ImVec2(p.x_of(c), y + h), error_color(env), 1.0f * s);
+}
+
+void draw_lanes(AppState& app, const TimelineCompareData& d, const ViewEnv& env) {
+  const float s = env.scale;
+  const float row_h = std::max(6.0f * s, ImGui::GetTextLineHeight() * 0.9f);
+  float label_w = ImGui::CalcTextSize("model CTA 000").x;
+  for (const CompareLane& l : d.lanes) label_w = std::max(label_w, ImGui::CalcTextSize(l.label.c_str()).x);
+  for (const SmRow& r : d.sms) label_w = std::max(label_w, ImGui::CalcTextSize(r.label.c_str()).x);
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float plot_w = std::max(40.0f * s, avail - label_w - 8 * s);
+  note_fit(app, "timeline.recorded.labels", label_w + 40.0f * s, avail);
+  const size_t rows = d.lanes.size() + 1;  // the axis, then the lanes
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##recorded_lanes", ImVec2(label_w + 4 * s + plot_w, row_h * float(rows)));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const Plot p{o.x + label_w + 4 * s, o.y, plot_w, row_h, d.end_ps, uint32_t(std::max(1.0f, plot_w))};
+  // For the headless pixel test: the first lane's x, y, width and the row height.
+  app.drawn["timeline.recorded"] = {p.x0, o.y + row_h, plot_w, row_h};
+  draw_axis(p, dl, env);
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), muted = muted_color(env);
+  for (size_t i = 0; i < d.lanes.size(); ++i) {
+    const CompareLane& l = d.lanes[i];
+    const float y = o.y + row_h * float(i + 1);
+    dl->AddText(ImVec2(o.x, y), l.model ? muted : text, l.label.c_str());
+    draw_lane(l, p, y, dl, env);
+  }
+  const Snapshot* snap = app.snapshot();
+  if (snap)
+    if (const std::optional<uint64_t> c = compare_cursor_ps(d, snap->cycle)) {
+      const float cx = p.x_of(std::min(*c, d.end_ps));
+      dl->AddLine(ImVec2(cx, o.y + row_h), ImVec2(cx, o.y + row_h * float(rows)), text, 1.5f * s);
+    }
+  if (hovered && d.end_ps > 0) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    if (m.x >= p.x0) {
+      const uint64_t ps = uint64_t(double(std::clamp((m.x - p.x0) / plot_w, 0.0f, 1.0f)) * double(d.end_ps));
+      const long lane = long((m.y - o.y) / row_h) - 1;
+      std::string what = "the time axis";
+      if (lane >= 0 && size_t(lane) < d.lanes.size()) {
+        const CompareLane& l = d.lanes[size_t(lane)];
+        what = fmt::format("{} warp {} of CTA {}", l.model ? "the model's" : "the GPU's", l.warp, l.cta);
+        for (const TimelineSegment& g : l.segments)
+          if (g.begin <= ps && ps < g.end)
+            what += g.activity == WarpActivity::ready ? ": running" : std::string(": ") + warp_activity_name(g.activity);
+      }
+      ImGui::SetTooltip("%.3f µs, %s%s", double(ps) / 1e6, what.c_str(),
+                        d.cursor_follows ? "\nclick to move the playback cursor here" : "");
+      if (d.cursor_follows && app.kernel && ImGui::IsMouseClicked(ImGuiMouseButton_Left))
+        app.seek(timeline_position_at(*app.kernel, compare_cycle_at(d, ps)));
+    }
+  }
+}
+
+void draw_sm_rows(AppState& app, const TimelineCompareData& d, const ViewEnv& env) {
+  if (d.sms.empty()) return;
+  ImGui::TextUnformatted("Tiles SM by SM (the measured schedule; the Schedule view has the model's)");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", d.schedule_note.c_str());
+  ImGui::PopStyleColor();
+  const float s = env.scale;
+  const float row_h = ImGui::GetTextLineHeight() + 4 * s;
+  float label_w = ImGui::CalcTextSize("model CTA 000").x;
+  for (const CompareLane& l : d.lanes) label_w = std::max(label_w, ImGui::CalcTextSize(l.label.c_str()).x);
+  for (const SmRow& r : d.sms) label_w = std::max(label_w, ImGui::CalcTextSize(r.label.c_str()).x);
+  const float plot_w = std::max(40.0f * s, ImGui::GetContentRegionAvail().x - label_w - 8 * s);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(label_w + 4 * s + plot_w, row_h * float(d.sms.size())));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const Plot p{o.x + label_w + 4 * s, o.y, plot_w, row_h, d.end_ps, uint32_t(std::max(1.0f, plot_w))};
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), muted = muted_color(env);
+  for (size_t i = 0; i < d.sms.size(); ++i) {
+    const SmRow& r = d.sms[i];
+    const float y = o.y + row_h * float(i);
+    dl->AddText(ImVec2(o.x, y + 2 * s), r.model ? muted : text, r.label.c_str());
+    for (const TileSpan& t : r.tiles) {
+      const float x0 = p.x_of(t.begin), x1 = std::max(p.x_of(t.end), x0 + 1);
+      dl->AddRectFilled(ImVec2(x0, y + s), ImVec2(x1 - 1, y + row_h - s), warp_color(t.order % 12, r.model ? 0.35f : 0.7f));
+      const ImVec2 tw = ImGui::CalcTextSize(t.tile.c_str());
+      if (tw.x + 4 * s < x1 - x0) dl->AddText(ImVec2(x0 + 2 * s, y + 2 * s), text, t.tile.c_str());
+    }
+  }
+  app.drawn["timeline.recorded.sms"] = {p.x0, o.y, plot_w, row_h};
+}
+
+void draw_differences(const TimelineCompareData& d) {
+  ImGui::TextUnformatted("Measured vs modelled (medians, SM cycles; as `gemmscope timeline --import F --compare-model`)");
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("##kinds", 5, flags)) {
+    for (const char* h : {"figure", "GPU", "model", "GPU / model", "GPU - model"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const KindDifference& k : d.kinds) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(k.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cycles_text(k.measured).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(cycles_text(k.model).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(k.known() ? fmt::format("{:.2f}", k.ratio()).c_str() : "-");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(k.known() ? fmt::format("{:+.0f} ({:+.0f} ns)", k.difference_cycles(),
+                                                     k.measured.ns - k.model.ns).c_str()
+                                       : "-");
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("consumer K-loop time waiting");
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f%%", 100.0 * d.measured_wait_fraction);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.1f%%", 100.0 * d.model_wait_fraction);
+    ImGui::EndTable();
+  }
+  if (d.waits.empty()) return;
+  ImGui::TextUnformatted("Waits per wait instruction (mean cycles per wait, every recorded warp)");
+  if (ImGui::BeginTable("##waits", 4, flags)) {
+    for (const char* h : {"wait", "GPU", "model", "GPU / model"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const WaitDifference& w : d.waits) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(w.what.c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%.0f ×%zu", w.measured_mean, w.measured_count);
+      ImGui::TableNextColumn();
+      if (w.model_count) ImGui::Text("%.0f ×%zu", w.model_mean, w.model_count);
+      else ImGui::TextUnformatted("-");
+      ImGui::TableNextColumn();
+      if (w.model_count && w.model_mean > 0) ImGui::Text("%.2f", w.measured_mean / w.model_mean);
+      else ImGui::TextUnformatted("-");
+    }
+    ImGui::EndTable();
+  }
+}
+
+void draw_timeline_compare(AppState& app, const ViewEnv& env) {
+  if (!app.recorded_timeline) return;
+  const TimelineCompareData& d = timeline_compare_cached(app);
+  ImGui::TextWrapped("%s", d.headline.c_str());
+  // How time was made and what the model could not match: open where there is room, one line
+  // in a small tile (the lanes come first there).
+  const bool room = ImGui::GetContentRegionAvail().y > 40 * ImGui::GetTextLineHeightWithSpacing();
+  ImGui::SetNextItemOpen(room, ImGuiCond_Appearing);
+  if (ImGui::TreeNode("##recorded_notes", "clocks and notes (%zu)", d.notes.size() + 1 + !d.cursor_note.empty())) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", d.clocks.c_str());
+    for (const std::string& n : d.notes) ImGui::TextWrapped("%s", n.c_str());
+    if (!d.cursor_note.empty()) ImGui::TextWrapped("%s", d.cursor_note.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TreePop();
+  }
+  if (!d.model_status.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+    ImGui::TextWrapped("model: %s", d.model_status.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!d.cursor_follows && ImGui::SmallButton("Open the recorded kernel at its shape"))
+    app.request_open(recorded_request(*app.recorded_timeline));
+  if (!d.cursor_follows) ImGui::SameLine();
+  if (ImGui::SmallButton("Close the recording")) {
+    app.recorded_timeline.reset();
+    app.timeline_view.show_recorded = false;
+    return;
+  }
+  draw_compare_legend(env);
+  ImGui::BeginChild("##recorded_scroll", ImVec2(0, 0), false);
+  draw_lanes(app, d, env);
+  ImGui::Spacing();
+  draw_differences(d);
+  ImGui::Spacing();
+  draw_sm_rows(app, d, env);
+  ImGui::EndChild();
+}
+
+// The record button: the open kernel at its shape on this machine's GPU (a job; without a GPU
+// the job says so in the Problems view).
+void draw_record_button(AppState& app, const ViewEnv& env) {
+  const bool running = app.running_job(JobKind::gpu_timeline) != nullptr;
+  ImGui::BeginDisabled(running || !app.kernel);
+  if (ImGui::SmallButton(running ? "recording..." : "Record on this GPU") && app.kernel)
+    request_gpu_timeline(app, app.kernel->request.kernel_id, app.kernel->report.shape, app.kernel->request.params);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Record this kernel's own timeline on this machine's GPU (as `gemmscope bench ID --timeline F`)\n"
+                      "and set it beside the model's. Without a GPU: File > Import timeline... opens one recorded "
+                      "elsewhere.");
+  (void)env;
+}
+
+}  // namespace
+
+void draw_timeline(AppState& app, const ViewEnv& env) {
+  draw_record_button(app, env);
+  if (app.recorded_timeline) {
+    bool& recorded = app.timeline_view.show_recorded;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("model trace", !recorded)) recorded = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("GPU vs model", recorded)) recorded = true;
+    if (recorded) {
+      draw_timeline_compare(app, env);
+      return;
+    }
+  }
+  draw_model_trace(app, env);
 }
 
 }  // namespace gs::gui

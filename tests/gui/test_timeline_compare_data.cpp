@@ -1,0 +1,255 @@
+// The Timeline view's measured-vs-model part: the committed H100 recordings open without a GPU,
+// with lanes for the GPU's warps and the model's, and the same figures as the command line.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/timeline_compare_data.hpp"
+#include "run/gpu_job.hpp"
+#include "tests/support/cli_run.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+
+namespace {
+
+const std::string kDir = std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-11-27-h100-timeline/";
+
+// The figures `gemmscope timeline --import F --compare-model` prints: name -> {gpu, model, ratio}.
+std::map<std::string, std::array<std::string, 3>> cli_figures(const std::string& file) {
+  const test::CliRun r = test::run_cli({"timeline", "--import", file, "--compare-model"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::map<std::string, std::array<std::string, 3>> out;
+  std::istringstream in(r.out);
+  std::string line;
+  const std::regex row(R"(^(.+?)\s{2,}(\S+)\s+(\S+)\s+(\S+)$)");
+  bool table = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("median (cycles)", 0) == 0) table = true;
+    std::smatch m;
+    if (table && std::regex_match(line, m, row)) out[m[1].str()] = {m[2].str(), m[3].str(), m[4].str()};
+  }
+  return out;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::temp_directory_path() / ("gemmscope-tl-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("timeline compare: every committed H100 recording opens without a GPU, with the GPU's and the model's lanes "
+          "and the command line's figures",
+          "[gui][timeline][recorded]") {
+  for (const char* id : {"hopper_tma_wgmma_64", "hopper_tile_128", "hopper_producer_consumer", "hopper_two_consumers",
+                         "hopper_persistent", "hopper_fewer_arrivals"}) {
+    const std::string file = kDir + id + ".timeline.json";
+    INFO(file);
+    AppState app;
+    REQUIRE(import_timeline(app, file, /*model_job=*/false));
+    REQUIRE(app.recorded_timeline);
+    CHECK(app.timeline_view.show_recorded);
+    REQUIRE(model_timeline_now(app));
+    const RecordedTimeline& r = *app.recorded_timeline;
+    const TimelineCompareData d = timeline_compare_data(r, nullptr);
+    CHECK(d.model_status.empty());
+    // The model's clock is the sustained clock of the machine the file names (an H100), not the GPU's.
+    CHECK(d.model_machine == "H100 SXM");
+    CHECK(d.model_ghz == Approx(model::timing::kH100Desc.clock_sustained_mhz.value / 1000.0));
+    CHECK(d.measured_ghz == Approx(r.measured.clock_ghz));
+    // One measured lane per recorded warp, each with the model's lane of the same CTA and warp under it.
+    std::set<std::pair<uint32_t, uint32_t>> warps;
+    for (const run::TimelineEvent& e : r.measured.events) warps.insert({e.cta, e.warp});
+    size_t measured = 0, modelled = 0;
+    for (size_t i = 0; i < d.lanes.size(); ++i) {
+      const CompareLane& l = d.lanes[i];
+      CHECK_FALSE(l.segments.empty());
+      if (l.model) {
+        ++modelled;
+        REQUIRE(i > 0);
+        CHECK(d.lanes[i - 1].cta == l.cta);
+        CHECK(d.lanes[i - 1].warp == l.warp);
+        CHECK_FALSE(d.lanes[i - 1].model);
+      } else {
+        ++measured;
+      }
+      for (const TimelineSegment& s : l.segments) CHECK(s.end <= d.end_ps);
+    }
+    CHECK(measured == warps.size());
+    CHECK(modelled == warps.size());  // the model traced the recorded CTA
+    // The figures per kind are the CLI's, to the digit.
+    const auto cli = cli_figures(file);
+    for (const KindDifference& k : d.kinds) {
+      INFO(k.name);
+      REQUIRE(cli.count(k.name));
+      CHECK(cli.at(k.name)[0] == cycles_text(k.measured));
+      CHECK(cli.at(k.name)[1] == cycles_text(k.model));
+      CHECK(cli.at(k.name)[2] == (k.known() ? fmt::format("{:.2f}", k.ratio()) : std::string("-")));
+    }
+    // SM by SM: the recorded CTA on its SM, with its tiles.
+    REQUIRE_FALSE(d.sms.empty());
+    CHECK(d.sms.front().smid == r.measured.warps.front().smid);
+    CHECK_FALSE(d.sms.front().tiles.empty());
+    const nlohmann::json j = describe_timeline_compare(app);
+    CHECK(j["kinds"].size() == d.kinds.size());
+    CHECK(j["lanes"].size() == d.lanes.size());
+  }
+}
+
+TEST_CASE("timeline compare: a persistent CTA's tiles are its runs of stores, and the cursor follows only the "
+          "recorded run",
+          "[gui][timeline][recorded]") {
+  AppState app;
+  REQUIRE(import_timeline(app, kDir + "hopper_persistent.timeline.json", false));
+  const TimelineCompareData d = timeline_compare_data(*app.recorded_timeline, nullptr);
+  REQUIRE_FALSE(d.sms.empty());
+  // 8192² in 128×256 tiles over 132 CTAs: CTA 0 walks 16 of the 2048 tiles.
+  CHECK(d.sms.front().tiles.size() == 16);
+  for (size_t i = 1; i < d.sms.front().tiles.size(); ++i)
+    CHECK(d.sms.front().tiles[i].begin == d.sms.front().tiles[i - 1].end);
+  CHECK_FALSE(d.cursor_follows);
+  CHECK_FALSE(compare_cursor_ps(d, 100).has_value());
+  CHECK(d.cursor_note.find("hopper_persistent at 8192x8192x8192") != std::string::npos);
+  const run::SimRequest req = recorded_request(*app.recorded_timeline);
+  CHECK(req.kernel_id == "hopper_persistent");
+  CHECK(req.shape.m == 8192);
+}
+
+TEST_CASE("timeline compare: a corrupt or foreign file is a clear error in the Problems view, never a crash",
+          "[gui][timeline][recorded]") {
+  const std::string good = kDir + "hopper_producer_consumer.timeline.json";
+  std::ifstream in(good);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  nlohmann::json bad_row = doc, unknown_kernel = doc, on_model = doc, empty = doc;
+  bad_row["events"][3] = {"k_pass", 1};
+  unknown_kernel["kernel"] = "no_such_kernel";
+  on_model["source"] = "model";
+  empty["events"] = nlohmann::json::array();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {write_temp("truncated.json", doc.dump().substr(0, 5000)), "not valid JSON"},
+      {write_temp("bench.json", R"({"format":"gemmscope-bench-1","results":[]})"), "expected \"gemmscope-timeline-1\""},
+      {write_temp("array.json", "[1,2,3]"), "not a JSON object"},
+      {write_temp("row.json", bad_row.dump()), "'events' row 3 has 2 values"},
+      {write_temp("kernel.json", unknown_kernel.dump()), "does not have"},
+      {write_temp("model.json", on_model.dump()), "not a GPU"},
+      {write_temp("empty.json", empty.dump()), "holds no events"},
+      {"/nonexistent/t.timeline.json", "/nonexistent/t.timeline.json"},
+  };
+  for (const auto& [path, says] : cases) {
+    INFO(path);
+    AppState app;
+    REQUIRE(import_timeline(app, good, false));
+    const auto before = app.recorded_timeline;
+    CHECK_FALSE(import_timeline(app, path, false));
+    CHECK(app.recorded_timeline == before);  // what was shown stays
+    REQUIRE_FALSE(app.problems.empty());
+    const Problem& p = app.problems.back();
+    CHECK(p.source == "timeline");
+    CHECK(p.severity == Severity::error);
+    CHECK(p.detail.find(says) != std::string::npos);
+    CHECK(p.title.find(path) != std::string::npos);
+    // Headless, the same file is bad input: exit 2 before any window opens, the reason on stderr.
+    const test::CliRun r = test::run_cli({"gui", "--no-settings", "--import-timeline", path, "--state-json",
+                                          write_temp("state.json", "")});
+    CHECK(r.code == 2);
+    CHECK(r.err.find(says) != std::string::npos);
+  }
+}
+
+TEST_CASE("timeline compare: the model's clock is the sustained clock of the machine the file names, else the "
+          "kernel's, said so",
+          "[gui][timeline][recorded]") {
+  AppState app;
+  REQUIRE(import_timeline(app, kDir + "hopper_producer_consumer.timeline.json", false));
+  RecordedTimeline& r = *app.recorded_timeline;
+  std::string machine;
+  bool fallback = true;
+  CHECK(model_clock_ghz(r.measured, &machine, &fallback) == Approx(1.98));
+  CHECK_FALSE(fallback);
+  CHECK(machine == "H100 SXM");
+  r.measured.device = "Some Other GPU";
+  const TimelineCompareData d = timeline_compare_data(r, nullptr);
+  CHECK(d.model_ghz == Approx(model::timing::machine_for(ir::Arch::sm_90a).desc->clock_sustained_mhz.value / 1000.0));
+  CHECK(d.clocks.find("'Some Other GPU' names no machine") != std::string::npos);
+  CHECK_FALSE(d.model_status.empty());  // no model's side yet: the view says so
+}
+
+TEST_CASE("timeline compare: 'Record on this GPU' without a GPU records nothing and says where to get a recording",
+          "[gui][timeline][recorded]") {
+  if (!run::list_devices_isolated().job.no_gpu()) {
+    WARN("skipped: a GPU is present, so the no-GPU path is not taken here");
+    return;
+  }
+  AppState app;
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_producer_consumer");
+  request_gpu_timeline(app, info.id, info.resolve({}), {});
+  REQUIRE(app.running_job(JobKind::gpu_timeline) != nullptr);
+  for (int i = 0; i < 600 && app.busy(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  app.poll_jobs();
+  CHECK_FALSE(app.busy());
+  CHECK_FALSE(app.recorded_timeline);
+  REQUIRE_FALSE(app.problems.empty());
+  const Problem& p = app.problems.back();
+  CHECK(p.source == "gpu");
+  CHECK(p.kind == "timeline");
+  CHECK(p.severity == Severity::warning);
+  CHECK(p.title.find("File > Import timeline") != std::string::npos);
+}
+
+#include "gui/core/colors.hpp"
+#include "tests/gui/headless.hpp"
+
+TEST_CASE("timeline compare: the GPU's lanes are drawn in the states' colours, the model's lighter under them",
+          "[gui][xvfb][timeline]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const std::string file = kDir + "hopper_producer_consumer.timeline.json";
+  const Headless h = run_headless("timeline_recorded", "--import-timeline '" + file + "' --view timeline --size 1280x800 "
+                                                       "--theme dark");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& view = h.state["views"]["timeline"]["recorded"];
+  REQUIRE(view.is_object());
+  CHECK(view["shown"] == true);
+  CHECK(view["cursor_follows"] == true);  // the recorded kernel opened at its shape
+  CHECK(h.state["kernel"] == "hopper_producer_consumer");
+  REQUIRE(h.state["drawn"].contains("timeline.recorded"));
+  const auto g = h.state["drawn"]["timeline.recorded"].get<std::array<float, 4>>();  // first lane: x, y, w, row h
+  const double end = view["end_ps"].get<double>();
+  const Rgb ok = ok_rgb(true), warn = warn_rgb(true);
+  const auto is_state = [&](const std::array<int, 3>& p) {
+    const auto near = [&](const Rgb& c) {
+      return std::abs(p[0] - c[0]) <= 3 && std::abs(p[1] - c[1]) <= 3 && std::abs(p[2] - c[2]) <= 3;
+    };
+    return near(ok) || near(warn);
+  };
+  size_t lanes_checked = 0;
+  const auto& lanes = view["lanes"];
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    const float y = g[1] + float(i) * g[3] + 0.5f * g[3];
+    if (y >= float(h.h) - 40) break;  // scrolled out of the window
+    const double b = lanes[i]["begin_ps"].get<double>(), e = lanes[i]["end_ps"].get<double>();
+    const int x0 = int(g[0] + g[2] * float(b / end)) + 2, x1 = int(g[0] + g[2] * float(e / end)) - 2;
+    if (x1 - x0 < 20) continue;
+    size_t hits = 0;
+    for (int x = x0; x < x1; ++x) hits += is_state(h.pixel(x, int(y)));
+    const double share = double(hits) / double(x1 - x0);
+    INFO("lane " << i << " " << lanes[i]["label"] << " share " << share);
+    // A GPU lane is its states' colours wherever ticks leave room; the model's, blended lighter, never is.
+    if (lanes[i]["model"] == false) CHECK(share > 0.3);
+    else CHECK(share < 0.05);
+    ++lanes_checked;
+  }
+  CHECK(lanes_checked >= 8);  // producer_consumer: 8 warps, each a GPU lane and a model lane
+}
