@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "gui/core/throughput_data.hpp"
+#include "run/run_time.hpp"
 
 namespace gs::gui {
 
@@ -100,6 +101,25 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
     return std::nullopt;
   }
   return req;
+}
+
+int refuse_long_run(const run::SimRequest& req, double limit_seconds, std::ostream& err) {
+  if (req.only_traced_cta || limit_seconds <= 0.0) return 0;
+  run::SimRequest one = req;
+  one.only_traced_cta = true;
+  run::RunEstimate e;
+  try {
+    e = run::estimate_whole_grid(run::run_sim(one), model::grid_threads(req.threads));
+  } catch (const std::exception&) {
+    return 0;  // the open says what is wrong, as it would without the estimate
+  }
+  if (e.seconds <= limit_seconds) return 0;
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
+  const kernels::GemmShape s = info.resolve(req.shape);
+  err << fmt::format("gemmscope gui: this whole-grid run of {} at {}x{}x{} would take {}; run it with --allow-long to "
+                     "wait for it, or leave out --whole-grid to trace one CTA at this shape\n",
+                     req.kernel_id, s.m, s.n, s.k, e.text());
+  return 2;
 }
 
 int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream& err) {
