@@ -30,7 +30,7 @@ std::string RunEstimate::text() const {
                      ctas == 1 ? "" : "s", each, threads, threads == 1 ? "" : "s");
 }
 
-RunEstimate estimate_whole_grid(const SimReport& traced_only, uint32_t threads) {
+RunEstimate estimate_whole_grid(const SimReport& traced_only, double cta_model_seconds, uint32_t threads) {
   RunEstimate e;
   e.threads = std::max(1u, threads);
   e.ctas = traced_only.kernel.launch.ctas();
@@ -44,10 +44,24 @@ RunEstimate estimate_whole_grid(const SimReport& traced_only, uint32_t threads) 
   const uint64_t most = *std::max_element(skipped.begin(), skipped.end());
   if (cycles > 0 && most < cycles) e.run_fraction = double(cycles - most) / double(cycles);
   const double traced_ctas = double(std::max<size_t>(t.ctas.size(), 1));
-  e.cta_seconds = traced_only.seconds / traced_ctas / e.run_fraction;
+  e.cta_seconds = cta_model_seconds / traced_ctas / e.run_fraction;
   const uint64_t waves = (e.ctas + e.threads - 1) / e.threads;
   e.seconds = e.cta_seconds * double(waves);
   return e;
+}
+
+RunEstimate time_whole_grid(const SimRequest& whole, uint32_t threads, const SimReport* traced_only) {
+  SimRequest one = whole;
+  one.only_traced_cta = true;
+  one.progress = {};
+  SimReport traced;
+  if (!traced_only) {
+    traced = run_sim(one);
+    traced_only = &traced;
+  }
+  one.trace = false;
+  const SimReport fast = run_sim(one);
+  return estimate_whole_grid(*traced_only, fast.seconds, threads);
 }
 
 }  // namespace gs::run

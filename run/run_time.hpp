@@ -2,7 +2,7 @@
 // its traced CTA alone), the same figure from a run under way, the time left, and the limit
 // past which the command line and the app ask before a whole-grid run.
 //
-//   run::RunEstimate e = run::estimate_whole_grid(traced_only_report, model::grid_threads(0));
+//   run::RunEstimate e = run::time_whole_grid(whole_grid_request, model::grid_threads(0));
 //   if (e.seconds > run::kLongRunSeconds) ...  // `sim` wants --allow-long; the app asks
 //   run::duration_text(e.seconds);             // "3m 20s"
 #pragma once
@@ -42,10 +42,16 @@ struct RunEstimate {
 };
 
 // From a run of the traced CTA alone at the same request (SimRequest::only_traced_cta, with its
-// trace): that CTA's model time (per CTA of its cluster), scaled up by the passes fast-forward
-// skipped (their modeled cycles against the CTA's), times the grid's CTAs over `threads`.
-// The traced CTA records every event, which a whole-grid run does for it alone, so the figure
-// leans long; the data and the reference C, made around the model run, are not in it.
-RunEstimate estimate_whole_grid(const SimReport& traced_only, uint32_t threads);
+// trace) and `cta_model_seconds`, the model time of that run without recording (a whole grid
+// records its traced CTA only; recording costs several times the time): that time per CTA of
+// its cluster, scaled up by the passes fast-forward skipped (their modeled cycles against the
+// CTA's), times the grid's CTAs over `threads`. The data and the reference C, made around the
+// model run, are not in it.
+RunEstimate estimate_whole_grid(const SimReport& traced_only, double cta_model_seconds, uint32_t threads);
+
+// The same for the whole-grid request `whole`: runs its traced CTA alone without recording
+// for the time, and with its trace too unless `traced_only` (that run) is given. Bounded, as
+// opening a kernel is (fast-forward). Throws as run_sim does.
+RunEstimate time_whole_grid(const SimRequest& whole, uint32_t threads, const SimReport* traced_only = nullptr);
 
 }  // namespace gs::run

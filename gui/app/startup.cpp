@@ -105,11 +105,9 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
 
 int refuse_long_run(const run::SimRequest& req, double limit_seconds, std::ostream& err) {
   if (req.only_traced_cta || limit_seconds <= 0.0) return 0;
-  run::SimRequest one = req;
-  one.only_traced_cta = true;
   run::RunEstimate e;
   try {
-    e = run::estimate_whole_grid(run::run_sim(one), model::grid_threads(req.threads));
+    e = run::time_whole_grid(req, model::grid_threads(req.threads));
   } catch (const std::exception&) {
     return 0;  // the open says what is wrong, as it would without the estimate
   }

@@ -23,8 +23,8 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
                                              std::string* settings_warnings = nullptr);
 
 // A headless whole-grid run (`gui --whole-grid` with --screenshot, --state-json, ...) cannot be
-// asked about, so it follows `sim`'s rule: expected (run::estimate_whole_grid, from a run of the
-// traced CTA alone) to take more than `limit_seconds`, it is refused on err with 2; limit 0
+// asked about, so it follows `sim`'s rule: expected (run::time_whole_grid, from runs of the traced
+// CTA alone) to take more than `limit_seconds`, it is refused on err with 2; limit 0
 // (--allow-long) or a run of one CTA: 0.
 int refuse_long_run(const run::SimRequest& req, double limit_seconds, std::ostream& err);
 

@@ -108,7 +108,7 @@ std::string LongRunQuestion::text() const {
 
 void AppState::request_open(const run::SimRequest& r) { start_open(r, false); }
 
-void AppState::start_open(const run::SimRequest& r, bool estimate_first) {
+void AppState::start_open(const run::SimRequest& r, bool estimate_first, std::shared_ptr<const LoadedKernel> known) {
   request = r;
   long_run_question.reset();
   // A newer open replaces an older one still running.
@@ -118,7 +118,7 @@ void AppState::start_open(const run::SimRequest& r, bool estimate_first) {
   const std::string name = fmt::format("{} {} {}", whole ? "model run" : "open", r.kernel_id, shape_text(r.shape));
   jobs.push_back(std::make_unique<Job>(
       whole ? JobKind::model_run : JobKind::open, name,
-      [r, name, estimate_first, limit = long_run_limit, generation = ++open_generation](JobContext& ctx) {
+      [r, name, estimate_first, known, limit = long_run_limit, generation = ++open_generation](JobContext& ctx) {
         const auto cancelled = [&] {
           // Keep what is on screen and say so; a newer open that superseded this one says
           // what it did itself.
@@ -131,12 +131,11 @@ void AppState::start_open(const run::SimRequest& r, bool estimate_first) {
           const kernels::KernelInfo& info = kernels::kernel_or_throw(r.kernel_id);
           run::require_whole_grid_fits(info, info.resolve(r.shape));
           ctx.set_status("timing the traced CTA to estimate the run");
-          run::SimRequest one = r;
-          one.only_traced_cta = true;
-          one.cancel = &ctx.cancel;
-          const run::SimReport traced = run::run_sim(one);
+          run::SimRequest timed = r;
+          timed.cancel = &ctx.cancel;
+          const run::RunEstimate e =
+              run::time_whole_grid(timed, model::grid_threads(r.threads), known ? &known->report : nullptr);
           if (ctx.cancel.load()) return cancelled();
-          const run::RunEstimate e = run::estimate_whole_grid(traced, model::grid_threads(r.threads));
           if (limit > 0.0 && e.seconds > limit) {
             ctx.complete([q = LongRunQuestion{r, e}, generation](AppState& app) {
               if (app.open_generation != generation) return;
@@ -162,22 +161,9 @@ void AppState::request_model_run() {
   run::SimRequest r = request;
   r.only_traced_cta = false;
   long_run_question.reset();
-  if (!kernel || kernel->whole_grid() || !same_run(kernel->request, r)) return start_open(r, true);
-  // The traced CTA on screen is this request's: its time gives the estimate now.
-  try {
-    run::require_whole_grid_fits(*kernel->info, kernel->request.shape);
-  } catch (const std::exception& e) {
-    add_problem({Severity::error, "app", "config", "cannot run the whole grid of " + r.kernel_id, e.what()});
-    status = e.what();
-    return;
-  }
-  const run::RunEstimate e = run::estimate_whole_grid(kernel->report, model::grid_threads(r.threads));
-  if (long_run_limit > 0.0 && e.seconds > long_run_limit) {
-    long_run_question = LongRunQuestion{r, e};
-    status = asking_status(*long_run_question);
-    return;
-  }
-  start_open(r, false);
+  // The traced CTA on screen, when it is this request's, saves the estimate one run.
+  const bool same = kernel && !kernel->whole_grid() && same_run(kernel->request, r);
+  start_open(r, true, same ? kernel : nullptr);
 }
 
 void AppState::answer_long_run(bool run_it) {

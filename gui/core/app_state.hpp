@@ -133,10 +133,10 @@ struct AppState {
   void set_kernel(std::shared_ptr<const LoadedKernel> k);  // resets playback and selection
   void open_now(const run::SimRequest& r);      // synchronous (headless, tests); errors -> problems
   void request_open(const run::SimRequest& r);  // as a job; the result replaces the kernel
-  // The whole grid of the current request, as a job, once its time is known: from the loaded
-  // kernel's traced CTA when it is the same request (at once), else from a run of the traced
-  // CTA alone first (in the job). A run expected to take more than long_run_limit seconds is
-  // not started: long_run_question holds it until answer_long_run.
+  // The whole grid of the current request, as a job that first times the request's traced CTA
+  // alone (run::time_whole_grid; the trace on screen serves when it is the same request). A
+  // run expected to take more than long_run_limit seconds is not started: long_run_question
+  // holds it until answer_long_run.
   void request_model_run();
   void answer_long_run(bool run_it);  // the modal's Run (true) or Cancel (false)
   std::optional<LongRunQuestion> long_run_question;
@@ -176,7 +176,7 @@ struct AppState {
 
  private:
   // The open job; estimate_first: time the traced CTA alone first and ask when it is long.
-  void start_open(const run::SimRequest& r, bool estimate_first);
+  void start_open(const run::SimRequest& r, bool estimate_first, std::shared_ptr<const LoadedKernel> known = nullptr);
 
  public:
 
