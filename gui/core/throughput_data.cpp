@@ -78,14 +78,12 @@ std::optional<AchievedIntensity> achieved_intensity(const LoadedKernel& k) {
     a.extrapolated = true;
     a.sector_bytes = c.global_load_bytes + c.global_store_bytes;
     a.tma_bytes = c.tma_bytes;
-    std::vector<uint32_t> outer_labels;
-    for (const model::FastForward& f : t.fast_forwards) {
-      if (f.k_loop || f.passes <= f.count ||
-          std::find(outer_labels.begin(), outer_labels.end(), f.label) != outer_labels.end())
-        continue;
-      outer_labels.push_back(f.label);
-      a.flops *= double(f.passes) / double(f.passes - f.count);
-    }
+    // Each role of a persistent CTA (producer, consumers) walks the same tiles in a loop of its
+    // own: the largest share skipped is the tiles' (not the product over the roles' loops).
+    double tiles = 1.0;
+    for (const model::FastForward& f : t.fast_forwards)
+      if (!f.k_loop && f.passes > f.count) tiles = std::max(tiles, double(f.passes) / double(f.passes - f.count));
+    a.flops *= tiles;
   }
   if (a.flops <= 0.0 || a.sector_bytes + a.tma_bytes == 0) return std::nullopt;
   return a;

@@ -5,8 +5,7 @@
 #include <sstream>
 #include <thread>
 
-#include <catch2/catch_approx.hpp>
-#include <catch2/catch_test_macros.hpp>
+#include <catch2/catch.hpp>
 
 #include "gui/app/startup.hpp"
 #include "gui/core/app_state.hpp"
@@ -17,7 +16,6 @@
 
 using namespace gs;
 using namespace gs::gui;
-using Catch::Approx;
 
 namespace {
 
@@ -37,7 +35,7 @@ constexpr kernels::GemmShape kBig{8192, 8192, 8192};
 TEST_CASE("the whole-grid estimate scales the traced CTA's time by its skipped passes and the grid", "[gui][long-run]") {
   const run::SimReport r = run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .shape = kBig, .only_traced_cta = true});
   REQUIRE_FALSE(r.result.trace.fast_forwards.empty());
-  const run::RunEstimate e = run::estimate_whole_grid(r, 4);
+  const run::RunEstimate e = run::estimate_whole_grid(r, r.seconds, 4);
   CHECK(e.ctas == 16384);
   CHECK(e.threads == 4);
   // Most of the CTA's 128 K iterations were fast-forwarded: the CTA in full takes longer than
@@ -47,6 +45,11 @@ TEST_CASE("the whole-grid estimate scales the traced CTA's time by its skipped p
   CHECK(e.seconds == Approx(e.cta_seconds * 4096));
   CHECK(e.seconds > run::kLongRunSeconds);
   CHECK(e.text().find("16384 CTAs") != std::string::npos);
+  // Timed without recording, as the grid runs, the CTA takes less than traced.
+  const run::RunEstimate timed = run::time_whole_grid({.kernel_id = "hopper_tma_wgmma_64", .shape = kBig}, 4, &r);
+  CHECK(timed.run_fraction == Approx(e.run_fraction));
+  CHECK(timed.cta_seconds < e.cta_seconds);
+  CHECK(timed.seconds > run::kLongRunSeconds);
   CHECK(run::expected_total_seconds(0, 10, 2.0, 4) == Approx(6.0));
   CHECK(run::expected_total_seconds(5, 10, 2.0, 4) == Approx(4.0));
 }
@@ -57,7 +60,9 @@ TEST_CASE("a long whole-grid run waits for an answer; a short one starts at once
   REQUIRE(app.kernel);
   const auto shown = app.kernel;
   app.request_model_run();
-  // The traced CTA on screen is the request's: the question is there at once, nothing started.
+  // A job times the traced CTA (the one on screen is the request's) and asks: nothing else ran.
+  CHECK(app.running_job(JobKind::model_run));
+  wait_for_jobs(app);
   REQUIRE(app.long_run_question);
   CHECK(app.jobs.empty());
   CHECK(app.long_run_question->estimate.seconds > run::kLongRunSeconds);
@@ -73,6 +78,7 @@ TEST_CASE("a long whole-grid run waits for an answer; a short one starts at once
 
   // Run: the job starts (and is cancelled here: it would take minutes).
   app.request_model_run();
+  wait_for_jobs(app);
   REQUIRE(app.long_run_question);
   app.answer_long_run(true);
   REQUIRE(app.running_job(JobKind::model_run));
@@ -80,13 +86,16 @@ TEST_CASE("a long whole-grid run waits for an answer; a short one starts at once
   wait_for_jobs(app);
   CHECK(app.kernel == shown);
 
-  // With no limit (gui --allow-long) nothing asks.
+  // With no limit (gui --allow-long) nothing asks: the run starts after the estimate (cancelled
+  // here once it is under way).
   app.long_run_limit = 0.0;
   app.request_model_run();
-  CHECK_FALSE(app.long_run_question);
-  CHECK(app.running_job(JobKind::model_run));
+  for (int i = 0; i < 6000 && app.busy() && app.jobs.back()->fraction() < 0.0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   app.cancel_jobs();
   wait_for_jobs(app);
+  CHECK_FALSE(app.long_run_question);
+  CHECK(app.status.find("cancelled model run") != std::string::npos);
 
   // A small grid starts at once and ends judged.
   app.long_run_limit = run::kLongRunSeconds;
@@ -99,7 +108,7 @@ TEST_CASE("a long whole-grid run waits for an answer; a short one starts at once
   CHECK(app.kernel->whole_grid());
 }
 
-TEST_CASE("a whole-grid request other than the kernel on screen is timed in its job first", "[gui][long-run]") {
+TEST_CASE("a whole-grid request other than the kernel on screen is timed in its job too", "[gui][long-run]") {
   AppState app;
   app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   REQUIRE(app.kernel);
@@ -130,9 +139,9 @@ TEST_CASE("headless, a long whole-grid run is refused unless allowed", "[gui][lo
 }
 
 TEST_CASE("headless gui --whole-grid at a huge shape exits 2 and says why", "[gui][xvfb][long-run]") {
-  if (!test::xvfb_or_skip()) return;
-  const test::Headless h =
-      test::run_headless("long-run", "--kernel hopper_tma_wgmma_64 --m 8192 --n 8192 --k 8192 --whole-grid");
+  if (!gs::gui::test::xvfb_or_skip()) return;
+  const gs::gui::test::Headless h =
+      gs::gui::test::run_headless("long-run", "--kernel hopper_tma_wgmma_64 --m 8192 --n 8192 --k 8192 --whole-grid");
   INFO(h.output);
   CHECK(h.code == 2);
   CHECK(h.output.find("--allow-long") != std::string::npos);
