@@ -12,6 +12,7 @@
 #include "cli/cli.hpp"
 #include "cli/values.hpp"
 #include "kernels/registry.hpp"
+#include "run/run_time.hpp"
 
 #ifdef GEMMSCOPE_HAVE_GUI
 #include "gui/app/app.hpp"
@@ -47,7 +48,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     std::vector<std::string> views, mistakes, imports, params;
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
-    bool frame_stats = false, whole_grid = false, no_settings = false, no_text_runs = false, no_damage = false;
+    bool frame_stats = false, whole_grid = false, allow_long = false, no_settings = false, no_text_runs = false, no_damage = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")
@@ -104,6 +105,10 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->type_name("FILE")
       ->check(non_empty("a file name"));
   cmd->add_flag("--whole-grid", o->whole_grid, "Run the whole grid on the model when opening (a verdict), not one CTA");
+  cmd->add_flag("--allow-long", o->allow_long,
+                fmt::format("With --whole-grid: run a grid expected to take more than {} without asking (headless, "
+                            "such a run is refused without it; in the app a question asks)",
+                            run::duration_text(run::kLongRunSeconds)));
   cmd->add_flag("--no-settings", o->no_settings, "Neither read nor write the saved settings and layout");
   cmd->add_option("--layout-file", o->layout_file,
                   "Read the window layout from this imgui.ini file and save it there, instead of the saved one "
@@ -159,6 +164,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.import_json = o->imports;
     a.import_timeline = o->import_timeline;
     a.whole_grid = o->whole_grid;
+    a.allow_long = o->allow_long;
     a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty() && o->picture.empty();
     a.layout_file = o->layout_file;
     if (!o->picture.empty()) {

@@ -15,18 +15,6 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
 constexpr int kBarWidth = 30;
 }  // namespace
 
-std::string format_duration(double seconds) {
-  const uint64_t s = uint64_t(std::max(0.0, seconds) + 0.5);
-  if (s < 60) return fmt::format("{} s", s);
-  if (s < 3600) return fmt::format("{}m {:02}s", s / 60, s % 60);
-  return fmt::format("{}h {:02}m", s / 3600, s / 60 % 60);
-}
-
-double seconds_left(uint64_t done, uint64_t total, double elapsed) {
-  if (done == 0) return -1.0;
-  return elapsed * double(total - std::min(done, total)) / double(done);
-}
-
 std::string format_progress_bar(uint64_t done, uint64_t total, int width, const std::string& unit) {
   const uint64_t clamped = std::min(done, total);
   const int filled = total == 0 ? width : int((clamped * uint64_t(width)) / total);
@@ -86,9 +74,7 @@ void LongRunGate::update(uint64_t done, uint64_t total) {
   const auto since = std::chrono::steady_clock::now() - start_;
   if (since < measure_for_) return;
   const double elapsed = std::chrono::duration<double>(since).count();
-  // Before the first CTA finishes, each of the first `threads` has taken `elapsed` already.
-  const double expected = done > 0 ? elapsed * double(total) / double(done)
-                                   : elapsed * double((total + threads_ - 1) / threads_);
+  const double expected = run::expected_total_seconds(done, total, elapsed, threads_);
   if (expected <= limit_) return;
   reason_ = fmt::format("this whole-grid run of {} CTAs would take {} {} on {} thread{} ({} CTAs done in {})", total,
                         done > 0 ? "about" : "at least", format_duration(expected), threads_, threads_ == 1 ? "" : "s",

@@ -13,6 +13,8 @@
 #include <iosfwd>
 #include <string>
 
+#include "run/run_time.hpp"
+
 namespace gs::cli {
 
 // "[#####     ] 12/64 CTAs" with `width` cells between the brackets.
@@ -21,11 +23,9 @@ std::string format_progress_bar(uint64_t done, uint64_t total, int width, const 
 // True when `err` is std::cerr and file descriptor 2 is a terminal.
 bool is_terminal_stderr(const std::ostream& err);
 
-// "45 s", "1m 05s", "2h 03m".
-std::string format_duration(double seconds);
-// The time left when `done` of `total` took `elapsed` seconds at a steady rate; negative when
-// nothing is done yet.
-double seconds_left(uint64_t done, uint64_t total, double elapsed);
+// "45 s", "1m 05s", "2h 03m" (run/run_time.hpp, which the app shares).
+inline std::string format_duration(double seconds) { return run::duration_text(seconds); }
+using run::seconds_left;
 
 class ProgressBar {
  public:
@@ -58,7 +58,7 @@ class ProgressBar {
 };
 
 // A whole-grid run expected to take longer than this needs --allow-long.
-inline constexpr double kLongRunSeconds = 120.0;
+using run::kLongRunSeconds;
 
 // Stops a run (through the cancel flag it hands out) once a few seconds of it show that the
 // whole would take longer than a limit, and says how long it would take.

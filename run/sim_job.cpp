@@ -65,7 +65,7 @@ void fill_tiles(const kernels::KernelInfo& info, const SimReport& r, const std::
   }
 }
 
-// A traced CTA run alone whose A and B are larger than this first runs on inputs never written
+// A traced CTA run alone whose A and B (or, without a cta_tile, C) are larger than this first runs on inputs never written
 // (zero pages, which cost no memory) to learn what it reads: the tiles of C it writes (a
 // kernel without a cta_tile: a persistent CTA walks tiles all over C), and the K blocks its
 // fast-forwarded K loops skip (model/fast_forward.hpp). Then only those inputs are generated.
@@ -228,7 +228,10 @@ SimReport run_sim(const SimRequest& req) {
     const uint64_t ab_bytes = (*reserved)[0].size() + (*reserved)[1].size();
     std::vector<kernels::CtaTile> tiles;
     KRange unread;
-    if (ab_bytes > kWholeInputsUpTo && (info.cta_tile || r.kernel.output.declared())) {
+    // Without a cta_tile the CTA's tile is all of C, whose poisoning alone would touch M·N
+    // elements (16 GiB at 65536x65536x128, where A and B are small): probe for that too.
+    const bool whole_c_large = !info.cta_tile && (*reserved)[2].size() > kWholeInputsUpTo;
+    if ((ab_bytes > kWholeInputsUpTo || whole_c_large) && (info.cta_tile || r.kernel.output.declared())) {
       model::SimOptions probe = opts;
       probe.record_registers = false;
       probe.progress = {};

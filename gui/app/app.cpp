@@ -71,7 +71,10 @@ std::string init_state(AppState& app, const AppOptions& o) {
 int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run::SimRequest& req, bool headless,
                std::ostream& err) {
   if (!headless) {
-    app.request_open(req);
+    // A whole grid asks first when it would take long (AppState::request_model_run).
+    app.request = req;
+    if (req.only_traced_cta) app.request_open(req);
+    else app.request_model_run();
     return 0;
   }
   int exit_code = 0;
@@ -153,6 +156,9 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   std::optional<run::SimRequest> first = first_request(opts, app.settings, err, &warnings);
   if (!first) return 2;
   if (recorded_cta) first->cta = *recorded_cta;
+  app.long_run_limit = o.allow_long ? 0.0 : run::kLongRunSeconds;
+  if (headless)
+    if (const int refused = refuse_long_run(*first, app.long_run_limit, err)) return refused;
   if (!warnings.empty()) app.add_problem({Severity::warning, "settings", "settings", "settings were reset", warnings});
   // Inputs are read before the window opens: headless, one that fails is bad input (exit 2).
   if (const int bad = import_files(opts, app, headless, err)) return bad;

@@ -34,6 +34,9 @@ struct AppOptions {
                                          // timeline document among them goes to the Timeline view)
   std::string import_timeline;     // a timeline recorded on a GPU (bench --timeline) for the Timeline view
   bool whole_grid = false;         // open with the whole grid run (a verdict), not one CTA
+  // Run a whole grid expected to take longer than run::kLongRunSeconds without asking
+  // (headless: without it such a run is refused, exit 2).
+  bool allow_long = false;
   bool use_settings = true;        // false: defaults, nothing read or written (tests)
   // A window layout file (imgui.ini format) to read at the start and write at the end instead
   // of the config directory's; headless, windows are then placed as in the app (saved places,

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "run/build_info.hpp"
+#include "run/run_time.hpp"
 
 namespace gs::gui {
 
@@ -69,6 +70,7 @@ void Shell::draw_frame() {
   draw_menu_bar();
   draw_status_bar();
   draw_views();
+  draw_long_run_question();
   ShownViews shown_now{};
   for (size_t i = 0; i < size_t(ViewId::count_); ++i) shown_now[i] = shown(ViewId(i));
   save_picture_.draw(app_, shown_now, view_rects_);
@@ -150,7 +152,9 @@ void Shell::draw_status_bar() {
       if (job->finished()) continue;
       any = true;
       const double f = job->fraction();
-      const std::string label = job->status().empty() ? job->name() : job->name() + ": " + job->status();
+      const double left = job->seconds_left();
+      const std::string label = (job->status().empty() ? job->name() : job->name() + ": " + job->status()) +
+                                (left < 0.0 ? "" : ", about " + run::duration_text(left) + " left");
       ImGui::ProgressBar(f < 0.0 ? 0.0f : float(f), ImVec2(220.0f * scale_, 0), f < 0.0 ? "…" : nullptr);
       ImGui::SameLine();
       ImGui::TextUnformatted(label.c_str());
@@ -171,6 +175,26 @@ void Shell::draw_status_bar() {
     ImGui::PopStyleColor();
   }
   ImGui::End();
+}
+
+void Shell::draw_long_run_question() {
+  constexpr const char* kTitle = "Run the whole grid?###long-run";
+  if (!app_.long_run_question) return;
+  if (!ImGui::IsPopupOpen(kTitle)) ImGui::OpenPopup(kTitle);
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(std::min(vp->Size.x * 0.9f, 560.0f * scale_), 0.0f));
+  if (!ImGui::BeginPopupModal(kTitle, nullptr, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoResize)) return;
+  ImGui::TextWrapped("%s", app_.long_run_question->text().c_str());
+  ImGui::Spacing();
+  const bool run = ImGui::Button("Run");
+  ImGui::SameLine();
+  const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+  if (run || cancel) {
+    app_.answer_long_run(run);
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
 }
 
 namespace {

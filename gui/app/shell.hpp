@@ -58,6 +58,7 @@ class Shell {
   void draw_menu_bar();
   void draw_status_bar();
   void draw_views();
+  void draw_long_run_question();  // the modal that asks before a long whole-grid run
   bool shown(ViewId v) const;
   // After the Begin of view `v`'s window: moves it inside `work` if it is not, notes whether the
   // user (or a saved layout) arranged it away from its `tile` (`applied`: placed there this

@@ -6,6 +6,7 @@
 
 #include "gui/core/recorded_timeline.hpp"
 #include "gui/core/throughput_data.hpp"
+#include "run/run_time.hpp"
 
 namespace gs::gui {
 
@@ -139,6 +140,23 @@ int import_timeline_option(AppOptions& o, AppState& app, bool headless, std::ost
     return 1;
   }
   return 0;
+}
+
+int refuse_long_run(const run::SimRequest& req, double limit_seconds, std::ostream& err) {
+  if (req.only_traced_cta || limit_seconds <= 0.0) return 0;
+  run::RunEstimate e;
+  try {
+    e = run::time_whole_grid(req, model::grid_threads(req.threads));
+  } catch (const std::exception&) {
+    return 0;  // the open says what is wrong, as it would without the estimate
+  }
+  if (e.seconds <= limit_seconds) return 0;
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
+  const kernels::GemmShape s = info.resolve(req.shape);
+  err << fmt::format("gemmscope gui: this whole-grid run of {} at {}x{}x{} would take {}; run it with --allow-long to "
+                     "wait for it, or leave out --whole-grid to trace one CTA at this shape\n",
+                     req.kernel_id, s.m, s.n, s.k, e.text());
+  return 2;
 }
 
 int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream& err) {

@@ -32,6 +32,12 @@ std::optional<run::SimRequest> first_request(const AppOptions& o, const Settings
 int import_timeline_option(AppOptions& o, AppState& app, bool headless, std::ostream& err,
                            std::optional<std::array<uint32_t, 3>>& cta);
 
+// A headless whole-grid run (`gui --whole-grid` with --screenshot, --state-json, ...) cannot be
+// asked about, so it follows `sim`'s rule: expected (run::time_whole_grid, from runs of the traced
+// CTA alone) to take more than `limit_seconds`, it is refused on err with 2; limit 0
+// (--allow-long) or a run of one CTA: 0.
+int refuse_long_run(const run::SimRequest& req, double limit_seconds, std::ostream& err);
+
 // Imports the --import bench files into the throughput plot. A file that cannot be read, is not
 // bench JSON or holds nothing to plot is a problem (the Problems view); headless it is also bad
 // input, said on err with a result of 2 (0 otherwise).

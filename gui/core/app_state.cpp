@@ -81,8 +81,38 @@ void AppState::open_now(const run::SimRequest& r) {
   }
 }
 
-void AppState::request_open(const run::SimRequest& r) {
+namespace {
+
+// The same run as far as its time goes: kernel, shape, mistakes, parameters and traced CTA.
+bool same_run(const run::SimRequest& loaded, const run::SimRequest& r) {
+  const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
+  if (!info || loaded.kernel_id != r.kernel_id) return false;
+  const kernels::GemmShape a = info->resolve(loaded.shape), b = info->resolve(r.shape);
+  return a.m == b.m && a.n == b.n && a.k == b.k && loaded.mistakes == r.mistakes &&
+         kernels::resolve_params(*info, loaded.params) == kernels::resolve_params(*info, r.params) &&
+         loaded.cta == r.cta;
+}
+
+std::string asking_status(const LongRunQuestion& q) {
+  return fmt::format("{} {}: expected to take {}; waiting for Run or Cancel", q.request.kernel_id,
+                     shape_text(q.request.shape), run::duration_text(q.estimate.seconds));
+}
+
+}  // namespace
+
+std::string LongRunQuestion::text() const {
+  const kernels::KernelInfo* info = kernels::find_kernel(request.kernel_id);
+  const kernels::GemmShape s = info ? info->resolve(request.shape) : request.shape;
+  return fmt::format("A whole-grid run of {} at {} on the model would take {}. Run it? (Cancel keeps what is on "
+                     "screen; the traced CTA alone opens at any shape in about a second.)",
+                     request.kernel_id, shape_text(s), estimate.text());
+}
+
+void AppState::request_open(const run::SimRequest& r) { start_open(r, false); }
+
+void AppState::start_open(const run::SimRequest& r, bool estimate_first, std::shared_ptr<const LoadedKernel> known) {
   request = r;
+  long_run_question.reset();
   // A newer open replaces an older one still running.
   cancel_jobs(JobKind::open);
   cancel_jobs(JobKind::model_run);
@@ -90,17 +120,37 @@ void AppState::request_open(const run::SimRequest& r) {
   const std::string name = fmt::format("{} {} {}", whole ? "model run" : "open", r.kernel_id, shape_text(r.shape));
   jobs.push_back(std::make_unique<Job>(
       whole ? JobKind::model_run : JobKind::open, name,
-      [r, name, generation = ++open_generation](JobContext& ctx) {
-        auto k = open_kernel(
-            r, [&ctx](uint64_t done, uint64_t total) { ctx.done = done, ctx.total = total; }, &ctx.cancel);
-        if (ctx.cancel.load()) {
+      [r, name, estimate_first, known, limit = long_run_limit, generation = ++open_generation](JobContext& ctx) {
+        const auto cancelled = [&] {
           // Keep what is on screen and say so; a newer open that superseded this one says
           // what it did itself.
           ctx.complete([name, generation](AppState& app) {
             if (app.open_generation == generation) app.status = cancelled_status(app, name);
           });
-          return;
+        };
+        if (estimate_first) {
+          // The traced CTA alone (bounded: fast-forward) says how long the grid would take.
+          const kernels::KernelInfo& info = kernels::kernel_or_throw(r.kernel_id);
+          run::require_whole_grid_fits(info, info.resolve(r.shape));
+          ctx.set_status("timing the traced CTA to estimate the run");
+          run::SimRequest timed = r;
+          timed.cancel = &ctx.cancel;
+          const run::RunEstimate e =
+              run::time_whole_grid(timed, model::grid_threads(r.threads), known ? &known->report : nullptr);
+          if (ctx.cancel.load()) return cancelled();
+          if (limit > 0.0 && e.seconds > limit) {
+            ctx.complete([q = LongRunQuestion{r, e}, generation](AppState& app) {
+              if (app.open_generation != generation) return;
+              app.long_run_question = q;
+              app.status = asking_status(q);
+            });
+            return;
+          }
+          ctx.set_status(fmt::format("expected {}", run::duration_text(e.seconds)));
         }
+        auto k = open_kernel(
+            r, [&ctx](uint64_t done, uint64_t total) { ctx.progress(done, total); }, &ctx.cancel);
+        if (ctx.cancel.load()) return cancelled();
         ctx.complete([k](AppState& app) { app.set_kernel(k); });
       },
       [name = r.kernel_id](AppState& app, const std::string& msg) {
@@ -112,7 +162,19 @@ void AppState::request_open(const run::SimRequest& r) {
 void AppState::request_model_run() {
   run::SimRequest r = request;
   r.only_traced_cta = false;
-  request_open(r);
+  long_run_question.reset();
+  // The traced CTA on screen, when it is this request's, saves the estimate one run.
+  const bool same = kernel && !kernel->whole_grid() && same_run(kernel->request, r);
+  start_open(r, true, same ? kernel : nullptr);
+}
+
+void AppState::answer_long_run(bool run_it) {
+  if (!long_run_question) return;
+  const LongRunQuestion q = std::move(*long_run_question);
+  long_run_question.reset();
+  if (run_it) return start_open(q.request, false);
+  status = fmt::format("did not run the whole grid of {} {} (expected {})", q.request.kernel_id,
+                       shape_text(q.request.shape), run::duration_text(q.estimate.seconds));
 }
 
 void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
@@ -310,6 +372,13 @@ nlohmann::json AppState::describe() {
   nlohmann::json j;
   j["kernel"] = kernel ? nlohmann::json(kernel->request.kernel_id) : nlohmann::json(nullptr);
   j["views"] = describe_views(*this);
+  j["long_run_question"] = long_run_question ? nlohmann::json{{"kernel", long_run_question->request.kernel_id},
+                                                               {"expected_seconds", long_run_question->estimate.seconds},
+                                                               {"cta_seconds", long_run_question->estimate.cta_seconds},
+                                                               {"ctas", long_run_question->estimate.ctas},
+                                                               {"threads", long_run_question->estimate.threads},
+                                                               {"text", long_run_question->text()}}
+                                             : nlohmann::json(nullptr);
   j["position"] = playback.position;
   j["events"] = event_count();
   j["selection"] = {{"inst", selection.inst == kNone ? nlohmann::json(nullptr) : nlohmann::json(selection.inst)},

@@ -33,6 +33,7 @@
 #include "gui/core/shared_memory_data.hpp"
 #include "gui/core/throughput_data.hpp"
 #include "gui/core/tmem_data.hpp"
+#include "run/run_time.hpp"
 
 namespace gs::gui {
 
@@ -92,6 +93,14 @@ struct ViewCaches {
   TimelineCompareCache timeline_compare;  // the Timeline view's measured-vs-model data
 };
 
+// A whole-grid run expected to take long, waiting for the user's answer (the shell's modal):
+// the run asked for and the time it is expected to take.
+struct LongRunQuestion {
+  run::SimRequest request;  // the whole-grid request, not started
+  run::RunEstimate estimate;
+  std::string text() const;  // "A whole-grid run of step 13 at 4096x4096x4096 would take about ..."
+};
+
 struct AppState {
   // The kernel on screen (null until the first open finishes) and the request being edited.
   std::shared_ptr<const LoadedKernel> kernel;
@@ -136,7 +145,14 @@ struct AppState {
   void set_kernel(std::shared_ptr<const LoadedKernel> k);  // resets playback and selection
   void open_now(const run::SimRequest& r);      // synchronous (headless, tests); errors -> problems
   void request_open(const run::SimRequest& r);  // as a job; the result replaces the kernel
-  void request_model_run();                 // the whole grid of the current request, as a job
+  // The whole grid of the current request, as a job that first times the request's traced CTA
+  // alone (run::time_whole_grid; the trace on screen serves when it is the same request). A
+  // run expected to take more than long_run_limit seconds is not started: long_run_question
+  // holds it until answer_long_run.
+  void request_model_run();
+  void answer_long_run(bool run_it);  // the modal's Run (true) or Cancel (false)
+  std::optional<LongRunQuestion> long_run_question;
+  double long_run_limit = run::kLongRunSeconds;  // 0: never ask (`gui --allow-long`)
   // `params` (build parameters) apply to every kernel named; each must take them.
   void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
                          const kernels::ParamValues& params = {});
@@ -169,6 +185,12 @@ struct AppState {
 
   void add_problem(Problem p);
   double seconds_since_start() const;
+
+ private:
+  // The open job; estimate_first: time the traced CTA alone first and ask when it is long.
+  void start_open(const run::SimRequest& r, bool estimate_first, std::shared_ptr<const LoadedKernel> known = nullptr);
+
+ public:
 
   // The data behind each view at the current position, for tests and `gui --state-json`.
   nlohmann::json describe();

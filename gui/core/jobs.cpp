@@ -1,12 +1,24 @@
 #include "gui/core/jobs.hpp"
 
+#include <chrono>
 #include <exception>
+
+#include "run/run_time.hpp"
 
 namespace gs::gui {
 
 void JobContext::complete(Completion c) {
   std::lock_guard<std::mutex> lock(mutex_);
   completions_.push_back(std::move(c));
+}
+
+void JobContext::progress(uint64_t done_units, uint64_t total_units) {
+  if (progress_since.load() == 0)
+    progress_since = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now().time_since_epoch())
+                         .count();
+  done = done_units;
+  total = total_units;
 }
 
 void JobContext::set_status(std::string text) {
@@ -53,6 +65,15 @@ double Job::fraction() const {
   const uint64_t total = context_.total.load();
   if (total == 0) return -1.0;
   return std::min(1.0, double(context_.done.load()) / double(total));
+}
+
+double Job::seconds_left() const {
+  const uint64_t total = context_.total.load();
+  const int64_t since = context_.progress_since.load();
+  if (total == 0 || since == 0) return -1.0;
+  const auto now = std::chrono::steady_clock::now().time_since_epoch();
+  const double elapsed = double(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() - since) * 1e-9;
+  return run::seconds_left(context_.done.load(), total, elapsed);
 }
 
 std::vector<Completion> Job::take_completions() {

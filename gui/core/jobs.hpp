@@ -35,6 +35,10 @@ using Completion = std::function<void(AppState&)>;
 class JobContext {
  public:
   std::atomic<uint64_t> done{0}, total{0};  // progress in the job's own units
+  // When `total` was first seen set (steady clock, ns since its epoch; 0: not yet).
+  std::atomic<int64_t> progress_since{0};
+  // Sets done and total, and progress_since at the first call.
+  void progress(uint64_t done_units, uint64_t total_units);
   std::atomic<bool> cancel{false};
   // Queue a change to the app state; applied on the UI thread in order.
   void complete(Completion c);
@@ -64,6 +68,10 @@ class Job {
   void request_cancel() { context_.cancel = true; }
   bool cancel_requested() const { return context_.cancel.load(); }
   double fraction() const;  // 0..1, or -1 when the total is unknown
+  // The time left at the rate of the progress so far (run::seconds_left), or -1 while no unit
+  // is done. The clock starts at the job's first progress, not at its start (a model run
+  // makes its data first).
+  double seconds_left() const;
   std::string status() const { return context_.status(); }
   // Completions produced so far (and the error completion once the job has failed).
   std::vector<Completion> take_completions();

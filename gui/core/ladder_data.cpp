@@ -126,6 +126,10 @@ RunSummary run_summary(const LoadedKernel& k) {
   s.mismatches = r.cmp.mismatches;
   s.elements = r.cmp.elements;
   s.warp_instructions = r.result.stats.warp_instructions;
+  if (!k.whole_grid())
+    s.warp_instructions_scope = r.result.trace.fast_forwards.empty()
+                                    ? "traced CTA"
+                                    : "traced CTA, passes that ran only: fast-forwarded passes not counted";
   s.traced_cycles = r.result.stats.traced_cta_cycles;
   s.predicted_tflops = r.result.stats.predicted_tflops;
   s.predicted_on = model::timing::machine_words(*r.result.stats.predicted_on);
@@ -167,6 +171,7 @@ nlohmann::json describe_ladder(AppState& app) {
                    {"whole_grid", s.whole_grid},
                    {"completed", s.completed},
                    {"warp_instructions", s.warp_instructions},
+                   {"warp_instructions_scope", s.warp_instructions_scope},
                    {"traced_cycles", s.traced_cycles},
                    {"predicted_tflops", s.predicted_tflops},
                    {"predicted_on", s.predicted_on},

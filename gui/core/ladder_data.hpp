@@ -74,6 +74,10 @@ struct RunSummary {
   bool completed = true;
   uint64_t mismatches = 0, elements = 0;
   uint64_t warp_instructions = 0;  // whole run (grid or traced CTA)
+  // What warp_instructions counts: "" (the whole grid), "traced CTA", or for a fast-forwarded
+  // CTA "traced CTA, passes that ran only: ..." (issue slots are not
+  // extrapolated over skipped passes, model/fast_forward.cpp).
+  std::string warp_instructions_scope;
   uint64_t traced_cycles = 0;      // modeled cycles of the traced CTA
   double predicted_tflops = 0.0;
   std::string predicted_on;        // "an H100", "a B200 (NVIDIA's figures, unconfirmed)"

@@ -82,8 +82,10 @@ std::string roofline_caption(const ThroughputData& d, const RoofVerdict& v) {
   if (d.achieved)
     text += fmt::format(
         " Through L2 the traced CTA fetches {} bytes (32-byte sectors and TMA) for {:.3g} FLOP: {:.3g} FLOP per "
-        "L2 byte.",
-        d.achieved->sector_bytes + d.achieved->tma_bytes, d.achieved->flops, d.achieved->intensity());
+        "L2 byte{}.",
+        d.achieved->sector_bytes + d.achieved->tma_bytes, d.achieved->flops, d.achieved->intensity(),
+        d.achieved->extrapolated ? " (its fast-forwarded passes included, as the model extrapolated its counted work, where a global load's "
+                                       "bytes are its L1 misses)" : "");
   return text;
 }
 

@@ -16,6 +16,21 @@ uint32_t LoadedKernel::inst_of_line(uint32_t line) const {
   return i < 0 ? kNone : uint32_t(i);
 }
 
+uint32_t LoadedKernel::k_iterations(uint16_t warp) const {
+  uint32_t n = k_passes(warp);
+  if (warp < k_skips.size())
+    for (const KSkip& s : k_skips[warp]) n += s.count;
+  return n;
+}
+
+uint32_t LoadedKernel::k_iterations_at(uint16_t warp, uint32_t position, uint32_t traced_passes) const {
+  uint32_t n = traced_passes;
+  if (warp < k_skips.size())
+    for (const KSkip& s : k_skips[warp])
+      if (s.event <= position) n += s.count;
+  return n;
+}
+
 std::vector<LoopInfo> find_k_loops(const ir::Kernel& kernel) {
   // Where each label sits: the instruction after the label marker.
   std::vector<uint32_t> label_at(kernel.labels.size(), kNone);
@@ -50,6 +65,39 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// LoadedKernel::k_skips from the trace's fast_forward events. A K loop's skip holds its own
+// passes; an outer loop's skip of `count` of `passes` passes holds, per pass, as many K
+// iterations as the passes that ran held on average (traced and skipped alike).
+void find_k_skips(LoadedKernel& k) {
+  const model::Trace& t = k.trace();
+  const auto& events = t.of_kind(model::EventKind::fast_forward);
+  if (events.empty()) return;
+  k.k_skips.resize(std::max<size_t>(k.k_pass_events.size(), t.warps));
+  // The K iterations each warp ran or skipped inside K loops.
+  std::vector<uint64_t> in_k_loops(k.k_skips.size(), 0);
+  for (size_t w = 0; w < k.k_skips.size(); ++w) in_k_loops[w] = k.k_passes(uint16_t(w));
+  for (uint32_t e : events) {
+    const model::FastForward& f = t.fast_forwards[t.events[e].payload];
+    if (f.k_loop && f.warp < in_k_loops.size()) in_k_loops[f.warp] += f.count;
+  }
+  std::vector<uint32_t> skipped(k.k_skips.size(), 0);
+  for (uint32_t e : events) {
+    const model::FastForward& f = t.fast_forwards[t.events[e].payload];
+    if (f.warp >= k.k_skips.size()) continue;
+    uint32_t count = f.count;
+    if (!f.k_loop) {
+      const uint32_t ran = f.passes > f.count ? f.passes - f.count : 0;
+      count = ran == 0 ? 0 : uint32_t((in_k_loops[f.warp] * f.count + ran / 2) / ran);
+    }
+    if (count == 0) continue;
+    static const std::vector<uint32_t> kNoPasses;
+    const std::vector<uint32_t>& passes = f.warp < k.k_pass_events.size() ? k.k_pass_events[f.warp] : kNoPasses;
+    const uint32_t traced_before = uint32_t(std::lower_bound(passes.begin(), passes.end(), e) - passes.begin());
+    k.k_skips[f.warp].push_back({e, traced_before + skipped[f.warp] + 1, count});
+    skipped[f.warp] += count;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
@@ -82,6 +130,7 @@ std::shared_ptr<const LoadedKernel> open_kernel(const run::SimRequest& request,
       k->k_pass_events[w].push_back(e);
     }
   for (std::vector<uint32_t>& events : k->k_pass_events) std::sort(events.begin(), events.end());
+  find_k_skips(*k);
   k->open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return k;
 }

@@ -55,6 +55,20 @@ struct LoadedKernel {
   }
   // The passes of K loops warp `warp` starts in the whole trace (0 when it runs none).
   uint32_t k_passes(uint16_t warp) const { return warp < k_pass_events.size() ? uint32_t(k_pass_events[warp].size()) : 0; }
+  // [trace warp] the K iterations fast-forward skipped for it (model/fast_forward.hpp), in trace
+  // order, numbered over the whole CTA: a skip of a K loop's passes, and a skip of an outer
+  // loop's passes (a persistent CTA's tiles) with the K iterations those passes hold.
+  struct KSkip {
+    uint32_t event = 0;         // the fast_forward event
+    uint32_t first = 0;         // the first K iteration skipped (1-based, whole CTA)
+    uint32_t count = 0;         // K iterations skipped
+  };
+  std::vector<std::vector<KSkip>> k_skips;
+  // The K iterations warp `warp` does in the whole CTA: those traced and those skipped.
+  uint32_t k_iterations(uint16_t warp) const;
+  // Of those, the ones done up to and including trace event `position`, given the traced passes
+  // a snapshot there counts (Snapshot's k_passes).
+  uint32_t k_iterations_at(uint16_t warp, uint32_t position, uint32_t traced_passes) const;
   // The warp whose K iterations the transport counts and steps by: `preferred` (warp 0 for
   // kNoWarp) when it runs a K loop, else the lowest warp that does (a producer/consumer
   // kernel's warp 0 may run none); kNoWarp when no warp does.

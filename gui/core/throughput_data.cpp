@@ -69,6 +69,22 @@ std::optional<AchievedIntensity> achieved_intensity(const LoadedKernel& k) {
   std::sort(elements.begin(), elements.end());
   elements.erase(std::unique(elements.begin(), elements.end()), elements.end());
   a.flops = 2.0 * double(k.report.shape.k) * double(elements.size());
+  if (!t.fast_forwards.empty()) {
+    // Fast-forward skipped passes the trace does not hold: the bytes are the CTA's counted work,
+    // which the model extrapolated over the skips (timing::CtaCost), and the tiles an outer
+    // loop skipped (a persistent CTA's) add their share of C to the FLOPs. A skip of K
+    // iterations leaves the elements' count whole: each is still 2K FLOP.
+    const model::timing::CtaCost& c = k.report.result.stats.traced_cost;
+    a.extrapolated = true;
+    a.sector_bytes = c.global_load_bytes + c.global_store_bytes;
+    a.tma_bytes = c.tma_bytes;
+    // Each role of a persistent CTA (producer, consumers) walks the same tiles in a loop of its
+    // own: the largest share skipped is the tiles' (not the product over the roles' loops).
+    double tiles = 1.0;
+    for (const model::FastForward& f : t.fast_forwards)
+      if (!f.k_loop && f.passes > f.count) tiles = std::max(tiles, double(f.passes) / double(f.passes - f.count));
+    a.flops *= tiles;
+  }
   if (a.flops <= 0.0 || a.sector_bytes + a.tma_bytes == 0) return std::nullopt;
   return a;
 }
@@ -214,7 +230,8 @@ nlohmann::json describe_throughput(AppState& app) {
                 {"sector_bytes", d.achieved->sector_bytes},
                 {"tma_bytes", d.achieved->tma_bytes},
                 {"l2_intensity", d.achieved->intensity()},
-                {"fp32", d.achieved->fp32}};
+                {"fp32", d.achieved->fp32},
+                {"extrapolated", d.achieved->extrapolated}};
   const std::optional<RoofVerdict> verdict = kernel_verdict(app, d.ceilings);
   return {{"variants", variants},
           {"achieved", achieved},

@@ -51,6 +51,9 @@ struct AchievedIntensity {
   double flops = 0.0;
   uint64_t sector_bytes = 0;     // ld/st.global and cp.async: sectors × 32
   uint64_t tma_bytes = 0;
+  // The traced CTA was fast-forwarded: bytes and FLOPs include the skipped passes' share,
+  // extrapolated by the model (the trace holds only the passes that ran).
+  bool extrapolated = false;
   double intensity() const {
     const double b = double(sector_bytes + tma_bytes);
     return b > 0.0 ? flops / b : 0.0;

@@ -187,15 +187,25 @@ TransportInfo transport_info(AppState& app) {
   info.end_cycle = t.end_cycle;
   info.has_k_loop = !k.k_loops.empty();
   info.k_warp = k.k_warp(app.selection.warp);
-  info.k_iterations = k.k_passes(info.k_warp);
+  info.k_iterations = k.k_iterations(info.k_warp);
   if (const Snapshot* s = app.snapshot()) {
     info.cycle = s->cycle;
-    if (info.k_warp < s->warps.size()) info.k_iteration = s->warps[info.k_warp].k_passes;
+    if (info.k_warp < s->warps.size())
+      info.k_iteration = k.k_iterations_at(info.k_warp, info.position, s->warps[info.k_warp].k_passes);
     info.event_text = describe_event(k, info.position, s);
   }
-  if (info.k_warp != kNoWarp)
-    info.k_text = fmt::format("K iteration {} of {} (warp {})", info.k_iteration, info.k_iterations,
-                              warp_label(t, info.k_warp));
+  if (info.k_warp == kNoWarp) return info;
+  // Which iterations were fast-forwarded: "5–124", "5–12, 21–28 and 3 more".
+  std::string skipped;
+  const std::vector<LoadedKernel::KSkip>& skips =
+      info.k_warp < k.k_skips.size() ? k.k_skips[info.k_warp] : std::vector<LoadedKernel::KSkip>{};
+  for (size_t i = 0; i < skips.size(); ++i) {
+    info.k_fast_forwarded += skips[i].count;
+    if (i < 2) skipped += fmt::format("{}{}–{}", i ? ", " : "", skips[i].first, skips[i].first + skips[i].count - 1);
+  }
+  if (skips.size() > 2) skipped += fmt::format(" and {} more", skips.size() - 2);
+  info.k_text = fmt::format("K iteration {} of {} (warp {}{})", info.k_iteration, info.k_iterations,
+                            warp_label(t, info.k_warp), skipped.empty() ? "" : "; " + skipped + " fast-forwarded");
   return info;
 }
 
@@ -295,6 +305,7 @@ nlohmann::json describe_transport(AppState& app) {
           {"k_warp", info.k_warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(info.k_warp)},
           {"k_iteration", info.k_iteration},
           {"k_iterations", info.k_iterations},
+          {"k_fast_forwarded", info.k_fast_forwarded},
           {"k_text", info.k_text},
           {"current_event_kind", kind},
           {"current_event_text", info.event_text},

@@ -19,12 +19,16 @@ struct TransportInfo {
   uint64_t cycle = 0;
   uint64_t end_cycle = 0;
   // K iterations of the warp LoadedKernel::k_warp picks for the selection (warp 0 when none is
-  // selected): passes of its K loops started so far, and in the whole trace.
+  // selected): passes of its K loops started so far, and in the whole CTA, counting the ones
+  // fast-forward skipped (LoadedKernel::k_skips), of which k_fast_forwarded in all.
   uint16_t k_warp = kNoWarp;
   uint32_t k_iteration = 0;
   uint32_t k_iterations = 0;
+  uint32_t k_fast_forwarded = 0;
   bool has_k_loop = false;
-  std::string k_text;         // "K iteration 3 of 8 (warp 1.0)", warps named as in every view
+  // "K iteration 3 of 8 (warp 1.0)", warps named as in every view; with skips
+  // "K iteration 130 of 256 (warp 0; 5–124 fast-forwarded)".
+  std::string k_text;
   std::string event_text;     // the event under the cursor in words
 };
 TransportInfo transport_info(AppState& app);

@@ -302,7 +302,8 @@ void loaded_summary(AppState& app, const ViewEnv& env) {
     ImGui::PopStyleColor();
   }
   row("warp-instructions");
-  ImGui::Text("%llu%s", (unsigned long long)r.warp_instructions, r.whole_grid ? "" : " (traced CTA)");
+  ImGui::Text("%llu%s", (unsigned long long)r.warp_instructions,
+              r.warp_instructions_scope.empty() ? "" : (" (" + r.warp_instructions_scope + ")").c_str());
   row("modeled cycles");
   ImGui::Text("%llu (traced CTA)", (unsigned long long)r.traced_cycles);
   row("predicted");
