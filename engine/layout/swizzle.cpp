@@ -89,4 +89,15 @@ uint32_t SwizzleBMS::apply(uint32_t offset) const {
 
 SwizzleBMS to_bms(Swizzle sw) { return SwizzleBMS{traits(sw).bms_bits, 4, 3}; }
 
+std::vector<TileLaneRead> tile_warp_read(bool column, Swizzle sw, uint32_t base) {
+  std::vector<TileLaneRead> out;
+  for (uint32_t lane = 0; lane < 32; ++lane) {
+    const uint32_t offset = 16 * lane;  // a row read: lane l's 16 bytes follow lane l-1's
+    const uint32_t row = column ? lane : offset / 128;
+    const uint32_t chunk = column ? 0 : offset % 128 / 16;
+    out.push_back({lane, swizzle_address(sw, base + 128 * row + 16 * chunk)});
+  }
+  return out;
+}
+
 }  // namespace gs::layout

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace gs::layout {
 
@@ -59,6 +60,16 @@ uint32_t swizzle_xor_bits(Swizzle sw, uint32_t byte_addr);
 // physical = logical XOR (swizzle_xor_bits(logical) << 4) (facts §3 [DEV]). An involution:
 // swizzle_address(sw, swizzle_address(sw, a)) == a for every a.
 uint32_t swizzle_address(Swizzle sw, uint32_t byte_addr);
+
+// The two classic warp reads of a tile of 128-byte rows (a K-block of 64 bf16) that the
+// Shared-memory view compares, 16 bytes a lane from `base`, through `sw`:
+//   row read     lanes 8p..8p+7 read the 8 chunks of row p (consecutive 16-byte pieces);
+//   column read  lane l reads chunk 0 of row l (one column of chunks, 128 bytes apart).
+// Each lane's (lane, byte address) pair, in lane order.
+struct TileLaneRead {
+  uint32_t lane = 0, addr = 0;
+};
+std::vector<TileLaneRead> tile_warp_read(bool column, Swizzle sw, uint32_t base);
 
 // CuTe-style Swizzle<B,M,S> on an offset o (facts §3):
 //     o XOR ((o & (((1 << B) - 1) << (M + S))) >> S)

@@ -122,13 +122,7 @@ BankAccess constructed_access(BankPattern pattern, uint32_t base) {
   const layout::Swizzle sw = swizzled ? layout::Swizzle::b128 : layout::Swizzle::none;
   // A tile of 128-byte rows (64 bf16): the K-block of the Hopper steps.
   std::vector<layout::LaneAccess> acc;
-  for (uint32_t lane = 0; lane < 32; ++lane) {
-    // row: lane l's 16 bytes follow lane l-1's, 128-byte row after row.
-    const uint32_t offset = 16 * lane;
-    const uint32_t row = column ? lane : offset / 128;
-    const uint32_t chunk = column ? 0 : offset % 128 / 16;
-    acc.push_back({lane, layout::swizzle_address(sw, base + 128 * row + 16 * chunk)});
-  }
+  for (const layout::TileLaneRead& r : layout::tile_warp_read(column, sw, base)) acc.push_back({r.lane, r.addr});
   a.title = column ? fmt::format("lane l reads 16 B at row l, chunk 0 of a tile of 128-byte rows ({})",
                                  layout::swizzle_name(sw))
                    : fmt::format("lanes 8p..8p+7 read the 8 chunks of row p of a tile of 128-byte rows ({})",

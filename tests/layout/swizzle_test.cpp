@@ -144,3 +144,15 @@ TEST_CASE("an invalid Swizzle value is reported, not read out of bounds",
     CHECK_THROWS_WITH(swizzle_name(bad), Catch::Contains("not a Swizzle mode"));
     CHECK_THROWS_AS(swizzle_address(bad, 0), std::invalid_argument);
 }
+
+TEST_CASE("the tile's row and column warp reads: each lane's 16 bytes, through the swizzle", "[layout][swizzle]") {
+  using namespace gs::layout;
+  const auto row = tile_warp_read(false, Swizzle::none, 1024);
+  REQUIRE(row.size() == 32);
+  CHECK(row[9].lane == 9);
+  CHECK(row[9].addr == 1024 + 128 * 1 + 16 * 1);  // lanes 8..15 read row 1
+  const auto col = tile_warp_read(true, Swizzle::none, 1024);
+  CHECK(col[5].addr == 1024 + 128 * 5);  // lane l: row l, chunk 0
+  const auto swz = tile_warp_read(true, Swizzle::b128, 1024);
+  for (uint32_t l = 0; l < 32; ++l) CHECK(swz[l].addr == swizzle_address(Swizzle::b128, col[l].addr));
+}
