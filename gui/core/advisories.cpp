@@ -110,7 +110,7 @@ std::vector<Problem> advisories(const std::shared_ptr<const LoadedKernel>& kerne
   // (which runs ptxas) to say so.
   const uint64_t ctas = k.kernel().launch.ctas();
   if (ctas <= k.report.result.stats.predicted_on->sms) return out;
-  const ScheduleData& s = schedule_data(kernel);
+  const ScheduleData s = schedule_waves(k);
   if (s.available && s.waves >= 2) {
     const uint64_t per_wave = uint64_t(s.sms) * s.ctas_per_sm;
     const uint64_t last = s.ctas - (s.waves - 1) * per_wave;

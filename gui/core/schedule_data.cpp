@@ -60,7 +60,8 @@ uint32_t cluster_overlap(const LoadedKernel& k) {
   return overlap;
 }
 
-ScheduleData build(const LoadedKernel& k) {
+// The occupancy, tiling and waves: what the shape costs before any tile is placed (no cells).
+ScheduleData waves_only(const LoadedKernel& k) {
   ScheduleData d;
   const model::CSchedule& s = k.report.result.schedule;
   d.whole_grid = k.whole_grid();
@@ -78,6 +79,13 @@ ScheduleData build(const LoadedKernel& k) {
   d.m = k.kernel().output.rows;
   d.n = k.kernel().output.cols;
   quantization(k, d);
+  return d;
+}
+
+ScheduleData build(const LoadedKernel& k) {
+  ScheduleData d = waves_only(k);
+  if (!d.available) return d;
+  const model::CSchedule& s = k.report.result.schedule;
   d.headline = fmt::format("{}×{} tiles of {}×{}, {} CTA{}", d.tiles_m, d.tiles_n, d.tile_rows, d.tile_cols, d.ctas,
                            d.ctas == 1 ? "" : "s");
   d.cells.resize(size_t(d.tiles_m) * d.tiles_n);
@@ -140,6 +148,8 @@ ScheduleData build(const LoadedKernel& k) {
 const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& kernel) {
   return cached_for_kernel<ScheduleData>(kernel, build);
 }
+
+ScheduleData schedule_waves(const LoadedKernel& k) { return waves_only(k); }
 
 nlohmann::json describe_schedule(AppState& app) {
   if (app.kernel) count_registers_now(*app.kernel);  // the state says what the view will show

@@ -56,6 +56,9 @@ struct ScheduleData {
 
 // Built once per kernel (kernel_cache.hpp); an empty ScheduleData without a kernel.
 const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& kernel);
+// The same without the cells, paths and verdicts: the occupancy and the waves only, cheap at any
+// grid (the Problems view's wave advice needs no cell per tile: 4 M of them at 65536² in 32² tiles).
+ScheduleData schedule_waves(const LoadedKernel& k);
 nlohmann::json describe_schedule(AppState& app);
 
 }  // namespace gs::gui
