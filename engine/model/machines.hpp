@@ -75,7 +75,7 @@ inline constexpr MachineDesc kH100Desc{
     .l2_bytes = {52428800, "[DEV] cudaDeviceGetAttribute L2 size (facts §10)"},
     .line_bytes = {128, "CUDA programming guide: 128-byte lines"},
     .sector_bytes = {32, "CUDA programming guide: 32-byte sectors"},
-    .l2_bandwidth_gbs = {7440, "probe l2_read_bw: 7441 GB/s over an 8 MiB footprint, a lower bound, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
+    .l2_bandwidth_gbs = {8383, "probe l2_read_bw with 4 loads in flight a thread: 8383 GB/s over an 8 MiB footprint (8462 in an earlier call; 7441 with one in flight), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s2)"},
     .hbm_bandwidth_gbs = {2930, "probe hbm_read_bw: 2930 GB/s, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .hbm_peak_gbs = {3352, "[DEV] 2619 MHz x 2 x 5120 bit / 8 (facts §10)"},
     .tma_bytes_per_cycle = {40, "model choice: fitted to fast.cu's matmul_2 at 280-311 TFLOP/s (anchors.md)"},

@@ -167,7 +167,7 @@ TEST_CASE("advice: the kernel without the limit does not spill and gets no spill
   CHECK(entries_of(app.problems, kSpillAdvice).empty());
 }
 
-TEST_CASE("advice: no correct ladder step spills or gets occupancy advice, at its example shape or a large one",
+TEST_CASE("advice: no ladder step spills, and only step 13 at 4096x4096x512 gets occupancy advice",
           "[gui][advice][ptxas][slow]") {
   if (!ptxas_or_skip()) return;
   // The example shapes fit in one wave, where occupancy cannot matter; 4096 x 4096 takes
@@ -190,7 +190,13 @@ TEST_CASE("advice: no correct ladder step spills or gets occupancy advice, at it
       if (std::getenv("GEMMSCOPE_SHOW_ADVICE_STEPS")) std::fprintf(stderr, "%s\n", about.c_str());
       REQUIRE(report);  // ptxas is there: the rule was asked
       CHECK(entries_of(app.problems, kSpillAdvice).empty());
-      CHECK(entries_of(app.problems, kOccupancyAdvice).empty());
+      // One step gets occupancy advice at 4096 x 4096 x 512, and rightly: step 13's one consumer
+      // warpgroup (8 warps a CTA, one CTA an SM for its shared memory) leaves the tensor core
+      // waiting on wgmma latency, the model says latency binds, and the ladder's next step adds
+      // a second consumer warpgroup for exactly that (measured 675 against 563 TFLOP/s at 4096^3
+      // on the H100, docs/results/2026-11-27-h100-s2).
+      const bool expected = info.id == "hopper_producer_consumer" && shape.m == 4096;
+      CHECK(entries_of(app.problems, kOccupancyAdvice).size() == (expected ? 1u : 0u));
     }
   }
 }
