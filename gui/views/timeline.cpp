@@ -30,20 +30,32 @@ ImU32 with_alpha(ImU32 c, float a) { return (c & 0x00FFFFFFu) | (ImU32(std::clam
 
 ImU32 segment_color(WarpActivity a, const ViewEnv& env) { return with_alpha(activity_color(a, env), wait_alpha(a)); }
 
-// What the colours and ticks mean: a swatch and a name each, wrapping to the view's width.
-void draw_legend(const ViewEnv& env) {
+// Legend items left to right, wrapping to the view's width: each a swatch, which
+// `swatch(item, top_left, size)` draws, and the item's name.
+template <class Items, class Swatch>
+void flow_legend(const ViewEnv& env, const Items& items, Swatch swatch) {
   const float s = env.scale, sw = ImGui::GetTextLineHeight();
-  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   bool first = true;
-  for (const TimelineLegendItem& item : timeline_legend()) {
+  for (const auto& item : items) {
     const float w = sw + 3 * s + ImGui::CalcTextSize(item.name.c_str()).x;
     if (!first) {
       ImGui::SameLine(0, 10 * s);
       if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
     }
     first = false;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
+    swatch(item, ImGui::GetCursorScreenPos(), sw);
+    ImGui::Dummy(ImVec2(sw + 3 * s, sw));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(item.name.c_str());
+  }
+}
+
+// What the colours and ticks mean.
+void draw_legend(const ViewEnv& env) {
+  const float s = env.scale;
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  flow_legend(env, timeline_legend(), [&](const TimelineLegendItem& item, ImVec2 p, float sw) {
     switch (item.mark) {  // as the rows draw them: TMA issues at the top, stores at the bottom
       case TimelineMark::state:
         dl->AddRectFilled(ImVec2(p.x, p.y + 3 * s), ImVec2(p.x + sw, p.y + sw - 2 * s), segment_color(item.activity, env));
@@ -55,10 +67,7 @@ void draw_legend(const ViewEnv& env) {
         dl->AddLine(ImVec2(p.x + sw / 2, p.y + sw * 0.55f), ImVec2(p.x + sw / 2, p.y + sw), error_color(env), 1.5f * s);
         break;
     }
-    ImGui::Dummy(ImVec2(sw + 3 * s, sw));
-    ImGui::SameLine(0, 0);
-    ImGui::TextUnformatted(item.name.c_str());
-  }
+  });
 }
 
 void draw_model_trace(AppState& app, const ViewEnv& env) {
@@ -164,18 +173,10 @@ ImU32 state_color(WarpActivity a, bool model, const ViewEnv& env) {
 ImU32 kpass_color(const ViewEnv& env) { return warp_color(4); }
 
 void draw_compare_legend(const ViewEnv& env) {
-  const float s = env.scale, sw = ImGui::GetTextLineHeight();
+  const float s = env.scale;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  bool first = true;
-  for (const CompareLegendItem& item : compare_legend()) {
-    const float w = sw + 3 * s + ImGui::CalcTextSize(item.name.c_str()).x;
-    if (!first) {
-      ImGui::SameLine(0, 10 * s);
-      if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
-    }
-    first = false;
-    const ImVec2 p = ImGui::GetCursorScreenPos();
-    ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  flow_legend(env, compare_legend(), [&](const CompareLegendItem& item, ImVec2 p, float sw) {
     const float mid = p.x + sw / 2;
     switch (item.mark) {  // as the lanes draw them
       case CompareMark::state:
@@ -189,10 +190,7 @@ void draw_compare_legend(const ViewEnv& env) {
         break;
       case CompareMark::k_pass: dl->AddLine(ImVec2(mid, p.y + s), ImVec2(mid, p.y + sw), kpass_color(env), 1.0f * s); break;
     }
-    ImGui::Dummy(ImVec2(sw + 3 * s, sw));
-    ImGui::SameLine(0, 0);
-    ImGui::TextUnformatted(item.name.c_str());
-  }
+  });
 }
 
 // A step of 1, 2 or 5 × 10^n µs giving about `want` labels across `end_us`.

@@ -13,6 +13,7 @@
 #include "kernels/registry.hpp"
 #include "run/probe_cases.hpp"
 #include "tests/model/model_fixture.hpp"
+#include "tests/model/tma_store_kernel.hpp"
 
 using namespace gs;
 using builder::Builder;
@@ -107,33 +108,6 @@ ir::Kernel leftover_tcgen05_kernel() {
   return b.finish();
 }
 
-// A TMA store and its bulk group (commit, wait_group.read), and prefetch.tensormap: one warp
-// stages a 16×16 bf16 tile in shared memory and one lane stores it to rows 16..31, columns
-// 0..15 of a 32×32 C (no step stores C with TMA yet).
-ir::Kernel tma_store_kernel() {
-  Builder b("leftover_tma_store", ir::Arch::sm_90a);
-  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
-  const ir::TensorMapDesc d = ir::row_major_bf16_map(ir::ParamRole::c, 32, 32, 16, 16, layout::Swizzle::none);
-  const builder::Param tm = b.tensor_map_param("tmap_c", d);
-  const builder::Smem tile = b.shared("tile", 16 * 16 * 2, 128, ir::SmemUse::tile);
-  const Reg t = b.special(ir::Special::tid_x, "t");
-  const Reg map = b.tensor_map_address(tm, "map");
-  b.prefetch_tensormap(map);
-  const Reg at = (b.smem_address(tile, 0, "base") + t * 16u).named("at");  // 32 lanes × 16 bytes
-  for (int64_t i = 0; i < 4; ++i) b.st_shared(Type::u32, builder::Addr::at(at, 4 * i), {t});
-  b.fence_proxy_async();
-  b.bar_sync(0);
-  b.if_(b.setp(ir::CmpOp::eq, t, 0, "leader"), [&] {
-    b.cp_async_bulk_tensor_store(map, {0, 16}, tile.at());
-    b.cp_async_bulk_commit_group();
-    b.cp_async_bulk_wait_group_read(0);
-  });
-  b.ret();
-  ir::Kernel k = b.finish();
-  k.output = {32, 32, 2, 16, 16};
-  return k;
-}
-
 // trap, in a kernel of its own: the CTA fails, as on the GPU.
 ir::Kernel trap_kernel() {
   Builder b("leftover_trap", ir::Arch::sm_90a);
@@ -181,7 +155,7 @@ TEST_CASE("every op the table marks modelled runs through the model", "[model][d
   runner.run(trap_kernel(), bufs, "trap", false);
   model::GemmBuffers c32;
   c32.c.assign(32 * 32 * 2, 0);
-  runner.run(tma_store_kernel(), c32, "TMA store");
+  runner.run(test::tma_store_kernel(), c32, "TMA store and its bulk group, prefetch.tensormap");
   // The plain cta_group::2 commit: step 22's commit-to-one-cta mistake (rank 1's barriers are
   // never released, so the cluster deadlocks, as on the GPU).
   const test::ModelRun pair = test::run_model("blackwell_2sm", kernels::kernel_or_throw("blackwell_2sm").example_shape,

@@ -10,6 +10,7 @@
 #include "engine/ir/signature.hpp"
 #include "engine/layout/fragments.hpp"
 #include "tests/model/model_fixture.hpp"
+#include "tests/model/tma_store_kernel.hpp"
 
 using namespace gs;
 using model::EventKind;
@@ -177,29 +178,8 @@ TEST_CASE("the whole-grid run records which CTA wrote which tile of C, in order"
 
 TEST_CASE("a TMA store into C is recorded like st.global: in the traced CTA's writes and the grid's schedule",
           "[model][facts][schedule]") {
-  using builder::Builder;
-  using builder::Reg;
-  // One warp stages a 16×16 bf16 tile in shared memory and one lane stores it with TMA to
-  // rows 16..31, columns 0..15 of a 32×32 C.
-  Builder b("tma_store_probe", ir::Arch::sm_90a);
-  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
-  const ir::TensorMapDesc d = ir::row_major_bf16_map(ir::ParamRole::c, 32, 32, 16, 16, layout::Swizzle::none);
-  auto tm = b.tensor_map_param("tmap_c", d);
-  auto tile = b.shared("tile", 16 * 16 * 2, 128, ir::SmemUse::tile);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg at = b.smem_address(tile, 0, "base") + tid * 16u;  // 32 lanes × 16 bytes = the 512-byte tile
-  for (int64_t i = 0; i < 4; ++i) b.st_shared(ir::Type::u32, builder::Addr::at(at, 4 * i), {tid});
-  b.fence_proxy_async();
-  b.bar_sync(0);
-  Reg map = b.tensor_map_address(tm, "map");
-  b.if_((tid == 0u).named("leader"), [&] {
-    b.cp_async_bulk_tensor_store(map, {0, 16}, tile.at());
-    b.cp_async_bulk_commit_group();
-    b.cp_async_bulk_wait_group_read(0);
-  });
-  b.ret();
-  ir::Kernel k = b.finish();
-  k.output = {32, 32, 2, 16, 16};
+  // One lane stores a 16×16 tile with TMA to rows 16..31, columns 0..15 of a 32×32 C.
+  const ir::Kernel k = test::tma_store_kernel();
   model::GemmBuffers bufs;
   bufs.c.assign(32 * 32 * 2, 0);
   const model::SimResult r = model::simulate(k, bufs);
