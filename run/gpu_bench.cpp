@@ -334,6 +334,7 @@ BenchResult run_bench(const BenchRequest& req) {
   if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
   BenchResult r;
   r.params = kernels::resolve_params(*p.info, req.params);
+  r.mistakes = req.mistakes;
   // ConfigError for a shape, mistake or parameter it does not take.
   p.kernel = kernels::build_kernel(*p.info, {p.shape, req.mistakes, r.params});
   r.kernel_id = p.info->id;
