@@ -125,8 +125,8 @@ KernelInfo hopper_producer_consumer_info() {
   k.mistakes = {
       {"phase-not-flipped", "the consumers keep waiting for parity 0 after the ring wraps",
        "on the second pass the consumers either find full[s]'s old phase complete and read the stage before the "
-       "new boxes land (a tma-race, wrong C: what the model shows) or, if the boxes already landed, wait for a "
-       "phase that never comes (a deadlock: what the H100 did)"},
+       "new boxes land (a tma-race, wrong C: what the model shows with 2 stages) or, if the boxes already landed, "
+       "wait for a phase that never comes (a deadlock: what the H100 did, and the model with 4 stages)"},
       {"skip-empty-wait", "the producer refills a stage without waiting on its empty barrier",
        "the copy engine refills stages whose earlier load has not even landed, let alone been read: the model "
        "names the race (tma-race: two loads in flight into the same bytes; mbarrier-over-arrival on full[s])"},

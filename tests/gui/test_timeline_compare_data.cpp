@@ -13,6 +13,7 @@
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/timeline_compare_data.hpp"
+#include "engine/model/machines.hpp"
 #include "run/gpu_job.hpp"
 #include "tests/support/cli_run.hpp"
 
@@ -175,7 +176,8 @@ TEST_CASE("timeline compare: the model's clock is the sustained clock of the mac
   RecordedTimeline& r = *app.recorded_timeline;
   std::string machine;
   bool fallback = true;
-  CHECK(model_clock_ghz(r.measured, &machine, &fallback) == Approx(1.98));
+  CHECK(model_clock_ghz(r.measured, &machine, &fallback) ==
+        Approx(model::timing::kH100Desc.clock_sustained_mhz.value / 1000));
   CHECK_FALSE(fallback);
   CHECK(machine == "H100 SXM");
   r.measured.device = "Some Other GPU";
