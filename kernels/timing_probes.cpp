@@ -33,6 +33,15 @@ void store_result(Builder& b, const Param& pc, const Reg& gid, const Reg& t0, co
   b.st_global(Type::u64, Addr::at(out, 16), {value});
 }
 
+// The end of a probe that kept four XOR sums of what it read: the clock, the record with the
+// sums folded into its value, and the return.
+void end_with_sums(Builder& b, const Param& pc, const Reg& id, const Reg& t0, const std::vector<Reg>& sum) {
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg x = ((sum[0] ^ sum[1]) ^ (sum[2] ^ sum[3])).named("x");
+  store_result(b, pc, id, t0, t1, b.cvt(Type::u64, b.mov(Type::u32, x, "xu"), ir::Rounding::none, "value"));
+  b.ret();
+}
+
 }  // namespace
 
 const char* chain_op_name(ChainOp op) {
@@ -188,10 +197,7 @@ ir::Kernel build_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks) {
     for (const std::vector<Reg>& v : loaded)
       for (int j = 0; j < 4; ++j) b.alu_into(ir::Op::xor_, sum[j], {sum[j], v[j]});
   });
-  Reg t1 = b.special(ir::Special::clock64, "t1");
-  Reg x = ((sum[0] ^ sum[1]) ^ (sum[2] ^ sum[3])).named("x");
-  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, b.mov(Type::u32, x, "xu"), ir::Rounding::none, "value"));
-  b.ret();
+  end_with_sums(b, pc, gid, t0, sum);
   return b.finish();
 }
 
@@ -261,10 +267,7 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps)
     for (uint32_t u = 0; u < 8; ++u) v.push_back(b.ld(ir::Op::ld_global, Type::b32, Addr::at(at, 1024 * u), "v"));
     for (uint32_t u = 0; u < 8; ++u) b.alu_into(ir::Op::xor_, sum[u % 4], {sum[u % 4], v[u]});
   });
-  Reg t1 = b.special(ir::Special::clock64, "t1");
-  Reg x = ((sum[0] ^ sum[1]) ^ (sum[2] ^ sum[3])).named("x");
-  store_result(b, pc, tid, t0, t1, b.cvt(Type::u64, b.mov(Type::u32, x, "su"), ir::Rounding::none, "value"));
-  b.ret();
+  end_with_sums(b, pc, tid, t0, sum);
   return b.finish();
 }
 
