@@ -167,6 +167,7 @@ void request_gpu_timeline(AppState& app, const std::string& kernel_id, kernels::
                 no_gpu ? "no GPU here to record a timeline on: File > Import timeline... opens one recorded elsewhere"
                        : fmt::format("no timeline of {}: {}", kernel_id, run::gpu_status_name(status));
             app.add_problem({no_gpu ? Severity::warning : Severity::error, "gpu", "timeline", title, why});
+            if (no_gpu) app.gpu = {GpuPresenceState::absent, "", why};  // the button greys out, saying why
             app.status = title;
           });
           return;

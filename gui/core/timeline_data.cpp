@@ -204,8 +204,18 @@ uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {
   return c.position();
 }
 
+namespace {
+
+nlohmann::json record_button_json(const AppState& app) {
+  const RecordButton b = record_button(app);
+  return {{"enabled", b.enabled}, {"label", b.label}, {"tooltip", b.tooltip},
+          {"gpu", gpu_presence_name(app.gpu.state)}, {"gpu_reason", app.gpu.reason}};
+}
+
+}  // namespace
+
 nlohmann::json describe_timeline(AppState& app) {
-  if (!app.kernel) return {{"recorded", describe_timeline_compare(app)}};
+  if (!app.kernel) return {{"recorded", describe_timeline_compare(app)}, {"record_button", record_button_json(app)}};
   const TimelineData& d = timeline_data_cached(app.kernel);
   const Snapshot* s = app.snapshot();
   nlohmann::json rows = nlohmann::json::array();
@@ -233,6 +243,7 @@ nlohmann::json describe_timeline(AppState& app) {
           {"tensor_busy_cycles", d.tensor_busy_cycles},
           {"tensor_busy_share", d.tensor_busy_share()},
           {"legend", legend},
+          {"record_button", record_button_json(app)},
           {"recorded", describe_timeline_compare(app)}};  // a GPU's timeline beside the model's, or null
 }
 

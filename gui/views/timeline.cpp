@@ -422,7 +422,10 @@ void draw_timeline_compare(AppState& app, const ViewEnv& env) {
   if (!d.cursor_follows && ImGui::SmallButton("Open the recorded kernel at its shape"))
     app.request_open(recorded_request(*app.recorded_timeline));
   if (!d.cursor_follows) ImGui::SameLine();
-  if (ImGui::SmallButton("Close the recording")) {
+  const bool close = ImGui::SmallButton("Close the recording");
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  app.drawn["timeline.close"] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};
+  if (close) {
     app.recorded_timeline.reset();
     app.timeline_view.show_recorded = false;
     return;
@@ -437,25 +440,30 @@ void draw_timeline_compare(AppState& app, const ViewEnv& env) {
   ImGui::EndChild();
 }
 
-// The record button: the open kernel at its shape on this machine's GPU (a job; without a GPU
-// the job says so in the Problems view).
-void draw_record_button(AppState& app, const ViewEnv& env) {
-  const bool running = app.running_job(JobKind::gpu_timeline) != nullptr;
-  ImGui::BeginDisabled(running || !app.kernel);
-  if (ImGui::SmallButton(running ? "recording..." : "Record on this GPU") && app.kernel)
+// The record button: the open kernel at its shape and build on this machine's GPU (a job).
+// Greyed out, saying why, where this machine has no GPU (gpu_presence.hpp).
+void draw_record_button(AppState& app) {
+  request_gpu_presence(app);
+  const RecordButton b = record_button(app);
+  ImGui::BeginDisabled(!b.enabled);
+  if (ImGui::SmallButton(b.label.c_str()) && b.enabled)
     request_gpu_timeline(app, app.kernel->request.kernel_id, app.kernel->report.shape, app.kernel->request.params);
   ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("Record this kernel's own timeline on this machine's GPU (as `gemmscope bench ID --timeline F`)\n"
-                      "and set it beside the model's. Without a GPU: File > Import timeline... opens one recorded "
-                      "elsewhere.");
-  (void)env;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  app.drawn["timeline.record"] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};  // for the headless pixel test
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::BeginTooltip();  // the runtime's reason can be long: wrapped
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+    ImGui::TextUnformatted(b.tooltip.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
 }
 
 }  // namespace
 
 void draw_timeline(AppState& app, const ViewEnv& env) {
-  draw_record_button(app, env);
+  draw_record_button(app);
   if (app.recorded_timeline) {
     bool& recorded = app.timeline_view.show_recorded;
     ImGui::SameLine();

@@ -205,6 +205,8 @@ TEST_CASE("timeline compare: 'Record on this GPU' without a GPU records nothing 
   CHECK(p.kind == "timeline");
   CHECK(p.severity == Severity::warning);
   CHECK(p.title.find("File > Import timeline") != std::string::npos);
+  CHECK(app.gpu.state == GpuPresenceState::absent);  // the button greys out from now on, saying why
+  CHECK(app.gpu.reason == p.detail);
 }
 
 #include "gui/core/colors.hpp"
