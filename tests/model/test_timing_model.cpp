@@ -149,11 +149,25 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_wgmma_probe(2, 256, 2),
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
+      kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
+  // The clock under load: the wgmma warps' cycles over their %globaltimer nanoseconds is the
+  // clock the model's globaltimer counts at, while the streaming warp's boxes land.
+  {
+    const uint32_t boxes = 4;
+    const ProbeRun r =
+        run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes), 384, std::vector<uint8_t>(boxes * 32768, 1));
+    const double cycles = double(r.field(0, 0)), ns = double(r.field(0, 2));
+    REQUIRE(ns > 0);
+    CHECK(cycles / ns * 1e9 == Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
+    CHECK(r.field(256, 0) > 0);              // the streamer ran its rounds
+    CHECK(r.field(256, 2) == 0x01010101u);  // and read A: its first word, bytes of 1
+  }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
     const ProbeRun r = run_probe(kernels::build_wgmma_probe(2, 256, 8), 256);
