@@ -256,8 +256,18 @@ int main(int argc, char** argv) {
     // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
     // consumers do (each CTA's span on its SM's clock over the launch's time).
     Probe p{"sm_clock_under_wgmma",
-            "SM clock with every SM running wgmma m64n256k16 from 2 warpgroups (clock64 span / launch time)", "MHz",
-            kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132), {}, nullptr, false};
+            "SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on zero tiles (clock64 span / launch time)",
+            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132), {}, nullptr, false};
+    p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
+    probes.push_back(std::move(p));
+  }
+  {
+    // The same on random bf16 tiles: the bits the tensor cores multiply set their power.
+    Probe p{"sm_clock_under_wgmma_random",
+            "SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles (clock64 span / "
+            "launch time)",
+            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132, true), {}, nullptr, false};
     p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
     probes.push_back(std::move(p));
@@ -280,8 +290,8 @@ int main(int argc, char** argv) {
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     Probe p{l.name,
-            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups while a warp streams TMA, {} "
-                        "(clock64 over globaltimer)",
+            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a "
+                        "warp streams TMA, {} (clock64 over globaltimer)",
                         l.what),
             "MHz", kernels::build_clock_under_load_probe(132, 65536 / (q * q), l.stages, l.rounds / (q * q), boxes), {},
             nullptr, false};
@@ -308,6 +318,16 @@ int main(int argc, char** argv) {
     p.unit = "MHz";
     p.on_model = false;
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 8 * 32); };
+    probes.push_back(std::move(p));
+  }
+  {
+    // The clock without the tensor cores: every SM's 32 warps run FFMA chains flat out (as the
+    // SIMT steps' inner loops do).
+    Probe p = chain("sm_clock_under_ffma", "SM clock with every SM running FFMA from 32 warps (clock64 span / launch time)",
+                    ChainOp::ffma, 132, 32, 8, 8, 131072 / (q * q), false);
+    p.unit = "MHz";
+    p.on_model = false;
+    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 32 * 32); };
     probes.push_back(std::move(p));
   }
 

@@ -271,7 +271,37 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps)
   return b.finish();
 }
 
-ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas) {
+namespace {
+
+// Fills `words` 16-byte chunks of shared memory from `base`, `threads` threads a round: zeros,
+// or (random) bf16 pairs of random sign and mantissa in [0.5, 1) from a multiplicative hash of
+// the chunk, so that the tensor cores multiply data whose bits toggle as a GEMM's do (the power
+// they draw, and so the clock the SM holds, depends on it).
+void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uint32_t threads, bool random) {
+  Reg zero = b.mov(Type::b32, 0u, "zero");
+  b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {
+    Reg w = (i * threads + tid).named("w");
+    b.if_((w < words).named("in"), [&] {
+      Reg at = (base + (w << 4)).named("fill_at");
+      if (!random) {
+        b.st(ir::Op::st_shared, Type::b32, Addr::at(at), {zero, zero, zero, zero});
+        return;
+      }
+      Reg h = (w * 0x9E3779B1u).named("h");
+      std::vector<Reg> v;
+      for (uint32_t j = 0; j < 4; ++j) {
+        Reg x = (h ^ (0x85EBCA6Bu * (j + 1))).named(fmt::format("x{}", j));
+        x = (x * 0xC2B2AE35u).named(fmt::format("y{}", j));
+        v.push_back(((x & 0x807F807Fu) | 0x3F003F00u).named(fmt::format("pair{}", j)));
+      }
+      b.st(ir::Op::st_shared, Type::b32, Addr::at(at), {v[0], v[1], v[2], v[3]});
+    });
+  });
+}
+
+}  // namespace
+
+ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas, bool random) {
   if (warpgroups == 0 || warpgroups > 3 || n < 8 || n > 256 || n % 8 != 0 || reps == 0 || ctas == 0)
     throw std::invalid_argument(fmt::format("a wgmma probe needs 1..3 warpgroups, N a multiple of 8 in 8..256 and a "
                                             "repetition (got {}, {}, {})",
@@ -288,14 +318,8 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg a_addr = b.smem_address(sA, 0, "sA_addr");
   Reg b_addr = b.smem_address(sB, 0, "sB_addr");
-  b.comment("zero both tiles (16 bytes a thread a round)");
-  Reg zero = b.mov(Type::b32, 0u, "zero");
-  const uint32_t words = (a_bytes + (b_bytes + 1023) / 1024 * 1024) / 16;
-  b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {
-    Reg w = (i * threads + tid).named("w");
-    b.if_((w < words).named("in"),
-          [&] { b.st(ir::Op::st_shared, Type::b32, Addr::at((a_addr + (w << 4)).named("fill_at")), {zero, zero, zero, zero}); });
-  });
+  b.comment(random ? "fill both tiles with random bf16 (16 bytes a thread a round)" : "zero both tiles (16 bytes a thread a round)");
+  fill_tiles(b, a_addr, tid, (a_bytes + (b_bytes + 1023) / 1024 * 1024) / 16, threads, random);
   b.fence_proxy_async();
   b.bar_sync(0);
   Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
@@ -321,7 +345,8 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
   return b.finish();
 }
 
-ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes) {
+ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
+                                        bool random) {
   if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0)
     throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
                                             "rounds and a power-of-two box count (got {}, {}, {}, {}, {})",
@@ -344,14 +369,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   Reg gid = (cta * kThreads + tid).named("gid");
   Reg a_addr = b.smem_address(sA, 0, "sA_addr");
   Reg b_addr = b.smem_address(sB, 0, "sB_addr");
-  b.comment("zero both tiles (16 bytes a thread a round); the streaming lane sets up its barriers");
-  Reg zero = b.mov(Type::b32, 0u, "zero");
-  constexpr uint32_t words = (a_bytes + b_bytes) / 16;
-  b.loop("fill", (words + kThreads - 1) / kThreads, [&](const Reg& i) {
-    Reg w = (i * kThreads + tid).named("w");
-    b.if_((w < words).named("in"),
-          [&] { b.st(ir::Op::st_shared, Type::b32, Addr::at((a_addr + (w << 4)).named("fill_at")), {zero, zero, zero, zero}); });
-  });
+  b.comment("fill both tiles (random bf16, or zeros); the streaming lane sets up its barriers");
+  fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, kThreads, random);
   Reg streamer = (tid == kMmaThreads).named("streamer");
   b.if_(streamer, [&] {
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
@@ -380,9 +399,11 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         });
         Reg t1 = b.special(ir::Special::clock64, "t1");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
-        // The accumulators are zero (zero tiles): adding one keeps them live without changing the record.
+        // The accumulator's bits go to the record's spare word (offset 24): the wgmma stays live.
         Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "acc_bits");
-        store_result(b, pc, gid, t0, t1, ((ns1 - ns0) + bits).named("ns"));
+        store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns"));
+        Reg C = b.global_ptr(pc, "C_ptr2");
+        b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off")).named("pad"), 24), {bits});
       });
   b.if_(
       (tid >= kMmaThreads).named("stream_warp"),

@@ -64,7 +64,9 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps)
 // memory), one commit group a round, waiting for it (wait_group 0) before the next round.
 // FLOP = warpgroups·reps·4·2·64·N·16; per cycle of the CTA's span: the tensor cores' rate.
 // `ctas` CTAs (one per SM for the clock an SM holds under wgmma load).
-ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas = 1);
+// `random`: the tiles hold random bf16 (signs and mantissas) instead of zeros, as a GEMM's do: the
+// tensor cores' power, and so the SM's clock under load, depends on the bits they multiply.
+ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas = 1, bool random = false);
 
 // The SM clock under a GEMM-like load (sm_90a): `ctas` CTAs, each with two warpgroups running
 // wgmma m64n256k16 as build_wgmma_probe(2, 256, reps) does, and a third warpgroup whose first
@@ -74,7 +76,8 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 // memory system draw power together, as in a GEMM's main loop. Each wgmma thread's record holds
 // its clock64 span and, as its value, the %globaltimer nanoseconds of the same span: cycles
 // over nanoseconds is the clock the SM held while both ran (size `rounds` to outlast the wgmma).
-ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes);
+ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
+                                        bool random = true);
 
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`

@@ -150,6 +150,8 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
+      kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
+      kernels::build_wgmma_probe(2, 256, 2, 2, true),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
