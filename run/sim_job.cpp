@@ -350,6 +350,7 @@ nlohmann::json prediction_json(const SimReport& r) {
             {"registers_source", r.registers_source}}},
           {"cycles_per_wave", p.cycles_per_wave},
           {"clock_mhz", p.clock_hz / 1e6},
+          {"clock_basis", p.clock_basis},
           {"parts", parts},
           {"bytes_per_wave",
            {{"l2", p.parts.l2_bytes_per_wave}, {"hbm", p.parts.hbm_bytes_per_wave}, {"stores", p.parts.store_bytes_per_wave}}},
@@ -366,6 +367,7 @@ std::string prediction_lines(const SimReport& r) {
   std::string out = fmt::format("  bound by {}: {} wave{} of {} SMs x {} CTA{}, {} cycles per wave at {:.0f} MHz\n",
                                 p.parts.bound, p.waves, p.waves == 1 ? "" : "s", s.predicted_on->sms, p.resident,
                                 p.resident == 1 ? "" : "s", group_digits(uint64_t(p.cycles_per_wave)), p.clock_hz / 1e6);
+  if (!p.clock_basis.empty()) out += fmt::format("  clock: {}\n", p.clock_basis);
   out += fmt::format("  occupancy: up to {} CTA{} per SM, bound by {}; registers: {}\n", p.ctas_per_sm,
                      p.ctas_per_sm == 1 ? "" : "s", p.occupancy_bound,
                      r.registers > 0 ? fmt::format("{} per thread ({})", r.registers, r.registers_source)

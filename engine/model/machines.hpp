@@ -46,6 +46,9 @@ inline constexpr MachineDesc kH100Desc{
     .clock_rated_mhz = {1830, "NVIDIA datasheet: 989.4 TFLOP/s dense bf16 = 132 x 4096 x 1.83 GHz"},
     .clock_max_mhz = {1980, "[DEV] nvidia-smi clocks.max.sm (facts §10)"},
     .clock_sustained_mhz = {1790, "probe sm_clock_under_wgmma: 1785 and 1798 MHz in two calls, every SM's clock64 over 17 ms of wgmma m64n256k16 from two warpgroups (sm_clock_under_mma: 1798-1813), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3); nvidia-smi reports 1980 MHz in every sample above 400 W meanwhile (smi.csv there), which the SMs' own count of cycles does not bear out"},
+    .clock_no_tensor_mhz = {1978, "probe sm_clock_under_ffma: 1977.8 MHz, 132 CTAs of 32 warps of FFMA chains, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
+    .clock_tensor_l2_mhz = {1738, "probe sm_clock_under_wgmma_l2_4: 1737.6 MHz, wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a warp keeps 4 TMA boxes of 32 KiB in flight from an 8-MiB footprint (l2_1, one box: 1763.1; no stream: 1784.8), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
+    .clock_tensor_hbm_mhz = {1629, "probe sm_clock_under_wgmma_hbm: 1629.4 MHz, the same with a 1-GiB footprint: 132 CTAs x 4 boxes of 32 KiB in flight, about the HBM's bandwidth (tma_hbm_bw alone: 3100 GB/s; the rate inside this probe is not measured), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
     .schedulers_per_sm = {4, "NVIDIA Hopper whitepaper: 4 sub-partitions per SM"},
     .issue_per_scheduler = {1, "NVIDIA Hopper whitepaper: one warp-instruction per cycle per scheduler"},
     .max_threads_per_sm = {2048, "[DEV] cudaDeviceGetAttribute (facts §10)"},
@@ -98,6 +101,7 @@ inline constexpr MachineDesc kH200Desc = [] {
   m.hbm_bandwidth_gbs = {4300, "model choice: 90% of NVIDIA's 4.8 TB/s (not measured)"};
   m.hbm_peak_gbs = {4800, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e"};
   m.hbm_write_bandwidth_gbs = {3650, "model choice: the H100's measured write/read ratio (2490/2930) x 4300 (not measured)"};
+  m.clock_tensor_hbm_mhz = {1629, "the H100's probe sm_clock_under_wgmma_hbm (1629.4 MHz, 2026-11-27), not measured on an H200"};
   return m;
 }();
 
@@ -110,6 +114,9 @@ inline constexpr MachineDesc kB200Desc = [] {
   m.clock_rated_mhz = {1860, "2.25 PFLOP/s dense bf16 / 148 SMs / 8192 FLOP/cycle (NVIDIA, UNCONFIRMED)"};
   m.clock_max_mhz = {1860, "as the rated clock (UNCONFIRMED)"};
   m.clock_sustained_mhz = {1860, "as the rated clock (UNCONFIRMED)"};
+  m.clock_no_tensor_mhz = {1860, "as the rated clock (UNCONFIRMED)"};
+  m.clock_tensor_l2_mhz = {1860, "as the rated clock (UNCONFIRMED)"};
+  m.clock_tensor_hbm_mhz = {1860, "as the rated clock (UNCONFIRMED)"};
   m.l2_bytes = {132120576, "NVIDIA B200 figures: 126 MB L2 (UNCONFIRMED)"};
   m.hbm_bandwidth_gbs = {7200, "model choice: 90% of NVIDIA's 8 TB/s (UNCONFIRMED)"};
   m.hbm_peak_gbs = {8000, "NVIDIA B200 datasheet: 8 TB/s HBM3e (UNCONFIRMED)"};

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include <fmt/format.h>
+
 namespace gs::model::timing {
 
 uint32_t ctas_by_registers(const MachineDesc& m, uint32_t threads, uint32_t registers_per_thread) {
@@ -87,6 +89,37 @@ double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
   return bytes;
 }
 
+namespace {
+
+// The time `ctas` co-resident CTAs take together when each alone takes `alone` cycles of which
+// `busiest` are at the SM unit they use most (issue, shared memory, load/store, tensor cores):
+// each waits its turn there while the others use it. Breakdown::cta_alone ("latency") is this
+// time, so with several CTAs an SM it holds their queueing too. No fitted constant: one CTA
+// gives `alone`; more give from `alone` (all overlap kept) towards the sum of their turns.
+double co_resident_cycles(double alone, double busiest, uint32_t ctas) {
+  // Exact mean-value analysis of a closed network: `ctas` customers, each cycling once through
+  // a delay of Z (the CTA's time not spent at the unit) and a queue with service time D.
+  const double d = std::min(busiest, alone), z = alone - d;
+  double queued = 0, response = d;
+  for (uint32_t n = 1; n <= ctas; ++n) {
+    response = d * (1.0 + queued);
+    queued = double(n) / (z + response) * response;
+  }
+  return z + response;
+}
+
+}  // namespace
+
+SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs) {
+  if (!tensor_cores)
+    return {d.clock_no_tensor_mhz.value, "no tensor cores: the clock FFMA on every SM holds (clock_no_tensor_mhz)"};
+  const double share = std::clamp(hbm_gbs / d.hbm_bandwidth_gbs.value, 0.0, 1.0);
+  const double mhz = d.clock_tensor_l2_mhz.value - (d.clock_tensor_l2_mhz.value - d.clock_tensor_hbm_mhz.value) * share;
+  return {mhz, fmt::format("tensor cores with {:.0f} GB/s to and from HBM ({:.0f}% of its bandwidth): between the "
+                           "clock with operands from L2 ({:.0f} MHz) and from HBM at its bandwidth ({:.0f} MHz)",
+                           hbm_gbs, 100.0 * share, d.clock_tensor_l2_mhz.value, d.clock_tensor_hbm_mhz.value)};
+}
+
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
                         const GemmFacts& gemm) {
   const MachineDesc& d = *m.desc;
@@ -99,7 +132,6 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   p.resident = uint32_t(std::min<uint64_t>(p.ctas_per_sm, std::max<uint64_t>(per_sm_needed, 1)));
   const uint64_t per_wave = uint64_t(m.sms) * p.resident;
   p.waves = (total_ctas + per_wave - 1) / per_wave;
-  p.clock_hz = d.clock_sustained_mhz.value * 1e6;
   const double r = p.resident;
   const double concurrent = double(std::min<uint64_t>(total_ctas, per_wave));
   Breakdown& b = p.parts;
@@ -108,11 +140,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
   b.tensor = r * double(cta.tensor_busy_cycles);
-  // Bytes per cycle of the whole chip.
-  const double l2_per_cycle = d.l2_bandwidth_gbs.value * 1e9 / p.clock_hz;
-  const double l2_shared_per_cycle = d.l2_shared_read_bandwidth_gbs.value * 1e9 / p.clock_hz;
-  const double hbm_per_cycle = d.hbm_bandwidth_gbs.value * 1e9 / p.clock_hz;
-  const double hbm_write_per_cycle = d.hbm_write_bandwidth_gbs.value * 1e9 / p.clock_hz;
+  b.cta_alone = co_resident_cycles(double(cta.cycles), std::max({b.issue, b.smem, b.lsu, b.tensor}) / r, p.resident);
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
@@ -122,19 +150,41 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     b.l2_distinct_bytes_per_wave =
         std::min(b.l2_bytes_per_wave, distinct_panel_bytes(gemm, uint64_t(concurrent)) / double(p.waves));
   }
-  // L2 serves the wave's distinct lines at its bandwidth, and every byte at what it delivers
-  // to all SMs when they read the same lines together (probes l2_read_bw, tma_l2_bw_shared).
-  b.l2 = std::max(b.l2_distinct_bytes_per_wave / l2_per_cycle, b.l2_bytes_per_wave / l2_shared_per_cycle);
-  b.hbm = b.hbm_bytes_per_wave / hbm_per_cycle;
   b.store_bytes_per_wave = concurrent * double(cta.global_store_bytes);
-  b.stores = b.store_bytes_per_wave / hbm_write_per_cycle;
-  const std::vector<PartRow> rows = breakdown_rows(b);
-  p.cycles_per_wave = 0;
-  for (const PartRow& row : rows)
-    if (row.cycles > p.cycles_per_wave) {
-      p.cycles_per_wave = row.cycles;
-      b.bound = row.name;
-    }
+  // The parts in the memory system's bytes are time at the clock: per wave, in cycles of `hz`.
+  const auto at_clock = [&](double hz) {
+    p.clock_hz = hz;
+    const double l2_per_cycle = d.l2_bandwidth_gbs.value * 1e9 / hz;
+    const double l2_shared_per_cycle = d.l2_shared_read_bandwidth_gbs.value * 1e9 / hz;
+    const double hbm_per_cycle = d.hbm_bandwidth_gbs.value * 1e9 / hz;
+    const double hbm_write_per_cycle = d.hbm_write_bandwidth_gbs.value * 1e9 / hz;
+    // L2 serves the wave's distinct lines at its bandwidth, and every byte at what it delivers
+    // to all SMs when they read the same lines together (probes l2_read_bw, tma_l2_bw_shared).
+    b.l2 = std::max(b.l2_distinct_bytes_per_wave / l2_per_cycle, b.l2_bytes_per_wave / l2_shared_per_cycle);
+    b.hbm = b.hbm_bytes_per_wave / hbm_per_cycle;
+    b.stores = b.store_bytes_per_wave / hbm_write_per_cycle;
+    p.cycles_per_wave = 0;
+    for (const PartRow& row : breakdown_rows(b))
+      if (row.cycles > p.cycles_per_wave) {
+        p.cycles_per_wave = row.cycles;
+        b.bound = row.name;
+      }
+  };
+  // The clock follows the power the kernel draws (sustained_clock): for a tensor-core kernel it
+  // depends on its HBM traffic, which depends on the clock; a few rounds settle it.
+  const bool tensor = cta.tensor_busy_cycles > 0;
+  double hz = sustained_clock(d, tensor, 0.0).mhz * 1e6;
+  for (int round = 0; round < 8; ++round) {
+    at_clock(hz);
+    const double wave_seconds = p.cycles_per_wave / hz;
+    const double hbm_gbs =
+        wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
+    const SustainedClock c = sustained_clock(d, tensor, hbm_gbs);
+    p.clock_basis = c.basis;
+    if (std::abs(c.mhz * 1e6 - hz) < 0.5e6) break;
+    hz = c.mhz * 1e6;
+  }
+  at_clock(hz);
   const double exact_waves = double(total_ctas) / double(per_wave);
   b.wave_quantization = p.waves > 0 ? 1.0 - exact_waves / double(p.waves) : 0.0;
   p.seconds = double(p.waves) * p.cycles_per_wave / p.clock_hz;
@@ -144,7 +194,10 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
 
 std::vector<PartRow> breakdown_rows(const Breakdown& b) {
   return {
-      {"latency", "the CTA alone: its issue and the latency its warps do not hide", b.cta_alone},
+      {"latency",
+       "each CTA's own issue and the latency its warps do not hide, with its turns at the SM's busiest unit while the "
+       "other co-resident CTAs use it",
+       b.cta_alone},
       {"issue", "the SM's instructions over its 4 schedulers", b.issue},
       {"shared memory", "wavefronts through the shared-memory pipe", b.smem},
       {"load/store", "global loads and stores through the SM's L1 path", b.lsu},

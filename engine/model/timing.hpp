@@ -159,7 +159,8 @@ struct Prediction {
   uint32_t resident = 1;          // CTAs per SM in a wave (at most ctas_per_sm)
   uint64_t waves = 0;
   double cycles_per_wave = 0;
-  double clock_hz = 0;            // the sustained clock the seconds are at
+  double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
+  std::string clock_basis;        // why that clock
   double seconds = 0;
   double tflops = 0;
   Breakdown parts;
@@ -186,6 +187,15 @@ double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
 // The A and B panel bytes of each wave of `concurrent` tiles, each panel counted once per wave
 // however many of the wave's CTAs read it, summed over the waves: the distinct lines L2 serves.
 double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent);
+// The SM clock a kernel holds on `d` (the card caps its power, so the clock falls as the SMs and
+// HBM draw more): without tensor cores, the clock under FFMA; with them, from the clock with
+// operands streamed from L2 down to the clock with them streamed from HBM at its bandwidth, in
+// proportion to the kernel's HBM traffic `hbm_gbs` (probes sm_clock_under_*).
+struct SustainedClock {
+  double mhz = 0;
+  std::string basis;
+};
+SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs);
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
 // the parts of Breakdown, at the machine's sustained clock.
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100,

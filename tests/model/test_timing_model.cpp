@@ -337,3 +337,63 @@ TEST_CASE("occupancy: the register file limits co-resident CTAs by warps' whole 
   CHECK(eight.ctas_per_sm == 8);
   CHECK(eight.resident == 2);  // 264 CTAs over 132 SMs need only two
 }
+
+TEST_CASE("clock: a tensor-core kernel's clock falls with its HBM traffic, as the probes measured", "[model][timing]") {
+  using model::timing::sustained_clock;
+  const model::timing::MachineDesc& h100 = model::timing::kH100Desc;
+  CHECK(sustained_clock(h100, false, 1000).mhz == Approx(h100.clock_no_tensor_mhz.value));
+  CHECK(sustained_clock(h100, true, 0).mhz == Approx(h100.clock_tensor_l2_mhz.value));
+  CHECK(sustained_clock(h100, true, h100.hbm_bandwidth_gbs.value).mhz == Approx(h100.clock_tensor_hbm_mhz.value));
+  CHECK(sustained_clock(h100, true, 10 * h100.hbm_bandwidth_gbs.value).mhz == Approx(h100.clock_tensor_hbm_mhz.value));
+  const double half = sustained_clock(h100, true, h100.hbm_bandwidth_gbs.value / 2).mhz;
+  CHECK(half == Approx((h100.clock_tensor_l2_mhz.value + h100.clock_tensor_hbm_mhz.value) / 2));
+  // The probes: FFMA holds more than wgmma from L2, which holds more than wgmma from HBM.
+  CHECK(h100.clock_no_tensor_mhz.value > h100.clock_tensor_l2_mhz.value);
+  CHECK(h100.clock_tensor_l2_mhz.value > h100.clock_tensor_hbm_mhz.value);
+
+  // A tensor-bound wave whose A and B come from HBM: the prediction settles on the clock of its
+  // own traffic (bytes over the wave's time at that clock), and says why.
+  model::timing::CtaCost cta;
+  cta.cycles = 100000;
+  cta.tensor_busy_cycles = 100000;
+  cta.tma_bytes = 8u << 20;
+  cta.threads = 384;
+  cta.smem_bytes = 200000;
+  model::timing::GemmFacts g;
+  g.tiles_m = 64;
+  g.tiles_n = 64;
+  g.tile_rows = g.tile_cols = 128;
+  g.m = g.n = 8192;
+  g.k = 8192;
+  const model::timing::Prediction p = model::timing::predict_gemm(cta, 4096, 1e12, model::timing::kH100, g);
+  REQUIRE(p.parts.hbm_bytes_per_wave > 0);
+  const double gbs = (p.parts.hbm_bytes_per_wave + p.parts.store_bytes_per_wave) / (p.cycles_per_wave / p.clock_hz) / 1e9;
+  CHECK(p.clock_hz / 1e6 == Approx(sustained_clock(h100, true, gbs).mhz).margin(1.0));
+  CHECK(p.clock_hz / 1e6 < h100.clock_tensor_l2_mhz.value);
+  CHECK_THAT(p.clock_basis, Catch::Contains("GB/s to and from HBM"));
+  CHECK(p.seconds == Approx(double(p.waves) * p.cycles_per_wave / p.clock_hz));
+}
+
+TEST_CASE("prediction: co-resident CTAs queue for the SM's busiest unit (mean-value analysis)", "[model][timing]") {
+  // A CTA alone: 1000 cycles, 500 of them issuing (2000 warp-instructions over 4 schedulers).
+  model::timing::CtaCost cta;
+  cta.cycles = 1000;
+  cta.warp_instructions = 2000;
+  cta.threads = 128;
+  cta.smem_bytes = 100000;  // two CTAs an SM
+  const model::timing::Prediction two = model::timing::predict_gemm(cta, 264, 1e9);
+  REQUIRE(two.resident == 2);
+  // Exact MVA, delay Z = 500, service D = 500, two customers: R1 = 500, Q1 = 500/1000 = 0.5;
+  // R2 = 500 x 1.5 = 750: a wave takes Z + R2 = 1250 cycles, between one CTA's 1000 (all of
+  // the second CTA hidden) and the 2000 of one after the other.
+  CHECK(two.parts.cta_alone == Approx(1250));
+  CHECK(std::string(two.parts.bound) == "latency");
+  CHECK(two.parts.issue == Approx(1000));  // the unit's own total stays a part of its own
+  // One CTA an SM: its own time.
+  const model::timing::Prediction one = model::timing::predict_gemm(cta, 132, 1e9);
+  REQUIRE(one.resident == 1);
+  CHECK(one.parts.cta_alone == Approx(1000));
+  // A unit the CTA never waits for leaves the CTAs their own time: nothing to queue for.
+  cta.warp_instructions = 0;
+  CHECK(model::timing::predict_gemm(cta, 264, 1e9).parts.cta_alone == Approx(1000));
+}
