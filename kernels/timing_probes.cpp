@@ -299,6 +299,35 @@ void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uin
   });
 }
 
+// Lane `streamer` keeps `stages` TMA boxes in flight for `rounds` rounds, each stage on its own
+// full barrier: stage s of round i loads box ((i·stages + s)·groups + group) mod boxes, i.e.
+// rows box·box_rows.. of the tensor map, into buf's stage s; it waits for the stage's previous
+// box before it asks for the next, and for the last round's boxes at the end.
+void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder::Smem& buf, const builder::Smem& full, uint32_t stages,
+                  uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
+                  const Reg& group) {
+  const auto load = [&](const Reg& round, uint32_t s) {
+    Reg box = ((((round * stages) + s) * groups + group) & (boxes - 1)).named("box");
+    b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
+    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, (box * box_rows).named("row")},
+                                full.at(8 * s));
+  };
+  b.if_(streamer, [&] {
+    Reg first = b.mov(Type::u32, 0u, "first");
+    for (uint32_t s = 0; s < stages; ++s) load(first, s);
+    Reg phase = b.mov(Type::u32, 0u, "phase");
+    b.loop("round", rounds - 1, [&](const Reg& i) {
+      Reg next = (i + 1u).named("next");
+      for (uint32_t s = 0; s < stages; ++s) {
+        b.mbarrier_wait(full.at(8 * s), phase);
+        load(next, s);
+      }
+      phase ^= 1u;
+    });
+    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
+  });
+}
+
 }  // namespace
 
 ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas, bool random) {
@@ -410,26 +439,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
       [&] {
         Reg t0 = b.special(ir::Special::clock64, "t0s");
         Reg tm = b.tensor_map_address(tmap, "tm");
-        const auto load = [&](const Reg& round, uint32_t s) {
-          Reg box = ((((round * stages) + s) * ctas + cta) & (boxes - 1)).named("box");
-          b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
-          b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, (box * kBoxRows).named("row")},
-                                      full.at(8 * s));
-        };
-        b.if_(streamer, [&] {
-          Reg first = b.mov(Type::u32, 0u, "first");
-          for (uint32_t s = 0; s < stages; ++s) load(first, s);
-          Reg phase = b.mov(Type::u32, 0u, "phase");
-          b.loop("round", rounds - 1, [&](const Reg& i) {
-            Reg next = (i + 1u).named("next");
-            for (uint32_t s = 0; s < stages; ++s) {
-              b.mbarrier_wait(full.at(8 * s), phase);
-              load(next, s);
-            }
-            phase ^= 1u;
-          });
-          for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
-        });
+        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, ctas, cta);
         Reg t1 = b.special(ir::Special::clock64, "t1s");
         Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
         store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
@@ -471,27 +481,7 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
   // groups = ceil(ctas / share): the `share` CTAs of a group load the same box at about the
   // same time.
   const uint32_t groups = (ctas + share - 1) / share;
-  Reg group = (cta / share).named("group");
-  const auto load = [&](const Reg& round, uint32_t s) {
-    Reg box = ((((round * stages) + s) * groups + group) & (boxes - 1)).named("box");
-    Reg row = (box * box_rows).named("row");
-    b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
-    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, row}, full.at(8 * s));
-  };
-  b.if_(leader, [&] {
-    Reg first = b.mov(Type::u32, 0u, "first");
-    for (uint32_t s = 0; s < stages; ++s) load(first, s);
-    Reg phase = b.mov(Type::u32, 0u, "phase");
-    b.loop("round", rounds - 1, [&](const Reg& i) {
-      Reg next = (i + 1u).named("next");
-      for (uint32_t s = 0; s < stages; ++s) {
-        b.mbarrier_wait(full.at(8 * s), phase);
-        load(next, s);
-      }
-      phase ^= 1u;
-    });
-    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
-  });
+  stream_boxes(b, leader, tm, buf, full, stages, rounds, boxes, box_rows, box_bytes, groups, (cta / share).named("group"));
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
   store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
