@@ -17,20 +17,6 @@
 
 namespace gs::model {
 
-
-namespace {
-
-std::string smem_name(const Cta& c, uint32_t addr) {
-  for (const ir::SharedAlloc& a : c.launch.kernel->smem) {
-    const uint32_t base = timing::kSmemBaseAddress + a.offset;
-    if (addr >= base && addr < base + a.bytes)
-      return addr == base ? a.name : fmt::format("{}+{}", a.name, addr - base);
-  }
-  return fmt::format("0x{:X}", addr);
-}
-
-}  // namespace
-
 // Every live warp waits and nothing is in flight: name what they wait for, grouping the
 // warps that wait for the same thing.
 void report_deadlock(Cta& c) {
@@ -50,9 +36,9 @@ void report_deadlock(Cta& c) {
       const Mbarrier& m = c.mbars.at(w.wait_mbar);
       addr = w.wait_mbar;
       what = fmt::format(
-          "wait on mbarrier '{}' for parity {} (phase {} in progress: {} of {} arrivals pending, {} transaction bytes "
+          "wait on {} for parity {} (phase {} in progress: {} of {} arrivals pending, {} transaction bytes "
           "still expected)",
-          smem_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending_arrivals, m.expected, m.tx_count);
+          barrier_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending_arrivals, m.expected, m.tx_count);
     } else if (w.state == WarpState::bar_wait) {
       what = fmt::format("wait at bar.sync {} ({} of {} threads arrived)", w.wait_bar_id, c.bar_arrived[w.wait_bar_id],
                          c.bar_expected[w.wait_bar_id]);

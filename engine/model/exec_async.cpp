@@ -181,6 +181,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     job.bytes = bytes;
     job.inst = x.inst_id;
     job.warp = x.warp.id;
+    job.from_rank = c.launch.cluster_rank;
     job.issue = c.now;
     const uint64_t transfer = uint64_t(double(bytes) / timing::kTmaBytesPerCycle + 0.5);
     const uint64_t start = std::max(c.now, c.copy_free);
@@ -204,6 +205,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       for (uint32_t r = 0; r < size; ++r)
         if (mask >> r & 1) dests[ndests++] = cl ? cl->ctas[r] : &c;
     }
+    std::array<bool, 16> refills{};  // per destination: the load lands on bytes still in flight
     if (load) {
       job.mbar = memory_address32(x, ops.bar, lane) & (ops.multicast ? (1u << kClusterRankShift) - 1 : ~0u);
       for (uint32_t di = 0; di < ndests; ++di) {
@@ -226,13 +228,24 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
           refilled = refilled || t.smem_word_state[w].tma_pending;
           t.smem_word_state[w].tma_pending = true;
         }
-        if (refilled)
+        refills[di] = refilled;
+        if (refilled && &t == &c)
           report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
                           fmt::format("a TMA load into 0x{:X} is issued while an earlier TMA load into the same bytes "
                                       "is still in flight",
                                       smem),
                           "the buffer is refilled before its first contents were waited for and read (a missing wait "
                           "on the stage's empty barrier?)");
+        else if (refilled)  // a multicast into a peer: the peer's consumers never said the stage was free
+          report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
+                          fmt::format("CTA rank {}'s multicast lands at 0x{:X} in CTA rank {} while an earlier TMA load "
+                                      "into the same bytes of rank {} is still in flight",
+                                      c.launch.cluster_rank, smem, t.launch.cluster_rank, t.launch.cluster_rank),
+                          fmt::format("rank {}'s stage is overwritten before its consumers read it. The producer waited "
+                                      "only for what its own CTA's consumers released; a stage that a multicast writes "
+                                      "in every CTA of the mask is free only when the consumers of all of them are done "
+                                      "(each consumer arrives on the empty barrier of every CTA of the cluster)",
+                                      t.launch.cluster_rank));
       }
     } else {
       // A store reads shared memory now: ordinary writes must have been fenced (facts §5).
@@ -274,6 +287,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         // simulate.cpp); only the issuer's copy is in the issuer's trace.
         Cta& t = *dests[di];
         TmaJob mine = job;
+        mine.refill = refills[di];
         if (&t != &c) mine.trace_index = kNone;
         t.tma_jobs.push_back(mine);
         t.tma_pending.push_back({job.complete, uint32_t(t.tma_jobs.size() - 1)});

@@ -125,11 +125,55 @@ void exec_fence(ExecContext& x) {
       if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
 }
 
+std::string barrier_name(const Cta& c, uint32_t addr) {
+  std::string name;
+  if (c.launch.kernel && addr >= timing::kSmemBaseAddress)
+    name = ir::mbarrier_name_at(*c.launch.kernel, addr - timing::kSmemBaseAddress);
+  return name.empty() ? fmt::format("the mbarrier at 0x{:X}", addr) : fmt::format("mbarrier '{}'", name);
+}
+
+namespace {
+
+// A phase of the mbarrier at `addr` has just completed: TMA loads still in flight that complete
+// their bytes on it were counted out of it. In a correct protocol every load of a phase lands
+// before the phase completes, and the next phase's loads are issued only after the waiters
+// released the buffer (so after the completion): a load in flight here means the phase's
+// expect_tx counted too few bytes. The late bytes land in a buffer its consumers already read
+// (or are reading), and they count towards the next phase. tcgen05.commit arrivals queue
+// alike but carry no bytes: they are not loads. A load issued onto bytes an earlier load was
+// still writing (TmaJob::refill) belongs to a later phase issued too early: its tma-race names
+// that cause, so it is not counted here.
+void check_loads_in_flight(Cta& c, uint32_t addr, const Mbarrier& m) {
+  uint64_t bytes = 0;
+  const TmaJob* first = nullptr;
+  for (const PendingTma& p : c.tma_pending) {
+    const TmaJob& job = c.tma_jobs[p.record];
+    if (job.commit_arrival || job.refill || job.mbar != addr) continue;
+    bytes += job.bytes;
+    if (!first) first = &job;
+  }
+  if (!first) return;
+  const bool cluster = c.launch.cluster && c.launch.cluster->ctas.size() > 1;
+  const std::string issuer = !cluster                                     ? std::string("this CTA")
+                             : first->from_rank == c.launch.cluster_rank ? fmt::format("this CTA (rank {})", first->from_rank)
+                                                                         : fmt::format("CTA rank {}", first->from_rank);
+  report(c, HazardKind::early_phase_completion, first->inst, first->warp, kNone, addr,
+         fmt::format("{}{} completed phase {} while {} bytes of TMA loads that complete on it were still in "
+                     "flight (the first issued by {}): its expect_tx counted fewer bytes than the loads bring, so the "
+                     "warps waiting on it read the buffer before those bytes land, and the late bytes count towards "
+                     "the next phase. Expect every byte this CTA receives, including what peers multicast into it",
+                     barrier_name(c, addr), cluster ? fmt::format(" of CTA rank {}", c.launch.cluster_rank) : "",
+                     m.phase - 1, bytes, issuer));
+}
+
+}  // namespace
+
 void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   Mbarrier& m = c.mbars[addr];
   if (!m.initialized || m.pending_arrivals != 0 || m.tx_count != 0) return;
   m.phase += 1;
   m.pending_arrivals = m.expected;
+  check_loads_in_flight(c, addr, m);
   trace_mbar(c, EventKind::mbar_phase_flip, cycle, kNoWarp, kNone, addr, m, m.phase & 1);
   // Wake every warp waiting on a parity that is now complete.
   for (Warp& w : c.warps) {

@@ -214,6 +214,8 @@ struct TmaJob {
   uint32_t bytes = 0;
   uint64_t issue = 0, complete = 0;
   uint32_t inst = 0, warp = 0;
+  uint32_t from_rank = 0;  // the %cluster_ctarank of the CTA that issued it (a multicast lands in peers)
+  bool refill = false;     // issued onto bytes an earlier load was still writing (a tma-race said so)
   uint32_t trace_index = kNone;
   // A tcgen05.commit's arrival instead of a copy (exec_tcgen05.cpp): one arrive on `mbar` at
   // `complete`; in the issuing CTA, tmem_commit indexes Cta::tmem_commits.
@@ -450,6 +452,9 @@ void complete_tma(Cta& cta, const PendingTma& p);
 void complete_tmem_commit(Cta& cta, const PendingTma& p);
 // At the CTA's exit: tensor memory still allocated is reported (exec_tcgen05.cpp).
 void check_tmem_at_exit(Cta& cta);
+// The barrier at shared address `addr` for a hazard's text: "mbarrier 'full[2]'" by its declared
+// name (ir::mbarrier_name_at), or "the mbarrier at 0x..." where no allocation declares one.
+std::string barrier_name(const Cta& cta, uint32_t addr);
 // Phase completion of an mbarrier: flips, and wakes warps waiting on that parity.
 void mbarrier_check_phase(Cta& cta, uint32_t addr, uint64_t cycle);
 

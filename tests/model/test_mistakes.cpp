@@ -114,6 +114,13 @@ TEST_CASE("mistakes: the deadlock report names the barrier, its phase, arrivals 
   CHECK_THAT(r.result.error, Catch::Contains("deadlock"));
 }
 
+TEST_CASE("mistakes: a deadlock in a ring names the stage's barrier by its declared name", "[model][mistakes]") {
+  // Step 16 with step 15's empty count: the producer waits for a release of stage 0 that never comes.
+  test::ModelRun r = test::run_model("hopper_fewer_arrivals", {128, 256, 256}, true, 3, {"arrival-count-mismatch"});
+  CHECK_FALSE(r.result.completed);
+  CHECK_THAT(r.result.error, Catch::Contains("wait on mbarrier 'empty[0]' for parity 0"));
+}
+
 TEST_CASE("mistakes: wrong-swizzle is deterministic (the GPU must match it bit for bit)", "[model][mistakes]") {
   test::ModelRun a = test::run_model("hopper_tma_wgmma_64", {128, 64, 128}, true, 11, {"wrong-swizzle"});
   test::ModelRun b = test::run_model("hopper_tma_wgmma_64", {128, 64, 128}, true, 11, {"wrong-swizzle"});
