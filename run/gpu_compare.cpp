@@ -53,6 +53,11 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   // The Ampere seed's pitfalls (ampere_cp_async): reading a stage before its cp.async group
   // landed, and a prefetch racing slower warps' reads: timing-dependent on the GPU.
   if (mistake == "steady-state-wait-at-tail" || mistake == "no-sync-before-prefetch") return MistakeBehaviour::race;
+  // Step 17's stage released to the own producer only (a peer's multicast overwrites a stage
+  // the peer may still be reading) and full barriers that expect the own slice of B only (the
+  // phase completes before the peers' slices land; the late bytes unbalance the next phases,
+  // which may hang): what the GPU computes depends on when the peers' copies land.
+  if (mistake == "release-own-cta-only" || mistake == "expect-own-slice-only") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

@@ -67,6 +67,13 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"ld-before-commit", {"tmem-read-before-commit", false}},
       {"wrong-lane-quarter", {"tmem-wrong-lane-quarter", true}},
       {"no-dealloc", {"tmem-not-freed", false}},
+      // Step 17: a multicast that leaves out the peers (their full barriers never complete); a
+      // stage released to the own producer only (a peer's multicast lands on a load still in
+      // flight: C may still come out right in the model); full barriers expecting the own slice
+      // of B only (the phase completes with the peers' slices in flight).
+      {"multicast-without-peers", {"deadlock", false}},
+      {"release-own-cta-only", {"tma-race", false}},
+      {"expect-own-slice-only", {"early-phase-completion", true}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {
