@@ -250,9 +250,9 @@ KernelInfo hopper_cluster_multicast_info() {
       {kReleaseOwnOnly,
        "the consumers release a stage as in step 16: one arrival per warp on this CTA's empty barrier, which "
        "expects 8",
-       "a producer refills a stage when its own consumers are done, while the peer's consumers may still read "
-       "it: its multicast lands in the peer's stage before the peer read what the previous load brought (a "
-       "race; C is wrong on the GPU)"},
+       "a producer refills a stage when its own consumers are done, with no word from the peer's: its multicast "
+       "may land in the peer's stage while the peer still reads it (a cluster-race whatever the timing; on the "
+       "GPU C is wrong when the peer is slower)"},
       {kExpectOwnSlice, "each CTA's full barrier expects its A box and its own slice of B only",
        "the phase completes when A and this CTA's slice have landed, with the peers' slices still on their way: "
        "the consumers read the stage early (a race), and the late bytes count towards the next phase"},

@@ -58,6 +58,8 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   // phase completes before the peers' slices land; the late bytes unbalance the next phases,
   // which may hang): what the GPU computes depends on when the peers' copies land.
   if (mistake == "release-own-cta-only" || mistake == "expect-own-slice-only") return MistakeBehaviour::race;
+  // Step 22's leader issuing the pair's MMA without rank 1's word that its stage landed.
+  if (mistake == "skip-peer-wait") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

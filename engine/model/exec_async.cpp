@@ -108,6 +108,28 @@ struct TensorCopyOperands {
 
 void exec_tma(ExecContext& x, const TensorCopyOperands& ops);
 
+// A multicast writes [smem, smem + bytes) of peer CTA t. Bytes t's warps read since they were
+// last written may be overwritten only after those reads: t's warps must have released them
+// (an arrive after the read) and this warp acquired that release (its wait returned on a phase
+// t's warps arrived in, or barrier.cluster). Nothing else orders another CTA's reads before
+// this CTA's copy, whatever the timing: a cluster-race.
+void check_peer_release(ExecContext& x, const Cta& t, uint32_t smem, uint32_t bytes, uint32_t lane) {
+  const uint32_t rank = t.launch.cluster_rank;
+  if (rank >= kMaxClusterRanks) return;
+  const uint32_t acquired = x.warp.acquired[rank];
+  for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
+    if (t.smem_word_state[w].read_release <= acquired) continue;
+    const uint32_t at = timing::kSmemBaseAddress + 4 * w;
+    report(x.cta, HazardKind::cluster_race, x.inst_id, x.warp.id, lane, at,
+           fmt::format("CTA rank {}'s multicast writes 0x{:X} in CTA rank {}, which rank {}'s warps read after their "
+                       "latest release this warp acquired: nothing orders those reads before the copy, so it may land "
+                       "in a stage rank {} is still reading. Rank {}'s consumers must arrive on a barrier this "
+                       "producer waits on (the empty barrier of every CTA the multicast writes: mapa + remote arrive)",
+                       x.cta.launch.cluster_rank, at, rank, rank, rank, rank));
+    return;
+  }
+}
+
 }  // namespace
 
 void exec_tma_load(ExecContext& x) {
@@ -221,6 +243,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
                  fmt::format("the mbarrier at 0x{:X} was initialised without fence.mbarrier_init (or "
                              "fence.proxy.async) before the TMA engine used it: the copy engine may not see the init",
                              job.mbar));
+        if (&t != &c) check_peer_release(x, t, smem, bytes, lane);
         // A second load into bytes an earlier load is still writing: the stage was refilled
         // before anyone waited for (let alone read) what the first brought.
         bool refilled = false;
@@ -278,6 +301,12 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       t.mbar = job.mbar;
       t.issue_cycle = job.issue;
       t.complete_cycle = job.complete;
+      t.cta = uint8_t(c.launch.cluster_rank);
+      t.cta_mask = uint16_t(1u << c.launch.cluster_rank);
+      if (load && ops.multicast) {
+        t.cta_mask = 0;
+        for (uint32_t di = 0; di < ndests; ++di) t.cta_mask |= uint16_t(1u << dests[di]->launch.cluster_rank);
+      }
       job.trace_index = append(c.trace->tma, t);
       trace_event(c, EventKind::tma_issue, c.now, x.warp.id, x.inst_id, 1u << lane, job.trace_index, bytes);
     }
@@ -343,6 +372,8 @@ void complete_tma(Cta& c, const PendingTma& p) {
        w < (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4; ++w) {
     SmemWord& s = c.smem_word_state[w];
     s.tma_pending = false;
+    s.read_release = 0;  // not read since this write
+    s.landed_release = c.releases + 1;
     s.written = true;
     s.writer_warp = SmemWord::kAsync;
     s.generic_since_fence = false;
@@ -352,7 +383,8 @@ void complete_tma(Cta& c, const PendingTma& p) {
   auto it = c.mbars.find(job.mbar);
   if (it == c.mbars.end()) return;
   it->second.tx_count -= job.bytes;
-  trace_mbar(c, EventKind::mbar_complete_tx, p.complete_at, job.warp, job.inst, job.mbar, it->second, job.bytes);
+  trace_mbar(c, EventKind::mbar_complete_tx, p.complete_at, peer_warp(c, job.from_rank, job.warp), job.inst, job.mbar,
+             it->second, job.bytes);
   mbarrier_check_phase(c, job.mbar, p.complete_at);
 }
 

@@ -155,6 +155,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
       s.epoch = c.barrier_epoch;
       s.generic_since_fence = true;
     } else {
+      s.read_release = c.releases + 1;
       if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
       s.read_epoch = c.barrier_epoch;
       s.read_by |= 1u << (x.warp.id % 32);

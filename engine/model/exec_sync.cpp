@@ -98,8 +98,15 @@ void exec_bar(ExecContext& x) {
     // Release: every warp waiting on this id continues.
     c.bar_arrived[id] = 0;
     if (!threads_op) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
+    // What any of the meeting warps acquired from peer CTAs, all of them have now.
+    std::array<uint32_t, kMaxClusterRanks> acquired = x.warp.acquired;
+    for (const Warp& w : c.warps)
+      if (w.state == WarpState::bar_wait && w.wait_bar_id == id)
+        for (uint32_t r = 0; r < kMaxClusterRanks; ++r) acquired[r] = std::max(acquired[r], w.acquired[r]);
+    x.warp.acquired = acquired;
     for (Warp& w : c.warps)
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
+        w.acquired = acquired;
         wake(c, w, c.now + timing::kBarrierLatency);
         trace_event(c, EventKind::bar_released, c.now, w.id, kNone, 0, id, expected);
       }
@@ -173,6 +180,8 @@ void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   if (!m.initialized || m.pending_arrivals != 0 || m.tx_count != 0) return;
   m.phase += 1;
   m.pending_arrivals = m.expected;
+  m.completed_releases = m.phase_releases;
+  m.phase_releases = {};
   check_loads_in_flight(c, addr, m);
   trace_mbar(c, EventKind::mbar_phase_flip, cycle, kNoWarp, kNone, addr, m, m.phase & 1);
   // Wake every warp waiting on a parity that is now complete.
@@ -230,6 +239,10 @@ namespace {
 // `lanes` arrivals of warp x.warp on the mbarrier at `addr` of CTA t (x.cta, or a peer for a
 // remote arrive).
 void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lanes, uint32_t first) {
+  // An arrive releases what the arriving CTA's warps did before it (reads of shared memory a
+  // peer's multicast may then overwrite): the phase carries that release to its waiters.
+  const uint32_t rank = x.cta.launch.cluster_rank;
+  if (rank < kMaxClusterRanks) m.phase_releases[rank] = ++x.cta.releases;
   if (lanes > m.pending_arrivals) {
     report(x.cta, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
            fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
@@ -242,7 +255,7 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
     const uint32_t take = std::min(left, m.pending_arrivals);
     m.pending_arrivals -= take;
     left -= take;
-    trace_mbar(t, EventKind::mbar_arrive, x.cta.now, x.warp.id, x.inst_id, addr, m, take);
+    trace_mbar(t, EventKind::mbar_arrive, x.cta.now, peer_warp(t, rank, x.warp.id), x.inst_id, addr, m, take);
     const uint32_t before = m.phase;
     mbarrier_check_phase(t, addr, x.cta.now);
     if (m.phase == before || take == 0) break;
@@ -389,7 +402,11 @@ void exec_mbarrier_wait(ExecContext& x) {
   // (facts §6 [DEV]: on a fresh barrier parity 1 passes and parity 0 waits).
   const bool done = (m.phase & 1) != parity;
   const uint32_t dst = ops.done.id;
-  if (done) note_wait_returned(x, addr, m, parity);
+  if (done) {
+    note_wait_returned(x, addr, m, parity);
+    for (uint32_t r = 0; r < kMaxClusterRanks; ++r)
+      x.warp.acquired[r] = std::max(x.warp.acquired[r], m.completed_releases[r]);
+  }
   if (done || x.inst.op == Op::mbarrier_test_wait_parity) {
     for (uint32_t l = 0; l < 32; ++l)
       if (x.mask >> l & 1) c.reg(x.warp.id, dst, l) = done ? 1 : 0;

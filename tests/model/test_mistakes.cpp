@@ -39,11 +39,11 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"skip-mbarrier-wait", {"tma-race", true}},  // and exit-with-pending-tma: the H100 faults on it
       {"wrong-swizzle", {"", true}},
       // Blackwell steps 21-22: a stage refilled before the MMAs' commit released it; the pair's
-      // MMA issued before rank 1's half landed (reads of never-written or in-flight bytes: the
-      // first uninitialized-shared report of the run may be another one, so only C is required);
-      // the epilogue reading TMEM before any MMA; commits that reach one CTA of the pair only.
+      // MMA issued without rank 1's word that its half landed (a cluster-race: the model runs
+      // the pair in step, so its half has landed and C comes out right); the epilogue reading
+      // TMEM before any MMA; commits that reach one CTA of the pair only.
       {"refill-before-release", {"tma-race", true}},
-      {"skip-peer-wait", {"", true}},
+      {"skip-peer-wait", {"cluster-race", false}},
       {"skip-tmem-full-wait", {"", true}},
       {"commit-to-one-cta", {"deadlock", false}},
       {"wrong-expect-tx", {"deadlock", false}},
@@ -68,11 +68,11 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"wrong-lane-quarter", {"tmem-wrong-lane-quarter", true}},
       {"no-dealloc", {"tmem-not-freed", false}},
       // Step 17: a multicast that leaves out the peers (their full barriers never complete); a
-      // stage released to the own producer only (a peer's multicast lands on a load still in
-      // flight: C may still come out right in the model); full barriers expecting the own slice
-      // of B only (the phase completes with the peers' slices in flight).
+      // stage released to the own producer only (a peer's multicast overwrites what the peer read
+      // with no release from it: C may still come out right, the timing decides); full barriers
+      // expecting the own slice of B only (the phase completes with the peers' slices in flight).
       {"multicast-without-peers", {"deadlock", false}},
-      {"release-own-cta-only", {"tma-race", false}},
+      {"release-own-cta-only", {"cluster-race", false}},
       {"expect-own-slice-only", {"early-phase-completion", true}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {

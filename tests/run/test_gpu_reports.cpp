@@ -184,6 +184,7 @@ TEST_CASE("compare: each kind of mistake is judged by what it should do", "[run]
   CHECK(run::known_mistake_behaviour("wrong-expect-tx") == run::MistakeBehaviour::deadlock);
   CHECK(run::known_mistake_behaviour("release-own-cta-only") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("expect-own-slice-only") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("skip-peer-wait") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("multicast-without-peers") == run::MistakeBehaviour::deterministic);  // the model's deadlock decides
 
   run::ModelComparison hang;
