@@ -147,7 +147,7 @@ ModelComparison compare_with_model(const std::string& kernel_id, const std::stri
   c.seed = options.seed;
   std::set<std::string> mistakes;
   if (!mistake.empty()) mistakes.insert(mistake);
-  const ir::Kernel kernel = kernels::build_kernel(info, {c.shape, mistakes});
+  const ir::Kernel kernel = kernels::build_kernel(info, {c.shape, mistakes, options.params});
   const GemmData data = make_gemm_data(info, c.shape, InputMode::integer, c.seed);
   const std::vector<double> reference = reference_gemm(data);
   model::GemmBuffers buffers{data.a_bytes, data.b_bytes, poisoned_output(c.shape, info.c_dtype)};
