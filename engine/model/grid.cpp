@@ -114,8 +114,8 @@ void set_traced(Cta& c, const SimOptions& opt, bool in_traced_cluster, Trace& t)
 // the next round. So a peer's action at cycle t reaches a CTA that has not gone past t plus
 // one quantum: the CTAs of a pair wait for each other's bytes and releases at nearly their
 // own times (a CTA that ran on until it blocked would see a peer's release only at its own,
-// later, clock: step 17's pairs ran 40% slower that way). A round in which no CTA issued,
-// completed or paused is a deadlock of the cluster.
+// later, clock: step 17's traced CTA took 71% more cycles than step 16's at 4096^3 that way).
+// A round in which no CTA issued, completed or paused is a deadlock of the cluster.
 void run_cluster(Cluster& cl, const SimOptions& opt) {
   std::vector<uint8_t> done(cl.ctas.size(), 0);
   uint64_t horizon = kClusterQuantum;
