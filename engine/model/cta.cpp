@@ -462,7 +462,10 @@ void run_cta_avx2(Cta& c, const SimOptions& opt, uint64_t horizon) { run_cta_loo
 void run_cta(Cta& c, const SimOptions& opt, uint64_t horizon) {
   if (c.avx2) run_cta_avx2(c, opt, horizon);
   else run_cta_baseline(c, opt, horizon);
-  if (!c.blocked && !c.failed) check_tmem_at_exit(c);
+  if (!c.blocked && !c.failed) {
+    check_tmem_at_exit(c);
+    check_bulk_stores_at_exit(c);
+  }
 }
 
 }  // namespace gs::model

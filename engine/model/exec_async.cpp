@@ -1,6 +1,7 @@
 // exec_tma_*: the copy engine. The TMA engine copies boxes between a tensor and shared memory
 // (placing every byte where the swizzle puts it, facts §3-§5) and completes bytes on an
 // mbarrier. The tensor cores (wgmma) are in exec_wgmma.cpp.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -152,12 +153,62 @@ void exec_tma_store(ExecContext& x) {
   exec_tma(x, {false, o.map_at, o.coords_at, o.src, {}});
 }
 
-// cp.async.bulk.commit_group, cp.async.bulk.wait_group.read and prefetch.tensormap: the
-// model completes TMA stores at issue, so there is never a bulk group to wait for.
+// prefetch.tensormap: the model keeps no descriptor cache.
 void exec_tma_nothing_pending(ExecContext& x) {
-  expect_op(x, "exec_tma_nothing_pending", Op::cp_async_bulk_commit_group, Op::cp_async_bulk_wait_group_read,
-            Op::prefetch_tensormap);
+  expect_op(x, "exec_tma_nothing_pending", Op::prefetch_tensormap);
   x.latency = timing::kAluLatency;
+}
+
+namespace {
+
+// The words a bulk store reads, counted up (issued) or down (retired).
+void count_bulk_reads(Cta& c, const Warp::BulkStore& s, int delta) {
+  for (uint32_t w = (s.smem - timing::kSmemBaseAddress) / 4; w < (s.smem - timing::kSmemBaseAddress + s.bytes) / 4; ++w) {
+    uint8_t& n = c.smem_word_state[w].bulk_reads;
+    n = uint8_t(std::clamp(int(n) + delta, 0, 255));
+  }
+}
+
+}  // namespace
+
+// The bulk async-groups of TMA stores (PTX ISA: per thread; the model keeps them per warp, as
+// one thread issues them): commit_group closes the stores issued since the last one into a
+// group; wait_group.read N waits until at most N groups may still read shared memory, and the
+// ones it retires no longer do (SmemWord::bulk_reads). The model writes C at the store's issue,
+// so what C holds does not depend on the wait; what the hazard checks do.
+void exec_bulk_group(ExecContext& x) {
+  expect_op(x, "exec_bulk_group", Op::cp_async_bulk_commit_group, Op::cp_async_bulk_wait_group_read);
+  Warp& w = x.warp;
+  x.latency = timing::kAluLatency;
+  if (x.inst.op == Op::cp_async_bulk_commit_group) {
+    w.bulk_groups.push_back(std::move(w.bulk_uncommitted));
+    w.bulk_uncommitted.clear();
+    return;
+  }
+  const size_t keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
+  uint64_t until = x.cta.now;
+  while (w.bulk_groups.size() > keep) {
+    for (const Warp::BulkStore& s : w.bulk_groups.front()) {
+      count_bulk_reads(x.cta, s, -1);
+      until = std::max(until, s.read_done);
+    }
+    w.bulk_groups.erase(w.bulk_groups.begin());
+  }
+  x.latency = uint32_t(std::max<uint64_t>(until - x.cta.now, timing::kAluLatency));
+}
+
+void check_bulk_stores_at_exit(Cta& c) {
+  for (const Warp& w : c.warps) {
+    size_t stores = w.bulk_uncommitted.size();
+    for (const auto& g : w.bulk_groups) stores += g.size();
+    if (stores == 0) continue;
+    report(c, HazardKind::exit_with_pending_tma, kNone, w.id, kNone, 0,
+           fmt::format("warp {} exited with {} TMA store(s) whose reads of shared memory no "
+                       "cp.async.bulk.wait_group.read retired: the SM may give that memory to the next CTA while "
+                       "they still read it (wait_group.read 0 before the end)",
+                       w.id, stores));
+    return;
+  }
 }
 
 namespace {
@@ -209,9 +260,16 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     const uint64_t start = std::max(c.now, c.copy_free);
     c.copy_free = start + transfer;
     job.complete = c.copy_free + timing::kTmaLatency;
+    if (!load) {  // the store reads shared memory until its transfer is over (exec_bulk_group)
+      const Warp::BulkStore read{smem, bytes, c.copy_free};
+      x.warp.bulk_uncommitted.push_back(read);
+      count_bulk_reads(c, read, +1);
+    }
     c.stats->tma_transfers++;
     c.stats->tma_bytes += bytes;
-    c.cost.tma_bytes += bytes;
+    // A load's bytes come through L2 (timing.cpp's L2 part); a store's are C on its way to HBM,
+    // counted below as they are written (the part the store clips is not).
+    if (load) c.cost.tma_bytes += bytes;
 
     // The CTAs the box lands in: this one, or those of the multicast mask.
     std::array<Cta*, 16> dests{&c};
@@ -286,6 +344,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
         const uint32_t at = box_element_address(smem, e, eb, sw);
         std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
+        c.cost.global_store_bytes += eb;
         if (buf == c.launch.global->buffers[2]) store_into_c(x, uint64_t(off), eb, kNone, lane);  // no register wrote it
       });
     }

@@ -138,6 +138,15 @@ struct Warp {
   // barrier.cluster. A multicast that overwrites a peer's bytes its warps read after their
   // latest release this warp acquired is a cluster-race (exec_async.cpp).
   std::array<uint32_t, kMaxClusterRanks> acquired{};
+  // TMA stores (cp.async.bulk.tensor shared -> global) this warp issued that may still read
+  // shared memory: those since its last cp.async.bulk.commit_group, and the committed groups
+  // (oldest first) that no cp.async.bulk.wait_group.read has retired yet (exec_bulk_group).
+  struct BulkStore {
+    uint32_t smem = 0, bytes = 0;
+    uint64_t read_done = 0;  // the cycle its copy has read the last byte
+  };
+  std::vector<BulkStore> bulk_uncommitted;
+  std::vector<std::vector<BulkStore>> bulk_groups;
   struct StaleWait {
     uint32_t inst = kNone;
     uint32_t addr = 0, parity = 0, phase = 0;  // phase: completed phases (the current one's parity is phase & 1)
@@ -218,6 +227,9 @@ struct SmemWord {
   // Its CTA's release count when a TMA load last wrote it, plus one (0: none did): a peer may
   // read it (a cta_group::2 MMA) only once it has acquired a release of this CTA made after.
   uint32_t landed_release = 0;
+  // TMA stores that read it and that the issuing thread has not yet retired with
+  // cp.async.bulk.wait_group.read: writing it then is a bulk-store-race.
+  uint8_t bulk_reads = 0;
 };
 
 struct PendingTma {
@@ -482,6 +494,9 @@ void complete_tma(Cta& cta, const PendingTma& p);
 void complete_tmem_commit(Cta& cta, const PendingTma& p);
 // At the CTA's exit: tensor memory still allocated is reported (exec_tcgen05.cpp).
 void check_tmem_at_exit(Cta& cta);
+// At the CTA's exit: TMA stores whose reads of shared memory no wait_group.read retired
+// (exec_async.cpp): the SM may give that memory to the next CTA while they read it.
+void check_bulk_stores_at_exit(Cta& cta);
 // The barrier at shared address `addr` for a hazard's text: "mbarrier 'full[2]'" by its declared
 // name (ir::mbarrier_name_at), or "the mbarrier at 0x..." where no allocation declares one.
 std::string barrier_name(const Cta& cta, uint32_t addr);

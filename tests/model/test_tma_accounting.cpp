@@ -69,3 +69,60 @@ TEST_CASE("model: a phase that completes with TMA bytes still in flight to it is
     }
   }
 }
+
+namespace {
+
+// One warp stages 2 KiB, one lane stores it with TMA and commits; then the warp writes the tile
+// again. `wait`: the lane's wait_group.read before the rewrite (-1: none, and none at the end).
+ir::Kernel store_then_rewrite_kernel(int wait) {
+  using builder::Addr;
+  using builder::Reg;
+  builder::Builder b("store_then_rewrite", ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  const builder::Param tm =
+      b.tensor_map_param("tmap_C", ir::row_major_bf16_map(ir::ParamRole::c, 64, 16, 64, 16, layout::Swizzle::none));
+  const builder::Smem tile = b.shared("tile", 2048, 128, ir::SmemUse::staging);
+  const Reg tid = b.special(ir::Special::tid_x, "tid");
+  const Reg at = (b.smem_address(tile, 0, "base") + tid * 64u).named("at");
+  const auto write_tile = [&] {
+    for (int64_t i = 0; i < 16; ++i) b.st_shared(ir::Type::u32, Addr::at(at, 4 * i), {tid});
+    b.fence_proxy_async();
+    b.bar_sync(0);
+  };
+  write_tile();
+  const Reg leader = (tid == 0u).named("leader");
+  b.if_(leader, [&] {
+    b.cp_async_bulk_tensor_store(b.tensor_map_address(tm, "map"), {0, 0}, tile.at());
+    b.cp_async_bulk_commit_group();
+    if (wait >= 0) b.cp_async_bulk_wait_group_read(uint32_t(wait));
+  });
+  b.bar_sync(0);
+  write_tile();
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("model: a TMA store's buffer may be rewritten once wait_group.read retired its group", "[model][hazards]") {
+  for (const int wait : {0, 1, -1}) {
+    DYNAMIC_SECTION("wait_group.read " << wait) {
+      const ir::Kernel k = store_then_rewrite_kernel(wait);
+      model::GemmBuffers bufs;
+      bufs.c.assign(16 * 64 * 2, 0);
+      const model::SimResult r = model::simulate(k, bufs);
+      const model::Hazard* race = find_hazard(r, model::HazardKind::bulk_store_race);
+      const model::Hazard* exit = find_hazard(r, model::HazardKind::exit_with_pending_tma);
+      if (wait == 0) {
+        CHECK(r.hazards.empty());
+        continue;
+      }
+      // wait_group.read 1 leaves the one group reading; no wait at all, too, and the CTA
+      // exits with the store still reading.
+      REQUIRE(race);
+      CHECK(k.insts[race->inst].op == ir::Op::st_shared);
+      REQUIRE(exit);
+      CHECK_THAT(exit->detail, Catch::Contains("TMA store"));
+    }
+  }
+}
