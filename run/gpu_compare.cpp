@@ -60,6 +60,9 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   if (mistake == "release-own-cta-only" || mistake == "expect-own-slice-only") return MistakeBehaviour::race;
   // Step 22's leader issuing the pair's MMA without rank 1's word that its stage landed.
   if (mistake == "skip-peer-wait") return MistakeBehaviour::race;
+  // Step 18's TMA stores reading staging buffers the threads wrote without fence.proxy.async,
+  // or that they rewrite before wait_group.read: what lands in C depends on the copy's timing.
+  if (mistake == "missing-proxy-fence" || mistake == "reuse-staging-before-wait") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes

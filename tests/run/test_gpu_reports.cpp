@@ -185,6 +185,8 @@ TEST_CASE("compare: each kind of mistake is judged by what it should do", "[run]
   CHECK(run::known_mistake_behaviour("release-own-cta-only") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("expect-own-slice-only") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("skip-peer-wait") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("missing-proxy-fence") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("reuse-staging-before-wait") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("multicast-without-peers") == run::MistakeBehaviour::deterministic);  // the model's deadlock decides
 
   run::ModelComparison hang;
