@@ -65,6 +65,23 @@ double mean_of_warps(const std::vector<uint64_t>& cycles) {  // lane 0 of each w
   return n ? sum / double(n) : 0.0;
 }
 
+// The SM clock in MHz: each CTA's span (its first warp's start to its last warp's end, on its
+// SM's clock), averaged over the CTAs of `cta_threads` threads, over the launch's time.
+double clock_mhz(const std::vector<uint8_t>& c, double ms, size_t cta_threads) {
+  const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
+  double sum = 0;
+  size_t ctas = 0;
+  for (size_t first = 0; first + cta_threads <= dt.size(); first += cta_threads, ++ctas) {
+    uint64_t lo = ~uint64_t(0), hi = 0;
+    for (size_t i = first; i < first + cta_threads; i += 32) {
+      lo = std::min(lo, t0[i]);
+      hi = std::max(hi, t0[i] + dt[i]);
+    }
+    sum += double(hi - lo);
+  }
+  return ctas ? sum / double(ctas) / (ms * 1e3) : 0.0;
+}
+
 Probe chain(std::string name, std::string what, kernels::ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains,
             uint32_t length, uint32_t reps, bool rate) {
   Probe p{std::move(name), std::move(what), rate ? "warp-inst/cycle" : "cycles",
@@ -104,6 +121,35 @@ Probe stream(std::string name, std::string what, uint32_t ctas, uint32_t rounds,
   p.buffers.c.assign(size_t(ctas) * 256 * kernels::kTimingOutBytes, 0);
   const double bytes = double(ctas) * rounds * 4 * 4096;  // four 4096-byte blocks a round
   p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
+  return p;
+}
+
+Probe store_stream(std::string name, std::string what, uint32_t ctas, uint32_t rounds, uint32_t blocks,
+                   bool scattered = false) {
+  Probe p{std::move(name), std::move(what), "GB/s",
+          kernels::build_store_stream_probe(ctas, rounds, blocks, scattered), {}, nullptr, false};
+  p.buffers.a.assign(size_t(blocks) * 4096, 0);
+  p.buffers.c.assign(size_t(ctas) * 256 * kernels::kTimingOutBytes, 0);
+  const double bytes = double(ctas) * rounds * 4 * 4096;  // four 4096-byte blocks a round
+  p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
+  return p;
+}
+
+// TMA boxes of box_rows x 128 bytes; `unit`: "cycles" (thread 0's cycles per round, one CTA),
+// "B/cycle" (bytes over thread 0's cycles, one CTA) or "GB/s" (bytes over the launch's time).
+Probe tma(std::string name, std::string what, std::string unit, uint32_t ctas, uint32_t stages, uint32_t rounds,
+          uint32_t box_rows, uint32_t boxes, uint32_t share = 1) {
+  Probe p{std::move(name), std::move(what), unit,
+          kernels::build_tma_probe(ctas, stages, rounds, box_rows, boxes, share), {}, nullptr, ctas == 1};
+  p.buffers.a.assign(size_t(boxes) * box_rows * 128, 1);
+  p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes, 0);
+  const double bytes = double(ctas) * rounds * stages * box_rows * 128;
+  if (unit == "cycles")
+    p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
+  else if (unit == "B/cycle")
+    p.figure = [bytes](const std::vector<uint8_t>& c, double) { return bytes / double(cycles_of(c)[0]); };
+  else
+    p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
   return p;
 }
 
@@ -159,6 +205,63 @@ int main(int argc, char** argv) {
                           128 / q, quick ? 1024 : 262144));
   probes.push_back(stream("l2_read_bw", "16-B loads over 8 MiB, 1056 CTAs, 4 in flight a thread: L2 read bandwidth",
                           1056, 512 / q, 2048));
+  for (const uint32_t stride : {4u, 32u, 128u}) {
+    Probe p{fmt::format("l1_loads_stride{}", stride),
+            fmt::format("ld.global u32, lanes {} B apart ({} line(s) a load), 8 warps, warm L1: warp-loads/cycle",
+                        stride, std::max(1u, 32 * stride / 128)),
+            "warp-inst/cycle", kernels::build_l1_stride_probe(8, stride, 256 / q), {}, nullptr, true};
+    p.buffers.a.assign(7 * 1024 + 32 * stride + 64, 1);
+    p.buffers.c.assign(8 * 32 * kernels::kTimingOutBytes, 0);
+    const double per_warp = 8.0 * (256 / q);
+    p.figure = [per_warp](const std::vector<uint8_t>& c, double) { return 8 * per_warp / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
+  for (const uint32_t n : {64u, 128u, 256u}) {
+    for (const uint32_t groups : {1u, 2u}) {
+      Probe p{fmt::format("wgmma_n{}_{}wg", n, groups),
+              fmt::format("wgmma m64n{}k16, {} warpgroup(s), 4 a commit group, waited: FLOP/cycle/SM", n, groups),
+              "FLOP/cycle", kernels::build_wgmma_probe(groups, n, 256 / q), {}, nullptr, true};
+      p.buffers.c.assign(size_t(groups) * 128 * kernels::kTimingOutBytes, 0);
+      const double flops = double(groups) * (256 / q) * 4 * 2 * 64 * n * 16;
+      p.figure = [flops](const std::vector<uint8_t>& c, double) { return flops / span_of_warps(c); };
+      probes.push_back(std::move(p));
+    }
+  }
+  probes.push_back(store_stream("hbm_write_bw", "16-B stores over 1 GiB, 1056 CTAs: write bandwidth to HBM", 1056,
+                                128 / q, quick ? 1024 : 262144));
+  probes.push_back(store_stream("hbm_write_bw_scattered",
+                                "8-B stores, 8 lines a warp-store (an epilogue's pattern), 1 GiB: to HBM", 1056, 128 / q,
+                                quick ? 1024 : 262144, true));
+  probes.push_back(store_stream("l2_write_bw", "16-B stores over 8 MiB, 1056 CTAs: L2 write bandwidth", 1056, 512 / q,
+                                2048));
+  probes.push_back(tma("tma_latency_1k", "TMA 1-KiB box, one in flight, 16 KiB footprint (L2): issue to land",
+                       "cycles", 1, 1, 512 / q, 8, 16));
+  probes.push_back(tma("tma_latency_32k", "TMA 32-KiB box, one in flight, 512 KiB footprint (L2): issue to land",
+                       "cycles", 1, 1, 256 / q, 256, 16));
+  probes.push_back(tma("tma_sm_bw", "TMA 32-KiB boxes, 4 in flight, one SM, 2 MiB footprint (L2): bytes per cycle",
+                       "B/cycle", 1, 4, 256 / q, 256, 64));
+  probes.push_back(tma("tma_l2_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 8 MiB footprint: L2 bandwidth", "GB/s",
+                       264, 4, 256 / q, 256, 256));
+  // L2 to the SMs by how many CTAs read each box together (264 CTAs, two per SM; 16-KiB boxes,
+  // a GEMM's A or B box, 8 in flight each, 8 MiB footprint).
+  for (const uint32_t share : {1u, 2u, 4u, 8u, 16u, 33u, 66u, 132u, 264u})
+    probes.push_back(tma(fmt::format("tma_l2_bw_share{}", share),
+                         fmt::format("TMA 16-KiB boxes, 8 in flight, 264 CTAs, {} CTA(s) reading each box together, "
+                                     "8 MiB: L2 to the SMs",
+                                     share),
+                         "GB/s", 264, 8, 256 / q, 128, 512, share));
+  probes.push_back(tma("tma_hbm_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 1 GiB footprint: HBM bandwidth",
+                       "GB/s", 264, 4, 128 / q, 256, quick ? 256 : 32768));
+  {
+    // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
+    // consumers do (each CTA's span on its SM's clock over the launch's time).
+    Probe p{"sm_clock_under_wgmma",
+            "SM clock with every SM running wgmma m64n256k16 from 2 warpgroups (clock64 span / launch time)", "MHz",
+            kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132), {}, nullptr, false};
+    p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
+    probes.push_back(std::move(p));
+  }
   {
     // The clock an SM holds under tensor-core load: every SM's 8 warps run mma.sync flat out
     // (as a GEMM's main loop does); cycles counted by clock64 over the launch's time.
@@ -166,23 +269,7 @@ int main(int argc, char** argv) {
                     ChainOp::mma_sync, 132, 8, 8, 8, 131072 / (q * q), false);
     p.unit = "MHz";
     p.on_model = false;
-    // Each CTA's span (its first warp's start to its last warp's end, on its SM's clock),
-    // averaged over the CTAs, over the launch's time.
-    p.figure = [](const std::vector<uint8_t>& c, double ms) {
-      const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
-      constexpr size_t kCtaThreads = 8 * 32;
-      double sum = 0;
-      size_t ctas = 0;
-      for (size_t first = 0; first + kCtaThreads <= dt.size(); first += kCtaThreads, ++ctas) {
-        uint64_t lo = ~uint64_t(0), hi = 0;
-        for (size_t i = first; i < first + kCtaThreads; i += 32) {
-          lo = std::min(lo, t0[i]);
-          hi = std::max(hi, t0[i] + dt[i]);
-        }
-        sum += double(hi - lo);
-      }
-      return ctas ? sum / double(ctas) / (ms * 1e3) : 0.0;
-    };
+    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 8 * 32); };
     probes.push_back(std::move(p));
   }
 
@@ -211,7 +298,7 @@ int main(int argc, char** argv) {
     if (p.on_model) {
       try {
         model::SimOptions opt;
-        opt.trace = false;
+        opt.trace = true;  // the one CTA is the traced CTA, as in a prediction (its L1, timing.hpp)
         const model::SimResult s = model::simulate(p.kernel, p.buffers, opt, 0.0);
         if (s.completed) {
           modeled = p.figure(p.buffers.c, 0.0);

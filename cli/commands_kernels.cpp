@@ -9,6 +9,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/values.hpp"
+#include "engine/ir/instrument.hpp"
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/registry_json.hpp"
@@ -54,11 +55,15 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
     std::vector<std::string> params;
     std::string output;
     bool annotate = false;
+    bool timeline = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
   add_param_option(cmd, o->params);
+  cmd->add_flag("--timeline", o->timeline,
+                "The kernel instrumented by the timeline pass, as `bench --timeline` runs it (CTA 0 records; each "
+                "recording instruction carries a `timeline: ...` comment)");
   cmd->add_flag("--annotate", o->annotate,
                 "Interleave the kernel's C++ source: before each instruction, the line that recorded it "
                 "(as `//> file:line  code`)");
@@ -72,7 +77,8 @@ void add_ptx_command(CLI::App& app, Streams io, int& exit_code) {
     kernels::GemmConfig cfg;
     cfg.shape = info.resolve({o->m, o->n, o->k});
     cfg.params = parse_params(o->params);
-    const ir::Kernel kernel = kernels::build_kernel(info, cfg);
+    ir::Kernel kernel = kernels::build_kernel(info, cfg);
+    if (o->timeline) kernel = ir::instrument_timeline(kernel, {}).kernel;
     const ptx::PtxModule module = ptx::emit(kernel);
     const std::string text = o->annotate ? run::annotate_ptx(kernel, module) : module.text;
     if (o->output.empty()) {

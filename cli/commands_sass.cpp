@@ -18,12 +18,16 @@ void add_sass_command(CLI::App& app, Streams io, int& exit_code) {
     uint32_t m = 0, n = 0, k = 0;
     std::vector<std::string> mistakes;
     std::vector<std::string> params;
+    bool timeline = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
   add_shape_options(cmd, o->m, o->n, o->k);
   add_mistake_option(cmd, o->mistakes, "--mistake,--break");
   add_param_option(cmd, o->params);
+  cmd->add_flag("--timeline", o->timeline,
+                "The kernel instrumented by the timeline pass, as `bench --timeline` runs it (CTA 0 records): what "
+                "the recording costs, in SASS");
   cmd->footer(
       "Needs the CUDA toolkit's ptxas and nvdisasm (or cuobjdump), found beside the ptxas gemmscope was built with, "
       "on PATH or in /usr/local/cuda/bin; GEMMSCOPE_PTXAS and GEMMSCOPE_NVDISASM name them.\n"
@@ -35,6 +39,7 @@ void add_sass_command(CLI::App& app, Streams io, int& exit_code) {
     req.shape = {o->m, o->n, o->k};
     req.mistakes = std::set<std::string>(o->mistakes.begin(), o->mistakes.end());
     req.params = parse_params(o->params);
+    req.timeline = o->timeline;
     const run::SassReport report = run::run_sass(req);
     const std::string text = run::sass_report_text(report);
     if (report.listing.ok()) {

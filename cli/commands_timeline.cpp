@@ -50,7 +50,8 @@ void run_timeline_command(const TimelineOptions& o, Streams io, int& exit_code) 
     const kernels::KernelInfo& info = kernels::kernel_or_throw(o.id);
     const kernels::GemmShape shape = info.resolve(parse_bench_size(o.size));
     if (o.model) {
-      doc = run::model_timeline(info.id, shape, params, timeline_request(o.record, 0));
+      doc = run::model_timeline({.kernel_id = info.id, .shape = shape, .params = params,
+                                 .timeline = timeline_request(o.record, 0)});
     } else {
       run::BenchRequest req;
       req.kernel_id = info.id;
@@ -63,8 +64,13 @@ void run_timeline_command(const TimelineOptions& o, Streams io, int& exit_code) 
     }
   }
   std::optional<run::TimelineDoc> model;
-  if (o.compare_model && doc.source != "model")
-    model = run::model_timeline(doc.kernel_id, doc.shape, params, timeline_request(o.record, 0));
+  if (o.compare_model && doc.source != "model") {
+    // The recording's build (the kernel's defaults for a file that does not store one; --param
+    // overrides), its first CTA and its card's sustained clock.
+    run::ModelTimelineRequest m = run::model_request_like(doc);
+    if (!params.empty()) m.params = params;
+    model = run::model_timeline(m);
+  }
   io.out << run::timeline_summary_text(doc, model ? &*model : nullptr);
   if (!o.json_file.empty()) write_timeline_files(doc, o.json_file, o.trace_file, io);
   else if (!o.trace_file.empty()) run::write_output_file(o.trace_file, run::chrome_trace_json(doc).dump() + "\n", "--trace");

@@ -19,7 +19,12 @@
 // What changed from step 12: 256 threads (warpgroup 0 produces, 1 consumes), S = 4
 // stages of A and B (4 × 32 KiB = 128 KiB; fast.cu uses 5, which measured 9% slower at 8192³
 // on the H100: docs/results/2026-11-24-h100-stages), the full/empty barrier pairs, and
-// the stage and phase registers that both sides advance. No bar.sync in the main loop.
+// the stage and phase registers that both sides advance. No bar.sync in the main loop. Step 12's
+// descriptors were constants of its one stage; here the consumers make stage 0's once, before
+// the K loop (hopper_parts.cpp, ring_descriptors), and each K-block adds its stage's offset: a
+// descriptor's address field counts 16-byte units, so a 16 KiB stage further is +1024. That
+// needs no data, so it is done before the wait on full[s], and the wgmmas follow the wait at
+// once (their operands ready while the warp waits).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -74,16 +79,17 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
     });
   });
 
-  b.comment("warpgroup 1 consumes: wait full[s], multiply, release empty[s]");
+  b.comment("warpgroup 1 consumes: the stage's descriptors, wait full[s], multiply, release empty[s]");
   b.if_((tid >= 128).named("consumer"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc0_"),
                                                  hopper::accumulators(b, kBN, "acc1_")};
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), std::nullopt);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
       b.k_loop("kb", k_blocks, [&](const Reg& kb) {
         // Both 64-row slabs of A (the second 8 KiB on) against the stage's B tile.
-        hopper::consume_k_block(b, ring, stage, phase, kBN, acc, std::nullopt, kb);
+        hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb);
         b.comment("this thread is done reading the stage: one of the 128 arrivals that release it");
         // Mistake wrong-empty-barrier: the stage index is forgotten and every release goes to
         // empty[0], the array's first barrier.
@@ -117,16 +123,18 @@ KernelInfo hopper_producer_consumer_info() {
       "block, waits until the stage it is about to fill is empty, tells that stage's full barrier to expect "
       "32 KiB and asks the copy engine for the boxes of A and B. The consumer warpgroup waits until the stage "
       "is full, issues the wgmmas of the 128x128 tile, waits for them and arrives on the stage's empty "
-      "barrier. With four stages the copy engine runs up to three K-blocks ahead of the tensor cores, so loads "
-      "and math overlap. Stage s is reused on every fourth K-block; each reuse is one more phase of its "
-      "barriers, so the parity both sides wait for flips whenever the stage index wraps to 0.";
+      "barrier. Its wgmma descriptors are stage 0's plus the stage's offset (+1024 per 16 KiB: the address "
+      "field counts 16-byte units), made before the wait, since an address needs no data. With four stages "
+      "the copy engine runs up to three K-blocks ahead of the tensor cores, so loads and math overlap. Stage s "
+      "is reused on every fourth K-block; each reuse is one more phase of its barriers, so the parity both "
+      "sides wait for flips whenever the stage index wraps to 0.";
   k.example_shape = {256, 256, 640};  // 10 K-blocks: the 4-stage ring wraps twice
   k.params = {stages_param(4, 2, 6, kABytes + kBBytes)};
   k.mistakes = {
       {"phase-not-flipped", "the consumers keep waiting for parity 0 after the ring wraps",
        "on the second pass the consumers either find full[s]'s old phase complete and read the stage before the "
-       "new boxes land (a tma-race, wrong C: what the model shows) or, if the boxes already landed, wait for a "
-       "phase that never comes (a deadlock: what the H100 did)"},
+       "new boxes land (a tma-race, wrong C: what the model shows with 2 stages) or, if the boxes already landed, "
+       "wait for a phase that never comes (a deadlock: what the H100 did, and the model with 4 stages)"},
       {"skip-empty-wait", "the producer refills a stage without waiting on its empty barrier",
        "the copy engine refills stages whose earlier load has not even landed, let alone been read: the model "
        "names the race (tma-race: two loads in flight into the same bytes; mbarrier-over-arrival on full[s])"},

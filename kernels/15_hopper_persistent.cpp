@@ -100,6 +100,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), slab_off);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
       Reg wg_thread = (tid & 127).named("wg_thread");
@@ -107,7 +108,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb);
           b.mbarrier_arrive(ring.empty_at(stage));
           tma_ring::next_stage(b, stage, phase, stages);
         });

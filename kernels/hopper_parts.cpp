@@ -131,19 +131,32 @@ std::vector<std::string> edge_shape_constraints() {
           "the stores outside C"};
 }
 
-void consume_k_block(Builder& b, const Ring& ring, const Reg& stage, const Reg& phase, uint32_t n,
-                     const std::vector<std::vector<Reg>>& acc, const std::optional<Reg>& a_offset, const Reg& kb,
-                     std::optional<uint32_t> suspend_hint_ns) {
-  b.mbarrier_wait(ring.full_at(stage), phase, suspend_hint_ns);
+RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, const std::optional<Reg>& a_offset) {
+  b.comment("the descriptors of stage 0's tiles; stage s's are these + s x tile bytes / 16");
   const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, layout::Swizzle::b128);
-  Reg a_tile = a_offset ? (ring.a_at(stage) + *a_offset).named("sA_slab") : ring.a_at(stage);
-  std::vector<Reg> a_desc = {b.wgmma_descriptor(a_tile, sw128, "a_desc0")};
+  RingDescriptors d{.a_stage_units = ring.a_bytes / 16, .b_stage_units = ring.b_bytes / 16};
+  Reg a_tile = a_offset ? (ring.a_base + *a_offset).named("sA_slab") : ring.a_base;
+  d.a.push_back(b.wgmma_descriptor(a_tile, sw128, "a_desc_ring0"));
   // Slab i starts 64 rows × 128 B = 8 KiB on: +512 in the descriptor's address field.
-  for (size_t i = 1; i < acc.size(); ++i)
-    a_desc.push_back(b.alu(ir::Op::add, Type::u64, {a_desc[0], uint32_t(i * 512)}, fmt::format("a_desc{}", i)));
-  Reg b_desc = b.wgmma_descriptor(ring.b_at(stage), sw128, "b_desc");
+  for (size_t i = 1; i < slabs; ++i)
+    d.a.push_back(b.alu(ir::Op::add, Type::u64, {d.a[0], uint32_t(i * 512)}, fmt::format("a_desc_ring{}", i)));
+  d.b = b.wgmma_descriptor(ring.b_base, sw128, "b_desc_ring");
+  return d;
+}
+
+void consume_k_block(Builder& b, const Ring& ring, const RingDescriptors& d, const Reg& stage, const Reg& phase,
+                     uint32_t n, const std::vector<std::vector<Reg>>& acc, const Reg& kb,
+                     std::optional<uint32_t> suspend_hint_ns) {
+  b.comment("the stage's descriptors need no data: made before the wait, so the wgmmas follow it at once");
+  Reg a_step = b.mul_wide(stage, d.a_stage_units, "a_stage_off");
+  std::vector<Reg> a_desc;
+  for (size_t i = 0; i < acc.size(); ++i) a_desc.push_back((d.a.at(i) + a_step).named(fmt::format("a_desc{}", i)));
+  Reg b_step = d.b_stage_units == d.a_stage_units ? a_step : b.mul_wide(stage, d.b_stage_units, "b_stage_off");
+  Reg b_desc = (d.b + b_step).named("b_desc");
+  Reg accumulate = (kb != 0).named("accumulate");
+  b.mbarrier_wait(ring.full_at(stage), phase, suspend_hint_ns);
   b.wgmma_fence();
-  wgmma_k_block(b, n, acc, a_desc, b_desc, (kb != 0).named("accumulate"));
+  wgmma_k_block(b, n, acc, a_desc, b_desc, accumulate);
   b.wgmma_commit_group();
   b.wgmma_wait_group(0);
 }

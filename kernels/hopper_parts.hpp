@@ -86,12 +86,26 @@ void store_tile_clipped(builder::Builder& b, const std::vector<builder::Reg>& ac
 void check_edge_shape(std::string_view kernel, const GemmShape& s);
 std::vector<std::string> edge_shape_constraints();
 
-// The consumers' K-block: wait until full[stage] completes the pass's phase, then the wgmmas
-// of acc.size() 64-row slabs of A (slab i at the stage's A tile + a_offset + 8 KiB·i) against
-// the whole B tile, committed and waited for. Releasing the stage is left to the step.
-void consume_k_block(builder::Builder& b, const Ring& ring, const builder::Reg& stage, const builder::Reg& phase,
-                     uint32_t n, const std::vector<std::vector<builder::Reg>>& acc,
-                     const std::optional<builder::Reg>& a_offset, const builder::Reg& kb,
+// The consumers' wgmma descriptors of the ring's tiles (K-major, 128B swizzle), made once before
+// the K loop from stage 0's tiles: A's from a_offset on, one per 64-row slab (slab i 8 KiB on,
+// +512 in the address field), and B's. A descriptor's start-address field counts 16-byte units
+// (facts §1.4), so stage s's descriptor is stage 0's plus s × the tile's bytes / 16: in the
+// loop each K-block adds its stage's offset, which needs nothing of the stage's data.
+struct RingDescriptors {
+  std::vector<builder::Reg> a;  // stage 0, slab i
+  builder::Reg b;               // stage 0
+  uint32_t a_stage_units = 0, b_stage_units = 0;  // one stage further: tile bytes / 16
+};
+RingDescriptors ring_descriptors(builder::Builder& b, const Ring& ring, size_t slabs,
+                                 const std::optional<builder::Reg>& a_offset);
+
+// The consumers' K-block: the stage's descriptors (stage 0's plus its offset) and the
+// accumulate flag first, since they need no data; then wait until full[stage] completes the
+// pass's phase, and the wgmmas of acc.size() 64-row slabs of A against the whole B tile follow
+// the wait at once, committed and waited for. Releasing the stage is left to the step.
+void consume_k_block(builder::Builder& b, const Ring& ring, const RingDescriptors& descriptors,
+                     const builder::Reg& stage, const builder::Reg& phase, uint32_t n,
+                     const std::vector<std::vector<builder::Reg>>& acc, const builder::Reg& kb,
                      std::optional<uint32_t> suspend_hint_ns = std::nullopt);
 
 // The grouped tile order of the persistent steps: tile t of a tiles_m × tiles_n grid, in

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
+#include "engine/layout/swizzle.hpp"
 
 namespace gs::kernels {
 
@@ -30,6 +31,15 @@ void store_result(Builder& b, const Param& pc, const Reg& gid, const Reg& t0, co
   b.st_global(Type::u64, Addr::at(out), {dt});
   b.st_global(Type::u64, Addr::at(out, 8), {t0});
   b.st_global(Type::u64, Addr::at(out, 16), {value});
+}
+
+// The end of a probe that kept four XOR sums of what it read: the clock, the record with the
+// sums folded into its value, and the return.
+void end_with_sums(Builder& b, const Param& pc, const Reg& id, const Reg& t0, const std::vector<Reg>& sum) {
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg x = ((sum[0] ^ sum[1]) ^ (sum[2] ^ sum[3])).named("x");
+  store_result(b, pc, id, t0, t1, b.cvt(Type::u64, b.mov(Type::u32, x, "xu"), ir::Rounding::none, "value"));
+  b.ret();
 }
 
 }  // namespace
@@ -187,9 +197,187 @@ ir::Kernel build_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks) {
     for (const std::vector<Reg>& v : loaded)
       for (int j = 0; j < 4; ++j) b.alu_into(ir::Op::xor_, sum[j], {sum[j], v[j]});
   });
+  end_with_sums(b, pc, gid, t0, sum);
+  return b.finish();
+}
+
+ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks, bool scattered) {
+  if (ctas == 0 || rounds == 0 || blocks == 0 || (blocks & (blocks - 1)) != 0)
+    throw std::invalid_argument(fmt::format("a store probe needs CTAs, rounds and a power-of-two block count (got "
+                                            "{}, {}, {})",
+                                            ctas, rounds, blocks));
+  Builder b(fmt::format("timing_store_{}_{}", scattered ? "scattered" : "stream", blocks), ir::Arch::sm_80);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {kStreamThreads, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * kStreamThreads + tid).named("gid");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  // Streamed: thread t's 16 bytes at 16t. Scattered (a wgmma epilogue's pattern): warp w's lane
+  // l writes 8 bytes at line (w % 4)·8 + l / 4, sector (w / 4)·2 + j (j = 0, 1: two stores),
+  // byte (l % 4)·8 of the block's 32 lines; each store touches 8 lines, one sector in each.
+  Reg warp = (tid >> 5).named("warp");
+  Reg lane = (tid & 31u).named("lane");
+  Reg line = (((warp & 3u) << 3) + (lane >> 2)).named("line");
+  Reg scatter_off = ((line << 7) + ((warp >> 2) << 6) + ((lane & 3u) << 3)).named("scatter_off");
+  Reg mine = (A + b.mul_wide(scattered ? scatter_off : tid, scattered ? 1u : 16u, "lane_off")).named("mine");
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("round", rounds, [&](const Reg& i) {
+    for (uint32_t u = 0; u < kStreamLoads; ++u) {
+      Reg block = ((((i * kStreamLoads) + u) * ctas + cta) & (blocks - 1)).named("block");
+      Reg at = (mine + b.mul_wide(block, kStreamBlockBytes, "block_off")).named("at");
+      if (scattered) {
+        b.st(ir::Op::st_global, Type::b32, Addr::at(at), {gid, i});
+        b.st(ir::Op::st_global, Type::b32, Addr::at(at, 32), {block, tid});
+      } else {
+        b.st(ir::Op::st_global, Type::b32, Addr::at(at), {gid, i, block, tid});
+      }
+    }
+  });
   Reg t1 = b.special(ir::Special::clock64, "t1");
-  Reg x = ((sum[0] ^ sum[1]) ^ (sum[2] ^ sum[3])).named("x");
-  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, b.mov(Type::u32, x, "xu"), ir::Rounding::none, "value"));
+  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, gid, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps) {
+  if (warps == 0 || warps > 32 || stride < 4 || stride % 4 != 0 || stride > 4096 || reps == 0)
+    throw std::invalid_argument(fmt::format("an L1 stride probe needs 1..32 warps, a stride of 4..4096 bytes (a "
+                                            "multiple of 4) and a repetition (got {}, {}, {})",
+                                            warps, stride, reps));
+  Builder b(fmt::format("timing_l1_stride_{}", stride), ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg lane = (tid & 31u).named("lane");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg mine = (A + b.mul_wide(lane, stride, "lane_off")).named("mine");
+  // Four sums, so that no chain of XORs bounds the rate; the eight loads 1 KiB apart, so that
+  // ptxas cannot merge them into wider ones.
+  std::vector<Reg> sum;
+  for (uint32_t j = 0; j < 4; ++j) sum.push_back(b.mov(Type::b32, 0u, "sum"));
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("rep", reps, [&](const Reg& i) {
+    // The round's first line of the eight moves with i, so that no load is loop-invariant
+    // (ptxas would hoist it out of the loop).
+    Reg at = (mine + b.mul_wide((i & 7u) << 10, 1u, "round_off")).named("at");
+    std::vector<Reg> v;
+    for (uint32_t u = 0; u < 8; ++u) v.push_back(b.ld(ir::Op::ld_global, Type::b32, Addr::at(at, 1024 * u), "v"));
+    for (uint32_t u = 0; u < 8; ++u) b.alu_into(ir::Op::xor_, sum[u % 4], {sum[u % 4], v[u]});
+  });
+  end_with_sums(b, pc, tid, t0, sum);
+  return b.finish();
+}
+
+ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas) {
+  if (warpgroups == 0 || warpgroups > 3 || n < 8 || n > 256 || n % 8 != 0 || reps == 0 || ctas == 0)
+    throw std::invalid_argument(fmt::format("a wgmma probe needs 1..3 warpgroups, N a multiple of 8 in 8..256 and a "
+                                            "repetition (got {}, {}, {})",
+                                            warpgroups, n, reps));
+  constexpr uint32_t kK = 64;  // one 128-byte swizzle row of bf16
+  const uint32_t a_bytes = 64 * kK * 2, b_bytes = n * kK * 2;
+  Builder b(fmt::format("timing_wgmma_{}x{}", warpgroups, n), ir::Arch::sm_90a);
+  const uint32_t threads = 128 * warpgroups;
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, (b_bytes + 1023) / 1024 * 1024, 1024, layout::Swizzle::b128);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
+  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
+  b.comment("zero both tiles (16 bytes a thread a round)");
+  Reg zero = b.mov(Type::b32, 0u, "zero");
+  const uint32_t words = (a_bytes + (b_bytes + 1023) / 1024 * 1024) / 16;
+  b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {
+    Reg w = (i * threads + tid).named("w");
+    b.if_((w < words).named("in"),
+          [&] { b.st(ir::Op::st_shared, Type::b32, Addr::at((a_addr + (w << 4)).named("fill_at")), {zero, zero, zero, zero}); });
+  });
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+  Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("rep", reps, [&](const Reg&) {
+    b.wgmma_fence();
+    for (uint32_t kk = 0; kk < kK / 16; ++kk) {
+      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
+      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+      b.wgmma_mma_async(n, acc, ad, bd, 1);
+    }
+    b.wgmma_commit_group();
+    b.wgmma_wait_group(0);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "value");
+  Reg gid = (b.special(ir::Special::ctaid_x, "cta") * threads + tid).named("gid");
+  store_result(b, pc, gid, t0, t1, value);
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
+                           uint32_t share) {
+  if (ctas == 0 || stages == 0 || stages > 8 || rounds < 2 || box_rows == 0 || box_rows > 256 || boxes == 0 ||
+      (boxes & (boxes - 1)) != 0 || share == 0)
+    throw std::invalid_argument(fmt::format("a TMA probe needs CTAs, 1..8 stages, at least 2 rounds, 1..256 box rows "
+                                            "a power-of-two box count and a share of at least 1 (got {}, {}, {}, {}, "
+                                            "{}, {})",
+                                            ctas, stages, rounds, box_rows, boxes, share));
+  constexpr uint32_t kCols = 64;  // bf16: 128 bytes a row
+  const uint32_t box_bytes = box_rows * kCols * 2;
+  Builder b(fmt::format("timing_tma_{}x{}_share{}", stages, box_rows, share), ir::Arch::sm_90a);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {32, 1, 1}});
+  b.use_dynamic_smem();  // up to 8 boxes of 32 KiB
+  auto tmap = b.tensor_map_param(
+      "tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, kCols, boxes * box_rows, kCols, box_rows, layout::Swizzle::none));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, layout::Swizzle::none);
+  auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * 32u + tid).named("gid");
+  Reg tm = b.tensor_map_address(tmap, "tm");
+  Reg leader = (tid == 0).named("leader");
+  b.if_(leader, [&] {
+    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  // Stage s of round i asks for box ((i·stages + s)·groups + cta / share) mod boxes, with
+  // groups = ceil(ctas / share): the `share` CTAs of a group load the same box at about the
+  // same time.
+  const uint32_t groups = (ctas + share - 1) / share;
+  Reg group = (cta / share).named("group");
+  const auto load = [&](const Reg& round, uint32_t s) {
+    Reg box = ((((round * stages) + s) * groups + group) & (boxes - 1)).named("box");
+    Reg row = (box * box_rows).named("row");
+    b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
+    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, row}, full.at(8 * s));
+  };
+  b.if_(leader, [&] {
+    Reg first = b.mov(Type::u32, 0u, "first");
+    for (uint32_t s = 0; s < stages; ++s) load(first, s);
+    Reg phase = b.mov(Type::u32, 0u, "phase");
+    b.loop("round", rounds - 1, [&](const Reg& i) {
+      Reg next = (i + 1u).named("next");
+      for (uint32_t s = 0; s < stages; ++s) {
+        b.mbarrier_wait(full.at(8 * s), phase);
+        load(next, s);
+      }
+      phase ^= 1u;
+    });
+    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
+  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
   b.ret();
   return b.finish();
 }

@@ -46,4 +46,36 @@ ir::Kernel build_global_chase_probe(uint32_t warm_hops, uint32_t hops);
 // a footprint of blocks·4096 bytes above the L2 measures HBM, a small one the L2.
 ir::Kernel build_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks);
 
+// Streaming stores: as build_stream_probe, but each thread stores 16 bytes into each block of A
+// (four stores a round, no loads). Bytes written = ctas·rounds·4·4096; a footprint above the L2
+// measures the write path to HBM, a small one the L2's. `scattered`: each warp-store writes 8
+// bytes a lane into 8 lines (one 32-byte sector in each), as a wgmma or mma.sync epilogue
+// stores C; the same bytes in all.
+ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blocks, bool scattered);
+
+// L1 throughput by the lines a warp-load touches: one CTA of `warps` warps; lane l loads the
+// u32 at A + l·stride + 4u (u = 0..7: eight independent loads a round) for `reps` rounds, out
+// of a footprint of at most 32·stride + 32 bytes (warm in L1 after the first round). stride 4:
+// one line a load; 32: 8 lines; 128: 32 lines. Figure: warp-loads per cycle of the SM.
+ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps);
+
+// wgmma throughput (sm_90a): one CTA of `warpgroups` warpgroups; each runs `reps` rounds of 4
+// wgmma.mma_async m64nNk16 (bf16 -> f32, A and B from a zeroed 128B-swizzled tile in shared
+// memory), one commit group a round, waiting for it (wait_group 0) before the next round.
+// FLOP = warpgroups·reps·4·2·64·N·16; per cycle of the CTA's span: the tensor cores' rate.
+// `ctas` CTAs (one per SM for the clock an SM holds under wgmma load).
+ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas = 1);
+
+// TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
+// `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`
+// rounds: in round i, stage s loads box ((i·stages + s)·ctas + cta) mod `boxes` of A (a tensor
+// of 64 × boxes·box_rows bf16, row-major, no swizzle), and waits for the stage's previous box
+// before it asks for the next. Bytes = ctas·rounds·stages·box_rows·128. One CTA, one stage:
+// the issue-to-land time per box (cycles / rounds); many: the copy bandwidth. `share` CTAs at a
+// time (CTAs c with the same c / share) load the same box at about the same time, as the CTAs
+// of a GEMM's wave that share a row or column of tiles read the same A or B panel: 1, every CTA
+// its own boxes; ctas, all the same box.
+ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
+                           uint32_t share = 1);
+
 }  // namespace gs::kernels

@@ -252,7 +252,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
 }
 
 // The child's timeline, decoded against the plain kernel, with what ran and the overhead.
-void read_timeline(const json& v, const BenchPlan& p, BenchResult& r) {
+void read_timeline(const json& v, const BenchPlan& p, const std::set<std::string>& mistakes, BenchResult& r) {
   r.timeline_error = v.value("timeline_error", std::string());
   if (!v.contains("timeline")) {
     if (r.timeline_error.empty()) r.timeline_error = "the timeline was not recorded (give --reps 1 or more)";
@@ -263,6 +263,9 @@ void read_timeline(const json& v, const BenchPlan& p, BenchResult& r) {
   TimelineDoc doc = timeline_doc(p.kernel, model::decode_timeline(p.kernel, p.timeline->layout, bytes), "gpu");
   doc.kernel_id = r.kernel_id;
   doc.shape = r.shape;
+  doc.build_known = true;
+  doc.params = r.params;
+  doc.mistakes = mistakes;
   doc.device = r.device;
   doc.date = r.date;
   doc.c_identical = t.value("c_identical", false);
@@ -334,6 +337,7 @@ BenchResult run_bench(const BenchRequest& req) {
   if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
   BenchResult r;
   r.params = kernels::resolve_params(*p.info, req.params);
+  r.mistakes = req.mistakes;
   // ConfigError for a shape, mistake or parameter it does not take.
   p.kernel = kernels::build_kernel(*p.info, {p.shape, req.mistakes, r.params});
   r.kernel_id = p.info->id;
@@ -376,7 +380,7 @@ BenchResult run_bench(const BenchRequest& req) {
   if (job.ok()) {
     try {
       read_child_result(job.value, r);
-      if (p.timeline) read_timeline(job.value, p, r);
+      if (p.timeline) read_timeline(job.value, p, req.mistakes, r);
     } catch (const nlohmann::json::exception& e) {
       r.status = GpuStatus::failed;
       r.error = std::string("the bench job's result could not be read: ") + e.what();

@@ -79,6 +79,7 @@ struct BenchResult {
   std::string kernel_id;
   kernels::GemmShape shape;
   kernels::ParamValues params;  // every parameter the kernel declares, as built
+  std::set<std::string> mistakes;  // the deliberate mistakes it was built with (--break)
   InputMode inputs = InputMode::random;
   uint64_t seed = 0;
   // Where and when.

@@ -77,6 +77,7 @@ json bench_result_json(const BenchResult& r) {
   j["kernel"] = r.kernel_id;
   j["shape"] = {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}};
   j["params"] = r.params;
+  j["mistakes"] = r.mistakes;  // a set: sorted, as the JSON array
   j["tflops"] = tflops_json(r.shape, r.kernel);
   j["ms"] = timing_json(r.kernel);
   j["cublas_tflops"] = have_blas ? json(blas_tflops) : json(nullptr);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/instrument.hpp"
+
 namespace gs::run {
 
 namespace {
@@ -44,7 +46,9 @@ SassReport run_sass(const SassRequest& req) {
   r.shape = info.resolve(req.shape);
   r.mistakes = req.mistakes;
   r.params = kernels::resolve_params(info, req.params);
-  const ir::Kernel kernel = kernels::build_kernel(info, {r.shape, r.mistakes, r.params});
+  r.timeline = req.timeline;
+  ir::Kernel kernel = kernels::build_kernel(info, {r.shape, r.mistakes, r.params});
+  if (req.timeline) kernel = ir::instrument_timeline(kernel, {}).kernel;
   r.module = ptx::emit(kernel);
   r.listing = ptx::compile_sass(r.module.text, kernel.target);
   return r;
@@ -55,6 +59,7 @@ std::string sass_report_text(const SassReport& r) {
   std::string out = fmt::format("{} (M={} N={} K={}) for {}", r.kernel_id, r.shape.m, r.shape.n, r.shape.k, s.arch);
   for (const std::string& m : r.mistakes) out += fmt::format(", mistake {}", m);
   if (const std::string p = kernels::params_text(r.params); !p.empty()) out += ", " + p;
+  if (r.timeline) out += ", instrumented by the timeline pass (CTA 0 records)";
   out += "\n";
   if (s.status == ptx::SassStatus::no_ptxas || s.status == ptx::SassStatus::ptxas_failed) {
     out += s.message + "\n";

@@ -21,6 +21,9 @@ struct SassRequest {
   kernels::GemmShape shape;        // a 0 takes that dimension of the kernel's example shape
   std::set<std::string> mistakes;  // names from the kernel's registry entry
   kernels::ParamValues params;     // build parameters; an unset one takes the kernel's default
+  // true: the kernel instrumented by the timeline pass (engine/ir/instrument.hpp; CTA 0
+  // records), as `bench --timeline` runs it: what the recording costs, in SASS.
+  bool timeline = false;
 };
 
 struct SassReport {
@@ -28,6 +31,7 @@ struct SassReport {
   kernels::GemmShape shape;
   std::set<std::string> mistakes;
   kernels::ParamValues params;  // every parameter the kernel declares, as built
+  bool timeline = false;        // the instrumented kernel
   ptx::PtxModule module;     // the PTX that was compiled (its lines are SassInstruction::ptx_line)
   ptx::SassListing listing;
 };

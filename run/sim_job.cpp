@@ -256,8 +256,15 @@ SimReport run_sim(const SimRequest& req) {
     r.timeline = t.layout;
     r.timeline_bytes.assign(t.layout.buffer_bytes(), 0);
     memory.timeline = r.timeline_bytes;
-    opts.trace = false;
+    // Traced without registers only for the fast-forward records: a view of the records draws
+    // the skipped passes as skipped. The rest of the trace names the instrumented kernel's
+    // instructions, not r.kernel's, and is dropped.
+    opts.trace = req.trace && req.only_traced_cta && req.fast_forward;
+    opts.record_registers = false;
     r.result = model::simulate(t.kernel, memory, opts, flops);
+    r.timeline_skips.assign(r.result.trace.fast_forwards.begin(), r.result.trace.fast_forwards.end());
+    r.timeline_ctas = r.result.trace.ctas;
+    r.result.trace = {};
   } else {
     r.result = model::simulate(r.kernel, memory, opts, flops);
   }

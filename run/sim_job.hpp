@@ -50,8 +50,9 @@ struct SimRequest {
   uint32_t threads = 0;  // threads of a whole-grid run (0: one per core); the result is the same
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;
-  // Set: the model runs the kernel instrumented with the timeline pass (engine/ir/instrument),
-  // with no trace (its instructions are not the kernel's), and keeps the records it wrote.
+  // Set: the model runs the kernel instrumented with the timeline pass (engine/ir/instrument)
+  // and keeps the records it wrote. No trace is kept (its instructions are not the kernel's)
+  // but the passes fast-forward skipped (SimReport::timeline_skips).
   std::optional<ir::TimelineOptions> timeline;
 };
 
@@ -79,6 +80,10 @@ struct SimReport {
   bool judged = true;              // false: only the traced CTA ran, cmp is not a verdict
   std::optional<ir::TimelineLayout> timeline;  // request.timeline: the records' layout ...
   std::vector<uint8_t> timeline_bytes;         // ... and the records
+  // With request.timeline, run alone: the passes fast-forward skipped (Trace::fast_forwards,
+  // in trace warps of timeline_ctas), the one part of that run's trace kept.
+  std::vector<model::FastForward> timeline_skips;
+  std::vector<model::TracedCta> timeline_ctas;
 
   // C as the model left it, whichever way it ran.
   std::span<const uint8_t> c_bytes() const;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/machine_ceilings.hpp"
+
 namespace gs::run {
 
 namespace {
@@ -39,7 +41,67 @@ T field(const json& j, const char* key, const std::string& where) {
   }
 }
 
+json skip_json(const TimelineSkip& k) {
+  return {{"cta", k.cta},     {"warp", k.warp},   {"k_loop", k.k_loop}, {"first", k.first},
+          {"count", k.count}, {"passes", k.passes}, {"cycle", k.cycle},  {"cycles", k.cycles}};
+}
+
+TimelineSkip skip_from_json(const json& j, size_t i) {
+  const std::string where = fmt::format("'fast_forwards' row {}", i);
+  if (!j.is_object()) malformed(fmt::format("{} is {}, not an object", where, j.dump()));
+  TimelineSkip k{field<uint32_t>(j, "cta", where),    field<uint32_t>(j, "warp", where),
+                 field<bool>(j, "k_loop", where),     field<uint32_t>(j, "first", where),
+                 field<uint32_t>(j, "count", where),  field<uint32_t>(j, "passes", where),
+                 field<uint64_t>(j, "cycle", where),  field<uint64_t>(j, "cycles", where)};
+  if (uint64_t(k.first) + k.count > k.passes)
+    malformed(fmt::format("{} skips passes {}..{} of {}", where, k.first, uint64_t(k.first) + k.count - 1, k.passes));
+  return k;
+}
+
+// The build: "params" (every declared parameter) and "mistakes"; both absent in older files.
+void read_build(const json& j, TimelineDoc& d) {
+  if (!j.contains("params") && !j.contains("mistakes")) return;
+  d.build_known = true;
+  const json params = j.value("params", json::object());
+  if (!params.is_object()) malformed(fmt::format("'params' is {}, expected an object of NAME: value", params.dump()));
+  for (const auto& [name, value] : params.items()) {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() > UINT32_MAX)
+      malformed(fmt::format("'params' value of '{}' is {}, expected a whole number", name, value.dump()));
+    d.params[name] = value.get<uint32_t>();
+  }
+  const json mistakes = j.value("mistakes", json::array());
+  if (!mistakes.is_array()) malformed(fmt::format("'mistakes' is {}, expected an array of names", mistakes.dump()));
+  for (const json& m : mistakes) {
+    if (!m.is_string()) malformed(fmt::format("'mistakes' holds {}, expected a mistake's name", m.dump()));
+    d.mistakes.insert(m.get<std::string>());
+  }
+}
+
 }  // namespace
+
+std::string build_text(const TimelineDoc& d) {
+  if (!d.build_known) return "the kernel's defaults (the recording does not name its build)";
+  std::string s = kernels::params_text(d.params);
+  for (const std::string& m : d.mistakes) s += fmt::format("{}mistake {}", s.empty() ? "" : ", ", m);
+  return s;
+}
+
+ModelClock model_clock(std::string_view device, ir::Arch target) {
+  const model::timing::Machine* m = model::timing::machine_named_in(device);
+  ModelClock c;
+  c.named = m != nullptr;
+  if (!m) m = &model::timing::machine_for(target);
+  c.machine = m->desc->name;
+  const double mhz = m->desc->clock_sustained_mhz.value;
+  c.ghz = mhz / 1000.0;
+  const std::string whose = c.named         ? fmt::format(", the card '{}' names", device)
+                            : device.empty() ? std::string(", the machine the kernel runs on")
+                                             : fmt::format(": '{}' names no machine the model describes, so the "
+                                                           "kernel's",
+                                                           device);
+  c.text = fmt::format("the {}'s sustained SM clock, {:.0f} MHz (engine/model/machines.hpp){}", c.machine, mhz, whose);
+  return c;
+}
 
 std::optional<TimelineCtas> parse_timeline_ctas(std::string_view s) {
   if (s == "cta") return TimelineCtas::traced;
@@ -96,6 +158,7 @@ TimelineDoc timeline_doc(const ir::Kernel& k, const model::MeasuredTimeline& m, 
   if (!ghz.empty()) {
     std::nth_element(ghz.begin(), ghz.begin() + long(ghz.size() / 2), ghz.end());
     d.clock_ghz = ghz[ghz.size() / 2];
+    d.clock = "measured: the median over the recorded warps of each one's %clock64 over its %globaltimer";
   }
   // An event's role is the one its warp last entered (code outside every region keeps it).
   std::map<std::pair<uint32_t, uint32_t>, ir::WarpRole> current;
@@ -123,23 +186,32 @@ json timeline_json(const TimelineDoc& d) {
     warps.push_back({{"cta", w.cta}, {"warp", w.warp}, {"smid", w.smid}, {"finished", w.finished},
                      {"records", w.records}, {"kept", w.kept}, {"cycles", w.cycles}, {"ns", w.ns}});
   const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  return {{"format", "gemmscope-timeline-1"},
-          {"kernel", d.kernel_id},
-          {"shape", {{"m", d.shape.m}, {"n", d.shape.n}, {"k", d.shape.k}}},
-          {"source", d.source},
-          {"device", d.device},
-          {"clock_ghz", d.clock_ghz},
-          {"date", d.date},
-          {"layout", {{"first_cta", d.layout.first_cta}, {"ctas", d.layout.ctas}, {"capacity", d.layout.capacity},
-                      {"warps_per_cta", d.layout.warps_per_cta}}},
-          {"overhead", {{"plain_ms", opt(d.plain_ms)}, {"instrumented_ms", opt(d.instrumented_ms)},
-                        {"slowdown", opt(d.slowdown())}, {"c_identical", opt(d.c_identical)}}},
-          {"warnings", d.warnings},
-          {"lost_records", d.lost},
-          {"warps", warps},
-          {"files", files},
-          {"columns", std::vector<std::string>(std::begin(kColumns), std::end(kColumns))},
-          {"events", rows}};
+  json skips = json::array();
+  for (const TimelineSkip& k : d.skips) skips.push_back(skip_json(k));
+  json doc = {{"format", "gemmscope-timeline-1"},
+             {"kernel", d.kernel_id},
+             {"shape", {{"m", d.shape.m}, {"n", d.shape.n}, {"k", d.shape.k}}},
+             {"source", d.source},
+             {"device", d.device},
+             {"clock_ghz", d.clock_ghz},
+             {"clock", d.clock},
+             {"date", d.date},
+             {"layout", {{"first_cta", d.layout.first_cta}, {"ctas", d.layout.ctas}, {"capacity", d.layout.capacity},
+                         {"warps_per_cta", d.layout.warps_per_cta}}},
+             {"overhead", {{"plain_ms", opt(d.plain_ms)}, {"instrumented_ms", opt(d.instrumented_ms)},
+                           {"slowdown", opt(d.slowdown())}, {"c_identical", opt(d.c_identical)}}},
+             {"warnings", d.warnings},
+             {"lost_records", d.lost},
+             {"warps", warps},
+             {"files", files},
+             {"columns", std::vector<std::string>(std::begin(kColumns), std::end(kColumns))},
+             {"events", rows},
+             {"fast_forwards", skips}};
+  if (d.build_known) {
+    doc["params"] = d.params;
+    doc["mistakes"] = d.mistakes;
+  }
+  return doc;
 }
 
 TimelineDoc timeline_from_json(const json& j) {
@@ -155,7 +227,9 @@ TimelineDoc timeline_from_json(const json& j) {
   d.source = field<std::string>(j, "source", "the document");
   d.device = j.value("device", std::string());
   d.clock_ghz = j.value("clock_ghz", 0.0);
+  d.clock = j.value("clock", std::string());
   d.date = j.value("date", std::string());
+  read_build(j, d);
   const json layout = field<json>(j, "layout", "the document");
   d.layout = {field<uint32_t>(layout, "first_cta", "'layout'"), field<uint32_t>(layout, "ctas", "'layout'"),
               field<uint32_t>(layout, "capacity", "'layout'"), field<uint32_t>(layout, "warps_per_cta", "'layout'")};
@@ -199,6 +273,11 @@ TimelineDoc timeline_from_json(const json& j) {
     } catch (const json::exception&) {
       malformed(fmt::format("'events' row {} is {}: expected {}", i, r.dump(), json(std::vector<std::string>(std::begin(kColumns), std::end(kColumns))).dump()));
     }
+  }
+  if (j.contains("fast_forwards")) {
+    const json& skips = j["fast_forwards"];
+    if (!skips.is_array()) malformed("'fast_forwards' is not an array");
+    for (size_t i = 0; i < skips.size(); ++i) d.skips.push_back(skip_from_json(skips[i], i));
   }
   return d;
 }

@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,16 +57,34 @@ struct TimelineWarp {
   double ns = 0.0;       // globaltimer end - start
 };
 
+// Passes of a loop the model skipped in one warp (fast-forward, engine/model/fast_forward.hpp):
+// the warp's clock jumped from `cycle` (SM cycles since its CTA's first warp started, as an
+// event's) on by `cycles`, the time of passes first..first+count-1 of `passes`. Model documents
+// of a CTA run alone only.
+struct TimelineSkip {
+  uint32_t cta = 0, warp = 0;
+  bool k_loop = false;  // a loop over K (its passes are K iterations); else e.g. a loop over tiles
+  uint32_t first = 0, count = 0, passes = 0;
+  uint64_t cycle = 0, cycles = 0;
+};
+
 struct TimelineDoc {
   std::string kernel_id;
   kernels::GemmShape shape;
+  // How the kernel was built: every parameter it declares and the mistakes switched on.
+  // build_known false: a file written before they were stored; its kernel's defaults are assumed.
+  bool build_known = false;
+  kernels::ParamValues params;
+  std::set<std::string> mistakes;
   std::string source;        // "gpu" or "model"
   std::string device;        // "NVIDIA H100 80GB HBM3", or "model of an H100"
-  double clock_ghz = 0.0;    // cycles per ns: measured (median over warps) on a GPU, the machine's on the model
+  double clock_ghz = 0.0;    // cycles per ns: measured (median over warps) on a GPU, a machine's on the model
+  std::string clock;         // which clock clock_ghz is, in words ("" in files written before it was stored)
   std::string date;
   ir::TimelineLayout layout;
   std::vector<TimelineWarp> warps;
   std::vector<TimelineEvent> events;  // warp by warp, each in time order
+  std::vector<TimelineSkip> skips;    // the model's skipped passes, in order (none on a GPU)
   std::vector<std::string> warnings;
   uint64_t lost = 0;
   // The plain and the instrumented kernel's median time, and whether C came out the same.
@@ -77,6 +96,21 @@ struct TimelineDoc {
 // The document of a decoded timeline of `kernel` (the plain kernel: its instructions name the
 // events' lines and roles).
 TimelineDoc timeline_doc(const ir::Kernel& kernel, const model::MeasuredTimeline& measured, std::string source);
+
+// "stages=3, mistake phase-not-flipped", "the kernel's defaults (not recorded)" for a file
+// written before the build was stored, "" for a kernel without parameters or mistakes.
+std::string build_text(const TimelineDoc& doc);
+
+// The clock the model's cycles become time at: the sustained SM clock (machines.hpp,
+// clock_sustained_mhz) of the card `device` names ("NVIDIA H100 80GB HBM3"), else of the
+// machine a kernel built for `target` runs on (timing::machine_for). `named` says which.
+struct ModelClock {
+  std::string machine;  // "H100 SXM"
+  double ghz = 0.0;
+  bool named = false;   // false: `device` names no machine the model describes
+  std::string text;     // "the H100 SXM's sustained SM clock, 1980 MHz (engine/model/machines.hpp)"
+};
+ModelClock model_clock(std::string_view device, ir::Arch target);
 
 nlohmann::json timeline_json(const TimelineDoc& doc);
 // Throws kernels::ConfigError naming what is missing or malformed ("timeline JSON: 'events'

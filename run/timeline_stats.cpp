@@ -188,6 +188,16 @@ std::string timeline_summary_text(const TimelineDoc& d, const TimelineDoc* model
   std::string out = fmt::format("{} {}x{}x{} on {} ({}), CTAs {}..{}, clock {:.3f} GHz\n", d.kernel_id, d.shape.m,
                                 d.shape.n, d.shape.k, d.device.empty() ? d.source : d.device, d.source,
                                 d.layout.first_cta, d.layout.first_cta + d.layout.ctas - 1, d.clock_ghz);
+  if (const std::string b = build_text(d); !b.empty()) out += "build: " + b + "\n";
+  if (!d.clock.empty()) out += "clock: " + d.clock + "\n";
+  if (model) {
+    uint64_t skipped = 0;
+    for (const TimelineSkip& k : model->skips) skipped += k.k_loop ? k.count : 0;
+    out += fmt::format("model: {}, cycles at {:.3f} GHz ({}){}\n", build_text(*model), model->clock_ghz, model->clock,
+                       skipped ? fmt::format("; {} K passes fast-forwarded over {} skips (run with their time, not "
+                                             "recorded)", skipped, model->skips.size())
+                               : std::string());
+  }
   if (const std::optional<double> slow = d.slowdown())
     out += fmt::format("instrumented {:.4f} ms vs plain {:.4f} ms: {:+.1f}% ({})\n", *d.instrumented_ms, *d.plain_ms,
                        100.0 * *slow, d.c_identical ? (*d.c_identical ? "C identical" : "C DIFFERS") : "C not compared");

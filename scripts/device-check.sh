@@ -8,7 +8,7 @@
 #
 #   cmake -S . -B build/device -G Ninja -DGEMMSCOPE_GUI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 #         "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -DNDEBUG"
-#   ninja -C build/device gemmscope gemmscope_tests gemmscope_mma_peak
+#   ninja -C build/device gemmscope gemmscope_tests gemmscope_mma_peak gemmscope_timing_probes gemmscope_open_bench
 #
 # (no -g: the two programs are ~4 and ~7 MB instead of ~170 MB; -O2, not Release's -O3, which
 # makes GCC 12 print a false -Wrestrict warning). Only the two programs are needed:

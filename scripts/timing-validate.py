@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """The timing model against measured GPU times: predicted vs measured TFLOP/s for every step.
 
-    scripts/timing-validate.py GEMMSCOPE LADDER_JSON OUT_DIR [SIZE ...]
+    scripts/timing-validate.py GEMMSCOPE BENCH_JSON [BENCH_JSON ...] OUT_DIR
 
-Runs `GEMMSCOPE sim ID --m N --n N --k N --traced-cta-only --json` for every kernel and size of
-LADDER_JSON (a `gemmscope bench --json` file measured on a GPU; default sizes: every square
-size in it), and writes OUT_DIR/predictions.json and OUT_DIR/table.md: per step and size the
-measured and predicted TFLOP/s, the error, what bounds the prediction; per size the Spearman
-rank correlation, the median and largest |error|, and the consecutive steps whose order the
-model gets wrong. Nothing measured feeds the model: it only reads the ladder file to compare.
+Runs `GEMMSCOPE sim ID --m M --n N --k K --traced-cta-only --json` (with the run's build
+parameters and `--break` mistakes) for every result of the BENCH_JSON files (`gemmscope bench
+--json` files measured on a GPU), and writes OUT_DIR/predictions.json and OUT_DIR/table.md:
+  * per shape, the ladder (every step at its default parameters, no mistake): measured and
+    predicted TFLOP/s, the error, what bounds the prediction; the Spearman rank correlation,
+    the median and largest |error|, and the consecutive steps whose order the model gets wrong;
+  * the variants (other build parameters, mistakes): each next to the same step's default run
+    at that shape, the measured and predicted ratio, and for each parameter the ranking.
+Nothing measured feeds the model: it only reads the bench files to compare.
 """
 import json
 import os
@@ -40,57 +43,96 @@ def spearman(a, b):
     return cov / (va * vb) if va and vb else float("nan")
 
 
+def shape_label(s):
+    return f"{s['m']}^3" if s["m"] == s["n"] == s["k"] else f"{s['m']}x{s['n']}x{s['k']}"
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
         return 2
-    exe, ladder_path, out_dir = sys.argv[1:4]
-    wanted = {int(s) for s in sys.argv[4:]}
-    ladder = json.load(open(ladder_path))
+    exe, out_dir = sys.argv[1], sys.argv[-1]
+    results, device, date = [], None, None
+    for path in sys.argv[2:-1]:
+        ladder = json.load(open(path))
+        results += ladder["results"]
+        device = device or ladder.get("device")
+        date = date or ladder.get("date")
     os.makedirs(out_dir, exist_ok=True)
     rows = []
-    for r in ladder["results"]:
-        s = r["shape"]
-        if not (s["m"] == s["n"] == s["k"]) or (wanted and s["m"] not in wanted) or r.get("status") != "ok":
+    for r in results:
+        if r.get("status") != "ok":
             continue
-        n = s["m"]
-        cmd = [exe, "sim", r["kernel"], "--m", str(n), "--n", str(n), "--k", str(n), "--traced-cta-only", "--json"]
+        s = r["shape"]
+        cmd = [exe, "sim", r["kernel"], "--m", str(s["m"]), "--n", str(s["n"]), "--k", str(s["k"]),
+               "--traced-cta-only", "--json"]
         for name, value in (r.get("params") or {}).items():
             cmd += ["--param", f"{name}={value}"]
+        for m in r.get("mistakes") or []:
+            cmd += ["--break", m]
         out = subprocess.run(cmd, capture_output=True, text=True)
         try:
             sim = json.loads(out.stdout)
         except json.JSONDecodeError:
-            print(f"{r['kernel']} {n}: sim failed: {out.stderr.strip()[:200]}", file=sys.stderr)
+            print(f"{r['kernel']} {shape_label(s)}: sim failed: {out.stderr.strip()[:200]}", file=sys.stderr)
             continue
         measured = r["tflops"]["median"]
         predicted = sim.get("predicted_tflops") or 0.0
         pred = sim.get("prediction") or {}
-        rows.append({"kernel": r["kernel"], "n": n, "measured": measured, "predicted": predicted,
+        rows.append({"kernel": r["kernel"], "shape": shape_label(s), "params": r.get("params") or {},
+                     "default_params": sim.get("default_params", None), "mistakes": r.get("mistakes") or [],
+                     "measured": measured, "predicted": predicted,
                      "error": predicted / measured - 1.0 if measured else None, "bound": pred.get("bound"),
                      "prediction": pred})
-        print(f"{r['kernel']:<26} {n:>5}  measured {measured:7.1f}  predicted {predicted:7.1f}  "
-              f"{100 * rows[-1]['error']:+6.1f}%  bound: {pred.get('bound')}", flush=True)
-    json.dump({"device": ladder.get("device"), "date": ladder.get("date"), "rows": rows},
+        print(f"{r['kernel']:<26} {shape_label(s):>14} {r.get('params') or ''} {r.get('mistakes') or ''} measured "
+              f"{measured:7.1f}  predicted {predicted:7.1f}  {100 * rows[-1]['error']:+6.1f}%  bound: "
+              f"{pred.get('bound')}", flush=True)
+    json.dump({"device": device, "date": date, "rows": rows},
               open(os.path.join(out_dir, "predictions.json"), "w"), indent=2)
-    device = ladder.get("device")
     device = device.get("name") if isinstance(device, dict) else device
-    lines = [f"Measured on {device} ({ladder.get('date')}); predicted by the model on an H100.", ""]
-    for n in sorted({row["n"] for row in rows}):
-        sized = [row for row in rows if row["n"] == n]
+    lines = [f"Measured on {device} ({date}); predicted by the model on an H100.", ""]
+    # The ladder at a shape: the first run of each step with no mistake (its default parameters:
+    # the bench runs every step at its defaults unless asked otherwise; variants come later).
+    for shape in dict.fromkeys(row["shape"] for row in rows):
+        seen, sized = set(), []
+        for row in rows:
+            if row["shape"] == shape and not row["mistakes"] and row["kernel"] not in seen:
+                seen.add(row["kernel"])
+                sized.append(row)
+        if len(sized) < 2:
+            continue
         errs = sorted(abs(row["error"]) for row in sized)
         rho = spearman([row["measured"] for row in sized], [row["predicted"] for row in sized])
         wrong = [f"{a['kernel']} -> {b['kernel']}" for a, b in zip(sized, sized[1:])
                  if abs(b["measured"] / a["measured"] - 1) >= 0.05
                  and (b["measured"] > a["measured"]) != (b["predicted"] > a["predicted"])]
-        lines += [f"## {n}^3", "", "| step | measured TFLOP/s | predicted | error | bound |", "|---|---|---|---|---|"]
+        lines += [f"## {shape}", "", "| step | measured TFLOP/s | predicted | error | bound |", "|---|---|---|---|---|"]
         for row in sized:
             lines.append(f"| {row['kernel']} | {row['measured']:.1f} | {row['predicted']:.1f} | "
                          f"{100 * row['error']:+.1f}% | {row['bound']} |")
         within = sum(1 for e in errs if e <= 0.15)
+        within20 = sum(1 for e in errs if e <= 0.20)
         lines += ["", f"Spearman {rho:.3f}; median |error| {100 * errs[len(errs) // 2]:.1f}%; largest "
-                  f"{100 * errs[-1]:.1f}%; {within} of {len(errs)} within ±15%; consecutive steps ordered "
-                  f"wrong (measured ≥5% apart): {', '.join(wrong) if wrong else 'none'}.", ""]
+                  f"{100 * errs[-1]:.1f}%; {within} of {len(errs)} within ±15% ({within20} within ±20%); "
+                  f"consecutive steps ordered wrong (measured ≥5% apart): {', '.join(wrong) if wrong else 'none'}.",
+                  ""]
+    # Variants: a mistake or other parameters, against the same step's first run at that shape.
+    base = {}
+    for row in rows:
+        if not row["mistakes"]:
+            base.setdefault((row["kernel"], row["shape"]), row)
+    variants = [row for row in rows if row["mistakes"] or base.get((row["kernel"], row["shape"])) is not row]
+    if variants:
+        lines += ["## Variants", "", "| step | shape | variant | measured | predicted | error | measured / base | "
+                  "predicted / base |", "|---|---|---|---|---|---|---|---|"]
+        for row in variants:
+            b = base.get((row["kernel"], row["shape"]))
+            what = ", ".join([f"{k}={v}" for k, v in row["params"].items()] + [f"--break {m}" for m in row["mistakes"]])
+            mr = f"{row['measured'] / b['measured']:.3f}" if b else "-"
+            pr = f"{row['predicted'] / b['predicted']:.3f}" if b and b["predicted"] else "-"
+            lines.append(f"| {row['kernel']} | {row['shape']} | {what} | {row['measured']:.1f} | "
+                         f"{row['predicted']:.1f} | {100 * row['error']:+.1f}% | {mr} | {pr} |")
+        lines.append("")
     open(os.path.join(out_dir, "table.md"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

@@ -397,7 +397,21 @@ ir::Kernel Builder::finish() { return std::move(k_); }
 
 namespace {
 bool is_float(Type t) { return ir::type_class(t) == ir::TypeClass::floating; }
-Reg binary(Op op, const Reg& a, const SrcAt& b) { return a.builder().alu(op, a.type(), {a, b.src}, {}, b.where); }
+// Arithmetic has no .bN form in PTX: a bit-typed left operand (a descriptor, made by or.b64)
+// is added, subtracted, multiplied or divided as the unsigned integer of its width.
+Type arithmetic_type(Op op, Type t) {
+  const bool arithmetic = op == Op::add || op == Op::sub || op == Op::mul_lo || op == Op::div || op == Op::rem;
+  if (!arithmetic || ir::type_class(t) != ir::TypeClass::bits) return t;
+  switch (t) {
+    case Type::b16: return Type::u16;
+    case Type::b32: return Type::u32;
+    case Type::b64: return Type::u64;
+    default: return t;
+  }
+}
+Reg binary(Op op, const Reg& a, const SrcAt& b) {
+  return a.builder().alu(op, arithmetic_type(op, a.type()), {a, b.src}, {}, b.where);
+}
 Reg compare(ir::CmpOp c, const Reg& a, const SrcAt& b) { return a.builder().setp(c, a, b.src, {}, b.where); }
 Reg& in_place(Op op, Reg& a, const SrcAt& b) {
   a.builder().alu_into(op, a, {a, b.src}, b.where);

@@ -195,6 +195,8 @@ template <bool kAvx2>
   uint64_t at = now + latency;
   if (d.issue != DecodedInst::Issue::whole) {
     at = now + 1;
+    // A traced CTA's global store waits for the SM's store path (exec_mem.cpp, account_global).
+    if (d.issue == DecodedInst::Issue::store) at = std::max(at, w.store_hold);
     const uint64_t ready = now + (d.result_latency ? d.result_latency : latency);
     const uint32_t* r = sb + d.writes_at;
     for (uint32_t i = 0; i < d.nwrites; ++i) w.reg_ready[r[i]] = ready;
@@ -282,6 +284,7 @@ template <bool kAvx2>
     trace_event(c, EventKind::cta_start, 0, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
     c.reg_ready.assign(c.warps.size() * size_t(c.nregs), 0);
     c.lsu_free = 0;
+    c.store_free = 0;
     c.mma_free.fill(0);
     c.l1.clear();
     c.l1_clock = 0;
@@ -405,8 +408,17 @@ template <bool kAvx2>
     uint32_t latency = 0;
     // A long loop's backward branch in a traced CTA run alone: it may skip passes
     // (fast_forward.hpp), and the warp's clock moves on by their time.
-    const uint64_t skipped_cycles =
-        fast_forward && fast_forward->loop_at[pc] != kNone ? fast_forward_at(c, w, pc, mask) : 0;
+    uint64_t skipped_cycles = 0;
+    if (fast_forward && fast_forward->loop_at[pc] != kNone) {
+      // The issue slots so far go into the CTA's cost first: a fast-forward grows them with
+      // the rest of its work (fast_forward_at).
+      c.cost.warp_instructions += warp_instructions;
+      c.stats->warp_instructions += warp_instructions;
+      c.stats->thread_instructions += thread_instructions;
+      c.issued += warp_instructions;
+      warp_instructions = thread_instructions = 0;
+      skipped_cycles = fast_forward_at(c, w, pc, mask);
+    }
     if (mask == kAllLanes && d.direct && (!traced || d.direct_traceable)) {
       latency = d.direct(c, w, d);
       if (latency != 0 && record_registers) record_register_write(c, w.id, pc, d.dst, mask);

@@ -1,6 +1,7 @@
 // exec_memory: ld/st of parameters, global and shared memory, with bounds, alignment,
 // initialisation and race checks, and the shared-memory bank model of every access.
 #include <algorithm>
+#include <cmath>
 #include <bit>
 #include <cstring>
 #include <limits>
@@ -207,16 +208,21 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 }
 
 // A warp's global access on the SM's load/store path: it holds the path for its bytes at
-// kLsuBytesPerCycle (a cycle at least) once the path is free; a load's data is ready
-// kGlobalLatency after it starts (an L2 hit: the bytes from HBM are a bandwidth limit of the
-// whole wave, timing.cpp), a store's issue is over in a cycle.
-uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store) {
-  const uint64_t cycles = std::max<uint64_t>(1, (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
-                                                    timing::kLsuBytesPerCycle);
+// kLsuBytesPerCycle, and for the traced CTA a cycle for each 128-byte line it touches (probes
+// l1_loads_stride*: 8 lines a load take 7.7 cycles, 32 lines 33), once the path is free; a
+// load's data is ready
+// `load_latency` after it starts (kGlobalLatency, an L2 hit, unless the traced CTA's L1 holds
+// every sector: kL1Latency; the bytes from HBM are a bandwidth limit of the whole wave,
+// timing.cpp), a store's issue is over in a cycle.
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines) {
+  const uint64_t line_cycles = uint64_t(std::ceil(lines / timing::kL1LinesPerCycle));
+  const uint64_t cycles = std::max<uint64_t>(std::max<uint64_t>(1, line_cycles),
+                                             (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
+                                                 timing::kLsuBytesPerCycle);
   const uint64_t start = std::max(c.now, c.lsu_free);
   c.lsu_free = start + cycles;
   c.cost.lsu_cycles += cycles;
-  return uint32_t(start - c.now) + (store ? 1 : timing::kGlobalLatency);
+  return uint32_t(start - c.now) + (store ? 1 : load_latency);
 }
 
 namespace {
@@ -244,7 +250,9 @@ uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t line = sector[i] * kSector / kLine;
     const uint8_t bit = uint8_t(1u << (sector[i] % (kLine / kSector)));
-    Cta::L1Line* set = &c.l1[(line % sets) * kWays];
+    // The set from the line's address folded (a model choice: a power-of-two row pitch, such
+    // as A's rows in a naive kernel, must not land every row in a few sets).
+    Cta::L1Line* set = &c.l1[((line ^ (line >> 9) ^ (line >> 17)) % sets) * kWays];
     Cta::L1Line* hit = nullptr;
     Cta::L1Line* oldest = set;
     for (uint32_t w = 0; w < kWays; ++w) {
@@ -262,6 +270,19 @@ uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
   return misses;
 }
 
+// The distinct 128-byte lines a warp's access touches.
+uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes) {
+  uint64_t line[64];
+  uint32_t n = 0;
+  for (uint32_t m = lanes; m; m &= m - 1) {
+    const uint64_t a = addr[std::countr_zero(m)];
+    line[n++] = a / 128;
+    if ((a + bytes - 1) / 128 != a / 128) line[n++] = (a + bytes - 1) / 128;
+  }
+  std::sort(line, line + n);
+  return uint32_t(std::unique(line, line + n) - line);
+}
+
 }  // namespace
 
 // Statistics and trace record of a global access: each lane's address and the distinct
@@ -269,7 +290,12 @@ uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
                     uint32_t sectors) {
   Cta& c = x.cta;
-  x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store);
+  // The traced CTA's loads look in its L1 first (l1_misses): all sectors there, the data comes
+  // at L1 latency; any sector from L2, at L2 latency. Other CTAs' loads are L2 hits.
+  const uint32_t misses = c.trace && !store ? l1_misses(c, addr, lanes, bytes) : 0;
+  x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store,
+                           c.trace && !store && misses == 0 ? timing::kL1Latency : timing::kGlobalLatency,
+                           c.trace ? distinct_lines(addr, lanes, bytes) : 0);
   if (!c.trace) return;
   GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
   uint64_t lowest = ~uint64_t(0);
@@ -287,8 +313,17 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
     g.offset[l] = d >= GlobalAccess::kFar ? GlobalAccess::kFar : uint32_t(d);
   }
   g.sectors = sectors != kCountSectors ? sectors : distinct_count(sector, n);
-  if (store) c.cost.global_store_bytes += 32ull * g.sectors;
-  else c.cost.global_load_bytes += 32ull * l1_misses(c, addr, lanes, bytes);
+  if (store) {
+    c.cost.global_store_bytes += 32ull * g.sectors;
+    // The traced CTA's stores leave the SM at its share of the HBM write bandwidth (timing.hpp,
+    // kStoreBytesPerCycle): a store issues once the path has taken the stores before it.
+    const uint64_t cycles = uint64_t(32.0 * g.sectors / timing::kStoreBytesPerCycle + 0.5);
+    const uint64_t start = std::max(c.now, c.store_free);
+    c.store_free = start + cycles;
+    x.warp.store_hold = start + 1;
+  } else {
+    c.cost.global_load_bytes += 32ull * misses;
+  }
   const uint32_t index = append(c.trace->global, g);
   trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, index, g.sectors);
 }

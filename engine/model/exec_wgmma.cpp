@@ -277,12 +277,21 @@ void wgmma_mma(ExecContext& x) {
     w.uncommitted_regs.push_back(reg);
   }
   w.wgmma_any = true;
-  // Timing: this warp's quarter of the m64nNk16 occupies the SM's tensor cores for N/8 cycles.
-  const uint64_t busy = timing::wgmma_busy_cycles(n) / 4;
-  const uint64_t start = std::max(c.now, c.tensor_free);
-  c.tensor_free = start + busy;
-  c.cost.tensor_busy_cycles += busy;
-  w.uncommitted_complete_at = std::max(w.uncommitted_complete_at, c.tensor_free + timing::kWgmmaPipelineLatency);
+  // Timing: the warpgroup's m64nNk16 occupies the SM's tensor cores for N/2 cycles, from when
+  // its first warp issues it (the hardware runs a warpgroup's wgmma as one); its results are
+  // ready kWgmmaPipelineLatency after that, for all four warps (probe wgmma_n*_1wg: the gap
+  // between one waited round and the next).
+  Cta::WgmmaInstance& inst =
+      c.wgmma_instances[(w.id / 4) % c.wgmma_instances.size()][w.wgmma_issued % Cta::kWgmmaRing];
+  if (inst.index != w.wgmma_issued) {
+    const uint64_t busy = timing::wgmma_busy_cycles(n);
+    const uint64_t start = std::max(c.now, c.tensor_free);
+    c.tensor_free = start + busy;
+    c.cost.tensor_busy_cycles += busy;
+    inst = {w.wgmma_issued, c.tensor_free + timing::kWgmmaPipelineLatency};
+  }
+  ++w.wgmma_issued;
+  w.uncommitted_complete_at = std::max(w.uncommitted_complete_at, inst.complete);
   if (w.id % 4 == 0) c.stats->mma_ops++;
   MmaOp op;
   op.n = n;
@@ -291,7 +300,7 @@ void wgmma_mma(ExecContext& x) {
   op.scale_d = scale_d;
   op.group = uint32_t(w.groups.size());
   op.issue_cycle = c.now;
-  op.complete_cycle = c.tensor_free + timing::kWgmmaPipelineLatency;
+  op.complete_cycle = inst.complete;
   const ir::wgmma_operands ops = ir::wgmma_operands_of(in);
   op.a_k_major = ops.trans_a.imm == 0;
   op.b_k_major = ops.trans_b.imm == 0;

@@ -61,8 +61,13 @@ FastForwardPlan plan_fast_forward(const ir::Kernel& k) {
     const uint32_t label = k.insts[b].operands[0].id;
     const bool k_loop = k.labels[label].k_loop;
     LoopPlan p{label, b, counter, k_loop};
-    p.period = k_loop ? 2 * stages : 1;
-    p.first = k_loop ? std::max(2 * p.period, 4u) : 2;
+    // A K loop with no ring spans 8 passes a period: a 32-byte sector of 4-byte elements, so
+    // that a SIMT kernel's L1 misses (one pass in eight) fall in the period as often as in the
+    // loop.
+    p.period = k_loop ? (stages > 1 ? 2 * stages : 8) : 1;
+    // A ring-less K loop's warps drift apart (their L1 misses come at different passes): 4
+    // periods first, so that the period the skip measures is a settled one.
+    p.first = k_loop ? std::max((stages > 1 ? 2 : 4) * p.period, 4u) : 2;
     p.last = k_loop ? std::max(p.period, 2u) : 1;
     p.min_passes = std::max(k_loop ? kMinKPasses : kMinOtherPasses, p.first + p.last + p.period);
     plan.loop_at[b] = uint32_t(plan.loops.size());
@@ -103,9 +108,10 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     done = mark.skips;
     // Every part of the work the prediction reads (timing::CtaCost) grows as in the period
     // before: the tensor cores, the copy engine, the shared-memory pipe, the load/store path
-    // and the bytes through L2. Issue slots are counted at the end of run_cta and are not
-    // extrapolated (the issue part of a fast-forwarded prediction is a lower bound).
+    // the bytes through L2 and the issue slots (run_cta_loop brings the CTA's count up to
+    // date before it calls here).
     const auto grow = [&](uint64_t& now, uint64_t then) { now += (now - then) * skip / p.period; };
+    grow(c.cost.warp_instructions, mark.cost.warp_instructions);
     grow(c.cost.tensor_busy_cycles, mark.cost.tensor_busy_cycles);
     grow(c.cost.tma_bytes, mark.cost.tma_bytes);
     grow(c.cost.smem_wavefronts, mark.cost.smem_wavefronts);

@@ -168,6 +168,10 @@ struct Warp {
   };
   std::vector<uint32_t> uncommitted_regs;
   uint64_t uncommitted_complete_at = 0;
+  uint32_t wgmma_issued = 0;
+  // The traced CTA's last global store: the warp's next issue waits until the SM's store path
+  // took it (exec_mem.cpp); 0 elsewhere.
+  uint64_t store_hold = 0;  // this warp's wgmma.mma_async so far: which of its warpgroup's it is
   std::vector<Group> groups;
   // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
   // committed groups, oldest first. Their bytes land in shared memory when a wait retires
@@ -367,8 +371,18 @@ struct Cta {
   // Per-SM shared resources (the CTA runs alone on its SM).
   std::array<uint64_t, 4> scheduler_free{};
   uint64_t tensor_free = 0;
+  // A warpgroup's wgmma takes the tensor cores once, when its first warp issues it; the other
+  // three warps' parts complete with it (exec_wgmma.cpp). The last few per warpgroup, by the
+  // index of the wgmma in the warps' order of issue.
+  struct WgmmaInstance {
+    uint32_t index = ~0u;
+    uint64_t complete = 0;
+  };
+  static constexpr uint32_t kWgmmaRing = 8;
+  std::array<std::array<WgmmaInstance, kWgmmaRing>, 8> wgmma_instances{};
   uint64_t copy_free = 0;
   uint64_t smem_pipe_free = 0;
+  uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_mem.cpp)
   uint64_t lsu_free = 0;                  // the SM's global load/store path (exec_mem.cpp)
   // The traced CTA's L1 (exec_mem.cpp, l1_misses): which 32-byte sectors of which 128-byte
   // lines it holds, 4 ways a set, least recently used out. It decides the bytes the CTA reads
@@ -446,8 +460,11 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
                     uint32_t sectors = kCountSectors);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
 // A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path: its latency
-// (a load's, waiting for the path included; a store's issue) (exec_mem.cpp).
-uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store);
+// (a load's, waiting for the path included, with the data `load_latency` after the path takes
+// it; a store's issue), holding the path a cycle for each of `lines` 128-byte lines at least
+// (exec_mem.cpp).
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store,
+                      uint32_t load_latency = timing::kGlobalLatency, uint32_t lines = 0);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store
 // (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it

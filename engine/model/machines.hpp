@@ -45,7 +45,7 @@ inline constexpr MachineDesc kH100Desc{
     .sms = {132, "[DEV] cudaDeviceGetAttribute, H100 80GB HBM3 (facts §10)"},
     .clock_rated_mhz = {1830, "NVIDIA datasheet: 989.4 TFLOP/s dense bf16 = 132 x 4096 x 1.83 GHz"},
     .clock_max_mhz = {1980, "[DEV] nvidia-smi clocks.max.sm (facts §10)"},
-    .clock_sustained_mhz = {1980, "nvidia-smi every 100 ms during the ladder bench, H100 80GB HBM3, 2026-11-27: 1980 MHz in all 104 samples above 300 W (docs/results/2026-11-27-h100-probes/smi.csv); probe sm_clock_under_mma, clock64 over launch time, gives 1819 MHz, a lower bound (mean warp span)"},
+    .clock_sustained_mhz = {1790, "probe sm_clock_under_wgmma: 1785 and 1798 MHz in two calls, every SM's clock64 over 17 ms of wgmma m64n256k16 from two warpgroups (sm_clock_under_mma: 1798-1813), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3); nvidia-smi reports 1980 MHz in every sample above 400 W meanwhile (smi.csv there), which the SMs' own count of cycles does not bear out"},
     .schedulers_per_sm = {4, "NVIDIA Hopper whitepaper: 4 sub-partitions per SM"},
     .issue_per_scheduler = {1, "NVIDIA Hopper whitepaper: one warp-instruction per cycle per scheduler"},
     .max_threads_per_sm = {2048, "[DEV] cudaDeviceGetAttribute (facts §10)"},
@@ -65,20 +65,23 @@ inline constexpr MachineDesc kH100Desc{
     .hbm_latency = {694, "probe hbm_latency: 694.4, random 4-KiB-spaced lines of 1 GiB (TLB misses included), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .barrier_latency = {20, "model choice: not measured"},
     .mbarrier_latency = {8, "model choice: not measured"},
-    .tma_latency = {600, "model choice: not measured"},
+    .tma_latency = {303, "probe tma_latency_1k: 351-357 cycles from expect_tx to the woken wait, less the model's own mbarrier steps and the 1-KiB transfer (356 in an earlier call), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .mma_sync_latency = {24, "probe hmma_latency: 24.03, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
-    .wgmma_latency = {32, "model choice: not measured"},
+    .wgmma_latency = {55, "probe wgmma_n64_1wg / n128 / n256: one warpgroup waiting on each round of 4 wgmma leaves the tensor cores idle 54 / 54 / 67 cycles a round (2876 / 3386 / 3623 FLOP/cycle; two warpgroups: 4087-4094), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .smem_bytes_per_sm = {233472, "[DEV] 228 KiB (facts §10)"},
     .smem_reserved_per_cta = {1024, "[DEV] driver-reserved per block (facts §10)"},
     .smem_bytes_per_cycle = {128, "NVIDIA: 32 banks x 4 B per cycle (facts §8)"},
     .l1_bytes = {262144, "NVIDIA Hopper whitepaper: 256 KB L1 + shared per SM"},
+    .l1_lines_per_cycle = {1, "probe l1_loads_stride4 / 32 / 128: 0.85, 0.13 and 0.03 warp-loads a cycle for loads of 1, 8 and 32 lines (L1 hits, 8 warps), about a cycle a line, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .l2_bytes = {52428800, "[DEV] cudaDeviceGetAttribute L2 size (facts §10)"},
     .line_bytes = {128, "CUDA programming guide: 128-byte lines"},
     .sector_bytes = {32, "CUDA programming guide: 32-byte sectors"},
-    .l2_bandwidth_gbs = {8383, "probe l2_read_bw with 4 loads in flight a thread: 8383 GB/s over an 8 MiB footprint (8462 in an earlier call; 7441 with one in flight), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s2)"},
+    .l2_bandwidth_gbs = {8383, "probe l2_read_bw with 4 loads in flight a thread: 8383 GB/s over an 8 MiB footprint (8458 in a later call; 7441 with one in flight; TMA boxes of each CTA's own, tma_l2_bw: 8229), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s2, -s3)"},
+    .l2_shared_read_bandwidth_gbs = {14900, "probes tma_l2_bw_share2 ... share264: 264 CTAs, each box read by 2, 4, 8, 16, 33, 66, 132 or 264 CTAs together: 13276, 13582, 13391, 17205, 18162, 16271, 12818, 19762 GB/s, the median 14900 (share1: 7649), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3/timing-probes.log)"},
+    .hbm_write_bandwidth_gbs = {2490, "probe hbm_write_bw_scattered: 2490 and 2498 GB/s in two calls (2894 and 2912 with 16-byte lanes, hbm_write_bw), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .hbm_bandwidth_gbs = {2930, "probe hbm_read_bw: 2930 GB/s, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .hbm_peak_gbs = {3352, "[DEV] 2619 MHz x 2 x 5120 bit / 8 (facts §10)"},
-    .tma_bytes_per_cycle = {40, "model choice: fitted to fast.cu's matmul_2 at 280-311 TFLOP/s (anchors.md)"},
+    .tma_bytes_per_cycle = {107, "probe tma_sm_bw: 107.3 B/cycle, 4 boxes of 32 KiB in flight on one SM (tma_latency_32k - tma_latency_1k: 290 cycles for 31 KiB, 110 B/cycle), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .wgmma_flops_per_cycle = {4096, "NVIDIA: 989.4 TFLOP/s / 132 SMs / 1.83 GHz (facts §1.6)"},
     .mma_sync_flops_per_cycle = {2731, "probe hmma_issue_8warps: 0.667 mma.sync per cycle x 4096 FLOP, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .tcgen05_flops_per_cycle = {8192, "NVIDIA B200 figures (no Hopper tcgen05): see B200"},
@@ -92,6 +95,7 @@ inline constexpr MachineDesc kH200Desc = [] {
   m.clock_max_mhz = {1980, "[DEV] H200 132 SMs, 1980 MHz max (anchors.md, 2026-11-27)"};
   m.hbm_bandwidth_gbs = {4300, "model choice: 90% of NVIDIA's 4.8 TB/s (not measured)"};
   m.hbm_peak_gbs = {4800, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e"};
+  m.hbm_write_bandwidth_gbs = {3650, "model choice: the H100's measured write/read ratio (2490/2930) x 4300 (not measured)"};
   return m;
 }();
 
@@ -107,6 +111,7 @@ inline constexpr MachineDesc kB200Desc = [] {
   m.l2_bytes = {132120576, "NVIDIA B200 figures: 126 MB L2 (UNCONFIRMED)"};
   m.hbm_bandwidth_gbs = {7200, "model choice: 90% of NVIDIA's 8 TB/s (UNCONFIRMED)"};
   m.hbm_peak_gbs = {8000, "NVIDIA B200 datasheet: 8 TB/s HBM3e (UNCONFIRMED)"};
+  m.hbm_write_bandwidth_gbs = {6120, "model choice: the H100's measured write/read ratio (2490/2930) x 7200 (UNCONFIRMED)"};
   m.tcgen05_flops_per_cycle = {8192, "2 x Hopper's per SM: 2.25 PFLOP/s over 148 SMs near 1.86 GHz (NVIDIA, UNCONFIRMED)"};
   return m;
 }();

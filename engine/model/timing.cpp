@@ -47,6 +47,27 @@ double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) 
   return bytes;
 }
 
+double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
+  const double a_panel = double(g.tile_rows) * double(g.k) * g.ab_bytes;
+  const double b_panel = double(g.tile_cols) * double(g.k) * g.ab_bytes;
+  const uint64_t tiles = uint64_t(g.tiles_m) * g.tiles_n;
+  if (tiles == 0 || concurrent == 0) return double(g.m + g.n) * double(g.k) * g.ab_bytes;
+  const auto tile_at = [&](uint64_t i) { return g.tile_order.empty() ? uint32_t(i) : g.tile_order[i]; };
+  const uint64_t n = g.tile_order.empty() ? tiles : g.tile_order.size();
+  std::set<uint32_t> rows, cols;
+  double bytes = 0;
+  for (uint64_t start = 0; start < n; start += concurrent) {
+    rows.clear();
+    cols.clear();
+    for (uint64_t i = start; i < std::min(n, start + concurrent); ++i) {
+      rows.insert(tile_at(i) / g.tiles_n);
+      cols.insert(tile_at(i) % g.tiles_n);
+    }
+    bytes += double(rows.size()) * a_panel + double(cols.size()) * b_panel;
+  }
+  return bytes;
+}
+
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
                         const GemmFacts& gemm) {
   const MachineDesc& d = *m.desc;
@@ -66,18 +87,26 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
   b.tensor = r * double(cta.tensor_busy_cycles);
-  const double l2_per_cycle = d.l2_bandwidth_gbs.value * 1e9 / p.clock_hz;  // bytes per cycle, whole chip
+  // Bytes per cycle of the whole chip.
+  const double l2_per_cycle = d.l2_bandwidth_gbs.value * 1e9 / p.clock_hz;
+  const double l2_shared_per_cycle = d.l2_shared_read_bandwidth_gbs.value * 1e9 / p.clock_hz;
   const double hbm_per_cycle = d.hbm_bandwidth_gbs.value * 1e9 / p.clock_hz;
+  const double hbm_write_per_cycle = d.hbm_write_bandwidth_gbs.value * 1e9 / p.clock_hz;
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
-  b.l2 = b.l2_bytes_per_wave / l2_per_cycle;
+  b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
     // A persistent CTA walks several tiles: the tiles in flight at once are its CTAs.
     b.hbm_bytes_per_wave = hbm_read_bytes(gemm, uint64_t(concurrent), d.l2_bytes.value) / double(p.waves);
     b.hbm_bytes_per_wave = std::min(b.hbm_bytes_per_wave, b.l2_bytes_per_wave);  // no more than it reads
+    b.l2_distinct_bytes_per_wave =
+        std::min(b.l2_bytes_per_wave, distinct_panel_bytes(gemm, uint64_t(concurrent)) / double(p.waves));
   }
+  // L2 serves the wave's distinct lines at its bandwidth, and every byte at what it delivers
+  // to all SMs when they read the same lines together (probes l2_read_bw, tma_l2_bw_shared).
+  b.l2 = std::max(b.l2_distinct_bytes_per_wave / l2_per_cycle, b.l2_bytes_per_wave / l2_shared_per_cycle);
   b.hbm = b.hbm_bytes_per_wave / hbm_per_cycle;
   b.store_bytes_per_wave = concurrent * double(cta.global_store_bytes);
-  b.stores = b.store_bytes_per_wave / hbm_per_cycle;
+  b.stores = b.store_bytes_per_wave / hbm_write_per_cycle;
   const std::vector<PartRow> rows = breakdown_rows(b);
   p.cycles_per_wave = 0;
   for (const PartRow& row : rows)
@@ -99,9 +128,9 @@ std::vector<PartRow> breakdown_rows(const Breakdown& b) {
       {"shared memory", "wavefronts through the shared-memory pipe", b.smem},
       {"load/store", "global loads and stores through the SM's L1 path", b.lsu},
       {"tensor cores", "tensor-core busy time", b.tensor},
-      {"L2", "global and TMA bytes at the SM's share of L2 bandwidth", b.l2},
+      {"L2", "global and TMA bytes: the wave's distinct lines at L2 bandwidth, all at what L2 delivers to every SM", b.l2},
       {"HBM", "A and B panels not in L2, at HBM bandwidth", b.hbm},
-      {"stores", "C to HBM", b.stores},
+      {"stores", "C to HBM at the write bandwidth", b.stores},
   };
 }
 

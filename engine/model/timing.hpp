@@ -3,8 +3,11 @@
 // Simple, documented and deterministic (it is a teaching model, not a cycle-accurate
 // simulator):
 //  * 4 schedulers per SM; warp w issues on scheduler w % 4, one warp-instruction per cycle.
-//  * A warp issues in order and waits for each instruction's latency before its next one
-//    (no instruction-level parallelism inside a warp; parallelism comes from other warps).
+//  * A warp issues in order; it waits only for the registers an instruction reads (a
+//    scoreboard: independent instructions overlap), and for the whole latency of barriers,
+//    waits and control (decode.hpp, DecodedInst::Issue).
+//  * Global loads: L1 latency where the traced CTA's L1 holds every sector, L2 latency
+//    otherwise; the load/store path takes 128 bytes a cycle.
 //  * Shared-memory accesses cost one cycle per wavefront on the SM's shared-memory pipe.
 //  * TMA: a fixed latency plus bytes / per-SM bandwidth on the SM's copy engine.
 //  * wgmma m64nNk16 occupies the SM's tensor cores for N/2 cycles (facts §1.6: 4096 dense
@@ -46,15 +49,31 @@ inline constexpr uint32_t kImadLatency = uint32_t(kSm.imad_latency.value);
 inline constexpr uint32_t kSfuLatency = uint32_t(kSm.sfu_latency.value);
 inline constexpr uint32_t kSharedLatency = uint32_t(kSm.shared_latency.value);  // plus one cycle per extra wavefront
 inline constexpr uint32_t kGlobalLatency = uint32_t(kSm.l2_latency.value);  // an L2 hit; HBM is a bandwidth limit of the wave (timing.cpp)
+inline constexpr uint32_t kL1Latency = uint32_t(kSm.l1_latency.value);      // a load the traced CTA's L1 holds (exec_mem.cpp)
 inline constexpr uint32_t kBarrierLatency = uint32_t(kSm.barrier_latency.value);
 inline constexpr uint32_t kMbarrierLatency = uint32_t(kSm.mbarrier_latency.value);
 inline constexpr uint32_t kTmaLatency = uint32_t(kSm.tma_latency.value);
-inline constexpr double kTmaBytesPerCycle = kSm.tma_bytes_per_cycle.value;
+// An SM's share of a bandwidth of the whole chip, in bytes per cycle at the sustained clock:
+// what each SM gets when every SM draws on it at once, as in a full wave.
+constexpr double per_sm_share(const MachineDesc& m, double gbs) {
+  return gbs * 1e9 / m.sms.value / (m.clock_sustained_mhz.value * 1e6);
+}
+// The traced CTA's TMA loads: its SM's copy engine (tma_bytes_per_cycle, measured alone), but
+// no faster than the SM's share of what L2 delivers to all SMs at once (a CTA is predicted as
+// one of a full wave; the L2's limit for lines each SM reads on its own is the wave's, timing.cpp).
+inline constexpr double kTmaBytesPerCycle =
+    kSm.tma_bytes_per_cycle.value < per_sm_share(kSm, kSm.l2_shared_read_bandwidth_gbs.value)
+        ? kSm.tma_bytes_per_cycle.value
+        : per_sm_share(kSm, kSm.l2_shared_read_bandwidth_gbs.value);
+// The traced CTA's stores into global memory leave its SM at the SM's share of the HBM write
+// bandwidth (32 bytes a sector touched); a warp's store waits for the ones before it.
+inline constexpr double kStoreBytesPerCycle = per_sm_share(kSm, kSm.hbm_write_bandwidth_gbs.value);
 inline constexpr uint32_t kWgmmaPipelineLatency = uint32_t(kSm.wgmma_latency.value);
 inline constexpr uint32_t kMmaSyncLatency = uint32_t(kSm.mma_sync_latency.value);
 inline constexpr double kMmaSyncFlopsPerCycle = kSm.mma_sync_flops_per_cycle.value;  // per SM
 // The SM's path for global loads and stores (L1): bytes per cycle, one warp-instruction at least.
 inline constexpr uint32_t kLsuBytesPerCycle = uint32_t(kSm.smem_bytes_per_cycle.value);
+inline constexpr double kL1LinesPerCycle = kSm.l1_lines_per_cycle.value;  // the traced CTA's loads and stores
 
 // Cycles one m64nNk16 keeps the SM's tensor cores busy: 2·64·N·16 / 4096 = N/2.
 constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }
@@ -123,11 +142,13 @@ struct Breakdown {
   double smem = 0;        // shared-memory wavefronts, one per cycle
   double lsu = 0;         // the global load/store path
   double tensor = 0;      // tensor-core busy time
-  double l2 = 0;          // bytes through L2 (global loads, TMA) at the SM's share of L2 bandwidth
+  double l2 = 0;          // bytes through L2 (global loads, TMA): the wave's distinct panel bytes at the
+                          // L2's bandwidth, or all its bytes at what L2 delivers to all SMs at once
   double hbm = 0;         // bytes from HBM (A and B panels the wave needs that L2 does not hold)
   double stores = 0;      // C to HBM
   const char* bound = "";
   double hbm_bytes_per_wave = 0, l2_bytes_per_wave = 0, store_bytes_per_wave = 0;
+  double l2_distinct_bytes_per_wave = 0;  // of l2_bytes_per_wave, the lines no other SM of the wave reads
   double wave_quantization = 0;  // share of the time the last, partial wave leaves SMs idle
 };
 
@@ -149,6 +170,9 @@ uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes);
 // wave's panels fitted in L2 together), or B when all of B fits in L2 beside the wave's A
 // panels, comes from L2. C is not counted here (stores).
 double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
+// The A and B panel bytes of each wave of `concurrent` tiles, each panel counted once per wave
+// however many of the wave's CTAs read it, summed over the waves: the distinct lines L2 serves.
+double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent);
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
 // the parts of Breakdown, at the machine's sustained clock.
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100,

@@ -92,6 +92,7 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   const std::vector<std::string> shown = shell.shown_view_names();
   const auto showing = [&](const char* view) { return std::find(shown.begin(), shown.end(), view) != shown.end(); };
   if (showing("sass")) compile_sass_now(app);
+  if (showing("timeline")) gpu_presence_now(app);  // "Record on this GPU" shows whether it can
   if (app.kernel && (showing("schedule") || showing("problems"))) {
     count_registers_now(*app.kernel);
     update_resource_advice(app);  // the Problems view's spill and occupancy advice

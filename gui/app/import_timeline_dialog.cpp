@@ -16,11 +16,7 @@ namespace {
 // the recording) and shows the Timeline view's comparison.
 void import_and_open(AppState& app, const std::string& path) {
   if (!import_timeline(app, path)) return;
-  const run::SimRequest req = recorded_request(*app.recorded_timeline);
-  const bool same = app.kernel && app.kernel->request.kernel_id == req.kernel_id &&
-                    app.kernel->report.shape.m == req.shape.m && app.kernel->report.shape.n == req.shape.n &&
-                    app.kernel->report.shape.k == req.shape.k && app.kernel->request.cta == req.cta;
-  if (!same) app.request_open(req);
+  if (!is_recorded_run(app.kernel.get(), *app.recorded_timeline)) app.request_open(recorded_request(*app.recorded_timeline));
 }
 
 }  // namespace

@@ -130,9 +130,12 @@ int import_timeline_option(AppOptions& o, AppState& app, bool headless, std::ost
   const RecordedTimeline& r = *app.recorded_timeline;
   if ((o.kernel_id.empty() || o.kernel_id == r.measured.kernel_id) && o.shape.m == 0 && o.shape.n == 0 &&
       o.shape.k == 0) {
+    const run::SimRequest recorded = recorded_request(r);  // its build too, unless the command line names one
     o.kernel_id = r.measured.kernel_id;
     o.shape = r.measured.shape;
-    cta = recorded_request(r).cta;
+    if (o.params.empty()) o.params = recorded.params;
+    if (o.mistakes.empty()) o.mistakes = recorded.mistakes;
+    cta = recorded.cta;
   }
   if (headless && !model_timeline_now(app)) {
     err << "gemmscope gui: --import-timeline: the model's timeline of " << r.measured.kernel_id

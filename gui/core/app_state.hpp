@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/core/fragments_data.hpp"
+#include "gui/core/gpu_presence.hpp"
 #include "gui/core/jobs.hpp"
 #include "gui/core/ladder_data.hpp"
 #include "gui/core/measurements.hpp"
@@ -125,6 +126,7 @@ struct AppState {
   Measurements measurements;
   // A GPU's timeline (imported or recorded here) with the model's beside it; null when none.
   std::shared_ptr<RecordedTimeline> recorded_timeline;
+  GpuPresence gpu;  // whether this machine has a GPU to record on (gpu_presence.hpp)
   Settings settings;
   std::string config_dir;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();

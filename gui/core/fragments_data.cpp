@@ -245,7 +245,7 @@ nlohmann::json describe_fragments(AppState& app) {
   nlohmann::json sample = nlohmann::json::array();
   const int probes[][2] = {{0, 0}, {0, 1}, {1, 0}, {8, 0}, {0, 8}, {g.rows - 1, g.cols - 1}};
   for (const auto& p : probes) {
-    if (p[0] >= g.rows || p[1] >= g.cols) continue;
+    if (p[0] < 0 || p[1] < 0 || p[0] >= g.rows || p[1] >= g.cols) continue;  // an empty grid has no corner
     const FragmentCell& c = g.at(p[0], p[1]);
     nlohmann::json cell = {{"row", p[0]}, {"col", p[1]}, {"thread", c.thread}, {"value", c.value}, {"warp", c.warp},
                            {"lane", c.lane}, {"reg", c.reg}};

@@ -27,6 +27,7 @@ enum class JobKind {
   registers,  // ptxas -v: the registers per thread the occupancy needs
   model_timeline,  // the model's timeline of a recorded one (recorded_timeline.hpp)
   gpu_timeline,    // record a kernel's own timeline on the GPU (bench --timeline's runner)
+  gpu_probe,       // whether this machine has a GPU (gpu_presence.hpp)
 };
 
 using Completion = std::function<void(AppState&)>;

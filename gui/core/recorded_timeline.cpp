@@ -25,20 +25,18 @@ std::string shape_text(kernels::GemmShape s) { return fmt::format("{}x{}x{}", s.
 void request_model_timeline(AppState& app) {
   const RecordedTimeline& r = *app.recorded_timeline;
   app.cancel_jobs(JobKind::model_timeline);
-  const std::string id = r.measured.kernel_id;
-  const kernels::GemmShape shape = r.measured.shape;
   const uint64_t gen = r.generation;
-  run::TimelineRequest req;
+  run::ModelTimelineRequest req;
   try {
-    req = model_request_for(r.measured);
+    req = run::model_request_like(r.measured);
   } catch (const std::exception& e) {
     app.recorded_timeline->model_error = e.what();
     return;
   }
   app.jobs.push_back(std::make_unique<Job>(
-      JobKind::model_timeline, fmt::format("model timeline {} {}", id, shape_text(shape)),
-      [id, shape, req, gen](JobContext& ctx) {
-        auto doc = std::make_shared<const run::TimelineDoc>(run::model_timeline(id, shape, {}, req));
+      JobKind::model_timeline, fmt::format("model timeline {} {}", req.kernel_id, shape_text(req.shape)),
+      [req, gen](JobContext& ctx) {
+        auto doc = std::make_shared<const run::TimelineDoc>(run::model_timeline(req));
         if (ctx.cancel.load()) return;
         ctx.complete([doc, gen](AppState& app) {
           if (!app.recorded_timeline || app.recorded_timeline->generation != gen) return;
@@ -79,9 +77,17 @@ run::TimelineDoc read_timeline_file(const std::string& path) {
     throw std::runtime_error(fmt::format("'{}' was recorded on the {}, not a GPU: the app sets a GPU's timeline "
                                          "beside the model's (gemmscope timeline --import shows this one)",
                                          path, doc.source));
-  if (!kernels::find_kernel(doc.kernel_id))
+  const kernels::KernelInfo* info = kernels::find_kernel(doc.kernel_id);
+  if (!info)
     throw std::runtime_error(fmt::format("'{}' is a timeline of '{}', a kernel this build does not have "
                                          "(`gemmscope list` names them)", path, doc.kernel_id));
+  try {  // the build it names: parameters and mistakes this build's kernel takes
+    kernels::require_mistakes(*info, doc.mistakes);
+    kernels::resolve_params(*info, doc.params);
+  } catch (const kernels::ConfigError& e) {
+    throw std::runtime_error(fmt::format("'{}' names a build of {} this app cannot make: {}", path, doc.kernel_id,
+                                         e.what()));
+  }
   if (doc.events.empty()) throw std::runtime_error(fmt::format("'{}' holds no events: nothing was recorded", path));
   return doc;
 }
@@ -93,22 +99,6 @@ bool is_timeline_file(const std::string& path) {
   } catch (const std::exception&) {
     return false;
   }
-}
-
-run::TimelineRequest model_request_for(const run::TimelineDoc& d) {
-  const kernels::KernelInfo& info = kernels::kernel_or_throw(d.kernel_id);
-  const ir::Kernel k = kernels::build_kernel(info, {info.resolve(d.shape), {}, kernels::resolve_params(info, {})});
-  const ir::LaunchShape& L = k.launch;
-  const uint64_t ctas = L.ctas();
-  if (d.layout.first_cta >= ctas)
-    throw kernels::ConfigError(fmt::format("the recording's CTA {} is outside {}'s grid of {} CTAs at {}",
-                                           d.layout.first_cta, d.kernel_id, ctas, shape_text(d.shape)));
-  run::TimelineRequest r;
-  r.ctas = run::TimelineCtas::traced;
-  const uint32_t c = d.layout.first_cta;
-  r.cta = {c % L.grid[0], (c / L.grid[0]) % L.grid[1], c / (L.grid[0] * L.grid[1])};
-  r.capacity = std::max<uint32_t>(d.layout.capacity, 8192);
-  return r;
 }
 
 void show_recorded_timeline(AppState& app, run::TimelineDoc measured, std::string origin, std::string path,
@@ -142,8 +132,7 @@ bool model_timeline_now(AppState& app) {
   app.cancel_jobs(JobKind::model_timeline);
   RecordedTimeline& r = *app.recorded_timeline;
   try {
-    r.model = std::make_shared<const run::TimelineDoc>(
-        run::model_timeline(r.measured.kernel_id, r.measured.shape, {}, model_request_for(r.measured)));
+    r.model = std::make_shared<const run::TimelineDoc>(run::model_timeline(run::model_request_like(r.measured)));
     r.model_error.clear();
     return true;
   } catch (const std::exception& e) {
@@ -178,6 +167,7 @@ void request_gpu_timeline(AppState& app, const std::string& kernel_id, kernels::
                 no_gpu ? "no GPU here to record a timeline on: File > Import timeline... opens one recorded elsewhere"
                        : fmt::format("no timeline of {}: {}", kernel_id, run::gpu_status_name(status));
             app.add_problem({no_gpu ? Severity::warning : Severity::error, "gpu", "timeline", title, why});
+            if (no_gpu) app.gpu = {GpuPresenceState::absent, "", why};  // the button greys out, saying why
             app.status = title;
           });
           return;

@@ -24,16 +24,18 @@ struct RecordedTimeline {
   std::string origin;                 // "imported from FILE", "recorded on NVIDIA H100 ... (this session)"
   std::string path;                   // the file it came from ("" when recorded here)
   run::TimelineDoc measured;          // source "gpu"
-  // The model's timeline of the same kernel and shape, its recorded CTA (the first recorded
-  // one when several were), the kernel's default build parameters: null while it runs or when
-  // it failed (model_error says why).
+  // The model's timeline of the same kernel, shape and build (the recording's parameters and
+  // mistakes; the kernel's defaults for a file that does not store them), its recorded CTA (the
+  // first recorded one when several were): null while it runs or when it failed (model_error
+  // says why).
   std::shared_ptr<const run::TimelineDoc> model;
   std::string model_error;
   uint64_t generation = 0;            // which import this is (a late job's result for an older one is dropped)
 };
 
 // Reads and checks a timeline document: the file's bytes (bounded), JSON, the
-// `gemmscope-timeline-1` format, a kernel this build has, recorded on a GPU. Throws
+// `gemmscope-timeline-1` format, a kernel this build has with the build parameters and mistakes
+// the file names, recorded on a GPU. Throws
 // std::runtime_error naming the file and what is wrong ("'x.json' is not a gemmscope timeline:
 // 'format' is ..."); never returns a half-read document.
 run::TimelineDoc read_timeline_file(const std::string& path);
@@ -41,11 +43,6 @@ run::TimelineDoc read_timeline_file(const std::string& path);
 // True when the file's JSON names the timeline format (`gui --import` sends such a file here
 // rather than to the throughput plot). False for anything else, unreadable files included.
 bool is_timeline_file(const std::string& path);
-
-// The model's request for a recorded document: its kernel and shape, the first recorded CTA
-// (its grid coordinates), one CTA. Throws kernels::ConfigError for a kernel or shape this build
-// cannot build.
-run::TimelineRequest model_request_for(const run::TimelineDoc& measured);
 
 // Imports `path` as the recorded timeline (replacing any before it) and starts the model's
 // timeline as a job. A file that cannot be used is an error in the Problems view (source

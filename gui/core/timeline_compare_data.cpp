@@ -10,6 +10,7 @@
 
 #include "engine/model/machine_ceilings.hpp"
 #include "gui/core/app_state.hpp"
+#include "run/timeline_model.hpp"
 
 namespace gs::gui {
 
@@ -175,17 +176,48 @@ void fill_waits(const run::TimelineDoc& m, const run::TimelineDoc* model, Timeli
   }
 }
 
+// Every parameter the kernel declares, as `req` builds it (its defaults where it names none).
+kernels::ParamValues resolved_params(const run::SimRequest& req) {
+  const kernels::KernelInfo* info = kernels::find_kernel(req.kernel_id);
+  try {
+    return info ? kernels::resolve_params(*info, req.params) : req.params;
+  } catch (const kernels::ConfigError&) {
+    return req.params;
+  }
+}
+
+// A recording of another build of the kernel (its code changed since): the recorded events'
+// instructions, by index, no longer carry the source lines the file recorded for them. Empty
+// when they all do.
+std::string moved_instructions_note(const run::TimelineDoc& m, const run::SimRequest& build) {
+  const kernels::KernelInfo* info = kernels::find_kernel(m.kernel_id);
+  if (!info) return "";
+  ir::Kernel k;
+  try {
+    k = kernels::build_kernel(*info, {info->resolve(m.shape), build.mistakes, kernels::resolve_params(*info, build.params)});
+  } catch (const std::exception&) {
+    return "";
+  }
+  size_t moved = 0;
+  for (const run::TimelineEvent& e : m.events)
+    moved += e.inst >= k.insts.size() || k.insts[e.inst].src.line != e.line ||
+             std::filesystem::path(std::string(k.source_file(k.insts[e.inst].src))).filename() !=
+                 std::filesystem::path(e.file).filename();
+  if (moved == 0) return "";
+  return fmt::format("{} of the {} recorded events name an instruction that this build of {} has at another source "
+                     "line: the kernel changed since it was recorded, so the waits per instruction do not line up "
+                     "with the model's (record it again: bench {} --timeline FILE)",
+                     moved, m.events.size(), m.kernel_id, m.kernel_id);
+}
+
 }  // namespace
 
 double model_clock_ghz(const run::TimelineDoc& measured, std::string* machine, bool* fallback) {
-  const model::timing::Machine* m = model::timing::machine_named_in(measured.device);
-  if (fallback) *fallback = m == nullptr;
-  if (!m) {
-    const kernels::KernelInfo* info = kernels::find_kernel(measured.kernel_id);
-    m = &model::timing::machine_for(info ? info->arch : ir::Arch::sm_90a);
-  }
-  if (machine) *machine = m->desc->name;
-  return m->desc->clock_sustained_mhz.value / 1000.0;
+  const kernels::KernelInfo* info = kernels::find_kernel(measured.kernel_id);
+  const run::ModelClock c = run::model_clock(measured.device, info ? info->arch : ir::Arch::sm_90a);
+  if (fallback) *fallback = !c.named;
+  if (machine) *machine = c.machine;
+  return c.ghz;
 }
 
 run::SimRequest recorded_request(const RecordedTimeline& r) {
@@ -193,12 +225,24 @@ run::SimRequest recorded_request(const RecordedTimeline& r) {
   req.kernel_id = r.measured.kernel_id;
   req.shape = r.measured.shape;
   req.only_traced_cta = true;
+  if (r.measured.build_known) {
+    req.params = r.measured.params;
+    req.mistakes = r.measured.mistakes;
+  }
   try {
-    const run::TimelineRequest t = model_request_for(r.measured);
-    req.cta = t.cta;
+    req.cta = run::model_request_like(r.measured).timeline.cta;
   } catch (const std::exception&) {
   }
   return req;
+}
+
+bool is_recorded_run(const LoadedKernel* open, const RecordedTimeline& r) {
+  if (!open) return false;
+  const run::SimRequest rec = recorded_request(r);
+  const kernels::GemmShape& s = open->report.shape;
+  return open->request.kernel_id == rec.kernel_id && s.m == rec.shape.m && s.n == rec.shape.n && s.k == rec.shape.k &&
+         open->request.cta == rec.cta && open->report.params == resolved_params(rec) &&
+         open->request.mistakes == rec.mistakes;
 }
 
 TimelineCompareData timeline_compare_data(const RecordedTimeline& r, const LoadedKernel* open) {
@@ -236,6 +280,10 @@ TimelineCompareData timeline_compare_data(const RecordedTimeline& r, const Loade
     if (auto it = model_warps.find(key); it != model_warps.end()) {
       CompareLane ml = lane_of(it->second, true, key.first, key.second);
       ml.label = "  model";
+      for (const run::TimelineSkip& k : model->skips)
+        if (k.cta == key.first && k.warp == key.second)
+          ml.skipped.push_back({ps_of(double(k.cycle) / d.model_ghz), ps_of(double(k.cycle + k.cycles) / d.model_ghz),
+                                k.first, k.count, k.passes, k.k_loop});
       d.lanes.push_back(std::move(ml));
     }
   }
@@ -258,11 +306,15 @@ TimelineCompareData timeline_compare_data(const RecordedTimeline& r, const Loade
     for (const run::TimelineEvent& e : model->events) model_passes += e.kind == R::k_pass;
     if (model_passes < measured_passes)
       d.notes.push_back(fmt::format("the model ran {} of the {} K passes the GPU recorded in the same warps and "
-                                    "fast-forwarded the rest (a long loop's middle passes: architecture.md), so its "
-                                    "lanes jump over them",
+                                    "fast-forwarded the rest (a long loop's middle passes: architecture.md): its "
+                                    "lanes are hatched where it skipped them (hover for how many)",
                                     model_passes, measured_passes));
   }
-  d.notes.push_back("the model ran the kernel's default build parameters (the recording does not name its own)");
+  if (const std::string moved = moved_instructions_note(m, recorded_request(r)); !moved.empty()) d.notes.push_back(moved);
+  d.notes.push_back(m.build_known ? fmt::format("the model ran the recorded build{}",
+                                                 run::build_text(m).empty() ? "" : ": " + run::build_text(m))
+                                   : "the model ran the kernel's default build parameters (the recording does not "
+                                     "name its own)");
 
   const run::TimelineStats ms = run::kernel_stats(m);
   const std::optional<run::TimelineStats> mo = model ? std::optional(run::kernel_stats(*model)) : std::nullopt;
@@ -279,9 +331,7 @@ TimelineCompareData timeline_compare_data(const RecordedTimeline& r, const Loade
 
   // SM by SM: each recorded CTA's tiles, then the model's CTA (its tiles named by the open
   // kernel's schedule when that is the recorded run).
-  const bool same_run = open && open->request.kernel_id == m.kernel_id && open->report.shape.m == m.shape.m &&
-                        open->report.shape.n == m.shape.n && open->report.shape.k == m.shape.k &&
-                        open->request.cta == recorded_request(r).cta;
+  const bool same_run = is_recorded_run(open, r);
   std::set<uint32_t> ctas;
   for (const auto& [key, ev] : measured_warps) ctas.insert(key.first);
   for (uint32_t c : ctas) {
@@ -356,6 +406,7 @@ const std::vector<CompareLegendItem>& compare_legend() {
       {"store to C", CompareMark::store},
       {"K pass", CompareMark::k_pass},
       {"model (under each GPU lane)", CompareMark::model_lane, WarpActivity::ready},
+      {"fast-forwarded by the model (passes skipped)", CompareMark::skipped},
   };
   return items;
 }
@@ -382,13 +433,16 @@ nlohmann::json describe_timeline_compare(AppState& app) {
                      {"ratio_text", k.known() ? fmt::format("{:.2f}", k.ratio()) : std::string("-")},
                      {"difference_cycles", k.known() ? nlohmann::json(k.difference_cycles()) : nlohmann::json(nullptr)}});
   nlohmann::json lanes = nlohmann::json::array();
-  for (const CompareLane& l : d.lanes)
+  for (const CompareLane& l : d.lanes) {
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const SkippedSpan& k : l.skipped) skipped.push_back(skipped_json(k));
     lanes.push_back({{"model", l.model}, {"cta", l.cta}, {"warp", l.warp}, {"label", l.label},
                      {"segments", l.segments.size()},
                      {"begin_ps", l.segments.empty() ? 0 : l.segments.front().begin},
                      {"end_ps", l.segments.empty() ? 0 : l.segments.back().end},
                      {"tma_issues", l.tma_issues.size()},
-                     {"stores", l.stores.size()}, {"k_passes", l.k_passes.size()}});
+                     {"stores", l.stores.size()}, {"k_passes", l.k_passes.size()}, {"skipped", skipped}});
+  }
   nlohmann::json waits = nlohmann::json::array();
   for (const WaitDifference& w : d.waits)
     waits.push_back({{"what", w.what}, {"inst", w.inst}, {"measured_count", w.measured_count},

@@ -2,7 +2,7 @@
 // and the model's timeline of the same kernel, shape and CTA, on one time axis. Each warp has
 // two lanes, the measured one and the model's under it (matched by CTA and warp id), drawn as
 // states (running, waiting on an mbarrier, at bar.sync, in wgmma.wait) with ticks for TMA
-// issues, stores to C and K passes. Below them, the figures of run/timeline_stats.hpp for both
+// issues, stores to C and K passes, and the model's fast-forwarded stretches. Below them, the figures of run/timeline_stats.hpp for both
 // with the difference per kind, the waits per wait instruction, and SM by SM the tiles each
 // recorded CTA worked on and when.
 //
@@ -35,6 +35,7 @@ struct CompareLane {
   std::string label;                       // "CTA 0 w4 consumer" (measured), "model" (under it)
   std::vector<TimelineSegment> segments;   // ps; ready (running) or a wait, first event to last
   std::vector<uint64_t> tma_issues, stores, k_passes;  // ps
+  std::vector<SkippedSpan> skipped;        // ps; a model lane's fast-forwarded stretches (drawn hatched)
 };
 
 // One kind of figure, measured and modelled (medians in SM cycles of each side's clock).
@@ -103,11 +104,13 @@ const TimelineCompareData& timeline_compare_cached(AppState& app);
 std::optional<uint64_t> compare_cursor_ps(const TimelineCompareData& d, uint64_t cycle);
 // The modeled cycle of a click at `ps` (for seeking the playback).
 uint64_t compare_cycle_at(const TimelineCompareData& d, uint64_t ps);
-// The request that opens the recorded kernel at its shape and CTA, so the cursor follows.
+// The request that opens the recorded kernel at its shape, build and CTA, so the cursor follows.
 run::SimRequest recorded_request(const RecordedTimeline& r);
+// Whether `open` is that run (kernel, shape, build parameters, mistakes, CTA).
+bool is_recorded_run(const LoadedKernel* open, const RecordedTimeline& r);
 
 // The legend: the lanes' states and ticks, and which lane is the model's.
-enum class CompareMark { state, tma_issue, store, k_pass, model_lane };
+enum class CompareMark { state, tma_issue, store, k_pass, model_lane, skipped };
 struct CompareLegendItem {
   std::string name;
   CompareMark mark = CompareMark::state;

@@ -3,12 +3,19 @@
 #include <algorithm>
 #include <array>
 
+#include <fmt/format.h>
+
 #include "gui/core/app_state.hpp"
 #include "gui/core/kernel_cache.hpp"
 #include "gui/core/timeline_compare_data.hpp"
 #include "gui/core/warps_data.hpp"
 
 namespace gs::gui {
+
+nlohmann::json skipped_json(const SkippedSpan& k) {
+  return {{"begin", k.begin},   {"end", k.end},       {"first", k.first}, {"count", k.count},
+          {"passes", k.passes}, {"k_loop", k.k_loop}, {"text", skipped_text(k)}};
+}
 
 namespace {
 
@@ -73,6 +80,9 @@ TimelineData timeline_data(const LoadedKernel& k, const WarpTimelines& timelines
       d.tma.push_back({x.issue_cycle, std::max(x.complete_cycle, x.issue_cycle + 1), ev.payload});
     }
   }
+  for (const model::FastForward& f : t.fast_forwards)
+    if (f.warp < d.rows.size())
+      d.rows[f.warp].skipped.push_back({f.cycle, f.cycle + f.cycles, f.first, f.count, f.passes, f.k_loop});
   for (const model::CWrite& w : t.c_writes)
     if (w.warp < d.rows.size() && (d.rows[w.warp].stores.empty() || d.rows[w.warp].stores.back() != w.cycle))
       d.rows[w.warp].stores.push_back(w.cycle);
@@ -150,6 +160,17 @@ std::vector<TimelineSpan> spans_at_pixels(std::vector<TimelineSpan> spans, uint6
   return out;
 }
 
+std::string skipped_text(const SkippedSpan& s) {
+  return fmt::format("fast-forwarded: {} {}..{} of {} skipped ({}), run with their time but not traced",
+                     s.k_loop ? "K iterations" : "passes", s.first + 1, s.first + s.count, s.passes, s.count);
+}
+
+const SkippedSpan* skipped_at(const std::vector<SkippedSpan>& spans, uint64_t at) {
+  for (const SkippedSpan& s : spans)
+    if (s.begin <= at && at < s.end) return &s;
+  return nullptr;
+}
+
 const std::vector<TimelineLegendItem>& timeline_legend() {
   static const std::vector<TimelineLegendItem> items = {
       {"ready", TimelineMark::state, WarpActivity::ready},
@@ -160,6 +181,7 @@ const std::vector<TimelineLegendItem>& timeline_legend() {
       {"exited", TimelineMark::state, WarpActivity::exited},
       {"TMA issue", TimelineMark::tma_issue},
       {"store to C", TimelineMark::store},
+      {"fast-forwarded (passes skipped)", TimelineMark::skipped},
   };
   return items;
 }
@@ -182,20 +204,33 @@ uint32_t timeline_position_at(const LoadedKernel& k, uint64_t cycle) {
   return c.position();
 }
 
+namespace {
+
+nlohmann::json record_button_json(const AppState& app) {
+  const RecordButton b = record_button(app);
+  return {{"enabled", b.enabled}, {"label", b.label}, {"tooltip", b.tooltip},
+          {"gpu", gpu_presence_name(app.gpu.state)}, {"gpu_reason", app.gpu.reason}};
+}
+
+}  // namespace
+
 nlohmann::json describe_timeline(AppState& app) {
-  if (!app.kernel) return {{"recorded", describe_timeline_compare(app)}};
+  if (!app.kernel) return {{"recorded", describe_timeline_compare(app)}, {"record_button", record_button_json(app)}};
   const TimelineData& d = timeline_data_cached(app.kernel);
   const Snapshot* s = app.snapshot();
   nlohmann::json rows = nlohmann::json::array();
   for (const TimelineRow& r : d.rows) {
     nlohmann::json segs = nlohmann::json::array();
     for (const TimelineSegment& s : r.segments) segs.push_back({s.begin, s.end, warp_activity_name(s.activity)});
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const SkippedSpan& k : r.skipped) skipped.push_back(skipped_json(k));
     rows.push_back({{"warp", r.warp},
                     {"label", r.label},
                     {"role", timeline_role(r, s)},  // at the cursor, as the Warps view says
                     {"segments", segs},
                     {"tma_issues", r.tma_issues.size()},
                     {"stores", r.stores.size()},
+                    {"skipped", skipped},
                     {"waiting_cycles", r.waiting_cycles}});
   }
   nlohmann::json legend = nlohmann::json::array();
@@ -208,6 +243,7 @@ nlohmann::json describe_timeline(AppState& app) {
           {"tensor_busy_cycles", d.tensor_busy_cycles},
           {"tensor_busy_share", d.tensor_busy_share()},
           {"legend", legend},
+          {"record_button", record_button_json(app)},
           {"recorded", describe_timeline_compare(app)}};  // a GPU's timeline beside the model's, or null
 }
 

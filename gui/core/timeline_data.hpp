@@ -1,7 +1,8 @@
 // The timeline view's data: a Gantt chart of the traced warps over modeled time, from the
 // model's trace alone. Each warp's row is its states (ready, waiting on an mbarrier, at bar.sync,
 // in wgmma.wait, exited) as playback replays them (warps_data.hpp, warp_timelines), with ticks
-// where it issued a TMA and where it stored to C; below the warps, a lane for the TMA engine
+// where it issued a TMA and where it stored to C, and the stretches fast-forward skipped
+// (Trace::fast_forwards); below the warps, a lane for the TMA engine
 // (each transfer from issue to landing) and one for the SM's tensor cores (busy while any MMA
 // is in flight), so the overlap of loads and math, and the bubbles, are visible.
 #pragma once
@@ -30,12 +31,27 @@ struct TimelineSegment {
   WarpActivity activity = WarpActivity::not_started;
 };
 
+// A stretch a warp did not run: fast-forward (engine/model/fast_forward.hpp) skipped passes
+// first..first+count-1 of a loop's `passes` (a K loop's are K iterations) and moved the warp's
+// clock on by their time. The views draw it hatched over whatever state the warp was in.
+struct SkippedSpan {
+  uint64_t begin = 0, end = 0;  // cycles in the model trace, ps in the comparison with a GPU
+  uint32_t first = 0, count = 0, passes = 0;
+  bool k_loop = false;
+};
+// "fast-forwarded: K iterations 5..516 of 528 skipped (512), run with their time but not traced"
+std::string skipped_text(const SkippedSpan& s);
+nlohmann::json skipped_json(const SkippedSpan& s);  // for --state-json
+// The span of `spans` that holds `at`, or nullptr.
+const SkippedSpan* skipped_at(const std::vector<SkippedSpan>& spans, uint64_t at);
+
 struct TimelineRow {
   uint16_t warp = 0;                     // trace warp
   std::string label;                     // "w3", or "1.3" for rank 1's warp 3 in a traced cluster
   std::vector<TimelineSegment> segments; // adjacent, covering [0, end_cycle)
   std::vector<uint64_t> tma_issues;      // cycles it issued a TMA copy
   std::vector<uint64_t> stores;          // cycles it stored into C (distinct)
+  std::vector<SkippedSpan> skipped;      // fast-forwarded stretches (Trace::fast_forwards), in order
   uint64_t waiting_cycles = 0;           // cycles in any wait
 };
 
@@ -66,7 +82,7 @@ std::vector<uint64_t> ticks_at_pixels(const std::vector<uint64_t>& cycles, uint6
 std::vector<TimelineSpan> spans_at_pixels(std::vector<TimelineSpan> spans, uint64_t end_cycle, uint32_t columns);
 
 // What the view's colours and marks mean, in the order its legend shows them.
-enum class TimelineMark { state, tma_issue, store };  // a state's colour, or a row's tick
+enum class TimelineMark { state, tma_issue, store, skipped };  // a state's colour, a row's tick, the hatch
 struct TimelineLegendItem {
   std::string name;  // "ready", "waiting on an mbarrier", "TMA issue", ...
   TimelineMark mark = TimelineMark::state;

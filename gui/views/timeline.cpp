@@ -2,7 +2,8 @@
 // amber waiting: full for an mbarrier, lighter for bar.sync, lightest for wgmma.wait; red
 // deadlocked), with a tick where it issued a TMA (top) and where it stored to C (bottom); then
 // the TMA engine's lane (each transfer from issue to landing) and the tensor cores' lane (busy
-// while an MMA is in flight). The playback cursor is the vertical line; clicking moves it.
+// while an MMA is in flight). Stretches fast-forward skipped are hatched. The playback cursor is
+// the vertical line; clicking moves it.
 // With a timeline recorded on a GPU (imported, or recorded here with the button), a second
 // choice sets it beside the model's (the second half of this file).
 #include <algorithm>
@@ -29,6 +30,17 @@ float wait_alpha(WarpActivity a) {
 ImU32 with_alpha(ImU32 c, float a) { return (c & 0x00FFFFFFu) | (ImU32(std::clamp(a, 0.0f, 1.0f) * 255.0f) << 24); }
 
 ImU32 segment_color(WarpActivity a, const ViewEnv& env) { return with_alpha(activity_color(a, env), wait_alpha(a)); }
+
+// A fast-forwarded stretch (SkippedSpan): the window's background over the state drawn under
+// it, crossed by diagonal lines in the muted colour; the legends' swatch is the same.
+void draw_skipped(ImDrawList* dl, ImVec2 a, ImVec2 b, const ViewEnv& env) {
+  b.x = std::max(b.x, a.x + 1);
+  dl->AddRectFilled(a, b, ImGui::GetColorU32(ImGuiCol_WindowBg));
+  const float step = 5 * env.scale, h = b.y - a.y;
+  dl->PushClipRect(a, b, true);
+  for (float x = a.x - h; x < b.x; x += step) dl->AddLine(ImVec2(x, b.y), ImVec2(x + h, a.y), muted_color(env), env.scale);
+  dl->PopClipRect();
+}
 
 // Legend items left to right, wrapping to the view's width: each a swatch, which
 // `swatch(item, top_left, size)` draws, and the item's name.
@@ -66,6 +78,7 @@ void draw_legend(const ViewEnv& env) {
       case TimelineMark::store:
         dl->AddLine(ImVec2(p.x + sw / 2, p.y + sw * 0.55f), ImVec2(p.x + sw / 2, p.y + sw), error_color(env), 1.5f * s);
         break;
+      case TimelineMark::skipped: draw_skipped(dl, ImVec2(p.x, p.y + 2 * s), ImVec2(p.x + sw, p.y + sw - 2 * s), env); break;
     }
   });
 }
@@ -114,6 +127,8 @@ void draw_model_trace(AppState& app, const ViewEnv& env) {
       dl->AddRectFilled(ImVec2(x_of(g.begin), y + 2 * s), ImVec2(std::max(x_of(g.end), x_of(g.begin) + 1), y + row_h - 2 * s),
                         segment_color(g.activity, env));
     }
+    for (const SkippedSpan& k : r.skipped)
+      draw_skipped(dl, ImVec2(x_of(k.begin), y + 2 * s), ImVec2(x_of(k.end), y + row_h - 2 * s), env);
     for (uint64_t c : ticks_at_pixels(r.tma_issues, d.end_cycle, columns))
       dl->AddLine(ImVec2(x_of(c), y), ImVec2(x_of(c), y + row_h * 0.4f), text, 1.5f * s);
     for (uint64_t c : ticks_at_pixels(r.stores, d.end_cycle, columns))
@@ -142,9 +157,13 @@ void draw_model_trace(AppState& app, const ViewEnv& env) {
       const uint64_t cycle = uint64_t(std::clamp((m.x - x0) / plot_w, 0.0f, 1.0f) * float(d.end_cycle));
       const size_t lane = size_t(std::clamp((m.y - o.y) / row_h, 0.0f, float(lanes - 1)));
       std::string what = lane == tma_lane ? "TMA engine" : lane == tensor_lane ? "tensor cores" : "warp " + d.rows[lane].label;
-      if (lane < d.rows.size())
-        for (const TimelineSegment& g : d.rows[lane].segments)
-          if (g.begin <= cycle && cycle < g.end) what += std::string(": ") + warp_activity_name(g.activity);
+      if (lane < d.rows.size()) {
+        if (const SkippedSpan* k = skipped_at(d.rows[lane].skipped, cycle))
+          what += ": " + skipped_text(*k);
+        else
+          for (const TimelineSegment& g : d.rows[lane].segments)
+            if (g.begin <= cycle && cycle < g.end) what += std::string(": ") + warp_activity_name(g.activity);
+      }
       ImGui::SetTooltip("cycle %llu, %s\nclick to move the cursor here", (unsigned long long)cycle, what.c_str());
       if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
         app.seek(timeline_position_at(k, cycle));
@@ -189,6 +208,7 @@ void draw_compare_legend(const ViewEnv& env) {
         dl->AddLine(ImVec2(mid, p.y + sw * 0.55f), ImVec2(mid, p.y + sw), error_color(env), 1.5f * s);
         break;
       case CompareMark::k_pass: dl->AddLine(ImVec2(mid, p.y + s), ImVec2(mid, p.y + sw), kpass_color(env), 1.0f * s); break;
+      case CompareMark::skipped: draw_skipped(dl, ImVec2(p.x, p.y + 3 * s), ImVec2(p.x + sw, p.y + sw - 2 * s), env); break;
     }
   });
 }
@@ -230,6 +250,7 @@ void draw_lane(const CompareLane& l, const Plot& p, float y, ImDrawList* dl, con
   for (const TimelineSegment& g : segments_at_pixels(l.segments, p.end, p.columns))
     dl->AddRectFilled(ImVec2(p.x_of(g.begin), y + pad), ImVec2(std::max(p.x_of(g.end), p.x_of(g.begin) + 1), y + h - pad),
                       state_color(g.activity, l.model, env));
+  for (const SkippedSpan& k : l.skipped) draw_skipped(dl, ImVec2(p.x_of(k.begin), y + pad), ImVec2(p.x_of(k.end), y + h - pad), env);
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   for (uint64_t c : ticks_at_pixels(l.k_passes, p.end, p.columns))
     dl->AddLine(ImVec2(p.x_of(c), y + h * 0.2f), ImVec2(p.x_of(c), y + h * 0.8f), kpass_color(env), 1.0f * s);
@@ -279,9 +300,12 @@ void draw_lanes(AppState& app, const TimelineCompareData& d, const ViewEnv& env)
       if (lane >= 0 && size_t(lane) < d.lanes.size()) {
         const CompareLane& l = d.lanes[size_t(lane)];
         what = fmt::format("{} warp {} of CTA {}", l.model ? "the model's" : "the GPU's", l.warp, l.cta);
-        for (const TimelineSegment& g : l.segments)
-          if (g.begin <= ps && ps < g.end)
-            what += g.activity == WarpActivity::ready ? ": running" : std::string(": ") + warp_activity_name(g.activity);
+        if (const SkippedSpan* k = skipped_at(l.skipped, ps))
+          what += ": " + skipped_text(*k);
+        else
+          for (const TimelineSegment& g : l.segments)
+            if (g.begin <= ps && ps < g.end)
+              what += g.activity == WarpActivity::ready ? ": running" : std::string(": ") + warp_activity_name(g.activity);
       }
       ImGui::SetTooltip("%.3f µs, %s%s", double(ps) / 1e6, what.c_str(),
                         d.cursor_follows ? "\nclick to move the playback cursor here" : "");
@@ -398,7 +422,10 @@ void draw_timeline_compare(AppState& app, const ViewEnv& env) {
   if (!d.cursor_follows && ImGui::SmallButton("Open the recorded kernel at its shape"))
     app.request_open(recorded_request(*app.recorded_timeline));
   if (!d.cursor_follows) ImGui::SameLine();
-  if (ImGui::SmallButton("Close the recording")) {
+  const bool close = ImGui::SmallButton("Close the recording");
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  app.drawn["timeline.close"] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};
+  if (close) {
     app.recorded_timeline.reset();
     app.timeline_view.show_recorded = false;
     return;
@@ -413,25 +440,30 @@ void draw_timeline_compare(AppState& app, const ViewEnv& env) {
   ImGui::EndChild();
 }
 
-// The record button: the open kernel at its shape on this machine's GPU (a job; without a GPU
-// the job says so in the Problems view).
-void draw_record_button(AppState& app, const ViewEnv& env) {
-  const bool running = app.running_job(JobKind::gpu_timeline) != nullptr;
-  ImGui::BeginDisabled(running || !app.kernel);
-  if (ImGui::SmallButton(running ? "recording..." : "Record on this GPU") && app.kernel)
+// The record button: the open kernel at its shape and build on this machine's GPU (a job).
+// Greyed out, saying why, where this machine has no GPU (gpu_presence.hpp).
+void draw_record_button(AppState& app) {
+  request_gpu_presence(app);
+  const RecordButton b = record_button(app);
+  ImGui::BeginDisabled(!b.enabled);
+  if (ImGui::SmallButton(b.label.c_str()) && b.enabled)
     request_gpu_timeline(app, app.kernel->request.kernel_id, app.kernel->report.shape, app.kernel->request.params);
   ImGui::EndDisabled();
-  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("Record this kernel's own timeline on this machine's GPU (as `gemmscope bench ID --timeline F`)\n"
-                      "and set it beside the model's. Without a GPU: File > Import timeline... opens one recorded "
-                      "elsewhere.");
-  (void)env;
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  app.drawn["timeline.record"] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};  // for the headless pixel test
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::BeginTooltip();  // the runtime's reason can be long: wrapped
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+    ImGui::TextUnformatted(b.tooltip.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
 }
 
 }  // namespace
 
 void draw_timeline(AppState& app, const ViewEnv& env) {
-  draw_record_button(app, env);
+  draw_record_button(app);
   if (app.recorded_timeline) {
     bool& recorded = app.timeline_view.show_recorded;
     ImGui::SameLine();

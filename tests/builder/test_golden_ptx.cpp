@@ -199,6 +199,11 @@ TEST_CASE("golden: wgmma", "[builder][ptx]") {
   Fixture t;
   Reg desc = t.b.wgmma_descriptor(t.x, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "desc");
   CHECK(last(t.b) == "or.b64 %desc, %desc_start, 0x4000004000010000;");
+  // Arithmetic on a descriptor (b64) is u64 arithmetic: PTX has no add.b64.
+  (void)(desc + t.b.mul_wide(t.x, 1024u, "stage_off"));
+  CHECK(last(t.b) == "add.u64 %t0, %desc, %stage_off;");
+  (void)(desc - t.p64);
+  CHECK(last(t.b) == "sub.u64 %t1, %desc, %p;");
   std::vector<Reg> acc;
   for (int i = 0; i < 4; ++i) acc.push_back(t.b.reg(Type::f32, "d" + std::to_string(i)));
   t.b.wgmma_fence();

@@ -57,6 +57,17 @@ TEST_CASE("cli: ptx prints to stdout or writes a file", "[cli]") {
   std::filesystem::remove(path);
 }
 
+TEST_CASE("cli: ptx --timeline prints the kernel instrumented by the timeline pass", "[cli][timeline]") {
+  const Run plain = run({"ptx", "hopper_producer_consumer"});
+  const Run timed = run({"ptx", "hopper_producer_consumer", "--timeline"});
+  REQUIRE(plain.code == 0);
+  REQUIRE(timed.code == 0);
+  CHECK(plain.out.find("timeline:") == std::string::npos);
+  CHECK_THAT(timed.out, Catch::Contains("%globaltimer") && Catch::Contains("// timeline: mbar_wait_end") &&
+                            Catch::Contains(".param .u64 timeline"));
+  CHECK(timed.out.size() > plain.out.size());
+}
+
 TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][errors]") {
   struct Case {
     std::vector<std::string> args;

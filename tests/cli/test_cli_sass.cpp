@@ -64,3 +64,17 @@ TEST_CASE("cli: sass prints ptxas's report and each address under its PTX line",
     CHECK_THAT(f.err, Contains("ptxas could not assemble the PTX for sm_80"));
   }
 }
+
+TEST_CASE("cli: sass --timeline compiles the instrumented kernel and says so", "[cli][sass][ptxas][timeline]") {
+  if (!gs::ptx::find_ptxas()) {
+    if (gs::test::ptxas_required()) FAIL("GEMMSCOPE_REQUIRE_PTXAS=1 but no ptxas");
+    WARN("skipped: no ptxas");
+    return;
+  }
+  const auto r = run_cli({"sass", "hopper_producer_consumer", "--timeline"});
+  INFO(r.err);
+  CHECK((r.code == 0 || r.code == 1));
+  CHECK_THAT(r.out, Contains("instrumented by the timeline pass (CTA 0 records)") && Contains("timeline: mbar_wait_end"));
+  const auto plain = run_cli({"sass", "hopper_producer_consumer"});
+  CHECK(plain.out.find("timeline") == std::string::npos);
+}

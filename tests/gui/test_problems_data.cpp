@@ -37,11 +37,16 @@ TEST_CASE("problems: wrong-expect-tx deadlocks and the problem jumps to its inst
 }
 
 TEST_CASE("problems: a parity not flipped is one entry that names the stale wait, not eight races", "[gui]") {
-  // Step 13 with phase-not-flipped: after the ring wraps the consumers wait for parity 0 on a
-  // full barrier whose phase 1 is still in progress; phase 0 (done long ago) lets the wait
-  // return, and every wgmma after it reads the stage before the new boxes land.
+  // Step 13 with phase-not-flipped and a 2-stage ring: after the ring wraps the consumers wait
+  // for parity 0 on a full barrier whose phase 1 is still in progress (they are back at stage 0
+  // sooner than its boxes; with 4 stages the boxes land first and the wait never returns: a
+  // deadlock, as on the H100); phase 0 (done long ago) lets the wait return, and every wgmma
+  // after it reads the stage before the new boxes land.
   AppState app;
-  app.open_now({.kernel_id = "hopper_producer_consumer", .mistakes = {"phase-not-flipped"}, .only_traced_cta = true});
+  app.open_now({.kernel_id = "hopper_producer_consumer",
+                .mistakes = {"phase-not-flipped"},
+                .params = {{"stages", 2}},
+                .only_traced_cta = true});
   REQUIRE(app.kernel);
   const nlohmann::json j = describe_views(app)["problems"];
   std::vector<nlohmann::json> races;

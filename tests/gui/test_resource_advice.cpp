@@ -195,7 +195,13 @@ TEST_CASE("advice: no ladder step spills, and only step 13 at 4096x4096x512 gets
       // waiting on wgmma latency, the model says latency binds, and the ladder's next step adds
       // a second consumer warpgroup for exactly that (measured 675 against 563 TFLOP/s at 4096^3
       // on the H100, docs/results/2026-11-27-h100-s2).
-      const bool expected = info.id == "hopper_producer_consumer" && shape.m == 4096;
+      // Steps 14, 21 and 22 too since the model charges a CTA's C stores to its own time (its
+      // SM's share of the HBM write bandwidth, docs/results/2026-11-27-h100-s3): one CTA an SM
+      // then waits out its epilogue with nothing to overlap it, which a persistent CTA (step 15)
+      // answers.
+      const bool expected = (info.id == "hopper_producer_consumer" || info.id == "hopper_two_consumers" ||
+                             info.id == "blackwell_ws_ring" || info.id == "blackwell_2sm") &&
+                            shape.m == 4096;
       CHECK(entries_of(app.problems, kOccupancyAdvice).size() == (expected ? 1u : 0u));
     }
   }

@@ -13,6 +13,7 @@
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/timeline_compare_data.hpp"
+#include "engine/model/machines.hpp"
 #include "run/gpu_job.hpp"
 #include "tests/support/cli_run.hpp"
 
@@ -175,7 +176,8 @@ TEST_CASE("timeline compare: the model's clock is the sustained clock of the mac
   RecordedTimeline& r = *app.recorded_timeline;
   std::string machine;
   bool fallback = true;
-  CHECK(model_clock_ghz(r.measured, &machine, &fallback) == Approx(1.98));
+  CHECK(model_clock_ghz(r.measured, &machine, &fallback) ==
+        Approx(model::timing::kH100Desc.clock_sustained_mhz.value / 1000));
   CHECK_FALSE(fallback);
   CHECK(machine == "H100 SXM");
   r.measured.device = "Some Other GPU";
@@ -205,6 +207,8 @@ TEST_CASE("timeline compare: 'Record on this GPU' without a GPU records nothing 
   CHECK(p.kind == "timeline");
   CHECK(p.severity == Severity::warning);
   CHECK(p.title.find("File > Import timeline") != std::string::npos);
+  CHECK(app.gpu.state == GpuPresenceState::absent);  // the button greys out from now on, saying why
+  CHECK(app.gpu.reason == p.detail);
 }
 
 #include "gui/core/colors.hpp"
@@ -252,4 +256,191 @@ TEST_CASE("timeline compare: the GPU's lanes are drawn in the states' colours, t
     ++lanes_checked;
   }
   CHECK(lanes_checked >= 8);  // producer_consumer: 8 warps, each a GPU lane and a model lane
+}
+
+TEST_CASE("timeline compare: the model's fast-forwarded passes are hatched stretches of its lanes, with their count",
+          "[gui][timeline][recorded][fast]") {
+  AppState app;
+  REQUIRE(import_timeline(app, kDir + "hopper_producer_consumer.timeline.json", false));
+  REQUIRE(model_timeline_now(app));
+  const TimelineCompareData d = timeline_compare_data(*app.recorded_timeline, nullptr);
+  size_t lanes_with_skips = 0;
+  for (size_t i = 0; i < d.lanes.size(); ++i) {
+    const CompareLane& l = d.lanes[i];
+    if (!l.model) {
+      CHECK(l.skipped.empty());  // a GPU runs every pass
+      continue;
+    }
+    INFO("model lane of warp " << l.warp);
+    if (l.k_passes.empty()) continue;
+    ++lanes_with_skips;
+    REQUIRE(l.skipped.size() == 1);  // 128 K blocks at 8192: one skip of the K loop's middle
+    const SkippedSpan& k = l.skipped.front();
+    CHECK(k.k_loop);
+    // The passes it ran and the passes it skipped are the GPU's passes of the same warp.
+    CHECK(l.k_passes.size() + k.count == d.lanes[i - 1].k_passes.size());
+    // Nothing the model recorded lies inside the stretch, and the stretch is inside the lane.
+    for (uint64_t p : l.k_passes) CHECK((p <= k.begin || p >= k.end));
+    CHECK(k.begin >= l.segments.front().begin);
+    CHECK(k.end <= l.segments.back().end);
+  }
+  CHECK(lanes_with_skips == 5);  // the producer and the four consumer warps
+  const nlohmann::json j = describe_timeline_compare(app);
+  bool described = false;
+  for (const auto& l : j["lanes"])
+    if (!l["skipped"].empty()) described |= l["skipped"][0]["text"].get<std::string>().find("K iterations") != std::string::npos;
+  CHECK(described);
+  bool legend = false;
+  for (const CompareLegendItem& item : compare_legend()) legend |= item.mark == CompareMark::skipped;
+  CHECK(legend);
+}
+
+TEST_CASE("timeline compare: a recording of an older build of the kernel is said to be one", "[gui][timeline][recorded]") {
+  AppState app;
+  REQUIRE(import_timeline(app, kDir + "hopper_tile_128.timeline.json", false));
+  const auto said = [&] {
+    for (const std::string& n : timeline_compare_data(*app.recorded_timeline, nullptr).notes)
+      if (n.find("the kernel changed since it was recorded") != std::string::npos) return true;
+    return false;
+  };
+  CHECK_FALSE(said());  // step 12 is as it was recorded
+  app.recorded_timeline->measured.events[5].line += 1000;  // an instruction now at another line
+  CHECK(said());
+}
+
+namespace {
+
+// A pixel of the hatch: between the window's background and the muted colour, without a hue.
+bool is_hatch(const std::array<int, 3>& p) {
+  const Rgb lo = window_rgb(true), hi = muted_rgb(true);
+  for (int c = 0; c < 3; ++c)
+    if (p[c] < lo[c] - 3 || p[c] > hi[c] + 3) return false;
+  return std::abs(p[0] - p[1]) <= 6 && std::abs(p[2] - p[0]) <= 14;
+}
+
+// The share of hatch pixels along a row of pixels y, x in [x0, x1).
+double hatch_share(const gs::gui::test::Headless& h, int x0, int x1, int y) {
+  size_t hits = 0;
+  for (int x = x0; x < x1; ++x) hits += is_hatch(h.pixel(x, y));
+  return x1 > x0 ? double(hits) / double(x1 - x0) : 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("timeline: fast-forwarded stretches are drawn hatched, not as running, in both the model trace and the "
+          "comparison",
+          "[gui][xvfb][timeline][fast]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  SECTION("GPU vs model: the model's lanes") {
+    const Headless h = run_headless("timeline_skipped_recorded",
+                                    "--import-timeline '" + kDir + "hopper_producer_consumer.timeline.json' --view "
+                                    "timeline --size 1280x800 --theme dark");
+    INFO(h.output);
+    REQUIRE(h.code == 0);
+    const auto& view = h.state["views"]["timeline"]["recorded"];
+    const auto g = h.state["drawn"]["timeline.recorded"].get<std::array<float, 4>>();
+    const double end = view["end_ps"].get<double>();
+    size_t checked = 0;
+    for (size_t i = 0; i < view["lanes"].size(); ++i) {
+      const auto& lane = view["lanes"][i];
+      const int y = int(g[1] + float(i) * g[3] + 0.5f * g[3]);
+      if (y >= h.h - 40 || lane["skipped"].empty()) continue;
+      const auto& k = lane["skipped"][0];
+      const int x0 = int(g[0] + g[2] * float(k["begin"].get<double>() / end)) + 3;
+      const int x1 = int(g[0] + g[2] * float(k["end"].get<double>() / end)) - 3;
+      REQUIRE(x1 - x0 > 100);
+      INFO("lane " << i << " " << lane["label"]);
+      CHECK(hatch_share(h, x0, x1, y) > 0.95);                        // the model's skipped stretch
+      CHECK(hatch_share(h, x0, x1, int(float(y) - g[3])) < 0.5);       // the GPU's lane above ran there
+      ++checked;
+    }
+    CHECK(checked == 5);
+  }
+  SECTION("model trace: the warps' rows") {
+    const Headless h = run_headless("timeline_skipped_model",
+                                    "--kernel hopper_producer_consumer --m 256 --n 256 --k 16384 --view timeline "
+                                    "--size 1280x800 --theme dark");
+    INFO(h.output);
+    REQUIRE(h.code == 0);
+    const auto& view = h.state["views"]["timeline"];
+    const auto g = h.state["drawn"]["timeline.plot"].get<std::array<float, 4>>();  // x, y, width, row height
+    const double end = view["end_cycle"].get<double>();
+    size_t checked = 0;
+    for (size_t i = 0; i < view["rows"].size(); ++i) {
+      const auto& row = view["rows"][i];
+      if (row["skipped"].empty()) continue;
+      const auto& k = row["skipped"][0];
+      const int y = int(g[1] + float(i) * g[3] + 0.5f * g[3]);
+      const int x0 = int(g[0] + g[2] * float(k["begin"].get<double>() / end)) + 3;
+      const int x1 = int(g[0] + g[2] * float(k["end"].get<double>() / end)) - 3;
+      REQUIRE(x1 - x0 > 100);
+      INFO("row " << i);
+      CHECK(hatch_share(h, x0, x1, y) > 0.95);
+      // Before the skip the warp ran and waited: coloured, not hatched.
+      CHECK(hatch_share(h, int(g[0]) + 1, std::min(x0 - 3, int(g[0]) + 40), y) < 0.5);
+      ++checked;
+    }
+    CHECK(checked == 5);
+  }
+}
+
+TEST_CASE("timeline compare: a recording's build parameters and mistakes drive the model and the opened kernel; an "
+          "old file without them says the defaults ran",
+          "[gui][timeline][recorded][params]") {
+  std::ifstream in(kDir + "hopper_producer_consumer.timeline.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  REQUIRE_FALSE(doc.contains("params"));  // recorded before the build was stored
+  {
+    AppState app;
+    REQUIRE(import_timeline(app, kDir + "hopper_producer_consumer.timeline.json", false));
+    const TimelineCompareData d = timeline_compare_data(*app.recorded_timeline, nullptr);
+    CHECK(std::find(d.notes.begin(), d.notes.end(),
+                    "the model ran the kernel's default build parameters (the recording does not name its own)") !=
+          d.notes.end());
+    CHECK(recorded_request(*app.recorded_timeline).params.empty());
+  }
+  doc["params"] = {{"stages", 3}};
+  doc["mistakes"] = nlohmann::json::array();
+  const std::string three = write_temp("stages3.timeline.json", doc.dump());
+  AppState app;
+  REQUIRE(import_timeline(app, three, false));
+  REQUIRE(model_timeline_now(app));
+  const RecordedTimeline& r = *app.recorded_timeline;
+  CHECK(r.model->params == kernels::ParamValues{{"stages", 3}});  // the model ran the recorded build
+  const run::SimRequest req = recorded_request(r);
+  CHECK(req.params == kernels::ParamValues{{"stages", 3}});
+  const TimelineCompareData d = timeline_compare_data(r, nullptr);
+  CHECK(std::find(d.notes.begin(), d.notes.end(), "the model ran the recorded build: stages=3") != d.notes.end());
+  // The kernel opened at the default build is not the recorded run; at stages=3 it is.
+  app.open_now({.kernel_id = req.kernel_id, .shape = req.shape, .cta = req.cta, .only_traced_cta = true});
+  CHECK_FALSE(is_recorded_run(app.kernel.get(), r));
+  app.open_now(req);
+  CHECK(is_recorded_run(app.kernel.get(), r));
+  CHECK(timeline_compare_data(r, app.kernel.get()).cursor_follows);
+
+  // A build this app cannot make is refused, naming it.
+  doc["params"] = {{"stages", 9}};
+  const std::string nine = write_temp("stages9.timeline.json", doc.dump());
+  CHECK_FALSE(import_timeline(app, nine, false));
+  CHECK_THAT(app.problems.back().detail, Catch::Contains("stages=9"));
+  doc["params"] = {{"stages", 3}};
+  doc["mistakes"] = {"no-such-mistake"};
+  CHECK_FALSE(import_timeline(app, write_temp("mistake.timeline.json", doc.dump()), false));
+  CHECK_THAT(app.problems.back().detail, Catch::Contains("no-such-mistake"));
+}
+
+TEST_CASE("timeline compare: headless, importing a recording opens its recorded build", "[gui][xvfb][timeline][params]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  std::ifstream in(kDir + "hopper_producer_consumer.timeline.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["params"] = {{"stages", 3}};
+  doc["mistakes"] = nlohmann::json::array();
+  const std::string three = write_temp("stages3-headless.timeline.json", doc.dump());
+  const Headless h = run_headless("timeline_stages3", "--import-timeline '" + three + "' --view timeline --size 1280x800");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  CHECK(h.state["views"]["ladder"]["params"]["stages"] == 3);
+  CHECK(h.state["views"]["timeline"]["recorded"]["cursor_follows"] == true);
 }

@@ -1,6 +1,7 @@
 // The timeline view's data: each traced warp's states over modeled time, the TMA engine's
 // transfers and the tensor cores' busy stretches, all from the trace.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/timeline_data.hpp"
@@ -163,4 +164,39 @@ TEST_CASE("timeline: the legend names every state the rows draw and both ticks",
     }
   CHECK(names.count("TMA issue"));
   CHECK(names.count("store to C"));
+}
+
+TEST_CASE("timeline: a fast-forwarded stretch is each warp's skip, hatched in the legend, with how many passes",
+          "[gui][timeline][fast]") {
+  AppState app;
+  // K = 16384: 256 K blocks, so the traced CTA run alone skips the K loops' middle passes.
+  app.open_now({.kernel_id = "hopper_producer_consumer", .shape = {256, 256, 16384}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::Trace& t = app.kernel->trace();
+  REQUIRE_FALSE(t.fast_forwards.empty());
+  const TimelineData d = timeline_data(*app.kernel);
+  size_t skips = 0;
+  for (const TimelineRow& r : d.rows)
+    for (const SkippedSpan& k : r.skipped) {
+      ++skips;
+      INFO("warp " << r.warp);
+      CHECK(k.begin < k.end);
+      CHECK(k.end <= d.end_cycle);
+      CHECK(k.k_loop);
+      CHECK(k.passes == 256);
+      CHECK(skipped_at(r.skipped, k.begin) == &k);
+      CHECK(skipped_at(r.skipped, k.end) != &k);
+      CHECK_THAT(skipped_text(k), Catch::Contains(fmt::format("K iterations {}..{} of 256 skipped ({})", k.first + 1,
+                                                             k.first + k.count, k.count)));
+    }
+  CHECK(skips == t.fast_forwards.size());
+  const nlohmann::json j = describe_timeline(app);
+  size_t described = 0;
+  for (const auto& row : j["rows"]) described += row["skipped"].size();
+  CHECK(described == skips);
+  std::set<std::string> legend;
+  for (const auto& n : j["legend"]) legend.insert(n.get<std::string>());
+  CHECK(legend.count("fast-forwarded (passes skipped)"));
+  // A run that skips nothing has no skipped stretch.
+  for (const TimelineRow& r : timeline_data(*test::hopper_kernel()).rows) CHECK(r.skipped.empty());
 }

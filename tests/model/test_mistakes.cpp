@@ -141,15 +141,13 @@ TEST_CASE("mistakes: wrong-swizzle is deterministic (the GPU must match it bit f
   CHECK(a.result.hazards.empty());  // nothing the model can flag: only the numbers are wrong
 }
 
-TEST_CASE("mistakes: skip-mbarrier-wait leaves the CTA exiting with TMA loads in flight", "[model][mistakes]") {
+TEST_CASE("mistakes: skip-mbarrier-wait over-arrives on the barrier nobody waits on", "[model][mistakes]") {
   // On the H100 this mistake makes the launch fail (docs/results/2026-11-21-h100/bench.log);
-  // the model names the cause: nothing waits for the last loads before the CTA exits.
+  // the model names the cause: the next K-block's expect_tx arrives on a phase nobody waited
+  // through. (With the measured TMA latency, 345 cycles, the last boxes land before the
+  // epilogue's stores are done, so the model no longer sees the CTA exit with them in flight.)
   test::ModelRun r = test::run_model("hopper_tma_wgmma_64", {64, 64, 128}, true, 2, {"skip-mbarrier-wait"});
-  bool pending = false, over = false;
-  for (const model::Hazard& h : r.result.hazards) {
-    pending = pending || h.kind == model::HazardKind::exit_with_pending_tma;
-    over = over || h.kind == model::HazardKind::mbarrier_over_arrival;
-  }
-  CHECK(pending);
+  bool over = false;
+  for (const model::Hazard& h : r.result.hazards) over = over || h.kind == model::HazardKind::mbarrier_over_arrival;
   CHECK(over);
 }

@@ -3,11 +3,15 @@
 // the same probe kernels (kernels/timing_probes.hpp) and must show what the H100 showed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "engine/model/model.hpp"
+#include "engine/model/timing.hpp"
+#include "engine/ptx/emit.hpp"
 #include "kernels/timing_probes.hpp"
+#include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
 using kernels::ChainOp;
@@ -130,4 +134,145 @@ TEST_CASE("prediction: a grouped tile order reads fewer bytes from HBM than row-
   CHECK(grouped < 0.8 * row_major);
   // Every byte of A and B at least once.
   CHECK(grouped >= double(g.m + g.n) * double(g.k) * 2);
+}
+
+TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target", "[model][timing][ptxas]") {
+  const std::vector<ir::Kernel> kernels = {
+      kernels::build_chain_probe(ChainOp::ffma, 1, 4, 2, 8, 2),
+      kernels::build_chain_probe(ChainOp::mma_sync, 1, 1, 1, 8, 2),
+      kernels::build_shared_chase_probe(1024, 64),
+      kernels::build_global_chase_probe(8, 64),
+      kernels::build_stream_probe(4, 2, 16),
+      kernels::build_store_stream_probe(4, 2, 16, false),
+      kernels::build_store_stream_probe(4, 2, 16, true),
+      kernels::build_l1_stride_probe(2, 128, 4),
+      kernels::build_wgmma_probe(2, 256, 2),
+      kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
+      kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
+  };
+  for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
+}
+
+TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
+  // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
+  {
+    const ProbeRun r = run_probe(kernels::build_wgmma_probe(2, 256, 8), 256);
+    uint64_t first = ~uint64_t(0), last = 0;
+    for (uint32_t w = 0; w < 8; ++w) {
+      first = std::min(first, r.field(32 * w, 1));
+      last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
+    }
+    const double flop_per_cycle = 2.0 * 8 * 4 * 2 * 64 * 256 * 16 / double(last - first);
+    CHECK(flop_per_cycle == Approx(model::timing::kTensorFlopsPerCycle).epsilon(0.05));
+  }
+  // One TMA box in flight: its issue-to-land time grows with the box by the copy engine's rate.
+  {
+    const double small =
+        double(run_probe(kernels::build_tma_probe(1, 1, 16, 8, 16), 32, std::vector<uint8_t>(16 * 8 * 128)).field(0, 0)) /
+        16;
+    const double large =
+        double(run_probe(kernels::build_tma_probe(1, 1, 16, 256, 16), 32, std::vector<uint8_t>(16 * 256 * 128))
+                   .field(0, 0)) /
+        16;
+    CHECK(small > model::timing::kTmaLatency);
+    CHECK((large - small) == Approx(31.0 * 1024 / model::timing::kTmaBytesPerCycle).epsilon(0.05));
+  }
+  // Stores: the store probe completes and writes every byte of its blocks.
+  {
+    model::GemmBuffers bufs;
+    bufs.a.assign(16 * 4096, 0xEE);
+    bufs.c.assign(4 * 256 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;
+    const model::SimResult r = model::simulate(kernels::build_store_stream_probe(4, 4, 16, true), bufs, opt);
+    REQUIRE(r.completed);
+    uint32_t untouched = 0;  // 4-byte words still 0xEEEEEEEE: no stored value is
+    for (size_t i = 0; i < bufs.a.size(); i += 4) untouched += std::memcmp(bufs.a.data() + i, "\xEE\xEE\xEE\xEE", 4) == 0;
+    CHECK(untouched == 0);  // every byte of the 16 blocks written
+  }
+}
+
+TEST_CASE("memory model: the traced CTA's loads hit its L1 at the L1 latency, miss to L2 at the L2 latency",
+          "[model][timing]") {
+  // The probes' pointer chase, traced (the predictions' CTA): 8 KiB of 128-B lines stays in L1
+  // after the warm-up; 4 MiB does not fit it.
+  const auto chase = [](uint64_t footprint, uint32_t warm, uint32_t hops) {
+    std::vector<uint8_t> a(footprint, 0);
+    const uint64_t lines = footprint / 128;
+    for (uint64_t i = 0; i < lines; ++i) {  // line i -> line (i + 17) mod lines: a cycle over all
+      const uint64_t to = ((i + 17) % lines) * 128;
+      std::memcpy(a.data() + i * 128, &to, 8);
+    }
+    model::GemmBuffers bufs;
+    bufs.a = std::move(a);
+    bufs.c.assign(32 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;  // traced
+    REQUIRE(model::simulate(kernels::build_global_chase_probe(warm, hops), bufs, opt).completed);
+    uint64_t cycles = 0;
+    std::memcpy(&cycles, bufs.c.data(), 8);
+    return double(cycles) / hops;
+  };
+  const double l1 = chase(8192, 64, 256), l2 = chase(4u << 20, 0, 256);
+  CHECK(l1 == Approx(model::timing::kL1Latency).margin(6));  // the H100: 43.1
+  CHECK(l2 == Approx(model::timing::kGlobalLatency).margin(6));  // the H100: 287-296
+}
+
+TEST_CASE("tensor model: a warpgroup's wgmma takes the tensor cores once, and a waited round leaves a gap",
+          "[model][timing]") {
+  const auto rate = [](uint32_t groups, uint32_t n) {
+    const uint32_t reps = 8;
+    const ProbeRun r = run_probe(kernels::build_wgmma_probe(groups, n, reps), 128 * groups);
+    uint64_t first = ~uint64_t(0), last = 0;
+    for (uint32_t w = 0; w < 4 * groups; ++w) {
+      first = std::min(first, r.field(32 * w, 1));
+      last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
+    }
+    return double(groups) * reps * 4 * 2 * 64 * n * 16 / double(last - first);
+  };
+  // The H100 (docs/results/2026-11-27-h100-s3): one warpgroup 2876 / 3623 FLOP a cycle at N = 64
+  // / 256, two warpgroups 4087 / 4094 (the peak, 4096).
+  CHECK(rate(1, 64) == Approx(2876).epsilon(0.1));
+  CHECK(rate(1, 256) == Approx(3623).epsilon(0.1));
+  CHECK(rate(2, 64) == Approx(4087).epsilon(0.05));
+  CHECK(rate(2, 256) == Approx(4094).epsilon(0.05));
+}
+
+TEST_CASE("store model: the traced CTA's stores leave its SM at its share of the HBM write bandwidth",
+          "[model][timing]") {
+  // One CTA of 256 threads stores 16 blocks of 4 KiB, 8-byte lanes into 8 lines a store (the
+  // epilogue's pattern: 32 bytes a sector, every sector whole in the end).
+  model::GemmBuffers bufs;
+  bufs.a.assign(16 * 4096, 0);
+  bufs.c.assign(256 * kernels::kTimingOutBytes, 0);
+  model::SimOptions opt;  // traced
+  REQUIRE(model::simulate(kernels::build_store_stream_probe(1, 4, 16, true), bufs, opt).completed);
+  uint64_t cycles = 0;
+  std::memcpy(&cycles, bufs.c.data(), 8);  // thread 0's timed region: all of the CTA's stores
+  const double at_share = 16.0 * 4096 / model::timing::kStoreBytesPerCycle;
+  CHECK(double(cycles) > 0.9 * at_share);
+  CHECK(double(cycles) < 1.2 * at_share);
+}
+
+TEST_CASE("prediction: L2 serves a wave's distinct lines at its bandwidth and shared ones faster",
+          "[model][timing]") {
+  // 16 x 16 tiles of 128 x 128, K = 4096, 128 at a time: each wave of 8 tile rows reads 8 A panels
+  // and 16 B panels, though its 128 CTAs read 256 panels between them.
+  model::timing::GemmFacts g;
+  g.tiles_m = g.tiles_n = 16;
+  g.tile_rows = g.tile_cols = 128;
+  g.m = g.n = 2048;
+  g.k = 4096;
+  const double panel = 128.0 * 4096 * 2;
+  CHECK(model::timing::distinct_panel_bytes(g, 128) == Approx(2 * (8 + 16) * panel));
+  model::timing::CtaCost cta;
+  cta.cycles = 1;
+  cta.threads = 384;
+  cta.smem_bytes = 200000;  // one CTA per SM
+  cta.tma_bytes = uint64_t(2 * panel);
+  const model::timing::Prediction p = model::timing::predict_gemm(cta, 256, 1e9, model::timing::kH100, g);
+  const double per_cycle = 1e9 / p.clock_hz;
+  const double shared = p.parts.l2_bytes_per_wave / (model::timing::kH100Desc.l2_shared_read_bandwidth_gbs.value * per_cycle);
+  const double distinct =
+      p.parts.l2_distinct_bytes_per_wave / (model::timing::kH100Desc.l2_bandwidth_gbs.value * per_cycle);
+  CHECK(p.parts.l2_distinct_bytes_per_wave < p.parts.l2_bytes_per_wave / 4);
+  CHECK(p.parts.l2 == Approx(std::max(shared, distinct)));
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <string>
 
 #include "run/sim_job.hpp"
 
@@ -68,12 +69,22 @@ TEST_CASE("fast-forward: the skipped passes keep the CTA's time and the ring's p
     CHECK(full.result.trace.fast_forwards.empty());
     CHECK_FALSE(fast.result.trace.fast_forwards.empty());
     CHECK(fast.result.trace.events.size() * 3 < full.result.trace.events.size());
+    // simt_naive's 32 warps drift apart over the passes that run (one pass in eight misses L1),
+    // so the period the first skipper measures holds the CTA's work only to within 20% there
+    // (the ring kernels' warps move in step with their barriers: 5%).
+    const double tol = std::string(id) == "simt_naive" ? 0.2 : 0.05;
     const double ratio = double(fast.result.stats.traced_cta_cycles) / double(full.result.stats.traced_cta_cycles);
-    CHECK(ratio > 0.95);
-    CHECK(ratio < 1.05);
+    CHECK(ratio > 1 - tol);
+    CHECK(ratio < 1 + tol);
     const double tflops = fast.result.stats.predicted_tflops / full.result.stats.predicted_tflops;
-    CHECK(tflops > 0.95);
-    CHECK(tflops < 1.05);
+    CHECK(tflops > 1 - tol);
+    CHECK(tflops < 1 + tol);
+    // The issue slots grow with the skipped passes like the rest of the CTA's work (they did not,
+    // and the issue part of a prediction then counted only the passes that ran).
+    const double slots = double(fast.result.stats.traced_cost.warp_instructions) /
+                         double(full.result.stats.traced_cost.warp_instructions);
+    CHECK(slots > 1 - tol);
+    CHECK(slots < 1 + tol);
   }
 }
 

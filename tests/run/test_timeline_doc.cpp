@@ -1,8 +1,11 @@
 // The timeline document (run/timeline_doc, run/timeline_stats, run/timeline_model): the model's
 // timeline of a step, its JSON read back as written, the Chrome trace's spans, the figures, and
 // malformed files refused with what is wrong.
+#include <map>
+
 #include <catch2/catch.hpp>
 
+#include "engine/model/machine_ceilings.hpp"
 #include "run/timeline_doc.hpp"
 #include "run/timeline_model.hpp"
 #include "run/timeline_stats.hpp"
@@ -12,7 +15,7 @@ using namespace gs;
 namespace {
 
 const run::TimelineDoc& model_doc() {
-  static const run::TimelineDoc doc = run::model_timeline("hopper_producer_consumer", {}, {}, {});
+  static const run::TimelineDoc doc = run::model_timeline({.kernel_id = "hopper_producer_consumer"});
   return doc;
 }
 
@@ -102,4 +105,105 @@ TEST_CASE("timeline doc: CTA choices the kernel cannot take are refused", "[time
   const ir::TimelineOptions o = run::timeline_options(k, wave);
   CHECK(o.first_cta == 0);
   CHECK(o.ctas == std::min<uint32_t>(2, uint32_t(k.launch.ctas())));
+}
+
+TEST_CASE("timeline doc: the model's time is its cycles at the sustained clock of the card, and says so",
+          "[timeline][clock]") {
+  const run::TimelineDoc& d = model_doc();  // no card: the kernel's machine, the H100
+  const double sustained = model::timing::kH100Desc.clock_sustained_mhz.value / 1000.0;
+  CHECK(d.clock_ghz == Approx(sustained));
+  CHECK(d.clock_ghz != Approx(model::timing::kH100.clock_hz / 1e9));  // not the rated 1.83 GHz
+  CHECK_THAT(d.clock, Catch::Contains("H100 SXM's sustained SM clock") && Catch::Contains("1980 MHz") &&
+                          Catch::Contains("the machine the kernel runs on"));
+  // Every event's time is its cycle at that clock (one CTA: cycles and ns count from the same start).
+  for (const run::TimelineEvent& e : d.events) CHECK(e.ns == Approx(double(e.cycle) / sustained).margin(2.0));
+  const nlohmann::json j = run::timeline_json(d);
+  CHECK(j["clock_ghz"].get<double>() == Approx(sustained));
+  CHECK(j["clock"] == d.clock);
+  CHECK(run::timeline_from_json(j).clock == d.clock);
+
+  // The one source: the app's comparison asks the same function with the recording's device.
+  const run::ModelClock named = run::model_clock("NVIDIA H100 80GB HBM3", ir::Arch::sm_90a);
+  CHECK(named.named);
+  CHECK(named.machine == "H100 SXM");
+  CHECK(named.ghz == Approx(sustained));
+  CHECK_THAT(named.text, Catch::Contains("the card 'NVIDIA H100 80GB HBM3' names"));
+  const run::ModelClock other = run::model_clock("Some Other GPU", ir::Arch::sm_100a);
+  CHECK_FALSE(other.named);
+  CHECK(other.machine == "B200");
+  CHECK(other.ghz == Approx(model::timing::kB200Desc.clock_sustained_mhz.value / 1000.0));
+  CHECK_THAT(other.text, Catch::Contains("'Some Other GPU' names no machine"));
+}
+
+TEST_CASE("timeline doc: the build (parameters, mistakes) is stored, read back, and absent in older files",
+          "[timeline][params]") {
+  run::TimelineDoc d = model_doc();
+  CHECK(d.build_known);
+  CHECK(d.params == kernels::ParamValues{{"stages", 4}});  // every declared parameter, as built
+  CHECK(run::build_text(d) == "stages=4");
+  d.params["stages"] = 3;
+  d.mistakes = {"skip-empty-wait"};
+  nlohmann::json j = run::timeline_json(d);
+  CHECK(j["params"]["stages"] == 3);
+  CHECK(j["mistakes"] == nlohmann::json::array({"skip-empty-wait"}));
+  const run::TimelineDoc back = run::timeline_from_json(j);
+  CHECK(back.build_known);
+  CHECK(back.params == d.params);
+  CHECK(back.mistakes == d.mistakes);
+  CHECK(run::build_text(back) == "stages=3, mistake skip-empty-wait");
+  // The model beside it is built the same way, at the recorded CTA, with the recording's card.
+  run::TimelineDoc gpu = back;
+  gpu.device = "NVIDIA H100 80GB HBM3";
+  const run::ModelTimelineRequest m = run::model_request_like(gpu);
+  CHECK(m.params == d.params);
+  CHECK(m.mistakes == d.mistakes);
+  CHECK(m.card == "NVIDIA H100 80GB HBM3");
+
+  nlohmann::json old = j;  // written before the build was stored
+  old.erase("params");
+  old.erase("mistakes");
+  const run::TimelineDoc defaults = run::timeline_from_json(old);
+  CHECK_FALSE(defaults.build_known);
+  CHECK(defaults.params.empty());
+  CHECK_THAT(run::build_text(defaults), Catch::Contains("the kernel's defaults"));
+  CHECK(run::model_request_like(defaults).params.empty());
+
+  nlohmann::json bad = j;
+  bad["params"]["stages"] = "three";
+  CHECK_THROWS_WITH(run::timeline_from_json(bad), Catch::Contains("'params' value of 'stages'"));
+  bad = j;
+  bad["mistakes"] = "skip-empty-wait";
+  CHECK_THROWS_WITH(run::timeline_from_json(bad), Catch::Contains("'mistakes'"));
+  bad = j;
+  bad["params"]["stages"] = 9;  // read, but the kernel refuses it when the model is asked for
+  CHECK_THROWS_AS(run::model_request_like(run::timeline_from_json(bad)), kernels::ConfigError);
+}
+
+TEST_CASE("timeline doc: the model's fast-forwarded passes are its skips, with the time it moved on",
+          "[timeline][fast]") {
+  // K = 16384: 256 K blocks, past the 128 that fast-forward skips the middle of.
+  const run::TimelineDoc d = run::model_timeline({.kernel_id = "hopper_producer_consumer", .shape = {256, 256, 16384}});
+  REQUIRE_FALSE(d.skips.empty());
+  std::map<std::pair<uint32_t, uint32_t>, size_t> passes;  // K passes recorded per warp
+  for (const run::TimelineEvent& e : d.events) passes[{e.cta, e.warp}] += e.kind == ir::RecordKind::k_pass;
+  for (const run::TimelineSkip& k : d.skips) {
+    INFO("warp " << k.warp << " skipped " << k.first << "+" << k.count << " of " << k.passes);
+    CHECK(k.k_loop);
+    CHECK(k.passes == 256);
+    CHECK(k.count > 0);
+    CHECK(k.first + k.count <= k.passes);
+    CHECK(k.cycles > 0);
+    // The warp's records: every pass but the skipped ones, and none inside the skipped stretch.
+    CHECK(passes[{k.cta, k.warp}] == k.passes - k.count);
+    for (const run::TimelineEvent& e : d.events)
+      if (e.cta == k.cta && e.warp == k.warp) CHECK((e.cycle <= k.cycle || e.cycle >= k.cycle + k.cycles));
+  }
+  const run::TimelineDoc back = run::timeline_from_json(run::timeline_json(d));
+  REQUIRE(back.skips.size() == d.skips.size());
+  CHECK(back.skips.front().cycle == d.skips.front().cycle);
+  CHECK(back.skips.front().count == d.skips.front().count);
+  CHECK_THAT(run::timeline_summary_text(model_doc(), &d), Catch::Contains("K passes fast-forwarded"));
+  nlohmann::json bad = run::timeline_json(d);
+  bad["fast_forwards"][0]["count"] = 1000;
+  CHECK_THROWS_WITH(run::timeline_from_json(bad), Catch::Contains("'fast_forwards' row 0 skips passes"));
 }
