@@ -171,6 +171,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), slab_off);
       Reg elected = b.elect_sync("elected");  // this warp's one arriving lane
       // empty[0] of CTA q, as a shared::cluster address: the same offset in the peer (mapa).
       std::vector<Reg> empty_of_cta;
@@ -184,7 +185,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, stage, phase, kBN, acc, slab_off, kb, kSuspendHintNs);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb, kSuspendHintNs);
           b.if_(elected, [&] {
             if (!release_all) {
               b.mbarrier_arrive(ring.empty_at(stage));  // step 16: this CTA's barrier only

@@ -167,6 +167,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
       const std::vector<Reg> acc = hopper::accumulators(b, kBN, "acc");
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
       Reg elected = b.elect_sync("elected");
       std::vector<Reg> empty_of_cta;
       if (kCluster > 1)
@@ -187,7 +188,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, stage, phase, kBN, {acc}, slab_off, kb, kSuspendHintNs);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
           b.if_(elected, [&] {
             if (kCluster == 1) return b.mbarrier_arrive(ring.empty_at(stage));
             for (uint32_t q = 0; q < kCluster; ++q)
