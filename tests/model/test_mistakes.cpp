@@ -73,7 +73,9 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       // expecting the own slice of B only (the phase completes with the peers' slices in flight).
       {"multicast-without-peers", {"deadlock", false}},
       {"release-own-cta-only", {"cluster-race", false}},
-      {"expect-own-slice-only", {"early-phase-completion", true}},
+      // Its C at the example shape depends on the timing (right under the L2-share TMA rate);
+      // test_cluster_multicast.cpp checks it wrong where the ring wraps many times.
+      {"expect-own-slice-only", {"early-phase-completion", false}},
       // Step 18: the TMA store reads a staging buffer the threads wrote without the proxy fence;
       // a staging buffer rewritten before wait_group.read retired the store that read it (the
       // model's stores read at issue: C comes out right, the order is not guaranteed).
