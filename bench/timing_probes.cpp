@@ -262,6 +262,44 @@ int main(int argc, char** argv) {
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
     probes.push_back(std::move(p));
   }
+  // The clock under a GEMM-like load: wgmma as above, while a third warp streams TMA boxes
+  // (the tensor cores and the memory system together, as in a GEMM's main loop). Each CTA's
+  // clock is its wgmma span in clock64 cycles over the same span in %globaltimer ns.
+  struct LoadedClock {
+    const char* name;
+    const char* what;
+    uint32_t stages, rounds, boxes;
+  };
+  for (const LoadedClock& l : {
+           LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
+                       160000, 256},
+           LoadedClock{"sm_clock_under_wgmma_l2_4", "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint", 4,
+                       48000, 256},
+           LoadedClock{"sm_clock_under_wgmma_hbm", "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint", 4, 20000,
+                       32768},
+       }) {
+    const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
+    Probe p{l.name,
+            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups while a warp streams TMA, {} "
+                        "(clock64 over globaltimer)",
+                        l.what),
+            "MHz", kernels::build_clock_under_load_probe(132, 65536 / (q * q), l.stages, l.rounds / (q * q), boxes), {},
+            nullptr, false};
+    p.buffers.a.assign(size_t(boxes) * 32768, 1);
+    p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>& c, double) {
+      const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
+      double sum = 0;
+      uint32_t n = 0;
+      for (size_t i = 0; i + 384 <= cycles.size(); i += 384)
+        if (ns[i] > 0) {
+          sum += double(cycles[i]) / double(ns[i]) * 1e3;
+          ++n;
+        }
+      return n ? sum / n : 0.0;
+    };
+    probes.push_back(std::move(p));
+  }
   {
     // The clock an SM holds under tensor-core load: every SM's 8 warps run mma.sync flat out
     // (as a GEMM's main loop does); cycles counted by clock64 over the launch's time.

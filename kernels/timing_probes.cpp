@@ -321,6 +321,102 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
   return b.finish();
 }
 
+ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes) {
+  if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0)
+    throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
+                                            "rounds and a power-of-two box count (got {}, {}, {}, {}, {})",
+                                            ctas, reps, stages, rounds, boxes));
+  constexpr uint32_t kK = 64, kN = 256, kBoxRows = 256;
+  constexpr uint32_t a_bytes = 64 * kK * 2, b_bytes = kN * kK * 2, box_bytes = kBoxRows * kK * 2;
+  constexpr uint32_t kMmaThreads = 256, kThreads = 384;  // a third warpgroup: its first warp streams (wgmma needs whole warpgroups)
+  Builder b(fmt::format("timing_clock_under_load_{}x32k", stages), ir::Arch::sm_90a);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
+  b.use_dynamic_smem();
+  auto tmap = b.tensor_map_param(
+      "tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, kK, boxes * kBoxRows, kK, kBoxRows, layout::Swizzle::none));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
+  auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, layout::Swizzle::none);
+  auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * kThreads + tid).named("gid");
+  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
+  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
+  b.comment("zero both tiles (16 bytes a thread a round); the streaming lane sets up its barriers");
+  Reg zero = b.mov(Type::b32, 0u, "zero");
+  constexpr uint32_t words = (a_bytes + b_bytes) / 16;
+  b.loop("fill", (words + kThreads - 1) / kThreads, [&](const Reg& i) {
+    Reg w = (i * kThreads + tid).named("w");
+    b.if_((w < words).named("in"),
+          [&] { b.st(ir::Op::st_shared, Type::b32, Addr::at((a_addr + (w << 4)).named("fill_at")), {zero, zero, zero, zero}); });
+  });
+  Reg streamer = (tid == kMmaThreads).named("streamer");
+  b.if_(streamer, [&] {
+    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    b.fence_mbarrier_init();
+  });
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  b.if_(
+      (tid < kMmaThreads).named("mma_thread"),
+      [&] {
+        Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+        Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
+        std::vector<Reg> acc;
+        for (uint32_t v = 0; v < kN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
+        Reg t0 = b.special(ir::Special::clock64, "t0");
+        Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
+        b.loop("rep", reps, [&](const Reg&) {
+          b.wgmma_fence();
+          for (uint32_t kk = 0; kk < kK / 16; ++kk) {
+            Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
+            Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+            b.wgmma_mma_async(kN, acc, ad, bd, 1);
+          }
+          b.wgmma_commit_group();
+          b.wgmma_wait_group(0);
+        });
+        Reg t1 = b.special(ir::Special::clock64, "t1");
+        Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
+        // The accumulators are zero (zero tiles): adding one keeps them live without changing the record.
+        Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "acc_bits");
+        store_result(b, pc, gid, t0, t1, ((ns1 - ns0) + bits).named("ns"));
+      });
+  b.if_(
+      (tid >= kMmaThreads).named("stream_warp"),
+      [&] {
+        Reg t0 = b.special(ir::Special::clock64, "t0s");
+        Reg tm = b.tensor_map_address(tmap, "tm");
+        const auto load = [&](const Reg& round, uint32_t s) {
+          Reg box = ((((round * stages) + s) * ctas + cta) & (boxes - 1)).named("box");
+          b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
+          b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, (box * kBoxRows).named("row")},
+                                      full.at(8 * s));
+        };
+        b.if_(streamer, [&] {
+          Reg first = b.mov(Type::u32, 0u, "first");
+          for (uint32_t s = 0; s < stages; ++s) load(first, s);
+          Reg phase = b.mov(Type::u32, 0u, "phase");
+          b.loop("round", rounds - 1, [&](const Reg& i) {
+            Reg next = (i + 1u).named("next");
+            for (uint32_t s = 0; s < stages; ++s) {
+              b.mbarrier_wait(full.at(8 * s), phase);
+              load(next, s);
+            }
+            phase ^= 1u;
+          });
+          for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
+        });
+        Reg t1 = b.special(ir::Special::clock64, "t1s");
+        Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
+        store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
+      });
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share) {
   if (ctas == 0 || stages == 0 || stages > 8 || rounds < 2 || box_rows == 0 || box_rows > 256 || boxes == 0 ||

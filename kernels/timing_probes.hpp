@@ -66,6 +66,16 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps)
 // `ctas` CTAs (one per SM for the clock an SM holds under wgmma load).
 ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas = 1);
 
+// The SM clock under a GEMM-like load (sm_90a): `ctas` CTAs, each with two warpgroups running
+// wgmma m64n256k16 as build_wgmma_probe(2, 256, reps) does, and a third warpgroup whose first
+// warp's lane 0
+// streams TMA boxes of 256 rows x 64 bf16 (32 KiB) from A (a tensor of `boxes` boxes), `stages`
+// in flight, for `rounds` rounds (each CTA its own boxes, in turn). The tensor cores and the
+// memory system draw power together, as in a GEMM's main loop. Each wgmma thread's record holds
+// its clock64 span and, as its value, the %globaltimer nanoseconds of the same span: cycles
+// over nanoseconds is the clock the SM held while both ran (size `rounds` to outlast the wgmma).
+ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes);
+
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`
 // rounds: in round i, stage s loads box ((i·stages + s)·ctas + cta) mod `boxes` of A (a tensor

@@ -89,6 +89,37 @@ std::vector<double> time_launches(GpuJobContext& job, const std::string& name, m
   return ms;
 }
 
+// Two kernels timed in alternation, launch by launch (A, B, A, B, ...), so that a clock that
+// moves during the run moves under both alike: the overhead of one over the other is their
+// medians' ratio with the drift taken out.
+std::pair<std::vector<double>, std::vector<double>> time_interleaved(
+    GpuJobContext& job, const std::string& name, milliseconds limit, int warmup, int reps, int sets,
+    const cuda::Stream& stream, const std::function<void(int set)>& a, const std::function<void(int set)>& b) {
+  std::vector<cuda::Event> events(static_cast<size_t>(3 * reps));
+  job.wait_for_kernel(name, limit, [&] {
+    for (int w = 0; w < warmup; ++w) {
+      a(w % sets);
+      b(w % sets);
+    }
+    for (int r = 0; r < reps; ++r) {
+      const size_t e = 3 * size_t(r);
+      events[e].record(stream.handle());
+      a((warmup + r) % sets);
+      events[e + 1].record(stream.handle());
+      b((warmup + r) % sets);
+      events[e + 2].record(stream.handle());
+    }
+    stream.synchronize();
+  });
+  std::pair<std::vector<double>, std::vector<double>> ms;
+  for (int r = 0; r < reps; ++r) {
+    const size_t e = 3 * size_t(r);
+    ms.first.push_back(cuda::Event::elapsed_ms(events[e], events[e + 1]));
+    ms.second.push_back(cuda::Event::elapsed_ms(events[e + 1], events[e + 2]));
+  }
+  return ms;
+}
+
 // Everything a bench child needs, made in the parent before the fork.
 struct BenchPlan {
   const kernels::KernelInfo* info = nullptr;
@@ -104,11 +135,13 @@ struct BenchPlan {
   std::string timeline_ptx;
 };
 
-// The instrumented kernel: timed like the plain one on the same input sets (its overhead), then
-// run once more on a zeroed record buffer and a poisoned C, which must come out as c_out.
+// The instrumented kernel: timed in alternation with the plain one (`plain`) on the same input
+// sets (its overhead), then run once more on a zeroed record buffer and a poisoned C, which
+// must come out as c_out.
 json timeline_child(GpuJobContext& job, const cuda::Context& context, const BenchPlan& p,
                     const std::vector<GemmDeviceBuffers>& sets, cuda::DeviceBuffer& c, const std::vector<uint8_t>& c_out,
-                    int warmup, int reps, milliseconds limit, const cuda::Stream& stream) {
+                    int warmup, int reps, milliseconds limit, const cuda::Stream& stream,
+                    const std::function<void(int set)>& plain) {
   job.step("timeline: compiling the instrumented kernel");
   const LoadedKernel loaded = load_kernel(job, context, p.timeline->kernel, p.timeline_ptx);
   cuda::DeviceBuffer records(std::size_t(p.timeline->layout.buffer_bytes()));
@@ -123,9 +156,12 @@ json timeline_child(GpuJobContext& job, const cuda::Context& context, const Benc
   }
   json out{{"registers", loaded.registers}};
   if (reps > 0) {
-    job.step(fmt::format("timeline: timing {} instrumented launches", reps));
-    out["ms"] = time_launches(job, p.timeline->kernel.name, limit, warmup, reps, int(sets.size()), stream,
-                              [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
+    job.step(fmt::format("timeline: timing {} instrumented launches, each after a plain one", reps));
+    const auto [plain_ms, instrumented_ms] =
+        time_interleaved(job, p.timeline->kernel.name, limit, warmup, reps, int(sets.size()), stream, plain,
+                         [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
+    out["ms"] = instrumented_ms;
+    out["plain_ms"] = plain_ms;
   }
   job.step("timeline: recording");
   records.memset_u8(0);
@@ -228,7 +264,8 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   if (p.timeline) {
     try {
       out["timeline"] = timeline_child(job, context, p, set_spans, c, c_out, warmup, reps,
-                                       base + ms_of(8.0 * per_launch * (warmup + reps + 1)), stream);
+                                       base + ms_of(16.0 * per_launch * (warmup + reps + 1)), stream,
+                                       [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
     } catch (const std::exception& e) {
       out["timeline_error"] = e.what();
     }
@@ -269,7 +306,10 @@ void read_timeline(const json& v, const BenchPlan& p, const std::set<std::string
   doc.device = r.device;
   doc.date = r.date;
   doc.c_identical = t.value("c_identical", false);
-  if (r.kernel.reps > 0) doc.plain_ms = r.kernel.median_ms;
+  // The overhead compares the launches timed in alternation (the plain kernel's own timed block
+  // ran earlier, at another moment of the card's clock).
+  if (t.contains("plain_ms")) doc.plain_ms = summarize_times(t["plain_ms"].get<std::vector<double>>()).median_ms;
+  else if (r.kernel.reps > 0) doc.plain_ms = r.kernel.median_ms;
   if (t.contains("ms")) doc.instrumented_ms = summarize_times(t["ms"].get<std::vector<double>>()).median_ms;
   r.timeline = std::move(doc);
 }

@@ -8,6 +8,7 @@
 
 #include "engine/model/timing.hpp"
 #include "engine/ptx/emit.hpp"
+#include "engine/ptx/registers.hpp"
 
 namespace gs::run {
 
@@ -223,6 +224,17 @@ SimReport run_sim(const SimRequest& req) {
   const CycleBudget budget = cycle_budget(info, r.shape, r.kernel.launch);
   opts.max_cycles_per_cta = budget.cycles;
   opts.max_cycles_basis = budget.basis;
+  // The register file can only lower an occupancy above one CTA per SM: only then is ptxas
+  // asked (once per kernel text and process).
+  const model::timing::MachineDesc& sm = *model::timing::machine_for(r.kernel.target).desc;
+  if (model::timing::ctas_per_sm(sm, uint32_t(r.kernel.launch.threads()), r.kernel.smem_bytes(), 0) > 1) {
+    const ptx::RegisterCount regs = ptx::kernel_registers(r.kernel);
+    r.registers = regs.registers;
+    r.registers_source = regs.source;
+  } else {
+    r.registers_source = "not needed: threads or shared memory allow one CTA per SM";
+  }
+  opts.registers_per_thread = r.registers;
   const double flops = 2.0 * double(r.shape.m) * double(r.shape.n) * double(r.shape.k);
   if (reserved) {
     const uint64_t ab_bytes = (*reserved)[0].size() + (*reserved)[1].size();
@@ -322,7 +334,8 @@ namespace {
 
 // The prediction's parts (timing.hpp, Breakdown): cycles per wave of each limit, the bound, and
 // the bytes each level served.
-nlohmann::json prediction_json(const model::SimStats& s) {
+nlohmann::json prediction_json(const SimReport& r) {
+  const model::SimStats& s = r.result.stats;
   const model::timing::Prediction& p = s.prediction;
   if (p.waves == 0) return nullptr;
   nlohmann::json parts = nlohmann::json::object();
@@ -330,6 +343,11 @@ nlohmann::json prediction_json(const model::SimStats& s) {
   return {{"bound", p.parts.bound},
           {"waves", p.waves},
           {"ctas_per_sm", p.resident},
+          {"occupancy",
+           {{"ctas_per_sm", p.ctas_per_sm},
+            {"bound", p.occupancy_bound},
+            {"registers", r.registers},
+            {"registers_source", r.registers_source}}},
           {"cycles_per_wave", p.cycles_per_wave},
           {"clock_mhz", p.clock_hz / 1e6},
           {"parts", parts},
@@ -341,12 +359,17 @@ nlohmann::json prediction_json(const model::SimStats& s) {
 std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
 
 // The table's lines under "predicted": what bounds each wave and every part's share of it.
-std::string prediction_lines(const model::SimStats& s) {
+std::string prediction_lines(const SimReport& r) {
+  const model::SimStats& s = r.result.stats;
   const model::timing::Prediction& p = s.prediction;
   if (p.waves == 0 || p.cycles_per_wave <= 0) return {};
   std::string out = fmt::format("  bound by {}: {} wave{} of {} SMs x {} CTA{}, {} cycles per wave at {:.0f} MHz\n",
                                 p.parts.bound, p.waves, p.waves == 1 ? "" : "s", s.predicted_on->sms, p.resident,
                                 p.resident == 1 ? "" : "s", group_digits(uint64_t(p.cycles_per_wave)), p.clock_hz / 1e6);
+  out += fmt::format("  occupancy: up to {} CTA{} per SM, bound by {}; registers: {}\n", p.ctas_per_sm,
+                     p.ctas_per_sm == 1 ? "" : "s", p.occupancy_bound,
+                     r.registers > 0 ? fmt::format("{} per thread ({})", r.registers, r.registers_source)
+                                     : r.registers_source);
   for (const model::timing::PartRow& row : model::timing::breakdown_rows(p.parts))
     out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
                        100.0 * row.cycles / p.cycles_per_wave, row.meaning);
@@ -414,7 +437,7 @@ nlohmann::json sim_report_json(const SimReport& r) {
       {"predicted_tflops", finite_or_null(s.predicted_tflops)},
       {"predicted_on", s.predicted_on->name},
       {"predicted_seconds", finite_or_null(s.predicted_seconds)},
-      {"prediction", prediction_json(s)},
+      {"prediction", prediction_json(r)},
       {"seconds", r.seconds},
       {"fast_forwarded", fast_forward_lines(r.result.trace, r.kernel)},
   };
@@ -461,7 +484,7 @@ std::string sim_report_table(const SimReport& r) {
                                      s.predicted_on->confirmed ? "" : "; its SM count and clock are NVIDIA's figures, unconfirmed")
                        : std::string("n/a"));
   for (const std::string& line : fast_forward_lines(r.result.trace, r.kernel)) row("fast-forwarded", line);
-  out += prediction_lines(s);
+  out += prediction_lines(r);
   row("model time", fmt::format("{:.3f} s (whole job {:.3f} s)", r.seconds, r.total_seconds));
   if (r.result.hazards.empty()) {
     row("hazards", "none");

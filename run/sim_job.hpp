@@ -78,6 +78,10 @@ struct SimReport {
   double seconds = 0.0;            // the model run (result.stats.wall_seconds)
   double total_seconds = 0.0;      // build + data + model + reference + comparison
   bool judged = true;              // false: only the traced CTA ran, cmp is not a verdict
+  // The registers per thread the prediction's occupancy counted (ptx::kernel_registers), and
+  // where the count came from or why there is none.
+  uint32_t registers = 0;
+  std::string registers_source;
   std::optional<ir::TimelineLayout> timeline;  // request.timeline: the records' layout ...
   std::vector<uint8_t> timeline_bytes;         // ... and the records
   // With request.timeline, run alone: the passes fast-forward skipped (Trace::fast_forwards,

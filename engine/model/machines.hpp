@@ -51,6 +51,8 @@ inline constexpr MachineDesc kH100Desc{
     .max_threads_per_sm = {2048, "[DEV] cudaDeviceGetAttribute (facts §10)"},
     .max_ctas_per_sm = {32, "[DEV] cudaDeviceGetAttribute (facts §10)"},
     .registers_per_sm = {65536, "[DEV] cudaDeviceGetAttribute (facts §10)"},
+    .register_allocation_unit = {256, "CUDA C++ Programming Guide, Technical Specifications per Compute Capability 9.0: register allocation unit size 256, granularity warp"},
+    .max_registers_per_thread = {255, "CUDA C++ Programming Guide, Technical Specifications per Compute Capability 9.0: maximum 255 32-bit registers per thread"},
     .fma_pipe_rate = {4, "probe ffma_issue_32warps: 3.92, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .alu_pipe_rate = {4, "probe iadd_issue_32warps: 3.95, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .imad_pipe_rate = {2, "probe imad_issue_32warps: 2.00, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},

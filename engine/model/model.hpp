@@ -46,6 +46,9 @@ struct SimOptions {
   uint64_t max_cycles_per_cta = 50'000'000;     // a CTA past this is reported as a hang; callers
                                                 // that know the work scale it (run/sim_job.cpp)
   std::string max_cycles_basis;                 // how that limit was chosen, for the hang's message
+  // Registers per thread ptxas -v gave the kernel (0: not known): the prediction's occupancy
+  // counts the register file only with it (timing::ctas_per_sm).
+  uint32_t registers_per_thread = 0;
   // Threads the whole grid runs on (0: one per core). The result is the same for any count,
   // bit for bit (engine/model/grid.cpp says how); the traced CTA runs on one of them.
   uint32_t threads = 0;

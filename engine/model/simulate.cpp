@@ -129,6 +129,7 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
 
   traced_cost.threads = L.threads();
   traced_cost.smem_bytes = k.smem_bytes();
+  traced_cost.registers_per_thread = opt.registers_per_thread;
   result.stats.traced_cost = traced_cost;
   if (flops > 0 && result.completed) {
     const timing::Machine& machine = timing::machine_for(k.target);

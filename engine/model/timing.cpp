@@ -6,11 +6,30 @@
 
 namespace gs::model::timing {
 
-uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes) {
-  uint32_t n = kMaxCtasPerSm;
-  if (threads > 0) n = std::min(n, kMaxThreadsPerSm / threads);
-  n = std::min(n, kSmemPerSm / (smem_bytes + kReservedSmemPerCta));
-  return std::max<uint32_t>(n, 1);
+uint32_t ctas_by_registers(const MachineDesc& m, uint32_t threads, uint32_t registers_per_thread) {
+  const uint32_t slots = uint32_t(m.max_ctas_per_sm.value);
+  if (registers_per_thread == 0 || threads == 0) return slots;
+  const uint32_t unit = uint32_t(m.register_allocation_unit.value);
+  const uint32_t per_thread = std::min(registers_per_thread, uint32_t(m.max_registers_per_thread.value));
+  const uint32_t per_warp = (per_thread * 32 + unit - 1) / unit * unit;
+  const uint32_t warps = (threads + 31) / 32;
+  return std::min(slots, uint32_t(m.registers_per_sm.value) / (per_warp * warps));
+}
+
+CtaLimit cta_limit(const MachineDesc& m, uint32_t threads, uint32_t smem_bytes, uint32_t registers_per_thread) {
+  CtaLimit least{uint32_t(m.max_ctas_per_sm.value), "CTA slots"};
+  const auto fewer = [&](uint32_t ctas, const char* resource) {
+    if (ctas < least.ctas) least = {ctas, resource};
+  };
+  if (threads > 0) fewer(uint32_t(m.max_threads_per_sm.value) / threads, "threads");
+  fewer(uint32_t(m.smem_bytes_per_sm.value) / (smem_bytes + uint32_t(m.smem_reserved_per_cta.value)), "shared memory");
+  fewer(ctas_by_registers(m, threads, registers_per_thread), "registers");
+  least.ctas = std::max<uint32_t>(least.ctas, 1);
+  return least;
+}
+
+uint32_t ctas_per_sm(const MachineDesc& m, uint32_t threads, uint32_t smem_bytes, uint32_t registers_per_thread) {
+  return cta_limit(m, threads, smem_bytes, registers_per_thread).ctas;
 }
 
 double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
@@ -72,7 +91,9 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
                         const GemmFacts& gemm) {
   const MachineDesc& d = *m.desc;
   Prediction p;
-  p.ctas_per_sm = ctas_per_sm(cta.threads, cta.smem_bytes);
+  const CtaLimit limit = cta_limit(d, cta.threads, cta.smem_bytes, cta.registers_per_thread);
+  p.ctas_per_sm = limit.ctas;
+  p.occupancy_bound = limit.resource;
   // Fewer CTAs than slots: each SM gets fewer co-resident CTAs.
   const uint64_t per_sm_needed = (total_ctas + m.sms - 1) / m.sms;
   p.resident = uint32_t(std::min<uint64_t>(p.ctas_per_sm, std::max<uint64_t>(per_sm_needed, 1)));

@@ -121,6 +121,7 @@ struct CtaCost {
   uint64_t global_store_bytes = 0;  // C: sectors x 32 B of its st.global, the bytes its TMA stores write
   uint32_t threads = 0;
   uint32_t smem_bytes = 0;
+  uint32_t registers_per_thread = 0;  // ptxas -v's count (0: not known, occupancy without it)
 };
 
 // The GEMM around the CTA: its tiling of C and K, for the bytes each wave reads from HBM.
@@ -154,6 +155,7 @@ struct Breakdown {
 
 struct Prediction {
   uint32_t ctas_per_sm = 1;
+  const char* occupancy_bound = "";  // the resource that allows no more (timing::cta_limit)
   uint32_t resident = 1;          // CTAs per SM in a wave (at most ctas_per_sm)
   uint64_t waves = 0;
   double cycles_per_wave = 0;
@@ -163,8 +165,19 @@ struct Prediction {
   Breakdown parts;
 };
 
-// Co-resident CTAs per SM from threads and shared memory (registers are not modelled).
-uint32_t ctas_per_sm(uint32_t threads, uint32_t smem_bytes);
+// Co-resident CTAs per SM on `m`: the fewest that threads, shared memory, registers (when
+// `registers_per_thread` is known: each warp gets its count x 32 rounded up to the allocation
+// unit) and the CTA slots allow.
+uint32_t ctas_per_sm(const MachineDesc& m, uint32_t threads, uint32_t smem_bytes, uint32_t registers_per_thread);
+// The same, with the resource that allows the fewest ("threads", "shared memory", "registers",
+// "CTA slots"; the first of equals).
+struct CtaLimit {
+  uint32_t ctas = 1;
+  const char* resource = "";
+};
+CtaLimit cta_limit(const MachineDesc& m, uint32_t threads, uint32_t smem_bytes, uint32_t registers_per_thread);
+// The CTAs per SM the register file alone allows (0 registers: the CTA slots).
+uint32_t ctas_by_registers(const MachineDesc& m, uint32_t threads, uint32_t registers_per_thread);
 // Bytes the GEMM's waves read from HBM: each wave of `concurrent` tiles (in the GEMM's tile
 // order) needs its A row panels and B column panels; a panel the previous wave used (when that
 // wave's panels fitted in L2 together), or B when all of B fits in L2 beside the wave's A

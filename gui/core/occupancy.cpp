@@ -8,6 +8,7 @@
 
 #include "engine/model/timing.hpp"
 #include "engine/ptx/ptxas.hpp"
+#include "engine/ptx/registers.hpp"
 #include "engine/ptx/sass.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/resource_advice.hpp"
@@ -36,12 +37,6 @@ std::pair<uint32_t, std::string> declared_registers(const ir::Kernel& k) {
     return {per_thread, fmt::format(".minnctapersm {} with {} threads (declared budget)", k.min_ctas_per_sm, threads)};
   }
   return {0, "not known: ptxas is not installed and the kernel declares no budget"};
-}
-
-// The target ptxas counts registers for: the H100 JIT-compiles sm_80 PTX for sm_90; a later
-// target (Blackwell) is its own.
-ir::Arch occupancy_arch(const ir::Kernel& kernel) {
-  return kernel.target == ir::Arch::sm_80 ? ir::Arch::sm_90 : kernel.target;
 }
 
 // What ptxas -v said about a kernel, kept in its derived slots (UI thread only). `done` false
@@ -100,7 +95,7 @@ Occupancy kernel_occupancy(const LoadedKernel& k) {
 
 void request_register_count(AppState& app) {
   if (!app.kernel || register_slot(*app.kernel)) return;  // there, or its job is running
-  const ir::Arch arch = occupancy_arch(app.kernel->kernel());
+  const ir::Arch arch = ptx::occupancy_arch(app.kernel->kernel());
   // The SASS listing of the same target has ptxas's report already: no second run.
   if (const auto listing = sass_listing(app); listing && listing->report.found && listing->arch == ir::arch_name(arch)) {
     store_count(app, *app.kernel,
@@ -127,7 +122,7 @@ void request_register_count(AppState& app) {
 void count_registers_now(const LoadedKernel& k) {
   const RegisterSlot* slot = register_slot(k);
   if (slot && slot->done) return;
-  store_count(k, count_registers(k.ptx.text, occupancy_arch(k.kernel())));
+  store_count(k, count_registers(k.ptx.text, ptx::occupancy_arch(k.kernel())));
 }
 
 std::optional<ptx::PtxasReport> kernel_ptxas_report(const LoadedKernel& k) {

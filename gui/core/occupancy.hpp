@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/model/timing.hpp"
 #include "engine/ptx/sass.hpp"
 #include "gui/core/session.hpp"
 
@@ -25,10 +26,10 @@ namespace gs::gui {
 
 struct AppState;
 
-// H100 (compute capability 9.0) per-SM resources: CUDA C Programming Guide, "Technical
-// Specifications per Compute Capability"; registers are allocated per warp in units of 256.
-inline constexpr uint32_t kRegistersPerSm = 65536;  // the one definition: warps_data.hpp includes this file
-inline constexpr uint32_t kRegisterAllocationUnit = 256;  // per warp
+// The SM's register file and its allocation unit (per warp): the machine description's
+// (engine/model/machines.hpp, each with its source).
+inline constexpr uint32_t kRegistersPerSm = uint32_t(model::timing::kSm.registers_per_sm.value);  // warps_data.hpp includes this file
+inline constexpr uint32_t kRegisterAllocationUnit = uint32_t(model::timing::kSm.register_allocation_unit.value);
 inline constexpr uint32_t kMaxWarpsPerSm = 64;
 
 struct OccupancyLimit {

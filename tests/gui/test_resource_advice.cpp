@@ -198,9 +198,11 @@ TEST_CASE("advice: no ladder step spills, and only step 13 at 4096x4096x512 gets
       // Steps 14, 21 and 22 too since the model charges a CTA's C stores to its own time (its
       // SM's share of the HBM write bandwidth, docs/results/2026-11-27-h100-s3): one CTA an SM
       // then waits out its epilogue with nothing to overlap it, which a persistent CTA (step 15)
-      // answers.
+      // answers. And step 07 since the model's residency counts registers: 231 a thread leave
+      // two CTAs (8 warps) an SM, whose latency they cannot hide.
       const bool expected = (info.id == "hopper_producer_consumer" || info.id == "hopper_two_consumers" ||
-                             info.id == "blackwell_ws_ring" || info.id == "blackwell_2sm") &&
+                             info.id == "blackwell_ws_ring" || info.id == "blackwell_2sm" ||
+                             info.id == "simt_warptile") &&
                             shape.m == 4096;
       CHECK(entries_of(app.problems, kOccupancyAdvice).size() == (expected ? 1u : 0u));
     }
@@ -210,17 +212,14 @@ TEST_CASE("advice: no ladder step spills, and only step 13 at 4096x4096x512 gets
 TEST_CASE("advice: low occupancy names its limiter when the model says latency binds", "[gui][advice][ptxas]") {
   if (!ptxas_or_skip()) return;
   // Step 07 at 4096 x 4096 x 32: 231 registers x 128 threads leave 2 CTAs (8 warps) per SM and
-  // 1024 CTAs take several waves; the model binds it on C's stores, so no advice. With the
-  // model's verdict changed to latency (its residency ignores registers; a shape that truly
-  // binds there is rarer than this test can afford), the rule fires.
+  // 1024 CTAs take several waves; the model's residency counts the registers too, finds its
+  // warps' latency unhidden, and says latency binds: the rule fires on the model's own verdict.
   const auto base = open_kernel({.kernel_id = "simt_warptile", .shape = {4096, 4096, 32}, .only_traced_cta = true});
-  count_registers_now(*base);
-  CHECK(resource_advisories(base).empty());
+  REQUIRE(std::string(base->report.result.stats.prediction.parts.bound) == "latency");
+  CHECK(base->report.result.stats.prediction.ctas_per_sm == 2);
+  CHECK(std::string(base->report.result.stats.prediction.occupancy_bound) == "registers");
   auto k = std::make_shared<LoadedKernel>(*base);
   k->derived.clear();
-  model::timing::Breakdown& parts = k->report.result.stats.prediction.parts;
-  parts.cta_alone = 1e9;
-  parts.bound = "latency";
   AppState app;
   app.set_kernel(k);
   CHECK(entries_of(app.problems, kOccupancyAdvice).empty());  // pending count: nothing claimed

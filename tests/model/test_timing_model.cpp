@@ -149,11 +149,25 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_wgmma_probe(2, 256, 2),
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
+      kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
+  // The clock under load: the wgmma warps' cycles over their %globaltimer nanoseconds is the
+  // clock the model's globaltimer counts at, while the streaming warp's boxes land.
+  {
+    const uint32_t boxes = 4;
+    const ProbeRun r =
+        run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes), 384, std::vector<uint8_t>(boxes * 32768, 1));
+    const double cycles = double(r.field(0, 0)), ns = double(r.field(0, 2));
+    REQUIRE(ns > 0);
+    CHECK(cycles / ns * 1e9 == Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
+    CHECK(r.field(256, 0) > 0);              // the streamer ran its rounds
+    CHECK(r.field(256, 2) == 0x01010101u);  // and read A: its first word, bytes of 1
+  }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
     const ProbeRun r = run_probe(kernels::build_wgmma_probe(2, 256, 8), 256);
@@ -275,4 +289,49 @@ TEST_CASE("prediction: L2 serves a wave's distinct lines at its bandwidth and sh
       p.parts.l2_distinct_bytes_per_wave / (model::timing::kH100Desc.l2_bandwidth_gbs.value * per_cycle);
   CHECK(p.parts.l2_distinct_bytes_per_wave < p.parts.l2_bytes_per_wave / 4);
   CHECK(p.parts.l2 == Approx(std::max(shared, distinct)));
+}
+
+TEST_CASE("occupancy: the register file limits co-resident CTAs by warps' whole allocation units",
+          "[model][timing]") {
+  using model::timing::cta_limit;
+  using model::timing::ctas_by_registers;
+  const model::timing::MachineDesc& h100 = model::timing::kH100Desc;
+  // 168 registers x 32 = 5376 = 21 units of 256; 12 warps hold 64512 of 65536: one CTA.
+  CHECK(ctas_by_registers(h100, 384, 168) == 1);
+  // 128 x 32 = 4096 per warp, 8 warps: 32768, two CTAs.
+  CHECK(ctas_by_registers(h100, 256, 128) == 2);
+  // 100 x 32 = 3200 rounds up to 3328 (13 units): 8 warps take 26624, two CTAs (not 2.56).
+  CHECK(ctas_by_registers(h100, 256, 100) == 2);
+  // Not known: the register file does not limit (the CTA slots do).
+  CHECK(ctas_by_registers(h100, 256, 0) == 32);
+  // More than ptxas ever gives is counted as the most it gives (255: 8160 -> 8192 per warp).
+  CHECK(ctas_by_registers(h100, 128, 300) == ctas_by_registers(h100, 128, 255));
+  CHECK(ctas_by_registers(h100, 128, 255) == 2);
+
+  // The least of threads, shared memory, registers and slots, named.
+  auto l = cta_limit(h100, 256, 4096, 128);
+  CHECK(l.ctas == 2);
+  CHECK(std::string(l.resource) == "registers");
+  l = cta_limit(h100, 256, 4096, 0);  // threads: 2048 / 256
+  CHECK(l.ctas == 8);
+  CHECK(std::string(l.resource) == "threads");
+  l = cta_limit(h100, 128, 100000, 32);  // 233472 / 101024
+  CHECK(l.ctas == 2);
+  CHECK(std::string(l.resource) == "shared memory");
+
+  // The prediction's waves follow: two CTAs per SM by registers make 264 CTAs one wave; 300
+  // registers (255) on 384 threads leave one CTA per SM and two waves.
+  model::timing::CtaCost cta;
+  cta.cycles = 1000;
+  cta.threads = 256;
+  cta.smem_bytes = 4096;
+  cta.registers_per_thread = 128;
+  const model::timing::Prediction two = model::timing::predict_gemm(cta, 264, 1e12);
+  CHECK(two.ctas_per_sm == 2);
+  CHECK(std::string(two.occupancy_bound) == "registers");
+  CHECK(two.waves == 1);
+  cta.registers_per_thread = 0;
+  const model::timing::Prediction eight = model::timing::predict_gemm(cta, 264, 1e12);
+  CHECK(eight.ctas_per_sm == 8);
+  CHECK(eight.resident == 2);  // 264 CTAs over 132 SMs need only two
 }

@@ -3,7 +3,12 @@
 // formatting on hand-made reports.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include "engine/model/timing.hpp"
+#include "engine/ptx/registers.hpp"
 #include "run/sim_job.hpp"
+#include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
 using run::InputMode;
@@ -224,4 +229,38 @@ TEST_CASE("sim job: the tensor cores' shared-memory reads are counted apart from
   const run::SimReport simt = run::run_sim({.kernel_id = "simt_naive"});
   CHECK(run::sim_report_json(simt)["tensor_smem"]["reads"] == 0);
   CHECK_THAT(run::sim_report_table(simt), !Catch::Contains("tensor-core reads"));
+}
+
+TEST_CASE("sim: the prediction's occupancy counts the registers ptxas gives the kernel", "[model][ptxas]") {
+  // Step 07: 128 threads and 16 KiB of shared memory would allow 16 CTAs an SM; its registers
+  // allow two. The report says how many, from where, and the waves follow.
+  run::SimRequest req{.kernel_id = "simt_warptile", .shape = {1024, 1024, 64}, .only_traced_cta = true};
+  const run::SimReport r = run::run_sim(req);
+  const ptx::RegisterCount regs = ptx::kernel_registers(r.kernel);
+  if (regs.registers == 0) {
+    if (test::ptxas_required()) FAIL("GEMMSCOPE_REQUIRE_PTXAS=1 but " << regs.source);
+    CHECK(r.registers == 0);
+    CHECK(r.registers_source == regs.source);
+    return;
+  }
+  CHECK(r.registers == regs.registers);
+  CHECK_THAT(r.registers_source, Catch::Contains("ptxas -v"));
+  const model::timing::Prediction& p = r.result.stats.prediction;
+  const auto limit = model::timing::cta_limit(model::timing::kH100Desc, uint32_t(r.kernel.launch.threads()),
+                                              r.kernel.smem_bytes(), regs.registers);
+  CHECK(p.ctas_per_sm == limit.ctas);
+  CHECK(std::string(p.occupancy_bound) == limit.resource);
+  CHECK(p.ctas_per_sm < model::timing::ctas_per_sm(model::timing::kH100Desc, uint32_t(r.kernel.launch.threads()),
+                                                    r.kernel.smem_bytes(), 0));
+  const nlohmann::json j = run::sim_report_json(r);
+  CHECK(j["prediction"]["occupancy"]["registers"] == regs.registers);
+  CHECK(j["prediction"]["occupancy"]["bound"] == "registers");
+  CHECK_THAT(run::sim_report_table(r), Catch::Contains(fmt::format("registers: {} per thread", regs.registers)));
+
+  // Step 16's shared memory allows one CTA an SM: ptxas is not asked, and the report says why.
+  const run::SimReport h =
+      run::run_sim({.kernel_id = "hopper_fewer_arrivals", .shape = {256, 256, 128}, .only_traced_cta = true});
+  CHECK(h.registers == 0);
+  CHECK_THAT(h.registers_source, Catch::Contains("not needed"));
+  CHECK(h.result.stats.prediction.ctas_per_sm == 1);
 }
