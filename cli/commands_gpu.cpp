@@ -174,6 +174,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
   if (o.compare_model) {
     for (const kernels::KernelInfo* info : runnable) {
       run::CompareOptions copt;
+      copt.params = params;  // the variant the table measured (--param)
       copt.kernel_limit = kernel_limit;
       copt.job = job;
       std::vector<std::string> names{""};

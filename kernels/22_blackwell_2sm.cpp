@@ -199,7 +199,8 @@ KernelInfo blackwell_2sm_info() {
        "rank 1's empty barriers and tmem_full never complete: its TMA thread waits forever to refill a stage "
        "and its epilogue waits forever for the accumulator (a deadlock; the GPU hangs)"},
       {"skip-peer-wait", "the leader issues the pair's MMAs when its own stage has landed, without waiting for rank 1's",
-       "the MMA reads rank 1's half of B (and its rows of A) before the TMA wrote them: a race, and C is wrong"},
+       "the MMA reads rank 1's half of B (and its rows of A) with nothing ordering rank 1's loads before it (a "
+       "cluster-race): C is wrong whenever rank 1's stage lands late"},
       {"no-dealloc", "neither CTA runs tcgen05.dealloc",
        "both CTAs exit with 256 TMEM columns allocated: the next CTA pair on these SMs would block in tcgen05.alloc"},
   };

@@ -53,6 +53,16 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake) {
   // The Ampere seed's pitfalls (ampere_cp_async): reading a stage before its cp.async group
   // landed, and a prefetch racing slower warps' reads: timing-dependent on the GPU.
   if (mistake == "steady-state-wait-at-tail" || mistake == "no-sync-before-prefetch") return MistakeBehaviour::race;
+  // Step 17's stage released to the own producer only (a peer's multicast overwrites a stage
+  // the peer may still be reading) and full barriers that expect the own slice of B only (the
+  // phase completes before the peers' slices land; the late bytes unbalance the next phases,
+  // which may hang): what the GPU computes depends on when the peers' copies land.
+  if (mistake == "release-own-cta-only" || mistake == "expect-own-slice-only") return MistakeBehaviour::race;
+  // Step 22's leader issuing the pair's MMA without rank 1's word that its stage landed.
+  if (mistake == "skip-peer-wait") return MistakeBehaviour::race;
+  // Step 18's TMA stores reading staging buffers the threads wrote without fence.proxy.async,
+  // or that they rewrite before wait_group.read: what lands in C depends on the copy's timing.
+  if (mistake == "missing-proxy-fence" || mistake == "reuse-staging-before-wait") return MistakeBehaviour::race;
   // The barrier waits for bytes that never come: the GPU hangs, the model reports a deadlock.
   if (mistake == "wrong-expect-tx") return MistakeBehaviour::deadlock;
   // wrong-swizzle, missing-wgmma-fence, missing-init-fence, the kernel as written, and mistakes
@@ -140,7 +150,7 @@ ModelComparison compare_with_model(const std::string& kernel_id, const std::stri
   c.seed = options.seed;
   std::set<std::string> mistakes;
   if (!mistake.empty()) mistakes.insert(mistake);
-  const ir::Kernel kernel = kernels::build_kernel(info, {c.shape, mistakes});
+  const ir::Kernel kernel = kernels::build_kernel(info, {c.shape, mistakes, options.params});
   const GemmData data = make_gemm_data(info, c.shape, InputMode::integer, c.seed);
   const std::vector<double> reference = reference_gemm(data);
   model::GemmBuffers buffers{data.a_bytes, data.b_bytes, poisoned_output(c.shape, info.c_dtype)};

@@ -37,6 +37,7 @@ MistakeBehaviour known_mistake_behaviour(std::string_view mistake);
 
 struct CompareOptions {
   kernels::GemmShape shape;  // a 0 takes that dimension of the kernel's example shape
+  kernels::ParamValues params;  // build parameters other than the kernel's defaults
   uint64_t seed = 1;         // of the integer inputs
   std::chrono::milliseconds kernel_limit{10'000};
   GpuJobOptions job;

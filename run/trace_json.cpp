@@ -72,7 +72,9 @@ json tma_json(const model::TmaTransfer& t) {
           {"store", t.store},
           {"mbar", t.mbar},
           {"issue_cycle", t.issue_cycle},
-          {"complete_cycle", t.complete_cycle}};
+          {"complete_cycle", t.complete_cycle},
+          {"cta", t.cta},
+          {"cta_mask", t.cta_mask}};
 }
 
 json mbar_json(const model::MbarEvent& m) {

@@ -17,20 +17,6 @@
 
 namespace gs::model {
 
-
-namespace {
-
-std::string smem_name(const Cta& c, uint32_t addr) {
-  for (const ir::SharedAlloc& a : c.launch.kernel->smem) {
-    const uint32_t base = timing::kSmemBaseAddress + a.offset;
-    if (addr >= base && addr < base + a.bytes)
-      return addr == base ? a.name : fmt::format("{}+{}", a.name, addr - base);
-  }
-  return fmt::format("0x{:X}", addr);
-}
-
-}  // namespace
-
 // Every live warp waits and nothing is in flight: name what they wait for, grouping the
 // warps that wait for the same thing.
 void report_deadlock(Cta& c) {
@@ -50,9 +36,9 @@ void report_deadlock(Cta& c) {
       const Mbarrier& m = c.mbars.at(w.wait_mbar);
       addr = w.wait_mbar;
       what = fmt::format(
-          "wait on mbarrier '{}' for parity {} (phase {} in progress: {} of {} arrivals pending, {} transaction bytes "
+          "wait on {} for parity {} (phase {} in progress: {} of {} arrivals pending, {} transaction bytes "
           "still expected)",
-          smem_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending_arrivals, m.expected, m.tx_count);
+          barrier_name(c, w.wait_mbar), w.wait_parity, m.phase, m.pending_arrivals, m.expected, m.tx_count);
     } else if (w.state == WarpState::bar_wait) {
       what = fmt::format("wait at bar.sync {} ({} of {} threads arrived)", w.wait_bar_id, c.bar_arrived[w.wait_bar_id],
                          c.bar_expected[w.wait_bar_id]);
@@ -281,7 +267,7 @@ uint64_t straight_issues_avx2(Cta& c, const DecodedInst* decoded, uint32_t ninst
 // them, for AVX2 and POPCNT, where counting the lanes of a mask and gathering a guard
 // predicate take a few instructions. The two compute the same thing.
 template <bool kAvx2>
-[[gnu::always_inline]] inline void run_cta_loop(Cta& c, const SimOptions& opt) {
+[[gnu::always_inline]] inline void run_cta_loop(Cta& c, const SimOptions& opt, uint64_t horizon) {
   const ir::Kernel& k = *c.launch.kernel;
   const uint32_t ninst = uint32_t(k.insts.size());
   const ir::Inst* const insts = k.insts.data();
@@ -305,13 +291,14 @@ template <bool kAvx2>
     for (Warp& w : c.warps) w.reg_ready = c.reg_ready.data() + size_t(w.id) * c.nregs;
   }
   c.started = true;
-  c.blocked = false;
+  c.blocked = c.paused = false;
   bool exited_with_pending_tma = false;
   for (;;) {
     if (c.failed) break;
     if (!traced && !fast_forward && c.tma_pending.empty()) {
-      const uint64_t n = kAvx2 ? straight_issues_avx2(c, decoded, ninst, max_cycles)
-                               : straight_issues_baseline(c, decoded, ninst, max_cycles);
+      const uint64_t limit = std::min(max_cycles, horizon);
+      const uint64_t n = kAvx2 ? straight_issues_avx2(c, decoded, ninst, limit)
+                               : straight_issues_baseline(c, decoded, ninst, limit);
       warp_instructions += n;
       thread_instructions += 32 * n;
     }
@@ -319,9 +306,17 @@ template <bool kAvx2>
     uint64_t next_time = ~uint64_t(0);
     Warp* next = peek_ready(c, &next_time);
     // The next asynchronous completion.
-    if (!c.tma_pending.empty()) {
-      const auto earlier = [](const PendingTma& a, const PendingTma& b) { return a.complete_at < b.complete_at; };
-      auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(), earlier);
+    const auto earlier = [](const PendingTma& a, const PendingTma& b) { return a.complete_at < b.complete_at; };
+    const auto tma = std::min_element(c.tma_pending.begin(), c.tma_pending.end(), earlier);
+    // Past the horizon (a cluster's CTAs go through modeled time together): stop before it.
+    if (const uint64_t event = std::min(next ? next_time : ~uint64_t(0),
+                                        tma != c.tma_pending.end() ? tma->complete_at : ~uint64_t(0));
+        event != ~uint64_t(0) && event > horizon) {
+      c.blocked = c.paused = true;
+      c.next_event = event;
+      break;
+    }
+    if (tma != c.tma_pending.end()) {
       if (!next || tma->complete_at <= next_time) {
         if (!next && !exited_with_pending_tma) {
           bool all_exited = true;
@@ -465,19 +460,24 @@ template <bool kAvx2>
   if (c.trace) c.trace->end_cycle = end;
 }
 
-void run_cta_baseline(Cta& c, const SimOptions& opt) { run_cta_loop<false>(c, opt); }
+void run_cta_baseline(Cta& c, const SimOptions& opt, uint64_t horizon) { run_cta_loop<false>(c, opt, horizon); }
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,popcnt"))) void run_cta_avx2(Cta& c, const SimOptions& opt) { run_cta_loop<true>(c, opt); }
+__attribute__((target("avx2,popcnt"))) void run_cta_avx2(Cta& c, const SimOptions& opt, uint64_t horizon) {
+  run_cta_loop<true>(c, opt, horizon);
+}
 #else
-void run_cta_avx2(Cta& c, const SimOptions& opt) { run_cta_loop<false>(c, opt); }
+void run_cta_avx2(Cta& c, const SimOptions& opt, uint64_t horizon) { run_cta_loop<false>(c, opt, horizon); }
 #endif
 
 }  // namespace
 
-void run_cta(Cta& c, const SimOptions& opt) {
-  if (c.avx2) run_cta_avx2(c, opt);
-  else run_cta_baseline(c, opt);
-  if (!c.blocked && !c.failed) check_tmem_at_exit(c);
+void run_cta(Cta& c, const SimOptions& opt, uint64_t horizon) {
+  if (c.avx2) run_cta_avx2(c, opt, horizon);
+  else run_cta_baseline(c, opt, horizon);
+  if (!c.blocked && !c.failed) {
+    check_tmem_at_exit(c);
+    check_bulk_stores_at_exit(c);
+  }
 }
 
 }  // namespace gs::model

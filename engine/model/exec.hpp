@@ -39,7 +39,8 @@ void exec_mbarrier_wait(ExecContext& x);    // try_wait.parity, test_wait.parity
 void exec_tma_load(ExecContext& x);
 void exec_tma_load_multicast(ExecContext& x);  // .multicast::cluster
 void exec_tma_store(ExecContext& x);
-void exec_tma_nothing_pending(ExecContext& x);  // bulk commit/wait groups, prefetch.tensormap
+void exec_bulk_group(ExecContext& x);           // cp.async.bulk.commit_group, cp.async.bulk.wait_group.read
+void exec_tma_nothing_pending(ExecContext& x);  // prefetch.tensormap
 
 void exec_cluster(ExecContext& x);  // mapa, barrier.cluster.arrive/wait, fence.acq_rel.cluster
 

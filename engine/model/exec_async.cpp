@@ -1,6 +1,7 @@
 // exec_tma_*: the copy engine. The TMA engine copies boxes between a tensor and shared memory
 // (placing every byte where the swizzle puts it, facts §3-§5) and completes bytes on an
 // mbarrier. The tensor cores (wgmma) are in exec_wgmma.cpp.
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -108,6 +109,28 @@ struct TensorCopyOperands {
 
 void exec_tma(ExecContext& x, const TensorCopyOperands& ops);
 
+// A multicast writes [smem, smem + bytes) of peer CTA t. Bytes t's warps read since they were
+// last written may be overwritten only after those reads: t's warps must have released them
+// (an arrive after the read) and this warp acquired that release (its wait returned on a phase
+// t's warps arrived in, or barrier.cluster). Nothing else orders another CTA's reads before
+// this CTA's copy, whatever the timing: a cluster-race.
+void check_peer_release(ExecContext& x, const Cta& t, uint32_t smem, uint32_t bytes, uint32_t lane) {
+  const uint32_t rank = t.launch.cluster_rank;
+  if (rank >= kMaxClusterRanks) return;
+  const uint32_t acquired = x.warp.acquired[rank];
+  for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
+    if (t.smem_word_state[w].read_release <= acquired) continue;
+    const uint32_t at = timing::kSmemBaseAddress + 4 * w;
+    report(x.cta, HazardKind::cluster_race, x.inst_id, x.warp.id, lane, at,
+           fmt::format("CTA rank {}'s multicast writes 0x{:X} in CTA rank {}, which rank {}'s warps read after their "
+                       "latest release this warp acquired: nothing orders those reads before the copy, so it may land "
+                       "in a stage rank {} is still reading. Rank {}'s consumers must arrive on a barrier this "
+                       "producer waits on (the empty barrier of every CTA the multicast writes: mapa + remote arrive)",
+                       x.cta.launch.cluster_rank, at, rank, rank, rank, rank));
+    return;
+  }
+}
+
 }  // namespace
 
 void exec_tma_load(ExecContext& x) {
@@ -130,12 +153,62 @@ void exec_tma_store(ExecContext& x) {
   exec_tma(x, {false, o.map_at, o.coords_at, o.src, {}});
 }
 
-// cp.async.bulk.commit_group, cp.async.bulk.wait_group.read and prefetch.tensormap: the
-// model completes TMA stores at issue, so there is never a bulk group to wait for.
+// prefetch.tensormap: the model keeps no descriptor cache.
 void exec_tma_nothing_pending(ExecContext& x) {
-  expect_op(x, "exec_tma_nothing_pending", Op::cp_async_bulk_commit_group, Op::cp_async_bulk_wait_group_read,
-            Op::prefetch_tensormap);
+  expect_op(x, "exec_tma_nothing_pending", Op::prefetch_tensormap);
   x.latency = timing::kAluLatency;
+}
+
+namespace {
+
+// The words a bulk store reads, counted up (issued) or down (retired).
+void count_bulk_reads(Cta& c, const Warp::BulkStore& s, int delta) {
+  for (uint32_t w = (s.smem - timing::kSmemBaseAddress) / 4; w < (s.smem - timing::kSmemBaseAddress + s.bytes) / 4; ++w) {
+    uint8_t& n = c.smem_word_state[w].bulk_reads;
+    n = uint8_t(std::clamp(int(n) + delta, 0, 255));
+  }
+}
+
+}  // namespace
+
+// The bulk async-groups of TMA stores (PTX ISA: per thread; the model keeps them per warp, as
+// one thread issues them): commit_group closes the stores issued since the last one into a
+// group; wait_group.read N waits until at most N groups may still read shared memory, and the
+// ones it retires no longer do (SmemWord::bulk_reads). The model writes C at the store's issue,
+// so what C holds does not depend on the wait; what the hazard checks do.
+void exec_bulk_group(ExecContext& x) {
+  expect_op(x, "exec_bulk_group", Op::cp_async_bulk_commit_group, Op::cp_async_bulk_wait_group_read);
+  Warp& w = x.warp;
+  x.latency = timing::kAluLatency;
+  if (x.inst.op == Op::cp_async_bulk_commit_group) {
+    w.bulk_groups.push_back(std::move(w.bulk_uncommitted));
+    w.bulk_uncommitted.clear();
+    return;
+  }
+  const size_t keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
+  uint64_t until = x.cta.now;
+  while (w.bulk_groups.size() > keep) {
+    for (const Warp::BulkStore& s : w.bulk_groups.front()) {
+      count_bulk_reads(x.cta, s, -1);
+      until = std::max(until, s.read_done);
+    }
+    w.bulk_groups.erase(w.bulk_groups.begin());
+  }
+  x.latency = uint32_t(std::max<uint64_t>(until - x.cta.now, timing::kAluLatency));
+}
+
+void check_bulk_stores_at_exit(Cta& c) {
+  for (const Warp& w : c.warps) {
+    size_t stores = w.bulk_uncommitted.size();
+    for (const auto& g : w.bulk_groups) stores += g.size();
+    if (stores == 0) continue;
+    report(c, HazardKind::exit_with_pending_tma, kNone, w.id, kNone, 0,
+           fmt::format("warp {} exited with {} TMA store(s) whose reads of shared memory no "
+                       "cp.async.bulk.wait_group.read retired: the SM may give that memory to the next CTA while "
+                       "they still read it (wait_group.read 0 before the end)",
+                       w.id, stores));
+    return;
+  }
 }
 
 namespace {
@@ -181,14 +254,22 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     job.bytes = bytes;
     job.inst = x.inst_id;
     job.warp = x.warp.id;
+    job.from_rank = c.launch.cluster_rank;
     job.issue = c.now;
     const uint64_t transfer = uint64_t(double(bytes) / timing::kTmaBytesPerCycle + 0.5);
     const uint64_t start = std::max(c.now, c.copy_free);
     c.copy_free = start + transfer;
     job.complete = c.copy_free + timing::kTmaLatency;
+    if (!load) {  // the store reads shared memory until its transfer is over (exec_bulk_group)
+      const Warp::BulkStore read{smem, bytes, c.copy_free};
+      x.warp.bulk_uncommitted.push_back(read);
+      count_bulk_reads(c, read, +1);
+    }
     c.stats->tma_transfers++;
     c.stats->tma_bytes += bytes;
-    c.cost.tma_bytes += bytes;
+    // A load's bytes come through L2 (timing.cpp's L2 part); a store's are C on its way to HBM,
+    // counted below as they are written (the part the store clips is not).
+    if (load) c.cost.tma_bytes += bytes;
 
     // The CTAs the box lands in: this one, or those of the multicast mask.
     std::array<Cta*, 16> dests{&c};
@@ -204,6 +285,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       for (uint32_t r = 0; r < size; ++r)
         if (mask >> r & 1) dests[ndests++] = cl ? cl->ctas[r] : &c;
     }
+    std::array<bool, 16> refills{};  // per destination: the load lands on bytes still in flight
     if (load) {
       job.mbar = memory_address32(x, ops.bar, lane) & (ops.multicast ? (1u << kClusterRankShift) - 1 : ~0u);
       for (uint32_t di = 0; di < ndests; ++di) {
@@ -219,6 +301,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
                  fmt::format("the mbarrier at 0x{:X} was initialised without fence.mbarrier_init (or "
                              "fence.proxy.async) before the TMA engine used it: the copy engine may not see the init",
                              job.mbar));
+        if (&t != &c) check_peer_release(x, t, smem, bytes, lane);
         // A second load into bytes an earlier load is still writing: the stage was refilled
         // before anyone waited for (let alone read) what the first brought.
         bool refilled = false;
@@ -226,13 +309,24 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
           refilled = refilled || t.smem_word_state[w].tma_pending;
           t.smem_word_state[w].tma_pending = true;
         }
-        if (refilled)
+        refills[di] = refilled;
+        if (refilled && &t == &c)
           report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
                           fmt::format("a TMA load into 0x{:X} is issued while an earlier TMA load into the same bytes "
                                       "is still in flight",
                                       smem),
                           "the buffer is refilled before its first contents were waited for and read (a missing wait "
                           "on the stage's empty barrier?)");
+        else if (refilled)  // a multicast into a peer: the peer's consumers never said the stage was free
+          report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
+                          fmt::format("CTA rank {}'s multicast lands at 0x{:X} in CTA rank {} while an earlier TMA load "
+                                      "into the same bytes of rank {} is still in flight",
+                                      c.launch.cluster_rank, smem, t.launch.cluster_rank, t.launch.cluster_rank),
+                          fmt::format("rank {}'s stage is overwritten before its consumers read it. The producer waited "
+                                      "only for what its own CTA's consumers released; a stage that a multicast writes "
+                                      "in every CTA of the mask is free only when the consumers of all of them are done "
+                                      "(each consumer arrives on the empty barrier of every CTA of the cluster)",
+                                      t.launch.cluster_rank));
       }
     } else {
       // A store reads shared memory now: ordinary writes must have been fenced (facts §5).
@@ -250,6 +344,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
         const uint32_t at = box_element_address(smem, e, eb, sw);
         std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
+        c.cost.global_store_bytes += eb;
         if (buf == c.launch.global->buffers[2]) store_into_c(x, uint64_t(off), eb, kNone, lane);  // no register wrote it
       });
     }
@@ -265,6 +360,12 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       t.mbar = job.mbar;
       t.issue_cycle = job.issue;
       t.complete_cycle = job.complete;
+      t.cta = uint8_t(c.launch.cluster_rank);
+      t.cta_mask = uint16_t(1u << c.launch.cluster_rank);
+      if (load && ops.multicast) {
+        t.cta_mask = 0;
+        for (uint32_t di = 0; di < ndests; ++di) t.cta_mask |= uint16_t(1u << dests[di]->launch.cluster_rank);
+      }
       job.trace_index = append(c.trace->tma, t);
       trace_event(c, EventKind::tma_issue, c.now, x.warp.id, x.inst_id, 1u << lane, job.trace_index, bytes);
     }
@@ -274,6 +375,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         // simulate.cpp); only the issuer's copy is in the issuer's trace.
         Cta& t = *dests[di];
         TmaJob mine = job;
+        mine.refill = refills[di];
         if (&t != &c) mine.trace_index = kNone;
         t.tma_jobs.push_back(mine);
         t.tma_pending.push_back({job.complete, uint32_t(t.tma_jobs.size() - 1)});
@@ -329,6 +431,8 @@ void complete_tma(Cta& c, const PendingTma& p) {
        w < (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4; ++w) {
     SmemWord& s = c.smem_word_state[w];
     s.tma_pending = false;
+    s.read_release = 0;  // not read since this write
+    s.landed_release = c.releases + 1;
     s.written = true;
     s.writer_warp = SmemWord::kAsync;
     s.generic_since_fence = false;
@@ -338,7 +442,8 @@ void complete_tma(Cta& c, const PendingTma& p) {
   auto it = c.mbars.find(job.mbar);
   if (it == c.mbars.end()) return;
   it->second.tx_count -= job.bytes;
-  trace_mbar(c, EventKind::mbar_complete_tx, p.complete_at, job.warp, job.inst, job.mbar, it->second, job.bytes);
+  trace_mbar(c, EventKind::mbar_complete_tx, p.complete_at, peer_warp(c, job.from_rank, job.warp), job.inst, job.mbar,
+             it->second, job.bytes);
   mbarrier_check_phase(c, job.mbar, p.complete_at);
 }
 

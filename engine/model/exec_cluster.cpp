@@ -37,6 +37,11 @@ bool cluster_barrier_check(Cluster& cl, uint64_t cycle) {
     for (const Warp& w : c->warps)
       if (w.live() != 0 && w.cluster_arrivals <= cl.barrier_phase) return false;
   ++cl.barrier_phase;
+  // barrier.cluster.arrive.release / wait.acquire: every warp acquires every CTA's releases.
+  for (Cta* c : cl.ctas)
+    for (Warp& w : c->warps)
+      for (uint32_t r = 0; r < cl.ctas.size() && r < kMaxClusterRanks; ++r)
+        w.acquired[r] = std::max(w.acquired[r], cl.ctas[r]->releases);
   for (Cta* c : cl.ctas)
     for (Warp& w : c->warps)
       if (w.state == WarpState::cluster_wait && w.cluster_arrivals <= cl.barrier_phase) {
@@ -68,6 +73,7 @@ void exec_cluster(ExecContext& x) {
     }
     case Op::barrier_cluster_arrive:
       ++w.cluster_arrivals;
+      ++c.releases;  // .release: what this CTA's warps did before it is released to the cluster
       if (c.launch.cluster) cluster_barrier_check(*c.launch.cluster, c.now);  // simulate() always sets it
       x.latency = timing::kBarrierLatency;
       break;

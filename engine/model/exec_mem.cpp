@@ -143,6 +143,12 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
                            "completed: its cp.async.wait_group returned with that group still pending",
                            x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
     }
+    if (store && s.bulk_reads != 0)
+      report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("shared address 0x{:X} is written while a TMA store issued earlier may still read it: the "
+                         "issuing thread retires a store's reads with cp.async.bulk.wait_group.read (N: the groups "
+                         "it may leave reading), and the writers must wait for that (a barrier after the wait)",
+                         addr));
     if (!store && !s.written)
       report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
              fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
@@ -156,6 +162,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
       s.epoch = c.barrier_epoch;
       s.generic_since_fence = true;
     } else {
+      s.read_release = c.releases + 1;
       if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
       s.read_epoch = c.barrier_epoch;
       s.read_by |= 1u << (x.warp.id % 32);

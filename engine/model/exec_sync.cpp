@@ -98,8 +98,15 @@ void exec_bar(ExecContext& x) {
     // Release: every warp waiting on this id continues.
     c.bar_arrived[id] = 0;
     if (!threads_op) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
+    // What any of the meeting warps acquired from peer CTAs, all of them have now.
+    std::array<uint32_t, kMaxClusterRanks> acquired = x.warp.acquired;
+    for (const Warp& w : c.warps)
+      if (w.state == WarpState::bar_wait && w.wait_bar_id == id)
+        for (uint32_t r = 0; r < kMaxClusterRanks; ++r) acquired[r] = std::max(acquired[r], w.acquired[r]);
+    x.warp.acquired = acquired;
     for (Warp& w : c.warps)
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
+        w.acquired = acquired;
         wake(c, w, c.now + timing::kBarrierLatency);
         trace_event(c, EventKind::bar_released, c.now, w.id, kNone, 0, id, expected);
       }
@@ -125,11 +132,57 @@ void exec_fence(ExecContext& x) {
       if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
 }
 
+std::string barrier_name(const Cta& c, uint32_t addr) {
+  std::string name;
+  if (c.launch.kernel && addr >= timing::kSmemBaseAddress)
+    name = ir::mbarrier_name_at(*c.launch.kernel, addr - timing::kSmemBaseAddress);
+  return name.empty() ? fmt::format("the mbarrier at 0x{:X}", addr) : fmt::format("mbarrier '{}'", name);
+}
+
+namespace {
+
+// A phase of the mbarrier at `addr` has just completed: TMA loads still in flight that complete
+// their bytes on it were counted out of it. In a correct protocol every load of a phase lands
+// before the phase completes, and the next phase's loads are issued only after the waiters
+// released the buffer (so after the completion): a load in flight here means the phase's
+// expect_tx counted too few bytes. The late bytes land in a buffer its consumers already read
+// (or are reading), and they count towards the next phase. tcgen05.commit arrivals queue
+// alike but carry no bytes: they are not loads. A load issued onto bytes an earlier load was
+// still writing (TmaJob::refill) belongs to a later phase issued too early: its tma-race names
+// that cause, so it is not counted here.
+void check_loads_in_flight(Cta& c, uint32_t addr, const Mbarrier& m) {
+  uint64_t bytes = 0;
+  const TmaJob* first = nullptr;
+  for (const PendingTma& p : c.tma_pending) {
+    const TmaJob& job = c.tma_jobs[p.record];
+    if (job.commit_arrival || job.refill || job.mbar != addr) continue;
+    bytes += job.bytes;
+    if (!first) first = &job;
+  }
+  if (!first) return;
+  const bool cluster = c.launch.cluster && c.launch.cluster->ctas.size() > 1;
+  const std::string issuer = !cluster                                     ? std::string("this CTA")
+                             : first->from_rank == c.launch.cluster_rank ? fmt::format("this CTA (rank {})", first->from_rank)
+                                                                         : fmt::format("CTA rank {}", first->from_rank);
+  report(c, HazardKind::early_phase_completion, first->inst, first->warp, kNone, addr,
+         fmt::format("{}{} completed phase {} while {} bytes of TMA loads that complete on it were still in "
+                     "flight (the first issued by {}): its expect_tx counted fewer bytes than the loads bring, so the "
+                     "warps waiting on it read the buffer before those bytes land, and the late bytes count towards "
+                     "the next phase. Expect every byte this CTA receives, including what peers multicast into it",
+                     barrier_name(c, addr), cluster ? fmt::format(" of CTA rank {}", c.launch.cluster_rank) : "",
+                     m.phase - 1, bytes, issuer));
+}
+
+}  // namespace
+
 void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   Mbarrier& m = c.mbars[addr];
   if (!m.initialized || m.pending_arrivals != 0 || m.tx_count != 0) return;
   m.phase += 1;
   m.pending_arrivals = m.expected;
+  m.completed_releases = m.phase_releases;
+  m.phase_releases = {};
+  check_loads_in_flight(c, addr, m);
   trace_mbar(c, EventKind::mbar_phase_flip, cycle, kNoWarp, kNone, addr, m, m.phase & 1);
   // Wake every warp waiting on a parity that is now complete.
   for (Warp& w : c.warps) {
@@ -186,6 +239,10 @@ namespace {
 // `lanes` arrivals of warp x.warp on the mbarrier at `addr` of CTA t (x.cta, or a peer for a
 // remote arrive).
 void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lanes, uint32_t first) {
+  // An arrive releases what the arriving CTA's warps did before it (reads of shared memory a
+  // peer's multicast may then overwrite): the phase carries that release to its waiters.
+  const uint32_t rank = x.cta.launch.cluster_rank;
+  if (rank < kMaxClusterRanks) m.phase_releases[rank] = ++x.cta.releases;
   if (lanes > m.pending_arrivals) {
     report(x.cta, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
            fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
@@ -198,7 +255,7 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
     const uint32_t take = std::min(left, m.pending_arrivals);
     m.pending_arrivals -= take;
     left -= take;
-    trace_mbar(t, EventKind::mbar_arrive, x.cta.now, x.warp.id, x.inst_id, addr, m, take);
+    trace_mbar(t, EventKind::mbar_arrive, x.cta.now, peer_warp(t, rank, x.warp.id), x.inst_id, addr, m, take);
     const uint32_t before = m.phase;
     mbarrier_check_phase(t, addr, x.cta.now);
     if (m.phase == before || take == 0) break;
@@ -345,7 +402,11 @@ void exec_mbarrier_wait(ExecContext& x) {
   // (facts §6 [DEV]: on a fresh barrier parity 1 passes and parity 0 waits).
   const bool done = (m.phase & 1) != parity;
   const uint32_t dst = ops.done.id;
-  if (done) note_wait_returned(x, addr, m, parity);
+  if (done) {
+    note_wait_returned(x, addr, m, parity);
+    for (uint32_t r = 0; r < kMaxClusterRanks; ++r)
+      x.warp.acquired[r] = std::max(x.warp.acquired[r], m.completed_releases[r]);
+  }
   if (done || x.inst.op == Op::mbarrier_test_wait_parity) {
     for (uint32_t l = 0; l < 32; ++l)
       if (x.mask >> l & 1) c.reg(x.warp.id, dst, l) = done ? 1 : 0;

@@ -160,11 +160,13 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
   const bool a_k = id.a_major == layout::UmmaMajor::k, b_k = id.b_major == layout::UmmaMajor::k;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   ReadFaults faults;
+  faults.reader = &x.warp;  // the pair's other CTA's bytes must have been released to this warp
+  faults.reader_cta = &x.cta;
   // B (K x N, column index innermost): CTA p of the pair supplies columns p*N/2 .. +N/2-1.
   alignas(64) float Bt[16][256];
   for (uint32_t col = 0; col < n; ++col) {
     float column[16];
-    const Cta& owner = *ctas[col / n_per_cta];
+    Cta& owner = *ctas[col / n_per_cta];
     if (b_ok) read_operand_row(owner, db, 'B', col % n_per_cta, b_k, sb, column, faults);
     else std::fill(std::begin(column), std::end(column), nan);
     for (uint32_t k = 0; k < 16; ++k) Bt[k][col] = column[k];

@@ -41,10 +41,17 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
 }  // namespace
 
 // Shared-memory state of the 4-byte words under [addr, addr + bytes): the first hazard wins.
-static void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
+// The words are marked read by this CTA since its latest release (SmemWord::read_release).
+static void note_word_state(Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
   const uint32_t off = addr - timing::kSmemBaseAddress;
   for (uint32_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
-    const SmemWord& s = c.smem_word_state[w];
+    SmemWord& s = c.smem_word_state[w];
+    s.read_release = c.releases + 1;
+    if (f.reader && &c != f.reader_cta && f.unacquired == kNone && c.launch.cluster_rank < kMaxClusterRanks &&
+        s.landed_release > f.reader->acquired[c.launch.cluster_rank]) {
+      f.unacquired = addr;
+      f.unacquired_rank = c.launch.cluster_rank;
+    }
     if (s.tma_pending) {
       if (f.tma_pending == kNone) f.tma_pending = addr;
     } else if (s.generic_since_fence) {
@@ -61,7 +68,7 @@ static void note_word_state(const Cta& c, uint32_t addr, uint32_t bytes, ReadFau
 // model's C equal to the GPU's bit for bit). K-major reads two 16-byte chunks (the swizzle moves whole chunks, so each chunk is
 // contiguous); MN-major reads each element on its own (K neighbours sit in different K rows).
 // A byte outside the CTA's shared memory reads as NaN, so the product is visibly wrong.
-void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
+void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
                       float scale, float* out, ReadFaults& f) {
   const uint64_t window_end = uint64_t(timing::kSmemBaseAddress) + c.smem.size();
   const auto outside = [&](uint32_t addr, uint32_t bytes) {
@@ -115,6 +122,12 @@ void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mm
                     fmt::format("{} reads shared address 0x{:X} before the TMA load writing it has completed", mma,
                                 f.tma_pending),
                     "wait on the stage's mbarrier first");
+  if (f.unacquired != kNone)
+    report(c, HazardKind::cluster_race, x.inst_id, w, all, f.unacquired,
+           fmt::format("{} reads 0x{:X} of CTA rank {}, which a TMA load wrote there after the latest release of rank {} "
+                       "this warp acquired: nothing orders the load before the read. Wait for the peer's word that its "
+                       "stage landed (an arrive of rank {} on a barrier this warp waits on) first",
+                       mma, f.unacquired, f.unacquired_rank, f.unacquired_rank, f.unacquired_rank));
   if (f.unfenced != kNone)
     report(c, HazardKind::missing_proxy_fence, x.inst_id, w, all, f.unfenced,
            fmt::format("{} (async proxy) reads 0x{:X}, written by ordinary stores without fence.proxy.async", mma,

@@ -59,6 +59,10 @@ struct TmemRange {
 
 enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster_wait, regs_wait, exited };
 
+// Cluster ranks the model's release bookkeeping covers (the PTX ISA's largest cluster, 16 CTAs
+// with the non-portable size).
+inline constexpr uint32_t kMaxClusterRanks = 16;
+
 struct Warp {
   uint32_t id = 0;
   // Program counters: while every live lane is at one pc (the common case) it is `upc`;
@@ -129,6 +133,20 @@ struct Warp {
   // warp had already waited through (the parity was not flipped), which the hazards it leads
   // to name as their cause. inst == kNone: the latest wait was not stale.
   std::vector<std::pair<uint32_t, uint32_t>> passed_phases;  // (barrier address, completed phases)
+  // Per cluster rank r, the latest release of CTA r (Cta::releases) this warp has acquired: by a
+  // wait that returned on a phase CTA r's warps arrived in, a bar.sync with warps that had, or
+  // barrier.cluster. A multicast that overwrites a peer's bytes its warps read after their
+  // latest release this warp acquired is a cluster-race (exec_async.cpp).
+  std::array<uint32_t, kMaxClusterRanks> acquired{};
+  // TMA stores (cp.async.bulk.tensor shared -> global) this warp issued that may still read
+  // shared memory: those since its last cp.async.bulk.commit_group, and the committed groups
+  // (oldest first) that no cp.async.bulk.wait_group.read has retired yet (exec_bulk_group).
+  struct BulkStore {
+    uint32_t smem = 0, bytes = 0;
+    uint64_t read_done = 0;  // the cycle its copy has read the last byte
+  };
+  std::vector<BulkStore> bulk_uncommitted;
+  std::vector<std::vector<BulkStore>> bulk_groups;
   struct StaleWait {
     uint32_t inst = kNone;
     uint32_t addr = 0, parity = 0, phase = 0;  // phase: completed phases (the current one's parity is phase & 1)
@@ -186,6 +204,9 @@ struct Mbarrier : MbarrierPhase {
   bool initialized = false;
   bool init_fenced = false;  // fence.mbarrier_init / fence.proxy.async after the init
   uint32_t init_inst = kNone;
+  // Per cluster rank, the latest release (Cta::releases) of that CTA's arrivals in the phase in
+  // progress, and in the phase that completed last: what a wait that returns acquires.
+  std::array<uint32_t, kMaxClusterRanks> phase_releases{}, completed_releases{};
 };
 
 // What the model knows about each 4-byte word of shared memory, for its hazard checks.
@@ -203,6 +224,16 @@ struct SmemWord {
   // by another warp in the same epoch overwrites what they read (a write-after-read race).
   uint32_t read_by = 0;
   uint32_t read_epoch = 0;
+  // Its CTA's release count (Cta::releases) at the latest read since the word was last written
+  // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
+  // release of this CTA made after that read.
+  uint32_t read_release = 0;
+  // Its CTA's release count when a TMA load last wrote it, plus one (0: none did): a peer may
+  // read it (a cta_group::2 MMA) only once it has acquired a release of this CTA made after.
+  uint32_t landed_release = 0;
+  // TMA stores that read it and that the issuing thread has not yet retired with
+  // cp.async.bulk.wait_group.read: writing it then is a bulk-store-race.
+  uint8_t bulk_reads = 0;
 };
 
 struct PendingTma {
@@ -218,6 +249,8 @@ struct TmaJob {
   uint32_t bytes = 0;
   uint64_t issue = 0, complete = 0;
   uint32_t inst = 0, warp = 0;
+  uint32_t from_rank = 0;  // the %cluster_ctarank of the CTA that issued it (a multicast lands in peers)
+  bool refill = false;     // issued onto bytes an earlier load was still writing (a tma-race said so)
   uint32_t trace_index = kNone;
   // A tcgen05.commit's arrival instead of a copy (exec_tcgen05.cpp): one arrive on `mbar` at
   // `complete`; in the issuing CTA, tmem_commit indexes Cta::tmem_commits.
@@ -254,6 +287,11 @@ inline constexpr uint32_t kClusterRankShift = 24;
 inline constexpr uint32_t cluster_address(uint32_t rank, uint32_t cta_address) {
   return (rank + 1) << kClusterRankShift | (cta_address & ((1u << kClusterRankShift) - 1));
 }
+
+// How far (in cycles) one CTA of a cluster may run ahead of the earliest next event of its
+// peers (grid.cpp, run_cluster): a peer's release reaches it at most this late. Small against
+// a K-block's few hundred cycles; each step costs every CTA of the cluster one call.
+inline constexpr uint64_t kClusterQuantum = 32;
 
 // Per-CTA configuration shared by every exec function.
 struct Launch {
@@ -319,6 +357,7 @@ struct Cta {
   std::vector<SmemWord> smem_word_state;
   uint32_t register_pool = 0;         // registers the CTA got at launch (0: count unknown to ptxas)
   uint32_t barrier_epoch = 0;         // increments whenever a CTA-wide bar.sync releases
+  uint32_t releases = 0;              // arrives by its warps (any barrier, any CTA) and barrier.cluster arrives
   const Program* program = nullptr;    // the decoded kernel (decode.hpp), shared by all CTAs
   std::map<uint32_t, Mbarrier> mbars; // by shared address
   std::vector<TmaJob> tma_jobs;
@@ -379,6 +418,11 @@ struct Cta {
   bool blocked = false;
   bool started = false;
   uint64_t issued = 0;
+  // In a cluster, run_cta also returns before an event (an issue, a TMA completion) past the
+  // horizon it was given (paused: blocked set as well), with that event's cycle in next_event,
+  // so that the cluster's CTAs advance through modeled time together (grid.cpp, run_cluster).
+  bool paused = false;
+  uint64_t next_event = 0;
 
   uint64_t& reg(uint32_t warp, uint32_t r, uint32_t lane) { return regs[(size_t(warp) * nregs + r) * 32 + lane]; }
   uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }
@@ -467,6 +511,12 @@ void complete_tma(Cta& cta, const PendingTma& p);
 void complete_tmem_commit(Cta& cta, const PendingTma& p);
 // At the CTA's exit: tensor memory still allocated is reported (exec_tcgen05.cpp).
 void check_tmem_at_exit(Cta& cta);
+// At the CTA's exit: TMA stores whose reads of shared memory no wait_group.read retired
+// (exec_async.cpp): the SM may give that memory to the next CTA while they read it.
+void check_bulk_stores_at_exit(Cta& cta);
+// The barrier at shared address `addr` for a hazard's text: "mbarrier 'full[2]'" by its declared
+// name (ir::mbarrier_name_at), or "the mbarrier at 0x..." where no allocation declares one.
+std::string barrier_name(const Cta& cta, uint32_t addr);
 // Phase completion of an mbarrier: flips, and wakes warps waiting on that parity.
 void mbarrier_check_phase(Cta& cta, uint32_t addr, uint64_t cycle);
 
@@ -484,8 +534,9 @@ uint32_t entry_register_limit(const ir::Kernel& k);
 // The registers the CTA's warps hold now: 32 × each warp's limit.
 uint32_t registers_held(const Cta& c);
 
-// Runs one CTA to completion (or failure) in modeled time; in a cluster, until it blocks.
-void run_cta(Cta& cta, const SimOptions& opt);
+// Runs one CTA to completion (or failure) in modeled time; in a cluster, until it blocks or
+// its next event lies past `horizon` (a cycle).
+void run_cta(Cta& cta, const SimOptions& opt, uint64_t horizon = ~uint64_t(0));
 // Every live warp waits and nothing is in flight: reports a deadlock naming the waits.
 void report_deadlock(Cta& cta);
 // A shared::cluster address resolved to a CTA of the cluster and a shared::cta address in
@@ -518,6 +569,12 @@ inline uint32_t trace_tmem(Cta& cta, uint64_t cycle, uint32_t warp, uint32_t ins
   const uint32_t index = append(cta.trace->tmem, op);
   trace_event(cta, EventKind::tmem_op, cycle, warp, inst, mask, index, uint32_t(op.kind));
   return index;
+}
+// Warp `warp` of the cluster's CTA `from_rank`, as a warp index of `into` for trace_event (which
+// adds into's trace_warp_base): an event a peer causes in `into` (a remote arrive, a multicast's
+// bytes) is recorded with the peer's warp, rank r's warp w being trace warp r * warps + w.
+inline uint32_t peer_warp(const Cta& into, uint32_t from_rank, uint32_t warp) {
+  return warp + (from_rank - into.launch.cluster_rank) * uint32_t(into.warps.size());
 }
 void trace_mbar(Cta& cta, EventKind kind, uint64_t cycle, uint32_t warp, uint32_t inst, uint32_t addr,
                 const Mbarrier& m, uint32_t value);

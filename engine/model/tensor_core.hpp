@@ -17,13 +17,19 @@ namespace gs::model {
 // thousands of strings per MMA (and report() keeps only the first of each kind anyway).
 struct ReadFaults {
   uint32_t outside = kNone, tma_pending = kNone, unfenced = kNone, unwritten = kNone;
+  // The reading warp, for reads of a peer CTA's shared memory (cta_group::2): its bytes a TMA
+  // load wrote must have been released to it (SmemWord::landed_release, Warp::acquired).
+  const Warp* reader = nullptr;
+  const Cta* reader_cta = nullptr;
+  uint32_t unacquired = kNone, unacquired_rank = 0;
   char outside_operand = 'A';
   layout::WgmmaDescriptor outside_desc;
 };
 
 // One row's k16 slice (16 bf16 values) of an operand under its descriptor, each times
-// `scale`; a byte outside the CTA's shared memory reads as NaN.
-void read_operand_row(const Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
+// `scale`; a byte outside the CTA's shared memory reads as NaN. The words read are marked read
+// (SmemWord::read_release).
+void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
                       float scale, float* out, ReadFaults& f);
 // The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);

@@ -113,6 +113,8 @@ struct TmaTransfer {
   uint32_t mbar = 0;          // shared address of the barrier completed (loads)
   uint64_t issue_cycle = 0;
   uint64_t complete_cycle = 0;
+  uint8_t cta = 0;            // the issuing CTA's rank in its cluster (Trace::ctas)
+  uint16_t cta_mask = 1;      // the ranks whose shared memory it writes (a multicast: several)
 };
 
 // An mbarrier's phase state, the one record of it: the model's live barrier (machine.hpp's

@@ -30,20 +30,28 @@ const char* step_unit_name(StepUnit u) {
   return "?";
 }
 
-const MbarrierState* Snapshot::mbarrier_at(uint32_t addr) const {
+namespace {
+
+// The order of Snapshot::mbarriers: by CTA rank, then address.
+bool before(const MbarrierState& m, uint32_t cta, uint32_t addr) { return m.cta != cta ? m.cta < cta : m.addr < addr; }
+
+}  // namespace
+
+const MbarrierState* Snapshot::mbarrier_at(uint32_t addr, uint32_t cta) const {
   auto it = std::lower_bound(mbarriers.begin(), mbarriers.end(), addr,
-                             [](const MbarrierState& m, uint32_t a) { return m.addr < a; });
-  return it != mbarriers.end() && it->addr == addr ? &*it : nullptr;
+                             [&](const MbarrierState& m, uint32_t a) { return before(m, cta, a); });
+  return it != mbarriers.end() && it->addr == addr && it->cta == cta ? &*it : nullptr;
 }
 
 namespace {
 
-MbarrierState& mbar_state(Snapshot& s, uint32_t addr) {
+MbarrierState& mbar_state(Snapshot& s, uint32_t addr, uint8_t cta) {
   auto it = std::lower_bound(s.mbarriers.begin(), s.mbarriers.end(), addr,
-                             [](const MbarrierState& m, uint32_t a) { return m.addr < a; });
-  if (it == s.mbarriers.end() || it->addr != addr) {
+                             [&](const MbarrierState& m, uint32_t a) { return before(m, cta, a); });
+  if (it == s.mbarriers.end() || it->addr != addr || it->cta != cta) {
     MbarrierState m;
     m.addr = addr;
+    m.cta = cta;
     m.index = uint32_t(s.mbarriers.size());  // #i: order of first appearance
     it = s.mbarriers.insert(it, m);
   }
@@ -146,7 +154,7 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
       case EventKind::mbar_wait_released: {
         if (e.payload >= t.mbar.size()) break;
         const model::MbarEvent& m = t.mbar[e.payload];
-        MbarrierState& b = mbar_state(s, m.addr);
+        MbarrierState& b = mbar_state(s, m.addr, e.cta);  // the CTA whose barrier it is  // the CTA whose barrier it is
         static_cast<model::MbarrierPhase&>(b) = m;
         if (e.kind == EventKind::mbar_init) b.initialized = true;
         if (e.kind == EventKind::mbar_phase_flip) ++b.flips;
@@ -182,7 +190,9 @@ void replay(const LoadedKernel& k, Snapshot& s, uint32_t from_exclusive, uint32_
       case EventKind::cta_end:
         // A warp still blocked when the CTA ends waits for something that never comes (the
         // model stopped the CTA on a deadlock): it keeps what it waits on, marked deadlocked.
+        // In a cluster, only the warps of the CTA that ended.
         for (WarpSnapshot& ws : s.warps) {
+          if (t.ctas.size() > 1 && ws.warp / std::max(1u, t.warps_per_cta) != e.cta) continue;
           const bool blocked = ws.activity == WarpActivity::waiting_mbarrier || ws.activity == WarpActivity::waiting_bar ||
                                ws.activity == WarpActivity::waiting_wgmma;
           if (blocked) {

@@ -57,6 +57,7 @@ struct WarpSnapshot {
 // on it, and what playback adds.
 struct MbarrierState : model::MbarrierPhase {
   uint32_t addr = 0;           // shared byte address
+  uint8_t cta = 0;             // the rank of the traced CTA whose barrier it is (Event::cta)
   uint32_t index = 0;          // #i in the views: order of first appearance
   bool initialized = false;
   uint32_t flips = 0;          // phase flips seen so far
@@ -68,7 +69,7 @@ struct Snapshot {
   uint64_t cycle = 0;
   uint64_t warp_instructions = 0;
   std::vector<WarpSnapshot> warps;
-  std::vector<MbarrierState> mbarriers;    // sorted by addr
+  std::vector<MbarrierState> mbarriers;    // sorted by (cta, addr): each CTA of a cluster has its own
   std::vector<uint32_t> tma_in_flight;     // indices into trace.tma: issued, not complete
   uint32_t tma_completed = 0;
   uint32_t last_smem = kNone;              // event index of the latest smem_access
@@ -76,7 +77,8 @@ struct Snapshot {
   uint32_t last_mma = kNone;               // event index of the latest wgmma_issue
   uint32_t last_hazard = kNone;            // event index of the latest hazard
 
-  const MbarrierState* mbarrier_at(uint32_t addr) const;
+  // The barrier at `addr` of the traced cluster's CTA of rank `cta` (0 without clusters).
+  const MbarrierState* mbarrier_at(uint32_t addr, uint32_t cta = 0) const;
 };
 
 // Snapshots of one loaded kernel. Cheap to query repeatedly at the same position.

@@ -1,6 +1,7 @@
 #include "gui/core/tma_pipeline_data.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -49,11 +50,15 @@ std::vector<BarrierSlot> barrier_slots(const ir::Kernel& kernel) {
   return out;
 }
 
-BarrierView barrier_view(const LoadedKernel& k, const Snapshot& s, uint32_t addr, std::string name) {
+// The rank of the traced CTA a trace warp belongs to (rank r's warp w is r * warps + w).
+uint32_t cta_of_warp(const model::Trace& t, uint32_t warp) { return t.ctas.size() > 1 ? warp / std::max(1u, t.warps_per_cta) : 0; }
+
+// CTA `cta`'s barrier at `addr`: a warp waits only on its own CTA's barriers.
+BarrierView barrier_view(const LoadedKernel& k, const Snapshot& s, uint32_t addr, std::string name, uint32_t cta) {
   BarrierView b;
   b.addr = addr;
   b.name = std::move(name);
-  if (const MbarrierState* m = s.mbarrier_at(addr)) {
+  if (const MbarrierState* m = s.mbarrier_at(addr, cta)) {
     b.initialized = m->initialized || m->expected > 0;
     static_cast<model::MbarrierPhase&>(b) = *m;
     b.parity = m->phase & 1;
@@ -61,8 +66,8 @@ BarrierView barrier_view(const LoadedKernel& k, const Snapshot& s, uint32_t addr
   }
   // WarpSnapshot says which parity each waiter waits for; MbarrierState only lists the warps.
   for (const WarpSnapshot& w : s.warps)
-    if (w.activity == WarpActivity::waiting_mbarrier && w.mbar == addr) b.waiters.push_back({w.warp, w.parity, w.since_cycle, warp_label(k.trace(), w.warp)});
-  (void)k;
+    if (w.activity == WarpActivity::waiting_mbarrier && w.mbar == addr && cta_of_warp(k.trace(), w.warp) == cta)
+      b.waiters.push_back({w.warp, w.parity, w.since_cycle, warp_label(k.trace(), w.warp)});
   return b;
 }
 
@@ -80,27 +85,39 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
   p.end_cycle = t.end_cycle;
 
   // A stage is a full barrier (its data has landed) with the empty barrier of the same stage
-  // (its consumers released it), as the kernel declared them.
+  // (its consumers released it), as the kernel declared them; each traced CTA has its ring.
+  p.ctas = uint32_t(std::max<size_t>(1, t.ctas.size()));
   const std::vector<BarrierSlot> slots = barrier_slots(kernel);
-  for (const BarrierSlot& b : slots) {
-    if (b.role != ir::BarrierRole::full) continue;
-    StageView st;
-    st.index = b.stage;
-    st.full = barrier_view(k, s, b.addr, b.name);
-    for (const BarrierSlot& e : slots)
-      if (e.role == ir::BarrierRole::empty && e.stage == b.stage) st.empty = barrier_view(k, s, e.addr, e.name);
-    p.stages.push_back(std::move(st));
-  }
-  std::sort(p.stages.begin(), p.stages.end(), [](const StageView& x, const StageView& y) { return x.index < y.index; });
-  for (const BarrierSlot& b : slots) {
-    const bool paired = b.role == ir::BarrierRole::empty &&
-                        std::any_of(p.stages.begin(), p.stages.end(), [&](const StageView& st) { return st.index == b.stage; });
-    if (b.role != ir::BarrierRole::full && !paired) p.other_barriers.push_back(barrier_view(k, s, b.addr, b.name));
-  }
+  for (uint32_t cta = 0; cta < p.ctas; ++cta)
+    for (const BarrierSlot& b : slots) {
+      if (b.role != ir::BarrierRole::full) continue;
+      StageView st;
+      st.index = b.stage;
+      st.cta = cta;
+      st.full = barrier_view(k, s, b.addr, b.name, cta);
+      for (const BarrierSlot& e : slots)
+        if (e.role == ir::BarrierRole::empty && e.stage == b.stage) st.empty = barrier_view(k, s, e.addr, e.name, cta);
+      p.stages.push_back(std::move(st));
+    }
+  std::sort(p.stages.begin(), p.stages.end(),
+            [](const StageView& x, const StageView& y) { return x.cta != y.cta ? x.cta < y.cta : x.index < y.index; });
+  for (uint32_t cta = 0; cta < p.ctas; ++cta)
+    for (const BarrierSlot& b : slots) {
+      const bool paired = b.role == ir::BarrierRole::empty && std::any_of(p.stages.begin(), p.stages.end(), [&](const StageView& st) {
+                            return st.index == b.stage;
+                          });
+      if (b.role != ir::BarrierRole::full && !paired) p.other_barriers.push_back(barrier_view(k, s, b.addr, b.name, cta));
+    }
   // Barriers the trace touched that no allocation declares (a kernel computing addresses).
   for (const MbarrierState& m : s.mbarriers)
     if (std::none_of(slots.begin(), slots.end(), [&](const BarrierSlot& b) { return b.addr == m.addr; }))
-      p.other_barriers.push_back(barrier_view(k, s, m.addr, mbarrier_label(k.kernel(), &s, m.addr)));
+      p.other_barriers.push_back(barrier_view(k, s, m.addr, mbarrier_label(k.kernel(), &s, m.addr), m.cta));
+  // The stage of CTA `cta` whose full barrier is at `mbar`, or kNone.
+  const auto stage_of = [&](uint32_t cta, uint32_t mbar) {
+    for (uint32_t st = 0; st < p.stages.size(); ++st)
+      if (p.stages[st].cta == cta && p.stages[st].full->addr == mbar) return st;
+    return kNone;
+  };
 
   // Transfer state from the events up to the cursor: issued ones are in flight until their
   // complete event; Snapshot::tma_in_flight is the authority for "in flight".
@@ -133,12 +150,24 @@ TmaPipeline tma_pipeline(const LoadedKernel& k, const Snapshot& s) {
     v.complete_cycle = x.complete_cycle;
     const bool flying = std::find(s.tma_in_flight.begin(), s.tma_in_flight.end(), i) != s.tma_in_flight.end();
     v.state = flying ? TransferState::in_flight : issued[i] ? TransferState::done : TransferState::future;
-    for (uint32_t st = 0; st < p.stages.size(); ++st)
-      if (!x.store && p.stages[st].full->addr == x.mbar) v.stage = st;
+    v.cta = x.cta;
+    v.cta_mask = x.cta_mask;
+    if (p.ctas > 1) {
+      std::string to;
+      for (uint32_t r = 0; r < 16; ++r)
+        if (x.cta_mask >> r & 1) to += fmt::format("{}{}", to.empty() ? "" : ", ", r);
+      v.ctas_text = fmt::format("rank {} -> rank{} {}", x.cta, std::popcount(x.cta_mask) > 1 ? "s" : "", to);
+    }
+    if (!x.store) v.stage = stage_of(x.cta, x.mbar);
     if (v.state == TransferState::in_flight) ++p.in_flight;
     if (v.state == TransferState::done) ++p.completed;
-    if (v.stage != kNone) {
-      StageView& st = p.stages[v.stage];
+    // Every CTA it writes: a multicast fills the same stage in each (its bytes land on each's
+    // full barrier at the same offset).
+    for (uint32_t cta = 0; cta < p.ctas && !x.store; ++cta) {
+      if (!(x.cta_mask >> cta & 1)) continue;
+      const uint32_t at = stage_of(cta, x.mbar);
+      if (at == kNone) continue;
+      StageView& st = p.stages[at];
       if (std::find(st.tiles.begin(), st.tiles.end(), v.dst_name) == st.tiles.end()) st.tiles.push_back(v.dst_name);
       if (v.state == TransferState::in_flight) st.in_flight.push_back(uint32_t(p.transfers.size()));
       if (v.state == TransferState::done) ++st.completed;
@@ -195,7 +224,8 @@ nlohmann::json transfer_json(const TransferView& v) {
           {"swizzle", v.swizzle},   {"store", v.store},
           {"mbar", v.mbar},         {"issue_cycle", v.issue_cycle},
           {"complete_cycle", v.complete_cycle}, {"state", transfer_state_name(v.state)},
-          {"lane", v.lane},         {"row", v.row}};
+          {"lane", v.lane},         {"row", v.row},
+          {"cta", v.cta},           {"cta_mask", v.cta_mask}};
 }
 
 }  // namespace
@@ -206,6 +236,7 @@ nlohmann::json tma_pipeline_json(const TmaPipeline& p) {
     nlohmann::json flying = nlohmann::json::array();
     for (uint32_t i : st.in_flight) flying.push_back(transfer_json(p.transfers[i]));
     stages.push_back({{"index", st.index},
+                      {"cta", st.cta},
                       {"full_barrier", st.full ? barrier_json(*st.full) : nlohmann::json(nullptr)},
                       {"empty_barrier", st.empty ? barrier_json(*st.empty) : nlohmann::json(nullptr)},
                       {"tiles", st.tiles},
@@ -214,7 +245,7 @@ nlohmann::json tma_pipeline_json(const TmaPipeline& p) {
   }
   nlohmann::json others = nlohmann::json::array();
   for (const BarrierView& b : p.other_barriers) others.push_back(barrier_json(b));
-  return {{"stages", std::move(stages)},   {"transfers_in_flight", p.in_flight}, {"completed", p.completed},
+  return {{"ctas", p.ctas}, {"stages", std::move(stages)},   {"transfers_in_flight", p.in_flight}, {"completed", p.completed},
           {"transfers", p.transfers.size()}, {"cycle", p.cycle},               {"end_cycle", p.end_cycle},
           {"other_barriers", std::move(others)}, {"lanes", p.lanes}, {"lane_rows", p.lane_rows}};
 }

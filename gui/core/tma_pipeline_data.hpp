@@ -6,7 +6,9 @@
 // Stages come from the kernel's declared mbarrier arrays (Builder::mbarriers): barrier i of
 // the `full` array and barrier i of the `empty` array are stage i. A transfer belongs
 // to the stage whose full barrier it completes (TmaTransfer::mbar), so the tiles of a stage are
-// whatever its transfers write — nothing here assumes a naming scheme for tiles.
+// whatever its transfers write — nothing here assumes a naming scheme for tiles. A traced
+// cluster has a ring per CTA (its barriers are its own: Snapshot::mbarrier_at by rank), and a
+// multicast transfer fills the stage of every CTA it writes (TmaTransfer::cta_mask).
 #pragma once
 
 #include <cstdint>
@@ -54,7 +56,10 @@ struct TransferView {
   uint32_t mbar = 0;
   uint64_t issue_cycle = 0, complete_cycle = 0;
   TransferState state = TransferState::future;
-  uint32_t stage = kNone;
+  uint32_t stage = kNone;     // the issuing CTA's stage (index into TmaPipeline::stages)
+  uint32_t cta = 0;           // the issuing CTA's rank
+  uint32_t cta_mask = 1;      // the ranks it writes (a multicast: several)
+  std::string ctas_text;      // in a traced cluster: "rank 1 -> ranks 0, 1"; else empty
   // Where the view's timeline draws it: the lane of its tensor map (TmaPipeline::lanes) and a
   // row in it where no other transfer of the lane is in flight at the same time, so bars (and
   // the coordinates written in them) never cover each other.
@@ -63,6 +68,7 @@ struct TransferView {
 
 struct StageView {
   uint32_t index = 0;
+  uint32_t cta = 0;                      // the rank of the CTA whose ring it is (0 without clusters)
   std::optional<BarrierView> full, empty;
   std::vector<std::string> tiles;        // allocations its transfers write
   std::vector<uint32_t> in_flight;       // indices into TmaPipeline::transfers
@@ -70,7 +76,8 @@ struct StageView {
 };
 
 struct TmaPipeline {
-  std::vector<StageView> stages;
+  uint32_t ctas = 1;                     // traced CTAs: a ring each (the CTAs of the traced cluster)
+  std::vector<StageView> stages;         // by CTA rank, then stage
   std::vector<TransferView> transfers;   // every transfer of the trace, in issue order
   std::vector<std::string> lanes;        // the tensor maps, in order of first use
   std::vector<uint32_t> lane_rows;       // rows each lane needs (its most transfers at once)

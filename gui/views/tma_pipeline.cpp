@@ -91,8 +91,8 @@ void draw_barrier(AppState& app, const ViewEnv& env, const BarrierView& b, const
 
 void draw_transfer_line(AppState& app, const ViewEnv& env, const TransferView& v) {
   ImGui::PushID(int(v.index));
-  const std::string s = fmt::format("#{} {} {} -> {}  {}  {}", v.index, v.map, coords_text(v.coords), v.dst_name,
-                                    kib(v.bytes), v.swizzle);
+  const std::string s = fmt::format("#{} {} {} -> {}  {}  {}{}{}", v.index, v.map, coords_text(v.coords), v.dst_name,
+                                    kib(v.bytes), v.swizzle, v.ctas_text.empty() ? "" : "  ", v.ctas_text);
   if (env.mono) ImGui::PushFont(env.mono);
   if (ImGui::Selectable(s.c_str(), app.selection.tma == v.index, ImGuiSelectableFlags_AllowDoubleClick)) {
     app.select_tma(v.index);
@@ -146,7 +146,8 @@ void draw_transfer_table(AppState& app, const ViewEnv& env, const TmaPipeline& p
       ImGui::TextUnformatted((wide ? coords_text(v.coords) : v.map + " " + coords_text(v.coords)).c_str());
       if (wide) {
         ImGui::TableNextColumn();
-        ImGui::Text("%s 0x%04X", v.dst_name.c_str(), v.smem_dst);
+        ImGui::Text("%s 0x%04X%s%s", v.dst_name.c_str(), v.smem_dst, v.ctas_text.empty() ? "" : "  ",
+                    v.ctas_text.c_str());
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(kib(v.bytes).c_str());
         ImGui::TableNextColumn();
@@ -164,14 +165,15 @@ void draw_transfer_table(AppState& app, const ViewEnv& env, const TmaPipeline& p
 }
 
 void draw_stage(AppState& app, const ViewEnv& env, const TmaPipeline& p, const StageView& st, float width) {
-  ImGui::PushID(int(st.index));
+  ImGui::PushID(int(st.cta * 1024 + st.index));
   const bool filling = !st.in_flight.empty() || (st.full && st.full->tx_count > 0);
   ImGui::PushStyleColor(ImGuiCol_Border, filling ? warn_color(env) : ImGui::GetColorU32(ImGuiCol_Border));
   const float h = ImGui::GetTextLineHeightWithSpacing() * (st.empty ? 8.5f : 5.5f) +
                   ImGui::GetTextLineHeightWithSpacing() * float(st.in_flight.size());
   ImGui::BeginChild("stage", ImVec2(width, h), true, ImGuiWindowFlags_NoScrollbar);
   if (env.bold) ImGui::PushFont(env.bold);
-  ImGui::Text("stage %u", st.index);
+  if (p.ctas > 1) ImGui::Text("rank %u stage %u", st.cta, st.index);  // each CTA of the cluster has its ring
+  else ImGui::Text("stage %u", st.index);
   if (env.bold) ImGui::PopFont();
   ImGui::SameLine();
   std::string tiles;
@@ -352,7 +354,8 @@ void draw_tma_pipeline(AppState& app, const ViewEnv& env) {
       ImGui::TextDisabled("%s uses no TMA, no mbarrier and no cp.async", app.kernel->kernel().name.c_str());
     return;
   }
-  ImGui::Text("%zu stage%s", p.stages.size(), p.stages.size() == 1 ? "" : "s");
+  if (p.ctas > 1) ImGui::Text("%u CTAs x %zu stages", p.ctas, p.stages.size() / p.ctas);
+  else ImGui::Text("%zu stage%s", p.stages.size(), p.stages.size() == 1 ? "" : "s");
   ImGui::SameLine();
   ImGui::TextColored(v4(p.in_flight ? warn_color(env) : muted_color(env)), "%u in flight", p.in_flight);
   ImGui::SameLine();
@@ -362,8 +365,10 @@ void draw_tma_pipeline(AppState& app, const ViewEnv& env) {
   const float min_w = 300.0f * env.scale;
   const int per_row = std::max(1, std::min(int(p.stages.size()), int(avail / min_w)));
   const float box_w = (avail - float(per_row - 1) * ImGui::GetStyle().ItemSpacing.x) / float(per_row);
-  for (size_t i = 0; i < p.stages.size(); ++i) {
-    if (i % size_t(per_row) != 0) ImGui::SameLine();
+  // A traced cluster: each CTA's ring starts a row of its own.
+  for (size_t i = 0, in_row = 0; i < p.stages.size(); ++i, ++in_row) {
+    if (i > 0 && p.stages[i].cta != p.stages[i - 1].cta) in_row = 0;
+    if (in_row % size_t(per_row) != 0) ImGui::SameLine();
     draw_stage(app, env, p, p.stages[i], box_w);
   }
   for (const BarrierView& b : p.other_barriers) draw_barrier(app, env, b, "mbarrier");
@@ -376,8 +381,9 @@ void draw_tma_pipeline(AppState& app, const ViewEnv& env) {
   draw_timeline(app, env, p, *zoom);
   if (app.selection.tma < p.transfers.size()) {
     const TransferView& v = p.transfers[app.selection.tma];
-    mono_text(env, "#%u %s %s  %s  %s -> 0x%04X (%s)", v.index, v.map.c_str(), coords_text(v.coords).c_str(),
-              kib(v.bytes).c_str(), v.swizzle.c_str(), v.smem_dst, v.dst_name.c_str());
+    mono_text(env, "#%u %s %s  %s  %s -> 0x%04X (%s)%s%s", v.index, v.map.c_str(), coords_text(v.coords).c_str(),
+              kib(v.bytes).c_str(), v.swizzle.c_str(), v.smem_dst, v.dst_name.c_str(), v.ctas_text.empty() ? "" : "  ",
+              v.ctas_text.c_str());
     mono_text(env, "   issued @%llu  lands @%llu  %s  mbar 0x%04X", (unsigned long long)v.issue_cycle,
               (unsigned long long)v.complete_cycle, transfer_state_name(v.state), v.mbar);
   }

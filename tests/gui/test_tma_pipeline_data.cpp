@@ -3,6 +3,7 @@
 // (kernels/05: one stage, one full barrier with one arrival per phase, two 8 KiB boxes per
 // K-block, 16 KiB expected per phase), not from the code under test.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "gui/core/app_state.hpp"
 #include "tests/gui/gui_fixture.hpp"
@@ -141,4 +142,57 @@ TEST_CASE("tma: transfers of one map in flight at once get rows of their own in 
       CHECK((a_end <= b.issue_cycle || b_end <= a.issue_cycle));
     }
   }
+}
+
+TEST_CASE("tma: a traced cluster has a ring per CTA, and a multicast fills the stage of each", "[gui][tma][cluster]") {
+  // Step 17 at its example shape (256x512x512): a pair, 8 K-blocks around a 3-stage ring, so
+  // stages 0 and 1 complete three phases and stage 2 two, in each CTA. Each CTA's stage takes
+  // its own A box and both CTAs' slices of B (each slice multicast into both).
+  auto k = open_kernel({.kernel_id = "hopper_cluster_multicast", .only_traced_cta = true});
+  REQUIRE(k->trace().ctas.size() == 2);
+  PlaybackIndex index(k);
+  const TmaPipeline p = tma_pipeline(*k, index.at(uint32_t(k->trace().events.size() - 1)));
+  CHECK(p.ctas == 2);
+  REQUIRE(p.stages.size() == 6);
+  const uint32_t phases[3] = {3, 3, 2};
+  for (const StageView& st : p.stages) {
+    INFO("rank " << st.cta << " stage " << st.index);
+    CHECK(st.cta == (&st - p.stages.data()) / 3);
+    REQUIRE(st.full);
+    REQUIRE(st.empty);
+    CHECK(st.full->flips == phases[st.index]);   // this CTA's barrier only, not both CTAs' events
+    CHECK(st.empty->flips == phases[st.index]);
+    CHECK(st.empty->expected == 16);              // 8 consumer warps of each CTA release it
+    CHECK(st.completed == 3 * phases[st.index]);  // its A box and two slices of B per phase
+  }
+  uint32_t multicasts = 0;
+  for (const TransferView& v : p.transfers) {
+    if (v.map != "tmap_B") continue;
+    ++multicasts;
+    CHECK(v.cta_mask == 3);
+    CHECK(v.ctas_text == fmt::format("rank {} -> ranks 0, 1", v.cta));
+  }
+  CHECK(multicasts == 2 * 8);
+  const nlohmann::json j = tma_pipeline_json(p);
+  CHECK(j["ctas"] == 2);
+  CHECK(j["stages"][4]["cta"] == 1);
+}
+
+TEST_CASE("tma: a warp of the second CTA waits on its own CTA's barrier", "[gui][tma][cluster]") {
+  auto k = open_kernel({.kernel_id = "hopper_cluster_multicast", .only_traced_cta = true});
+  PlaybackIndex index(k);
+  const model::Trace& t = k->trace();
+  bool seen = false;
+  for (uint32_t e : t.of_kind(EventKind::mbar_wait_blocked)) {
+    if (t.events[e].cta != 1) continue;
+    const TmaPipeline p = tma_pipeline(*k, index.at(e));
+    for (const StageView& st : p.stages)
+      for (const std::optional<BarrierView>& b : {st.full, st.empty})
+        for (const BarrierWaiter& w : b->waiters) {
+          CHECK(w.warp / t.warps_per_cta == st.cta);
+          seen = seen || st.cta == 1;
+        }
+    if (seen) break;
+  }
+  CHECK(seen);
 }

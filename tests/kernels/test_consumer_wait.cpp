@@ -35,7 +35,7 @@ std::vector<uint32_t> after_consumer_waits(const ir::Kernel& k) {
 
 TEST_CASE("Hopper consumers: the wgmmas follow the full-barrier wait at once", "[kernels][timeline]") {
   for (const char* id : {"hopper_producer_consumer", "hopper_two_consumers", "hopper_persistent",
-                         "hopper_fewer_arrivals"}) {
+                         "hopper_fewer_arrivals", "hopper_cluster_multicast", "hopper_tma_store"}) {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
     for (const kernels::GemmShape shape : {info.example_shape, kernels::GemmShape{8192, 8192, 8192}}) {
       const ir::Kernel k = kernels::build_kernel(info, {shape, {}, kernels::resolve_params(info, {})});

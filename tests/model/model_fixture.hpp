@@ -35,12 +35,14 @@ inline float element(float v, kernels::DType t) {
   return t == kernels::DType::bf16 ? model::bf16_to_f32(model::f32_to_bf16_rne(v)) : v;
 }
 
-// integer: values in -4..4; otherwise uniform in [-1, 1).
+// integer: values in -4..4; otherwise uniform in [-1, 1). `params`: build parameters other
+// than the kernel's defaults.
 inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool integer, uint64_t seed,
-                          std::set<std::string> mistakes = {}, model::SimOptions opt = {}) {
+                          std::set<std::string> mistakes = {}, model::SimOptions opt = {},
+                          kernels::ParamValues params = {}) {
   const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
   ModelRun r;
-  kernels::GemmConfig cfg{shape, std::move(mistakes)};
+  kernels::GemmConfig cfg{shape, std::move(mistakes), std::move(params)};
   r.kernel = kernels::build_kernel(info, cfg);
   const auto [M, N, K] = shape;
   const size_t eb = info.ab_dtype == kernels::DType::bf16 ? 2 : 4;

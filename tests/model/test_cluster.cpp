@@ -1,6 +1,8 @@
 // Thread-block clusters in the model: the CTAs of a cluster run together, reach each other's
 // shared memory through mapa + ld/st.shared::cluster, arrive on each other's mbarriers and
 // meet at barrier.cluster (kernels/probes.cpp, build_cluster_probe).
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 
@@ -160,4 +162,80 @@ TEST_CASE("cluster: mapa to a rank outside the cluster is reported", "[model][cl
 TEST_CASE("cluster: the cluster probe assembles for sm_90", "[model][cluster][ptxas]") {
   const ir::Kernel k = kernels::build_cluster_probe();
   test::check_assembles(ptx::emit(k).text, k.target, "probe_cluster");
+}
+
+namespace {
+
+// Rank 1 reads its 128-byte tile, rank 0 multicasts a row of A into it once rank 1 arrived on
+// rank 0's barrier `go`: after its read (release_after_read) the copy is ordered after the read;
+// before it, nothing orders the read before the copy, however late rank 0 is (cluster-race).
+ir::Kernel overwrite_after_release_kernel(bool release_after_read) {
+  using builder::Addr;
+  using builder::Builder;
+  using builder::Reg;
+  Builder b("multicast_after_release", ir::Arch::sm_90);
+  b.set_launch({.grid = {2, 1, 1}, .block = {32, 1, 1}, .cluster = {2, 1, 1}});
+  auto map = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, 64, 1, 64, 1, layout::Swizzle::none));
+  auto tile = b.shared("tile", 128, 128, ir::SmemUse::tile);
+  auto go = b.shared("go", 8, 8, ir::SmemUse::mbarrier);
+  auto landed = b.shared("landed", 8, 8, ir::SmemUse::mbarrier);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg rank = b.special(ir::Special::cluster_ctarank, "rank");
+  b.st_shared(ir::Type::u32, Addr::at(b.smem_address(tile, 0, "tile_addr") + tid * 4u), {tid});
+  b.if_((tid == 0).named("leader"), [&] {
+    b.mbarrier_init(go.at(), 1);
+    b.mbarrier_init(landed.at(), 1);
+    b.fence_mbarrier_init();
+  });
+  b.barrier_cluster_arrive();
+  b.barrier_cluster_wait();
+  b.if_(((rank == 1) & (tid == 0)).named("reader"), [&] {
+    b.mbarrier_arrive_expect_tx(landed.at(), 128u);
+    Reg peer_go = b.mapa(b.smem_address(go, 0, "go_addr"), 0u, "peer_go");
+    if (!release_after_read) b.mbarrier_arrive_remote(Addr::at(peer_go));
+    Reg v = b.ld_shared(ir::Type::u32, tile.at(), "v");
+    (void)v;
+    if (release_after_read) b.mbarrier_arrive_remote(Addr::at(peer_go));
+    b.mbarrier_wait(landed.at(), 0u);
+  });
+  b.if_(((rank == 0) & (tid == 0)).named("writer"), [&] {
+    b.mbarrier_wait(go.at(), 0u);
+    Reg tm = b.tensor_map_address(map, "tm");
+    Reg to_rank1 = b.mov(ir::Type::b16, 2u, "to_rank1");
+    b.cp_async_bulk_tensor_load_multicast(tile.at(), tm, {0u, 0u}, landed.at(), to_rank1);
+  });
+  b.barrier_cluster_arrive();
+  b.barrier_cluster_wait();
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("cluster: a multicast over a peer's reads needs a release from the peer after them", "[model][cluster][hazards]") {
+  for (const bool after : {true, false}) {
+    DYNAMIC_SECTION("peer released " << (after ? "after" : "before") << " its read") {
+      const ir::Kernel k = overwrite_after_release_kernel(after);
+      model::GemmBuffers bufs;
+      bufs.a.assign(128, 0);
+      const model::SimResult r = model::simulate(k, bufs);
+      std::string hazards;
+      for (const model::Hazard& h : r.hazards) hazards += h.detail + "\n";
+      INFO(hazards);
+      CHECK(r.completed);
+      const auto race = std::find_if(r.hazards.begin(), r.hazards.end(),
+                                     [](const model::Hazard& h) { return h.kind == model::HazardKind::cluster_race; });
+      if (after) {
+        CHECK(r.hazards.empty());
+        continue;
+      }
+      REQUIRE(race != r.hazards.end());
+      CHECK(k.insts[race->inst].op == ir::Op::cp_async_bulk_tensor_load_multicast);
+      CHECK_THAT(race->detail, Catch::Contains("CTA rank 0's multicast writes") && Catch::Contains("in CTA rank 1"));
+    }
+  }
+}
+
+TEST_CASE("cluster: the ordering kernel assembles for sm_90", "[model][cluster][ptxas]") {
+  test::check_assembles(ptx::emit(overwrite_after_release_kernel(false)).text, ir::Arch::sm_90, "multicast_after_release");
 }

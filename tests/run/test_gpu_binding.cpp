@@ -73,6 +73,26 @@ TEST_CASE("binding: the Hopper kernel's tensor maps become the driver's numbers"
   CHECK_THAT(run::describe_plan(plan), Contains("tmap_A: tensor map of A (BFLOAT16 rank 2") && Contains("C: pointer to C"));
 }
 
+TEST_CASE("binding: step 18's C tensor map is C's buffer in f32 boxes of 64x64, valid at an odd shape", "[run][binding]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_store");
+  const kernels::GemmShape shape{1000, 1000, 1000};  // the stores clip at row and column 1000
+  const ir::Kernel kernel = kernels::build_kernel(info, {shape, {}});
+  const std::vector<run::PlannedArg> plan = run::plan_arguments(kernel, buffers_for(shape, 2, 4), shape);
+  const run::PlannedArg& c = arg_named(plan, "tmap_C");
+  REQUIRE(c.tensor_map);
+  const cuda::TensorMapSpec& m = *c.tensor_map;
+  CHECK(c.role == ir::ParamRole::c);
+  CHECK(m.global_address == kC);
+  CHECK(static_cast<uint32_t>(m.dtype) == 7);  // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  CHECK(m.global_dim[0] == 1000);               // N, contiguous
+  CHECK(m.global_dim[1] == 1000);               // M
+  CHECK(m.global_strides_bytes[0] == 1000 * 4);
+  CHECK(m.box_dim[0] == 64);
+  CHECK(m.box_dim[1] == 64);
+  CHECK(static_cast<uint32_t>(m.swizzle) == 0);  // the staging buffer is packed
+  CHECK(cuda::tensor_map_problems(m).empty());
+}
+
 TEST_CASE("binding: the wrong-swizzle mistake reaches the driver as SWIZZLE_NONE", "[run][binding]") {
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");
   const kernels::GemmShape shape = info.example_shape;

@@ -182,6 +182,12 @@ TEST_CASE("compare: each kind of mistake is judged by what it should do", "[run]
   CHECK(run::known_mistake_behaviour("phase-not-flipped") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("skip-empty-wait") == run::MistakeBehaviour::race);
   CHECK(run::known_mistake_behaviour("wrong-expect-tx") == run::MistakeBehaviour::deadlock);
+  CHECK(run::known_mistake_behaviour("release-own-cta-only") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("expect-own-slice-only") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("skip-peer-wait") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("missing-proxy-fence") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("reuse-staging-before-wait") == run::MistakeBehaviour::race);
+  CHECK(run::known_mistake_behaviour("multicast-without-peers") == run::MistakeBehaviour::deterministic);  // the model's deadlock decides
 
   run::ModelComparison hang;
   hang.mistake = "wrong-expect-tx";

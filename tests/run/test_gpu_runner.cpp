@@ -153,6 +153,47 @@ TEST_CASE("[gpu] runner: the model computes the GPU's bytes, mistakes included",
   }
 }
 
+TEST_CASE("[gpu] runner: step 17's clusters of 1, 2 and 4 compute the model's bytes at odd shapes", "[run][gpu][step17]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_cluster_multicast");
+  if (!runnable(info)) return;
+  // 384x768x192: an idle rank in every pair (and three in a cluster of 4) of the last
+  // tile-row; 1000x1000x1000: edges in M, N and K; 128x128x4096: one tile, 64 K-blocks.
+  for (const uint32_t cluster : {1u, 2u, 4u})
+    for (const kernels::GemmShape s : {kernels::GemmShape{384, 768, 192}, kernels::GemmShape{1000, 1000, 1000},
+                                       kernels::GemmShape{128, 128, 4096}}) {
+      run::CompareOptions options;
+      options.shape = s;
+      options.params = {{"cluster", cluster}};
+      const run::ModelComparison c = run::compare_with_model(info.id, "", options);
+      INFO("cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
+      CHECK(c.as_expected);
+      CHECK(c.bit_identical);
+      CHECK(c.gpu_correct);
+    }
+}
+
+TEST_CASE("[gpu] runner: step 18's TMA-store epilogue computes the model's bytes at odd shapes", "[run][gpu][step18]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_store");
+  if (!runnable(info)) return;
+  // 1000^3: partial store boxes at C's edges; 384x768x192: idle ranks of the last pair row;
+  // 640x264x136: 5 tile-rows (clusters of 4 leave ranks outside C), a last tile-column 8 wide;
+  // 64x1024x256: 64 rows, so half of every store box lies outside C.
+  for (const uint32_t cluster : {1u, 2u, 4u})
+    for (const kernels::GemmShape s : {kernels::GemmShape{1000, 1000, 1000}, kernels::GemmShape{384, 768, 192},
+                                       kernels::GemmShape{640, 264, 136}, kernels::GemmShape{64, 1024, 256}}) {
+      run::CompareOptions options;
+      options.shape = s;
+      options.params = {{"cluster", cluster}};
+      const run::ModelComparison c = run::compare_with_model(info.id, "", options);
+      INFO("cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
+      CHECK(c.as_expected);
+      CHECK(c.bit_identical);
+      CHECK(c.gpu_correct);
+    }
+}
+
 TEST_CASE("[gpu] runner: a deadlocked kernel is reported as a hang and the next job works", "[run][gpu]") {
   GS_REQUIRE_GPU_OR_SKIP();
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");

@@ -1,0 +1,277 @@
+// Step 18 — Hopper: an asynchronous TMA-store epilogue (fast.cu's matmul_10).
+//
+// What it teaches: the copy engine can write C too. Until step 17 each consumer thread stores
+// its 128 accumulators to global memory itself (64 st.global.v2 per thread per tile, each
+// waiting for its memory pipe), and the next tile's wgmmas wait behind them. Here the consumers
+// hand C to the copy engine in chunks of 64x64 f32 (16 KiB): they write a chunk into a shared
+// staging buffer, one thread per warpgroup issues cp.async.bulk.tensor...global.shared::cta (a
+// TMA store, clipped at C's edges like the loads are zero-filled), and the warpgroup writes the
+// next chunk while the copy engine reads this one; after the tile they go straight on to the
+// next tile's K loop with the last stores still in flight.
+//
+// Two rules make it correct (PTX ISA, cp.async.bulk and the memory consistency model):
+//   * the TMA store reads shared memory through the async proxy, so the threads' ordinary
+//     st.shared writes must be made visible to it: fence.proxy.async after the writes, then a
+//     barrier, then the store (mistake missing-proxy-fence);
+//   * a store reads its buffer asynchronously: the issuing thread closes its stores into bulk
+//     groups (cp.async.bulk.commit_group) and cp.async.bulk.wait_group.read N returns once at
+//     most N groups may still read shared memory. With two buffers per warpgroup, wait_group.read
+//     1 before writing a buffer again means the store that last read it has finished (mistake
+//     reuse-staging-before-wait); wait_group.read 0 before the CTA exits.
+//
+// Phases, as the code runs them: launch, tile walk, barriers, producer and consumers' K loop are
+// step 17's (clusters of "cluster" CTAs sharing B through multicast); the epilogue, per
+// consumer warpgroup and tile, for chunk c = 0..3 of its 64 rows x 256 columns:
+//   * the issuer waits until buffer c % 2 is no longer read (wait_group.read 1), bar.sync 1;
+//   * every thread writes its accumulators of columns 64c.. into the buffer, fence.proxy.async,
+//     bar.sync 1;
+//   * the issuer stores the buffer to C at (row m0 + 64·slab, column n0 + 64c) and commits.
+// bar.sync 1 counts both consumer warpgroups (256 threads): they leave the K loop together.
+//
+// What changed from step 17: the staging buffers sC (2 per consumer warpgroup: 64 KiB, so the
+// ring keeps 2 or 3 stages of 48 KiB), C as an f32 tensor map, and the epilogue above instead of
+// st.global.
+//
+// What it leaves: the buffer is packed (the TMA store's box, swizzle none), so the eight rows a
+// warp's st.shared.v2 writes at once lie 256 bytes apart, in the same eight banks: an 8-way
+// conflict the Shared-memory view shows. stmatrix with a padded or swizzled staging tile (issue
+// 31's next step) removes it. C is f32 only (no c_dtype parameter yet).
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "kernels/hopper_parts.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::kernels {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using tma_ring::kBK;
+using ir::Type;
+using layout::Swizzle;
+
+namespace {
+
+constexpr std::string_view kId = "hopper_tma_store";
+
+constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kConsumers = 2;
+constexpr uint32_t kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
+constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
+constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
+constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
+constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
+constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
+// The epilogue: a consumer's 64 rows x 256 columns go out in chunks of 64 x 64 f32 through two
+// staging buffers (each 64 rows of 256 bytes, the TMA store's box packed in shared memory).
+constexpr uint32_t kChunkCols = 64, kChunks = kBN / kChunkCols;
+constexpr uint32_t kChunkBytes = 64 * kChunkCols * 4;  // 16 KiB
+constexpr uint32_t kBuffers = 2;                       // per consumer warpgroup
+constexpr uint32_t kStoreBarrier = 1;                  // bar.sync id of the consumers' epilogue (0: the init's)
+
+// The deliberate mistakes, each with what it changes (the registry entry says the symptom).
+constexpr const char* kMissingProxyFence = "missing-proxy-fence";    // no fence.proxy.async after the writes
+constexpr const char* kReuseBeforeWait = "reuse-staging-before-wait";  // no wait_group.read before a rewrite
+
+// C (M x N f32, row-major) as a tensor of 64 x 64 boxes for the TMA stores.
+ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N) {
+  ir::TensorMapDesc d;
+  d.source = ir::ParamRole::c;
+  d.dtype = ir::TensorDtype::f32;
+  d.global_dim = {N, M, 1, 1, 1};
+  d.global_strides_bytes = {uint64_t(N) * 4, 0, 0, 0};
+  d.box_dim = {kChunkCols, 64, 1, 1, 1};
+  return d;
+}
+
+ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
+  const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
+  const uint32_t kCluster = cfg.param("cluster");
+  const uint32_t kSliceRows = kBN / kCluster, kSliceBytes = kBBytes / kCluster;
+  Builder b(std::string(kId), ir::Arch::sm_90a);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
+  const uint32_t cluster_tiles = cluster_rows * tiles_n;
+  const uint32_t clusters = std::min(kCtas / kCluster, cluster_tiles);
+  b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
+  b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+
+  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
+  auto tmap_b =
+      b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
+  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N));
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  // Buffer i of consumer warpgroup s is sC[2s + i].
+  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, kChunkBytes, 1024);
+
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg wg = (tid >> 7).named("wg");
+  Reg rank = b.special(ir::Special::cluster_ctarank, "rank");
+  Reg cluster = (b.special(ir::Special::ctaid_x, "cta") / kCluster).named("cluster");
+  Reg my_tiles =
+      ((b.mov(Type::u32, cluster_tiles + clusters - 1, "tiles_rounded") - cluster) / clusters).named("my_tiles");
+  const auto tile_corner = [&](const Reg& i) {
+    const hopper::TileCorner ct = hopper::grouped_tile_corner(b, (cluster + i * clusters).named("cluster_tile"),
+                                                              cluster_rows, tiles_n, kGroupM / kCluster,
+                                                              kCluster * kBM, kBN);
+    return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
+  };
+  tma_ring::init_ring(b, ring, tid, kCluster > 1 ? kWarpArrivals * kCluster : kWarpArrivals);
+  if (kCluster > 1) {
+    b.comment("every CTA's barriers are initialised before any CTA multicasts into it or arrives on them");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
+  const uint32_t k_blocks = hopper::ceil_div(K, kBK);
+
+  b.comment("warpgroup 0 produces (step 17)");
+  b.if_((wg == 0).named("producer_wg"), [&] {
+    b.role(ir::WarpRole::producer, [&] {
+      b.setmaxnreg(false, kProducerRegs);
+      b.if_((tid == 0).named("producer"), [&] {
+        Reg tmA = b.tensor_map_address(tmap_a, "tmA");
+        Reg tmB = b.tensor_map_address(tmap_b, "tmB");
+        Reg cta_mask = b.mov(Type::u16, (1u << kCluster) - 1, "cta_mask");
+        Reg slice_row = (rank * kSliceRows).named("slice_row");
+        Reg slice_off = (rank * kSliceBytes).named("slice_off");
+        Reg stage = b.mov(Type::u32, 0, "stage");
+        Reg phase = b.mov(Type::u32, 0, "phase");
+        b.loop("tile_load", my_tiles, [&](const Reg& i) {
+          const hopper::TileCorner at = tile_corner(i);
+          b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
+            b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, kSuspendHintNs);
+            const Addr full_s = ring.full_at(stage);
+            b.mbarrier_arrive_expect_tx(full_s, kABytes + kBBytes);
+            Reg k0 = (kb * kBK).named("k0");
+            b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, at.m0}, full_s);
+            if (kCluster == 1)
+              b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, at.n0}, full_s);
+            else
+              b.cp_async_bulk_tensor_load_multicast(Addr::at((ring.b_at(stage) + slice_off).named("sB_slice")), tmB,
+                                                    {k0, (at.n0 + slice_row).named("b_row")}, full_s, cta_mask);
+            tma_ring::next_stage(b, stage, phase, stages);
+          });
+        });
+      });
+    });
+  });
+
+  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.if_((wg != 0).named("consumer_wg"), [&] {
+    b.role(ir::WarpRole::consumer, [&] {
+      b.setmaxnreg(true, kConsumerRegs);
+      Reg slab = (wg - 1).named("consumer");
+      Reg slab_off = (slab * kSlabBytes).named("slab_off");
+      const std::vector<Reg> acc = hopper::accumulators(b, kBN, "acc");
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
+      Reg elected = b.elect_sync("elected");
+      std::vector<Reg> empty_of_cta;
+      if (kCluster > 1)
+        for (uint32_t q = 0; q < kCluster; ++q)
+          empty_of_cta.push_back(b.mapa(ring.empty_base, q, fmt::format("empty_cta{}", q)));
+      Reg stage = b.mov(Type::u32, 0, "stage");
+      Reg phase = b.mov(Type::u32, 0, "phase");
+      Reg wg_thread = (tid & 127).named("wg_thread");
+      Reg issuer = (wg_thread == 0).named("store_issuer");  // one thread per warpgroup stores
+      Reg tmC = b.tensor_map_address(tmap_c, "tmC");
+      // This warpgroup's two buffers, and this thread's place in a buffer:
+      // (T128, V2) -> (M64, N8): row 16w + l/4 (+8), columns 2(l%4), +1 of each 8-column block.
+      Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (kBuffers * kChunkBytes)).named("sC_mine");
+      Reg warp = (wg_thread >> 5).named("warp_in_wg");
+      Reg lane = (wg_thread & 31).named("lane");
+      Reg at_thread = (((warp << 4) + (lane >> 2)) * (kChunkCols * 4) + ((lane & 3) << 3)).named("at_thread");
+      Reg my_slot = (buffers + at_thread).named("my_slot");
+      b.loop("tile", my_tiles, [&](const Reg& i) {
+        const hopper::TileCorner at = tile_corner(i);
+        b.k_loop("kb", k_blocks, [&](const Reg& kb) {
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
+          b.if_(elected, [&] {
+            if (kCluster == 1) return b.mbarrier_arrive(ring.empty_at(stage));
+            for (uint32_t q = 0; q < kCluster; ++q)
+              b.mbarrier_arrive_remote(Addr::at((empty_of_cta[q] + (stage << 3)).named("empty_s_cta")));
+          });
+          tma_ring::next_stage(b, stage, phase, stages);
+        });
+        b.role(ir::WarpRole::epilogue, [&] {
+          Reg row0 = (at.m0 + (slab << 6)).named("row0");
+          for (uint32_t c = 0; c < kChunks; ++c) {
+            const int64_t buffer = int64_t(c % kBuffers) * kChunkBytes;
+            b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * kChunkCols,
+                                  (c + 1) * kChunkCols - 1, c % kBuffers));
+            // Mistake reuse-staging-before-wait: the buffer is written while the store that
+            // read it two chunks ago may still be reading.
+            if (!cfg.has(kReuseBeforeWait))
+              b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
+            b.bar_sync(kStoreBarrier, 128 * kConsumers);  // the buffer is free for every writer
+            for (uint32_t jj = 0; jj < kChunkCols / 8; ++jj) {
+              const uint32_t j = c * (kChunkCols / 8) + jj;  // the 8-column block of the tile
+              for (uint32_t h = 0; h < 2; ++h) {
+                const int64_t offset = buffer + int64_t(8 * h) * kChunkCols * 4 + int64_t(jj) * 32;
+                b.st_shared(Type::f32, Addr::at(my_slot, offset), {acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]});
+              }
+            }
+            // Mistake missing-proxy-fence: the TMA store may read what the generic proxy has
+            // not made visible to the async proxy.
+            if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
+            b.bar_sync(kStoreBarrier, 128 * kConsumers);  // every write is in and fenced
+            b.if_(issuer, [&] {
+              b.cp_async_bulk_tensor_store(tmC, {(at.n0 + c * kChunkCols).named("c_col"), row0},
+                                           Addr::at(buffers, buffer));
+              b.cp_async_bulk_commit_group();
+            });
+          }
+        });
+      });
+      b.comment("the last stores must have read their buffers before the CTA's shared memory goes away");
+      b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(0); });
+    });
+  });
+  if (kCluster > 1) {
+    b.comment("no CTA exits while a peer may still arrive on its barriers");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+KernelInfo hopper_tma_store_info() {
+  KernelInfo k;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  k.title = "Hopper async TMA-store epilogue: C through shared staging buffers";
+  k.delta = "the consumers write C in 64x64 chunks to two shared staging buffers per warpgroup and one thread stores "
+            "each with a TMA store (bulk groups, wait_group.read before a buffer is rewritten), while the next tile "
+            "starts";
+  k.explanation =
+      "The clustered, persistent kernel of the previous step with a new epilogue. Instead of 128 global stores per "
+      "thread, each consumer warpgroup hands C to the copy engine: its threads write a 64x64 chunk of their "
+      "accumulators into a staging buffer in shared memory, make the writes visible to the async proxy with "
+      "fence.proxy.async, meet at a barrier, and one thread issues a TMA store of the buffer to C (clipped at C's "
+      "edges) and commits it to a bulk group. The warpgroup writes the next chunk into its second buffer while the "
+      "first is read; before it writes a buffer again, the issuing thread waits with cp.async.bulk.wait_group.read 1 "
+      "until at most one store (the other buffer's) may still read. After a tile the consumers go straight on to the "
+      "next one with the last stores still in flight, and wait_group.read 0 before the end.";
+  k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
+  // 64 KiB of staging buffers leave room for 3 ring stages of 48 KiB (227 KiB in all).
+  k.params = {stages_param(3, 2, 3, kABytes + kBBytes),
+              {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}}};
+  k.mistakes = {
+      {kMissingProxyFence, "the threads write a staging buffer and meet at the barrier without fence.proxy.async",
+       "the TMA store (async proxy) reads bytes the generic proxy's st.shared may not have made visible to it: "
+       "missing-proxy-fence; C may hold stale chunks on the GPU"},
+      {kReuseBeforeWait, "the issuing thread never waits with cp.async.bulk.wait_group.read before a buffer is rewritten",
+       "chunk 2 is written into buffer 0 while chunk 0's store may still read it: a bulk-store-race (C is wrong when "
+       "the copy engine is slower than the threads)"},
+  };
+  // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  k.build = build_hopper_tma_store;
+  return k;
+}
+
+}  // namespace gs::kernels

@@ -1,0 +1,81 @@
+// Step 18 in the model: the TMA-store epilogue computes C exactly (edges clipped by the store,
+// idle ranks of a cluster store nothing outside C), every tile is written once, and its two
+// mistakes are caught by the fence check and the bulk groups' accounting.
+#include <map>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+
+constexpr const char* kId = "hopper_tma_store";
+
+test::ModelRun run(kernels::GemmShape shape, uint32_t cluster, std::set<std::string> mistakes = {}) {
+  return test::run_model(kId, shape, true, 13, std::move(mistakes), {}, {{"cluster", cluster}});
+}
+
+const model::Hazard* find_hazard(const model::SimResult& r, model::HazardKind kind) {
+  for (const model::Hazard& h : r.hazards)
+    if (h.kind == kind) return &h;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("step 18 is exact, its stores clipped at C's edges", "[model][tma-store]") {
+  // 1000x1000x200: the last tile-row and -column are partial, so are the stores' boxes;
+  // 384x768x192 in pairs: idle ranks; 128x128x1024: one tile, the ring wrapping five times;
+  // 640x264x136 in fours: 5 tile-rows (the second cluster's ranks 1-3 lie outside C), a last
+  // tile-column 8 wide, K in 3 blocks the last of which is mostly zero-filled; small analogues
+  // of 4096x1024x8192 (tall), 64x8192x8192 (64 rows: half of every store box clipped) and
+  // 8192x8192x64 (one K block); 8x8x8: one store box of which 8x8 elements land.
+  std::vector<std::pair<uint32_t, kernels::GemmShape>> runs = {
+      {2, {256, 512, 128}},   {2, {384, 768, 192}}, {1, {1000, 1000, 200}}, {2, {1000, 1000, 200}},
+      {4, {128, 128, 1024}},  {4, {640, 264, 136}}, {2, {512, 128, 512}},   {2, {64, 1024, 256}},
+      {1, {512, 512, 64}},    {2, {8, 8, 8}}};
+  for (const auto& [cluster, s] : runs) {
+    DYNAMIC_SECTION("cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k) {
+      const test::ModelRun r = run(s, cluster);
+      INFO(test::hazard_list(r.result) << r.result.error);
+      CHECK(r.result.completed);
+      CHECK(r.result.hazards.empty());
+      CHECK(r.mismatches == 0);
+    }
+  }
+}
+
+TEST_CASE("step 18 writes each tile of C once, through the copy engine", "[model][tma-store]") {
+  const test::ModelRun r = run({512, 512, 64}, 2);
+  REQUIRE(r.result.completed);
+  std::map<uint32_t, std::set<uint32_t>> writers;
+  for (const model::TileVisit& v : r.result.schedule.visits) writers[v.tile].insert(v.cta);
+  CHECK(writers.size() == 4 * 2);
+  for (const auto& [tile, ctas] : writers) CHECK(ctas.size() == 1);
+  // Loads: per CTA and K-block its A box and its slice of B; stores: 2 consumers x 4 chunks.
+  CHECK(r.result.stats.tma_transfers == 8 * (2 + 2 * 4));
+  // The stores' bytes are C going to HBM in the prediction, as st.global's are: 8 CTAs of 128
+  // KiB of C each, all in one wave.
+  CHECK(r.result.stats.prediction.parts.store_bytes_per_wave == 8.0 * 128 * 256 * 4);
+}
+
+TEST_CASE("step 18's mistakes are caught at the instruction that breaks the rule", "[model][tma-store][mistakes]") {
+  SECTION("no fence.proxy.async: the TMA store reads what the generic proxy wrote") {
+    const test::ModelRun r = run({256, 512, 512}, 2, {"missing-proxy-fence"});
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+  }
+  SECTION("a buffer rewritten before wait_group.read: the store that read it may still read") {
+    const test::ModelRun r = run({256, 512, 512}, 2, {"reuse-staging-before-wait"});
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::st_shared);
+    CHECK_THAT(h->detail, Catch::Contains("cp.async.bulk.wait_group.read"));
+    // The mistake leaves the wait_group.read 0 before the end: the CTA exits with every read done.
+    CHECK_FALSE(find_hazard(r.result, model::HazardKind::exit_with_pending_tma));
+  }
+}
