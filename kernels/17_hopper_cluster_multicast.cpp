@@ -24,17 +24,18 @@
 //     none of their rows;
 //   * barriers: full[s] expects one arrival (this CTA's producer) and kABytes + kBBytes
 //     transaction bytes: its own A box and ALL kCluster slices of B, including the ones its
-//     peers issue. empty[s] expects 8·kCluster arrivals: one elected lane of each consumer warp
-//     of every CTA of the cluster, because a stage of this CTA is written by every producer of
+//     peers issue. empty[s] expects 8·kCluster arrivals: one lane of each consumer warp of
+//     every CTA of the cluster, because a stage of this CTA is written by every producer of
 //     the cluster, so each must know that every CTA is done with the stage. Before any CTA may
 //     multicast into a peer or arrive on its barriers, the peer's barriers must be initialised:
 //     barrier.cluster.arrive/wait after the init;
 //   * producer (one thread per CTA): wait empty[s]; arrive.expect_tx(full[s], 48 KiB); load A's
 //     box into this CTA; multicast slice `rank` of B (rows n0 + rank·256/kCluster) into
 //     sB[s] + rank·kSliceBytes of every CTA;
-//   * consumers: wait full[s]; the wgmmas of step 16; then the elected lane of each warp
-//     arrives on empty[s] of every CTA of the cluster (mapa gives the peer's address of this
-//     CTA's empty[s]; mbarrier.arrive.release.cluster.shared::cluster arrives there);
+//   * consumers: wait full[s]; the wgmmas of step 16; then lane q of each warp arrives on
+//     empty[s] of CTA q, every CTA of the cluster in one instruction (mapa gives CTA q's
+//     address of this CTA's empty[s]; mbarrier.arrive.release.cluster.shared::cluster arrives
+//     there);
 //   * epilogue: step 16's clipped stores; then barrier.cluster.arrive/wait once more, so no CTA
 //     exits while a peer may still arrive on its barriers.
 // With "cluster" 1 the kernel is step 16's (plain loads, local arrivals) with the cluster tile
@@ -172,12 +173,10 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
       const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), slab_off);
-      Reg elected = b.elect_sync("elected");  // this warp's one arriving lane
-      // empty[0] of CTA q, as a shared::cluster address: the same offset in the peer (mapa).
-      std::vector<Reg> empty_of_cta;
-      if (release_all)
-        for (uint32_t q = 0; q < kCluster; ++q)
-          empty_of_cta.push_back(b.mapa(ring.empty_base, q, fmt::format("empty_cta{}", q)));
+      Reg elected = b.elect_sync("elected");  // this warp's one arriving lane (own CTA only)
+      // Lane q arrives on CTA q's empty[stage] (a shared::cluster address, from mapa).
+      std::optional<tma_ring::ClusterRelease> release;
+      if (release_all) release = tma_ring::cluster_release(b, ring, (tid & 31).named("lane"), kCluster);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
       Reg wg_thread = (tid & 127).named("wg_thread");
@@ -186,15 +185,12 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
         const hopper::TileCorner at = tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb, kSuspendHintNs);
-          b.if_(elected, [&] {
-            if (!release_all) {
-              b.mbarrier_arrive(ring.empty_at(stage));  // step 16: this CTA's barrier only
-              return;
-            }
-            b.comment("release the stage in every CTA: each one's producer multicasts into this CTA's copy");
-            for (uint32_t q = 0; q < kCluster; ++q)
-              b.mbarrier_arrive_remote(Addr::at((empty_of_cta[q] + (stage << 3)).named("empty_s_cta")));
-          });
+          if (!release_all) {
+            b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // step 16: this CTA's barrier only
+          } else {
+            b.comment("release the stage in every CTA, lane q on CTA q: each one's producer multicasts here");
+            tma_ring::release_stage_in_cluster(b, *release, stage);
+          }
           tma_ring::next_stage(b, stage, phase, stages);
         });
         b.role(ir::WarpRole::epilogue, [&] {

@@ -169,10 +169,8 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
       const std::vector<Reg> acc = hopper::accumulators(b, kBN, "acc");
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
       Reg elected = b.elect_sync("elected");
-      std::vector<Reg> empty_of_cta;
-      if (kCluster > 1)
-        for (uint32_t q = 0; q < kCluster; ++q)
-          empty_of_cta.push_back(b.mapa(ring.empty_base, q, fmt::format("empty_cta{}", q)));
+      std::optional<tma_ring::ClusterRelease> release;  // lane q arrives on CTA q's empty[stage]
+      if (kCluster > 1) release = tma_ring::cluster_release(b, ring, (tid & 31).named("lane_id"), kCluster);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
       Reg wg_thread = (tid & 127).named("wg_thread");
@@ -189,11 +187,8 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
         const hopper::TileCorner at = tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
-          b.if_(elected, [&] {
-            if (kCluster == 1) return b.mbarrier_arrive(ring.empty_at(stage));
-            for (uint32_t q = 0; q < kCluster; ++q)
-              b.mbarrier_arrive_remote(Addr::at((empty_of_cta[q] + (stage << 3)).named("empty_s_cta")));
-          });
+          if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
+          else tma_ring::release_stage_in_cluster(b, *release, stage);
           tma_ring::next_stage(b, stage, phase, stages);
         });
         b.role(ir::WarpRole::epilogue, [&] {

@@ -54,6 +54,18 @@ void produce_k_block(builder::Builder& b, const Ring& ring, builder::Reg& stage,
                      const builder::Reg& tmA, const builder::Reg& tmB, const builder::Reg& kb, const builder::Reg& m0,
                      const builder::Reg& n0, const ProduceOptions& options = {});
 
+// A consumer warp's release of a stage in every CTA of a cluster of `cluster` CTAs, whose
+// producers multicast into this CTA's copy of the stage: lane q (q < cluster) holds CTA q's
+// empty[0] as a shared::cluster address (mapa) and arrives there, so one instruction of the
+// warp releases the stage in every CTA at once (an elected lane arriving on each CTA in turn
+// would issue `cluster` remote arrives one after the other).
+struct ClusterRelease {
+  builder::Reg releaser;    // this lane arrives: lane < cluster
+  builder::Reg empty_base;  // its CTA's empty[0], shared::cluster
+};
+ClusterRelease cluster_release(builder::Builder& b, const Ring& ring, const builder::Reg& lane, uint32_t cluster);
+void release_stage_in_cluster(builder::Builder& b, const ClusterRelease& r, const builder::Reg& stage);
+
 }  // namespace gs::kernels::tma_ring
 
 namespace gs::kernels::hopper {
