@@ -161,6 +161,8 @@ int main(int argc, char** argv) {
   bool quick = false;
   app.add_option("--json", json_path, "also write the results as JSON to this file");
   app.add_flag("--quick", quick, "small counts: a smoke test of every probe (figures not meaningful)");
+  std::vector<std::string> only;
+  app.add_option("--only", only, "run only the probes whose names start with one of these");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -250,6 +252,19 @@ int main(int argc, char** argv) {
                                      "8 MiB: L2 to the SMs",
                                      share),
                          "GB/s", 264, 8, 256 / q, 128, 512, share));
+  for (const uint32_t hint : {0u, 10'000'000u}) {
+    // Two CTAs of a cluster pass a token back and forth through remote mbarrier arrives, as a
+    // cluster step's consumers release a stage in their peer (step 17): one round trip a round.
+    const uint32_t rounds = 4096 / q;
+    Probe p{hint ? "remote_arrive_round_trip_hint" : "remote_arrive_round_trip",
+            fmt::format("2-CTA cluster, mbarrier.arrive.release.cluster on the peer's barrier and try_wait on its own{}: "
+                        "cycles a round trip",
+                        hint ? " (suspend hint 10 ms, as steps 16-18)" : ""),
+            "cycles", kernels::build_remote_arrive_probe(rounds, hint), {}, nullptr, true};
+    p.buffers.c.assign(2 * 32 * kernels::kTimingOutBytes, 0);
+    p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
+    probes.push_back(std::move(p));
+  }
   probes.push_back(tma("tma_hbm_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 1 GiB footprint: HBM bandwidth",
                        "GB/s", 264, 4, 128 / q, 256, quick ? 256 : 32768));
   {
@@ -334,6 +349,15 @@ int main(int argc, char** argv) {
   nlohmann::json out = {{"probes", nlohmann::json::array()}};
   std::cout << fmt::format("{:<22} {:>12} {:>12}  {:<16} {}\n", "probe", "GPU", "model", "unit", "what");
   int status = 0;
+  if (!only.empty()) {
+    std::erase_if(probes, [&](const Probe& p) {
+      return std::none_of(only.begin(), only.end(), [&](const std::string& o) { return p.name.rfind(o, 0) == 0; });
+    });
+    if (probes.empty()) {
+      std::cerr << "gemmscope_timing_probes: no probe's name starts with any --only prefix given\n";
+      return 2;
+    }
+  }
   for (Probe& p : probes) {
     nlohmann::json row = {{"name", p.name}, {"what", p.what}, {"unit", p.unit}, {"kernel", p.kernel.name}};
     double gpu = 0, modeled = 0;

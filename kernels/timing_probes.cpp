@@ -489,4 +489,43 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
   return b.finish();
 }
 
+ir::Kernel build_remote_arrive_probe(uint32_t rounds, uint32_t suspend_hint_ns) {
+  if (rounds == 0) throw std::invalid_argument("a remote-arrive probe needs at least one round");
+  Builder b(fmt::format("timing_remote_arrive{}", suspend_hint_ns ? "_hint" : ""), ir::Arch::sm_90a);
+  b.set_launch({.grid = {2, 1, 1}, .block = {32, 1, 1}, .cluster = {2, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto ping = b.mbarriers("ping", ir::BarrierRole::other, 1);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg rank = b.special(ir::Special::cluster_ctarank, "rank");
+  Reg gid = (rank * 32u + tid).named("gid");
+  Reg leader = (tid == 0).named("leader");
+  b.if_(leader, [&] {
+    b.mbarrier_init(ping.at(), 1);
+    b.fence_mbarrier_init();
+  });
+  b.comment("both barriers exist before either CTA arrives on the other's");
+  b.barrier_cluster_arrive();
+  b.barrier_cluster_wait();
+  Reg own = b.smem_address(ping, 0, "ping_own");
+  Reg peer = b.mapa(own, (rank ^ 1u).named("peer_rank"), "ping_peer");
+  const std::optional<uint32_t> hint = suspend_hint_ns ? std::optional<uint32_t>(suspend_hint_ns) : std::nullopt;
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.if_(leader, [&] {
+    Reg first = (rank == 0u).named("first");
+    b.loop("round", rounds, [&](const Reg& i) {
+      Reg parity = (i & 1u).named("parity");
+      b.if_(first, [&] { b.mbarrier_arrive_remote(Addr::at(peer)); });
+      b.mbarrier_wait(ping.at(), parity, hint);
+      b.if_((rank == 1u).named("second"), [&] { b.mbarrier_arrive_remote(Addr::at(peer)); });
+    });
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  b.comment("no CTA exits while its peer may still arrive on its barrier");
+  b.barrier_cluster_arrive();
+  b.barrier_cluster_wait();
+  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, rank, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -91,4 +91,12 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share = 1);
 
+// A remote mbarrier arrive's round trip (sm_90a): one cluster of two CTAs of one warp. Lane 0
+// of rank 0 arrives on rank 1's barrier (mapa + mbarrier.arrive.release.cluster.shared::cluster)
+// and waits on its own; rank 1 waits on its own and arrives on rank 0's: `rounds` times. Rank 0's
+// record: the cycles of all rounds (cycles / rounds: one round trip, two remote arrives and two
+// waits that wake on them). `suspend_hint_ns`: the waits' try_wait hint (0: none), as the
+// cluster steps use it.
+ir::Kernel build_remote_arrive_probe(uint32_t rounds, uint32_t suspend_hint_ns = 0);
+
 }  // namespace gs::kernels

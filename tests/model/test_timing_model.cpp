@@ -152,12 +152,22 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
+      kernels::build_remote_arrive_probe(4),
+      kernels::build_remote_arrive_probe(4, 10'000'000),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
+  // The remote-arrive round trip: both CTAs of the cluster run, the token comes back each round.
+  {
+    const ProbeRun r = run_probe(kernels::build_remote_arrive_probe(8), 64);
+    CHECK(r.field(0, 2) == 0);   // rank 0's record
+    CHECK(r.field(32, 2) == 1);  // rank 1's
+    const double round_trip = double(r.field(0, 0)) / 8;
+    CHECK(round_trip >= 2.0 * model::timing::kMbarrierLatency);  // two arrives a round, at least
+  }
   // The clock under load: the wgmma warps' cycles over their %globaltimer nanoseconds is the
   // clock the model's globaltimer counts at, while the streaming warp's boxes land.
   {
