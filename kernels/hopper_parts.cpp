@@ -63,17 +63,6 @@ void produce_k_block(Builder& b, const Ring& ring, Reg& stage, Reg& phase, const
   next_stage(b, stage, phase, ring.stages);
 }
 
-ClusterRelease cluster_release(Builder& b, const Ring& ring, const Reg& lane, uint32_t cluster) {
-  Reg releaser = (lane < cluster).named("releaser");
-  // Lanes past the cluster take rank 0's address: they never arrive, the address stays valid.
-  Reg rank = b.selp(lane, 0u, releaser, "release_rank");
-  return {releaser, b.mapa(ring.empty_base, rank, "empty_of_rank")};
-}
-
-void release_stage_in_cluster(Builder& b, const ClusterRelease& r, const Reg& stage) {
-  b.if_(r.releaser, [&] { b.mbarrier_arrive_remote(Addr::at((r.empty_base + (stage << 3)).named("empty_s_rank"))); });
-}
-
 }  // namespace gs::kernels::tma_ring
 
 namespace gs::kernels::hopper {
@@ -199,3 +188,19 @@ void set_hopper_info(KernelInfo& k, std::string_view id, GemmShape tile) {
 }
 
 }  // namespace gs::kernels::hopper
+
+// At the end of the file, so that the lines above (which recorded timelines name) stay put.
+namespace gs::kernels::tma_ring {
+
+ClusterRelease cluster_release(Builder& b, const Ring& ring, const Reg& lane, uint32_t cluster) {
+  Reg releaser = (lane < cluster).named("releaser");
+  // Lanes past the cluster take rank 0's address: they never arrive, the address stays valid.
+  Reg rank = b.selp(lane, 0u, releaser, "release_rank");
+  return {releaser, b.mapa(ring.empty_base, rank, "empty_of_rank")};
+}
+
+void release_stage_in_cluster(Builder& b, const ClusterRelease& r, const Reg& stage) {
+  b.if_(r.releaser, [&] { b.mbarrier_arrive_remote(Addr::at((r.empty_base + (stage << 3)).named("empty_s_rank"))); });
+}
+
+}  // namespace gs::kernels::tma_ring
