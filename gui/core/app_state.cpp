@@ -60,9 +60,18 @@ void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
   for (Problem& p : advisories(kernel)) add_problem(std::move(p));
   update_resource_advice(*this);  // spills and occupancy: once ptxas has counted the registers
   const model::SimStats& st = kernel->report.result.stats;
-  if (st.predicted_tflops > 0.0)
+  if (st.predicted_tflops > 0.0) {
+    // The prediction travels with the model's point, parts and all (measurements.hpp), under
+    // the build that ran, so it pairs with a GPU run or an imported result of the same build.
+    const run::SimReport& r = kernel->report;
+    ModelPrediction parts{st.prediction, st.predicted_on->name, st.predicted_on->sms,
+                          r.registers > 0 ? fmt::format("{} per thread ({})", r.registers, r.registers_source)
+                                          : r.registers_source};
+    const std::vector<std::string> mistakes(kernel->request.mistakes.begin(), kernel->request.mistakes.end());
     measurements.add_model_prediction(kernel->request.kernel_id, kernel->request.shape, st.predicted_tflops,
-                                      st.predicted_on->name, seconds_since_start());
+                                      st.predicted_on->name, seconds_since_start(), std::move(parts),
+                                      variant_build(kernel->request.kernel_id, kernel->request.params, mistakes));
+  }
   // Start on the first instruction, warp 0 selected.
   if (auto first = gui::step(*kernel, 0, StepUnit::instruction, true)) playback.position = *first;
   selection.warp = 0;

@@ -56,6 +56,15 @@ Rgb series_rgb(uint32_t slot, bool dark) {
   return dark ? c : readable_on(c, window_rgb(false));
 }
 
+Rgb limit_rgb(uint32_t part, bool dark) {
+  // latency grey-blue, issue teal, shared memory violet, load/store amber, tensor cores green,
+  // L2 sky blue, HBM red, stores pink: the memory levels blue to red, compute green.
+  static constexpr Rgb kLimits[] = {{140, 150, 175}, {60, 190, 170}, {170, 120, 240}, {230, 170, 60},
+                                    {90, 200, 90},   {80, 160, 250}, {235, 80, 80},   {240, 130, 190}};
+  const Rgb c = kLimits[part % std::size(kLimits)];
+  return dark ? c : readable_on(c, window_rgb(false));
+}
+
 Rgb warp_text_rgb(uint32_t warp, bool dark) { return readable_on(warp_rgb(warp), window_rgb(dark)); }
 
 // theme.cpp's WindowBg, 0.105/0.11/0.125 and 0.97/0.97/0.965, in bytes.

@@ -34,6 +34,14 @@ std::optional<double> Variant::latest_cublas() const {
   return std::nullopt;
 }
 
+std::string variant_build(const std::string& kernel_id, const kernels::ParamValues& params,
+                          const std::vector<std::string>& mistakes) {
+  const kernels::KernelInfo* info = kernels::find_kernel(kernel_id);
+  std::string s = info ? kernels::non_default_params_text(*info, params) : kernels::params_text(params);
+  for (const std::string& m : mistakes) s += fmt::format("{}mistake {}", s.empty() ? "" : ", ", m);
+  return s;
+}
+
 double gemm_intensity(kernels::GemmShape shape, kernels::DType ab, kernels::DType c) {
   const double m = shape.m, n = shape.n, k = shape.k;
   const double bytes = (m * k + k * n) * double(run::dtype_bytes(ab)) + m * n * double(run::dtype_bytes(c));
@@ -168,9 +176,8 @@ struct BenchPoint {
   std::optional<DeviceCeilings> ceilings;
 };
 
-// A result's "params" ({"stages": 3}, from bench files since build parameters were added) as the
-// text of the values that differ from the kernel's defaults.
-std::string params_value(const nlohmann::json& j, const std::string& kernel, const std::string& where) {
+// A result's "params" ({"stages": 3}, from bench files since build parameters were added).
+kernels::ParamValues params_value(const nlohmann::json& j, const std::string& where) {
   const std::string at = where.empty() ? "params" : where + ".params";
   if (!j.is_object()) bad_field(where, fmt::format("'params' should be {{name: whole number}}, got {}", shown(j)));
   kernels::ParamValues values;
@@ -179,8 +186,17 @@ std::string params_value(const nlohmann::json& j, const std::string& kernel, con
       bad_field(at, fmt::format("'{}' should be a whole number, got {}", name, shown(value)));
     values[name] = value.get<uint32_t>();
   }
-  const kernels::KernelInfo* info = kernels::find_kernel(kernel);
-  return info ? kernels::non_default_params_text(*info, values) : kernels::params_text(values);
+  return values;
+}
+
+// A result's "mistakes" (["swap-row-col"]): a mistake's run is a variant of its own, never a
+// point of the kernel as it ships.
+std::vector<std::string> mistakes_value(const nlohmann::json& j, const std::string& where) {
+  const std::string at = where.empty() ? "mistakes" : where + ".mistakes";
+  if (!j.is_array() || j.size() > 64) bad_field(where, fmt::format("'mistakes' should be an array of names, got {}", shown(j)));
+  std::vector<std::string> out;
+  for (const nlohmann::json& m : j) out.push_back(text_value(m, "mistakes", at, "a mistake's name"));
+  return out;
 }
 
 std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string& where) {
@@ -200,7 +216,11 @@ std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string
   p.point.tflops = tflops_value(required(tflops, "median", tflops_where, "a number"), "median", tflops_where);
   if (auto it = j.find("cublas_tflops"); it != j.end() && !it->is_null())
     p.point.cublas_tflops = tflops_value(*it, "cublas_tflops", where);
-  if (auto it = j.find("params"); it != j.end() && !it->is_null()) p.params = params_value(*it, p.kernel, where);
+  kernels::ParamValues params;
+  std::vector<std::string> mistakes;
+  if (auto it = j.find("params"); it != j.end() && !it->is_null()) params = params_value(*it, where);
+  if (auto it = j.find("mistakes"); it != j.end() && !it->is_null()) mistakes = mistakes_value(*it, where);
+  p.params = variant_build(p.kernel, params, mistakes);
   p.device = "GPU";
   if (auto it = j.find("device"); it != j.end() && it->is_string()) p.device = text_value(*it, "device", where, "a device name");
   // A result that describes its GPU (live runs, and files of `gemmscope bench --json` since
@@ -261,8 +281,10 @@ int Measurements::add_bench_json(const nlohmann::json& j, MeasurementSource sour
 }
 
 void Measurements::add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops,
-                                        std::string_view machine, double t) {
-  variant(kernel_id, shape, MeasurementSource::model, fmt::format("model ({})", machine)).points.push_back({t, tflops, std::nullopt});
+                                        std::string_view machine, double t, std::optional<ModelPrediction> parts,
+                                        const std::string& params) {
+  variant(kernel_id, shape, MeasurementSource::model, fmt::format("model ({})", machine), params)
+      .points.push_back({t, tflops, std::nullopt, std::move(parts)});
 }
 
 int Measurements::import_file(const std::string& path, double t) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/model/timing.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::gui {
@@ -16,10 +17,21 @@ namespace gs::gui {
 enum class MeasurementSource : uint8_t { gpu, model, imported };
 const char* measurement_source_name(MeasurementSource s);
 
+// What the model's run said besides its TFLOP/s: the prediction with its parts as the model
+// made it (SimStats::prediction, timing.hpp: cycles per wave of each limit, the bound, the
+// clock and the occupancy), recorded with the model's point so the views never recompute it.
+struct ModelPrediction {
+  model::timing::Prediction prediction;
+  std::string machine;    // "H100", "B200" (timing::Machine::name)
+  uint32_t sms = 0;       // the machine's SMs the waves fill
+  std::string registers;  // "168 per thread (ptxas -v)", or why the count is not known
+};
+
 struct ThroughputPoint {
   double t = 0.0;        // seconds since the app started (imported: the order in the file)
   double tflops = 0.0;
   std::optional<double> cublas_tflops;  // cuBLAS in the same run
+  std::optional<ModelPrediction> model;  // a model point's prediction
 };
 
 // One line on the plot: a kernel at a shape from one source.
@@ -29,7 +41,9 @@ struct Variant {
   MeasurementSource source = MeasurementSource::model;
   std::string device;  // "NVIDIA H100 80GB HBM3", "model (H100)"
   std::vector<ThroughputPoint> points;
-  std::string params;  // build parameters that differ from the kernel's defaults ("stages=3"), or ""
+  // The build when it is not the kernel as it ships: parameters that differ from the defaults
+  // and the mistakes switched on ("stages=3", "mistake swap-row-col"; variant_build), or "".
+  std::string params;
   std::string label() const;  // "<kernel id> [stages=3] 4096³ (gpu)"
   double latest_tflops() const { return points.empty() ? 0.0 : points.back().tflops; }
   std::optional<double> latest_cublas() const;
@@ -55,6 +69,12 @@ struct DeviceCeilings {
 // rates (sm_80 and sm_90 are known) or missing fields.
 std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& device);
 
+// A variant's build in words: the parameters that differ from the kernel's defaults, then each
+// mistake ("stages=3, mistake swap-row-col"); "" for the kernel as it ships. The same text for a
+// GPU run, an imported result and the model's run of one build, so their rows pair up.
+std::string variant_build(const std::string& kernel_id, const kernels::ParamValues& params,
+                          const std::vector<std::string>& mistakes);
+
 // Arithmetic intensity of C = A·B at this shape: 2·M·N·K / (bytes of A + B + C), each matrix
 // moved once (the ideal a tiled kernel approaches; the roofline's x).
 double gemm_intensity(kernels::GemmShape shape, kernels::DType ab, kernels::DType c);
@@ -70,9 +90,11 @@ struct Measurements {
   // TFLOP/s are skipped. Returns how many results were added; throws std::invalid_argument
   // naming the field that is missing or malformed.
   int add_bench_json(const nlohmann::json& j, MeasurementSource source, double t);
-  // The model's prediction for `machine` ("H100", "B200": model::timing::Machine::name).
+  // The model's prediction for `machine` ("H100", "B200": model::timing::Machine::name), of
+  // the build `params` (variant_build), with its parts when the run made them.
   void add_model_prediction(const std::string& kernel_id, kernels::GemmShape shape, double tflops,
-                            std::string_view machine, double t);
+                            std::string_view machine, double t, std::optional<ModelPrediction> parts = std::nullopt,
+                            const std::string& params = {});
   // Reads a bench JSON file; throws std::runtime_error naming the path and what is wrong (a
   // missing file, a directory, invalid JSON, a missing field).
   int import_file(const std::string& path, double t);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "engine/model/machine_ceilings.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/roofline.hpp"
 #include "gui/core/view_data.hpp"
@@ -94,6 +96,95 @@ double achieved_ridge(const AchievedIntensity& a, const DeviceCeilings& c) {
   return c.memory_tbps > 0.0 ? peak / c.memory_tbps : 0.0;
 }
 
+std::string error_text(double error) { return fmt::format("{:+.1f}%", 100.0 * error); }
+
+namespace {
+
+std::string group_digits(uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+  return s;
+}
+
+std::string shape_words(kernels::GemmShape s) {
+  return s.m == s.n && s.n == s.k ? fmt::format("{}³", s.m) : fmt::format("{}x{}x{}", s.m, s.n, s.k);
+}
+
+// The prediction's parts as the model recorded them with its point, in the words `sim` prints.
+void fill_parts(PredictionRow& p, const ModelPrediction& mp) {
+  const model::timing::Prediction& pr = mp.prediction;
+  if (pr.waves == 0 || pr.cycles_per_wave <= 0.0) return;
+  p.has_parts = true;
+  p.bound = pr.parts.bound;
+  p.cycles_per_wave = pr.cycles_per_wave;
+  p.waves = pr.waves;
+  uint32_t i = 0;
+  for (const model::timing::PartRow& row : model::timing::breakdown_rows(pr.parts)) {
+    p.parts.push_back({row.name, row.meaning, row.cycles, row.cycles / pr.cycles_per_wave, p.bound == row.name, i});
+    ++i;
+  }
+  p.wave_line = fmt::format("{} wave{} of {} SMs x {} CTA{}, {} cycles per wave at {:.0f} MHz", pr.waves,
+                            pr.waves == 1 ? "" : "s", mp.sms, pr.resident, pr.resident == 1 ? "" : "s",
+                            group_digits(uint64_t(pr.cycles_per_wave)), pr.clock_hz / 1e6);
+  p.clock_line = pr.clock_basis.empty() ? "" : "clock: " + pr.clock_basis;
+  p.occupancy_line = fmt::format("occupancy: up to {} CTA{} per SM, bound by {}; registers: {}", pr.ctas_per_sm,
+                                 pr.ctas_per_sm == 1 ? "" : "s", pr.occupancy_bound, mp.registers);
+}
+
+// The model's rows beside their measurements.
+std::vector<PredictionRow> prediction_rows(const Measurements& m, const std::vector<ThroughputRow>& rows) {
+  std::vector<PredictionRow> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ThroughputRow& r = rows[i];
+    if (r.source != MeasurementSource::model) continue;
+    const Variant& v = m.variants[r.variant];
+    PredictionRow p;
+    p.kernel_id = r.kernel_id;
+    p.shape = r.shape;
+    p.params = v.params;
+    p.label = fmt::format("{}{} {}", r.kernel_id, v.params.empty() ? "" : " " + v.params, shape_words(r.shape));
+    p.color_slot = r.color_slot;
+    p.model_row = i;
+    p.predicted_tflops = r.latest_tflops;
+    const model::timing::Machine* predicted_on = model::timing::machine_named_in(r.device);
+    p.machine = predicted_on ? predicted_on->name : r.device;
+    if (const std::optional<ModelPrediction>& mp = v.points.back().model) fill_parts(p, *mp);
+    // The latest GPU run of the same build wins; else the latest imported result.
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const ThroughputRow& q = rows[j];
+      if (q.source == MeasurementSource::model || q.kernel_id != r.kernel_id || !same_shape(q.shape, r.shape) ||
+          m.variants[q.variant].params != v.params)
+        continue;
+      const bool better = !p.measured_row || (q.source == MeasurementSource::gpu &&
+                                              rows[*p.measured_row].source != MeasurementSource::gpu) ||
+                          (q.source == rows[*p.measured_row].source && q.ts.back() >= rows[*p.measured_row].ts.back());
+      if (better) p.measured_row = j;
+    }
+    if (p.measured_row) {
+      const ThroughputRow& q = rows[*p.measured_row];
+      p.measured_tflops = q.latest_tflops;
+      p.measured_source = measurement_source_name(q.source);
+      p.measured_device = q.device;
+      if (q.latest_tflops > 0.0) p.error = p.predicted_tflops / q.latest_tflops - 1.0;
+      p.same_machine = model::timing::machine_named_in(q.device) == predicted_on;
+    }
+    out.push_back(std::move(p));
+  }
+  // Ladder order (the registry's), then the shape.
+  const auto step_of = [](const std::string& id) {
+    const kernels::KernelInfo* info = kernels::find_kernel(id);
+    return info ? info->step : 1000;
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const PredictionRow& a, const PredictionRow& b) {
+    const auto ka = std::make_tuple(step_of(a.kernel_id), a.kernel_id, a.shape.m, a.shape.n, a.shape.k);
+    const auto kb = std::make_tuple(step_of(b.kernel_id), b.kernel_id, b.shape.m, b.shape.n, b.shape.k);
+    return ka < kb;
+  });
+  return out;
+}
+
+}  // namespace
+
 ThroughputData prepare_throughput(const AppState& app) {
   ThroughputData d;
   if (app.kernel) d.achieved = achieved_intensity(*app.kernel);
@@ -130,6 +221,7 @@ ThroughputData prepare_throughput(const AppState& app) {
       r.achieved_intensity = d.achieved->intensity();
     d.rows.push_back(std::move(r));
   }
+  d.predictions = prediction_rows(m, d.rows);
   return d;
 }
 
@@ -221,6 +313,33 @@ nlohmann::json describe_throughput(AppState& app) {
                         {"roof", verdict_json(on.verdict)},
                         {"color_slot", r.color_slot}});
   }
+  nlohmann::json predictions = nlohmann::json::array();
+  for (const PredictionRow& p : d.predictions) {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const PredictionPart& part : p.parts)
+      parts.push_back({{"name", part.name}, {"cycles", part.cycles}, {"share", part.share}, {"bound", part.bound}});
+    const auto or_null = [](const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(nullptr); };
+    predictions.push_back({{"label", p.label},
+                           {"kernel", p.kernel_id},
+                           {"shape", {{"m", p.shape.m}, {"n", p.shape.n}, {"k", p.shape.k}}},
+                           {"params", p.params},
+                           {"machine", p.machine},
+                           {"predicted_tflops", p.predicted_tflops},
+                           {"measured_tflops", or_null(p.measured_tflops)},
+                           {"measured_source", p.measured_row ? nlohmann::json(p.measured_source) : nlohmann::json(nullptr)},
+                           {"measured_device", p.measured_row ? nlohmann::json(p.measured_device) : nlohmann::json(nullptr)},
+                           {"error", or_null(p.error)},
+                           {"error_text", p.error ? nlohmann::json(error_text(*p.error)) : nlohmann::json(nullptr)},
+                           {"same_machine", p.same_machine},
+                           {"bound", p.has_parts ? nlohmann::json(p.bound) : nlohmann::json(nullptr)},
+                           {"cycles_per_wave", p.cycles_per_wave},
+                           {"waves", p.waves},
+                           {"parts", parts},
+                           {"wave_line", p.wave_line},
+                           {"clock_line", p.clock_line},
+                           {"occupancy_line", p.occupancy_line},
+                           {"color_slot", p.color_slot}});
+  }
   nlohmann::json achieved = nullptr;
   if (d.achieved)
     achieved = {{"kernel", d.achieved->kernel_id},
@@ -234,6 +353,7 @@ nlohmann::json describe_throughput(AppState& app) {
                 {"extrapolated", d.achieved->extrapolated}};
   const std::optional<RoofVerdict> verdict = kernel_verdict(app, d.ceilings);
   return {{"variants", variants},
+          {"predictions", predictions},
           {"achieved", achieved},
           {"verdict", verdict ? verdict_json(*verdict) : nlohmann::json(nullptr)},
           {"caption", verdict ? roofline_caption(d, *verdict) : std::string()},

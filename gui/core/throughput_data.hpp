@@ -73,8 +73,51 @@ struct GpuNote {
   std::string text;  // the note line under the controls
 };
 
+// One part of a prediction's breakdown (timing::breakdown_rows): the cycles per wave it would
+// take were it the only limit, as a share of the wave's time (the largest part, the bound, is 1).
+struct PredictionPart {
+  std::string name;     // "tensor cores"
+  std::string meaning;  // the model's sentence for it
+  double cycles = 0.0;
+  double share = 0.0;   // cycles / cycles per wave
+  bool bound = false;
+  uint32_t index = 0;   // its place in breakdown_rows: its colour (limit_rgb)
+};
+
+// The model's prediction of one build at one shape beside what was measured of it: the
+// prediction never replaces the measurement, it sits next to it with the error.
+struct PredictionRow {
+  std::string kernel_id;
+  kernels::GemmShape shape;
+  std::string params;   // the build (variant_build), "" as it ships
+  std::string label;    // "<kernel id> [build] 4096³"
+  int color_slot = 0;   // the variant rows' colour of this kernel and shape
+  size_t model_row = 0; // index into ThroughputData::rows
+  double predicted_tflops = 0.0;
+  std::string machine;  // what the prediction is for ("H100")
+  // The measurement: the latest GPU run of this build, else the latest imported result.
+  std::optional<size_t> measured_row;
+  std::optional<double> measured_tflops;
+  std::string measured_source, measured_device;
+  std::optional<double> error;  // predicted / measured - 1
+  bool same_machine = true;     // the measured card is the machine predicted for
+  // The prediction's parts, as the model's run recorded them (ModelPrediction).
+  bool has_parts = false;
+  std::string bound;
+  std::vector<PredictionPart> parts;  // breakdown_rows order
+  double cycles_per_wave = 0.0;
+  uint64_t waves = 0;
+  std::string wave_line;       // "2 waves of 132 SMs x 1 CTA, 123,456 cycles per wave at 1738 MHz"
+  std::string clock_line;      // the clock and why (timing::Prediction::clock_basis)
+  std::string occupancy_line;  // "up to 1 CTA per SM, bound by shared memory; registers: ..."
+};
+// "+12.3%" for an error of 0.123.
+std::string error_text(double error);
+
 struct ThroughputData {
   std::vector<ThroughputRow> rows;
+  // Every model variant, with its measurement where there is one: in ladder order, then shape.
+  std::vector<PredictionRow> predictions;
   std::optional<AchievedIntensity> achieved;  // of the kernel on screen
   DeviceCeilings ceilings;
   GpuNote gpu;

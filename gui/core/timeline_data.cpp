@@ -87,6 +87,7 @@ TimelineData timeline_data(const LoadedKernel& k, const WarpTimelines& timelines
     if (w.warp < d.rows.size() && (d.rows[w.warp].stores.empty() || d.rows[w.warp].stores.back() != w.cycle))
       d.rows[w.warp].stores.push_back(w.cycle);
   fill_tensor_lane(t, d);
+  d.stalls = stall_causes(k.report.kernel, t);
   return d;
 }
 
@@ -243,6 +244,7 @@ nlohmann::json describe_timeline(AppState& app) {
           {"tensor_busy_cycles", d.tensor_busy_cycles},
           {"tensor_busy_share", d.tensor_busy_share()},
           {"legend", legend},
+          {"stalls", stall_causes_json(d.stalls)},
           {"record_button", record_button_json(app)},
           {"recorded", describe_timeline_compare(app)}};  // a GPU's timeline beside the model's, or null
 }

@@ -4,7 +4,8 @@
 // where it issued a TMA and where it stored to C, and the stretches fast-forward skipped
 // (Trace::fast_forwards); below the warps, a lane for the TMA engine
 // (each transfer from issue to landing) and one for the SM's tensor cores (busy while any MMA
-// is in flight), so the overlap of loads and math, and the bubbles, are visible.
+// is in flight), so the overlap of loads and math, and the bubbles, are visible; and each
+// warp's cycles by the cause that explains them (stall_causes.hpp), summed over the CTA.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/core/playback.hpp"
+#include "gui/core/stall_causes.hpp"
 #include "gui/core/warps_data.hpp"
 
 namespace gs::gui {
@@ -61,6 +63,7 @@ struct TimelineData {
   std::vector<TimelineSpan> tma;         // each transfer, issue -> landed (stores: issue -> issue)
   std::vector<TimelineSpan> tensor;      // merged stretches with an MMA in flight
   uint64_t tensor_busy_cycles = 0;
+  StallData stalls;                      // each warp's cycles by cause, and their sum (stall_causes.hpp)
   double tensor_busy_share() const { return end_cycle ? double(tensor_busy_cycles) / double(end_cycle) : 0.0; }
 };
 

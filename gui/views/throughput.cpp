@@ -1,8 +1,11 @@
 // The throughput view: TFLOP/s of each kernel variant over time (GPU runs as they finish, the
-// model's prediction, imported bench JSON), each against cuBLAS measured in the same run, and
-// a roofline with the device's ceilings. Data: gui/core/throughput_data.hpp; plots:
+// model's prediction, imported bench JSON), each against cuBLAS measured in the same run, a
+// roofline with the device's ceilings, and the model's predictions beside what was measured
+// of the same build (the error, and the prediction's breakdown as a bar: one column per limit,
+// its height the limit's share of the wave's time, the bound full and outlined). Data: gui/core/throughput_data.hpp; plots:
 // gui/widgets/plot.hpp. Small windows get tabs; a large one shows everything at once.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -263,6 +266,148 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
   ImGui::EndTable();
 }
 
+ImU32 limit_color(uint32_t part, const ViewEnv& env, float alpha = 1.0f) {
+  return rgb_color(limit_rgb(part, env.dark), alpha);
+}
+
+// The breakdown's key: a swatch per limit, in breakdown order, wrapping to the width.
+void draw_limit_legend(const PredictionRow& any, const ViewEnv& env) {
+  const float s = env.scale, sw = ImGui::GetTextLineHeight() * 0.7f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  bool first = true;
+  for (const PredictionPart& part : any.parts) {
+    const float w = sw + 3 * s + ImGui::CalcTextSize(part.name.c_str()).x;
+    if (!first) {
+      ImGui::SameLine(0, 10 * s);
+      if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+    }
+    first = false;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float y = p.y + (ImGui::GetTextLineHeight() - sw) / 2;
+    dl->AddRectFilled(ImVec2(p.x, y), ImVec2(p.x + sw, y + sw), limit_color(part.index, env));
+    ImGui::Dummy(ImVec2(sw + 3 * s, ImGui::GetTextLineHeight()));
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(part.name.c_str());
+  }
+}
+
+// The tooltip of a breakdown bar: every limit with its cycles, share and meaning, then the
+// waves, the clock and the occupancy, in the words `gemmscope sim` prints.
+void breakdown_tooltip(const PredictionRow& p, const ViewEnv& env) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 44.0f);
+  ImGui::Text("%s: predicted on %s, bound by %s", p.label.c_str(), p.machine.c_str(), p.bound.c_str());
+  ImGui::TextDisabled("each limit: the cycles a wave would take were it the only one, as a share of the wave's time");
+  if (ImGui::BeginTable("##parts", 4, ImGuiTableFlags_SizingFixedFit)) {
+    for (const PredictionPart& part : p.parts) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, limit_color(part.index, env));
+      ImGui::TextUnformatted(part.bound ? "■ bound" : "■");
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(part.name.c_str());
+      ImGui::TableNextColumn();
+      mono_text(env, "%12.0f cycles %4.0f%%", part.cycles, 100.0 * part.share);
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", part.meaning.c_str());
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextUnformatted(p.wave_line.c_str());
+  if (!p.clock_line.empty()) ImGui::TextUnformatted(p.clock_line.c_str());
+  ImGui::TextUnformatted(p.occupancy_line.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+// The breakdown as a bar: one column per limit, its height the limit's share of the wave's time,
+// the bound at full height, opaque and outlined. Returns the rectangle drawn (x, y, w, h).
+std::array<float, 4> draw_breakdown_bar(const PredictionRow& p, const ViewEnv& env, float width) {
+  // A little taller than a line, so the columns' heights read apart.
+  const float s = env.scale, h = std::round(ImGui::GetTextLineHeight() * 1.4f);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##bar", ImVec2(width, h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float slot = width / float(std::max<size_t>(1, p.parts.size()));
+  dl->AddRectFilled(o, ImVec2(o.x + width, o.y + h), scale_alpha(muted_color(env), 0.18f));
+  for (size_t i = 0; i < p.parts.size(); ++i) {
+    const PredictionPart& part = p.parts[i];
+    const float x0 = o.x + slot * float(i) + s, x1 = o.x + slot * float(i + 1) - s;
+    const float top = o.y + h * (1.0f - float(std::clamp(part.share, 0.0, 1.0)));
+    if (part.share > 0.0)
+      dl->AddRectFilled(ImVec2(x0, std::min(top, o.y + h - s)), ImVec2(x1, o.y + h),
+                        limit_color(part.index, env, part.bound ? 1.0f : 0.6f));
+    if (part.bound) dl->AddRect(ImVec2(x0 - s, o.y), ImVec2(x1 + s, o.y + h), ImGui::GetColorU32(ImGuiCol_Text), 0, 0, s);
+  }
+  if (ImGui::IsItemHovered()) breakdown_tooltip(p, env);
+  return {o.x, o.y, width, h};
+}
+
+// The model's predictions beside the measurements of the same build: measured, predicted, the
+// error, the bound and the breakdown. A prediction with nothing measured shows its bar alone.
+void draw_predictions(const ThroughputData& d, AppState& app, const ViewEnv& env) {
+  if (d.predictions.empty()) {
+    ImGui::TextDisabled("No model prediction yet: open a kernel (the Ladder) to have the model predict it.");
+    return;
+  }
+  for (const PredictionRow& p : d.predictions)
+    if (p.has_parts) {
+      draw_limit_legend(p, env);
+      break;
+    }
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##predictions", 7, flags)) return;
+  const float bar_w = 8 * 14.0f * env.scale;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
+  for (const char* h : {"measured", "predicted", "error", "bound"}) ImGui::TableSetupColumn(h);
+  ImGui::TableSetupColumn("breakdown", ImGuiTableColumnFlags_WidthFixed, bar_w);
+  ImGui::TableSetupColumn("measured on");
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < d.predictions.size(); ++i) {
+    const PredictionRow& p = d.predictions[i];
+    ImGui::PushID(int(i));
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::AlignTextToFramePadding();
+    ImGui::PushStyleColor(ImGuiCol_Text, slot_color(p.color_slot, env));
+    ImGui::TextUnformatted("■");
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::TextUnformatted(p.label.c_str());
+    ImGui::TableNextColumn();
+    if (p.measured_tflops) mono_text(env, "%.1f", *p.measured_tflops);
+    else ImGui::TextDisabled("-");
+    ImGui::TableNextColumn();
+    mono_text(env, "%.1f", p.predicted_tflops);
+    ImGui::TableNextColumn();
+    if (p.error) {
+      // Within 15% (the target at the large shapes) reads as fine; past it as a warning.
+      ImGui::PushStyleColor(ImGuiCol_Text, std::abs(*p.error) <= 0.15 ? ok_color(env) : warn_color(env));
+      mono_text(env, "%s%s", error_text(*p.error).c_str(), p.same_machine ? "" : " *");
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("predicted / measured - 1%s", p.same_machine ? ""
+                                                         : "\n* measured on another card than the one predicted for");
+    } else {
+      ImGui::TextDisabled("-");
+    }
+    ImGui::TableNextColumn();
+    if (p.has_parts) ImGui::TextUnformatted(p.bound.c_str());
+    ImGui::TableNextColumn();
+    if (p.has_parts) {
+      const std::array<float, 4> r = draw_breakdown_bar(p, env, std::max(bar_w, ImGui::GetContentRegionAvail().x));
+      app.drawn[fmt::format("throughput.breakdown.{}", i)] = r;  // for the headless pixel test
+    }
+    ImGui::TableNextColumn();
+    if (p.measured_row) ImGui::Text("%s (%s)", p.measured_device.c_str(), p.measured_source.c_str());
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+}
+
 }  // namespace
 
 void draw_throughput(AppState& app, const ViewEnv& env) {
@@ -288,14 +433,31 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     ImGui::SameLine();
     ImGui::BeginGroup();
     const ImVec2 right = ImGui::GetContentRegionAvail();
-    const float table_h = std::min(right.y * 0.25f, ImGui::GetFrameHeightWithSpacing() * float(d.rows.size() + 1) + 8.0f);
+    // The tables below the plots: the model's predictions beside the measurements, and every
+    // variant; as many rows as fit a third of the height.
+    const size_t table_rows = std::max(d.rows.size(), d.predictions.size() + 1) + 2;
+    const float table_h = std::min(right.y * 0.34f, ImGui::GetFrameHeightWithSpacing() * float(table_rows + 1) + 8.0f);
     const float plot_h = (right.y - table_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f;
     plot::draw("timeline", {right.x, plot_h}, with_legend_rows(timeline_spec(d, env), 3));
-    plot::draw("cublas", {(right.x - gap) * 0.45f, plot_h}, cublas_spec(d, env));
+    // A bar per variant needs its lines of labels: with many variants the plot grows past its
+    // share and scrolls in its own box, so the tables below stay in view.
+    ImGui::BeginChild("##cublas_box", {(right.x - gap) * 0.45f, plot_h}, false);
+    plot::draw("cublas", {ImGui::GetContentRegionAvail().x, plot_h}, cublas_spec(d, env));
+    ImGui::EndChild();
     ImGui::SameLine();
     plot::draw("roofline", {(right.x - gap) * 0.55f, plot_h}, with_legend_rows(roofline_spec(d, env), 3));
     ImGui::BeginChild("##table", {right.x, 0}, false);
-    draw_table(d, app, env);
+    if (ImGui::BeginTabBar("##tables")) {
+      if (ImGui::BeginTabItem(fmt::format("Predicted vs measured ({})###predicted", d.predictions.size()).c_str())) {
+        draw_predictions(d, app, env);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem(fmt::format("Variants ({})###variants", d.rows.size()).c_str())) {
+        draw_table(d, app, env);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
     ImGui::EndChild();
     ImGui::EndGroup();
     return;
@@ -324,6 +486,10 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
   }
   if (ImGui::BeginTabItem("Over time")) {
     plot::draw("timeline", {0, 0}, with_legend_rows(timeline_spec(d, env), 2));
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Predicted")) {
+    draw_predictions(d, app, env);
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Table")) {

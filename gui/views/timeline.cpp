@@ -3,7 +3,9 @@
 // deadlocked), with a tick where it issued a TMA (top) and where it stored to C (bottom); then
 // the TMA engine's lane (each transfer from issue to landing) and the tensor cores' lane (busy
 // while an MMA is in flight). Stretches fast-forward skipped are hatched. The playback cursor is
-// the vertical line; clicking moves it.
+// the vertical line; clicking moves it. Right of each lane, the warp's cycles by cause (stalls:
+// issuing, the issue model's own stalls, each wait, idle), and under the lanes their sum over the
+// CTA (gui/core/stall_causes.hpp).
 // With a timeline recorded on a GPU (imported, or recorded here with the button), a second
 // choice sets it beside the model's (the second half of this file).
 #include <algorithm>
@@ -83,6 +85,108 @@ void draw_legend(const ViewEnv& env) {
   });
 }
 
+// Stalls by cause (stall_causes.hpp) in the lanes' colours: issuing and the issue model's own
+// stalls green (solid, light), the waits amber (mbarrier solid, bar.sync lighter, wgmma.wait
+// lightest, as the lanes draw those states), cp.async waits blue, the idle ends grey; the
+// fast-forwarded cycles hatched.
+ImU32 stall_color(StallKind k, const ViewEnv& env) {
+  switch (k) {
+    case StallKind::issuing: return ok_color(env);
+    case StallKind::dependency: return with_alpha(ok_color(env), 0.4f);
+    case StallKind::mbarrier: return segment_color(WarpActivity::waiting_mbarrier, env);
+    case StallKind::bar_sync: return segment_color(WarpActivity::waiting_bar, env);
+    case StallKind::wgmma_wait: return segment_color(WarpActivity::waiting_wgmma, env);
+    case StallKind::cp_async_wait: return rgb_color(series_rgb(0, env.dark));
+    case StallKind::not_started: return with_alpha(muted_color(env), 0.3f);
+    case StallKind::finished:
+    case StallKind::fast_forwarded:
+    case StallKind::count_: break;
+  }
+  return muted_color(env);
+}
+
+// One stacked bar of causes over [x, x + w): each cause's share of `span` cycles, in order;
+// barriers of one kind parted by a thin line in the window's colour.
+void draw_stall_bar(ImDrawList* dl, const std::vector<StallCause>& causes, uint64_t span, ImVec2 a, float w, float h,
+                    const ViewEnv& env) {
+  if (span == 0) return;
+  double at = 0;
+  for (size_t i = 0; i < causes.size(); ++i) {
+    const StallCause& c = causes[i];
+    const float x0 = a.x + w * float(at / double(span));
+    at += double(c.cycles);
+    const float x1 = a.x + w * float(at / double(span));
+    if (c.kind == StallKind::fast_forwarded)
+      draw_skipped(dl, ImVec2(x0, a.y), ImVec2(x1, a.y + h), env);
+    else
+      dl->AddRectFilled(ImVec2(x0, a.y), ImVec2(std::max(x1, x0 + 1), a.y + h), stall_color(c.kind, env));
+    if (i > 0 && causes[i - 1].kind == c.kind && x1 - x0 > 2)
+      dl->AddLine(ImVec2(x0, a.y), ImVec2(x0, a.y + h), ImGui::GetColorU32(ImGuiCol_WindowBg), env.scale);
+  }
+}
+
+// Hover text of a cause list: each cause's cycles, share and meaning.
+std::string stall_text(const std::string& whose, const std::vector<StallCause>& causes, uint64_t span) {
+  std::string out = whose + ", cycles by cause:";
+  for (const StallCause& c : causes)
+    out += fmt::format("\n  {:<34} {:>10} cycles {:>5.1f}%", c.name(), c.cycles,
+                       span ? 100.0 * double(c.cycles) / double(span) : 0.0);
+  return out;
+}
+
+// The causes' key, as the bars draw them.
+void draw_stall_legend(const StallData& st, const ViewEnv& env) {
+  struct Item {
+    std::string name;
+    StallKind kind;
+  };
+  std::vector<Item> items;
+  for (size_t k = 0; k < size_t(StallKind::count_); ++k)
+    if (st.total_of(StallKind(k)) > 0) items.push_back({stall_kind_name(StallKind(k)), StallKind(k)});
+  ImGui::TextDisabled("stalls by cause (bars at the right: each warp's cycles):");
+  ImGui::SameLine();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float s = env.scale;
+  flow_legend(env, items, [&](const Item& item, ImVec2 p, float sw) {
+    const ImVec2 a(p.x, p.y + 3 * s), b(p.x + sw, p.y + sw - 2 * s);
+    if (item.kind == StallKind::fast_forwarded) draw_skipped(dl, a, b, env);
+    else dl->AddRectFilled(a, b, stall_color(item.kind, env));
+  });
+}
+
+// The CTA's sum: a row per cause (each barrier its own), with its cycles, share and a bar.
+void draw_stall_table(const StallData& st, const ViewEnv& env) {
+  uint64_t all = 0;
+  for (const StallCause& c : st.total) all += c.cycles;
+  if (all == 0) return;
+  ImGui::TextUnformatted("Stalls by cause, summed over the traced CTA's warps (warp-cycles)");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("##stalls", 4, flags)) return;
+  for (const char* h : {"cause", "cycles", "share"}) ImGui::TableSetupColumn(h);
+  ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (const StallCause& c : st.total) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(c.name().c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", stall_kind_meaning(c.kind));
+    ImGui::TableNextColumn();
+    mono_text(env, "%llu", (unsigned long long)c.cycles);
+    ImGui::TableNextColumn();
+    mono_text(env, "%5.1f%%", 100.0 * double(c.cycles) / double(all));
+    ImGui::TableNextColumn();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float w = std::min(ImGui::GetContentRegionAvail().x, 240.0f * env.scale), h = ImGui::GetTextLineHeight();
+    ImGui::Dummy(ImVec2(w, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float x1 = p.x + w * float(double(c.cycles) / double(all));
+    if (c.kind == StallKind::fast_forwarded) draw_skipped(dl, ImVec2(p.x, p.y + 2 * env.scale), ImVec2(x1, p.y + h - 2 * env.scale), env);
+    else dl->AddRectFilled(ImVec2(p.x, p.y + 2 * env.scale), ImVec2(std::max(x1, p.x + 1), p.y + h - 2 * env.scale),
+                           stall_color(c.kind, env));
+  }
+  ImGui::EndTable();
+}
+
 void draw_model_trace(AppState& app, const ViewEnv& env) {
   if (!app.kernel) {
     ImGui::TextDisabled("no kernel open");
@@ -99,17 +203,22 @@ void draw_model_trace(AppState& app, const ViewEnv& env) {
     return;
   }
   draw_legend(env);
+  draw_stall_legend(d.stalls, env);
   const float row_h = std::max(6.0f * s, ImGui::GetTextLineHeight() * 0.9f);
   const float label_w = ImGui::CalcTextSize("0.00 consumer").x;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float plot_w = std::max(40.0f * s, avail.x - label_w - 8 * s);
+  // Each warp's stalls by cause in a column right of its lane, where the view is wide enough.
+  const float stall_w = avail.x >= 560.0f * s ? std::min(220.0f * s, avail.x * 0.16f) : 0.0f;
+  const float stall_gap = stall_w > 0 ? 10.0f * s : 0.0f;
+  const float plot_w = std::max(40.0f * s, avail.x - label_w - 8 * s - stall_w - stall_gap);
   const size_t lanes = d.rows.size() + 2;
   const uint32_t columns = uint32_t(std::max(1.0f, plot_w));
   ImGui::BeginChild("##timeline_rows", ImVec2(0, 0), false);
   const ImVec2 o = ImGui::GetCursorScreenPos();
   const float x0 = o.x + label_w + 4 * s;
-  ImGui::InvisibleButton("##timeline", ImVec2(label_w + 4 * s + plot_w, row_h * float(lanes)));
+  ImGui::InvisibleButton("##timeline", ImVec2(label_w + 4 * s + plot_w + stall_gap + stall_w, row_h * float(lanes)));
   const bool hovered = ImGui::IsItemHovered();
+  const float stall_x = x0 + plot_w + stall_gap;
   ImDrawList* dl = ImGui::GetWindowDrawList();
   app.drawn["timeline.plot"] = {x0, o.y, plot_w, row_h};  // for the headless pixel test: x, y, width, row height
   const auto x_of = [&](uint64_t c) { return x0 + plot_w * float(double(c) / double(d.end_cycle)); };
@@ -133,7 +242,11 @@ void draw_model_trace(AppState& app, const ViewEnv& env) {
       dl->AddLine(ImVec2(x_of(c), y), ImVec2(x_of(c), y + row_h * 0.4f), text, 1.5f * s);
     for (uint64_t c : ticks_at_pixels(r.stores, d.end_cycle, columns))
       dl->AddLine(ImVec2(x_of(c), y + row_h * 0.6f), ImVec2(x_of(c), y + row_h), error_color(env), 1.0f * s);
+    if (stall_w > 0 && i < d.stalls.warps.size())
+      draw_stall_bar(dl, d.stalls.warps[i].causes, d.stalls.warps[i].total(), ImVec2(stall_x, y + 2 * s), stall_w,
+                     row_h - 4 * s, env);
   }
+  if (stall_w > 0) app.drawn["timeline.stalls"] = {stall_x, o.y, stall_w, row_h};  // for the headless pixel test
   const size_t tma_lane = d.rows.size(), tensor_lane = d.rows.size() + 1;
   label(tma_lane, "TMA", muted_color(env));
   for (const TimelineSpan& t : spans_at_pixels(d.tma, d.end_cycle, columns)) {
@@ -153,7 +266,13 @@ void draw_model_trace(AppState& app, const ViewEnv& env) {
   }
   if (hovered) {
     const ImVec2 m = ImGui::GetIO().MousePos;
-    if (m.x >= x0) {
+    const size_t row = size_t(std::clamp((m.y - o.y) / row_h, 0.0f, float(lanes - 1)));
+    if (stall_w > 0 && m.x >= stall_x) {
+      if (row < d.stalls.warps.size()) {
+        const WarpStalls& w = d.stalls.warps[row];
+        ImGui::SetTooltip("%s", stall_text("warp " + w.label, w.causes, w.total()).c_str());
+      }
+    } else if (m.x >= x0) {
       const uint64_t cycle = uint64_t(std::clamp((m.x - x0) / plot_w, 0.0f, 1.0f) * float(d.end_cycle));
       const size_t lane = size_t(std::clamp((m.y - o.y) / row_h, 0.0f, float(lanes - 1)));
       std::string what = lane == tma_lane ? "TMA engine" : lane == tensor_lane ? "tensor cores" : "warp " + d.rows[lane].label;
@@ -171,6 +290,8 @@ void draw_model_trace(AppState& app, const ViewEnv& env) {
       }
     }
   }
+  ImGui::Spacing();
+  draw_stall_table(d.stalls, env);
   ImGui::EndChild();
 }
 

@@ -1,0 +1,212 @@
+// The Throughput view's predictions beside the measurements (throughput_data.hpp,
+// PredictionRow), on real model runs at small shapes: the model's breakdown travels with its
+// point and comes out unchanged, the error is predicted / measured - 1 against the same build at
+// the same shape, a GPU run wins over an imported file, a build or a mistake of its own never
+// pairs with the kernel as it ships, and a prediction with nothing measured keeps its bar alone.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/throughput_data.hpp"
+#include "gui/core/view_data.hpp"
+
+using namespace gs;
+using namespace gs::gui;
+using Catch::Matchers::Contains;
+
+namespace {
+
+nlohmann::json result(const std::string& kernel, kernels::GemmShape s, double tflops, const std::string& device,
+                      nlohmann::json params = nlohmann::json::object(),
+                      nlohmann::json mistakes = nlohmann::json::array()) {
+  return {{"kernel", kernel},
+          {"shape", {{"m", s.m}, {"n", s.n}, {"k", s.k}}},
+          {"tflops", {{"median", tflops}}},
+          {"device", device},
+          {"params", params},
+          {"mistakes", mistakes}};
+}
+
+const nlohmann::json* prediction_json(const nlohmann::json& d, const std::string& kernel) {
+  for (const auto& p : d["predictions"])
+    if (p["kernel"] == kernel) return &p;
+  return nullptr;
+}
+
+constexpr const char* kH100 = "NVIDIA H100 80GB HBM3";
+
+}  // namespace
+
+TEST_CASE("throughput: the model's prediction sits beside the measurement of the same build, with the error and the "
+          "breakdown the model recorded",
+          "[gui][throughput][predictions]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::SimStats& st = app.kernel->report.result.stats;
+  const kernels::GemmShape shape = app.kernel->request.shape;  // the example shape, 128x128x256
+  REQUIRE(shape.m <= 256);
+  // A measurement of the same build 10% slower than predicted: the error is +10%.
+  const double measured = st.predicted_tflops / 1.1;
+  app.measurements.add_bench_json(result("hopper_tma_wgmma_64", shape, measured, kH100), MeasurementSource::imported, 1.0);
+  const ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.predictions.size() == 1);
+  const PredictionRow& p = d.predictions[0];
+  CHECK(p.predicted_tflops == Approx(st.predicted_tflops));
+  REQUIRE(p.measured_tflops);
+  CHECK(*p.measured_tflops == Approx(measured));
+  REQUIRE(p.error);
+  CHECK(*p.error == Approx(0.1));
+  CHECK(error_text(*p.error) == "+10.0%");
+  CHECK(p.measured_source == "imported");
+  CHECK(p.same_machine);
+  CHECK(p.machine == "H100");
+  // The parts are the model's own, unchanged: the bound is the largest at the wave's time.
+  REQUIRE(p.has_parts);
+  CHECK(p.bound == st.prediction.parts.bound);
+  CHECK(p.cycles_per_wave == Approx(st.prediction.cycles_per_wave));
+  const auto rows = model::timing::breakdown_rows(st.prediction.parts);
+  REQUIRE(p.parts.size() == rows.size());
+  int bounds = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    INFO(rows[i].name);
+    CHECK(p.parts[i].name == rows[i].name);
+    CHECK(p.parts[i].cycles == Approx(rows[i].cycles));
+    CHECK(p.parts[i].share == Approx(rows[i].cycles / st.prediction.cycles_per_wave));
+    CHECK(p.parts[i].share <= 1.0 + 1e-9);
+    CHECK(p.parts[i].index == i);
+    if (p.parts[i].bound) {
+      ++bounds;
+      CHECK(p.parts[i].share == Approx(1.0));
+    }
+  }
+  CHECK(bounds == 1);
+  CHECK_THAT(p.occupancy_line, Contains("occupancy: up to"));
+  CHECK_THAT(p.wave_line, Contains("cycles per wave at"));
+  CHECK_THAT(p.clock_line, Contains("clock: "));
+  // The same in --state-json, the measurement still listed as a variant of its own.
+  const nlohmann::json j = describe_throughput(app);
+  const nlohmann::json* pj = prediction_json(j, "hopper_tma_wgmma_64");
+  REQUIRE(pj != nullptr);
+  CHECK((*pj)["error"].get<double>() == Approx(0.1));
+  CHECK((*pj)["error_text"] == "+10.0%");
+  CHECK((*pj)["bound"] == std::string(st.prediction.parts.bound));
+  CHECK((*pj)["parts"].size() == rows.size());
+  CHECK((*pj)["measured_source"] == "imported");
+  size_t variants = 0;
+  for (const auto& v : j["variants"]) variants += v["kernel"] == "hopper_tma_wgmma_64";
+  CHECK(variants == 2);  // the measurement and the prediction, side by side
+}
+
+TEST_CASE("throughput: a GPU run wins over an imported result; another build, a mistake or another card are told apart",
+          "[gui][throughput][predictions]") {
+  AppState app;
+  app.open_now({.kernel_id = "simt_smem_tiling", .shape = {128, 128, 128}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const double predicted = app.kernel->report.result.stats.predicted_tflops;
+  const kernels::GemmShape shape{128, 128, 128};
+  SECTION("a model-only variant keeps its bar without an error") {
+    const ThroughputData d = prepare_throughput(app);
+    REQUIRE(d.predictions.size() == 1);
+    CHECK_FALSE(d.predictions[0].measured_tflops);
+    CHECK_FALSE(d.predictions[0].error);
+    CHECK(d.predictions[0].has_parts);
+    const nlohmann::json j = describe_throughput(app);
+    CHECK(j["predictions"][0]["error"].is_null());
+    CHECK(j["predictions"][0]["parts"].size() == 8);
+  }
+  SECTION("the GPU's run is the measurement when there is one") {
+    app.measurements.add_bench_json(result("simt_smem_tiling", shape, predicted * 2, kH100), MeasurementSource::imported, 1.0);
+    app.measurements.add_bench_json(result("simt_smem_tiling", shape, predicted / 2, kH100), MeasurementSource::gpu, 2.0);
+    const ThroughputData d = prepare_throughput(app);
+    REQUIRE(d.predictions.size() == 1);
+    CHECK(d.predictions[0].measured_source == "gpu");
+    CHECK(*d.predictions[0].error == Approx(1.0));
+  }
+  SECTION("a mistake's run and another build are variants of their own, never the kernel as it ships") {
+    app.measurements.add_bench_json(
+        result("simt_smem_tiling", shape, 1.0, kH100, nlohmann::json::object(), nlohmann::json::array({"no-sync-after-load"})),
+        MeasurementSource::imported, 1.0);
+    const ThroughputData d = prepare_throughput(app);
+    REQUIRE(d.predictions.size() == 1);
+    CHECK_FALSE(d.predictions[0].measured_tflops);
+    bool own = false;
+    for (const ThroughputRow& r : d.rows) own = own || r.label.find("mistake no-sync-after-load") != std::string::npos;
+    CHECK(own);
+  }
+  SECTION("measured on another card: the error is shown, marked") {
+    app.measurements.add_bench_json(result("simt_smem_tiling", shape, predicted, "NVIDIA H200"), MeasurementSource::imported, 1.0);
+    const ThroughputData d = prepare_throughput(app);
+    REQUIRE(d.predictions[0].error);
+    CHECK(*d.predictions[0].error == Approx(0.0).margin(1e-9));
+    CHECK_FALSE(d.predictions[0].same_machine);
+  }
+}
+
+TEST_CASE("throughput: a build with its own parameters pairs with the measurement of that build", "[gui][throughput][predictions]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_producer_consumer", .params = {{"stages", 3}}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const kernels::GemmShape shape = app.kernel->request.shape;
+  const double predicted = app.kernel->report.result.stats.predicted_tflops;
+  app.measurements.add_bench_json(result("hopper_producer_consumer", shape, predicted / 2, kH100, {{"stages", 3}}),
+                                  MeasurementSource::imported, 1.0);
+  app.measurements.add_bench_json(result("hopper_producer_consumer", shape, predicted * 4, kH100),
+                                  MeasurementSource::imported, 2.0);
+  const ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.predictions.size() == 1);
+  CHECK(d.predictions[0].params == "stages=3");
+  CHECK_THAT(d.predictions[0].label, Contains("stages=3"));
+  REQUIRE(d.predictions[0].error);
+  CHECK(*d.predictions[0].error == Approx(1.0));  // the stages=3 run, not the default one
+}
+
+#include <fstream>
+
+#include "gui/core/colors.hpp"
+#include "tests/gui/headless.hpp"
+
+TEST_CASE("throughput: the breakdown bar is drawn at 1280x800, the bound's column full in its colour",
+          "[gui][xvfb][throughput][predictions]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  // A measurement of step 11 at its example shape, the shape the model opens it at.
+  const auto file = headless_dir() / "step11-bench.json";
+  std::ofstream(file) << nlohmann::json::array({result("hopper_tma_wgmma_64", {128, 128, 256}, 40.0, kH100)}).dump();
+  const Headless h = run_headless("throughput_predictions",
+                                  "--kernel hopper_tma_wgmma_64 --import '" + file.string() +
+                                      "' --view throughput --size 1280x800 --theme dark");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  REQUIRE(h.w == 1280);
+  const auto& p = h.state["views"]["throughput"]["predictions"];
+  REQUIRE(p.size() == 1);
+  CHECK(p[0]["measured_tflops"].get<double>() == Approx(40.0));
+  CHECK_FALSE(p[0]["error"].is_null());
+  REQUIRE(h.state["drawn"].contains("throughput.breakdown.0"));
+  const auto g = h.state["drawn"]["throughput.breakdown.0"].get<std::array<float, 4>>();  // x, y, w, h
+  REQUIRE(g[0] + g[2] <= float(h.w));
+  REQUIRE(g[1] + g[3] <= float(h.h));
+  const auto& parts = p[0]["parts"];
+  const float slot = g[2] / float(parts.size());
+  size_t coloured = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int x = int(g[0] + slot * (float(i) + 0.5f));
+    const auto bottom = h.pixel(x, int(g[1] + g[3]) - 2);
+    const Rgb c = limit_rgb(uint32_t(i), true);
+    INFO(parts[i]["name"] << " at " << x);
+    if (parts[i]["bound"].get<bool>()) {
+      // Opaque, full height: the limit's own colour at the bottom and near the top.
+      for (const auto& px : {bottom, h.pixel(x, int(g[1]) + 3)})
+        for (int ch = 0; ch < 3; ++ch) CHECK(std::abs(px[ch] - int(c[ch])) <= 3);
+    }
+    if (parts[i]["share"].get<double>() > 0.3) {
+      // A column at least a third high: its colour shows at the bottom (blended when not the bound).
+      const int dist = std::abs(bottom[0] - int(c[0])) + std::abs(bottom[1] - int(c[1])) + std::abs(bottom[2] - int(c[2]));
+      CHECK(dist < 200);
+      ++coloured;
+    }
+  }
+  CHECK(coloured >= 1);
+}
