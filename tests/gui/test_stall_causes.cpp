@@ -42,7 +42,7 @@ void check_sums(const model::Trace& t, const StallData& d) {
 TEST_CASE("stalls by cause: step 11 waits on its one 'full' barrier and on wgmma.wait_group, and every warp's causes "
           "sum to the run",
           "[gui][timeline][stalls]") {
-  const auto& k = test::hopper_kernel();
+  const auto& k = gui::test::hopper_kernel();
   const model::Trace& t = k->trace();
   const StallData d = stall_causes(k->report.kernel, t);
   check_sums(t, d);
