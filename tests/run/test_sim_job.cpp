@@ -238,7 +238,7 @@ TEST_CASE("sim: the prediction's occupancy counts the registers ptxas gives the 
   const run::SimReport r = run::run_sim(req);
   const ptx::RegisterCount regs = ptx::kernel_registers(r.kernel);
   if (regs.registers == 0) {
-    if (test::ptxas_required()) FAIL("GEMMSCOPE_REQUIRE_PTXAS=1 but " << regs.source);
+    if (gs::test::ptxas_required()) FAIL("GEMMSCOPE_REQUIRE_PTXAS=1 but " << regs.source);
     CHECK(r.registers == 0);
     CHECK(r.registers_source == regs.source);
     return;
