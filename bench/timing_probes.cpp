@@ -267,22 +267,15 @@ int main(int argc, char** argv) {
   }
   probes.push_back(tma("tma_hbm_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 1 GiB footprint: HBM bandwidth",
                        "GB/s", 264, 4, 128 / q, 256, quick ? 256 : 32768));
-  {
-    // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
-    // consumers do (each CTA's span on its SM's clock over the launch's time).
-    Probe p{"sm_clock_under_wgmma",
-            "SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on zero tiles (clock64 span / launch time)",
-            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132), {}, nullptr, false};
-    p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
-    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
-    probes.push_back(std::move(p));
-  }
-  {
-    // The same on random bf16 tiles: the bits the tensor cores multiply set their power.
-    Probe p{"sm_clock_under_wgmma_random",
-            "SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles (clock64 span / "
-            "launch time)",
-            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132, true), {}, nullptr, false};
+  // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
+  // consumers do (each CTA's span on its SM's clock over the launch's time), on zero tiles and
+  // on random bf16 ones (the bits the tensor cores multiply set their power).
+  for (const bool random : {false, true}) {
+    Probe p{random ? "sm_clock_under_wgmma_random" : "sm_clock_under_wgmma",
+            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on {} tiles (clock64 span / "
+                        "launch time)",
+                        random ? "random bf16" : "zero"),
+            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132, random), {}, nullptr, false};
     p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
     probes.push_back(std::move(p));
