@@ -192,16 +192,11 @@ TEST_CASE("bad options of gemmscope gui are usage errors naming the value", "[gu
 }
 
 TEST_CASE("without a display, gemmscope gui says how to run it headless and exits 1", "[gui]") {
-  const std::string cmd = "env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=1 '" +
-                          std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings --kernel simt_naive 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::string out;
-  char buf[512];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
+  const gs::test::ShellRun r = gs::test::run_shell("env -u DISPLAY -u WAYLAND_DISPLAY ASAN_OPTIONS=detect_leaks=1 '" +
+                                                   std::string(GEMMSCOPE_CLI_PATH) + "' gui --no-settings --kernel simt_naive");
+  const std::string& out = r.output;
   INFO(out);
-  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(r.code == 1);
   CHECK(out.find("no display") != std::string::npos);
   CHECK(out.find("xvfb-run") != std::string::npos);
 }
