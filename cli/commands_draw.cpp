@@ -176,7 +176,7 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
       exit_code = kExitFailed;
       return;
     }
-    const gui::RasterImage image = gui::rasterize(picture, scale, gui::RasterFont(font_path));
+    const gui::RgbaImage image = gui::rasterize(picture, scale, gui::RasterFont(font_path));
     const std::string bytes = gui::png_bytes(image);
     out.write(bytes);
     if (!out.writes_through())

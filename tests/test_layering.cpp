@@ -13,7 +13,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,4 +76,37 @@ TEST_CASE("no include runs from a lower layer to a higher one", "[layering]") {
     return s;
   }());
   CHECK(upward.empty());
+}
+
+TEST_CASE("no two headers define a type of one name in one namespace", "[layering]") {
+  // Two definitions of gs::gui::RasterImage (a widget's texture and a rasterized picture) broke
+  // the one-definition rule: the linker kept one destructor for both, and a test built at -O0
+  // called the widget's on the picture (2026-11-28). In this code base's style a type at
+  // namespace scope starts in column 0 and its namespace is opened in column 0.
+  const fs::path root = GEMMSCOPE_SOURCE_DIR;
+  const std::regex ns_re(R"re(^namespace ([A-Za-z_:]+) \{)re");
+  const std::regex type_re(R"re(^(?:struct|class|enum class|enum|union) ([A-Za-z_][A-Za-z_0-9]*)\b[^;]*$)re");
+  std::map<std::string, std::set<std::string>> where;  // "ns::Name" -> headers defining it
+  size_t types = 0;
+  for (const char* top : {"engine", "kernels", "run", "gui", "cli", "bench"})
+    for (const auto& entry : fs::recursive_directory_iterator(root / top)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".hpp") continue;
+      std::ifstream in(entry.path());
+      std::string line, ns;
+      std::smatch m;
+      while (std::getline(in, line)) {
+        if (std::regex_search(line, m, ns_re)) ns = m[1];
+        else if (line.rfind("}  // namespace", 0) == 0) ns.clear();
+        else if (std::regex_search(line, m, type_re)) {
+          where[ns + "::" + std::string(m[1])].insert(fs::relative(entry.path(), root).generic_string());
+          ++types;
+        }
+      }
+    }
+  CHECK(types > 100);  // the scan found the house's types
+  for (const auto& [name, headers] : where) {
+    INFO(name);
+    for (const std::string& h : headers) INFO(h);
+    CHECK(headers.size() == 1);
+  }
 }

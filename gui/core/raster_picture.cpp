@@ -41,7 +41,7 @@ namespace {
 // The canvas: blends colours in at a coverage in [0, 1].
 class Canvas {
  public:
-  Canvas(RasterImage& image) : im_(image) {}
+  Canvas(RgbaImage& image) : im_(image) {}
 
   void blend(int x, int y, const Rgb& c, double a) {
     if (x < 0 || y < 0 || x >= im_.width || y >= im_.height || a <= 0) return;
@@ -85,7 +85,7 @@ class Canvas {
   }
 
  private:
-  RasterImage& im_;
+  RgbaImage& im_;
 };
 
 // The code points of UTF-8 text; a broken sequence reads as U+FFFD.
@@ -221,7 +221,7 @@ struct RasterShape {
 
 }  // namespace
 
-RasterImage rasterize(const Drawing& d, double scale, const RasterFont& font) {
+RgbaImage rasterize(const Drawing& d, double scale, const RasterFont& font) {
   if (!(scale > 0) || !std::isfinite(scale))
     throw std::invalid_argument(fmt::format("scale {} is not a picture scale: give a positive number", scale));
   const int w = pixels_of(d.width, scale), h = pixels_of(d.height, scale);
@@ -229,7 +229,7 @@ RasterImage rasterize(const Drawing& d, double scale, const RasterFont& font) {
     throw std::invalid_argument(fmt::format(
         "at scale {:g} the picture is {}x{} pixels, more than {} on a side: give a scale of at most {:.2f}", scale, w, h,
         kMaxPictureSide, largest_scale(d, kMaxPictureSide)));
-  RasterImage im;
+  RgbaImage im;
   im.width = w;
   im.height = h;
   im.rgba.resize(size_t(w) * size_t(h) * 4);
@@ -243,7 +243,7 @@ RasterImage rasterize(const Drawing& d, double scale, const RasterFont& font) {
   return im;
 }
 
-std::string png_bytes(const RasterImage& image) {
+std::string png_bytes(const RgbaImage& image) {
   std::string png;
   auto append = [](void* ctx, void* data, int size) {
     static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size_t(size));

@@ -16,7 +16,9 @@
 
 namespace gs::gui {
 
-struct RasterImage {
+// (Not gui::RasterImage, the widget's texture: two classes of that one name in gs::gui broke
+// the one-definition rule, and a test built at -O0 called the widget's destructor on this.)
+struct RgbaImage {
   int width = 0, height = 0;
   std::vector<uint8_t> rgba;  // row-major from the top, 4 bytes a pixel, opaque
   Rgb at(int x, int y) const {
@@ -51,9 +53,9 @@ double largest_scale(const Drawing& d, double max_side);
 
 // `d` at `scale`. Throws std::invalid_argument when the scale is not positive or a side would
 // exceed kMaxPictureSide.
-RasterImage rasterize(const Drawing& d, double scale, const RasterFont& font);
+RgbaImage rasterize(const Drawing& d, double scale, const RasterFont& font);
 
 // The image as a PNG file's bytes. Throws std::runtime_error when it cannot be encoded.
-std::string png_bytes(const RasterImage& image);
+std::string png_bytes(const RgbaImage& image);
 
 }  // namespace gs::gui

@@ -44,7 +44,7 @@ struct Ink {
   int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
   bool any() const { return x1 >= 0; }
 };
-Ink ink_of(const RasterImage& im, const Rgb& paper) {
+Ink ink_of(const RgbaImage& im, const Rgb& paper) {
   Ink k;
   for (int y = 0; y < im.height; ++y)
     for (int x = 0; x < im.width; ++x)
@@ -61,7 +61,7 @@ Ink ink_of(const RasterImage& im, const Rgb& paper) {
 
 TEST_CASE("raster: a picture is its size times the scale, on its paper", "[raster]") {
   const Drawing d = blank(10.5, 4);
-  const RasterImage im = rasterize(d, 2, mono());
+  const RgbaImage im = rasterize(d, 2, mono());
   CHECK(im.width == 21);
   CHECK(im.height == 8);
   CHECK(im.rgba.size() == 21u * 8u * 4u);
@@ -77,7 +77,7 @@ TEST_CASE("raster: rectangles cover whole pixels exactly and edge pixels by thei
   d.fill(2, 1, 4, 3, {200, 0, 100});         // whole pixels at scale 1
   d.fill(10.5, 0, 2, 2, {0, 0, 0});          // half pixels on the left and right
   d.fill(0, 6, 4, 2, {0, 0, 255}, {}, 0.5);  // half transparent
-  const RasterImage im = rasterize(d, 1, mono());
+  const RgbaImage im = rasterize(d, 1, mono());
   CHECK(im.at(2, 1) == Rgb{200, 0, 100});
   CHECK(im.at(5, 3) == Rgb{200, 0, 100});
   CHECK(im.at(6, 3) == d.paper);
@@ -89,7 +89,7 @@ TEST_CASE("raster: rectangles cover whole pixels exactly and edge pixels by thei
   CHECK(im.at(13, 0) == d.paper);
   CHECK(is(im.at(1, 7), {125, 125, 253}, 1));
   // At scale 3 the same rectangle covers three times the pixels.
-  const RasterImage big = rasterize(d, 3, mono());
+  const RgbaImage big = rasterize(d, 3, mono());
   CHECK(big.at(6, 3) == Rgb{200, 0, 100});
   CHECK(big.at(17, 11) == Rgb{200, 0, 100});
   CHECK(big.at(18, 11) == d.paper);
@@ -101,7 +101,7 @@ TEST_CASE("raster: outlines straddle the edge and lines have flat ends", "[raste
   d.line(20, 2, 20, 12, {255, 0, 0}, 2);   // vertical: 19..21 by 2..12
   d.line(2, 25, 12, 25, {0, 128, 0}, 1);   // horizontal: 2..12 by 24.5..25.5
   d.line(18, 18, 28, 28, {0, 0, 255}, 2);  // diagonal
-  const RasterImage im = rasterize(d, 1, mono());
+  const RgbaImage im = rasterize(d, 1, mono());
   CHECK(im.at(4, 4) == Rgb{0, 0, 0});
   CHECK(im.at(5, 10) == Rgb{0, 0, 0});
   CHECK(im.at(14, 10) == Rgb{0, 0, 0});
@@ -121,7 +121,7 @@ TEST_CASE("raster: outlines straddle the edge and lines have flat ends", "[raste
 TEST_CASE("raster: text is the font's glyphs in the text's colour, at its anchor", "[raster]") {
   Drawing d = blank(200, 40);
   d.text(10, 20, "t127 v63", {20, 20, 24}, 13);
-  const RasterImage im = rasterize(d, 2, mono());
+  const RgbaImage im = rasterize(d, 2, mono());
   const Ink k = ink_of(im, d.paper);
   REQUIRE(k.any());
   // A monospace glyph advances 0.602 em in DejaVu Sans Mono: 8 glyphs of 26 px are 125 px.
@@ -164,7 +164,7 @@ TEST_CASE("raster: the mma.sync C map in pixels has every element in its lane's 
   const FragmentGrid g = fragment_grid(nullptr, o);
   const Drawing d = fragment_drawing(g);
   const double scale = 2;
-  const RasterImage im = rasterize(d, scale, mono());
+  const RgbaImage im = rasterize(d, scale, mono());
   CHECK(im.width == pixels_of(d.width, scale));
   CHECK(im.height == pixels_of(d.height, scale));
   // Where each cell is: the drawing's cells in row-major order (the SVG's class="cell").
@@ -187,7 +187,7 @@ TEST_CASE("raster: the mma.sync C map in pixels has every element in its lane's 
 
 TEST_CASE("raster: the PNG decodes to the same pixels", "[raster]") {
   const Drawing d = swizzle_drawing(swizzle_grid(gs::layout::Swizzle::b128, 0, 8));
-  const RasterImage im = rasterize(d, 1.5, mono());
+  const RgbaImage im = rasterize(d, 1.5, mono());
   const std::string png = png_bytes(im);
   REQUIRE(png.size() > 8);
   CHECK(png.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
@@ -209,6 +209,6 @@ TEST_CASE("raster: a bad scale, a picture too large or a bad font is an error na
                                                    Catch::Matchers::Contains("163.84"));
   CHECK_THROWS_WITH(RasterFont("/no/such/font.ttf"), Catch::Matchers::Contains("/no/such/font.ttf"));
   CHECK_THROWS_WITH(RasterFont("/dev/null"), Catch::Matchers::Contains("not a TrueType font"));
-  RasterImage empty;
+  RgbaImage empty;
   CHECK_THROWS(png_bytes(empty));
 }
