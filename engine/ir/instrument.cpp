@@ -190,15 +190,11 @@ class Writer {
     store(rec_, 32, {R(t1_), R(linear_)}, Type::u32);
   }
 
-  // One record: [tl_next] = {tag, %clock} when it fits, and tl_next moves on either way. A
-  // CTA that records nothing (all but the recorded ones) branches over it: the branch is the
-  // same for every lane of the warp, and those CTAs (all but one, by default) then pay one
-  // instruction per event instead of six (H100, step 13 at 8192³: +10.7% without it,
-  // docs/results/2026-11-27-h100-timeline).
+  // One record: [tl_next] = {tag, %clock} when it fits, and tl_next moves on either way. Only
+  // the recording CTAs run these (the others run the plain copy, plain_copy), so a record is
+  // straight-line code: no branch splits the block it sits in, and ptxas schedules the
+  // kernel's own instructions around it.
   void record(const Site& s, InstrumentedKernel& r) {
-    const LabelId skip = LabelId(k_.labels.size());
-    k_.labels.push_back({fmt::format("tl_skip_{}", skip)});
-    emit({.op = Op::bra, .guard = cta_rec_, .guard_negated = true}, {Operand::label(skip)});
     r.clock_reads.push_back(uint32_t(out.size()));
     r.clock_read_kinds.push_back(s.kind);
     special(clk_, Special::clock);
@@ -208,8 +204,50 @@ class Writer {
     store(p_, -1, {R(tag_), R(clk_)}, Type::u32);
     Inst add{.op = Op::add, .type = Type::u64, .ndst = 1, .guard = s.guard, .guard_negated = s.negated};
     emit(add, {R(ptr_), R(ptr_), Operand::integer(kTimelineRecordBytes)});
-    emit({.op = Op::label}, {Operand::label(skip)});
   }
+
+  // After the prologue: the CTAs that record nothing jump to the plain copy. They run the
+  // kernel's own instructions and nothing else, so recording one CTA costs the others one
+  // branch. (Before, each record was branched over: one branch per event, and each branch a
+  // block boundary that kept ptxas from hiding step 13's descriptor arithmetic behind its
+  // full-barrier wait, H100 at 8192^3: +7.1% to +10.8%, docs/results/2026-11-27-h100-timeline.)
+  LabelId branch_to_plain() {
+    comment_ = "timeline: the CTAs that record nothing run the kernel as it was, from tl_plain";
+    const LabelId plain = LabelId(k_.labels.size());
+    k_.labels.push_back({"tl_plain"});
+    emit({.op = Op::bra, .guard = cta_rec_, .guard_negated = true}, {Operand::label(plain)});
+    return plain;
+  }
+
+  // The recording path's end, then `plain`: the original instructions, their labels renamed
+  // (a copy of each, "plain_" + name, k_loop kept) and their role regions moved with them.
+  uint32_t plain_copy(const Kernel& original, LabelId plain, bool ends_with_exit) {
+    if (!ends_with_exit) {
+      comment_ = "timeline: the recording CTAs end here";
+      emit({.op = Op::ret}, {});
+    }
+    comment_ = "timeline: the plain kernel";
+    emit({.op = Op::label}, {Operand::label(plain)});
+    const uint32_t begin = uint32_t(out.size());
+    std::vector<LabelId> renamed(original.labels.size());
+    for (size_t l = 0; l < original.labels.size(); ++l) {
+      renamed[l] = LabelId(k_.labels.size());
+      LabelInfo copy = original.labels[l];
+      copy.name = "plain_" + copy.name;
+      k_.labels.push_back(std::move(copy));
+    }
+    for (const Inst& in : original.insts) {
+      Inst copy = in;
+      for (Operand& o : copy.operands)
+        if (o.kind == OperandKind::label && o.id < renamed.size()) o.id = renamed[o.id];
+      out.push_back(std::move(copy));
+    }
+    for (const RoleRegion& region : original.roles)
+      plain_roles.push_back({region.role, begin + region.begin, begin + region.end});
+    return begin;
+  }
+
+  std::vector<RoleRegion> plain_roles;
 
   // Before a ret/exit (under its guard) and at the end: the warp's end, its count, the magic.
   void epilogue(RegId guard, bool negated) {
@@ -302,6 +340,7 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
   const SitePlan plan = plan_sites(kernel);
   Writer w(r.kernel, r.layout);
   w.prologue();
+  const LabelId plain = w.branch_to_plain();
   const uint32_t n = uint32_t(kernel.insts.size());
   std::vector<uint32_t> new_begin(n + 1);
   for (uint32_t i = 0; i < n; ++i) {
@@ -334,6 +373,8 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
     region.begin = new_begin[std::min(region.begin, n)];
     region.end = new_begin[std::min(region.end, n)];
   }
+  r.plain_begin = w.plain_copy(kernel, plain, ends_with_exit);
+  r.kernel.roles.insert(r.kernel.roles.end(), w.plain_roles.begin(), w.plain_roles.end());
   r.kernel.insts = std::move(w.out);
   r.kernel.name = kernel.name;
   return r;

@@ -9,8 +9,10 @@
 // wgmma and cp.async waits (start and end), bar.sync (start and end), stores to global memory,
 // and every pass of a declared K loop. A warp also writes a header with %globaltimer,
 // %clock64 and %smid at its start and end. Only lane 0 of each warp of the chosen CTAs (a
-// range of linear CTA ids) writes; every other lane and CTA runs the same instructions with
-// its writes predicated off, so the kernel computes exactly what it computed before.
+// range of linear CTA ids) writes, the other lanes' writes predicated off; every other CTA
+// branches once, after the prologue, to a copy of the original instructions and runs exactly
+// those. So the kernel computes exactly what it computed before, and the CTAs that record
+// nothing run at the plain kernel's speed.
 //
 // Buffer (little-endian):
 //   area of (slot s, warp w) at (s * warps_per_cta + w) * area_bytes(), slot = linear CTA id - first_cta
@@ -75,6 +77,9 @@ struct InstrumentedKernel {
   // these exactly when the records are written (the tests compare the two).
   std::vector<uint32_t> clock_reads;
   std::vector<RecordKind> clock_read_kinds;  // the kind each of them records
+  // Where the plain copy that the CTAs recording nothing run begins: kernel.insts[plain_begin
+  // + i] is the original kernel's instruction i.
+  uint32_t plain_begin = 0;
 };
 
 // Throws std::invalid_argument (naming the value and what is valid) for a capacity of 0 or

@@ -61,7 +61,6 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
                                             layout.buffer_bytes()));
   MeasuredTimeline t;
   t.layout = layout;
-  uint64_t first_ns = std::numeric_limits<uint64_t>::max();
   std::vector<uint64_t> cta_clock0(layout.ctas, std::numeric_limits<uint64_t>::max());
   std::vector<std::vector<std::pair<uint32_t, uint64_t>>> raw;  // per warp: (tag, full clock)
   uint32_t unfinished = 0;
@@ -100,7 +99,6 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
         clock += uint32_t(lo - uint32_t(clock));
         recs.emplace_back(tag, clock);
       }
-      first_ns = std::min(first_ns, mw.globaltimer_start);
       cta_clock0[slot] = std::min(cta_clock0[slot], mw.clock_start);
       t.warps.push_back(mw);
       raw.push_back(std::move(recs));
@@ -109,10 +107,30 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
     t.warnings.push_back(fmt::format("{} of {} warps recorded no end: their CTA did not run to its end (a hang or a "
                                      "trap) or the buffer was not written",
                                      unfinished, t.warps.size()));
+  // The warps of a CTA share their SM's clock, which orders their events to the cycle, while
+  // %globaltimer is coarse (integer ns on the model, updated far less often on a GPU) and is
+  // read a few cycles apart from %clock64 in each warp's header. So an event's time is its
+  // cycles since the CTA's first warp started, at the CTA's clock rate (from its longest-running
+  // warp), plus that first warp's %globaltimer: one straight line per CTA, and %globaltimer
+  // only places the CTAs against each other.
+  std::vector<uint64_t> cta_ns0(layout.ctas, 0), cta_span(layout.ctas, 0);
+  std::vector<double> cta_ghz(layout.ctas, 0.0);
+  for (const MeasuredWarp& mw : t.warps) {
+    const uint32_t slot = mw.cta - layout.first_cta;
+    if (mw.finished && mw.clock_start == cta_clock0[slot]) cta_ns0[slot] = mw.globaltimer_start;
+    if (mw.finished && mw.clock_end > mw.clock_start && mw.clock_end - mw.clock_start > cta_span[slot] &&
+        mw.clock_ghz() > 0) {
+      cta_span[slot] = mw.clock_end - mw.clock_start;
+      cta_ghz[slot] = mw.clock_ghz();
+    }
+  }
+  uint64_t first_ns = std::numeric_limits<uint64_t>::max();
+  for (uint32_t slot = 0; slot < layout.ctas; ++slot)
+    if (cta_span[slot] > 0) first_ns = std::min(first_ns, cta_ns0[slot]);
   for (size_t i = 0; i < t.warps.size(); ++i) {
     const MeasuredWarp& mw = t.warps[i];
     const uint32_t slot = mw.cta - layout.first_cta;
-    const double ghz = mw.clock_ghz();
+    const double ghz = cta_ghz[slot];
     ir::WarpRole role = ir::WarpRole::none;  // as the model keeps it: the role last entered
     for (const auto& [tag, clock] : raw[i]) {
       const uint32_t kind = tag >> 24, inst = tag & 0xFFFFFF;
@@ -133,8 +151,8 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
       e.cta = mw.cta;
       e.warp = mw.warp;
       e.cycle = clock - cta_clock0[slot];
-      const double since_start = ghz > 0 ? double(clock - mw.clock_start) / ghz : 0.0;
-      e.ns = double(mw.globaltimer_start - first_ns) + since_start;
+      const double since_start = ghz > 0 ? double(e.cycle) / ghz : 0.0;
+      e.ns = double(cta_ns0[slot] - first_ns) + since_start;
       e.src = k.insts[inst].src;
       t.events.push_back(e);
     }

@@ -27,7 +27,7 @@ struct MeasuredEvent {
   uint32_t cta = 0;        // linear CTA id
   uint32_t warp = 0;       // warp in its CTA
   uint64_t cycle = 0;      // SM cycles since the CTA's first recorded warp start (its own SM's clock)
-  double ns = 0.0;         // nanoseconds since the earliest warp start recorded (%globaltimer)
+  double ns = 0.0;         // ns since the earliest CTA start: its CTA's start (%globaltimer) + cycles at its clock
   ir::SourceLoc src;       // the kernel source line of `inst`
 };
 

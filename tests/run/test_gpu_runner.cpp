@@ -10,6 +10,7 @@
 #include "run/gpu_bench.hpp"
 #include "run/gpu_compare.hpp"
 #include "run/gpu_launch.hpp"
+#include "run/timeline_doc.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
 #include "tests/support/ptxas_check.hpp"
 
@@ -134,6 +135,32 @@ TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "
     // The whole device description, from which the app's roofline takes its ceilings.
     CHECK(j["device_info"]["sms"] == the_device().sms);
     CHECK(j["device_info"]["sm_clock_mhz"] == the_device().sm_clock_khz / 1000);
+  }
+}
+
+TEST_CASE("[gpu] runner: with the timeline recorded, every step computes the same C and its records decode",
+          "[run][gpu][timeline]") {
+  // The recording CTAs run the instrumented code and the others a plain copy (engine/ir/
+  // instrument.hpp): the first wave records, so both paths run in every kernel with more CTAs.
+  GS_REQUIRE_GPU_OR_SKIP();
+  for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (!runnable(info)) continue;
+    run::BenchRequest req;
+    req.kernel_id = info.id;
+    req.shape = info.example_shape;
+    req.reps = 2;
+    req.warmup = 0;
+    req.cublas = false;
+    req.timeline = run::TimelineRequest{.ctas = run::TimelineCtas::wave, .capacity = 4096, .sms = 2};
+    const run::BenchResult r = run::run_bench(req);
+    INFO(info.id << ": " << run::bench_summary_line(r) << " " << r.timeline_error);
+    REQUIRE(r.status == run::GpuStatus::ok);
+    CHECK(r.cmp.correct);
+    REQUIRE(r.timeline);
+    CHECK(r.timeline->c_identical.value_or(false));
+    CHECK(r.timeline->warnings.empty());
+    CHECK(!r.timeline->events.empty());
+    CHECK(r.ok());
   }
 }
 
