@@ -12,6 +12,7 @@
 // Exit status: 0 measured, 1 a launch failed, 2 bad usage, 3 no GPU.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <numeric>
 #include <random>
@@ -22,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/model/model.hpp"
+#include "engine/ptx/emit.hpp"
 #include "kernels/timing_probes.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/output_file.hpp"
@@ -163,6 +165,8 @@ int main(int argc, char** argv) {
   app.add_flag("--quick", quick, "small counts: a smoke test of every probe (figures not meaningful)");
   std::vector<std::string> only;
   app.add_option("--only", only, "run only the probes whose names start with one of these");
+  std::string ptx_dir;
+  app.add_option("--ptx", ptx_dir, "also write each probe's PTX into this folder (NAME.ptx), to read or disassemble");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -252,17 +256,32 @@ int main(int argc, char** argv) {
                                      "8 MiB: L2 to the SMs",
                                      share),
                          "GB/s", 264, 8, 256 / q, 128, 512, share));
-  for (const uint32_t hint : {0u, 10'000'000u}) {
-    // Two CTAs of a cluster pass a token back and forth through remote mbarrier arrives, as a
-    // cluster step's consumers release a stage in their peer (step 17): one round trip a round.
-    const uint32_t rounds = 4096 / q;
-    Probe p{hint ? "remote_arrive_round_trip_hint" : "remote_arrive_round_trip",
-            fmt::format("2-CTA cluster, mbarrier.arrive.release.cluster on the peer's barrier and try_wait on its own{}: "
-                        "cycles a round trip",
-                        hint ? " (suspend hint 10 ms, as steps 16-18)" : ""),
-            "cycles", kernels::build_remote_arrive_probe(rounds, hint), {}, nullptr, true};
+  for (const bool cluster_scope : {false, true})
+    for (const uint32_t hint : {0u, 10'000'000u}) {
+      // Two CTAs of a cluster pass a token back and forth through remote mbarrier arrives, as a
+      // cluster step's consumers release a stage in their peer (step 17): one round trip a
+      // round. The default arrive (release at CTA scope, as CUTLASS releases a stage) and the
+      // .release.cluster one that steps 17-18 used until 2026-11-28.
+      const uint32_t rounds = 4096 / q;
+      const std::string scope = cluster_scope ? "_cluster_scope" : "";
+      Probe p{(hint ? "remote_arrive_round_trip_hint" : "remote_arrive_round_trip") + scope,
+              fmt::format("2-CTA cluster, mbarrier.arrive{}.shared::cluster on the peer's barrier and try_wait on its "
+                          "own{}: cycles a round trip",
+                          cluster_scope ? ".release.cluster" : "", hint ? " (suspend hint 10 ms, as steps 16-18)" : ""),
+              "cycles", kernels::build_remote_arrive_probe(rounds, hint, cluster_scope), {}, nullptr, true};
+      p.buffers.c.assign(2 * 32 * kernels::kTimingOutBytes, 0);
+      p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
+      probes.push_back(std::move(p));
+    }
+  for (const bool cluster_scope : {false, true}) {
+    const uint32_t arrives = 4096 / q;
+    Probe p{std::string("remote_arrive_issue") + (cluster_scope ? "_cluster_scope" : ""),
+            fmt::format("2-CTA cluster, one lane makes mbarrier.arrive{}.shared::cluster on the peer's barrier back to "
+                        "back: the issuing warp's cycles per arrive",
+                        cluster_scope ? ".release.cluster" : ""),
+            "cycles", kernels::build_remote_arrive_issue_probe(arrives, cluster_scope), {}, nullptr, true};
     p.buffers.c.assign(2 * 32 * kernels::kTimingOutBytes, 0);
-    p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
+    p.figure = [arrives](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / arrives; };
     probes.push_back(std::move(p));
   }
   probes.push_back(tma("tma_hbm_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 1 GiB footprint: HBM bandwidth",
@@ -353,6 +372,15 @@ int main(int argc, char** argv) {
   }
   for (Probe& p : probes) {
     nlohmann::json row = {{"name", p.name}, {"what", p.what}, {"unit", p.unit}, {"kernel", p.kernel.name}};
+    if (!ptx_dir.empty()) {
+      try {
+        std::filesystem::create_directories(ptx_dir);
+        run::write_output_file((std::filesystem::path(ptx_dir) / (p.name + ".ptx")).string(), ptx::emit(p.kernel).text, "probe PTX");
+      } catch (const std::exception& e) {
+        std::cerr << "gemmscope_timing_probes: " << e.what() << "\n";
+        return 2;
+      }
+    }
     double gpu = 0, modeled = 0;
     const run::KernelRun r = run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60));
     if (r.job.ok()) {

@@ -34,8 +34,8 @@
 //     sB[s] + rank·kSliceBytes of every CTA;
 //   * consumers: wait full[s]; the wgmmas of step 16; then lane q of each warp arrives on
 //     empty[s] of CTA q, every CTA of the cluster in one instruction (mapa gives CTA q's
-//     address of this CTA's empty[s]; mbarrier.arrive.release.cluster.shared::cluster arrives
-//     there);
+//     address of this CTA's empty[s]; mbarrier.arrive.shared::cluster arrives there, at CTA
+//     scope: it guards reads already done, so it need not publish anything to the cluster);
 //   * epilogue: step 16's clipped stores; then barrier.cluster.arrive/wait once more, so no CTA
 //     exits while a peer may still arrive on its barriers.
 // With "cluster" 1 the kernel is step 16's (plain loads, local arrivals) with the cluster tile

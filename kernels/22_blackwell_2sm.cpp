@@ -142,7 +142,10 @@ ir::Kernel build_blackwell_2sm(const GemmConfig& cfg) {
         b.k_loop("kb_relay", k_blocks, [&](const Reg& kb) {
           (void)kb;
           b.mbarrier_wait(ring.full_at(stage), phase);
-          b.mbarrier_arrive_remote(Addr::at((leader_peer_full + (stage << 3)).named("leader_peer_full_s")));
+          // .release.cluster: the leader's MMA reads the bytes that landed here, so the arrive
+          // must publish them to the cluster (a stage's release, steps 17-18, guards reads
+          // already done and needs only the default CTA scope).
+          b.mbarrier_arrive_remote(Addr::at((leader_peer_full + (stage << 3)).named("leader_peer_full_s")), true);
           tma_ring::next_stage(b, stage, phase, kStages);
         });
       });

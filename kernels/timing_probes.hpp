@@ -92,11 +92,16 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
                            uint32_t share = 1);
 
 // A remote mbarrier arrive's round trip (sm_90a): one cluster of two CTAs of one warp. Lane 0
-// of rank 0 arrives on rank 1's barrier (mapa + mbarrier.arrive.release.cluster.shared::cluster)
-// and waits on its own; rank 1 waits on its own and arrives on rank 0's: `rounds` times. Rank 0's
-// record: the cycles of all rounds (cycles / rounds: one round trip, two remote arrives and two
-// waits that wake on them). `suspend_hint_ns`: the waits' try_wait hint (0: none), as the
-// cluster steps use it.
-ir::Kernel build_remote_arrive_probe(uint32_t rounds, uint32_t suspend_hint_ns = 0);
+// of rank 0 arrives on rank 1's barrier (mapa + mbarrier.arrive.shared::cluster, or with
+// cluster_scope .release.cluster) and waits on its own; rank 1 waits on its own and arrives on
+// rank 0's: `rounds` times. Rank 0's record: the cycles of all rounds (cycles / rounds: one
+// round trip, two remote arrives and two waits that wake on them). `suspend_hint_ns`: the
+// waits' try_wait hint (0: none), as the cluster steps use it.
+ir::Kernel build_remote_arrive_probe(uint32_t rounds, uint32_t suspend_hint_ns = 0, bool cluster_scope = false);
+
+// What a remote arrive costs the warp that issues it: lane 0 of rank 0 makes `arrives` remote
+// arrives on rank 1's barrier back to back (rank 1 waits until all have landed). Rank 0's
+// record: the cycles of the loop (cycles / arrives: the issuing warp's time per arrive).
+ir::Kernel build_remote_arrive_issue_probe(uint32_t arrives, bool cluster_scope);
 
 }  // namespace gs::kernels

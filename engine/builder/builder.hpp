@@ -279,8 +279,12 @@ class Builder {
   }
   void st_shared_cluster(Type t, const Addr& a, std::initializer_list<Src> v,
                          Where where = Where::current()) { st(ir::Op::st_shared_cluster, t, a, v, where); }
-  // mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar]: bar from mapa.
+  // mbarrier.arrive.shared::cluster.b64 _, [bar]: bar from mapa; the default semantics,
+  // release at CTA scope, as CUTLASS's cluster pipelines release a stage. cluster_scope:
+  // mbarrier.arrive.release.cluster..., which also orders this thread's earlier memory
+  // operations for the whole cluster (timing probes compare the two).
   void mbarrier_arrive_remote(const Addr& bar, Where where = Where::current());
+  void mbarrier_arrive_remote(const Addr& bar, bool cluster_scope, Where where = Where::current());
   void setmaxnreg(bool increase, uint32_t regs, Where where = Where::current());
   Reg elect_sync(std::string name = {}, Where where = Where::current());
 

@@ -284,9 +284,11 @@ void Builder::barrier_cluster_arrive(Where where) { record(simple(Op::barrier_cl
 void Builder::barrier_cluster_wait(Where where) { record(simple(Op::barrier_cluster_wait), where); }
 void Builder::fence_acq_rel_cluster(Where where) { record(simple(Op::fence_acq_rel_cluster), where); }
 
-void Builder::mbarrier_arrive_remote(const Addr& bar, Where where) {
+void Builder::mbarrier_arrive_remote(const Addr& bar, Where where) { mbarrier_arrive_remote(bar, false, where); }
+
+void Builder::mbarrier_arrive_remote(const Addr& bar, bool cluster_scope, Where where) {
   const Site site(*this, where);
-  Inst i = simple(Op::mbarrier_arrive_remote);
+  Inst i = simple(cluster_scope ? Op::mbarrier_arrive_remote_cluster_scope : Op::mbarrier_arrive_remote);
   i.operands = {Operand::sink(), bar.operand};
   record(std::move(i));
 }

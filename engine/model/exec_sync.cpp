@@ -262,10 +262,13 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
   }
 }
 
-// mbarrier.arrive.release.cluster.shared::cluster: each active lane arrives once on the
-// mbarrier its shared::cluster address (mapa) names, in this CTA or a peer.
+// mbarrier.arrive{.release.cluster}.shared::cluster: each active lane arrives once on the
+// mbarrier its shared::cluster address (mapa) names, in this CTA or a peer. The .release.cluster
+// form holds the issuing warp while its memory operations are made visible to the whole
+// cluster (the GPU-wide memory barrier ptxas puts before it).
 void arrive_remote(ExecContext& x, const ir::Operand& bar) {
   x.latency = timing::kMbarrierLatency;
+  if (x.inst.op == Op::mbarrier_arrive_remote_cluster_scope) x.latency += timing::kClusterReleaseStall;
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     const uint32_t address = memory_address32(x, bar, l);
@@ -291,10 +294,11 @@ void arrive_remote(ExecContext& x, const ir::Operand& bar) {
 // reaches a peer CTA's mbarrier.
 void exec_mbarrier_arrive(ExecContext& x) {
   expect_op(x, "exec_mbarrier_arrive", Op::mbarrier_arrive, Op::mbarrier_arrive_expect_tx, Op::mbarrier_expect_tx,
-            Op::mbarrier_arrive_remote);
+            Op::mbarrier_arrive_remote, Op::mbarrier_arrive_remote_cluster_scope);
   Cta& c = x.cta;
   const ir::Inst& in = x.inst;
-  if (in.op == Op::mbarrier_arrive_remote) return arrive_remote(x, ir::mbar_arrive_operands_of(in).bar);
+  if (in.op == Op::mbarrier_arrive_remote || in.op == Op::mbarrier_arrive_remote_cluster_scope)
+    return arrive_remote(x, ir::mbar_arrive_operands_of(in).bar);
   const bool arrives = in.op != Op::mbarrier_expect_tx, expects = in.op != Op::mbarrier_arrive;
   const ir::Operand bar = in.op == Op::mbarrier_arrive            ? ir::mbar_arrive_operands_of(in).bar
                           : in.op == Op::mbarrier_arrive_expect_tx ? ir::mbar_arrive_tx_operands_of(in).bar

@@ -70,6 +70,7 @@ inline constexpr MachineDesc kH100Desc{
     .hbm_latency = {694, "probe hbm_latency: 694.4, random 4-KiB-spaced lines of 1 GiB (TLB misses included), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .barrier_latency = {20, "model choice: not measured"},
     .mbarrier_latency = {8, "model choice: not measured"},
+    .cluster_release_stall = {668, "probe remote_arrive_issue_cluster_scope: 674.1 cycles an arrive back to back, against 6.0 for the default mbarrier.arrive.shared::cluster (remote_arrive_issue); the SASS has MEMBAR.ALL.CTA, MEMBAR.ALL.GPU, ERRBAR, CGAERRBAR before each SYNCS.ARRIVE, H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100)"},
     .tma_latency = {303, "probe tma_latency_1k: 351-357 cycles from expect_tx to the woken wait, less the model's own mbarrier steps and the 1-KiB transfer (356 in an earlier call), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .mma_sync_latency = {24, "probe hmma_latency: 24.03, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .wgmma_latency = {55, "probe wgmma_n64_1wg / n128 / n256: one warpgroup waiting on each round of 4 wgmma leaves the tensor cores idle 54 / 54 / 67 cycles a round (2876 / 3386 / 3623 FLOP/cycle; two warpgroups: 4087-4094), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},

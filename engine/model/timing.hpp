@@ -52,6 +52,7 @@ inline constexpr uint32_t kGlobalLatency = uint32_t(kSm.l2_latency.value);  // a
 inline constexpr uint32_t kL1Latency = uint32_t(kSm.l1_latency.value);      // a load the traced CTA's L1 holds (exec_mem.cpp)
 inline constexpr uint32_t kBarrierLatency = uint32_t(kSm.barrier_latency.value);
 inline constexpr uint32_t kMbarrierLatency = uint32_t(kSm.mbarrier_latency.value);
+inline constexpr uint32_t kClusterReleaseStall = uint32_t(kSm.cluster_release_stall.value);
 inline constexpr uint32_t kTmaLatency = uint32_t(kSm.tma_latency.value);
 // An SM's share of a bandwidth of the whole chip, in bytes per cycle at the sustained clock:
 // what each SM gets when every SM draws on it at once, as in a full wave.

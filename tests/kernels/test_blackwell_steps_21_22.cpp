@@ -86,7 +86,7 @@ TEST_CASE("blackwell: step 22 issues cta_group::2 only, in a 2-CTA cluster, with
   CHECK(count(c, ir::Op::tcgen05_mma_cta_pair) == 4);
   CHECK(count(c, ir::Op::tcgen05_commit_cta_pair_multicast) == 2);
   CHECK(count(c, ir::Op::tcgen05_commit_cta_pair) == 0);
-  CHECK(count(c, ir::Op::mbarrier_arrive_remote) == 1);  // rank 1 relays its full[s] to rank 0
+  CHECK(count(c, ir::Op::mbarrier_arrive_remote_cluster_scope) == 1);  // rank 1 relays its full[s] to rank 0
   // Each CTA's A box is 128 rows and its B box half of the pair's 256 columns.
   const ir::Param* ta = k.find_param(ir::ParamRole::tmap_a);
   const ir::Param* tb = k.find_param(ir::ParamRole::tmap_b);

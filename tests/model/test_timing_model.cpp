@@ -154,6 +154,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
       kernels::build_remote_arrive_probe(4),
       kernels::build_remote_arrive_probe(4, 10'000'000),
+      kernels::build_remote_arrive_probe(4, 0, true),
+      kernels::build_remote_arrive_issue_probe(4, false),
+      kernels::build_remote_arrive_issue_probe(4, true),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
@@ -167,6 +170,18 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     CHECK(r.field(32, 2) == 1);  // rank 1's
     const double round_trip = double(r.field(0, 0)) / 8;
     CHECK(round_trip >= 2.0 * model::timing::kMbarrierLatency);  // two arrives a round, at least
+  }
+  // What an arrive costs the warp that issues it: the .release.cluster form waits for the
+  // GPU-wide memory barrier (machine figure cluster_release_stall, probe remote_arrive_issue_*:
+  // 674 against 6 cycles on the H100), the default form does not.
+  {
+    const uint32_t n = 16;
+    const ProbeRun plain = run_probe(kernels::build_remote_arrive_issue_probe(n, false), 64);
+    const ProbeRun cluster = run_probe(kernels::build_remote_arrive_issue_probe(n, true), 64);
+    const double plain_each = double(plain.field(0, 0)) / n, cluster_each = double(cluster.field(0, 0)) / n;
+    CHECK(plain_each < 30);
+    CHECK(cluster_each - plain_each == Approx(model::timing::kClusterReleaseStall).margin(1.0));
+    CHECK(cluster_each == Approx(674.1).epsilon(0.05));  // the H100's figure, 2026-11-28
   }
   // The clock under load: the wgmma warps' cycles over their %globaltimer nanoseconds is the
   // clock the model's globaltimer counts at, while the streaming warp's boxes land.
