@@ -68,6 +68,9 @@ inline Headless run_headless(const std::string& name, const std::string& args, c
                           png.string() + "' --state-json '" + json.string() + "' >'" + log.string() + "' 2>&1";
   Headless h;
   for (int attempt = 0;; ++attempt) {
+    std::error_code ignored;  // no picture or state of an earlier run (or try) is taken for this one's
+    std::filesystem::remove(png, ignored);
+    std::filesystem::remove(json, ignored);
     const int status = std::system(cmd.c_str());
     h.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     std::ifstream lf(log);
@@ -81,6 +84,18 @@ inline Headless run_headless(const std::string& name, const std::string& args, c
   if (unsigned char* data = stbi_load(png.string().c_str(), &h.w, &h.h, &n, 3)) {
     h.rgb.assign(data, data + size_t(h.w) * size_t(h.h) * 3);
     stbi_image_free(data);
+  }
+  // In a full ctest run the tracer crashed on every try of one run (2026-11-27 and -28, the
+  // same view set each time, never when run alone). The app had finished by then: LeakSanitizer
+  // runs after main returns, and the app writes its state (with the window) and its picture at
+  // the end of a successful run and prints no error. Such a run counts as the app's success,
+  // with a warning that its leak check could not be made.
+  if (h.code != 0 && gs::test::leak_checker_crashed(h.output) && h.output.find("gemmscope gui:") == std::string::npos &&
+      !h.state.is_discarded() && h.state.contains("window") && !h.rgb.empty()) {
+    WARN("LeakSanitizer's tracer crashed on every try of " << args
+                                                           << ": the app finished (state and picture written, no "
+                                                              "error); its leak check could not be made");
+    h.code = 0;
   }
   return h;
 }
