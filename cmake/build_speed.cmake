@@ -35,18 +35,8 @@ set(GEMMSCOPE_PCH_HEADERS
 # gains nothing: compiling the headers costs as much as parsing them). The batches are made
 # when the calling folder's CMakeLists.txt ends, so sources and exclusions added after this
 # call count.
-#
-# O0_UNDER_SANITIZERS: in the sanitizer build (GEMMSCOPE_SANITIZE, scripts/test) the target is
-# compiled at -O0 (with its own precompiled headers, as a PCH serves only the flags it was made
-# with): for code whose speed the tests do not wait on (the ladder's builders, the GUI), -O1
-# under ASan+UBSan cost about 2.5 times the compile time (a batch of gui/core: 76 s against 28
-# s, GCC 12, 2026-11-28), and a fresh clone's test run is mostly compiling.
 function(gemmscope_build_speed target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_PCH;O0_UNDER_SANITIZERS" "BATCH;PCH_FROM" "PCH")
-  if(arg_O0_UNDER_SANITIZERS AND GEMMSCOPE_SANITIZE)
-    target_compile_options(${target} PRIVATE -O0)
-    unset(arg_PCH_FROM)
-  endif()
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_PCH" "BATCH;PCH_FROM" "PCH")
   if(GEMMSCOPE_PCH AND arg_PCH_FROM)
     target_precompile_headers(${target} REUSE_FROM ${arg_PCH_FROM})
   elseif(GEMMSCOPE_PCH AND NOT arg_NO_PCH)
