@@ -220,7 +220,8 @@ class Writer {
   }
 
   // The recording path's end, then `plain`: the original instructions, their labels renamed
-  // (a copy of each, "plain_" + name, k_loop kept) and their role regions moved with them.
+  // (a copy of each, "plain_" + name, k_loop kept) and their role regions, moved with them,
+  // added to the kernel's. Returns where the copy begins.
   uint32_t plain_copy(const Kernel& original, LabelId plain, bool ends_with_exit) {
     if (!ends_with_exit) {
       comment_ = "timeline: the recording CTAs end here";
@@ -243,11 +244,9 @@ class Writer {
       out.push_back(std::move(copy));
     }
     for (const RoleRegion& region : original.roles)
-      plain_roles.push_back({region.role, begin + region.begin, begin + region.end});
+      k_.roles.push_back({region.role, begin + region.begin, begin + region.end});
     return begin;
   }
-
-  std::vector<RoleRegion> plain_roles;
 
   // Before a ret/exit (under its guard) and at the end: the warp's end, its count, the magic.
   void epilogue(RegId guard, bool negated) {
@@ -373,8 +372,7 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
     region.begin = new_begin[std::min(region.begin, n)];
     region.end = new_begin[std::min(region.end, n)];
   }
-  r.plain_begin = w.plain_copy(kernel, plain, ends_with_exit);
-  r.kernel.roles.insert(r.kernel.roles.end(), w.plain_roles.begin(), w.plain_roles.end());
+  r.plain_begin = w.plain_copy(kernel, plain, ends_with_exit);  // after the remap above: its regions are final
   r.kernel.insts = std::move(w.out);
   r.kernel.name = kernel.name;
   return r;

@@ -118,8 +118,7 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
   for (const MeasuredWarp& mw : t.warps) {
     const uint32_t slot = mw.cta - layout.first_cta;
     if (mw.finished && mw.clock_start == cta_clock0[slot]) cta_ns0[slot] = mw.globaltimer_start;
-    if (mw.finished && mw.clock_end > mw.clock_start && mw.clock_end - mw.clock_start > cta_span[slot] &&
-        mw.clock_ghz() > 0) {
+    if (mw.finished && mw.clock_ghz() > 0 && mw.clock_end - mw.clock_start > cta_span[slot]) {  // ghz > 0: end > start
       cta_span[slot] = mw.clock_end - mw.clock_start;
       cta_ghz[slot] = mw.clock_ghz();
     }

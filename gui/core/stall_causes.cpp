@@ -1,6 +1,7 @@
 #include "gui/core/stall_causes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "gui/core/barrier_label.hpp"
@@ -8,57 +9,37 @@
 
 namespace gs::gui {
 
-const char* stall_kind_name(StallKind k) {
-  switch (k) {
-    case StallKind::issuing: return "issuing";
-    case StallKind::dependency: return "dependency or pipe (issue model)";
-    case StallKind::mbarrier: return "mbarrier wait";
-    case StallKind::bar_sync: return "bar.sync";
-    case StallKind::wgmma_wait: return "wgmma.wait_group";
-    case StallKind::cp_async_wait: return "cp.async wait";
-    case StallKind::fast_forwarded: return "fast-forwarded (not traced)";
-    case StallKind::not_started: return "not started";
-    case StallKind::finished: return "idle after the warp finished";
-    case StallKind::count_: break;
-  }
-  return "?";
-}
+namespace {
 
-const char* stall_kind_id(StallKind k) {
-  switch (k) {
-    case StallKind::issuing: return "issuing";
-    case StallKind::dependency: return "dependency";
-    case StallKind::mbarrier: return "mbarrier";
-    case StallKind::bar_sync: return "bar_sync";
-    case StallKind::wgmma_wait: return "wgmma_wait";
-    case StallKind::cp_async_wait: return "cp_async_wait";
-    case StallKind::fast_forwarded: return "fast_forwarded";
-    case StallKind::not_started: return "not_started";
-    case StallKind::finished: return "finished";
-    case StallKind::count_: break;
-  }
-  return "?";
-}
+// Each kind's JSON id, name and a learner's sentence, in StallKind's order.
+struct StallKindText {
+  const char* id;
+  const char* name;
+  const char* meaning;
+};
+constexpr std::array<StallKindText, size_t(StallKind::count_)> kStallKinds{{
+    {"issuing", "issuing", "the cycle the warp issued an instruction"},
+    {"dependency", "dependency or pipe (issue model)",
+     "between issues with no wait before them: an operand not yet written (the scoreboard), a busy pipe or "
+     "store path, or another warp issuing on the same scheduler"},
+    {"mbarrier", "mbarrier wait", "asleep in mbarrier.try_wait until the phase it waits for completes"},
+    {"bar_sync", "bar.sync", "at bar.sync (or barrier.cluster.wait) until the other warps arrive, and its latency"},
+    {"wgmma_wait", "wgmma.wait_group", "in wgmma.wait_group until the warpgroup's MMAs in flight complete"},
+    {"cp_async_wait", "cp.async wait", "in cp.async.wait_group until its copies land in shared memory"},
+    {"fast_forwarded", "fast-forwarded (not traced)",
+     "passes of a long loop fast-forward skipped: the warp's clock moved on by their time, their causes "
+     "were not traced"},
+    {"not_started", "not started", "before the warp's first issue"},
+    {"finished", "idle after the warp finished", "after the warp's exit, while other warps of the CTA still ran"},
+}};
 
-const char* stall_kind_meaning(StallKind k) {
-  switch (k) {
-    case StallKind::issuing: return "the cycle the warp issued an instruction";
-    case StallKind::dependency:
-      return "between issues with no wait before them: an operand not yet written (the scoreboard), a busy pipe or "
-             "store path, or another warp issuing on the same scheduler";
-    case StallKind::mbarrier: return "asleep in mbarrier.try_wait until the phase it waits for completes";
-    case StallKind::bar_sync: return "at bar.sync (or barrier.cluster.wait) until the other warps arrive, and its latency";
-    case StallKind::wgmma_wait: return "in wgmma.wait_group until the warpgroup's MMAs in flight complete";
-    case StallKind::cp_async_wait: return "in cp.async.wait_group until its copies land in shared memory";
-    case StallKind::fast_forwarded:
-      return "passes of a long loop fast-forward skipped: the warp's clock moved on by their time, their causes "
-             "were not traced";
-    case StallKind::not_started: return "before the warp's first issue";
-    case StallKind::finished: return "after the warp's exit, while other warps of the CTA still ran";
-    case StallKind::count_: break;
-  }
-  return "";
-}
+const StallKindText* text_of(StallKind k) { return size_t(k) < kStallKinds.size() ? &kStallKinds[size_t(k)] : nullptr; }
+
+}  // namespace
+
+const char* stall_kind_name(StallKind k) { return text_of(k) ? text_of(k)->name : "?"; }
+const char* stall_kind_id(StallKind k) { return text_of(k) ? text_of(k)->id : "?"; }
+const char* stall_kind_meaning(StallKind k) { return text_of(k) ? text_of(k)->meaning : ""; }
 
 std::string StallCause::name() const {
   return kind == StallKind::mbarrier && !barrier.empty() ? "mbarrier wait " + barrier : stall_kind_name(kind);
