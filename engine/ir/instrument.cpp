@@ -3,6 +3,8 @@
 #include "engine/ir/instrument.hpp"
 
 #include <array>
+#include <tuple>
+#include <utility>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -206,29 +208,25 @@ class Writer {
     emit(add, {R(ptr_), R(ptr_), Operand::integer(kTimelineRecordBytes)});
   }
 
-  // After the prologue: the CTAs that record nothing jump to the plain copy. They run the
-  // kernel's own instructions and nothing else, so recording one CTA costs the others one
-  // branch. (Before, each record was branched over: one branch per event, and each branch a
-  // block boundary that kept ptxas from hiding step 13's descriptor arithmetic behind its
-  // full-barrier wait, H100 at 8192^3: +7.1% to +10.8%, docs/results/2026-11-27-h100-timeline.)
-  LabelId branch_to_plain() {
-    comment_ = "timeline: the CTAs that record nothing run the kernel as it was, from tl_plain";
-    const LabelId plain = LabelId(k_.labels.size());
-    k_.labels.push_back({"tl_plain"});
-    emit({.op = Op::bra, .guard = cta_rec_, .guard_negated = true}, {Operand::label(plain)});
-    return plain;
+  // After the prologue: the recording CTAs jump to the recording copy; the others fall through
+  // into the plain copy, laid out first. They run the kernel's own instructions, in the kernel's
+  // own order and nothing else, so recording one CTA costs the others one untaken branch.
+  // (Before, each record was branched over: one branch per event, and each branch a block
+  // boundary that kept ptxas from hiding step 13's descriptor arithmetic behind its full-barrier
+  // wait, H100 at 8192^3: +7.1% to +10.8%, docs/results/2026-11-27-h100-timeline. With the plain
+  // copy placed after the recording one, step 13 still paid +3.0%, docs/results/2026-11-28-h100.)
+  LabelId branch_to_recording() {
+    comment_ = "timeline: the recording CTAs run the copy at tl_record; the others the kernel as it was";
+    const LabelId recording = LabelId(k_.labels.size());
+    k_.labels.push_back({"tl_record"});
+    emit({.op = Op::bra, .guard = cta_rec_}, {Operand::label(recording)});
+    return recording;
   }
 
-  // The recording path's end, then `plain`: the original instructions, their labels renamed
-  // (a copy of each, "plain_" + name, k_loop kept) and their role regions, moved with them,
-  // added to the kernel's. Returns where the copy begins.
-  uint32_t plain_copy(const Kernel& original, LabelId plain, bool ends_with_exit) {
-    if (!ends_with_exit) {
-      comment_ = "timeline: the recording CTAs end here";
-      emit({.op = Op::ret}, {});
-    }
-    comment_ = "timeline: the plain kernel";
-    emit({.op = Op::label}, {Operand::label(plain)});
+  // The original instructions, their labels renamed (a copy of each, "plain_" + name, k_loop
+  // kept), a ret where the kernel falls off its end, then `recording`'s label. Returns where the
+  // copy begins and ends; the copy's role regions are the original's, offset by the begin.
+  std::pair<uint32_t, uint32_t> plain_copy(const Kernel& original, LabelId recording, bool ends_with_exit) {
     const uint32_t begin = uint32_t(out.size());
     std::vector<LabelId> renamed(original.labels.size());
     for (size_t l = 0; l < original.labels.size(); ++l) {
@@ -243,9 +241,14 @@ class Writer {
         if (o.kind == OperandKind::label && o.id < renamed.size()) o.id = renamed[o.id];
       out.push_back(std::move(copy));
     }
-    for (const RoleRegion& region : original.roles)
-      k_.roles.push_back({region.role, begin + region.begin, begin + region.end});
-    return begin;
+    const uint32_t end = uint32_t(out.size());
+    if (!ends_with_exit) {
+      comment_ = "timeline: the plain kernel ends here";
+      emit({.op = Op::ret}, {});
+    }
+    comment_ = "timeline: the recording CTAs' copy";
+    emit({.op = Op::label}, {Operand::label(recording)});
+    return {begin, end};
   }
 
   // Before a ret/exit (under its guard) and at the end: the warp's end, its count, the magic.
@@ -339,8 +342,11 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
   const SitePlan plan = plan_sites(kernel);
   Writer w(r.kernel, r.layout);
   w.prologue();
-  const LabelId plain = w.branch_to_plain();
+  const LabelId recording = w.branch_to_recording();
   const uint32_t n = uint32_t(kernel.insts.size());
+  const bool ends_with_exit = n > 0 && (kernel.insts.back().op == Op::ret || kernel.insts.back().op == Op::exit) &&
+                              kernel.insts.back().guard == kNone;
+  std::tie(r.plain_begin, r.plain_end) = w.plain_copy(kernel, recording, ends_with_exit);
   std::vector<uint32_t> new_begin(n + 1);
   for (uint32_t i = 0; i < n; ++i) {
     const Inst& in = kernel.insts[i];
@@ -362,8 +368,6 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
     }
   }
   new_begin[n] = uint32_t(w.out.size());
-  const bool ends_with_exit = n > 0 && (kernel.insts.back().op == Op::ret || kernel.insts.back().op == Op::exit) &&
-                              kernel.insts.back().guard == kNone;
   if (!ends_with_exit) {  // falling off the end returns too
     if (n > 0) w.set_origin(kernel.insts.back(), "the warp's end");
     w.epilogue(kNone, false);
@@ -372,7 +376,8 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
     region.begin = new_begin[std::min(region.begin, n)];
     region.end = new_begin[std::min(region.end, n)];
   }
-  r.plain_begin = w.plain_copy(kernel, plain, ends_with_exit);  // after the remap above: its regions are final
+  for (const RoleRegion& region : kernel.roles)
+    r.kernel.roles.push_back({region.role, r.plain_begin + region.begin, r.plain_begin + region.end});
   r.kernel.insts = std::move(w.out);
   r.kernel.name = kernel.name;
   return r;

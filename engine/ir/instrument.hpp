@@ -77,9 +77,12 @@ struct InstrumentedKernel {
   // these exactly when the records are written (the tests compare the two).
   std::vector<uint32_t> clock_reads;
   std::vector<RecordKind> clock_read_kinds;  // the kind each of them records
-  // Where the plain copy that the CTAs recording nothing run begins: kernel.insts[plain_begin
-  // + i] is the original kernel's instruction i.
+  // The plain copy that the CTAs recording nothing run, [plain_begin, plain_end), right after
+  // the prologue: kernel.insts[plain_begin + i] is the original kernel's instruction i. The
+  // recording copy follows it.
   uint32_t plain_begin = 0;
+  uint32_t plain_end = 0;
+  bool in_plain_copy(uint32_t inst) const { return inst >= plain_begin && inst < plain_end; }
 };
 
 // Throws std::invalid_argument (naming the value and what is valid) for a capacity of 0 or

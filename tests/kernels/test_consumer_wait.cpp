@@ -73,7 +73,8 @@ TEST_CASE("step 13 instrumented: no descriptor arithmetic after the wait's end r
   REQUIRE(end_read_line > 0);
   const std::set<std::string> per_block = {"a_stage_off", "a_desc0", "a_desc1", "b_desc"};
   std::set<uint32_t> descriptor_lines;
-  for (uint32_t i = 0; i < t.plain_begin; ++i) {  // the recording CTAs' code, not the plain copy
+  for (uint32_t i = 0; i < t.kernel.insts.size(); ++i) {
+    if (t.in_plain_copy(i)) continue;  // the recording CTAs' code, not the plain copy
     const ir::Inst& in = t.kernel.insts[i];
     if (in.ndst > 0 && in.operands.at(0).kind == ir::OperandKind::reg &&
         per_block.count(module.reg_names.at(in.operands[0].id)))

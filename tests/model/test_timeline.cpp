@@ -206,10 +206,17 @@ TEST_CASE("timeline: a CTA that records nothing runs the plain kernel's instruct
     const ir::InstrumentedKernel t = ir::instrument_timeline(plain.kernel, {.first_cta = 1, .ctas = 1, .capacity = 1 << 14});
     const uint32_t plain_begin = t.plain_begin;
     REQUIRE(plain_begin > 0);
-    const ir::Inst& label = t.kernel.insts.at(plain_begin - 1);
+    // The prologue ends in the recording CTAs' branch over the copy, to the label after it.
+    const ir::Inst& branch = t.kernel.insts.at(plain_begin - 1);
+    REQUIRE(branch.op == ir::Op::bra);
+    CHECK(branch.guard != ir::kNone);
+    CHECK_FALSE(branch.guard_negated);
+    CHECK(t.kernel.labels.at(branch.operands.at(0).id).name == "tl_record");
+    REQUIRE(t.plain_end - plain_begin == plain.kernel.insts.size());
+    const bool falls_off_end = plain.kernel.insts.back().op != ir::Op::ret && plain.kernel.insts.back().op != ir::Op::exit;
+    const ir::Inst& label = t.kernel.insts.at(t.plain_end + (falls_off_end ? 1 : 0));
     REQUIRE(label.op == ir::Op::label);
-    CHECK(t.kernel.labels.at(label.operands.at(0).id).name == "tl_plain");
-    REQUIRE(t.kernel.insts.size() - plain_begin == plain.kernel.insts.size());
+    CHECK(label.operands.at(0).id == branch.operands.at(0).id);
     for (uint32_t i = 0; i < plain.kernel.insts.size(); ++i) {
       CHECK(t.kernel.insts[plain_begin + i].op == plain.kernel.insts[i].op);
       CHECK(t.kernel.role_at(plain_begin + i) == plain.kernel.role_at(i));
@@ -225,7 +232,7 @@ TEST_CASE("timeline: a CTA that records nothing runs the plain kernel's instruct
     std::map<uint32_t, int> prologue;
     for (const model::Event& e : r.trace.events) {
       if (e.kind != model::EventKind::warp_inst || e.cta != 0) continue;
-      if (e.inst >= plain_begin) {
+      if (t.in_plain_copy(e.inst)) {
         ran[e.warp].push_back(e.inst - plain_begin);
       } else {
         CHECK(t.kernel.insts[e.inst].comment.starts_with("timeline:"));
