@@ -3,7 +3,7 @@
 // What it teaches: launching one CTA per SM and letting each walk many tiles. Step 14 launches
 // one CTA per tile: every CTA pays for its prologue (barrier init, the first loads landing
 // before any math) and its epilogue (128 KiB of stores with the tensor cores idle), and the
-// last wave leaves SMs empty. Here kCtas = 128 CTAs (fast.cu found 128 faster than all 132
+// last wave leaves SMs empty. Here 128 CTAs (build parameter "ctas"; fast.cu found 128 faster than all 132
 // SMs: 2048 tiles of 128×256 at 8192² are exactly 16 per CTA) each take tiles
 // cta, cta + grid, cta + 2·grid, ... The ring of stages and its phases run on across tiles, so
 // while the consumers store tile i, the producer is already loading tile i+1's first K-blocks:
@@ -44,7 +44,6 @@ constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
-constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 
 ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
@@ -52,7 +51,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const uint32_t stages = cfg.param("stages");
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
-  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
+  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
 
@@ -142,7 +141,7 @@ KernelInfo hopper_persistent_info() {
   // one tile (CTA 0 takes tiles 0 and 128); K = 16, a single zero-filled K-block, keeps the
   // model run short. The last group of the tile order has 11 tile-rows.
   k.example_shape = {5504, 768, 16};
-  k.params = {stages_param(3, 2, 4, kABytes + kBBytes)};
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param()};
   k.mistakes = {
       {"tile-stride-off-by-one", "each CTA steps through the tiles by (CTAs + 1) instead of the number of CTAs",
        "some tiles are never computed: their part of C is never written (wrong C; the schedule shows the holes)"},

@@ -40,7 +40,6 @@ constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
-constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 constexpr uint32_t kEmptyArrivals = 4 * kConsumers;  // one elected lane per consumer warp
 constexpr uint32_t kSuspendHintNs = 10'000'000;      // the try_wait suspend-time hint (ns)
@@ -50,7 +49,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   const uint32_t stages = cfg.param("stages");
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
-  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(kCtas, tiles);
+  const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
 
@@ -141,7 +140,7 @@ KernelInfo hopper_fewer_arrivals_info() {
   // 8 K-blocks per tile: the 3-stage ring wraps, so the empty barriers' phases matter (the
   // persistent walk itself is step 15's example).
   k.example_shape = {256, 512, 512};
-  k.params = {stages_param(3, 2, 4, kABytes + kBBytes)};
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param()};
   k.mistakes = {
       {"arrival-count-mismatch", "the empty barriers still expect 256 arrivals while only 8 elected lanes arrive",
        "no stage is ever released: the producer waits on empty[0] forever after the first pass (a deadlock; the "

@@ -12,7 +12,7 @@
 // against 128): sharing it saves twice the bytes sharing A would.
 //
 // Phases, as the code runs them:
-//   * launch: kCtas CTAs in clusters of kCluster (.reqnctapercluster, from set_launch's cluster
+//   * launch: "ctas" CTAs (build parameter, 128) in clusters of kCluster (.reqnctapercluster, from set_launch's cluster
 //     dims); rank = %cluster_ctarank, the bit of this CTA in a cta_mask;
 //   * tile walk: C is cut into cluster tiles of (kCluster·128)x256 — kCluster tiles of one
 //     tile-column, one per rank (rank r takes rows m0 + 128r). Cluster c walks cluster tiles
@@ -69,7 +69,6 @@ constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
-constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
 constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
@@ -92,7 +91,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
   const uint32_t cluster_tiles = cluster_rows * tiles_n;
-  const uint32_t clusters = std::min(kCtas / kCluster, cluster_tiles);
+  const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
   b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
 
@@ -239,7 +238,8 @@ KernelInfo hopper_cluster_multicast_info() {
                "CTAs per cluster: the tiles one above the other that share B's box (1 is step 16's kernel with "
                "plain loads)",
                2,
-               {1, 2, 4}}};
+               {1, 2, 4}},
+              persistent_ctas_param()};
   k.mistakes = {
       {kMaskWithoutPeers, "each CTA multicasts its slice of B with a cta_mask of its own bit only",
        "no full barrier ever receives the peers' slices: every CTA's consumers wait on full[0] forever with "

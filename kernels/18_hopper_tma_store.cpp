@@ -61,7 +61,6 @@ constexpr uint32_t kThreads = 128 * (1 + kConsumers);
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
-constexpr uint32_t kCtas = 128;   // persistent CTAs, one per SM
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
 constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
@@ -96,7 +95,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
   const uint32_t cluster_tiles = cluster_rows * tiles_n;
-  const uint32_t clusters = std::min(kCtas / kCluster, cluster_tiles);
+  const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
   b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
 
@@ -255,7 +254,8 @@ KernelInfo hopper_tma_store_info() {
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 64 KiB of staging buffers leave room for 3 ring stages of 48 KiB (227 KiB in all).
   k.params = {stages_param(3, 2, 3, kABytes + kBBytes),
-              {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}}};
+              {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
+              persistent_ctas_param()};
   k.mistakes = {
       {kMissingProxyFence, "the threads write a staging buffer and meet at the barrier without fence.proxy.async",
        "the TMA store (async proxy) reads bytes the generic proxy's st.shared may not have made visible to it: "

@@ -125,6 +125,15 @@ BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, u
   return p;
 }
 
+BuildParam persistent_ctas_param() {
+  return {"ctas",
+          "persistent CTAs in the grid: 132 is one per SM of an H100 SXM; fewer leave SMs idle but, when "
+          "the tiles do not divide evenly, may end the last round sooner; a cluster launch also needs "
+          "whole clusters to fit in one GPC each",
+          128,
+          {64, 96, 120, 128, 132}};
+}
+
 ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested) {
   for (const auto& [name, value] : requested) {
     auto it = std::find_if(info.params.begin(), info.params.end(), [&](const BuildParam& p) { return p.name == name; });

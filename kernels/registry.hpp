@@ -128,6 +128,10 @@ void require_mistakes(const KernelInfo& info, const std::set<std::string>& mista
 // The depth of a kernel's ring of shared-memory stages as a build parameter "stages":
 // first..last stages of stage_bytes each (A's and B's tiles together), default_value the fastest.
 BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, uint32_t stage_bytes);
+// The persistent grid's CTA count as a build parameter "ctas" (128 by default: fast.cu measured
+// 128 faster than one per SM of the H100's 132). Every choice is a multiple of 4, so it divides
+// into clusters of 1, 2 or 4. A kernel launches min(ctas, its tiles) CTAs.
+BuildParam persistent_ctas_param();
 
 // Throws ConfigError for a parameter the kernel does not declare or a value it does not take,
 // naming the valid ones; returns every declared parameter's value (the default where unset).

@@ -173,6 +173,19 @@ json timeline_child(GpuJobContext& job, const cuda::Context& context, const Benc
   return out;
 }
 
+// The grid's CTAs and how many of them the GPU holds at once (the driver's occupancy answer);
+// a driver that cannot answer leaves resident_ctas out and says why.
+json occupancy_json(const cuda::PreparedLaunch& launch) {
+  const cuda::LaunchConfig& c = launch.config();
+  json out{{"grid_ctas", c.grid[0] * c.grid[1] * c.grid[2]}, {"cluster_ctas", c.cluster[0] * c.cluster[1] * c.cluster[2]}};
+  try {
+    out["resident_ctas"] = launch.resident_ctas();
+  } catch (const std::exception& e) {
+    out["error"] = e.what();
+  }
+  return out;
+}
+
 json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req) {
   json out;
   job.step("creating the CUDA context");
@@ -247,6 +260,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     const cuda::KernelArgs set_args = make_kernel_args(plan_arguments(p.kernel, s, p.shape));
     launches.push_back(cuda::prepare_launch(loaded.function, loaded.config, set_args));
   }
+  out["occupancy"] = occupancy_json(launches.front());
   const double per_launch = std::max(check_ms, 1e-3);
   const double affordable = std::max(3.0, req.max_timing_seconds * 1000.0 / per_launch);  // launches in the cap
   const int reps = int(std::min(double(req.reps), affordable));
@@ -321,6 +335,12 @@ void read_child_result(const json& v, BenchResult& r) {
   r.sm_clock_mhz = device.sm_clock_khz / 1000;
   r.device_info = device;
   r.registers = v.value("registers", 0);
+  if (v.contains("occupancy")) {
+    const json& o = v["occupancy"];
+    r.grid_ctas = o.value("grid_ctas", 0u);
+    r.cluster_ctas = o.value("cluster_ctas", 1u);
+    r.resident_ctas = o.value("resident_ctas", 0u);
+  }
   r.check_ms = v.value("check_ms", 0.0);
   r.reference = v.value("reference", std::string("none"));
   r.checked = v.contains("cmp");

@@ -97,6 +97,13 @@ struct BenchResult {
   Comparison cmp;
   double check_ms = 0.0;  // the checked launch (cold: includes first-touch effects)
   int registers = 0;
+  // The launch: its CTAs, the cluster's size, and how many CTAs the GPU holds at once (the
+  // driver's occupancy answer; 0 when unknown). More CTAs than resident ones run in waves.
+  unsigned grid_ctas = 0;
+  unsigned cluster_ctas = 1;
+  unsigned resident_ctas = 0;
+  // Waves of resident CTAs the grid takes (0 when unknown).
+  unsigned waves() const { return resident_ctas ? (grid_ctas + resident_ctas - 1) / resident_ctas : 0; }
   // The timing.
   TimingSummary kernel;
   int warmup = 0;
@@ -125,7 +132,7 @@ BenchResult run_bench(const BenchRequest& request);
 // kernel, shape {m,n,k},
 // tflops {median,min,max}, ms {median,min,max}, cublas_tflops, ratio_vs_cublas, rel_err, reps,
 // then status, error, correct, reference, inputs, seed, tolerance, mismatches, unwritten,
-// first_mismatch, check_ms, registers, warmup, input_sets, consistent, cublas_ms {median,min,
+// first_mismatch, check_ms, registers, grid_ctas, cluster_ctas, resident_ctas, waves, warmup, input_sets, consistent, cublas_ms {median,min,
 // max}, cublas_algorithm, cublas_error. Numbers that do not exist are null.
 nlohmann::json bench_result_json(const BenchResult& result);
 

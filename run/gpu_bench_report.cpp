@@ -98,6 +98,10 @@ json bench_result_json(const BenchResult& r) {
   j["first_mismatch"] = r.cmp.first_mismatch;
   j["check_ms"] = r.status == GpuStatus::ok ? json(r.check_ms) : json(nullptr);
   j["registers"] = r.registers;
+  j["grid_ctas"] = r.grid_ctas ? json(r.grid_ctas) : json(nullptr);
+  j["cluster_ctas"] = r.cluster_ctas;
+  j["resident_ctas"] = r.resident_ctas ? json(r.resident_ctas) : json(nullptr);
+  j["waves"] = r.waves() ? json(r.waves()) : json(nullptr);
   j["warmup"] = r.warmup;
   j["input_sets"] = r.input_sets;
   j["consistent"] = r.consistent;
@@ -133,6 +137,9 @@ std::string bench_summary_line(const BenchResult& r) {
                           : fmt::format(", WRONG vs {}: {}", r.reference, r.cmp.first_mismatch);
   else
     line += ", not checked: " + r.error;
+  if (r.waves() > 1 && r.cluster_ctas > 1)
+    line += fmt::format("; {} CTAs in {} waves: only {} fit at once in clusters of {} (a cluster must fit in one GPC)",
+                        r.grid_ctas, r.waves(), r.resident_ctas, r.cluster_ctas);
   if (!r.consistent) line += "; C changed between the checked launch and the timed ones (a race?)";
   if (r.timeline) {
     if (const std::optional<double> slow = r.timeline->slowdown())

@@ -65,14 +65,16 @@
   X(cuEventDestroy, 4000, 4000)              \
   X(cuStreamCreate, 2000, 2000)              \
   X(cuStreamDestroy, 4000, 4000)             \
-  X(cuStreamSynchronize, 2000, 2000)
+  X(cuStreamSynchronize, 2000, 2000)         \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050, 6050)
 
 // Entry points that a feature needs; null when the driver lacks them, and the feature then
 // throws a CudaError naming the driver version (cuFuncGetParamInfo arrived in CUDA 12.4).
 #define GS_CUDA_OPTIONAL_FUNCTIONS(X)     \
   X(cuLaunchKernelEx, 11060, 11060)       \
   X(cuTensorMapEncodeTiled, 12000, 12000) \
-  X(cuFuncGetParamInfo, 12040, 12040)
+  X(cuFuncGetParamInfo, 12040, 12040)     \
+  X(cuOccupancyMaxActiveClusters, 11070, 11070)
 
 namespace gs::cuda {
 

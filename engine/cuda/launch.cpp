@@ -198,6 +198,27 @@ void check_arguments(const Function& function, const KernelArgs& args,
   }
 }
 
+// The driver's description of a cluster launch; `attribute` (the cluster's shape) must outlive it.
+CUlaunchConfig cluster_launch_config(const LaunchConfig& c, StreamHandle stream, CUlaunchAttribute& attribute) {
+  attribute = CUlaunchAttribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = c.cluster[0];
+  attribute.value.clusterDim.y = c.cluster[1];
+  attribute.value.clusterDim.z = c.cluster[2];
+  CUlaunchConfig launch_config{};
+  launch_config.gridDimX = c.grid[0];
+  launch_config.gridDimY = c.grid[1];
+  launch_config.gridDimZ = c.grid[2];
+  launch_config.blockDimX = c.block[0];
+  launch_config.blockDimY = c.block[1];
+  launch_config.blockDimZ = c.block[2];
+  launch_config.sharedMemBytes = c.dynamic_smem_bytes;
+  launch_config.hStream = stream;
+  launch_config.attrs = &attribute;
+  launch_config.numAttrs = 1;
+  return launch_config;
+}
+
 }  // namespace
 
 LaunchLimits launch_limits(const Function& function) {
@@ -250,21 +271,7 @@ void PreparedLaunch::enqueue(StreamHandle stream) {
   if (product(c.cluster) != 1) {
     auto launch_ex = require_entry_point(cu.cuLaunchKernelEx, "cuLaunchKernelEx");
     CUlaunchAttribute attribute{};
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim.x = c.cluster[0];
-    attribute.value.clusterDim.y = c.cluster[1];
-    attribute.value.clusterDim.z = c.cluster[2];
-    CUlaunchConfig launch_config{};
-    launch_config.gridDimX = c.grid[0];
-    launch_config.gridDimY = c.grid[1];
-    launch_config.gridDimZ = c.grid[2];
-    launch_config.blockDimX = c.block[0];
-    launch_config.blockDimY = c.block[1];
-    launch_config.blockDimZ = c.block[2];
-    launch_config.sharedMemBytes = c.dynamic_smem_bytes;
-    launch_config.hStream = stream;
-    launch_config.attrs = &attribute;
-    launch_config.numAttrs = 1;
+    CUlaunchConfig launch_config = cluster_launch_config(c, stream, attribute);
     check(launch_ex(&launch_config, function_.handle(), params, nullptr),
           "cuLaunchKernelEx('" + function_.name() + "', " + describe(c) + ")");
     return;
@@ -272,6 +279,30 @@ void PreparedLaunch::enqueue(StreamHandle stream) {
   check(cu.cuLaunchKernel(function_.handle(), c.grid[0], c.grid[1], c.grid[2], c.block[0],
                           c.block[1], c.block[2], c.dynamic_smem_bytes, stream, params, nullptr),
         "cuLaunchKernel('" + function_.name() + "', " + describe(c) + ")");
+}
+
+unsigned PreparedLaunch::resident_ctas() const {
+  const DriverApi& cu = api();
+  const LaunchConfig& c = config_;
+  const unsigned block = c.block[0] * c.block[1] * c.block[2];
+  if (product(c.cluster) != 1) {
+    auto max_clusters = require_entry_point(cu.cuOccupancyMaxActiveClusters, "cuOccupancyMaxActiveClusters");
+    CUlaunchAttribute attribute{};
+    const CUlaunchConfig launch_config = cluster_launch_config(c, nullptr, attribute);
+    int clusters = 0;
+    check(max_clusters(&clusters, function_.handle(), &launch_config),
+          "cuOccupancyMaxActiveClusters('" + function_.name() + "', " + describe(c) + ")");
+    return static_cast<unsigned>(clusters) * static_cast<unsigned>(product(c.cluster));
+  }
+  int per_sm = 0;
+  check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_.handle(), static_cast<int>(block),
+                                                        c.dynamic_smem_bytes),
+        "cuOccupancyMaxActiveBlocksPerMultiprocessor('" + function_.name() + "', " + describe(c) + ")");
+  CUdevice device = 0;
+  check(cu.cuCtxGetDevice(&device), "cuCtxGetDevice (an occupancy query needs a current Context)");
+  int sms = 0;
+  check(cu.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device), "cuDeviceGetAttribute");
+  return static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
 }
 
 #else  // !GEMMSCOPE_HAVE_CUDA_H
@@ -289,6 +320,11 @@ PreparedLaunch prepare_launch(const Function& function, const LaunchConfig& conf
 
 void PreparedLaunch::enqueue(StreamHandle) {
   Driver::instance().require();
+}
+
+unsigned PreparedLaunch::resident_ctas() const {
+  Driver::instance().require();
+  return 0;
 }
 
 #endif  // GEMMSCOPE_HAVE_CUDA_H

@@ -97,6 +97,10 @@ LaunchLimits launch_limits(const Function& function);
 class PreparedLaunch {
  public:
   void enqueue(StreamHandle stream = nullptr);
+  // How many of the grid's CTAs the GPU holds at once (the driver's occupancy answer for this
+  // block, dynamic shared memory and cluster shape; whole clusters only, since a cluster must fit
+  // in one GPC). A persistent kernel whose grid is larger runs its last CTAs after the others.
+  unsigned resident_ctas() const;
   const LaunchConfig& config() const { return config_; }
   const Function& function() const { return function_; }
 

@@ -129,6 +129,27 @@ TEST_CASE("bench: the table and the progress line say what happened", "[run][ben
   CHECK_THAT(table, Contains(fmt::format("{:.1f}", run::tflops_of({4096, 4096, 4096}, 0.425))));
   CHECK_THAT(run::bench_summary_line(fake_result()), Contains("TFLOP/s") && Contains("cuBLAS") && Contains("correct"));
   CHECK_THAT(run::bench_summary_line(hung), Contains("timed out: kernel 'hopper_tma_wgmma_64' did not finish"));
+  // A cluster launch with more clusters than fit at once says so (its last clusters run after
+  // the others); one that fits, or an occupancy the driver did not give, says nothing.
+  run::BenchResult clusters = fake_result();
+  clusters.grid_ctas = 128;
+  clusters.cluster_ctas = 4;
+  clusters.resident_ctas = 120;
+  CHECK(clusters.waves() == 2);
+  CHECK_THAT(run::bench_summary_line(clusters),
+             Contains("128 CTAs in 2 waves: only 120 fit at once in clusters of 4"));
+  const nlohmann::json cj = run::bench_result_json(clusters);
+  CHECK(cj["grid_ctas"] == 128);
+  CHECK(cj["cluster_ctas"] == 4);
+  CHECK(cj["resident_ctas"] == 120);
+  CHECK(cj["waves"] == 2);
+  clusters.resident_ctas = 128;
+  CHECK(clusters.waves() == 1);
+  CHECK_THAT(run::bench_summary_line(clusters), !Contains("waves"));
+  clusters.resident_ctas = 0;
+  CHECK(clusters.waves() == 0);
+  CHECK(run::bench_result_json(clusters)["resident_ctas"].is_null());
+  CHECK(run::bench_result_json(clusters)["waves"].is_null());
   CHECK(run::utc_timestamp_now().size() == 20);
   CHECK(run::utc_timestamp_now().back() == 'Z');
   CHECK(run::fresh_seed() != run::fresh_seed());

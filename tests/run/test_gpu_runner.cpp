@@ -123,6 +123,12 @@ TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "
     CHECK(r.kernel.median_ms <= r.kernel.max_ms);
     CHECK(r.consistent);
     CHECK(r.input_sets >= 2);
+    // The driver's occupancy answer: at least one whole cluster (or CTA) fits on the GPU, and at
+    // most as many CTAs as its SMs hold.
+    CHECK(r.grid_ctas > 0);
+    CHECK(r.resident_ctas >= r.cluster_ctas);
+    CHECK(r.resident_ctas % r.cluster_ctas == 0);
+    CHECK(r.resident_ctas <= unsigned(the_device().sms) * 32u);
     if (r.cublas) {
       CHECK(r.cublas->reps == 5);
       CHECK(r.cublas->median_ms > 0.0);
