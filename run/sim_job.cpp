@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/decode.hpp"
 #include "engine/model/timing.hpp"
 #include "engine/ptx/emit.hpp"
 #include "engine/ptx/registers.hpp"
@@ -32,6 +33,13 @@ void require_cta_in_grid(const std::array<uint32_t, 3>& cta, const ir::LaunchSha
   if (!outside.empty())
     throw kernels::ConfigError(fmt::format("CTA {} is outside the grid ({},{},{}): {}{}", format_cta(cta), g[0], g[1],
                                            g[2], outside, g[2] == 1 && cta[2] > 0 ? " (the grid is flat: give X,Y)" : ""));
+}
+
+// An ld.shared narrower than 16 bytes a lane: one ptxas may fold into a wider load.
+bool has_narrow_shared_loads(const ir::Kernel& k) {
+  for (const ir::Inst& in : k.insts)
+    if (in.op == ir::Op::ld_shared && ir::type_bits(in.type) / 8 * std::max<uint32_t>(in.vec, 1) < 16) return true;
+  return false;
 }
 
 // Full-size buffers for A, B and C that only the traced CTA touches (host_memory.hpp).
@@ -226,14 +234,28 @@ SimReport run_sim(const SimRequest& req) {
   opts.max_cycles_basis = budget.basis;
   // The register file can only lower an occupancy above one CTA per SM: only then is ptxas
   // asked (once per kernel text and process).
+  // So can ptxas's folding of narrow shared loads (model/decode.hpp, shared_load_folds): only
+  // a kernel with an ld.shared narrower than 16 bytes asks for the SASS counts.
   const model::timing::MachineDesc& sm = *model::timing::machine_for(r.kernel.target).desc;
-  if (model::timing::ctas_per_sm(sm, uint32_t(r.kernel.launch.threads()), r.kernel.smem_bytes(), 0) > 1) {
-    const ptx::RegisterCount regs = ptx::kernel_registers(r.kernel);
-    r.registers = regs.registers;
-    r.registers_source = regs.source;
-  } else {
-    r.registers_source = "not needed: threads or shared memory allow one CTA per SM";
+  const bool want_registers =
+      model::timing::ctas_per_sm(sm, uint32_t(r.kernel.launch.threads()), r.kernel.smem_bytes(), 0) > 1;
+  const bool want_sass = has_narrow_shared_loads(r.kernel);
+  if (want_registers || want_sass) {
+    const ptx::CompiledKernel compiled = ptx::compiled_kernel(r.kernel);
+    if (want_registers) {
+      r.registers = compiled.registers.registers;
+      r.registers_source = compiled.registers.source;
+    }
+    if (want_sass) {
+      opts.sass_per_inst = compiled.sass_per_inst;
+      r.sass_source = compiled.sass_source;
+      for (const model::SharedLoadFold& f : model::shared_load_folds(r.kernel, compiled.sass_per_inst)) {
+        r.shared_loads_folded += f.leader != ir::kNone;
+        r.shared_load_leaders += f.members > 0;
+      }
+    }
   }
+  if (!want_registers) r.registers_source = "not needed: threads or shared memory allow one CTA per SM";
   opts.registers_per_thread = r.registers;
   const double flops = 2.0 * double(r.shape.m) * double(r.shape.n) * double(r.shape.k);
   if (reserved) {
@@ -348,6 +370,8 @@ nlohmann::json prediction_json(const SimReport& r) {
             {"bound", p.occupancy_bound},
             {"registers", r.registers},
             {"registers_source", r.registers_source}}},
+          {"shared_load_folds",
+           {{"folded", r.shared_loads_folded}, {"into", r.shared_load_leaders}, {"source", r.sass_source}}},
           {"cycles_per_wave", p.cycles_per_wave},
           {"clock_mhz", p.clock_hz / 1e6},
           {"clock_basis", p.clock_basis},
@@ -372,6 +396,9 @@ std::string prediction_lines(const SimReport& r) {
                      p.ctas_per_sm == 1 ? "" : "s", p.occupancy_bound,
                      r.registers > 0 ? fmt::format("{} per thread ({})", r.registers, r.registers_source)
                                      : r.registers_source);
+  if (r.shared_loads_folded > 0)
+    out += fmt::format("  shared loads: ptxas folds {} ld.shared into {} wider loads, charged as those ({})\n",
+                       r.shared_loads_folded, r.shared_load_leaders, r.sass_source);
   for (const model::timing::PartRow& row : model::timing::breakdown_rows(p.parts))
     out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
                        100.0 * row.cycles / p.cycles_per_wave, row.meaning);

@@ -82,6 +82,11 @@ struct SimReport {
   // where the count came from or why there is none.
   uint32_t registers = 0;
   std::string registers_source;
+  // ld.shared ptxas folded into a wider load of another (model::shared_load_folds), the loads
+  // that carry them, and where the SASS counts came from ("" when the kernel has no narrow
+  // shared load, so none were asked for).
+  uint32_t shared_loads_folded = 0, shared_load_leaders = 0;
+  std::string sass_source;
   std::optional<ir::TimelineLayout> timeline;  // request.timeline: the records' layout ...
   std::vector<uint8_t> timeline_bytes;         // ... and the records
   // With request.timeline, run alone: the passes fast-forward skipped (Trace::fast_forwards,

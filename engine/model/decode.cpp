@@ -114,7 +114,7 @@ void set_issue(const ir::Inst& in, Program& p, DecodedInst& d) {
 
 bool has_semantics(ir::Op op) { return kExec[size_t(op)] != nullptr; }
 
-Program decode_program(const ir::Kernel& k) {
+Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_per_inst) {
   Program p;
   p.label_pc.assign(k.labels.size(), 0);
   for (const ir::RegInfo& r : k.regs) p.reg_words.push_back(ir::type_bits(r.type) > 32 ? 2 : 1);
@@ -153,6 +153,13 @@ Program decode_program(const ir::Kernel& k) {
   for (size_t id = 0; id < p.label_pc.size(); ++id) {
     const uint32_t at = p.label_pc[id];
     p.label_target[id] = at < ninst && p.insts[at].is_label ? p.insts[at].next_pc : at;
+  }
+  const std::vector<SharedLoadFold> folds = shared_load_folds(k, sass_per_inst);
+  for (uint32_t pc = 0; pc < folds.size(); ++pc) {
+    p.insts[pc].fold_leader = folds[pc].leader;
+    p.insts[pc].fold_bytes = folds[pc].bytes;
+    p.insts[pc].fold_shift = folds[pc].shift;
+    p.insts[pc].fold_members = uint8_t(std::min<uint32_t>(folds[pc].members, 255));
   }
   // Branches, once every label's target is known.
   for (uint32_t pc = 0; pc < ninst; ++pc)

@@ -103,7 +103,29 @@ struct DecodedInst {
   // An arithmetic op's result latency from its latency class (layout::op_traits, the machine
   // description's figure); 0: the latency its exec function computes.
   uint16_t result_latency = 0;
+  // ld.shared that ptxas folded into one wider SASS load (shared_load_folds below).
+  uint32_t fold_leader = ir::kNone;  // a folded load: the ld.shared whose SASS load carries its bytes
+  uint8_t fold_bytes = 0;            // a leader: bytes per lane of its SASS load (0: as written)
+  int8_t fold_shift = 0;             // a leader: that load's start, relative to its own address
+  uint8_t fold_members = 0;          // a leader: the loads folded into it
 };
+
+// What ptxas made of the kernel's ld.shared, per instruction (SimOptions::sass_per_inst).
+// ptxas merges scalar shared loads from one base register into one LDS.64 or LDS.128 when they
+// fall in one aligned window (H100, ptxas 13.0, `gemmscope sass simt_blocktile_1d`: its 72
+// ld.shared lines become 24 LDS; docs/results/2026-11-28-h100). The merged loads get no SASS
+// line of their own: a load whose line has no SASS instruction is folded into the one load
+// of its group that has one (the leader), where a group is the ld.shared of one type, guard and
+// base register (not written between them, in one straight run of code) within one 16-byte
+// window of offsets. The leader's SASS load covers the group's span (rounded up to 4, 8 or 16
+// bytes a lane). Where the counts are unknown, or a load has no leader, every load is its own.
+struct SharedLoadFold {
+  uint32_t leader = ir::kNone;
+  uint8_t bytes = 0;
+  int8_t shift = 0;
+  uint32_t members = 0;  // a leader: the loads folded into it
+};
+std::vector<SharedLoadFold> shared_load_folds(const ir::Kernel& k, const std::vector<uint16_t>& sass_per_inst);
 
 struct Program {
   std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)
@@ -123,8 +145,9 @@ struct Program {
 // forms, which compute the same bits with wider lane loops. Checked once.
 bool cpu_has_avx2();
 
-// Decodes a verified kernel. The result is read-only while CTAs run.
-Program decode_program(const ir::Kernel& kernel);
+// Decodes a verified kernel. The result is read-only while CTAs run. sass_per_inst (empty: not
+// known) gives the shared loads ptxas folded (shared_load_folds).
+Program decode_program(const ir::Kernel& kernel, const std::vector<uint16_t>& sass_per_inst = {});
 
 // Per-family selectors (in the exec_*.cpp that owns the semantics): the function that runs
 // this instruction, specialised for its form when the family has a fast version of it.

@@ -329,8 +329,29 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
 }
 
 // Bank model and statistics for one warp-level shared access (facts §8).
-void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store) {
+void account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint32_t given_bytes, bool store) {
   Cta& c = x.cta;
+  // A load ptxas folded into another's SASS load costs no wavefront: its bytes come with that
+  // load, which is charged at its own width (decode.hpp, shared_load_folds).
+  const DecodedInst* d = c.program && x.inst_id < c.program->insts.size() ? &c.program->insts[x.inst_id] : nullptr;
+  if (d && d->fold_leader != kNone) {
+    c.stats->smem_accesses++;
+    x.latency = timing::kSharedLatency;
+    if (c.trace) {
+      SmemAccess a = smem_access_record(given, x.mask, given_bytes, store, layout::BankReport{});
+      a.wavefronts = a.ideal_wavefronts = 0;
+      a.folded_into = d->fold_leader;
+      const uint32_t index = append(c.trace->smem, a);
+      trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, 0);
+    }
+    return;
+  }
+  std::array<uint32_t, 32> addrs = given;
+  uint32_t bytes = given_bytes;
+  if (d && d->fold_bytes) {
+    for (uint32_t& a : addrs) a = uint32_t(int64_t(a) + d->fold_shift);
+    bytes = d->fold_bytes;
+  }
   // ld/st.shared.v4 are grouped as the H100 groups LDS.128/STS.128 (banks.hpp, Phasing); the
   // other instructions that come here (cp.async) keep the width's table.
   const bool lsu = x.inst.op == Op::ld_shared || x.inst.op == Op::st_shared;
@@ -347,7 +368,9 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
   c.cost.smem_wavefronts += r.wavefronts;
   x.latency = uint32_t(start - c.now) + timing::kSharedLatency + (r.wavefronts > 0 ? r.wavefronts - 1 : 0);
   if (c.trace) {
-    const uint32_t index = append(c.trace->smem, smem_access_record(addrs, x.mask, bytes, store, r));
+    SmemAccess a = smem_access_record(addrs, x.mask, bytes, store, r);
+    if (d) a.folded_loads = d->fold_members;
+    const uint32_t index = append(c.trace->smem, a);
     trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
   }
 }

@@ -49,6 +49,10 @@ struct SimOptions {
   // Registers per thread ptxas -v gave the kernel (0: not known): the prediction's occupancy
   // counts the register file only with it (timing::ctas_per_sm).
   uint32_t registers_per_thread = 0;
+  // SASS instructions ptxas made of each instruction (ptx::compiled_kernel, from its line
+  // table; empty: not known). The timing then charges the ld.shared ptxas folded into one wider
+  // load as that one load (decode.hpp, shared_load_folds); what each load computes is the same.
+  std::vector<uint16_t> sass_per_inst;
   // Threads the whole grid runs on (0: one per core). The result is the same for any count,
   // bit for bit (engine/model/grid.cpp says how); the traced CTA runs on one of them.
   uint32_t threads = 0;

@@ -114,7 +114,7 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   launch.kernel = &k;
   launch.global = &global;
   launch.param_values = bind_params(k, spans);
-  const Program program = decode_program(k);  // once for the whole grid
+  const Program program = decode_program(k, opt.sass_per_inst);  // once for the whole grid
 
   const ir::LaunchShape& L = k.launch;
   for (int d = 0; d < 3; ++d)

@@ -88,6 +88,11 @@ struct SmemAccess {
   uint8_t conflict_degree = 1;      // the worst bank's distinct words in one phase
   std::array<uint8_t, 32> bank{};         // bank of each lane's first word
   std::array<uint8_t, 32> lane_wavefront{};  // which wavefront serves each lane
+  // ld.shared that ptxas folded (decode.hpp, shared_load_folds). A folded load: folded_into is
+  // the instruction whose SASS load carries its bytes, and it takes no wavefront (wavefronts 0).
+  // A leader: folded_loads loads ride on it, and addr/bytes are its SASS load's (wider).
+  uint32_t folded_into = 0xFFFFFFFFu;
+  uint8_t folded_loads = 0;
 };
 
 // One warp-level global access (ld/st.global, cp.async's source): each lane's address, so a

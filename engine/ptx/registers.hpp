@@ -1,11 +1,16 @@
-// The registers per thread ptxas gives a kernel: what the occupancy (the GUI's Schedule view,
-// the timing model's co-resident CTAs) counts against the SM's register file.
+// What ptxas makes of a kernel's PTX, where the model needs it: the registers per thread (what
+// the occupancy, the GUI's Schedule view and the timing model's co-resident CTAs, count against
+// the SM's register file) and the SASS instructions each IR instruction became (from the line
+// table of the cubin, engine/ptx/cubin_lines.hpp: no disassembler needed). The second tells the
+// model which scalar ld.shared ptxas folded into one wider load (engine/model/decode.hpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/ptx/cubin_lines.hpp"
 
 namespace gs::ptx {
 
@@ -18,9 +23,24 @@ struct RegisterCount {
   std::string source;      // "ptxas -v for sm_90a", or why there is no count
 };
 
-// ptxas -v on the kernel's PTX for occupancy_arch(k). Kept per PTX text for the life of the
-// process (thread-safe), so a kernel asked about again costs no second run. No ptxas, or a
-// ptxas that fails, gives 0 with the reason; it never throws.
+struct CompiledKernel {
+  RegisterCount registers;
+  // [IR instruction] -> SASS instructions ptxas's line table gives its PTX line; empty when
+  // not known (sass_source says why).
+  std::vector<uint16_t> sass_per_inst;
+  std::string sass_source;  // "ptxas -lineinfo for sm_90", or why there is no count
+};
+
+// ptxas -v -lineinfo on the kernel's PTX for occupancy_arch(k). Kept per PTX text for the life
+// of the process (thread-safe), so a kernel asked about again costs no second run. No ptxas, or
+// a ptxas that fails, gives 0 / empty with the reason; it never throws.
+CompiledKernel compiled_kernel(const ir::Kernel& k);
 RegisterCount kernel_registers(const ir::Kernel& k);
+
+// SASS instructions per PTX line (index line - 1, lines 1..line_count) from a cubin's line
+// rows: each row covers the 16-byte instructions from its address to the next row's (the last
+// to text_size).
+std::vector<uint16_t> sass_per_line(const std::vector<SassLineRow>& rows, uint64_t text_size,
+                                    size_t line_count);
 
 }  // namespace gs::ptx

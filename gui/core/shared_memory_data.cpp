@@ -164,6 +164,21 @@ BankAccess recorded_access(const LoadedKernel& k, const Snapshot& s) {
   a.ideal_wavefronts = m.ideal_wavefronts;
   a.conflict_degree = m.conflict_degree;
   a.valid = true;
+  // ptxas's folding of narrow loads, as the model charged it (model::SmemAccess).
+  const auto ptx_line = [&](uint32_t inst) { return inst < k.ptx.inst_to_line.size() ? k.ptx.inst_to_line[inst] : 0u; };
+  if (m.folded_into != kNone) {
+    a.folded_into = m.folded_into;
+    a.note = fmt::format("merged by ptxas into the load of PTX line {}: its bytes come with that wider load, so it "
+                         "takes no wavefront of its own",
+                         ptx_line(m.folded_into));
+  } else if (m.folded_loads > 0) {
+    a.folded_loads = m.folded_loads;
+    a.title = fmt::format("warp {} loads {} B per lane (ptxas merged {} more ld.shared into this one)", e.warp, m.bytes,
+                          m.folded_loads);
+    a.note = fmt::format("ptxas made one {}-byte load of this ld.shared and {} others of the same base register "
+                         "(PTX lines without SASS of their own): the banks and wavefronts are that load's",
+                         m.bytes, m.folded_loads);
+  }
   return a;
 }
 
@@ -452,6 +467,8 @@ nlohmann::json bank_access_json(const BankAccess& a) {
   j["ideal_wavefronts"] = a.ideal_wavefronts;
   j["conflict_degree"] = a.conflict_degree;
   j["verdict"] = a.valid ? bank_verdict(a.wavefronts, a.ideal_wavefronts, a.conflict_degree) : "";
+  if (a.folded_into != kNone) j["merged_into_inst"] = a.folded_into;
+  if (a.folded_loads > 0) j["merged_loads"] = a.folded_loads;
   if (a.tensor_read) {
     j["descriptor"] = a.descriptor;
     j["descriptor_swizzle"] = std::string(layout::swizzle_name(a.descriptor_swizzle));

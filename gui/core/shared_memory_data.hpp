@@ -103,6 +103,10 @@ struct BankAccess {
   std::vector<SmemLane> lanes;
   uint32_t wavefronts = 0, ideal_wavefronts = 0, conflict_degree = 0;
   bool broadcast = false;
+  // ld.shared that ptxas merged (model::SmemAccess): this one rides on instruction folded_into
+  // (kNone: not merged), or folded_loads others ride on this one.
+  uint32_t folded_into = kNone;
+  uint32_t folded_loads = 0;
   // wgmma reads: the descriptor, its swizzle, the swizzle the TMA wrote the data with, and the
   // same analysis for the addresses the data really sits at.
   std::string descriptor;
