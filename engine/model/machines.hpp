@@ -53,6 +53,8 @@ inline constexpr MachineDesc kH100Desc{
     .issue_per_scheduler = {1, "NVIDIA Hopper whitepaper: one warp-instruction per cycle per scheduler"},
     .max_threads_per_sm = {2048, "[DEV] cudaDeviceGetAttribute (facts §10)"},
     .max_ctas_per_sm = {32, "[DEV] cudaDeviceGetAttribute (facts §10)"},
+    .cluster2_ctas = {132, "cuOccupancyMaxActiveClusters: 66 clusters of 2 of steps 17-18 (384 threads, 227 KiB, one CTA per SM), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s2)"},
+    .cluster4_ctas = {120, "cuOccupancyMaxActiveClusters: 30 clusters of 4 of steps 17-18 (384 threads, 227 KiB, one CTA per SM), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s2)"},
     .registers_per_sm = {65536, "[DEV] cudaDeviceGetAttribute (facts §10)"},
     .register_allocation_unit = {256, "CUDA C++ Programming Guide, Technical Specifications per Compute Capability 9.0: register allocation unit size 256, granularity warp"},
     .max_registers_per_thread = {255, "CUDA C++ Programming Guide, Technical Specifications per Compute Capability 9.0: maximum 255 32-bit registers per thread"},
@@ -98,6 +100,8 @@ inline constexpr MachineDesc kH100Desc{
 inline constexpr MachineDesc kH200Desc = [] {
   MachineDesc m = kH100Desc;
   m.name = "H200 SXM";
+  m.cluster2_ctas = {132, "the H100's cuOccupancyMaxActiveClusters (2026-11-28), not measured on an H200"};
+  m.cluster4_ctas = {120, "the H100's cuOccupancyMaxActiveClusters (2026-11-28), not measured on an H200"};
   m.clock_max_mhz = {1980, "[DEV] H200 132 SMs, 1980 MHz max (anchors.md, 2026-11-27)"};
   m.hbm_bandwidth_gbs = {4300, "model choice: 90% of NVIDIA's 4.8 TB/s (not measured)"};
   m.hbm_peak_gbs = {4800, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e"};
@@ -112,6 +116,8 @@ inline constexpr MachineDesc kB200Desc = [] {
   MachineDesc m = kH100Desc;
   m.name = "B200";
   m.sms = {148, "NVIDIA B200 figures, UNCONFIRMED"};
+  m.cluster2_ctas = {148, "no GPC layout known: every SM (UNCONFIRMED)"};
+  m.cluster4_ctas = {148, "no GPC layout known: every SM (UNCONFIRMED)"};
   m.clock_rated_mhz = {1860, "2.25 PFLOP/s dense bf16 / 148 SMs / 8192 FLOP/cycle (NVIDIA, UNCONFIRMED)"};
   m.clock_max_mhz = {1860, "as the rated clock (UNCONFIRMED)"};
   m.clock_sustained_mhz = {1860, "as the rated clock (UNCONFIRMED)"};

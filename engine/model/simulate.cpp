@@ -130,6 +130,7 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   traced_cost.threads = L.threads();
   traced_cost.smem_bytes = k.smem_bytes();
   traced_cost.registers_per_thread = opt.registers_per_thread;
+  traced_cost.cluster_ctas = L.cluster[0] * L.cluster[1] * L.cluster[2];
   result.stats.traced_cost = traced_cost;
   if (flops > 0 && result.completed) {
     const timing::Machine& machine = timing::machine_for(k.target);

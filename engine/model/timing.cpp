@@ -110,6 +110,12 @@ double co_resident_cycles(double alone, double busiest, uint32_t ctas) {
 
 }  // namespace
 
+uint32_t cluster_ctas_at_once(const MachineDesc& m, uint32_t cluster) {
+  if (cluster == 2) return uint32_t(m.cluster2_ctas.value);
+  if (cluster == 4) return uint32_t(m.cluster4_ctas.value);
+  return 0;
+}
+
 SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs) {
   if (!tensor_cores)
     return {d.clock_no_tensor_mhz.value, "no tensor cores: the clock FFMA on every SM holds (clock_no_tensor_mhz)"};
@@ -130,7 +136,17 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // Fewer CTAs than slots: each SM gets fewer co-resident CTAs.
   const uint64_t per_sm_needed = (total_ctas + m.sms - 1) / m.sms;
   p.resident = uint32_t(std::min<uint64_t>(p.ctas_per_sm, std::max<uint64_t>(per_sm_needed, 1)));
-  const uint64_t per_wave = uint64_t(m.sms) * p.resident;
+  uint64_t per_wave = uint64_t(m.sms) * p.resident;
+  // A cluster lives in one GPC: with one CTA per SM, the machine's figure says how many of a
+  // cluster launch's CTAs fit at once (H100, clusters of 4: 120 of 132).
+  if (const uint32_t at_once = cta.cluster_ctas > 1 && p.resident == 1 ? cluster_ctas_at_once(d, cta.cluster_ctas) : 0;
+      at_once > 0 && at_once < per_wave && m.sms == uint32_t(d.sms.value)) {
+    per_wave = at_once;
+    p.cluster_basis = fmt::format("clusters of {}: {} CTAs at once, not one per SM (a cluster must fit in one GPC; "
+                                  "machine figure cluster{}_ctas)",
+                                  cta.cluster_ctas, at_once, cta.cluster_ctas);
+  }
+  p.wave_ctas = per_wave;
   p.waves = (total_ctas + per_wave - 1) / per_wave;
   const double r = p.resident;
   const double concurrent = double(std::min<uint64_t>(total_ctas, per_wave));

@@ -123,6 +123,7 @@ struct CtaCost {
   uint32_t threads = 0;
   uint32_t smem_bytes = 0;
   uint32_t registers_per_thread = 0;  // ptxas -v's count (0: not known, occupancy without it)
+  uint32_t cluster_ctas = 1;          // CTAs per cluster of its launch
 };
 
 // The GEMM around the CTA: its tiling of C and K, for the bytes each wave reads from HBM.
@@ -158,6 +159,10 @@ struct Prediction {
   uint32_t ctas_per_sm = 1;
   const char* occupancy_bound = "";  // the resource that allows no more (timing::cta_limit)
   uint32_t resident = 1;          // CTAs per SM in a wave (at most ctas_per_sm)
+  // CTAs in a wave: SMs x resident, or fewer where whole clusters must fit in one GPC
+  // (cluster_ctas_at_once); cluster_basis says why when fewer.
+  uint64_t wave_ctas = 0;
+  std::string cluster_basis;
   uint64_t waves = 0;
   double cycles_per_wave = 0;
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
@@ -166,6 +171,10 @@ struct Prediction {
   double tflops = 0;
   Breakdown parts;
 };
+
+// CTAs of a launch in clusters of `cluster` CTAs that `m` holds at once with one CTA per SM (the
+// machine's measured cluster2_ctas / cluster4_ctas); 0 where no figure exists (other sizes).
+uint32_t cluster_ctas_at_once(const MachineDesc& m, uint32_t cluster);
 
 // Co-resident CTAs per SM on `m`: the fewest that threads, shared memory, registers (when
 // `registers_per_thread` is known: each warp gets its count x 32 rounded up to the allocation

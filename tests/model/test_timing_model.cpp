@@ -115,6 +115,32 @@ TEST_CASE("prediction: a wave takes its longest part, which names the bound", "[
   CHECK(q.parts.wave_quantization > 0.3);
 }
 
+TEST_CASE("prediction: a cluster launch holds only the CTAs whose clusters fit in a GPC", "[model][timing]") {
+  // Steps 17-18's CTA: one per SM. The H100 holds 132 of them in clusters of 2 and 120 in
+  // clusters of 4 (cuOccupancyMaxActiveClusters): 128 CTAs in clusters of 4 take two waves.
+  model::timing::CtaCost cta;
+  cta.cycles = 1000;
+  cta.tensor_busy_cycles = 5000;
+  cta.threads = 384;
+  cta.smem_bytes = 227 * 1024;
+  cta.cluster_ctas = 2;
+  const model::timing::Prediction pairs = model::timing::predict_gemm(cta, 128, 1e12);
+  CHECK(pairs.waves == 1);
+  CHECK(pairs.wave_ctas == 132);
+  CHECK(pairs.cluster_basis.empty());
+  cta.cluster_ctas = 4;
+  const model::timing::Prediction fours = model::timing::predict_gemm(cta, 128, 1e12);
+  CHECK(fours.wave_ctas == model::timing::kH100Desc.cluster4_ctas.value);
+  CHECK(fours.waves == 2);
+  CHECK(fours.seconds == Approx(2 * pairs.seconds));
+  CHECK_THAT(fours.cluster_basis, Catch::Contains("clusters of 4: 120 CTAs at once"));
+  CHECK(model::timing::predict_gemm(cta, 120, 1e12).waves == 1);
+  // A size the machine has no figure for keeps one CTA per SM.
+  cta.cluster_ctas = 8;
+  CHECK(model::timing::predict_gemm(cta, 128, 1e12).waves == 1);
+  CHECK(model::timing::cluster_ctas_at_once(model::timing::kH100Desc, 8) == 0);
+}
+
 TEST_CASE("prediction: a grouped tile order reads fewer bytes from HBM than row-major", "[model][timing]") {
   // 64 x 64 tiles of 128 x 128, K = 8192, 128 tiles at a time: row-major waves cover two rows
   // of tiles and all 64 columns; 16 x 8 groups cover 16 rows and 8 columns.
