@@ -24,6 +24,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "kernels/hopper_parts.hpp"
+#include "kernels/tile_order.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::kernels {
@@ -49,6 +50,7 @@ constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const auto order = tile_order::Order(cfg.param("order"));
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
@@ -68,7 +70,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const uint32_t stride = cfg.has("tile-stride-off-by-one") ? ctas + 1 : ctas;
   Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
   const auto tile_corner = [&](const Reg& i) {
-    return hopper::grouped_tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
+    return tile_order::tile_corner(b, order, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
   };
   tma_ring::init_ring(b, ring, tid, 128 * kConsumers);
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
@@ -141,7 +143,8 @@ KernelInfo hopper_persistent_info() {
   // one tile (CTA 0 takes tiles 0 and 128); K = 16, a single zero-filled K-block, keeps the
   // model run short. The last group of the tile order has 11 tile-rows.
   k.example_shape = {5504, 768, 16};
-  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param()};
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param(),
+              tile_order::order_param(tile_order::Order::grouped)};
   k.mistakes = {
       {"tile-stride-off-by-one", "each CTA steps through the tiles by (CTAs + 1) instead of the number of CTAs",
        "some tiles are never computed: their part of C is never written (wrong C; the schedule shows the holes)"},

@@ -20,6 +20,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "kernels/hopper_parts.hpp"
+#include "kernels/tile_order.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::kernels {
@@ -47,6 +48,7 @@ constexpr uint32_t kSuspendHintNs = 10'000'000;      // the try_wait suspend-tim
 ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const auto order = tile_order::Order(cfg.param("order"));
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
@@ -65,7 +67,7 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   const uint32_t stride = ctas;
   Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
   const auto tile_corner = [&](const Reg& i) {
-    return hopper::grouped_tile_corner(b, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
+    return tile_order::tile_corner(b, order, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
   };
   // Mistake arrival-count-mismatch: the count of step 15 (every consumer thread) stays.
   tma_ring::init_ring(b, ring, tid, cfg.has("arrival-count-mismatch") ? 128 * kConsumers : kEmptyArrivals);
@@ -140,7 +142,8 @@ KernelInfo hopper_fewer_arrivals_info() {
   // 8 K-blocks per tile: the 3-stage ring wraps, so the empty barriers' phases matter (the
   // persistent walk itself is step 15's example).
   k.example_shape = {256, 512, 512};
-  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param()};
+  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param(),
+              tile_order::order_param(tile_order::Order::grouped)};
   k.mistakes = {
       {"arrival-count-mismatch", "the empty barriers still expect 256 arrivals while only 8 elected lanes arrive",
        "no stage is ever released: the producer waits on empty[0] forever after the first pass (a deadlock; the "

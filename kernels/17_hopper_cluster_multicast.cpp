@@ -48,6 +48,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "kernels/hopper_parts.hpp"
+#include "kernels/tile_order.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::kernels {
@@ -81,6 +82,7 @@ constexpr const char* kExpectOwnSlice = "expect-own-slice-only";      // full[s]
 ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
   if (kCluster == 1 && (cfg.has(kMaskWithoutPeers) || cfg.has(kReleaseOwnOnly) || cfg.has(kExpectOwnSlice)))
     throw ConfigError(fmt::format("the mistakes of {} concern a CTA's peers: build it with cluster=2 or 4, not "
@@ -111,7 +113,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       ((b.mov(Type::u32, cluster_tiles + clusters - 1, "tiles_rounded") - cluster) / clusters).named("my_tiles");
   // Rank r's tile: the r-th 128 rows of the cluster tile, in the cluster tile's 256 columns.
   const auto tile_corner = [&](const Reg& i) {
-    const hopper::TileCorner ct = hopper::grouped_tile_corner(b, (cluster + i * clusters).named("cluster_tile"),
+    const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
                                                               cluster_rows, tiles_n, kGroupM / kCluster,
                                                               kCluster * kBM, kBN);
     return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
@@ -239,7 +241,7 @@ KernelInfo hopper_cluster_multicast_info() {
                "plain loads)",
                2,
                {1, 2, 4}},
-              persistent_ctas_param()};
+              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped)};
   k.mistakes = {
       {kMaskWithoutPeers, "each CTA multicasts its slice of B with a cta_mask of its own bit only",
        "no full barrier ever receives the peers' slices: every CTA's consumers wait on full[0] forever with "

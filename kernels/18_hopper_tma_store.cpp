@@ -40,6 +40,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "kernels/hopper_parts.hpp"
+#include "kernels/tile_order.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::kernels {
@@ -89,6 +90,7 @@ ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N) {
 ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
   const uint32_t kSliceRows = kBN / kCluster, kSliceBytes = kBBytes / kCluster;
   Builder b(std::string(kId), ir::Arch::sm_90a);
@@ -114,7 +116,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   Reg my_tiles =
       ((b.mov(Type::u32, cluster_tiles + clusters - 1, "tiles_rounded") - cluster) / clusters).named("my_tiles");
   const auto tile_corner = [&](const Reg& i) {
-    const hopper::TileCorner ct = hopper::grouped_tile_corner(b, (cluster + i * clusters).named("cluster_tile"),
+    const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
                                                               cluster_rows, tiles_n, kGroupM / kCluster,
                                                               kCluster * kBM, kBN);
     return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
@@ -255,7 +257,7 @@ KernelInfo hopper_tma_store_info() {
   // 64 KiB of staging buffers leave room for 3 ring stages of 48 KiB (227 KiB in all).
   k.params = {stages_param(3, 2, 3, kABytes + kBBytes),
               {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
-              persistent_ctas_param()};
+              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped)};
   k.mistakes = {
       {kMissingProxyFence, "the threads write a staging buffer and meet at the barrier without fence.proxy.async",
        "the TMA store (async proxy) reads bytes the generic proxy's st.shared may not have made visible to it: "
