@@ -276,6 +276,11 @@ void draw_bank_panel(AppState& app, const ViewEnv& env, const BankAccess& a) {
   ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(vc), "%s", bank_verdict(a.wavefronts, a.ideal_wavefronts, a.conflict_degree).c_str());
   if (env.bold) ImGui::PopFont();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.note.c_str());
+  if (a.folded_into != kNone || a.folded_loads > 0) {  // ptxas merged loads: what the wavefronts mean
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", a.note.c_str());
+    ImGui::PopStyleColor();
+  }
   draw_bank_grid(app, env, a);
   if (a.tensor_read) {
     if (env.mono) ImGui::PushFont(env.mono);

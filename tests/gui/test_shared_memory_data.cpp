@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "engine/layout/banks.hpp"
 #include "engine/layout/swizzle.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
@@ -261,4 +263,40 @@ TEST_CASE("the shared-memory view shows the tensor core's reads of the tcgen05 s
       CHECK(a.conflict_degree == 1);
     }
   }
+}
+
+TEST_CASE("shared-memory view: a load ptxas merged says which load carries it, and that load its width",
+          "[gui][folds][ptxas]") {
+  // Step 04's scalar loads of one row of As: ptxas makes one LDS.128 of [as_rows+0/4/8/12].
+  run::SimRequest r{.kernel_id = "simt_blocktile_1d"};
+  const std::shared_ptr<const LoadedKernel> k = open_kernel(r);
+  if (k->report.shared_loads_folded == 0) {
+    if (std::getenv("GEMMSCOPE_REQUIRE_PTXAS") && std::string(std::getenv("GEMMSCOPE_REQUIRE_PTXAS")) == "1")
+      FAIL("GEMMSCOPE_REQUIRE_PTXAS=1 but no SASS counts: " << k->report.sass_source);
+    WARN("skipped: " << k->report.sass_source);
+    return;
+  }
+  AppState app;
+  app.set_kernel(k);
+  const model::Trace& t = k->trace();
+  uint32_t rider = kNone, leader = kNone;
+  for (uint32_t e : t.of_kind(model::EventKind::smem_access)) {
+    const model::SmemAccess& a = t.smem.at(t.events[e].payload);
+    if (a.folded_into != kNone && rider == kNone) rider = e;
+    if (a.folded_loads > 0 && leader == kNone) leader = e;
+  }
+  REQUIRE(rider != kNone);
+  REQUIRE(leader != kNone);
+  app.seek(rider);
+  nlohmann::json j = describe_shared_memory(app);
+  const uint32_t into = t.smem.at(t.events[rider].payload).folded_into;
+  CHECK(j["access"]["merged_into_inst"] == into);
+  CHECK(j["access"]["wavefronts"] == 0);
+  CHECK_THAT(j["access"]["note"].get<std::string>(),
+             Catch::Contains(fmt::format("merged by ptxas into the load of PTX line {}", k->ptx.inst_to_line.at(into))));
+  app.seek(leader);
+  j = describe_shared_memory(app);
+  CHECK(j["access"]["merged_loads"].get<uint32_t>() > 0);
+  CHECK(j["access"]["access_bytes"].get<uint32_t>() > 4);
+  CHECK_THAT(j["access"]["title"].get<std::string>(), Catch::Contains("ptxas merged"));
 }
