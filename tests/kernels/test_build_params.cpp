@@ -2,6 +2,8 @@
 // builds, assembles and computes C correctly on the model; bad names and values are refused
 // with messages naming what is valid; the declared stage count is the ring the kernel gets.
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include <catch2/catch.hpp>
 
@@ -41,13 +43,15 @@ TEST_CASE("every build parameter declares a default among its ascending choices"
 }
 
 TEST_CASE("every value of every build parameter builds the ring it names and assembles", "[kernels][params][ptxas]") {
+  std::set<std::string> assembled;  // a value that gives the same PTX as another (e.g. more CTAs than tiles) once
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::BuildParam& p : info.params) {
       for (uint32_t v : p.choices) {
         DYNAMIC_SECTION(info.id << " " << p.name << "=" << v) {
           const ir::Kernel k = kernels::build_kernel(info, {info.example_shape, {}, {{p.name, v}}});
           if (p.name == "stages") CHECK(a_stages(k) == v);
-          test::check_assembles(ptx::emit(k).text, info.arch, info.id);
+          const std::string text = ptx::emit(k).text;
+          if (assembled.insert(text).second) test::check_assembles(text, info.arch, info.id);
         }
       }
     }
@@ -60,6 +64,11 @@ TEST_CASE("the shallowest and deepest ring compute C exactly on the model", "[ke
     for (const kernels::BuildParam& p : info.params) {
       for (uint32_t v : {p.choices.front(), p.choices.back()}) {
         DYNAMIC_SECTION(info.id << " " << p.name << "=" << v) {
+          // A value that builds the kernel as it ships (ctas above the example's tiles) is run
+          // by every other kernel test.
+          const std::string text = ptx::emit(kernels::build_kernel(info, {info.example_shape, {}, {{p.name, v}}})).text;
+          if (v != p.default_value && text == ptx::emit(kernels::build_kernel(info, {info.example_shape, {}, {}})).text)
+            continue;
           run::SimRequest req;
           req.kernel_id = info.id;
           req.params = {{p.name, v}};
