@@ -54,11 +54,13 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+  b.declare_tile_walk(tile_order::walk(order, tiles_m, tiles_n, kGroupM, ctas, 1, tiles_m));
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -85,8 +87,12 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
         b.loop("tile_load", my_tiles, [&](const Reg& i) {
           const hopper::TileCorner at = tile_corner(i);
           b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
+            if (handoff.used) {  // the wait produce_k_block does, then the corner before the arrive
+              b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, kSuspendHintNs);
+              tile_order::publish_corner(b, handoff, stage, kb, at);
+            }
             tma_ring::produce_k_block(b, ring, stage, phase, tmA, tmB, kb, at.m0, at.n0,
-                                    {.wait_empty = true, .suspend_hint_ns = kSuspendHintNs});
+                                    {.wait_empty = !handoff.used, .suspend_hint_ns = kSuspendHintNs});
           });
         });
       });
@@ -106,10 +112,12 @@ ir::Kernel build_hopper_fewer_arrivals(const GemmConfig& cfg) {
       Reg phase = b.mov(Type::u32, 0, "phase");
       Reg wg_thread = (tid & 127).named("wg_thread");
       Reg C = b.global_ptr(pc, "C_ptr");
+      tile_order::consumer_corner_registers(b, handoff);
       b.loop("tile", my_tiles, [&](const Reg& i) {
-        const hopper::TileCorner at = tile_corner(i);
+        const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb, kSuspendHintNs);
+          tile_order::receive_corner(b, handoff, stage, kb);
           b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // 1 of the 8 arrivals
           tma_ring::next_stage(b, stage, phase, stages);
         });

@@ -96,6 +96,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
   b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+  b.declare_tile_walk(tile_order::walk(order, cluster_rows, tiles_n, kGroupM / kCluster, clusters, kCluster, tiles_m));
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   // B's box is one CTA's slice: kSliceRows rows of N (all 256 with cluster 1).
@@ -103,6 +104,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -148,6 +150,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
           b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
             b.comment("wait until every CTA of the cluster released this stage (a fresh barrier passes parity 1)");
             b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, kSuspendHintNs);
+            tile_order::publish_corner(b, handoff, stage, kb, at);
             const Addr full_s = ring.full_at(stage);
             b.mbarrier_arrive_expect_tx(full_s, expected);
             Reg k0 = (kb * kBK).named("k0");
@@ -182,10 +185,12 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       Reg phase = b.mov(Type::u32, 0, "phase");
       Reg wg_thread = (tid & 127).named("wg_thread");
       Reg C = b.global_ptr(pc, "C_ptr");
+      tile_order::consumer_corner_registers(b, handoff);
       b.loop("tile", my_tiles, [&](const Reg& i) {
-        const hopper::TileCorner at = tile_corner(i);
+        const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb, kSuspendHintNs);
+          tile_order::receive_corner(b, handoff, stage, kb);
           if (!release_all) {
             b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // step 16: this CTA's barrier only
           } else {

@@ -100,12 +100,14 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
   b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+  b.declare_tile_walk(tile_order::walk(order, cluster_rows, tiles_n, kGroupM / kCluster, clusters, kCluster, tiles_m));
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b =
       b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
   auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N));
   const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
   // Buffer i of consumer warpgroup s is sC[2s + i].
   const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, kChunkBytes, 1024);
 
@@ -145,6 +147,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
           const hopper::TileCorner at = tile_corner(i);
           b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
             b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, kSuspendHintNs);
+            tile_order::publish_corner(b, handoff, stage, kb, at);
             const Addr full_s = ring.full_at(stage);
             b.mbarrier_arrive_expect_tx(full_s, kABytes + kBBytes);
             Reg k0 = (kb * kBK).named("k0");
@@ -184,10 +187,12 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
       Reg lane = (wg_thread & 31).named("lane");
       Reg at_thread = (((warp << 4) + (lane >> 2)) * (kChunkCols * 4) + ((lane & 3) << 3)).named("at_thread");
       Reg my_slot = (buffers + at_thread).named("my_slot");
+      tile_order::consumer_corner_registers(b, handoff);
       b.loop("tile", my_tiles, [&](const Reg& i) {
-        const hopper::TileCorner at = tile_corner(i);
+        const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
           hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
+          tile_order::receive_corner(b, handoff, stage, kb);
           if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
           else tma_ring::release_stage_in_cluster(b, *release, stage);
           tma_ring::next_stage(b, stage, phase, stages);

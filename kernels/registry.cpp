@@ -179,7 +179,9 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& requested) {
   ir::Kernel k = info.build(config);
   // C's tiling, from what every step declares (its tile and C's type), for the model's record of
   // which CTA wrote which tile (model::CSchedule).
+  std::vector<uint32_t> walk = std::move(k.output.walk);  // a persistent kernel's own declaration
   k.output = {config.shape.m, config.shape.n, info.c_dtype == DType::f32 ? 4u : 2u, info.tile.m, info.tile.n};
+  k.output.walk = std::move(walk);
   ir::verify(k);
   return k;
 }

@@ -101,6 +101,20 @@ Cell tile_cell(Order order, uint64_t t, uint32_t tiles_m, uint32_t tiles_n, uint
   return {};
 }
 
+std::vector<uint32_t> walk(Order order, uint32_t order_rows, uint32_t tiles_n, uint32_t group_m, uint32_t walkers,
+                           uint32_t cluster, uint32_t tiles_m) {
+  std::vector<uint32_t> w;
+  const uint64_t tiles = uint64_t(order_rows) * tiles_n;
+  w.reserve(size_t(tiles) * cluster);
+  for (uint64_t round = 0; round * walkers < tiles; ++round)
+    for (uint32_t walker = 0; walker < walkers && round * walkers + walker < tiles; ++walker) {
+      const Cell c = tile_cell(order, round * walkers + walker, order_rows, tiles_n, group_m);
+      for (uint32_t r = 0; r < cluster; ++r)
+        if (c.row * cluster + r < tiles_m) w.push_back((c.row * cluster + r) * tiles_n + c.col);
+    }
+  return w;
+}
+
 uint32_t hilbert_passes(uint32_t tiles_m, uint32_t tiles_n) {
   // Each pass halves the longer side or both (a part twice as long as wide is cut in two, then
   // the square-ish halves in both directions), so 2 per doubling of the longer side and two
@@ -187,6 +201,39 @@ hopper::TileCorner tile_corner(Builder& b, Order order, const Reg& t, uint32_t t
   });
   Reg row = b.cvt(Type::u32, y, ir::Rounding::none, "tile_row"), col = b.cvt(Type::u32, x, ir::Rounding::none, "tile_col");
   return {(row * tile_m).named("m0"), (col * tile_n).named("n0")};
+}
+
+CornerHandoff corner_handoff(Builder& b, Order order, uint32_t stages) {
+  CornerHandoff h;
+  if (order != Order::hilbert) return h;
+  h.used = true;
+  const builder::Smem slots = b.shared("tile_corner", 8 * stages, 16, ir::SmemUse::other);
+  h.base = b.smem_address(slots, 0, "corner_slots");
+  return h;
+}
+
+void publish_corner(Builder& b, const CornerHandoff& h, const Reg& stage, const Reg& kb, const hopper::TileCorner& at) {
+  if (!h.used) return;
+  b.if_((kb == 0).named("first_k_block"), [&] {
+    b.comment("the tile's corner, for the consumers: released by the arrive on full[stage] below");
+    b.st_shared(Type::u32, builder::Addr::at((h.base + (stage << 3)).named("corner_slot")), {at.m0, at.n0});
+  });
+}
+
+void consumer_corner_registers(Builder& b, CornerHandoff& h) {
+  if (!h.used) return;
+  h.received = {b.mov(Type::u32, 0, "m0"), b.mov(Type::u32, 0, "n0")};
+}
+
+void receive_corner(Builder& b, const CornerHandoff& h, const Reg& stage, const Reg& kb) {
+  if (!h.used) return;
+  b.if_((kb == 0).named("first_k_block"), [&] {
+    b.comment("this tile's corner, from the producer with the stage (read before the stage is released)");
+    const std::vector<Reg> v =
+        b.ld_vec(Op::ld_shared, Type::u32, 2, builder::Addr::at((h.base + (stage << 3)).named("corner_slot")), "corner");
+    b.mov(h.received.m0, v[0]);
+    b.mov(h.received.n0, v[1]);
+  });
 }
 
 }  // namespace gs::kernels::tile_order

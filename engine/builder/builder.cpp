@@ -390,6 +390,7 @@ void Builder::trap(Where where) { record(Inst{.op = Op::trap}, where); }
 
 void Builder::set_launch(const ir::LaunchShape& shape) { k_.launch = shape; }
 void Builder::set_min_ctas_per_sm(uint32_t n) { k_.min_ctas_per_sm = n; }
+void Builder::declare_tile_walk(std::vector<uint32_t> walk) { k_.output.walk = std::move(walk); }
 
 ir::Kernel Builder::finish() { return std::move(k_); }
 

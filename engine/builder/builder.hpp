@@ -294,6 +294,8 @@ class Builder {
   void role(ir::WarpRole role, const std::function<void()>& body);
   void set_launch(const ir::LaunchShape& shape);
   void set_min_ctas_per_sm(uint32_t n);
+  // The order in which a persistent kernel's CTAs take C's tiles (ir::OutputTiling::walk).
+  void declare_tile_walk(std::vector<uint32_t> walk);
   void comment(std::string text);  // attached to the next recorded instruction
   ir::Inst& record(ir::Inst inst, Where where = Where::current());
   const ir::Kernel& kernel() const { return k_; }

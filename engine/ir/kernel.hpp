@@ -197,6 +197,11 @@ struct OutputTiling {
   uint32_t rows = 0, cols = 0;            // C's shape in elements
   uint32_t elem_bytes = 4;
   uint32_t tile_rows = 0, tile_cols = 0;  // a CTA's tile (the last row/column of tiles may be partial)
+  // A persistent kernel's walk as it declares it (Builder::declare_tile_walk): the row-major tile
+  // indices in the order its CTAs take them, round by round (round i: each CTA's i-th tile, in
+  // CTA order; a CTA whose tile lies outside C takes none). Empty: one tile per CTA in launch
+  // order, or not declared. The prediction reads it when only the traced CTA ran.
+  std::vector<uint32_t> walk;
   bool declared() const { return rows && cols && elem_bytes && tile_rows && tile_cols; }
   uint32_t tiles_m() const { return tile_rows ? (rows + tile_rows - 1) / tile_rows : 0; }
   uint32_t tiles_n() const { return tile_cols ? (cols + tile_cols - 1) / tile_cols : 0; }

@@ -152,14 +152,20 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
     if (!store && !s.written)
       report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
              fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
-    if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync)
+    const uint32_t rank = c.launch.cluster_rank;
+    const bool released = s.write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= s.write_release;
+    if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync &&
+        !released)
       report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between", x.warp.id,
+             fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between (no bar.sync, "
+                         "and no mbarrier phase it arrived on after writing)",
+                         x.warp.id,
                          store ? "overwrites" : "reads", addr, s.writer_warp));
     if (store) {
       s.written = true;
       s.writer_warp = uint16_t(x.warp.id);
       s.epoch = c.barrier_epoch;
+      s.write_release = c.releases + 1;
       s.generic_since_fence = true;
     } else {
       s.read_release = c.releases + 1;

@@ -219,6 +219,10 @@ struct SmemWord {
   uint16_t writer_warp = 0;
   uint16_t cp_async_warp = 0;       // the warp whose cp.async is pending on it
   uint32_t epoch = 0;               // barrier epoch of the last generic write
+  // Its CTA's release count at the last generic write, plus one (0: none): a warp that acquired
+  // a release made after the write (an mbarrier arrive the writer made after it, whose phase the
+  // reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
+  uint32_t write_release = 0;
   uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
   // Warps (id % 32) that read the word in barrier epoch read_epoch: a cp.async issued into it
   // by another warp in the same epoch overwrites what they read (a write-after-read race).

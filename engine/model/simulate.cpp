@@ -68,7 +68,7 @@ std::vector<uint64_t> bind_params(const ir::Kernel& k, const GemmMemory& mem) {
 
 // The GEMM's tiling, K and tile order for the prediction's HBM bytes (timing.hpp, GemmFacts):
 // the tile order is the whole grid's schedule when every CTA ran (a persistent kernel's walk),
-// else left to row-major.
+// else the walk the kernel declares (OutputTiling::walk), else left to row-major.
 timing::GemmFacts gemm_facts(const ir::Kernel& k, const SimResult& result, double flops) {
   timing::GemmFacts g;
   const ir::OutputTiling& o = k.output;
@@ -87,6 +87,8 @@ timing::GemmFacts gemm_facts(const ir::Kernel& k, const SimResult& result, doubl
       return a.order != b.order ? a.order < b.order : a.cta < b.cta;
     });
     for (const TileVisit& t : by_time) g.tile_order.push_back(t.tile);
+  } else {
+    g.tile_order = o.walk;
   }
   return g;
 }

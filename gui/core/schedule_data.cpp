@@ -118,6 +118,8 @@ ScheduleData build(const LoadedKernel& k) {
     d.cells[key.first].cluster_ctas = std::max(d.cells[key.first].cluster_ctas, uint32_t(ctas.size()));
   }
   d.overlapping_elements = cluster_overlap(k);
+  for (uint32_t t : k.kernel().output.walk)
+    if (t < d.cells.size()) d.walk.push_back(t);
   for (auto& [cta, tiles] : walk)
     if (tiles.size() > 1) d.paths.emplace_back(cta, std::move(tiles));
   for (const ScheduleCell& c : d.cells) {
@@ -184,7 +186,10 @@ nlohmann::json describe_schedule(AppState& app) {
           {"written_twice", d.written_twice},
           {"overlapping_elements", d.overlapping_elements},
           {"cells", cells},
-          {"paths", paths}};
+          {"paths", paths},
+          // The declared order's first tiles (all of them up to 4096) and how many there are.
+          {"walk", std::vector<uint32_t>(d.walk.begin(), d.walk.begin() + std::min<size_t>(d.walk.size(), 4096))},
+          {"walk_tiles", d.walk.size()}};
 }
 
 }  // namespace gs::gui

@@ -39,6 +39,10 @@ struct ScheduleData {
   // The CTAs that wrote more than one tile, each with its tiles in order (a persistent
   // kernel's walk): indices into cells.
   std::vector<std::pair<uint32_t, std::vector<uint32_t>>> paths;
+  // The order a persistent kernel declares for its walk (ir::OutputTiling::walk): C's tiles in
+  // the order its CTAs take them, round by round; the view draws it as one line through their
+  // centres (the order's curve). Empty: the kernel declares none.
+  std::vector<uint32_t> walk;
   uint32_t ctas = 0;                // CTAs in the grid
   Occupancy occupancy;              // CTAs per SM by threads, shared memory, registers, CTA slots
   uint32_t ctas_per_sm = 0;         // co-resident CTAs per SM: occupancy.ctas_per_sm

@@ -117,6 +117,18 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
       dl->AddText(ImVec2(a.x + (cell - ts.x) * 0.5f, a.y + (cell - ts.y) * 0.5f), IM_COL32(20, 20, 20, 255), t.c_str());
     }
   }
+  // The order's curve: every tile in the order the kernel declares, centre to centre.
+  if (d.walk.size() > 1) {
+    const auto centre = [&](uint32_t t) {
+      return ImVec2(o.x + cell * (float(t % d.tiles_n) + 0.5f), o.y + cell * (float(t / d.tiles_n) + 0.5f));
+    };
+    std::vector<ImVec2> points;
+    points.reserve(d.walk.size());
+    for (uint32_t t : d.walk) points.push_back(centre(t));
+    dl->AddPolyline(points.data(), int(points.size()), IM_COL32(255, 255, 255, 150), ImDrawFlags_None,
+                    std::max(1.0f, 0.08f * cell));
+    app.drawn["schedule.walk"] = {centre(d.walk[0]).x, centre(d.walk[0]).y, centre(d.walk[1]).x, centre(d.walk[1]).y};
+  }
   if (!hovered) return;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const uint32_t col = uint32_t(std::clamp((mouse.x - o.x) / cell, 0.0f, float(d.tiles_n - 1)));

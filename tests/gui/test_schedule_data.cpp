@@ -221,3 +221,34 @@ TEST_CASE("occupancy: ptxas's register count comes from a job off the UI thread,
   }
   CHECK(describe_schedule(app)["occupancy"]["registers_pending"] == false);
 }
+
+TEST_CASE("schedule: a persistent kernel's declared order is the view's curve, the same as the walk that ran",
+          "[gui][schedule][tile_order]") {
+  for (uint32_t order : {0u, 2u}) {
+    INFO("order " << order);
+    auto k = open_kernel({.kernel_id = "hopper_fewer_arrivals",
+                          .shape = {640, 1024, 64},
+                          .params = {{"order", order}, {"ctas", 64}},
+                          .only_traced_cta = false});
+    const ScheduleData& d = schedule_data(k);
+    REQUIRE(d.available);
+    REQUIRE(d.whole_grid);
+    REQUIRE(d.walk.size() == size_t(d.tiles_m) * d.tiles_n);  // 5 x 4 tiles, each once
+    CHECK(std::set<uint32_t>(d.walk.begin(), d.walk.end()).size() == d.walk.size());
+    // The cells say which tile each CTA took first, second, ...: round i of the walk is every
+    // CTA's i-th tile, in CTA order.
+    const uint32_t ctas = d.ctas;
+    for (size_t i = 0; i < d.walk.size(); ++i) {
+      const ScheduleCell& c = d.cells.at(d.walk[i]);
+      CHECK(c.order == i / ctas);
+      CHECK(c.cta == i % ctas);
+    }
+    // Row by row, the curve runs along the rows; the Hilbert curve steps between neighbours.
+    for (size_t i = 1; i < d.walk.size(); ++i) {
+      const int dr = int(d.walk[i] / d.tiles_n) - int(d.walk[i - 1] / d.tiles_n);
+      const int dc = int(d.walk[i] % d.tiles_n) - int(d.walk[i - 1] % d.tiles_n);
+      if (order == 2) CHECK(std::abs(dr) + std::abs(dc) <= 2);
+      else CHECK(d.walk[i] == d.walk[i - 1] + 1);
+    }
+  }
+}

@@ -3,10 +3,13 @@
 // host's order on the model, with C exact.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
+
 
 #include "kernels/registry.hpp"
 #include "kernels/tile_order.hpp"
+#include "run/sim_job.hpp"
 #include "tests/model/model_fixture.hpp"
 
 using namespace gs;
@@ -79,4 +82,42 @@ TEST_CASE("tile order: the kernel's persistent CTAs walk the host's Hilbert orde
       CHECK(v.tile % s.tiles_n == want.col);
     }
   }
+}
+
+TEST_CASE("tile order: the walk a persistent kernel declares is the one the whole grid runs on the model",
+          "[kernels][tile_order][model]") {
+  struct Case {
+    const char* id;
+    kernels::ParamValues params;
+  };
+  for (const Case& c : {Case{"hopper_fewer_arrivals", {{"order", 0}, {"ctas", 64}}},
+                        Case{"hopper_fewer_arrivals", {{"order", 2}, {"ctas", 64}}},
+                        Case{"hopper_cluster_multicast", {{"order", 1}, {"ctas", 64}}},
+                        Case{"hopper_cluster_multicast", {{"order", 2}, {"ctas", 64}}}}) {
+    INFO(c.id << " order " << c.params.at("order"));
+    const test::ModelRun r = test::run_model(c.id, {600, 704, 128}, true, 3, {}, {}, c.params);
+    REQUIRE(r.result.completed);
+    std::vector<model::TileVisit> visits = r.result.schedule.visits;
+    std::stable_sort(visits.begin(), visits.end(), [](const model::TileVisit& a, const model::TileVisit& b) {
+      return a.order != b.order ? a.order < b.order : a.cta < b.cta;
+    });
+    std::vector<uint32_t> ran;
+    for (const model::TileVisit& v : visits) ran.push_back(v.tile);
+    CHECK(ran == r.kernel.output.walk);
+  }
+}
+
+TEST_CASE("tile order: a traced-CTA prediction reads the declared walk: row by row costs more HBM bytes than grouped",
+          "[kernels][tile_order][model][timing]") {
+  double hbm[2] = {0, 0};
+  for (uint32_t order : {0u, 1u}) {
+    run::SimRequest req{.kernel_id = "hopper_fewer_arrivals", .shape = {8192, 8192, 4096}, .only_traced_cta = true};
+    req.params = {{"order", order}};
+    req.trace = false;
+    const run::SimReport rep = run::run_sim(req);
+    REQUIRE(rep.result.completed);
+    REQUIRE_FALSE(rep.kernel.output.walk.empty());
+    hbm[order] = rep.result.stats.prediction.parts.hbm_bytes_per_wave;
+  }
+  CHECK(hbm[0] > 1.2 * hbm[1]);
 }

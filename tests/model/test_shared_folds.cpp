@@ -118,7 +118,7 @@ TEST_CASE("shared-load folds: ptxas's own folds of steps 03-05 make the model's 
   }
 }
 
-TEST_CASE("-lineinfo changes no code: the same registers and instructions with and without it", "[ptx][ptxas]") {
+TEST_CASE("ptxas: -lineinfo changes no code, the same registers and instructions with and without it", "[ptx][ptxas]") {
   const kernels::KernelInfo& info = kernels::kernel_or_throw("simt_blocktile_2d");
   const ir::Kernel k = kernels::build_kernel(info, {{1024, 1024, 1024}, {}, {}});
   const std::string text = ptx::emit(k).text;
