@@ -180,8 +180,10 @@ void store_into_c(ExecContext& x, uint64_t offset, uint32_t bytes, uint32_t reg,
   Cta& c = x.cta;
   if (const ir::OutputTiling& o = c.launch.kernel->output; o.declared()) {
     const uint32_t tile = o.tile_of(offset);
-    if (tile != c.last_tile && tile != kNone) {
-      c.last_tile = tile;
+    auto& recent = c.recent_tiles;
+    if (tile != kNone && std::find(recent.begin(), recent.end(), tile) == recent.end()) {
+      std::copy_backward(recent.begin(), recent.end() - 1, recent.end());
+      recent[0] = tile;
       c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
     }
   }

@@ -81,7 +81,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tensor_free = c.copy_free = c.smem_pipe_free = c.now = 0;
   c.wgmma_instances = {};
   c.cost = {};
-  c.last_tile = kNone;
+  c.recent_tiles.fill(kNone);
   c.tiles_visited = 0;
   c.loop_marks.assign(c.fast_forward ? c.fast_forward->loops.size() * nwarps : 0, LoopMark{});
   c.loop_extrapolated.assign(2, 0);

@@ -404,7 +404,14 @@ struct Cta {
   // Results.
   SimStats* stats = nullptr;
   CSchedule* schedule = nullptr;           // every CTA: the tiles of C it writes (store_into_c)
-  uint32_t last_tile = kNone;              // the tile of its latest store into C
+  // The tiles of its latest stores into C, newest first: a store into one of them is the same
+  // visit. Several, because its warps may store two tiles at once (with K of one block, one
+  // consumer warpgroup of a persistent kernel can be a whole ring of tiles ahead of the other).
+  std::array<uint32_t, 8> recent_tiles = [] {
+    std::array<uint32_t, 8> a;
+    a.fill(kNone);
+    return a;
+  }();
   uint32_t tiles_visited = 0;
   Trace* trace = nullptr;                  // only for the traced CTA
   std::vector<Hazard>* hazards = nullptr;  // deduplicated by (kind, inst)
