@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -57,8 +58,11 @@ inline constexpr const char* kHeadlessEnv = "";
 #endif
 
 // Runs `gemmscope gui --no-settings ARGS --screenshot P --state-json J` under Xvfb with a screen
-// of `screen` (WxH, at least the window) and loads both.
-inline Headless run_headless(const std::string& name, const std::string& args, const std::string& screen = "1920x1200") {
+// of `screen` (WxH, at least the window) and loads both. `prepare` runs before each try: it
+// writes again the inputs a run changes (a --layout-file the app saves its layout over), so that
+// a try after LeakSanitizer's tracer crashed sees what the first one saw.
+inline Headless run_headless(const std::string& name, const std::string& args, const std::string& screen = "1920x1200",
+                             const std::function<void()>& prepare = {}) {
   const std::filesystem::path dir = headless_dir();
   const auto png = dir / (name + ".png"), json = dir / (name + ".json"), log = dir / (name + ".log");
   // Leaks are checked in the GUI too (sanitizer builds): a leak makes the run exit non-zero.
@@ -68,6 +72,7 @@ inline Headless run_headless(const std::string& name, const std::string& args, c
                           png.string() + "' --state-json '" + json.string() + "' >'" + log.string() + "' 2>&1";
   Headless h;
   for (int attempt = 0;; ++attempt) {
+    if (prepare) prepare();
     std::error_code ignored;  // no picture or state of an earlier run (or try) is taken for this one's
     std::filesystem::remove(png, ignored);
     std::filesystem::remove(json, ignored);
