@@ -24,7 +24,7 @@ CompiledKernel compile(const PtxModule& module, ir::Arch arch, size_t insts) {
     return c;
   }
   PtxasOptions options;
-  options.line_info = true;  // adds the line table; the code is the same (tests/ptx/test_registers.cpp)
+  options.line_info = true;  // adds the line table; the code is the same (tests/model/test_shared_folds.cpp)
   options.keep_cubin = true;
   const PtxasResult r = run_ptxas(module.text, arch, options);
   if (!r.ok) {
