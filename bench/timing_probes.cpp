@@ -41,6 +41,7 @@ struct Probe {
   // The figure from C (per thread: cycles, start, value) and the launch's time in ms.
   std::function<double(const std::vector<uint8_t>& c, double ms)> figure;
   bool on_model = true;  // one CTA, small: also run on the model
+  int timed_launches = 0;  // > 0: `ms` is the median of that many launches back to back (run_kernel_once)
 };
 
 // Per thread: the cycles of its timed region (field 0) or its start (field 1).
@@ -201,6 +202,20 @@ int main(int argc, char** argv) {
     p.figure = [hops](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / hops; };
     probes.push_back(std::move(p));
   }
+  // The shared-memory pipe's rate: 32 warps of 4 independent chases of 32-, 64- or 128-bit loads
+  // a lane (1, 2 or 4 wavefronts a warp-load), and 8 warps of 32-bit ones.
+  for (const auto& [warps, vec] : {std::pair{32u, 1u}, std::pair{32u, 2u}, std::pair{32u, 4u}, std::pair{8u, 1u}}) {
+    const uint32_t chains = 4, length = 16, reps = 64 / q;
+    Probe p{fmt::format("lds_rate_v{}_{}warps", vec, warps),
+            fmt::format("ld.shared{} chases, {} warps x {} chains, conflict-free ({} wavefront(s) a load): warp-loads "
+                        "per cycle of the SM",
+                        vec == 1 ? ".u32" : fmt::format(".v{}.u32", vec), warps, chains, vec),
+            "warp-inst/cycle", kernels::build_shared_rate_probe(warps, vec, chains, length, reps), {}, nullptr, true};
+    p.buffers.c.assign(size_t(warps) * 32 * kernels::kTimingOutBytes, 0);
+    const double loads = double(warps) * chains * length * reps;
+    p.figure = [loads](const std::vector<uint8_t>& c, double) { return loads / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
   probes.push_back(global_chase("l1_latency", "ld.global chase, 8 KiB of 128-B lines, warm: L1 hits", 8192, 128, 64,
                                 4096 / q, quick));
   probes.push_back(global_chase("l2_latency", "ld.global chase, 4 MiB of 128-B lines, warm: L2 hits", 4u << 20, 128,
@@ -256,6 +271,34 @@ int main(int argc, char** argv) {
                                      "8 MiB: L2 to the SMs",
                                      share),
                          "GB/s", 264, 8, 256 / q, 128, 512, share));
+  // The same 8-CTA sharing over 8 waves (1056 CTAs of one per SM): each wave's CTAs start as the
+  // previous wave's end, not all at once as the first wave's do; and every CTA its own boxes.
+  for (const uint32_t share : {1u, 8u})
+    probes.push_back(tma(fmt::format("tma_l2_bw_share{}_8waves", share),
+                         fmt::format("TMA 16-KiB boxes, 8 in flight, 1056 CTAs (8 waves), {} CTA(s) reading each box "
+                                     "together, 8 MiB: L2 to the SMs",
+                                     share),
+                         "GB/s", 1056, 8, 256 / q, 128, 512, share));
+  // What a launch costs, timed back to back between events as `gemmscope bench` times a GEMM:
+  // empty grids of one CTA per SM (as the persistent steps launch), with a GEMM CTA's shared
+  // memory, and of 16384 CTAs (step 11's grid at 8192^3: the rate at which CTAs start).
+  struct LaunchProbe {
+    const char* name;
+    uint32_t ctas, threads, smem;
+  };
+  for (const LaunchProbe& l : {LaunchProbe{"launch_132x128", 132, 128, 0},
+                               LaunchProbe{"launch_132x384_smem200k", 132, 384, 200 * 1024},
+                               LaunchProbe{"launch_1056x128", 1056, 128, 0},
+                               LaunchProbe{"launch_16384x128", 16384, 128, 0},
+                               LaunchProbe{"launch_16384x128_smem24k", 16384, 128, 24 * 1024}}) {
+    Probe p{l.name,
+            fmt::format("empty kernel, {} CTAs of {} threads{}, 200 launches back to back between events: us a launch",
+                        l.ctas, l.threads, l.smem ? fmt::format(", {} KiB of dynamic shared memory", l.smem / 1024) : ""),
+            "us", kernels::build_launch_probe(l.ctas, l.threads, l.smem), {}, nullptr, false, 200};
+    p.buffers.c.assign(size_t(l.ctas) * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>&, double ms) { return ms * 1e3; };
+    probes.push_back(std::move(p));
+  }
   for (const bool cluster_scope : {false, true})
     for (const uint32_t hint : {0u, 10'000'000u}) {
       // Two CTAs of a cluster pass a token back and forth through remote mbarrier arrives, as a
@@ -302,10 +345,15 @@ int main(int argc, char** argv) {
   // The clock under a GEMM-like load: wgmma as above, while a third warp streams TMA boxes
   // (the tensor cores and the memory system together, as in a GEMM's main loop). Each CTA's
   // clock is its wgmma span in clock64 cycles over the same span in %globaltimer ns.
+  // The `_sustained` rows launch the same kernel 20 times more, back to back as bench times a
+  // GEMM, and read the last launch's records: the clock after the card has drawn that power for
+  // a while (its first launch's clock is the row without the suffix).
   struct LoadedClock {
     const char* name;
     const char* what;
     uint32_t stages, rounds, boxes;
+    int timed_launches = 0;
+    uint32_t reps = 65536;  // wgmma rounds of each warpgroup (4 x m64n256k16 each)
   };
   for (const LoadedClock& l : {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
@@ -314,14 +362,31 @@ int main(int argc, char** argv) {
                        48000, 256},
            LoadedClock{"sm_clock_under_wgmma_hbm", "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint", 4, 20000,
                        32768},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_sustained",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, the 21st launch back to back", 4,
+                       48000, 256, 20},
+           LoadedClock{"sm_clock_under_wgmma_hbm_sustained",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, the 21st launch back to back", 4,
+                       20000, 32768, 20},
+           // As bench times a GEMM of about 1.5 ms (8192^3 near 750 TFLOP/s): 3 warm-up and 20 timed
+           // launches back to back, the clock of the last.
+           LoadedClock{"sm_clock_under_wgmma_l2_4_bench",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, launches of about 1.5 ms, the 23rd "
+                       "back to back",
+                       4, 1875, 256, 22, 2560},
+           LoadedClock{"sm_clock_under_wgmma_hbm_bench",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, launches of about 1.5 ms, the 23rd "
+                       "back to back",
+                       4, 780, 32768, 22, 2560},
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     Probe p{l.name,
             fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a "
                         "warp streams TMA, {} (clock64 over globaltimer)",
                         l.what),
-            "MHz", kernels::build_clock_under_load_probe(132, 65536 / (q * q), l.stages, l.rounds / (q * q), boxes), {},
-            nullptr, false};
+            "MHz", kernels::build_clock_under_load_probe(132, std::max(l.reps / (q * q), 1u), l.stages,
+                                                        std::max(l.rounds / (q * q), 2u), boxes), {},
+            nullptr, false, l.timed_launches};
     p.buffers.a.assign(size_t(boxes) * 32768, 1);
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
     p.figure = [](const std::vector<uint8_t>& c, double) {
@@ -382,7 +447,8 @@ int main(int argc, char** argv) {
       }
     }
     double gpu = 0, modeled = 0;
-    const run::KernelRun r = run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60));
+    const run::KernelRun r =
+        run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60), {}, p.timed_launches);
     if (r.job.ok()) {
       gpu = p.figure(r.c, r.kernel_ms);
       row["gpu"] = gpu;

@@ -113,6 +113,52 @@ ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t
   return b.finish();
 }
 
+ir::Kernel build_shared_rate_probe(uint32_t warps, uint32_t vec, uint32_t chains, uint32_t length, uint32_t reps) {
+  if (warps == 0 || warps > 32 || (vec != 1 && vec != 2 && vec != 4) || chains == 0 || length == 0 || reps == 0 ||
+      uint64_t(chains) * warps * 32 * vec * 4 > 200 * 1024)
+    throw std::invalid_argument(fmt::format("a shared-memory rate probe needs 1..32 warps, 1, 2 or 4 words a lane, at "
+                                            "least one chain, load and repetition, and at most 200 KiB of slots (got {} "
+                                            "warps, {} words, {} chains, {} long, {} reps)",
+                                            warps, vec, chains, length, reps));
+  const uint32_t threads = 32 * warps, lane_bytes = 4 * vec, chain_bytes = threads * lane_bytes;
+  Builder b(fmt::format("timing_lds_rate_v{}_{}x{}", vec, warps, chains), ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto slots = b.shared("slots", chains * chain_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg base = b.smem_address(slots, 0, "slots_addr");
+  Reg zero = b.mov(Type::u32, 0u, "zero");
+  b.comment("each lane's slot in each chain's region holds the slot's own address (its other words zero)");
+  std::vector<Reg> p;
+  for (uint32_t c = 0; c < chains; ++c) {
+    Reg at = (base + (tid * lane_bytes + c * chain_bytes)).named(fmt::format("slot{}", c));
+    b.st_shared(Type::u32, Addr::at(at), {at});
+    for (uint32_t w = 1; w < vec; ++w) b.st_shared(Type::u32, Addr::at(at, int32_t(4 * w)), {zero});
+    p.push_back(b.mov(Type::u32, at, fmt::format("p{}", c)));
+  }
+  b.bar_sync(0);
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  // Each round issues every chain's load before any chain uses its result (in-order issue: a
+  // use right after its load would hold the warp there), as ptxas's schedule does.
+  b.loop("rep", reps, [&](const Reg&) {
+    for (uint32_t i = 0; i < length; ++i) {
+      std::vector<std::vector<Reg>> q;
+      for (uint32_t c = 0; c < chains; ++c)
+        q.push_back(vec == 1 ? std::vector<Reg>{b.ld_shared(Type::u32, Addr::at(p[c]), "q")}
+                             : b.ld_vec(ir::Op::ld_shared, Type::u32, int(vec), Addr::at(p[c]), "q"));
+      for (uint32_t c = 0; c < chains; ++c)  // the other words are zero: the same address
+        b.mov(p[c], vec == 1 ? q[c][0] : (q[c][0] | q[c][1]).named("q01"));
+    }
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg x = p[0];
+  for (uint32_t c = 1; c < chains; ++c) x = (x ^ p[c]).named("x");
+  store_result(b, pc, tid, t0, t1, b.cvt(Type::u64, x, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_shared_chase_probe(uint32_t words, uint32_t hops) {
   if (words < 64 || words > 16384 || hops % kChaseUnroll != 0 || hops == 0)
     throw std::invalid_argument(fmt::format("a shared chase needs 64..16384 words and a multiple of {} hops (got {} "
@@ -485,6 +531,29 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
   store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_launch_probe(uint32_t ctas, uint32_t threads, uint32_t smem_bytes) {
+  if (ctas == 0 || threads == 0 || threads > 1024 || threads % 32 != 0)
+    throw std::invalid_argument(fmt::format("a launch probe needs at least one CTA of 32..1024 threads, a multiple of "
+                                            "32 (got {} CTAs of {})",
+                                            ctas, threads));
+  Builder b(fmt::format("timing_launch_{}x{}{}", ctas, threads, smem_bytes ? fmt::format("_smem{}k", smem_bytes / 1024) : ""),
+            ir::Arch::sm_90a);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  if (smem_bytes > 0) {
+    b.use_dynamic_smem();
+    b.shared("reserved", smem_bytes, 128, ir::SmemUse::other);  // only held, never touched: the CTA's footprint
+  }
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  b.if_((tid == 0).named("first"), [&] {
+    Reg t = b.special(ir::Special::clock64, "t");
+    store_result(b, pc, cta, t, t, b.cvt(Type::u64, cta, ir::Rounding::none, "value"));
+  });
   b.ret();
   return b.finish();
 }

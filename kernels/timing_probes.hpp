@@ -29,6 +29,14 @@ const char* chain_op_name(ChainOp op);
 ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains, uint32_t length,
                              uint32_t reps);
 
+// The shared-memory pipe's throughput: one CTA of `warps` warps; each warp runs `chains`
+// independent pointer chases through shared memory (ld.shared of `vec` u32 words a lane: 1, 2 or
+// 4, lanes `vec`·4 bytes apart, so a warp-load takes `vec` conflict-free wavefronts), `length`
+// loads a chain unrolled, `reps` times around a loop. Each lane's slot holds its own address, so
+// every load depends on the one before in its chain and nothing is known at compile time; each
+// chain has its own slots (ptxas cannot merge two chains). Many warps and chains: the warp-loads
+// the SM issues per cycle (rate over the CTA's span).
+ir::Kernel build_shared_rate_probe(uint32_t warps, uint32_t vec, uint32_t chains, uint32_t length, uint32_t reps);
 // A pointer chase by thread 0 (one warp): `hops` dependent loads, 8 unrolled per loop round.
 //  * shared: over `words` 32-bit words of shared memory, word i holding the address of word
 //    (i + 33) % words (written by the warp before the timed region);
@@ -91,6 +99,13 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share = 1);
 
+// What a launch costs (the time between the events around it that is not the kernel's work):
+// `ctas` CTAs of `threads` threads (and `smem_bytes` of dynamic shared memory, 0 for none) in
+// which thread 0 of each CTA stores its record (start and end the same clock64; the CTA's index
+// as the value) and every other thread returns at once. Timed back to back between events as
+// `gemmscope bench` times a GEMM, the launch of an empty grid: the fixed cost every launch adds;
+// with more CTAs than fit at once, also the rate at which the GPU starts CTAs.
+ir::Kernel build_launch_probe(uint32_t ctas, uint32_t threads, uint32_t smem_bytes);
 // A remote mbarrier arrive's round trip (sm_90a): one cluster of two CTAs of one warp. Lane 0
 // of rank 0 arrives on rank 1's barrier (mapa + mbarrier.arrive.shared::cluster, or with
 // cluster_scope .release.cluster) and waits on its own; rank 1 waits on its own and arrives on

@@ -146,8 +146,11 @@ struct KernelRun {
 // Uploads buffers.a/b/c (C's initial bytes: poison them to catch unwritten elements), launches
 // the kernel once with its own launch shape (kernels::GemmShape for m/n/k parameters), and
 // downloads C. A kernel still running after `kernel_limit` ends the child (timed_out).
+// `timed_launches` > 0: after that first launch, that many more are queued back to back, each
+// between two events, as `gemmscope bench` times a kernel (run/gpu_bench.hpp), and kernel_ms is
+// their median (the launch probes: what a launch costs when the GPU is never idle).
 KernelRun run_kernel_once(const ir::Kernel& kernel, const model::GemmBuffers& buffers, kernels::GemmShape shape,
                           std::chrono::milliseconds kernel_limit = std::chrono::seconds(10),
-                          const GpuJobOptions& options = {});
+                          const GpuJobOptions& options = {}, int timed_launches = 0);
 
 }  // namespace gs::run

@@ -380,7 +380,9 @@ nlohmann::json prediction_json(const SimReport& r) {
           {"parts", parts},
           {"bytes_per_wave",
            {{"l2", p.parts.l2_bytes_per_wave}, {"hbm", p.parts.hbm_bytes_per_wave}, {"stores", p.parts.store_bytes_per_wave}}},
-          {"wave_quantization", p.parts.wave_quantization}};
+          {"wave_quantization", p.parts.wave_quantization},
+          {"launch_us", p.launch_seconds * 1e6},
+          {"launch_basis", p.launch_basis}};
 }
 
 std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
@@ -409,6 +411,9 @@ std::string prediction_lines(const SimReport& r) {
                      "the time idle\n",
                      megabytes(p.parts.l2_bytes_per_wave), megabytes(p.parts.hbm_bytes_per_wave),
                      megabytes(p.parts.store_bytes_per_wave), 100.0 * p.parts.wave_quantization);
+  const double total = p.seconds > 0 ? p.seconds : 1.0;
+  out += fmt::format("  launch: {:.1f} us ({:.0f}% of the time): {}\n", p.launch_seconds * 1e6,
+                     100.0 * p.launch_seconds / total, p.launch_basis);
   return out;
 }
 

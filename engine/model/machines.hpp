@@ -93,6 +93,8 @@ inline constexpr MachineDesc kH100Desc{
     .wgmma_flops_per_cycle = {4096, "NVIDIA: 989.4 TFLOP/s / 132 SMs / 1.83 GHz (facts §1.6)"},
     .mma_sync_flops_per_cycle = {2731, "probe hmma_issue_8warps: 0.667 mma.sync per cycle x 4096 FLOP, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .tcgen05_flops_per_cycle = {8192, "NVIDIA B200 figures (no Hopper tcgen05): see B200"},
+    .launch_us = {7.07, "probe launch_132x128: 7.07 us an empty launch of 132 CTAs, median of 200 back to back between events (launch_1056x128: 7.04; 384 threads and 200 KiB of shared memory a CTA, launch_132x384_smem200k: 7.97), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
+    .cta_start_ns = {0.43, "probes launch_16384x128 - launch_1056x128: (13.60 - 7.04) us over 15328 more CTAs (with 24 KiB of shared memory a CTA: 13.73), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
 };
 
 // H200 SXM 141GB HBM3e: the same GH100 SMs (the per-SM figures are the H100's), more and
@@ -107,6 +109,8 @@ inline constexpr MachineDesc kH200Desc = [] {
   m.hbm_peak_gbs = {4800, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e"};
   m.hbm_write_bandwidth_gbs = {3650, "model choice: the H100's measured write/read ratio (2490/2930) x 4300 (not measured)"};
   m.clock_tensor_hbm_mhz = {1629, "the H100's probe sm_clock_under_wgmma_hbm (1629.4 MHz, 2026-11-27), not measured on an H200"};
+  m.launch_us = {7.07, "the H100's probe launch_132x128 (2026-11-28), not measured on an H200"};
+  m.cta_start_ns = {0.43, "the H100's probes launch_16384x128 - launch_1056x128 (2026-11-28), not measured on an H200"};
   return m;
 }();
 
@@ -129,6 +133,8 @@ inline constexpr MachineDesc kB200Desc = [] {
   m.hbm_peak_gbs = {8000, "NVIDIA B200 datasheet: 8 TB/s HBM3e (UNCONFIRMED)"};
   m.hbm_write_bandwidth_gbs = {6120, "model choice: the H100's measured write/read ratio (2490/2930) x 7200 (UNCONFIRMED)"};
   m.tcgen05_flops_per_cycle = {8192, "2 x Hopper's per SM: 2.25 PFLOP/s over 148 SMs near 1.86 GHz (NVIDIA, UNCONFIRMED)"};
+  m.launch_us = {7.07, "the H100's probe launch_132x128 (2026-11-28; UNCONFIRMED on a B200)"};
+  m.cta_start_ns = {0.43, "the H100's probes launch_16384x128 - launch_1056x128 (2026-11-28; UNCONFIRMED on a B200)"};
   return m;
 }();
 

@@ -203,7 +203,15 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   at_clock(hz);
   const double exact_waves = double(total_ctas) / double(per_wave);
   b.wave_quantization = p.waves > 0 ? 1.0 - exact_waves / double(p.waves) : 0.0;
-  p.seconds = double(p.waves) * p.cycles_per_wave / p.clock_hz;
+  // The launch (probes launch_*): a fixed cost, and the GPU starting the CTAs of later waves.
+  const uint64_t later_ctas = total_ctas > per_wave ? total_ctas - per_wave : 0;
+  p.launch_seconds = (d.launch_us.value + double(later_ctas) * d.cta_start_ns.value * 1e-3) * 1e-6;
+  p.launch_basis = fmt::format("{:.1f} us a launch (launch_us){}", d.launch_us.value,
+                               later_ctas ? fmt::format(" and {:.2f} ns for each of the {} CTAs after the first wave "
+                                                        "(cta_start_ns)",
+                                                        d.cta_start_ns.value, later_ctas)
+                                          : "");
+  p.seconds = double(p.waves) * p.cycles_per_wave / p.clock_hz + p.launch_seconds;
   p.tflops = p.seconds > 0 ? flops / p.seconds / 1e12 : 0.0;
   return p;
 }

@@ -167,7 +167,11 @@ struct Prediction {
   double cycles_per_wave = 0;
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
   std::string clock_basis;        // why that clock
-  double seconds = 0;
+  // What the launch itself adds, as bench times a kernel between two events: the machine's
+  // launch_us, and cta_start_ns for each CTA beyond the first wave's; launch_basis says so.
+  double launch_seconds = 0;
+  std::string launch_basis;
+  double seconds = 0;             // the waves' time at clock_hz, plus launch_seconds
   double tflops = 0;
   Breakdown parts;
 };
@@ -207,7 +211,7 @@ struct SustainedClock {
 };
 SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs);
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
-// the parts of Breakdown, at the machine's sustained clock.
+// the parts of Breakdown, at the machine's sustained clock; and the launch's own cost.
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100,
                         const GemmFacts& gemm = {});
 // "bound by the tensor cores: cta 1.2 M cycles, ..." rows for a learner: (name, cycles, share).

@@ -127,6 +127,9 @@ void fill_parts(PredictionRow& p, const ModelPrediction& mp) {
                             pr.waves == 1 ? "" : "s", mp.sms, pr.resident, pr.resident == 1 ? "" : "s",
                             group_digits(uint64_t(pr.cycles_per_wave)), pr.clock_hz / 1e6);
   p.clock_line = pr.clock_basis.empty() ? "" : "clock: " + pr.clock_basis;
+  if (pr.launch_seconds > 0.0)
+    p.launch_line = fmt::format("launch: {:.1f} us ({:.0f}% of the time): {}", pr.launch_seconds * 1e6,
+                                pr.seconds > 0.0 ? 100.0 * pr.launch_seconds / pr.seconds : 0.0, pr.launch_basis);
   p.occupancy_line = fmt::format("occupancy: up to {} CTA{} per SM, bound by {}; registers: {}", pr.ctas_per_sm,
                                  pr.ctas_per_sm == 1 ? "" : "s", pr.occupancy_bound, mp.registers);
 }
@@ -337,6 +340,7 @@ nlohmann::json describe_throughput(AppState& app) {
                            {"parts", parts},
                            {"wave_line", p.wave_line},
                            {"clock_line", p.clock_line},
+                           {"launch_line", p.launch_line},
                            {"occupancy_line", p.occupancy_line},
                            {"color_slot", p.color_slot}});
   }

@@ -85,6 +85,7 @@ TEST_CASE("throughput: the model's prediction sits beside the measurement of the
   CHECK_THAT(p.occupancy_line, Contains("occupancy: up to"));
   CHECK_THAT(p.wave_line, Contains("cycles per wave at"));
   CHECK_THAT(p.clock_line, Contains("clock: "));
+  CHECK_THAT(p.launch_line, Contains("us a launch (launch_us)"));
   // The same in --state-json, the measurement still listed as a variant of its own.
   const nlohmann::json j = describe_throughput(app);
   const nlohmann::json* pj = prediction_json(j, "hopper_tma_wgmma_64");

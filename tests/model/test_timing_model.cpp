@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "engine/model/model.hpp"
@@ -107,8 +108,15 @@ TEST_CASE("prediction: a wave takes its longest part, which names the bound", "[
   CHECK(p.waves == 2);
   CHECK(p.cycles_per_wave == Approx(5000));
   CHECK(std::string(p.parts.bound) == "tensor cores");
-  CHECK(p.seconds == Approx(2 * 5000 / p.clock_hz));
+  // Two waves at the clock, and the launch: launch_us, and cta_start_ns for the second wave's 132.
+  const model::timing::MachineDesc& h100 = model::timing::kH100Desc;
+  const double launch = (h100.launch_us.value + 132 * h100.cta_start_ns.value * 1e-3) * 1e-6;
+  CHECK(p.launch_seconds == Approx(launch));
+  CHECK(p.seconds == Approx(2 * 5000 / p.clock_hz + launch));
+  CHECK_THAT(p.launch_basis, Catch::Contains("7.1 us a launch (launch_us) and 0.43 ns for each of the 132 CTAs"));
   CHECK(p.parts.wave_quantization == Approx(0.0));
+  // One wave: the launch's fixed cost alone.
+  CHECK(model::timing::predict_gemm(cta, 132, 1e12).launch_seconds == Approx(h100.launch_us.value * 1e-6));
   // One CTA more: a third wave with one CTA in it.
   const model::timing::Prediction q = model::timing::predict_gemm(cta, 265, 1e12);
   CHECK(q.waves == 3);
@@ -132,7 +140,7 @@ TEST_CASE("prediction: a cluster launch holds only the CTAs whose clusters fit i
   const model::timing::Prediction fours = model::timing::predict_gemm(cta, 128, 1e12);
   CHECK(fours.wave_ctas == model::timing::kH100Desc.cluster4_ctas.value);
   CHECK(fours.waves == 2);
-  CHECK(fours.seconds == Approx(2 * pairs.seconds));
+  CHECK(fours.seconds - fours.launch_seconds == Approx(2 * (pairs.seconds - pairs.launch_seconds)));
   CHECK_THAT(fours.cluster_basis, Catch::Contains("clusters of 4: 120 CTAs at once"));
   CHECK(model::timing::predict_gemm(cta, 120, 1e12).waves == 1);
   // A size the machine has no figure for keeps one CTA per SM.
@@ -184,8 +192,47 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_remote_arrive_issue_probe(4, false),
       kernels::build_remote_arrive_issue_probe(4, true),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
+      kernels::build_launch_probe(4, 128, 0),
+      kernels::build_shared_rate_probe(4, 1, 2, 4, 2),
+      kernels::build_shared_rate_probe(2, 4, 2, 4, 2),
+      kernels::build_launch_probe(2, 384, 200 * 1024),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
+}
+
+TEST_CASE("probes: the shared-memory rate probe's chases stay on their own slots", "[model][timing]") {
+  // Each lane's chase returns to its own slot: a thread's value is the XOR of its chains' final
+  // pointers, its slot in each chain's region (chain c at c x 32 x warps x 4 x vec bytes on).
+  for (const uint32_t vec : {1u, 4u}) {
+    const uint32_t warps = 2, chains = 3, lane = 4 * vec, region = warps * 32 * lane;
+    const ProbeRun r = run_probe(kernels::build_shared_rate_probe(warps, vec, chains, 4, 2), 64);
+    const auto expected = [&](uint64_t base, uint32_t t) {
+      uint64_t x = 0;
+      for (uint32_t c = 0; c < chains; ++c) x ^= base + uint64_t(t) * lane + uint64_t(c) * region;
+      return x;
+    };
+    std::optional<uint64_t> base;  // where the slots begin: the one base that explains thread 0
+    for (uint64_t b = 0; b < 4096 && !base; b += 16)
+      if (expected(b, 0) == r.field(0, 2)) base = b;
+    REQUIRE(base);
+    for (uint32_t t : {1u, 17u, 63u}) {
+      INFO("vec " << vec << " thread " << t);
+      CHECK(r.field(t, 2) == expected(*base, t));
+      CHECK(r.field(t, 0) > 0);
+    }
+  }
+  CHECK_THROWS_WITH(kernels::build_shared_rate_probe(4, 3, 1, 1, 1), Catch::Contains("1, 2 or 4 words a lane"));
+}
+
+TEST_CASE("probes: a launch probe's CTAs each leave their record and nothing else", "[model][timing]") {
+  // Records are per CTA (thread 0's), indexed by the CTA: 5 CTAs write 5 records.
+  const ProbeRun r = run_probe(kernels::build_launch_probe(5, 64, 4096), 6);
+  for (uint32_t cta = 0; cta < 5; ++cta) {
+    CHECK(r.field(cta, 2) == cta);
+    CHECK(r.field(cta, 0) == 0);  // start and end are the same clock64 read
+  }
+  CHECK(r.field(5, 2) == 0);  // the record past the last CTA stays as it was
+  CHECK_THROWS_WITH(kernels::build_launch_probe(1, 48, 0), Catch::Contains("got 1 CTAs of 48"));
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
@@ -422,7 +469,7 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its HBM traffic, as th
   CHECK(p.clock_hz / 1e6 == Approx(sustained_clock(h100, true, gbs).mhz).margin(1.0));
   CHECK(p.clock_hz / 1e6 < h100.clock_tensor_l2_mhz.value);
   CHECK_THAT(p.clock_basis, Catch::Contains("GB/s to and from HBM"));
-  CHECK(p.seconds == Approx(double(p.waves) * p.cycles_per_wave / p.clock_hz));
+  CHECK(p.seconds == Approx(double(p.waves) * p.cycles_per_wave / p.clock_hz + p.launch_seconds));
 }
 
 TEST_CASE("prediction: co-resident CTAs queue for the SM's busiest unit (mean-value analysis)", "[model][timing]") {
