@@ -47,8 +47,8 @@ inline constexpr MachineDesc kH100Desc{
     .clock_max_mhz = {1980, "[DEV] nvidia-smi clocks.max.sm (facts §10)"},
     .clock_sustained_mhz = {1790, "probe sm_clock_under_wgmma: 1785 and 1798 MHz in two calls, every SM's clock64 over 17 ms of wgmma m64n256k16 from two warpgroups (sm_clock_under_mma: 1798-1813), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3); nvidia-smi reports 1980 MHz in every sample above 400 W meanwhile (smi.csv there), which the SMs' own count of cycles does not bear out"},
     .clock_no_tensor_mhz = {1978, "probe sm_clock_under_ffma: 1977.8 MHz, 132 CTAs of 32 warps of FFMA chains, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
-    .clock_tensor_l2_mhz = {1738, "probe sm_clock_under_wgmma_l2_4: 1737.6 MHz, wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a warp keeps 4 TMA boxes of 32 KiB in flight from an 8-MiB footprint (l2_1, one box: 1763.1; no stream: 1784.8), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
-    .clock_tensor_hbm_mhz = {1629, "probe sm_clock_under_wgmma_hbm: 1629.4 MHz, the same with a 1-GiB footprint: 132 CTAs x 4 boxes of 32 KiB in flight, about the HBM's bandwidth (tma_hbm_bw alone: 3100 GB/s; the rate inside this probe is not measured), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
+    .clock_tensor_l2_mhz = {1751, "probe sm_clock_under_wgmma_l2_4_bench: 1748.7 and 1752.5 MHz in two calls, wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a warp keeps 4 TMA boxes of 32 KiB in flight from an 8-MiB footprint, in launches of about 1.5 ms, the 23rd back to back as bench times a GEMM (a single launch: 1717-1734, 1737.6 on 2026-11-27; the 21st of 20-ms launches: 1716-1720), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
+    .clock_tensor_hbm_mhz = {1691, "probe sm_clock_under_wgmma_hbm_bench: 1689.5 and 1692.5 MHz in two calls, the same with a 1-GiB footprint: 132 CTAs x 4 boxes of 32 KiB in flight, about the HBM's bandwidth, launches of about 1.5 ms, the 23rd back to back (a single launch: 1671.5-1671.7, 1629.4 on 2026-11-27; the 21st of longer launches: 1620-1641), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
     .schedulers_per_sm = {4, "NVIDIA Hopper whitepaper: 4 sub-partitions per SM"},
     .issue_per_scheduler = {1, "NVIDIA Hopper whitepaper: one warp-instruction per cycle per scheduler"},
     .max_threads_per_sm = {2048, "[DEV] cudaDeviceGetAttribute (facts §10)"},
@@ -87,14 +87,15 @@ inline constexpr MachineDesc kH100Desc{
     .l2_bandwidth_gbs = {8383, "probe l2_read_bw with 4 loads in flight a thread: 8383 GB/s over an 8 MiB footprint (8458 in a later call; 7441 with one in flight; TMA boxes of each CTA's own, tma_l2_bw: 8229), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s2, -s3)"},
     .l2_shared_read_bandwidth_gbs = {14900, "probes tma_l2_bw_share2 ... share264: 264 CTAs, each box read by 2, 4, 8, 16, 33, 66, 132 or 264 CTAs together: 13276, 13582, 13391, 17205, 18162, 16271, 12818, 19762 GB/s, the median 14900 (share1: 7649), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3/timing-probes.log)"},
     .hbm_write_bandwidth_gbs = {2490, "probe hbm_write_bw_scattered: 2490 and 2498 GB/s in two calls (2894 and 2912 with 16-byte lanes, hbm_write_bw), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
+    .l2_write_bandwidth_gbs = {4035, "probe l2_write_bw: 4031.8, 4032.1 and 4035.8 GB/s in three calls, 16-B stores over an 8-MiB footprint from 1056 CTAs, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .hbm_bandwidth_gbs = {2930, "probe hbm_read_bw: 2930 GB/s, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .hbm_peak_gbs = {3352, "[DEV] 2619 MHz x 2 x 5120 bit / 8 (facts §10)"},
     .tma_bytes_per_cycle = {107, "probe tma_sm_bw: 107.3 B/cycle, 4 boxes of 32 KiB in flight on one SM (tma_latency_32k - tma_latency_1k: 290 cycles for 31 KiB, 110 B/cycle), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3)"},
     .wgmma_flops_per_cycle = {4096, "NVIDIA: 989.4 TFLOP/s / 132 SMs / 1.83 GHz (facts §1.6)"},
     .mma_sync_flops_per_cycle = {2731, "probe hmma_issue_8warps: 0.667 mma.sync per cycle x 4096 FLOP, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .tcgen05_flops_per_cycle = {8192, "NVIDIA B200 figures (no Hopper tcgen05): see B200"},
-    .launch_us = {7.07, "probe launch_132x128: 7.07 us an empty launch of 132 CTAs, median of 200 back to back between events (launch_1056x128: 7.04; 384 threads and 200 KiB of shared memory a CTA, launch_132x384_smem200k: 7.97), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
-    .cta_start_ns = {0.43, "probes launch_16384x128 - launch_1056x128: (13.60 - 7.04) us over 15328 more CTAs (with 24 KiB of shared memory a CTA: 13.73), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
+    .launch_us = {6.54, "probe launch_132x128: 7.07, 6.40, 5.34 and 7.36 us in four calls (the mean), an empty launch of 132 CTAs, median of 200 back to back between events (384 threads and 200 KiB of shared memory a CTA, launch_132x384_smem200k: 7.97, 6.62, 6.75, 5.34), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
+    .cta_start_ns = {0.43, "probes launch_16384x128 - launch_132x128 over the 16252 more CTAs: (13.60 - 7.07) and (13.79 - 6.40) us, 0.40 and 0.45 ns a CTA in two calls (with 24 KiB of shared memory a CTA: 13.73, 13.66), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
 };
 
 // H200 SXM 141GB HBM3e: the same GH100 SMs (the per-SM figures are the H100's), more and
@@ -108,8 +109,8 @@ inline constexpr MachineDesc kH200Desc = [] {
   m.hbm_bandwidth_gbs = {4300, "model choice: 90% of NVIDIA's 4.8 TB/s (not measured)"};
   m.hbm_peak_gbs = {4800, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e"};
   m.hbm_write_bandwidth_gbs = {3650, "model choice: the H100's measured write/read ratio (2490/2930) x 4300 (not measured)"};
-  m.clock_tensor_hbm_mhz = {1629, "the H100's probe sm_clock_under_wgmma_hbm (1629.4 MHz, 2026-11-27), not measured on an H200"};
-  m.launch_us = {7.07, "the H100's probe launch_132x128 (2026-11-28), not measured on an H200"};
+  m.clock_tensor_hbm_mhz = {1691, "the H100's probe sm_clock_under_wgmma_hbm_bench (2026-11-28), not measured on an H200"};
+  m.launch_us = {6.54, "the H100's probe launch_132x128 (2026-11-28), not measured on an H200"};
   m.cta_start_ns = {0.43, "the H100's probes launch_16384x128 - launch_1056x128 (2026-11-28), not measured on an H200"};
   return m;
 }();
@@ -133,7 +134,7 @@ inline constexpr MachineDesc kB200Desc = [] {
   m.hbm_peak_gbs = {8000, "NVIDIA B200 datasheet: 8 TB/s HBM3e (UNCONFIRMED)"};
   m.hbm_write_bandwidth_gbs = {6120, "model choice: the H100's measured write/read ratio (2490/2930) x 7200 (UNCONFIRMED)"};
   m.tcgen05_flops_per_cycle = {8192, "2 x Hopper's per SM: 2.25 PFLOP/s over 148 SMs near 1.86 GHz (NVIDIA, UNCONFIRMED)"};
-  m.launch_us = {7.07, "the H100's probe launch_132x128 (2026-11-28; UNCONFIRMED on a B200)"};
+  m.launch_us = {6.54, "the H100's probe launch_132x128 (2026-11-28; UNCONFIRMED on a B200)"};
   m.cta_start_ns = {0.43, "the H100's probes launch_16384x128 - launch_1056x128 (2026-11-28; UNCONFIRMED on a B200)"};
   return m;
 }();

@@ -66,9 +66,13 @@ inline constexpr double kTmaBytesPerCycle =
     kSm.tma_bytes_per_cycle.value < per_sm_share(kSm, kSm.l2_shared_read_bandwidth_gbs.value)
         ? kSm.tma_bytes_per_cycle.value
         : per_sm_share(kSm, kSm.l2_shared_read_bandwidth_gbs.value);
-// The traced CTA's stores into global memory leave its SM at the SM's share of the HBM write
-// bandwidth (32 bytes a sector touched); a warp's store waits for the ones before it.
-inline constexpr double kStoreBytesPerCycle = per_sm_share(kSm, kSm.hbm_write_bandwidth_gbs.value);
+// The traced CTA's stores into global memory leave its SM at the SM's share of the L2's write
+// bandwidth (32 bytes a sector touched); a warp's store waits for the ones before it. L2 is a
+// write-back cache: HBM takes the lines later, at its own write bandwidth, which bounds the
+// whole wave (Breakdown::stores). On the H100 step 16's epilogue of 128 KiB a tile took 5438
+// cycles (its timeline, docs/results/2026-11-27-h100-timeline): 24 bytes a cycle, above the
+// SM's share of HBM's write bandwidth (11) that this charged before, near L2's (18).
+inline constexpr double kStoreBytesPerCycle = per_sm_share(kSm, kSm.l2_write_bandwidth_gbs.value);
 inline constexpr uint32_t kWgmmaPipelineLatency = uint32_t(kSm.wgmma_latency.value);
 inline constexpr uint32_t kMmaSyncLatency = uint32_t(kSm.mma_sync_latency.value);
 inline constexpr double kMmaSyncFlopsPerCycle = kSm.mma_sync_flops_per_cycle.value;  // per SM

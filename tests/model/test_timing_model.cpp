@@ -113,7 +113,7 @@ TEST_CASE("prediction: a wave takes its longest part, which names the bound", "[
   const double launch = (h100.launch_us.value + 132 * h100.cta_start_ns.value * 1e-3) * 1e-6;
   CHECK(p.launch_seconds == Approx(launch));
   CHECK(p.seconds == Approx(2 * 5000 / p.clock_hz + launch));
-  CHECK_THAT(p.launch_basis, Catch::Contains("7.1 us a launch (launch_us) and 0.43 ns for each of the 132 CTAs"));
+  CHECK_THAT(p.launch_basis, Catch::Contains("6.5 us a launch (launch_us) and 0.43 ns for each of the 132 CTAs"));
   CHECK(p.parts.wave_quantization == Approx(0.0));
   // One wave: the launch's fixed cost alone.
   CHECK(model::timing::predict_gemm(cta, 132, 1e12).launch_seconds == Approx(h100.launch_us.value * 1e-6));
