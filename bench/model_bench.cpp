@@ -81,7 +81,7 @@ Row bench_model(const kernels::KernelInfo& info, const std::string& shape_kind, 
   Row row{.kernel = info.id, .shape_kind = shape_kind, .shape = shape, .mode = traced ? "traced" : "fast"};
   try {
     const ir::Kernel kernel = kernels::build_kernel(info, {shape, {}});
-    run::GemmData data = run::make_gemm_data(info, shape, run::InputMode::integer, 1);
+    run::GemmData data = run::make_gemm_data(info, info.c_dtype, shape, run::InputMode::integer, 1);
     model::SimOptions opts;
     opts.trace = traced;
     opts.threads = threads;

@@ -161,12 +161,16 @@ std::pair<std::string, uint32_t> parse_param(const std::string& text) {
   const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
-  const std::optional<uint64_t> value =
+  std::optional<uint64_t> value =
       eq == std::string::npos ? std::nullopt : parse_decimal(std::string_view(text).substr(eq + 1));
+  if (!value && eq != std::string::npos)  // a named value: c_dtype=bf16, order=hilbert
+    if (const std::optional<uint32_t> named = kernels::named_param_value(name, std::string_view(text).substr(eq + 1)))
+      value = *named;
   if (!name_ok || !value || *value > UINT32_MAX)
     throw kernels::ConfigError(fmt::format(
-        "{} is not a build parameter: give NAME=VALUE with a whole number, e.g. stages=3 (`gemmscope list` shows each "
-        "kernel's parameters and their values)",
+        "{} is not a build parameter: give NAME=VALUE with a whole number, e.g. stages=3, or a named value "
+        "(c_dtype=f32 or bf16, order=row, grouped or hilbert; `gemmscope list` shows each kernel's parameters and "
+        "their values)",
         shown_value(text)));
   return {name, uint32_t(*value)};
 }

@@ -39,7 +39,9 @@
 //   * epilogue: step 16's clipped stores; then barrier.cluster.arrive/wait once more, so no CTA
 //     exits while a peer may still arrive on its barriers.
 // With "cluster" 1 the kernel is step 16's (plain loads, local arrivals) with the cluster tile
-// walk: the baseline the pairs are measured against.
+// walk: the baseline the pairs are measured against. C's type is a build parameter, c_dtype:
+// f32 (the default) or bf16, each pair rounded to nearest even into one bf16x2 word and stored
+// with one st.global.b32 (half the bytes; cuBLAS is then timed with a bf16 C too).
 //
 // What changed from step 16: the cluster launch and rank, the per-cluster tile walk, the
 // multicast of B slices, full[s] counting every slice, empty[s] counting every CTA's consumers
@@ -84,6 +86,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   const uint32_t stages = cfg.param("stages");
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
+  const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
   if (kCluster == 1 && (cfg.has(kMaskWithoutPeers) || cfg.has(kReleaseOwnOnly) || cfg.has(kExpectOwnSlice)))
     throw ConfigError(fmt::format("the mistakes of {} concern a CTA's peers: build it with cluster=2 or 4, not "
                                   "cluster=1 (a cluster of one CTA has no peer)",
@@ -201,7 +204,8 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
         });
         b.role(ir::WarpRole::epilogue, [&] {
           b.comment("rows below C (an idle rank of the last cluster tile) are clipped like any edge");
-          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N);
+          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N,
+                                     c_dtype);
         });
       });
     });
@@ -246,7 +250,7 @@ KernelInfo hopper_cluster_multicast_info() {
                "plain loads)",
                2,
                {1, 2, 4}},
-              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped)};
+              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype_param()};
   k.mistakes = {
       {kMaskWithoutPeers, "each CTA multicasts its slice of B with a cta_mask of its own bit only",
        "no full barrier ever receives the peers' slices: every CTA's consumers wait on full[0] forever with "

@@ -35,7 +35,12 @@
 // What it leaves: the buffer is packed (the TMA store's box, swizzle none), so the eight rows a
 // warp's st.shared.v2 writes at once lie 256 bytes apart, in the same eight banks: an 8-way
 // conflict the Shared-memory view shows. stmatrix with a padded or swizzled staging tile (issue
-// 31's next step) removes it. C is f32 only (no c_dtype parameter yet).
+// 31's next step) removes it.
+//
+// C's type is a build parameter, c_dtype: f32 (as cuBLAS's f32 output, the default) or bf16 (as
+// fast.cu writes it): each pair of accumulators is rounded to nearest even into one bf16x2 word
+// (cvt.rn.bf16x2.f32), the staging buffers hold 8 KiB a chunk, and C's tensor map is bf16. Half
+// the bytes go to HBM; cuBLAS is then timed with a bf16 C too.
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -65,10 +70,10 @@ constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
 constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
-// The epilogue: a consumer's 64 rows x 256 columns go out in chunks of 64 x 64 f32 through two
-// staging buffers (each 64 rows of 256 bytes, the TMA store's box packed in shared memory).
+// The epilogue: a consumer's 64 rows x 256 columns go out in chunks of 64 x 64 elements of C
+// through two staging buffers (each 64 rows of 256 bytes of f32, or 128 of bf16: the TMA store's
+// box packed in shared memory).
 constexpr uint32_t kChunkCols = 64, kChunks = kBN / kChunkCols;
-constexpr uint32_t kChunkBytes = 64 * kChunkCols * 4;  // 16 KiB
 constexpr uint32_t kBuffers = 2;                       // per consumer warpgroup
 constexpr uint32_t kStoreBarrier = 1;                  // bar.sync id of the consumers' epilogue (0: the init's)
 
@@ -76,13 +81,13 @@ constexpr uint32_t kStoreBarrier = 1;                  // bar.sync id of the con
 constexpr const char* kMissingProxyFence = "missing-proxy-fence";    // no fence.proxy.async after the writes
 constexpr const char* kReuseBeforeWait = "reuse-staging-before-wait";  // no wait_group.read before a rewrite
 
-// C (M x N f32, row-major) as a tensor of 64 x 64 boxes for the TMA stores.
-ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N) {
+// C (M x N of f32 or bf16, row-major) as a tensor of 64 x 64 boxes for the TMA stores.
+ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype) {
   ir::TensorMapDesc d;
   d.source = ir::ParamRole::c;
-  d.dtype = ir::TensorDtype::f32;
+  d.dtype = c_dtype == DType::f32 ? ir::TensorDtype::f32 : ir::TensorDtype::bf16;
   d.global_dim = {N, M, 1, 1, 1};
-  d.global_strides_bytes = {uint64_t(N) * 4, 0, 0, 0};
+  d.global_strides_bytes = {uint64_t(N) * (c_dtype == DType::f32 ? 4 : 2), 0, 0, 0};
   d.box_dim = {kChunkCols, 64, 1, 1, 1};
   return d;
 }
@@ -93,6 +98,10 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
   const uint32_t kSliceRows = kBN / kCluster, kSliceBytes = kBBytes / kCluster;
+  const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
+  const bool zero_acc = cfg.param("zero_acc") == 1;  // zero the accumulators, not scale-d 0 (a variant)
+  const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
+  const uint32_t chunk_bytes = 64 * kChunkCols * es;   // a staging buffer: 16 KiB of f32, 8 KiB of bf16
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
@@ -105,11 +114,11 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b =
       b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
-  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N));
+  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype));
   const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
   // Buffer i of consumer warpgroup s is sC[2s + i].
-  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, kChunkBytes, 1024);
+  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, chunk_bytes, 1024);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg wg = (tid >> 7).named("wg");
@@ -182,16 +191,21 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
       Reg tmC = b.tensor_map_address(tmap_c, "tmC");
       // This warpgroup's two buffers, and this thread's place in a buffer:
       // (T128, V2) -> (M64, N8): row 16w + l/4 (+8), columns 2(l%4), +1 of each 8-column block.
-      Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (kBuffers * kChunkBytes)).named("sC_mine");
+      Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (kBuffers * chunk_bytes)).named("sC_mine");
       Reg warp = (wg_thread >> 5).named("warp_in_wg");
       Reg lane = (wg_thread & 31).named("lane");
-      Reg at_thread = (((warp << 4) + (lane >> 2)) * (kChunkCols * 4) + ((lane & 3) << 3)).named("at_thread");
+      Reg at_thread =
+          (((warp << 4) + (lane >> 2)) * (kChunkCols * es) + ((lane & 3) * (2 * es))).named("at_thread");
       Reg my_slot = (buffers + at_thread).named("my_slot");
       tile_order::consumer_corner_registers(b, handoff);
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
+        if (zero_acc) {
+          b.comment("the variant zero_acc=1: zero the accumulators, then every wgmma accumulates");
+          hopper::zero_accumulators(b, acc);
+        }
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs, !zero_acc);
           tile_order::receive_corner(b, handoff, stage, kb);
           if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
           else tma_ring::release_stage_in_cluster(b, *release, stage);
@@ -200,7 +214,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
         b.role(ir::WarpRole::epilogue, [&] {
           Reg row0 = (at.m0 + (slab << 6)).named("row0");
           for (uint32_t c = 0; c < kChunks; ++c) {
-            const int64_t buffer = int64_t(c % kBuffers) * kChunkBytes;
+            const int64_t buffer = int64_t(c % kBuffers) * chunk_bytes;
             b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * kChunkCols,
                                   (c + 1) * kChunkCols - 1, c % kBuffers));
             // Mistake reuse-staging-before-wait: the buffer is written while the store that
@@ -211,8 +225,12 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
             for (uint32_t jj = 0; jj < kChunkCols / 8; ++jj) {
               const uint32_t j = c * (kChunkCols / 8) + jj;  // the 8-column block of the tile
               for (uint32_t h = 0; h < 2; ++h) {
-                const int64_t offset = buffer + int64_t(8 * h) * kChunkCols * 4 + int64_t(jj) * 32;
-                b.st_shared(Type::f32, Addr::at(my_slot, offset), {acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]});
+                const int64_t offset = buffer + int64_t(8 * h) * kChunkCols * es + int64_t(jj) * 8 * es;
+                if (c_dtype == DType::f32)
+                  b.st_shared(Type::f32, Addr::at(my_slot, offset), {acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]});
+                else  // the pair rounded to bf16 (first column in the low half): one 32-bit word
+                  b.st_shared(Type::b32, Addr::at(my_slot, offset),
+                              {hopper::pack_bf16x2(b, acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1], "c_pair")});
               }
             }
             // Mistake missing-proxy-fence: the TMA store may read what the generic proxy has
@@ -262,7 +280,12 @@ KernelInfo hopper_tma_store_info() {
   // 64 KiB of staging buffers leave room for 3 ring stages of 48 KiB (227 KiB in all).
   k.params = {stages_param(3, 2, 3, kABytes + kBBytes),
               {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
-              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped)};
+              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype_param(),
+              {"zero_acc",
+               "how a tile's sum starts: 0 the first wgmma with scale-d 0 (D = A·B, nothing zeroed: the ladder's "
+               "way), 1 128 mov.f32 of 0 a thread before the tile and every wgmma accumulating (the plain way)",
+               0,
+               {0, 1}}};
   k.mistakes = {
       {kMissingProxyFence, "the threads write a staging buffer and meet at the barrier without fence.proxy.async",
        "the TMA store (async proxy) reads bytes the generic proxy's st.shared may not have made visible to it: "

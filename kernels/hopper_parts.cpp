@@ -93,13 +93,22 @@ void wgmma_k_block(Builder& b, uint32_t n, const std::vector<std::vector<Reg>>& 
   }
 }
 
+Reg pack_bf16x2(Builder& b, const Reg& lo, const Reg& hi, std::string name) {
+  Reg packed = b.reg(Type::b32, std::move(name));
+  ir::Inst cvt{.op = ir::Op::cvt_pack, .type = Type::bf16x2, .type2 = Type::f32, .rounding = ir::Rounding::rn, .ndst = 1};
+  cvt.operands = {ir::Operand::reg(packed.id()), ir::Operand::reg(hi.id()), ir::Operand::reg(lo.id())};
+  b.record(std::move(cvt));
+  return packed;
+}
+
 void store_tile_clipped(Builder& b, const std::vector<Reg>& acc, uint32_t n, const Reg& c_base, const Reg& wg_thread,
-                        const Reg& row0, const Reg& col0, uint32_t M, uint32_t N) {
+                        const Reg& row0, const Reg& col0, uint32_t M, uint32_t N, DType c_dtype) {
+  const uint32_t es = c_dtype == DType::f32 ? 4 : 2;
   Reg warp = (wg_thread >> 5).named("warp_in_wg");
   Reg lane = (wg_thread & 31).named("lane");
   Reg row = (row0 + (warp << 4) + (lane >> 2)).named("row");
   Reg col = (col0 + ((lane & 3) << 1)).named("col");
-  Reg c_ptr = (c_base + b.mul_wide(row, N * 4, "c_row_off") + b.mul_wide(col, 4u, "c_col_off")).named("c_ptr");
+  Reg c_ptr = (c_base + b.mul_wide(row, N * es, "c_row_off") + b.mul_wide(col, es, "c_col_off")).named("c_ptr");
   // Rows row and row+8 are inside C or not per thread; an 8-column block j is in or out for
   // the whole warpgroup (col0 + 8j < N).
   const Reg row_in[2] = {(row < M).named("row_in"), ((row + 8) < M).named("row8_in")};
@@ -107,11 +116,19 @@ void store_tile_clipped(Builder& b, const std::vector<Reg>& acc, uint32_t n, con
     Reg cols_in = ((col0 + 8 * j) < N).named(fmt::format("cols{}_in", j));
     for (uint32_t h = 0; h < 2; ++h) {
       Reg inside = (row_in[h] & cols_in).named("inside");
-      const int64_t offset = (int64_t(8 * h) * N + 8 * j) * 4;
-      ir::Inst st{.op = ir::Op::st_global, .type = Type::f32, .vec = 2, .guard = inside.id()};
-      st.operands = {Addr::at(c_ptr, offset).operand, ir::Operand::reg(acc[4 * j + 2 * h].id()),
-                     ir::Operand::reg(acc[4 * j + 2 * h + 1].id())};
-      b.record(std::move(st));
+      const int64_t offset = (int64_t(8 * h) * N + 8 * j) * es;
+      const Reg& first = acc[4 * j + 2 * h];
+      const Reg& second = acc[4 * j + 2 * h + 1];
+      if (c_dtype == DType::f32) {
+        ir::Inst st{.op = ir::Op::st_global, .type = Type::f32, .vec = 2, .guard = inside.id()};
+        st.operands = {Addr::at(c_ptr, offset).operand, ir::Operand::reg(first.id()), ir::Operand::reg(second.id())};
+        b.record(std::move(st));
+      } else {
+        Reg pair = pack_bf16x2(b, first, second, "c_pair");
+        ir::Inst st{.op = ir::Op::st_global, .type = Type::b32, .guard = inside.id()};
+        st.operands = {Addr::at(c_ptr, offset).operand, ir::Operand::reg(pair.id())};
+        b.record(std::move(st));
+      }
     }
   }
 }
@@ -146,19 +163,23 @@ RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, con
 
 void consume_k_block(Builder& b, const Ring& ring, const RingDescriptors& d, const Reg& stage, const Reg& phase,
                      uint32_t n, const std::vector<std::vector<Reg>>& acc, const Reg& kb,
-                     std::optional<uint32_t> suspend_hint_ns) {
+                     std::optional<uint32_t> suspend_hint_ns, bool scale_d_first) {
   b.comment("the stage's descriptors need no data: made before the wait, so the wgmmas follow it at once");
   Reg a_step = b.mul_wide(stage, d.a_stage_units, "a_stage_off");
   std::vector<Reg> a_desc;
   for (size_t i = 0; i < acc.size(); ++i) a_desc.push_back((d.a.at(i) + a_step).named(fmt::format("a_desc{}", i)));
   Reg b_step = d.b_stage_units == d.a_stage_units ? a_step : b.mul_wide(stage, d.b_stage_units, "b_stage_off");
   Reg b_desc = (d.b + b_step).named("b_desc");
-  Reg accumulate = (kb != 0).named("accumulate");
+  Reg accumulate = scale_d_first ? (kb != 0).named("accumulate") : b.mov(Type::pred, 1u, "accumulate");
   b.mbarrier_wait(ring.full_at(stage), phase, suspend_hint_ns);
   b.wgmma_fence();
   wgmma_k_block(b, n, acc, a_desc, b_desc, accumulate);
   b.wgmma_commit_group();
   b.wgmma_wait_group(0);
+}
+
+void zero_accumulators(Builder& b, const std::vector<Reg>& acc) {
+  for (const Reg& r : acc) b.mov(r, 0.0);
 }
 
 TileCorner grouped_tile_corner(Builder& b, const Reg& t, uint32_t tiles_m, uint32_t tiles_n, uint32_t group_m,

@@ -85,13 +85,18 @@ std::vector<builder::Reg> accumulators(builder::Builder& b, uint32_t n, const st
 void wgmma_k_block(builder::Builder& b, uint32_t n, const std::vector<std::vector<builder::Reg>>& acc,
                    const std::vector<builder::Reg>& a_desc, const builder::Reg& b_desc, const builder::Src& accumulate);
 
-// Stores one warpgroup's 64×n accumulators to C (f32, row-major M×N) at rows row0..row0+63,
-// columns col0..col0+n-1. Thread t of the warpgroup (wg_thread, 0..127) holds rows
-// 16(t/32) + (t%32)/4 (+8) and column pairs 8j + 2(t%4) (facts §1.5). Elements outside M×N
-// are skipped: N is a multiple of 8, so an 8-column block is wholly in or out.
+// Stores one warpgroup's 64×n accumulators to C (row-major M×N of c_dtype) at rows
+// row0..row0+63, columns col0..col0+n-1. Thread t of the warpgroup (wg_thread, 0..127) holds
+// rows 16(t/32) + (t%32)/4 (+8) and column pairs 8j + 2(t%4) (facts §1.5). Elements outside M×N
+// are skipped: N is a multiple of 8, so an 8-column block is wholly in or out. f32: one
+// st.global.v2.f32 per pair; bf16: the pair rounded to nearest even into one bf16x2 word
+// (cvt.rn.bf16x2.f32, the first column in the low half) and one st.global.b32.
 void store_tile_clipped(builder::Builder& b, const std::vector<builder::Reg>& acc, uint32_t n, const builder::Reg& c_base,
                         const builder::Reg& wg_thread, const builder::Reg& row0, const builder::Reg& col0, uint32_t M,
-                        uint32_t N);
+                        uint32_t N, DType c_dtype = DType::f32);
+// The pair (lo, hi) as one bf16x2 word, each rounded to nearest even: lo in bits 0-15 (the
+// lower address when stored), hi in bits 16-31.
+builder::Reg pack_bf16x2(builder::Builder& b, const builder::Reg& lo, const builder::Reg& hi, std::string name);
 
 // M, N, K multiples of 8 in 8..65536: the TMA maps' row stride (2K bytes) must be a multiple
 // of 16 bytes, and the epilogue clips in blocks of 8 columns.
@@ -115,10 +120,15 @@ RingDescriptors ring_descriptors(builder::Builder& b, const Ring& ring, size_t s
 // accumulate flag first, since they need no data; then wait until full[stage] completes the
 // pass's phase, and the wgmmas of acc.size() 64-row slabs of A against the whole B tile follow
 // the wait at once, committed and waited for. Releasing the stage is left to the step.
+// `scale_d_first` (the ladder's way): the tile's first block's first wgmma has scale-d 0, so D =
+// A·B starts the sum and nothing zeroes the accumulators; false: every wgmma accumulates, and
+// the caller zeroes the accumulators before the tile (zero_accumulators), the plain way.
 void consume_k_block(builder::Builder& b, const Ring& ring, const RingDescriptors& descriptors,
                      const builder::Reg& stage, const builder::Reg& phase, uint32_t n,
                      const std::vector<std::vector<builder::Reg>>& acc, const builder::Reg& kb,
-                     std::optional<uint32_t> suspend_hint_ns = std::nullopt);
+                     std::optional<uint32_t> suspend_hint_ns = std::nullopt, bool scale_d_first = true);
+// One mov.f32 of 0 into each accumulator.
+void zero_accumulators(builder::Builder& b, const std::vector<builder::Reg>& acc);
 
 // The grouped tile order of the persistent steps: tile t of a tiles_m × tiles_n grid, in
 // groups of group_m tile-rows walked column by column; the result is the tile's first row and

@@ -134,6 +134,35 @@ BuildParam persistent_ctas_param() {
           {64, 96, 120, 128, 132}};
 }
 
+BuildParam c_dtype_param() {
+  return {"c_dtype",
+          "C's element type: 32 f32 (compared with cuBLAS's f32 output), 16 bf16 (half the bytes stored; compared "
+          "with cuBLAS's bf16 output); c_dtype=f32 and c_dtype=bf16 name them",
+          32,
+          {16, 32}};
+}
+
+DType c_dtype_of(const KernelInfo& info, const ParamValues& params) {
+  const bool declared =
+      std::any_of(info.params.begin(), info.params.end(), [](const BuildParam& p) { return p.name == "c_dtype"; });
+  if (!declared) return info.c_dtype;
+  const auto it = params.find("c_dtype");
+  const uint32_t bits = it != params.end() ? it->second : c_dtype_param().default_value;
+  return bits == 16 ? DType::bf16 : DType::f32;
+}
+
+std::optional<uint32_t> named_param_value(std::string_view param, std::string_view value) {
+  struct Named {
+    std::string_view param, value;
+    uint32_t number;
+  };
+  static constexpr Named kNames[] = {{"c_dtype", "f32", 32},  {"c_dtype", "bf16", 16},   {"order", "row", 0},
+                                     {"order", "grouped", 1}, {"order", "hilbert", 2}};
+  for (const Named& n : kNames)
+    if (n.param == param && n.value == value) return n.number;
+  return std::nullopt;
+}
+
 ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested) {
   for (const auto& [name, value] : requested) {
     auto it = std::find_if(info.params.begin(), info.params.end(), [&](const BuildParam& p) { return p.name == name; });
@@ -180,7 +209,8 @@ ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& requested) {
   // C's tiling, from what every step declares (its tile and C's type), for the model's record of
   // which CTA wrote which tile (model::CSchedule).
   std::vector<uint32_t> walk = std::move(k.output.walk);  // a persistent kernel's own declaration
-  k.output = {config.shape.m, config.shape.n, info.c_dtype == DType::f32 ? 4u : 2u, info.tile.m, info.tile.n};
+  k.output = {config.shape.m, config.shape.n, c_dtype_of(info, config.params) == DType::f32 ? 4u : 2u, info.tile.m,
+              info.tile.n};
   k.output.walk = std::move(walk);
   ir::verify(k);
   return k;

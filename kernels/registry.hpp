@@ -133,6 +133,17 @@ BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, u
 // into clusters of 1, 2 or 4. A kernel launches min(ctas, its tiles) CTAs.
 BuildParam persistent_ctas_param();
 
+// C's element type as a build parameter "c_dtype": 32 (f32, the default, as cuBLAS's f32 output
+// that every table compares with) or 16 (bf16, as fast.cu and the article write C). On the
+// command line c_dtype=f32 and c_dtype=bf16 mean the same (named_param_value).
+BuildParam c_dtype_param();
+// C's element type of one build: the "c_dtype" parameter where the kernel declares it (its
+// default where `params` leaves it unset), else the kernel's own c_dtype.
+DType c_dtype_of(const KernelInfo& info, const ParamValues& params);
+// The number a named value of a build parameter stands for: c_dtype f32/bf16 (32/16), order
+// row/grouped/hilbert (0/1/2); nullopt for any other name or value.
+std::optional<uint32_t> named_param_value(std::string_view param, std::string_view value);
+
 // Throws ConfigError for a parameter the kernel does not declare or a value it does not take,
 // naming the valid ones; returns every declared parameter's value (the default where unset).
 ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested);

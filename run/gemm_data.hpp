@@ -73,7 +73,9 @@ class InputValues {
 };
 
 // The whole problem: InputValues for every element, as values and as device bytes.
-GemmData make_gemm_data(const kernels::KernelInfo& info, kernels::GemmShape shape, InputMode inputs, uint64_t seed);
+// C's type is the build's (kernels::c_dtype_of: a kernel may take it as a build parameter).
+GemmData make_gemm_data(const kernels::KernelInfo& info, kernels::DType c_dtype, kernels::GemmShape shape,
+                        InputMode inputs, uint64_t seed);
 GemmData make_gemm_data(kernels::GemmShape shape, kernels::DType ab, kernels::DType c, kernels::BLayout b_layout,
                         InputMode inputs, uint64_t seed);
 

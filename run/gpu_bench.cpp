@@ -59,12 +59,12 @@ Comparison comparison_from_json(const json& j) {
 cuda::BLayout cublas_layout(kernels::BLayout b) { return b == kernels::BLayout::nk ? cuda::BLayout::nk : cuda::BLayout::kn; }
 
 // One cuBLAS GEMM with the kernel's types: bf16 or f32 inputs, f32 or bf16 C.
-void enqueue_cublas(cuda::CublasLt& lt, const kernels::KernelInfo& info, kernels::GemmShape s, cuda::DevicePtr a,
-                    cuda::DevicePtr b, cuda::DevicePtr c, cuda::StreamHandle stream) {
+void enqueue_cublas(cuda::CublasLt& lt, const kernels::KernelInfo& info, kernels::DType c_dtype, kernels::GemmShape s,
+                    cuda::DevicePtr a, cuda::DevicePtr b, cuda::DevicePtr c, cuda::StreamHandle stream) {
   const cuda::GemmShape shape{s.m, s.n, s.k};
   if (info.ab_dtype == kernels::DType::bf16)
     lt.matmul_bf16(shape, a, b, cublas_layout(info.b_layout), c,
-                   info.c_dtype == kernels::DType::f32 ? cuda::GemmOutput::f32 : cuda::GemmOutput::bf16, stream);
+                   c_dtype == kernels::DType::f32 ? cuda::GemmOutput::f32 : cuda::GemmOutput::bf16, stream);
   else
     lt.matmul_f32(shape, a, b, cublas_layout(info.b_layout), c, stream);
 }
@@ -123,6 +123,7 @@ std::pair<std::vector<double>, std::vector<double>> time_interleaved(
 // Everything a bench child needs, made in the parent before the fork.
 struct BenchPlan {
   const kernels::KernelInfo* info = nullptr;
+  kernels::DType c_dtype = kernels::DType::f32;  // the build's (kernels::c_dtype_of)
   ir::Kernel kernel;
   std::string ptx;
   kernels::GemmShape shape;
@@ -217,7 +218,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
         cuda::Event start, stop;
         job.wait_for_kernel("cuBLAS", p.check_limit, [&] {
           start.record();
-          enqueue_cublas(instance, *p.info, p.shape, a.ptr(), b.ptr(), c_blas->ptr(), nullptr);
+          enqueue_cublas(instance, *p.info, p.c_dtype, p.shape, a.ptr(), b.ptr(), c_blas->ptr(), nullptr);
           stop.record();
           stop.synchronize();
         });
@@ -230,7 +231,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   }
 
   job.step("comparing C with the reference");
-  const kernels::DType ab = p.info->ab_dtype, cd = p.info->c_dtype;
+  const kernels::DType ab = p.info->ab_dtype, cd = p.c_dtype;
   if (p.cpu_ref) {
     out["reference"] = "cpu";
     out["cmp"] = comparison_json(compare_output(c_out, cd, p.cpu_reference, p.shape, req.inputs, ab));
@@ -292,7 +293,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
       const std::vector<double> blas = time_launches(
           job, "cuBLAS", base + ms_of(4.0 * blas_per * (warmup + reps)), warmup, reps, sets, stream, [&](int set) {
             const GemmDeviceBuffers& s = set_spans[size_t(set)];
-            enqueue_cublas(*lt, *p.info, p.shape, s.a.ptr, s.b.ptr, c_blas->ptr(), stream.handle());
+            enqueue_cublas(*lt, *p.info, p.c_dtype, p.shape, s.a.ptr, s.b.ptr, c_blas->ptr(), stream.handle());
           });
       out["cublas"] = {{"ms", blas}, {"algorithm", lt->last_algorithm()}};
     } catch (const std::exception& e) {
@@ -397,6 +398,8 @@ BenchResult run_bench(const BenchRequest& req) {
   if (req.reps < 0) throw kernels::ConfigError(fmt::format("--reps {} is negative: give 0 (check only) or more", req.reps));
   BenchResult r;
   r.params = kernels::resolve_params(*p.info, req.params);
+  p.c_dtype = kernels::c_dtype_of(*p.info, r.params);
+  r.c_dtype = p.c_dtype;
   r.mistakes = req.mistakes;
   // ConfigError for a shape, mistake or parameter it does not take.
   p.kernel = kernels::build_kernel(*p.info, {p.shape, req.mistakes, r.params});
@@ -423,10 +426,10 @@ BenchResult run_bench(const BenchRequest& req) {
                                          "memory, more than the {} this machine has free",
                                          p.info->id, p.shape.m, p.shape.n, p.shape.k, bytes_text(need),
                                          bytes_text(have)));
-  p.data = make_gemm_data(*p.info, p.shape, req.inputs, r.seed);
+  p.data = make_gemm_data(*p.info, p.c_dtype, p.shape, req.inputs, r.seed);
   p.cpu_ref = uint64_t(p.shape.m) * p.shape.n * p.shape.k <= kCpuReferenceMaxMacs;
   if (p.cpu_ref) p.cpu_reference = reference_gemm(p.data);
-  p.poison = poisoned_output(p.shape, p.info->c_dtype);
+  p.poison = poisoned_output(p.shape, p.c_dtype);
   p.check_limit = launch_limit(req.kernel_limit, p.shape);
 
   GpuJobOptions options = req.job;

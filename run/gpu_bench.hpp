@@ -112,6 +112,8 @@ struct BenchResult {
   std::optional<TimingSummary> cublas;
   std::string cublas_error;      // why there is no cuBLAS timing
   std::string cublas_algorithm;  // CublasLt::last_algorithm()
+  // C's element type of this build, which cuBLAS writes too (kernels::c_dtype_of).
+  kernels::DType c_dtype = kernels::DType::f32;
   // The timeline (request.timeline): decoded, with the overhead and the C comparison.
   std::optional<TimelineDoc> timeline;
   std::string timeline_error;  // why there is none, when one was asked for
@@ -132,7 +134,7 @@ BenchResult run_bench(const BenchRequest& request);
 // kernel, shape {m,n,k},
 // tflops {median,min,max}, ms {median,min,max}, cublas_tflops, ratio_vs_cublas, rel_err, reps,
 // then status, error, correct, reference, inputs, seed, tolerance, mismatches, unwritten,
-// first_mismatch, check_ms, registers, grid_ctas, cluster_ctas, resident_ctas, waves, warmup, input_sets, consistent, cublas_ms {median,min,
+// first_mismatch, check_ms, registers, c_dtype ("f32" or "bf16": the kernel's C and cuBLAS's), grid_ctas, cluster_ctas, resident_ctas, waves, warmup, input_sets, consistent, cublas_ms {median,min,
 // max}, cublas_algorithm, cublas_error. Numbers that do not exist are null.
 nlohmann::json bench_result_json(const BenchResult& result);
 

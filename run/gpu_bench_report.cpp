@@ -98,6 +98,7 @@ json bench_result_json(const BenchResult& r) {
   j["first_mismatch"] = r.cmp.first_mismatch;
   j["check_ms"] = r.status == GpuStatus::ok ? json(r.check_ms) : json(nullptr);
   j["registers"] = r.registers;
+  j["c_dtype"] = kernels::dtype_name(r.c_dtype);
   j["grid_ctas"] = r.grid_ctas ? json(r.grid_ctas) : json(nullptr);
   j["cluster_ctas"] = r.cluster_ctas;
   j["resident_ctas"] = r.resident_ctas ? json(r.resident_ctas) : json(nullptr);
@@ -130,7 +131,8 @@ std::string bench_summary_line(const BenchResult& r) {
     line = fmt::format("one launch, {:.3f} ms", r.check_ms);
   if (r.cublas && r.cublas->reps > 0 && r.kernel.reps > 0) {
     const double blas = tflops_of(r.shape, r.cublas->median_ms);
-    line += fmt::format(", cuBLAS {:.1f} ({:.0f}%)", blas, 100.0 * tflops_of(r.shape, r.kernel.median_ms) / blas);
+    line += fmt::format(", cuBLAS {:.1f} ({:.0f}%, {} C in both)", blas, 100.0 * tflops_of(r.shape, r.kernel.median_ms) / blas,
+                        kernels::dtype_name(r.c_dtype));
   }
   if (r.checked)
     line += r.cmp.correct ? fmt::format(", correct (rel_err {:.1e} vs {})", r.cmp.rel_err, r.reference)

@@ -151,16 +151,17 @@ ModelComparison compare_with_model(const std::string& kernel_id, const std::stri
   std::set<std::string> mistakes;
   if (!mistake.empty()) mistakes.insert(mistake);
   const ir::Kernel kernel = kernels::build_kernel(info, {c.shape, mistakes, options.params});
-  const GemmData data = make_gemm_data(info, c.shape, InputMode::integer, c.seed);
+  const kernels::DType c_dtype = kernels::c_dtype_of(info, options.params);
+  const GemmData data = make_gemm_data(info, c_dtype, c.shape, InputMode::integer, c.seed);
   const std::vector<double> reference = reference_gemm(data);
-  model::GemmBuffers buffers{data.a_bytes, data.b_bytes, poisoned_output(c.shape, info.c_dtype)};
+  model::GemmBuffers buffers{data.a_bytes, data.b_bytes, poisoned_output(c.shape, c_dtype)};
 
   // The GPU first, while this process is small (the child is a fork of it).
   const KernelRun gpu = run_kernel_once(kernel, buffers, c.shape, options.kernel_limit, options.job);
   c.gpu_status = gpu.job.status;
   c.gpu_error = gpu.job.error;
   if (gpu.job.ok())
-    c.gpu_correct = compare_output(gpu.c, info.c_dtype, reference, c.shape, InputMode::integer, info.ab_dtype).correct;
+    c.gpu_correct = compare_output(gpu.c, c_dtype, reference, c.shape, InputMode::integer, info.ab_dtype).correct;
 
   model::SimOptions sim;
   sim.trace = false;
@@ -171,14 +172,14 @@ ModelComparison compare_with_model(const std::string& kernel_id, const std::stri
     for (const model::Hazard& h : m.hazards) c.hazards.push_back(std::string(model::hazard_kind_name(h.kind)) + ": " + h.detail);
     if (m.completed)
       c.model_correct =
-          compare_output(buffers.c, info.c_dtype, reference, c.shape, InputMode::integer, info.ab_dtype).correct;
+          compare_output(buffers.c, c_dtype, reference, c.shape, InputMode::integer, info.ab_dtype).correct;
   } catch (const model::ModelError& e) {
     c.model_completed = false;
     c.model_error = std::string("the model could not run the kernel: ") + e.what();
   }
 
   if (gpu.job.ok() && c.model_completed) {
-    const ByteComparison bytes = compare_c_bytes(gpu.c, buffers.c, info.c_dtype, c.shape);
+    const ByteComparison bytes = compare_c_bytes(gpu.c, buffers.c, c_dtype, c.shape);
     c.compared = true;
     c.bit_identical = bytes.identical;
     c.elements = bytes.elements;

@@ -43,12 +43,13 @@ bool has_narrow_shared_loads(const ir::Kernel& k) {
 }
 
 // Full-size buffers for A, B and C that only the traced CTA touches (host_memory.hpp).
-std::shared_ptr<std::array<ReservedBytes, 3>> reserve_gemm(const kernels::KernelInfo& info, kernels::GemmShape s) {
+std::shared_ptr<std::array<ReservedBytes, 3>> reserve_gemm(const kernels::KernelInfo& info, kernels::DType c_dtype,
+                                                           kernels::GemmShape s) {
   const uint64_t es = dtype_bytes(info.ab_dtype);
   auto memory = std::make_shared<std::array<ReservedBytes, 3>>();
   (*memory)[0] = ReservedBytes(uint64_t(s.m) * s.k * es, "A");
   (*memory)[1] = ReservedBytes(uint64_t(s.k) * s.n * es, "B");
-  (*memory)[2] = ReservedBytes(uint64_t(s.m) * s.n * dtype_bytes(info.c_dtype), "C");
+  (*memory)[2] = ReservedBytes(uint64_t(s.m) * s.n * dtype_bytes(c_dtype), "C");
   return memory;
 }
 
@@ -70,7 +71,7 @@ void fill_tiles(const kernels::KernelInfo& info, const SimReport& r, const std::
     };
     fill(0, unread.begin < unread.end ? unread.begin : r.shape.k);
     if (unread.begin < unread.end) fill(unread.end, r.shape.k);
-    poison_tile(r.shape, info.c_dtype, tile, memory[2].span());
+    poison_tile(r.shape, r.c_dtype, tile, memory[2].span());
   }
 }
 
@@ -200,7 +201,7 @@ SimReport run_sim(const SimRequest& req) {
   r.seed = req.seed;
   r.cta = req.cta;
   r.ab_dtype = info.ab_dtype;
-  r.c_dtype = info.c_dtype;
+  r.c_dtype = kernels::c_dtype_of(info, r.params);
   r.kernel = kernels::build_kernel(info, {r.shape, r.mistakes, r.params});
   require_cta_in_grid(r.cta, r.kernel.launch);
 
@@ -210,14 +211,14 @@ SimReport run_sim(const SimRequest& req) {
   model::GemmMemory memory;
   std::shared_ptr<std::array<ReservedBytes, 3>> reserved;
   if (req.only_traced_cta) {
-    reserved = reserve_gemm(info, r.shape);
+    reserved = reserve_gemm(info, r.c_dtype, r.shape);
     memory = {(*reserved)[0].span(), (*reserved)[1].span(), (*reserved)[2].span()};
   } else {
     require_whole_grid_fits(info, r.shape);
-    data = make_gemm_data(info, r.shape, r.inputs, r.seed);
+    data = make_gemm_data(info, r.c_dtype, r.shape, r.inputs, r.seed);
     r.buffers.a = std::move(data.a_bytes);
     r.buffers.b = std::move(data.b_bytes);
-    r.buffers.c = poisoned_output(r.shape, info.c_dtype);
+    r.buffers.c = poisoned_output(r.shape, r.c_dtype);
     memory = {r.buffers.a, r.buffers.b, r.buffers.c};
   }
 
@@ -307,7 +308,7 @@ SimReport run_sim(const SimRequest& req) {
   r.judged = !req.only_traced_cta && !r.result.cancelled;  // a cancelled run's C is not worth a reference
   if (r.judged) {
     r.reference = reference_gemm(data);
-    r.cmp = compare_output(r.buffers.c, info.c_dtype, r.reference, r.shape, r.inputs, info.ab_dtype);
+    r.cmp = compare_output(r.buffers.c, r.c_dtype, r.reference, r.shape, r.inputs, info.ab_dtype);
   }
   r.total_seconds = seconds_since(t0);
   return r;

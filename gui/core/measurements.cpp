@@ -52,7 +52,11 @@ double Variant::intensity(kernels::DType ab, kernels::DType c) const { return ge
 
 double Measurements::intensity_of(const Variant& v) const {
   const kernels::KernelInfo* info = kernels::find_kernel(v.kernel_id);
-  return info ? v.intensity(info->ab_dtype, info->c_dtype) : v.intensity(kernels::DType::bf16, kernels::DType::f32);
+  // A build with a bf16 C says so in its parameters (variant_build: "c_dtype=16").
+  const kernels::DType c = v.params.find("c_dtype=16") != std::string::npos ? kernels::DType::bf16
+                           : info                                            ? info->c_dtype
+                                                                             : kernels::DType::f32;
+  return v.intensity(info ? info->ab_dtype : kernels::DType::bf16, c);
 }
 
 std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& d) {

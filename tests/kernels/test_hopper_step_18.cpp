@@ -3,6 +3,7 @@
 // tensor map, the staging buffers within shared memory, its mistakes and refusals, and ptxas
 // for sm_90a. Whether it computes C is tests/model's job (test_tma_store_epilogue.cpp).
 #include <map>
+#include <string>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -75,6 +76,34 @@ TEST_CASE("step 18 stores C through two staging buffers per consumer with TMA st
       CHECK(a.offset % 1024 == 0);
     }
   CHECK(k.smem_bytes() <= 227 * 1024);
+}
+
+TEST_CASE("step 18 with a bf16 C: a bf16 tensor map of 8-KiB boxes, one packed word a pair", "[kernels]") {
+  const ir::Kernel k = build({256, 512, 512}, {}, {{"c_dtype", 16}});
+  const auto c = op_counts(k);
+  CHECK(count(c, ir::Op::cvt_pack) == 64);        // 128 accumulators a thread, in pairs
+  CHECK(count(c, ir::Op::st_shared) == 4 * 16);   // as many writes as f32's, 4 bytes each
+  const ir::Param* tc = k.find_param(ir::ParamRole::tmap_c);
+  REQUIRE(tc);
+  CHECK(tc->tensor_map.dtype == ir::TensorDtype::bf16);
+  CHECK(tc->tensor_map.box_bytes() == 8192);
+  CHECK(tc->tensor_map.global_strides_bytes[0] == 512 * 2);
+}
+
+TEST_CASE("step 18 zero_acc=1: the accumulators are zeroed before each tile and every wgmma accumulates", "[kernels]") {
+  const ir::Kernel plain = build({256, 512, 512});
+  const ir::Kernel zeroed = build({256, 512, 512}, {}, {{"zero_acc", 1}});
+  const auto movs = [](const ir::Kernel& k) {
+    int n = 0;
+    for (const ir::Inst& i : k.insts)
+      n += i.op == ir::Op::mov && i.type == ir::Type::f32 && i.operands.size() == 2 &&
+           i.operands[1].kind == ir::OperandKind::fimm && i.operands[1].fimm == 0.0;
+    return n;
+  };
+  CHECK(movs(zeroed) == movs(plain) + 128);  // one mov.f32 of 0 for each accumulator of a thread
+  CHECK(count(op_counts(zeroed), ir::Op::wgmma_mma_async) == count(op_counts(plain), ir::Op::wgmma_mma_async));
+  const std::string text = ptx::emit(zeroed).text;
+  CHECK_THAT(text, Catch::Contains("zero the accumulators"));
 }
 
 TEST_CASE("step 18: its mistakes change what they say", "[kernels]") {

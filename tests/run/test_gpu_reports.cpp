@@ -89,7 +89,12 @@ TEST_CASE("bench: the JSON result has the documented shape", "[run][bench]") {
   CHECK(j["reps"] == 4);
   CHECK(j["verdict"] == "ok");
   CHECK(j["reference"] == "cublas");
+  CHECK(j["c_dtype"] == "f32");  // C's type, the kernel's and cuBLAS's alike
   CHECK(r.ok());
+  run::BenchResult bf16 = fake_result();
+  bf16.c_dtype = kernels::DType::bf16;
+  CHECK(run::bench_result_json(bf16)["c_dtype"] == "bf16");
+  CHECK_THAT(run::bench_summary_line(bf16), Catch::Contains("bf16 C in both"));
   // The device description travels with each result (the app's roofline reads it), null when
   // the child reported none.
   CHECK(j["device_info"].is_null());
