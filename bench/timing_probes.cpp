@@ -269,6 +269,14 @@ int main(int argc, char** argv) {
                                      "land",
                                      ctas, hbm ? "1-GiB (HBM)" : "8-MiB (L2)"),
                          "cycles", ctas, 1, 256 / q, 256, quick ? 256 : (hbm ? 32768 : 256)));
+  // And with the boxes shared: groups of `share` CTAs (consecutive, as a GEMM wave's neighbours)
+  // ask for the same box at about the same time, as a GEMM's A and B panels are read.
+  for (const uint32_t share : {8u, 66u})
+    probes.push_back(tma(fmt::format("tma_latency_32k_loaded528_share{}", share),
+                         fmt::format("TMA 32-KiB box, one in flight in each of 528 CTAs, {} CTAs reading each box "
+                                     "together, 8-MiB (L2) footprint: CTA 0's issue to land",
+                                     share),
+                         "cycles", 528, 1, 256 / q, 256, 256, share));
   probes.push_back(tma("tma_sm_bw", "TMA 32-KiB boxes, 4 in flight, one SM, 2 MiB footprint (L2): bytes per cycle",
                        "B/cycle", 1, 4, 256 / q, 256, 64));
   probes.push_back(tma("tma_l2_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 8 MiB footprint: L2 bandwidth", "GB/s",
