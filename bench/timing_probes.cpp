@@ -282,21 +282,21 @@ int main(int argc, char** argv) {
   probes.push_back(tma("tma_l2_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 8 MiB footprint: L2 bandwidth", "GB/s",
                        264, 4, 256 / q, 256, 256));
   // L2 to the SMs by how many CTAs read each box together (264 CTAs, two per SM; 16-KiB boxes,
-  // a GEMM's A or B box, 8 in flight each, 8 MiB footprint).
-  for (const uint32_t share : {1u, 2u, 4u, 8u, 16u, 33u, 66u, 132u, 264u})
-    probes.push_back(tma(fmt::format("tma_l2_bw_share{}", share),
-                         fmt::format("TMA 16-KiB boxes, 8 in flight, 264 CTAs, {} CTA(s) reading each box together, "
+  // a GEMM's A or B box, 8 in flight each, 8 MiB footprint); and the same over 8 waves (1056
+  // CTAs of one per SM: each wave's CTAs start as the previous wave's end, not all at once as the
+  // first wave's do), with 8 CTAs a box and with every CTA its own boxes.
+  struct ShareRow {
+    uint32_t ctas, share;
+  };
+  std::vector<ShareRow> share_rows;
+  for (const uint32_t share : {1u, 2u, 4u, 8u, 16u, 33u, 66u, 132u, 264u}) share_rows.push_back({264, share});
+  for (const uint32_t share : {1u, 8u}) share_rows.push_back({1056, share});
+  for (const ShareRow& r : share_rows)
+    probes.push_back(tma(fmt::format("tma_l2_bw_share{}{}", r.share, r.ctas == 264 ? "" : "_8waves"),
+                         fmt::format("TMA 16-KiB boxes, 8 in flight, {} CTAs{}, {} CTA(s) reading each box together, "
                                      "8 MiB: L2 to the SMs",
-                                     share),
-                         "GB/s", 264, 8, 256 / q, 128, 512, share));
-  // The same 8-CTA sharing over 8 waves (1056 CTAs of one per SM): each wave's CTAs start as the
-  // previous wave's end, not all at once as the first wave's do; and every CTA its own boxes.
-  for (const uint32_t share : {1u, 8u})
-    probes.push_back(tma(fmt::format("tma_l2_bw_share{}_8waves", share),
-                         fmt::format("TMA 16-KiB boxes, 8 in flight, 1056 CTAs (8 waves), {} CTA(s) reading each box "
-                                     "together, 8 MiB: L2 to the SMs",
-                                     share),
-                         "GB/s", 1056, 8, 256 / q, 128, 512, share));
+                                     r.ctas, r.ctas == 264 ? "" : " (8 waves)", r.share),
+                         "GB/s", r.ctas, 8, 256 / q, 128, 512, r.share));
   // What a launch costs, timed back to back between events as `gemmscope bench` times a GEMM:
   // empty grids of one CTA per SM (as the persistent steps launch), with a GEMM CTA's shared
   // memory, and of 16384 CTAs (step 11's grid at 8192^3: the rate at which CTAs start).
