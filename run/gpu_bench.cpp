@@ -69,26 +69,6 @@ void enqueue_cublas(cuda::CublasLt& lt, const kernels::KernelInfo& info, kernels
     lt.matmul_f32(shape, a, b, cublas_layout(info.b_layout), c, stream);
 }
 
-// Times `launch(i)` (i = which input set) `warmup` times untimed, then `reps` times between
-// events, all on `stream`, under the watchdog. Returns per-launch milliseconds.
-std::vector<double> time_launches(GpuJobContext& job, const std::string& name, milliseconds limit, int warmup,
-                                  int reps, int sets, const cuda::Stream& stream,
-                                  const std::function<void(int set)>& launch) {
-  std::vector<cuda::Event> starts(static_cast<size_t>(reps)), stops(static_cast<size_t>(reps));
-  job.wait_for_kernel(name, limit, [&] {
-    for (int w = 0; w < warmup; ++w) launch(w % sets);
-    for (int r = 0; r < reps; ++r) {
-      starts[size_t(r)].record(stream.handle());
-      launch((warmup + r) % sets);
-      stops[size_t(r)].record(stream.handle());
-    }
-    stream.synchronize();
-  });
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) ms.push_back(cuda::Event::elapsed_ms(starts[size_t(r)], stops[size_t(r)]));
-  return ms;
-}
-
 // Two kernels timed in alternation, launch by launch (A, B, A, B, ...), so that a clock that
 // moves during the run moves under both alike: the overhead of one over the other is their
 // medians' ratio with the drift taken out.

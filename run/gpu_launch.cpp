@@ -270,30 +270,23 @@ double launch_once(GpuJobContext& job, const LoadedKernel& loaded, cuda::KernelA
   return cuda::Event::elapsed_ms(start, stop);
 }
 
-namespace {
-
-// `launches` launches queued back to back on the default stream, each between two events; the
-// median of their times.
-double median_back_to_back_ms(GpuJobContext& job, const LoadedKernel& loaded, cuda::KernelArgs& args,
-                              const std::string& name, std::chrono::milliseconds limit, int launches) {
-  cuda::PreparedLaunch prepared = cuda::prepare_launch(loaded.function, loaded.config, args);
-  const size_t n = static_cast<size_t>(launches);
-  std::vector<cuda::Event> starts(n), stops(n);
+std::vector<double> time_launches(GpuJobContext& job, const std::string& name, std::chrono::milliseconds limit,
+                                  int warmup, int reps, int sets, const cuda::Stream& stream,
+                                  const std::function<void(int set)>& launch) {
+  std::vector<cuda::Event> starts(static_cast<size_t>(reps)), stops(static_cast<size_t>(reps));
   job.wait_for_kernel(name, limit, [&] {
-    for (int r = 0; r < launches; ++r) {
-      starts[size_t(r)].record();
-      prepared.enqueue();
-      stops[size_t(r)].record();
+    for (int w = 0; w < warmup; ++w) launch(w % sets);
+    for (int r = 0; r < reps; ++r) {
+      starts[size_t(r)].record(stream.handle());
+      launch((warmup + r) % sets);
+      stops[size_t(r)].record(stream.handle());
     }
-    stops.back().synchronize();
+    stream.synchronize();
   });
   std::vector<double> ms;
-  for (int r = 0; r < launches; ++r) ms.push_back(cuda::Event::elapsed_ms(starts[size_t(r)], stops[size_t(r)]));
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2];
+  for (int r = 0; r < reps; ++r) ms.push_back(cuda::Event::elapsed_ms(starts[size_t(r)], stops[size_t(r)]));
+  return ms;
 }
-
-}  // namespace
 
 nlohmann::json device_of(const cuda::Context& context) { return device_json(context.device()); }
 
@@ -313,7 +306,14 @@ KernelRun run_kernel_once(const ir::Kernel& kernel, const model::GemmBuffers& bu
         DeviceGemm device = upload_gemm(buffers);
         cuda::KernelArgs args = make_kernel_args(plan_arguments(kernel, device.spans(), shape));
         double ms = launch_once(job, loaded, args, kernel.name, kernel_limit);
-        if (timed_launches > 0) ms = median_back_to_back_ms(job, loaded, args, kernel.name, kernel_limit, timed_launches);
+        if (timed_launches > 0) {  // back to back as bench times a kernel; their median
+          cuda::PreparedLaunch prepared = cuda::prepare_launch(loaded.function, loaded.config, args);
+          const cuda::Stream stream;
+          std::vector<double> times = time_launches(job, kernel.name, kernel_limit, 0, timed_launches, 1, stream,
+                                                    [&](int) { prepared.enqueue(stream.handle()); });
+          std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+          ms = times[times.size() / 2];
+        }
         job.step("downloading C");
         std::vector<uint8_t> c;
         if (device.c) c = download_bytes(*device.c);

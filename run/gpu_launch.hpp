@@ -23,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -129,6 +130,13 @@ DeviceGemm upload_gemm(const model::GemmBuffers& host);
 // kernel's time from events (milliseconds).
 double launch_once(GpuJobContext& job, const LoadedKernel& loaded, cuda::KernelArgs& args, const std::string& name,
                    std::chrono::milliseconds limit);
+
+// Times `launch(i)` (i = which input set) `warmup` times untimed, then `reps` times between
+// events, all on `stream`, under the watchdog. Returns per-launch milliseconds. (How bench
+// times a kernel and cuBLAS, and run_kernel_once's timed_launches.)
+std::vector<double> time_launches(GpuJobContext& job, const std::string& name, std::chrono::milliseconds limit,
+                                  int warmup, int reps, int sets, const cuda::Stream& stream,
+                                  const std::function<void(int set)>& launch);
 
 // Where the child says which GPU it ran on: device_json(context.device()).
 nlohmann::json device_of(const cuda::Context& context);
