@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/model/machine_ceilings.hpp"
 #include "engine/model/model.hpp"
 #include "engine/ptx/emit.hpp"
 #include "kernels/timing_probes.hpp"
@@ -486,6 +487,10 @@ int main(int argc, char** argv) {
       try {
         model::SimOptions opt;
         opt.trace = true;  // the one CTA is the traced CTA, as in a prediction (its L1, timing.hpp)
+        // The model of the card the probe ran on where it knows it (an H200: its figures).
+        if (const model::timing::Machine* card = model::timing::machine_named_in(r.device.name);
+            card && model::timing::machine_runs(*card, p.kernel.target))
+          opt.machine = card;
         const model::SimResult s = model::simulate(p.kernel, p.buffers, opt, 0.0);
         if (s.completed) {
           modeled = p.figure(p.buffers.c, 0.0);

@@ -49,6 +49,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
     bool frame_stats = false, whole_grid = false, allow_long = false, no_settings = false, no_text_runs = false, no_damage = false;
+    std::string machine;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")
@@ -65,6 +66,11 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->type_name("MISTAKE")
       ->check(non_empty("a mistake name"));
   add_param_option(cmd, o->params);
+  cmd->add_option("--machine", o->machine,
+                  fmt::format("The card predictions are for: {} (default: the GPU found here where the model knows "
+                              "it, else h100; a Blackwell step is predicted on the b200)",
+                              model::timing::machine_keys()))
+      ->type_name("CARD");
   std::vector<std::string> views;  // gui/core/views.def's names (none in a build without the app)
 #ifdef GEMMSCOPE_HAVE_GUI
   for (size_t v = 0; v < size_t(gui::ViewId::count_); ++v) views.push_back(gui::view_name(gui::ViewId(v)));
@@ -137,6 +143,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.shape = {o->m, o->n, o->k};
     a.mistakes = {o->mistakes.begin(), o->mistakes.end()};
     a.params = parse_params(o->params);
+    if (!o->machine.empty()) a.machine = machine_key(o->machine);
     for (const std::string& v : o->views) {
       if (v == "all") {
         a.views.clear();

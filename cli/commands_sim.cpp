@@ -29,6 +29,7 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     bool traced_cta_only = false;
     uint32_t threads = 0;
     bool allow_long = false;
+    std::string machine;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
@@ -50,6 +51,11 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_option("--threads", o->threads,
                   "Threads a whole-grid run uses (default: one per core); the result is the same for any count")
       ->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--machine", o->machine,
+                  fmt::format("The card the time is predicted on: {} (default: h100 for sm_80 and sm_90a kernels, b200 "
+                              "for sm_100a)",
+                              model::timing::machine_keys()))
+      ->type_name("CARD");
   cmd->add_flag("--allow-long", o->allow_long,
                 fmt::format("Run a whole grid expected to take more than {} (without it such a run stops after a "
                             "few seconds and says how long it would take)",
@@ -72,6 +78,7 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     req.trace = true;
     req.only_traced_cta = o->traced_cta_only;
     req.threads = o->threads;
+    if (!o->machine.empty()) req.machine = machine_option(o->machine, o->id);
 
     ProgressBar bar(io.err, is_terminal_stderr(io.err) ? ProgressBar::Style::bar : ProgressBar::Style::lines);
     LongRunGate gate(o->allow_long ? 0.0 : kLongRunSeconds, model::grid_threads(o->threads));

@@ -239,3 +239,25 @@ void add_mistake_option(CLI::App* cmd, std::vector<std::string>& mistakes, const
 }
 
 }  // namespace gs::cli
+
+namespace gs::cli {
+
+const model::timing::Machine* machine_key(const std::string& key) {
+  const model::timing::Machine* m = model::timing::machine_by_key(key);
+  if (!m)
+    throw kernels::ConfigError(
+        fmt::format("--machine '{}' is not a card the model knows; valid: {}", key, model::timing::machine_keys()));
+  return m;
+}
+
+const model::timing::Machine* machine_option(const std::string& key, const std::string& kernel_id) {
+  const model::timing::Machine* m = machine_key(key);
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kernel_id);
+  if (!model::timing::machine_runs(*m, info.arch))
+    throw kernels::ConfigError(fmt::format("--machine {}: {} is built for {}, which does not run on {}; valid: {}", key,
+                                           kernel_id, ir::arch_name(info.arch), m->name,
+                                           info.arch == ir::Arch::sm_100a ? "b200" : "h100, h200"));
+  return m;
+}
+
+}  // namespace gs::cli

@@ -19,6 +19,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/model/timing.hpp"
 #include "kernels/registry.hpp"
 
 namespace gs::cli {
@@ -67,5 +68,12 @@ std::pair<int, int> parse_window_size(const std::string& text);
 // "4096" -> 4096³, "256x128x64" -> M=256, N=128, K=64, "example" -> {0,0,0} (each kernel's
 // example shape); throws kernels::ConfigError.
 kernels::GemmShape parse_bench_size(const std::string& text);
+// --machine CARD: the card of that key (model::timing::machine_by_key); throws
+// kernels::ConfigError naming the value and the valid keys.
+const model::timing::Machine* machine_key(const std::string& key);
+// --machine CARD for kernel `kernel_id`: the card of that key (machine_key);
+// throws kernels::ConfigError naming the value and the valid keys, or the cards that run the
+// kernel's target when this one cannot (b200 for sm_100a, h100 or h200 for sm_80 and sm_90a).
+const model::timing::Machine* machine_option(const std::string& key, const std::string& kernel_id);
 
 }  // namespace gs::cli

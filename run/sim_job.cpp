@@ -230,6 +230,7 @@ SimReport run_sim(const SimRequest& req) {
   opts.only_traced_cta = req.only_traced_cta;
   opts.threads = req.threads;
   opts.fast_forward = req.fast_forward;
+  opts.machine = req.machine;
   const CycleBudget budget = cycle_budget(info, r.shape, r.kernel.launch);
   opts.max_cycles_per_cta = budget.cycles;
   opts.max_cycles_basis = budget.basis;
@@ -237,7 +238,7 @@ SimReport run_sim(const SimRequest& req) {
   // asked (once per kernel text and process).
   // So can ptxas's folding of narrow shared loads (model/decode.hpp, shared_load_folds): only
   // a kernel with an ld.shared narrower than 16 bytes asks for the SASS counts.
-  const model::timing::MachineDesc& sm = *model::timing::machine_for(r.kernel.target).desc;
+  const model::timing::MachineDesc& sm = *(req.machine ? req.machine : &model::timing::machine_for(r.kernel.target))->desc;
   const bool want_registers =
       model::timing::ctas_per_sm(sm, uint32_t(r.kernel.launch.threads()), r.kernel.smem_bytes(), 0) > 1;
   const bool want_sass = has_narrow_shared_loads(r.kernel);

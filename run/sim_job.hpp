@@ -48,6 +48,9 @@ struct SimRequest {
   // With only_traced_cta: skip the middle passes of long loops (model::SimOptions::fast_forward).
   bool fast_forward = true;
   uint32_t threads = 0;  // threads of a whole-grid run (0: one per core); the result is the same
+  // The card the time is predicted on (model::timing::kMachines; nullptr: the kernel's target's,
+  // timing::machine_for). A card that cannot run the kernel's target is refused (ModelError).
+  const model::timing::Machine* machine = nullptr;
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;
   // Set: the model runs the kernel instrumented with the timeline pass (engine/ir/instrument)

@@ -3,8 +3,9 @@
 
     scripts/timing-validate.py GEMMSCOPE BENCH_JSON [BENCH_JSON ...] OUT_DIR
 
-Runs `GEMMSCOPE sim ID --m M --n N --k K --traced-cta-only --json` (with the run's build
-parameters and `--break` mistakes) for every result of the BENCH_JSON files (`gemmscope bench
+Runs `GEMMSCOPE sim ID --m M --n N --k K --traced-cta-only --json --machine CARD` (with the
+run's build parameters and `--break` mistakes; CARD is the card the run was measured on, h100 or
+h200, from the result's device name: a prediction is for the card it is compared with) for every result of the BENCH_JSON files (`gemmscope bench
 --json` files measured on a GPU), and writes OUT_DIR/predictions.json and OUT_DIR/table.md:
   * per shape, the ladder (every step at its default parameters, no mistake): measured and
     predicted TFLOP/s, the error, what bounds the prediction; the Spearman rank correlation,
@@ -47,6 +48,14 @@ def shape_label(s):
     return f"{s['m']}^3" if s["m"] == s["n"] == s["k"] else f"{s['m']}x{s['n']}x{s['k']}"
 
 
+def card_of(device_name):
+    """The model's key for the card a bench result names ("NVIDIA H200" -> "h200"), or None."""
+    for key in ("h100", "h200", "b200"):
+        if key.upper() in (device_name or ""):
+            return key
+    return None
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -66,6 +75,9 @@ def main():
         s = r["shape"]
         cmd = [exe, "sim", r["kernel"], "--m", str(s["m"]), "--n", str(s["n"]), "--k", str(s["k"]),
                "--traced-cta-only", "--json"]
+        card = card_of(r.get("device"))
+        if card:
+            cmd += ["--machine", card]
         for name, value in (r.get("params") or {}).items():
             cmd += ["--param", f"{name}={value}"]
         for m in r.get("mistakes") or []:
@@ -83,14 +95,16 @@ def main():
                      "default_params": sim.get("default_params", None), "mistakes": r.get("mistakes") or [],
                      "measured": measured, "predicted": predicted,
                      "error": predicted / measured - 1.0 if measured else None, "bound": pred.get("bound"),
-                     "prediction": pred})
+                     "predicted_on": sim.get("predicted_on"), "prediction": pred})
         print(f"{r['kernel']:<26} {shape_label(s):>14} {r.get('params') or ''} {r.get('mistakes') or ''} measured "
               f"{measured:7.1f}  predicted {predicted:7.1f}  {100 * rows[-1]['error']:+6.1f}%  bound: "
               f"{pred.get('bound')}", flush=True)
     json.dump({"device": device, "date": date, "rows": rows},
               open(os.path.join(out_dir, "predictions.json"), "w"), indent=2)
     device = device.get("name") if isinstance(device, dict) else device
-    lines = [f"Measured on {device} ({date}); predicted by the model on an H100.", ""]
+    cards = sorted({row["predicted_on"] for row in rows if row.get("predicted_on")})
+    lines = [f"Measured on {device} ({date}); predicted by the model on {' and '.join(cards) or 'its default card'}.",
+             ""]
     # The ladder at a shape: the first run of each step with no mistake (its default parameters:
     # the bench runs every step at its defaults unless asked otherwise; variants come later).
     for shape in dict.fromkeys(row["shape"] for row in rows):

@@ -256,10 +256,10 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     job.warp = x.warp.id;
     job.from_rank = c.launch.cluster_rank;
     job.issue = c.now;
-    const uint64_t transfer = uint64_t(double(bytes) / timing::kTmaBytesPerCycle + 0.5);
+    const uint64_t transfer = uint64_t(double(bytes) / c.launch.figures->tma_bytes_per_cycle + 0.5);
     const uint64_t start = std::max(c.now, c.copy_free);
     c.copy_free = start + transfer;
-    job.complete = c.copy_free + timing::kTmaLatency;
+    job.complete = c.copy_free + c.launch.figures->tma_latency;
     if (!load) {  // the store reads shared memory until its transfer is over (exec_bulk_group)
       const Warp::BulkStore read{smem, bytes, c.copy_free};
       x.warp.bulk_uncommitted.push_back(read);

@@ -128,7 +128,8 @@ void exec_cp_async(ExecContext& x) {
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes.
   account_shared(x, saddr, bytes, true);
   account_global(x, bytes, false, gaddr, reading);
-  w.cp_async_uncommitted_complete_at = std::max(w.cp_async_uncommitted_complete_at, c.now + timing::kGlobalLatency);
+  w.cp_async_uncommitted_complete_at =
+      std::max(w.cp_async_uncommitted_complete_at, c.now + c.launch.figures->global_latency);
   x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once
 }
 

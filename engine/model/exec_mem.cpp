@@ -219,8 +219,8 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 // kLsuBytesPerCycle, and for the traced CTA a cycle for each 128-byte line it touches (probes
 // l1_loads_stride*: 8 lines a load take 7.7 cycles, 32 lines 33), once the path is free; a
 // load's data is ready
-// `load_latency` after it starts (kGlobalLatency, an L2 hit, unless the traced CTA's L1 holds
-// every sector: kL1Latency; the bytes from HBM are a bandwidth limit of the whole wave,
+// `load_latency` after it starts (CtaFigures::global_latency, an L2 hit, unless the traced CTA's L1 holds
+// every sector: l1_latency; the bytes from HBM are a bandwidth limit of the whole wave,
 // timing.cpp), a store's issue is over in a cycle.
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines) {
   const uint64_t line_cycles = uint64_t(std::ceil(lines / timing::kL1LinesPerCycle));
@@ -302,7 +302,8 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
   // at L1 latency; any sector from L2, at L2 latency. Other CTAs' loads are L2 hits.
   const uint32_t misses = c.trace && !store ? l1_misses(c, addr, lanes, bytes) : 0;
   x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store,
-                           c.trace && !store && misses == 0 ? timing::kL1Latency : timing::kGlobalLatency,
+                           c.trace && !store && misses == 0 ? c.launch.figures->l1_latency
+                                                            : c.launch.figures->global_latency,
                            c.trace ? distinct_lines(addr, lanes, bytes) : 0);
   if (!c.trace) return;
   GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
@@ -323,9 +324,9 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
   g.sectors = sectors != kCountSectors ? sectors : distinct_count(sector, n);
   if (store) {
     c.cost.global_store_bytes += 32ull * g.sectors;
-    // The traced CTA's stores leave the SM at its share of the HBM write bandwidth (timing.hpp,
-    // kStoreBytesPerCycle): a store issues once the path has taken the stores before it.
-    const uint64_t cycles = uint64_t(32.0 * g.sectors / timing::kStoreBytesPerCycle + 0.5);
+    // The traced CTA's stores leave the SM at its share of L2's write bandwidth (timing.hpp,
+    // CtaFigures::store_bytes_per_cycle): a store issues once the path has taken the stores before it.
+    const uint64_t cycles = uint64_t(32.0 * g.sectors / c.launch.figures->store_bytes_per_cycle + 0.5);
     const uint64_t start = std::max(c.now, c.store_free);
     c.store_free = start + cycles;
     x.warp.store_hold = start + 1;
@@ -637,7 +638,8 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
         for (uint32_t v = 0; v < vec; ++v) store_into_c(x, off[l] + v * kElem, kElem, d.data_regs[v], l);
       }
   if (!c.trace) {
-    x.latency = global_issue(c, uint32_t(std::popcount(mask)), bytes, kStore);  // what account_global sets
+    // What account_global sets.
+    x.latency = global_issue(c, uint32_t(std::popcount(mask)), bytes, kStore, c.launch.figures->global_latency);
     return;
   }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32. A full
@@ -707,7 +709,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
         }
       }
       w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-      return global_issue(c, 32, 4, false);     // what account_global sets
+      return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
     }
   }
   // Any other pattern. As in lanes_inside: an offset past limit or below the buffer sets bit
@@ -730,7 +732,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i),
                         _mm256_cvtepu32_epi64(_mm256_i64gather_epi32(reinterpret_cast<const int*>(data), off[i], 1)));
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-  return global_issue(c, 32, 4, false);     // what account_global sets
+  return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
 }
 #else
 template <bool kStore, uint32_t kElem>

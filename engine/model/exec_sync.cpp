@@ -268,7 +268,7 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
 // cluster (the GPU-wide memory barrier ptxas puts before it).
 void arrive_remote(ExecContext& x, const ir::Operand& bar) {
   x.latency = timing::kMbarrierLatency;
-  if (x.inst.op == Op::mbarrier_arrive_remote_cluster_scope) x.latency += timing::kClusterReleaseStall;
+  if (x.inst.op == Op::mbarrier_arrive_remote_cluster_scope) x.latency += x.cta.launch.figures->cluster_release_stall;
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     const uint32_t address = memory_address32(x, bar, l);

@@ -309,6 +309,8 @@ struct Launch {
   Cluster* cluster = nullptr;          // null when the kernel's clusters have one CTA
   uint32_t cluster_rank = 0;
   uint32_t trace_warp_base = 0;        // traced CTAs: its warp 0 as a trace warp (trace.hpp)
+  // The machine's figures the CTA's time reads (timing.hpp, CtaFigures): the predicted card's.
+  const timing::CtaFigures* figures = &timing::kH100Cta;
 };
 
 struct Cta {
@@ -475,7 +477,7 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
 // it; a store's issue), holding the path a cycle for each of `lines` 128-byte lines at least
 // (exec_mem.cpp).
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store,
-                      uint32_t load_latency = timing::kGlobalLatency, uint32_t lines = 0);
+                      uint32_t load_latency, uint32_t lines = 0);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store
 // (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it

@@ -21,6 +21,11 @@ struct MachineCeilings {
 // 132 x 1.98 GHz = 67; HBM3 2619 MHz x 2 x 5120 bit = 3.35 TB/s ([DEV], facts §10).
 inline constexpr MachineCeilings kH100Ceilings{&kH100, 989.0, 67.0, 3.35,
                                                "NVIDIA's rated figures: 132 SMs at the 1.83 GHz boost clock"};
+// H200 SXM: the H100's SMs and clocks (989 and 67 TFLOP/s); HBM3e 3201 MHz x 2 x 6016 bit = 4.8 TB/s
+// ([DEV]: bench's device record on the H200, 2026-11-28; NVIDIA's datasheet: 4.8 TB/s).
+inline constexpr MachineCeilings kH200Ceilings{&kH200, 989.0, 67.0, 4.8,
+                                               "NVIDIA's rated figures: 132 SMs at the 1.83 GHz boost clock, "
+                                               "HBM3e 4.8 TB/s"};
 // B200: 2.25 PFLOP/s dense bf16 (148 SMs x 8192 FLOP/cycle x 1.86 GHz); fp32 148 SMs x 128 lanes
 // x 2 x 1.86 GHz = 70 TFLOP/s (Hopper's lanes per SM assumed); HBM3e 8 TB/s. NVIDIA's figures,
 // UNCONFIRMED (facts table: b200_machine, tensor_rate): no B200 was measured here.
@@ -29,13 +34,13 @@ inline constexpr MachineCeilings kB200Ceilings{&kB200, 2250.0, 70.0, 8.0,
                                                "HBM3e 8 TB/s"};
 
 constexpr const MachineCeilings& ceilings_of(const Machine& m) {
-  return &m == &kB200 ? kB200Ceilings : kH100Ceilings;
+  return &m == &kB200 ? kB200Ceilings : &m == &kH200 ? kH200Ceilings : kH100Ceilings;
 }
 
 // The machine a device or figure name belongs to ("NVIDIA H100 80GB HBM3", "model (B200)",
 // "H100 SXM5 (reference)"), or nullptr when it names none of them.
 constexpr const Machine* machine_named_in(std::string_view name) {
-  for (const Machine* m : {&kH100, &kB200})
+  for (const Machine* m : kMachines)
     if (name.find(m->name) != std::string_view::npos) return m;
   return nullptr;
 }

@@ -94,24 +94,40 @@ inline constexpr MachineDesc kH100Desc{
     .wgmma_flops_per_cycle = {4096, "NVIDIA: 989.4 TFLOP/s / 132 SMs / 1.83 GHz (facts §1.6)"},
     .mma_sync_flops_per_cycle = {2731, "probe hmma_issue_8warps: 0.667 mma.sync per cycle x 4096 FLOP, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .tcgen05_flops_per_cycle = {8192, "NVIDIA B200 figures (no Hopper tcgen05): see B200"},
-    .launch_us = {6.54, "probe launch_132x128: 7.07, 6.40, 5.34 and 7.36 us in four calls (the mean), an empty launch of 132 CTAs, median of 200 back to back between events (384 threads and 200 KiB of shared memory a CTA, launch_132x384_smem200k: 7.97, 6.62, 6.75, 5.34), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
-    .cta_start_ns = {0.43, "probes launch_16384x128 - launch_132x128 over the 16252 more CTAs: (13.60 - 7.07) and (13.79 - 6.40) us, 0.40 and 0.45 ns a CTA in two calls (with 24 KiB of shared memory a CTA: 13.73, 13.66), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
+    .launch_us = {4.03, "probe launch_132x128: 4.03 us, an empty launch of 132 CTAs, median of 200 back to back between events on a stream of their own as bench times a GEMM (run::time_launches; 384 threads and 200 KiB of shared memory a CTA: 5.57), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3, call 7; on the default stream four calls read 5.34-7.36; the H200 reads 3.49-4.32 in three calls, docs/results/2026-11-28-h200)"},
+    .cta_start_ns = {0.59, "probes launch_16384x128 - launch_132x128 over the 16252 more CTAs: (13.60 - 4.03) and (13.79 - 4.03) us, 0.59 and 0.60 ns a CTA (the 16384-CTA launches timed on the default stream in two calls, where the empty grid's cost is all the CTAs' starts; the 132-CTA launch on bench's stream, call 7; with 24 KiB of shared memory a CTA: 13.73, 13.66), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
 };
 
-// H200 SXM 141GB HBM3e: the same GH100 SMs (the per-SM figures are the H100's), more and
-// faster memory.
+// H200 SXM 141GB HBM3e: the same GH100 SMs, with more and faster memory and a larger L2. Every
+// figure below was measured by gemmscope_timing_probes on an H200 (2026-11-28,
+// docs/results/2026-11-28-h200, call 1); the per-SM figures it keeps from the H100 read the same
+// there (ffma 4.04, imad 4.03, iadd 2.01, hmma 24.03, lds 23.0, l1 43.1 cycles; FFMA, IMAD,
+// mma.sync and ld.shared rates, wgmma 2883-4094 FLOP/cycle, one SM's TMA 107.0 B/cycle: all
+// within 1% of the H100's).
 inline constexpr MachineDesc kH200Desc = [] {
   MachineDesc m = kH100Desc;
   m.name = "H200 SXM";
-  m.cluster2_ctas = {132, "the H100's cuOccupancyMaxActiveClusters (2026-11-28), not measured on an H200"};
-  m.cluster4_ctas = {120, "the H100's cuOccupancyMaxActiveClusters (2026-11-28), not measured on an H200"};
-  m.clock_max_mhz = {1980, "[DEV] H200 132 SMs, 1980 MHz max (anchors.md, 2026-11-27)"};
-  m.hbm_bandwidth_gbs = {4300, "model choice: 90% of NVIDIA's 4.8 TB/s (not measured)"};
-  m.hbm_peak_gbs = {4800, "NVIDIA H200 datasheet: 4.8 TB/s HBM3e"};
-  m.hbm_write_bandwidth_gbs = {3650, "model choice: the H100's measured write/read ratio (2490/2930) x 4300 (not measured)"};
-  m.clock_tensor_hbm_mhz = {1691, "the H100's probe sm_clock_under_wgmma_hbm_bench (2026-11-28), not measured on an H200"};
-  m.launch_us = {6.54, "the H100's probe launch_132x128 (2026-11-28), not measured on an H200"};
-  m.cta_start_ns = {0.43, "the H100's probes launch_16384x128 - launch_1056x128 (2026-11-28), not measured on an H200"};
+  m.sms = {132, "[DEV] cudaDeviceGetAttribute on the H200 (gemmscope devices), 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.cluster2_ctas = {132, "bench's resident_ctas (cuOccupancyMaxActiveClusters) of step 17 in clusters of 2 (384 threads, 227 KiB, one CTA per SM), H200, 2026-11-28 (docs/results/2026-11-28-h200, call 2)"};
+  m.cluster4_ctas = {120, "bench's resident_ctas (cuOccupancyMaxActiveClusters) of step 17 in clusters of 4, H200, 2026-11-28 (docs/results/2026-11-28-h200, call 2)"};
+  m.clock_max_mhz = {1980, "[DEV] nvidia-smi clocks.max.sm on the H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.clock_sustained_mhz = {1798, "probe sm_clock_under_wgmma: 1797.96 MHz (on random tiles 1747.9; sm_clock_under_mma 1799.0), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.clock_no_tensor_mhz = {1978, "probe sm_clock_under_ffma: 1978.1 MHz, H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.clock_tensor_l2_mhz = {1717, "probe sm_clock_under_wgmma_l2_4_bench: 1717.4 MHz, launches of about 1.5 ms, the 23rd back to back (a single launch: 1691.9; the 21st of 20-ms launches: 1605.3), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.clock_tensor_hbm_mhz = {1642, "probe sm_clock_under_wgmma_hbm_bench: 1642.0 MHz (a single launch: 1628.8; the 21st of 20-ms launches: 1506.3), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.cluster_release_stall = {314, "probe remote_arrive_issue_cluster_scope: 313.6 cycles an arrive back to back, against 6.0 for the default mbarrier.arrive.shared::cluster (the H100: 674), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.l2_latency = {292, "probe l2_latency: 291.85, H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.hbm_latency = {693, "probe hbm_latency: 693.1, H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.tma_latency = {278, "probe tma_latency_1k: 336.8 cycles, less the model's own 59 for the mbarrier steps and the 1-KiB transfer (its tma_latency_1k reads 362 with the H100's 303), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.l2_bytes = {62914560, "[DEV] cudaDeviceGetAttribute L2 size on the H200: 60 MiB, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.l2_bandwidth_gbs = {10018, "probe l2_read_bw: 10017.5 GB/s over an 8 MiB footprint, 4 loads in flight a thread (TMA boxes of each CTA's own, tma_l2_bw: 9451), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.l2_shared_read_bandwidth_gbs = {19762, "probes tma_l2_bw_share2 ... share264: 16331, 16222, 19485, 20118, 19868, 21586, 20349, 19655 GB/s, the median 19762 (share1: 8986), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.hbm_write_bandwidth_gbs = {2965, "probe hbm_write_bw_scattered: 2965.1 GB/s (3924.8 with 16-byte lanes, hbm_write_bw), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.l2_write_bandwidth_gbs = {4552, "probe l2_write_bw: 4551.9 GB/s, 16-B stores over an 8-MiB footprint from 1056 CTAs, H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.hbm_bandwidth_gbs = {4288, "probe hbm_read_bw: 4288.1 GB/s (TMA boxes, tma_hbm_bw: 4574.7), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.hbm_peak_gbs = {4814, "[DEV] 3201 MHz x 2 x 6016 bit / 8 (bench's device record on the H200, 2026-11-28; NVIDIA: 4.8 TB/s)"};
+  m.launch_us = {4.04, "probe launch_132x128: 3.49, 4.32 and 4.32 us in three runs (the mean), bench's way (a stream of its own, 200 back to back between events), H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
+  m.cta_start_ns = {0.60, "probes launch_16384x128 - launch_132x128 over the 16252 more CTAs: (13.70 - 3.49), (13.73 - 4.32), (13.73 - 4.32) us, 0.63, 0.58 and 0.58 ns a CTA, H200, 2026-11-28 (docs/results/2026-11-28-h200)"};
   return m;
 }();
 
@@ -134,8 +150,8 @@ inline constexpr MachineDesc kB200Desc = [] {
   m.hbm_peak_gbs = {8000, "NVIDIA B200 datasheet: 8 TB/s HBM3e (UNCONFIRMED)"};
   m.hbm_write_bandwidth_gbs = {6120, "model choice: the H100's measured write/read ratio (2490/2930) x 7200 (UNCONFIRMED)"};
   m.tcgen05_flops_per_cycle = {8192, "2 x Hopper's per SM: 2.25 PFLOP/s over 148 SMs near 1.86 GHz (NVIDIA, UNCONFIRMED)"};
-  m.launch_us = {6.54, "the H100's probe launch_132x128 (2026-11-28; UNCONFIRMED on a B200)"};
-  m.cta_start_ns = {0.43, "the H100's probes launch_16384x128 - launch_1056x128 (2026-11-28; UNCONFIRMED on a B200)"};
+  m.launch_us = {4.03, "the H100's probe launch_132x128 (2026-11-28; UNCONFIRMED on a B200)"};
+  m.cta_start_ns = {0.59, "the H100's probes launch_16384x128 - launch_132x128 (2026-11-28; UNCONFIRMED on a B200)"};
   return m;
 }();
 

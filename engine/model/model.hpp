@@ -49,6 +49,9 @@ struct SimOptions {
   // Registers per thread ptxas -v gave the kernel (0: not known): the prediction's occupancy
   // counts the register file only with it (timing::ctas_per_sm).
   uint32_t registers_per_thread = 0;
+  // The card to predict on (timing::kMachines): its figures time the traced CTA and the whole
+  // GEMM. nullptr: the machine of the kernel's target (timing::machine_for).
+  const timing::Machine* machine = nullptr;
   // SASS instructions ptxas made of each instruction (ptx::compiled_kernel, from its line
   // table; empty: not known). The timing then charges the ld.shared ptxas folded into one wider
   // load as that one load (decode.hpp, shared_load_folds); what each load computes is the same.

@@ -112,8 +112,13 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   GlobalMemory global;
   global.buffers = {&spans.a, &spans.b, &spans.c, spans.timeline.empty() ? nullptr : &spans.timeline};
 
+  const timing::Machine& machine = opt.machine ? *opt.machine : timing::machine_for(k.target);
+  if (!timing::machine_runs(machine, k.target))
+    throw ModelError(fmt::format("{} code does not run on {}: predict it on {}", ir::arch_name(k.target),
+                                 machine.name, k.target == ir::Arch::sm_100a ? "a B200 (b200)" : "an H100 or H200 (h100, h200)"));
   Launch launch;
   launch.kernel = &k;
+  launch.figures = &machine.cta;
   launch.global = &global;
   launch.param_values = bind_params(k, spans);
   const Program program = decode_program(k, opt.sass_per_inst);  // once for the whole grid
@@ -135,7 +140,6 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   traced_cost.cluster_ctas = L.cluster[0] * L.cluster[1] * L.cluster[2];
   result.stats.traced_cost = traced_cost;
   if (flops > 0 && result.completed) {
-    const timing::Machine& machine = timing::machine_for(k.target);
     const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine, gemm_facts(k, result, flops));
     result.stats.prediction = p;
     result.stats.predicted_on = &machine;

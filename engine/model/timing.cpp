@@ -110,6 +110,18 @@ double co_resident_cycles(double alone, double busiest, uint32_t ctas) {
 
 }  // namespace
 
+const Machine* machine_by_key(std::string_view key) {
+  for (const Machine* m : kMachines)
+    if (key == m->key) return m;
+  return nullptr;
+}
+
+std::string machine_keys() {
+  std::string out;
+  for (const Machine* m : kMachines) out += std::string(out.empty() ? "" : ", ") + m->key;
+  return out;
+}
+
 uint32_t cluster_ctas_at_once(const MachineDesc& m, uint32_t cluster) {
   if (cluster == 2) return uint32_t(m.cluster2_ctas.value);
   if (cluster == 4) return uint32_t(m.cluster4_ctas.value);

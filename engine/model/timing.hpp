@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/ir/types.hpp"  // ir::Arch
@@ -48,31 +49,46 @@ inline constexpr uint32_t kFmaLatency = uint32_t(kSm.fma_latency.value);
 inline constexpr uint32_t kImadLatency = uint32_t(kSm.imad_latency.value);
 inline constexpr uint32_t kSfuLatency = uint32_t(kSm.sfu_latency.value);
 inline constexpr uint32_t kSharedLatency = uint32_t(kSm.shared_latency.value);  // plus one cycle per extra wavefront
-inline constexpr uint32_t kGlobalLatency = uint32_t(kSm.l2_latency.value);  // an L2 hit; HBM is a bandwidth limit of the wave (timing.cpp)
-inline constexpr uint32_t kL1Latency = uint32_t(kSm.l1_latency.value);      // a load the traced CTA's L1 holds (exec_mem.cpp)
 inline constexpr uint32_t kBarrierLatency = uint32_t(kSm.barrier_latency.value);
 inline constexpr uint32_t kMbarrierLatency = uint32_t(kSm.mbarrier_latency.value);
-inline constexpr uint32_t kClusterReleaseStall = uint32_t(kSm.cluster_release_stall.value);
-inline constexpr uint32_t kTmaLatency = uint32_t(kSm.tma_latency.value);
 // An SM's share of a bandwidth of the whole chip, in bytes per cycle at the sustained clock:
 // what each SM gets when every SM draws on it at once, as in a full wave.
 constexpr double per_sm_share(const MachineDesc& m, double gbs) {
   return gbs * 1e9 / m.sms.value / (m.clock_sustained_mhz.value * 1e6);
 }
-// The traced CTA's TMA loads: its SM's copy engine (tma_bytes_per_cycle, measured alone), but
-// no faster than the SM's share of what L2 delivers to all SMs at once (a CTA is predicted as
-// one of a full wave; the L2's limit for lines each SM reads on its own is the wave's, timing.cpp).
-inline constexpr double kTmaBytesPerCycle =
-    kSm.tma_bytes_per_cycle.value < per_sm_share(kSm, kSm.l2_shared_read_bandwidth_gbs.value)
-        ? kSm.tma_bytes_per_cycle.value
-        : per_sm_share(kSm, kSm.l2_shared_read_bandwidth_gbs.value);
-// The traced CTA's stores into global memory leave its SM at the SM's share of the L2's write
-// bandwidth (32 bytes a sector touched); a warp's store waits for the ones before it. L2 is a
-// write-back cache: HBM takes the lines later, at its own write bandwidth, which bounds the
-// whole wave (Breakdown::stores). On the H100 step 16's epilogue of 128 KiB a tile took 5438
-// cycles (its timeline, docs/results/2026-11-27-h100-timeline): 24 bytes a cycle, above the
-// SM's share of HBM's write bandwidth (11) that this charged before, near L2's (18).
-inline constexpr double kStoreBytesPerCycle = per_sm_share(kSm, kSm.l2_write_bandwidth_gbs.value);
+
+// The figures of a machine the traced CTA's own run reads (the exec functions, through
+// Launch::figures): the ones that differ between GPUs of the same SM (an H100 and an H200 share
+// the GH100 SM, not their memory). Everything else per SM is kSm's.
+struct CtaFigures {
+  uint32_t global_latency;         // an L2 hit (l2_latency); HBM is a bandwidth limit of the wave (timing.cpp)
+  uint32_t l1_latency;             // a load the traced CTA's L1 holds (exec_mem.cpp)
+  uint32_t tma_latency;            // TMA issue to land, beyond the transfer (exec_async.cpp)
+  uint32_t cluster_release_stall;  // a release.cluster remote arrive's fences (exec_sync.cpp)
+  // The traced CTA's TMA loads: its SM's copy engine (tma_bytes_per_cycle, measured alone), but
+  // no faster than the SM's share of what L2 delivers to all SMs at once (a CTA is predicted as
+  // one of a full wave; the L2's limit for lines each SM reads on its own is the wave's, timing.cpp).
+  double tma_bytes_per_cycle;
+  // The traced CTA's stores into global memory leave its SM at the SM's share of the L2's write
+  // bandwidth (32 bytes a sector touched); a warp's store waits for the ones before it. L2 is a
+  // write-back cache: HBM takes the lines later, at its own write bandwidth, which bounds the
+  // whole wave (Breakdown::stores). On the H100 step 16's epilogue of 128 KiB a tile took 5438
+  // cycles (its timeline, docs/results/2026-11-27-h100-timeline): 24 bytes a cycle, above the
+  // SM's share of HBM's write bandwidth (11) that this charged before, near L2's (18).
+  double store_bytes_per_cycle;
+};
+constexpr CtaFigures cta_figures(const MachineDesc& m) {
+  const double l2_share = per_sm_share(m, m.l2_shared_read_bandwidth_gbs.value);
+  return {uint32_t(m.l2_latency.value),
+          uint32_t(m.l1_latency.value),
+          uint32_t(m.tma_latency.value),
+          uint32_t(m.cluster_release_stall.value),
+          m.tma_bytes_per_cycle.value < l2_share ? m.tma_bytes_per_cycle.value : l2_share,
+          per_sm_share(m, m.l2_write_bandwidth_gbs.value)};
+}
+// The H100's: the default of a Launch, and the bound sim_job's cycle budget uses.
+inline constexpr CtaFigures kH100Cta = cta_figures(kH100Desc);
+inline constexpr uint32_t kGlobalLatency = kH100Cta.global_latency;
 inline constexpr uint32_t kWgmmaPipelineLatency = uint32_t(kSm.wgmma_latency.value);
 inline constexpr uint32_t kMmaSyncLatency = uint32_t(kSm.mma_sync_latency.value);
 inline constexpr double kMmaSyncFlopsPerCycle = kSm.mma_sync_flops_per_cycle.value;  // per SM
@@ -90,25 +106,51 @@ constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }
 inline constexpr uint32_t kTcgen05FlopsPerCycle = uint32_t(kB200Desc.tcgen05_flops_per_cycle.value);
 constexpr uint32_t tcgen05_busy_cycles(uint32_t m, uint32_t n) { return 2 * m * n * 16 / kTcgen05FlopsPerCycle; }
 
-// The machine a whole-GEMM prediction is for: its SM count and clock. Everything else (the
-// schedulers, latencies, shared memory and copy bandwidth per SM) is the H100's for both: a
-// teaching model, and no Blackwell part was measured here.
+// The machine a prediction is for: its SM count and clock, the figures of its machine
+// description the whole-GEMM prediction reads (desc), and those the traced CTA's run reads (cta).
+// The schedulers, pipes, latencies inside the SM and shared memory are the H100's for all of
+// them (kSm): the H200 has the same SM, and no Blackwell part was measured here.
 struct Machine {
-  const char* name;     // "H100", "B200"
+  const char* name;     // "H100", "H200", "B200"
+  const char* key;      // "h100": what `sim --machine` takes
   const char* article;  // "an H100", "a B200"
   uint32_t sms;
   double clock_hz;
   bool confirmed;       // false: vendor figures no run here has checked
   const MachineDesc* desc = &kH100Desc;  // every figure, with its source (machines.hpp)
+  CtaFigures cta = kH100Cta;
 };
-inline constexpr Machine kH100{"H100", "an H100", kSms, kClockHz, true, &kH100Desc};
+inline constexpr Machine kH100{"H100", "h100", "an H100", kSms, kClockHz, true, &kH100Desc, kH100Cta};
+// H200: the H100's SMs with its own memory system, measured by the same probes (machines.hpp).
+inline constexpr Machine kH200{"H200",
+                               "h200",
+                               "an H200",
+                               uint32_t(kH200Desc.sms.value),
+                               kH200Desc.clock_rated_mhz.value * 1e6,
+                               true,
+                               &kH200Desc,
+                               cta_figures(kH200Desc)};
 // B200: 148 SMs; 2.25 PFLOP/s dense bf16 over 148 SMs at 8192 FLOP/cycle is 1.86 GHz. NVIDIA's
 // figures, UNCONFIRMED (facts table: b200_machine, tensor_rate).
-inline constexpr Machine kB200{"B200", "a B200", uint32_t(kB200Desc.sms.value), kB200Desc.clock_rated_mhz.value * 1e6,
-                               false, &kB200Desc};
-// The machine that runs a kernel built for `arch`: a B200 for sm_100a; the H100 for sm_90a and
-// for sm_80 (the Ampere steps are measured on the H100 too).
+inline constexpr Machine kB200{"B200",
+                               "b200",
+                               "a B200",
+                               uint32_t(kB200Desc.sms.value),
+                               kB200Desc.clock_rated_mhz.value * 1e6,
+                               false,
+                               &kB200Desc,
+                               cta_figures(kB200Desc)};
+inline constexpr const Machine* kMachines[] = {&kH100, &kH200, &kB200};
+// The machine that runs a kernel built for `arch` when no card is named: a B200 for sm_100a;
+// the H100 for sm_90a and for sm_80 (the Ampere steps are measured on the H100 too).
 constexpr const Machine& machine_for(ir::Arch arch) { return arch == ir::Arch::sm_100a ? kB200 : kH100; }
+// Whether `m` runs code built for `arch`: sm_100a only on the B200, sm_80 and sm_90a on the
+// Hopper cards (arch-specific sm_90a code does not run on a Blackwell part).
+constexpr bool machine_runs(const Machine& m, ir::Arch arch) { return (arch == ir::Arch::sm_100a) == (&m == &kB200); }
+// The machine whose key is `key` ("h100", "h200", "b200"), or nullptr.
+const Machine* machine_by_key(std::string_view key);
+// "h100, h200, b200": the keys, for an error message or a help text.
+std::string machine_keys();
 // "an H100", or "a B200 (NVIDIA's figures, unconfirmed)": what a prediction is on, in words.
 inline std::string machine_words(const Machine& m) {
   return m.confirmed ? m.article : std::string(m.article) + " (NVIDIA's figures, unconfirmed)";

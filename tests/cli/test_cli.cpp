@@ -97,6 +97,7 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
       // Options kept out of --help are named in messages too (they read "gemmscope: : '0x0' ...").
       {{"bench", "simt_naive", "--warmup", "x"}, "--warmup: 'x' is not a valid number of warm-up launches"},
       {{"gui", "--resize-to", "0x0"}, "--resize-to: '0x0' is not a window size"},
+      {{"gui", "--machine", "a100"}, "--machine 'a100' is not a card the model knows; valid: h100, h200, b200"},
   };
   for (const Case& c : cases) {
     INFO(c.args.size() << " args, first " << c.args[0]);

@@ -37,6 +37,10 @@ TEST_CASE("cli sim: bad usage exits 2 with a message naming the value", "[cli][s
       {{"sim", "simt_naive", "--break", "no-such-mistake"}, "unknown mistake 'no-such-mistake' for simt_naive"},
       {{"sim", "hopper_tma_wgmma_64", "--m", "100"}, "M=100 is not a positive multiple of 64"},
       {{"sim", "simt_naive", "--seed", "x"}, "--seed"},
+      {{"sim", "simt_naive", "--machine", "h300"}, "--machine 'h300' is not a card the model knows; valid: h100, h200, b200"},
+      {{"sim", "hopper_tma_wgmma_64", "--machine", "b200"},
+       "--machine b200: hopper_tma_wgmma_64 is built for sm_90a, which does not run on B200; valid: h100, h200"},
+      {{"sim", "blackwell_tcgen05_basic", "--machine", "h200"}, "does not run on H200; valid: b200"},
   };
   for (const Case& c : cases) {
     INFO(c.args.size() << " args, last " << c.args.back());
@@ -172,5 +176,14 @@ TEST_CASE("cli sim: the prediction names its machine: a B200 for sm_100a, the H1
   CHECK_THAT(r.out, Catch::Contains("TFLOP/s on a B200") && Catch::Contains("unconfirmed"));
   r = run({"sim", "hopper_tma_wgmma_64", "--json"});
   REQUIRE(r.code == 0);
-  CHECK(nlohmann::json::parse(r.out)["predicted_on"] == "H100");
+  const nlohmann::json h100 = nlohmann::json::parse(r.out);
+  CHECK(h100["predicted_on"] == "H100");
+  // --machine h200: the H200's figures, in the CTA's own run (its TMA lands sooner) and the whole GEMM.
+  r = run({"sim", "hopper_tma_wgmma_64", "--json", "--machine", "h200"});
+  REQUIRE(r.code == 0);
+  const nlohmann::json h200 = nlohmann::json::parse(r.out);
+  CHECK(h200["predicted_on"] == "H200");
+  CHECK(h200["cycles"].get<double>() < h100["cycles"].get<double>());
+  r = run({"sim", "hopper_tma_wgmma_64", "--machine", "h200"});
+  CHECK_THAT(r.out, Catch::Contains("TFLOP/s on an H200"));
 }

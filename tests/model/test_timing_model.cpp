@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/model/machine_ceilings.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 #include "engine/ptx/emit.hpp"
@@ -29,12 +30,14 @@ struct ProbeRun {
   }
 };
 
-ProbeRun run_probe(const ir::Kernel& k, uint32_t threads, std::vector<uint8_t> a = {}) {
+ProbeRun run_probe(const ir::Kernel& k, uint32_t threads, std::vector<uint8_t> a = {},
+                   const model::timing::Machine* machine = nullptr) {
   model::GemmBuffers bufs;
   bufs.a = std::move(a);
   bufs.c.assign(size_t(threads) * kernels::kTimingOutBytes, 0);
   model::SimOptions opt;
   opt.trace = false;
+  opt.machine = machine;
   const model::SimResult r = model::simulate(k, bufs, opt);
   REQUIRE(r.completed);
   return {bufs.c};
@@ -113,7 +116,7 @@ TEST_CASE("prediction: a wave takes its longest part, which names the bound", "[
   const double launch = (h100.launch_us.value + 132 * h100.cta_start_ns.value * 1e-3) * 1e-6;
   CHECK(p.launch_seconds == Approx(launch));
   CHECK(p.seconds == Approx(2 * 5000 / p.clock_hz + launch));
-  CHECK_THAT(p.launch_basis, Catch::Contains("6.5 us a launch (launch_us) and 0.43 ns for each of the 132 CTAs"));
+  CHECK_THAT(p.launch_basis, Catch::Contains("4.0 us a launch (launch_us) and 0.59 ns for each of the 132 CTAs"));
   CHECK(p.parts.wave_quantization == Approx(0.0));
   // One wave: the launch's fixed cost alone.
   CHECK(model::timing::predict_gemm(cta, 132, 1e12).launch_seconds == Approx(h100.launch_us.value * 1e-6));
@@ -121,6 +124,62 @@ TEST_CASE("prediction: a wave takes its longest part, which names the bound", "[
   const model::timing::Prediction q = model::timing::predict_gemm(cta, 265, 1e12);
   CHECK(q.waves == 3);
   CHECK(q.parts.wave_quantization > 0.3);
+}
+
+TEST_CASE("machines: a prediction for an H200 reads the H200's figures, the CTA's run included", "[model][timing]") {
+  using model::timing::kH100;
+  using model::timing::kH200;
+  // The card a device or a key names.
+  CHECK(model::timing::machine_named_in("NVIDIA H200") == &kH200);
+  CHECK(model::timing::machine_named_in("NVIDIA H100 80GB HBM3") == &kH100);
+  CHECK(model::timing::machine_by_key("h200") == &kH200);
+  CHECK(model::timing::machine_by_key("H300") == nullptr);
+  CHECK(model::timing::machine_keys() == "h100, h200, b200");
+  CHECK(model::timing::machine_runs(kH200, ir::Arch::sm_90a));
+  CHECK_FALSE(model::timing::machine_runs(model::timing::kB200, ir::Arch::sm_90a));
+  // The traced CTA: one TMA box lands after the H200's own latency, and a larger one takes its
+  // copy engine at the H200's share of L2 (its probes: 19762 GB/s shared against the H100's 14900).
+  CHECK(kH200.cta.tma_latency < kH100.cta.tma_latency);
+  CHECK(kH200.cta.tma_bytes_per_cycle > kH100.cta.tma_bytes_per_cycle);
+  const auto box = [](uint32_t rows, const model::timing::Machine& m) {
+    return double(run_probe(kernels::build_tma_probe(1, 1, 16, rows, 16), 32, std::vector<uint8_t>(16 * rows * 128), &m)
+                      .field(0, 0)) /
+           16;
+  };
+  // The 1-KiB box: the latencies' difference, and its transfer at each card's rate.
+  const double transfers = 1024.0 / kH100.cta.tma_bytes_per_cycle - 1024.0 / kH200.cta.tma_bytes_per_cycle;
+  CHECK(box(8, kH100) - box(8, kH200) ==
+        Approx(double(kH100.cta.tma_latency) - kH200.cta.tma_latency + transfers).margin(1.0));
+  CHECK((box(256, kH200) - box(8, kH200)) == Approx(31.0 * 1024 / kH200.cta.tma_bytes_per_cycle).epsilon(0.05));
+  // The whole GEMM: a CTA that reads its tiles from HBM (a 16384^3 GEMM of 128 x 256 tiles,
+  // K of 16384, no reuse in L2 across waves) is bound by HBM on both cards, sooner on the H200.
+  model::timing::CtaCost cta;
+  cta.cycles = 1000;
+  cta.tensor_busy_cycles = 1000;
+  cta.tma_bytes = (128 + 256) * 16384ull * 2;  // its A and B panels
+  cta.threads = 384;
+  cta.smem_bytes = 200000;
+  model::timing::GemmFacts g;
+  g.tiles_m = 128, g.tiles_n = 64;
+  g.tile_rows = 128, g.tile_cols = 256;
+  g.m = g.n = g.k = 16384;
+  const double flops = 2.0 * 16384.0 * 16384.0 * 16384.0;
+  const model::timing::Prediction on_h100 = model::timing::predict_gemm(cta, 128 * 64, flops, kH100, g);
+  const model::timing::Prediction on_h200 = model::timing::predict_gemm(cta, 128 * 64, flops, kH200, g);
+  REQUIRE(std::string(on_h100.parts.bound) == "HBM");
+  REQUIRE(std::string(on_h200.parts.bound) == "HBM");
+  // Each wave's bytes from HBM at each card's bandwidth and clock.
+  CHECK(on_h200.parts.hbm / on_h200.clock_hz == Approx(on_h200.parts.hbm_bytes_per_wave / 4288e9));
+  CHECK(on_h100.parts.hbm / on_h100.clock_hz == Approx(on_h100.parts.hbm_bytes_per_wave / 2930e9));
+  CHECK(on_h200.seconds < 0.8 * on_h100.seconds);
+  // A card that cannot run the kernel's code is refused, by name.
+  model::SimOptions opt;
+  opt.machine = &model::timing::kB200;
+  model::GemmBuffers bufs;
+  bufs.a.assign(16 * 8 * 128, 0);
+  bufs.c.assign(32 * kernels::kTimingOutBytes, 0);
+  CHECK_THROWS_WITH(model::simulate(kernels::build_tma_probe(1, 1, 16, 8, 16), bufs, opt),
+                    Catch::Contains("sm_90a code does not run on B200"));
 }
 
 TEST_CASE("prediction: a cluster launch holds only the CTAs whose clusters fit in a GPC", "[model][timing]") {
@@ -253,7 +312,7 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     const ProbeRun cluster = run_probe(kernels::build_remote_arrive_issue_probe(n, true), 64);
     const double plain_each = double(plain.field(0, 0)) / n, cluster_each = double(cluster.field(0, 0)) / n;
     CHECK(plain_each < 30);
-    CHECK(cluster_each - plain_each == Approx(model::timing::kClusterReleaseStall).margin(1.0));
+    CHECK(cluster_each - plain_each == Approx(model::timing::kH100Cta.cluster_release_stall).margin(1.0));
     CHECK(cluster_each == Approx(674.1).epsilon(0.05));  // the H100's figure, 2026-11-28
   }
   // The clock under load: the wgmma warps' cycles over their %globaltimer nanoseconds is the
@@ -288,8 +347,8 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
         double(run_probe(kernels::build_tma_probe(1, 1, 16, 256, 16), 32, std::vector<uint8_t>(16 * 256 * 128))
                    .field(0, 0)) /
         16;
-    CHECK(small > model::timing::kTmaLatency);
-    CHECK((large - small) == Approx(31.0 * 1024 / model::timing::kTmaBytesPerCycle).epsilon(0.05));
+    CHECK(small > model::timing::kH100Cta.tma_latency);
+    CHECK((large - small) == Approx(31.0 * 1024 / model::timing::kH100Cta.tma_bytes_per_cycle).epsilon(0.05));
   }
   // Stores: the store probe completes and writes every byte of its blocks.
   {
@@ -326,7 +385,7 @@ TEST_CASE("memory model: the traced CTA's loads hit its L1 at the L1 latency, mi
     return double(cycles) / hops;
   };
   const double l1 = chase(8192, 64, 256), l2 = chase(4u << 20, 0, 256);
-  CHECK(l1 == Approx(model::timing::kL1Latency).margin(6));  // the H100: 43.1
+  CHECK(l1 == Approx(model::timing::kH100Cta.l1_latency).margin(6));  // the H100: 43.1
   CHECK(l2 == Approx(model::timing::kGlobalLatency).margin(6));  // the H100: 287-296
 }
 
@@ -361,7 +420,7 @@ TEST_CASE("store model: the traced CTA's stores leave its SM at its share of the
   REQUIRE(model::simulate(kernels::build_store_stream_probe(1, 4, 16, true), bufs, opt).completed);
   uint64_t cycles = 0;
   std::memcpy(&cycles, bufs.c.data(), 8);  // thread 0's timed region: all of the CTA's stores
-  const double at_share = 16.0 * 4096 / model::timing::kStoreBytesPerCycle;
+  const double at_share = 16.0 * 4096 / model::timing::kH100Cta.store_bytes_per_cycle;
   CHECK(double(cycles) > 0.9 * at_share);
   CHECK(double(cycles) < 1.2 * at_share);
 }
