@@ -61,6 +61,7 @@ std::string init_state(AppState& app, const AppOptions& o) {
   std::string warnings;
   app.settings = o.use_settings ? load_settings(app.config_dir, &warnings) : Settings::defaults();
   if (o.theme) app.settings.theme = *o.theme;
+  app.predict_on = o.machine;
   app.playback.speed = app.settings.play_speed;
   return warnings;
 }

@@ -37,6 +37,9 @@ struct AppOptions {
   // Run a whole grid expected to take longer than run::kLongRunSeconds without asking
   // (headless: without it such a run is refused, exit 2).
   bool allow_long = false;
+  // --machine: the card to predict on (nullptr: the GPU found here when the model knows it, else
+  // the kernel's target's machine; AppState::predict_on).
+  const model::timing::Machine* machine = nullptr;
   bool use_settings = true;        // false: defaults, nothing read or written (tests)
   // A window layout file (imgui.ini format) to read at the start and write at the end instead
   // of the config directory's; headless, windows are then placed as in the app (saved places,

@@ -80,7 +80,27 @@ void AppState::set_kernel(std::shared_ptr<const LoadedKernel> k) {
                        kernel->open_seconds);
 }
 
-void AppState::open_now(const run::SimRequest& r) {
+namespace {
+
+// The request with the card to predict on, the first that runs the kernel's code of: the one
+// the request names, the one the user asked for (--machine), the GPU found here when the model
+// knows it (an H200: the H200's figures); else none (the kernel's target's machine). A request
+// copied from another kernel's keeps that card where it can (a Hopper card for a Blackwell step
+// cannot).
+run::SimRequest on_this_card(const run::SimRequest& asked, const model::timing::Machine* predict_on,
+                             const GpuPresence& gpu) {
+  run::SimRequest r = asked;
+  const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
+  if (!info) return r;  // opening it says why
+  const auto runs = [&](const model::timing::Machine* m) { return m && model::timing::machine_runs(*m, info->arch); };
+  if (!runs(r.machine)) r.machine = runs(predict_on) ? predict_on : predicted_card(gpu, info->arch);
+  return r;
+}
+
+}  // namespace
+
+void AppState::open_now(const run::SimRequest& asked) {
+  const run::SimRequest r = on_this_card(asked, predict_on, gpu);
   request = r;
   try {
     set_kernel(open_kernel(r));
@@ -119,7 +139,8 @@ std::string LongRunQuestion::text() const {
 
 void AppState::request_open(const run::SimRequest& r) { start_open(r, false); }
 
-void AppState::start_open(const run::SimRequest& r, bool estimate_first, std::shared_ptr<const LoadedKernel> known) {
+void AppState::start_open(const run::SimRequest& asked, bool estimate_first, std::shared_ptr<const LoadedKernel> known) {
+  const run::SimRequest r = on_this_card(asked, predict_on, gpu);
   request = r;
   long_run_question.reset();
   // A newer open replaces an older one still running.

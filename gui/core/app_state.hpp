@@ -127,6 +127,9 @@ struct AppState {
   // A GPU's timeline (imported or recorded here) with the model's beside it; null when none.
   std::shared_ptr<RecordedTimeline> recorded_timeline;
   GpuPresence gpu;  // whether this machine has a GPU to record on (gpu_presence.hpp)
+  // The card the user asked predictions for (`gemmscope gui --machine`), or nullptr; a kernel it
+  // cannot run is predicted on the GPU found here, else on its target's machine (on_this_card).
+  const model::timing::Machine* predict_on = nullptr;
   Settings settings;
   std::string config_dir;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();

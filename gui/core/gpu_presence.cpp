@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/machine_ceilings.hpp"
 #include "gui/core/app_state.hpp"
 
 namespace gs::gui {
@@ -15,6 +16,12 @@ const char* gpu_presence_name(GpuPresenceState s) {
     case GpuPresenceState::failing: return "failing";
   }
   return "?";
+}
+
+const model::timing::Machine* predicted_card(const GpuPresence& gpu, ir::Arch arch) {
+  if (gpu.state != GpuPresenceState::found) return nullptr;
+  const model::timing::Machine* m = model::timing::machine_named_in(gpu.device);
+  return m && model::timing::machine_runs(*m, arch) ? m : nullptr;
 }
 
 GpuPresence gpu_presence_of(const run::DeviceList& d) {

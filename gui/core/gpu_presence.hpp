@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "engine/model/timing.hpp"
 #include "run/gpu_job.hpp"
 
 namespace gs::gui {
@@ -29,6 +30,11 @@ struct GpuPresence {
   std::string device;  // "NVIDIA H100 80GB HBM3" when found
   std::string reason;  // why not, in the runtime's words, when absent or failing
 };
+
+// The card the model predicts a kernel built for `arch` on: the GPU found here where the model
+// knows it and it runs that code (an H200 found: predictions on an H200), else nullptr (the
+// target's own machine, model::timing::machine_for).
+const model::timing::Machine* predicted_card(const GpuPresence& gpu, ir::Arch arch);
 
 // What a device list says (pure: the tests feed it lists).
 GpuPresence gpu_presence_of(const run::DeviceList& devices);

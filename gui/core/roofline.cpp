@@ -35,7 +35,9 @@ std::string machine_of(const DeviceCeilings& c) {
 DeviceCeilings figure_ceilings(const AppState& app) {
   const DeviceCeilings& measured = app.measurements.ceilings;
   if (!app.kernel) return measured;
-  const model::timing::Machine& m = model::timing::machine_for(app.kernel->kernel().target);
+  // The card the kernel on screen is predicted on (an H200 found here or asked for: its ceilings).
+  const model::timing::Machine* predicted_on = app.kernel->report.result.stats.predicted_on;
+  const model::timing::Machine& m = predicted_on ? *predicted_on : model::timing::machine_for(app.kernel->kernel().target);
   if (machine_of(measured) == m.name) return measured;
   const model::timing::MachineCeilings& c = model::timing::ceilings_of(m);
   DeviceCeilings d;
@@ -51,11 +53,10 @@ RooflineRow roofline_row(const ThroughputRow& r, const DeviceCeilings& figure) {
   RooflineRow out;
   const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
   out.fp32 = info && info->ab_dtype == kernels::DType::f32;
-  // A model row ran on the machine its kernel's target runs on; a measured or imported row on
-  // its device, by name.
-  const model::timing::Machine* m = r.source == MeasurementSource::model && info
-                                        ? &model::timing::machine_for(info->arch)
-                                        : model::timing::machine_named_in(r.device);
+  // A row ran on the card its device names ("model (H200)", "NVIDIA H200"); a model row that
+  // names none on the machine its kernel's target runs on.
+  const model::timing::Machine* m = model::timing::machine_named_in(r.device);
+  if (!m && r.source == MeasurementSource::model && info) m = &model::timing::machine_for(info->arch);
   out.machine = m ? std::string(m->name) : r.device;
   out.on_figure = out.machine == machine_of(figure);
   out.verdict = roof_verdict(r.intensity, out.fp32, figure);

@@ -1,5 +1,6 @@
 // The roofline's verdicts, read off the picture it draws. The figure is for one machine: the
-// kernel on screen's (timing::machine_for: a B200 for the sm_100a steps), with that machine's
+// card the kernel on screen is predicted on (SimStats::predicted_on: an H200 found here or asked
+// for, a B200 for the sm_100a steps, else the H100), with that machine's
 // ceilings (timing::ceilings_of, or an imported device's own when it is that machine), and it
 // plots only rows of that machine. x is the GEMM's intensity over its unique DRAM bytes (A and
 // B read once, C written once): the fewest bytes any kernel moves, so the most FLOP per byte

@@ -281,3 +281,27 @@ TEST_CASE("roofline: tiling raises the achieved intensity; TMA bytes count for t
   // over 2·64·256·2 bytes of TMA plus C's stores.
   CHECK(tma.tma_bytes == 2 * 64 * 256 * 2);
 }
+
+TEST_CASE("roofline: a kernel predicted on an H200 is drawn against the H200's ceilings, with its runs",
+          "[gui][throughput]") {
+  AppState app;
+  app.predict_on = &model::timing::kH200;
+  CHECK(import_bench_json(app, kH100Bench) > 0);
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const nlohmann::json j = describe_throughput(app);
+  CHECK(j["ceilings"]["machine"] == "H200");
+  CHECK(j["ceilings"]["memory_tbps"].get<double>() == Approx(model::timing::kH200Ceilings.memory_tbps));
+  int model_rows = 0;
+  for (const auto& r : j["variants"]) {
+    INFO(r["label"]);
+    if (r["source"] == "model") {
+      ++model_rows;
+      CHECK(r["machine"] == "H200");
+      CHECK(r["on_roofline"] == true);
+    } else {
+      CHECK(r["on_roofline"] == false);  // the imported H100 runs are not drawn under the H200's roofs
+    }
+  }
+  CHECK(model_rows == 1);
+}

@@ -211,3 +211,53 @@ TEST_CASE("throughput: the breakdown bar is drawn at 1280x800, the bound's colum
   }
   CHECK(coloured >= 1);
 }
+
+TEST_CASE("throughput: with an H200 in the machine the app predicts on the H200, and pairs it with its runs",
+          "[gui][throughput][predictions]") {
+  AppState app;
+  app.gpu = {GpuPresenceState::found, "NVIDIA H200", ""};
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::SimStats& st = app.kernel->report.result.stats;
+  CHECK(st.predicted_on == &model::timing::kH200);
+  CHECK(app.kernel->request.machine == &model::timing::kH200);
+  const kernels::GemmShape shape = app.kernel->request.shape;
+  app.measurements.add_bench_json(result("hopper_tma_wgmma_64", shape, st.predicted_tflops, "NVIDIA H200"),
+                                  MeasurementSource::imported, 1.0);
+  const ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.predictions.size() == 1);
+  CHECK(d.predictions[0].machine == "H200");
+  CHECK(d.predictions[0].same_machine);
+  // The same kernel on the H100 (no GPU found here) is a prediction of another card, with the
+  // H100's figures: a different time.
+  AppState plain;
+  plain.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(plain.kernel);
+  CHECK(plain.kernel->report.result.stats.predicted_on == &model::timing::kH100);
+  CHECK(plain.kernel->report.result.stats.predicted_tflops != Approx(st.predicted_tflops).epsilon(0.001));
+  // A Blackwell step runs on no Hopper card: the B200's figures, whatever GPU is here.
+  app.open_now({.kernel_id = "blackwell_tcgen05_basic", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  CHECK(app.kernel->report.result.stats.predicted_on == &model::timing::kB200);
+}
+
+TEST_CASE("throughput: the card asked for (gui --machine) holds for every Hopper step opened after a Blackwell one",
+          "[gui][throughput][predictions]") {
+  AppState app;  // no GPU here
+  app.predict_on = &model::timing::kH200;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  CHECK(app.kernel->report.result.stats.predicted_on == &model::timing::kH200);
+  // The ladder opens the next step from the request on screen (its card included).
+  run::SimRequest next = app.request;
+  next.kernel_id = "blackwell_tcgen05_basic";
+  next.shape = {};
+  app.open_now(next);
+  REQUIRE(app.kernel);
+  CHECK(app.kernel->report.result.stats.predicted_on == &model::timing::kB200);
+  next = app.request;
+  next.kernel_id = "hopper_producer_consumer";
+  app.open_now(next);
+  REQUIRE(app.kernel);
+  CHECK(app.kernel->report.result.stats.predicted_on == &model::timing::kH200);
+}
