@@ -55,7 +55,9 @@ public:
 private:
     // A lane touches <= 4 consecutive words, i.e. <= 4 different banks, so a bank gets at
     // most one word per lane and at most 32 per phase: 32 slots per bank always suffice.
-    std::array<std::array<uint32_t, 32>, kSmemBanks> words_{};
+    // Only the first counts_[bank] slots are ever read, so they are not cleared (4 KB a phase:
+    // it was most of a traced shared access's time).
+    std::array<std::array<uint32_t, 32>, kSmemBanks> words_;
     std::array<uint32_t, kSmemBanks> counts_{};
 };
 
@@ -77,7 +79,7 @@ BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32
 
     for (uint32_t lane = 0; lane < 32; ++lane) {
         if (((active_mask >> lane) & 1) == 0) continue;
-        if (lane_addr[lane] % access_bytes != 0) {
+        if ((lane_addr[lane] & (access_bytes - 1)) != 0) {  // a power of two (lanes_per_phase): no division
             throw std::invalid_argument("lane " + str(lane) + " shared address " +
                                         detail::hex(lane_addr[lane]) + " is not aligned to its " +
                                         str(access_bytes) + "-byte access");
@@ -113,6 +115,85 @@ BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32
             std::max(report.conflict_degree, (phase_wavefronts + phase_ideal - 1) / phase_ideal);
     }
     return report;
+}
+
+BankCount count_shared_wavefronts(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
+                                  uint32_t access_bytes, Phasing phasing) {
+    const uint32_t phase_lanes = lanes_per_phase(access_bytes, phasing);
+    uint32_t low_bits = 0;
+    for (uint32_t m = active_mask; m; m &= m - 1) low_bits |= lane_addr[static_cast<uint32_t>(__builtin_ctz(m))];
+    // A misaligned lane: analyze_shared_access names it in the exception.
+    if ((low_bits & (access_bytes - 1)) != 0) {
+        const BankReport r = analyze_shared_access(lane_addr, active_mask, access_bytes, phasing);
+        return {r.wavefronts, r.ideal_wavefronts};
+    }
+    const bool ideal_by_bytes = phase_lanes * access_bytes > kSmemBanks * kSmemBankBytes;
+    const uint32_t shift = access_bytes <= 4 ? 2 : access_bytes == 8 ? 3 : 4;  // log2 of the unit
+    const uint32_t slot_mask = ((kSmemBanks * kSmemBankBytes) >> shift) - 1;   // 32, 16 or 8 slots
+    const uint32_t words_per_unit = (1u << shift) / kSmemBankBytes;
+    const uint32_t phase_all = phase_lanes == 32 ? ~0u : (1u << phase_lanes) - 1;
+    BankCount out;
+    for (uint32_t first = 0; first < 32; first += phase_lanes) {
+        const uint32_t phase_mask = (active_mask >> first) & phase_all;
+        if (phase_mask == 0) continue;
+        // Up to 4 distinct units per slot in small lists; more (rare) are sorted instead.
+        constexpr uint32_t kList = 4;
+        std::array<uint8_t, 32> count{};
+        std::array<std::array<uint32_t, kList>, 32> units;
+        uint32_t distinct = 0, most = 0;
+        bool overflow = false;
+        for (uint32_t m = phase_mask; m; m &= m - 1) {
+            const uint32_t unit = lane_addr[first + static_cast<uint32_t>(__builtin_ctz(m))] >> shift;
+            const uint32_t slot = unit & slot_mask;
+            const uint32_t n = count[slot];
+            bool found = false;
+            for (uint32_t i = 0; i < n; ++i) found |= units[slot][i] == unit;
+            if (found) continue;
+            if (n == kList) {
+                overflow = true;
+                break;
+            }
+            units[slot][n] = unit;
+            count[slot] = static_cast<uint8_t>(n + 1);
+            most = std::max(most, n + 1);
+            ++distinct;
+        }
+        if (overflow) {
+            std::array<uint32_t, 32> all{};
+            uint32_t k = 0;
+            for (uint32_t m = phase_mask; m; m &= m - 1)
+                all[k++] = lane_addr[first + static_cast<uint32_t>(__builtin_ctz(m))] >> shift;
+            std::sort(all.begin(), all.begin() + k);
+            k = static_cast<uint32_t>(std::unique(all.begin(), all.begin() + k) - all.begin());
+            count.fill(0);
+            most = 0;
+            for (uint32_t i = 0; i < k; ++i) most = std::max<uint32_t>(most, ++count[all[i] & slot_mask]);
+            distinct = k;
+        }
+        out.wavefronts += most;
+        out.ideal_wavefronts +=
+            ideal_by_bytes ? (distinct * words_per_unit + kSmemBanks - 1) / kSmemBanks : 1;
+    }
+    return out;
+}
+
+BankCount count_warp_pattern_wavefronts(uint32_t access_bytes, Phasing phasing, bool same) {
+    const uint32_t phase_lanes = lanes_per_phase(access_bytes, phasing);
+    const uint32_t phases = 32 / phase_lanes;
+    // One address: each phase asks for one unit, served by one wavefront.
+    if (same) return {phases, phases};
+    if (access_bytes < 4) {
+        throw std::invalid_argument("a run of consecutive " + str(access_bytes) +
+                                    "-byte lanes shares words: count it lane by lane");
+    }
+    // Consecutive units: a phase's phase_lanes units go round the line's slots in turn.
+    const uint32_t slots = kSmemBanks * kSmemBankBytes / access_bytes;
+    const uint32_t per_phase = (phase_lanes + slots - 1) / slots;
+    const bool ideal_by_bytes = phase_lanes * access_bytes > kSmemBanks * kSmemBankBytes;
+    const uint32_t ideal = ideal_by_bytes ? (phase_lanes * access_bytes + kSmemBanks * kSmemBankBytes - 1) /
+                                                (kSmemBanks * kSmemBankBytes)
+                                          : 1;
+    return {phases * per_phase, phases * ideal};
 }
 
 BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes, Phasing phasing) {

@@ -67,6 +67,24 @@ enum class Phasing { by_width, lsu_half_warp };
 BankReport analyze_shared_access(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
                                  uint32_t access_bytes, Phasing phasing = Phasing::by_width);
 
+// Only the totals of analyze_shared_access (wavefronts and ideal_wavefronts, the same values
+// for the same access, and the same exceptions), at a fraction of its cost: what the model
+// needs for an access it does not record. Within a phase, each lane's access is one unit of
+// max(4, access_bytes) bytes that covers access_bytes/4 neighbouring banks once; the banks of
+// one unit are asked for the same distinct units, so a phase's wavefronts are the most
+// distinct units any unit-slot of the 128-byte line must supply.
+struct BankCount {
+    uint32_t wavefronts = 0;
+    uint32_t ideal_wavefronts = 0;
+};
+BankCount count_shared_wavefronts(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
+                                  uint32_t access_bytes, Phasing phasing = Phasing::by_width);
+
+// The same totals for a whole warp (every lane active) whose lanes all ask for one address
+// (same), or lane l for a + l × access_bytes (access_bytes 4, 8 or 16), for any aligned a:
+// what such a warp costs does not depend on its addresses, so they are not looked at.
+BankCount count_warp_pattern_wavefronts(uint32_t access_bytes, Phasing phasing, bool same);
+
 // The same for a sparse list of (lane, address) pairs, as the model's trace records them:
 // the listed lanes are the active ones. Throws for a lane >= 32 or listed twice.
 BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes,

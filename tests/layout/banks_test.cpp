@@ -4,6 +4,7 @@
 
 #include <array>
 #include <functional>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -215,4 +216,60 @@ TEST_CASE("ld/st.shared.v4 in half-warp phases, as the H100 counts LDS.128", "[l
     // Narrower accesses are unchanged.
     const auto words = lanes([](uint32_t l) { return 128 * l; });
     CHECK(lsu(words, 4).wavefronts == analyze(words, kAll, 4).wavefronts);
+}
+
+TEST_CASE("count_shared_wavefronts gives analyze_shared_access's totals for every pattern", "[layout][banks]") {
+    // Random accesses over a few lines (many conflicts and broadcasts), over many lines (few),
+    // strided rows and columns, random masks, every width and both phasings: the totals must be
+    // the full analysis's, including the phases with more than 4 distinct units a slot.
+    std::mt19937 rng(29);
+    uint64_t cases = 0, conflicted = 0;
+    for (const uint32_t bytes : {1u, 2u, 4u, 8u, 16u})
+        for (const Phasing phasing : {Phasing::by_width, Phasing::lsu_half_warp})
+            for (uint32_t trial = 0; trial < 600; ++trial) {
+                const uint32_t span = trial % 3 == 0 ? 256 : trial % 3 == 1 ? 2048 : 65536;
+                const uint32_t stride = bytes * (1 + trial % 9);
+                std::array<uint32_t, 32> a{};
+                for (uint32_t l = 0; l < 32; ++l)
+                    a[l] = trial % 4 == 3 ? 1024 + l * stride : (rng() % span) / bytes * bytes;
+                const uint32_t mask = trial % 5 == 0 ? uint32_t(rng()) : kAll;
+                const std::span<const uint32_t, 32> s(a);
+                const BankReport full = analyze_shared_access(s, mask, bytes, phasing);
+                const BankCount fast = count_shared_wavefronts(s, mask, bytes, phasing);
+                INFO("bytes " << bytes << " trial " << trial);
+                REQUIRE(fast.wavefronts == full.wavefronts);
+                REQUIRE(fast.ideal_wavefronts == full.ideal_wavefronts);
+                ++cases;
+                conflicted += full.wavefronts > full.ideal_wavefronts;
+            }
+    CHECK(cases == 6000);
+    CHECK(conflicted > 1000);  // the random patterns do exercise the conflicted phases
+    // Bad input fails as the full analysis does.
+    std::array<uint32_t, 32> a{};
+    a[3] = 6;
+    CHECK_THROWS_WITH(count_shared_wavefronts(std::span<const uint32_t, 32>(a), kAll, 4),
+                      Catch::Contains("lane 3 shared address"));
+    CHECK_THROWS_AS(count_shared_wavefronts(std::span<const uint32_t, 32>(a), kAll, 3), std::invalid_argument);
+}
+
+TEST_CASE("count_warp_pattern_wavefronts: a broadcast and a consecutive run cost what their lanes do", "[layout][banks]") {
+    for (const Phasing phasing : {Phasing::by_width, Phasing::lsu_half_warp})
+        for (const uint32_t bytes : {1u, 2u, 4u, 8u, 16u})
+            for (uint32_t start = 0; start < 512; start += bytes) {
+                const auto same = lanes([&](uint32_t) { return 4096 + start; });
+                const BankReport s = analyze_shared_access(std::span<const uint32_t, 32>(same), kAll, bytes, phasing);
+                const BankCount sc = count_warp_pattern_wavefronts(bytes, phasing, true);
+                INFO("bytes " << bytes << " start " << start);
+                CHECK(sc.wavefronts == s.wavefronts);
+                CHECK(sc.ideal_wavefronts == s.ideal_wavefronts);
+                if (bytes < 4) {
+                    CHECK_THROWS_AS(count_warp_pattern_wavefronts(bytes, phasing, false), std::invalid_argument);
+                    continue;
+                }
+                const auto run = lanes([&](uint32_t l) { return 4096 + start + l * bytes; });
+                const BankReport r = analyze_shared_access(std::span<const uint32_t, 32>(run), kAll, bytes, phasing);
+                const BankCount rc = count_warp_pattern_wavefronts(bytes, phasing, false);
+                CHECK(rc.wavefronts == r.wavefronts);
+                CHECK(rc.ideal_wavefronts == r.ideal_wavefronts);
+            }
 }
