@@ -176,17 +176,37 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
   }
 }
 
+namespace {
+
+// A store into C's tile `tile` (kNone: outside C): the schedule's visit, when the CTA has not
+// stored into it lately.
+inline void note_c_tile(Cta& c, uint32_t tile) {
+  auto& recent = c.recent_tiles;
+  if (tile != kNone && std::find(recent.begin(), recent.end(), tile) == recent.end()) {
+    std::copy_backward(recent.begin(), recent.end() - 1, recent.end());
+    recent[0] = tile;
+    c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
+  }
+}
+
+// OutputTiling::tile_of, with shifts where C's sizes are powers of two (the ladder's are): it
+// runs for every element a CTA stores into C, and tile_of divides six times.
+inline uint32_t c_tile_of(const ir::OutputTiling& o, uint64_t offset) {
+  if (!std::has_single_bit(o.elem_bytes) || !std::has_single_bit(o.cols) || !std::has_single_bit(o.tile_rows) ||
+      !std::has_single_bit(o.tile_cols) || o.tile_cols > o.cols)
+    return o.tile_of(offset);
+  const uint64_t e = offset >> std::countr_zero(o.elem_bytes);
+  if (e >= uint64_t(o.rows) * o.cols) return kNone;
+  const uint64_t row = e >> std::countr_zero(o.cols), col = e & (o.cols - 1);
+  return uint32_t((row >> std::countr_zero(o.tile_rows)) * (o.cols >> std::countr_zero(o.tile_cols)) +
+                  (col >> std::countr_zero(o.tile_cols)));
+}
+
+}  // namespace
+
 void store_into_c(ExecContext& x, uint64_t offset, uint32_t bytes, uint32_t reg, uint32_t lane) {
   Cta& c = x.cta;
-  if (const ir::OutputTiling& o = c.launch.kernel->output; o.declared()) {
-    const uint32_t tile = o.tile_of(offset);
-    auto& recent = c.recent_tiles;
-    if (tile != kNone && std::find(recent.begin(), recent.end(), tile) == recent.end()) {
-      std::copy_backward(recent.begin(), recent.end() - 1, recent.end());
-      recent[0] = tile;
-      c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
-    }
-  }
+  if (const ir::OutputTiling& o = c.launch.kernel->output; o.declared()) note_c_tile(c, c_tile_of(o, offset));
   if (c.trace)
     c.trace->c_writes.push_back({offset, uint8_t(bytes), reg, x.inst_id, uint16_t(c.launch.trace_warp_base + x.warp.id),
                                  uint8_t(lane), c.now});
@@ -616,6 +636,26 @@ inline uint32_t summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector
 }
 #endif
 
+// An untraced CTA's store into C whose bytes all lie in one row of one tile (the first and the
+// last byte do): what store_into_c does for each of its elements, done once (the first notes
+// the tile; the others find it noted). False where each element must be looked at.
+inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint32_t bytes) {
+  if (c.trace) return false;
+  const ir::OutputTiling& o = c.launch.kernel->output;
+  if (!o.declared()) return true;  // store_into_c notes nothing
+  uint64_t lo = ~uint64_t(0), hi = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t v = off[std::countr_zero(m)];
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  hi += bytes - 1;
+  const uint32_t tile = c_tile_of(o, lo);
+  if (tile == kNone || tile != c_tile_of(o, hi) || lo / o.elem_bytes / o.cols != hi / o.elem_bytes / o.cols) return false;
+  note_c_tile(c, tile);
+  return true;
+}
+
 template <bool kStore, uint32_t kElem, bool kAvx2>
 [[gnu::always_inline]] inline void global_form(ExecContext& x) {
   Cta& c = x.cta;
@@ -667,7 +707,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if (!kStore)
     for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
   if constexpr (kStore)
-    if (global.buffers[buffer] == global.buffers[2])  // any CTA's stores into C
+    if (global.buffers[buffer] == global.buffers[2] && !c_store_in_one_tile(c, off, mask, bytes))  // any CTA's, into C
       for (uint32_t m = mask; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
         for (uint32_t v = 0; v < vec; ++v) store_into_c(x, off[l] + v * kElem, kElem, d.data_regs[v], l);

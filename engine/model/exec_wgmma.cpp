@@ -8,6 +8,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "engine/layout/fragments.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/ir/signature.hpp"
@@ -44,14 +48,17 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
 // The words are marked read by this CTA since its latest release (SmemWord::read_release).
 static void note_word_state(Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
   const uint32_t off = addr - timing::kSmemBaseAddress;
+  const uint32_t release = c.releases + 1, rank = c.launch.cluster_rank;
+  const bool peer = f.reader && &c != f.reader_cta && rank < kMaxClusterRanks;  // a cta_group::2 read
+  SmemWord* const words = c.smem_word_state.data();
   for (uint32_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
-    SmemWord& s = c.smem_word_state[w];
-    s.read_release = c.releases + 1;
-    if (f.reader && &c != f.reader_cta && f.unacquired == kNone && c.launch.cluster_rank < kMaxClusterRanks &&
-        s.landed_release > f.reader->acquired[c.launch.cluster_rank]) {
+    SmemWord& s = words[w];
+    s.read_release = release;
+    if (peer && f.unacquired == kNone && s.landed_release > f.reader->acquired[rank]) {
       f.unacquired = addr;
-      f.unacquired_rank = c.launch.cluster_rank;
+      f.unacquired_rank = rank;
     }
+    if (s.written && !(s.tma_pending | s.generic_since_fence)) continue;  // the common word: nothing to note
     if (s.tma_pending) {
       if (f.tma_pending == kNone) f.tma_pending = addr;
     } else if (s.generic_since_fence) {
@@ -156,20 +163,22 @@ bool descriptor_placeable(ExecContext& x, char operand, uint64_t bits) {
 }  // namespace
 
 // The 16×N products of one warp's rows: S[r][c] = sum over k = 0..15, in that order, of
-// double(A[r][k] · B[k][c]). A bf16 × bf16 product is exact in float (8-bit significands),
-// so only the sum rounds, in double, once per k, and D = f32(old + S) rounds once more —
-// the order of operations the model has always used. Columns go in blocks of 8 so that the
-// inner loop has a fixed length the compiler can vectorise; each column keeps its own k
-// order, so vectorising (with SSE2 or AVX2 alike) does not change a single bit.
+// A[r][k] · B[k][c], the product taken exactly and the sum rounded in double once per k; D =
+// f32(old + S) rounds once more. A bf16 × bf16 product has at most 16 significant bits, so it
+// is exact in double (and in float, where it neither overflows nor falls below float's normal
+// range: until 2026-11-28 the model took it in float first, which differed from this only
+// there). Columns go in blocks of 8 so that the inner loop has a fixed length the compiler can
+// vectorise; each column keeps its own k order, so vectorising (with SSE2, AVX2, FMA: the
+// product being exact, a fused multiply-add rounds as the add alone) does not change a bit.
 [[gnu::always_inline]] inline void tile_sums_body(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n,
                                                   double (&S)[16][256]) {
   for (uint32_t r = 0; r < 16; ++r) {
     for (uint32_t c0 = 0; c0 < n; c0 += 8) {
       double sum[8] = {};
       for (uint32_t k = 0; k < 16; ++k) {
-        const float a = A[r][k];
+        const double a = A[r][k];
 #pragma GCC unroll 8
-        for (uint32_t j = 0; j < 8; ++j) sum[j] += double(a * Bt[k][c0 + j]);
+        for (uint32_t j = 0; j < 8; ++j) sum[j] += a * double(Bt[k][c0 + j]);
       }
       for (uint32_t j = 0; j < 8; ++j) S[r][c0 + j] = sum[j];
     }
@@ -181,25 +190,124 @@ static void tile_sums_generic(const float (&A)[16][16], const float (&Bt)[16][25
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) static void tile_sums_avx2(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n,
-                                                     double (&S)[16][256]) {
+__attribute__((target("avx2,fma"))) static void tile_sums_avx2(const float (&A)[16][16], const float (&Bt)[16][256],
+                                                               uint32_t n, double (&S)[16][256]) {
   tile_sums_body(A, Bt, n, S);
 }
 #endif
 
-// The build of tile_sums_body this CPU runs, chosen once.
+// Whether this CPU runs AVX2 and FMA code, checked once.
+static bool cpu_has_avx2_fma() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return yes;
+#else
+  return false;
+#endif
+}
+
+// The build of tile_sums_body this CPU runs.
 void wgmma_tile_sums(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  if (avx2) return tile_sums_avx2(A, Bt, n, S);
+  if (cpu_has_avx2_fma()) return tile_sums_avx2(A, Bt, n, S);
 #endif
   tile_sums_generic(A, Bt, n, S);
 }
 
 namespace {
+
+// tile_sums_body's sums, from A and B already in double, written straight into the warp's
+// accumulator registers: D = f32(double(old) + S[r][c]) in the register and lane the
+// accumulator map gives (r, c) (facts §1.5; row r of the warp's 16, column c: register
+// 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2), old = 0 without scale-d. A block of 8 columns
+// lands in 4 neighbouring lanes of two registers, so no map is looked up and no 16×N scratch
+// of sums is written and read back. The same bits as tile_sums_body.
+void accumulate_generic(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
+                        bool scale_d) {
+  for (uint32_t r = 0; r < 16; ++r) {
+    for (uint32_t c0 = 0; c0 < n; c0 += 8) {
+      double sum[8] = {};
+      for (uint32_t k = 0; k < 16; ++k) {
+        const double a = A[r][k];
+#pragma GCC unroll 8
+        for (uint32_t j = 0; j < 8; ++j) sum[j] += a * B[k][c0 + j];
+      }
+      const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
+      for (uint32_t j = 0; j < 8; ++j) {
+        uint64_t& v = d[reg + j % 2][lane0 + j / 2];
+        v = from_f32(float(double(scale_d ? as_f32(v) : 0.0f) + sum[j]));
+      }
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Four lanes of one register: D = f32(double(old) + sum), old = 0 without scale-d.
+__attribute__((target("avx2,fma"))) inline void accumulate_lanes_avx2(uint64_t* d, __m256d sum, bool scale_d) {
+  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d));
+  // The low word of each lane (the f32 bits), gathered into the low 4 words.
+  const __m128 old = scale_d ? _mm256_castps256_ps128(_mm256_castsi256_ps(
+                                   _mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6))))
+                             : _mm_setzero_ps();
+  const __m128 out = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(old), sum));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_cvtepu32_epi64(_mm_castps_si128(out)));
+}
+
+// Columns c0..c0+7's sums (lo: c0..c0+3, hi: c0+4..c0+7) into their two registers: the even
+// columns into register 4(c0/8) + 2(r/8), the odd ones into the next.
+__attribute__((target("avx2,fma"))) inline void store_block_avx2(uint64_t* const* d, uint32_t r, uint32_t c0,
+                                                                 __m256d lo, __m256d hi, bool scale_d) {
+  const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
+  const __m256d even = _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // c0, c0+2, c0+4, c0+6
+  const __m256d odd = _mm256_permute4x64_pd(_mm256_unpackhi_pd(lo, hi), 0xD8);   // c0+1, c0+3, ...
+  accumulate_lanes_avx2(d[reg] + lane0, even, scale_d);
+  accumulate_lanes_avx2(d[reg + 1] + lane0, odd, scale_d);
+}
+
+// The same with fused multiply-adds (the product being exact, each rounds as the add alone):
+// 16 columns at a time, 8 when fewer are left; four chains of adds, one broadcast of A[r][k].
+__attribute__((target("avx2,fma"))) void accumulate_avx2(const double (&A)[16][16], const double (&B)[16][256],
+                                                         uint32_t n, uint64_t* const* d, bool scale_d) {
+  for (uint32_t r = 0; r < 16; ++r) {
+    uint32_t c0 = 0;
+    for (; c0 + 16 <= n; c0 += 16) {
+      __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
+#pragma GCC unroll 16
+      for (uint32_t k = 0; k < 16; ++k) {
+        const __m256d a = _mm256_broadcast_sd(&A[r][k]);
+        s0 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0]), s0);
+        s1 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 4]), s1);
+        s2 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 8]), s2);
+        s3 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 12]), s3);
+      }
+      store_block_avx2(d, r, c0, s0, s1, scale_d);
+      store_block_avx2(d, r, c0 + 8, s2, s3, scale_d);
+    }
+    if (c0 < n) {
+      __m256d s0 = _mm256_setzero_pd(), s1 = s0;
+#pragma GCC unroll 16
+      for (uint32_t k = 0; k < 16; ++k) {
+        const __m256d a = _mm256_broadcast_sd(&A[r][k]);
+        s0 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0]), s0);
+        s1 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 4]), s1);
+      }
+      store_block_avx2(d, r, c0, s0, s1, scale_d);
+    }
+  }
+}
+#endif
+
+// The build of accumulate_body this CPU runs.
+void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
+                      bool scale_d) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (cpu_has_avx2_fma()) return accumulate_avx2(A, B, n, d, scale_d);
+#endif
+  accumulate_generic(A, B, n, d, scale_d);
+}
 
 void wgmma_mma(ExecContext& x) {
   Cta& c = x.cta;
@@ -235,24 +343,22 @@ void wgmma_mma(ExecContext& x) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const bool a_ok = descriptor_placeable(x, 'A', a_bits), b_ok = descriptor_placeable(x, 'B', b_bits);
   ReadFaults faults;
-  alignas(64) float A[16][16];
+  alignas(64) double A[16][16];
   for (uint32_t r = 0; r < 16; ++r) {
-    if (a_ok) read_operand_row(c, da, 'A', row0 + r, a_k_major, sa, A[r], faults);
-    else std::fill(std::begin(A[r]), std::end(A[r]), nan);
+    float row[16];
+    if (a_ok) read_operand_row(c, da, 'A', row0 + r, a_k_major, sa, row, faults);
+    else std::fill(std::begin(row), std::end(row), nan);
+    for (uint32_t k = 0; k < 16; ++k) A[r][k] = row[k];
   }
   // B as K×N (column index innermost), so the products below run along contiguous columns.
-  alignas(64) float Bt[16][256];
+  alignas(64) double B[16][256];
   for (uint32_t col = 0; col < n; ++col) {
     float column[16];
     if (b_ok) read_operand_row(c, db, 'B', col, b_k_major, sb, column, faults);
     else std::fill(std::begin(column), std::end(column), nan);
-    for (uint32_t k = 0; k < 16; ++k) Bt[k][col] = column[k];
+    for (uint32_t k = 0; k < 16; ++k) B[k][col] = column[k];
   }
   report_read_faults(x, faults, "wgmma");
-  alignas(64) double S[16][256];
-  wgmma_tile_sums(A, Bt, n, S);
-
-  const std::vector<layout::Coord>& map = accumulator_map(n);
   const size_t slot0 = size_t(w.id) * c.nregs;
   if (scale_d)  // accumulating reads the old D: it must have been written (by a wgmma or a mov)
     for (uint32_t v = 0; v < nacc; ++v)
@@ -263,14 +369,31 @@ void wgmma_mma(ExecContext& x) {
                            c.launch.kernel->regs[in.operands[v].id].name));
         break;
       }
+  // Straight into the registers where each is named once (the builder's accumulators come in
+  // increasing order, which shows it); otherwise register by register, as the map says, so
+  // that a repeated one ends as it did.
+  std::array<uint64_t*, 128> dst{};
+  bool distinct = true;
+  for (uint32_t v = 0; v < nacc; ++v) {
+    dst[v] = c.reg_lanes(w.id, in.operands[v].id);
+    distinct = distinct && (v == 0 || in.operands[v].id > in.operands[v - 1].id);
+  }
+  if (distinct) {
+    wgmma_accumulate(A, B, n, dst.data(), scale_d);
+  } else {
+    const std::vector<layout::Coord>& map = accumulator_map(n);
+    for (uint32_t v = 0; v < nacc; ++v)
+      for (uint32_t l = 0; l < 32; ++l) {
+        const layout::Coord rc = map[(32 * (w.id % 4) + l) * nacc + v];
+        const uint32_t r = uint32_t(rc.row) - row0, col = uint32_t(rc.col);
+        double sum = 0.0;
+        for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][col];
+        const float old = scale_d ? as_f32(dst[v][l]) : 0.0f;
+        dst[v][l] = from_f32(float(double(old) + sum));
+      }
+  }
   for (uint32_t v = 0; v < nacc; ++v) {
     const uint32_t reg = in.operands[v].id;
-    uint64_t* d = c.reg_lanes(w.id, reg);
-    for (uint32_t l = 0; l < 32; ++l) {
-      const layout::Coord rc = map[(32 * (w.id % 4) + l) * nacc + v];
-      const float old = scale_d ? as_f32(d[l]) : 0.0f;
-      d[l] = from_f32(float(double(old) + S[uint32_t(rc.row) - row0][uint32_t(rc.col)]));
-    }
     c.written[slot0 + reg] |= x.mask;
     c.wgmma_acc[slot0 + reg] = 1;
     c.reg_pending[slot0 + reg] = 1;

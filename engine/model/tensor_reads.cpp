@@ -61,21 +61,67 @@ uint32_t record_batch(Cta& c, const TensorOperandRead& o, const SmemAccess& a) {
 
 }  // namespace
 
-void record_tensor_reads(Cta& c, const TensorOperandRead& o, bool count) {
-  *o.record = kNone;
-  if (!count && !c.trace) return;
+namespace {
+
+// What counting an untraced operand's batches adds to SimStats: a pure function of the
+// descriptor's placement, major-ness and rows, so it is worked out once per key and kept, per
+// thread (a ring's few stages give a kernel a few keys per operand).
+struct BatchCounts {
+  uint64_t reads = 0, wavefronts = 0, conflicts = 0;
+};
+
+BatchCounts count_batches(const TensorOperandRead& o) {
+  BatchCounts n;
   for (uint32_t done = 0; done < o.rows; done += CoreMatrixRead::kRowsPerBatch) {
     const std::optional<SmemAccess> a =
         read_batch(o.placed, o.k_major, o.first_row + done, std::min<uint32_t>(CoreMatrixRead::kRowsPerBatch, o.rows - done));
     if (!a) break;
-    if (count) {
-      c.stats->tensor_smem_reads++;
-      c.stats->tensor_smem_wavefronts += a->wavefronts;
-      c.stats->tensor_smem_bank_conflicts += a->wavefronts - a->ideal_wavefronts;
-    }
-    if (done == 0 && c.trace) *o.record = record_batch(c, o, *a);
-    if (!count) break;  // only the first batch is recorded
+    n.reads++;
+    n.wavefronts += a->wavefronts;
+    n.conflicts += a->wavefronts - a->ideal_wavefronts;
   }
+  return n;
+}
+
+const BatchCounts& cached_batch_counts(const TensorOperandRead& o) {
+  struct Entry {
+    bool used = false;
+    layout::WgmmaDescriptor placed;
+    bool k_major = false;
+    uint32_t first_row = 0, rows = 0;
+    BatchCounts counts;
+  };
+  thread_local std::vector<Entry> cache(1024);
+  const layout::WgmmaDescriptor& p = o.placed;
+  // A multiplicative hash of the key's fields, one after another (start addresses step by 16
+  // or 32 bytes: the high bits of the products spread them over the slots).
+  uint64_t h = 0;
+  for (const uint64_t field : {uint64_t(p.start_address), uint64_t(p.leading_byte_offset), uint64_t(p.stride_byte_offset),
+                               uint64_t(p.base_offset), uint64_t(p.swizzle), uint64_t(o.k_major), uint64_t(o.first_row),
+                               uint64_t(o.rows)})
+    h = (h ^ field) * 0x9E3779B97F4A7C15ull;
+  const size_t slot = size_t(h >> 54);  // 10 bits: 1024 slots
+  Entry& e = cache[slot];
+  if (!(e.used && e.placed == p && e.k_major == o.k_major && e.first_row == o.first_row && e.rows == o.rows))
+    e = {true, p, o.k_major, o.first_row, o.rows, count_batches(o)};
+  return e.counts;
+}
+
+}  // namespace
+
+void record_tensor_reads(Cta& c, const TensorOperandRead& o, bool count) {
+  *o.record = kNone;
+  if (count) {
+    const BatchCounts& n = cached_batch_counts(o);
+    c.stats->tensor_smem_reads += n.reads;
+    c.stats->tensor_smem_wavefronts += n.wavefronts;
+    c.stats->tensor_smem_bank_conflicts += n.conflicts;
+  }
+  if (!c.trace || o.rows == 0) return;
+  // The traced CTA records the first batch.
+  if (const std::optional<SmemAccess> a =
+          read_batch(o.placed, o.k_major, o.first_row, std::min<uint32_t>(CoreMatrixRead::kRowsPerBatch, o.rows)))
+    *o.record = record_batch(c, o, *a);
 }
 
 void record_tensor_reads(Cta& c, uint32_t warp, MmaOp& op) {
