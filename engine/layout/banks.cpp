@@ -177,25 +177,6 @@ BankCount count_shared_wavefronts(std::span<const uint32_t, 32> lane_addr, uint3
     return out;
 }
 
-BankCount count_warp_pattern_wavefronts(uint32_t access_bytes, Phasing phasing, bool same) {
-    const uint32_t phase_lanes = lanes_per_phase(access_bytes, phasing);
-    const uint32_t phases = 32 / phase_lanes;
-    // One address: each phase asks for one unit, served by one wavefront.
-    if (same) return {phases, phases};
-    if (access_bytes < 4) {
-        throw std::invalid_argument("a run of consecutive " + str(access_bytes) +
-                                    "-byte lanes shares words: count it lane by lane");
-    }
-    // Consecutive units: a phase's phase_lanes units go round the line's slots in turn.
-    const uint32_t slots = kSmemBanks * kSmemBankBytes / access_bytes;
-    const uint32_t per_phase = (phase_lanes + slots - 1) / slots;
-    const bool ideal_by_bytes = phase_lanes * access_bytes > kSmemBanks * kSmemBankBytes;
-    const uint32_t ideal = ideal_by_bytes ? (phase_lanes * access_bytes + kSmemBanks * kSmemBankBytes - 1) /
-                                                (kSmemBanks * kSmemBankBytes)
-                                          : 1;
-    return {phases * per_phase, phases * ideal};
-}
-
 BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes, Phasing phasing) {
     std::array<uint32_t, 32> addr{};
     uint32_t mask = 0;

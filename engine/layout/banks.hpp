@@ -80,11 +80,6 @@ struct BankCount {
 BankCount count_shared_wavefronts(std::span<const uint32_t, 32> lane_addr, uint32_t active_mask,
                                   uint32_t access_bytes, Phasing phasing = Phasing::by_width);
 
-// The same totals for a whole warp (every lane active) whose lanes all ask for one address
-// (same), or lane l for a + l × access_bytes (access_bytes 4, 8 or 16), for any aligned a:
-// what such a warp costs does not depend on its addresses, so they are not looked at.
-BankCount count_warp_pattern_wavefronts(uint32_t access_bytes, Phasing phasing, bool same);
-
 // The same for a sparse list of (lane, address) pairs, as the model's trace records them:
 // the listed lanes are the active ones. Throws for a lane >= 32 or listed twice.
 BankReport analyze_shared_access(std::span<const LaneAccess> accesses, uint32_t access_bytes,

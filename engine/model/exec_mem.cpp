@@ -377,18 +377,28 @@ namespace {
   x.latency = shared_access_cost(x.cta, wavefronts, ideal_wavefronts);
 }
 
-// What count_warp_pattern_wavefronts says for a whole warp's access of `bytes` (1..16) at one
-// address (same) or at consecutive ones, in the phasing account_shared uses for ld/st.shared.
-layout::BankCount shared_pattern_cost(uint32_t bytes, bool same) {
-  static const std::array<std::array<layout::BankCount, 2>, 5> kByWidth = [] {
-    std::array<std::array<layout::BankCount, 2>, 5> t{};
-    for (uint32_t i = 0; i < 5; ++i) {
-      t[i][1] = layout::count_warp_pattern_wavefronts(1u << i, layout::Phasing::lsu_half_warp, true);
-      if (i >= 2) t[i][0] = layout::count_warp_pattern_wavefronts(1u << i, layout::Phasing::lsu_half_warp, false);
-    }
+// The bank report of a whole warp's ld/st.shared of `bytes` (1..16) at one address (same) or at
+// consecutive ones, at a base of its alignment (count_warp_pattern_wavefronts gives its counts
+// without looking at lanes: the tests hold the two equal), for account_shared_known.
+const layout::BankReport& shared_pattern_report(uint32_t bytes, bool same) {
+  static const std::array<std::array<layout::BankReport, 2>, 5> kByWidth = [] {
+    std::array<std::array<layout::BankReport, 2>, 5> t{};
+    for (uint32_t i = 0; i < 5; ++i)
+      for (const bool one : {false, true}) {
+        if (!one && i < 2) continue;  // consecutive 1- and 2-byte lanes share words: never taken
+        std::array<uint32_t, 32> addr;
+        for (uint32_t l = 0; l < 32; ++l) addr[l] = 0x10000 + (one ? 0 : l << i);
+        t[i][one] = layout::analyze_shared_access(addr, kAllLanes, 1u << i, layout::Phasing::lsu_half_warp);
+      }
     return t;
   }();
   return kByWidth[std::countr_zero(bytes)][same];
+}
+
+// Its counts alone.
+layout::BankCount shared_pattern_cost(uint32_t bytes, bool same) {
+  const layout::BankReport& r = shared_pattern_report(bytes, same);
+  return {r.wavefronts, r.ideal_wavefronts};
 }
 
 }  // namespace
@@ -438,6 +448,30 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint3
     trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
   }
 }
+
+namespace {
+
+// account_shared for an access ptxas did not fold, whose bank report is known up to where its
+// banks start: `canon` is the report of the same lanes' offsets from another base of the same
+// alignment (every count and each lane's wavefront are the same there; only the banks turn),
+// so only each lane's bank is worked out here.
+void account_shared_known(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store,
+                          const layout::BankReport& canon) {
+  Cta& c = x.cta;
+  charge_shared(x, canon.wavefronts, canon.ideal_wavefronts);
+  if (!c.trace) return;
+  layout::BankReport r = canon;
+  for (uint32_t m = x.mask; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    r.lane_bank[l] = uint8_t(layout::smem_bank_of(addrs[l]));
+  }
+  SmemAccess a = smem_access_record(addrs, x.mask, bytes, store, r);
+  a.folded_loads = x.dec.fold_members;
+  const uint32_t index = append(c.trace->smem, a);
+  trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
+}
+
+}  // namespace
 
 SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,
                               const layout::BankReport& r) {
@@ -883,10 +917,10 @@ inline void widen_words_avx2(const uint8_t* at, uint64_t* r) {
 #endif
 
 // What a shared access's lanes ask for, as offsets from its first active lane (diff): the
-// words it touches and what its banks cost depend on those offsets (and, for 1- and 2-byte
-// accesses, on where in a word the first lane starts), not on where the warp's addresses
-// lie: moving every lane by a multiple of the access width turns the banks round, which
-// changes no bank's count. A loop's access has the same offsets on every pass, so they are
+// words it touches and its bank report but each lane's bank depend on those offsets (and, for
+// 1- and 2-byte accesses, on where in a word the first lane starts), not on where the warp's
+// addresses lie: moving every lane by a multiple of the access width turns the banks round,
+// which changes no bank's count and no bank's order of words (tests/layout/banks_test.cpp). A loop's access has the same offsets on every pass, so they are
 // worked out once per instruction and kept, per thread, by instruction index. An entry is a
 // pure function of its key (mask, width, a0 % 4, offsets), so one left by another kernel is
 // harmless: it is used only where its key matches.
@@ -896,7 +930,7 @@ struct SharedLanePattern {
   uint32_t low = 0;  // a0 % 4
   std::array<uint32_t, 32> diff{};
   int32_t lo = 0, hi = 0;  // the lowest and highest offset
-  uint32_t wavefronts = 0, ideal_wavefronts = 0;
+  layout::BankReport report;  // at a base of a0's alignment (account_shared_known)
   uint32_t nwords = 0;
   std::array<int32_t, 128> words{};  // the distinct words, from the first lane's word
 };
@@ -934,10 +968,7 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   words.erase(std::unique(words.begin(), words.end()), words.end());
   p.nwords = uint32_t(words.size());
   std::copy(words.begin(), words.end(), p.words.begin());
-  const layout::BankCount n =
-      layout::count_shared_wavefronts(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
-  p.wavefronts = n.wavefronts;
-  p.ideal_wavefronts = n.ideal_wavefronts;
+  p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
   return &p;
 }
 
@@ -1016,14 +1047,15 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   }
   if (!kStore)
     for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
-  if (!c.trace && d.fold_leader == kNone && d.fold_bytes == 0) {
+  if (d.fold_leader == kNone && d.fold_bytes == 0 && !c.trace) {
     const layout::BankCount n = shared_pattern_cost(bytes, same);
     charge_shared(x, n.wavefronts, n.ideal_wavefronts);
-  } else {
-    std::array<uint32_t, 32> addr;
-    for (uint32_t l = 0; l < 32; ++l) addr[l] = a0 + (same ? 0 : l * bytes);
-    account_shared(x, addr, bytes, kStore);
+    return true;
   }
+  std::array<uint32_t, 32> addr;
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = a0 + (same ? 0 : l * bytes);
+  if (d.fold_leader == kNone && d.fold_bytes == 0) account_shared_known(x, addr, bytes, kStore, shared_pattern_report(bytes, same));
+  else account_shared(x, addr, bytes, kStore);
   return true;
 }
 
@@ -1096,13 +1128,14 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   }
   if (!kStore)
     for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
-  if (!c.trace && d.fold_leader == kNone && d.fold_bytes == 0) {
-    charge_shared(x, p->wavefronts, p->ideal_wavefronts);
-  } else {
-    std::array<uint32_t, 32> addr{};
-    for (uint32_t m = mask; m; m &= m - 1) addr[std::countr_zero(m)] = a0 + diff[std::countr_zero(m)];
-    account_shared(x, addr, bytes, kStore);
+  if (d.fold_leader == kNone && d.fold_bytes == 0 && !c.trace) {
+    charge_shared(x, p->report.wavefronts, p->report.ideal_wavefronts);
+    return;
   }
+  std::array<uint32_t, 32> addr{};
+  for (uint32_t m = mask; m; m &= m - 1) addr[std::countr_zero(m)] = a0 + diff[std::countr_zero(m)];
+  if (d.fold_leader == kNone && d.fold_bytes == 0) account_shared_known(x, addr, bytes, kStore, p->report);
+  else account_shared(x, addr, bytes, kStore);
 }
 
 // The straight path (decode.hpp, DirectFn) of the commonest shared access of a SIMT kernel: a
