@@ -764,17 +764,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   account_global(x, bytes, kStore, addr, mask, sectors);
 }
 
-// Compiled for baseline x86-64 and for AVX2, which select_memory picks where the CPU has it
-// (the bounds check then handles 4 lanes per instruction; integer work only, same result).
-template <bool kStore, uint32_t kElem>
-void exec_global_form(ExecContext& x) {
-  global_form<kStore, kElem, false>(x);
-}
 #if defined(__x86_64__) && defined(__GNUC__)
-template <bool kStore, uint32_t kElem>
-__attribute__((target("avx2"))) void exec_global_form_avx2(ExecContext& x) {
-  global_form<kStore, kElem, true>(x);
-}
 // The AVX2 build's straight path (decode.hpp, DirectFn) for the commonest global access of a
 // SIMT kernel: a whole warp's untraced ld.global of one 4-byte element, from registers that
 // every lane has written and no wgmma can own. It does what global_form does for it, with the
@@ -843,17 +833,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
   return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
 }
-#else
-template <bool kStore, uint32_t kElem>
-void exec_global_form_avx2(ExecContext& x) {
-  global_form<kStore, kElem, false>(x);
-}
 #endif
-
-template <bool kStore, uint32_t kElem>
-ExecFn global_form_fn() {
-  return kHaveAvx2Forms && cpu_has_avx2() ? exec_global_form_avx2<kStore, kElem> : exec_global_form<kStore, kElem>;
-}
 
 // ---- decoded form: ld.shared / st.shared through [reg + offset] ----------------------------
 // What exec_memory does for them when every active lane's address is inside the CTA's shared
@@ -1184,46 +1164,50 @@ uint32_t direct_shared_load_u32_avx2(Cta& c, Warp& w, const DecodedInst& d) {
 }
 #endif
 
-// Compiled for baseline x86-64 and for AVX2, as the global forms are (select_memory).
-template <bool kStore, uint32_t kElem>
-void exec_shared_form(ExecContext& x) {
-  shared_form<kStore, kElem, false>(x);
+// The two decoded forms, each compiled for baseline x86-64 and for AVX2, which select_memory
+// picks where the CPU has it (wider lane loops: the bounds checks take 4 lanes an instruction;
+// integer work only, the same result).
+struct GlobalForm {
+  template <bool kStore, uint32_t kElem, bool kAvx2>
+  [[gnu::always_inline]] static inline void run(ExecContext& x) {
+    global_form<kStore, kElem, kAvx2>(x);
+  }
+};
+struct SharedForm {
+  template <bool kStore, uint32_t kElem, bool kAvx2>
+  [[gnu::always_inline]] static inline void run(ExecContext& x) {
+    shared_form<kStore, kElem, kAvx2>(x);
+  }
+};
+
+template <class Form, bool kStore, uint32_t kElem>
+void exec_form(ExecContext& x) {
+  Form::template run<kStore, kElem, false>(x);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
-template <bool kStore, uint32_t kElem>
-__attribute__((target("avx2"))) void exec_shared_form_avx2(ExecContext& x) {
-  shared_form<kStore, kElem, true>(x);
+template <class Form, bool kStore, uint32_t kElem>
+__attribute__((target("avx2"))) void exec_form_avx2(ExecContext& x) {
+  Form::template run<kStore, kElem, true>(x);
 }
 #else
-template <bool kStore, uint32_t kElem>
-void exec_shared_form_avx2(ExecContext& x) {
-  shared_form<kStore, kElem, false>(x);
+template <class Form, bool kStore, uint32_t kElem>
+void exec_form_avx2(ExecContext& x) {
+  Form::template run<kStore, kElem, false>(x);
 }
 #endif
 
-template <bool kStore, uint32_t kElem>
-ExecFn shared_form_fn() {
-  return kHaveAvx2Forms && cpu_has_avx2() ? exec_shared_form_avx2<kStore, kElem> : exec_shared_form<kStore, kElem>;
+template <class Form, bool kStore, uint32_t kElem>
+ExecFn form_fn() {
+  return kHaveAvx2Forms && cpu_has_avx2() ? exec_form_avx2<Form, kStore, kElem> : exec_form<Form, kStore, kElem>;
 }
 
-template <bool kStore>
-ExecFn shared_form_for(uint32_t elem) {
+template <class Form, bool kStore>
+ExecFn form_for(uint32_t elem) {
   switch (elem) {
-    case 1: return shared_form_fn<kStore, 1>();
-    case 2: return shared_form_fn<kStore, 2>();
-    case 4: return shared_form_fn<kStore, 4>();
-    case 8: return shared_form_fn<kStore, 8>();
-    default: return nullptr;
-  }
-}
-
-template <bool kStore>
-ExecFn global_form_for(uint32_t elem) {
-  switch (elem) {
-    case 1: return global_form_fn<kStore, 1>();
-    case 2: return global_form_fn<kStore, 2>();
-    case 4: return global_form_fn<kStore, 4>();
-    case 8: return global_form_fn<kStore, 8>();
+    case 1: return form_fn<Form, kStore, 1>();
+    case 2: return form_fn<Form, kStore, 2>();
+    case 4: return form_fn<Form, kStore, 4>();
+    case 8: return form_fn<Form, kStore, 8>();
     default: return nullptr;
   }
 }
@@ -1237,9 +1221,9 @@ ExecFn select_memory(const ir::Inst& in, Program&, DecodedInst& d, const ir::Ker
   const uint32_t elem = std::max<uint32_t>(ir::type_bits(in.type) / 8, 1);
   const uint32_t vec = std::max<uint32_t>(in.vec, 1);
   if (vec > 4 || !std::has_single_bit(elem * vec) || in.operands.size() != vec + 1) return nullptr;
-  const ExecFn form = shared  ? (store ? shared_form_for<true>(elem) : shared_form_for<false>(elem))
-                      : store ? global_form_for<true>(elem)
-                              : global_form_for<false>(elem);
+  const ExecFn form = shared  ? (store ? form_for<SharedForm, true>(elem) : form_for<SharedForm, false>(elem))
+                      : store ? form_for<GlobalForm, true>(elem)
+                              : form_for<GlobalForm, false>(elem);
   if (!form) return nullptr;
   const ir::Operand& addr = store ? in.operands[0] : in.operands[vec];
   if (addr.kind != ir::OperandKind::mem_reg) return nullptr;
@@ -1254,7 +1238,7 @@ ExecFn select_memory(const ir::Inst& in, Program&, DecodedInst& d, const ir::Ker
   d.elem_bytes = uint8_t(elem);
   d.vec = uint8_t(vec);
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (!store && elem == 4 && vec == 1 && form == exec_global_form_avx2<false, 4>) d.direct = direct_load_u32_avx2;
+  if (!store && elem == 4 && vec == 1 && form == exec_form_avx2<GlobalForm, false, 4>) d.direct = direct_load_u32_avx2;
 #endif
   if (shared && !store && elem == 4 && vec == 1)
     d.direct = kHaveAvx2Forms && cpu_has_avx2() ? direct_shared_load_u32_avx2 : direct_shared_load_u32_baseline;
