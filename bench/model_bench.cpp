@@ -210,7 +210,8 @@ void mark_target(Row& row, const kernels::KernelInfo& info) {
   if (!row.error.empty() || row.shape_kind == "whole-job") return;
   if (info.family != kernels::Family::simt) {
     if (row.mode == "fast" && row.shape_kind == "large")
-      row.target = fmt::format(">= {:.0f} G MAC/s: {}", kMacTarget / 1e9, row.macs_per_second >= kMacTarget ? "met" : "MISSED");
+      row.target =
+          fmt::format(">= {:.0f} G MAC/s: {}", kMacTarget / 1e9, row.macs_per_second >= kMacTarget ? "met" : "MISSED");
     return;
   }
   if (row.mode == "fast" && row.shape_kind == "large")
@@ -241,11 +242,12 @@ nlohmann::json row_json(const Row& r) {
 void print_table(const std::vector<Row>& rows, int repeat) {
   std::cout << fmt::format("gemmscope model benchmark: one core, best of {}\n", repeat)
             << fmt::format("targets: fast >= {:.0f} M warp-inst/s (SIMT kernels, large shape), traced >= {:.0f} M "
-                           "warp-inst/s (SIMT, one-CTA shape, every instruction recorded), tensor-core kernels >= {:.0f} "
-                           "G MAC/s (fast, large shape), whole {} 512x512x512 job < {:.0f} s\n\n",
+                           "warp-inst/s (SIMT, one-CTA shape, every instruction recorded), tensor-core kernels "
+                           ">= {:.0f} G MAC/s (fast, large shape), whole {} 512x512x512 job < {:.0f} s\n\n",
                            kFastTarget / 1e6, kTracedTarget / 1e6, kMacTarget / 1e9, kWholeGemmKernel, kWholeGemmTarget)
             << fmt::format("{:<26} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10} {:>10} {:>14} {:>9}  {}\n", "kernel", "shape",
-                           "MxNxK", "mode", "CTAs", "warp-inst", "seconds", "cpu s", "M warp-inst/s", "G MAC/s", "target");
+                           "MxNxK", "mode", "CTAs", "warp-inst", "seconds", "cpu s", "M warp-inst/s", "G MAC/s",
+                           "target");
   for (const Row& r : rows) {
     if (!r.error.empty() && r.ctas == 0) {
       std::cout << fmt::format("{:<26} {:<9} {:<14} {:<7} error: {}\n", r.kernel, r.shape_kind, shape_text(r.shape),
@@ -253,8 +255,8 @@ void print_table(const std::vector<Row>& rows, int repeat) {
       continue;
     }
     std::cout << fmt::format("{:<26} {:<9} {:<14} {:<7} {:>6} {:>14} {:>10.4f} {:>10.4f} {:>14.2f} {:>9.2f}  {}{}\n",
-                             r.kernel, r.shape_kind, shape_text(r.shape), r.mode, r.ctas, r.warp_instructions, r.seconds,
-                             r.cpu_seconds, r.rate / 1e6, r.macs_per_second / 1e9, r.target,
+                             r.kernel, r.shape_kind, shape_text(r.shape), r.mode, r.ctas, r.warp_instructions,
+                             r.seconds, r.cpu_seconds, r.rate / 1e6, r.macs_per_second / 1e9, r.target,
                              r.error.empty() ? "" : "  (" + r.error + ")");
   }
   std::cout << "\n";

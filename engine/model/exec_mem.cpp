@@ -378,8 +378,8 @@ namespace {
 }
 
 // The bank report of a whole warp's ld/st.shared of `bytes` (1..16) at one address (same) or at
-// consecutive ones, at a base of its alignment (count_warp_pattern_wavefronts gives its counts
-// without looking at lanes: the tests hold the two equal), for account_shared_known.
+// consecutive ones, at one base of its alignment: the same at any other but for each lane's bank
+// (tests/layout/banks_test.cpp, "moving every lane ..."), for account_shared_known.
 const layout::BankReport& shared_pattern_report(uint32_t bytes, bool same) {
   static const std::array<std::array<layout::BankReport, 2>, 5> kByWidth = [] {
     std::array<std::array<layout::BankReport, 2>, 5> t{};
@@ -685,7 +685,8 @@ inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint
   }
   hi += bytes - 1;
   const uint32_t tile = c_tile_of(o, lo);
-  if (tile == kNone || tile != c_tile_of(o, hi) || lo / o.elem_bytes / o.cols != hi / o.elem_bytes / o.cols) return false;
+  const uint64_t row_bytes = uint64_t(o.elem_bytes) * o.cols;
+  if (tile == kNone || tile != c_tile_of(o, hi) || lo / row_bytes != hi / row_bytes) return false;
   note_c_tile(c, tile);
   return true;
 }
@@ -900,10 +901,11 @@ inline void widen_words_avx2(const uint8_t* at, uint64_t* r) {
 // words it touches and its bank report but each lane's bank depend on those offsets (and, for
 // 1- and 2-byte accesses, on where in a word the first lane starts), not on where the warp's
 // addresses lie: moving every lane by a multiple of the access width turns the banks round,
-// which changes no bank's count and no bank's order of words (tests/layout/banks_test.cpp). A loop's access has the same offsets on every pass, so they are
-// worked out once per instruction and kept, per thread, by instruction index. An entry is a
-// pure function of its key (mask, width, a0 % 4, offsets), so one left by another kernel is
-// harmless: it is used only where its key matches.
+// which changes no bank's count and no bank's order of words (tests/layout/banks_test.cpp). A
+// loop's access has the same offsets on every pass, so they are worked out once per instruction
+// and kept, per thread, by instruction index. An entry is a pure function of its key (mask,
+// width, a0 % 4, offsets), so one left by another kernel is harmless: it is used only where its
+// key matches.
 struct SharedLanePattern {
   uint32_t mask = 0;  // 0: empty
   uint32_t bytes = 0;
@@ -942,7 +944,8 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
     p.hi = std::max(p.hi, o);
     // A fixed base with a0's place in its word: the bank analysis is the same for any aligned one.
     addr[l] = uint32_t(0x10000 + low + o);
-    for (uint32_t i = 0; i < std::max<uint32_t>(bytes / 4, 1); ++i) words.push_back(((int32_t(low) + o) >> 2) + int32_t(i));
+    for (uint32_t i = 0; i < std::max<uint32_t>(bytes / 4, 1); ++i)
+      words.push_back(((int32_t(low) + o) >> 2) + int32_t(i));
   }
   std::sort(words.begin(), words.end());
   words.erase(std::unique(words.begin(), words.end()), words.end());
@@ -1034,7 +1037,8 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   }
   std::array<uint32_t, 32> addr;
   for (uint32_t l = 0; l < 32; ++l) addr[l] = a0 + (same ? 0 : l * bytes);
-  if (d.fold_leader == kNone && d.fold_bytes == 0) account_shared_known(x, addr, bytes, kStore, shared_pattern_report(bytes, same));
+  if (d.fold_leader == kNone && d.fold_bytes == 0)
+    account_shared_known(x, addr, bytes, kStore, shared_pattern_report(bytes, same));
   else account_shared(x, addr, bytes, kStore);
   return true;
 }

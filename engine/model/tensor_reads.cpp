@@ -96,9 +96,9 @@ const BatchCounts& cached_batch_counts(const TensorOperandRead& o) {
   // A multiplicative hash of the key's fields, one after another (start addresses step by 16
   // or 32 bytes: the high bits of the products spread them over the slots).
   uint64_t h = 0;
-  for (const uint64_t field : {uint64_t(p.start_address), uint64_t(p.leading_byte_offset), uint64_t(p.stride_byte_offset),
-                               uint64_t(p.base_offset), uint64_t(p.swizzle), uint64_t(o.k_major), uint64_t(o.first_row),
-                               uint64_t(o.rows)})
+  for (const uint64_t field :
+       {uint64_t(p.start_address), uint64_t(p.leading_byte_offset), uint64_t(p.stride_byte_offset),
+        uint64_t(p.base_offset), uint64_t(p.swizzle), uint64_t(o.k_major), uint64_t(o.first_row), uint64_t(o.rows)})
     h = (h ^ field) * 0x9E3779B97F4A7C15ull;
   const size_t slot = size_t(h >> 54);  // 10 bits: 1024 slots
   Entry& e = cache[slot];
