@@ -488,8 +488,7 @@ int main(int argc, char** argv) {
         model::SimOptions opt;
         opt.trace = true;  // the one CTA is the traced CTA, as in a prediction (its L1, timing.hpp)
         // The model of the card the probe ran on where it knows it (an H200: its figures).
-        if (const model::timing::Machine* card = model::timing::machine_named_in(r.device.name);
-            card && model::timing::machine_runs(*card, p.kernel.target))
+        if (const model::timing::Machine* card = model::timing::card_named_in(r.device.name, p.kernel.target))
           opt.machine = card;
         const model::SimResult s = model::simulate(p.kernel, p.buffers, opt, 0.0);
         if (s.completed) {

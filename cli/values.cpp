@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/machine_ceilings.hpp"
+
 namespace gs::cli {
 
 namespace {
@@ -256,7 +258,7 @@ const model::timing::Machine* machine_option(const std::string& key, const std::
   if (!model::timing::machine_runs(*m, info.arch))
     throw kernels::ConfigError(fmt::format("--machine {}: {} is built for {}, which does not run on {}; valid: {}", key,
                                            kernel_id, ir::arch_name(info.arch), m->name,
-                                           info.arch == ir::Arch::sm_100a ? "b200" : "h100, h200"));
+                                           model::timing::machine_keys_for(info.arch)));
   return m;
 }
 

@@ -3,6 +3,7 @@
 // runs it (timing::machine_for).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "engine/model/timing.hpp"
@@ -44,5 +45,15 @@ constexpr const Machine* machine_named_in(std::string_view name) {
     if (name.find(m->name) != std::string_view::npos) return m;
   return nullptr;
 }
+
+// The card a device name belongs to when it runs code built for `arch`, or nullptr: the card a
+// prediction is for where the GPU is known (the app's GPU, the probes' model column).
+constexpr const Machine* card_named_in(std::string_view name, ir::Arch arch) {
+  const Machine* m = machine_named_in(name);
+  return m && machine_runs(*m, arch) ? m : nullptr;
+}
+
+// "h100, h200" or "b200": the keys of the cards that run code built for `arch`, for a message.
+std::string machine_keys_for(ir::Arch arch);
 
 }  // namespace gs::model::timing

@@ -9,6 +9,7 @@
 #include "engine/ir/verify.hpp"
 #include "engine/layout/tma_box.hpp"
 #include "engine/model/grid.hpp"
+#include "engine/model/machine_ceilings.hpp"
 
 namespace gs::model {
 
@@ -114,8 +115,8 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
 
   const timing::Machine& machine = opt.machine ? *opt.machine : timing::machine_for(k.target);
   if (!timing::machine_runs(machine, k.target))
-    throw ModelError(fmt::format("{} code does not run on {}: predict it on {}", ir::arch_name(k.target),
-                                 machine.name, k.target == ir::Arch::sm_100a ? "a B200 (b200)" : "an H100 or H200 (h100, h200)"));
+    throw ModelError(fmt::format("{} code does not run on {}: predict it on a card that runs it ({})",
+                                 ir::arch_name(k.target), machine.name, timing::machine_keys_for(k.target)));
   Launch launch;
   launch.kernel = &k;
   launch.figures = &machine.cta;

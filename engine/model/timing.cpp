@@ -1,4 +1,5 @@
 #include "engine/model/timing.hpp"
+#include "engine/model/machine_ceilings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -114,6 +115,16 @@ const Machine* machine_by_key(std::string_view key) {
   for (const Machine* m : kMachines)
     if (key == m->key) return m;
   return nullptr;
+}
+
+std::string machine_keys_for(ir::Arch arch) {
+  std::string out;
+  for (const Machine* m : kMachines) {
+    if (!machine_runs(*m, arch)) continue;
+    if (!out.empty()) out.append(", ");
+    out.append(m->key);
+  }
+  return out;
 }
 
 std::string machine_keys() {

@@ -19,9 +19,7 @@ const char* gpu_presence_name(GpuPresenceState s) {
 }
 
 const model::timing::Machine* predicted_card(const GpuPresence& gpu, ir::Arch arch) {
-  if (gpu.state != GpuPresenceState::found) return nullptr;
-  const model::timing::Machine* m = model::timing::machine_named_in(gpu.device);
-  return m && model::timing::machine_runs(*m, arch) ? m : nullptr;
+  return gpu.state == GpuPresenceState::found ? model::timing::card_named_in(gpu.device, arch) : nullptr;
 }
 
 GpuPresence gpu_presence_of(const run::DeviceList& d) {
