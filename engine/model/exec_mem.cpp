@@ -691,6 +691,23 @@ inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint
   return true;
 }
 
+// The register checks of a decoded memory form, as exec_memory makes them (the address base,
+// and a store's data registers), where a register is not written in every active lane or a
+// wgmma may own one (decoded_reads_need_checks).
+template <bool kStore>
+[[gnu::always_inline]] inline void check_form_registers(ExecContext& x) {
+  const DecodedInst& d = x.dec;
+  const Warp& w = x.warp;
+  uint32_t written_in_all = w.written[d.src[0].reg];
+  if (kStore)
+    for (uint32_t v = 0; v < d.vec; ++v) written_in_all &= w.written[d.data_regs[v]];
+  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]] {
+    if (kStore)
+      for (uint32_t v = 0; v < d.vec; ++v) check_register_read(x, d.data_regs[v], x.mask);
+    check_register_read(x, d.src[0].reg, x.mask);
+  }
+}
+
 template <bool kStore, uint32_t kElem, bool kAvx2>
 [[gnu::always_inline]] inline void global_form(ExecContext& x) {
   Cta& c = x.cta;
@@ -716,14 +733,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     exec_memory(x);
     return;
   }
-  uint32_t written_in_all = w.written[d.src[0].reg];
-  if (kStore)
-    for (uint32_t v = 0; v < vec; ++v) written_in_all &= w.written[d.data_regs[v]];
-  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]] {
-    if (kStore)
-      for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], mask);
-    check_register_read(x, d.src[0].reg, mask);
-  }
+  check_form_registers<kStore>(x);
   for (uint32_t v = 0; v < vec; ++v) {
     uint64_t* r = w.regs + 32 * size_t(d.data_regs[v]);
     uint8_t* at = data + v * kElem;
@@ -997,14 +1007,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   } else if (!note_quiet_reads(state, words, w, c.launch.cluster_rank, epoch, release)) {
     return false;
   }
-  uint32_t written_in_all = w.written[d.src[0].reg];
-  if (kStore)
-    for (uint32_t v = 0; v < vec; ++v) written_in_all &= w.written[d.data_regs[v]];
-  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]] {
-    if (kStore)
-      for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], kAllLanes);
-    check_register_read(x, d.src[0].reg, kAllLanes);
-  }
+  check_form_registers<kStore>(x);
   // One access per word is what 32 make: the updates repeat the same values.
   if constexpr (kStore)
     for (uint32_t i = 0; i < words; ++i) note_word<kStore>(state[i], w.id, epoch, release);
@@ -1089,14 +1092,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     exec_memory(x);
     return;
   }
-  uint32_t written_in_all = w.written[d.src[0].reg];
-  if (kStore)
-    for (uint32_t v = 0; v < vec; ++v) written_in_all &= w.written[d.data_regs[v]];
-  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]] {
-    if (kStore)
-      for (uint32_t v = 0; v < vec; ++v) check_register_read(x, d.data_regs[v], mask);
-    check_register_read(x, d.src[0].reg, mask);
-  }
+  check_form_registers<kStore>(x);
   // One update per word is what one per lane makes: lanes of one word repeat the same values.
   if constexpr (kStore)
     for (uint32_t i = 0; i < p->nwords; ++i) note_word<kStore>(state[p->words[i]], w.id, epoch, release);
