@@ -1,0 +1,119 @@
+// What the decoded memory forms (decode.hpp: ld/st through [reg + offset]) share: the global
+// forms (exec_mem.cpp) and the shared-memory forms (exec_smem_forms.cpp). Internal to the
+// model's exec files.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "engine/model/decode.hpp"
+#include "engine/model/machine.hpp"
+#include "engine/model/operands.hpp"
+
+namespace gs::model::memform {
+
+// Fixed-size copies (the compiler turns them into single moves; a variable-size memcpy
+// would be a library call per lane).
+inline uint64_t load_bytes(const uint8_t* p, uint32_t n) {
+  switch (n) {
+    case 1: return *p;
+    case 2: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+  }
+}
+inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
+  switch (n) {
+    case 1: *p = uint8_t(v); break;
+    case 2: { const uint16_t x = uint16_t(v); std::memcpy(p, &x, 2); break; }
+    case 4: { const uint32_t x = uint32_t(v); std::memcpy(p, &x, 4); break; }
+    default: std::memcpy(p, &v, 8); break;
+  }
+}
+
+// The statistics and the time of a shared access of this many wavefronts: its latency.
+[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, uint32_t wavefronts, uint32_t ideal_wavefronts) {
+  c.stats->smem_accesses++;
+  c.stats->smem_wavefronts += wavefronts;
+  c.stats->smem_ideal_wavefronts += ideal_wavefronts;
+  c.stats->smem_bank_conflicts += wavefronts - ideal_wavefronts;
+  // The SM's shared-memory pipe takes one wavefront per cycle: the access starts when the pipe
+  // is free, and its data is ready kSharedLatency after its last wavefront starts.
+  const uint64_t start = std::max(c.now, c.smem_pipe_free);
+  c.smem_pipe_free = start + wavefronts;
+  c.cost.smem_wavefronts += wavefronts;
+  return uint32_t(start - c.now) + timing::kSharedLatency + (wavefronts > 0 ? wavefronts - 1 : 0);
+}
+
+[[gnu::always_inline]] inline void charge_shared(ExecContext& x, uint32_t wavefronts, uint32_t ideal_wavefronts) {
+  x.latency = shared_access_cost(x.cta, wavefronts, ideal_wavefronts);
+}
+
+// The register checks of a decoded memory form, as exec_memory makes them (the address base,
+// and a store's data registers), where a register is not written in every active lane or a
+// wgmma may own one (decoded_reads_need_checks).
+template <bool kStore>
+[[gnu::always_inline]] inline void check_form_registers(ExecContext& x) {
+  const DecodedInst& d = x.dec;
+  const Warp& w = x.warp;
+  uint32_t written_in_all = w.written[d.src[0].reg];
+  if (kStore)
+    for (uint32_t v = 0; v < d.vec; ++v) written_in_all &= w.written[d.data_regs[v]];
+  if (decoded_reads_need_checks(x, written_in_all)) [[unlikely]] {
+    if (kStore)
+      for (uint32_t v = 0; v < d.vec; ++v) check_register_read(x, d.data_regs[v], x.mask);
+    check_register_read(x, d.src[0].reg, x.mask);
+  }
+}
+
+// Whether the AVX2 builds of the forms exist (x86-64 with GCC or Clang).
+#if defined(__x86_64__) && defined(__GNUC__)
+inline constexpr bool kAvx2Forms = true;
+#else
+inline constexpr bool kAvx2Forms = false;
+#endif
+
+// A form (a class with `template <bool kStore, uint32_t kElem, bool kAvx2> static void run`)
+// compiled for baseline x86-64 and for AVX2, which select_memory picks where the CPU has it
+// (wider lane loops: the bounds checks take 4 lanes an instruction; integer work only, the
+// same result), by element size.
+template <class Form, bool kStore, uint32_t kElem>
+void exec_form(ExecContext& x) {
+  Form::template run<kStore, kElem, false>(x);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <class Form, bool kStore, uint32_t kElem>
+__attribute__((target("avx2"))) void exec_form_avx2(ExecContext& x) {
+  Form::template run<kStore, kElem, true>(x);
+}
+#else
+template <class Form, bool kStore, uint32_t kElem>
+void exec_form_avx2(ExecContext& x) {
+  Form::template run<kStore, kElem, false>(x);
+}
+#endif
+
+template <class Form, bool kStore, uint32_t kElem>
+ExecFn form_fn() {
+  return kAvx2Forms && cpu_has_avx2() ? exec_form_avx2<Form, kStore, kElem> : exec_form<Form, kStore, kElem>;
+}
+
+template <class Form, bool kStore>
+ExecFn form_for(uint32_t elem) {
+  switch (elem) {
+    case 1: return form_fn<Form, kStore, 1>();
+    case 2: return form_fn<Form, kStore, 2>();
+    case 4: return form_fn<Form, kStore, 4>();
+    case 8: return form_fn<Form, kStore, 8>();
+    default: return nullptr;
+  }
+}
+
+// The shared-memory forms (exec_smem_forms.cpp): the exec function of ld/st.shared of `elem`
+// bytes a lane (nullptr for another size), and the straight path of a whole warp's
+// ld.shared.u32.
+ExecFn shared_form_for(bool store, uint32_t elem);
+DirectFn shared_load_u32_direct();
+
+}  // namespace gs::model::memform

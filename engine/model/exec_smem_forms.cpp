@@ -1,0 +1,399 @@
+// The decoded forms of ld.shared / st.shared through [reg + offset] (decode.hpp), and the straight
+// path of a whole warp's ld.shared.u32: what exec_memory does for the common accesses, in flat
+// loops (exec_mem_forms.hpp has what they share with the global forms).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include "engine/layout/banks.hpp"
+#include "engine/model/exec_mem_forms.hpp"
+#include "engine/model/values.hpp"
+
+namespace gs::model::memform {
+
+namespace {
+
+// The bank report of a whole warp's ld/st.shared of `bytes` (1..16) at one address (same) or at
+// consecutive ones, at one base of its alignment: the same at any other but for each lane's bank
+// (tests/layout/banks_test.cpp, "moving every lane ..."), for account_shared_known.
+const layout::BankReport& shared_pattern_report(uint32_t bytes, bool same) {
+  static const std::array<std::array<layout::BankReport, 2>, 5> kByWidth = [] {
+    std::array<std::array<layout::BankReport, 2>, 5> t{};
+    for (uint32_t i = 0; i < 5; ++i)
+      for (const bool one : {false, true}) {
+        if (!one && i < 2) continue;  // consecutive 1- and 2-byte lanes share words: never taken
+        std::array<uint32_t, 32> addr;
+        for (uint32_t l = 0; l < 32; ++l) addr[l] = 0x10000 + (one ? 0 : l << i);
+        t[i][one] = layout::analyze_shared_access(addr, kAllLanes, 1u << i, layout::Phasing::lsu_half_warp);
+      }
+    return t;
+  }();
+  return kByWidth[std::countr_zero(bytes)][same];
+}
+
+// Its counts alone.
+layout::BankCount shared_pattern_cost(uint32_t bytes, bool same) {
+  const layout::BankReport& r = shared_pattern_report(bytes, same);
+  return {r.wavefronts, r.ideal_wavefronts};
+}
+
+// account_shared for an access ptxas did not fold, whose bank report is known up to where its
+// banks start: `canon` is the report of the same lanes' offsets from another base of the same
+// alignment (every count and each lane's wavefront are the same there; only the banks turn),
+// so only each lane's bank is worked out here.
+void account_shared_known(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store,
+                          const layout::BankReport& canon) {
+  Cta& c = x.cta;
+  charge_shared(x, canon.wavefronts, canon.ideal_wavefronts);
+  if (!c.trace) return;
+  layout::BankReport r = canon;
+  for (uint32_t m = x.mask; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    r.lane_bank[l] = uint8_t(layout::smem_bank_of(addrs[l]));
+  }
+  SmemAccess a = smem_access_record(addrs, x.mask, bytes, store, r);
+  a.folded_loads = x.dec.fold_members;
+  const uint32_t index = append(c.trace->smem, a);
+  trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
+}
+
+// What exec_memory does for them when every active lane's address is inside the CTA's shared
+// memory, aligned, and every word it touches has nothing to report (check_shared_words would
+// report nothing): the general path then only moves the data and updates each word's race
+// bookkeeping, which this form does in flat loops. Anything else goes to exec_memory before
+// anything changed. Checking every word first and updating after is what the general path's
+// lane-by-lane order does too: an update by one lane (the warp's own write, or a read) can
+// never make another lane's access report where it would not have before.
+
+// check_shared_words reports nothing for warp w's access of this word.
+template <bool kStore>
+[[gnu::always_inline]] inline bool word_is_quiet(const SmemWord& s, const Warp& w, uint32_t rank, uint32_t epoch) {
+  if constexpr (!kStore)
+    if (s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch) return true;  // the common read
+  if (s.tma_pending || s.cp_async_pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
+  if (s.written && s.writer_warp != w.id && s.epoch == epoch && s.writer_warp != SmemWord::kAsync)
+    return s.write_release != 0 && rank < kMaxClusterRanks && w.acquired[rank] >= s.write_release;
+  return true;
+}
+
+// What check_shared_words records of a quiet access.
+template <bool kStore>
+[[gnu::always_inline]] inline void note_word(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
+  if constexpr (kStore) {
+    s.written = true;
+    s.writer_warp = uint16_t(warp);
+    s.epoch = epoch;
+    s.write_release = release;
+    s.generic_since_fence = true;
+  } else {
+    s.read_release = release;
+    if (s.read_epoch != epoch) s.read_by = 0;
+    s.read_epoch = epoch;
+    s.read_by |= 1u << (warp % 32);
+  }
+}
+
+// One value into 32 lanes. Unrolled, so that the stores are as wide as the unit's readers'
+// loads: std::fill's out-of-line loop stored 16 bytes at a time, and a 32-byte load spanning
+// two of them cannot take its data from the stores in flight (perf: the next FMA's loads
+// stalled; simt_smem_tiling ran at 12 M warp-inst/s with it, 21 M without).
+[[gnu::always_inline]] inline void broadcast_lanes(uint64_t v, uint64_t* r) {
+#pragma GCC unroll 32
+  for (uint32_t l = 0; l < 32; ++l) r[l] = v;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// 32 consecutive 4-byte words into 32 lanes, zero-extended to 64 bits (what load_bytes reads).
+__attribute__((target("avx2"))) inline void widen_words_avx2(const uint8_t* at, uint64_t* r) {
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < 8; ++i) {
+    const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + 16 * i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
+  }
+}
+#else
+inline void widen_words_avx2(const uint8_t* at, uint64_t* r) {
+  for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + 4 * l, 4);
+}
+#endif
+
+// What a shared access's lanes ask for, as offsets from its first active lane (diff): the
+// words it touches and its bank report but each lane's bank depend on those offsets (and, for
+// 1- and 2-byte accesses, on where in a word the first lane starts), not on where the warp's
+// addresses lie: moving every lane by a multiple of the access width turns the banks round,
+// which changes no bank's count and no bank's order of words (tests/layout/banks_test.cpp). A
+// loop's access has the same offsets on every pass, so they are worked out once per instruction
+// and kept, per thread, by instruction index. An entry is a pure function of its key (mask,
+// width, a0 % 4, offsets), so one left by another kernel is harmless: it is used only where its
+// key matches.
+struct SharedLanePattern {
+  uint32_t mask = 0;  // 0: empty
+  uint32_t bytes = 0;
+  uint32_t low = 0;  // a0 % 4
+  std::array<uint32_t, 32> diff{};
+  int32_t lo = 0, hi = 0;  // the lowest and highest offset
+  layout::BankReport report;  // at a base of a0's alignment (account_shared_known)
+  uint32_t nwords = 0;
+  std::array<int32_t, 128> words{};  // the distinct words, from the first lane's word
+};
+
+// The pattern of this access, or nullptr where an offset is not aligned to the access (the
+// general path reports it).
+const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint32_t bytes, uint32_t a0,
+                                             const std::array<uint32_t, 32>& diff) {
+  thread_local std::vector<SharedLanePattern> patterns;
+  if (inst >= patterns.size()) patterns.resize(inst + 1);
+  SharedLanePattern& p = patterns[inst];
+  const uint32_t low = a0 & 3;
+  if (p.mask == mask && p.bytes == bytes && p.low == low && p.diff == diff) return &p;
+  const uint32_t align = std::min<uint32_t>(bytes, 16);
+  uint32_t bits = 0;
+  for (uint32_t l = 0; l < 32; ++l) bits |= diff[l];
+  if ((bits & (align - 1)) != 0) return nullptr;
+  p.mask = mask;
+  p.bytes = bytes;
+  p.low = low;
+  p.diff = diff;
+  p.lo = p.hi = 0;
+  std::array<uint32_t, 32> addr{};
+  std::vector<int32_t> words;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const int32_t o = int32_t(diff[l]);
+    p.lo = std::min(p.lo, o);
+    p.hi = std::max(p.hi, o);
+    // A fixed base with a0's place in its word: the bank analysis is the same for any aligned one.
+    addr[l] = uint32_t(0x10000 + low + o);
+    for (uint32_t i = 0; i < std::max<uint32_t>(bytes / 4, 1); ++i)
+      words.push_back(((int32_t(low) + o) >> 2) + int32_t(i));
+  }
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  p.nwords = uint32_t(words.size());
+  std::copy(words.begin(), words.end(), p.words.begin());
+  p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
+  return &p;
+}
+
+// A load's check and note of n neighbouring words in one pass: its notes touch no field a check
+// reads, and noting a word again notes the same (a failed check leaves the general path to
+// note what it notes, again). False at the first word with something to report.
+[[gnu::always_inline]] inline bool note_quiet_reads(SmemWord* s, uint32_t n, const Warp& w, uint32_t rank,
+                                                    uint32_t epoch, uint32_t release) {
+  const uint32_t bit = 1u << (w.id % 32);
+  for (uint32_t i = 0; i < n; ++i) {
+    SmemWord& t = s[i];
+    if (!word_is_quiet<false>(t, w, rank, epoch)) [[unlikely]]
+      return false;
+    t.read_release = release;
+    t.read_by = (t.read_epoch == epoch ? t.read_by : 0) | bit;
+    t.read_epoch = epoch;
+  }
+  return true;
+}
+
+// A whole warp at one address (same) or at consecutive ones (lane l at a + l × bytes, bytes
+// 4..16): its words are one contiguous run, and its banks' cost is known without looking at
+// the lanes (count_warp_pattern_wavefronts). False, having changed nothing, where the general
+// form must look (out of bounds, misaligned, a word with something to report).
+template <bool kStore, uint32_t kElem, bool kAvx2>
+[[gnu::always_inline]] inline bool shared_pattern_form(ExecContext& x, bool same) {
+  Cta& c = x.cta;
+  const DecodedInst& d = x.dec;
+  Warp& w = x.warp;
+  const uint32_t vec = d.vec, bytes = kElem * vec;
+  const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
+  const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
+  const uint64_t o0 = uint32_t(a0 - timing::kSmemBaseAddress);
+  const uint32_t span = same ? bytes : 32 * bytes;
+  if (o0 + span > c.smem.size() || (a0 & (bytes - 1)) != 0) return false;
+  const uint32_t words = std::max<uint32_t>(span / 4, 1);
+  const uint32_t epoch = c.barrier_epoch;
+  SmemWord* state = c.smem_word_state.data() + o0 / 4;
+  const uint32_t release = c.releases + 1;
+  if constexpr (kStore) {
+    for (uint32_t i = 0; i < words; ++i)
+      if (!word_is_quiet<kStore>(state[i], w, c.launch.cluster_rank, epoch)) return false;
+  } else if (!note_quiet_reads(state, words, w, c.launch.cluster_rank, epoch, release)) {
+    return false;
+  }
+  check_form_registers<kStore>(x);
+  // One access per word is what 32 make: the updates repeat the same values.
+  if constexpr (kStore)
+    for (uint32_t i = 0; i < words; ++i) note_word<kStore>(state[i], w.id, epoch, release);
+  uint8_t* at = c.smem.data() + o0;
+  for (uint32_t v = 0; v < vec; ++v) {
+    uint64_t* r = w.regs + 32 * size_t(d.data_regs[v]);
+    if (same) {
+      if constexpr (kStore) {
+        store_bytes(at + v * kElem, r[31], kElem);  // the lanes store in order: the last one's stays
+      } else {
+        broadcast_lanes(load_bytes(at + v * kElem, kElem), r);
+      }
+    } else if constexpr (kAvx2 && !kStore && kElem == 4) {
+      if (vec == 1) widen_words_avx2(at, r);  // 32 consecutive words
+      else
+        for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + l * bytes + v * kElem, kElem);
+    } else {
+      for (uint32_t l = 0; l < 32; ++l) {
+        if constexpr (kStore) store_bytes(at + l * bytes + v * kElem, r[l], kElem);
+        else r[l] = load_bytes(at + l * bytes + v * kElem, kElem);
+      }
+    }
+  }
+  if (!kStore)
+    for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
+  if (d.fold_leader == kNone && d.fold_bytes == 0 && !c.trace) {
+    const layout::BankCount n = shared_pattern_cost(bytes, same);
+    charge_shared(x, n.wavefronts, n.ideal_wavefronts);
+    return true;
+  }
+  std::array<uint32_t, 32> addr;
+  for (uint32_t l = 0; l < 32; ++l) addr[l] = a0 + (same ? 0 : l * bytes);
+  if (d.fold_leader == kNone && d.fold_bytes == 0)
+    account_shared_known(x, addr, bytes, kStore, shared_pattern_report(bytes, same));
+  else account_shared(x, addr, bytes, kStore);
+  return true;
+}
+
+template <bool kStore, uint32_t kElem, bool kAvx2>
+[[gnu::always_inline]] inline void shared_form(ExecContext& x) {
+  Cta& c = x.cta;
+  const DecodedInst& d = x.dec;
+  Warp& w = x.warp;
+  const uint32_t vec = d.vec, bytes = kElem * vec;
+  const uint32_t mask = x.mask;
+  const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
+  const uint64_t size = c.smem.size();
+  if (mask == 0 || size < bytes || c.smem_word_state.size() * 4 < size) {
+    exec_memory(x);
+    return;
+  }
+  if (mask == kAllLanes && bytes <= 16) {
+    uint64_t step = 0;
+    const bool even =
+        kAvx2 ? lanes_step_evenly_avx2(base, 0xFFFFFFFFu, &step) : lanes_step_evenly(base, 0xFFFFFFFFu, &step);
+    if (even && (step == 0 || (step == bytes && bytes >= 4)) && shared_pattern_form<kStore, kElem, kAvx2>(x, step == 0))
+      return;
+  }
+  // Any other pattern: what it costs and which words it touches, from its lanes' offsets.
+  const uint32_t first = uint32_t(std::countr_zero(mask));
+  const uint32_t a0 = uint32_t(base[first] + uint64_t(d.offset));
+  std::array<uint32_t, 32> diff;
+  for (uint32_t l = 0; l < 32; ++l) diff[l] = uint32_t(base[l] - base[first]) & (0u - (mask >> l & 1));
+  const SharedLanePattern* p = shared_lane_pattern(x.inst_id, mask, bytes, a0, diff);
+  // As smem_ptr: every lane inside [kSmemBaseAddress, + size) and aligned (at most 16 bytes).
+  const int64_t o0 = int64_t(uint32_t(a0 - timing::kSmemBaseAddress));
+  if (!p || o0 + p->lo < 0 || o0 + p->hi + bytes > int64_t(size) || (a0 & (std::min<uint32_t>(bytes, 16) - 1)) != 0) {
+    exec_memory(x);
+    return;
+  }
+  const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch;
+  SmemWord* state = c.smem_word_state.data() + (o0 >> 2);
+  const uint32_t release = c.releases + 1;
+  bool quiet = true;
+  if constexpr (kStore) {
+    for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = word_is_quiet<kStore>(state[p->words[i]], w, rank, epoch);
+  } else {
+    for (uint32_t i = 0; i < p->nwords && quiet; ++i)
+      quiet = note_quiet_reads(state + p->words[i], 1, w, rank, epoch, release);
+  }
+  if (!quiet) {
+    exec_memory(x);
+    return;
+  }
+  check_form_registers<kStore>(x);
+  // One update per word is what one per lane makes: lanes of one word repeat the same values.
+  if constexpr (kStore)
+    for (uint32_t i = 0; i < p->nwords; ++i) note_word<kStore>(state[p->words[i]], w.id, epoch, release);
+  uint8_t* at = c.smem.data() + o0;
+  for (uint32_t v = 0; v < vec; ++v) {
+    uint64_t* r = w.regs + 32 * size_t(d.data_regs[v]);
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      uint8_t* q = at + int32_t(diff[l]) + v * kElem;
+      if constexpr (kStore) store_bytes(q, r[l], kElem);
+      else r[l] = load_bytes(q, kElem);
+    }
+  }
+  if (!kStore)
+    for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
+  if (d.fold_leader == kNone && d.fold_bytes == 0 && !c.trace) {
+    charge_shared(x, p->report.wavefronts, p->report.ideal_wavefronts);
+    return;
+  }
+  std::array<uint32_t, 32> addr{};
+  for (uint32_t m = mask; m; m &= m - 1) addr[std::countr_zero(m)] = a0 + diff[std::countr_zero(m)];
+  if (d.fold_leader == kNone && d.fold_bytes == 0) account_shared_known(x, addr, bytes, kStore, p->report);
+  else account_shared(x, addr, bytes, kStore);
+}
+
+// The straight path (decode.hpp, DirectFn) of the commonest shared access of a SIMT kernel: a
+// whole warp's untraced ld.shared of one 4-byte element, every lane at one address or lane l
+// at a + 4 l, from an address register every lane has written and no wgmma can own, not
+// folded into another load. It does what shared_pattern_form does for it without an
+// ExecContext, and keeps the warp in the scheduler's straight loop (cta.cpp). It answers 0
+// where it cannot show the access is quiet: the exec form then runs (the words it noted as
+// read, it notes again the same).
+template <bool kAvx2>
+[[gnu::always_inline]] inline uint32_t direct_shared_load_u32(Cta& c, Warp& w, const DecodedInst& d) {
+  if (w.written[d.src[0].reg] != kAllLanes || !d.no_wgmma_regs || d.fold_leader != kNone || d.fold_bytes != 0) return 0;
+  const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
+  uint64_t step = 0;
+  const bool even =
+      kAvx2 ? lanes_step_evenly_avx2(base, 0xFFFFFFFFu, &step) : lanes_step_evenly(base, 0xFFFFFFFFu, &step);
+  if (!even || (step != 0 && step != 4)) return 0;
+  const bool same = step == 0;
+  const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
+  const uint64_t o0 = uint32_t(a0 - timing::kSmemBaseAddress);
+  const uint32_t span = same ? 4 : 128;
+  if (o0 + span > c.smem.size() || c.smem_word_state.size() * 4 < c.smem.size() || (a0 & 3) != 0) return 0;
+  if (!note_quiet_reads(c.smem_word_state.data() + o0 / 4, span / 4, w, c.launch.cluster_rank, c.barrier_epoch,
+                        c.releases + 1))
+    return 0;
+  uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
+  const uint8_t* at = c.smem.data() + o0;
+  if (same) broadcast_lanes(load_bytes(at, 4), r);
+  else if constexpr (kAvx2) widen_words_avx2(at, r);
+  else
+    for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + 4 * l, 4);
+  w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
+  const layout::BankCount n = shared_pattern_cost(4, same);
+  return shared_access_cost(c, n.wavefronts, n.ideal_wavefronts);
+}
+uint32_t direct_shared_load_u32_baseline(Cta& c, Warp& w, const DecodedInst& d) {
+  return direct_shared_load_u32<false>(c, w, d);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2"))) uint32_t direct_shared_load_u32_avx2(Cta& c, Warp& w, const DecodedInst& d) {
+  return direct_shared_load_u32<true>(c, w, d);
+}
+#else
+uint32_t direct_shared_load_u32_avx2(Cta& c, Warp& w, const DecodedInst& d) {
+  return direct_shared_load_u32<false>(c, w, d);
+}
+#endif
+
+struct SharedForm {
+  template <bool kStore, uint32_t kElem, bool kAvx2>
+  [[gnu::always_inline]] static inline void run(ExecContext& x) {
+    shared_form<kStore, kElem, kAvx2>(x);
+  }
+};
+
+}  // namespace
+
+ExecFn shared_form_for(bool store, uint32_t elem) {
+  return store ? form_for<SharedForm, true>(elem) : form_for<SharedForm, false>(elem);
+}
+
+DirectFn shared_load_u32_direct() {
+  return kAvx2Forms && cpu_has_avx2() ? direct_shared_load_u32_avx2 : direct_shared_load_u32_baseline;
+}
+
+}  // namespace gs::model::memform
