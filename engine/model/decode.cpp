@@ -36,6 +36,15 @@ bool cpu_has_avx2() {
 #endif
 }
 
+bool cpu_has_avx2_fma() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool fma = cpu_has_avx2() && __builtin_cpu_supports("fma") != 0;
+  return fma;
+#else
+  return false;
+#endif
+}
+
 const uint64_t* Program::constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o) {
   uint64_t v = 0;
   switch (o.kind) {

@@ -11,6 +11,7 @@
 
 #include "engine/layout/fragments.hpp"
 #include "engine/ir/signature.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
@@ -79,11 +80,7 @@ __attribute__((target("avx2,fma"))) void mma_sums_avx2(const double* A, const do
 
 void mma_sums(const double* A, const double* B, double* S) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool fma = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  if (fma) return mma_sums_avx2(A, B, S);
+  if (cpu_has_avx2_fma()) return mma_sums_avx2(A, B, S);
 #endif
   mma_sums_generic(A, B, S);
 }

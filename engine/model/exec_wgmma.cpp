@@ -15,6 +15,7 @@
 #include "engine/layout/fragments.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/ir/signature.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/tensor_core.hpp"
@@ -231,18 +232,6 @@ __attribute__((target("avx2,fma"))) static void tile_sums_avx2(const float (&A)[
 }
 #endif
 
-// Whether this CPU runs AVX2 and FMA code, checked once.
-static bool cpu_has_avx2_fma() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return yes;
-#else
-  return false;
-#endif
-}
 
 // The build of tile_sums_body this CPU runs.
 void wgmma_tile_sums(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]) {
