@@ -1,5 +1,6 @@
 // `gemmscope sim`: run a kernel on the CPU model over the whole grid, trace one CTA, check
 // the output against the reference GEMM, and report what the model saw.
+#include <optional>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -8,7 +9,9 @@
 #include "cli/cli.hpp"
 #include "cli/progress.hpp"
 #include "cli/values.hpp"
+#include "engine/model/prediction_compare.hpp"
 #include "run/output_file.hpp"
+#include "run/prediction_report.hpp"
 #include "run/sim_job.hpp"
 
 namespace gs::cli {
@@ -30,6 +33,7 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     uint32_t threads = 0;
     bool allow_long = false;
     std::string machine;
+    std::string vs;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("ID", o->id, "Kernel id (see `gemmscope list`)")->required();
@@ -56,6 +60,10 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
                               "for sm_100a)",
                               model::timing::machine_keys()))
       ->type_name("CARD");
+  cmd->add_option("--vs", o->vs,
+                  "Also run this kernel at the same shape on the same card (as it ships: --param and --mistake are "
+                  "the first kernel's) and say why one is predicted faster, part by part")
+      ->type_name("ID");
   cmd->add_flag("--allow-long", o->allow_long,
                 fmt::format("Run a whole grid expected to take more than {} (without it such a run stops after a "
                             "few seconds and says how long it would take)",
@@ -80,33 +88,88 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
     req.threads = o->threads;
     if (!o->machine.empty()) req.machine = machine_option(o->machine, o->id);
 
-    ProgressBar bar(io.err, is_terminal_stderr(io.err) ? ProgressBar::Style::bar : ProgressBar::Style::lines);
-    LongRunGate gate(o->allow_long ? 0.0 : kLongRunSeconds, model::grid_threads(o->threads));
-    req.cancel = gate.stop_flag();
-    req.progress = [&bar, &gate](uint64_t done, uint64_t total) {
-      bar.update(done, total);
-      gate.update(done, total);
+    // The kernel to compare with, and one card for both, checked before anything runs.
+    if (!o->vs.empty()) {
+      const kernels::KernelInfo& first = kernels::kernel_or_throw(o->id);
+      const kernels::KernelInfo& other = kernels::kernel_or_throw(o->vs);
+      const model::timing::Machine& card = req.machine ? *req.machine : model::timing::machine_for(first.arch);
+      if (!model::timing::machine_runs(card, other.arch))
+        throw kernels::ConfigError(fmt::format("--vs {}: it is built for {}, which does not run on {}, the card {} is "
+                                               "predicted on; compare kernels that one card runs",
+                                               o->vs, ir::arch_name(other.arch), card.name, o->id));
+      req.machine = &card;
+    }
+
+    // One run with its progress and the long-run gate; nullopt when the gate stopped it.
+    const auto run_one = [&](const run::SimRequest& r) -> std::optional<run::SimReport> {
+      ProgressBar bar(io.err, is_terminal_stderr(io.err) ? ProgressBar::Style::bar : ProgressBar::Style::lines);
+      LongRunGate gate(o->allow_long ? 0.0 : kLongRunSeconds, model::grid_threads(o->threads));
+      run::SimRequest with_progress = r;
+      with_progress.cancel = gate.stop_flag();
+      with_progress.progress = [&bar, &gate](uint64_t done, uint64_t total) {
+        bar.update(done, total);
+        gate.update(done, total);
+      };
+      run::SimReport report = run::run_sim(with_progress);
+      bar.finish();
+      if (gate.stopped()) {
+        io.err << fmt::format("gemmscope sim: {}: {}; run it with --allow-long to wait for it, or trace one CTA at "
+                              "this shape with --traced-cta-only\n",
+                              r.kernel_id, gate.reason());
+        return std::nullopt;
+      }
+      return report;
     };
-    const run::SimReport report = run::run_sim(req);
-    bar.finish();
-    if (gate.stopped()) {
-      io.err << fmt::format("gemmscope sim: {}; run it with --allow-long to wait for it, or trace one CTA at this shape "
-                            "with --traced-cta-only\n",
-                            gate.reason());
+    const std::optional<run::SimReport> report = run_one(req);
+    if (!report) {
       exit_code = kExitUsage;
       return;
     }
 
     if (!o->trace_file.empty()) {
-      trace_out.write(run::trace_json(report.result.trace, report.kernel).dump() + "\n");
-      io.err << fmt::format("wrote {} ({} events of CTA {})\n", o->trace_file, report.result.trace.events.size(),
-                            run::format_cta(report.cta));
+      trace_out.write(run::trace_json(report->result.trace, report->kernel).dump() + "\n");
+      io.err << fmt::format("wrote {} ({} events of CTA {})\n", o->trace_file, report->result.trace.events.size(),
+                            run::format_cta(report->cta));
     }
-    if (o->json)
-      io.out << run::sim_report_json(report).dump(2) << "\n";
-    else
-      io.out << run::sim_report_table(report);
-    exit_code = report.ok() ? kExitOk : kExitFailed;
+    if (o->vs.empty()) {
+      if (o->json)
+        io.out << run::sim_report_json(*report).dump(2) << "\n";
+      else
+        io.out << run::sim_report_table(*report);
+      exit_code = report->ok() ? kExitOk : kExitFailed;
+      return;
+    }
+
+    run::SimRequest other = req;
+    other.kernel_id = o->vs;
+    other.mistakes.clear();
+    other.params.clear();
+    const std::optional<run::SimReport> other_report = run_one(other);
+    if (!other_report) {
+      exit_code = kExitUsage;
+      return;
+    }
+    const model::timing::PredictionComparison why =
+        model::timing::compare_predictions(report->result.stats.prediction, o->id,
+                                           other_report->result.stats.prediction, o->vs);
+    if (o->json) {
+      nlohmann::json parts = nlohmann::json::object();
+      for (const model::timing::PartTimes& p : why.parts) parts[p.name] = {{"a_seconds", p.a}, {"b_seconds", p.b}};
+      io.out << nlohmann::json{{"a", run::sim_report_json(*report)},
+                               {"b", run::sim_report_json(*other_report)},
+                               {"comparison",
+                                {{"speedup", why.speedup},
+                                 {"bound_a", why.bound_a},
+                                 {"bound_b", why.bound_b},
+                                 {"parts", parts},
+                                 {"lines", why.lines}}}}
+                    .dump(2)
+             << "\n";
+    } else {
+      io.out << run::sim_report_table(*report) << "\n" << run::sim_report_table(*other_report) << "\n";
+      io.out << run::comparison_table(why, o->id, o->vs, report->shape, *report->result.stats.predicted_on);
+    }
+    exit_code = report->ok() && other_report->ok() ? kExitOk : kExitFailed;
   });
 }
 

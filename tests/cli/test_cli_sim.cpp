@@ -187,3 +187,33 @@ TEST_CASE("cli sim: the prediction names its machine: a B200 for sm_100a, the H1
   r = run({"sim", "hopper_tma_wgmma_64", "--machine", "h200"});
   CHECK_THAT(r.out, Catch::Contains("TFLOP/s on an H200"));
 }
+
+TEST_CASE("cli sim --vs: both predictions, why one is faster, and one card for both", "[cli][sim][model]") {
+  Run r = run({"sim", "hopper_producer_consumer", "--vs", "hopper_two_consumers", "--m", "512", "--n", "512", "--k",
+               "512", "--traced-cta-only"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("why, in the model's terms (512x512x512 on an H100)"));
+  CHECK_THAT(r.out, Catch::Contains("hopper_producer_consumer is bound by"));
+  CHECK_THAT(r.out, Catch::Contains("(* the bound: the wave takes the longest of its limits)"));
+  r = run({"sim", "hopper_producer_consumer", "--vs", "hopper_two_consumers", "--m", "512", "--n", "512", "--k", "512",
+           "--traced-cta-only", "--json", "--machine", "h200"});
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["a"]["kernel"] == "hopper_producer_consumer");
+  CHECK(j["b"]["kernel"] == "hopper_two_consumers");
+  CHECK(j["a"]["predicted_on"] == "H200");
+  CHECK(j["b"]["predicted_on"] == "H200");
+  const double speedup = j["comparison"]["speedup"].get<double>();
+  CHECK(speedup == Approx(j["a"]["predicted_seconds"].get<double>() / j["b"]["predicted_seconds"].get<double>()));
+  CHECK(j["comparison"]["bound_a"] == j["a"]["prediction"]["bound"]);
+  CHECK(j["comparison"]["lines"].size() >= 2);
+  // Errors before anything runs: an unknown kernel, and one no card runs together with the first.
+  r = run({"sim", "hopper_producer_consumer", "--vs", "nope", "--traced-cta-only"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("unknown kernel id 'nope'"));
+  CHECK(r.out.empty());
+  r = run({"sim", "hopper_producer_consumer", "--vs", "blackwell_tcgen05_basic", "--traced-cta-only"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--vs blackwell_tcgen05_basic: it is built for sm_100a, which does not run on H100"));
+  CHECK(r.out.empty());
+}
