@@ -143,11 +143,12 @@ BuildParam c_dtype_param() {
 }
 
 DType c_dtype_of(const KernelInfo& info, const ParamValues& params) {
-  const bool declared =
-      std::any_of(info.params.begin(), info.params.end(), [](const BuildParam& p) { return p.name == "c_dtype"; });
-  if (!declared) return info.c_dtype;
+  const auto declared =
+      std::find_if(info.params.begin(), info.params.end(), [](const BuildParam& p) { return p.name == "c_dtype"; });
+  if (declared == info.params.end()) return info.c_dtype;
   const auto it = params.find("c_dtype");
-  const uint32_t bits = it != params.end() ? it->second : c_dtype_param().default_value;
+  // The kernel's own default: step 19 declares bf16, the type its stmatrix stores.
+  const uint32_t bits = it != params.end() ? it->second : declared->default_value;
   return bits == 16 ? DType::bf16 : DType::f32;
 }
 

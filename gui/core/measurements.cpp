@@ -52,10 +52,12 @@ double Variant::intensity(kernels::DType ab, kernels::DType c) const { return ge
 
 double Measurements::intensity_of(const Variant& v) const {
   const kernels::KernelInfo* info = kernels::find_kernel(v.kernel_id);
-  // A build with a bf16 C says so in its parameters (variant_build: "c_dtype=16").
-  const kernels::DType c = v.params.find("c_dtype=16") != std::string::npos ? kernels::DType::bf16
-                           : info                                            ? info->c_dtype
-                                                                             : kernels::DType::f32;
+  // A build with another C than its kernel's default says so in its parameters (variant_build:
+  // "c_dtype=16", or "c_dtype=32" for step 19, whose default is bf16).
+  const kernels::DType c = v.params.find("c_dtype=16") != std::string::npos   ? kernels::DType::bf16
+                           : v.params.find("c_dtype=32") != std::string::npos ? kernels::DType::f32
+                           : info                                              ? info->c_dtype
+                                                                               : kernels::DType::f32;
   return v.intensity(info ? info->ab_dtype : kernels::DType::bf16, c);
 }
 

@@ -54,7 +54,8 @@ TEST_CASE("c_dtype: a bf16 C is the exact sum rounded once, on the model, bit fo
   // An edge: N not a multiple of the 256-wide tile, M not of the cluster's rows; K = 136 gives
   // integer sums up to 2176, so many need rounding to bf16's 8 bits of mantissa. (The example
   // shapes run with c_dtype=16 in test_build_params.cpp's "shallowest and deepest" case.)
-  for (const Case& c : {Case{"hopper_cluster_multicast", {200, 264, 136}}, Case{"hopper_tma_store", {200, 264, 136}}}) {
+  for (const Case& c : {Case{"hopper_cluster_multicast", {200, 264, 136}}, Case{"hopper_tma_store", {200, 264, 136}},
+                        Case{"hopper_stmatrix_epilogue", {200, 264, 136}}}) {
     DYNAMIC_SECTION(c.id << " " << c.shape.m << "x" << c.shape.n << "x" << c.shape.k) {
       run::SimRequest req;
       req.kernel_id = c.id;

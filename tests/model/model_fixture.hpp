@@ -42,13 +42,16 @@ inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool 
                           kernels::ParamValues params = {}) {
   const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
   ModelRun r;
+  // C's type of this build (a kernel with c_dtype: bf16 C is compared with the reference rounded once).
+  const kernels::DType c_dtype = kernels::c_dtype_of(info, params);
+  const size_t c_bytes = c_dtype == kernels::DType::bf16 ? 2 : 4;
   kernels::GemmConfig cfg{shape, std::move(mistakes), std::move(params)};
   r.kernel = kernels::build_kernel(info, cfg);
   const auto [M, N, K] = shape;
   const size_t eb = info.ab_dtype == kernels::DType::bf16 ? 2 : 4;
   r.bufs.a.resize(size_t(M) * K * eb);
   r.bufs.b.resize(size_t(K) * N * eb);
-  r.bufs.c.assign(size_t(M) * N * 4, 0xFF);  // poison: NaN
+  r.bufs.c.assign(size_t(M) * N * c_bytes, 0xFF);  // poison: NaN
   std::mt19937_64 rng(seed);
   auto draw = [&] {
     const uint64_t x = rng();
@@ -76,8 +79,16 @@ inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool 
   double num = 0, den = 0;
   for (size_t i = 0; i < r.ref.size(); ++i) {
     float c;
-    std::memcpy(&c, r.bufs.c.data() + 4 * i, 4);
-    const double d = std::isnan(c) ? 1e30 : double(c) - r.ref[i];
+    double want = r.ref[i];
+    if (c_bytes == 2) {
+      uint16_t h;
+      std::memcpy(&h, r.bufs.c.data() + 2 * i, 2);
+      c = model::bf16_to_f32(h);
+      want = model::bf16_to_f32(model::f32_to_bf16_rne(float(want)));
+    } else {
+      std::memcpy(&c, r.bufs.c.data() + 4 * i, 4);
+    }
+    const double d = std::isnan(c) ? 1e30 : double(c) - want;
     if (d != 0) ++r.mismatches;
     r.max_abs_err = std::max(r.max_abs_err, std::abs(d));
     num += d * d;

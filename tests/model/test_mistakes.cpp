@@ -81,6 +81,8 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       // model's stores read at issue: C comes out right, the order is not guaranteed).
       {"missing-proxy-fence", {"missing-proxy-fence", false}},
       {"reuse-staging-before-wait", {"bulk-store-race", false}},
+      {"unswizzled-staging", {"", false, "bank-conflicts"}},
+      {"swizzle-not-in-store-map", {"", true}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {

@@ -1,0 +1,343 @@
+// Step 19 — Hopper: a stmatrix epilogue through a swizzled staging tile (fast.cu's matmul_12).
+//
+// What it teaches: how registers reach a shared tile decides how fast they get there. Step 18's
+// staging buffer is the TMA store's box packed (rows of 256 bytes), so the eight rows a warp's
+// st.shared writes at once start at the same bank: every write is an 8-way bank conflict, and
+// the 8-KiB chunk a warpgroup stages takes four times the wavefronts it needs. Two changes:
+//   * stmatrix.x4 (PTX ISA "stmatrix"): a warp stores four 8x8 matrices of b16 in one
+//     instruction. A wgmma accumulator's 8-column block of a warp's 16 rows is two such
+//     matrices, each already in stmatrix's fragment (lane l: row l/4, columns 2(l%4), +1), so a
+//     bf16 pair is one register of one matrix; lane i names the 16-byte row i%8 of matrix i/8.
+//     Without .trans: C is row-major like the fragment (.trans would write C's transpose, which
+//     fits a column-major C, not this one);
+//   * the staging tile is a 128B-swizzled box, 64 rows of 128 bytes: the 16-byte piece p of row
+//     r sits at piece p ^ (r % 8) (facts §3, layout::swizzle_address). The eight rows of one
+//     matrix then fill eight different pieces, all 32 banks: one wavefront a matrix, the ideal.
+//     The TMA store reads the box through a tensor map with the same swizzle (CU_TENSOR_MAP_
+//     SWIZZLE_128B), which undoes the XOR on its way to C; a 128B swizzle needs the box's rows
+//     to be 128 bytes, so a chunk is 64 columns of bf16. Padding (fast.cu's way, a row of 128 +
+//     16 bytes) is conflict-free too, but a TMA box is packed in shared memory: a padded tile
+//     needs one store per row, the swizzle keeps one store per chunk.
+//
+// C's type is the build parameter c_dtype, bf16 by default here: stmatrix stores b16, so bf16 C
+// (as fast.cu writes it; bench times cuBLAS with a bf16 C then) is the path this step teaches.
+// f32 (c_dtype=f32) cannot go through stmatrix; it keeps step 18's st.shared.v2.f32 writes into
+// the same swizzled 8-KiB buffers, whose rows of 128 bytes hold 32 columns: 8 chunks a tile
+// instead of 4. Each write takes 4 wavefronts where its 256 bytes need 2 (step 18's took 8): a
+// v2 store is served a half-warp, 4 rows, at a time, and XOR by r % 8 only swaps the two pieces
+// rows 0 and 1 (2 and 3) write, so two rows still share banks. No swizzle the TMA store knows
+// removes that (each XORs the piece's lowest bit with the row's); 32-byte-wide boxes would.
+//
+// Phases, as the code runs them: launch, tile walk, barriers, producer and consumers' K loop are
+// step 17's (clusters of "cluster" CTAs sharing B through multicast); the epilogue is step 18's
+// with new writes, per consumer warpgroup and tile, for chunk c of its 64 rows x 256 columns:
+//   * the issuer waits until buffer c % 2 is no longer read (wait_group.read 1), bar.sync 1;
+//   * every warp writes its 16 rows of the chunk: bf16, four stmatrix.x4 of bf16 pairs; f32,
+//     eight st.shared.v2.f32; then fence.proxy.async (stmatrix is a generic-proxy write too),
+//     bar.sync 1;
+//   * the issuer stores the buffer to C at (row m0 + 64·slab, column n0 + c·chunk) and commits.
+//
+// What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
+// ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
+// swizzled row addresses computed once before the tiles, stmatrix for bf16, and bf16 by default.
+#include <array>
+
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "kernels/hopper_parts.hpp"
+#include "kernels/tile_order.hpp"
+#include "kernels/registry.hpp"
+
+namespace gs::kernels {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using tma_ring::kBK;
+using ir::Type;
+using layout::Swizzle;
+
+namespace {
+
+constexpr std::string_view kId = "hopper_stmatrix_epilogue";
+
+constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kConsumers = 2;
+constexpr uint32_t kThreads = 128 * (1 + kConsumers);
+constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
+constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
+constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
+constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
+constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
+// The epilogue: a consumer's 64 rows go out in chunks of 64 rows x 128 bytes (64 bf16 or 32 f32
+// columns: one row of the 128B swizzle) through two staging buffers of 8 KiB.
+constexpr uint32_t kChunkRows = 64, kRowBytes = 128;
+constexpr uint32_t kChunkBytes = kChunkRows * kRowBytes;
+constexpr uint32_t kBuffers = 2;       // per consumer warpgroup
+constexpr uint32_t kStoreBarrier = 1;  // bar.sync id of the consumers' epilogue (0: the init's)
+constexpr uint32_t kPiece = 16;        // bytes: one row of an 8x8 b16 matrix, one unit of the swizzle
+
+// The deliberate mistakes, each with what it changes (the registry entry says the symptom).
+constexpr const char* kUnswizzledStaging = "unswizzled-staging";  // packed staging tile, map without swizzle
+constexpr const char* kSwizzleNotInMap = "swizzle-not-in-store-map";  // swizzled writes, unswizzled map
+constexpr const char* kMissingProxyFence = "missing-proxy-fence";  // no fence.proxy.async after the writes
+constexpr const char* kReuseBeforeWait = "reuse-staging-before-wait";  // no wait_group.read before a rewrite
+
+// C (M x N of f32 or bf16, row-major) as a tensor of 64-row x 128-byte boxes for the TMA
+// stores, read from shared memory through the 128B swizzle (or packed: `swizzle` none).
+ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype, Swizzle swizzle) {
+  const uint32_t es = c_dtype == DType::f32 ? 4 : 2;
+  ir::TensorMapDesc d;
+  d.source = ir::ParamRole::c;
+  d.dtype = c_dtype == DType::f32 ? ir::TensorDtype::f32 : ir::TensorDtype::bf16;
+  d.global_dim = {N, M, 1, 1, 1};
+  d.global_strides_bytes = {uint64_t(N) * es, 0, 0, 0};
+  d.box_dim = {kRowBytes / es, kChunkRows, 1, 1, 1};
+  d.swizzle = swizzle;
+  return d;
+}
+
+ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
+  const auto [M, N, K] = cfg.shape;
+  const uint32_t stages = cfg.param("stages");
+  const auto order = tile_order::Order(cfg.param("order"));
+  const uint32_t kCluster = cfg.param("cluster");
+  const uint32_t kSliceRows = kBN / kCluster, kSliceBytes = kBBytes / kCluster;
+  const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
+  const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
+  const uint32_t chunk_cols = kRowBytes / es;          // 64 bf16 or 32 f32 columns a chunk
+  const uint32_t chunks = kBN / chunk_cols;            // 4 or 8 a tile
+  // Mistake unswizzled-staging: the packed tile of step 18 (and a map that reads it packed).
+  const bool swizzled = !cfg.has(kUnswizzledStaging);
+  // Mistake swizzle-not-in-store-map: the writes swizzle, the TMA store reads the tile packed.
+  const Swizzle map_swizzle = swizzled && !cfg.has(kSwizzleNotInMap) ? Swizzle::b128 : Swizzle::none;
+  Builder b(std::string(kId), ir::Arch::sm_90a);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
+  const uint32_t cluster_tiles = cluster_rows * tiles_n;
+  const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
+  b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
+  b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
+  b.declare_tile_walk(tile_order::walk(order, cluster_rows, tiles_n, kGroupM / kCluster, clusters, kCluster, tiles_m));
+
+  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
+  auto tmap_b =
+      b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
+  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype, map_swizzle));
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
+  // Buffer i of consumer warpgroup s is sC[2s + i]; 1024-aligned: the swizzle is taken from
+  // address bits 7-9, so a buffer's row r must have r % 8 there.
+  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, kChunkBytes, 1024,
+                                            swizzled ? Swizzle::b128 : Swizzle::none);
+
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg wg = (tid / 128).named("wg");
+  Reg rank = b.special(ir::Special::cluster_ctarank, "rank");
+  Reg cluster = (b.special(ir::Special::ctaid_x, "cta") / kCluster).named("cluster");
+  Reg my_tiles =
+      ((b.mov(Type::u32, cluster_tiles + clusters - 1, "tiles_rounded") - cluster) / clusters).named("my_tiles");
+  const auto tile_corner = [&](const Reg& i) {
+    const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
+                                                              cluster_rows, tiles_n, kGroupM / kCluster,
+                                                              kCluster * kBM, kBN);
+    return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
+  };
+  tma_ring::init_ring(b, ring, tid, kCluster > 1 ? kWarpArrivals * kCluster : kWarpArrivals);
+  if (kCluster > 1) {
+    b.comment("every CTA's barriers are initialised before any CTA multicasts into it or arrives on them");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
+  const uint32_t k_blocks = hopper::ceil_div(K, kBK);
+
+  b.comment("warpgroup 0 produces (step 17)");
+  b.if_((wg == 0).named("producer_wg"), [&] {
+    b.role(ir::WarpRole::producer, [&] {
+      b.setmaxnreg(false, kProducerRegs);
+      b.if_((tid == 0).named("producer"), [&] {
+        Reg tmA = b.tensor_map_address(tmap_a, "tmA");
+        Reg tmB = b.tensor_map_address(tmap_b, "tmB");
+        Reg cta_mask = b.mov(Type::u16, (1u << kCluster) - 1, "cta_mask");
+        Reg slice_row = (rank * kSliceRows).named("slice_row");
+        Reg slice_off = (rank * kSliceBytes).named("slice_off");
+        Reg stage = b.mov(Type::u32, 0, "stage");
+        Reg phase = b.mov(Type::u32, 0, "phase");
+        b.loop("tile_load", my_tiles, [&](const Reg& i) {
+          const hopper::TileCorner at = tile_corner(i);
+          b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
+            b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, kSuspendHintNs);
+            tile_order::publish_corner(b, handoff, stage, kb, at);
+            const Addr full_s = ring.full_at(stage);
+            b.mbarrier_arrive_expect_tx(full_s, kABytes + kBBytes);
+            Reg k0 = (kb * kBK).named("k0");
+            b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, at.m0}, full_s);
+            if (kCluster == 1)
+              b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, at.n0}, full_s);
+            else
+              b.cp_async_bulk_tensor_load_multicast(Addr::at((ring.b_at(stage) + slice_off).named("sB_slice")), tmB,
+                                                    {k0, (at.n0 + slice_row).named("b_row")}, full_s, cta_mask);
+            tma_ring::next_stage(b, stage, phase, stages);
+          });
+        });
+      });
+    });
+  });
+
+  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.if_((wg != 0).named("consumer_wg"), [&] {
+    b.role(ir::WarpRole::consumer, [&] {
+      b.setmaxnreg(true, kConsumerRegs);
+      Reg slab = (wg - 1).named("consumer");
+      Reg slab_off = (slab * kSlabBytes).named("slab_off");
+      const std::vector<Reg> acc = hopper::accumulators(b, kBN, "acc");
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
+      Reg elected = b.elect_sync("elected");
+      std::optional<tma_ring::ClusterRelease> release;  // lane q arrives on CTA q's empty[stage]
+      if (kCluster > 1) release = tma_ring::cluster_release(b, ring, (tid % 32).named("lane_id"), kCluster);
+      Reg stage = b.mov(Type::u32, 0, "stage");
+      Reg phase = b.mov(Type::u32, 0, "phase");
+      Reg wg_thread = (tid % 128).named("wg_thread");
+      Reg issuer = (wg_thread == 0).named("store_issuer");  // one thread per warpgroup stores
+      Reg tmC = b.tensor_map_address(tmap_c, "tmC");
+      Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (kBuffers * kChunkBytes)).named("sC_mine");
+      Reg warp = (wg_thread / 32).named("warp_in_wg");
+      Reg lane = (wg_thread % 32).named("lane");
+      // This thread's four addresses in buffer 0, one per value of the 16-byte piece pair q
+      // (computed once: a chunk's writes add only the buffer's and the row half's offsets).
+      // Row r of a buffer is 128 bytes at r * 128; piece p of it sits at piece p ^ (r % 8).
+      std::array<Reg, 4> slot;
+      if (c_dtype == DType::bf16) {
+        // stmatrix.x4 q writes 8-column blocks 2q, 2q+1 of the chunk (pieces 2q, 2q+1 of a row);
+        // lane i names row i%8 of matrix i/8, matrices (block 2q rows 0-7, rows 8-15, block 2q+1 ...):
+        // (T32, V1) -> (R16, P2): row 16w + i%16, piece 2q + i/16.
+        Reg row = ((warp * 16) + (lane % 16)).named("st_row");
+        Reg half = (lane / 16).named("st_block");
+        for (uint32_t q = 0; q < 4; ++q) {
+          // swizzled: (2q + i/16) ^ (i%8) = 2q ^ (i/16 ^ i%8), the two terms' bits being disjoint
+          Reg piece = swizzled ? ((half ^ (lane % 8)) ^ (2 * q)).named("st_piece") : (half + 2 * q).named("st_piece");
+          slot[q] = (buffers + row * kRowBytes + piece * kPiece).named(fmt::format("st_slot{}", q));
+        }
+      } else {
+        // st.shared.v2.f32 of 8-column block q of the chunk, rows half h (+8): two f32 at bytes
+        // 32q + 8(l%4) of the row, i.e. piece 2q + (l%4)/2, byte 8(l%2) inside it:
+        // (T32, V2) -> (R8, C8): row 16w + l/4 (+8h), column 8q + 2(l%4) + e.
+        Reg row = ((warp * 16) + (lane / 4)).named("st_row");
+        Reg half = ((lane % 4) / 2).named("st_piece_half");
+        Reg inside = ((lane % 2) * 8).named("st_inside");
+        for (uint32_t q = 0; q < 4; ++q) {
+          Reg piece = swizzled ? ((half ^ (lane / 4)) ^ (2 * q)).named("st_piece") : (half + 2 * q).named("st_piece");
+          slot[q] = (buffers + row * kRowBytes + piece * kPiece + inside).named(fmt::format("st_slot{}", q));
+        }
+      }
+      tile_order::consumer_corner_registers(b, handoff);
+      b.loop("tile", my_tiles, [&](const Reg& i) {
+        const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
+        b.k_loop("kb", k_blocks, [&](const Reg& kb) {
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
+          tile_order::receive_corner(b, handoff, stage, kb);
+          if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
+          else tma_ring::release_stage_in_cluster(b, *release, stage);
+          tma_ring::next_stage(b, stage, phase, stages);
+        });
+        b.role(ir::WarpRole::epilogue, [&] {
+          Reg row0 = (at.m0 + slab * 64).named("row0");
+          for (uint32_t c = 0; c < chunks; ++c) {
+            const int64_t buffer = int64_t(c % kBuffers) * kChunkBytes;
+            b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * chunk_cols,
+                                  (c + 1) * chunk_cols - 1, c % kBuffers));
+            if (!cfg.has(kReuseBeforeWait))
+              b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
+            b.bar_sync(kStoreBarrier, 128 * kConsumers);  // the buffer is free for every writer
+            const uint32_t j0 = c * (chunk_cols / 8);      // the chunk's first 8-column block of the tile
+            for (uint32_t q = 0; q < 4; ++q) {
+              if (c_dtype == DType::bf16) {
+                // blocks j, j+1 (j = j0 + 2q), rows 0-7 and 8-15 of each: register k is matrix k
+                const uint32_t j = j0 + 2 * q;
+                std::vector<Reg> pairs;
+                for (uint32_t m = 0; m < 4; ++m) {
+                  const uint32_t a = 4 * (j + m / 2) + 2 * (m % 2);  // acc of (block j + m/2, row half m%2)
+                  pairs.push_back(hopper::pack_bf16x2(b, acc[a], acc[a + 1], "c_pair"));
+                }
+                b.stmatrix(4, false, Addr::at(slot[q], buffer), pairs);
+              } else {
+                for (uint32_t h = 0; h < 2; ++h) {
+                  const uint32_t a = 4 * (j0 + q) + 2 * h;
+                  b.st_shared(Type::f32, Addr::at(slot[q], buffer + int64_t(8 * h) * kRowBytes), {acc[a], acc[a + 1]});
+                }
+              }
+            }
+            if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
+            b.bar_sync(kStoreBarrier, 128 * kConsumers);  // every write is in and fenced
+            b.if_(issuer, [&] {
+              b.cp_async_bulk_tensor_store(tmC, {(at.n0 + c * chunk_cols).named("c_col"), row0},
+                                           Addr::at(buffers, buffer));
+              b.cp_async_bulk_commit_group();
+            });
+          }
+        });
+      });
+      b.comment("the last stores must have read their buffers before the CTA's shared memory goes away");
+      b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(0); });
+    });
+  });
+  if (kCluster > 1) {
+    b.comment("no CTA exits while a peer may still arrive on its barriers");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+KernelInfo hopper_stmatrix_epilogue_info() {
+  KernelInfo k;
+  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  k.title = "Hopper stmatrix epilogue: C through a 128B-swizzled staging tile";
+  k.delta = "the staging buffers become 128B-swizzled boxes (the TMA store's map unswizzles them), written "
+            "conflict-free with stmatrix.x4 of bf16 pairs (f32: st.shared.v2 into the same swizzle, 2-way); bf16 C by "
+            "default";
+  k.explanation =
+      "Step 18's epilogue with conflict-free staging writes. A warp's 16 rows of an 8-column block of the "
+      "accumulators are two 8x8 matrices already in stmatrix's fragment, so a consumer warp rounds its pairs to bf16 "
+      "and stores four matrices with one stmatrix.x4. The staging buffer is a box of 64 rows of 128 bytes in the "
+      "128B swizzle: piece p of row r lies at piece p ^ (r % 8), so the eight rows of a matrix fall in eight "
+      "different 16-byte pieces, all 32 banks, one wavefront each, where step 18's packed rows all started at the "
+      "same bank. C's tensor map has the same swizzle, so the TMA store undoes it on the way to C. The rest is step "
+      "18: fence.proxy.async, a barrier, one thread's TMA store in a bulk group, wait_group.read 1 before a buffer is "
+      "rewritten, the next tile's K loop overlapping the last stores. stmatrix stores b16 only: with c_dtype=f32 the "
+      "threads write the same swizzled buffers with st.shared.v2.f32 (32 columns a chunk, 8 chunks a tile): a 2-way "
+      "conflict (two rows of a half-warp share banks), where step 18's was 4 times the ideal.";
+  k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
+  // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all).
+  BuildParam c_dtype = c_dtype_param();
+  c_dtype.default_value = 16;  // the type stmatrix stores; bench compares with cuBLAS's bf16 C
+  k.c_dtype = DType::bf16;     // the kernel's C as it ships, for what reads KernelInfo::c_dtype
+  k.params = {stages_param(4, 2, 4, kABytes + kBBytes),
+              {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
+              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype};
+  k.mistakes = {
+      {kUnswizzledStaging, "the staging tile is packed (step 18's box, map without swizzle)",
+       "C is right but every stmatrix matrix's 8 rows start at the same bank: 8 wavefronts instead of 1 "
+       "(st.shared.v2.f32: 8 instead of 4), bank conflicts in the Shared-memory view and in ncu's counters"},
+      {kSwizzleNotInMap, "the threads write the swizzled tile, but C's tensor map says no swizzle",
+       "the TMA store copies the tile as if packed: within every 8 rows the 16-byte pieces of C land permuted "
+       "(deterministic; rows whose r % 8 is 0 are right)"},
+      {kMissingProxyFence, "the threads write a staging buffer and meet at the barrier without fence.proxy.async",
+       "the TMA store (async proxy) reads bytes stmatrix (generic proxy) may not have made visible to it: "
+       "missing-proxy-fence; C may hold stale chunks on the GPU"},
+      {kReuseBeforeWait,
+       "the issuing thread never waits with cp.async.bulk.wait_group.read before a buffer is rewritten",
+       "chunk 2 is written into buffer 0 while chunk 0's store may still read it: a bulk-store-race (C is wrong when "
+       "the copy engine is slower than the threads)"},
+  };
+  // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  k.build = build_hopper_stmatrix_epilogue;
+  return k;
+}
+
+}  // namespace gs::kernels

@@ -1,0 +1,147 @@
+// Step 19 (a stmatrix epilogue through a 128B-swizzled staging tile): what the epilogue issues
+// per tile for each C type (stmatrix.x4 of bf16 pairs, or st.shared.v2.f32), C's tensor map
+// with the swizzle, the staging buffers and the ring within shared memory, its mistakes and
+// refusals, and ptxas for sm_90a. Whether it computes C, and its banks, is tests/model's job
+// (test_stmatrix_epilogue.cpp).
+#include <map>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "engine/ptx/emit.hpp"
+#include "kernels/registry.hpp"
+#include "tests/support/ptxas_check.hpp"
+
+using namespace gs;
+
+namespace {
+
+constexpr const char* kId = "hopper_stmatrix_epilogue";
+
+ir::Kernel build(kernels::GemmShape shape, std::set<std::string> mistakes = {}, kernels::ParamValues params = {}) {
+  return kernels::build_kernel(kernels::kernel_or_throw(kId), {shape, std::move(mistakes), std::move(params)});
+}
+
+std::map<ir::Op, int> op_counts(const ir::Kernel& k) {
+  std::map<ir::Op, int> c;
+  for (const ir::Inst& i : k.insts) c[i.op]++;
+  return c;
+}
+
+int count(const std::map<ir::Op, int>& c, ir::Op op) { return c.count(op) ? c.at(op) : 0; }
+
+const ir::SharedAlloc& staging(const ir::Kernel& k) {
+  for (const ir::SharedAlloc& a : k.smem)
+    if (a.name == "sC") return a;
+  FAIL("no sC allocation");
+  throw;
+}
+
+}  // namespace
+
+TEST_CASE("step 19 assembles for sm_90a with each C type, cluster and mistake", "[kernels][ptxas]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  for (uint32_t c_dtype : {16u, 32u})
+    for (uint32_t cluster : {1u, 2u, 4u}) {
+      DYNAMIC_SECTION("c_dtype=" << c_dtype << " cluster=" << cluster) {
+        const ir::Kernel k = build({8192, 8192, 8192}, {}, {{"cluster", cluster}, {"c_dtype", c_dtype}});
+        test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a,
+                              fmt::format("{} c_dtype={} cluster={}", kId, c_dtype, cluster));
+      }
+    }
+  for (const kernels::Mistake& m : info.mistakes)
+    for (uint32_t c_dtype : {16u, 32u}) {
+      DYNAMIC_SECTION("--break " << m.name << " c_dtype=" << c_dtype) {
+        test::check_assembles(ptx::emit(build(info.example_shape, {m.name}, {{"c_dtype", c_dtype}})).text,
+                              ir::Arch::sm_90a, std::string(kId) + " " + m.name);
+      }
+    }
+}
+
+TEST_CASE("step 19's C is bf16 unless asked for f32", "[kernels][params]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK(kernels::c_dtype_of(info, {}) == kernels::DType::bf16);  // the type stmatrix stores
+  CHECK(info.c_dtype == kernels::DType::bf16);
+  CHECK(kernels::c_dtype_of(info, {{"c_dtype", 32}}) == kernels::DType::f32);
+  CHECK(build(info.example_shape).output.elem_bytes == 2);
+  CHECK(build(info.example_shape, {}, {{"c_dtype", 32}}).output.elem_bytes == 4);
+  CHECK(kernels::resolve_params(info, {}).at("c_dtype") == 16);
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"c_dtype", 8}}), Catch::Contains("choose one of 16, 32"));
+}
+
+TEST_CASE("step 19 bf16: four stmatrix.x4 a chunk into a 128B-swizzled box, stored by TMA", "[kernels]") {
+  const ir::Kernel k = build({256, 512, 512});
+  const auto c = op_counts(k);
+  CHECK(count(c, ir::Op::st_global) == 0);
+  CHECK(count(c, ir::Op::st_shared) == 0);         // every staging write is a stmatrix
+  CHECK(count(c, ir::Op::stmatrix) == 4 * 4);      // 4 chunks of 64 columns: 8 blocks, two per x4
+  CHECK(count(c, ir::Op::stmatrix_trans) == 0);    // C is row-major like the fragment
+  CHECK(count(c, ir::Op::cvt_pack) == 64);         // 128 accumulators a thread, in pairs
+  for (const ir::Inst& i : k.insts)
+    if (i.op == ir::Op::stmatrix) CHECK(i.aux == 4);
+  CHECK(count(c, ir::Op::fence_proxy_async) == 4);
+  CHECK(count(c, ir::Op::cp_async_bulk_tensor_store) == 4);
+  CHECK(count(c, ir::Op::cp_async_bulk_commit_group) == 4);
+  CHECK(count(c, ir::Op::bar_sync) == 1 + 4 * 2);  // the init's, and two per chunk
+  std::vector<int64_t> waits;
+  for (const ir::Inst& i : k.insts)
+    if (i.op == ir::Op::cp_async_bulk_wait_group_read) waits.push_back(i.operands[0].imm);
+  CHECK(waits == std::vector<int64_t>{1, 1, 1, 1, 0});
+  const ir::Param* tc = k.find_param(ir::ParamRole::tmap_c);
+  REQUIRE(tc);
+  CHECK(tc->tensor_map.dtype == ir::TensorDtype::bf16);
+  CHECK(tc->tensor_map.swizzle == layout::Swizzle::b128);
+  CHECK(tc->tensor_map.box_dim[0] * 2 == 128);  // the swizzle's span: one row of the box
+  CHECK(tc->tensor_map.box_bytes() == 8192);
+  const ir::SharedAlloc& sC = staging(k);
+  CHECK(sC.operand == ir::GemmOperand::c);
+  CHECK(sC.stages == 4);  // 2 buffers x 2 consumer warpgroups
+  CHECK(sC.bytes == 4 * 8192);
+  CHECK(sC.offset % 1024 == 0);  // the swizzle's pattern comes from address bits 7-9
+  CHECK(sC.swizzle == layout::Swizzle::b128);
+}
+
+TEST_CASE("step 19 f32: st.shared.v2.f32 into the same swizzled 8-KiB boxes, 32 columns a chunk", "[kernels]") {
+  const ir::Kernel k = build({256, 512, 512}, {}, {{"c_dtype", 32}});
+  const auto c = op_counts(k);
+  CHECK(count(c, ir::Op::stmatrix) == 0);          // stmatrix stores b16 only
+  CHECK(count(c, ir::Op::cvt_pack) == 0);
+  CHECK(count(c, ir::Op::st_shared) == 8 * 8);     // 8 chunks; 4 blocks x 2 row halves each
+  CHECK(count(c, ir::Op::cp_async_bulk_tensor_store) == 8);
+  CHECK(count(c, ir::Op::cp_async_bulk_wait_group_read) == 8 + 1);
+  const ir::Param* tc = k.find_param(ir::ParamRole::tmap_c);
+  REQUIRE(tc);
+  CHECK(tc->tensor_map.dtype == ir::TensorDtype::f32);
+  CHECK(tc->tensor_map.swizzle == layout::Swizzle::b128);
+  CHECK(tc->tensor_map.box_dim[0] == 32);
+  CHECK(tc->tensor_map.global_strides_bytes[0] == 512 * 4);
+  CHECK(staging(k).bytes == 4 * 8192);
+}
+
+TEST_CASE("step 19: its mistakes change what they say", "[kernels]") {
+  const ir::Kernel clean = build({256, 512, 512});
+  const ir::Kernel packed = build({256, 512, 512}, {"unswizzled-staging"});
+  CHECK(packed.find_param(ir::ParamRole::tmap_c)->tensor_map.swizzle == layout::Swizzle::none);
+  CHECK(staging(packed).swizzle == layout::Swizzle::none);
+  CHECK(count(op_counts(packed), ir::Op::stmatrix) == 16);
+  // The swizzled writes, a map that reads the tile packed: only the map differs.
+  const ir::Kernel unmapped = build({256, 512, 512}, {"swizzle-not-in-store-map"});
+  CHECK(unmapped.find_param(ir::ParamRole::tmap_c)->tensor_map.swizzle == layout::Swizzle::none);
+  CHECK(staging(unmapped).swizzle == layout::Swizzle::b128);
+  CHECK(unmapped.insts.size() == clean.insts.size());
+  const auto fence = op_counts(build({256, 512, 512}, {"missing-proxy-fence"}));
+  CHECK(count(fence, ir::Op::fence_proxy_async) == 0);
+  const auto reuse = op_counts(build({256, 512, 512}, {"reuse-staging-before-wait"}));
+  CHECK(count(reuse, ir::Op::cp_async_bulk_wait_group_read) == 1);  // only the last one, before the end
+}
+
+TEST_CASE("step 19: four ring stages fit beside the staging buffers, five do not", "[kernels][errors]") {
+  for (uint32_t c_dtype : {16u, 32u}) {
+    INFO("c_dtype=" << c_dtype);
+    CHECK(build({256, 512, 512}, {}, {{"stages", 4}, {"c_dtype", c_dtype}}).smem_bytes() <= 227 * 1024);
+  }
+  CHECK_THROWS_WITH(build({256, 512, 512}, {}, {{"stages", 5}}),
+                    Catch::Contains("stages=5") && Catch::Contains("2, 3, 4"));
+  CHECK_THROWS_WITH(build({256, 512, 100}), Catch::Contains("K=100"));
+}

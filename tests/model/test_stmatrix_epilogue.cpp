@@ -1,0 +1,150 @@
+// Step 19 in the model: the stmatrix epilogue through a 128B-swizzled staging tile computes C
+// exactly for both C types (edges clipped by the store, an odd number of tiles, idle ranks), its
+// stmatrix writes take the ideal wavefronts where the packed tile of the mistake takes 8 times as
+// many (f32's st.shared.v2: 2 and 4 times the ideal), a swizzle the store's map does not know
+// permutes C's 16-byte pieces within each 8 rows, and step 18's rules (fence, wait_group.read)
+// still hold for stmatrix.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+
+constexpr const char* kId = "hopper_stmatrix_epilogue";
+
+test::ModelRun run(kernels::GemmShape shape, uint32_t cluster, uint32_t c_dtype, std::set<std::string> mistakes = {}) {
+  return test::run_model(kId, shape, true, 19, std::move(mistakes), {}, {{"cluster", cluster}, {"c_dtype", c_dtype}});
+}
+
+const model::Hazard* find_hazard(const model::SimResult& r, model::HazardKind kind) {
+  for (const model::Hazard& h : r.hazards)
+    if (h.kind == kind) return &h;
+  return nullptr;
+}
+
+// The traced CTA's staging writes (the op the C type uses): their wavefronts and the ideal.
+struct Writes {
+  size_t count = 0;
+  uint64_t wavefronts = 0, ideal = 0;
+};
+Writes staging_writes(const test::ModelRun& r, ir::Op op) {
+  Writes w;
+  const model::Trace& t = r.result.trace;
+  for (uint32_t e : t.of_kind(model::EventKind::smem_access)) {
+    if (r.kernel.insts[t.events[e].inst].op != op) continue;
+    const model::SmemAccess& a = t.smem[t.events[e].payload];
+    ++w.count;
+    w.wavefronts += a.wavefronts;
+    w.ideal += a.ideal_wavefronts;
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("step 19 is exact for bf16 and f32 C, its stores clipped at C's edges", "[model][stmatrix]") {
+  // 200x264x136: a partial tile-row and a last tile-column 8 wide, K's last block mostly zero-
+  // filled, sums up to 2176 that bf16 must round; 384x768x192: 3x3 tiles (an odd count) in pairs,
+  // the second pair's rank 1 below C; 640x264x136 in fours: ranks outside C; 8x8x8: one box of
+  // which 8x8 elements land.
+  struct Case {
+    uint32_t cluster, c_dtype;
+    kernels::GemmShape shape;
+  };
+  for (const Case& c : {Case{2, 16, {200, 264, 136}}, Case{1, 16, {200, 264, 136}}, Case{2, 16, {384, 768, 192}},
+                        Case{4, 16, {640, 264, 136}}, Case{2, 16, {8, 8, 8}}, Case{2, 32, {200, 264, 136}},
+                        Case{1, 32, {384, 768, 192}}}) {
+    DYNAMIC_SECTION("c_dtype=" << c.c_dtype << " cluster=" << c.cluster << " " << c.shape.m << "x" << c.shape.n << "x"
+                               << c.shape.k) {
+      const test::ModelRun r = run(c.shape, c.cluster, c.c_dtype);
+      INFO(test::hazard_list(r.result) << r.result.error);
+      CHECK(r.result.completed);
+      CHECK(r.result.hazards.empty());
+      CHECK(r.mismatches == 0);
+      CHECK(r.kernel.output.elem_bytes == c.c_dtype / 8);
+    }
+  }
+}
+
+TEST_CASE("step 19's stmatrix writes are conflict-free; the packed tile's are not", "[model][stmatrix][banks]") {
+  // stmatrix.x4: 4 matrices of 128 B, one wavefront each when swizzled, 8 when packed. f32's
+  // st.shared.v2 (256 B, two half-warp phases of 4 rows): the swizzle's XOR by r % 8 swaps the two
+  // 16-byte pieces of a row pair (rows 0 and 1 write pieces {0,1} and {1,0}), so 2-way; packed 8-way.
+  struct Case {
+    uint32_t c_dtype;
+    ir::Op op;
+    uint32_t ideal_per_write, swizzled_factor, packed_factor;
+  };
+  for (const Case& c : {Case{16, ir::Op::stmatrix, 4, 1, 8}, Case{32, ir::Op::st_shared, 2, 2, 4}}) {
+    DYNAMIC_SECTION("c_dtype=" << c.c_dtype) {
+      // No cluster: the trace holds the one CTA asked for (a cluster's peers would join it).
+      const test::ModelRun swizzled = run({256, 512, 128}, 1, c.c_dtype);
+      const test::ModelRun packed = run({256, 512, 128}, 1, c.c_dtype, {"unswizzled-staging"});
+      REQUIRE(swizzled.result.completed);
+      REQUIRE(packed.result.completed);
+      CHECK(packed.mismatches == 0);  // the packed tile is slow, not wrong
+      CHECK(packed.result.hazards.empty());
+      const Writes good = staging_writes(swizzled, c.op), bad = staging_writes(packed, c.op);
+      // The traced CTA's two consumer warpgroups: 8 warps x 16 writes a tile, its one tile.
+      CHECK(good.count == 8 * 16 * (c.c_dtype == 16 ? 1 : 4));
+      CHECK(bad.count == good.count);
+      CHECK(good.ideal == good.count * c.ideal_per_write);
+      CHECK(good.wavefronts == c.swizzled_factor * good.ideal);
+      CHECK(bad.wavefronts == c.packed_factor * good.ideal);
+      // The whole grid's counters say the same (what ncu's bank-conflict counters measure): the
+      // staging writes are the kernel's only shared accesses outside the tensor cores' reads.
+      const model::SimStats& sw = swizzled.result.stats;
+      const model::SimStats& pk = packed.result.stats;
+      CHECK(sw.smem_wavefronts == c.swizzled_factor * sw.smem_ideal_wavefronts);
+      CHECK(pk.smem_wavefronts == c.packed_factor * pk.smem_ideal_wavefronts);
+      CHECK(pk.smem_bank_conflicts > sw.smem_bank_conflicts);
+      if (c.c_dtype == 16) CHECK(sw.smem_bank_conflicts == 0);
+    }
+  }
+}
+
+TEST_CASE("step 19 with the swizzle missing from C's map: 16-byte pieces permuted within 8 rows", "[model][stmatrix]") {
+  for (uint32_t c_dtype : {16u, 32u}) {
+    DYNAMIC_SECTION("c_dtype=" << c_dtype) {
+      const kernels::GemmShape s{256, 512, 128};
+      const test::ModelRun a = run(s, 2, c_dtype, {"swizzle-not-in-store-map"});
+      const test::ModelRun b = run(s, 2, c_dtype, {"swizzle-not-in-store-map"});
+      REQUIRE(a.result.completed);
+      CHECK(a.result.hazards.empty());
+      CHECK(a.mismatches > 0);
+      CHECK(a.bufs.c == b.bufs.c);  // deterministic: the GPU must match it bit for bit
+      // Row r's piece p came from piece p ^ (r % 8): rows with r % 8 == 0 are right, no other is.
+      const test::ModelRun good = run(s, 2, c_dtype);
+      const size_t row_bytes = size_t(s.n) * (c_dtype / 8);
+      for (uint32_t r = 0; r < s.m; ++r) {
+        const bool same =
+            std::equal(a.bufs.c.begin() + r * row_bytes, a.bufs.c.begin() + (r + 1) * row_bytes,
+                       good.bufs.c.begin() + r * row_bytes);
+        INFO("row " << r);
+        CHECK(same == (r % 8 == 0));
+      }
+    }
+  }
+}
+
+TEST_CASE("step 19's stmatrix writes obey step 18's rules", "[model][stmatrix][mistakes]") {
+  SECTION("no fence.proxy.async: the TMA store reads what stmatrix wrote through the generic proxy") {
+    const test::ModelRun r = run({256, 512, 512}, 2, 16, {"missing-proxy-fence"});
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+  }
+  SECTION("a buffer rewritten before wait_group.read: the stmatrix lands on bytes a store may still read") {
+    const test::ModelRun r = run({256, 512, 512}, 2, 16, {"reuse-staging-before-wait"});
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    CHECK_FALSE(find_hazard(r.result, model::HazardKind::exit_with_pending_tma));
+  }
+}
