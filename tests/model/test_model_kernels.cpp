@@ -26,7 +26,11 @@ TEST_CASE("model: every kernel is exact on integer inputs and close on random on
           if (integer) {
             CHECK(r.mismatches == 0);
           } else {
-            CHECK(r.rel_err < (info.ab_dtype == kernels::DType::bf16 ? 1e-5 : 1e-6));
+            // A bf16 C (step 19's default) is compared with the reference rounded once: where the
+            // model's f32 sum differs in its last bits, the rounding may go one bf16 step (2^-8) the
+            // other way, in a few elements.
+            const bool bf16_c = kernels::c_dtype_of(info, {}) == kernels::DType::bf16;
+            CHECK(r.rel_err < (bf16_c ? 1e-3 : info.ab_dtype == kernels::DType::bf16 ? 1e-5 : 1e-6));
           }
           CHECK(r.result.stats.warp_instructions > 0);
           CHECK(r.result.stats.ctas == r.kernel.launch.ctas());

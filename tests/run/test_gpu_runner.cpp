@@ -227,6 +227,28 @@ TEST_CASE("[gpu] runner: step 18's TMA-store epilogue computes the model's bytes
     }
 }
 
+TEST_CASE("[gpu] runner: step 19's stmatrix epilogue computes the model's bytes, both C types", "[run][gpu][step19]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_stmatrix_epilogue");
+  if (!runnable(info)) return;
+  // 200x264x136: a partial tile-row, a last tile-column 8 wide, sums bf16 must round;
+  // 384x768x192: 3x3 tiles (odd) and an idle rank; 64x1024x256: half of every store box clipped.
+  for (const uint32_t c_dtype : {16u, 32u})
+    for (const uint32_t cluster : {1u, 2u, 4u})
+      for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192},
+                                         kernels::GemmShape{64, 1024, 256}}) {
+        run::CompareOptions options;
+        options.shape = s;
+        options.params = {{"cluster", cluster}, {"c_dtype", c_dtype}};
+        const run::ModelComparison c = run::compare_with_model(info.id, "", options);
+        INFO("c_dtype=" << c_dtype << " cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k << ": "
+                        << c.verdict);
+        CHECK(c.as_expected);
+        CHECK(c.bit_identical);
+        CHECK(c.gpu_correct);
+      }
+}
+
 TEST_CASE("[gpu] runner: a deadlocked kernel is reported as a hang and the next job works", "[run][gpu]") {
   GS_REQUIRE_GPU_OR_SKIP();
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");

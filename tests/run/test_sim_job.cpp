@@ -178,7 +178,10 @@ TEST_CASE("sim job: both kernels are correct with no hazards at their example sh
       CHECK(r.cmp.correct);
       CHECK(r.cmp.unwritten == 0);
       CHECK(r.cmp.first_mismatch.empty());
-      if (inputs == InputMode::integer) CHECK(r.cmp.max_abs_err == 0.0);
+      // Integer sums are exact: an f32 C equals them; a bf16 C (step 19's default) equals them
+      // rounded once, so it differs from the exact sums by the rounding but matches bit for bit.
+      if (inputs == InputMode::integer && r.c_dtype == kernels::DType::f32) CHECK(r.cmp.max_abs_err == 0.0);
+      if (inputs == InputMode::integer) CHECK(r.cmp.mismatches == 0);
       CHECK(r.ok());
       CHECK(r.result.stats.ctas == r.kernel.launch.ctas());
       CHECK(r.result.stats.warp_instructions > 0);
