@@ -254,7 +254,8 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
             const uint32_t j0 = c * (chunk_cols / 8);      // the chunk's first 8-column block of the tile
             for (uint32_t q = 0; q < 4; ++q) {
               if (c_dtype == DType::bf16) {
-                // blocks j, j+1 (j = j0 + 2q), rows 0-7 and 8-15 of each: register k is matrix k
+                // blocks j, j+1 (j = j0 + 2q), rows 0-7 and 8-15 of each: register k is matrix k,
+                // (T128, V4x2) -> (M64, N16): row 16w + l/4 + 8(k%2), col 8(j + k/2) + 2(l%4) + e
                 const uint32_t j = j0 + 2 * q;
                 std::vector<Reg> pairs;
                 for (uint32_t m = 0; m < 4; ++m) {
@@ -264,6 +265,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
                 b.stmatrix(4, false, Addr::at(slot[q], buffer), pairs);
               } else {
                 for (uint32_t h = 0; h < 2; ++h) {
+                  // (T128, V2) -> (M64, N8): row 16w + l/4 + 8h, col 8(j0 + q) + 2(l%4) + e
                   const uint32_t a = 4 * (j0 + q) + 2 * h;
                   b.st_shared(Type::f32, Addr::at(slot[q], buffer + int64_t(8 * h) * kRowBytes), {acc[a], acc[a + 1]});
                 }
