@@ -238,6 +238,22 @@ int main(int argc, char** argv) {
     p.figure = [per_warp](const std::vector<uint8_t>& c, double) { return 8 * per_warp / span_of_warps(c); };
     probes.push_back(std::move(p));
   }
+  // The same one-line global loads with as many conflict-free ld.shared.u32 between them, from 32
+  // warps (enough to keep both kinds of load in flight), and those global loads alone from 32
+  // warps: the two kinds share the L1's data path if together they reach about the rate one kind
+  // reaches alone (and lds_rate_v1_32warps), and not if each keeps its own.
+  for (const uint32_t shared : {0u, 8u}) {
+    Probe p{shared ? "l1_shared_mix_32warps" : "l1_loads_stride4_32warps",
+            shared ? "ld.global u32 (1 line a load, warm L1) and ld.shared.u32 (1 wavefront) in turn, 8 of each a "
+                     "round, 32 warps: warp-loads (both kinds) per cycle"
+                   : "ld.global u32, lanes 4 B apart (1 line a load), 32 warps, warm L1: warp-loads/cycle",
+            "warp-inst/cycle", kernels::build_l1_stride_probe(32, 4, 256 / q, shared), {}, nullptr, true};
+    p.buffers.a.assign(7 * 1024 + 32 * 4 + 64, 1);
+    p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    const double per_warp = (8.0 + shared) * (256 / q);
+    p.figure = [per_warp](const std::vector<uint8_t>& c, double) { return 32 * per_warp / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
   for (const uint32_t n : {64u, 128u, 256u}) {
     for (const uint32_t groups : {1u, 2u}) {
       Probe p{fmt::format("wgmma_n{}_{}wg", n, groups),

@@ -287,12 +287,15 @@ ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blo
   return b.finish();
 }
 
-ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps) {
-  if (warps == 0 || warps > 32 || stride < 4 || stride % 4 != 0 || stride > 4096 || reps == 0)
+ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps, uint32_t shared_loads) {
+  if (warps == 0 || warps > 32 || stride < 4 || stride % 4 != 0 || stride > 4096 || reps == 0 || shared_loads > 8)
     throw std::invalid_argument(fmt::format("an L1 stride probe needs 1..32 warps, a stride of 4..4096 bytes (a "
-                                            "multiple of 4) and a repetition (got {}, {}, {})",
-                                            warps, stride, reps));
-  Builder b(fmt::format("timing_l1_stride_{}", stride), ir::Arch::sm_80);
+                                            "multiple of 4), a repetition and at most 8 shared loads a round (got {}, "
+                                            "{}, {}, {})",
+                                            warps, stride, reps, shared_loads));
+  Builder b(shared_loads ? fmt::format("timing_l1_stride_{}_lds{}", stride, shared_loads)
+                         : fmt::format("timing_l1_stride_{}", stride),
+            ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
@@ -300,6 +303,17 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps)
   Reg lane = (tid & 31u).named("lane");
   Reg A = b.global_ptr(pa, "A_ptr");
   Reg mine = (A + b.mul_wide(lane, stride, "lane_off")).named("mine");
+  // The shared words every warp reads: lane l's word of each of 16 rows of 128 bytes, written
+  // once by warp 0 before the barrier (their own addresses, so each load reads a known value).
+  Reg slot;
+  if (shared_loads > 0) {
+    auto slots = b.shared("slots", 16 * 128, 128, ir::SmemUse::other);
+    slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
+    b.if_((tid < 32u).named("first_warp"), [&] {
+      for (uint32_t u = 0; u < 16; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
+    });
+    b.bar_sync(0);
+  }
   // Four sums, so that no chain of XORs bounds the rate; the eight loads 1 KiB apart, so that
   // ptxas cannot merge them into wider ones.
   std::vector<Reg> sum;
@@ -309,9 +323,14 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps)
     // The round's first line of the eight moves with i, so that no load is loop-invariant
     // (ptxas would hoist it out of the loop).
     Reg at = (mine + b.mul_wide((i & 7u) << 10, 1u, "round_off")).named("at");
+    // The shared rows move with i too, for the same reason: rows i % 8 + u, at one address a round.
+    Reg rows = shared_loads ? (slot + ((i & 7u) << 7)).named("rows") : Reg{};
     std::vector<Reg> v;
-    for (uint32_t u = 0; u < 8; ++u) v.push_back(b.ld(ir::Op::ld_global, Type::b32, Addr::at(at, 1024 * u), "v"));
-    for (uint32_t u = 0; u < 8; ++u) b.alu_into(ir::Op::xor_, sum[u % 4], {sum[u % 4], v[u]});
+    for (uint32_t u = 0; u < 8; ++u) {
+      v.push_back(b.ld(ir::Op::ld_global, Type::b32, Addr::at(at, 1024 * u), "v"));
+      if (u < shared_loads) v.push_back(b.ld_shared(Type::u32, Addr::at(rows, int32_t(128 * u)), "s"));
+    }
+    for (uint32_t u = 0; u < v.size(); ++u) b.alu_into(ir::Op::xor_, sum[u % 4], {sum[u % 4], v[u]});
   });
   end_with_sums(b, pc, tid, t0, sum);
   return b.finish();

@@ -65,7 +65,11 @@ ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blo
 // u32 at A + l·stride + 4u (u = 0..7: eight independent loads a round) for `reps` rounds, out
 // of a footprint of at most 32·stride + 32 bytes (warm in L1 after the first round). stride 4:
 // one line a load; 32: 8 lines; 128: 32 lines. Figure: warp-loads per cycle of the SM.
-ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps);
+// With `shared_loads` > 0 each round also issues that many conflict-free ld.shared.u32 (one
+// wavefront each, lane l at word l of its own 128 bytes), between the global loads: whether the
+// L1's global loads and shared memory's wavefronts share one data path (their rates add up to
+// about one load a cycle) or not (each keeps its own rate).
+ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps, uint32_t shared_loads = 0);
 
 // wgmma throughput (sm_90a): one CTA of `warpgroups` warpgroups; each runs `reps` rounds of 4
 // wgmma.mma_async m64nNk16 (bf16 -> f32, A and B from a zeroed 128B-swizzled tile in shared

@@ -283,7 +283,6 @@ template <bool kAvx2>
   if (!c.started) {
     trace_event(c, EventKind::cta_start, 0, kNoWarp, kNone, 0, kNone, c.launch.cta_linear);
     c.reg_ready.assign(c.warps.size() * size_t(c.nregs), 0);
-    c.lsu_free = 0;
     c.store_free = 0;
     c.mma_free.fill(0);
     c.l1.clear();

@@ -125,9 +125,10 @@ void exec_cp_async(ExecContext& x) {
     mark_pending(x, dst, bytes, l);
     w.cp_async_uncommitted.push_back(copy);
   }
-  // The shared side goes through the bank model as one warp-wide store of cp-size bytes.
+  // The shared side goes through the bank model as one warp-wide store of cp-size bytes: those
+  // wavefronts are all the copy takes of the L1's data path (account_global's data_path).
   account_shared(x, saddr, bytes, true);
-  account_global(x, bytes, false, gaddr, reading);
+  account_global(x, bytes, false, gaddr, reading, kCountSectors, false);
   w.cp_async_uncommitted_complete_at =
       std::max(w.cp_async_uncommitted_complete_at, c.now + c.launch.figures->global_latency);
   x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once

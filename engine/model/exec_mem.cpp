@@ -223,8 +223,9 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
   return p;
 }
 
-// A warp's global access on the SM's load/store path: it holds the path for its bytes at
-// kLsuBytesPerCycle, and for the traced CTA a cycle for each 128-byte line it touches (probes
+// A warp's global access on the SM's L1 data path, the one that shared memory's wavefronts take
+// too (probe l1_shared_mix_32warps; ncu counts both as l1tex__data_pipe_lsu_wavefronts): it
+// holds the path for its bytes at kLsuBytesPerCycle, and a cycle for each 128-byte line it touches (probes
 // l1_loads_stride*: 8 lines a load take 7.7 cycles, 32 lines 33), once the path is free; a
 // load's data is ready
 // `load_latency` after it starts (CtaFigures::global_latency, an L2 hit, unless the traced CTA's L1 holds
@@ -235,8 +236,8 @@ uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32
   const uint64_t cycles = std::max<uint64_t>(std::max<uint64_t>(1, line_cycles),
                                              (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
                                                  timing::kLsuBytesPerCycle);
-  const uint64_t start = std::max(c.now, c.lsu_free);
-  c.lsu_free = start + cycles;
+  const uint64_t start = std::max(c.now, c.l1_data_free);
+  c.l1_data_free = start + cycles;
   c.cost.lsu_cycles += cycles;
   return uint32_t(start - c.now) + (store ? 1 : load_latency);
 }
@@ -304,15 +305,16 @@ uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, ui
 // Statistics and trace record of a global access: each lane's address and the distinct
 // 32-byte sectors they touch (only for the traced CTA).
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
-                    uint32_t sectors) {
+                    uint32_t sectors, bool data_path) {
   Cta& c = x.cta;
   // The traced CTA's loads look in its L1 first (l1_misses): all sectors there, the data comes
   // at L1 latency; any sector from L2, at L2 latency. Other CTAs' loads are L2 hits.
   const uint32_t misses = c.trace && !store ? l1_misses(c, addr, lanes, bytes) : 0;
-  x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store,
-                           c.trace && !store && misses == 0 ? c.launch.figures->l1_latency
-                                                            : c.launch.figures->global_latency,
-                           c.trace ? distinct_lines(addr, lanes, bytes) : 0);
+  if (data_path)
+    x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store,
+                             c.trace && !store && misses == 0 ? c.launch.figures->l1_latency
+                                                              : c.launch.figures->global_latency,
+                             c.trace ? distinct_lines(addr, lanes, bytes) : 0);
   if (!c.trace) return;
   GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
   uint64_t lowest = ~uint64_t(0);

@@ -38,10 +38,11 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
   c.stats->smem_wavefronts += wavefronts;
   c.stats->smem_ideal_wavefronts += ideal_wavefronts;
   c.stats->smem_bank_conflicts += wavefronts - ideal_wavefronts;
-  // The SM's shared-memory pipe takes one wavefront per cycle: the access starts when the pipe
-  // is free, and its data is ready kSharedLatency after its last wavefront starts.
-  const uint64_t start = std::max(c.now, c.smem_pipe_free);
-  c.smem_pipe_free = start + wavefronts;
+  // The SM's L1 data path takes one wavefront per cycle, shared memory's and global loads' and
+  // stores' alike (global_issue): the access starts when the path is free, and its data is
+  // ready kSharedLatency after its last wavefront starts.
+  const uint64_t start = std::max(c.now, c.l1_data_free);
+  c.l1_data_free = start + wavefronts;
   c.cost.smem_wavefronts += wavefronts;
   return uint32_t(start - c.now) + timing::kSharedLatency + (wavefronts > 0 ? wavefronts - 1 : 0);
 }

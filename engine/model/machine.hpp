@@ -387,9 +387,10 @@ struct Cta {
   static constexpr uint32_t kWgmmaRing = 8;
   std::array<std::array<WgmmaInstance, kWgmmaRing>, 8> wgmma_instances{};
   uint64_t copy_free = 0;
-  uint64_t smem_pipe_free = 0;
+  // The SM's L1 data path: one wavefront a cycle for shared memory (exec_mem_forms.hpp) and a
+  // line a cycle for global loads and stores (exec_mem.cpp, global_issue), one pipe for both.
+  uint64_t l1_data_free = 0;
   uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_mem.cpp)
-  uint64_t lsu_free = 0;                  // the SM's global load/store path (exec_mem.cpp)
   // The traced CTA's L1 (exec_mem.cpp, l1_misses): which 32-byte sectors of which 128-byte
   // lines it holds, 4 ways a set, least recently used out. It decides the bytes the CTA reads
   // through L2 (CtaCost::global_load_bytes), not when its loads complete, so that traced and
@@ -467,10 +468,13 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 // Statistics, latency and trace record of one warp-level access (exec_mem.cpp): a global
 // access of `bytes` per lane at addr[l] for the lanes in `lanes` (read only for the traced
 // CTA), touching `sectors` distinct 32-byte sectors (kCountSectors: counted here); a shared
-// access through the bank model (facts §8).
+// access through the bank model (facts §8). data_path false: the bytes do not pass the L1's
+// data path (cp.async, whose data goes from L2 into shared memory and takes only its shared
+// wavefronts there: on the H200, ncu counts step 09's 134 M sectors of cp.async reads as 8 M data-path
+// wavefronts besides the shared ones, docs/results/2026-12-01-device call 1), so no issue on it.
 inline constexpr uint32_t kCountSectors = ~0u;
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
-                    uint32_t sectors = kCountSectors);
+                    uint32_t sectors = kCountSectors, bool data_path = true);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
 // A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path: its latency
 // (a load's, waiting for the path included, with the data `load_latency` after the path takes

@@ -85,7 +85,7 @@ PredictionComparison compare_predictions(const Prediction& a, const std::string&
       const PartTimes* best = nullptr;
       for (const PartTimes& p : parts) {
         const std::string_view n = p.name;
-        if (n != "issue" && n != "shared memory" && n != "load/store" && n != "tensor cores") continue;
+        if (n != "issue" && n != "L1 data path" && n != "tensor cores") continue;
         if (!best || (of_a ? p.a > best->a : p.b > best->b)) best = &p;
       }
       return best;

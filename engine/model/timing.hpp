@@ -7,8 +7,9 @@
 //    scoreboard: independent instructions overlap), and for the whole latency of barriers,
 //    waits and control (decode.hpp, DecodedInst::Issue).
 //  * Global loads: L1 latency where the traced CTA's L1 holds every sector, L2 latency
-//    otherwise; the load/store path takes 128 bytes a cycle.
-//  * Shared-memory accesses cost one cycle per wavefront on the SM's shared-memory pipe.
+//    otherwise.
+//  * The L1's data path takes a shared-memory wavefront or a global access's 128-byte line a
+//    cycle: shared memory and the L1 are one SRAM with one data path (probe l1_shared_mix_32warps).
 //  * TMA: a fixed latency plus bytes / per-SM bandwidth on the SM's copy engine.
 //  * wgmma m64nNk16 occupies the SM's tensor cores for N/2 cycles (facts §1.6: 4096 dense
 //    bf16 FLOP/clock/SM); the warpgroup's group completes after its last MMA drains.
@@ -188,8 +189,11 @@ struct GemmFacts {
 struct Breakdown {
   double cta_alone = 0;   // the CTA's own cycles: issue, and the latency its warps do not hide
   double issue = 0;       // the SM's co-resident CTAs' instructions over its schedulers
-  double smem = 0;        // shared-memory wavefronts, one per cycle
-  double lsu = 0;         // the global load/store path
+  // The L1's one data path (shared memory and the L1 are one SRAM): shared-memory wavefronts and
+  // global loads' and stores' lines, one a cycle; smem and lsu are its two shares.
+  double l1_data = 0;
+  double smem = 0;        // of l1_data: shared-memory wavefronts
+  double lsu = 0;         // of l1_data: global loads' and stores' lines
   double tensor = 0;      // tensor-core busy time
   double l2 = 0;          // bytes through L2 (global loads, TMA): the wave's distinct panel bytes at the
                           // L2's bandwidth, or all its bytes at what L2 delivers to all SMs at once
