@@ -44,6 +44,7 @@
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
+#include "kernels/cluster_parts.hpp"
 #include "kernels/hopper_parts.hpp"
 #include "kernels/tile_order.hpp"
 #include "kernels/registry.hpp"
@@ -97,7 +98,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const uint32_t stages = cfg.param("stages");
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
-  const uint32_t kSliceRows = kBN / kCluster, kSliceBytes = kBBytes / kCluster;
+  const uint32_t kSliceRows = kBN / kCluster;  // B's box: each CTA loads 1/cluster of its rows
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
   const bool zero_acc = cfg.param("zero_acc") == 1;  // zero the accumulators, not scale-d 0 (a variant)
   const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
@@ -140,35 +141,24 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   }
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
+  // The producer is step 17's, now tma_ring::cluster_producer (kernels/cluster_parts.cpp).
   b.comment("warpgroup 0 produces (step 17)");
   b.if_((wg == 0).named("producer_wg"), [&] {
     b.role(ir::WarpRole::producer, [&] {
       b.setmaxnreg(false, kProducerRegs);
       b.if_((tid == 0).named("producer"), [&] {
-        Reg tmA = b.tensor_map_address(tmap_a, "tmA");
-        Reg tmB = b.tensor_map_address(tmap_b, "tmB");
-        Reg cta_mask = b.mov(Type::u16, (1u << kCluster) - 1, "cta_mask");
-        Reg slice_row = (rank * kSliceRows).named("slice_row");
-        Reg slice_off = (rank * kSliceBytes).named("slice_off");
-        Reg stage = b.mov(Type::u32, 0, "stage");
-        Reg phase = b.mov(Type::u32, 0, "phase");
-        b.loop("tile_load", my_tiles, [&](const Reg& i) {
-          const hopper::TileCorner at = tile_corner(i);
-          b.k_loop("kb_load", k_blocks, [&](const Reg& kb) {
-            b.mbarrier_wait(ring.empty_at(stage), phase ^ 1, kSuspendHintNs);
-            tile_order::publish_corner(b, handoff, stage, kb, at);
-            const Addr full_s = ring.full_at(stage);
-            b.mbarrier_arrive_expect_tx(full_s, kABytes + kBBytes);
-            Reg k0 = (kb * kBK).named("k0");
-            b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, at.m0}, full_s);
-            if (kCluster == 1)
-              b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, at.n0}, full_s);
-            else
-              b.cp_async_bulk_tensor_load_multicast(Addr::at((ring.b_at(stage) + slice_off).named("sB_slice")), tmB,
-                                                    {k0, (at.n0 + slice_row).named("b_row")}, full_s, cta_mask);
-            tma_ring::next_stage(b, stage, phase, stages);
-          });
-        });
+        tma_ring::cluster_producer(b, {.ring = &ring,
+                                       .tmap_a = tmap_a,
+                                       .tmap_b = tmap_b,
+                                       .cluster = kCluster,
+                                       .b_rows = kBN,
+                                       .k_block = kBK,
+                                       .rank = rank,
+                                       .my_tiles = my_tiles,
+                                       .tile_corner = tile_corner,
+                                       .k_blocks = k_blocks,
+                                       .handoff = &handoff,
+                                       .suspend_hint_ns = kSuspendHintNs});
       });
     });
   });
