@@ -45,11 +45,11 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the app (or, with --screenshot/--state-json/--frame-stats, render headless)");
   struct Opts {
     std::string screenshot, picture, kernel, size = "1600x1000", state_json, import_timeline, step_unit = "instruction", theme, layout_file, resize_to;
-    std::vector<std::string> views, mistakes, imports, params;
+    std::vector<std::string> views, mistakes, imports, params, open_first;
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
     bool frame_stats = false, whole_grid = false, allow_long = false, no_settings = false, no_text_runs = false, no_damage = false;
-    std::string machine;
+    std::string machine, throughput_tab;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")
@@ -60,6 +60,14 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_option("--kernel", o->kernel, "Kernel id to open (default: the last one used)")
       ->type_name("ID")
       ->check(non_empty("a kernel id"));
+  cmd->add_option("--open-first", o->open_first,
+                  "Open this kernel first, as it ships, at the same shape (repeatable, in order), then --kernel: their "
+                  "predictions stay in the Throughput view, whose Why faster tab compares neighbouring steps")
+      ->type_name("ID")
+      ->check(non_empty("a kernel id"));
+  cmd->add_option("--throughput-tab", o->throughput_tab,
+                  "The Throughput view's table to show first: predicted, why (why each step is faster), variants")
+      ->check(one_of({"predicted", "why", "variants"}, "a Throughput table"));
   add_shape_options(cmd, o->m, o->n, o->k);
   cmd->add_option("--break", o->mistakes, "Switch on one of the kernel's mistakes (repeatable)")
       ->delimiter(',')
@@ -140,6 +148,9 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.screenshot = o->screenshot;
     a.frames = o->frames;
     a.kernel_id = o->kernel;
+    for (const std::string& id : o->open_first) kernels::kernel_or_throw(id);  // an unknown id: exit 2, nothing opened
+    a.open_first = o->open_first;
+    a.throughput_tab = o->throughput_tab;
     a.shape = {o->m, o->n, o->k};
     a.mistakes = {o->mistakes.begin(), o->mistakes.end()};
     a.params = parse_params(o->params);

@@ -33,7 +33,7 @@ set -u
 BUILD_DIR=${1:-build/device}
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-./device-out}
-TOTAL_BUDGET_S=${TOTAL_BUDGET_S:-540}  # step limits add up to this: the whole run stays under 9.5 minutes (a device call: 10)
+TOTAL_BUDGET_S=${TOTAL_BUDGET_S:-570}  # step limits add up to this: the whole run stays under 9.5 minutes (a device call: 10)
 mkdir -p "$OUT" || { echo "device-check: cannot create $OUT" >&2; exit 1; }
 OUT=$(cd "$OUT" && pwd)
 
@@ -93,7 +93,9 @@ run_step() {
 
 run_step devices 60 330 "$OUT/devices.log" "$GEMMSCOPE" devices
 if [ -x "$TESTS" ]; then
-  run_step gpu-tests 200 180 "$OUT/gpu-tests.log" "$TESTS" "[gpu]" -r console -o "$OUT/gpu-tests.txt" --durations yes
+  # [gpu] took 200 s for 21 of its 24 cases on the H200 (2026-12-01; "the model computes the GPU's bytes"
+  # alone 93 s), so 250.
+  run_step gpu-tests 250 180 "$OUT/gpu-tests.log" "$TESTS" "[gpu]" -r console -o "$OUT/gpu-tests.txt" --durations yes
 else
   names+=("gpu-tests"); results+=("MISSING: $TESTS not found")
 fi

@@ -71,6 +71,16 @@ std::string init_state(AppState& app, const AppOptions& o) {
 // the window appears at once.
 int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run::SimRequest& req, bool headless,
                std::ostream& err) {
+  app.throughput_view.select_tab = o.throughput_tab;
+  for (const std::string& id : o.open_first) {
+    run::SimRequest first = req;
+    first.kernel_id = id;
+    first.mistakes.clear();
+    first.params.clear();
+    first.only_traced_cta = true;
+    app.open_now(first);
+    if (!app.kernel) err << "gemmscope gui: --open-first: cannot open " << id << ": " << app.status << "\n";
+  }
   if (!headless) {
     // A whole grid asks first when it would take long (AppState::request_model_run).
     app.request = req;

@@ -17,6 +17,10 @@ struct AppOptions {
   std::string screenshot;          // non-empty: render `frames` frames, write this PNG, exit
   int frames = 4;                  // frames to render before the screenshot (>= 1)
   std::string kernel_id;           // empty: the last kernel from the settings
+  // Kernels opened first, as they ship, at the same shape and card, one after another, before
+  // kernel_id: their predictions stay in the Throughput view (its Why faster tab).
+  std::vector<std::string> open_first;
+  std::string throughput_tab;      // the Throughput view's table to show first ("why", ...); "": its own
   kernels::GemmShape shape;        // 0s: the kernel's example shape
   std::set<std::string> mistakes;
   kernels::ParamValues params;     // build parameters (unset: the kernel's defaults)

@@ -1,5 +1,7 @@
 #include "gui/core/throughput_data.hpp"
 
+#include "engine/model/prediction_compare.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <tuple>
@@ -186,6 +188,41 @@ std::vector<PredictionRow> prediction_rows(const Measurements& m, const std::vec
   return out;
 }
 
+// Each step beside the step before it in the Predicted table: both as they ship, at one shape,
+// predicted on one card, each with its recorded prediction.
+std::vector<StepComparison> step_comparisons(const Measurements& m, const std::vector<ThroughputRow>& rows,
+                                             const std::vector<PredictionRow>& predictions) {
+  std::vector<StepComparison> out;
+  const auto prediction_of = [&](const PredictionRow& p) -> const ModelPrediction* {
+    const std::optional<ModelPrediction>& mp = m.variants[rows[p.model_row].variant].points.back().model;
+    return mp && mp->prediction.waves > 0 ? &*mp : nullptr;
+  };
+  const PredictionRow* prev = nullptr;
+  for (const PredictionRow& p : predictions) {
+    if (!p.params.empty() || !prediction_of(p)) continue;
+    if (prev && same_shape(prev->shape, p.shape) && prev->machine == p.machine && prev->kernel_id != p.kernel_id) {
+      const model::timing::PredictionComparison c =
+          model::timing::compare_predictions(prediction_of(*prev)->prediction, prev->kernel_id,
+                                             prediction_of(p)->prediction, p.kernel_id);
+      StepComparison s;
+      s.from = prev->kernel_id;
+      s.to = p.kernel_id;
+      s.shape = p.shape;
+      s.machine = p.machine;
+      s.predicted_speedup = c.speedup;
+      s.bound_from = c.bound_a;
+      s.bound_to = c.bound_b;
+      s.lines = c.lines;
+      if (prev->measured_tflops && p.measured_tflops && *prev->measured_tflops > 0.0 &&
+          prev->measured_device == p.measured_device)
+        s.measured_speedup = *p.measured_tflops / *prev->measured_tflops;
+      out.push_back(std::move(s));
+    }
+    prev = &p;
+  }
+  return out;
+}
+
 }  // namespace
 
 ThroughputData prepare_throughput(const AppState& app) {
@@ -225,6 +262,7 @@ ThroughputData prepare_throughput(const AppState& app) {
     d.rows.push_back(std::move(r));
   }
   d.predictions = prediction_rows(m, d.rows);
+  d.comparisons = step_comparisons(m, d.rows, d.predictions);
   return d;
 }
 
@@ -344,6 +382,18 @@ nlohmann::json describe_throughput(AppState& app) {
                            {"occupancy_line", p.occupancy_line},
                            {"color_slot", p.color_slot}});
   }
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const StepComparison& s : d.comparisons)
+    comparisons.push_back({{"from", s.from},
+                           {"to", s.to},
+                           {"shape", {{"m", s.shape.m}, {"n", s.shape.n}, {"k", s.shape.k}}},
+                           {"machine", s.machine},
+                           {"predicted_speedup", s.predicted_speedup},
+                           {"measured_speedup", s.measured_speedup ? nlohmann::json(*s.measured_speedup)
+                                                                   : nlohmann::json(nullptr)},
+                           {"bound_from", s.bound_from},
+                           {"bound_to", s.bound_to},
+                           {"lines", s.lines}});
   nlohmann::json achieved = nullptr;
   if (d.achieved)
     achieved = {{"kernel", d.achieved->kernel_id},
@@ -358,6 +408,7 @@ nlohmann::json describe_throughput(AppState& app) {
   const std::optional<RoofVerdict> verdict = kernel_verdict(app, d.ceilings);
   return {{"variants", variants},
           {"predictions", predictions},
+          {"comparisons", comparisons},
           {"achieved", achieved},
           {"verdict", verdict ? verdict_json(*verdict) : nlohmann::json(nullptr)},
           {"caption", verdict ? roofline_caption(d, *verdict) : std::string()},

@@ -115,10 +115,25 @@ struct PredictionRow {
 // "+12.3%" for an error of 0.123.
 std::string error_text(double error);
 
+// Why one step is faster than the one before it, in the model's terms: two predictions of the
+// Predicted table at one shape on one card, both as they ship, next to each other in ladder
+// order (timing::compare_predictions on the predictions the model recorded with its points),
+// with the measured ratio beside the predicted one when both were measured.
+struct StepComparison {
+  std::string from, to;                  // kernel ids, from the slower step of the ladder's order to the next
+  kernels::GemmShape shape;
+  std::string machine;                   // the card both are predicted on
+  double predicted_speedup = 0.0;        // from's predicted seconds over to's
+  std::optional<double> measured_speedup;  // to's measured TFLOP/s over from's (same card for both)
+  std::string bound_from, bound_to;
+  std::vector<std::string> lines;        // the model's sentences (PredictionComparison::lines)
+};
+
 struct ThroughputData {
   std::vector<ThroughputRow> rows;
   // Every model variant, with its measurement where there is one: in ladder order, then shape.
   std::vector<PredictionRow> predictions;
+  std::vector<StepComparison> comparisons;  // consecutive default builds of `predictions`, one shape
   std::optional<AchievedIntensity> achieved;  // of the kernel on screen
   DeviceCeilings ceilings;
   GpuNote gpu;
@@ -135,6 +150,9 @@ struct ThroughputControls {
   kernels::GemmShape custom{4096, 4096, 4096};
   int repeats = 3;
   std::string import_path;
+  // A table tab to bring to the front at the next frame ("predicted", "why", "variants"; gui
+  // --throughput-tab), then "": the tab bar keeps whichever the user picks.
+  std::string select_tab;
 };
 inline constexpr uint32_t kBenchSizes[] = {1024, 2048, 4096, 8192};  // square shapes offered
 

@@ -409,6 +409,43 @@ void draw_predictions(const ThroughputData& d, AppState& app, const ViewEnv& env
   ImGui::EndTable();
 }
 
+// Why each step is faster than the one before it, in the model's terms, with the measured ratio
+// beside the predicted one (StepComparison); the sentences are the model's (compare_predictions).
+void draw_comparisons(const ThroughputData& d, AppState& app, const ViewEnv& env) {
+  if (d.comparisons.empty()) {
+    ImGui::TextDisabled("Open two neighbouring steps of the ladder at one shape: the model then says here why one is "
+                        "faster.");
+    return;
+  }
+  ImGui::BeginChild("##comparisons", {0, 0}, false);
+  for (size_t i = 0; i < d.comparisons.size(); ++i) {
+    const StepComparison& c = d.comparisons[i];
+    ImGui::PushID(int(i));
+    const std::string head = fmt::format("{} -> {}  {}x{}x{} on {}: predicted {:.2f}x{}", c.from, c.to, c.shape.m,
+                                         c.shape.n, c.shape.k, c.machine, c.predicted_speedup,
+                                         c.measured_speedup ? fmt::format(", measured {:.2f}x", *c.measured_speedup)
+                                                            : std::string(", not measured"));
+    // A prediction whose direction the measurement contradicts (the measured ratio 5% or more
+    // away from 1 on the other side) reads as a warning.
+    const bool wrong_way = c.measured_speedup && std::abs(*c.measured_speedup - 1.0) >= 0.05 &&
+                           (*c.measured_speedup > 1.0) != (c.predicted_speedup > 1.0);
+    if (c.measured_speedup) ImGui::PushStyleColor(ImGuiCol_Text, wrong_way ? warn_color(env) : ok_color(env));
+    const bool open = ImGui::TreeNodeEx(head.c_str(), i + 1 == d.comparisons.size() ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+    if (c.measured_speedup) ImGui::PopStyleColor();
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    app.drawn[fmt::format("throughput.why.{}", i)] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};  // for the headless test
+    if (open) {
+      for (const std::string& line : c.lines) {
+        ImGui::Bullet();
+        ImGui::TextWrapped("%s", line.c_str());
+      }
+      ImGui::TreePop();
+    }
+    ImGui::PopID();
+  }
+  ImGui::EndChild();
+}
+
 }  // namespace
 
 void draw_throughput(AppState& app, const ViewEnv& env) {
@@ -449,15 +486,27 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     plot::draw("roofline", {(right.x - gap) * 0.55f, plot_h}, with_legend_rows(roofline_spec(d, env), 3));
     ImGui::BeginChild("##table", {right.x, 0}, false);
     if (ImGui::BeginTabBar("##tables")) {
-      if (ImGui::BeginTabItem(fmt::format("Predicted vs measured ({})###predicted", d.predictions.size()).c_str())) {
+      // gui --throughput-tab brings one tab to the front once.
+      const auto tab_flags = [&](const char* tab) {
+        return controls.select_tab == tab ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
+      };
+      if (ImGui::BeginTabItem(fmt::format("Predicted vs measured ({})###predicted", d.predictions.size()).c_str(),
+                              nullptr, tab_flags("predicted"))) {
         draw_predictions(d, app, env);
         ImGui::EndTabItem();
       }
-      if (ImGui::BeginTabItem(fmt::format("Variants ({})###variants", d.rows.size()).c_str())) {
+      if (ImGui::BeginTabItem(fmt::format("Why faster ({})###why", d.comparisons.size()).c_str(), nullptr,
+                              tab_flags("why"))) {
+        draw_comparisons(d, app, env);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem(fmt::format("Variants ({})###variants", d.rows.size()).c_str(), nullptr,
+                              tab_flags("variants"))) {
         draw_table(d, app, env);
         ImGui::EndTabItem();
       }
       ImGui::EndTabBar();
+      controls.select_tab.clear();
     }
     ImGui::EndChild();
     ImGui::EndGroup();
@@ -491,6 +540,10 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
   }
   if (ImGui::BeginTabItem("Predicted")) {
     draw_predictions(d, app, env);
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Why faster")) {
+    draw_comparisons(d, app, env);
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Table")) {

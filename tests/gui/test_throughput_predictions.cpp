@@ -261,3 +261,81 @@ TEST_CASE("throughput: the card asked for (gui --machine) holds for every Hopper
   REQUIRE(app.kernel);
   CHECK(app.kernel->report.result.stats.predicted_on == &model::timing::kH200);
 }
+
+TEST_CASE("throughput: two neighbouring steps at one shape say why one is faster, with the measured ratio beside",
+          "[gui][throughput][predictions][compare]") {
+  AppState app;
+  const kernels::GemmShape shape{512, 512, 512};
+  app.open_now({.kernel_id = "hopper_producer_consumer", .shape = shape, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::timing::Prediction first = app.kernel->report.result.stats.prediction;
+  // Only one step so far: nothing to compare.
+  CHECK(prepare_throughput(app).comparisons.empty());
+  app.open_now({.kernel_id = "hopper_two_consumers", .shape = shape, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::timing::Prediction second = app.kernel->report.result.stats.prediction;
+  ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.comparisons.size() == 1);
+  StepComparison c = d.comparisons[0];
+  CHECK(c.from == "hopper_producer_consumer");  // ladder order, whatever the order they were opened in
+  CHECK(c.to == "hopper_two_consumers");
+  CHECK(c.machine == "H100");
+  CHECK(c.predicted_speedup == Approx(first.seconds / second.seconds));
+  CHECK(c.bound_from == first.parts.bound);
+  CHECK(c.bound_to == second.parts.bound);
+  CHECK_FALSE(c.measured_speedup);
+  REQUIRE_FALSE(c.lines.empty());
+  CHECK_THAT(c.lines[0], Contains("hopper_two_consumers is predicted"));
+  // Both measured on one card: the measured ratio sits beside the predicted one.
+  app.measurements.add_bench_json(result("hopper_producer_consumer", shape, 300.0, kH100), MeasurementSource::imported,
+                                  1.0);
+  app.measurements.add_bench_json(result("hopper_two_consumers", shape, 360.0, kH100), MeasurementSource::imported, 2.0);
+  d = prepare_throughput(app);
+  REQUIRE(d.comparisons.size() == 1);
+  REQUIRE(d.comparisons[0].measured_speedup);
+  CHECK(*d.comparisons[0].measured_speedup == Approx(1.2));
+  // The state JSON has it, for the headless checks.
+  const nlohmann::json j = describe_throughput(app);
+  REQUIRE(j["comparisons"].size() == 1);
+  CHECK(j["comparisons"][0]["from"] == "hopper_producer_consumer");
+  CHECK(j["comparisons"][0]["measured_speedup"].get<double>() == Approx(1.2));
+  // A build of its own is not the step as it ships: it is left out of the comparisons.
+  app.open_now({.kernel_id = "hopper_two_consumers",
+                .shape = shape,
+                .params = {{"stages", 3}},
+                .only_traced_cta = true});
+  CHECK(prepare_throughput(app).comparisons.size() == 1);
+}
+
+TEST_CASE("throughput: gui --open-first and --throughput-tab why show why one step is faster, on screen and in the "
+          "state",
+          "[gui][xvfb][throughput][compare]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("throughput_why",
+                                  "--open-first hopper_producer_consumer --kernel hopper_two_consumers --m 512 --n 512 "
+                                  "--k 512 --view throughput --throughput-tab why --size 1280x800 --theme dark");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& c = h.state["views"]["throughput"]["comparisons"];
+  REQUIRE(c.size() == 1);
+  CHECK(c[0]["from"] == "hopper_producer_consumer");
+  CHECK(c[0]["to"] == "hopper_two_consumers");
+  CHECK(c[0]["lines"].size() >= 2);
+  // The tab was brought to the front once: its header line is drawn, as text on the window.
+  REQUIRE(h.state["drawn"].contains("throughput.why.0"));
+  const auto g = h.state["drawn"]["throughput.why.0"].get<std::array<float, 4>>();  // x, y, w, h
+  REQUIRE(g[2] > 100.0f);
+  REQUIRE(g[0] + g[2] <= float(h.w));
+  REQUIRE(g[1] + g[3] <= float(h.h));
+  std::set<int> colours;
+  for (int x = int(g[0]); x < int(g[0] + g[2]); x += 2) {
+    const auto p = h.pixel(x, int(g[1] + g[3] / 2));
+    colours.insert(p[0] << 16 | p[1] << 8 | p[2]);
+  }
+  CHECK(colours.size() > 3);  // glyphs, not an empty row
+  // An unknown kernel for --open-first: a usage error naming it, nothing rendered.
+  const Headless bad = run_headless("throughput_why_bad", "--open-first nope --kernel hopper_two_consumers");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.output, Contains("unknown kernel id 'nope'"));
+}
