@@ -430,7 +430,8 @@ void draw_comparisons(const ThroughputData& d, AppState& app, const ViewEnv& env
     const bool wrong_way = c.measured_speedup && std::abs(*c.measured_speedup - 1.0) >= 0.05 &&
                            (*c.measured_speedup > 1.0) != (c.predicted_speedup > 1.0);
     if (c.measured_speedup) ImGui::PushStyleColor(ImGuiCol_Text, wrong_way ? warn_color(env) : ok_color(env));
-    const bool open = ImGui::TreeNodeEx(head.c_str(), i + 1 == d.comparisons.size() ? ImGuiTreeNodeFlags_DefaultOpen : 0);
+    const bool last = i + 1 == d.comparisons.size();  // the newest pair opens unfolded
+    const bool open = ImGui::TreeNodeEx(head.c_str(), last ? ImGuiTreeNodeFlags_DefaultOpen : 0);
     if (c.measured_speedup) ImGui::PopStyleColor();
     const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
     app.drawn[fmt::format("throughput.why.{}", i)] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};  // for the headless test

@@ -214,6 +214,7 @@ TEST_CASE("cli sim --vs: both predictions, why one is faster, and one card for b
   CHECK(r.out.empty());
   r = run({"sim", "hopper_producer_consumer", "--vs", "blackwell_tcgen05_basic", "--traced-cta-only"});
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--vs blackwell_tcgen05_basic: it is built for sm_100a, which does not run on H100"));
+  CHECK_THAT(r.err,
+             Catch::Contains("--vs blackwell_tcgen05_basic: it is built for sm_100a, which does not run on H100"));
   CHECK(r.out.empty());
 }

@@ -289,7 +289,8 @@ TEST_CASE("throughput: two neighbouring steps at one shape say why one is faster
   // Both measured on one card: the measured ratio sits beside the predicted one.
   app.measurements.add_bench_json(result("hopper_producer_consumer", shape, 300.0, kH100), MeasurementSource::imported,
                                   1.0);
-  app.measurements.add_bench_json(result("hopper_two_consumers", shape, 360.0, kH100), MeasurementSource::imported, 2.0);
+  app.measurements.add_bench_json(result("hopper_two_consumers", shape, 360.0, kH100), MeasurementSource::imported,
+                                  2.0);
   d = prepare_throughput(app);
   REQUIRE(d.comparisons.size() == 1);
   REQUIRE(d.comparisons[0].measured_speedup);
