@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <string_view>
 
 #include <fmt/format.h>
 
@@ -55,7 +54,8 @@ PredictionComparison compare_predictions(const Prediction& a, const std::string&
   c.launch_b = b.launch_seconds;
   const std::vector<PartRow> rows_a = breakdown_rows(a.parts), rows_b = breakdown_rows(b.parts);
   for (size_t i = 0; i < rows_a.size() && i < rows_b.size(); ++i)
-    c.parts.push_back({rows_a[i].name, part_seconds(a, rows_a[i].cycles), part_seconds(b, rows_b[i].cycles)});
+    c.parts.push_back(
+        {rows_a[i].name, part_seconds(a, rows_a[i].cycles), part_seconds(b, rows_b[i].cycles), rows_a[i].sm_unit});
 
   // The verdict.
   if (std::abs(c.speedup - 1.0) < 0.01)
@@ -83,11 +83,8 @@ PredictionComparison compare_predictions(const Prediction& a, const std::string&
   if (std::strcmp(c.bound_a, "latency") == 0 || std::strcmp(c.bound_b, "latency") == 0) {
     const auto busiest = [](const std::vector<PartTimes>& parts, bool of_a) {
       const PartTimes* best = nullptr;
-      for (const PartTimes& p : parts) {
-        const std::string_view n = p.name;
-        if (n != "issue" && n != "L1 data path" && n != "tensor cores") continue;
-        if (!best || (of_a ? p.a > best->a : p.b > best->b)) best = &p;
-      }
+      for (const PartTimes& p : parts)
+        if (p.sm_unit && (!best || (of_a ? p.a > best->a : p.b > best->b))) best = &p;
       return best;
     };
     const PartTimes* lat = part_named(c.parts, "latency");

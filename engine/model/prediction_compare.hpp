@@ -19,6 +19,7 @@ namespace gs::model::timing {
 struct PartTimes {
   const char* name = "";
   double a = 0.0, b = 0.0;
+  bool sm_unit = false;  // PartRow::sm_unit
 };
 
 struct PredictionComparison {

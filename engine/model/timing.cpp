@@ -178,9 +178,8 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.issue = r * double(cta.warp_instructions) / (d.schedulers_per_sm.value * d.issue_per_scheduler.value);
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
-  b.l1_data = b.smem + b.lsu;
   b.tensor = r * double(cta.tensor_busy_cycles);
-  b.cta_alone = co_resident_cycles(double(cta.cycles), std::max({b.issue, b.l1_data, b.tensor}) / r, p.resident);
+  b.cta_alone = co_resident_cycles(double(cta.cycles), std::max({b.issue, b.l1_data(), b.tensor}) / r, p.resident);
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
@@ -246,11 +245,11 @@ std::vector<PartRow> breakdown_rows(const Breakdown& b) {
        "each CTA's own issue and the latency its warps do not hide, with its turns at the SM's busiest unit while the "
        "other co-resident CTAs use it",
        b.cta_alone},
-      {"issue", "the SM's instructions over its 4 schedulers", b.issue},
+      {"issue", "the SM's instructions over its 4 schedulers", b.issue, true},
       {"L1 data path",
        "shared-memory wavefronts and global loads' and stores' lines, one a cycle through the L1's one data path",
-       b.l1_data},
-      {"tensor cores", "tensor-core busy time", b.tensor},
+       b.l1_data(), true},
+      {"tensor cores", "tensor-core busy time", b.tensor, true},
       {"L2", "global and TMA bytes: the wave's distinct lines at L2 bandwidth, all at what L2 delivers to every SM", b.l2},
       {"HBM", "A and B panels not in L2, at HBM bandwidth", b.hbm},
       {"stores", "C to HBM at the write bandwidth", b.stores},

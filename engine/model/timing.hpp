@@ -189,11 +189,11 @@ struct GemmFacts {
 struct Breakdown {
   double cta_alone = 0;   // the CTA's own cycles: issue, and the latency its warps do not hide
   double issue = 0;       // the SM's co-resident CTAs' instructions over its schedulers
-  // The L1's one data path (shared memory and the L1 are one SRAM): shared-memory wavefronts and
-  // global loads' and stores' lines, one a cycle; smem and lsu are its two shares.
-  double l1_data = 0;
-  double smem = 0;        // of l1_data: shared-memory wavefronts
-  double lsu = 0;         // of l1_data: global loads' and stores' lines
+  // The L1's one data path (shared memory and the L1 are one SRAM) takes shared-memory wavefronts
+  // and global loads' and stores' lines, one a cycle: l1_data(), whose two shares these are.
+  double smem = 0;        // shared-memory wavefronts
+  double lsu = 0;         // global loads' and stores' lines
+  double l1_data() const { return smem + lsu; }
   double tensor = 0;      // tensor-core busy time
   double l2 = 0;          // bytes through L2 (global loads, TMA): the wave's distinct panel bytes at the
                           // L2's bandwidth, or all its bytes at what L2 delivers to all SMs at once
@@ -269,6 +269,8 @@ struct PartRow {
   const char* name;
   const char* meaning;
   double cycles;
+  bool sm_unit = false;  // a unit inside the SM (issue, the L1 data path, tensor cores): a latency
+                         // bound is the CTA's own time, which its busiest such unit fills in part
 };
 std::vector<PartRow> breakdown_rows(const Breakdown& b);
 
