@@ -6,13 +6,17 @@
 // launch). Per probe the table gives what it measures, the GPU's figure and, for the probes of
 // one CTA, the model's figure from the same kernel (its clock64 reads modeled cycles).
 //
-//   gemmscope_timing_probes [--json FILE] [--quick]
+//   gemmscope_timing_probes [--json FILE] [--quick] [--only PREFIX...] [--ptx DIR]
+//   gemmscope_timing_probes --against FILE   (an earlier run's JSON against its card's description)
 //
 // --quick runs every probe with small counts (a smoke test, the figures are not meaningful).
 // Exit status: 0 measured, 1 a launch failed, 2 bad usage, 3 no GPU.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <random>
@@ -23,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/model/machine_ceilings.hpp"
+#include "engine/model/machines.hpp"
 #include "engine/model/model.hpp"
 #include "engine/ptx/emit.hpp"
 #include "kernels/timing_probes.hpp"
@@ -157,6 +162,67 @@ Probe tma(std::string name, std::string what, std::string unit, uint32_t ctas, u
   return p;
 }
 
+// The card's machine description against today's run: every figure whose source names one of
+// these probes ("probe l2_latency: 291.85, H200, ...", engine/model/machines.hpp), so a device
+// check shows whether the description still holds on the card it ran on. Where the source gives
+// the probe's own reading ("probe NAME: 336.8 cycles, less the model's own 59 ..."), today's
+// reading is set against that one, so a figure derived from its probe compares like with like;
+// else against the figure itself. Prints the table; returns its rows (empty for a card the model
+// has no description of).
+nlohmann::json against_description(const std::string& device, const nlohmann::json& rows) {
+  nlohmann::json table = nlohmann::json::array();
+  const model::timing::Machine* card = model::timing::machine_named_in(device);
+  if (!card) {
+    std::cout << fmt::format("\nno machine description for '{}': nothing to compare\n", device);
+    return table;
+  }
+  std::cout << fmt::format("\nthe {} description against this run (figures whose source names a probe run here)\n",
+                           card->name)
+            << fmt::format("{:<28} {:>10} {:<8} {:<34} {:>10} {:>7}\n", "figure", "then", "reading", "probe", "GPU now",
+                           "ratio");
+  model::timing::for_each_figure(*card->desc, [&](const model::timing::FigureRow& f) {
+    const std::string_view source = f.figure->source;
+    if (source.rfind("probe ", 0) != 0) return;
+    const std::string_view rest = source.substr(6);
+    const std::string probe(rest.substr(0, rest.find_first_of(":, ")));
+    // The source names the probe or the prefix of a family ("l1_loads_stride4"): the first row
+    // whose name starts with it and that has a GPU figure.
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const nlohmann::json& r) {
+      return r["name"].get<std::string>().rfind(probe, 0) == 0 && r.contains("gpu");
+    });
+    if (row == rows.end()) return;
+    // "NAME: 336.8 ..." or "NAME / 32 / 128: 0.85, ...": the reading right after the first colon.
+    double recorded = 0;
+    bool has_recorded = false;
+    if (const size_t colon = rest.find(':'); colon != std::string_view::npos) {
+      const std::string after(rest.substr(colon + 1, 32));
+      char* end = nullptr;
+      recorded = std::strtod(after.c_str(), &end);
+      has_recorded = end != after.c_str() && recorded != 0;
+    }
+    const double now = (*row)["gpu"].get<double>(), described = has_recorded ? recorded : f.figure->value;
+    // A figure worked out from a probe of another unit, with no reading given (wgmma_latency from
+    // the tensor cores' rate), is not comparable: its source says how it was derived.
+    const bool comparable = has_recorded || (*row).value("unit", "") == f.unit;
+    const double ratio = comparable && described != 0 ? now / described : 0.0;
+    std::cout << fmt::format("{:<28} {:>10.4g} {:<8} {:<34} {:>10.4g} {:>7}{}\n", f.name, described,
+                             has_recorded ? "probe" : "figure", (*row)["name"].get<std::string>(), now,
+                             comparable ? fmt::format("{:.3f}", ratio) : "-",
+                             !comparable                      ? "  derived from it (its source says how)"
+                             : std::abs(ratio - 1.0) > 0.1 ? "  differs by more than 10%"
+                                                              : "");
+    table.push_back({{"figure", f.name},
+                     {"value", f.figure->value},
+                     {"compared_with", has_recorded ? "the probe's recorded reading" : "the figure"},
+                     {"described", described},
+                     {"probe", (*row)["name"]},
+                     {"gpu", now},
+                     {"ratio", comparable ? nlohmann::json(ratio) : nlohmann::json(nullptr)},
+                     {"source", source}});
+  });
+  return table;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -169,10 +235,26 @@ int main(int argc, char** argv) {
   app.add_option("--only", only, "run only the probes whose names start with one of these");
   std::string ptx_dir;
   app.add_option("--ptx", ptx_dir, "also write each probe's PTX into this folder (NAME.ptx), to read or disassemble");
+  std::string against;
+  app.add_option("--against", against,
+                 "run nothing: set the probes of an earlier --json FILE against its card's machine description");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!against.empty()) {
+    std::ifstream in(against);
+    nlohmann::json earlier = nlohmann::json::parse(in, nullptr, false);
+    if (!in || earlier.is_discarded() || !earlier.contains("device") || !earlier["device"].is_string() ||
+        !earlier.contains("probes") || !earlier["probes"].is_array()) {
+      std::cerr << fmt::format("gemmscope_timing_probes: {} is not a --json file of this program (it needs "
+                               "\"device\" and \"probes\")\n",
+                               against);
+      return 2;
+    }
+    against_description(earlier["device"].get<std::string>(), earlier["probes"]);
+    return 0;
   }
   using kernels::ChainOp;
   const uint32_t q = quick ? 16 : 1;  // divides the counts
@@ -524,6 +606,7 @@ int main(int argc, char** argv) {
     out["probes"].push_back(row);
   }
   if (status == 3) std::cerr << "gemmscope_timing_probes: no GPU; the model column alone is printed\n";
+  if (out.contains("device")) out["description"] = against_description(out["device"].get<std::string>(), out["probes"]);
   if (!json_path.empty()) {
     try {
       run::write_output_file(json_path, out.dump(2) + "\n", "the results");

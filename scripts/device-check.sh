@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # The GPU check: everything gemmscope can only confirm on a real GPU, in one run (< 9.5 minutes).
 #
-#   OUT=/some/dir scripts/device-check.sh [BUILD_DIR]
+#   OUT=/some/dir [PART=correct|speed|all] scripts/device-check.sh [BUILD_DIR]
+#
+# The whole check takes about 16 minutes on an H200 and a device call here may take 10, so it runs
+# as two parts, each under TOTAL_BUDGET_S: PART=correct (devices, [gpu] tests, ISA probes, ncu) and
+# PART=speed (devices, bench, the timing probes against the card's machine description, the
+# mma.sync peak). PART=all (the default) runs every step in one go, for a machine without that limit.
 #
 # Run it from the repository root on the GPU machine. It builds nothing: BUILD_DIR (default
 # build/device) is a build made on the development machine and carried along, e.g.
@@ -11,8 +16,9 @@
 #   ninja -C build/device gemmscope gemmscope_tests gemmscope_mma_peak gemmscope_timing_probes gemmscope_open_bench
 #
 # (no -g: the two programs are ~4 and ~7 MB instead of ~170 MB; -O2, not Release's -O3, which
-# makes GCC 12 print a false -Wrestrict warning). Only the two programs are needed:
-# BUILD_DIR/gemmscope and BUILD_DIR/tests/gemmscope_tests (or BUILD_DIR/gemmscope_tests). They
+# makes GCC 12 print a false -Wrestrict warning). Needed: BUILD_DIR/gemmscope and
+# BUILD_DIR/tests/gemmscope_tests (or BUILD_DIR/gemmscope_tests); gemmscope_timing_probes and
+# gemmscope_mma_peak are run where the build has them. They
 # need glibc >= 2.34 and the libstdc++ of GCC >= 12; libcuda is opened at run time, and
 # cuBLASLt as libcublasLt.so.13 from the library path or /usr/local/cuda/lib64.
 #
@@ -26,14 +32,26 @@
 #   6. mma-peak    gemmscope_mma_peak --json $OUT/mma-peak.json        mma-peak.log, mma-peak.json
 #                  (the mma.sync ceiling of the Ampere steps; skipped when BUILD_DIR has no
 #                  gemmscope_mma_peak)
+#   7. timing-probes  gemmscope_timing_probes --json $OUT/timing-probes.json   timing-probes.log
+#                  (the microbenchmarks behind the machine description, each beside the model's
+#                  figure, then every described figure beside the probe that measured it today)
+# PART=correct runs 1, 2, 3 and 5; PART=speed runs 1, 4, 7 and 6.
 # then a summary: each step's status and time, and the lines that matter from each log.
 # Exit status: 0 when every step passed, 1 otherwise (the summary says which).
 set -u
 
 BUILD_DIR=${1:-build/device}
+PART=${PART:-all}
+case $PART in
+  all | correct | speed) ;;
+  *) echo "device-check: PART=$PART is not a part: all, correct or speed" >&2; exit 2 ;;
+esac
+# Step limits add up to this: a part stays under 9.5 minutes (a device call: 10); all of it takes ~16.
+if [ "$PART" = all ]; then TOTAL_BUDGET_S=${TOTAL_BUDGET_S:-1000}; else TOTAL_BUDGET_S=${TOTAL_BUDGET_S:-570}; fi
+# in_part correct|speed: whether this run does that part's steps.
+in_part() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
 SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-./device-out}
-TOTAL_BUDGET_S=${TOTAL_BUDGET_S:-570}  # step limits add up to this: the whole run stays under 9.5 minutes (a device call: 10)
 mkdir -p "$OUT" || { echo "device-check: cannot create $OUT" >&2; exit 1; }
 OUT=$(cd "$OUT" && pwd)
 
@@ -91,28 +109,42 @@ run_step() {
   ldd "$GEMMSCOPE" 2>&1 | grep -E "not found|GLIBC" || true
 } > "$OUT/environment.txt" 2>&1
 
-run_step devices 60 330 "$OUT/devices.log" "$GEMMSCOPE" devices
-if [ -x "$TESTS" ]; then
-  # [gpu] took 200 s for 21 of its 24 cases on the H200 (2026-12-01; "the model computes the GPU's bytes"
-  # alone 93 s), so 250.
-  run_step gpu-tests 250 180 "$OUT/gpu-tests.log" "$TESTS" "[gpu]" -r console -o "$OUT/gpu-tests.txt" --durations yes
-else
-  names+=("gpu-tests"); results+=("MISSING: $TESTS not found")
+# Each step's reserve keeps time for the later steps of the same run (the parts' reserves are
+# those of their own later steps; PART=all takes the sum, as before the split).
+run_step devices 60 "$(in_part correct && echo 330 || echo 300)" "$OUT/devices.log" "$GEMMSCOPE" devices
+if in_part correct; then
+  if [ -x "$TESTS" ]; then
+    # [gpu] took 200 s for 21 of its 24 cases on the H200 (2026-12-01; "the model computes the GPU's bytes"
+    # alone 93 s), so 250.
+    run_step gpu-tests 250 180 "$OUT/gpu-tests.log" "$TESTS" "[gpu]" -r console -o "$OUT/gpu-tests.txt" --durations yes
+  else
+    names+=("gpu-tests"); results+=("MISSING: $TESTS not found")
+  fi
+  run_step probes 90 "$(in_part speed && echo 280 || echo 150)" "$OUT/probes.log" "$GEMMSCOPE" probe all
+  run_step ncu 150 "$(in_part speed && echo 130 || echo 0)" "$OUT/ncu.log" env NCU_TIMEOUT=60 \
+    MISTAKES="ampere_ldmatrix:unswizzled-ldmatrix" bash "$SCRIPT_DIR/ncu-bank-conflicts.sh" "$GEMMSCOPE" "$OUT/ncu"
 fi
-run_step probes 90 130 "$OUT/probes.log" "$GEMMSCOPE" probe all
-run_step bench 330 45 "$OUT/bench.log" "$GEMMSCOPE" bench all --sizes 4096,8192 --reps 20 --compare-model \
-  --json "$OUT/bench.json"
-run_step ncu 150 20 "$OUT/ncu.log" env NCU_TIMEOUT=60 MISTAKES="ampere_ldmatrix:unswizzled-ldmatrix" bash "$SCRIPT_DIR/ncu-bank-conflicts.sh" "$GEMMSCOPE" "$OUT/ncu"
-if [ -x "$BUILD_DIR/gemmscope_mma_peak" ]; then
-  run_step mma-peak 30 0 "$OUT/mma-peak.log" "$BUILD_DIR/gemmscope_mma_peak" --json "$OUT/mma-peak.json"
-else
-  names+=("mma-peak"); results+=("MISSING: $BUILD_DIR/gemmscope_mma_peak not found")
+if in_part speed; then
+  run_step bench 330 130 "$OUT/bench.log" "$GEMMSCOPE" bench all --sizes 4096,8192 --reps 20 --compare-model \
+    --json "$OUT/bench.json"
+  # The timing probes took 92 s on the H200 (2026-12-01).
+  if [ -x "$BUILD_DIR/gemmscope_timing_probes" ]; then
+    run_step timing-probes 120 30 "$OUT/timing-probes.log" "$BUILD_DIR/gemmscope_timing_probes" \
+      --json "$OUT/timing-probes.json"
+  else
+    names+=("timing-probes"); results+=("MISSING: $BUILD_DIR/gemmscope_timing_probes not found")
+  fi
+  if [ -x "$BUILD_DIR/gemmscope_mma_peak" ]; then
+    run_step mma-peak 30 0 "$OUT/mma-peak.log" "$BUILD_DIR/gemmscope_mma_peak" --json "$OUT/mma-peak.json"
+  else
+    names+=("mma-peak"); results+=("MISSING: $BUILD_DIR/gemmscope_mma_peak not found")
+  fi
 fi
 
 # --- summary ---------------------------------------------------------------------------------
 {
   echo
-  echo "================ device check summary ($(( $(date +%s) - START )) s) ================"
+  echo "================ device check summary, PART=$PART ($(( $(date +%s) - START )) s) ================"
   head -n 2 "$OUT/environment.txt" | tail -n 1
   for i in "${!names[@]}"; do printf '  %-10s %s\n' "${names[$i]}" "${results[$i]}"; done
   echo
@@ -129,6 +161,8 @@ fi
   grep -E "^gemmscope:" "$OUT/bench.log" 2> /dev/null
   echo "--- ncu bank conflicts"
   sed -n '/^shared-memory bank conflicts/,$p' "$OUT/ncu.log" 2> /dev/null
+  echo "--- timing probes against the machine description (full table: timing-probes.log)"
+  sed -n '/description against this run/,$p' "$OUT/timing-probes.log" 2> /dev/null | grep -E "description|^figure|differs"
   echo "--- mma.sync peak"
   tail -n 1 "$OUT/mma-peak.log" 2> /dev/null
   echo
