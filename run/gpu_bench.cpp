@@ -8,11 +8,13 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "engine/cuda/context.hpp"
 #include "engine/cuda/cublas.hpp"
+#include "engine/cuda/nvml.hpp"
 #include "engine/ir/instrument.hpp"
 #include "engine/model/timeline_decode.hpp"
 #include "engine/ptx/emit.hpp"
@@ -98,6 +100,19 @@ std::pair<std::vector<double>, std::vector<double>> time_interleaved(
     ms.second.push_back(cuda::Event::elapsed_ms(events[e + 1], events[e + 2]));
   }
   return ms;
+}
+
+// NVML averages power over its last second (Ampere and newer); a run shorter than that is soaked
+// this long with our kernel alone to read its power.
+constexpr double kPowerWindowMs = 1000.0;
+constexpr double kPowerSoakMs = 1300.0;
+
+json conditions_json(const cuda::GpuConditions& c) {
+  return {{"samples", c.samples},
+          {"power_w", {{"median", c.power_median_w}, {"max", c.power_max_w}}},
+          {"temperature_c_max", c.temp_max_c},
+          {"sm_clock_reported_mhz", {{"median", c.sm_clock_reported_median_mhz}, {"min", c.sm_clock_reported_min_mhz}}},
+          {"clock_limits", c.limits}};
 }
 
 // Everything a bench child needs, made in the parent before the fork.
@@ -250,11 +265,74 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   c.memset_u8(0xFF);  // the timed launches must write all of C again
   context.synchronize();
   cuda::Stream stream;
-  job.step(fmt::format("timing {} launches after {} warm-up", reps, warmup));
-  const std::vector<double> times =
-      time_launches(job, p.kernel.name, base + ms_of(4.0 * per_launch * (warmup + reps)), warmup, reps, sets, stream,
-                    [&](int set) { launches[size_t(set)].enqueue(stream.handle()); });
-  out["timing"] = {{"ms", times}, {"warmup", warmup}, {"input_sets", sets}, {"consistent", download_bytes(c) == c_out}};
+  const auto kernel_launch = [&](int set) { launches[size_t(set)].enqueue(stream.handle()); };
+  const auto blas_launch = [&](int set) {
+    const GemmDeviceBuffers& s = set_spans[size_t(set)];
+    enqueue_cublas(*lt, *p.info, p.c_dtype, p.shape, s.a.ptr, s.b.ptr, c_blas->ptr(), stream.handle());
+  };
+  // The card's power, temperature and the reasons it gives for holding its clock down, sampled
+  // while the timed launches run (cuda/nvml.hpp; none without NVML, and the JSON says why).
+  cuda::GpuSampler sampler(device);
+  std::vector<double> times, blas;
+  bool paired = false;
+  if (lt && req.cublas) {
+    // Paired rounds: our kernel and cuBLAS launch by launch in alternation on the same input set,
+    // so a clock or power state that moves during the run moves under both, and each round gives
+    // one ratio (read_child_result).
+    try {
+      const double blas_per = std::max(blas_once_ms, 1e-3);
+      job.step(fmt::format("timing {} paired rounds (ours, then cuBLAS) after {} warm-up", reps, warmup));
+      std::tie(times, blas) = time_interleaved(job, p.kernel.name + " and cuBLAS",
+                                               base + ms_of(4.0 * (per_launch + blas_per) * (warmup + reps)), warmup,
+                                               reps, sets, stream, kernel_launch, blas_launch);
+      out["cublas"] = {{"ms", blas}, {"algorithm", lt->last_algorithm()}};
+      paired = true;
+    } catch (const std::exception& e) {
+      out["cublas_error"] = e.what();
+    }
+  }
+  if (!paired) {
+    job.step(fmt::format("timing {} launches after {} warm-up", reps, warmup));
+    times = time_launches(job, p.kernel.name, base + ms_of(4.0 * per_launch * (warmup + reps)), warmup, reps, sets,
+                          stream, kernel_launch);
+  }
+  // NVML's power on Ampere and newer is the average of the last second: a sample from the first
+  // second of a run reads partly the card before it, and only later ones count. A timed block
+  // shorter than that has none: ours then runs back to back a little longer than the window.
+  std::vector<cuda::GpuSample> samples = sampler.stop();
+  const double sampled_ms = samples.empty() ? 0.0 : samples.back().t_ms - samples.front().t_ms;
+  const bool sampled_any = !samples.empty();
+  std::erase_if(samples, [](const cuda::GpuSample& s) { return s.t_ms < kPowerWindowMs; });
+  std::string sampled_how = fmt::format("sampled over the timed launches after their first second ({:.0f} ms in all)",
+                                        sampled_ms);
+  if (sampled_any && samples.empty()) {
+    job.step("sampling the card's power while our kernel runs back to back");
+    cuda::GpuSampler soak(device);
+    job.wait_for_kernel(p.kernel.name, base + ms_of(2.0 * kPowerSoakMs + 10.0 * per_launch), [&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      int launched = 0;
+      const int batch = std::max(1, int(20.0 / per_launch));  // about 20 ms of launches a batch
+      while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() < kPowerSoakMs) {
+        for (int i = 0; i < batch; ++i) kernel_launch(launched++ % sets);
+        stream.synchronize();
+      }
+    });
+    samples = soak.stop();
+    std::erase_if(samples, [](const cuda::GpuSample& s) { return s.t_ms < kPowerWindowMs; });
+    sampled_how = fmt::format("sampled in the last {:.0f} ms of {:.0f} ms of ours back to back after the timed "
+                              "launches (they took {:.0f} ms, less than NVML's one-second power average): the card "
+                              "under this kernel sustained, not during the timed launches",
+                              kPowerSoakMs - kPowerWindowMs, kPowerSoakMs, sampled_ms);
+  }
+  if (!samples.empty()) {
+    out["conditions"] = conditions_json(cuda::summarize(samples));
+    out["conditions"]["how"] = sampled_how;
+  } else {
+    out["conditions_error"] = sampler.why().empty() ? "NVML gave no sample" : sampler.why();
+  }
+  out["timing"] = {{"ms", times},     {"warmup", warmup},
+                   {"input_sets", sets}, {"consistent", download_bytes(c) == c_out},
+                   {"paired", paired}};
 
   if (p.timeline) {
     try {
@@ -266,20 +344,6 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     }
   }
 
-  if (lt && req.cublas) {
-    try {
-      const double blas_per = std::max(blas_once_ms, 1e-3);
-      job.step("timing cuBLAS");
-      const std::vector<double> blas = time_launches(
-          job, "cuBLAS", base + ms_of(4.0 * blas_per * (warmup + reps)), warmup, reps, sets, stream, [&](int set) {
-            const GemmDeviceBuffers& s = set_spans[size_t(set)];
-            enqueue_cublas(*lt, *p.info, p.c_dtype, p.shape, s.a.ptr, s.b.ptr, c_blas->ptr(), stream.handle());
-          });
-      out["cublas"] = {{"ms", blas}, {"algorithm", lt->last_algorithm()}};
-    } catch (const std::exception& e) {
-      out["cublas_error"] = e.what();
-    }
-  }
   return out;
 }
 
@@ -335,15 +399,51 @@ void read_child_result(const json& v, BenchResult& r) {
     r.consistent = t.value("consistent", true);
   }
   if (v.contains("cublas")) {
-    r.cublas = summarize_times(v["cublas"].at("ms").get<std::vector<double>>());
+    const std::vector<double> blas = v["cublas"].at("ms").get<std::vector<double>>();
+    r.cublas = summarize_times(blas);
     r.cublas_algorithm = v["cublas"].value("algorithm", std::string());
+    if (v.contains("timing") && v["timing"].value("paired", false)) {
+      const std::vector<double> ours = v["timing"].at("ms").get<std::vector<double>>();
+      std::vector<double> ratios;
+      for (size_t i = 0; i < std::min(ours.size(), blas.size()); ++i)
+        if (ours[i] > 0) ratios.push_back(blas[i] / ours[i]);
+      r.paired = !ratios.empty();
+      if (r.paired) r.paired_ratio = spread_of(ratios);
+    }
   }
+  if (v.contains("conditions")) {
+    const json& c = v["conditions"];
+    cuda::GpuConditions g;
+    g.samples = c.value("samples", 0);
+    g.power_median_w = c.at("power_w").value("median", 0.0);
+    g.power_max_w = c.at("power_w").value("max", 0.0);
+    g.temp_max_c = c.value("temperature_c_max", 0u);
+    g.sm_clock_reported_median_mhz = c.at("sm_clock_reported_mhz").value("median", 0u);
+    g.sm_clock_reported_min_mhz = c.at("sm_clock_reported_mhz").value("min", 0u);
+    g.limits = c.value("clock_limits", std::vector<std::string>{});
+    g.how = c.value("how", std::string());
+    r.conditions = g;
+  }
+  r.conditions_error = v.value("conditions_error", std::string());
   if (r.reference == "none" && r.error.empty())
     r.error = "no reference: the CPU reference is too slow at this size and cuBLAS is unavailable (" + r.cublas_error +
               ")";
 }
 
 }  // namespace
+
+double quantile_of_sorted(const std::vector<double>& v, double q) {
+  if (v.empty()) return 0.0;
+  const double at = q * double(v.size() - 1);
+  const size_t lo = size_t(at);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (at - double(lo)) * (v[hi] - v[lo]);
+}
+
+Spread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return {quantile_of_sorted(values, 0.5), quantile_of_sorted(values, 0.25), quantile_of_sorted(values, 0.75)};
+}
 
 TimingSummary summarize_times(std::vector<double> ms) {
   TimingSummary s;
@@ -354,6 +454,8 @@ TimingSummary summarize_times(std::vector<double> ms) {
   s.min_ms = ms.front();
   s.max_ms = ms.back();
   s.median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+  s.q1_ms = quantile_of_sorted(ms, 0.25);
+  s.q3_ms = quantile_of_sorted(ms, 0.75);
   return s;
 }
 
@@ -414,7 +516,8 @@ BenchResult run_bench(const BenchRequest& req) {
 
   GpuJobOptions options = req.job;
   // The backstop: every watchdog limit the child can arm, with room to spare.
-  options.limits.kernels = 3 * p.check_limit + 2 * req.kernel_limit + ms_of(8.0 * req.max_timing_seconds * 1000.0);
+  options.limits.kernels = 3 * p.check_limit + 2 * req.kernel_limit + ms_of(8.0 * req.max_timing_seconds * 1000.0) +
+                           ms_of(3.0 * kPowerSoakMs);
   const GpuJobResult job = run_gpu_job(
       fmt::format("bench {} {}x{}x{}", r.kernel_id, p.shape.m, p.shape.n, p.shape.k),
       [&](GpuJobContext& context) { return bench_child(context, p, req); }, options);

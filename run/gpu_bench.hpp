@@ -18,8 +18,12 @@
 //     every launch reads A and B from HBM like a real GEMM. Median, min and max per launch;
 //     TFLOP/s = 2·M·N·K / time. C is poisoned before the timed launches and must come out
 //     identical to the checked C (a kernel whose output changes from run to run races);
-//  3. cuBLAS (CublasLt: same A, B layout "nk"/"kn" from KernelInfo::b_layout, same f32 C) timed
-//     the same way on the same input copies, in the same child.
+//  3. cuBLAS (CublasLt: same A, B layout "nk"/"kn" from KernelInfo::b_layout, same C type) timed
+//     in the same launches' rounds: ours and cuBLAS alternate launch by launch (paired rounds) on
+//     the same input copies, so a clock that moves during the run moves under both; each round
+//     gives a ratio, and the ratio is their median with its interquartile range. Meanwhile NVML
+//     samples the card's power, temperature and the reasons it holds its clock down
+//     (cuda/nvml.hpp; not the held clock, which NVML does not report).
 // A slow kernel gets fewer reps (at most max_timing_seconds of timed launches); `reps` in the
 // result is the number actually timed.
 #pragma once
@@ -33,6 +37,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/cuda/nvml.hpp"
 #include "run/gemm_data.hpp"
 #include "run/gpu_job.hpp"
 #include "run/timeline_doc.hpp"
@@ -66,11 +71,21 @@ struct BenchRequest {
 
 struct TimingSummary {
   double median_ms = 0.0, min_ms = 0.0, max_ms = 0.0;
+  double q1_ms = 0.0, q3_ms = 0.0;  // the quartiles: the spread is the interquartile range q3 - q1
   int reps = 0;  // 0: not timed
 };
 
-// Median (mean of the two middle values for an even count), min and max of per-launch times.
+// Median (mean of the two middle values for an even count), quartiles (linear between the sorted
+// values), min and max of per-launch times.
 TimingSummary summarize_times(std::vector<double> ms);
+// The q-quantile (0..1) of sorted values, linear between neighbours; 0 for none.
+double quantile_of_sorted(const std::vector<double>& sorted, double q);
+
+// A spread of per-round figures: the median and the quartiles.
+struct Spread {
+  double median = 0.0, q1 = 0.0, q3 = 0.0;
+};
+Spread spread_of(std::vector<double> values);
 // 2·M·N·K / (ms · 1e9): TFLOP/s for a time in milliseconds; 0 for ms <= 0.
 double tflops_of(kernels::GemmShape shape, double ms);
 
@@ -110,6 +125,15 @@ struct BenchResult {
   int input_sets = 0;       // copies of A and B rotated between launches
   bool consistent = true;   // C after the timed launches == the checked C, bit for bit
   std::optional<TimingSummary> cublas;
+  // Ours and cuBLAS timed in paired rounds (ours, cuBLAS, ours, cuBLAS, ...; what every run with
+  // cuBLAS does since 2026-12-02): each round's ratio, cuBLAS's time over ours. Older files
+  // timed each in a block of its own: no per-round ratio.
+  bool paired = false;
+  std::optional<Spread> paired_ratio;
+  // The card while the timed launches ran (NVML: power, temperature, the clock the driver
+  // reports and the reasons it gave for holding the clock down), or why there are none.
+  std::optional<cuda::GpuConditions> conditions;
+  std::string conditions_error;
   std::string cublas_error;      // why there is no cuBLAS timing
   std::string cublas_algorithm;  // CublasLt::last_algorithm()
   // C's element type of this build, which cuBLAS writes too (kernels::c_dtype_of).
@@ -135,12 +159,19 @@ BenchResult run_bench(const BenchRequest& request);
 // tflops {median,min,max}, ms {median,min,max}, cublas_tflops, ratio_vs_cublas, rel_err, reps,
 // then status, error, correct, reference, inputs, seed, tolerance, mismatches, unwritten,
 // first_mismatch, check_ms, registers, c_dtype ("f32" or "bf16": the kernel's C and cuBLAS's), grid_ctas, cluster_ctas, resident_ctas, waves, warmup, input_sets, consistent, cublas_ms {median,min,
-// max}, cublas_algorithm, cublas_error. Numbers that do not exist are null.
+// max}, cublas_algorithm, cublas_error, paired_rounds, ratio_iqr [q1, q3] (paired rounds only; the
+// ratio is then the rounds' median), method (measurement_method), conditions {samples, power_w
+// {median,max}, temperature_c_max, sm_clock_reported_mhz {median,min}, clock_limits} and
+// conditions_error. ms and cublas_ms also carry q1 and q3. Numbers that do not exist are null.
 nlohmann::json bench_result_json(const BenchResult& result);
 
 // One row per result: kernel, shape, TFLOP/s (median), ms (median, min–max), cuBLAS TFLOP/s,
 // ratio, rel_err, verdict.
 std::string bench_table(const std::vector<BenchResult>& results);
+
+// How the figures were measured, in words: warm-up, timed launches, input rotation, paired rounds,
+// medians and spreads, whether the card's power was sampled.
+std::string measurement_method(const BenchResult& result);
 
 // One line for progress output: "412.3 TFLOP/s (0.333 ms), cuBLAS 655.0 (63%), rel_err 2.1e-06".
 std::string bench_summary_line(const BenchResult& result);

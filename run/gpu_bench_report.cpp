@@ -6,6 +6,7 @@
 #include <random>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "run/gpu_bench.hpp"
 
@@ -18,8 +19,19 @@ using nlohmann::json;
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json timing_json(const TimingSummary& t) {
-  if (t.reps == 0) return {{"median", nullptr}, {"min", nullptr}, {"max", nullptr}};
-  return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}};
+  if (t.reps == 0) return {{"median", nullptr}, {"min", nullptr}, {"max", nullptr}, {"q1", nullptr}, {"q3", nullptr}};
+  return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}, {"q1", t.q1_ms}, {"q3", t.q3_ms}};
+}
+
+json conditions_json(const BenchResult& r) {
+  if (!r.conditions) return nullptr;
+  const cuda::GpuConditions& c = *r.conditions;
+  return {{"samples", c.samples},
+          {"power_w", {{"median", c.power_median_w}, {"max", c.power_max_w}}},
+          {"temperature_c_max", c.temp_max_c},
+          {"sm_clock_reported_mhz", {{"median", c.sm_clock_reported_median_mhz}, {"min", c.sm_clock_reported_min_mhz}}},
+          {"clock_limits", c.limits},
+          {"how", c.how}};
 }
 
 // TFLOP/s of a timing: the median time gives the median rate, the minimum time the maximum.
@@ -81,7 +93,12 @@ json bench_result_json(const BenchResult& r) {
   j["tflops"] = tflops_json(r.shape, r.kernel);
   j["ms"] = timing_json(r.kernel);
   j["cublas_tflops"] = have_blas ? json(blas_tflops) : json(nullptr);
-  j["ratio_vs_cublas"] = timed && have_blas && blas_tflops > 0 ? json(tflops / blas_tflops) : json(nullptr);
+  // Paired rounds: the median of the rounds' ratios, and their quartiles; else the medians' ratio.
+  j["ratio_vs_cublas"] = timed && have_blas && r.paired_ratio ? json(r.paired_ratio->median)
+                         : timed && have_blas && blas_tflops > 0 ? json(tflops / blas_tflops)
+                                                                 : json(nullptr);
+  j["ratio_iqr"] = timed && have_blas && r.paired_ratio ? json::array({r.paired_ratio->q1, r.paired_ratio->q3})
+                                                        : json(nullptr);
   j["rel_err"] = r.checked ? number_or_null(r.cmp.rel_err) : json(nullptr);
   j["reps"] = r.kernel.reps;
   // Beyond the summary: how the verdict and the numbers came about.
@@ -108,6 +125,10 @@ json bench_result_json(const BenchResult& r) {
   j["consistent"] = r.consistent;
   j["cublas_ms"] = have_blas ? timing_json(*r.cublas) : json(nullptr);
   j["cublas_algorithm"] = r.cublas_algorithm;
+  j["paired_rounds"] = r.paired;
+  j["method"] = measurement_method(r);
+  j["conditions"] = conditions_json(r);
+  j["conditions_error"] = r.conditions_error;
   j["cublas_error"] = r.cublas_error;
   if (r.timeline) {
     const TimelineDoc& t = *r.timeline;
@@ -121,6 +142,24 @@ json bench_result_json(const BenchResult& r) {
   return j;
 }
 
+std::string measurement_method(const BenchResult& r) {
+  if (r.kernel.reps == 0) return "one checked launch, not timed";
+  std::string m = fmt::format("{} warm-up launch{}, then {} timed, each between two events; A and B rotated over {} "
+                              "copies so that L2 does not hold them",
+                              r.warmup, r.warmup == 1 ? "" : "es", r.kernel.reps, r.input_sets);
+  m += r.paired ? "; ours and cuBLAS alternated launch by launch (paired rounds): the ratio is the median of the "
+                  "rounds' ratios, with its interquartile range"
+       : r.cublas && r.cublas->reps > 0 ? "; cuBLAS timed in a block of its own after ours: the ratio is the medians'"
+                                        : "";
+  m += "; medians, with the interquartile range as the spread";
+  m += r.conditions ? fmt::format("; power and temperature {} ({} samples)",
+                                  r.conditions->how.empty() ? "sampled meanwhile" : r.conditions->how,
+                                  r.conditions->samples)
+                    : "; power not sampled (" + (r.conditions_error.empty() ? std::string("no NVML") : r.conditions_error) +
+                          ")";
+  return m;
+}
+
 std::string bench_summary_line(const BenchResult& r) {
   if (r.status != GpuStatus::ok) return fmt::format("{}: {}", gpu_status_name(r.status), r.error);
   std::string line;
@@ -131,8 +170,18 @@ std::string bench_summary_line(const BenchResult& r) {
     line = fmt::format("one launch, {:.3f} ms", r.check_ms);
   if (r.cublas && r.cublas->reps > 0 && r.kernel.reps > 0) {
     const double blas = tflops_of(r.shape, r.cublas->median_ms);
-    line += fmt::format(", cuBLAS {:.1f} ({:.0f}%, {} C in both)", blas, 100.0 * tflops_of(r.shape, r.kernel.median_ms) / blas,
-                        kernels::dtype_name(r.c_dtype));
+    line += r.paired_ratio
+                ? fmt::format(", cuBLAS {:.1f} ({:.1f}%, IQR {:.1f}-{:.1f} over {} paired rounds, {} C in both)", blas,
+                              100.0 * r.paired_ratio->median, 100.0 * r.paired_ratio->q1, 100.0 * r.paired_ratio->q3,
+                              r.kernel.reps, kernels::dtype_name(r.c_dtype))
+                : fmt::format(", cuBLAS {:.1f} ({:.0f}%, {} C in both)", blas,
+                              100.0 * tflops_of(r.shape, r.kernel.median_ms) / blas, kernels::dtype_name(r.c_dtype));
+  }
+  if (r.conditions) {
+    line += fmt::format("; {:.0f} W (max {:.0f}), {} C", r.conditions->power_median_w, r.conditions->power_max_w,
+                        r.conditions->temp_max_c);
+    if (!r.conditions->limits.empty())
+      line += fmt::format(", clock held down by {}", fmt::join(r.conditions->limits, ", "));
   }
   if (r.checked)
     line += r.cmp.correct ? fmt::format(", correct (rel_err {:.1e} vs {})", r.cmp.rel_err, r.reference)
@@ -165,18 +214,26 @@ std::string kernel_label(const BenchResult& r) {
 }  // namespace
 
 std::string bench_table(const std::vector<BenchResult>& results) {
-  std::string out = fmt::format("{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", "kernel", "shape", "TFLOP/s",
-                                "ms median (min-max)", "cuBLAS", "ratio", "rel_err", "verdict");
+  std::string out = fmt::format("{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>11} {:>9} {:>9}  {}\n", "kernel", "shape",
+                                "TFLOP/s", "ms median (min-max)", "cuBLAS", "ratio", "ratio IQR", "power", "rel_err",
+                                "verdict");
   for (const BenchResult& r : results) {
     const std::string shape = fmt::format("{}x{}x{}", r.shape.m, r.shape.n, r.shape.k);
     const bool timed = r.status == GpuStatus::ok && r.kernel.reps > 0;
     const bool blas = timed && r.cublas && r.cublas->reps > 0;
     const double tf = timed ? tflops_of(r.shape, r.kernel.median_ms) : 0.0;
     const double btf = blas ? tflops_of(r.shape, r.cublas->median_ms) : 0.0;
+    const std::optional<Spread>& pr = r.paired_ratio;
     out += fmt::format(
-        "{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>9}  {}\n", kernel_label(r), shape, timed ? fmt::format("{:.1f}", tf) : "-",
+        "{:<22} {:<16} {:>9} {:>22} {:>9} {:>6} {:>11} {:>9} {:>9}  {}\n", kernel_label(r), shape,
+        timed ? fmt::format("{:.1f}", tf) : "-",
         timed ? fmt::format("{:.3f} ({:.3f}-{:.3f})", r.kernel.median_ms, r.kernel.min_ms, r.kernel.max_ms) : "-",
-        blas ? fmt::format("{:.1f}", btf) : "-", blas && btf > 0 ? fmt::format("{:.0f}%", 100.0 * tf / btf) : "-",
+        blas ? fmt::format("{:.1f}", btf) : "-",
+        blas && pr ? fmt::format("{:.1f}%", 100.0 * pr->median)
+        : blas && btf > 0 ? fmt::format("{:.0f}%", 100.0 * tf / btf)
+                          : "-",
+        blas && pr ? fmt::format("{:.1f}-{:.1f}", 100.0 * pr->q1, 100.0 * pr->q3) : "-",
+        timed && r.conditions ? fmt::format("{:.0f}W {}C", r.conditions->power_median_w, r.conditions->temp_max_c) : "-",
         r.checked && std::isfinite(r.cmp.rel_err) ? fmt::format("{:.1e}", r.cmp.rel_err) : "-", verdict(r));
   }
   return out;

@@ -131,6 +131,9 @@ DeviceInfo query_device(int ordinal) {
   info.max_smem_per_block_optin = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                                             "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
   info.l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2_CACHE_SIZE");
+  info.pci_domain = attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, "PCI_DOMAIN_ID");
+  info.pci_bus = attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, "PCI_BUS_ID");
+  info.pci_device = attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, "PCI_DEVICE_ID");
   size_t bytes = 0;
   check(cu.cuDeviceTotalMem(&bytes, device), "cuDeviceTotalMem");
   info.total_mem = bytes;

@@ -22,6 +22,7 @@ struct DeviceInfo {
   int max_smem_per_block_optin = 0;  // 232448 on H100: dynamic smem above 48 KiB needs opt-in
   int l2_bytes = 0;                  // 52428800 on H100 SXM
   int driver_version = 0;            // 13000 for CUDA 13.0
+  int pci_domain = 0, pci_bus = 0, pci_device = 0;  // where NVML finds it (cuda/nvml.hpp)
 };
 
 // Every GPU the driver sees, in ordinal order. Throws DriverUnavailable (with the reason: no

@@ -259,3 +259,66 @@ TEST_CASE("compare: each kind of mistake is judged by what it should do", "[run]
   CHECK_THAT(run::model_comparison_table({hang, same, race}),
              Contains("wrong-expect-tx") && Contains("UNEXPECTED: ") && Contains("race"));
 }
+
+TEST_CASE("bench: quartiles and paired rounds give the spread of every figure", "[run][bench]") {
+  const run::TimingSummary t = run::summarize_times({5.0, 1.0, 4.0, 2.0, 3.0});
+  CHECK(t.median_ms == 3.0);
+  CHECK(t.q1_ms == 2.0);
+  CHECK(t.q3_ms == 4.0);
+  const run::Spread s = run::spread_of({1.0, 2.0, 3.0, 4.0});  // linear between the sorted values
+  CHECK(s.median == Approx(2.5));
+  CHECK(s.q1 == Approx(1.75));
+  CHECK(s.q3 == Approx(3.25));
+
+  // Paired rounds: the ratio is the median of the rounds' ratios, not the medians' ratio.
+  run::BenchResult r = fake_result();
+  r.paired = true;
+  r.paired_ratio = run::Spread{0.61, 0.58, 0.64};
+  const nlohmann::json j = run::bench_result_json(r);
+  CHECK(j["ratio_vs_cublas"].get<double>() == Approx(0.61));
+  CHECK(j["ratio_iqr"] == nlohmann::json::array({0.58, 0.64}));
+  CHECK(j["paired_rounds"] == true);
+  CHECK(j["ms"]["q1"].get<double>() == Approx(r.kernel.q1_ms));
+  CHECK_THAT(j["method"].get<std::string>(), Contains("paired rounds") && Contains("interquartile"));
+  CHECK_THAT(run::bench_summary_line(r), Contains("61.0%, IQR 58.0-64.0"));
+  CHECK_THAT(run::bench_table({r}), Contains("ratio IQR") && Contains("58.0-64.0"));
+  // A result of before paired rounds keeps the medians' ratio, and says how it was measured.
+  const nlohmann::json old = run::bench_result_json(fake_result());
+  CHECK(old["ratio_iqr"].is_null());
+  CHECK_THAT(old["method"].get<std::string>(), Contains("block of its own"));
+}
+
+TEST_CASE("bench: the card's power, temperature and clock limits travel with each result", "[run][bench]") {
+  std::vector<cuda::GpuSample> samples(5);
+  for (int i = 0; i < 5; ++i) {
+    samples[size_t(i)].power_w = 600.0 + 10 * i;
+    samples[size_t(i)].temp_c = 60 + uint32_t(i);
+    samples[size_t(i)].sm_clock_mhz = 1980 - 10 * uint32_t(i);
+  }
+  samples[3].limits = 0x4;         // power cap
+  samples[4].limits = 0x4 | 0x20;  // and thermal slowdown
+  const cuda::GpuConditions c = cuda::summarize(samples);
+  CHECK(c.samples == 5);
+  CHECK(c.power_median_w == Approx(620.0));
+  CHECK(c.power_max_w == Approx(640.0));
+  CHECK(c.temp_max_c == 64);
+  CHECK(c.sm_clock_reported_median_mhz == 1960);
+  CHECK(c.sm_clock_reported_min_mhz == 1940);
+  CHECK(c.limits == std::vector<std::string>{"power cap", "thermal slowdown"});
+  CHECK(cuda::clock_limit_names(0x1).empty());  // idle is no limit on a benchmark
+  CHECK(cuda::summarize({}).samples == 0);
+
+  run::BenchResult r = fake_result();
+  r.conditions = c;
+  const nlohmann::json j = run::bench_result_json(r);
+  CHECK(j["conditions"]["power_w"]["median"].get<double>() == Approx(620.0));
+  CHECK(j["conditions"]["clock_limits"] == nlohmann::json::array({"power cap", "thermal slowdown"}));
+  CHECK_THAT(run::bench_summary_line(r), Contains("620 W (max 640), 64 C") && Contains("power cap"));
+  CHECK_THAT(run::bench_table({r}), Contains("620W 64C"));
+  // Without NVML the result says why, and nothing is made up.
+  run::BenchResult none = fake_result();
+  none.conditions_error = "libnvidia-ml.so.1 not found";
+  const nlohmann::json n = run::bench_result_json(none);
+  CHECK(n["conditions"].is_null());
+  CHECK_THAT(n["method"].get<std::string>(), Contains("power not sampled (libnvidia-ml.so.1 not found)"));
+}

@@ -132,8 +132,23 @@ TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "
     if (r.cublas) {
       CHECK(r.cublas->reps == 5);
       CHECK(r.cublas->median_ms > 0.0);
+      // Ours and cuBLAS in paired rounds: a ratio per round, its quartiles around its median.
+      CHECK(r.paired);
+      REQUIRE(r.paired_ratio);
+      CHECK(r.paired_ratio->q1 <= r.paired_ratio->median);
+      CHECK(r.paired_ratio->median <= r.paired_ratio->q3);
+      CHECK(r.paired_ratio->median > 0.0);
     } else {
       WARN("no cuBLAS baseline: " << r.cublas_error);
+    }
+    // NVML ships with the driver: the card's power was sampled while the launches ran, or the
+    // result says why not.
+    if (r.conditions) {
+      CHECK(r.conditions->samples > 0);
+      CHECK(r.conditions->power_median_w > 0.0);
+    } else {
+      WARN("no power samples: " << r.conditions_error);
+      CHECK_FALSE(r.conditions_error.empty());
     }
     const nlohmann::json j = run::bench_result_json(r);
     CHECK(j["device"] == the_device().name);
