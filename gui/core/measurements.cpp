@@ -205,6 +205,33 @@ std::vector<std::string> mistakes_value(const nlohmann::json& j, const std::stri
   return out;
 }
 
+// What bench says of how it measured (optional, and read leniently: a figure that is not a
+// number of a sensible size is left out, never trusted): the paired rounds' ratio and quartiles,
+// the card's power and temperature, the reasons for a held-down clock, the method in words.
+void read_measurement_method(const nlohmann::json& j, ThroughputPoint& p) {
+  const auto number = [](const nlohmann::json& v, double lo, double hi) -> std::optional<double> {
+    if (!v.is_number()) return std::nullopt;
+    const double x = v.get<double>();
+    return std::isfinite(x) && x >= lo && x <= hi ? std::optional<double>(x) : std::nullopt;
+  };
+  if (auto it = j.find("method"); it != j.end() && it->is_string() && it->get_ref<const std::string&>().size() < 1000)
+    p.method = it->get<std::string>();
+  if (auto it = j.find("ratio_iqr"); it != j.end() && it->is_array() && it->size() == 2) {
+    p.ratio_q1 = number((*it)[0], 0.0, 1000.0);
+    p.ratio_q3 = number((*it)[1], 0.0, 1000.0);
+    if (auto r = j.find("ratio_vs_cublas"); r != j.end()) p.ratio_paired = number(*r, 0.0, 1000.0);
+  }
+  if (auto it = j.find("conditions"); it != j.end() && it->is_object()) {
+    if (auto pw = it->find("power_w"); pw != it->end() && pw->is_object() && pw->contains("median"))
+      p.power_w = number((*pw)["median"], 0.0, 100000.0);
+    if (auto t = it->find("temperature_c_max"); t != it->end())
+      if (const std::optional<double> c = number(*t, 0.0, 1000.0)) p.temp_c = uint32_t(*c);
+    if (auto l = it->find("clock_limits"); l != it->end() && l->is_array() && l->size() <= 16)
+      for (const nlohmann::json& name : *l)
+        if (name.is_string() && name.get_ref<const std::string&>().size() < 64) p.clock_limits.push_back(name);
+  }
+}
+
 std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string& where) {
   if (!j.is_object()) bad_field(where, fmt::format("a result should be an object, got {}", shown(j)));
   if (j.contains("status") && j["status"].is_string() && j["status"] != "ok" &&
@@ -222,6 +249,7 @@ std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string
   p.point.tflops = tflops_value(required(tflops, "median", tflops_where, "a number"), "median", tflops_where);
   if (auto it = j.find("cublas_tflops"); it != j.end() && !it->is_null())
     p.point.cublas_tflops = tflops_value(*it, "cublas_tflops", where);
+  read_measurement_method(j, p.point);
   kernels::ParamValues params;
   std::vector<std::string> mistakes;
   if (auto it = j.find("params"); it != j.end() && !it->is_null()) params = params_value(*it, where);

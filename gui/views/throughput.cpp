@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gui/core/roofline.hpp"
 #include "gui/core/throughput_data.hpp"
@@ -18,6 +19,29 @@
 namespace gs::gui {
 
 namespace {
+
+// How a measured row was measured (bench's "method"), broken into lines for a tooltip.
+std::string wrapped_method(const ThroughputRow& r) {
+  std::string out = "How it was measured: ", line;
+  for (char c : r.method) {
+    line += c;
+    if (c == ';') {
+      out += line + "\n";
+      line.clear();
+    }
+  }
+  return out + line;
+}
+
+// The card while the row's latest point ran: power, temperature and NVML's reasons for a
+// held-down clock (not the held clock: NVML reports the driver's, cuda/nvml.hpp).
+std::string power_tooltip(const ThroughputRow& r) {
+  std::string out = r.power_w ? fmt::format("median power {:.0f} W", *r.power_w) : "power not sampled";
+  if (r.temp_c) out += fmt::format(", highest temperature {} C", *r.temp_c);
+  out += r.clock_limits.empty() ? "\nthe driver gave no reason to hold the clock down"
+                                : "\nclock held down by: " + fmt::format("{}", fmt::join(r.clock_limits, ", "));
+  return out;
+}
 
 // One hue per (kernel, shape), readable as text on both themes (colors.hpp).
 ImU32 slot_color(int slot, const ViewEnv& env) { return rgb_color(series_rgb(uint32_t(slot), env.dark)); }
@@ -238,7 +262,7 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
   if (!ImGui::BeginTable("##variants", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
-  for (const char* h : {"source", "device", "TFLOP/s", "cuBLAS", "ratio", "FLOP/B"}) ImGui::TableSetupColumn(h);
+  for (const char* h : {"source", "device", "TFLOP/s", "cuBLAS", "ratio", "power", "FLOP/B"}) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   const std::string open_id = app.kernel ? app.kernel->request.kernel_id : "";
   for (const ThroughputRow& r : d.rows) {
@@ -259,7 +283,16 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
     ImGui::TableNextColumn();
     if (r.cublas_tflops) mono_text(env, "%.1f", *r.cublas_tflops);
     ImGui::TableNextColumn();
-    if (r.ratio) mono_text(env, "%.0f%%", 100.0 * *r.ratio);
+    if (r.ratio && r.ratio_q1 && r.ratio_q3)
+      mono_text(env, "%.1f%% (%.1f-%.1f)", 100.0 * *r.ratio, 100.0 * *r.ratio_q1, 100.0 * *r.ratio_q3);
+    else if (r.ratio)
+      mono_text(env, "%.0f%%", 100.0 * *r.ratio);
+    if (ImGui::IsItemHovered() && !r.method.empty())
+      ImGui::SetTooltip("%s", wrapped_method(r).c_str());
+    ImGui::TableNextColumn();
+    if (r.power_w) mono_text(env, "%.0f W %s", *r.power_w, r.temp_c ? fmt::format("{} C", *r.temp_c).c_str() : "");
+    if (ImGui::IsItemHovered() && (r.power_w || !r.clock_limits.empty()))
+      ImGui::SetTooltip("%s", power_tooltip(r).c_str());
     ImGui::TableNextColumn();
     mono_text(env, "%.0f", r.intensity);
   }

@@ -305,3 +305,46 @@ TEST_CASE("roofline: a kernel predicted on an H200 is drawn against the H200's c
   }
   CHECK(model_rows == 1);
 }
+
+TEST_CASE("a GPU result's paired rounds, spread, power and method reach the throughput rows", "[gui][throughput]") {
+  AppState app;
+  // A result as `gemmscope bench --json` writes it since paired rounds and NVML sampling.
+  const nlohmann::json result = {
+      {"kernel", "hopper_persistent"},
+      {"shape", {{"m", 4096}, {"n", 4096}, {"k", 4096}}},
+      {"device", "NVIDIA H200"},
+      {"tflops", {{"median", 744.6}, {"min", 740.0}, {"max", 747.0}}},
+      {"cublas_tflops", 777.7},
+      {"ratio_vs_cublas", 0.962},
+      {"ratio_iqr", {0.958, 0.965}},
+      {"paired_rounds", true},
+      {"method", "3 warm-up launches, then 20 timed; ours and cuBLAS alternated launch by launch (paired rounds)"},
+      {"conditions",
+       {{"samples", 40},
+        {"power_w", {{"median", 612.0}, {"max", 655.0}}},
+        {"temperature_c_max", 58},
+        {"sm_clock_reported_mhz", {{"median", 1980}, {"min", 1965}}},
+        {"clock_limits", {"power cap"}}}}};
+  CHECK(app.measurements.add_bench_json(result, MeasurementSource::imported, 0.0) == 1);
+  const nlohmann::json d = describe_throughput(app);
+  const nlohmann::json* v = variant_json(d, "hopper_persistent", "imported", 4096);
+  REQUIRE(v != nullptr);
+  // The paired rounds' median, not latest / cuBLAS (744.6 / 777.7 = 0.957).
+  CHECK((*v)["ratio"].get<double>() == Approx(0.962));
+  CHECK((*v)["ratio_iqr"] == nlohmann::json::array({0.958, 0.965}));
+  CHECK((*v)["power_w"].get<double>() == Approx(612.0));
+  CHECK((*v)["temperature_c"] == 58);
+  CHECK((*v)["clock_limits"] == nlohmann::json::array({"power cap"}));
+  CHECK_THAT((*v)["method"].get<std::string>(), Catch::Contains("paired rounds"));
+  // A figure that makes no sense is left out, not shown.
+  nlohmann::json odd = result;
+  odd["shape"]["m"] = 8192;
+  odd["conditions"]["power_w"]["median"] = -5.0;
+  odd["ratio_iqr"] = {"a", 0.9};
+  CHECK(app.measurements.add_bench_json(odd, MeasurementSource::imported, 1.0) == 1);
+  const nlohmann::json* o = variant_json(describe_throughput(app), "hopper_persistent", "imported", 8192);
+  REQUIRE(o != nullptr);
+  CHECK((*o)["power_w"].is_null());
+  CHECK((*o)["ratio_iqr"].is_null());
+  CHECK((*o)["ratio"].get<double>() == Approx(744.6 / 777.7));
+}
