@@ -63,6 +63,7 @@ std::string init_state(AppState& app, const AppOptions& o) {
   std::string warnings;
   app.settings = o.use_settings ? load_settings(app.config_dir, &warnings) : Settings::defaults();
   if (o.theme) app.settings.theme = *o.theme;
+  if (o.all_views) app.settings.focus_layout = false;
   app.predict_on = o.machine;
   app.playback.speed = app.settings.play_speed;
   // The speed ladder's shipped measurements; without them it shows the model's figures and the
