@@ -107,7 +107,7 @@ void kernel_list(AppState& app, const ViewEnv& env) {
     ImGui::SetTooltip("model: the prediction for the whole grid at 4096³ (* on NVIDIA's unconfirmed B200 "
                       "figures); measured: your GPU's run of the step at 4096³ when there is one (green), else our own "
                       "runs shipped with the app");
-  const bool wide = ImGui::GetContentRegionAvail().x > 470 * env.scale;
+  const bool wide = ImGui::GetContentRegionAvail().x > 420 * env.scale;
   const float row_h = ImGui::GetTextLineHeightWithSpacing() + 2.0f * env.scale;
   const float box_h = std::min(row_h * float(rows.size() + 1) + 8.0f * env.scale,
                                std::max(8.0f * row_h, 0.42f * ImGui::GetContentRegionAvail().y));

@@ -49,28 +49,42 @@ void section_text(const LessonSection& s, const ViewEnv& env) {
 }
 
 // The sections in one column, or two side by side when the window is wide: the first column
-// takes sections until it holds about half the text.
+// takes paragraphs until it holds about half the text (a long section continues at the top of
+// the second, its heading not repeated).
 void sections(const Lesson& l, const ViewEnv& env) {
-  const bool two = ImGui::GetContentRegionAvail().x > 720.0f * env.scale && l.sections.size() > 1;
+  const bool two = ImGui::GetContentRegionAvail().x > 720.0f * env.scale;
   if (!two) {
     for (const LessonSection& s : l.sections) section_text(s, env);
     return;
   }
   size_t total = 0;
   for (const LessonSection& s : l.sections)
-    for (const std::string& p : s.paragraphs) total += p.size();
+    for (const std::string& p : s.paragraphs) total += p.size() + 80;  // a heading or a break: about a line
   if (!ImGui::BeginTable("##lesson", 2, ImGuiTableFlags_SizingStretchSame)) return;
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   size_t so_far = 0;
   bool second = false;
+  // The second column starts before the paragraph whose middle passes half the text (before
+  // its heading when it is a section's first).
+  const auto switch_before = [&](const std::string& p) {
+    if (second || so_far == 0 || 2 * (so_far + p.size() / 2) < total) return;
+    ImGui::TableNextColumn();
+    second = true;
+  };
   for (const LessonSection& s : l.sections) {
-    if (!second && so_far > 0 && so_far * 2 >= total) {
-      ImGui::TableNextColumn();
-      second = true;
+    if (!s.paragraphs.empty()) switch_before(s.paragraphs.front());
+    if (!s.heading.empty()) {
+      if (env.bold) ImGui::PushFont(env.bold);
+      ImGui::TextUnformatted(s.heading.c_str());
+      if (env.bold) ImGui::PopFont();
     }
-    for (const std::string& p : s.paragraphs) so_far += p.size();
-    section_text(s, env);
+    for (const std::string& p : s.paragraphs) {
+      switch_before(p);
+      ImGui::TextWrapped("%s", p.c_str());
+      so_far += p.size() + 80;
+    }
+    ImGui::Spacing();
   }
   ImGui::EndTable();
 }
