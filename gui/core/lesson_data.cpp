@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/guided_stops.hpp"
 #include "kernels/sources.hpp"
 
 namespace gs::gui {
@@ -142,9 +143,12 @@ nlohmann::json describe_lesson(AppState& app) {
   for (const LessonReference& r : l.references) refs.push_back({{"text", r.text}, {"line", r.line}});
   nlohmann::json mistakes = nlohmann::json::array();
   for (const kernels::Mistake& m : l.mistakes) mistakes.push_back({{"name", m.name}, {"symptom", m.symptom}});
+  // The guided stops of the run on screen, when it is this step's.
+  const bool loaded = app.kernel && app.kernel->request.kernel_id == l.kernel_id;
   return {{"kernel", l.kernel_id}, {"step", l.step},         {"title", l.title},
           {"file", l.file},        {"sections", sections},   {"references", refs},
-          {"mistakes", mistakes},  {"focus_views", l.focus_views}};
+          {"mistakes", mistakes},  {"focus_views", l.focus_views},
+          {"stops", loaded ? stops_json(step_stops(*app.kernel)) : nlohmann::json::array()}};
 }
 
 }  // namespace gs::gui

@@ -1,11 +1,12 @@
 // The Lesson view: the selected step's own header comment, read at the top of the screen —
 // what it teaches, what changed, why, its mistakes — with the names it quotes as links into
-// the Source view. The text is the step file's (lesson_data.hpp); nothing here adds prose
+// the Source view, and the run's guided stops (guided_stops.hpp) to step through. The text is the step file's (lesson_data.hpp); nothing here adds prose
 // about a kernel.
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "gui/core/guided_stops.hpp"
 #include "gui/core/lesson_data.hpp"
 #include "gui/core/source_data.hpp"
 #include "gui/views/views.hpp"
@@ -108,6 +109,46 @@ void references(AppState& app, const Lesson& l, const ViewEnv& env) {
   (void)env;
 }
 
+// The step's guided stops (guided_stops.hpp): a button each, the one the cursor is at or past
+// highlighted, and the two that step from stop to stop.
+void stops(AppState& app, const Lesson& l, const ViewEnv& env) {
+  if (!app.kernel || app.kernel->request.kernel_id != l.kernel_id) return;
+  const std::vector<GuidedStop>& all = step_stops(*app.kernel);
+  if (all.empty()) return;
+  const uint32_t pos = app.playback.position;
+  ImGui::TextDisabled("Stops:");
+  ImGui::SameLine();
+  const auto step_button = [&](const char* label, bool forward) {
+    const std::optional<uint32_t> to = next_stop(all, pos, forward);
+    ImGui::BeginDisabled(!to);
+    if (ImGui::SmallButton(label) && to) {
+      app.pause();
+      app.seek(*to);
+    }
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip(forward ? "the next stop after the cursor" : "the stop before the cursor");
+  };
+  step_button("< stop", false);
+  ImGui::SameLine();
+  step_button("stop >", true);
+  size_t at = all.size();  // the last stop at or before the cursor
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].event <= pos) at = i;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string label = fmt::format("{} {}", i + 1, all[i].name);
+    same_line_if_fits(ImGui::CalcTextSize(label.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x);
+    ImGui::PushID(int(i));
+    if (i == at) ImGui::PushStyleColor(ImGuiCol_Button, scale_alpha(ok_color(env), 0.45f));
+    if (ImGui::SmallButton(label.c_str())) {
+      app.pause();
+      app.seek(all[i].event);
+    }
+    if (i == at) ImGui::PopStyleColor();
+    ImGui::PopID();
+  }
+}
+
 void mistakes(const Lesson& l, const ViewEnv& env) {
   if (l.mistakes.empty()) return;
   ImGui::TextDisabled("Mistakes to switch on in the Ladder:");
@@ -140,6 +181,7 @@ void draw_lesson(AppState& app, const ViewEnv& env) {
   ImGui::TextWrapped("Step %02d  %s", l.step, l.title.c_str());
   if (env.bold) ImGui::PopFont();
   sections(l, env);
+  stops(app, l, env);
   mistakes(l, env);
   references(app, l, env);
   // How tall the lesson is against its window: the headless tests check it is read without
