@@ -92,23 +92,23 @@ std::vector<LessonReference> find_references(const std::vector<LessonSection>& s
   const std::vector<std::string_view> lines = kernels::source_lines(text);
   size_t code = 0;
   while (code < lines.size() && lines[code].starts_with("//")) ++code;
+  // The names the text gives: quoted in backticks (`swap-row-col`), or written as a snake_case
+  // identifier (ring_descriptors, expect_tx), in the order they come.
+  static const std::regex name(R"(`([^`]{1,60})`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b)");
   std::vector<LessonReference> refs;
   for (const LessonSection& s : sections)
     for (const std::string& p : s.paragraphs)
-      for (size_t open = p.find('`'); open != std::string::npos; open = p.find('`', open + 1)) {
-        const size_t close = p.find('`', open + 1);
-        if (close == std::string::npos) break;
-        const std::string name = p.substr(open + 1, close - open - 1);
-        open = close;
-        if (name.empty() || name.size() > 60 || std::any_of(refs.begin(), refs.end(), [&](const LessonReference& r) {
-              return r.text == name;
-            }))
-          continue;
-        for (size_t i = code; i < lines.size(); ++i)
-          if (lines[i].find(name) != std::string_view::npos && !lines[i].starts_with("#include")) {
-            refs.push_back({name, uint32_t(i + 1)});
-            break;
-          }
+      for (auto it = std::sregex_iterator(p.begin(), p.end(), name); it != std::sregex_iterator(); ++it) {
+        const std::string n = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+        if (std::any_of(refs.begin(), refs.end(), [&](const LessonReference& r) { return r.text == n; })) continue;
+        // The first line of code (not a comment, not an include) that holds the name.
+        for (size_t i = code; i < lines.size(); ++i) {
+          std::string_view l = lines[i];
+          l.remove_prefix(std::min(l.find_first_not_of(' '), l.size()));
+          if (l.starts_with("//") || l.starts_with("#include") || l.find(n) == std::string_view::npos) continue;
+          refs.push_back({n, uint32_t(i + 1)});
+          break;
+        }
       }
   return refs;
 }

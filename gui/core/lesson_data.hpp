@@ -2,8 +2,9 @@
 // built into the binary: kernels/sources.hpp), split into its sections ("What it teaches",
 // "What changed from step 12", "Why ...?", the mistakes) so the view can set each heading
 // apart. One source of prose: the text is the step file's, never a copy; the mistakes' names
-// and symptoms come from the step's registry entry, and each backticked name the text gives
-// is looked up in the step's code so the view can jump the Source view there.
+// and symptoms come from the step's registry entry, and each name of code the text gives
+// (backticked, or a snake_case identifier) is looked up in the step's code so the view can
+// jump the Source view there.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,8 @@ namespace gs::gui {
 
 struct AppState;
 
-// A name the text quotes in backticks and the first line of the step's code (after the header)
-// that holds it: "`swap-row-col`" -> line 41.
+// A name the text gives (in backticks, or a snake_case identifier) and the first line of the
+// step's code after the header, not a comment, that holds it: "`swap-row-col`" -> line 47.
 struct LessonReference {
   std::string text;   // without the backticks
   uint32_t line = 0;  // 1-based line of the step file
@@ -47,7 +48,7 @@ struct Lesson {
 // sections at the headings the steps use ("What it teaches:", "What changed from step N:",
 // "Why ...?", paragraphs about the mistakes).
 std::vector<LessonSection> parse_step_header(std::string_view file_text);
-// Each distinct backticked name of `sections` found in `file_text` after its header.
+// Each distinct name of `sections` found in the code of `file_text` after its header.
 std::vector<LessonReference> find_references(const std::vector<LessonSection>& sections, std::string_view file_text);
 
 // The lesson of step `kernel_id` (not found: no sections).

@@ -93,6 +93,8 @@ void sections(const Lesson& l, const ViewEnv& env) {
 void references(AppState& app, const Lesson& l, const ViewEnv& env) {
   if (l.references.empty()) return;
   const uint32_t file = step_file_index(app, l);
+  // On the mistakes' line when it has room: the lesson is read without scrolling.
+  if (!l.mistakes.empty()) same_line_if_fits(ImGui::CalcTextSize("In the code:").x + 24 * env.scale);
   ImGui::TextDisabled("In the code:");
   for (const LessonReference& r : l.references) {
     const std::string label = fmt::format("{} :{}", r.text, r.line);
@@ -106,7 +108,6 @@ void references(AppState& app, const Lesson& l, const ViewEnv& env) {
                         l.file.c_str(), r.line);
     ImGui::PopID();
   }
-  (void)env;
 }
 
 // The step's guided stops (guided_stops.hpp): a button each, the one the cursor is at or past
