@@ -315,7 +315,8 @@ void Shell::draw_more_views(const Rect& rect, bool apply) {
       if (!not_used.empty()) ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env_));
       const bool open = ImGui::BeginTabItem(label.c_str());
       if (!not_used.empty()) ImGui::PopStyleColor();
-      if (!not_used.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("not used by this kernel: %s", not_used.c_str());
+      if (!not_used.empty() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("not used by this kernel: %s", not_used.c_str());
       if (open) {
         ImGui::BeginChild(view_name(ViewId(i)));
         kDraw[i](app_, env_);

@@ -82,7 +82,8 @@ std::vector<GuidedStop> guided_stops(const LoadedKernel& lk, const std::vector<s
         stops.push_back({f.name, i});
         break;
       }
-  std::stable_sort(stops.begin(), stops.end(), [](const GuidedStop& a, const GuidedStop& b) { return a.event < b.event; });
+  std::stable_sort(stops.begin(), stops.end(),
+                   [](const GuidedStop& a, const GuidedStop& b) { return a.event < b.event; });
   return stops;
 }
 

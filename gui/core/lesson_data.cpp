@@ -25,7 +25,10 @@ struct Heading {
   std::string heading, rest;
 };
 std::optional<Heading> heading_of(const std::string& line) {
-  static const std::regex what(R"(^(What [a-z ]{1,30}?(?: from (?:step \d+|the [A-Za-z]+(?: [A-Za-z]+)?))?(?: \([A-Za-z ]+\))?):\s*(.*)$)");
+  // "What it teaches:", "What changed from step 12:", "What changed from the SIMT steps:",
+  // "What changed from step 10 (Ampere):"
+  static const std::regex what(
+      R"(^(What [a-z ]{1,30}?(?: from (?:step \d+|the [A-Za-z]+(?: [A-Za-z]+)?))?(?: \([A-Za-z ]+\))?):\s*(.*)$)");
   static const std::regex why(R"(^(Why [^?]{1,100}\?)\s*(.*)$)");
   static const std::regex mistake(R"(^(?:The m|M)istakes?\b)");
   std::smatch m;

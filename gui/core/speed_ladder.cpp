@@ -140,7 +140,8 @@ std::vector<ReferenceRun> load_reference_runs(const std::string& dir) {
   return runs;
 }
 
-std::string prediction_key(const std::string& kernel_id, const kernels::ParamValues& params, const std::string& machine) {
+std::string prediction_key(const std::string& kernel_id, const kernels::ParamValues& params,
+                           const std::string& machine) {
   return fmt::format("{}|{}|{}", kernel_id, kernels::params_text(params), machine);
 }
 
@@ -247,9 +248,9 @@ void request_speed_predictions(AppState& app) {
         }
         // Cancelled: the steps not reached are asked again next time.
         ctx.complete([tasks](AppState& a) {
+          auto& kept = a.speed_ladder.predictions;
           for (const PredictionTask& t : tasks)
-            if (auto it = a.speed_ladder.predictions.find(t.key); it != a.speed_ladder.predictions.end() && !it->second.done)
-              a.speed_ladder.predictions.erase(it);
+            if (auto it = kept.find(t.key); it != kept.end() && !it->second.done) kept.erase(it);
         });
       },
       [](AppState& a, const std::string& msg) {
@@ -284,16 +285,19 @@ nlohmann::json describe_speed_ladder(AppState& app) {
       row["predicted"] = {{"tflops", r.predicted->tflops},
                           {"machine", r.predicted->machine},
                           {"confirmed", r.predicted->confirmed}};
+    const auto or_null = [](const std::optional<double>& x) {
+      return x ? nlohmann::json(*x) : nlohmann::json(nullptr);
+    };
     if (r.measured)
       row["measured"] = {{"tflops", r.measured->tflops},
-                         {"cublas_tflops", r.measured->cublas_tflops ? nlohmann::json(*r.measured->cublas_tflops) : nlohmann::json(nullptr)},
+                         {"cublas_tflops", or_null(r.measured->cublas_tflops)},
                          {"device", r.measured->device},
                          {"source", r.measured->source},
                          {"yours", r.measured->yours}};
     else
       row["measured"] = {{"none", r.not_measured}};
-    row["vs_previous"] = r.vs_previous ? nlohmann::json(*r.vs_previous) : nlohmann::json(nullptr);
-    row["vs_cublas"] = r.vs_cublas ? nlohmann::json(*r.vs_cublas) : nlohmann::json(nullptr);
+    row["vs_previous"] = or_null(r.vs_previous);
+    row["vs_cublas"] = or_null(r.vs_cublas);
     rows.push_back(std::move(row));
   }
   nlohmann::json refs = nlohmann::json::array();

@@ -60,7 +60,8 @@ struct SpeedLadder {
 };
 
 // "hopper_persistent|stages=3|H100": what a cached prediction depends on.
-std::string prediction_key(const std::string& kernel_id, const kernels::ParamValues& params, const std::string& machine);
+std::string prediction_key(const std::string& kernel_id, const kernels::ParamValues& params,
+                           const std::string& machine);
 
 // One measured figure and where it came from.
 struct MeasuredSpeed {

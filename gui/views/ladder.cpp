@@ -28,7 +28,9 @@ void error_line(const std::string& msg, const ViewEnv& env) {
   ImGui::PopStyleColor();
 }
 
-std::string speed_text(double tflops) { return tflops >= 100.0 ? fmt::format("{:.0f}", tflops) : fmt::format("{:.1f}", tflops); }
+std::string speed_text(double tflops) {
+  return tflops >= 100.0 ? fmt::format("{:.0f}", tflops) : fmt::format("{:.1f}", tflops);
+}
 
 // The model's figure for a row: a number, "…" while its run is pending, "?" with the reason.
 void predicted_cell(const SpeedRow& r, const ViewEnv& env) {
@@ -60,8 +62,9 @@ void measured_cell(const SpeedRow& r, const ViewEnv& env) {
   ImGui::TextUnformatted(speed_text(r.measured->tflops).c_str());
   if (r.measured->yours) ImGui::PopStyleColor();
   if (ImGui::IsItemHovered()) {
+    const auto& cublas_tflops = r.measured->cublas_tflops;
     const std::string cublas =
-        r.measured->cublas_tflops ? fmt::format("; cuBLAS {} in the same run", speed_text(*r.measured->cublas_tflops)) : "";
+        cublas_tflops ? fmt::format("; cuBLAS {} in the same run", speed_text(*cublas_tflops)) : "";
     ImGui::SetTooltip("measured: %s (%s)%s", r.measured->source.c_str(), r.measured->device.c_str(), cublas.c_str());
   }
 }
@@ -104,9 +107,9 @@ void kernel_list(AppState& app, const ViewEnv& env) {
   ImGui::TextWrapped("TFLOP/s at 4096³; measured: %s", sources_line(rows).c_str());
   ImGui::PopStyleColor();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("model: the prediction for the whole grid at 4096³ (* on NVIDIA's unconfirmed B200 "
-                      "figures); measured: your GPU's run of the step at 4096³ when there is one (green), else our own "
-                      "runs shipped with the app");
+    ImGui::SetTooltip("model: the prediction for the whole grid at 4096³ (* on NVIDIA's unconfirmed B200 figures); "
+                      "measured: your GPU's run of the step at 4096³ when there is one (green), else our own runs "
+                      "shipped with the app");
   const bool wide = ImGui::GetContentRegionAvail().x > 420 * env.scale;
   const float row_h = ImGui::GetTextLineHeightWithSpacing() + 2.0f * env.scale;
   const float box_h = std::min(row_h * float(rows.size() + 1) + 8.0f * env.scale,

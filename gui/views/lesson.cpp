@@ -1,7 +1,7 @@
 // The Lesson view: the selected step's own header comment, read at the top of the screen —
 // what it teaches, what changed, why, its mistakes — with the names it quotes as links into
-// the Source view, and the run's guided stops (guided_stops.hpp) to step through. The text is the step file's (lesson_data.hpp); nothing here adds prose
-// about a kernel.
+// the Source view, and the run's guided stops (guided_stops.hpp) to step through. The text is
+// the step file's (lesson_data.hpp); nothing here adds prose about a kernel.
 #include <algorithm>
 
 #include <fmt/format.h>

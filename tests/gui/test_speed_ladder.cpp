@@ -122,7 +122,8 @@ TEST_CASE("speed ladder: a badly named or missing reference folder is an error n
   CHECK_THROWS_WITH(load_reference_runs("/nonexistent/reference"), Catch::Contains("/nonexistent/reference"));
   const fs::path dir = fs::temp_directory_path() / ("gemmscope-speed-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  fs::copy_file(kReferenceDir + "/h100-2026-11-28-ladder.json", dir / "ladder.json", fs::copy_options::overwrite_existing);
+  fs::copy_file(kReferenceDir + "/h100-2026-11-28-ladder.json", dir / "ladder.json",
+                fs::copy_options::overwrite_existing);
   CHECK_THROWS_WITH(load_reference_runs(dir.string()), Catch::Contains("ladder.json") && Catch::Contains("<card>"));
   fs::remove_all(dir);
 }
