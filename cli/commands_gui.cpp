@@ -86,7 +86,10 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   std::string names;
   for (const std::string& v : views) names += " " + v;
   views.push_back("all");
-  cmd->add_option("--view", o->views, "Show only this view (repeatable):" + names + ", or all (default)")
+  cmd->add_option("--view", o->views,
+                  "Show only this view (repeatable):" + names +
+                      ", or all (every view in a window of its own); default: the focus layout, the step's lesson, "
+                      "the ladder and the views its lesson needs, the others as tabs")
       ->delimiter(',')
       ->type_name("NAME")
       ->check(one_of(views, "a view"));
@@ -158,6 +161,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     for (const std::string& v : o->views) {
       if (v == "all") {
         a.views.clear();
+        a.all_views = true;
         break;
       }
       gui::ViewId id;

@@ -2,6 +2,7 @@
 # installed tree still works after it is moved: the app finds share/gemmscope from its binary).
 #   bin/gemmscope, bin/gemmscope_model_bench
 #   share/gemmscope/icons/gemmscope-N.png              the window icon, read by the app
+#   share/gemmscope/reference/*.json                   the shipped measurements of the speed ladder
 #   share/applications/gemmscope.desktop               the application menu's entry
 #   share/icons/hicolor/NxN/apps/gemmscope.png         the entry's icon, and scalable/ the SVG
 #   share/doc/gemmscope/README.md, LICENSE
@@ -21,6 +22,9 @@ if(GEMMSCOPE_GUI)
     install(FILES ${png} DESTINATION ${CMAKE_INSTALL_DATADIR}/gemmscope/icons)
     install(FILES ${png} DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/${size}x${size}/apps RENAME gemmscope.png)
   endforeach()
+  # Our own `bench --json` runs the Ladder view's speed ladder shows (assets/reference/README.md).
+  file(GLOB reference_runs ${PROJECT_SOURCE_DIR}/assets/reference/*.json)
+  install(FILES ${reference_runs} DESTINATION ${CMAKE_INSTALL_DATADIR}/gemmscope/reference)
   install(FILES assets/gemmscope.svg DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
   install(FILES assets/gemmscope.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 endif()

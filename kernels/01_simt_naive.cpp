@@ -108,6 +108,8 @@ KernelInfo simt_naive_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kTile, kTile, 1}, cta[0], cta[1]);
   };
+  // Where this step's lesson shows: a warp's loads as sectors: the lesson of steps 01-02.
+  k.focus_views = {"coalescing", "transport", "throughput"};
   k.build = build_simt_naive;
   return k;
 }

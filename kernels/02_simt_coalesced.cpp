@@ -107,6 +107,8 @@ KernelInfo simt_coalesced_info() {
   k.mistakes = {{"swap-row-col", "row and column of C swapped in the thread mapping (the article's % and / swapped)",
                  "still correct, but a warp's loads of A and stores of C touch 32 sectors instead of 1 or 4: the "
                  "global-access record shows them, and the GPU runs many times slower"}};
+  // Where this step's lesson shows: the same loads coalesced, and the one-line change that did it.
+  k.focus_views = {"coalescing", "diff", "throughput"};
   k.build = build_simt_coalesced;
   return k;
 }

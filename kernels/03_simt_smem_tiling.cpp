@@ -96,6 +96,8 @@ KernelInfo simt_smem_tiling_info() {
   k.mistakes = {{"no-sync-after-load", "the bar.sync between copying a chunk and computing on it is left out",
                  "warps read Bs words other warps have not written yet: the model reports a shared-race (or "
                  "uninitialized-shared) at the ld.shared, and C is wrong; on the GPU it is timing-dependent"}};
+  // Where this step's lesson shows: tiles in shared memory and the barriers around them.
+  k.focus_views = {"smem", "timeline", "diff"};
   k.build = build_simt_smem_tiling;
   return k;
 }

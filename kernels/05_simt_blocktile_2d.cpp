@@ -109,6 +109,8 @@ KernelInfo simt_blocktile_2d_info() {
       "counts a quarter of the conflicts: the PTX is not the machine code. The next step writes the "
       "128-bit loads itself.";
   k.example_shape = {256, 256, 16};
+  // Where this step's lesson shows: outer products from registers; bank conflicts appear.
+  k.focus_views = {"smem", "transport", "diff"};
   k.build = build_simt_blocktile_2d;
   return k;
 }

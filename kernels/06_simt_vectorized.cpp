@@ -103,6 +103,8 @@ KernelInfo simt_vectorized_info() {
       "served a half-warp at a time: the bank view shows regM's broadcasts, regN's 2-way "
       "conflicts, and the 2-way conflicts of the transposed scalar stores into As.";
   k.example_shape = {256, 256, 16};
+  // Where this step's lesson shows: 128-bit loads and the transposed tile.
+  k.focus_views = {"coalescing", "smem", "ptx"};
   k.build = build_simt_vectorized;
   return k;
 }

@@ -160,6 +160,8 @@ KernelInfo simt_warptile_info() {
        "still correct, with 4x the memory instructions in the PTX and the model (ptxas may merge "
        "consecutive scalar accesses back into 128-bit ones on the GPU, as it does for step 05)"},
   };
+  // Where this step's lesson shows: warp tiles and their conflict-free reads.
+  k.focus_views = {"smem", "warps", "diff"};
   k.build = build_simt_warptile;
   return k;
 }

@@ -115,6 +115,8 @@ KernelInfo ampere_mma_global_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: mma.sync's fragment layout.
+  k.focus_views = {"fragments", "coalescing", "ptx"};
   k.build = build_ampere_mma_global;
   return k;
 }

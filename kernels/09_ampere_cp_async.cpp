@@ -192,6 +192,8 @@ KernelInfo ampere_cp_async_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: the cp.async ring of stages.
+  k.focus_views = {"tma", "smem", "timeline"};
   k.build = build_ampere_cp_async;
   return k;
 }

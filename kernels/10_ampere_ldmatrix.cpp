@@ -24,6 +24,10 @@
 // ldmatrix matrix takes 4 wavefronts (a 4-way conflict: the rows are 64 bytes, not 128, so
 // two rows share a 128-byte line), which the model's bank record and ncu's
 // l1tex__data_bank_conflicts counters both show.
+//
+// What changed from step 09: ldmatrix.x4 instead of ld.shared for the fragments, the XOR
+// swizzle on both sides of shared memory, a 4-stage ring instead of 2, and a 128×128 tile with
+// 64×64 per warp instead of 64×64 with a 16×64 strip per warp.
 #include "engine/builder/builder.hpp"
 #include "kernels/ampere_mma.hpp"
 #include "kernels/registry.hpp"
@@ -206,6 +210,8 @@ KernelInfo ampere_ldmatrix_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: ldmatrix and the XOR swizzle.
+  k.focus_views = {"smem", "fragments", "ptx"};
   k.build = build_ampere_ldmatrix;
   return k;
 }

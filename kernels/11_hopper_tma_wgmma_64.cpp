@@ -194,6 +194,8 @@ KernelInfo hopper_tma_wgmma_64_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: TMA, mbarriers and one warpgroup's wgmma.
+  k.focus_views = {"tma", "smem", "fragments"};
   k.build = build_hopper_tma_wgmma_64;
   return k;
 }

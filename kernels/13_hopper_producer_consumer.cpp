@@ -145,6 +145,8 @@ KernelInfo hopper_producer_consumer_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: the producer/consumer ring and its phases.
+  k.focus_views = {"tma", "timeline", "warps"};
   k.build = build_hopper_producer_consumer;
   return k;
 }

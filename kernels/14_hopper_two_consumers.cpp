@@ -131,6 +131,8 @@ KernelInfo hopper_two_consumers_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: two consumer warpgroups share the ring.
+  k.focus_views = {"warps", "timeline", "tma"};
   k.build = build_hopper_two_consumers;
   return k;
 }

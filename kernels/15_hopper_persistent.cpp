@@ -159,6 +159,8 @@ KernelInfo hopper_persistent_info() {
        "some tiles are never computed: their part of C is never written (wrong C; the schedule shows the holes)"},
   };
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  // Where this step's lesson shows: persistent CTAs walking many tiles.
+  k.focus_views = {"schedule", "timeline", "tma"};
   k.build = build_hopper_persistent;
   return k;
 }

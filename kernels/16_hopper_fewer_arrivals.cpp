@@ -158,6 +158,8 @@ KernelInfo hopper_fewer_arrivals_info() {
        "GPU hangs)"},
   };
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  // Where this step's lesson shows: fewer arrivals on the empty barriers.
+  k.focus_views = {"timeline", "warps", "diff"};
   k.build = build_hopper_fewer_arrivals;
   return k;
 }

@@ -266,6 +266,8 @@ KernelInfo hopper_cluster_multicast_info() {
        "the consumers read the stage early (a race), and the late bytes count towards the next phase"},
   };
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  // Where this step's lesson shows: a cluster sharing its loads by multicast.
+  k.focus_views = {"tma", "schedule", "timeline"};
   k.build = build_hopper_cluster_multicast;
   return k;
 }

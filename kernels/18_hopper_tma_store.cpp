@@ -285,6 +285,8 @@ KernelInfo hopper_tma_store_info() {
        "the copy engine is slower than the threads)"},
   };
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  // Where this step's lesson shows: the epilogue through shared memory and a TMA store.
+  k.focus_views = {"timeline", "smem", "diff"};
   k.build = build_hopper_tma_store;
   return k;
 }

@@ -328,6 +328,8 @@ KernelInfo hopper_stmatrix_epilogue_info() {
        "the copy engine is slower than the threads)"},
   };
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
+  // Where this step's lesson shows: stmatrix into a swizzled staging tile.
+  k.focus_views = {"smem", "timeline", "diff"};
   k.build = build_hopper_stmatrix_epilogue;
   return k;
 }

@@ -210,6 +210,8 @@ KernelInfo blackwell_tcgen05_basic_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: the accumulator in tensor memory.
+  k.focus_views = {"tmem", "tma", "timeline"};
   k.build = build_blackwell_tcgen05_basic;
   return k;
 }

@@ -183,6 +183,8 @@ KernelInfo blackwell_ws_ring_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
   };
+  // Where this step's lesson shows: TMA, MMA and epilogue warps around a ring.
+  k.focus_views = {"tmem", "timeline", "warps"};
   k.build = build_blackwell_ws_ring;
   return k;
 }

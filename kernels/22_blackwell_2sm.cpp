@@ -211,6 +211,8 @@ KernelInfo blackwell_2sm_info() {
   k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, {kPairM, kBN, kBK}, cta[1], cta[0] / 2);
   };
+  // Where this step's lesson shows: a CTA pair as one 256-row tensor core.
+  k.focus_views = {"tmem", "tma", "schedule"};
   k.build = build_blackwell_2sm;
   return k;
 }

@@ -94,6 +94,11 @@ struct KernelInfo {
   int step = 0;             // position on the ladder: the NN of kernels/NN_<name>.cpp, set by the registry
   std::string delta;        // what changed from the step before, one line
   std::string explanation;  // a paragraph for learners
+  // The views that carry this step's lesson, by their `--view` names (gui/core/views.def:
+  // "coalescing", "smem", "tma", "timeline", ...), most telling first. Opening the step in the
+  // app shows these large and the others as tabs; `list --json` prints them.
+  // tests/gui/test_focus_views.cpp checks every name is a view.
+  std::vector<std::string> focus_views;
   GemmShape tile;           // the CTA's output tile (m, n) and K step
   GemmShape example_shape;  // the small shape used for demos and tests
   DType ab_dtype = DType::f32;

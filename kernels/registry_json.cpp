@@ -19,6 +19,7 @@ nlohmann::json kernel_info_json(const KernelInfo& k) {
       {"step", k.step},
       {"delta", k.delta},
       {"explanation", k.explanation},
+      {"focus_views", k.focus_views},
       {"tile", shape_json(k.tile)},
       {"example_shape", shape_json(k.example_shape)},
       {"dtypes", {{"a", dtype_name(k.ab_dtype)}, {"b", dtype_name(k.ab_dtype)}, {"c", dtype_name(k.c_dtype)}}},

@@ -12,6 +12,7 @@
 #include <backends/imgui_impl_glfw.h>
 
 #include "gui/app/app_window.hpp"
+#include "gui/app/assets.hpp"
 #include "gui/app/headless_outputs.hpp"
 #include "gui/app/save_picture.hpp"
 #include "gui/app/saved_layout.hpp"
@@ -19,6 +20,7 @@
 #include "gui/core/occupancy.hpp"
 #include "gui/core/resource_advice.hpp"
 #include "gui/core/sass_data.hpp"
+#include "gui/core/speed_ladder.hpp"
 #include "run/sim_job.hpp"
 
 namespace gs::gui {
@@ -61,8 +63,17 @@ std::string init_state(AppState& app, const AppOptions& o) {
   std::string warnings;
   app.settings = o.use_settings ? load_settings(app.config_dir, &warnings) : Settings::defaults();
   if (o.theme) app.settings.theme = *o.theme;
+  if (o.all_views) app.settings.focus_layout = false;
   app.predict_on = o.machine;
   app.playback.speed = app.settings.play_speed;
+  // The speed ladder's shipped measurements; without them it shows the model's figures and the
+  // learner's own runs only, and says why.
+  try {
+    app.speed_ladder.references = load_reference_runs(assets_dir().empty() ? "" : assets_dir() + "/reference");
+  } catch (const std::exception& e) {
+    app.speed_ladder.references_error = e.what();
+    app.add_problem({Severity::warning, "app", "assets", "no shipped reference measurements", e.what()});
+  }
   return warnings;
 }
 
@@ -104,6 +115,7 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   const auto showing = [&](const char* view) { return std::find(shown.begin(), shown.end(), view) != shown.end(); };
   if (showing("sass")) compile_sass_now(app);
   if (showing("timeline")) gpu_presence_now(app);  // "Record on this GPU" shows whether it can
+  if (showing("ladder")) predict_speed_ladder_now(app);  // every step's model speed at 4096³
   if (app.kernel && (showing("schedule") || showing("problems"))) {
     count_registers_now(*app.kernel);
     update_resource_advice(app);  // the Problems view's spill and occupancy advice

@@ -24,7 +24,8 @@ struct AppOptions {
   kernels::GemmShape shape;        // 0s: the kernel's example shape
   std::set<std::string> mistakes;
   kernels::ParamValues params;     // build parameters (unset: the kernel's defaults)
-  std::vector<ViewId> views;       // empty: all views (the settings' show flags interactively)
+  std::vector<ViewId> views;       // empty: the settings' show flags, in the focus layout unless all_views
+  bool all_views = false;          // --view all: every shown view in a window of its own (no focus layout)
   int width = 1600, height = 1000;
   int resize_width = 0, resize_height = 0;  // headless, > 0: the window's size from frame `frames / 2` on
   bool frame_stats = false;        // print mean and p95 frame time

@@ -41,6 +41,16 @@ LayoutKind choose_layout(ImVec2 work_size, float scale);
 // rectangles do not overlap and together cover `work` exactly. Views not shown get a zero rect.
 ViewRects tile_views(const ShownViews& shown, Rect work, LayoutKind kind);
 
+// The focus layout (a step's lesson first): the ladder down the left, with the window of the
+// other views' tabs under it when there is one (`more`); the lesson across the top of the rest,
+// and under it the step's focus views side by side, the first a little wider. Whole pixels,
+// no overlap, covering `work`.
+struct FocusRects {
+  Rect ladder, lesson, more;  // more: size 0 without one
+  std::vector<Rect> focus;    // in the order given
+};
+FocusRects tile_focus(size_t focus_views, bool more, Rect work, LayoutKind kind);
+
 // `r` moved (and shrunk where it is larger) so that it lies inside `area`.
 Rect clamp_into(Rect r, Rect area);
 

@@ -6,6 +6,7 @@
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
 
+#include "gui/core/view_use.hpp"
 #include "run/build_info.hpp"
 #include "run/run_time.hpp"
 
@@ -41,16 +42,39 @@ void Shell::set_views(const std::vector<ViewId>& only, bool fixed) {
   fixed_ = fixed;
 }
 
+bool Shell::focus_mode() const { return only_.empty() && app_.settings.focus_layout; }
+
+std::vector<ViewId> Shell::focus_views() const {
+  const std::string id = app_.kernel ? app_.kernel->request.kernel_id : app_.request.kernel_id;
+  std::vector<ViewId> out;
+  if (const kernels::KernelInfo* info = kernels::find_kernel(id))
+    for (const std::string& name : info->focus_views) {
+      ViewId v;
+      if (parse_view_name(name, v) && v != ViewId::ladder && v != ViewId::lesson &&
+          std::find(out.begin(), out.end(), v) == out.end())
+        out.push_back(v);
+    }
+  return out;
+}
+
 bool Shell::shown(ViewId v) const {
   if (!only_.empty()) return std::find(only_.begin(), only_.end(), v) != only_.end();
+  if (focus_mode()) {
+    if (v == ViewId::ladder || v == ViewId::lesson) return true;
+    const std::vector<ViewId> focus = focus_views();
+    return std::find(focus.begin(), focus.end(), v) != focus.end();
+  }
   return app_.settings.show[size_t(v)];
 }
+
+bool Shell::tabbed(ViewId v) const { return focus_mode() && !shown(v) && app_.settings.show[size_t(v)]; }
 
 void Shell::toggle_view(ViewId v, bool on) {
   // The views on screen become the saved choice, then the one clicked changes: a click never
   // brings back the views --view left out.
   for (size_t i = 0; i < size_t(ViewId::count_); ++i) app_.settings.show[i] = shown(ViewId(i));
   app_.settings.show[size_t(v)] = on;
+  app_.settings.focus_layout = false;  // a hand-picked set of windows
   only_.clear();
 }
 
@@ -103,8 +127,19 @@ void Shell::draw_menu_bar() {
       if (ImGui::MenuItem(view_title(ViewId(i)), nullptr, &on)) toggle_view(ViewId(i), on);
     }
     ImGui::Separator();
-    if (ImGui::MenuItem("Show all")) {
+    if (ImGui::MenuItem("Focus on the step", nullptr, focus_mode())) {
+      // The step's lesson, the ladder and its focus views large, every other view a tab.
+      if (focus_mode()) {
+        app_.settings.focus_layout = false;
+      } else {
+        app_.settings.focus_layout = true;
+        app_.settings.show.fill(true);
+        only_.clear();
+      }
+    }
+    if (ImGui::MenuItem("All views")) {
       app_.settings.show.fill(true);
+      app_.settings.focus_layout = false;
       only_.clear();
     }
     if (ImGui::MenuItem("Reset layout")) reset_layout_ = true;
@@ -218,7 +253,19 @@ void Shell::draw_views() {
   for (size_t i = 0; i < shown_now.size(); ++i) shown_now[i] = shown(ViewId(i));
   const bool alone = std::count(shown_now.begin(), shown_now.end(), true) == 1;
   layout_kind_ = choose_layout(work.size, scale_);
-  const ViewRects tiles = tile_views(shown_now, work, layout_kind_);
+  ViewRects tiles{};
+  bool more = false;
+  FocusRects focus_rects;
+  if (focus_mode()) {
+    for (size_t i = 0; i < shown_now.size(); ++i) more = more || tabbed(ViewId(i));
+    const std::vector<ViewId> focus = focus_views();
+    focus_rects = tile_focus(focus.size(), more, work, layout_kind_);
+    tiles[size_t(ViewId::ladder)] = focus_rects.ladder;
+    tiles[size_t(ViewId::lesson)] = focus_rects.lesson;
+    for (size_t i = 0; i < focus.size(); ++i) tiles[size_t(focus[i])] = focus_rects.focus[i];
+  } else {
+    tiles = tile_views(shown_now, work, layout_kind_);
+  }
   const bool first = tiled_work_.size.x == 0.0f;
   const bool changed = shown_now != tiled_shown_ || differs(work, tiled_work_);
   if (reset_layout_) arranged_ = false;
@@ -245,9 +292,42 @@ void Shell::draw_views() {
     ImGui::End();
     if (!open) app_.settings.show[i] = false;
   }
+  if (more) draw_more_views(focus_rects.more, apply || changed);
+  else more_rect_ = Rect{};
   tiled_shown_ = shown_now;
   tiled_work_ = work;
   reset_layout_ = false;
+}
+
+void Shell::draw_more_views(const Rect& rect, bool apply) {
+  // The views the step's lesson does not need, one tab each: a click away, not a window each.
+  ImGui::SetNextWindowPos(rect.pos, apply ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(rect.size, apply ? ImGuiCond_Always : ImGuiCond_FirstUseEver);
+  if (ImGui::Begin("More views###more", nullptr, ImGuiWindowFlags_None) &&
+      ImGui::BeginTabBar("##more", ImGuiTabBarFlags_FittingPolicyScroll)) {
+    // The views the kernel uses first; those it does not (no TMEM on Hopper) last, dimmed.
+    std::vector<std::pair<size_t, std::string>> tabs;
+    for (size_t i = 0; i < size_t(ViewId::count_); ++i)
+      if (tabbed(ViewId(i))) tabs.push_back({i, app_.kernel ? view_not_used(ViewId(i), app_.kernel->kernel()) : ""});
+    std::stable_partition(tabs.begin(), tabs.end(), [](const auto& t) { return t.second.empty(); });
+    for (const auto& [i, not_used] : tabs) {
+      const std::string label = fmt::format("{}###tab-{}", view_title(ViewId(i)), view_name(ViewId(i)));
+      if (!not_used.empty()) ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env_));
+      const bool open = ImGui::BeginTabItem(label.c_str());
+      if (!not_used.empty()) ImGui::PopStyleColor();
+      if (!not_used.empty() && ImGui::IsItemHovered())
+        ImGui::SetTooltip("not used by this kernel: %s", not_used.c_str());
+      if (open) {
+        ImGui::BeginChild(view_name(ViewId(i)));
+        kDraw[i](app_, env_);
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    ImGui::EndTabBar();
+  }
+  more_rect_ = Rect{ImGui::GetWindowPos(), ImGui::GetWindowSize()};
+  ImGui::End();
 }
 
 void Shell::keep_inside(ViewId v, const Rect& tile, const Rect& work, bool applied) {
@@ -272,9 +352,26 @@ nlohmann::json Shell::describe_layout() const {
     const Rect& r = view_rects_[i];
     if (r.size.x > 0.0f) views[view_name(ViewId(i))] = {r.pos.x, r.pos.y, r.size.x, r.size.y};
   }
+  nlohmann::json tabs = nlohmann::json::array();
+  for (size_t i = 0; i < size_t(ViewId::count_); ++i)
+    if (tabbed(ViewId(i))) tabs.push_back(view_name(ViewId(i)));
+  nlohmann::json focus = nlohmann::json::array();
+  for (ViewId v : focus_views()) focus.push_back(view_name(v));
+  nlohmann::json not_used = nlohmann::json::object();
+  if (app_.kernel)
+    for (size_t i = 0; i < size_t(ViewId::count_); ++i)
+      if (const std::string why = view_not_used(ViewId(i), app_.kernel->kernel()); !why.empty())
+        not_used[view_name(ViewId(i))] = why;
   return {{"menu_bar_height", menu_height_},
           {"status_bar_height", status_height_},
           {"kind", layout_kind_name(layout_kind_)},
+          {"focus", focus_mode()},
+          {"focus_views", focus},
+          {"tabs", tabs},
+          {"not_used", not_used},
+          {"more", more_rect_.size.x > 0.0f ? nlohmann::json{more_rect_.pos.x, more_rect_.pos.y, more_rect_.size.x,
+                                                             more_rect_.size.y}
+                                            : nlohmann::json(nullptr)},
           {"arranged", arranged_},
           {"views", views}};
 }

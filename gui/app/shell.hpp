@@ -60,6 +60,13 @@ class Shell {
   void draw_views();
   void draw_long_run_question();  // the modal that asks before a long whole-grid run
   bool shown(ViewId v) const;
+  // The focus layout is on (the settings ask for it and --view named no views).
+  bool focus_mode() const;
+  // The loaded step's focus views (KernelInfo::focus_views) other than the lesson and ladder.
+  std::vector<ViewId> focus_views() const;
+  // A view shown as a tab of the "More views" window (focus layout: shown, not a focus view).
+  bool tabbed(ViewId v) const;
+  void draw_more_views(const Rect& rect, bool apply);
   // After the Begin of view `v`'s window: moves it inside `work` if it is not, notes whether the
   // user (or a saved layout) arranged it away from its `tile` (`applied`: placed there this
   // frame), and records where it is.
@@ -85,6 +92,7 @@ class Shell {
   LayoutKind layout_kind_ = LayoutKind::four_columns;
   bool arranged_ = false;
   ViewRects view_rects_{};
+  Rect more_rect_{};  // the "More views" window in the last frame (size 0: none)
 };
 
 }  // namespace gs::gui

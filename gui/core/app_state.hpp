@@ -32,6 +32,7 @@
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
+#include "gui/core/speed_ladder.hpp"
 #include "gui/core/throughput_data.hpp"
 #include "gui/core/tmem_data.hpp"
 #include "run/run_time.hpp"
@@ -124,6 +125,9 @@ struct AppState {
   ViewCaches view_caches;
   std::vector<Problem> problems;
   Measurements measurements;
+  // Every step's speed at 4096³: the model's predictions made so far and the shipped reference
+  // runs (speed_ladder.hpp; the app loads those from its assets at start).
+  SpeedLadder speed_ladder;
   // A GPU's timeline (imported or recorded here) with the model's beside it; null when none.
   std::shared_ptr<RecordedTimeline> recorded_timeline;
   GpuPresence gpu;  // whether this machine has a GPU to record on (gpu_presence.hpp)

@@ -28,6 +28,7 @@ enum class JobKind {
   model_timeline,  // the model's timeline of a recorded one (recorded_timeline.hpp)
   gpu_timeline,    // record a kernel's own timeline on the GPU (bench --timeline's runner)
   gpu_probe,       // whether this machine has a GPU (gpu_presence.hpp)
+  speed_ladder,    // the model's TFLOP/s of every step at the speed ladder's shape (speed_ladder.hpp)
 };
 
 using Completion = std::function<void(AppState&)>;

@@ -4,6 +4,7 @@
 
 #include "run/gemm_data.hpp"
 #include "gui/core/app_state.hpp"
+#include "gui/core/speed_ladder.hpp"
 #include "gui/core/view_data.hpp"
 
 namespace gs::gui {
@@ -148,6 +149,7 @@ nlohmann::json describe_ladder(AppState& app) {
                             {"arch", std::string(ir::arch_name(info.arch))},
                             {"family", std::string(kernels::family_name(info.family))},
                             {"delta", info.delta},
+                            {"focus_views", info.focus_views},
                             {"mistakes", info.mistakes.size()}});
   const run::SimRequest& r = app.request;
   const RequestCheck check = check_request(r);
@@ -163,7 +165,8 @@ nlohmann::json describe_ladder(AppState& app) {
                    {"shape_error", check.shape_error},
                    {"cta_error", check.cta_error},
                    {"grid", {check.grid[0], check.grid[1], check.grid[2]}},
-                   {"gpu_repeats", app.ladder_view.gpu_repeats}};
+                   {"gpu_repeats", app.ladder_view.gpu_repeats},
+                   {"speed", describe_speed_ladder(app)}};
   if (app.kernel) {
     const RunSummary s = run_summary(*app.kernel);
     j["loaded"] = {{"kernel", s.kernel_id},

@@ -64,6 +64,7 @@ nlohmann::json Settings::to_json() const {
   return {{"theme", theme == Theme::dark ? "dark" : "light"},
           {"font_scale", font_scale},
           {"views", views},
+          {"focus_layout", focus_layout},
           {"last_kernel", last_kernel},
           {"last_shape", {last_m, last_n, last_k}},
           {"play_speed", play_speed},
@@ -112,6 +113,10 @@ Settings Settings::from_json(const nlohmann::json& j, std::string* warnings) {
         else warn(std::string("views.") + kViews[i].name, "true or false");
       }
     } else warn("views", "an object of true/false per view");
+  }
+  if (j.contains("focus_layout")) {
+    if (j["focus_layout"].is_boolean()) s.focus_layout = j["focus_layout"].get<bool>();
+    else warn("focus_layout", "true or false");
   }
   if (j.contains("last_kernel")) {
     if (j["last_kernel"].is_string() && j["last_kernel"].get_ref<const std::string&>().size() <= kMaxKernelIdLength)

@@ -29,6 +29,10 @@ struct Settings {
   Theme theme = Theme::dark;
   float font_scale = 0.0f;  // 0: from the window size and the monitor's content scale (gui/app/layout.hpp)
   std::array<bool, size_t(ViewId::count_)> show{};  // all true by default (see defaults())
+  // The focus layout: the step's lesson, the ladder and the views its KernelInfo::focus_views
+  // names in windows, the other shown views as tabs of one window (gui/app/layout.hpp). false:
+  // every shown view in a window of its own (View > All views).
+  bool focus_layout = true;
   std::string last_kernel;  // empty (or no longer a step): the ladder's first step
   uint32_t last_m = 0, last_n = 0, last_k = 0;  // 0: the example shape
   float play_speed = 30.0f;  // steps per second while playing

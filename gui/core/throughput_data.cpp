@@ -1,5 +1,7 @@
 #include "gui/core/throughput_data.hpp"
 
+#include "gui/core/speed_ladder.hpp"
+
 #include "engine/model/prediction_compare.hpp"
 
 #include <algorithm>
@@ -443,7 +445,8 @@ nlohmann::json describe_throughput(AppState& app) {
             {"repeats", c.repeats},
             {"import_path", c.import_path}}},
           {"gpu_status", gpu_availability_name(d.gpu.state)},
-          {"gpu_note", d.gpu.text}};
+          {"gpu_note", d.gpu.text},
+          {"gpu_fill", gpu_fill_sentence(app)}};
 }
 
 }  // namespace gs::gui

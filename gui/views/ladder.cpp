@@ -1,4 +1,5 @@
-// The ladder view: every kernel of the registry (step, title, arch, what changed), the request
+// The ladder view: every kernel of the registry as a speed ladder (step, title, the model's and
+// the measured TFLOP/s at 4096³, speed-ups; speed_ladder.hpp), the request
 // being edited for the selected one — shape checked by the kernel's own rules with the error
 // inline, inputs, seed, the traced CTA, the kernel's mistakes as toggles — and the buttons that
 // open it (one CTA traced), run the whole grid on the model (judged) or benchmark it on the
@@ -9,6 +10,7 @@
 
 #include "run/gemm_data.hpp"
 #include "gui/core/ladder_data.hpp"
+#include "gui/core/speed_ladder.hpp"
 #include "gui/views/views.hpp"
 
 namespace gs::gui {
@@ -26,55 +28,156 @@ void error_line(const std::string& msg, const ViewEnv& env) {
   ImGui::PopStyleColor();
 }
 
+std::string speed_text(double tflops) {
+  return tflops >= 100.0 ? fmt::format("{:.0f}", tflops) : fmt::format("{:.1f}", tflops);
+}
+
+// The model's figure for a row: a number, "…" while its run is pending, "?" with the reason.
+void predicted_cell(const SpeedRow& r, const ViewEnv& env) {
+  if (!r.predicted) {
+    ImGui::TextDisabled("-");
+  } else if (!r.predicted->done) {
+    ImGui::TextDisabled("…");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the model is running this step at 4096³");
+  } else if (!r.predicted->error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, error_color(env));
+    ImGui::TextUnformatted("?");
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("no prediction: %s", r.predicted->error.c_str());
+  } else {
+    ImGui::Text("%s%s", speed_text(r.predicted->tflops).c_str(), r.predicted->confirmed ? "" : "*");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("the model's prediction on %s at 4096³%s", r.predicted->machine.c_str(),
+                        r.predicted->confirmed ? "" : " (NVIDIA's figures, unconfirmed: no such GPU was measured)");
+  }
+}
+
+void measured_cell(const SpeedRow& r, const ViewEnv& env) {
+  if (!r.measured) {
+    ImGui::TextDisabled("-");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.not_measured.c_str());
+    return;
+  }
+  if (r.measured->yours) ImGui::PushStyleColor(ImGuiCol_Text, ok_color(env));
+  ImGui::TextUnformatted(speed_text(r.measured->tflops).c_str());
+  if (r.measured->yours) ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) {
+    const auto& cublas_tflops = r.measured->cublas_tflops;
+    const std::string cublas =
+        cublas_tflops ? fmt::format("; cuBLAS {} in the same run", speed_text(*cublas_tflops)) : "";
+    ImGui::SetTooltip("measured: %s (%s)%s", r.measured->source.c_str(), r.measured->device.c_str(), cublas.c_str());
+  }
+}
+
+void ratio_cell(const std::optional<double>& ratio, const char* what) {
+  if (!ratio) {
+    ImGui::TextDisabled("-");
+    return;
+  }
+  ImGui::Text(*ratio >= 10.0 ? "×%.0f" : "×%.2f", *ratio);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("measured TFLOP/s over %s", what);
+}
+
+// The sources the measured column uses, in one line above the table.
+std::string sources_line(const std::vector<SpeedRow>& rows) {
+  std::vector<std::string> sources;
+  for (const SpeedRow& r : rows)
+    if (r.measured && std::find(sources.begin(), sources.end(), r.measured->source) == sources.end())
+      sources.push_back(r.measured->source);
+  std::string text;
+  for (const std::string& s : sources) text += (text.empty() ? "" : "; ") + s;
+  return text.empty() ? "nothing measured" : text;
+}
+
+// The speed ladder: every step (the selected one highlighted, a click selects it) with the
+// model's TFLOP/s at 4096³, the measured figure, and the speed-up over the step before and the
+// share of cuBLAS. In a box of its own height, so the request and buttons below stay in sight.
 void kernel_list(AppState& app, const ViewEnv& env) {
-  const auto kernels = kernels::all_kernels();
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
-  // Narrow: the family column goes (the arch says as much) so the titles keep their room.
-  const bool narrow = ImGui::GetContentRegionAvail().x < 460 * env.scale;
-  if (!ImGui::BeginTable("##kernels", narrow ? 3 : 4, flags)) return;
+  request_speed_predictions(app);
+  const std::vector<SpeedRow> rows = speed_rows(app);
+  const std::string fill = gpu_fill_sentence(app);
+  if (!fill.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+    ImGui::TextWrapped("%s", fill.c_str());
+    ImGui::PopStyleColor();
+    const ImVec2 at = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+    app.drawn["ladder.fill"] = {at.x, at.y, size.x, size.y};  // for the headless pixel test
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+  ImGui::TextWrapped("TFLOP/s at 4096³; measured: %s", sources_line(rows).c_str());
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("model: the prediction for the whole grid at 4096³ (* on NVIDIA's unconfirmed B200 figures); "
+                      "measured: your GPU's run of the step at 4096³ when there is one (green), else our own runs "
+                      "shipped with the app");
+  const bool wide = ImGui::GetContentRegionAvail().x > 420 * env.scale;
+  const float row_h = ImGui::GetTextLineHeightWithSpacing() + 2.0f * env.scale;
+  const float box_h = std::min(row_h * float(rows.size() + 1) + 8.0f * env.scale,
+                               std::max(8.0f * row_h, 0.42f * ImGui::GetContentRegionAvail().y));
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_ScrollY;
+  if (!ImGui::BeginTable("##kernels", wide ? 6 : 5, flags, ImVec2(0, box_h))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("Step", 0, ImGui::CalcTextSize("Step").x);
   ImGui::TableSetupColumn("Kernel", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("Arch", 0, ImGui::CalcTextSize("sm_100a").x);
-  if (!narrow) ImGui::TableSetupColumn("Family", 0, ImGui::CalcTextSize("blackwell").x);
+  ImGui::TableSetupColumn("model", 0, ImGui::CalcTextSize("8888*").x);
+  ImGui::TableSetupColumn("meas.", 0, std::max(ImGui::CalcTextSize("8888").x, ImGui::CalcTextSize("meas.").x));
+  ImGui::TableSetupColumn("×prev", 0, std::max(ImGui::CalcTextSize("×0.00").x, ImGui::CalcTextSize("×prev").x));
+  if (wide) ImGui::TableSetupColumn("×cuBLAS", 0, ImGui::CalcTextSize("×cuBLAS").x);
   ImGui::TableHeadersRow();
-  for (const kernels::KernelInfo& info : kernels) {
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID scrolled = ImGui::GetID("##scrolled-to");
+  for (const SpeedRow& r : rows) {
+    const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
+    if (!info) continue;
     ImGui::TableNextRow();
-    ImGui::PushID(info.id.c_str());
+    ImGui::PushID(r.kernel_id.c_str());
     ImGui::TableNextColumn();
-    const bool selected = app.request.kernel_id == info.id;
-    const bool loaded = app.kernel && app.kernel->request.kernel_id == info.id;
-    const std::string step = fmt::format("{:02d}", info.step);
-    if (ImGui::Selectable(step.c_str(), selected, ImGuiSelectableFlags_SpanAllColumns))
-      select_ladder_kernel(app, info.id);
+    const bool loaded = app.kernel && app.kernel->request.kernel_id == r.kernel_id;
+    const std::string step = fmt::format("{:02d}", r.step);
+    if (ImGui::Selectable(step.c_str(), r.selected, ImGuiSelectableFlags_SpanAllColumns))
+      select_ladder_kernel(app, r.kernel_id);
+    // The selected step scrolled into the box once each time the selection changes (ImGui's
+    // storage of the box remembers which step it last scrolled to).
+    if (r.selected && storage->GetInt(scrolled, -1) != r.step) {
+      ImGui::SetScrollHereY(0.5f);
+      storage->SetInt(scrolled, r.step);
+    }
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
       ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30.0f);
       if (env.bold) ImGui::PushFont(env.bold);
-      ImGui::TextUnformatted(info.title.c_str());
+      ImGui::TextUnformatted(info->title.c_str());
       if (env.bold) ImGui::PopFont();
-      ImGui::TextDisabled("what changed");
-      ImGui::TextUnformatted(info.delta.c_str());
-      ImGui::Separator();
-      ImGui::TextUnformatted(info.explanation.c_str());
+      ImGui::TextDisabled("%s, what changed", std::string(ir::arch_name(info->arch)).c_str());
+      ImGui::TextUnformatted(info->delta.c_str());
+      if (r.measured && r.vs_cublas)
+        ImGui::Text("measured %s TFLOP/s: %.0f%% of cuBLAS (%s)", speed_text(r.measured->tflops).c_str(),
+                    100.0 * *r.vs_cublas, r.measured->source.c_str());
       ImGui::PopTextWrapPos();
       ImGui::EndTooltip();
     }
     ImGui::TableNextColumn();
-    // Wrapped in its column rather than cut; the loaded kernel's in the "ok" colour.
-    const std::string title = loaded ? info.title + "  (loaded)" : info.title;
-    note_fit(app, "ladder.title", ImGui::CalcTextSize(title.c_str()).x, 2.0f * ImGui::GetContentRegionAvail().x);
+    // One line, cut at the column (the tooltip has it whole); the loaded kernel's in the "ok" colour.
     if (loaded) ImGui::PushStyleColor(ImGuiCol_Text, ok_color(env));
-    ImGui::TextWrapped("%s", title.c_str());
+    ImGui::TextUnformatted(r.title.c_str());
     if (loaded) ImGui::PopStyleColor();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(std::string(ir::arch_name(info.arch)).c_str());
-    if (!narrow) {
+    note_fit(app, "ladder.speed", ImGui::CalcTextSize("888*").x, ImGui::GetContentRegionAvail().x);
+    predicted_cell(r, env);
+    ImGui::TableNextColumn();
+    measured_cell(r, env);
+    ImGui::TableNextColumn();
+    ratio_cell(r.vs_previous, "the step before's, same card");
+    if (wide) {
       ImGui::TableNextColumn();
-      ImGui::TextDisabled("%s", std::string(kernels::family_name(info.family)).c_str());
+      ratio_cell(r.vs_cublas, "cuBLAS's in the same run");
     }
     ImGui::PopID();
   }
   ImGui::EndTable();
+  app.drawn["ladder.speed"] = {ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, ImGui::GetItemRectSize().x,
+                               ImGui::GetItemRectSize().y};
 }
 
 // A row of three unsigned fields sharing the width, leaving `reserve` pixels for what follows;

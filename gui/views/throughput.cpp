@@ -13,6 +13,7 @@
 
 #include "gui/core/roofline.hpp"
 #include "gui/core/throughput_data.hpp"
+#include "gui/core/speed_ladder.hpp"
 #include "gui/views/views.hpp"
 #include "gui/widgets/plot.hpp"
 
@@ -489,6 +490,12 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const bool wide = avail.x >= 1000.0f * env.scale && avail.y >= 560.0f * env.scale;
   const float gap = ImGui::GetStyle().ItemSpacing.x;
+  // The traced shape's model point is a few CTAs' speed when they leave most SMs idle: said first.
+  if (const std::string fill = gpu_fill_sentence(app); !fill.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+    ImGui::TextWrapped("%s (Ladder view)", fill.c_str());
+    ImGui::PopStyleColor();
+  }
 
   if (wide) {
     // Controls and the table on the left, the three plots on the right.

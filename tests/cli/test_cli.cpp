@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.hpp"
+#include "kernels/registry.hpp"
 #include "tests/support/cli_run.hpp"
 #include "tests/support/paths.hpp"
 
@@ -38,6 +39,29 @@ TEST_CASE("cli: list prints the ladder; --json is the registry", "[cli]") {
   CHECK((*hopper)["family"] == "hopper");
   CHECK((*hopper)["tile"]["m"] == 64);
   CHECK((*hopper)["mistakes"].is_array());
+}
+
+TEST_CASE("cli: list --json names each step's focus views", "[cli][focus]") {
+  const Run r = run({"list", "--json"});
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == gs::kernels::all_kernels().size());
+  for (const auto& k : j) {
+    INFO(k["id"]);
+    REQUIRE(k.contains("focus_views"));
+    CHECK(k["focus_views"].is_array());
+    CHECK(!k["focus_views"].empty());
+    for (const auto& v : k["focus_views"]) CHECK(v.is_string());
+  }
+  // A step's own choice: step 02 teaches coalescing, step 20 tensor memory.
+  const auto of = [&](const char* id) {
+    for (const auto& k : j)
+      if (k["id"] == id) return k["focus_views"];
+    return nlohmann::json();
+  };
+  CHECK(of("simt_coalesced")[0] == "coalescing");
+  CHECK(of("blackwell_tcgen05_basic")[0] == "tmem");
+  CHECK(of("hopper_persistent")[0] == "schedule");
 }
 
 TEST_CASE("cli: ptx prints to stdout or writes a file", "[cli]") {

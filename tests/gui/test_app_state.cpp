@@ -73,6 +73,8 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
   s.show[size_t(ViewId::tma_pipeline)] = false;
   s.last_kernel = "simt_naive";
   s.last_k = 4096;
+  REQUIRE(s.focus_layout);  // new users get the focus layout
+  s.focus_layout = false;   // View > All views, remembered
   std::string error;
   REQUIRE(save_settings(s, dir.string(), &error));
   std::string warnings;
@@ -83,6 +85,7 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
   CHECK(back.show[size_t(ViewId::ptx)]);
   CHECK(back.last_kernel == "simt_naive");
   CHECK(back.last_k == 4096);
+  CHECK_FALSE(back.focus_layout);
 
   std::ofstream(dir / "settings.json") << "{ not json";
   warnings.clear();
@@ -90,10 +93,12 @@ TEST_CASE("settings survive a save and a load, and a damaged file falls back wit
   CHECK(warnings.find("not valid JSON") != std::string::npos);
   CHECK(damaged.theme == Theme::dark);
 
-  std::ofstream(dir / "settings.json") << R"({"theme": "purple", "bench_reps": 5})";
+  std::ofstream(dir / "settings.json") << R"({"theme": "purple", "bench_reps": 5, "focus_layout": "yes"})";
   warnings.clear();
   const Settings partly = load_settings(dir.string(), &warnings);
   CHECK(warnings.find("theme") != std::string::npos);
+  CHECK(warnings.find("'focus_layout' should be true or false") != std::string::npos);
+  CHECK(partly.focus_layout);
   CHECK(partly.bench_reps == 5);
   fs::remove_all(dir);
 }

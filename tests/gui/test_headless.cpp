@@ -18,7 +18,7 @@ using namespace gs::gui::test;
 TEST_CASE("the app renders every view of the Hopper kernel and says what each shows", "[gui][xvfb]") {
   if (!xvfb_or_skip()) return;
   // Step 300 instructions in, then select PTX line 60 (which the test resolves below).
-  const Headless h = run_headless("all", "--kernel hopper_tma_wgmma_64 --size 1600x1000 --steps 300");
+  const Headless h = run_headless("all", "--kernel hopper_tma_wgmma_64 --view all --size 1600x1000 --steps 300");
   INFO(h.output);
   REQUIRE(h.code == 0);
   REQUIRE(h.w == 1600);

@@ -91,7 +91,7 @@ TEST_CASE("layout: on a fresh config no view covers the menu bar, also in the sa
   if (!xvfb_or_skip()) return;
   const auto ini = headless_dir() / "fresh.ini";
   std::filesystem::remove(ini);
-  const Headless h = run_headless("fresh-layout", "--kernel hopper_tma_wgmma_64 --layout-file '" + ini.string() + "'");
+  const Headless h = run_headless("fresh-layout", "--kernel hopper_tma_wgmma_64 --view all --layout-file '" + ini.string() + "'");
   INFO(h.output);
   REQUIRE(h.code == 0);
   REQUIRE(view_rects(h).size() == views_shown_by_default());
@@ -130,7 +130,7 @@ TEST_CASE("layout: a damaged imgui.ini cannot hide windows or stall the start", 
   // Windows far off screen, larger than the screen, under the menu bar.
   // Each try writes the file again: the app saves its layout over it at the end of a run.
   const auto ini = headless_dir() / "damaged.ini";
-  Headless h = run_headless("damaged-layout", "--kernel hopper_tma_wgmma_64 --layout-file '" + ini.string() + "'",
+  Headless h = run_headless("damaged-layout", "--kernel hopper_tma_wgmma_64 --view all --layout-file '" + ini.string() + "'",
                             "1920x1200", [&] {
                               std::ofstream(ini) << "[Window][PTX###ptx]\nPos=30000,-30000\nSize=400,500\nCollapsed=0\n\n"
                                                     "[Window][Warps###warps]\nPos=-9000,9000\nSize=99999,99999\n"
@@ -176,7 +176,7 @@ TEST_CASE("layout: every view stays readable from 1280x800 to 2560x1440", "[gui]
   if (!xvfb_or_skip()) return;
   // Text that used to be cut, wrapped a word a line, run together or covered (views.hpp:
   // note_fit); every one must be laid out at every size.
-  const char* const kFits[] = {"ladder.title",    "ladder.what_changed", "ladder.shape_field",
+  const char* const kFits[] = {"ladder.speed",    "ladder.what_changed", "ladder.shape_field",
                                "ladder.rounds",   "transport.cycle",     "transport.speed",
                                "ptx.header",      "smem.bank_numbers",   "tma.axis_labels",
                                "tma.lane_labels"};
@@ -189,7 +189,7 @@ TEST_CASE("layout: every view stays readable from 1280x800 to 2560x1440", "[gui]
     INFO(sz.size);
     // A big K (five-digit shape values, cycle counts in the hundred thousands), 300 steps in.
     const Headless h = run_headless(std::string("readable-") + sz.size,
-                                    std::string("--kernel hopper_tma_wgmma_64 --k 16384 --steps 300 --size ") + sz.size,
+                                    std::string("--kernel hopper_tma_wgmma_64 --view all --k 16384 --steps 300 --size ") + sz.size,
                                     "2600x1500");
     INFO(h.output);
     REQUIRE(h.code == 0);

@@ -195,3 +195,39 @@ TEST_CASE("layout file: read when sane, ignored with a notice when too large or 
   CHECK(dir.notice.find("directory") != std::string::npos);
   std::filesystem::remove_all(ok.parent_path());
 }
+
+TEST_CASE("layout: the focus layout tiles ladder, lesson, focus views and tabs with no gap", "[gui][layout][focus]") {
+  const Rect work{ImVec2(0, 17), ImVec2(1280, 757)};
+  for (const LayoutKind kind : {LayoutKind::four_columns, LayoutKind::three_columns})
+    for (size_t n = 0; n <= 4; ++n)
+      for (const bool more : {false, true}) {
+        INFO(layout_kind_name(kind) << ", " << n << " focus views, tabs " << more);
+        const FocusRects f = tile_focus(n, more, work, kind);
+        std::vector<Rect> all{f.ladder, f.lesson};
+        if (more) all.push_back(f.more);
+        else CHECK(f.more.size.x == 0.0f);
+        REQUIRE(f.focus.size() == n);
+        all.insert(all.end(), f.focus.begin(), f.focus.end());
+        double area = 0.0;
+        for (size_t i = 0; i < all.size(); ++i) {
+          const Rect& r = all[i];
+          CHECK(r.size.x >= 1.0f);
+          CHECK(r.size.y >= 1.0f);
+          CHECK(r.pos.x >= work.pos.x);
+          CHECK(r.pos.y >= work.pos.y);
+          CHECK(r.right() <= work.right());
+          CHECK(r.bottom() <= work.bottom());
+          area += double(r.size.x) * double(r.size.y);
+          for (size_t j = i + 1; j < all.size(); ++j) {
+            const Rect& o = all[j];
+            const float w = std::min(r.right(), o.right()) - std::max(r.pos.x, o.pos.x);
+            const float h = std::min(r.bottom(), o.bottom()) - std::max(r.pos.y, o.pos.y);
+            CHECK((w <= 0.0f || h <= 0.0f));
+          }
+        }
+        CHECK(area == Approx(double(work.size.x) * double(work.size.y)));
+        // The lesson spans the right part; the first focus view is the widest of them.
+        CHECK(f.lesson.size.x > f.ladder.size.x);
+        for (size_t i = 1; i < n; ++i) CHECK(f.focus[0].size.x > f.focus[i].size.x);
+      }
+}

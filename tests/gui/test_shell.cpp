@@ -25,6 +25,34 @@ TEST_CASE("after --view ladder --view source the View menu ticks those two and a
   CHECK(shell.shown_view_names() == std::vector<std::string>{"ptx", "source"});
 }
 
+TEST_CASE("the focus layout shows the step's lesson, ladder and focus views; a View click leaves it",
+          "[gui][shell][focus]") {
+  AppState app;
+  app.settings = Settings::defaults();
+  REQUIRE(app.settings.focus_layout);
+  app.open_now({.kernel_id = "simt_coalesced", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  Shell shell(app, Fonts{}, 1.0f);
+  shell.set_views({}, false);
+  // Step 02 names coalescing, diff and throughput (views.def's order here).
+  CHECK(shell.shown_view_names() == std::vector<std::string>{"lesson", "ladder", "coalescing", "throughput", "diff"});
+  const nlohmann::json layout = shell.describe_layout();
+  CHECK(layout["focus"] == true);
+  CHECK(layout["focus_views"] == nlohmann::json({"coalescing", "diff", "throughput"}));
+  // The Diff view is closed at first in the settings, but a step that names it shows it.
+  const auto& tabs = layout["tabs"];
+  CHECK(std::find(tabs.begin(), tabs.end(), "ptx") != tabs.end());
+  CHECK(std::find(tabs.begin(), tabs.end(), "coalescing") == tabs.end());
+  CHECK(layout["not_used"].contains("tma"));
+  CHECK(layout["not_used"].contains("tmem"));
+  // A click in the View menu makes the windows on screen the hand-picked set, plus the one clicked.
+  shell.toggle_view(ViewId::ptx, true);
+  CHECK_FALSE(app.settings.focus_layout);
+  CHECK(shell.shown_view_names() ==
+        std::vector<std::string>{"lesson", "ladder", "ptx", "coalescing", "throughput", "diff"});
+  CHECK(shell.describe_layout()["tabs"].empty());
+}
+
 TEST_CASE("jobs are found and cancelled by kind, not by name", "[gui][jobs]") {
   AppState app;
   app.request_open({.kernel_id = "simt_naive", .only_traced_cta = true});

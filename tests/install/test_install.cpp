@@ -44,6 +44,9 @@ std::set<std::string> expected_files() {
   }
   files.insert("share/icons/hicolor/scalable/apps/gemmscope.svg");
   files.insert("share/applications/gemmscope.desktop");
+  for (const auto& entry : fs::directory_iterator(fs::path(GEMMSCOPE_SOURCE_DIR) / "assets" / "reference"))
+    if (entry.path().extension() == ".json")
+      files.insert("share/gemmscope/reference/" + entry.path().filename().string());
 #endif
   return files;
 }
@@ -130,6 +133,8 @@ TEST_CASE("the build installs into any prefix and runs from there after being mo
     REQUIRE(!state.is_discarded());
     CHECK(state["assets"]["dir"] == fs::canonical(moved / "share/gemmscope").string());
     CHECK(state["assets"]["window_icon"] == true);
+    // The speed ladder's shipped runs come from the installed tree too.
+    CHECK(state["views"]["ladder"]["speed"]["references"].size() == 3);
     for (const auto& problem : state["views"]["problems"]["items"]) {
       INFO(problem.dump());
       CHECK(problem["source"] != "app");  // a missing font or icon is an app warning

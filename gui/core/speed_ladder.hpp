@@ -1,0 +1,113 @@
+// The speed ladder: every step's TFLOP/s at one representative shape (4096³), whatever shape
+// the traced CTA was opened at. Per step: what the model predicts there (the same run as
+// `gemmscope sim ID --m 4096 --n 4096 --k 4096 --traced-cta-only`, made off the UI thread and
+// kept per step, build and card), and what was measured: on the learner's GPU when the app
+// has a run of the step at that shape, otherwise in the reference runs shipped with the app
+// (assets/reference/<card>-<date>-*.json: our own `gemmscope bench --json` files, read by
+// Measurements' importer). Beside them the speed-up over the step before and the share of
+// cuBLAS in the same run.
+//
+// A small traced shape fills a few SMs: gpu_fill_sentence says how few, from the kernel's
+// launch and the machine's SM count, so no view passes off 4 CTAs' speed as the kernel's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/measurements.hpp"
+
+namespace gs::gui {
+
+struct AppState;
+
+// The shape the ladder's speeds are shown at.
+inline constexpr kernels::GemmShape kSpeedShape{4096, 4096, 4096};
+
+// One shipped `gemmscope bench --json` file, its card and date taken from its name
+// ("h200-2026-11-28-ladder.json": card H200, date 2026-11-28).
+struct ReferenceRun {
+  std::string file;  // the file's name
+  std::string card;  // "H200"
+  std::string date;  // "2026-11-28"
+  Measurements results;
+};
+
+// Every *.json of `dir` (sorted by name), each read with Measurements::import_file. Throws
+// std::runtime_error naming the folder or the file when one cannot be read or its name does
+// not start with <card>-<YYYY-MM-DD>-.
+std::vector<ReferenceRun> load_reference_runs(const std::string& dir);
+
+// The model's figure for one step at kSpeedShape on one card (pending while its job runs).
+struct SpeedPrediction {
+  bool done = false;
+  double tflops = 0.0;
+  std::string machine;  // "H100", "B200"
+  bool confirmed = true;  // false: the card's figures are the vendor's, unchecked here
+  std::string error;    // why there is no figure (the model refused the kernel, ...)
+};
+
+// What the app keeps for the ladder: the shipped runs and the predictions made so far.
+struct SpeedLadder {
+  std::vector<ReferenceRun> references;
+  std::string references_error;  // why none were loaded ("" when they were)
+  // Keyed by prediction_key: step, build and card.
+  std::map<std::string, SpeedPrediction> predictions;
+};
+
+// "hopper_persistent|stages=3|H100": what a cached prediction depends on.
+std::string prediction_key(const std::string& kernel_id, const kernels::ParamValues& params,
+                           const std::string& machine);
+
+// One measured figure and where it came from.
+struct MeasuredSpeed {
+  double tflops = 0.0;
+  std::optional<double> cublas_tflops;  // cuBLAS in the same run
+  std::string device;                   // "NVIDIA H200"
+  std::string source;                   // "your GPU" or "H200, 2026-11-28, shipped"
+  bool yours = false;                   // measured on this machine's GPU
+};
+
+struct SpeedRow {
+  std::string kernel_id;
+  int step = 0;
+  std::string title;
+  bool selected = false;  // the step the ladder is on
+  std::optional<SpeedPrediction> predicted;  // nullopt: not asked for yet
+  std::optional<MeasuredSpeed> measured;
+  std::string not_measured;  // why measured is empty: "not measured here" (Blackwell), ...
+  // measured / the step before's measured, when both were measured on one card.
+  std::optional<double> vs_previous;
+  std::optional<double> vs_cublas;  // measured / cuBLAS of the same run
+};
+
+// The figures on a card named like `card` ("H100" matches "NVIDIA H100 80GB HBM3").
+bool device_is(const std::string& device, const std::string& card);
+
+// The ladder's rows, in step order. `reference_card`: the shipped run to prefer ("H100"), else
+// the first that has the step. `mine`: the learner's own measurements (gpu source only).
+std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& mine, const std::string& reference_card,
+                                 const std::string& selected_id, const kernels::ParamValues& selected_params);
+std::vector<SpeedRow> speed_rows(const AppState& app);
+
+// "4 CTAs on 132 SMs: 3% of the GPU; speed shown at 4096³" when `ctas` leaves SMs idle, else "".
+std::string gpu_fill_sentence(uint64_t ctas, uint32_t sms, kernels::GemmShape speed_shape = kSpeedShape);
+// The sentence for the kernel on screen (its launch, the machine it was predicted on).
+std::string gpu_fill_sentence(const AppState& app);
+
+// The card whose shipped run the ladder prefers: the machine the selected step is predicted on.
+std::string reference_card(const AppState& app);
+
+// Starts one job that predicts every step not predicted yet (for its card, the selected step
+// with the edited build), each row filled as its run finishes. Does nothing while one runs.
+void request_speed_predictions(AppState& app);
+// The same, synchronously (headless runs, tests).
+void predict_speed_ladder_now(AppState& app);
+
+nlohmann::json describe_speed_ladder(AppState& app);
+
+}  // namespace gs::gui

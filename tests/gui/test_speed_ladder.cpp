@@ -1,0 +1,175 @@
+// The speed ladder (gui/core/speed_ladder.hpp): the shipped reference runs read through the
+// bench importer, the figures and ratios each row shows, and the sentence that says how little
+// of the GPU a small traced shape fills.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "gui/core/app_state.hpp"
+#include "gui/core/speed_ladder.hpp"
+#include "run/sim_job.hpp"
+
+using namespace gs::gui;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kReferenceDir = std::string(GEMMSCOPE_SOURCE_DIR) + "/assets/reference";
+
+// The figure of `kernel` at 4096³ as the shipped JSON file holds it, read here without the app's
+// importer: {median TFLOP/s, cuBLAS TFLOP/s}.
+std::pair<double, double> shipped(const std::string& file, const std::string& kernel) {
+  std::ifstream f(kReferenceDir + "/" + file);
+  const nlohmann::json j = nlohmann::json::parse(f);
+  for (const auto& r : j["results"])
+    if (r["kernel"] == kernel && r["shape"]["m"] == 4096 && r["shape"]["n"] == 4096 && r["shape"]["k"] == 4096)
+      return {r["tflops"]["median"].get<double>(), r["cublas_tflops"].get<double>()};
+  FAIL("no " << kernel << " at 4096³ in " << file);
+  return {0, 0};
+}
+
+const SpeedRow& row_of(const std::vector<SpeedRow>& rows, const std::string& id) {
+  for (const SpeedRow& r : rows)
+    if (r.kernel_id == id) return r;
+  FAIL("no row for " << id);
+  return rows.front();
+}
+
+}  // namespace
+
+TEST_CASE("speed ladder: the shipped runs are read with their card and date", "[gui][speed]") {
+  const std::vector<ReferenceRun> runs = load_reference_runs(kReferenceDir);
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].card == "H100");
+  CHECK(runs[0].date == "2026-11-28");
+  CHECK(runs[1].card == "H200");
+  CHECK(runs[2].date == "2026-12-01");
+  for (const ReferenceRun& r : runs) CHECK(!r.results.variants.empty());
+}
+
+TEST_CASE("speed ladder: a step's measured figure is the shipped file's, with its ratios", "[gui][speed]") {
+  SpeedLadder ladder;
+  ladder.references = load_reference_runs(kReferenceDir);
+  const std::vector<SpeedRow> rows = speed_rows(ladder, Measurements{}, "H200", "hopper_two_consumers", {});
+  REQUIRE(rows.size() == gs::kernels::all_kernels().size());
+  const SpeedRow& two = row_of(rows, "hopper_two_consumers");
+  REQUIRE(two.measured);
+  const auto [tflops, cublas] = shipped("h200-2026-11-28-ladder.json", "hopper_two_consumers");
+  CHECK(two.measured->tflops == Approx(tflops).epsilon(1e-12));
+  CHECK(two.measured->source == "H200, 2026-11-28, shipped");
+  CHECK_FALSE(two.measured->yours);
+  CHECK(two.selected);
+  // × the step before: step 13's figure of the same file.
+  const auto before = shipped("h200-2026-11-28-ladder.json", "hopper_producer_consumer");
+  REQUIRE(two.vs_previous);
+  CHECK(*two.vs_previous == Approx(tflops / before.first));
+  REQUIRE(two.vs_cublas);
+  CHECK(*two.vs_cublas == Approx(tflops / cublas));
+  // Step 19 is only in the later H200 run; Blackwell was never measured.
+  const SpeedRow& s19 = row_of(rows, "hopper_stmatrix_epilogue");
+  REQUIRE(s19.measured);
+  CHECK(s19.measured->source == "H200, 2026-12-01, shipped");
+  CHECK(s19.measured->tflops == Approx(shipped("h200-2026-12-01-steps-18-19.json", "hopper_stmatrix_epilogue").first));
+  const SpeedRow& b = row_of(rows, "blackwell_ws_ring");
+  CHECK_FALSE(b.measured);
+  CHECK_THAT(b.not_measured, Catch::Contains("not measured here"));
+  CHECK_FALSE(b.vs_previous);
+}
+
+TEST_CASE("speed ladder: the preferred card's run first, no ratio across cards", "[gui][speed]") {
+  SpeedLadder ladder;
+  ladder.references = load_reference_runs(kReferenceDir);
+  const std::vector<SpeedRow> rows = speed_rows(ladder, Measurements{}, "H100", "simt_naive", {});
+  const SpeedRow& tile = row_of(rows, "hopper_tile_128");
+  REQUIRE(tile.measured);
+  CHECK(tile.measured->tflops == Approx(shipped("h100-2026-11-28-ladder.json", "hopper_tile_128").first));
+  CHECK(tile.measured->source == "H100, 2026-11-28, shipped");
+  // Step 19 was never run on an H100: the H200's figure, named so, and no × step 18 (an H100's).
+  const SpeedRow& s19 = row_of(rows, "hopper_stmatrix_epilogue");
+  REQUIRE(s19.measured);
+  CHECK_THAT(s19.measured->source, Catch::StartsWith("H200"));
+  CHECK_FALSE(s19.vs_previous);
+  CHECK(row_of(rows, "simt_coalesced").vs_previous.has_value());
+}
+
+TEST_CASE("speed ladder: the learner's own GPU run replaces the shipped figure", "[gui][speed]") {
+  SpeedLadder ladder;
+  ladder.references = load_reference_runs(kReferenceDir);
+  Measurements mine;
+  Variant& v = mine.variant("hopper_tile_128", kSpeedShape, MeasurementSource::gpu, "NVIDIA H100 PCIe");
+  v.points.push_back({1.0, 400.0, 700.0, std::nullopt});
+  // Another shape or a mistake's run is not the step's speed at 4096³.
+  mine.variant("hopper_tma_wgmma_64", {1024, 1024, 1024}, MeasurementSource::gpu, "NVIDIA H100 PCIe")
+      .points.push_back({1.0, 123.0, 700.0, std::nullopt});
+  const std::vector<SpeedRow> rows = speed_rows(ladder, mine, "H100", "", {});
+  const SpeedRow& tile = row_of(rows, "hopper_tile_128");
+  REQUIRE(tile.measured);
+  CHECK(tile.measured->tflops == 400.0);
+  CHECK(tile.measured->source == "your GPU");
+  CHECK(tile.measured->yours);
+  CHECK(*tile.vs_cublas == Approx(400.0 / 700.0));
+  // The step before was measured on another card (the shipped H100 run): no ratio.
+  CHECK_FALSE(tile.vs_previous);
+  CHECK(row_of(rows, "hopper_tma_wgmma_64").measured->source == "H100, 2026-11-28, shipped");
+}
+
+TEST_CASE("speed ladder: a badly named or missing reference folder is an error naming it", "[gui][speed]") {
+  CHECK_THROWS_WITH(load_reference_runs("/nonexistent/reference"), Catch::Contains("/nonexistent/reference"));
+  const fs::path dir = fs::temp_directory_path() / ("gemmscope-speed-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kReferenceDir + "/h100-2026-11-28-ladder.json", dir / "ladder.json",
+                fs::copy_options::overwrite_existing);
+  CHECK_THROWS_WITH(load_reference_runs(dir.string()), Catch::Contains("ladder.json") && Catch::Contains("<card>"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("speed ladder: a small shape says how few SMs it fills", "[gui][speed]") {
+  CHECK(gpu_fill_sentence(4, 132) == "4 CTAs on 132 SMs: 3% of the GPU; speed shown at 4096³");
+  CHECK(gpu_fill_sentence(1, 148) == "1 CTA on 148 SMs: 1% of the GPU; speed shown at 4096³");
+  CHECK(gpu_fill_sentence(66, 132) == "66 CTAs on 132 SMs: 50% of the GPU; speed shown at 4096³");
+  CHECK(gpu_fill_sentence(132, 132).empty());
+  CHECK(gpu_fill_sentence(5000, 132).empty());
+  // From the opened kernel's launch (step 13's example shape: a 2 x 2 grid) and its machine.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_producer_consumer", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  CHECK(gpu_fill_sentence(app) == "4 CTAs on 132 SMs: 3% of the GPU; speed shown at 4096³");
+  app.open_now({.kernel_id = "blackwell_tcgen05_basic", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const auto& grid = app.kernel->kernel().launch.grid;
+  CHECK_THAT(gpu_fill_sentence(app), Catch::StartsWith(std::to_string(grid[0] * grid[1] * grid[2]) + " CTA") &&
+                                         Catch::Contains("on 148 SMs"));
+}
+
+TEST_CASE("speed ladder: the model's figure is the traced-CTA run's prediction at 4096³", "[gui][speed]") {
+  AppState app;
+  app.request.kernel_id = "hopper_tile_128";
+  predict_speed_ladder_now(app);
+  const std::vector<SpeedRow> rows = speed_rows(app);
+  const SpeedRow& tile = row_of(rows, "hopper_tile_128");
+  REQUIRE(tile.predicted);
+  REQUIRE(tile.predicted->done);
+  CHECK(tile.predicted->error.empty());
+  CHECK(tile.predicted->machine == "H100");
+  const gs::run::SimReport r = gs::run::run_sim(
+      {.kernel_id = "hopper_tile_128", .shape = kSpeedShape, .trace = false, .only_traced_cta = true});
+  CHECK(tile.predicted->tflops == Approx(r.result.stats.predicted_tflops));
+  // Far above the example shape's few-CTA figure: the point of showing 4096³.
+  CHECK(tile.predicted->tflops > 100.0);
+  // Every step has its figure; Blackwell's on the B200, unconfirmed.
+  for (const SpeedRow& row : rows) {
+    INFO(row.kernel_id);
+    REQUIRE(row.predicted);
+    CHECK(row.predicted->tflops > 0.0);
+  }
+  CHECK(row_of(rows, "blackwell_2sm").predicted->machine == "B200");
+  CHECK_FALSE(row_of(rows, "blackwell_2sm").predicted->confirmed);
+  // Kept: asking again starts nothing.
+  request_speed_predictions(app);
+  CHECK(app.jobs.empty());
+}
