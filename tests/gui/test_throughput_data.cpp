@@ -342,7 +342,8 @@ TEST_CASE("a GPU result's paired rounds, spread, power and method reach the thro
   odd["conditions"]["power_w"]["median"] = -5.0;
   odd["ratio_iqr"] = {"a", 0.9};
   CHECK(app.measurements.add_bench_json(odd, MeasurementSource::imported, 1.0) == 1);
-  const nlohmann::json* o = variant_json(describe_throughput(app), "hopper_persistent", "imported", 8192);
+  const nlohmann::json d2 = describe_throughput(app);
+  const nlohmann::json* o = variant_json(d2, "hopper_persistent", "imported", 8192);
   REQUIRE(o != nullptr);
   CHECK((*o)["power_w"].is_null());
   CHECK((*o)["ratio_iqr"].is_null());
