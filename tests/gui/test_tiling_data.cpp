@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <regex>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/picture.hpp"
 #include "gui/core/tiling_data.hpp"
 #include "gui/core/transport_data.hpp"
 
@@ -84,4 +86,32 @@ TEST_CASE("tiling: TMA stores are said to name the copying warp, not the computi
   REQUIRE(d.available);
   CHECK_FALSE(d.from_registers);
   CHECK_THAT(d.owners_note, Catch::Matchers::Contains("TMA"));
+}
+
+TEST_CASE("tiling: the SVG picture's cells are the warps' runs of the tile and the thread's elements", "[gui][tiling]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const TilingData& d = tiling_data(app.kernel);
+  REQUIRE(svg_pictures_of(ViewId::tiling).size() == 1);
+  const std::string svg = view_svg(app, ViewId::tiling, 0);
+  const std::regex cell(R"re(data-row="(\d+)" data-col="(\d+)" data-cols="(\d+)" data-warp="(\d+)")re");
+  uint64_t elements = 0, runs = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), cell); it != std::sregex_iterator(); ++it) {
+    const uint32_t r = std::stoul((*it)[1]), c = std::stoul((*it)[2]), n = std::stoul((*it)[3]);
+    const int w = std::stoi((*it)[4]);
+    REQUIRE(r < d.tile_rows);
+    REQUIRE(c + n <= d.tile_cols);
+    for (uint32_t i = c; i < c + n; ++i) CHECK(d.owner_warp[size_t(r) * d.tile_cols + i] == w);
+    elements += n;
+    ++runs;
+  }
+  CHECK(elements == uint64_t(d.tile_rows) * d.tile_cols);  // step 11's warps store the whole 64x64 tile
+  CHECK(runs == d.tile_rows);                              // a wgmma warp owns whole rows: one run each
+  const TilingCursor c = tiling_cursor(app, d);
+  size_t threads = 0;
+  for (size_t at = svg.find("class=\"thread\""); at != std::string::npos; at = svg.find("class=\"thread\"", at + 1))
+    ++threads;
+  CHECK(threads == c.thread_cells.size());
+  CHECK(threads > 0);
 }
