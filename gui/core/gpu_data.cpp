@@ -121,11 +121,12 @@ GpuData build(const LoadedKernel& k) {
   d.traced_cta = t.traced_cta;
   d.wave = uint32_t(d.traced_cta / d.wave_ctas);
   place_wave(launch, d);
-  d.note = fmt::format("wave {} of {}: {} CTA{} on {} of {} SMs ({} a SM at most){}. NVIDIA does not publish where "
-                       "CTAs land: drawn cluster by cluster on consecutive SMs, a cluster in one GPC.",
-                       d.wave + 1, d.waves, std::min<uint64_t>(d.wave_ctas, d.ctas - uint64_t(d.wave) * d.wave_ctas),
-                       d.ctas == 1 ? "" : "s", d.occupied_sms, d.sms, d.resident,
-                       d.cluster_size > 1 ? fmt::format(", in clusters of {}", d.cluster_size) : "");
+  d.note = fmt::format(
+      "wave {} of {}: {} CTA{} on {} of {} SMs ({} a SM at most){}. NVIDIA does not publish where "
+      "CTAs land: drawn cluster by cluster on consecutive SMs, a cluster in one GPC.",
+      d.wave + 1, d.waves, std::min<uint64_t>(d.wave_ctas, d.ctas - uint64_t(d.wave) * d.wave_ctas),
+      d.ctas == 1 ? "" : "s", d.occupied_sms, d.sms, d.resident,
+      d.cluster_size > 1 ? fmt::format(", in clusters of {}", d.cluster_size) : "");
   return d;
 }
 
@@ -144,31 +145,32 @@ nlohmann::json describe_gpu(AppState& app) {
                    {"fma_lanes", s.fma_lanes},
                    {"tensor_flops_per_cycle", s.tensor_flops},
                    {"warps", s.warps}});
-  return {{"available", d.available},
-          {"machine", d.machine},
-          {"card", d.card},
-          {"confirmed", d.confirmed},
-          {"sms", d.sms},
-          {"gpcs", gpcs},
-          {"sub_partitions", sub},
-          {"tensor_op", d.tensor_op},
-          {"smem_bytes", d.smem_bytes},
-          {"l1_bytes", d.l1_bytes},
-          {"l2_bytes", d.l2_bytes},
-          {"l2_gbs", d.l2_gbs},
-          {"hbm_gbs", d.hbm_gbs},
-          {"hbm_gb", d.hbm_gb},
-          {"ctas", d.ctas},
-          {"wave", d.wave},
-          {"waves", d.waves},
-          {"wave_ctas", d.wave_ctas},
-          {"resident", d.resident},
-          {"cluster_size", d.cluster_size},
-          {"traced_sm", d.traced_sm == kNone ? nlohmann::json(nullptr) : nlohmann::json(d.traced_sm)},
-          {"traced_cluster", d.traced_sm == kNone ? nlohmann::json(nullptr) : nlohmann::json(d.sm_cluster[d.traced_sm])},
-          {"occupied_sms", d.occupied_sms},
-          {"sm_ctas", d.sm_ctas},
-          {"note", d.note}};
+  return {
+      {"available", d.available},
+      {"machine", d.machine},
+      {"card", d.card},
+      {"confirmed", d.confirmed},
+      {"sms", d.sms},
+      {"gpcs", gpcs},
+      {"sub_partitions", sub},
+      {"tensor_op", d.tensor_op},
+      {"smem_bytes", d.smem_bytes},
+      {"l1_bytes", d.l1_bytes},
+      {"l2_bytes", d.l2_bytes},
+      {"l2_gbs", d.l2_gbs},
+      {"hbm_gbs", d.hbm_gbs},
+      {"hbm_gb", d.hbm_gb},
+      {"ctas", d.ctas},
+      {"wave", d.wave},
+      {"waves", d.waves},
+      {"wave_ctas", d.wave_ctas},
+      {"resident", d.resident},
+      {"cluster_size", d.cluster_size},
+      {"traced_sm", d.traced_sm == kNone ? nlohmann::json(nullptr) : nlohmann::json(d.traced_sm)},
+      {"traced_cluster", d.traced_sm == kNone ? nlohmann::json(nullptr) : nlohmann::json(d.sm_cluster[d.traced_sm])},
+      {"occupied_sms", d.occupied_sms},
+      {"sm_ctas", d.sm_ctas},
+      {"note", d.note}};
 }
 
 }  // namespace gs::gui

@@ -31,35 +31,35 @@ struct GpuGpc {
 // One sub-partition of the SM (a scheduler and what it feeds), from the description's per-SM
 // figures divided by the schedulers.
 struct GpuSubPartition {
-  uint32_t registers = 0;        // 32-bit registers of its slice of the register file
-  double fma_lanes = 0;          // FP32 FMA lanes: fma_pipe_rate / schedulers x 32
-  double tensor_flops = 0;       // its tensor core's dense bf16 FLOP/cycle
-  double issue = 0;              // warp-instructions a cycle
-  std::vector<uint16_t> warps;   // the traced CTA's warps (numbered in the CTA) that issue here
+  uint32_t registers = 0;       // 32-bit registers of its slice of the register file
+  double fma_lanes = 0;         // FP32 FMA lanes: fma_pipe_rate / schedulers x 32
+  double tensor_flops = 0;      // its tensor core's dense bf16 FLOP/cycle
+  double issue = 0;             // warp-instructions a cycle
+  std::vector<uint16_t> warps;  // the traced CTA's warps (numbered in the CTA) that issue here
 };
 
 struct GpuData {
   bool available = false;
-  std::string note;              // why not, or how CTAs were placed
-  std::string machine;           // "H100 SXM" (MachineDesc::name)
-  std::string card;              // "H100" (timing::Machine::name)
-  bool confirmed = true;         // false: NVIDIA's figures, unconfirmed (B200)
+  std::string note;       // why not, or how CTAs were placed
+  std::string machine;    // "H100 SXM" (MachineDesc::name)
+  std::string card;       // "H100" (timing::Machine::name)
+  bool confirmed = true;  // false: NVIDIA's figures, unconfirmed (B200)
   uint32_t sms = 0, gpcs = 0;
   std::string sms_source, gpcs_source;
-  std::vector<GpuGpc> gpc;       // gpcs entries; SMs split as evenly as whole TPCs (2 SMs) allow
+  std::vector<GpuGpc> gpc;  // gpcs entries; SMs split as evenly as whole TPCs (2 SMs) allow
   // One SM.
   uint32_t schedulers = 0;
   std::vector<GpuSubPartition> sub;
   uint32_t smem_bytes = 0, l1_bytes = 0;
   double smem_bytes_per_cycle = 0, l1_lines_per_cycle = 0, tma_bytes_per_cycle = 0;
-  std::string tensor_op;         // "wgmma", "tcgen05.mma", "mma.sync" by the kernel's target
+  std::string tensor_op;  // "wgmma", "tcgen05.mma", "mma.sync" by the kernel's target
   // The chip's memory.
   uint64_t l2_bytes = 0;
   double l2_gbs = 0, hbm_gbs = 0, hbm_gb = 0;
   // The grid on the chip.
   uint64_t ctas = 0, wave_ctas = 0, waves = 0;
-  uint32_t wave = 0;             // the traced CTA's wave (0-based)
-  uint32_t resident = 0;         // CTAs per SM in a wave
+  uint32_t wave = 0;      // the traced CTA's wave (0-based)
+  uint32_t resident = 0;  // CTAs per SM in a wave
   uint32_t cluster_size = 1;
   uint32_t traced_cta = 0, traced_sm = kNone;
   std::vector<uint32_t> sm_ctas;     // [sm] CTAs of the wave on it

@@ -12,7 +12,9 @@ namespace {
 
 namespace timing = model::timing;
 
-std::string tbs(double gbs) { return gbs >= 1000 ? fmt::format("{:.1f} TB/s", gbs / 1000) : fmt::format("{:.0f} GB/s", gbs); }
+std::string tbs(double gbs) {
+  return gbs >= 1000 ? fmt::format("{:.1f} TB/s", gbs / 1000) : fmt::format("{:.0f} GB/s", gbs);
+}
 
 // The breakdown part `name` as traffic: its cycles and share of the wave, and bytes a second.
 MemoryTraffic traffic(const timing::Prediction& p, const char* name, std::string what, double amount, std::string unit,
@@ -39,25 +41,41 @@ MemoryColumn memory_column(const timing::Prediction& p, const timing::Machine& c
   c.waves = p.waves;
   c.bound = p.parts.bound;
   const double sms = m.sms.value, hz = p.clock_hz > 0 ? p.clock_hz : card.clock_hz;
-  c.levels.push_back({"registers", m.registers_per_sm.value * 4, "per SM", 0,
-                      "operands of every instruction, read in the same cycle: no bandwidth figure", {}});
-  MemoryLevel l1{"shared memory / L1", m.l1_bytes.value, "per SM", m.shared_latency.value,
+  c.levels.push_back({"registers",
+                      m.registers_per_sm.value * 4,
+                      "per SM",
+                      0,
+                      "operands of every instruction, read in the same cycle: no bandwidth figure",
+                      {}});
+  MemoryLevel l1{"shared memory / L1",
+                 m.l1_bytes.value,
+                 "per SM",
+                 m.shared_latency.value,
                  fmt::format("{:.0f} B/cycle per SM ({} chip), one data path for shared memory and L1 lines",
                              m.smem_bytes_per_cycle.value, tbs(m.smem_bytes_per_cycle.value * sms * hz / 1e9)),
                  {}};
   l1.traffic.push_back(traffic(p, "L1 data path", "shared-memory wavefronts and L1 lines a wave", p.parts.l1_data(),
                                "cycles per SM", false));
   c.levels.push_back(std::move(l1));
-  c.levels.push_back({"DSMEM", 0, "per cluster", 0,
+  c.levels.push_back({"DSMEM",
+                      0,
+                      "per cluster",
+                      0,
                       "a cluster's shared memory read by its peers: not in the machine description (no probe yet)",
                       {}});
-  MemoryLevel l2{"L2", m.l2_bytes.value, "per chip", m.l2_latency.value,
+  MemoryLevel l2{"L2",
+                 m.l2_bytes.value,
+                 "per chip",
+                 m.l2_latency.value,
                  fmt::format("{} own lines, {} lines every SM reads", tbs(m.l2_bandwidth_gbs.value),
                              tbs(m.l2_shared_read_bandwidth_gbs.value)),
                  {}};
   l2.traffic.push_back(traffic(p, "L2", "bytes through L2 a wave", p.parts.l2_bytes_per_wave, "B", true));
   c.levels.push_back(std::move(l2));
-  MemoryLevel hbm{"HBM", m.hbm_gb.value * 1e9, "per chip", m.hbm_latency.value,
+  MemoryLevel hbm{"HBM",
+                  m.hbm_gb.value * 1e9,
+                  "per chip",
+                  m.hbm_latency.value,
                   fmt::format("{} read, {} written (peak {})", tbs(m.hbm_bandwidth_gbs.value),
                               tbs(m.hbm_write_bandwidth_gbs.value), tbs(m.hbm_peak_gbs.value)),
                   {}};
@@ -105,10 +123,10 @@ MemoryData memory_data(const AppState& app) {
         d.before->step = before->step;
       }
   }
-  d.before_note = d.before ? fmt::format("step {:02d} {} as the model predicted it when it was opened at this shape",
-                                         before->step, before->id)
-                           : fmt::format("open step {:02d} {} at this shape to see it beside this one", before->step,
-                                         before->id);
+  d.before_note =
+      d.before ? fmt::format("step {:02d} {} as the model predicted it when it was opened at this shape", before->step,
+                             before->id)
+               : fmt::format("open step {:02d} {} at this shape to see it beside this one", before->step, before->id);
   return d;
 }
 

@@ -24,22 +24,22 @@ struct AppState;
 
 // What one part of the prediction moves through a level.
 struct MemoryTraffic {
-  std::string part;          // the breakdown's name: "L1 data path", "L2", "HBM", "stores"
-  std::string what;          // "bytes through L2 a wave"
-  double amount = 0;         // in `unit`, per wave
-  std::string unit;          // "B", "cycles per SM"
-  double gbs = 0;            // bytes a second it needs at the predicted speed (0: not bytes)
-  double cycles = 0;         // the part's cycles per wave were it the only limit
-  double share = 0;          // cycles / cycles per wave: the share of the level's bandwidth used
-  bool bound = false;        // this part is the prediction's bound
+  std::string part;    // the breakdown's name: "L1 data path", "L2", "HBM", "stores"
+  std::string what;    // "bytes through L2 a wave"
+  double amount = 0;   // in `unit`, per wave
+  std::string unit;    // "B", "cycles per SM"
+  double gbs = 0;      // bytes a second it needs at the predicted speed (0: not bytes)
+  double cycles = 0;   // the part's cycles per wave were it the only limit
+  double share = 0;    // cycles / cycles per wave: the share of the level's bandwidth used
+  bool bound = false;  // this part is the prediction's bound
 };
 
 struct MemoryLevel {
-  std::string name;          // "registers", "shared memory / L1", "DSMEM", "L2", "HBM"
-  double capacity_bytes = 0; // 0: no figure
-  std::string scope;         // "per SM", "per chip", "per cluster"
-  double latency_cycles = 0; // load to use; 0: no figure
-  std::string bandwidth;     // "128 B/cycle per SM (32.3 TB/s chip)", or why there is none
+  std::string name;           // "registers", "shared memory / L1", "DSMEM", "L2", "HBM"
+  double capacity_bytes = 0;  // 0: no figure
+  std::string scope;          // "per SM", "per chip", "per cluster"
+  double latency_cycles = 0;  // load to use; 0: no figure
+  std::string bandwidth;      // "128 B/cycle per SM (32.3 TB/s chip)", or why there is none
   std::vector<MemoryTraffic> traffic;
 };
 
@@ -47,20 +47,20 @@ struct MemoryLevel {
 struct MemoryColumn {
   std::string kernel_id;
   int step = 0;
-  std::string card;          // "H100"
+  std::string card;  // "H100"
   double tflops = 0;
   double cycles_per_wave = 0, clock_hz = 0;
   uint64_t waves = 0;
-  std::string bound;         // the prediction's bound part
+  std::string bound;  // the prediction's bound part
   std::vector<MemoryLevel> levels;
 };
 
 struct MemoryData {
   bool available = false;
-  std::string note;                   // why not
-  MemoryColumn open;                  // the kernel on screen
-  std::optional<MemoryColumn> before; // the ladder's step before, same shape, when predicted
-  std::string before_note;            // why it is missing, or where it comes from
+  std::string note;                    // why not
+  MemoryColumn open;                   // the kernel on screen
+  std::optional<MemoryColumn> before;  // the ladder's step before, same shape, when predicted
+  std::string before_note;             // why it is missing, or where it comes from
 };
 
 // The column of a prediction on `card` (levels from card.desc, traffic from p).

@@ -48,7 +48,8 @@ void record_owners(const LoadedKernel& k, TilingData& d) {
     for (uint32_t b = 0; b < w.bytes; b += elem) {
       const uint64_t e = (w.byte_offset + b) / elem;
       const uint32_t row = uint32_t(e / d.n), col = uint32_t(e % d.n);
-      if (row < d.tile_row0 || col < d.tile_col0 || row - d.tile_row0 >= d.tile_rows || col - d.tile_col0 >= d.tile_cols)
+      if (row < d.tile_row0 || col < d.tile_col0 || row - d.tile_row0 >= d.tile_rows ||
+          col - d.tile_col0 >= d.tile_cols)
         continue;  // another tile (a persistent CTA's later ones)
       const size_t i = size_t(row - d.tile_row0) * d.tile_cols + (col - d.tile_col0);
       if (d.owner_warp[i] >= 0) continue;  // the first store of an element names its owner

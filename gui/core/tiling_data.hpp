@@ -23,7 +23,7 @@ struct AppState;
 // The part of the CTA's tile one warp stored: its bounding box (tile coordinates) and whether
 // its elements fill it (a warp tile) or are spread (a wgmma warp's rows, a strided layout).
 struct TilingWarp {
-  uint16_t warp = 0;                  // numbered in the traced CTA
+  uint16_t warp = 0;  // numbered in the traced CTA
   uint32_t row0 = 0, col0 = 0, rows = 0, cols = 0;
   uint32_t elements = 0;
   bool solid() const { return uint64_t(rows) * cols == elements; }
@@ -42,20 +42,20 @@ struct TilingData {
   // and its lane. Empty when the stores name no thread (owners_note says why).
   std::vector<int16_t> owner_warp;
   std::vector<uint8_t> owner_lane;
-  bool from_registers = false;            // false: TMA stores (their warp issued the copy)
+  bool from_registers = false;  // false: TMA stores (their warp issued the copy)
   std::string owners_note;
-  std::vector<TilingWarp> warps;          // the CTA's warps that stored, by warp
-  uint32_t first_warp = 0;                // the traced CTA's warp 0 as a trace warp
+  std::vector<TilingWarp> warps;  // the CTA's warps that stored, by warp
+  uint32_t first_warp = 0;        // the traced CTA's warp 0 as a trace warp
 };
 
 // At the playback cursor: the K chunk, and the thread whose outputs are marked.
 struct TilingCursor {
   uint32_t k_iteration = 0, k_iterations = 0;  // the transport's (1-based; 0 before the first)
-  uint32_t chunk = kNone;                       // 0-based chunk of K within the tile, kNone: none yet
-  uint16_t warp = 0;                            // the selected warp (in the CTA), lane 0 unless selected
+  uint32_t chunk = kNone;                      // 0-based chunk of K within the tile, kNone: none yet
+  uint16_t warp = 0;                           // the selected warp (in the CTA), lane 0 unless selected
   uint32_t lane = 0;
   std::vector<std::pair<uint32_t, uint32_t>> thread_cells;  // (row, col) in the tile
-  std::string k_text;                           // "K chunk 3 of 8: k 128..191"
+  std::string k_text;                                       // "K chunk 3 of 8: k 128..191"
 };
 
 // Built once per kernel (kernel_cache.hpp).

@@ -88,7 +88,8 @@ void draw_sm(AppState& app, const ViewEnv& env, const GpuData& d, uint16_t selec
   const float smem_h = line * 1.3f;
   // Four across where their lines fit, else two by two.
   const size_t n = std::max<size_t>(1, d.sub.size());
-  const size_t across = w / float(n) >= ImGui::CalcTextSize("tensor core: 1024 FLOP/cycle").x + 12 * s ? n : (n + 1) / 2;
+  const size_t across =
+      w / float(n) >= ImGui::CalcTextSize("tensor core: 1024 FLOP/cycle").x + 12 * s ? n : (n + 1) / 2;
   const size_t down = (n + across - 1) / across;
   const float pw = w / float(across);
   const float ph = std::min(line * 8.5f, (h - smem_h - 2 * s) / float(down) - (down > 1 ? 2 * s : 0));
@@ -121,7 +122,8 @@ void draw_sm(AppState& app, const ViewEnv& env, const GpuData& d, uint16_t selec
       }
       if (y + line > a.y + ph) break;
       dl->AddRectFilled(ImVec2(x, y), ImVec2(x + tx - 2 * s, y + line), warp_color(warp, 0.85f), 2 * s);
-      if (warp == selected) dl->AddRect(ImVec2(x - 1 * s, y - 1 * s), ImVec2(x + tx - 1 * s, y + line + 1 * s), text, 2 * s, 0, 2 * s);
+      if (warp == selected)
+        dl->AddRect(ImVec2(x - 1 * s, y - 1 * s), ImVec2(x + tx - 1 * s, y + line + 1 * s), text, 2 * s, 0, 2 * s);
       dl->AddText(ImVec2(x + 1 * s, y), IM_COL32(20, 20, 20, 255), t.c_str());
       x += tx;
     }
@@ -159,9 +161,9 @@ void draw_gpu(AppState& app, const ViewEnv& env) {
   const float line = ImGui::GetTextLineHeight();
   const float sm_y = o.y + chip_h + 0.3f * line;
   box_text(dl, ImVec2(o.x + 2 * env.scale, sm_y), avail.x, ImGui::GetColorU32(ImGuiCol_Text),
-              fmt::format("{}: its sub-partitions, the traced CTA's warps on the scheduler each issues on ({} tensor "
-                          "cores)",
-                          d.traced_sm == kNone ? std::string("one SM") : fmt::format("SM {}", d.traced_sm), d.tensor_op));
+           fmt::format("{}: its sub-partitions, the traced CTA's warps on the scheduler each issues on ({} tensor "
+                       "cores)",
+                       d.traced_sm == kNone ? std::string("one SM") : fmt::format("SM {}", d.traced_sm), d.tensor_op));
   draw_sm(app, env, d, app.selection.warp, ImVec2(o.x, sm_y + line * 1.2f), avail.x,
           o.y + avail.y - sm_y - line * 1.2f);
 }

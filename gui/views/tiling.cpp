@@ -40,17 +40,18 @@ void draw_operands(AppState& app, const ViewEnv& env, const TilingData& d, const
   // C's tile grid, when its lines are apart.
   if (float(d.tile_cols) * scale >= 4 * s)
     for (uint32_t j = 1; j < d.tiles_n; ++j)
-      dl->AddLine(ImVec2(c0.x + float(j * d.tile_cols) * scale, c0.y), ImVec2(c0.x + float(j * d.tile_cols) * scale, c0.y + ch),
-                  scale_alpha(frame, 0.5f));
+      dl->AddLine(ImVec2(c0.x + float(j * d.tile_cols) * scale, c0.y),
+                  ImVec2(c0.x + float(j * d.tile_cols) * scale, c0.y + ch), scale_alpha(frame, 0.5f));
   if (float(d.tile_rows) * scale >= 4 * s)
     for (uint32_t i = 1; i < d.tiles_m; ++i)
-      dl->AddLine(ImVec2(c0.x, c0.y + float(i * d.tile_rows) * scale), ImVec2(c0.x + cw, c0.y + float(i * d.tile_rows) * scale),
-                  scale_alpha(frame, 0.5f));
+      dl->AddLine(ImVec2(c0.x, c0.y + float(i * d.tile_rows) * scale),
+                  ImVec2(c0.x + cw, c0.y + float(i * d.tile_rows) * scale), scale_alpha(frame, 0.5f));
   if (d.tile == kNone) return;
   const float ty = c0.y + float(d.tile_row0) * scale, tx = c0.x + float(d.tile_col0) * scale;
   const float th = float(std::min(d.tile_rows, d.m - d.tile_row0)) * scale;
   const float tw = float(std::min(d.tile_cols, d.n - d.tile_col0)) * scale;
-  dl->AddRectFilled(ImVec2(tx, ty), ImVec2(tx + std::max(tw, 2 * s), ty + std::max(th, 2 * s)), IM_COL32(240, 200, 60, 230));
+  dl->AddRectFilled(ImVec2(tx, ty), ImVec2(tx + std::max(tw, 2 * s), ty + std::max(th, 2 * s)),
+                    IM_COL32(240, 200, 60, 230));
   app.drawn["tiling.cta_tile"] = {tx, ty, tw, th};
   // The panels the CTA walks, its K chunks, and the chunk at the cursor.
   dl->AddRectFilled(ImVec2(c0.x - kw, ty), ImVec2(c0.x, ty + std::max(th, 2 * s)), scale_alpha(kA, 0.3f));
@@ -74,7 +75,8 @@ void draw_cta_tile(AppState& app, const ViewEnv& env, const TilingData& d, const
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float s = env.scale, line = ImGui::GetTextLineHeight();
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  dl->AddText(o, text, fmt::format("CTA tile {}x{} at ({}, {})", d.tile_rows, d.tile_cols, d.tile_row0, d.tile_col0).c_str());
+  dl->AddText(o, text,
+              fmt::format("CTA tile {}x{} at ({}, {})", d.tile_rows, d.tile_cols, d.tile_row0, d.tile_col0).c_str());
   const float cell = std::min(w / float(d.tile_cols), (h - line * 1.2f) / float(d.tile_rows));
   const ImVec2 t0(o.x, o.y + line * 1.2f);
   app.drawn["tiling.tile"] = {t0.x, t0.y, cell, cell};
@@ -86,7 +88,8 @@ void draw_cta_tile(AppState& app, const ViewEnv& env, const TilingData& d, const
       while (end < d.tile_cols && d.owner_warp[size_t(r) * d.tile_cols + end] == o_w) ++end;
       if (o_w >= 0)
         dl->AddRectFilled(ImVec2(t0.x + cell * float(col), t0.y + cell * float(r)),
-                          ImVec2(t0.x + cell * float(end), t0.y + cell * float(r + 1)), warp_color(uint32_t(o_w), 0.85f));
+                          ImVec2(t0.x + cell * float(end), t0.y + cell * float(r + 1)),
+                          warp_color(uint32_t(o_w), 0.85f));
       col = end;
     }
   for (const TilingWarp& wt : d.warps) {
@@ -100,7 +103,8 @@ void draw_cta_tile(AppState& app, const ViewEnv& env, const TilingData& d, const
   const float m = std::max(1.0f, cell * 0.2f);
   for (const auto& [r, col] : c.thread_cells)
     dl->AddRectFilled(ImVec2(t0.x + cell * float(col) + m, t0.y + cell * float(r) + m),
-                      ImVec2(t0.x + cell * float(col + 1) - m, t0.y + cell * float(r + 1) - m), IM_COL32(255, 255, 255, 255));
+                      ImVec2(t0.x + cell * float(col + 1) - m, t0.y + cell * float(r + 1) - m),
+                      IM_COL32(255, 255, 255, 255));
 }
 
 }  // namespace

@@ -70,7 +70,8 @@ TEST_CASE("gpu: the occupied SMs of a small grid are its CTAs, one each", "[gui]
 }
 
 TEST_CASE("gpu: a wave of a large grid fills the SMs the prediction's wave holds", "[gui][gpu_view]") {
-  auto k = open_kernel({.kernel_id = "simt_warptile", .shape = {4096, 4096, 64}, .cta = {5, 3, 0}, .only_traced_cta = true});
+  auto k =
+      open_kernel({.kernel_id = "simt_warptile", .shape = {4096, 4096, 64}, .cta = {5, 3, 0}, .only_traced_cta = true});
   const GpuData& d = gpu_data(k);
   const timing::Prediction& p = k->report.result.stats.prediction;
   REQUIRE(d.ctas == 32 * 32);

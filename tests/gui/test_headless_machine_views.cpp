@@ -20,7 +20,8 @@ bool same(std::array<int, 3> a, std::array<int, 3> b, int tolerance = 3) {
 
 TEST_CASE("the machine views draw the card and its memory and the tiling and say what they show", "[gui][xvfb]") {
   if (!xvfb_or_skip()) return;
-  const Headless h = run_headless("machine", "--kernel simt_warptile --view gpu --view memory --view tiling --size 1280x800");
+  const Headless h =
+      run_headless("machine", "--kernel simt_warptile --view gpu --view memory --view tiling --size 1280x800");
   INFO(h.output);
   REQUIRE(h.code == 0);
   REQUIRE(!h.state.is_discarded());

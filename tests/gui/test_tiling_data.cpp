@@ -88,7 +88,8 @@ TEST_CASE("tiling: TMA stores are said to name the copying warp, not the computi
   CHECK_THAT(d.owners_note, Catch::Matchers::Contains("TMA"));
 }
 
-TEST_CASE("tiling: the SVG picture's cells are the warps' runs of the tile and the thread's elements", "[gui][tiling]") {
+TEST_CASE("tiling: the SVG picture's cells are the warps' runs of the tile and the thread's elements",
+          "[gui][tiling]") {
   AppState app;
   app.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   REQUIRE(app.kernel);
