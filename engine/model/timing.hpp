@@ -40,6 +40,9 @@ inline constexpr uint32_t kReservedSmemPerCta = uint32_t(kSm.smem_reserved_per_c
 inline constexpr uint32_t kMaxThreadsPerSm = uint32_t(kSm.max_threads_per_sm.value);
 inline constexpr uint32_t kMaxCtasPerSm = uint32_t(kSm.max_ctas_per_sm.value);
 inline constexpr uint32_t kSchedulersPerSm = uint32_t(kSm.schedulers_per_sm.value);
+// The scheduler (sub-partition) warp `warp_in_cta` of a CTA issues on: warp % 4, the model's
+// rule (machine.hpp, Cta's scheduler; cta.cpp), which the views show and never compute.
+constexpr uint32_t scheduler_of_warp(uint32_t warp_in_cta) { return warp_in_cta % kSchedulersPerSm; }
 inline constexpr uint32_t kTensorFlopsPerCycle = uint32_t(kSm.wgmma_flops_per_cycle.value);
 inline constexpr uint32_t kSmemBaseAddress = 1024;  // first user byte of the shared window:
                                                     // the 1 KiB the driver reserves ([DEV] §3)

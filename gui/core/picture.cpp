@@ -17,6 +17,7 @@ std::vector<std::string> svg_pictures_of(ViewId v) {
   if (v == ViewId::fragments) return {"fragment map"};
   if (v == ViewId::shared_memory) return {"banks", "swizzle grid"};
   if (v == ViewId::tmem) return {"tensor memory"};
+  if (v == ViewId::tiling) return {"CTA tile"};
   return {};
 }
 
@@ -36,6 +37,14 @@ std::string view_svg(AppState& app, ViewId v, size_t index) {
   const Snapshot* s = app.snapshot();
   if (!app.kernel || !s)
     throw std::runtime_error(fmt::format("no kernel is loaded: the {} view has nothing to draw", view_name(v)));
+  if (v == ViewId::tiling) {
+    const TilingData& d = tiling_data(app.kernel);
+    if (!d.available || d.owner_warp.empty())
+      throw std::runtime_error(fmt::format("{}: the {} view has no tile to draw ({}{})", app.kernel->info->id,
+                                           view_name(v), d.note, d.owners_note));
+    return to_svg(tiling_drawing(d, tiling_cursor(app, d), fmt::format("{} at event {}", app.kernel->info->id,
+                                                                       app.playback.position)));
+  }
   if (v == ViewId::tmem) {
     const TmemHistory* h = tmem_history_shown(app.kernel, app.tmem_view);
     if (!h || !h->used())

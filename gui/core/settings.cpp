@@ -55,6 +55,11 @@ Settings Settings::defaults() {
   // the default layout keeps its room for the views that follow the cursor.
   s.show[size_t(ViewId::diff)] = false;
   s.show[size_t(ViewId::sass)] = false;  // the View menu opens it; the program column is full
+  // The machine's pictures (GPU, Memory, Tiling) are reference a learner opens from the View
+  // menu: closed at first, so the default layout keeps its room for the views of the cursor.
+  s.show[size_t(ViewId::gpu)] = false;
+  s.show[size_t(ViewId::memory)] = false;
+  s.show[size_t(ViewId::tiling)] = false;
   return s;
 }
 

@@ -209,4 +209,47 @@ std::string fragment_svg(const FragmentGrid& g, bool color_by_thread) { return t
 std::string swizzle_svg(const SwizzleGrid& g) { return to_svg(swizzle_drawing(g)); }
 std::string bank_svg(const BankAccess& a) { return to_svg(bank_drawing(a)); }
 
+Drawing tiling_drawing(const TilingData& d, const TilingCursor& c, std::string_view what) {
+  Drawing pic;
+  pic.text(kMargin, kMargin + 12, fmt::format("CTA tile {}x{} at ({}, {}): {}", d.tile_rows, d.tile_cols, d.tile_row0,
+                                              d.tile_col0, what),
+           kInk, 13);
+  pic.text(kMargin, kMargin + kCaption + 12, fmt::format("{}; {}", c.k_text, d.owners_note), kMuted, kSmall);
+  // The K chunks of the panels: one box each, the cursor's filled.
+  const double top = kMargin + 2 * kCaption + 8, box = 16;
+  const double chunk_w = d.chunks ? std::max(4.0, std::min(24.0, 512.0 / d.chunks)) : 0;
+  pic.text(kMargin, top + 12, fmt::format("K chunks of {}:", d.k_step), kInk, kSmall);
+  const double cx = kMargin + 110;
+  for (uint32_t i = 0; i < d.chunks; ++i) {
+    const Rgb panel{0xdc, 0x78, 0x3c};
+    if (i == c.chunk) pic.fill(cx + chunk_w * i, top, chunk_w, box, panel, "class=\"chunk current\"");
+    pic.outline(cx + chunk_w * i, top, chunk_w, box, kGridLine);
+  }
+  const double cell = d.tile_cols ? std::max(1.0, std::min(8.0, 768.0 / std::max(d.tile_cols, d.tile_rows))) : 1;
+  const double ox = kMargin, oy = top + box + 12;
+  for (uint32_t r = 0; r < d.tile_rows && !d.owner_warp.empty(); ++r)
+    for (uint32_t col = 0; col < d.tile_cols;) {
+      const int16_t w = d.owner_warp[size_t(r) * d.tile_cols + col];
+      uint32_t end = col + 1;
+      while (end < d.tile_cols && d.owner_warp[size_t(r) * d.tile_cols + end] == w) ++end;
+      if (w >= 0)
+        pic.fill(ox + cell * col, oy + cell * r, cell * (end - col), cell, warp_rgb(uint32_t(w)),
+                 fmt::format("class=\"cell\" data-row=\"{}\" data-col=\"{}\" data-cols=\"{}\" data-warp=\"{}\"", r, col,
+                             end - col, w));
+      col = end;
+    }
+  for (const TilingWarp& w : d.warps)
+    if (w.solid()) {
+      pic.outline(ox + cell * w.col0, oy + cell * w.row0, cell * w.cols, cell * w.rows, kInk, 1.5);
+      pic.text(ox + cell * w.col0 + 3, oy + cell * w.row0 + 11, fmt::format("w{}", w.warp), kInk, kSmall);
+    }
+  for (const auto& [r, col] : c.thread_cells)
+    pic.fill(ox + cell * col + cell * 0.2, oy + cell * r + cell * 0.2, cell * 0.6, cell * 0.6, kPaper,
+             fmt::format("class=\"thread\" data-row=\"{}\" data-col=\"{}\"", r, col));
+  pic.width = std::max(ox + cell * d.tile_cols, cx + chunk_w * d.chunks) + kMargin;
+  pic.height = oy + cell * d.tile_rows + kMargin;
+  pic.title = "Tiling: " + std::string(what);
+  return pic;
+}
+
 }  // namespace gs::gui

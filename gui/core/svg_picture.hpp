@@ -18,6 +18,7 @@
 #include "gui/core/drawing.hpp"
 #include "gui/core/fragments_data.hpp"
 #include "gui/core/shared_memory_data.hpp"
+#include "gui/core/tiling_data.hpp"
 #include "gui/core/tmem_data.hpp"
 
 namespace gs::gui {
@@ -41,6 +42,13 @@ Drawing bank_drawing(const BankAccess& a);
 // outside its quarter) with the warps that read them, a tick every 128 columns, each live
 // allocation outlined, and the legend. `what` names the kernel and the moment in the title.
 Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view what);
+
+// The traced CTA's tile of C as the Tiling view draws it: each run of elements one warp stored
+// along a row a <rect class="cell" data-row data-col data-cols data-warp> in warp_rgb(warp),
+// each warp whose elements fill a box outlined and named, the cursor's thread's elements as
+// <rect class="thread">, and above the tile the K chunks of its A and B panels with the chunk
+// at the cursor filled. `what` names the kernel and the moment in the title.
+Drawing tiling_drawing(const TilingData& d, const TilingCursor& c, std::string_view what);
 
 // The same as SVG documents: to_svg of the drawings above.
 std::string fragment_svg(const FragmentGrid& g, bool color_by_thread = true);
