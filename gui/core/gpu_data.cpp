@@ -108,6 +108,8 @@ GpuData build(const LoadedKernel& k) {
   d.hbm_gb = m.hbm_gb.value;
   // The traced CTA's warps on the schedulers.
   const model::Trace& t = k.trace();
+  for (const model::TracedCta& c : t.ctas)
+    if (c.linear == t.traced_cta) d.first_warp = c.first_warp;
   for (uint32_t w = 0; w < t.warps_per_cta; ++w)
     d.sub[timing::scheduler_of_warp(w) % d.schedulers].warps.push_back(uint16_t(w));
   // The grid: the prediction's waves.

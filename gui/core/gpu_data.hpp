@@ -62,6 +62,7 @@ struct GpuData {
   uint32_t resident = 0;  // CTAs per SM in a wave
   uint32_t cluster_size = 1;
   uint32_t traced_cta = 0, traced_sm = kNone;
+  uint32_t first_warp = 0;  // the traced CTA's warp 0 as a trace warp (a cluster's ranks are all traced)
   std::vector<uint32_t> sm_ctas;     // [sm] CTAs of the wave on it
   std::vector<uint32_t> sm_cluster;  // [sm] the cluster of its first CTA (kNone: idle)
   uint32_t occupied_sms = 0;

@@ -164,7 +164,11 @@ void draw_gpu(AppState& app, const ViewEnv& env) {
            fmt::format("{}: its sub-partitions, the traced CTA's warps on the scheduler each issues on ({} tensor "
                        "cores)",
                        d.traced_sm == kNone ? std::string("one SM") : fmt::format("SM {}", d.traced_sm), d.tensor_op));
-  draw_sm(app, env, d, app.selection.warp, ImVec2(o.x, sm_y + line * 1.2f), avail.x,
+  // The selection names a trace warp; the sub-partitions list the traced CTA's warps from 0.
+  const uint16_t selected = app.selection.warp != kNoWarp && app.selection.warp >= d.first_warp
+                                ? uint16_t(app.selection.warp - d.first_warp)
+                                : kNoWarp;
+  draw_sm(app, env, d, selected, ImVec2(o.x, sm_y + line * 1.2f), avail.x,
           o.y + avail.y - sm_y - line * 1.2f);
 }
 
