@@ -109,7 +109,7 @@ KernelInfo simt_naive_info() {
     return tile_of_block(s, {kTile, kTile, 1}, cta[0], cta[1]);
   };
   // Where this step's lesson shows: a warp's loads as sectors: the lesson of steps 01-02.
-  k.focus_views = {"coalescing", "transport", "throughput"};
+  k.focus_views = {"gpu", "memory", "coalescing"};
   k.build = build_simt_naive;
   return k;
 }

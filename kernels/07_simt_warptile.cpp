@@ -161,7 +161,7 @@ KernelInfo simt_warptile_info() {
        "consecutive scalar accesses back into 128-bit ones on the GPU, as it does for step 05)"},
   };
   // Where this step's lesson shows: warp tiles and their conflict-free reads.
-  k.focus_views = {"smem", "warps", "diff"};
+  k.focus_views = {"tiling", "smem", "warps"};
   k.build = build_simt_warptile;
   return k;
 }

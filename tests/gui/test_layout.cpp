@@ -18,6 +18,16 @@ namespace {
 
 constexpr size_t kViews = size_t(ViewId::count_);
 
+// A window at least a pixel each way, wholly inside `work`.
+void check_inside(const Rect& r, const Rect& work) {
+  CHECK(r.size.x >= 1.0f);
+  CHECK(r.size.y >= 1.0f);
+  CHECK(r.pos.x >= work.pos.x);
+  CHECK(r.pos.y >= work.pos.y);
+  CHECK(r.right() <= work.right());
+  CHECK(r.bottom() <= work.bottom());
+}
+
 // Every shown view has a rectangle inside `work`, none overlap, and together they cover it
 // (their areas add up to the work area's); views not shown have none.
 void check_tiling(const ShownViews& shown, const ViewRects& rects, const Rect& work) {
@@ -29,12 +39,7 @@ void check_tiling(const ShownViews& shown, const ViewRects& rects, const Rect& w
       CHECK(r.size.x == 0.0f);
       continue;
     }
-    CHECK(r.size.x >= 1.0f);
-    CHECK(r.size.y >= 1.0f);
-    CHECK(r.pos.x >= work.pos.x);
-    CHECK(r.pos.y >= work.pos.y);
-    CHECK(r.right() <= work.right());
-    CHECK(r.bottom() <= work.bottom());
+    check_inside(r, work);
     area += double(r.size.x) * double(r.size.y);
     for (size_t j = i + 1; j < kViews; ++j) {
       if (!shown[j]) continue;
@@ -227,12 +232,7 @@ TEST_CASE("layout: the focus layout tiles ladder, lesson, focus views and tabs w
         double area = 0.0;
         for (size_t i = 0; i < all.size(); ++i) {
           const Rect& r = all[i];
-          CHECK(r.size.x >= 1.0f);
-          CHECK(r.size.y >= 1.0f);
-          CHECK(r.pos.x >= work.pos.x);
-          CHECK(r.pos.y >= work.pos.y);
-          CHECK(r.right() <= work.right());
-          CHECK(r.bottom() <= work.bottom());
+          check_inside(r, work);
           area += double(r.size.x) * double(r.size.y);
           for (size_t j = i + 1; j < all.size(); ++j) {
             const Rect& o = all[j];
