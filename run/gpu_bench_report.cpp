@@ -155,8 +155,8 @@ std::string measurement_method(const BenchResult& r) {
   m += r.conditions ? fmt::format("; power and temperature {} ({} samples)",
                                   r.conditions->how.empty() ? "sampled meanwhile" : r.conditions->how,
                                   r.conditions->samples)
-                    : "; power not sampled (" + (r.conditions_error.empty() ? std::string("no NVML") : r.conditions_error) +
-                          ")";
+                    : "; power not sampled (" +
+                          (r.conditions_error.empty() ? std::string("no NVML") : r.conditions_error) + ")";
   return m;
 }
 
@@ -233,7 +233,8 @@ std::string bench_table(const std::vector<BenchResult>& results) {
         : blas && btf > 0 ? fmt::format("{:.0f}%", 100.0 * tf / btf)
                           : "-",
         blas && pr ? fmt::format("{:.1f}-{:.1f}", 100.0 * pr->q1, 100.0 * pr->q3) : "-",
-        timed && r.conditions ? fmt::format("{:.0f}W {}C", r.conditions->power_median_w, r.conditions->temp_max_c) : "-",
+        timed && r.conditions ? fmt::format("{:.0f}W {}C", r.conditions->power_median_w, r.conditions->temp_max_c)
+                              : "-",
         r.checked && std::isfinite(r.cmp.rel_err) ? fmt::format("{:.1e}", r.cmp.rel_err) : "-", verdict(r));
   }
   return out;

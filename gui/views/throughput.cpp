@@ -263,7 +263,8 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
   if (!ImGui::BeginTable("##variants", 7, flags)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("variant", ImGuiTableColumnFlags_WidthStretch);
-  for (const char* h : {"source", "device", "TFLOP/s", "cuBLAS", "ratio", "power", "FLOP/B"}) ImGui::TableSetupColumn(h);
+  for (const char* h : {"source", "device", "TFLOP/s", "cuBLAS", "ratio", "power", "FLOP/B"})
+    ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   const std::string open_id = app.kernel ? app.kernel->request.kernel_id : "";
   for (const ThroughputRow& r : d.rows) {
