@@ -208,7 +208,7 @@ std::vector<std::string> mistakes_value(const nlohmann::json& j, const std::stri
 // What bench says of how it measured (optional, and read leniently: a figure that is not a
 // number of a sensible size is left out, never trusted): the paired rounds' ratio and quartiles,
 // the card's power and temperature, the reasons for a held-down clock, the method in words.
-void read_measurement_method(const nlohmann::json& j, ThroughputPoint& p) {
+void read_measurement_method(const nlohmann::json& j, MeasurementNotes& p) {
   const auto number = [](const nlohmann::json& v, double lo, double hi) -> std::optional<double> {
     if (!v.is_number()) return std::nullopt;
     const double x = v.get<double>();
@@ -249,7 +249,7 @@ std::optional<BenchPoint> read_result(const nlohmann::json& j, const std::string
   p.point.tflops = tflops_value(required(tflops, "median", tflops_where, "a number"), "median", tflops_where);
   if (auto it = j.find("cublas_tflops"); it != j.end() && !it->is_null())
     p.point.cublas_tflops = tflops_value(*it, "cublas_tflops", where);
-  read_measurement_method(j, p.point);
+  read_measurement_method(j, p.point.notes);
   kernels::ParamValues params;
   std::vector<std::string> mistakes;
   if (auto it = j.find("params"); it != j.end() && !it->is_null()) params = params_value(*it, where);

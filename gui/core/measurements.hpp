@@ -27,19 +27,24 @@ struct ModelPrediction {
   std::string registers;  // "168 per thread (ptxas -v)", or why the count is not known
 };
 
-struct ThroughputPoint {
-  double t = 0.0;        // seconds since the app started (imported: the order in the file)
-  double tflops = 0.0;
-  std::optional<double> cublas_tflops;  // cuBLAS in the same run
-  std::optional<ModelPrediction> model;  // a model point's prediction
-  // How a GPU figure was measured (bench's "method", "ratio_iqr", "conditions"; absent in files
-  // of before 2026-12-02): in paired rounds with cuBLAS, the rounds' ratio and its quartiles;
-  // the card's median power and highest temperature while it ran; why it held its clock down.
+// How a GPU figure was measured (bench's "method", "ratio_iqr", "conditions"; absent in files of
+// before 2026-12-02): in paired rounds with cuBLAS, the rounds' ratio and its quartiles; the
+// card's median power and highest temperature while it ran; why it held its clock down.
+struct MeasurementNotes {
   std::optional<double> ratio_paired, ratio_q1, ratio_q3;
   std::optional<double> power_w;
   std::optional<uint32_t> temp_c;
   std::vector<std::string> clock_limits;
   std::string method;
+  bool paired() const { return ratio_paired && ratio_q1 && ratio_q3; }
+};
+
+struct ThroughputPoint {
+  double t = 0.0;        // seconds since the app started (imported: the order in the file)
+  double tflops = 0.0;
+  std::optional<double> cublas_tflops;  // cuBLAS in the same run
+  std::optional<ModelPrediction> model;  // a model point's prediction
+  MeasurementNotes notes;                 // a GPU point's: how it was measured
 };
 
 // One line on the plot: a kernel at a shape from one source.

@@ -257,16 +257,8 @@ ThroughputData prepare_throughput(const AppState& app) {
     // cuBLAS measured with the latest point when it was; else the latest cuBLAS figure.
     r.cublas_tflops = v.points.back().cublas_tflops ? v.points.back().cublas_tflops : v.latest_cublas();
     if (r.cublas_tflops && *r.cublas_tflops > 0.0) r.ratio = r.latest_tflops / *r.cublas_tflops;
-    const ThroughputPoint& last = v.points.back();
-    if (last.ratio_paired && last.ratio_q1 && last.ratio_q3) {
-      r.ratio = last.ratio_paired;
-      r.ratio_q1 = last.ratio_q1;
-      r.ratio_q3 = last.ratio_q3;
-    }
-    r.power_w = last.power_w;
-    r.temp_c = last.temp_c;
-    r.clock_limits = last.clock_limits;
-    r.method = last.method;
+    r.notes = v.points.back().notes;
+    if (r.notes.paired()) r.ratio = r.notes.ratio_paired;
     r.intensity = m.intensity_of(v);
     if (d.achieved && d.achieved->kernel_id == v.kernel_id &&
         (!d.achieved->mistakes || (v.source == MeasurementSource::model && same_shape(v.shape, d.achieved->shape))))
@@ -357,12 +349,13 @@ nlohmann::json describe_throughput(AppState& app) {
                         {"latest_tflops", r.latest_tflops},
                         {"cublas_tflops", r.cublas_tflops ? nlohmann::json(*r.cublas_tflops) : nlohmann::json(nullptr)},
                         {"ratio", r.ratio ? nlohmann::json(*r.ratio) : nlohmann::json(nullptr)},
-                        {"ratio_iqr", r.ratio_q1 && r.ratio_q3 ? nlohmann::json::array({*r.ratio_q1, *r.ratio_q3})
-                                                               : nlohmann::json(nullptr)},
-                        {"power_w", r.power_w ? nlohmann::json(*r.power_w) : nlohmann::json(nullptr)},
-                        {"temperature_c", r.temp_c ? nlohmann::json(*r.temp_c) : nlohmann::json(nullptr)},
-                        {"clock_limits", r.clock_limits},
-                        {"method", r.method},
+                        {"ratio_iqr", r.notes.paired()
+                                          ? nlohmann::json::array({*r.notes.ratio_q1, *r.notes.ratio_q3})
+                                          : nlohmann::json(nullptr)},
+                        {"power_w", r.notes.power_w ? nlohmann::json(*r.notes.power_w) : nlohmann::json(nullptr)},
+                        {"temperature_c", r.notes.temp_c ? nlohmann::json(*r.notes.temp_c) : nlohmann::json(nullptr)},
+                        {"clock_limits", r.notes.clock_limits},
+                        {"method", r.notes.method},
                         {"intensity", r.intensity},
                         {"l2_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)
                                                               : nlohmann::json(nullptr)},

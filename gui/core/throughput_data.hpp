@@ -32,11 +32,7 @@ struct ThroughputRow {
   double latest_tflops = 0.0;
   std::optional<double> cublas_tflops;  // measured next to the latest point
   std::optional<double> ratio;          // latest / cuBLAS (paired rounds: the rounds' median)
-  std::optional<double> ratio_q1, ratio_q3;  // paired rounds: the ratio's quartiles
-  std::optional<double> power_w;             // the card's median power while the latest point ran
-  std::optional<uint32_t> temp_c;            // and its highest temperature
-  std::vector<std::string> clock_limits;     // why it held its clock down, as NVML said
-  std::string method;                        // how the latest point was measured
+  MeasurementNotes notes;               // how the latest point was measured
   double intensity = 0.0;               // FLOP/byte: A, B and C each moved once (the roofline's x)
   // FLOP per byte the traced CTA fetches through L2 in the model (AchievedIntensity), reported
   // beside the roofline (roofline.hpp says why it is never placed against the DRAM roof).

@@ -24,7 +24,7 @@ namespace {
 // How a measured row was measured (bench's "method"), broken into lines for a tooltip.
 std::string wrapped_method(const ThroughputRow& r) {
   std::string out = "How it was measured: ", line;
-  for (char c : r.method) {
+  for (char c : r.notes.method) {
     line += c;
     if (c == ';') {
       out += line + "\n";
@@ -37,10 +37,11 @@ std::string wrapped_method(const ThroughputRow& r) {
 // The card while the row's latest point ran: power, temperature and NVML's reasons for a
 // held-down clock (not the held clock: NVML reports the driver's, cuda/nvml.hpp).
 std::string power_tooltip(const ThroughputRow& r) {
-  std::string out = r.power_w ? fmt::format("median power {:.0f} W", *r.power_w) : "power not sampled";
-  if (r.temp_c) out += fmt::format(", highest temperature {} C", *r.temp_c);
-  out += r.clock_limits.empty() ? "\nthe driver gave no reason to hold the clock down"
-                                : "\nclock held down by: " + fmt::format("{}", fmt::join(r.clock_limits, ", "));
+  const MeasurementNotes& n = r.notes;
+  std::string out = n.power_w ? fmt::format("median power {:.0f} W", *n.power_w) : "power not sampled";
+  if (n.temp_c) out += fmt::format(", highest temperature {} C", *n.temp_c);
+  out += n.clock_limits.empty() ? "\nthe driver gave no reason to hold the clock down"
+                                : "\nclock held down by: " + fmt::format("{}", fmt::join(n.clock_limits, ", "));
   return out;
 }
 
@@ -285,15 +286,16 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
     ImGui::TableNextColumn();
     if (r.cublas_tflops) mono_text(env, "%.1f", *r.cublas_tflops);
     ImGui::TableNextColumn();
-    if (r.ratio && r.ratio_q1 && r.ratio_q3)
-      mono_text(env, "%.1f%% (%.1f-%.1f)", 100.0 * *r.ratio, 100.0 * *r.ratio_q1, 100.0 * *r.ratio_q3);
+    if (r.ratio && r.notes.paired())
+      mono_text(env, "%.1f%% (%.1f-%.1f)", 100.0 * *r.ratio, 100.0 * *r.notes.ratio_q1, 100.0 * *r.notes.ratio_q3);
     else if (r.ratio)
       mono_text(env, "%.0f%%", 100.0 * *r.ratio);
-    if (ImGui::IsItemHovered() && !r.method.empty())
+    if (ImGui::IsItemHovered() && !r.notes.method.empty())
       ImGui::SetTooltip("%s", wrapped_method(r).c_str());
     ImGui::TableNextColumn();
-    if (r.power_w) mono_text(env, "%.0f W %s", *r.power_w, r.temp_c ? fmt::format("{} C", *r.temp_c).c_str() : "");
-    if (ImGui::IsItemHovered() && (r.power_w || !r.clock_limits.empty()))
+    if (r.notes.power_w)
+      mono_text(env, "%.0f W %s", *r.notes.power_w, r.notes.temp_c ? fmt::format("{} C", *r.notes.temp_c).c_str() : "");
+    if (ImGui::IsItemHovered() && (r.notes.power_w || !r.notes.clock_limits.empty()))
       ImGui::SetTooltip("%s", power_tooltip(r).c_str());
     ImGui::TableNextColumn();
     mono_text(env, "%.0f", r.intensity);
