@@ -480,8 +480,12 @@ def main():
         runs += sweep_runs(binary)
 
     xvfb, display = start_xvfb() if any(r.argv and r.argv[0] == "gui" for r in runs) else (None, None)
+    # The speed ladder's prediction cache lives beside the scratch folder (which is rebuilt before
+    # every run): the first run that shows the ladder makes the 22 predictions, the others read
+    # them, as a user's second start of the app does.
     env = dict(os.environ, HOME=os.path.join(scratch, "home"), XDG_CONFIG_HOME=os.path.join(scratch, "config"),
-               TMPDIR=os.path.join(scratch, "tmp"), ASAN_OPTIONS="detect_leaks=0", LC_ALL="C")
+               XDG_CACHE_HOME=os.path.join(top, "cache"), TMPDIR=os.path.join(scratch, "tmp"),
+               ASAN_OPTIONS="detect_leaks=0", LC_ALL="C")
     for name in ("WAYLAND_DISPLAY", "GEMMSCOPE_PTXAS", "GEMMSCOPE_NVDISASM", "GEMMSCOPE_CUOBJDUMP",
                  "GEMMSCOPE_TOOL_TIMEOUT"):
         env.pop(name, None)
@@ -493,6 +497,16 @@ def main():
     failures, codes, timed_out = [], {}, []
     started = time.time()
     try:
+        if display:
+            # The model's speed ladder made once, before the timed runs (22 predictions at 4096³:
+            # several times the per-run limit under the sanitizers), into the shared cache.
+            plant_scratch(scratch, inputs)
+            warm = subprocess.run([binary, "gui", "--frame-stats", "--no-settings", "--frames", "1", "--size",
+                                   "640x480", "--view", "ladder"], cwd=scratch, env=env, stdin=subprocess.DEVNULL,
+                                  capture_output=True, timeout=max(args.timeout, 600))
+            if warm.returncode != 0:
+                failures.append((["gui (making the speed ladder's cache)"], warm.returncode,
+                                 [f"exit code {warm.returncode}"], warm.stderr.decode(errors="replace")[-600:]))
         for run in runs:
             argv = run.argv
             plant_scratch(scratch, inputs, run.settings)

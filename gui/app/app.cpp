@@ -20,6 +20,7 @@
 #include "gui/core/occupancy.hpp"
 #include "gui/core/resource_advice.hpp"
 #include "gui/core/sass_data.hpp"
+#include "gui/core/prediction_cache.hpp"
 #include "gui/core/speed_ladder.hpp"
 #include "run/sim_job.hpp"
 
@@ -74,6 +75,10 @@ std::string init_state(AppState& app, const AppOptions& o) {
     app.speed_ladder.references_error = e.what();
     app.add_problem({Severity::warning, "app", "assets", "no shipped reference measurements", e.what()});
   }
+  // The model's speeds an earlier run of this build made (not settings: --no-settings keeps them).
+  app.speed_ladder.cache_dir = cache_directory();
+  app.speed_ladder.program = program_identity();
+  read_kept_predictions(app.speed_ladder);
   return warnings;
 }
 

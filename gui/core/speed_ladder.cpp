@@ -13,6 +13,7 @@
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/gpu_presence.hpp"
+#include "gui/core/prediction_cache.hpp"
 #include "run/sim_job.hpp"
 
 namespace gs::gui {
@@ -251,6 +252,7 @@ void request_speed_predictions(AppState& app) {
           auto& kept = a.speed_ladder.predictions;
           for (const PredictionTask& t : tasks)
             if (auto it = kept.find(t.key); it != kept.end() && !it->second.done) kept.erase(it);
+          keep_predictions(a.speed_ladder);
         });
       },
       [](AppState& a, const std::string& msg) {
@@ -272,6 +274,16 @@ void predict_speed_ladder_now(AppState& app) {
   work();
   for (std::thread& t : threads) t.join();
   for (size_t i = 0; i < tasks.size(); ++i) app.speed_ladder.predictions[tasks[i].key] = out[i];
+  if (!tasks.empty()) keep_predictions(app.speed_ladder);
+}
+
+void read_kept_predictions(SpeedLadder& ladder) {
+  for (auto& [key, p] : load_prediction_cache(ladder.cache_dir, ladder.program)) ladder.predictions.emplace(key, p);
+}
+
+void keep_predictions(const SpeedLadder& ladder) {
+  // A cache that cannot be written costs the next run its time only: nothing to tell the user.
+  save_prediction_cache(ladder.cache_dir, ladder.program, ladder.predictions);
 }
 
 nlohmann::json describe_speed_ladder(AppState& app) {

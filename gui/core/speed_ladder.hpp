@@ -57,6 +57,10 @@ struct SpeedLadder {
   std::string references_error;  // why none were loaded ("" when they were)
   // Keyed by prediction_key: step, build and card.
   std::map<std::string, SpeedPrediction> predictions;
+  // Where predictions are kept between runs (prediction_cache.hpp), and the program they must
+  // have been made by; "" for either: none are read or kept (tests that build an AppState).
+  std::string cache_dir;
+  std::string program;
 };
 
 // "hopper_persistent|stages=3|H100": what a cached prediction depends on.
@@ -107,6 +111,10 @@ std::string reference_card(const AppState& app);
 void request_speed_predictions(AppState& app);
 // The same, synchronously (headless runs, tests).
 void predict_speed_ladder_now(AppState& app);
+// The predictions kept by an earlier run of this program (ladder.cache_dir), added to those made;
+// and the figures made so far, kept for the next run. Both do nothing without a cache_dir.
+void read_kept_predictions(SpeedLadder& ladder);
+void keep_predictions(const SpeedLadder& ladder);
 
 nlohmann::json describe_speed_ladder(AppState& app);
 

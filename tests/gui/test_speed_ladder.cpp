@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gui/core/app_state.hpp"
+#include "gui/core/prediction_cache.hpp"
 #include "gui/core/speed_ladder.hpp"
 #include "run/sim_job.hpp"
 
@@ -146,9 +147,14 @@ TEST_CASE("speed ladder: a small shape says how few SMs it fills", "[gui][speed]
                                          Catch::Contains("on 148 SMs"));
 }
 
-TEST_CASE("speed ladder: the model's figure is the traced-CTA run's prediction at 4096³", "[gui][speed]") {
+TEST_CASE("speed ladder: the model's figure is the traced-CTA run's prediction at 4096³, kept for the next start",
+          "[gui][speed]") {
+  const fs::path dir = fs::temp_directory_path() / ("gemmscope-cache-app-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
   AppState app;
   app.request.kernel_id = "hopper_tile_128";
+  app.speed_ladder.cache_dir = dir.string();
+  app.speed_ladder.program = program_identity();
   predict_speed_ladder_now(app);
   const std::vector<SpeedRow> rows = speed_rows(app);
   const SpeedRow& tile = row_of(rows, "hopper_tile_128");
@@ -172,4 +178,70 @@ TEST_CASE("speed ladder: the model's figure is the traced-CTA run's prediction a
   // Kept: asking again starts nothing.
   request_speed_predictions(app);
   CHECK(app.jobs.empty());
+  // And kept on disk: the next start of this build reads every figure and predicts nothing.
+  REQUIRE(fs::exists(dir / "speed-ladder.json"));
+  AppState next;
+  next.request.kernel_id = "hopper_tile_128";
+  next.speed_ladder.cache_dir = dir.string();
+  next.speed_ladder.program = app.speed_ladder.program;
+  read_kept_predictions(next.speed_ladder);
+  request_speed_predictions(next);
+  CHECK(next.jobs.empty());
+  REQUIRE(next.speed_ladder.predictions.size() == app.speed_ladder.predictions.size());
+  for (const auto& [key, p] : app.speed_ladder.predictions) {
+    INFO(key);
+    CHECK(next.speed_ladder.predictions.at(key).tflops == p.tflops);
+    CHECK(next.speed_ladder.predictions.at(key).machine == p.machine);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("speed ladder: the predictions kept on disk are this build's only, and bad files are ignored",
+          "[gui][speed]") {
+  const fs::path dir = fs::temp_directory_path() / ("gemmscope-cache-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string me = program_identity();
+  REQUIRE_FALSE(me.empty());
+  std::map<std::string, SpeedPrediction> made;
+  made["hopper_tile_128||H100"] = SpeedPrediction{true, 321.5, "H100", true, ""};
+  made["blackwell_2sm||B200"] = SpeedPrediction{true, 1234.0, "B200", false, ""};
+  made["simt_naive||H100"] = SpeedPrediction{true, 0.0, "H100", true, "cancelled"};  // not a figure: not kept
+  made["simt_tiled||H100"] = SpeedPrediction{};                                      // pending: not kept
+  std::string why;
+  REQUIRE(save_prediction_cache(dir.string(), me, made, &why));
+  const auto back = load_prediction_cache(dir.string(), me, &why);
+  REQUIRE(back.size() == 2);
+  CHECK(back.at("hopper_tile_128||H100").tflops == 321.5);
+  CHECK(back.at("hopper_tile_128||H100").done);
+  CHECK(back.at("blackwell_2sm||B200").machine == "B200");
+  CHECK_FALSE(back.at("blackwell_2sm||B200").confirmed);
+  // Another build's file is not read.
+  CHECK(load_prediction_cache(dir.string(), me + " (rebuilt)", &why).empty());
+  CHECK(why.find("another build") != std::string::npos);
+  // Damaged files: nothing read, the reason named, no throw.
+  const std::string file = (dir / "speed-ladder.json").string();
+  const auto damaged = [&](const std::string& text) {
+    std::ofstream(file, std::ios::trunc) << text;
+    std::string reason;
+    const auto got = load_prediction_cache(dir.string(), me, &reason);
+    INFO(text.substr(0, 80));
+    CHECK(got.empty());
+    CHECK_FALSE(reason.empty());
+  };
+  damaged("");
+  damaged("{\"program\": 3}");
+  damaged(std::string(100000, '['));
+  damaged(nlohmann::json{{"program", me}, {"predictions", {{"k", {{"tflops", "fast"}}}}}}.dump());
+  damaged(nlohmann::json{{"program", me},
+                         {"predictions", {{"k", {{"tflops", -1.0}, {"machine", "H100"}, {"confirmed", true},
+                                                 {"error", ""}}}}}}.dump());
+  std::ofstream(file, std::ios::trunc) << std::string(2 << 20, ' ');  // past the 1 MiB bound
+  CHECK(load_prediction_cache(dir.string(), me, &why).empty());
+  // No folder: nothing read or kept, and no throw.
+  CHECK(load_prediction_cache("", me).empty());
+  CHECK_FALSE(save_prediction_cache("", me, made));
+  // A folder that cannot be made (a file in its place): not kept, the reason named.
+  CHECK_FALSE(save_prediction_cache(file + "/below", me, made, &why));
+  CHECK_FALSE(why.empty());
+  fs::remove_all(dir);
 }
