@@ -465,12 +465,19 @@ int main(int argc, char** argv) {
   // The `_sustained` rows launch the same kernel 20 times more, back to back as bench times a
   // GEMM, and read the last launch's records: the clock after the card has drawn that power for
   // a while (its first launch's clock is the row without the suffix).
+  // The `_capped` rows run 20-ms launches for 2 s back to back, past NVML's one-second power
+  // average, as bench's runs last (its check, cuBLAS, its paired rounds and its power soak): the
+  // clock the card's power limit holds. With fewer CTAs (`_capped_99`, `_capped_66`: 3/4 and 1/2
+  // of the SMs busy, the others idle) the tensor cores draw less of that power: how the held
+  // clock rises as a kernel keeps the tensor cores busy a smaller share of the time.
   struct LoadedClock {
     const char* name;
     const char* what;
     uint32_t stages, rounds, boxes;
     int timed_launches = 0;
     uint32_t reps = 65536;  // wgmma rounds of each warpgroup (4 x m64n256k16 each)
+    uint32_t ctas = 132;
+    bool streamed = false;  // the wgmmas multiply the ring's new bits (random A) rather than two fixed tiles
   };
   for (const LoadedClock& l : {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
@@ -495,16 +502,62 @@ int main(int argc, char** argv) {
                        "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, launches of about 1.5 ms, the 23rd "
                        "back to back",
                        4, 780, 32768, 22, 2560},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_capped",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, launches of about 20 ms, the 101st "
+                       "back to back (2 s)",
+                       4, 48000, 256, 100},
+           LoadedClock{"sm_clock_under_wgmma_hbm_capped",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, launches of about 20 ms, the 101st "
+                       "back to back (2 s)",
+                       4, 20000, 32768, 100},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_capped_99",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), launches "
+                       "of about 20 ms, the 101st back to back (2 s)",
+                       4, 48000, 256, 100, 65536, 99},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_capped_66",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), launches "
+                       "of about 20 ms, the 101st back to back (2 s)",
+                       4, 48000, 256, 100, 65536, 66},
+           // The same with the wgmmas reading the boxes the TMA brings (random bf16 in A), as a GEMM's
+           // consumers read each stage: the tensor cores' power on new operands every round.
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, each read by the "
+                       "wgmmas, launches of about 20 ms, the 101st back to back (2 s)",
+                       4, 48000, 256, 100, 65536, 132, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, each read by the "
+                       "wgmmas, launches of about 20 ms, the 101st back to back (2 s)",
+                       4, 20000, 32768, 100, 65536, 132, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped_99",
+                       "operands streamed from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), launches of about "
+                       "20 ms, the 101st back to back (2 s)",
+                       4, 48000, 256, 100, 65536, 99, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped_66",
+                       "operands streamed from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), launches of about "
+                       "20 ms, the 101st back to back (2 s)",
+                       4, 48000, 256, 100, 65536, 66, true},
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     Probe p{l.name,
             fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a "
                         "warp streams TMA, {} (clock64 over globaltimer)",
                         l.what),
-            "MHz", kernels::build_clock_under_load_probe(132, std::max(l.reps / (q * q), 1u), l.stages,
-                                                        std::max(l.rounds / (q * q), 2u), boxes), {},
-            nullptr, false, l.timed_launches};
+            "MHz", kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
+                                                        std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed),
+            {}, nullptr, false, l.timed_launches};
     p.buffers.a.assign(size_t(boxes) * 32768, 1);
+    if (l.streamed) {
+      // Random bf16 in [-1, 1): finite values with every mantissa bit in play.
+      std::mt19937 rng(29);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      for (size_t i = 0; i + 1 < p.buffers.a.size(); i += 2) {
+        const float v = u(rng);
+        uint32_t bits;
+        std::memcpy(&bits, &v, 4);
+        p.buffers.a[i] = uint8_t(bits >> 16);
+        p.buffers.a[i + 1] = uint8_t(bits >> 24);
+      }
+    }
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
     p.figure = [](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);

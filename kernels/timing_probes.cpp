@@ -440,15 +440,16 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 }
 
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random) {
-  if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0)
+                                        bool random, bool streamed) {
+  if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
+      (streamed && (stages & (stages - 1)) != 0))
     throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
                                             "rounds and a power-of-two box count (got {}, {}, {}, {}, {})",
                                             ctas, reps, stages, rounds, boxes));
   constexpr uint32_t kK = 64, kN = 256, kBoxRows = 256;
   constexpr uint32_t a_bytes = 64 * kK * 2, b_bytes = kN * kK * 2, box_bytes = kBoxRows * kK * 2;
   constexpr uint32_t kMmaThreads = 256, kThreads = 384;  // a third warpgroup: its first warp streams (wgmma needs whole warpgroups)
-  Builder b(fmt::format("timing_clock_under_load_{}x32k", stages), ir::Arch::sm_90a);
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}", stages, streamed ? "_streamed" : ""), ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
   b.use_dynamic_smem();
   auto tmap = b.tensor_map_param(
@@ -481,11 +482,19 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         for (uint32_t v = 0; v < kN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
         Reg t0 = b.special(ir::Special::clock64, "t0");
         Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
-        b.loop("rep", reps, [&](const Reg&) {
+        Reg ring_addr = b.smem_address(buf, 0, "ring_addr");
+        b.loop("rep", reps, [&](const Reg& rep) {
           b.wgmma_fence();
+          Reg a0 = a_desc, b0 = b_desc;
+          if (streamed) {
+            // This repetition's stage of the ring: A's 64 rows and B's 256 from the same box.
+            Reg stage_addr = (ring_addr + (rep & (stages - 1)) * box_bytes).named("stage_addr");
+            a0 = b.wgmma_descriptor(stage_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_ring");
+            b0 = b.wgmma_descriptor(stage_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_ring");
+          }
           for (uint32_t kk = 0; kk < kK / 16; ++kk) {
-            Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-            Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+            Reg ad = kk == 0 ? a0 : b.alu(ir::Op::add, Type::u64, {a0, 2 * kk}, fmt::format("a_desc_k{}", kk));
+            Reg bd = kk == 0 ? b0 : b.alu(ir::Op::add, Type::u64, {b0, 2 * kk}, fmt::format("b_desc_k{}", kk));
             b.wgmma_mma_async(kN, acc, ad, bd, 1);
           }
           b.wgmma_commit_group();

@@ -88,8 +88,12 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 // memory system draw power together, as in a GEMM's main loop. Each wgmma thread's record holds
 // its clock64 span and, as its value, the %globaltimer nanoseconds of the same span: cycles
 // over nanoseconds is the clock the SM held while both ran (size `rounds` to outlast the wgmma).
+// `streamed`: the wgmmas read their operands from the ring the TMA fills (repetition r the stage
+// r mod `stages`, a power of two) instead of two tiles filled once, so the tensor cores multiply
+// new bits as a GEMM's do (on a random A; the values race the copies, which a clock probe does
+// not mind: nothing reads its products).
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random = true);
+                                        bool random = true, bool streamed = false);
 
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`
