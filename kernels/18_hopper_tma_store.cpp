@@ -287,6 +287,9 @@ KernelInfo hopper_tma_store_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: the epilogue through shared memory and a TMA store.
   k.focus_views = {"timeline", "smem", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::ring_wraps}, {StopKind::tma_store}, {StopKind::pipeline_drains}};
+  k.pictures = {"smem", "timeline"};
   k.build = build_hopper_tma_store;
   return k;
 }

@@ -330,6 +330,10 @@ KernelInfo hopper_stmatrix_epilogue_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: stmatrix into a swizzled staging tile.
   k.focus_views = {"smem", "timeline", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::stmatrix}, {StopKind::tma_store}, {StopKind::pipeline_drains},
+              {StopKind::bank_conflict, kUnswizzledStaging}};
+  k.pictures = {"ldmatrix --num 4", "swizzle --mode 128B", "smem"};
   k.build = build_hopper_stmatrix_epilogue;
   return k;
 }

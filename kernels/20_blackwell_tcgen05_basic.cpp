@@ -212,6 +212,9 @@ KernelInfo blackwell_tcgen05_basic_info() {
   };
   // Where this step's lesson shows: the accumulator in tensor memory.
   k.focus_views = {"tmem", "tma", "timeline"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::tcgen05_mma}, {StopKind::tcgen05_commit}, {StopKind::tmem_read}};
+  k.pictures = {"tcgen05-32x32b --x 32", "tmem"};
   k.build = build_blackwell_tcgen05_basic;
   return k;
 }
