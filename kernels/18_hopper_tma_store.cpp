@@ -9,7 +9,8 @@
 // next chunk while the copy engine reads this one; after the tile they go straight on to the
 // next tile's K loop with the last stores still in flight.
 //
-// Two rules make it correct (PTX ISA, cp.async.bulk and the memory consistency model):
+// Why is it correct? Two rules make it so (PTX ISA, cp.async.bulk and the memory consistency
+// model):
 //   * the TMA store reads shared memory through the async proxy, so the threads' ordinary
 //     st.shared writes must be made visible to it: fence.proxy.async after the writes, then a
 //     barrier, then the store (mistake missing-proxy-fence);
