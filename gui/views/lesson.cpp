@@ -312,37 +312,51 @@ void lesson_draw_drawing(ImDrawList* dl, const Drawing& d, ImVec2 origin, float 
   }
 }
 
-// The picture window: the layout the lesson's button chose, scaled to the window.
+// The picture window: the layout the lesson's button chose, scaled to the window. A popup, so
+// it is drawn over every view rather than inside the lesson's window; closing it (a click
+// outside, Escape) clears the choice.
 void lesson_picture_window(AppState& app, const ViewEnv& env) {
-  if (app.lesson_view.picture.empty()) return;
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  const ImGuiID shown_id = ImGui::GetID("##picture_shown");
+  const ImGuiID shown = ImGuiID(storage->GetInt(shown_id, 0));
+  const ImGuiID wanted = app.lesson_view.picture.empty() ? 0 : ImGui::GetID(app.lesson_view.picture.c_str());
   ArticlePicture p;
   Drawing d;
   try {
-    p = parse_article_picture(app.lesson_view.picture);
-    if (p.view) return;
-    d = layout_drawing(p.layout, p.options);
+    if (wanted) p = parse_article_picture(app.lesson_view.picture);
+    if (wanted && !p.view) d = layout_drawing(p.layout, p.options);
   } catch (const std::exception& e) {
     app.status = e.what();
     app.lesson_view.picture.clear();
     return;
   }
-  const ImGuiViewport* vp = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
-                          ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-  ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.7f, vp->WorkSize.y * 0.7f), ImGuiCond_Appearing);
-  bool open = true;
-  const std::string title = fmt::format("{}###lesson_picture", p.title);
-  if (ImGui::Begin(title.c_str(), &open, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
-    ImGui::TextDisabled("the article's picture: gemmscope draw %s -o FILE writes it as SVG or PNG", p.text.c_str());
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float scale = std::max(0.05f, std::min(avail.x / float(d.width), avail.y / float(d.height)));
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    lesson_draw_drawing(ImGui::GetWindowDrawList(), d, origin, scale, env);
-    ImGui::Dummy(ImVec2(float(d.width) * scale, float(d.height) * scale));
-    app.drawn["lesson.picture"] = {origin.x, origin.y, float(d.width) * scale, float(d.height) * scale};
+  // Not in the app's first frame: the windows appearing after the lesson's take the focus then,
+  // which closes a popup opened before them (a picture asked for on the command line).
+  if (wanted && wanted != shown && !p.view && ImGui::GetFrameCount() > 1) {
+    ImGui::OpenPopup("##lesson_picture");
+    storage->SetInt(shown_id, int(wanted));
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.5f),
+                            ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(vp->WorkSize.x * 0.7f, vp->WorkSize.y * 0.75f), ImGuiCond_Always);
   }
-  ImGui::End();
-  if (!open) app.lesson_view.picture.clear();
+  if (!ImGui::BeginPopup("##lesson_picture")) {
+    // Closed by the user since it was shown: the choice goes with it.
+    if (shown && shown == wanted) app.lesson_view.picture.clear();
+    if (shown) storage->SetInt(shown_id, 0);
+    return;
+  }
+  if (env.bold) ImGui::PushFont(env.bold);
+  ImGui::TextUnformatted(p.title.c_str());
+  if (env.bold) ImGui::PopFont();
+  ImGui::TextDisabled("the article's picture: gemmscope draw %s -o FILE writes it as SVG or PNG", p.text.c_str());
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float scale = std::max(0.05f, std::min(avail.x / float(d.width), avail.y / float(d.height)));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  lesson_draw_drawing(ImGui::GetWindowDrawList(), d, origin, scale, env);
+  ImGui::Dummy(ImVec2(float(d.width) * scale, float(d.height) * scale));
+  app.drawn["lesson.picture"] = {origin.x, origin.y, float(d.width) * scale, float(d.height) * scale};
+  ImGui::EndPopup();
 }
 
 void mistakes(AppState& app, const Lesson& l, const ViewEnv& env) {
