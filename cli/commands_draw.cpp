@@ -23,6 +23,7 @@
 
 #ifdef GEMMSCOPE_HAVE_GUI
 #include "gui/app/assets.hpp"
+#include "gui/core/article_pictures.hpp"
 #include "gui/core/raster_picture.hpp"
 #include "gui/core/svg_picture.hpp"
 #endif
@@ -31,27 +32,23 @@ namespace gs::cli {
 
 namespace {
 
-// The layouts `draw` knows, with the options each one takes.
+#ifdef GEMMSCOPE_HAVE_GUI
+// The layouts `draw` knows, with the options each one takes: the app's list (a step's lesson
+// offers the same pictures, gui/core/article_pictures.hpp).
+using gui::draw_layouts;
+using gui::DrawLayout;
+#else
+// Without the app there is nothing to draw with: `draw` takes any name and says so.
 struct DrawLayout {
   const char* name;
   const char* what;
   std::vector<std::string> options;
 };
-
 const std::vector<DrawLayout>& draw_layouts() {
-  static const std::vector<DrawLayout> layouts = {
-      {"wgmma-acc", "wgmma m64nNk16 f32 accumulator (D), 128 threads", {"--n"}},
-      {"wgmma-a", "wgmma register A (m64k16 bf16), 128 threads", {}},
-      {"mma-a", "mma.sync m16n8k16 A, one warp", {}},
-      {"mma-b", "mma.sync m16n8k16 B, one warp", {}},
-      {"mma-c", "mma.sync m16n8k16 C/D, one warp", {}},
-      {"ldmatrix", "ldmatrix m8n8 .x1/.x2/.x4 (.trans), one warp", {"--num", "--trans"}},
-      {"tcgen05-32x32b", "tcgen05.ld 32x32b.xN (CUTLASS only, not checked on hardware)", {"--x"}},
-      {"swizzle", "the swizzle grid: 16-byte chunks of shared-memory rows", {"--mode", "--rows"}},
-      {"banks", "the 32 banks of one warp's 16-byte shared-memory access", {"--pattern"}},
-  };
-  return layouts;
+  static const std::vector<DrawLayout> none;
+  return none;
 }
+#endif
 
 // The longest side of a PNG at the default scale, in pixels: the largest maps get a smaller
 // scale rather than a picture no slide or viewer wants.
@@ -79,7 +76,8 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
     bool svg = false, png = false, trans = false, by_warp = false;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("LAYOUT", o->layout, "What to draw (below)")->required()->check(one_of(names, "a layout"));
+  CLI::Option* layout = cmd->add_option("LAYOUT", o->layout, "What to draw (below)")->required();
+  if (!names.empty()) layout->check(one_of(names, "a layout"));
   cmd->add_option("-o,--output", o->output, "The file to write (replaced only once the picture is complete)")
       ->required()
       ->type_name("FILE")
@@ -113,6 +111,7 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
               "Exit codes: 0 written, 1 writing failed part way (a full disk) or no font for PNG, 2 bad usage or an -o "
               "path that cannot be written (a missing folder; nothing is written).");
   cmd->callback([o, cmd, io, &exit_code] {
+#ifdef GEMMSCOPE_HAVE_GUI
     const DrawLayout& chosen =
         *std::find_if(draw_layouts().begin(), draw_layouts().end(), [&](const DrawLayout& l) { return o->layout == l.name; });
     for (const char* opt : kLayoutOptions)
@@ -122,35 +121,21 @@ void add_draw_command(CLI::App& app, Streams io, int& exit_code) {
         throw kernels::ConfigError(fmt::format("{} does not apply to {}: {} takes {}", opt, chosen.name, chosen.name,
                                                takes.empty() ? "no layout options" : takes));
       }
-    if (o->n % 8 != 0)
-      throw kernels::ConfigError(fmt::format("--n {} is not a wgmma N: give a multiple of 8 from 8 to 256", o->n));
     // PNG when asked for, or when the file's name ends in .png and SVG was not asked for.
     const bool want_png = o->png || (ends_with_suffix(o->output, ".png") && !o->svg);
     if (cmd->count("--scale") > 0 && !want_png)
       throw kernels::ConfigError(fmt::format(
           "--scale {:g} applies to PNG pictures only: give --png (or a file name ending in .png), or leave it out", o->scale));
-#ifdef GEMMSCOPE_HAVE_GUI
-    const std::string name = chosen.name;
-    gui::Drawing picture;
-    if (name == "swizzle") {
-      picture = gui::swizzle_drawing(gui::swizzle_grid(*layout::parse_swizzle(o->mode), 0, uint32_t(o->rows)));
-    } else if (name == "banks") {
-      const gui::BankPattern p = o->pattern == "column"            ? gui::BankPattern::column_unswizzled
-                                 : o->pattern == "row"             ? gui::BankPattern::row_unswizzled
-                                 : o->pattern == "column-swizzled" ? gui::BankPattern::column_swizzled
-                                                                   : gui::BankPattern::row_swizzled;
-      picture = gui::bank_drawing(gui::constructed_access(p, 0));
-    } else {
-      // The layout's name is the op traits' map id with dashes (op_traits.def); ldmatrix's
-      // --trans picks the .trans row, and the one parameter comes from its option.
-      gui::FragmentViewOptions f;
-      f.map = name;
-      std::replace(f.map.begin(), f.map.end(), '-', '_');
-      if (f.map == "ldmatrix" && o->trans) f.map = "ldmatrix_trans";
-      f.param = name == "wgmma-acc" ? o->n : name == "ldmatrix" ? o->num : name == "tcgen05-32x32b" ? o->x : 0;
-      f.color_by_thread = !o->by_warp;
-      picture = gui::fragment_drawing(gui::fragment_grid(nullptr, f), f.color_by_thread);
-    }
+    gui::DrawOptions options;
+    options.mode = o->mode;
+    options.pattern = o->pattern;
+    options.n = o->n;
+    options.num = o->num;
+    options.x = o->x;
+    options.rows = o->rows;
+    options.trans = o->trans;
+    options.by_warp = o->by_warp;
+    const gui::Drawing picture = gui::layout_drawing(chosen.name, options);
     if (!want_png) {
       run::OutputFile out(o->output, "-o");  // a bad path exits 2
       const std::string svg_text = gui::to_svg(picture);

@@ -27,14 +27,14 @@ namespace {
 
 gui::StepUnit parse_step_unit(const std::string& text) {
   for (auto u : {gui::StepUnit::event, gui::StepUnit::instruction, gui::StepUnit::warp_instruction,
-                 gui::StepUnit::k_iteration, gui::StepUnit::barrier_phase}) {
+                 gui::StepUnit::k_iteration, gui::StepUnit::barrier_phase, gui::StepUnit::stop}) {
     std::string name = gui::step_unit_name(u);
     for (char& c : name) c = c == ' ' ? '-' : char(std::tolower(c));
     if (name == text) return u;
   }
   throw kernels::ConfigError(fmt::format(
       "--step-unit '{}' is not a step unit: valid values are event, instruction, warp-instruction, k-iteration, "
-      "barrier-phase",
+      "barrier-phase, stop",
       text));
 }
 
@@ -44,6 +44,7 @@ gui::StepUnit parse_step_unit(const std::string& text) {
 void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("gui", "Open the app (or, with --screenshot/--state-json/--frame-stats, render headless)");
   struct Opts {
+    std::string show_picture;
     std::string screenshot, picture, kernel, size = "1600x1000", state_json, import_timeline, step_unit = "instruction", theme, layout_file, resize_to;
     std::vector<std::string> views, mistakes, imports, params, open_first;
     int frames = 4, steps = 0, steps_per_frame = 0;
@@ -104,8 +105,14 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
                   "Headless: step the playback this many times at the start of every frame (frames while playing)")
       ->check(whole_number(0, 1000000, "number of steps per frame"));
   cmd->add_option("--step-unit", o->step_unit,
-                  "Unit of --steps: event, instruction (default), warp-instruction, k-iteration, barrier-phase")
-      ->check(one_of({"event", "instruction", "warp-instruction", "k-iteration", "barrier-phase"}, "a step unit"));
+                  "Unit of --steps: event, instruction (default), warp-instruction, k-iteration, barrier-phase, "
+                  "stop (the step's guided stops)")
+      ->check(one_of({"event", "instruction", "warp-instruction", "k-iteration", "barrier-phase", "stop"},
+                     "a step unit"));
+  cmd->add_option("--show-picture", o->show_picture,
+                  "Show one of the step's article pictures as its lesson's button does (as `list --json` prints "
+                  "them, e.g. \"wgmma-acc --n 64\" or \"schedule\")")
+      ->type_name("PICTURE");
   cmd->add_option("--select-line", o->select_line, "Select this PTX line (1-based) and jump to its next execution")
       ->check(whole_number(1, 10000000, "PTX line"));
   cmd->add_option("--theme", o->theme, "dark or light (default: the saved setting)")
@@ -182,6 +189,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     a.damage = !o->no_damage;
     a.step_unit = parse_step_unit(o->step_unit);
     a.select_line = o->select_line;
+    a.show_picture = o->show_picture;
     if (!o->theme.empty()) a.theme = o->theme == "light" ? gui::Theme::light : gui::Theme::dark;
     a.import_json = o->imports;
     a.import_timeline = o->import_timeline;

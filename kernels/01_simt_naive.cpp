@@ -110,6 +110,9 @@ KernelInfo simt_naive_info() {
   };
   // Where this step's lesson shows: a warp's loads as sectors: the lesson of steps 01-02.
   k.focus_views = {"gpu", "memory", "coalescing"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_global_load}, {StopKind::first_c_store}};
+  k.pictures = {"coalescing"};
   k.build = build_simt_naive;
   return k;
 }

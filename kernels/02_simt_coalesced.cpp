@@ -109,6 +109,9 @@ KernelInfo simt_coalesced_info() {
                  "global-access record shows them, and the GPU runs many times slower"}};
   // Where this step's lesson shows: the same loads coalesced, and the one-line change that did it.
   k.focus_views = {"coalescing", "diff", "throughput"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_global_load}, {StopKind::first_c_store}, {StopKind::uncoalesced, "swap-row-col"}};
+  k.pictures = {"coalescing"};
   k.build = build_simt_coalesced;
   return k;
 }

@@ -98,6 +98,10 @@ KernelInfo simt_smem_tiling_info() {
                  "uninitialized-shared) at the ld.shared, and C is wrong; on the GPU it is timing-dependent"}};
   // Where this step's lesson shows: tiles in shared memory and the barriers around them.
   k.focus_views = {"smem", "timeline", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_global_load}, {StopKind::first_barrier}, {StopKind::first_shared_load},
+              {StopKind::first_c_store}};
+  k.pictures = {"banks --pattern column", "smem"};
   k.build = build_simt_smem_tiling;
   return k;
 }

@@ -92,6 +92,9 @@ KernelInfo simt_blocktile_1d_info() {
   k.example_shape = {128, 128, 32};
   // Where this step's lesson shows: fewer shared loads per FMA.
   k.focus_views = {"smem", "throughput", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_barrier}, {StopKind::first_shared_load}, {StopKind::first_c_store}};
+  k.pictures = {"smem"};
   k.build = build_simt_blocktile_1d;
   return k;
 }

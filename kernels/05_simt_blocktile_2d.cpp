@@ -111,6 +111,9 @@ KernelInfo simt_blocktile_2d_info() {
   k.example_shape = {256, 256, 16};
   // Where this step's lesson shows: outer products from registers; bank conflicts appear.
   k.focus_views = {"smem", "transport", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_barrier}, {StopKind::first_shared_load}, {StopKind::first_c_store}};
+  k.pictures = {"tiling", "smem"};
   k.build = build_simt_blocktile_2d;
   return k;
 }

@@ -105,6 +105,9 @@ KernelInfo simt_vectorized_info() {
   k.example_shape = {256, 256, 16};
   // Where this step's lesson shows: 128-bit loads and the transposed tile.
   k.focus_views = {"coalescing", "smem", "ptx"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_global_load}, {StopKind::first_shared_load}, {StopKind::first_c_store}};
+  k.pictures = {"banks --pattern row", "coalescing"};
   k.build = build_simt_vectorized;
   return k;
 }

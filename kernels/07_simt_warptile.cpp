@@ -162,6 +162,9 @@ KernelInfo simt_warptile_info() {
   };
   // Where this step's lesson shows: warp tiles and their conflict-free reads.
   k.focus_views = {"tiling", "smem", "warps"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_shared_load}, {StopKind::first_c_store}};
+  k.pictures = {"tiling"};
   k.build = build_simt_warptile;
   return k;
 }

@@ -117,6 +117,9 @@ KernelInfo ampere_mma_global_info() {
   };
   // Where this step's lesson shows: mma.sync's fragment layout.
   k.focus_views = {"fragments", "coalescing", "ptx"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_global_load}, {StopKind::first_mma_sync}, {StopKind::first_c_store}};
+  k.pictures = {"mma-a", "mma-b", "mma-c"};
   k.build = build_ampere_mma_global;
   return k;
 }

@@ -194,6 +194,9 @@ KernelInfo ampere_cp_async_info() {
   };
   // Where this step's lesson shows: the cp.async ring of stages.
   k.focus_views = {"tma", "smem", "timeline"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_cp_async_wait}, {StopKind::first_mma_sync}, {StopKind::pipeline_drains}};
+  k.pictures = {"mma-c", "tma"};
   k.build = build_ampere_cp_async;
   return k;
 }

@@ -212,6 +212,10 @@ KernelInfo ampere_ldmatrix_info() {
   };
   // Where this step's lesson shows: ldmatrix and the XOR swizzle.
   k.focus_views = {"smem", "fragments", "ptx"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_cp_async_wait}, {StopKind::first_ldmatrix}, {StopKind::first_mma_sync},
+              {StopKind::pipeline_drains}, {StopKind::bank_conflict, "unswizzled-ldmatrix"}};
+  k.pictures = {"ldmatrix --num 4", "swizzle --mode 128B", "banks --pattern column-swizzled"};
   k.build = build_ampere_ldmatrix;
   return k;
 }

@@ -196,6 +196,9 @@ KernelInfo hopper_tma_wgmma_64_info() {
   };
   // Where this step's lesson shows: TMA, mbarriers and one warpgroup's wgmma.
   k.focus_views = {"tma", "smem", "fragments"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::tma_lands}, {StopKind::first_wgmma}, {StopKind::first_c_store}};
+  k.pictures = {"swizzle --mode 128B", "wgmma-acc --n 64", "smem"};
   k.build = build_hopper_tma_wgmma_64;
   return k;
 }

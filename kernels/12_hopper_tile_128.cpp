@@ -139,6 +139,9 @@ KernelInfo hopper_tile_128_info() {
   };
   // Where this step's lesson shows: a 128-wide tile: more math per byte loaded.
   k.focus_views = {"tma", "throughput", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::first_wgmma}, {StopKind::pipeline_drains}};
+  k.pictures = {"wgmma-acc --n 128", "tma"};
   k.build = build_hopper_tile_128;
   return k;
 }

@@ -147,6 +147,10 @@ KernelInfo hopper_producer_consumer_info() {
   };
   // Where this step's lesson shows: the producer/consumer ring and its phases.
   k.focus_views = {"tma", "timeline", "warps"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::first_mbarrier_wait}, {StopKind::ring_wraps},
+              {StopKind::pipeline_drains}};
+  k.pictures = {"tma", "timeline"};
   k.build = build_hopper_producer_consumer;
   return k;
 }

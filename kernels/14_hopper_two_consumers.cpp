@@ -133,6 +133,10 @@ KernelInfo hopper_two_consumers_info() {
   };
   // Where this step's lesson shows: two consumer warpgroups share the ring.
   k.focus_views = {"warps", "timeline", "tma"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::more_registers}, {StopKind::first_wgmma}, {StopKind::ring_wraps},
+              {StopKind::pipeline_drains}};
+  k.pictures = {"wgmma-acc --n 256", "timeline"};
   k.build = build_hopper_two_consumers;
   return k;
 }

@@ -161,6 +161,9 @@ KernelInfo hopper_persistent_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: persistent CTAs walking many tiles.
   k.focus_views = {"schedule", "timeline", "tma"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::ring_wraps}, {StopKind::next_tile}, {StopKind::pipeline_drains}};
+  k.pictures = {"schedule", "timeline"};
   k.build = build_hopper_persistent;
   return k;
 }

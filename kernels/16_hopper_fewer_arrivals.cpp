@@ -160,6 +160,9 @@ KernelInfo hopper_fewer_arrivals_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: fewer arrivals on the empty barriers.
   k.focus_views = {"timeline", "warps", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_mbarrier_wait}, {StopKind::ring_wraps}, {StopKind::pipeline_drains}};
+  k.pictures = {"timeline"};
   k.build = build_hopper_fewer_arrivals;
   return k;
 }

@@ -268,6 +268,9 @@ KernelInfo hopper_cluster_multicast_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: a cluster sharing its loads by multicast.
   k.focus_views = {"tma", "schedule", "timeline"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::cluster_barrier}, {StopKind::multicast}, {StopKind::ring_wraps}, {StopKind::pipeline_drains}};
+  k.pictures = {"schedule", "tma"};
   k.build = build_hopper_cluster_multicast;
   return k;
 }

@@ -9,7 +9,8 @@
 // next chunk while the copy engine reads this one; after the tile they go straight on to the
 // next tile's K loop with the last stores still in flight.
 //
-// Two rules make it correct (PTX ISA, cp.async.bulk and the memory consistency model):
+// Why is it correct? Two rules make it so (PTX ISA, cp.async.bulk and the memory consistency
+// model):
 //   * the TMA store reads shared memory through the async proxy, so the threads' ordinary
 //     st.shared writes must be made visible to it: fence.proxy.async after the writes, then a
 //     barrier, then the store (mistake missing-proxy-fence);
@@ -287,6 +288,9 @@ KernelInfo hopper_tma_store_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: the epilogue through shared memory and a TMA store.
   k.focus_views = {"timeline", "smem", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::ring_wraps}, {StopKind::tma_store}, {StopKind::pipeline_drains}};
+  k.pictures = {"smem", "timeline"};
   k.build = build_hopper_tma_store;
   return k;
 }

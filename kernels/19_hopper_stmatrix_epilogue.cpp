@@ -19,14 +19,15 @@
 //     16 bytes) is conflict-free too, but a TMA box is packed in shared memory: a padded tile
 //     needs one store per row, the swizzle keeps one store per chunk.
 //
-// C's type is the build parameter c_dtype, bf16 by default here: stmatrix stores b16, so bf16 C
-// (as fast.cu writes it; bench times cuBLAS with a bf16 C then) is the path this step teaches.
-// f32 (c_dtype=f32) cannot go through stmatrix; it keeps step 18's st.shared.v2.f32 writes into
-// the same swizzled 8-KiB buffers, whose rows of 128 bytes hold 32 columns: 8 chunks a tile
-// instead of 4. Each write takes 4 wavefronts where its 256 bytes need 2 (step 18's took 8): a
-// v2 store is served a half-warp, 4 rows, at a time, and XOR by r % 8 only swaps the two pieces
-// rows 0 and 1 (2 and 3) write, so two rows still share banks. No swizzle the TMA store knows
-// removes that (each XORs the piece's lowest bit with the row's); 32-byte-wide boxes would.
+// Why is C bf16 by default? C's type is the build parameter c_dtype, bf16 by default here: stmatrix
+// stores b16, so bf16 C (as fast.cu writes it; bench times cuBLAS with a bf16 C then) is the path
+// this step teaches. f32 (c_dtype=f32) cannot go through stmatrix; it keeps step 18's
+// st.shared.v2.f32 writes into the same swizzled 8-KiB buffers, whose rows of 128 bytes hold 32
+// columns: 8 chunks a tile instead of 4. Each write takes 4 wavefronts where its 256 bytes need 2
+// (step 18's took 8): a v2 store is served a half-warp, 4 rows, at a time, and XOR by r % 8 only
+// swaps the two pieces rows 0 and 1 (2 and 3) write, so two rows still share banks. No swizzle the
+// TMA store knows removes that (each XORs the piece's lowest bit with the row's); 32-byte-wide
+// boxes would.
 //
 // Phases, as the code runs them: launch, tile walk, barriers, producer and consumers' K loop are
 // step 17's (clusters of "cluster" CTAs sharing B through multicast); the epilogue is step 18's
@@ -330,6 +331,10 @@ KernelInfo hopper_stmatrix_epilogue_info() {
   // No cta_tile: a CTA writes several tiles of C (opening it generates all of A and B).
   // Where this step's lesson shows: stmatrix into a swizzled staging tile.
   k.focus_views = {"smem", "timeline", "diff"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::stmatrix}, {StopKind::tma_store}, {StopKind::pipeline_drains},
+              {StopKind::bank_conflict, kUnswizzledStaging}};
+  k.pictures = {"ldmatrix --num 4", "swizzle --mode 128B", "smem"};
   k.build = build_hopper_stmatrix_epilogue;
   return k;
 }

@@ -19,6 +19,12 @@
 //
 // What changed from step 11: no per-thread accumulators and no warpgroup-wide MMA; the same
 // TMA and mbarrier; a 128-row tile because one tcgen05.mma covers M = 128.
+//
+// And from step 19, the step before it on the ladder, the GPU changes: steps 11-19 run on Hopper
+// (sm_90a); from here the kernels need sm_100a, since tcgen05 and tensor memory exist only on
+// Blackwell, and an H100 or H200 refuses them. No Blackwell GPU was run here, so steps 20-22
+// have no measured figure: their speeds are the model's on a B200, from NVIDIA's published B200
+// figures, unconfirmed. Compare them with each other, not with the measured Hopper steps.
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -212,6 +218,9 @@ KernelInfo blackwell_tcgen05_basic_info() {
   };
   // Where this step's lesson shows: the accumulator in tensor memory.
   k.focus_views = {"tmem", "tma", "timeline"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::tcgen05_mma}, {StopKind::tcgen05_commit}, {StopKind::tmem_read}};
+  k.pictures = {"tcgen05-32x32b --x 32", "tmem"};
   k.build = build_blackwell_tcgen05_basic;
   return k;
 }

@@ -185,6 +185,9 @@ KernelInfo blackwell_ws_ring_info() {
   };
   // Where this step's lesson shows: TMA, MMA and epilogue warps around a ring.
   k.focus_views = {"tmem", "timeline", "warps"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::tcgen05_mma}, {StopKind::ring_wraps}, {StopKind::tmem_read}, {StopKind::pipeline_drains}};
+  k.pictures = {"tmem", "timeline"};
   k.build = build_blackwell_ws_ring;
   return k;
 }

@@ -213,6 +213,9 @@ KernelInfo blackwell_2sm_info() {
   };
   // Where this step's lesson shows: a CTA pair as one 256-row tensor core.
   k.focus_views = {"tmem", "tma", "schedule"};
+  // The moments of its run the lesson stops at (kernels/stops.def), and the article's pictures of it.
+  k.stops = {{StopKind::first_tma_load}, {StopKind::tcgen05_mma}, {StopKind::tmem_read}, {StopKind::pipeline_drains}};
+  k.pictures = {"tmem", "schedule"};
   k.build = build_blackwell_2sm;
   return k;
 }

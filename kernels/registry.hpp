@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "kernels/stops.hpp"
 
 namespace gs::kernels {
 
@@ -99,6 +100,15 @@ struct KernelInfo {
   // app shows these large and the others as tabs; `list --json` prints them.
   // tests/gui/test_focus_views.cpp checks every name is a view.
   std::vector<std::string> focus_views;
+  // The moments of its own traced run the step's lesson stops at (kernels/stops.def), in the
+  // order they happen; a stop tied to a mistake is offered only with that mistake switched on.
+  // The app finds each from the model's events (gui/core/guided_stops.hpp), and
+  // tests/gui/test_guided_stops.cpp checks every one is found at two shapes.
+  std::vector<StepStop> stops;
+  // The article's pictures that belong to the step, offered in its lesson: a `gemmscope draw`
+  // layout with its options ("wgmma-acc --n 64", "swizzle --mode 128B") or a view that draws
+  // the step's own run ("schedule", "smem"); gui/core/article_pictures.hpp reads them.
+  std::vector<std::string> pictures;
   GemmShape tile;           // the CTA's output tile (m, n) and K step
   GemmShape example_shape;  // the small shape used for demos and tests
   DType ab_dtype = DType::f32;

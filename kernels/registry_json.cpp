@@ -8,6 +8,16 @@ nlohmann::json kernel_info_json(const KernelInfo& k) {
   nlohmann::json mistakes = nlohmann::json::array();
   for (const Mistake& m : k.mistakes)
     mistakes.push_back({{"name", m.name}, {"description", m.description}, {"symptom", m.symptom}});
+  // The stops its lesson steps through: each kind's name and sentence (kernels/stops.def), and
+  // the mistake that makes it happen when only one does.
+  nlohmann::json stops = nlohmann::json::array();
+  for (const StepStop& s : k.stops) {
+    const StopKindInfo& kind = stop_kind_info(s.kind);
+    stops.push_back({{"name", std::string(kind.name)},
+                     {"label", std::string(kind.label)},
+                     {"sentence", std::string(kind.sentence)},
+                     {"mistake", s.mistake}});
+  }
   nlohmann::json params = nlohmann::json::array();
   for (const BuildParam& p : k.params)
     params.push_back({{"name", p.name}, {"description", p.description}, {"default", p.default_value}, {"choices", p.choices}});
@@ -20,6 +30,8 @@ nlohmann::json kernel_info_json(const KernelInfo& k) {
       {"delta", k.delta},
       {"explanation", k.explanation},
       {"focus_views", k.focus_views},
+      {"stops", stops},
+      {"pictures", k.pictures},
       {"tile", shape_json(k.tile)},
       {"example_shape", shape_json(k.example_shape)},
       {"dtypes", {{"a", dtype_name(k.ab_dtype)}, {"b", dtype_name(k.ab_dtype)}, {"c", dtype_name(k.c_dtype)}}},

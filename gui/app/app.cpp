@@ -13,6 +13,7 @@
 
 #include "gui/app/app_window.hpp"
 #include "gui/app/assets.hpp"
+#include "gui/core/article_pictures.hpp"
 #include "gui/app/headless_outputs.hpp"
 #include "gui/app/save_picture.hpp"
 #include "gui/app/saved_layout.hpp"
@@ -112,9 +113,24 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
     err << "gemmscope gui: cannot open " << req.kernel_id << ": " << app.status << "\n";
     exit_code = 1;
   }
+  // The transport steps by the unit asked for, from here on too (its combo shows it).
+  app.set_step_unit(o.step_unit);
   for (int i = 0; i < o.steps; ++i)
     if (!app.step(o.step_unit, true)) break;
   if (o.select_line) app.select_ptx_line(o.select_line);
+  if (!o.show_picture.empty()) {
+    // One of the step's pictures, as the lesson's button shows it (a layout in the lesson's
+    // picture window, a view brought to the front).
+    const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);
+    if (std::find(info.pictures.begin(), info.pictures.end(), o.show_picture) == info.pictures.end()) {
+      std::string valid;
+      for (const std::string& p : info.pictures) valid += (valid.empty() ? "'" : ", '") + p + "'";
+      err << "gemmscope gui: --show-picture '" << o.show_picture << "' is not a picture of " << req.kernel_id
+          << ": its pictures are " << (valid.empty() ? "none" : valid) << "\n";
+      return 2;
+    }
+    show_article_picture(app, parse_article_picture(o.show_picture));
+  }
   // The first frame shows the SASS, Schedule and Problems views filled in, as it shows the kernel.
   const std::vector<std::string> shown = shell.shown_view_names();
   const auto showing = [&](const char* view) { return std::find(shown.begin(), shown.end(), view) != shown.end(); };

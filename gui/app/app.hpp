@@ -57,6 +57,9 @@ struct AppOptions {
   // that index (picture.hpp's svg_pictures_of) at the cursor instead.
   std::string picture;
   std::optional<ViewId> picture_view;
+  // Headless: show this article picture of the step (KernelInfo::pictures, as declared) as the
+  // lesson's picture button would.
+  std::string show_picture;
   std::optional<size_t> picture_svg_part;
 };
 

@@ -96,10 +96,10 @@ ViewRects tile_views(const ShownViews& shown, Rect work, LayoutKind kind) {
   return out;
 }
 
-FocusRects tile_focus(size_t focus_views, bool more, Rect work, LayoutKind kind) {
+FocusRects tile_focus(size_t focus_views, bool more, Rect work, LayoutKind kind, float lesson_share) {
   FocusRects out;
   // The ladder's column as wide as in the three- and four-column layouts; the lesson gets the
-  // height its text needs at 1280x800 in two columns (step 13's header: about 20 lines).
+  // share of the height the shell measured its text to need.
   const bool four = kind == LayoutKind::four_columns;
   const std::vector<float> xs = edges({four ? kFourColumns[0] : kThreeColumns[0], four ? 0.765f : 0.70f}, work.pos.x,
                                       work.size.x);
@@ -107,8 +107,9 @@ FocusRects tile_focus(size_t focus_views, bool more, Rect work, LayoutKind kind)
                                         work.size.y);
   out.ladder = {ImVec2(xs[0], left[0]), ImVec2(xs[1] - xs[0], left[1] - left[0])};
   if (more) out.more = {ImVec2(xs[0], left[1]), ImVec2(xs[1] - xs[0], left[2] - left[1])};
-  const std::vector<float> right = edges(focus_views ? std::vector<float>{0.44f, 0.56f} : std::vector<float>{1.0f},
-                                         work.pos.y, work.size.y);
+  const float share = std::clamp(lesson_share, kLessonShare[0], kLessonShare[1]);
+  const std::vector<float> right =
+      edges(focus_views ? std::vector<float>{share, 1.0f - share} : std::vector<float>{1.0f}, work.pos.y, work.size.y);
   out.lesson = {ImVec2(xs[1], right[0]), ImVec2(xs[2] - xs[1], right[1] - right[0])};
   if (focus_views == 0) return out;
   std::vector<float> weights(focus_views, 1.0f);

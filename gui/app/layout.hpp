@@ -43,13 +43,19 @@ ViewRects tile_views(const ShownViews& shown, Rect work, LayoutKind kind);
 
 // The focus layout (a step's lesson first): the ladder down the left, with the window of the
 // other views' tabs under it when there is one (`more`); the lesson across the top of the rest,
-// and under it the step's focus views side by side, the first a little wider. Whole pixels,
-// no overlap, covering `work`.
+// `lesson_share` of its height (the shell passes what the lesson's text needs, within
+// kLessonShare), and under it the step's focus views side by side, the first a little wider.
+// Whole pixels, no overlap, covering `work`.
 struct FocusRects {
   Rect ladder, lesson, more;  // more: size 0 without one
   std::vector<Rect> focus;    // in the order given
 };
-FocusRects tile_focus(size_t focus_views, bool more, Rect work, LayoutKind kind);
+// The lesson's share of the height over the focus views: at least the first, so they keep room to draw
+// in, and at most the second.
+inline constexpr float kLessonShare[2] = {0.30f, 0.60f};
+inline constexpr float kDefaultLessonShare = 0.44f;
+FocusRects tile_focus(size_t focus_views, bool more, Rect work, LayoutKind kind,
+                      float lesson_share = kDefaultLessonShare);
 
 // `r` moved (and shrunk where it is larger) so that it lies inside `area`.
 Rect clamp_into(Rect r, Rect area);

@@ -259,20 +259,37 @@ void Shell::draw_views() {
   if (focus_mode()) {
     for (size_t i = 0; i < shown_now.size(); ++i) more = more || tabbed(ViewId(i));
     const std::vector<ViewId> focus = focus_views();
-    focus_rects = tile_focus(focus.size(), more, work, layout_kind_);
+    // The lesson as tall as its whole text needs (the Lesson view's measure in the last frame,
+    // lesson.cpp), within kLessonShare: the focus views under it keep room to draw in.
+    float lesson_share = kDefaultLessonShare;
+    if (const auto full = app_.drawn.find("lesson.full"); full != app_.drawn.end() && work.size.y > 0.0f)
+      lesson_share =
+          std::clamp((std::ceil(full->second[3]) + 2.0f) / work.size.y, kLessonShare[0], kLessonShare[1]);
+    focus_rects = tile_focus(focus.size(), more, work, layout_kind_, lesson_share);
     tiles[size_t(ViewId::ladder)] = focus_rects.ladder;
     tiles[size_t(ViewId::lesson)] = focus_rects.lesson;
     for (size_t i = 0; i < focus.size(); ++i) tiles[size_t(focus[i])] = focus_rects.focus[i];
+    // The most room the lesson can get: it folds what would not fit there (lesson.cpp).
+    const Rect& l = focus_rects.lesson;
+    app_.drawn["lesson.room"] = {l.pos.x, l.pos.y, l.size.x, std::floor(work.size.y * kLessonShare[1])};
   } else {
+    app_.drawn.erase("lesson.room");
     tiles = tile_views(shown_now, work, layout_kind_);
   }
   const bool first = tiled_work_.size.x == 0.0f;
-  const bool changed = shown_now != tiled_shown_ || differs(work, tiled_work_);
+  // The lesson's height follows its text: a new step re-tiles as a new window size does.
+  const Rect& lesson_now = view_rects_[size_t(ViewId::lesson)];
+  const bool lesson_resized = focus_mode() && lesson_now.size.y > 0.0f &&
+                              std::abs(lesson_now.size.y - tiles[size_t(ViewId::lesson)].size.y) > 0.5f;
+  const bool changed = shown_now != tiled_shown_ || differs(work, tiled_work_) || lesson_resized;
   if (reset_layout_) arranged_ = false;
   // Tile now: headless screenshots every frame; otherwise after Reset layout, and when the
   // window or the shown views change while the user has not arranged the windows. On the first
   // frame a saved layout (FirstUseEver) takes precedence.
   const bool apply = fixed_ || reset_layout_ || (changed && !arranged_ && !first);
+  // The view a lesson's picture button asked for; one asked for while this frame's windows are
+  // drawn is brought forward in the next.
+  const std::optional<ViewId> raise = app_.raise_view;
   for (size_t i = 0; i < size_t(ViewId::count_); ++i) {
     const ViewId v = ViewId(i);
     if (!shown_now[i]) {
@@ -283,6 +300,7 @@ void Shell::draw_views() {
     ImGui::SetNextWindowPos(tiles[i].pos, cond);
     ImGui::SetNextWindowSize(tiles[i].size, cond);
     bool open = true;
+    if (raise == v) ImGui::SetNextWindowFocus();  // a lesson's picture drawn by this view
     const ImGuiWindowFlags flags = alone ? ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize : 0;
     // "Title###id": the id stays stable whatever the title says.
     const std::string title = fmt::format("{}###{}", view_title(v), view_name(v));
@@ -294,6 +312,7 @@ void Shell::draw_views() {
   }
   if (more) draw_more_views(focus_rects.more, apply || changed);
   else more_rect_ = Rect{};
+  if (app_.raise_view == raise) app_.raise_view.reset();
   tiled_shown_ = shown_now;
   tiled_work_ = work;
   reset_layout_ = false;
@@ -313,7 +332,10 @@ void Shell::draw_more_views(const Rect& rect, bool apply) {
     for (const auto& [i, not_used] : tabs) {
       const std::string label = fmt::format("{}###tab-{}", view_title(ViewId(i)), view_name(ViewId(i)));
       if (!not_used.empty()) ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env_));
-      const bool open = ImGui::BeginTabItem(label.c_str());
+      // A lesson's picture drawn by this view selects its tab and brings the window forward.
+      const bool raise = app_.raise_view == ViewId(i);
+      if (raise) ImGui::SetWindowFocus();
+      const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, raise ? ImGuiTabItemFlags_SetSelected : 0);
       if (!not_used.empty()) ImGui::PopStyleColor();
       if (!not_used.empty() && ImGui::IsItemHovered())
         ImGui::SetTooltip("not used by this kernel: %s", not_used.c_str());

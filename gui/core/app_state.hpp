@@ -71,6 +71,12 @@ struct TimelineViewOptions {
   bool show_recorded = false;
 };
 
+// The Lesson view's choice: the article picture shown in its window (KernelInfo::pictures, as
+// declared: "wgmma-acc --n 64"), "" for none.
+struct LessonViewOptions {
+  std::string picture;
+};
+
 struct Playback {
   uint32_t position = 0;   // event index into the trace
   bool playing = false;
@@ -122,6 +128,10 @@ struct AppState {
   TmemViewOptions tmem_view;
   ThroughputControls throughput_view = default_throughput_controls();
   TimelineViewOptions timeline_view;
+  LessonViewOptions lesson_view;
+  // A view to bring to the front at the next frame (a lesson's picture drawn by a view): the
+  // shell selects its tab or focuses its window, then clears it.
+  std::optional<ViewId> raise_view;
   ViewCaches view_caches;
   std::vector<Problem> problems;
   Measurements measurements;

@@ -30,10 +30,13 @@ std::optional<Heading> heading_of(const std::string& line) {
   static const std::regex what(
       R"(^(What [a-z ]{1,30}?(?: from (?:step \d+|the [A-Za-z]+(?: [A-Za-z]+)?))?(?: \([A-Za-z ]+\))?):\s*(.*)$)");
   static const std::regex why(R"(^(Why [^?]{1,100}\?)\s*(.*)$)");
+  // "Phases, as the code runs them:", a walk through the code in its order.
+  static const std::regex phases(R"(^(Phases, as the code runs them):\s*(.*)$)");
   static const std::regex mistake(R"(^(?:The m|M)istakes?\b)");
   std::smatch m;
   if (std::regex_match(line, m, what)) return Heading{m[1].str(), m[2].str()};
   if (std::regex_match(line, m, why)) return Heading{m[1].str(), m[2].str()};
+  if (std::regex_match(line, m, phases)) return Heading{m[1].str(), m[2].str()};
   if (std::regex_search(line, mistake)) return Heading{"Mistakes", line};
   return std::nullopt;
 }
@@ -126,6 +129,7 @@ Lesson lesson_of(std::string_view kernel_id) {
   l.file = std::string(file->path);
   l.mistakes = info->mistakes;
   l.focus_views = info->focus_views;
+  l.pictures = info->pictures;
   l.sections = parse_step_header(file->text);
   if (!l.sections.empty() && l.sections[0].heading == "title") {
     std::string t = l.sections[0].paragraphs[0];
@@ -151,7 +155,10 @@ nlohmann::json describe_lesson(AppState& app) {
   return {{"kernel", l.kernel_id}, {"step", l.step},         {"title", l.title},
           {"file", l.file},        {"sections", sections},   {"references", refs},
           {"mistakes", mistakes},  {"focus_views", l.focus_views},
-          {"stops", loaded ? stops_json(step_stops(*app.kernel)) : nlohmann::json::array()}};
+          {"stops", loaded ? stops_json(step_stops(*app.kernel)) : nlohmann::json::array()},
+          {"stops_missing", loaded ? nlohmann::json(step_stops_missing(*app.kernel)) : nlohmann::json::array()},
+          {"pictures", l.pictures},
+          {"picture", app.lesson_view.picture}};
 }
 
 }  // namespace gs::gui

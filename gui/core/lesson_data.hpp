@@ -41,6 +41,7 @@ struct Lesson {
   std::vector<LessonReference> references;
   std::vector<kernels::Mistake> mistakes;  // the step's registry entry
   std::vector<std::string> focus_views;    // KernelInfo::focus_views
+  std::vector<std::string> pictures;       // KernelInfo::pictures, as declared
   bool found() const { return !sections.empty(); }
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gui/core/guided_stops.hpp"
+
 namespace gs::gui {
 
 using model::EventKind;
@@ -26,6 +28,7 @@ const char* step_unit_name(StepUnit u) {
     case StepUnit::warp_instruction: return "warp-instruction";
     case StepUnit::k_iteration: return "K iteration";
     case StepUnit::barrier_phase: return "barrier phase";
+    case StepUnit::stop: return "stop";
   }
   return "?";
 }
@@ -284,6 +287,13 @@ std::optional<uint32_t> step(const LoadedKernel& k, uint32_t position, StepUnit 
     }
     case StepUnit::barrier_phase:
       moved = forward ? c.next_of_kind(EventKind::mbar_phase_flip) : c.prev_of_kind(EventKind::mbar_phase_flip);
+      break;
+    case StepUnit::stop:
+      // The step's declared stops, found in this trace (guided_stops.hpp).
+      if (const std::optional<uint32_t> to = next_stop(step_stops(k), position, forward)) {
+        c.seek(*to);
+        moved = true;
+      }
       break;
   }
   if (!moved) return std::nullopt;

@@ -110,6 +110,7 @@ enum class StepUnit : uint8_t {
   warp_instruction,  // the next warp-instruction of the selected warp
   k_iteration,       // the next pass of a K loop by the selected warp (LoadedKernel::k_warp)
   barrier_phase,     // the next mbarrier phase flip
+  stop,              // the next of the step's guided stops (guided_stops.hpp: KernelInfo::stops)
 };
 const char* step_unit_name(StepUnit u);
 std::optional<uint32_t> step(const LoadedKernel& k, uint32_t position, StepUnit unit, bool forward,

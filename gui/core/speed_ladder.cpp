@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/ops.hpp"
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/gpu_presence.hpp"
@@ -159,6 +160,40 @@ bool device_is(const std::string& device, const std::string& card) {
   return false;
 }
 
+namespace {
+
+// Why the figures change kind at `step`, the first of an architecture `before` does not run and
+// no shipped run measured: the instructions only its architecture has (the op table's families
+// of ops that run on it and not on `before`'s), the steps that need it, the cards that were
+// measured (`cards`, "H100, H200") and the card the model predicts them on.
+std::string gap_sentence(const kernels::KernelInfo& before, const kernels::KernelInfo& step, const SpeedRow& row,
+                         const std::string& cards) {
+  std::vector<std::string_view> families;
+  for (const ir::OpInfo& op : ir::all_ops()) {
+    const bool here = (op.archs & ir::arch_bit(step.arch)) != 0, there = (op.archs & ir::arch_bit(before.arch)) != 0;
+    const std::string_view f = ir::family_name(op.family);
+    if (here && !there && std::find(families.begin(), families.end(), f) == families.end()) families.push_back(f);
+  }
+  std::string ops;
+  for (size_t i = 0; i < families.size(); ++i)
+    ops += (i == 0 ? "" : i + 1 == families.size() ? " and " : ", ") + std::string(families[i]);
+  int last = step.step;
+  for (const kernels::KernelInfo& k : kernels::all_kernels())
+    if (k.arch == step.arch && k.step > last) last = k.step;
+  const std::string steps =
+      last > step.step ? fmt::format("Steps {}-{}", step.step, last) : fmt::format("Step {}", step.step);
+  std::string figures = "the model's";
+  if (row.predicted && row.predicted->done && row.predicted->error.empty())
+    figures = fmt::format("the model's on a {}{}", row.predicted->machine,
+                          row.predicted->confirmed ? "" : ", from NVIDIA's published figures, unconfirmed");
+  return fmt::format("{} need {}{}, which {}: their speeds are {}. Step {}'s lesson says more.", steps,
+                     ir::arch_name(step.arch), ops.empty() ? "" : " (" + ops + " instructions)",
+                     cards.empty() ? "no GPU measured here has" : "the GPUs measured here (" + cards + ") lack",
+                     figures, step.step);
+}
+
+}  // namespace
+
 std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& mine, const std::string& reference_card,
                                  const std::string& selected_id, const kernels::ParamValues& selected_params) {
   // The shipped runs in the order they are asked: the preferred card's first.
@@ -167,6 +202,10 @@ std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& 
     if (r.card == upper(reference_card)) order.push_back(&r);
   for (const ReferenceRun& r : ladder.references)
     if (r.card != upper(reference_card)) order.push_back(&r);
+
+  std::string cards;  // the shipped runs' cards, each once
+  for (const ReferenceRun* r : order)
+    if (cards.find(r->card) == std::string::npos) cards += (cards.empty() ? "" : ", ") + r->card;
 
   std::vector<SpeedRow> rows;
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
@@ -199,6 +238,8 @@ std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& 
     if (!rows.empty() && row.measured && rows.back().measured &&
         rows.back().measured->device == row.measured->device && rows.back().measured->tflops > 0.0)
       row.vs_previous = row.measured->tflops / rows.back().measured->tflops;
+    const kernels::KernelInfo* before = rows.empty() ? nullptr : kernels::find_kernel(rows.back().kernel_id);
+    if (before && before->arch != info.arch && !row.measured) row.gap_before = gap_sentence(*before, info, row, cards);
     rows.push_back(std::move(row));
   }
   return rows;
@@ -310,6 +351,7 @@ nlohmann::json describe_speed_ladder(AppState& app) {
       row["measured"] = {{"none", r.not_measured}};
     row["vs_previous"] = or_null(r.vs_previous);
     row["vs_cublas"] = or_null(r.vs_cublas);
+    if (!r.gap_before.empty()) row["gap_before"] = r.gap_before;
     rows.push_back(std::move(row));
   }
   nlohmann::json refs = nlohmann::json::array();

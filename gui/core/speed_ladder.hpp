@@ -87,6 +87,9 @@ struct SpeedRow {
   // measured / the step before's measured, when both were measured on one card.
   std::optional<double> vs_previous;
   std::optional<double> vs_cublas;  // measured / cuBLAS of the same run
+  // Set on the first step of an architecture no step before needs and no shipped run measured
+  // (step 20: sm_100a): why the figures change kind here, shown above the row.
+  std::string gap_before;
 };
 
 // The figures on a card named like `card` ("H100" matches "NVIDIA H100 80GB HBM3").

@@ -7,6 +7,7 @@
 
 #include "gui/core/app_state.hpp"
 #include "gui/core/barrier_label.hpp"
+#include "gui/core/guided_stops.hpp"
 #include "gui/core/view_data.hpp"
 #include "gui/core/warps_data.hpp"
 
@@ -260,6 +261,10 @@ constexpr Shortcut kShortcuts[] = {
      "next mbarrier phase flip"},
     {ShortcutKey::page_up, false, false, TransportAction::step_backward, StepUnit::barrier_phase, "PageUp",
      "previous mbarrier phase flip"},
+    {ShortcutKey::page_down, false, true, TransportAction::step_forward, StepUnit::stop, "Shift+PageDown",
+     "next stop of the step's lesson"},
+    {ShortcutKey::page_up, false, true, TransportAction::step_backward, StepUnit::stop, "Shift+PageUp",
+     "previous stop of the step's lesson"},
     {ShortcutKey::home, false, false, TransportAction::go_start, StepUnit::instruction, "Home", "first instruction"},
     {ShortcutKey::end, false, false, TransportAction::go_end, StepUnit::instruction, "End", "last event"},
     {ShortcutKey::f1, false, false, TransportAction::toggle_help, StepUnit::instruction, "F1", "this help"},
@@ -295,6 +300,20 @@ nlohmann::json describe_transport(AppState& app) {
   std::string kind;
   if (app.kernel && info.position < info.events)
     kind = model::event_kind_name(app.kernel->trace().events[info.position].kind);
+  // The step's guided stop the cursor is at or last passed (null before the first), and
+  // whether it is exactly at it.
+  nlohmann::json stop = nullptr;
+  if (app.kernel) {
+    const std::vector<GuidedStop>& stops = step_stops(*app.kernel);
+    if (const GuidedStop* s = stop_at(stops, info.position))
+      stop = {{"index", s - stops.data()},
+              {"of", stops.size()},
+              {"name", s->name},
+              {"label", s->label},
+              {"sentence", s->sentence},
+              {"event", s->event},
+              {"at", s->event == info.position}};
+  }
   return {{"position", info.position},
           {"events", info.events},
           {"cycle", info.cycle},
@@ -309,6 +328,7 @@ nlohmann::json describe_transport(AppState& app) {
           {"k_text", info.k_text},
           {"current_event_kind", kind},
           {"current_event_text", info.event_text},
+          {"stop", stop},
           {"shortcuts", shortcuts}};
 }
 

@@ -112,24 +112,53 @@ void kernel_list(AppState& app, const ViewEnv& env) {
                       "shipped with the app");
   const bool wide = ImGui::GetContentRegionAvail().x > 420 * env.scale;
   const float row_h = ImGui::GetTextLineHeightWithSpacing() + 2.0f * env.scale;
-  const float box_h = std::min(row_h * float(rows.size() + 1) + 8.0f * env.scale,
+  // Where the figures change kind (the first Blackwell step: not measured, the model's on
+  // unconfirmed figures), the list says why between the two rows, across its width.
+  const float text_w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  float gaps_h = 0.0f;
+  for (const SpeedRow& r : rows)
+    if (!r.gap_before.empty())
+      gaps_h += ImGui::CalcTextSize(r.gap_before.c_str(), nullptr, false, text_w).y + 3 * spacing;
+  const float box_h = std::min(row_h * float(rows.size() + 1) + gaps_h + 8.0f * env.scale,
                                std::max(8.0f * row_h, 0.42f * ImGui::GetContentRegionAvail().y));
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
-                                ImGuiTableFlags_ScrollY;
-  if (!ImGui::BeginTable("##kernels", wide ? 6 : 5, flags, ImVec2(0, box_h))) return;
-  ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("Step", 0, ImGui::CalcTextSize("Step").x);
-  ImGui::TableSetupColumn("Kernel", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("model", 0, ImGui::CalcTextSize("8888*").x);
-  ImGui::TableSetupColumn("meas.", 0, std::max(ImGui::CalcTextSize("8888").x, ImGui::CalcTextSize("meas.").x));
-  ImGui::TableSetupColumn("×prev", 0, std::max(ImGui::CalcTextSize("×0.00").x, ImGui::CalcTextSize("×prev").x));
-  if (wide) ImGui::TableSetupColumn("×cuBLAS", 0, ImGui::CalcTextSize("×cuBLAS").x);
-  ImGui::TableHeadersRow();
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginChild("##speed_list", ImVec2(0, box_h), false)) {
+    ImGui::EndChild();
+    return;
+  }
   ImGuiStorage* storage = ImGui::GetStateStorage();
   const ImGuiID scrolled = ImGui::GetID("##scrolled-to");
+  // One table per run of rows between gaps, with the same columns, the headers on the first.
+  bool open = false;
+  int table = 0;
+  const auto begin_table = [&] {
+    open = ImGui::BeginTable(fmt::format("##kernels{}", table++).c_str(), wide ? 6 : 5, flags);
+    if (!open) return;
+    ImGui::TableSetupColumn("Step", 0, ImGui::CalcTextSize("Step").x);
+    ImGui::TableSetupColumn("Kernel", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("model", 0, ImGui::CalcTextSize("8888*").x);
+    ImGui::TableSetupColumn("meas.", 0, std::max(ImGui::CalcTextSize("8888").x, ImGui::CalcTextSize("meas.").x));
+    ImGui::TableSetupColumn("×prev", 0, std::max(ImGui::CalcTextSize("×0.00").x, ImGui::CalcTextSize("×prev").x));
+    if (wide) ImGui::TableSetupColumn("×cuBLAS", 0, ImGui::CalcTextSize("×cuBLAS").x);
+    if (table == 1) ImGui::TableHeadersRow();
+  };
+  begin_table();
   for (const SpeedRow& r : rows) {
     const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
     if (!info) continue;
+    if (!r.gap_before.empty()) {
+      if (open) ImGui::EndTable();
+      ImGui::Spacing();
+      ImGui::PushStyleColor(ImGuiCol_Text, warn_color(env));
+      ImGui::TextWrapped("%s", r.gap_before.c_str());
+      ImGui::PopStyleColor();
+      const ImVec2 at = ImGui::GetItemRectMin(), size = ImGui::GetItemRectSize();
+      app.drawn["ladder.gap." + r.kernel_id] = {at.x, at.y, size.x, size.y};  // for the headless tests
+      ImGui::Spacing();
+      begin_table();
+    }
+    if (!open) continue;
     ImGui::TableNextRow();
     ImGui::PushID(r.kernel_id.c_str());
     ImGui::TableNextColumn();
@@ -175,7 +204,8 @@ void kernel_list(AppState& app, const ViewEnv& env) {
     }
     ImGui::PopID();
   }
-  ImGui::EndTable();
+  if (open) ImGui::EndTable();
+  ImGui::EndChild();
   app.drawn["ladder.speed"] = {ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y, ImGui::GetItemRectSize().x,
                                ImGui::GetItemRectSize().y};
 }

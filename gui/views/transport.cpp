@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gui/core/guided_stops.hpp"
 #include "gui/core/transport_data.hpp"
 #include "gui/views/views.hpp"
 
@@ -18,7 +19,7 @@ namespace gs::gui {
 namespace {
 
 constexpr StepUnit kUnits[] = {StepUnit::instruction, StepUnit::warp_instruction, StepUnit::k_iteration,
-                               StepUnit::barrier_phase, StepUnit::event};
+                               StepUnit::barrier_phase, StepUnit::stop, StepUnit::event};
 
 // The shortcut keys of a step, "Right / Left" style, for the buttons' tooltips.
 std::string keys_of(StepUnit unit) {
@@ -192,6 +193,21 @@ void draw_transport(AppState& app, const ViewEnv& env) {
     ImGui::TextWrapped("%s", info.event_text.c_str());
     if (env.mono) ImGui::PopFont();
     ImGui::EndChild();
+    ImGui::PopStyleColor();
+  }
+  // The step's guided stop the cursor is at or last passed, with its sentence: what stepping
+  // by stop (Shift+PageDown) shows.
+  const std::vector<GuidedStop>& stops = step_stops(*app.kernel);
+  if (const GuidedStop* at = stop_at(stops, info.position)) {
+    const bool exact = at->event == info.position;
+    ImGui::PushStyleColor(ImGuiCol_Text, exact ? ok_color(env) : ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s %zu of %zu, %s: %s", exact ? "stop" : "after stop", size_t(at - stops.data()) + 1,
+                       stops.size(), at->label.c_str(), at->sentence.c_str());
+    ImGui::PopStyleColor();
+  } else if (!stops.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetColorU32(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%zu stops in this run: step by stop (Shift+PageDown) to the first, %s", stops.size(),
+                       stops.front().label.c_str());
     ImGui::PopStyleColor();
   }
 

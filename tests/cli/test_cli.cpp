@@ -62,6 +62,25 @@ TEST_CASE("cli: list --json names each step's focus views", "[cli][focus]") {
   CHECK(of("simt_coalesced")[0] == "coalescing");
   CHECK(of("blackwell_tcgen05_basic")[0] == "tmem");
   CHECK(of("hopper_persistent")[0] == "schedule");
+  // And its guided stops (kernels/stops.def, with their sentences) and the article's pictures.
+  for (const auto& k : j) {
+    INFO(k["id"]);
+    REQUIRE(k["stops"].is_array());
+    CHECK(!k["stops"].empty());
+    for (const auto& s : k["stops"]) CHECK(s["sentence"].get<std::string>().size() > 40);
+    CHECK(!k["pictures"].empty());
+  }
+  const auto field = [&](const char* id, const char* name) {
+    for (const auto& k : j)
+      if (k["id"] == id) return k[name];
+    return nlohmann::json();
+  };
+  CHECK(field("hopper_tma_wgmma_64", "pictures") ==
+        nlohmann::json({"swizzle --mode 128B", "wgmma-acc --n 64", "smem"}));
+  const auto ldm = field("ampere_ldmatrix", "stops");
+  CHECK(std::any_of(ldm.begin(), ldm.end(), [](const auto& s) {
+    return s["name"] == "bank-conflict" && s["mistake"] == "unswizzled-ldmatrix";
+  }));
 }
 
 TEST_CASE("cli: ptx prints to stdout or writes a file", "[cli]") {

@@ -1,78 +1,151 @@
-// Guided stops (gui/core/guided_stops.hpp): found from the model's trace events, so they move
-// with the kernel, its shape and its mistakes; the Lesson view steps from one to the next.
+// Guided stops (gui/core/guided_stops.hpp): each step declares the kinds it stops at
+// (KernelInfo::stops, kernels/stops.def), and each is found from the model's trace events, so
+// it moves with the shape and the mistakes; the transport steps from one to the next.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include "gui/core/guided_stops.hpp"
+#include "gui/core/playback.hpp"
 #include "gui/core/session.hpp"
 
 using namespace gs::gui;
+using gs::kernels::StopKind;
 using gs::model::EventKind;
 
 namespace {
 
-const GuidedStop* stop_named(const std::vector<GuidedStop>& stops, const std::string& start) {
+const GuidedStop* stop_of_kind(const std::vector<GuidedStop>& stops, StopKind kind) {
   for (const GuidedStop& s : stops)
-    if (s.name.starts_with(start)) return &s;
+    if (s.kind == kind) return &s;
   return nullptr;
+}
+
+// A second valid shape of the step, small: the example shape with K, M or N doubled, the first
+// its shape rules take.
+gs::kernels::GemmShape other_stop_shape(const gs::kernels::KernelInfo& info) {
+  const gs::kernels::GemmShape e = info.example_shape;
+  using gs::kernels::GemmShape;
+  for (const GemmShape s : {GemmShape{e.m, e.n, 2 * e.k}, GemmShape{2 * e.m, e.n, e.k}, GemmShape{e.m, 2 * e.n, e.k}}) {
+    try {
+      info.check_shape(s);
+      return s;
+    } catch (const gs::kernels::ConfigError&) {
+    }
+  }
+  FAIL("no second shape for " << info.id);
+  return e;
 }
 
 }  // namespace
 
-TEST_CASE("guided stops: step 13 stops at its first TMA load and where its ring wraps", "[gui][lesson][stops]") {
+TEST_CASE("stop kinds: each has a name, a label and a sentence, names unique", "[gui][lesson][stops]") {
+  std::set<std::string_view> names;
+  for (const auto& k : gs::kernels::stop_kinds()) {
+    INFO(k.name);
+    CHECK(names.insert(k.name).second);
+    CHECK_FALSE(k.label.empty());
+    CHECK(k.sentence.size() > 40);
+    CHECK(gs::kernels::find_stop_kind(k.name) == k.kind);
+  }
+  CHECK_FALSE(gs::kernels::find_stop_kind("nope"));
+}
+
+TEST_CASE("guided stops: every step's every declared stop is found at two shapes", "[gui][lesson][stops]") {
+  for (const gs::kernels::KernelInfo& info : gs::kernels::all_kernels()) {
+    REQUIRE_FALSE(info.stops.empty());
+    for (const gs::kernels::GemmShape shape : {info.example_shape, other_stop_shape(info)}) {
+      INFO(info.id << " at " << shape.m << "x" << shape.n << "x" << shape.k);
+      const auto k = open_kernel({.kernel_id = info.id, .shape = shape, .only_traced_cta = true});
+      CHECK(step_stops_missing(*k) == std::vector<std::string>{});
+      const std::vector<GuidedStop>& stops = step_stops(*k);
+      size_t plain = 0;
+      for (const gs::kernels::StepStop& d : info.stops) plain += d.mistake.empty();
+      CHECK(stops.size() == plain);
+      CHECK(std::is_sorted(stops.begin(), stops.end(),
+                           [](const GuidedStop& a, const GuidedStop& b) { return a.event < b.event; }));
+      for (const GuidedStop& s : stops) {
+        INFO(s.name);
+        REQUIRE(s.event < k->trace().events.size());
+        CHECK(find_stop(*k, s.kind) == s.event);
+        CHECK(s.sentence == gs::kernels::stop_kind_info(s.kind).sentence);
+      }
+    }
+  }
+}
+
+TEST_CASE("guided stops: a stop a mistake declares shows with the mistake, not without", "[gui][lesson][stops]") {
+  size_t checked = 0;
+  for (const gs::kernels::KernelInfo& info : gs::kernels::all_kernels())
+    for (const gs::kernels::StepStop& d : info.stops) {
+      if (d.mistake.empty()) continue;
+      INFO(info.id << " " << d.mistake << " " << gs::kernels::stop_kind_info(d.kind).name);
+      const auto plain = open_kernel({.kernel_id = info.id, .only_traced_cta = true});
+      const auto broken = open_kernel({.kernel_id = info.id, .mistakes = {d.mistake}, .only_traced_cta = true});
+      CHECK_FALSE(find_stop(*plain, d.kind));
+      CHECK_FALSE(stop_of_kind(step_stops(*plain), d.kind));
+      const GuidedStop* s = stop_of_kind(step_stops(*broken), d.kind);
+      REQUIRE(s);
+      CHECK(s->mistake == d.mistake);
+      CHECK(step_stops_missing(*broken).empty());
+      ++checked;
+    }
+  CHECK(checked >= 2);
+}
+
+TEST_CASE("guided stops: each kind is the event it names", "[gui][lesson][stops]") {
   const auto k = open_kernel({.kernel_id = "hopper_producer_consumer", .only_traced_cta = true});
-  const std::vector<GuidedStop>& stops = step_stops(*k);
-  REQUIRE(stops.size() >= 3);
-  const auto& events = k->trace().events;
-  const GuidedStop* tma = stop_named(stops, "the first TMA load is issued");
+  const auto& t = k->trace();
+  const GuidedStop* tma = stop_of_kind(step_stops(*k), StopKind::first_tma_load);
   REQUIRE(tma);
-  CHECK(events[tma->event].kind == EventKind::tma_issue);
-  // No TMA issue before it: the first one.
-  for (uint32_t i = 0; i < tma->event; ++i) CHECK(events[i].kind != EventKind::tma_issue);
-  const GuidedStop* wrap = stop_named(stops, "the ring wraps");
+  CHECK(t.events[tma->event].kind == EventKind::tma_issue);
+  for (uint32_t i = 0; i < tma->event; ++i) CHECK(t.events[i].kind != EventKind::tma_issue);  // the first
+  const GuidedStop* wrap = stop_of_kind(step_stops(*k), StopKind::ring_wraps);
   REQUIRE(wrap);
-  CHECK(events[wrap->event].kind == EventKind::mbar_phase_flip);
+  CHECK(t.events[wrap->event].kind == EventKind::mbar_phase_flip);
   CHECK(wrap->event > tma->event);
-  // In event order, and stepping goes from one to the next.
-  CHECK(std::is_sorted(stops.begin(), stops.end(),
-                       [](const GuidedStop& a, const GuidedStop& b) { return a.event < b.event; }));
-  CHECK(next_stop(stops, 0, true) == stops.front().event);
-  CHECK(next_stop(stops, stops[0].event, true) == stops[1].event);
-  CHECK(next_stop(stops, stops[1].event, false) == stops[0].event);
-  CHECK_FALSE(next_stop(stops, stops.back().event, true));
-}
+  const GuidedStop* drain = stop_of_kind(step_stops(*k), StopKind::pipeline_drains);
+  REQUIRE(drain);
+  CHECK(t.events[drain->event].kind == EventKind::tma_complete);
+  for (uint32_t i = drain->event + 1; i < t.events.size(); ++i)  // the last load to land
+    CHECK_FALSE((t.events[i].kind == EventKind::tma_complete && !t.tma[t.events[i].payload].store));
 
-TEST_CASE("guided stops: a mistake that causes bank conflicts adds the conflict stop", "[gui][lesson][stops]") {
-  const auto plain = open_kernel({.kernel_id = "ampere_ldmatrix", .only_traced_cta = true});
-  const auto broken =
-      open_kernel({.kernel_id = "ampere_ldmatrix", .mistakes = {"unswizzled-ldmatrix"}, .only_traced_cta = true});
-  CHECK_FALSE(stop_named(step_stops(*plain), "the first shared-memory bank conflict"));
-  const GuidedStop* conflict = stop_named(step_stops(*broken), "the first shared-memory bank conflict");
-  REQUIRE(conflict);
-  const auto& e = broken->trace().events[conflict->event];
-  REQUIRE(e.kind == EventKind::smem_access);
-  CHECK(broken->trace().smem[e.payload].wavefronts > broken->trace().smem[e.payload].ideal_wavefronts);
-}
-
-TEST_CASE("guided stops: step 02's swapped mapping stops at its first uncoalesced access", "[gui][lesson][stops]") {
-  const auto plain = open_kernel({.kernel_id = "simt_coalesced", .only_traced_cta = true});
   const auto swapped =
       open_kernel({.kernel_id = "simt_coalesced", .mistakes = {"swap-row-col"}, .only_traced_cta = true});
-  const char* kName = "the first global access that fetches more sectors";
-  CHECK_FALSE(stop_named(step_stops(*plain), kName));
-  const GuidedStop* s = stop_named(step_stops(*swapped), kName);
-  REQUIRE(s);
-  CHECK(swapped->trace().events[s->event].kind == EventKind::global_access);
-}
+  const GuidedStop* un = stop_of_kind(step_stops(*swapped), StopKind::uncoalesced);
+  REQUIRE(un);
+  CHECK(swapped->trace().events[un->event].kind == EventKind::global_access);
 
-TEST_CASE("guided stops: a Blackwell step stops at its first tcgen05.mma and TMEM read", "[gui][lesson][stops]") {
-  const auto k = open_kernel({.kernel_id = "blackwell_ws_ring", .only_traced_cta = true});
-  const std::vector<GuidedStop>& stops = step_stops(*k);
-  const GuidedStop* mma = stop_named(stops, "the first tcgen05.mma");
-  const GuidedStop* read = stop_named(stops, "the epilogue first reads");
+  const auto ring = open_kernel({.kernel_id = "blackwell_ws_ring", .only_traced_cta = true});
+  const GuidedStop* mma = stop_of_kind(step_stops(*ring), StopKind::tcgen05_mma);
+  const GuidedStop* read = stop_of_kind(step_stops(*ring), StopKind::tmem_read);
   REQUIRE(mma);
   REQUIRE(read);
   CHECK(mma->event < read->event);
-  CHECK(k->trace().events[mma->event].kind == EventKind::tmem_op);
+  CHECK(ring->trace().events[mma->event].kind == EventKind::tmem_op);
+}
+
+TEST_CASE("transport: stepping by stop visits the step's stops in order, both ways", "[gui][lesson][stops]") {
+  const auto k = open_kernel({.kernel_id = "hopper_cluster_multicast", .only_traced_cta = true});
+  const std::vector<GuidedStop>& stops = step_stops(*k);
+  REQUIRE(stops.size() >= 3);
+  uint32_t pos = 0;
+  for (const GuidedStop& s : stops) {
+    const std::optional<uint32_t> next = step(*k, pos, StepUnit::stop, true);
+    REQUIRE(next);
+    CHECK(*next == s.event);
+    CHECK(stop_at(stops, *next) == &s);
+    pos = *next;
+  }
+  CHECK_FALSE(step(*k, pos, StepUnit::stop, true));
+  for (size_t i = stops.size() - 1; i-- > 0;) {
+    const std::optional<uint32_t> back = step(*k, pos, StepUnit::stop, false);
+    REQUIRE(back);
+    CHECK(*back == stops[i].event);
+    pos = *back;
+  }
+  CHECK_FALSE(step(*k, pos, StepUnit::stop, false));
+  CHECK(std::string(step_unit_name(StepUnit::stop)) == "stop");
+  CHECK(stop_at(stops, stops.front().event - 1) == nullptr);
 }

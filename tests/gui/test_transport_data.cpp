@@ -114,7 +114,7 @@ TEST_CASE("transport: the shortcut table has no duplicate keys and covers every 
     if (s.action == TransportAction::step_backward) steps.insert({s.unit, false});
   }
   for (StepUnit u : {StepUnit::event, StepUnit::instruction, StepUnit::warp_instruction, StepUnit::k_iteration,
-                     StepUnit::barrier_phase}) {
+                     StepUnit::barrier_phase, StepUnit::stop}) {
     CHECK(steps.count({u, true}) == 1);
     CHECK(steps.count({u, false}) == 1);
   }
@@ -136,6 +136,13 @@ TEST_CASE("transport: shortcuts step, seek and toggle", "[gui]") {
   // PageDown lands on a phase flip.
   REQUIRE(apply_shortcut(app, *find_shortcut(ShortcutKey::page_down, false, false), help));
   CHECK(app.kernel->trace().events[app.playback.position].kind == EventKind::mbar_phase_flip);
+  // Shift+PageDown lands on the step's next guided stop, with its sentence in the state.
+  REQUIRE(apply_shortcut(app, *find_shortcut(ShortcutKey::page_down, false, true), help));
+  const nlohmann::json stop = describe_transport(app)["stop"];
+  REQUIRE(stop.is_object());
+  CHECK(stop["at"] == true);
+  CHECK(stop["event"] == app.playback.position);
+  CHECK_FALSE(stop["sentence"].get<std::string>().empty());
   apply_shortcut(app, *find_shortcut(ShortcutKey::end, false, false), help);
   CHECK(app.playback.position == app.event_count() - 1);
   CHECK_FALSE(app.step(StepUnit::instruction, true));
