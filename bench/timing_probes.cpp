@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/ir/bf16.hpp"
 #include "engine/model/machine_ceilings.hpp"
 #include "engine/model/machines.hpp"
 #include "engine/model/model.hpp"
@@ -551,11 +552,9 @@ int main(int argc, char** argv) {
       std::mt19937 rng(29);
       std::uniform_real_distribution<float> u(-1.0f, 1.0f);
       for (size_t i = 0; i + 1 < p.buffers.a.size(); i += 2) {
-        const float v = u(rng);
-        uint32_t bits;
-        std::memcpy(&bits, &v, 4);
-        p.buffers.a[i] = uint8_t(bits >> 16);
-        p.buffers.a[i + 1] = uint8_t(bits >> 24);
+        const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
+        p.buffers.a[i] = uint8_t(bits);
+        p.buffers.a[i + 1] = uint8_t(bits >> 8);
       }
     }
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
