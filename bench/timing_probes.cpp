@@ -397,6 +397,27 @@ int main(int argc, char** argv) {
                                      "8 MiB: L2 to the SMs",
                                      r.ctas, r.ctas == 264 ? "" : " (8 waves)", r.share),
                          "GB/s", r.ctas, 8, 256 / q, 128, 512, r.share));
+  // How much of L2 a footprint every SM reads may take before the reads go to HBM: one CTA an SM
+  // sweeps the footprint in 16-KiB boxes (8 in flight), each box read again by another SM a
+  // sweep later, as a GEMM's waves read its panels (LRU keeps all or nothing of a cyclic sweep).
+  // If each of L2's two partitions keeps its own copy of lines both halves of the chip read, the
+  // bandwidth falls to HBM's at half the L2's size, not at its size.
+  for (const uint32_t mib : {16u, 24u, 28u, 32u, 40u, 48u, 56u, 80u})
+    probes.push_back(tma(fmt::format("tma_l2_bw_footprint{}m", mib),
+                         fmt::format("TMA 16-KiB boxes, 8 in flight, 132 CTAs, every CTA its own boxes, swept over "
+                                     "{} MiB: L2 to the SMs, or HBM where L2 does not keep the footprint",
+                                     mib),
+                         "GB/s", 132, 8, 256 / q, 128, mib * 64));
+  // A GEMM wave of small tiles (step 11's CTA: two 8-KiB boxes a K step, eight CTAs an SM): the
+  // same copies without the wgmmas between them, by how many CTAs read each box together (64: a
+  // tile row of 64x64 tiles at 4096^3), one wave and four (as step 11's 4096 CTAs).
+  for (const auto& [ctas, share] : {std::pair{1056u, 1u}, std::pair{1056u, 8u}, std::pair{1056u, 64u},
+                                    std::pair{4224u, 64u}})
+    probes.push_back(tma(fmt::format("tma_l2_bw_8k_x8_share{}{}", share, ctas == 1056 ? "" : "_4waves"),
+                         fmt::format("TMA 8-KiB boxes, 2 in flight, {} CTAs of 8 an SM{}, {} CTA(s) reading each box "
+                                     "together, 8 MiB: L2 to the SMs",
+                                     ctas, ctas == 1056 ? "" : " (4 waves)", share),
+                         "GB/s", ctas, 2, 256 / q, 64, 1024, share));
   // What a launch costs, timed back to back between events as `gemmscope bench` times a GEMM:
   // empty grids of one CTA per SM (as the persistent steps launch), with a GEMM CTA's shared
   // memory, and of 16384 CTAs (step 11's grid at 8192^3: the rate at which CTAs start).

@@ -372,7 +372,9 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
                   const Reg& group) {
   const auto load = [&](const Reg& round, uint32_t s) {
-    Reg box = ((((round * stages) + s) * groups + group) & (boxes - 1)).named("box");
+    // A power-of-two footprint wraps with a mask (the rows measured first); any other with rem.
+    Reg step = (((round * stages) + s) * groups + group).named("step");
+    Reg box = ((boxes & (boxes - 1)) == 0 ? (step & (boxes - 1)) : (step % boxes)).named("box");
     b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, (box * box_rows).named("row")},
                                 full.at(8 * s));
@@ -525,9 +527,9 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share) {
   if (ctas == 0 || stages == 0 || stages > 8 || rounds < 2 || box_rows == 0 || box_rows > 256 || boxes == 0 ||
-      (boxes & (boxes - 1)) != 0 || share == 0)
+      share == 0)
     throw std::invalid_argument(fmt::format("a TMA probe needs CTAs, 1..8 stages, at least 2 rounds, 1..256 box rows "
-                                            "a power-of-two box count and a share of at least 1 (got {}, {}, {}, {}, "
+                                            "a box count and a share of at least 1 (got {}, {}, {}, {}, "
                                             "{}, {})",
                                             ctas, stages, rounds, box_rows, boxes, share));
   constexpr uint32_t kCols = 64;  // bf16: 128 bytes a row

@@ -103,7 +103,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 // the issue-to-land time per box (cycles / rounds); many: the copy bandwidth. `share` CTAs at a
 // time (CTAs c with the same c / share) load the same box at about the same time, as the CTAs
 // of a GEMM's wave that share a row or column of tiles read the same A or B panel: 1, every CTA
-// its own boxes; ctas, all the same box.
+// its own boxes; ctas, all the same box. Any box count: a footprint that is not a power of two
+// wraps with rem.u32 (one more instruction a box; the CTA's one thread only issues the copies).
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share = 1);
 

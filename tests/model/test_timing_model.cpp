@@ -242,6 +242,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_wgmma_probe(2, 256, 2),
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
+      kernels::build_tma_probe(4, 2, 2, 64, 24, 1),  // a footprint that is not a power of two
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
@@ -448,6 +449,40 @@ TEST_CASE("prediction: L2 serves a wave's distinct lines at its bandwidth and sh
       p.parts.l2_distinct_bytes_per_wave / (model::timing::kH100Desc.l2_bandwidth_gbs.value * per_cycle);
   CHECK(p.parts.l2_distinct_bytes_per_wave < p.parts.l2_bytes_per_wave / 4);
   CHECK(p.parts.l2 == Approx(std::max(shared, distinct)));
+}
+
+TEST_CASE("prediction: later waves of several CTAs an SM read apart, every byte a look-up at L2 bandwidth",
+          "[model][timing]") {
+  // 64 x 64 tiles of 64 x 64 (step 11's at 4096^3), small CTAs: eight an SM, four waves. The first
+  // wave's CTAs read shared panels together; the three after it start as others end.
+  model::timing::GemmFacts g;
+  g.tiles_m = g.tiles_n = 64;
+  g.tile_rows = g.tile_cols = 64;
+  g.m = g.n = g.k = 4096;
+  model::timing::CtaCost cta;
+  cta.cycles = 1;
+  cta.threads = 128;
+  cta.smem_bytes = 16 * 1024;
+  cta.registers_per_thread = 58;
+  cta.tma_bytes = uint64_t(2 * 64 * 4096 * 2);
+  const auto& d = model::timing::kH200Desc;
+  const model::timing::Prediction p = model::timing::predict_gemm(cta, 4096, 1e9, model::timing::kH200, g);
+  REQUIRE(p.resident == 8);
+  REQUIRE(p.waves == 4);
+  CHECK(p.parts.l2_apart_waves == Approx(0.75));
+  const double per_cycle = 1e9 / p.clock_hz;
+  const double together = std::max(p.parts.l2_distinct_bytes_per_wave / (d.l2_bandwidth_gbs.value * per_cycle),
+                                   p.parts.l2_bytes_per_wave / (d.l2_shared_read_bandwidth_gbs.value * per_cycle));
+  const double apart = p.parts.l2_bytes_per_wave / (d.l2_bandwidth_gbs.value * per_cycle);
+  CHECK(apart > 1.5 * together);
+  CHECK(p.parts.l2 == Approx(0.25 * together + 0.75 * apart));
+  CHECK(std::string(p.parts.bound) == "L2");
+  // One wave (2048^3's 1024 tiles fit in 132 x 8): every read together, as before.
+  g.tiles_m = g.tiles_n = 32;
+  g.m = g.n = 2048;
+  const model::timing::Prediction one = model::timing::predict_gemm(cta, 1024, 1e9, model::timing::kH200, g);
+  CHECK(one.waves == 1);
+  CHECK(one.parts.l2_apart_waves == 0);
 }
 
 TEST_CASE("occupancy: the register file limits co-resident CTAs by warps' whole allocation units",
