@@ -190,6 +190,16 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         std::min(b.l2_bytes_per_wave, distinct_panel_bytes(gemm, uint64_t(concurrent)) / double(p.waves));
   }
   b.store_bytes_per_wave = concurrent * double(cta.global_store_bytes);
+  // The first wave's CTAs start together, so the CTAs that share a panel ask for its boxes at about
+  // the same time, and L2 answers several SMs with one look-up (probes tma_l2_bw_share2..264: twice
+  // the bandwidth of every CTA its own boxes, tma_l2_bw_share1). Later waves' CTAs start as earlier
+  // ones end; with several CTAs an SM those ends spread, and so do the reads: eight 8-KiB-box CTAs
+  // an SM with 64 reading each box reach 20.0 TB/s in one wave and 10.6 over four
+  // (tma_l2_bw_8k_x8_share64, _4waves: the later three at about share1's 9.0), while one CTA an SM
+  // keeps most of it over eight waves (tma_l2_bw_share8_8waves, 14.6-16.8 TB/s).
+  // (H200, 2026-12-02, docs/results/2026-12-02-l2; Nsight Compute there: step 11's L2 looks up
+  // 81% of the sectors it delivers at 4096^3, the probes with shared boxes 44%.)
+  if (p.resident > 1 && p.waves > 1) b.l2_apart_waves = double(p.waves - 1) / double(p.waves);
   // The parts in the memory system's bytes are time at the clock: per wave, in cycles of `hz`.
   const auto at_clock = [&](double hz) {
     p.clock_hz = hz;
@@ -198,8 +208,12 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     const double hbm_per_cycle = d.hbm_bandwidth_gbs.value * 1e9 / hz;
     const double hbm_write_per_cycle = d.hbm_write_bandwidth_gbs.value * 1e9 / hz;
     // L2 serves the wave's distinct lines at its bandwidth, and every byte at what it delivers
-    // to all SMs when they read the same lines together (probes l2_read_bw, tma_l2_bw_shared).
-    b.l2 = std::max(b.l2_distinct_bytes_per_wave / l2_per_cycle, b.l2_bytes_per_wave / l2_shared_per_cycle);
+    // to all SMs when they read the same lines together (probes l2_read_bw, tma_l2_bw_shared);
+    // a wave whose CTAs read apart has every byte looked up at its bandwidth.
+    const double together =
+        std::max(b.l2_distinct_bytes_per_wave / l2_per_cycle, b.l2_bytes_per_wave / l2_shared_per_cycle);
+    const double apart = b.l2_bytes_per_wave / l2_per_cycle;
+    b.l2 = (1.0 - b.l2_apart_waves) * together + b.l2_apart_waves * apart;
     b.hbm = b.hbm_bytes_per_wave / hbm_per_cycle;
     b.stores = b.store_bytes_per_wave / hbm_write_per_cycle;
     p.cycles_per_wave = 0;
@@ -250,7 +264,12 @@ std::vector<PartRow> breakdown_rows(const Breakdown& b) {
        "shared-memory wavefronts and global loads' and stores' lines, one a cycle through the L1's one data path",
        b.l1_data(), true},
       {"tensor cores", "tensor-core busy time", b.tensor, true},
-      {"L2", "global and TMA bytes: the wave's distinct lines at L2 bandwidth, all at what L2 delivers to every SM", b.l2},
+      {"L2",
+       b.l2_apart_waves > 0
+           ? "global and TMA bytes: the first wave's CTAs read shared lines together (what L2 delivers to every SM); "
+             "later waves' start as others end, so their reads arrive apart: each a look-up at L2 bandwidth"
+           : "global and TMA bytes: the wave's distinct lines at L2 bandwidth, all at what L2 delivers to every SM",
+       b.l2},
       {"HBM", "A and B panels not in L2, at HBM bandwidth", b.hbm},
       {"stores", "C to HBM at the write bandwidth", b.stores},
   };

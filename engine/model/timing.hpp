@@ -199,12 +199,18 @@ struct Breakdown {
   double l1_data() const { return smem + lsu; }
   double tensor = 0;      // tensor-core busy time
   double l2 = 0;          // bytes through L2 (global loads, TMA): the wave's distinct panel bytes at the
-                          // L2's bandwidth, or all its bytes at what L2 delivers to all SMs at once
+                          // L2's bandwidth, or all its bytes at what L2 delivers to all SMs at once;
+                          // for the waves whose CTAs read apart (l2_apart_waves), every byte at the
+                          // L2's bandwidth
   double hbm = 0;         // bytes from HBM (A and B panels the wave needs that L2 does not hold)
   double stores = 0;      // C to HBM
   const char* bound = "";
   double hbm_bytes_per_wave = 0, l2_bytes_per_wave = 0, store_bytes_per_wave = 0;
   double l2_distinct_bytes_per_wave = 0;  // of l2_bytes_per_wave, the lines no other SM of the wave reads
+  // Of the waves, the share whose CTAs' reads of a shared box no longer arrive together (the waves
+  // after the first, with several CTAs an SM: they start as others end), so that L2 looks up
+  // every byte at its bandwidth instead of delivering one look-up to several SMs (timing.cpp).
+  double l2_apart_waves = 0;
   double wave_quantization = 0;  // share of the time the last, partial wave leaves SMs idle
 };
 
