@@ -60,6 +60,7 @@ struct BenchOptions {
   int reps = 20;
   std::string json_file;
   bool compare_model = false;
+  bool no_counted_clock = false;  // --no-counted-clock: skip the launch that counts the held SM clock
   // Hidden: for scripts (ncu) and debugging.
   bool no_cublas = false;
   int warmup = 3;
@@ -150,6 +151,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     req.reps = o.reps;
     req.warmup = o.warmup;
     req.cublas = !o.no_cublas;
+    req.counted_clock = !o.no_counted_clock;
     req.inputs = inputs;
     req.seed = o.seed;
     req.kernel_limit = kernel_limit;
@@ -282,6 +284,9 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_flag("--compare-model", o->compare_model,
                 "Also run each kernel and each of its mistakes on the GPU and the model at the example shape, with "
                 "integer inputs, and compare C bit for bit");
+  cmd->add_flag("--no-counted-clock", o->no_counted_clock,
+                "Skip the launch after the timed rounds that counts the SM clock the card held (%clock64 over "
+                "%globaltimer in the timeline-instrumented build; JSON sm_clock_counted_mhz)");
   // Hidden (group ""): for scripts such as scripts/ncu-bank-conflicts.sh, and for debugging.
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not time cuBLAS")->group("");
   cmd->add_option("--warmup", o->warmup, "Untimed launches before the timed ones")

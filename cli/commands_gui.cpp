@@ -146,7 +146,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_option("--save-picture", o->picture,
                   "Headless: after the last frame save VIEW's window (or the whole window) as PNG, as File > Save "
                   "picture does; a FILE ending in .svg gets the view's SVG picture at the cursor (fragments, smem, "
-                  "tmem, tiling; smem:swizzle-grid for the swizzle grid)")
+                  "tmem, tiling, gpu, memory; smem:swizzle-grid for the swizzle grid)")
       ->type_name("VIEW[:PART]=FILE|window=FILE")
       ->check(non_empty("a view and a file"));
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");

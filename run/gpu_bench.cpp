@@ -129,7 +129,60 @@ struct BenchPlan {
   milliseconds check_limit{0};
   std::optional<ir::InstrumentedKernel> timeline;  // the kernel with the timeline pass, when asked
   std::string timeline_ptx;
+  // The build that counts the held SM clock (BenchRequest::counted_clock): the timeline pass on
+  // the first wave's CTAs, a few records a warp (only the warps' headers are read).
+  std::optional<ir::InstrumentedKernel> clock;
+  std::string clock_ptx;
 };
+
+// Records a warp in the clock-counting build: the clock comes from each warp's header (its
+// %clock64 and %globaltimer at start and end), which a warp past its capacity still writes.
+constexpr uint32_t kClockRecords = 16;
+
+// The counted clock's launch, made ready before the timed rounds (its JIT must not sit between
+// them and the launch): the instrumented kernel, its record buffer and a C of its own (the
+// checked C stays as the timed launches left it).
+struct ClockLaunch {
+  LoadedKernel loaded;
+  cuda::DeviceBuffer records, c;
+  std::vector<cuda::KernelArgs> args;  // per input set
+};
+
+std::optional<ClockLaunch> prepare_clock_launch(GpuJobContext& job, const cuda::Context& context, const BenchPlan& p,
+                                                const std::vector<GemmDeviceBuffers>& sets, json& out) {
+  if (!p.clock) return std::nullopt;
+  try {
+    job.step("counted clock: compiling the instrumented kernel");
+    ClockLaunch l{load_kernel(job, context, p.clock->kernel, p.clock_ptx),
+                  cuda::DeviceBuffer(std::size_t(p.clock->layout.buffer_bytes())),
+                  cuda::DeviceBuffer(sets.front().c.bytes),
+                  {}};
+    l.records.memset_u8(0);
+    l.args.reserve(sets.size());  // kernel arguments point into themselves: never moved once made
+    for (GemmDeviceBuffers s : sets) {
+      s.c = {l.c.ptr(), l.c.size()};
+      s.timeline = {l.records.ptr(), l.records.size()};
+      l.args.push_back(make_kernel_args(plan_arguments(p.clock->kernel, s, p.shape)));
+    }
+    return l;
+  } catch (const std::exception& e) {
+    out["counted_clock_error"] = fmt::format("the instrumented build could not be prepared: {}", e.what());
+    return std::nullopt;
+  }
+}
+
+// One launch of the clock-counting build on input set `set`, at once (the card still at the
+// timed rounds' load); its records go back to the parent, which reads the warps' clocks.
+void count_clock(GpuJobContext& job, ClockLaunch& l, const BenchPlan& p, int set, milliseconds limit, json& out) {
+  try {
+    job.step("counted clock: one instrumented launch at the timed rounds' load");
+    out["counted_clock"] = {{"ms", launch_once(job, l.loaded, l.args[size_t(set) % l.args.size()], p.clock->kernel.name,
+                                               limit)},
+                            {"records", json::binary(download_bytes(l.records))}};
+  } catch (const std::exception& e) {
+    out["counted_clock_error"] = fmt::format("the instrumented launch failed: {}", e.what());
+  }
+}
 
 // The instrumented kernel: timed in alternation with the plain one (`plain`) on the same input
 // sets (its overhead), then run once more on a zeroed record buffer and a poisoned C, which
@@ -251,6 +304,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     const cuda::DeviceBuffer& cb = copies.back();
     set_spans.push_back({{ca.ptr(), ca.size()}, {cb.ptr(), cb.size()}, spans.c});
   }
+  std::optional<ClockLaunch> clock = prepare_clock_launch(job, context, p, set_spans, out);
   std::vector<cuda::PreparedLaunch> launches;
   for (const GemmDeviceBuffers& s : set_spans) {
     const cuda::KernelArgs set_args = make_kernel_args(plan_arguments(p.kernel, s, p.shape));
@@ -296,6 +350,9 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     times = time_launches(job, p.kernel.name, base + ms_of(4.0 * per_launch * (warmup + reps)), warmup, reps, sets,
                           stream, kernel_launch);
   }
+  // The clock the SMs held: counted inside a launch right after the timed rounds, the next input
+  // set of their rotation (A and B from HBM, as theirs).
+  if (clock) count_clock(job, *clock, p, warmup + reps, base + ms_of(8.0 * per_launch), out);
   // NVML's power on Ampere and newer is the average of the last second: a sample from the first
   // second of a run reads partly the card before it, and only later ones count. A timed block
   // shorter than that has none: ours then runs back to back a little longer than the window.
@@ -345,6 +402,30 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   }
 
   return out;
+}
+
+// The counted clock (BenchRequest::counted_clock): the warps' headers of the instrumented launch,
+// decoded against the plain kernel; the median over the warps of each one's %clock64 over its
+// %globaltimer, as a timeline's clock_ghz. Never an error of the result: a clock that could not be
+// counted is absent and the note says why.
+void read_counted_clock(const json& v, const BenchPlan& p, BenchResult& r) {
+  if (!p.clock) return;  // the note was set when the build was refused
+  if (v.contains("counted_clock_error")) {
+    r.counted_clock_note = "not counted: " + v["counted_clock_error"].get<std::string>();
+    return;
+  }
+  if (!v.contains("counted_clock")) {
+    r.counted_clock_note = "not counted: no timed rounds (give --reps 1 or more)";
+    return;
+  }
+  const json& c = v["counted_clock"];
+  if (!c.contains("records") || !c["records"].is_binary()) {
+    r.counted_clock_note = "not counted: the launch returned no records";
+    return;
+  }
+  const CountedClock counted = counted_clock_of(p.kernel, p.clock->layout, c["records"].get_binary(), c.value("ms", 0.0));
+  r.sm_clock_counted_mhz = counted.mhz;
+  r.counted_clock_note = counted.note;
 }
 
 // The child's timeline, decoded against the plain kernel, with what ran and the overhead.
@@ -432,6 +513,32 @@ void read_child_result(const json& v, BenchResult& r) {
 
 }  // namespace
 
+ir::TimelineOptions counted_clock_options(const ir::Kernel& kernel) {
+  return timeline_options(kernel, {.ctas = TimelineCtas::wave, .capacity = kClockRecords});
+}
+
+CountedClock counted_clock_of(const ir::Kernel& plain, const ir::TimelineLayout& layout,
+                              const std::vector<uint8_t>& records, double launch_ms) {
+  CountedClock c;
+  try {
+    const TimelineDoc doc = timeline_doc(plain, model::decode_timeline(plain, layout, records), "gpu");
+    size_t warps = 0;
+    for (const TimelineWarp& w : doc.warps) warps += w.finished && w.ns > 0 && w.cycles > 0;
+    if (!(doc.clock_ghz > 0)) {
+      c.note = "not counted: no recording warp finished with a clock";
+      return c;
+    }
+    c.mhz = doc.clock_ghz * 1000.0;
+    c.note = fmt::format(
+        "counted by the SMs: the median over {} warps of CTAs {}-{} of each one's %clock64 over its %globaltimer, in "
+        "one launch of the timeline-instrumented build right after the timed rounds ({:.3f} ms)",
+        warps, layout.first_cta, layout.first_cta + layout.ctas - 1, launch_ms);
+  } catch (const std::exception& e) {  // records that do not decode
+    c.note = std::string("not counted: the records did not decode: ") + e.what();
+  }
+  return c;
+}
+
 double quantile_of_sorted(const std::vector<double>& v, double q) {
   if (v.empty()) return 0.0;
   const double at = q * double(v.size() - 1);
@@ -500,6 +607,19 @@ BenchResult run_bench(const BenchRequest& req) {
     }
     p.timeline_ptx = ptx::emit(p.timeline->kernel).text;
   }
+  if (req.counted_clock && req.reps > 0) {
+    // The first wave's CTAs record (132 SMs on the H100 and H200); a kernel the pass cannot
+    // instrument has no counted clock, and the note says why.
+    try {
+      p.clock = ir::instrument_timeline(p.kernel, counted_clock_options(p.kernel));
+      p.clock_ptx = ptx::emit(p.clock->kernel).text;
+    } catch (const std::exception& e) {
+      p.clock.reset();
+      r.counted_clock_note = fmt::format("not counted: the timeline pass cannot instrument this build ({})", e.what());
+    }
+  } else {
+    r.counted_clock_note = req.counted_clock ? "not counted: no timed rounds (--reps 0)" : "not counted (--no-counted-clock)";
+  }
   // The host holds A and B (values and device bytes), C's poison and the CPU reference: a
   // shape this machine cannot hold fails its row up front, naming the size, instead of being
   // killed for memory half way (whole_grid_bytes counts the same buffers).
@@ -517,7 +637,7 @@ BenchResult run_bench(const BenchRequest& req) {
   GpuJobOptions options = req.job;
   // The backstop: every watchdog limit the child can arm, with room to spare.
   options.limits.kernels = 3 * p.check_limit + 2 * req.kernel_limit + ms_of(8.0 * req.max_timing_seconds * 1000.0) +
-                           ms_of(3.0 * kPowerSoakMs);
+                           ms_of(3.0 * kPowerSoakMs) + (p.clock ? p.check_limit : milliseconds(0));
   const GpuJobResult job = run_gpu_job(
       fmt::format("bench {} {}x{}x{}", r.kernel_id, p.shape.m, p.shape.n, p.shape.k),
       [&](GpuJobContext& context) { return bench_child(context, p, req); }, options);
@@ -526,6 +646,7 @@ BenchResult run_bench(const BenchRequest& req) {
   if (job.ok()) {
     try {
       read_child_result(job.value, r);
+      read_counted_clock(job.value, p, r);
       if (p.timeline) read_timeline(job.value, p, req.mistakes, r);
     } catch (const nlohmann::json::exception& e) {
       r.status = GpuStatus::failed;

@@ -66,6 +66,11 @@ struct BenchRequest {
   // (engine/ir/instrument.hpp) is timed the same way (its overhead), run once more to record,
   // and its C compared with the plain kernel's byte for byte.
   std::optional<TimelineRequest> timeline;
+  // After the timed rounds, while the card is still at their load: one launch of the build with
+  // the timeline pass (the first wave's CTAs recording), whose warps count the SM clock they ran
+  // at (%clock64 over %globaltimer, as a timeline's clock_ghz): the clock the card held, which
+  // NVML's reported clock is not. False: skip it (`bench --no-counted-clock`).
+  bool counted_clock = true;
   GpuJobOptions job;
 };
 
@@ -134,6 +139,12 @@ struct BenchResult {
   // reports and the reasons it gave for holding the clock down), or why there are none.
   std::optional<cuda::GpuConditions> conditions;
   std::string conditions_error;
+  // The SM clock the card held under this kernel, as its SMs counted it (request.counted_clock):
+  // the median over the recording warps of each one's %clock64 over its %globaltimer. Absent
+  // where it was not asked for or the instrumented build could not run; counted_clock_note says
+  // how it was counted, or why there is none (never an error of the result).
+  std::optional<double> sm_clock_counted_mhz;
+  std::string counted_clock_note;
   std::string cublas_error;      // why there is no cuBLAS timing
   std::string cublas_algorithm;  // CublasLt::last_algorithm()
   // C's element type of this build, which cuBLAS writes too (kernels::c_dtype_of).
@@ -150,6 +161,21 @@ struct BenchResult {
   }
 };
 
+// The clock-counting build's recording options (BenchRequest::counted_clock): the first wave's
+// CTAs on 132 SMs (the H100's and H200's), a few records a warp, since only each warp's header
+// (%clock64 and %globaltimer at its start and end) is read.
+ir::TimelineOptions counted_clock_options(const ir::Kernel& kernel);
+// The held SM clock as a clock-counting launch's records say it: the median over the recording
+// warps of each one's %clock64 over its %globaltimer (a timeline's clock_ghz), in MHz, with how
+// it was counted (`launch_ms`: that launch's time); no clock, and the note saying why, when no
+// warp finished with a clock or the records do not decode. Never throws.
+struct CountedClock {
+  std::optional<double> mhz;
+  std::string note;
+};
+CountedClock counted_clock_of(const ir::Kernel& plain, const ir::TimelineLayout& layout,
+                              const std::vector<uint8_t>& records, double launch_ms);
+
 // Throws kernels::ConfigError for an unknown kernel id or a shape the kernel does not take
 // (before any GPU work). Everything that happens on the GPU is reported in the result.
 BenchResult run_bench(const BenchRequest& request);
@@ -162,7 +188,9 @@ BenchResult run_bench(const BenchRequest& request);
 // max}, cublas_algorithm, cublas_error, paired_rounds, ratio_iqr [q1, q3] (paired rounds only; the
 // ratio is then the rounds' median), method (measurement_method), conditions {samples, power_w
 // {median,max}, temperature_c_max, sm_clock_reported_mhz {median,min}, clock_limits} and
-// conditions_error. ms and cublas_ms also carry q1 and q3. Numbers that do not exist are null.
+// conditions_error, sm_clock_counted_mhz (the SMs' own count of the clock they held: null where
+// not counted) and counted_clock_note. ms and cublas_ms also carry q1 and q3. Numbers that do not
+// exist are null.
 nlohmann::json bench_result_json(const BenchResult& result);
 
 // One row per result: kernel, shape, TFLOP/s (median), ms (median, min–max), cuBLAS TFLOP/s,

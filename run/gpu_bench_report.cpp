@@ -129,6 +129,9 @@ json bench_result_json(const BenchResult& r) {
   j["method"] = measurement_method(r);
   j["conditions"] = conditions_json(r);
   j["conditions_error"] = r.conditions_error;
+  // The clock the SMs held, as they counted it (never NVML's sm_clock_reported_mhz above).
+  j["sm_clock_counted_mhz"] = r.sm_clock_counted_mhz ? number_or_null(*r.sm_clock_counted_mhz) : json(nullptr);
+  j["counted_clock_note"] = r.counted_clock_note;
   j["cublas_error"] = r.cublas_error;
   if (r.timeline) {
     const TimelineDoc& t = *r.timeline;
@@ -157,6 +160,10 @@ std::string measurement_method(const BenchResult& r) {
                                   r.conditions->samples)
                     : "; power not sampled (" +
                           (r.conditions_error.empty() ? std::string("no NVML") : r.conditions_error) + ")";
+  m += r.sm_clock_counted_mhz ? fmt::format("; the SM clock held, {:.0f} MHz, {}", *r.sm_clock_counted_mhz,
+                                            r.counted_clock_note)
+                              : "; SM clock " + (r.counted_clock_note.empty() ? std::string("not counted")
+                                                                              : r.counted_clock_note);
   return m;
 }
 
@@ -183,6 +190,7 @@ std::string bench_summary_line(const BenchResult& r) {
     if (!r.conditions->limits.empty())
       line += fmt::format(", clock held down by {}", fmt::join(r.conditions->limits, ", "));
   }
+  if (r.sm_clock_counted_mhz) line += fmt::format("; the SMs counted {:.0f} MHz", *r.sm_clock_counted_mhz);
   if (r.checked)
     line += r.cmp.correct ? fmt::format(", correct (rel_err {:.1e} vs {})", r.cmp.rel_err, r.reference)
                           : fmt::format(", WRONG vs {}: {}", r.reference, r.cmp.first_mismatch);

@@ -38,6 +38,13 @@ constexpr const MachineCeilings& ceilings_of(const Machine& m) {
   return &m == &kB200 ? kB200Ceilings : &m == &kH200 ? kH200Ceilings : kH100Ceilings;
 }
 
+// The SM clock each rated compute ceiling is at, as the figures above are made: the tensor
+// ceiling at the datasheet's boost clock (clock_rated_mhz: 1.83 GHz on the Hopper cards), the
+// fp32 one at the highest clock the driver reports (clock_max_mhz: 1.98 GHz). A ceiling at
+// another clock is the same SMs and FLOP per cycle at that clock.
+constexpr double tensor_ceiling_mhz(const Machine& m) { return m.desc->clock_rated_mhz.value; }
+constexpr double fp32_ceiling_mhz(const Machine& m) { return m.desc->clock_max_mhz.value; }
+
 // The machine a device or figure name belongs to ("NVIDIA H100 80GB HBM3", "model (B200)",
 // "H100 SXM5 (reference)"), or nullptr when it names none of them.
 constexpr const Machine* machine_named_in(std::string_view name) {

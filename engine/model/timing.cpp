@@ -1,5 +1,6 @@
 #include "engine/model/timing.hpp"
 #include "engine/model/machine_ceilings.hpp"
+#include "engine/ir/kernel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +90,32 @@ double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
   }
   return bytes;
 }
+
+WalkTraffic walk_traffic(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
+  WalkTraffic t;
+  t.hbm_bytes = hbm_read_bytes(g, concurrent, l2_bytes);
+  t.l2_distinct_bytes = distinct_panel_bytes(g, concurrent);
+  const uint64_t tiles = g.tile_order.empty() ? uint64_t(g.tiles_m) * g.tiles_n : g.tile_order.size();
+  t.l2_bytes = double(tiles) * double(g.tile_rows + g.tile_cols) * double(g.k) * g.ab_bytes;
+  if (tiles == 0) t.l2_bytes = t.hbm_bytes;  // no tiling declared: the bytes once, as hbm_read_bytes counts them
+  return t;
+}
+
+GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k) {
+  GemmFacts g;
+  if (!o.declared()) return g;
+  g.tiles_m = o.tiles_m();
+  g.tiles_n = o.tiles_n();
+  g.tile_rows = o.tile_rows;
+  g.tile_cols = o.tile_cols;
+  g.m = o.rows;
+  g.n = o.cols;
+  g.k = k;
+  g.tile_order = o.walk;
+  return g;
+}
+
+uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas) { return std::min(total_ctas, p.wave_ctas); }
 
 namespace {
 

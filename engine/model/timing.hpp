@@ -28,6 +28,10 @@
 #include "engine/ir/types.hpp"  // ir::Arch
 #include "engine/model/machines.hpp"
 
+namespace gs::ir {
+struct OutputTiling;
+}
+
 namespace gs::model::timing {
 
 // The per-SM constants are the H100's machine description (machines.hpp: each figure with its
@@ -260,6 +264,26 @@ double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
 // The A and B panel bytes of each wave of `concurrent` tiles, each panel counted once per wave
 // however many of the wave's CTAs read it, summed over the waves: the distinct lines L2 serves.
 double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent);
+// What one tile order costs the memory system, counted as predict_gemm counts it for waves of
+// `concurrent` tiles walked in g.tile_order (row-major when empty): the A and B bytes the waves
+// read from HBM (hbm_read_bytes), the bytes the SMs read through L2 (every tile's A row panel and
+// B column panel: each tile's CTA reads its own), and the distinct panel bytes L2 serves
+// (distinct_panel_bytes). The Schedule view sets the tile orders a kernel takes side by side.
+struct WalkTraffic {
+  double hbm_bytes = 0;
+  double l2_bytes = 0;
+  double l2_distinct_bytes = 0;
+  // How many times L2 serves each byte HBM brought: l2_bytes / hbm_bytes (0 without HBM bytes).
+  double l2_reuse() const { return hbm_bytes > 0 ? l2_bytes / hbm_bytes : 0.0; }
+};
+WalkTraffic walk_traffic(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
+// The GEMM as a kernel declares it: its output tiling, K, and the walk it declares
+// (OutputTiling::walk) as the tile order, the facts the prediction reads when only the traced
+// CTA ran. An undeclared tiling gives empty facts (tiles_m 0).
+GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k);
+// The tiles in flight at once in prediction `p` of a launch of `total_ctas` CTAs: a wave's CTAs
+// (each at one tile), as predict_gemm counts the HBM bytes.
+uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas);
 // The SM clock a kernel holds on `d` (the card caps its power, so the clock falls as the SMs and
 // HBM draw more): without tensor cores, the clock under FFMA; with them, from the clock with
 // operands streamed from L2 down to the clock with them streamed from HBM at its bandwidth, in

@@ -85,6 +85,7 @@ std::optional<DeviceCeilings> ceilings_from_device(const nlohmann::json& d) {
   c.fp32_tflops = sms * fp32_per_clock * clock_hz / 1e12;
   // Double data rate: two transfers per memory clock over the whole bus.
   if (mem_hz > 0.0 && bus_bits > 0.0) c.memory_tbps = mem_hz * 2.0 * bus_bits / 8.0 / 1e12;
+  c.tensor_clock_mhz = c.fp32_clock_mhz = clock_hz / 1e6;
   c.basis = fmt::format("{} SMs at the {} MHz clock the driver reports, {}-bit memory at {} MHz", int(sms),
                         int(number("sm_clock_mhz")), int(bus_bits), int(number("mem_clock_mhz")));
   return c;
@@ -221,6 +222,8 @@ void read_measurement_method(const nlohmann::json& j, MeasurementNotes& p) {
     p.ratio_q3 = number((*it)[1], 0.0, 1000.0);
     if (auto r = j.find("ratio_vs_cublas"); r != j.end()) p.ratio_paired = number(*r, 0.0, 1000.0);
   }
+  // The clock the SMs counted (files since 2026-12-03); NVML's reported clock is never read as it.
+  if (auto it = j.find("sm_clock_counted_mhz"); it != j.end()) p.counted_clock_mhz = number(*it, 100.0, 10000.0);
   if (auto it = j.find("conditions"); it != j.end() && it->is_object()) {
     if (auto pw = it->find("power_w"); pw != it->end() && pw->is_object() && pw->contains("median"))
       p.power_w = number((*pw)["median"], 0.0, 100000.0);

@@ -35,6 +35,11 @@ struct MeasurementNotes {
   std::optional<double> power_w;
   std::optional<uint32_t> temp_c;
   std::vector<std::string> clock_limits;
+  // The SM clock the card held, as its SMs counted it (bench's sm_clock_counted_mhz: %clock64
+  // over %globaltimer in one launch of the timeline-instrumented build right after the timed
+  // rounds; absent in files of before 2026-12-03 and where that build could not run). Never
+  // NVML's reported clock, which is the driver's setting and not what the SMs ran at.
+  std::optional<double> counted_clock_mhz;
   std::string method;
   bool paired() const { return ratio_paired && ratio_q1 && ratio_q3; }
 };
@@ -72,6 +77,13 @@ struct DeviceCeilings {
   double fp32_tflops = 67.0;     // fp32 FMA
   double memory_tbps = 3.35;
   std::string basis = "NVIDIA's rated figures: 132 SMs at the 1.83 GHz boost clock";
+  // The SM clocks the compute ceilings are at: each is SMs x FLOP per cycle x its clock.
+  double tensor_clock_mhz = 1830.0, fp32_clock_mhz = 1980.0;
+  // The tensor (or fp32) ceiling at another SM clock: the same SMs and FLOP per cycle.
+  double compute_tflops_at(bool fp32, double mhz) const {
+    const double rated = fp32 ? fp32_tflops : tensor_tflops, at = fp32 ? fp32_clock_mhz : tensor_clock_mhz;
+    return at > 0.0 ? rated * mhz / at : 0.0;
+  }
   // Where the memory roof meets the tensor ceiling (FLOP/byte).
   double ridge_intensity() const { return memory_tbps > 0.0 ? tensor_tflops / memory_tbps : 0.0; }
 };

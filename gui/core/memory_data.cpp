@@ -31,6 +31,21 @@ MemoryTraffic traffic(const timing::Prediction& p, const char* name, std::string
 
 }  // namespace
 
+std::string capacity_text(double b) {
+  if (b <= 0) return "";
+  if (b >= 1e9) return fmt::format("{:.0f} GB", b / 1e9);
+  if (b >= 1 << 20) return fmt::format("{:.0f} MiB", b / double(1 << 20));
+  return fmt::format("{:.0f} KiB", b / 1024.0);
+}
+
+std::string amount_text(const MemoryTraffic& t) {
+  if (t.unit != "B") return fmt::format("{:.3g} {}", t.amount, t.unit);
+  const std::string b = t.amount >= 1e9   ? fmt::format("{:.2f} GB", t.amount / 1e9)
+                        : t.amount >= 1e6 ? fmt::format("{:.2f} MB", t.amount / 1e6)
+                                          : fmt::format("{:.1f} KB", t.amount / 1e3);
+  return t.gbs > 0 ? fmt::format("{} ({:.2f} TB/s)", b, t.gbs / 1000) : b;
+}
+
 MemoryColumn memory_column(const timing::Prediction& p, const timing::Machine& card) {
   const timing::MachineDesc& m = *card.desc;
   MemoryColumn c;

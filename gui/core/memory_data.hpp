@@ -63,6 +63,11 @@ struct MemoryData {
   std::string before_note;             // why it is missing, or where it comes from
 };
 
+// "50 MiB", "80 GB", "" for no figure: a level's capacity as the view and its picture write it.
+std::string capacity_text(double bytes);
+// "12.34 MB (3.21 TB/s)", "1.5e+05 cycles per SM": a traffic's amount a wave, with its rate.
+std::string amount_text(const MemoryTraffic& t);
+
 // The column of a prediction on `card` (levels from card.desc, traffic from p).
 MemoryColumn memory_column(const model::timing::Prediction& p, const model::timing::Machine& card);
 MemoryData memory_data(const AppState& app);

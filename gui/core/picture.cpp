@@ -18,6 +18,8 @@ std::vector<std::string> svg_pictures_of(ViewId v) {
   if (v == ViewId::shared_memory) return {"banks", "swizzle grid"};
   if (v == ViewId::tmem) return {"tensor memory"};
   if (v == ViewId::tiling) return {"CTA tile"};
+  if (v == ViewId::gpu) return {"card"};
+  if (v == ViewId::memory) return {"hierarchy"};
   return {};
 }
 
@@ -37,6 +39,18 @@ std::string view_svg(AppState& app, ViewId v, size_t index) {
   const Snapshot* s = app.snapshot();
   if (!app.kernel || !s)
     throw std::runtime_error(fmt::format("no kernel is loaded: the {} view has nothing to draw", view_name(v)));
+  if (v == ViewId::gpu) {
+    const GpuData& d = gpu_data(app.kernel);
+    if (!d.available) throw std::runtime_error(fmt::format("the {} view has nothing to draw ({})", view_name(v), d.note));
+    const kernels::GemmShape& shape = app.kernel->report.shape;
+    return to_svg(gpu_drawing(d, fmt::format("{} at {}x{}x{}, CTA {} traced", app.kernel->info->id, shape.m, shape.n,
+                                             shape.k, d.traced_cta)));
+  }
+  if (v == ViewId::memory) {
+    const MemoryData d = memory_data(app);
+    if (!d.available) throw std::runtime_error(fmt::format("the {} view has nothing to draw ({})", view_name(v), d.note));
+    return to_svg(memory_drawing(d));
+  }
   if (v == ViewId::tiling) {
     const TilingData& d = tiling_data(app.kernel);
     if (!d.available || d.owner_warp.empty())

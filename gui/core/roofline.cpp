@@ -1,6 +1,7 @@
 #include "gui/core/roofline.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -46,7 +47,47 @@ DeviceCeilings figure_ceilings(const AppState& app) {
   d.fp32_tflops = c.fp32_tflops;
   d.memory_tbps = c.memory_tbps;
   d.basis = c.source;
+  d.tensor_clock_mhz = model::timing::tensor_ceiling_mhz(m);
+  d.fp32_clock_mhz = model::timing::fp32_ceiling_mhz(m);
   return d;
+}
+
+std::optional<HeldCeiling> held_ceiling(const std::vector<ThroughputRow>& rows, const DeviceCeilings& figure,
+                                        const std::string& kernel_id, kernels::GemmShape shape) {
+  std::optional<size_t> best;
+  const auto rank = [&](const ThroughputRow& r) {
+    const bool same_shape = r.shape.m == shape.m && r.shape.n == shape.n && r.shape.k == shape.k;
+    return std::make_tuple(same_shape, r.source == MeasurementSource::gpu, r.ts.empty() ? 0.0 : r.ts.back());
+  };
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ThroughputRow& r = rows[i];
+    if (r.source == MeasurementSource::model || r.kernel_id != kernel_id || !r.notes.counted_clock_mhz ||
+        !roofline_row(r, figure).on_figure)
+      continue;
+    if (!best || rank(r) >= rank(rows[*best])) best = i;
+  }
+  if (!best) return std::nullopt;
+  const ThroughputRow& r = rows[*best];
+  HeldCeiling h;
+  h.row = *best;
+  h.label = r.label;
+  h.fp32 = roofline_row(r, figure).fp32;
+  h.rated_tflops = h.fp32 ? figure.fp32_tflops : figure.tensor_tflops;
+  h.rated_clock_mhz = h.fp32 ? figure.fp32_clock_mhz : figure.tensor_clock_mhz;
+  h.clock_mhz = *r.notes.counted_clock_mhz;
+  h.tflops = figure.compute_tflops_at(h.fp32, h.clock_mhz);
+  h.text = fmt::format("{} {:.0f} TFLOP/s at {:.2f} GHz; this run held {:.2f} GHz: {:.0f}",
+                       h.fp32 ? "fp32 SIMT" : "bf16 tensor", h.rated_tflops, h.rated_clock_mhz / 1000.0,
+                       h.clock_mhz / 1000.0, h.tflops);
+  return h;
+}
+
+nlohmann::json held_json(const std::optional<HeldCeiling>& h) {
+  if (!h) return nullptr;
+  return {{"run", h->label},           {"fp32", h->fp32},
+          {"rated_tflops", h->rated_tflops}, {"rated_clock_mhz", h->rated_clock_mhz},
+          {"clock_mhz", h->clock_mhz}, {"tflops", h->tflops},
+          {"text", h->text}};
 }
 
 RooflineRow roofline_row(const ThroughputRow& r, const DeviceCeilings& figure) {
@@ -80,6 +121,8 @@ std::string roofline_caption(const ThroughputData& d, const RoofVerdict& v) {
                      : fmt::format("the {} ceiling, {:.0f} TFLOP/s", v.fp32 ? "fp32 SIMT" : "bf16 tensor",
                                    v.roof_tflops),
       v.memory_bound ? "memory-bound" : "compute-bound", v.ridge);
+  if (d.held)
+    text += fmt::format(" {} TFLOP/s ({}, the clock its SMs counted).", d.held->text, d.held->label);
   if (d.achieved)
     text += fmt::format(
         " Through L2 the traced CTA fetches {} bytes (32-byte sectors and TMA) for {:.3g} FLOP: {:.3g} FLOP per "

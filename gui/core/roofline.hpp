@@ -49,6 +49,13 @@ struct RooflineRow {
 };
 RooflineRow roofline_row(const ThroughputRow& r, const DeviceCeilings& figure);
 
+// The ceiling at the clock a measurement of `kernel_id` held (HeldCeiling): among `rows` on the
+// figure's machine with a counted clock, that kernel's at `shape` first, a GPU run before an
+// imported one, then the latest; nullopt when none counted its clock.
+std::optional<HeldCeiling> held_ceiling(const std::vector<ThroughputRow>& rows, const DeviceCeilings& figure,
+                                        const std::string& kernel_id, kernels::GemmShape shape);
+nlohmann::json held_json(const std::optional<HeldCeiling>& h);
+
 // The kernel on screen at its traced shape; nullopt without one.
 std::optional<RoofVerdict> kernel_verdict(const AppState& app, const DeviceCeilings& figure);
 // The caption: where the point is, which roof is over it and why, and the bytes the traced

@@ -8,6 +8,7 @@
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/kernel_cache.hpp"
+#include "kernels/tile_order.hpp"
 
 namespace gs::gui {
 
@@ -82,9 +83,56 @@ ScheduleData waves_only(const LoadedKernel& k) {
   return d;
 }
 
+// The tile orders the kernel takes, side by side at the open kernel's shape and wave size.
+void tile_orders(const LoadedKernel& k, ScheduleData& d) {
+  if (!k.info) return;
+  const model::SimStats& st = k.report.result.stats;
+  if (!st.predicted_on || st.prediction.wave_ctas == 0) return;
+  d.orders_concurrent = model::timing::concurrent_tiles(st.prediction, k.kernel().launch.ctas());
+  try {
+    d.orders = tile_order_traffic(*k.info, {k.report.shape, k.report.mistakes, k.report.params}, d.orders_concurrent,
+                                  *st.predicted_on);
+  } catch (const std::exception& e) {
+    d.orders.clear();
+    d.orders_note = fmt::format("the tile orders could not be built: {}", e.what());
+    return;
+  }
+  if (d.orders.empty()) return;
+  const uint64_t tiles = uint64_t(d.tiles_m) * d.tiles_n;
+  d.orders_note = fmt::format(
+      "The model's bytes for each tile order at {}x{}x{} on the {}: {} tiles, {} in flight at once (a wave). HBM: the A "
+      "and B panels a wave needs that L2 does not hold from the wave before (timing::hbm_read_bytes); L2: every "
+      "tile's panels, as its CTA reads them; reuse: how many times L2 serves each byte HBM brought.",
+      k.report.shape.m, k.report.shape.n, k.report.shape.k, st.predicted_on->name, tiles, d.orders_concurrent);
+  if (tiles <= d.orders_concurrent)
+    d.orders_note += " Every tile is in flight at once here, so every order reads each panel from HBM once: open "
+                     "the step at a larger shape (8192x8192x8192) to see the orders part.";
+  const auto by_hbm = [](const OrderTraffic& a, const OrderTraffic& b) { return a.traffic.hbm_bytes < b.traffic.hbm_bytes; };
+  const OrderTraffic& least = *std::min_element(d.orders.begin(), d.orders.end(), by_hbm);
+  const OrderTraffic& most = *std::max_element(d.orders.begin(), d.orders.end(), by_hbm);
+  const auto gib = [](double b) { return fmt::format("{:.2f} GiB", b / double(1 << 30)); };
+  d.orders_line =
+      least.traffic.hbm_bytes != most.traffic.hbm_bytes ? ""
+      : tiles <= d.orders_concurrent
+          ? fmt::format("All {} tiles run at once here: every order reads each panel once. Open the step at "
+                        "8192x8192x8192 to see them part.",
+                        tiles)
+          : fmt::format("Every order reads {} from HBM here: each wave's panels stay in L2 for the next. Open the step "
+                        "at 8192x8192x8192 to see them part.",
+                        gib(least.traffic.hbm_bytes));
+  if (d.orders_line.empty())
+    d.orders_line = fmt::format("The {} order reads least from HBM, {} against the {} order's {}: L2 serves each of its bytes "
+                        "{:.1f} times, {:.1f} for the {} order.",
+                        least.name, gib(least.traffic.hbm_bytes), most.name, gib(most.traffic.hbm_bytes),
+                        least.traffic.l2_reuse(), most.traffic.l2_reuse(), most.name);
+  if (d.whole_grid)
+    d.orders_note += " (The declared walks; this whole-grid run's own prediction follows the schedule the grid ran.)";
+}
+
 ScheduleData build(const LoadedKernel& k) {
   ScheduleData d = waves_only(k);
   if (!d.available) return d;
+  tile_orders(k, d);
   const model::CSchedule& s = k.report.result.schedule;
   d.headline = fmt::format("{}×{} tiles of {}×{}, {} CTA{}", d.tiles_m, d.tiles_n, d.tile_rows, d.tile_cols, d.ctas,
                            d.ctas == 1 ? "" : "s");
@@ -147,6 +195,27 @@ ScheduleData build(const LoadedKernel& k) {
 
 }  // namespace
 
+std::vector<OrderTraffic> tile_order_traffic(const kernels::KernelInfo& info, const kernels::GemmConfig& open,
+                                             uint64_t concurrent, const model::timing::Machine& card) {
+  namespace tile_order = kernels::tile_order;
+  const std::string name = tile_order::order_param(tile_order::Order::row).name;
+  const auto param = std::find_if(info.params.begin(), info.params.end(),
+                                  [&](const kernels::BuildParam& p) { return p.name == name; });
+  if (param == info.params.end()) return {};
+  const kernels::ParamValues params = kernels::resolve_params(info, open.params);
+  std::vector<OrderTraffic> out;
+  for (uint32_t value : param->choices) {
+    kernels::GemmConfig cfg = open;
+    cfg.params = params;
+    cfg.params[name] = value;
+    const ir::Kernel built = kernels::build_kernel(info, cfg);
+    const model::timing::GemmFacts g = model::timing::declared_gemm_facts(built.output, open.shape.k);
+    out.push_back({value, tile_order::order_name(tile_order::Order(value)), value == params.at(name),
+                   model::timing::walk_traffic(g, concurrent, card.desc->l2_bytes.value)});
+  }
+  return out;
+}
+
 const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& kernel) {
   return cached_for_kernel<ScheduleData>(kernel, build);
 }
@@ -167,6 +236,15 @@ nlohmann::json describe_schedule(AppState& app) {
                      {"wave", c.wave}});
   nlohmann::json paths = nlohmann::json::array();
   for (const auto& [cta, tiles] : d.paths) paths.push_back({{"cta", cta}, {"tiles", tiles}});
+  nlohmann::json orders = nlohmann::json::array();
+  for (const OrderTraffic& o : d.orders)
+    orders.push_back({{"order", o.value},
+                      {"name", o.name},
+                      {"open", o.open},
+                      {"hbm_bytes", o.traffic.hbm_bytes},
+                      {"l2_bytes", o.traffic.l2_bytes},
+                      {"l2_distinct_bytes", o.traffic.l2_distinct_bytes},
+                      {"l2_reuse", o.traffic.l2_reuse()}});
   return {{"available", d.available},
           {"whole_grid", d.whole_grid},
           {"note", d.note},
@@ -189,7 +267,11 @@ nlohmann::json describe_schedule(AppState& app) {
           {"paths", paths},
           // The declared order's first tiles (all of them up to 4096) and how many there are.
           {"walk", std::vector<uint32_t>(d.walk.begin(), d.walk.begin() + std::min<size_t>(d.walk.size(), 4096))},
-          {"walk_tiles", d.walk.size()}};
+          {"walk_tiles", d.walk.size()},
+          {"tile_orders", orders},
+          {"tile_orders_concurrent", d.orders_concurrent},
+          {"tile_orders_note", d.orders_note},
+          {"tile_orders_line", d.orders_line}};
 }
 
 }  // namespace gs::gui

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/model/timing.hpp"
 #include "gui/core/occupancy.hpp"
 #include "gui/core/session.hpp"
 
@@ -29,6 +30,17 @@ struct ScheduleCell {
   uint32_t wave = 0;                // the wave its CTA ran in (see ScheduleData::waves)
 };
 
+// One tile order a persistent kernel takes (its build parameter "order": kernels/tile_order.hpp)
+// at the open kernel's shape: the kernel built with that order declares its walk, and the timing
+// model counts the walk's bytes (timing::walk_traffic over timing::declared_gemm_facts) for
+// waves as large as the open kernel's prediction's. The view only presents them.
+struct OrderTraffic {
+  uint32_t value = 0;   // the parameter's value
+  std::string name;     // "row", "grouped", "hilbert"
+  bool open = false;    // the open kernel's order
+  model::timing::WalkTraffic traffic;
+};
+
 struct ScheduleData {
   bool available = false;           // false: nothing to draw, `note` says why
   bool whole_grid = false;          // the whole grid ran (else only the traced CTA's tiles are known)
@@ -43,6 +55,12 @@ struct ScheduleData {
   // the order its CTAs take them, round by round; the view draws it as one line through their
   // centres (the order's curve). Empty: the kernel declares none.
   std::vector<uint32_t> walk;
+  // The tile orders the kernel takes, side by side (empty: it takes none); orders_note says at
+  // which wave size, on which card, and why they tie where they do.
+  std::vector<OrderTraffic> orders;
+  uint64_t orders_concurrent = 0;   // tiles in flight at once (timing::concurrent_tiles)
+  std::string orders_note;          // what the figures count, and at which shape and wave size
+  std::string orders_line;          // the verdict in one line: which order reads least, or why they tie
   uint32_t ctas = 0;                // CTAs in the grid
   Occupancy occupancy;              // CTAs per SM by threads, shared memory, registers, CTA slots
   uint32_t ctas_per_sm = 0;         // co-resident CTAs per SM: occupancy.ctas_per_sm
@@ -57,6 +75,13 @@ struct ScheduleData {
   uint32_t written_twice = 0;       // tiles with two or more writes
   uint32_t overlapping_elements = 0;  // elements two CTAs of the traced cluster both wrote
 };
+
+// The tile orders `info` takes (its "order" parameter; empty when it declares none) for the build
+// `open` (its shape, mistakes and parameters; its own order marked), each built with that order
+// and its declared walk counted by timing::walk_traffic for `concurrent` tiles at once on `card`.
+// Throws kernels::ConfigError when a build is refused.
+std::vector<OrderTraffic> tile_order_traffic(const kernels::KernelInfo& info, const kernels::GemmConfig& open,
+                                             uint64_t concurrent, const model::timing::Machine& card);
 
 // Built once per kernel (kernel_cache.hpp); an empty ScheduleData without a kernel.
 const ScheduleData& schedule_data(const std::shared_ptr<const LoadedKernel>& kernel);

@@ -1,6 +1,10 @@
 #include "gui/core/svg_picture.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -249,6 +253,225 @@ Drawing tiling_drawing(const TilingData& d, const TilingCursor& c, std::string_v
   pic.width = std::max(ox + cell * d.tile_cols, cx + chunk_w * d.chunks) + kMargin;
   pic.height = oy + cell * d.tile_rows + kMargin;
   pic.title = "Tiling: " + std::string(what);
+  return pic;
+}
+
+}  // namespace gs::gui
+
+namespace gs::gui {
+
+namespace {
+
+// The GPU view's fills (gui/views/gpu.cpp): L2, HBM, shared memory / L1.
+constexpr Rgb kL2{90, 140, 200}, kHbm{160, 110, 190}, kSmem{80, 160, 120};
+constexpr double kGlyph = 0.62;  // a monospace glyph's width over its em size
+
+// `text` in lines of at most `chars` characters, broken at spaces (a longer word has a line of its own).
+std::vector<std::string> wrapped(std::string_view text, size_t chars) {
+  std::vector<std::string> lines(1);
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view word = text.substr(at, end - at);
+    if (!lines.back().empty() && lines.back().size() + 1 + word.size() > chars) lines.emplace_back();
+    if (!lines.back().empty()) lines.back() += ' ';
+    lines.back() += word;
+    at = end + 1;
+  }
+  return lines;
+}
+
+// Writes `text` wrapped to `width` units from baseline y; returns the baseline after its last line.
+double paragraph(Drawing& pic, double x, double y, double width, std::string_view text, const Rgb& c, double size) {
+  for (const std::string& line : wrapped(text, size_t(std::max(8.0, width / (kGlyph * size))))) {
+    pic.text(x, y, line, c, size);
+    y += size * 1.4;
+  }
+  return y;
+}
+
+// A rectangle filled and outlined, carrying `attrs`.
+void box(Drawing& pic, double x, double y, double w, double h, std::optional<Rgb> fill, std::optional<Rgb> stroke,
+         std::string attrs, double stroke_width = 1.0) {
+  Drawing::Rect r{x, y, w, h};
+  r.fill = fill;
+  r.stroke = stroke;
+  r.stroke_width = stroke_width;
+  r.attrs = std::move(attrs);
+  pic.shapes.emplace_back(std::move(r));
+}
+
+}  // namespace
+
+Drawing gpu_drawing(const GpuData& d, std::string_view what) {
+  Drawing pic;
+  const std::string title = fmt::format("{}: {} SMs in {} GPCs{}", d.machine, d.sms, d.gpcs,
+                                        d.confirmed ? "" : " (NVIDIA's figures, unconfirmed)");
+  pic.text(kMargin, kMargin + 12, title, kInk, 13);
+  pic.text(kMargin, kMargin + kCaption + 12, std::string(what), kMuted, kSmall);
+  // The chip: GPCs in two rows, each a box of its SMs in rows of six (a GPC's TPCs), as on screen.
+  const uint32_t per_row = (uint32_t(d.gpc.size()) + 1) / 2, sm_cols = 6;
+  uint32_t most = 0;
+  for (const GpuGpc& g : d.gpc) most = std::max(most, g.sms);
+  const uint32_t sm_rows = (most + sm_cols - 1) / sm_cols;
+  const double cell = 22, gw = sm_cols * cell + 14, gh = kCaption + sm_rows * cell + 10;
+  const double width = std::max(860.0, per_row * gw);  // room for four sub-partitions' lines
+  double y = paragraph(pic, kMargin, kMargin + 2 * kCaption + 12, width, d.note, kMuted, kSmall) - 4;
+  const double chip_y = y;
+  for (size_t g = 0; g < d.gpc.size(); ++g) {
+    const double gx = kMargin + gw * double(g % std::max(1u, per_row)), gy = chip_y + gh * double(g / std::max(1u, per_row));
+    box(pic, gx + 2, gy + 2, gw - 4, gh - 4, std::nullopt, kMuted,
+        fmt::format("class=\"gpc\" data-gpc=\"{}\" data-first-sm=\"{}\" data-sms=\"{}\"", g, d.gpc[g].first_sm,
+                    d.gpc[g].sms));
+    pic.text(gx + 6, gy + 14, fmt::format("GPC {}: {} SMs", g, d.gpc[g].sms), kInk, kSmall);
+    for (uint32_t i = 0; i < d.gpc[g].sms; ++i) {
+      const uint32_t sm = d.gpc[g].first_sm + i;
+      const double x = gx + 7 + cell * double(i % sm_cols), sy = gy + kCaption + 4 + cell * double(i / sm_cols);
+      const uint32_t ctas = sm < d.sm_ctas.size() ? d.sm_ctas[sm] : 0;
+      const bool traced = sm == d.traced_sm;
+      const std::string attrs = fmt::format("class=\"sm\" data-sm=\"{}\" data-ctas=\"{}\"{}", sm, ctas,
+                                            traced ? " data-traced=\"1\"" : "");
+      if (ctas) {
+        const Rgb fill = cta_rgb(d.sm_cluster[sm]);
+        box(pic, x, sy, cell - 3, cell - 3, fill, traced ? std::optional<Rgb>(kInk) : std::nullopt, attrs, 2.5);
+        if (ctas > 1) pic.centred(x, sy, cell - 3, cell - 3, std::to_string(ctas), text_on(fill), kSmall);
+      } else {
+        box(pic, x, sy, cell - 3, cell - 3, std::nullopt, traced ? kInk : kGridLine, attrs, traced ? 2.5 : 1.0);
+      }
+    }
+  }
+  y = chip_y + gh * double((d.gpc.size() + std::max(1u, per_row) - 1) / std::max(1u, per_row)) + 4;
+  // L2 and HBM under the GPCs: the chip's memory.
+  const double bar_w = std::max(width, per_row * gw) - 4;
+  const auto memory = [&](const char* level, double bytes, double gbs, const Rgb& fill, const std::string& label) {
+    box(pic, kMargin + 2, y, bar_w, 20, fill, std::nullopt,
+        fmt::format("class=\"memory\" data-level=\"{}\" data-bytes=\"{:.0f}\" data-gbs=\"{:g}\"", level, bytes, gbs));
+    pic.text(kMargin + 8, y + 14, label, Rgb{0xff, 0xff, 0xff}, 11);
+    y += 24;
+  };
+  memory("L2", double(d.l2_bytes), d.l2_gbs, kL2,
+         fmt::format("L2 {}  ·  {:.1f} TB/s read", capacity_text(double(d.l2_bytes)), d.l2_gbs / 1000));
+  memory("HBM", d.hbm_gb * 1e9, d.hbm_gbs, kHbm,
+         fmt::format("HBM {:.0f} GB  ·  {:.1f} TB/s read", d.hbm_gb, d.hbm_gbs / 1000));
+  // One SM: its sub-partitions side by side over its shared memory / L1.
+  y += 10;
+  pic.text(kMargin, y + 12,
+           fmt::format("{}: its sub-partitions, the traced CTA's warps on the scheduler each issues on ({} tensor cores)",
+                       d.traced_sm == kNone ? std::string("one SM") : fmt::format("SM {}", d.traced_sm), d.tensor_op),
+           kInk, 11);
+  y += kCaption + 6;
+  const size_t n = std::max<size_t>(1, d.sub.size());
+  const double pw = bar_w / double(n);
+  // The warps' chips wrap within a sub-partition: every frame is as tall as the tallest.
+  const auto chip_w = [](uint16_t w) { return kGlyph * kSmall * double(fmt::format("w{}", w).size()) + 6; };
+  double sub_h = 0;
+  for (const GpuSubPartition& p : d.sub) {
+    double wx = 6, lines = p.warps.empty() ? 0 : 1;
+    for (uint16_t w : p.warps) {
+      if (wx + chip_w(w) > pw - 6) wx = 6, ++lines;
+      wx += chip_w(w);
+    }
+    sub_h = std::max(sub_h, 6 * 14 + 8 + 16 * lines);
+  }
+  for (size_t i = 0; i < d.sub.size(); ++i) {
+    const GpuSubPartition& p = d.sub[i];
+    const double x = kMargin + 2 + pw * double(i);
+    std::string warps;
+    for (uint16_t w : p.warps) warps += (warps.empty() ? "" : " ") + std::to_string(w);
+    box(pic, x, y, pw - 6, sub_h, std::nullopt, kMuted,
+        fmt::format("class=\"sub\" data-sub=\"{}\" data-registers=\"{}\" data-fma-lanes=\"{:g}\" "
+                    "data-tensor-flops=\"{:g}\" data-warps=\"{}\"",
+                    i, p.registers, p.fma_lanes, p.tensor_flops, warps));
+    double ty = y + 14;
+    const auto row = [&](const std::string& t, const Rgb& c) {
+      pic.text(x + 6, ty, t, c, kSmall);
+      ty += 14;
+    };
+    row(fmt::format("sub-partition {}", i), kInk);
+    row(fmt::format("scheduler: {:.0f} inst/cycle", p.issue), kMuted);
+    row(fmt::format("registers: {} KiB", p.registers * 4 / 1024), kMuted);
+    row(fmt::format("FMA: {:.0f} lanes", p.fma_lanes), kMuted);
+    row(fmt::format("tensor core: {:.0f} FLOP/cycle", p.tensor_flops), kMuted);
+    row("load/store", kMuted);
+    // The traced CTA's warps on this scheduler, each in its colour.
+    double wx = x + 6;
+    ty -= 8;
+    for (uint16_t w : p.warps) {
+      if (wx + chip_w(w) > x + pw - 6) wx = x + 6, ty += 16;
+      const Rgb fill = warp_rgb(w);
+      pic.fill(wx, ty, chip_w(w) - 2, 14, fill, fmt::format("class=\"warp\" data-warp=\"{}\" data-sub=\"{}\"", w, i));
+      pic.text(wx + 2, ty + 10.5, fmt::format("w{}", w), text_on(fill), kSmall);
+      wx += chip_w(w);
+    }
+  }
+  y += sub_h + 4;
+  box(pic, kMargin + 2, y, bar_w, 20, kSmem, std::nullopt,
+      fmt::format("class=\"memory\" data-level=\"shared memory / L1\" data-bytes=\"{}\" data-gbs=\"0\"", d.l1_bytes));
+  pic.text(kMargin + 8, y + 14,
+           fmt::format("shared memory / L1: {} KiB ({} KiB shared)  ·  {:.0f} B/cycle  ·  TMA {:.0f} B/cycle",
+                       d.l1_bytes / 1024, d.smem_bytes / 1024, d.smem_bytes_per_cycle, d.tma_bytes_per_cycle),
+           Rgb{0xff, 0xff, 0xff}, 11);
+  y += 20;
+  pic.width = kMargin + 2 + bar_w + kMargin;
+  pic.height = y + kMargin;
+  pic.title = fmt::format("GPU: {}", title);
+  return pic;
+}
+
+Drawing memory_drawing(const MemoryData& d) {
+  Drawing pic;
+  const double col_w = 440, gap = 24;
+  std::vector<const MemoryColumn*> columns;
+  if (d.before) columns.push_back(&*d.before);
+  columns.push_back(&d.open);
+  const std::string title = fmt::format("memory hierarchy of the {}: step {:02d} {}", d.open.card, d.open.step,
+                                        d.open.kernel_id);
+  pic.text(kMargin, kMargin + 12, title, kInk, 13);
+  double bottom = 0;
+  for (size_t ci = 0; ci < columns.size(); ++ci) {
+    const MemoryColumn& c = *columns[ci];
+    const double x = kMargin + (col_w + gap) * double(ci);
+    double y = kMargin + kCaption + 16;
+    pic.text(x, y, fmt::format("step {:02d} {}", c.step, c.kernel_id), kInk, 12);
+    y = paragraph(pic, x, y + 14, col_w,
+                  fmt::format("{:.3g} TFLOP/s on {}, bound by {}; {:.0f} cycles a wave", c.tflops, c.card, c.bound,
+                              c.cycles_per_wave),
+                  kMuted, kSmall);
+    for (const MemoryLevel& l : c.levels) {
+      // The band grows with the level's capacity (log scale, registers the narrowest), as on screen.
+      const double lg = l.capacity_bytes > 0 ? std::log10(l.capacity_bytes) : 5.0;
+      const double frac = std::clamp((lg - 4.5) / (11.5 - 4.5), 0.25, 1.0);
+      pic.fill(x, y, col_w * frac, 18, kMuted,
+               fmt::format("class=\"level\" data-name=\"{}\" data-capacity=\"{:.0f}\" data-latency=\"{:g}\"",
+                           xml_escape(l.name), l.capacity_bytes, l.latency_cycles),
+               0.35);
+      pic.text(x + 4, y + 13,
+               fmt::format("{}  {} {}{}", l.name, capacity_text(l.capacity_bytes), l.scope,
+                           l.latency_cycles > 0 ? fmt::format("  ·  {:.0f} cycles", l.latency_cycles) : ""),
+               kInk, 11);
+      y = paragraph(pic, x, y + 32, col_w, l.bandwidth, kMuted, kSmall) - 8;
+      for (const MemoryTraffic& t : l.traffic) {
+        const Rgb bar = t.bound ? error_rgb(false) : t.share > 0.5 ? warn_rgb(false) : ok_rgb(false);
+        pic.outline(x, y, col_w, 16, kGridLine);
+        pic.fill(x, y, col_w * std::clamp(t.share, 0.0, 1.0), 16, bar,
+                 fmt::format("class=\"traffic\" data-part=\"{}\" data-amount=\"{:g}\" data-unit=\"{}\" "
+                             "data-share=\"{:g}\" data-bound=\"{}\"",
+                             xml_escape(t.part), t.amount, xml_escape(t.unit), t.share, t.bound ? 1 : 0));
+        pic.centred(x, y, col_w, 16,
+                    fmt::format("{:.0f}% of its bandwidth{}", 100 * t.share, t.bound ? ": the bound" : ""), kInk,
+                    kSmall);
+        pic.text(x + 10, y + 29, fmt::format("{}: {}", t.part, amount_text(t)), kMuted, kSmall);
+        y += 38;
+      }
+      y += 8;
+    }
+    bottom = std::max(bottom, y);
+  }
+  const double width = (col_w + gap) * double(columns.size()) - gap;
+  bottom = paragraph(pic, kMargin, bottom + 8, width, d.before_note, kMuted, kSmall);
+  pic.width = kMargin + std::max(width, kGlyph * 13 * double(title.size())) + kMargin;
+  pic.height = bottom + kMargin;
+  pic.title = title;
   return pic;
 }
 

@@ -17,6 +17,8 @@
 #include "gui/core/colors.hpp"
 #include "gui/core/drawing.hpp"
 #include "gui/core/fragments_data.hpp"
+#include "gui/core/gpu_data.hpp"
+#include "gui/core/memory_data.hpp"
 #include "gui/core/shared_memory_data.hpp"
 #include "gui/core/tiling_data.hpp"
 #include "gui/core/tmem_data.hpp"
@@ -49,6 +51,21 @@ Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view
 // <rect class="thread">, and above the tile the K chunks of its A and B panels with the chunk
 // at the cursor filled. `what` names the kernel and the moment in the title.
 Drawing tiling_drawing(const TilingData& d, const TilingCursor& c, std::string_view what);
+
+// The card as the GPU view draws it, from its machine description: a <rect class="gpc"
+// data-gpc data-first-sm data-sms> per GPC with a <rect class="sm" data-sm data-ctas> per SM (filled
+// in its cluster's cta_rgb where the wave's CTAs hold it, data-traced="1" on the traced CTA's), the
+// L2 and HBM as <rect class="memory" data-level data-bytes data-gbs>, and one SM's sub-partitions as
+// <rect class="sub" data-sub data-registers data-fma-lanes data-tensor-flops data-warps> over its
+// shared memory / L1. `what` names the kernel in the title.
+Drawing gpu_drawing(const GpuData& d, std::string_view what);
+
+// The memory hierarchy as the Memory view draws it: per column (the step before, when there is
+// one, then the open step) each level a band <rect class="level" data-name data-capacity
+// data-latency> with its bandwidth, and under it each part of the prediction's traffic a bar
+// <rect class="traffic" data-part data-amount data-unit data-share data-bound> filled to its
+// share of the level's bandwidth, the bound in the error colour.
+Drawing memory_drawing(const MemoryData& d);
 
 // The same as SVG documents: to_svg of the drawings above.
 std::string fragment_svg(const FragmentGrid& g, bool color_by_thread = true);

@@ -267,6 +267,7 @@ ThroughputData prepare_throughput(const AppState& app) {
   }
   d.predictions = prediction_rows(m, d.rows);
   d.comparisons = step_comparisons(m, d.rows, d.predictions);
+  if (app.kernel) d.held = held_ceiling(d.rows, d.ceilings, app.kernel->request.kernel_id, app.kernel->report.shape);
   return d;
 }
 
@@ -355,6 +356,8 @@ nlohmann::json describe_throughput(AppState& app) {
                         {"power_w", r.notes.power_w ? nlohmann::json(*r.notes.power_w) : nlohmann::json(nullptr)},
                         {"temperature_c", r.notes.temp_c ? nlohmann::json(*r.notes.temp_c) : nlohmann::json(nullptr)},
                         {"clock_limits", r.notes.clock_limits},
+                        {"sm_clock_counted_mhz", r.notes.counted_clock_mhz ? nlohmann::json(*r.notes.counted_clock_mhz)
+                                                                           : nlohmann::json(nullptr)},
                         {"method", r.notes.method},
                         {"intensity", r.intensity},
                         {"l2_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)
@@ -430,7 +433,10 @@ nlohmann::json describe_throughput(AppState& app) {
             {"fp32_tflops", d.ceilings.fp32_tflops},
             {"memory_tbps", d.ceilings.memory_tbps},
             {"ridge_intensity", d.ceilings.ridge_intensity()},
+            {"tensor_clock_mhz", d.ceilings.tensor_clock_mhz},
+            {"fp32_clock_mhz", d.ceilings.fp32_clock_mhz},
             {"basis", d.ceilings.basis}}},
+          {"held_ceiling", held_json(d.held)},
           {"controls",
            {{"kernels", c.kernel_ids},
             {"shape_choice", c.shape_choice},

@@ -130,6 +130,21 @@ struct StepComparison {
   std::vector<std::string> lines;        // the model's sentences (PredictionComparison::lines)
 };
 
+// The compute ceiling at the SM clock a measured run actually held (its counted clock:
+// MeasurementNotes::counted_clock_mhz), beside the rated one: the card caps its power, so under
+// a GEMM its SMs run below the boost clock the rated figure assumes, and no run passes the
+// ceiling at the clock it held. The run is a measurement of the kernel on screen on the figure's
+// machine (its shape first, a GPU run before an imported one, the latest).
+struct HeldCeiling {
+  size_t row = 0;               // index into ThroughputData::rows: the run whose clock it is
+  std::string label;            // that row's label
+  bool fp32 = false;            // the run's kernel's own ceiling: fp32 SIMT, else the bf16 tensor cores
+  double rated_tflops = 0.0, rated_clock_mhz = 0.0;
+  double clock_mhz = 0.0;       // the clock the run held
+  double tflops = 0.0;          // the ceiling at that clock
+  std::string text;             // "bf16 tensor 989 TFLOP/s at 1.83 GHz; this run held 1.68 GHz: 908"
+};
+
 struct ThroughputData {
   std::vector<ThroughputRow> rows;
   // Every model variant, with its measurement where there is one: in ladder order, then shape.
@@ -137,6 +152,7 @@ struct ThroughputData {
   std::vector<StepComparison> comparisons;  // consecutive default builds of `predictions`, one shape
   std::optional<AchievedIntensity> achieved;  // of the kernel on screen
   DeviceCeilings ceilings;
+  std::optional<HeldCeiling> held;  // the ceiling at a run's counted clock, when one counted it
   GpuNote gpu;
 };
 

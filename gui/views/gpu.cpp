@@ -9,17 +9,12 @@
 
 #include "gui/core/colors.hpp"
 #include "gui/core/gpu_data.hpp"
+#include "gui/core/memory_data.hpp"  // capacity_text
 #include "gui/views/views.hpp"
 
 namespace gs::gui {
 
 namespace {
-
-std::string bytes_text(double b) {
-  if (b >= 1e9) return fmt::format("{:.0f} GB", b / 1e9);
-  if (b >= 1 << 20) return fmt::format("{:.0f} MiB", b / double(1 << 20));
-  return fmt::format("{:.0f} KiB", b / 1024.0);
-}
 
 // Text clipped to a box's width: a narrow window shows what fits.
 void box_text(ImDrawList* dl, ImVec2 at, float width, ImU32 col, const std::string& t) {
@@ -71,7 +66,7 @@ float draw_chip(AppState& app, const ViewEnv& env, const GpuData& d, ImVec2 o, f
   const ImU32 l2 = IM_COL32(90, 140, 200, 200), hbm = IM_COL32(160, 110, 190, 200);
   dl->AddRectFilled(ImVec2(o.x + 2 * s, y), ImVec2(o.x + w - 2 * s, y + line * 1.2f), l2, 3 * s);
   box_text(dl, ImVec2(o.x + 6 * s, y + 0.1f * line), w - 8 * s, IM_COL32(255, 255, 255, 255),
-           fmt::format("L2 {}  ·  {:.1f} TB/s read", bytes_text(double(d.l2_bytes)), d.l2_gbs / 1000));
+           fmt::format("L2 {}  ·  {:.1f} TB/s read", capacity_text(double(d.l2_bytes)), d.l2_gbs / 1000));
   const float y2 = y + line * 1.3f;
   dl->AddRectFilled(ImVec2(o.x + 2 * s, y2), ImVec2(o.x + w - 2 * s, y2 + line * 1.2f), hbm, 3 * s);
   box_text(dl, ImVec2(o.x + 6 * s, y2 + 0.1f * line), w - 8 * s, IM_COL32(255, 255, 255, 255),

@@ -15,21 +15,6 @@ namespace gs::gui {
 
 namespace {
 
-std::string capacity_text(double b) {
-  if (b <= 0) return "";
-  if (b >= 1e9) return fmt::format("{:.0f} GB", b / 1e9);
-  if (b >= 1 << 20) return fmt::format("{:.0f} MiB", b / double(1 << 20));
-  return fmt::format("{:.0f} KiB", b / 1024.0);
-}
-
-std::string amount_text(const MemoryTraffic& t) {
-  if (t.unit != "B") return fmt::format("{:.3g} {}", t.amount, t.unit);
-  const std::string b = t.amount >= 1e9   ? fmt::format("{:.2f} GB", t.amount / 1e9)
-                        : t.amount >= 1e6 ? fmt::format("{:.2f} MB", t.amount / 1e6)
-                                          : fmt::format("{:.1f} KB", t.amount / 1e3);
-  return t.gbs > 0 ? fmt::format("{} ({:.2f} TB/s)", b, t.gbs / 1000) : b;
-}
-
 void draw_column(AppState& app, const ViewEnv& env, const MemoryColumn& c, const char* id) {
   const float s = env.scale, width = ImGui::GetContentRegionAvail().x;
   ImGui::Text("step %02d %s", c.step, c.kernel_id.c_str());

@@ -61,6 +61,58 @@ void draw_figures(const ScheduleData& d, const ViewEnv& env) {
                       d.m, d.n, d.tile_rows, d.tile_cols, static_cast<unsigned long long>(d.wasted_elements));
 }
 
+std::string bytes_text(double b) {
+  return b >= double(1 << 30) ? fmt::format("{:.2f} GiB", b / double(1 << 30)) : fmt::format("{:.0f} MiB", b / double(1 << 20));
+}
+
+// The tile orders the kernel takes: the model's bytes from HBM and through L2 for each, the open
+// build's marked, the fewest HBM bytes in the ok colour.
+void draw_tile_orders(AppState& app, const ScheduleData& d, const ViewEnv& env) {
+  if (d.orders.empty()) {
+    if (!d.orders_note.empty()) ImGui::TextDisabled("%s", d.orders_note.c_str());
+    return;
+  }
+  double fewest = d.orders.front().traffic.hbm_bytes;
+  for (const OrderTraffic& o : d.orders) fewest = std::min(fewest, o.traffic.hbm_bytes);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const float width = ImGui::GetContentRegionAvail().x;
+  if (ImGui::BeginTable("##tile_orders", 4, ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit)) {
+    ImGui::TableSetupColumn("tile order");
+    ImGui::TableSetupColumn("from HBM");
+    ImGui::TableSetupColumn("read via L2");
+    ImGui::TableSetupColumn("L2 reuse");
+    ImGui::TableHeadersRow();
+    for (const OrderTraffic& o : d.orders) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (o.open) ImGui::TextUnformatted(fmt::format("{} {} (this build)", o.value, o.name).c_str());
+      else ImGui::TextDisabled("%u %s", o.value, o.name.c_str());
+      ImGui::TableNextColumn();
+      const bool best = o.traffic.hbm_bytes <= fewest;
+      ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(best ? ok_color(env) : ImGui::GetColorU32(ImGuiCol_Text)), "%s",
+                         bytes_text(o.traffic.hbm_bytes).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(bytes_text(o.traffic.l2_bytes).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(fmt::format("{:.1f}x", o.traffic.l2_reuse()).c_str());
+    }
+    ImGui::EndTable();
+  }
+  // The model's note on what the figures count, on hover (the table is a few short rows).
+  const ImVec2 end(at.x + width, ImGui::GetCursorScreenPos().y);
+  app.drawn["schedule.orders"] = {at.x, at.y, end.x - at.x, end.y - at.y};
+  ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+  ImGui::TextWrapped("%s", d.orders_line.c_str());
+  ImGui::PopStyleColor();
+  if (ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(at, end)) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+    ImGui::TextUnformatted(d.orders_note.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
 }  // namespace
 
 void draw_schedule(AppState& app, const ViewEnv& env) {
@@ -84,6 +136,7 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
   if (!d.whole_grid) {
     if (ImGui::SmallButton("Run on model")) app.request_model_run();
   }
+  draw_tile_orders(app, d, env);
 
   // The grid, as large as the window allows with square-ish cells.
   const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -176,7 +176,12 @@ plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
   s.x.min = std::pow(10.0, std::floor(std::log10(x_lo)));
   s.x.max = std::pow(10.0, std::ceil(std::log10(x_hi)));
   s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.tensor_tflops,
-                    .label = fmt::format("bf16 tensor {:.0f} TFLOP/s", c.tensor_tflops), .color = tensor_color(env)});
+                    .label = fmt::format("bf16 tensor {:.0f} TFLOP/s at {:.2f} GHz", c.tensor_tflops, c.tensor_clock_mhz / 1000.0), .color = tensor_color(env)});
+  // The kernel's own ceiling at the clock a run of it held, under the rated one (HeldCeiling).
+  if (d.held)
+    s.refs.push_back({.kind = plot::RefKind::horizontal, .value = d.held->tflops,
+                      .label = fmt::format("held {:.2f} GHz: {:.0f}", d.held->clock_mhz / 1000.0, d.held->tflops),
+                      .color = scale_alpha(d.held->fp32 ? fp32_color(env) : tensor_color(env), 0.6f), .dashed = false});
   s.refs.push_back({.kind = plot::RefKind::horizontal, .value = c.fp32_tflops,
                     .label = fmt::format("fp32 SIMT {:.0f} TFLOP/s", c.fp32_tflops), .color = fp32_color(env)});
   s.refs.push_back({.kind = plot::RefKind::proportional, .value = c.memory_tbps, .cap = c.tensor_tflops,

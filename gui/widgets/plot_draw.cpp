@@ -201,6 +201,16 @@ void draw_refs(const Frame& f, const Axes& a) {
     if (r.kind == RefKind::horizontal) {
       at = {area.x1 - ts.x - 4.0f, pts[0].y - ts.y - 1.0f};
       if (at.y < area.y0) at.y = pts[0].y + 1.0f;
+      // Two ceilings close together (a rated one and the same at a held clock): the later label
+      // goes under its line, else left of the labels it would cover.
+      const auto overlaps = [&](ImVec2 p) {
+        return std::any_of(placed.begin(), placed.end(), [&](const Rect& q) {
+          return p.x < q.x1 && p.x + ts.x > q.x0 && p.y < q.y1 && p.y + ts.y > q.y0;
+        });
+      };
+      if (overlaps(at) && !overlaps({at.x, pts[0].y + 1.0f})) at.y = pts[0].y + 1.0f;
+      for (const Rect& q : placed)
+        if (overlaps(at) && q.x0 - ts.x - 8.0f > area.x0) at.x = std::min(at.x, q.x0 - ts.x - 8.0f);
     } else if (r.kind == RefKind::vertical) {
       at = {pts[0].x + 3.0f, area.y0 + 2.0f};
     } else {

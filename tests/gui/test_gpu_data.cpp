@@ -2,11 +2,16 @@
 // its SMs, the cluster pairs, and the sub-partition each traced warp issues on.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <numeric>
 
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/gpu_data.hpp"
+#include "gui/core/colors.hpp"
+#include "gui/core/drawing.hpp"
+#include "gui/core/picture.hpp"
+#include "tests/support/xml_check.hpp"
 
 using namespace gs;
 using namespace gs::gui;
@@ -115,4 +120,68 @@ TEST_CASE("gpu: each traced warp issues on the sub-partition the model's rule gi
   size_t warps = 0;
   for (const GpuSubPartition& s : d.sub) warps += s.warps.size();
   CHECK(warps == 8);
+}
+
+TEST_CASE("gpu: the SVG picture is well formed and carries the card's figures, for the H100 and the H200",
+          "[gui][gpu_view][picture]") {
+  for (const timing::Machine* card : {&timing::kH100, &timing::kH200}) {
+    INFO(card->name);
+    AppState app;
+    app.open_now({.kernel_id = "hopper_tma_wgmma_64", .shape = {256, 192, 64}, .only_traced_cta = true,
+                  .machine = card});
+    REQUIRE(app.kernel);
+    const GpuData& d = gpu_data(app.kernel);
+    REQUIRE(svg_pictures_of(ViewId::gpu).size() == 1);
+    const std::vector<gs::test::XmlElement> doc = gs::test::parse_xml(view_svg(app, ViewId::gpu, 0));
+    const timing::MachineDesc& m = *card->desc;
+    uint32_t gpcs = 0, sms = 0, sm_rects = 0, occupied = 0, traced = 0, subs = 0;
+    std::map<std::string, const gs::test::XmlElement*> memory;
+    std::string title;
+    for (const gs::test::XmlElement& e : doc) {
+      if (e.name == "title") title = e.text;
+      if (e.name != "rect") continue;
+      const std::string cls = e.attr("class");
+      if (cls == "gpc") {
+        ++gpcs;
+        sms += std::stoul(e.attr("data-sms"));
+      } else if (cls == "sm") {
+        const uint32_t sm = std::stoul(e.attr("data-sm")), ctas = std::stoul(e.attr("data-ctas"));
+        REQUIRE(sm < d.sm_ctas.size());
+        CHECK(ctas == d.sm_ctas[sm]);  // the wave's CTAs where the view puts them
+        ++sm_rects;
+        if (ctas) {
+          ++occupied;
+          const gs::gui::Rgb want = cta_rgb(d.sm_cluster[sm]);
+          CHECK(e.attr("fill") == svg_color(want));
+        }
+        if (e.attr("data-traced") == "1") {
+          ++traced;
+          CHECK(sm == d.traced_sm);
+        }
+      } else if (cls == "memory") {
+        memory[e.attr("data-level")] = &e;
+      } else if (cls == "sub") {
+        ++subs;
+        CHECK(std::stoul(e.attr("data-registers")) * m.schedulers_per_sm.value == m.registers_per_sm.value);
+        CHECK(std::stod(e.attr("data-tensor-flops")) ==
+              Approx(m.wgmma_flops_per_cycle.value / m.schedulers_per_sm.value));
+      }
+    }
+    CHECK_THAT(title, Catch::Matchers::Contains(m.name));
+    CHECK(gpcs == uint32_t(m.gpcs.value));
+    CHECK(sms == uint32_t(m.sms.value));
+    CHECK(sm_rects == uint32_t(m.sms.value));
+    CHECK(occupied == d.occupied_sms);
+    CHECK(occupied == 12);  // 256x192 in 64x64 tiles: 12 CTAs, one an SM
+    CHECK(traced == 1);
+    CHECK(subs == uint32_t(m.schedulers_per_sm.value));
+    REQUIRE(memory.count("L2"));
+    REQUIRE(memory.count("HBM"));
+    CHECK(std::stod(memory["L2"]->attr("data-bytes")) == Approx(m.l2_bytes.value));
+    CHECK(std::stod(memory["L2"]->attr("data-gbs")) == Approx(m.l2_bandwidth_gbs.value));
+    CHECK(std::stod(memory["HBM"]->attr("data-bytes")) == Approx(m.hbm_gb.value * 1e9));
+    CHECK(std::stod(memory["HBM"]->attr("data-gbs")) == Approx(m.hbm_bandwidth_gbs.value));
+  }
+  // The two cards' pictures differ where their descriptions do: HBM.
+  CHECK(timing::kH100.desc->hbm_gb.value != timing::kH200.desc->hbm_gb.value);
 }

@@ -2,8 +2,12 @@
 // the views say they drew.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "gui/core/colors.hpp"
 #include "tests/gui/headless.hpp"
+#include "tests/support/scratch.hpp"
+#include "tests/support/xml_check.hpp"
 
 using namespace gs::gui::test;
 
@@ -80,4 +84,88 @@ TEST_CASE("the machine views draw the card and its memory and the tiling and say
   const auto y = at(h, cta[0] + cta[2] * 0.5f, cta[1] + cta[3] * 0.5f);
   CHECK(y[0] > 180);  // the traced tile's amber
   CHECK(y[2] < 120);
+}
+
+namespace {
+
+// Everything `gui --save-picture VIEW=FILE.svg` wrote, parsed (well-formed or the test fails).
+std::vector<gs::test::XmlElement> svg_of(const std::string& path) { return gs::test::parse_xml(gs::test::read_file(path)); }
+
+size_t count_class(const std::vector<gs::test::XmlElement>& doc, const std::string& cls) {
+  size_t n = 0;
+  for (const gs::test::XmlElement& e : doc) n += e.name == "rect" && e.attr("class") == cls;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the machine views save as SVG and PNG, and step 16's tile orders and a held clock show, at 1280x800 and "
+          "2560x1440",
+          "[gui][xvfb][picture]") {
+  if (!xvfb_or_skip()) return;
+  const gs::test::ScratchDir dir;
+  // A result of step 16 at its example shape on the H200 whose SMs counted 1367 MHz.
+  const std::string bench = dir.write("bench.json", R"({"kernel": "hopper_fewer_arrivals",
+      "shape": {"m": 256, "n": 512, "k": 512}, "tflops": {"median": 20.0, "min": 19.0, "max": 21.0},
+      "device": "NVIDIA H200", "status": "ok", "sm_clock_counted_mhz": 1367.0})");
+  struct Size {
+    const char* size;
+    const char* screen;
+    const char* view;  // the view whose picture is saved
+    const char* ext;
+  };
+  for (const Size& s : {Size{"1280x800", "1280x800", "gpu", "svg"}, Size{"2560x1440", "2560x1440", "memory", "svg"},
+                        Size{"1280x800", "1280x800", "memory", "png"}, Size{"2560x1440", "2560x1440", "gpu", "png"}}) {
+    INFO(s.size << " " << s.view << "." << s.ext);
+    const std::string picture = dir.path(fmt::format("{}-{}.{}", s.view, s.size, s.ext));
+    const Headless h = run_headless(fmt::format("machine_{}_{}_{}", s.view, s.size, s.ext),
+                                    fmt::format("--kernel hopper_fewer_arrivals --machine h200 --view gpu --view memory "
+                                                "--view schedule --view throughput --size {} --import {} "
+                                                "--save-picture {}={}",
+                                                s.size, bench, s.view, picture),
+                                    s.screen);
+    INFO(h.output);
+    REQUIRE(h.code == 0);
+    const auto& v = h.state["views"];
+    if (std::string(s.ext) == "svg") {
+      const std::vector<gs::test::XmlElement> doc = svg_of(picture);
+      if (std::string(s.view) == "gpu") {
+        CHECK(count_class(doc, "gpc") == v["gpu"]["gpcs"].size());
+        CHECK(count_class(doc, "sm") == v["gpu"]["sms"].get<size_t>());
+        CHECK(count_class(doc, "sub") == v["gpu"]["sub_partitions"].size());
+      } else {
+        CHECK(count_class(doc, "level") == v["memory"]["open"]["levels"].size());
+        CHECK(count_class(doc, "traffic") == 4);  // L1 data path, L2, HBM, stores
+      }
+    } else {
+      // The PNG is the view's window cut out of the frame.
+      const auto r = h.state["layout"]["views"][s.view].get<std::array<float, 4>>();
+      int w = 0, hh = 0, n = 0;
+      REQUIRE(stbi_info(picture.c_str(), &w, &hh, &n));
+      CHECK(w == int(std::lround(r[2])));
+      CHECK(hh == int(std::lround(r[3])));
+    }
+    // Step 16's tile orders, its grouped order marked; at its example shape they tie, and the note says why.
+    const auto& orders = v["schedule"]["tile_orders"];
+    REQUIRE(orders.size() == 3);
+    CHECK(orders[1]["open"] == true);
+    CHECK(orders[0]["hbm_bytes"] == orders[1]["hbm_bytes"]);
+    CHECK_THAT(v["schedule"]["tile_orders_note"].get<std::string>(), Catch::Matchers::Contains("in flight at once"));
+    // The table is drawn, inside the window: the schedule's orders take pixels that are not the background.
+    REQUIRE(h.state["drawn"].contains("schedule.orders"));
+    const auto t = h.state["drawn"]["schedule.orders"].get<std::array<float, 4>>();
+    CHECK(t[2] > 0);
+    CHECK(t[3] > 0);
+    CHECK(t[0] + t[2] <= h.w);
+    CHECK(t[1] + t[3] <= h.h);
+    std::set<std::array<int, 3>> colours;  // its text and rows, not an empty patch
+    for (int y = int(t[1]); y < int(t[1] + t[3]); y += 2)
+      for (int x = int(t[0]); x < int(t[0] + t[2]); x += 3) colours.insert(h.pixel(x, y));
+    CHECK(colours.size() > 3);
+    // The held clock of the imported run: the tensor ceiling at 1.37 GHz, in the caption.
+    const auto& held = v["throughput"]["held_ceiling"];
+    REQUIRE(held.is_object());
+    CHECK(held["clock_mhz"].get<double>() == 1367.0);
+    CHECK_THAT(v["throughput"]["caption"].get<std::string>(), Catch::Matchers::Contains("held 1.37 GHz: 739"));
+  }
 }

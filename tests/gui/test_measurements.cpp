@@ -211,3 +211,48 @@ TEST_CASE("a single GPU result that describes its device sets the roofline's cei
   CHECK(with.ceilings.tensor_tflops != Approx(defaults.tensor_tflops).margin(1.0));
   CHECK(with.ceilings.basis.find("132 SMs") != std::string::npos);
 }
+
+TEST_CASE("the SM clock a run held is read from bench's sm_clock_counted_mhz, never from NVML's reported clock",
+          "[gui][clock]") {
+  nlohmann::json result = {{"kernel", "hopper_fewer_arrivals"},
+                           {"shape", {{"m", 8192}, {"n", 8192}, {"k", 8192}}},
+                           {"tflops", {{"median", 640.0}, {"min", 630.0}, {"max", 650.0}}},
+                           {"device", "NVIDIA H200"},
+                           {"status", "ok"},
+                           {"conditions", {{"sm_clock_reported_mhz", {{"median", 1500}, {"min", 1500}}}}},
+                           {"sm_clock_counted_mhz", 1367.4}};
+  Measurements m;
+  REQUIRE(m.add_bench_json(result, MeasurementSource::imported, 1.0) == 1);
+  REQUIRE(m.variants.front().points.back().notes.counted_clock_mhz);
+  CHECK(*m.variants.front().points.back().notes.counted_clock_mhz == Approx(1367.4));
+  // A file of before the field, a null (not counted), and nonsense: absent, and the result still imported.
+  for (const nlohmann::json& value : {nlohmann::json(nullptr), nlohmann::json("fast"), nlohmann::json(-5),
+                                      nlohmann::json(1e12)}) {
+    INFO(value.dump());
+    nlohmann::json r = result;
+    r["sm_clock_counted_mhz"] = value;
+    Measurements n;
+    REQUIRE(n.add_bench_json(r, MeasurementSource::imported, 1.0) == 1);
+    CHECK_FALSE(n.variants.front().points.back().notes.counted_clock_mhz);
+  }
+  result.erase("sm_clock_counted_mhz");
+  Measurements old;
+  REQUIRE(old.add_bench_json(result, MeasurementSource::imported, 1.0) == 1);
+  CHECK_FALSE(old.variants.front().points.back().notes.counted_clock_mhz);  // the reported 1500 is not taken for it
+}
+
+TEST_CASE("a compute ceiling at another clock is the same SMs and FLOP per cycle at that clock", "[gui][clock]") {
+  const DeviceCeilings rated;  // the H100's: 989 TFLOP/s bf16 at 1.83 GHz, 67 fp32 at 1.98 GHz
+  CHECK(rated.compute_tflops_at(false, 1830.0) == Approx(989.0));
+  CHECK(rated.compute_tflops_at(false, 1680.0) == Approx(989.0 * 1680.0 / 1830.0));  // 908
+  CHECK(rated.compute_tflops_at(false, 1680.0) == Approx(908.0).margin(0.5));
+  CHECK(rated.compute_tflops_at(true, 1485.0) == Approx(67.0 * 0.75));
+  // A device's ceilings are at the clock its driver reports, both of them.
+  const nlohmann::json h100 = {{"name", "NVIDIA H100 80GB HBM3"}, {"cc_major", 9}, {"cc_minor", 0}, {"sms", 132},
+                               {"sm_clock_mhz", 1980}, {"mem_clock_mhz", 2619}, {"mem_bus_width", 5120}};
+  const auto c = ceilings_from_device(h100);
+  REQUIRE(c);
+  CHECK(c->tensor_clock_mhz == 1980.0);
+  CHECK(c->fp32_clock_mhz == 1980.0);
+  CHECK(c->compute_tflops_at(false, 1367.0) == Approx(132 * 4096 * 1.367e9 / 1e12));
+}

@@ -5,6 +5,10 @@
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/memory_data.hpp"
+#include "gui/core/picture.hpp"
+#include "tests/support/xml_check.hpp"
+
+#include <fmt/format.h>
 
 using namespace gs;
 using namespace gs::gui;
@@ -91,4 +95,51 @@ TEST_CASE("memory: the step before stands beside the open one once the model pre
   // A different shape of the step before does not count.
   app.open_now({.kernel_id = "hopper_tile_128", .shape = {1024, 512, 256}, .only_traced_cta = true});
   CHECK_FALSE(memory_data(app).before);
+}
+
+TEST_CASE("memory: the SVG picture is well formed and carries the levels and the traffic, for the H100 and the H200",
+          "[gui][memory][picture]") {
+  for (const timing::Machine* card : {&timing::kH100, &timing::kH200}) {
+    INFO(card->name);
+    AppState app;
+    app.open_now({.kernel_id = "hopper_tile_128", .shape = {1024, 1024, 512}, .only_traced_cta = true, .machine = card});
+    REQUIRE(app.kernel);
+    const MemoryData d = memory_data(app);
+    REQUIRE(d.available);
+    REQUIRE(svg_pictures_of(ViewId::memory).size() == 1);
+    const std::string svg = view_svg(app, ViewId::memory, 0);
+    std::vector<const gs::test::XmlElement*> levels, traffic;
+    const std::vector<gs::test::XmlElement> doc = gs::test::parse_xml(svg);
+    for (const gs::test::XmlElement& e : doc)
+      if (e.name == "rect" && e.attr("class") == "level") levels.push_back(&e);
+      else if (e.name == "rect" && e.attr("class") == "traffic") traffic.push_back(&e);
+    // One column: no step before was opened at this shape.
+    REQUIRE(!d.before);
+    REQUIRE(levels.size() == d.open.levels.size());
+    size_t t = 0;
+    for (size_t i = 0; i < levels.size(); ++i) {
+      const MemoryLevel& l = d.open.levels[i];
+      CHECK(levels[i]->attr("data-name") == l.name);
+      CHECK(std::stod(levels[i]->attr("data-capacity")) == Approx(l.capacity_bytes).margin(1));
+      CHECK(std::stod(levels[i]->attr("data-latency")) == Approx(l.latency_cycles));
+      for (const MemoryTraffic& x : l.traffic) {
+        REQUIRE(t < traffic.size());
+        CHECK(traffic[t]->attr("data-part") == x.part);
+        CHECK(std::stod(traffic[t]->attr("data-amount")) == Approx(x.amount).epsilon(1e-5));
+        CHECK(std::stod(traffic[t]->attr("data-share")) == Approx(x.share).epsilon(1e-5));
+        CHECK(traffic[t]->attr("data-bound") == (x.bound ? "1" : "0"));
+        ++t;
+      }
+    }
+    CHECK(t == traffic.size());
+    // The figures are the card's: L2's and HBM's capacities from its description.
+    CHECK(level(d.open, "L2").capacity_bytes == card->desc->l2_bytes.value);
+    CHECK(level(d.open, "HBM").capacity_bytes == card->desc->hbm_gb.value * 1e9);
+    CHECK_THAT(svg, Catch::Matchers::Contains(fmt::format("memory hierarchy of the {}", card->name)));
+    // Its title says which step and card, and the bound caption is the prediction's.
+    CHECK_THAT(svg, Catch::Matchers::Contains("bound by " + d.open.bound));
+  }
+  // Without a kernel: a clear error, no picture.
+  AppState empty;
+  CHECK_THROWS_WITH(view_svg(empty, ViewId::memory, 0), Catch::Matchers::Contains("no kernel"));
 }

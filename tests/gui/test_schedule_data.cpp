@@ -11,6 +11,7 @@
 #include "gui/core/app_state.hpp"
 #include "gui/core/colors.hpp"
 #include "gui/core/schedule_data.hpp"
+#include "kernels/registry.hpp"
 #include "tests/gui/headless.hpp"
 
 using namespace gs;
@@ -270,4 +271,112 @@ TEST_CASE("schedule: a persistent CTA whose two consumer warpgroups store differ
     CHECK(d.unwritten == 0);
     CHECK_THAT(d.note, Catch::Contains("every tile written once"));
   }
+}
+
+namespace {
+
+// What the engine counts for `info` built with order `value` at `shape`: the walk it declares,
+// through the same timing functions the prediction calls.
+model::timing::WalkTraffic engine_bytes(const kernels::KernelInfo& info, kernels::GemmShape shape, uint32_t value,
+                                        uint64_t concurrent, const model::timing::Machine& card) {
+  kernels::ParamValues params = kernels::resolve_params(info, {});
+  params["order"] = value;
+  const ir::Kernel k = kernels::build_kernel(info, {shape, {}, params});
+  const model::timing::GemmFacts g = model::timing::declared_gemm_facts(k.output, shape.k);
+  return {model::timing::hbm_read_bytes(g, concurrent, card.desc->l2_bytes.value), 0.0,
+          model::timing::distinct_panel_bytes(g, concurrent)};
+}
+
+}  // namespace
+
+TEST_CASE("schedule: the tile orders' HBM and L2 bytes are the timing model's for each order's walk",
+          "[gui][schedule][tile_order]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_fewer_arrivals");  // step 16
+  for (const model::timing::Machine* card : {&model::timing::kH100, &model::timing::kH200}) {
+    INFO(card->name);
+    for (const kernels::GemmShape shape : {kernels::GemmShape{4096, 4096, 4096}, kernels::GemmShape{8192, 8192, 8192}}) {
+      INFO(shape.m << "^3");
+      const uint64_t concurrent = 128;  // step 16's 128 persistent CTAs, one an SM: one wave
+      const std::vector<OrderTraffic> orders =
+          tile_order_traffic(info, {shape, {}, {}}, concurrent, *card);
+      REQUIRE(orders.size() == 3);
+      CHECK(orders[0].name == "row");
+      CHECK(orders[1].name == "grouped");
+      CHECK(orders[2].name == "hilbert");
+      CHECK(orders[1].open);  // step 16 ships with the grouped order
+      CHECK_FALSE(orders[0].open);
+      CHECK_FALSE(orders[2].open);
+      const double tiles = double(shape.m / 128) * double(shape.n / 256);
+      for (const OrderTraffic& o : orders) {
+        const model::timing::WalkTraffic e = engine_bytes(info, shape, o.value, concurrent, *card);
+        CHECK(o.traffic.hbm_bytes == e.hbm_bytes);
+        CHECK(o.traffic.l2_distinct_bytes == e.l2_distinct_bytes);
+        // Every tile reads its A row panel and B column panel through L2, whatever the order.
+        CHECK(o.traffic.l2_bytes == Approx(tiles * (128 + 256) * double(shape.k) * 2));
+        CHECK(o.traffic.hbm_bytes >= double(shape.m + shape.n) * shape.k * 2);  // each byte at least once
+        CHECK(o.traffic.l2_reuse() == Approx(o.traffic.l2_bytes / o.traffic.hbm_bytes));
+      }
+      if (shape.m == 8192) {
+        // 16 waves of 128 tiles: a row-order wave needs 4 A panels and all 32 B panels, 136 MiB,
+        // which L2 cannot keep for the next; a grouped wave 16 A and 8 B panels. So grouped reads
+        // less from HBM, and L2 serves each of its bytes more often; the Hilbert walk is compact too.
+        CHECK(orders[1].traffic.hbm_bytes < orders[0].traffic.hbm_bytes);
+        CHECK(orders[1].traffic.l2_reuse() > orders[0].traffic.l2_reuse());
+        CHECK(orders[2].traffic.hbm_bytes < orders[0].traffic.hbm_bytes);
+      }
+    }
+  }
+  // A kernel without a tile order has none to compare.
+  CHECK(tile_order_traffic(kernels::kernel_or_throw("simt_naive"), {{256, 256, 64}, {}, {}}, 4, model::timing::kH100)
+            .empty());
+}
+
+TEST_CASE("schedule: the open persistent kernel's tile orders, its own marked and equal to its prediction's bytes",
+          "[gui][schedule][tile_order]") {
+  // 16 waves of 128 tiles (64x32 tiles of 128x256) with K large enough that a row-order wave's
+  // panels (4 of A, all 32 of B) do not stay in L2 for the next, built with the row order.
+  AppState app;
+  app.open_now({.kernel_id = "hopper_fewer_arrivals", .shape = {8192, 8192, 4096}, .params = {{"order", 0}},
+                .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const ScheduleData& d = schedule_data(app.kernel);
+  REQUIRE(d.orders.size() == 3);
+  CHECK(d.orders[0].open);  // built with the row order
+  CHECK_FALSE(d.orders[1].open);
+  const model::timing::Prediction& p = app.kernel->report.result.stats.prediction;
+  CHECK(d.orders_concurrent == std::min<uint64_t>(p.wave_ctas, app.kernel->kernel().launch.ctas()));
+  // The open order's bytes are the ones its prediction counted (only the traced CTA ran: the
+  // declared walk), wave by wave.
+  CHECK(d.orders[0].traffic.hbm_bytes / double(p.waves) == Approx(p.parts.hbm_bytes_per_wave));
+  const nlohmann::json j = describe_schedule(app)["tile_orders"];
+  REQUIRE(j.size() == 3);
+  CHECK(j[0]["name"] == "row");
+  CHECK(j[0]["open"] == true);
+  CHECK(j[1]["hbm_bytes"].get<double>() == d.orders[1].traffic.hbm_bytes);
+  CHECK(j[2]["l2_reuse"].get<double>() == Approx(d.orders[2].traffic.l2_reuse()));
+  CHECK_THAT(describe_schedule(app)["tile_orders_note"].get<std::string>(), Catch::Matchers::Contains("in flight at once"));
+  // Row order reads most from HBM (grouped and Hilbert about a quarter of it here), and the
+  // verdict line names the order that reads least against it.
+  CHECK(d.orders[1].traffic.hbm_bytes < d.orders[0].traffic.hbm_bytes / 3);
+  CHECK(d.orders[2].traffic.hbm_bytes < d.orders[0].traffic.hbm_bytes / 3);
+  const OrderTraffic& least = d.orders[1].traffic.hbm_bytes < d.orders[2].traffic.hbm_bytes ? d.orders[1] : d.orders[2];
+  CHECK_THAT(d.orders_line, Catch::Matchers::StartsWith("The " + least.name + " order reads least from HBM") &&
+                                Catch::Matchers::Contains("against the row order's"));
+  CHECK(describe_schedule(app)["tile_orders_line"] == d.orders_line);
+
+  // At the step's example shape all its tiles are in flight at once: the orders tie, and the note says so.
+  AppState small;
+  small.open_now({.kernel_id = "hopper_fewer_arrivals", .only_traced_cta = true});
+  REQUIRE(small.kernel);
+  const ScheduleData& s = schedule_data(small.kernel);
+  REQUIRE(s.orders.size() == 3);
+  CHECK(s.orders[0].traffic.hbm_bytes == s.orders[1].traffic.hbm_bytes);
+  CHECK(s.orders[1].traffic.hbm_bytes == s.orders[2].traffic.hbm_bytes);
+  CHECK_THAT(s.orders_note, Catch::Matchers::Contains("Every tile is in flight at once"));
+  CHECK_THAT(s.orders_line, Catch::Matchers::Contains("All 4 tiles run at once here"));
+  // A kernel without the parameter shows none.
+  AppState plain;
+  plain.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
+  REQUIRE(plain.kernel);
+  CHECK(schedule_data(plain.kernel).orders.empty());
 }

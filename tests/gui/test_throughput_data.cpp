@@ -349,3 +349,65 @@ TEST_CASE("a GPU result's paired rounds, spread, power and method reach the thro
   CHECK((*o)["ratio_iqr"].is_null());
   CHECK((*o)["ratio"].get<double>() == Approx(744.6 / 777.7));
 }
+
+TEST_CASE("roofline: the compute ceiling at the clock a run of the kernel on screen held, beside the rated one",
+          "[gui][throughput][clock]") {
+  // An H200 result of step 16 whose SMs counted 1367 MHz (NVML reported 1500 meanwhile).
+  const auto result = [](const char* kernel, uint32_t size, std::optional<double> counted) {
+    nlohmann::json r = {{"kernel", kernel},
+                        {"shape", {{"m", size}, {"n", size}, {"k", size}}},
+                        {"tflops", {{"median", 640.0}, {"min", 630.0}, {"max", 650.0}}},
+                        {"device", "NVIDIA H200"},
+                        {"status", "ok"},
+                        {"conditions", {{"sm_clock_reported_mhz", {{"median", 1500}, {"min", 1500}}}}}};
+    if (counted) r["sm_clock_counted_mhz"] = *counted;
+    return r;
+  };
+  AppState app;
+  app.open_now({.kernel_id = "hopper_fewer_arrivals", .only_traced_cta = true, .machine = &model::timing::kH200});
+  REQUIRE(app.kernel);
+  // An old file, without the counted clock: the rated ceiling only.
+  REQUIRE(app.measurements.add_bench_json(result("hopper_fewer_arrivals", 8192, std::nullopt),
+                                          MeasurementSource::imported, 1.0) == 1);
+  nlohmann::json j = describe_throughput(app);
+  CHECK(j["held_ceiling"].is_null());
+  CHECK_THAT(j["caption"].get<std::string>(), !Contains("held"));
+  CHECK(j["ceilings"]["tensor_clock_mhz"].get<double>() == model::timing::kH200.desc->clock_rated_mhz.value);
+  // Another kernel's counted clock is not this kernel's.
+  REQUIRE(app.measurements.add_bench_json(result("hopper_persistent", 8192, 1500.0), MeasurementSource::imported, 2.0) ==
+          1);
+  CHECK(describe_throughput(app)["held_ceiling"].is_null());
+  // This kernel's: 989 TFLOP/s at 1.83 GHz becomes 989 x 1367 / 1830 = 739 at the clock it held.
+  REQUIRE(app.measurements.add_bench_json(result("hopper_fewer_arrivals", 8192, 1367.0), MeasurementSource::imported,
+                                          3.0) == 1);
+  const ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.held);
+  CHECK(d.held->clock_mhz == 1367.0);
+  CHECK_FALSE(d.held->fp32);
+  CHECK(d.held->rated_tflops == Approx(989.0));
+  CHECK(d.held->rated_clock_mhz == 1830.0);
+  CHECK(d.held->tflops == Approx(989.0 * 1367.0 / 1830.0));
+  CHECK(d.held->text == "bf16 tensor 989 TFLOP/s at 1.83 GHz; this run held 1.37 GHz: 739");
+  CHECK(d.held->label == d.rows[d.held->row].label);
+  CHECK_THAT(d.held->label, Contains("hopper_fewer_arrivals 8192"));
+  j = describe_throughput(app);
+  CHECK(j["held_ceiling"]["clock_mhz"].get<double>() == 1367.0);
+  CHECK(j["held_ceiling"]["tflops"].get<double>() == Approx(738.8).margin(0.1));
+  CHECK_THAT(j["caption"].get<std::string>(), Contains("held 1.37 GHz: 739 TFLOP/s"));
+  // Each variant says what its SMs counted (null where they did not).
+  const nlohmann::json* counted = variant_json(j, "hopper_fewer_arrivals", "imported", 8192);
+  REQUIRE(counted != nullptr);
+  CHECK((*counted)["sm_clock_counted_mhz"].get<double>() == 1367.0);
+  // A run at the shape on screen wins over one at another shape.
+  const kernels::GemmShape here = app.kernel->report.shape;
+  nlohmann::json same = result("hopper_fewer_arrivals", 8192, 1401.0);
+  same["shape"] = {{"m", here.m}, {"n", here.n}, {"k", here.k}};
+  REQUIRE(app.measurements.add_bench_json(same, MeasurementSource::imported, 4.0) == 1);
+  CHECK(prepare_throughput(app).held->clock_mhz == 1401.0);
+  // Runs on another card than the figure's are not drawn under its roofs, nor give its held clock.
+  AppState h100;
+  h100.open_now({.kernel_id = "hopper_fewer_arrivals", .only_traced_cta = true, .machine = &model::timing::kH100});
+  REQUIRE(h100.measurements.add_bench_json(result("hopper_fewer_arrivals", 8192, 1367.0), MeasurementSource::imported,
+                                           1.0) == 1);
+  CHECK_FALSE(prepare_throughput(h100).held);
+}

@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "engine/model/timing.hpp"
+#include "kernels/registry.hpp"
 #include "run/gpu_bench.hpp"
+#include "run/sim_job.hpp"
 #include "run/gpu_compare.hpp"
 
 using namespace gs;
@@ -321,4 +324,56 @@ TEST_CASE("bench: the card's power, temperature and clock limits travel with eac
   const nlohmann::json n = run::bench_result_json(none);
   CHECK(n["conditions"].is_null());
   CHECK_THAT(n["method"].get<std::string>(), Contains("power not sampled (libnvidia-ml.so.1 not found)"));
+}
+
+TEST_CASE("bench: the SM clock the SMs counted travels with each result, apart from NVML's", "[run][bench][clock]") {
+  run::BenchResult r = fake_result();
+  r.counted_clock_note = "not counted (--no-counted-clock)";
+  nlohmann::json j = run::bench_result_json(r);
+  CHECK(j["sm_clock_counted_mhz"].is_null());
+  CHECK(j["counted_clock_note"] == "not counted (--no-counted-clock)");
+  CHECK_THAT(j["method"].get<std::string>(), Contains("SM clock not counted (--no-counted-clock)"));
+  CHECK_THAT(run::bench_summary_line(r), !Contains("counted"));
+  r.sm_clock_counted_mhz = 1367.4;
+  r.counted_clock_note = "counted by the SMs: the median over 1056 warps";
+  j = run::bench_result_json(r);
+  CHECK(j["sm_clock_counted_mhz"].get<double>() == 1367.4);
+  CHECK_THAT(j["method"].get<std::string>(), Contains("the SM clock held, 1367 MHz, counted by the SMs"));
+  CHECK_THAT(run::bench_summary_line(r), Contains("the SMs counted 1367 MHz"));
+  CHECK(r.ok());  // a clock counted or not never decides the verdict
+  r.sm_clock_counted_mhz.reset();
+  CHECK(r.ok());
+}
+
+TEST_CASE("bench: the counted clock is the clock-counting build's warps' own count (here on the model)",
+          "[run][bench][clock]") {
+  // The build bench launches after the timed rounds, run on the model: its %clock64 is the
+  // modeled cycle and its %globaltimer that cycle in ns at its machine's clock, so the warps
+  // count the machine's clock.
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("simt_naive");
+  const kernels::GemmShape shape = info.example_shape;
+  const ir::Kernel plain = kernels::build_kernel(info, {shape, {}, kernels::resolve_params(info, {})});
+  const ir::TimelineOptions o = run::counted_clock_options(plain);
+  CHECK(o.first_cta == 0);
+  CHECK(o.ctas == std::min<uint64_t>(plain.launch.ctas(), 132));  // the first wave's CTAs on 132 SMs
+  CHECK(o.capacity <= 64);                                         // only the warps' headers are read
+  run::SimRequest req;
+  req.kernel_id = info.id;
+  req.shape = shape;
+  req.inputs = run::InputMode::integer;
+  req.timeline = o;
+  const run::SimReport s = run::run_sim(req);
+  REQUIRE(s.result.completed);
+  REQUIRE(s.timeline);
+  const run::CountedClock c = run::counted_clock_of(plain, *s.timeline, s.timeline_bytes, 0.25);
+  REQUIRE(c.mhz);
+  CHECK(*c.mhz == Approx(model::timing::machine_for(plain.target).clock_hz / 1e6).epsilon(0.02));
+  CHECK_THAT(c.note, Contains("median over") && Contains("%clock64 over its %globaltimer") && Contains("0.250 ms"));
+  // Records no warp finished (a zeroed buffer): no clock, and why; records of another size: no clock, no throw.
+  const run::CountedClock none = run::counted_clock_of(plain, *s.timeline, std::vector<uint8_t>(s.timeline_bytes.size()), 0.25);
+  CHECK_FALSE(none.mhz);
+  CHECK_THAT(none.note, Contains("not counted"));
+  const run::CountedClock bad = run::counted_clock_of(plain, *s.timeline, std::vector<uint8_t>(5), 0.25);
+  CHECK_FALSE(bad.mhz);
+  CHECK_THAT(bad.note, Contains("not counted"));
 }

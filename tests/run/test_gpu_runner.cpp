@@ -150,6 +150,15 @@ TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "
       WARN("no power samples: " << r.conditions_error);
       CHECK_FALSE(r.conditions_error.empty());
     }
+    // The SMs counted the clock they held right after the timed rounds (at 512^3 a warp may live
+    // too short for %globaltimer to move: then the note says so); never above what the driver allows.
+    if (r.sm_clock_counted_mhz) {
+      CHECK(*r.sm_clock_counted_mhz > 0.2 * the_device().sm_clock_khz / 1000.0);
+      CHECK(*r.sm_clock_counted_mhz < 1.3 * the_device().sm_clock_khz / 1000.0);
+    } else {
+      WARN("no counted clock: " << r.counted_clock_note);
+      CHECK_THAT(r.counted_clock_note, Contains("not counted"));
+    }
     const nlohmann::json j = run::bench_result_json(r);
     CHECK(j["device"] == the_device().name);
     CHECK(j["tflops"]["median"].get<double>() > 0.0);
@@ -157,6 +166,45 @@ TEST_CASE("[gpu] runner: timing gives reps, a stable C and a cuBLAS baseline", "
     CHECK(j["device_info"]["sms"] == the_device().sms);
     CHECK(j["device_info"]["sm_clock_mhz"] == the_device().sm_clock_khz / 1000);
   }
+}
+
+TEST_CASE("[gpu] runner: bench counts the SM clock the card held under a long GEMM, and can skip it",
+          "[run][gpu][clock]") {
+  // Step 16 at 8192^3 on a Hopper card: launches of milliseconds, long enough for the card to sit
+  // at its power limit and for every warp's %globaltimer to move many times.
+  GS_REQUIRE_GPU_OR_SKIP();
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_fewer_arrivals");
+  if (!runnable(info)) {
+    WARN("skipped: " << info.id << " does not run on " << the_device().name);
+    return;
+  }
+  run::BenchRequest req;
+  req.kernel_id = info.id;
+  req.shape = {8192, 8192, 8192};
+  req.reps = 10;
+  const run::BenchResult r = run::run_bench(req);
+  INFO(run::bench_summary_line(r) << "\n" << r.counted_clock_note);
+  REQUIRE(r.status == run::GpuStatus::ok);
+  CHECK(r.ok());
+  REQUIRE(r.sm_clock_counted_mhz);
+  const double max_mhz = the_device().sm_clock_khz / 1000.0;
+  CHECK(*r.sm_clock_counted_mhz > 0.5 * max_mhz);
+  CHECK(*r.sm_clock_counted_mhz <= 1.02 * max_mhz);
+  CHECK_THAT(r.counted_clock_note, Contains("counted by the SMs"));
+  const nlohmann::json j = run::bench_result_json(r);
+  CHECK(j["sm_clock_counted_mhz"].get<double>() == *r.sm_clock_counted_mhz);
+  CHECK_THAT(j["method"].get<std::string>(), Contains("the SM clock held"));
+  WARN(info.id << " at 8192^3: the SMs counted " << *r.sm_clock_counted_mhz << " MHz; NVML reported "
+                << (r.conditions ? std::to_string(r.conditions->sm_clock_reported_median_mhz) : std::string("nothing")));
+  // Skipped on request: absent, and the result as good.
+  req.counted_clock = false;
+  req.reps = 3;
+  req.shape = {2048, 2048, 2048};
+  const run::BenchResult skipped = run::run_bench(req);
+  REQUIRE(skipped.status == run::GpuStatus::ok);
+  CHECK(skipped.ok());
+  CHECK_FALSE(skipped.sm_clock_counted_mhz);
+  CHECK(run::bench_result_json(skipped)["sm_clock_counted_mhz"].is_null());
 }
 
 TEST_CASE("[gpu] runner: with the timeline recorded, every step computes the same C and its records decode",
