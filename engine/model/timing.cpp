@@ -211,7 +211,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
     // A persistent CTA walks several tiles: the tiles in flight at once are its CTAs.
-    b.hbm_bytes_per_wave = hbm_read_bytes(gemm, uint64_t(concurrent), d.l2_bytes.value) / double(p.waves);
+    b.hbm_bytes_per_wave = hbm_read_bytes(gemm, uint64_t(concurrent), d.l2_kept_bytes.value) / double(p.waves);
     b.hbm_bytes_per_wave = std::min(b.hbm_bytes_per_wave, b.l2_bytes_per_wave);  // no more than it reads
     b.l2_distinct_bytes_per_wave =
         std::min(b.l2_bytes_per_wave, distinct_panel_bytes(gemm, uint64_t(concurrent)) / double(p.waves));

@@ -259,7 +259,8 @@ uint32_t ctas_by_registers(const MachineDesc& m, uint32_t threads, uint32_t regi
 // Bytes the GEMM's waves read from HBM: each wave of `concurrent` tiles (in the GEMM's tile
 // order) needs its A row panels and B column panels; a panel the previous wave used (when that
 // wave's panels fitted in L2 together), or B when all of B fits in L2 beside the wave's A
-// panels, comes from L2. C is not counted here (stores).
+// panels, comes from L2. C is not counted here (stores). `l2_bytes` is what L2 keeps of a working
+// set every SM reads: the machine's l2_kept_bytes (half its size: each partition its own copy).
 double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
 // The A and B panel bytes of each wave of `concurrent` tiles, each panel counted once per wave
 // however many of the wave's CTAs read it, summed over the waves: the distinct lines L2 serves.

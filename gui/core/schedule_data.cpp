@@ -211,7 +211,7 @@ std::vector<OrderTraffic> tile_order_traffic(const kernels::KernelInfo& info, co
     const ir::Kernel built = kernels::build_kernel(info, cfg);
     const model::timing::GemmFacts g = model::timing::declared_gemm_facts(built.output, open.shape.k);
     out.push_back({value, tile_order::order_name(tile_order::Order(value)), value == params.at(name),
-                   model::timing::walk_traffic(g, concurrent, card.desc->l2_bytes.value)});
+                   model::timing::walk_traffic(g, concurrent, card.desc->l2_kept_bytes.value)});
   }
   return out;
 }

@@ -283,7 +283,7 @@ model::timing::WalkTraffic engine_bytes(const kernels::KernelInfo& info, kernels
   params["order"] = value;
   const ir::Kernel k = kernels::build_kernel(info, {shape, {}, params});
   const model::timing::GemmFacts g = model::timing::declared_gemm_facts(k.output, shape.k);
-  return {model::timing::hbm_read_bytes(g, concurrent, card.desc->l2_bytes.value), 0.0,
+  return {model::timing::hbm_read_bytes(g, concurrent, card.desc->l2_kept_bytes.value), 0.0,
           model::timing::distinct_panel_bytes(g, concurrent)};
 }
 
@@ -316,14 +316,17 @@ TEST_CASE("schedule: the tile orders' HBM and L2 bytes are the timing model's fo
         CHECK(o.traffic.hbm_bytes >= double(shape.m + shape.n) * shape.k * 2);  // each byte at least once
         CHECK(o.traffic.l2_reuse() == Approx(o.traffic.l2_bytes / o.traffic.hbm_bytes));
       }
-      if (shape.m == 8192) {
-        // 16 waves of 128 tiles: a row-order wave needs 4 A panels and all 32 B panels, 136 MiB,
-        // which L2 cannot keep for the next; a grouped wave 16 A and 8 B panels. So grouped reads
-        // less from HBM, and L2 serves each of its bytes more often; the Hilbert walk is compact too.
-        CHECK(orders[1].traffic.hbm_bytes < orders[0].traffic.hbm_bytes);
-        CHECK(orders[1].traffic.l2_reuse() > orders[0].traffic.l2_reuse());
-        CHECK(orders[2].traffic.hbm_bytes < orders[0].traffic.hbm_bytes);
-      }
+      // 8192^3, 16 waves of 128 tiles: a row-order wave needs 4 A panels and all 32 B panels, 136
+      // MiB, which L2 cannot keep for the next; a grouped wave 16 A and 8 B panels. So grouped reads
+      // less from HBM, and L2 serves each of its bytes more often; the Hilbert walk is compact too.
+      // 4096^3, 4 waves: a row-order wave's 8 A and 16 B panels (40 MiB) do not stay either (L2
+      // keeps about half its size of what every SM reads: l2_kept_bytes), a grouped wave's 32 MiB
+      // barely. The H200 measured the same order (Nsight Compute's DRAM bytes of step 16, row /
+      // grouped / Hilbert: 168 / 133 / 168 MB at 4096^3, 2280 / 1070 / 1210 MB at 8192^3;
+      // docs/results/2026-12-02-l2).
+      CHECK(orders[1].traffic.hbm_bytes < orders[0].traffic.hbm_bytes);
+      CHECK(orders[1].traffic.l2_reuse() > orders[0].traffic.l2_reuse());
+      if (shape.m == 8192) CHECK(orders[2].traffic.hbm_bytes < orders[0].traffic.hbm_bytes);
     }
   }
   // A kernel without a tile order has none to compare.
@@ -355,10 +358,10 @@ TEST_CASE("schedule: the open persistent kernel's tile orders, its own marked an
   CHECK(j[1]["hbm_bytes"].get<double>() == d.orders[1].traffic.hbm_bytes);
   CHECK(j[2]["l2_reuse"].get<double>() == Approx(d.orders[2].traffic.l2_reuse()));
   CHECK_THAT(describe_schedule(app)["tile_orders_note"].get<std::string>(), Catch::Matchers::Contains("in flight at once"));
-  // Row order reads most from HBM (grouped and Hilbert about a quarter of it here), and the
-  // verdict line names the order that reads least against it.
-  CHECK(d.orders[1].traffic.hbm_bytes < d.orders[0].traffic.hbm_bytes / 3);
-  CHECK(d.orders[2].traffic.hbm_bytes < d.orders[0].traffic.hbm_bytes / 3);
+  // Row order reads most from HBM (grouped and Hilbert about half of it here), and the verdict
+  // line names the order that reads least against it.
+  CHECK(d.orders[1].traffic.hbm_bytes < d.orders[0].traffic.hbm_bytes * 0.6);
+  CHECK(d.orders[2].traffic.hbm_bytes < d.orders[0].traffic.hbm_bytes * 0.6);
   const OrderTraffic& least = d.orders[1].traffic.hbm_bytes < d.orders[2].traffic.hbm_bytes ? d.orders[1] : d.orders[2];
   CHECK_THAT(d.orders_line, Catch::Matchers::StartsWith("The " + least.name + " order reads least from HBM") &&
                                 Catch::Matchers::Contains("against the row order's"));
