@@ -1,5 +1,6 @@
 #include "engine/model/fast_forward.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <numeric>
 
@@ -89,28 +90,58 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   const uint64_t passes = n_op.kind == ir::OperandKind::imm ? uint64_t(n_op.imm) : uint32_t(c.reg(w.id, n_op.id, lane));
   if (pass >= passes || passes < p.min_passes) return 0;
   LoopMark& mark = c.loop_marks[size_t(w.id) * plan.loops.size() + index];
+  if (!mark.entered) {
+    mark.entered = true;
+    ++c.loop_warps[index];
+  }
+  ++c.loop_passes[index];
   if (pass == p.first - p.period) {
     mark.cycle = c.now;
     mark.cost = c.cost;
+    mark.loop_passes = c.loop_passes[index];
   }
   if (pass != p.first) return 0;
   const uint64_t skip = (passes - p.first - p.last) / p.period * p.period;
   if (skip == 0) return 0;
   for (uint32_t m = mask; m; m &= m - 1) c.reg(w.id, p.counter, uint32_t(std::countr_zero(m))) += skip;
-  // Each skipped pass takes as long as the passes of the period before it.
-  const uint64_t cycles = (c.now - mark.cycle) * skip / p.period;
+  // The skipped passes take as long as the passes before them did. Two measures of it: the
+  // warp's own last period, and the CTA's pace that the first warp to skip this instance of the
+  // loop measured (the passes all the loop's warps ended in its last period over that period's
+  // cycles, for `skip` passes of each of them). A window is only ever slowed by what does not
+  // last (a warp that drifted behind the others, a ring still filling), so each warp takes the
+  // shorter. Its own period alone made simt_naive's lagging warps jump too far (its skipped CTA
+  // ended 18% after its full run); the CTA's pace alone made step 13's consumers at 8192^3 jump
+  // 8% too far. Both now within 5% of the full run (tests/run/test_fast_forward.cpp).
+  const uint32_t instance = ++mark.skips;
+  const uint64_t own = (c.now - mark.cycle) * skip / p.period;
+  if (c.loop_jump_instance[index] != instance) {
+    const uint64_t ended = c.loop_passes[index] - mark.loop_passes;
+    const uint64_t warps = c.loop_warps[index];
+    c.loop_jump[index] = ended > 0 ? (c.now - mark.cycle) * skip * warps / ended : own;
+    c.loop_jump_instance[index] = instance;
+  }
+  const uint64_t cycles = std::min(own, c.loop_jump[index]);
   // The first warp to skip the j-th instance of a K loop (of any K loop: a producer's and its
   // consumers' are one stretch of the CTA's work) brings the CTA's work up to date; other
   // loops (tiles) likewise among themselves. Later skippers' windows may include that
   // extrapolation, so they add nothing.
   uint32_t& done = c.loop_extrapolated[p.k_loop ? 0 : 1];
-  if (++mark.skips > done) {
-    done = mark.skips;
+  if (instance > done) {
+    done = instance;
     // Every part of the work the prediction reads (timing::CtaCost) grows as in the period
     // before: the tensor cores, the copy engine, the shared-memory pipe, the load/store path
     // the bytes through L2 and the issue slots (run_cta_loop brings the CTA's count up to
-    // date before it calls here).
-    const auto grow = [&](uint64_t& now, uint64_t then) { now += (now - then) * skip / p.period; };
+    // date before it calls here). The work of that period is the CTA's, all warps' together, and
+    // so are the skipped passes: each of the loop's warps skips `skip`. So the work grows by what
+    // a pass cost (the period's work over the passes all warps ended in it) times the passes
+    // skipped, not by the skipper's own periods: the first warp to get here may have run ahead
+    // of the others (simt_naive's warps drift: its first skipper's period held 16% less than
+    // the CTA's passes, and every part of its prediction came out that much short).
+    const uint64_t ended = c.loop_passes[index] - mark.loop_passes;
+    const uint64_t warps = c.loop_warps[index];
+    const auto grow = [&](uint64_t& now, uint64_t then) {
+      now += ended > 0 ? (now - then) * skip * warps / ended : (now - then) * skip / p.period;
+    };
     grow(c.cost.warp_instructions, mark.cost.warp_instructions);
     grow(c.cost.tensor_busy_cycles, mark.cost.tensor_busy_cycles);
     grow(c.cost.tma_bytes, mark.cost.tma_bytes);

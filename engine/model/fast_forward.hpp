@@ -49,7 +49,9 @@ FastForwardPlan plan_fast_forward(const ir::Kernel& k);
 struct LoopMark {
   uint64_t cycle = 0;
   timing::CtaCost cost;  // the CTA's counted work then: each part is extrapolated over the skip
+  uint64_t loop_passes = 0;  // the passes every warp of the CTA had ended of this loop then
   uint32_t skips = 0;  // instances of the loop this warp fast-forwarded
+  bool entered = false;  // this warp has ended a pass of the loop (counted in Cta::loop_warps)
 };
 
 // At the backward branch `pc` of a planned loop, before it runs: skips passes when this is

@@ -85,6 +85,10 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tiles_visited = 0;
   c.loop_marks.assign(c.fast_forward ? c.fast_forward->loops.size() * nwarps : 0, LoopMark{});
   c.loop_extrapolated.assign(2, 0);
+  c.loop_passes.assign(c.fast_forward ? c.fast_forward->loops.size() : 0, 0);
+  c.loop_warps.assign(c.fast_forward ? c.fast_forward->loops.size() : 0, 0);
+  c.loop_jump.assign(c.fast_forward ? c.fast_forward->loops.size() : 0, 0);
+  c.loop_jump_instance.assign(c.fast_forward ? c.fast_forward->loops.size() : 0, 0);
   c.failed = false;
   c.failure.clear();
   c.blocked = c.started = c.paused = false;

@@ -423,6 +423,13 @@ struct Cta {
   const FastForwardPlan* fast_forward = nullptr;
   std::vector<LoopMark> loop_marks;         // [warp * loops + loop]
   std::vector<uint32_t> loop_extrapolated;  // K loops, other loops: instances whose work was extrapolated
+  // Per planned loop: the passes its warps have ended, all warps together, and how many warps have
+  // ended one (fast_forward_at: the CTA's work is extrapolated per warp-pass, not per the first
+  // skipper's time, whose warp may run ahead of the others).
+  std::vector<uint64_t> loop_passes;
+  std::vector<uint32_t> loop_warps;
+  std::vector<uint64_t> loop_jump;           // the cycles every warp skips in the instance below
+  std::vector<uint32_t> loop_jump_instance;  // the instance (LoopMark::skips) loop_jump is for
   bool failed = false;
   std::string failure;
   // In a cluster, run_cta returns when every live warp waits and nothing is in flight
