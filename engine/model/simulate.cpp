@@ -71,25 +71,18 @@ std::vector<uint64_t> bind_params(const ir::Kernel& k, const GemmMemory& mem) {
 // the tile order is the whole grid's schedule when every CTA ran (a persistent kernel's walk),
 // else the walk the kernel declares (OutputTiling::walk), else left to row-major.
 timing::GemmFacts gemm_facts(const ir::Kernel& k, const SimResult& result, double flops) {
-  timing::GemmFacts g;
   const ir::OutputTiling& o = k.output;
-  if (!o.declared()) return g;
-  g.tiles_m = o.tiles_m();
-  g.tiles_n = o.tiles_n();
-  g.tile_rows = o.tile_rows;
-  g.tile_cols = o.tile_cols;
-  g.m = o.rows;
-  g.n = o.cols;
-  g.k = g.m && g.n ? uint64_t(flops / (2.0 * double(g.m) * double(g.n)) + 0.5) : 0;
+  if (!o.declared()) return {};
+  const double mn = double(o.rows) * double(o.cols);
+  timing::GemmFacts g = timing::declared_gemm_facts(o, mn > 0 ? uint64_t(flops / (2.0 * mn) + 0.5) : 0);
   const std::vector<TileVisit>& v = result.schedule.visits;
   if (v.size() >= uint64_t(g.tiles_m) * g.tiles_n) {
+    g.tile_order.clear();
     std::vector<TileVisit> by_time = v;
     std::stable_sort(by_time.begin(), by_time.end(), [](const TileVisit& a, const TileVisit& b) {
       return a.order != b.order ? a.order < b.order : a.cta < b.cta;
     });
     for (const TileVisit& t : by_time) g.tile_order.push_back(t.tile);
-  } else {
-    g.tile_order = o.walk;
   }
   return g;
 }
