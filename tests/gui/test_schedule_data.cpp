@@ -342,7 +342,9 @@ TEST_CASE("schedule: the open persistent kernel's tile orders, its own marked an
   app.open_now({.kernel_id = "hopper_fewer_arrivals", .shape = {8192, 8192, 4096}, .params = {{"order", 0}},
                 .only_traced_cta = true});
   REQUIRE(app.kernel);
-  const ScheduleData& d = schedule_data(app.kernel);
+  // A copy: describe_schedule below counts the kernel's registers (ptxas -v), after which the
+  // view's cached data is built again and a reference to the first would dangle.
+  const ScheduleData d = schedule_data(app.kernel);
   REQUIRE(d.orders.size() == 3);
   CHECK(d.orders[0].open);  // built with the row order
   CHECK_FALSE(d.orders[1].open);
