@@ -113,11 +113,14 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   // ended 18% after its full run); the CTA's pace alone made step 13's consumers at 8192^3 jump
   // 8% too far. Both now within 5% of the full run (tests/run/test_fast_forward.cpp).
   const uint32_t instance = ++mark.skips;
-  const uint64_t own = (c.now - mark.cycle) * skip / p.period;
+  // Anything measured over the warp's last period, grown over the skip: by its own periods, or
+  // per pass that all the loop's warps ended in that period.
+  const uint64_t ended = c.loop_passes[index] - mark.loop_passes, warps = c.loop_warps[index];
+  const auto by_own = [&](uint64_t grew) { return grew * skip / p.period; };
+  const auto by_passes = [&](uint64_t grew) { return ended > 0 ? grew * skip * warps / ended : by_own(grew); };
+  const uint64_t own = by_own(c.now - mark.cycle);
   if (c.loop_jump_instance[index] != instance) {
-    const uint64_t ended = c.loop_passes[index] - mark.loop_passes;
-    const uint64_t warps = c.loop_warps[index];
-    c.loop_jump[index] = ended > 0 ? (c.now - mark.cycle) * skip * warps / ended : own;
+    c.loop_jump[index] = by_passes(c.now - mark.cycle);
     c.loop_jump_instance[index] = instance;
   }
   const uint64_t cycles = std::min(own, c.loop_jump[index]);
@@ -137,11 +140,7 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     // skipped, not by the skipper's own periods: the first warp to get here may have run ahead
     // of the others (simt_naive's warps drift: its first skipper's period held 16% less than
     // the CTA's passes, and every part of its prediction came out that much short).
-    const uint64_t ended = c.loop_passes[index] - mark.loop_passes;
-    const uint64_t warps = c.loop_warps[index];
-    const auto grow = [&](uint64_t& now, uint64_t then) {
-      now += ended > 0 ? (now - then) * skip * warps / ended : (now - then) * skip / p.period;
-    };
+    const auto grow = [&](uint64_t& now, uint64_t then) { now += by_passes(now - then); };
     grow(c.cost.warp_instructions, mark.cost.warp_instructions);
     grow(c.cost.tensor_busy_cycles, mark.cost.tensor_busy_cycles);
     grow(c.cost.tma_bytes, mark.cost.tma_bytes);

@@ -222,7 +222,7 @@ void read_measurement_method(const nlohmann::json& j, MeasurementNotes& p) {
     p.ratio_q3 = number((*it)[1], 0.0, 1000.0);
     if (auto r = j.find("ratio_vs_cublas"); r != j.end()) p.ratio_paired = number(*r, 0.0, 1000.0);
   }
-  // The clock the SMs counted (files since 2026-12-03); NVML's reported clock is never read as it.
+  // The clock the SMs counted (files since 2026-12-02); NVML's reported clock is never read as it.
   if (auto it = j.find("sm_clock_counted_mhz"); it != j.end()) p.counted_clock_mhz = number(*it, 100.0, 10000.0);
   if (auto it = j.find("conditions"); it != j.end() && it->is_object()) {
     if (auto pw = it->find("power_w"); pw != it->end() && pw->is_object() && pw->contains("median"))

@@ -55,23 +55,27 @@ DeviceCeilings figure_ceilings(const AppState& app) {
 std::optional<HeldCeiling> held_ceiling(const std::vector<ThroughputRow>& rows, const DeviceCeilings& figure,
                                         const std::string& kernel_id, kernels::GemmShape shape) {
   std::optional<size_t> best;
+  bool best_fp32 = false;
   const auto rank = [&](const ThroughputRow& r) {
     const bool same_shape = r.shape.m == shape.m && r.shape.n == shape.n && r.shape.k == shape.k;
     return std::make_tuple(same_shape, r.source == MeasurementSource::gpu, r.ts.empty() ? 0.0 : r.ts.back());
   };
   for (size_t i = 0; i < rows.size(); ++i) {
     const ThroughputRow& r = rows[i];
-    if (r.source == MeasurementSource::model || r.kernel_id != kernel_id || !r.notes.counted_clock_mhz ||
-        !roofline_row(r, figure).on_figure)
-      continue;
-    if (!best || rank(r) >= rank(rows[*best])) best = i;
+    if (r.source == MeasurementSource::model || r.kernel_id != kernel_id || !r.notes.counted_clock_mhz) continue;
+    const RooflineRow on = roofline_row(r, figure);
+    if (!on.on_figure) continue;
+    if (!best || rank(r) >= rank(rows[*best])) {
+      best = i;
+      best_fp32 = on.fp32;
+    }
   }
   if (!best) return std::nullopt;
   const ThroughputRow& r = rows[*best];
   HeldCeiling h;
   h.row = *best;
   h.label = r.label;
-  h.fp32 = roofline_row(r, figure).fp32;
+  h.fp32 = best_fp32;
   h.rated_tflops = h.fp32 ? figure.fp32_tflops : figure.tensor_tflops;
   h.rated_clock_mhz = h.fp32 ? figure.fp32_clock_mhz : figure.tensor_clock_mhz;
   h.clock_mhz = *r.notes.counted_clock_mhz;

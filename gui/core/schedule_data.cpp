@@ -104,27 +104,25 @@ void tile_orders(const LoadedKernel& k, ScheduleData& d) {
       "and B panels a wave needs that L2 does not hold from the wave before (timing::hbm_read_bytes); L2: every "
       "tile's panels, as its CTA reads them; reuse: how many times L2 serves each byte HBM brought.",
       k.report.shape.m, k.report.shape.n, k.report.shape.k, st.predicted_on->name, tiles, d.orders_concurrent);
-  if (tiles <= d.orders_concurrent)
+  const bool all_at_once = tiles <= d.orders_concurrent;
+  if (all_at_once)
     d.orders_note += " Every tile is in flight at once here, so every order reads each panel from HBM once: open "
                      "the step at a larger shape (8192x8192x8192) to see the orders part.";
   const auto by_hbm = [](const OrderTraffic& a, const OrderTraffic& b) { return a.traffic.hbm_bytes < b.traffic.hbm_bytes; };
   const OrderTraffic& least = *std::min_element(d.orders.begin(), d.orders.end(), by_hbm);
   const OrderTraffic& most = *std::max_element(d.orders.begin(), d.orders.end(), by_hbm);
   const auto gib = [](double b) { return fmt::format("{:.2f} GiB", b / double(1 << 30)); };
-  d.orders_line =
-      least.traffic.hbm_bytes != most.traffic.hbm_bytes ? ""
-      : tiles <= d.orders_concurrent
-          ? fmt::format("All {} tiles run at once here: every order reads each panel once. Open the step at "
-                        "8192x8192x8192 to see them part.",
-                        tiles)
-          : fmt::format("Every order reads {} from HBM here: each wave's panels stay in L2 for the next. Open the step "
-                        "at 8192x8192x8192 to see them part.",
-                        gib(least.traffic.hbm_bytes));
-  if (d.orders_line.empty())
-    d.orders_line = fmt::format("The {} order reads least from HBM, {} against the {} order's {}: L2 serves each of its bytes "
-                        "{:.1f} times, {:.1f} for the {} order.",
-                        least.name, gib(least.traffic.hbm_bytes), most.name, gib(most.traffic.hbm_bytes),
-                        least.traffic.l2_reuse(), most.traffic.l2_reuse(), most.name);
+  if (least.traffic.hbm_bytes == most.traffic.hbm_bytes)
+    d.orders_line = (all_at_once ? fmt::format("All {} tiles run at once here: every order reads each panel once.", tiles)
+                                 : fmt::format("Every order reads {} from HBM here: each wave's panels stay in L2 for "
+                                               "the next.",
+                                               gib(least.traffic.hbm_bytes))) +
+                    " Open the step at 8192x8192x8192 to see them part.";
+  else
+    d.orders_line = fmt::format("The {} order reads least from HBM, {} against the {} order's {}: L2 serves each of its "
+                                "bytes {:.1f} times, {:.1f} for the {} order.",
+                                least.name, gib(least.traffic.hbm_bytes), most.name, gib(most.traffic.hbm_bytes),
+                                least.traffic.l2_reuse(), most.traffic.l2_reuse(), most.name);
   if (d.whole_grid)
     d.orders_note += " (The declared walks; this whole-grid run's own prediction follows the schedule the grid ran.)";
 }
