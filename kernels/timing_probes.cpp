@@ -565,6 +565,35 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
   return b.finish();
 }
 
+ir::Kernel build_clock_spin_probe(uint32_t ctas, uint32_t reps) {
+  if (ctas == 0 || reps == 0)
+    throw std::invalid_argument(fmt::format("a clock spin needs at least one CTA and one repetition (got {} CTAs, {} "
+                                            "reps)",
+                                            ctas, reps));
+  Builder b(fmt::format("timing_clock_spin_{}", reps), ir::Arch::sm_80);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg gid = (b.special(ir::Special::ctaid_x, "cta") * 32u + tid).named("gid");
+  Reg tf = b.cvt(Type::f32, tid, ir::Rounding::rn, "tid_f");
+  Reg x = b.fma(tf, 1e-7, 0.9999, "x"), y = b.fma(tf, 1e-9, 1e-6, "y");
+  Reg acc = b.fma(tf, 1.0, 1.0, "acc");
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
+  b.loop("rep", reps, [&](const Reg&) {
+    for (uint32_t i = 0; i < 8; ++i) b.fma_into(acc, acc, x, y);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
+  store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns"));
+  // The chain's bits go to the record's spare word (offset 24): the fma chain stays live.
+  Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc, "bits"), "u"), ir::Rounding::none, "acc_bits");
+  Reg C = b.global_ptr(pc, "C_ptr2");
+  b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off")).named("pad"), 24), {bits});
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_launch_probe(uint32_t ctas, uint32_t threads, uint32_t smem_bytes) {
   if (ctas == 0 || threads == 0 || threads > 1024 || threads % 32 != 0)
     throw std::invalid_argument(fmt::format("a launch probe needs at least one CTA of 32..1024 threads, a multiple of "

@@ -108,6 +108,15 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share = 1);
 
+// The SM clock right after another kernel, counted where that kernel cannot be instrumented
+// (cuBLAS): `ctas` CTAs of one warp (one an SM on a 132-SM card), each running a dependent
+// fma.rn.f32 chain of 8·`reps` instructions (about 4 cycles each: a fixed number of cycles
+// whatever the clock) between two reads of %clock64 and of %globaltimer. Each thread's record:
+// the cycles and, as its value, the nanoseconds of the same span; cycles over nanoseconds is the
+// clock its SM ran at. Launched at once after the other kernel's launches on the same stream,
+// it reads the clock that kernel's load left (run/gpu_bench.cpp says how that was checked).
+ir::Kernel build_clock_spin_probe(uint32_t ctas, uint32_t reps);
+
 // What a launch costs (the time between the events around it that is not the kernel's work):
 // `ctas` CTAs of `threads` threads (and `smem_bytes` of dynamic shared memory, 0 for none) in
 // which thread 0 of each CTA stores its record (start and end the same clock64; the CTA's index

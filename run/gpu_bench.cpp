@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include "engine/ir/instrument.hpp"
 #include "engine/model/timeline_decode.hpp"
 #include "engine/ptx/emit.hpp"
+#include "kernels/timing_probes.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/host_memory.hpp"
 #include "run/sim_job.hpp"
@@ -106,6 +108,11 @@ std::pair<std::vector<double>, std::vector<double>> time_interleaved(
 // this long with our kernel alone to read its power.
 constexpr double kPowerWindowMs = 1000.0;
 constexpr double kPowerSoakMs = 1300.0;
+// The clock spins after a soak (kernels::build_clock_spin_probe): a CTA on each of the H100's and
+// H200's 132 SMs, 8·8192 dependent FFMAs of about 4 cycles (0.13-0.19 ms between 1.4 and
+// 1.98 GHz: %globaltimer's steps are a small part of it), three back to back.
+constexpr uint32_t kSpinCtas = 132, kSpinReps = 8192;
+constexpr int kSpins = 3;
 
 json conditions_json(const cuda::GpuConditions& c) {
   return {{"samples", c.samples},
@@ -133,19 +140,26 @@ struct BenchPlan {
   // the first wave's CTAs, a few records a warp (only the warps' headers are read).
   std::optional<ir::InstrumentedKernel> clock;
   std::string clock_ptx;
+  // The clock spin (kernels::build_clock_spin_probe), for cuBLAS's side of the paired rounds:
+  // launched right after a second of cuBLAS alone, it counts the clock cuBLAS's load left.
+  std::optional<ir::Kernel> spin;
+  std::string spin_ptx;
 };
 
 // Records a warp in the clock-counting build: the clock comes from each warp's header (its
 // %clock64 and %globaltimer at start and end), which a warp past its capacity still writes.
 constexpr uint32_t kClockRecords = 16;
+// Pairs of a plain and a clock-counting launch after the timed rounds (count_clock).
+constexpr int kCountedLaunches = 5;
 
-// The counted clock's launch, made ready before the timed rounds (its JIT must not sit between
-// them and the launch): the instrumented kernel, its record buffer and a C of its own (the
-// checked C stays as the timed launches left it).
+// The counted clock's launches, made ready before the timed rounds (their JIT must not sit between
+// them and the launches): the instrumented kernel, a record buffer for each launch and a C of
+// their own (the checked C stays as the timed launches left it).
 struct ClockLaunch {
   LoadedKernel loaded;
-  cuda::DeviceBuffer records, c;
-  std::vector<cuda::KernelArgs> args;  // per input set
+  std::vector<cuda::DeviceBuffer> records;  // one a counted launch
+  cuda::DeviceBuffer c;
+  std::vector<cuda::KernelArgs> args;  // per counted launch; kernel arguments point into themselves: never moved
 };
 
 std::optional<ClockLaunch> prepare_clock_launch(GpuJobContext& job, const cuda::Context& context, const BenchPlan& p,
@@ -153,15 +167,14 @@ std::optional<ClockLaunch> prepare_clock_launch(GpuJobContext& job, const cuda::
   if (!p.clock) return std::nullopt;
   try {
     job.step("counted clock: compiling the instrumented kernel");
-    ClockLaunch l{load_kernel(job, context, p.clock->kernel, p.clock_ptx),
-                  cuda::DeviceBuffer(std::size_t(p.clock->layout.buffer_bytes())),
-                  cuda::DeviceBuffer(sets.front().c.bytes),
-                  {}};
-    l.records.memset_u8(0);
-    l.args.reserve(sets.size());  // kernel arguments point into themselves: never moved once made
-    for (GemmDeviceBuffers s : sets) {
+    ClockLaunch l{load_kernel(job, context, p.clock->kernel, p.clock_ptx), {}, cuda::DeviceBuffer(sets.front().c.bytes), {}};
+    l.args.reserve(kCountedLaunches);
+    for (int i = 0; i < kCountedLaunches; ++i) {
+      l.records.emplace_back(std::size_t(p.clock->layout.buffer_bytes()));
+      l.records.back().memset_u8(0);
+      GemmDeviceBuffers s = sets[size_t(i) % sets.size()];
       s.c = {l.c.ptr(), l.c.size()};
-      s.timeline = {l.records.ptr(), l.records.size()};
+      s.timeline = {l.records.back().ptr(), l.records.back().size()};
       l.args.push_back(make_kernel_args(plan_arguments(p.clock->kernel, s, p.shape)));
     }
     return l;
@@ -171,16 +184,26 @@ std::optional<ClockLaunch> prepare_clock_launch(GpuJobContext& job, const cuda::
   }
 }
 
-// One launch of the clock-counting build on input set `set`, at once (the card still at the
-// timed rounds' load); its records go back to the parent, which reads the warps' clocks.
-void count_clock(GpuJobContext& job, ClockLaunch& l, const BenchPlan& p, int set, milliseconds limit, json& out) {
+// Right after the timed rounds, while the card is at their load: kCountedLaunches pairs of a
+// plain launch and an instrumented one back to back, each timed between events. The records go
+// back to the parent, which reads each launch's clock and, with the plain launch beside it, the
+// instrumentation's cost (read_counted_clock).
+void count_clock(GpuJobContext& job, ClockLaunch& l, const BenchPlan& p, int sets, milliseconds limit,
+                 const cuda::Stream& stream, const std::function<void(int set)>& plain, json& out) {
   try {
-    job.step("counted clock: one instrumented launch at the timed rounds' load");
-    out["counted_clock"] = {{"ms", launch_once(job, l.loaded, l.args[size_t(set) % l.args.size()], p.clock->kernel.name,
-                                               limit)},
-                            {"records", json::binary(download_bytes(l.records))}};
+    job.step(fmt::format("counted clock: {} instrumented launches, each after a plain one, at the timed rounds' load",
+                         kCountedLaunches));
+    size_t next = 0;
+    const auto [plain_ms, ms] =
+        time_interleaved(job, p.clock->kernel.name, limit, 0, kCountedLaunches, sets, stream, plain, [&](int) {
+          cuda::prepare_launch(l.loaded.function, l.loaded.config, l.args[next++]).enqueue(stream.handle());
+        });
+    json launches = json::array();
+    for (size_t i = 0; i < ms.size(); ++i)
+      launches.push_back({{"ms", ms[i]}, {"plain_ms", plain_ms[i]}, {"records", json::binary(download_bytes(l.records[i]))}});
+    out["counted_clock"] = {{"launches", launches}};
   } catch (const std::exception& e) {
-    out["counted_clock_error"] = fmt::format("the instrumented launch failed: {}", e.what());
+    out["counted_clock_error"] = fmt::format("the instrumented launches failed: {}", e.what());
   }
 }
 
@@ -232,6 +255,78 @@ json occupancy_json(const cuda::PreparedLaunch& launch) {
   } catch (const std::exception& e) {
     out["error"] = e.what();
   }
+  return out;
+}
+
+// The clock spin's launch (BenchPlan::spin), made ready before the timed rounds like the counted
+// clock's: its module and a C for its records.
+struct SpinLaunch {
+  LoadedKernel loaded;
+  std::vector<cuda::DeviceBuffer> c;   // one a spin
+  std::vector<cuda::KernelArgs> args;  // kernel arguments point into themselves: never moved once made
+};
+
+std::optional<SpinLaunch> prepare_spin_launch(GpuJobContext& job, const cuda::Context& context, const BenchPlan& p,
+                                              json& out) {
+  if (!p.spin) return std::nullopt;
+  try {
+    SpinLaunch l{load_kernel(job, context, *p.spin, p.spin_ptx), {}, {}};
+    l.args.reserve(kSpins);
+    for (int i = 0; i < kSpins; ++i) {
+      l.c.emplace_back(std::size_t(kSpinCtas) * 32 * kernels::kTimingOutBytes);
+      l.args.emplace_back().add_ptr(l.c.back().ptr());
+    }
+    return l;
+  } catch (const std::exception& e) {
+    out["clock_spin_error"] = fmt::format("the clock spin could not be prepared: {}", e.what());
+    return std::nullopt;
+  }
+}
+
+// The SM clock of one spin's records: the median over its CTAs of lane 0's cycles over its
+// nanoseconds, in MHz (0 when no CTA has both).
+double spin_mhz(const std::vector<uint8_t>& records) {
+  std::vector<double> mhz;
+  for (size_t at = 0; at + kernels::kTimingOutBytes <= records.size(); at += 32 * kernels::kTimingOutBytes) {
+    uint64_t cycles = 0, ns = 0;
+    std::memcpy(&cycles, records.data() + at, 8);
+    std::memcpy(&ns, records.data() + at + 16, 8);
+    if (cycles > 0 && ns > 0) mhz.push_back(1e3 * double(cycles) / double(ns));
+  }
+  return mhz.empty() ? 0.0 : spread_of(mhz).median;
+}
+
+// `launch` back to back for kPowerSoakMs on `stream`, NVML sampling (the samples after its
+// one-second window are kept), then, where `spin` is given, kSpins clock spins enqueued behind
+// the last launch before the host waits: their clocks, first to last, go to "spins_mhz".
+json soak(GpuJobContext& job, const cuda::DeviceInfo& device, const cuda::Stream& stream,
+          const std::function<void(int)>& launch, int sets, double per_launch_ms, SpinLaunch* spin,
+          milliseconds limit, const std::string& who, std::vector<cuda::GpuSample>& samples) {
+  json out;
+  cuda::GpuSampler sampler(device);
+  job.wait_for_kernel(who, limit, [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    int launched = 0;
+    const int batch = std::max(1, int(20.0 / per_launch_ms));  // about 20 ms of launches a batch
+    while (true) {
+      for (int i = 0; i < batch; ++i) launch(launched++ % sets);
+      if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() >= kPowerSoakMs) break;
+      stream.synchronize();
+    }
+    // The spins queue behind the launches still in flight: the first starts as the last ends.
+    if (spin)
+      for (cuda::KernelArgs& a : spin->args)
+        cuda::prepare_launch(spin->loaded.function, spin->loaded.config, a).enqueue(stream.handle());
+    stream.synchronize();
+    if (spin) {
+      json mhz = json::array();
+      for (const cuda::DeviceBuffer& c : spin->c) mhz.push_back(spin_mhz(download_bytes(c)));
+      out["spins_mhz"] = mhz;
+    }
+  });
+  samples = sampler.stop();
+  if (samples.empty()) out["conditions_error"] = sampler.why().empty() ? "NVML gave no sample" : sampler.why();
+  std::erase_if(samples, [](const cuda::GpuSample& s) { return s.t_ms < kPowerWindowMs; });
   return out;
 }
 
@@ -305,6 +400,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     set_spans.push_back({{ca.ptr(), ca.size()}, {cb.ptr(), cb.size()}, spans.c});
   }
   std::optional<ClockLaunch> clock = prepare_clock_launch(job, context, p, set_spans, out);
+  std::optional<SpinLaunch> spin = lt && req.cublas ? prepare_spin_launch(job, context, p, out) : std::nullopt;
   std::vector<cuda::PreparedLaunch> launches;
   for (const GemmDeviceBuffers& s : set_spans) {
     const cuda::KernelArgs set_args = make_kernel_args(plan_arguments(p.kernel, s, p.shape));
@@ -352,7 +448,7 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   }
   // The clock the SMs held: counted inside a launch right after the timed rounds, the next input
   // set of their rotation (A and B from HBM, as theirs).
-  if (clock) count_clock(job, *clock, p, warmup + reps, base + ms_of(8.0 * per_launch), out);
+  if (clock) count_clock(job, *clock, p, sets, base + ms_of(8.0 * per_launch * kCountedLaunches), stream, kernel_launch, out);
   // NVML's power on Ampere and newer is the average of the last second: a sample from the first
   // second of a run reads partly the card before it, and only later ones count. A timed block
   // shorter than that has none: ours then runs back to back a little longer than the window.
@@ -364,18 +460,10 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
                                         sampled_ms);
   if (sampled_any && samples.empty()) {
     job.step("sampling the card's power while our kernel runs back to back");
-    cuda::GpuSampler soak(device);
-    job.wait_for_kernel(p.kernel.name, base + ms_of(2.0 * kPowerSoakMs + 10.0 * per_launch), [&] {
-      const auto t0 = std::chrono::steady_clock::now();
-      int launched = 0;
-      const int batch = std::max(1, int(20.0 / per_launch));  // about 20 ms of launches a batch
-      while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() < kPowerSoakMs) {
-        for (int i = 0; i < batch; ++i) kernel_launch(launched++ % sets);
-        stream.synchronize();
-      }
-    });
-    samples = soak.stop();
-    std::erase_if(samples, [](const cuda::GpuSample& s) { return s.t_ms < kPowerWindowMs; });
+    // The clock spins after it read what the SMs also counted in our own launch: their check.
+    const json ours = soak(job, device, stream, kernel_launch, sets, per_launch, spin ? &*spin : nullptr,
+                           base + ms_of(2.0 * kPowerSoakMs + 10.0 * per_launch), p.kernel.name, samples);
+    if (ours.contains("spins_mhz")) out["clock_spins_after_ours_mhz"] = ours["spins_mhz"];
     sampled_how = fmt::format("sampled in the last {:.0f} ms of {:.0f} ms of ours back to back after the timed "
                               "launches (they took {:.0f} ms, less than NVML's one-second power average): the card "
                               "under this kernel sustained, not during the timed launches",
@@ -386,6 +474,29 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
     out["conditions"]["how"] = sampled_how;
   } else {
     out["conditions_error"] = sampler.why().empty() ? "NVML gave no sample" : sampler.why();
+  }
+  // cuBLAS's side (paired rounds): its power over a second of it alone, then the clock its load
+  // left, counted by the spins (cuBLAS cannot be instrumented).
+  if (paired) {
+    job.step("sampling the card's power while cuBLAS runs back to back, then the clock it leaves");
+    const double blas_per = std::max(blas_once_ms, 1e-3);
+    try {
+      std::vector<cuda::GpuSample> blas_samples;
+      const json side = soak(job, device, stream, blas_launch, sets, blas_per, spin ? &*spin : nullptr,
+                             base + ms_of(2.0 * kPowerSoakMs + 10.0 * blas_per), "cuBLAS", blas_samples);
+      if (!blas_samples.empty()) {
+        out["cublas_conditions"] = conditions_json(cuda::summarize(blas_samples));
+        out["cublas_conditions"]["how"] = fmt::format("sampled in the last {:.0f} ms of {:.0f} ms of cuBLAS back to back "
+                                                      "after the timed rounds",
+                                                      kPowerSoakMs - kPowerWindowMs, kPowerSoakMs);
+      } else {
+        out["cublas_conditions_error"] = side.value("conditions_error", std::string("NVML gave no sample after its "
+                                                                                    "first second"));
+      }
+      if (side.contains("spins_mhz")) out["cublas_clock_spins_mhz"] = side["spins_mhz"];
+    } catch (const std::exception& e) {
+      out["cublas_conditions_error"] = e.what();
+    }
   }
   out["timing"] = {{"ms", times},     {"warmup", warmup},
                    {"input_sets", sets}, {"consistent", download_bytes(c) == c_out},
@@ -418,14 +529,21 @@ void read_counted_clock(const json& v, const BenchPlan& p, BenchResult& r) {
     r.counted_clock_note = "not counted: no timed rounds (give --reps 1 or more)";
     return;
   }
-  const json& c = v["counted_clock"];
-  if (!c.contains("records") || !c["records"].is_binary()) {
-    r.counted_clock_note = "not counted: the launch returned no records";
-    return;
+  std::vector<CountedLaunch> launches;
+  std::string why;
+  for (const json& l : v["counted_clock"].value("launches", json::array())) {
+    CountedLaunch c{l.value("ms", 0.0), l.value("plain_ms", 0.0), std::nullopt};
+    if (l.contains("records") && l["records"].is_binary()) {
+      const CountedClock counted = counted_clock_of(p.kernel, p.clock->layout, l["records"].get_binary(), c.ms);
+      c.mhz = counted.mhz;
+      if (!counted.mhz) why = counted.note;
+    }
+    launches.push_back(c);
   }
-  const CountedClock counted = counted_clock_of(p.kernel, p.clock->layout, c["records"].get_binary(), c.value("ms", 0.0));
-  r.sm_clock_counted_mhz = counted.mhz;
-  r.counted_clock_note = counted.note;
+  const HeldClock held = held_clock_of(launches, r.kernel.median_ms);
+  r.sm_clock_counted_mhz = held.mhz;
+  r.counted_launches_mhz = held.launch_mhz;
+  r.counted_clock_note = held.mhz || why.empty() ? held.note : why;
 }
 
 // The child's timeline, decoded against the plain kernel, with what ran and the overhead.
@@ -452,6 +570,19 @@ void read_timeline(const json& v, const BenchPlan& p, const std::set<std::string
   else if (r.kernel.reps > 0) doc.plain_ms = r.kernel.median_ms;
   if (t.contains("ms")) doc.instrumented_ms = summarize_times(t["ms"].get<std::vector<double>>()).median_ms;
   r.timeline = std::move(doc);
+}
+
+cuda::GpuConditions conditions_from_json(const json& c) {
+  cuda::GpuConditions g;
+  g.samples = c.value("samples", 0);
+  g.power_median_w = c.at("power_w").value("median", 0.0);
+  g.power_max_w = c.at("power_w").value("max", 0.0);
+  g.temp_max_c = c.value("temperature_c_max", 0u);
+  g.sm_clock_reported_median_mhz = c.at("sm_clock_reported_mhz").value("median", 0u);
+  g.sm_clock_reported_min_mhz = c.at("sm_clock_reported_mhz").value("min", 0u);
+  g.limits = c.value("clock_limits", std::vector<std::string>{});
+  g.how = c.value("how", std::string());
+  return g;
 }
 
 void read_child_result(const json& v, BenchResult& r) {
@@ -492,20 +623,13 @@ void read_child_result(const json& v, BenchResult& r) {
       if (r.paired) r.paired_ratio = spread_of(ratios);
     }
   }
-  if (v.contains("conditions")) {
-    const json& c = v["conditions"];
-    cuda::GpuConditions g;
-    g.samples = c.value("samples", 0);
-    g.power_median_w = c.at("power_w").value("median", 0.0);
-    g.power_max_w = c.at("power_w").value("max", 0.0);
-    g.temp_max_c = c.value("temperature_c_max", 0u);
-    g.sm_clock_reported_median_mhz = c.at("sm_clock_reported_mhz").value("median", 0u);
-    g.sm_clock_reported_min_mhz = c.at("sm_clock_reported_mhz").value("min", 0u);
-    g.limits = c.value("clock_limits", std::vector<std::string>{});
-    g.how = c.value("how", std::string());
-    r.conditions = g;
-  }
+  if (v.contains("conditions")) r.conditions = conditions_from_json(v["conditions"]);
   r.conditions_error = v.value("conditions_error", std::string());
+  if (v.contains("cublas_conditions")) r.cublas_conditions = conditions_from_json(v["cublas_conditions"]);
+  r.cublas_conditions_error = v.value("cublas_conditions_error", std::string());
+  r.cublas_clock_spins_mhz = v.value("cublas_clock_spins_mhz", std::vector<double>{});
+  r.clock_spins_after_ours_mhz = v.value("clock_spins_after_ours_mhz", std::vector<double>{});
+  r.clock_spin_error = v.value("clock_spin_error", std::string());
   if (r.reference == "none" && r.error.empty())
     r.error = "no reference: the CPU reference is too slow at this size and cuBLAS is unavailable (" + r.cublas_error +
               ")";
@@ -515,6 +639,43 @@ void read_child_result(const json& v, BenchResult& r) {
 
 ir::TimelineOptions counted_clock_options(const ir::Kernel& kernel) {
   return timeline_options(kernel, {.ctas = TimelineCtas::wave, .capacity = kClockRecords});
+}
+
+HeldClock held_clock_of(const std::vector<CountedLaunch>& launches, double median_ms) {
+  HeldClock h;
+  std::vector<double> cycles, cost;
+  for (const CountedLaunch& l : launches) {
+    if (!l.mhz || !(l.ms > 0.0)) continue;
+    h.launch_mhz.push_back(*l.mhz);
+    cycles.push_back(l.ms * 1e-3 * *l.mhz * 1e6);
+    if (l.plain_ms > 0.0) cost.push_back(l.ms / l.plain_ms);
+  }
+  if (cycles.empty()) {
+    h.note = "not counted: no counting launch finished with a clock";
+    return h;
+  }
+  h.overhead = cost.empty() ? 1.0 : spread_of(cost).median;
+  h.cycles = spread_of(cycles).median / h.overhead;
+  const Spread counted = spread_of(h.launch_mhz);
+  if (!(median_ms > 0.0)) {
+    // Nothing timed to hold the cycles against: the launches' own clock.
+    h.mhz = counted.median;
+    h.note = fmt::format("counted by the SMs in {} launches of the timeline-instrumented build: {:.0f} MHz (the median; "
+                         "{:.0f}-{:.0f})",
+                         h.launch_mhz.size(), counted.median, counted.q1, counted.q3);
+    return h;
+  }
+  h.mhz = h.cycles / (median_ms * 1e-3) / 1e6;
+  h.note = fmt::format(
+      "the clock of the median timed launch: our kernel's {:.3f} M cycles over its {:.3f} ms. The cycles were counted "
+      "right after the timed rounds by the SMs in {} launches of the timeline-instrumented build, each just after a "
+      "plain launch (the warps' %clock64 over their %globaltimer: {:.0f} MHz, quartiles {:.0f}-{:.0f}), each "
+      "launch's time x its clock, the median, over the instrumentation's cost ({:+.1f}%: its time over the plain "
+      "launch's beside it). The clock moves between launches under a power cap, so one launch's count is not the "
+      "rounds' clock; the cycles a launch takes hardly move with it",
+      h.cycles / 1e6, median_ms, h.launch_mhz.size(), counted.median, counted.q1, counted.q3,
+      100.0 * (h.overhead - 1.0));
+  return h;
 }
 
 CountedClock counted_clock_of(const ir::Kernel& plain, const ir::TimelineLayout& layout,
@@ -531,7 +692,7 @@ CountedClock counted_clock_of(const ir::Kernel& plain, const ir::TimelineLayout&
     c.mhz = doc.clock_ghz * 1000.0;
     c.note = fmt::format(
         "counted by the SMs: the median over {} warps of CTAs {}-{} of each one's %clock64 over its %globaltimer, in "
-        "one launch of the timeline-instrumented build right after the timed rounds ({:.3f} ms)",
+        "one launch of the timeline-instrumented build ({:.3f} ms)",
         warps, layout.first_cta, layout.first_cta + layout.ctas - 1, launch_ms);
   } catch (const std::exception& e) {  // records that do not decode
     c.note = std::string("not counted: the records did not decode: ") + e.what();
@@ -607,6 +768,10 @@ BenchResult run_bench(const BenchRequest& req) {
     }
     p.timeline_ptx = ptx::emit(p.timeline->kernel).text;
   }
+  if (req.cublas && req.reps > 0) {
+    p.spin = kernels::build_clock_spin_probe(kSpinCtas, kSpinReps);
+    p.spin_ptx = ptx::emit(*p.spin).text;
+  }
   if (req.counted_clock && req.reps > 0) {
     // The first wave's CTAs record (132 SMs on the H100 and H200); a kernel the pass cannot
     // instrument has no counted clock, and the note says why.
@@ -637,7 +802,7 @@ BenchResult run_bench(const BenchRequest& req) {
   GpuJobOptions options = req.job;
   // The backstop: every watchdog limit the child can arm, with room to spare.
   options.limits.kernels = 3 * p.check_limit + 2 * req.kernel_limit + ms_of(8.0 * req.max_timing_seconds * 1000.0) +
-                           ms_of(3.0 * kPowerSoakMs) + (p.clock ? p.check_limit : milliseconds(0));
+                           ms_of(6.0 * kPowerSoakMs) + (p.clock ? p.check_limit * (2 * kCountedLaunches) : milliseconds(0));
   const GpuJobResult job = run_gpu_job(
       fmt::format("bench {} {}x{}x{}", r.kernel_id, p.shape.m, p.shape.n, p.shape.k),
       [&](GpuJobContext& context) { return bench_child(context, p, req); }, options);

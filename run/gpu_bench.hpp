@@ -66,10 +66,11 @@ struct BenchRequest {
   // (engine/ir/instrument.hpp) is timed the same way (its overhead), run once more to record,
   // and its C compared with the plain kernel's byte for byte.
   std::optional<TimelineRequest> timeline;
-  // After the timed rounds, while the card is still at their load: one launch of the build with
-  // the timeline pass (the first wave's CTAs recording), whose warps count the SM clock they ran
-  // at (%clock64 over %globaltimer, as a timeline's clock_ghz): the clock the card held, which
-  // NVML's reported clock is not. False: skip it (`bench --no-counted-clock`).
+  // After the timed rounds, while the card is still at their load: launches of the build with
+  // the timeline pass (the first wave's CTAs recording), each just after a plain launch, whose
+  // warps count the SM clock they ran at (%clock64 over %globaltimer, as a timeline's clock_ghz):
+  // with their cycles, the clock the timed rounds held (HeldClock), which NVML's reported clock
+  // is not. False: skip them (`bench --no-counted-clock`).
   bool counted_clock = true;
   GpuJobOptions job;
 };
@@ -139,12 +140,33 @@ struct BenchResult {
   // reports and the reasons it gave for holding the clock down), or why there are none.
   std::optional<cuda::GpuConditions> conditions;
   std::string conditions_error;
-  // The SM clock the card held under this kernel, as its SMs counted it (request.counted_clock):
-  // the median over the recording warps of each one's %clock64 over its %globaltimer. Absent
-  // where it was not asked for or the instrumented build could not run; counted_clock_note says
-  // how it was counted, or why there is none (never an error of the result).
+  // The SM clock the median timed launch ran at, from cycles its SMs counted (request.counted_clock,
+  // HeldClock: the instrumented launches' %clock64 over %globaltimer, their cycles held against
+  // the median's time). Absent where it was not asked for or the instrumented build could not
+  // run; counted_clock_note says how it was counted, or why there is none (never an error of the
+  // result).
   std::optional<double> sm_clock_counted_mhz;
   std::string counted_clock_note;
+  std::vector<double> counted_launches_mhz;  // each counting launch's own clock (HeldClock::launch_mhz)
+  // cuBLAS's side (paired rounds): the card over a second of cuBLAS alone, as `conditions` is
+  // ours, and the SM clock the card was set to right after it, counted by kSpins clock spins
+  // launched behind it on the same stream (kernels::build_clock_spin_probe; cuBLAS cannot be
+  // instrumented): the first spin's clock, every spin's in cublas_clock_spins_mhz. A spin reads
+  // the clock step the card is at once the load has gone (the spins agree to the MHz), which is
+  // not the clock inside a GEMM's launches: on an H200 (docs/results/2026-12-02-cublas-side) the
+  // same spins after ours' power soak (clock_spins_after_ours_mhz, where it ran) read -9% to
+  // +10% off the clock our timed launches held (sm_clock_counted_mhz; quartiles -6% to +2%: a
+  // second of load holds the clock lower than bench's short rounds at 4096^3). Comparable
+  // between the two sides, never a held clock.
+  std::optional<cuda::GpuConditions> cublas_conditions;
+  std::string cublas_conditions_error;
+  std::vector<double> cublas_clock_spins_mhz, clock_spins_after_ours_mhz;
+  std::string clock_spin_error;  // why there are no spins, where they could not be prepared
+  std::optional<double> cublas_clock_set_mhz() const {
+    return !cublas_clock_spins_mhz.empty() && cublas_clock_spins_mhz.front() > 0.0
+               ? std::optional<double>(cublas_clock_spins_mhz.front())
+               : std::nullopt;
+  }
   std::string cublas_error;      // why there is no cuBLAS timing
   std::string cublas_algorithm;  // CublasLt::last_algorithm()
   // C's element type of this build, which cuBLAS writes too (kernels::c_dtype_of).
@@ -176,6 +198,28 @@ struct CountedClock {
 CountedClock counted_clock_of(const ir::Kernel& plain, const ir::TimelineLayout& layout,
                               const std::vector<uint8_t>& records, double launch_ms);
 
+// One of the clock-counting launches bench makes right after the timed rounds, each just after a
+// plain launch: its time, that plain launch's, and the clock its warps counted (counted_clock_of).
+struct CountedLaunch {
+  double ms = 0.0, plain_ms = 0.0;
+  std::optional<double> mhz;
+};
+// The clock the timed rounds' median launch ran at. Under a power cap the clock moves from launch
+// to launch (an H200 at 8192^3: launch times 15% apart within a run), so one launch's count is
+// not the rounds' clock; the cycles a launch takes hardly move with it. So: the plain build's
+// cycles are each counting launch's time x its clock, the median, over the instrumentation's
+// cost (the median of each counting launch's time over the plain launch's just before it, at the
+// same moment of the card's clock), and the held clock is those cycles over `median_ms`, the
+// median timed launch's time. Without a timed median, the counting launches' median clock.
+// No clock, and the note saying why, when no launch counted one.
+struct HeldClock {
+  std::optional<double> mhz;
+  double cycles = 0.0, overhead = 0.0;  // the plain build's cycles; instrumented over plain time
+  std::vector<double> launch_mhz;       // each counting launch's own clock
+  std::string note;
+};
+HeldClock held_clock_of(const std::vector<CountedLaunch>& launches, double median_ms);
+
 // Throws kernels::ConfigError for an unknown kernel id or a shape the kernel does not take
 // (before any GPU work). Everything that happens on the GPU is reported in the result.
 BenchResult run_bench(const BenchRequest& request);
@@ -189,7 +233,9 @@ BenchResult run_bench(const BenchRequest& request);
 // ratio is then the rounds' median), method (measurement_method), conditions {samples, power_w
 // {median,max}, temperature_c_max, sm_clock_reported_mhz {median,min}, clock_limits} and
 // conditions_error, sm_clock_counted_mhz (the SMs' own count of the clock they held: null where
-// not counted) and counted_clock_note. ms and cublas_ms also carry q1 and q3. Numbers that do not
+// not counted) and counted_clock_note, cublas_conditions (as conditions, for cuBLAS alone) and
+// cublas_conditions_error, cublas_clock_set_mhz (the first spin after cuBLAS: null where not
+// spun), cublas_clock_spins_mhz and clock_spins_after_ours_mhz (every spin). ms and cublas_ms also carry q1 and q3. Numbers that do not
 // exist are null.
 nlohmann::json bench_result_json(const BenchResult& result);
 

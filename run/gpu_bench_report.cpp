@@ -23,9 +23,9 @@ json timing_json(const TimingSummary& t) {
   return {{"median", t.median_ms}, {"min", t.min_ms}, {"max", t.max_ms}, {"q1", t.q1_ms}, {"q3", t.q3_ms}};
 }
 
-json conditions_json(const BenchResult& r) {
-  if (!r.conditions) return nullptr;
-  const cuda::GpuConditions& c = *r.conditions;
+json conditions_json(const std::optional<cuda::GpuConditions>& conditions) {
+  if (!conditions) return nullptr;
+  const cuda::GpuConditions& c = *conditions;
   return {{"samples", c.samples},
           {"power_w", {{"median", c.power_median_w}, {"max", c.power_max_w}}},
           {"temperature_c_max", c.temp_max_c},
@@ -127,11 +127,18 @@ json bench_result_json(const BenchResult& r) {
   j["cublas_algorithm"] = r.cublas_algorithm;
   j["paired_rounds"] = r.paired;
   j["method"] = measurement_method(r);
-  j["conditions"] = conditions_json(r);
+  j["conditions"] = conditions_json(r.conditions);
   j["conditions_error"] = r.conditions_error;
   // The clock the SMs held, as they counted it (never NVML's sm_clock_reported_mhz above).
   j["sm_clock_counted_mhz"] = r.sm_clock_counted_mhz ? number_or_null(*r.sm_clock_counted_mhz) : json(nullptr);
   j["counted_clock_note"] = r.counted_clock_note;
+  j["counted_launches_mhz"] = r.counted_launches_mhz;
+  j["cublas_conditions"] = conditions_json(r.cublas_conditions);
+  j["cublas_conditions_error"] = r.cublas_conditions_error;
+  j["cublas_clock_set_mhz"] = r.cublas_clock_set_mhz() ? json(*r.cublas_clock_set_mhz()) : json(nullptr);
+  j["cublas_clock_spins_mhz"] = r.cublas_clock_spins_mhz;
+  j["clock_spins_after_ours_mhz"] = r.clock_spins_after_ours_mhz;
+  j["clock_spin_error"] = r.clock_spin_error;
   j["cublas_error"] = r.cublas_error;
   if (r.timeline) {
     const TimelineDoc& t = *r.timeline;
@@ -164,6 +171,23 @@ std::string measurement_method(const BenchResult& r) {
                                             r.counted_clock_note)
                               : "; SM clock " + (r.counted_clock_note.empty() ? std::string("not counted")
                                                                               : r.counted_clock_note);
+  if (r.paired) {
+    m += r.cublas_conditions ? fmt::format("; cuBLAS's power and temperature {} ({} samples)",
+                                           r.cublas_conditions->how, r.cublas_conditions->samples)
+                             : "; cuBLAS's power not sampled (" +
+                                   (r.cublas_conditions_error.empty() ? std::string("no NVML")
+                                                                      : r.cublas_conditions_error) +
+                                   ")";
+    if (r.cublas_clock_set_mhz())
+      m += fmt::format("; the SM clock the card was set to right after cuBLAS, {:.0f} MHz, counted by {} short FFMA spins "
+                       "launched behind it ({:.0f} MHz; cuBLAS cannot be instrumented, and a spin reads the clock step "
+                       "the card is at, which a launch of a GEMM can stay below)",
+                       *r.cublas_clock_set_mhz(), r.cublas_clock_spins_mhz.size(), fmt::join(r.cublas_clock_spins_mhz, ", "));
+    else if (!r.clock_spin_error.empty())
+      m += "; cuBLAS's SM clock not counted (" + r.clock_spin_error + ")";
+    if (!r.clock_spins_after_ours_mhz.empty())
+      m += fmt::format("; the same spins after ours read {:.0f} MHz", fmt::join(r.clock_spins_after_ours_mhz, ", "));
+  }
   return m;
 }
 
@@ -191,6 +215,11 @@ std::string bench_summary_line(const BenchResult& r) {
       line += fmt::format(", clock held down by {}", fmt::join(r.conditions->limits, ", "));
   }
   if (r.sm_clock_counted_mhz) line += fmt::format("; the SMs counted {:.0f} MHz", *r.sm_clock_counted_mhz);
+  if (r.cublas_conditions || r.cublas_clock_set_mhz()) {
+    line += "; cuBLAS";
+    if (r.cublas_conditions) line += fmt::format(" {:.0f} W", r.cublas_conditions->power_median_w);
+    if (r.cublas_clock_set_mhz()) line += fmt::format(", clock set to {:.0f} MHz after it", *r.cublas_clock_set_mhz());
+  }
   if (r.checked)
     line += r.cmp.correct ? fmt::format(", correct (rel_err {:.1e} vs {})", r.cmp.rel_err, r.reference)
                           : fmt::format(", WRONG vs {}: {}", r.reference, r.cmp.first_mismatch);

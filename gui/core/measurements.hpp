@@ -40,6 +40,10 @@ struct MeasurementNotes {
   // rounds; absent in files of before 2026-12-03 and where that build could not run). Never
   // NVML's reported clock, which is the driver's setting and not what the SMs ran at.
   std::optional<double> counted_clock_mhz;
+  // cuBLAS's side of the paired rounds (files since 2026-12-02): its median power over a second
+  // of it alone (bench's cublas_conditions) and the SM clock its load left, counted by a spin
+  // launched right behind it (cublas_clock_set_mhz).
+  std::optional<double> cublas_power_w, cublas_clock_set_mhz;
   std::string method;
   bool paired() const { return ratio_paired && ratio_q1 && ratio_q3; }
 };

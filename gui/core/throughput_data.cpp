@@ -5,7 +5,9 @@
 #include "engine/model/prediction_compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -103,6 +105,16 @@ double achieved_ridge(const AchievedIntensity& a, const DeviceCeilings& c) {
 std::string error_text(double error) { return fmt::format("{:+.1f}%", 100.0 * error); }
 
 namespace {
+
+constexpr double kNotKnown = std::numeric_limits<double>::quiet_NaN();
+
+// The SM clock under one point: what the SMs counted in a measured run, the clock the model's
+// prediction is at for a model point; NaN when neither is known.
+double point_clock_mhz(const ThroughputPoint& p) {
+  if (p.notes.counted_clock_mhz) return *p.notes.counted_clock_mhz;
+  if (p.model && p.model->prediction.clock_hz > 0.0) return p.model->prediction.clock_hz / 1e6;
+  return kNotKnown;
+}
 
 std::string group_digits(uint64_t v) {
   std::string s = std::to_string(v);
@@ -252,6 +264,10 @@ ThroughputData prepare_throughput(const AppState& app) {
     for (const ThroughputPoint& p : v.points) {
       r.ts.push_back(p.t);
       r.tflops.push_back(p.tflops);
+      r.clock_mhz.push_back(point_clock_mhz(p));
+      r.power_w.push_back(p.notes.power_w.value_or(kNotKnown));
+      r.cublas_clock_set_mhz.push_back(p.notes.cublas_clock_set_mhz.value_or(kNotKnown));
+      r.cublas_power_w.push_back(p.notes.cublas_power_w.value_or(kNotKnown));
     }
     r.latest_tflops = v.latest_tflops();
     // cuBLAS measured with the latest point when it was; else the latest cuBLAS figure.
@@ -340,7 +356,14 @@ nlohmann::json describe_throughput(AppState& app) {
   for (const ThroughputRow& r : d.rows) {
     const RooflineRow on = roofline_row(r, d.ceilings);
     nlohmann::json points = nlohmann::json::array();
-    for (size_t i = 0; i < r.ts.size(); ++i) points.push_back({{"t", r.ts[i]}, {"tflops", r.tflops[i]}});
+    const auto known = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    for (size_t i = 0; i < r.ts.size(); ++i)
+      points.push_back({{"t", r.ts[i]},
+                        {"tflops", r.tflops[i]},
+                        {"clock_mhz", known(r.clock_mhz[i])},
+                        {"power_w", known(r.power_w[i])},
+                        {"cublas_clock_set_mhz", known(r.cublas_clock_set_mhz[i])},
+                        {"cublas_power_w", known(r.cublas_power_w[i])}});
     variants.push_back({{"label", r.label},
                         {"kernel", r.kernel_id},
                         {"shape", {{"m", r.shape.m}, {"n", r.shape.n}, {"k", r.shape.k}}},
@@ -358,6 +381,10 @@ nlohmann::json describe_throughput(AppState& app) {
                         {"clock_limits", r.notes.clock_limits},
                         {"sm_clock_counted_mhz", r.notes.counted_clock_mhz ? nlohmann::json(*r.notes.counted_clock_mhz)
                                                                            : nlohmann::json(nullptr)},
+                        {"cublas_power_w", r.notes.cublas_power_w ? nlohmann::json(*r.notes.cublas_power_w)
+                                                                  : nlohmann::json(nullptr)},
+                        {"cublas_clock_set_mhz", r.notes.cublas_clock_set_mhz ? nlohmann::json(*r.notes.cublas_clock_set_mhz)
+                                                                         : nlohmann::json(nullptr)},
                         {"method", r.notes.method},
                         {"intensity", r.intensity},
                         {"l2_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)

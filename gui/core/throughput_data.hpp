@@ -29,6 +29,12 @@ struct ThroughputRow {
   // of one thing side by side); the source shows in the marker and the line style.
   int color_slot = 0;
   std::vector<double> ts, tflops;  // the points over time
+  // The card under each point, NaN where it is not known: the SM clock (a measured run's
+  // counted clock, MeasurementNotes::counted_clock_mhz; a model point's, the sustained clock
+  // its prediction is at) and the median power (measured runs only). The Throughput view plots
+  // them under the TFLOP/s, on the same time axis.
+  std::vector<double> clock_mhz, power_w;
+  std::vector<double> cublas_clock_set_mhz, cublas_power_w;  // cuBLAS's side of each point (MeasurementNotes)
   double latest_tflops = 0.0;
   std::optional<double> cublas_tflops;  // measured next to the latest point
   std::optional<double> ratio;          // latest / cuBLAS (paired rounds: the rounds' median)

@@ -1,8 +1,9 @@
 // The throughput view: TFLOP/s of each kernel variant over time (GPU runs as they finish, the
-// model's prediction, imported bench JSON), each against cuBLAS measured in the same run, a
-// roofline with the device's ceilings, and the model's predictions beside what was measured
-// of the same build (the error, and the prediction's breakdown as a bar: one column per limit,
-// its height the limit's share of the wave's time, the bound full and outlined). Data: gui/core/throughput_data.hpp; plots:
+// model's prediction, imported bench JSON) with the card's SM clock and power under it, each
+// against cuBLAS measured in the same run, a roofline with the device's ceilings, and the
+// model's predictions beside what was measured of the same build (the error, and the
+// prediction's breakdown as a bar: one column per limit, its height the limit's share of the
+// wave's time, the bound full and outlined). Data: gui/core/throughput_data.hpp; plots:
 // gui/widgets/plot.hpp. Small windows get tabs; a large one shows everything at once.
 #include <algorithm>
 #include <array>
@@ -40,6 +41,10 @@ std::string power_tooltip(const ThroughputRow& r) {
   const MeasurementNotes& n = r.notes;
   std::string out = n.power_w ? fmt::format("median power {:.0f} W", *n.power_w) : "power not sampled";
   if (n.temp_c) out += fmt::format(", highest temperature {} C", *n.temp_c);
+  if (n.counted_clock_mhz) out += fmt::format("\nthe SMs counted {:.0f} MHz", *n.counted_clock_mhz);
+  if (n.cublas_power_w || n.cublas_clock_set_mhz)
+    out += fmt::format("\ncuBLAS alone: {}{}", n.cublas_power_w ? fmt::format("{:.0f} W", *n.cublas_power_w) : "power not sampled",
+                       n.cublas_clock_set_mhz ? fmt::format("; the clock set right after it {:.0f} MHz (a spin's count)", *n.cublas_clock_set_mhz) : "");
   out += n.clock_limits.empty() ? "\nthe driver gave no reason to hold the clock down"
                                 : "\nclock held down by: " + fmt::format("{}", fmt::join(n.clock_limits, ", "));
   return out;
@@ -110,6 +115,86 @@ plot::PlotSpec timeline_spec(const ThroughputData& d, const ViewEnv& env) {
                         .thickness = 1.5f});
   }
   return s;
+}
+
+// The spec with its legend folded past `rows` rows (small windows keep room for the data).
+plot::PlotSpec with_legend_rows(plot::PlotSpec s, int rows) {
+  s.legend_max_rows = rows;
+  return s;
+}
+
+enum class CardFigure : uint8_t { clock, power };
+
+// The card under the TFLOP/s, on the timeline's time axis `x`: each GPU run's SM clock (as its
+// SMs counted it) or median power at its points; a model row's clock and an imported run's
+// figure, which have no time of their own, as a dashed level in the row's colour.
+plot::PlotSpec card_spec(const ThroughputData& d, const ViewEnv& env, CardFigure f, const plot::Axis& x) {
+  const bool clock = f == CardFigure::clock;
+  plot::PlotSpec s;
+  s.x = x;
+  s.y = {.title = clock ? "SM clock (MHz)" : "power (W)", .include_zero = false, .unit = clock ? "MHz" : "W"};
+  s.legend = false;  // the rows' colours and markers are the TFLOP/s plot's, whose legend is above
+  s.empty_text = clock ? "no clock known: a GPU run counts the one its SMs held, the model states its own"
+                       : "no power sampled: a GPU run samples it where NVML is present";
+  for (const ThroughputRow& r : d.rows) {
+    const std::vector<double>& v = clock ? r.clock_mhz : r.power_w;
+    if (r.source == MeasurementSource::gpu) {
+      plot::Series line{.name = r.label, .kind = plot::SeriesKind::line, .color = slot_color(r.color_slot, env),
+                        .marker = source_marker(r.source)};
+      for (size_t i = 0; i < v.size() && i < r.ts.size(); ++i)
+        if (std::isfinite(v[i])) line.xs.push_back(r.ts[i]), line.ys.push_back(v[i]);
+      if (!line.xs.empty()) s.series.push_back(std::move(line));
+      // cuBLAS's side of the same rounds, a grey ring at each point that has it.
+      const std::vector<double>& w = clock ? r.cublas_clock_set_mhz : r.cublas_power_w;
+      plot::Series blas{.name = "cuBLAS, same run", .kind = plot::SeriesKind::scatter, .color = cublas_color(env),
+                        .marker = plot::Marker::ring};
+      for (size_t i = 0; i < w.size() && i < r.ts.size(); ++i)
+        if (std::isfinite(w[i])) blas.xs.push_back(r.ts[i]), blas.ys.push_back(w[i]);
+      if (!blas.xs.empty()) s.series.push_back(std::move(blas));
+      continue;
+    }
+    const auto level = [&](const std::vector<double>& values, const std::string& name, ImU32 color) {
+      const auto latest = std::find_if(values.rbegin(), values.rend(), [](double y) { return std::isfinite(y); });
+      if (latest == values.rend()) return;
+      s.series.push_back({.name = name,
+                          .kind = plot::SeriesKind::line,
+                          .xs = {s.x.min, (s.x.min + s.x.max) / 2, s.x.max},
+                          .ys = {*latest, *latest, *latest},
+                          .color = color,
+                          .marker = plot::Marker::none,
+                          .dashed = true,
+                          .thickness = 1.5f});
+    };
+    level(v, r.label, slot_color(r.color_slot, env));
+    level(clock ? r.cublas_clock_set_mhz : r.cublas_power_w, "cuBLAS next to " + r.label, cublas_color(env));
+  }
+  // The clock NVIDIA's tensor figure is rated at, which a power-capped GEMM does not hold.
+  if (clock && !s.series.empty())
+    s.refs.push_back({.kind = plot::RefKind::horizontal, .value = d.ceilings.tensor_clock_mhz,
+                      .label = fmt::format("rated {:.2f} GHz", d.ceilings.tensor_clock_mhz / 1000.0),
+                      .color = tensor_color(env)});
+  return s;
+}
+
+// TFLOP/s over time with the card's clock and power under it, on one time axis: `size` in
+// pixels (the strips keep room for their ticks; the TFLOP/s plot takes the rest). The strips'
+// rectangles go to app.drawn ("throughput.clock", "throughput.power") for the pixel tests.
+void draw_over_time(AppState& app, const ThroughputData& d, const ViewEnv& env, ImVec2 size, int legend_rows) {
+  const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
+  const float strip = std::max(4.5f * line, 0.2f * size.y);
+  const float top = std::max(6.0f * line, size.y - 2.0f * (strip + gap));
+  plot::PlotSpec t = with_legend_rows(timeline_spec(d, env), legend_rows);
+  const plot::Axis x = t.x;
+  t.x.title.clear();  // said once, under the lowest strip
+  plot::draw("timeline", {size.x, top}, t);
+  for (const CardFigure f : {CardFigure::clock, CardFigure::power}) {
+    const bool clock = f == CardFigure::clock;
+    plot::PlotSpec c = card_spec(d, env, f, x);
+    if (clock) c.x.title.clear();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    plot::draw(clock ? "card_clock" : "card_power", {size.x, strip}, c);
+    app.drawn[clock ? "throughput.clock" : "throughput.power"] = {at.x, at.y, size.x, strip};
+  }
 }
 
 plot::PlotSpec cublas_spec(const ThroughputData& d, const ViewEnv& env) {
@@ -186,12 +271,6 @@ plot::PlotSpec roofline_spec(const ThroughputData& d, const ViewEnv& env) {
                     .label = fmt::format("fp32 SIMT {:.0f} TFLOP/s", c.fp32_tflops), .color = fp32_color(env)});
   s.refs.push_back({.kind = plot::RefKind::proportional, .value = c.memory_tbps, .cap = c.tensor_tflops,
                     .label = fmt::format("memory {:.2f} TB/s", c.memory_tbps), .color = memory_color(env)});
-  return s;
-}
-
-// The spec with its legend folded past `rows` rows (small windows keep room for the data).
-plot::PlotSpec with_legend_rows(plot::PlotSpec s, int rows) {
-  s.legend_max_rows = rows;
   return s;
 }
 
@@ -300,7 +379,11 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
     ImGui::TableNextColumn();
     if (r.notes.power_w)
       mono_text(env, "%.0f W %s", *r.notes.power_w, r.notes.temp_c ? fmt::format("{} C", *r.notes.temp_c).c_str() : "");
-    if (ImGui::IsItemHovered() && (r.notes.power_w || !r.notes.clock_limits.empty()))
+    if (r.notes.cublas_power_w) {
+      ImGui::SameLine();
+      mono_text(env, "(cuBLAS %.0f W)", *r.notes.cublas_power_w);
+    }
+    if (ImGui::IsItemHovered() && (r.notes.power_w || r.notes.cublas_power_w || !r.notes.clock_limits.empty()))
       ImGui::SetTooltip("%s", power_tooltip(r).c_str());
     ImGui::TableNextColumn();
     mono_text(env, "%.0f", r.intensity);
@@ -524,8 +607,11 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     // variant; as many rows as fit a third of the height.
     const size_t table_rows = std::max(d.rows.size(), d.predictions.size() + 1) + 2;
     const float table_h = std::min(right.y * 0.34f, ImGui::GetFrameHeightWithSpacing() * float(table_rows + 1) + 8.0f);
-    const float plot_h = (right.y - table_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f;
-    plot::draw("timeline", {right.x, plot_h}, with_legend_rows(timeline_spec(d, env), 3));
+    // The TFLOP/s over time with the clock and power strips under it takes a little more than
+    // the roofline's row.
+    const float plots_h = right.y - table_h - 2 * ImGui::GetStyle().ItemSpacing.y;
+    const float over_time_h = plots_h * 0.56f, plot_h = plots_h - over_time_h;
+    draw_over_time(app, d, env, {right.x, over_time_h}, 3);
     // A bar per variant needs its lines of labels: with many variants the plot grows past its
     // share and scrolls in its own box, so the tables below stay in view.
     ImGui::BeginChild("##cublas_box", {(right.x - gap) * 0.45f, plot_h}, false);
@@ -584,7 +670,7 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Over time")) {
-    plot::draw("timeline", {0, 0}, with_legend_rows(timeline_spec(d, env), 2));
+    draw_over_time(app, d, env, ImGui::GetContentRegionAvail(), 2);
     ImGui::EndTabItem();
   }
   if (ImGui::BeginTabItem("Predicted")) {

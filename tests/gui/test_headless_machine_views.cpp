@@ -169,3 +169,53 @@ TEST_CASE("the machine views save as SVG and PNG, and step 16's tile orders and 
     CHECK_THAT(v["throughput"]["caption"].get<std::string>(), Catch::Matchers::Contains("held 1.37 GHz: 739"));
   }
 }
+
+TEST_CASE("the Throughput view draws the card's SM clock and power under the TFLOP/s, ours and cuBLAS's, at 1280x800 "
+          "and 2560x1440",
+          "[gui][xvfb][throughput][clock]") {
+  if (!xvfb_or_skip()) return;
+  const gs::test::ScratchDir dir;
+  // A result of step 16 on the H200: its SMs counted 1367 MHz at 612 W; cuBLAS alone drew 655 W
+  // and left the SMs at 1512 MHz.
+  const std::string bench = dir.write("bench.json", R"({"kernel": "hopper_fewer_arrivals",
+      "shape": {"m": 4096, "n": 4096, "k": 4096}, "tflops": {"median": 640.0, "min": 630.0, "max": 650.0},
+      "device": "NVIDIA H200", "status": "ok", "sm_clock_counted_mhz": 1367.0,
+      "conditions": {"power_w": {"median": 612.0, "max": 615.0}, "temperature_c_max": 61},
+      "cublas_conditions": {"power_w": {"median": 655.0, "max": 660.0}}, "cublas_clock_set_mhz": 1512.0})");
+  for (const char* size : {"1280x800", "2560x1440"}) {
+    INFO(size);
+    const Headless h = run_headless(fmt::format("throughput_card_{}", size),
+                                    fmt::format("--kernel hopper_fewer_arrivals --machine h200 --view throughput "
+                                                "--size {} --import {}",
+                                                size, bench),
+                                    size);
+    INFO(h.output);
+    REQUIRE(h.code == 0);
+    // The data: the imported point with both sides' clock and power.
+    const nlohmann::json* run = nullptr;
+    for (const auto& v : h.state["views"]["throughput"]["variants"])
+      if (v["source"] == "imported") run = &v;
+    REQUIRE(run != nullptr);
+    const auto& p = (*run)["points"][0];
+    CHECK(p["clock_mhz"].get<double>() == 1367.0);
+    CHECK(p["power_w"].get<double>() == 612.0);
+    CHECK(p["cublas_clock_set_mhz"].get<double>() == 1512.0);
+    CHECK(p["cublas_power_w"].get<double>() == 655.0);
+    CHECK((*run)["cublas_power_w"].get<double>() == 655.0);
+    // The pixels: each strip under the TFLOP/s plot holds the run's level in its colour.
+    const auto rgb = gs::gui::series_rgb(uint32_t((*run)["color_slot"].get<int>()), true);
+    for (const char* strip : {"throughput.clock", "throughput.power"}) {
+      INFO(strip);
+      REQUIRE(h.state["drawn"].contains(strip));
+      const auto r = h.state["drawn"][strip].get<std::array<float, 4>>();
+      CHECK(r[3] > 40.0f);  // room for a level between its ticks
+      CHECK(r[0] + r[2] <= h.w + 1);
+      CHECK(r[1] + r[3] <= h.h + 1);
+      int hits = 0;
+      for (int y = int(r[1]); y < int(r[1] + r[3]); ++y)
+        for (int x = int(r[0]); x < int(r[0] + r[2]); x += 2)
+          hits += same(h.pixel(x, y), {int(rgb[0]), int(rgb[1]), int(rgb[2])}, 40);
+      CHECK(hits > 20);
+    }
+  }
+}

@@ -4,7 +4,9 @@
 // follows what the GPU runner reported.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -410,4 +412,55 @@ TEST_CASE("roofline: the compute ceiling at the clock a run of the kernel on scr
   REQUIRE(h100.measurements.add_bench_json(result("hopper_fewer_arrivals", 8192, 1367.0), MeasurementSource::imported,
                                            1.0) == 1);
   CHECK_FALSE(prepare_throughput(h100).held);
+}
+
+TEST_CASE("each point carries the card's SM clock and power: counted and sampled for a GPU run, the model's own clock "
+          "for its prediction",
+          "[gui][throughput][clock]") {
+  const auto run = [](std::optional<double> counted, std::optional<double> watts) {
+    nlohmann::json r = {{"kernel", "hopper_persistent"},
+                        {"shape", {{"m", 4096}, {"n", 4096}, {"k", 4096}}},
+                        {"tflops", {{"median", 600.0}, {"min", 590.0}, {"max", 610.0}}},
+                        {"device", "NVIDIA H200"},
+                        {"status", "ok"}};
+    if (counted) r["sm_clock_counted_mhz"] = *counted;
+    if (watts) r["conditions"] = {{"power_w", {{"median", *watts}, {"max", *watts + 3.0}}}};
+    return r;
+  };
+  AppState app;
+  REQUIRE(app.measurements.add_bench_json(run(1620.0, 690.0), MeasurementSource::gpu, 5.0) == 1);
+  REQUIRE(app.measurements.add_bench_json(run(std::nullopt, 650.0), MeasurementSource::gpu, 9.0) == 1);
+  ModelPrediction mp;
+  mp.prediction.clock_hz = 1.55e9;
+  mp.machine = "H200";
+  app.measurements.add_model_prediction("hopper_persistent", {4096, 4096, 4096}, 640.0, "H200", 1.0, mp);
+  const ThroughputData d = prepare_throughput(app);
+  const auto row = [&](MeasurementSource s) {
+    const auto it = std::find_if(d.rows.begin(), d.rows.end(), [&](const ThroughputRow& r) { return r.source == s; });
+    REQUIRE(it != d.rows.end());
+    return *it;
+  };
+  const ThroughputRow gpu = row(MeasurementSource::gpu), model = row(MeasurementSource::model);
+  REQUIRE(gpu.clock_mhz.size() == 2);
+  REQUIRE(gpu.power_w.size() == 2);
+  CHECK(gpu.clock_mhz[0] == 1620.0);
+  CHECK(std::isnan(gpu.clock_mhz[1]));  // not counted: not guessed from NVML or the point before
+  CHECK(gpu.power_w[0] == 690.0);
+  CHECK(gpu.power_w[1] == 650.0);
+  REQUIRE(model.clock_mhz.size() == 1);
+  CHECK(model.clock_mhz[0] == Approx(1550.0));
+  CHECK(std::isnan(model.power_w[0]));  // the model has no power
+  // The same in the view's JSON, null where not known.
+  const nlohmann::json j = describe_throughput(app);
+  const nlohmann::json* g = variant_json(j, "hopper_persistent", "gpu", 4096);
+  REQUIRE(g != nullptr);
+  const nlohmann::json& pts = (*g)["points"];
+  REQUIRE(pts.size() == 2);
+  CHECK(pts[0]["clock_mhz"].get<double>() == 1620.0);
+  CHECK(pts[1]["clock_mhz"].is_null());
+  CHECK(pts[1]["power_w"].get<double>() == 650.0);
+  const nlohmann::json* m = variant_json(j, "hopper_persistent", "model", 4096);
+  REQUIRE(m != nullptr);
+  CHECK((*m)["points"][0]["clock_mhz"].get<double>() == Approx(1550.0));
+  CHECK((*m)["points"][0]["power_w"].is_null());
 }

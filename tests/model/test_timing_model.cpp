@@ -256,6 +256,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2),
       kernels::build_shared_rate_probe(2, 4, 2, 4, 2),
       kernels::build_launch_probe(2, 384, 200 * 1024),
+      kernels::build_clock_spin_probe(4, 16),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -293,6 +294,24 @@ TEST_CASE("probes: a launch probe's CTAs each leave their record and nothing els
   }
   CHECK(r.field(5, 2) == 0);  // the record past the last CTA stays as it was
   CHECK_THROWS_WITH(kernels::build_launch_probe(1, 48, 0), Catch::Contains("got 1 CTAs of 48"));
+}
+
+TEST_CASE("probes: a clock spin counts a fixed number of cycles and the nanoseconds they took", "[model][timing]") {
+  // On the model %globaltimer is the modeled cycle in ns at the kernel's machine's clock: every
+  // CTA's cycles over its nanoseconds is that clock, as bench reads a spin's records.
+  const uint32_t ctas = 3, reps = 64;
+  const ProbeRun r = run_probe(kernels::build_clock_spin_probe(ctas, reps), ctas * 32);
+  const ir::Kernel k = kernels::build_clock_spin_probe(ctas, reps);
+  const double mhz = model::timing::machine_for(k.target).clock_hz / 1e6;
+  for (uint32_t cta = 0; cta < ctas; ++cta) {
+    INFO("CTA " << cta);
+    const uint64_t cycles = r.field(cta * 32, 0), ns = r.field(cta * 32, 2);
+    CHECK(cycles >= 8 * reps * 4);  // 8 dependent FFMAs a repetition, about 4 cycles each
+    CHECK(cycles < 8 * reps * 4 * 2);
+    REQUIRE(ns > 0);
+    CHECK(1e3 * double(cycles) / double(ns) == Approx(mhz).epsilon(0.01));
+  }
+  CHECK_THROWS_WITH(kernels::build_clock_spin_probe(0, 1), Catch::Contains("got 0 CTAs"));
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {

@@ -345,6 +345,65 @@ TEST_CASE("bench: the SM clock the SMs counted travels with each result, apart f
   CHECK(r.ok());
 }
 
+TEST_CASE("bench: the held clock is the counted launches' cycles over the median timed launch, not one launch's count",
+          "[run][bench][clock]") {
+  // As an H200 showed at 8192^3: the counting launches ran at 1373-1628 MHz, the plain launch
+  // beside each 3% faster than the instrumented one; the timed median took 1.414 ms.
+  const std::vector<run::CountedLaunch> launches = {{1.682, 1.633, 1373.0},
+                                                    {1.442, 1.400, 1628.0},
+                                                    {1.500, 1.456, 1560.0},
+                                                    {1.560, 1.515, 1500.0},
+                                                    {1.470, 1.427, 1590.0}};
+  const run::HeldClock h = run::held_clock_of(launches, 1.414);
+  REQUIRE(h.mhz);
+  // cycles (ms x MHz): 2.3093, 2.3476, 2.34, 2.34, 2.3373 M; median 2.34 M; cost 1.03.
+  CHECK(h.overhead == Approx(1.03).epsilon(0.001));
+  CHECK(h.cycles == Approx(2.34e6 / h.overhead).epsilon(1e-6));
+  CHECK(*h.mhz == Approx(2.34e6 / h.overhead / 1.414e-3 / 1e6).epsilon(1e-6));
+  CHECK(*h.mhz > 1600.0);  // above the first launch's 1373: the rounds ran faster than that launch
+  CHECK(h.launch_mhz.size() == 5);
+  CHECK_THAT(h.note, Contains("the clock of the median timed launch") && Contains("1.414 ms") && Contains("+3.0%"));
+  // Launches that counted nothing: no clock, and why.
+  const run::HeldClock none = run::held_clock_of({{1.4, 1.3, std::nullopt}}, 1.414);
+  CHECK_FALSE(none.mhz);
+  CHECK_THAT(none.note, Contains("not counted"));
+  // Nothing timed: the counting launches' own median clock.
+  const run::HeldClock untimed = run::held_clock_of(launches, 0.0);
+  REQUIRE(untimed.mhz);
+  CHECK(*untimed.mhz == 1560.0);
+}
+
+TEST_CASE("bench: cuBLAS's side of the paired rounds has its own power and the clock a spin counted after it",
+          "[run][bench][clock]") {
+  run::BenchResult r = fake_result();
+  r.paired = true;
+  nlohmann::json j = run::bench_result_json(r);
+  CHECK(j["cublas_conditions"].is_null());
+  CHECK(j["cublas_clock_set_mhz"].is_null());
+  CHECK_THAT(j["method"].get<std::string>(), Contains("cuBLAS's power not sampled (no NVML)"));
+  cuda::GpuConditions c;
+  c.samples = 30;
+  c.power_median_w = 655.0;
+  c.power_max_w = 660.0;
+  c.how = "sampled in the last 300 ms of 1300 ms of cuBLAS back to back after the timed rounds";
+  r.cublas_conditions = c;
+  r.cublas_clock_spins_mhz = {1512.0, 1518.0, 1530.0};
+  r.clock_spins_after_ours_mhz = {1490.0, 1495.0, 1501.0};
+  j = run::bench_result_json(r);
+  CHECK(j["cublas_conditions"]["power_w"]["median"].get<double>() == 655.0);
+  CHECK(j["cublas_clock_set_mhz"].get<double>() == 1512.0);  // the first spin: the clock cuBLAS left
+  CHECK(j["cublas_clock_spins_mhz"].size() == 3);
+  CHECK(j["clock_spins_after_ours_mhz"][0].get<double>() == 1490.0);
+  const std::string method = j["method"].get<std::string>();
+  CHECK_THAT(method, Contains("cuBLAS's power and temperature sampled in the last 300 ms of 1300 ms of cuBLAS"));
+  CHECK_THAT(method, Contains("the SM clock the card was set to right after cuBLAS, 1512 MHz, counted by 3 short FFMA spins"));
+  CHECK_THAT(method, Contains("the same spins after ours read 1490, 1495, 1501 MHz"));
+  CHECK_THAT(run::bench_summary_line(r), Contains("cuBLAS 655 W, clock set to 1512 MHz after it"));
+  // A spin that read no clock (0) is no clock.
+  r.cublas_clock_spins_mhz = {0.0};
+  CHECK(run::bench_result_json(r)["cublas_clock_set_mhz"].is_null());
+}
+
 TEST_CASE("bench: the counted clock is the clock-counting build's warps' own count (here on the model)",
           "[run][bench][clock]") {
   // The build bench launches after the timed rounds, run on the model: its %clock64 is the

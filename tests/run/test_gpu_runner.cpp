@@ -4,6 +4,8 @@
 // Without a GPU every [gpu] case prints "skipped: ..." and returns; the one case without the
 // tag checks that the deliberately failing kernels are valid PTX.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/builder/builder.hpp"
 #include "engine/ptx/emit.hpp"
@@ -190,10 +192,26 @@ TEST_CASE("[gpu] runner: bench counts the SM clock the card held under a long GE
   const double max_mhz = the_device().sm_clock_khz / 1000.0;
   CHECK(*r.sm_clock_counted_mhz > 0.5 * max_mhz);
   CHECK(*r.sm_clock_counted_mhz <= 1.02 * max_mhz);
-  CHECK_THAT(r.counted_clock_note, Contains("counted by the SMs"));
+  CHECK_THAT(r.counted_clock_note, Contains("counted right after the timed rounds by the SMs"));
   const nlohmann::json j = run::bench_result_json(r);
   CHECK(j["sm_clock_counted_mhz"].get<double>() == *r.sm_clock_counted_mhz);
   CHECK_THAT(j["method"].get<std::string>(), Contains("the SM clock held"));
+  CHECK(j["counted_launches_mhz"].size() == 5);
+  // No run passes its own ceiling at the clock it held: bf16 wgmma's 4096 FLOP a cycle an SM
+  // (the machine description's wgmma_flops_per_cycle) on every SM at the held clock.
+  const double ceiling = double(the_device().sms) * 4096.0 * *r.sm_clock_counted_mhz * 1e6 / 1e12;
+  CHECK(run::tflops_of(r.shape, r.kernel.median_ms) <= 1.01 * ceiling);
+  // cuBLAS's side: its power alone and the clock a spin counted right behind it; the same spin
+  // after ours reads about what ours' SMs counted (the spin's check: docs/results/2026-12-02-cublas-side).
+  if (r.paired) {
+    CHECK((r.cublas_conditions || !r.cublas_conditions_error.empty()));
+    REQUIRE(r.cublas_clock_set_mhz());  // the clock step the card was set to right after it
+    CHECK(*r.cublas_clock_set_mhz() > 0.5 * max_mhz);
+    CHECK(*r.cublas_clock_set_mhz() <= 1.02 * max_mhz);
+    WARN("cuBLAS: " << (r.cublas_conditions ? r.cublas_conditions->power_median_w : 0.0) << " W; spins after it "
+                    << fmt::format("{:.0f}", fmt::join(r.cublas_clock_spins_mhz, ", ")) << " MHz; after ours "
+                    << fmt::format("{:.0f}", fmt::join(r.clock_spins_after_ours_mhz, ", ")) << " MHz");
+  }
   WARN(info.id << " at 8192^3: the SMs counted " << *r.sm_clock_counted_mhz << " MHz; NVML reported "
                 << (r.conditions ? std::to_string(r.conditions->sm_clock_reported_median_mhz) : std::string("nothing")));
   // Skipped on request: absent, and the result as good.
