@@ -36,12 +36,25 @@
 //   * every warp writes its 16 rows of the chunk: bf16, four stmatrix.x4 of bf16 pairs; f32,
 //     eight st.shared.v2.f32; then fence.proxy.async (stmatrix is a generic-proxy write too),
 //     bar.sync 1;
-//   * the issuer stores the buffer to C at (row m0 + 64·slab, column n0 + c·chunk) and commits.
+//   * the issuer stores the buffer to C at (row m0 + 64·slab, column n0 + c·chunk) and commits
+//     (with c_store_hint=evict_first through the L2 policy its warpgroup made before the tiles).
+//
+// A micro-optimisation on C's stores, the build parameter c_store_hint (0 none, the default;
+// 1 evict_first): C is written once and never read back by this kernel, while every CTA keeps
+// reading A's and B's panels through L2. With evict_first each consumer warpgroup makes an L2
+// policy once (createpolicy.fractional.L2::evict_first.b64, PTX ISA "createpolicy") and its TMA
+// stores take the .L2::cache_hint form with it (PTX ISA "cp.async.bulk.tensor"), so C's lines
+// are the first L2 evicts and push fewer panel lines out. C is the same bytes either way (the
+// model stores the same; it keeps no L2 priorities, so its prediction does not change); whether
+// the hint helps is measured on the GPU, with `bench --param c_store_hint=evict_first` against
+// the default.
 //
 // What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
-// swizzled row addresses computed once before the tiles, stmatrix for bf16, and bf16 by default.
+// swizzled row addresses computed once before the tiles, stmatrix for bf16, bf16 by default,
+// and the optional cache hint on C's stores.
 #include <array>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -80,6 +93,8 @@ constexpr uint32_t kChunkBytes = kChunkRows * kRowBytes;
 constexpr uint32_t kBuffers = 2;       // per consumer warpgroup
 constexpr uint32_t kStoreBarrier = 1;  // bar.sync id of the consumers' epilogue (0: the init's)
 constexpr uint32_t kPiece = 16;        // bytes: one row of an 8x8 b16 matrix, one unit of the swizzle
+// The values of the build parameter c_store_hint (named none and evict_first on the command line).
+constexpr uint32_t kStoreHintNone = 0, kStoreHintEvictFirst = 1;
 
 // The deliberate mistakes, each with what it changes (the registry entry says the symptom).
 constexpr const char* kUnswizzledStaging = "unswizzled-staging";  // packed staging tile, map without swizzle
@@ -115,6 +130,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const bool swizzled = !cfg.has(kUnswizzledStaging);
   // Mistake swizzle-not-in-store-map: the writes swizzle, the TMA store reads the tile packed.
   const Swizzle map_swizzle = swizzled && !cfg.has(kSwizzleNotInMap) ? Swizzle::b128 : Swizzle::none;
+  const bool evict_c_first = cfg.param("c_store_hint") == kStoreHintEvictFirst;
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
@@ -193,6 +209,10 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
       Reg wg_thread = (tid % 128).named("wg_thread");
       Reg issuer = (wg_thread == 0).named("store_issuer");  // one thread per warpgroup stores
       Reg tmC = b.tensor_map_address(tmap_c, "tmC");
+      // c_store_hint=evict_first: one L2 policy for every store of C (the issuer's; made by all,
+      // one instruction, before the tiles).
+      std::optional<Reg> c_policy;
+      if (evict_c_first) c_policy = b.createpolicy_fractional_evict_first("c_policy");
       Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (kBuffers * kChunkBytes)).named("sC_mine");
       Reg warp = (wg_thread / 32).named("warp_in_wg");
       Reg lane = (wg_thread % 32).named("lane");
@@ -265,8 +285,9 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
             if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
             b.bar_sync(kStoreBarrier, 128 * kConsumers);  // every write is in and fenced
             b.if_(issuer, [&] {
-              b.cp_async_bulk_tensor_store(tmC, {(at.n0 + c * chunk_cols).named("c_col"), row0},
-                                           Addr::at(buffers, buffer));
+              const Reg c_col = (at.n0 + c * chunk_cols).named("c_col");
+              if (c_policy) b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer), *c_policy);
+              else b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer));
               b.cp_async_bulk_commit_group();
             });
           }
@@ -304,7 +325,11 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       "18: fence.proxy.async, a barrier, one thread's TMA store in a bulk group, wait_group.read 1 before a buffer is "
       "rewritten, the next tile's K loop overlapping the last stores. stmatrix stores b16 only: with c_dtype=f32 the "
       "threads write the same swizzled buffers with st.shared.v2.f32 (32 columns a chunk, 8 chunks a tile): a 2-way "
-      "conflict (two rows of a half-warp share banks), where step 18's was 4 times the ideal.";
+      "conflict (two rows of a half-warp share banks), where step 18's was 4 times the ideal. The build parameter "
+      "c_store_hint=evict_first adds the article's micro-optimisation on C's stores: C is written once and never read "
+      "back, so the TMA stores carry an L2 evict-first policy (createpolicy, .L2::cache_hint) and C's lines leave L2 "
+      "before A's and B's panels, which every CTA keeps reading. C's bytes are the same; the model keeps no L2 "
+      "priorities, so what the hint is worth is measured on the GPU (bench, the default against the hinted build).";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all).
   BuildParam c_dtype = c_dtype_param();
@@ -312,7 +337,13 @@ KernelInfo hopper_stmatrix_epilogue_info() {
   k.c_dtype = DType::bf16;     // the kernel's C as it ships, for what reads KernelInfo::c_dtype
   k.params = {stages_param(4, 2, 4, kABytes + kBBytes),
               {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
-              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype};
+              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype,
+              {"c_store_hint",
+               "an L2 eviction hint on C's TMA stores: 0 none; 1 evict_first (createpolicy.fractional.L2::evict_first "
+               "and the stores' .L2::cache_hint form: C, written once, leaves L2 before A's and B's panels); "
+               "c_store_hint=none and c_store_hint=evict_first name them; its speed effect is measured on the GPU",
+               kStoreHintNone,
+               {kStoreHintNone, kStoreHintEvictFirst}}};
   k.mistakes = {
       {kUnswizzledStaging, "the staging tile is packed (step 18's box, map without swizzle)",
        "C is right but every stmatrix matrix's 8 rows start at the same bank: 8 wavefronts instead of 1 "

@@ -157,8 +157,10 @@ std::optional<uint32_t> named_param_value(std::string_view param, std::string_vi
     std::string_view param, value;
     uint32_t number;
   };
-  static constexpr Named kNames[] = {{"c_dtype", "f32", 32},  {"c_dtype", "bf16", 16},   {"order", "row", 0},
-                                     {"order", "grouped", 1}, {"order", "hilbert", 2}};
+  static constexpr Named kNames[] = {{"c_dtype", "f32", 32},      {"c_dtype", "bf16", 16},
+                                     {"order", "row", 0},         {"order", "grouped", 1},
+                                     {"order", "hilbert", 2},     {"c_store_hint", "none", 0},
+                                     {"c_store_hint", "evict_first", 1}};
   for (const Named& n : kNames)
     if (n.param == param && n.value == value) return n.number;
   return std::nullopt;

@@ -26,7 +26,7 @@ struct Expected {
 // in tile row slot(8·reg + row) = A row slot(...), column col: A's u16 index 8·slot + col.
 Expected expected_load(const ProbeCase& p, uint32_t lane, uint32_t reg, uint32_t half) {
   uint32_t row = 0, col = 0;
-  matrix_probe_position(p.matrix_trans, lane, half, row, col);
+  matrix_probe_position(false, p.matrix_trans, lane, half, row, col);
   const uint32_t slot = kernels::matrix_probe_slot(8 * reg + row);
   return {uint16_t(8 * slot + col), fmt::format("lane {} register {} half {} = matrix {} (row {}, col {})", lane, reg,
                                                 half, reg, row, col)};
@@ -41,7 +41,7 @@ Expected expected_store(const ProbeCase& p, uint32_t slot, uint32_t col) {
     for (uint32_t lane = 0; lane < 32; ++lane)
       for (uint32_t half = 0; half < 2; ++half) {
         uint32_t row = 0, c = 0;
-        matrix_probe_position(p.matrix_trans, lane, half, row, c);
+        matrix_probe_position(true, p.matrix_trans, lane, half, row, c);
         if (row == r && c == col)
           return {uint16_t(2 * (lane * p.matrix_num + j) + half),
                   fmt::format("tile row {} col {} = matrix {} (row {}, col {}) from lane {} half {}", slot, col, j, r,
@@ -67,11 +67,12 @@ void for_each_fact(const ProbeCase& p, Fn&& fn) {
 
 }  // namespace
 
-void matrix_probe_position(bool trans, uint32_t lane, uint32_t half, uint32_t& row, uint32_t& col) {
-  // Matrix 0 of the op traits' ldmatrix map (.x1): value `half` of register 0 (facts §2).
-  static const layout::FragmentMap plain = layout::find_fragment_map("ldmatrix")->build(1);
-  static const layout::FragmentMap transposed = layout::find_fragment_map("ldmatrix_trans")->build(1);
-  const layout::Coord c = (trans ? transposed : plain).at(int(lane), int(half));
+void matrix_probe_position(bool store, bool trans, uint32_t lane, uint32_t half, uint32_t& row, uint32_t& col) {
+  // Matrix 0 of the op traits' map of the probed op (.x1): value `half` of register 0 (facts §2).
+  static const layout::FragmentMap maps[2][2] = {
+      {layout::find_fragment_map("ldmatrix")->build(1), layout::find_fragment_map("ldmatrix_trans")->build(1)},
+      {layout::find_fragment_map("stmatrix")->build(1), layout::find_fragment_map("stmatrix_trans")->build(1)}};
+  const layout::Coord c = maps[store ? 1 : 0][trans ? 1 : 0].at(int(lane), int(half));
   row = uint32_t(c.row);
   col = uint32_t(c.col);
 }

@@ -16,9 +16,9 @@ namespace gs::run {
 ProbeCase make_matrix_probe_case(uint32_t num, bool trans, bool store, ir::Kernel kernel);
 
 // What lane `lane`'s register `reg` holds in its `half` (0: low b16) as (row, col) of matrix
-// `reg`, read from the op traits' ldmatrix maps (facts §2): the table the model uses, so the
-// GPU's answer proves it.
-void matrix_probe_position(bool trans, uint32_t lane, uint32_t half, uint32_t& row, uint32_t& col);
+// `reg`, read from the op traits' map of the probed op (ldmatrix, stmatrix; facts §2): the
+// table the model uses, so the GPU's answer proves it.
+void matrix_probe_position(bool store, bool trans, uint32_t lane, uint32_t half, uint32_t& row, uint32_t& col);
 
 ProbeCheck check_matrix_output(const ProbeCase& probe, const std::vector<uint8_t>& c, std::string_view who);
 ProbeCheck compare_matrix_outputs(const ProbeCase& probe, const std::vector<uint8_t>& gpu,

@@ -202,9 +202,16 @@ class Builder {
                                  const Addr& bar, Where where = Where::current());
   void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src,
                                   Where where = Where::current());
+  // The .L2::cache_hint form: the store's lines take the L2 eviction policy in `cache_policy` (a
+  // b64 register from createpolicy_*). What is stored is the same.
+  void cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src,
+                                  const Reg& cache_policy, Where where = Where::current());
   void cp_async_bulk_commit_group(Where where = Where::current());
   void cp_async_bulk_wait_group_read(uint32_t n, Where where = Where::current());
   void prefetch_tensormap(const Reg& tensor_map, Where where = Where::current());
+  // createpolicy.fractional.L2::evict_first.b64: a policy (b64) for .L2::cache_hint forms under
+  // which the lines accessed are the first L2 evicts (fraction 1.0: all of them).
+  Reg createpolicy_fractional_evict_first(std::string name = {}, Where where = Where::current());
 
   // ---- wgmma (facts §1) ---------------------------------------------------------------------
   // A 64-bit descriptor register for a tile at the shared address in `tile_addr` (u32): the

@@ -123,15 +123,41 @@ void Builder::cp_async_bulk_tensor_load_multicast(const Addr& dst, const Reg& te
   record(std::move(i));
 }
 
-void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src, Where where) {
-  const Site site(*this, where);
+namespace {
+
+// [map, {coords}], [src] (, cache-policy): the signature tensor_store.
+Inst tensor_store_inst(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src) {
   if (coords.size() < 1 || coords.size() > 5)
     throw std::invalid_argument(fmt::format("a TMA store takes 1 to 5 coordinates, not {}", coords.size()));
   Inst i{.op = Op::cp_async_bulk_tensor_store, .aux = uint32_t(coords.size())};
   i.operands = {Operand::reg(tensor_map.id())};
   for (const Src& c : coords) i.operands.push_back(c.operand);
   i.operands.push_back(src.operand);
+  return i;
+}
+
+}  // namespace
+
+void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src, Where where) {
+  const Site site(*this, where);
+  record(tensor_store_inst(tensor_map, coords, src));
+}
+
+void Builder::cp_async_bulk_tensor_store(const Reg& tensor_map, std::initializer_list<Src> coords, const Addr& src,
+                                         const Reg& cache_policy, Where where) {
+  const Site site(*this, where);
+  Inst i = tensor_store_inst(tensor_map, coords, src);
+  i.operands.push_back(Operand::reg(cache_policy.id()));  // printed with .L2::cache_hint (F_CACHE_HINT)
   record(std::move(i));
+}
+
+Reg Builder::createpolicy_fractional_evict_first(std::string name, Where where) {
+  const Site site(*this, where);
+  Reg policy = reg(Type::b64, name.empty() ? "policy" : std::move(name));
+  Inst i{.op = Op::createpolicy_fractional_evict_first, .ndst = 1};
+  i.operands = {Operand::reg(policy.id())};
+  record(std::move(i));
+  return policy;
 }
 
 void Builder::cp_async_bulk_commit_group(Where where) { record(simple(Op::cp_async_bulk_commit_group), where); }

@@ -57,6 +57,9 @@ enum OpFlags : uint16_t {
   F_TYPE2 = 1 << 4,   // second type suffix from Inst::type2 (cvt.dst.src)
   F_BRANCH = 1 << 5,  // transfers control to a label
   F_SYNC = 1 << 6,    // warp- or warpgroup-collective (.sync.aligned or bar)
+  // ".L2::cache_hint" when the signature's last field, an optional b64 cache policy (from
+  // createpolicy), is present: PTX's {.level::cache_hint} ... {, cache-policy} form of the op
+  F_CACHE_HINT = 1 << 7,
 };
 
 enum class Op : uint16_t {

@@ -162,6 +162,17 @@ FragmentMap ldmatrix_layout(int num_matrices, bool trans) {
                              });
 }
 
+FragmentMap stmatrix_layout(int num_matrices, bool trans) {
+    if (num_matrices != 1 && num_matrices != 2 && num_matrices != 4) {
+        throw std::invalid_argument("stmatrix .x" + str(num_matrices) +
+                                    " is invalid: use .x1, .x2 or .x4");
+    }
+    FragmentMap loaded = ldmatrix_layout(num_matrices, trans);
+    return FragmentMap("stmatrix.m8n8.x" + str(num_matrices) + (trans ? ".trans" : "") + ".b16",
+                       loaded.threads, loaded.values_per_thread, loaded.rows, loaded.cols,
+                       std::move(loaded.table));
+}
+
 int ldmatrix_row_address_lane(int num_matrices, int matrix, int row) {
     if (num_matrices != 1 && num_matrices != 2 && num_matrices != 4) {
         throw std::invalid_argument("ldmatrix .x" + str(num_matrices) +

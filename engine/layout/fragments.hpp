@@ -13,6 +13,7 @@
 //   mma_m16n8k16_b_layout()      (T32,V4)     -> (K16,N8)  facts §2
 //   mma_m16n8k16_c_layout()      (T32,V4)     -> (M16,N8)  facts §2
 //   ldmatrix_layout(x, trans)    (T32,V2x)    -> (8x rows, 8 cols)  facts §2
+//   stmatrix_layout(x, trans)    (T32,V2x)    -> (8x rows, 8 cols)  facts §2, ldmatrix's table
 //   tcgen05_ld_32x32b_layout(x)  (T32,Vx)     -> (lane 32, col x)   facts §9.3, CUTLASS only
 #pragma once
 
@@ -100,6 +101,14 @@ FragmentMap mma_m16n8k16_c_layout();
 //   trans:    lane l gets col l/4, rows 2(l%4), 2(l%4)+1
 // Throws std::invalid_argument unless num_matrices is 1, 2 or 4. stmatrix uses the same map.
 FragmentMap ldmatrix_layout(int num_matrices, bool trans);
+
+// stmatrix.m8n8.x{1,2,4}{.trans}.b16, facts §2 and the PTX ISA's stmatrix section (its fragment
+// figure: a group of four lanes holds one row, lane l row l/4, elements 2(l%4) and 2(l%4)+1;
+// .trans the transposed matrix): the store puts back what ldmatrix loads, so the table is
+// ldmatrix_layout's, named for stmatrix.
+//   // (T32,V 2*num) -> (8*num rows, 8 cols); lane l's register j, half h: row 8j + l/4, col
+//   // 2(l%4) + h (.trans: row 8j + 2(l%4) + h, col l/4)
+FragmentMap stmatrix_layout(int num_matrices, bool trans);
 
 // The lane whose address operand gives row `row` (0..7) of matrix `matrix` (facts §2: lane i
 // supplies row i%8 of matrix i/8): 8*matrix + row. Throws for values out of range.

@@ -24,6 +24,8 @@ FragmentMap make_mma_b(int) { return mma_m16n8k16_b_layout(); }
 FragmentMap make_mma_c(int) { return mma_m16n8k16_c_layout(); }
 FragmentMap make_ldmatrix(int x) { return ldmatrix_layout(x, false); }
 FragmentMap make_ldmatrix_trans(int x) { return ldmatrix_layout(x, true); }
+FragmentMap make_stmatrix(int x) { return stmatrix_layout(x, false); }
+FragmentMap make_stmatrix_trans(int x) { return stmatrix_layout(x, true); }
 
 #define PARAM_NONE MapParam{}
 #define PARAM_STEP(name, lo, hi, step, def, hint) MapParam{name, lo, hi, step, false, def, hint}

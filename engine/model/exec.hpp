@@ -41,6 +41,7 @@ void exec_tma_load_multicast(ExecContext& x);  // .multicast::cluster
 void exec_tma_store(ExecContext& x);
 void exec_bulk_group(ExecContext& x);           // cp.async.bulk.commit_group, cp.async.bulk.wait_group.read
 void exec_tma_nothing_pending(ExecContext& x);  // prefetch.tensormap
+void exec_createpolicy(ExecContext& x);         // createpolicy: an L2 cache policy for .L2::cache_hint
 
 void exec_cluster(ExecContext& x);  // mapa, barrier.cluster.arrive/wait, fence.acq_rel.cluster
 

@@ -147,10 +147,28 @@ void exec_tma_load_multicast(ExecContext& x) {
   exec_tma(x, {true, o.map_at, o.coords_at, o.dst, o.bar, o.cta_mask_at, true});
 }
 
+// The .L2::cache_hint form (an optional cache-policy operand) runs the same: the policy says
+// how long C's lines should stay in L2, which the model does not keep; the bytes stored, the
+// hazards and the costs are the plain store's. Sources (in exec_tma) checks the policy register
+// was written, as for any source.
 void exec_tma_store(ExecContext& x) {
   expect_op(x, "exec_tma_store", Op::cp_async_bulk_tensor_store);
   const ir::tensor_store_operands o = ir::tensor_store_operands_of(x.inst);
   exec_tma(x, {false, o.map_at, o.coords_at, o.src, {}});
+}
+
+// createpolicy: the hardware's policy is an opaque 64-bit value (PTX ISA "createpolicy"); no op
+// of the model reads its bits, so every lane gets one fixed token per policy, for the register
+// views to show.
+void exec_createpolicy(ExecContext& x) {
+  expect_op(x, "exec_createpolicy", Op::createpolicy_fractional_evict_first);
+  constexpr uint64_t kEvictFirstToken = 0xE71C7F1257ull;  // "evict first", nothing the hardware defines
+  const ir::cache_policy_operands o = ir::cache_policy_operands_of(x.inst);
+  Sources src(x);
+  for (uint32_t l = 0; l < 32; ++l)
+    if (x.mask >> l & 1) x.cta.reg(x.warp.id, o.policy.id, l) = kEvictFirstToken;
+  src.wrote(o.policy.id);
+  x.latency = timing::kAluLatency;
 }
 
 // prefetch.tensormap: the model keeps no descriptor cache.

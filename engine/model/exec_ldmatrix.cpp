@@ -6,14 +6,16 @@
 //
 // Lanes 0..8·num-1 each give the address of one 16-byte row: lane i row i%8 of matrix i/8
 // (the other lanes' addresses are not read). Register j of every lane holds two b16 of
-// matrix j, placed as layout::ldmatrix_layout says (facts §2, checked on the GPU by
-// `gemmscope probe ldmatrix`): without .trans lane l holds row l/4, columns 2(l%4) and
-// 2(l%4)+1; with .trans the same positions of the transposed matrix. stmatrix is the inverse.
+// matrix j, placed as the op traits' map of the op says (layout::ldmatrix_layout and
+// stmatrix_layout, one table; facts §2, checked on the GPU by `gemmscope probe ldmatrix`):
+// without .trans lane l holds row l/4, columns 2(l%4) and 2(l%4)+1; with .trans the same
+// positions of the transposed matrix. stmatrix is the inverse.
 //
 // Banks: each matrix is one phase of the bank model, its 8 row addresses the 8 lanes of a
 // 16-byte quarter-warp (layout/banks.hpp), so a tile whose 8 rows sit 128 bytes apart takes 8
 // wavefronts per matrix unless a swizzle spreads them. Hazards: every row's words go through
 // the same checks as ld/st.shared (races, cp.async and TMA in flight, uninitialised reads).
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -21,6 +23,7 @@
 
 #include "engine/ir/signature.hpp"
 #include "engine/layout/fragments.hpp"
+#include "engine/layout/op_traits.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 
@@ -30,12 +33,18 @@ namespace {
 
 constexpr uint32_t kRowBytes = 16;  // one row of an 8×8 b16 matrix
 
-const layout::FragmentMap& matrix_map(uint32_t num, bool trans) {
-  static const layout::FragmentMap maps[3][2] = {
-      {layout::ldmatrix_layout(1, false), layout::ldmatrix_layout(1, true)},
-      {layout::ldmatrix_layout(2, false), layout::ldmatrix_layout(2, true)},
-      {layout::ldmatrix_layout(4, false), layout::ldmatrix_layout(4, true)}};
-  return maps[std::countr_zero(num)][trans ? 1 : 0];
+// The op traits' map of the op (op_traits.def: ldmatrix, ldmatrix_trans, stmatrix,
+// stmatrix_trans), built once per op and count: what the Fragments view and the probe read.
+const layout::FragmentMap& matrix_map(uint32_t num, ir::Op op) {
+  static const auto maps = [] {
+    std::array<std::array<layout::FragmentMap, 3>, 4> m;
+    const ir::Op ops[4] = {ir::Op::ldmatrix, ir::Op::ldmatrix_trans, ir::Op::stmatrix, ir::Op::stmatrix_trans};
+    for (size_t o = 0; o < 4; ++o)
+      for (int x : {1, 2, 4}) m[o][size_t(std::countr_zero(unsigned(x)))] = layout::op_traits(ops[o]).maps[0].build(x);
+    return m;
+  }();
+  const size_t o = op == ir::Op::ldmatrix ? 0 : op == ir::Op::ldmatrix_trans ? 1 : op == ir::Op::stmatrix ? 2 : 3;
+  return maps[o][std::countr_zero(num)];
 }
 
 // The checks and row addresses shared by both directions; false when the instruction cannot
@@ -93,7 +102,7 @@ void exec_ldmatrix(ExecContext& x) {
   Rows r;
   const bool ok = resolve_rows(x, ops.addr, false, r);
   if (r.num != 1 && r.num != 2 && r.num != 4) return;
-  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op == ir::Op::ldmatrix_trans);
+  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op);
   for (uint32_t j = 0; j < r.num; ++j) {
     uint64_t* d = x.cta.reg_lanes(x.warp.id, ops.d[j].id);
     for (uint32_t l = 0; l < 32; ++l) {
@@ -119,7 +128,7 @@ void exec_stmatrix(ExecContext& x) {
   Rows r;
   const bool ok = resolve_rows(x, ops.addr, true, r);
   if (r.num != 1 && r.num != 2 && r.num != 4) return;
-  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op == ir::Op::stmatrix_trans);
+  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op);
   if (ok)
     for (uint32_t j = 0; j < r.num; ++j)
       for (uint32_t l = 0; l < 32; ++l) {

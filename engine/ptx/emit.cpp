@@ -125,6 +125,7 @@ struct Printer {
     if ((info.flags & ir::F_VEC) && i.vec > 1) m += fmt::format(".v{}", i.vec);
     if ((info.flags & ir::F_TYPED) && i.type != ir::Type::none) m += "." + std::string(ir::type_name(i.type));
     if ((info.flags & ir::F_TYPE2) && i.type2 != ir::Type::none) m += "." + std::string(ir::type_name(i.type2));
+    if ((info.flags & ir::F_CACHE_HINT) && !ir::field_operands(i).back().empty()) m += ".L2::cache_hint";
     return m;
   }
 

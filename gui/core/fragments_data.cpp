@@ -33,6 +33,24 @@ std::string fragment_map_title(const FragmentViewOptions& o) {
   return m ? std::string(m->title) : std::string(kKernelTileTitle);
 }
 
+std::vector<KernelFragmentMap> kernel_fragment_maps(const ir::Kernel& k) {
+  std::vector<KernelFragmentMap> out;
+  for (const layout::OperandMap& m : layout::fragment_maps())
+    for (const ir::Inst& in : k.insts) {
+      if (in.op != m.op) continue;
+      const int param = m.param.takes_param() ? int(in.aux) : 0;
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const KernelFragmentMap& u) { return u.map == &m && u.param == param; });
+      if (!seen && m.param.valid(param)) out.push_back({&m, param});
+    }
+  return out;
+}
+
+std::optional<int> kernel_map_param(const ir::Kernel& k, const layout::OperandMap& m) {
+  for (const KernelFragmentMap& u : kernel_fragment_maps(k))
+    if (u.map == &m) return u.param;
+  return std::nullopt;
+}
+
 namespace {
 
 // The output tile as the traced CTA really wrote it: every element of C its stores wrote,
@@ -87,6 +105,13 @@ bool kernel_tile_map(const LoadedKernel& k, FragmentGrid& g, std::string& why) {
     why = from_shared ? "the traced CTA stores C with TMA stores from shared memory: no thread's register holds an "
                         "element of C when it is stored, so there is no register map of the output tile"
                       : "the traced CTA stored nothing to C";
+    // Where the registers went instead: the maps of the kernel's own instructions (stmatrix's
+    // into the staging tile, the accumulator's), which the combo offers.
+    std::string maps;
+    for (const KernelFragmentMap& u : kernel_fragment_maps(k.kernel()))
+      maps += fmt::format("{}'{}'{}", maps.empty() ? "" : ", ", u.map->title,
+                          u.map->param.takes_param() ? fmt::format(" ({} = {})", u.map->param.name, u.param) : "");
+    if (from_shared && !maps.empty()) why += fmt::format("; the maps of this kernel's instructions are {}: choose one above", maps);
     return false;
   }
   // Values per thread: the distinct registers it stored, in first-store order.
@@ -241,6 +266,12 @@ nlohmann::json describe_fragments(AppState& app) {
   j["threads"] = g.threads;
   j["values_per_thread"] = g.values_per_thread;
   j["from_kernel"] = g.from_kernel;
+  // The maps of the open kernel's instructions, with the parameter it runs each at.
+  nlohmann::json used = nlohmann::json::array();
+  if (app.kernel)
+    for (const KernelFragmentMap& u : kernel_fragment_maps(app.kernel->kernel()))
+      used.push_back({{"id", std::string(u.map->id)}, {"title", std::string(u.map->title)}, {"param", u.param}});
+  j["kernel_maps"] = std::move(used);
   // A few cells: the corners and the first cells of the second row group.
   nlohmann::json sample = nlohmann::json::array();
   const int probes[][2] = {{0, 0}, {0, 1}, {1, 0}, {8, 0}, {0, 8}, {g.rows - 1, g.cols - 1}};

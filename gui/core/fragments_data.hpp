@@ -40,6 +40,18 @@ int chosen_fragment_param(const layout::OperandMap& m, const FragmentViewOptions
 // "kernel's output tile" or the map's title: what the view's combo shows.
 std::string fragment_map_title(const FragmentViewOptions& o);
 
+// A map of the op traits whose instruction the kernel runs, with the parameter it runs it at (a
+// map's parameter is the instruction's {n}, Inst::aux: wgmma's N, ldmatrix's and stmatrix's
+// .xN). Step 19's stmatrix.x4 gives {stmatrix, 4}: how its accumulators reach the staging tile.
+struct KernelFragmentMap {
+  const layout::OperandMap* map = nullptr;
+  int param = 0;
+};
+// Every (map, parameter) the kernel's instructions use, in the table's order, each once.
+std::vector<KernelFragmentMap> kernel_fragment_maps(const ir::Kernel& k);
+// The parameter the kernel runs map `m` at (its first use), or nullopt when it does not use it.
+std::optional<int> kernel_map_param(const ir::Kernel& k, const layout::OperandMap& m);
+
 // One element's owner in the grid.
 struct FragmentCell {
   int thread = -1, value = -1;  // -1: nobody holds it
@@ -64,7 +76,7 @@ struct FragmentGrid {
 
 // The grid for the options. The kernel's output tile when the traced CTA stored C from
 // registers; otherwise an empty grid whose name says why (no kernel, nothing stored, TMA
-// stores). Throws std::invalid_argument for an unknown map or a parameter it does not take
+// stores: then it names the maps of the kernel's instructions, e.g. stmatrix's, to choose). Throws std::invalid_argument for an unknown map or a parameter it does not take
 // (from engine/layout); the view offers only valid ones.
 FragmentGrid fragment_grid(const LoadedKernel* k, const FragmentViewOptions& o);
 

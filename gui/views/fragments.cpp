@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -31,14 +32,20 @@ ImU32 text_on(ImU32 fill) {
 void draw_controls(AppState& app, const ViewEnv& env) {
   FragmentViewOptions& o = app.fragment_view;
   ImGui::SetNextItemWidth(210.0f * env.scale);
-  // The kernel's output tile, then every map of the op traits' table (op_traits.def).
+  // The kernel's output tile, then every map of the op traits' table (op_traits.def); the maps
+  // of the open kernel's instructions say so and open at the parameter the kernel uses.
   if (ImGui::BeginCombo("##map", fragment_map_title(o).c_str())) {
     if (ImGui::Selectable(kKernelTileTitle, o.map.empty())) o = {.color_by_thread = o.color_by_thread};
-    for (const layout::OperandMap& m : layout::fragment_maps())
-      if (ImGui::Selectable(std::string(m.title).c_str(), o.map == m.id)) {
+    const std::vector<KernelFragmentMap> used =
+        app.kernel ? kernel_fragment_maps(app.kernel->kernel()) : std::vector<KernelFragmentMap>{};
+    for (const layout::OperandMap& m : layout::fragment_maps()) {
+      const auto u = std::find_if(used.begin(), used.end(), [&](const KernelFragmentMap& x) { return x.map == &m; });
+      const std::string label = u == used.end() ? std::string(m.title) : fmt::format("{} (this kernel)", m.title);
+      if (ImGui::Selectable(label.c_str(), o.map == m.id)) {
         o.map = std::string(m.id);
-        o.param = m.param.default_value;
+        o.param = u == used.end() ? m.param.default_value : u->param;
       }
+    }
     ImGui::EndCombo();
   }
   ImGui::SameLine();

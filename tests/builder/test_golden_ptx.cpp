@@ -193,6 +193,13 @@ TEST_CASE("golden: TMA", "[builder][ptx]") {
   CHECK(last(t.b) == "cp.async.bulk.wait_group.read 0;");
   t.b.prefetch_tensormap(t.p64);
   CHECK(last(t.b) == "prefetch.tensormap [%p];");
+  // The L2 cache-hint form: a policy from createpolicy, the store's .L2::cache_hint and operand.
+  const Reg policy = t.b.createpolicy_fractional_evict_first("pol");
+  CHECK(last(t.b) == "createpolicy.fractional.L2::evict_first.b64 %pol;");
+  t.b.cp_async_bulk_tensor_store(t.p64, {t.x, t.y}, tile.at(), policy);
+  CHECK(last(t.b) ==
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [%p, {%x, %y}], [gs_smem], %pol;");
+  CHECK_NOTHROW(t.done());  // verify() takes the optional b64 policy operand
 }
 
 TEST_CASE("golden: wgmma", "[builder][ptx]") {

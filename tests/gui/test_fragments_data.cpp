@@ -255,3 +255,53 @@ TEST_CASE("every map of the op traits is a choice of the view, with its title an
   bad.map = "no_such_map";
   CHECK_THROWS_WITH(fragment_grid(nullptr, bad), Catch::Contains("wgmma_acc"));
 }
+
+TEST_CASE("step 19 open: the view names stmatrix's map, and shows it at the kernel's .x4", "[gui][fragments]") {
+  // Step 19 stores C with TMA from a staging tile its warps fill with stmatrix.x4: no register
+  // map of C itself, but the op traits' stmatrix map says which lane's register lands where.
+  run::SimRequest r{.only_traced_cta = true};
+  r.kernel_id = "hopper_stmatrix_epilogue";
+  AppState app;
+  app.set_kernel(open_kernel(r));
+  REQUIRE(app.kernel);
+  nlohmann::json j = describe_fragments(app);
+  CHECK(j["from_kernel"] == false);
+  CHECK_THAT(j["map"].get<std::string>(), Catch::Contains("TMA stores") && Catch::Contains("'stmatrix m8n8' (x = 4)"));
+  bool stmatrix_listed = false, acc_listed = false;
+  for (const auto& m : j["kernel_maps"]) {
+    stmatrix_listed |= m["id"] == "stmatrix" && m["param"] == 4;
+    acc_listed |= m["id"] == "wgmma_acc" && m["param"] == 256;  // m64n256k16
+    CHECK(m["id"] != "stmatrix_trans");                          // C is row-major: no .trans
+  }
+  CHECK(stmatrix_listed);
+  CHECK(acc_listed);
+  const layout::OperandMap* st = layout::find_fragment_map("stmatrix");
+  REQUIRE(st);
+  CHECK(kernel_map_param(app.kernel->kernel(), *st) == 4);
+  CHECK_FALSE(kernel_map_param(app.kernel->kernel(), *layout::find_fragment_map("mma_a")).has_value());
+
+  // The map chosen: 4 matrices stacked, lane l's register j at row 8j + l/4, cols 2(l%4), +1.
+  app.fragment_view.map = "stmatrix";
+  app.fragment_view.param = 4;
+  j = describe_fragments(app);
+  CHECK(j["kind"] == "stmatrix m8n8");
+  CHECK(j["map"] == "stmatrix.m8n8.x4.b16");
+  CHECK_THAT(j["source"].get<std::string>(), Catch::Contains("probe: gemmscope probe ldmatrix"));
+  CHECK(j["rows"] == 32);
+  CHECK(j["cols"] == 8);
+  CHECK(j["threads"] == 32);
+  CHECK(j["values_per_thread"] == 8);
+  const FragmentGrid g = fragment_grid(app.kernel.get(), app.fragment_view);
+  check_owner(g, 0, 1, 0, 1);      // lane 0, register 0 high
+  check_owner(g, 1, 0, 4, 0);      // the next row: the next four lanes
+  check_owner(g, 8, 0, 0, 2);      // matrix 1 = register 1
+  check_owner(g, 26, 4, 10, 6);    // lane 10, register 3 low: matrix 3, row 2, col 4
+  check_owner(g, 31, 7, 31, 7);
+  CHECK(g.at(26, 4).reg == 3);
+  CHECK(g.at(26, 4).half == 0);
+  check_every_cell_owned_once(g);
+  app.selection.row = 26;
+  app.selection.col = 4;
+  j = describe_fragments(app);
+  CHECK(j["selected"]["text"] == "lane 10 v6 = reg 3 low half <-> (row 26, col 4)");
+}

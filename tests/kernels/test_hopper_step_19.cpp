@@ -1,14 +1,17 @@
 // Step 19 (a stmatrix epilogue through a 128B-swizzled staging tile): what the epilogue issues
 // per tile for each C type (stmatrix.x4 of bf16 pairs, or st.shared.v2.f32), C's tensor map
 // with the swizzle, the staging buffers and the ring within shared memory, its mistakes and
-// refusals, and ptxas for sm_90a. Whether it computes C, and its banks, is tests/model's job
-// (test_stmatrix_epilogue.cpp).
+// refusals, the c_store_hint parameter (none: today's PTX; evict_first: an L2 policy and the
+// stores' .L2::cache_hint form), and ptxas for sm_90a. Whether it computes C, and its banks, is
+// tests/model's job (test_stmatrix_epilogue.cpp).
 #include <map>
 #include <string>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include "cli/values.hpp"
+#include "engine/ir/signature.hpp"
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
 #include "tests/support/ptxas_check.hpp"
@@ -144,4 +147,61 @@ TEST_CASE("step 19: four ring stages fit beside the staging buffers, five do not
   CHECK_THROWS_WITH(build({256, 512, 512}, {}, {{"stages", 5}}),
                     Catch::Contains("stages=5") && Catch::Contains("2, 3, 4"));
   CHECK_THROWS_WITH(build({256, 512, 100}), Catch::Contains("K=100"));
+}
+
+TEST_CASE("step 19's c_store_hint=none is the step's PTX as it was; evict_first hints every C store", "[kernels][params]") {
+  for (const kernels::GemmShape shape : {kernels::GemmShape{256, 512, 512}, kernels::GemmShape{4096, 4096, 4096}})
+    for (uint32_t c_dtype : {16u, 32u})
+      for (uint32_t cluster : {1u, 2u}) {
+        INFO(shape.m << "x" << shape.n << "x" << shape.k << " c_dtype=" << c_dtype << " cluster=" << cluster);
+        const kernels::ParamValues base{{"c_dtype", c_dtype}, {"cluster", cluster}};
+        kernels::ParamValues none = base, first = base;
+        none["c_store_hint"] = 0;
+        first["c_store_hint"] = 1;
+        const std::string plain = ptx::emit(build(shape, {}, base)).text;
+        CHECK(ptx::emit(build(shape, {}, none)).text == plain);  // the default, byte for byte
+        CHECK(plain.find("cache_hint") == std::string::npos);
+        CHECK(plain.find("createpolicy") == std::string::npos);
+        const ir::Kernel hinted = build(shape, {}, first);
+        const auto c = op_counts(hinted);
+        CHECK(count(c, ir::Op::createpolicy_fractional_evict_first) == 1);  // once per consumer thread, before the tiles
+        // Every store of C carries the policy; nothing else changes but that one instruction.
+        int stores = 0;
+        for (const ir::Inst& i : hinted.insts)
+          if (i.op == ir::Op::cp_async_bulk_tensor_store) {
+            ++stores;
+            CHECK(ir::tensor_store_operands_of(i).policy.has_value());
+          }
+        CHECK(stores == count(op_counts(build(shape, {}, base)), ir::Op::cp_async_bulk_tensor_store));
+        CHECK(hinted.insts.size() == build(shape, {}, base).insts.size() + 1);
+        const std::string text = ptx::emit(hinted).text;
+        CHECK_THAT(text, Catch::Contains("createpolicy.fractional.L2::evict_first.b64 %c_policy;"));
+        CHECK_THAT(text, Catch::Contains("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint [%tmC, "));
+        CHECK_THAT(text, Catch::Contains("], %c_policy;"));
+      }
+}
+
+TEST_CASE("step 19 with c_store_hint=evict_first assembles for sm_90a", "[kernels][ptxas]") {
+  for (uint32_t c_dtype : {16u, 32u}) {
+    DYNAMIC_SECTION("c_dtype=" << c_dtype) {
+      const ir::Kernel k = build({8192, 8192, 8192}, {}, {{"c_dtype", c_dtype}, {"c_store_hint", 1}});
+      test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} c_store_hint=evict_first", kId));
+    }
+  }
+}
+
+TEST_CASE("step 19's c_store_hint: its values by name, and a value it does not take refused", "[kernels][params][errors]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK(kernels::resolve_params(info, {}).at("c_store_hint") == 0);  // no hint unless asked
+  CHECK(kernels::named_param_value("c_store_hint", "none") == 0u);
+  CHECK(kernels::named_param_value("c_store_hint", "evict_first") == 1u);
+  CHECK_FALSE(kernels::named_param_value("c_store_hint", "evict_last").has_value());
+  CHECK(cli::parse_params({"c_store_hint=evict_first"}).at("c_store_hint") == 1);
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"c_store_hint", 2}}),
+                    Catch::Contains("c_store_hint=2") && Catch::Contains("choose one of 0, 1"));
+  CHECK_THROWS_WITH(cli::parse_params({"c_store_hint=evict_last"}),
+                    Catch::Contains("c_store_hint=evict_last") && Catch::Contains("c_store_hint=none or evict_first"));
+  // Only step 19 takes it: step 18, the same kernel with st.shared staging, refuses it by name.
+  CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"c_store_hint", 1}}),
+                    Catch::Contains("unknown build parameter 'c_store_hint'"));
 }

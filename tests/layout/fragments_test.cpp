@@ -169,6 +169,34 @@ TEST_CASE("ldmatrix spot values with and without .trans", "[layout][fragments]")
     CHECK_THROWS_WITH(ldmatrix_row_address_lane(4, 0, 8), Catch::Contains("row 0..7"));
 }
 
+TEST_CASE("stmatrix: the PTX ISA's fragment positions, and ldmatrix's table under its own name", "[layout][fragments]") {
+    // PTX ISA "stmatrix": four lanes hold one row; lane l's register j has row l/4 of matrix j,
+    // elements 2(l%4) (low half) and 2(l%4)+1 (high); .trans stores the transposed matrix.
+    const FragmentMap x4 = stmatrix_layout(4, false);
+    CHECK(x4.name == "stmatrix.m8n8.x4.b16");
+    CHECK(x4.rows == 32);
+    CHECK(x4.cols == 8);
+    CHECK(x4.values_per_thread == 8);
+    CHECK(x4.at(0, 0) == Coord{0, 0});
+    CHECK(x4.at(5, 1) == Coord{1, 3});           // lane 5, register 0 high: row 1, col 2·1 + 1
+    CHECK(x4.at(10, 6) == Coord{24 + 2, 4});     // lane 10, register 3 low: matrix 3, row 2, col 4
+    CHECK(x4.at(31, 7) == Coord{24 + 7, 7});
+    const FragmentMap t2 = stmatrix_layout(2, true);
+    CHECK(t2.name == "stmatrix.m8n8.x2.trans.b16");
+    CHECK(t2.at(5, 0) == Coord{2, 1});           // lane 5: column 1, rows 2 and 3
+    CHECK(t2.at(5, 1) == Coord{3, 1});
+    CHECK(t2.at(31, 2) == Coord{8 + 6, 7});      // register 1 = matrix 1
+    // What stmatrix stores is where ldmatrix loads from: the same (lane, value) -> (row, col).
+    for (int num : {1, 2, 4})
+        for (bool trans : {false, true}) {
+            INFO("x" << num << (trans ? " trans" : ""));
+            const FragmentMap st = stmatrix_layout(num, trans), ld = ldmatrix_layout(num, trans);
+            CHECK(st.table == ld.table);
+            CHECK(st.is_bijection());
+        }
+    CHECK_THROWS_WITH(stmatrix_layout(3, false), Catch::Contains("stmatrix .x3"));
+}
+
 TEST_CASE("tcgen05.ld 32x32b: thread = TMEM lane, register = column", "[layout][fragments]") {
     const FragmentMap map = tcgen05_ld_32x32b_layout(8);
     CHECK(map.rows == 32);

@@ -72,6 +72,32 @@ TEST_CASE("a map's parameter is checked, with the valid values in the message", 
   CHECK(find_fragment_map("mma_c")->half_of(3) == -1);
 }
 
+TEST_CASE("stmatrix's maps: one row per form, on the ldmatrix probe, at the instruction's .xN", "[layout][op_traits]") {
+  for (const Op op : {Op::stmatrix, Op::stmatrix_trans}) {
+    const std::span<const OperandMap> maps = op_traits(op).maps;
+    REQUIRE(maps.size() == 1);
+    const OperandMap& m = maps[0];
+    INFO(m.id);
+    CHECK(m.operand == "src");
+    CHECK(m.packed16);
+    CHECK(m.basis() == FactBasis::probe);
+    CHECK(m.probe == "ldmatrix");  // `gemmscope probe ldmatrix` runs stmatrix .x1/.x2/.x4 (.trans) too
+    CHECK(m.param.values() == std::vector<int>{1, 2, 4});
+    CHECK(m.param.default_value == 4);  // step 19's stmatrix.x4
+    CHECK_THROWS_WITH(m.build(3), Catch::Contains("x = 3") && Catch::Contains("1, 2, 4"));
+    // The map of the ldmatrix form of the same direction, cell for cell.
+    const OperandMap* ld = find_fragment_map(op == Op::stmatrix ? "ldmatrix" : "ldmatrix_trans");
+    REQUIRE(ld);
+    for (int x : m.param.values()) CHECK(m.build(x).table == ld->build(x).table);
+  }
+  CHECK(find_fragment_map("stmatrix")->op == Op::stmatrix);
+  CHECK(find_fragment_map("stmatrix_trans")->op == Op::stmatrix_trans);
+  // A map's parameter is its instruction's {n} (Inst::aux), which the Fragments view reads off a
+  // kernel's instructions: every row that takes one belongs to an op spelled with {n}.
+  for (const OperandMap& x : fragment_maps())
+    if (x.param.takes_param()) CHECK(gs::ir::op_info(x.op).spelling.find("{n}") != std::string_view::npos);
+}
+
 TEST_CASE("the descriptor read pattern: lane 8g + r reads row 8(g%2) + r of chunk g/2", "[layout][op_traits]") {
   const CoreMatrixRead* w = op_traits(Op::wgmma_mma_async).smem_read;
   const CoreMatrixRead* t = op_traits(Op::tcgen05_mma).smem_read;

@@ -60,7 +60,7 @@ constexpr model::ExecFn not_modelled = nullptr;
 using model::exec_alu, model::exec_convert, model::exec_memory, model::exec_control, model::exec_bar,
     model::exec_fence, model::exec_mbarrier_init, model::exec_mbarrier_arrive, model::exec_mbarrier_wait,
     model::exec_tma_load, model::exec_tma_load_multicast, model::exec_tma_store, model::exec_bulk_group,
-    model::exec_tma_nothing_pending,
+    model::exec_tma_nothing_pending, model::exec_createpolicy,
     model::exec_cluster, model::exec_wgmma, model::exec_mma, model::exec_ldmatrix, model::exec_stmatrix,
     model::exec_setmaxnreg, model::exec_elect_sync, model::exec_tcgen05, model::exec_cp_async,
     model::exec_cp_async_commit_group, model::exec_cp_async_wait_group;

@@ -24,7 +24,8 @@ using ir::Type;
 namespace {
 
 // The ops no step of the ladder and no probe issues, each once, on one warp: integer
-// arithmetic the steps reach only through other forms, min/max, the packing cvt, exit.
+// arithmetic the steps reach only through other forms, min/max, the packing cvt, exit, an L2
+// cache policy.
 ir::Kernel leftover_ops_kernel() {
   Builder b("leftover_ops", ir::Arch::sm_90a);
   b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
@@ -67,6 +68,7 @@ ir::Kernel leftover_ops_kernel() {
     b.mbarrier_expect_tx(bar.at(), 16);
   });
   b.fence_acq_rel_cluster();
+  b.createpolicy_fractional_evict_first("policy");  // step 19 makes one only with c_store_hint=evict_first
   b.bar_arrive(1, 32);
   ir::Inst end{.op = Op::exit};
   b.record(std::move(end));

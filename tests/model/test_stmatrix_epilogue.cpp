@@ -2,14 +2,15 @@
 // exactly for both C types (edges clipped by the store, an odd number of tiles, idle ranks), its
 // stmatrix writes take the ideal wavefronts where the packed tile of the mistake takes 8 times as
 // many (f32's st.shared.v2: 2 and 4 times the ideal), a swizzle the store's map does not know
-// permutes C's 16-byte pieces within each 8 rows, and step 18's rules (fence, wait_group.read)
-// still hold for stmatrix.
+// permutes C's 16-byte pieces within each 8 rows, step 18's rules (fence, wait_group.read)
+// still hold for stmatrix, and the L2 hint on C's stores (c_store_hint) stores the same bytes.
 #include <algorithm>
 #include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
 
+#include "engine/ir/signature.hpp"
 #include "tests/model/model_fixture.hpp"
 
 using namespace gs;
@@ -68,6 +69,38 @@ TEST_CASE("step 19 is exact for bf16 and f32 C, its stores clipped at C's edges"
       CHECK(r.result.hazards.empty());
       CHECK(r.mismatches == 0);
       CHECK(r.kernel.output.elem_bytes == c.c_dtype / 8);
+    }
+  }
+}
+
+TEST_CASE("step 19 with c_store_hint=evict_first stores the same C, bit for bit", "[model][stmatrix][params]") {
+  // The hint says how long C's lines stay in L2; what lands in C must not change. Three shapes:
+  // clipped edges, an odd number of tiles in pairs, and four CTAs a cluster with idle ranks; bf16
+  // and f32 C.
+  struct Case {
+    uint32_t cluster, c_dtype;
+    kernels::GemmShape shape;
+  };
+  for (const Case& c : {Case{2, 16, {200, 264, 136}}, Case{2, 16, {384, 768, 192}}, Case{4, 16, {640, 264, 136}},
+                        Case{1, 32, {384, 768, 192}}}) {
+    DYNAMIC_SECTION("c_dtype=" << c.c_dtype << " cluster=" << c.cluster << " " << c.shape.m << "x" << c.shape.n << "x"
+                               << c.shape.k) {
+      const kernels::ParamValues plain{{"cluster", c.cluster}, {"c_dtype", c.c_dtype}};
+      kernels::ParamValues hinted = plain;
+      hinted["c_store_hint"] = 1;
+      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
+      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, hinted);
+      INFO(test::hazard_list(b.result) << b.result.error);
+      REQUIRE(a.result.completed);
+      REQUIRE(b.result.completed);
+      CHECK(b.result.hazards.empty());
+      CHECK(b.mismatches == 0);
+      CHECK(a.bufs.c == b.bufs.c);
+      // The hinted build really ran the hinted stores.
+      size_t hinted_stores = 0;
+      for (const ir::Inst& i : b.kernel.insts)
+        hinted_stores += i.op == ir::Op::cp_async_bulk_tensor_store && ir::tensor_store_operands_of(i).policy;
+      CHECK(hinted_stores > 0);
     }
   }
 }
