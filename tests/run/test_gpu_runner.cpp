@@ -328,6 +328,19 @@ TEST_CASE("[gpu] runner: step 19's stmatrix epilogue computes the model's bytes,
         CHECK(c.bit_identical);
         CHECK(c.gpu_correct);
       }
+  // The L2 cache hint on C's stores (c_store_hint=evict_first) changes where C's lines sit in L2,
+  // never C: the same bytes as the model, which ignores the hint.
+  for (const uint32_t c_dtype : {16u, 32u})
+    for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192}}) {
+      run::CompareOptions options;
+      options.shape = s;
+      options.params = {{"cluster", 2}, {"c_dtype", c_dtype}, {"c_store_hint", 1}};
+      const run::ModelComparison c = run::compare_with_model(info.id, "", options);
+      INFO("c_store_hint=evict_first c_dtype=" << c_dtype << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
+      CHECK(c.as_expected);
+      CHECK(c.bit_identical);
+      CHECK(c.gpu_correct);
+    }
 }
 
 TEST_CASE("[gpu] runner: a deadlocked kernel is reported as a hang and the next job works", "[run][gpu]") {
