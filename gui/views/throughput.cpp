@@ -181,7 +181,7 @@ plot::PlotSpec card_spec(const ThroughputData& d, const ViewEnv& env, CardFigure
 // rectangles go to app.drawn ("throughput.clock", "throughput.power") for the pixel tests.
 void draw_over_time(AppState& app, const ThroughputData& d, const ViewEnv& env, ImVec2 size, int legend_rows) {
   const float line = ImGui::GetTextLineHeightWithSpacing(), gap = ImGui::GetStyle().ItemSpacing.y;
-  const float strip = std::max(4.5f * line, 0.2f * size.y);
+  const float strip = std::max(5.0f * line, 0.2f * size.y);
   const float top = std::max(6.0f * line, size.y - 2.0f * (strip + gap));
   plot::PlotSpec t = with_legend_rows(timeline_spec(d, env), legend_rows);
   const plot::Axis x = t.x;

@@ -85,11 +85,14 @@ std::optional<Axes> layout_axes(const Frame& f, const Legend& legend) {
   Range yr = resolve(spec.y, yv, spec.y.include_zero || (has_bars && !a.y_cat));
   if (a.y_cat) std::swap(yr.lo, yr.hi);  // category 0 at the top
 
-  // Tick labels decide the margins.
-  a.yticks = a.y_cat ? std::vector<Tick>{} : nice_ticks(yr, spec.y.scale, 5);
+  // Tick labels decide the margins. A label a line high wants about two lines of room: a short
+  // plot (the Throughput view's clock and power strips) gets fewer, so they never overlap.
+  const float bottom_h = f.line_h + 4.0f + (spec.x.title.empty() ? 0.0f : f.line_h + 2.0f);
+  const float area_h = f.size.y - legend.header_h - bottom_h;
+  const int y_target = std::clamp(int(area_h / (2.0f * f.line_h)), 2, 5);
+  a.yticks = a.y_cat ? std::vector<Tick>{} : nice_ticks(yr, spec.y.scale, y_target);
   float ylab_w = 0.0f;
   for (const Tick& t : a.yticks) ylab_w = std::max(ylab_w, ImGui::CalcTextSize(t.label.c_str()).x);
-  const float bottom_h = f.line_h + 4.0f + (spec.x.title.empty() ? 0.0f : f.line_h + 2.0f);
   a.area = {f.origin.x + ylab_w + 8.0f, f.origin.y + legend.header_h, f.origin.x + f.size.x - 10.0f,
             f.origin.y + f.size.y - bottom_h};
   if (a.area.x1 - a.area.x0 < 20.0f || a.area.y1 - a.area.y0 < 20.0f) return std::nullopt;
