@@ -12,6 +12,7 @@
 // --quick runs every probe with small counts (a smoke test, the figures are not meaningful).
 // Exit status: 0 measured, 1 a launch failed, 2 bad usage, 3 no GPU.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <thread>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -49,6 +51,7 @@ struct Probe {
   std::function<double(const std::vector<uint8_t>& c, double ms)> figure;
   bool on_model = true;  // one CTA, small: also run on the model
   int timed_launches = 0;  // > 0: `ms` is the median of that many launches back to back (run_kernel_once)
+  int idle_ms = 0;         // > 0: the card left idle this long first (the clock ramp's rows start from rest)
 };
 
 // Per thread: the cycles of its timed region (field 0) or its start (field 1).
@@ -500,6 +503,7 @@ int main(int argc, char** argv) {
     uint32_t reps = 65536;  // wgmma rounds of each warpgroup (4 x m64n256k16 each)
     uint32_t ctas = 132;
     bool streamed = false;  // the wgmmas multiply the ring's new bits (random A) rather than two fixed tiles
+    int idle_ms = 0;        // the card left idle this long before the row
   };
   for (const LoadedClock& l : {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
@@ -558,6 +562,24 @@ int main(int argc, char** argv) {
                        "operands streamed from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), launches of about "
                        "20 ms, the 101st back to back (2 s)",
                        4, 48000, 256, 100, 65536, 66, true},
+           // The clock against the time under load, from rest: 3 s idle, then launches of about
+           // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
+           // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the
+           // power soak and the _capped rows 1.3-2 s: where on this curve each sits.
+           LoadedClock{"sm_clock_ramp_1", "operands streamed from L2, the 1st launch of about 1.5 ms after 3 s idle",
+                       4, 1875, 256, 0, 2560, 132, true, 3000},
+           LoadedClock{"sm_clock_ramp_7", "the same, the 7th launch back to back (about 10 ms of load)", 4, 1875, 256,
+                       6, 2560, 132, true, 3000},
+           LoadedClock{"sm_clock_ramp_20", "the same, the 20th launch (about 30 ms)", 4, 1875, 256, 19, 2560, 132,
+                       true, 3000},
+           LoadedClock{"sm_clock_ramp_54", "the same, the 54th launch (about 80 ms)", 4, 1875, 256, 53, 2560, 132, true,
+                       3000},
+           LoadedClock{"sm_clock_ramp_200", "the same, the 200th launch (about 300 ms)", 4, 1875, 256, 199, 2560, 132,
+                       true, 3000},
+           LoadedClock{"sm_clock_ramp_700", "the same, the 700th launch (about 1 s)", 4, 1875, 256, 699, 2560, 132,
+                       true, 3000},
+           LoadedClock{"sm_clock_ramp_1400", "the same, the 1400th launch (about 2 s)", 4, 1875, 256, 1399, 2560, 132,
+                       true, 3000},
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     Probe p{l.name,
@@ -566,7 +588,7 @@ int main(int argc, char** argv) {
                         l.what),
             "MHz", kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
                                                         std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed),
-            {}, nullptr, false, l.timed_launches};
+            {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.buffers.a.assign(size_t(boxes) * 32768, 1);
     if (l.streamed) {
       // Random bf16 in [-1, 1): finite values with every mantissa bit in play.
@@ -637,6 +659,7 @@ int main(int argc, char** argv) {
       }
     }
     double gpu = 0, modeled = 0;
+    if (p.idle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.idle_ms));
     const run::KernelRun r =
         run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60), {}, p.timed_launches);
     if (r.job.ok()) {
