@@ -155,9 +155,8 @@ struct BenchResult {
   // the clock step the card is at once the load has gone (the spins agree to the MHz), which is
   // not the clock inside a GEMM's launches: on an H200 (docs/results/2026-12-02-cublas-side) the
   // same spins after ours' power soak (clock_spins_after_ours_mhz, where it ran) read -9% to
-  // +10% off the clock our timed launches held (sm_clock_counted_mhz; quartiles -6% to +2%: a
-  // second of load holds the clock lower than bench's short rounds at 4096^3). Comparable
-  // between the two sides, never a held clock.
+  // +10% off the clock our timed launches held (sm_clock_counted_mhz; quartiles -6% to +2%,
+  // 6-9% low at 4096^3). Comparable between the two sides, never a held clock.
   std::optional<cuda::GpuConditions> cublas_conditions;
   std::string cublas_conditions_error;
   std::vector<double> cublas_clock_spins_mhz, clock_spins_after_ours_mhz;
