@@ -139,18 +139,18 @@ plot::PlotSpec card_spec(const ThroughputData& d, const ViewEnv& env, CardFigure
   for (const ThroughputRow& r : d.rows) {
     const std::vector<double>& v = clock ? r.clock_mhz : r.power_w;
     if (r.source == MeasurementSource::gpu) {
-      plot::Series line{.name = r.label, .kind = plot::SeriesKind::line, .color = slot_color(r.color_slot, env),
-                        .marker = source_marker(r.source)};
-      for (size_t i = 0; i < v.size() && i < r.ts.size(); ++i)
-        if (std::isfinite(v[i])) line.xs.push_back(r.ts[i]), line.ys.push_back(v[i]);
-      if (!line.xs.empty()) s.series.push_back(std::move(line));
-      // cuBLAS's side of the same rounds, a grey ring at each point that has it.
-      const std::vector<double>& w = clock ? r.cublas_clock_set_mhz : r.cublas_power_w;
-      plot::Series blas{.name = "cuBLAS, same run", .kind = plot::SeriesKind::scatter, .color = cublas_color(env),
-                        .marker = plot::Marker::ring};
-      for (size_t i = 0; i < w.size() && i < r.ts.size(); ++i)
-        if (std::isfinite(w[i])) blas.xs.push_back(r.ts[i]), blas.ys.push_back(w[i]);
-      if (!blas.xs.empty()) s.series.push_back(std::move(blas));
+      // Ours as a line, cuBLAS's side of the same rounds as a grey ring, at each point that has it.
+      const auto known = [&](plot::Series series, const std::vector<double>& values) {
+        for (size_t i = 0; i < values.size() && i < r.ts.size(); ++i)
+          if (std::isfinite(values[i])) series.xs.push_back(r.ts[i]), series.ys.push_back(values[i]);
+        if (!series.xs.empty()) s.series.push_back(std::move(series));
+      };
+      known({.name = r.label, .kind = plot::SeriesKind::line, .color = slot_color(r.color_slot, env),
+             .marker = source_marker(r.source)},
+            v);
+      known({.name = "cuBLAS, same run", .kind = plot::SeriesKind::scatter, .color = cublas_color(env),
+             .marker = plot::Marker::ring},
+            clock ? r.cublas_clock_set_mhz : r.cublas_power_w);
       continue;
     }
     const auto level = [&](const std::vector<double>& values, const std::string& name, ImU32 color) {
