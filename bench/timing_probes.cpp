@@ -313,7 +313,8 @@ int main(int argc, char** argv) {
                           128 / q, quick ? 1024 : 262144));
   probes.push_back(stream("l2_read_bw", "16-B loads over 8 MiB, 1056 CTAs, 4 in flight a thread: L2 read bandwidth",
                           1056, 512 / q, 2048));
-  for (const uint32_t stride : {4u, 32u, 128u}) {
+  // Stride 0: every lane reads the same word (one sector, a broadcast), as the SIMT steps' loads of A.
+  for (const uint32_t stride : {0u, 4u, 32u, 128u}) {
     Probe p{fmt::format("l1_loads_stride{}", stride),
             fmt::format("ld.global u32, lanes {} B apart ({} line(s) a load), 8 warps, warm L1: warp-loads/cycle",
                         stride, std::max(1u, 32 * stride / 128)),
@@ -328,6 +329,55 @@ int main(int argc, char** argv) {
   // warps (enough to keep both kinds of load in flight), and those global loads alone from 32
   // warps: the two kinds share the L1's data path if together they reach about the rate one kind
   // reaches alone (and lds_rate_v1_32warps), and not if each keeps its own.
+  {
+    Probe p{"l1_loads_stride0_32warps", "ld.global u32, every lane the same word (a broadcast), 32 warps, warm L1: warp-loads/cycle",
+            "warp-inst/cycle", kernels::build_l1_stride_probe(32, 0, 256 / q), {}, nullptr, true};
+    p.buffers.a.assign(7 * 1024 + 64, 1);
+    p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    const double per_warp = 8.0 * (256 / q);
+    p.figure = [per_warp](const std::vector<uint8_t>& c, double) { return 32 * per_warp / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
+  // Loads whose lines the L1 does not hold (each line read once, from L2): what taking a line in
+  // costs the L1's data path beside the wavefront that reads it out, alone and between
+  // conflict-free ld.shared, with one line a load (u32) and four (v4.u32).
+  struct Fill {
+    const char* name;
+    uint32_t warps, vec, shared;
+    bool same = false;
+  };
+  for (const Fill& f : {Fill{"l1_fill_v1_8warps", 8, 1, 0}, Fill{"l1_fill_v1_32warps", 32, 1, 0},
+                        Fill{"l1_fill_v1_lds8_32warps", 32, 1, 8}, Fill{"l1_fill_v4_32warps", 32, 4, 0},
+                        Fill{"l1_fill_v4_lds8_32warps", 32, 4, 8}, Fill{"l1_fill_same_v1_32warps", 32, 1, 0, true},
+                        Fill{"l1_fill_same_v1_8warps", 8, 1, 0, true}}) {
+    const uint32_t reps = (f.vec == 1 ? 256 : 64) / q;
+    Probe p{f.name,
+            fmt::format("ld.global{} ({} line(s) a load), {} from L2, {} warps{}: warp-loads "
+                        "({}) per cycle",
+                        f.vec == 1 ? " u32" : ".v4.u32", f.vec,
+                        f.same ? "every warp the same new lines a round" : "every line read once", f.warps,
+                        f.shared ? ", each beside a conflict-free ld.shared.u32" : "",
+                        f.shared ? "both kinds" : "global"),
+            "warp-inst/cycle", kernels::build_l1_fill_probe(f.warps, f.vec, reps, f.shared, f.same), {}, nullptr, true};
+    p.buffers.a.assign(size_t(reps) * (f.same ? 1 : f.warps) * 8 * 128 * f.vec + 1024, 1);
+    p.buffers.c.assign(size_t(f.warps) * 32 * kernels::kTimingOutBytes, 0);
+    const double loads = double(f.warps) * (8.0 + f.shared) * reps;
+    p.figure = [loads](const std::vector<uint8_t>& c, double) { return loads / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
+  for (const uint32_t shared : {0u, 8u}) {
+    const uint32_t reps = 64 / q;
+    Probe p{shared ? "cp_async_fill_lds8_32warps" : "cp_async_fill_32warps",
+            shared ? "cp.async.cg 16 B a lane (4 lines a copy) from L2, 4 a round, and 8 conflict-free ld.shared.u32 a "
+                     "round, 32 warps: warp-instructions (both kinds) per cycle"
+                   : "cp.async.cg 16 B a lane (4 lines a copy) from L2, 4 a round, 32 warps: warp-copies per cycle",
+            "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared), {}, nullptr, true};
+    p.buffers.a.assign(size_t(reps) * 32 * 2048 + 1024, 1);
+    p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    const double insts = 32.0 * (4.0 + shared) * reps;
+    p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
   for (const uint32_t shared : {0u, 8u}) {
     Probe p{shared ? "l1_shared_mix_32warps" : "l1_loads_stride4_32warps",
             shared ? "ld.global u32 (1 line a load, warm L1) and ld.shared.u32 (1 wavefront) in turn, 8 of each a "

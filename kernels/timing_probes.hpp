@@ -70,6 +70,18 @@ ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blo
 // L1's global loads and shared memory's wavefronts share one data path (their rates add up to
 // about one load a cycle) or not (each keeps its own rate).
 ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps, uint32_t shared_loads = 0);
+// One CTA of `warps` warps, each reading lines no load has read before (loads of `vec` 1 or 4
+// words a lane: 1 or 4 lines of 128 bytes, all from L2), 8 a round, optionally with as many
+// conflict-free ld.shared.u32 between them: what the L1 pays to take lines in from L2 (the fills
+// write its data banks, which its one data path also reads). C as the stride probe's.
+// With same_lines, every warp reads the same new lines each round (lines on their way from L2).
+ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint32_t shared_loads = 0,
+                               bool same_lines = false);
+// One CTA of `warps` warps, each copying lines no copy has read before from L2 into shared memory
+// with cp.async.cg (4 copies of 16 bytes a lane a round, a group a round, waiting for the one
+// before), optionally with conflict-free ld.shared.u32 beside them: what the copies' writes into
+// shared memory cost the L1's data path. C as the stride probe's.
+ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads = 0);
 
 // wgmma throughput (sm_90a): one CTA of `warpgroups` warpgroups; each runs `reps` rounds of 4
 // wgmma.mma_async m64nNk16 (bf16 -> f32, A and B from a zeroed 128B-swizzled tile in shared
