@@ -166,14 +166,21 @@ uint32_t cluster_ctas_at_once(const MachineDesc& m, uint32_t cluster) {
   return 0;
 }
 
-SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs) {
+SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs, double tensor_share) {
   if (!tensor_cores)
     return {d.clock_no_tensor_mhz.value, "no tensor cores: the clock FFMA on every SM holds (clock_no_tensor_mhz)"};
+  const double busy = std::clamp(tensor_share, 0.0, 1.0);
   const double share = std::clamp(hbm_gbs / d.hbm_bandwidth_gbs.value, 0.0, 1.0);
-  const double mhz = d.clock_tensor_l2_mhz.value - (d.clock_tensor_l2_mhz.value - d.clock_tensor_hbm_mhz.value) * share;
-  return {mhz, fmt::format("tensor cores with {:.0f} GB/s to and from HBM ({:.0f}% of its bandwidth): between the "
-                           "clock with operands from L2 ({:.0f} MHz) and from HBM at its bandwidth ({:.0f} MHz)",
-                           hbm_gbs, 100.0 * share, d.clock_tensor_l2_mhz.value, d.clock_tensor_hbm_mhz.value)};
+  const double ceiling = d.clock_sustained_mhz.value;
+  const double mhz = ceiling - (ceiling - d.clock_tensor_l2_mhz.value) * busy -
+                     (d.clock_tensor_l2_mhz.value - d.clock_tensor_hbm_mhz.value) * share;
+  return {mhz, fmt::format("tensor cores busy {:.0f}% of the time with {:.0f} GB/s to and from HBM ({:.0f}% of its "
+                           "bandwidth): from the clock of tensor cores that draw little power ({:.0f} MHz) down to the "
+                           "clock with every SM's tensor cores busy on operands from L2 ({:.0f} MHz) by the busy "
+                           "share, and on down to the clock with operands from HBM at its bandwidth ({:.0f} MHz) by the "
+                           "HBM share",
+                           100.0 * busy, hbm_gbs, 100.0 * share, ceiling, d.clock_tensor_l2_mhz.value,
+                           d.clock_tensor_hbm_mhz.value)};
 }
 
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
@@ -251,15 +258,20 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
       }
   };
   // The clock follows the power the kernel draws (sustained_clock): for a tensor-core kernel it
-  // depends on its HBM traffic, which depends on the clock; a few rounds settle it.
+  // depends on how busy it keeps the tensor cores and on its HBM traffic, both of which depend on
+  // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
+  // tensor cores could do in its time (wgmma's dense rate; a B200's clocks do not depend on it).
   const bool tensor = cta.tensor_busy_cycles > 0;
-  double hz = sustained_clock(d, tensor, 0.0).mhz * 1e6;
+  const double peak_per_cycle = double(m.sms) * d.wgmma_flops_per_cycle.value;
+  double hz = sustained_clock(d, tensor, 0.0, 1.0).mhz * 1e6;
   for (int round = 0; round < 8; ++round) {
     at_clock(hz);
     const double wave_seconds = p.cycles_per_wave / hz;
     const double hbm_gbs =
         wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
-    const SustainedClock c = sustained_clock(d, tensor, hbm_gbs);
+    const double all_cycles = double(p.waves) * p.cycles_per_wave;
+    const double busy = all_cycles > 0 && peak_per_cycle > 0 ? flops / (all_cycles * peak_per_cycle) : 1.0;
+    const SustainedClock c = sustained_clock(d, tensor, hbm_gbs, busy);
     p.clock_basis = c.basis;
     if (std::abs(c.mhz * 1e6 - hz) < 0.5e6) break;
     hz = c.mhz * 1e6;

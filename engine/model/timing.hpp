@@ -286,14 +286,18 @@ GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k);
 // (each at one tile), as predict_gemm counts the HBM bytes.
 uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas);
 // The SM clock a kernel holds on `d` (the card caps its power, so the clock falls as the SMs and
-// HBM draw more): without tensor cores, the clock under FFMA; with them, from the clock with
-// operands streamed from L2 down to the clock with them streamed from HBM at its bandwidth, in
-// proportion to the kernel's HBM traffic `hbm_gbs` (probes sm_clock_under_*).
+// HBM draw more): without tensor cores, the clock under FFMA; with them, from the clock of
+// tensor cores that draw little power (clock_sustained_mhz: wgmma on zero tiles, mma.sync on
+// fixed ones) down to the clock with every SM's tensor cores busy on operands streamed from L2
+// in proportion to `tensor_share` (the share of the time the SMs' tensor cores would be busy at
+// wgmma's rate), and on down to the clock with operands streamed from HBM at its bandwidth in
+// proportion to the kernel's HBM traffic `hbm_gbs` (probes sm_clock_under_*; with half the SMs
+// busy, sm_clock_under_wgmma_streamed_l2_capped_66 reads what the line gives).
 struct SustainedClock {
   double mhz = 0;
   std::string basis;
 };
-SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs);
+SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs, double tensor_share = 1.0);
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
 // the parts of Breakdown, at the machine's sustained clock; and the launch's own cost.
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100,

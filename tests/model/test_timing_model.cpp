@@ -553,7 +553,7 @@ TEST_CASE("occupancy: the register file limits co-resident CTAs by warps' whole 
   CHECK(eight.resident == 2);  // 264 CTAs over 132 SMs need only two
 }
 
-TEST_CASE("clock: a tensor-core kernel's clock falls with its HBM traffic, as the probes measured", "[model][timing]") {
+TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy share and its HBM traffic, as the probes measured", "[model][timing]") {
   using model::timing::sustained_clock;
   const model::timing::MachineDesc& h100 = model::timing::kH100Desc;
   CHECK(sustained_clock(h100, false, 1000).mhz == Approx(h100.clock_no_tensor_mhz.value));
@@ -565,6 +565,20 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its HBM traffic, as th
   // The probes: FFMA holds more than wgmma from L2, which holds more than wgmma from HBM.
   CHECK(h100.clock_no_tensor_mhz.value > h100.clock_tensor_l2_mhz.value);
   CHECK(h100.clock_tensor_l2_mhz.value > h100.clock_tensor_hbm_mhz.value);
+  // Tensor cores busy a smaller share of the time draw less power: from the clock of tensor cores
+  // on zero tiles (clock_sustained_mhz) at no share down to the busy clock at all of it, in
+  // proportion; HBM traffic lowers it further.
+  const model::timing::MachineDesc& h200 = *model::timing::kH200.desc;
+  CHECK(sustained_clock(h200, true, 0, 0.0).mhz == Approx(h200.clock_sustained_mhz.value));
+  CHECK(sustained_clock(h200, true, 0, 1.0).mhz == Approx(h200.clock_tensor_l2_mhz.value));
+  CHECK(sustained_clock(h200, true, 0, 0.5).mhz ==
+        Approx((h200.clock_sustained_mhz.value + h200.clock_tensor_l2_mhz.value) / 2));
+  CHECK(sustained_clock(h200, true, 0, 7.0).mhz == Approx(h200.clock_tensor_l2_mhz.value));  // at most all of it
+  CHECK(sustained_clock(h200, true, h200.hbm_bandwidth_gbs.value, 0.5).mhz ==
+        Approx((h200.clock_sustained_mhz.value + h200.clock_tensor_l2_mhz.value) / 2 -
+               (h200.clock_tensor_l2_mhz.value - h200.clock_tensor_hbm_mhz.value)));
+  CHECK(h200.clock_sustained_mhz.value > h200.clock_tensor_l2_mhz.value);
+  CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("busy 25%"));
 
   // A tensor-bound wave whose A and B come from HBM: the prediction settles on the clock of its
   // own traffic (bytes over the wave's time at that clock), and says why.
@@ -583,10 +597,20 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its HBM traffic, as th
   const model::timing::Prediction p = model::timing::predict_gemm(cta, 4096, 1e12, model::timing::kH100, g);
   REQUIRE(p.parts.hbm_bytes_per_wave > 0);
   const double gbs = (p.parts.hbm_bytes_per_wave + p.parts.store_bytes_per_wave) / (p.cycles_per_wave / p.clock_hz) / 1e9;
-  CHECK(p.clock_hz / 1e6 == Approx(sustained_clock(h100, true, gbs).mhz).margin(1.0));
-  CHECK(p.clock_hz / 1e6 < h100.clock_tensor_l2_mhz.value);
+  // The share of the time the SMs' tensor cores are busy: the GEMM's FLOP over wgmma's rate.
+  const double busy = 1e12 / (double(p.waves) * p.cycles_per_wave * 132 * h100.wgmma_flops_per_cycle.value);
+  REQUIRE(busy > 0.0);
+  REQUIRE(busy < 1.0);
+  CHECK(p.clock_hz / 1e6 == Approx(sustained_clock(h100, true, gbs, busy).mhz).margin(1.0));
+  CHECK(p.clock_hz / 1e6 < h100.clock_sustained_mhz.value);
   CHECK_THAT(p.clock_basis, Catch::Contains("GB/s to and from HBM"));
   CHECK(p.seconds == Approx(double(p.waves) * p.cycles_per_wave / p.clock_hz + p.launch_seconds));
+
+  // The same CTA doing four times the work in the same time keeps the tensor cores busier: on the
+  // H200, whose two clocks lie 200 MHz apart, the clock falls.
+  const model::timing::Prediction light = model::timing::predict_gemm(cta, 4096, 1e12, model::timing::kH200, g);
+  const model::timing::Prediction heavy = model::timing::predict_gemm(cta, 4096, 4e12, model::timing::kH200, g);
+  CHECK(heavy.clock_hz < light.clock_hz - 50e6);
 }
 
 TEST_CASE("prediction: co-resident CTAs queue for the SM's busiest unit (mean-value analysis)", "[model][timing]") {
