@@ -231,11 +231,18 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 // `load_latency` after it starts (CtaFigures::global_latency, an L2 hit, unless the traced CTA's L1 holds
 // every sector: l1_latency; the bytes from HBM are a bandwidth limit of the whole wave,
 // timing.cpp), a store's issue is over in a cycle.
-uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines) {
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines,
+                      double extra_cycles) {
   const uint64_t line_cycles = uint64_t(std::ceil(lines / timing::kL1LinesPerCycle));
-  const uint64_t cycles = std::max<uint64_t>(std::max<uint64_t>(1, line_cycles),
-                                             (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
-                                                 timing::kLsuBytesPerCycle);
+  uint64_t cycles = std::max<uint64_t>(std::max<uint64_t>(1, line_cycles),
+                                       (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
+                                           timing::kLsuBytesPerCycle);
+  if (extra_cycles > 0) {  // whole cycles as the fractions add up
+    c.l1_data_fraction += extra_cycles;
+    const double whole = std::floor(c.l1_data_fraction);
+    c.l1_data_fraction -= whole;
+    cycles += uint64_t(whole);
+  }
   const uint64_t start = std::max(c.now, c.l1_data_free);
   c.l1_data_free = start + cycles;
   c.cost.lsu_cycles += cycles;
@@ -244,9 +251,15 @@ uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32
 
 namespace {
 
-// The sectors of a traced CTA's global load that its L1 does not hold (Cta::l1): each comes
-// from L2 and is then held. The L1 is what the SM's 256 KB leave beside the CTA's shared memory.
-uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes) {
+// What a traced CTA's global load finds in its L1 (Cta::l1): the sectors it does not hold (each
+// comes from L2 and is then held, arriving `l2_latency` after the load), and when the last of
+// those it holds but asked L2 for earlier arrives (0 when every one is there). The L1 is what
+// the SM's 256 KB leave beside the CTA's shared memory.
+struct L1Lookup {
+  uint32_t misses = 0;
+  uint64_t pending_until = 0;
+};
+L1Lookup l1_lookup(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes, uint32_t l2_latency) {
   constexpr uint32_t kWays = 4, kLine = 128, kSector = 32;
   if (c.l1.empty()) {
     const uint64_t smem = c.launch.kernel->smem_bytes();
@@ -263,7 +276,7 @@ uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
   }
   std::sort(sector, sector + n);
   n = uint32_t(std::unique(sector, sector + n) - sector);
-  uint32_t misses = 0;
+  L1Lookup found;
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t line = sector[i] * kSector / kLine;
     const uint8_t bit = uint8_t(1u << (sector[i] % (kLine / kSector)));
@@ -278,13 +291,18 @@ uint32_t l1_misses(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
     }
     if (!hit) {
       hit = oldest;
-      *hit = {line, 0, 0};
+      *hit = {line, 0, 0, 0};
     }
-    if (!(hit->sectors & bit)) ++misses;
+    if (!(hit->sectors & bit)) {
+      ++found.misses;
+      hit->ready = std::max(hit->ready, c.now + l2_latency);
+    } else if (hit->ready > c.now) {
+      found.pending_until = std::max(found.pending_until, hit->ready);
+    }
     hit->sectors |= bit;
     hit->used = ++c.l1_clock;
   }
-  return misses;
+  return found;
 }
 
 // The distinct 128-byte lines a warp's access touches.
@@ -307,14 +325,35 @@ uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, ui
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
                     uint32_t sectors, bool data_path) {
   Cta& c = x.cta;
-  // The traced CTA's loads look in its L1 first (l1_misses): all sectors there, the data comes
-  // at L1 latency; any sector from L2, at L2 latency. Other CTAs' loads are L2 hits.
-  const uint32_t misses = c.trace && !store ? l1_misses(c, addr, lanes, bytes) : 0;
-  if (data_path)
-    x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store,
-                             c.trace && !store && misses == 0 ? c.launch.figures->l1_latency
-                                                              : c.launch.figures->global_latency,
-                             c.trace ? distinct_lines(addr, lanes, bytes) : 0);
+  // The traced CTA's loads look in its L1 first (l1_lookup): all sectors there or on their way
+  // from L2 (an earlier load asked for them), the data comes at L1 latency; any sector from L2,
+  // at L2 latency. Each kind holds the data path beyond its lines' cycles as the probes
+  // l1_loads_stride4_32warps, l1_fill_same_v1_32warps and l1_fill_v1_32warps measured
+  // (machines.hpp). A load that finds its line on its way waits no longer than a hit: the model
+  // runs a loop's iterations as the IR has them, one after another, where ptxas unrolls and
+  // hoists their loads so that several iterations' loads are in flight (step 01's SASS: 3.2
+  // instructions an iteration against the IR's 8); waiting for the line's arrival would
+  // serialise what the SASS overlaps (step 01 at 4096^3 fell to 3.3 TFLOP/s, the card does 6.4).
+  // Other CTAs' loads are L2 hits.
+  const uint32_t global_latency = c.launch.figures->global_latency;
+  const L1Lookup found = c.trace && !store ? l1_lookup(c, addr, lanes, bytes, global_latency) : L1Lookup{};
+  if (data_path) {
+    uint32_t latency = global_latency;
+    double extra = 0.0;
+    if (c.trace && !store) {
+      if (found.misses > 0) {
+        extra = timing::kL1MissRequestCycles;
+      } else if (found.pending_until > c.now) {
+        latency = c.launch.figures->l1_latency;
+        extra = timing::kL1PendingRequestCycles;
+      } else {
+        latency = c.launch.figures->l1_latency;
+        extra = timing::kL1RequestCycles;
+      }
+    }
+    x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store, latency,
+                             c.trace ? distinct_lines(addr, lanes, bytes) : 0, extra);
+  }
   if (!c.trace) return;
   GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
   uint64_t lowest = ~uint64_t(0);
@@ -341,7 +380,7 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
     c.store_free = start + cycles;
     x.warp.store_hold = start + 1;
   } else {
-    c.cost.global_load_bytes += 32ull * misses;
+    c.cost.global_load_bytes += 32ull * found.misses;
   }
   const uint32_t index = append(c.trace->global, g);
   trace_event(c, EventKind::global_access, c.now, x.warp.id, x.inst_id, x.mask, index, g.sectors);

@@ -390,14 +390,17 @@ struct Cta {
   // The SM's L1 data path: one wavefront a cycle for shared memory (exec_mem_forms.hpp) and a
   // line a cycle for global loads and stores (exec_mem.cpp, global_issue), one pipe for both.
   uint64_t l1_data_free = 0;
+  double l1_data_fraction = 0;            // the part of a cycle the path's loads have taken beyond whole cycles
   uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_mem.cpp)
   // The traced CTA's L1 (exec_mem.cpp, l1_misses): which 32-byte sectors of which 128-byte
-  // lines it holds, 4 ways a set, least recently used out. It decides the bytes the CTA reads
-  // through L2 (CtaCost::global_load_bytes), not when its loads complete, so that traced and
-  // untraced CTAs run the same cycles.
+  // lines it holds, 4 ways a set, least recently used out, and when the last sector it asked L2
+  // for arrives. It decides the bytes the CTA reads through L2 (CtaCost::global_load_bytes), its
+  // loads' latency (L1's, or L2's, or until a sector on its way arrives) and what they hold the
+  // data path beyond their lines (global_issue).
   struct L1Line {
     uint64_t line = ~uint64_t(0);
     uint64_t used = 0;
+    uint64_t ready = 0;  // the cycle its last sector asked of L2 arrives
     uint8_t sectors = 0;
   };
   std::vector<L1Line> l1;
@@ -485,10 +488,11 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
 // A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path: its latency
 // (a load's, waiting for the path included, with the data `load_latency` after the path takes
-// it; a store's issue), holding the path a cycle for each of `lines` 128-byte lines at least
+// it; a store's issue), holding the path a cycle for each of `lines` 128-byte lines at least,
+// and `extra_cycles` more (fractions carried from access to access in Cta::l1_data_fraction)
 // (exec_mem.cpp).
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store,
-                      uint32_t load_latency, uint32_t lines = 0);
+                      uint32_t load_latency, uint32_t lines = 0, double extra_cycles = 0.0);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store
 // (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it

@@ -103,6 +103,11 @@ inline constexpr double kMmaSyncFlopsPerCycle = kSm.mma_sync_flops_per_cycle.val
 // The SM's path for global loads and stores (L1): bytes per cycle, one warp-instruction at least.
 inline constexpr uint32_t kLsuBytesPerCycle = uint32_t(kSm.smem_bytes_per_cycle.value);
 inline constexpr double kL1LinesPerCycle = kSm.l1_lines_per_cycle.value;  // the traced CTA's loads and stores
+// What a traced CTA's global load holds the data path beyond its lines' cycles: the L1 holds its
+// data, it asks L2 for a sector, or it finds its sectors on their way from L2 (exec_mem.cpp).
+inline constexpr double kL1RequestCycles = kSm.l1_request_cycles.value;
+inline constexpr double kL1MissRequestCycles = kSm.l1_miss_request_cycles.value;
+inline constexpr double kL1PendingRequestCycles = kSm.l1_pending_request_cycles.value;
 
 // Cycles one m64nNk16 keeps the SM's tensor cores busy: 2·64·N·16 / 4096 = N/2.
 constexpr uint32_t wgmma_busy_cycles(uint32_t n) { return n / 2; }

@@ -265,6 +265,45 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
 
+TEST_CASE("L1: a traced load holds the data path by what it finds there: a hit, a miss, a line on its way",
+          "[model][timing]") {
+  // The probes of docs/results/2026-12-02-stalls on the model (traced, as gemmscope_timing_probes
+  // runs them): warp-loads a cycle of one CTA of 32 warps, 8 one-line loads a round.
+  const auto rate = [](const ir::Kernel& k, size_t a_bytes) {
+    model::GemmBuffers bufs;
+    bufs.a.assign(a_bytes, 1);
+    bufs.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;
+    opt.trace = true;
+    opt.machine = &model::timing::kH200;
+    const model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    const ProbeRun run{bufs.c};
+    uint64_t first = ~uint64_t(0), last = 0;
+    for (uint32_t t = 0; t < 32 * 32; t += 32) {
+      first = std::min(first, run.field(t, 1));
+      last = std::max(last, run.field(t, 1) + run.field(t, 0));
+    }
+    REQUIRE(last > first);
+    return 32.0 * 8 * 64 / double(last - first);
+  };
+  using model::timing::kL1MissRequestCycles, model::timing::kL1PendingRequestCycles, model::timing::kL1RequestCycles;
+  // Hits: a line's cycle and kL1RequestCycles each (the card: 0.94).
+  const double hits = rate(kernels::build_l1_stride_probe(32, 4, 64), 8 * 1024 + 256);
+  CHECK(hits == Approx(1.0 / (1.0 + kL1RequestCycles)).epsilon(0.03));
+  // Every warp reads the same 8 new lines a round: 8 misses and 248 loads that find their line
+  // on its way from L2 (the card: 0.77; before the L1 knew lines on their way, the model: 0.99).
+  const double same = rate(kernels::build_l1_fill_probe(32, 1, 64, 0, true), 64 * 8 * 128 + 1024);
+  CHECK(same == Approx(256.0 / (256.0 * (1.0 + kL1RequestCycles) + 8 * (kL1MissRequestCycles - kL1RequestCycles) +
+                                248 * (kL1PendingRequestCycles - kL1RequestCycles)))
+                    .epsilon(0.05));
+  CHECK(same < hits - 0.05);
+  // Every line read once: each load a miss, and L2's latency to wait (the card: 0.735).
+  const double misses = rate(kernels::build_l1_fill_probe(32, 1, 64), 64 * 32 * 8 * 128 + 1024);
+  CHECK(misses <= 1.0 / (1.0 + kL1MissRequestCycles) + 0.01);
+  CHECK(misses < same);
+}
+
 TEST_CASE("probes: the shared-memory rate probe's chases stay on their own slots", "[model][timing]") {
   // Each lane's chase returns to its own slot: a thread's value is the XOR of its chains' final
   // pointers, its slot in each chain's region (chain c at c x 32 x warps x 4 x vec bytes on).
