@@ -159,7 +159,9 @@ namespace {
 
 std::pair<std::string, uint32_t> parse_param(const std::string& text) {
   const size_t eq = text.find('=');
-  const std::string name = text.substr(0, eq);
+  // Names are lower case; BM=64 is the article's spelling of bm=64.
+  std::string name = text.substr(0, eq);
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) { return char(std::tolower((unsigned char)c)); });
   const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
