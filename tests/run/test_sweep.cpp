@@ -183,3 +183,64 @@ TEST_CASE("sweep: JSON and CSV hold every point, valid ones first", "[run][sweep
   CHECK(first == "simt_warptile,512,512,512,128,32,yes,21.5,l1,2,,,,,,");
   CHECK(second == "simt_warptile,512,512,512,64,32,no,,,,,,,,,\"a reason, with a comma and a \"\"quote\"\"\"");
 }
+
+TEST_CASE("sweep: with the GPU, points rank by measured TFLOP/s and carry cuBLAS's figures", "[run][sweep]") {
+  // GPU results made by hand (this test needs no GPU): the sweep's figures, order and writers.
+  const auto measured = [](double ms, double cublas_ms, run::Spread ratio) {
+    run::BenchResult b;
+    b.kernel_id = "simt_warptile";
+    b.shape = {4096, 4096, 4096};
+    b.status = run::GpuStatus::ok;
+    b.checked = true;
+    b.cmp.correct = true;
+    b.kernel.median_ms = ms;
+    b.kernel.reps = 20;
+    b.cublas = run::TimingSummary{};
+    b.cublas->median_ms = cublas_ms;
+    b.cublas->reps = 20;
+    b.paired = true;
+    b.paired_ratio = ratio;
+    return b;
+  };
+  run::SweepResult r;
+  r.kernel_id = "simt_warptile";
+  r.axes = {{"bk", {8, 16, 32}}};
+  r.shapes = {{4096, 4096, 4096}};
+  r.predicted_on = "H100";
+  r.gpu = true;
+  r.total = 3;
+  run::SweepPoint a, b, c;
+  for (run::SweepPoint* p : {&a, &b, &c}) p->shape = r.shapes[0];
+  a.swept = {{"bk", 8}};
+  a.predicted_tflops = 40.0;  // the model's favourite ...
+  a.gpu = measured(10.0, 5.0, {0.5, 0.45, 0.55});
+  b.swept = {{"bk", 16}};
+  b.predicted_tflops = 30.0;  // ... is not the GPU's
+  b.gpu = measured(8.0, 5.0, {0.625, 0.6, 0.65});
+  c.swept = {{"bk", 32}};
+  c.predicted_tflops = 50.0;
+  c.gpu = run::BenchResult{};  // the GPU job failed: nothing measured
+  c.gpu->status = run::GpuStatus::failed;
+  c.gpu->error = "a fault";
+  r.points = {a, b, c};
+  run::sort_by_speed(r);
+  CHECK(r.points[0].swept.at("bk") == 16);
+  CHECK(r.points[1].swept.at("bk") == 8);
+  CHECK(r.points[2].swept.at("bk") == 32);  // unmeasured last, whatever the model says
+  const double flop = 2.0 * 4096.0 * 4096.0 * 4096.0;
+  REQUIRE(r.points[0].gpu_tflops());
+  CHECK(*r.points[0].gpu_tflops() == Approx(flop / 8e-3 / 1e12));
+  CHECK(*r.points[0].cublas_tflops() == Approx(flop / 5e-3 / 1e12));
+  CHECK_FALSE(r.points[2].gpu_tflops());
+  const nlohmann::json j = run::sweep_json(r);
+  CHECK(j["gpu"] == true);
+  CHECK(j["points"][0]["gpu_tflops"].get<double>() == Approx(flop / 8e-3 / 1e12));
+  CHECK(j["points"][0]["vs_cublas"] == nlohmann::json{{"median", 0.625}, {"q1", 0.6}, {"q3", 0.65}});
+  CHECK(j["points"][0]["gpu"]["kernel"] == "simt_warptile");
+  CHECK(j["points"][2]["gpu_tflops"].is_null());
+  const std::string csv = run::sweep_csv(r);
+  CHECK_THAT(csv, Contains(",16,yes,30,,0,17.1799,27.4878,0.625,0.6,0.65,\n"));
+  const std::string table = run::sweep_table(r);
+  CHECK_THAT(table, Contains("measured on the GPU (sorted by measured TFLOP/s)"));
+  CHECK_THAT(table, Contains("0.625 (0.600-0.650)"));
+}
