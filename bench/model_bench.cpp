@@ -183,7 +183,7 @@ std::vector<kernels::WgmmaDescProbe> bench_descriptors() {
 
 std::optional<kernels::GemmShape> valid_shape(const kernels::KernelInfo& info, kernels::GemmShape s) {
   try {
-    info.check_shape(s);
+    kernels::check_build_shape(info, s);
     return s;
   } catch (const kernels::ConfigError&) {
     return std::nullopt;

@@ -71,7 +71,8 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   app.require_subcommand(0, 1);
   app.formatter(std::make_shared<Formatter>());  // before the subcommands, which take it over
   app.footer(
-      "Exit codes: 0 success, 1 failed result, 2 bad usage or input, 3 no CUDA device or driver.\n"
+      "Exit codes: 0 success, 1 failed result, 2 bad usage or input, 3 no CUDA device or driver, 130 stopped by "
+      "Ctrl-C (sweep).\n"
       "Run `gemmscope COMMAND --help` for a command's options.");
   int exit_code = kExitOk;
   add_list_command(app, io, exit_code);
@@ -80,6 +81,7 @@ int run_cli(const std::vector<std::string>& args, Streams io) {
   add_sass_command(app, io, exit_code);
   add_sim_command(app, io, exit_code);
   add_gpu_commands(app, io, exit_code);
+  add_sweep_command(app, io, exit_code);
   add_timeline_command(app, io, exit_code);
   add_gui_command(app, io, exit_code);
   add_draw_command(app, io, exit_code);

@@ -35,6 +35,7 @@ void add_diff_command(CLI::App& app, Streams io, int& exit_code);
 void add_sass_command(CLI::App& app, Streams io, int& exit_code);
 void add_sim_command(CLI::App& app, Streams io, int& exit_code);
 void add_gpu_commands(CLI::App& app, Streams io, int& exit_code);  // devices, bench, probe
+void add_sweep_command(CLI::App& app, Streams io, int& exit_code);  // build parameters' combinations
 void add_timeline_command(CLI::App& app, Streams io, int& exit_code);  // a kernel's own timeline
 void add_gui_command(CLI::App& app, Streams io, int& exit_code);
 void add_draw_command(CLI::App& app, Streams io, int& exit_code);  // pictures of the layout views

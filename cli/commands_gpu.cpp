@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "cli/devices.hpp"
 #include "cli/timeline_files.hpp"
 #include "cli/values.hpp"
 #include "run/gpu_bench.hpp"
@@ -21,11 +22,6 @@
 
 namespace gs::cli {
 
-namespace {
-
-std::string shape_text(const kernels::GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
-
-// Runs the device listing; on no driver/device prints why and sets exit 3. Returns the list.
 std::optional<run::DeviceList> require_device(Streams io, int& exit_code, const run::GpuJobOptions& job) {
   run::DeviceList list = run::list_devices_isolated(job);
   if (list.job.no_gpu()) {
@@ -40,6 +36,10 @@ std::optional<run::DeviceList> require_device(Streams io, int& exit_code, const 
   }
   return list;
 }
+
+namespace {
+
+std::string shape_text(const kernels::GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
 
 std::vector<const kernels::KernelInfo*> resolve_kernels(const std::vector<std::string>& ids) {
   std::vector<const kernels::KernelInfo*> infos;
@@ -120,7 +120,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     for (const kernels::GemmShape& size : sizes) {
       const kernels::GemmShape shape = size.m == 0 ? info->example_shape : size;
       try {
-        if (info->check_shape) info->check_shape(shape);
+        kernels::check_build_shape(*info, shape, params);
         work.emplace_back(info, shape);
       } catch (const kernels::ConfigError& e) {
         skipped.push_back({info->id, shape_text(shape), e.what()});

@@ -159,7 +159,9 @@ namespace {
 
 std::pair<std::string, uint32_t> parse_param(const std::string& text) {
   const size_t eq = text.find('=');
-  const std::string name = text.substr(0, eq);
+  // Names are lower case; BM=64 is the article's spelling of bm=64.
+  std::string name = text.substr(0, eq);
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) { return char(std::tolower((unsigned char)c)); });
   const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
   });
@@ -184,6 +186,49 @@ void add_param_option(CLI::App* cmd, std::vector<std::string>& params) {
                   "Set one of the kernel's build parameters, NAME=VALUE (repeatable; e.g. stages=3; see `gemmscope list`)")
       ->type_name("NAME=VALUE")
       ->check(parsed_by(parse_param, "NAME=VALUE"));
+}
+
+std::pair<std::string, std::vector<uint32_t>> parse_param_values(const std::string& text) {
+  const size_t eq = text.find('=');
+  const auto refuse = [&] {
+    return kernels::ConfigError(fmt::format(
+        "{} is not a parameter and its values: give NAME=V1,V2,... with whole numbers or named values, e.g. "
+        "bm=64,128 or order=row,grouped (`gemmscope list` shows each kernel's parameters and their values)",
+        shown_value(text)));
+  };
+  if (eq == std::string::npos || eq + 1 >= text.size()) throw refuse();
+  try {
+    parse_param(text.substr(0, eq) + "=0");  // the name alone
+  } catch (const kernels::ConfigError&) {
+    throw refuse();
+  }
+  std::pair<std::string, std::vector<uint32_t>> out;
+  size_t start = eq + 1;
+  while (true) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string value = text.substr(start, end - start);
+    try {
+      if (value.empty()) throw kernels::ConfigError("empty");
+      auto [name, v] = parse_param(text.substr(0, eq) + "=" + value);
+      out.first = name;
+      out.second.push_back(v);
+    } catch (const kernels::ConfigError&) {
+      throw kernels::ConfigError(
+          fmt::format("{} in --param {} is not a value: give whole numbers or named values separated by commas (e.g. "
+                      "bm=64,128 or order=row,grouped)",
+                      shown_value(value), shown_value(text)));
+    }
+    if (end == text.size()) return out;
+    start = end + 1;
+  }
+}
+
+void add_param_values_option(CLI::App* cmd, std::vector<std::string>& params) {
+  cmd->add_option("--param", params,
+                  "A build parameter to sweep and its values, NAME=V1,V2,... (repeatable: every combination runs; e.g. "
+                  "bm=64,128; see `gemmscope list`)")
+      ->type_name("NAME=V1,V2,...")
+      ->check(parsed_by(parse_param_values, "NAME=V1,V2,..."));
 }
 
 kernels::ParamValues parse_params(const std::vector<std::string>& texts) {

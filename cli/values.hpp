@@ -53,6 +53,12 @@ void add_shape_options(CLI::App* cmd, uint32_t& m, uint32_t& n, uint32_t& k);
 void add_param_option(CLI::App* cmd, std::vector<std::string>& params);
 // "stages=3" -> {"stages", 3}; throws kernels::ConfigError naming the text, or a name given twice.
 kernels::ParamValues parse_params(const std::vector<std::string>& texts);
+// `sweep`'s --param NAME=V1,V2,...: "bm=64,128" -> {"bm", {64, 128}}, each value as parse_params
+// reads one (a whole number or a named value: order=row,hilbert); throws kernels::ConfigError
+// naming the text. Whether the kernel takes them is the sweep's check (run::check_sweep).
+std::pair<std::string, std::vector<uint32_t>> parse_param_values(const std::string& text);
+// --param NAME=V1,V2,... (repeatable), its syntax checked by parse_param_values.
+void add_param_values_option(CLI::App* cmd, std::vector<std::string>& params);
 // The kernel's deliberate mistakes to switch on, repeatable and comma-separated, under the
 // option names `names` ("--break", or "--mistake,--break"); each name is checked by the
 // registry when the kernel is built (an unknown one exits 2 naming the valid ones).

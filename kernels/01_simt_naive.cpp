@@ -99,14 +99,14 @@ KernelInfo simt_naive_info() {
   k.c_dtype = DType::f32;
   k.b_layout = BLayout::kn;
   k.constraints = {"M, N and K in 1..65536 (edges are guarded: any size works)"};
-  k.check_shape = [](const GemmShape& s) {
+  k.check_shape = [](const GemmShape& s, const GemmShape&) {
     require_range(kId, 'M', s.m, 1, 65536);
     require_range(kId, 'N', s.n, 1, 65536);
     require_range(kId, 'K', s.k, 1, 65536);
   };
   // row = ctaid.x·32 + ..., col = ctaid.y·32 + ... (the article's mapping, above).
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kTile, kTile, 1}, cta[0], cta[1]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[0], cta[1]);
   };
   // Where this step's lesson shows: a warp's loads as sectors: the lesson of steps 01-02.
   k.focus_views = {"gpu", "memory", "coalescing"};

@@ -95,14 +95,14 @@ KernelInfo simt_coalesced_info() {
   k.example_shape = {64, 64, 32};
   // Edges are guarded, as in step 01: any shape works.
   k.constraints = {"M, N and K in 1..65536 (edges are guarded: any size works)"};
-  k.check_shape = [](const GemmShape& s) {
+  k.check_shape = [](const GemmShape& s, const GemmShape&) {
     require_range(kId, 'M', s.m, 1, 65536);
     require_range(kId, 'N', s.n, 1, 65536);
     require_range(kId, 'K', s.k, 1, 65536);
   };
   // row = ctaid.x·32 + ..., col = ctaid.y·32 + ...: grid x runs over M here (the article's).
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBlock, kBlock, 1}, cta[0], cta[1]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[0], cta[1]);
   };
   k.mistakes = {{"swap-row-col", "row and column of C swapped in the thread mapping (the article's % and / swapped)",
                  "still correct, but a warp's loads of A and stores of C touch 32 sectors instead of 1 or 4: the "

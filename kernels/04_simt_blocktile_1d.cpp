@@ -12,6 +12,11 @@
 //
 // What changed from step 03: 8 results per thread in registers, a 64×64 CTA tile with 8-wide
 // K chunks, 512 threads.
+//
+// The tile as build parameters: bm, bn, bk and tm (`--param bm=128`; the numbers above are the
+// defaults). A CTA has bm·bn/tm threads; a round of the copy moves threads/bk rows of As and
+// threads/bn = bm/tm rows of Bs, and the chunk must be whole rounds of both (check_tiles says
+// which combinations build and why the others do not).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -28,49 +33,73 @@ using ir::Type;
 namespace {
 
 constexpr std::string_view kId = "simt_blocktile_1d";
-constexpr uint32_t kBM = 64, kBN = 64, kBK = 8, kTM = 8;
-constexpr uint32_t kThreads = kBM * kBN / kTM;  // 512
+
+// The tile of a build: the CTA's bm × bn tile of C in chunks of bk, tm results per thread.
+struct Tile {
+  uint32_t bm, bn, bk, tm;
+  explicit Tile(const ParamValues& p) : bm(p.at("bm")), bn(p.at("bn")), bk(p.at("bk")), tm(p.at("tm")) {}
+  uint32_t threads() const { return bm * bn / tm; }
+};
+
+std::optional<std::string> check_tiles(const ParamValues& p) {
+  const Tile t(p);
+  if (t.tm > t.bm) return fmt::format("tm={} is more than bm={}: a thread's results lie in one column of the tile", t.tm, t.bm);
+  if (auto why = simt::threads_problem(t.threads(), fmt::format("bm·bn/tm = {}·{}/{}", t.bm, t.bn, t.tm))) return why;
+  if (auto why = simt::copy_problem('A', "bm", t.bm, "bk", t.bk, 1, t.threads())) return why;
+  if (auto why = simt::copy_problem('B', "bk", t.bk, "bn", t.bn, 1, t.threads())) return why;
+  if (auto why = simt::smem_problem((t.bm + t.bn) * t.bk * 4, fmt::format("(bm + bn)·bk·4 B = ({} + {})·{}·4 B", t.bm, t.bn, t.bk)))
+    return why;
+  return simt::registers_problem(t.tm + t.tm + 1, fmt::format("tm results + tm values of As + 1 of Bs = {} + {} + 1", t.tm, t.tm),
+                                 t.threads());
+}
 
 ir::Kernel build_simt_blocktile_1d(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const Tile t(cfg.params);
+  const uint32_t threads = t.threads();
+  const uint32_t rows_a = threads / t.bk, rows_b = threads / t.bn;  // rows of As, Bs one round copies
   Builder b(std::string(kId), ir::Arch::sm_80);
-  b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
-  const simt::CtaStart s = simt::cta_start(b, kBM, kBN);
-  const simt::Chunks sm = simt::chunk_buffers(b, kBM * kBK * 4, kBK * kBN * 4);
+  b.set_launch({.grid = {N / t.bn, M / t.bm, 1}, .block = {threads, 1, 1}});
+  const simt::CtaStart s = simt::cta_start(b, t.bm, t.bn);
+  const simt::Chunks sm = simt::chunk_buffers(b, t.bm * t.bk * 4, t.bk * t.bn * 4);
 
-  // The copy: As[t/8][t%8] from A, Bs[t/64][t%64] from B; both land at slot t of their chunk.
-  Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + (s.tid >> 3), K, s.tid & (kBK - 1), "a_ptr");
-  Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> 6, N, s.n0 + (s.tid & (kBN - 1)), "b_ptr");
+  // The copy: As[t/bk][t%bk] from A, Bs[t/bn][t%bn] from B; both land at slot t of their
+  // chunk, and each round after the first rows_a (rows_b) rows further on.
+  Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + (s.tid >> simt::log2_exact(t.bk)), K, s.tid & (t.bk - 1), "a_ptr");
+  Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> simt::log2_exact(t.bn), N, s.n0 + (s.tid & (t.bn - 1)), "b_ptr");
   Reg slot = (s.tid << 2).named("slot");
   Reg as_store = (sm.as + slot).named("as_st");
   Reg bs_store = (sm.bs + slot).named("bs_st");
-  // The compute: thread (r, c) owns C rows 8r..8r+7 of column c.
-  Reg r = (s.tid >> 6).named("thread_row");
-  Reg c = (s.tid & (kBN - 1)).named("thread_col");
-  Reg as_rows = (sm.as + r * (kTM * kBK * 4)).named("as_rows");  // &As[8r][0]
-  Reg bs_col = (sm.bs + (c << 2)).named("bs_col");                 // &Bs[0][c]
-  std::vector<Reg> res = simt::zero_accumulators(b, kTM);
+  // The compute: thread (r, c) owns C rows tm·r..tm·r+tm-1 of column c.
+  Reg r = (s.tid >> simt::log2_exact(t.bn)).named("thread_row");
+  Reg c = (s.tid & (t.bn - 1)).named("thread_col");
+  Reg as_rows = (sm.as + r * (t.tm * t.bk * 4)).named("as_rows");  // &As[tm·r][0]
+  Reg bs_col = (sm.bs + (c << 2)).named("bs_col");                   // &Bs[0][c]
+  std::vector<Reg> res = simt::zero_accumulators(b, t.tm);
 
   const auto copy = [&] {
-    Reg a = b.ld_global(Type::f32, Addr::at(a_ptr), "a");
-    Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr), "b");
-    b.st_shared(Type::f32, Addr::at(as_store), {a});
-    b.st_shared(Type::f32, Addr::at(bs_store), {bv});
+    std::vector<Reg> a, bv;
+    for (uint32_t i = 0; i < t.bm / rows_a; ++i)
+      a.push_back(b.ld_global(Type::f32, Addr::at(a_ptr, int64_t(i) * rows_a * K * 4), "a"));
+    for (uint32_t i = 0; i < t.bk / rows_b; ++i)
+      bv.push_back(b.ld_global(Type::f32, Addr::at(b_ptr, int64_t(i) * rows_b * N * 4), "b"));
+    for (uint32_t i = 0; i < a.size(); ++i) b.st_shared(Type::f32, Addr::at(as_store, i * threads * 4), {a[i]});
+    for (uint32_t i = 0; i < bv.size(); ++i) b.st_shared(Type::f32, Addr::at(bs_store, i * threads * 4), {bv[i]});
   };
   const auto compute = [&] {
-    for (uint32_t d = 0; d < kBK; ++d) {
-      b.comment(fmt::format("one value of Bs, reused for {} rows", kTM));
-      Reg y = b.ld_shared(Type::f32, Addr::at(bs_col, d * kBN * 4), fmt::format("b{}", d));
-      for (uint32_t i = 0; i < kTM; ++i) {
-        Reg x = b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), fmt::format("a{}_{}", d, i));
+    for (uint32_t d = 0; d < t.bk; ++d) {
+      b.comment(fmt::format("one value of Bs, reused for {} rows", t.tm));
+      Reg y = b.ld_shared(Type::f32, Addr::at(bs_col, d * t.bn * 4), fmt::format("b{}", d));
+      for (uint32_t i = 0; i < t.tm; ++i) {
+        Reg x = b.ld_shared(Type::f32, Addr::at(as_rows, (i * t.bk + d) * 4), fmt::format("a{}_{}", d, i));
         b.fma_into(res[i], x, y, res[i]);
       }
     }
   };
-  simt::chunk_loop(b, K, kBK, N, a_ptr, b_ptr, copy, compute);
+  simt::chunk_loop(b, K, t.bk, N, a_ptr, b_ptr, copy, compute);
   b.role(ir::WarpRole::epilogue, [&] {
-    Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * kTM, N, s.n0 + c, "c_ptr");
-    simt::store_results(b, c_ptr, N, kTM, 1, res, 1);
+    Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * t.tm, N, s.n0 + c, "c_ptr");
+    simt::store_results(b, c_ptr, N, t.tm, 1, res, 1);
   });
   b.ret();
   return b.finish();
@@ -79,7 +108,14 @@ ir::Kernel build_simt_blocktile_1d(const GemmConfig& cfg) {
 }  // namespace
 
 KernelInfo simt_blocktile_1d_info() {
-  KernelInfo k = simt::tiled_info(kId, {kBM, kBN, kBK}, kThreads);
+  KernelInfo k = simt::tiled_info(kId, {64, 64, 8}, 512);
+  simt::declare_tile_params(
+      k,
+      {simt::tile_param("bm", "rows of C a CTA computes (the article's BM)", 64, {32, 64, 128, 256}),
+       simt::tile_param("bn", "columns of C a CTA computes (BN)", 64, {32, 64, 128, 256}),
+       simt::tile_param("bk", "K elements of each shared-memory chunk (BK)", 8, {4, 8, 16, 32, 64, 128}),
+       simt::tile_param("tm", "rows of C each thread computes, in one column (TM)", 8, {4, 8, 16, 32})},
+      check_tiles, "bm·bn/tm");
   k.title = "1D block tiling: 8 results per thread";
   k.delta = "each thread computes 8 elements of a column of C, reusing one Bs value 8 times from a register";
   k.explanation =

@@ -23,6 +23,11 @@
 //
 // What changed from step 04: 8×8 results per thread (outer products of regM and regN), a
 // 128×128 CTA tile, 256 threads, several loads per thread per chunk.
+//
+// The tile as build parameters: bm, bn, bk, tm and tn (`--param tm=4`; the numbers above are
+// the defaults). A CTA has bm·bn/(tm·tn) threads in rows of bn/tn; a round of the copy moves
+// threads/bk rows of As and threads/bn rows of Bs (check_tiles says which combinations build
+// and why the others do not).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -39,54 +44,79 @@ using ir::Type;
 namespace {
 
 constexpr std::string_view kId = "simt_blocktile_2d";
-constexpr uint32_t kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
-constexpr uint32_t kThreads = kBM * kBN / (kTM * kTN);  // 256
-constexpr uint32_t kRowsA = kThreads / kBK;               // rows of As one round copies: 32
-constexpr uint32_t kRowsB = kThreads / kBN;               // rows of Bs one round copies: 2
+
+// The tile of a build: the CTA's bm × bn tile of C in chunks of bk, tm × tn results per thread.
+struct Tile {
+  uint32_t bm, bn, bk, tm, tn;
+  explicit Tile(const ParamValues& p)
+      : bm(p.at("bm")), bn(p.at("bn")), bk(p.at("bk")), tm(p.at("tm")), tn(p.at("tn")) {}
+  uint32_t threads() const { return bm * bn / (tm * tn); }
+};
+
+std::optional<std::string> check_tiles(const ParamValues& p) {
+  const Tile t(p);
+  if (t.tm > t.bm || t.tn > t.bn)
+    return fmt::format("a thread's tm × tn = {} × {} results do not fit the bm × bn = {} × {} tile", t.tm, t.tn, t.bm, t.bn);
+  if (auto why = simt::threads_problem(t.threads(), fmt::format("bm·bn/(tm·tn) = {}·{}/({}·{})", t.bm, t.bn, t.tm, t.tn)))
+    return why;
+  if (auto why = simt::copy_problem('A', "bm", t.bm, "bk", t.bk, 1, t.threads())) return why;
+  if (auto why = simt::copy_problem('B', "bk", t.bk, "bn", t.bn, 1, t.threads())) return why;
+  if (auto why = simt::smem_problem((t.bm + t.bn) * t.bk * 4, fmt::format("(bm + bn)·bk·4 B = ({} + {})·{}·4 B", t.bm, t.bn, t.bk)))
+    return why;
+  return simt::registers_problem(
+      t.tm * t.tn + t.tm + t.tn,
+      fmt::format("tm·tn results + tm of regM + tn of regN = {}·{} + {} + {}", t.tm, t.tn, t.tm, t.tn), t.threads());
+}
 
 ir::Kernel build_simt_blocktile_2d(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const Tile t(cfg.params);
+  const uint32_t threads = t.threads();
+  const uint32_t rows_a = threads / t.bk;  // rows of As one round copies: 32 as it ships
+  const uint32_t rows_b = threads / t.bn;  // rows of Bs one round copies: 2
+  const uint32_t thread_cols = t.bn / t.tn;  // threads along a row of the tile: 16
   Builder b(std::string(kId), ir::Arch::sm_80);
-  b.set_launch({.grid = {N / kBN, M / kBM, 1}, .block = {kThreads, 1, 1}});
-  const simt::CtaStart s = simt::cta_start(b, kBM, kBN);
-  const simt::Chunks sm = simt::chunk_buffers(b, kBM * kBK * 4, kBK * kBN * 4);
+  b.set_launch({.grid = {N / t.bn, M / t.bm, 1}, .block = {threads, 1, 1}});
+  const simt::CtaStart s = simt::cta_start(b, t.bm, t.bn);
+  const simt::Chunks sm = simt::chunk_buffers(b, t.bm * t.bk * 4, t.bk * t.bn * 4);
 
-  Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + (s.tid >> 3), K, s.tid & (kBK - 1), "a_ptr");
-  Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> 7, N, s.n0 + (s.tid & (kBN - 1)), "b_ptr");
+  Reg a_ptr = simt::element_ptr(b, s.A, s.m0 + (s.tid >> simt::log2_exact(t.bk)), K, s.tid & (t.bk - 1), "a_ptr");
+  Reg b_ptr = simt::element_ptr(b, s.B, s.tid >> simt::log2_exact(t.bn), N, s.n0 + (s.tid & (t.bn - 1)), "b_ptr");
   Reg slot = (s.tid << 2).named("slot");
   Reg as_store = (sm.as + slot).named("as_st");
   Reg bs_store = (sm.bs + slot).named("bs_st");
-  Reg r = (s.tid >> 4).named("thread_row");
-  Reg c = (s.tid & 15).named("thread_col");
-  Reg as_rows = (sm.as + r * (kTM * kBK * 4)).named("as_rows");  // &As[8r][0]
-  Reg bs_cols = (sm.bs + c * (kTN * 4)).named("bs_cols");         // &Bs[0][8c]
-  std::vector<Reg> res = simt::zero_accumulators(b, kTM * kTN);
+  Reg r = (s.tid >> simt::log2_exact(thread_cols)).named("thread_row");
+  Reg c = (s.tid & (thread_cols - 1)).named("thread_col");
+  Reg as_rows = (sm.as + r * (t.tm * t.bk * 4)).named("as_rows");  // &As[tm·r][0]
+  Reg bs_cols = (sm.bs + c * (t.tn * 4)).named("bs_cols");          // &Bs[0][tn·c]
+  std::vector<Reg> res = simt::zero_accumulators(b, t.tm * t.tn);
 
   const auto copy = [&] {
-    for (uint32_t i = 0; i < kBM / kRowsA; ++i) {
-      Reg a = b.ld_global(Type::f32, Addr::at(a_ptr, int64_t(i) * kRowsA * K * 4), fmt::format("a{}", i));
-      b.st_shared(Type::f32, Addr::at(as_store, i * kRowsA * kBK * 4), {a});
+    for (uint32_t i = 0; i < t.bm / rows_a; ++i) {
+      Reg a = b.ld_global(Type::f32, Addr::at(a_ptr, int64_t(i) * rows_a * K * 4), fmt::format("a{}", i));
+      b.st_shared(Type::f32, Addr::at(as_store, i * rows_a * t.bk * 4), {a});
     }
-    for (uint32_t i = 0; i < kBK / kRowsB; ++i) {
-      Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr, int64_t(i) * kRowsB * N * 4), fmt::format("b{}", i));
-      b.st_shared(Type::f32, Addr::at(bs_store, i * kRowsB * kBN * 4), {bv});
+    for (uint32_t i = 0; i < t.bk / rows_b; ++i) {
+      Reg bv = b.ld_global(Type::f32, Addr::at(b_ptr, int64_t(i) * rows_b * N * 4), fmt::format("b{}", i));
+      b.st_shared(Type::f32, Addr::at(bs_store, i * rows_b * t.bn * 4), {bv});
     }
   };
   const auto compute = [&] {
-    for (uint32_t d = 0; d < kBK; ++d) {
-      b.comment("regM: a column of 8 from As; regN: a row of 8 from Bs; then their outer product");
+    for (uint32_t d = 0; d < t.bk; ++d) {
+      b.comment(fmt::format("regM: a column of {} from As; regN: a row of {} from Bs; then their outer product", t.tm,
+                            t.tn));
       std::vector<Reg> reg_m, reg_n;
-      for (uint32_t i = 0; i < kTM; ++i)
-        reg_m.push_back(b.ld_shared(Type::f32, Addr::at(as_rows, (i * kBK + d) * 4), fmt::format("m{}", i)));
-      for (uint32_t j = 0; j < kTN; ++j)
-        reg_n.push_back(b.ld_shared(Type::f32, Addr::at(bs_cols, (d * kBN + j) * 4), fmt::format("n{}", j)));
+      for (uint32_t i = 0; i < t.tm; ++i)
+        reg_m.push_back(b.ld_shared(Type::f32, Addr::at(as_rows, (i * t.bk + d) * 4), fmt::format("m{}", i)));
+      for (uint32_t j = 0; j < t.tn; ++j)
+        reg_n.push_back(b.ld_shared(Type::f32, Addr::at(bs_cols, (d * t.bn + j) * 4), fmt::format("n{}", j)));
       simt::outer_product(b, res, reg_m, reg_n);
     }
   };
-  simt::chunk_loop(b, K, kBK, N, a_ptr, b_ptr, copy, compute);
+  simt::chunk_loop(b, K, t.bk, N, a_ptr, b_ptr, copy, compute);
   b.role(ir::WarpRole::epilogue, [&] {
-    Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * kTM, N, s.n0 + c * kTN, "c_ptr");
-    simt::store_results(b, c_ptr, N, kTM, kTN, res, 1);
+    Reg c_ptr = simt::element_ptr(b, s.C, s.m0 + r * t.tm, N, s.n0 + c * t.tn, "c_ptr");
+    simt::store_results(b, c_ptr, N, t.tm, t.tn, res, 1);
   });
   b.ret();
   return b.finish();
@@ -95,7 +125,15 @@ ir::Kernel build_simt_blocktile_2d(const GemmConfig& cfg) {
 }  // namespace
 
 KernelInfo simt_blocktile_2d_info() {
-  KernelInfo k = simt::tiled_info(kId, {kBM, kBN, kBK}, kThreads);
+  KernelInfo k = simt::tiled_info(kId, {128, 128, 8}, 256);
+  simt::declare_tile_params(
+      k,
+      {simt::tile_param("bm", "rows of C a CTA computes (the article's BM)", 128, {32, 64, 128, 256}),
+       simt::tile_param("bn", "columns of C a CTA computes (BN)", 128, {32, 64, 128, 256}),
+       simt::tile_param("bk", "K elements of each shared-memory chunk (BK)", 8, {4, 8, 16, 32, 64, 128}),
+       simt::tile_param("tm", "rows of each thread's block of C (TM)", 8, {2, 4, 8, 16}),
+       simt::tile_param("tn", "columns of each thread's block of C (TN)", 8, {2, 4, 8, 16})},
+      check_tiles, "bm·bn/(tm·tn)");
   k.title = "2D block tiling: 8x8 outer products per thread";
   k.delta = "each thread computes an 8x8 block of C as a sum of outer products of 8 As and 8 Bs values";
   k.explanation =

@@ -110,10 +110,10 @@ KernelInfo ampere_mma_global_info() {
   k.constraints = {"M a multiple of 64 (four warps of 16 rows), at most 65536",
                    "N a multiple of 32 (four 16x8 tiles per warp), at most 65536",
                    "K a multiple of 16 (one mma.sync k-step), at most 65536"};
-  k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
+  k.check_shape = [](const GemmShape& s, const GemmShape& tile) { require_tiles(kId, s, tile); };
   // m0 = ctaid.y·64, n0 = ctaid.x·32 (above).
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: mma.sync's fragment layout.
   k.focus_views = {"fragments", "coalescing", "ptx"};

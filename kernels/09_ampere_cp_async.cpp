@@ -178,7 +178,7 @@ KernelInfo ampere_cp_async_info() {
   k.b_layout = BLayout::nk;
   k.constraints = {"M and N multiples of 64 (the CTA tile), at most 65536",
                    "K a multiple of 16 (one stage), at most 65536"};
-  k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
+  k.check_shape = [](const GemmShape& s, const GemmShape& tile) { require_tiles(kId, s, tile); };
   k.mistakes = {
       {"steady-state-wait-at-tail", "the last step waits with cp.async.wait_group 1 like the steady state",
        "with no prefetch behind it, wait_group 1 returns while the last stage is still in flight: a "
@@ -189,8 +189,8 @@ KernelInfo ampere_cp_async_info() {
        "(on the GPU, C is wrong only when the copy wins the race)"},
   };
   // m_base = ctaid.y·64, n_base = ctaid.x·64 (the seed's grid).
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: the cp.async ring of stages.
   k.focus_views = {"tma", "smem", "timeline"};

@@ -199,7 +199,7 @@ KernelInfo ampere_ldmatrix_info() {
   k.b_layout = BLayout::nk;
   k.constraints = {"M and N multiples of 128 (the CTA tile), at most 65536",
                    "K a multiple of 32 (one stage), at most 65536"};
-  k.check_shape = [](const GemmShape& s) { require_tiles(kId, s, {kBM, kBN, kBK}); };
+  k.check_shape = [](const GemmShape& s, const GemmShape& tile) { require_tiles(kId, s, tile); };
   k.params = {stages_param(4, 2, 6, 2 * kStageBytes)};
   k.mistakes = {
       {"unswizzled-ldmatrix", "the stages are laid out row after row, without the XOR (copies and ldmatrix alike)",
@@ -207,8 +207,8 @@ KernelInfo ampere_ldmatrix_info() {
        "instead of 1, in the model's bank record and in ncu's shared-load bank-conflict counter"},
   };
   // m0 = ctaid.y·128, n0 = ctaid.x·128.
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: ldmatrix and the XOR swizzle.
   k.focus_views = {"smem", "fragments", "ptx"};

@@ -169,7 +169,7 @@ KernelInfo hopper_tma_wgmma_64_info() {
   k.b_layout = BLayout::nk;
   k.constraints = {"M and N multiples of 64 (the CTA tile), at most 65536",
                    "K a multiple of 64 (one TMA box and four k16 wgmmas per step), at most 65536"};
-  k.check_shape = [](const GemmShape& s) {
+  k.check_shape = [](const GemmShape& s, const GemmShape&) {
     require_multiple(kId, 'M', s.m, kBM, "the 64-row tile");
     require_multiple(kId, 'N', s.n, kBN, "the 64-column tile");
     require_multiple(kId, 'K', s.k, kBK, "the 64-element K step");
@@ -191,8 +191,8 @@ KernelInfo hopper_tma_wgmma_64_info() {
        "a missing-init-fence hazard: the copy engine may see the barrier before its initialisation"},
   };
   // m0 = ctaid.y·64, n0 = ctaid.x·64 (the tile's corner, above).
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: TMA, mbarriers and one warpgroup's wgmma.
   k.focus_views = {"tma", "smem", "fragments"};

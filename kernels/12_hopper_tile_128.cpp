@@ -134,8 +134,8 @@ KernelInfo hopper_tile_128_info() {
        "rows 64..127 of each tile are computed from rows 32..95 of A: C is wrong, identically on the model and "
        "the GPU"},
   };
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: a 128-wide tile: more math per byte loaded.
   k.focus_views = {"tma", "throughput", "diff"};

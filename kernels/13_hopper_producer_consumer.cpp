@@ -142,8 +142,8 @@ KernelInfo hopper_producer_consumer_info() {
        "empty[0] completes a phase every K-block while the other stages are never released: on its second pass the "
        "producer waits on empty[1] forever (a deadlock; the GPU hangs)"},
   };
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: the producer/consumer ring and its phases.
   k.focus_views = {"tma", "timeline", "warps"};

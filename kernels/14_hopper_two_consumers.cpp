@@ -128,8 +128,8 @@ KernelInfo hopper_two_consumers_info() {
        "24 + 248 + 248 = 520 registers per thread-row is more than the CTA's 3 x 168: a consumer warp waits in "
        "setmaxnreg.inc forever, its stage is never released, and the whole CTA deadlocks (the GPU hangs)"},
   };
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: two consumer warpgroups share the ring.
   k.focus_views = {"warps", "timeline", "tma"};

@@ -195,7 +195,7 @@ KernelInfo blackwell_tcgen05_basic_info() {
   k.b_layout = BLayout::nk;
   k.constraints = {"M, N and K multiples of 8 (TMA needs 16-byte row strides; the epilogue stores 8 columns at a time), "
                    "at most 65536; edge tiles are zero-filled by TMA and clipped at the stores"};
-  k.check_shape = [](const GemmShape& s) {
+  k.check_shape = [](const GemmShape& s, const GemmShape&) {
     require_multiple(kId, 'M', s.m, 8, "the 8-row granule of the stores");
     require_multiple(kId, 'N', s.n, 8, "the 8-column pieces of the stores");
     require_multiple(kId, 'K', s.k, 8, "the 16-byte rows of the TMA boxes");
@@ -213,8 +213,8 @@ KernelInfo blackwell_tcgen05_basic_info() {
       {"no-dealloc", "warp 0 never frees the 128 TMEM columns",
        "a tmem-not-freed hazard: the CTA exits with tensor memory allocated, and the SM's next CTA cannot allocate"},
   };
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: the accumulator in tensor memory.
   k.focus_views = {"tmem", "tma", "timeline"};

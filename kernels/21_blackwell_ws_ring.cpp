@@ -180,8 +180,8 @@ KernelInfo blackwell_ws_ring_info() {
        "the copy engine overwrites a stage the tensor core has not finished reading (and one whose earlier "
        "load may not have landed): a race on the stage, and C is wrong"},
   };
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kBM, kBN, kBK}, cta[1], cta[0]);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0]);
   };
   // Where this step's lesson shows: TMA, MMA and epilogue warps around a ring.
   k.focus_views = {"tmem", "timeline", "warps"};

@@ -208,8 +208,8 @@ KernelInfo blackwell_2sm_info() {
        "both CTAs exit with 256 TMEM columns allocated: the next CTA pair on these SMs would block in tcgen05.alloc"},
   };
   // Both CTAs of a pair read inside the pair's 256x256 tile: rank r's A rows and B half are in it.
-  k.cta_tile = [](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
-    return tile_of_block(s, {kPairM, kBN, kBK}, cta[1], cta[0] / 2);
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
+    return tile_of_block(s, tile, cta[1], cta[0] / 2);
   };
   // Where this step's lesson shows: a CTA pair as one 256-row tensor core.
   k.focus_views = {"tmem", "tma", "schedule"};

@@ -205,7 +205,7 @@ void set_hopper_info(KernelInfo& k, std::string_view id, GemmShape tile) {
   k.b_layout = BLayout::nk;
   k.constraints = edge_shape_constraints();
   const std::string name(id);
-  k.check_shape = [name](const GemmShape& s) { check_edge_shape(name, s); };
+  k.check_shape = [name](const GemmShape& s, const GemmShape&) { check_edge_shape(name, s); };
 }
 
 }  // namespace gs::kernels::hopper

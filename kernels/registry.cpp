@@ -166,25 +166,54 @@ std::optional<uint32_t> named_param_value(std::string_view param, std::string_vi
   return std::nullopt;
 }
 
-ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested) {
-  for (const auto& [name, value] : requested) {
-    auto it = std::find_if(info.params.begin(), info.params.end(), [&](const BuildParam& p) { return p.name == name; });
-    if (it == info.params.end()) {
-      std::string valid;
-      for (const BuildParam& p : info.params) valid += (valid.empty() ? "" : ", ") + p.name;
-      throw ConfigError(fmt::format("unknown build parameter '{}' for {}: {}", name, info.id,
-                                    valid.empty() ? "this kernel has no build parameters" : "valid parameters are " + valid));
-    }
-    if (std::find(it->choices.begin(), it->choices.end(), value) == it->choices.end())
-      throw ConfigError(fmt::format("{}={} is not a value {} takes: choose one of {} (default {})", name, value, info.id,
-                                    fmt::join(it->choices, ", "), it->default_value));
+const BuildParam& require_param(const KernelInfo& info, std::string_view name) {
+  auto it = std::find_if(info.params.begin(), info.params.end(), [&](const BuildParam& p) { return p.name == name; });
+  if (it == info.params.end()) {
+    std::string valid;
+    for (const BuildParam& p : info.params) valid += (valid.empty() ? "" : ", ") + p.name;
+    throw ConfigError(fmt::format("unknown build parameter '{}' for {}: {}", name, info.id,
+                                  valid.empty() ? "this kernel has no build parameters" : "valid parameters are " + valid));
   }
+  return *it;
+}
+
+void require_param_value(const KernelInfo& info, std::string_view name, uint32_t value) {
+  const BuildParam& p = require_param(info, name);
+  if (std::find(p.choices.begin(), p.choices.end(), value) == p.choices.end())
+    throw ConfigError(fmt::format("{}={} is not a value {} takes: choose one of {} (default {})", name, value, info.id,
+                                  fmt::join(p.choices, ", "), p.default_value));
+}
+
+ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested) {
+  for (const auto& [name, value] : requested) require_param_value(info, name, value);
   ParamValues all;
   for (const BuildParam& p : info.params) {
     auto it = requested.find(p.name);
     all[p.name] = it != requested.end() ? it->second : p.default_value;
   }
+  if (info.check_params)
+    if (const std::optional<std::string> why = info.check_params(all))
+      throw ConfigError(fmt::format("{} cannot be built with {}: {}", info.id, params_text(all), *why));
   return all;
+}
+
+GemmShape tile_of(const KernelInfo& info, const ParamValues& params) {
+  if (!info.build_tile) {
+    resolve_params(info, params);  // the same refusals for every kernel
+    return info.tile;
+  }
+  return info.build_tile(resolve_params(info, params));
+}
+
+void check_build_shape(const KernelInfo& info, const GemmShape& shape, const ParamValues& params) {
+  const GemmShape tile = tile_of(info, params);
+  if (info.check_shape) info.check_shape(shape, tile);
+}
+
+std::optional<CtaTile> cta_tile_of(const KernelInfo& info, const ParamValues& params, const GemmShape& shape,
+                                   const std::array<uint32_t, 3>& ctaid) {
+  if (!info.cta_tile) return std::nullopt;
+  return info.cta_tile(shape, tile_of(info, params), ctaid);
 }
 
 std::string params_text(const ParamValues& values) {
@@ -204,16 +233,16 @@ std::string non_default_params_text(const KernelInfo& info, const ParamValues& v
 }
 
 ir::Kernel build_kernel(const KernelInfo& info, const GemmConfig& requested) {
-  info.check_shape(requested.shape);
-  require_mistakes(info, requested.mistakes);
   GemmConfig config = requested;
   config.params = resolve_params(info, requested.params);
+  const GemmShape tile = info.build_tile ? info.build_tile(config.params) : info.tile;
+  info.check_shape(requested.shape, tile);
+  require_mistakes(info, requested.mistakes);
   ir::Kernel k = info.build(config);
   // C's tiling, from what every step declares (its tile and C's type), for the model's record of
   // which CTA wrote which tile (model::CSchedule).
   std::vector<uint32_t> walk = std::move(k.output.walk);  // a persistent kernel's own declaration
-  k.output = {config.shape.m, config.shape.n, c_dtype_of(info, config.params) == DType::f32 ? 4u : 2u, info.tile.m,
-              info.tile.n};
+  k.output = {config.shape.m, config.shape.n, c_dtype_of(info, config.params) == DType::f32 ? 4u : 2u, tile.m, tile.n};
   k.output.walk = std::move(walk);
   ir::verify(k);
   return k;

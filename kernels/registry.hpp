@@ -109,7 +109,9 @@ struct KernelInfo {
   // layout with its options ("wgmma-acc --n 64", "swizzle --mode 128B") or a view that draws
   // the step's own run ("schedule", "smem"); gui/core/article_pictures.hpp reads them.
   std::vector<std::string> pictures;
-  GemmShape tile;           // the CTA's output tile (m, n) and K step
+  // The CTA's output tile (m, n) and K step as the kernel ships (its default build); tile_of(info,
+  // params) is any build's.
+  GemmShape tile;
   GemmShape example_shape;  // the small shape used for demos and tests
   DType ab_dtype = DType::f32;
   DType c_dtype = DType::f32;
@@ -117,14 +119,24 @@ struct KernelInfo {
   std::vector<std::string> constraints;  // shape rules in words
   std::vector<Mistake> mistakes;
   std::vector<BuildParam> params;
-  // Throws ConfigError when the shape does not fit the kernel.
-  std::function<void(const GemmShape&)> check_shape;
-  // The tile of C the CTA at `ctaid` computes: how the kernel maps its grid onto C. Opening a
-  // kernel generates only that tile's rows of A and columns of B (run/sim_job.cpp), so it
-  // must cover everything the CTA reads, mistakes included (tests/run check it against a
-  // run on the whole inputs). Unset for a kernel whose CTAs read more than one tile (a
-  // persistent kernel): opening it then generates all of A and B.
-  std::function<CtaTile(const GemmShape&, const std::array<uint32_t, 3>& ctaid)> cta_tile;
+  // Set by a kernel whose CTA tile is a build parameter (the SIMT steps 04-07: bm, bn, bk): the
+  // tile of a build, from its resolved parameters. Unset: every build has `tile`. Read through
+  // tile_of().
+  std::function<GemmShape(const ParamValues&)> build_tile;
+  // Set by a kernel whose parameters constrain one another: nullopt when the resolved values
+  // (every declared parameter, each one of its choices) make a kernel, else why not, naming the
+  // values and what would be valid ("bm·bn/tm = 64·256/4 = 4096 threads: a CTA has at most
+  // 1024"). resolve_params checks it, so no build, run or view sees such a combination.
+  std::function<std::optional<std::string>(const ParamValues&)> check_params;
+  // Throws ConfigError when the shape does not fit a build of the kernel whose CTA tile is `tile`
+  // (tile_of: `tile` unless the tile is a build parameter). check_build_shape calls it.
+  std::function<void(const GemmShape& shape, const GemmShape& tile)> check_shape;
+  // The tile of C the CTA at `ctaid` computes in a build whose CTA tile is `tile`: how the kernel
+  // maps its grid onto C. Opening a kernel generates only that tile's rows of A and columns of B
+  // (run/sim_job.cpp), so it must cover everything the CTA reads, mistakes included (tests/run
+  // check it against a run on the whole inputs). Unset for a kernel whose CTAs read more than
+  // one tile (a persistent kernel): opening it then generates all of A and B.
+  std::function<CtaTile(const GemmShape& shape, const GemmShape& tile, const std::array<uint32_t, 3>& ctaid)> cta_tile;
   std::function<ir::Kernel(const GemmConfig&)> build;
 
   // The shape to run: each dimension the request leaves 0 takes the example shape's. The one
@@ -160,9 +172,26 @@ DType c_dtype_of(const KernelInfo& info, const ParamValues& params);
 // or value.
 std::optional<uint32_t> named_param_value(std::string_view param, std::string_view value);
 
+// The declared parameter `name`; throws ConfigError naming the kernel's parameters when it has
+// no such one.
+const BuildParam& require_param(const KernelInfo& info, std::string_view name);
 // Throws ConfigError for a parameter the kernel does not declare or a value it does not take,
-// naming the valid ones; returns every declared parameter's value (the default where unset).
+// naming the valid ones: one value on its own, whatever the others are.
+void require_param_value(const KernelInfo& info, std::string_view name, uint32_t value);
+// Throws ConfigError for a parameter the kernel does not declare or a value it does not take,
+// naming the valid ones, or for values that cannot be combined (KernelInfo::check_params, its
+// reason); returns every declared parameter's value (the default where unset).
 ParamValues resolve_params(const KernelInfo& info, const ParamValues& requested);
+// The CTA tile of the build with these parameters (unset ones at their defaults): the kernel's
+// build_tile where it declares one, else its `tile`. Throws ConfigError as resolve_params does.
+GemmShape tile_of(const KernelInfo& info, const ParamValues& params);
+// Throws ConfigError when the shape does not fit the build with these parameters (the kernel's
+// check_shape with that build's tile), or when the parameters do not (resolve_params).
+void check_build_shape(const KernelInfo& info, const GemmShape& shape, const ParamValues& params = {});
+// The tile of C the CTA at `ctaid` computes in that build; nullopt for a kernel without a
+// cta_tile (a persistent one).
+std::optional<CtaTile> cta_tile_of(const KernelInfo& info, const ParamValues& params, const GemmShape& shape,
+                                   const std::array<uint32_t, 3>& ctaid);
 // "stages=3 unroll=2" (every declared parameter, in name order), "" for a kernel without any.
 std::string params_text(const ParamValues& values);
 // Only the values that differ from the kernel's defaults ("" when the kernel is built as it

@@ -1,6 +1,11 @@
 #include "kernels/simt_common.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include <fmt/format.h>
+
+#include "engine/ir/verify.hpp"
 
 namespace gs::kernels::simt {
 
@@ -22,7 +27,7 @@ KernelInfo tiled_info(std::string_view id, GemmShape tile, uint32_t threads) {
                    fmt::format("K a multiple of {} (one shared-memory chunk per step), at most 65536", tile.k),
                    fmt::format("{} threads per CTA; no edge guards, as in the article", threads)};
   const std::string name(id);
-  k.check_shape = [name, tile](const GemmShape& s) {
+  k.check_shape = [name](const GemmShape& s, const GemmShape& tile) {
     require_multiple(name, 'M', s.m, tile.m, fmt::format("the {}-row tile", tile.m));
     require_multiple(name, 'N', s.n, tile.n, fmt::format("the {}-column tile", tile.n));
     require_multiple(name, 'K', s.k, tile.k, fmt::format("the {}-element K chunk", tile.k));
@@ -30,10 +35,90 @@ KernelInfo tiled_info(std::string_view id, GemmShape tile, uint32_t threads) {
     require_range(name, 'N', s.n, tile.n, 65536);
     require_range(name, 'K', s.k, tile.k, 65536);
   };
-  k.cta_tile = [tile](const GemmShape& s, const std::array<uint32_t, 3>& cta) {
+  k.cta_tile = [](const GemmShape& s, const GemmShape& tile, const std::array<uint32_t, 3>& cta) {
     return tile_of_block(s, tile, cta[1], cta[0]);
   };
   return k;
+}
+
+BuildParam tile_param(std::string_view name, std::string_view what, uint32_t default_value,
+                      std::vector<uint32_t> choices) {
+  return {std::string(name), std::string(what), default_value, std::move(choices)};
+}
+
+void declare_tile_params(KernelInfo& k, std::vector<BuildParam> params,
+                         std::function<std::optional<std::string>(const ParamValues&)> rule,
+                         std::string_view threads) {
+  k.params = std::move(params);
+  k.build_tile = [](const ParamValues& p) { return GemmShape{p.at("bm"), p.at("bn"), p.at("bk")}; };
+  k.check_params = std::move(rule);
+  k.constraints = {
+      fmt::format("M a multiple of bm and N a multiple of bn (the CTA tile: {}x{} as it ships), at most 65536", k.tile.m,
+                  k.tile.n),
+      fmt::format("K a multiple of bk (one shared-memory chunk per step: {} as it ships), at most 65536", k.tile.k),
+      fmt::format("{} threads per CTA; no edge guards, as in the article; the tile's parameters (`gemmscope list "
+                  "--json`) combine only where the copy, the threads, shared memory and registers allow",
+                  threads)};
+}
+
+uint32_t log2_exact(uint32_t v) {
+  if (v == 0 || (v & (v - 1)) != 0)
+    throw std::logic_error(fmt::format("{} is not a power of two: a tile parameter's choices all are", v));
+  uint32_t n = 0;
+  while ((1u << n) != v) ++n;
+  return n;
+}
+
+std::optional<std::string> threads_problem(uint32_t threads, std::string_view formula) {
+  if (threads > 1024)
+    return fmt::format("{} = {} threads, more than the 1024 a CTA can have: make the thread tile larger or the "
+                       "CTA tile smaller",
+                       formula, threads);
+  if (threads < 32 || threads % 32 != 0)
+    return fmt::format("{} = {} threads, not a whole number of 32-thread warps: make the thread tile smaller or the "
+                       "CTA tile larger",
+                       formula, threads);
+  return std::nullopt;
+}
+
+std::optional<std::string> copy_problem(char operand, std::string_view rows_name, uint32_t rows,
+                                        std::string_view cols_name, uint32_t cols, uint32_t vec, uint32_t threads) {
+  const std::string load = vec == 1 ? "float" : fmt::format("{}-float load", vec);
+  if (cols % vec != 0)
+    return fmt::format("{}={} is not a multiple of the {} floats a thread's 128-bit load of {} moves", cols_name, cols,
+                       vec, operand);
+  const uint32_t per_row = cols / vec;  // the loads of one row of the chunk
+  if (per_row > threads || threads % per_row != 0)
+    return fmt::format("a row of {}'s chunk is {} = {} {}s, more than the {} threads copy at once: make {} smaller",
+                       operand, vec == 1 ? std::string(cols_name) : fmt::format("{}/{}", cols_name, vec), per_row, load,
+                       threads, cols_name);
+  const uint32_t rows_per_round = threads / per_row;
+  if (rows % rows_per_round != 0)
+    return fmt::format("the {} threads copy {} rows of {}'s chunk a round, but it has {}={}: {} must be a multiple of "
+                       "{} (each thread copies whole {}s, every thread every round): make {} or {} larger, or the "
+                       "CTA's threads fewer",
+                       threads, rows_per_round, operand, rows_name, rows, rows_name, rows_per_round, load, rows_name,
+                       cols_name);
+  return std::nullopt;
+}
+
+std::optional<std::string> smem_problem(uint32_t bytes, std::string_view formula) {
+  if (bytes > ir::kMaxDynamicSmem)
+    return fmt::format("{} = {} KiB of shared memory, more than the {} KiB a CTA can have: make the CTA tile or bk "
+                       "smaller",
+                       formula, bytes / 1024, ir::kMaxDynamicSmem / 1024);
+  return std::nullopt;
+}
+
+std::optional<std::string> registers_problem(uint32_t registers, std::string_view formula, uint32_t threads) {
+  constexpr uint32_t kPerThread = 255, kPerCta = 65536;
+  const uint32_t limit = std::min(kPerThread, kPerCta / threads);
+  if (registers > limit)
+    return fmt::format("{} = {} registers a thread keeps through the K loop, more than the {} each of {} threads can "
+                       "have ({}): make the thread tile smaller",
+                       formula, registers, limit, threads,
+                       limit == kPerThread ? "255 a thread" : fmt::format("65536 a CTA / {}", threads));
+  return std::nullopt;
 }
 
 CtaStart cta_start(Builder& b, uint32_t bm, uint32_t bn) {
@@ -53,6 +138,7 @@ CtaStart cta_start(Builder& b, uint32_t bm, uint32_t bn) {
 
 Chunks chunk_buffers(Builder& b, uint32_t as_bytes, uint32_t bs_bytes) {
   Chunks c;
+  if (as_bytes + bs_bytes > ir::kMaxStaticSmem) b.use_dynamic_smem();
   c.As = b.operand_stages("As", ir::GemmOperand::a, 1, as_bytes, 16);
   c.Bs = b.operand_stages("Bs", ir::GemmOperand::b, 1, bs_bytes, 16);
   c.as = b.smem_address(c.As, 0, "As_addr");

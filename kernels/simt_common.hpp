@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,8 +17,46 @@ namespace gs::kernels::simt {
 // The KernelInfo fields every tiled SIMT rung has: fp32 in and out, B K×N, sm_80 code (runs on
 // any later GPU), CTA (x, y) computing the tile.m × tile.n tile of C at column block x and row
 // block y, and M, N, K required to be multiples of the tile (tile.k for K) up to 65536: these
-// kernels have no edge guards, as in the article.
+// kernels have no edge guards, as in the article. `tile` and `threads` are the rung's as it
+// ships; the shape rule and the CTA's tile follow the build's tile (declare_tile_params).
 KernelInfo tiled_info(std::string_view id, GemmShape tile, uint32_t threads);
+
+// ---- the tiles as build parameters (steps 04-07) -------------------------------------------
+// The article: "in practice you'd autotune the parameters of this algorithm for your specific
+// GPU". Each rung declares its tile sizes as build parameters under the article's names in
+// lower case (bm, bn, bk: the CTA tile and its K chunk; tm, tn: a thread's results; wm, wn,
+// wniter: step 07's warp tile), every choice a power of two, with a rule that says which
+// combinations make a kernel and why the others do not.
+
+// A tile parameter: `what` says what it sizes ("rows of C a CTA computes").
+BuildParam tile_param(std::string_view name, std::string_view what, uint32_t default_value,
+                      std::vector<uint32_t> choices);
+// Sets the rung's parameters, its build tile ({bm, bn, bk}) and its rule (KernelInfo::
+// check_params), and says in its constraints that the tile is a parameter; `threads` is the
+// thread count in the parameters' names ("bm·bn/tm").
+void declare_tile_params(KernelInfo& k, std::vector<BuildParam> params,
+                         std::function<std::optional<std::string>(const ParamValues&)> rule,
+                         std::string_view threads);
+
+// log2 of a power of two (every tile parameter's choice is one): shifts and masks in the
+// builds, as the rungs wrote them with fixed tiles.
+uint32_t log2_exact(uint32_t power_of_two);
+
+// The parts of a rule, each nullopt when it holds, else the reason naming the values.
+// `formula` is how the rung counts its threads ("bm·bn/tm = 64·64/8").
+std::optional<std::string> threads_problem(uint32_t threads, std::string_view formula);
+// An operand's chunk of rows × cols floats (A: bm × bk, B: bk × bn) copied by `threads` threads
+// in rounds, each thread moving `vec` consecutive floats of a row (1: ld.global.f32, 4:
+// ld.global.v4): a row must be whole loads, a round whole rows, the chunk whole rounds.
+std::optional<std::string> copy_problem(char operand, std::string_view rows_name, uint32_t rows,
+                                        std::string_view cols_name, uint32_t cols, uint32_t vec, uint32_t threads);
+// The CTA's shared memory (As and Bs): at most ir::kMaxDynamicSmem (227 KiB; above 48 KiB the
+// rung asks for it dynamically, chunk_buffers).
+std::optional<std::string> smem_problem(uint32_t bytes, std::string_view formula);
+// The registers a thread keeps live through the K loop, its results and one K step's operands
+// (`formula` names them), against what each of `threads` threads can have: 255, and the CTA's
+// 65536 together (ptxas keeps to both under .maxntid, spilling the rest to local memory).
+std::optional<std::string> registers_problem(uint32_t registers, std::string_view formula, uint32_t threads);
 
 // The CTA's tile origin (m0 = ctaid.y · BM, n0 = ctaid.x · BN) and the generic-to-global
 // pointers of A, B and C.
@@ -25,7 +65,8 @@ struct CtaStart {
 };
 CtaStart cta_start(builder::Builder& b, uint32_t bm, uint32_t bn);
 
-// The shared-memory chunks of A and B (As, Bs) and their base addresses.
+// The shared-memory chunks of A and B (As, Bs) and their base addresses; dynamic shared memory
+// when the two pass the 48 KiB a kernel may declare statically.
 struct Chunks {
   builder::Smem As, Bs;
   builder::Reg as, bs;  // u32 shared addresses of As[0] and Bs[0]

@@ -58,7 +58,7 @@ void set_blackwell_info(KernelInfo& k, std::string_view id, GemmShape tile) {
                                tile.m, tile.n),
                    "K a multiple of 64 (one TMA box and four k16 MMAs per stage), at most 65536"};
   const std::string name(id);
-  k.check_shape = [name, tile](const GemmShape& s) { require_tiles(name, s, tile); };
+  k.check_shape = [name](const GemmShape& s, const GemmShape& tile) { require_tiles(name, s, tile); };
 }
 
 }  // namespace gs::kernels::blackwell

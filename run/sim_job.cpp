@@ -231,7 +231,7 @@ SimReport run_sim(const SimRequest& req) {
   opts.threads = req.threads;
   opts.fast_forward = req.fast_forward;
   opts.machine = req.machine;
-  const CycleBudget budget = cycle_budget(info, r.shape, r.kernel.launch);
+  const CycleBudget budget = cycle_budget(kernels::tile_of(info, r.params), r.shape, r.kernel.launch);
   opts.max_cycles_per_cta = budget.cycles;
   opts.max_cycles_basis = budget.basis;
   // The register file can only lower an occupancy above one CTA per SM: only then is ptxas
@@ -272,11 +272,11 @@ SimReport run_sim(const SimRequest& req) {
       probe.record_registers = false;
       probe.progress = {};
       const model::SimResult seen = model::simulate(r.kernel, memory, probe);
-      if (info.cta_tile) tiles.push_back(info.cta_tile(r.shape, r.cta));
+      if (info.cta_tile) tiles.push_back(*kernels::cta_tile_of(info, r.params, r.shape, r.cta));
       else tiles = visited_tiles(seen.schedule, r.shape);
       unread = unread_k(seen.trace, r.shape.k);
     } else {
-      tiles.push_back(info.cta_tile ? info.cta_tile(r.shape, r.cta) : kernels::CtaTile{0, r.shape.m, 0, r.shape.n});
+      tiles.push_back(kernels::cta_tile_of(info, r.params, r.shape, r.cta).value_or(kernels::CtaTile{0, r.shape.m, 0, r.shape.n}));
     }
     fill_tiles(info, r, tiles, unread, *reserved);
     r.traced_memory = reserved;
@@ -340,10 +340,10 @@ void require_whole_grid_fits(const kernels::KernelInfo& info, kernels::GemmShape
 // (a load of A and one of B, timing::kGlobalLatency each), the TMA kernels far fewer. Eight
 // per element of K and tile, on top of the model's own default, is far above any correct run
 // and still stops an endless loop after a bounded time.
-CycleBudget cycle_budget(const kernels::KernelInfo& info, kernels::GemmShape s, const ir::LaunchShape& launch) {
+CycleBudget cycle_budget(const kernels::GemmShape& tile, kernels::GemmShape s, const ir::LaunchShape& launch) {
   constexpr uint64_t kRoundTripsPerK = 8;
   const auto blocks = [](uint64_t n, uint64_t tile) { return tile == 0 ? 1 : (n + tile - 1) / tile; };
-  const uint64_t tiles = blocks(s.m, info.tile.m) * blocks(s.n, info.tile.n);
+  const uint64_t tiles = blocks(s.m, tile.m) * blocks(s.n, tile.n);
   const uint64_t tiles_per_cta = std::max<uint64_t>(1, blocks(tiles, std::max<uint64_t>(1, launch.ctas())));
   const uint64_t floor = model::SimOptions{}.max_cycles_per_cta;
   CycleBudget b;

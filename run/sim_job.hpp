@@ -119,12 +119,13 @@ uint64_t whole_grid_bytes(const kernels::KernelInfo& info, kernels::GemmShape sh
 void require_whole_grid_fits(const kernels::KernelInfo& info, kernels::GemmShape shape);
 
 // The model's guard against an endless loop for this launch, in modeled cycles per CTA,
-// scaled to the work the kernel declares (sim_job.cpp says how), and that rule in words.
+// scaled to the work the build declares (its CTA tile, kernels::tile_of; sim_job.cpp says how),
+// and that rule in words.
 struct CycleBudget {
   uint64_t cycles = 0;
   std::string basis;
 };
-CycleBudget cycle_budget(const kernels::KernelInfo& info, kernels::GemmShape shape, const ir::LaunchShape& launch);
+CycleBudget cycle_budget(const kernels::GemmShape& tile, kernels::GemmShape shape, const ir::LaunchShape& launch);
 
 // One object: kernel, shape {m,n,k}, mistakes, inputs, seed, cta, grid, correct, completed,
 // error, max_abs_err, rel_err, mismatches, unwritten, first_mismatch, warp_instructions,

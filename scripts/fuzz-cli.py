@@ -135,6 +135,11 @@ def commands():
                      "--seed": SEEDS, "--inputs": CHOICES["--inputs"], "--kernel-timeout": SECONDS,
                      "--max-timing-seconds": SECONDS, "--compare-model": None, "--no-cublas": None,
                      "--param": PARAMS, "--break": MISTAKES, "--in-process": None}),
+        (["sweep", "simt_blocktile_1d", "--param", "tm=4,8", "--size", "256"], {
+            "--param": PARAMS + ["bm=", "bm=64,,128", "bm=48", "BM=32,64", "tm=8"], "--sizes": SIZES,
+            "--json": OUT_PATHS, "--csv": OUT_PATHS, "--machine": ["", "h300", "b200", "h200"], "--gpu": None,
+            "--reps": COUNTS}),
+        (["sweep"], {"ID": IDS}),
         (["probe"], {"NAME": CHOICES["NAME"], "--kernel-timeout": SECONDS, "--save": ["", "dir", "missing", "fifo"]}),
         # Headless (--frame-stats): without it the app opens a window and waits for its user.
         (["gui", "--frame-stats", "--no-settings", "--frames", "1", "--size", "640x480", "--view", "ladder"], dict(shape, **{

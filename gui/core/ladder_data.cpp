@@ -11,10 +11,10 @@ namespace gs::gui {
 
 kernels::GemmShape resolved_shape(const kernels::KernelInfo& info, kernels::GemmShape s) { return info.resolve(s); }
 
-std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shape) {
+std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shape, const kernels::ParamValues& params) {
   if (!info.check_shape) return {};
   try {
-    info.check_shape(resolved_shape(info, shape));
+    kernels::check_build_shape(info, resolved_shape(info, shape), params);
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -38,7 +38,7 @@ RequestCheck check_request(const run::SimRequest& request) {
   } catch (const kernels::ConfigError& e) {
     c.param_error = e.what();
   }
-  c.shape_error = shape_error(*info, request.shape);
+  if (c.param_error.empty()) c.shape_error = shape_error(*info, request.shape, request.params);
   if (!c.shape_error.empty() || !c.mistake_error.empty() || !c.param_error.empty()) return c;
   // The grid is whatever the kernel's build chooses (kernels differ in which grid axis walks
   // M), so ask the build rather than guessing from the tile.

@@ -32,8 +32,10 @@ struct RequestCheck {
 
 // The shape with 0 dimensions replaced by the kernel's example shape (as open_kernel does).
 kernels::GemmShape resolved_shape(const kernels::KernelInfo& info, kernels::GemmShape shape);
-// The kernel's check_shape verdict: empty when the shape fits, else its message.
-std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shape);
+// The kernel's check_shape verdict for the build with these parameters (its tile may be one):
+// empty when the shape fits, else its message.
+std::string shape_error(const kernels::KernelInfo& info, kernels::GemmShape shape,
+                        const kernels::ParamValues& params = {});
 // Checks shape, mistake names and the traced CTA against the launch grid. Never throws.
 RequestCheck check_request(const run::SimRequest& request);
 

@@ -98,7 +98,7 @@ TilingData build(const LoadedKernel& k) {
   d.tile_cols = out.tile_cols;
   d.tiles_m = out.tiles_m();
   d.tiles_n = out.tiles_n();
-  d.k_step = k.info ? k.info->tile.k : 0;
+  d.k_step = k.info ? kernels::tile_of(*k.info, k.report.params).k : 0;  // the build's K chunk
   d.chunks = d.k_step ? (d.k + d.k_step - 1) / d.k_step : 0;
   record_owners(k, d);
   return d;

@@ -3,7 +3,7 @@
 // kernel declares (ir::OutputTiling), the traced CTA's tile, inside it the elements each warp
 // and each thread stored (the model's record of the traced CTA's stores to C,
 // model::Trace::c_writes), and the A row panel and B column panel the CTA walks in K chunks of
-// the kernel's declared K step (KernelInfo::tile.k), the chunk at the playback cursor from the
+// the build's K step (kernels::tile_of: a SIMT step's bk), the chunk at the playback cursor from the
 // declared K loops (Builder::k_loop; the transport's K iteration). No ImGui.
 #pragma once
 
@@ -35,7 +35,7 @@ struct TilingData {
   uint32_t m = 0, n = 0, k = 0;           // the GEMM
   uint32_t tile_rows = 0, tile_cols = 0;  // the CTA tile the kernel declares (ir::OutputTiling)
   uint32_t tiles_m = 0, tiles_n = 0;
-  uint32_t k_step = 0, chunks = 0;        // KernelInfo::tile.k, and K chunks of it a tile takes
+  uint32_t k_step = 0, chunks = 0;        // the build's K step (kernels::tile_of), and K chunks of it a tile takes
   uint32_t tile = kNone;                  // the traced CTA's first tile (row-major), kNone: none stored
   uint32_t tile_row0 = 0, tile_col0 = 0;  // its origin in C
   // Who stored each element of that tile: [row * tile_cols + col] the warp in the CTA, -1 none,

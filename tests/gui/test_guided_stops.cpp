@@ -29,7 +29,7 @@ gs::kernels::GemmShape other_stop_shape(const gs::kernels::KernelInfo& info) {
   using gs::kernels::GemmShape;
   for (const GemmShape s : {GemmShape{e.m, e.n, 2 * e.k}, GemmShape{2 * e.m, e.n, e.k}, GemmShape{e.m, 2 * e.n, e.k}}) {
     try {
-      info.check_shape(s);
+      gs::kernels::check_build_shape(info, s);
       return s;
     } catch (const gs::kernels::ConfigError&) {
     }

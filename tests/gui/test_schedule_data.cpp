@@ -32,8 +32,8 @@ TEST_CASE("schedule: the whole grid's tiles, each written once by the CTA the ke
   std::set<uint32_t> ctas;
   for (const ScheduleCell& c : d.cells) {
     REQUIRE(c.writers == 1);
-    const kernels::CtaTile t = k->info->cta_tile(
-        k->request.shape, {c.cta % k->kernel().launch.grid[0], c.cta / k->kernel().launch.grid[0], 0});
+    const kernels::CtaTile t = *kernels::cta_tile_of(
+        *k->info, k->request.params, k->request.shape, {c.cta % k->kernel().launch.grid[0], c.cta / k->kernel().launch.grid[0], 0});
     CHECK(t.m0 == c.row * 64);
     CHECK(t.n0 == c.col * 64);
     ctas.insert(c.cta);

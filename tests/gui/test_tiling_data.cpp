@@ -28,6 +28,23 @@ TEST_CASE("tiling: the CTA tile is the one the kernel declares", "[gui][tiling]"
   }
 }
 
+TEST_CASE("tiling: a build with another tile shows that tile and its K chunk", "[gui][tiling][params]") {
+  // Step 07 in 64x128 tiles, 32-wide K chunks, 32x64 warp tiles: the build's, not the step's 128x128x16.
+  auto k = open_kernel({.kernel_id = "simt_warptile",
+                        .shape = {256, 256, 128},
+                        .params = {{"bm", 64}, {"bk", 32}, {"wm", 32}, {"wn", 64}, {"wniter", 2}},
+                        .only_traced_cta = true});
+  const TilingData& d = tiling_data(k);
+  REQUIRE(d.available);
+  CHECK(d.tile_rows == 64);
+  CHECK(d.tile_cols == 128);
+  CHECK(d.tiles_m == 4);
+  CHECK(d.k_step == 32);
+  CHECK(d.chunks == 4);
+  CHECK(d.warps.size() == 4);  // (64/32)·(128/64) warps, each its 32x64 block
+  for (const TilingWarp& w : d.warps) CHECK((w.rows == 32 && w.cols == 64 && w.solid()));
+}
+
 TEST_CASE("tiling: a warp tile of step 07 is a 64x64 block, each thread a 128th of the tile", "[gui][tiling]") {
   AppState app;
   app.open_now({.kernel_id = "simt_warptile", .cta = {1, 0, 0}, .only_traced_cta = true});

@@ -98,7 +98,8 @@ TEST_CASE("blackwell: step 22 issues cta_group::2 only, in a 2-CTA cluster, with
   CHECK(count(one, ir::Op::tcgen05_commit_cta_pair) == 2);
   CHECK(count(one, ir::Op::tcgen05_commit_cta_pair_multicast) == 0);
   // The pair's tile: both CTAs of a pair read within the same 256x256 block.
-  const kernels::CtaTile t0 = info.cta_tile({512, 512, 512}, {2, 1, 0}), t1 = info.cta_tile({512, 512, 512}, {3, 1, 0});
+  const kernels::CtaTile t0 = info.cta_tile({512, 512, 512}, info.tile, {2, 1, 0}),
+                        t1 = info.cta_tile({512, 512, 512}, info.tile, {3, 1, 0});
   CHECK(t0.m0 == 256);
   CHECK(t0.n0 == 256);
   CHECK(t1.m0 == t0.m0);
@@ -107,8 +108,8 @@ TEST_CASE("blackwell: step 22 issues cta_group::2 only, in a 2-CTA cluster, with
 
 TEST_CASE("blackwell: shapes that are not whole tiles are refused naming the value", "[kernels][errors]") {
   const kernels::KernelInfo& ring = kernels::kernel_or_throw("blackwell_ws_ring");
-  CHECK_THROWS_WITH(ring.check_shape({128, 200, 64}), Catch::Contains("N=200") && Catch::Contains("256"));
+  CHECK_THROWS_WITH(kernels::check_build_shape(ring, {128, 200, 64}), Catch::Contains("N=200") && Catch::Contains("256"));
   const kernels::KernelInfo& pair = kernels::kernel_or_throw("blackwell_2sm");
-  CHECK_THROWS_WITH(pair.check_shape({128, 256, 64}), Catch::Contains("M=128") && Catch::Contains("256"));
-  CHECK_NOTHROW(pair.check_shape({256, 256, 64}));
+  CHECK_THROWS_WITH(kernels::check_build_shape(pair, {128, 256, 64}), Catch::Contains("M=128") && Catch::Contains("256"));
+  CHECK_NOTHROW(kernels::check_build_shape(pair, {256, 256, 64}));
 }

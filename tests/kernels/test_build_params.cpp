@@ -10,6 +10,7 @@
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
 #include "run/sim_job.hpp"
+#include "tests/support/param_combos.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
@@ -48,7 +49,11 @@ TEST_CASE("every value of every build parameter builds the ring it names and ass
     for (const kernels::BuildParam& p : info.params) {
       for (uint32_t v : p.choices) {
         DYNAMIC_SECTION(info.id << " " << p.name << "=" << v) {
-          const ir::Kernel k = kernels::build_kernel(info, {info.example_shape, {}, {{p.name, v}}});
+          // The defaults with this value, or the first combination that builds with it (the SIMT
+          // tiles constrain one another); every declared value builds in some combination.
+          const std::optional<kernels::ParamValues> params = test::build_with(info, p.name, v);
+          REQUIRE(params);
+          const ir::Kernel k = kernels::build_kernel(info, {test::shape_for(info, *params), {}, *params});
           if (p.name == "stages") CHECK(a_stages(k) == v);
           const std::string text = ptx::emit(k).text;
           if (assembled.insert(text).second) test::check_assembles(text, info.arch, info.id);
@@ -66,12 +71,22 @@ TEST_CASE("the shallowest and deepest ring compute C exactly on the model", "[ke
         DYNAMIC_SECTION(info.id << " " << p.name << "=" << v) {
           // A value that builds the kernel as it ships (ctas above the example's tiles) is run
           // by every other kernel test.
-          const std::string text = ptx::emit(kernels::build_kernel(info, {info.example_shape, {}, {{p.name, v}}})).text;
-          if (v != p.default_value && text == ptx::emit(kernels::build_kernel(info, {info.example_shape, {}, {}})).text)
-            continue;
+          const std::optional<kernels::ParamValues> params = test::build_with(info, p.name, v);
+          REQUIRE(params);
+          const kernels::GemmShape shape = test::shape_for(info, *params);
+          const std::string text = ptx::emit(kernels::build_kernel(info, {shape, {}, *params})).text;
+          const auto as_shipped = [&]() -> std::string {
+            try {
+              return ptx::emit(kernels::build_kernel(info, {shape, {}, {}})).text;
+            } catch (const kernels::ConfigError&) {  // a shape only the other tile takes
+              return {};
+            }
+          };
+          if (v != p.default_value && text == as_shipped()) continue;
           run::SimRequest req;
           req.kernel_id = info.id;
-          req.params = {{p.name, v}};
+          req.shape = shape;
+          req.params = *params;
           req.trace = false;
           const run::SimReport r = run::run_sim(req);
           CHECK(r.params.at(p.name) == v);

@@ -53,7 +53,7 @@ TEST_CASE("the registry describes every kernel completely", "[kernels]") {
     CHECK(!info.constraints.empty());
     CHECK(kernels::find_kernel(info.id) == &info);
     CHECK(info.tile.m > 0);
-    CHECK_NOTHROW(info.check_shape(info.example_shape));
+    CHECK_NOTHROW(kernels::check_build_shape(info, info.example_shape));
   }
   CHECK(kernels::find_kernel("hopper_tma_wgmma_64")->arch == ir::Arch::sm_90a);
   CHECK(kernels::find_kernel("simt_naive")->arch == ir::Arch::sm_80);
@@ -185,9 +185,9 @@ TEST_CASE("no kernel takes a dimension past kMaxGemmDimension, and each maps its
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     INFO(info.id);
     const kernels::GemmShape e = info.example_shape;
-    CHECK_THROWS_AS(info.check_shape({kPast, e.n, e.k}), kernels::ConfigError);
-    CHECK_THROWS_AS(info.check_shape({e.m, kPast, e.k}), kernels::ConfigError);
-    CHECK_THROWS_AS(info.check_shape({e.m, e.n, kPast}), kernels::ConfigError);
+    CHECK_THROWS_AS(kernels::check_build_shape(info, {kPast, e.n, e.k}), kernels::ConfigError);
+    CHECK_THROWS_AS(kernels::check_build_shape(info, {e.m, kPast, e.k}), kernels::ConfigError);
+    CHECK_THROWS_AS(kernels::check_build_shape(info, {e.m, e.n, kPast}), kernels::ConfigError);
     // cta_tile: the grid's CTAs cover C exactly once, each with one tile. A persistent kernel
     // has none (a CTA writes several tiles). The CTAs of a cluster that compute one tile
     // together (step 22's pair) all name it: it counts once per cluster.
@@ -198,7 +198,7 @@ TEST_CASE("no kernel takes a dimension past kMaxGemmDimension, and each maps its
     std::set<std::array<uint32_t, 6>> counted;  // (cluster x, cluster y, tile)
     for (uint32_t y = 0; y < k.launch.grid[1]; ++y)
       for (uint32_t x = 0; x < k.launch.grid[0]; ++x) {
-        const kernels::CtaTile t = info.cta_tile(e, {x, y, 0});
+        const kernels::CtaTile t = info.cta_tile(e, info.tile, {x, y, 0});
         CHECK(t.m1 <= e.m);
         CHECK(t.n1 <= e.n);
         if (counted.insert({x / std::max(cluster[0], 1u), y / std::max(cluster[1], 1u), t.m0, t.m1, t.n0, t.n1}).second)

@@ -139,7 +139,7 @@ TEST_CASE("the whole-grid run records which CTA wrote which tile of C, in order"
       for (const model::TileVisit& v : s.visits) {
         const auto& g = r.kernel.launch.grid;
         const std::array<uint32_t, 3> ctaid{v.cta % g[0], v.cta / g[0] % g[1], v.cta / (g[0] * g[1])};
-        const kernels::CtaTile want = info.cta_tile(shape, ctaid);
+        const kernels::CtaTile want = info.cta_tile(shape, info.tile, ctaid);
         CHECK(v.tile == want.m0 / info.tile.m * s.tiles_n + want.n0 / info.tile.n);
         CHECK(v.order == 0);
         tiles.insert(v.tile);

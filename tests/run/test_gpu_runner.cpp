@@ -46,7 +46,7 @@ std::vector<kernels::GemmShape> three_shapes(const kernels::KernelInfo& info) {
                                      kernels::GemmShape{64, 64, 64}}) {
     if (shapes.size() == 3) break;
     try {
-      if (info.check_shape) info.check_shape(s);
+      kernels::check_build_shape(info, s);
       shapes.push_back(s);
     } catch (const kernels::ConfigError&) {
     }

@@ -26,7 +26,7 @@ TEST_CASE("sim job: a long K that the constraints accept is a correct run, not a
   CHECK(r.hazard_free());
   CHECK(r.result.stats.traced_cta_cycles > 50000u * 70u);
   const kernels::KernelInfo& info = kernels::kernel_or_throw("simt_naive");
-  const run::CycleBudget b = run::cycle_budget(info, {1, 1, 65536}, r.kernel.launch);
+  const run::CycleBudget b = run::cycle_budget(info.tile, {1, 1, 65536}, r.kernel.launch);
   CHECK(b.cycles > 2 * r.result.stats.traced_cta_cycles * 65536 / 50000);
   CHECK_THAT(b.basis, Contains("K=65536"));
 }
@@ -138,7 +138,7 @@ TEST_CASE("one CTA opened alone sees the inputs a whole-grid run feeds it, for e
         // C of the CTA's tile, byte for byte. A persistent kernel (no cta_tile) writes tiles
         // all over C: which ones is the kernel's own tile order, so only the events are compared.
         if (!info.cta_tile) continue;
-        const kernels::CtaTile t = info.cta_tile(whole.shape, cta);
+        const kernels::CtaTile t = *kernels::cta_tile_of(info, whole.params, whole.shape, cta);
         const size_t es = run::dtype_bytes(info.c_dtype);
         for (uint32_t m = t.m0; m < t.m1; ++m) {
           const size_t at = (size_t(m) * whole.shape.n + t.n0) * es, bytes = size_t(t.n1 - t.n0) * es;
