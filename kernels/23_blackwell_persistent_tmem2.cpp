@@ -82,6 +82,9 @@ ir::Kernel build_blackwell_persistent_tmem2(const GemmConfig& cfg) {
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
+  // One CTA per SM by design: without .minnctapersm 1 ptxas 13.0 capped the kernel at 64
+  // registers and spilled 32 bytes (-v); with it, 118 registers and no spill.
+  b.set_min_ctas_per_sm(1);
   b.declare_tile_walk(tile_order::walk(tile_order::Order::grouped, tiles_m, tiles_n, kGroupM, ctas, 1, tiles_m));
 
   // Boxes past A's and B's edges (M, N or K not whole tiles) are zero-filled by the copy engine.
