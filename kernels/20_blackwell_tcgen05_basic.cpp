@@ -22,7 +22,7 @@
 //
 // And from step 19, the step before it on the ladder, the GPU changes: steps 11-19 run on Hopper
 // (sm_90a); from here the kernels need sm_100a, since tcgen05 and tensor memory exist only on
-// Blackwell, and an H100 or H200 refuses them. No Blackwell GPU was run here, so steps 20-22
+// Blackwell, and an H100 or H200 refuses them. No Blackwell GPU was run here, so steps 20-23
 // have no measured figure: their speeds are the model's on a B200, from NVIDIA's published B200
 // figures, unconfirmed. Compare them with each other, not with the measured Hopper steps.
 #include <fmt/format.h>

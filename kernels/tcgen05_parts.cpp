@@ -46,6 +46,28 @@ void drain_accumulator(Builder& b, const Reg& tmem_base, const Reg& lane, const 
   }
 }
 
+void drain_accumulator_clipped(Builder& b, const Reg& tmem_base, const Reg& lane, const Reg& lane0, uint32_t columns,
+                               const Reg& c_base, const Reg& row0, const Reg& col0, uint32_t M, uint32_t N) {
+  Reg quarter = (tmem_base + (lane0 << 16)).named("tmem_quarter");
+  Reg row = (row0 + lane).named("row");
+  Reg c_row = (c_base + b.mul_wide(row, N * 4, "c_row_off") + b.mul_wide(col0, 4u, "c_col_off")).named("c_row");
+  Reg row_inside = (row < M).named("row_inside");
+  Reg cols_left = b.alu(ir::Op::sub, Type::u32, {b.mov(Type::u32, N, "N"), col0}, "cols_left");  // >= 1
+  for (uint32_t c = 0; c < columns; c += 32) {
+    const Reg taddr = c == 0 ? quarter : (quarter + c).named(fmt::format("tmem_col{}", c));
+    const std::vector<Reg> v = b.tcgen05_ld_32x32b(32, Addr::at(taddr), fmt::format("d{}_", c));
+    b.tcgen05_wait_ld();
+    for (uint32_t j = 0; j < 32; j += 8) {
+      Reg inside = b.alu(ir::Op::and_, Type::pred, {row_inside, (cols_left > c + j).named("col_inside")}, "inside");
+      b.if_(inside, [&] {
+        const int64_t offset = int64_t(c + j) * 4;
+        b.st(ir::Op::st_global, Type::f32, Addr::at(c_row, offset), {v[j], v[j + 1], v[j + 2], v[j + 3]});
+        b.st(ir::Op::st_global, Type::f32, Addr::at(c_row, offset + 16), {v[j + 4], v[j + 5], v[j + 6], v[j + 7]});
+      });
+    }
+  }
+}
+
 void set_blackwell_info(KernelInfo& k, std::string_view id, GemmShape tile) {
   k.id = id;
   k.arch = ir::Arch::sm_100a;

@@ -40,6 +40,14 @@ void drain_accumulator(builder::Builder& b, const builder::Reg& tmem_base, const
                        uint32_t columns, const builder::Reg& c_base, const builder::Reg& row0,
                        const builder::Reg& col0, uint32_t N);
 
+// The same for a tile that may cross C's edges (step 23's persistent walk takes any M, N, K
+// that are multiples of 8; TMA zero-fills what lies outside A and B): rows at or past M and
+// 8-column pieces at or past N are not stored. N is a multiple of 8, so a piece is wholly
+// inside C or outside it (step 20 taught this clipping inline).
+void drain_accumulator_clipped(builder::Builder& b, const builder::Reg& tmem_base, const builder::Reg& lane,
+                               const builder::Reg& lane0, uint32_t columns, const builder::Reg& c_base,
+                               const builder::Reg& row0, const builder::Reg& col0, uint32_t M, uint32_t N);
+
 // What every Blackwell step shares in its registry entry: sm_100a, bf16 A and B (B N×K), f32
 // C, shapes that are whole tiles.
 void set_blackwell_info(KernelInfo& k, std::string_view id, GemmShape tile);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/model/machine.hpp"
+#include "engine/model/tcgen05.hpp"
 #include "engine/model/operands.hpp"
 
 namespace gs::model {
@@ -42,6 +43,16 @@ bool cluster_barrier_check(Cluster& cl, uint64_t cycle) {
     for (Warp& w : c->warps)
       for (uint32_t r = 0; r < cl.ctas.size() && r < kMaxClusterRanks; ++r)
         w.acquired[r] = std::max(w.acquired[r], cl.ctas[r]->releases);
+  // And inside each CTA, warp by warp (the tensor-memory checks): every warp released, and each
+  // acquires what all of its CTA's warps knew.
+  for (Cta* c : cl.ctas) {
+    WarpClock clock{};
+    for (Warp& w : c->warps) {
+      warp_releases(*c, w, kNone);
+      join_clock(clock, w.clock);
+    }
+    for (Warp& w : c->warps) w.clock = clock;
+  }
   for (Cta* c : cl.ctas)
     for (Warp& w : c->warps)
       if (w.state == WarpState::cluster_wait && w.cluster_arrivals <= cl.barrier_phase) {

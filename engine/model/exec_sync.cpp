@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/model/machine.hpp"
+#include "engine/model/tcgen05.hpp"
 #include "engine/ir/mbarrier_name.hpp"
 #include "engine/ir/signature.hpp"
 #include "engine/model/operands.hpp"
@@ -104,9 +105,18 @@ void exec_bar(ExecContext& x) {
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id)
         for (uint32_t r = 0; r < kMaxClusterRanks; ++r) acquired[r] = std::max(acquired[r], w.acquired[r]);
     x.warp.acquired = acquired;
+    // Inside the CTA every meeting warp releases, and each acquires what all of them knew.
+    WarpClock clock{};
+    for (Warp& w : c.warps)
+      if (&w == &x.warp || (w.state == WarpState::bar_wait && w.wait_bar_id == id)) {
+        warp_releases(c, w, x.inst_id);
+        join_clock(clock, w.clock);
+      }
+    x.warp.clock = clock;
     for (Warp& w : c.warps)
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
         w.acquired = acquired;
+        w.clock = clock;
         wake(c, w, c.now + timing::kBarrierLatency);
         trace_event(c, EventKind::bar_released, c.now, w.id, kNone, 0, id, expected);
       }
@@ -182,6 +192,8 @@ void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   m.pending_arrivals = m.expected;
   m.completed_releases = m.phase_releases;
   m.phase_releases = {};
+  m.completed_clock = m.phase_clock;
+  m.phase_clock = {};
   check_loads_in_flight(c, addr, m);
   trace_mbar(c, EventKind::mbar_phase_flip, cycle, kNoWarp, kNone, addr, m, m.phase & 1);
   // Wake every warp waiting on a parity that is now complete.
@@ -243,6 +255,11 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
   // peer's multicast may then overwrite): the phase carries that release to its waiters.
   const uint32_t rank = x.cta.launch.cluster_rank;
   if (rank < kMaxClusterRanks) m.phase_releases[rank] = ++x.cta.releases;
+  // Inside the CTA, warp by warp (the tensor-memory checks): the phase carries the arriver's clock.
+  if (&t == &x.cta) {
+    warp_releases(x.cta, x.warp, x.inst_id);
+    join_clock(m.phase_clock, x.warp.clock);
+  }
   if (lanes > m.pending_arrivals) {
     report(x.cta, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,
            fmt::format("{} arrival(s) on the mbarrier at 0x{:X} but only {} are pending in this phase: the "
@@ -410,6 +427,7 @@ void exec_mbarrier_wait(ExecContext& x) {
     note_wait_returned(x, addr, m, parity);
     for (uint32_t r = 0; r < kMaxClusterRanks; ++r)
       x.warp.acquired[r] = std::max(x.warp.acquired[r], m.completed_releases[r]);
+    join_clock(x.warp.clock, m.completed_clock);
   }
   if (done || x.inst.op == Op::mbarrier_test_wait_parity) {
     for (uint32_t l = 0; l < 32; ++l)

@@ -82,6 +82,7 @@ void tmem_alloc(ExecContext& x) {
     return;
   }
   if (t.cells.empty()) t.cells.assign(size_t(TensorMemory::kLanes) * TensorMemory::kColumns, 0);
+  if (t.read_stamp.empty()) t.read_stamp.assign(size_t(TensorMemory::kColumns) * kMaxCtaWarps, 0);
   t.allocations.push_back({col, n, w.id, x.inst_id});
   t.alloc_warp = w.id;
   trace_now(x, {.kind = TmemOpKind::alloc, .column = col, .lanes = TensorMemory::kLanes, .columns = n});
@@ -150,6 +151,35 @@ bool tmem_access_ok(ExecContext& x, uint32_t taddr, uint32_t ncols, const char* 
   return true;
 }
 
+// The tmem-race check of a tcgen05.ld of columns [col, col + n) by this warp: an MMA of another
+// warp that wrote them must be ordered before the read (the reader acquired the arrival of a
+// commit covering it, which carries the MMA thread's clock). Columns still pending are the
+// tmem-read-before-commit the caller reported. Then the read is stamped for the next MMA's check.
+void tmem_reads(ExecContext& x, uint32_t col, uint32_t n, uint32_t lane0) {
+  Cta& c = x.cta;
+  Warp& w = x.warp;
+  TensorMemory& t = c.tmem;
+  const uint32_t me = w.id % kMaxCtaWarps;
+  bool reported = false;
+  for (uint32_t j = col; j < col + n && j < TensorMemory::kColumns; ++j) {
+    const uint32_t writer = t.writer[j];
+    if (!reported && t.write_stamp[j] != 0 && writer != me && t.pending[j] == 0 &&
+        w.clock[writer] < t.write_stamp[j]) {
+      reported = true;
+      report(c, HazardKind::tmem_race, x.inst_id, w.id, kNone, j,
+             fmt::format("warp {} reads tensor-memory column {} with tcgen05.ld, which warp {}'s tcgen05.mma wrote "
+                         "with nothing ordering this read after it: this warp has not acquired the arrival of the "
+                         "tcgen05.commit that covers that MMA, so the column may hold another tile's accumulator. "
+                         "Wait on the barrier that commit arrives on (with the parity of this use of the buffer) "
+                         "before reading",
+                         w.id, j, writer));
+    }
+    t.read_stamp[size_t(j) * kMaxCtaWarps + me] = w.clock[me] + 1;
+    w.tmem_unreleased_reads.set(j);
+  }
+  w.tmem_read_lane = lane0;
+}
+
 void tmem_ld(ExecContext& x) {
   Cta& c = x.cta;
   Warp& w = x.warp;
@@ -170,6 +200,7 @@ void tmem_ld(ExecContext& x) {
                            col + j));
         break;
       }
+  if (ok) tmem_reads(x, col, n, lane0);
   const size_t slot0 = size_t(w.id) * c.nregs;
   for (uint32_t j = 0; j < n; ++j) {
     const uint32_t reg = o.d[j].id;
@@ -223,6 +254,9 @@ void tmem_commit(ExecContext& x) {
     const uint64_t complete = std::max(c.now, w.tmem_mma_complete_at);
     const uint32_t record = uint32_t(c.tmem_commits.size());
     c.tmem_commits.push_back(w.tmem_unreleased);
+    // A release of the issuing warp: its arrival carries the clock (the MMAs' write stamps).
+    ++w.clock[w.id % kMaxCtaWarps];
+    c.tmem_commit_clocks.push_back(w.clock);
     // The barriers: this CTA's or a peer's (a shared::cluster address), or the same offset in
     // every CTA of the mask.
     std::array<std::pair<Cta*, uint32_t>, 16> targets{};
@@ -301,6 +335,48 @@ void release_tmem_columns(Cta& c, uint32_t record) {
   c.tmem_commits[record].clear();
 }
 
+void warp_releases(Cta& c, Warp& w, uint32_t inst) {
+  ++w.clock[w.id % kMaxCtaWarps];
+  if (w.tmem_unreleased_reads.none()) return;
+  uint32_t first = TensorMemory::kColumns, last = 0;
+  for (uint32_t j = 0; j < TensorMemory::kColumns; ++j)
+    if (w.tmem_unreleased_reads.test(j)) {
+      first = std::min(first, j);
+      last = j;
+    }
+  w.tmem_unreleased_reads.reset();
+  if (inst == kNone) return;  // barrier.cluster: no instruction of this warp to record it at
+  trace_tmem(c, c.now, w.id, inst, kAllLanes,
+             {.kind = TmemOpKind::release, .lane = w.tmem_read_lane, .column = first, .lanes = 32,
+              .columns = last - first + 1, .issue_cycle = c.now, .complete_cycle = c.now});
+}
+
+void tmem_mma_writes(ExecContext& x, Cta& target, uint32_t col, uint32_t ncols) {
+  TensorMemory& t = target.tmem;
+  if (t.read_stamp.empty()) return;
+  Warp& w = x.warp;
+  const uint32_t me = w.id % kMaxCtaWarps;
+  const bool own = &target == &x.cta;
+  bool reported = false;
+  for (uint32_t j = col; j < col + ncols && j < TensorMemory::kColumns; ++j) {
+    uint32_t* stamps = &t.read_stamp[size_t(j) * kMaxCtaWarps];
+    for (uint32_t v = 0; v < kMaxCtaWarps && own && !reported; ++v) {
+      if (v == me || stamps[v] == 0 || w.clock[v] >= stamps[v]) continue;
+      reported = true;
+      report(x.cta, HazardKind::tmem_race, x.inst_id, w.id, kNone, j,
+             fmt::format("tcgen05.mma writes tensor-memory columns {}..{} while warp {}'s tcgen05.ld of column {} is "
+                         "not ordered before it: no release warp {} made after that read has reached this thread, so "
+                         "the MMA overwrites an accumulator the epilogue may not have read yet. Wait on the barrier "
+                         "the readers arrive on once they are done with the buffer (tmem_empty) before accumulating "
+                         "into it again",
+                         col, col + ncols - 1, v, j, v));
+    }
+    std::fill(stamps, stamps + kMaxCtaWarps, 0u);
+    t.write_stamp[j] = own ? w.clock[me] + 1 : 0;
+    t.writer[j] = uint16_t(me);
+  }
+}
+
 void complete_tmem_commit(Cta& c, const PendingTma& p) {
   const TmaJob& job = c.tma_jobs[p.record];
   if (job.tmem_commit != kNone) release_tmem_columns(c, job.tmem_commit);
@@ -314,6 +390,7 @@ void complete_tmem_commit(Cta& c, const PendingTma& p) {
     return;
   }
   m.pending_arrivals -= 1;
+  if (job.tmem_commit != kNone) join_clock(m.phase_clock, c.tmem_commit_clocks[job.tmem_commit]);
   trace_mbar(c, EventKind::mbar_arrive, p.complete_at, job.warp, job.inst, job.mbar, m, 1);
   mbarrier_check_phase(c, job.mbar, p.complete_at);
 }

@@ -208,9 +208,10 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
     trace_tmem(*ctas[p], c.now, ctas[p] == &c ? w.id : kNoWarp, x.inst_id, 1u << lane,
                {.kind = TmemOpKind::mma, .column = col0, .lanes = kRowsPerCta, .columns = n,
                 .cta_group = uint8_t(shape.ctas), .a_read = ctas[p] == &c ? a_read : kNone,
-                .b_read = ctas[p] == &c ? b_read : kNone, .issue_cycle = start,
+                .b_read = ctas[p] == &c ? b_read : kNone, .overwrite = !accumulate, .issue_cycle = start,
                 .complete_cycle = start + busy + timing::kWgmmaPipelineLatency});
     ctas[p]->tensor_free = start + busy;
+    tmem_mma_writes(x, *ctas[p], col0, n);
     for (uint32_t j = 0; j < n; ++j) ctas[p]->tmem.pending[col0 + j]++;
     w.tmem_unreleased.push_back(uint32_t(c.tmem_mmas.size()));
     c.tmem_mmas.push_back({ctas[p], col0, n});

@@ -73,8 +73,11 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tmem.pending.fill(0);
   c.tmem.alloc_warp = kNone;
   c.tmem.relinquished = false;
+  c.tmem.write_stamp.fill(0);
+  c.tmem.read_stamp.clear();
   c.tmem_mmas.clear();
   c.tmem_commits.clear();
+  c.tmem_commit_clocks.clear();
   c.bar_arrived.fill(0);
   c.bar_expected.fill(0);
   c.scheduler_free.fill(0);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bitset>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -62,6 +63,19 @@ enum class WarpState : uint8_t { ready, bar_wait, mbar_wait, wgmma_wait, cluster
 // Cluster ranks the model's release bookkeeping covers (the PTX ISA's largest cluster, 16 CTAs
 // with the non-portable size).
 inline constexpr uint32_t kMaxClusterRanks = 16;
+
+// The order of the warps' actions inside one CTA, as a vector clock (tensor memory's hazard
+// checks, exec_tcgen05.cpp): entry v of a warp's clock is the number of warp v's releases that
+// warp has acquired, its own entry the releases it has made. A release is an mbarrier arrive
+// (the phase carries the arriver's clock to the warps whose wait returns on it), a bar.sync
+// (its warps exchange clocks) or a tcgen05.commit (its arrival carries the issuer's clock). An
+// action of warp v stamped s (v's own entry + 1 when it acted) is ordered before warp u's later
+// action when u's entry v is at least s. A CTA has at most 1024 threads: 32 warps.
+inline constexpr uint32_t kMaxCtaWarps = 32;
+using WarpClock = std::array<uint32_t, kMaxCtaWarps>;
+inline void join_clock(WarpClock& into, const WarpClock& from) {
+  for (uint32_t v = 0; v < kMaxCtaWarps; ++v) into[v] = std::max(into[v], from[v]);
+}
 
 struct Warp {
   uint32_t id = 0;
@@ -195,6 +209,12 @@ struct Warp {
   std::vector<uint32_t> tmem_unreleased;
   uint64_t tmem_mma_complete_at = 0;
   std::vector<uint32_t> tmem_ld_regs;  // tcgen05.ld destinations not yet waited for (wait::ld)
+  // The order of its actions against the CTA's other warps (WarpClock above), and the TMEM
+  // columns its tcgen05.ld read since its last release, with the first lane read: the next
+  // release hands them back (a TmemOp of kind release in the trace).
+  WarpClock clock{};
+  std::bitset<512> tmem_unreleased_reads;
+  uint32_t tmem_read_lane = 0;
   // The per-lane pcs (see uniform), last: the fields that every issue reads then share the
   // first cache line of a Warp.
   std::array<uint32_t, 32> pc{};
@@ -207,6 +227,9 @@ struct Mbarrier : MbarrierPhase {
   // Per cluster rank, the latest release (Cta::releases) of that CTA's arrivals in the phase in
   // progress, and in the phase that completed last: what a wait that returns acquires.
   std::array<uint32_t, kMaxClusterRanks> phase_releases{}, completed_releases{};
+  // The same inside the CTA, warp by warp: the join of the clocks of the phase's arrivals in
+  // this CTA (a tcgen05.commit's arrival brings its issuer's), and of the phase completed last.
+  WarpClock phase_clock{}, completed_clock{};
 };
 
 // What the model knows about each 4-byte word of shared memory, for its hazard checks.
@@ -274,6 +297,13 @@ struct TensorMemory {
   std::array<uint16_t, kColumns> pending{};     // MMAs into the column whose commit has not arrived
   uint32_t alloc_warp = kNone;                  // the one warp that may allocate and free
   bool relinquished = false;
+  // The tmem-race checks (exec_tcgen05.cpp), per column of this CTA's TMEM: the warp whose MMA
+  // wrote it last and that warp's stamp then (own clock entry + 1; 0: no MMA of this CTA wrote
+  // it), and per warp its stamp at its latest tcgen05.ld of the column since that write (0: not
+  // read since) at [column * kMaxCtaWarps + warp]; empty until the first alloc.
+  std::array<uint16_t, kColumns> writer{};
+  std::array<uint32_t, kColumns> write_stamp{};
+  std::vector<uint32_t> read_stamp;
 };
 
 // The CTAs of one thread-block cluster, run together (simulate.cpp, run_cluster): distributed
@@ -370,6 +400,7 @@ struct Cta {
   TensorMemory tmem;
   std::vector<TmemRange> tmem_mmas;                 // every tcgen05.mma this CTA issued (per CTA of its pair)
   std::vector<std::vector<uint32_t>> tmem_commits;  // the tmem_mmas each tcgen05.commit covers
+  std::vector<WarpClock> tmem_commit_clocks;        // and its issuer's clock, which its arrival carries
   std::vector<PendingTma> tma_pending;  // sorted by complete_at when popped
   // bar.sync state per barrier id: threads arrived in the current round.
   std::array<uint32_t, 16> bar_arrived{};

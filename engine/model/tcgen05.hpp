@@ -23,4 +23,14 @@ void release_tmem_columns(Cta& c, uint32_t record);
 // tcgen05.mma of every form (exec_tcgen05_mma.cpp).
 void tmem_mma(ExecContext& x);
 
+// Warp w of c releases (an mbarrier arrive in its own CTA, a bar.sync): its own clock entry
+// moves on (WarpClock, machine.hpp), and the TMEM columns it read since its last release are
+// handed back (a release record in the trace).
+void warp_releases(Cta& c, Warp& w, uint32_t inst);
+// The tmem-race check of an MMA by warp w writing columns [col, col + ncols) of `target`'s
+// TMEM (exec_tcgen05_mma.cpp): every tcgen05.ld of them since their last write must be ordered
+// before it. Then the columns' write stamps are this MMA's (in the issuing CTA; a peer's
+// columns written by a cta_group::2 MMA are left unchecked: the clocks are per CTA).
+void tmem_mma_writes(ExecContext& x, Cta& target, uint32_t col, uint32_t ncols);
+
 }  // namespace gs::model

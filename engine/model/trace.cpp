@@ -70,6 +70,7 @@ const char* tmem_op_kind_name(TmemOpKind k) {
     case TmemOpKind::commit: return "commit";
     case TmemOpKind::load: return "load";
     case TmemOpKind::store: return "store";
+    case TmemOpKind::release: return "release";
   }
   return "?";
 }

@@ -169,7 +169,9 @@ struct MmaOp {
 // A tensor-memory operation (tcgen05, facts §9): what the tensor-memory view draws. The model
 // records one per CTA whose TMEM the op touches, its event stamped with that CTA's rank: a
 // cta_group::2 MMA issued in rank 0 is one record for rank 0's lanes and one for rank 1's.
-enum class TmemOpKind : uint8_t { alloc, dealloc, relinquish, mma, commit, load, store };
+// release: a warp's first release (an mbarrier arrive or bar.sync) after its tcgen05.ld of the
+// columns: from then on a warp that acquires it may overwrite them (one record per release).
+enum class TmemOpKind : uint8_t { alloc, dealloc, relinquish, mma, commit, load, store, release };
 const char* tmem_op_kind_name(TmemOpKind k);  // "alloc", "mma", "commit", "load", ...
 
 inline constexpr uint8_t kNoQuarter = 0xFF;
@@ -178,7 +180,9 @@ struct TmemOp {
   TmemOpKind kind = TmemOpKind::alloc;
   uint32_t lane = 0, column = 0;    // the first lane and column touched (a TMEM address's halves)
   uint32_t lanes = 0, columns = 0;  // extent: alloc/dealloc 128 x ncols, mma this CTA's M rows x N,
-                                    // ld/st 32 x the columns one thread moves; 0 for relinquish/commit
+                                    // ld/st 32 x the columns one thread moves, release the warp's
+                                    // lanes x the columns from its first to its last read since
+                                    // its previous release; 0 for relinquish/commit
   uint8_t cta_group = 1;
   uint16_t cta_mask = 0;            // commit: the ranks whose barrier receives the arrive (bit r)
   uint32_t mbar = 0;                // commit: the barrier's shared address
@@ -187,6 +191,7 @@ struct TmemOp {
                                     // batch of reads of A and B (Trace::tensor_reads)
   uint8_t quarter = kNoQuarter;     // ld/st: the lane quarter the op traits' rule gives the warp
   bool outside_quarter = false;     // ld/st: it touched lanes outside that quarter
+  bool overwrite = false;           // mma: enable_input_d was false (D = A·B starts an accumulator)
   uint64_t issue_cycle = 0;
   uint64_t complete_cycle = 0;      // mma: the tensor core is done; commit: the arrive landed;
                                     // alloc/ld/st/dealloc: the issue cycle (they are synchronous)

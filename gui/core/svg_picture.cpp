@@ -181,8 +181,24 @@ Drawing tmem_drawing(const TmemHistory& h, const TmemState& st, std::string_view
   for (const TmemAllocation& a : h.allocations)
     if (a.live_at(st.position))
       pic.outline(ox + grid_w * a.column / kTmemColumns, oy, grid_w * a.columns / kTmemColumns, 4 * ch, kInk, 1.5);
-  // Who read each quarter: the op traits' rule gives warp w the quarter w % 4 (facts §9.3).
+  // Who holds each accumulator the MMAs started (the view's bars: tmem_data, TmemAccumulatorState).
   double y = bottom + 34;
+  for (uint32_t i = 0; i < h.accumulators.size() && i < st.accumulators.size(); ++i) {
+    const TmemAccumulator& a = h.accumulators[i];
+    const TmemAccumulatorState& as = st.accumulators[i];
+    const double x0 = ox + grid_w * a.column / kTmemColumns, w = grid_w * a.columns / kTmemColumns;
+    pic.fill(x0 + 1, bottom + 20, w - 2, 16, tmem_owner_rgb(as.owner, false),
+             fmt::format("class=\"accumulator\" data-index=\"{}\" data-owner=\"{}\"", i, tmem_owner_name(as.owner)));
+    pic.text(x0 + 4, bottom + 32, fmt::format("acc {}: {}", i, tmem_owner_name(as.owner)), kInk, kSmall);
+  }
+  if (!h.accumulators.empty()) {
+    y += 22;
+    for (const TmemAccumulatorState& as : st.accumulators) {
+      pic.text(kMargin, y, as.text, kMuted, kSmall);
+      y += kCaption;
+    }
+  }
+  // Who read each quarter: the op traits' rule gives warp w the quarter w % 4 (facts §9.3).
   for (uint32_t q = 0; q < 4; ++q) {
     const TmemQuarter& tq = st.quarters[q];
     const bool wrong = !tq.wrong_readers.empty();

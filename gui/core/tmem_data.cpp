@@ -42,6 +42,28 @@ Rgb tmem_cell_rgb(TmemCellState s, bool dark) {
   return muted_rgb(dark);
 }
 
+const char* tmem_owner_name(TmemOwner o) {
+  switch (o) {
+    case TmemOwner::unused: return "unused";
+    case TmemOwner::mma: return "MMA thread";
+    case TmemOwner::ready: return "ready for the readers";
+    case TmemOwner::readers: return "readers";
+    case TmemOwner::released: return "released";
+  }
+  return "?";
+}
+
+Rgb tmem_owner_rgb(TmemOwner o, bool dark) {
+  switch (o) {
+    case TmemOwner::unused:
+    case TmemOwner::released: return tmem_cell_rgb(TmemCellState::allocated, dark);
+    case TmemOwner::mma: return tmem_cell_rgb(TmemCellState::accumulating, dark);
+    case TmemOwner::ready: return tmem_cell_rgb(TmemCellState::complete, dark);
+    case TmemOwner::readers: return tmem_cell_rgb(TmemCellState::read, dark);
+  }
+  return muted_rgb(dark);
+}
+
 namespace {
 
 constexpr uint32_t kBlocks = kTmemColumns / kTmemColumnBlock;
@@ -77,6 +99,84 @@ void add_allocation(TmemHistory& h, const model::Event& ev, uint32_t index, cons
       a.dealloc_warp = ev.warp;
       return;
     }
+}
+
+// An MMA that starts a sum: in the accumulator of its columns, or a new one.
+void add_accumulator_start(TmemHistory& h, uint32_t mma) {
+  const TmemMma& m = h.mmas[mma];
+  for (TmemAccumulator& a : h.accumulators)
+    if (a.column == m.column && a.columns == m.columns && a.lane == m.lane) {
+      a.starts.push_back(mma);
+      return;
+    }
+  h.accumulators.push_back({.lane = m.lane, .column = m.column, .lanes = m.lanes, .columns = m.columns, .starts = {mma}});
+  std::sort(h.accumulators.begin(), h.accumulators.end(),
+            [](const TmemAccumulator& x, const TmemAccumulator& y) { return x.column < y.column; });
+}
+
+// Who holds accumulator `a` at the cursor (TmemOwner), from its latest sum's records.
+TmemAccumulatorState accumulator_state(const TmemHistory& h, const TmemAccumulator& a, uint32_t index,
+                                       const Snapshot& s) {
+  TmemAccumulatorState st;
+  uint32_t start = kNone;
+  for (uint32_t m : a.starts)
+    if (h.mmas[m].event <= s.position) {
+      start = m;
+      ++st.sums;
+    }
+  const std::string where = fmt::format("acc {}, columns {}-{}", index, a.column, a.column + a.columns - 1);
+  if (start == kNone) {
+    st.text = where + ": no sum started yet";
+    return st;
+  }
+  // The sum's MMAs: from its start to the next MMA that starts a sum in the same columns.
+  const TmemMma* last = &h.mmas[start];
+  for (uint32_t m = start + 1; m < h.mmas.size() && h.mmas[m].event <= s.position; ++m) {
+    const TmemMma& x = h.mmas[m];
+    if (!overlaps(x.column, x.columns, a.column, a.columns)) continue;
+    if (x.overwrite) break;
+    last = &x;
+  }
+  st.mma_warp = last->warp;
+  const bool arrived = last->commit != kNone && h.commits[last->commit].arrive_cycle <= s.cycle &&
+                       last->complete_cycle <= s.cycle;
+  // The reads of this sum so far, and the readers' releases after their last read.
+  std::vector<std::pair<uint16_t, uint32_t>> last_read;  // (warp, event)
+  for (const TmemAccess& x : h.accesses) {
+    if (x.store || x.event <= last->event || x.event > s.position || !overlaps(x.column, x.columns, a.column, a.columns))
+      continue;
+    auto it = std::find_if(last_read.begin(), last_read.end(), [&](const auto& p) { return p.first == x.warp; });
+    if (it == last_read.end()) {
+      last_read.push_back({x.warp, x.event});
+      st.readers.push_back(x.warp);
+    } else {
+      it->second = x.event;
+    }
+  }
+  for (const auto& [warp, read] : last_read)
+    for (const TmemRelease& r : h.releases)
+      if (r.warp == warp && r.event > read && r.event <= s.position && overlaps(r.column, r.columns, a.column, a.columns)) {
+        st.released.push_back(warp);
+        break;
+      }
+  if (!st.readers.empty())
+    st.owner = st.released.size() == st.readers.size() ? TmemOwner::released : TmemOwner::readers;
+  else
+    st.owner = arrived ? TmemOwner::ready : TmemOwner::mma;
+  const std::string sum = fmt::format("sum {}", st.sums);
+  switch (st.owner) {
+    case TmemOwner::mma: st.text = fmt::format("{}: {}, MMA thread w{} accumulating", where, sum, st.mma_warp); break;
+    case TmemOwner::ready: st.text = fmt::format("{}: {} complete, its commit arrived: the readers' turn", where, sum); break;
+    case TmemOwner::readers:
+      st.text = fmt::format("{}: {} read by {}{}", where, sum, tmem_warps_text(st.readers),
+                            st.released.empty() ? "" : fmt::format(" (released by {})", tmem_warps_text(st.released)));
+      break;
+    case TmemOwner::released:
+      st.text = fmt::format("{}: {} read and released by {}: free for the next sum", where, sum, tmem_warps_text(st.released));
+      break;
+    case TmemOwner::unused: break;
+  }
+  return st;
 }
 
 void fill_allocated_over_time(TmemHistory& h) {
@@ -123,7 +223,12 @@ TmemHistory tmem_history(const LoadedKernel& k, uint32_t rank) {
         pending_of(ev.warp).push_back(uint32_t(h.mmas.size()));
         h.mmas.push_back({.op = ev.payload, .event = e, .warp = ev.warp, .lane = op.lane, .column = op.column,
                           .lanes = op.lanes, .columns = op.columns, .issue_cycle = op.issue_cycle,
-                          .complete_cycle = op.complete_cycle});
+                          .complete_cycle = op.complete_cycle, .overwrite = op.overwrite});
+        if (op.overwrite) add_accumulator_start(h, uint32_t(h.mmas.size() - 1));
+        break;
+      case TmemOpKind::release:
+        h.releases.push_back({.event = e, .warp = ev.warp, .lane = op.lane, .column = op.column, .lanes = op.lanes,
+                              .columns = op.columns, .cycle = ev.cycle});
         break;
       case TmemOpKind::commit: {
         TmemCommit c{.op = ev.payload, .event = e, .warp = ev.warp, .mbar = op.mbar,
@@ -228,6 +333,7 @@ TmemState tmem_state(const TmemHistory& h, const Snapshot& s) {
       if (a.quarter != q) tq.wrong_readers.push_back(a.warp);
     }
   }
+  for (uint32_t i = 0; i < h.accumulators.size(); ++i) st.accumulators.push_back(accumulator_state(h, h.accumulators[i], i, s));
   return st;
 }
 
@@ -261,6 +367,20 @@ nlohmann::json tmem_json(const TmemHistory& h, const TmemState& s) {
     outside += a.outside_quarter;
     early += a.before_complete;
   }
+  nlohmann::json accumulators = nlohmann::json::array();
+  for (uint32_t i = 0; i < h.accumulators.size() && i < s.accumulators.size(); ++i) {
+    const TmemAccumulator& a = h.accumulators[i];
+    const TmemAccumulatorState& as = s.accumulators[i];
+    accumulators.push_back({{"column", a.column},
+                            {"columns", a.columns},
+                            {"sums_started", a.starts.size()},
+                            {"sum", as.sums},
+                            {"owner", tmem_owner_name(as.owner)},
+                            {"mma_warp", as.mma_warp == kNoWarp ? nlohmann::json(nullptr) : nlohmann::json(as.mma_warp)},
+                            {"readers", as.readers},
+                            {"released", as.released},
+                            {"text", as.text}});
+  }
   return {{"used", h.used()},
           {"rank", h.rank},
           {"cycle", s.cycle},
@@ -277,6 +397,8 @@ nlohmann::json tmem_json(const TmemHistory& h, const TmemState& s) {
           {"accesses_outside_quarter", outside},
           {"reads_before_complete", early},
           {"quarters", quarters},
+          {"accumulators", accumulators},
+          {"releases", h.releases.size()},
           {"cells", rows}};
 }
 

@@ -54,6 +54,7 @@ struct TmemMma {
   uint32_t lane = 0, column = 0, lanes = 0, columns = 0;
   uint64_t issue_cycle = 0, complete_cycle = 0;
   uint32_t commit = kNone;           // into TmemData::commits; kNone: never committed
+  bool overwrite = false;            // it started a sum (D = A·B)
 };
 
 struct TmemCommit {
@@ -79,6 +80,41 @@ struct TmemAccess {
   bool before_complete = false;      // an MMA into these columns had not completed yet
 };
 
+// A warp's release of the columns it read (the model's release record: its first mbarrier
+// arrive or bar.sync after the reads).
+struct TmemRelease {
+  uint32_t event = 0;
+  uint16_t warp = 0;                 // trace warp
+  uint32_t lane = 0, column = 0, lanes = 0, columns = 0;
+  uint64_t cycle = 0;
+};
+
+// An accumulator: a column range into which an MMA started a sum (D = A·B: enable_input_d
+// false), as the model recorded its MMAs. A kernel that keeps two (step 23's double buffer)
+// has two; nothing here knows how many a kernel means to have.
+struct TmemAccumulator {
+  uint32_t lane = 0, column = 0, lanes = 0, columns = 0;
+  std::vector<uint32_t> starts;      // into TmemHistory::mmas: the MMAs that started a sum in it
+};
+
+// Who holds an accumulator at the cursor, from the records of its latest sum: the MMA thread
+// while the MMAs into it run (until the commit covering the last of them arrived), the readers
+// once it arrived, while they read it, and nobody once every reader released it (the MMA thread
+// may start the next sum).
+enum class TmemOwner : uint8_t { unused, mma, ready, readers, released };
+const char* tmem_owner_name(TmemOwner o);
+
+struct TmemAccumulatorState {
+  TmemOwner owner = TmemOwner::unused;
+  uint32_t sums = 0;                 // sums started in it up to the cursor (the current one's number)
+  uint16_t mma_warp = kNoWarp;       // the warp of the latest MMA into it
+  std::vector<uint16_t> readers;     // trace warps that read the current sum, in order
+  std::vector<uint16_t> released;    // of those, the ones that released it since
+  std::string text;                  // "acc 1, columns 256-511: sum 2, read by w0 w1 (released by w0)"
+};
+// The owner's colour by theme: the cell state it corresponds to (tmem_cell_rgb).
+Rgb tmem_owner_rgb(TmemOwner o, bool dark);
+
 // Everything about the CTA's TMEM over the whole run; the cursor picks a moment of it.
 struct TmemHistory {
   uint32_t rank = 0;                 // the CTA's rank in its cluster (0 without clusters)
@@ -86,6 +122,8 @@ struct TmemHistory {
   std::vector<TmemMma> mmas;
   std::vector<TmemCommit> commits;
   std::vector<TmemAccess> accesses;
+  std::vector<TmemRelease> releases;
+  std::vector<TmemAccumulator> accumulators;  // by first column
   std::vector<std::pair<uint64_t, uint32_t>> allocated_over_time;  // (cycle, columns allocated from then on)
   uint32_t peak_columns = 0;
   uint64_t end_cycle = 0;
@@ -117,6 +155,7 @@ struct TmemState {
   std::vector<TmemQuarter> quarters;
   uint32_t mmas_issued = 0, mmas_in_flight = 0, commits_arrived = 0;
   uint32_t latest_mma = kNone, latest_commit = kNone, latest_access = kNone;  // into the history's lists
+  std::vector<TmemAccumulatorState> accumulators;  // as TmemHistory::accumulators
   TmemCellState cell(uint32_t quarter, uint32_t block) const { return cells[quarter * (kTmemColumns / kTmemColumnBlock) + block]; }
 };
 

@@ -79,6 +79,8 @@ std::string tmem_text(const ir::Kernel& kernel, const model::TmemOp& o, const st
                          mbarrier_label(kernel, numbering, o.mbar), o.complete_cycle);
     case model::TmemOpKind::load: return fmt::format("{} reads {} (tcgen05.ld)", who, region());
     case model::TmemOpKind::store: return fmt::format("{} writes {} (tcgen05.st)", who, region());
+    case model::TmemOpKind::release:
+      return fmt::format("{} releases {} it read: a warp that acquires this release may overwrite them", who, region());
   }
   return "tensor-memory op";
 }

@@ -3,7 +3,8 @@
 // complete, read by the epilogue), each quarter labelled with the warps allowed to touch it
 // and the warps that did (wrongly, in red); below it the columns allocated over time and the
 // MMA issue → commit → barrier arrive timeline, both with the cursor. Clicking a timeline
-// moves the cursor there.
+// moves the cursor there. Between them, one bar per accumulator (two for a double buffer) in
+// the colour of who holds it: the MMA thread, ready for the readers, the readers, released.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -80,6 +81,43 @@ void draw_cells(AppState& app, const ViewEnv& env, const TmemHistory& h, const T
   }
 }
 
+// One bar per accumulator the model's MMAs started, under the columns it spans, in its owner's
+// colour, with who holds it at the cursor (tmem_data: TmemAccumulatorState).
+void draw_accumulators(AppState& app, const ViewEnv& env, const TmemHistory& h, const TmemState& st) {
+  if (h.accumulators.empty()) return;
+  const float s = env.scale;
+  const float label_w = ImGui::CalcTextSize("lanes 96-127 ").x;
+  const float w = std::max(64.0f * s, ImGui::GetContentRegionAvail().x - label_w);
+  const float row_h = ImGui::GetTextLineHeight() * 1.3f;
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##tmem_acc", ImVec2(label_w + w, row_h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->AddText(ImVec2(o.x, o.y), muted_color(env), "holder");
+  for (uint32_t i = 0; i < h.accumulators.size() && i < st.accumulators.size(); ++i) {
+    const TmemAccumulator& a = h.accumulators[i];
+    const float x0 = o.x + label_w + w * float(a.column) / float(kTmemColumns);
+    const float x1 = o.x + label_w + w * float(a.column + a.columns) / float(kTmemColumns);
+    dl->AddRectFilled(ImVec2(x0 + 1, o.y + 1), ImVec2(x1 - 1, o.y + row_h - 1),
+                      rgb_color(tmem_owner_rgb(st.accumulators[i].owner, env.dark)));
+    const TmemAccumulatorState& as = st.accumulators[i];
+    std::string label = fmt::format("acc {}: {}", i, tmem_owner_name(as.owner));
+    if (as.owner == TmemOwner::mma && as.mma_warp != kNoWarp) label += fmt::format(" w{}", as.mma_warp);
+    if (as.owner == TmemOwner::readers) label += " " + tmem_warps_text(as.readers);
+    dl->PushClipRect(ImVec2(x0, o.y), ImVec2(x1, o.y + row_h), true);
+    dl->AddText(ImVec2(x0 + 4 * s, o.y + row_h * 0.12f), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
+    dl->PopClipRect();
+    app.drawn[fmt::format("tmem.acc{}", i)] = {x0, o.y, x1 - x0, row_h};  // for the headless pixel test
+  }
+  if (ImGui::IsItemHovered()) {
+    const float mx = ImGui::GetIO().MousePos.x - o.x - label_w;
+    const uint32_t col = uint32_t(std::clamp(mx / w, 0.0f, 0.999f) * float(kTmemColumns));
+    for (uint32_t i = 0; i < h.accumulators.size() && i < st.accumulators.size(); ++i)
+      if (col >= h.accumulators[i].column && col < h.accumulators[i].column + h.accumulators[i].columns)
+        ImGui::SetTooltip("%s", st.accumulators[i].text.c_str());
+  }
+  for (const TmemAccumulatorState& as : st.accumulators) mono_text(env, "%s", as.text.c_str());
+}
+
 // Columns allocated over time (a step line), and the MMA -> commit -> arrive lanes.
 void draw_timelines(AppState& app, const ViewEnv& env, const TmemHistory& h, const TmemState& st) {
   if (h.end_cycle == 0) return;
@@ -153,6 +191,7 @@ void draw_tmem(AppState& app, const ViewEnv& env) {
               c.arrive_cycle <= st.cycle ? "arrived" : "pending");
   }
   draw_cells(app, env, *h, st);
+  draw_accumulators(app, env, *h, st);
   draw_timelines(app, env, *h, st);
   // The legend, one coloured square per state.
   for (TmemCellState c : {TmemCellState::free, TmemCellState::allocated, TmemCellState::accumulating,

@@ -152,7 +152,7 @@ TEST_CASE("speed ladder: the gap before the Blackwell steps is explained where i
       ++gaps;
       CHECK(r["step"] == 20);
       const std::string gap = r["gap_before"];
-      CHECK_THAT(gap, Catch::Contains("Steps 20-22 need sm_100a") && Catch::Contains("tcgen05") &&
+      CHECK_THAT(gap, Catch::Contains("Steps 20-23 need sm_100a") && Catch::Contains("tcgen05") &&
                           Catch::Contains("the model's on a B200") && Catch::Contains("unconfirmed") &&
                           Catch::Contains("H100"));
     }

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "gui/core/colors.hpp"
+#include "kernels/registry.hpp"
 #include "tests/gui/headless.hpp"
 
 using namespace gs::gui::test;
@@ -58,7 +59,7 @@ TEST_CASE("teaching: a step opens in its focus layout with its lesson and the sp
   // card a Hopper step is predicted on here).
   const auto& speed = s["views"]["ladder"]["speed"];
   CHECK(speed["reference_card"] == "H100");
-  REQUIRE(speed["rows"].size() == 22);
+  REQUIRE(speed["rows"].size() == gs::kernels::ladder_steps().size());
   const auto row = [&](const std::string& id) {
     for (const auto& r : speed["rows"])
       if (r["kernel"] == id) return r;

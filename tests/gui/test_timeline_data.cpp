@@ -200,3 +200,36 @@ TEST_CASE("timeline: a fast-forwarded stretch is each warp's skip, hatched in th
   // A run that skips nothing has no skipped stretch.
   for (const TimelineRow& r : timeline_data(*test::hopper_kernel()).rows) CHECK(r.skipped.empty());
 }
+
+namespace {
+
+// The epilogue warps' (w0-w3) stores into C that the Timeline draws inside a stretch of its
+// tensor lane (an MMA in flight), and all of them.
+std::pair<size_t, size_t> epilogue_stores_under_tensor(const TimelineData& d) {
+  size_t under = 0, all = 0;
+  for (const TimelineRow& r : d.rows) {
+    if (r.warp >= 4) continue;
+    for (uint64_t at : r.stores) {
+      ++all;
+      under += std::any_of(d.tensor.begin(), d.tensor.end(),
+                           [&](const TimelineSpan& s) { return s.begin <= at && at < s.end; });
+    }
+  }
+  return {under, all};
+}
+
+}  // namespace
+
+TEST_CASE("timeline: step 23's epilogue stores one tile under the tensor cores' next tile, step 21's after them",
+          "[gui][timeline][tmem]") {
+  // Two accumulators: the epilogue warps store tile i while the MMAs of tile i+1 run.
+  const auto two = open_kernel({.kernel_id = "blackwell_persistent_tmem2", .only_traced_cta = true});
+  const auto [under, all] = epilogue_stores_under_tensor(timeline_data(*two));
+  CHECK(all > 0);
+  CHECK(under > 0);
+  // One accumulator: the epilogue starts when the last MMA is done.
+  const auto one = open_kernel({.kernel_id = "blackwell_ws_ring", .only_traced_cta = true});
+  const auto [under1, all1] = epilogue_stores_under_tensor(timeline_data(*one));
+  CHECK(all1 > 0);
+  CHECK(under1 == 0);
+}

@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include "gui/core/app_state.hpp"
 #include "gui/core/picture.hpp"
 #include "gui/core/svg_picture.hpp"
@@ -196,4 +198,103 @@ TEST_CASE("tmem: a kernel without tcgen05 has no tensor memory to show", "[gui][
   CHECK(j["allocated_columns"] == 0);
   // Its picture: a clear error, not an empty grid.
   CHECK_THROWS_WITH(view_svg(app, ViewId::tmem, 0), Catch::Matchers::Contains("does not use tensor memory"));
+}
+
+namespace {
+
+// Step 23's traced CTA at its example shape (3 tiles: buffer 0, 1, 0), and in its trace the first
+// tcgen05.ld of one buffer that runs while an MMA into the other is on the tensor core (in the
+// model's timing, the TMA-bound MMAs of tile 1 run under the drain of tile 0's stores, and tile
+// 2's MMAs under the first loads of tile 1's buffer).
+struct DoubleBuffer {
+  std::shared_ptr<const LoadedKernel> k =
+      open_kernel({.kernel_id = "blackwell_persistent_tmem2", .only_traced_cta = true});
+  uint32_t overlapped_load = kNone;
+  uint32_t read_buffer = 0;  // the buffer that load reads (its columns / 256)
+  DoubleBuffer() {
+    const model::Trace& t = k->trace();
+    for (uint32_t e : t.of_kind(model::EventKind::tmem_op)) {
+      const TmemOp& ld = t.tmem[t.events[e].payload];
+      if (ld.kind != TmemOpKind::load) continue;
+      for (const TmemOp& m : t.tmem)
+        if (m.kind == TmemOpKind::mma && m.column / 256 != ld.column / 256 && m.issue_cycle <= t.events[e].cycle &&
+            t.events[e].cycle < m.complete_cycle)
+          overlapped_load = e;
+      if (overlapped_load != kNone) {
+        read_buffer = ld.column / 256;
+        break;
+      }
+    }
+  }
+  Snapshot at(uint32_t event) const {
+    Snapshot s;
+    s.position = event;
+    s.cycle = k->trace().events[event].cycle;
+    return s;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("tmem: two accumulators, each with who holds it, from the model's records", "[gui][tmem]") {
+  const DoubleBuffer d;
+  const TmemHistory h = tmem_history(*d.k, 0);
+  // The MMAs that start a sum (D = A·B) name the accumulators: columns 0-255 (tiles 0 and 2)
+  // and 256-511 (tile 1).
+  REQUIRE(h.accumulators.size() == 2);
+  CHECK(h.accumulators[0].column == 0);
+  CHECK(h.accumulators[0].columns == 256);
+  CHECK(h.accumulators[0].starts.size() == 2);
+  CHECK(h.accumulators[1].column == 256);
+  CHECK(h.accumulators[1].starts.size() == 1);
+  CHECK(h.releases.size() >= 3 * 4);  // each epilogue warp releases each tile's buffer
+  // At the first MMA: buffer 0 is the MMA thread's, buffer 1 not started.
+  TmemState s = tmem_state(h, d.at(h.mmas[0].event));
+  REQUIRE(s.accumulators.size() == 2);
+  CHECK(s.accumulators[0].owner == TmemOwner::mma);
+  CHECK(s.accumulators[0].mma_warp == 5);
+  CHECK(s.accumulators[1].owner == TmemOwner::unused);
+  // The overlap: the epilogue warps read one buffer while the MMA thread fills the other.
+  REQUIRE(d.overlapped_load != kNone);
+  const uint32_t read = d.read_buffer, filled = 1 - d.read_buffer;
+  s = tmem_state(h, d.at(d.overlapped_load));
+  CHECK(s.accumulators[read].owner == TmemOwner::readers);
+  CHECK_FALSE(s.accumulators[read].readers.empty());
+  CHECK(s.accumulators[filled].owner == TmemOwner::mma);
+  CHECK(s.accumulators[filled].sums >= 1);
+  CHECK_THAT(s.accumulators[filled].text,
+             Catch::Matchers::Contains(fmt::format("acc {}, columns {}-{}: sum {}, MMA thread w5", filled, 256 * filled,
+                                                   256 * filled + 255, s.accumulators[filled].sums)));
+  // After the four warps' last release of buffer 0's first sum, before its second starts: released.
+  const uint32_t second_start = h.mmas[h.accumulators[0].starts[1]].event;
+  uint32_t last_release = kNone;
+  for (const TmemRelease& r : h.releases)
+    if (r.column < 256 && r.event < second_start) last_release = r.event;
+  REQUIRE(last_release != kNone);
+  s = tmem_state(h, d.at(last_release));
+  CHECK(s.accumulators[0].owner == TmemOwner::released);
+  CHECK(s.accumulators[0].released.size() == 4);
+  // And the second sum into it is the MMA thread's again.
+  s = tmem_state(h, d.at(second_start));
+  CHECK(s.accumulators[0].owner == TmemOwner::mma);
+  CHECK(s.accumulators[0].sums == 2);
+  const nlohmann::json j = tmem_json(h, tmem_state(h, d.at(d.overlapped_load)));
+  REQUIRE(j["accumulators"].size() == 2);
+  CHECK(j["accumulators"][read]["owner"] == "readers");
+  CHECK(j["accumulators"][filled]["owner"] == "MMA thread");
+  // The picture draws the same two bars, each in its holder's colour.
+  const TmemState at_overlap = tmem_state(h, d.at(d.overlapped_load));
+  size_t bars = 0;
+  for (const gs::test::XmlElement& e : gs::test::parse_xml(to_svg(tmem_drawing(h, at_overlap, "overlap")))) {
+    if (e.name != "rect" || e.attr("class") != "accumulator") continue;
+    const size_t i = std::stoul(e.attr("data-index"));
+    REQUIRE(i < 2);
+    CHECK(e.attr("data-owner") == tmem_owner_name(at_overlap.accumulators[i].owner));
+    CHECK(e.attr("fill") == svg_color(tmem_owner_rgb(at_overlap.accumulators[i].owner, false)));
+    ++bars;
+  }
+  CHECK(bars == 2);
+  // A kernel with one accumulator (step 21) has one.
+  const auto one = open_kernel({.kernel_id = "blackwell_ws_ring", .only_traced_cta = true});
+  CHECK(tmem_history(*one, 0).accumulators.size() == 1);
 }
