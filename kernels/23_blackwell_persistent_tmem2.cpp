@@ -241,7 +241,7 @@ KernelInfo blackwell_persistent_tmem2_info() {
   // again, and its ring of 4 stages wraps once (2 K-blocks a tile).
   k.example_shape = {4736, 3072, 128};
   k.constraints = hopper::edge_shape_constraints();
-  k.check_shape = [](const GemmShape& s) { hopper::check_edge_shape(kId, s); };
+  k.check_shape = [](const GemmShape& s, const GemmShape&) { hopper::check_edge_shape(kId, s); };
   k.params = {{"ctas",
                "persistent CTAs in the grid: 148 is one per SM of a B200 (NVIDIA's figure, unconfirmed); fewer give "
                "each CTA more tiles",
