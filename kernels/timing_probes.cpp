@@ -287,6 +287,22 @@ ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blo
   return b.finish();
 }
 
+namespace {
+
+// The shared words an L1 probe reads beside its global loads: lane l's word of each of 16 rows
+// of 128 bytes, written once by warp 0 (their own addresses, so each load reads a known value);
+// the caller's barrier publishes them. Lane l's slot in row 0.
+Reg probe_shared_slots(Builder& b, const Reg& tid, const Reg& lane) {
+  auto slots = b.shared("slots", 16 * 128, 128, ir::SmemUse::other);
+  Reg slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
+  b.if_((tid < 32u).named("first_warp"), [&] {
+    for (uint32_t u = 0; u < 16; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
+  });
+  return slot;
+}
+
+}  // namespace
+
 ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps, uint32_t shared_loads) {
   if (warps == 0 || warps > 32 || stride % 4 != 0 || stride > 4096 || reps == 0 || shared_loads > 8)
     throw std::invalid_argument(fmt::format("an L1 stride probe needs 1..32 warps, a stride of 0..4096 bytes (a "
@@ -304,15 +320,9 @@ ir::Kernel build_l1_stride_probe(uint32_t warps, uint32_t stride, uint32_t reps,
   Reg lane = (tid & 31u).named("lane");
   Reg A = b.global_ptr(pa, "A_ptr");
   Reg mine = (A + b.mul_wide(lane, stride, "lane_off")).named("mine");
-  // The shared words every warp reads: lane l's word of each of 16 rows of 128 bytes, written
-  // once by warp 0 before the barrier (their own addresses, so each load reads a known value).
   Reg slot;
   if (shared_loads > 0) {
-    auto slots = b.shared("slots", 16 * 128, 128, ir::SmemUse::other);
-    slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
-    b.if_((tid < 32u).named("first_warp"), [&] {
-      for (uint32_t u = 0; u < 16; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
-    });
+    slot = probe_shared_slots(b, tid, lane);
     b.bar_sync(0);
   }
   // Four sums, so that no chain of XORs bounds the rate; the eight loads 1 KiB apart, so that
@@ -357,11 +367,7 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
   Reg mine = (A + b.mul_wide(lane, 4 * vec, "lane_off")).named("mine");
   Reg slot;
   if (shared_loads > 0) {
-    auto slots = b.shared("slots", 16 * 128, 128, ir::SmemUse::other);
-    slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
-    b.if_((tid < 32u).named("first_warp"), [&] {
-      for (uint32_t u = 0; u < 16; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
-    });
+    slot = probe_shared_slots(b, tid, lane);
     b.bar_sync(0);
   }
   std::vector<Reg> sum;
@@ -412,14 +418,7 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
   auto ring = b.shared("ring", warps * 2 * kRoundBytes, 128, ir::SmemUse::other);
   Reg mine_src = (A + b.mul_wide(lane, 16u, "lane_off")).named("mine_src");
   Reg mine_dst = (b.smem_address(ring, 0, "ring_addr") + warp * (2 * kRoundBytes) + (lane << 4)).named("mine_dst");
-  Reg slot;
-  if (shared_loads > 0) {
-    auto slots = b.shared("slots", 16 * 128, 128, ir::SmemUse::other);
-    slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
-    b.if_((tid < 32u).named("first_warp"), [&] {
-      for (uint32_t u = 0; u < 16; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
-    });
-  }
+  const Reg slot = shared_loads > 0 ? probe_shared_slots(b, tid, lane) : Reg{};
   b.bar_sync(0);
   std::vector<Reg> sum;
   for (uint32_t j = 0; j < 4; ++j) sum.push_back(b.mov(Type::b32, 0u, "sum"));
