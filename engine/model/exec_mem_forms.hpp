@@ -117,4 +117,23 @@ ExecFn form_for(uint32_t elem) {
 ExecFn shared_form_for(bool store, uint32_t elem);
 DirectFn shared_load_u32_direct();
 
+// For the n values of v: how many distinct ones there are if they are in non-decreasing
+// order (coalesced and broadcast accesses list their sectors so), else ~0.
+inline uint32_t distinct_if_sorted(const uint64_t* v, uint32_t n) {
+  uint32_t descents = 0, changes = 0;
+  for (uint32_t i = 1; i < n; ++i) {
+    descents += v[i - 1] > v[i];
+    changes += v[i - 1] != v[i];
+  }
+  return n == 0 ? 0 : descents != 0 ? ~0u : changes + 1;
+}
+
+// How many distinct values the first n of v hold (n <= 32; may reorder them).
+inline uint32_t distinct_count(uint64_t* v, uint32_t n) {
+  const uint32_t sorted = distinct_if_sorted(v, n);
+  if (sorted != ~0u) return sorted;
+  std::sort(v, v + n);
+  return uint32_t(std::unique(v, v + n) - v);
+}
+
 }  // namespace gs::model::memform

@@ -1,0 +1,20 @@
+// What the timing probes' builders share (timing_probes.cpp, timing_probes_l1.cpp): the record
+// each thread leaves in C (kTimingOutBytes: its timed cycles, its start, a value that keeps its
+// work).
+#pragma once
+
+#include <vector>
+
+#include "engine/builder/builder.hpp"
+
+namespace gs::kernels::probe_parts {
+
+// Thread `gid`'s 32 bytes of C: the cycles of its timed region, its start, the value that keeps its work.
+void store_result(builder::Builder& b, const builder::Param& pc, const builder::Reg& gid, const builder::Reg& t0,
+                  const builder::Reg& t1, const builder::Reg& value);
+// The end of a probe that kept four XOR sums of what it read: the clock, the record with the
+// sums folded into its value, and the return.
+void end_with_sums(builder::Builder& b, const builder::Param& pc, const builder::Reg& id, const builder::Reg& t0,
+                   const std::vector<builder::Reg>& sum);
+
+}  // namespace gs::kernels::probe_parts
