@@ -43,12 +43,12 @@ uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32
 namespace {
 
 // What a traced CTA's global load finds in its L1 (Cta::l1): the sectors it does not hold (each
-// comes from L2 and is then held, arriving `l2_latency` after the load), and when the last of
-// those it holds but asked L2 for earlier arrives (0 when every one is there). The L1 is what
-// the SM's 256 KB leave beside the CTA's shared memory.
+// comes from L2 and is then held, arriving `l2_latency` after the load), and whether any it holds
+// is still on its way from L2 (an earlier load asked for it). The L1 is what the SM's 256 KB
+// leave beside the CTA's shared memory.
 struct L1Lookup {
   uint32_t misses = 0;
-  uint64_t pending_until = 0;
+  bool pending = false;
 };
 L1Lookup l1_lookup(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes, uint32_t l2_latency) {
   constexpr uint32_t kWays = 4, kLine = 128, kSector = 32;
@@ -88,7 +88,7 @@ L1Lookup l1_lookup(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
       ++found.misses;
       hit->ready = std::max(hit->ready, c.now + l2_latency);
     } else if (hit->ready > c.now) {
-      found.pending_until = std::max(found.pending_until, hit->ready);
+      found.pending = true;
     }
     hit->sectors |= bit;
     hit->used = ++c.l1_clock;
@@ -134,7 +134,7 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
     if (c.trace && !store) {
       if (found.misses > 0) {
         extra = timing::kL1MissRequestCycles;
-      } else if (found.pending_until > c.now) {
+      } else if (found.pending) {
         latency = c.launch.figures->l1_latency;
         extra = timing::kL1PendingRequestCycles;
       } else {

@@ -184,7 +184,7 @@ struct Warp {
   uint64_t uncommitted_complete_at = 0;
   uint32_t wgmma_issued = 0;
   // The traced CTA's last global store: the warp's next issue waits until the SM's store path
-  // took it (exec_mem.cpp); 0 elsewhere.
+  // took it (exec_global.cpp); 0 elsewhere.
   uint64_t store_hold = 0;  // this warp's wgmma.mma_async so far: which of its warpgroup's it is
   std::vector<Group> groups;
   // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
@@ -419,15 +419,15 @@ struct Cta {
   std::array<std::array<WgmmaInstance, kWgmmaRing>, 8> wgmma_instances{};
   uint64_t copy_free = 0;
   // The SM's L1 data path: one wavefront a cycle for shared memory (exec_mem_forms.hpp) and a
-  // line a cycle for global loads and stores (exec_mem.cpp, global_issue), one pipe for both.
+  // line a cycle for global loads and stores (exec_global.cpp, global_issue), one pipe for both.
   uint64_t l1_data_free = 0;
   double l1_data_fraction = 0;            // the part of a cycle the path's loads have taken beyond whole cycles
-  uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_mem.cpp)
-  // The traced CTA's L1 (exec_mem.cpp, l1_misses): which 32-byte sectors of which 128-byte
+  uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_global.cpp)
+  // The traced CTA's L1 (exec_global.cpp, l1_lookup): which 32-byte sectors of which 128-byte
   // lines it holds, 4 ways a set, least recently used out, and when the last sector it asked L2
   // for arrives. It decides the bytes the CTA reads through L2 (CtaCost::global_load_bytes), its
-  // loads' latency (L1's, or L2's, or until a sector on its way arrives) and what they hold the
-  // data path beyond their lines (global_issue).
+  // loads' latency (L1's, also for a sector on its way, or L2's) and what they hold the data path
+  // beyond their lines (global_issue).
   struct L1Line {
     uint64_t line = ~uint64_t(0);
     uint64_t used = 0;
@@ -506,7 +506,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
 // A shared::cluster access (exec_mem.cpp): this CTA's window or a peer's, through
 // cluster_target; nullptr (reported) when outside them.
 uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
-// Statistics, latency and trace record of one warp-level access (exec_mem.cpp): a global
+// Statistics, latency and trace record of one warp-level access (exec_global.cpp; exec_mem.cpp for shared): a global
 // access of `bytes` per lane at addr[l] for the lanes in `lanes` (read only for the traced
 // CTA), touching `sectors` distinct 32-byte sectors (kCountSectors: counted here); a shared
 // access through the bank model (facts §8). data_path false: the bytes do not pass the L1's
@@ -521,7 +521,7 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint3
 // (a load's, waiting for the path included, with the data `load_latency` after the path takes
 // it; a store's issue), holding the path a cycle for each of `lines` 128-byte lines at least,
 // and `extra_cycles` more (fractions carried from access to access in Cta::l1_data_fraction)
-// (exec_mem.cpp).
+// (exec_global.cpp).
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store,
                       uint32_t load_latency, uint32_t lines = 0, double extra_cycles = 0.0);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit

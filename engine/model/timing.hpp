@@ -70,7 +70,7 @@ constexpr double per_sm_share(const MachineDesc& m, double gbs) {
 // the GH100 SM, not their memory). Everything else per SM is kSm's.
 struct CtaFigures {
   uint32_t global_latency;         // an L2 hit (l2_latency); HBM is a bandwidth limit of the wave (timing.cpp)
-  uint32_t l1_latency;             // a load the traced CTA's L1 holds (exec_mem.cpp)
+  uint32_t l1_latency;             // a load the traced CTA's L1 holds (exec_global.cpp)
   uint32_t tma_latency;            // TMA issue to land, beyond the transfer (exec_async.cpp)
   uint32_t cluster_release_stall;  // a release.cluster remote arrive's fences (exec_sync.cpp)
   // The traced CTA's TMA loads: its SM's copy engine (tma_bytes_per_cycle, measured alone), but
