@@ -13,6 +13,7 @@
 #include "kernels/registry.hpp"
 #include "run/probe_cases.hpp"
 #include "tests/model/model_fixture.hpp"
+#include "tests/support/param_combos.hpp"
 #include "tests/model/tma_store_kernel.hpp"
 
 using namespace gs;
@@ -146,7 +147,8 @@ struct Runner {
 TEST_CASE("every op the table marks modelled runs through the model", "[model][dispatch]") {
   Runner runner;
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
-    const test::ModelRun r = test::run_model(info.id, info.example_shape, true, 1);
+    const test::WholeGrid g = test::small_whole_grid(info);  // step 23's example with its fewest CTAs
+    const test::ModelRun r = test::run_model(info.id, g.shape, true, 1, {}, {}, g.params);
     runner.run(r.kernel, r.bufs, info.id);
   }
   for (const run::ProbeCase& p : run::probe_cases("all")) runner.run(p.kernel, p.buffers, p.name);

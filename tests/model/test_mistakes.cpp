@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/model/model_fixture.hpp"
+#include "tests/support/param_combos.hpp"
 
 using namespace gs;
 
@@ -95,13 +96,15 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       DYNAMIC_SECTION(info.id << " --break " << m.name) {
         REQUIRE(expected.count(m.name));
         const Expect& e = expected.at(m.name);
-        test::ModelRun r = test::run_model(info.id, info.example_shape, true, 7, {m.name});
+        // The example shape (step 23's with its fewest CTAs: test::small_whole_grid).
+        const test::WholeGrid g = test::small_whole_grid(info);
+        test::ModelRun r = test::run_model(info.id, g.shape, true, 7, {m.name}, {}, g.params);
         INFO(test::hazard_list(r.result));
         if (!e.hazard.empty()) CHECK(has_hazard(r.result, e.hazard));
         if (e.wrong_result) CHECK(r.mismatches > 0);
         if (!e.cost.empty()) {
           // Correct, and visibly more expensive than the kernel as written.
-          test::ModelRun clean = test::run_model(info.id, info.example_shape, true, 7);
+          test::ModelRun clean = test::run_model(info.id, g.shape, true, 7, {}, {}, g.params);
           CHECK(r.mismatches == 0);
           CHECK(r.result.hazards.empty());
           CHECK(cost_of(r.result, e.cost) > cost_of(clean.result, e.cost));

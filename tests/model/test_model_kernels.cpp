@@ -3,23 +3,28 @@
 #include <catch2/catch.hpp>
 
 #include "tests/model/model_fixture.hpp"
+#include "tests/support/param_combos.hpp"
 
 using namespace gs;
 
 namespace {
-std::vector<kernels::GemmShape> shapes_for(const kernels::KernelInfo& info) {
+// The example as it ships (a large persistent example with fewer CTAs: test::small_whole_grid)
+// and two shapes of whole tiles.
+std::vector<test::WholeGrid> runs_for(const kernels::KernelInfo& info) {
   const kernels::GemmShape t = info.tile;
-  return {info.example_shape, {t.m * 2, t.n * 3, std::max<uint32_t>(t.k * 2, 64)},
-          {t.m * 3, t.n, std::max<uint32_t>(t.k * 5, 128)}};
+  return {test::small_whole_grid(info),
+          {{t.m * 2, t.n * 3, std::max<uint32_t>(t.k * 2, 64)}, {}},
+          {{t.m * 3, t.n, std::max<uint32_t>(t.k * 5, 128)}, {}}};
 }
 }  // namespace
 
 TEST_CASE("model: every kernel is exact on integer inputs and close on random ones", "[model]") {
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
-    for (const kernels::GemmShape& s : shapes_for(info)) {
+    for (const test::WholeGrid& g : runs_for(info)) {
+      const kernels::GemmShape& s = g.shape;
       for (bool integer : {true, false}) {
         DYNAMIC_SECTION(info.id << " " << s.m << "x" << s.n << "x" << s.k << (integer ? " int" : " random")) {
-          test::ModelRun r = test::run_model(info.id, s, integer, 42 + s.m);
+          test::ModelRun r = test::run_model(info.id, s, integer, 42 + s.m, {}, {}, g.params);
           INFO(test::hazard_list(r.result) << r.result.error);
           CHECK(r.result.completed);
           CHECK(r.result.hazards.empty());

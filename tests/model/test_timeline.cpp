@@ -11,6 +11,7 @@
 #include "engine/model/timeline_decode.hpp"
 #include "engine/ptx/emit.hpp"
 #include "tests/model/model_fixture.hpp"
+#include "tests/support/param_combos.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
@@ -27,7 +28,9 @@ struct Pair {
 
 Pair run_both(const kernels::KernelInfo& info, ir::TimelineOptions opt = {.capacity = 1 << 14}) {
   Pair p;
-  p.plain = test::run_model(info.id, info.example_shape, /*integer=*/true, 7);
+  // The example shape (step 23's with its fewest CTAs: test::small_whole_grid).
+  const test::WholeGrid g = test::small_whole_grid(info);
+  p.plain = test::run_model(info.id, g.shape, /*integer=*/true, 7, {}, {}, g.params);
   p.inst = ir::instrument_timeline(p.plain.kernel, opt);
   p.bufs = p.plain.bufs;
   p.bufs.c.assign(p.bufs.c.size(), 0xFF);

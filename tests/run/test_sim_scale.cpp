@@ -11,6 +11,7 @@
 #include "run/gemm_data.hpp"
 #include "run/gpu_bench.hpp"
 #include "run/sim_job.hpp"
+#include "tests/support/param_combos.hpp"
 
 using namespace gs;
 using run::InputMode;
@@ -114,14 +115,19 @@ TEST_CASE("one CTA opened alone sees the inputs a whole-grid run feeds it, for e
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     std::vector<std::string> mistakes{""};
     for (const kernels::Mistake& m : info.mistakes) mistakes.push_back(m.name);
-    const std::array<uint32_t, 3> grid = kernels::build_kernel(info, {info.example_shape, {}}).launch.grid;
+    // The example as it ships; step 23's (1.9 G multiply-adds a whole grid) with its fewest CTAs.
+    const test::WholeGrid g = test::small_whole_grid(info);
+    const std::array<uint32_t, 3> grid = kernels::build_kernel(info, {g.shape, {}, g.params}).launch.grid;
     for (const std::string& mistake : mistakes)
-      // Off the diagonal too: a map with x and y swapped must not pass.
+      // Off the diagonal too: a map with x and y swapped must not pass. The kernel as it ships at
+      // three CTAs, each mistake at the first CTA off the diagonal (a mistake's tile map is the
+      // kernel's: the three CTAs for every mistake tripled this case's time).
       for (const std::array<uint32_t, 3> cta : {std::array<uint32_t, 3>{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}) {
         if (!info.cta_tile && cta[1] != 0) continue;  // a persistent grid is one row of CTAs
         if (cta[1] >= grid[1]) continue;              // one row of clusters at the example shape (step 22)
+        if (!mistake.empty() && cta[0] != 1) continue;
         INFO(info.id << " " << mistake << " CTA " << cta[0] << "," << cta[1]);
-        run::SimRequest req{.kernel_id = info.id, .cta = cta};
+        run::SimRequest req{.kernel_id = info.id, .shape = g.shape, .params = g.params, .cta = cta};
         if (!mistake.empty()) req.mistakes = {mistake};
         const run::SimReport whole = run::run_sim(req);
         if (whole.result.trace.events.empty()) continue;  // the grid stopped before this CTA (a deadlock)

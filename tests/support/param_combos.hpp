@@ -3,6 +3,7 @@
 // and a small shape that build takes.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,9 +49,35 @@ inline std::optional<kernels::ParamValues> build_with(const kernels::KernelInfo&
   return std::nullopt;
 }
 
-// A small shape the build takes: the kernel's example shape where it fits, else two CTA tiles
-// each way and two K chunks.
+// A persistent kernel (one that declares "ctas") launched with `ctas` CTAs: its example's N and
+// K (so each tile's K-blocks go round the ring as in the example) and only as many rows of tiles
+// as give each CTA the tiles each of the default CTAs gets at the example shape. nullopt where
+// the kernel declares no "ctas", or where that is not smaller than the example. Step 23's
+// example (444 tiles for 148 CTAs, 1.9 G multiply-adds) took 14-18 s a whole-grid run under the
+// sanitizers; with 16 CTAs each still takes three tiles (buffer 0, 1 and 0 again) in 48.
+inline std::optional<kernels::GemmShape> persistent_shape(const kernels::KernelInfo& info, uint32_t ctas) {
+  const auto p = std::find_if(info.params.begin(), info.params.end(),
+                              [](const kernels::BuildParam& b) { return b.name == "ctas"; });
+  if (p == info.params.end()) return std::nullopt;
+  const kernels::GemmShape e = info.example_shape, t = kernels::tile_of(info, {});
+  const uint32_t tiles_m = (e.m + t.m - 1) / t.m, tiles_n = (e.n + t.n - 1) / t.n;
+  const uint32_t per_cta = (tiles_m * tiles_n + p->default_value - 1) / p->default_value;
+  const uint32_t rows = (ctas * per_cta + tiles_n - 1) / tiles_n;
+  if (rows >= tiles_m) return std::nullopt;
+  const kernels::GemmShape s{rows * t.m, e.n, e.k};
+  try {
+    kernels::check_build_shape(info, s, {{"ctas", ctas}});
+  } catch (const kernels::ConfigError&) {
+    return std::nullopt;
+  }
+  return s;
+}
+
+// A small shape the build takes: the kernel's example shape where it fits (a persistent build's
+// persistent_shape where that is smaller), else two CTA tiles each way and two K chunks.
 inline kernels::GemmShape shape_for(const kernels::KernelInfo& info, const kernels::ParamValues& params) {
+  if (const auto c = params.find("ctas"); c != params.end())
+    if (const std::optional<kernels::GemmShape> s = persistent_shape(info, c->second)) return *s;
   try {
     kernels::check_build_shape(info, info.example_shape, params);
     return info.example_shape;
@@ -58,6 +85,21 @@ inline kernels::GemmShape shape_for(const kernels::KernelInfo& info, const kerne
   }
   const kernels::GemmShape t = kernels::tile_of(info, params);
   return {2 * t.m, 2 * t.n, 2 * t.k};
+}
+
+// A whole grid for the tests that run every kernel (and mistake): the example shape as the kernel
+// ships, except a persistent kernel whose example persistent_shape makes smaller with its fewest
+// CTAs (the smallest "ctas" value). Step 23's default at its example runs in its own tests.
+struct WholeGrid {
+  kernels::GemmShape shape;
+  kernels::ParamValues params;
+};
+inline WholeGrid small_whole_grid(const kernels::KernelInfo& info) {
+  for (const kernels::BuildParam& p : info.params)
+    if (p.name == "ctas")
+      if (const std::optional<kernels::GemmShape> s = persistent_shape(info, p.choices.front()))
+        return {*s, {{"ctas", p.choices.front()}}};
+  return {info.example_shape, {}};
 }
 
 }  // namespace gs::test
