@@ -379,6 +379,8 @@ nlohmann::json prediction_json(const SimReport& r) {
           {"cycles_per_wave", p.cycles_per_wave},
           {"clock_mhz", p.clock_hz / 1e6},
           {"clock_basis", p.clock_basis},
+          {"hbm_share_of_panels", p.hbm_share_of_panels},
+          {"load_basis", p.load_basis},
           {"parts", parts},
           {"bytes_per_wave",
            {{"l2", p.parts.l2_bytes_per_wave}, {"hbm", p.parts.hbm_bytes_per_wave}, {"stores", p.parts.store_bytes_per_wave}}},
@@ -399,6 +401,7 @@ std::string prediction_lines(const SimReport& r) {
                                 p.resident == 1 ? "" : "s", group_digits(uint64_t(p.cycles_per_wave)), p.clock_hz / 1e6);
   if (!p.cluster_basis.empty()) out += fmt::format("  waves of {} CTAs: {}\n", p.wave_ctas, p.cluster_basis);
   if (!p.clock_basis.empty()) out += fmt::format("  clock: {}\n", p.clock_basis);
+  if (!p.load_basis.empty()) out += fmt::format("  loads: {}\n", p.load_basis);
   out += fmt::format("  occupancy: up to {} CTA{} per SM, bound by {}; registers: {}\n", p.ctas_per_sm,
                      p.ctas_per_sm == 1 ? "" : "s", p.occupancy_bound,
                      r.registers > 0 ? fmt::format("{} per thread ({})", r.registers, r.registers_source)

@@ -110,14 +110,28 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   if (!timing::machine_runs(machine, k.target))
     throw ModelError(fmt::format("{} code does not run on {}: predict it on a card that runs it ({})",
                                  ir::arch_name(k.target), machine.name, timing::machine_keys_for(k.target)));
+  const ir::LaunchShape& L = k.launch;
+  // The traced CTA as one of the GEMM's wave: its loads wait for HBM in the share of the wave's
+  // panel bytes L2 did not keep (timing::wave_cta_figures). The wave: the CTAs the SMs hold at
+  // once by the CTA's threads, shared memory and registers, in the tile walk the kernel declares.
+  timing::CtaFigures figures = machine.cta;
+  double hbm_share = 0;
+  if (flops > 0 && k.output.declared()) {
+    const double mn = double(k.output.rows) * double(k.output.cols);
+    const timing::GemmFacts g = timing::declared_gemm_facts(k.output, uint64_t(flops / (2.0 * mn) + 0.5));
+    const uint32_t per_sm =
+        timing::ctas_per_sm(*machine.desc, L.threads(), k.smem_bytes(), opt.registers_per_thread);
+    const uint64_t concurrent = std::min<uint64_t>(L.ctas(), uint64_t(per_sm) * machine.sms);
+    hbm_share = timing::hbm_share_of_panels(g, concurrent, machine.desc->l2_kept_bytes.value);
+    figures = timing::wave_cta_figures(machine, hbm_share);
+  }
   Launch launch;
   launch.kernel = &k;
-  launch.figures = &machine.cta;
+  launch.figures = &figures;
   launch.global = &global;
   launch.param_values = bind_params(k, spans);
   const Program program = decode_program(k, opt.sass_per_inst);  // once for the whole grid
 
-  const ir::LaunchShape& L = k.launch;
   for (int d = 0; d < 3; ++d)
     if (opt.traced_cta[d] >= L.grid[d])
       throw ModelError(fmt::format("CTA ({},{},{}) is outside the grid ({},{},{})", opt.traced_cta[0],
@@ -134,7 +148,15 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   traced_cost.cluster_ctas = L.cluster[0] * L.cluster[1] * L.cluster[2];
   result.stats.traced_cost = traced_cost;
   if (flops > 0 && result.completed) {
-    const timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine, gemm_facts(k, result, flops));
+    timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine, gemm_facts(k, result, flops));
+    p.hbm_share_of_panels = hbm_share;
+    if (k.output.declared())
+      p.load_basis = fmt::format(
+          "{:.0f}% of the wave's distinct A and B panel bytes come from HBM, and the wave's CTAs that read a panel "
+          "wait for it together: a TMA load {} cycles + its transfer (its own {} + {:.0f}% of the {} HBM adds over "
+          "an L2 hit, probes hbm_latency and l2_latency)",
+          100.0 * hbm_share, figures.tma_latency, machine.cta.tma_latency, 100.0 * hbm_share,
+          uint32_t(machine.desc->hbm_latency.value - machine.desc->l2_latency.value));
     result.stats.prediction = p;
     result.stats.predicted_on = &machine;
     result.stats.predicted_seconds = p.seconds;

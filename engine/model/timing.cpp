@@ -91,6 +91,19 @@ double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
   return bytes;
 }
 
+double hbm_share_of_panels(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
+  if (g.tiles_m == 0 || g.k == 0) return 0.0;  // no GEMM declared: an L2 hit, as before
+  const double distinct = distinct_panel_bytes(g, concurrent);
+  return distinct > 0 ? std::clamp(hbm_read_bytes(g, concurrent, l2_bytes) / distinct, 0.0, 1.0) : 0.0;
+}
+
+CtaFigures wave_cta_figures(const Machine& m, double hbm_share) {
+  CtaFigures f = m.cta;
+  const double extra = std::max(0.0, m.desc->hbm_latency.value - m.desc->l2_latency.value) * hbm_share;
+  f.tma_latency = uint32_t(double(f.tma_latency) + extra + 0.5);
+  return f;
+}
+
 WalkTraffic walk_traffic(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
   WalkTraffic t;
   t.hbm_bytes = hbm_read_bytes(g, concurrent, l2_bytes);

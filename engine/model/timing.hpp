@@ -235,6 +235,10 @@ struct Prediction {
   double cycles_per_wave = 0;
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
   std::string clock_basis;        // why that clock
+  // The traced CTA's loads as one of the wave (wave_cta_figures): the share of the wave's distinct
+  // A and B panel bytes that came from HBM, the latency that added to each load, and why.
+  double hbm_share_of_panels = 0;
+  std::string load_basis;
   // What the launch itself adds, as bench times a kernel between two events: the machine's
   // launch_us, and cta_start_ns for each CTA beyond the first wave's; launch_basis says so.
   double launch_seconds = 0;
@@ -287,6 +291,17 @@ WalkTraffic walk_traffic(const GemmFacts& g, uint64_t concurrent, double l2_byte
 // (OutputTiling::walk) as the tile order, the facts the prediction reads when only the traced
 // CTA ran. An undeclared tiling gives empty facts (tiles_m 0).
 GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k);
+// The traced CTA's figures as one of a GEMM's wave (simulate.cpp, before the run): the wave's
+// CTAs that read an A or B panel ask for its boxes at about the same time, so where the panel
+// comes from HBM (hbm_read_bytes: L2 did not keep it from the wave before) every one of them
+// waits for HBM, not only the first. A TMA load then waits the share of the wave's distinct panel
+// bytes HBM brings times the latency HBM adds over an L2 hit (probes hbm_latency - l2_latency),
+// on top of its own. `hbm_share` is that share, 0..1 (hbm_share_of_panels). Only TMA loads: the
+// model issues a SIMT step's loads one IR iteration at a time where the SASS hoists them ahead
+// (architecture.md, "What the timing model leaves out"), so their latency is already over-counted;
+// with HBM's added, steps 01-07 fell 20-45% below the card (2026-12-02's ladder on the H200).
+double hbm_share_of_panels(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
+CtaFigures wave_cta_figures(const Machine& m, double hbm_share);
 // The tiles in flight at once in prediction `p` of a launch of `total_ctas` CTAs: a wave's CTAs
 // (each at one tile), as predict_gemm counts the HBM bytes.
 uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas);

@@ -229,6 +229,50 @@ TEST_CASE("prediction: a grouped tile order reads fewer bytes from HBM than row-
   CHECK(grouped >= double(g.m + g.n) * double(g.k) * 2);
 }
 
+TEST_CASE("loads: the wave's panels that L2 did not keep make every CTA reading them wait for HBM",
+          "[model][timing]") {
+  using namespace model::timing;
+  GemmFacts g;
+  g.tile_rows = 128;
+  g.tile_cols = 256;
+  g.k = 4096;
+  // 512x512x4096: 4 x 2 tiles, 12 MiB of A and B, all in L2 from the first wave on: each panel
+  // comes from HBM once (the first wave), so every distinct byte of the one wave is from HBM.
+  g.tiles_m = 4;
+  g.tiles_n = 2;
+  g.m = g.n = 512;
+  CHECK(hbm_share_of_panels(g, 128, kH200Desc.l2_kept_bytes.value) == Approx(1.0));
+  // 4096³ in row-major waves of 128 tiles of 128x256 (32 x 16 tiles): a wave covers 8 tile rows
+  // and all 16 columns; B (32 MiB) does not stay in L2 beside the A panels, so each wave reads
+  // its new A panels and all of B again from HBM: the share is 1.
+  g.tiles_m = 32;
+  g.tiles_n = 16;
+  g.m = g.n = 4096;
+  const double row_major = hbm_share_of_panels(g, 128, kH200Desc.l2_kept_bytes.value);
+  CHECK(row_major == Approx(hbm_read_bytes(g, 128, kH200Desc.l2_kept_bytes.value) / distinct_panel_bytes(g, 128)));
+  CHECK(row_major > 0.5);
+  CHECK(row_major <= 1.0);
+  // An L2 that keeps the whole working set (64 MiB) reads each byte of A and B from HBM once:
+  // of the 4 waves' 40 MiB of distinct panels each (8 A panels of 1 MiB, 16 B panels of 2 MiB),
+  // all of the first's and the later waves' new A panels, 40 + 3 x 8 of 160 MiB.
+  const double kept = hbm_share_of_panels(g, 128, 128.0 * 1024 * 1024);
+  CHECK(kept < row_major);
+  CHECK(kept == Approx(64.0 / 160.0));
+  // No tiling declared: an L2 hit, as the probes' loads are.
+  CHECK(hbm_share_of_panels(GemmFacts{}, 128, 1e6) == 0.0);
+
+  // A TMA load's latency plus the share of what HBM adds over an L2 hit (probes hbm_latency, l2_latency).
+  const CtaFigures none = wave_cta_figures(kH200, 0.0), all = wave_cta_figures(kH200, 1.0),
+                   half = wave_cta_figures(kH200, 0.5);
+  CHECK(none.tma_latency == kH200.cta.tma_latency);
+  CHECK(none.global_latency == kH200.cta.global_latency);
+  const uint32_t extra = uint32_t(kH200Desc.hbm_latency.value - kH200Desc.l2_latency.value);
+  CHECK(all.tma_latency == kH200.cta.tma_latency + extra);
+  CHECK(all.global_latency == kH200.cta.global_latency);  // SIMT loads: see wave_cta_figures
+  CHECK(half.tma_latency == Approx(kH200.cta.tma_latency + 0.5 * extra).margin(1));
+  CHECK(all.tma_bytes_per_cycle == kH200.cta.tma_bytes_per_cycle);  // the transfer is unchanged
+}
+
 TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target", "[model][timing][ptxas]") {
   const std::vector<ir::Kernel> kernels = {
       kernels::build_chain_probe(ChainOp::ffma, 1, 4, 2, 8, 2),
