@@ -6,6 +6,8 @@
 
 #include "gui/core/colors.hpp"
 #include "tests/gui/headless.hpp"
+#include "tests/support/cli_run.hpp"
+#include "tests/support/scratch.hpp"
 
 using namespace gs::gui::test;
 
@@ -85,8 +87,7 @@ TEST_CASE("the Sweep view draws a finished two-parameter sweep as a heat map wit
         h.state["fits"]["sweep.map_width"]["available"].get<double>());
 }
 
-TEST_CASE("the Sweep view draws one parameter as a line, and bad --sweep-param values exit 2 naming them",
-          "[gui][xvfb][sweep]") {
+TEST_CASE("the Sweep view draws one parameter as a line", "[gui][xvfb][sweep]") {
   if (!xvfb_or_skip()) return;
   const Headless line = run_headless("sweep-line", "--kernel simt_blocktile_2d --view sweep --sweep-param bk=8,16 "
                                                    "--sweep-size 256 --size 1280x800",
@@ -99,21 +100,32 @@ TEST_CASE("the Sweep view draws one parameter as a line, and bad --sweep-param v
   CHECK(run["done"] == 2);
   REQUIRE(line.state["drawn"].contains("sweep.plot"));
   CHECK_FALSE(line.state["drawn"].contains("sweep.predicted.grid"));
+}
 
+TEST_CASE("gui --sweep-param: a value, parameter or count the view cannot sweep exits 2 naming it, before a window "
+          "opens",
+          "[gui][sweep]") {
+  const gs::test::ScratchDir dir;
   struct Bad {
-    const char* args;
+    std::vector<std::string> args;
     const char* names;
   };
-  for (const Bad& bad : {Bad{"--kernel simt_blocktile_2d --sweep-param bm=33", "33"},
-                         Bad{"--kernel simt_blocktile_2d --sweep-param nope=1,2", "nope"},
-                         Bad{"--kernel simt_naive --sweep-param bm=32", "no build parameters"},
-                         Bad{"--kernel simt_blocktile_2d --sweep-param bm=32 --sweep-param bn=32 --sweep-param bk=8",
+  for (const Bad& bad : {Bad{{"--kernel", "simt_blocktile_2d", "--sweep-param", "bm=33"}, "33"},
+                         Bad{{"--kernel", "simt_blocktile_2d", "--sweep-param", "nope=1,2"}, "nope"},
+                         Bad{{"--kernel", "simt_naive", "--sweep-param", "bm=32"}, "no build parameters"},
+                         Bad{{"--kernel", "simt_blocktile_2d", "--sweep-param", "bm=32", "--sweep-param", "bn=32",
+                              "--sweep-param", "bk=8"},
                              "at most 2"},
-                         Bad{"--kernel simt_blocktile_2d --sweep-param bm=", "bm="}}) {
-    const Headless h = run_headless("sweep-bad", bad.args, "1280x800");
-    INFO(bad.args << "\n" << h.output);
-    CHECK(h.code == 2);
-    CHECK_THAT(h.output, Catch::Contains(bad.names));
-    CHECK(h.rgb.empty());  // refused before a window opened
+                         Bad{{"--kernel", "simt_blocktile_2d", "--sweep-param", "bm="}, "bm="},
+                         Bad{{"--kernel", "simt_blocktile_2d", "--sweep-size", "0"}, "not a problem size"}}) {
+    std::vector<std::string> args = {"gui", "--no-settings"};
+    args.insert(args.end(), bad.args.begin(), bad.args.end());
+    const std::string state = dir.path("state.json");
+    args.insert(args.end(), {"--state-json", state});
+    const gs::test::CliRun r = gs::test::run_cli(args);
+    INFO(bad.names << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(bad.names));
+    CHECK_FALSE(std::filesystem::exists(state));  // nothing ran
   }
 }
