@@ -51,6 +51,8 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
     bool frame_stats = false, whole_grid = false, allow_long = false, no_settings = false, no_text_runs = false, no_damage = false;
     std::string machine, throughput_tab;
+    std::vector<std::string> sweep_params;
+    std::string sweep_size;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")
@@ -149,6 +151,14 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
                   "tmem, tiling, gpu, memory; smem:swizzle-grid for the swizzle grid)")
       ->type_name("VIEW[:PART]=FILE|window=FILE")
       ->check(non_empty("a view and a file"));
+  cmd->add_option("--sweep-param", o->sweep_params,
+                  "The Sweep view's parameter and values, NAME=V1,V2,... (at most two; e.g. bm=64,128): the sweep runs "
+                  "on the model at the start (headless: to the end, before the first frame)")
+      ->type_name("NAME=V1,V2,...")
+      ->check(param_values_value());
+  cmd->add_option("--sweep-size", o->sweep_size, "The Sweep view's size: N for N×N×N, or MxNxK (default 4096)")
+      ->type_name("N|MxNxK")
+      ->check(bench_size_value());
   cmd->add_flag("--no-text-runs", o->no_text_runs, "Draw every glyph as its own quad (same pixels, slower)")->group("");
   cmd->add_flag("--no-damage", o->no_damage, "Draw every frame in full, not only what changed (same pixels, slower)")
       ->group("");
@@ -193,6 +203,11 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     if (!o->theme.empty()) a.theme = o->theme == "light" ? gui::Theme::light : gui::Theme::dark;
     a.import_json = o->imports;
     a.import_timeline = o->import_timeline;
+    for (const std::string& text : o->sweep_params) {
+      auto [name, values] = parse_param_values(text);
+      a.sweep_axes.push_back({name, values});
+    }
+    if (!o->sweep_size.empty()) a.sweep_shape = parse_bench_size(o->sweep_size);
     a.whole_grid = o->whole_grid;
     a.allow_long = o->allow_long;
     a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty() && o->picture.empty();

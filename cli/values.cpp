@@ -228,7 +228,7 @@ void add_param_values_option(CLI::App* cmd, std::vector<std::string>& params) {
                   "A build parameter to sweep and its values, NAME=V1,V2,... (repeatable: every combination runs; e.g. "
                   "bm=64,128; see `gemmscope list`)")
       ->type_name("NAME=V1,V2,...")
-      ->check(parsed_by(parse_param_values, "NAME=V1,V2,..."));
+      ->check(param_values_value());
 }
 
 kernels::ParamValues parse_params(const std::vector<std::string>& texts) {
@@ -242,6 +242,7 @@ kernels::ParamValues parse_params(const std::vector<std::string>& texts) {
 }
 
 CLI::Validator cta_value() { return parsed_by(parse_cta, "X,Y"); }
+CLI::Validator param_values_value() { return parsed_by(parse_param_values, "NAME=V1,V2,..."); }
 CLI::Validator window_size_value() { return parsed_by(parse_window_size, "WxH"); }
 CLI::Validator bench_size_value() { return parsed_by(parse_bench_size, "N|MxNxK|example"); }
 

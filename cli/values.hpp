@@ -57,6 +57,8 @@ kernels::ParamValues parse_params(const std::vector<std::string>& texts);
 // reads one (a whole number or a named value: order=row,hilbert); throws kernels::ConfigError
 // naming the text. Whether the kernel takes them is the sweep's check (run::check_sweep).
 std::pair<std::string, std::vector<uint32_t>> parse_param_values(const std::string& text);
+// NAME=V1,V2,...: checked by parse_param_values (--param of sweep, --sweep-param of gui).
+CLI::Validator param_values_value();
 // --param NAME=V1,V2,... (repeatable), its syntax checked by parse_param_values.
 void add_param_values_option(CLI::App* cmd, std::vector<std::string>& params);
 // The kernel's deliberate mistakes to switch on, repeatable and comma-separated, under the

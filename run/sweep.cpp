@@ -20,14 +20,6 @@ nlohmann::json shape_json(const kernels::GemmShape& s) { return {{"m", s.m}, {"n
 
 std::string shape_text(const kernels::GemmShape& s) { return fmt::format("{}x{}x{}", s.m, s.n, s.k); }
 
-// "bm=64 bk=16" in the axes' order (params_text sorts by name).
-std::string swept_text(const std::vector<SweepAxis>& axes, const kernels::ParamValues& swept) {
-  std::string out;
-  for (const SweepAxis& a : axes)
-    if (auto it = swept.find(a.name); it != swept.end()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", a.name, it->second);
-  return out;
-}
-
 // A CSV field: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -70,6 +62,13 @@ void predict(const SweepRequest& req, SweepPoint& p) {
 }
 
 }  // namespace
+
+std::string swept_text(const std::vector<SweepAxis>& axes, const kernels::ParamValues& swept) {
+  std::string out;
+  for (const SweepAxis& a : axes)
+    if (auto it = swept.find(a.name); it != swept.end()) out += fmt::format("{}{}={}", out.empty() ? "" : " ", a.name, it->second);
+  return out;
+}
 
 std::optional<double> SweepPoint::gpu_tflops() const {
   if (!gpu || !gpu->ok() || gpu->kernel.reps == 0) return std::nullopt;

@@ -92,6 +92,9 @@ std::vector<kernels::ParamValues> sweep_combinations(const std::vector<SweepAxis
 SweepResult run_sweep(const SweepRequest& request,
                       const std::function<void(const SweepPoint&, size_t done, size_t total)>& on_point = {});
 
+// "bm=64 bk=16": the swept values in the axes' order (params_text sorts by name).
+std::string swept_text(const std::vector<SweepAxis>& axes, const kernels::ParamValues& swept);
+
 // The point's speed for ranking: the GPU's median TFLOP/s where measured, else the model's.
 double sweep_speed(const SweepPoint& point, bool gpu);
 // Sorts the points that ran fastest first within each shape (shapes in the request's order);

@@ -135,7 +135,7 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   const std::vector<std::string> shown = shell.shown_view_names();
   const auto showing = [&](const char* view) { return std::find(shown.begin(), shown.end(), view) != shown.end(); };
   if (showing("sass")) compile_sass_now(app);
-  if (showing("timeline")) gpu_presence_now(app);  // "Record on this GPU" shows whether it can
+  if (showing("timeline") || showing("sweep")) gpu_presence_now(app);  // "Record on this GPU", "on the GPU too"
   if (showing("ladder")) predict_speed_ladder_now(app);  // every step's model speed at 4096³
   if (app.kernel && (showing("schedule") || showing("problems"))) {
     count_registers_now(*app.kernel);
@@ -200,6 +200,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   if (const int bad = import_timeline_option(opts, app, headless, err, recorded_cta)) return bad;
   std::optional<run::SimRequest> first = first_request(opts, app.settings, err, &warnings);
   if (!first) return 2;
+  if (const int bad = check_sweep_option(o, *first, err)) return bad;
   if (recorded_cta) first->cta = *recorded_cta;
   app.long_run_limit = o.allow_long ? 0.0 : run::kLongRunSeconds;
   if (headless)
@@ -213,6 +214,7 @@ int run_app(const AppOptions& o, std::ostream& out, std::ostream& err) {
   Shell shell(app, window->fonts(), window->scale());
   shell.set_views(o.views, headless && o.layout_file.empty());
   int exit_code = open_first(app, shell, o, *first, headless, err);
+  exit_code = std::max(exit_code, sweep_option(o, app, headless, err));
 
   ImGuiIO& io = ImGui::GetIO();
   const std::string& layout_path = window->layout_path();

@@ -61,6 +61,10 @@ struct AppOptions {
   // lesson's picture button would.
   std::string show_picture;
   std::optional<size_t> picture_svg_part;
+  // The Sweep view's parameters and values (--sweep-param) and size (--sweep-size): with axes,
+  // the sweep of the first kernel runs at the start (headless: to its end before the first frame).
+  std::vector<run::SweepAxis> sweep_axes;
+  std::optional<kernels::GemmShape> sweep_shape;
 };
 
 // Frame-time figures of a run (headless), in milliseconds.

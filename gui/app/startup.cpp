@@ -1,5 +1,6 @@
 #include "gui/app/startup.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -175,6 +176,47 @@ int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream
     }
   }
   return headless && failed > 0 ? 2 : 0;
+}
+
+int check_sweep_option(const AppOptions& o, const run::SimRequest& first, std::ostream& err) {
+  if (o.sweep_axes.empty()) return 0;
+  if (o.sweep_axes.size() > kMaxSweepAxes) {
+    err << fmt::format("gemmscope gui: --sweep-param is given {} times: the Sweep view draws at most {} parameters (a "
+                       "heat map); `gemmscope sweep` takes more\n",
+                       o.sweep_axes.size(), kMaxSweepAxes);
+    return 2;
+  }
+  run::SweepRequest req;
+  req.kernel_id = first.kernel_id;
+  req.axes = o.sweep_axes;
+  req.shapes = {o.sweep_shape.value_or(kSweepShape)};
+  try {
+    run::check_sweep(req);
+  } catch (const kernels::ConfigError& e) {
+    err << "gemmscope gui: --sweep-param: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+int sweep_option(const AppOptions& o, AppState& app, bool headless, std::ostream& err) {
+  SweepChoice& c = sweep_choice(app);
+  if (o.sweep_shape) c.shape = *o.sweep_shape;
+  if (o.sweep_axes.empty()) return 0;
+  c.axes.clear();
+  for (const run::SweepAxis& a : o.sweep_axes) {
+    c.axes.push_back(a.name);
+    std::vector<uint32_t> values = a.values;
+    std::sort(values.begin(), values.end());  // the view lists a parameter's values in order
+    c.values[a.name] = values;
+  }
+  if (!headless) {
+    start_sweep(app);
+    return 0;
+  }
+  if (run_sweep_now(app)) return 0;
+  err << "gemmscope gui: the sweep could not run: " << (app.sweep.run ? app.sweep.run->error : app.status) << "\n";
+  return 1;
 }
 
 void report_problems(const AppState& app, std::ostream& err) {

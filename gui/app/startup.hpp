@@ -43,6 +43,14 @@ int refuse_long_run(const run::SimRequest& req, double limit_seconds, std::ostre
 // input, said on err with a result of 2 (0 otherwise).
 int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream& err);
 
+// --sweep-param and --sweep-size against the first kernel: 0 when they fit (or there are none),
+// else 2 after naming the bad value on err (a parameter the kernel does not declare, a value it
+// does not take, more than the view's two parameters).
+int check_sweep_option(const AppOptions& o, const run::SimRequest& first, std::ostream& err);
+// Sets the Sweep view's choice from the options and, with parameters, runs the sweep: headless
+// to its end on this thread (1 after saying why on err when it could not run), else as a job.
+int sweep_option(const AppOptions& o, AppState& app, bool headless, std::ostream& err);
+
 // What the Problems view would show, for a headless run: one line per problem on err, the
 // model's own findings (hazards, a wrong result) counted in one line.
 void report_problems(const AppState& app, std::ostream& err);

@@ -33,6 +33,7 @@
 #include "gui/core/settings.hpp"
 #include "gui/core/shared_memory_data.hpp"
 #include "gui/core/speed_ladder.hpp"
+#include "gui/core/sweep_data.hpp"
 #include "gui/core/throughput_data.hpp"
 #include "gui/core/tmem_data.hpp"
 #include "run/run_time.hpp"
@@ -138,6 +139,8 @@ struct AppState {
   // Every step's speed at 4096³: the model's predictions made so far and the shipped reference
   // runs (speed_ladder.hpp; the app loads those from its assets at start).
   SpeedLadder speed_ladder;
+  // The Sweep view's choice of parameters and values, and its run (under way or finished).
+  SweepState sweep;
   // A GPU's timeline (imported or recorded here) with the model's beside it; null when none.
   std::shared_ptr<RecordedTimeline> recorded_timeline;
   GpuPresence gpu;  // whether this machine has a GPU to record on (gpu_presence.hpp)

@@ -102,4 +102,18 @@ Rgb warn_rgb(bool dark) { return dark ? Rgb{235, 190, 90} : Rgb{150, 90, 0}; }  
 Rgb error_rgb(bool dark) { return dark ? Rgb{240, 110, 100} : Rgb{190, 30, 30}; }
 Rgb muted_rgb(bool dark) { return dark ? Rgb{140, 140, 150} : Rgb{110, 110, 120}; }
 
+Rgb heat_rgb(double t) {
+  // Five stops of a viridis-like ramp: lightness rises with t, so the order reads in grey too.
+  static constexpr Rgb kStops[] = {{48, 18, 110}, {40, 90, 160}, {30, 150, 140}, {110, 195, 80}, {245, 225, 40}};
+  const double x = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * double(std::size(kStops) - 1);
+  const size_t i = std::min(size_t(x), std::size(kStops) - 2);
+  const double f = x - double(i);
+  Rgb out{};
+  for (size_t c = 0; c < 3; ++c)
+    out[c] = uint8_t(std::lround(double(kStops[i][c]) + (double(kStops[i + 1][c]) - double(kStops[i][c])) * f));
+  return out;
+}
+
+Rgb best_rgb(bool dark) { return dark ? Rgb{255, 90, 200} : Rgb{200, 0, 140}; }
+
 }  // namespace gs::gui

@@ -44,4 +44,10 @@ Rgb warn_rgb(bool dark);
 Rgb error_rgb(bool dark);
 Rgb muted_rgb(bool dark);
 
+// The Sweep view's heat map: t in [0, 1] from the slowest cell (dark blue) through teal and
+// green to the fastest (yellow), the same on both themes (a cell carries its own background).
+Rgb heat_rgb(double t);
+// The outline that marks the fastest cell of a sweep: it stands out against every heat colour.
+Rgb best_rgb(bool dark);
+
 }  // namespace gs::gui

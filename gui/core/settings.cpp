@@ -60,6 +60,8 @@ Settings Settings::defaults() {
   s.show[size_t(ViewId::gpu)] = false;
   s.show[size_t(ViewId::memory)] = false;
   s.show[size_t(ViewId::tiling)] = false;
+  // A sweep is a question asked now and then too, and it runs the model many times when asked.
+  s.show[size_t(ViewId::sweep)] = false;
   return s;
 }
 

@@ -64,14 +64,6 @@ MeasuredSpeed measured_of(const Variant& v, std::string source, bool yours) {
   return s;
 }
 
-// The machine the ladder predicts a step on: the card asked for (--machine) when it runs the
-// step's code, else the GPU found here when the model knows it, else the step's target's.
-const model::timing::Machine& ladder_machine(const AppState& app, ir::Arch arch) {
-  if (app.predict_on && model::timing::machine_runs(*app.predict_on, arch)) return *app.predict_on;
-  if (const model::timing::Machine* m = predicted_card(app.gpu, arch)) return *m;
-  return model::timing::machine_for(arch);
-}
-
 struct PredictionTask {
   std::string key;
   run::SimRequest request;
@@ -114,6 +106,12 @@ SpeedPrediction predict(const run::SimRequest& r) {
 }
 
 }  // namespace
+
+const model::timing::Machine& ladder_machine(const AppState& app, ir::Arch arch) {
+  if (app.predict_on && model::timing::machine_runs(*app.predict_on, arch)) return *app.predict_on;
+  if (const model::timing::Machine* m = predicted_card(app.gpu, arch)) return *m;
+  return model::timing::machine_for(arch);
+}
 
 std::vector<ReferenceRun> load_reference_runs(const std::string& dir) {
   std::error_code ec;

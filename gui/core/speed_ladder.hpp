@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/model/timing.hpp"
 #include "gui/core/measurements.hpp"
 
 namespace gs::gui {
@@ -105,6 +106,11 @@ std::vector<SpeedRow> speed_rows(const AppState& app);
 std::string gpu_fill_sentence(uint64_t ctas, uint32_t sms, kernels::GemmShape speed_shape = kSpeedShape);
 // The sentence for the kernel on screen (its launch, the machine it was predicted on).
 std::string gpu_fill_sentence(const AppState& app);
+
+// The machine the app predicts a step built for `arch` on (the ladder, the Sweep view): the card
+// asked for (--machine) when it runs the step's code, else the GPU found here when the model
+// knows it, else the step's target's.
+const model::timing::Machine& ladder_machine(const AppState& app, ir::Arch arch);
 
 // The card whose shipped run the ladder prefers: the machine the selected step is predicted on.
 std::string reference_card(const AppState& app);

@@ -171,4 +171,30 @@ void follow_and_legend(bool& follow, const char* follow_tip, const ViewEnv& env,
   }
 }
 
+// Three fields sharing the width; each wide enough for five digits (the shapes go to 65536), the
+// row wrapping under `indent` when they do not fit side by side.
+bool u32_fields(AppState& app, const char* fit_name, const char* const labels[3], uint32_t* values[3], float reserve,
+                float indent, const ViewEnv& env) {
+  bool changed = false;
+  const float pad = ImGui::GetStyle().FramePadding.x * 2.0f;
+  const float digits = ImGui::CalcTextSize("65536").x;
+  const float name_w = ImGui::CalcTextSize("M").x + 4 * env.scale + ImGui::GetStyle().ItemSpacing.x;
+  const float avail = ImGui::GetContentRegionAvail().x - reserve;
+  const float w = std::clamp(avail / 3.0f - name_w, digits + pad, std::max(digits + pad, 90.0f * env.scale));
+  for (int i = 0; i < 3; ++i) {
+    if (i) {
+      same_line_if_fits(name_w + w);
+      if (ImGui::GetCursorPosX() < indent) ImGui::SetCursorPosX(indent);
+    }
+    ImGui::TextUnformatted(labels[i]);
+    ImGui::SameLine(0, 4 * env.scale);
+    ImGui::SetNextItemWidth(w);
+    ImGui::PushID(i);
+    changed |= ImGui::InputScalar("##v", ImGuiDataType_U32, values[i]);
+    ImGui::PopID();
+    note_fit(app, fit_name, ImGui::CalcTextSize(std::to_string(std::max(*values[i], 65536u)).c_str()).x, w - pad);
+  }
+  return changed;
+}
+
 }  // namespace gs::gui

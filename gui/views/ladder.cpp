@@ -210,34 +210,6 @@ void kernel_list(AppState& app, const ViewEnv& env) {
                                ImGui::GetItemRectSize().y};
 }
 
-// A row of three unsigned fields sharing the width, leaving `reserve` pixels for what follows;
-// each wide enough for five digits (the shapes go to 65536), the row wrapping under `indent`
-// when they do not fit side by side.
-bool u32_fields(AppState& app, const char* const labels[3], uint32_t* values[3], float reserve, float indent,
-                const ViewEnv& env) {
-  bool changed = false;
-  const float pad = ImGui::GetStyle().FramePadding.x * 2.0f;
-  const float digits = ImGui::CalcTextSize("65536").x;
-  const float name_w = ImGui::CalcTextSize("M").x + 4 * env.scale + ImGui::GetStyle().ItemSpacing.x;
-  const float avail = ImGui::GetContentRegionAvail().x - reserve;
-  const float w = std::clamp(avail / 3.0f - name_w, digits + pad, std::max(digits + pad, 90.0f * env.scale));
-  for (int i = 0; i < 3; ++i) {
-    if (i) {
-      same_line_if_fits(name_w + w);
-      if (ImGui::GetCursorPosX() < indent) ImGui::SetCursorPosX(indent);
-    }
-    ImGui::TextUnformatted(labels[i]);
-    ImGui::SameLine(0, 4 * env.scale);
-    ImGui::SetNextItemWidth(w);
-    ImGui::PushID(i);
-    changed |= ImGui::InputScalar("##v", ImGuiDataType_U32, values[i]);
-    ImGui::PopID();
-    note_fit(app, "ladder.shape_field", ImGui::CalcTextSize(std::to_string(std::max(*values[i], 65536u)).c_str()).x,
-             w - pad);
-  }
-  return changed;
-}
-
 // One combo per build parameter the kernel declares (the ring's stages), on the request's line
 // under `label`; the default's entry is marked.
 void build_params(AppState& app, const kernels::KernelInfo& info, float label_w, const ViewEnv& env) {
@@ -273,7 +245,8 @@ void request_editor(AppState& app, const kernels::KernelInfo& info, const Reques
   ImGui::SameLine(label_w);
   const char* shape_labels[3] = {"M", "N", "K"};
   uint32_t* shape_values[3] = {&r.shape.m, &r.shape.n, &r.shape.k};
-  u32_fields(app, shape_labels, shape_values, ImGui::CalcTextSize("example").x + 20 * s, label_w, env);
+  u32_fields(app, "ladder.shape_field", shape_labels, shape_values, ImGui::CalcTextSize("example").x + 20 * s, label_w,
+             env);
   same_line_if_fits(button_width("example"));
   if (ImGui::GetCursorPosX() < label_w) ImGui::SetCursorPosX(label_w);
   if (ImGui::SmallButton("example")) r.shape = info.example_shape;

@@ -92,6 +92,11 @@ void follow_and_legend(bool& follow, const char* follow_tip, const ViewEnv& env,
                        void (*legend)(const ViewEnv& env));
 // SameLine when an item `width` wide still fits on this line, else the next line.
 void same_line_if_fits(float width);
+// A row of three unsigned fields ("M", "N", "K"), each wide enough for a shape's five digits,
+// leaving `reserve` pixels for what follows and wrapping under `indent`; their fit is noted
+// under `fit_name`. True when a value changed.
+bool u32_fields(AppState& app, const char* fit_name, const char* const labels[3], uint32_t* values[3], float reserve,
+                float indent, const ViewEnv& env);
 
 // Keyboard shortcuts of the transport (play, step, ...), handled every frame by the shell
 // whichever window has focus (but not while a text field is active), and the help overlay
