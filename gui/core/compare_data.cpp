@@ -142,18 +142,9 @@ CompareSide side_of(const run::KernelVariant& v, const CompareInputs& in, kernel
     s.cycles = t.end_cycle;
     s.clock_hz = st.prediction.clock_hz > 0.0 ? st.prediction.clock_hz
                                                 : (st.predicted_on ? st.predicted_on->clock_hz : model::timing::kClockHz);
-    s.warp_instructions = st.traced_cost.warp_instructions;
+    s.traced = st;
     s.tensor_busy_share = t.tensor_busy_share();
     s.warps = uint32_t(t.rows.size());
-    s.smem_bytes = st.traced_cost.smem_bytes;
-    s.smem_accesses = st.smem_accesses;
-    s.smem_wavefronts = st.smem_wavefronts;
-    s.smem_ideal_wavefronts = st.smem_ideal_wavefronts;
-    s.smem_bank_conflicts = st.smem_bank_conflicts;
-    s.tensor_smem_wavefronts = st.tensor_smem_wavefronts;
-    s.tensor_smem_bank_conflicts = st.tensor_smem_bank_conflicts;
-    s.tma_bytes = st.traced_cost.tma_bytes;
-    s.global_load_bytes = st.traced_cost.global_load_bytes;
     s.hazards = k->report.result.hazards.size();
     s.stalls = top_stalls(t.stalls);
     const ScheduleData sched = schedule_waves(*k);
@@ -438,17 +429,17 @@ nlohmann::json side_json(const CompareSide& s) {
           {"cycles", s.cycles},
           {"clock_hz", s.clock_hz},
           {"warps", s.warps},
-          {"warp_instructions", s.warp_instructions},
+          {"warp_instructions", s.traced.traced_cost.warp_instructions},
           {"tensor_busy_share", s.tensor_busy_share},
-          {"smem", {{"bytes", s.smem_bytes},
-                    {"accesses", s.smem_accesses},
-                    {"wavefronts", s.smem_wavefronts},
-                    {"ideal_wavefronts", s.smem_ideal_wavefronts},
-                    {"bank_conflicts", s.smem_bank_conflicts},
-                    {"tensor_wavefronts", s.tensor_smem_wavefronts},
-                    {"tensor_bank_conflicts", s.tensor_smem_bank_conflicts}}},
-          {"tma_bytes", s.tma_bytes},
-          {"global_load_bytes", s.global_load_bytes},
+          {"smem", {{"bytes", s.traced.traced_cost.smem_bytes},
+                    {"accesses", s.traced.smem_accesses},
+                    {"wavefronts", s.traced.smem_wavefronts},
+                    {"ideal_wavefronts", s.traced.smem_ideal_wavefronts},
+                    {"bank_conflicts", s.traced.smem_bank_conflicts},
+                    {"tensor_wavefronts", s.traced.tensor_smem_wavefronts},
+                    {"tensor_bank_conflicts", s.traced.tensor_smem_bank_conflicts}}},
+          {"tma_bytes", s.traced.traced_cost.tma_bytes},
+          {"global_load_bytes", s.traced.traced_cost.global_load_bytes},
           {"hazards", s.hazards},
           {"stalls", stalls},
           {"schedule", {{"headline", s.schedule_headline},

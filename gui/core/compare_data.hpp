@@ -77,15 +77,14 @@ struct CompareSide {
   std::optional<MeasuredSpeed> measured;
   std::string not_measured;  // why not
   // The traced CTA at CompareData::shape.
-  uint64_t cycles = 0;            // modeled cycles of the traced CTA
+  // Its run's figures: the Shared memory view's wavefront and conflict counts (smem_*,
+  // tensor_smem_*) and what the traced CTA did (traced_cost: warp instructions, shared bytes,
+  // TMA and global bytes).
+  model::SimStats traced;
+  uint64_t cycles = 0;            // modeled cycles of the traced CTA (its timeline's end)
   double clock_hz = 0.0;          // the clock its cycles are turned into time at
-  uint64_t warp_instructions = 0;
   double tensor_busy_share = 0.0;
   uint32_t warps = 0;
-  uint32_t smem_bytes = 0;        // its shared-memory allocation
-  uint64_t smem_accesses = 0, smem_wavefronts = 0, smem_ideal_wavefronts = 0, smem_bank_conflicts = 0;
-  uint64_t tensor_smem_wavefronts = 0, tensor_smem_bank_conflicts = 0;
-  uint64_t tma_bytes = 0, global_load_bytes = 0;
   size_t hazards = 0;
   std::vector<CompareStall> stalls;  // largest first, at most 4
   // The Schedule view's figures at that shape (schedule_waves).

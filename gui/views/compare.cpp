@@ -188,23 +188,26 @@ void figures(const CompareData& d, const ViewEnv& env) {
              "the model's traced CTA alone on its SM: the timelines below");
   figure_row("tensor cores busy", d.a.ok() ? fmt::format("{:.0f}%", 100 * d.a.tensor_busy_share) : "-",
              d.b.ok() ? fmt::format("{:.0f}%", 100 * d.b.tensor_busy_share) : "-", "");
-  number_row("warp instructions", d.a.warp_instructions, d.b.warp_instructions, d);
+  number_row("warp instructions", d.a.traced.traced_cost.warp_instructions, d.b.traced.traced_cost.warp_instructions, d);
   figure_row("stalls (all warps)", stalls_text(d.a), stalls_text(d.b), "",
              "the warps' cycles by cause, summed over the traced CTA (the Timeline view's table)");
-  number_row("shared bytes", d.a.smem_bytes, d.b.smem_bytes, d);
-  number_row("shared wavefronts", d.a.smem_wavefronts, d.b.smem_wavefronts, d,
+  number_row("shared bytes", d.a.traced.traced_cost.smem_bytes, d.b.traced.traced_cost.smem_bytes, d);
+  number_row("shared wavefronts", d.a.traced.smem_wavefronts, d.b.traced.smem_wavefronts, d,
              "ld/st.shared, ldmatrix, cp.async wavefronts of the traced CTA (the Shared memory view)");
-  number_row("  ideal", d.a.smem_ideal_wavefronts, d.b.smem_ideal_wavefronts, d);
-  number_row("  bank conflicts", d.a.smem_bank_conflicts, d.b.smem_bank_conflicts, d,
+  number_row("  ideal", d.a.traced.smem_ideal_wavefronts, d.b.traced.smem_ideal_wavefronts, d);
+  number_row("  bank conflicts", d.a.traced.smem_bank_conflicts, d.b.traced.smem_bank_conflicts, d,
              "wavefronts beyond the ideal");
-  number_row("tensor-core reads' conflicts", d.a.tensor_smem_bank_conflicts, d.b.tensor_smem_bank_conflicts, d);
-  number_row("TMA bytes", d.a.tma_bytes, d.b.tma_bytes, d);
-  number_row("global load bytes", d.a.global_load_bytes, d.b.global_load_bytes, d);
+  number_row("tensor-core reads' conflicts", d.a.traced.tensor_smem_bank_conflicts, d.b.traced.tensor_smem_bank_conflicts, d);
+  number_row("TMA bytes", d.a.traced.traced_cost.tma_bytes, d.b.traced.traced_cost.tma_bytes, d);
+  number_row("global load bytes", d.a.traced.traced_cost.global_load_bytes, d.b.traced.traced_cost.global_load_bytes, d);
   const auto occupancy = [](const CompareSide& s) {
     return s.ok() ? fmt::format("{} CTA{}/SM ({})", s.ctas_per_sm, s.ctas_per_sm == 1 ? "" : "s", s.occupancy_bound) : "-";
   };
   figure_row("occupancy", occupancy(d.a), occupancy(d.b), "", "the Schedule view's occupancy at the traced shape");
-  figure_row("grid", d.a.schedule_headline + "\n" + d.a.waves_text, d.b.schedule_headline + "\n" + d.b.waves_text, "");
+  const auto grid = [](const CompareSide& s) {
+    return s.schedule_headline.empty() ? s.waves_text : s.schedule_headline + "\n" + s.waves_text;
+  };
+  figure_row("waves", grid(d.a), grid(d.b), "", "the Schedule view's waves at the traced shape");
   number_row("hazards", d.a.hazards, d.b.hazards, d, "the model's hazard findings in the traced CTA (the Problems view)");
   ImGui::EndTable();
   (void)env;
