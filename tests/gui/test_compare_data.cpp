@@ -143,8 +143,10 @@ TEST_CASE("compare: one step with two parameter sets", "[gui][compare]") {
   const uint32_t smem_a = d.a.traced.traced_cost.smem_bytes, smem_b = d.b.traced.traced_cost.smem_bytes;
   REQUIRE(smem_b > smem_a);
   CHECK((smem_b - smem_a) / 2 == Approx(smem_a / 2).margin(1024));
-  // The same kernel: its lanes are the same warps.
+  // The same kernel: its lanes are the same warps; twice the shared memory fits fewer CTAs on an SM.
   CHECK(d.a.warps == d.b.warps);
+  CHECK(d.b.ctas_per_sm < d.a.ctas_per_sm);
+  CHECK(d.b.occupancy_bound == "shared memory");
   CHECK(d.diff.summary == "stages 2 -> 4");
   CHECK(d.diff.source.left_title == "source lines run by hopper_producer_consumer stages=2");
   CHECK(run::count_changes(d.diff.ptx.rows).added > 0);
@@ -160,9 +162,13 @@ TEST_CASE("compare: a step with and without a mistake", "[gui][compare]") {
   CHECK_THAT(removed[0], Contains("fence.mbarrier_init"));
   CHECK(changed(d.diff.ptx, run::DiffKind::added).empty());
   CHECK(d.diff.right_name == "hopper_tma_wgmma_64 + missing-init-fence");
-  // The model finds the hazard in B only.
+  // The model finds the hazard in B only; the fence costs no time it could predict.
   CHECK(d.a.hazards == 0);
   CHECK(d.b.hazards > 0);
+  REQUIRE(d.a.predicted);
+  REQUIRE(d.b.predicted);
+  CHECK(d.why.speedup == Approx(1.0).epsilon(0.01));
+  CHECK_THAT(d.bought, Contains("as fast as"));
 }
 
 TEST_CASE("compare: two steps of other families, each bound by its own part", "[gui][compare]") {
