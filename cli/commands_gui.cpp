@@ -50,7 +50,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     int frames = 4, steps = 0, steps_per_frame = 0;
     uint32_t m = 0, n = 0, k = 0, select_line = 0;
     bool frame_stats = false, whole_grid = false, allow_long = false, no_settings = false, no_text_runs = false, no_damage = false;
-    std::string machine, throughput_tab;
+    std::string machine, throughput_tab, compare_with;
     std::vector<std::string> sweep_params;
     std::string sweep_size;
   };
@@ -71,6 +71,11 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_option("--throughput-tab", o->throughput_tab,
                   "The Throughput view's table to show first: predicted, why (why each step is faster), variants")
       ->check(one_of({"predicted", "why", "variants"}, "a Throughput table"));
+  cmd->add_option("--compare-with", o->compare_with,
+                  "The Compare view's B beside the kernel opened (A): ID[:NAME=V,...][+MISTAKE], e.g. "
+                  "hopper_producer_consumer:stages=2 or hopper_tma_wgmma_64+missing-init-fence")
+      ->type_name("VARIANT")
+      ->check(non_empty("a variant"));
   add_shape_options(cmd, o->m, o->n, o->k);
   cmd->add_option("--break", o->mistakes, "Switch on one of the kernel's mistakes (repeatable)")
       ->delimiter(',')
@@ -171,6 +176,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     for (const std::string& id : o->open_first) kernels::kernel_or_throw(id);  // an unknown id: exit 2, nothing opened
     a.open_first = o->open_first;
     a.throughput_tab = o->throughput_tab;
+    if (!o->compare_with.empty()) a.compare_with = gui::parse_variant(o->compare_with);  // bad: exit 2, named
     a.shape = {o->m, o->n, o->k};
     a.mistakes = {o->mistakes.begin(), o->mistakes.end()};
     a.params = parse_params(o->params);

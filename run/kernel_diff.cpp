@@ -55,11 +55,46 @@ std::string step_file_text(const kernels::KernelInfo& info, std::string& path) {
   return f ? std::string(f->text) : std::string();
 }
 
-ir::Kernel build(const kernels::KernelInfo& info, const kernels::GemmShape& shape, const std::string& mistake) {
+ir::Kernel build(const kernels::KernelInfo& info, const kernels::GemmShape& shape, const KernelVariant& v) {
   kernels::GemmConfig cfg;
   cfg.shape = info.resolve(shape);
-  if (!mistake.empty()) cfg.mistakes.insert(mistake);
+  cfg.mistakes = v.mistakes;
+  cfg.params = v.params;
   return kernels::build_kernel(info, cfg);
+}
+
+const std::string& mistake_description(const kernels::KernelInfo& info, const std::string& name) {
+  for (const kernels::Mistake& m : info.mistakes)
+    if (m.name == name) return m.description;
+  return name;
+}
+
+// What differs between two builds besides their steps: each parameter whose value differs
+// ("stages 2 -> 4"), each mistake switched on in right only (its description), each switched off.
+std::string build_changes(const kernels::KernelInfo& left_info, const KernelVariant& left,
+                          const kernels::KernelInfo& right_info, const KernelVariant& right) {
+  std::vector<std::string> parts;
+  if (left.id == right.id) {
+    const kernels::ParamValues l = kernels::resolve_params(left_info, left.params);
+    const kernels::ParamValues r = kernels::resolve_params(right_info, right.params);
+    for (const auto& [name, value] : r)
+      if (auto it = l.find(name); it != l.end() && it->second != value)
+        parts.push_back(fmt::format("{} {} -> {}", name, it->second, value));
+  } else {
+    for (const auto* v : {&left, &right}) {
+      const std::string p = kernels::non_default_params_text(v == &left ? left_info : right_info, v->params);
+      if (!p.empty()) parts.push_back(fmt::format("{} built with {}", v->id, p));
+    }
+  }
+  for (const std::string& m : right.mistakes)
+    if (!left.mistakes.count(m) || left.id != right.id) parts.push_back(mistake_description(right_info, m));
+  for (const std::string& m : left.mistakes) {
+    if (left.id != right.id) parts.push_back(fmt::format("{} with {}", left.id, m));
+    else if (!right.mistakes.count(m)) parts.push_back(fmt::format("{} switched off", m));
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
 }
 
 const kernels::KernelInfo& step_before(const kernels::KernelInfo& info) {
@@ -83,35 +118,54 @@ std::string deltas_between(const kernels::KernelInfo& left, const kernels::Kerne
 
 }  // namespace
 
+std::string variant_name(const KernelVariant& v) {
+  std::string out = v.id;
+  if (const kernels::KernelInfo* info = kernels::find_kernel(v.id)) {
+    const std::string p = kernels::non_default_params_text(*info, v.params);
+    if (!p.empty()) out += " " + p;
+  }
+  for (const std::string& m : v.mistakes) out += " + " + m;
+  return out;
+}
+
+KernelDiff diff_variants(const KernelVariant& left, const KernelVariant& right, const kernels::GemmShape& shape) {
+  const kernels::KernelInfo& left_info = kernels::kernel_or_throw(left.id);
+  const kernels::KernelInfo& right_info = kernels::kernel_or_throw(right.id);
+  kernels::require_mistakes(left_info, left.mistakes);
+  kernels::require_mistakes(right_info, right.mistakes);
+  const ir::Kernel left_kernel = build(left_info, shape, left);
+  const ir::Kernel right_kernel = build(right_info, shape, right);
+  KernelDiff out;
+  out.left_name = variant_name(left);
+  out.right_name = variant_name(right);
+  const std::string changes = build_changes(left_info, left, right_info, right);
+  if (left.id == right.id) {
+    // One file: what differs is which of its lines run, in what order.
+    out.summary = changes.empty() ? "the same build" : changes;
+    out.source = make_diff("source lines run by " + out.left_name, recorded_lines(left_kernel),
+                           "source lines run by " + out.right_name, recorded_lines(right_kernel));
+  } else {
+    out.summary = fmt::format("step {:02} -> {:02}: {}{}", left_info.step, right_info.step,
+                              deltas_between(left_info, right_info), changes.empty() ? "" : "; " + changes);
+    std::string left_path, right_path;
+    std::string left_text = step_file_text(left_info, left_path), right_text = step_file_text(right_info, right_path);
+    out.source = make_diff(left_path, lines_of(left_text), right_path, lines_of(right_text));
+  }
+  out.ptx = make_ptx_diff(out.left_name, ptx::emit(left_kernel).text, out.right_name, ptx::emit(right_kernel).text);
+  return out;
+}
+
 KernelDiff diff_kernels(const KernelDiffRequest& request) {
   const kernels::KernelInfo& right = kernels::kernel_or_throw(request.id);
-  KernelDiff out;
   if (!request.mistake.empty()) {
     if (!request.against.empty() && request.against != request.id)
       throw kernels::ConfigError(fmt::format("--mistake compares {} with itself: leave out the second id ({})",
                                              request.id, request.against));
     kernels::require_mistakes(right, {request.mistake});
-    const ir::Kernel plain = build(right, request.shape, "");
-    const ir::Kernel broken = build(right, request.shape, request.mistake);
-    out.left_name = right.id;
-    out.right_name = right.id + " + " + request.mistake;
-    for (const kernels::Mistake& m : right.mistakes)
-      if (m.name == request.mistake) out.summary = m.description;
-    out.source = make_diff("source lines run by " + out.left_name, recorded_lines(plain),
-                           "source lines run by " + out.right_name, recorded_lines(broken));
-    out.ptx = make_ptx_diff(out.left_name, ptx::emit(plain).text, out.right_name, ptx::emit(broken).text);
-    return out;
+    return diff_variants({right.id, {}, {}}, {right.id, {}, {request.mistake}}, request.shape);
   }
   const kernels::KernelInfo& left = request.against.empty() ? step_before(right) : kernels::kernel_or_throw(request.against);
-  out.left_name = left.id;
-  out.right_name = right.id;
-  out.summary = fmt::format("step {:02} -> {:02}: {}", left.step, right.step, deltas_between(left, right));
-  std::string left_path, right_path;
-  std::string left_text = step_file_text(left, left_path), right_text = step_file_text(right, right_path);
-  out.source = make_diff(left_path, lines_of(left_text), right_path, lines_of(right_text));
-  out.ptx = make_ptx_diff(left.id, ptx::emit(build(left, request.shape, "")).text, right.id,
-                          ptx::emit(build(right, request.shape, "")).text);
-  return out;
+  return diff_variants({left.id, {}, {}}, {right.id, {}, {}}, request.shape);
 }
 
 std::string format_text_diff(const TextDiff& d, int context) {

@@ -3,6 +3,7 @@
 // (`gemmscope diff`) and the GUI's Diff view both show this.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,25 @@ struct KernelDiff {
 // Throws kernels::ConfigError naming the valid choices for an unknown id or mistake, or for a
 // first step asked for the step before it.
 KernelDiff diff_kernels(const KernelDiffRequest& request);
+
+// One build of a kernel: its id, its build parameters (unset ones at their defaults) and the
+// mistakes switched on. The Compare view diffs any two.
+struct KernelVariant {
+  std::string id;
+  kernels::ParamValues params;
+  std::set<std::string> mistakes;
+};
+// "hopper_tma_wgmma_64 stages=2 + skip-mbarrier-wait": the id, the parameters that differ from
+// the kernel's defaults, and the mistakes.
+std::string variant_name(const KernelVariant& v);
+
+// What changed from `left` to `right`, both built at `shape` (0s: each kernel's example shape).
+// Two kernels: their step files and the PTX of the two builds; one kernel (other parameters or
+// mistakes): the source lines each build recorded instructions from, in order (the file is the
+// same), and the PTX. The summary names the steps' deltas, the parameters that differ and the
+// mistakes' descriptions. Throws kernels::ConfigError for an unknown id, mistake or parameter
+// value, naming the valid ones.
+KernelDiff diff_variants(const KernelVariant& left, const KernelVariant& right, const kernels::GemmShape& shape = {});
 
 // The diff as text: a header, then one line per row: "  ", "- " or "+ " and the line. With
 // context >= 0, only that many unchanged lines around each change are kept ("..." between).

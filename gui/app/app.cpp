@@ -89,6 +89,7 @@ std::string init_state(AppState& app, const AppOptions& o) {
 int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run::SimRequest& req, bool headless,
                std::ostream& err) {
   app.throughput_view.select_tab = o.throughput_tab;
+  if (o.compare_with) app.compare_view.b = *o.compare_with;
   for (const std::string& id : o.open_first) {
     run::SimRequest first = req;
     first.kernel_id = id;
@@ -137,6 +138,10 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   if (showing("sass")) compile_sass_now(app);
   if (showing("timeline") || showing("sweep")) gpu_presence_now(app);  // "Record on this GPU", "on the GPU too"
   if (showing("ladder")) predict_speed_ladder_now(app);  // every step's model speed at 4096³
+  // The two variants' model runs when the Compare view was asked for (not with every view: they
+  // take seconds; drawn, the view starts them as a job).
+  const bool compare_asked = o.compare_with || std::find(o.views.begin(), o.views.end(), ViewId::compare) != o.views.end();
+  if (showing("compare") && compare_asked) compare_now(app);
   if (app.kernel && (showing("schedule") || showing("problems"))) {
     count_registers_now(*app.kernel);
     update_resource_advice(app);  // the Problems view's spill and occupancy advice

@@ -21,6 +21,7 @@ struct AppOptions {
   // kernel_id: their predictions stay in the Throughput view (its Why faster tab).
   std::vector<std::string> open_first;
   std::string throughput_tab;      // the Throughput view's table to show first ("why", ...); "": its own
+  std::optional<run::KernelVariant> compare_with;  // the Compare view's B (A: the kernel opened); nullopt: its default
   kernels::GemmShape shape;        // 0s: the kernel's example shape
   std::set<std::string> mistakes;
   kernels::ParamValues params;     // build parameters (unset: the kernel's defaults)

@@ -28,6 +28,7 @@
 #include "gui/core/timeline_compare_data.hpp"
 #include "gui/core/source_data.hpp"
 #include "gui/core/diff_data.hpp"
+#include "gui/core/compare_data.hpp"
 #include "gui/core/sass_data.hpp"
 #include "gui/core/session.hpp"
 #include "gui/core/settings.hpp"
@@ -125,6 +126,7 @@ struct AppState {
   PtxViewOptions ptx_view;
   SourceViewOptions source_view;
   DiffViewOptions diff_view;
+  CompareViewOptions compare_view;
   ProblemsViewOptions problems_view;
   TmemViewOptions tmem_view;
   ThroughputControls throughput_view = default_throughput_controls();
@@ -134,6 +136,8 @@ struct AppState {
   // shell selects its tab or focuses its window, then clears it.
   std::optional<ViewId> raise_view;
   ViewCaches view_caches;
+  // The Compare view's latest comparison and the one being made (compare_data.hpp).
+  CompareResults compare;
   std::vector<Problem> problems;
   Measurements measurements;
   // Every step's speed at 4096³: the model's predictions made so far and the shipped reference

@@ -101,16 +101,17 @@ nlohmann::json describe_diff(AppState& app) {
                       {"show_ptx", app.diff_view.show_ptx},
                       {"error", d.error}};
   if (!d.error.empty()) return j;
-  auto counts = [](const run::TextDiff& t) {
-    const run::DiffCount c = run::count_changes(t.rows);
-    return nlohmann::json{{"left", t.left_title}, {"right", t.right_title}, {"removed", c.removed}, {"added", c.added}};
-  };
   j["left"] = d.diff.left_name;
   j["right"] = d.diff.right_name;
   j["summary"] = d.diff.summary;
-  j["source"] = counts(d.diff.source);
-  j["ptx"] = counts(d.diff.ptx);
+  j["source"] = diff_counts_json(d.diff.source);
+  j["ptx"] = diff_counts_json(d.diff.ptx);
   return j;
+}
+
+nlohmann::json diff_counts_json(const run::TextDiff& t) {
+  const run::DiffCount c = run::count_changes(t.rows);
+  return {{"left", t.left_title}, {"right", t.right_title}, {"removed", c.removed}, {"added", c.added}};
 }
 
 }  // namespace gs::gui

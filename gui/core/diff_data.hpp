@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "run/kernel_diff.hpp"
 
 namespace gs::gui {
@@ -42,5 +44,8 @@ struct SideBySideRow {
   uint32_t folded = 0;                       // > 0: a fold of this many unchanged lines
 };
 std::vector<SideBySideRow> side_by_side(const run::TextDiff& d, int context);
+
+// A side of a diff in the state JSON: {left, right (the titles), removed, added}.
+nlohmann::json diff_counts_json(const run::TextDiff& t);
 
 }  // namespace gs::gui

@@ -30,6 +30,7 @@ enum class JobKind {
   gpu_probe,       // whether this machine has a GPU (gpu_presence.hpp)
   speed_ladder,    // the model's TFLOP/s of every step at the speed ladder's shape (speed_ladder.hpp)
   sweep,           // the Sweep view's run over build parameters (sweep_data.hpp)
+  compare,         // two variants' model runs and diff for the Compare view (compare_data.hpp)
 };
 
 using Completion = std::function<void(AppState&)>;

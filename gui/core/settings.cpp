@@ -54,6 +54,8 @@ Settings Settings::defaults() {
   // The Diff view is a question a learner asks now and then (View menu): closed at first, so
   // the default layout keeps its room for the views that follow the cursor.
   s.show[size_t(ViewId::diff)] = false;
+  // The Compare view runs the model for two variants when it shows: opened from the View menu.
+  s.show[size_t(ViewId::compare)] = false;
   s.show[size_t(ViewId::sass)] = false;  // the View menu opens it; the program column is full
   // The machine's pictures (GPU, Memory, Tiling) are reference a learner opens from the View
   // menu: closed at first, so the default layout keeps its room for the views of the cursor.

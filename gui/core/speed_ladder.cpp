@@ -42,11 +42,16 @@ std::string cube_text(kernels::GemmShape s) {
 }
 
 // The variant of `id` at the ladder's shape among `m`'s variants of `source`: the kernel as it
-// ships ("" build) first, else the first of another build.
-const Variant* find_variant(const Measurements& m, const std::string& id, MeasurementSource source) {
+// ships ("" build) first, else the first of another build; with `build`, that build only.
+const Variant* find_variant(const Measurements& m, const std::string& id, MeasurementSource source,
+                            const std::string* build = nullptr) {
   const Variant* other = nullptr;
   for (const Variant& v : m.variants) {
     if (v.kernel_id != id || v.source != source || !same_shape(v.shape, kSpeedShape) || v.points.empty()) continue;
+    if (build) {
+      if (v.params == *build) return &v;
+      continue;
+    }
     if (v.params.empty()) return &v;
     // A mistake's run is never the step's speed.
     if (!other && v.params.find("mistake") == std::string::npos) other = &v;
@@ -63,6 +68,39 @@ MeasuredSpeed measured_of(const Variant& v, std::string source, bool yours) {
   s.yours = yours;
   return s;
 }
+
+// The shipped runs in the order they are asked: the preferred card's first.
+std::vector<const ReferenceRun*> runs_in_order(const SpeedLadder& ladder, const std::string& reference_card) {
+  std::vector<const ReferenceRun*> order;
+  for (const ReferenceRun& r : ladder.references)
+    if (r.card == upper(reference_card)) order.push_back(&r);
+  for (const ReferenceRun& r : ladder.references)
+    if (r.card != upper(reference_card)) order.push_back(&r);
+  return order;
+}
+
+// `id` measured on the learner's GPU, else in the first shipped run of `order` that has it
+// (find_variant: `build` only, when given).
+std::optional<MeasuredSpeed> measured_in(const std::vector<const ReferenceRun*>& order, const Measurements& mine,
+                                         const std::string& id, const std::string* build) {
+  if (const Variant* v = find_variant(mine, id, MeasurementSource::gpu, build)) return measured_of(*v, "your GPU", true);
+  for (const ReferenceRun* r : order)
+    if (const Variant* v = find_variant(r->results, id, MeasurementSource::imported, build))
+      return measured_of(*v, fmt::format("{}, {}, shipped", r->card, r->date), false);
+  return std::nullopt;
+}
+
+}  // namespace
+
+// The machine the ladder predicts a step on: the card asked for (--machine) when it runs the
+// step's code, else the GPU found here when the model knows it, else the step's target's.
+const model::timing::Machine& ladder_machine(const AppState& app, ir::Arch arch) {
+  if (app.predict_on && model::timing::machine_runs(*app.predict_on, arch)) return *app.predict_on;
+  if (const model::timing::Machine* m = predicted_card(app.gpu, arch)) return *m;
+  return model::timing::machine_for(arch);
+}
+
+namespace {
 
 struct PredictionTask {
   std::string key;
@@ -106,12 +144,6 @@ SpeedPrediction predict(const run::SimRequest& r) {
 }
 
 }  // namespace
-
-const model::timing::Machine& ladder_machine(const AppState& app, ir::Arch arch) {
-  if (app.predict_on && model::timing::machine_runs(*app.predict_on, arch)) return *app.predict_on;
-  if (const model::timing::Machine* m = predicted_card(app.gpu, arch)) return *m;
-  return model::timing::machine_for(arch);
-}
 
 std::vector<ReferenceRun> load_reference_runs(const std::string& dir) {
   std::error_code ec;
@@ -194,12 +226,7 @@ std::string gap_sentence(const kernels::KernelInfo& before, const kernels::Kerne
 
 std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& mine, const std::string& reference_card,
                                  const std::string& selected_id, const kernels::ParamValues& selected_params) {
-  // The shipped runs in the order they are asked: the preferred card's first.
-  std::vector<const ReferenceRun*> order;
-  for (const ReferenceRun& r : ladder.references)
-    if (r.card == upper(reference_card)) order.push_back(&r);
-  for (const ReferenceRun& r : ladder.references)
-    if (r.card != upper(reference_card)) order.push_back(&r);
+  const std::vector<const ReferenceRun*> order = runs_in_order(ladder, reference_card);
 
   std::string cards;  // the shipped runs' cards, each once
   for (const ReferenceRun* r : order)
@@ -220,14 +247,7 @@ std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& 
         // Several cards: the reference card's, else any.
         if (!row.predicted || device_is(p.machine, reference_card)) row.predicted = p;
       }
-    if (const Variant* v = find_variant(mine, info.id, MeasurementSource::gpu))
-      row.measured = measured_of(*v, "your GPU", true);
-    else
-      for (const ReferenceRun* r : order)
-        if (const Variant* v = find_variant(r->results, info.id, MeasurementSource::imported)) {
-          row.measured = measured_of(*v, fmt::format("{}, {}, shipped", r->card, r->date), false);
-          break;
-        }
+    row.measured = measured_in(order, mine, info.id, nullptr);
     if (!row.measured)
       row.not_measured = info.family == kernels::Family::blackwell ? "not measured here (no Blackwell GPU was run)"
                                                                    : "not measured at 4096³ yet";
@@ -248,6 +268,12 @@ std::string reference_card(const AppState& app) {
   // A Blackwell step has no shipped run: the Hopper card the other steps are predicted on.
   const ir::Arch arch = info && info->arch != ir::Arch::sm_100a ? info->arch : ir::Arch::sm_90a;
   return ladder_machine(app, arch).name;
+}
+
+std::optional<MeasuredSpeed> measured_build(const SpeedLadder& ladder, const Measurements& mine,
+                                            const std::string& reference_card, const std::string& id,
+                                            const std::string& build) {
+  return measured_in(runs_in_order(ladder, reference_card), mine, id, &build);
 }
 
 std::vector<SpeedRow> speed_rows(const AppState& app) {

@@ -115,6 +115,14 @@ const model::timing::Machine& ladder_machine(const AppState& app, ir::Arch arch)
 // The card whose shipped run the ladder prefers: the machine the selected step is predicted on.
 std::string reference_card(const AppState& app);
 
+// The measured figure of one build of `id` at kSpeedShape (`build`: its parameters that differ
+// from the defaults, kernels::non_default_params_text; "" as it ships): a run of it on this
+// machine's GPU, else in the shipped runs, reference_card's first; nullopt when none measured it.
+std::optional<MeasuredSpeed> measured_build(const SpeedLadder& ladder, const Measurements& mine,
+                                            const std::string& reference_card, const std::string& id,
+                                            const std::string& build);
+
+
 // Starts one job that predicts every step not predicted yet (for its card, the selected step
 // with the edited build), each row filled as its run finishes. Does nothing while one runs.
 void request_speed_predictions(AppState& app);

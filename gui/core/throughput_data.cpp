@@ -102,6 +102,18 @@ double achieved_ridge(const AchievedIntensity& a, const DeviceCeilings& c) {
   return c.memory_tbps > 0.0 ? peak / c.memory_tbps : 0.0;
 }
 
+std::vector<PredictionPart> prediction_parts(const model::timing::Prediction& pr) {
+  std::vector<PredictionPart> parts;
+  if (pr.cycles_per_wave <= 0.0) return parts;
+  const std::string bound = pr.parts.bound;
+  uint32_t i = 0;
+  for (const model::timing::PartRow& row : model::timing::breakdown_rows(pr.parts)) {
+    parts.push_back({row.name, row.meaning, row.cycles, row.cycles / pr.cycles_per_wave, bound == row.name, i});
+    ++i;
+  }
+  return parts;
+}
+
 std::string error_text(double error) { return fmt::format("{:+.1f}%", 100.0 * error); }
 
 namespace {
@@ -134,11 +146,7 @@ void fill_parts(PredictionRow& p, const ModelPrediction& mp) {
   p.bound = pr.parts.bound;
   p.cycles_per_wave = pr.cycles_per_wave;
   p.waves = pr.waves;
-  uint32_t i = 0;
-  for (const model::timing::PartRow& row : model::timing::breakdown_rows(pr.parts)) {
-    p.parts.push_back({row.name, row.meaning, row.cycles, row.cycles / pr.cycles_per_wave, p.bound == row.name, i});
-    ++i;
-  }
+  p.parts = prediction_parts(pr);
   p.wave_line = fmt::format("{} wave{} of {} SMs x {} CTA{}, {} cycles per wave at {:.0f} MHz", pr.waves,
                             pr.waves == 1 ? "" : "s", mp.sms, pr.resident, pr.resident == 1 ? "" : "s",
                             group_digits(uint64_t(pr.cycles_per_wave)), pr.clock_hz / 1e6);

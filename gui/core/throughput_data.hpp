@@ -91,6 +91,9 @@ struct PredictionPart {
   uint32_t index = 0;   // its place in breakdown_rows: its colour (limit_rgb)
 };
 
+// A prediction's parts (timing::breakdown_rows) with their shares; empty without a wave.
+std::vector<PredictionPart> prediction_parts(const model::timing::Prediction& p);
+
 // The model's prediction of one build at one shape beside what was measured of it: the
 // prediction never replaces the measurement, it sits next to it with the error.
 struct PredictionRow {

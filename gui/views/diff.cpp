@@ -81,12 +81,16 @@ void draw_diff(AppState& app, const ViewEnv& env) {
                                 .c_str());
   ImGui::PopTextWrapPos();
 
-  const std::vector<SideBySideRow> rows = side_by_side(t, app.diff_view.changes_only ? 3 : -1);
+  draw_side_by_side(t, app.diff_view.changes_only ? 3 : -1, 0.0f, env);
+}
+
+void draw_side_by_side(const run::TextDiff& t, int context, float height, const ViewEnv& env) {
+  const std::vector<SideBySideRow> rows = side_by_side(t, context);
   const ImU32 removed_bg = env.dark ? IM_COL32(130, 40, 40, 120) : IM_COL32(255, 200, 200, 200);
   const ImU32 added_bg = env.dark ? IM_COL32(40, 110, 50, 120) : IM_COL32(200, 245, 200, 200);
   const ImGuiTableFlags flags = ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX | ImGuiTableFlags_BordersInnerV |
                                 ImGuiTableFlags_Resizable | ImGuiTableFlags_SizingStretchSame;
-  if (!ImGui::BeginTable("##diff", 2, flags)) return;
+  if (!ImGui::BeginTable("##diff", 2, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn(t.left_title.c_str());
   ImGui::TableSetupColumn(t.right_title.c_str());

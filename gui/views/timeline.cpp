@@ -343,14 +343,7 @@ double axis_step(double end_us, int want) {
   return 10.0 * p;
 }
 
-struct Plot {
-  float x0, y0, w, row_h;
-  uint64_t end;
-  uint32_t columns;
-  float x_of(uint64_t ps) const { return x0 + w * float(double(ps) / double(std::max<uint64_t>(end, 1))); }
-};
-
-void draw_axis(const Plot& p, ImDrawList* dl, const ViewEnv& env) {
+void draw_axis(const LanePlot& p, ImDrawList* dl, const ViewEnv& env) {
   const double end_us = double(p.end) / 1e6;
   const float label_w = ImGui::CalcTextSize("0000.0 µs").x;
   const double step = axis_step(end_us, std::max(2, int(p.w / (label_w * 1.6f))));
@@ -365,7 +358,7 @@ void draw_axis(const Plot& p, ImDrawList* dl, const ViewEnv& env) {
   }
 }
 
-void draw_lane(const CompareLane& l, const Plot& p, float y, ImDrawList* dl, const ViewEnv& env) {
+void draw_lane(const CompareLane& l, const LanePlot& p, float y, ImDrawList* dl, const ViewEnv& env) {
   const float s = env.scale, h = p.row_h;
   const float pad = l.model ? 3 * s : 2 * s;
   for (const TimelineSegment& g : segments_at_pixels(l.segments, p.end, p.columns))
@@ -381,6 +374,32 @@ void draw_lane(const CompareLane& l, const Plot& p, float y, ImDrawList* dl, con
     dl->AddLine(ImVec2(p.x_of(c), y + h * 0.6f), ImVec2(p.x_of(c), y + h), error_color(env), 1.0f * s);
 }
 
+}  // namespace
+
+LanePlot draw_time_lanes(const std::vector<CompareLane>& lanes, uint64_t end_ps, float label_w, const char* id,
+                         const ViewEnv& env) {
+  const float s = env.scale;
+  const float row_h = std::max(6.0f * s, ImGui::GetTextLineHeight() * 0.9f);
+  const float plot_w = std::max(40.0f * s, ImGui::GetContentRegionAvail().x - label_w - 8 * s);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton(id, ImVec2(label_w + 4 * s + plot_w, row_h * float(lanes.size() + 1)));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const LanePlot p{o.x + label_w + 4 * s, o.y, plot_w, row_h, end_ps, uint32_t(std::max(1.0f, plot_w))};
+  draw_axis(p, dl, env);
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), muted = muted_color(env);
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    const CompareLane& l = lanes[i];
+    const float y = o.y + row_h * float(i + 1);
+    dl->AddText(ImVec2(o.x, y), l.model ? muted : text, l.label.c_str());
+    draw_lane(l, p, y, dl, env);
+  }
+  return p;
+}
+
+void draw_timeline_legend(const ViewEnv& env) { draw_legend(env); }
+
+namespace {
+
 void draw_lanes(AppState& app, const TimelineCompareData& d, const ViewEnv& env) {
   const float s = env.scale;
   const float row_h = std::max(6.0f * s, ImGui::GetTextLineHeight() * 0.9f);
@@ -391,21 +410,13 @@ void draw_lanes(AppState& app, const TimelineCompareData& d, const ViewEnv& env)
   const float plot_w = std::max(40.0f * s, avail - label_w - 8 * s);
   note_fit(app, "timeline.recorded.labels", label_w + 40.0f * s, avail);
   const size_t rows = d.lanes.size() + 1;  // the axis, then the lanes
-  const ImVec2 o = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##recorded_lanes", ImVec2(label_w + 4 * s + plot_w, row_h * float(rows)));
+  const LanePlot p = draw_time_lanes(d.lanes, d.end_ps, label_w, "##recorded_lanes", env);
   const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 o(p.x0 - label_w - 4 * s, p.y0);
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Plot p{o.x + label_w + 4 * s, o.y, plot_w, row_h, d.end_ps, uint32_t(std::max(1.0f, plot_w))};
   // For the headless pixel test: the first lane's x, y, width and the row height.
   app.drawn["timeline.recorded"] = {p.x0, o.y + row_h, plot_w, row_h};
-  draw_axis(p, dl, env);
-  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), muted = muted_color(env);
-  for (size_t i = 0; i < d.lanes.size(); ++i) {
-    const CompareLane& l = d.lanes[i];
-    const float y = o.y + row_h * float(i + 1);
-    dl->AddText(ImVec2(o.x, y), l.model ? muted : text, l.label.c_str());
-    draw_lane(l, p, y, dl, env);
-  }
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
   const Snapshot* snap = app.snapshot();
   if (snap)
     if (const std::optional<uint64_t> c = compare_cursor_ps(d, snap->cycle)) {
@@ -451,7 +462,7 @@ void draw_sm_rows(AppState& app, const TimelineCompareData& d, const ViewEnv& en
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::Dummy(ImVec2(label_w + 4 * s + plot_w, row_h * float(d.sms.size())));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Plot p{o.x + label_w + 4 * s, o.y, plot_w, row_h, d.end_ps, uint32_t(std::max(1.0f, plot_w))};
+  const LanePlot p{o.x + label_w + 4 * s, o.y, plot_w, row_h, d.end_ps, uint32_t(std::max(1.0f, plot_w))};
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), muted = muted_color(env);
   for (size_t i = 0; i < d.sms.size(); ++i) {
     const SmRow& r = d.sms[i];

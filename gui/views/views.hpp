@@ -98,6 +98,25 @@ void same_line_if_fits(float width);
 bool u32_fields(AppState& app, const char* fit_name, const char* const labels[3], uint32_t* values[3], float reserve,
                 float indent, const ViewEnv& env);
 
+// Lanes of warps on one time axis in ps (CompareLane: states, TMA and store ticks, K passes,
+// fast-forwarded stretches), under an axis row in µs, each lane's label in a column `label_w`
+// wide on the left; as the Timeline view draws a GPU's lanes beside the model's, and the Compare
+// view two variants'. The block is one item `id` (hover it with IsItemHovered).
+struct LanePlot {
+  float x0, y0, w, row_h;  // the plot's left edge, the axis row's top, its width, a lane's height
+  uint64_t end;            // ps at the right edge
+  uint32_t columns;
+  float x_of(uint64_t ps) const { return x0 + w * float(double(ps) / double(end > 0 ? end : 1)); }
+};
+LanePlot draw_time_lanes(const std::vector<CompareLane>& lanes, uint64_t end_ps, float label_w, const char* id,
+                         const ViewEnv& env);
+// The Timeline view's legend of a warp lane's states and ticks.
+void draw_timeline_legend(const ViewEnv& env);
+// A diff's two sides in a table (the Diff view's), removed lines on the left and added on the
+// right, `context` unchanged lines kept around each change (-1: all), `height` 0 for the rest of
+// the window.
+void draw_side_by_side(const run::TextDiff& t, int context, float height, const ViewEnv& env);
+
 // Keyboard shortcuts of the transport (play, step, ...), handled every frame by the shell
 // whichever window has focus (but not while a text field is active), and the help overlay
 // that lists them (toggled by F1 or '?'; `show` is owned by the shell).

@@ -126,3 +126,31 @@ TEST_CASE("diff: a step against the step before it, and bad choices named", "[ru
                     Catch::Contains("missing-init-fence"));
   CHECK_THROWS_AS(run::diff_kernels({.id = "simt_naive", .against = "nope"}), kernels::ConfigError);
 }
+
+TEST_CASE("diff: two builds of one step, and a step against another with its parameters", "[run][diff]") {
+  // Step 13 with a 2-stage ring against its 4-stage one: the same file, so the source side is
+  // the lines each build ran; the PTX differs in the ring's size, and the summary names the change.
+  const run::KernelDiff d = run::diff_variants({"hopper_producer_consumer", {{"stages", 2}}, {}},
+                                               {"hopper_producer_consumer", {{"stages", 4}}, {}});
+  CHECK(d.left_name == "hopper_producer_consumer stages=2");
+  CHECK(d.right_name == "hopper_producer_consumer");  // 4 is its default
+  CHECK(d.summary == "stages 2 -> 4");
+  CHECK(d.source.left_title == "source lines run by hopper_producer_consumer stages=2");
+  CHECK(run::count_changes(d.ptx.rows).added > 0);
+  // The same build on both sides changes nothing.
+  const run::KernelDiff same = run::diff_variants({"simt_vectorized", {}, {}}, {"simt_vectorized", {}, {}});
+  CHECK(same.summary == "the same build");
+  CHECK(run::count_changes(same.ptx.rows).added == 0);
+  CHECK(run::count_changes(same.source.rows).removed == 0);
+  // Two steps, one of them with a mistake: the step files, and the mistake named in the summary.
+  const kernels::KernelInfo& k11 = kernels::kernel_or_throw("hopper_tma_wgmma_64");
+  const run::KernelDiff steps = run::diff_variants({"ampere_ldmatrix", {}, {}}, {k11.id, {}, {"missing-init-fence"}});
+  CHECK(steps.right_name == "hopper_tma_wgmma_64 + missing-init-fence");
+  CHECK(steps.source.right_title == "kernels/11_hopper_tma_wgmma_64.cpp");
+  CHECK(steps.summary.find(k11.delta) != std::string::npos);
+  for (const kernels::Mistake& m : k11.mistakes)
+    if (m.name == "missing-init-fence") CHECK(steps.summary.find(m.description) != std::string::npos);
+  // A value the kernel does not take is named with the valid ones.
+  CHECK_THROWS_WITH(run::diff_variants({"hopper_producer_consumer", {{"stages", 9}}, {}}, {"simt_naive", {}, {}}),
+                    Catch::Contains("9") && Catch::Contains("6"));
+}
