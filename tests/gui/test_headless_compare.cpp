@@ -55,7 +55,7 @@ TEST_CASE("the Compare view sets two steps side by side", "[gui][xvfb][compare]"
   CHECK(distinct_colours(h) > 50);
 }
 
-TEST_CASE("--compare-with that names no variant is a usage error naming the valid ones", "[gui][xvfb][compare]") {
+TEST_CASE("compare: a --compare-with that names no variant is a usage error naming the valid ones", "[gui][xvfb][compare]") {
   if (!xvfb_or_skip()) return;
   const std::string gui = gs::test::shell_quote(GEMMSCOPE_CLI_PATH) + " gui --no-settings --view compare --frames 1 ";
   const gs::test::ShellRun bad_value =

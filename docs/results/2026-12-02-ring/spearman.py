@@ -1,7 +1,7 @@
 # Spearman of step 16's predicted TFLOP/s (a sweep's JSON) against the H200's measured ones
 # (docs/results/2026-12-02-sweep/README.md, the table "Step 16 over its ring depth and tile order").
 #   python3 spearman.py step16-sweep-model.json
-import json, sys
+import importlib.util, json, os, sys
 
 MEASURED = {  # (stages, order): TFLOP/s at 4096^3, 8192^3 (H200, 2026-12-02)
     (2, 0): (588.9, 628.7), (2, 1): (587.0, 627.0), (2, 2): (589.6, 656.7),
@@ -9,26 +9,17 @@ MEASURED = {  # (stages, order): TFLOP/s at 4096^3, 8192^3 (H200, 2026-12-02)
     (4, 0): (751.9, 737.7), (4, 1): (761.2, 810.7), (4, 2): (740.3, 787.0),
 }
 
-def ranks(v):
-    order = sorted(range(len(v)), key=lambda i: v[i])
-    r = [0.0] * len(v)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-            j += 1
-        for t in range(i, j + 1):
-            r[order[t]] = (i + j) / 2.0
-        i = j + 1
-    return r
+def _validate():
+    # scripts/timing-validate.py's rank correlation (ties averaged), not a copy of it.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "timing-validate.py")
+    spec = importlib.util.spec_from_file_location("timing_validate", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
-def spearman(a, b):
-    ra, rb = ranks(a), ranks(b)
-    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    va = sum((x - ma) ** 2 for x in ra) ** 0.5
-    vb = sum((y - mb) ** 2 for y in rb) ** 0.5
-    return cov / (va * vb)
+
+spearman = _validate().spearman
+
 
 def main():
     sweep = json.load(open(sys.argv[1]))
