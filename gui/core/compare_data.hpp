@@ -32,8 +32,8 @@ namespace gs::gui {
 
 struct AppState;
 
-// "simt_vectorized", "hopper_producer_consumer:stages=2", "hopper_tma_wgmma_64+missing-init-fence",
-// "ID:NAME=V,NAME=V+MISTAKE+MISTAKE": what `gui --compare-with` takes. Throws
+// "ID", "ID:NAME=V", "ID+MISTAKE", "ID:NAME=V,NAME=V+MISTAKE+MISTAKE" (ids, parameters and
+// mistakes as the kernels declare them): what `gui --compare-with` takes. Throws
 // kernels::ConfigError naming the bad id, parameter, value or mistake and the valid ones.
 run::KernelVariant parse_variant(std::string_view text);
 // Throws kernels::ConfigError when the kernel does not declare the parameters or mistakes, or
