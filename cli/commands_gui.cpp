@@ -52,7 +52,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
     bool frame_stats = false, whole_grid = false, allow_long = false, no_settings = false, no_text_runs = false, no_damage = false;
     std::string machine, throughput_tab, compare_with;
     std::vector<std::string> sweep_params;
-    std::string sweep_size;
+    std::string sweep_size, sweep_import;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("--screenshot", o->screenshot, "Render headless and write a PNG to this file")
@@ -72,7 +72,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
                   "The Throughput view's table to show first: predicted, why (why each step is faster), variants")
       ->check(one_of({"predicted", "why", "variants"}, "a Throughput table"));
   cmd->add_option("--compare-with", o->compare_with,
-                  "The Compare view's B beside the kernel opened (A): ID[:NAME=V,...][+MISTAKE], e.g. "
+                  "The Compare view's A, what the kernel opened (B) is compared with: ID[:NAME=V,...][+MISTAKE], e.g. "
                   "hopper_producer_consumer:stages=2 or hopper_tma_wgmma_64+missing-init-fence")
       ->type_name("VARIANT")
       ->check(non_empty("a variant"));
@@ -156,11 +156,17 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
                   "tmem, tiling, gpu, memory; smem:swizzle-grid for the swizzle grid)")
       ->type_name("VIEW[:PART]=FILE|window=FILE")
       ->check(non_empty("a view and a file"));
-  cmd->add_option("--sweep-param", o->sweep_params,
+  CLI::Option* sweep_param_opt = cmd->add_option("--sweep-param", o->sweep_params,
                   "The Sweep view's parameter and values, NAME=V1,V2,... (at most two; e.g. bm=64,128): the sweep runs "
                   "on the model at the start (headless: to the end, before the first frame)")
       ->type_name("NAME=V1,V2,...")
       ->check(param_values_value());
+  cmd->add_option("--sweep-import", o->sweep_import,
+                  "Show a sweep run elsewhere in the Sweep view: a `gemmscope sweep --json` FILE (e.g. run with --gpu "
+                  "on a machine with a GPU), at --sweep-size where the file has that size")
+      ->type_name("FILE")
+      ->check(non_empty("a file"))
+      ->excludes(sweep_param_opt);
   cmd->add_option("--sweep-size", o->sweep_size, "The Sweep view's size: N for N×N×N, or MxNxK (default 4096)")
       ->type_name("N|MxNxK")
       ->check(bench_size_value());
@@ -214,6 +220,7 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       a.sweep_axes.push_back({name, values});
     }
     if (!o->sweep_size.empty()) a.sweep_shape = parse_bench_size(o->sweep_size);
+    a.sweep_import = o->sweep_import;
     a.whole_grid = o->whole_grid;
     a.allow_long = o->allow_long;
     a.use_settings = !o->no_settings && o->screenshot.empty() && o->state_json.empty() && o->picture.empty();

@@ -237,6 +237,11 @@ BenchResult run_bench(const BenchRequest& request);
 // spun), cublas_clock_spins_mhz and clock_spins_after_ours_mhz (every spin). ms and cublas_ms also carry q1 and q3. Numbers that do not
 // exist are null.
 nlohmann::json bench_result_json(const BenchResult& result);
+// A result back from what bench_result_json wrote (a file from another machine: `gemmscope sweep
+// --json`'s points): what ran, where, the verdict and the timings as their summaries (the
+// per-launch times, conditions and timeline are not in the file and stay empty). Throws
+// kernels::ConfigError naming the field and what it should be.
+BenchResult bench_result_from_json(const nlohmann::json& j);
 
 // One row per result: kernel, shape, TFLOP/s (median), ms (median, min–max), cuBLAS TFLOP/s,
 // ratio, rel_err, verdict.

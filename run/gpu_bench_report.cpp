@@ -1,9 +1,11 @@
 // The bench result as JSON, as a table row and as a progress line; timestamps and seeds.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -275,6 +277,87 @@ std::string bench_table(const std::vector<BenchResult>& results) {
         r.checked && std::isfinite(r.cmp.rel_err) ? fmt::format("{:.1e}", r.cmp.rel_err) : "-", verdict(r));
   }
   return out;
+}
+
+
+namespace {
+
+// A timing summary back from timing_json: null figures are "not timed" (reps 0).
+TimingSummary timing_from_json(const json& j, int reps) {
+  TimingSummary t;
+  if (!j.is_null() && !j.is_object())
+    throw kernels::ConfigError(fmt::format("a time should be {{median, min, max, q1, q3}} in ms, got {}", j.dump()));
+  if (j.is_null() || j.value("median", json()).is_null()) return t;
+  t.median_ms = j.at("median").get<double>();
+  t.min_ms = j.value("min", t.median_ms);
+  t.max_ms = j.value("max", t.median_ms);
+  t.q1_ms = j.contains("q1") && !j["q1"].is_null() ? j["q1"].get<double>() : t.median_ms;
+  t.q3_ms = j.contains("q3") && !j["q3"].is_null() ? j["q3"].get<double>() : t.median_ms;
+  t.reps = std::max(reps, 1);
+  for (double v : {t.median_ms, t.min_ms, t.max_ms, t.q1_ms, t.q3_ms})
+    if (!std::isfinite(v) || v <= 0.0)
+      throw kernels::ConfigError(fmt::format("a time of {} ms: give a number above 0", v));
+  return t;
+}
+
+GpuStatus gpu_status_from_name(const std::string& name) {
+  for (GpuStatus s : {GpuStatus::ok, GpuStatus::no_driver, GpuStatus::no_device, GpuStatus::timed_out,
+                      GpuStatus::failed, GpuStatus::crashed})
+    if (gpu_status_name(s) == name) return s;
+  throw kernels::ConfigError(fmt::format("'status' = \"{}\" is not one of: ok, no driver, no device, timed out, failed, "
+                                         "crashed", name));
+}
+
+}  // namespace
+
+BenchResult bench_result_from_json(const json& j) {
+  if (!j.is_object()) throw kernels::ConfigError("a GPU result should be an object (bench_result_json's)");
+  BenchResult r;
+  try {
+    r.kernel_id = j.at("kernel").get<std::string>();
+    const json& s = j.at("shape");
+    r.shape = {s.at("m").get<uint32_t>(), s.at("n").get<uint32_t>(), s.at("k").get<uint32_t>()};
+    r.params = j.value("params", kernels::ParamValues{});
+    r.mistakes = j.value("mistakes", std::set<std::string>{});
+    r.device = j.value("device", std::string());
+    r.driver = j.value("driver", std::string());
+    r.sm_clock_mhz = j.value("sm_clock_mhz", 0);
+    r.date = j.value("date", std::string());
+    r.status = gpu_status_from_name(j.value("status", std::string("failed")));
+    r.error = j.value("error", std::string());
+    r.reference = j.value("reference", std::string("none"));
+    r.checked = j.contains("correct") && !j["correct"].is_null();
+    if (r.checked) {
+      r.cmp.correct = j["correct"].get<bool>();
+      if (j.contains("rel_err") && !j["rel_err"].is_null()) r.cmp.rel_err = j["rel_err"].get<double>();
+      if (j.contains("mismatches") && !j["mismatches"].is_null()) r.cmp.mismatches = j["mismatches"].get<uint64_t>();
+      if (j.contains("tolerance") && !j["tolerance"].is_null()) r.cmp.tolerance = j["tolerance"].get<double>();
+      r.cmp.first_mismatch = j.value("first_mismatch", std::string());
+    }
+    const int reps = j.value("reps", 0);
+    r.kernel = timing_from_json(j.value("ms", json()), reps);
+    if (j.contains("cublas_ms") && !j["cublas_ms"].is_null()) {
+      const TimingSummary blas = timing_from_json(j["cublas_ms"], reps);
+      if (blas.reps > 0) r.cublas = blas;
+    }
+    r.paired = j.value("paired_rounds", false);
+    const json iqr = j.value("ratio_iqr", json());
+    if (r.paired && iqr.is_array() && iqr.size() == 2 && j.contains("ratio_vs_cublas") && !j["ratio_vs_cublas"].is_null())
+      r.paired_ratio = Spread{j["ratio_vs_cublas"].get<double>(), iqr[0].get<double>(), iqr[1].get<double>()};
+    r.consistent = j.value("consistent", true);
+    r.registers = j.value("registers", 0);
+    r.c_dtype = j.value("c_dtype", std::string("f32")) == "bf16" ? kernels::DType::bf16 : kernels::DType::f32;
+    if (j.contains("grid_ctas") && !j["grid_ctas"].is_null()) r.grid_ctas = j["grid_ctas"].get<unsigned>();
+    r.cluster_ctas = j.value("cluster_ctas", 1u);
+    if (j.contains("resident_ctas") && !j["resident_ctas"].is_null()) r.resident_ctas = j["resident_ctas"].get<unsigned>();
+    if (j.contains("sm_clock_counted_mhz") && !j["sm_clock_counted_mhz"].is_null())
+      r.sm_clock_counted_mhz = j["sm_clock_counted_mhz"].get<double>();
+    r.cublas_error = j.value("cublas_error", std::string());
+    r.cublas_algorithm = j.value("cublas_algorithm", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw kernels::ConfigError(fmt::format("a GPU result is not what `gemmscope bench --json` writes: {}", e.what()));
+  }
+  return r;
 }
 
 }  // namespace gs::run

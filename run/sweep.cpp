@@ -299,4 +299,93 @@ std::string sweep_table(const SweepResult& r) {
   return out;
 }
 
+
+namespace {
+
+kernels::GemmShape shape_from_json(const nlohmann::json& j) {
+  return {j.at("m").get<uint32_t>(), j.at("n").get<uint32_t>(), j.at("k").get<uint32_t>()};
+}
+
+bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b) { return a.m == b.m && a.n == b.n && a.k == b.k; }
+
+// A figure of the file: a finite number at or above 0, or null (nullopt).
+std::optional<double> figure_from_json(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+  const double v = j[key].get<double>();
+  if (!std::isfinite(v) || v < 0.0)
+    throw kernels::ConfigError(fmt::format("'{}' = {}: give a number at or above 0, or null", key, v));
+  return v;
+}
+
+}  // namespace
+
+SweepResult sweep_from_json(const nlohmann::json& j) {
+  std::string where = "the file";
+  try {
+    if (!j.is_object() || !j.contains("points") || !j.contains("axes"))
+      throw kernels::ConfigError("expected an object with 'kernel', 'axes', 'shapes' and 'points'");
+    SweepResult r;
+    r.kernel_id = kernels::kernel_or_throw(j.at("kernel").get<std::string>()).id;
+    r.predicted_on = j.value("predicted_on", std::string());
+    r.gpu = j.value("gpu", false);
+    r.stopped = j.value("stopped", false);
+    for (const nlohmann::json& a : j.at("axes")) {
+      SweepAxis axis{a.at("name").get<std::string>(), a.at("values").get<std::vector<uint32_t>>()};
+      if (axis.name.empty() || axis.values.empty() || axis.values.size() > kMaxSweepFilePoints)
+        throw kernels::ConfigError(fmt::format("axis '{}' should name a parameter and give 1 to {} values", axis.name,
+                                               kMaxSweepFilePoints));
+      r.axes.push_back(std::move(axis));
+    }
+    for (const nlohmann::json& s : j.at("shapes")) r.shapes.push_back(shape_from_json(s));
+    if (r.axes.empty() || r.shapes.empty()) throw kernels::ConfigError("a sweep has at least one axis and one shape");
+    const size_t points = j.at("points").size() + j.value("invalid", nlohmann::json::array()).size();
+    if (points > kMaxSweepFilePoints)
+      throw kernels::ConfigError(fmt::format("{} points: a sweep file holds at most {}", points, kMaxSweepFilePoints));
+    r.total = j.value("total", points);
+    const auto read_point = [&](const nlohmann::json& p) {
+      SweepPoint out;
+      out.shape = shape_from_json(p.at("shape"));
+      if (std::none_of(r.shapes.begin(), r.shapes.end(), [&](const auto& s) { return same_shape(s, out.shape); }))
+        throw kernels::ConfigError(fmt::format("its shape {}x{}x{} is not one of the file's 'shapes'", out.shape.m,
+                                               out.shape.n, out.shape.k));
+      out.swept = p.at("swept").get<kernels::ParamValues>();
+      for (const SweepAxis& a : r.axes) {
+        const auto v = out.swept.find(a.name);
+        if (v == out.swept.end() || std::find(a.values.begin(), a.values.end(), v->second) == a.values.end())
+          throw kernels::ConfigError(fmt::format("its swept values ({}) are not a combination of the axes' values",
+                                                 p.at("swept").dump()));
+      }
+      return out;
+    };
+    for (size_t i = 0; i < j.at("points").size(); ++i) {
+      where = fmt::format("points[{}]", i);
+      const nlohmann::json& p = j["points"][i];
+      SweepPoint out = read_point(p);
+      out.params = p.value("params", kernels::ParamValues{});
+      out.model_error = p.value("model_error", nlohmann::json()).is_null() ? "" : p["model_error"].get<std::string>();
+      const std::optional<double> predicted = figure_from_json(p, "predicted_tflops");
+      if (!predicted && out.model_error.empty()) out.model_error = "no prediction in the file";
+      out.predicted_tflops = predicted.value_or(0.0);
+      out.predicted_seconds = figure_from_json(p, "predicted_seconds").value_or(0.0);
+      out.bound = p.value("bound", nlohmann::json()).is_null() ? "" : p["bound"].get<std::string>();
+      out.ctas_per_sm = p.value("ctas_per_sm", nlohmann::json()).is_null() ? 0 : p["ctas_per_sm"].get<uint32_t>();
+      if (p.contains("gpu") && !p["gpu"].is_null()) out.gpu = bench_result_from_json(p["gpu"]);
+      r.points.push_back(std::move(out));
+    }
+    const nlohmann::json invalid = j.value("invalid", nlohmann::json::array());
+    for (size_t i = 0; i < invalid.size(); ++i) {
+      where = fmt::format("invalid[{}]", i);
+      SweepPoint out = read_point(invalid[i]);
+      out.invalid = invalid[i].at("reason").get<std::string>();
+      if (out.invalid.empty()) out.invalid = "(no reason given)";
+      r.invalid.push_back(std::move(out));
+    }
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    throw kernels::ConfigError(fmt::format("{}: not what `gemmscope sweep --json` writes: {}", where, e.what()));
+  } catch (const kernels::ConfigError& e) {
+    throw kernels::ConfigError(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
 }  // namespace gs::run

@@ -106,6 +106,13 @@ void sort_by_speed(SweepResult& result);
 //  model_error, gpu_tflops, cublas_tflops, vs_cublas {median, q1, q3}, gpu (bench_result_json)}],
 //  invalid [{shape, swept, reason}]}. Numbers that do not exist are null.
 nlohmann::json sweep_json(const SweepResult& result);
+// A result back from sweep_json (a sweep run elsewhere, e.g. with --gpu on a machine with a GPU):
+// the points and the invalid ones as written, each GPU run through bench_result_from_json. At
+// most kMaxSweepFilePoints points. Throws kernels::ConfigError naming the field ("points[3]:
+// ...") and what it should be: an unknown kernel, axes that are not {name, values}, a point
+// whose swept values are not the axes', a shape not in `shapes`, a negative or non-finite figure.
+inline constexpr size_t kMaxSweepFilePoints = 4096;
+SweepResult sweep_from_json(const nlohmann::json& j);
 // One line per point, valid ones first (in the result's order), then the invalid:
 // kernel,m,n,k,<each axis>,valid,predicted_tflops,bound,ctas_per_sm,gpu_tflops,cublas_tflops,
 // vs_cublas,vs_cublas_q1,vs_cublas_q3,note (the reason, or the model's error), with a header.

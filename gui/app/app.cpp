@@ -89,7 +89,7 @@ std::string init_state(AppState& app, const AppOptions& o) {
 int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run::SimRequest& req, bool headless,
                std::ostream& err) {
   app.throughput_view.select_tab = o.throughput_tab;
-  if (o.compare_with) app.compare_view.b = *o.compare_with;
+  if (o.compare_with) app.compare_view.a = *o.compare_with;
   for (const std::string& id : o.open_first) {
     run::SimRequest first = req;
     first.kernel_id = id;

@@ -21,7 +21,7 @@ struct AppOptions {
   // kernel_id: their predictions stay in the Throughput view (its Why faster tab).
   std::vector<std::string> open_first;
   std::string throughput_tab;      // the Throughput view's table to show first ("why", ...); "": its own
-  std::optional<run::KernelVariant> compare_with;  // the Compare view's B (A: the kernel opened); nullopt: its default
+  std::optional<run::KernelVariant> compare_with;  // the Compare view's A (B: the kernel opened); nullopt: its default
   kernels::GemmShape shape;        // 0s: the kernel's example shape
   std::set<std::string> mistakes;
   kernels::ParamValues params;     // build parameters (unset: the kernel's defaults)
@@ -66,6 +66,8 @@ struct AppOptions {
   // the sweep of the first kernel runs at the start (headless: to its end before the first frame).
   std::vector<run::SweepAxis> sweep_axes;
   std::optional<kernels::GemmShape> sweep_shape;
+  // A `gemmscope sweep --json` file the Sweep view shows at the start (import_sweep_json).
+  std::string sweep_import;
 };
 
 // Frame-time figures of a run (headless), in milliseconds.

@@ -202,6 +202,11 @@ int check_sweep_option(const AppOptions& o, const run::SimRequest& first, std::o
 int sweep_option(const AppOptions& o, AppState& app, bool headless, std::ostream& err) {
   SweepChoice& c = sweep_choice(app);
   if (o.sweep_shape) c.shape = *o.sweep_shape;
+  if (!o.sweep_import.empty()) {
+    if (import_sweep_json(app, o.sweep_import) > 0 || !headless) return 0;
+    err << "gemmscope gui: --sweep-import: " << app.status << "\n";
+    return 2;
+  }
   if (o.sweep_axes.empty()) return 0;
   c.axes.clear();
   for (const run::SweepAxis& a : o.sweep_axes) {

@@ -249,36 +249,38 @@ std::string variant_text(const run::KernelVariant& v) {
   return out;
 }
 
-run::KernelVariant default_variant_a(const AppState& app) {
+run::KernelVariant default_variant_b(const AppState& app) {
   if (!app.kernel) return {};
   const run::SimRequest& r = app.kernel->request;
   return {r.kernel_id, r.params, r.mistakes};
 }
 
-run::KernelVariant default_variant_b(const run::KernelVariant& a) {
+run::KernelVariant default_variant_a(const run::KernelVariant& b) {
+  const kernels::KernelInfo* info = kernels::find_kernel(b.id);
+  if (!info) return {};
+  // What the mistake breaks, what the build's parameters buy: against the step as it ships.
+  if (!b.mistakes.empty()) return {b.id, b.params, {}};
+  try {
+    if (!kernels::non_default_params_text(*info, b.params).empty()) return {b.id, {}, {}};
+  } catch (const kernels::ConfigError&) {
+  }
   const auto all = kernels::all_kernels();
   for (size_t i = 1; i < all.size(); ++i)
-    if (all[i].id == a.id) return {all[i - 1].id, {}, {}};
-  const kernels::KernelInfo* info = kernels::find_kernel(a.id);
-  if (!info) return {};
+    if (all[i].id == b.id) return {all[i - 1].id, {}, {}};
   // The first step: itself, built otherwise.
   if (!info->params.empty()) {
     const kernels::BuildParam& p = info->params.front();
-    const auto set = a.params.find(p.name);
-    const uint32_t now = set != a.params.end() ? set->second : p.default_value;
     for (uint32_t c : p.choices)
-      if (c != now) {
-        run::KernelVariant b{a.id, a.params, a.mistakes};
-        b.params[p.name] = c;
+      if (c != p.default_value) {
+        run::KernelVariant a{b.id, {{p.name, c}}, {}};
         try {
-          kernels::resolve_params(*info, b.params);
-          return b;
+          kernels::resolve_params(*info, a.params);
+          return a;
         } catch (const kernels::ConfigError&) {
         }
       }
   }
-  if (!info->mistakes.empty() && a.mistakes.empty()) return {a.id, a.params, {info->mistakes.front().name}};
-  return all.size() > 1 ? run::KernelVariant{all[1].id, {}, {}} : run::KernelVariant{a.id, {}, {}};
+  return all.size() > 1 ? run::KernelVariant{all[1].id, {}, {}} : run::KernelVariant{b.id, {}, {}};
 }
 
 std::string compare_key(const CompareInputs& in) {
@@ -290,8 +292,8 @@ std::string compare_key(const CompareInputs& in) {
 std::optional<CompareInputs> compare_inputs(const AppState& app) {
   if (!app.kernel) return std::nullopt;
   CompareInputs in;
-  in.a = app.compare_view.a ? *app.compare_view.a : default_variant_a(app);
-  in.b = app.compare_view.b ? *app.compare_view.b : default_variant_b(in.a);
+  in.b = app.compare_view.b ? *app.compare_view.b : default_variant_b(app);
+  in.a = app.compare_view.a ? *app.compare_view.a : default_variant_a(in.b);
   in.shape = app.kernel->report.shape;
   in.prediction_shape = app.compare_view.prediction_shape;
   const std::string card = reference_card(app);

@@ -42,14 +42,16 @@ void check_variant(const run::KernelVariant& v);
 // The text parse_variant reads back: the id, every parameter set, the mistakes.
 std::string variant_text(const run::KernelVariant& v);
 
-// What a side shows when the learner has not picked one: A the kernel on screen (its build and
-// mistakes); B the step before it as it ships, or for the first step the same step with its
-// first parameter at another value, else with its first mistake, else the next step.
-run::KernelVariant default_variant_a(const AppState& app);
-run::KernelVariant default_variant_b(const run::KernelVariant& a);
+// What a side shows when the learner has not picked one, read before -> after as `gemmscope
+// diff` reads: B the kernel on screen (its build and mistakes); A what it came from: B without
+// its mistakes where it has some, else B as it ships where B's build sets parameters, else the
+// step before it as it ships; for the first step as it ships, the same step with its first
+// parameter at another value, else the next step.
+run::KernelVariant default_variant_b(const AppState& app);
+run::KernelVariant default_variant_a(const run::KernelVariant& b);
 
 struct CompareViewOptions {
-  std::optional<run::KernelVariant> a, b;  // nullopt: the defaults above (they follow the kernel on screen)
+  std::optional<run::KernelVariant> a, b;  // nullopt: the defaults above (B follows the kernel on screen, A follows B)
   kernels::GemmShape prediction_shape = kSpeedShape;  // where the TFLOP/s are predicted
   bool show_ptx = false;      // the PTX diff instead of the source diff
   bool changes_only = true;   // unchanged lines folded away

@@ -9,6 +9,7 @@
 #include "gui/core/app_state.hpp"
 #include "gui/core/ladder_data.hpp"
 #include "gui/core/speed_ladder.hpp"
+#include "run/input_file.hpp"
 
 namespace gs::gui {
 
@@ -216,6 +217,66 @@ void cancel_sweep(AppState& app) {
   if (app.sweep.run && app.sweep.run->running && !app.running_job(JobKind::sweep)) app.sweep.run->running = false;
 }
 
+size_t import_sweep_json(AppState& app, const std::string& path) {
+  const auto refuse = [&](const std::string& why) {
+    app.add_problem({Severity::error, "app", "import", "cannot show the sweep in " + path, why});
+    app.status = "cannot import " + path + ": " + why;
+    return size_t(0);
+  };
+  run::SweepResult file;
+  try {
+    if (path.empty()) throw std::runtime_error("no file named: give the path of a `gemmscope sweep --json` file");
+    file = run::sweep_from_json(run::parse_json_bounded(run::read_input_file(path, kMaxSweepFileBytes), 32));
+  } catch (const std::exception& e) {
+    return refuse(e.what());
+  }
+  if (file.axes.size() > kMaxSweepAxes)
+    return refuse(fmt::format("it sweeps {} parameters; the Sweep view draws one or two (`gemmscope sweep` prints the "
+                              "table of more)",
+                              file.axes.size()));
+  const SweepChoice& asked = app.sweep.choice;
+  kernels::GemmShape shape = file.shapes.front();
+  for (const kernels::GemmShape& s : file.shapes)
+    if (s.m == asked.shape.m && s.n == asked.shape.n && s.k == asked.shape.k) shape = s;
+  cancel_sweep(app);
+  SweepRun r;
+  r.generation = ++app.sweep.generation;
+  r.kernel_id = file.kernel_id;
+  r.axes = file.axes;
+  r.shape = shape;
+  r.predicted_on = file.predicted_on;
+  r.gpu = file.gpu;
+  r.stopped = file.stopped;
+  r.total = run::sweep_combinations(file.axes).size();
+  r.imported_from = path;
+  const auto at_shape = [&](const run::SweepPoint& p) {
+    return p.shape.m == shape.m && p.shape.n == shape.n && p.shape.k == shape.k;
+  };
+  for (const std::vector<run::SweepPoint>* list : {&file.points, &file.invalid})
+    for (const run::SweepPoint& p : *list)
+      if (at_shape(p)) {
+        if (r.measured_on.empty() && p.gpu) r.measured_on = p.gpu->device;
+        r.points.push_back(p);
+      }
+  const size_t shown = r.points.size();
+  SweepChoice c;
+  c.kernel_id = file.kernel_id;
+  for (const run::SweepAxis& a : file.axes) {
+    c.axes.push_back(a.name);
+    c.values[a.name] = a.values;
+  }
+  c.shape = shape;
+  c.gpu = false;  // measuring again is the learner's choice, on this machine's GPU
+  app.sweep.choice = c;
+  app.sweep.run = std::move(r);
+  app.status = fmt::format("imported {} point{} of a sweep of {} at {} from {}{}", shown, shown == 1 ? "" : "s",
+                           file.kernel_id, shape_text(shape), path,
+                           file.shapes.size() > 1 ? fmt::format(" (the file has {} sizes: --sweep-size picks one)",
+                                                                file.shapes.size())
+                                                  : "");
+  return shown;
+}
+
 const char* sweep_cell_state_name(SweepCellState s) {
   switch (s) {
     case SweepCellState::pending: return "pending";
@@ -234,6 +295,8 @@ SweepData sweep_data(const SweepRun& run) {
   d.shape = run.shape;
   d.predicted_on = run.predicted_on;
   d.measured = run.gpu;
+  d.imported_from = run.imported_from;
+  d.measured_on = run.measured_on;
   d.running = run.running;
   d.stopped = run.stopped;
   d.error = run.error;
@@ -307,7 +370,12 @@ SweepData sweep_data(const SweepRun& run) {
   if (d.best) d.cells[*d.best].best = true;
 
   d.summary = fmt::format("{} of {} point{} at {}, predicted on {}{}", d.done, d.total, d.total == 1 ? "" : "s",
-                          shape_text(d.shape), d.predicted_on, d.measured ? ", measured on this GPU" : "");
+                          shape_text(d.shape), d.predicted_on,
+                          !d.measured                  ? ""
+                          : d.imported_from.empty()    ? ", measured on this GPU"
+                          : d.measured_on.empty()      ? ", measured on a GPU"
+                                                       : ", measured on " + d.measured_on);
+  if (!d.imported_from.empty()) d.summary += " (imported from " + d.imported_from + ")";
   if (d.best) {
     const SweepCell& b = d.cells[*d.best];
     d.summary += fmt::format("; fastest {}: {} {}", run::swept_text(d.axes, b.swept),
@@ -420,6 +488,8 @@ nlohmann::json describe_sweep(AppState& app) {
               {"shape", {d.shape.m, d.shape.n, d.shape.k}},
               {"predicted_on", d.predicted_on},
               {"measured", d.measured},
+              {"imported_from", d.imported_from},
+              {"measured_on", d.measured_on},
               {"rows", d.rows},
               {"cols", d.cols},
               {"done", d.done},

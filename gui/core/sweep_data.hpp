@@ -36,6 +36,8 @@ struct AppState;
 inline constexpr kernels::GemmShape kSweepShape{4096, 4096, 4096};
 // The view draws a heat map or a line: at most two parameters at once.
 inline constexpr size_t kMaxSweepAxes = 2;
+// The largest `gemmscope sweep --json` file import_sweep_json reads.
+inline constexpr size_t kMaxSweepFileBytes = size_t(32) << 20;
 
 // What the learner picked: the parameters (in the order picked) and their ticked values, the
 // size, and whether the GPU measures each point too. Kept per kernel: another kernel opened
@@ -61,10 +63,13 @@ struct SweepRun {
   size_t total = 0;
   std::vector<run::SweepPoint> points;  // valid and invalid, as each finished
   std::string error;                    // why the sweep could not run
+  // A sweep run elsewhere (import_sweep_json): the file, and the card its GPU points ran on.
+  std::string imported_from, measured_on;
 };
 
 struct SweepState {
   SweepChoice choice;
+  std::string import_path;  // the view's field for import_sweep_json
   std::optional<SweepRun> run;
   uint64_t generation = 0;
 };
@@ -90,6 +95,12 @@ bool start_sweep(AppState& app);
 // points, as Cancel would.
 bool run_sweep_now(AppState& app, size_t stop_after = 0);
 void cancel_sweep(AppState& app);
+
+// Shows a sweep run elsewhere: a `gemmscope sweep --json` file (e.g. `--gpu` on a machine with a
+// GPU and no display), at the choice's size where the file has it, else at its first. The file's
+// kernel, axes and size become the choice. Returns the points shown; 0, with the reason in the
+// problems and app.status, for a file that cannot be read or drawn (nothing changed then).
+size_t import_sweep_json(AppState& app, const std::string& path);
 
 enum class SweepCellState : uint8_t { pending, done, invalid, failed };
 const char* sweep_cell_state_name(SweepCellState s);  // "pending", "done", "invalid", "failed"
@@ -118,6 +129,7 @@ struct SweepData {
   kernels::GemmShape shape;
   std::string predicted_on;
   bool measured = false;  // the run measured on the GPU
+  std::string imported_from, measured_on;  // an imported run's file and card
   size_t rows = 0, cols = 0;
   std::vector<SweepCell> cells;  // row-major, rows x cols
   std::optional<size_t> best;    // the fastest: measured where measured, else predicted

@@ -88,17 +88,17 @@ bool variant_picker(const char* side, run::KernelVariant& v, const ViewEnv& env)
 
 void pickers(AppState& app, const ViewEnv& env) {
   CompareViewOptions& o = app.compare_view;
-  run::KernelVariant a = o.a ? *o.a : default_variant_a(app);
-  run::KernelVariant b = o.b ? *o.b : default_variant_b(a);
+  run::KernelVariant b = o.b ? *o.b : default_variant_b(app);
+  run::KernelVariant a = o.a ? *o.a : default_variant_a(b);
   if (variant_picker("A", a, env)) o.a = a;
   if (!o.a) {
     ImGui::SameLine();
-    ImGui::TextDisabled("(the kernel on screen)");
+    ImGui::TextDisabled("(default: what B came from)");
   }
   if (variant_picker("B", b, env)) o.b = b;
   if (!o.b) {
     ImGui::SameLine();
-    ImGui::TextDisabled("(default: the step before A)");
+    ImGui::TextDisabled("(the kernel on screen)");
   }
   same_line_if_fits(ImGui::CalcTextSize("swap A and B").x + ImGui::GetFrameHeight());
   if (ImGui::Button("swap A and B")) {

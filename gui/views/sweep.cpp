@@ -73,6 +73,26 @@ void draw_pickers(SweepChoice& c, const kernels::KernelInfo& info, bool running)
   ImGui::TextDisabled("* the default, as the kernel ships");
 }
 
+// A sweep run elsewhere (`gemmscope sweep --json`, e.g. with --gpu on a machine without a
+// display): its path and the button that shows it here.
+void draw_import(AppState& app, const SweepData& d) {
+  ImGui::BeginDisabled(d.running);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("or show a sweep run elsewhere");
+  ImGui::SameLine();
+  char buf[1024] = {};
+  std::string& path = app.sweep.import_path;
+  std::copy_n(path.data(), std::min(path.size(), sizeof buf - 1), buf);
+  ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Import").x -
+                                               3 * ImGui::GetStyle().ItemSpacing.x - 2 * ImGui::GetStyle().FramePadding.x));
+  if (ImGui::InputTextWithHint("##sweep_import", "path to `gemmscope sweep --json` output", buf, sizeof buf)) path = buf;
+  ImGui::SameLine();
+  if (ImGui::Button("Import")) import_sweep_json(app, path);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("the file's kernel, parameters and points, measured beside predicted where it ran with --gpu");
+}
+
 // Size, GPU, Run or Cancel, and the progress of the run under way.
 void draw_run_controls(AppState& app, const ViewEnv& env, SweepChoice& c, const SweepData& d) {
   const float s = env.scale;
@@ -121,6 +141,7 @@ void draw_run_controls(AppState& app, const ViewEnv& env, SweepChoice& c, const 
     ImGui::TextWrapped("%s", problem.c_str());
     ImGui::PopStyleColor();
   }
+  draw_import(app, d);
 }
 
 struct MapHit {
@@ -140,7 +161,8 @@ std::string fit(const std::string& text, float width) {
 MapHit draw_heat_map(AppState& app, const ViewEnv& env, const SweepData& d, bool measured, float width) {
   const float s = env.scale, line = ImGui::GetTextLineHeight();
   const std::string key = measured ? "measured" : "predicted";
-  ImGui::TextUnformatted(measured ? "measured on this GPU, TFLOP/s (x cuBLAS)"
+  const std::string card = d.imported_from.empty() ? "this GPU" : d.measured_on.empty() ? "a GPU" : d.measured_on;
+  ImGui::TextUnformatted(measured ? fmt::format("measured on {}, TFLOP/s (x cuBLAS)", card).c_str()
                                   : fmt::format("predicted on {}, TFLOP/s (bound)", d.predicted_on).c_str());
   const run::SweepAxis& rows = d.axes[0];
   const run::SweepAxis& cols = d.axes[1];
@@ -317,6 +339,9 @@ void draw_sweep(AppState& app, const ViewEnv& env) {
     ImGui::Text("Sweep %s over", info->id.c_str());
     draw_pickers(c, *info, d.running);
     draw_run_controls(app, env, c, d);
+    ImGui::Separator();
+  } else {
+    draw_import(app, d);
     ImGui::Separator();
   }
   if (!d.available) {

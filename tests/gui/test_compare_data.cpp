@@ -101,16 +101,30 @@ TEST_CASE("compare: a variant is ID[:NAME=V,...][+MISTAKE], and a bad one names 
   CHECK_THROWS_AS(parse_variant(":stages=2"), kernels::ConfigError);
 }
 
-TEST_CASE("compare: A is the kernel on screen, B the step before it", "[gui][compare]") {
+TEST_CASE("compare: B is the kernel on screen, A what it came from (before -> after)", "[gui][compare]") {
   AppState app = test::hopper_app();
-  const run::KernelVariant a = default_variant_a(app);
-  CHECK(a.id == "hopper_tma_wgmma_64");
-  CHECK(default_variant_b(a).id == "ampere_ldmatrix");
+  const run::KernelVariant b = default_variant_b(app);
+  CHECK(b.id == "hopper_tma_wgmma_64");
+  const run::KernelVariant a = default_variant_a(b);
+  CHECK(a.id == "ampere_ldmatrix");
+  CHECK(a.params.empty());
+  CHECK(a.mistakes.empty());
+  // A mistake on screen: against the same build without it.
+  const run::KernelVariant broken = default_variant_a({"hopper_producer_consumer", {{"stages", 2}}, {"skip-empty-wait"}});
+  CHECK(broken.id == "hopper_producer_consumer");
+  CHECK(broken.params == kernels::ParamValues{{"stages", 2}});
+  CHECK(broken.mistakes.empty());
+  // A build that sets parameters: against the step as it ships; one that sets only defaults is the step.
+  const run::KernelVariant shipped = default_variant_a({"hopper_producer_consumer", {{"stages", 2}}, {}});
+  CHECK(shipped.id == "hopper_producer_consumer");
+  CHECK(shipped.params.empty());
+  const uint32_t stages = kernels::require_param(*kernels::find_kernel("hopper_producer_consumer"), "stages").default_value;
+  CHECK(default_variant_a({"hopper_producer_consumer", {{"stages", stages}}, {}}).id == "hopper_tile_128");
   // The first step has no step before it: itself built otherwise.
   const kernels::KernelInfo& first = kernels::all_kernels().front();
-  const run::KernelVariant b = default_variant_b({first.id, {}, {}});
-  CHECK((b.id != first.id || !b.params.empty() || !b.mistakes.empty()));
-  CHECK_NOTHROW(check_variant(b));
+  const run::KernelVariant other = default_variant_a({first.id, {}, {}});
+  CHECK((other.id != first.id || !other.params.empty()));
+  CHECK_NOTHROW(check_variant(other));
 }
 
 TEST_CASE("compare: two steps side by side", "[gui][compare]") {

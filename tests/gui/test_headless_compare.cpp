@@ -1,4 +1,4 @@
-// The Compare view for real, under Xvfb: `--compare-with` sets B beside the kernel opened, the
+// The Compare view for real, under Xvfb: `--compare-with` sets A beside the kernel opened (B), the
 // state says what both sides are and what it bought, and both timelines are drawn, A's lanes
 // over B's; a variant that is not one is a usage error naming what would be valid.
 #include <catch2/catch.hpp>
@@ -26,7 +26,7 @@ double painted_share(const Headless& h, const std::array<float, 4>& lane) {
 TEST_CASE("the Compare view sets two steps side by side", "[gui][xvfb][compare]") {
   if (!xvfb_or_skip()) return;
   const Headless h = run_headless(
-      "compare", "--kernel hopper_producer_consumer --param stages=2 --compare-with hopper_producer_consumer:stages=4 "
+      "compare", "--kernel hopper_producer_consumer --param stages=4 --compare-with hopper_producer_consumer:stages=2 "
                  "--view compare --size 1280x800",
       "1280x800");
   INFO(h.output);

@@ -4,6 +4,8 @@
 // fastest outlined. Bad --sweep-param values are refused before a window opens.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "gui/core/colors.hpp"
 #include "tests/gui/headless.hpp"
 #include "tests/support/cli_run.hpp"
@@ -128,4 +130,47 @@ TEST_CASE("gui --sweep-param: a value, parameter or count the view cannot sweep 
     CHECK_THAT(r.err, Catch::Contains(bad.names));
     CHECK_FALSE(std::filesystem::exists(state));  // nothing ran
   }
+}
+
+TEST_CASE("the Sweep view shows a sweep measured on a GPU elsewhere: both heat maps, the measured one's fastest outlined",
+          "[gui][xvfb][sweep]") {
+  if (!xvfb_or_skip()) return;
+  const std::string file = std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-12-02-sweep/call1/sweep-step16.json";
+  const Headless h = run_headless("sweep-import", "--kernel hopper_fewer_arrivals --view sweep --sweep-import " + file +
+                                                      " --sweep-size 8192 --size 1280x800",
+                                  "1280x800");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& run = h.state["views"]["sweep"]["run"];
+  CHECK(run["measured"] == true);
+  CHECK(run["measured_on"] == "NVIDIA H200");
+  CHECK(run["shape"] == std::vector<uint32_t>{8192, 8192, 8192});
+  CHECK(run["done"] == 9);
+  REQUIRE(run["best"].is_number());
+  CHECK(run["best"] == run["best_measured"]);
+  const auto& drawn = h.state["drawn"];
+  REQUIRE(drawn.contains("sweep.predicted.grid"));
+  REQUIRE(drawn.contains("sweep.measured.grid"));
+  REQUIRE(drawn.contains("sweep.measured.best"));
+  const auto pred = drawn["sweep.predicted.grid"].get<std::array<float, 4>>();
+  const auto meas = drawn["sweep.measured.grid"].get<std::array<float, 4>>();
+  CHECK((meas[0] != pred[0] || meas[1] != pred[1]));  // two maps, not one drawn twice
+  const float s = h.state["window"]["scale"].get<float>();
+  const size_t best = run["best"];
+  const auto b = drawn["sweep.measured.best"].get<std::array<float, 4>>();
+  CHECK(b[0] == Approx(meas[0] + float(best % 3) * meas[2]));
+  CHECK(close_to(h.pixel(int(b[0] + 2.5f * s), int(b[1] + b[3] * 0.5f)), gs::gui::best_rgb(true), 6));
+}
+
+TEST_CASE("gui --sweep-import: a file that is not a sweep's exits 2 naming it", "[gui][sweep]") {
+  const gs::test::ScratchDir dir;
+  const std::string bad = dir.path("bad.json");
+  std::ofstream(bad) << R"({"kernel": "nope", "axes": [], "points": []})";
+  const gs::test::CliRun r = gs::test::run_cli({"gui", "--no-settings", "--sweep-import", bad, "--state-json", dir.path("s.json")});
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("nope") && Catch::Contains("--sweep-import"));
+  const gs::test::CliRun both = gs::test::run_cli({"gui", "--no-settings", "--sweep-import", bad, "--sweep-param", "stages=2"});
+  CHECK(both.code != 0);
+  CHECK_THAT(both.err, Catch::Contains("--sweep-import") && Catch::Contains("--sweep-param"));
 }

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "gui/core/app_state.hpp"
@@ -281,4 +282,60 @@ TEST_CASE("sweep: measured on the GPU, the measured figures rank the cells besid
   CHECK(d.cells[0].state == SweepCellState::pending);
   CHECK_THAT(d.summary, Catch::Contains("measured on this GPU"));
   CHECK_THAT(d.summary, Catch::Contains("fastest bm=64 bn=128"));
+}
+
+TEST_CASE("sweep: a sweep measured elsewhere shows measured beside predicted, at the size asked where the file has it",
+          "[gui][sweep]") {
+  const std::string path = std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-12-02-sweep/call1/sweep-step16.json";
+  AppState app;
+  app.request.kernel_id = "hopper_fewer_arrivals";
+  sweep_choice(app).shape = {8192, 8192, 8192};
+  REQUIRE(import_sweep_json(app, path) == 9);
+  const SweepData d = sweep_data(app);
+  REQUIRE(d.available);
+  CHECK(d.kernel_id == "hopper_fewer_arrivals");
+  CHECK(d.shape.m == 8192);
+  CHECK(d.measured);
+  CHECK(d.measured_on == "NVIDIA H200");
+  CHECK(d.imported_from == path);
+  CHECK(d.rows == 3);  // stages 2, 3, 4
+  CHECK(d.cols == 3);  // order row, grouped, hilbert
+  CHECK(d.done == 9);
+  // Each cell's measured figure is the file's point of that size, and the fastest is the file's fastest.
+  const gs::run::SweepResult file = gs::run::sweep_from_json(nlohmann::json::parse(std::ifstream(path)));
+  double fastest = 0;
+  for (const gs::run::SweepPoint& p : file.points) {
+    if (p.shape.m != 8192) continue;
+    const size_t r = p.swept.at("stages") - 2, c = p.swept.at("order");
+    REQUIRE(cell_at(d, r, c).measured);
+    CHECK(*cell_at(d, r, c).measured == Approx(*p.gpu_tflops()));
+    CHECK(cell_at(d, r, c).predicted == Approx(p.predicted_tflops));
+    fastest = std::max(fastest, *p.gpu_tflops());
+  }
+  REQUIRE(d.best);
+  CHECK(*d.cells[*d.best].measured == Approx(fastest));
+  CHECK_THAT(d.summary, Catch::Contains("measured on NVIDIA H200") && Catch::Contains("imported from"));
+  CHECK(sweep_choice(app).axes == std::vector<std::string>{"stages", "order"});
+  CHECK_FALSE(sweep_choice(app).gpu);
+  // A size the file does not have: its first.
+  sweep_choice(app).shape = {1024, 1024, 1024};
+  REQUIRE(import_sweep_json(app, path) == 9);
+  CHECK(sweep_data(app).shape.m == 4096);
+}
+
+TEST_CASE("sweep: a file that cannot be shown leaves the sweep as it was and says why", "[gui][sweep]") {
+  AppState app;
+  choose_bm_bn(app);
+  REQUIRE(run_sweep_now(app));
+  const size_t points = app.sweep.run->points.size();
+  const size_t problems = app.problems.size();
+  CHECK(import_sweep_json(app, "/nonexistent/sweep.json") == 0);
+  CHECK(import_sweep_json(app, std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-12-02-sweep/call1/sweep-step07.json") == 0);
+  REQUIRE(app.problems.size() == problems + 2);
+  CHECK_THAT(app.problems.back().detail, Catch::Contains("3 parameters"));
+  CHECK_THAT(app.problems[problems].detail, Catch::Contains("/nonexistent/sweep.json"));
+  REQUIRE(app.sweep.run);
+  CHECK(app.sweep.run->kernel_id == "simt_blocktile_2d");
+  CHECK(app.sweep.run->points.size() == points);
+  CHECK(app.sweep.run->imported_from.empty());
 }

@@ -1,6 +1,7 @@
 // run/sweep: the combinations of a sweep, the checks before it runs, the model's figures per
 // point, the invalid points' reasons, the order by speed, stopping part way, JSON and CSV.
 #include <atomic>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -243,4 +244,63 @@ TEST_CASE("sweep: with the GPU, points rank by measured TFLOP/s and carry cuBLAS
   const std::string table = run::sweep_table(r);
   CHECK_THAT(table, Contains("measured on the GPU (sorted by measured TFLOP/s)"));
   CHECK_THAT(table, Contains("0.625 (0.600-0.650)"));
+}
+
+namespace {
+
+// A sweep measured on an H200 (docs/results/2026-12-02-sweep: step 16, stages x order, two sizes).
+nlohmann::json h200_sweep_file() {
+  std::ifstream in(std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-12-02-sweep/call1/sweep-step16.json");
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("sweep: a file read back gives every point's figures as written", "[run][sweep]") {
+  const nlohmann::json file = h200_sweep_file();
+  const run::SweepResult r = run::sweep_from_json(file);
+  CHECK(r.kernel_id == "hopper_fewer_arrivals");
+  CHECK(r.gpu);
+  REQUIRE(r.axes.size() == 2);
+  CHECK(r.axes[1].name == "order");
+  REQUIRE(r.shapes.size() == 2);
+  REQUIRE(r.points.size() == file["points"].size());
+  const nlohmann::json back = run::sweep_json(r);
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    const nlohmann::json& want = file["points"][i];
+    const nlohmann::json& got = back["points"][i];
+    INFO("point " << i << " " << want["swept"].dump());
+    CHECK(got["swept"] == want["swept"]);
+    CHECK(got["shape"] == want["shape"]);
+    CHECK(got["bound"] == want["bound"]);
+    for (const char* key : {"predicted_tflops", "gpu_tflops", "cublas_tflops"}) {
+      REQUIRE(got[key].is_number());
+      CHECK(got[key].get<double>() == Approx(want[key].get<double>()).epsilon(1e-12));
+    }
+    for (const char* key : {"median", "q1", "q3"})
+      CHECK(got["vs_cublas"][key].get<double>() == Approx(want["vs_cublas"][key].get<double>()).epsilon(1e-12));
+    REQUIRE(r.points[i].gpu);
+    CHECK(r.points[i].gpu->ok());
+    CHECK(r.points[i].gpu->device == want["gpu"]["device"].get<std::string>());
+  }
+}
+
+TEST_CASE("sweep: a file that is not a sweep's is refused naming the field", "[run][sweep][errors]") {
+  const nlohmann::json good = h200_sweep_file();
+  const auto refused = [&](auto change, const std::string& names) {
+    nlohmann::json j = good;
+    change(j);
+    INFO(names);
+    CHECK_THROWS_WITH(run::sweep_from_json(j), Contains(names));
+  };
+  refused([](nlohmann::json& j) { j["kernel"] = "nope"; }, "nope");
+  refused([](nlohmann::json& j) { j["points"][1]["swept"]["stages"] = 7; }, "points[1]");
+  refused([](nlohmann::json& j) { j["points"][0]["predicted_tflops"] = -1.0; }, "predicted_tflops");
+  refused([](nlohmann::json& j) { j["points"][2]["gpu"]["ms"] = "fast"; }, "points[2]");
+  refused([](nlohmann::json& j) { j["points"][3]["shape"]["m"] = 1000; }, "not one of the file's 'shapes'");
+  refused([](nlohmann::json& j) { j["axes"] = nlohmann::json::array(); }, "at least one axis");
+  refused([](nlohmann::json& j) { j = nlohmann::json::array(); }, "'points'");
+  CHECK_THROWS_AS(run::sweep_from_json(nlohmann::json{{"kernel", "hopper_fewer_arrivals"}, {"axes", 3}, {"points", 4}}),
+                  kernels::ConfigError);
 }
