@@ -15,7 +15,7 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
-#include "run/sim_job.hpp"
+#include "tests/support/model_build_check.hpp"
 #include "tests/support/param_combos.hpp"
 #include "tests/support/ptx_fingerprint.hpp"
 
@@ -28,28 +28,6 @@ constexpr std::string_view kTileNSteps[] = {"hopper_producer_consumer", "hopper_
                                             "hopper_persistent",        "hopper_fewer_arrivals",
                                             "hopper_cluster_multicast", "hopper_tma_store",
                                             "hopper_stmatrix_epilogue"};
-
-// Runs the build on the model over its whole grid with integer inputs: C must equal the
-// reference bit for bit, with no hazards, and the build's tile must be the declared output
-// tiling's.
-void check_on_model(const kernels::KernelInfo& info, const kernels::ParamValues& params, kernels::GemmShape shape) {
-  const kernels::GemmShape t = kernels::tile_of(info, params);
-  INFO(info.id << " " << kernels::params_text(kernels::resolve_params(info, params)) << " at " << shape.m << "x"
-               << shape.n << "x" << shape.k);
-  run::SimRequest req;
-  req.kernel_id = info.id;
-  req.shape = shape;
-  req.params = params;
-  req.trace = false;
-  const run::SimReport r = run::run_sim(req);
-  CHECK(r.result.completed);
-  CHECK(r.result.hazards.empty());
-  CHECK(r.cmp.correct);
-  CHECK(r.cmp.mismatches == 0);
-  CHECK(r.cmp.unwritten == 0);
-  CHECK(r.kernel.output.tile_rows == t.m);
-  CHECK(r.kernel.output.tile_cols == t.n);
-}
 
 }  // namespace
 
@@ -108,12 +86,12 @@ TEST_CASE("tensor-core tiles: step 10 declares its CTA and warp tile; each value
   for (const kernels::ParamValues& p : test::covering_builds(info)) {
     if (p.at("stages") != 4) continue;  // the stage depths: test_build_params.cpp
     const kernels::GemmShape tile = kernels::tile_of(info, p);
-    check_on_model(info, p, {2 * tile.m, 2 * tile.n, 64});
-    check_on_model(info, p, {3 * tile.m, tile.n, 96});
+    test::check_build_on_model(info, p, {2 * tile.m, 2 * tile.n, 64});
+    test::check_build_on_model(info, p, {3 * tile.m, tile.n, 96});
   }
   // A tile of unequal sides, its B stage twice (or half) A's: the stage offsets scale.
-  check_on_model(info, {{"bm", 64}, {"bn", 128}, {"wm", 32}}, {128, 256, 160});
-  check_on_model(info, {{"bm", 256}, {"bn", 64}, {"wn", 32}}, {256, 128, 160});
+  test::check_build_on_model(info, {{"bm", 64}, {"bn", 128}, {"wm", 32}}, {128, 256, 160});
+  test::check_build_on_model(info, {{"bm", 256}, {"bn", 64}, {"wn", 32}}, {256, 128, 160});
 }
 
 TEST_CASE("tensor-core tiles: the Hopper steps declare the tile N; each value computes C exactly",
@@ -137,8 +115,8 @@ TEST_CASE("tensor-core tiles: the Hopper steps declare the tile N; each value co
       if (persistent) p["ctas"] = 64;
       CHECK(kernels::tile_of(info, p).n == n);
       // A whole tile grid, and a shape with edges in M, N and K (the steps clip).
-      check_on_model(info, p, {256, 2 * n, 128});
-      check_on_model(info, p, {136, n + 24, 72});
+      test::check_build_on_model(info, p, {256, 2 * n, 128});
+      test::check_build_on_model(info, p, {136, n + 24, 72});
     }
   }
 }

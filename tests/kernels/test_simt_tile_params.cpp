@@ -15,6 +15,7 @@
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
 #include "run/sim_job.hpp"
+#include "tests/support/model_build_check.hpp"
 #include "tests/support/param_combos.hpp"
 #include "tests/support/ptx_fingerprint.hpp"
 #include "tests/support/ptxas_check.hpp"
@@ -33,22 +34,10 @@ void check_build(const kernels::KernelInfo& info, const kernels::ParamValues& pa
   // Two CTA tiles each way (a CTA that computed its neighbour's tile would show) and two K chunks.
   const kernels::GemmShape shape{2 * t.m, 2 * t.n, 2 * t.k};
   INFO(info.id << " " << kernels::params_text(params) << " at " << shape.m << "x" << shape.n << "x" << shape.k);
-  run::SimRequest req;
-  req.kernel_id = info.id;
-  req.shape = shape;
-  req.params = params;
-  req.trace = false;
-  const run::SimReport r = run::run_sim(req);
-  CHECK(r.result.completed);
-  CHECK(r.result.hazards.empty());
-  CHECK(r.cmp.correct);
-  CHECK(r.cmp.mismatches == 0);
-  CHECK(r.cmp.unwritten == 0);
+  const run::SimReport r = test::check_build_on_model(info, params, shape);
   // The build's tile is the one the launch and the declared output tiling use.
   CHECK(r.kernel.launch.grid[0] == 2);
   CHECK(r.kernel.launch.grid[1] == 2);
-  CHECK(r.kernel.output.tile_rows == t.m);
-  CHECK(r.kernel.output.tile_cols == t.n);
   // Past the 48 KiB a kernel may declare statically, the tiles are dynamic shared memory.
   CHECK(r.kernel.dynamic_smem == ((t.m + t.n) * t.k * 4 > 48 * 1024));
   test::check_assembles(ptx::emit(r.kernel).text, info.arch, info.id + " " + kernels::params_text(params));
