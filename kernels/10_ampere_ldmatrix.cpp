@@ -110,9 +110,10 @@ std::optional<std::string> check_ldmatrix_tiles(const ParamValues& p) {
   if (t.registers() > limit)
     return fmt::format("wm·wn/32 accumulators + (wm + wn)/2 fragment registers = {}·{}/32 + ({} + {})/2 = {} registers "
                        "a lane keeps through the K loop, more than the {} each of {} threads gets with {} CTA(s) per SM "
-                       "({}): make the warp tile smaller, or the CTA tile (fewer warps share the SM's registers)",
+                       "({}): make the warp tile smaller{}",
                        t.wm, t.wn, t.wm, t.wn, t.registers(), limit, t.threads(), t.ctas_per_sm(),
-                       limit == 255 ? "255 a thread" : fmt::format("65536 / ({}·{})", t.ctas_per_sm(), t.threads()));
+                       limit == 255 ? "255 a thread" : fmt::format("65536 / ({}·{})", t.ctas_per_sm(), t.threads()),
+                       limit == 255 ? "" : ", or the CTA tile (fewer warps share the SM's registers)");
   return std::nullopt;
 }
 
