@@ -35,12 +35,7 @@ TEST_CASE("tensor-core tiles: the builds as they ship are the kernels they were,
           "[kernels][params][tiles]") {
   // The PTX of steps 10-19 before their tiles became build parameters (commit 790f682, `gemmscope
   // ptx ID` and `ptx ID --m 512 --n 256 --k 64`), fingerprinted without the version line.
-  struct Golden {
-    std::string_view id;
-    kernels::GemmShape shape;
-    uint64_t fingerprint;
-  };
-  const Golden golden[] = {
+  const test::GoldenPtx golden[] = {
       {"ampere_ldmatrix", {512, 256, 64}, 0x35857ac81edf48c9ull},
       {"ampere_ldmatrix", {0, 0, 0}, 0xdd4f74272cdb1cd2ull},
       {"hopper_cluster_multicast", {512, 256, 64}, 0xcd707c32355cc3c9ull},
@@ -62,13 +57,7 @@ TEST_CASE("tensor-core tiles: the builds as they ship are the kernels they were,
       {"hopper_two_consumers", {512, 256, 64}, 0xac34192c2ce7cf23ull},
       {"hopper_two_consumers", {0, 0, 0}, 0x78df095d747a66e3ull},
   };
-  for (const Golden& g : golden) {
-    const kernels::KernelInfo& info = kernels::kernel_or_throw(g.id);
-    const kernels::GemmShape shape = info.resolve(g.shape);
-    INFO(g.id << " at " << shape.m << "x" << shape.n << "x" << shape.k);
-    const std::string as_shipped = ptx::emit(kernels::build_kernel(info, {shape, {}, {}})).text;
-    CHECK(test::ptx_fingerprint(as_shipped) == g.fingerprint);
-  }
+  for (const test::GoldenPtx& g : golden) test::check_golden_ptx(g);
 }
 
 TEST_CASE("tensor-core tiles: step 10 declares its CTA and warp tile; each value builds", "[kernels][params][tiles]") {
