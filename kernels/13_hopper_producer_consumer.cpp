@@ -25,6 +25,12 @@
 // descriptor's address field counts 16-byte units, so a 16 KiB stage further is +1024. That
 // needs no data, so it is done before the wait on full[s], and the wgmmas follow the wait at
 // once (their operands ready while the warp waits).
+//
+// The tile's N is a build parameter, bn (`--param bn=64`; 128 above is the default): 64, 128 or
+// 192, the consumer's wgmmas then m64n<bn>k16, B's box and stage bn rows of 128 bytes. Not 256:
+// the one consumer keeps both slabs' accumulators, 2 · bn/2 = 256 registers a thread, more than
+// the 255 it can have (step 14 gives each slab its own consumer). A stage is 16 + bn/8 KiB, so a
+// narrower tile leaves room for more stages (hopper_parts.hpp, declare_tile_n, says how many).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -43,25 +49,29 @@ namespace {
 
 constexpr std::string_view kId = "hopper_producer_consumer";
 
-constexpr uint32_t kBM = 128, kBN = 128;
+constexpr uint32_t kBM = 128;
+constexpr uint32_t kShippedBN = 128;  // the tile's N as it ships: the build parameter bn's default
 constexpr uint32_t kThreads = 256;  // warpgroup 0: producer; warpgroup 1: consumer
-constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 KiB each per stage
+constexpr uint32_t kABytes = kBM * kBK * 2;  // 16 KiB per stage (B: hopper::b_tile_bytes(bn), 16 KiB at 128)
 
 ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const uint32_t bn = cfg.param("bn");  // the tile's N: 128 as it ships
   Builder b(std::string(kId), ir::Arch::sm_90a);
-  b.set_launch({.grid = {hopper::ceil_div(N, kBN), hopper::ceil_div(M, kBM), 1}, .block = {kThreads, 1, 1}});
+  b.set_launch({.grid = {hopper::ceil_div(N, bn), hopper::ceil_div(M, kBM), 1}, .block = {kThreads, 1, 1}});
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
-  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
+  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, bn, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   // stages tiles of A and of B, full[s] and empty[s] (hopper_parts.hpp, Ring).
-  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg m0 = (b.special(ir::Special::ctaid_y, "cta_y") << 7).named("m0");
-  Reg n0 = (b.special(ir::Special::ctaid_x, "cta_x") << 7).named("n0");
+  // n0 = cta_x · bn: a shift for a power of two (cta_x << 7 as it ships).
+  Reg cta_x = b.special(ir::Special::ctaid_x, "cta_x");
+  Reg n0 = ((bn & (bn - 1)) == 0 ? cta_x << log2_exact(bn) : cta_x * bn).named("n0");
   tma_ring::init_ring(b, ring, tid, 128);  // empty[s]: every consumer thread arrives
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
@@ -82,14 +92,14 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
   b.comment("warpgroup 1 consumes: the stage's descriptors, wait full[s], multiply, release empty[s]");
   b.if_((tid >= 128).named("consumer"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
-      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc0_"),
-                                                 hopper::accumulators(b, kBN, "acc1_")};
+      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, bn, "acc0_"),
+                                                 hopper::accumulators(b, bn, "acc1_")};
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), std::nullopt);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
       b.k_loop("kb", k_blocks, [&](const Reg& kb) {
         // Both 64-row slabs of A (the second 8 KiB on) against the stage's B tile.
-        hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb);
+        hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, acc, kb);
         b.comment("this thread is done reading the stage: one of the 128 arrivals that release it");
         // Mistake wrong-empty-barrier: the stage index is forgotten and every release goes to
         // empty[0], the array's first barrier.
@@ -101,8 +111,8 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
       b.role(ir::WarpRole::epilogue, [&] {
         Reg wg_thread = (tid - 128).named("wg_thread");
         Reg C = b.global_ptr(pc, "C_ptr");
-        hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, m0, n0, M, N);
-        hopper::store_tile_clipped(b, acc[1], kBN, C, wg_thread, (m0 + 64).named("m0_64"), n0, M, N);
+        hopper::store_tile_clipped(b, acc[0], bn, C, wg_thread, m0, n0, M, N);
+        hopper::store_tile_clipped(b, acc[1], bn, C, wg_thread, (m0 + 64).named("m0_64"), n0, M, N);
       });
     });
   });
@@ -114,7 +124,7 @@ ir::Kernel build_hopper_producer_consumer(const GemmConfig& cfg) {
 
 KernelInfo hopper_producer_consumer_info() {
   KernelInfo k;
-  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  hopper::set_hopper_info(k, kId, {kBM, kShippedBN, kBK});
   k.title = "Hopper producer/consumer warpgroups, 4-stage ring";
   k.delta = "a producer warpgroup fills a ring of 4 stages while the consumer warpgroup multiplies: full/empty "
             "mbarriers per stage, phases flip at the wrap";
@@ -127,9 +137,18 @@ KernelInfo hopper_producer_consumer_info() {
       "field counts 16-byte units), made before the wait, since an address needs no data. With four stages "
       "the copy engine runs up to three K-blocks ahead of the tensor cores, so loads and math overlap. Stage s "
       "is reused on every fourth K-block; each reuse is one more phase of its barriers, so the parity both "
-      "sides wait for flips whenever the stage index wraps to 0.";
+      "sides wait for flips whenever the stage index wraps to 0. The tile's N is a build parameter, bn (64, 128 or "
+      "192): a narrower tile means smaller stages (16 + bn/8 KiB) and room for more of them; 256 would leave the "
+      "one consumer 256 accumulator registers a thread, more than it can have.";
   k.example_shape = {256, 256, 640};  // 10 K-blocks: the 4-stage ring wraps twice
-  k.params = {stages_param(4, 2, 6, kABytes + kBBytes)};
+  hopper::declare_tile_n(k,
+                         {.bn_default = kShippedBN,
+                          .stages_default = 4,
+                          .a_bytes = kABytes,
+                          .tile_ns = {64, 128, 192},
+                          .bn_note = "; not 256: the one consumer warpgroup keeps both slabs' accumulators, "
+                                     "2 · 256/2 = 256 registers a thread, more than the 255 it can have"},
+                         {});
   k.mistakes = {
       {"phase-not-flipped", "the consumers keep waiting for parity 0 after the ring wraps",
        "on the second pass the consumers either find full[s]'s old phase complete and read the stage before the "

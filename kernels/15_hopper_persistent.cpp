@@ -20,6 +20,8 @@
 // What changed from step 14: the grid (min(128, tiles) CTAs), the tile loops around both the
 // producer's and the consumers' K loops, the tile-order arithmetic, and stage/phase that are
 // no longer reset per tile.
+//
+// The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -39,10 +41,11 @@ namespace {
 
 constexpr std::string_view kId = "hopper_persistent";
 
-constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kBM = 128;
+constexpr uint32_t kShippedBN = 256;  // the tile's N as it ships: the build parameter bn's default
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kABytes = kBM * kBK * 2;  // 16 KiB per stage (B: hopper::b_tile_bytes(bn), 32 KiB at 256)
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
@@ -50,9 +53,10 @@ constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
 ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const uint32_t bn = cfg.param("bn");  // the tile's N: 256 as it ships
   const auto order = tile_order::Order(cfg.param("order"));
   Builder b(std::string(kId), ir::Arch::sm_90a);
-  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
@@ -60,9 +64,9 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
     b.declare_tile_walk(tile_order::walk(order, tiles_m, tiles_n, kGroupM, ctas, 1, tiles_m));
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
-  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
+  auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, bn, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -73,7 +77,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
   const uint32_t stride = cfg.has("tile-stride-off-by-one") ? ctas + 1 : ctas;
   Reg my_tiles = ((b.mov(Type::u32, tiles + stride - 1, "tiles_rounded") - cta) / stride).named("my_tiles");
   const auto tile_corner = [&](const Reg& i) {
-    return tile_order::tile_corner(b, order, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, kBN);
+    return tile_order::tile_corner(b, order, (cta + i * stride).named("tile"), tiles_m, tiles_n, kGroupM, kBM, bn);
   };
   tma_ring::init_ring(b, ring, tid, 128 * kConsumers);
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
@@ -101,13 +105,13 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
     });
   });
 
-  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.comment(fmt::format("warpgroups 1 and 2 consume: each owns 64 rows of every 128x{} tile", bn));
   b.if_((wg != 0).named("consumer_wg"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
       b.setmaxnreg(true, kConsumerRegs);
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
-      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, bn, "acc")};
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), slab_off);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
@@ -117,14 +121,14 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, acc, kb);
           tile_order::receive_corner(b, handoff, stage, kb);
           b.mbarrier_arrive(ring.empty_at(stage));
           tma_ring::next_stage(b, stage, phase, stages);
         });
         b.role(ir::WarpRole::epilogue, [&] {
           b.comment("the producer is already loading the next tile while this one is stored");
-          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N);
+          hopper::store_tile_clipped(b, acc[0], bn, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N);
         });
       });
     });
@@ -137,7 +141,7 @@ ir::Kernel build_hopper_persistent(const GemmConfig& cfg) {
 
 KernelInfo hopper_persistent_info() {
   KernelInfo k;
-  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  hopper::set_hopper_info(k, kId, {kBM, kShippedBN, kBK});
   k.title = "Hopper persistent grid, grouped tile order";
   k.delta = "a persistent grid: 128 CTAs walk the 128x256 tiles in a grouped order; the ring runs on across "
             "tiles, so one tile's epilogue overlaps the next tile's loads";
@@ -152,8 +156,8 @@ KernelInfo hopper_persistent_info() {
   // one tile (CTA 0 takes tiles 0 and 128); K = 16, a single zero-filled K-block, keeps the
   // model run short. The last group of the tile order has 11 tile-rows.
   k.example_shape = {5504, 768, 16};
-  k.params = {stages_param(3, 2, 4, kABytes + kBBytes), persistent_ctas_param(),
-              tile_order::order_param(tile_order::Order::grouped)};
+  hopper::declare_tile_n(k, {.bn_default = kShippedBN, .stages_default = 3, .a_bytes = kABytes},
+                         {persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped)});
   k.mistakes = {
       {"tile-stride-off-by-one", "each CTA steps through the tiles by (CTAs + 1) instead of the number of CTAs",
        "some tiles are never computed: their part of C is never written (wrong C; the schedule shows the holes)"},

@@ -22,7 +22,7 @@
 //     they still run the whole protocol (their A box is wholly outside A, so TMA fills it with
 //     zeros, and their slice of B is one the peers need), and the clipping epilogue stores
 //     none of their rows;
-//   * barriers: full[s] expects one arrival (this CTA's producer) and kABytes + kBBytes
+//   * barriers: full[s] expects one arrival (this CTA's producer) and A's + B's tile bytes
 //     transaction bytes: its own A box and ALL kCluster slices of B, including the ones its
 //     peers issue. empty[s] expects 8·kCluster arrivals: one lane of each consumer warp of
 //     every CTA of the cluster, because a stage of this CTA is written by every producer of
@@ -46,6 +46,10 @@
 // What changed from step 16: the cluster launch and rank, the per-cluster tile walk, the
 // multicast of B slices, full[s] counting every slice, empty[s] counting every CTA's consumers
 // and released through mapa + remote arrive, and the two cluster barriers.
+//
+// The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n): each CTA of a
+// cluster loads bn/cluster rows of B's box, a multiple of 8 (whole 1024-byte swizzle atoms) for
+// every bn and cluster it takes.
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -66,10 +70,11 @@ namespace {
 
 constexpr std::string_view kId = "hopper_cluster_multicast";
 
-constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kBM = 128;
+constexpr uint32_t kShippedBN = 256;  // the tile's N as it ships: the build parameter bn's default
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kABytes = kBM * kBK * 2;  // 16 KiB per stage (B: hopper::b_tile_bytes(bn), 32 KiB at 256)
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
@@ -84,6 +89,7 @@ constexpr const char* kExpectOwnSlice = "expect-own-slice-only";      // full[s]
 ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const uint32_t bn = cfg.param("bn");  // the tile's N: 256 as it ships
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
@@ -91,9 +97,9 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
     throw ConfigError(fmt::format("the mistakes of {} concern a CTA's peers: build it with cluster=2 or 4, not "
                                   "cluster=1 (a cluster of one CTA has no peer)",
                                   kId));
-  const uint32_t kSliceRows = kBN / kCluster, kSliceBytes = kBBytes / kCluster;
+  const uint32_t kSliceRows = bn / kCluster, kSliceBytes = hopper::b_tile_bytes(bn) / kCluster;
   Builder b(std::string(kId), ir::Arch::sm_90a);
-  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
   const uint32_t cluster_tiles = cluster_rows * tiles_n;
   const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
@@ -106,7 +112,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   auto tmap_b =
       b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -120,7 +126,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
   const auto tile_corner = [&](const Reg& i) {
     const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
                                                               cluster_rows, tiles_n, kGroupM / kCluster,
-                                                              kCluster * kBM, kBN);
+                                                              kCluster * kBM, bn);
     return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
   };
   const bool release_all = kCluster > 1 && !cfg.has(kReleaseOwnOnly);
@@ -145,7 +151,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
         Reg slice_row = (rank * kSliceRows).named("slice_row");      // this CTA's rows of B's box
         Reg slice_off = (rank * kSliceBytes).named("slice_off");     // and where they land in sB[s]
         // This CTA receives its A box and every CTA's slice of B (or, mistaken, its own slice only).
-        const uint32_t expected = cfg.has(kExpectOwnSlice) ? kABytes + kSliceBytes : kABytes + kBBytes;
+        const uint32_t expected = cfg.has(kExpectOwnSlice) ? kABytes + kSliceBytes : kABytes + hopper::b_tile_bytes(bn);
         Reg stage = b.mov(Type::u32, 0, "stage");
         Reg phase = b.mov(Type::u32, 0, "phase");
         b.loop("tile_load", my_tiles, [&](const Reg& i) {
@@ -172,13 +178,13 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
     });
   });
 
-  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.comment(fmt::format("warpgroups 1 and 2 consume: each owns 64 rows of every 128x{} tile", bn));
   b.if_((wg != 0).named("consumer_wg"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
       b.setmaxnreg(true, kConsumerRegs);
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
-      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, kBN, "acc")};
+      const std::vector<std::vector<Reg>> acc = {hopper::accumulators(b, bn, "acc")};
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, acc.size(), slab_off);
       Reg elected = b.elect_sync("elected");  // this warp's one arriving lane (own CTA only)
       // Lane q arrives on CTA q's empty[stage] (a shared::cluster address, from mapa).
@@ -192,7 +198,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, acc, kb, kSuspendHintNs);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, acc, kb, kSuspendHintNs);
           tile_order::receive_corner(b, handoff, stage, kb);
           if (!release_all) {
             b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });  // step 16: this CTA's barrier only
@@ -204,7 +210,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
         });
         b.role(ir::WarpRole::epilogue, [&] {
           b.comment("rows below C (an idle rank of the last cluster tile) are clipped like any edge");
-          hopper::store_tile_clipped(b, acc[0], kBN, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N,
+          hopper::store_tile_clipped(b, acc[0], bn, C, wg_thread, (at.m0 + (slab << 6)).named("row0"), at.n0, M, N,
                                      c_dtype);
         });
       });
@@ -223,7 +229,7 @@ ir::Kernel build_hopper_cluster_multicast(const GemmConfig& cfg) {
 
 KernelInfo hopper_cluster_multicast_info() {
   KernelInfo k;
-  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  hopper::set_hopper_info(k, kId, {kBM, kShippedBN, kBK});
   k.title = "Hopper clusters + TMA multicast: CTA pairs share B";
   k.delta = "clusters of 2 CTAs compute two tiles of one tile-column; each loads half of B's box and multicasts it "
             "into both CTAs, and consumers release a stage on the empty barriers of both";
@@ -244,13 +250,15 @@ KernelInfo hopper_cluster_multicast_info() {
   // Two cluster tiles of 256x256 (four CTAs), 8 K-blocks: the 3-stage ring wraps, so both the
   // full and the empty barriers' phases matter.
   k.example_shape = {256, 512, 512};
-  k.params = {stages_param(3, 2, 4, kABytes + kBBytes),
-              {"cluster",
-               "CTAs per cluster: the tiles one above the other that share B's box (1 is step 16's kernel with "
-               "plain loads)",
-               2,
-               {1, 2, 4}},
-              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype_param()};
+  hopper::declare_tile_n(k, {.bn_default = kShippedBN, .stages_default = 3, .a_bytes = kABytes},
+                         {{"cluster",
+                           "CTAs per cluster: the tiles one above the other that share B's box (1 is step 16's "
+                           "kernel with plain loads)",
+                           2,
+                           {1, 2, 4}},
+                          persistent_ctas_param(),
+                          tile_order::order_param(tile_order::Order::grouped),
+                          c_dtype_param()});
   k.mistakes = {
       {kMaskWithoutPeers, "each CTA multicasts its slice of B with a cta_mask of its own bit only",
        "no full barrier ever receives the peers' slices: every CTA's consumers wait on full[0] forever with "

@@ -42,6 +42,10 @@
 // fast.cu writes it): each pair of accumulators is rounded to nearest even into one bf16x2 word
 // (cvt.rn.bf16x2.f32), the staging buffers hold 8 KiB a chunk, and C's tensor map is bf16. Half
 // the bytes go to HBM; cuBLAS is then timed with a bf16 C too.
+//
+// The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n): a consumer's
+// bn columns go out in bn/64 chunks, and the staging buffers' 64 KiB (sized for f32 C) count
+// against the ring's stages (6 fit at bn=64).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -63,10 +67,11 @@ namespace {
 
 constexpr std::string_view kId = "hopper_tma_store";
 
-constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kBM = 128;
+constexpr uint32_t kShippedBN = 256;  // the tile's N as it ships: the build parameter bn's default
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kABytes = kBM * kBK * 2;  // 16 KiB per stage (B: hopper::b_tile_bytes(bn), 32 KiB at 256)
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
@@ -75,7 +80,7 @@ constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time
 // The epilogue: a consumer's 64 rows x 256 columns go out in chunks of 64 x 64 elements of C
 // through two staging buffers (each 64 rows of 256 bytes of f32, or 128 of bf16: the TMA store's
 // box packed in shared memory).
-constexpr uint32_t kChunkCols = 64, kChunks = kBN / kChunkCols;
+constexpr uint32_t kChunkCols = 64;  // bn / kChunkCols chunks a tile: 4 as it ships
 constexpr uint32_t kBuffers = 2;                       // per consumer warpgroup
 constexpr uint32_t kStoreBarrier = 1;                  // bar.sync id of the consumers' epilogue (0: the init's)
 
@@ -97,15 +102,16 @@ ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype) {
 ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const uint32_t bn = cfg.param("bn");  // the tile's N: 256 as it ships
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
-  const uint32_t kSliceRows = kBN / kCluster;  // B's box: each CTA loads 1/cluster of its rows
+  const uint32_t kSliceRows = bn / kCluster;  // B's box: each CTA loads 1/cluster of its rows
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
   const bool zero_acc = cfg.param("zero_acc") == 1;  // zero the accumulators, not scale-d 0 (a variant)
   const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
   const uint32_t chunk_bytes = 64 * kChunkCols * es;   // a staging buffer: 16 KiB of f32, 8 KiB of bf16
   Builder b(std::string(kId), ir::Arch::sm_90a);
-  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
   const uint32_t cluster_tiles = cluster_rows * tiles_n;
   const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
@@ -117,7 +123,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   auto tmap_b =
       b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
   auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype));
-  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
   // Buffer i of consumer warpgroup s is sC[2s + i].
   const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, chunk_bytes, 1024);
@@ -131,7 +137,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
   const auto tile_corner = [&](const Reg& i) {
     const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
                                                               cluster_rows, tiles_n, kGroupM / kCluster,
-                                                              kCluster * kBM, kBN);
+                                                              kCluster * kBM, bn);
     return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
   };
   tma_ring::init_ring(b, ring, tid, kCluster > 1 ? kWarpArrivals * kCluster : kWarpArrivals);
@@ -152,7 +158,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
                                        .tmap_a = tmap_a,
                                        .tmap_b = tmap_b,
                                        .cluster = kCluster,
-                                       .b_rows = kBN,
+                                       .b_rows = bn,
                                        .k_block = kBK,
                                        .rank = rank,
                                        .my_tiles = my_tiles,
@@ -164,13 +170,13 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
     });
   });
 
-  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.comment(fmt::format("warpgroups 1 and 2 consume: each owns 64 rows of every 128x{} tile", bn));
   b.if_((wg != 0).named("consumer_wg"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
       b.setmaxnreg(true, kConsumerRegs);
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
-      const std::vector<Reg> acc = hopper::accumulators(b, kBN, "acc");
+      const std::vector<Reg> acc = hopper::accumulators(b, bn, "acc");
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
       Reg elected = b.elect_sync("elected");
       std::optional<tma_ring::ClusterRelease> release;  // lane q arrives on CTA q's empty[stage]
@@ -196,7 +202,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
           hopper::zero_accumulators(b, acc);
         }
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs, !zero_acc);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, {acc}, kb, kSuspendHintNs, !zero_acc);
           tile_order::receive_corner(b, handoff, stage, kb);
           if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
           else tma_ring::release_stage_in_cluster(b, *release, stage);
@@ -204,7 +210,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
         });
         b.role(ir::WarpRole::epilogue, [&] {
           Reg row0 = (at.m0 + (slab << 6)).named("row0");
-          for (uint32_t c = 0; c < kChunks; ++c) {
+          for (uint32_t c = 0; c < bn / kChunkCols; ++c) {
             const int64_t buffer = int64_t(c % kBuffers) * chunk_bytes;
             b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * kChunkCols,
                                   (c + 1) * kChunkCols - 1, c % kBuffers));
@@ -253,7 +259,7 @@ ir::Kernel build_hopper_tma_store(const GemmConfig& cfg) {
 
 KernelInfo hopper_tma_store_info() {
   KernelInfo k;
-  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  hopper::set_hopper_info(k, kId, {kBM, kShippedBN, kBK});
   k.title = "Hopper async TMA-store epilogue: C through shared staging buffers";
   k.delta = "the consumers write C in 64x64 chunks to two shared staging buffers per warpgroup and one thread stores "
             "each with a TMA store (bulk groups, wait_group.read before a buffer is rewritten), while the next tile "
@@ -268,15 +274,24 @@ KernelInfo hopper_tma_store_info() {
       "until at most one store (the other buffer's) may still read. After a tile the consumers go straight on to the "
       "next one with the last stores still in flight, and wait_group.read 0 before the end.";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
-  // 64 KiB of staging buffers leave room for 3 ring stages of 48 KiB (227 KiB in all).
-  k.params = {stages_param(3, 2, 3, kABytes + kBBytes),
-              {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
-              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype_param(),
-              {"zero_acc",
-               "how a tile's sum starts: 0 the first wgmma with scale-d 0 (D = A·B, nothing zeroed: the ladder's "
-               "way), 1 128 mov.f32 of 0 a thread before the tile and every wgmma accumulating (the plain way)",
-               0,
-               {0, 1}}};
+  // 64 KiB of staging buffers (f32 C's; bf16's take half, the ring is sized for either) leave room
+  // for 3 ring stages of 48 KiB (227 KiB in all) at bn=256, more at a smaller bn.
+  hopper::declare_tile_n(
+      k,
+      {.bn_default = kShippedBN,
+       .stages_default = 3,
+       .a_bytes = kABytes,
+       .other_bytes = kConsumers * kBuffers * 64 * kChunkCols * 4,
+       .other_what = "the 64 KiB of staging buffers"},
+      {{"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
+       persistent_ctas_param(),
+       tile_order::order_param(tile_order::Order::grouped),
+       c_dtype_param(),
+       {"zero_acc",
+        "how a tile's sum starts: 0 the first wgmma with scale-d 0 (D = A·B, nothing zeroed: the ladder's way), 1 "
+        "128 mov.f32 of 0 a thread before the tile and every wgmma accumulating (the plain way)",
+        0,
+        {0, 1}}});
   k.mistakes = {
       {kMissingProxyFence, "the threads write a staging buffer and meet at the barrier without fence.proxy.async",
        "the TMA store (async proxy) reads bytes the generic proxy's st.shared may not have made visible to it: "

@@ -54,6 +54,10 @@
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
 // swizzled row addresses computed once before the tiles, stmatrix for bf16, bf16 by default,
 // and the optional cache hint on C's stores.
+//
+// The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n): a consumer's
+// bn columns go out in bn/64 chunks of bf16 (bn/32 of f32), and the staging buffers' 32 KiB
+// count against the ring's stages (8 fit at bn=64).
 #include <array>
 #include <optional>
 
@@ -78,10 +82,11 @@ namespace {
 
 constexpr std::string_view kId = "hopper_stmatrix_epilogue";
 
-constexpr uint32_t kBM = 128, kBN = 256;
+constexpr uint32_t kBM = 128;
+constexpr uint32_t kShippedBN = 256;  // the tile's N as it ships: the build parameter bn's default
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;  // 16 + 32 KiB per stage
+constexpr uint32_t kABytes = kBM * kBK * 2;  // 16 KiB per stage (B: hopper::b_tile_bytes(bn), 32 KiB at 256)
 constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
@@ -120,20 +125,21 @@ ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype, Swizzle swi
 ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const uint32_t bn = cfg.param("bn");  // the tile's N: 256 as it ships
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
-  const uint32_t kSliceRows = kBN / kCluster;  // B's box: each CTA loads 1/cluster of its rows
+  const uint32_t kSliceRows = bn / kCluster;  // B's box: each CTA loads 1/cluster of its rows
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
   const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
   const uint32_t chunk_cols = kRowBytes / es;          // 64 bf16 or 32 f32 columns a chunk
-  const uint32_t chunks = kBN / chunk_cols;            // 4 or 8 a tile
+  const uint32_t chunks = bn / chunk_cols;            // 4 or 8 a tile
   // Mistake unswizzled-staging: the packed tile of step 18 (and a map that reads it packed).
   const bool swizzled = !cfg.has(kUnswizzledStaging);
   // Mistake swizzle-not-in-store-map: the writes swizzle, the TMA store reads the tile packed.
   const Swizzle map_swizzle = swizzled && !cfg.has(kSwizzleNotInMap) ? Swizzle::b128 : Swizzle::none;
   const bool evict_c_first = cfg.param("c_store_hint") == kStoreHintEvictFirst;
   Builder b(std::string(kId), ir::Arch::sm_90a);
-  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
+  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
   const uint32_t cluster_tiles = cluster_rows * tiles_n;
   const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
@@ -145,7 +151,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   auto tmap_b =
       b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
   auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype, map_swizzle));
-  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, kBBytes);
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
   // Buffer i of consumer warpgroup s is sC[2s + i]; 1024-aligned: the swizzle is taken from
   // address bits 7-9, so a buffer's row r must have r % 8 there.
@@ -161,7 +167,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const auto tile_corner = [&](const Reg& i) {
     const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
                                                               cluster_rows, tiles_n, kGroupM / kCluster,
-                                                              kCluster * kBM, kBN);
+                                                              kCluster * kBM, bn);
     return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
   };
   tma_ring::init_ring(b, ring, tid, kCluster > 1 ? kWarpArrivals * kCluster : kWarpArrivals);
@@ -182,7 +188,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
                                        .tmap_a = tmap_a,
                                        .tmap_b = tmap_b,
                                        .cluster = kCluster,
-                                       .b_rows = kBN,
+                                       .b_rows = bn,
                                        .k_block = kBK,
                                        .rank = rank,
                                        .my_tiles = my_tiles,
@@ -194,13 +200,13 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
     });
   });
 
-  b.comment("warpgroups 1 and 2 consume: each owns 64 rows of every 128x256 tile");
+  b.comment(fmt::format("warpgroups 1 and 2 consume: each owns 64 rows of every 128x{} tile", bn));
   b.if_((wg != 0).named("consumer_wg"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
       b.setmaxnreg(true, kConsumerRegs);
       Reg slab = (wg - 1).named("consumer");
       Reg slab_off = (slab * kSlabBytes).named("slab_off");
-      const std::vector<Reg> acc = hopper::accumulators(b, kBN, "acc");
+      const std::vector<Reg> acc = hopper::accumulators(b, bn, "acc");
       const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
       Reg elected = b.elect_sync("elected");
       std::optional<tma_ring::ClusterRelease> release;  // lane q arrives on CTA q's empty[stage]
@@ -248,7 +254,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, kBN, {acc}, kb, kSuspendHintNs);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, {acc}, kb, kSuspendHintNs);
           tile_order::receive_corner(b, handoff, stage, kb);
           if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
           else tma_ring::release_stage_in_cluster(b, *release, stage);
@@ -311,7 +317,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
 
 KernelInfo hopper_stmatrix_epilogue_info() {
   KernelInfo k;
-  hopper::set_hopper_info(k, kId, {kBM, kBN, kBK});
+  hopper::set_hopper_info(k, kId, {kBM, kShippedBN, kBK});
   k.title = "Hopper stmatrix epilogue: C through a 128B-swizzled staging tile";
   k.delta = "the staging buffers become 128B-swizzled boxes (the TMA store's map unswizzles them), written "
             "conflict-free with stmatrix.x4 of bf16 pairs (f32: st.shared.v2 into the same swizzle, 2-way); bf16 C by "
@@ -333,19 +339,28 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       "priorities, so what the hint is worth is measured on the GPU (bench, the default against the hinted build): on "
       "an H200 nothing measurable, within 0.3% of the default from 2048^3 to 8192^3.";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
-  // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all).
+  // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all) at bn=256,
+  // more at a smaller bn (declare_tile_n's rule).
   BuildParam c_dtype = c_dtype_param();
   c_dtype.default_value = 16;  // the type stmatrix stores; bench compares with cuBLAS's bf16 C
   k.c_dtype = DType::bf16;     // the kernel's C as it ships, for what reads KernelInfo::c_dtype
-  k.params = {stages_param(4, 2, 4, kABytes + kBBytes),
-              {"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
-              persistent_ctas_param(), tile_order::order_param(tile_order::Order::grouped), c_dtype,
-              {"c_store_hint",
-               "an L2 eviction hint on C's TMA stores: 0 none; 1 evict_first (createpolicy.fractional.L2::evict_first "
-               "and the stores' .L2::cache_hint form: C, written once, leaves L2 before A's and B's panels); "
-               "c_store_hint=none and c_store_hint=evict_first name them; its speed effect is measured on the GPU",
-               kStoreHintNone,
-               {kStoreHintNone, kStoreHintEvictFirst}}};
+  hopper::declare_tile_n(
+      k,
+      {.bn_default = kShippedBN,
+       .stages_default = 4,
+       .a_bytes = kABytes,
+       .other_bytes = kConsumers * kBuffers * kChunkBytes,
+       .other_what = "the 32 KiB of staging buffers"},
+      {{"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
+       persistent_ctas_param(),
+       tile_order::order_param(tile_order::Order::grouped),
+       c_dtype,
+       {"c_store_hint",
+        "an L2 eviction hint on C's TMA stores: 0 none; 1 evict_first (createpolicy.fractional.L2::evict_first "
+        "and the stores' .L2::cache_hint form: C, written once, leaves L2 before A's and B's panels); "
+        "c_store_hint=none and c_store_hint=evict_first name them; its speed effect is measured on the GPU",
+        kStoreHintNone,
+        {kStoreHintNone, kStoreHintEvictFirst}}});
   k.mistakes = {
       {kUnswizzledStaging, "the staging tile is packed (step 18's box, map without swizzle)",
        "C is right but every stmatrix matrix's 8 rows start at the same bank: 8 wavefronts instead of 1 "

@@ -3,6 +3,9 @@
 #include "kernels/hopper_parts.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/ir/verify.hpp"
 
 namespace gs::kernels::tma_ring {
 
@@ -225,3 +228,59 @@ void release_stage_in_cluster(Builder& b, const ClusterRelease& r, const Reg& st
 }
 
 }  // namespace gs::kernels::tma_ring
+
+// The tile N as a build parameter, after the parts above (their lines stay put, see above).
+namespace gs::kernels::hopper {
+
+namespace {
+
+// Shared memory of a ring of `stages` stages of a_bytes + b_tile_bytes(bn), its barriers (a full
+// and an empty mbarrier a stage, and the Hilbert walk's 8-byte corner slot) and other_bytes.
+uint32_t tile_n_smem(const TileNRing& r, uint32_t bn, uint32_t stages) {
+  return stages * (r.a_bytes + b_tile_bytes(bn) + 24) + r.other_bytes;
+}
+// The most stages a bn leaves room for.
+uint32_t most_stages(const TileNRing& r, uint32_t bn) {
+  uint32_t s = 0;
+  while (tile_n_smem(r, bn, s + 1) <= ir::kMaxDynamicSmem) ++s;
+  return s;
+}
+
+}  // namespace
+
+void declare_tile_n(KernelInfo& k, const TileNRing& ring, std::vector<BuildParam> others) {
+  BuildParam bn{"bn",
+                "columns of C a CTA's tile has (N of each consumer's wgmma.m64nNk16; B's box and stage are bn rows "
+                "of 128 bytes; each consumer thread keeps bn/2 f32 accumulators a 64-row slab)" +
+                    ring.bn_note,
+                ring.bn_default,
+                ring.tile_ns};
+  BuildParam stages = stages_param(ring.stages_default, 2, most_stages(ring, ring.tile_ns.front()), ring.a_bytes);
+  stages.description = fmt::format("shared-memory stages in the TMA ring ({} KiB of A + bn/8 KiB of B each: {} KiB at "
+                                   "bn={}); how many fit depends on bn",
+                                   ring.a_bytes / 1024, (ring.a_bytes + b_tile_bytes(ring.bn_default)) / 1024,
+                                   ring.bn_default);
+  k.params = {std::move(bn), std::move(stages)};
+  for (BuildParam& p : others) k.params.push_back(std::move(p));
+  const GemmShape shipped = k.tile;
+  k.build_tile = [shipped](const ParamValues& p) { return GemmShape{shipped.m, p.at("bn"), shipped.k}; };
+  k.check_params = [ring](const ParamValues& p) -> std::optional<std::string> {
+    const uint32_t bn = p.at("bn"), stages = p.at("stages");
+    if (tile_n_smem(ring, bn, stages) <= ir::kMaxDynamicSmem) return std::nullopt;
+    std::string others;  // what the smaller tiles leave room for, the nearest first
+    for (auto n = ring.tile_ns.rbegin(); n != ring.tile_ns.rend(); ++n)
+      if (*n < bn && most_stages(ring, *n) >= stages)
+        others += fmt::format("{}{}: up to {}", others.empty() ? "" : "; ", *n, most_stages(ring, *n));
+    return fmt::format("{} stages × ({} KiB of A + {} KiB of B) {}= {} KiB of shared memory, more than the {} KiB a "
+                       "CTA can have: at bn={} take stages {}..{}{}",
+                       stages, ring.a_bytes / 1024, b_tile_bytes(bn) / 1024,
+                       ring.other_bytes ? fmt::format("+ {} ", ring.other_what) : "",
+                       tile_n_smem(ring, bn, stages) / 1024, ir::kMaxDynamicSmem / 1024, bn, 2,
+                       most_stages(ring, bn), others.empty() ? "" : ", or a smaller bn (" + others + ")");
+  };
+  k.constraints.push_back(fmt::format(
+      "bn (the tile's N: {}) and stages combine where the ring fits in 227 KiB of shared memory",
+      fmt::join(ring.tile_ns, ", ")));
+}
+
+}  // namespace gs::kernels::hopper

@@ -143,4 +143,35 @@ TileCorner grouped_tile_corner(builder::Builder& b, const builder::Reg& t, uint3
 // N×K), f32 C, the edge-shape rules, the tile.
 void set_hopper_info(KernelInfo& k, std::string_view id, GemmShape tile);
 
+// ---- the tile N as a build parameter "bn" (steps 14..19) ------------------------------------
+// What a bn has to satisfy, and why 64, 128, 192 and 256 all do: a consumer's 64 × bn part of
+// the tile is one wgmma.m64nNk16 a k16 step, N = bn (bf16: a multiple of 8 up to 256, PTX ISA
+// "wgmma.mma_async"), whose accumulators take bn/2 f32 registers a thread (128 at 256, within
+// the consumers' 240); B's tile is bn rows of 128 bytes, the TMA box bn rows (a box dimension
+// is at most 256, cuTensorMapEncodeTiled) in the 128B swizzle (whole 8-row atoms); steps 17-19
+// load B in bn/cluster-row slices (a multiple of 8 rows for clusters of up to 4: whole atoms);
+// steps 18-19 store C in chunks of 64 (or 32) columns, which a multiple of 64 divides. What is
+// left to check is shared memory: a stage is A's 16 KiB and B's bn·128 bytes.
+inline constexpr uint32_t kTileNs[] = {64, 128, 192, 256};
+
+// A ring step's tile N and stages as build parameters: the ring's A tile a_bytes a stage (16
+// KiB: 128 rows), other_bytes of shared memory besides the ring and its barriers (step 18-19's
+// staging buffers; other_what says what they are); the N it takes (kTileNs, or fewer where the
+// step's structure rules some out: `bn_note` says why, in the parameter's description).
+struct TileNRing {
+  uint32_t bn_default = 256, stages_default = 3;
+  uint32_t a_bytes = 0;
+  uint32_t other_bytes = 0;
+  std::string other_what;  // "the 32 KiB of staging buffers"
+  std::vector<uint32_t> tile_ns{std::begin(kTileNs), std::end(kTileNs)};
+  std::string bn_note;
+};
+// Sets the step's parameters ("bn" and "stages" first, then `others`), its build tile (k.tile's
+// M and K with the build's bn) and its rule (KernelInfo::check_params): the stages of the
+// build's bn must fit in shared memory. The stages run from 2 to the most the smallest bn
+// leaves room for; the rule names the most the build's bn takes.
+void declare_tile_n(KernelInfo& k, const TileNRing& ring, std::vector<BuildParam> others);
+// The ring's B tile of one stage: bn rows of one 128-byte swizzle row.
+inline constexpr uint32_t b_tile_bytes(uint32_t bn) { return bn * kBK * 2; }
+
 }  // namespace gs::kernels::hopper

@@ -125,6 +125,14 @@ BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, u
   return p;
 }
 
+uint32_t log2_exact(uint32_t v) {
+  if (v == 0 || (v & (v - 1)) != 0)
+    throw std::logic_error(fmt::format("{} is not a power of two: a tile parameter shifted by is one", v));
+  uint32_t n = 0;
+  while ((1u << n) != v) ++n;
+  return n;
+}
+
 BuildParam persistent_ctas_param() {
   return {"ctas",
           "persistent CTAs in the grid: 132 is one per SM of an H100 SXM; fewer leave SMs idle but, when "

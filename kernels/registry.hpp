@@ -155,6 +155,11 @@ void require_mistakes(const KernelInfo& info, const std::set<std::string>& mista
 // The depth of a kernel's ring of shared-memory stages as a build parameter "stages":
 // first..last stages of stage_bytes each (A's and B's tiles together), default_value the fastest.
 BuildParam stages_param(uint32_t default_value, uint32_t first, uint32_t last, uint32_t stage_bytes);
+// log2 of a power of two: a tile parameter's value in the shifts and masks a build writes, as
+// the step wrote them with a fixed tile. Throws std::logic_error for any other value (a step's
+// choices are powers of two where it shifts by them).
+uint32_t log2_exact(uint32_t power_of_two);
+
 // The persistent grid's CTA count as a build parameter "ctas" (128 by default: fast.cu measured
 // 128 faster than one per SM of the H100's 132). Every choice is a multiple of 4, so it divides
 // into clusters of 1, 2 or 4. A kernel launches min(ctas, its tiles) CTAs.

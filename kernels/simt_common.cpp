@@ -61,14 +61,6 @@ void declare_tile_params(KernelInfo& k, std::vector<BuildParam> params,
                   threads)};
 }
 
-uint32_t log2_exact(uint32_t v) {
-  if (v == 0 || (v & (v - 1)) != 0)
-    throw std::logic_error(fmt::format("{} is not a power of two: a tile parameter's choices all are", v));
-  uint32_t n = 0;
-  while ((1u << n) != v) ++n;
-  return n;
-}
-
 std::optional<std::string> threads_problem(uint32_t threads, std::string_view formula) {
   if (threads > 1024)
     return fmt::format("{} = {} threads, more than the 1024 a CTA can have: make the thread tile larger or the "

@@ -39,8 +39,8 @@ void declare_tile_params(KernelInfo& k, std::vector<BuildParam> params,
                          std::string_view threads);
 
 // log2 of a power of two (every tile parameter's choice is one): shifts and masks in the
-// builds, as the rungs wrote them with fixed tiles.
-uint32_t log2_exact(uint32_t power_of_two);
+// builds, as the rungs wrote them with fixed tiles (kernels/registry.hpp).
+using kernels::log2_exact;
 
 // The parts of a rule, each nullopt when it holds, else the reason naming the values.
 // `formula` is how the rung counts its threads ("bm·bn/tm = 64·64/8").

@@ -125,12 +125,13 @@ TEST_CASE("cli: bad input exits 2 with a message naming the value", "[cli][error
       {{"ptx"}, "ID is required"},
       {{"frobnicate"}, "frobnicate"},
       {{"list", "--jsn"}, "--jsn"},
-      {{"ptx", "hopper_two_consumers", "--param", "stages=5"}, "stages=5 is not a value hopper_two_consumers takes: choose one of 2, 3, 4 (default 3)"},
+      {{"ptx", "hopper_two_consumers", "--param", "stages=10"}, "stages=10 is not a value hopper_two_consumers takes: choose one of 2, 3, 4, 5, 6, 7, 8, 9 (default 3)"},
+      {{"ptx", "hopper_two_consumers", "--param", "stages=5"}, "at bn=256 take stages 2..4, or a smaller bn (192: up to 5; 128: up to 7; 64: up to 9)"},
       {{"ptx", "hopper_two_consumers", "--param", "stages"}, "'stages' is not a build parameter: give NAME=VALUE"},
       {{"ptx", "hopper_two_consumers", "--param", "stages=-1"}, "is not a build parameter"},
       {{"ptx", "hopper_two_consumers", "--param", "stages=2", "--param", "stages=3"}, "--param stages is given twice"},
       {{"sim", "simt_naive", "--param", "stages=2"}, "unknown build parameter 'stages' for simt_naive"},
-      {{"bench", "hopper_two_consumers", "--param", "depth=2"}, "valid parameters are stages"},
+      {{"bench", "hopper_two_consumers", "--param", "depth=2"}, "valid parameters are bn, stages"},
       // A flag takes no value: CLI11 read --json=1 (and --json=0, --json=no) and went on.
       {{"list", "--json=1"}, "--json is a flag and takes no value (got '--json=1')"},
       {{"list", "--json=0"}, "--json is a flag and takes no value"},
@@ -171,16 +172,19 @@ TEST_CASE("cli: --param sets a kernel's build parameter in ptx, sim and list", "
   const Run sim = run({"sim", "hopper_producer_consumer", "--param", "stages=2", "--json"});
   REQUIRE(sim.code == 0);
   const nlohmann::json j = nlohmann::json::parse(sim.out);
-  CHECK(j["params"] == nlohmann::json{{"stages", 2}});
+  CHECK(j["params"] == nlohmann::json{{"bn", 128}, {"stages", 2}});  // every declared parameter, as built
   CHECK(j["ok"] == true);
   CHECK_THAT(run({"sim", "hopper_producer_consumer", "--param", "stages=3"}).out, Catch::Contains("stages=3"));
   const Run list = run({"list"});
-  CHECK_THAT(list.out, Catch::Contains("--param stages=3 (default; takes 2, 3, 4)"));
+  CHECK_THAT(list.out, Catch::Contains("--param stages=3 (default; takes 2, 3, 4, 5, 6, 7, 8, 9)"));
+  CHECK_THAT(list.out, Catch::Contains("--param bn=256 (default; takes 64, 128, 192, 256)"));
   const nlohmann::json reg = nlohmann::json::parse(run({"list", "--json"}).out);
   const auto ring = std::find_if(reg.begin(), reg.end(), [](const auto& k) { return k["id"] == "hopper_producer_consumer"; });
   REQUIRE(ring != reg.end());
-  CHECK((*ring)["params"][0]["name"] == "stages");
-  CHECK((*ring)["params"][0]["default"] == 4);
+  CHECK((*ring)["params"][0]["name"] == "bn");
+  CHECK((*ring)["params"][0]["default"] == 128);
+  CHECK((*ring)["params"][1]["name"] == "stages");
+  CHECK((*ring)["params"][1]["default"] == 4);
 }
 
 TEST_CASE("cli: a failed ptx -o leaves an existing file untouched", "[cli][errors]") {

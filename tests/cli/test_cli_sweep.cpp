@@ -126,6 +126,22 @@ TEST_CASE("cli sweep: a table sorted by speed, the invalid combinations, JSON an
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli sweep: the Hopper tile N against the ring's depth, a ring that does not fit named", "[cli][sweep][model]") {
+  // Step 16's bn and stages: five stages of 48 KiB (bn=256) pass 227 KiB, five of 32 KiB (bn=128)
+  // do not.
+  const Run r = run({"sweep", "hopper_fewer_arrivals", "--param", "bn=128,256", "--param", "stages=4,5", "--size",
+                     "256x512x128"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Contains("1 combination the kernel cannot build:"));
+  CHECK_THAT(r.out, Contains("bn=256 stages=5 at 256x512x128: hopper_fewer_arrivals cannot be built with bn=256 "
+                             "ctas=128 order=1 stages=5: 5 stages × (16 KiB of A + 32 KiB of B) = 240 KiB of shared "
+                             "memory, more than the 227 KiB a CTA can have: at bn=256 take stages 2..4, or a smaller bn "
+                             "(192: up to 5; 128: up to 7; 64: up to 9)"));
+  for (const char* built : {"bn=128 stages=4", "bn=128 stages=5", "bn=256 stages=4"})
+    CHECK_THAT(r.err, Contains(std::string(built) + " at 256x512x128: ") && Contains("TFLOP/s predicted"));
+}
+
 TEST_CASE("cli sweep: the same figure as sim --traced-cta-only for the same build", "[cli][sweep][model]") {
   const auto dir = scratch_dir("same");
   const std::string json = (dir / "s.json").string();

@@ -59,10 +59,10 @@ TEST_CASE("compare: a --compare-with that names no variant is a usage error nami
   if (!xvfb_or_skip()) return;
   const std::string gui = gs::test::shell_quote(GEMMSCOPE_CLI_PATH) + " gui --no-settings --view compare --frames 1 ";
   const gs::test::ShellRun bad_value =
-      gs::test::run_shell(gui + "--kernel hopper_producer_consumer --compare-with hopper_producer_consumer:stages=9");
+      gs::test::run_shell(gui + "--kernel hopper_producer_consumer --compare-with hopper_producer_consumer:stages=10");
   INFO(bad_value.output);
   CHECK(bad_value.code == 2);
-  CHECK_THAT(bad_value.output, Contains("stages") && Contains("9") && Contains("6"));
+  CHECK_THAT(bad_value.output, Contains("stages=10") && Contains("2, 3, 4, 5, 6, 7, 8, 9"));
   const gs::test::ShellRun bad_id = gs::test::run_shell(gui + "--compare-with simt_nope");
   INFO(bad_id.output);
   CHECK(bad_id.code == 2);

@@ -102,18 +102,21 @@ TEST_CASE("ladder: build parameters are edited, checked and reset with the kerne
   AppState app;
   select_ladder_kernel(app, "hopper_two_consumers");
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_two_consumers");
-  REQUIRE(info.params.size() == 1);
-  const kernels::BuildParam& stages = info.params[0];
+  const kernels::BuildParam& stages = kernels::require_param(info, "stages");
   set_param(app, stages, 2);
   CHECK(app.request.params == kernels::ParamValues{{"stages", 2}});
   CHECK(check_request(app.request).ok());
   set_param(app, stages, stages.default_value);  // the default is not written down
   CHECK(app.request.params.empty());
-  app.request.params = {{"stages", 9}};
+  app.request.params = {{"stages", 10}};
   const RequestCheck bad = check_request(app.request);
   CHECK_FALSE(bad.ok());
-  CHECK_THAT(bad.param_error, Catch::Contains("stages=9") && Catch::Contains("choose one of 2, 3, 4"));
+  CHECK_THAT(bad.param_error, Catch::Contains("stages=10") && Catch::Contains("choose one of 2, 3, 4, 5, 6, 7, 8, 9"));
   CHECK(describe_ladder(app)["param_error"] == bad.param_error);
+  // A value of its own that the other parameters' values do not take: the kernel's reason.
+  app.request.params = {{"stages", 5}};
+  CHECK_THAT(check_request(app.request).param_error,
+             Catch::Contains("5 stages × (16 KiB of A + 32 KiB of B) = 240 KiB of shared memory"));
   select_ladder_kernel(app, "simt_naive");
   CHECK(app.request.params.empty());
   // The checker's cache tells requests apart by their parameters too.

@@ -74,8 +74,13 @@ TEST_CASE("sweep: the choice starts from the open kernel's parameters and refuse
   CHECK(c.values["tm"].empty());
   CHECK_THAT(sweep_choice_problem(app, c), Catch::Contains("no values"));
   // Another kernel open: its own parameters; one without any says so.
+  // A Hopper ring step: its tile N against the ring's depth, the pair a tuner turns together.
   app.request.kernel_id = "hopper_two_consumers";
-  CHECK(sweep_choice(app).axes == std::vector<std::string>{"stages"});
+  CHECK(sweep_choice(app).axes == std::vector<std::string>{"bn", "stages"});
+  CHECK(sweep_choice(app).values["bn"] == std::vector<uint32_t>{64, 128, 192, 256});
+  // Step 10: its CTA tile.
+  app.request.kernel_id = "ampere_ldmatrix";
+  CHECK(sweep_choice(app).axes == std::vector<std::string>{"bm", "bn"});
   app.request.kernel_id = "simt_naive";
   CHECK(sweep_choice(app).axes.empty());
   CHECK_THAT(sweep_data(app).note, Catch::Contains("no build parameters"));

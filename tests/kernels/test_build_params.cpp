@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -63,6 +65,48 @@ TEST_CASE("every value of every build parameter builds the ring it names and ass
       }
     }
   }
+  // The tensor-core steps' tiles: every valid combination of the parameters that shape the tile
+  // (the others at their defaults), each also with the shallowest and the deepest ring it takes
+  // (a ring's depth changes only its sizes: every depth of the default tile is assembled above).
+  struct Combined {
+    std::string_view id;
+    std::vector<std::string> names;
+  };
+  const Combined combined[] = {{"ampere_ldmatrix", {"bm", "bn", "wm", "wn"}},
+                               {"hopper_producer_consumer", {"bn"}},
+                               {"hopper_two_consumers", {"bn"}},
+                               {"hopper_persistent", {"bn"}},
+                               {"hopper_fewer_arrivals", {"bn"}},
+                               {"hopper_cluster_multicast", {"bn"}},
+                               {"hopper_tma_store", {"bn"}},
+                               {"hopper_stmatrix_epilogue", {"bn"}}};
+  for (const Combined& c : combined) {
+    const kernels::KernelInfo& info = kernels::kernel_or_throw(c.id);
+    const kernels::BuildParam& stages = kernels::require_param(info, "stages");
+    int built = 0;
+    for (const kernels::ParamValues& tile : test::valid_combinations(info, c.names)) {
+      std::vector<kernels::ParamValues> rings{tile};
+      for (auto depth = stages.choices.begin(); depth != stages.choices.end(); ++depth)  // the shallowest
+        if (const auto p = test::with_value(info, tile, "stages", *depth)) {
+          rings.push_back(*p);
+          break;
+        }
+      for (auto depth = stages.choices.rbegin(); depth != stages.choices.rend(); ++depth)  // the deepest
+        if (const auto p = test::with_value(info, tile, "stages", *depth)) {
+          rings.push_back(*p);
+          break;
+        }
+      for (const kernels::ParamValues& params : rings) {
+        INFO(info.id << " " << kernels::params_text(params));
+        const std::string text = ptx::emit(kernels::build_kernel(info, {test::shape_for(info, params), {}, params})).text;
+        if (assembled.insert(text).second)
+          test::check_assembles(text, info.arch, info.id + " " + kernels::params_text(params));
+        ++built;
+      }
+    }
+    INFO(c.id);
+    CHECK(built >= 6);
+  }
 }
 
 TEST_CASE("the shallowest and deepest ring compute C exactly on the model", "[kernels][params][model]") {
@@ -106,19 +150,20 @@ TEST_CASE("the shallowest and deepest ring compute C exactly on the model", "[ke
 TEST_CASE("build parameters: unknown names and values are refused naming the valid ones", "[kernels][params][errors]") {
   const kernels::KernelInfo& ring = kernels::kernel_or_throw("hopper_two_consumers");
   const kernels::KernelInfo& naive = kernels::kernel_or_throw("simt_naive");
-  CHECK_THROWS_WITH(kernels::resolve_params(ring, {{"stages", 5}}),
-                    "stages=5 is not a value hopper_two_consumers takes: choose one of 2, 3, 4 (default 3)");
+  CHECK_THROWS_WITH(kernels::resolve_params(ring, {{"stages", 10}}),
+                    "stages=10 is not a value hopper_two_consumers takes: choose one of 2, 3, 4, 5, 6, 7, 8, 9 "
+                    "(default 3)");
   CHECK_THROWS_WITH(kernels::resolve_params(ring, {{"stage", 3}}),
-                    "unknown build parameter 'stage' for hopper_two_consumers: valid parameters are stages");
+                    "unknown build parameter 'stage' for hopper_two_consumers: valid parameters are bn, stages");
   CHECK_THROWS_WITH(kernels::resolve_params(naive, {{"stages", 2}}),
                     "unknown build parameter 'stages' for simt_naive: this kernel has no build parameters");
   CHECK_THROWS_AS(kernels::build_kernel(ring, {ring.example_shape, {}, {{"stages", 1}}}), kernels::ConfigError);
   // Unset parameters take their defaults; the texts name all of them, or only what differs.
   const kernels::ParamValues all = kernels::resolve_params(ring, {});
-  CHECK(all == kernels::ParamValues{{"stages", 3}});
-  CHECK(kernels::params_text(all) == "stages=3");
+  CHECK(all == kernels::ParamValues{{"bn", 256}, {"stages", 3}});
+  CHECK(kernels::params_text(all) == "bn=256 stages=3");
   CHECK(kernels::non_default_params_text(ring, all).empty());
-  CHECK(kernels::non_default_params_text(ring, {{"stages", 2}}) == "stages=2");
+  CHECK(kernels::non_default_params_text(ring, {{"bn", 256}, {"stages", 2}}) == "stages=2");
   CHECK(kernels::resolve_params(naive, {}).empty());
   // A build function that reads a parameter its kernel never declared is a bug, not bad input.
   kernels::GemmConfig cfg;

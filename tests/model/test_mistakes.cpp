@@ -28,15 +28,16 @@ uint64_t cost_of(const model::SimResult& r, const std::string& cost) {
   if (cost == "bank-conflicts") return r.stats.smem_bank_conflicts;
   return r.stats.warp_instructions;
 }
-}  // namespace
 
-TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
-  struct Expect {
-    std::string hazard;  // empty: no hazard required
-    bool wrong_result;
-    std::string cost;  // a correct but slower kernel: what grows over the kernel as written
-  };
-  const std::map<std::string, Expect> expected{
+struct Expect {
+  std::string hazard;  // empty: no hazard required
+  bool wrong_result;
+  std::string cost;  // a correct but slower kernel: what grows over the kernel as written
+};
+
+// How each declared mistake shows itself on the model.
+const std::map<std::string, Expect>& expected_symptoms() {
+  static const std::map<std::string, Expect> expected{
       {"skip-mbarrier-wait", {"tma-race", true}},  // and exit-with-pending-tma: the H100 faults on it
       {"wrong-swizzle", {"", true}},
       // Blackwell steps 21-22: a stage refilled before the MMAs' commit released it; the pair's
@@ -91,28 +92,63 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       {"reuse-before-release", {"tmem-race", false}},
       {"phase-flips-every-tile", {"deadlock", false}},
   };
+  return expected;
+}
+
+// Runs the mistake at the shape and build and checks it shows as expected_symptoms says.
+void check_caught(const kernels::KernelInfo& info, const std::string& mistake, kernels::GemmShape shape,
+                  const kernels::ParamValues& params) {
+  REQUIRE(expected_symptoms().count(mistake));
+  const Expect& e = expected_symptoms().at(mistake);
+  test::ModelRun r = test::run_model(info.id, shape, true, 7, {mistake}, {}, params);
+  INFO(test::hazard_list(r.result));
+  if (!e.hazard.empty()) CHECK(has_hazard(r.result, e.hazard));
+  if (e.wrong_result) CHECK(r.mismatches > 0);
+  if (!e.cost.empty()) {
+    // Correct, and visibly more expensive than the kernel as written.
+    test::ModelRun clean = test::run_model(info.id, shape, true, 7, {}, {}, params);
+    CHECK(r.mismatches == 0);
+    CHECK(r.result.hazards.empty());
+    CHECK(cost_of(r.result, e.cost) > cost_of(clean.result, e.cost));
+  } else {
+    // Caught one way or the other.
+    CHECK((!r.result.hazards.empty() || r.mismatches > 0));
+  }
+}
+}  // namespace
+
+TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {
       DYNAMIC_SECTION(info.id << " --break " << m.name) {
-        REQUIRE(expected.count(m.name));
-        const Expect& e = expected.at(m.name);
         // The example shape (step 23's with its fewest CTAs: test::small_whole_grid).
         const test::WholeGrid g = test::small_whole_grid(info);
-        test::ModelRun r = test::run_model(info.id, g.shape, true, 7, {m.name}, {}, g.params);
-        INFO(test::hazard_list(r.result));
-        if (!e.hazard.empty()) CHECK(has_hazard(r.result, e.hazard));
-        if (e.wrong_result) CHECK(r.mismatches > 0);
-        if (!e.cost.empty()) {
-          // Correct, and visibly more expensive than the kernel as written.
-          test::ModelRun clean = test::run_model(info.id, g.shape, true, 7, {}, {}, g.params);
-          CHECK(r.mismatches == 0);
-          CHECK(r.result.hazards.empty());
-          CHECK(cost_of(r.result, e.cost) > cost_of(clean.result, e.cost));
-        } else {
-          // Caught one way or the other.
-          CHECK((!r.result.hazards.empty() || r.mismatches > 0));
-        }
+        check_caught(info, m.name, g.shape, g.params);
       }
+    }
+  }
+}
+
+TEST_CASE("mistakes: still caught with a tile that is not the step's default", "[model][mistakes][tiles]") {
+  // Step 10's CTA and warp tiles and the Hopper steps' tile N (tests/kernels/test_mma_tile_params.cpp):
+  // a mistake's symptom must not depend on the tile it was written for.
+  struct Case {
+    std::string id, mistake;
+    kernels::GemmShape shape;
+    kernels::ParamValues params;
+  };
+  const Case cases[] = {
+      {"ampere_ldmatrix", "unswizzled-ldmatrix", {128, 512, 96}, {{"bm", 64}, {"bn", 256}, {"wm", 32}}},
+      {"hopper_two_consumers", "register-overcommit", {256, 384, 128}, {{"bn", 192}}},
+      {"hopper_fewer_arrivals", "arrival-count-mismatch", {256, 256, 256}, {{"bn", 128}}},
+      {"hopper_stmatrix_epilogue", "unswizzled-staging", {256, 256, 128}, {{"bn", 128}}},
+      {"hopper_stmatrix_epilogue", "swizzle-not-in-store-map", {256, 256, 128}, {{"bn", 128}}},
+      {"hopper_stmatrix_epilogue", "missing-proxy-fence", {256, 256, 128}, {{"bn", 128}}},
+      {"hopper_stmatrix_epilogue", "reuse-staging-before-wait", {256, 384, 128}, {{"bn", 192}}},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.id << " --break " << c.mistake << " " << kernels::params_text(c.params)) {
+      check_caught(kernels::kernel_or_throw(c.id), c.mistake, c.shape, c.params);
     }
   }
 }

@@ -343,6 +343,41 @@ TEST_CASE("[gpu] runner: step 19's stmatrix epilogue computes the model's bytes,
     }
 }
 
+TEST_CASE("[gpu] runner: non-default tiles of steps 10, 16 and 19 compute the model's bytes", "[run][gpu][tiles]") {
+  GS_REQUIRE_GPU_OR_SKIP();
+  // Step 10's CTA and warp tiles (unequal sides: B's stages twice or half A's) and the Hopper
+  // steps' tile N (tests/kernels/test_mma_tile_params.cpp), bit for bit against the model.
+  struct Case {
+    std::string_view id;
+    kernels::ParamValues params;
+    std::vector<kernels::GemmShape> shapes;
+  };
+  const Case cases[] = {
+      {"ampere_ldmatrix", {{"bm", 64}, {"bn", 256}, {"wm", 32}}, {{128, 512, 96}, {512, 1024, 256}}},
+      {"ampere_ldmatrix", {{"bm", 256}, {"bn", 64}, {"wn", 32}}, {{256, 128, 160}, {1024, 512, 256}}},
+      {"ampere_ldmatrix", {{"bm", 64}, {"bn", 64}, {"wm", 32}, {"wn", 32}, {"stages", 6}}, {{192, 320, 224}}},
+      {"hopper_fewer_arrivals", {{"bn", 128}, {"stages", 7}}, {{200, 264, 136}, {1000, 1000, 1000}}},
+      {"hopper_fewer_arrivals", {{"bn", 192}}, {{200, 264, 136}, {384, 768, 192}}},
+      {"hopper_stmatrix_epilogue", {{"bn", 64}, {"stages", 8}}, {{200, 264, 136}, {384, 768, 192}}},
+      {"hopper_stmatrix_epilogue", {{"bn", 192}, {"c_dtype", 32}}, {{200, 264, 136}, {384, 768, 192}}},
+      {"hopper_stmatrix_epilogue", {{"bn", 128}, {"cluster", 4}}, {{200, 264, 136}, {64, 1024, 256}}},
+  };
+  for (const Case& c : cases) {
+    const kernels::KernelInfo& info = kernels::kernel_or_throw(c.id);
+    if (!runnable(info)) continue;
+    for (const kernels::GemmShape& s : c.shapes) {
+      run::CompareOptions options;
+      options.shape = s;
+      options.params = c.params;
+      const run::ModelComparison r = run::compare_with_model(info.id, "", options);
+      INFO(c.id << " " << kernels::params_text(c.params) << " " << s.m << "x" << s.n << "x" << s.k << ": " << r.verdict);
+      CHECK(r.as_expected);
+      CHECK(r.bit_identical);
+      CHECK(r.gpu_correct);
+    }
+  }
+}
+
 TEST_CASE("[gpu] runner: a deadlocked kernel is reported as a hang and the next job works", "[run][gpu]") {
   GS_REQUIRE_GPU_OR_SKIP();
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_tma_wgmma_64");

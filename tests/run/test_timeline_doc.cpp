@@ -142,8 +142,8 @@ TEST_CASE("timeline doc: the build (parameters, mistakes) is stored, read back, 
           "[timeline][params]") {
   run::TimelineDoc d = model_doc();
   CHECK(d.build_known);
-  CHECK(d.params == kernels::ParamValues{{"stages", 4}});  // every declared parameter, as built
-  CHECK(run::build_text(d) == "stages=4");
+  CHECK(d.params == kernels::ParamValues{{"bn", 128}, {"stages", 4}});  // every declared parameter, as built
+  CHECK(run::build_text(d) == "bn=128 stages=4");
   d.params["stages"] = 3;
   d.mistakes = {"skip-empty-wait"};
   nlohmann::json j = run::timeline_json(d);
@@ -153,7 +153,7 @@ TEST_CASE("timeline doc: the build (parameters, mistakes) is stored, read back, 
   CHECK(back.build_known);
   CHECK(back.params == d.params);
   CHECK(back.mistakes == d.mistakes);
-  CHECK(run::build_text(back) == "stages=3, mistake skip-empty-wait");
+  CHECK(run::build_text(back) == "bn=128 stages=3, mistake skip-empty-wait");
   // The model beside it is built the same way, at the recorded CTA, with the recording's card.
   run::TimelineDoc gpu = back;
   gpu.device = "NVIDIA H100 80GB HBM3";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,10 +14,13 @@
 namespace gs::test {
 
 // Every combination of the kernel's declared values (the last parameter changing fastest) that
-// resolve_params accepts. One empty combination for a kernel without parameters.
-inline std::vector<kernels::ParamValues> valid_combinations(const kernels::KernelInfo& info) {
+// resolve_params accepts; with `only`, of those parameters' values, the others at their
+// defaults. One empty combination for a kernel without parameters.
+inline std::vector<kernels::ParamValues> valid_combinations(const kernels::KernelInfo& info,
+                                                            const std::vector<std::string>& only = {}) {
   std::vector<kernels::ParamValues> all{{}};
   for (const kernels::BuildParam& p : info.params) {
+    if (!only.empty() && std::find(only.begin(), only.end(), p.name) == only.end()) continue;
     std::vector<kernels::ParamValues> next;
     for (const kernels::ParamValues& base : all)
       for (uint32_t v : p.choices) {
@@ -36,6 +40,17 @@ inline std::vector<kernels::ParamValues> valid_combinations(const kernels::Kerne
   return valid;
 }
 
+// `params` with name=value, where the kernel takes that combination; nullopt where it does not.
+inline std::optional<kernels::ParamValues> with_value(const kernels::KernelInfo& info, kernels::ParamValues params,
+                                                      const std::string& name, uint32_t value) {
+  params[name] = value;
+  try {
+    return kernels::resolve_params(info, params);
+  } catch (const kernels::ConfigError&) {
+    return std::nullopt;
+  }
+}
+
 // A build with name=value: the defaults with that one value where they combine, else the first
 // valid combination that has it; nullopt when no combination has it.
 inline std::optional<kernels::ParamValues> build_with(const kernels::KernelInfo& info, const std::string& name,
@@ -47,6 +62,17 @@ inline std::optional<kernels::ParamValues> build_with(const kernels::KernelInfo&
   for (const kernels::ParamValues& c : valid_combinations(info))
     if (c.at(name) == value) return c;
   return std::nullopt;
+}
+
+// The combinations a kernel's tile tests run: for every declared value, the first build that
+// has it (build_with), without repeats.
+inline std::vector<kernels::ParamValues> covering_builds(const kernels::KernelInfo& info) {
+  std::set<kernels::ParamValues> seen;
+  std::vector<kernels::ParamValues> out;
+  for (const kernels::BuildParam& p : info.params)
+    for (uint32_t v : p.choices)
+      if (const auto c = build_with(info, p.name, v); c && seen.insert(*c).second) out.push_back(*c);
+  return out;
 }
 
 // A persistent kernel (one that declares "ctas") launched with `ctas` CTAs: its example's N and
