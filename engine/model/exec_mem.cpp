@@ -78,6 +78,7 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
   if (addr % align != 0)
     report(c, HazardKind::misaligned, x.inst_id, x.warp.id, lane, addr,
            fmt::format("a {}-byte shared access at 0x{:X} is not {}-byte aligned", bytes, addr, align));
+  if (store) ++c.smem_writes;  // the caller writes through the pointer (Cta::smem_writes)
   return c.smem.data() + (addr - timing::kSmemBaseAddress);
 }
 
@@ -514,7 +515,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
       }
   if (!c.trace) {
     // What account_global sets.
-    x.latency = global_issue(c, uint32_t(std::popcount(mask)), bytes, kStore, c.launch.figures->global_latency);
+    x.latency = global_issue(c, lane_count(mask), bytes, kStore, c.launch.figures->global_latency);
     return;
   }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32. A full
