@@ -443,9 +443,10 @@ inline uint32_t summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector
 }
 #endif
 
-// An untraced CTA's store into C whose bytes all lie in one row of one tile (the first and the
-// last byte do): what store_into_c does for each of its elements, done once (the first notes
-// the tile; the others find it noted). False where each element must be looked at.
+// An untraced CTA's store into C whose bytes all lie in one tile (in one row: the first and the
+// last byte do; in several rows: see below): what store_into_c does for each of its elements,
+// done once (the first notes the tile; the others find it noted). False where each element
+// must be looked at.
 inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint32_t bytes) {
   if (c.trace) return false;
   const ir::OutputTiling& o = c.launch.kernel->output;
@@ -458,8 +459,27 @@ inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint
   }
   hi += bytes - 1;
   const uint32_t tile = c_tile_of(o, lo);
+  if (tile == kNone || tile != c_tile_of(o, hi)) return false;
   const uint64_t row_bytes = uint64_t(o.elem_bytes) * o.cols;
-  if (tile == kNone || tile != c_tile_of(o, hi) || lo / row_bytes != hi / row_bytes) return false;
+  if (lo / row_bytes != hi / row_bytes) {
+    // Several rows (an MMA fragment's store: 8 rows of 4 lanes): one tile when the rows of lo
+    // and hi share a tile row (above) and every lane's first and last byte lie in one band of
+    // columns. A lane whose bytes wrap into the next row passes only where one band is the
+    // whole row. With C's sizes powers of two (the ladder's), by shifts; otherwise per element.
+    if (!std::has_single_bit(o.elem_bytes) || !std::has_single_bit(o.cols) || !std::has_single_bit(o.tile_cols) ||
+        o.tile_cols > o.cols)
+      return false;
+    const uint32_t elem_shift = uint32_t(std::countr_zero(o.elem_bytes));
+    const uint32_t band_shift = uint32_t(std::countr_zero(o.tile_cols));
+    const uint64_t col_mask = o.cols - 1;
+    const uint64_t band = ((lo >> elem_shift) & col_mask) >> band_shift;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint64_t v = off[std::countr_zero(m)];
+      if (((v >> elem_shift) & col_mask) >> band_shift != band ||
+          (((v + bytes - 1) >> elem_shift) & col_mask) >> band_shift != band)
+        return false;
+    }
+  }
   note_c_tile(c, tile);
   return true;
 }
