@@ -134,6 +134,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
       s.epoch = c.barrier_epoch;
       s.write_release = c.releases + 1;
       s.generic_since_fence = true;
+      c.note_unfenced(w);
     } else {
       s.read_release = c.releases + 1;
       if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
@@ -159,8 +160,8 @@ inline void note_c_tile(Cta& c, uint32_t tile) {
 // OutputTiling::tile_of, with shifts where C's sizes are powers of two (the ladder's are): it
 // runs for every element a CTA stores into C, and tile_of divides six times.
 inline uint32_t c_tile_of(const ir::OutputTiling& o, uint64_t offset) {
-  if (!std::has_single_bit(o.elem_bytes) || !std::has_single_bit(o.cols) || !std::has_single_bit(o.tile_rows) ||
-      !std::has_single_bit(o.tile_cols) || o.tile_cols > o.cols)
+  if (!power_of_two(o.elem_bytes) || !power_of_two(o.cols) || !power_of_two(o.tile_rows) ||
+      !power_of_two(o.tile_cols) || o.tile_cols > o.cols)
     return o.tile_of(offset);
   const uint64_t e = offset >> std::countr_zero(o.elem_bytes);
   if (e >= uint64_t(o.rows) * o.cols) return kNone;
@@ -466,8 +467,7 @@ inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint
     // and hi share a tile row (above) and every lane's first and last byte lie in one band of
     // columns. A lane whose bytes wrap into the next row passes only where one band is the
     // whole row. With C's sizes powers of two (the ladder's), by shifts; otherwise per element.
-    if (!std::has_single_bit(o.elem_bytes) || !std::has_single_bit(o.cols) || !std::has_single_bit(o.tile_cols) ||
-        o.tile_cols > o.cols)
+    if (!power_of_two(o.elem_bytes) || !power_of_two(o.cols) || !power_of_two(o.tile_cols) || o.tile_cols > o.cols)
       return false;
     const uint32_t elem_shift = uint32_t(std::countr_zero(o.elem_bytes));
     const uint32_t band_shift = uint32_t(std::countr_zero(o.tile_cols));

@@ -226,6 +226,8 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   // One access per word is what 32 make: the updates repeat the same values.
   if constexpr (kStore) {
     ++c.smem_writes;
+    c.note_unfenced(uint32_t(o0 / 4));
+    c.note_unfenced(uint32_t(o0 / 4) + words - 1);
     for (uint32_t i = 0; i < words; ++i) note_word<kStore>(state[i], w.id, epoch, release);
   }
   uint8_t* at = c.smem.data() + o0;
@@ -313,7 +315,10 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   // One update per word is what one per lane makes: lanes of one word repeat the same values.
   if constexpr (kStore) {
     ++c.smem_writes;
-    for (uint32_t i = 0; i < p->nwords; ++i) note_word<kStore>(state[p->words[i]], w.id, epoch, release);
+    for (uint32_t i = 0; i < p->nwords; ++i) {
+      note_word<kStore>(state[p->words[i]], w.id, epoch, release);
+      c.note_unfenced(uint32_t(o0 >> 2) + p->words[i]);
+    }
   }
   uint8_t* at = c.smem.data() + o0;
   for (uint32_t v = 0; v < vec; ++v) {

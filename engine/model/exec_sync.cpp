@@ -140,8 +140,9 @@ void exec_fence(ExecContext& x) {
     if (m.initialized) m.init_fenced = true;
   if (x.inst.op == Op::fence_proxy_async) {
     ++c.smem_writes;
-    for (SmemWord& s : c.smem_word_state)
-      if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
+    const uint32_t hi = std::min<uint32_t>(c.unfenced_hi, uint32_t(c.smem_word_state.size()));
+    for (uint32_t w = c.unfenced_lo; w < hi; ++w)
+      if (SmemWord& s = c.smem_word_state[w]; s.writer_warp == x.warp.id) s.generic_since_fence = false;
   }
 }
 

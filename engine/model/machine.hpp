@@ -399,6 +399,14 @@ struct Cta {
   // reads of the same bytes under one count and one `releases` see the same bytes and records
   // and note the same (exec_wgmma.cpp's WgmmaB).
   uint64_t smem_writes = 0;
+  // Every word whose SmemWord::generic_since_fence is set lies in [unfenced_lo, unfenced_hi)
+  // (word indices; grown by each generic store that sets it): fence.proxy.async looks only
+  // there, not at all of a ring's records.
+  uint32_t unfenced_lo = ~0u, unfenced_hi = 0;
+  void note_unfenced(uint32_t word) {
+    unfenced_lo = std::min(unfenced_lo, word);
+    unfenced_hi = std::max(unfenced_hi, word + 1);
+  }
   // wgmma's B operand (16 x N, in double, times its sign) as a warp of warpgroup g last read it
   // through its descriptor: all four warps of a warpgroup read all of B, and the next three take
   // it from here when the key (descriptor, N, major-ness, sign, smem_writes, releases) is
