@@ -3,8 +3,10 @@
 // documented semantics: S[r][c] = sum over k = 0..15, in that order, of A[r][k] · B[k][c], the
 // product taken exactly and the sum rounded in double once per k; D = f32(double(old) + S)
 // rounds once more (old = 0 without accumulate). A bf16 × bf16 product has at most 16
-// significant bits, so it is exact in double, and a fused multiply-add rounds as the add alone:
-// the AVX2+FMA build gives the same bits as the plain one. Each (r, c) keeps its own chain over
+// significant bits, so it is exact in double (and in float, where it neither overflows nor falls
+// below float's normal range: until 2026-11-28 the model took it in float first, which differed
+// from this only there), and a fused multiply-add rounds as the add alone: the AVX2+FMA and
+// AVX-512F builds give the same bits as the plain one. Each (r, c) keeps its own chain over
 // k, so the order in which rows and columns are taken changes nothing.
 #include <cstdint>
 #include <vector>
