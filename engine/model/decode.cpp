@@ -45,6 +45,15 @@ bool cpu_has_avx2_fma() {
 #endif
 }
 
+bool cpu_has_avx512() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx512 = cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") != 0;
+  return avx512;
+#else
+  return false;
+#endif
+}
+
 const uint64_t* Program::constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o) {
   uint64_t v = 0;
   switch (o.kind) {

@@ -144,9 +144,11 @@ struct Program {
 // Whether this CPU runs AVX2 code (x86-64): the decoder then picks the AVX2 builds of the hot
 // forms, which compute the same bits with wider lane loops. Checked once.
 bool cpu_has_avx2();
-// Whether it also runs FMA: the tensor cores' sums (exec_mma.cpp, exec_wgmma.cpp), whose
+// Whether it also runs FMA: the tensor cores' sums (exec_mma.cpp, tensor_sums.cpp), whose
 // products are exact, so a fused multiply-add rounds as the add alone. Checked once.
 bool cpu_has_avx2_fma();
+// Whether it also runs AVX-512F: twice as many columns per fused multiply-add (tensor_sums.cpp).
+bool cpu_has_avx512();
 
 // Decodes a verified kernel. The result is read-only while CTAs run. sass_per_inst (empty: not
 // known) gives the shared loads ptxas folded (shared_load_folds).

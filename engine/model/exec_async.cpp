@@ -323,6 +323,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         // A second load into bytes an earlier load is still writing: the stage was refilled
         // before anyone waited for (let alone read) what the first brought.
         bool refilled = false;
+        ++t.smem_writes;  // tma_pending below
         for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
           refilled = refilled || t.smem_word_state[w].tma_pending;
           t.smem_word_state[w].tma_pending = true;
@@ -445,6 +446,7 @@ void complete_tma(Cta& c, const PendingTma& p) {
       left -= piece;
     }
   });
+  ++c.smem_writes;  // the bytes above and the records below
   for (uint32_t w = (job.smem_dst - timing::kSmemBaseAddress) / 4;
        w < (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4; ++w) {
     SmemWord& s = c.smem_word_state[w];

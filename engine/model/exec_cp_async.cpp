@@ -39,6 +39,7 @@ void report_divergent(ExecContext& x) {
 // Puts a retired group's bytes into shared memory; the words are written by this warp now
 // (so another warp reading them needs a barrier first, as on the GPU).
 void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
+  ++c.smem_writes;
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress;
     std::memcpy(c.smem.data() + off, copy.data.data(), copy.bytes);

@@ -9,6 +9,7 @@
 
 #include "engine/model/exec_mem_forms.hpp"
 #include "engine/model/machine.hpp"
+#include "engine/model/values.hpp"
 
 namespace gs::model {
 
@@ -142,7 +143,7 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
         extra = timing::kL1RequestCycles;
       }
     }
-    x.latency = global_issue(c, uint32_t(std::popcount(lanes)), bytes, store, latency,
+    x.latency = global_issue(c, lane_count(lanes), bytes, store, latency,
                              c.trace ? distinct_lines(addr, lanes, bytes) : 0, extra);
   }
   if (!c.trace) return;

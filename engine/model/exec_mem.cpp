@@ -78,6 +78,7 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
   if (addr % align != 0)
     report(c, HazardKind::misaligned, x.inst_id, x.warp.id, lane, addr,
            fmt::format("a {}-byte shared access at 0x{:X} is not {}-byte aligned", bytes, addr, align));
+  if (store) ++c.smem_writes;  // the caller writes through the pointer (Cta::smem_writes)
   return c.smem.data() + (addr - timing::kSmemBaseAddress);
 }
 
@@ -133,6 +134,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
       s.epoch = c.barrier_epoch;
       s.write_release = c.releases + 1;
       s.generic_since_fence = true;
+      c.note_unfenced(w);
     } else {
       s.read_release = c.releases + 1;
       if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
@@ -158,8 +160,8 @@ inline void note_c_tile(Cta& c, uint32_t tile) {
 // OutputTiling::tile_of, with shifts where C's sizes are powers of two (the ladder's are): it
 // runs for every element a CTA stores into C, and tile_of divides six times.
 inline uint32_t c_tile_of(const ir::OutputTiling& o, uint64_t offset) {
-  if (!std::has_single_bit(o.elem_bytes) || !std::has_single_bit(o.cols) || !std::has_single_bit(o.tile_rows) ||
-      !std::has_single_bit(o.tile_cols) || o.tile_cols > o.cols)
+  if (!power_of_two(o.elem_bytes) || !power_of_two(o.cols) || !power_of_two(o.tile_rows) ||
+      !power_of_two(o.tile_cols) || o.tile_cols > o.cols)
     return o.tile_of(offset);
   const uint64_t e = offset >> std::countr_zero(o.elem_bytes);
   if (e >= uint64_t(o.rows) * o.cols) return kNone;
@@ -442,9 +444,10 @@ inline uint32_t summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector
 }
 #endif
 
-// An untraced CTA's store into C whose bytes all lie in one row of one tile (the first and the
-// last byte do): what store_into_c does for each of its elements, done once (the first notes
-// the tile; the others find it noted). False where each element must be looked at.
+// An untraced CTA's store into C whose bytes all lie in one tile (in one row: the first and the
+// last byte do; in several rows: see below): what store_into_c does for each of its elements,
+// done once (the first notes the tile; the others find it noted). False where each element
+// must be looked at.
 inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint32_t bytes) {
   if (c.trace) return false;
   const ir::OutputTiling& o = c.launch.kernel->output;
@@ -457,8 +460,26 @@ inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint
   }
   hi += bytes - 1;
   const uint32_t tile = c_tile_of(o, lo);
+  if (tile == kNone || tile != c_tile_of(o, hi)) return false;
   const uint64_t row_bytes = uint64_t(o.elem_bytes) * o.cols;
-  if (tile == kNone || tile != c_tile_of(o, hi) || lo / row_bytes != hi / row_bytes) return false;
+  if (lo / row_bytes != hi / row_bytes) {
+    // Several rows (an MMA fragment's store: 8 rows of 4 lanes): one tile when the rows of lo
+    // and hi share a tile row (above) and every lane's first and last byte lie in one band of
+    // columns. A lane whose bytes wrap into the next row passes only where one band is the
+    // whole row. With C's sizes powers of two (the ladder's), by shifts; otherwise per element.
+    if (!power_of_two(o.elem_bytes) || !power_of_two(o.cols) || !power_of_two(o.tile_cols) || o.tile_cols > o.cols)
+      return false;
+    const uint32_t elem_shift = uint32_t(std::countr_zero(o.elem_bytes));
+    const uint32_t band_shift = uint32_t(std::countr_zero(o.tile_cols));
+    const uint64_t col_mask = o.cols - 1;
+    const uint64_t band = ((lo >> elem_shift) & col_mask) >> band_shift;
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint64_t v = off[std::countr_zero(m)];
+      if (((v >> elem_shift) & col_mask) >> band_shift != band ||
+          (((v + bytes - 1) >> elem_shift) & col_mask) >> band_shift != band)
+        return false;
+    }
+  }
   note_c_tile(c, tile);
   return true;
 }
@@ -514,7 +535,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
       }
   if (!c.trace) {
     // What account_global sets.
-    x.latency = global_issue(c, uint32_t(std::popcount(mask)), bytes, kStore, c.launch.figures->global_latency);
+    x.latency = global_issue(c, lane_count(mask), bytes, kStore, c.launch.figures->global_latency);
     return;
   }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32. A full

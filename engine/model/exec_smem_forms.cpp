@@ -224,8 +224,12 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   }
   check_form_registers<kStore>(x);
   // One access per word is what 32 make: the updates repeat the same values.
-  if constexpr (kStore)
+  if constexpr (kStore) {
+    ++c.smem_writes;
+    c.note_unfenced(uint32_t(o0 / 4));
+    c.note_unfenced(uint32_t(o0 / 4) + words - 1);
     for (uint32_t i = 0; i < words; ++i) note_word<kStore>(state[i], w.id, epoch, release);
+  }
   uint8_t* at = c.smem.data() + o0;
   for (uint32_t v = 0; v < vec; ++v) {
     uint64_t* r = w.regs + 32 * size_t(d.data_regs[v]);
@@ -309,8 +313,13 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   }
   check_form_registers<kStore>(x);
   // One update per word is what one per lane makes: lanes of one word repeat the same values.
-  if constexpr (kStore)
-    for (uint32_t i = 0; i < p->nwords; ++i) note_word<kStore>(state[p->words[i]], w.id, epoch, release);
+  if constexpr (kStore) {
+    ++c.smem_writes;
+    for (uint32_t i = 0; i < p->nwords; ++i) {
+      note_word<kStore>(state[p->words[i]], w.id, epoch, release);
+      c.note_unfenced(uint32_t(o0 >> 2) + p->words[i]);
+    }
+  }
   uint8_t* at = c.smem.data() + o0;
   for (uint32_t v = 0; v < vec; ++v) {
     uint64_t* r = w.regs + 32 * size_t(d.data_regs[v]);

@@ -11,6 +11,7 @@
 #include "engine/ir/mbarrier_name.hpp"
 #include "engine/ir/signature.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/values.hpp"
 
 namespace gs::model {
 
@@ -137,9 +138,12 @@ void exec_fence(ExecContext& x) {
   Cta& c = x.cta;
   for (auto& [addr, m] : c.mbars)
     if (m.initialized) m.init_fenced = true;
-  if (x.inst.op == Op::fence_proxy_async)
-    for (SmemWord& s : c.smem_word_state)
-      if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
+  if (x.inst.op == Op::fence_proxy_async) {
+    ++c.smem_writes;
+    const uint32_t hi = std::min<uint32_t>(c.unfenced_hi, uint32_t(c.smem_word_state.size()));
+    for (uint32_t w = c.unfenced_lo; w < hi; ++w)
+      if (SmemWord& s = c.smem_word_state[w]; s.writer_warp == x.warp.id) s.generic_since_fence = false;
+  }
 }
 
 std::string barrier_name(const Cta& c, uint32_t addr) {
@@ -325,7 +329,7 @@ void exec_mbarrier_arrive(ExecContext& x) {
   if (!mp) return;
   Mbarrier& m = *mp;
   const uint32_t first = uint32_t(std::countr_zero(x.mask));
-  const uint32_t lanes = uint32_t(std::popcount(x.mask));
+  const uint32_t lanes = lane_count(x.mask);
   if (expects) {
     Sources src(x);
     const uint32_t bytes = uint32_t(src.get(in.op == Op::mbarrier_expect_tx ? 1 : 2, first));

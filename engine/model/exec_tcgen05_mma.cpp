@@ -162,32 +162,28 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
   ReadFaults faults;
   faults.reader = &x.warp;  // the pair's other CTA's bytes must have been released to this warp
   faults.reader_cta = &x.cta;
-  // B (K x N, column index innermost): CTA p of the pair supplies columns p*N/2 .. +N/2-1.
-  alignas(64) float Bt[16][256];
+  // B (K x N, column index innermost, in double once for all of the tile's row blocks): CTA p
+  // of the pair supplies columns p*N/2 .. +N/2-1.
+  alignas(64) double B[16][256];
   for (uint32_t col = 0; col < n; ++col) {
     float column[16];
     Cta& owner = *ctas[col / n_per_cta];
     if (b_ok) read_operand_row(owner, db, 'B', col % n_per_cta, b_k, sb, column, faults);
     else std::fill(std::begin(column), std::end(column), nan);
-    for (uint32_t k = 0; k < 16; ++k) Bt[k][col] = column[k];
+    for (uint32_t k = 0; k < 16; ++k) B[k][col] = column[k];
   }
-  alignas(64) double S[16][256];
   for (uint32_t p = 0; p < shape.ctas; ++p) {
     Cta& t = *ctas[p];
     for (uint32_t row0 = 0; row0 < kRowsPerCta; row0 += 16) {
-      alignas(64) float A[16][16];
+      alignas(64) double A[16][16];
       for (uint32_t r = 0; r < 16; ++r) {
-        if (a_ok) read_operand_row(t, da, 'A', row0 + r, a_k, sa, A[r], faults);
-        else std::fill(std::begin(A[r]), std::end(A[r]), nan);
+        float row[16];
+        if (a_ok) read_operand_row(t, da, 'A', row0 + r, a_k, sa, row, faults);
+        else std::fill(std::begin(row), std::end(row), nan);
+        for (uint32_t k = 0; k < 16; ++k) A[r][k] = row[k];
       }
-      wgmma_tile_sums(A, Bt, n, S);
-      for (uint32_t r = 0; r < 16; ++r) {
-        uint32_t* cells = t.tmem.cells.data() + size_t(row0 + r) * TensorMemory::kColumns + col0;
-        for (uint32_t j = 0; j < n; ++j) {
-          const float old = accumulate ? as_f32(cells[j]) : 0.0f;
-          cells[j] = uint32_t(from_f32(float(double(old) + S[r][j])));
-        }
-      }
+      tmem_accumulate(A, B, n, t.tmem.cells.data() + size_t(row0) * TensorMemory::kColumns + col0,
+                      TensorMemory::kColumns, accumulate, fastest_sums_build());
     }
   }
   report_read_faults(x, faults, "tcgen05.mma");

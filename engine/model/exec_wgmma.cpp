@@ -8,10 +8,6 @@
 
 #include <fmt/format.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
-
 #include "engine/layout/fragments.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/ir/signature.hpp"
@@ -163,174 +159,60 @@ bool descriptor_placeable(ExecContext& x, char operand, uint64_t bits) {
 
 }  // namespace
 
-// The 16×N products of one warp's rows: S[r][c] = sum over k = 0..15, in that order, of
-// A[r][k] · B[k][c], the product taken exactly and the sum rounded in double once per k; D =
-// f32(old + S) rounds once more. A bf16 × bf16 product has at most 16 significant bits, so it
-// is exact in double (and in float, where it neither overflows nor falls below float's normal
-// range: until 2026-11-28 the model took it in float first, which differed from this only
-// there). Columns go in blocks of 8 so that the inner loop has a fixed length the compiler can
-// vectorise; each column keeps its own k order, so vectorising (with SSE2, AVX2, FMA: the
-// product being exact, a fused multiply-add rounds as the add alone) does not change a bit.
-[[gnu::always_inline]] inline void tile_sums_body(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n,
-                                                  double (&S)[16][256]) {
-  for (uint32_t r = 0; r < 16; ++r) {
-    for (uint32_t c0 = 0; c0 < n; c0 += 8) {
-      double sum[8] = {};
-      for (uint32_t k = 0; k < 16; ++k) {
-        const double a = A[r][k];
-#pragma GCC unroll 8
-        for (uint32_t j = 0; j < 8; ++j) sum[j] += a * double(Bt[k][c0 + j]);
-      }
-      for (uint32_t j = 0; j < 8; ++j) S[r][c0 + j] = sum[j];
-    }
-  }
-}
-
-static void tile_sums_generic(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]) {
-  tile_sums_body(A, Bt, n, S);
-}
-
-#if defined(__x86_64__) && defined(__GNUC__)
-// The same with fused multiply-adds (the product being exact, each rounds as the add alone), 16
-// columns at a time (four independent chains of adds; two were latency-bound), 8 when fewer
-// are left.
-__attribute__((target("avx2,fma"), always_inline)) static inline __m256d column4(const float (&Bt)[16][256], uint32_t k,
-                                                                                uint32_t c) {
-  return _mm256_cvtps_pd(_mm_loadu_ps(&Bt[k][c]));
-}
-__attribute__((target("avx2,fma"))) static void tile_sums_avx2(const float (&A)[16][16], const float (&Bt)[16][256],
-                                                               uint32_t n, double (&S)[16][256]) {
-  for (uint32_t r = 0; r < 16; ++r) {
-    uint32_t c0 = 0;
-    for (; c0 + 16 <= n; c0 += 16) {
-      __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-#pragma GCC unroll 16
-      for (uint32_t k = 0; k < 16; ++k) {
-        const __m256d a = _mm256_set1_pd(double(A[r][k]));
-        s0 = _mm256_fmadd_pd(a, column4(Bt, k, c0), s0);
-        s1 = _mm256_fmadd_pd(a, column4(Bt, k, c0 + 4), s1);
-        s2 = _mm256_fmadd_pd(a, column4(Bt, k, c0 + 8), s2);
-        s3 = _mm256_fmadd_pd(a, column4(Bt, k, c0 + 12), s3);
-      }
-      _mm256_storeu_pd(&S[r][c0], s0);
-      _mm256_storeu_pd(&S[r][c0 + 4], s1);
-      _mm256_storeu_pd(&S[r][c0 + 8], s2);
-      _mm256_storeu_pd(&S[r][c0 + 12], s3);
-    }
-    if (c0 < n) {
-      __m256d s0 = _mm256_setzero_pd(), s1 = s0;
-#pragma GCC unroll 16
-      for (uint32_t k = 0; k < 16; ++k) {
-        const __m256d a = _mm256_set1_pd(double(A[r][k]));
-        s0 = _mm256_fmadd_pd(a, column4(Bt, k, c0), s0);
-        s1 = _mm256_fmadd_pd(a, column4(Bt, k, c0 + 4), s1);
-      }
-      _mm256_storeu_pd(&S[r][c0], s0);
-      _mm256_storeu_pd(&S[r][c0 + 4], s1);
-    }
-  }
-}
-#endif
-
-
-// The build of tile_sums_body this CPU runs.
-void wgmma_tile_sums(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2_fma()) return tile_sums_avx2(A, Bt, n, S);
-#endif
-  tile_sums_generic(A, Bt, n, S);
-}
-
 namespace {
 
-// tile_sums_body's sums, from A and B already in double, written straight into the warp's
-// accumulator registers: D = f32(double(old) + S[r][c]) in the register and lane the
-// accumulator map gives (r, c) (facts §1.5; row r of the warp's 16, column c: register
-// 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2), old = 0 without scale-d. A block of 8 columns
-// lands in 4 neighbouring lanes of two registers, so no map is looked up and no 16×N scratch
-// of sums is written and read back. The same bits as tile_sums_body.
-void accumulate_generic(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
-                        bool scale_d) {
-  for (uint32_t r = 0; r < 16; ++r) {
-    for (uint32_t c0 = 0; c0 < n; c0 += 8) {
-      double sum[8] = {};
-      for (uint32_t k = 0; k < 16; ++k) {
-        const double a = A[r][k];
-#pragma GCC unroll 8
-        for (uint32_t j = 0; j < 8; ++j) sum[j] += a * B[k][c0 + j];
-      }
-      const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
-      for (uint32_t j = 0; j < 8; ++j) {
-        uint64_t& v = d[reg + j % 2][lane0 + j / 2];
-        v = from_f32(float(double(scale_d ? as_f32(v) : 0.0f) + sum[j]));
-      }
-    }
+// The faults of a later read merged into those of an earlier one: the first of each kind wins.
+void merge_faults(ReadFaults& into, const ReadFaults& later) {
+  if (into.outside == kNone && later.outside != kNone) {
+    into.outside = later.outside;
+    into.outside_operand = later.outside_operand;
+    into.outside_desc = later.outside_desc;
+  }
+  if (into.tma_pending == kNone) into.tma_pending = later.tma_pending;
+  if (into.unfenced == kNone) into.unfenced = later.unfenced;
+  if (into.unwritten == kNone) into.unwritten = later.unwritten;
+  if (into.unacquired == kNone && later.unacquired != kNone) {
+    into.unacquired = later.unacquired;
+    into.unacquired_rank = later.unacquired_rank;
   }
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-// Four lanes of one register: D = f32(double(old) + sum), old = 0 without scale-d.
-__attribute__((target("avx2,fma"))) inline void accumulate_lanes_avx2(uint64_t* d, __m256d sum, bool scale_d) {
-  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d));
-  // The low word of each lane (the f32 bits), gathered into the low 4 words.
-  const __m128 old = scale_d ? _mm256_castps256_ps128(_mm256_castsi256_ps(
-                                   _mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6))))
-                             : _mm_setzero_ps();
-  const __m128 out = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(old), sum));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_cvtepu32_epi64(_mm_castps_si128(out)));
+bool no_faults(const ReadFaults& f) {
+  return f.outside == kNone && f.tma_pending == kNone && f.unfenced == kNone && f.unwritten == kNone &&
+         f.unacquired == kNone;
 }
 
-// Columns c0..c0+7's sums (lo: c0..c0+3, hi: c0+4..c0+7) into their two registers: the even
-// columns into register 4(c0/8) + 2(r/8), the odd ones into the next.
-__attribute__((target("avx2,fma"))) inline void store_block_avx2(uint64_t* const* d, uint32_t r, uint32_t c0,
-                                                                 __m256d lo, __m256d hi, bool scale_d) {
-  const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
-  const __m256d even = _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // c0, c0+2, c0+4, c0+6
-  const __m256d odd = _mm256_permute4x64_pd(_mm256_unpackhi_pd(lo, hi), 0xD8);   // c0+1, c0+3, ...
-  accumulate_lanes_avx2(d[reg] + lane0, even, scale_d);
-  accumulate_lanes_avx2(d[reg + 1] + lane0, odd, scale_d);
-}
-
-// The same with fused multiply-adds (the product being exact, each rounds as the add alone):
-// 16 columns at a time, 8 when fewer are left; four chains of adds, one broadcast of A[r][k].
-__attribute__((target("avx2,fma"))) void accumulate_avx2(const double (&A)[16][16], const double (&B)[16][256],
-                                                         uint32_t n, uint64_t* const* d, bool scale_d) {
-  for (uint32_t r = 0; r < 16; ++r) {
-    uint32_t c0 = 0;
-    for (; c0 + 16 <= n; c0 += 16) {
-      __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-#pragma GCC unroll 16
-      for (uint32_t k = 0; k < 16; ++k) {
-        const __m256d a = _mm256_broadcast_sd(&A[r][k]);
-        s0 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0]), s0);
-        s1 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 4]), s1);
-        s2 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 8]), s2);
-        s3 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 12]), s3);
-      }
-      store_block_avx2(d, r, c0, s0, s1, scale_d);
-      store_block_avx2(d, r, c0 + 8, s2, s3, scale_d);
-    }
-    if (c0 < n) {
-      __m256d s0 = _mm256_setzero_pd(), s1 = s0;
-#pragma GCC unroll 16
-      for (uint32_t k = 0; k < 16; ++k) {
-        const __m256d a = _mm256_broadcast_sd(&A[r][k]);
-        s0 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0]), s0);
-        s1 = _mm256_fmadd_pd(a, _mm256_load_pd(&B[k][c0 + 4]), s1);
-      }
-      store_block_avx2(d, r, c0, s0, s1, scale_d);
-    }
+// B as K×N (column index innermost, so the products run along contiguous columns), read by this
+// warp or taken from the read another warp of warpgroup `group` made. The four warps of a
+// warpgroup read all of B; a read of the same descriptor (N, major-ness, sign) under the same
+// Cta::smem_writes and Cta::releases reads the same bytes, finds the same records and notes the
+// same (read_release = releases + 1) as the one before it, so a clean one is kept and the next
+// warps take it instead of reading again. A read that found a hazard is not kept: each warp that
+// reads then reports it, as before.
+const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db, uint64_t bits, bool ok, bool k_major,
+                         float scale, uint32_t n, ReadFaults& faults))[16][256] {
+  if (c.wgmma_b.size() <= group) c.wgmma_b.resize(group + 1);
+  Cta::WgmmaB& kept = c.wgmma_b[group];
+  if (ok && kept.valid && kept.bits == bits && kept.n == n && kept.k_major == k_major && kept.scale == scale &&
+      kept.smem_writes == c.smem_writes && kept.releases == c.releases)
+    return kept.b;
+  ReadFaults mine;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (uint32_t col = 0; col < n; ++col) {
+    float column[16];
+    if (ok) read_operand_row(c, db, 'B', col, k_major, scale, column, mine);
+    else std::fill(std::begin(column), std::end(column), nan);
+    for (uint32_t k = 0; k < 16; ++k) kept.b[k][col] = column[k];
   }
-}
-#endif
-
-// The build of accumulate_body this CPU runs.
-void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
-                      bool scale_d) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2_fma()) return accumulate_avx2(A, B, n, d, scale_d);
-#endif
-  accumulate_generic(A, B, n, d, scale_d);
+  kept.valid = ok && no_faults(mine);
+  kept.bits = bits;
+  kept.n = n;
+  kept.k_major = k_major;
+  kept.scale = scale;
+  kept.smem_writes = c.smem_writes;
+  kept.releases = c.releases;
+  merge_faults(faults, mine);
+  return kept.b;
 }
 
 void wgmma_mma(ExecContext& x) {
@@ -374,14 +256,7 @@ void wgmma_mma(ExecContext& x) {
     else std::fill(std::begin(row), std::end(row), nan);
     for (uint32_t k = 0; k < 16; ++k) A[r][k] = row[k];
   }
-  // B as K×N (column index innermost), so the products below run along contiguous columns.
-  alignas(64) double B[16][256];
-  for (uint32_t col = 0; col < n; ++col) {
-    float column[16];
-    if (b_ok) read_operand_row(c, db, 'B', col, b_k_major, sb, column, faults);
-    else std::fill(std::begin(column), std::end(column), nan);
-    for (uint32_t k = 0; k < 16; ++k) B[k][col] = column[k];
-  }
+  const double (&B)[16][256] = operand_b(c, w.id / 4, db, b_bits, b_ok, b_k_major, sb, n, faults);
   report_read_faults(x, faults, "wgmma");
   const size_t slot0 = size_t(w.id) * c.nregs;
   if (scale_d)  // accumulating reads the old D: it must have been written (by a wgmma or a mov)
@@ -403,7 +278,7 @@ void wgmma_mma(ExecContext& x) {
     distinct = distinct && (v == 0 || in.operands[v].id > in.operands[v - 1].id);
   }
   if (distinct) {
-    wgmma_accumulate(A, B, n, dst.data(), scale_d);
+    wgmma_accumulate(A, B, n, dst.data(), scale_d, fastest_sums_build());
   } else {
     const std::vector<layout::Coord>& map = accumulator_map(n);
     for (uint32_t v = 0; v < nacc; ++v)

@@ -63,6 +63,9 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   }
   c.smem.assign(k.smem_bytes(), 0);
   c.smem_word_state.assign((k.smem_bytes() + 3) / 4, SmemWord{});
+  ++c.smem_writes;  // the new CTA's window: no operand read before it stands
+  c.unfenced_lo = ~0u;
+  c.unfenced_hi = 0;
   c.barrier_epoch = 0;
   c.releases = 0;
   c.mbars.clear();

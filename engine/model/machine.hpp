@@ -391,6 +391,35 @@ struct Cta {
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
   std::vector<SmemWord> smem_word_state;
+  // Bumped by every path that writes the window's bytes or the SmemWord fields a tensor-core
+  // read consults or sets (written, tma_pending, generic_since_fence, landed_release,
+  // read_release): smem_ptr for a store (generic stores, stmatrix, mbarrier.init), the decoded
+  // store forms (exec_smem_forms.cpp), cp.async landing, TMA issue and landing (a multicast
+  // bumps each destination's), remote stores into a peer, fence.proxy.async, a new CTA. Two
+  // reads of the same bytes under one count and one `releases` see the same bytes and records
+  // and note the same (exec_wgmma.cpp's WgmmaB).
+  uint64_t smem_writes = 0;
+  // Every word whose SmemWord::generic_since_fence is set lies in [unfenced_lo, unfenced_hi)
+  // (word indices; grown by each generic store that sets it): fence.proxy.async looks only
+  // there, not at all of a ring's records.
+  uint32_t unfenced_lo = ~0u, unfenced_hi = 0;
+  void note_unfenced(uint32_t word) {
+    unfenced_lo = std::min(unfenced_lo, word);
+    unfenced_hi = std::max(unfenced_hi, word + 1);
+  }
+  // wgmma's B operand (16 x N, in double, times its sign) as a warp of warpgroup g last read it
+  // through its descriptor: all four warps of a warpgroup read all of B, and the next three take
+  // it from here when the key (descriptor, N, major-ness, sign, smem_writes, releases) is
+  // unchanged and the read found no hazard (exec_wgmma.cpp).
+  struct WgmmaB {
+    bool valid = false;
+    bool k_major = false;
+    float scale = 1.0f;
+    uint32_t n = 0, releases = 0;
+    uint64_t bits = 0, smem_writes = 0;
+    alignas(64) double b[16][256];
+  };
+  std::vector<WgmmaB> wgmma_b;  // by warpgroup, grown on demand
   uint32_t register_pool = 0;         // registers the CTA got at launch (0: count unknown to ptxas)
   uint32_t barrier_epoch = 0;         // increments whenever a CTA-wide bar.sync releases
   uint32_t releases = 0;              // arrives by its warps (any barrier, any CTA) and barrier.cluster arrives

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/model/machine.hpp"
@@ -33,7 +34,21 @@ void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, ui
                       float scale, float* out, ReadFaults& f);
 // The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
-// S[r][c] = sum over k = 0..15, in that order, of double(A[r][k] · B[k][c]), for c < n.
-void wgmma_tile_sums(const float (&A)[16][16], const float (&Bt)[16][256], uint32_t n, double (&S)[16][256]);
+// The builds of the tensor cores' sums (tensor_sums.cpp), all giving the same bits: plain C++,
+// AVX2+FMA, AVX-512F. sums_builds() lists those this CPU runs, fastest last.
+enum class SumsBuild { plain, avx2, avx512 };
+std::vector<SumsBuild> sums_builds();
+SumsBuild fastest_sums_build();
+
+// The 16 x n products of one block of rows: S[r][c] = sum over k = 0..15, in that order, of
+// A[r][k] · B[k][c], the product exact and the sum rounded in double once per k;
+// D = f32(double(old) + S[r][c]), old = 0 unless accumulating. B is 64-byte aligned.
+// wgmma: D in the warp's accumulator registers d[v][lane] (facts §1.5: row r, column c in
+// register 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2).
+void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
+                      bool scale_d, SumsBuild build);
+// tcgen05.mma: D in tensor-memory cells (f32 bits), row r at cells + r * row_stride.
+void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint32_t* cells,
+                     size_t row_stride, bool accumulate, SumsBuild build);
 
 }  // namespace gs::model

@@ -38,6 +38,9 @@ using ir::f32_to_bf16_rne;
 // Lane masks. The model counts and gathers lanes on every issue; std::popcount is a library
 // call unless the build targets a CPU with POPCNT, so these are written out.
 
+// Whether m is a power of two (std::has_single_bit, which counts bits: the same library call).
+inline bool power_of_two(uint32_t m) { return m != 0 && (m & (m - 1)) == 0; }
+
 // The number of lanes in a mask.
 inline uint32_t lane_count(uint32_t m) {
   m = m - ((m >> 1) & 0x55555555u);

@@ -1,0 +1,242 @@
+// The sums of the tensor cores' 16-row blocks: wgmma's (into a warp's accumulator registers)
+// and tcgen05.mma's (into tensor memory). One order of operations for both, the model's
+// documented semantics: S[r][c] = sum over k = 0..15, in that order, of A[r][k] · B[k][c], the
+// product taken exactly and the sum rounded in double once per k; D = f32(double(old) + S)
+// rounds once more (old = 0 without accumulate). A bf16 × bf16 product has at most 16
+// significant bits, so it is exact in double (and in float, where it neither overflows nor falls
+// below float's normal range: until 2026-11-28 the model took it in float first, which differed
+// from this only there), and a fused multiply-add rounds as the add alone: the AVX2+FMA and
+// AVX-512F builds give the same bits as the plain one. Each (r, c) keeps its own chain over
+// k, so the order in which rows and columns are taken changes nothing.
+#include <cstdint>
+#include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include "engine/model/decode.hpp"
+#include "engine/model/tensor_core.hpp"
+#include "engine/model/values.hpp"
+
+namespace gs::model {
+
+namespace {
+
+// Every (r, c) of the block, column blocks of 8 (a fixed inner length the compiler can
+// vectorise), handed to store(r, c, sum).
+template <class Store>
+[[gnu::always_inline]] inline void sums_generic(const double (&A)[16][16], const double (&B)[16][256], uint32_t n,
+                                                Store&& store) {
+  for (uint32_t r = 0; r < 16; ++r) {
+    for (uint32_t c0 = 0; c0 < n; c0 += 8) {
+      double sum[8] = {};
+      for (uint32_t k = 0; k < 16; ++k) {
+        const double a = A[r][k];
+#pragma GCC unroll 8
+        for (uint32_t j = 0; j < 8; ++j) sum[j] += a * B[k][c0 + j];
+      }
+      for (uint32_t j = 0; j < 8; ++j) store(r, c0 + j, sum[j]);
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Rows r and r + 1 over 4 · kVecs columns from c0: 2 · kVecs chains of fused multiply-adds that
+// share each load of B (one chain per row was bound by the adds' latency and by the loads). The
+// sums go to store(row, c, lo, hi): columns c..c+3 and c+4..c+7 of one row.
+template <uint32_t kVecs, class Store>
+__attribute__((target("avx2,fma"), always_inline)) inline void row_pair_avx2(const double (&A)[16][16],
+                                                                            const double (&B)[16][256], uint32_t r,
+                                                                            uint32_t c0, Store& store) {
+  __m256d s[2][kVecs];
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; ++v) s[0][v] = s[1][v] = _mm256_setzero_pd();
+#pragma GCC unroll 16
+  for (uint32_t k = 0; k < 16; ++k) {
+    const __m256d a0 = _mm256_broadcast_sd(&A[r][k]), a1 = _mm256_broadcast_sd(&A[r + 1][k]);
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) {
+      const __m256d b = _mm256_load_pd(&B[k][c0 + 4 * v]);
+      s[0][v] = _mm256_fmadd_pd(a0, b, s[0][v]);
+      s[1][v] = _mm256_fmadd_pd(a1, b, s[1][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; v += 2) {
+    store(r, c0 + 4 * v, s[0][v], s[0][v + 1]);
+    store(r + 1, c0 + 4 * v, s[1][v], s[1][v + 1]);
+  }
+}
+
+// 16 columns at a time, 8 when fewer are left (N is a multiple of 8).
+template <class Store>
+__attribute__((target("avx2,fma"), always_inline)) inline void sums_avx2(const double (&A)[16][16],
+                                                                        const double (&B)[16][256], uint32_t n,
+                                                                        Store& store) {
+  for (uint32_t r = 0; r < 16; r += 2) {
+    uint32_t c0 = 0;
+    for (; c0 + 16 <= n; c0 += 16) row_pair_avx2<4>(A, B, r, c0, store);
+    if (c0 < n) row_pair_avx2<2>(A, B, r, c0, store);
+  }
+}
+
+// The same with AVX-512: rows r and r + 1 over 8 · kVecs columns, each 512-bit sum handed on
+// as its two halves (8 columns of one row; masked extracts: GCC 12 warns of the plain ones'
+// undefined pass-through).
+template <uint32_t kVecs, class Store>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void row_pair_avx512(const double (&A)[16][16],
+                                                                                      const double (&B)[16][256],
+                                                                                      uint32_t r, uint32_t c0,
+                                                                                      Store& store) {
+  __m512d s[2][kVecs];
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; ++v) s[0][v] = s[1][v] = _mm512_setzero_pd();
+#pragma GCC unroll 16
+  for (uint32_t k = 0; k < 16; ++k) {
+    const __m512d a0 = _mm512_set1_pd(A[r][k]), a1 = _mm512_set1_pd(A[r + 1][k]);
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) {
+      const __m512d b = _mm512_load_pd(&B[k][c0 + 8 * v]);
+      s[0][v] = _mm512_fmadd_pd(a0, b, s[0][v]);
+      s[1][v] = _mm512_fmadd_pd(a1, b, s[1][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; ++v)
+    for (uint32_t h = 0; h < 2; ++h)
+      store(r + h, c0 + 8 * v, _mm512_maskz_extractf64x4_pd(0xF, s[h][v], 0),
+            _mm512_maskz_extractf64x4_pd(0xF, s[h][v], 1));
+}
+
+// 32 columns at a time, then 16, then 8.
+template <class Store>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void sums_avx512(const double (&A)[16][16],
+                                                                                  const double (&B)[16][256],
+                                                                                  uint32_t n, Store& store) {
+  for (uint32_t r = 0; r < 16; r += 2) {
+    uint32_t c0 = 0;
+    for (; c0 + 32 <= n; c0 += 32) row_pair_avx512<4>(A, B, r, c0, store);
+    if (c0 + 16 <= n) {
+      row_pair_avx512<2>(A, B, r, c0, store);
+      c0 += 16;
+    }
+    if (c0 < n) row_pair_avx512<1>(A, B, r, c0, store);
+  }
+}
+
+// wgmma: four lanes of one register, D = f32(double(old) + sum).
+__attribute__((target("avx2,fma"))) inline void accumulate_lanes_avx2(uint64_t* d, __m256d sum, bool scale_d) {
+  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d));
+  // The low word of each lane (the f32 bits), gathered into the low 4 words.
+  const __m128 old = scale_d ? _mm256_castps256_ps128(_mm256_castsi256_ps(
+                                   _mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6))))
+                             : _mm_setzero_ps();
+  const __m128 out = _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(old), sum));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_cvtepu32_epi64(_mm_castps_si128(out)));
+}
+
+// wgmma: columns c0..c0+7 of row r (lo: c0..c0+3, hi: c0+4..c0+7) into their two registers,
+// the even columns into register 4(c0/8) + 2(r/8), the odd ones into the next, lanes
+// 4(r%8) .. +3 (facts §1.5).
+struct RegisterStore {
+  uint64_t* const* d;
+  bool scale_d;
+  __attribute__((target("avx2,fma"), always_inline)) void operator()(uint32_t r, uint32_t c0, __m256d lo,
+                                                                     __m256d hi) const {
+    const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
+    const __m256d even = _mm256_permute4x64_pd(_mm256_unpacklo_pd(lo, hi), 0xD8);  // c0, c0+2, c0+4, c0+6
+    const __m256d odd = _mm256_permute4x64_pd(_mm256_unpackhi_pd(lo, hi), 0xD8);   // c0+1, c0+3, ...
+    accumulate_lanes_avx2(d[reg] + lane0, even, scale_d);
+    accumulate_lanes_avx2(d[reg + 1] + lane0, odd, scale_d);
+  }
+};
+
+// tcgen05: eight neighbouring cells of one tensor-memory row (f32 bits).
+struct CellStore {
+  uint32_t* cells;
+  size_t row_stride;
+  bool accumulate;
+  __attribute__((target("avx2,fma"), always_inline)) void add4(float* p, __m256d sum) const {
+    const __m128 old = accumulate ? _mm_loadu_ps(p) : _mm_setzero_ps();
+    _mm_storeu_ps(p, _mm256_cvtpd_ps(_mm256_add_pd(_mm256_cvtps_pd(old), sum)));
+  }
+  __attribute__((target("avx2,fma"), always_inline)) void operator()(uint32_t r, uint32_t c0, __m256d lo,
+                                                                     __m256d hi) const {
+    float* p = reinterpret_cast<float*>(cells + r * row_stride + c0);
+    add4(p, lo);
+    add4(p + 4, hi);
+  }
+};
+
+__attribute__((target("avx512f,avx2,fma"))) void wgmma_accumulate_avx512(const double (&A)[16][16],
+                                                                         const double (&B)[16][256], uint32_t n,
+                                                                         uint64_t* const* d, bool scale_d) {
+  RegisterStore store{d, scale_d};
+  sums_avx512(A, B, n, store);
+}
+
+__attribute__((target("avx512f,avx2,fma"))) void tmem_accumulate_avx512(const double (&A)[16][16],
+                                                                        const double (&B)[16][256], uint32_t n,
+                                                                        uint32_t* cells, size_t row_stride,
+                                                                        bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_avx512(A, B, n, store);
+}
+
+__attribute__((target("avx2,fma"))) void wgmma_accumulate_avx2(const double (&A)[16][16], const double (&B)[16][256],
+                                                               uint32_t n, uint64_t* const* d, bool scale_d) {
+  RegisterStore store{d, scale_d};
+  sums_avx2(A, B, n, store);
+}
+
+__attribute__((target("avx2,fma"))) void tmem_accumulate_avx2(const double (&A)[16][16], const double (&B)[16][256],
+                                                              uint32_t n, uint32_t* cells, size_t row_stride,
+                                                              bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_avx2(A, B, n, store);
+}
+#endif
+
+}  // namespace
+
+std::vector<SumsBuild> sums_builds() {
+  std::vector<SumsBuild> builds{SumsBuild::plain};
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (cpu_has_avx2_fma()) builds.push_back(SumsBuild::avx2);
+  if (cpu_has_avx512()) builds.push_back(SumsBuild::avx512);
+#endif
+  return builds;
+}
+
+SumsBuild fastest_sums_build() {
+  static const SumsBuild fastest = sums_builds().back();
+  return fastest;
+}
+
+void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
+                      bool scale_d, SumsBuild build) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::avx512) return wgmma_accumulate_avx512(A, B, n, d, scale_d);
+  if (build == SumsBuild::avx2) return wgmma_accumulate_avx2(A, B, n, d, scale_d);
+#endif
+  // Row r, column c: register 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2.
+  sums_generic(A, B, n, [&](uint32_t r, uint32_t c, double sum) {
+    uint64_t& v = d[4 * (c / 8) + 2 * (r / 8) + c % 2][4 * (r % 8) + (c % 8) / 2];
+    v = from_f32(float(double(scale_d ? as_f32(v) : 0.0f) + sum));
+  });
+}
+
+void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint32_t* cells,
+                     size_t row_stride, bool accumulate, SumsBuild build) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::avx512) return tmem_accumulate_avx512(A, B, n, cells, row_stride, accumulate);
+  if (build == SumsBuild::avx2) return tmem_accumulate_avx2(A, B, n, cells, row_stride, accumulate);
+#endif
+  sums_generic(A, B, n, [&](uint32_t r, uint32_t c, double sum) {
+    uint32_t& cell = cells[r * row_stride + c];
+    cell = uint32_t(from_f32(float(double(accumulate ? as_f32(cell) : 0.0f) + sum)));
+  });
+}
+
+}  // namespace gs::model
