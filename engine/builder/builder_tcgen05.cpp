@@ -154,4 +154,29 @@ Reg Builder::umma_descriptor(const Reg& tile_addr, const layout::UmmaSmemDescrip
   return descriptor_at(tile_addr, high, layout::describe_umma_smem_descriptor(high), std::move(name));
 }
 
+void Builder::clc_try_cancel(const Addr& response, const Addr& bar, Where where) {
+  const Site site(*this, where);
+  Inst i{.op = Op::clc_try_cancel};
+  i.operands = {response.operand, bar.operand};
+  record(std::move(i));
+}
+
+Reg Builder::clc_query_is_canceled(const Reg& response, std::string name, Where where) {
+  const Site site(*this, where);
+  Reg p = reg(Type::pred, name.empty() ? "is_canceled" : std::move(name));
+  Inst i{.op = Op::clc_query_is_canceled, .ndst = 1};
+  i.operands = {Operand::reg(p.id()), Operand::reg(response.id())};
+  record(std::move(i));
+  return p;
+}
+
+Reg Builder::clc_query_first_ctaid_x(const Reg& response, std::string name, Where where) {
+  const Site site(*this, where);
+  Reg d = reg(Type::b32, name.empty() ? "first_ctaid_x" : std::move(name));
+  Inst i{.op = Op::clc_query_first_ctaid_x, .ndst = 1};
+  i.operands = {Operand::reg(d.id()), Operand::reg(response.id())};
+  record(std::move(i));
+  return d;
+}
+
 }  // namespace gs::builder
