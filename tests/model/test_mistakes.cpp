@@ -90,6 +90,12 @@ TEST_CASE("mistakes: every declared mistake is caught", "[model][mistakes]") {
       // needs buffer 1 filled first).
       {"reuse-before-release", {"tmem-race", false}},
       {"phase-flips-every-tile", {"deadlock", false}},
+      // Step 24: the answer read before it landed (at 12 tiles on a B200's 148 SMs the queue is
+      // empty from the start, so the stale zeros say what the answer would have: C comes out
+      // right; test_launch_control.cpp checks it wrong with a queue); one more try_cancel after
+      // "none left" (undefined in the PTX ISA; the model answers "none left" again).
+      {"read-answer-before-wait", {"clc-response-before-complete", false}},
+      {"ask-after-none-left", {"clc-retry-after-empty", false}},
   };
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
     for (const kernels::Mistake& m : info.mistakes) {
