@@ -161,22 +161,26 @@ void Builder::clc_try_cancel(const Addr& response, const Addr& bar, Where where)
   record(std::move(i));
 }
 
+namespace {
+// Both query_cancel forms: op d, response (a .pred or a .b32 from the .b128 answer).
+Reg clc_query(Builder& b, Op op, Type type, const Reg& response, std::string name) {
+  Reg d = b.reg(type, std::move(name));
+  Inst i{.op = op, .ndst = 1};
+  i.operands = {Operand::reg(d.id()), Operand::reg(response.id())};
+  b.record(std::move(i));
+  return d;
+}
+}  // namespace
+
 Reg Builder::clc_query_is_canceled(const Reg& response, std::string name, Where where) {
   const Site site(*this, where);
-  Reg p = reg(Type::pred, name.empty() ? "is_canceled" : std::move(name));
-  Inst i{.op = Op::clc_query_is_canceled, .ndst = 1};
-  i.operands = {Operand::reg(p.id()), Operand::reg(response.id())};
-  record(std::move(i));
-  return p;
+  return clc_query(*this, Op::clc_query_is_canceled, Type::pred, response, name.empty() ? "is_canceled" : std::move(name));
 }
 
 Reg Builder::clc_query_first_ctaid_x(const Reg& response, std::string name, Where where) {
   const Site site(*this, where);
-  Reg d = reg(Type::b32, name.empty() ? "first_ctaid_x" : std::move(name));
-  Inst i{.op = Op::clc_query_first_ctaid_x, .ndst = 1};
-  i.operands = {Operand::reg(d.id()), Operand::reg(response.id())};
-  record(std::move(i));
-  return d;
+  return clc_query(*this, Op::clc_query_first_ctaid_x, Type::b32, response,
+                   name.empty() ? "first_ctaid_x" : std::move(name));
 }
 
 }  // namespace gs::builder
