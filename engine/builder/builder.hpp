@@ -254,6 +254,17 @@ class Builder {
   void tcgen05_wait_st(Where where = Where::current());
   void tcgen05_fence_before_thread_sync(Where where = Where::current());
   void tcgen05_fence_after_thread_sync(Where where = Where::current());
+  // Cluster launch control (sm_100a): ask for the next cluster of the grid not yet launched.
+  // The 16-byte answer lands at `response` (16-byte aligned shared memory) and completes 16
+  // bytes on `bar` (arrive there with expect_tx 16 first, as for a TMA load); read it after the
+  // wait with ld_shared_b128 and the queries. After an answer that says none was cancelled,
+  // asking again is undefined (PTX ISA).
+  void clc_try_cancel(const Addr& response, const Addr& bar, Where where = Where::current());
+  Reg ld_shared_b128(const Addr& a, std::string name = {}, Where where = Where::current()) {
+    return ld(ir::Op::ld_shared_b128, Type::b128, a, std::move(name), where);
+  }
+  Reg clc_query_is_canceled(const Reg& response, std::string name = {}, Where where = Where::current());
+  Reg clc_query_first_ctaid_x(const Reg& response, std::string name = {}, Where where = Where::current());
   // The 32-bit instruction descriptor as a b32 register (mov of the encoded constant).
   Reg tmem_instr_descriptor(const layout::UmmaInstrDesc& desc, std::string name, Where where = Where::current());
   // The sm_100 shared-memory descriptor of a tile at the shared address in `tile_addr` (u32):

@@ -154,4 +154,33 @@ Reg Builder::umma_descriptor(const Reg& tile_addr, const layout::UmmaSmemDescrip
   return descriptor_at(tile_addr, high, layout::describe_umma_smem_descriptor(high), std::move(name));
 }
 
+void Builder::clc_try_cancel(const Addr& response, const Addr& bar, Where where) {
+  const Site site(*this, where);
+  Inst i{.op = Op::clc_try_cancel};
+  i.operands = {response.operand, bar.operand};
+  record(std::move(i));
+}
+
+namespace {
+// Both query_cancel forms: op d, response (a .pred or a .b32 from the .b128 answer).
+Reg clc_query(Builder& b, Op op, Type type, const Reg& response, std::string name) {
+  Reg d = b.reg(type, std::move(name));
+  Inst i{.op = op, .ndst = 1};
+  i.operands = {Operand::reg(d.id()), Operand::reg(response.id())};
+  b.record(std::move(i));
+  return d;
+}
+}  // namespace
+
+Reg Builder::clc_query_is_canceled(const Reg& response, std::string name, Where where) {
+  const Site site(*this, where);
+  return clc_query(*this, Op::clc_query_is_canceled, Type::pred, response, name.empty() ? "is_canceled" : std::move(name));
+}
+
+Reg Builder::clc_query_first_ctaid_x(const Reg& response, std::string name, Where where) {
+  const Site site(*this, where);
+  return clc_query(*this, Op::clc_query_first_ctaid_x, Type::b32, response,
+                   name.empty() ? "first_ctaid_x" : std::move(name));
+}
+
 }  // namespace gs::builder

@@ -64,6 +64,7 @@ Type field_type(TypeRule rule, const Inst& in) {
     case TypeRule::u32: return Type::u32;
     case TypeRule::u64: return Type::u64;
     case TypeRule::f32: return Type::f32;
+    case TypeRule::b128: return Type::b128;
   }
   return Type::none;
 }

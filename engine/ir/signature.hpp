@@ -26,7 +26,7 @@ std::string_view signature_name(Signature s);
 // What may stand in a field (see signatures.def).
 enum class FieldKind : uint8_t { dst, src, reg, imm, addr, label };
 // The register type the field's register operands must fit.
-enum class TypeRule : uint8_t { any, inst, inst2, wide, pred, b32, b64, u32, u64, f32 };
+enum class TypeRule : uint8_t { any, inst, inst2, wide, pred, b32, b64, u32, u64, f32, b128 };
 // How many operands the field has.
 enum class FieldCount : uint8_t { one, opt, vec, aux, aux_half, four, two };
 

@@ -13,7 +13,7 @@ struct TypeRow {
   Type reg;
 };
 // One row per Type, in enum order.
-constexpr std::array<TypeRow, 20> kTypes{{
+constexpr std::array<TypeRow, 21> kTypes{{
     {Type::none, "", TypeClass::none, 0, Type::none},
     {Type::pred, "pred", TypeClass::pred, 1, Type::pred},
     {Type::b8, "b8", TypeClass::bits, 8, Type::b16},
@@ -34,6 +34,7 @@ constexpr std::array<TypeRow, 20> kTypes{{
     {Type::bf16x2, "bf16x2", TypeClass::floating, 32, Type::b32},
     {Type::f32, "f32", TypeClass::floating, 32, Type::f32},
     {Type::f64, "f64", TypeClass::floating, 64, Type::f64},
+    {Type::b128, "b128", TypeClass::bits, 128, Type::b128},
 }};
 const TypeRow& row(Type t) { return kTypes[size_t(t)]; }
 

@@ -23,6 +23,9 @@ enum class Type : uint8_t {
   u8, u16, u32, u64,
   s8, s16, s32, s64,
   f16, bf16, f16x2, bf16x2, f32, f64,
+  // 128 bits: only the 16-byte clusterlaunchcontrol response (ld.shared.b128, query_cancel);
+  // the model keeps its high half beside the register file (machine.hpp, Cta::regs_hi).
+  b128,
 };
 
 enum class TypeClass : uint8_t { none, pred, bits, unsigned_int, signed_int, floating };

@@ -320,7 +320,8 @@ template <bool kAvx2>
         if (!next && !exited_with_pending_tma) {
           bool all_exited = true;
           for (const Warp& w : c.warps) all_exited = all_exited && w.state == WarpState::exited;
-          if (all_exited && !c.tma_jobs[tma->record].commit_arrival) {  // a late commit arrival harms nothing
+          if (all_exited && !c.tma_jobs[tma->record].commit_arrival &&
+              !c.tma_jobs[tma->record].clc_response) {  // a late commit arrival or launch-control answer: no copy
             exited_with_pending_tma = true;
             const TmaJob& job = c.tma_jobs[tma->record];
             report(c, HazardKind::exit_with_pending_tma, job.inst, job.warp, kNone, job.smem_dst,

@@ -56,6 +56,11 @@ void exec_elect_sync(ExecContext& x);   // elect.sync: one leader lane
 // alloc/dealloc/relinquish, mma, commit, ld/st 32x32b, wait::ld/st, fences (Blackwell)
 void exec_tcgen05(ExecContext& x);
 
+// clusterlaunchcontrol.try_cancel and its two queries: the grid's queue of clusters not yet
+// launched (exec_launch_control.cpp, grid.cpp's launch-controlled run)
+void exec_launch_control(ExecContext& x);
+void exec_ld_shared_b128(ExecContext& x);  // ld.shared.b128: 16 bytes into a .b128 register
+
 void exec_cp_async(ExecContext& x);  // cp.async.cg/.ca: global -> shared, asynchronously
 void exec_cp_async_commit_group(ExecContext& x);
 void exec_cp_async_wait_group(ExecContext& x);

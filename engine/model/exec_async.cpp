@@ -407,6 +407,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
 void complete_tma(Cta& c, const PendingTma& p) {
   const TmaJob& job = c.tma_jobs[p.record];
   if (job.commit_arrival) return complete_tmem_commit(c, p);
+  if (job.clc_response) return complete_clc_response(c, p);
   const ir::Param& param = c.launch.kernel->params[job.param];
   const ir::TensorMapDesc& d = param.tensor_map;
   const layout::TmaBox box = box_of(d);

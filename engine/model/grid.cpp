@@ -54,6 +54,8 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.avx2 = cpu_has_avx2();
   for (uint32_t w = 0; w < nwarps; ++w) c.push_ready(w, 0);
   c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
+  c.regs_hi.clear();
+  c.clc_saw_empty = false;
   c.written.assign(size_t(nwarps) * c.nregs, 0);
   c.wgmma_acc.assign(size_t(nwarps) * c.nregs, 0);
   c.reg_pending.assign(size_t(nwarps) * c.nregs, 0);
@@ -231,10 +233,10 @@ struct Worker {
   }
 };
 
-// Runs unit u on the worker's CTAs. `trace`: where the traced CTA records (nullptr: a replay,
+// Sets up unit u on the worker's CTAs. `trace`: where the traced CTA records (nullptr: a replay,
 // which records nothing).
-void run_unit(const GridLaunch& g, const Units& units, uint64_t u, const SimOptions& opt, Trace* trace, Worker& w,
-              UnitResult& out) {
+void setup_unit(const GridLaunch& g, const Units& units, uint64_t u, const SimOptions& opt, Trace* trace, Worker& w,
+                UnitResult& out) {
   const ir::Kernel& k = *g.kernel;
   const ir::LaunchShape& L = k.launch;
   const std::array<uint32_t, 3> cid = units.id(u);
@@ -266,8 +268,10 @@ void run_unit(const GridLaunch& g, const Units& units, uint64_t u, const SimOpti
       c.launch.traced = c.launch.record_registers = false;
     }
   }
-  if (units.size == 1) run_cta(w.ctas[0], opt);
-  else run_cluster(w.cluster, opt);
+}
+
+// What the unit's CTAs left, once they ran, into `out`.
+void collect_unit(const SimOptions& opt, const Worker& w, UnitResult& out) {
   for (const Cta& c : w.ctas) {
     out.ctas++;
     out.max_cycles = std::max(out.max_cycles, c.cost.cycles);
@@ -280,6 +284,15 @@ void run_unit(const GridLaunch& g, const Units& units, uint64_t u, const SimOpti
       out.error = fmt::format("CTA ({},{},{}): {}", c.launch.ctaid[0], c.launch.ctaid[1], c.launch.ctaid[2], c.failure);
     }
   }
+}
+
+// Runs unit u on the worker's CTAs (setup_unit, then run, then collect_unit).
+void run_unit(const GridLaunch& g, const Units& units, uint64_t u, const SimOptions& opt, Trace* trace, Worker& w,
+              UnitResult& out) {
+  setup_unit(g, units, u, opt, trace, w, out);
+  if (units.size == 1) run_cta(w.ctas[0], opt);
+  else run_cluster(w.cluster, opt);
+  collect_unit(opt, w, out);
 }
 
 // Merges the units in grid order, and finds which of them must run again for C to be the
@@ -473,7 +486,98 @@ void run_pool(const GridLaunch& g, const Units& units, const SimOptions& opt, ui
   rerun(g, units, opt, again);
 }
 
+// A grid whose CTAs ask for work with clusterlaunchcontrol.try_cancel, launched as the GPU
+// launches it: the first `resident` CTAs (units: launch control runs clusters of one CTA) start
+// together and go through modeled time together, in rounds of kClusterQuantum cycles as a
+// cluster's CTAs do (run_cluster), so that the try_cancels reach the grid's queue in the order of
+// their modeled cycles (to within a quantum; within a round, in CTA order). Each successful
+// try_cancel takes the lowest-numbered CTA not yet launched, which never runs; an empty queue
+// answers "none cancelled". CTAs still queued when the wave ends (a kernel that stopped asking)
+// launch after it, one after another, each from cycle 0 like any CTA the model runs alone; they
+// may take queued CTAs too. One thread: the answers depend on every CTA's time, so the run is the
+// same at any SimOptions::threads, and deterministic (the same inputs give the same C, hazards
+// and answers). With only_traced_cta the traced CTA runs alone and the queue gives it every
+// resident-th CTA after its own (the share it gets when every resident CTA asks at its pace): a
+// prediction's assumption, stated in docs/architecture.md.
+void run_launch_controlled(const GridLaunch& g, const Units& units, const SimOptions& opt, SimResult& result,
+                           Merger& m) {
+  if (units.size != 1)
+    throw ModelError(fmt::format("the model runs clusterlaunchcontrol only for kernels without clusters; this "
+                                 "kernel's clusters have {} CTAs",
+                                 units.size));
+  const uint64_t n = units.count();
+  LaunchQueue queue;
+  queue.grid = g.kernel->launch.grid;
+  queue.end = n;
+  Trace* trace = opt.trace ? &result.trace : nullptr;
+  const uint64_t resident = std::clamp<uint64_t>(g.resident, 1, n);
+  if (opt.only_traced_cta) {
+    queue.next = units.traced + resident;
+    queue.step = resident;
+    Worker w(1);
+    UnitResult r;
+    setup_unit(g, units, units.traced, opt, trace, w, r);
+    w.ctas[0].launch.launch_queue = &queue;
+    run_cta(w.ctas[0], opt);
+    collect_unit(opt, w, r);
+    m.merge(units.traced, r);
+    result.schedule.cancels = std::move(queue.answers);
+    return;
+  }
+  queue.next = resident;
+  std::vector<Worker> wave;
+  wave.reserve(resident);
+  std::vector<UnitResult> results(resident);
+  for (uint64_t u = 0; u < resident; ++u) {
+    wave.emplace_back(1);
+    setup_unit(g, units, u, opt, trace, wave[u], results[u]);
+    wave[u].ctas[0].launch.launch_queue = &queue;
+  }
+  std::vector<uint8_t> done(resident, 0);
+  for (uint64_t horizon = kClusterQuantum;;) {
+    if (cancelled(opt)) return mark_cancelled(result);
+    bool all_done = true;
+    uint64_t next_event = ~uint64_t(0);
+    for (uint64_t u = 0; u < resident; ++u) {
+      if (done[u]) continue;
+      Cta& c = wave[u].ctas[0];
+      run_cta(c, opt, horizon);
+      done[u] = c.failed || !c.paused;  // finished, or failed (a deadlock, a hang)
+      if (done[u]) continue;
+      all_done = false;
+      next_event = std::min(next_event, c.next_event);
+    }
+    if (all_done) break;
+    horizon = std::max(horizon, next_event) + kClusterQuantum;
+  }
+  for (uint64_t u = 0; u < resident; ++u) {
+    collect_unit(opt, wave[u], results[u]);
+    if (!m.merge(u, results[u])) {
+      result.schedule.cancels = std::move(queue.answers);
+      return;
+    }
+  }
+  wave.clear();
+  Worker w(1);
+  while (queue.next < queue.end) {
+    if (cancelled(opt)) return mark_cancelled(result);
+    const uint64_t u = queue.next++;
+    UnitResult r;
+    setup_unit(g, units, u, opt, trace, w, r);
+    w.ctas[0].launch.launch_queue = &queue;
+    run_cta(w.ctas[0], opt);
+    collect_unit(opt, w, r);
+    if (!m.merge(u, r)) break;
+  }
+  if (opt.progress) opt.progress(m.merged(), m.merged());
+  result.schedule.cancels = std::move(queue.answers);
+}
+
 }  // namespace
+
+bool uses_launch_control(const ir::Kernel& k) {
+  return std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& i) { return i.op == ir::Op::clc_try_cancel; });
+}
 
 uint32_t grid_threads(uint32_t n) {
   if (n > 0) return n;
@@ -486,6 +590,7 @@ void run_grid(const GridLaunch& g, const SimOptions& opt, SimResult& result, tim
   if (k.output.declared())
     result.schedule = {k.output.tiles_m(), k.output.tiles_n(), k.output.tile_rows, k.output.tile_cols, {}};
   Merger m(result, traced_cost, k.output);
+  if (g.resident > 0) return run_launch_controlled(g, units, opt, result, m);
   const uint32_t threads = uint32_t(std::min<uint64_t>(grid_threads(opt.threads), units.count()));
   // Without a declared tiling the pool could not tell which units wrote the same part of C.
   if (opt.only_traced_cta || threads <= 1 || !k.output.declared()) {

@@ -16,7 +16,14 @@ struct GridLaunch {
   const FastForwardPlan* fast_forward = nullptr;  // the kernel's loops (SimOptions::fast_forward)
   Launch launch;
   std::span<uint8_t> c;  // the C buffer, which the pool restores and rewrites (grid.cpp says when)
+  // Kernels that use clusterlaunchcontrol: the CTAs the GPU runs at once (simulate.cpp: the
+  // machine's SMs times the CTAs an SM holds, or SimOptions::resident_ctas). 0: no launch control.
+  uint64_t resident = 0;
 };
+
+// Whether the kernel asks the grid for clusters (clusterlaunchcontrol.try_cancel): its grid then
+// runs as the GPU would launch it, a first wave in modeled time together (grid.cpp).
+bool uses_launch_control(const ir::Kernel& k);
 
 // Runs every CTA the options ask for (every CTA, or the traced one's cluster alone), the
 // traced one recording into result.trace, and merges their statistics, hazards, tile visits

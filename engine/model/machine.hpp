@@ -11,6 +11,7 @@
 #include <bitset>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -283,6 +284,10 @@ struct TmaJob {
   // `complete`; in the issuing CTA, tmem_commit indexes Cta::tmem_commits.
   bool commit_arrival = false;
   uint32_t tmem_commit = kNone;
+  // A clusterlaunchcontrol.try_cancel's answer instead of a copy (exec_launch_control.cpp): its
+  // 16 bytes land at smem_dst and complete 16 bytes on `mbar` at `complete`.
+  bool clc_response = false;
+  std::array<uint32_t, 4> response{};
 };
 
 // Tensor memory of the CTA's SM (facts §9.1): 128 lanes x 512 columns of 32 bits, modelled
@@ -327,6 +332,27 @@ inline constexpr uint32_t cluster_address(uint32_t rank, uint32_t cta_address) {
 // a K-block's few hundred cycles; each step costs every CTA of the cluster one call.
 inline constexpr uint64_t kClusterQuantum = 32;
 
+// The grid's clusters not yet launched, for kernels that use clusterlaunchcontrol (grid.cpp,
+// run_launch_controlled; exec_launch_control.cpp): each successful try_cancel takes `next`, and
+// the queue steps on. Clusters are numbered in launch order (x fastest); CTAs of one cluster
+// only (grid.cpp refuses clusters of several CTAs with launch control).
+struct LaunchQueue {
+  uint64_t next = 0, end = 0;  // the next cluster a try_cancel cancels; one past the last
+  uint64_t step = 1;           // 1 for the whole grid; the resident count when one CTA runs alone
+  std::array<uint32_t, 3> grid{1, 1, 1};
+  std::vector<LaunchCancel> answers;  // every answer, in the order they were given
+  // Takes the next cluster, or nothing when none is left; the answer is recorded.
+  std::optional<uint64_t> take(uint32_t asker, uint64_t cycle) {
+    std::optional<uint64_t> got;
+    if (next < end) {
+      got = next;
+      next += step;
+    }
+    answers.push_back({asker, got ? uint32_t(*got) : kNone, cycle});
+    return got;
+  }
+};
+
 // Per-CTA configuration shared by every exec function.
 struct Launch {
   const ir::Kernel* kernel = nullptr;
@@ -337,6 +363,7 @@ struct Launch {
   bool record_registers = false;
   std::vector<uint64_t> param_values;  // what ld.param reads, per parameter
   Cluster* cluster = nullptr;          // null when the kernel's clusters have one CTA
+  LaunchQueue* launch_queue = nullptr; // the grid's clusters not yet launched (launch control only)
   uint32_t cluster_rank = 0;
   uint32_t trace_warp_base = 0;        // traced CTAs: its warp 0 as a trace warp (trace.hpp)
   // The machine's figures the CTA's time reads (timing.hpp, CtaFigures): the predicted card's.
@@ -384,6 +411,9 @@ struct Cta {
     stale_picks |= 1u << (w & 3);
   }
   std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
+  std::vector<uint64_t> regs_hi;      // the high 64 bits of .b128 registers, laid out as regs;
+                                      // empty until the first 128-bit write (exec_launch_control.cpp)
+  bool clc_saw_empty = false;         // a query_cancel.is_canceled of this CTA answered false
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
   std::vector<uint64_t> reg_ready;    // [warp * nregs + reg]: the cycle its last write lands (cta.cpp)
   std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator,
@@ -597,6 +627,9 @@ void complete_tma(Cta& cta, const PendingTma& p);
 // A tcgen05.commit's arrival (a TmaJob with commit_arrival; exec_tcgen05.cpp): the MMAs it
 // covers are complete, and one arrive lands on its mbarrier.
 void complete_tmem_commit(Cta& cta, const PendingTma& p);
+// A clusterlaunchcontrol.try_cancel's answer lands (a TmaJob with clc_response;
+// exec_launch_control.cpp): 16 bytes into shared memory, complete_tx of 16 on its mbarrier.
+void complete_clc_response(Cta& cta, const PendingTma& p);
 // At the CTA's exit: tensor memory still allocated is reported (exec_tcgen05.cpp).
 void check_tmem_at_exit(Cta& cta);
 // At the CTA's exit: TMA stores whose reads of shared memory no wait_group.read retired

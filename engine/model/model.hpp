@@ -62,6 +62,9 @@ struct SimOptions {
   // Called between CTAs (with threads, from the calling thread, at least every quarter second).
   std::function<void(uint64_t done_ctas, uint64_t total_ctas)> progress;
   const std::atomic<bool>* cancel = nullptr;    // set to stop between CTAs
+  // Kernels that use clusterlaunchcontrol: how many CTAs the GPU runs at once (the first wave;
+  // 0: one per SM of the predicted machine). The rest wait in the grid's queue (grid.cpp).
+  uint32_t resident_ctas = 0;
 };
 
 struct SimStats {
@@ -100,10 +103,19 @@ struct TileVisit {
   uint32_t order = 0;    // 0 for the CTA's first tile, 1 for its second, ...
   uint64_t cycle = 0;    // the CTA's modeled cycle at that first store
 };
+// One answer of clusterlaunchcontrol.try_cancel (launch-controlled grids, grid.cpp): which
+// CTA asked, at what modeled cycle, and the first CTA of the cluster it cancelled (kNone: none
+// was left). A cancelled cluster never runs: the asker does its work.
+struct LaunchCancel {
+  uint32_t asker = 0;                  // linear CTA id
+  uint32_t cancelled = 0xFFFFFFFFu;    // linear id of the cancelled cluster's first CTA, or kNone
+  uint64_t cycle = 0;                  // the asker's modeled cycle at the try_cancel
+};
 struct CSchedule {
   uint32_t tiles_m = 0, tiles_n = 0;  // 0: the kernel declares no tiling
   uint32_t tile_rows = 0, tile_cols = 0;
   std::vector<TileVisit> visits;      // CTA by CTA in the order the model ran them
+  std::vector<LaunchCancel> cancels;  // launch-controlled grids: every try_cancel's answer
 };
 
 struct SimResult {

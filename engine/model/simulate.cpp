@@ -136,10 +136,17 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
     if (opt.traced_cta[d] >= L.grid[d])
       throw ModelError(fmt::format("CTA ({},{},{}) is outside the grid ({},{},{})", opt.traced_cta[0],
                                    opt.traced_cta[1], opt.traced_cta[2], L.grid[0], L.grid[1], L.grid[2]));
-  const uint64_t total = L.ctas();
+  // A kernel that asks for work with clusterlaunchcontrol runs as its first wave: the CTAs the
+  // SMs hold at once (or SimOptions::resident_ctas); they do every CTA's work (grid.cpp).
+  uint64_t resident = 0;
+  if (uses_launch_control(k))
+    resident = opt.resident_ctas > 0 ? opt.resident_ctas
+                                     : uint64_t(timing::ctas_per_sm(*machine.desc, L.threads(), k.smem_bytes(),
+                                                                    opt.registers_per_thread)) * machine.sms;
+  const uint64_t total = resident > 0 ? std::min<uint64_t>(L.ctas(), resident) : L.ctas();
   timing::CtaCost traced_cost;
   const FastForwardPlan fast_forward = plan_fast_forward(k);
-  run_grid({&k, &program, &fast_forward, launch, spans.c}, opt, result, traced_cost);
+  run_grid({&k, &program, &fast_forward, launch, spans.c, resident}, opt, result, traced_cost);
   if (opt.trace) result.trace.finalize();
 
   traced_cost.threads = L.threads();

@@ -91,8 +91,11 @@ std::optional<Problem> occupancy_advice(const LoadedKernel& k, const Occupancy& 
   const model::SimStats& st = k.report.result.stats;
   const timing::Machine& m = *st.predicted_on;
   const uint32_t enough = latency_hiding_warps(m);
-  const uint64_t ctas = k.kernel().launch.ctas();
   const uint64_t at_once = uint64_t(m.sms) * o.ctas_per_sm;
+  // A grid that hands out its tiles with clusterlaunchcontrol (step 24; the model recorded the
+  // answers) runs as its first wave: the CTAs it cancels never run, so there are no later waves.
+  const bool launch_controlled = !k.report.result.schedule.cancels.empty();
+  const uint64_t ctas = launch_controlled ? std::min<uint64_t>(k.kernel().launch.ctas(), at_once) : k.kernel().launch.ctas();
   const timing::Breakdown& parts = st.prediction.parts;
   if (o.ctas_per_sm == 0 || o.warps_per_sm >= enough || ctas <= at_once) return std::nullopt;
   if (!parts.bound || std::strcmp(parts.bound, "latency") != 0) return std::nullopt;

@@ -153,6 +153,8 @@ ScheduleData build(const LoadedKernel& k) {
       c.cta = v.cta;
       c.order = v.order;
       c.wave = uint32_t(v.cta / per_wave);
+      c.cycle = v.cycle;
+      d.last_cycle = std::max(d.last_cycle, v.cycle);
     }
     ++by_cluster[{v.tile, cluster_of(launch, v.cta)}][v.cta];
     walk[v.cta].push_back(v.tile);
@@ -188,6 +190,14 @@ ScheduleData build(const LoadedKernel& k) {
     if (per_cluster > 1)
       d.note += fmt::format(" (a cluster's {} CTAs write disjoint parts of one tile: one write)", per_cluster);
   }
+  d.launch_control = !s.cancels.empty();
+  for (const model::LaunchCancel& a : s.cancels) (a.cancelled == kNone ? d.none_left : d.cancelled) += 1;
+  if (d.launch_control && d.whole_grid)
+    d.note += fmt::format(". Cluster launch control: {} CTA{} ran and took the tiles of {} CTA{} they cancelled "
+                          "(those never ran), then stopped at {} answer{} 'none left'. The strip under each tile "
+                          "is when its CTA first stored into it, from cycle 0 to {}",
+                          walk.size(), walk.size() == 1 ? "" : "s", d.cancelled, d.cancelled == 1 ? "" : "s",
+                          d.none_left, d.none_left == 1 ? "" : "s", d.last_cycle);
   return d;
 }
 
@@ -231,7 +241,8 @@ nlohmann::json describe_schedule(AppState& app) {
                      {"order", c.order},
                      {"writers", c.writers},
                      {"cluster_ctas", c.cluster_ctas},
-                     {"wave", c.wave}});
+                     {"wave", c.wave},
+                     {"cycle", c.cycle}});
   nlohmann::json paths = nlohmann::json::array();
   for (const auto& [cta, tiles] : d.paths) paths.push_back({{"cta", cta}, {"tiles", tiles}});
   nlohmann::json orders = nlohmann::json::array();
@@ -246,6 +257,9 @@ nlohmann::json describe_schedule(AppState& app) {
   return {{"available", d.available},
           {"whole_grid", d.whole_grid},
           {"note", d.note},
+          {"launch_control",
+           d.launch_control ? nlohmann::json{{"cancelled", d.cancelled}, {"none_left", d.none_left}, {"last_cycle", d.last_cycle}}
+                            : nlohmann::json(nullptr)},
           {"tiles", {d.tiles_m, d.tiles_n}},
           {"tile", {d.tile_rows, d.tile_cols}},
           {"ctas", d.ctas},

@@ -28,6 +28,7 @@ struct ScheduleCell {
                                     // CTAs of one cluster writing it side by side are one write
   uint32_t cluster_ctas = 0;        // CTAs of the writing cluster that stored into it (2 for a CTA pair)
   uint32_t wave = 0;                // the wave its CTA ran in (see ScheduleData::waves)
+  uint64_t cycle = 0;               // its CTA's modeled cycle at its first store into it: when
 };
 
 // One tile order a persistent kernel takes (its build parameter "order": kernels/tile_order.hpp)
@@ -74,6 +75,12 @@ struct ScheduleData {
   std::string waves_text;           // "1 wave (132 SMs × 1), last 3% full"
   uint32_t written_twice = 0;       // tiles with two or more writes
   uint32_t overlapping_elements = 0;  // elements two CTAs of the traced cluster both wrote
+  // A grid that hands out its tiles with clusterlaunchcontrol (step 24; model::CSchedule::cancels):
+  // the tiles' CTAs and cycles are who took each tile when, and the view draws when.
+  bool launch_control = false;
+  uint32_t cancelled = 0;           // answers that cancelled a CTA (its tile went to the asker)
+  uint32_t none_left = 0;           // answers "none left"
+  uint64_t last_cycle = 0;          // the latest first-store cycle of any tile
 };
 
 // The tile orders `info` takes (its "order" parameter; empty when it declares none) for the build

@@ -164,6 +164,15 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
       dl->AddLine(a, b, error_color(env), 2.0f * s);
       dl->AddLine(ImVec2(a.x, b.y), ImVec2(b.x, a.y), error_color(env), 2.0f * s);
     }
+    // When (launch control: who took a tile is decided while the grid runs): a strip along the
+    // tile's foot, as long as its first store's cycle is a part of the last tile's.
+    if (d.launch_control && d.whole_grid && d.last_cycle > 0 && cell >= 6) {
+      const float len = cell * float(double(c.cycle) / double(d.last_cycle));
+      const ImVec2 sa(a.x + 1, b.y - std::max(2.0f * s, 0.14f * cell)), sb(a.x + 1 + std::max(1.0f, len - 2), b.y - 1);
+      dl->AddRectFilled(sa, sb, IM_COL32(20, 20, 20, 230));
+      if (c.row == 0 && c.col == 0 && !app.drawn.count("schedule.when")) app.drawn["schedule.when"] = {sa.x, sa.y, sb.x - sa.x, sb.y - sa.y};
+      if (c.cycle == d.last_cycle) app.drawn["schedule.when_last"] = {sa.x, sa.y, sb.x - sa.x, sb.y - sa.y};
+    }
     if (labels) {
       const std::string t = std::to_string(c.order + 1);
       const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
@@ -203,9 +212,10 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
     ImGui::SetTooltip("tile (%u,%u): rows %u..%u, columns %u..%u\n%s", row, col, r0, r1 - 1, c0, c1 - 1,
                       d.whole_grid ? "never written" : "not written by the traced CTA");
   else
-    ImGui::SetTooltip("tile (%u,%u): rows %u..%u, columns %u..%u\nCTA %s, its tile #%u, wave %u%s", row, col, r0,
+    ImGui::SetTooltip("tile (%u,%u): rows %u..%u, columns %u..%u\nCTA %s, its tile #%u, wave %u%s%s", row, col, r0,
                       r1 - 1, c0, c1 - 1, ctaid_text(k, c.cta).c_str(), c.order + 1, c.wave + 1,
-                      c.writers > 1 ? fmt::format("\nwritten {} times", c.writers).c_str() : "");
+                      c.writers > 1 ? fmt::format("\nwritten {} times", c.writers).c_str() : "",
+                      d.launch_control ? fmt::format("\nfirst stored at cycle {}", c.cycle).c_str() : "");
 }
 
 }  // namespace gs::gui

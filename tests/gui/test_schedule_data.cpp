@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "gui/core/app_state.hpp"
@@ -384,4 +385,63 @@ TEST_CASE("schedule: the open persistent kernel's tile orders, its own marked an
   plain.open_now({.kernel_id = "hopper_tma_wgmma_64", .only_traced_cta = true});
   REQUIRE(plain.kernel);
   CHECK(schedule_data(plain.kernel).orders.empty());
+}
+
+// Step 24 hands out tiles while the grid runs (clusterlaunchcontrol): at 13 x 12 = 156 tiles of
+// one K-block each, a B200's 148 SMs run CTAs 0..147 and those take the last 8 tiles from the
+// CTAs they cancel. Who took which tile, and when, is the model's record.
+constexpr gs::kernels::GemmShape kQueuedShape{1664, 3072, 64};
+
+TEST_CASE("schedule: with launch control, the tiles of cancelled CTAs go to the first wave, later", "[gui][schedule]") {
+  auto k = open_kernel({.kernel_id = "blackwell_clc", .shape = kQueuedShape, .only_traced_cta = false});
+  const ScheduleData& d = schedule_data(k);
+  REQUIRE(d.available);
+  REQUIRE(d.whole_grid);
+  CHECK(d.launch_control);
+  CHECK(d.ctas == 156);
+  CHECK(d.unwritten == 0);
+  CHECK(d.written_twice == 0);
+  CHECK(d.cancelled == 8);
+  CHECK(d.none_left == 148);
+  CHECK_THAT(d.note, Catch::Matchers::Contains("148 CTAs ran and took the tiles of 8 CTAs they cancelled"));
+  std::map<uint32_t, uint64_t> first_tile_cycle;  // CTA -> the cycle of its own tile
+  for (const ScheduleCell& c : d.cells)
+    if (c.order == 0) first_tile_cycle[c.cta] = c.cycle;
+  uint32_t second = 0;
+  for (const ScheduleCell& c : d.cells) {
+    CHECK(c.cta < 148);  // no cancelled CTA ever ran
+    CHECK(c.cycle <= d.last_cycle);
+    if (c.order == 0) continue;
+    ++second;
+    CHECK(c.cycle > first_tile_cycle.at(c.cta));  // a CTA's second tile comes after its first
+  }
+  CHECK(second == 8);
+}
+
+TEST_CASE("schedule: with launch control, a strip under each tile shows when its CTA took it", "[gui][xvfb][schedule]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("schedule-clc", "--kernel blackwell_clc --m 1664 --n 3072 --k 64 --whole-grid "
+                                                  "--view schedule --size 1280x800");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& drawn = h.state["drawn"];
+  const auto& view = h.state["views"]["schedule"];
+  REQUIRE(view["launch_control"]["cancelled"] == 8);
+  REQUIRE(drawn.contains("schedule.when_last"));
+  const auto g = drawn["schedule.grid"].get<std::array<float, 4>>();
+  const auto last = drawn["schedule.when_last"].get<std::array<float, 4>>();
+  // The latest tile's strip runs the whole cell: dark at its right end.
+  const auto end = h.pixel(int(last[0] + last[2] - 2), int(last[1] + last[3] * 0.5f));
+  CHECK(int(end[0]) + int(end[1]) + int(end[2]) < 3 * 60);
+  // A first-wave tile stored early: its strip is short, so the foot's right end shows its CTA's colour.
+  for (const auto& c : view["cells"]) {
+    if (c["order"] != 0 || c["cycle"].get<uint64_t>() * 2 > view["launch_control"]["last_cycle"].get<uint64_t>()) continue;
+    const int row = c["row"], col = c["col"];
+    const auto p = h.pixel(int(g[0] + (col + 0.9f) * g[2]), int(g[1] + (row + 1) * g[3] - 0.5f * last[3] - 1));
+    const Rgb want = cta_rgb(c["cta"].get<uint32_t>());
+    INFO("tile (" << row << "," << col << ")");
+    for (int i = 0; i < 3; ++i) CHECK(std::abs(int(p[i]) - int(want[i])) <= 3);
+    break;
+  }
 }

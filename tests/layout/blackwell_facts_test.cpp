@@ -75,6 +75,17 @@ std::map<std::string, std::vector<Probe>> probes() {
       {probe("  tcgen05.mma.cta_group::1.kind::f16 [%r2], [%r2], %rd1, %r3, %p1;"), ir::Arch::sm_100a, true, ""}};
   p["idesc_not_checked_by_ptxas"] = {  // M=256 (0x10 at bits 24-28) is not a cta_group::1 shape
       {probe("  tcgen05.mma.cta_group::1.kind::f16 [%r2], %rd1, %rd1, 0x10400490, %p1;"), ir::Arch::sm_100a, true, ""}};
+  // The answer into sm[0..15], completing on an mbarrier at sm+16; read back as one .b128.
+  const std::string clc =
+      "  .reg .b128 %q<2>;\n  add.u32 %r4, %r1, 16;\n"
+      "  clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%r1], [%r4];\n"
+      "  ld.shared.b128 %q1, [%r1];\n"
+      "  clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p2, %q1;\n";
+  p["clc_syntax"] = {
+      {probe(clc + "  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r5, %q1;"), ir::Arch::sm_100a, true, ""},
+      {probe(clc, "sm_90a"), ir::Arch::sm_90a, false, "requires .target sm_100 or higher"},
+      {probe(clc + "  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r5, %rd1;"), ir::Arch::sm_100a,
+       false, "Arguments mismatch"}};
   return p;
 }
 

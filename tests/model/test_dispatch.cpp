@@ -63,7 +63,8 @@ using model::exec_alu, model::exec_convert, model::exec_memory, model::exec_cont
     model::exec_tma_nothing_pending, model::exec_createpolicy,
     model::exec_cluster, model::exec_wgmma, model::exec_mma, model::exec_ldmatrix, model::exec_stmatrix,
     model::exec_setmaxnreg, model::exec_elect_sync, model::exec_tcgen05, model::exec_cp_async,
-    model::exec_cp_async_commit_group, model::exec_cp_async_wait_group;
+    model::exec_cp_async_commit_group, model::exec_cp_async_wait_group, model::exec_launch_control,
+    model::exec_ld_shared_b128;
 
 const Routed kRouted[] = {
 #define OP(id, spelling, syntax, signature, family, exec, archs, min_ptx, flags, summary) {ir::Op::id, #exec, exec},

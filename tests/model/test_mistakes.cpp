@@ -91,6 +91,12 @@ const std::map<std::string, Expect>& expected_symptoms() {
       // needs buffer 1 filled first).
       {"reuse-before-release", {"tmem-race", false}},
       {"phase-flips-every-tile", {"deadlock", false}},
+      // Step 24: the answer read before it landed (at 12 tiles on a B200's 148 SMs the queue is
+      // empty from the start, so the stale zeros say what the answer would have: C comes out
+      // right; test_launch_control.cpp checks it wrong with a queue); one more try_cancel after
+      // "none left" (undefined in the PTX ISA; the model answers "none left" again).
+      {"read-answer-before-wait", {"clc-response-before-complete", false}},
+      {"ask-after-none-left", {"clc-retry-after-empty", false}},
   };
   return expected;
 }

@@ -125,6 +125,14 @@ inline WholeGrid small_whole_grid(const kernels::KernelInfo& info) {
     if (p.name == "ctas")
       if (const std::optional<kernels::GemmShape> s = persistent_shape(info, p.choices.front()))
         return {*s, {{"ctas", p.choices.front()}}};
+  // A grid that hands out its tiles with clusterlaunchcontrol (step 24) has one CTA per tile and
+  // no "ctas" to shrink: 3 x 4 tiles of its example's K (its own tests run the example's queue).
+  const ir::Kernel k = kernels::build_kernel(info, {info.example_shape, {}});
+  for (const ir::Inst& i : k.insts)
+    if (i.op == ir::Op::clc_try_cancel) {
+      const kernels::GemmShape t = kernels::tile_of(info, {});
+      return {{3 * t.m, 4 * t.n, info.example_shape.k}, {}};
+    }
   return {info.example_shape, {}};
 }
 
