@@ -156,6 +156,7 @@ void complete_clc_response(Cta& c, const PendingTma& p) {
   const TmaJob& job = c.tma_jobs[p.record];
   const uint32_t at = job.smem_dst - timing::kSmemBaseAddress;
   if (uint64_t(at) + kResponseBytes <= c.smem.size()) std::memcpy(c.smem.data() + at, job.response.data(), kResponseBytes);
+  ++c.smem_writes;  // the bytes and records below (Cta::smem_writes: a kept wgmma read of B must not outlive them)
   // The words as a TMA load leaves them: written by the async proxy, landed now.
   for (uint32_t w = at / 4; w < (at + kResponseBytes) / 4 && w < c.smem_word_state.size(); ++w) {
     SmemWord& s = c.smem_word_state[w];

@@ -358,8 +358,8 @@ TEST_CASE("[gpu] runner: non-default tiles of steps 10, 16 and 19 compute the mo
       {"ampere_ldmatrix", {{"bm", 64}, {"bn", 64}, {"wm", 32}, {"wn", 32}, {"stages", 6}}, {{192, 320, 224}}},
       {"hopper_fewer_arrivals", {{"bn", 128}, {"stages", 7}}, {{200, 264, 136}, {1000, 1000, 1000}}},
       {"hopper_fewer_arrivals", {{"bn", 192}}, {{200, 264, 136}, {384, 768, 192}}},
-      {"hopper_stmatrix_epilogue", {{"bn", 64}, {"stages", 8}}, {{200, 264, 136}, {384, 768, 192}}},
-      {"hopper_stmatrix_epilogue", {{"bn", 192}, {"c_dtype", 32}}, {{200, 264, 136}, {384, 768, 192}}},
+      {"hopper_stmatrix_epilogue", {{"bn", 128}, {"stages", 6}}, {{200, 264, 136}, {384, 768, 192}}},
+      {"hopper_stmatrix_epilogue", {{"bn", 128}, {"c_dtype", 32}, {"ctas", 64}}, {{200, 264, 136}, {1024, 2048, 64}}},
       {"hopper_stmatrix_epilogue", {{"bn", 128}, {"cluster", 4}}, {{200, 264, 136}, {64, 1024, 256}}},
   };
   for (const Case& c : cases) {
