@@ -7,6 +7,7 @@
 
 #include "gui/core/recorded_timeline.hpp"
 #include "gui/core/throughput_data.hpp"
+#include "run/input_file.hpp"
 #include "run/run_time.hpp"
 
 namespace gs::gui {
@@ -179,6 +180,18 @@ int import_files(const AppOptions& o, AppState& app, bool headless, std::ostream
 }
 
 int check_sweep_option(const AppOptions& o, const run::SimRequest& first, std::ostream& err) {
+  if (!o.sweep_import.empty()) {  // a file that cannot be shown is refused before a window opens
+    try {
+      const run::SweepResult file =
+          run::sweep_from_json(run::parse_json_bounded(run::read_input_file(o.sweep_import, kMaxSweepFileBytes), 32));
+      if (file.axes.size() > kMaxSweepAxes)
+        throw kernels::ConfigError(fmt::format("it sweeps {} parameters; the Sweep view draws one or two",
+                                               file.axes.size()));
+    } catch (const std::exception& e) {
+      err << "gemmscope gui: --sweep-import: cannot show " << o.sweep_import << ": " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (o.sweep_axes.empty()) return 0;
   if (o.sweep_axes.size() > kMaxSweepAxes) {
     err << fmt::format("gemmscope gui: --sweep-param is given {} times: the Sweep view draws at most {} parameters (a "
