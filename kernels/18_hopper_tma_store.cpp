@@ -29,9 +29,8 @@
 //   * the issuer stores the buffer to C at (row m0 + 64·slab, column n0 + 64c) and commits.
 // bar.sync 1 counts both consumer warpgroups (256 threads): they leave the K loop together.
 //
-// What changed from step 17: the staging buffers sC (2 per consumer warpgroup: 64 KiB, so the
-// ring keeps 2 or 3 stages of 48 KiB), C as an f32 tensor map, and the epilogue above instead of
-// st.global.
+// What changed from step 17: two staging buffers sC per consumer warpgroup (64 KiB beside the
+// ring), C as an f32 tensor map, the epilogue above instead of st.global.
 //
 // What it leaves: the buffer is packed (the TMA store's box, swizzle none), so the eight rows a
 // warp's st.shared.v2 writes at once lie 256 bytes apart, in the same eight banks: an 8-way
@@ -284,9 +283,8 @@ KernelInfo hopper_tma_store_info() {
        .other_bytes = kConsumers * kBuffers * 64 * kChunkCols * 4,
        .other_what = "the 64 KiB of staging buffers",
        .tile_ns = {128, 256},
-       .bn_note = "; 128 or 256 only: the two staging buffers alternate chunk by chunk and restart at buffer 0 "
-                  "each tile, so an odd number of 64-column chunks (bn=64 or 192) makes a tile's first chunk reuse "
-                  "the buffer the tile before's last store may still read (the model names the race)"},
+       .bn_note = "; 128 or 256 only: an odd count of 64-column chunks reuses a staging buffer a store may still "
+                  "read (a race)"},
       {{"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
        persistent_ctas_param(),
        tile_order::order_param(tile_order::Order::grouped),

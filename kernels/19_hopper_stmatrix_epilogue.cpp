@@ -352,9 +352,8 @@ KernelInfo hopper_stmatrix_epilogue_info() {
        .other_bytes = kConsumers * kBuffers * kChunkBytes,
        .other_what = "the 32 KiB of staging buffers",
        .tile_ns = {128, 256},
-       .bn_note = "; 128 or 256 only: the two staging buffers alternate chunk by chunk and restart at buffer 0 "
-                  "each tile, so an odd number of 64-column bf16 chunks (bn=64 or 192) makes a tile's first chunk reuse "
-                  "the buffer the tile before's last store may still read (the model names the race)"},
+       .bn_note = "; 128 or 256 only: an odd count of 64-column chunks reuses a staging buffer a store may still "
+                  "read (a race)"},
       {{"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
        persistent_ctas_param(),
        tile_order::order_param(tile_order::Order::grouped),

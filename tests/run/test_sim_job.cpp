@@ -183,7 +183,9 @@ TEST_CASE("sim job: both kernels are correct with no hazards at their example sh
       if (inputs == InputMode::integer && r.c_dtype == kernels::DType::f32) CHECK(r.cmp.max_abs_err == 0.0);
       if (inputs == InputMode::integer) CHECK(r.cmp.mismatches == 0);
       CHECK(r.ok());
-      CHECK(r.result.stats.ctas == r.kernel.launch.ctas());
+      // A launch-controlled grid (step 24) runs its first wave only: the rest are cancelled.
+      if (r.kernel_id != "blackwell_clc") CHECK(r.result.stats.ctas == r.kernel.launch.ctas());
+      else CHECK(r.result.stats.ctas < r.kernel.launch.ctas());
       CHECK(r.result.stats.warp_instructions > 0);
       CHECK_FALSE(r.result.trace.events.empty());
       CHECK(r.result.stats.traced_cta_cycles > 0);
