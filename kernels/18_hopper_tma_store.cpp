@@ -42,7 +42,7 @@
 // (cvt.rn.bf16x2.f32), the staging buffers hold 8 KiB a chunk, and C's tensor map is bf16. Half
 // the bytes go to HBM; cuBLAS is then timed with a bf16 C too.
 //
-// The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n): a consumer's
+// The tile's N is the build parameter bn, as in step 14 (hopper_parts.hpp says which fit): a consumer's
 // bn columns go out in bn/64 chunks, and the staging buffers' 64 KiB (sized for f32 C) count
 // against the ring's stages (6 fit at bn=64).
 #include <fmt/format.h>
