@@ -41,10 +41,6 @@
 // fast.cu writes it): each pair of accumulators is rounded to nearest even into one bf16x2 word
 // (cvt.rn.bf16x2.f32), the staging buffers hold 8 KiB a chunk, and C's tensor map is bf16. Half
 // the bytes go to HBM; cuBLAS is then timed with a bf16 C too.
-//
-// The tile's N is the build parameter bn, as in step 14 (hopper_parts.hpp says which fit): a consumer's
-// bn columns go out in bn/64 chunks, and the staging buffers' 64 KiB (sized for f32 C) count
-// against the ring's stages (6 fit at bn=64).
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -275,6 +271,8 @@ KernelInfo hopper_tma_store_info() {
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 64 KiB of staging buffers (f32 C's; bf16's take half, the ring is sized for either) leave room
   // for 3 ring stages of 48 KiB (227 KiB in all) at bn=256, more at a smaller bn.
+  // The tile's N is the build parameter bn, as in step 14: a consumer's bn columns go out in bn/64
+  // chunks, and the staging buffers' 64 KiB (sized for f32 C) count against the ring's stages.
   hopper::declare_tile_n(
       k,
       {.bn_default = kShippedBN,
