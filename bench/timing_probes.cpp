@@ -23,6 +23,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -52,6 +53,9 @@ struct Probe {
   bool on_model = true;  // one CTA, small: also run on the model
   int timed_launches = 0;  // > 0: `ms` is the median of that many launches back to back (run_kernel_once)
   int idle_ms = 0;         // > 0: the card left idle this long first (the clock ramp's rows start from rest)
+  // Where set, the model column is this figure of the model's run of the traced CTA alone (the
+  // run then has only that CTA: SimOptions::only_traced_cta), instead of `figure` of its C.
+  std::function<double(const model::SimResult& s, const model::timing::Machine& m)> model_figure;
 };
 
 // Per thread: the cycles of its timed region (field 0) or its start (field 1).
@@ -70,6 +74,22 @@ double span_of_warps(const std::vector<uint8_t>& c) {
     last = std::max(last, t0[i] + dt[i]);
   }
   return last > first ? double(last - first) : 0.0;
+}
+// Each CTA's span (its first warp's start to its last warp's end, one SM's clock), averaged
+// over the grid's CTAs of `threads` threads.
+double mean_cta_span(const std::vector<uint8_t>& c, uint32_t threads) {
+  const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
+  double sum = 0;
+  size_t n = 0;
+  for (size_t base = 0; base + threads <= dt.size(); base += threads, ++n) {
+    uint64_t first = ~uint64_t(0), last = 0;
+    for (size_t i = base; i < base + threads; i += 32) {
+      first = std::min(first, t0[i]);
+      last = std::max(last, t0[i] + dt[i]);
+    }
+    sum += last > first ? double(last - first) : 0.0;
+  }
+  return n ? sum / double(n) : 0.0;
 }
 double mean_of_warps(const std::vector<uint64_t>& cycles) {  // lane 0 of each warp
   double sum = 0;
@@ -338,6 +358,28 @@ int main(int argc, char** argv) {
     p.figure = [per_warp](const std::vector<uint8_t>& c, double) { return 32 * per_warp / span_of_warps(c); };
     probes.push_back(std::move(p));
   }
+  // Co-resident CTAs: one, two and four CTAs an SM (their shared memory lets no more in) of a SIMT
+  // GEMM's K loop, one mix bound by the L1's data path (8 ld.shared.v4 of 8 FFMAs each a round,
+  // as step 06) and one by issue (4 of 32, as step 07): each CTA's span is the time its SM took
+  // for the CTAs it held. The model's column is its prediction for that many CTAs an SM (the
+  // traced CTA alone, then timing::predict_gemm's co-resident time), to set against the card.
+  for (const auto& [lds, ffma, mix] : {std::tuple{8u, 8u, "datapath"}, std::tuple{4u, 32u, "issue"}})
+    for (const uint32_t r : {1u, 2u, 4u}) {
+      const uint32_t warps = 8, threads = 32 * warps, ctas = 132 * r;
+      const uint32_t smem = r == 1 ? 150 * 1024 : r == 2 ? 100 * 1024 : 50 * 1024;
+      Probe p{fmt::format("coresident_{}_{}ctas", mix, r),
+              fmt::format("{} CTAs an SM ({} KiB of shared memory each), 8 warps, rounds of a 16-B copy and {} "
+                          "ld.shared.v4 x {} FFMA between bar.syncs: cycles of each CTA's span",
+                          r, smem / 1024, lds, ffma),
+              "cycles", kernels::build_coresident_probe(ctas, warps, smem, lds, ffma, 256 / q), {}, nullptr, true};
+      p.buffers.a.assign(4 * threads * 16, 0);
+      p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes, 0);
+      p.figure = [threads](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads); };
+      p.model_figure = [ctas](const model::SimResult& s, const model::timing::Machine& m) {
+        return model::timing::predict_gemm(s.stats.traced_cost, ctas, 1.0, m).parts.cta_alone;
+      };
+      probes.push_back(std::move(p));
+    }
   // Loads whose lines the L1 does not hold (each line read once, from L2): what taking a line in
   // costs the L1's data path beside the wavefront that reads it out, alone and between
   // conflict-free ld.shared, with one line a load (u32) and four (v4.u32).
@@ -734,9 +776,14 @@ int main(int argc, char** argv) {
         // The model of the card the probe ran on where it knows it (an H200: its figures).
         if (const model::timing::Machine* card = model::timing::card_named_in(r.device.name, p.kernel.target))
           opt.machine = card;
+        opt.only_traced_cta = bool(p.model_figure);
+        // Whole: a plain loop's fast-forward times the pass before its second one, whose loads
+        // still miss the L1 here (the co-resident probes' first four rounds read new lines).
+        opt.fast_forward = !p.model_figure;
         const model::SimResult s = model::simulate(p.kernel, p.buffers, opt, 0.0);
         if (s.completed) {
-          modeled = p.figure(p.buffers.c, 0.0);
+          modeled = p.model_figure ? p.model_figure(s, opt.machine ? *opt.machine : model::timing::kH100)
+                                   : p.figure(p.buffers.c, 0.0);
           row["model"] = modeled;
         } else {
           row["model_error"] = s.error;

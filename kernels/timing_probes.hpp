@@ -83,6 +83,16 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
 // shared memory cost the L1's data path. C as the stride probe's.
 ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads = 0);
 
+// Co-resident CTAs (how much the CTAs an SM holds at once hide each other's stalls, where they
+// share its schedulers and the L1's data path): `ctas` CTAs of `warps` warps, each asking for
+// `smem_bytes` of shared memory so that an SM holds only so many at once; each runs `rounds`
+// rounds of a SIMT GEMM's K loop: a 16-byte ld.global a thread (from a 64-KiB A, L2 and L1
+// hits), its st.shared, bar.sync, then `lds` conflict-free ld.shared.v4 a thread, each feeding
+// `ffma_per_lds` FFMAs into 8 accumulators, and bar.sync. C as the chain probe's, per thread of
+// the grid: each CTA's span is the time its SM took for the CTAs it held with it.
+ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t lds,
+                                  uint32_t ffma_per_lds, uint32_t rounds);
+
 // wgmma throughput (sm_90a): one CTA of `warpgroups` warpgroups; each runs `reps` rounds of 4
 // wgmma.mma_async m64nNk16 (bf16 -> f32, A and B from a zeroed 128B-swizzled tile in shared
 // memory), one commit group a round, waiting for it (wait_group 0) before the next round.

@@ -176,4 +176,53 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
   return b.finish();
 }
 
+ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t lds,
+                                  uint32_t ffma_per_lds, uint32_t rounds) {
+  const uint32_t threads = 32 * warps;
+  if (ctas == 0 || warps == 0 || warps > 32 || lds == 0 || lds > 16 || ffma_per_lds == 0 || ffma_per_lds > 64 ||
+      rounds == 0 || smem_bytes < threads * 16 * (lds + 1) || smem_bytes > 227 * 1024)
+    throw std::invalid_argument(fmt::format("a co-resident probe needs at least one CTA, 1..32 warps, 1..16 shared "
+                                            "loads a round of 1..64 FFMAs each, a round, and 16 bytes a thread "
+                                            "for each load and the copy within 227 KiB of shared memory (got {} "
+                                            "CTAs, {} warps, {} bytes, {} loads, {} FFMAs, {} rounds)",
+                                            ctas, warps, smem_bytes, lds, ffma_per_lds, rounds));
+  Builder b(fmt::format("timing_coresident_{}w_{}k_{}x{}", warps, smem_bytes / 1024, lds, ffma_per_lds),
+            ir::Arch::sm_80);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg gid = (b.special(ir::Special::ctaid_x, "cta") * threads + tid).named("gid");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg mine = (A + b.mul_wide(tid, 16u, "lane_off")).named("mine");
+  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  Reg tf = b.cvt(Type::f32, tid, ir::Rounding::rn, "tid_f");
+  std::vector<Reg> acc;
+  for (uint32_t c = 0; c < 8; ++c) acc.push_back(b.fma(tf, double(c), 1.0, "acc"));
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("round", rounds, [&](const Reg& i) {
+    // The copy: 16 bytes a thread from one of 4 blocks of A (moving with i, so that ptxas does not
+    // take the load out of the loop), into the row after the compute rows.
+    Reg at = (mine + b.mul_wide((i & 3u) * threads, 16u, "round_off")).named("at");
+    std::vector<Reg> v = b.ld_vec(ir::Op::ld_global, Type::f32, 4, Addr::at(at), "g");
+    b.st_shared(Type::f32, Addr::at(slot, int32_t(lds * threads * 16)), {v[0], v[1], v[2], v[3]});
+    b.bar_sync(0);
+    for (uint32_t u = 0; u < lds; ++u) {
+      std::vector<Reg> x = b.ld_vec(ir::Op::ld_shared, Type::f32, 4, Addr::at(slot, int32_t(u * threads * 16)), "x");
+      for (uint32_t f = 0; f < ffma_per_lds; ++f) b.fma_into(acc[f % 8], x[f % 4], tf, acc[f % 8]);
+    }
+    b.bar_sync(0);
+  });
+  Reg sum = acc[0];
+  for (uint32_t c = 1; c < 8; ++c) sum = (sum + acc[c]).named("sum");
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  probe_parts::store_result(b, pc, gid, t0, t1,
+                            b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, sum, "bits"), "u"), ir::Rounding::none,
+                                  "value"));
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -189,15 +189,28 @@ template <bool kAvx2>
 // After an issue at `now` whose latency is `latency`: the written registers are ready when it
 // is over, and the warp's next issue is the next cycle (result, store) or after it (whole);
 // for a warp at one pc, no earlier than the next instruction's operands are ready.
-[[gnu::always_inline]] inline uint64_t next_issue(Warp& w, const DecodedInst& d, const DecodedInst* decoded,
+[[gnu::always_inline]] inline uint64_t next_issue(Cta& c, Warp& w, const DecodedInst& d, const DecodedInst* decoded,
                                                   uint32_t ninst, const uint32_t* sb, uint64_t now,
                                                   uint32_t latency) {
   uint64_t at = now + latency;
+  const uint32_t pc = uint32_t(&d - decoded);
+  w.issue_at[pc & kHoistWindow] = now;
   if (d.issue != DecodedInst::Issue::whole) {
     at = now + 1;
     // A traced CTA's global store waits for the SM's store path (exec_mem.cpp, account_global).
     if (d.issue == DecodedInst::Issue::store) at = std::max(at, w.store_hold);
-    const uint64_t ready = now + (d.result_latency ? d.result_latency : latency);
+    uint64_t ready = now + (d.result_latency ? d.result_latency : latency);
+    // An IMAD waits for its sub-partition's pipe, which takes one every pipe_cycles.
+    if (d.pipe_cycles) {
+      uint64_t& free_at = c.imad_free[w.id & 3];
+      const uint64_t start = std::max(now, free_at);
+      free_at = start + d.pipe_cycles;
+      ready += start - now;
+    }
+    // A load ptxas schedules `hoist` instructions earlier: its data comes `latency` after that
+    // slot issued (DecodedInst::hoist; only while the warp runs one pc, so that the slots between
+    // are this run's).
+    if (d.hoist && w.uniform) ready = std::max(now + 1, w.issue_at[(pc - d.hoist) & kHoistWindow] + latency);
     const uint32_t* r = sb + d.writes_at;
     for (uint32_t i = 0; i < d.nwrites; ++i) w.reg_ready[r[i]] = ready;
   }
@@ -236,7 +249,7 @@ template <bool kAvx2>
     if (latency == 0) break;
     ++issued;
     w.upc = d.direct_next_pc;
-    w.ready_at = next_issue(w, d, decoded, ninst, sb, time, latency);
+    w.ready_at = next_issue(c, w, d, decoded, ninst, sb, time, latency);
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
     else c.push_ready(w.id, w.ready_at);
@@ -285,6 +298,7 @@ template <bool kAvx2>
     c.reg_ready.assign(c.warps.size() * size_t(c.nregs), 0);
     c.store_free = 0;
     c.mma_free.fill(0);
+    c.imad_free.fill(0);
     c.l1.clear();
     c.l1_clock = 0;
     for (Warp& w : c.warps) w.reg_ready = c.reg_ready.data() + size_t(w.id) * c.nregs;
@@ -441,7 +455,7 @@ template <bool kAvx2>
     // A fast-forward moves the warp's clock on by the skipped passes' time (fast_forward.hpp).
     if (w.state == WarpState::exited) w.ready_at = c.now + latency + skipped_cycles;
     else if (w.state == WarpState::ready)
-      w.ready_at = next_issue(w, d, decoded, ninst, sb, c.now + skipped_cycles, latency);
+      w.ready_at = next_issue(c, w, d, decoded, ninst, sb, c.now + skipped_cycles, latency);
     if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
     else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);

@@ -3,6 +3,7 @@
 #include "engine/model/decode.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -123,9 +124,70 @@ void set_issue(const ir::Inst& in, Program& p, DecodedInst& d) {
     case LatencyClass::arith: d.result_latency = floating ? timing::kFmaLatency : timing::kAluLatency; break;
     case LatencyClass::mul: d.result_latency = floating ? timing::kFmaLatency : timing::kImadLatency; break;
   }
+  const LatencyClass cls = layout::op_traits(in.op).latency;
+  if (cls == LatencyClass::imad || (cls == LatencyClass::mul && !floating))
+    d.pipe_cycles = uint8_t(std::lround(timing::kSm.schedulers_per_sm.value / timing::kSm.imad_pipe_rate.value));
   d.issue = d.nwrites > 0 ? DecodedInst::Issue::result
             : is_store(in.op) ? DecodedInst::Issue::store
                               : DecodedInst::Issue::whole;
+}
+
+// The loads ptxas schedules ahead of the register work before them (DecodedInst::hoist).
+// ptxas's list scheduler moves a load up to where its address is known, so that its latency
+// overlaps the arithmetic before its use: step 04's SASS issues 7 of a k-block's 24 LDS before
+// its first FFMA and interleaves the rest, where the IR (the article's loop) puts each load
+// right before its one FMA (H200, docs/results/2026-12-02-stalls, section 1; the SASS in
+// call1/ncu-sass.tgz). A load moves above register ops (alu, convert), other loads and stores
+// into the other state space (a global load above a shared store: step 05's copy stores each
+// loaded value before it loads the next); never above a store into its own space, a barrier,
+// fence, wait, branch, label, tensor-core op or a read of a special
+// register (the probes time themselves with %clock64), nor above an instruction that writes a
+// register it reads or reads or writes one it writes.
+bool is_hoistable_load(Op op) {
+  switch (op) {
+    case Op::ld_global:
+    case Op::ld_shared:
+    case Op::ldmatrix:
+    case Op::ldmatrix_trans: return true;
+    default: return false;
+  }
+}
+// A store into the other state space than the load's: shared and global memory never alias.
+bool other_space_store(Op load, Op op) {
+  const bool shared_load = load != Op::ld_global;
+  return shared_load ? op == Op::st_global : op == Op::st_shared;
+}
+bool may_pass(Op load, const ir::Inst& in) {
+  // Register ops are the ones with a result latency class (op_traits.def, LATENCY rows).
+  if (in.op != Op::ld_param && !is_hoistable_load(in.op) && !other_space_store(load, in.op) &&
+      layout::op_traits(in.op).latency == layout::LatencyClass::none)
+    return false;
+  return std::none_of(in.operands.begin(), in.operands.end(),
+                      [](const ir::Operand& o) { return o.kind == ir::OperandKind::special; });
+}
+void set_hoists(const ir::Kernel& k, Program& p) {
+  const uint32_t* sb = p.scoreboard_regs.data();
+  const auto shares = [&](const uint32_t* a, uint32_t na, const uint32_t* b, uint32_t nb) {
+    for (uint32_t i = 0; i < na; ++i)
+      for (uint32_t j = 0; j < nb; ++j)
+        if (a[i] == b[j]) return true;
+    return false;
+  };
+  for (uint32_t pc = 0; pc < k.insts.size(); ++pc) {
+    if (!is_hoistable_load(k.insts[pc].op)) continue;
+    const DecodedInst& d = p.insts[pc];
+    const uint32_t* reads = sb + d.reads_at;
+    const uint32_t* writes = sb + d.writes_at;
+    uint32_t h = 0;
+    for (uint32_t at = pc; at-- > 0 && h < kHoistWindow;) {
+      const DecodedInst& e = p.insts[at];
+      if (e.is_label || !may_pass(k.insts[pc].op, k.insts[at])) break;
+      if (shares(sb + e.writes_at, e.nwrites, reads, d.nreads)) break;   // it computes what the load reads
+      if (shares(sb + e.reads_at, e.nreads + e.nwrites, writes, d.nwrites)) break;  // it reads or writes what the load writes
+      ++h;
+    }
+    p.insts[pc].hoist = uint8_t(h);
+  }
 }
 
 }  // namespace
@@ -200,6 +262,7 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
         std::none_of(ops.begin(), ops.end(), [&](const ir::Operand& o) { return names_register(o) && wgmma_reg[o.id]; });
   }
   for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], p, p.insts[pc]);
+  set_hoists(k, p);
   return p;
 }
 

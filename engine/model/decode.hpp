@@ -47,6 +47,10 @@ struct DecodedSource {
   const uint64_t* lanes = nullptr;  // the broadcast constant (is_reg == false)
 };
 
+// How far back a load may be scheduled (DecodedInst::hoist); each warp keeps the issue times of
+// its last kHoistWindow + 1 pcs (Warp::issue_at).
+inline constexpr uint32_t kHoistWindow = 31;
+
 struct DecodedInst {
   ExecFn exec = nullptr;     // nullptr for labels (they take no issue slot)
   DirectFn direct = nullptr; // for the hot forms that have one (see DirectFn)
@@ -103,6 +107,18 @@ struct DecodedInst {
   // An arithmetic op's result latency from its latency class (layout::op_traits, the machine
   // description's figure); 0: the latency its exec function computes.
   uint16_t result_latency = 0;
+  // A load that ptxas would schedule earlier (set_hoists in decode.cpp): the number of
+  // instructions before it in its straight run of code it may move above (register ops and
+  // other loads it does not depend on, that do not read or write what it writes), at most
+  // kHoistWindow. The model still runs it in the IR's order (the values are the same: nothing
+  // it passes touches memory or its registers), but its data is ready `latency` after the
+  // instruction `hoist` places back issued, as in the SASS, where the load takes that slot:
+  // a use right after the load then waits only what the instructions in between did not hide.
+  uint8_t hoist = 0;
+  // Cycles it holds its sub-partition's integer multiply-add pipe (0: it does not use it): the
+  // IMAD class runs at imad_pipe_rate warp-instructions a cycle per SM, half the issue rate
+  // (probe imad_issue_32warps), so a second one waits for the pipe and its result comes later.
+  uint8_t pipe_cycles = 0;
   // ld.shared that ptxas folded into one wider SASS load (shared_load_folds below).
   uint32_t fold_leader = ir::kNone;  // a folded load: the ld.shared whose SASS load carries its bytes
   uint8_t fold_bytes = 0;            // a leader: bytes per lane of its SASS load (0: as written)

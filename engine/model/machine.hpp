@@ -95,6 +95,9 @@ struct Warp {
   // The issue model's scoreboard (cta.cpp): register r's value is usable from cycle
   // reg_ready[r] on (its row of Cta::reg_ready).
   uint64_t* reg_ready = nullptr;
+  // When this warp last issued each pc, by pc % 32 (kHoistWindow + 1): a load ptxas schedules
+  // earlier (DecodedInst::hoist) has its data from the time the instruction it moves above issued.
+  std::array<uint64_t, kHoistWindow + 1> issue_at{};
 
   uint32_t live() const { return present & ~exited; }
   // The pc to run next and the live lanes at it.
@@ -496,6 +499,7 @@ struct Cta {
   std::vector<L1Line> l1;
   uint64_t l1_clock = 0;
   std::array<uint64_t, 4> mma_free{};     // each sub-partition's tensor core, for mma.sync (exec_mma.cpp)
+  std::array<uint64_t, 4> imad_free{};    // each sub-partition's integer multiply-add pipe (DecodedInst::pipe_cycles)
   uint64_t now = 0;
   // Results.
   SimStats* stats = nullptr;

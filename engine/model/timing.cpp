@@ -133,13 +133,23 @@ uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas) { return std
 namespace {
 
 // The time `ctas` co-resident CTAs take together when each alone takes `alone` cycles of which
-// `busiest` are at the SM unit they use most (issue, the L1 data path, tensor cores):
-// each waits its turn there while the others use it. Breakdown::cta_alone ("latency") is this
-// time, so with several CTAs an SM it holds their queueing too. No fitted constant: one CTA
-// gives `alone`; more give from `alone` (all overlap kept) towards the sum of their turns.
-double co_resident_cycles(double alone, double busiest, uint32_t ctas) {
-  // Exact mean-value analysis of a closed network: `ctas` customers, each cycling once through
-  // a delay of Z (the CTA's time not spent at the unit) and a queue with service time D.
+// `busiest` are at the SM unit they use most (issue, the L1 data path, tensor cores).
+// Breakdown::cta_alone ("latency") is this time, so with several CTAs an SM it holds their
+// turns at that unit too. No fitted constant; which of two rules holds was measured:
+//  * issue or the L1 data path (`in_step`): the CTAs run the same loop between the same
+//    bar.syncs at the same pace, so they are busy at that unit at the same time and wait for
+//    their loads at the same time: the first takes its own time and each other adds its turn
+//    there, alone + (ctas - 1) x busiest. Probes coresident_datapath_* and coresident_issue_*
+//    (H200, 2026-12-03, docs/results/2026-12-03-hoist): 2 CTAs an SM 173.1k and 192.5k cycles,
+//    this rule 174.3k and 186.1k, a closed-network mean-value analysis (the rule before, below)
+//    165.5k and 160.4k; 4 CTAs 312.5k and 318.9k, this 338.8k and 332.7k, the analysis 329.0k
+//    and 293.8k (mean |error| 4.2% against 8.6%).
+//  * tensor cores: asynchronous (wgmma and TMA on mbarriers), the CTAs drift apart and fill
+//    each other's gaps: exact mean-value analysis of `ctas` customers each cycling through a
+//    delay of Z (its time not spent at the unit) and a queue with service time D (step 12, three
+//    CTAs an SM, within 5% of the card at 4096^3 and 8192^3 with it, 18-22% slow with the first).
+double co_resident_cycles(double alone, double busiest, uint32_t ctas, bool in_step) {
+  if (in_step) return alone + double(ctas - 1) * std::min(busiest, alone);
   const double d = std::min(busiest, alone), z = alone - d;
   double queued = 0, response = d;
   for (uint32_t n = 1; n <= ctas; ++n) {
@@ -226,7 +236,8 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
   b.tensor = r * double(cta.tensor_busy_cycles);
-  b.cta_alone = co_resident_cycles(double(cta.cycles), std::max({b.issue, b.l1_data(), b.tensor}) / r, p.resident);
+  b.cta_alone = co_resident_cycles(double(cta.cycles), std::max({b.issue, b.l1_data(), b.tensor}) / r, p.resident,
+                                   b.tensor < std::max(b.issue, b.l1_data()));
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {

@@ -4,6 +4,8 @@
 // the same warps in the same order.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <map>
 
 #include "engine/ir/instrument.hpp"
@@ -123,10 +125,19 @@ TEST_CASE("timeline: C is bit for bit the same, and the records decode to the mo
     for (const model::MeasuredEvent& e : m.events)
       if (e.record != ir::RecordKind::role_enter) recorded[e.warp].push_back(e.cycle + clock0);
     CHECK(recorded == issued);
-    // The model's globaltimer is its cycle in ns: the SM clock comes out as the machine's.
+    // The model's globaltimer is its cycle in ns: the SM clock comes out as the machine's. Each
+    // pair of reads (globaltimer, then clock64) is two issues that the other warps of its
+    // scheduler (up to 8) may hold apart for several of their turns: 40-50 cycles at
+    // simt_coalesced's start, where every warp's prologue queues for the IMAD pipe. The spans agree
+    // within 64 cycles.
+    const double ghz = model::timing::machine_for(p.inst.kernel.target).clock_hz / 1e9;
     for (const model::MeasuredWarp& w : m.warps)
-      if (w.clock_end - w.clock_start > 1000)
-        CHECK(w.clock_ghz() == Approx(model::timing::machine_for(p.inst.kernel.target).clock_hz / 1e9).epsilon(0.01));
+      if (w.clock_end - w.clock_start > 1000) {
+        const double clock_span = double(w.clock_end - w.clock_start);
+        const double timer_span = double(w.globaltimer_end - w.globaltimer_start) * ghz;
+        INFO("clock span " << clock_span << " cycles, globaltimer span " << timer_span << " cycles");
+        CHECK(std::abs(clock_span - timer_span) <= 64.0);
+      }
   }
 }
 

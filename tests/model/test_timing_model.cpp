@@ -8,6 +8,10 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine_ceilings.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
@@ -305,6 +309,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_shared_rate_probe(2, 4, 2, 4, 2),
       kernels::build_launch_probe(2, 384, 200 * 1024),
       kernels::build_clock_spin_probe(4, 16),
+      kernels::build_coresident_probe(4, 8, 100 * 1024, 8, 8, 4),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -696,7 +701,8 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy
   CHECK(heavy.clock_hz < light.clock_hz - 50e6);
 }
 
-TEST_CASE("prediction: co-resident CTAs queue for the SM's busiest unit (mean-value analysis)", "[model][timing]") {
+TEST_CASE("prediction: co-resident CTAs take turns at the SM's busiest unit: in step at issue, drifting at the tensor cores",
+          "[model][timing]") {
   // A CTA alone: 1000 cycles, 500 of them issuing (2000 warp-instructions over 4 schedulers).
   model::timing::CtaCost cta;
   cta.cycles = 1000;
@@ -705,17 +711,127 @@ TEST_CASE("prediction: co-resident CTAs queue for the SM's busiest unit (mean-va
   cta.smem_bytes = 100000;  // two CTAs an SM
   const model::timing::Prediction two = model::timing::predict_gemm(cta, 264, 1e9);
   REQUIRE(two.resident == 2);
-  // Exact MVA, delay Z = 500, service D = 500, two customers: R1 = 500, Q1 = 500/1000 = 0.5;
-  // R2 = 500 x 1.5 = 750: a wave takes Z + R2 = 1250 cycles, between one CTA's 1000 (all of
-  // the second CTA hidden) and the 2000 of one after the other.
-  CHECK(two.parts.cta_alone == Approx(1250));
+  // Bound by issue, the two run in step (probes coresident_issue_*): the first takes its 1000
+  // cycles and the second adds its 500 at the schedulers.
+  CHECK(two.parts.cta_alone == Approx(1500));
   CHECK(std::string(two.parts.bound) == "latency");
   CHECK(two.parts.issue == Approx(1000));  // the unit's own total stays a part of its own
+  // Bound by the tensor cores, they drift apart: exact MVA, delay Z = 500, service D = 500, two
+  // customers: R1 = 500, Q1 = 500/1000 = 0.5; R2 = 500 x 1.5 = 750: a wave takes Z + R2 = 1250
+  // cycles, between one CTA's 1000 (all of the second hidden) and the 2000 of one after the other.
+  cta.warp_instructions = 40;
+  cta.tensor_busy_cycles = 500;
+  CHECK(model::timing::predict_gemm(cta, 264, 1e9).parts.cta_alone == Approx(1250));
   // One CTA an SM: its own time.
   const model::timing::Prediction one = model::timing::predict_gemm(cta, 132, 1e9);
   REQUIRE(one.resident == 1);
   CHECK(one.parts.cta_alone == Approx(1000));
   // A unit the CTA never waits for leaves the CTAs their own time: nothing to queue for.
   cta.warp_instructions = 0;
+  cta.tensor_busy_cycles = 0;
   CHECK(model::timing::predict_gemm(cta, 264, 1e9).parts.cta_alone == Approx(1000));
+}
+
+namespace {
+
+// One warp: 8 ld.shared, each feeding its own FMA. `interleaved`: each load right before its FMA
+// (the article's step 04 loop); otherwise all loads first (what ptxas schedules). `chained`: each
+// load's address comes from the FMA before it, so nothing can move.
+ir::Kernel load_use_kernel(bool interleaved, bool chained, bool barrier_between = false) {
+  using ir::Type;
+  builder::Builder b(fmt::format("hoist_{}_{}_{}", interleaved, chained, barrier_between), ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto slots = b.shared("slots", 2048, 128, ir::SmemUse::other);
+  builder::Reg tid = b.special(ir::Special::tid_x, "tid");
+  builder::Reg base = b.smem_address(slots, 0, "base");
+  builder::Reg at = (base + (tid << 2)).named("at");
+  builder::Reg y = b.mov(Type::f32, 1.0f, "y");
+  std::vector<builder::Reg> acc;
+  for (uint32_t i = 0; i < 8; ++i) acc.push_back(b.mov(Type::f32, 0.0f, fmt::format("acc{}", i)));
+  for (uint32_t i = 0; i < 8; ++i) b.st_shared(Type::f32, builder::Addr::at(at, int32_t(i * 128)), {y});
+  b.bar_sync(0);
+  std::vector<builder::Reg> x;
+  builder::Reg addr = at;
+  for (uint32_t i = 0; i < 8; ++i) {
+    if (chained && i > 0) addr = (at + (b.cvt(Type::u32, acc[i - 1], ir::Rounding::rzi, "k") << 2)).named("addr");
+    if (barrier_between && i == 4) b.bar_sync(0);
+    x.push_back(b.ld_shared(Type::f32, builder::Addr::at(addr, int32_t(i * 128)), fmt::format("x{}", i)));
+    if (interleaved) b.fma_into(acc[i], x[i], y, acc[i]);
+  }
+  if (!interleaved)
+    for (uint32_t i = 0; i < 8; ++i) b.fma_into(acc[i], x[i], y, acc[i]);
+  builder::Reg sum = acc[0];
+  for (uint32_t i = 1; i < 8; ++i) sum = (sum + acc[i]).named("sum");
+  b.st_global(Type::f32, builder::Addr::at(b.global_ptr(pc, "c"), 0), {sum});
+  b.ret();
+  return b.finish();
+}
+
+uint64_t cycles_of(const ir::Kernel& k) {
+  model::GemmBuffers bufs;
+  bufs.c.assign(64, 0);
+  model::SimOptions opt;
+  opt.trace = false;
+  const model::SimResult r = model::simulate(k, bufs, opt);
+  REQUIRE(r.completed);
+  return r.stats.traced_cta_cycles;
+}
+
+}  // namespace
+
+TEST_CASE("issue model: a load ptxas would schedule early has its data as if it had issued there", "[model][timing]") {
+  // ptxas moves each ld.shared above the FMAs before it (step 04's SASS: 7 of a k-block's 24 LDS
+  // before its first FFMA); the model times the IR's order as that schedule.
+  const uint64_t interleaved = cycles_of(load_use_kernel(true, false));
+  const uint64_t loads_first = cycles_of(load_use_kernel(false, false));
+  CHECK(interleaved <= loads_first + 8);
+  // A load whose address the FMA before it computes cannot move: each waits a whole ld.shared.
+  const uint64_t chained = cycles_of(load_use_kernel(true, true));
+  CHECK(chained >= interleaved + 7 * (model::timing::kSm.shared_latency.value - 8));
+  // What may be passed, read from the decoded program: the register ops and loads of the same
+  // straight run, never a barrier; the first load passes nothing of its own run.
+  const ir::Kernel k = load_use_kernel(true, false, true);
+  const model::Program p = model::decode_program(k);
+  std::vector<uint32_t> hoists;
+  for (uint32_t i = 0; i < k.insts.size(); ++i)
+    if (k.insts[i].op == ir::Op::ld_shared) hoists.push_back(p.insts[i].hoist);
+  REQUIRE(hoists.size() == 8);
+  CHECK(hoists[0] == 0);  // right after the bar.sync
+  CHECK(hoists[1] == 2);  // above fma 0 and load 0
+  CHECK(hoists[3] == 6);
+  CHECK(hoists[4] == 0);  // the second bar.sync stops it
+  CHECK(hoists[5] == 2);
+}
+
+TEST_CASE("probes: co-resident CTAs of a SIMT K loop, and the IMAD pipe's half rate", "[model][timing]") {
+  // The co-resident probe on the model, one CTA alone, as gemmscope_timing_probes runs it: every
+  // round's copy, barriers and ld.shared.v4 feeding FFMAs; the prediction for two CTAs an SM
+  // adds the second's turn at the L1's data path (in step: timing.cpp, co_resident_cycles).
+  const ir::Kernel k = kernels::build_coresident_probe(264, 8, 100 * 1024, 8, 8, 32);
+  model::GemmBuffers bufs;
+  bufs.a.assign(4 * 256 * 16, 0);
+  bufs.c.assign(264 * 256 * kernels::kTimingOutBytes, 0);
+  model::SimOptions opt;
+  opt.only_traced_cta = true;
+  opt.fast_forward = false;
+  const model::SimResult s = model::simulate(k, bufs, opt);
+  REQUIRE(s.completed);
+  const model::timing::CtaCost& cost = s.stats.traced_cost;
+  // 8 warps x 32 rounds x (8 loads of 4 wavefronts + the copy's 4 + its 4-line load) at least.
+  CHECK(cost.smem_wavefronts >= 8u * 32 * (8 * 4 + 4));
+  const model::timing::Prediction two = model::timing::predict_gemm(cost, 264, 1.0);
+  REQUIRE(two.resident == 2);
+  CHECK(two.parts.cta_alone == Approx(double(cost.cycles) + two.parts.l1_data() / 2).epsilon(1e-9));
+  // IMAD: 32 warps of independent chains issue 2 a cycle per SM, not 4 (probe imad_issue_32warps:
+  // 2.00 on the H100 and the H200, machine figure imad_pipe_rate).
+  const ir::Kernel imad = kernels::build_chain_probe(ChainOp::imad, 1, 32, 4, 64, 2);
+  const ProbeRun r = run_probe(imad, 32 * 32);
+  uint64_t first = ~uint64_t(0), last = 0;
+  for (uint32_t w = 0; w < 32; ++w) {
+    first = std::min(first, r.field(32 * w, 1));
+    last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
+  }
+  const double per_cycle = 32.0 * 4 * 64 * 2 / double(last - first);
+  CHECK(per_cycle == Approx(model::timing::kSm.imad_pipe_rate.value).epsilon(0.05));
 }
