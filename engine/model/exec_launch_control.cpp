@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/ir/signature.hpp"
 #include "engine/model/exec.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"

@@ -21,10 +21,6 @@ struct GridLaunch {
   uint64_t resident = 0;
 };
 
-// Whether the kernel asks the grid for clusters (clusterlaunchcontrol.try_cancel): its grid then
-// runs as the GPU would launch it, a first wave in modeled time together (grid.cpp).
-bool uses_launch_control(const ir::Kernel& k);
-
 // Runs every CTA the options ask for (every CTA, or the traced one's cluster alone), the
 // traced one recording into result.trace, and merges their statistics, hazards, tile visits
 // and failure into `result` in grid order. With SimOptions::threads above 1 the CTAs (the

@@ -145,6 +145,10 @@ class NotModelledError : public ModelError {
 // Whether the model has semantics for an op (its ops.def exec column names a function).
 bool has_semantics(ir::Op op);
 
+// Whether the kernel asks the grid for clusters (clusterlaunchcontrol.try_cancel): its grid then
+// runs as the GPU would launch it, a first wave in modeled time together (grid.cpp).
+bool uses_launch_control(const ir::Kernel& k);
+
 // The threads a run with SimOptions::threads = n uses: n, or one per core for 0.
 uint32_t grid_threads(uint32_t n);
 
