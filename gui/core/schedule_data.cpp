@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 #include "gui/core/app_state.hpp"
 #include "gui/core/kernel_cache.hpp"
@@ -33,6 +34,18 @@ void quantization(const LoadedKernel& k, ScheduleData& d) {
   d.waves_text = fmt::format("{} wave{} ({} SMs × {}), the last {} CTA{}: {}% of its slots", d.waves,
                              d.waves == 1 ? "" : "s", d.sms, d.ctas_per_sm, last, last == 1 ? "" : "s",
                              share < 1.0 ? fmt::format("{:.1f}", share) : fmt::format("{:.0f}", share));
+  // A grid that hands out its own tiles (clusterlaunchcontrol): the CTAs the SMs hold at once run,
+  // and take the tiles of the CTAs still waiting, which never run: one wave, whose CTAs walk
+  // ctas / per_wave tiles each; the last round of tiles leaves the same SMs idle that a last wave
+  // would (the model runs it so: engine/model/grid.cpp, run_launch_controlled).
+  if (model::uses_launch_control(kernel) && d.ctas > per_wave) {
+    d.waves = 1;
+    d.waves_text = fmt::format("1 wave ({} SMs × {}) that takes the other {} CTAs' tiles by cluster launch control: "
+                               "{:.2f} tiles a CTA, the last round {} tile{}: {}% of the SMs",
+                               d.sms, d.ctas_per_sm, d.ctas - per_wave, double(d.ctas) / double(per_wave), last,
+                               last == 1 ? "" : "s",
+                               share < 1.0 ? fmt::format("{:.1f}", share) : fmt::format("{:.0f}", share));
+  }
 }
 
 // The cluster (linear index over the grid of clusters) of linear CTA `cta`.

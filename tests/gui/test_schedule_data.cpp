@@ -416,6 +416,11 @@ TEST_CASE("schedule: with launch control, the tiles of cancelled CTAs go to the 
     CHECK(c.cycle > first_tile_cycle.at(c.cta));  // a CTA's second tile comes after its first
   }
   CHECK(second == 8);
+  // One wave, not two: the 8 CTAs past the first 148 never run; their tiles are a last round.
+  CHECK(d.waves == 1);
+  CHECK_THAT(d.waves_text, Catch::Matchers::StartsWith("1 wave (148 SMs × 1) that takes the other 8 CTAs' tiles by "
+                                                       "cluster launch control: 1.05 tiles a CTA, the last round 8 "
+                                                       "tiles: 5% of the SMs"));
 }
 
 TEST_CASE("schedule: with launch control, a strip under each tile shows when its CTA took it", "[gui][xvfb][schedule]") {
