@@ -9,9 +9,9 @@
 // sub-tile s+1 out of TMEM and write it into the other buffer. Three rules keep it correct:
 //   * fence.proxy.async after the st.shared, then the barrier, then the store: the TMA store
 //     reads through the async proxy (mistake missing-proxy-fence);
-//   * before a buffer is written again, the issuing thread waits with cp.async.bulk.wait_group
-//     .read 1 until the store that read it two sub-tiles ago is done reading (mistake
-//     reuse-staging-before-wait);
+//   * before a buffer is written again, the issuing thread waits with
+//     cp.async.bulk.wait_group.read 1 until the store that read it two sub-tiles ago is done
+//     reading (mistake reuse-staging-before-wait);
 //   * tmem_empty[acc] is arrived on right after tcgen05.wait::ld of the buffer's last sub-tile,
 //     before that sub-tile is staged and before any store has finished, so the MMA thread's next
 //     tile starts as early as it can; arriving before the wait would hand over columns a load may
