@@ -28,9 +28,12 @@
 // A delta of step 23, not 24: the static walk keeps the epilogue the only change (CLC would add
 // its answer ring to every loop), and not of step 22: the CTA pair's epilogue is the same per CTA.
 //
-// What changed from step 23: C as a 128B-swizzled f32 tensor map with 32 x 128 boxes; two
+// What changed from step 23: C as a 128B-swizzled tensor map with 128-byte x 128-row boxes; two
 // staging buffers of 16 KiB beside the 4 stages (224 KiB); the epilogue above instead of
 // drain_accumulator_clipped; the TMA store clips at C's edges, so any M, N, K multiple of 8 runs.
+// C's type is the build parameter c_dtype (step 18's): f32 by default; bf16 rounds each pair with
+// cvt.rn.bf16x2.f32, so a 128-byte row holds 64 columns: 4 sub-tiles of 64 a tile, read with
+// tcgen05.ld.32x32b.x64.
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
@@ -62,9 +65,9 @@ constexpr uint32_t kTmemColumns = kAccumulators * kBN;
 constexpr uint32_t kEpilogueThreads = 4 * 32;
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;
 constexpr uint32_t kGroupM = 16;
-// The epilogue's sub-tile: 128 rows x 32 f32 columns, 128 bytes a row (one 128B-swizzle row),
-// through two staging buffers of 16 KiB.
-constexpr uint32_t kSubCols = 32, kRowBytes = kSubCols * 4;
+// The epilogue's sub-tile: 128 rows of 128 bytes (one 128B-swizzle row: 32 f32 or 64 bf16
+// columns), through two staging buffers of 16 KiB.
+constexpr uint32_t kRowBytes = 128;
 constexpr uint32_t kSubBytes = kBM * kRowBytes;
 constexpr uint32_t kStaging = 2;
 constexpr uint32_t kStoreBarrier = 1;     // bar.sync id of the epilogue warps (0: the init's)
@@ -75,21 +78,24 @@ constexpr const char* kMissingProxyFence = "missing-proxy-fence";        // no f
 constexpr const char* kReuseBeforeWait = "reuse-staging-before-wait";    // no wait_group.read
 constexpr const char* kReleaseBeforeWait = "release-tmem-before-ld-wait";  // arrive, then wait::ld
 
-// C (M x N f32, row-major) as a tensor of 32-column x 128-row boxes, read from shared memory
-// through the 128B swizzle.
-ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N) {
+// C (M x N of f32 or bf16, row-major) as a tensor of 128-byte x 128-row boxes, read from shared
+// memory through the 128B swizzle.
+ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype) {
+  const uint32_t es = c_dtype == DType::f32 ? 4 : 2;
   ir::TensorMapDesc d;
   d.source = ir::ParamRole::c;
-  d.dtype = ir::TensorDtype::f32;
+  d.dtype = c_dtype == DType::f32 ? ir::TensorDtype::f32 : ir::TensorDtype::bf16;
   d.global_dim = {N, M, 1, 1, 1};
-  d.global_strides_bytes = {uint64_t(N) * 4, 0, 0, 0};
-  d.box_dim = {kSubCols, kBM, 1, 1, 1};
+  d.global_strides_bytes = {uint64_t(N) * es, 0, 0, 0};
+  d.box_dim = {kRowBytes / es, kBM, 1, 1, 1};
   d.swizzle = Swizzle::b128;
   return d;
 }
 
 ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
+  const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
+  const uint32_t sub_cols = kRowBytes / (c_dtype == DType::f32 ? 4 : 2);  // a sub-tile's columns: 32 or 64
   Builder b(std::string(kId), ir::Arch::sm_100a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
@@ -99,7 +105,7 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
-  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N));
+  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype));
   const tma_ring::Ring ring = tma_ring::declare_ring(b, kStages, kABytes, kBBytes);
   // 1024-aligned: the 128B swizzle's pattern repeats every 1024 bytes from an aligned base.
   const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kStaging, kSubBytes, 1024, Swizzle::b128);
@@ -189,9 +195,10 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
       Reg issuer = (tid == 0).named("store_issuer");  // one thread issues every store
       // Warp w reads TMEM lanes 32w..32w+31 (its quarter): the lane sits in bits 31-16 of the address.
       Reg quarter = (tmem + ((warp * 32) << 16)).named("tmem_quarter");
-      // (T128, V32) -> (M128, N32): thread t holds row t of the sub-tile, register j column j
-      // (tcgen05.ld.32x32b.x32). Row t of a buffer is 128 bytes at t * 128; its 16-byte piece p
-      // (columns 4p..4p+3) sits at piece p ^ (t % 8), the 128B swizzle, and t % 8 = lane % 8.
+      // (T128, V32) -> (M128, N32) (f32; bf16: V64 -> N64): thread t holds row t of the
+      // sub-tile, register j column j (tcgen05.ld.32x32b.x32 or .x64). Row t of a buffer is 128
+      // bytes at t * 128; its 16-byte piece p (f32 columns 4p..4p+3, bf16 8p..8p+7) sits at piece
+      // p ^ (t % 8), the 128B swizzle, and t % 8 = lane % 8.
       // The eight addresses are computed once.
       Reg staging = b.smem_address(sC, 0, "sC_base");
       Reg row_at = (staging + tid * kRowBytes).named("row_at");
@@ -206,14 +213,14 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
         b.mbarrier_wait(full_of(acc), acc_phase);
         b.tcgen05_fence_after_thread_sync();
         Reg acc_tmem = (quarter + acc * kBN).named("acc_tmem");
-        const uint32_t subtiles = kBN / kSubCols;
+        const uint32_t subtiles = kBN / sub_cols;
         for (uint32_t s = 0; s < subtiles; ++s) {
           const bool last = s + 1 == subtiles;
           const int64_t buffer = int64_t(s % kStaging) * kSubBytes;
-          b.comment(fmt::format("sub-tile {}: columns {}..{} through buffer {}", s, s * kSubCols,
-                                (s + 1) * kSubCols - 1, s % kStaging));
-          const Reg taddr = s == 0 ? acc_tmem : (acc_tmem + s * kSubCols).named(fmt::format("tmem_col{}", s * kSubCols));
-          const std::vector<Reg> v = b.tcgen05_ld_32x32b(kSubCols, Addr::at(taddr), fmt::format("d{}_", s * kSubCols));
+          b.comment(fmt::format("sub-tile {}: columns {}..{} through buffer {}", s, s * sub_cols,
+                                (s + 1) * sub_cols - 1, s % kStaging));
+          const Reg taddr = s == 0 ? acc_tmem : (acc_tmem + s * sub_cols).named(fmt::format("tmem_col{}", s * sub_cols));
+          const std::vector<Reg> v = b.tcgen05_ld_32x32b(sub_cols, Addr::at(taddr), fmt::format("d{}_", s * sub_cols));
           const auto release = [&] {
             b.comment("the buffer's last tcgen05.ld is done: give it back before its stores finish");
             b.tcgen05_fence_before_thread_sync();
@@ -227,14 +234,21 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
           // two sub-tiles ago may still be reading.
           if (!cfg.has(kReuseBeforeWait)) b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kStaging - 1); });
           b.bar_sync(kStoreBarrier, kEpilogueThreads);  // the buffer is free for every writer
-          for (uint32_t p = 0; p < kRowBytes / kPiece; ++p)
-            b.st_shared(Type::f32, Addr::at(piece_at[p], buffer), {v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]});
+          for (uint32_t p = 0; p < kRowBytes / kPiece; ++p) {
+            if (c_dtype == DType::f32) {
+              b.st_shared(Type::f32, Addr::at(piece_at[p], buffer), {v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]});
+            } else {  // each pair rounded to bf16 (first column in the low half): four words
+              std::vector<Reg> w;
+              for (uint32_t j = 8 * p; j < 8 * p + 8; j += 2) w.push_back(hopper::pack_bf16x2(b, v[j], v[j + 1], "c_pair"));
+              b.st_shared(Type::b32, Addr::at(piece_at[p], buffer), {w[0], w[1], w[2], w[3]});
+            }
+          }
           // Mistake missing-proxy-fence: the TMA store may read what the generic proxy has not
           // made visible to the async proxy.
           if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
           b.bar_sync(kStoreBarrier, kEpilogueThreads);  // every row is in and fenced
           b.if_(issuer, [&] {
-            b.cp_async_bulk_tensor_store(tmC, {(at.n0 + s * kSubCols).named("c_col"), at.m0}, Addr::at(staging, buffer));
+            b.cp_async_bulk_tensor_store(tmC, {(at.n0 + s * sub_cols).named("c_col"), at.m0}, Addr::at(staging, buffer));
             b.cp_async_bulk_commit_group();
           });
         }
@@ -266,7 +280,7 @@ KernelInfo blackwell_tma_store_epilogue_info() {
             "right after its last tcgen05.wait::ld, before its stores finish";
   k.explanation =
       "Step 23's persistent kernel with a new epilogue. The four epilogue warps read an accumulator out of tensor "
-      "memory 32 columns at a time (tcgen05.ld, tcgen05.wait::ld), write the 128x32 sub-tile into a 128B-swizzled "
+      "memory 32 columns at a time (64 with bf16 C; tcgen05.ld, tcgen05.wait::ld), write the sub-tile into a 128B-swizzled "
       "staging buffer in shared memory (conflict-free st.shared.v4), make it visible to the async proxy with "
       "fence.proxy.async, meet at a barrier, and one thread hands it to the copy engine with a TMA store, clipped at "
       "C's edges, closed into a bulk group. Two staging buffers take turns: the copy engine reads one while the "
@@ -281,7 +295,8 @@ KernelInfo blackwell_tma_store_epilogue_info() {
                "persistent CTAs in the grid: 148 is one per SM of a B200 (NVIDIA's figure, unconfirmed); fewer give "
                "each CTA more tiles",
                148,
-               {16, 32, 64, 128, 148}}};
+               {16, 32, 64, 128, 148}},
+              c_dtype_param()};
   k.mistakes = {
       {kMissingProxyFence, "the epilogue writes a staging buffer and meets at the barrier without fence.proxy.async",
        "the TMA store (async proxy) reads bytes the threads' st.shared (generic proxy) may not have made visible to "

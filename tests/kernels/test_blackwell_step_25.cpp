@@ -54,6 +54,12 @@ TEST_CASE("blackwell: step 25 assembles for sm_100a at its example shape and at 
     test::check_assembles(ptx::emit(kernels::build_kernel(info, {{1000, 1032, 200}, {}})).text, ir::Arch::sm_100a,
                           std::string(kStep) + " 1000x1032x200");
   }
+  SECTION("bf16 C at 8192^3") {
+    const std::string ptx = ptx::emit(kernels::build_kernel(info, {{8192, 8192, 8192}, {}, {{"c_dtype", 16}}})).text;
+    CHECK(ptx.find("tcgen05.ld.sync.aligned.32x32b.x64.b32") != std::string::npos);
+    CHECK(ptx.find("cvt.rn.bf16x2.f32") != std::string::npos);
+    test::check_assembles(ptx, ir::Arch::sm_100a, std::string(kStep) + " c_dtype=16");
+  }
   for (const kernels::Mistake& m : info.mistakes) {
     DYNAMIC_SECTION(kStep << " --break " << m.name) {
       test::check_assembles(ptx::emit(kernels::build_kernel(info, {info.example_shape, {m.name}})).text,
@@ -96,6 +102,21 @@ TEST_CASE("blackwell: step 25 drains each accumulator in 8 sub-tiles through two
   CHECK(arrives[0] > waits.back());
   CHECK(arrives[0] < stores.back());
   CHECK(arrives[0] > stores[stores.size() - 2]);  // after the seventh sub-tile's store was issued
+
+  // bf16 C: 64 columns (128 bytes) a sub-tile, so 4 sub-tiles a tile, the pairs rounded and
+  // stored as words; the staging buffers and the arrive's place are the same.
+  const ir::Kernel half = kernels::build_kernel(info, {info.example_shape, {}, {{"c_dtype", 16}}});
+  const auto h = op_counts(half);
+  CHECK(count(h, ir::Op::tcgen05_ld_32x32b) == 4);
+  CHECK(count(h, ir::Op::cp_async_bulk_tensor_store) == 4);
+  CHECK(count(h, ir::Op::cp_async_bulk_wait_group_read) == 4 + 1);
+  CHECK(count(h, ir::Op::cvt_pack) == 4 * 32);  // 64 columns a sub-tile: 32 pairs
+  for (const ir::Param& p : half.params)
+    if (p.kind == ir::ParamKind::tensor_map && p.tensor_map.source == ir::ParamRole::c)
+      CHECK((p.tensor_map.dtype == ir::TensorDtype::bf16 && p.tensor_map.box_dim[0] == 64));
+  const std::vector<size_t> half_arrives = where(half, ir::Op::mbarrier_arrive);
+  REQUIRE(half_arrives.size() == 1);
+  CHECK(half_arrives[0] > where(half, ir::Op::tcgen05_wait_ld).back());
 
   // The mistakes change what they say they change.
   const ir::Kernel no_fence = kernels::build_kernel(info, {info.example_shape, {"missing-proxy-fence"}});
