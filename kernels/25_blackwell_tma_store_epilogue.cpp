@@ -13,9 +13,9 @@
 //     cp.async.bulk.wait_group.read 1 until the store that read it two sub-tiles ago is done
 //     reading (mistake reuse-staging-before-wait);
 //   * tmem_empty[acc] is arrived on right after tcgen05.wait::ld of the buffer's last sub-tile,
-//     before that sub-tile is staged and before any store has finished, so the MMA thread's next
-//     tile starts as early as it can; arriving before the wait would hand over columns a load may
-//     not have read yet (mistake release-tmem-before-ld-wait).
+//     before that sub-tile is staged and stored, so the MMA thread's next tile starts while the
+//     tile's last stores are still in flight; arriving before the wait would hand over columns a
+//     load may not have read yet (mistake release-tmem-before-ld-wait).
 //
 // Phases, as the code runs them: launch, barriers, TMA warp and MMA warp are step 23's; the
 // epilogue (warps 0-3), per tile: wait tmem_full[acc]; for sub-tile s = 0..7 through buffer s%2:
@@ -188,7 +188,7 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
     });
   });
 
-  b.comment("warps 0-3: each finished accumulator goes to C in sub-tiles of 32 columns through two staging buffers");
+  b.comment("warps 0-3: each finished accumulator goes to C in sub-tiles of 128-byte rows through two staging buffers");
   b.if_((warp < 4).named("epilogue_warp"), [&] {
     b.role(ir::WarpRole::epilogue, [&] {
       Reg tmC = b.tensor_map_address(tmap_c, "tmC");
