@@ -110,7 +110,7 @@ void exec_bar(ExecContext& x) {
     WarpClock clock{};
     for (Warp& w : c.warps)
       if (&w == &x.warp || (w.state == WarpState::bar_wait && w.wait_bar_id == id)) {
-        warp_releases(c, w, x.inst_id);
+        warp_releases(c, w, x.inst_id, !threads_op);  // a named barrier of some warps hands nothing back
         join_clock(clock, w.clock);
       }
     x.warp.clock = clock;

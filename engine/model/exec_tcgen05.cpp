@@ -335,9 +335,26 @@ void release_tmem_columns(Cta& c, uint32_t record) {
   c.tmem_commits[record].clear();
 }
 
-void warp_releases(Cta& c, Warp& w, uint32_t inst) {
+void warp_releases(Cta& c, Warp& w, uint32_t inst, bool hand_back) {
   ++w.clock[w.id % kMaxCtaWarps];
   if (w.tmem_unreleased_reads.none()) return;
+  // A tcgen05.ld not yet waited for (its registers still pending) may not have read its columns:
+  // a release now hands them over too early (facts: ld_wait_before_release).
+  if (!w.tmem_ld_regs.empty() && inst != kNone) {
+    uint32_t lo = TensorMemory::kColumns, hi = 0;
+    for (uint32_t j = 0; j < TensorMemory::kColumns; ++j)
+      if (w.tmem_unreleased_reads.test(j)) {
+        lo = std::min(lo, j);
+        hi = j;
+      }
+    report(c, HazardKind::tmem_race, inst, w.id, kNone, lo,
+           fmt::format("warp {} releases tensor-memory columns {}..{} (an arrive or barrier after its tcgen05.ld) "
+                       "before tcgen05.wait::ld: the load may not have read them yet, and the MMA thread that "
+                       "acquires this release may overwrite them first. Wait with tcgen05.wait::ld, then "
+                       "tcgen05.fence::before_thread_sync, then arrive",
+                       w.id, lo, hi));
+  }
+  if (!hand_back) return;
   uint32_t first = TensorMemory::kColumns, last = 0;
   for (uint32_t j = 0; j < TensorMemory::kColumns; ++j)
     if (w.tmem_unreleased_reads.test(j)) {

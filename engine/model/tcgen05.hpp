@@ -25,8 +25,13 @@ void tmem_mma(ExecContext& x);
 
 // Warp w of c releases (an mbarrier arrive in its own CTA, a bar.sync): its own clock entry
 // moves on (WarpClock, machine.hpp), and the TMEM columns it read since its last release are
-// handed back (a release record in the trace).
-void warp_releases(Cta& c, Warp& w, uint32_t inst);
+// handed back (a release record in the trace). With hand_back false (a bar.sync with a thread
+// count: a named barrier of some warps, as step 25's epilogue warps meet at between sub-tiles)
+// the clock moves on but nothing is handed back: the columns read so far stay in the warp's span,
+// so its later arrive on the empty barrier records the hand-back of the whole buffer, the release
+// the MMA thread acquires. Either way a release while a tcgen05.ld of the warp is not yet waited
+// for is a tmem-race at the release.
+void warp_releases(Cta& c, Warp& w, uint32_t inst, bool hand_back = true);
 // The tmem-race check of an MMA by warp w writing columns [col, col + ncols) of `target`'s
 // TMEM (exec_tcgen05_mma.cpp): every tcgen05.ld of them since their last write must be ordered
 // before it. Then the columns' write stamps are this MMA's (in the issuing CTA; a peer's

@@ -298,3 +298,41 @@ TEST_CASE("tmem: two accumulators, each with who holds it, from the model's reco
   const auto one = open_kernel({.kernel_id = "blackwell_ws_ring", .only_traced_cta = true});
   CHECK(tmem_history(*one, 0).accumulators.size() == 1);
 }
+
+TEST_CASE("tmem: step 25's epilogue holds a buffer through its sub-tiles and gives it back at tmem_empty",
+          "[gui][tmem]") {
+  // The traced CTA at the example shape: 3 tiles (buffers 0, 1, 0), each drained in 8 sub-tiles
+  // with a bar.sync 1, 128 between them. Those barriers hand nothing back (only the warps' arrive
+  // on tmem_empty does), so each epilogue warp releases each tile's buffer once.
+  const auto k = open_kernel({.kernel_id = "blackwell_tma_store_epilogue", .only_traced_cta = true});
+  const TmemHistory h = tmem_history(*k, 0);
+  REQUIRE(h.accumulators.size() == 2);
+  CHECK(h.accumulators[0].column == 0);
+  CHECK(h.accumulators[1].column == 256);
+  CHECK(h.releases.size() == 3 * 4);
+  for (const TmemRelease& r : h.releases) CHECK(r.columns == 256);  // the whole buffer, sub-tiles 0-7
+  // Mid-drain of the first tile (the fifth load of warp 0: sub-tile 4), buffer 0 is the readers'
+  // though they have met at four barriers since their first load; buffer 1 is the next tile's
+  // (the MMA thread's, or complete and waiting for the readers).
+  const model::Trace& t = k->trace();
+  uint32_t fifth = kNone, loads = 0;
+  for (uint32_t e : t.of_kind(model::EventKind::tmem_op))
+    if (t.tmem[t.events[e].payload].kind == TmemOpKind::load && t.events[e].warp == 0 && ++loads == 5) {
+      fifth = e;
+      break;
+    }
+  REQUIRE(fifth != kNone);
+  Snapshot s;
+  s.position = fifth;
+  s.cycle = t.events[fifth].cycle;
+  TmemState st = tmem_state(h, s);
+  CHECK(st.accumulators[0].owner == TmemOwner::readers);
+  CHECK(st.accumulators[0].released.empty());
+  CHECK((st.accumulators[1].owner == TmemOwner::mma || st.accumulators[1].owner == TmemOwner::ready));
+  // At the fourth warp's arrive on tmem_empty[0]: read and released by all four.
+  s.position = h.releases[3].event;
+  s.cycle = t.events[s.position].cycle;
+  st = tmem_state(h, s);
+  CHECK(st.accumulators[0].owner == TmemOwner::released);
+  CHECK(st.accumulators[0].released.size() == 4);
+}

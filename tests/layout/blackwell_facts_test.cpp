@@ -86,6 +86,14 @@ std::map<std::string, std::vector<Probe>> probes() {
       {probe(clc, "sm_90a"), ir::Arch::sm_90a, false, "requires .target sm_100 or higher"},
       {probe(clc + "  clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %r5, %rd1;"), ir::Arch::sm_100a,
        false, "Arguments mismatch"}};
+  // Step 25's epilogue: a TMEM load waited for, the proxy fence, a TMA store from shared memory
+  // (a null tensor map: ptxas checks the syntax, not the value) and its bulk group.
+  p["tma_store_sm100a"] = {
+      {probe("  .reg .b32 %t<2>;\n  tcgen05.ld.sync.aligned.32x32b.x1.b32 {%t1}, [%r2];\n  tcgen05.wait::ld.sync.aligned;\n"
+             "  st.shared.b32 [%r1], %t1;\n  fence.proxy.async.shared::cta;\n"
+             "  cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r2, %r2}], [%r1];\n"
+             "  cp.async.bulk.commit_group;\n  cp.async.bulk.wait_group.read 1;"),
+       ir::Arch::sm_100a, true, ""}};
   return p;
 }
 
