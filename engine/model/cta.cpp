@@ -189,11 +189,10 @@ template <bool kAvx2>
 // After an issue at `now` whose latency is `latency`: the written registers are ready when it
 // is over, and the warp's next issue is the next cycle (result, store) or after it (whole);
 // for a warp at one pc, no earlier than the next instruction's operands are ready.
-[[gnu::always_inline]] inline uint64_t next_issue(Cta& c, Warp& w, const DecodedInst& d, const DecodedInst* decoded,
-                                                  uint32_t ninst, const uint32_t* sb, uint64_t now,
-                                                  uint32_t latency) {
+[[gnu::always_inline]] inline uint64_t next_issue(Cta& c, Warp& w, uint32_t pc, const DecodedInst& d,
+                                                  const DecodedInst* decoded, uint32_t ninst, const uint32_t* sb,
+                                                  uint64_t now, uint32_t latency) {
   uint64_t at = now + latency;
-  const uint32_t pc = uint32_t(&d - decoded);
   w.issue_at[pc & kHoistWindow] = now;
   if (d.issue != DecodedInst::Issue::whole) {
     at = now + 1;
@@ -239,7 +238,8 @@ template <bool kAvx2>
     Warp* const next = peek_ready(c, &time);
     if (!next || time > max_cycles || !next->uniform || next->live() != kAllLanes || next->upc >= ninst) break;
     Warp& w = *next;
-    const DecodedInst& d = decoded[w.upc];
+    const uint32_t pc = w.upc;
+    const DecodedInst& d = decoded[pc];
     if (!d.direct || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != kAllLanes)) break;
     // No scoreboard check here: the warp's ready time already waits for this instruction's
     // registers (next_issue folds them in for a warp at one pc); the general loop checks again.
@@ -249,7 +249,7 @@ template <bool kAvx2>
     if (latency == 0) break;
     ++issued;
     w.upc = d.direct_next_pc;
-    w.ready_at = next_issue(c, w, d, decoded, ninst, sb, time, latency);
+    w.ready_at = next_issue(c, w, pc, d, decoded, ninst, sb, time, latency);
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
     else c.push_ready(w.id, w.ready_at);
@@ -455,7 +455,7 @@ template <bool kAvx2>
     // A fast-forward moves the warp's clock on by the skipped passes' time (fast_forward.hpp).
     if (w.state == WarpState::exited) w.ready_at = c.now + latency + skipped_cycles;
     else if (w.state == WarpState::ready)
-      w.ready_at = next_issue(c, w, d, decoded, ninst, sb, c.now + skipped_cycles, latency);
+      w.ready_at = next_issue(c, w, pc, d, decoded, ninst, sb, c.now + skipped_cycles, latency);
     if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
     else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
