@@ -34,11 +34,13 @@
 #include "engine/model/machines.hpp"
 #include "engine/model/model.hpp"
 #include "engine/ptx/emit.hpp"
+#include "bench/probe_figures.hpp"
 #include "kernels/timing_probes.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/output_file.hpp"
 
 using namespace gs;
+using namespace gs::probe_figures;
 
 namespace {
 
@@ -57,63 +59,6 @@ struct Probe {
   // run then has only that CTA: SimOptions::only_traced_cta), instead of `figure` of its C.
   std::function<double(const model::SimResult& s, const model::timing::Machine& m)> model_figure;
 };
-
-// Per thread: the cycles of its timed region (field 0) or its start (field 1).
-std::vector<uint64_t> field_of(const std::vector<uint8_t>& c, uint32_t field) {
-  std::vector<uint64_t> out(c.size() / kernels::kTimingOutBytes);
-  for (size_t i = 0; i < out.size(); ++i) std::memcpy(&out[i], c.data() + i * kernels::kTimingOutBytes + 8 * field, 8);
-  return out;
-}
-std::vector<uint64_t> cycles_of(const std::vector<uint8_t>& c) { return field_of(c, 0); }
-// From the first warp's start to the last warp's end (one CTA: one SM's clock).
-double span_of_warps(const std::vector<uint8_t>& c) {
-  const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
-  uint64_t first = ~uint64_t(0), last = 0;
-  for (size_t i = 0; i < dt.size(); i += 32) {
-    first = std::min(first, t0[i]);
-    last = std::max(last, t0[i] + dt[i]);
-  }
-  return last > first ? double(last - first) : 0.0;
-}
-// Each CTA's span (its first warp's start to its last warp's end, one SM's clock), averaged
-// over the grid's CTAs of `threads` threads.
-double mean_cta_span(const std::vector<uint8_t>& c, uint32_t threads) {
-  const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
-  double sum = 0;
-  size_t n = 0;
-  for (size_t base = 0; base + threads <= dt.size(); base += threads, ++n) {
-    uint64_t first = ~uint64_t(0), last = 0;
-    for (size_t i = base; i < base + threads; i += 32) {
-      first = std::min(first, t0[i]);
-      last = std::max(last, t0[i] + dt[i]);
-    }
-    sum += last > first ? double(last - first) : 0.0;
-  }
-  return n ? sum / double(n) : 0.0;
-}
-double mean_of_warps(const std::vector<uint64_t>& cycles) {  // lane 0 of each warp
-  double sum = 0;
-  size_t n = 0;
-  for (size_t i = 0; i < cycles.size(); i += 32, ++n) sum += double(cycles[i]);
-  return n ? sum / double(n) : 0.0;
-}
-
-// The SM clock in MHz: each CTA's span (its first warp's start to its last warp's end, on its
-// SM's clock), averaged over the CTAs of `cta_threads` threads, over the launch's time.
-double clock_mhz(const std::vector<uint8_t>& c, double ms, size_t cta_threads) {
-  const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);
-  double sum = 0;
-  size_t ctas = 0;
-  for (size_t first = 0; first + cta_threads <= dt.size(); first += cta_threads, ++ctas) {
-    uint64_t lo = ~uint64_t(0), hi = 0;
-    for (size_t i = first; i < first + cta_threads; i += 32) {
-      lo = std::min(lo, t0[i]);
-      hi = std::max(hi, t0[i] + dt[i]);
-    }
-    sum += double(hi - lo);
-  }
-  return ctas ? sum / double(ctas) / (ms * 1e3) : 0.0;
-}
 
 Probe chain(std::string name, std::string what, kernels::ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains,
             uint32_t length, uint32_t reps, bool rate) {
