@@ -32,23 +32,35 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
   }
 }
 
-// The statistics and the time of a shared access of this many wavefronts: its latency.
-[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, uint32_t wavefronts, uint32_t ideal_wavefronts) {
+// When a load's request reaches the SM's load/store path: the slot ptxas moves it up to
+// (DecodedInst::hoist; only while the warp runs one pc, as next_issue takes it), else now. Its
+// wait for the path and its latency count from there, so that the data next_issue makes ready
+// `latency` after that slot never comes before the path has carried it: a hoisted load queues
+// behind the other warps' accesses from the cycle it left, not from its place in the IR.
+[[gnu::always_inline]] inline uint64_t request_time(const Cta& c, const Warp& w, const DecodedInst& d, uint32_t pc) {
+  if (!d.hoist || !w.uniform) return c.now;
+  return std::min(c.now, w.issue_at[(pc - d.hoist) & kHoistWindow]);
+}
+
+// The statistics and the time of a shared access of this many wavefronts, requested at
+// `request` (request_time): its latency from then.
+[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, uint64_t request, uint32_t wavefronts,
+                                                          uint32_t ideal_wavefronts) {
   c.stats->smem_accesses++;
   c.stats->smem_wavefronts += wavefronts;
   c.stats->smem_ideal_wavefronts += ideal_wavefronts;
   c.stats->smem_bank_conflicts += wavefronts - ideal_wavefronts;
   // The SM's L1 data path takes one wavefront per cycle, shared memory's and global loads' and
-  // stores' alike (global_issue): the access starts when the path is free, and its data is
-  // ready kSharedLatency after its last wavefront starts.
-  const uint64_t start = std::max(c.now, c.l1_data_free);
-  c.l1_data_free = start + wavefronts;
+  // stores' alike (global_issue): the access takes the first free cycles from its request on
+  // (data_path.hpp), and its data is ready kSharedLatency after its last wavefront starts.
   c.cost.smem_wavefronts += wavefronts;
-  return uint32_t(start - c.now) + timing::kSharedLatency + (wavefronts > 0 ? wavefronts - 1 : 0);
+  if (wavefronts == 0) return timing::kSharedLatency;
+  const DataPath::Taken t = c.data_path.take(request, wavefronts);
+  return uint32_t(t.end - 1 - request) + timing::kSharedLatency;
 }
 
 [[gnu::always_inline]] inline void charge_shared(ExecContext& x, uint32_t wavefronts, uint32_t ideal_wavefronts) {
-  x.latency = shared_access_cost(x.cta, wavefronts, ideal_wavefronts);
+  x.latency = shared_access_cost(x.cta, request_time(x.cta, x.warp, x.dec, x.inst_id), wavefronts, ideal_wavefronts);
 }
 
 // The register checks of a decoded memory form, as exec_memory makes them (the address base,

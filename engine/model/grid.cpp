@@ -87,7 +87,8 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.bar_expected.fill(0);
   c.scheduler_free.fill(0);
   c.imad_free.fill(0);
-  c.tensor_free = c.copy_free = c.l1_data_free = c.now = 0;
+  c.tensor_free = c.copy_free = c.now = 0;
+  c.data_path.reset();
   c.l1_data_fraction = 0;
   c.wgmma_instances = {};
   c.cost = {};

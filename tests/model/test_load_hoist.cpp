@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
+#include "engine/model/data_path.hpp"
 #include "engine/model/decode.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
@@ -85,4 +86,59 @@ TEST_CASE("issue model: a load ptxas would schedule early has its data as if it 
   CHECK(hoists[3] == 6);
   CHECK(hoists[4] == 0);  // the second bar.sync stops it
   CHECK(hoists[5] == 2);
+}
+
+namespace {
+
+// `warps` warps, each storing its 16-byte slots, then (after a bar.sync) 8 ld.shared.v4 of them,
+// each right before the FMAs that use it: 4 wavefronts a load, 32 a warp, on the L1's one path.
+ir::Kernel path_bound_kernel(uint32_t warps) {
+  using ir::Type;
+  builder::Builder b(fmt::format("path_bound_{}", warps), ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto slots = b.shared("slots", 8 * 16 * 32 * warps, 128, ir::SmemUse::other);
+  builder::Reg tid = b.special(ir::Special::tid_x, "tid");
+  builder::Reg at = (b.smem_address(slots, 0, "base") + (tid << 4)).named("at");
+  builder::Reg y = b.mov(Type::f32, 1.0f, "y");
+  std::vector<builder::Reg> acc;
+  for (uint32_t i = 0; i < 8; ++i) acc.push_back(b.mov(Type::f32, 0.0f, fmt::format("acc{}", i)));
+  for (uint32_t i = 0; i < 8; ++i)
+    b.st_shared(Type::f32, builder::Addr::at(at, int32_t(i * 16 * 32 * warps)), {y, y, y, y});
+  b.bar_sync(0);
+  for (uint32_t i = 0; i < 8; ++i) {
+    std::vector<builder::Reg> x =
+        b.ld_vec(ir::Op::ld_shared, Type::f32, 4, builder::Addr::at(at, int32_t(i * 16 * 32 * warps)), "x");
+    for (uint32_t f = 0; f < 4; ++f) b.fma_into(acc[(i + f) % 8], x[f], y, acc[(i + f) % 8]);
+  }
+  builder::Reg sum = acc[0];
+  for (uint32_t i = 1; i < 8; ++i) sum = (sum + acc[i]).named("sum");
+  b.st_global(Type::f32, builder::Addr::at(b.global_ptr(pc, "c"), 0), {sum});
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("issue model: a load moved up still waits for the L1 data path from where it moved", "[model][timing]") {
+  // The calendar itself: a request takes the first free cycles from its own cycle on, also
+  // behind requests made later in the model's order but for later cycles.
+  model::DataPath path;
+  CHECK(path.take(10, 4).first == 10);
+  CHECK(path.take(20, 2).end == 22);
+  const model::DataPath::Taken back = path.take(5, 6);  // 5..9 free, then 14
+  CHECK(back.first == 5);
+  CHECK(back.end == 15);
+  CHECK(path.take(5, 3).first == 15);  // the holes up to 14 are taken: 15, 16, 17
+  CHECK(path.frontier() == 22);
+  CHECK(path.take(40, 1).first == 40);
+  CHECK(path.take(30, 12).end == 43);  // 30..39 and 41, 42
+  // In a CTA: 8 warps' hoisted ld.shared.v4 (8 x 32 wavefronts) take the path in turn, so the
+  // CTA needs at least 7 x 32 cycles more than one warp alone. Data ready before the path had
+  // carried it (each load's wait counted from its place in the IR, its latency from the slot it
+  // moved to) made the 8 warps' loads come back faster than the path can serve them.
+  const uint64_t one = cycles_of(path_bound_kernel(1));
+  const uint64_t eight = cycles_of(path_bound_kernel(8));
+  INFO("one warp " << one << " cycles, eight warps " << eight);
+  CHECK(eight >= one + 7 * 32 + 7 * 8);  // their stores (8 x 4 wavefronts a warp) before the bar.sync too
 }
