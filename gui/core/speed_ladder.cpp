@@ -115,14 +115,8 @@ std::vector<PredictionTask> missing_predictions(const AppState& app) {
     const model::timing::Machine& machine = ladder_machine(app, info.arch);
     const std::string key = prediction_key(info.id, params, machine.name);
     if (app.speed_ladder.predictions.count(key)) continue;
-    run::SimRequest r;
-    r.kernel_id = info.id;
-    r.shape = kSpeedShape;
-    r.params = params;
-    r.only_traced_cta = true;  // as `sim --traced-cta-only`: the traced CTA, the grid predicted
-    r.trace = false;           // the prediction needs no trace
-    r.machine = &machine;
-    tasks.push_back({key, std::move(r)});
+    // As `sim --traced-cta-only` predicts it, traced: the same figure as the command line's.
+    tasks.push_back({key, run::prediction_request(info.id, kSpeedShape, params, {}, &machine)});
   }
   return tasks;
 }
