@@ -238,8 +238,8 @@ ScheduleData build(const LoadedKernel& k) {
   if (d.launch_control && d.whole_grid)
     d.note += fmt::format(". Cluster launch control: {} CTA{} ran and took the tiles of {} CTA{} they cancelled "
                           "(those never ran), then stopped at {} answer{} 'none left'. The strip under each tile "
-                          "is when its CTA first stored into it, from cycle 0 to {}; the launch queue below shows "
-                          "each CTA's requests, answers and stores in time",
+                          "is when its CTA first stored into it, from cycle 0 to {}; the launch queue shows each "
+                          "CTA's requests, answers and stores in time",
                           walk.size(), walk.size() == 1 ? "" : "s", d.cancelled, d.cancelled == 1 ? "" : "s",
                           d.none_left, d.none_left == 1 ? "" : "s", d.last_cycle);
   return d;

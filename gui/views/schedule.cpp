@@ -158,9 +158,10 @@ void draw_launch_queue(AppState& app, const LoadedKernel& k, const ScheduleData&
                                      d.queue_ctas.size() == 1 ? "" : "s", d.cancelled, d.none_left)
                              .c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
-  ImGui::TextWrapped("| try_cancel issued   — answer in flight   ● answer landed: a CTA cancelled (named on the "
-                     "right)   ○ queue empty   ■ first store into a tile (its number in the CTA's walk); cycles 0 "
-                     "to %llu",
+  // No-break spaces keep each mark with its words when the line wraps.
+  ImGui::TextWrapped("|\u00a0try_cancel issued   —\u00a0answer in flight   ●\u00a0answer landed: a CTA cancelled "
+                     "(named on the right)   ○\u00a0queue empty   ■\u00a0first store into a tile (its number in the "
+                     "CTA's walk); cycles 0 to %llu",
                      static_cast<unsigned long long>(d.queue_end));
   ImGui::PopStyleColor();
   const float lane_h = std::round(line * 1.25f);
@@ -257,18 +258,21 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
 
   // The grid, as large as the window allows with square-ish cells; with launch control, beside
   // the launch queue in a wide window (the grid at most 45% of the width), else above it.
+  const float s = env.scale;
   ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImVec2 room = avail;
   const bool queue = d.launch_control && !d.queue_ctas.empty();
-  const bool side = queue && room.x >= 1.5f * room.y;
+  // Beside the grid only where the lanes keep room for their labels and a readable time axis.
+  const float grid_w = std::min(room.x * 0.45f, room.y * float(d.tiles_n) / float(d.tiles_m));
+  const float lanes_w = ImGui::CalcTextSize("CTA (000,0)  took (000,0) ").x + 240.0f * s;
+  const bool side = queue && room.x >= 1.5f * room.y && room.x - grid_w >= lanes_w;
   float queue_h = 0.0f;
   if (side) {
-    avail.x = std::min(room.x * 0.45f, room.y * float(d.tiles_n) / float(d.tiles_m));
+    avail.x = grid_w;
   } else if (queue) {
     queue_h = std::max(room.y * 0.45f, 6.0f * ImGui::GetTextLineHeightWithSpacing());
     avail.y = std::max(room.y - queue_h, 4.0f * ImGui::GetTextLineHeight());
   }
-  const float s = env.scale;
   const float cell = std::max(2.0f, std::min((avail.x - 2 * s) / float(d.tiles_n), (avail.y - 2 * s) / float(d.tiles_m)));
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##schedule", ImVec2(cell * float(d.tiles_n), cell * float(d.tiles_m)));

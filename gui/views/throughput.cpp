@@ -601,7 +601,10 @@ void draw_published(const ThroughputData& d, AppState& app, const ViewEnv& env) 
   ImGui::PopStyleColor();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("##published", 5, flags)) return;
+  // The footnote keeps its line under the table, which scrolls in the rest.
+  const float footnote_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+  const float table_h = std::max(ImGui::GetContentRegionAvail().y - footnote_h, 4.0f * ImGui::GetFrameHeightWithSpacing());
+  if (!ImGui::BeginTable("##published", 5, flags, ImVec2(0, table_h))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("step");
   ImGui::TableSetupColumn("kernel");
@@ -695,7 +698,9 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     const ImVec2 right = ImGui::GetContentRegionAvail();
     // The tables below the plots: the model's predictions beside the measurements, and every
     // variant; as many rows as fit a third of the height.
-    const size_t table_rows = std::max(d.rows.size(), d.predictions.size() + 1) + 2;
+    size_t published_lines = 3;  // the tab's caption and footnote
+    for (const PublishedRow& r : d.published) published_lines += std::max<size_t>(1, r.published.size());
+    const size_t table_rows = std::max({d.rows.size(), d.predictions.size() + 1, published_lines}) + 2;
     const float table_h = std::min(right.y * 0.34f, ImGui::GetFrameHeightWithSpacing() * float(table_rows + 1) + 8.0f);
     // The TFLOP/s over time with the clock and power strips under it takes a little more than
     // the roofline's row.
