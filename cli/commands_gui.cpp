@@ -69,8 +69,9 @@ void add_gui_command(CLI::App& app, Streams io, int& exit_code) {
       ->type_name("ID")
       ->check(non_empty("a kernel id"));
   cmd->add_option("--throughput-tab", o->throughput_tab,
-                  "The Throughput view's table to show first: predicted, why (why each step is faster), variants")
-      ->check(one_of({"predicted", "why", "variants"}, "a Throughput table"));
+                  "The Throughput view's table to show first: predicted, why (why each step is faster), variants, "
+                  "published (the Blackwell steps' predictions beside the public ladders' figures)")
+      ->check(one_of({"predicted", "why", "variants", "published"}, "a Throughput table"));
   cmd->add_option("--compare-with", o->compare_with,
                   "The Compare view's A, what the kernel opened (B) is compared with: ID[:NAME=V,...][+MISTAKE], e.g. "
                   "hopper_producer_consumer:stages=2 or hopper_tma_wgmma_64+missing-init-fence")

@@ -189,6 +189,19 @@ std::vector<std::string> fast_forward_lines(const model::Trace& trace, const ir:
   return lines;
 }
 
+SimRequest prediction_request(const std::string& kernel_id, kernels::GemmShape shape, const kernels::ParamValues& params,
+                              const std::set<std::string>& mistakes, const model::timing::Machine* machine) {
+  SimRequest r;
+  r.kernel_id = kernel_id;
+  r.shape = shape;
+  r.params = params;
+  r.mistakes = mistakes;
+  r.only_traced_cta = true;  // the traced CTA, the grid predicted
+  r.trace = true;            // the L1 and the store path: the prediction's memory side
+  r.machine = machine;
+  return r;
+}
+
 SimReport run_sim(const SimRequest& req) {
   const Clock::time_point t0 = Clock::now();
   const kernels::KernelInfo& info = kernels::kernel_or_throw(req.kernel_id);

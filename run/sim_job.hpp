@@ -105,6 +105,16 @@ struct SimReport {
   bool ok() const { return (!judged || cmp.correct) && result.completed && result.hazards.empty(); }
 };
 
+// The request behind every figure a front end calls the model's prediction of a build at a shape
+// (the speed ladder, the Compare view, the sweep), as `gemmscope sim ID --traced-cta-only` makes
+// it: the traced CTA alone, the grid predicted from it, and traced. Only a traced CTA goes
+// through its L1 and the SM's store path (exec_global.cpp); an untraced one is costed with every
+// load an L2 hit and no store path, and predicts another figure (step 23 at 4096³ on the B200:
+// 1065 TFLOP/s untraced, 994 traced), so one prediction would show two numbers.
+SimRequest prediction_request(const std::string& kernel_id, kernels::GemmShape shape,
+                              const kernels::ParamValues& params = {}, const std::set<std::string>& mistakes = {},
+                              const model::timing::Machine* machine = nullptr);
+
 // Throws kernels::ConfigError for bad input: unknown id or mistake, a shape the kernel does
 // not take, a CTA outside the grid ("CTA (5,0) is outside the grid (2,2,1): x=5 ..."), a
 // whole-grid run larger than the memory this machine has free (require_whole_grid_fits).

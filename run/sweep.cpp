@@ -32,18 +32,10 @@ std::string csv_number(std::optional<double> v) {
   return v && std::isfinite(*v) ? fmt::format("{:.6g}", *v) : std::string();
 }
 
-// The model's run of one point: its traced CTA at the shape, as `sim --traced-cta-only` runs it.
-// Traced: only a traced CTA sees the memory hierarchy (its L1, the store path; exec_mem.cpp) that
-// the prediction rests on; run untraced, the same CTA is costed with every load an L2 hit, and
-// predicts another figure.
+// The model's run of one point: its traced CTA at the shape, as `sim --traced-cta-only` runs it
+// (prediction_request: traced, so that the L1 and the store path count).
 void predict(const SweepRequest& req, SweepPoint& p) {
-  SimRequest sim;
-  sim.kernel_id = req.kernel_id;
-  sim.shape = p.shape;
-  sim.params = p.params;
-  sim.only_traced_cta = true;  // the traced CTA, the grid predicted
-  sim.trace = true;
-  sim.machine = req.machine;
+  SimRequest sim = prediction_request(req.kernel_id, p.shape, p.params, {}, req.machine);
   sim.cancel = req.stop;
   const SimReport r = run_sim(sim);
   if (r.result.cancelled) return;

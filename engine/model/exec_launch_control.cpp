@@ -77,7 +77,7 @@ void try_cancel(ExecContext& x) {
     job.warp = w.id;
     // Without a grid queue (a kernel run by the plain grid) nothing is waiting to launch.
     std::optional<uint64_t> got;
-    if (c.launch.launch_queue) got = c.launch.launch_queue->take(c.launch.cta_linear, c.now);
+    if (c.launch.launch_queue) got = c.launch.launch_queue->take(c.launch.cta_linear, c.now, job.complete);
     if (got) {
       const std::array<uint32_t, 3>& g = c.launch.launch_queue->grid;
       job.response = {1, uint32_t(*got % g[0]), uint32_t(*got / g[0] % g[1]), uint32_t(*got / (uint64_t(g[0]) * g[1]))};

@@ -345,14 +345,15 @@ struct LaunchQueue {
   uint64_t step = 1;           // 1 for the whole grid; the resident count when one CTA runs alone
   std::array<uint32_t, 3> grid{1, 1, 1};
   std::vector<LaunchCancel> answers;  // every answer, in the order they were given
-  // Takes the next cluster, or nothing when none is left; the answer is recorded.
-  std::optional<uint64_t> take(uint32_t asker, uint64_t cycle) {
+  // Takes the next cluster, or nothing when none is left; the answer is recorded with the cycle
+  // it was asked at and the cycle it lands at.
+  std::optional<uint64_t> take(uint32_t asker, uint64_t cycle, uint64_t landed) {
     std::optional<uint64_t> got;
     if (next < end) {
       got = next;
       next += step;
     }
-    answers.push_back({asker, got ? uint32_t(*got) : kNone, cycle});
+    answers.push_back({asker, got ? uint32_t(*got) : kNone, cycle, landed});
     return got;
   }
 };

@@ -104,12 +104,14 @@ struct TileVisit {
   uint64_t cycle = 0;    // the CTA's modeled cycle at that first store
 };
 // One answer of clusterlaunchcontrol.try_cancel (launch-controlled grids, grid.cpp): which
-// CTA asked, at what modeled cycle, and the first CTA of the cluster it cancelled (kNone: none
-// was left). A cancelled cluster never runs: the asker does its work.
+// CTA asked, at what modeled cycle, when the answer landed in its shared memory (and completed
+// its bytes on the mbarrier), and the first CTA of the cluster it cancelled (kNone: none was
+// left). A cancelled cluster never runs: the asker does its work.
 struct LaunchCancel {
   uint32_t asker = 0;                  // linear CTA id
   uint32_t cancelled = 0xFFFFFFFFu;    // linear id of the cancelled cluster's first CTA, or kNone
   uint64_t cycle = 0;                  // the asker's modeled cycle at the try_cancel
+  uint64_t landed = 0;                 // the asker's modeled cycle when the answer landed
 };
 struct CSchedule {
   uint32_t tiles_m = 0, tiles_n = 0;  // 0: the kernel declares no tiling

@@ -162,9 +162,10 @@ CompareSide side_of(const run::KernelVariant& v, const CompareInputs& in, kernel
   }
   if (cancel && cancel->load()) return s;
   try {
-    run::SimRequest p = request_of(v, in.prediction_shape, machine);
-    p.trace = false;  // the prediction needs no trace
-    const run::SimReport report = run::run_sim(p);
+    // As `sim --traced-cta-only` predicts it (traced: the L1 and the store path count), the speed
+    // ladder's figure for the same build.
+    const run::SimReport report =
+        run::run_sim(run::prediction_request(v.id, in.prediction_shape, v.params, v.mistakes, machine));
     const model::SimStats& st = report.result.stats;
     s.prediction = st.prediction;
     s.predicted_tflops = st.predicted_tflops;

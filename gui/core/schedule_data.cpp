@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -140,6 +141,34 @@ void tile_orders(const LoadedKernel& k, ScheduleData& d) {
     d.orders_note += " (The declared walks; this whole-grid run's own prediction follows the schedule the grid ran.)";
 }
 
+// The launch queue's answers (model::CSchedule::cancels) on one time axis with the tiles' first
+// stores: which CTA asked when, when the answer landed, which CTA it cancelled and which tile
+// that gave the asker (the cancelled CTA's own tile in the kernel's declared launch order).
+void launch_queue(const LoadedKernel& k, ScheduleData& d) {
+  const model::CSchedule& s = k.report.result.schedule;
+  const std::vector<uint32_t>& order = k.kernel().output.walk;  // round 0: CTA i's own tile
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> first_store;  // (CTA, tile) -> its first store's cycle
+  for (const model::TileVisit& v : s.visits) {
+    first_store.try_emplace({v.cta, v.tile}, v.cycle);
+    d.queue_end = std::max(d.queue_end, v.cycle);
+  }
+  std::set<uint32_t> askers;
+  for (const model::LaunchCancel& a : s.cancels) {
+    ClcAnswer x{a.asker, a.cycle, a.landed, a.cancelled};
+    if (a.cancelled != kNone && a.cancelled < order.size()) x.tile = order[a.cancelled];
+    if (x.tile != kNone)
+      if (auto it = first_store.find({a.asker, x.tile}); it != first_store.end()) {
+        x.stored = true;
+        x.stored_at = it->second;
+        if (x.tile < d.cells.size() && d.cells[x.tile].cta == a.asker) d.cells[x.tile].answer = uint32_t(d.answers.size());
+      }
+    d.queue_end = std::max(d.queue_end, a.landed);
+    askers.insert(a.asker);
+    d.answers.push_back(x);
+  }
+  d.queue_ctas.assign(askers.begin(), askers.end());
+}
+
 ScheduleData build(const LoadedKernel& k) {
   ScheduleData d = waves_only(k);
   if (!d.available) return d;
@@ -205,10 +234,12 @@ ScheduleData build(const LoadedKernel& k) {
   }
   d.launch_control = !s.cancels.empty();
   for (const model::LaunchCancel& a : s.cancels) (a.cancelled == kNone ? d.none_left : d.cancelled) += 1;
+  launch_queue(k, d);
   if (d.launch_control && d.whole_grid)
     d.note += fmt::format(". Cluster launch control: {} CTA{} ran and took the tiles of {} CTA{} they cancelled "
                           "(those never ran), then stopped at {} answer{} 'none left'. The strip under each tile "
-                          "is when its CTA first stored into it, from cycle 0 to {}",
+                          "is when its CTA first stored into it, from cycle 0 to {}; the launch queue shows each "
+                          "CTA's requests, answers and stores in time",
                           walk.size(), walk.size() == 1 ? "" : "s", d.cancelled, d.cancelled == 1 ? "" : "s",
                           d.none_left, d.none_left == 1 ? "" : "s", d.last_cycle);
   return d;
@@ -255,7 +286,16 @@ nlohmann::json describe_schedule(AppState& app) {
                      {"writers", c.writers},
                      {"cluster_ctas", c.cluster_ctas},
                      {"wave", c.wave},
-                     {"cycle", c.cycle}});
+                     {"cycle", c.cycle},
+                     {"answer", c.answer == kNone ? nlohmann::json(nullptr) : nlohmann::json(c.answer)}});
+  nlohmann::json answers = nlohmann::json::array();
+  for (const ClcAnswer& a : d.answers)
+    answers.push_back({{"asker", a.asker},
+                       {"issued", a.issued},
+                       {"landed", a.landed},
+                       {"cancelled", a.cancelled == kNone ? nlohmann::json(nullptr) : nlohmann::json(a.cancelled)},
+                       {"tile", a.tile == kNone ? nlohmann::json(nullptr) : nlohmann::json(a.tile)},
+                       {"stored_at", a.stored ? nlohmann::json(a.stored_at) : nlohmann::json(nullptr)}});
   nlohmann::json paths = nlohmann::json::array();
   for (const auto& [cta, tiles] : d.paths) paths.push_back({{"cta", cta}, {"tiles", tiles}});
   nlohmann::json orders = nlohmann::json::array();
@@ -271,7 +311,12 @@ nlohmann::json describe_schedule(AppState& app) {
           {"whole_grid", d.whole_grid},
           {"note", d.note},
           {"launch_control",
-           d.launch_control ? nlohmann::json{{"cancelled", d.cancelled}, {"none_left", d.none_left}, {"last_cycle", d.last_cycle}}
+           d.launch_control ? nlohmann::json{{"cancelled", d.cancelled},
+                                             {"none_left", d.none_left},
+                                             {"last_cycle", d.last_cycle},
+                                             {"queue_ctas", d.queue_ctas},
+                                             {"queue_end", d.queue_end},
+                                             {"answers", answers}}
                             : nlohmann::json(nullptr)},
           {"tiles", {d.tiles_m, d.tiles_n}},
           {"tile", {d.tile_rows, d.tile_cols}},

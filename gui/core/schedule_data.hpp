@@ -29,6 +29,22 @@ struct ScheduleCell {
   uint32_t cluster_ctas = 0;        // CTAs of the writing cluster that stored into it (2 for a CTA pair)
   uint32_t wave = 0;                // the wave its CTA ran in (see ScheduleData::waves)
   uint64_t cycle = 0;               // its CTA's modeled cycle at its first store into it: when
+  uint32_t answer = kNone;          // launch control: the answer (ScheduleData::answers) that gave
+                                    // the tile to its CTA; kNone: the CTA's own tile
+};
+
+// One clusterlaunchcontrol.try_cancel answer of a launch-controlled grid, as the model recorded it
+// (model::LaunchCancel), with the tile it handed the asker: the cancelled CTA's own tile by the
+// launch order the kernel declares (ir::OutputTiling::walk: CTA i's first tile is walk[i]), and
+// the asker's first store into that tile (from the model's tile visits).
+struct ClcAnswer {
+  uint32_t asker = 0;               // linear CTA id
+  uint64_t issued = 0;              // the asker's cycle at the try_cancel
+  uint64_t landed = 0;              // the asker's cycle when the 16-byte answer landed
+  uint32_t cancelled = kNone;       // the cancelled CTA; kNone: "queue empty" (none left to cancel)
+  uint32_t tile = kNone;            // the cancelled CTA's tile (kNone: queue empty, or no declared order)
+  bool stored = false;              // the asker stored into that tile ...
+  uint64_t stored_at = 0;           // ... first at this cycle
 };
 
 // One tile order a persistent kernel takes (its build parameter "order": kernels/tile_order.hpp)
@@ -81,6 +97,11 @@ struct ScheduleData {
   uint32_t cancelled = 0;           // answers that cancelled a CTA (its tile went to the asker)
   uint32_t none_left = 0;           // answers "none left"
   uint64_t last_cycle = 0;          // the latest first-store cycle of any tile
+  // The queue's answers in the order it gave them, and the CTAs that asked (ascending): the
+  // view's lanes, each CTA's try_cancels, answers and first stores on one time axis to queue_end.
+  std::vector<ClcAnswer> answers;
+  std::vector<uint32_t> queue_ctas;
+  uint64_t queue_end = 0;           // the latest cycle of any answer landing or first store
 };
 
 // The tile orders `info` takes (its "order" parameter; empty when it declares none) for the build

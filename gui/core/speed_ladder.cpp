@@ -115,14 +115,8 @@ std::vector<PredictionTask> missing_predictions(const AppState& app) {
     const model::timing::Machine& machine = ladder_machine(app, info.arch);
     const std::string key = prediction_key(info.id, params, machine.name);
     if (app.speed_ladder.predictions.count(key)) continue;
-    run::SimRequest r;
-    r.kernel_id = info.id;
-    r.shape = kSpeedShape;
-    r.params = params;
-    r.only_traced_cta = true;  // as `sim --traced-cta-only`: the traced CTA, the grid predicted
-    r.trace = false;           // the prediction needs no trace
-    r.machine = &machine;
-    tasks.push_back({key, std::move(r)});
+    // As `sim --traced-cta-only` predicts it, traced: the same figure as the command line's.
+    tasks.push_back({key, run::prediction_request(info.id, kSpeedShape, params, {}, &machine)});
   }
   return tasks;
 }
@@ -256,11 +250,19 @@ std::vector<SpeedRow> speed_rows(const SpeedLadder& ladder, const Measurements& 
     if (!rows.empty() && row.measured && rows.back().measured &&
         rows.back().measured->device == row.measured->device && rows.back().measured->tflops > 0.0)
       row.vs_previous = row.measured->tflops / rows.back().measured->tflops;
+    row.published = run::published_for_step(info.step);
     const kernels::KernelInfo* before = rows.empty() ? nullptr : kernels::find_kernel(rows.back().kernel_id);
     if (before && before->arch != info.arch && !row.measured) row.gap_before = gap_sentence(*before, info, row, cards);
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+std::string prediction_standing(const SpeedPrediction& p) {
+  const std::string card = p.machine.empty() ? "the model's card" : p.machine;
+  const bool vowel = !card.empty() && std::string_view("AEFHILMNORSX").find(card[0]) != std::string_view::npos;
+  return fmt::format("predicted on {}{}{}", vowel ? "an " : "a ", card,
+                     p.confirmed ? "" : " from NVIDIA's figures, unconfirmed");
 }
 
 std::string reference_card(const AppState& app) {
@@ -351,6 +353,20 @@ void keep_predictions(const SpeedLadder& ladder) {
   save_prediction_cache(ladder.cache_dir, ladder.program, ladder.predictions);
 }
 
+nlohmann::json published_json(const run::PublishedFigure& f) {
+  return {{"id", f.id},
+          {"tflops", f.tflops},
+          {"cublas_tflops", f.cublas_tflops > 0.0 ? nlohmann::json(f.cublas_tflops) : nlohmann::json(nullptr)},
+          {"source", f.source},
+          {"stage", f.stage},
+          {"card", f.card},
+          {"shape", {{"m", f.shape.m}, {"n", f.shape.n}, {"k", f.shape.k}}},
+          {"date", f.date},
+          {"url", f.url},
+          {"differs", f.differs},
+          {"standing", run::kPublishedNotMeasured}};
+}
+
 nlohmann::json describe_speed_ladder(AppState& app) {
   nlohmann::json rows = nlohmann::json::array();
   for (const SpeedRow& r : speed_rows(app)) {
@@ -373,6 +389,9 @@ nlohmann::json describe_speed_ladder(AppState& app) {
                          {"yours", r.measured->yours}};
     else
       row["measured"] = {{"none", r.not_measured}};
+    nlohmann::json published = nlohmann::json::array();
+    for (const run::PublishedFigure* f : r.published) published.push_back(published_json(*f));
+    row["published"] = std::move(published);
     row["vs_previous"] = or_null(r.vs_previous);
     row["vs_cublas"] = or_null(r.vs_cublas);
     if (!r.gap_before.empty()) row["gap_before"] = r.gap_before;

@@ -21,6 +21,7 @@
 
 #include "engine/model/timing.hpp"
 #include "gui/core/measurements.hpp"
+#include "run/published_figures.hpp"
 
 namespace gs::gui {
 
@@ -91,7 +92,14 @@ struct SpeedRow {
   // Set on the first step of an architecture no step before needs and no shipped run measured
   // (step 20: sm_100a): why the figures change kind here, shown above the row.
   std::string gap_before;
+  // What others published for the technique the step stops at (run/published_figures.def), in
+  // the table's order: never measured here, shown beside the prediction, never as `measured`.
+  std::vector<const run::PublishedFigure*> published;
 };
+
+// How a prediction stands, in the words every view uses beside its figure: "predicted on a B200
+// from NVIDIA's figures, unconfirmed", "predicted on an H100".
+std::string prediction_standing(const SpeedPrediction& p);
 
 // The figures on a card named like `card` ("H100" matches "NVIDIA H100 80GB HBM3").
 bool device_is(const std::string& device, const std::string& card);
@@ -133,6 +141,8 @@ void predict_speed_ladder_now(AppState& app);
 void read_kept_predictions(SpeedLadder& ladder);
 void keep_predictions(const SpeedLadder& ladder);
 
+// One published figure as the state JSON writes it (the speed ladder's rows, the Throughput view's).
+nlohmann::json published_json(const run::PublishedFigure& f);
 nlohmann::json describe_speed_ladder(AppState& app);
 
 }  // namespace gs::gui

@@ -292,6 +292,11 @@ ThroughputData prepare_throughput(const AppState& app) {
   d.predictions = prediction_rows(m, d.rows);
   d.comparisons = step_comparisons(m, d.rows, d.predictions);
   if (app.kernel) d.held = held_ceiling(d.rows, d.ceilings, app.kernel->request.kernel_id, app.kernel->report.shape);
+  for (const SpeedRow& r : speed_rows(app)) {
+    const kernels::KernelInfo* info = kernels::find_kernel(r.kernel_id);
+    if (info && info->family == kernels::Family::blackwell)
+      d.published.push_back({r.step, r.kernel_id, r.title, r.predicted, r.published});
+  }
   return d;
 }
 
@@ -455,8 +460,27 @@ nlohmann::json describe_throughput(AppState& app) {
                 {"fp32", d.achieved->fp32},
                 {"extrapolated", d.achieved->extrapolated}};
   const std::optional<RoofVerdict> verdict = kernel_verdict(app, d.ceilings);
+  nlohmann::json published = nlohmann::json::array();
+  for (const PublishedRow& r : d.published) {
+    nlohmann::json figures = nlohmann::json::array();
+    for (const run::PublishedFigure* f : r.published) figures.push_back(published_json(*f));
+    nlohmann::json predicted = nullptr;
+    if (r.predicted && !r.predicted->done) predicted = "pending";
+    else if (r.predicted && !r.predicted->error.empty()) predicted = {{"error", r.predicted->error}};
+    else if (r.predicted)
+      predicted = {{"tflops", r.predicted->tflops},
+                   {"machine", r.predicted->machine},
+                   {"confirmed", r.predicted->confirmed},
+                   {"standing", prediction_standing(*r.predicted)}};
+    published.push_back({{"step", r.step},
+                         {"kernel", r.kernel_id},
+                         {"shape", {{"m", kSpeedShape.m}, {"n", kSpeedShape.n}, {"k", kSpeedShape.k}}},
+                         {"predicted", predicted},
+                         {"published", figures}});
+  }
   return {{"variants", variants},
           {"predictions", predictions},
+          {"published", published},
           {"comparisons", comparisons},
           {"achieved", achieved},
           {"verdict", verdict ? verdict_json(*verdict) : nlohmann::json(nullptr)},

@@ -13,6 +13,7 @@
 
 #include "gui/core/measurements.hpp"
 #include "gui/core/session.hpp"
+#include "gui/core/speed_ladder.hpp"
 
 namespace gs::gui {
 
@@ -154,6 +155,16 @@ struct HeldCeiling {
   std::string text;             // "bf16 tensor 989 TFLOP/s at 1.83 GHz; this run held 1.68 GHz: 908"
 };
 
+// A Blackwell step's prediction on the B200 at the speed ladder's 4096³ (the ladder's figure, the
+// same run as `sim --traced-cta-only`) beside what others published for the technique the step
+// stops at (run/published_figures.def): other kernels on other B200s, never measured here.
+struct PublishedRow {
+  int step = 0;
+  std::string kernel_id, title;
+  std::optional<SpeedPrediction> predicted;  // nullopt: not asked for yet
+  std::vector<const run::PublishedFigure*> published;
+};
+
 struct ThroughputData {
   std::vector<ThroughputRow> rows;
   // Every model variant, with its measurement where there is one: in ladder order, then shape.
@@ -163,6 +174,7 @@ struct ThroughputData {
   DeviceCeilings ceilings;
   std::optional<HeldCeiling> held;  // the ceiling at a run's counted clock, when one counted it
   GpuNote gpu;
+  std::vector<PublishedRow> published;  // every Blackwell step, in ladder order
 };
 
 ThroughputData prepare_throughput(const AppState& app);
@@ -176,7 +188,7 @@ struct ThroughputControls {
   kernels::GemmShape custom{4096, 4096, 4096};
   int repeats = 3;
   std::string import_path;
-  // A table tab to bring to the front at the next frame ("predicted", "why", "variants"; gui
+  // A table tab to bring to the front at the next frame ("predicted", "why", "variants", "published"; gui
   // --throughput-tab), then "": the tab bar keeps whichever the user picks.
   std::string select_tab;
 };

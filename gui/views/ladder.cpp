@@ -53,6 +53,28 @@ void predicted_cell(const SpeedRow& r, const ViewEnv& env) {
 }
 
 void measured_cell(const SpeedRow& r, const ViewEnv& env) {
+  if (!r.measured && !r.published.empty()) {
+    // Nothing measured here, but a public ladder published a figure for this technique: shown
+    // dimmed with a dagger, never as our measurement.
+    ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+    ImGui::Text("%s†", speed_text(r.published.front()->tflops).c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
+      ImGui::Text("† %s (%s):", run::kPublishedNotMeasured.data(), r.not_measured.c_str());
+      for (const run::PublishedFigure* f : r.published) {
+        ImGui::BulletText("%s", run::published_line(*f).c_str());
+        if (!f->differs.empty()) ImGui::TextDisabled("  differs: %.*s", int(f->differs.size()), f->differs.data());
+      }
+      if (r.predicted && r.predicted->done && r.predicted->error.empty())
+        ImGui::Text("beside the model's %s TFLOP/s, %s", speed_text(r.predicted->tflops).c_str(),
+                    prediction_standing(*r.predicted).c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+    return;
+  }
   if (!r.measured) {
     ImGui::TextDisabled("-");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.not_measured.c_str());
@@ -86,7 +108,9 @@ std::string sources_line(const std::vector<SpeedRow>& rows) {
       sources.push_back(r.measured->source);
   std::string text;
   for (const std::string& s : sources) text += (text.empty() ? "" : "; ") + s;
-  return text.empty() ? "nothing measured" : text;
+  if (text.empty()) text = "nothing measured";
+  const bool published = std::any_of(rows.begin(), rows.end(), [](const SpeedRow& r) { return !r.measured && !r.published.empty(); });
+  return published ? text + "; † " + std::string(run::kPublishedNotMeasured) : text;
 }
 
 // The speed ladder: every step (the selected one highlighted, a click selects it) with the
@@ -109,7 +133,8 @@ void kernel_list(AppState& app, const ViewEnv& env) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("model: the prediction for the whole grid at 4096³ (* on NVIDIA's unconfirmed B200 figures); "
                       "measured: your GPU's run of the step at 4096³ when there is one (green), else our own runs "
-                      "shipped with the app");
+                      "shipped with the app; † a public ladder's figure for the same technique on its own B200, "
+                      "published, not measured here (the Throughput view lists them with their sources)");
   const bool wide = ImGui::GetContentRegionAvail().x > 420 * env.scale;
   const float row_h = ImGui::GetTextLineHeightWithSpacing() + 2.0f * env.scale;
   // Where the figures change kind (the first Blackwell step: not measured, the model's on
@@ -138,7 +163,7 @@ void kernel_list(AppState& app, const ViewEnv& env) {
     ImGui::TableSetupColumn("Step", 0, ImGui::CalcTextSize("Step").x);
     ImGui::TableSetupColumn("Kernel", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("model", 0, ImGui::CalcTextSize("8888*").x);
-    ImGui::TableSetupColumn("meas.", 0, std::max(ImGui::CalcTextSize("8888").x, ImGui::CalcTextSize("meas.").x));
+    ImGui::TableSetupColumn("meas.", 0, std::max(ImGui::CalcTextSize("8888†").x, ImGui::CalcTextSize("meas.").x));
     ImGui::TableSetupColumn("×prev", 0, std::max(ImGui::CalcTextSize("×0.00").x, ImGui::CalcTextSize("×prev").x));
     if (wide) ImGui::TableSetupColumn("×cuBLAS", 0, ImGui::CalcTextSize("×cuBLAS").x);
     if (table == 1) ImGui::TableHeadersRow();

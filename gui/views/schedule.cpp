@@ -113,6 +113,124 @@ void draw_tile_orders(AppState& app, const ScheduleData& d, const ViewEnv& env) 
   }
 }
 
+std::string tile_text(const ScheduleData& d, uint32_t tile) {
+  return fmt::format("({},{})", tile / d.tiles_n, tile % d.tiles_n);
+}
+
+// How a launch-controlled tile came to its CTA: its own, or taken by an answer of the queue.
+std::string taken_text(const LoadedKernel& k, const ScheduleData& d, const ScheduleCell& c) {
+  if (c.answer >= d.answers.size()) return c.order == 0 ? "\nthe CTA's own tile (launch order)" : "";
+  const ClcAnswer& a = d.answers[c.answer];
+  return fmt::format("\ntaken from CTA {}, which never ran: try_cancel at cycle {}, answer landed at {}",
+                     ctaid_text(k, a.cancelled), a.issued, a.landed);
+}
+
+// One CTA's launch-queue events in time order, for its lane's tooltip.
+std::string lane_events(const LoadedKernel& k, const ScheduleData& d, uint32_t cta) {
+  std::vector<std::pair<uint64_t, std::string>> events;
+  for (const ClcAnswer& a : d.answers) {
+    if (a.asker != cta) continue;
+    events.emplace_back(a.issued, "try_cancel issued");
+    events.emplace_back(a.landed, a.cancelled == kNone
+                                      ? std::string("answer landed: queue empty (no CTA left to cancel): its loops end")
+                                      : fmt::format("answer landed: cancelled CTA {}{}", ctaid_text(k, a.cancelled),
+                                                    a.tile == kNone ? "" : ", whose tile " + tile_text(d, a.tile) +
+                                                                               " this CTA computes instead"));
+  }
+  for (uint32_t t = 0; t < d.cells.size(); ++t)
+    if (d.cells[t].cta == cta) events.emplace_back(d.cells[t].cycle, fmt::format("first store into tile {} (its tile #{})",
+                                                                                 tile_text(d, t), d.cells[t].order + 1));
+  std::stable_sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out = fmt::format("CTA {}", ctaid_text(k, cta));
+  for (const auto& [cycle, what] : events) out += fmt::format("\ncycle {:>9}  {}", cycle, what);
+  return out;
+}
+
+// The grid's launch queue (clusterlaunchcontrol) over modeled time: a lane per CTA that asked,
+// with each try_cancel (a tick), the answer in flight (a line), where it landed (a filled dot:
+// a CTA was cancelled; a ring: "queue empty") and the CTA's first store into each tile (a square
+// in its colour, numbered as in the grid); right of the lane, the CTAs it cancelled. All from the
+// model's record. `height`: the room it has, its header included.
+void draw_launch_queue(AppState& app, const LoadedKernel& k, const ScheduleData& d, const ViewEnv& env, float height) {
+  const float s = env.scale, line = ImGui::GetTextLineHeight(), top = ImGui::GetCursorPosY();
+  ImGui::TextUnformatted(fmt::format("Launch queue: {} answer{} to {} CTA{}, {} cancelled a CTA, {} said 'queue empty'",
+                                     d.answers.size(), d.answers.size() == 1 ? "" : "s", d.queue_ctas.size(),
+                                     d.queue_ctas.size() == 1 ? "" : "s", d.cancelled, d.none_left)
+                             .c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+  // No-break spaces keep each mark with its words when the line wraps.
+  ImGui::TextWrapped("|\u00a0try_cancel issued   —\u00a0answer in flight   ●\u00a0answer landed: a CTA cancelled "
+                     "(named on the right)   ○\u00a0queue empty   ■\u00a0first store into a tile (its number in the "
+                     "CTA's walk); cycles 0 to %llu",
+                     static_cast<unsigned long long>(d.queue_end));
+  ImGui::PopStyleColor();
+  const float lane_h = std::round(line * 1.25f);
+  const float used = ImGui::GetCursorPosY() - top;
+  ImGui::BeginChild("##launch_queue", ImVec2(0, std::max(height - used, 4 * lane_h)), false,
+                    ImGuiWindowFlags_HorizontalScrollbar);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float label_w = ImGui::CalcTextSize("CTA (000,0) ").x, took_w = ImGui::CalcTextSize(" took (000,0)").x;
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float w = std::max(40.0f * s, ImGui::GetContentRegionAvail().x - label_w - took_w - line);
+  const float x0 = o.x + label_w;
+  const double end = double(std::max<uint64_t>(1, d.queue_end));
+  const auto x_of = [&](uint64_t cycle) { return x0 + w * float(double(cycle) / end); };
+  ImGui::Dummy(ImVec2(label_w + w + took_w + line, lane_h * float(d.queue_ctas.size())));
+  app.drawn["schedule.queue"] = {x0, o.y, w, lane_h};  // the time axis and the first lane, for the pixel test
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text), muted = muted_color(env), ok = ok_color(env);
+  const float dot = std::max(2.5f * s, 0.22f * lane_h);
+  const ImVec2 clip_lo = ImGui::GetWindowPos(), clip_hi(clip_lo.x + ImGui::GetWindowWidth(), clip_lo.y + ImGui::GetWindowHeight());
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  bool first_cancel = true, first_empty = true;
+  for (size_t lane = 0; lane < d.queue_ctas.size(); ++lane) {
+    const uint32_t cta = d.queue_ctas[lane];
+    const float y0 = o.y + lane_h * float(lane), mid = y0 + lane_h * 0.5f;
+    if (y0 + lane_h < clip_lo.y || y0 > clip_hi.y) continue;  // off screen: nothing to draw
+    if (lane % 2) dl->AddRectFilled(ImVec2(o.x, y0), ImVec2(x0 + w, y0 + lane_h), scale_alpha(muted, 0.10f));
+    dl->AddText(ImVec2(o.x, y0 + (lane_h - line) * 0.5f), text, fmt::format("CTA {}", ctaid_text(k, cta)).c_str());
+    // Its first stores, under the answers.
+    for (const ScheduleCell& c : d.cells) {
+      if (c.cta != cta) continue;
+      const float x = x_of(c.cycle), h = lane_h * 0.42f;
+      dl->AddRectFilled(ImVec2(x - h, mid - h), ImVec2(x + h, mid + h), cta_color(cta));
+      dl->AddRect(ImVec2(x - h, mid - h), ImVec2(x + h, mid + h), IM_COL32(20, 20, 20, 200));
+      const std::string n = std::to_string(c.order + 1);
+      const ImVec2 ts = ImGui::CalcTextSize(n.c_str());
+      if (ts.x <= 2 * h + 2 * s) dl->AddText(ImVec2(x - ts.x * 0.5f, mid - ts.y * 0.5f), IM_COL32(20, 20, 20, 255), n.c_str());
+    }
+    // The requests and their flights first, then where each answer landed on top: a request issued
+    // right after the answer before it lands within that answer's dot at this scale.
+    for (const ClcAnswer& a : d.answers) {
+      if (a.asker != cta) continue;
+      const float xi = x_of(a.issued), xl = x_of(a.landed);
+      dl->AddLine(ImVec2(xi, y0 + 2 * s), ImVec2(xi, y0 + lane_h - 2 * s), text, 1.5f * s);
+      dl->AddLine(ImVec2(xi, mid), ImVec2(xl, mid), muted, 1.5f * s);
+    }
+    std::string took;  // the CTAs this one cancelled, in order
+    for (const ClcAnswer& a : d.answers) {
+      if (a.asker != cta) continue;
+      const float xl = x_of(a.landed);
+      if (a.cancelled != kNone) {
+        dl->AddCircleFilled(ImVec2(xl, mid), dot, ok);
+        took += (took.empty() ? " took " : ", ") + ctaid_text(k, a.cancelled);
+        if (first_cancel) app.drawn["schedule.queue.cancel"] = {xl, mid, dot, float(lane)};
+        first_cancel = false;
+      } else {
+        dl->AddCircle(ImVec2(xl, mid), dot, muted, 0, 1.5f * s);
+        if (first_empty) app.drawn["schedule.queue.empty"] = {xl, mid, dot, float(lane)};
+        first_empty = false;
+      }
+    }
+    if (!took.empty()) dl->AddText(ImVec2(x0 + w + line * 0.5f, y0 + (lane_h - line) * 0.5f), ok, took.c_str());
+    if (ImGui::IsWindowHovered() && mouse.y >= y0 && mouse.y < y0 + lane_h && mouse.x >= o.x) {
+      ImGui::BeginTooltip();
+      ImGui::TextUnformatted(lane_events(k, d, cta).c_str());
+      ImGui::EndTooltip();
+    }
+  }
+  ImGui::EndChild();
+}
+
 }  // namespace
 
 void draw_schedule(AppState& app, const ViewEnv& env) {
@@ -138,9 +256,23 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
   }
   draw_tile_orders(app, d, env);
 
-  // The grid, as large as the window allows with square-ish cells.
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  // The grid, as large as the window allows with square-ish cells; with launch control, beside
+  // the launch queue in a wide window (the grid at most 45% of the width), else above it.
   const float s = env.scale;
+  ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImVec2 room = avail;
+  const bool queue = d.launch_control && !d.queue_ctas.empty();
+  // Beside the grid only where the lanes keep room for their labels and a readable time axis.
+  const float grid_w = std::min(room.x * 0.45f, room.y * float(d.tiles_n) / float(d.tiles_m));
+  const float lanes_w = ImGui::CalcTextSize("CTA (000,0)  took (000,0) ").x + 240.0f * s;
+  const bool side = queue && room.x >= 1.5f * room.y && room.x - grid_w >= lanes_w;
+  float queue_h = 0.0f;
+  if (side) {
+    avail.x = grid_w;
+  } else if (queue) {
+    queue_h = std::max(room.y * 0.45f, 6.0f * ImGui::GetTextLineHeightWithSpacing());
+    avail.y = std::max(room.y - queue_h, 4.0f * ImGui::GetTextLineHeight());
+  }
   const float cell = std::max(2.0f, std::min((avail.x - 2 * s) / float(d.tiles_n), (avail.y - 2 * s) / float(d.tiles_m)));
   const ImVec2 o = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##schedule", ImVec2(cell * float(d.tiles_n), cell * float(d.tiles_m)));
@@ -191,6 +323,14 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
                     std::max(1.0f, 0.08f * cell));
     app.drawn["schedule.walk"] = {centre(d.walk[0]).x, centre(d.walk[0]).y, centre(d.walk[1]).x, centre(d.walk[1]).y};
   }
+  if (side) {
+    ImGui::SetCursorScreenPos(ImVec2(o.x + cell * float(d.tiles_n) + ImGui::GetStyle().ItemSpacing.x * 2, o.y));
+    ImGui::BeginGroup();
+    draw_launch_queue(app, k, d, env, room.y);
+    ImGui::EndGroup();
+  } else if (queue) {
+    draw_launch_queue(app, k, d, env, queue_h);
+  }
   if (!hovered) return;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const uint32_t col = uint32_t(std::clamp((mouse.x - o.x) / cell, 0.0f, float(d.tiles_n - 1)));
@@ -215,7 +355,7 @@ void draw_schedule(AppState& app, const ViewEnv& env) {
     ImGui::SetTooltip("tile (%u,%u): rows %u..%u, columns %u..%u\nCTA %s, its tile #%u, wave %u%s%s", row, col, r0,
                       r1 - 1, c0, c1 - 1, ctaid_text(k, c.cta).c_str(), c.order + 1, c.wave + 1,
                       c.writers > 1 ? fmt::format("\nwritten {} times", c.writers).c_str() : "",
-                      d.launch_control ? fmt::format("\nfirst stored at cycle {}", c.cycle).c_str() : "");
+                      d.launch_control ? fmt::format("\nfirst stored at cycle {}{}", c.cycle, taken_text(k, d, c)).c_str() : "");
 }
 
 }  // namespace gs::gui

@@ -572,11 +572,104 @@ void draw_comparisons(const ThroughputData& d, AppState& app, const ViewEnv& env
   ImGui::EndChild();
 }
 
+// The published figure's tooltip: where it comes from and how far it is from our step.
+void published_tooltip(const run::PublishedFigure& f) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
+  ImGui::Text("%.2f TFLOP/s: %.*s", f.tflops, int(f.stage.size()), f.stage.data());
+  ImGui::Text("%.*s, %.*s", int(f.source.size()), f.source.data(), int(f.date.size()), f.date.data());
+  ImGui::Text("%.*s", int(f.url.size()), f.url.data());
+  ImGui::Text("on %.*s at %s%s", int(f.card.size()), f.card.data(), shape_text(f.shape).c_str(),
+              f.cublas_tflops > 0.0 ? fmt::format("; cuBLAS {:.2f} in the same table ({:.3f}x)", f.cublas_tflops,
+                                                  f.tflops / f.cublas_tflops).c_str()
+                                    : "");
+  if (!f.differs.empty()) ImGui::Text("differs from our step: %.*s", int(f.differs.size()), f.differs.data());
+  ImGui::TextDisabled("%.*s: another kernel on another B200, at its own clock and power", int(run::kPublishedNotMeasured.size()),
+                      run::kPublishedNotMeasured.data());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+// Each Blackwell step's prediction on the B200 at 4096³ beside what others published for the
+// technique it stops at (PublishedRow): the two never mix, and each says what it is.
+void draw_published(const ThroughputData& d, AppState& app, const ViewEnv& env) {
+  ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+  ImGui::TextWrapped("The Blackwell steps at 4096³: the model's prediction (predicted on a B200 from NVIDIA's figures, "
+                     "unconfirmed: no Blackwell GPU was run here) beside the public ladders' figures for the same "
+                     "technique (%s: other kernels on other B200s). Hover a source for its address.",
+                     run::kPublishedNotMeasured.data());
+  ImGui::PopStyleColor();
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_ScrollX | ImGuiTableFlags_SizingFixedFit;
+  // The footnote keeps its line under the table, which scrolls in the rest.
+  const float footnote_h = ImGui::GetTextLineHeightWithSpacing() * 2.0f;
+  const float table_h = std::max(ImGui::GetContentRegionAvail().y - footnote_h, 4.0f * ImGui::GetFrameHeightWithSpacing());
+  if (!ImGui::BeginTable("##published", 5, flags, ImVec2(0, table_h))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("step");
+  ImGui::TableSetupColumn("kernel");
+  ImGui::TableSetupColumn("predicted, B200*");
+  ImGui::TableSetupColumn("published†");
+  ImGui::TableSetupColumn("source (published, not measured here)", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < d.published.size(); ++i) {
+    const PublishedRow& r = d.published[i];
+    ImGui::PushID(int(i));
+    const size_t lines = std::max<size_t>(1, r.published.size());
+    for (size_t j = 0; j < lines; ++j) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      if (j == 0) ImGui::Text("%02d", r.step);
+      ImGui::TableNextColumn();
+      if (j == 0) ImGui::TextUnformatted(r.kernel_id.c_str());
+      if (j == 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.title.c_str());
+      ImGui::TableNextColumn();
+      if (j == 0) {
+        if (!r.predicted) ImGui::TextDisabled("-");
+        else if (!r.predicted->done) ImGui::TextDisabled("…");
+        else if (!r.predicted->error.empty()) ImGui::TextDisabled("?");
+        else mono_text(env, "%.0f", r.predicted->tflops);
+        if (r.predicted && ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s", r.predicted->error.empty() ? (prediction_standing(*r.predicted) + ", at 4096³: the "
+                                                                "speed ladder's figure, as `gemmscope sim` predicts it")
+                                                                   .c_str()
+                                                             : r.predicted->error.c_str());
+      }
+      ImGui::TableNextColumn();
+      if (r.published.empty()) {
+        ImGui::TextDisabled("-");
+        ImGui::TableNextColumn();
+        ImGui::TextDisabled("no public ladder we found stops at this step");
+        continue;
+      }
+      const run::PublishedFigure& f = *r.published[j];
+      ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+      mono_text(env, "%.0f", f.tflops);
+      ImGui::PopStyleColor();
+      if (ImGui::IsItemHovered()) published_tooltip(f);
+      ImGui::TableNextColumn();
+      ImGui::Text("%.*s: %.*s, %.*s", int(f.source.size()), f.source.data(), int(f.stage.size()), f.stage.data(),
+                  int(f.date.size()), f.date.data());
+      if (ImGui::IsItemHovered()) published_tooltip(f);
+      if (i == 0 && j == 0) {
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        app.drawn["throughput.published"] = {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y};  // for the headless test
+      }
+    }
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+  ImGui::PushStyleColor(ImGuiCol_Text, muted_color(env));
+  ImGui::TextWrapped("* predicted on a B200 from NVIDIA's figures, unconfirmed.  † %s.", run::kPublishedNotMeasured.data());
+  ImGui::PopStyleColor();
+}
+
 }  // namespace
 
 void draw_throughput(AppState& app, const ViewEnv& env) {
   // The controls live in AppState (describe_throughput reports them); the view has no other state.
   ThroughputControls& controls = app.throughput_view;
+  request_speed_predictions(app);  // the Blackwell steps' predictions beside the published figures
   const ThroughputData d = prepare_throughput(app);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const bool wide = avail.x >= 1000.0f * env.scale && avail.y >= 560.0f * env.scale;
@@ -605,7 +698,9 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
     const ImVec2 right = ImGui::GetContentRegionAvail();
     // The tables below the plots: the model's predictions beside the measurements, and every
     // variant; as many rows as fit a third of the height.
-    const size_t table_rows = std::max(d.rows.size(), d.predictions.size() + 1) + 2;
+    size_t published_lines = 3;  // the tab's caption and footnote
+    for (const PublishedRow& r : d.published) published_lines += std::max<size_t>(1, r.published.size());
+    const size_t table_rows = std::max({d.rows.size(), d.predictions.size() + 1, published_lines}) + 2;
     const float table_h = std::min(right.y * 0.34f, ImGui::GetFrameHeightWithSpacing() * float(table_rows + 1) + 8.0f);
     // The TFLOP/s over time with the clock and power strips under it takes a little more than
     // the roofline's row.
@@ -638,6 +733,10 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
       if (ImGui::BeginTabItem(fmt::format("Variants ({})###variants", d.rows.size()).c_str(), nullptr,
                               tab_flags("variants"))) {
         draw_table(d, app, env);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Blackwell: predicted and published###published", nullptr, tab_flags("published"))) {
+        draw_published(d, app, env);
         ImGui::EndTabItem();
       }
       ImGui::EndTabBar();
@@ -683,6 +782,11 @@ void draw_throughput(AppState& app, const ViewEnv& env) {
   }
   if (ImGui::BeginTabItem("Table")) {
     draw_table(d, app, env);
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Blackwell", nullptr,
+                          controls.select_tab == "published" ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None)) {
+    draw_published(d, app, env);
     ImGui::EndTabItem();
   }
   ImGui::EndTabBar();

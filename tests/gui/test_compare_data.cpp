@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "run/sim_job.hpp"
+
 #include "gui/core/compare_data.hpp"
 #include "tests/gui/gui_fixture.hpp"
 
@@ -139,6 +141,11 @@ TEST_CASE("compare: two steps side by side", "[gui][compare]") {
   CHECK(d.b.cycles == k->report.result.stats.traced_cta_cycles);
   CHECK(d.b.traced.traced_cost.warp_instructions == k->report.result.stats.traced_cost.warp_instructions);
   CHECK(d.b.traced.smem_wavefronts == k->report.result.stats.smem_wavefronts);
+  // The prediction is `sim --traced-cta-only`'s at the prediction shape: the traced CTA alone, traced
+  // (an untraced CTA is costed without its L1: another figure, which this view showed until 2026-12-03).
+  const run::SimReport p = run::run_sim(
+      {.kernel_id = "simt_vectorized", .shape = kSmallPrediction, .trace = true, .only_traced_cta = true});
+  CHECK(d.b.predicted_tflops == Approx(p.result.stats.predicted_tflops).epsilon(1e-12));
   // What changed: the two step files, step 05 on the left.
   CHECK(d.diff_error.empty());
   CHECK(d.diff.source.left_title == "kernels/05_simt_blocktile_2d.cpp");

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -449,4 +450,102 @@ TEST_CASE("schedule: with launch control, a strip under each tile shows when its
     for (int i = 0; i < 3; ++i) CHECK(std::abs(int(p[i]) - int(want[i])) <= 3);
     break;
   }
+}
+
+TEST_CASE("schedule: the launch queue's answers, each cancelled CTA's tile stored by the asker after its answer landed",
+          "[gui][schedule]") {
+  auto k = open_kernel({.kernel_id = "blackwell_clc", .shape = kQueuedShape, .only_traced_cta = false});
+  const ScheduleData& d = schedule_data(k);
+  REQUIRE(d.launch_control);
+  // 8 answers cancelled CTAs 148..155, and each of the 148 CTAs that ran heard "queue empty" once.
+  REQUIRE(d.answers.size() == 8 + 148);
+  CHECK(d.queue_ctas.size() == 148);
+  CHECK(d.queue_ctas.front() == 0);
+  CHECK(d.queue_ctas.back() == 147);
+  const std::vector<uint32_t>& launch_order = k->kernel().output.walk;  // CTA i's own tile: launch_order[i]
+  REQUIRE(launch_order.size() == 156);
+  std::set<uint32_t> cancelled, taken_tiles;
+  for (size_t i = 0; i < d.answers.size(); ++i) {
+    const ClcAnswer& a = d.answers[i];
+    INFO("answer " << i << " to CTA " << a.asker);
+    CHECK(a.landed > a.issued);
+    CHECK(a.landed <= d.queue_end);
+    if (a.cancelled == kNone) {
+      CHECK(a.tile == kNone);
+      continue;
+    }
+    CHECK(a.cancelled >= 148);  // a CTA that had not started
+    CHECK(cancelled.insert(a.cancelled).second);
+    REQUIRE(a.tile == launch_order[a.cancelled]);
+    // The asker computed that tile: its first store into it came after the answer landed.
+    REQUIRE(a.stored);
+    CHECK(a.stored_at > a.landed);
+    CHECK(d.cells[a.tile].cta == a.asker);
+    CHECK(d.cells[a.tile].answer == i);
+    taken_tiles.insert(a.tile);
+  }
+  CHECK(cancelled.size() == 8);
+  // Every other tile is its CTA's own, in the launch order the kernel declares.
+  for (uint32_t t = 0; t < d.cells.size(); ++t) {
+    const ScheduleCell& c = d.cells[t];
+    INFO("tile " << t);
+    if (taken_tiles.count(t)) {
+      CHECK(c.order == 1);
+      continue;
+    }
+    CHECK(c.answer == kNone);
+    CHECK(c.order == 0);
+    CHECK(launch_order[c.cta] == t);
+  }
+  // The state JSON says the same.
+  AppState app;
+  app.set_kernel(k);
+  const nlohmann::json j = describe_schedule(app)["launch_control"];
+  REQUIRE(j["answers"].size() == d.answers.size());
+  CHECK(j["queue_end"] == d.queue_end);
+  const auto first = std::find_if(d.answers.begin(), d.answers.end(), [](const ClcAnswer& a) { return a.cancelled != kNone; });
+  const nlohmann::json& jf = j["answers"][size_t(first - d.answers.begin())];
+  CHECK(jf["cancelled"] == first->cancelled);
+  CHECK(jf["landed"] == first->landed);
+  CHECK(jf["stored_at"] == first->stored_at);
+}
+
+TEST_CASE("schedule: the launch queue's lanes mark each answer where it landed, a cancel filled, 'queue empty' a ring",
+          "[gui][xvfb][schedule]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("schedule-queue", "--kernel blackwell_clc --m 1664 --n 3072 --k 64 --whole-grid "
+                                                    "--view schedule --size 1280x800");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& drawn = h.state["drawn"];
+  const auto& q = h.state["views"]["schedule"]["launch_control"];
+  REQUIRE(drawn.contains("schedule.queue"));
+  REQUIRE(drawn.contains("schedule.queue.cancel"));
+  REQUIRE(drawn.contains("schedule.queue.empty"));
+  const auto axis = drawn["schedule.queue"].get<std::array<float, 4>>();  // x0, first lane's top, width, lane height
+  const double end = q["queue_end"].get<double>();
+  // The first lane drawn with a cancel: its CTA's first successful answer lands where the axis says.
+  const auto cancel = drawn["schedule.queue.cancel"].get<std::array<float, 4>>();  // x, y, radius, lane
+  const uint32_t cta = q["queue_ctas"][size_t(cancel[3])];
+  const nlohmann::json* answer = nullptr;
+  for (const auto& a : q["answers"])
+    if (a["asker"] == cta && !a["cancelled"].is_null()) {
+      answer = &a;
+      break;
+    }
+  REQUIRE(answer);
+  CHECK(std::abs(cancel[0] - (axis[0] + axis[2] * float((*answer)["landed"].get<double>() / end))) < 1.0f);
+  CHECK(std::abs(cancel[1] - (axis[1] + axis[3] * (cancel[3] + 0.5f))) < 1.0f);
+  // Filled in the ok colour at its centre.
+  const Rgb ok = ok_rgb(true);
+  const auto p = h.pixel(int(cancel[0]), int(cancel[1]));
+  for (int i = 0; i < 3; ++i) CHECK(std::abs(p[i] - int(ok[i])) <= 40);
+  // "Queue empty" is a ring: its centre is not the ok colour, its edge is drawn over the lane.
+  const auto empty = drawn["schedule.queue.empty"].get<std::array<float, 4>>();
+  const auto centre = h.pixel(int(empty[0]), int(empty[1]) - 1);
+  CHECK(std::abs(centre[0] - int(ok[0])) + std::abs(centre[1] - int(ok[1])) + std::abs(centre[2] - int(ok[2])) > 60);
+  const auto edge = h.pixel(int(empty[0]), int(std::round(empty[1] - empty[2])));
+  const auto inside = h.pixel(int(empty[0]) + 1, int(empty[1]) - int(empty[2] * 0.5f));
+  CHECK(std::abs(edge[0] - inside[0]) + std::abs(edge[1] - inside[1]) + std::abs(edge[2] - inside[2]) > 30);
 }

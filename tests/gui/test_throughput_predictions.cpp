@@ -5,6 +5,8 @@
 // pairs with the kernel as it ships, and a prediction with nothing measured keeps its bar alone.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "gui/core/app_state.hpp"
@@ -339,4 +341,62 @@ TEST_CASE("throughput: gui --open-first and --throughput-tab why show why one st
   const Headless bad = run_headless("throughput_why_bad", "--open-first nope --kernel hopper_two_consumers");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.output, Contains("unknown kernel id 'nope'"));
+}
+
+TEST_CASE("throughput: every Blackwell step's B200 prediction at 4096³ beside the figures published for its technique",
+          "[gui][throughput][published]") {
+  AppState app;
+  app.request.kernel_id = "blackwell_clc";
+  predict_speed_ladder_now(app);
+  const ThroughputData d = prepare_throughput(app);
+  // Steps 20-25, in ladder order, each with the speed ladder's own figure (the same prediction
+  // everywhere) and the rows of run/published_figures.def for its step.
+  REQUIRE(d.published.size() == 6);
+  const std::vector<SpeedRow> rows = speed_rows(app);
+  for (size_t i = 0; i < d.published.size(); ++i) {
+    const PublishedRow& r = d.published[i];
+    INFO(r.kernel_id);
+    CHECK(r.step == int(20 + i));
+    REQUIRE(r.predicted);
+    CHECK(r.predicted->machine == "B200");
+    CHECK_FALSE(r.predicted->confirmed);
+    const auto ladder = std::find_if(rows.begin(), rows.end(), [&](const SpeedRow& s) { return s.kernel_id == r.kernel_id; });
+    REQUIRE(ladder != rows.end());
+    CHECK(r.predicted->tflops == ladder->predicted->tflops);
+    CHECK(r.published == run::published_for_step(r.step));
+  }
+  CHECK(d.published[3].published.front()->tflops == 1273.32);  // step 23: gau-nernst's v6
+  CHECK(d.published[5].published.empty());                     // step 25: none found
+  // The state says what each figure is.
+  const nlohmann::json j = describe_throughput(app)["published"];
+  REQUIRE(j.size() == 6);
+  CHECK(j[3]["predicted"]["standing"] == "predicted on a B200 from NVIDIA's figures, unconfirmed");
+  CHECK(j[3]["published"][0]["standing"] == "published, not measured here");
+  CHECK(j[3]["published"][0]["url"].get<std::string>().starts_with("https://github.com/gau-nernst/learn-cuda/"));
+  CHECK(j[4]["published"][0]["source"].get<std::string>().starts_with("Modular"));
+}
+
+TEST_CASE("throughput: gui --throughput-tab published shows the Blackwell steps' predictions and published figures",
+          "[gui][xvfb][throughput][published]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("throughput_published", "--kernel blackwell_clc --view throughput --throughput-tab "
+                                                          "published --size 1280x800 --theme dark");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& p = h.state["views"]["throughput"]["published"];
+  REQUIRE(p.size() == 6);
+  CHECK(p[0]["predicted"]["tflops"].get<double>() > 0.0);
+  // The tab was in front: its first source line is drawn as text inside the window.
+  REQUIRE(h.state["drawn"].contains("throughput.published"));
+  const auto g = h.state["drawn"]["throughput.published"].get<std::array<float, 4>>();  // x, y, w, h
+  REQUIRE(g[2] > 100.0f);
+  REQUIRE(g[0] + g[2] <= float(h.w));
+  REQUIRE(g[1] + g[3] <= float(h.h));
+  std::set<int> colours;
+  for (int x = int(g[0]); x < int(g[0] + g[2]); x += 2) {
+    const auto px = h.pixel(x, int(g[1] + g[3] / 2));
+    colours.insert(px[0] << 16 | px[1] << 8 | px[2]);
+  }
+  CHECK(colours.size() > 3);  // glyphs, not an empty row
 }

@@ -78,6 +78,10 @@ TEST_CASE("launch control: the queue cancels the lowest CTA not yet launched, ea
     else cancelled.push_back(a.cancelled);
     // Served in the order of the askers' modeled cycles, to within the grid's round of 32 cycles.
     if (i > 0) CHECK(a.cycle + model::kClusterQuantum >= answers[i - 1].cycle);
+    // Each answer lands a fixed time after its request (the facts table's clc_latency, a model
+    // choice), and the record says when.
+    CHECK(a.landed > a.cycle);
+    CHECK(a.landed - a.cycle == answers[0].landed - answers[0].cycle);
   }
   // CTAs 5..31, lowest first: each taken once, and none of them ran.
   std::vector<uint32_t> expected(27);
