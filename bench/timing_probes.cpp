@@ -35,30 +35,18 @@
 #include "engine/model/model.hpp"
 #include "engine/ptx/emit.hpp"
 #include "bench/probe_figures.hpp"
+#include "bench/probe_list.hpp"
 #include "kernels/timing_probes.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/output_file.hpp"
 
 using namespace gs;
 using namespace gs::probe_figures;
+using gs::probe_list::Probe;
+using gs::probe_list::add_sm_probes;
 
 namespace {
 
-struct Probe {
-  std::string name;     // "ffma_latency"
-  std::string what;     // "FFMA dependent chain: cycles per instruction"
-  std::string unit;     // "cycles", "warp-inst/cycle", "GB/s", "MHz"
-  ir::Kernel kernel;
-  model::GemmBuffers buffers;
-  // The figure from C (per thread: cycles, start, value) and the launch's time in ms.
-  std::function<double(const std::vector<uint8_t>& c, double ms)> figure;
-  bool on_model = true;  // one CTA, small: also run on the model
-  int timed_launches = 0;  // > 0: `ms` is the median of that many launches back to back (run_kernel_once)
-  int idle_ms = 0;         // > 0: the card left idle this long first (the clock ramp's rows start from rest)
-  // Where set, the model column is this figure of the model's run of the traced CTA alone (the
-  // run then has only that CTA: SimOptions::only_traced_cta), instead of `figure` of its C.
-  std::function<double(const model::SimResult& s, const model::timing::Machine& m)> model_figure;
-};
 
 Probe chain(std::string name, std::string what, kernels::ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains,
             uint32_t length, uint32_t reps, bool rate) {
@@ -256,13 +244,22 @@ int main(int argc, char** argv) {
   }
   // The shared-memory pipe's rate: 32 warps of 4 independent chases of 32-, 64- or 128-bit loads
   // a lane (1, 2 or 4 wavefronts a warp-load), and 8 warps of 32-bit ones.
-  for (const auto& [warps, vec] : {std::pair{32u, 1u}, std::pair{32u, 2u}, std::pair{32u, 4u}, std::pair{8u, 1u}}) {
+  // And 32-bit ones with 2- and 4-way bank conflicts (steps 05 and 09 have them; does a conflict's
+  // wavefront cost the pipe what a conflict-free one does?).
+  struct LdsRate {
+    uint32_t warps, vec, ways = 1;
+  };
+  for (const auto& [warps, vec, ways] : {LdsRate{32, 1}, LdsRate{32, 2}, LdsRate{32, 4}, LdsRate{8, 1},
+                                         LdsRate{32, 1, 2}, LdsRate{32, 1, 4}}) {
     const uint32_t chains = 4, length = 16, reps = 64 / q;
-    Probe p{fmt::format("lds_rate_v{}_{}warps", vec, warps),
-            fmt::format("ld.shared{} chases, {} warps x {} chains, conflict-free ({} wavefront(s) a load): warp-loads "
+    Probe p{ways == 1 ? fmt::format("lds_rate_v{}_{}warps", vec, warps)
+                      : fmt::format("lds_rate_v{}_{}way_{}warps", vec, ways, warps),
+            fmt::format("ld.shared{} chases, {} warps x {} chains, {} ({} wavefront(s) a load): warp-loads "
                         "per cycle of the SM",
-                        vec == 1 ? ".u32" : fmt::format(".v{}.u32", vec), warps, chains, vec),
-            "warp-inst/cycle", kernels::build_shared_rate_probe(warps, vec, chains, length, reps), {}, nullptr, true};
+                        vec == 1 ? ".u32" : fmt::format(".v{}.u32", vec), warps, chains,
+                        ways == 1 ? "conflict-free" : fmt::format("{}-way bank conflicts", ways), vec * ways),
+            "warp-inst/cycle", kernels::build_shared_rate_probe(warps, vec, chains, length, reps, ways), {}, nullptr,
+            true};
     p.buffers.c.assign(size_t(warps) * 32 * kernels::kTimingOutBytes, 0);
     const double loads = double(warps) * chains * length * reps;
     p.figure = [loads](const std::vector<uint8_t>& c, double) { return loads / span_of_warps(c); };
@@ -325,6 +322,7 @@ int main(int argc, char** argv) {
       };
       probes.push_back(std::move(p));
     }
+  add_sm_probes(probes, q);
   // Loads whose lines the L1 does not hold (each line read once, from L2): what taking a line in
   // costs the L1's data path beside the wavefront that reads it out, alone and between
   // conflict-free ld.shared, with one line a load (u32) and four (v4.u32).

@@ -121,15 +121,20 @@ ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t
   return b.finish();
 }
 
-ir::Kernel build_shared_rate_probe(uint32_t warps, uint32_t vec, uint32_t chains, uint32_t length, uint32_t reps) {
+ir::Kernel build_shared_rate_probe(uint32_t warps, uint32_t vec, uint32_t chains, uint32_t length, uint32_t reps,
+                                   uint32_t ways) {
   if (warps == 0 || warps > 32 || (vec != 1 && vec != 2 && vec != 4) || chains == 0 || length == 0 || reps == 0 ||
-      uint64_t(chains) * warps * 32 * vec * 4 > 200 * 1024)
+      (ways != 1 && ways != 2 && ways != 4 && ways != 8) || (ways > 1 && vec != 1) ||
+      uint64_t(chains) * warps * 32 * vec * 4 * ways > 200 * 1024)
     throw std::invalid_argument(fmt::format("a shared-memory rate probe needs 1..32 warps, 1, 2 or 4 words a lane, at "
-                                            "least one chain, load and repetition, and at most 200 KiB of slots (got {} "
-                                            "warps, {} words, {} chains, {} long, {} reps)",
-                                            warps, vec, chains, length, reps));
-  const uint32_t threads = 32 * warps, lane_bytes = 4 * vec, chain_bytes = threads * lane_bytes;
-  Builder b(fmt::format("timing_lds_rate_v{}_{}x{}", vec, warps, chains), ir::Arch::sm_80);
+                                            "least one chain, load and repetition, a 1-, 2-, 4- or 8-way conflict (of "
+                                            "one-word loads) and at most 200 KiB of slots (got {} warps, {} words, {} "
+                                            "chains, {} long, {} reps, {}-way)",
+                                            warps, vec, chains, length, reps, ways));
+  const uint32_t threads = 32 * warps, lane_bytes = 4 * vec * ways, chain_bytes = threads * lane_bytes;
+  Builder b(ways == 1 ? fmt::format("timing_lds_rate_v{}_{}x{}", vec, warps, chains)
+                      : fmt::format("timing_lds_rate_v{}_{}x{}_{}way", vec, warps, chains, ways),
+            ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);

@@ -36,7 +36,10 @@ ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t
 // every load depends on the one before in its chain and nothing is known at compile time; each
 // chain has its own slots (ptxas cannot merge two chains). Many warps and chains: the warp-loads
 // the SM issues per cycle (rate over the CTA's span).
-ir::Kernel build_shared_rate_probe(uint32_t warps, uint32_t vec, uint32_t chains, uint32_t length, uint32_t reps);
+// `ways` > 1 (vec 1 only): lane l's slot is `ways` words after lane l - 1's, so that `ways` lanes of
+// each load share a bank: a ways-way conflict, ways wavefronts a load.
+ir::Kernel build_shared_rate_probe(uint32_t warps, uint32_t vec, uint32_t chains, uint32_t length, uint32_t reps,
+                                   uint32_t ways = 1);
 // A pointer chase by thread 0 (one warp): `hops` dependent loads, 8 unrolled per loop round.
 //  * shared: over `words` 32-bit words of shared memory, word i holding the address of word
 //    (i + 33) % words (written by the warp before the timed region);
@@ -92,6 +95,20 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
 // the grid: each CTA's span is the time its SM took for the CTAs it held with it.
 ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t lds,
                                   uint32_t ffma_per_lds, uint32_t rounds);
+
+// A SIMT K loop's copy as a burst (timing_probes_sm.cpp): `ctas` CTAs of `warps` warps (each asking
+// for `smem_bytes` of shared memory, so that an SM holds as many as that allows), each running
+// `rounds` rounds of `loads` 16-byte ld.global a thread (independent, coalesced: a chunk of
+// threads x loads x 16 bytes, every CTA's rounds their own chunks, cycling through a footprint of
+// `footprint_bytes`), their st.shared.v4, bar.sync, one ld.shared and bar.sync. C as the chain
+// probe's, per thread of the grid: a CTA's span over rounds is a copy's time while every SM copies.
+ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t loads, uint32_t rounds,
+                                  uint64_t footprint_bytes);
+// An outer product's FFMAs from registers: one CTA of `warps` warps, each running `reps` passes of
+// tm x tn fma.rn.f32 acc[i][j] = a[i] * b[j] + acc[i][j] (rows in turn, as step 05's loop), a[0]
+// and b[0] renewed from the accumulators each pass. C as the chain probe's: FFMA per cycle of the SM
+// over the CTA's span, the issue rate of register operands in the SIMT steps' pattern.
+ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps);
 
 // wgmma throughput (sm_90a): one CTA of `warpgroups` warpgroups; each runs `reps` rounds of 4
 // wgmma.mma_async m64nNk16 (bf16 -> f32, A and B from a zeroed 128B-swizzled tile in shared

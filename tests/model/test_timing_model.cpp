@@ -306,6 +306,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_launch_probe(2, 384, 200 * 1024),
       kernels::build_clock_spin_probe(4, 16),
       kernels::build_coresident_probe(4, 8, 100 * 1024, 8, 8, 4),
+      kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384),
+      kernels::build_outer_product_probe(4, 8, 8, 4),
+      kernels::build_shared_rate_probe(4, 1, 2, 4, 2, 4),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }

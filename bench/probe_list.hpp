@@ -1,0 +1,35 @@
+// The timing probes' list entry (bench/timing_probes.cpp builds the list; bench/timing_probes_sm.cpp
+// adds the SM probes of the SIMT steps' main loops to it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/ir/kernel.hpp"
+#include "engine/model/model.hpp"
+#include "engine/model/timing.hpp"
+
+namespace gs::probe_list {
+
+struct Probe {
+  std::string name;     // "ffma_latency"
+  std::string what;     // "FFMA dependent chain: cycles per instruction"
+  std::string unit;     // "cycles", "warp-inst/cycle", "GB/s", "MHz"
+  ir::Kernel kernel;
+  model::GemmBuffers buffers;
+  // The figure from C (per thread: cycles, start, value) and the launch's time in ms.
+  std::function<double(const std::vector<uint8_t>& c, double ms)> figure;
+  bool on_model = true;  // one CTA, small: also run on the model
+  int timed_launches = 0;  // > 0: `ms` is the median of that many launches back to back (run_kernel_once)
+  int idle_ms = 0;         // > 0: the card left idle this long first (the clock ramp's rows start from rest)
+  // Where set, the model column is this figure of the model's run of the traced CTA alone (the
+  // run then has only that CTA: SimOptions::only_traced_cta), instead of `figure` of its C.
+  std::function<double(const model::SimResult& s, const model::timing::Machine& m)> model_figure;
+};
+
+// The copy-burst and outer-product probes (timing_probes_sm.cpp); q divides the counts (--quick).
+void add_sm_probes(std::vector<Probe>& probes, uint32_t q);
+
+}  // namespace gs::probe_list

@@ -1,0 +1,58 @@
+// The SM probes of the SIMT steps' main loops for gemmscope_timing_probes (timing_probes.cpp):
+// a K loop's copy as a burst of global loads from every SM at once, and an outer product's FFMAs.
+#include <fmt/format.h>
+
+#include "bench/probe_figures.hpp"
+#include "bench/probe_list.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::probe_list {
+
+using namespace gs::probe_figures;
+
+void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
+  // A K loop's copy from every SM at once, against one SM alone (probes the SIMT steps' loads under
+  // a wave: step 07's warps wait on them 18% of their cycles, docs/results/2026-12-03-source), from L2
+  // (an 8-MiB footprint) and from HBM (every chunk once); and an outer product's FFMAs alone.
+  // Then by warps and loads a thread (132 CTAs, L2): what the round's time follows.
+  struct Burst {
+    uint32_t ctas, warps, loads;
+    bool hbm = false;
+  };
+  for (const auto& [ctas, warps, loads, hbm] :
+       {Burst{1, 4, 8}, Burst{132, 4, 8}, Burst{264, 4, 8}, Burst{132, 4, 8, true}, Burst{264, 4, 8, true},
+        Burst{132, 4, 1}, Burst{132, 4, 2}, Burst{132, 4, 4}, Burst{132, 4, 16}, Burst{132, 8, 8}, Burst{132, 16, 4},
+        Burst{132, 16, 8}, Burst{132, 1, 8}}) {
+    const uint32_t rounds = 64 / q, threads = 32 * warps;
+    const uint64_t chunk = uint64_t(threads) * loads * 16, footprint = hbm ? chunk * ctas * rounds : 8u << 20;
+    Probe p{warps == 4 && loads == 8 ? fmt::format("copy_burst_{}ctas{}", ctas, hbm ? "_hbm" : "")
+                                     : fmt::format("copy_burst_{}w_{}x16_{}ctas", warps, loads, ctas),
+            fmt::format("{} CTAs ({} an SM) of {} warps, rounds of {} ld.global.v4 a thread ({} KiB a CTA) from {}, "
+                        "st.shared, bar.sync: cycles a round",
+                        ctas, ctas > 132 ? 2 : 1, warps, loads, chunk / 1024,
+                        hbm ? "HBM (each chunk once)" : "L2 (8-MiB footprint)"),
+            "cycles", kernels::build_copy_burst_probe(ctas, warps, ctas > 132 ? 100 * 1024 : 150 * 1024, loads, rounds,
+                                                      footprint),
+            {}, nullptr, true};
+    p.buffers.a.assign(footprint, 0);
+    p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes, 0);
+    p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
+    p.model_figure = [rounds](const model::SimResult& s, const model::timing::Machine&) {
+      return double(s.stats.traced_cta_cycles) / rounds;
+    };
+    probes.push_back(std::move(p));
+  }
+  for (const uint32_t warps : {4u, 8u}) {
+    const uint32_t reps = 256 / q;
+    Probe p{fmt::format("outer_8x8_{}warps", warps),
+            fmt::format("FFMA outer product 8 x 8 from registers (step 05's), {} warps: warp-FFMA per cycle of the SM",
+                        warps),
+            "warp-inst/cycle", kernels::build_outer_product_probe(warps, 8, 8, reps), {}, nullptr, true};
+    p.buffers.c.assign(size_t(warps) * 32 * kernels::kTimingOutBytes, 0);
+    const double ffma = double(warps) * 64 * reps;
+    p.figure = [ffma](const std::vector<uint8_t>& c, double) { return ffma / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
+}
+
+}  // namespace gs::probe_list

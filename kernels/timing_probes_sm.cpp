@@ -1,0 +1,99 @@
+// The SM probes of the SIMT steps' main loops (timing_probes.hpp): a K loop's copy as a burst of
+// global loads from every SM at once, and an outer product's FFMAs from registers. The other
+// probes are in timing_probes.cpp and timing_probes_l1.cpp.
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "kernels/timing_probe_parts.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::kernels {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using ir::Type;
+
+ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t loads, uint32_t rounds,
+                                  uint64_t footprint_bytes) {
+  const uint32_t threads = 32 * warps;
+  const uint64_t chunk = uint64_t(threads) * loads * 16;
+  if (ctas == 0 || warps == 0 || warps > 32 || loads == 0 || loads > 16 || rounds == 0 ||
+      smem_bytes < chunk || smem_bytes > 227 * 1024 || footprint_bytes < chunk || footprint_bytes % chunk != 0)
+    throw std::invalid_argument(fmt::format("a copy-burst probe needs at least one CTA, 1..32 warps, 1..16 loads of "
+                                            "16 bytes a thread, a round, shared memory for a round's copy within 227 "
+                                            "KiB, and a footprint of whole rounds' copies (got {} CTAs, {} warps, {} "
+                                            "bytes, {} loads, {} rounds, a {}-byte footprint)",
+                                            ctas, warps, smem_bytes, loads, rounds, footprint_bytes));
+  Builder b(fmt::format("timing_copy_burst_{}w_{}x16_{}k", warps, loads, smem_bytes / 1024), ir::Arch::sm_80);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * threads + tid).named("gid");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  const uint32_t chunks = uint32_t(footprint_bytes / chunk);
+  Reg sum = b.mov(Type::u32, 0u, "sum");
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("round", rounds, [&](const Reg& i) {
+    // This round's chunk: every CTA its own, moving on each round through the footprint (an
+    // 8-MiB one stays in L2 after its first pass; one of every CTA's rounds comes from HBM once).
+    Reg which = ((cta * rounds + i) % chunks).named("which");
+    Reg at = (A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(tid, 16u, "lane_off")).named("at");
+    std::vector<std::vector<Reg>> v;
+    for (uint32_t u = 0; u < loads; ++u)
+      v.push_back(b.ld_vec(ir::Op::ld_global, Type::u32, 4, Addr::at(at, int32_t(u * threads * 16)), "g"));
+    for (uint32_t u = 0; u < loads; ++u)
+      b.st_shared(Type::u32, Addr::at(slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
+    b.bar_sync(0);
+    b.mov(sum, (sum ^ b.ld_shared(Type::u32, Addr::at(slot), "back")).named("x"));
+    b.bar_sync(0);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  probe_parts::store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, sum, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps) {
+  if (warps == 0 || warps > 32 || tm == 0 || tn == 0 || tm * tn > 128 || reps == 0)
+    throw std::invalid_argument(fmt::format("an outer-product probe needs 1..32 warps, a register tile of at most 128 "
+                                            "accumulators and a repetition (got {} warps, {} x {}, {} reps)",
+                                            warps, tm, tn, reps));
+  Builder b(fmt::format("timing_outer_{}x{}_{}w", tm, tn, warps), ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg tf = b.cvt(Type::f32, tid, ir::Rounding::rn, "tid_f");
+  std::vector<Reg> a, bb, acc;
+  for (uint32_t i = 0; i < tm; ++i) a.push_back(b.fma(tf, double(i + 1), 0.5, fmt::format("a{}", i)));
+  for (uint32_t j = 0; j < tn; ++j) bb.push_back(b.fma(tf, double(j + 2), 0.25, fmt::format("b{}", j)));
+  for (uint32_t k = 0; k < tm * tn; ++k) acc.push_back(b.mov(Type::f32, 0.0f, fmt::format("acc{}", k)));
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  // A step of a SIMT GEMM's inner loop without its loads: every accumulator its FFMA with one
+  // value of a and one of b, the order step 05's loop has (rows of the tile in turn).
+  b.loop("rep", reps, [&](const Reg&) {
+    for (uint32_t i = 0; i < tm; ++i)
+      for (uint32_t j = 0; j < tn; ++j) b.fma_into(acc[i * tn + j], a[i], bb[j], acc[i * tn + j]);
+    // New operands each pass from the accumulators, so that nothing is loop-invariant.
+    b.mov(a[0], acc[0]);
+    b.mov(bb[0], acc[tm * tn - 1]);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg sum = acc[0];
+  for (uint32_t k = 1; k < tm * tn; ++k) sum = (sum + acc[k]).named("sum");
+  probe_parts::store_result(b, pc, tid, t0, t1,
+                            b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, sum, "bits"), "u"), ir::Rounding::none,
+                                  "value"));
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace gs::kernels
