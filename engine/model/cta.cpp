@@ -196,6 +196,14 @@ template <bool kAvx2>
   w.issue_at[pc & kHoistWindow] = now;
   if (d.issue != DecodedInst::Issue::whole) {
     at = now + 1;
+    // An FFMA reading two new registers holds its warp a part of a cycle (DecodedInst::read_cycles).
+    if (d.read_cycles > 0) {
+      w.read_debt += d.read_cycles;
+      if (w.read_debt >= 1.0f) {
+        at += 1;
+        w.read_debt -= 1.0f;
+      }
+    }
     // A traced CTA's global store waits for the SM's store path (exec_mem.cpp, account_global).
     if (d.issue == DecodedInst::Issue::store) at = std::max(at, w.store_hold);
     uint64_t ready = now + (d.result_latency ? d.result_latency : latency);

@@ -165,6 +165,38 @@ bool may_pass(Op load, const ir::Inst& in) {
   return std::none_of(in.operands.begin(), in.operands.end(),
                       [](const ir::Operand& o) { return o.kind == ir::OperandKind::special; });
 }
+// The FFMAs that read two new registers (DecodedInst::read_cycles): an f32 fma with three register
+// sources, two of which differ from the same sources of the fma right before it (none before it,
+// or another instruction: all three are new). A chain's FFMA (c = c * x + y, x and y the same
+// each time) reads one new register and keeps the scheduler's rate (probe ffma_issue_1warp).
+void set_operand_reads(const ir::Kernel& k, Program& p) {
+  const auto ffma_sources = [&](uint32_t pc, std::array<uint32_t, 3>& src) {
+    const ir::Inst& in = k.insts[pc];
+    if (in.op != Op::fma || in.type != ir::Type::f32 || in.operands.size() != in.ndst + 3) return false;
+    for (uint32_t i = 0; i < 3; ++i) {
+      const ir::Operand& o = in.operands[in.ndst + i];
+      if (o.kind != ir::OperandKind::reg) return false;
+      src[i] = o.id;
+    }
+    return true;
+  };
+  const float cycles = float(timing::kSm.ffma_operand_read_cycles.value);
+  uint32_t before = kNone;  // the instruction before pc (labels are none)
+  for (uint32_t pc = 0; pc < k.insts.size(); ++pc) {
+    if (p.insts[pc].is_label) continue;
+    std::array<uint32_t, 3> src{}, prev{};
+    if (ffma_sources(pc, src)) {
+      uint32_t fresh = 3;
+      if (before != kNone && ffma_sources(before, prev)) {
+        fresh = 0;
+        for (uint32_t i = 0; i < 3; ++i) fresh += src[i] != prev[i];
+      }
+      if (fresh >= 2) p.insts[pc].read_cycles = cycles;
+    }
+    before = pc;
+  }
+}
+
 void set_hoists(const ir::Kernel& k, Program& p) {
   const uint32_t* sb = p.scoreboard_regs.data();
   const auto shares = [&](const uint32_t* a, uint32_t na, const uint32_t* b, uint32_t nb) {
@@ -263,6 +295,7 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
   }
   for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], p, p.insts[pc]);
   set_hoists(k, p);
+  set_operand_reads(k, p);
   return p;
 }
 

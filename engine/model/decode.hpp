@@ -119,6 +119,13 @@ struct DecodedInst {
   // IMAD class runs at imad_pipe_rate warp-instructions a cycle per SM, half the issue rate
   // (probe imad_issue_32warps), so a second one waits for the pipe and its result comes later.
   uint8_t pipe_cycles = 0;
+  // An FFMA whose warp waits this part of a cycle more before its next issue (0: none): one that
+  // reads two registers the instruction before it (an FFMA) did not read in the same places, as
+  // an outer product's does (a new b and accumulator beside the same a), where the card's
+  // register file gives one warp fewer issues than the scheduler could (figure
+  // ffma_operand_read_cycles, probe outer_8x8_4warps; set_operand_reads in decode.cpp). The
+  // parts add up per warp (Warp::read_debt) to whole cycles; another warp may issue in them.
+  float read_cycles = 0;
   // ld.shared that ptxas folded into one wider SASS load (shared_load_folds below).
   uint32_t fold_leader = ir::kNone;  // a folded load: the ld.shared whose SASS load carries its bytes
   uint8_t fold_bytes = 0;            // a leader: bytes per lane of its SASS load (0: as written)

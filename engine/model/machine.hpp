@@ -99,6 +99,9 @@ struct Warp {
   // When this warp last issued each pc, by pc % 32 (kHoistWindow + 1): a load ptxas schedules
   // earlier (DecodedInst::hoist) has its data from the time the instruction it moves above issued.
   std::array<uint64_t, kHoistWindow + 1> issue_at{};
+  // The parts of a cycle its FFMAs' register reads have held it beyond their issue cycles
+  // (DecodedInst::read_cycles), not yet a whole cycle.
+  float read_debt = 0;
 
   uint32_t live() const { return present & ~exited; }
   // The pc to run next and the live lanes at it.

@@ -62,6 +62,7 @@ inline constexpr MachineDesc kH100Desc{
     .fma_pipe_rate = {4, "probe ffma_issue_32warps: 3.92, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .alu_pipe_rate = {4, "probe iadd_issue_32warps: 3.95, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .imad_pipe_rate = {2, "probe imad_issue_32warps: 2.00, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
+    .ffma_operand_read_cycles = {0.24, "probe outer_8x8_4warps: 2.86 warp-FFMA a cycle of the SM (an 8 x 8 outer product from registers, one warp a scheduler, each FFMA a new b and accumulator beside the a before it), where the model issues 3.46 without this: 89.5 cycles a pass of 64 FFMAs against 74, 0.24 a FFMA; with two warps a scheduler (outer_8x8_8warps) 3.42 against 3.57, the other warp issuing in most of those cycles; a chain's FFMA reading one new register a time (ffma_issue_1warp) 0.944 against 0.994; H200, 2026-12-03 (docs/results/2026-12-03-source, call 2); the H100 has the same SM, not probed for this"},
     .sfu_pipe_rate = {0.5, "NVIDIA Hopper whitepaper: 16 SFU lanes per SM"},
     .alu_latency = {2, "probe iadd_latency: 2.01, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
     .fma_latency = {4, "probe ffma_latency: 4.04, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-probes)"},
