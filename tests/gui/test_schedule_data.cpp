@@ -455,7 +455,8 @@ TEST_CASE("schedule: with launch control, a strip under each tile shows when its
 TEST_CASE("schedule: the launch queue's answers, each cancelled CTA's tile stored by the asker after its answer landed",
           "[gui][schedule]") {
   auto k = open_kernel({.kernel_id = "blackwell_clc", .shape = kQueuedShape, .only_traced_cta = false});
-  const ScheduleData& d = schedule_data(k);
+  // A copy: describe_schedule below may replace the kernel's cached ScheduleData.
+  const ScheduleData d = schedule_data(k);
   REQUIRE(d.launch_control);
   // 8 answers cancelled CTAs 148..155, and each of the 148 CTAs that ran heard "queue empty" once.
   REQUIRE(d.answers.size() == 8 + 148);
