@@ -137,8 +137,10 @@ int open_first(AppState& app, const Shell& shell, const AppOptions& o, const run
   const auto showing = [&](const char* view) { return std::find(shown.begin(), shown.end(), view) != shown.end(); };
   if (showing("sass")) compile_sass_now(app);
   if (showing("timeline") || showing("sweep")) gpu_presence_now(app);  // "Record on this GPU", "on the GPU too"
-  // Every step's model speed at 4096³: the Ladder's list, and the Throughput view's Blackwell tab.
-  if (showing("ladder") || showing("throughput")) predict_speed_ladder_now(app);
+  // Every step's model speed at 4096³ for the Ladder's list; the Blackwell steps' alone for the
+  // Throughput view's Blackwell tab.
+  if (showing("ladder")) predict_speed_ladder_now(app);
+  else if (showing("throughput")) predict_speed_ladder_now(app, ir::Arch::sm_100a);
   // The two variants' model runs when the Compare view was asked for (not with every view: they
   // take seconds; drawn, the view starts them as a job).
   const bool compare_asked = o.compare_with || std::find(o.views.begin(), o.views.end(), ViewId::compare) != o.views.end();

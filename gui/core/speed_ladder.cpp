@@ -108,9 +108,10 @@ struct PredictionTask {
 };
 
 // The steps whose prediction is not kept yet, each as the run that makes it.
-std::vector<PredictionTask> missing_predictions(const AppState& app) {
+std::vector<PredictionTask> missing_predictions(const AppState& app, std::optional<ir::Arch> only = std::nullopt) {
   std::vector<PredictionTask> tasks;
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
+    if (only && info.arch != *only) continue;
     const kernels::ParamValues params = info.id == app.request.kernel_id ? app.request.params : kernels::ParamValues{};
     const model::timing::Machine& machine = ladder_machine(app, info.arch);
     const std::string key = prediction_key(info.id, params, machine.name);
@@ -328,9 +329,9 @@ void request_speed_predictions(AppState& app) {
       }));
 }
 
-void predict_speed_ladder_now(AppState& app) {
-  // The runs are independent: spread over the cores (22 steps take about 9 s on one).
-  const std::vector<PredictionTask> tasks = missing_predictions(app);
+void predict_speed_ladder_now(AppState& app, std::optional<ir::Arch> only) {
+  // The runs are independent: spread over the cores (25 steps take about 9 s on one).
+  const std::vector<PredictionTask> tasks = missing_predictions(app, only);
   std::vector<SpeedPrediction> out(tasks.size());
   std::atomic<size_t> next{0};
   const auto work = [&] {

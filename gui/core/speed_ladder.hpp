@@ -135,7 +135,9 @@ std::optional<MeasuredSpeed> measured_build(const SpeedLadder& ladder, const Mea
 // with the edited build), each row filled as its run finishes. Does nothing while one runs.
 void request_speed_predictions(AppState& app);
 // The same, synchronously (headless runs, tests).
-void predict_speed_ladder_now(AppState& app);
+// `only`: just the steps of that target (the Throughput view's Blackwell tab needs the sm_100a
+// steps' predictions alone: 6 runs instead of every step's).
+void predict_speed_ladder_now(AppState& app, std::optional<ir::Arch> only = std::nullopt);
 // The predictions kept by an earlier run of this program (ladder.cache_dir), added to those made;
 // and the figures made so far, kept for the next run. Both do nothing without a cache_dir.
 void read_kept_predictions(SpeedLadder& ladder);

@@ -347,7 +347,7 @@ TEST_CASE("throughput: every Blackwell step's B200 prediction at 4096³ beside t
           "[gui][throughput][published]") {
   AppState app;
   app.request.kernel_id = "blackwell_clc";
-  predict_speed_ladder_now(app);
+  predict_speed_ladder_now(app, ir::Arch::sm_100a);  // the tab's rows need only these
   const ThroughputData d = prepare_throughput(app);
   // Steps 20-25, in ladder order, each with the speed ladder's own figure (the same prediction
   // everywhere) and the rows of run/published_figures.def for its step.
