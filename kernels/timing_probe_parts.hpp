@@ -17,4 +17,9 @@ void store_result(builder::Builder& b, const builder::Param& pc, const builder::
 void end_with_sums(builder::Builder& b, const builder::Param& pc, const builder::Reg& id, const builder::Reg& t0,
                    const std::vector<builder::Reg>& sum);
 
+// The end of a probe whose work is f32 accumulators: the clock, the record with their sum's bits
+// as its value, and the return.
+void end_with_float_sum(builder::Builder& b, const builder::Param& pc, const builder::Reg& id,
+                        const builder::Reg& t0, const std::vector<builder::Reg>& acc);
+
 }  // namespace gs::kernels::probe_parts

@@ -47,6 +47,17 @@ void end_with_sums(Builder& b, const Param& pc, const Reg& id, const Reg& t0, co
   b.ret();
 }
 
+// The end of a probe whose work is f32 accumulators: the clock, the record with their sum's bits
+// as its value, and the return.
+void end_with_float_sum(Builder& b, const Param& pc, const Reg& id, const Reg& t0, const std::vector<Reg>& acc) {
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg sum = acc[0];
+  for (size_t k = 1; k < acc.size(); ++k) sum = (sum + acc[k]).named("sum");
+  store_result(b, pc, id, t0, t1,
+               b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, sum, "bits"), "u"), ir::Rounding::none, "value"));
+  b.ret();
+}
+
 }  // namespace probe_parts
 
 using probe_parts::end_with_sums;

@@ -215,13 +215,7 @@ ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
     }
     b.bar_sync(0);
   });
-  Reg sum = acc[0];
-  for (uint32_t c = 1; c < 8; ++c) sum = (sum + acc[c]).named("sum");
-  Reg t1 = b.special(ir::Special::clock64, "t1");
-  probe_parts::store_result(b, pc, gid, t0, t1,
-                            b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, sum, "bits"), "u"), ir::Rounding::none,
-                                  "value"));
-  b.ret();
+  probe_parts::end_with_float_sum(b, pc, gid, t0, acc);
   return b.finish();
 }
 

@@ -86,13 +86,7 @@ ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, u
     b.mov(a[0], acc[0]);
     b.mov(bb[0], acc[tm * tn - 1]);
   });
-  Reg t1 = b.special(ir::Special::clock64, "t1");
-  Reg sum = acc[0];
-  for (uint32_t k = 1; k < tm * tn; ++k) sum = (sum + acc[k]).named("sum");
-  probe_parts::store_result(b, pc, tid, t0, t1,
-                            b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, sum, "bits"), "u"), ir::Rounding::none,
-                                  "value"));
-  b.ret();
+  probe_parts::end_with_float_sum(b, pc, tid, t0, acc);
   return b.finish();
 }
 
