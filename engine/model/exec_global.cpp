@@ -23,8 +23,8 @@ using memform::distinct_count;
 // `load_latency` after it starts (CtaFigures::global_latency, an L2 hit, unless the traced CTA's L1 holds
 // every sector: l1_latency; the bytes from HBM are a bandwidth limit of the whole wave,
 // timing.cpp), a store's issue is over in a cycle.
-uint32_t global_issue(Cta& c, uint64_t request, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency,
-                      uint32_t lines, double extra_cycles) {
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines,
+                      double extra_cycles) {
   const uint64_t line_cycles = uint64_t(std::ceil(lines / timing::kL1LinesPerCycle));
   uint64_t cycles = std::max<uint64_t>(std::max<uint64_t>(1, line_cycles),
                                        (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
@@ -35,9 +35,9 @@ uint32_t global_issue(Cta& c, uint64_t request, uint32_t lanes, uint32_t bytes, 
     c.l1_data_fraction -= whole;
     cycles += uint64_t(whole);
   }
-  const DataPath::Taken t = c.data_path.take(request, cycles);
+  const DataPath::Taken t = c.data_path.take(c.now, cycles);
   c.cost.lsu_cycles += cycles;
-  return uint32_t(t.first - request) + (store ? 1 : load_latency);
+  return uint32_t(t.first - c.now) + (store ? 1 : load_latency);
 }
 
 namespace {
@@ -142,7 +142,7 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
         extra = timing::kL1RequestCycles;
       }
     }
-    x.latency = global_issue(c, c.now, lane_count(lanes), bytes, store, latency,
+    x.latency = global_issue(c, lane_count(lanes), bytes, store, latency,
                              c.trace ? distinct_lines(addr, lanes, bytes) : 0, extra);
   }
   if (!c.trace) return;

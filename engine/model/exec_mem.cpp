@@ -535,7 +535,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
       }
   if (!c.trace) {
     // What account_global sets.
-    x.latency = global_issue(c, c.now, lane_count(mask), bytes, kStore, c.launch.figures->global_latency);
+    x.latency = global_issue(c, lane_count(mask), bytes, kStore, c.launch.figures->global_latency);
     return;
   }
   // Buffers start 32-byte aligned, so a lane's sector a / 32 = base / 32 + off / 32. A full
@@ -595,7 +595,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
         }
       }
       w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-      return global_issue(c, c.now, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
+      return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
     }
   }
   // Any other pattern. As in lanes_inside: an offset past limit or below the buffer sets bit
@@ -618,7 +618,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i),
                         _mm256_cvtepu32_epi64(_mm256_i64gather_epi32(reinterpret_cast<const int*>(data), off[i], 1)));
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-  return global_issue(c, c.now, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
+  return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
 }
 #endif
 

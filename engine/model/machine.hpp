@@ -586,15 +586,14 @@ inline constexpr uint32_t kCountSectors = ~0u;
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
                     uint32_t sectors = kCountSectors, bool data_path = true);
 void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
-// A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path, requested at
-// `request` (the issue cycle: a global load's data keeps its latency from its place in the IR,
-// as the L1 probes' figures were measured against, docs/results/2026-12-02-stalls): its latency from then (a load's,
-// waiting for the path included, with the data `load_latency` after the path takes it; a
-// store's issue), holding the path a cycle for each of `lines` 128-byte lines at least, and
-// `extra_cycles` more (fractions carried from access to access in Cta::l1_data_fraction)
-// (exec_global.cpp).
-uint32_t global_issue(Cta& c, uint64_t request, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency,
-                      uint32_t lines = 0, double extra_cycles = 0.0);
+// A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path, asked for at its
+// issue cycle (a moved global load keeps its place in the IR there: the L1 probes' figures were
+// measured against it, docs/results/2026-12-02-stalls): its latency (a load's, waiting for the
+// path included, with the data `load_latency` after the path takes it; a store's issue), holding
+// the path a cycle for each of `lines` 128-byte lines at least, and `extra_cycles` more
+// (fractions carried from access to access in Cta::l1_data_fraction) (exec_global.cpp).
+uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines = 0,
+                      double extra_cycles = 0.0);
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store
 // (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it
