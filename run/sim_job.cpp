@@ -35,10 +35,13 @@ void require_cta_in_grid(const std::array<uint32_t, 3>& cta, const ir::LaunchSha
                                            g[2], outside, g[2] == 1 && cta[2] > 0 ? " (the grid is flat: give X,Y)" : ""));
 }
 
-// An ld.shared narrower than 16 bytes a lane: one ptxas may fold into a wider load.
-bool has_narrow_shared_loads(const ir::Kernel& k) {
-  for (const ir::Inst& in : k.insts)
+// An ld.shared narrower than 16 bytes a lane (one ptxas may fold into a wider load), or an
+// ld.global (whose place in the SASS bounds how far up the model moves it, decode.cpp).
+bool wants_sass(const ir::Kernel& k) {
+  for (const ir::Inst& in : k.insts) {
     if (in.op == ir::Op::ld_shared && ir::type_bits(in.type) / 8 * std::max<uint32_t>(in.vec, 1) < 16) return true;
+    if (in.op == ir::Op::ld_global) return true;
+  }
   return false;
 }
 
@@ -249,12 +252,13 @@ SimReport run_sim(const SimRequest& req) {
   opts.max_cycles_basis = budget.basis;
   // The register file can only lower an occupancy above one CTA per SM: only then is ptxas
   // asked (once per kernel text and process).
-  // So can ptxas's folding of narrow shared loads (model/decode.hpp, shared_load_folds): only
-  // a kernel with an ld.shared narrower than 16 bytes asks for the SASS counts.
+  // So can ptxas's folding of narrow shared loads (model/decode.hpp, shared_load_folds) and its
+  // order of a kernel's loads (set_hoists): only a kernel with an ld.shared narrower than 16
+  // bytes or an ld.global asks for the SASS counts and order.
   const model::timing::MachineDesc& sm = *(req.machine ? req.machine : &model::timing::machine_for(r.kernel.target))->desc;
   const bool want_registers =
       model::timing::ctas_per_sm(sm, uint32_t(r.kernel.launch.threads()), r.kernel.smem_bytes(), 0) > 1;
-  const bool want_sass = has_narrow_shared_loads(r.kernel);
+  const bool want_sass = wants_sass(r.kernel);
   if (want_registers || want_sass) {
     const ptx::CompiledKernel compiled = ptx::compiled_kernel(r.kernel);
     if (want_registers) {
@@ -263,6 +267,7 @@ SimReport run_sim(const SimRequest& req) {
     }
     if (want_sass) {
       opts.sass_per_inst = compiled.sass_per_inst;
+      opts.sass_first = compiled.sass_first;
       r.sass_source = compiled.sass_source;
       for (const model::SharedLoadFold& f : model::shared_load_folds(r.kernel, compiled.sass_per_inst)) {
         r.shared_loads_folded += f.leader != ir::kNone;

@@ -172,7 +172,7 @@ bool may_pass(Op load, const ir::Inst& in) {
 void set_operand_reads(const ir::Kernel& k, Program& p) {
   const auto ffma_sources = [&](uint32_t pc, std::array<uint32_t, 3>& src) {
     const ir::Inst& in = k.insts[pc];
-    if (in.op != Op::fma || in.type != ir::Type::f32 || in.operands.size() != in.ndst + 3) return false;
+    if (in.op != Op::fma || in.type != ir::Type::f32 || in.operands.size() != size_t(in.ndst) + 3) return false;
     for (uint32_t i = 0; i < 3; ++i) {
       const ir::Operand& o = in.operands[in.ndst + i];
       if (o.kind != ir::OperandKind::reg) return false;
@@ -197,7 +197,16 @@ void set_operand_reads(const ir::Kernel& k, Program& p) {
   }
 }
 
-void set_hoists(const ir::Kernel& k, Program& p) {
+// Where the SASS order is known (sass_first: each instruction's first SASS instruction), a load
+// moves up no further than ptxas put it: to the first instruction before it (within the reach
+// above) that ptxas placed after it, and not at all when it placed none after it. ptxas keeps a
+// load below stores it could pass when the registers for more loads in flight run short: step
+// 07's copy issues 7 of its 8 LDG.128 before the first STS and the 8th after six of them, so
+// that its data comes a second trip to L2 later (H200, docs/results/2026-12-03-source, section
+// 1; probe copy_burst_*: a round of 8 loads a thread takes 1007 cycles, of 2, 537).
+void set_hoists(const ir::Kernel& k, Program& p, const std::vector<uint32_t>& sass_first) {
+  constexpr uint32_t kNoSass = ~0u;  // no SASS instruction (ptx::CompiledKernel::kNoSass)
+  const bool ordered = sass_first.size() == k.insts.size();
   const uint32_t* sb = p.scoreboard_regs.data();
   const auto shares = [&](const uint32_t* a, uint32_t na, const uint32_t* b, uint32_t nb) {
     for (uint32_t i = 0; i < na; ++i)
@@ -218,6 +227,14 @@ void set_hoists(const ir::Kernel& k, Program& p) {
       if (shares(sb + e.reads_at, e.nreads + e.nwrites, writes, d.nwrites)) break;  // it reads or writes what the load writes
       ++h;
     }
+    if (ordered && sass_first[pc] != kNoSass) {
+      uint32_t placed = 0;  // the farthest instruction back that ptxas placed after the load
+      for (uint32_t back = 1; back <= h; ++back) {
+        const uint32_t at = sass_first[pc - back];
+        if (at != kNoSass && at > sass_first[pc]) placed = back;
+      }
+      h = placed;
+    }
     p.insts[pc].hoist = uint8_t(h);
   }
 }
@@ -226,7 +243,8 @@ void set_hoists(const ir::Kernel& k, Program& p) {
 
 bool has_semantics(ir::Op op) { return kExec[size_t(op)] != nullptr; }
 
-Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_per_inst) {
+Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_per_inst,
+                       const std::vector<uint32_t>& sass_first) {
   Program p;
   p.label_pc.assign(k.labels.size(), 0);
   for (const ir::RegInfo& r : k.regs) p.reg_words.push_back(ir::type_bits(r.type) > 32 ? 2 : 1);
@@ -294,7 +312,7 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
         std::none_of(ops.begin(), ops.end(), [&](const ir::Operand& o) { return names_register(o) && wgmma_reg[o.id]; });
   }
   for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], p, p.insts[pc]);
-  set_hoists(k, p);
+  set_hoists(k, p, sass_first);
   set_operand_reads(k, p);
   return p;
 }

@@ -174,8 +174,10 @@ bool cpu_has_avx2_fma();
 bool cpu_has_avx512();
 
 // Decodes a verified kernel. The result is read-only while CTAs run. sass_per_inst (empty: not
-// known) gives the shared loads ptxas folded (shared_load_folds).
-Program decode_program(const ir::Kernel& kernel, const std::vector<uint16_t>& sass_per_inst = {});
+// known) gives the shared loads ptxas folded (shared_load_folds); sass_first (empty: not known)
+// the order ptxas scheduled the instructions in, which bounds how far up a load moves (set_hoists).
+Program decode_program(const ir::Kernel& kernel, const std::vector<uint16_t>& sass_per_inst = {},
+                       const std::vector<uint32_t>& sass_first = {});
 
 // Per-family selectors (in the exec_*.cpp that owns the semantics): the function that runs
 // this instruction, specialised for its form when the family has a fast version of it.

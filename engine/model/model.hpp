@@ -56,6 +56,9 @@ struct SimOptions {
   // table; empty: not known). The timing then charges the ld.shared ptxas folded into one wider
   // load as that one load (decode.hpp, shared_load_folds); what each load computes is the same.
   std::vector<uint16_t> sass_per_inst;
+  // The index of each instruction's first SASS instruction (ptx::CompiledKernel::sass_first;
+  // empty: not known): a load goes no further up than ptxas put it (decode.cpp, set_hoists).
+  std::vector<uint32_t> sass_first;
   // Threads the whole grid runs on (0: one per core). The result is the same for any count,
   // bit for bit (engine/model/grid.cpp says how); the traced CTA runs on one of them.
   uint32_t threads = 0;

@@ -41,10 +41,22 @@ CompiledKernel compile(const PtxModule& module, ir::Arch arch, size_t insts) {
       return c;
     }
     const std::vector<uint16_t> per_line = sass_per_line(lines.rows, lines.text_size, module.line_to_inst.size());
+    std::vector<uint32_t> first_of_line(module.line_to_inst.size(), CompiledKernel::kNoSass);
+    for (size_t r = 0; r < lines.rows.size(); ++r) {
+      const SassLineRow& row = lines.rows[r];
+      const uint64_t end = r + 1 < lines.rows.size() ? lines.rows[r + 1].address : lines.text_size;
+      if (end <= row.address || row.line == 0 || row.line > first_of_line.size()) continue;
+      uint32_t& first = first_of_line[row.line - 1];
+      first = std::min(first, uint32_t(row.address / kSassInstructionBytes));
+    }
     c.sass_per_inst.assign(insts, 0);
+    c.sass_first.assign(insts, CompiledKernel::kNoSass);
     for (size_t i = 0; i < insts && i < module.inst_to_line.size(); ++i) {
       const uint32_t line = module.inst_to_line[i];
-      if (line >= 1 && line <= per_line.size()) c.sass_per_inst[i] = per_line[line - 1];
+      if (line >= 1 && line <= per_line.size()) {
+        c.sass_per_inst[i] = per_line[line - 1];
+        c.sass_first[i] = first_of_line[line - 1];
+      }
     }
     c.sass_source = fmt::format("ptxas -lineinfo for {}", ir::arch_name(arch));
   } catch (const std::runtime_error& e) {

@@ -28,6 +28,11 @@ struct CompiledKernel {
   // [IR instruction] -> SASS instructions ptxas's line table gives its PTX line; empty when
   // not known (sass_source says why).
   std::vector<uint16_t> sass_per_inst;
+  // [IR instruction] -> the index of its first SASS instruction in the kernel's code (kNoSass:
+  // none): the order ptxas scheduled the instructions in (the model's loads take their place in
+  // it, engine/model/decode.cpp, set_hoists). Empty when sass_per_inst is.
+  std::vector<uint32_t> sass_first;
+  static constexpr uint32_t kNoSass = ~0u;
   std::string sass_source;  // "ptxas -lineinfo for sm_90", or why there is no count
 };
 

@@ -88,6 +88,28 @@ TEST_CASE("issue model: a load ptxas would schedule early has its data as if it 
   CHECK(hoists[5] == 2);
 }
 
+TEST_CASE("issue model: a load moves no further up than ptxas's SASS order put it", "[model][timing]") {
+  // The same kernel with a SASS order given (ptx::CompiledKernel::sass_first): the IR's order,
+  // except that load 3 is placed after fma 2 only (ptxas kept it below, as step 07's 8th LDG),
+  // and load 5 before everything of its run (a SASS that hoists it all the way).
+  const ir::Kernel k = load_use_kernel(true, false, true);
+  std::vector<uint32_t> order(k.insts.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = 10 * i;
+  std::vector<uint32_t> loads;
+  for (uint32_t i = 0; i < k.insts.size(); ++i)
+    if (k.insts[i].op == ir::Op::ld_shared) loads.push_back(i);
+  REQUIRE(loads.size() == 8);
+  order[loads[3]] = order[loads[3] - 1] - 5;  // just above the instruction right before it
+  order[loads[5]] = 0;                        // above everything
+  const model::Program p = model::decode_program(k, {}, order);
+  CHECK(p.insts[loads[3]].hoist == 1);   // not the 6 the list scheduler's reach allows
+  CHECK(p.insts[loads[5]].hoist == 2);   // as far as the reach goes, no further
+  CHECK(p.insts[loads[1]].hoist == 0);   // in the IR's place in the SASS: not moved
+  // No order (an empty one, or one of another length): the reach alone.
+  CHECK(model::decode_program(k, {}, {}).insts[loads[3]].hoist == 6);
+  CHECK(model::decode_program(k, {}, std::vector<uint32_t>(3, 0)).insts[loads[3]].hoist == 6);
+}
+
 namespace {
 
 // `warps` warps, each storing its 16-byte slots, then (after a bar.sync) 8 ld.shared.v4 of them,
