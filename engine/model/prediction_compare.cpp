@@ -8,7 +8,10 @@
 namespace gs::model::timing {
 
 double part_seconds(const Prediction& p, double part_cycles) {
-  return p.clock_hz > 0.0 ? double(p.waves) * part_cycles / p.clock_hz : 0.0;
+  // Over the waves, the last counted by its share of a full wave's cycles (Prediction::last_wave_cycles).
+  const double last = p.cycles_per_wave > 0.0 && p.last_wave_cycles > 0.0 ? p.last_wave_cycles / p.cycles_per_wave : 1.0;
+  const double waves = p.waves > 0 ? double(p.waves - 1) + last : 0.0;
+  return p.clock_hz > 0.0 ? waves * part_cycles / p.clock_hz : 0.0;
 }
 
 namespace {

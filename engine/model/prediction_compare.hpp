@@ -33,7 +33,8 @@ struct PredictionComparison {
   std::vector<std::string> lines;
 };
 
-// The time of a prediction's part for the whole GEMM: waves x its cycles per wave / the clock.
+// The time of a prediction's part for the whole GEMM: waves (the last by its share of a full one,
+// Prediction::last_wave_cycles) x its cycles per wave / the clock.
 double part_seconds(const Prediction& p, double part_cycles);
 // a and b are predictions of the same GEMM (the shape, the card) by two kernels or builds named
 // name_a and name_b. Both must have run (waves > 0); otherwise the comparison says so in its

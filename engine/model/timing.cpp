@@ -231,13 +231,13 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   const double r = p.resident;
   const double concurrent = double(std::min<uint64_t>(total_ctas, per_wave));
   Breakdown& b = p.parts;
-  b.cta_alone = double(cta.cycles);
   b.issue = r * double(cta.warp_instructions) / (d.schedulers_per_sm.value * d.issue_per_scheduler.value);
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
   b.tensor = r * double(cta.tensor_busy_cycles);
-  b.cta_alone = co_resident_cycles(double(cta.cycles), std::max({b.issue, b.l1_data(), b.tensor}) / r, p.resident,
-                                   b.tensor < std::max(b.issue, b.l1_data()));
+  const double busiest_per_cta = std::max({b.issue, b.l1_data(), b.tensor}) / r;
+  const bool in_step = b.tensor < std::max(b.issue, b.l1_data());
+  b.cta_alone = co_resident_cycles(double(cta.cycles), busiest_per_cta, p.resident, in_step);
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
@@ -280,7 +280,25 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         p.cycles_per_wave = row.cycles;
         b.bound = row.name;
       }
+    // The last wave, when the grid is not a whole number of waves: its SMs hold fewer CTAs
+    // (the most any SM holds), so the SM's units carry fewer CTAs' work, the co-resident CTAs
+    // take the time that many take together, and the memory system carries that wave's
+    // bytes. A wave bound by a unit of the SM ends sooner; one bound by a CTA's own latency
+    // takes as long as a full wave.
+    p.last_wave_cycles = p.cycles_per_wave;
+    if (p.waves > 1) {
+      const uint64_t last_ctas = total_ctas - (p.waves - 1) * per_wave;
+      const uint32_t last_per_sm =
+          uint32_t(std::min<uint64_t>(p.resident, (last_ctas + m.sms - 1) / m.sms));
+      if (last_per_sm < p.resident) {
+        const double sm_share = double(last_per_sm) / r, bytes_share = double(last_ctas) / double(per_wave);
+        p.last_wave_cycles = std::max(
+            {co_resident_cycles(double(cta.cycles), busiest_per_cta, last_per_sm, in_step),
+             sm_share * std::max({b.issue, b.l1_data(), b.tensor}), bytes_share * std::max({b.l2, b.hbm, b.stores})});
+      }
+    }
   };
+  const auto all_cycles = [&] { return double(p.waves - 1) * p.cycles_per_wave + p.last_wave_cycles; };
   // The clock follows the power the kernel draws (sustained_clock): for a tensor-core kernel it
   // depends on how busy it keeps the tensor cores and on its HBM traffic, both of which depend on
   // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
@@ -293,8 +311,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     const double wave_seconds = p.cycles_per_wave / hz;
     const double hbm_gbs =
         wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
-    const double all_cycles = double(p.waves) * p.cycles_per_wave;
-    const double busy = all_cycles > 0 && peak_per_cycle > 0 ? flops / (all_cycles * peak_per_cycle) : 1.0;
+    const double busy = p.waves > 0 && peak_per_cycle > 0 ? flops / (all_cycles() * peak_per_cycle) : 1.0;
     const SustainedClock c = sustained_clock(d, tensor, hbm_gbs, busy);
     p.clock_basis = c.basis;
     if (std::abs(c.mhz * 1e6 - hz) < 0.5e6) break;
@@ -302,7 +319,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   }
   at_clock(hz);
   const double exact_waves = double(total_ctas) / double(per_wave);
-  b.wave_quantization = p.waves > 0 ? 1.0 - exact_waves / double(p.waves) : 0.0;
+  b.wave_quantization = p.waves > 0 ? 1.0 - exact_waves * p.cycles_per_wave / all_cycles() : 0.0;
   // The launch (probes launch_*): a fixed cost, and the GPU starting the CTAs of later waves.
   const uint64_t later_ctas = total_ctas > per_wave ? total_ctas - per_wave : 0;
   p.launch_seconds = (d.launch_us.value + double(later_ctas) * d.cta_start_ns.value * 1e-3) * 1e-6;
@@ -311,7 +328,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
                                                         "(cta_start_ns)",
                                                         d.cta_start_ns.value, later_ctas)
                                           : "");
-  p.seconds = double(p.waves) * p.cycles_per_wave / p.clock_hz + p.launch_seconds;
+  p.seconds = (p.waves > 0 ? all_cycles() : 0.0) / p.clock_hz + p.launch_seconds;
   p.tflops = p.seconds > 0 ? flops / p.seconds / 1e12 : 0.0;
   return p;
 }

@@ -107,6 +107,7 @@ inline constexpr double kL1LinesPerCycle = kSm.l1_lines_per_cycle.value;  // the
 // data, it asks L2 for a sector, or it finds its sectors on their way from L2 (exec_mem.cpp).
 inline constexpr double kL1RequestCycles = kSm.l1_request_cycles.value;
 inline constexpr double kL1MissRequestCycles = kSm.l1_miss_request_cycles.value;
+inline constexpr double kCpAsyncLinePathCycles = kSm.cp_async_line_path_cycles.value;
 inline constexpr double kL1PendingRequestCycles = kSm.l1_pending_request_cycles.value;
 
 // Cycles one m64nNk16 keeps the SM's tensor cores busy: 2·64·N·16 / 4096 = N/2.
@@ -220,7 +221,7 @@ struct Breakdown {
   // after the first, with several CTAs an SM: they start as others end), so that L2 looks up
   // every byte at its bandwidth instead of delivering one look-up to several SMs (timing.cpp).
   double l2_apart_waves = 0;
-  double wave_quantization = 0;  // share of the time the last, partial wave leaves SMs idle
+  double wave_quantization = 0;  // share of the time lost to the last, partial wave (SMs idle or holding fewer CTAs)
 };
 
 struct Prediction {
@@ -233,6 +234,10 @@ struct Prediction {
   std::string cluster_basis;
   uint64_t waves = 0;
   double cycles_per_wave = 0;
+  // The last wave's cycles (cycles_per_wave when the grid is whole waves, or the wave is bound
+  // by a CTA's own latency; fewer when its SMs hold fewer CTAs and a unit of the SM or the
+  // memory system bounds it): seconds = ((waves - 1) x cycles_per_wave + this) / clock.
+  double last_wave_cycles = 0;
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
   std::string clock_basis;        // why that clock
   // The traced CTA's loads as one of the wave (wave_cta_figures): the share of the wave's distinct

@@ -28,6 +28,7 @@ Prediction made(uint64_t waves, double mhz, Breakdown parts, double launch_us = 
       p.cycles_per_wave = row.cycles;
       p.parts.bound = row.name;
     }
+  p.last_wave_cycles = p.cycles_per_wave;  // whole waves
   p.launch_seconds = launch_us * 1e-6;
   p.seconds = double(waves) * p.cycles_per_wave / p.clock_hz + p.launch_seconds;
   return p;
