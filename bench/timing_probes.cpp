@@ -34,6 +34,7 @@
 #include "engine/model/machines.hpp"
 #include "engine/model/model.hpp"
 #include "engine/ptx/emit.hpp"
+#include "engine/ptx/registers.hpp"
 #include "bench/probe_figures.hpp"
 #include "bench/probe_list.hpp"
 #include "kernels/timing_probes.hpp"
@@ -350,19 +351,30 @@ int main(int argc, char** argv) {
     p.figure = [loads](const std::vector<uint8_t>& c, double) { return loads / span_of_warps(c); };
     probes.push_back(std::move(p));
   }
-  for (const uint32_t shared : {0u, 8u}) {
-    const uint32_t reps = 64 / q;
-    Probe p{shared ? "cp_async_fill_lds8_32warps" : "cp_async_fill_32warps",
-            shared ? "cp.async.cg 16 B a lane (4 lines a copy) from L2, 4 a round, and 8 conflict-free ld.shared.u32 a "
-                     "round, 32 warps: warp-instructions (both kinds) per cycle"
-                   : "cp.async.cg 16 B a lane (4 lines a copy) from L2, 4 a round, 32 warps: warp-copies per cycle",
-            "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared), {}, nullptr, true};
-    p.buffers.a.assign(size_t(reps) * 32 * 2048 + 1024, 1);
-    p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
-    const double insts = 32.0 * (4.0 + shared) * reps;
-    p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
-    probes.push_back(std::move(p));
-  }
+  // The copies alone and beside conflict-free ld.shared; with rows of 32 or 64 bytes as steps 09
+  // and 10 copy (16 or 8 lines a copy, one or two sectors each; the plain copy's 512 contiguous
+  // bytes are 4 whole lines).
+  // With 80 ld.shared a round, the data path has more to carry than the copies' lines take the
+  // L1's tag stage (4 x 16 lines): what of a copy holds the path the ld.shared need.
+  for (const uint32_t row : {0u, 32u, 64u})
+    for (const uint32_t shared : {0u, 8u, 80u}) {
+      if (row == 64 && shared) continue;
+      const uint32_t reps = 64 / q;
+      const std::string lines = row ? fmt::format("{} B a row: {} lines a copy", row, 512 / row) : "4 lines a copy";
+      Probe p{fmt::format("cp_async_fill{}{}_32warps", row ? fmt::format("_rows{}", row) : "",
+                          shared ? fmt::format("_lds{}", shared) : ""),
+              shared ? fmt::format("cp.async.cg 16 B a lane ({}) from L2, 4 a round, and {} conflict-free "
+                                   "ld.shared.u32 a round, 32 warps: warp-instructions (both kinds) per cycle",
+                                   lines, shared)
+                     : fmt::format("cp.async.cg 16 B a lane ({}) from L2, 4 a round, 32 warps: warp-copies per cycle",
+                                   lines),
+              "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared, row), {}, nullptr, true};
+      p.buffers.a.assign(size_t(reps) * 32 * 4 * (row ? 512 / row * 128 : 512) + 1024, 1);
+      p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+      const double insts = 32.0 * (4.0 + shared) * reps;
+      p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
+      probes.push_back(std::move(p));
+    }
   for (const uint32_t shared : {0u, 8u}) {
     Probe p{shared ? "l1_shared_mix_32warps" : "l1_loads_stride4_32warps",
             shared ? "ld.global u32 (1 line a load, warm L1) and ld.shared.u32 (1 wavefront) in turn, 8 of each a "
@@ -723,6 +735,11 @@ int main(int argc, char** argv) {
         // Whole: a plain loop's fast-forward times the pass before its second one, whose loads
         // still miss the L1 here (the co-resident probes' first four rounds read new lines).
         opt.fast_forward = !p.model_figure;
+        // What ptxas made of it, as a step's run has (run/sim_job.cpp): folded shared loads and
+        // the SASS order its loads take their place in.
+        const ptx::CompiledKernel compiled = ptx::compiled_kernel(p.kernel);
+        opt.sass_per_inst = compiled.sass_per_inst;
+        opt.sass_first = compiled.sass_first;
         const model::SimResult s = model::simulate(p.kernel, p.buffers, opt, 0.0);
         if (s.completed) {
           modeled = p.model_figure ? p.model_figure(s, opt.machine ? *opt.machine : model::timing::kH100)

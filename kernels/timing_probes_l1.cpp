@@ -1,6 +1,8 @@
 // The L1 probes (timing_probes.hpp): global loads by what they find in the L1 (hits of one or
 // more lines, lines from L2, lines on their way), beside shared-memory loads, and cp.async from
 // L2 into shared memory. The other probes are in timing_probes.cpp.
+#include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <vector>
 
@@ -21,13 +23,13 @@ using probe_parts::end_with_sums;
 namespace {
 
 // The shared words an L1 probe reads beside its global loads: lane l's word of each of 16 rows
-// of 128 bytes, written once by warp 0 (their own addresses, so each load reads a known value);
-// the caller's barrier publishes them. Lane l's slot in row 0.
-Reg probe_shared_slots(Builder& b, const Reg& tid, const Reg& lane) {
-  auto slots = b.shared("slots", 16 * 128, 128, ir::SmemUse::other);
+// of 128 bytes (or `rows`), written once by warp 0 (their own addresses, so each load reads a
+// known value); the caller's barrier publishes them. Lane l's slot in row 0.
+Reg probe_shared_slots(Builder& b, const Reg& tid, const Reg& lane, uint32_t rows = 16) {
+  auto slots = b.shared("slots", rows * 128, 128, ir::SmemUse::other);
   Reg slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
   b.if_((tid < 32u).named("first_warp"), [&] {
-    for (uint32_t u = 0; u < 16; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
+    for (uint32_t u = 0; u < rows; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
   });
   return slot;
 }
@@ -128,12 +130,14 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
   return b.finish();
 }
 
-ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads) {
-  if (warps == 0 || warps > 32 || reps == 0 || shared_loads > 8)
-    throw std::invalid_argument(fmt::format("a cp.async fill probe needs 1..32 warps, a repetition and at most 8 "
-                                            "shared loads a round (got {}, {}, {})",
-                                            warps, reps, shared_loads));
-  Builder b(shared_loads ? fmt::format("timing_cp_async_fill_lds{}", shared_loads) : "timing_cp_async_fill",
+ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads, uint32_t row_bytes) {
+  if (warps == 0 || warps > 32 || reps == 0 || shared_loads > 80 || (row_bytes != 0 && row_bytes != 32 && row_bytes != 64))
+    throw std::invalid_argument(fmt::format("a cp.async fill probe needs 1..32 warps, a repetition, at most 80 "
+                                            "shared loads a round and rows of 0 (contiguous), 32 or 64 bytes (got {}, "
+                                            "{}, {}, {})",
+                                            warps, reps, shared_loads, row_bytes));
+  Builder b(fmt::format("timing_cp_async_fill{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
+                        shared_loads ? fmt::format("_lds{}", shared_loads) : ""),
             ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
@@ -144,12 +148,20 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
   Reg A = b.global_ptr(pa, "A_ptr");
   // A round of a warp: 4 copies of 16 bytes a lane (512 bytes, 4 lines each) into its half of a
   // 4-KiB ring of its own; the next round waits for this one's group only after issuing its own.
+  // With rows of r bytes, lane l reads 16 bytes at line l/(r/16), byte (l%(r/16))*16: a copy spans
+  // 512/r lines (16 or 8), each line read once.
   constexpr uint32_t kCopyBytes = 512, kCopies = 4, kRoundBytes = kCopies * kCopyBytes;
+  const uint32_t per_row = row_bytes / 16;  // lanes a row (0: contiguous)
+  const uint32_t src_copy = row_bytes ? kCopyBytes / row_bytes * 128 : kCopyBytes, src_round = kCopies * src_copy;
   b.use_dynamic_smem();  // 32 warps x 4 KiB: past the 48 KiB of static shared memory
   auto ring = b.shared("ring", warps * 2 * kRoundBytes, 128, ir::SmemUse::other);
-  Reg mine_src = (A + b.mul_wide(lane, 16u, "lane_off")).named("mine_src");
+  Reg lane_off = per_row ? (((lane >> uint32_t(std::countr_zero(per_row))) << 7u) + ((lane & (per_row - 1)) << 4u))
+                               .named("lane_off")
+                         : (lane << 4u).named("lane_off");
+  Reg mine_src = (A + b.cvt(Type::u64, lane_off, ir::Rounding::none, "lane_off64")).named("mine_src");
   Reg mine_dst = (b.smem_address(ring, 0, "ring_addr") + warp * (2 * kRoundBytes) + (lane << 4)).named("mine_dst");
-  const Reg slot = shared_loads > 0 ? probe_shared_slots(b, tid, lane) : Reg{};
+  // Every load of a round a row of its own (ptxas would load a row read twice once): 8 + loads rows.
+  const Reg slot = shared_loads > 0 ? probe_shared_slots(b, tid, lane, std::max(16u, 8 + shared_loads)) : Reg{};
   b.bar_sync(0);
   std::vector<Reg> sum;
   for (uint32_t j = 0; j < 4; ++j) sum.push_back(b.mov(Type::b32, 0u, "sum"));
@@ -157,10 +169,10 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
   b.loop("rep", reps, [&](const Reg& i) {
     // Every line is read once in the whole run (the buffer was just copied to the card: from L2).
     Reg round = (i * warps + warp).named("round");
-    Reg src = (mine_src + b.mul_wide(round, kRoundBytes, "round_off")).named("src");
+    Reg src = (mine_src + b.mul_wide(round, src_round, "round_off")).named("src");
     Reg dst = (mine_dst + ((i & 1u) * kRoundBytes)).named("dst");
     for (uint32_t u = 0; u < kCopies; ++u)
-      b.cp_async_cg(Addr::at(dst, int64_t(u * kCopyBytes)), Addr::at(src, int64_t(u * kCopyBytes)));
+      b.cp_async_cg(Addr::at(dst, int64_t(u * kCopyBytes)), Addr::at(src, int64_t(u * src_copy)));
     b.cp_async_commit_group();
     if (shared_loads) {
       Reg rows = (slot + ((i & 7u) << 7)).named("rows");

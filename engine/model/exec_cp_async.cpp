@@ -17,6 +17,7 @@
 // commit and wait together (the instructions are not divergent in any kernel here; a
 // divergent commit or wait is reported).
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -126,13 +127,40 @@ void exec_cp_async(ExecContext& x) {
     mark_pending(x, dst, bytes, l);
     w.cp_async_uncommitted.push_back(copy);
   }
-  // The shared side goes through the bank model as one warp-wide store of cp-size bytes: those
-  // wavefronts are all the copy takes of the L1's data path (account_global's data_path).
-  account_shared(x, saddr, bytes, true);
+  // The shared side goes through the bank model as one warp-wide store of cp-size bytes, its
+  // wavefronts on the L1's data path. The global side looks up each 128-byte line it reads at
+  // the L1's tag stage, a line a cycle as a global load's lines (l1_lines_per_cycle), and what a
+  // load that asks L2 holds beyond them (l1_miss_request_cycles: .cg and .ca alike are not held
+  // for the copy): its 512 bytes as 4 whole lines take 4.3 (probe cp_async_fill_32warps), as 16
+  // lines of one sector each, step 09's copies', 16.3 (cp_async_fill_rows32_32warps). The lines
+  // beyond its wavefronts hold the data path too, cp_async_line_path_cycles each (probes
+  // cp_async_fill_*_lds80_32warps, where the ld.shared beside the copies bound it). Its data
+  // lands the global latency after both have carried it; the warp goes on at once.
+  const uint32_t wavefronts = account_shared(x, saddr, bytes, true);
+  uint64_t carried = c.now + (wavefronts ? x.latency - timing::kSharedLatency + 1 : 0);
+  if (c.trace) {
+    const double lines = double(distinct_lines(gaddr, reading, bytes)) / timing::kL1LinesPerCycle;
+    const auto whole_cycles = [](double& fraction, double cycles) {
+      fraction += cycles;
+      const double whole = std::floor(fraction);
+      fraction -= whole;
+      return uint64_t(whole);
+    };
+    if (const uint64_t tag = whole_cycles(c.l1_tag_fraction, lines + timing::kL1MissRequestCycles); tag > 0)
+      carried = std::max(carried, c.tag_path.take(c.now, tag).end);
+    if (lines > wavefronts) {
+      const uint64_t extra =
+          whole_cycles(c.l1_data_fraction, (lines - double(wavefronts)) * timing::kCpAsyncLinePathCycles);
+      if (extra > 0) {
+        carried = std::max(carried, c.data_path.take(c.now, extra).end);
+        c.cost.lsu_cycles += extra;
+      }
+    }
+  }
   account_global(x, bytes, false, gaddr, reading, kCountSectors, false);
   w.cp_async_uncommitted_complete_at =
-      std::max(w.cp_async_uncommitted_complete_at, c.now + c.launch.figures->global_latency);
-  x.latency = timing::kAluLatency;  // the copy is asynchronous: the warp goes on at once
+      std::max(w.cp_async_uncommitted_complete_at, carried + c.launch.figures->global_latency);
+  x.latency = timing::kAluLatency;
 }
 
 namespace {

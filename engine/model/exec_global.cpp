@@ -96,7 +96,8 @@ L1Lookup l1_lookup(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
   return found;
 }
 
-// The distinct 128-byte lines a warp's access touches.
+}  // namespace
+
 uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes) {
   uint64_t line[64];
   uint32_t n = 0;
@@ -108,8 +109,6 @@ uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, ui
   std::sort(line, line + n);
   return uint32_t(std::unique(line, line + n) - line);
 }
-
-}  // namespace
 
 // Statistics and trace record of a global access: each lane's address and the distinct
 // 32-byte sectors they touch (only for the traced CTA).

@@ -204,7 +204,7 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 }
 
 // Bank model and statistics for one warp-level shared access (facts §8).
-void account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint32_t given_bytes, bool store) {
+uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint32_t given_bytes, bool store) {
   Cta& c = x.cta;
   // A load ptxas folded into another's SASS load costs no wavefront: its bytes come with that
   // load, which is charged at its own width (decode.hpp, shared_load_folds).
@@ -219,7 +219,7 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint3
       const uint32_t index = append(c.trace->smem, a);
       trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, 0);
     }
-    return;
+    return 0;
   }
   std::array<uint32_t, 32> addrs = given;
   uint32_t bytes = given_bytes;
@@ -247,6 +247,7 @@ void account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint3
     const uint32_t index = append(c.trace->smem, a);
     trace_event(c, EventKind::smem_access, c.now, x.warp.id, x.inst_id, x.mask, index, r.wavefronts);
   }
+  return r.wavefronts;
 }
 
 SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,

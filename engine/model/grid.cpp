@@ -90,6 +90,8 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tensor_free = c.copy_free = c.now = 0;
   c.data_path.reset();
   c.l1_data_fraction = 0;
+  c.tag_path.reset();
+  c.l1_tag_fraction = 0;
   c.wgmma_instances = {};
   c.cost = {};
   c.recent_tiles.fill(kNone);

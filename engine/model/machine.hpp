@@ -490,6 +490,11 @@ struct Cta {
   // taken at the cycle each access was requested (data_path.hpp).
   DataPath data_path;
   double l1_data_fraction = 0;            // the part of a cycle the path's loads have taken beyond whole cycles
+  // The L1's tag stage as cp.async meets it: a look-up a 128-byte line it reads, one a cycle,
+  // before the data path (exec_cp_async.cpp). (Global loads' lines are on data_path, as their
+  // probes measured them together.)
+  DataPath tag_path;
+  double l1_tag_fraction = 0;
   uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_global.cpp)
   // The traced CTA's L1 (exec_global.cpp, l1_lookup): which 32-byte sectors of which 128-byte
   // lines it holds, 4 ways a set, least recently used out, and when the last sector it asked L2
@@ -585,7 +590,10 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
 inline constexpr uint32_t kCountSectors = ~0u;
 void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
                     uint32_t sectors = kCountSectors, bool data_path = true);
-void account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
+// Returns the wavefronts it took of the data path (0 for a load folded into another).
+uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
+// The distinct 128-byte lines `bytes` a lane at addr[l] touch, over the lanes in `lanes`.
+uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes);
 // A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path, asked for at its
 // issue cycle (a moved global load keeps its place in the IR there: the L1 probes' figures were
 // measured against it, docs/results/2026-12-02-stalls): its latency (a load's, waiting for the

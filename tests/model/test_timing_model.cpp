@@ -126,6 +126,64 @@ TEST_CASE("prediction: a wave takes its longest part, which names the bound", "[
   CHECK(q.parts.wave_quantization > 0.3);
 }
 
+TEST_CASE("cp.async: a copy's lines take the L1's tag stage, a line a cycle, and a fifth of a cycle of its data path",
+          "[model][timing]") {
+  // 32 warps, 4 copies of 512 bytes a round: as 4 whole lines, and as 16 lines of 32 bytes (step
+  // 09's copies). Alone the tag stage bounds them (probes cp_async_fill_32warps, _rows32_: 17.7
+  // and 71.4 cycles a warp's round on the H200); beside 80 ld.shared the data path does, and
+  // the 48 lines more add 0.2 cycles each (_lds80_: 95.0 and 104.5).
+  const auto cycles = [](uint32_t reps, uint32_t shared, uint32_t row_bytes) {
+    model::GemmBuffers buf;
+    buf.a.assign(size_t(reps) * 32 * 4 * (row_bytes ? 512 / row_bytes * 128 : 512) + 1024, 1);
+    buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;
+    opt.trace = true;
+    opt.fast_forward = false;
+    opt.machine = &model::timing::kH200;
+    const model::SimResult r =
+        model::simulate(kernels::build_cp_async_fill_probe(32, reps, shared, row_bytes), buf, opt, 0.0);
+    REQUIRE(r.completed);
+    return double(r.stats.traced_cta_cycles);
+  };
+  // Cycles a warp's round, all 32 warps sharing the SM: 8 rounds more, over 8 x 32 (the start
+  // and the end cancel).
+  const auto round_cycles = [&](uint32_t shared, uint32_t row_bytes) {
+    return (cycles(16, shared, row_bytes) - cycles(8, shared, row_bytes)) / 8 / 32;
+  };
+  const double whole = round_cycles(0, 0), rows = round_cycles(0, 32);
+  CHECK(rows / whole == Approx(4.0).epsilon(0.1));  // 64 lines a round against 16
+  CHECK(whole == Approx(4 * (4 + model::timing::kL1MissRequestCycles)).epsilon(0.2));
+  const double whole80 = round_cycles(80, 0), rows80 = round_cycles(80, 32);
+  CHECK(whole80 == Approx(96).epsilon(0.1));  // 80 ld.shared and 16 written wavefronts
+  CHECK(rows80 - whole80 == Approx(48 * model::timing::kCpAsyncLinePathCycles).margin(3));
+}
+
+TEST_CASE("prediction: a last wave whose SMs hold fewer CTAs ends sooner when a unit of the SM bounds it",
+          "[model][timing]") {
+  // Four CTAs an SM (their shared memory lets no more in), a grid of a wave and a quarter: the
+  // last wave holds one CTA an SM.
+  model::timing::CtaCost cta;
+  cta.threads = 128;
+  cta.smem_bytes = 50000;
+  cta.cycles = 1000;
+  cta.smem_wavefronts = 1000;  // the L1's data path bounds it: a CTA alone is all data path
+  const model::timing::Prediction p = model::timing::predict_gemm(cta, 5 * 132, 1e12);
+  REQUIRE(p.resident == 4);
+  REQUIRE(p.waves == 2);
+  CHECK(p.cycles_per_wave == Approx(4000));  // four CTAs' turns at the path
+  CHECK(p.last_wave_cycles == Approx(1000));  // one CTA's
+  CHECK(p.seconds - p.launch_seconds == Approx(5000 / p.clock_hz));
+  CHECK(p.parts.wave_quantization == Approx(0.0).margin(1e-9));  // 1.25 waves' work in 1.25 waves' time
+  // A CTA bound by its own latency takes as long alone as beside three others: the last wave
+  // is as long as a full one, and three quarters of the machine idle in it.
+  cta.cycles = 100000;
+  const model::timing::Prediction q = model::timing::predict_gemm(cta, 5 * 132, 1e12);
+  CHECK(q.cycles_per_wave == Approx(103000));
+  CHECK(q.last_wave_cycles == Approx(100000));
+  CHECK(q.seconds - q.launch_seconds == Approx(203000 / q.clock_hz));
+  CHECK(q.parts.wave_quantization == Approx(1.0 - 1.25 * 103000 / 203000));
+}
+
 TEST_CASE("machines: a prediction for an H200 reads the H200's figures, the CTA's run included", "[model][timing]") {
   using model::timing::kH100;
   using model::timing::kH200;
@@ -287,6 +345,8 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_l1_fill_probe(2, 1, 4, 0, true),
       kernels::build_l1_fill_probe(2, 4, 4, 8),
       kernels::build_cp_async_fill_probe(32, 4, 8),
+      kernels::build_cp_async_fill_probe(32, 4, 0, 32),
+      kernels::build_cp_async_fill_probe(32, 4, 8, 64),
       kernels::build_wgmma_probe(2, 256, 2),
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
@@ -691,7 +751,7 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy
   CHECK(p.clock_hz / 1e6 == Approx(sustained_clock(h100, true, gbs, busy).mhz).margin(1.0));
   CHECK(p.clock_hz / 1e6 < h100.clock_sustained_mhz.value);
   CHECK_THAT(p.clock_basis, Catch::Contains("GB/s to and from HBM"));
-  CHECK(p.seconds == Approx(double(p.waves) * p.cycles_per_wave / p.clock_hz + p.launch_seconds));
+  CHECK(p.seconds == Approx((double(p.waves - 1) * p.cycles_per_wave + p.last_wave_cycles) / p.clock_hz + p.launch_seconds));
 
   // The same CTA doing four times the work in the same time keeps the tensor cores busier: on the
   // H200, whose two clocks lie 200 MHz apart, the clock falls.
