@@ -430,10 +430,11 @@ std::string prediction_lines(const SimReport& r) {
   for (const model::timing::PartRow& row : model::timing::breakdown_rows(p.parts))
     out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
                        100.0 * row.cycles / p.cycles_per_wave, row.meaning);
-  out += fmt::format("  bytes per wave: {} through L2, {} from HBM, {} of C stored; the last wave leaves {:.0f}% of "
-                     "the time idle\n",
+  out += fmt::format("  bytes per wave: {} through L2, {} from HBM, {} of C stored; the last, partial wave costs "
+                     "{:.0f}% of the time ({} cycles against a full wave's {})\n",
                      megabytes(p.parts.l2_bytes_per_wave), megabytes(p.parts.hbm_bytes_per_wave),
-                     megabytes(p.parts.store_bytes_per_wave), 100.0 * p.parts.wave_quantization);
+                     megabytes(p.parts.store_bytes_per_wave), 100.0 * p.parts.wave_quantization,
+                     group_digits(uint64_t(p.last_wave_cycles)), group_digits(uint64_t(p.cycles_per_wave)));
   const double total = p.seconds > 0 ? p.seconds : 1.0;
   out += fmt::format("  launch: {:.1f} us ({:.0f}% of the time): {}\n", p.launch_seconds * 1e6,
                      100.0 * p.launch_seconds / total, p.launch_basis);
