@@ -1,0 +1,43 @@
+// The time a cp.async takes of the L1 (engine/model/exec_cp_async.cpp): its lines at the tag
+// stage, and what of them the data path carries beside the wavefronts it writes, against the
+// H200's cp_async_fill probes (docs/results/2026-12-03-lines).
+#include <catch2/catch.hpp>
+
+#include "engine/model/machines.hpp"
+#include "engine/model/model.hpp"
+#include "engine/model/timing.hpp"
+#include "kernels/timing_probes.hpp"
+
+using namespace gs;
+
+TEST_CASE("cp.async: a copy's lines take the L1's tag stage, a line a cycle, and a fifth of a cycle of its data path",
+          "[model][timing]") {
+  // 32 warps, 4 copies of 512 bytes a round: as 4 whole lines, and as 16 lines of 32 bytes (step
+  // 09's copies). Alone the tag stage bounds them (probes cp_async_fill_32warps, _rows32_: 17.7
+  // and 71.4 cycles a warp's round on the H200); beside 80 ld.shared the data path does, and
+  // the 48 lines more add 0.2 cycles each (_lds80_: 95.0 and 104.5).
+  const auto cycles = [](uint32_t reps, uint32_t shared, uint32_t row_bytes) {
+    model::GemmBuffers buf;
+    buf.a.assign(size_t(reps) * 32 * 4 * (row_bytes ? 512 / row_bytes * 128 : 512) + 1024, 1);
+    buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;
+    opt.trace = true;
+    opt.fast_forward = false;
+    opt.machine = &model::timing::kH200;
+    const model::SimResult r =
+        model::simulate(kernels::build_cp_async_fill_probe(32, reps, shared, row_bytes), buf, opt, 0.0);
+    REQUIRE(r.completed);
+    return double(r.stats.traced_cta_cycles);
+  };
+  // Cycles a warp's round, all 32 warps sharing the SM: 8 rounds more, over 8 x 32 (the start
+  // and the end cancel).
+  const auto round_cycles = [&](uint32_t shared, uint32_t row_bytes) {
+    return (cycles(16, shared, row_bytes) - cycles(8, shared, row_bytes)) / 8 / 32;
+  };
+  const double whole = round_cycles(0, 0), rows = round_cycles(0, 32);
+  CHECK(rows / whole == Approx(4.0).epsilon(0.1));  // 64 lines a round against 16
+  CHECK(whole == Approx(4 * (4 + model::timing::kL1MissRequestCycles)).epsilon(0.2));
+  const double whole80 = round_cycles(80, 0), rows80 = round_cycles(80, 32);
+  CHECK(whole80 == Approx(96).epsilon(0.1));  // 80 ld.shared and 16 written wavefronts
+  CHECK(rows80 - whole80 == Approx(48 * model::timing::kCpAsyncLinePathCycles).margin(3));
+}
