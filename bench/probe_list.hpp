@@ -31,5 +31,7 @@ struct Probe {
 
 // The copy-burst and outer-product probes (timing_probes_sm.cpp); q divides the counts (--quick).
 void add_sm_probes(std::vector<Probe>& probes, uint32_t q);
+// The probes of a GEMM wave's copies through L2 (timing_probes_l2.cpp).
+void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q);
 
 }  // namespace gs::probe_list

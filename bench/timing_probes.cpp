@@ -45,6 +45,7 @@ using namespace gs;
 using namespace gs::probe_figures;
 using gs::probe_list::Probe;
 using gs::probe_list::add_sm_probes;
+using gs::probe_list::add_l2_gemm_probes;
 
 namespace {
 
@@ -468,6 +469,7 @@ int main(int argc, char** argv) {
                                      "together, 8 MiB: L2 to the SMs",
                                      ctas, ctas == 1056 ? "" : " (4 waves)", share),
                          "GB/s", ctas, 2, 256 / q, 64, 1024, share));
+  add_l2_gemm_probes(probes, q);
   // What a launch costs, timed back to back between events as `gemmscope bench` times a GEMM:
   // empty grids of one CTA per SM (as the persistent steps launch), with a GEMM CTA's shared
   // memory, and of 16384 CTAs (step 11's grid at 8192^3: the rate at which CTAs start).

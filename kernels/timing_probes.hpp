@@ -150,6 +150,17 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share = 1);
 
+// A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
+// `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel
+// y, K box k) and one of B (row panel x), both on one mbarrier, as a GEMM of 64x64 tiles reads
+// them (step 11); the warpgroup waits, runs `mma_reps` rounds of four wgmma m64n64k16 on the
+// boxes (0: none, the copies alone; 1: step 11's tensor work a step), and meets at bar.sync
+// before the next copy. `own`: every CTA reads boxes of its own instead (no two CTAs of a step
+// share one: 4 MiB rings). `cta_smem_bytes`: the shared memory a CTA holds (the boxes and a
+// reserve), so that as many CTAs share an SM as the GEMM's do. Bytes = tiles·ksteps·16 KiB.
+ir::Kernel build_tma_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t ksteps, uint32_t mma_reps, bool own,
+                                uint32_t cta_smem_bytes);
+
 // The SM clock right after another kernel, counted where that kernel cannot be instrumented
 // (cuBLAS): `ctas` CTAs of one warp (one an SM on a 132-SM card), each running a dependent
 // fma.rn.f32 chain of 8·`reps` instructions (about 4 cycles each: a fixed number of cycles

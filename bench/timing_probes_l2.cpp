@@ -1,0 +1,45 @@
+// The timing probes of a GEMM wave's copies through L2 (kernels/timing_probes_l2.cpp): added to
+// gemmscope_timing_probes' list by add_l2_gemm_probes.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "bench/probe_list.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::probe_list {
+
+void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
+  // A GEMM's copies in a GEMM's geometry (step 11's 64x64 tiles, eight CTAs an SM by a 26-KiB
+  // footprint, 32 K steps): A's row panels shared by a tile row, B's by a tile column, with 0, 1,
+  // 2 or 4 rounds of a tile's tensor work (four wgmma m64n64k16) between a CTA's copies; the same
+  // with every CTA its own boxes; one wave (32x32 tiles, 1024 CTAs) and four (64x64). Timed as
+  // bench times a GEMM (20 launches back to back), bytes over the median launch.
+  struct GemmCopyRow {
+    uint32_t tiles, mma_reps;
+    bool own;
+  };
+  for (const GemmCopyRow& r : {GemmCopyRow{32, 0, false}, GemmCopyRow{32, 1, false}, GemmCopyRow{32, 2, false},
+                               GemmCopyRow{32, 4, false}, GemmCopyRow{32, 0, true}, GemmCopyRow{32, 1, true},
+                               GemmCopyRow{64, 0, false}, GemmCopyRow{64, 1, false}}) {
+    const uint32_t ksteps = std::max(2u, 32 / q);
+    Probe p{fmt::format("tma_gemm{}_mma{}{}", r.tiles, r.mma_reps, r.own ? "_own" : ""),
+            fmt::format("TMA 8-KiB boxes of A and B, {}x{} tiles of 64x64 ({} CTAs, 8 an SM{}), {}, {}{}, {} K steps: "
+                        "L2 to the SMs",
+                        r.tiles, r.tiles, r.tiles * r.tiles, r.tiles == 32 ? ", one wave" : ", four waves",
+                        r.own ? "every CTA its own boxes" : "panels shared as a GEMM's",
+                        r.mma_reps ? fmt::format("{} round(s) of 4 wgmma m64n64k16", r.mma_reps) : "no tensor work",
+                        " between copies", ksteps),
+            "GB/s", kernels::build_tma_gemm_probe(r.tiles, r.tiles, ksteps, r.mma_reps, r.own, 26 * 1024), {}, nullptr,
+            false, 20};
+    const size_t operand_bytes = r.own ? size_t(512) * 64 * 64 * 2 : size_t(r.tiles) * 64 * ksteps * 64 * 2;
+    p.buffers.a.assign(operand_bytes, 0);
+    p.buffers.b.assign(operand_bytes, 0);
+    p.buffers.c.assign(size_t(r.tiles) * r.tiles * 128 * kernels::kTimingOutBytes, 0);
+    const double bytes = double(r.tiles) * r.tiles * ksteps * 16384;
+    p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
+    probes.push_back(std::move(p));
+  }
+}
+
+}  // namespace gs::probe_list
