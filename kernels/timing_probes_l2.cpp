@@ -8,6 +8,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "engine/layout/swizzle.hpp"
+#include "kernels/hopper_parts.hpp"
 #include "kernels/timing_probe_parts.hpp"
 #include "kernels/timing_probes.hpp"
 
@@ -90,12 +91,7 @@ ir::Kernel build_tma_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t kst
     phase ^= 1u;
     if (mma_reps > 0) {
       b.wgmma_fence();
-      for (uint32_t r = 0; r < mma_reps; ++r)
-        for (uint32_t kk = 0; kk < kTile / 16; ++kk) {
-          Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-          Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
-          b.wgmma_mma_async(kTile, acc, ad, bd, 1);
-        }
+      for (uint32_t r = 0; r < mma_reps; ++r) hopper::wgmma_k_block(b, kTile, {acc}, {a_desc}, b_desc, 1u);
       b.wgmma_commit_group();
       b.wgmma_wait_group(0);
     }
