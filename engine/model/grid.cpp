@@ -80,6 +80,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tmem.relinquished = false;
   c.tmem.write_stamp.fill(0);
   c.tmem.read_stamp.clear();
+  c.tmem.read_release.fill(0);
   c.tmem_mmas.clear();
   c.tmem_commits.clear();
   c.tmem_commit_clocks.clear();

@@ -316,6 +316,14 @@ struct TensorMemory {
   std::array<uint16_t, kColumns> writer{};
   std::array<uint32_t, kColumns> write_stamp{};
   std::vector<uint32_t> read_stamp;
+  // The same across the CTA pair (a cta_group::2 MMA issued by the peer writes this CTA's
+  // columns, and the warp clocks above are one CTA's): this CTA's release count (Cta::releases)
+  // at its latest tcgen05.ld of the column since the last MMA wrote it, plus one (0: not read
+  // since). The peer's MMA may write the column only once its issuer acquired a release of this
+  // CTA made after the read (Warp::acquired), as a multicast may overwrite a peer's shared memory
+  // (SmemWord::read_release). CTA-grained, like that check: any later arrive of this CTA that
+  // the issuer acquired counts as releasing the read.
+  std::array<uint32_t, kColumns> read_release{};
 };
 
 // The CTAs of one thread-block cluster, run together (simulate.cpp, run_cluster): distributed
