@@ -166,8 +166,10 @@ void run_cluster(Cluster& cl, const SimOptions& opt) {
     for (const Cta* c : cl.ctas) now = std::max(now, c->now);
     // Warps that exited count as arrived at barrier.cluster: the last exit may release it.
     if (!progress && !cluster_barrier_check(cl, now)) {
+      std::vector<Cta*> blocked;
       for (size_t r = 0; r < cl.ctas.size(); ++r)
-        if (!done[r]) report_deadlock(*cl.ctas[r]);
+        if (!done[r]) blocked.push_back(cl.ctas[r]);
+      if (!blocked.empty()) report_deadlock(*blocked[0], std::span<Cta* const>(blocked).subspan(1));
       return;
     }
   }

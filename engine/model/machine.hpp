@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <span>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -685,8 +686,9 @@ uint32_t registers_held(const Cta& c);
 // Runs one CTA to completion (or failure) in modeled time; in a cluster, until it blocks or
 // its next event lies past `horizon` (a cycle).
 void run_cta(Cta& cta, const SimOptions& opt, uint64_t horizon = ~uint64_t(0));
-// Every live warp waits and nothing is in flight: reports a deadlock naming the waits.
-void report_deadlock(Cta& cta);
+// Every live warp waits and nothing is in flight: reports a deadlock naming the waits (in a
+// cluster, once, with the waits of the other blocked CTAs of the cluster by rank).
+void report_deadlock(Cta& cta, std::span<Cta* const> blocked_peers = {});
 // A shared::cluster address resolved to a CTA of the cluster and a shared::cta address in
 // it; nullptr (after reporting why) when the rank is outside the cluster.
 Cta* cluster_target(ExecContext& x, uint32_t address, uint32_t lane, uint32_t* cta_address);
