@@ -1,25 +1,22 @@
 // Step 26 — Blackwell: a persistent CTA pair (step 25's kernel on step 22's 2-SM MMA).
 //
-// What it teaches: the two big wins of the Blackwell ladder, together. Step 22 made a 2-CTA
-// cluster one 256-row tensor core (tcgen05.mma.cta_group::2: each SM fetches half of B); step 25
-// made one CTA per SM walk tiles with two accumulators in TMEM and an epilogue that overlaps the
-// next tile's MMAs. Here one CLUSTER per SM pair walks PAIR TILES of 256x256: cluster c takes
-// pair tiles c, c + clusters, ... of the grouped order, and both CTAs compute the same pair tile
-// at the same time (each its own 128 rows), so the walk is the cluster's, not the CTA's.
+// What it teaches: steps 22 and 25 together. Step 22 made a 2-CTA cluster one 256-row tensor
+// core (tcgen05.mma.cta_group::2: each SM fetches half of B); step 25 made one CTA per SM walk
+// tiles with two TMEM accumulators and an epilogue under the next tile's MMAs. Here each
+// CLUSTER walks PAIR TILES of 256x256 (pair tiles c, c + clusters, ... of the grouped order),
+// both CTAs the same pair tile at the same time, each its own 128 rows.
 //
-// The new lesson is who may give an accumulator back. The leader's one tcgen05.mma.cta_group::2
-// writes BOTH CTAs' tensor memory: columns acc·256.. of rank 0's TMEM (rows 0-127 of the pair
-// tile) and of rank 1's (rows 128-255). So before it accumulates into buffer acc again, the
-// leader must know that both CTAs' epilogues are done reading it, not only its own:
-//   tmem_empty[acc] of the LEADER counts 2 x 128 arrivals, and every epilogue thread of both
-//   CTAs arrives there (mapa gives rank 1 the leader's address; its arrive is remote). Rank 1's
-//   own tmem_empty is never waited on. A release of columns already read needs only the default
-//   CTA scope (step 17's stage release), not .release.cluster.
-// Forgetting it (mistake release-tmem-to-own-cta) is step 23's reuse-before-release across SMs:
-// the leader waits only for its own epilogue, and its next MMA overwrites rank 1's columns while
-// rank 1's warps may still read them. The other barriers are step 22's: rank 1's MMA warp relays
-// each stage's full barrier to the leader (peer_full), and the leader's commits go to both CTAs
-// with .multicast::cluster and mask 0b11 (empty[s] per K-block, tmem_full[acc] per tile).
+// The new lesson is who gives an accumulator back. The leader's tcgen05.mma.cta_group::2 writes
+// BOTH CTAs' TMEM (columns acc·256.. of rank 0's, rows 0-127, and of rank 1's, rows 128-255), so
+// before reusing buffer acc it must know that both epilogues are done with it:
+//   * the LEADER's tmem_empty[acc] counts 2 x 128 arrivals, and every epilogue thread of both
+//     CTAs arrives there (rank 1 remotely, at an address from mapa; CTA scope is enough: it
+//     releases reads already done, as step 17's stage release);
+//   * rank 1's own tmem_empty is never waited on.
+// Without it (mistake release-tmem-to-own-cta) the leader's next MMA overwrites rank 1's columns
+// while rank 1's warps may still read them: step 23's reuse-before-release across two SMs. The
+// other barriers are step 22's: peer_full (rank 1 relays each full[s]) and commits with
+// .multicast::cluster, mask 0b11 (empty[s] per K-block, tmem_full[acc] per tile).
 //
 // Phases, as the code runs them:
 //   launch       min(ctas / 2, pair tiles) clusters of 2 CTAs ("ctas", 148: one per SM of a B200);
