@@ -33,13 +33,15 @@
 // drain_accumulator_clipped; the TMA store clips at C's edges, so any M, N, K multiple of 8 runs.
 // C's type is the build parameter c_dtype (step 18's): f32 by default; bf16 rounds each pair with
 // cvt.rn.bf16x2.f32, so a 128-byte row holds 64 columns: 4 sub-tiles of 64 a tile, read with
-// tcgen05.ld.32x32b.x64.
+// tcgen05.ld.32x32b.x64. The sub-tile loop (its code, with the three rules and the mistakes) is
+// blackwell::store_accumulator in tcgen05_store_parts.cpp, which step 26 shares.
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
 #include "kernels/hopper_parts.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tcgen05_parts.hpp"
+#include "kernels/tcgen05_store_parts.hpp"
 #include "kernels/tile_order.hpp"
 
 namespace gs::kernels {
@@ -65,37 +67,16 @@ constexpr uint32_t kTmemColumns = kAccumulators * kBN;
 constexpr uint32_t kEpilogueThreads = 4 * 32;
 constexpr uint32_t kABytes = kBM * kBK * 2, kBBytes = kBN * kBK * 2;
 constexpr uint32_t kGroupM = 16;
-// The epilogue's sub-tile: 128 rows of 128 bytes (one 128B-swizzle row: 32 f32 or 64 bf16
-// columns), through two staging buffers of 16 KiB.
-constexpr uint32_t kRowBytes = 128;
-constexpr uint32_t kSubBytes = kBM * kRowBytes;
-constexpr uint32_t kStaging = 2;
 constexpr uint32_t kStoreBarrier = 1;     // bar.sync id of the epilogue warps (0: the init's)
-constexpr uint32_t kPiece = 16;           // bytes: one st.shared.v4.f32, one unit of the swizzle
 
 // The deliberate mistakes, each with what it changes (the registry entry says the symptom).
 constexpr const char* kMissingProxyFence = "missing-proxy-fence";        // no fence.proxy.async
 constexpr const char* kReuseBeforeWait = "reuse-staging-before-wait";    // no wait_group.read
 constexpr const char* kReleaseBeforeWait = "release-tmem-before-ld-wait";  // arrive, then wait::ld
 
-// C (M x N of f32 or bf16, row-major) as a tensor of 128-byte x 128-row boxes, read from shared
-// memory through the 128B swizzle.
-ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype) {
-  const uint32_t es = c_dtype == DType::f32 ? 4 : 2;
-  ir::TensorMapDesc d;
-  d.source = ir::ParamRole::c;
-  d.dtype = c_dtype == DType::f32 ? ir::TensorDtype::f32 : ir::TensorDtype::bf16;
-  d.global_dim = {N, M, 1, 1, 1};
-  d.global_strides_bytes = {uint64_t(N) * es, 0, 0, 0};
-  d.box_dim = {kRowBytes / es, kBM, 1, 1, 1};
-  d.swizzle = Swizzle::b128;
-  return d;
-}
-
 ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
-  const uint32_t sub_cols = kRowBytes / (c_dtype == DType::f32 ? 4 : 2);  // a sub-tile's columns: 32 or 64
   Builder b(std::string(kId), ir::Arch::sm_100a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, kBN);
   const uint32_t tiles = tiles_m * tiles_n, ctas = std::min(cfg.param("ctas"), tiles);
@@ -105,10 +86,11 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
 
   auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
   auto tmap_b = b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kBN, Swizzle::b128));
-  auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype));
+  auto tmap_c = b.tensor_map_param("tmap_C", blackwell::c_store_map(M, N, c_dtype));
   const tma_ring::Ring ring = tma_ring::declare_ring(b, kStages, kABytes, kBBytes);
   // 1024-aligned: the 128B swizzle's pattern repeats every 1024 bytes from an aligned base.
-  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kStaging, kSubBytes, 1024, Swizzle::b128);
+  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, blackwell::kStagingBuffers,
+                                            blackwell::kStagingBytes, 1024, Swizzle::b128);
   const builder::Smem tmem_full = b.mbarriers("tmem_full", ir::BarrierRole::other, kAccumulators);
   const builder::Smem tmem_empty = b.mbarriers("tmem_empty", ir::BarrierRole::other, kAccumulators);
   const builder::Smem tmem_slot = b.shared("tmem_slot", 4, 16, ir::SmemUse::other);
@@ -191,71 +173,27 @@ ir::Kernel build_blackwell_tma_store_epilogue(const GemmConfig& cfg) {
   b.comment("warps 0-3: each finished accumulator goes to C in sub-tiles of 128-byte rows through two staging buffers");
   b.if_((warp < 4).named("epilogue_warp"), [&] {
     b.role(ir::WarpRole::epilogue, [&] {
-      Reg tmC = b.tensor_map_address(tmap_c, "tmC");
-      Reg issuer = (tid == 0).named("store_issuer");  // one thread issues every store
-      // Warp w reads TMEM lanes 32w..32w+31 (its quarter): the lane sits in bits 31-16 of the address.
-      Reg quarter = (tmem + ((warp * 32) << 16)).named("tmem_quarter");
-      // (T128, V32) -> (M128, N32) (f32; bf16: V64 -> N64): thread t holds row t of the
-      // sub-tile, register j column j (tcgen05.ld.32x32b.x32 or .x64). Row t of a buffer is 128
-      // bytes at t * 128; its 16-byte piece p (f32 columns 4p..4p+3, bf16 8p..8p+7) sits at piece
-      // p ^ (t % 8), the 128B swizzle, and t % 8 = lane % 8.
-      // The eight addresses are computed once.
-      Reg staging = b.smem_address(sC, 0, "sC_base");
-      Reg row_at = (staging + tid * kRowBytes).named("row_at");
-      Reg row8 = (lane % 8).named("row8");
-      std::vector<Reg> piece_at;
-      for (uint32_t p = 0; p < kRowBytes / kPiece; ++p)
-        piece_at.push_back((row_at + (row8 ^ p) * kPiece).named(fmt::format("piece{}_at", p)));
+      // The sub-tile loop the header describes, with its three rules, is blackwell::store_accumulator
+      // (tcgen05_store_parts.cpp), which step 26 shares.
+      const blackwell::TmaStoreEpilogue e = blackwell::tma_store_epilogue(
+          b, tmap_c, sC, tid, warp, lane, tmem, c_dtype, kStoreBarrier,
+          {.missing_proxy_fence = cfg.has(kMissingProxyFence), .reuse_before_wait = cfg.has(kReuseBeforeWait),
+           .release_before_ld_wait = cfg.has(kReleaseBeforeWait)});
       Reg acc = b.mov(Type::u32, 0, "acc");
       Reg acc_phase = b.mov(Type::u32, 0, "acc_phase");
       b.loop("tile_store", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = tile_corner(i);
         b.mbarrier_wait(full_of(acc), acc_phase);
         b.tcgen05_fence_after_thread_sync();
-        Reg acc_tmem = (quarter + acc * kBN).named("acc_tmem");
-        const uint32_t subtiles = kBN / sub_cols;
-        for (uint32_t s = 0; s < subtiles; ++s) {
-          const bool last = s + 1 == subtiles;
-          const int64_t buffer = int64_t(s % kStaging) * kSubBytes;
-          b.comment(fmt::format("sub-tile {}: columns {}..{} through buffer {}", s, s * sub_cols,
-                                (s + 1) * sub_cols - 1, s % kStaging));
-          const Reg taddr = s == 0 ? acc_tmem : (acc_tmem + s * sub_cols).named(fmt::format("tmem_col{}", s * sub_cols));
-          const std::vector<Reg> v = b.tcgen05_ld_32x32b(sub_cols, Addr::at(taddr), fmt::format("d{}_", s * sub_cols));
-          const auto release = [&] {
-            b.comment("the buffer's last tcgen05.ld is done: give it back before its stores finish");
-            b.tcgen05_fence_before_thread_sync();
-            b.mbarrier_arrive(empty_of(acc));
-          };
-          // Mistake release-tmem-before-ld-wait: the arrival comes before the last load is waited for.
-          if (last && cfg.has(kReleaseBeforeWait)) release();
-          b.tcgen05_wait_ld();
-          if (last && !cfg.has(kReleaseBeforeWait)) release();
-          // Mistake reuse-staging-before-wait: the buffer is written while the store that read it
-          // two sub-tiles ago may still be reading.
-          if (!cfg.has(kReuseBeforeWait)) b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kStaging - 1); });
-          b.bar_sync(kStoreBarrier, kEpilogueThreads);  // the buffer is free for every writer
-          for (uint32_t p = 0; p < kRowBytes / kPiece; ++p) {
-            if (c_dtype == DType::f32) {
-              b.st_shared(Type::f32, Addr::at(piece_at[p], buffer), {v[4 * p], v[4 * p + 1], v[4 * p + 2], v[4 * p + 3]});
-            } else {  // each pair rounded to bf16 (first column in the low half): four words
-              std::vector<Reg> w;
-              for (uint32_t j = 8 * p; j < 8 * p + 8; j += 2) w.push_back(hopper::pack_bf16x2(b, v[j], v[j + 1], "c_pair"));
-              b.st_shared(Type::b32, Addr::at(piece_at[p], buffer), {w[0], w[1], w[2], w[3]});
-            }
-          }
-          // Mistake missing-proxy-fence: the TMA store may read what the generic proxy has not
-          // made visible to the async proxy.
-          if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
-          b.bar_sync(kStoreBarrier, kEpilogueThreads);  // every row is in and fenced
-          b.if_(issuer, [&] {
-            b.cp_async_bulk_tensor_store(tmC, {(at.n0 + s * sub_cols).named("c_col"), at.m0}, Addr::at(staging, buffer));
-            b.cp_async_bulk_commit_group();
-          });
-        }
+        Reg acc_tmem = (e.quarter + acc * kBN).named("acc_tmem");
+        blackwell::store_accumulator(b, e, acc_tmem, kBN, at.m0, at.n0, [&] {
+          b.comment("the buffer's last tcgen05.ld is done: give it back before its stores finish");
+          b.tcgen05_fence_before_thread_sync();
+          b.mbarrier_arrive(empty_of(acc));
+        });
         tma_ring::next_stage(b, acc, acc_phase, kAccumulators);
       });
-      b.comment("the last stores must have read their buffers before the CTA's shared memory goes away");
-      b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(0); });
+      blackwell::finish_tma_stores(b, e);
     });
   });
 

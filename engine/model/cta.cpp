@@ -4,6 +4,7 @@
 // for the structured control flow the builder emits (if_, loops, wait loops).
 #include <algorithm>
 #include <bit>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -17,9 +18,17 @@
 
 namespace gs::model {
 
-// Every live warp waits and nothing is in flight: name what they wait for, grouping the
-// warps that wait for the same thing.
-void report_deadlock(Cta& c) {
+namespace {
+
+// What a blocked CTA's live warps wait for, grouping the warps that wait for the same thing
+// (" warps 0, 1 wait on ...; warp 4 wait at ...;"), and the first blocked warp's next instruction.
+struct BlockedWarps {
+  std::string text;
+  uint32_t inst = kNone, warp = kNone;
+  uint64_t addr = 0;
+};
+
+BlockedWarps blocked_warps(Cta& c) {
   std::vector<std::pair<std::string, std::vector<uint32_t>>> waits;  // description -> warps
   uint32_t inst = kNone, warp = kNone;
   uint64_t addr = 0;
@@ -56,17 +65,37 @@ void report_deadlock(Cta& c) {
     if (it == waits.end()) waits.push_back({what, {w.id}});
     else it->second.push_back(w.id);
   }
-  std::string detail = "every warp is blocked and nothing is in flight:";
+  BlockedWarps b{"", inst, warp, addr};
   for (const auto& [what, ids] : waits) {
     std::string list;
     for (size_t i = 0; i < ids.size() && i < 8; ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
     if (ids.size() > 8) list += fmt::format(" and {} more", ids.size() - 8);
-    detail += fmt::format(" warp{} {} {};", ids.size() > 1 ? "s" : "", list, what);
+    b.text += fmt::format(" warp{} {} {};", ids.size() > 1 ? "s" : "", list, what);
+  }
+  return b;
+}
+
+}  // namespace
+
+// Every live warp waits and nothing is in flight: name what they wait for. In a cluster, one
+// report names every blocked CTA's waits by rank (a peer's missing arrive is often what the
+// first CTA waits for, and which CTA is stuck where is the lesson: step 26's commit-to-one-cta).
+void report_deadlock(Cta& c, std::span<Cta* const> blocked_peers) {
+  const BlockedWarps b = blocked_warps(c);
+  std::string detail = "every warp is blocked and nothing is in flight:" + b.text;
+  if (!blocked_peers.empty()) {
+    detail = fmt::format("every warp of the cluster is blocked and nothing is in flight: in CTA rank {},{}",
+                         c.launch.cluster_rank, b.text);
+    for (Cta* p : blocked_peers) detail += fmt::format(" in CTA rank {},{}", p->launch.cluster_rank, blocked_warps(*p).text);
   }
   detail += " On the GPU the kernel hangs.";
-  report(c, HazardKind::deadlock, inst, warp, kNone, addr, detail);
+  report(c, HazardKind::deadlock, b.inst, b.warp, kNone, b.addr, detail);
   c.failed = true;
   c.failure = "deadlock: " + detail;
+  for (Cta* p : blocked_peers) {
+    p->failed = true;
+    p->failure = c.failure;
+  }
 }
 
 namespace {

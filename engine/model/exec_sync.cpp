@@ -263,6 +263,11 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
   if (&t == &x.cta) {
     warp_releases(x.cta, x.warp, x.inst_id);
     join_clock(m.phase_clock, x.warp.clock);
+  } else if (x.warp.tmem_unreleased_reads.any()) {
+    // A remote arrive of a warp that read this CTA's TMEM (step 26: rank 1's epilogue gives a
+    // buffer back to the leader, whose MMA writes it): the reads are released, and checked to
+    // be waited for, as by a local arrive; the peer's clocks are another CTA's, not joined.
+    warp_releases(x.cta, x.warp, x.inst_id);
   }
   if (lanes > m.pending_arrivals) {
     report(x.cta, HazardKind::mbarrier_over_arrival, x.inst_id, x.warp.id, first, addr,

@@ -175,6 +175,7 @@ void tmem_reads(ExecContext& x, uint32_t col, uint32_t n, uint32_t lane0) {
                          w.id, j, writer));
     }
     t.read_stamp[size_t(j) * kMaxCtaWarps + me] = w.clock[me] + 1;
+    t.read_release[j] = c.releases + 1;
     w.tmem_unreleased_reads.set(j);
   }
   w.tmem_read_lane = lane0;
@@ -368,6 +369,27 @@ void warp_releases(Cta& c, Warp& w, uint32_t inst, bool hand_back) {
               .columns = last - first + 1, .issue_cycle = c.now, .complete_cycle = c.now});
 }
 
+namespace {
+
+// A cta_group::2 MMA of the peer (the pair's leader) writes column j of `target`: the target's
+// latest read of it must have been released (an arrive of the target CTA after the read) and
+// that release acquired by the issuing thread. Reports the tmem-race; true when it did.
+bool peer_read_unreleased(ExecContext& x, const Cta& target, uint32_t j, uint32_t col, uint32_t ncols) {
+  const uint32_t rank = target.launch.cluster_rank, read = target.tmem.read_release[j];
+  if (read == 0 || rank >= kMaxClusterRanks || x.warp.acquired[rank] >= read) return false;
+  report(x.cta, HazardKind::tmem_race, x.inst_id, x.warp.id, kNone, j,
+         fmt::format("CTA rank {}'s tcgen05.mma.cta_group::2 writes tensor-memory columns {}..{} of CTA rank {}, whose "
+                     "tcgen05.ld of column {} is not ordered before it: no release rank {} made after that read has "
+                     "reached this thread, so the MMA overwrites an accumulator rank {}'s epilogue may not have read "
+                     "yet. The pair's MMA writes both CTAs' tensor memory: the barrier it waits on before reusing a "
+                     "buffer (tmem_empty) must count the epilogue threads of both CTAs, and rank {}'s must arrive on "
+                     "it (mapa + remote arrive)",
+                     x.cta.launch.cluster_rank, col, col + ncols - 1, rank, j, rank, rank, rank));
+  return true;
+}
+
+}  // namespace
+
 void tmem_mma_writes(ExecContext& x, Cta& target, uint32_t col, uint32_t ncols) {
   TensorMemory& t = target.tmem;
   if (t.read_stamp.empty()) return;
@@ -388,7 +410,9 @@ void tmem_mma_writes(ExecContext& x, Cta& target, uint32_t col, uint32_t ncols) 
                          "into it again",
                          col, col + ncols - 1, v, j, v));
     }
+    if (!own && !reported) reported = peer_read_unreleased(x, target, j, col, ncols);
     std::fill(stamps, stamps + kMaxCtaWarps, 0u);
+    t.read_release[j] = 0;
     t.write_stamp[j] = own ? w.clock[me] + 1 : 0;
     t.writer[j] = uint16_t(me);
   }

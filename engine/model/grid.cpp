@@ -80,6 +80,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tmem.relinquished = false;
   c.tmem.write_stamp.fill(0);
   c.tmem.read_stamp.clear();
+  c.tmem.read_release.fill(0);
   c.tmem_mmas.clear();
   c.tmem_commits.clear();
   c.tmem_commit_clocks.clear();
@@ -165,8 +166,10 @@ void run_cluster(Cluster& cl, const SimOptions& opt) {
     for (const Cta* c : cl.ctas) now = std::max(now, c->now);
     // Warps that exited count as arrived at barrier.cluster: the last exit may release it.
     if (!progress && !cluster_barrier_check(cl, now)) {
+      std::vector<Cta*> blocked;
       for (size_t r = 0; r < cl.ctas.size(); ++r)
-        if (!done[r]) report_deadlock(*cl.ctas[r]);
+        if (!done[r]) blocked.push_back(cl.ctas[r]);
+      if (!blocked.empty()) report_deadlock(*blocked[0], std::span<Cta* const>(blocked).subspan(1));
       return;
     }
   }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <bitset>
+#include <span>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -316,6 +317,14 @@ struct TensorMemory {
   std::array<uint16_t, kColumns> writer{};
   std::array<uint32_t, kColumns> write_stamp{};
   std::vector<uint32_t> read_stamp;
+  // The same across the CTA pair (a cta_group::2 MMA issued by the peer writes this CTA's
+  // columns, and the warp clocks above are one CTA's): this CTA's release count (Cta::releases)
+  // at its latest tcgen05.ld of the column since the last MMA wrote it, plus one (0: not read
+  // since). The peer's MMA may write the column only once its issuer acquired a release of this
+  // CTA made after the read (Warp::acquired), as a multicast may overwrite a peer's shared memory
+  // (SmemWord::read_release). CTA-grained, like that check: any later arrive of this CTA that
+  // the issuer acquired counts as releasing the read.
+  std::array<uint32_t, kColumns> read_release{};
 };
 
 // The CTAs of one thread-block cluster, run together (simulate.cpp, run_cluster): distributed
@@ -677,8 +686,9 @@ uint32_t registers_held(const Cta& c);
 // Runs one CTA to completion (or failure) in modeled time; in a cluster, until it blocks or
 // its next event lies past `horizon` (a cycle).
 void run_cta(Cta& cta, const SimOptions& opt, uint64_t horizon = ~uint64_t(0));
-// Every live warp waits and nothing is in flight: reports a deadlock naming the waits.
-void report_deadlock(Cta& cta);
+// Every live warp waits and nothing is in flight: reports a deadlock naming the waits (in a
+// cluster, once, with the waits of the other blocked CTAs of the cluster by rank).
+void report_deadlock(Cta& cta, std::span<Cta* const> blocked_peers = {});
 // A shared::cluster address resolved to a CTA of the cluster and a shared::cta address in
 // it; nullptr (after reporting why) when the rank is outside the cluster.
 Cta* cluster_target(ExecContext& x, uint32_t address, uint32_t lane, uint32_t* cta_address);

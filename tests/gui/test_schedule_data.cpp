@@ -550,3 +550,29 @@ TEST_CASE("schedule: the launch queue's lanes mark each answer where it landed, 
   const auto inside = h.pixel(int(empty[0]) + 1, int(empty[1]) - int(empty[2] * 0.5f));
   CHECK(std::abs(edge[0] - inside[0]) + std::abs(edge[1] - inside[1]) + std::abs(edge[2] - inside[2]) > 30);
 }
+
+TEST_CASE("schedule: a persistent CTA pair writes each pair tile's two halves once, as its walk declares",
+          "[gui][schedule]") {
+  // Step 26: 4 clusters walk 2 x 6 pair tiles of 256x256, three each; the view's tiles are the
+  // CTAs' 128x256 halves, rank 1's under rank 0's, and the declared walk is the one that ran.
+  AppState app;
+  app.open_now({.kernel_id = "blackwell_pair_persistent", .shape = {512, 1536, 128}, .params = {{"ctas", 8}},
+                .only_traced_cta = false});
+  REQUIRE(app.kernel);
+  const ScheduleData& d = schedule_data(app.kernel);
+  REQUIRE(d.available);
+  CHECK(d.whole_grid);
+  CHECK(d.tiles_m == 4);
+  CHECK(d.tiles_n == 6);
+  CHECK(d.unwritten == 0);
+  CHECK(d.written_twice == 0);
+  REQUIRE(d.walk.size() == 24);
+  for (size_t i = 0; i < d.walk.size(); i += 2) CHECK(d.walk[i + 1] == d.walk[i] + 6);  // rank 1: the row below
+  // The two halves of a pair tile are written by the two CTAs of one cluster.
+  for (const ScheduleCell& c : d.cells) {
+    if (c.row % 2 == 1) continue;
+    const ScheduleCell& below = d.cells[(c.row + 1) * d.tiles_n + c.col];
+    CHECK(below.cta / 2 == c.cta / 2);
+    CHECK(below.cta == c.cta + 1);
+  }
+}

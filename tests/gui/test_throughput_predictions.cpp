@@ -349,9 +349,9 @@ TEST_CASE("throughput: every Blackwell step's B200 prediction at 4096³ beside t
   app.request.kernel_id = "blackwell_clc";
   predict_speed_ladder_now(app, ir::Arch::sm_100a);  // the tab's rows need only these
   const ThroughputData d = prepare_throughput(app);
-  // Steps 20-25, in ladder order, each with the speed ladder's own figure (the same prediction
+  // Steps 20-26, in ladder order, each with the speed ladder's own figure (the same prediction
   // everywhere) and the rows of run/published_figures.def for its step.
-  REQUIRE(d.published.size() == 6);
+  REQUIRE(d.published.size() == 7);
   const std::vector<SpeedRow> rows = speed_rows(app);
   for (size_t i = 0; i < d.published.size(); ++i) {
     const PublishedRow& r = d.published[i];
@@ -367,9 +367,10 @@ TEST_CASE("throughput: every Blackwell step's B200 prediction at 4096³ beside t
   }
   CHECK(d.published[3].published.front()->tflops == 1273.32);  // step 23: gau-nernst's v6
   CHECK(d.published[5].published.empty());                     // step 25: none found
+  CHECK(d.published[6].kernel_id == "blackwell_pair_persistent");
   // The state says what each figure is.
   const nlohmann::json j = describe_throughput(app)["published"];
-  REQUIRE(j.size() == 6);
+  REQUIRE(j.size() == 7);
   CHECK(j[3]["predicted"]["standing"] == "predicted on a B200 from NVIDIA's figures, unconfirmed");
   CHECK(j[3]["published"][0]["standing"] == "published, not measured here");
   CHECK(j[3]["published"][0]["url"].get<std::string>().starts_with("https://github.com/gau-nernst/learn-cuda/"));
@@ -385,7 +386,7 @@ TEST_CASE("throughput: gui --throughput-tab published shows the Blackwell steps'
   INFO(h.output);
   REQUIRE(h.code == 0);
   const auto& p = h.state["views"]["throughput"]["published"];
-  REQUIRE(p.size() == 6);
+  REQUIRE(p.size() == 7);
   CHECK(p[0]["predicted"]["tflops"].get<double>() > 0.0);
   // The tab was in front: its first source line is drawn as text inside the window.
   REQUIRE(h.state["drawn"].contains("throughput.published"));

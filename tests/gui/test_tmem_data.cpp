@@ -336,3 +336,25 @@ TEST_CASE("tmem: step 25's epilogue holds a buffer through its sub-tiles and giv
   CHECK(st.accumulators[0].owner == TmemOwner::released);
   CHECK(st.accumulators[0].released.size() == 4);
 }
+
+TEST_CASE("tmem: step 26's pair MMAs fill both CTAs' two accumulators, and each CTA's epilogue gives them back",
+          "[gui][tmem]") {
+  // The traced CTA's cluster at 2 x 6 pair tiles on 4 clusters: three pair tiles (buffers 0, 1,
+  // 0), each drained in 8 sub-tiles. Rank 1's history holds the leader's cta_group::2 MMAs (into
+  // its TMEM) and its own epilogue's releases, which are remote arrives on the leader's tmem_empty.
+  const auto k = open_kernel({.kernel_id = "blackwell_pair_persistent", .shape = {512, 1536, 128},
+                              .params = {{"ctas", 8}}, .only_traced_cta = true});
+  for (uint32_t rank : {0u, 1u}) {
+    INFO("rank " << rank);
+    const TmemHistory h = tmem_history(*k, rank);
+    CHECK(h.rank == rank);
+    REQUIRE(h.accumulators.size() == 2);
+    CHECK(h.accumulators[0].column == 0);
+    CHECK(h.accumulators[1].column == 256);
+    CHECK(h.accumulators[0].starts.size() == 2);  // tiles 1 and 3
+    CHECK(h.accumulators[1].starts.size() == 1);
+    CHECK(h.mmas.size() == 3 * 2 * 4);
+    CHECK(h.releases.size() == 3 * 4);
+    for (const TmemRelease& r : h.releases) CHECK(r.columns == 256);
+  }
+}

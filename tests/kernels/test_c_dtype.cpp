@@ -16,7 +16,8 @@
 using namespace gs;
 
 TEST_CASE("c_dtype: which kernels take it, and the type each build gets", "[kernels][params]") {
-  for (const char* id : {"hopper_cluster_multicast", "hopper_tma_store", "blackwell_tma_store_epilogue"}) {
+  for (const char* id :
+       {"hopper_cluster_multicast", "hopper_tma_store", "blackwell_tma_store_epilogue", "blackwell_pair_persistent"}) {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(id);
     INFO(id);
     CHECK(kernels::c_dtype_of(info, {}) == kernels::DType::f32);  // the default: as cuBLAS's f32 output
@@ -56,7 +57,8 @@ TEST_CASE("c_dtype: a bf16 C is the exact sum rounded once, on the model, bit fo
   // shapes run with c_dtype=16 in test_build_params.cpp's "shallowest and deepest" case.)
   for (const Case& c : {Case{"hopper_cluster_multicast", {200, 264, 136}}, Case{"hopper_tma_store", {200, 264, 136}},
                         Case{"hopper_stmatrix_epilogue", {200, 264, 136}},
-                        Case{"blackwell_tma_store_epilogue", {200, 264, 136}}}) {
+                        Case{"blackwell_tma_store_epilogue", {200, 264, 136}},
+                        Case{"blackwell_pair_persistent", {200, 264, 136}}}) {
     DYNAMIC_SECTION(c.id << " " << c.shape.m << "x" << c.shape.n << "x" << c.shape.k) {
       run::SimRequest req;
       req.kernel_id = c.id;

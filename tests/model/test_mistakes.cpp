@@ -101,6 +101,10 @@ const std::map<std::string, Expect>& expected_symptoms() {
       // tmem_empty arrived on between the last tcgen05.ld and its tcgen05.wait::ld (the model's
       // loads read at issue, so C comes out right; the race is named at the arrive).
       {"release-tmem-before-ld-wait", {"tmem-race", false}},
+      // Step 26 (its commit-to-one-cta is step 22's, above): each CTA's epilogue releases its
+      // own tmem_empty, so the leader's pair MMA overwrites rank 1's columns with no release of
+      // rank 1's reads ordering them before it (the model's loads read at issue: C comes out right).
+      {"release-tmem-to-own-cta", {"tmem-race", false}},
   };
   return expected;
 }
