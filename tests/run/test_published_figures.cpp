@@ -60,8 +60,8 @@ TEST_CASE("published figures: every row is a dated, addressed figure of a Blackw
 
 TEST_CASE("published figures: a step's rows come in the table's order, and a step nobody published has none",
           "[run][published]") {
-  // Step 23 (persistent, two accumulators) is gau-nernst's v6, in both the README and the write-up.
-  const auto v6 = run::published_for_step(23);
+  // Step 26 (persistent on the 2-SM pair) is gau-nernst's v6, in both the README and the write-up.
+  const auto v6 = run::published_for_step(26);
   REQUIRE(v6.size() == 2);
   CHECK(v6[0]->id == "gau_readme_v6");
   CHECK(v6[1]->id == "gau_blog_v6");
@@ -74,5 +74,6 @@ TEST_CASE("published figures: a step's rows come in the table's order, and a ste
   CHECK(clc[0]->tflops == 1772.0);
   // The Hopper steps have none, and 0 (the rows kept for context) is no step.
   CHECK(run::published_for_step(19).empty());
+  CHECK(run::published_for_step(23).empty());  // persistent on one SM: nobody published that stage
   CHECK(run::published_for_step(0).empty());
 }
