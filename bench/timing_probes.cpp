@@ -413,8 +413,11 @@ int main(int argc, char** argv) {
   // The same latency under load: every CTA keeps its one 32-KiB box in flight, so CTA 0's time a
   // round is what a box takes while the other CTAs' boxes share L2 (8-MiB footprint) or HBM
   // (1 GiB) with it. Not yet in the machine description: for the model's stage waits.
+  // Fewer CTAs with a box in flight from HBM (16..99 of the 132 SMs): the latency as the load on
+  // HBM grows towards its bandwidth, where a GEMM's ring must cover it.
   for (const auto& [ctas, hbm] : {std::pair{132u, false}, std::pair{528u, false}, std::pair{132u, true},
-                                  std::pair{528u, true}})
+                                  std::pair{528u, true}, std::pair{16u, true}, std::pair{33u, true},
+                                  std::pair{66u, true}, std::pair{99u, true}})
     probes.push_back(tma(fmt::format("tma_latency_32k_loaded{}{}", ctas, hbm ? "_hbm" : ""),
                          fmt::format("TMA 32-KiB box, one in flight in each of {} CTAs, {} footprint: CTA 0's issue to "
                                      "land",
