@@ -8,21 +8,16 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/kernel_ops.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
+using gs::test::count;
+using gs::test::op_counts;
 
 namespace {
 
 constexpr const char* kStep = "blackwell_clc";
-
-std::map<ir::Op, int> op_counts(const ir::Kernel& k) {
-  std::map<ir::Op, int> c;
-  for (const ir::Inst& i : k.insts) c[i.op]++;
-  return c;
-}
-
-int count(const std::map<ir::Op, int>& c, ir::Op op) { return c.count(op) ? c.at(op) : 0; }
 
 }  // namespace
 

@@ -9,28 +9,17 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/kernel_ops.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
+using gs::test::count;
+using gs::test::op_counts;
+using gs::test::where;
 
 namespace {
 
 constexpr const char* kStep = "blackwell_pair_persistent";
-
-std::map<ir::Op, int> op_counts(const ir::Kernel& k) {
-  std::map<ir::Op, int> c;
-  for (const ir::Inst& i : k.insts) c[i.op]++;
-  return c;
-}
-
-int count(const std::map<ir::Op, int>& c, ir::Op op) { return c.count(op) ? c.at(op) : 0; }
-
-std::vector<size_t> where(const ir::Kernel& k, ir::Op op) {
-  std::vector<size_t> at;
-  for (size_t i = 0; i < k.insts.size(); ++i)
-    if (k.insts[i].op == op) at.push_back(i);
-  return at;
-}
 
 // The arrival counts the kernel gives its tmem_empty barriers (mbarrier.init's immediate count).
 std::vector<int64_t> tmem_empty_counts(const ir::Kernel& k) {

@@ -7,21 +7,12 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/kernel_ops.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
-
-namespace {
-
-std::map<ir::Op, int> op_counts(const ir::Kernel& k) {
-  std::map<ir::Op, int> c;
-  for (const ir::Inst& i : k.insts) c[i.op]++;
-  return c;
-}
-
-int count(const std::map<ir::Op, int>& c, ir::Op op) { return c.count(op) ? c.at(op) : 0; }
-
-}  // namespace
+using gs::test::count;
+using gs::test::op_counts;
 
 TEST_CASE("blackwell: steps 21 and 22 assemble for sm_100a at their example shape and at 8192^3", "[kernels][ptxas]") {
   for (const char* id : {"blackwell_ws_ring", "blackwell_2sm"}) {

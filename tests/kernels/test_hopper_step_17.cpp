@@ -9,9 +9,12 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/kernel_ops.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
+using gs::test::count;
+using gs::test::op_counts;
 
 namespace {
 
@@ -20,14 +23,6 @@ constexpr const char* kId = "hopper_cluster_multicast";
 ir::Kernel build(kernels::GemmShape shape, uint32_t cluster, std::set<std::string> mistakes = {}) {
   return kernels::build_kernel(kernels::kernel_or_throw(kId), {shape, std::move(mistakes), {{"cluster", cluster}}});
 }
-
-std::map<ir::Op, int> op_counts(const ir::Kernel& k) {
-  std::map<ir::Op, int> c;
-  for (const ir::Inst& i : k.insts) c[i.op]++;
-  return c;
-}
-
-int count(const std::map<ir::Op, int>& c, ir::Op op) { return c.count(op) ? c.at(op) : 0; }
 
 // The arrival counts mbarrier.init gives the barriers of the array `name`, in stage order.
 std::vector<int64_t> init_counts(const ir::Kernel& k, const std::string& name) {

@@ -10,9 +10,12 @@
 
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
+#include "tests/support/kernel_ops.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
+using gs::test::count;
+using gs::test::op_counts;
 
 namespace {
 
@@ -21,14 +24,6 @@ constexpr const char* kId = "hopper_tma_store";
 ir::Kernel build(kernels::GemmShape shape, std::set<std::string> mistakes = {}, kernels::ParamValues params = {}) {
   return kernels::build_kernel(kernels::kernel_or_throw(kId), {shape, std::move(mistakes), std::move(params)});
 }
-
-std::map<ir::Op, int> op_counts(const ir::Kernel& k) {
-  std::map<ir::Op, int> c;
-  for (const ir::Inst& i : k.insts) c[i.op]++;
-  return c;
-}
-
-int count(const std::map<ir::Op, int>& c, ir::Op op) { return c.count(op) ? c.at(op) : 0; }
 
 }  // namespace
 
