@@ -105,3 +105,24 @@ TEST_CASE("fast-forward: a whole-grid run skips nothing and judges C correct", "
       run::run_sim({.kernel_id = "hopper_tma_wgmma_64", .shape = {64, 64, 8192}, .only_traced_cta = true});
   CHECK_FALSE(alone.result.trace.fast_forwards.empty());
 }
+
+TEST_CASE("fast-forward: a K loop's skip grows what the K loop does, not the epilogue beside it", "[run][sim][model][fast]") {
+  // Step 25's epilogue warps store tile i's C while the MMA thread runs tile i+1's K loop: the
+  // stores in a K loop's period are the tile's, which the K-loop jump grew by its 100-odd skipped
+  // K blocks (1.8 GB of C a wave at 8192^3 for a 268 MB C). 16 CTAs of 3 tiles of 128 x 256,
+  // 128 K blocks each: the stores the CTA counts with skipping are those without.
+  run::SimRequest req{.kernel_id = "blackwell_tma_store_epilogue", .shape = {1024, 1536, 8192},
+                      .params = {{"ctas", 16}}, .only_traced_cta = true};
+  req.fast_forward = false;
+  const run::SimReport full = run::run_sim(req);
+  req.fast_forward = true;
+  const run::SimReport fast = run::run_sim(req);
+  REQUIRE(full.result.completed);
+  REQUIRE(fast.result.completed);
+  REQUIRE_FALSE(fast.result.trace.fast_forwards.empty());
+  const uint64_t c_bytes = 3ull * 128 * 256 * 4;  // the CTA's three tiles of f32
+  CHECK(full.result.stats.traced_cost.global_store_bytes == c_bytes);
+  const double ratio = double(fast.result.stats.traced_cost.global_store_bytes) / double(c_bytes);
+  CHECK(ratio > 0.95);
+  CHECK(ratio < 1.05);
+}
