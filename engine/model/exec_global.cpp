@@ -162,7 +162,11 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
   }
   g.sectors = sectors != kCountSectors ? sectors : distinct_count(sector, n);
   if (store) {
-    c.cost.global_store_bytes += 32ull * g.sectors;
+    // What HBM will take of it: the bytes the lanes write. L2 is write-back: the sectors a store
+    // fills in part (a tcgen05 epilogue's 16 bytes a lane, each lane its own row) are filled by
+    // the stores after it and leave for HBM once, whole; counting the sectors touched made the
+    // HBM part of steps 21-24 twice C. The SM's path to L2 below still takes whole sectors.
+    c.cost.global_store_bytes += uint64_t(lane_count(lanes)) * bytes;
     // The traced CTA's stores leave the SM at its share of L2's write bandwidth (timing.hpp,
     // CtaFigures::store_bytes_per_cycle): a store issues once the path has taken the stores before it.
     const uint64_t cycles = uint64_t(32.0 * g.sectors / c.launch.figures->store_bytes_per_cycle + 0.5);
