@@ -179,7 +179,7 @@ struct CtaCost {
   uint64_t smem_wavefronts = 0;     // its ld/st.shared, ldmatrix, stmatrix, cp.async wavefronts
   uint64_t lsu_cycles = 0;          // its global loads and stores on the SM's load/store path
   uint64_t global_load_bytes = 0;   // sectors x 32 B of its global loads (the traced CTA only)
-  uint64_t global_store_bytes = 0;  // C: sectors x 32 B of its st.global, the bytes its TMA stores write
+  uint64_t global_store_bytes = 0;  // C to HBM: the bytes its st.global lanes and its TMA stores write (L2 writes back whole sectors)
   uint32_t threads = 0;
   uint32_t smem_bytes = 0;
   uint32_t registers_per_thread = 0;  // ptxas -v's count (0: not known, occupancy without it)
