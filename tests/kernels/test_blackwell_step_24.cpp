@@ -40,12 +40,7 @@ TEST_CASE("blackwell: step 24 assembles for sm_100a at its example shape and at 
     test::check_assembles(ptx::emit(kernels::build_kernel(info, {{1000, 1032, 200}, {}})).text, ir::Arch::sm_100a,
                           std::string(kStep) + " 1000x1032x200");
   }
-  for (const kernels::Mistake& m : info.mistakes) {
-    DYNAMIC_SECTION(kStep << " --break " << m.name) {
-      test::check_assembles(ptx::emit(kernels::build_kernel(info, {info.example_shape, {m.name}})).text,
-                            ir::Arch::sm_100a, std::string(kStep) + " " + m.name);
-    }
-  }
+  test::check_mistakes_assemble(info);
 }
 
 TEST_CASE("blackwell: step 24 is one CTA per tile that asks for the next with clusterlaunchcontrol", "[kernels]") {

@@ -58,12 +58,7 @@ TEST_CASE("blackwell: step 26 assembles for sm_100a at its example shape and at 
     CHECK(ptx.find("cvt.rn.bf16x2.f32") != std::string::npos);
     test::check_assembles(ptx, ir::Arch::sm_100a, std::string(kStep) + " c_dtype=16");
   }
-  for (const kernels::Mistake& m : info.mistakes) {
-    DYNAMIC_SECTION(kStep << " --break " << m.name) {
-      test::check_assembles(ptx::emit(kernels::build_kernel(info, {info.example_shape, {m.name}})).text,
-                            ir::Arch::sm_100a, std::string(kStep) + " " + m.name);
-    }
-  }
+  test::check_mistakes_assemble(info);
 }
 
 TEST_CASE("blackwell: step 26 walks pair tiles by cluster with cta_group::2 and step 25's epilogue", "[kernels]") {

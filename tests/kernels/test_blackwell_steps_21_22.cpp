@@ -27,12 +27,7 @@ TEST_CASE("blackwell: steps 21 and 22 assemble for sm_100a at their example shap
       }
     }
     // Every mistake still assembles: the model, not ptxas, is what catches them.
-    for (const kernels::Mistake& m : info.mistakes) {
-      DYNAMIC_SECTION(id << " --break " << m.name) {
-        test::check_assembles(ptx::emit(kernels::build_kernel(info, {info.example_shape, {m.name}})).text,
-                              ir::Arch::sm_100a, std::string(id) + " " + m.name);
-      }
-    }
+    test::check_mistakes_assemble(info);
   }
 }
 
