@@ -1,7 +1,9 @@
 // exec_mma: warp-level mma.sync.m16n8k16 (bf16 x bf16 -> f32). The fragments are spread
 // over the 32 lanes as the facts sheet's §2 maps say (layout::mma_m16n8k16_*_layout, checked
 // on the GPU by `gemmscope probe mma`): gather A, B and C from the lanes, multiply, scatter D.
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -14,6 +16,7 @@
 #include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {
@@ -21,18 +24,28 @@ namespace gs::model {
 namespace {
 
 // The fragment maps as flat indices, looked up once: A's (lane, e) -> row * 16 + k, B's
-// (lane, e) -> k * 8 + n, C's and D's (lane, v) -> row * 8 + n.
+// (lane, e) -> k * 8 + n, C's and D's (lane, v) -> row * 8 + n. `regular` says they are the
+// maps written out in gather_regular below (the PTX ISA's, as the facts sheet gives them):
+// checked here against the layout's, so a change there falls back to the plain gather.
 struct MmaMaps {
   std::array<std::array<uint8_t, 8>, 32> a{};
   std::array<std::array<uint8_t, 4>, 32> b{}, c{};
+  bool regular = true;
   MmaMaps() {
     const layout::FragmentMap fa = layout::mma_m16n8k16_a_layout();  // (T32,V8) -> (M16,K16)
     const layout::FragmentMap fb = layout::mma_m16n8k16_b_layout();  // (T32,V4) -> (K16,N8)
     const layout::FragmentMap fc = layout::mma_m16n8k16_c_layout();  // (T32,V4) -> (M16,N8)
-    for (int l = 0; l < 32; ++l) {
-      for (int e = 0; e < 8; ++e) a[l][e] = uint8_t(fa.at(l, e).row * 16 + fa.at(l, e).col);
-      for (int e = 0; e < 4; ++e) b[l][e] = uint8_t(fb.at(l, e).row * 8 + fb.at(l, e).col);
-      for (int v = 0; v < 4; ++v) c[l][v] = uint8_t(fc.at(l, v).row * 8 + fc.at(l, v).col);
+    for (uint32_t l = 0; l < 32; ++l) {
+      for (int e = 0; e < 8; ++e) a[l][e] = uint8_t(fa.at(int(l), e).row * 16 + fa.at(int(l), e).col);
+      for (int e = 0; e < 4; ++e) b[l][e] = uint8_t(fb.at(int(l), e).row * 8 + fb.at(int(l), e).col);
+      for (int v = 0; v < 4; ++v) c[l][v] = uint8_t(fc.at(int(l), v).row * 8 + fc.at(int(l), v).col);
+      const uint32_t g = l / 4, t = l % 4;
+      for (uint32_t j = 0; j < 4; ++j)  // register j: rows g (+8 for j odd), k 2t, 2t+1 (+8 for j >= 2)
+        regular &= a[l][2 * j] == (g + 8 * (j % 2)) * 16 + 2 * t + 8 * (j / 2) && a[l][2 * j + 1] == a[l][2 * j] + 1;
+      for (uint32_t j = 0; j < 2; ++j)  // register j: k 2t, 2t+1 (+8 for j = 1), column g
+        regular &= b[l][2 * j] == (2 * t + 8 * j) * 8 + g && b[l][2 * j + 1] == b[l][2 * j] + 8;
+      for (uint32_t v = 0; v < 4; ++v)  // register v: row g (+8 for v >= 2), column 2t + v%2
+        regular &= c[l][v] == (g + 8 * (v / 2)) * 8 + 2 * t + v % 2;
     }
   }
 };
@@ -41,49 +54,56 @@ const MmaMaps& maps() {
   return m;
 }
 
-// S[r][n] = sum over k = 0..15, in that order, of A[r][k] · B[k][n] (row-major 16×16, 16×8,
-// 16×8), each product exact, each add rounded in double.
-void mma_sums_generic(const double* A, const double* B, double* S) {
-  for (uint32_t r = 0; r < 16; ++r) {
-    double sum[8] = {};
-    for (uint32_t k = 0; k < 16; ++k) {
-      const double a = A[r * 16 + k];
-#pragma GCC unroll 8
-      for (uint32_t j = 0; j < 8; ++j) sum[j] += a * B[k * 8 + j];
+// A and B from the lanes, by the maps (any maps), the operands as Sources give them.
+void gather_by_maps(const MmaMaps& m, const Sources& src, const ir::mma_sync_operands& ops, double (&A)[16][16],
+                    double (&B)[16][8]) {
+  for (uint32_t l = 0; l < 32; ++l) {
+    for (uint32_t e = 0; e < 8; ++e) {  // element e sits in register e/2, low half when e is even
+      const uint32_t word = uint32_t(src.get(ops.a_at + e / 2, l));
+      (&A[0][0])[m.a[l][e]] = bf16_to_f32(uint16_t(e % 2 == 0 ? word : word >> 16));
     }
-    for (uint32_t j = 0; j < 8; ++j) S[r * 8 + j] = sum[j];
+    for (uint32_t e = 0; e < 4; ++e) {
+      const uint32_t word = uint32_t(src.get(ops.b_at + e / 2, l));
+      (&B[0][0])[m.b[l][e]] = bf16_to_f32(uint16_t(e % 2 == 0 ? word : word >> 16));
+    }
   }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The same with fused multiply-adds (the product being exact, each rounds as the add alone),
-// two rows at a time: four independent chains.
-__attribute__((target("avx2,fma"))) void mma_sums_avx2(const double* A, const double* B, double* S) {
-  for (uint32_t r = 0; r < 16; r += 2) {
-    __m256d s0 = _mm256_setzero_pd(), s1 = s0, s2 = s0, s3 = s0;
-#pragma GCC unroll 16
-    for (uint32_t k = 0; k < 16; ++k) {
-      const __m256d b0 = _mm256_load_pd(B + k * 8), b1 = _mm256_load_pd(B + k * 8 + 4);
-      const __m256d a0 = _mm256_broadcast_sd(A + r * 16 + k), a1 = _mm256_broadcast_sd(A + (r + 1) * 16 + k);
-      s0 = _mm256_fmadd_pd(a0, b0, s0);
-      s1 = _mm256_fmadd_pd(a0, b1, s1);
-      s2 = _mm256_fmadd_pd(a1, b0, s2);
-      s3 = _mm256_fmadd_pd(a1, b1, s3);
-    }
-    _mm256_store_pd(S + r * 8, s0);
-    _mm256_store_pd(S + r * 8 + 4, s1);
-    _mm256_store_pd(S + (r + 1) * 8, s2);
-    _mm256_store_pd(S + (r + 1) * 8 + 4, s3);
-  }
+// Four lanes' words (the low 32 bits of each lane) hold 8 bf16, the low half first: as 8
+// doubles in that order (a bf16 is the high half of its f32).
+__attribute__((target("avx2"), always_inline)) inline void bf16x8_to_f64(const uint64_t* lanes, double* out) {
+  const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
+  const __m256i lo = _mm256_slli_epi32(w, 16);  // dword 2i: lane i's low bf16 as f32 bits
+  const __m256i hi = _mm256_slli_epi64(_mm256_and_si256(w, _mm256_set1_epi64x(0xFFFF0000)), 32);  // dword 2i+1
+  const __m256 f = _mm256_castsi256_ps(_mm256_blend_epi32(lo, hi, 0xAA));
+  _mm256_store_pd(out, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+  _mm256_store_pd(out + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
 }
-#endif
 
-void mma_sums(const double* A, const double* B, double* S) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_has_avx2_fma()) return mma_sums_avx2(A, B, S);
-#endif
-  mma_sums_generic(A, B, S);
+// The maps written out (MmaMaps::regular): lanes 4g .. 4g+3 of A's register j hold row
+// g (+8 for odd j), k 0..7 (+8 for j >= 2) in order; of B's register j, column g, k 0..7 (+8
+// for j = 1): B's rows come out as columns and are turned in 4 x 4 blocks.
+__attribute__((target("avx2"))) void gather_regular(const uint64_t* const* a, const uint64_t* const* b,
+                                                    double (&A)[16][16], double (&B)[16][8]) {
+  for (uint32_t j = 0; j < 4; ++j)
+    for (uint32_t g = 0; g < 8; ++g) bf16x8_to_f64(a[j] + 4 * g, &A[g + 8 * (j % 2)][8 * (j / 2)]);
+  alignas(32) double Bt[8][16];  // [n][k]
+  for (uint32_t j = 0; j < 2; ++j)
+    for (uint32_t g = 0; g < 8; ++g) bf16x8_to_f64(b[j] + 4 * g, &Bt[g][8 * j]);
+  for (uint32_t n0 = 0; n0 < 8; n0 += 4)
+    for (uint32_t k0 = 0; k0 < 16; k0 += 4) {
+      const __m256d r0 = _mm256_load_pd(&Bt[n0][k0]), r1 = _mm256_load_pd(&Bt[n0 + 1][k0]),
+                    r2 = _mm256_load_pd(&Bt[n0 + 2][k0]), r3 = _mm256_load_pd(&Bt[n0 + 3][k0]);
+      const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+      const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+      _mm256_store_pd(&B[k0][n0], _mm256_permute2f128_pd(t0, t2, 0x20));
+      _mm256_store_pd(&B[k0 + 1][n0], _mm256_permute2f128_pd(t1, t3, 0x20));
+      _mm256_store_pd(&B[k0 + 2][n0], _mm256_permute2f128_pd(t0, t2, 0x31));
+      _mm256_store_pd(&B[k0 + 3][n0], _mm256_permute2f128_pd(t1, t3, 0x31));
+    }
 }
+#endif
 
 }  // namespace
 
@@ -96,33 +116,47 @@ void exec_mma(ExecContext& x) {
            "mma.sync.aligned must be executed by all 32 lanes of the warp");
   Sources src(x);  // checks the A, B and C registers
   const MmaMaps& m = maps();
-  alignas(32) double A[16 * 16] = {}, B[16 * 8] = {};
-  float C[16 * 8] = {};
-  for (uint32_t l = 0; l < 32; ++l) {
-    for (uint32_t e = 0; e < 8; ++e) {  // element e sits in register e/2, low half when e is even
-      const uint32_t word = uint32_t(src.get(ops.a_at + e / 2, l));
-      A[m.a[l][e]] = bf16_to_f32(uint16_t(e % 2 == 0 ? word : word >> 16));
-    }
-    for (uint32_t e = 0; e < 4; ++e) {
-      const uint32_t word = uint32_t(src.get(ops.b_at + e / 2, l));
-      B[m.b[l][e]] = bf16_to_f32(uint16_t(e % 2 == 0 ? word : word >> 16));
-    }
-    for (uint32_t v = 0; v < 4; ++v) C[m.c[l][v]] = as_f32(src.get(ops.c_at + v, l));
+  alignas(64) double A[16][16], B[16][8];
+  const uint64_t* a[4] = {src.lanes(ops.a_at), src.lanes(ops.a_at + 1), src.lanes(ops.a_at + 2),
+                          src.lanes(ops.a_at + 3)};
+  const uint64_t* b[2] = {src.lanes(ops.b_at), src.lanes(ops.b_at + 1)};
+  bool gathered = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (m.regular && cpu_has_avx2() && a[0] && a[1] && a[2] && a[3] && b[0] && b[1]) {
+    gather_regular(a, b, A, B);
+    gathered = true;
   }
-  // S[r][n] = the sum over k, in order, of the exact product A[r][k] · B[k][n], rounded in double
-  // once per k (a bf16 × bf16 product has at most 16 significant bits: exact in double; the
-  // model took it in float first until 2026-11-28, which differed only where a product leaves
-  // float's normal range); D = f32(C + S) rounds once more. The 8 columns of a row vectorise.
-  alignas(32) double S[16 * 8];
-  mma_sums(A, B, S);
-  for (uint32_t v = 0; v < 4; ++v) {
-    uint64_t* d = c.reg_lanes(x.warp.id, ops.d[v].id);
-    for (uint32_t l = 0; l < 32; ++l) {
-      const uint32_t at = m.c[l][v];
-      d[l] = from_f32(float(double(C[at]) + S[at]));
-    }
-    note_register_write(x, ops.d[v].id, x.mask);
+#endif
+  if (!gathered) gather_by_maps(m, src, ops, A, B);
+  // D starts as C (through a copy: a D register may be another v's C register), then takes the
+  // sums in place: S[r][n] = the sum over k, in order, of the exact product A[r][k] · B[k][n],
+  // rounded in double once per k (a bf16 × bf16 product has at most 16 significant bits: exact
+  // in double; the model took it in float first until 2026-11-28, which differed only where a
+  // product leaves float's normal range); D = f32(C + S) rounds once more (tensor_sums.cpp,
+  // mma_accumulate; C's and D's map is wgmma's at n = 8).
+  uint64_t* d[4];
+  for (uint32_t v = 0; v < 4; ++v) d[v] = c.reg_lanes(x.warp.id, ops.d[v].id);
+  if (m.regular) {
+    uint64_t old[4][32];
+    for (uint32_t v = 0; v < 4; ++v)
+      for (uint32_t l = 0; l < 32; ++l) old[v][l] = uint32_t(src.get(ops.c_at + v, l));
+    for (uint32_t v = 0; v < 4; ++v) std::copy(std::begin(old[v]), std::end(old[v]), d[v]);
+    mma_accumulate(A, B, d, fastest_sums_build());
+  } else {  // any other map: element by element
+    float C[16 * 8];
+    double S[16][8];
+    for (uint32_t l = 0; l < 32; ++l)
+      for (uint32_t v = 0; v < 4; ++v) C[m.c[l][v]] = as_f32(src.get(ops.c_at + v, l));
+    for (uint32_t r = 0; r < 16; ++r)
+      for (uint32_t n = 0; n < 8; ++n) {
+        double sum = 0.0;
+        for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][n];
+        S[r][n] = sum;
+      }
+    for (uint32_t v = 0; v < 4; ++v)
+      for (uint32_t l = 0; l < 32; ++l) d[v][l] = from_f32(float(double(C[m.c[l][v]]) + (&S[0][0])[m.c[l][v]]));
   }
+  for (uint32_t v = 0; v < 4; ++v) note_register_write(x, ops.d[v].id, x.mask);
   c.stats->mma_ops++;
   // The warp's sub-partition's tensor core takes one m16n8k16 at a quarter of the SM's measured
   // mma.sync rate; the result is ready kMmaSyncLatency after it starts.

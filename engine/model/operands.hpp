@@ -17,6 +17,8 @@ class Sources {
     const Slot& s = slots_[operand];
     return s.lanes ? s.lanes[lane] : s.value;
   }
+  // The operand's 32 lanes where it is a register (or a per-lane special), else null.
+  const uint64_t* lanes(size_t operand) const { return slots_[operand].lanes; }
   // After writing destination register `reg` for the active lanes.
   void wrote(uint32_t reg);
 

@@ -47,6 +47,10 @@ SumsBuild fastest_sums_build();
 // register 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2).
 void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
                       bool scale_d, SumsBuild build);
+// mma.sync m16n8k16 (exec_mma.cpp): the same sums over 8 columns, B 64-byte aligned, D
+// accumulated in place in d[v][lane] by the same map at n = 8 (facts §2: row r, column c in
+// register 2(r/8) + c%2, lane 4(r%8) + c/2), D = f32(double(D) + S).
+void mma_accumulate(const double (&A)[16][16], const double (&B)[16][8], uint64_t* const* d, SumsBuild build);
 // tcgen05.mma: D in tensor-memory cells (f32 bits), row r at cells + r * row_stride.
 void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint32_t* cells,
                      size_t row_stride, bool accumulate, SumsBuild build);

@@ -196,7 +196,52 @@ __attribute__((target("avx2,fma"))) void tmem_accumulate_avx2(const double (&A)[
   CellStore store{cells, row_stride, accumulate};
   sums_avx2(A, B, n, store);
 }
+// mma.sync m16n8k16: the 8 columns of every row fit one AVX-512 register, so eight rows at a
+// time are eight independent chains sharing each load of B's row k (a row pair, as wgmma's
+// sums take them, would leave two chains waiting on the adds' latency).
+__attribute__((target("avx512f,avx2,fma"))) void mma_accumulate_avx512(const double (&A)[16][16],
+                                                                       const double (&B)[16][8], uint64_t* const* d) {
+  RegisterStore store{d, true};
+  for (uint32_t r0 = 0; r0 < 16; r0 += 8) {
+    __m512d s[8];
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < 8; ++i) s[i] = _mm512_setzero_pd();
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < 16; ++k) {
+      const __m512d b = _mm512_load_pd(B[k]);
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < 8; ++i) s[i] = _mm512_fmadd_pd(_mm512_set1_pd(A[r0 + i][k]), b, s[i]);
+    }
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < 8; ++i)
+      store(r0 + i, 0, _mm512_maskz_extractf64x4_pd(0xF, s[i], 0), _mm512_maskz_extractf64x4_pd(0xF, s[i], 1));
+  }
+}
+
+// The same with AVX2: four rows at a time, each row's 8 columns in two registers (8 chains).
+__attribute__((target("avx2,fma"))) void mma_accumulate_avx2(const double (&A)[16][16], const double (&B)[16][8],
+                                                             uint64_t* const* d) {
+  RegisterStore store{d, true};
+  for (uint32_t r0 = 0; r0 < 16; r0 += 4) {
+    __m256d lo[4], hi[4];
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 4; ++i) lo[i] = hi[i] = _mm256_setzero_pd();
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < 16; ++k) {
+      const __m256d b0 = _mm256_load_pd(B[k]), b1 = _mm256_load_pd(B[k] + 4);
+#pragma GCC unroll 4
+      for (uint32_t i = 0; i < 4; ++i) {
+        const __m256d a = _mm256_broadcast_sd(&A[r0 + i][k]);
+        lo[i] = _mm256_fmadd_pd(a, b0, lo[i]);
+        hi[i] = _mm256_fmadd_pd(a, b1, hi[i]);
+      }
+    }
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 4; ++i) store(r0 + i, 0, lo[i], hi[i]);
+  }
+}
 #endif
+
 
 }  // namespace
 
@@ -237,6 +282,20 @@ void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint
     uint32_t& cell = cells[r * row_stride + c];
     cell = uint32_t(from_f32(float(double(accumulate ? as_f32(cell) : 0.0f) + sum)));
   });
+}
+
+void mma_accumulate(const double (&A)[16][16], const double (&B)[16][8], uint64_t* const* d, SumsBuild build) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::avx512) return mma_accumulate_avx512(A, B, d);
+  if (build == SumsBuild::avx2) return mma_accumulate_avx2(A, B, d);
+#endif
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 8; ++c) {
+      double sum = 0.0;
+      for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][c];
+      uint64_t& v = d[2 * (r / 8) + c % 2][4 * (r % 8) + c / 2];
+      v = from_f32(float(double(as_f32(v)) + sum));
+    }
 }
 
 }  // namespace gs::model

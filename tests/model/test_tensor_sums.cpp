@@ -119,3 +119,28 @@ TEST_CASE("tcgen05's sums land in tensor-memory rows, bit for bit, and touch no 
       CHECK(touched == 0);
     }
 }
+
+TEST_CASE("mma.sync's sums accumulate into the C/D registers the map names, bit for bit", "[model][tensor_sums]") {
+  std::mt19937 rng(13);
+  for (const model::SumsBuild build : model::sums_builds())
+    for (int round = 0; round < 8; ++round) {
+      Inputs in;
+      fill(in, rng, 8);
+      alignas(64) double B8[16][8];
+      for (uint32_t k = 0; k < 16; ++k)
+        for (uint32_t c = 0; c < 8; ++c) B8[k][c] = in.B[k][c];
+      // Row r, column c in register 2(r/8) + c%2, lane 4(r%8) + c/2 (facts §2); the high word
+      // of each lane is garbage the sums must overwrite with zero.
+      uint64_t regs[4][32];
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t c = 0; c < 8; ++c)
+          regs[2 * (r / 8) + c % 2][4 * (r % 8) + c / 2] = 0xBEEF000000000000ull | std::bit_cast<uint32_t>(in.old[r * 8 + c]);
+      uint64_t* d[4] = {regs[0], regs[1], regs[2], regs[3]};
+      model::mma_accumulate(in.A, B8, d, build);
+      uint32_t wrong = 0;
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t c = 0; c < 8; ++c) wrong += !as_expected(regs[2 * (r / 8) + c % 2][4 * (r % 8) + c / 2], in, r, c, 8, true);
+      INFO("build " << int(build) << ", round " << round);
+      CHECK(wrong == 0);
+    }
+}
