@@ -168,34 +168,6 @@ void poison_tile(GemmShape shape, DType c_dtype, const kernels::CtaTile& tile, s
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target_clones("fma", "default")))
 #endif
-std::vector<double> reference_gemm(const GemmData& d) {
-  const size_t M = d.shape.m, N = d.shape.n, K = d.shape.k;
-  std::vector<double> c(M * N, 0.0);
-  // i-k-j order over blocks: the inner loop streams a row of B and a row of C (both
-  // contiguous, so it vectorises), and a kBlockK × kBlockN panel of B stays in cache while
-  // every row of A passes over it.
-  constexpr size_t kBlockK = 128, kBlockN = 512;
-  std::vector<double> b_panel(kBlockK * kBlockN);
-  for (size_t n0 = 0; n0 < N; n0 += kBlockN) {
-    const size_t nb = std::min(kBlockN, N - n0);
-    for (size_t k0 = 0; k0 < K; k0 += kBlockK) {
-      const size_t kb = std::min(kBlockK, K - k0);
-      for (size_t kk = 0; kk < kb; ++kk)
-        for (size_t j = 0; j < nb; ++j) b_panel[kk * kBlockN + j] = d.b_values[(k0 + kk) * N + n0 + j];
-      for (size_t i = 0; i < M; ++i) {
-        double* __restrict crow = c.data() + i * N + n0;
-        const float* arow = d.a_values.data() + i * K + k0;
-        for (size_t kk = 0; kk < kb; ++kk) {
-          const double a = arow[kk];
-          const double* __restrict brow = b_panel.data() + kk * kBlockN;
-          for (size_t j = 0; j < nb; ++j) crow[j] += a * brow[j];
-        }
-      }
-    }
-  }
-  return c;
-}
-
 std::vector<uint8_t> poisoned_output(GemmShape shape, DType c_dtype) {
   return std::vector<uint8_t>(size_t(shape.m) * shape.n * dtype_bytes(c_dtype), 0xFF);
 }

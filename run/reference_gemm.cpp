@@ -1,0 +1,165 @@
+// The reference C = A·B in double (run/gemm_data.hpp). Every C[i][j] is the sum over
+// k = 0..K-1, in that order, of A[i][k]·B[k][j]: a product of two floats has at most 48
+// significant bits, so it is exact in double and each add rounds once; a fused multiply-add
+// rounds the same way, and any blocking that keeps k's order for each element (C is read,
+// added to and written back between K blocks) gives the same bits. So the builds agree to the
+// bit (tests/run/test_gemm_data.cpp checks it); they differ in speed only:
+//   plain  — i-k-j over panels of B, the inner loop over a row of C (what the compiler makes
+//            of it for the baseline x86-64: two doubles at a time, C through memory);
+//   AVX2   — register tiles of 6 rows × 8 columns (12 accumulators), A and B packed;
+//   AVX-512 — register tiles of 8 rows × 16 columns (16 accumulators).
+// The sim job checks every whole-grid run against it: at 4096³ that is 68.7 G multiply-adds,
+// which the plain build took about 10 s for on one core (issue #32's 10-second target).
+#include <algorithm>
+#include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include "engine/model/decode.hpp"
+#include "run/gemm_data.hpp"
+
+namespace gs::run {
+
+namespace {
+
+// A panel of B (kKc rows of K by kNc columns) stays in the core's cache while every row block
+// of A passes over it.
+constexpr size_t kKc = 256, kNc = 512;
+
+// C[i][j] += A[i][k]·B[k][j] for rows [i0, i1), columns [n0, n0 + nb), k in [k0, k0 + kb),
+// k in order for each element: the plain build, and the edges of the others.
+void add_block_plain(const GemmData& d, double* c, size_t i0, size_t i1, size_t n0, size_t nb, size_t k0, size_t kb) {
+  const size_t N = d.shape.n, K = d.shape.k;
+  for (size_t i = i0; i < i1; ++i) {
+    double* __restrict crow = c + i * N + n0;
+    const float* arow = d.a_values.data() + i * K + k0;
+    for (size_t kk = 0; kk < kb; ++kk) {
+      const double a = arow[kk];
+      const float* brow = d.b_values.data() + (k0 + kk) * N + n0;
+      for (size_t j = 0; j < nb; ++j) crow[j] += a * double(brow[j]);
+    }
+  }
+}
+
+void reference_plain(const GemmData& d, double* c) {
+  const size_t M = d.shape.m, N = d.shape.n, K = d.shape.k;
+  for (size_t n0 = 0; n0 < N; n0 += kNc)
+    for (size_t k0 = 0; k0 < K; k0 += kKc)
+      add_block_plain(d, c, 0, M, n0, std::min(kNc, N - n0), k0, std::min(kKc, K - k0));
+}
+
+// The blocked builds: kMr rows by kNr columns a register tile. B's panel is packed strip by
+// strip (kNr columns, k-major: bp[strip][kk][j]) and A's kMr rows k-major (ap[kk][r]), both in
+// double; full tiles go through `tile`, the edges through add_block_plain.
+template <size_t kMr, size_t kNr, class Tile>
+void reference_blocked(const GemmData& d, double* c, Tile tile) {
+  const size_t M = d.shape.m, N = d.shape.n, K = d.shape.k;
+  std::vector<double> bp(kKc * kNc + 8), ap(kKc * kMr + 8);
+  for (size_t n0 = 0; n0 < N; n0 += kNc) {
+    const size_t nb = std::min(kNc, N - n0), strips = nb / kNr, full_cols = strips * kNr;
+    for (size_t k0 = 0; k0 < K; k0 += kKc) {
+      const size_t kb = std::min(kKc, K - k0);
+      for (size_t s = 0; s < strips; ++s)
+        for (size_t kk = 0; kk < kb; ++kk) {
+          const float* brow = d.b_values.data() + (k0 + kk) * N + n0 + s * kNr;
+          double* out = bp.data() + (s * kKc + kk) * kNr;
+          for (size_t j = 0; j < kNr; ++j) out[j] = brow[j];
+        }
+      size_t i0 = 0;
+      for (; i0 + kMr <= M; i0 += kMr) {
+        for (size_t kk = 0; kk < kb; ++kk)
+          for (size_t r = 0; r < kMr; ++r) ap[kk * kMr + r] = d.a_values[(i0 + r) * K + k0 + kk];
+        for (size_t s = 0; s < strips; ++s) tile(ap.data(), bp.data() + s * kKc * kNr, kb, c + i0 * N + n0 + s * kNr, N);
+        if (full_cols < nb) add_block_plain(d, c, i0, i0 + kMr, n0 + full_cols, nb - full_cols, k0, kb);
+      }
+      if (i0 < M) add_block_plain(d, c, i0, M, n0, nb, k0, kb);
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// One register tile: C's kMr × kNr block at ct (row stride ldc) plus kb steps of k.
+__attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const double* ap, const double* bp, size_t kb, double* ct,
+                                                             size_t ldc) {
+    __m512d acc[8][2];
+#pragma GCC unroll 8
+    for (size_t r = 0; r < 8; ++r) {
+      acc[r][0] = _mm512_loadu_pd(ct + r * ldc);
+      acc[r][1] = _mm512_loadu_pd(ct + r * ldc + 8);
+    }
+    for (size_t kk = 0; kk < kb; ++kk) {
+      const __m512d b0 = _mm512_loadu_pd(bp + kk * 16), b1 = _mm512_loadu_pd(bp + kk * 16 + 8);
+#pragma GCC unroll 8
+      for (size_t r = 0; r < 8; ++r) {
+        const __m512d a = _mm512_set1_pd(ap[kk * 8 + r]);
+        acc[r][0] = _mm512_fmadd_pd(a, b0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_pd(a, b1, acc[r][1]);
+      }
+    }
+#pragma GCC unroll 8
+    for (size_t r = 0; r < 8; ++r) {
+      _mm512_storeu_pd(ct + r * ldc, acc[r][0]);
+      _mm512_storeu_pd(ct + r * ldc + 8, acc[r][1]);
+    }
+}
+
+__attribute__((target("avx2,fma"))) void tile_avx2(const double* ap, const double* bp, size_t kb, double* ct,
+                                                   size_t ldc) {
+    __m256d acc[6][2];
+#pragma GCC unroll 6
+    for (size_t r = 0; r < 6; ++r) {
+      acc[r][0] = _mm256_loadu_pd(ct + r * ldc);
+      acc[r][1] = _mm256_loadu_pd(ct + r * ldc + 4);
+    }
+    for (size_t kk = 0; kk < kb; ++kk) {
+      const __m256d b0 = _mm256_loadu_pd(bp + kk * 8), b1 = _mm256_loadu_pd(bp + kk * 8 + 4);
+#pragma GCC unroll 6
+      for (size_t r = 0; r < 6; ++r) {
+        const __m256d a = _mm256_broadcast_sd(ap + kk * 6 + r);
+        acc[r][0] = _mm256_fmadd_pd(a, b0, acc[r][0]);
+        acc[r][1] = _mm256_fmadd_pd(a, b1, acc[r][1]);
+      }
+    }
+#pragma GCC unroll 6
+    for (size_t r = 0; r < 6; ++r) {
+      _mm256_storeu_pd(ct + r * ldc, acc[r][0]);
+      _mm256_storeu_pd(ct + r * ldc + 4, acc[r][1]);
+    }
+}
+#endif
+
+}  // namespace
+
+std::vector<ReferenceBuild> reference_builds() {
+  std::vector<ReferenceBuild> builds{ReferenceBuild::plain};
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (model::cpu_has_avx2_fma()) builds.push_back(ReferenceBuild::avx2);
+  if (model::cpu_has_avx512()) builds.push_back(ReferenceBuild::avx512);
+#endif
+  return builds;
+}
+
+std::vector<double> reference_gemm(const GemmData& d, ReferenceBuild build) {
+  std::vector<double> c(size_t(d.shape.m) * d.shape.n, 0.0);
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == ReferenceBuild::avx512) {
+    reference_blocked<8, 16>(d, c.data(), tile_avx512);
+    return c;
+  }
+  if (build == ReferenceBuild::avx2) {
+    reference_blocked<6, 8>(d, c.data(), tile_avx2);
+    return c;
+  }
+#endif
+  reference_plain(d, c.data());
+  return c;
+}
+
+std::vector<double> reference_gemm(const GemmData& d) {
+  static const ReferenceBuild fastest = reference_builds().back();
+  return reference_gemm(d, fastest);
+}
+
+}  // namespace gs::run
