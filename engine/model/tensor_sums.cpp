@@ -103,10 +103,7 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) inline void row_pair_
     }
   }
 #pragma GCC unroll 4
-  for (uint32_t v = 0; v < kVecs; ++v)
-    for (uint32_t h = 0; h < 2; ++h)
-      store(r + h, c0 + 8 * v, _mm512_maskz_extractf64x4_pd(0xF, s[h][v], 0),
-            _mm512_maskz_extractf64x4_pd(0xF, s[h][v], 1));
+  for (uint32_t v = 0; v < kVecs; ++v) store.pair512(r, c0 + 8 * v, s[0][v], s[1][v]);
 }
 
 // 32 columns at a time, then 16, then 8.
@@ -152,6 +149,27 @@ struct RegisterStore {
   }
 };
 
+// wgmma, AVX-512: columns c0..c0+7 of rows r and r + 1 (r even) at once. Their even columns
+// sit in one register's lanes 4(r%8) .. +7 (row r's four, then row r+1's), the odd ones in
+// the next register's: one 8-lane load, add and store each.
+__attribute__((target("avx512f,avx2,fma"))) inline void accumulate_lanes_avx512(uint64_t* d, __m512d sum,
+                                                                                bool scale_d) {
+  const __m512i bits = _mm512_loadu_si512(d);
+  const __m256 old = scale_d ? _mm256_castsi256_ps(_mm512_cvtepi64_epi32(bits)) : _mm256_setzero_ps();
+  const __m256 out = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtps_pd(old), sum));
+  _mm512_storeu_si512(d, _mm512_cvtepu32_epi64(_mm256_castps_si256(out)));
+}
+
+struct RegisterStore512 : RegisterStore {
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void pair512(uint32_t r, uint32_t c0, __m512d row0,
+                                                                          __m512d row1) const {
+    const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
+    const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+    accumulate_lanes_avx512(d[reg] + lane0, _mm512_permutex2var_pd(row0, even, row1), scale_d);
+    accumulate_lanes_avx512(d[reg + 1] + lane0, _mm512_permutex2var_pd(row0, odd, row1), scale_d);
+  }
+};
+
 // tcgen05: eight neighbouring cells of one tensor-memory row (f32 bits).
 struct CellStore {
   uint32_t* cells;
@@ -167,12 +185,22 @@ struct CellStore {
     add4(p, lo);
     add4(p + 4, hi);
   }
+  // AVX-512: columns c0..c0+7 of rows r and r + 1.
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void add8(float* p, __m512d sum) const {
+    const __m256 old = accumulate ? _mm256_loadu_ps(p) : _mm256_setzero_ps();
+    _mm256_storeu_ps(p, _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtps_pd(old), sum)));
+  }
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void pair512(uint32_t r, uint32_t c0, __m512d row0,
+                                                                          __m512d row1) const {
+    add8(reinterpret_cast<float*>(cells + r * row_stride + c0), row0);
+    add8(reinterpret_cast<float*>(cells + (r + 1) * row_stride + c0), row1);
+  }
 };
 
 __attribute__((target("avx512f,avx2,fma"))) void wgmma_accumulate_avx512(const double (&A)[16][16],
                                                                          const double (&B)[16][256], uint32_t n,
                                                                          uint64_t* const* d, bool scale_d) {
-  RegisterStore store{d, scale_d};
+  RegisterStore512 store{{d, scale_d}};
   sums_avx512(A, B, n, store);
 }
 
@@ -201,7 +229,7 @@ __attribute__((target("avx2,fma"))) void tmem_accumulate_avx2(const double (&A)[
 // sums take them, would leave two chains waiting on the adds' latency).
 __attribute__((target("avx512f,avx2,fma"))) void mma_accumulate_avx512(const double (&A)[16][16],
                                                                        const double (&B)[16][8], uint64_t* const* d) {
-  RegisterStore store{d, true};
+  RegisterStore512 store{{d, true}};
   for (uint32_t r0 = 0; r0 < 16; r0 += 8) {
     __m512d s[8];
 #pragma GCC unroll 8
@@ -212,9 +240,8 @@ __attribute__((target("avx512f,avx2,fma"))) void mma_accumulate_avx512(const dou
 #pragma GCC unroll 8
       for (uint32_t i = 0; i < 8; ++i) s[i] = _mm512_fmadd_pd(_mm512_set1_pd(A[r0 + i][k]), b, s[i]);
     }
-#pragma GCC unroll 8
-    for (uint32_t i = 0; i < 8; ++i)
-      store(r0 + i, 0, _mm512_maskz_extractf64x4_pd(0xF, s[i], 0), _mm512_maskz_extractf64x4_pd(0xF, s[i], 1));
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 8; i += 2) store.pair512(r0 + i, 0, s[i], s[i + 1]);
   }
 }
 
