@@ -437,6 +437,14 @@ void complete_tma(Cta& c, const PendingTma& p) {
       return;
     }
     const uint8_t* src = buf->data() + off;
+    // The rows of a box lie a global row pitch apart, past what the CPU's prefetcher follows:
+    // ask for the row kAhead further on while this one moves (the copy waited on memory).
+    constexpr int64_t kAhead = 4;
+    if (d.rank > 1) {
+      const int64_t next = off + kAhead * int64_t(d.global_strides_bytes[0]);
+      if (next >= 0 && uint64_t(next) + bytes <= buf->size())
+        for (uint64_t at = 0; at < bytes; at += 64) __builtin_prefetch(buf->data() + next + at);
+    }
     uint32_t logical = job.smem_dst + linear * eb;
     for (uint64_t left = bytes; left > 0;) {
       const uint32_t piece = uint32_t(std::min<uint64_t>(left, 16 - logical % 16));
