@@ -88,59 +88,83 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
 // barrier: nothing orders the two) or read too early (the copy's group was not completed by
 // a wait_group before the barrier or the warp's own read): the first is the Ampere seed's
 // `no-sync-before-prefetch` pitfall, the second its `steady-state-wait-at-tail`.
+namespace {
+
+// check_shared_words's whole rule for word w of the access (state s).
+[[gnu::noinline]] void check_shared_word_slow(ExecContext& x, SmemWord& s, uint32_t w, uint32_t addr, uint32_t lane,
+                                              bool store) {
+  Cta& c = x.cta;
+  if (s.tma_pending)
+    report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
+                    fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
+                                store ? "written" : "read"),
+                    "wait on its mbarrier first");
+  if (s.cp_async_pending) {
+    if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
+      report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
+                         "barrier in between, is still writing it",
+                         x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
+    else
+      report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
+                         "completed: its cp.async.wait_group returned with that group still pending",
+                         x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
+  }
+  if (store && s.bulk_reads != 0)
+    report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
+           fmt::format("shared address 0x{:X} is written while a TMA store issued earlier may still read it: the "
+                       "issuing thread retires a store's reads with cp.async.bulk.wait_group.read (N: the groups "
+                       "it may leave reading), and the writers must wait for that (a barrier after the wait)",
+                       addr));
+  if (!store && !s.written)
+    report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
+           fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
+  const uint32_t rank = c.launch.cluster_rank;
+  const bool released = s.write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= s.write_release;
+  if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync &&
+      !released)
+    report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
+           fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between (no bar.sync, "
+                       "and no mbarrier phase it arrived on after writing)",
+                       x.warp.id,
+                       store ? "overwrites" : "reads", addr, s.writer_warp));
+  if (store) {
+    s.written = true;
+    s.writer_warp = uint16_t(x.warp.id);
+    s.epoch = c.barrier_epoch;
+    s.write_release = c.releases + 1;
+    s.generic_since_fence = true;
+    c.note_unfenced(w);
+  } else {
+    s.read_release = c.releases + 1;
+    if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
+    s.read_epoch = c.barrier_epoch;
+    s.read_by |= 1u << (x.warp.id % 32);
+  }
+}
+
+}  // namespace
+
+// Word by word as the rule goes: a word with nothing to report (memform::word_is_quiet, the
+// common case) gets what the rule records of it inline (note_word); any other, the whole rule.
 void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   Cta& c = x.cta;
+  const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
   for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
     if (w >= c.smem_word_state.size()) return;
     SmemWord& s = c.smem_word_state[w];
-    if (s.tma_pending)
-      report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
-                      fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
-                                  store ? "written" : "read"),
-                      "wait on its mbarrier first");
-    if (s.cp_async_pending) {
-      if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
-        report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
-               fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
-                           "barrier in between, is still writing it",
-                           x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
-      else
-        report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
-               fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
-                           "completed: its cp.async.wait_group returned with that group still pending",
-                           x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
-    }
-    if (store && s.bulk_reads != 0)
-      report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is written while a TMA store issued earlier may still read it: the "
-                         "issuing thread retires a store's reads with cp.async.bulk.wait_group.read (N: the groups "
-                         "it may leave reading), and the writers must wait for that (a barrier after the wait)",
-                         addr));
-    if (!store && !s.written)
-      report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
-    const uint32_t rank = c.launch.cluster_rank;
-    const bool released = s.write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= s.write_release;
-    if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync &&
-        !released)
-      report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between (no bar.sync, "
-                         "and no mbarrier phase it arrived on after writing)",
-                         x.warp.id,
-                         store ? "overwrites" : "reads", addr, s.writer_warp));
     if (store) {
-      s.written = true;
-      s.writer_warp = uint16_t(x.warp.id);
-      s.epoch = c.barrier_epoch;
-      s.write_release = c.releases + 1;
-      s.generic_since_fence = true;
-      c.note_unfenced(w);
-    } else {
-      s.read_release = c.releases + 1;
-      if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
-      s.read_epoch = c.barrier_epoch;
-      s.read_by |= 1u << (x.warp.id % 32);
+      if (memform::word_is_quiet<true>(s, x.warp, rank, epoch)) {
+        memform::note_word<true>(s, x.warp.id, epoch, release);
+        c.note_unfenced(w);
+        continue;
+      }
+    } else if (memform::word_is_quiet<false>(s, x.warp, rank, epoch)) {
+      memform::note_word<false>(s, x.warp.id, epoch, release);
+      continue;
     }
+    check_shared_word_slow(x, s, w, addr, lane, store);
   }
 }
 
