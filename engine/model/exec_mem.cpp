@@ -3,10 +3,12 @@
 // decoded global forms. The decoded shared forms are in exec_smem_forms.cpp, what the two
 // share in exec_mem_forms.hpp.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -227,6 +229,56 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
   return p;
 }
 
+namespace {
+
+// layout::count_shared_wavefronts of an untraced access, kept per thread by instruction for
+// the next time it comes with the same lane offsets: what the counts depend on is the lanes'
+// offsets from the first active one and where in a bank unit (a word; 8 or 16 bytes for the
+// wider accesses) the first lane lies. Moving every lane by a multiple of the unit turns the
+// units' banks round, which changes no bank's count of distinct units (as for
+// exec_smem_forms.cpp's SharedLanePattern). A loop's access (ldmatrix's rows, cp.async's
+// destinations, a fragment's ld.shared) has the same offsets on every pass, and comparing
+// them costs less than counting. An entry is a pure function of its key, so one left by
+// another kernel is used only where its key matches.
+struct BankCountEntry {
+  uint32_t mask = 0;  // 0: empty
+  uint32_t bytes = 0;
+  layout::Phasing phasing = layout::Phasing::by_width;
+  uint32_t low = 0;  // the first lane's address modulo the unit
+  std::array<uint32_t, 32> diff{};
+  layout::BankCount count;
+};
+
+layout::BankCount shared_wavefronts_by_inst(uint32_t inst, const std::array<uint32_t, 32>& addrs, uint32_t mask,
+                                            uint32_t access_bytes, layout::Phasing phasing) {
+  if (mask == 0 || !std::has_single_bit(access_bytes) || access_bytes > 16)
+    return layout::count_shared_wavefronts(addrs, mask, access_bytes, phasing);
+  const uint32_t a0 = addrs[uint32_t(std::countr_zero(mask))];
+  std::array<uint32_t, 32> diff;
+  uint32_t bits = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    diff[l] = (addrs[l] - a0) & (0u - (mask >> l & 1));
+    bits |= diff[l];
+  }
+  // A misaligned lane: the general count reports it.
+  if (((bits | a0) & (access_bytes - 1)) != 0) return layout::count_shared_wavefronts(addrs, mask, access_bytes, phasing);
+  const uint32_t low = a0 & (std::max<uint32_t>(access_bytes, 4) - 1);
+  thread_local std::vector<BankCountEntry> entries;
+  if (inst >= entries.size()) entries.resize(inst + 1);
+  BankCountEntry& e = entries[inst];
+  if (e.mask == mask && e.bytes == access_bytes && e.phasing == phasing && e.low == low && e.diff == diff)
+    return e.count;
+  e.count = layout::count_shared_wavefronts(addrs, mask, access_bytes, phasing);
+  e.mask = mask;
+  e.bytes = access_bytes;
+  e.phasing = phasing;
+  e.low = low;
+  e.diff = diff;
+  return e.count;
+}
+
+}  // namespace
+
 // Bank model and statistics for one warp-level shared access (facts §8).
 uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint32_t given_bytes, bool store) {
   Cta& c = x.cta;
@@ -260,7 +312,7 @@ uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, u
   if (c.trace) {
     r = layout::analyze_shared_access(addrs, x.mask, std::min<uint32_t>(bytes, 16), phasing);
   } else {
-    const layout::BankCount n = layout::count_shared_wavefronts(addrs, x.mask, std::min<uint32_t>(bytes, 16), phasing);
+    const layout::BankCount n = shared_wavefronts_by_inst(x.inst_id, addrs, x.mask, std::min<uint32_t>(bytes, 16), phasing);
     r.wavefronts = n.wavefronts;
     r.ideal_wavefronts = n.ideal_wavefronts;
   }
