@@ -59,7 +59,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
       SmemWord& s = c.smem_word_state[word];
       s.cp_async_pending = false;
       s.written = true;
-      s.writer_warp = uint16_t(w.id);
+      s.writer_warp = uint8_t(w.id);
       s.epoch = c.barrier_epoch;
     }
   }
@@ -84,9 +84,9 @@ void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async writes shared address 0x{:X} while warp {}'s cp.async into it is "
                          "still in flight",
-                         x.warp.id, timing::kSmemBaseAddress + 4 * word, s.cp_async_warp));
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, uint32_t(s.cp_async_warp)));
     s.cp_async_pending = true;
-    s.cp_async_warp = uint16_t(x.warp.id);
+    s.cp_async_warp = uint8_t(x.warp.id);
     s.cp_async_epoch = c.barrier_epoch;
   }
 }
@@ -191,12 +191,14 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     copy.smem = saddr[l];
     copy.bytes = uint8_t(bytes);
     const uint8_t* from = data + (gaddr[l] - kGlobalBase[buffer]);
+    // A hint to the host's cache, nothing more: a K loop's next copy of this row reads the
+    // next line, and these reads were most of this function's time (cache misses).
     __builtin_prefetch(from + 64);
     copy_bytes(copy.data.data(), from, bytes);
     SmemWord* s = state + (saddr[l] - timing::kSmemBaseAddress) / 4;
     for (uint32_t i = 0; i < words; ++i) {
       s[i].cp_async_pending = true;
-      s[i].cp_async_warp = uint16_t(w.id);
+      s[i].cp_async_warp = uint8_t(w.id);
       s[i].cp_async_epoch = epoch;
     }
   }

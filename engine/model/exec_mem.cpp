@@ -106,12 +106,12 @@ namespace {
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
              fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
                          "barrier in between, is still writing it",
-                         x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
+                         x.warp.id, store ? "writes" : "reads", addr, uint32_t(s.cp_async_warp)));
     else
       report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
              fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
                          "completed: its cp.async.wait_group returned with that group still pending",
-                         x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
+                         x.warp.id, store ? "writes" : "reads", addr, uint32_t(s.cp_async_warp)));
   }
   if (store && s.bulk_reads != 0)
     report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
@@ -130,10 +130,10 @@ namespace {
            fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between (no bar.sync, "
                        "and no mbarrier phase it arrived on after writing)",
                        x.warp.id,
-                       store ? "overwrites" : "reads", addr, s.writer_warp));
+                       store ? "overwrites" : "reads", addr, uint32_t(s.writer_warp)));
   if (store) {
     s.written = true;
-    s.writer_warp = uint16_t(x.warp.id);
+    s.writer_warp = uint8_t(x.warp.id);
     s.epoch = c.barrier_epoch;
     s.write_release = c.releases + 1;
     s.generic_since_fence = true;

@@ -100,7 +100,7 @@ template <bool kStore>
 [[gnu::always_inline]] inline void note_word(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
   if constexpr (kStore) {
     s.written = true;
-    s.writer_warp = uint16_t(warp);
+    s.writer_warp = uint8_t(warp);
     s.epoch = epoch;
     s.write_release = release;
     s.generic_since_fence = true;
