@@ -19,6 +19,8 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -37,18 +39,27 @@ void report_divergent(ExecContext& x) {
            "live lane of the warp");
 }
 
+// A copy's 16, 8 or 4 bytes (a fixed-size copy each: memcpy with a variable size is a call).
+inline void copy_bytes(uint8_t* to, const uint8_t* from, uint32_t bytes) {
+  switch (bytes) {
+    case 16: std::memcpy(to, from, 16); break;
+    case 8: std::memcpy(to, from, 8); break;
+    default: std::memcpy(to, from, 4); break;
+  }
+}
+
 // Puts a retired group's bytes into shared memory; the words are written by this warp now
 // (so another warp reading them needs a barrier first, as on the GPU).
 void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   ++c.smem_writes;
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress;
-    std::memcpy(c.smem.data() + off, copy.data.data(), copy.bytes);
+    copy_bytes(c.smem.data() + off, copy.data.data(), copy.bytes);
     for (uint32_t word = off / 4; word < (off + copy.bytes + 3) / 4; ++word) {
       SmemWord& s = c.smem_word_state[word];
       s.cp_async_pending = false;
       s.written = true;
-      s.writer_warp = uint16_t(w.id);
+      s.writer_warp = uint8_t(w.id);
       s.epoch = c.barrier_epoch;
     }
   }
@@ -73,35 +84,27 @@ void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async writes shared address 0x{:X} while warp {}'s cp.async into it is "
                          "still in flight",
-                         x.warp.id, timing::kSmemBaseAddress + 4 * word, s.cp_async_warp));
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, uint32_t(s.cp_async_warp)));
     s.cp_async_pending = true;
-    s.cp_async_warp = uint16_t(x.warp.id);
+    s.cp_async_warp = uint8_t(x.warp.id);
     s.cp_async_epoch = c.barrier_epoch;
   }
 }
 
-}  // namespace
-
-void exec_cp_async(ExecContext& x) {
-  expect_op(x, "exec_cp_async", ir::Op::cp_async_cg, ir::Op::cp_async_ca);
+// The copies of the active lanes, lane by lane with every check: each lane's destination,
+// source and data (Sources only where there is a src-size operand to read: the others are
+// memory operands and an immediate, which it neither reads nor checks).
+void lane_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t bytes, std::array<uint32_t, 32>& saddr,
+                 std::array<uint64_t, 32>& gaddr, uint32_t& reading) {
   Cta& c = x.cta;
-  const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
-  const uint32_t bytes = uint32_t(ops.bytes.imm);
-  if (bytes != 4 && bytes != 8 && bytes != 16) {
-    report(c, HazardKind::bad_cp_async, x.inst_id, x.warp.id, kNone, 0,
-           fmt::format("cp.async copies 4, 8 or 16 bytes per thread, not {}", bytes));
-    return;
-  }
-  Sources src(x);
   Warp& w = x.warp;
-  std::array<uint32_t, 32> saddr{};
-  std::array<uint64_t, 32> gaddr{};
-  uint32_t reading = 0;  // lanes that read global memory (a zero src-size reads nothing)
+  std::optional<Sources> src;
+  if (ops.src_bytes) src.emplace(x);
   for (uint32_t l = 0; l < 32; ++l) {
     if (!(x.mask >> l & 1)) continue;
     const uint32_t dst = memory_address32(x, ops.dst, l);
     const uint64_t from = memory_address64(x, ops.src, l);
-    const uint32_t src_bytes = ops.src_bytes ? uint32_t(src.get(ops.src_bytes_at, l)) : bytes;
+    const uint32_t src_bytes = ops.src_bytes ? uint32_t(src->get(ops.src_bytes_at, l)) : bytes;
     saddr[l] = dst;
     if (src_bytes > bytes)
       report(c, HazardKind::bad_cp_async, x.inst_id, w.id, l, from,
@@ -126,6 +129,102 @@ void exec_cp_async(ExecContext& x) {
     }
     mark_pending(x, dst, bytes, l);
     w.cp_async_uncommitted.push_back(copy);
+  }
+}
+
+// lane_copies where it would report nothing, which it then does in flat loops: no src-size
+// operand, every lane's destination inside shared memory and aligned, its source inside one of
+// the GEMM's buffers and aligned, and no word of any destination raced (what mark_pending
+// reports, looked at for every lane before any is marked: a lane's marks make no later lane of
+// the warp report, as they name this warp). False, having changed nothing, otherwise.
+bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t bytes, std::array<uint32_t, 32>& saddr,
+                  std::array<uint64_t, 32>& gaddr) {
+  Cta& c = x.cta;
+  Warp& w = x.warp;
+  const uint32_t mask = x.mask;
+  const uint64_t size = c.smem.size();
+  if (mask == 0 || ops.dst.kind != ir::OperandKind::mem_reg || ops.src.kind != ir::OperandKind::mem_reg ||
+      size < bytes || c.smem_word_state.size() * 4 < size)
+    return false;
+  const uint64_t* dst = c.reg_lanes(w.id, ops.dst.id);
+  const uint64_t* src = c.reg_lanes(w.id, ops.src.id);
+  // The buffer of the first lane's source; every lane's must be inside it.
+  const uint64_t from0 = src[std::countr_zero(mask)] + uint64_t(ops.src.imm);
+  const uint64_t buffer = (from0 >> 44) - 1;
+  const GlobalMemory& global = *c.launch.global;
+  if (buffer >= global.buffers.size() || !global.buffers[buffer] || global.buffers[buffer]->size() < bytes)
+    return false;
+  const uint64_t limit = global.buffers[buffer]->size() - bytes;
+  uint64_t bad = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    const uint32_t a = uint32_t(dst[l] + uint64_t(ops.dst.imm));  // memory_address32
+    const uint64_t from = src[l] + uint64_t(ops.src.imm);          // memory_address64
+    saddr[l] = a;
+    gaddr[l] = from;
+    // As smem_ptr and GlobalMemory::find, and both alignments (cp-size: 4, 8 or 16).
+    const uint64_t off = from - kGlobalBase[buffer];
+    bad |= uint64_t(uint64_t(a - timing::kSmemBaseAddress) > size - bytes) | uint64_t(off > limit) |
+           ((uint64_t(a) | from) & (bytes - 1));
+  }
+  if (bad != 0) return false;
+  const uint32_t epoch = c.barrier_epoch, me = 1u << (w.id % 32);
+  SmemWord* state = c.smem_word_state.data();
+  const uint32_t words = bytes / 4;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const SmemWord* s = state + (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+    for (uint32_t i = 0; i < words; ++i)
+      if ((s[i].read_epoch == epoch && (s[i].read_by & ~me) != 0) ||
+          (s[i].cp_async_pending && s[i].cp_async_warp != w.id && s[i].cp_async_epoch == epoch))
+        return false;
+  }
+  // What the lane loop does: smem_ptr's count of stores, each lane's copy of its bytes, and
+  // mark_pending's marks.
+  c.smem_writes += uint32_t(std::popcount(mask));
+  const uint8_t* data = global.buffers[buffer]->data();
+  std::vector<Warp::CpAsyncCopy>& out = w.cp_async_uncommitted;
+  size_t n = out.size();
+  out.resize(n + size_t(std::popcount(mask)));
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t l = uint32_t(std::countr_zero(m));
+    Warp::CpAsyncCopy& copy = out[n++];
+    copy.smem = saddr[l];
+    copy.bytes = uint8_t(bytes);
+    const uint8_t* from = data + (gaddr[l] - kGlobalBase[buffer]);
+    // A hint to the host's cache, nothing more: a K loop's next copy of this row reads the
+    // next line, and these reads were most of this function's time (cache misses).
+    __builtin_prefetch(from + 64);
+    copy_bytes(copy.data.data(), from, bytes);
+    SmemWord* s = state + (saddr[l] - timing::kSmemBaseAddress) / 4;
+    for (uint32_t i = 0; i < words; ++i) {
+      s[i].cp_async_pending = true;
+      s[i].cp_async_warp = uint8_t(w.id);
+      s[i].cp_async_epoch = epoch;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void exec_cp_async(ExecContext& x) {
+  expect_op(x, "exec_cp_async", ir::Op::cp_async_cg, ir::Op::cp_async_ca);
+  Cta& c = x.cta;
+  const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
+  const uint32_t bytes = uint32_t(ops.bytes.imm);
+  if (bytes != 4 && bytes != 8 && bytes != 16) {
+    report(c, HazardKind::bad_cp_async, x.inst_id, x.warp.id, kNone, 0,
+           fmt::format("cp.async copies 4, 8 or 16 bytes per thread, not {}", bytes));
+    return;
+  }
+  Warp& w = x.warp;
+  std::array<uint32_t, 32> saddr{};
+  std::array<uint64_t, 32> gaddr{};
+  uint32_t reading = 0;  // lanes that read global memory (a zero src-size reads nothing)
+  if (!ops.src_bytes && quiet_copies(x, ops, bytes, saddr, gaddr)) {
+    reading = x.mask;
+  } else {
+    lane_copies(x, ops, bytes, saddr, gaddr, reading);
   }
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes, its
   // wavefronts on the L1's data path. The global side looks up each 128-byte line it reads at
@@ -202,6 +301,14 @@ void exec_cp_async_wait_group(ExecContext& x) {
   for (size_t g = 0; g < retire; ++g) {
     until = std::max(until, w.cp_async_groups[g].complete_at);
     land(x.cta, w, w.cp_async_groups[g]);
+    // Its list's room goes to the copies the warp issues next (commit hands the list on to
+    // its group and leaves none): grown anew copy by copy, every group's list was reallocated
+    // at each doubling.
+    std::vector<Warp::CpAsyncCopy>& copies = w.cp_async_groups[g].copies;
+    if (w.cp_async_uncommitted.empty() && w.cp_async_uncommitted.capacity() < copies.capacity()) {
+      copies.clear();
+      w.cp_async_uncommitted.swap(copies);
+    }
   }
   w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));
   if (x.cta.trace)

@@ -24,6 +24,7 @@
 #include "engine/ir/signature.hpp"
 #include "engine/layout/fragments.hpp"
 #include "engine/layout/op_traits.hpp"
+#include "engine/model/exec_mem_forms.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 
@@ -33,18 +34,35 @@ namespace {
 
 constexpr uint32_t kRowBytes = 16;  // one row of an 8×8 b16 matrix
 
-// The op traits' map of the op (op_traits.def: ldmatrix, ldmatrix_trans, stmatrix,
-// stmatrix_trans), built once per op and count: what the Fragments view and the probe read.
-const layout::FragmentMap& matrix_map(uint32_t num, ir::Op op) {
-  static const auto maps = [] {
-    std::array<std::array<layout::FragmentMap, 3>, 4> m;
+// Where each lane's values lie in the rows, from the op traits' map of the op (op_traits.def:
+// ldmatrix, ldmatrix_trans, stmatrix, stmatrix_trans; what the Fragments view and the probe
+// read), tabulated once per op and count: half h of register j of lane l is at byte
+// byte[l][j][h] of row row[l][j][h] (8·matrix + r, an index into Rows::ptr). FragmentMap::at
+// per lane and value, with its range checks, took 7% of ampere_ldmatrix's time.
+struct MatrixPlaces {
+  std::array<std::array<std::array<uint8_t, 2>, 4>, 32> row{};
+  std::array<std::array<std::array<uint8_t, 2>, 4>, 32> byte{};  // 2 · column
+};
+
+const MatrixPlaces& matrix_places(uint32_t num, ir::Op op) {
+  static const auto places = [] {
+    std::array<std::array<MatrixPlaces, 3>, 4> t{};
     const ir::Op ops[4] = {ir::Op::ldmatrix, ir::Op::ldmatrix_trans, ir::Op::stmatrix, ir::Op::stmatrix_trans};
     for (size_t o = 0; o < 4; ++o)
-      for (int x : {1, 2, 4}) m[o][size_t(std::countr_zero(unsigned(x)))] = layout::op_traits(ops[o]).maps[0].build(x);
-    return m;
+      for (int x : {1, 2, 4}) {
+        const layout::FragmentMap map = layout::op_traits(ops[o]).maps[0].build(x);
+        MatrixPlaces& p = t[o][size_t(std::countr_zero(unsigned(x)))];
+        for (int l = 0; l < 32; ++l)
+          for (int v = 0; v < 2 * x; ++v) {
+            const layout::Coord rc = map.at(l, v);  // row 8·matrix + r, column c
+            p.row[size_t(l)][size_t(v / 2)][size_t(v % 2)] = uint8_t(rc.row);
+            p.byte[size_t(l)][size_t(v / 2)][size_t(v % 2)] = uint8_t(2 * rc.col);
+          }
+      }
+    return t;
   }();
   const size_t o = op == ir::Op::ldmatrix ? 0 : op == ir::Op::ldmatrix_trans ? 1 : op == ir::Op::stmatrix ? 2 : 3;
-  return maps[o][std::countr_zero(num)];
+  return places[o][std::countr_zero(num)];
 }
 
 // The checks and row addresses shared by both directions; false when the instruction cannot
@@ -56,6 +74,52 @@ struct Rows {
   uint32_t mask = 0;                 // the lanes that give an address
   uint32_t bank_mask = 0;            // those whose row is in bounds and 16-byte aligned
 };
+
+// resolve_rows's loop where every row is inside shared memory, 16-byte aligned, and every word
+// of it has nothing to report (memform::word_is_quiet): the loop would then report nothing and
+// only record each word's access, which this does row by row. False where any row is not so;
+// the loop then runs as always (a load's words noted here it notes again the same, and a
+// store's are checked before any is noted).
+template <bool kStore>
+bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
+  Cta& c = x.cta;
+  const uint64_t size = c.smem.size();
+  if (addr_op.kind != ir::OperandKind::mem_reg || size < kRowBytes || c.smem_word_state.size() * 4 < size) return false;
+  const uint32_t n = 8 * r.num;
+  const uint64_t* base = c.reg_lanes(x.warp.id, addr_op.id);
+  uint32_t bad = 0;
+  for (uint32_t l = 0; l < n; ++l) {
+    const uint32_t a = uint32_t(base[l] + uint64_t(addr_op.imm));  // memory_address32
+    r.addr[l] = a;
+    // As smem_ptr: inside [kSmemBaseAddress, + size) and aligned to the 16-byte row.
+    bad |= uint32_t(uint64_t(a - timing::kSmemBaseAddress) > size - kRowBytes) | (a & (kRowBytes - 1));
+  }
+  if (bad != 0) return false;
+  const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
+  SmemWord* state = c.smem_word_state.data();
+  if constexpr (kStore) {
+    for (uint32_t l = 0; l < n; ++l)
+      for (uint32_t i = 0; i < kRowBytes / 4; ++i)
+        if (!memform::word_is_quiet<true>(state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i], x.warp, rank, epoch))
+          return false;
+    for (uint32_t l = 0; l < n; ++l) {
+      const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
+      ++c.smem_writes;  // smem_ptr's, per row
+      for (uint32_t i = 0; i < kRowBytes / 4; ++i) {
+        memform::note_word<true>(state[w + i], x.warp.id, epoch, release);
+        c.note_unfenced(w + i);
+      }
+    }
+  } else {
+    for (uint32_t l = 0; l < n; ++l)
+      if (!memform::note_quiet_reads(state + (r.addr[l] - timing::kSmemBaseAddress) / 4, kRowBytes / 4, x.warp, rank,
+                                     epoch, release))
+        return false;
+  }
+  for (uint32_t l = 0; l < n; ++l) r.ptr[l] = c.smem.data() + (r.addr[l] - timing::kSmemBaseAddress);
+  r.bank_mask = r.mask;
+  return true;
+}
 
 bool resolve_rows(ExecContext& x, const ir::Operand& addr_op, bool store, Rows& r) {
   Cta& c = x.cta;
@@ -71,6 +135,7 @@ bool resolve_rows(ExecContext& x, const ir::Operand& addr_op, bool store, Rows& 
                        store ? "stmatrix" : "ldmatrix"));
   r.mask = r.num == 4 ? 0xFFFFFFFFu : (1u << (8 * r.num)) - 1;
   if (addr_op.kind == ir::OperandKind::mem_reg) check_register_read(x, addr_op.id, r.mask);
+  if (store ? quiet_rows<true>(x, addr_op, r) : quiet_rows<false>(x, addr_op, r)) return true;
   bool ok = true;
   for (uint32_t l = 0; l < 8 * r.num; ++l) {
     r.addr[l] = memory_address32(x, addr_op, l);
@@ -102,19 +167,17 @@ void exec_ldmatrix(ExecContext& x) {
   Rows r;
   const bool ok = resolve_rows(x, ops.addr, false, r);
   if (r.num != 1 && r.num != 2 && r.num != 4) return;
-  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op);
+  const MatrixPlaces& at = matrix_places(r.num, x.inst.op);
   for (uint32_t j = 0; j < r.num; ++j) {
     uint64_t* d = x.cta.reg_lanes(x.warp.id, ops.d[j].id);
-    for (uint32_t l = 0; l < 32; ++l) {
-      uint32_t word = 0;
-      for (uint32_t h = 0; h < 2; ++h) {
-        const layout::Coord rc = map.at(int(l), int(2 * j + h));  // row 8·matrix + r, column c
-        const uint8_t* row = r.ptr[uint32_t(rc.row)];
-        uint16_t v = 0;
-        if (ok && row) std::memcpy(&v, row + 2 * rc.col, 2);
-        word |= uint32_t(v) << (16 * h);
+    if (!ok) {  // a row outside shared memory (reported): zeros
+      for (uint32_t l = 0; l < 32; ++l) d[l] = 0;
+    } else {  // every row is there
+      for (uint32_t l = 0; l < 32; ++l) {
+        uint16_t v[2];
+        for (uint32_t h = 0; h < 2; ++h) std::memcpy(&v[h], r.ptr[at.row[l][j][h]] + at.byte[l][j][h], 2);
+        d[l] = uint32_t(v[0]) | uint32_t(v[1]) << 16;
       }
-      d[l] = word;
     }
     note_register_write(x, ops.d[j].id, 0xFFFFFFFFu);
   }
@@ -128,15 +191,14 @@ void exec_stmatrix(ExecContext& x) {
   Rows r;
   const bool ok = resolve_rows(x, ops.addr, true, r);
   if (r.num != 1 && r.num != 2 && r.num != 4) return;
-  const layout::FragmentMap& map = matrix_map(r.num, x.inst.op);
+  const MatrixPlaces& at = matrix_places(r.num, x.inst.op);
   if (ok)
     for (uint32_t j = 0; j < r.num; ++j)
       for (uint32_t l = 0; l < 32; ++l) {
         const uint32_t word = uint32_t(src.get(ops.values_at + j, l));
         for (uint32_t h = 0; h < 2; ++h) {
-          const layout::Coord rc = map.at(int(l), int(2 * j + h));
           const uint16_t v = uint16_t(word >> (16 * h));
-          std::memcpy(r.ptr[uint32_t(rc.row)] + 2 * rc.col, &v, 2);
+          std::memcpy(r.ptr[at.row[l][j][h]] + at.byte[l][j][h], &v, 2);
         }
       }
   account_rows(x, r, true);

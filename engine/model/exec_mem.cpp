@@ -3,10 +3,12 @@
 // decoded global forms. The decoded shared forms are in exec_smem_forms.cpp, what the two
 // share in exec_mem_forms.hpp.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -88,59 +90,83 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
 // barrier: nothing orders the two) or read too early (the copy's group was not completed by
 // a wait_group before the barrier or the warp's own read): the first is the Ampere seed's
 // `no-sync-before-prefetch` pitfall, the second its `steady-state-wait-at-tail`.
+namespace {
+
+// check_shared_words's whole rule for word w of the access (state s).
+[[gnu::noinline]] void check_shared_word_slow(ExecContext& x, SmemWord& s, uint32_t w, uint32_t addr, uint32_t lane,
+                                              bool store) {
+  Cta& c = x.cta;
+  if (s.tma_pending)
+    report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
+                    fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
+                                store ? "written" : "read"),
+                    "wait on its mbarrier first");
+  if (s.cp_async_pending) {
+    if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
+      report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
+                         "barrier in between, is still writing it",
+                         x.warp.id, store ? "writes" : "reads", addr, uint32_t(s.cp_async_warp)));
+    else
+      report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
+             fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
+                         "completed: its cp.async.wait_group returned with that group still pending",
+                         x.warp.id, store ? "writes" : "reads", addr, uint32_t(s.cp_async_warp)));
+  }
+  if (store && s.bulk_reads != 0)
+    report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
+           fmt::format("shared address 0x{:X} is written while a TMA store issued earlier may still read it: the "
+                       "issuing thread retires a store's reads with cp.async.bulk.wait_group.read (N: the groups "
+                       "it may leave reading), and the writers must wait for that (a barrier after the wait)",
+                       addr));
+  if (!store && !s.written)
+    report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
+           fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
+  const uint32_t rank = c.launch.cluster_rank;
+  const bool released = s.write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= s.write_release;
+  if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync &&
+      !released)
+    report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
+           fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between (no bar.sync, "
+                       "and no mbarrier phase it arrived on after writing)",
+                       x.warp.id,
+                       store ? "overwrites" : "reads", addr, uint32_t(s.writer_warp)));
+  if (store) {
+    s.written = true;
+    s.writer_warp = uint8_t(x.warp.id);
+    s.epoch = c.barrier_epoch;
+    s.write_release = c.releases + 1;
+    s.generic_since_fence = true;
+    c.note_unfenced(w);
+  } else {
+    s.read_release = c.releases + 1;
+    if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
+    s.read_epoch = c.barrier_epoch;
+    s.read_by |= 1u << (x.warp.id % 32);
+  }
+}
+
+}  // namespace
+
+// Word by word as the rule goes: a word with nothing to report (memform::word_is_quiet, the
+// common case) gets what the rule records of it inline (note_word); any other, the whole rule.
 void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   Cta& c = x.cta;
+  const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
   for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
     if (w >= c.smem_word_state.size()) return;
     SmemWord& s = c.smem_word_state[w];
-    if (s.tma_pending)
-      report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
-                      fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
-                                  store ? "written" : "read"),
-                      "wait on its mbarrier first");
-    if (s.cp_async_pending) {
-      if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
-        report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
-               fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
-                           "barrier in between, is still writing it",
-                           x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
-      else
-        report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
-               fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
-                           "completed: its cp.async.wait_group returned with that group still pending",
-                           x.warp.id, store ? "writes" : "reads", addr, s.cp_async_warp));
-    }
-    if (store && s.bulk_reads != 0)
-      report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is written while a TMA store issued earlier may still read it: the "
-                         "issuing thread retires a store's reads with cp.async.bulk.wait_group.read (N: the groups "
-                         "it may leave reading), and the writers must wait for that (a barrier after the wait)",
-                         addr));
-    if (!store && !s.written)
-      report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
-    const uint32_t rank = c.launch.cluster_rank;
-    const bool released = s.write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= s.write_release;
-    if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync &&
-        !released)
-      report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
-             fmt::format("warp {} {} shared address 0x{:X} that warp {} wrote with no barrier in between (no bar.sync, "
-                         "and no mbarrier phase it arrived on after writing)",
-                         x.warp.id,
-                         store ? "overwrites" : "reads", addr, s.writer_warp));
     if (store) {
-      s.written = true;
-      s.writer_warp = uint16_t(x.warp.id);
-      s.epoch = c.barrier_epoch;
-      s.write_release = c.releases + 1;
-      s.generic_since_fence = true;
-      c.note_unfenced(w);
-    } else {
-      s.read_release = c.releases + 1;
-      if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
-      s.read_epoch = c.barrier_epoch;
-      s.read_by |= 1u << (x.warp.id % 32);
+      if (memform::word_is_quiet<true>(s, x.warp, rank, epoch)) {
+        memform::note_word<true>(s, x.warp.id, epoch, release);
+        c.note_unfenced(w);
+        continue;
+      }
+    } else if (memform::word_is_quiet<false>(s, x.warp, rank, epoch)) {
+      memform::note_word<false>(s, x.warp.id, epoch, release);
+      continue;
     }
+    check_shared_word_slow(x, s, w, addr, lane, store);
   }
 }
 
@@ -203,6 +229,56 @@ uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_
   return p;
 }
 
+namespace {
+
+// layout::count_shared_wavefronts of an untraced access, kept per thread by instruction for
+// the next time it comes with the same lane offsets: what the counts depend on is the lanes'
+// offsets from the first active one and where in a bank unit (a word; 8 or 16 bytes for the
+// wider accesses) the first lane lies. Moving every lane by a multiple of the unit turns the
+// units' banks round, which changes no bank's count of distinct units (as for
+// exec_smem_forms.cpp's SharedLanePattern). A loop's access (ldmatrix's rows, cp.async's
+// destinations, a fragment's ld.shared) has the same offsets on every pass, and comparing
+// them costs less than counting. An entry is a pure function of its key, so one left by
+// another kernel is used only where its key matches.
+struct BankCountEntry {
+  uint32_t mask = 0;  // 0: empty
+  uint32_t bytes = 0;
+  layout::Phasing phasing = layout::Phasing::by_width;
+  uint32_t low = 0;  // the first lane's address modulo the unit
+  std::array<uint32_t, 32> diff{};
+  layout::BankCount count;
+};
+
+layout::BankCount shared_wavefronts_by_inst(uint32_t inst, const std::array<uint32_t, 32>& addrs, uint32_t mask,
+                                            uint32_t access_bytes, layout::Phasing phasing) {
+  if (mask == 0 || !std::has_single_bit(access_bytes) || access_bytes > 16)
+    return layout::count_shared_wavefronts(addrs, mask, access_bytes, phasing);
+  const uint32_t a0 = addrs[uint32_t(std::countr_zero(mask))];
+  std::array<uint32_t, 32> diff;
+  uint32_t bits = 0;
+  for (uint32_t l = 0; l < 32; ++l) {
+    diff[l] = (addrs[l] - a0) & (0u - (mask >> l & 1));
+    bits |= diff[l];
+  }
+  // A misaligned lane: the general count reports it.
+  if (((bits | a0) & (access_bytes - 1)) != 0) return layout::count_shared_wavefronts(addrs, mask, access_bytes, phasing);
+  const uint32_t low = a0 & (std::max<uint32_t>(access_bytes, 4) - 1);
+  thread_local std::vector<BankCountEntry> entries;
+  if (inst >= entries.size()) entries.resize(inst + 1);
+  BankCountEntry& e = entries[inst];
+  if (e.mask == mask && e.bytes == access_bytes && e.phasing == phasing && e.low == low && e.diff == diff)
+    return e.count;
+  e.count = layout::count_shared_wavefronts(addrs, mask, access_bytes, phasing);
+  e.mask = mask;
+  e.bytes = access_bytes;
+  e.phasing = phasing;
+  e.low = low;
+  e.diff = diff;
+  return e.count;
+}
+
+}  // namespace
+
 // Bank model and statistics for one warp-level shared access (facts §8).
 uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, uint32_t given_bytes, bool store) {
   Cta& c = x.cta;
@@ -236,7 +312,7 @@ uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& given, u
   if (c.trace) {
     r = layout::analyze_shared_access(addrs, x.mask, std::min<uint32_t>(bytes, 16), phasing);
   } else {
-    const layout::BankCount n = layout::count_shared_wavefronts(addrs, x.mask, std::min<uint32_t>(bytes, 16), phasing);
+    const layout::BankCount n = shared_wavefronts_by_inst(x.inst_id, addrs, x.mask, std::min<uint32_t>(bytes, 16), phasing);
     r.wavefronts = n.wavefronts;
     r.ideal_wavefronts = n.ideal_wavefronts;
   }

@@ -80,6 +80,55 @@ template <bool kStore>
   }
 }
 
+// The quiet access: what check_shared_words checks and records of one word where it has
+// nothing to report, the common case (the decoded shared forms, check_shared_words itself,
+// ldmatrix's rows).
+
+// check_shared_words reports nothing for warp w's access of this word.
+template <bool kStore>
+[[gnu::always_inline]] inline bool word_is_quiet(const SmemWord& s, const Warp& w, uint32_t rank, uint32_t epoch) {
+  if constexpr (!kStore)
+    if (s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch) return true;  // the common read
+  if (s.tma_pending || s.cp_async_pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
+  if (s.written && s.writer_warp != w.id && s.epoch == epoch && s.writer_warp != SmemWord::kAsync)
+    return s.write_release != 0 && rank < kMaxClusterRanks && w.acquired[rank] >= s.write_release;
+  return true;
+}
+
+// What check_shared_words records of a quiet access.
+template <bool kStore>
+[[gnu::always_inline]] inline void note_word(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
+  if constexpr (kStore) {
+    s.written = true;
+    s.writer_warp = uint8_t(warp);
+    s.epoch = epoch;
+    s.write_release = release;
+    s.generic_since_fence = true;
+  } else {
+    s.read_release = release;
+    if (s.read_epoch != epoch) s.read_by = 0;
+    s.read_epoch = epoch;
+    s.read_by |= 1u << (warp % 32);
+  }
+}
+
+// A load's check and note of n neighbouring words in one pass: its notes touch no field a check
+// reads, and noting a word again notes the same (a failed check leaves the general path to
+// note what it notes, again). False at the first word with something to report.
+[[gnu::always_inline]] inline bool note_quiet_reads(SmemWord* s, uint32_t n, const Warp& w, uint32_t rank,
+                                                    uint32_t epoch, uint32_t release) {
+  const uint32_t bit = 1u << (w.id % 32);
+  for (uint32_t i = 0; i < n; ++i) {
+    SmemWord& t = s[i];
+    if (!word_is_quiet<false>(t, w, rank, epoch)) [[unlikely]]
+      return false;
+    t.read_release = release;
+    t.read_by = (t.read_epoch == epoch ? t.read_by : 0) | bit;
+    t.read_epoch = epoch;
+  }
+  return true;
+}
+
 // Whether the AVX2 builds of the forms exist (x86-64 with GCC or Clang).
 #if defined(__x86_64__) && defined(__GNUC__)
 inline constexpr bool kAvx2Forms = true;

@@ -70,34 +70,6 @@ void account_shared_known(ExecContext& x, const std::array<uint32_t, 32>& addrs,
 // lane-by-lane order does too: an update by one lane (the warp's own write, or a read) can
 // never make another lane's access report where it would not have before.
 
-// check_shared_words reports nothing for warp w's access of this word.
-template <bool kStore>
-[[gnu::always_inline]] inline bool word_is_quiet(const SmemWord& s, const Warp& w, uint32_t rank, uint32_t epoch) {
-  if constexpr (!kStore)
-    if (s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch) return true;  // the common read
-  if (s.tma_pending || s.cp_async_pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
-  if (s.written && s.writer_warp != w.id && s.epoch == epoch && s.writer_warp != SmemWord::kAsync)
-    return s.write_release != 0 && rank < kMaxClusterRanks && w.acquired[rank] >= s.write_release;
-  return true;
-}
-
-// What check_shared_words records of a quiet access.
-template <bool kStore>
-[[gnu::always_inline]] inline void note_word(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
-  if constexpr (kStore) {
-    s.written = true;
-    s.writer_warp = uint16_t(warp);
-    s.epoch = epoch;
-    s.write_release = release;
-    s.generic_since_fence = true;
-  } else {
-    s.read_release = release;
-    if (s.read_epoch != epoch) s.read_by = 0;
-    s.read_epoch = epoch;
-    s.read_by |= 1u << (warp % 32);
-  }
-}
-
 // One value into 32 lanes. Unrolled, so that the stores are as wide as the unit's readers'
 // loads: std::fill's out-of-line loop stored 16 bytes at a time, and a 32-byte load spanning
 // two of them cannot take its data from the stores in flight (perf: the next FMA's loads
@@ -178,23 +150,6 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   std::copy(words.begin(), words.end(), p.words.begin());
   p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
   return &p;
-}
-
-// A load's check and note of n neighbouring words in one pass: its notes touch no field a check
-// reads, and noting a word again notes the same (a failed check leaves the general path to
-// note what it notes, again). False at the first word with something to report.
-[[gnu::always_inline]] inline bool note_quiet_reads(SmemWord* s, uint32_t n, const Warp& w, uint32_t rank,
-                                                    uint32_t epoch, uint32_t release) {
-  const uint32_t bit = 1u << (w.id % 32);
-  for (uint32_t i = 0; i < n; ++i) {
-    SmemWord& t = s[i];
-    if (!word_is_quiet<false>(t, w, rank, epoch)) [[unlikely]]
-      return false;
-    t.read_release = release;
-    t.read_by = (t.read_epoch == epoch ? t.read_by : 0) | bit;
-    t.read_epoch = epoch;
-  }
-  return true;
 }
 
 // A whole warp at one address (same) or at consecutive ones (lane l at a + l × bytes, bytes

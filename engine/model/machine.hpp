@@ -241,15 +241,21 @@ struct Mbarrier : MbarrierPhase {
   WarpClock phase_clock{}, completed_clock{};
 };
 
-// What the model knows about each 4-byte word of shared memory, for its hazard checks.
-struct SmemWord {
-  static constexpr uint16_t kAsync = 0xFFFF;  // written by the copy engine
-  bool written = false;
-  bool tma_pending = false;         // a TMA load into it has been issued, not completed
-  bool cp_async_pending = false;    // a cp.async into it has been issued, not yet waited for
-  bool generic_since_fence = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
-  uint16_t writer_warp = 0;
-  uint16_t cp_async_warp = 0;       // the warp whose cp.async is pending on it
+// What the model knows about each 4-byte word of shared memory, for its hazard checks. 32
+// bytes, aligned, so that a 16-byte row's four words are one 128-byte line of these: every
+// shared access looks at each word it touches, and at 40 bytes these were most of the shared
+// paths' cache misses (the flags are bits, the warps bytes: a CTA has at most 32 warps).
+struct alignas(32) SmemWord {
+  static constexpr uint8_t kAsync = 0xFF;  // written by the copy engine
+  bool written : 1 = false;
+  bool tma_pending : 1 = false;         // a TMA load into it has been issued, not completed
+  bool cp_async_pending : 1 = false;    // a cp.async into it has been issued, not yet waited for
+  bool generic_since_fence : 1 = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
+  // TMA stores that read it and that the issuing thread has not yet retired with
+  // cp.async.bulk.wait_group.read: writing it then is a bulk-store-race.
+  uint8_t bulk_reads = 0;
+  uint8_t writer_warp = 0;
+  uint8_t cp_async_warp = 0;        // the warp whose cp.async is pending on it
   uint32_t epoch = 0;               // barrier epoch of the last generic write
   // Its CTA's release count at the last generic write, plus one (0: none): a warp that acquired
   // a release made after the write (an mbarrier arrive the writer made after it, whose phase the
@@ -267,10 +273,8 @@ struct SmemWord {
   // Its CTA's release count when a TMA load last wrote it, plus one (0: none did): a peer may
   // read it (a cta_group::2 MMA) only once it has acquired a release of this CTA made after.
   uint32_t landed_release = 0;
-  // TMA stores that read it and that the issuing thread has not yet retired with
-  // cp.async.bulk.wait_group.read: writing it then is a bulk-store-race.
-  uint8_t bulk_reads = 0;
 };
+static_assert(sizeof(SmemWord) == 32 && kMaxCtaWarps <= SmemWord::kAsync);
 
 struct PendingTma {
   uint64_t complete_at = 0;
