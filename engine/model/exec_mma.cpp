@@ -128,19 +128,25 @@ void exec_mma(ExecContext& x) {
   }
 #endif
   if (!gathered) gather_by_maps(m, src, ops, A, B);
-  // D starts as C (through a copy: a D register may be another v's C register), then takes the
-  // sums in place: S[r][n] = the sum over k, in order, of the exact product A[r][k] · B[k][n],
-  // rounded in double once per k (a bf16 × bf16 product has at most 16 significant bits: exact
-  // in double; the model took it in float first until 2026-11-28, which differed only where a
-  // product leaves float's normal range); D = f32(C + S) rounds once more (tensor_sums.cpp,
-  // mma_accumulate; C's and D's map is wgmma's at n = 8).
+  // D starts as C (through a copy where C is not D: a D register may be another v's C
+  // register), then takes the sums in place: S[r][n] = the sum over k, in order, of the exact
+  // product A[r][k] · B[k][n], rounded in double once per k (a bf16 × bf16 product has at most
+  // 16 significant bits: exact in double; the model took it in float first until 2026-11-28,
+  // which differed only where a product leaves float's normal range); D = f32(C + S) rounds
+  // once more (tensor_sums.cpp, mma_accumulate; C's and D's map is wgmma's at n = 8).
   uint64_t* d[4];
   for (uint32_t v = 0; v < 4; ++v) d[v] = c.reg_lanes(x.warp.id, ops.d[v].id);
   if (m.regular) {
-    uint64_t old[4][32];
-    for (uint32_t v = 0; v < 4; ++v)
-      for (uint32_t l = 0; l < 32; ++l) old[v][l] = uint32_t(src.get(ops.c_at + v, l));
-    for (uint32_t v = 0; v < 4; ++v) std::copy(std::begin(old[v]), std::end(old[v]), d[v]);
+    // C is D (accumulating in place, as the steps do): nothing to copy; the sums read each
+    // lane's low word, as as_f32 does.
+    bool in_place = true;
+    for (uint32_t v = 0; v < 4; ++v) in_place = in_place && src.lanes(ops.c_at + v) == d[v];
+    if (!in_place) {
+      uint64_t old[4][32];
+      for (uint32_t v = 0; v < 4; ++v)
+        for (uint32_t l = 0; l < 32; ++l) old[v][l] = uint32_t(src.get(ops.c_at + v, l));
+      for (uint32_t v = 0; v < 4; ++v) std::copy(std::begin(old[v]), std::end(old[v]), d[v]);
+    }
     mma_accumulate(A, B, d, fastest_sums_build());
   } else {  // any other map: element by element
     float C[16 * 8];

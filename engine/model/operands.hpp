@@ -32,7 +32,7 @@ class Sources {
   static constexpr size_t kMaxOperands = 136;
   ExecContext& x_;
   Slot slots_[kMaxOperands];
-  std::array<uint64_t, 32> scratch_{};  // per-lane special registers
+  std::array<uint64_t, 32> scratch_;  // per-lane special registers (written before a slot points here)
 };
 
 // The value of a special register for one lane of a warp of a CTA.
