@@ -106,14 +106,48 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) inline void row_pair_
   for (uint32_t v = 0; v < kVecs; ++v) store.pair512(r, c0 + 8 * v, s[0][v], s[1][v]);
 }
 
-// 32 columns at a time, then 16, then 8.
+// Rows r .. r + 3 over 32 columns from c0: 16 chains, each load of B shared by four rows and
+// each broadcast of A by four registers (a row pair over 32 columns spent 6 loads on 8 fused
+// multiply-adds; this spends 8 on 16).
+template <class Store>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void row_quad_avx512(const double (&A)[16][16],
+                                                                                      const double (&B)[16][256],
+                                                                                      uint32_t r, uint32_t c0,
+                                                                                      Store& store) {
+  __m512d s[4][4];
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < 4; ++v) s[i][v] = _mm512_setzero_pd();
+#pragma GCC unroll 16
+  for (uint32_t k = 0; k < 16; ++k) {
+    __m512d b[4];
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < 4; ++v) b[v] = _mm512_load_pd(&B[k][c0 + 8 * v]);
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 4; ++i) {
+      const __m512d a = _mm512_set1_pd(A[r + i][k]);
+#pragma GCC unroll 4
+      for (uint32_t v = 0; v < 4; ++v) s[i][v] = _mm512_fmadd_pd(a, b[v], s[i][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < 4; ++v) {
+    store.pair512(r, c0 + 8 * v, s[0][v], s[1][v]);
+    store.pair512(r + 2, c0 + 8 * v, s[2][v], s[3][v]);
+  }
+}
+
+// 32 columns at a time (four rows together), then 16, then 8 (row pairs).
 template <class Store>
 __attribute__((target("avx512f,avx2,fma"), always_inline)) inline void sums_avx512(const double (&A)[16][16],
                                                                                   const double (&B)[16][256],
                                                                                   uint32_t n, Store& store) {
+  const uint32_t wide = n / 32 * 32;
+  for (uint32_t r = 0; r < 16; r += 4)
+    for (uint32_t c0 = 0; c0 < wide; c0 += 32) row_quad_avx512(A, B, r, c0, store);
   for (uint32_t r = 0; r < 16; r += 2) {
-    uint32_t c0 = 0;
-    for (; c0 + 32 <= n; c0 += 32) row_pair_avx512<4>(A, B, r, c0, store);
+    uint32_t c0 = wide;
     if (c0 + 16 <= n) {
       row_pair_avx512<2>(A, B, r, c0, store);
       c0 += 16;
@@ -151,13 +185,15 @@ struct RegisterStore {
 
 // wgmma, AVX-512: columns c0..c0+7 of rows r and r + 1 (r even) at once. Their even columns
 // sit in one register's lanes 4(r%8) .. +7 (row r's four, then row r+1's), the odd ones in
-// the next register's: one 8-lane load, add and store each.
+// the next register's: one 8-lane load, add and store each. (The conversions are the zero-masked
+// forms with every lane set: the same results, and GCC 12 warns of the plain ones' undefined
+// pass-through operand.)
 __attribute__((target("avx512f,avx2,fma"))) inline void accumulate_lanes_avx512(uint64_t* d, __m512d sum,
                                                                                 bool scale_d) {
   const __m512i bits = _mm512_loadu_si512(d);
-  const __m256 old = scale_d ? _mm256_castsi256_ps(_mm512_cvtepi64_epi32(bits)) : _mm256_setzero_ps();
-  const __m256 out = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtps_pd(old), sum));
-  _mm512_storeu_si512(d, _mm512_cvtepu32_epi64(_mm256_castps_si256(out)));
+  const __m256 old = scale_d ? _mm256_castsi256_ps(_mm512_maskz_cvtepi64_epi32(0xFF, bits)) : _mm256_setzero_ps();
+  const __m256 out = _mm512_maskz_cvtpd_ps(0xFF, _mm512_add_pd(_mm512_maskz_cvtps_pd(0xFF, old), sum));
+  _mm512_storeu_si512(d, _mm512_maskz_cvtepu32_epi64(0xFF, _mm256_castps_si256(out)));
 }
 
 struct RegisterStore512 : RegisterStore {
@@ -188,7 +224,7 @@ struct CellStore {
   // AVX-512: columns c0..c0+7 of rows r and r + 1.
   __attribute__((target("avx512f,avx2,fma"), always_inline)) void add8(float* p, __m512d sum) const {
     const __m256 old = accumulate ? _mm256_loadu_ps(p) : _mm256_setzero_ps();
-    _mm256_storeu_ps(p, _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtps_pd(old), sum)));
+    _mm256_storeu_ps(p, _mm512_maskz_cvtpd_ps(0xFF, _mm512_add_pd(_mm512_maskz_cvtps_pd(0xFF, old), sum)));
   }
   __attribute__((target("avx512f,avx2,fma"), always_inline)) void pair512(uint32_t r, uint32_t c0, __m512d row0,
                                                                           __m512d row1) const {
