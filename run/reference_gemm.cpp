@@ -8,6 +8,8 @@
 //            of it for the baseline x86-64: two doubles at a time, C through memory);
 //   AVX2   — register tiles of 6 rows × 8 columns (12 accumulators), A and B packed;
 //   AVX-512 — register tiles of 8 rows × 16 columns (16 accumulators).
+// With integer inputs every sum is an exact integer in float too (below): the AVX2 and AVX-512
+// builds then sum in float, twice the lanes.
 // The sim job checks every whole-grid run against it: at 4096³ that is 68.7 G multiply-adds,
 // which the plain build took about 10 s for on one core (issue #32's 10-second target).
 #include <algorithm>
@@ -30,15 +32,16 @@ constexpr size_t kKc = 256, kNc = 512;
 
 // C[i][j] += A[i][k]·B[k][j] for rows [i0, i1), columns [n0, n0 + nb), k in [k0, k0 + kb),
 // k in order for each element: the plain build, and the edges of the others.
-void add_block_plain(const GemmData& d, double* c, size_t i0, size_t i1, size_t n0, size_t nb, size_t k0, size_t kb) {
+template <class T>
+void add_block_plain(const GemmData& d, T* c, size_t i0, size_t i1, size_t n0, size_t nb, size_t k0, size_t kb) {
   const size_t N = d.shape.n, K = d.shape.k;
   for (size_t i = i0; i < i1; ++i) {
-    double* __restrict crow = c + i * N + n0;
+    T* __restrict crow = c + i * N + n0;
     const float* arow = d.a_values.data() + i * K + k0;
     for (size_t kk = 0; kk < kb; ++kk) {
-      const double a = arow[kk];
+      const T a = arow[kk];
       const float* brow = d.b_values.data() + (k0 + kk) * N + n0;
-      for (size_t j = 0; j < nb; ++j) crow[j] += a * double(brow[j]);
+      for (size_t j = 0; j < nb; ++j) crow[j] += a * T(brow[j]);
     }
   }
 }
@@ -47,16 +50,17 @@ void reference_plain(const GemmData& d, double* c) {
   const size_t M = d.shape.m, N = d.shape.n, K = d.shape.k;
   for (size_t n0 = 0; n0 < N; n0 += kNc)
     for (size_t k0 = 0; k0 < K; k0 += kKc)
-      add_block_plain(d, c, 0, M, n0, std::min(kNc, N - n0), k0, std::min(kKc, K - k0));
+      add_block_plain<double>(d, c, 0, M, n0, std::min(kNc, N - n0), k0, std::min(kKc, K - k0));
 }
 
 // The blocked builds: kMr rows by kNr columns a register tile. B's panel is packed strip by
 // strip (kNr columns, k-major: bp[strip][kk][j]) and A's kMr rows k-major (ap[kk][r]), both in
-// double; full tiles go through `tile`, the edges through add_block_plain.
-template <size_t kMr, size_t kNr, class Tile>
-void reference_blocked(const GemmData& d, double* c, Tile tile) {
+// T (double, or float for integer inputs: below); full tiles go through `tile`, the edges
+// through add_block_plain.
+template <class T, size_t kMr, size_t kNr, class Tile>
+void reference_blocked(const GemmData& d, T* c, Tile tile) {
   const size_t M = d.shape.m, N = d.shape.n, K = d.shape.k;
-  std::vector<double> bp(kKc * kNc + 8), ap(kKc * kMr + 8);
+  std::vector<T> bp(kKc * kNc + 16), ap(kKc * kMr + 16);
   for (size_t n0 = 0; n0 < N; n0 += kNc) {
     const size_t nb = std::min(kNc, N - n0), strips = nb / kNr, full_cols = strips * kNr;
     for (size_t k0 = 0; k0 < K; k0 += kKc) {
@@ -64,7 +68,7 @@ void reference_blocked(const GemmData& d, double* c, Tile tile) {
       for (size_t s = 0; s < strips; ++s)
         for (size_t kk = 0; kk < kb; ++kk) {
           const float* brow = d.b_values.data() + (k0 + kk) * N + n0 + s * kNr;
-          double* out = bp.data() + (s * kKc + kk) * kNr;
+          T* out = bp.data() + (s * kKc + kk) * kNr;
           for (size_t j = 0; j < kNr; ++j) out[j] = brow[j];
         }
       size_t i0 = 0;
@@ -80,6 +84,58 @@ void reference_blocked(const GemmData& d, double* c, Tile tile) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// Integer inputs (InputMode::integer): every input lies in [-4, 4], so every product and every
+// partial sum is an integer of magnitude at most 16 · K <= 2^24 (run/gemm_data.hpp,
+// kMaxExactK): exact in float as in double, in any order. These tiles sum in float, 16 lanes a
+// register, and the result, converted to double, has the double builds' bits.
+__attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f32(const float* ap, const float* bp, size_t kb,
+                                                                 float* ct, size_t ldc) {
+  __m512 acc[8][2];
+#pragma GCC unroll 8
+  for (size_t r = 0; r < 8; ++r) {
+    acc[r][0] = _mm512_loadu_ps(ct + r * ldc);
+    acc[r][1] = _mm512_loadu_ps(ct + r * ldc + 16);
+  }
+  for (size_t kk = 0; kk < kb; ++kk) {
+    const __m512 b0 = _mm512_loadu_ps(bp + kk * 32), b1 = _mm512_loadu_ps(bp + kk * 32 + 16);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < 8; ++r) {
+      const __m512 a = _mm512_set1_ps(ap[kk * 8 + r]);
+      acc[r][0] = _mm512_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 8
+  for (size_t r = 0; r < 8; ++r) {
+    _mm512_storeu_ps(ct + r * ldc, acc[r][0]);
+    _mm512_storeu_ps(ct + r * ldc + 16, acc[r][1]);
+  }
+}
+
+__attribute__((target("avx2,fma"))) void tile_avx2_f32(const float* ap, const float* bp, size_t kb, float* ct,
+                                                       size_t ldc) {
+  __m256 acc[6][2];
+#pragma GCC unroll 6
+  for (size_t r = 0; r < 6; ++r) {
+    acc[r][0] = _mm256_loadu_ps(ct + r * ldc);
+    acc[r][1] = _mm256_loadu_ps(ct + r * ldc + 8);
+  }
+  for (size_t kk = 0; kk < kb; ++kk) {
+    const __m256 b0 = _mm256_loadu_ps(bp + kk * 16), b1 = _mm256_loadu_ps(bp + kk * 16 + 8);
+#pragma GCC unroll 6
+    for (size_t r = 0; r < 6; ++r) {
+      const __m256 a = _mm256_broadcast_ss(ap + kk * 6 + r);
+      acc[r][0] = _mm256_fmadd_ps(a, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(a, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (size_t r = 0; r < 6; ++r) {
+    _mm256_storeu_ps(ct + r * ldc, acc[r][0]);
+    _mm256_storeu_ps(ct + r * ldc + 8, acc[r][1]);
+  }
+}
+
 // One register tile: C's kMr × kNr block at ct (row stride ldc) plus kb steps of k.
 __attribute__((target("avx512f,avx2,fma"))) void tile_avx512(const double* ap, const double* bp, size_t kb, double* ct,
                                                              size_t ldc) {
@@ -144,12 +200,20 @@ std::vector<ReferenceBuild> reference_builds() {
 std::vector<double> reference_gemm(const GemmData& d, ReferenceBuild build) {
   std::vector<double> c(size_t(d.shape.m) * d.shape.n, 0.0);
 #if defined(__x86_64__) && defined(__GNUC__)
+  const bool exact_in_float = d.inputs == InputMode::integer && d.shape.k <= kMaxExactK;
+  if (exact_in_float && build != ReferenceBuild::plain) {
+    std::vector<float> cf(c.size(), 0.0f);
+    if (build == ReferenceBuild::avx512) reference_blocked<float, 8, 32>(d, cf.data(), tile_avx512_f32);
+    else reference_blocked<float, 6, 16>(d, cf.data(), tile_avx2_f32);
+    std::copy(cf.begin(), cf.end(), c.begin());
+    return c;
+  }
   if (build == ReferenceBuild::avx512) {
-    reference_blocked<8, 16>(d, c.data(), tile_avx512);
+    reference_blocked<double, 8, 16>(d, c.data(), tile_avx512);
     return c;
   }
   if (build == ReferenceBuild::avx2) {
-    reference_blocked<6, 8>(d, c.data(), tile_avx2);
+    reference_blocked<double, 6, 8>(d, c.data(), tile_avx2);
     return c;
   }
 #endif

@@ -162,18 +162,20 @@ TEST_CASE("reference gemm: matches a naive triple loop across block edges", "[ru
 
 TEST_CASE("reference gemm: every build this CPU runs gives the plain build's bits", "[run][reference]") {
   // Shapes that cross the 512-column and 256-K panels and leave partial register tiles (6 and 8
-  // rows, 8 and 16 columns) at every edge; random f32 and bf16 inputs whose sums round.
+  // rows, 8 to 32 columns) at every edge; random f32 and bf16 inputs whose sums round, and
+  // integer ones (which the AVX2 and AVX-512 builds sum in float).
   INFO("builds: " << run::reference_builds().size());
   for (const GemmShape s : {GemmShape{37, 53, 71}, GemmShape{70, 1100, 530}, GemmShape{48, 32, 600}, GemmShape{1, 1, 1}})
-    for (const DType ab : {DType::f32, DType::bf16}) {
-      const run::GemmData d = run::make_gemm_data(s, ab, DType::f32, BLayout::nk, InputMode::random, 5);
+    for (const DType ab : {DType::f32, DType::bf16})
+    for (const InputMode inputs : {InputMode::random, InputMode::integer}) {
+      const run::GemmData d = run::make_gemm_data(s, ab, DType::f32, BLayout::nk, inputs, 5);
       const std::vector<double> plain = run::reference_gemm(d, run::ReferenceBuild::plain);
       for (const run::ReferenceBuild build : run::reference_builds()) {
         const std::vector<double> got = run::reference_gemm(d, build);
         REQUIRE(got.size() == plain.size());
         size_t differ = 0;
         for (size_t i = 0; i < got.size(); ++i) differ += std::bit_cast<uint64_t>(got[i]) != std::bit_cast<uint64_t>(plain[i]);
-        INFO("build " << int(build) << ", " << s.m << "x" << s.n << "x" << s.k);
+        INFO("build " << int(build) << ", " << s.m << "x" << s.n << "x" << s.k << ", " << run::input_mode_name(inputs));
         CHECK(differ == 0);
       }
     }
