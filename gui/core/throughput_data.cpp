@@ -84,22 +84,14 @@ std::optional<AchievedIntensity> achieved_intensity(const LoadedKernel& k) {
     // iterations leaves the elements' count whole: each is still 2K FLOP.
     const model::timing::CtaCost& c = k.report.result.stats.traced_cost;
     a.extrapolated = true;
+    a.sector_bytes = c.global_load_bytes + c.global_store_bytes;
+    a.tma_bytes = c.tma_bytes;
     // Each role of a persistent CTA (producer, consumers) walks the same tiles in a loop of its
     // own: the largest share skipped is the tiles' (not the product over the roles' loops).
     double tiles = 1.0;
     for (const model::FastForward& f : t.fast_forwards)
       if (!f.k_loop && f.passes > f.count) tiles = std::max(tiles, double(f.passes) / double(f.passes - f.count));
     a.flops *= tiles;
-    // Loads: the model's extrapolated sectors. Stores: the traced ones (sectors, as above; the
-    // model's own store count is HBM's data bytes, CtaCost::global_store_bytes), times the
-    // tiles skipped: a K skip holds no stores of C.
-    uint64_t store_sectors = 0, tma_stores = 0;
-    for (const model::GlobalAccess& g : t.global)
-      if (g.store) store_sectors += uint64_t(g.sectors) * 32;
-    for (const model::TmaTransfer& x : t.tma)
-      if (x.store) tma_stores += x.bytes;
-    a.sector_bytes = c.global_load_bytes + uint64_t(double(store_sectors) * tiles + 0.5);
-    a.tma_bytes = c.tma_bytes + uint64_t(double(tma_stores) * tiles + 0.5);
   }
   if (a.flops <= 0.0 || a.sector_bytes + a.tma_bytes == 0) return std::nullopt;
   return a;

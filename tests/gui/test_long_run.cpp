@@ -191,24 +191,6 @@ TEST_CASE("a fast-forwarded CTA's K iterations and work are counted in full", "[
   CHECK_FALSE(y->extrapolated);
   CHECK(x->flops == Approx(y->flops));
   CHECK(double(x->tma_bytes) == Approx(double(y->tma_bytes)).epsilon(0.02));
-  CHECK(double(x->sector_bytes) == Approx(double(y->sector_bytes)).epsilon(0.02));
-  // The naive kernel's stores put each lane in a sector of its own: the extrapolated figure
-  // counts their sectors as the full trace does, not the bytes the lanes write.
-  const run::SimRequest naive{.kernel_id = "simt_naive", .shape = {128, 128, 4096}, .only_traced_cta = true};
-  run::SimRequest naive_full = naive;
-  naive_full.fast_forward = false;
-  AppState nf, nfull;
-  nf.open_now(naive);
-  nfull.open_now(naive_full);
-  REQUIRE(nf.kernel);
-  REQUIRE(nfull.kernel);
-  REQUIRE_FALSE(nf.kernel->trace().fast_forwards.empty());
-  const auto nx = achieved_intensity(*nf.kernel), ny = achieved_intensity(*nfull.kernel);
-  REQUIRE(nx);
-  REQUIRE(ny);
-  CHECK(nx->extrapolated);
-  CHECK(double(nx->sector_bytes) == Approx(double(ny->sector_bytes)).epsilon(0.02));
-  CHECK(nx->intensity() == Approx(ny->intensity()).epsilon(0.02));
 
   // The warp-instruction count is not extrapolated, and says so.
   CHECK(run_summary(*ff.kernel).warp_instructions_scope.find("passes that ran only") != std::string::npos);
