@@ -119,7 +119,7 @@ void check_peer_release(ExecContext& x, const Cta& t, uint32_t smem, uint32_t by
   if (rank >= kMaxClusterRanks) return;
   const uint32_t acquired = x.warp.acquired[rank];
   for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
-    if (t.smem_word_state[w].read_release <= acquired) continue;
+    if (t.read_release_of(w) <= acquired) continue;
     const uint32_t at = timing::kSmemBaseAddress + 4 * w;
     report(x.cta, HazardKind::cluster_race, x.inst_id, x.warp.id, lane, at,
            fmt::format("CTA rank {}'s multicast writes 0x{:X} in CTA rank {}, which rank {}'s warps read after their "
@@ -328,6 +328,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
           refilled = refilled || t.smem_word_state[w].tma_pending;
           t.smem_word_state[w].tma_pending = true;
         }
+        t.clear_ready((smem - timing::kSmemBaseAddress) / 4, (smem - timing::kSmemBaseAddress + bytes) / 4);
         refills[di] = refilled;
         if (refilled && &t == &c)
           report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
@@ -456,16 +457,18 @@ void complete_tma(Cta& c, const PendingTma& p) {
     }
   });
   ++c.smem_writes;  // the bytes above and the records below
-  for (uint32_t w = (job.smem_dst - timing::kSmemBaseAddress) / 4;
-       w < (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4; ++w) {
+  const uint32_t lo = (job.smem_dst - timing::kSmemBaseAddress) / 4,
+                 hi = (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4;
+  for (uint32_t w = lo; w < hi; ++w) {
     SmemWord& s = c.smem_word_state[w];
     s.tma_pending = false;
     s.read_release = 0;  // not read since this write
-    s.landed_release = c.releases + 1;
     s.written = true;
     s.writer_warp = SmemWord::kAsync;
     s.generic_since_fence = false;
   }
+  c.set_ready(lo, hi);
+  if (c.launch.cluster) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
   if (c.trace && job.trace_index != kNone)
     trace_event(c, EventKind::tma_complete, p.complete_at, job.warp, job.inst, 0, job.trace_index, job.bytes);
   auto it = c.mbars.find(job.mbar);

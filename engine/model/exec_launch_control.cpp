@@ -159,10 +159,12 @@ void complete_clc_response(Cta& c, const PendingTma& p) {
   if (uint64_t(at) + kResponseBytes <= c.smem.size()) std::memcpy(c.smem.data() + at, job.response.data(), kResponseBytes);
   ++c.smem_writes;  // the bytes and records below (Cta::smem_writes: a kept wgmma read of B must not outlive them)
   // The words as a TMA load leaves them: written by the async proxy, landed now.
+  c.clear_tensor_reads(at / 4, std::min<uint32_t>((at + kResponseBytes) / 4, uint32_t(c.smem_word_state.size())),
+                       c.releases + 1);
   for (uint32_t w = at / 4; w < (at + kResponseBytes) / 4 && w < c.smem_word_state.size(); ++w) {
     SmemWord& s = c.smem_word_state[w];
     s.read_release = 0;
-    s.landed_release = c.releases + 1;
+    if (!s.tma_pending) c.set_ready(w, w + 1);
     s.written = true;
     s.writer_warp = SmemWord::kAsync;
     s.generic_since_fence = false;

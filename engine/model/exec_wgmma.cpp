@@ -42,19 +42,23 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
 }  // namespace
 
 // Shared-memory state of the 4-byte words under [addr, addr + bytes): the first hazard wins.
-// The words are marked read by this CTA since its latest release (SmemWord::read_release).
-static void note_word_state(Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
+// The words are marked read by this CTA since its latest release (SmemTensorWord::read_release).
+// The whole rule, for words note_word_state could not clear from their SmemTensorWord alone.
+[[gnu::noinline]] static void note_word_state_slow(Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
   const uint32_t off = addr - timing::kSmemBaseAddress;
   const uint32_t release = c.releases + 1, rank = c.launch.cluster_rank;
   const bool peer = f.reader && &c != f.reader_cta && rank < kMaxClusterRanks;  // a cta_group::2 read
   SmemWord* const words = c.smem_word_state.data();
+  SmemTensorWord* const tensor = c.smem_tensor_word.data();
   for (uint32_t w = off / 4; w <= (off + bytes - 1) / 4; ++w) {
     SmemWord& s = words[w];
-    s.read_release = release;
-    if (peer && f.unacquired == kNone && s.landed_release > f.reader->acquired[rank]) {
+    SmemTensorWord& t = tensor[w];
+    t.read_release = release;
+    if (peer && f.unacquired == kNone && t.landed_release > f.reader->acquired[rank]) {
       f.unacquired = addr;
       f.unacquired_rank = rank;
     }
+    if (s.written && !s.tma_pending) c.set_ready(w, w + 1);  // what Cta::smem_ready caches
     if (s.written && !(s.tma_pending | s.generic_since_fence)) continue;  // the common word: nothing to note
     if (s.tma_pending) {
       if (f.tma_pending == kNone) f.tma_pending = addr;
@@ -64,6 +68,39 @@ static void note_word_state(Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f
       f.unwritten = addr;
     }
   }
+}
+
+// The common case from Cta::smem_ready alone: every word ready (written, no TMA load pending)
+// and none in the range a generic store may have left unfenced (Cta::unfenced_lo/hi); in a
+// cluster also each word's SmemTensorWord (its read noted; for a peer's read, landed before a
+// release the reader acquired). Otherwise the whole rule (noting a word's read again notes the
+// same).
+[[gnu::always_inline]] static inline void note_word_state(Cta& c, uint32_t addr, uint32_t bytes, ReadFaults& f) {
+  const uint32_t off = addr - timing::kSmemBaseAddress;
+  const uint32_t lo = off / 4, hi = (off + bytes - 1) / 4;  // inclusive
+  if ((hi < c.unfenced_lo || lo >= c.unfenced_hi) && (lo >> 6) == (hi >> 6)) {
+    const uint64_t bits = ((uint64_t(2) << (hi - lo)) - 1) << (lo & 63);
+    if ((c.smem_ready[lo >> 6] & bits) == bits) [[likely]] {
+      if (!c.launch.cluster) return;
+      const uint32_t release = c.releases + 1, rank = c.launch.cluster_rank;
+      SmemTensorWord* const tensor = c.smem_tensor_word.data();
+      if (f.reader && &c != f.reader_cta && rank < kMaxClusterRanks) {  // a peer's read
+        const uint32_t acquired = f.reader->acquired[rank];
+        bool quiet = true;
+        for (uint32_t w = lo; w <= hi; ++w) {
+          quiet = quiet && tensor[w].landed_release <= acquired;
+          tensor[w].read_release = release;
+        }
+        if (quiet) return;
+      } else {
+        if (lo % 4 == 0 && hi == lo + 3) c.smem_chunk_read[lo / 4] = release;  // the whole chunk
+        else
+          for (uint32_t w = lo; w <= hi; ++w) tensor[w].read_release = release;
+        return;
+      }
+    }
+  }
+  note_word_state_slow(c, addr, bytes, f);
 }
 
 // One row's k16 slice (16 bf16 = 32 bytes) of an operand under its descriptor, placed by
@@ -291,6 +328,10 @@ void wgmma_mma(ExecContext& x) {
         dst[v][l] = from_f32(float(double(old) + sum));
       }
   }
+  // One allocation: commit_group moves the list away (its capacity with it), so growing it a
+  // register at a time reallocated ~8 times a wgmma.
+  if (const size_t need = w.uncommitted_regs.size() + nacc; w.uncommitted_regs.capacity() < need)
+    w.uncommitted_regs.reserve(std::max(need, 2 * w.uncommitted_regs.capacity()));
   for (uint32_t v = 0; v < nacc; ++v) {
     const uint32_t reg = in.operands[v].id;
     c.written[slot0 + reg] |= x.mask;

@@ -270,11 +270,26 @@ struct alignas(32) SmemWord {
   // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
   // release of this CTA made after that read.
   uint32_t read_release = 0;
+  // (Reads by the tensor cores note theirs in SmemTensorWord::read_release instead.)
+};
+static_assert(sizeof(SmemWord) == 32 && kMaxCtaWarps <= SmemWord::kAsync);
+
+// What the tensor cores' operand reads (exec_wgmma.cpp's note_word_state) note of each word,
+// kept apart from SmemWord, 8 bytes a word. Only a peer CTA consults them (a multicast's
+// check_peer_release, a cta_group::2 read), so they are kept up only in clusters of several
+// CTAs (Launch::cluster set): a CTA alone never reads them back.
+struct SmemTensorWord {
+  // Its CTA's release count (Cta::releases) at the latest tensor-core read of part of its
+  // 16-byte chunk since the word was last written by TMA, plus one; 0: none. The word's latest
+  // read is the largest of this, Cta::smem_chunk_read of its chunk (a read of the whole chunk)
+  // and SmemWord::read_release: all count up from the same Cta::releases and a TMA landing
+  // clears all three (read_release_of).
+  uint32_t read_release = 0;
   // Its CTA's release count when a TMA load last wrote it, plus one (0: none did): a peer may
   // read it (a cta_group::2 MMA) only once it has acquired a release of this CTA made after.
   uint32_t landed_release = 0;
 };
-static_assert(sizeof(SmemWord) == 32 && kMaxCtaWarps <= SmemWord::kAsync);
+static_assert(sizeof(SmemTensorWord) == 8);
 
 struct PendingTma {
   uint64_t complete_at = 0;
@@ -442,6 +457,44 @@ struct Cta {
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
   std::vector<SmemWord> smem_word_state;
+  std::vector<SmemTensorWord> smem_tensor_word;  // parallel to smem_word_state
+  // Bit w set only while word w is written and no TMA load into it is pending (TMA landing sets
+  // it, TMA issue clears it, note_word_state's full rule sets it when it finds so): clear says
+  // nothing, look at the SmemWord. A CTA's 150 KB of shared memory is 4.7 KB of these, where
+  // its SmemWord records are 1.2 MB: the first load of each record was nearly all of
+  // note_word_state's 13% of hopper_fewer_arrivals.
+  std::vector<uint64_t> smem_ready;
+  // Per 16-byte chunk, in a cluster: the release count plus one at the latest tensor-core read
+  // of the whole chunk since TMA last wrote any of it (SmemTensorWord::read_release). One store
+  // a chunk where a word's record took four, in 4 bytes where they took 32.
+  std::vector<uint32_t> smem_chunk_read;
+  uint32_t read_release_of(uint32_t w) const {
+    return std::max({smem_word_state[w].read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
+  }
+  // A TMA landing in words [lo, hi): not read since. A chunk it covers in part hands its whole-
+  // chunk read down to its other words first.
+  void clear_tensor_reads(uint32_t lo, uint32_t hi, uint32_t landed) {
+    for (uint32_t ch = lo / 4; ch * 4 < hi; ++ch) {
+      uint32_t& r = smem_chunk_read[ch];
+      if (r != 0 && (ch * 4 < lo || ch * 4 + 4 > hi))
+        for (uint32_t w = ch * 4; w < ch * 4 + 4 && w < smem_tensor_word.size(); ++w)
+          if (w < lo || w >= hi) smem_tensor_word[w].read_release = std::max(smem_tensor_word[w].read_release, r);
+      r = 0;
+    }
+    for (uint32_t w = lo; w < hi; ++w) smem_tensor_word[w] = {0, landed};
+  }
+  template <bool kSet>
+  void mark_ready(uint32_t lo, uint32_t hi) {  // words [lo, hi), 64 at a time
+    while (lo < hi) {
+      const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
+      const uint64_t bits = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << (lo & 63);
+      if constexpr (kSet) smem_ready[lo >> 6] |= bits;
+      else smem_ready[lo >> 6] &= ~bits;
+      lo += n;
+    }
+  }
+  void set_ready(uint32_t lo, uint32_t hi) { mark_ready<true>(lo, hi); }
+  void clear_ready(uint32_t lo, uint32_t hi) { mark_ready<false>(lo, hi); }
   // Bumped by every path that writes the window's bytes or the SmemWord fields a tensor-core
   // read consults or sets (written, tma_pending, generic_since_fence, landed_release,
   // read_release): smem_ptr for a store (generic stores, stmatrix, mbarrier.init), the decoded
