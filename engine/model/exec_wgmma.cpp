@@ -223,19 +223,9 @@ bool no_faults(const ReadFaults& f) {
          f.unacquired == kNone;
 }
 
-// B as K×N (column index innermost, so the products run along contiguous columns), read by this
-// warp or taken from the read another warp of warpgroup `group` made. The four warps of a
-// warpgroup read all of B; a read of the same descriptor (N, major-ness, sign) under the same
-// Cta::smem_writes and Cta::releases reads the same bytes, finds the same records and notes the
-// same (read_release = releases + 1) as the one before it, so a clean one is kept and the next
-// warps take it instead of reading again. A read that found a hazard is not kept: each warp that
-// reads then reports it, as before.
-// Columns col..col+3 of B (columns[j][k], k = 0..15) into its rows: each row's four values one
-// 4 x 4 transpose and one widening store away. Falls back to the element loop where AVX2 is
-// missing (the CPU check is the caller's).
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void store_b_columns4(const float (&columns)[4][16], double (&b)[16][256],
-                                                      uint32_t col) {
+__attribute__((target("avx2"))) void store_b_columns4_avx2(const float (&columns)[4][16], double (&b)[16][256],
+                                                           uint32_t col) {
   for (uint32_t k0 = 0; k0 < 16; k0 += 4) {
     __m128 r0 = _mm_load_ps(&columns[0][k0]), r1 = _mm_load_ps(&columns[1][k0]), r2 = _mm_load_ps(&columns[2][k0]),
            r3 = _mm_load_ps(&columns[3][k0]);
@@ -246,13 +236,25 @@ __attribute__((target("avx2"))) void store_b_columns4(const float (&columns)[4][
     _mm256_storeu_pd(&b[k0 + 3][col], _mm256_cvtps_pd(r3));
   }
 }
-#else
-void store_b_columns4(const float (&columns)[4][16], double (&b)[16][256], uint32_t col) {
-  for (uint32_t j = 0; j < 4; ++j)
-    for (uint32_t k = 0; k < 16; ++k) b[k][col + j] = columns[j][k];
-}
 #endif
 
+// Columns col .. col + count - 1 of B (columns[j][k], k = 0..15) into its rows: with AVX2 and
+// four columns, each row's four values one 4 x 4 transpose and one widening store away.
+void store_b_columns(const float (&columns)[4][16], uint32_t count, double (&b)[16][256], uint32_t col) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (count == 4 && cpu_has_avx2()) return store_b_columns4_avx2(columns, b, col);
+#endif
+  for (uint32_t j = 0; j < count; ++j)
+    for (uint32_t k = 0; k < 16; ++k) b[k][col + j] = columns[j][k];
+}
+
+// B as K×N (column index innermost, so the products run along contiguous columns), read by this
+// warp or taken from the read another warp of warpgroup `group` made. The four warps of a
+// warpgroup read all of B; a read of the same descriptor (N, major-ness, sign) under the same
+// Cta::smem_writes and Cta::releases reads the same bytes, finds the same records and notes the
+// same (read_release = releases + 1) as the one before it, so a clean one is kept and the next
+// warps take it instead of reading again. A read that found a hazard is not kept: each warp that
+// reads then reports it, as before.
 const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db, uint64_t bits, bool ok, bool k_major,
                          float scale, uint32_t n, ReadFaults& faults))[16][256] {
   if (c.wgmma_b.size() <= group) c.wgmma_b.resize(group + 1);
@@ -263,20 +265,15 @@ const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& 
   ReadFaults mine;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Four columns read in order (the first fault of each kind is the first read's), then written
-  // into B's rows four neighbouring doubles at a time (N is a multiple of 8).
-  const bool wide = cpu_has_avx2() && n % 4 == 0;
+  // into B's rows together.
   for (uint32_t col0 = 0; col0 < n; col0 += 4) {
     alignas(16) float columns[4][16];
-    for (uint32_t j = 0; j < 4 && col0 + j < n; ++j) {
+    const uint32_t count = std::min(4u, n - col0);
+    for (uint32_t j = 0; j < count; ++j) {
       if (ok) read_operand_row(c, db, 'B', col0 + j, k_major, scale, columns[j], mine);
       else std::fill(std::begin(columns[j]), std::end(columns[j]), nan);
     }
-    if (wide) {
-      store_b_columns4(columns, kept.b, col0);
-      continue;
-    }
-    for (uint32_t j = 0; j < 4 && col0 + j < n; ++j)
-      for (uint32_t k = 0; k < 16; ++k) kept.b[k][col0 + j] = columns[j][k];
+    store_b_columns(columns, count, kept.b, col0);
   }
   kept.valid = ok && no_faults(mine);
   kept.bits = bits;
