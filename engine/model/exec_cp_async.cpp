@@ -149,11 +149,9 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   const uint64_t* dst = c.reg_lanes(w.id, ops.dst.id);
   const uint64_t* src = c.reg_lanes(w.id, ops.src.id);
   // The buffer of the first lane's source; every lane's must be inside it.
-  const uint64_t from0 = src[std::countr_zero(mask)] + uint64_t(ops.src.imm);
-  const uint64_t buffer = (from0 >> 44) - 1;
   const GlobalMemory& global = *c.launch.global;
-  if (buffer >= global.buffers.size() || !global.buffers[buffer] || global.buffers[buffer]->size() < bytes)
-    return false;
+  const uint64_t buffer = global.index_of(src[std::countr_zero(mask)] + uint64_t(ops.src.imm));
+  if (buffer == global.buffers.size() || global.buffers[buffer]->size() < bytes) return false;
   const uint64_t limit = global.buffers[buffer]->size() - bytes;
   uint64_t bad = 0;
   for (uint32_t m = mask; m; m &= m - 1) {

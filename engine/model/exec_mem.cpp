@@ -570,9 +570,9 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   const uint32_t mask = x.mask;
   const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
   // The buffer of the first active lane's address; every lane must be inside it.
-  const uint64_t buffer = ((base[std::countr_zero(mask)] + uint64_t(d.offset)) >> 44) - 1;
   const GlobalMemory& global = *c.launch.global;
-  if (buffer >= global.buffers.size() || !global.buffers[buffer] || global.buffers[buffer]->size() < bytes) {
+  const uint64_t buffer = global.index_of(base[std::countr_zero(mask)] + uint64_t(d.offset));
+  if (buffer == global.buffers.size() || global.buffers[buffer]->size() < bytes) {
     exec_memory(x);
     return;
   }
@@ -641,9 +641,9 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
 __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, const DecodedInst& d) {
   if (w.written[d.src[0].reg] != kAllLanes || !d.no_wgmma_regs) return 0;
   const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
-  const uint64_t buffer = ((base[0] + uint64_t(d.offset)) >> 44) - 1;
   const GlobalMemory& global = *c.launch.global;
-  if (buffer >= global.buffers.size() || !global.buffers[buffer] || global.buffers[buffer]->size() < 4) return 0;
+  const uint64_t buffer = global.index_of(base[0] + uint64_t(d.offset));
+  if (buffer == global.buffers.size() || global.buffers[buffer]->size() < 4) return 0;
   const uint8_t* data = global.buffers[buffer]->data();
   const uint64_t limit_bytes = global.buffers[buffer]->size() - 4;
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);  // zero-extended to 64 bits, what load_bytes reads

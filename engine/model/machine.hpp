@@ -41,11 +41,16 @@ inline constexpr uint64_t kParamStride = 0x1000;
 
 struct GlobalMemory {
   std::array<std::span<uint8_t>*, 4> buffers{};  // A, B, C, timeline (null when none)
-  // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds. Buffers
-  // sit 2^44 bytes apart, so the top bits name the buffer.
-  uint8_t* find(uint64_t addr, uint32_t bytes) {
+  // The index of the buffer whose window holds addr, or buffers.size() when none: buffers sit
+  // 2^44 bytes apart, so the top bits name the buffer.
+  uint64_t index_of(uint64_t addr) const {
     const uint64_t i = (addr >> 44) - 1;
-    if (i >= buffers.size() || !buffers[i]) return nullptr;
+    return i < buffers.size() && buffers[i] ? i : buffers.size();
+  }
+  // The buffer and offset of [addr, addr+bytes), or nullptr when out of bounds.
+  uint8_t* find(uint64_t addr, uint32_t bytes) {
+    const uint64_t i = index_of(addr);
+    if (i == buffers.size()) return nullptr;
     const uint64_t off = addr - kGlobalBase[i];
     return off + bytes <= buffers[i]->size() ? buffers[i]->data() + off : nullptr;
   }
