@@ -92,9 +92,8 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
 // `no-sync-before-prefetch` pitfall, the second its `steady-state-wait-at-tail`.
 namespace {
 
-// check_shared_words's whole rule for word w of the access (state s).
-[[gnu::noinline]] void check_shared_word_slow(ExecContext& x, SmemWord& s, uint32_t w, uint32_t addr, uint32_t lane,
-                                              bool store) {
+// What check_shared_words reports of a word that is not quiet (state s), before it is noted.
+[[gnu::noinline]] void report_shared_word(ExecContext& x, const SmemWord& s, uint32_t addr, uint32_t lane, bool store) {
   Cta& c = x.cta;
   if (s.tma_pending)
     report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
@@ -131,25 +130,12 @@ namespace {
                        "and no mbarrier phase it arrived on after writing)",
                        x.warp.id,
                        store ? "overwrites" : "reads", addr, uint32_t(s.writer_warp)));
-  if (store) {
-    s.written = true;
-    s.writer_warp = uint8_t(x.warp.id);
-    s.epoch = c.barrier_epoch;
-    s.write_release = c.releases + 1;
-    s.generic_since_fence = true;
-    c.note_unfenced(w);
-  } else {
-    s.read_release = c.releases + 1;
-    if (s.read_epoch != c.barrier_epoch) s.read_by = 0;
-    s.read_epoch = c.barrier_epoch;
-    s.read_by |= 1u << (x.warp.id % 32);
-  }
 }
 
 }  // namespace
 
-// Word by word as the rule goes: a word with nothing to report (memform::word_is_quiet, the
-// common case) gets what the rule records of it inline (note_word); any other, the whole rule.
+// Word by word: a word with something to report (not memform::word_is_quiet) is reported out
+// of line, then every word gets what the rule records of it (note_word).
 void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   Cta& c = x.cta;
   const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
@@ -157,16 +143,15 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
     if (w >= c.smem_word_state.size()) return;
     SmemWord& s = c.smem_word_state[w];
     if (store) {
-      if (memform::word_is_quiet<true>(s, x.warp, rank, epoch)) {
-        memform::note_word<true>(s, x.warp.id, epoch, release);
-        c.note_unfenced(w);
-        continue;
-      }
-    } else if (memform::word_is_quiet<false>(s, x.warp, rank, epoch)) {
+      if (!memform::word_is_quiet<true>(s, x.warp, rank, epoch)) [[unlikely]]
+        report_shared_word(x, s, addr, lane, true);
+      memform::note_word<true>(s, x.warp.id, epoch, release);
+      c.note_unfenced(w);
+    } else {
+      if (!memform::word_is_quiet<false>(s, x.warp, rank, epoch)) [[unlikely]]
+        report_shared_word(x, s, addr, lane, false);
       memform::note_word<false>(s, x.warp.id, epoch, release);
-      continue;
     }
-    check_shared_word_slow(x, s, w, addr, lane, store);
   }
 }
 

@@ -117,14 +117,10 @@ template <bool kStore>
 // note what it notes, again). False at the first word with something to report.
 [[gnu::always_inline]] inline bool note_quiet_reads(SmemWord* s, uint32_t n, const Warp& w, uint32_t rank,
                                                     uint32_t epoch, uint32_t release) {
-  const uint32_t bit = 1u << (w.id % 32);
   for (uint32_t i = 0; i < n; ++i) {
-    SmemWord& t = s[i];
-    if (!word_is_quiet<false>(t, w, rank, epoch)) [[unlikely]]
+    if (!word_is_quiet<false>(s[i], w, rank, epoch)) [[unlikely]]
       return false;
-    t.read_release = release;
-    t.read_by = (t.read_epoch == epoch ? t.read_by : 0) | bit;
-    t.read_epoch = epoch;
+    note_word<false>(s[i], w.id, epoch, release);
   }
   return true;
 }
