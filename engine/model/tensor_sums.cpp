@@ -260,6 +260,7 @@ __attribute__((target("avx2,fma"))) void tmem_accumulate_avx2(const double (&A)[
   CellStore store{cells, row_stride, accumulate};
   sums_avx2(A, B, n, store);
 }
+
 // mma.sync m16n8k16: the 8 columns of every row fit one AVX-512 register, so eight rows at a
 // time are eight independent chains sharing each load of B's row k (a row pair, as wgmma's
 // sums take them, would leave two chains waiting on the adds' latency).
@@ -304,7 +305,6 @@ __attribute__((target("avx2,fma"))) void mma_accumulate_avx2(const double (&A)[1
   }
 }
 #endif
-
 
 }  // namespace
 
