@@ -403,11 +403,22 @@ nlohmann::json prediction_json(const SimReport& r) {
           {"bytes_per_wave",
            {{"l2", p.parts.l2_bytes_per_wave}, {"hbm", p.parts.hbm_bytes_per_wave}, {"stores", p.parts.store_bytes_per_wave}}},
           {"wave_quantization", p.parts.wave_quantization},
+          {"last_wave", {{"cycles", p.last_wave_cycles}, {"ctas", p.last_wave_ctas},
+                         {"busiest_sm_ctas", p.last_wave_busiest_ctas}}},
           {"launch_us", p.launch_seconds * 1e6},
           {"launch_basis", p.launch_basis}};
 }
 
 std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e6); }
+
+// How the last, partial wave's CTAs lie on the SMs, where several CTAs an SM leave room for an
+// uneven spread (Prediction::last_wave_busiest_ctas); empty otherwise.
+std::string last_wave_spread(const model::timing::Prediction& p, uint32_t sms) {
+  if (p.waves < 2 || p.resident < 2 || p.last_wave_ctas >= p.wave_ctas || sms == 0) return {};
+  return fmt::format("; its {} CTAs take the SMs' slots as they free, so its busiest SM runs about {:.1f} of them "
+                     "where an even spread gives {}",
+                     group_digits(p.last_wave_ctas), p.last_wave_busiest_ctas, (p.last_wave_ctas + sms - 1) / sms);
+}
 
 // The table's lines under "predicted": what bounds each wave and every part's share of it.
 std::string prediction_lines(const SimReport& r) {
@@ -431,10 +442,11 @@ std::string prediction_lines(const SimReport& r) {
     out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
                        100.0 * row.cycles / p.cycles_per_wave, row.meaning);
   out += fmt::format("  bytes per wave: {} through L2, {} from HBM, {} of C stored; the last, partial wave costs "
-                     "{:.0f}% of the time ({} cycles against a full wave's {})\n",
+                     "{:.0f}% of the time ({} cycles against a full wave's {}){}\n",
                      megabytes(p.parts.l2_bytes_per_wave), megabytes(p.parts.hbm_bytes_per_wave),
                      megabytes(p.parts.store_bytes_per_wave), 100.0 * p.parts.wave_quantization,
-                     group_digits(uint64_t(p.last_wave_cycles)), group_digits(uint64_t(p.cycles_per_wave)));
+                     group_digits(uint64_t(p.last_wave_cycles)), group_digits(uint64_t(p.cycles_per_wave)),
+                     last_wave_spread(p, s.predicted_on->sms));
   const double total = p.seconds > 0 ? p.seconds : 1.0;
   out += fmt::format("  launch: {:.1f} us ({:.0f}% of the time): {}\n", p.launch_seconds * 1e6,
                      100.0 * p.launch_seconds / total, p.launch_basis);

@@ -161,6 +161,33 @@ double co_resident_cycles(double alone, double busiest, uint32_t ctas, bool in_s
 
 }  // namespace
 
+// How many of the last, partial wave's `last_ctas` CTAs the busiest of `sms` SMs runs, each SM
+// with `resident` slots: entry k is the probability that the most any SM holds is k. The block
+// scheduler gives a waiting CTA the first slot that frees, and the slots of the wave before free
+// over a spread of times that has nothing to do with which SM they are on, so the last wave's CTAs
+// take `last_ctas` of the sms x resident slots as if drawn at random: an SM's count is
+// hypergeometric, and the most over the SMs is taken as the most of `sms` independent such counts
+// (P(most <= k) = F(k)^sms), never below the even share the counts' sum asks for. No constant: Nsight Compute on step 08 at 4096x1024x8192 (H200,
+// 2026-12-03, docs/results/2026-12-03-model-speed-3 call 3: 2048 CTAs, 12 an SM) counts 12 to 19 CTAs
+// an SM, so 0 to 7 of the last wave's 464 where an even spread gives 3 or 4; this rule expects 7.8.
+std::vector<double> busiest_sm_counts(uint32_t sms, uint32_t resident, uint64_t last_ctas) {
+  const double slots = double(sms) * resident, drawn = double(std::min<uint64_t>(last_ctas, uint64_t(slots)));
+  const auto log_choose = [](double n, double k) {
+    return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
+  };
+  const double even = std::ceil(drawn / double(std::max(sms, 1u)));  // the SMs' counts add up to `drawn`
+  std::vector<double> most(resident + 1, 0.0);
+  double cdf = 0.0, below = 0.0;  // F(k) and P(most <= k - 1)
+  for (uint32_t k = 0; k <= resident; ++k) {
+    if (double(k) <= drawn && drawn - k <= slots - resident)
+      cdf += std::exp(log_choose(resident, k) + log_choose(slots - resident, drawn - k) - log_choose(slots, drawn));
+    const double at_most = k == resident ? 1.0 : double(k) < even ? 0.0 : std::pow(std::min(cdf, 1.0), double(sms));
+    most[k] = std::max(0.0, at_most - below);
+    below = at_most;
+  }
+  return most;
+}
+
 const Machine* machine_by_key(std::string_view key) {
   for (const Machine* m : kMachines)
     if (key == m->key) return m;
@@ -280,22 +307,31 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         p.cycles_per_wave = row.cycles;
         b.bound = row.name;
       }
-    // The last wave, when the grid is not a whole number of waves: its SMs hold fewer CTAs
-    // (the most any SM holds), so the SM's units carry fewer CTAs' work, the co-resident CTAs
-    // take the time that many take together, and the memory system carries that wave's
-    // bytes. A wave bound by a unit of the SM ends sooner; one bound by a CTA's own latency
-    // takes as long as a full wave.
+    // The last wave, when the grid is not a whole number of waves: it ends when its busiest SM
+    // does, and its CTAs take the slots as they free, so that SM holds more than an even share
+    // (busiest_sm_counts: the chance of each count). With k CTAs it carries k CTAs' work at its
+    // units, its co-resident CTAs take the time that many take together, and the memory system
+    // carries that wave's bytes; the last wave costs that, weighted by the chance of each k. A
+    // wave bound by a unit of the SM ends sooner; one bound by a CTA's own latency takes as long
+    // as a full wave. With one CTA an SM every SM runs one, as in a full wave.
     p.last_wave_cycles = p.cycles_per_wave;
-    if (p.waves > 1) {
-      const uint64_t last_ctas = total_ctas - (p.waves - 1) * per_wave;
-      const uint32_t last_per_sm =
-          uint32_t(std::min<uint64_t>(p.resident, (last_ctas + m.sms - 1) / m.sms));
-      if (last_per_sm < p.resident) {
-        const double sm_share = double(last_per_sm) / r, bytes_share = double(last_ctas) / double(per_wave);
-        p.last_wave_cycles = std::max(
-            {co_resident_cycles(double(cta.cycles), busiest_per_cta, last_per_sm, in_step),
-             sm_share * std::max({b.issue, b.l1_data(), b.tensor}), bytes_share * std::max({b.l2, b.hbm, b.stores})});
+    p.last_wave_busiest_ctas = p.resident;
+    p.last_wave_ctas = p.waves > 0 ? total_ctas - (p.waves - 1) * per_wave : 0;
+    if (p.waves > 1 && p.resident > 1 && p.last_wave_ctas < per_wave) {
+      const uint64_t last_ctas = p.last_wave_ctas;
+      const double bytes_share = double(last_ctas) / double(per_wave);
+      const std::vector<double> most = busiest_sm_counts(m.sms, p.resident, last_ctas);
+      double cycles = 0, ctas = 0;
+      for (uint32_t k = 1; k < most.size(); ++k) {
+        if (most[k] <= 0.0) continue;
+        const double sm_share = double(k) / r;
+        cycles += most[k] * std::max({co_resident_cycles(double(cta.cycles), busiest_per_cta, k, in_step),
+                                      sm_share * std::max({b.issue, b.l1_data(), b.tensor}),
+                                      bytes_share * std::max({b.l2, b.hbm, b.stores})});
+        ctas += most[k] * double(k);
       }
+      p.last_wave_cycles = std::min(cycles, p.cycles_per_wave);
+      p.last_wave_busiest_ctas = ctas;
     }
   };
   const auto all_cycles = [&] { return double(p.waves - 1) * p.cycles_per_wave + p.last_wave_cycles; };

@@ -238,6 +238,10 @@ struct Prediction {
   // by a CTA's own latency; fewer when its SMs hold fewer CTAs and a unit of the SM or the
   // memory system bounds it): seconds = ((waves - 1) x cycles_per_wave + this) / clock.
   double last_wave_cycles = 0;
+  // CTAs the last wave's busiest SM holds, expected (resident when the grid is whole waves or a
+  // CTA an SM): its CTAs take the slots as they free, not an even share (timing.cpp).
+  double last_wave_busiest_ctas = 1;
+  uint64_t last_wave_ctas = 0;  // the CTAs of the last wave (wave_ctas when the grid is whole waves)
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
   std::string clock_basis;        // why that clock
   // The traced CTA's loads as one of the wave (wave_cta_figures): the share of the wave's distinct
@@ -323,6 +327,10 @@ struct SustainedClock {
   std::string basis;
 };
 SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs, double tensor_share = 1.0);
+// The last, partial wave's `last_ctas` CTAs on `sms` SMs of `resident` slots each: entry k is the
+// probability that the busiest SM runs k of them (they take the slots as they free, timing.cpp).
+std::vector<double> busiest_sm_counts(uint32_t sms, uint32_t resident, uint64_t last_ctas);
+
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
 // the parts of Breakdown, at the machine's sustained clock; and the launch's own cost.
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m = kH100,
