@@ -50,6 +50,12 @@
 // the default: on an H200 (2026-12-02, docs/results/2026-12-02-cublas-side) within every run's
 // spread of the default at 2048^3 to 8192^3, both C types.
 //
+// Who meets at the epilogue's barriers, the build parameter store_barrier (0 consumers, the
+// default; 1 warpgroup): both consumer warpgroups at one bar.sync of 256 threads, twice a chunk,
+// or each at its own named barrier of 128 (ids 1 and 2). Each warpgroup writes its own buffers and
+// has its own issuer, so nothing of the other's is waited for; the faster no longer waits for the
+// slower. On an H200 (2026-12-03) it measured at most half a point of cuBLAS faster at 4096^3.
+//
 // What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
 // swizzled row addresses computed once before the tiles, stmatrix for bf16, bf16 by default,
@@ -97,7 +103,9 @@ constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time
 constexpr uint32_t kChunkRows = 64, kRowBytes = 128;
 constexpr uint32_t kChunkBytes = kChunkRows * kRowBytes;
 constexpr uint32_t kBuffers = 2;       // per consumer warpgroup
-constexpr uint32_t kStoreBarrier = 1;  // bar.sync id of the consumers' epilogue (0: the init's)
+constexpr uint32_t kStoreBarrier = 1;  // bar.sync id of the consumers' epilogue (0: the init's); 1 + slab per warpgroup
+// The values of the build parameter store_barrier (named consumers and warpgroup on the command line).
+constexpr uint32_t kBarrierConsumers = 0, kBarrierWarpgroup = 1;
 constexpr uint32_t kPiece = 16;        // bytes: one row of an 8x8 b16 matrix, one unit of the swizzle
 // The values of the build parameter c_store_hint (named none and evict_first on the command line).
 constexpr uint32_t kStoreHintNone = 0, kStoreHintEvictFirst = 1;
@@ -138,6 +146,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   // Mistake swizzle-not-in-store-map: the writes swizzle, the TMA store reads the tile packed.
   const Swizzle map_swizzle = swizzled && !cfg.has(kSwizzleNotInMap) ? Swizzle::b128 : Swizzle::none;
   const bool evict_c_first = cfg.param("c_store_hint") == kStoreHintEvictFirst;
+  const bool own_barrier = cfg.param("store_barrier") == kBarrierWarpgroup;
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
@@ -250,6 +259,20 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
           slot[q] = (buffers + row * kRowBytes + piece * kPiece + inside).named(fmt::format("st_slot{}", q));
         }
       }
+      // The epilogue's barrier. Each warpgroup writes its own buffers and has its own issuer, so
+      // store_barrier=warpgroup gives each its own named barrier of 128 threads (id 1 + slab: a
+      // branch per warpgroup, bar.sync taking its id as an immediate); consumers (the default) has
+      // both warpgroups meet at one barrier of 256, so the faster waits for the slower at every chunk.
+      std::optional<Reg> first_slab, second_slab;  // made only where used: the default's PTX stays as it was
+      if (own_barrier) {
+        first_slab = (slab == 0).named("first_slab");
+        second_slab = (slab != 0).named("second_slab");
+      }
+      const auto meet = [&] {
+        if (!own_barrier) return b.bar_sync(kStoreBarrier, 128 * kConsumers);
+        b.if_(*first_slab, [&] { b.bar_sync(kStoreBarrier, 128); });
+        b.if_(*second_slab, [&] { b.bar_sync(kStoreBarrier + 1, 128); });
+      };
       tile_order::consumer_corner_registers(b, handoff);
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
@@ -268,7 +291,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
                                   (c + 1) * chunk_cols - 1, c % kBuffers));
             if (!cfg.has(kReuseBeforeWait))
               b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
-            b.bar_sync(kStoreBarrier, 128 * kConsumers);  // the buffer is free for every writer
+            meet();  // the buffer is free for every writer
             const uint32_t j0 = c * (chunk_cols / 8);      // the chunk's first 8-column block of the tile
             for (uint32_t q = 0; q < 4; ++q) {
               if (c_dtype == DType::bf16) {
@@ -290,7 +313,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
               }
             }
             if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
-            b.bar_sync(kStoreBarrier, 128 * kConsumers);  // every write is in and fenced
+            meet();  // every write is in and fenced
             b.if_(issuer, [&] {
               const Reg c_col = (at.n0 + c * chunk_cols).named("c_col");
               if (c_policy) b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer), *c_policy);
@@ -337,7 +360,10 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       "back, so the TMA stores carry an L2 evict-first policy (createpolicy, .L2::cache_hint) and C's lines leave L2 "
       "before A's and B's panels, which every CTA keeps reading. C's bytes are the same; the model keeps no L2 "
       "priorities, so what the hint is worth is measured on the GPU (bench, the default against the hinted build): on "
-      "an H200 nothing measurable, within 0.3% of the default from 2048^3 to 8192^3.";
+      "an H200 nothing measurable, within 0.3% of the default from 2048^3 to 8192^3. The build parameter "
+      "store_barrier=warpgroup gives each consumer warpgroup its own named barrier of 128 threads in the epilogue "
+      "(its buffers and its issuer are its own), where both meet at one of 256 by default: at most half a point of "
+      "cuBLAS faster on an H200.";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all) at bn=256,
   // more at a smaller bn (declare_tile_n's rule).
@@ -363,7 +389,13 @@ KernelInfo hopper_stmatrix_epilogue_info() {
         "and the stores' .L2::cache_hint form: C, written once, leaves L2 before A's and B's panels); "
         "c_store_hint=none and c_store_hint=evict_first name them; its speed effect is measured on the GPU",
         kStoreHintNone,
-        {kStoreHintNone, kStoreHintEvictFirst}}});
+        {kStoreHintNone, kStoreHintEvictFirst}},
+       {"store_barrier",
+        "the epilogue's bar.sync: 0 consumers (both consumer warpgroups meet at one barrier of 256 threads at every "
+        "chunk); 1 warpgroup (each its own named barrier of 128: its buffers and its issuer are its own); "
+        "store_barrier=consumers and store_barrier=warpgroup name them",
+        kBarrierConsumers,
+        {kBarrierConsumers, kBarrierWarpgroup}}});
   k.mistakes = {
       {kUnswizzledStaging, "the staging tile is packed (step 18's box, map without swizzle)",
        "C is right but every stmatrix matrix's 8 rows start at the same bank: 8 wavefronts instead of 1 "

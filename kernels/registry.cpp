@@ -168,7 +168,8 @@ std::optional<uint32_t> named_param_value(std::string_view param, std::string_vi
   static constexpr Named kNames[] = {{"c_dtype", "f32", 32},      {"c_dtype", "bf16", 16},
                                      {"order", "row", 0},         {"order", "grouped", 1},
                                      {"order", "hilbert", 2},     {"c_store_hint", "none", 0},
-                                     {"c_store_hint", "evict_first", 1}};
+                                     {"c_store_hint", "evict_first", 1}, {"store_barrier", "consumers", 0},
+                                     {"store_barrier", "warpgroup", 1}};
   for (const Named& n : kNames)
     if (n.param == param && n.value == value) return n.number;
   return std::nullopt;

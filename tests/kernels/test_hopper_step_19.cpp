@@ -200,3 +200,37 @@ TEST_CASE("step 19's c_store_hint: its values by name, and a value it does not t
   CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"c_store_hint", 1}}),
                     Catch::Contains("unknown build parameter 'c_store_hint'"));
 }
+
+TEST_CASE("step 19's store_barrier: both consumers at one barrier of 256 by default, each its own of 128 when asked",
+          "[kernels][params]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK(kernels::resolve_params(info, {}).at("store_barrier") == 0);
+  CHECK(kernels::named_param_value("store_barrier", "consumers") == 0u);
+  CHECK(kernels::named_param_value("store_barrier", "warpgroup") == 1u);
+  CHECK(cli::parse_params({"store_barrier=warpgroup"}).at("store_barrier") == 1);
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"store_barrier", 2}}),
+                    Catch::Contains("store_barrier=2") && Catch::Contains("choose one of 0, 1"));
+  const kernels::GemmShape shape{1000, 1000, 512};
+  for (uint32_t c_dtype : {16u, 32u}) {
+    INFO("c_dtype=" << c_dtype);
+    const std::string both = ptx::emit(build(shape, {}, {{"c_dtype", c_dtype}})).text;
+    const std::string own = ptx::emit(build(shape, {}, {{"c_dtype", c_dtype}, {"store_barrier", 1}})).text;
+    CHECK(both == ptx::emit(build(shape, {}, {{"c_dtype", c_dtype}, {"store_barrier", 0}})).text);
+    CHECK_THAT(both, Catch::Contains("bar.sync 1, 256;"));
+    CHECK(both.find("bar.sync 2, ") == std::string::npos);
+    CHECK(own.find("bar.sync 1, 256;") == std::string::npos);
+    CHECK_THAT(own, Catch::Contains("bar.sync 1, 128;") && Catch::Contains("bar.sync 2, 128;"));
+  }
+  // Only step 19 takes it.
+  CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"store_barrier", 1}}),
+                    Catch::Contains("unknown build parameter 'store_barrier'"));
+}
+
+TEST_CASE("step 19 with store_barrier=warpgroup assembles for sm_90a", "[kernels][ptxas]") {
+  for (uint32_t c_dtype : {16u, 32u}) {
+    DYNAMIC_SECTION("c_dtype=" << c_dtype) {
+      const ir::Kernel k = build({8192, 8192, 8192}, {}, {{"c_dtype", c_dtype}, {"store_barrier", 1}});
+      test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} store_barrier=warpgroup", kId));
+    }
+  }
+}
