@@ -168,7 +168,7 @@ double co_resident_cycles(double alone, double busiest, uint32_t ctas, bool in_s
 // take `last_ctas` of the sms x resident slots as if drawn at random: an SM's count is
 // hypergeometric, and the most over the SMs is taken as the most of `sms` independent such counts
 // (P(most <= k) = F(k)^sms), never below the even share the counts' sum asks for. No constant: Nsight Compute on step 08 at 4096x1024x8192 (H200,
-// 2026-12-03, docs/results/2026-12-03-model-speed-3 call 3: 2048 CTAs, 12 an SM) counts 12 to 19 CTAs
+// 2026-12-03, docs/results/2026-12-03-last-wave call 3: 2048 CTAs, 12 an SM) counts 12 to 19 CTAs
 // an SM, so 0 to 7 of the last wave's 464 where an even spread gives 3 or 4; this rule expects 7.8.
 std::vector<double> busiest_sm_counts(uint32_t sms, uint32_t resident, uint64_t last_ctas) {
   const double slots = double(sms) * resident, drawn = double(std::min<uint64_t>(last_ctas, uint64_t(slots)));
