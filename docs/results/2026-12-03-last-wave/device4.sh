@@ -15,6 +15,12 @@ echo "compare-model rc=$?" >> $OUT/status.txt
 timeout 60 $B/gemmscope bench hopper_stmatrix_epilogue --sizes example,1000x1000x512 --reps 0 --compare-model \
   --param store_barrier=warpgroup --json $OUT/r/compare-step19-warpgroup.json > $OUT/r/compare-step19-warpgroup.log 2>&1
 echo "compare-model step19 warpgroup rc=$?" >> $OUT/status.txt
+# Issue #31: step 19 over ring depth, persistent CTAs, epilogue barrier and tile order at 4096^3, each
+# beside cuBLAS (bf16 C) in paired rounds: is a combination a point past the default?
+timeout 240 $B/gemmscope sweep hopper_stmatrix_epilogue --param stages=3,4 --param ctas=128,132 \
+  --param store_barrier=0,1 --param order=1,2 --sizes 4096 --gpu --reps 20 \
+  --json $OUT/r/sweep-step19.json --csv $OUT/r/sweep-step19.csv > $OUT/r/sweep-step19.log 2>&1
+echo "sweep step19 rc=$?" >> $OUT/status.txt
 METRICS="gpu__time_duration.sum,sm__ctas_launched.sum,sm__ctas_launched.min,sm__ctas_launched.max,sm__ctas_launched.avg,\
 sm__cycles_active.min,sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_elapsed.avg"
 prof() {  # kernel size
@@ -31,5 +37,6 @@ cat $OUT/env.txt $OUT/status.txt
 grep -c "identical, bit for bit" $OUT/r/compare.log
 grep "model vs GPU:" $OUT/r/compare.log | grep -v "identical, bit for bit\|race:\|hangs on the GPU too" | head
 grep "model vs GPU:" $OUT/r/compare-step19-warpgroup.log
+head -30 $OUT/r/sweep-step19.log
 for f in $OUT/r/ncu-*.txt; do echo "== $f"; grep -E "gpu__time|sm__ctas|sm__cycles" $f | sed 's/  */ /g'; done
 (cd $OUT && tar czf r.tgz r && rm -rf r)
