@@ -32,6 +32,12 @@ struct ReadFaults {
 // (SmemWord::read_release).
 void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
                       float scale, float* out, ReadFaults& f);
+// Rows row0 .. row0 + rows - 1 in turn, row i into out[i]: the same as read_operand_row row by
+// row, with the rows that need nothing noted taken in a few instructions (exec_wgmma.cpp).
+void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
+                       bool k_major, float scale, float (*out)[16], ReadFaults& f);
+// Columns 0 .. n - 1 of B (columns[c][k], k = 0..15, 16-byte aligned) into its K x N rows.
+void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]);
 // The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
 // The builds of the tensor cores' sums (tensor_sums.cpp), all giving the same bits: plain C++,
