@@ -5,10 +5,15 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include <fmt/format.h>
 
 #include "engine/layout/tma_box.hpp"
 #include "engine/ir/signature.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
@@ -91,6 +96,92 @@ void for_each_box_element(const ir::TensorMapDesc& d, const std::array<int32_t, 
 inline uint32_t box_element_address(uint32_t base, uint32_t e, uint32_t elem_bytes, uint32_t swizzle_mask) {
   const uint32_t logical = base + e * elem_bytes;
   return logical ^ (((logical >> 7) & swizzle_mask) << 4);
+}
+
+}  // namespace
+
+namespace {
+
+// What a TMA landing writes into a word's record: written by the copy engine, no load pending,
+// nothing unfenced, not read since.
+void land_record(SmemWord& s) {
+  s.tma_pending = false;
+  s.read_release = 0;  // not read since this write
+  s.written = true;
+  s.writer_warp = SmemWord::kAsync;
+  s.generic_since_fence = false;
+}
+
+// What a TMA load's issue writes: a load pending.
+void issue_record(SmemWord& s) { s.tma_pending = true; }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// A change of some fields of a record as two masks over its 32 bytes, worked out once from the
+// change itself: keep = the bits it leaves alone, set = the bits it sets, so that
+// (record & keep) | set is the record after it. One and and one or a record where the fields
+// took a read-modify-write of the flags byte and stores of the others (a box's records are 32
+// bytes a word, mostly not in cache).
+struct RecordMasks {
+  alignas(32) uint8_t keep[32], set[32];
+};
+
+RecordMasks record_masks(void (*change)(SmemWord&)) {
+  RecordMasks m;
+  SmemWord ones, zeros;
+  std::memset(static_cast<void*>(&ones), 0xFF, sizeof ones);
+  std::memset(static_cast<void*>(&zeros), 0, sizeof zeros);
+  change(ones);
+  change(zeros);
+  uint8_t o[32], z[32];
+  std::memcpy(o, &ones, 32);
+  std::memcpy(z, &zeros, 32);
+  for (int i = 0; i < 32; ++i) {
+    m.keep[i] = uint8_t(o[i] & ~z[i]);  // 1 after from 1 and 0 after from 0: left alone
+    m.set[i] = z[i];                      // 1 after from 0: set
+  }
+  return m;
+}
+
+// The masks on `count` records from `words`; whether any of them had a bit of `set` before.
+__attribute__((target("avx2"))) bool change_records_avx2(SmemWord* words, uint32_t count, const RecordMasks& m) {
+  const __m256i keep = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.keep));
+  const __m256i set = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.set));
+  __m256i had = _mm256_setzero_si256();
+  for (uint32_t i = 0; i < count; ++i) {
+    __m256i* const p = reinterpret_cast<__m256i*>(words + i);
+    const __m256i before = _mm256_load_si256(p);
+    had = _mm256_or_si256(had, before);
+    _mm256_store_si256(p, _mm256_or_si256(_mm256_and_si256(before, keep), set));
+  }
+  return !_mm256_testz_si256(had, set);
+}
+#endif
+
+// land_record on `count` records from `words`.
+void land_records(SmemWord* words, uint32_t count) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const RecordMasks masks = record_masks(land_record);
+  if (cpu_has_avx2()) {
+    change_records_avx2(words, count, masks);
+    return;
+  }
+#endif
+  for (uint32_t i = 0; i < count; ++i) land_record(words[i]);
+}
+
+// issue_record on `count` records from `words`; whether a load was pending on any of them
+// before (the stage refilled while in flight).
+bool issue_records(SmemWord* words, uint32_t count) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const RecordMasks masks = record_masks(issue_record);
+  if (cpu_has_avx2()) return change_records_avx2(words, count, masks);
+#endif
+  bool pending = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    pending = pending || words[i].tma_pending;
+    issue_record(words[i]);
+  }
+  return pending;
 }
 
 }  // namespace
@@ -322,13 +413,10 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         if (&t != &c) check_peer_release(x, t, smem, bytes, lane);
         // A second load into bytes an earlier load is still writing: the stage was refilled
         // before anyone waited for (let alone read) what the first brought.
-        bool refilled = false;
         ++t.smem_writes;  // tma_pending below
-        for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
-          refilled = refilled || t.smem_word_state[w].tma_pending;
-          t.smem_word_state[w].tma_pending = true;
-        }
-        t.clear_ready((smem - timing::kSmemBaseAddress) / 4, (smem - timing::kSmemBaseAddress + bytes) / 4);
+        const uint32_t lo = (smem - timing::kSmemBaseAddress) / 4, hi = (smem - timing::kSmemBaseAddress + bytes) / 4;
+        const bool refilled = issue_records(t.smem_word_state.data() + lo, hi - lo);
+        t.clear_ready(lo, hi);
         refills[di] = refilled;
         if (refilled && &t == &c)
           report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
@@ -447,6 +535,13 @@ void complete_tma(Cta& c, const PendingTma& p) {
         for (uint64_t at = 0; at < bytes; at += 64) __builtin_prefetch(buf->data() + next + at);
     }
     uint32_t logical = job.smem_dst + linear * eb;
+    if (logical % 16 == 0 && bytes % 16 == 0) {  // whole chunks: copies of a size the compiler knows
+      for (uint64_t at = 0; at < bytes; at += 16, logical += 16) {
+        const uint32_t physical = logical ^ (((logical >> 7) & sw) << 4);
+        std::memcpy(c.smem.data() + (physical - timing::kSmemBaseAddress), src + at, 16);
+      }
+      return;
+    }
     for (uint64_t left = bytes; left > 0;) {
       const uint32_t piece = uint32_t(std::min<uint64_t>(left, 16 - logical % 16));
       const uint32_t physical = logical ^ (((logical >> 7) & sw) << 4);
@@ -459,14 +554,7 @@ void complete_tma(Cta& c, const PendingTma& p) {
   ++c.smem_writes;  // the bytes above and the records below
   const uint32_t lo = (job.smem_dst - timing::kSmemBaseAddress) / 4,
                  hi = (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4;
-  for (uint32_t w = lo; w < hi; ++w) {
-    SmemWord& s = c.smem_word_state[w];
-    s.tma_pending = false;
-    s.read_release = 0;  // not read since this write
-    s.written = true;
-    s.writer_warp = SmemWord::kAsync;
-    s.generic_since_fence = false;
-  }
+  land_records(c.smem_word_state.data() + lo, hi - lo);
   c.set_ready(lo, hi);
   if (c.launch.cluster) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
   if (c.trace && job.trace_index != kNone)
