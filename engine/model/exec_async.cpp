@@ -16,6 +16,7 @@
 #include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {
@@ -556,7 +557,7 @@ void complete_tma(Cta& c, const PendingTma& p) {
                  hi = (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4;
   land_records(c.smem_word_state.data() + lo, hi - lo);
   c.set_ready(lo, hi);
-  if (c.launch.cluster) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
+  if (notes_for_peers(c)) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
   if (c.trace && job.trace_index != kNone)
     trace_event(c, EventKind::tma_complete, p.complete_at, job.warp, job.inst, 0, job.trace_index, job.bytes);
   auto it = c.mbars.find(job.mbar);

@@ -85,7 +85,7 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
   if ((hi < c.unfenced_lo || lo >= c.unfenced_hi) && (lo >> 6) == (hi >> 6)) {
     const uint64_t bits = ((uint64_t(2) << (hi - lo)) - 1) << (lo & 63);
     if ((c.smem_ready[lo >> 6] & bits) == bits) [[likely]] {
-      if (!c.launch.cluster) return;
+      if (!notes_for_peers(c)) return;
       const uint32_t release = c.releases + 1, rank = c.launch.cluster_rank;
       SmemTensorWord* const tensor = c.smem_tensor_word.data();
       if (f.reader && &c != f.reader_cta && rank < kMaxClusterRanks) {  // a peer's read
@@ -157,12 +157,12 @@ void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, ui
 // (the descriptor's start address, LBO, SBO and the swizzle's XOR all move by 16 bytes); where
 // both lie in the window, are ready (Cta::smem_ready) and outside the range a generic store may
 // have left unfenced, and the CTA reads its own shared memory, note_word_state's rule comes to
-// nothing but the chunks' read notes in a cluster, so such a row is taken here in a
+// nothing but the chunks' read notes where peers may read them, so such a row is taken here in a
 // few instructions. Any other row (and MN-major or a peer's operand: every row) goes through
 // read_operand_row, in the same order, so the first fault of each kind is the same one.
 void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
                        bool k_major, float scale, float (*out)[16], ReadFaults& f) {
-  const bool notes = c.launch.cluster != nullptr;
+  const bool notes = notes_for_peers(c);
   const bool peer = f.reader && &c != f.reader_cta && c.launch.cluster_rank < kMaxClusterRanks;
   if (!k_major || peer) {
     for (uint32_t i = 0; i < rows; ++i) read_operand_row(c, d, operand, row0 + i, k_major, scale, out[i], f);

@@ -27,6 +27,12 @@ struct ReadFaults {
   layout::WgmmaDescriptor outside_desc;
 };
 
+// Whether another CTA may consult this CTA's tensor-core read notes and landing releases
+// (SmemTensorWord, Cta::smem_chunk_read): only a peer in a cluster of several CTAs does (a
+// multicast's check_peer_release, a cta_group::2 read). The grid gives every CTA a
+// Launch::cluster, a cluster of one CTA too, whose notes nobody reads: they are not kept.
+inline bool notes_for_peers(const Cta& c) { return c.launch.cluster && c.launch.cluster->ctas.size() > 1; }
+
 // One row's k16 slice (16 bf16 values) of an operand under its descriptor, each times
 // `scale`; a byte outside the CTA's shared memory reads as NaN. The words read are marked read
 // (SmemWord::read_release).

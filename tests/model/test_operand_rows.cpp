@@ -30,7 +30,7 @@ struct Troubles {
 void set_up(model::Cta& c, model::Cluster* cluster, uint32_t seed, Troubles t) {
   std::mt19937 rng(seed);
   const uint32_t words = kSmemBytes / 4;
-  c.launch.cluster = cluster;  // of two CTAs
+  c.launch.cluster = cluster;  // of two CTAs (a cluster of one keeps no read notes)
   if (cluster) cluster->ctas = {&c, &c};
   c.launch.cluster_rank = 0;
   c.releases = 5;
