@@ -438,9 +438,8 @@ void wgmma_mma(ExecContext& x) {
   op.group = uint32_t(w.groups.size());
   op.issue_cycle = c.now;
   op.complete_cycle = inst.complete;
-  const ir::wgmma_operands ops = ir::wgmma_operands_of(in);
-  op.a_k_major = ops.trans_a.imm == 0;
-  op.b_k_major = ops.trans_b.imm == 0;
+  op.a_k_major = a_k_major;  // trans_a and trans_b (signature wgmma), read above
+  op.b_k_major = b_k_major;
   record_tensor_reads(c, w.id, op);  // the counts for every CTA, the records for the traced one
   if (c.trace) {
     const uint32_t index = append(c.trace->mma, op);
