@@ -78,18 +78,6 @@ void for_each_box_row(const ir::TensorMapDesc& d, const std::array<int32_t, 5>& 
         }
 }
 
-// Visits every element a box moves: (box index, in bounds?, byte offset in the tensor).
-template <class F>
-void for_each_box_element(const ir::TensorMapDesc& d, const std::array<int32_t, 5>& start, F&& f) {
-  const int64_t eb = ir::tensor_dtype_bytes(d.dtype);
-  for_each_box_row(d, start, [&](uint32_t linear, uint32_t count, int64_t offset, bool inside, int64_t g0) {
-    for (uint32_t i = 0; i < count; ++i) {
-      const int64_t g = g0 + i;
-      f(linear + i, inside && g >= 0 && uint64_t(g) < d.global_dim[0], offset + int64_t(i) * eb);
-    }
-  });
-}
-
 // Where the e-th element of a box lands: boxes are packed densely in box order, then the
 // swizzle XOR of the absolute address applies (facts §4 "Shared-memory image of a box", §3).
 // The same placement as layout::tma_box_smem_image, without its per-element validation.
@@ -438,8 +426,11 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
                                       t.launch.cluster_rank));
       }
     } else {
-      // A store reads shared memory now: ordinary writes must have been fenced (facts §5).
-      for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
+      // A store reads shared memory now: ordinary writes must have been fenced (facts §5). Only
+      // words in [Cta::unfenced_lo, unfenced_hi) can be flagged.
+      const uint32_t first = std::max((smem - timing::kSmemBaseAddress) / 4, c.unfenced_lo),
+                     end = std::min((smem - timing::kSmemBaseAddress + bytes) / 4, c.unfenced_hi);
+      for (uint32_t w = first; w < end; ++w)
         if (c.smem_word_state[w].generic_since_fence) {
           report(c, HazardKind::missing_proxy_fence, x.inst_id, x.warp.id, lane, smem + w * 4,
                  "shared memory written by st.shared/stmatrix is read by a TMA store without fence.proxy.async");
@@ -449,12 +440,51 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       std::span<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
       const uint32_t eb = box.elem_bytes;
       const uint32_t sw = layout::swizzle_mask(d.swizzle);
-      for_each_box_element(d, coords, [&](uint32_t e, bool inside, int64_t off) {
-        if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
-        const uint32_t at = box_element_address(smem, e, eb, sw);
-        std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
-        c.cost.global_store_bytes += eb;
-        if (buf == c.launch.global->buffers[2]) store_into_c(x, uint64_t(off), eb, kNone, lane);  // no register wrote it
+      // Untraced, store_into_c only notes the tile of C an element lies in as visited, and a call
+      // for a tile noted since does nothing: of a box row's elements that lie in one row of C and
+      // one tile, the first stored is enough.
+      const bool into_c = buf && buf == c.launch.global->buffers[2];
+      const ir::OutputTiling& tiling = c.launch.kernel->output;
+      const bool once_a_tile = into_c && !c.trace && tiling.declared() && tiling.elem_bytes == eb;
+      for_each_box_row(d, coords, [&](uint32_t linear, uint32_t count, int64_t off, bool inside, int64_t g0) {
+        // Elements 0 .. same_tile - 1 of the row lie in its first element's row of C and tile.
+        uint32_t same_tile = 0;
+        if (once_a_tile && off >= 0 && off % eb == 0) {
+          const uint64_t col = uint64_t(off) / eb % tiling.cols;
+          same_tile = uint32_t(std::min<uint64_t>(tiling.cols - col, tiling.tile_cols - col % tiling.tile_cols));
+        }
+        bool noted = false;
+        const auto note_c = [&](uint32_t i, uint64_t at_off) {  // store_into_c, the row's first tile once
+          if (!into_c) return;
+          if (i < same_tile) {
+            if (noted) return;
+            noted = true;
+          }
+          store_into_c(x, at_off, eb, kNone, lane);  // no register wrote it
+        };
+        // A row wholly inside the tensor and the buffer, from a 16-byte aligned box position:
+        // 16-byte pieces (complete_tma's rule), then each element's note.
+        const uint64_t bytes = uint64_t(count) * eb;
+        uint32_t logical = smem + linear * eb;
+        if (inside && buf && g0 >= 0 && uint64_t(g0) + count <= d.global_dim[0] && off >= 0 &&
+            uint64_t(off) + bytes <= buf->size() && logical % 16 == 0 && bytes % 16 == 0) {
+          for (uint64_t at = 0; at < bytes; at += 16, logical += 16) {
+            const uint32_t physical = logical ^ (((logical >> 7) & sw) << 4);
+            std::memcpy(buf->data() + off + at, c.smem.data() + (physical - timing::kSmemBaseAddress), 16);
+          }
+          c.cost.global_store_bytes += bytes;
+          for (uint32_t i = 0; i < count; ++i) note_c(i, uint64_t(off) + uint64_t(i) * eb);
+          return;
+        }
+        for (uint32_t i = 0; i < count; ++i) {  // in the tensor where dims 1.. are and 0 <= g0 + i < dim 0
+          const int64_t g = g0 + i, at_off = off + int64_t(i) * eb;
+          const bool in_tensor = inside && g >= 0 && uint64_t(g) < d.global_dim[0];
+          if (!in_tensor || !buf || at_off < 0 || uint64_t(at_off) + eb > buf->size()) continue;  // stores clip
+          const uint32_t at = box_element_address(smem, linear + i, eb, sw);
+          std::memcpy(buf->data() + at_off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
+          c.cost.global_store_bytes += eb;
+          note_c(i, uint64_t(at_off));
+        }
       });
     }
     if (c.trace) {
