@@ -291,14 +291,22 @@ __attribute__((target("avx2"))) void columns_into_b_avx2(const float (*columns)[
 // Cta::smem_writes and Cta::releases reads the same bytes, finds the same records and notes the
 // same (read_release = releases + 1) as the one before it, so a clean one is kept and the next
 // warps take it instead of reading again. A read that found a hazard is not kept: each warp that
-// reads then reports it, as before.
+// reads then reports it, as before. Where no peer consults the read notes (notes_for_peers), the
+// read notes nothing `releases` could change, so the key leaves it out, and any warpgroup's kept
+// read will do: two consumer warpgroups read the same B between the same writes.
 const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db, uint64_t bits, bool ok, bool k_major,
                          float scale, uint32_t n, ReadFaults& faults))[16][256] {
   if (c.wgmma_b.size() <= group) c.wgmma_b.resize(group + 1);
+  const bool any_group = !notes_for_peers(c);
+  const auto holds = [&](const Cta::WgmmaB& k) {
+    return k.valid && k.bits == bits && k.n == n && k.k_major == k_major && k.scale == scale &&
+           k.smem_writes == c.smem_writes && (any_group || k.releases == c.releases);
+  };
   Cta::WgmmaB& kept = c.wgmma_b[group];
-  if (ok && kept.valid && kept.bits == bits && kept.n == n && kept.k_major == k_major && kept.scale == scale &&
-      kept.smem_writes == c.smem_writes && kept.releases == c.releases)
-    return kept.b;
+  if (ok && holds(kept)) return kept.b;
+  if (ok && any_group)
+    for (const Cta::WgmmaB& other : c.wgmma_b)
+      if (holds(other)) return other.b;
   ReadFaults mine;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // The columns read in order (the first fault of each kind is the first read's), then written
