@@ -88,10 +88,11 @@ void fill_tile_inputs(const InputValues& values, kernels::GemmShape shape, kerne
 void poison_tile(kernels::GemmShape shape, kernels::DType c_dtype, const kernels::CtaTile& tile, std::span<uint8_t> c);
 
 // C = A·B in double, row-major M×N: every C[i][j] the sum over k = 0..K-1, in that order, of
-// A[i][k]·B[k][j] (run/reference_gemm.cpp). Builds: plain C++, AVX2+FMA, AVX-512F, all giving
-// the same bits; reference_builds() lists those this CPU runs, fastest last, and the first
-// form takes the fastest.
-enum class ReferenceBuild { plain, avx2, avx512 };
+// A[i][k]·B[k][j] (run/reference_gemm.cpp). Builds: plain C++, AVX2+FMA, AVX-512F, AVX-512 VNNI
+// (integer inputs in 32-bit integers; other inputs as AVX-512F), all giving the same bits;
+// reference_builds() lists those this CPU runs, fastest last, and the first form takes the
+// fastest.
+enum class ReferenceBuild { plain, avx2, avx512, avx512_vnni };
 std::vector<ReferenceBuild> reference_builds();
 std::vector<double> reference_gemm(const GemmData& data);
 std::vector<double> reference_gemm(const GemmData& data, ReferenceBuild build);

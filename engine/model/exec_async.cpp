@@ -5,12 +5,18 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include <fmt/format.h>
 
 #include "engine/layout/tma_box.hpp"
 #include "engine/ir/signature.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {
@@ -72,18 +78,6 @@ void for_each_box_row(const ir::TensorMapDesc& d, const std::array<int32_t, 5>& 
         }
 }
 
-// Visits every element a box moves: (box index, in bounds?, byte offset in the tensor).
-template <class F>
-void for_each_box_element(const ir::TensorMapDesc& d, const std::array<int32_t, 5>& start, F&& f) {
-  const int64_t eb = ir::tensor_dtype_bytes(d.dtype);
-  for_each_box_row(d, start, [&](uint32_t linear, uint32_t count, int64_t offset, bool inside, int64_t g0) {
-    for (uint32_t i = 0; i < count; ++i) {
-      const int64_t g = g0 + i;
-      f(linear + i, inside && g >= 0 && uint64_t(g) < d.global_dim[0], offset + int64_t(i) * eb);
-    }
-  });
-}
-
 // Where the e-th element of a box lands: boxes are packed densely in box order, then the
 // swizzle XOR of the absolute address applies (facts §4 "Shared-memory image of a box", §3).
 // The same placement as layout::tma_box_smem_image, without its per-element validation.
@@ -91,6 +85,92 @@ void for_each_box_element(const ir::TensorMapDesc& d, const std::array<int32_t, 
 inline uint32_t box_element_address(uint32_t base, uint32_t e, uint32_t elem_bytes, uint32_t swizzle_mask) {
   const uint32_t logical = base + e * elem_bytes;
   return logical ^ (((logical >> 7) & swizzle_mask) << 4);
+}
+
+}  // namespace
+
+namespace {
+
+// What a TMA landing writes into a word's record: written by the copy engine, no load pending,
+// nothing unfenced, not read since.
+void land_record(SmemWord& s) {
+  s.tma_pending = false;
+  s.read_release = 0;  // not read since this write
+  s.written = true;
+  s.writer_warp = SmemWord::kAsync;
+  s.generic_since_fence = false;
+}
+
+// What a TMA load's issue writes: a load pending.
+void issue_record(SmemWord& s) { s.tma_pending = true; }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// A change of some fields of a record as two masks over its 32 bytes, worked out once from the
+// change itself: keep = the bits it leaves alone, set = the bits it sets, so that
+// (record & keep) | set is the record after it. One and and one or a record where the fields
+// took a read-modify-write of the flags byte and stores of the others (a box's records are 32
+// bytes a word, mostly not in cache).
+struct RecordMasks {
+  alignas(32) uint8_t keep[32], set[32];
+};
+
+RecordMasks record_masks(void (*change)(SmemWord&)) {
+  RecordMasks m;
+  SmemWord ones, zeros;
+  std::memset(static_cast<void*>(&ones), 0xFF, sizeof ones);
+  std::memset(static_cast<void*>(&zeros), 0, sizeof zeros);
+  change(ones);
+  change(zeros);
+  uint8_t o[32], z[32];
+  std::memcpy(o, &ones, 32);
+  std::memcpy(z, &zeros, 32);
+  for (int i = 0; i < 32; ++i) {
+    m.keep[i] = uint8_t(o[i] & ~z[i]);  // 1 after from 1 and 0 after from 0: left alone
+    m.set[i] = z[i];                      // 1 after from 0: set
+  }
+  return m;
+}
+
+// The masks on `count` records from `words`; whether any of them had a bit of `set` before.
+__attribute__((target("avx2"))) bool change_records_avx2(SmemWord* words, uint32_t count, const RecordMasks& m) {
+  const __m256i keep = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.keep));
+  const __m256i set = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.set));
+  __m256i had = _mm256_setzero_si256();
+  for (uint32_t i = 0; i < count; ++i) {
+    __m256i* const p = reinterpret_cast<__m256i*>(words + i);
+    const __m256i before = _mm256_load_si256(p);
+    had = _mm256_or_si256(had, before);
+    _mm256_store_si256(p, _mm256_or_si256(_mm256_and_si256(before, keep), set));
+  }
+  return !_mm256_testz_si256(had, set);
+}
+#endif
+
+// land_record on `count` records from `words`.
+void land_records(SmemWord* words, uint32_t count) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const RecordMasks masks = record_masks(land_record);
+  if (cpu_has_avx2()) {
+    change_records_avx2(words, count, masks);
+    return;
+  }
+#endif
+  for (uint32_t i = 0; i < count; ++i) land_record(words[i]);
+}
+
+// issue_record on `count` records from `words`; whether a load was pending on any of them
+// before (the stage refilled while in flight).
+bool issue_records(SmemWord* words, uint32_t count) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const RecordMasks masks = record_masks(issue_record);
+  if (cpu_has_avx2()) return change_records_avx2(words, count, masks);
+#endif
+  bool pending = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    pending = pending || words[i].tma_pending;
+    issue_record(words[i]);
+  }
+  return pending;
 }
 
 }  // namespace
@@ -322,13 +402,10 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         if (&t != &c) check_peer_release(x, t, smem, bytes, lane);
         // A second load into bytes an earlier load is still writing: the stage was refilled
         // before anyone waited for (let alone read) what the first brought.
-        bool refilled = false;
         ++t.smem_writes;  // tma_pending below
-        for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w) {
-          refilled = refilled || t.smem_word_state[w].tma_pending;
-          t.smem_word_state[w].tma_pending = true;
-        }
-        t.clear_ready((smem - timing::kSmemBaseAddress) / 4, (smem - timing::kSmemBaseAddress + bytes) / 4);
+        const uint32_t lo = (smem - timing::kSmemBaseAddress) / 4, hi = (smem - timing::kSmemBaseAddress + bytes) / 4;
+        const bool refilled = issue_records(t.smem_word_state.data() + lo, hi - lo);
+        t.clear_ready(lo, hi);
         refills[di] = refilled;
         if (refilled && &t == &c)
           report_tma_race(c, x.inst_id, x.warp.id, lane, smem,
@@ -349,8 +426,11 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
                                       t.launch.cluster_rank));
       }
     } else {
-      // A store reads shared memory now: ordinary writes must have been fenced (facts §5).
-      for (uint32_t w = (smem - timing::kSmemBaseAddress) / 4; w < (smem - timing::kSmemBaseAddress + bytes) / 4; ++w)
+      // A store reads shared memory now: ordinary writes must have been fenced (facts §5). Only
+      // words in [Cta::unfenced_lo, unfenced_hi) can be flagged.
+      const uint32_t first = std::max((smem - timing::kSmemBaseAddress) / 4, c.unfenced_lo),
+                     end = std::min((smem - timing::kSmemBaseAddress + bytes) / 4, c.unfenced_hi);
+      for (uint32_t w = first; w < end; ++w)
         if (c.smem_word_state[w].generic_since_fence) {
           report(c, HazardKind::missing_proxy_fence, x.inst_id, x.warp.id, lane, smem + w * 4,
                  "shared memory written by st.shared/stmatrix is read by a TMA store without fence.proxy.async");
@@ -360,12 +440,51 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       std::span<uint8_t>* buf = c.launch.global->buffers[buffer_of(d.source)];
       const uint32_t eb = box.elem_bytes;
       const uint32_t sw = layout::swizzle_mask(d.swizzle);
-      for_each_box_element(d, coords, [&](uint32_t e, bool inside, int64_t off) {
-        if (!inside || !buf || off < 0 || uint64_t(off) + eb > buf->size()) return;  // stores clip
-        const uint32_t at = box_element_address(smem, e, eb, sw);
-        std::memcpy(buf->data() + off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
-        c.cost.global_store_bytes += eb;
-        if (buf == c.launch.global->buffers[2]) store_into_c(x, uint64_t(off), eb, kNone, lane);  // no register wrote it
+      // Untraced, store_into_c only notes the tile of C an element lies in as visited, and a call
+      // for a tile noted since does nothing: of a box row's elements that lie in one row of C and
+      // one tile, the first stored is enough.
+      const bool into_c = buf && buf == c.launch.global->buffers[2];
+      const ir::OutputTiling& tiling = c.launch.kernel->output;
+      const bool once_a_tile = into_c && !c.trace && tiling.declared() && tiling.elem_bytes == eb;
+      for_each_box_row(d, coords, [&](uint32_t linear, uint32_t count, int64_t off, bool inside, int64_t g0) {
+        // Elements 0 .. same_tile - 1 of the row lie in its first element's row of C and tile.
+        uint32_t same_tile = 0;
+        if (once_a_tile && off >= 0 && off % eb == 0) {
+          const uint64_t col = uint64_t(off) / eb % tiling.cols;
+          same_tile = uint32_t(std::min<uint64_t>(tiling.cols - col, tiling.tile_cols - col % tiling.tile_cols));
+        }
+        bool noted = false;
+        const auto note_c = [&](uint32_t i, uint64_t at_off) {  // store_into_c, the row's first tile once
+          if (!into_c) return;
+          if (i < same_tile) {
+            if (noted) return;
+            noted = true;
+          }
+          store_into_c(x, at_off, eb, kNone, lane);  // no register wrote it
+        };
+        // A row wholly inside the tensor and the buffer, from a 16-byte aligned box position:
+        // 16-byte pieces (complete_tma's rule), then each element's note.
+        const uint64_t bytes = uint64_t(count) * eb;
+        uint32_t logical = smem + linear * eb;
+        if (inside && buf && g0 >= 0 && uint64_t(g0) + count <= d.global_dim[0] && off >= 0 &&
+            uint64_t(off) + bytes <= buf->size() && logical % 16 == 0 && bytes % 16 == 0) {
+          for (uint64_t at = 0; at < bytes; at += 16, logical += 16) {
+            const uint32_t physical = logical ^ (((logical >> 7) & sw) << 4);
+            std::memcpy(buf->data() + off + at, c.smem.data() + (physical - timing::kSmemBaseAddress), 16);
+          }
+          c.cost.global_store_bytes += bytes;
+          for (uint32_t i = 0; i < count; ++i) note_c(i, uint64_t(off) + uint64_t(i) * eb);
+          return;
+        }
+        for (uint32_t i = 0; i < count; ++i) {  // in the tensor where dims 1.. are and 0 <= g0 + i < dim 0
+          const int64_t g = g0 + i, at_off = off + int64_t(i) * eb;
+          const bool in_tensor = inside && g >= 0 && uint64_t(g) < d.global_dim[0];
+          if (!in_tensor || !buf || at_off < 0 || uint64_t(at_off) + eb > buf->size()) continue;  // stores clip
+          const uint32_t at = box_element_address(smem, linear + i, eb, sw);
+          std::memcpy(buf->data() + at_off, c.smem.data() + (at - timing::kSmemBaseAddress), eb);
+          c.cost.global_store_bytes += eb;
+          note_c(i, uint64_t(at_off));
+        }
       });
     }
     if (c.trace) {
@@ -447,6 +566,13 @@ void complete_tma(Cta& c, const PendingTma& p) {
         for (uint64_t at = 0; at < bytes; at += 64) __builtin_prefetch(buf->data() + next + at);
     }
     uint32_t logical = job.smem_dst + linear * eb;
+    if (logical % 16 == 0 && bytes % 16 == 0) {  // whole chunks: copies of a size the compiler knows
+      for (uint64_t at = 0; at < bytes; at += 16, logical += 16) {
+        const uint32_t physical = logical ^ (((logical >> 7) & sw) << 4);
+        std::memcpy(c.smem.data() + (physical - timing::kSmemBaseAddress), src + at, 16);
+      }
+      return;
+    }
     for (uint64_t left = bytes; left > 0;) {
       const uint32_t piece = uint32_t(std::min<uint64_t>(left, 16 - logical % 16));
       const uint32_t physical = logical ^ (((logical >> 7) & sw) << 4);
@@ -459,16 +585,9 @@ void complete_tma(Cta& c, const PendingTma& p) {
   ++c.smem_writes;  // the bytes above and the records below
   const uint32_t lo = (job.smem_dst - timing::kSmemBaseAddress) / 4,
                  hi = (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4;
-  for (uint32_t w = lo; w < hi; ++w) {
-    SmemWord& s = c.smem_word_state[w];
-    s.tma_pending = false;
-    s.read_release = 0;  // not read since this write
-    s.written = true;
-    s.writer_warp = SmemWord::kAsync;
-    s.generic_since_fence = false;
-  }
+  land_records(c.smem_word_state.data() + lo, hi - lo);
   c.set_ready(lo, hi);
-  if (c.launch.cluster) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
+  if (notes_for_peers(c)) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
   if (c.trace && job.trace_index != kNone)
     trace_event(c, EventKind::tma_complete, p.complete_at, job.warp, job.inst, 0, job.trace_index, job.bytes);
   auto it = c.mbars.find(job.mbar);

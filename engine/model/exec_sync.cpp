@@ -140,9 +140,21 @@ void exec_fence(ExecContext& x) {
     if (m.initialized) m.init_fenced = true;
   if (x.inst.op == Op::fence_proxy_async) {
     ++c.smem_writes;
+    // The warp's own flags clear; the range shrinks to the words other warps left flagged, so
+    // that the next fence (and a TMA store's check, and the tensor cores' reads) look at those
+    // only, not at every word generic stores have flagged since the CTA began.
     const uint32_t hi = std::min<uint32_t>(c.unfenced_hi, uint32_t(c.smem_word_state.size()));
-    for (uint32_t w = c.unfenced_lo; w < hi; ++w)
-      if (SmemWord& s = c.smem_word_state[w]; s.writer_warp == x.warp.id) s.generic_since_fence = false;
+    uint32_t left_lo = ~0u, left_hi = 0;
+    for (uint32_t w = c.unfenced_lo; w < hi; ++w) {
+      SmemWord& s = c.smem_word_state[w];
+      if (s.writer_warp == x.warp.id) s.generic_since_fence = false;
+      if (s.generic_since_fence) {
+        left_lo = std::min(left_lo, w);
+        left_hi = w + 1;
+      }
+    }
+    c.unfenced_lo = left_lo;
+    c.unfenced_hi = left_hi;
   }
 }
 

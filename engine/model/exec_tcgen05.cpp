@@ -399,7 +399,11 @@ void tmem_mma_writes(ExecContext& x, Cta& target, uint32_t col, uint32_t ncols) 
   bool reported = false;
   for (uint32_t j = col; j < col + ncols && j < TensorMemory::kColumns; ++j) {
     uint32_t* stamps = &t.read_stamp[size_t(j) * kMaxCtaWarps];
-    for (uint32_t v = 0; v < kMaxCtaWarps && own && !reported; ++v) {
+    // A column no warp read since its last MMA (every stamp 0, as after every MMA into it, so
+    // the K loop's MMAs) has no read to order and no stamp to clear.
+    uint32_t any_read = 0;
+    for (uint32_t v = 0; v < kMaxCtaWarps; ++v) any_read |= stamps[v];
+    for (uint32_t v = 0; v < kMaxCtaWarps && own && !reported && any_read; ++v) {
       if (v == me || stamps[v] == 0 || w.clock[v] >= stamps[v]) continue;
       reported = true;
       report(x.cta, HazardKind::tmem_race, x.inst_id, w.id, kNone, j,
@@ -411,7 +415,7 @@ void tmem_mma_writes(ExecContext& x, Cta& target, uint32_t col, uint32_t ncols) 
                          col, col + ncols - 1, v, j, v));
     }
     if (!own && !reported) reported = peer_read_unreleased(x, target, j, col, ncols);
-    std::fill(stamps, stamps + kMaxCtaWarps, 0u);
+    if (any_read) std::fill(stamps, stamps + kMaxCtaWarps, 0u);
     t.read_release[j] = 0;
     t.write_stamp[j] = own ? w.clock[me] + 1 : 0;
     t.writer[j] = uint16_t(me);

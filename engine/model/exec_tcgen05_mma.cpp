@@ -165,23 +165,21 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
   // B (K x N, column index innermost, in double once for all of the tile's row blocks): CTA p
   // of the pair supplies columns p*N/2 .. +N/2-1.
   alignas(64) double B[16][256];
-  for (uint32_t col = 0; col < n; ++col) {
-    float column[16];
-    Cta& owner = *ctas[col / n_per_cta];
-    if (b_ok) read_operand_row(owner, db, 'B', col % n_per_cta, b_k, sb, column, faults);
-    else std::fill(std::begin(column), std::end(column), nan);
-    for (uint32_t k = 0; k < 16; ++k) B[k][col] = column[k];
+  alignas(16) float columns[256][16];
+  for (uint32_t p = 0; p < shape.ctas; ++p) {
+    if (b_ok) read_operand_rows(*ctas[p], db, 'B', 0, n_per_cta, b_k, sb, columns + p * n_per_cta, faults);
+    else std::fill(&columns[p * n_per_cta][0], &columns[p * n_per_cta][0] + 16 * n_per_cta, nan);
   }
+  columns_into_b(columns, n, B);
   for (uint32_t p = 0; p < shape.ctas; ++p) {
     Cta& t = *ctas[p];
     for (uint32_t row0 = 0; row0 < kRowsPerCta; row0 += 16) {
       alignas(64) double A[16][16];
-      for (uint32_t r = 0; r < 16; ++r) {
-        float row[16];
-        if (a_ok) read_operand_row(t, da, 'A', row0 + r, a_k, sa, row, faults);
-        else std::fill(std::begin(row), std::end(row), nan);
-        for (uint32_t k = 0; k < 16; ++k) A[r][k] = row[k];
-      }
+      float rows[16][16];
+      if (a_ok) read_operand_rows(t, da, 'A', row0, 16, a_k, sa, rows, faults);
+      else std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
       tmem_accumulate(A, B, n, t.tmem.cells.data() + size_t(row0) * TensorMemory::kColumns + col0,
                       TensorMemory::kColumns, accumulate, fastest_sums_build());
     }

@@ -85,7 +85,7 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
   if ((hi < c.unfenced_lo || lo >= c.unfenced_hi) && (lo >> 6) == (hi >> 6)) {
     const uint64_t bits = ((uint64_t(2) << (hi - lo)) - 1) << (lo & 63);
     if ((c.smem_ready[lo >> 6] & bits) == bits) [[likely]] {
-      if (!c.launch.cluster) return;
+      if (!notes_for_peers(c)) return;
       const uint32_t release = c.releases + 1, rank = c.launch.cluster_rank;
       SmemTensorWord* const tensor = c.smem_tensor_word.data();
       if (f.reader && &c != f.reader_cta && rank < kMaxClusterRanks) {  // a peer's read
@@ -149,6 +149,51 @@ void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, ui
     uint16_t h;
     std::memcpy(&h, c.smem.data() + (addr - timing::kSmemBaseAddress), 2);
     out[k] = scale * bf16_to_f32(h);
+  }
+}
+
+// Rows row0 .. row0 + rows - 1 in turn, row i into out[i]: what read_operand_row gives row by
+// row, values, notes and faults alike. A K-major row's two 16-byte chunks are 16-byte aligned
+// (the descriptor's start address, LBO, SBO and the swizzle's XOR all move by 16 bytes); where
+// both lie in the window, are ready (Cta::smem_ready) and outside the range a generic store may
+// have left unfenced, and the CTA reads its own shared memory, note_word_state's rule comes to
+// nothing but the chunks' read notes where peers may read them, so such a row is taken here in a
+// few instructions. Any other row (and MN-major or a peer's operand: every row) goes through
+// read_operand_row, in the same order, so the first fault of each kind is the same one.
+void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
+                       bool k_major, float scale, float (*out)[16], ReadFaults& f) {
+  const bool notes = notes_for_peers(c);
+  const bool peer = f.reader && &c != f.reader_cta && c.launch.cluster_rank < kMaxClusterRanks;
+  if (!k_major || peer) {
+    for (uint32_t i = 0; i < rows; ++i) read_operand_row(c, d, operand, row0 + i, k_major, scale, out[i], f);
+    return;
+  }
+  const uint64_t size = c.smem.size();
+  const uint32_t release = c.releases + 1, unfenced_lo = c.unfenced_lo, unfenced_hi = c.unfenced_hi;
+  const uint64_t* const ready = c.smem_ready.data();
+  // The chunk at window offset `off` (wrapped below the window: never inside) needs nothing noted.
+  const auto quiet = [&](uint32_t off) {
+    const uint32_t lo = off / 4, hi = lo + 3;
+    const uint64_t bits = uint64_t(0xF) << (lo & 63);
+    return off % 16 == 0 && uint64_t(off) + 16 <= size && (hi < unfenced_lo || lo >= unfenced_hi) &&
+           (ready[lo >> 6] & bits) == bits;
+  };
+  for (uint32_t i = 0; i < rows; ++i) {
+    const uint32_t row = row0 + i;
+    const uint32_t off0 = layout::wgmma_descriptor_address_unchecked(d, row, 0, true) - timing::kSmemBaseAddress;
+    const uint32_t off1 = layout::wgmma_descriptor_address_unchecked(d, row, 16, true) - timing::kSmemBaseAddress;
+    if (!(quiet(off0) && quiet(off1))) {
+      read_operand_row(c, d, operand, row, true, scale, out[i], f);
+      continue;
+    }
+    if (notes) {  // the whole chunks' read notes (SmemTensorWord::read_release)
+      c.smem_chunk_read[off0 / 16] = release;
+      c.smem_chunk_read[off1 / 16] = release;
+    }
+    uint16_t h[16];
+    std::memcpy(h, c.smem.data() + off0, 16);
+    std::memcpy(h + 8, c.smem.data() + off1, 16);
+    for (uint32_t k = 0; k < 16; ++k) out[i][k] = scale * bf16_to_f32(h[k]);
   }
 }
 
@@ -224,29 +269,21 @@ bool no_faults(const ReadFaults& f) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void store_b_columns4_avx2(const float (&columns)[4][16], double (&b)[16][256],
-                                                           uint32_t col) {
-  for (uint32_t k0 = 0; k0 < 16; k0 += 4) {
-    __m128 r0 = _mm_load_ps(&columns[0][k0]), r1 = _mm_load_ps(&columns[1][k0]), r2 = _mm_load_ps(&columns[2][k0]),
-           r3 = _mm_load_ps(&columns[3][k0]);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);  // r_i: the four columns' values at k0 + i
-    _mm256_storeu_pd(&b[k0][col], _mm256_cvtps_pd(r0));
-    _mm256_storeu_pd(&b[k0 + 1][col], _mm256_cvtps_pd(r1));
-    _mm256_storeu_pd(&b[k0 + 2][col], _mm256_cvtps_pd(r2));
-    _mm256_storeu_pd(&b[k0 + 3][col], _mm256_cvtps_pd(r3));
-  }
+// Four columns at a time: each row's four values one 4 x 4 transpose and one widening store away.
+__attribute__((target("avx2"))) void columns_into_b_avx2(const float (*columns)[16], uint32_t n,
+                                                         double (&b)[16][256]) {
+  for (uint32_t col = 0; col < n; col += 4)
+    for (uint32_t k0 = 0; k0 < 16; k0 += 4) {
+      __m128 r0 = _mm_load_ps(&columns[col][k0]), r1 = _mm_load_ps(&columns[col + 1][k0]),
+             r2 = _mm_load_ps(&columns[col + 2][k0]), r3 = _mm_load_ps(&columns[col + 3][k0]);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);  // r_i: the four columns' values at k0 + i
+      _mm256_storeu_pd(&b[k0][col], _mm256_cvtps_pd(r0));
+      _mm256_storeu_pd(&b[k0 + 1][col], _mm256_cvtps_pd(r1));
+      _mm256_storeu_pd(&b[k0 + 2][col], _mm256_cvtps_pd(r2));
+      _mm256_storeu_pd(&b[k0 + 3][col], _mm256_cvtps_pd(r3));
+    }
 }
 #endif
-
-// Columns col .. col + count - 1 of B (columns[j][k], k = 0..15) into its rows: with AVX2 and
-// four columns, each row's four values one 4 x 4 transpose and one widening store away.
-void store_b_columns(const float (&columns)[4][16], uint32_t count, double (&b)[16][256], uint32_t col) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (count == 4 && cpu_has_avx2()) return store_b_columns4_avx2(columns, b, col);
-#endif
-  for (uint32_t j = 0; j < count; ++j)
-    for (uint32_t k = 0; k < 16; ++k) b[k][col + j] = columns[j][k];
-}
 
 // B as K×N (column index innermost, so the products run along contiguous columns), read by this
 // warp or taken from the read another warp of warpgroup `group` made. The four warps of a
@@ -254,27 +291,30 @@ void store_b_columns(const float (&columns)[4][16], uint32_t count, double (&b)[
 // Cta::smem_writes and Cta::releases reads the same bytes, finds the same records and notes the
 // same (read_release = releases + 1) as the one before it, so a clean one is kept and the next
 // warps take it instead of reading again. A read that found a hazard is not kept: each warp that
-// reads then reports it, as before.
+// reads then reports it, as before. Where no peer consults the read notes (notes_for_peers), the
+// read notes nothing `releases` could change, so the key leaves it out, and any warpgroup's kept
+// read will do: two consumer warpgroups read the same B between the same writes.
 const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db, uint64_t bits, bool ok, bool k_major,
                          float scale, uint32_t n, ReadFaults& faults))[16][256] {
   if (c.wgmma_b.size() <= group) c.wgmma_b.resize(group + 1);
+  const bool any_group = !notes_for_peers(c);
+  const auto holds = [&](const Cta::WgmmaB& k) {
+    return k.valid && k.bits == bits && k.n == n && k.k_major == k_major && k.scale == scale &&
+           k.smem_writes == c.smem_writes && (any_group || k.releases == c.releases);
+  };
   Cta::WgmmaB& kept = c.wgmma_b[group];
-  if (ok && kept.valid && kept.bits == bits && kept.n == n && kept.k_major == k_major && kept.scale == scale &&
-      kept.smem_writes == c.smem_writes && kept.releases == c.releases)
-    return kept.b;
+  if (ok && holds(kept)) return kept.b;
+  if (ok && any_group)
+    for (const Cta::WgmmaB& other : c.wgmma_b)
+      if (holds(other)) return other.b;
   ReadFaults mine;
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  // Four columns read in order (the first fault of each kind is the first read's), then written
-  // into B's rows together.
-  for (uint32_t col0 = 0; col0 < n; col0 += 4) {
-    alignas(16) float columns[4][16];
-    const uint32_t count = std::min(4u, n - col0);
-    for (uint32_t j = 0; j < count; ++j) {
-      if (ok) read_operand_row(c, db, 'B', col0 + j, k_major, scale, columns[j], mine);
-      else std::fill(std::begin(columns[j]), std::end(columns[j]), nan);
-    }
-    store_b_columns(columns, count, kept.b, col0);
-  }
+  // The columns read in order (the first fault of each kind is the first read's), then written
+  // into B's rows four at a time.
+  alignas(16) float columns[256][16];
+  if (ok) read_operand_rows(c, db, 'B', 0, n, k_major, scale, columns, mine);
+  else std::fill(&columns[0][0], &columns[0][0] + 16 * n, nan);
+  columns_into_b(columns, n, kept.b);
   kept.valid = ok && no_faults(mine);
   kept.bits = bits;
   kept.n = n;
@@ -321,12 +361,11 @@ void wgmma_mma(ExecContext& x) {
   const bool a_ok = descriptor_placeable(x, 'A', a_bits), b_ok = descriptor_placeable(x, 'B', b_bits);
   ReadFaults faults;
   alignas(64) double A[16][16];
-  for (uint32_t r = 0; r < 16; ++r) {
-    float row[16];
-    if (a_ok) read_operand_row(c, da, 'A', row0 + r, a_k_major, sa, row, faults);
-    else std::fill(std::begin(row), std::end(row), nan);
-    for (uint32_t k = 0; k < 16; ++k) A[r][k] = row[k];
-  }
+  float rows[16][16];
+  if (a_ok) read_operand_rows(c, da, 'A', row0, 16, a_k_major, sa, rows, faults);
+  else std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
   const double (&B)[16][256] = operand_b(c, w.id / 4, db, b_bits, b_ok, b_k_major, sb, n, faults);
   report_read_faults(x, faults, "wgmma");
   const size_t slot0 = size_t(w.id) * c.nregs;
@@ -342,7 +381,7 @@ void wgmma_mma(ExecContext& x) {
   // Straight into the registers where each is named once (the builder's accumulators come in
   // increasing order, which shows it); otherwise register by register, as the map says, so
   // that a repeated one ends as it did.
-  std::array<uint64_t*, 128> dst{};
+  std::array<uint64_t*, 128> dst;  // the first nacc set below
   bool distinct = true;
   for (uint32_t v = 0; v < nacc; ++v) {
     dst[v] = c.reg_lanes(w.id, in.operands[v].id);
@@ -364,14 +403,23 @@ void wgmma_mma(ExecContext& x) {
   }
   // One allocation: commit_group moves the list away (its capacity with it), so growing it a
   // register at a time reallocated ~8 times a wgmma.
-  if (const size_t need = w.uncommitted_regs.size() + nacc; w.uncommitted_regs.capacity() < need)
+  // The tables through pointers taken once: the byte stores below may alias anything, so the
+  // vectors' data pointers were loaded again for every register.
+  const size_t listed = w.uncommitted_regs.size();
+  if (const size_t need = listed + nacc; w.uncommitted_regs.capacity() < need)
     w.uncommitted_regs.reserve(std::max(need, 2 * w.uncommitted_regs.capacity()));
+  w.uncommitted_regs.resize(listed + nacc);
+  uint32_t* const written = c.written.data() + slot0;
+  uint8_t* const acc = c.wgmma_acc.data() + slot0;
+  uint8_t* const pending = c.reg_pending.data() + slot0;
+  uint32_t* const uncommitted = w.uncommitted_regs.data() + listed;
+  const ir::Operand* const accumulators = in.operands.data();
   for (uint32_t v = 0; v < nacc; ++v) {
-    const uint32_t reg = in.operands[v].id;
-    c.written[slot0 + reg] |= x.mask;
-    c.wgmma_acc[slot0 + reg] = 1;
-    c.reg_pending[slot0 + reg] = 1;
-    w.uncommitted_regs.push_back(reg);
+    const uint32_t reg = accumulators[v].id;
+    written[reg] |= x.mask;
+    acc[reg] = 1;
+    pending[reg] = 1;
+    uncommitted[v] = reg;
   }
   w.wgmma_any = true;
   // Timing: the warpgroup's m64nNk16 occupies the SM's tensor cores for N/2 cycles, from when
@@ -398,9 +446,8 @@ void wgmma_mma(ExecContext& x) {
   op.group = uint32_t(w.groups.size());
   op.issue_cycle = c.now;
   op.complete_cycle = inst.complete;
-  const ir::wgmma_operands ops = ir::wgmma_operands_of(in);
-  op.a_k_major = ops.trans_a.imm == 0;
-  op.b_k_major = ops.trans_b.imm == 0;
+  op.a_k_major = a_k_major;  // trans_a and trans_b (signature wgmma), read above
+  op.b_k_major = b_k_major;
   record_tensor_reads(c, w.id, op);  // the counts for every CTA, the records for the traced one
   if (c.trace) {
     const uint32_t index = append(c.trace->mma, op);
@@ -411,6 +458,14 @@ void wgmma_mma(ExecContext& x) {
 }
 
 }  // namespace
+
+void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (n % 4 == 0 && cpu_has_avx2()) return columns_into_b_avx2(columns, n, b);
+#endif
+  for (uint32_t col = 0; col < n; ++col)
+    for (uint32_t k = 0; k < 16; ++k) b[k][col] = columns[col][k];
+}
 
 void exec_wgmma(ExecContext& x) {
   Warp& w = x.warp;

@@ -27,11 +27,23 @@ struct ReadFaults {
   layout::WgmmaDescriptor outside_desc;
 };
 
+// Whether another CTA may consult this CTA's tensor-core read notes and landing releases
+// (SmemTensorWord, Cta::smem_chunk_read): only a peer in a cluster of several CTAs does (a
+// multicast's check_peer_release, a cta_group::2 read). The grid gives every CTA a
+// Launch::cluster, a cluster of one CTA too, whose notes nobody reads: they are not kept.
+inline bool notes_for_peers(const Cta& c) { return c.launch.cluster && c.launch.cluster->ctas.size() > 1; }
+
 // One row's k16 slice (16 bf16 values) of an operand under its descriptor, each times
 // `scale`; a byte outside the CTA's shared memory reads as NaN. The words read are marked read
 // (SmemWord::read_release).
 void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row, bool k_major,
                       float scale, float* out, ReadFaults& f);
+// Rows row0 .. row0 + rows - 1 in turn, row i into out[i]: the same as read_operand_row row by
+// row, with the rows that need nothing noted taken in a few instructions (exec_wgmma.cpp).
+void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
+                       bool k_major, float scale, float (*out)[16], ReadFaults& f);
+// Columns 0 .. n - 1 of B (columns[c][k], k = 0..15, 16-byte aligned) into its K x N rows.
+void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]);
 // The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
 // The builds of the tensor cores' sums (tensor_sums.cpp), all giving the same bits: plain C++,

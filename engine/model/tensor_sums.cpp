@@ -138,14 +138,17 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) inline void row_quad_
   }
 }
 
-// 32 columns at a time (four rows together), then 16, then 8 (row pairs).
+// 32 columns at a time (four rows together), then 16, then 8 (row pairs). The columns are the
+// outer loop: a block of B's 32 columns (4 KB) is read from L1 by the four row quads after the
+// first brought it there (B of N = 256 is all of L1's 32 KB: taken rows first, each quad read
+// it from L2), and the quads' sums land in the same 16 registers while they are in L1.
 template <class Store>
 __attribute__((target("avx512f,avx2,fma"), always_inline)) inline void sums_avx512(const double (&A)[16][16],
                                                                                   const double (&B)[16][256],
                                                                                   uint32_t n, Store& store) {
   const uint32_t wide = n / 32 * 32;
-  for (uint32_t r = 0; r < 16; r += 4)
-    for (uint32_t c0 = 0; c0 < wide; c0 += 32) row_quad_avx512(A, B, r, c0, store);
+  for (uint32_t c0 = 0; c0 < wide; c0 += 32)
+    for (uint32_t r = 0; r < 16; r += 4) row_quad_avx512(A, B, r, c0, store);
   for (uint32_t r = 0; r < 16; r += 2) {
     uint32_t c0 = wide;
     if (c0 + 16 <= n) {
