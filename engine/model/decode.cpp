@@ -284,6 +284,9 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     const uint32_t at = p.label_pc[id];
     p.label_target[id] = at < ninst && p.insts[at].is_label ? p.insts[at].next_pc : at;
   }
+  p.copies_async = std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& in) {
+    return in.op == Op::cp_async_cg || in.op == Op::cp_async_ca;
+  });
   const std::vector<SharedLoadFold> folds = shared_load_folds(k, sass_per_inst);
   for (uint32_t pc = 0; pc < folds.size(); ++pc) {
     p.insts[pc].fold_leader = folds[pc].leader;

@@ -159,6 +159,9 @@ struct Program {
   // Storage of the broadcast constants DecodedSource::lanes points at (a deque: growing it
   // never moves what is already there).
   std::deque<std::array<uint64_t, 32>> constants;
+  // Whether the kernel has a cp.async: the only reader of the warps a word was read by
+  // (SmemWord::read_by and read_epoch, exec_cp_async.cpp), which shared reads then note.
+  bool copies_async = true;
 
   // A source as a constant broadcast to 32 lanes, or nullptr for a register/special.
   const uint64_t* constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o);

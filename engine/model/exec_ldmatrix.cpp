@@ -106,14 +106,14 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
       ++c.smem_writes;  // smem_ptr's, per row
       for (uint32_t i = 0; i < kRowBytes / 4; ++i) {
-        memform::note_word<true>(state[w + i], x.warp.id, epoch, release);
+        memform::note_write(state[w + i], x.warp.id, epoch, release);
         c.note_unfenced(w + i);
       }
     }
   } else {
     for (uint32_t l = 0; l < n; ++l)
       if (!memform::note_quiet_reads(state + (r.addr[l] - timing::kSmemBaseAddress) / 4, kRowBytes / 4, x.warp, rank,
-                                     epoch, release))
+                                     epoch, release, memform::read_notes(c)))
         return false;
   }
   for (uint32_t l = 0; l < n; ++l) r.ptr[l] = c.smem.data() + (r.addr[l] - timing::kSmemBaseAddress);

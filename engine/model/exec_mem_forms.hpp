@@ -95,17 +95,36 @@ template <bool kStore>
   return true;
 }
 
-// What check_shared_words records of a quiet access.
-template <bool kStore>
-[[gnu::always_inline]] inline void note_word(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
-  if constexpr (kStore) {
-    s.written = true;
-    s.writer_warp = uint8_t(warp);
-    s.epoch = epoch;
-    s.write_release = release;
-    s.generic_since_fence = true;
-  } else {
-    s.read_release = release;
+// Which of a read's notes anything reads back. The warps that read a word in an epoch
+// (SmemWord::read_by, read_epoch) only cp.async's checks (exec_cp_async.cpp: a copy onto words
+// another warp read), so they are noted only in a kernel with a cp.async (Program::copies_async);
+// a read's release (SmemWord::read_release) only a peer's multicast (Cta::read_release_of,
+// exec_async.cpp's check_peer_release, never for its own CTA), so only in a cluster of several
+// CTAs (a kernel without clusters runs each CTA as a cluster of one). A note nobody reads back
+// is not made: a SIMT kernel's shared loads then only check their words (simt_smem_tiling: the
+// note loop was most of its ld.shared).
+struct ReadNotes {
+  bool warps = true, release = true;
+  bool any() const { return warps || release; }
+};
+inline ReadNotes read_notes(const Cta& c) {
+  return {!c.program || c.program->copies_async, c.launch.cluster && c.launch.cluster->ctas.size() > 1};
+}
+
+// What check_shared_words records of a quiet store.
+[[gnu::always_inline]] inline void note_write(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
+  s.written = true;
+  s.writer_warp = uint8_t(warp);
+  s.epoch = epoch;
+  s.write_release = release;
+  s.generic_since_fence = true;
+}
+
+// And of a read, the notes `notes` asks for.
+[[gnu::always_inline]] inline void note_read(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release,
+                                             ReadNotes notes) {
+  if (notes.release) s.read_release = release;
+  if (notes.warps) {
     if (s.read_epoch != epoch) s.read_by = 0;
     s.read_epoch = epoch;
     s.read_by |= 1u << (warp % 32);
@@ -116,11 +135,17 @@ template <bool kStore>
 // reads, and noting a word again notes the same (a failed check leaves the general path to
 // note what it notes, again). False at the first word with something to report.
 [[gnu::always_inline]] inline bool note_quiet_reads(SmemWord* s, uint32_t n, const Warp& w, uint32_t rank,
-                                                    uint32_t epoch, uint32_t release) {
+                                                    uint32_t epoch, uint32_t release, ReadNotes notes) {
+  if (!notes.any()) {
+    for (uint32_t i = 0; i < n; ++i)
+      if (!word_is_quiet<false>(s[i], w, rank, epoch)) [[unlikely]]
+        return false;
+    return true;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     if (!word_is_quiet<false>(s[i], w, rank, epoch)) [[unlikely]]
       return false;
-    note_word<false>(s[i], w.id, epoch, release);
+    note_read(s[i], w.id, epoch, release, notes);
   }
   return true;
 }

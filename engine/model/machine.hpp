@@ -269,11 +269,13 @@ struct alignas(32) SmemWord {
   uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
   // Warps (id % 32) that read the word in barrier epoch read_epoch: a cp.async issued into it
   // by another warp in the same epoch overwrites what they read (a write-after-read race).
+  // Noted only in a kernel with a cp.async, the one reader (memform::read_notes).
   uint32_t read_by = 0;
   uint32_t read_epoch = 0;
   // Its CTA's release count (Cta::releases) at the latest read since the word was last written
   // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
-  // release of this CTA made after that read.
+  // release of this CTA made after that read. Noted only in a cluster of several CTAs
+  // (memform::read_notes).
   uint32_t read_release = 0;
   // (Reads by the tensor cores note theirs in SmemTensorWord::read_release instead.)
 };
