@@ -131,6 +131,35 @@ inline ReadNotes read_notes(const Cta& c) {
   }
 }
 
+// word_is_quiet<false>'s first test, which a read by any warp passes alike.
+[[gnu::always_inline]] inline bool read_is_plain(const SmemWord& s, uint32_t epoch) {
+  return s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch;
+}
+
+// Cta::smem_plain_lines' entry for `line`, made anew: whether every word of it is a plain read.
+[[gnu::noinline]] inline bool look_at_line(Cta& c, uint32_t line) {
+  const uint32_t epoch = c.barrier_epoch;
+  const uint32_t hi = std::min<uint32_t>(32 * line + 32, uint32_t(c.smem_word_state.size()));
+  bool plain = true;
+  for (uint32_t i = 32 * line; i < hi; ++i) plain &= read_is_plain(c.smem_word_state[i], epoch);
+  c.smem_plain_lines[line] = {c.smem_writes, epoch, plain};
+  return plain;
+}
+
+// Whether every word of [word, word + n) (inside the CTA's records, n >= 1) is a plain read,
+// from the lines' entries where they still hold. False says nothing: the words must be looked at.
+[[gnu::always_inline]] inline bool lines_read_plain(Cta& c, uint32_t word, uint32_t n) {
+  const uint32_t lines = uint32_t((c.smem_word_state.size() + 31) / 32);
+  if (c.smem_plain_lines.size() != lines) [[unlikely]]
+    c.smem_plain_lines.assign(lines, {});
+  for (uint32_t line = word / 32; line <= (word + n - 1) / 32; ++line) {
+    const Cta::PlainLine& e = c.smem_plain_lines[line];
+    const bool plain = e.writes == c.smem_writes && e.epoch == c.barrier_epoch ? e.plain : look_at_line(c, line);
+    if (!plain) return false;
+  }
+  return true;
+}
+
 // A load's check and note of n neighbouring words in one pass: its notes touch no field a check
 // reads, and noting a word again notes the same (a failed check leaves the general path to
 // note what it notes, again). False at the first word with something to report.
@@ -148,6 +177,15 @@ inline ReadNotes read_notes(const Cta& c) {
     note_read(s[i], w.id, epoch, release, notes);
   }
   return true;
+}
+
+// note_quiet_reads for a read of the CTA's words [word, word + n) by warp w: where no note is
+// made (read_notes), a read of lines that are plain reads (lines_read_plain) looks at no word.
+[[gnu::always_inline]] inline bool quiet_reads(Cta& c, const Warp& w, uint32_t word, uint32_t n) {
+  const ReadNotes notes = read_notes(c);
+  if (!notes.any() && lines_read_plain(c, word, n)) return true;
+  return note_quiet_reads(c.smem_word_state.data() + word, n, w, c.launch.cluster_rank, c.barrier_epoch,
+                          c.releases + 1, notes);
 }
 
 // Whether the AVX2 builds of the forms exist (x86-64 with GCC or Clang).

@@ -174,7 +174,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     for (uint32_t i = 0; i < words; ++i)
       if (!word_is_quiet<kStore>(state[i], w, c.launch.cluster_rank, epoch)) return false;
-  } else if (!note_quiet_reads(state, words, w, c.launch.cluster_rank, epoch, release, read_notes(c))) {
+  } else if (!quiet_reads(c, w, uint32_t(o0 / 4), words)) {
     return false;
   }
   check_form_registers<kStore>(x);
@@ -259,9 +259,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = word_is_quiet<kStore>(state[p->words[i]], w, rank, epoch);
   } else {
-    const ReadNotes notes = read_notes(c);
-    for (uint32_t i = 0; i < p->nwords && quiet; ++i)
-      quiet = note_quiet_reads(state + p->words[i], 1, w, rank, epoch, release, notes);
+    for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = quiet_reads(c, w, uint32_t((o0 >> 2) + p->words[i]), 1);
   }
   if (!quiet) {
     exec_memory(x);
@@ -318,9 +316,7 @@ template <bool kAvx2>
   const uint64_t o0 = uint32_t(a0 - timing::kSmemBaseAddress);
   const uint32_t span = same ? 4 : 128;
   if (o0 + span > c.smem.size() || c.smem_word_state.size() * 4 < c.smem.size() || (a0 & 3) != 0) return 0;
-  if (!note_quiet_reads(c.smem_word_state.data() + o0 / 4, span / 4, w, c.launch.cluster_rank, c.barrier_epoch,
-                        c.releases + 1, read_notes(c)))
-    return 0;
+  if (!quiet_reads(c, w, uint32_t(o0 / 4), span / 4)) return 0;
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
   const uint8_t* at = c.smem.data() + o0;
   if (same) broadcast_lanes(load_bytes(at, 4), r);

@@ -475,6 +475,20 @@ struct Cta {
   // of the whole chunk since TMA last wrote any of it (SmemTensorWord::read_release). One store
   // a chunk where a word's record took four, in 4 bytes where they took 32.
   std::vector<uint32_t> smem_chunk_read;
+  // Per 128-byte line of shared memory (32 words): the smem_writes and barrier_epoch at which
+  // its words were last looked at for reads, and whether every one was then a plain read
+  // (memform::read_is_plain: written, no copy pending, not written in that epoch: quiet for
+  // any warp). It holds while neither count moves: every path that writes a word, or its
+  // written or pending flags, bumps smem_writes, and a CTA-wide barrier bumps the epoch
+  // (smem_writes only grows, across CTAs too: a line never matches a count of another CTA's).
+  // The 32 warps of a SIMT tile each read a line of B once an epoch: one of them looks at its
+  // 32 records, the others at this (memform::lines_read_plain). Sized on first use.
+  struct PlainLine {
+    uint64_t writes = ~uint64_t(0);
+    uint32_t epoch = 0;
+    bool plain = false;
+  };
+  std::vector<PlainLine> smem_plain_lines;
   uint32_t read_release_of(uint32_t w) const {
     return std::max({smem_word_state[w].read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
   }
