@@ -489,6 +489,10 @@ struct Cta {
     bool plain = false;
   };
   std::vector<PlainLine> smem_plain_lines;
+  // The barrier interval whose shared reads each warp's notes hold (~0u: none); run_cta forgets
+  // them at a new CTA, so that a Cta run again never takes the reads of the CTA before.
+  std::array<uint32_t, kMaxCtaWarps> smem_read_epoch{};
+  void forget_reads() { smem_read_epoch.fill(~0u); }
   uint32_t read_release_of(uint32_t w) const {
     return std::max({smem_word_state[w].read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
   }
