@@ -111,9 +111,9 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
       }
     }
   } else {
+    const memform::ReadNotes notes = memform::read_notes(c);
     for (uint32_t l = 0; l < n; ++l)
-      if (!memform::note_quiet_reads(state + (r.addr[l] - timing::kSmemBaseAddress) / 4, kRowBytes / 4, x.warp, rank,
-                                     epoch, release, memform::read_notes(c)))
+      if (!memform::quiet_reads(c, x.warp, (r.addr[l] - timing::kSmemBaseAddress) / 4, kRowBytes / 4, notes))
         return false;
   }
   for (uint32_t l = 0; l < n; ++l) r.ptr[l] = c.smem.data() + (r.addr[l] - timing::kSmemBaseAddress);

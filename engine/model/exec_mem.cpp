@@ -135,7 +135,7 @@ namespace {
 }  // namespace
 
 // Word by word: a word with something to report (not memform::word_is_quiet) is reported out
-// of line, then every word gets what the rule records of it (note_write, note_read).
+// of line, then every word gets what the rule records of it (note_write, note_reads).
 void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   Cta& c = x.cta;
   const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
@@ -151,7 +151,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
     } else {
       if (!memform::word_is_quiet<false>(s, x.warp, rank, epoch)) [[unlikely]]
         report_shared_word(x, s, addr, lane, false);
-      memform::note_read(s, x.warp.id, epoch, release, notes);
+      memform::note_reads(c, x.warp.id, w, 1, notes);
     }
   }
 }

@@ -259,7 +259,32 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = word_is_quiet<kStore>(state[p->words[i]], w, rank, epoch);
   } else {
-    for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = quiet_reads(c, w, uint32_t((o0 >> 2) + p->words[i]), 1);
+    // The lines' entries from its lowest word to its highest where they hold (quiet_reads;
+    // p->words is sorted), else each word. Then the notes, once every word is quiet.
+    const uint32_t first = uint32_t(o0 >> 2);
+    if (!lines_read_plain(c, first + uint32_t(p->words[0]), uint32_t(p->words[p->nwords - 1] - p->words[0]) + 1))
+      for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = word_is_quiet<false>(state[p->words[i]], w, rank, epoch);
+    if (const ReadNotes notes = read_notes(c); quiet && notes.any()) {
+      if (notes.release)
+        for (uint32_t i = 0; i < p->nwords; ++i) state[p->words[i]].read_release = release;
+      if (notes.warps) {
+        // Gathered a 64-bit word at a time (the words are sorted): an OR into memory per word
+        // made a chain of stores and loads of the same few words.
+        uint64_t* bits = read_row(c, w.id);
+        uint32_t at = (first + uint32_t(p->words[0])) / 64;
+        uint64_t gathered = 0;
+        for (uint32_t i = 0; i < p->nwords; ++i) {
+          const uint32_t word = first + uint32_t(p->words[i]);
+          if (word / 64 != at) {
+            bits[at] |= gathered;
+            at = word / 64;
+            gathered = 0;
+          }
+          gathered |= uint64_t(1) << (word % 64);
+        }
+        bits[at] |= gathered;
+      }
+    }
   }
   if (!quiet) {
     exec_memory(x);

@@ -267,11 +267,7 @@ struct alignas(32) SmemWord {
   // reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
   uint32_t write_release = 0;
   uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
-  // Warps (id % 32) that read the word in barrier epoch read_epoch: a cp.async issued into it
-  // by another warp in the same epoch overwrites what they read (a write-after-read race).
-  // Noted only in a kernel with a cp.async, the one reader (memform::read_notes).
-  uint32_t read_by = 0;
-  uint32_t read_epoch = 0;
+  // (The warps that read it in a barrier interval are bits of Cta::smem_read_bits.)
   // Its CTA's release count (Cta::releases) at the latest read since the word was last written
   // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
   // release of this CTA made after that read. Noted only in a cluster of several CTAs
@@ -489,10 +485,27 @@ struct Cta {
     bool plain = false;
   };
   std::vector<PlainLine> smem_plain_lines;
-  // The barrier interval whose shared reads each warp's notes hold (~0u: none); run_cta forgets
-  // them at a new CTA, so that a Cta run again never takes the reads of the CTA before.
+  // The words each warp read in a barrier interval, a bit a word: warp w's row is the
+  // smem_read_row words from w * smem_read_row, and holds its reads of interval
+  // smem_read_epoch[w] (another interval: none). A cp.async issued into a word another warp read
+  // in the same interval overwrites what it read (a write-after-read race, exec_cp_async.cpp),
+  // the one reader of these; they are noted only in a kernel with a cp.async
+  // (memform::read_notes). A 16-byte ldmatrix row sets 4 bits of one word where its 4 records
+  // took a compare and two stores each. run_cta forgets them at a new CTA (forget_reads).
+  std::vector<uint64_t> smem_read_bits;
   std::array<uint32_t, kMaxCtaWarps> smem_read_epoch{};
+  uint32_t smem_read_row = 0;
   void forget_reads() { smem_read_epoch.fill(~0u); }
+  // The warps other than `me` that read word `word` in this interval (bit w: warp w).
+  uint32_t read_by_others(uint32_t me, uint32_t word) const {
+    uint32_t by = 0;
+    if (smem_read_row == 0 || word / 64 >= smem_read_row) return 0;
+    for (uint32_t w = 0; w < warps.size() && w < kMaxCtaWarps; ++w)
+      if (w != me && smem_read_epoch[w] == barrier_epoch &&
+          (smem_read_bits[size_t(w) * smem_read_row + word / 64] >> (word % 64) & 1))
+        by |= 1u << w;
+    return by;
+  }
   uint32_t read_release_of(uint32_t w) const {
     return std::max({smem_word_state[w].read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
   }
