@@ -172,7 +172,8 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   std::array<const uint64_t*, kMaxCtaWarps> readers;
   uint32_t nreaders = 0;
   for (uint32_t v = 0; v < c.warps.size() && v < kMaxCtaWarps && c.smem_read_row != 0; ++v)
-    if (v != w.id && c.smem_read_epoch[v] == epoch) readers[nreaders++] = c.smem_read_bits.data() + size_t(v) * c.smem_read_row;
+    if (v != w.id && c.smem_read_epoch[v] == epoch)
+      readers[nreaders++] = c.smem_read_bits.data() + size_t(v) * c.smem_read_row;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
     const SmemWord* s = state + first;

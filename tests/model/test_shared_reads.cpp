@@ -45,7 +45,8 @@ ir::Kernel overwrite_kernel(bool overwrite, bool sync_again, bool consecutive) {
   if (sync_again) b.bar_sync(0);
   builder::Reg x1 = b.ld_shared(Type::f32, builder::Addr::at(at, 0), "x1");
   builder::Reg sum = (x0 + x1).named("sum");
-  b.st_global(Type::f32, builder::Addr::at((b.global_ptr(pc, "c") + b.mul_wide(tid, 4u, "c_off")).named("c_at"), 0), {sum});
+  builder::Reg c_at = (b.global_ptr(pc, "c") + b.mul_wide(tid, 4u, "c_off")).named("c_at");
+  b.st_global(Type::f32, builder::Addr::at(c_at, 0), {sum});
   b.ret();
   return b.finish();
 }
@@ -110,7 +111,8 @@ ir::Kernel read_then_copy_kernel(uint32_t read, uint32_t copy, bool spread, bool
   b.if_((tid < 32u).named("warp0"), [&] {
     Reg at = spread ? (base + (lane << 2)).named("at") : base;
     Reg v = b.ld_shared(ir::Type::b32, Addr::at(at, int64_t(4 * read)), "v");
-    b.st_global(ir::Type::b32, Addr::at((b.global_ptr(pc, "C_ptr") + b.mul_wide(lane, 4u, "c_off")).named("c_at")), {v});
+    Reg c_at = (b.global_ptr(pc, "C_ptr") + b.mul_wide(lane, 4u, "c_off")).named("c_at");
+    b.st_global(ir::Type::b32, Addr::at(c_at), {v});
   });
   b.if_((same_warp ? tid < 32u : tid >= 32u).named("copier"), [&] {
     Reg late = b.ld_global(ir::Type::u32, Addr::at(A), "late");
