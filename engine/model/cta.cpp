@@ -338,6 +338,7 @@ template <bool kAvx2>
     c.imad_free.fill(0);
     c.l1.clear();
     c.l1_clock = 0;
+    c.forget_reads();  // the reads of the CTA that ran before on this Cta (Cta::smem_read_bits)
     for (Warp& w : c.warps) w.reg_ready = c.reg_ready.data() + size_t(w.id) * c.nregs;
   }
   c.started = true;

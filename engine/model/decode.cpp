@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "engine/ir/signature.hpp"
 #include "engine/ir/verify.hpp"
 #include "engine/layout/op_traits.hpp"
 #include "engine/model/machine.hpp"
@@ -284,6 +286,31 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     const uint32_t at = p.label_pc[id];
     p.label_target[id] = at < ninst && p.insts[at].is_label ? p.insts[at].next_pc : at;
   }
+  // mma.sync's registers, where every operand is one (the signature says so of a verified kernel).
+  for (uint32_t pc = 0; pc < ninst; ++pc) {
+    const ir::Inst& in = k.insts[pc];
+    if (in.op != Op::mma_sync) continue;
+    const ir::mma_sync_operands ops = ir::mma_sync_operands_of(in);
+    if (ops.d.size() != 4 || ops.a.size() != 4 || ops.b.size() != 2 || ops.c.size() != 4) continue;
+    MmaRegs r;
+    bool regs = true;
+    const auto take = [&](std::span<const ir::Operand> from, uint32_t* to) {
+      for (size_t i = 0; i < from.size(); ++i) {
+        regs = regs && from[i].kind == ir::OperandKind::reg;
+        to[i] = from[i].id;
+      }
+    };
+    take(ops.a, r.sources.data());
+    take(ops.b, r.sources.data() + 4);
+    take(ops.c, r.sources.data() + 6);
+    take(ops.d, r.d.data());
+    if (!regs) continue;
+    p.insts[pc].mma_regs = uint32_t(p.mma_regs.size());
+    p.mma_regs.push_back(r);
+  }
+  p.copies_async = std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& in) {
+    return in.op == Op::cp_async_cg || in.op == Op::cp_async_ca;
+  });
   const std::vector<SharedLoadFold> folds = shared_load_folds(k, sass_per_inst);
   for (uint32_t pc = 0; pc < folds.size(); ++pc) {
     p.insts[pc].fold_leader = folds[pc].leader;

@@ -92,6 +92,8 @@ struct DecodedInst {
   bool no_wgmma_regs = false;
   // bra: the pc its taken lanes go to (Program::label_target of its label).
   uint32_t branch_target = 0;
+  // mma.sync: its registers in Program::mma_regs (kNone: not decoded; exec_mma reads them then).
+  uint32_t mma_regs = ir::kNone;
   // The issue model (cta.cpp). A warp issues in order; it waits only for the registers this
   // instruction reads (Program::scoreboard_regs[reads_at, reads_at + nreads): the guard, sources
   // and address bases) to be written, and then issues one instruction per cycle:
@@ -150,6 +152,13 @@ struct SharedLoadFold {
 };
 std::vector<SharedLoadFold> shared_load_folds(const ir::Kernel& k, const std::vector<uint16_t>& sass_per_inst);
 
+// mma.sync's registers, from its signature once (exec_mma.cpp): the sources in operand order (A's
+// four, B's two, C's four), which its checks follow, and D's four.
+struct MmaRegs {
+  std::array<uint32_t, 10> sources{};
+  std::array<uint32_t, 4> d{};
+};
+
 struct Program {
   std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)
   std::vector<uint32_t> label_pc;  // label id -> pc of its label
@@ -159,6 +168,10 @@ struct Program {
   // Storage of the broadcast constants DecodedSource::lanes points at (a deque: growing it
   // never moves what is already there).
   std::deque<std::array<uint64_t, 32>> constants;
+  // Whether the kernel has a cp.async: the only reader of the warps a word was read by
+  // (SmemWord::read_by and read_epoch, exec_cp_async.cpp), which shared reads then note.
+  bool copies_async = true;
+  std::vector<MmaRegs> mma_regs;  // DecodedInst::mma_regs indexes it
 
   // A source as a constant broadcast to 32 lanes, or nullptr for a register/special.
   const uint64_t* constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o);

@@ -72,14 +72,13 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
 void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
   Cta& c = x.cta;
   const uint32_t off = dst - timing::kSmemBaseAddress;
-  const uint32_t me = 1u << (x.warp.id % 32);
   for (uint32_t word = off / 4; word < (off + bytes + 3) / 4; ++word) {
     SmemWord& s = c.smem_word_state[word];
-    if (s.read_epoch == c.barrier_epoch && (s.read_by & ~me) != 0)
+    if (const uint32_t others = c.read_by_others(x.warp.id, word); others != 0)
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async overwrites shared address 0x{:X} that warp {} read with no barrier in "
                          "between: the copy can land before that read has happened",
-                         x.warp.id, timing::kSmemBaseAddress + 4 * word, std::countr_zero(s.read_by & ~me)));
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, std::countr_zero(others)));
     else if (s.cp_async_pending && s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async writes shared address 0x{:X} while warp {}'s cp.async into it is "
@@ -166,15 +165,23 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
            ((uint64_t(a) | from) & (bytes - 1));
   }
   if (bad != 0) return false;
-  const uint32_t epoch = c.barrier_epoch, me = 1u << (w.id % 32);
+  const uint32_t epoch = c.barrier_epoch;
   SmemWord* state = c.smem_word_state.data();
   const uint32_t words = bytes / 4;
+  // The other warps with reads in this interval (Cta::smem_read_bits), whose bits are looked at.
+  std::array<const uint64_t*, kMaxCtaWarps> readers;
+  uint32_t nreaders = 0;
+  for (uint32_t v = 0; v < c.warps.size() && v < kMaxCtaWarps && c.smem_read_row != 0; ++v)
+    if (v != w.id && c.smem_read_epoch[v] == epoch)
+      readers[nreaders++] = c.smem_read_bits.data() + size_t(v) * c.smem_read_row;
   for (uint32_t m = mask; m; m &= m - 1) {
-    const SmemWord* s = state + (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+    const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+    const SmemWord* s = state + first;
     for (uint32_t i = 0; i < words; ++i)
-      if ((s[i].read_epoch == epoch && (s[i].read_by & ~me) != 0) ||
-          (s[i].cp_async_pending && s[i].cp_async_warp != w.id && s[i].cp_async_epoch == epoch))
-        return false;
+      if (s[i].cp_async_pending && s[i].cp_async_warp != w.id && s[i].cp_async_epoch == epoch) return false;
+    for (uint32_t r = 0; r < nreaders; ++r)
+      for (uint32_t i = first; i < first + words; ++i)
+        if (readers[r][i / 64] >> (i % 64) & 1) return false;
   }
   // What the lane loop does: smem_ptr's count of stores, each lane's copy of its bytes, and
   // mark_pending's marks.

@@ -106,15 +106,37 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
       ++c.smem_writes;  // smem_ptr's, per row
       for (uint32_t i = 0; i < kRowBytes / 4; ++i) {
-        memform::note_word<true>(state[w + i], x.warp.id, epoch, release);
+        memform::note_write(state[w + i], x.warp.id, epoch, release);
         c.note_unfenced(w + i);
       }
     }
   } else {
-    for (uint32_t l = 0; l < n; ++l)
-      if (!memform::note_quiet_reads(state + (r.addr[l] - timing::kSmemBaseAddress) / 4, kRowBytes / 4, x.warp, rank,
-                                     epoch, release))
-        return false;
+    // Every row's words first (memform::quiet_reads: a line found plain answers for each row in
+    // it, and a 16-byte row never leaves its 128-byte line), then the notes, a row's 4 bits in
+    // one word of its warp's row (16-byte aligned: they never cross a 64-bit word).
+    uint32_t plain_line = ~0u;
+    for (uint32_t l = 0; l < n; ++l) {
+      const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
+      if (w / 32 == plain_line) continue;
+      if (memform::lines_read_plain(c, w, kRowBytes / 4)) {
+        plain_line = w / 32;
+        continue;
+      }
+      for (uint32_t i = 0; i < kRowBytes / 4; ++i)
+        if (!memform::word_is_quiet<false>(state[w + i], x.warp, rank, epoch)) return false;
+    }
+    const memform::ReadNotes notes = memform::read_notes(c);
+    if (notes.release)
+      for (uint32_t l = 0; l < n; ++l)
+        for (uint32_t i = 0; i < kRowBytes / 4; ++i)
+          state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i].read_release = release;
+    if (notes.warps) {
+      uint64_t* bits = memform::read_row(c, x.warp.id);
+      for (uint32_t l = 0; l < n; ++l) {
+        const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
+        bits[w / 64] |= uint64_t(0xF) << (w % 64);
+      }
+    }
   }
   for (uint32_t l = 0; l < n; ++l) r.ptr[l] = c.smem.data() + (r.addr[l] - timing::kSmemBaseAddress);
   r.bank_mask = r.mask;

@@ -135,22 +135,23 @@ namespace {
 }  // namespace
 
 // Word by word: a word with something to report (not memform::word_is_quiet) is reported out
-// of line, then every word gets what the rule records of it (note_word).
+// of line, then every word gets what the rule records of it (note_write, note_reads).
 void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store) {
   Cta& c = x.cta;
   const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
+  const memform::ReadNotes notes = memform::read_notes(c);
   for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
     if (w >= c.smem_word_state.size()) return;
     SmemWord& s = c.smem_word_state[w];
     if (store) {
       if (!memform::word_is_quiet<true>(s, x.warp, rank, epoch)) [[unlikely]]
         report_shared_word(x, s, addr, lane, true);
-      memform::note_word<true>(s, x.warp.id, epoch, release);
+      memform::note_write(s, x.warp.id, epoch, release);
       c.note_unfenced(w);
     } else {
       if (!memform::word_is_quiet<false>(s, x.warp, rank, epoch)) [[unlikely]]
         report_shared_word(x, s, addr, lane, false);
-      memform::note_word<false>(s, x.warp.id, epoch, release);
+      memform::note_reads(c, x.warp.id, w, 1, notes);
     }
   }
 }

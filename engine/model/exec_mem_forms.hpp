@@ -95,34 +95,109 @@ template <bool kStore>
   return true;
 }
 
-// What check_shared_words records of a quiet access.
-template <bool kStore>
-[[gnu::always_inline]] inline void note_word(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
-  if constexpr (kStore) {
-    s.written = true;
-    s.writer_warp = uint8_t(warp);
-    s.epoch = epoch;
-    s.write_release = release;
-    s.generic_since_fence = true;
-  } else {
-    s.read_release = release;
-    if (s.read_epoch != epoch) s.read_by = 0;
-    s.read_epoch = epoch;
-    s.read_by |= 1u << (warp % 32);
+// Which of a read's notes anything reads back. The warps that read a word in an interval
+// (Cta::smem_read_bits) only cp.async's checks (exec_cp_async.cpp: a copy onto words another
+// warp read), so they are noted only in a kernel with a cp.async (Program::copies_async); a
+// read's release (SmemWord::read_release) only a peer's multicast (Cta::read_release_of,
+// exec_async.cpp's check_peer_release, never for its own CTA), so only in a cluster of several
+// CTAs (a kernel without clusters runs each CTA as a cluster of one). A note nobody reads back
+// is not made: a SIMT kernel's shared loads then only check their words (simt_smem_tiling: the
+// note loop was most of its ld.shared).
+struct ReadNotes {
+  bool warps = true, release = true;
+  bool any() const { return warps || release; }
+};
+inline ReadNotes read_notes(const Cta& c) {
+  return {!c.program || c.program->copies_async, c.launch.cluster && c.launch.cluster->ctas.size() > 1};
+}
+
+// What check_shared_words records of a quiet store.
+[[gnu::always_inline]] inline void note_write(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
+  s.written = true;
+  s.writer_warp = uint8_t(warp);
+  s.epoch = epoch;
+  s.write_release = release;
+  s.generic_since_fence = true;
+}
+
+// Warp `warp`'s row of Cta::smem_read_bits for this interval: sized to the CTA's words, and
+// cleared when it held another interval's reads.
+[[gnu::noinline]] inline uint64_t* fresh_read_row(Cta& c, uint32_t warp) {
+  const uint32_t row = uint32_t((c.smem_word_state.size() + 63) / 64);
+  if (c.smem_read_row != row || c.smem_read_bits.size() < size_t(row) * kMaxCtaWarps) {
+    c.smem_read_row = row;
+    c.smem_read_bits.assign(size_t(row) * kMaxCtaWarps, 0);
+    c.forget_reads();
+  }
+  uint64_t* bits = c.smem_read_bits.data() + size_t(warp) * row;
+  std::fill(bits, bits + row, 0);
+  c.smem_read_epoch[warp] = c.barrier_epoch;
+  return bits;
+}
+[[gnu::always_inline]] inline uint64_t* read_row(Cta& c, uint32_t warp) {
+  if (c.smem_read_epoch[warp] == c.barrier_epoch && c.smem_read_row == (c.smem_word_state.size() + 63) / 64)
+    return c.smem_read_bits.data() + size_t(warp) * c.smem_read_row;
+  return fresh_read_row(c, warp);
+}
+
+// What check_shared_words records of warp w's read of words [word, word + n) (inside the
+// CTA's records): the notes `notes` asks for.
+[[gnu::always_inline]] inline void note_reads(Cta& c, uint32_t warp, uint32_t word, uint32_t n, ReadNotes notes) {
+  if (notes.release)
+    for (uint32_t i = word; i < word + n; ++i) c.smem_word_state[i].read_release = c.releases + 1;
+  if (notes.warps) {
+    uint64_t* bits = read_row(c, warp % kMaxCtaWarps);
+    for (uint32_t i = word; i < word + n;) {
+      const uint32_t at = i % 64, k = std::min(word + n - i, 64 - at);
+      bits[i / 64] |= (k == 64 ? ~uint64_t(0) : (uint64_t(1) << k) - 1) << at;
+      i += k;
+    }
   }
 }
 
-// A load's check and note of n neighbouring words in one pass: its notes touch no field a check
-// reads, and noting a word again notes the same (a failed check leaves the general path to
-// note what it notes, again). False at the first word with something to report.
-[[gnu::always_inline]] inline bool note_quiet_reads(SmemWord* s, uint32_t n, const Warp& w, uint32_t rank,
-                                                    uint32_t epoch, uint32_t release) {
-  for (uint32_t i = 0; i < n; ++i) {
-    if (!word_is_quiet<false>(s[i], w, rank, epoch)) [[unlikely]]
-      return false;
-    note_word<false>(s[i], w.id, epoch, release);
+// word_is_quiet<false>'s first test, which a read by any warp passes alike.
+[[gnu::always_inline]] inline bool read_is_plain(const SmemWord& s, uint32_t epoch) {
+  return s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch;
+}
+
+// Cta::smem_plain_lines' entry for `line`, made anew: whether every word of it is a plain read.
+[[gnu::noinline]] inline bool look_at_line(Cta& c, uint32_t line) {
+  const uint32_t epoch = c.barrier_epoch;
+  const uint32_t hi = std::min<uint32_t>(32 * line + 32, uint32_t(c.smem_word_state.size()));
+  bool plain = true;
+  for (uint32_t i = 32 * line; i < hi; ++i) plain &= read_is_plain(c.smem_word_state[i], epoch);
+  c.smem_plain_lines[line] = {c.smem_writes, epoch, plain};
+  return plain;
+}
+
+// Whether every word of [word, word + n) (inside the CTA's records, n >= 1) is a plain read,
+// from the lines' entries where they still hold. False says nothing: the words must be looked at.
+[[gnu::always_inline]] inline bool lines_read_plain(Cta& c, uint32_t word, uint32_t n) {
+  const uint32_t lines = uint32_t((c.smem_word_state.size() + 31) / 32);
+  if (c.smem_plain_lines.size() != lines) [[unlikely]]
+    c.smem_plain_lines.assign(lines, {});
+  for (uint32_t line = word / 32; line <= (word + n - 1) / 32; ++line) {
+    const Cta::PlainLine& e = c.smem_plain_lines[line];
+    const bool plain = e.writes == c.smem_writes && e.epoch == c.barrier_epoch ? e.plain : look_at_line(c, line);
+    if (!plain) return false;
   }
   return true;
+}
+
+// A load's check and note of words [word, word + n) (inside the CTA's records) by warp w:
+// false, having noted nothing, where a word has something to report (check_shared_words then
+// reports and notes). Lines that are plain reads (lines_read_plain) need no look at a word.
+[[gnu::always_inline]] inline bool quiet_reads(Cta& c, const Warp& w, uint32_t word, uint32_t n, ReadNotes notes) {
+  if (!lines_read_plain(c, word, n)) {
+    const SmemWord* s = c.smem_word_state.data() + word;
+    for (uint32_t i = 0; i < n; ++i)
+      if (!word_is_quiet<false>(s[i], w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+  }
+  if (notes.any()) note_reads(c, w.id, word, n, notes);
+  return true;
+}
+[[gnu::always_inline]] inline bool quiet_reads(Cta& c, const Warp& w, uint32_t word, uint32_t n) {
+  return quiet_reads(c, w, word, n, read_notes(c));
 }
 
 // Whether the AVX2 builds of the forms exist (x86-64 with GCC or Clang).

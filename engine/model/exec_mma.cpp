@@ -107,16 +107,35 @@ __attribute__((target("avx2"))) void gather_regular(const uint64_t* const* a, co
 
 }  // namespace
 
-void exec_mma(ExecContext& x) {
-  expect_op(x, "exec_mma", ir::Op::mma_sync);
+namespace {
+
+// D = C + A·B for the regular maps, D's lanes at d, C's at cl. D starts as C (through a copy
+// where C is not D: a D register may be another v's C register), then takes the sums in place:
+// S[r][n] = the sum over k, in order, of the exact product A[r][k] · B[k][n], rounded in double
+// once per k (a bf16 × bf16 product has at most 16 significant bits: exact in double; the model
+// took it in float first until 2026-11-28, which differed only where a product leaves float's
+// normal range); D = f32(C + S) rounds once more (tensor_sums.cpp, mma_accumulate; C's and D's
+// map is wgmma's at n = 8).
+void accumulate_regular(const uint64_t* const (&cl)[4], uint64_t* const (&d)[4], const double (&A)[16][16],
+                        const double (&B)[16][8]) {
+  // C is D (accumulating in place, as the steps do): nothing to copy; the sums read each
+  // lane's low word, as as_f32 does.
+  bool in_place = true;
+  for (uint32_t v = 0; v < 4; ++v) in_place = in_place && cl[v] == d[v];
+  if (!in_place) {
+    uint64_t old[4][32];
+    for (uint32_t v = 0; v < 4; ++v)
+      for (uint32_t l = 0; l < 32; ++l) old[v][l] = uint32_t(cl[v][l]);
+    for (uint32_t v = 0; v < 4; ++v) std::copy(std::begin(old[v]), std::end(old[v]), d[v]);
+  }
+  mma_accumulate(A, B, d, fastest_sums_build());
+}
+
+// The operands through Sources and the signature, any maps.
+void mma_by_sources(ExecContext& x, const MmaMaps& m, double (&A)[16][16], double (&B)[16][8]) {
   Cta& c = x.cta;
   const ir::mma_sync_operands ops = ir::mma_sync_operands_of(x.inst);
-  if (x.mask != kAllLanes)
-    report(c, HazardKind::mma_divergent, x.inst_id, x.warp.id, kNone, 0,
-           "mma.sync.aligned must be executed by all 32 lanes of the warp");
   Sources src(x);  // checks the A, B and C registers
-  const MmaMaps& m = maps();
-  alignas(64) double A[16][16], B[16][8];
   const uint64_t* a[4] = {src.lanes(ops.a_at), src.lanes(ops.a_at + 1), src.lanes(ops.a_at + 2),
                           src.lanes(ops.a_at + 3)};
   const uint64_t* b[2] = {src.lanes(ops.b_at), src.lanes(ops.b_at + 1)};
@@ -128,26 +147,12 @@ void exec_mma(ExecContext& x) {
   }
 #endif
   if (!gathered) gather_by_maps(m, src, ops, A, B);
-  // D starts as C (through a copy where C is not D: a D register may be another v's C
-  // register), then takes the sums in place: S[r][n] = the sum over k, in order, of the exact
-  // product A[r][k] · B[k][n], rounded in double once per k (a bf16 × bf16 product has at most
-  // 16 significant bits: exact in double; the model took it in float first until 2026-11-28,
-  // which differed only where a product leaves float's normal range); D = f32(C + S) rounds
-  // once more (tensor_sums.cpp, mma_accumulate; C's and D's map is wgmma's at n = 8).
   uint64_t* d[4];
   for (uint32_t v = 0; v < 4; ++v) d[v] = c.reg_lanes(x.warp.id, ops.d[v].id);
-  if (m.regular) {
-    // C is D (accumulating in place, as the steps do): nothing to copy; the sums read each
-    // lane's low word, as as_f32 does.
-    bool in_place = true;
-    for (uint32_t v = 0; v < 4; ++v) in_place = in_place && src.lanes(ops.c_at + v) == d[v];
-    if (!in_place) {
-      uint64_t old[4][32];
-      for (uint32_t v = 0; v < 4; ++v)
-        for (uint32_t l = 0; l < 32; ++l) old[v][l] = uint32_t(src.get(ops.c_at + v, l));
-      for (uint32_t v = 0; v < 4; ++v) std::copy(std::begin(old[v]), std::end(old[v]), d[v]);
-    }
-    mma_accumulate(A, B, d, fastest_sums_build());
+  const uint64_t* cl[4];
+  for (uint32_t v = 0; v < 4; ++v) cl[v] = src.lanes(ops.c_at + v);
+  if (m.regular && cl[0] && cl[1] && cl[2] && cl[3]) {
+    accumulate_regular(cl, d, A, B);
   } else {  // any other map: element by element
     float C[16 * 8];
     double S[16][8];
@@ -163,6 +168,40 @@ void exec_mma(ExecContext& x) {
       for (uint32_t l = 0; l < 32; ++l) d[v][l] = from_f32(float(double(C[m.c[l][v]]) + (&S[0][0])[m.c[l][v]]));
   }
   for (uint32_t v = 0; v < 4; ++v) note_register_write(x, ops.d[v].id, x.mask);
+}
+
+}  // namespace
+
+void exec_mma(ExecContext& x) {
+  expect_op(x, "exec_mma", ir::Op::mma_sync);
+  Cta& c = x.cta;
+  if (x.mask != kAllLanes)
+    report(c, HazardKind::mma_divergent, x.inst_id, x.warp.id, kNone, 0,
+           "mma.sync.aligned must be executed by all 32 lanes of the warp");
+  const MmaMaps& m = maps();
+  alignas(64) double A[16][16], B[16][8];
+  // The registers the decoder read from the signature (DecodedInst::mma_regs), checked in
+  // Sources' order: the signature's parse and Sources' operand loop were a tenth of a step's
+  // mma.sync.
+  const MmaRegs* regs = c.program && x.dec.mma_regs != kNone ? &c.program->mma_regs[x.dec.mma_regs] : nullptr;
+  bool done = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (regs && m.regular && cpu_has_avx2()) {
+    for (const uint32_t r : regs->sources) check_register_read(x, r, x.mask);
+    const auto lanes = [&](uint32_t reg) { return c.reg_lanes(x.warp.id, reg); };
+    const uint64_t* a[4] = {lanes(regs->sources[0]), lanes(regs->sources[1]), lanes(regs->sources[2]),
+                            lanes(regs->sources[3])};
+    const uint64_t* b[2] = {lanes(regs->sources[4]), lanes(regs->sources[5])};
+    const uint64_t* cl[4] = {lanes(regs->sources[6]), lanes(regs->sources[7]), lanes(regs->sources[8]),
+                             lanes(regs->sources[9])};
+    gather_regular(a, b, A, B);
+    uint64_t* d[4] = {lanes(regs->d[0]), lanes(regs->d[1]), lanes(regs->d[2]), lanes(regs->d[3])};
+    accumulate_regular(cl, d, A, B);
+    for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
+    done = true;
+  }
+#endif
+  if (!done) mma_by_sources(x, m, A, B);
   c.stats->mma_ops++;
   // The warp's sub-partition's tensor core takes one m16n8k16 at a quarter of the SM's measured
   // mma.sync rate; the result is ready kMmaSyncLatency after it starts.

@@ -152,6 +152,40 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   return &p;
 }
 
+// A read of the words of pattern p from word `first` (inside the CTA's records) by warp w: the
+// lines' entries from its lowest word to its highest where they hold (quiet_reads; p->words is
+// sorted), else each word; then the notes, once every word is quiet. False, having changed
+// nothing, where a word has something to report.
+[[gnu::always_inline]] inline bool pattern_reads_quiet(Cta& c, const Warp& w, const SharedLanePattern& p,
+                                                       uint32_t first) {
+  const SmemWord* state = c.smem_word_state.data() + first;
+  if (!lines_read_plain(c, first + uint32_t(p.words[0]), uint32_t(p.words[p.nwords - 1] - p.words[0]) + 1))
+    for (uint32_t i = 0; i < p.nwords; ++i)
+      if (!word_is_quiet<false>(state[p.words[i]], w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+  const ReadNotes notes = read_notes(c);
+  if (notes.release)
+    for (uint32_t i = 0; i < p.nwords; ++i)
+      c.smem_word_state[first + uint32_t(p.words[i])].read_release = c.releases + 1;
+  if (notes.warps) {
+    // Gathered a 64-bit word at a time (the words are sorted): an OR into memory per word made
+    // a chain of stores and loads of the same few words.
+    uint64_t* bits = read_row(c, w.id);
+    uint32_t at = (first + uint32_t(p.words[0])) / 64;
+    uint64_t gathered = 0;
+    for (uint32_t i = 0; i < p.nwords; ++i) {
+      const uint32_t word = first + uint32_t(p.words[i]);
+      if (word / 64 != at) {
+        bits[at] |= gathered;
+        at = word / 64;
+        gathered = 0;
+      }
+      gathered |= uint64_t(1) << (word % 64);
+    }
+    bits[at] |= gathered;
+  }
+  return true;
+}
+
 // A whole warp at one address (same) or at consecutive ones (lane l at a + l × bytes, bytes
 // 4..16): its words are one contiguous run, and its banks' cost is known without looking at
 // the lanes (count_warp_pattern_wavefronts). False, having changed nothing, where the general
@@ -174,7 +208,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     for (uint32_t i = 0; i < words; ++i)
       if (!word_is_quiet<kStore>(state[i], w, c.launch.cluster_rank, epoch)) return false;
-  } else if (!note_quiet_reads(state, words, w, c.launch.cluster_rank, epoch, release)) {
+  } else if (!quiet_reads(c, w, uint32_t(o0 / 4), words)) {
     return false;
   }
   check_form_registers<kStore>(x);
@@ -183,7 +217,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     ++c.smem_writes;
     c.note_unfenced(uint32_t(o0 / 4));
     c.note_unfenced(uint32_t(o0 / 4) + words - 1);
-    for (uint32_t i = 0; i < words; ++i) note_word<kStore>(state[i], w.id, epoch, release);
+    for (uint32_t i = 0; i < words; ++i) note_write(state[i], w.id, epoch, release);
   }
   uint8_t* at = c.smem.data() + o0;
   for (uint32_t v = 0; v < vec; ++v) {
@@ -259,8 +293,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = word_is_quiet<kStore>(state[p->words[i]], w, rank, epoch);
   } else {
-    for (uint32_t i = 0; i < p->nwords && quiet; ++i)
-      quiet = note_quiet_reads(state + p->words[i], 1, w, rank, epoch, release);
+    quiet = pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2));
   }
   if (!quiet) {
     exec_memory(x);
@@ -271,7 +304,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     ++c.smem_writes;
     for (uint32_t i = 0; i < p->nwords; ++i) {
-      note_word<kStore>(state[p->words[i]], w.id, epoch, release);
+      note_write(state[p->words[i]], w.id, epoch, release);
       c.note_unfenced(uint32_t(o0 >> 2) + p->words[i]);
     }
   }
@@ -297,10 +330,31 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   else account_shared(x, addr, bytes, kStore);
 }
 
+// direct_shared_load_u32 for any other pattern of the lanes: what shared_form does for it.
+[[gnu::always_inline]] inline uint32_t direct_pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d,
+                                                               const uint64_t* base) {
+  const uint64_t size = c.smem.size();
+  if (size < 4 || c.smem_word_state.size() * 4 < size) return 0;
+  const uint32_t inst = uint32_t(&d - c.program->insts.data());
+  const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
+  std::array<uint32_t, 32> diff;
+  for (uint32_t l = 0; l < 32; ++l) diff[l] = uint32_t(base[l] - base[0]);
+  const SharedLanePattern* p = shared_lane_pattern(inst, kAllLanes, 4, a0, diff);
+  const int64_t o0 = int64_t(uint32_t(a0 - timing::kSmemBaseAddress));
+  if (!p || o0 + p->lo < 0 || o0 + p->hi + 4 > int64_t(size) || (a0 & 3) != 0) return 0;
+  if (!pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2))) return 0;
+  uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
+  const uint8_t* at = c.smem.data() + o0;
+  for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(diff[l]), 4);
+  w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
+  return shared_access_cost(c, request_time(c, w, d, inst), p->report.wavefronts, p->report.ideal_wavefronts);
+}
+
 // The straight path (decode.hpp, DirectFn) of the commonest shared access of a SIMT kernel: a
-// whole warp's untraced ld.shared of one 4-byte element, every lane at one address or lane l
-// at a + 4 l, from an address register every lane has written and no wgmma can own, not
-// folded into another load. It does what shared_pattern_form does for it without an
+// whole warp's untraced ld.shared of one 4-byte element from an address register every lane
+// has written and no wgmma can own, not folded into another load. It does what
+// shared_pattern_form does for it (every lane at one address or lane l at a + 4 l), or
+// shared_form (any other pattern: a blocktile's strided rows, mma.sync's fragments), without an
 // ExecContext, and keeps the warp in the scheduler's straight loop (cta.cpp). It answers 0
 // where it cannot show the access is quiet: the exec form then runs (the words it noted as
 // read, it notes again the same).
@@ -311,15 +365,13 @@ template <bool kAvx2>
   uint64_t step = 0;
   const bool even =
       kAvx2 ? lanes_step_evenly_avx2(base, 0xFFFFFFFFu, &step) : lanes_step_evenly(base, 0xFFFFFFFFu, &step);
-  if (!even || (step != 0 && step != 4)) return 0;
+  if (!even || (step != 0 && step != 4)) return direct_pattern_load_u32(c, w, d, base);
   const bool same = step == 0;
   const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
   const uint64_t o0 = uint32_t(a0 - timing::kSmemBaseAddress);
   const uint32_t span = same ? 4 : 128;
   if (o0 + span > c.smem.size() || c.smem_word_state.size() * 4 < c.smem.size() || (a0 & 3) != 0) return 0;
-  if (!note_quiet_reads(c.smem_word_state.data() + o0 / 4, span / 4, w, c.launch.cluster_rank, c.barrier_epoch,
-                        c.releases + 1))
-    return 0;
+  if (!quiet_reads(c, w, uint32_t(o0 / 4), span / 4)) return 0;
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
   const uint8_t* at = c.smem.data() + o0;
   if (same) broadcast_lanes(load_bytes(at, 4), r);

@@ -267,13 +267,11 @@ struct alignas(32) SmemWord {
   // reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
   uint32_t write_release = 0;
   uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
-  // Warps (id % 32) that read the word in barrier epoch read_epoch: a cp.async issued into it
-  // by another warp in the same epoch overwrites what they read (a write-after-read race).
-  uint32_t read_by = 0;
-  uint32_t read_epoch = 0;
+  // (The warps that read it in a barrier interval are bits of Cta::smem_read_bits.)
   // Its CTA's release count (Cta::releases) at the latest read since the word was last written
   // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
-  // release of this CTA made after that read.
+  // release of this CTA made after that read. Noted only in a cluster of several CTAs
+  // (memform::read_notes).
   uint32_t read_release = 0;
   // (Reads by the tensor cores note theirs in SmemTensorWord::read_release instead.)
 };
@@ -473,6 +471,41 @@ struct Cta {
   // of the whole chunk since TMA last wrote any of it (SmemTensorWord::read_release). One store
   // a chunk where a word's record took four, in 4 bytes where they took 32.
   std::vector<uint32_t> smem_chunk_read;
+  // Per 128-byte line of shared memory (32 words): the smem_writes and barrier_epoch at which
+  // its words were last looked at for reads, and whether every one was then a plain read
+  // (memform::read_is_plain: written, no copy pending, not written in that epoch: quiet for
+  // any warp). It holds while neither count moves: every path that writes a word, or its
+  // written or pending flags, bumps smem_writes, and a CTA-wide barrier bumps the epoch
+  // (smem_writes only grows, across CTAs too: a line never matches a count of another CTA's).
+  // The 32 warps of a SIMT tile each read a line of B once an epoch: one of them looks at its
+  // 32 records, the others at this (memform::lines_read_plain). Sized on first use.
+  struct PlainLine {
+    uint64_t writes = ~uint64_t(0);
+    uint32_t epoch = 0;
+    bool plain = false;
+  };
+  std::vector<PlainLine> smem_plain_lines;
+  // The words each warp read in a barrier interval, a bit a word: warp w's row is the
+  // smem_read_row words from w * smem_read_row, and holds its reads of interval
+  // smem_read_epoch[w] (another interval: none). A cp.async issued into a word another warp read
+  // in the same interval overwrites what it read (a write-after-read race, exec_cp_async.cpp),
+  // the one reader of these; they are noted only in a kernel with a cp.async
+  // (memform::read_notes). A 16-byte ldmatrix row sets 4 bits of one word where its 4 records
+  // took a compare and two stores each. run_cta forgets them at a new CTA (forget_reads).
+  std::vector<uint64_t> smem_read_bits;
+  std::array<uint32_t, kMaxCtaWarps> smem_read_epoch{};
+  uint32_t smem_read_row = 0;
+  void forget_reads() { smem_read_epoch.fill(~0u); }
+  // The warps other than `me` that read word `word` in this interval (bit w: warp w).
+  uint32_t read_by_others(uint32_t me, uint32_t word) const {
+    uint32_t by = 0;
+    if (smem_read_row == 0 || word / 64 >= smem_read_row) return 0;
+    for (uint32_t w = 0; w < warps.size() && w < kMaxCtaWarps; ++w)
+      if (w != me && smem_read_epoch[w] == barrier_epoch &&
+          (smem_read_bits[size_t(w) * smem_read_row + word / 64] >> (word % 64) & 1))
+        by |= 1u << w;
+    return by;
+  }
   uint32_t read_release_of(uint32_t w) const {
     return std::max({smem_word_state[w].read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
   }
