@@ -308,30 +308,45 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         b.bound = row.name;
       }
     // The last wave, when the grid is not a whole number of waves: it ends when its busiest SM
-    // does, and its CTAs take the slots as they free, so that SM holds more than an even share
-    // (busiest_sm_counts: the chance of each count). With k CTAs it carries k CTAs' work at its
-    // units, its co-resident CTAs take the time that many take together, and the memory system
-    // carries that wave's bytes; the last wave costs that, weighted by the chance of each k. A
-    // wave bound by a unit of the SM ends sooner; one bound by a CTA's own latency takes as long
-    // as a full wave. With one CTA an SM every SM runs one, as in a full wave.
+    // does. With k CTAs that SM carries k CTAs' work at its units, its co-resident CTAs take the
+    // time that many take together, and the memory system carries that wave's bytes. A wave bound
+    // by a unit of the SM ends sooner; one bound by a CTA's own latency takes as long as a full
+    // wave. How many the busiest SM holds: in a second wave, the first wave's CTAs started
+    // together and end in a burst, and the second wave's take the slots as they free, not an even
+    // share (busiest_sm_counts: the chance of each count; the last wave costs each k's time
+    // weighted by its chance). Over more waves the SMs' CTAs have drifted apart, and the model
+    // keeps the even share: Nsight Compute counts 31-32 CTAs an SM for step 09's 3.45 waves at
+    // 4096^3 (an even last wave; the random rule would put 8 of its 532 on the busiest SM, the
+    // card 5), but 7-9 for step 12's 2.59 waves (H200, 2026-12-03, docs/results/2026-12-03-last-wave
+    // call 4): which of the two holds after the second wave is not known, so it is not modelled.
+    // With one CTA an SM every SM runs one, as in a full wave.
     p.last_wave_cycles = p.cycles_per_wave;
     p.last_wave_busiest_ctas = p.resident;
     p.last_wave_ctas = p.waves > 0 ? total_ctas - (p.waves - 1) * per_wave : 0;
-    if (p.waves > 1 && p.resident > 1 && p.last_wave_ctas < per_wave) {
-      const uint64_t last_ctas = p.last_wave_ctas;
-      const double bytes_share = double(last_ctas) / double(per_wave);
+    const uint64_t last_ctas = p.last_wave_ctas;
+    const double bytes_share = p.waves > 0 ? double(last_ctas) / double(per_wave) : 1.0;
+    const auto last_wave_at = [&](uint32_t k) {
+      const double sm_share = double(k) / r;
+      return std::max({co_resident_cycles(double(cta.cycles), busiest_per_cta, k, in_step),
+                       sm_share * std::max({b.issue, b.l1_data(), b.tensor}),
+                       bytes_share * std::max({b.l2, b.hbm, b.stores})});
+    };
+    if (p.waves == 2 && p.resident > 1 && last_ctas < per_wave) {
       const std::vector<double> most = busiest_sm_counts(m.sms, p.resident, last_ctas);
       double cycles = 0, ctas = 0;
       for (uint32_t k = 1; k < most.size(); ++k) {
         if (most[k] <= 0.0) continue;
-        const double sm_share = double(k) / r;
-        cycles += most[k] * std::max({co_resident_cycles(double(cta.cycles), busiest_per_cta, k, in_step),
-                                      sm_share * std::max({b.issue, b.l1_data(), b.tensor}),
-                                      bytes_share * std::max({b.l2, b.hbm, b.stores})});
+        cycles += most[k] * last_wave_at(k);
         ctas += most[k] * double(k);
       }
       p.last_wave_cycles = std::min(cycles, p.cycles_per_wave);
       p.last_wave_busiest_ctas = ctas;
+    } else if (p.waves > 2) {
+      const uint32_t even = uint32_t(std::min<uint64_t>(p.resident, (last_ctas + m.sms - 1) / m.sms));
+      if (even < p.resident) {
+        p.last_wave_cycles = last_wave_at(even);
+        p.last_wave_busiest_ctas = even;
+      }
     }
   };
   const auto all_cycles = [&] { return double(p.waves - 1) * p.cycles_per_wave + p.last_wave_cycles; };

@@ -239,7 +239,8 @@ struct Prediction {
   // memory system bounds it): seconds = ((waves - 1) x cycles_per_wave + this) / clock.
   double last_wave_cycles = 0;
   // CTAs the last wave's busiest SM holds, expected (resident when the grid is whole waves or a
-  // CTA an SM): its CTAs take the slots as they free, not an even share (timing.cpp).
+  // CTA an SM): in a second wave its CTAs take the slots as they free, not an even share; after
+  // more waves the even share (timing.cpp).
   double last_wave_busiest_ctas = 1;
   uint64_t last_wave_ctas = 0;  // the CTAs of the last wave (wave_ctas when the grid is whole waves)
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)

@@ -156,6 +156,13 @@ TEST_CASE("prediction: a last wave whose SMs hold fewer CTAs ends sooner when a 
   CHECK(q.cycles_per_wave == Approx(103000));
   CHECK(q.last_wave_cycles == Approx(100000 + 1000 * (expected_most - 1)));
   CHECK(q.parts.wave_quantization > 0.3);  // three quarters of the slots idle in the last wave
+  // After two full waves the SMs' CTAs have drifted apart: the third wave's 132 keep the even
+  // share, one an SM (Nsight Compute: step 09's 3.45 waves at 4096^3 end evenly).
+  cta.cycles = 1000;
+  const model::timing::Prediction t = model::timing::predict_gemm(cta, 9 * 132, 1e12);
+  REQUIRE(t.waves == 3);
+  CHECK(t.last_wave_busiest_ctas == Approx(1.0));
+  CHECK(t.last_wave_cycles == Approx(1000));
 }
 
 TEST_CASE("prediction: the last wave's CTAs fill the slots that free first, not an even share of the SMs",
