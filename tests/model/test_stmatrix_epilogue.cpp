@@ -5,12 +5,14 @@
 // permutes C's 16-byte pieces within each 8 rows, step 18's rules (fence, wait_group.read)
 // still hold for stmatrix, and the L2 hint on C's stores (c_store_hint) stores the same bytes.
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "engine/ir/signature.hpp"
+#include "engine/ptx/emit.hpp"
 #include "tests/model/model_fixture.hpp"
 
 using namespace gs;
@@ -47,6 +49,34 @@ Writes staging_writes(const test::ModelRun& r, ir::Op op) {
   return w;
 }
 
+// Step 19 with build parameter `param` at `value` against the same build without it, at three
+// shapes (clipped edges, an odd number of tiles in pairs, four CTAs a cluster with idle ranks) and
+// both C types: the same C bit for bit, no hazard; `also` checks the variant's run further.
+void check_same_c_with(const char* param, uint32_t value, const std::function<void(const test::ModelRun&)>& also) {
+  struct Case {
+    uint32_t cluster, c_dtype;
+    kernels::GemmShape shape;
+  };
+  for (const Case& c : {Case{2, 16, {200, 264, 136}}, Case{2, 16, {384, 768, 192}}, Case{4, 16, {640, 264, 136}},
+                        Case{1, 32, {384, 768, 192}}}) {
+    DYNAMIC_SECTION(param << "=" << value << " c_dtype=" << c.c_dtype << " cluster=" << c.cluster << " " << c.shape.m
+                          << "x" << c.shape.n << "x" << c.shape.k) {
+      const kernels::ParamValues plain{{"cluster", c.cluster}, {"c_dtype", c.c_dtype}};
+      kernels::ParamValues varied = plain;
+      varied[param] = value;
+      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
+      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, varied);
+      INFO(test::hazard_list(b.result) << b.result.error);
+      REQUIRE(a.result.completed);
+      REQUIRE(b.result.completed);
+      CHECK(b.result.hazards.empty());
+      CHECK(b.mismatches == 0);
+      CHECK(a.bufs.c == b.bufs.c);
+      also(b);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("step 19 is exact for bf16 and f32 C, its stores clipped at C's edges", "[model][stmatrix]") {
@@ -74,35 +104,14 @@ TEST_CASE("step 19 is exact for bf16 and f32 C, its stores clipped at C's edges"
 }
 
 TEST_CASE("step 19 with c_store_hint=evict_first stores the same C, bit for bit", "[model][stmatrix][params]") {
-  // The hint says how long C's lines stay in L2; what lands in C must not change. Three shapes:
-  // clipped edges, an odd number of tiles in pairs, and four CTAs a cluster with idle ranks; bf16
-  // and f32 C.
-  struct Case {
-    uint32_t cluster, c_dtype;
-    kernels::GemmShape shape;
-  };
-  for (const Case& c : {Case{2, 16, {200, 264, 136}}, Case{2, 16, {384, 768, 192}}, Case{4, 16, {640, 264, 136}},
-                        Case{1, 32, {384, 768, 192}}}) {
-    DYNAMIC_SECTION("c_dtype=" << c.c_dtype << " cluster=" << c.cluster << " " << c.shape.m << "x" << c.shape.n << "x"
-                               << c.shape.k) {
-      const kernels::ParamValues plain{{"cluster", c.cluster}, {"c_dtype", c.c_dtype}};
-      kernels::ParamValues hinted = plain;
-      hinted["c_store_hint"] = 1;
-      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
-      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, hinted);
-      INFO(test::hazard_list(b.result) << b.result.error);
-      REQUIRE(a.result.completed);
-      REQUIRE(b.result.completed);
-      CHECK(b.result.hazards.empty());
-      CHECK(b.mismatches == 0);
-      CHECK(a.bufs.c == b.bufs.c);
-      // The hinted build really ran the hinted stores.
-      size_t hinted_stores = 0;
-      for (const ir::Inst& i : b.kernel.insts)
-        hinted_stores += i.op == ir::Op::cp_async_bulk_tensor_store && ir::tensor_store_operands_of(i).policy;
-      CHECK(hinted_stores > 0);
-    }
-  }
+  // The hint says how long C's lines stay in L2; what lands in C must not change.
+  check_same_c_with("c_store_hint", 1, [](const test::ModelRun& b) {
+    // The hinted build really ran the hinted stores.
+    size_t hinted_stores = 0;
+    for (const ir::Inst& i : b.kernel.insts)
+      hinted_stores += i.op == ir::Op::cp_async_bulk_tensor_store && ir::tensor_store_operands_of(i).policy;
+    CHECK(hinted_stores > 0);
+  });
 }
 
 TEST_CASE("step 19's stmatrix writes are conflict-free; the packed tile's are not", "[model][stmatrix][banks]") {
@@ -186,27 +195,11 @@ TEST_CASE("step 19 with store_barrier=warpgroup: each consumer meets its own bar
           "[model][stmatrix][params]") {
   // Each consumer warpgroup writes its own staging buffers and has its own issuer, so a barrier of
   // its 128 threads is enough; C must not change, and the buffer-reuse race must still be caught.
-  struct Case {
-    uint32_t cluster, c_dtype;
-    kernels::GemmShape shape;
-  };
-  for (const Case& c : {Case{2, 16, {200, 264, 136}}, Case{2, 16, {384, 768, 192}}, Case{4, 16, {640, 264, 136}},
-                        Case{1, 32, {384, 768, 192}}}) {
-    DYNAMIC_SECTION("c_dtype=" << c.c_dtype << " cluster=" << c.cluster << " " << c.shape.m << "x" << c.shape.n << "x"
-                               << c.shape.k) {
-      const kernels::ParamValues plain{{"cluster", c.cluster}, {"c_dtype", c.c_dtype}};
-      kernels::ParamValues own = plain;
-      own["store_barrier"] = 1;
-      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
-      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, own);
-      INFO(test::hazard_list(b.result) << b.result.error);
-      REQUIRE(a.result.completed);
-      REQUIRE(b.result.completed);
-      CHECK(b.result.hazards.empty());
-      CHECK(b.mismatches == 0);
-      CHECK(a.bufs.c == b.bufs.c);
-    }
-  }
+  check_same_c_with("store_barrier", 1, [](const test::ModelRun& b) {
+    // The variant really meets at its warpgroup's own barriers.
+    const std::string ptx = ptx::emit(b.kernel).text;
+    CHECK_THAT(ptx, Catch::Contains("bar.sync 1, 128;") && Catch::Contains("bar.sync 2, 128;"));
+  });
   SECTION("a buffer rewritten before wait_group.read is still a race") {
     const test::ModelRun r = test::run_model(kId, {256, 512, 512}, true, 19, {"reuse-staging-before-wait"}, {},
                                              {{"cluster", 2}, {"c_dtype", 16}, {"store_barrier", 1}});
