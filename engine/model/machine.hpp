@@ -23,6 +23,7 @@
 #include "engine/model/exec.hpp"
 #include "engine/model/fast_forward.hpp"
 #include "engine/model/model.hpp"
+#include "engine/model/smem_words.hpp"
 #include "engine/model/timing.hpp"
 
 namespace gs::layout {
@@ -246,53 +247,7 @@ struct Mbarrier : MbarrierPhase {
   WarpClock phase_clock{}, completed_clock{};
 };
 
-// What the model knows about each 4-byte word of shared memory, for its hazard checks. 32
-// bytes, aligned, so that a 16-byte row's four words are one 128-byte line of these: every
-// shared access looks at each word it touches, and at 40 bytes these were most of the shared
-// paths' cache misses (the flags are bits, the warps bytes: a CTA has at most 32 warps).
-struct alignas(32) SmemWord {
-  static constexpr uint8_t kAsync = 0xFF;  // written by the copy engine
-  bool written : 1 = false;
-  bool tma_pending : 1 = false;         // a TMA load into it has been issued, not completed
-  bool cp_async_pending : 1 = false;    // a cp.async into it has been issued, not yet waited for
-  bool generic_since_fence : 1 = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
-  // TMA stores that read it and that the issuing thread has not yet retired with
-  // cp.async.bulk.wait_group.read: writing it then is a bulk-store-race.
-  uint8_t bulk_reads = 0;
-  uint8_t writer_warp = 0;
-  uint8_t cp_async_warp = 0;        // the warp whose cp.async is pending on it
-  uint32_t epoch = 0;               // barrier epoch of the last generic write
-  // Its CTA's release count at the last generic write, plus one (0: none): a warp that acquired
-  // a release made after the write (an mbarrier arrive the writer made after it, whose phase the
-  // reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
-  uint32_t write_release = 0;
-  uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
-  // (The warps that read it in a barrier interval are bits of Cta::smem_read_bits.)
-  // Its CTA's release count (Cta::releases) at the latest read since the word was last written
-  // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
-  // release of this CTA made after that read. Noted only in a cluster of several CTAs
-  // (memform::read_notes).
-  uint32_t read_release = 0;
-  // (Reads by the tensor cores note theirs in SmemTensorWord::read_release instead.)
-};
-static_assert(sizeof(SmemWord) == 32 && kMaxCtaWarps <= SmemWord::kAsync);
-
-// What the tensor cores' operand reads (exec_wgmma.cpp's note_word_state) note of each word,
-// kept apart from SmemWord, 8 bytes a word. Only a peer CTA consults them (a multicast's
-// check_peer_release, a cta_group::2 read), so they are kept up only in clusters of several
-// CTAs (Launch::cluster set): a CTA alone never reads them back.
-struct SmemTensorWord {
-  // Its CTA's release count (Cta::releases) at the latest tensor-core read of part of its
-  // 16-byte chunk since the word was last written by TMA, plus one; 0: none. The word's latest
-  // read is the largest of this, Cta::smem_chunk_read of its chunk (a read of the whole chunk)
-  // and SmemWord::read_release: all count up from the same Cta::releases and a TMA landing
-  // clears all three (read_release_of).
-  uint32_t read_release = 0;
-  // Its CTA's release count when a TMA load last wrote it, plus one (0: none did): a peer may
-  // read it (a cta_group::2 MMA) only once it has acquired a release of this CTA made after.
-  uint32_t landed_release = 0;
-};
-static_assert(sizeof(SmemTensorWord) == 8);
+static_assert(kMaxCtaWarps <= SmemWord::kAsync);  // a warp's number fits SmemWord's warp bytes
 
 struct PendingTma {
   uint64_t complete_at = 0;
