@@ -51,9 +51,11 @@ ir::Kernel overwrite_kernel(bool overwrite, bool sync_again, bool consecutive) {
   return b.finish();
 }
 
-model::SimResult run(const ir::Kernel& k, bool trace) {
+// The kernel on the model with `a_bytes` of A and `c_bytes` of C, zeroed.
+model::SimResult run(const ir::Kernel& k, bool trace, size_t c_bytes, size_t a_bytes = 0) {
   model::GemmBuffers bufs;
-  bufs.c.assign(64 * 4, 0);
+  bufs.a.assign(a_bytes, 0);
+  bufs.c.assign(c_bytes, 0);
   model::SimOptions opt;
   opt.trace = trace;
   return model::simulate(k, bufs, opt);
@@ -67,7 +69,7 @@ TEST_CASE("shared reads: a store after a line was read plain is seen by the next
     for (const bool trace : {false, true}) {
       DYNAMIC_SECTION((consecutive ? "consecutive" : "scattered") << (trace ? ", traced" : ", fast")) {
         const ir::Kernel k = overwrite_kernel(true, false, consecutive);
-        const model::SimResult r = run(k, trace);
+        const model::SimResult r = run(k, trace, 64 * 4);
         REQUIRE(r.completed);
         REQUIRE(r.hazards.size() == 1);
         const model::Hazard& h = r.hazards.front();
@@ -81,8 +83,8 @@ TEST_CASE("shared reads: a store after a line was read plain is seen by the next
         // Which word: lane 0's is word 0 in both patterns.
         CHECK(h.lane == 0);
         // Ordered by a barrier, or never overwritten, the same reads are quiet.
-        CHECK(run(overwrite_kernel(true, true, consecutive), trace).hazards.empty());
-        CHECK(run(overwrite_kernel(false, false, consecutive), trace).hazards.empty());
+        CHECK(run(overwrite_kernel(true, true, consecutive), trace, 64 * 4).hazards.empty());
+        CHECK(run(overwrite_kernel(false, false, consecutive), trace, 64 * 4).hazards.empty());
       }
     }
 }
@@ -125,15 +127,6 @@ ir::Kernel read_then_copy_kernel(uint32_t read, uint32_t copy, bool spread, bool
   return b.finish();
 }
 
-model::SimResult run_copy(const ir::Kernel& k, bool trace) {
-  model::GemmBuffers bufs;
-  bufs.a.assign(64, 0);
-  bufs.c.assign(32 * 4, 0);
-  model::SimOptions opt;
-  opt.trace = trace;
-  return model::simulate(k, bufs, opt);
-}
-
 }  // namespace
 
 TEST_CASE("shared reads in a kernel with cp.async: a copy onto a word another warp read names that word and warp",
@@ -153,7 +146,7 @@ TEST_CASE("shared reads in a kernel with cp.async: a copy onto a word another wa
       INFO("read word " << t.read << (t.spread ? " .. +31" : "") << ", copy onto words " << t.copy << " .. +3"
                         << (t.same_warp ? " by the same warp" : "") << (trace ? ", traced" : ", fast"));
       const ir::Kernel k = read_then_copy_kernel(t.read, t.copy, t.spread, t.same_warp);
-      const model::SimResult r = run_copy(k, trace);
+      const model::SimResult r = run(k, trace, 32 * 4, 64);
       REQUIRE(r.completed);
       if (t.raced == ~0u) {
         CHECK(r.hazards.empty());
