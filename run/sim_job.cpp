@@ -414,7 +414,7 @@ std::string megabytes(double bytes) { return fmt::format("{:.1f} MB", bytes / 1e
 // How a second, partial wave's CTAs lie on the SMs, where several CTAs an SM leave room for an
 // uneven spread (Prediction::last_wave_busiest_ctas); empty otherwise.
 std::string last_wave_spread(const model::timing::Prediction& p, uint32_t sms) {
-  if (p.waves != 2 || p.resident < 2 || p.last_wave_ctas >= p.wave_ctas || sms == 0) return {};
+  if (!p.last_wave_uneven || sms == 0) return {};
   return fmt::format("; its {} CTAs take the slots the first wave's free, so its busiest SM runs about {:.1f} of them "
                      "where an even spread gives {}",
                      group_digits(p.last_wave_ctas), p.last_wave_busiest_ctas, (p.last_wave_ctas + sms - 1) / sms);

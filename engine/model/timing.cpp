@@ -341,6 +341,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
       }
       p.last_wave_cycles = std::min(cycles, p.cycles_per_wave);
       p.last_wave_busiest_ctas = ctas;
+      p.last_wave_uneven = true;
     } else if (p.waves > 2) {
       const uint32_t even = uint32_t(std::min<uint64_t>(p.resident, (last_ctas + m.sms - 1) / m.sms));
       if (even < p.resident) {

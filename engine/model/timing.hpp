@@ -243,6 +243,7 @@ struct Prediction {
   // more waves the even share (timing.cpp).
   double last_wave_busiest_ctas = 1;
   uint64_t last_wave_ctas = 0;  // the CTAs of the last wave (wave_ctas when the grid is whole waves)
+  bool last_wave_uneven = false;  // a second, partial wave spread as its CTAs take the freed slots
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
   std::string clock_basis;        // why that clock
   // The traced CTA's loads as one of the wave (wave_cta_figures): the share of the wave's distinct
