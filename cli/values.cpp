@@ -173,10 +173,8 @@ std::pair<std::string, uint32_t> parse_param(const std::string& text) {
   if (!name_ok || !value || *value > UINT32_MAX)
     throw kernels::ConfigError(fmt::format(
         "{} is not a build parameter: give NAME=VALUE with a whole number, e.g. stages=3, or a named value "
-        "(c_dtype=f32 or bf16, order=row, grouped or hilbert, c_store_hint=none or evict_first, store_barrier=consumers or warpgroup; "
-        "`gemmscope list` shows "
-        "each kernel's parameters and their values)",
-        shown_value(text)));
+        "({}; `gemmscope list` shows each kernel's parameters and their values)",
+        shown_value(text), kernels::named_param_values_text()));
   return {name, uint32_t(*value)};
 }
 

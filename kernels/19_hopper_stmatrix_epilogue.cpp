@@ -56,6 +56,15 @@
 // has its own issuer, so nothing of the other's is waited for; the faster no longer waits for the
 // slower. On an H200 (2026-12-03) it measured at most half a point of cuBLAS faster at 4096^3.
 //
+// How a consumer stages its slab, the build parameter staging (0 chunks, the default; 1 slab):
+// chunks are written in turn through two buffers, each chunk waiting for the store that read its
+// buffer two chunks before, so the warpgroup meets twice a chunk (8 times a tile of bf16). With
+// slab every chunk has its own buffer (fast.cu's matmul_12 stages its whole slab the same way, in
+// one padded tile): the issuer waits once for the last tile's stores (long done: a whole K loop
+// ran since), the warps write all 16 stmatrix.x4 and meet once more, and the issuer stores the
+// chunks in one bulk group. It takes bf16 C only (an f32 slab is 128 KiB a consumer) and its 64
+// KiB of buffers at bn=256 leave room for 3 stages instead of 4.
+//
 // What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
 // swizzled row addresses computed once before the tiles, stmatrix for bf16, bf16 by default,
@@ -70,6 +79,7 @@
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
+#include "engine/ir/verify.hpp"
 #include "kernels/cluster_parts.hpp"
 #include "kernels/hopper_parts.hpp"
 #include "kernels/tile_order.hpp"
@@ -106,6 +116,8 @@ constexpr uint32_t kBuffers = 2;       // per consumer warpgroup
 constexpr uint32_t kStoreBarrier = 1;  // bar.sync id of the consumers' epilogue (0: the init's); 1 + slab per warpgroup
 // The values of the build parameter store_barrier (named consumers and warpgroup on the command line).
 constexpr uint32_t kBarrierConsumers = 0, kBarrierWarpgroup = 1;
+// The values of the build parameter staging (named chunks and slab on the command line).
+constexpr uint32_t kStagingChunks = 0, kStagingSlab = 1;
 constexpr uint32_t kPiece = 16;        // bytes: one row of an 8x8 b16 matrix, one unit of the swizzle
 // The values of the build parameter c_store_hint (named none and evict_first on the command line).
 constexpr uint32_t kStoreHintNone = 0, kStoreHintEvictFirst = 1;
@@ -147,6 +159,9 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const Swizzle map_swizzle = swizzled && !cfg.has(kSwizzleNotInMap) ? Swizzle::b128 : Swizzle::none;
   const bool evict_c_first = cfg.param("c_store_hint") == kStoreHintEvictFirst;
   const bool own_barrier = cfg.param("store_barrier") == kBarrierWarpgroup;
+  // staging=slab: a buffer for every chunk of a consumer's slab (the rule in the info keeps C bf16).
+  const bool whole_slab = cfg.param("staging") == kStagingSlab;
+  const uint32_t buffers_each = whole_slab ? chunks : kBuffers;
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
@@ -162,9 +177,10 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype, map_swizzle));
   const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
-  // Buffer i of consumer warpgroup s is sC[2s + i]; 1024-aligned: the swizzle is taken from
+  // Buffer i of consumer warpgroup s is sC[buffers_each·s + i] (2 each; with staging=slab one a
+  // chunk); 1024-aligned: the swizzle is taken from
   // address bits 7-9, so a buffer's row r must have r % 8 there.
-  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * kBuffers, kChunkBytes, 1024,
+  const builder::Smem sC = b.operand_stages("sC", ir::GemmOperand::c, kConsumers * buffers_each, kChunkBytes, 1024,
                                             swizzled ? Swizzle::b128 : Swizzle::none);
 
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -229,7 +245,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
       // one instruction, before the tiles).
       std::optional<Reg> c_policy;
       if (evict_c_first) c_policy = b.createpolicy_fractional_evict_first("c_policy");
-      Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (kBuffers * kChunkBytes)).named("sC_mine");
+      Reg buffers = (b.smem_address(sC, 0, "sC_base") + slab * (buffers_each * kChunkBytes)).named("sC_mine");
       Reg warp = (wg_thread / 32).named("warp_in_wg");
       Reg lane = (wg_thread % 32).named("lane");
       // This thread's four addresses in buffer 0, one per value of the 16-byte piece pair q
@@ -285,14 +301,9 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
         });
         b.role(ir::WarpRole::epilogue, [&] {
           Reg row0 = (at.m0 + slab * 64).named("row0");
-          for (uint32_t c = 0; c < chunks; ++c) {
-            const int64_t buffer = int64_t(c % kBuffers) * kChunkBytes;
-            b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * chunk_cols,
-                                  (c + 1) * chunk_cols - 1, c % kBuffers));
-            if (!cfg.has(kReuseBeforeWait))
-              b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
-            meet();  // the buffer is free for every writer
-            const uint32_t j0 = c * (chunk_cols / 8);      // the chunk's first 8-column block of the tile
+          // Every warp writes its 16 rows of chunk c into the buffer at `buffer` bytes.
+          const auto write_chunk = [&](uint32_t c, int64_t buffer) {
+            const uint32_t j0 = c * (chunk_cols / 8);  // the chunk's first 8-column block of the tile
             for (uint32_t q = 0; q < 4; ++q) {
               if (c_dtype == DType::bf16) {
                 // blocks j, j+1 (j = j0 + 2q), rows 0-7 and 8-15 of each: register k is matrix k,
@@ -312,12 +323,39 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
                 }
               }
             }
+          };
+          // The issuer's TMA store of chunk c from the buffer at `buffer` bytes.
+          const auto store_chunk = [&](uint32_t c, int64_t buffer) {
+            const Reg c_col = (at.n0 + c * chunk_cols).named("c_col");
+            if (c_policy) b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer), *c_policy);
+            else b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer));
+          };
+          if (whole_slab) {
+            // staging=slab: the whole slab into its own buffers, two meetings a tile.
+            b.comment(fmt::format("the slab's {} chunks at once, each through its own buffer", chunks));
+            if (!cfg.has(kReuseBeforeWait)) b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(0); });
+            meet();  // the last tile's stores have read every buffer
+            for (uint32_t c = 0; c < chunks; ++c) write_chunk(c, int64_t(c) * kChunkBytes);
             if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
             meet();  // every write is in and fenced
             b.if_(issuer, [&] {
-              const Reg c_col = (at.n0 + c * chunk_cols).named("c_col");
-              if (c_policy) b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer), *c_policy);
-              else b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer));
+              for (uint32_t c = 0; c < chunks; ++c) store_chunk(c, int64_t(c) * kChunkBytes);
+              b.cp_async_bulk_commit_group();
+            });
+            return;
+          }
+          for (uint32_t c = 0; c < chunks; ++c) {
+            const int64_t buffer = int64_t(c % kBuffers) * kChunkBytes;
+            b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * chunk_cols,
+                                  (c + 1) * chunk_cols - 1, c % kBuffers));
+            if (!cfg.has(kReuseBeforeWait))
+              b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
+            meet();  // the buffer is free for every writer
+            write_chunk(c, buffer);
+            if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
+            meet();  // every write is in and fenced
+            b.if_(issuer, [&] {
+              store_chunk(c, buffer);
               b.cp_async_bulk_commit_group();
             });
           }
@@ -395,7 +433,35 @@ KernelInfo hopper_stmatrix_epilogue_info() {
         "chunk); 1 warpgroup (each its own named barrier of 128: its buffers and its issuer are its own); "
         "store_barrier=consumers and store_barrier=warpgroup name them",
         kBarrierConsumers,
-        {kBarrierConsumers, kBarrierWarpgroup}}});
+        {kBarrierConsumers, kBarrierWarpgroup}},
+       {"staging",
+        "how a consumer stages its 64-row slab of C: 0 chunks (two 8-KiB buffers in turn, the barriers met twice "
+        "a chunk); 1 slab (a buffer for every chunk, the whole slab written between two meetings a tile, as fast.cu's "
+        "matmul_12 does; bf16 C only, and its 64 KiB of buffers at bn=256 leave room for 3 stages); staging=chunks "
+        "and staging=slab name them",
+        kStagingChunks,
+        {kStagingChunks, kStagingSlab}}});
+  // staging=slab's buffers are a whole slab of bf16 C a consumer: the ring's rule with those bytes.
+  k.check_params = [ring_rule = k.check_params](const ParamValues& p) -> std::optional<std::string> {
+    if (p.at("staging") != kStagingSlab) return ring_rule(p);
+    if (p.at("c_dtype") != 16)
+      return fmt::format("staging=slab takes c_dtype=bf16 only (c_dtype={} given): an f32 slab is 64 rows x bn x 4 "
+                         "bytes a consumer, 128 KiB at bn=256, which leaves room for 2 ring stages; f32 C takes "
+                         "staging=chunks",
+                         p.at("c_dtype"));
+    const uint32_t bn = p.at("bn"), stages = p.at("stages");
+    const uint32_t staging = kConsumers * 64 * bn * 2;  // bf16
+    const auto smem = [&](uint32_t s) { return s * (kABytes + hopper::b_tile_bytes(bn) + 24) + staging; };
+    if (smem(stages) <= ir::kMaxDynamicSmem) return std::nullopt;
+    uint32_t most = 0;
+    while (smem(most + 1) <= ir::kMaxDynamicSmem) ++most;
+    return fmt::format("staging=slab at bn={}: {} stages x ({} KiB of A + {} KiB of B) + {} KiB of staging (each "
+                       "consumer's 64 x {} slab of bf16 C) = {} KiB of shared memory, more than the {} KiB a CTA can "
+                       "have: take stages 2..{}",
+                       bn, stages, kABytes / 1024, hopper::b_tile_bytes(bn) / 1024, staging / 1024, bn,
+                       smem(stages) / 1024, ir::kMaxDynamicSmem / 1024, most);
+  };
+  k.constraints.push_back("staging=slab takes c_dtype=bf16, and its slab-sized buffers count against the stages");
   k.mistakes = {
       {kUnswizzledStaging, "the staging tile is packed (step 18's box, map without swizzle)",
        "C is right but every stmatrix matrix's 8 rows start at the same bank: 8 wavefronts instead of 1 "

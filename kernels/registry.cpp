@@ -160,19 +160,37 @@ DType c_dtype_of(const KernelInfo& info, const ParamValues& params) {
   return bits == 16 ? DType::bf16 : DType::f32;
 }
 
+namespace {
+
+struct NamedValue {
+  std::string_view param, value;
+  uint32_t number;
+};
+// Each parameter's names in the order its values are listed.
+constexpr NamedValue kNamedValues[] = {
+    {"c_dtype", "f32", 32},        {"c_dtype", "bf16", 16},           {"order", "row", 0},
+    {"order", "grouped", 1},       {"order", "hilbert", 2},           {"c_store_hint", "none", 0},
+    {"c_store_hint", "evict_first", 1}, {"store_barrier", "consumers", 0}, {"store_barrier", "warpgroup", 1},
+    {"staging", "chunks", 0},      {"staging", "slab", 1}};
+
+}  // namespace
+
 std::optional<uint32_t> named_param_value(std::string_view param, std::string_view value) {
-  struct Named {
-    std::string_view param, value;
-    uint32_t number;
-  };
-  static constexpr Named kNames[] = {{"c_dtype", "f32", 32},      {"c_dtype", "bf16", 16},
-                                     {"order", "row", 0},         {"order", "grouped", 1},
-                                     {"order", "hilbert", 2},     {"c_store_hint", "none", 0},
-                                     {"c_store_hint", "evict_first", 1}, {"store_barrier", "consumers", 0},
-                                     {"store_barrier", "warpgroup", 1}};
-  for (const Named& n : kNames)
+  for (const NamedValue& n : kNamedValues)
     if (n.param == param && n.value == value) return n.number;
   return std::nullopt;
+}
+
+std::string named_param_values_text() {
+  std::string text;
+  for (size_t i = 0; i < std::size(kNamedValues); ++i) {
+    const NamedValue& n = kNamedValues[i];
+    const bool first = i == 0 || kNamedValues[i - 1].param != n.param;
+    const bool last = i + 1 == std::size(kNamedValues) || kNamedValues[i + 1].param != n.param;
+    if (first) text += fmt::format("{}{}={}", text.empty() ? "" : ", ", n.param, n.value);
+    else text += fmt::format("{}{}", last ? " or " : ", ", n.value);
+  }
+  return text;
 }
 
 const BuildParam& require_param(const KernelInfo& info, std::string_view name) {

@@ -234,3 +234,62 @@ TEST_CASE("step 19 with store_barrier=warpgroup assembles for sm_90a", "[kernels
     }
   }
 }
+
+TEST_CASE("step 19's staging: two buffers in turn by default; slab gives each chunk its own and meets twice a tile",
+          "[kernels][params]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK(kernels::resolve_params(info, {}).at("staging") == 0);
+  CHECK(kernels::named_param_value("staging", "chunks") == 0u);
+  CHECK(kernels::named_param_value("staging", "slab") == 1u);
+  CHECK(cli::parse_params({"staging=slab"}).at("staging") == 1);
+  CHECK_THROWS_WITH(cli::parse_params({"staging=whole"}),
+                    Catch::Contains("staging=whole") && Catch::Contains("staging=chunks or slab"));
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"staging", 2}}),
+                    Catch::Contains("staging=2") && Catch::Contains("choose one of 0, 1"));
+  const kernels::GemmShape shape{1000, 1000, 512};
+  // The default's PTX is the same whether staging=chunks is named or not.
+  CHECK(ptx::emit(build(shape)).text == ptx::emit(build(shape, {}, {{"staging", 0}})).text);
+  for (const uint32_t bn : {128u, 256u}) {
+    INFO("bn=" << bn);
+    const kernels::ParamValues base{{"bn", bn}, {"stages", 3}};
+    kernels::ParamValues slab = base;
+    slab["staging"] = 1;
+    const ir::Kernel a = build(shape, {}, base), k = build(shape, {}, slab);
+    const uint32_t chunks = bn / 64;  // of bf16, the default C
+    CHECK(staging(a).bytes == 2 * 2 * 8192);
+    CHECK(staging(k).bytes == 2 * chunks * 8192);  // a buffer for every chunk of both consumers' slabs
+    // The same writes and stores, the epilogue's two meetings a chunk become two a tile, and the
+    // issuer waits once a tile (and once before exiting) instead of once a chunk.
+    const auto ops_a = op_counts(a), ops_k = op_counts(k);
+    CHECK(count(ops_k, ir::Op::stmatrix) == count(ops_a, ir::Op::stmatrix));
+    CHECK(count(ops_k, ir::Op::cp_async_bulk_tensor_store) == count(ops_a, ir::Op::cp_async_bulk_tensor_store));
+    CHECK(count(ops_k, ir::Op::bar_sync) == count(ops_a, ir::Op::bar_sync) - 2 * (chunks - 1));
+    CHECK(count(ops_k, ir::Op::cp_async_bulk_commit_group) == 1);
+    CHECK(count(ops_a, ir::Op::cp_async_bulk_commit_group) == chunks);
+    const std::string text = ptx::emit(k).text;
+    CHECK_THAT(text, Catch::Contains("cp.async.bulk.wait_group.read 0;"));
+    CHECK(text.find("cp.async.bulk.wait_group.read 1;") == std::string::npos);
+  }
+  // Refused: f32 C (its slab would leave 2 stages), and more stages than the slab leaves room for.
+  CHECK_THROWS_WITH(build(shape, {}, {{"staging", 1}, {"stages", 3}, {"c_dtype", 32}}),
+                    Catch::Contains("staging=slab takes c_dtype=bf16 only") && Catch::Contains("staging=chunks"));
+  CHECK_THROWS_WITH(build(shape, {}, {{"staging", 1}}),
+                    Catch::Contains("staging=slab at bn=256") && Catch::Contains("64 KiB of staging") &&
+                        Catch::Contains("take stages 2..3"));
+  CHECK_NOTHROW(build(shape, {}, {{"staging", 1}, {"bn", 128}, {"stages", 6}}));  // a slab of 16 KiB a consumer
+  // Only step 19 takes it.
+  CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"staging", 1}}),
+                    Catch::Contains("unknown build parameter 'staging'"));
+}
+
+TEST_CASE("step 19 with staging=slab assembles for sm_90a", "[kernels][ptxas]") {
+  for (const kernels::ParamValues& p :
+       {kernels::ParamValues{{"staging", 1}, {"stages", 3}},
+        kernels::ParamValues{{"staging", 1}, {"stages", 3}, {"store_barrier", 1}, {"c_store_hint", 1}},
+        kernels::ParamValues{{"staging", 1}, {"stages", 6}, {"bn", 128}}}) {
+    DYNAMIC_SECTION("params " << p.size() << " bn " << (p.count("bn") ? p.at("bn") : 256)) {
+      const ir::Kernel k = build({8192, 8192, 8192}, {}, p);
+      test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} staging=slab", kId));
+    }
+  }
+}

@@ -208,3 +208,54 @@ TEST_CASE("step 19 with store_barrier=warpgroup: each consumer meets its own bar
     CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
   }
 }
+
+TEST_CASE("step 19 with staging=slab: each chunk its own buffer, C the same bit for bit, its races still caught",
+          "[model][stmatrix][params]") {
+  struct Case {
+    uint32_t cluster, bn;
+    kernels::GemmShape shape;
+  };
+  for (const Case& c : {Case{2, 256, {200, 264, 136}}, Case{2, 256, {384, 768, 192}}, Case{4, 256, {640, 264, 136}},
+                        Case{1, 256, {384, 768, 192}}, Case{2, 128, {384, 768, 192}}}) {
+    DYNAMIC_SECTION("cluster=" << c.cluster << " bn=" << c.bn << " " << c.shape.m << "x" << c.shape.n << "x"
+                               << c.shape.k) {
+      const kernels::ParamValues plain{{"cluster", c.cluster}, {"c_dtype", 16}, {"bn", c.bn}};
+      kernels::ParamValues slab = plain;
+      slab["staging"] = 1;
+      slab["stages"] = 3;
+      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
+      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, slab);
+      INFO(test::hazard_list(b.result) << b.result.error);
+      REQUIRE(a.result.completed);
+      REQUIRE(b.result.completed);
+      CHECK(b.result.hazards.empty());
+      CHECK(b.mismatches == 0);
+      CHECK(a.bufs.c == b.bufs.c);
+      // Still conflict-free: every stmatrix one wavefront a matrix.
+      const Writes w = staging_writes(b, ir::Op::stmatrix);
+      CHECK(w.count > 0);
+      CHECK(w.wavefronts == w.ideal);
+    }
+  }
+  // 72 tiles on 64 CTAs: eight CTAs write a second tile's slab into the buffers of their first.
+  const kernels::GemmShape two_tiles{1152, 2048, 64};
+  const kernels::ParamValues slab{{"cluster", 1}, {"ctas", 64}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}};
+  SECTION("the next tile's slab written before wait_group.read: the stmatrix lands on bytes a store may still read") {
+    const test::ModelRun r = test::run_model(kId, two_tiles, true, 19, {"reuse-staging-before-wait"}, {}, slab);
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    // As written, the same grid has no race.
+    const test::ModelRun good = test::run_model(kId, two_tiles, true, 19, {}, {}, slab);
+    REQUIRE(good.result.completed);
+    CHECK(good.result.hazards.empty());
+    CHECK(good.mismatches == 0);
+  }
+  SECTION("no fence.proxy.async: the TMA stores read what stmatrix wrote through the generic proxy") {
+    const test::ModelRun r = test::run_model(kId, {256, 512, 512}, true, 19, {"missing-proxy-fence"}, {},
+                                             {{"cluster", 2}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}});
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+  }
+}
