@@ -341,6 +341,20 @@ TEST_CASE("[gpu] runner: step 19's stmatrix epilogue computes the model's bytes,
       CHECK(c.bit_identical);
       CHECK(c.gpu_correct);
     }
+  // staging=slab (every chunk its own buffer, two meetings a tile) in clusters of 1, 2 and 4, and on
+  // 72 tiles of 64 CTAs, where eight CTAs stage a second slab into their first one's buffers.
+  for (const uint32_t cluster : {1u, 2u, 4u})
+    for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192},
+                                       kernels::GemmShape{1152, 2048, 64}}) {
+      run::CompareOptions options;
+      options.shape = s;
+      options.params = {{"cluster", cluster}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}, {"ctas", 64}};
+      const run::ModelComparison c = run::compare_with_model(info.id, "", options);
+      INFO("staging=slab cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
+      CHECK(c.as_expected);
+      CHECK(c.bit_identical);
+      CHECK(c.gpu_correct);
+    }
 }
 
 TEST_CASE("[gpu] runner: non-default tiles of steps 10, 16 and 19 compute the model's bytes", "[run][gpu][tiles]") {
