@@ -63,7 +63,9 @@
 // one padded tile): the issuer waits once for the last tile's stores (long done: a whole K loop
 // ran since), the warps write all 16 stmatrix.x4 and meet once more, and the issuer stores the
 // chunks in one bulk group. It takes bf16 C only (an f32 slab is 128 KiB a consumer) and its 64
-// KiB of buffers at bn=256 leave room for 3 stages instead of 4.
+// KiB of buffers at bn=256 leave room for 3 stages instead of 4. On an H200 (2026-12-03,
+// docs/results/2026-12-03-slab) it measured 0.1-0.6 points of cuBLAS over the default at 4096^3 to
+// 8192^3, inside the paired rounds' spread: the epilogue's meetings are not where the last points are.
 //
 // What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
@@ -401,7 +403,10 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       "an H200 nothing measurable, within 0.3% of the default from 2048^3 to 8192^3. The build parameter "
       "store_barrier=warpgroup gives each consumer warpgroup its own named barrier of 128 threads in the epilogue "
       "(its buffers and its issuer are its own), where both meet at one of 256 by default: at most half a point of "
-      "cuBLAS faster on an H200.";
+      "cuBLAS faster on an H200. The build parameter staging=slab gives every chunk of a consumer's slab its own "
+      "buffer, so a tile's epilogue meets twice instead of twice a chunk (fast.cu stages its slab whole); its 64 KiB "
+      "of buffers leave room for 3 stages (bf16 C only): 0.1-0.6 points of cuBLAS faster on an H200, inside the "
+      "rounds' spread.";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all) at bn=256,
   // more at a smaller bn (declare_tile_n's rule).
