@@ -67,6 +67,17 @@
 // docs/results/2026-12-03-slab) it measured 0.1-0.6 points of cuBLAS over the default at 4096^3 to
 // 8192^3, inside the paired rounds' spread: the epilogue's meetings are not where the last points are.
 //
+// How long a K block's wgmmas may run, the build parameter wgmma_in_flight (0, the default; 1):
+// with 0 a consumer waits for its block's wgmma group (wait_group 0) and then releases the stage,
+// as fast.cu does; with 1 it waits only for the block before's (wait_group 1), so its wgmmas run
+// on while the next block's full wait and wgmmas are issued, and it releases a stage one block
+// later, once the wgmmas reading it are done (a stage the wgmmas still read must not be released:
+// the producer would overwrite it). On an H200 (2026-12-03, docs/results/2026-12-03-slab) it
+// lost 1.2-1.7 points of cuBLAS at 4096^3 and 6144^3 (0.971 against 0.985 at 4096^3), where the
+// model predicts no difference: with two consumer warpgroups the other's wgmmas already fill the
+// tensor cores while one waits, so nothing is gained, and a stage is held one block longer; why
+// the loss is as large as a whole stage's is not known.
+//
 // What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
 // swizzled row addresses computed once before the tiles, stmatrix for bf16, bf16 by default,
@@ -164,6 +175,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   // staging=slab: a buffer for every chunk of a consumer's slab (the rule in the info keeps C bf16).
   const bool whole_slab = cfg.param("staging") == kStagingSlab;
   const uint32_t buffers_each = whole_slab ? chunks : kBuffers;
+  const uint32_t in_flight = cfg.param("wgmma_in_flight");  // wgmma groups a block's wait leaves running
   Builder b(std::string(kId), ir::Arch::sm_90a);
   const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
   const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
@@ -240,6 +252,8 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
       if (kCluster > 1) release = tma_ring::cluster_release(b, ring, (tid % 32).named("lane_id"), kCluster);
       Reg stage = b.mov(Type::u32, 0, "stage");
       Reg phase = b.mov(Type::u32, 0, "phase");
+      std::optional<Reg> held;  // wgmma_in_flight=1: the stage of the block whose wgmmas may still run
+      if (in_flight != 0) held = b.mov(Type::u32, 0, "held_stage");
       Reg wg_thread = (tid % 128).named("wg_thread");
       Reg issuer = (wg_thread == 0).named("store_issuer");  // one thread per warpgroup stores
       Reg tmC = b.tensor_map_address(tmap_c, "tmC");
@@ -294,13 +308,29 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
       tile_order::consumer_corner_registers(b, handoff);
       b.loop("tile", my_tiles, [&](const Reg& i) {
         const hopper::TileCorner at = handoff.used ? handoff.received : tile_corner(i);
+        const auto release_stage = [&](const Reg& s) {
+          if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(s)); });
+          else tma_ring::release_stage_in_cluster(b, *release, s);
+        };
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, {acc}, kb, kSuspendHintNs);
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, {acc}, kb, kSuspendHintNs, true,
+                                  in_flight);
           tile_order::receive_corner(b, handoff, stage, kb);
-          if (kCluster == 1) b.if_(elected, [&] { b.mbarrier_arrive(ring.empty_at(stage)); });
-          else tma_ring::release_stage_in_cluster(b, *release, stage);
+          if (in_flight == 0) {
+            release_stage(stage);
+          } else {
+            // wgmma_in_flight=1: this block's wgmmas may still read their stage; the block
+            // before's are done (wait_group 1), so its stage is the one to release.
+            b.if_((kb != 0).named("not_first"), [&] { release_stage(*held); });
+            b.mov(*held, stage);
+          }
           tma_ring::next_stage(b, stage, phase, stages);
         });
+        if (in_flight != 0) {
+          b.comment("the tile's last wgmmas done before the epilogue reads their sums; their stage released");
+          b.wgmma_wait_group(0);
+          release_stage(*held);  // K > 0: every tile has a block
+        }
         b.role(ir::WarpRole::epilogue, [&] {
           Reg row0 = (at.m0 + slab * 64).named("row0");
           // Every warp writes its 16 rows of chunk c into the buffer at `buffer` bytes.
@@ -406,7 +436,9 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       "cuBLAS faster on an H200. The build parameter staging=slab gives every chunk of a consumer's slab its own "
       "buffer, so a tile's epilogue meets twice instead of twice a chunk (fast.cu stages its slab whole); its 64 KiB "
       "of buffers leave room for 3 stages (bf16 C only): 0.1-0.6 points of cuBLAS faster on an H200, inside the "
-      "rounds' spread.";
+      "rounds' spread. The build parameter wgmma_in_flight=1 leaves a K block's wgmma group running (wait_group "
+      "1) and releases its stage a block later: on an H200 it lost 1.2-1.7 points of cuBLAS, where the model sees "
+      "no difference.";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all) at bn=256,
   // more at a smaller bn (declare_tile_n's rule).
@@ -439,6 +471,12 @@ KernelInfo hopper_stmatrix_epilogue_info() {
         "store_barrier=consumers and store_barrier=warpgroup name them",
         kBarrierConsumers,
         {kBarrierConsumers, kBarrierWarpgroup}},
+       {"wgmma_in_flight",
+        "the wgmma groups a consumer's K block leaves running: 0 (its wait_group 0 waits for the block's "
+        "wgmmas, then it releases their stage, as fast.cu does); 1 (wait_group 1: the block's wgmmas run on while the "
+        "next block's are issued, and a stage is released one block later, once its wgmmas are done)",
+        0,
+        {0, 1}},
        {"staging",
         "how a consumer stages its 64-row slab of C: 0 chunks (two 8-KiB buffers in turn, the barriers met twice "
         "a chunk); 1 slab (a buffer for every chunk, the whole slab written between two meetings a tile, as fast.cu's "

@@ -166,7 +166,7 @@ RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, con
 
 void consume_k_block(Builder& b, const Ring& ring, const RingDescriptors& d, const Reg& stage, const Reg& phase,
                      uint32_t n, const std::vector<std::vector<Reg>>& acc, const Reg& kb,
-                     std::optional<uint32_t> suspend_hint_ns, bool scale_d_first) {
+                     std::optional<uint32_t> suspend_hint_ns, bool scale_d_first, uint32_t groups_left) {
   b.comment("the stage's descriptors need no data: made before the wait, so the wgmmas follow it at once");
   Reg a_step = b.mul_wide(stage, d.a_stage_units, "a_stage_off");
   std::vector<Reg> a_desc;
@@ -178,7 +178,7 @@ void consume_k_block(Builder& b, const Ring& ring, const RingDescriptors& d, con
   b.wgmma_fence();
   wgmma_k_block(b, n, acc, a_desc, b_desc, accumulate);
   b.wgmma_commit_group();
-  b.wgmma_wait_group(0);
+  b.wgmma_wait_group(groups_left);
 }
 
 void zero_accumulators(Builder& b, const std::vector<Reg>& acc) {

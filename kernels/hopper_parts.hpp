@@ -123,10 +123,13 @@ RingDescriptors ring_descriptors(builder::Builder& b, const Ring& ring, size_t s
 // `scale_d_first` (the ladder's way): the tile's first block's first wgmma has scale-d 0, so D =
 // A·B starts the sum and nothing zeroes the accumulators; false: every wgmma accumulates, and
 // the caller zeroes the accumulators before the tile (zero_accumulators), the plain way.
+// `groups_left`: the wgmma groups the block's wait leaves running (0: this block's is done; 1:
+// it may still run, reading its stage, which the caller then releases a block later).
 void consume_k_block(builder::Builder& b, const Ring& ring, const RingDescriptors& descriptors,
                      const builder::Reg& stage, const builder::Reg& phase, uint32_t n,
                      const std::vector<std::vector<builder::Reg>>& acc, const builder::Reg& kb,
-                     std::optional<uint32_t> suspend_hint_ns = std::nullopt, bool scale_d_first = true);
+                     std::optional<uint32_t> suspend_hint_ns = std::nullopt, bool scale_d_first = true,
+                     uint32_t groups_left = 0);
 // One mov.f32 of 0 into each accumulator.
 void zero_accumulators(builder::Builder& b, const std::vector<builder::Reg>& acc);
 

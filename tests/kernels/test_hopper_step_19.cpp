@@ -293,3 +293,37 @@ TEST_CASE("step 19 with staging=slab assembles for sm_90a", "[kernels][ptxas]") 
     }
   }
 }
+
+TEST_CASE("step 19's wgmma_in_flight: a K block waits for its own wgmmas by default, for the block before's when asked",
+          "[kernels][params]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK(kernels::resolve_params(info, {}).at("wgmma_in_flight") == 0);
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"wgmma_in_flight", 2}}),
+                    Catch::Contains("wgmma_in_flight=2") && Catch::Contains("choose one of 0, 1"));
+  const kernels::GemmShape shape{1000, 1000, 512};
+  for (uint32_t cluster : {1u, 2u}) {
+    INFO("cluster=" << cluster);
+    const std::string plain = ptx::emit(build(shape, {}, {{"cluster", cluster}})).text;
+    CHECK(plain == ptx::emit(build(shape, {}, {{"cluster", cluster}, {"wgmma_in_flight", 0}})).text);
+    CHECK(plain.find("wgmma.wait_group.sync.aligned 1;") == std::string::npos);
+    const ir::Kernel k = build(shape, {}, {{"cluster", cluster}, {"wgmma_in_flight", 1}});
+    const std::string text = ptx::emit(k).text;
+    // In the K loop wait_group 1, after it wait_group 0 before the epilogue reads the sums; the
+    // stage released a block later, and the tile's last one after the loop: one release more.
+    CHECK_THAT(text, Catch::Contains("wgmma.wait_group.sync.aligned 1;") &&
+                         Catch::Contains("wgmma.wait_group.sync.aligned 0;"));
+    const auto releases = [&](const ir::Kernel& kk) {
+      return count(op_counts(kk), cluster == 1 ? ir::Op::mbarrier_arrive : ir::Op::mbarrier_arrive_remote);
+    };
+    CHECK(releases(k) == releases(build(shape, {}, {{"cluster", cluster}})) + 1);
+  }
+}
+
+TEST_CASE("step 19 with wgmma_in_flight=1 assembles for sm_90a", "[kernels][ptxas]") {
+  for (uint32_t c_dtype : {16u, 32u}) {
+    DYNAMIC_SECTION("c_dtype=" << c_dtype) {
+      const ir::Kernel k = build({8192, 8192, 8192}, {}, {{"c_dtype", c_dtype}, {"wgmma_in_flight", 1}});
+      test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} wgmma_in_flight=1", kId));
+    }
+  }
+}

@@ -259,3 +259,11 @@ TEST_CASE("step 19 with staging=slab: each chunk its own buffer, C the same bit 
     CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
   }
 }
+
+TEST_CASE("step 19 with wgmma_in_flight=1: a block's wgmmas left running, C the same bit for bit",
+          "[model][stmatrix][params]") {
+  // The stage is released a block later, once the wgmmas reading it are done: the same C, no hazard.
+  check_same_c_with("wgmma_in_flight", 1, [](const test::ModelRun& b) {
+    CHECK_THAT(ptx::emit(b.kernel).text, Catch::Contains("wgmma.wait_group.sync.aligned 1;"));
+  });
+}
