@@ -8,6 +8,19 @@
 // from this only there), and a fused multiply-add rounds as the add alone: the AVX2+FMA and
 // AVX-512F builds give the same bits as the plain one. Each (r, c) keeps its own chain over
 // k, so the order in which rows and columns are taken changes nothing.
+//
+// Blocks of small integers (the model's default inputs) take the same sums in float
+// (tensor_sums_integers.cpp), which gives these bits. Where every A and B of the block is an
+// integer and max|A| · max|B| ≤ 2^20, each product is an integer of at most 2^20 and each
+// partial sum of at most 16 of them one of at most 2^24: exact in float as in double. The float
+// chains take the same round-to-nearest operations from the same +0, each exact, so they end on
+// the same S, the sign of a zero included (an exact sum that is zero is +0 from a +0 start, in
+// either width). Then D: old and S are floats, and f32(double(old) + S) rounds the exact sum to
+// double and that to float; double has 53 ≥ 2 · 24 + 2 significant bits, so the two roundings
+// give the one rounding to float that the float add old + S makes (the innocuous double
+// rounding of +, Figueroa 1995), infinities, overflow and a NaN old (kept quiet, its payload
+// unchanged either way) included. A block with a NaN, an infinity, a fraction or a larger
+// bound takes the double sums here.
 #include <cstdint>
 #include <vector>
 
