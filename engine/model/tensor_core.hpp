@@ -86,5 +86,9 @@ bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][25
                                uint64_t* const* d, bool scale_d, SumsBuild build);
 bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
                               uint32_t* cells, size_t row_stride, bool accumulate, SumsBuild build);
+// The bits of mma_accumulate where sums_fit_float(a_bound, b_bound) (the integer_bound of A and
+// of B, which the caller takes as it gathers them); false, with nothing written, where not.
+bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], float a_bound, float b_bound,
+                             uint64_t* const* d, SumsBuild build);
 
 }  // namespace gs::model

@@ -266,6 +266,47 @@ __attribute__((target("avx2,fma"))) void wgmma_integers_avx2(const float (&A)[16
   sums_avx2(A, B, n, store);
 }
 
+// mma.sync m16n8k16: the 8 columns of all 16 rows, eight rows at a time (eight chains sharing
+// each load of B's row k; 256-bit registers: 8 columns are one).
+__attribute__((target("avx2,fma"))) void mma_integers_avx2(const float (&A)[16][16], const float (&B)[16][8],
+                                                           uint64_t* const* d) {
+  RegisterStore store{d, true};
+  rows_avx2<8, 1>(A, B, 0, 0, store);
+  rows_avx2<8, 1>(A, B, 8, 0, store);
+}
+
+// A row's 8 sums in both halves of a 512-bit register (the masked form: see RegisterStore512).
+__attribute__((target("avx512f,avx2"), always_inline)) inline __m512 both_halves(__m256 row) {
+  return _mm512_castpd_ps(_mm512_maskz_broadcast_f64x4(0xFF, _mm256_castps_pd(row)));
+}
+
+// The same sums, stored a row pair at a time: rows r and r + 1 fill lanes 4(r%8) .. +7 of
+// register 2(r/8) (even columns) and of the next (odd ones), so one permute of the two rows'
+// sums and RegisterStore512::add16 take 16 values where row8 took 8.
+__attribute__((target("avx512f,avx2,fma"))) void mma_integers_avx512(const float (&A)[16][16],
+                                                                     const float (&B)[16][8], uint64_t* const* d) {
+  const RegisterStore512 store{{d, true}};
+  // row0's column j is element j, row1's is 16 + j: even columns of both, then odd ones.
+  const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 1, 3, 5, 7, 17, 19, 21, 23);
+  for (uint32_t r0 = 0; r0 < 16; r0 += 8) {
+    __m256 s[8];
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < 8; ++i) s[i] = _mm256_setzero_ps();
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < 16; ++k) {
+      const __m256 b = _mm256_load_ps(B[k]);
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < 8; ++i) s[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(&A[r0 + i][k]), b, s[i]);
+    }
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 8; i += 2) {
+      const uint32_t r = r0 + i, reg = 2 * (r / 8), lane0 = 4 * (r % 8);
+      store.add16(d[reg] + lane0, d[reg + 1] + lane0,
+                  _mm512_permutex2var_ps(both_halves(s[i]), split, both_halves(s[i + 1])));
+    }
+  }
+}
+
 __attribute__((target("avx2,fma"))) void tmem_integers_avx2(const float (&A)[16][16], const float (&B)[16][256],
                                                             uint32_t n, uint32_t* cells, size_t row_stride,
                                                             bool accumulate) {
@@ -323,6 +364,29 @@ bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256
     uint32_t& cell = cells[r * row_stride + c];
     cell = uint32_t(from_f32((accumulate ? as_f32(cell) : 0.0f) + sum));
   });
+  return true;
+}
+
+bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], float a_bound, float b_bound,
+                             uint64_t* const* d, SumsBuild build) {
+  if (!sums_fit_float(a_bound, b_bound)) return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::avx512) {
+    integer_sums::mma_integers_avx512(A, B, d);
+    return true;
+  }
+  if (build == SumsBuild::avx2) {
+    integer_sums::mma_integers_avx2(A, B, d);
+    return true;
+  }
+#endif
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 8; ++c) {
+      float sum = 0.0f;
+      for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][c];
+      uint64_t& v = d[2 * (r / 8) + c % 2][4 * (r % 8) + c / 2];
+      v = from_f32(as_f32(v) + sum);
+    }
   return true;
 }
 

@@ -288,3 +288,35 @@ TEST_CASE("past the bound the float sums would differ: the guard is what keeps t
     CHECK(o.wrong == 0);
   }
 }
+
+TEST_CASE("mma.sync's float sums of small integers give the double order's bits, and refuse the rest",
+          "[model][tensor_sums]") {
+  std::mt19937 rng(29);
+  const int bounds[][2] = {{4, 4}, {1024, 1024}, {1 << 20, 1}, {1025, 1024}, {4097, 4097}};
+  for (const model::SumsBuild build : model::sums_builds())
+    for (const auto& bound : bounds)
+      for (int round = 0; round < 6; ++round) {
+        Block in;
+        fill(in, rng, 8, bound[0], bound[1]);
+        if (round == 4) in.A[rng() % 16][rng() % 16] = 0.5f;
+        if (round == 5) in.B[rng() % 16][rng() % 8] = kNaN;
+        alignas(64) float B8[16][8];
+        for (uint32_t k = 0; k < 16; ++k)
+          for (uint32_t c = 0; c < 8; ++c) B8[k][c] = in.B[k][c];
+        // Row r, column c in register 2(r/8) + c%2, lane 4(r%8) + c/2 (facts §2): the wgmma
+        // map at N = 8.
+        Registers regs(in, 8);
+        const bool fits = round < 4 && double(bound[0]) * bound[1] <= 0x1p20;
+        const bool ran = model::mma_accumulate_integers(in.A, B8, model::integer_bound(&in.A[0][0], 16 * 16, build),
+                                                        model::integer_bound(&B8[0][0], 16 * 8, build), regs.d.data(),
+                                                        build);
+        INFO("build " << int(build) << ", bounds " << bound[0] << " x " << bound[1] << ", round " << round);
+        CHECK(ran == fits);
+        uint32_t wrong = 0;
+        for (uint32_t r = 0; r < 16; ++r)
+          for (uint32_t c = 0; c < 8; ++c)
+            wrong += regs.at(r, c) != (ran ? want_bits(in, r, c, 8, true)
+                                           : 0xDEAD000000000000ull | std::bit_cast<uint32_t>(in.old[r * 8 + c]));
+        CHECK(wrong == 0);
+      }
+}
