@@ -50,8 +50,11 @@ void widen_rows(const float (&rows)[16][256], uint32_t n, double (&b)[16][256]);
 // The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
 // The builds of the tensor cores' sums (tensor_sums.cpp), all giving the same bits: plain C++,
-// AVX2+FMA, AVX-512F. sums_builds() lists those this CPU runs, fastest last.
-enum class SumsBuild { plain, avx2, avx512 };
+// AVX2+FMA, AVX-512F, AVX-512F with AVX512_BF16 (the double sums as AVX-512F's; the float
+// sums of integers of at most 256 by bf16 dot products). sums_builds() lists those this CPU
+// runs, fastest last.
+enum class SumsBuild { plain, avx2, avx512, avx512_bf16 };
+inline bool uses_avx512(SumsBuild b) { return b == SumsBuild::avx512 || b == SumsBuild::avx512_bf16; }
 std::vector<SumsBuild> sums_builds();
 SumsBuild fastest_sums_build();
 

@@ -20,7 +20,9 @@
 // give the one rounding to float that the float add old + S makes (the innocuous double
 // rounding of +, Figueroa 1995), infinities, overflow and a NaN old (kept quiet, its payload
 // unchanged either way) included. A block with a NaN, an infinity, a fraction or a larger
-// bound takes the double sums here.
+// bound takes the double sums here. With AVX512_BF16, integers of at most 256 (exact in bf16)
+// take two products a lane (vdpbf16ps): the grouping of the additions differs, but every sum
+// of exact integer products under 2^24 is exact, so S is the same (and +0 where it is zero).
 #include <cstdint>
 #include <vector>
 
@@ -329,6 +331,7 @@ std::vector<SumsBuild> sums_builds() {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (cpu_has_avx2_fma()) builds.push_back(SumsBuild::avx2);
   if (cpu_has_avx512()) builds.push_back(SumsBuild::avx512);
+  if (cpu_has_avx512_bf16()) builds.push_back(SumsBuild::avx512_bf16);
 #endif
   return builds;
 }
@@ -341,7 +344,7 @@ SumsBuild fastest_sums_build() {
 void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
                       bool scale_d, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) return wgmma_accumulate_avx512(A, B, n, d, scale_d);
+  if (uses_avx512(build)) return wgmma_accumulate_avx512(A, B, n, d, scale_d);
   if (build == SumsBuild::avx2) return wgmma_accumulate_avx2(A, B, n, d, scale_d);
 #endif
   // Row r, column c: register 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2.
@@ -354,7 +357,7 @@ void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uin
 void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint32_t* cells,
                      size_t row_stride, bool accumulate, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) return tmem_accumulate_avx512(A, B, n, cells, row_stride, accumulate);
+  if (uses_avx512(build)) return tmem_accumulate_avx512(A, B, n, cells, row_stride, accumulate);
   if (build == SumsBuild::avx2) return tmem_accumulate_avx2(A, B, n, cells, row_stride, accumulate);
 #endif
   sums_generic(A, B, n, [&](uint32_t r, uint32_t c, double sum) {
@@ -365,7 +368,7 @@ void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint
 
 void mma_accumulate(const double (&A)[16][16], const double (&B)[16][8], uint64_t* const* d, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) return mma_accumulate_avx512(A, B, d);
+  if (uses_avx512(build)) return mma_accumulate_avx512(A, B, d);
   if (build == SumsBuild::avx2) return mma_accumulate_avx2(A, B, d);
 #endif
   for (uint32_t r = 0; r < 16; ++r)

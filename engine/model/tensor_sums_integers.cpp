@@ -3,7 +3,8 @@
 // the double order; here the same sums take 16 columns per AVX-512 fused multiply-add instead of
 // 8, and A and B are not widened to double. The shape is tensor_sums.cpp's: row quads share each
 // load of B, and a store hands a row pair's 16 columns (or one row's 8) to the accumulator
-// registers or the tensor-memory cells.
+// registers or the tensor-memory cells. Where the CPU has AVX512_BF16 and the integers are at
+// most 256, two k a lane (vdpbf16ps): 32 products an instruction.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -172,6 +173,81 @@ __attribute__((target("avx512f,avx2,fma"), always_inline)) inline void sums_avx5
     for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, c8, store);
 }
 
+// AVX512_BF16 (SumsBuild::avx512_bf16): integers of at most 256 have at most 8 significant bits,
+// so they are exact in bf16, the high half of their float bits. Two neighbouring k go to one
+// 32-bit lane (k = 2p in the low half, 2p + 1 in the high one), and vdpbf16ps adds both
+// products of a lane to the float sum: products and every partial sum, however grouped, are
+// integers of at most 2^24 (max|A| · max|B| ≤ 2^16 here), so S is the same exact sum.
+constexpr float kBf16Integers = 256.0f;
+
+struct Bf16Pairs {
+  alignas(64) uint32_t a[16][8];   // [r][p]: A[r][2p], A[r][2p + 1]
+  alignas(64) uint32_t b[8][256];  // [p][c]: B[2p][c], B[2p + 1][c]
+};
+
+// A's rows and B's first `whole` columns (a multiple of 16) as bf16 pairs.
+__attribute__((target("avx512f,avx2"))) void to_bf16_pairs(const float (&A)[16][16], const float (&B)[16][256],
+                                                           uint32_t whole, Bf16Pairs& o) {
+  for (uint32_t r = 0; r < 16; ++r)  // a row's 16 bf16 in order are its 8 pairs
+    _mm256_store_si256(reinterpret_cast<__m256i*>(o.a[r]),
+                       _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_srli_epi32(0xFFFF, _mm512_load_si512(A[r]), 16)));
+  const __m512i high = _mm512_set1_epi32(int(0xFFFF0000u));
+  for (uint32_t p = 0; p < 8; ++p)
+    for (uint32_t c = 0; c < whole; c += 16) {
+      const __m512i lo = _mm512_load_si512(&B[2 * p][c]), hi = _mm512_load_si512(&B[2 * p + 1][c]);
+      _mm512_store_si512(&o.b[p][c], _mm512_or_si512(_mm512_and_si512(hi, high), _mm512_maskz_srli_epi32(0xFFFF, lo, 16)));
+    }
+}
+
+// Rows r .. r + 3 over 16 · kVecs columns from c0: row_quad_avx512 with a k pair per step.
+template <uint32_t kVecs, class Store>
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void row_quad_bf16(const Bf16Pairs& o,
+                                                                                               uint32_t r, uint32_t c0,
+                                                                                               Store& store) {
+  __m512 s[4][kVecs];
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (uint32_t p = 0; p < 8; ++p) {
+    __m512i b[kVecs];
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) b[v] = _mm512_load_si512(&o.b[p][c0 + 16 * v]);
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 4; ++i) {
+      const __m512i a = _mm512_set1_epi32(int(o.a[r + i][p]));
+#pragma GCC unroll 4
+      for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm512_dpbf16_ps(s[i][v], (__m512bh)a, (__m512bh)b[v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; ++v) {
+    store.pair16(r, c0 + 16 * v, s[0][v], s[1][v]);
+    store.pair16(r + 2, c0 + 16 * v, s[2][v], s[3][v]);
+  }
+}
+
+// The blocks of 64 columns, then of 16, by bf16 pairs; the last 8 columns (N an odd multiple of
+// 8) by the float fused multiply-adds.
+template <class Store>
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_bf16(const float (&A)[16][16],
+                                                                                           const float (&B)[16][256],
+                                                                                           uint32_t n, Store& store) {
+  Bf16Pairs o;
+  const uint32_t whole = n / 16 * 16, wide = n / 64 * 64, vecs = (whole - wide) / 16;
+  to_bf16_pairs(A, B, whole, o);
+  for (uint32_t c0 = 0; c0 < wide; c0 += 64)
+    for (uint32_t r = 0; r < 16; r += 4) row_quad_bf16<4>(o, r, c0, store);
+  for (uint32_t r = 0; r < 16 && vecs != 0; r += 4) {
+    if (vecs == 1) row_quad_bf16<1>(o, r, wide, store);
+    else if (vecs == 2) row_quad_bf16<2>(o, r, wide, store);
+    else row_quad_bf16<3>(o, r, wide, store);
+  }
+  if (whole < n)
+    for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, whole, store);
+}
+
 // The low words (f32 bits) of four lanes.
 __attribute__((target("avx2"), always_inline)) inline __m128 low_words(const uint64_t* lanes) {
   const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
@@ -244,6 +320,21 @@ struct CellStore {
     add16(reinterpret_cast<float*>(cells + (r + 1) * row_stride + c0), row1);
   }
 };
+
+__attribute__((target("avx512f,avx512bf16,avx2,fma"))) void wgmma_integers_bf16(const float (&A)[16][16],
+                                                                                const float (&B)[16][256], uint32_t n,
+                                                                                uint64_t* const* d, bool scale_d) {
+  RegisterStore512 store{{d, scale_d}};
+  sums_bf16(A, B, n, store);
+}
+
+__attribute__((target("avx512f,avx512bf16,avx2,fma"))) void tmem_integers_bf16(const float (&A)[16][16],
+                                                                               const float (&B)[16][256], uint32_t n,
+                                                                               uint32_t* cells, size_t row_stride,
+                                                                               bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_bf16(A, B, n, store);
+}
 
 __attribute__((target("avx512f,avx2,fma"))) void wgmma_integers_avx512(const float (&A)[16][16],
                                                                        const float (&B)[16][256], uint32_t n,
@@ -320,7 +411,7 @@ __attribute__((target("avx2,fma"))) void tmem_integers_avx2(const float (&A)[16]
 
 float integer_bound(const float* values, size_t count, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512 && count % 16 == 0) return integer_sums::integer_bound_avx512(values, count);
+  if (uses_avx512(build) && count % 16 == 0) return integer_sums::integer_bound_avx512(values, count);
   if (build != SumsBuild::plain && count % 8 == 0) return integer_sums::integer_bound_avx2(values, count);
 #endif
   return integer_sums::integer_bound_plain(values, count);
@@ -328,9 +419,15 @@ float integer_bound(const float* values, size_t count, SumsBuild build) {
 
 bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
                                uint64_t* const* d, bool scale_d, SumsBuild build) {
-  if (!sums_fit_float(integer_bound(&A[0][0], 16 * 16, build), b_bound)) return false;
+  const float a_bound = integer_bound(&A[0][0], 16 * 16, build);
+  if (!sums_fit_float(a_bound, b_bound)) return false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) {
+  if (build == SumsBuild::avx512_bf16 && a_bound <= integer_sums::kBf16Integers &&
+      b_bound <= integer_sums::kBf16Integers) {
+    integer_sums::wgmma_integers_bf16(A, B, n, d, scale_d);
+    return true;
+  }
+  if (uses_avx512(build)) {
     integer_sums::wgmma_integers_avx512(A, B, n, d, scale_d);
     return true;
   }
@@ -349,9 +446,15 @@ bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][25
 
 bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
                               uint32_t* cells, size_t row_stride, bool accumulate, SumsBuild build) {
-  if (!sums_fit_float(integer_bound(&A[0][0], 16 * 16, build), b_bound)) return false;
+  const float a_bound = integer_bound(&A[0][0], 16 * 16, build);
+  if (!sums_fit_float(a_bound, b_bound)) return false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) {
+  if (build == SumsBuild::avx512_bf16 && a_bound <= integer_sums::kBf16Integers &&
+      b_bound <= integer_sums::kBf16Integers) {
+    integer_sums::tmem_integers_bf16(A, B, n, cells, row_stride, accumulate);
+    return true;
+  }
+  if (uses_avx512(build)) {
     integer_sums::tmem_integers_avx512(A, B, n, cells, row_stride, accumulate);
     return true;
   }
@@ -371,7 +474,7 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
                              uint64_t* const* d, SumsBuild build) {
   if (!sums_fit_float(a_bound, b_bound)) return false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) {
+  if (uses_avx512(build)) {
     integer_sums::mma_integers_avx512(A, B, d);
     return true;
   }
