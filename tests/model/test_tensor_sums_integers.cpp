@@ -133,7 +133,10 @@ Outcome tmem_outcome(const Block& in, uint32_t n, bool accumulate, model::SumsBu
   return o;
 }
 
-constexpr uint32_t kWidths[] = {8u, 16u, 24u, 32u, 40u, 48u, 64u, 120u, 200u, 256u};
+// Every N the double sums' tests take (test_tensor_sums.cpp), and each shape of the rest after
+// the 64-column blocks: 1, 2 or 3 blocks of 16 columns, with and without 8 columns after them,
+// alone and after 64-column blocks.
+constexpr uint32_t kWidths[] = {8u, 16u, 24u, 32u, 40u, 48u, 64u, 80u, 104u, 120u, 128u, 200u, 256u};
 
 }  // namespace
 
