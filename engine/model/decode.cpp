@@ -57,6 +57,15 @@ bool cpu_has_avx512() {
 #endif
 }
 
+bool cpu_has_avx512_bf16() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool bf16 = cpu_has_avx512() && __builtin_cpu_supports("avx512bf16") != 0;
+  return bf16;
+#else
+  return false;
+#endif
+}
+
 const uint64_t* Program::constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o) {
   uint64_t v = 0;
   switch (o.kind) {

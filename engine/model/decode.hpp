@@ -185,6 +185,9 @@ bool cpu_has_avx2();
 bool cpu_has_avx2_fma();
 // Whether it also runs AVX-512F: twice as many columns per fused multiply-add (tensor_sums.cpp).
 bool cpu_has_avx512();
+// Whether it also runs AVX512_BF16: two bf16 products a lane per instruction, for the float sums
+// of integers small enough to be exact in bf16 (tensor_sums.cpp).
+bool cpu_has_avx512_bf16();
 
 // Decodes a verified kernel. The result is read-only while CTAs run. sass_per_inst (empty: not
 // known) gives the shared loads ptxas folded (shared_load_folds); sass_first (empty: not known)

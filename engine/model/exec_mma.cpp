@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <limits>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -103,6 +104,71 @@ __attribute__((target("avx2"))) void gather_regular(const uint64_t* const* a, co
       _mm256_store_pd(&B[k0 + 3][n0], _mm256_permute2f128_pd(t1, t3, 0x31));
     }
 }
+
+// The same gather in float (bf16 to f32 is exact): A as it comes, B's columns turned into rows
+// in two 8 x 8 transposes (k 0..7, then 8..15). Each operand's integer_bound (tensor_core.hpp)
+// is taken from the registers on the way: read back from memory, the 256-bit stores would not
+// forward to wider loads.
+struct IntegerBoundAvx2 {
+  __m256 whole, magnitude;  // lanes all integers so far (all ones), their largest |v|
+  __attribute__((target("avx2"), always_inline)) IntegerBoundAvx2()
+      : whole(_mm256_castsi256_ps(_mm256_set1_epi32(-1))), magnitude(_mm256_setzero_ps()) {}
+  __attribute__((target("avx2"), always_inline)) void add(__m256 v) {
+    whole = _mm256_and_ps(whole, _mm256_cmp_ps(_mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), v, _CMP_EQ_OQ));
+    magnitude = _mm256_max_ps(magnitude, _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))));
+  }
+  __attribute__((target("avx2"), always_inline)) float bound() const {
+    if (_mm256_movemask_ps(whole) != 0xFF) return std::numeric_limits<float>::quiet_NaN();
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(magnitude), _mm256_extractf128_ps(magnitude, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return std::max(_mm_cvtss_f32(m), _mm_cvtss_f32(_mm_shuffle_ps(m, m, 1)));
+  }
+};
+
+__attribute__((target("avx2"), always_inline)) inline __m256 bf16x8_to_f32(const uint64_t* lanes) {
+  const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
+  const __m256i lo = _mm256_slli_epi32(w, 16);
+  const __m256i hi = _mm256_slli_epi64(_mm256_and_si256(w, _mm256_set1_epi64x(0xFFFF0000)), 32);
+  return _mm256_castsi256_ps(_mm256_blend_epi32(lo, hi, 0xAA));
+}
+
+__attribute__((target("avx2"))) void gather_regular_f32(const uint64_t* const* a, const uint64_t* const* b,
+                                                        float (&A)[16][16], float (&B)[16][8], float& a_bound,
+                                                        float& b_bound) {
+  IntegerBoundAvx2 in_a, in_b;
+  for (uint32_t j = 0; j < 4; ++j)
+    for (uint32_t g = 0; g < 8; ++g) {
+      const __m256 v = bf16x8_to_f32(a[j] + 4 * g);
+      in_a.add(v);
+      _mm256_storeu_ps(&A[g + 8 * (j % 2)][8 * (j / 2)], v);
+    }
+  __m256 bt[2][8];  // [k / 8][n]: column n's k 0..7, 8..15
+  for (uint32_t j = 0; j < 2; ++j)
+    for (uint32_t g = 0; g < 8; ++g) {
+      bt[j][g] = bf16x8_to_f32(b[j] + 4 * g);
+      in_b.add(bt[j][g]);
+    }
+  a_bound = in_a.bound();
+  b_bound = in_b.bound();
+  for (uint32_t j = 0; j < 2; ++j) {
+    const __m256* r = bt[j];
+    __m256 t[8], s[8];
+    for (uint32_t i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (uint32_t i = 0; i < 8; i += 4) {
+      s[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+      s[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+      s[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+      s[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (uint32_t i = 0; i < 4; ++i) {  // s[i]: k 8j + i and 8j + 4 + i of columns 0..3, s[4 + i] of 4..7
+      _mm256_store_ps(B[8 * j + i], _mm256_permute2f128_ps(s[i], s[4 + i], 0x20));
+      _mm256_store_ps(B[8 * j + 4 + i], _mm256_permute2f128_ps(s[i], s[4 + i], 0x31));
+    }
+  }
+}
 #endif
 
 }  // namespace
@@ -116,8 +182,7 @@ namespace {
 // took it in float first until 2026-11-28, which differed only where a product leaves float's
 // normal range); D = f32(C + S) rounds once more (tensor_sums.cpp, mma_accumulate; C's and D's
 // map is wgmma's at n = 8).
-void accumulate_regular(const uint64_t* const (&cl)[4], uint64_t* const (&d)[4], const double (&A)[16][16],
-                        const double (&B)[16][8]) {
+void c_into_d(const uint64_t* const (&cl)[4], uint64_t* const (&d)[4]) {
   // C is D (accumulating in place, as the steps do): nothing to copy; the sums read each
   // lane's low word, as as_f32 does.
   bool in_place = true;
@@ -128,6 +193,11 @@ void accumulate_regular(const uint64_t* const (&cl)[4], uint64_t* const (&d)[4],
       for (uint32_t l = 0; l < 32; ++l) old[v][l] = uint32_t(cl[v][l]);
     for (uint32_t v = 0; v < 4; ++v) std::copy(std::begin(old[v]), std::end(old[v]), d[v]);
   }
+}
+
+void accumulate_regular(const uint64_t* const (&cl)[4], uint64_t* const (&d)[4], const double (&A)[16][16],
+                        const double (&B)[16][8]) {
+  c_into_d(cl, d);
   mma_accumulate(A, B, d, fastest_sums_build());
 }
 
@@ -194,9 +264,19 @@ void exec_mma(ExecContext& x) {
     const uint64_t* b[2] = {lanes(regs->sources[4]), lanes(regs->sources[5])};
     const uint64_t* cl[4] = {lanes(regs->sources[6]), lanes(regs->sources[7]), lanes(regs->sources[8]),
                              lanes(regs->sources[9])};
-    gather_regular(a, b, A, B);
+    // In float first: small integers (the default inputs) take the float sums (tensor_sums.cpp
+    // says why those are the same bits); anything else widens the floats (exactly) to double.
+    alignas(32) float Af[16][16], Bf[16][8];
+    float a_bound, b_bound;
+    gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
     uint64_t* d[4] = {lanes(regs->d[0]), lanes(regs->d[1]), lanes(regs->d[2]), lanes(regs->d[3])};
-    accumulate_regular(cl, d, A, B);
+    c_into_d(cl, d);
+    const SumsBuild build = fastest_sums_build();
+    if (!mma_accumulate_integers(Af, Bf, a_bound, b_bound, d, build)) {
+      std::copy(&Af[0][0], &Af[0][0] + 16 * 16, &A[0][0]);
+      std::copy(&Bf[0][0], &Bf[0][0] + 16 * 8, &B[0][0]);
+      mma_accumulate(A, B, d, build);
+    }
     for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
     done = true;
   }

@@ -3,6 +3,7 @@
 // accumulators are spread over the warpgroup's registers as the facts' §1.5 map says.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -283,6 +284,21 @@ __attribute__((target("avx2"))) void columns_into_b_avx2(const float (*columns)[
       _mm256_storeu_pd(&b[k0 + 3][col], _mm256_cvtps_pd(r3));
     }
 }
+
+// The same transpose into float rows.
+__attribute__((target("avx2"))) void columns_into_rows_avx2(const float (*columns)[16], uint32_t n,
+                                                            float (&b)[16][256]) {
+  for (uint32_t col = 0; col < n; col += 4)
+    for (uint32_t k0 = 0; k0 < 16; k0 += 4) {
+      __m128 r0 = _mm_load_ps(&columns[col][k0]), r1 = _mm_load_ps(&columns[col + 1][k0]),
+             r2 = _mm_load_ps(&columns[col + 2][k0]), r3 = _mm_load_ps(&columns[col + 3][k0]);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);  // r_i: the four columns' values at k0 + i
+      _mm_store_ps(&b[k0][col], r0);
+      _mm_store_ps(&b[k0 + 1][col], r1);
+      _mm_store_ps(&b[k0 + 2][col], r2);
+      _mm_store_ps(&b[k0 + 3][col], r3);
+    }
+}
 #endif
 
 // B as K×N (column index innermost, so the products run along contiguous columns), read by this
@@ -294,8 +310,8 @@ __attribute__((target("avx2"))) void columns_into_b_avx2(const float (*columns)[
 // reads then reports it, as before. Where no peer consults the read notes (notes_for_peers), the
 // read notes nothing `releases` could change, so the key leaves it out, and any warpgroup's kept
 // read will do: two consumer warpgroups read the same B between the same writes.
-const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db, uint64_t bits, bool ok, bool k_major,
-                         float scale, uint32_t n, ReadFaults& faults))[16][256] {
+Cta::WgmmaB& operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db, uint64_t bits, bool ok,
+                       bool k_major, float scale, uint32_t n, ReadFaults& faults) {
   if (c.wgmma_b.size() <= group) c.wgmma_b.resize(group + 1);
   const bool any_group = !notes_for_peers(c);
   const auto holds = [&](const Cta::WgmmaB& k) {
@@ -303,18 +319,22 @@ const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& 
            k.smem_writes == c.smem_writes && (any_group || k.releases == c.releases);
   };
   Cta::WgmmaB& kept = c.wgmma_b[group];
-  if (ok && holds(kept)) return kept.b;
+  if (ok && holds(kept)) return kept;
   if (ok && any_group)
-    for (const Cta::WgmmaB& other : c.wgmma_b)
-      if (holds(other)) return other.b;
+    for (Cta::WgmmaB& other : c.wgmma_b)
+      if (holds(other)) return other;
   ReadFaults mine;
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // The columns read in order (the first fault of each kind is the first read's), then written
-  // into B's rows four at a time.
-  alignas(16) float columns[256][16];
+  // into B's rows four at a time: in float where the float sums may take them (a finite bound),
+  // else straight into double.
+  alignas(64) float columns[256][16];
   if (ok) read_operand_rows(c, db, 'B', 0, n, k_major, scale, columns, mine);
   else std::fill(&columns[0][0], &columns[0][0] + 16 * n, nan);
-  columns_into_b(columns, n, kept.b);
+  kept.bound = integer_bound(&columns[0][0], 16 * size_t(n), fastest_sums_build());
+  kept.widened = !std::isfinite(kept.bound);
+  if (kept.widened) columns_into_b(columns, n, kept.b);
+  else columns_into_rows(columns, n, kept.rows);
   kept.valid = ok && no_faults(mine);
   kept.bits = bits;
   kept.n = n;
@@ -323,6 +343,15 @@ const double (&operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& 
   kept.smem_writes = c.smem_writes;
   kept.releases = c.releases;
   merge_faults(faults, mine);
+  return kept;
+}
+
+// The kept B in double, for the double sums: widened from its float rows the first time.
+const double (&operand_b_double(Cta::WgmmaB& kept))[16][256] {
+  if (!kept.widened) {
+    widen_rows(kept.rows, kept.n, kept.b);
+    kept.widened = true;
+  }
   return kept.b;
 }
 
@@ -360,13 +389,10 @@ void wgmma_mma(ExecContext& x) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const bool a_ok = descriptor_placeable(x, 'A', a_bits), b_ok = descriptor_placeable(x, 'B', b_bits);
   ReadFaults faults;
-  alignas(64) double A[16][16];
-  float rows[16][16];
+  alignas(64) float rows[16][16];
   if (a_ok) read_operand_rows(c, da, 'A', row0, 16, a_k_major, sa, rows, faults);
   else std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
-  for (uint32_t r = 0; r < 16; ++r)
-    for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
-  const double (&B)[16][256] = operand_b(c, w.id / 4, db, b_bits, b_ok, b_k_major, sb, n, faults);
+  Cta::WgmmaB& kept_b = operand_b(c, w.id / 4, db, b_bits, b_ok, b_k_major, sb, n, faults);
   report_read_faults(x, faults, "wgmma");
   const size_t slot0 = size_t(w.id) * c.nregs;
   if (scale_d)  // accumulating reads the old D: it must have been written (by a wgmma or a mov)
@@ -387,19 +413,27 @@ void wgmma_mma(ExecContext& x) {
     dst[v] = c.reg_lanes(w.id, in.operands[v].id);
     distinct = distinct && (v == 0 || in.operands[v].id > in.operands[v - 1].id);
   }
-  if (distinct) {
-    wgmma_accumulate(A, B, n, dst.data(), scale_d, fastest_sums_build());
-  } else {
-    const std::vector<layout::Coord>& map = accumulator_map(n);
-    for (uint32_t v = 0; v < nacc; ++v)
-      for (uint32_t l = 0; l < 32; ++l) {
-        const layout::Coord rc = map[(32 * (w.id % 4) + l) * nacc + v];
-        const uint32_t r = uint32_t(rc.row) - row0, col = uint32_t(rc.col);
-        double sum = 0.0;
-        for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][col];
-        const float old = scale_d ? as_f32(dst[v][l]) : 0.0f;
-        dst[v][l] = from_f32(float(double(old) + sum));
-      }
+  const SumsBuild build = fastest_sums_build();
+  // Small integers: in float (where it says yes); otherwise in double.
+  if (!(distinct && wgmma_accumulate_integers(rows, kept_b.rows, kept_b.bound, n, dst.data(), scale_d, build))) {
+    alignas(64) double A[16][16];
+    for (uint32_t r = 0; r < 16; ++r)
+      for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
+    const double (&B)[16][256] = operand_b_double(kept_b);
+    if (distinct) {
+      wgmma_accumulate(A, B, n, dst.data(), scale_d, build);
+    } else {
+      const std::vector<layout::Coord>& map = accumulator_map(n);
+      for (uint32_t v = 0; v < nacc; ++v)
+        for (uint32_t l = 0; l < 32; ++l) {
+          const layout::Coord rc = map[(32 * (w.id % 4) + l) * nacc + v];
+          const uint32_t r = uint32_t(rc.row) - row0, col = uint32_t(rc.col);
+          double sum = 0.0;
+          for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][col];
+          const float old = scale_d ? as_f32(dst[v][l]) : 0.0f;
+          dst[v][l] = from_f32(float(double(old) + sum));
+        }
+    }
   }
   // One allocation: commit_group moves the list away (its capacity with it), so growing it a
   // register at a time reallocated ~8 times a wgmma.
@@ -465,6 +499,19 @@ void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]
 #endif
   for (uint32_t col = 0; col < n; ++col)
     for (uint32_t k = 0; k < 16; ++k) b[k][col] = columns[col][k];
+}
+
+void columns_into_rows(const float (*columns)[16], uint32_t n, float (&b)[16][256]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (n % 4 == 0 && cpu_has_avx2()) return columns_into_rows_avx2(columns, n, b);
+#endif
+  for (uint32_t col = 0; col < n; ++col)
+    for (uint32_t k = 0; k < 16; ++k) b[k][col] = columns[col][k];
+}
+
+void widen_rows(const float (&rows)[16][256], uint32_t n, double (&b)[16][256]) {
+  for (uint32_t k = 0; k < 16; ++k)
+    for (uint32_t col = 0; col < n; ++col) b[k][col] = rows[k][col];
 }
 
 void exec_wgmma(ExecContext& x) {

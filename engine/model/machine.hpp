@@ -504,16 +504,20 @@ struct Cta {
     unfenced_lo = std::min(unfenced_lo, word);
     unfenced_hi = std::max(unfenced_hi, word + 1);
   }
-  // wgmma's B operand (16 x N, in double, times its sign) as a warp of warpgroup g last read it
-  // through its descriptor: all four warps of a warpgroup read all of B, and the next three take
-  // it from here when the key (descriptor, N, major-ness, sign, smem_writes, releases) is
-  // unchanged and the read found no hazard (exec_wgmma.cpp).
+  // wgmma's B operand (16 x N, times its sign) as a warp of warpgroup g last read it through its
+  // descriptor: all four warps of a warpgroup read all of B, and the next three take it from here
+  // when the key (descriptor, N, major-ness, sign, smem_writes, releases) is unchanged and the
+  // read found no hazard (exec_wgmma.cpp). B is kept in float where its integer_bound is finite
+  // (the float sums may take it: tensor_core.hpp) and in double once a block's sums need it.
   struct WgmmaB {
     bool valid = false;
     bool k_major = false;
+    bool widened = false;  // b holds `rows` in double
     float scale = 1.0f;
+    float bound = 0.0f;  // integer_bound of the N columns
     uint32_t n = 0, releases = 0;
     uint64_t bits = 0, smem_writes = 0;
+    alignas(64) float rows[16][256];  // set where `bound` is finite
     alignas(64) double b[16][256];
   };
   std::vector<WgmmaB> wgmma_b;  // by warpgroup, grown on demand

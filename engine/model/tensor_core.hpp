@@ -44,11 +44,17 @@ void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, u
                        bool k_major, float scale, float (*out)[16], ReadFaults& f);
 // Columns 0 .. n - 1 of B (columns[c][k], k = 0..15, 16-byte aligned) into its K x N rows.
 void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]);
+// The same rows in float (the float sums' B, below), and those rows widened to double.
+void columns_into_rows(const float (*columns)[16], uint32_t n, float (&b)[16][256]);
+void widen_rows(const float (&rows)[16][256], uint32_t n, double (&b)[16][256]);
 // The hazards the reads found, one of each kind; `mma` names the instruction ("wgmma").
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
 // The builds of the tensor cores' sums (tensor_sums.cpp), all giving the same bits: plain C++,
-// AVX2+FMA, AVX-512F. sums_builds() lists those this CPU runs, fastest last.
-enum class SumsBuild { plain, avx2, avx512 };
+// AVX2+FMA, AVX-512F, AVX-512F with AVX512_BF16 (the double sums as AVX-512F's; the float
+// sums of integers of at most 256 by bf16 dot products). sums_builds() lists those this CPU
+// runs, fastest last.
+enum class SumsBuild { plain, avx2, avx512, avx512_bf16 };
+inline bool uses_avx512(SumsBuild b) { return b == SumsBuild::avx512 || b == SumsBuild::avx512_bf16; }
 std::vector<SumsBuild> sums_builds();
 SumsBuild fastest_sums_build();
 
@@ -66,5 +72,26 @@ void mma_accumulate(const double (&A)[16][16], const double (&B)[16][8], uint64_
 // tcgen05.mma: D in tensor-memory cells (f32 bits), row r at cells + r * row_stride.
 void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint32_t* cells,
                      size_t row_stride, bool accumulate, SumsBuild build);
+
+// The same sums in float, for blocks of small integers (tensor_sums_integers.cpp; tensor_sums.cpp's
+// header says why they give the double order's bits). integer_bound: the largest |v| of the
+// `count` values where each is an integer or an infinity, else NaN. sums_fit_float: every A
+// and B of the block an integer and max|A| · max|B| ≤ 2^20, so that each product and each
+// partial sum of 16 is an integer of at most 2^24, exact in float. A NaN bound compares false,
+// and so does an infinite one (infinity times a bound, 0 included, is never ≤ 2^20).
+float integer_bound(const float* values, size_t count, SumsBuild build);
+inline bool sums_fit_float(float a_bound, float b_bound) { return double(a_bound) * double(b_bound) <= 0x1p20; }
+// The bits of wgmma_accumulate and tmem_accumulate, where sums_fit_float(integer_bound(A),
+// b_bound) (b_bound: integer_bound of B's n columns, which the caller keeps with B); false,
+// with nothing written, where not: the caller then takes the double sums. A and B are 64-byte
+// aligned.
+bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
+                               uint64_t* const* d, bool scale_d, SumsBuild build);
+bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
+                              uint32_t* cells, size_t row_stride, bool accumulate, SumsBuild build);
+// The bits of mma_accumulate where sums_fit_float(a_bound, b_bound) (the integer_bound of A and
+// of B, which the caller takes as it gathers them); false, with nothing written, where not.
+bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], float a_bound, float b_bound,
+                             uint64_t* const* d, SumsBuild build);
 
 }  // namespace gs::model

@@ -8,6 +8,21 @@
 // from this only there), and a fused multiply-add rounds as the add alone: the AVX2+FMA and
 // AVX-512F builds give the same bits as the plain one. Each (r, c) keeps its own chain over
 // k, so the order in which rows and columns are taken changes nothing.
+//
+// Blocks of small integers (the model's default inputs) take the same sums in float
+// (tensor_sums_integers.cpp), which gives these bits. Where every A and B of the block is an
+// integer and max|A| · max|B| ≤ 2^20, each product is an integer of at most 2^20 and each
+// partial sum of at most 16 of them one of at most 2^24: exact in float as in double. The float
+// chains take the same round-to-nearest operations from the same +0, each exact, so they end on
+// the same S, the sign of a zero included (an exact sum that is zero is +0 from a +0 start, in
+// either width). Then D: old and S are floats, and f32(double(old) + S) rounds the exact sum to
+// double and that to float; double has 53 ≥ 2 · 24 + 2 significant bits, so the two roundings
+// give the one rounding to float that the float add old + S makes (the innocuous double
+// rounding of +, Figueroa 1995), infinities, overflow and a NaN old (kept quiet, its payload
+// unchanged either way) included. A block with a NaN, an infinity, a fraction or a larger
+// bound takes the double sums here. With AVX512_BF16, integers of at most 256 (exact in bf16)
+// take two products a lane (vdpbf16ps): the grouping of the additions differs, but every sum
+// of exact integer products under 2^24 is exact, so S is the same (and +0 where it is zero).
 #include <cstdint>
 #include <vector>
 
@@ -316,6 +331,7 @@ std::vector<SumsBuild> sums_builds() {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (cpu_has_avx2_fma()) builds.push_back(SumsBuild::avx2);
   if (cpu_has_avx512()) builds.push_back(SumsBuild::avx512);
+  if (cpu_has_avx512_bf16()) builds.push_back(SumsBuild::avx512_bf16);
 #endif
   return builds;
 }
@@ -328,7 +344,7 @@ SumsBuild fastest_sums_build() {
 void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint64_t* const* d,
                       bool scale_d, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) return wgmma_accumulate_avx512(A, B, n, d, scale_d);
+  if (uses_avx512(build)) return wgmma_accumulate_avx512(A, B, n, d, scale_d);
   if (build == SumsBuild::avx2) return wgmma_accumulate_avx2(A, B, n, d, scale_d);
 #endif
   // Row r, column c: register 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2.
@@ -341,7 +357,7 @@ void wgmma_accumulate(const double (&A)[16][16], const double (&B)[16][256], uin
 void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint32_t n, uint32_t* cells,
                      size_t row_stride, bool accumulate, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) return tmem_accumulate_avx512(A, B, n, cells, row_stride, accumulate);
+  if (uses_avx512(build)) return tmem_accumulate_avx512(A, B, n, cells, row_stride, accumulate);
   if (build == SumsBuild::avx2) return tmem_accumulate_avx2(A, B, n, cells, row_stride, accumulate);
 #endif
   sums_generic(A, B, n, [&](uint32_t r, uint32_t c, double sum) {
@@ -352,7 +368,7 @@ void tmem_accumulate(const double (&A)[16][16], const double (&B)[16][256], uint
 
 void mma_accumulate(const double (&A)[16][16], const double (&B)[16][8], uint64_t* const* d, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512) return mma_accumulate_avx512(A, B, d);
+  if (uses_avx512(build)) return mma_accumulate_avx512(A, B, d);
   if (build == SumsBuild::avx2) return mma_accumulate_avx2(A, B, d);
 #endif
   for (uint32_t r = 0; r < 16; ++r)

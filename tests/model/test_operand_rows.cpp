@@ -137,9 +137,18 @@ TEST_CASE("B's columns go into its rows as the element loop puts them", "[model]
       for (float& v : col) v = std::bit_cast<float>(uint32_t(rng()) & 0xBFFFFFFFu);  // no NaN or infinity
     alignas(64) double b[16][256] = {};
     model::columns_into_b(columns, n, b);
+    // The float rows (the float sums' B) and those widened (the double sums' B, taken that way
+    // where a block of integers kept it in float first).
+    alignas(64) float rows[16][256] = {};
+    model::columns_into_rows(columns, n, rows);
+    alignas(64) double widened[16][256] = {};
+    model::widen_rows(rows, n, widened);
     bool same = true;
     for (uint32_t c = 0; c < n; ++c)
-      for (uint32_t k = 0; k < 16; ++k) same = same && b[k][c] == double(columns[c][k]);
+      for (uint32_t k = 0; k < 16; ++k)
+        same = same && b[k][c] == double(columns[c][k]) &&
+               std::bit_cast<uint32_t>(rows[k][c]) == std::bit_cast<uint32_t>(columns[c][k]) &&
+               std::bit_cast<uint64_t>(widened[k][c]) == std::bit_cast<uint64_t>(b[k][c]);
     CHECK(same);
   }
 }

@@ -1,7 +1,8 @@
 // The tensor cores' sums (engine/model/tensor_sums.cpp) against the documented order written out
 // plainly here: S[r][c] = sum over k = 0..15 of A[r][k] · B[k][c], each product exact and the
 // sum rounded in double once per k, then D = f32(double(old) + S). The build the CPU runs
-// and every other build it can run (plain C++, AVX2+FMA, AVX-512F: row pairs sharing B's loads)
+// and every other build it can run (plain C++, AVX2+FMA, AVX-512F: row pairs sharing B's loads;
+// AVX-512F with AVX512_BF16, whose double sums are AVX-512F's)
 // must give the same bits for every element, register and lane, including infinities, signed
 // zeros and sums that round, and a NaN where the plain order gives one.
 #include <catch2/catch.hpp>

@@ -1,0 +1,496 @@
+// The tensor cores' sums in float, for blocks whose operands are small integers (the model's
+// default inputs: integers in [-4, 4]). tensor_sums.cpp's header says why they give the bits of
+// the double order; here the same sums take 16 columns per AVX-512 fused multiply-add instead of
+// 8, and A and B are not widened to double. The shape is tensor_sums.cpp's: row quads share each
+// load of B, and a store hands a row pair's 16 columns (or one row's 8) to the accumulator
+// registers or the tensor-memory cells. Where the CPU has AVX512_BF16 and the integers are at
+// most 256, two k a lane (vdpbf16ps): 32 products an instruction.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include "engine/model/tensor_core.hpp"
+#include "engine/model/values.hpp"
+
+namespace gs::model {
+
+// A namespace of their own: a unity build compiles tensor_sums.cpp's stores in the same unit.
+namespace integer_sums {
+namespace {
+
+// Every (r, c) of the block in the documented order, each chain from +0 as in double.
+template <class Store>
+[[gnu::always_inline]] inline void sums_generic(const float (&A)[16][16], const float (&B)[16][256], uint32_t n,
+                                                Store&& store) {
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c0 = 0; c0 < n; c0 += 8) {
+      float sum[8] = {};
+      for (uint32_t k = 0; k < 16; ++k)
+        for (uint32_t j = 0; j < 8; ++j) sum[j] += A[r][k] * B[k][c0 + j];
+      for (uint32_t j = 0; j < 8; ++j) store(r, c0 + j, sum[j]);
+    }
+}
+
+float integer_bound_plain(const float* values, size_t count) {
+  float bound = 0.0f;
+  for (size_t i = 0; i < count; ++i) {
+    if (!(values[i] == std::trunc(values[i]))) return std::numeric_limits<float>::quiet_NaN();
+    bound = std::max(bound, std::fabs(values[i]));
+  }
+  return bound;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// 8 values a step (count a multiple of 8): truncated and compared (a NaN compares unequal), the
+// magnitudes' maximum kept.
+__attribute__((target("avx2"))) float integer_bound_avx2(const float* values, size_t count) {
+  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  __m256 bound = _mm256_setzero_ps();
+  int integers = 0xFF;
+  for (size_t i = 0; i < count; i += 8) {
+    const __m256 v = _mm256_loadu_ps(values + i);
+    integers &= _mm256_movemask_ps(
+        _mm256_cmp_ps(_mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), v, _CMP_EQ_OQ));
+    bound = _mm256_max_ps(bound, _mm256_and_ps(v, magnitude));
+  }
+  if (integers != 0xFF) return std::numeric_limits<float>::quiet_NaN();
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(bound), _mm256_extractf128_ps(bound, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  return std::max(_mm_cvtss_f32(m), _mm_cvtss_f32(_mm_shuffle_ps(m, m, 1)));
+}
+
+// 16 values a step (count a multiple of 16). (The zero-masked forms with every lane set give the
+// plain ones' results; GCC 12 warns of the plain ones' undefined pass-through operand.)
+__attribute__((target("avx512f,avx2"))) float integer_bound_avx512(const float* values, size_t count) {
+  __m512 bound = _mm512_setzero_ps();
+  __mmask16 integers = 0xFFFF;
+  for (size_t i = 0; i < count; i += 16) {
+    const __m512 v = _mm512_loadu_ps(values + i);
+    const __m512 whole = _mm512_maskz_roundscale_ps(0xFFFF, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    integers &= _mm512_cmp_ps_mask(whole, v, _CMP_EQ_OQ);
+    bound = _mm512_maskz_max_ps(0xFFFF, bound, _mm512_abs_ps(v));
+  }
+  if (integers != 0xFFFF) return std::numeric_limits<float>::quiet_NaN();
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, bound);
+  return *std::max_element(lanes, lanes + 16);
+}
+
+// Rows r .. r + kRows - 1 over 8 · kVecs columns from c0, 8 columns a 256-bit register: each
+// load of B shared by kRows rows. The sums go to store.row8(row, c, sum): 8 columns of one row.
+template <uint32_t kRows, uint32_t kVecs, size_t kColumns, class Store>
+__attribute__((target("avx2,fma"), always_inline)) inline void rows_avx2(const float (&A)[16][16],
+                                                                        const float (&B)[16][kColumns], uint32_t r,
+                                                                        uint32_t c0, Store& store) {
+  __m256 s[kRows][kVecs];
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < kRows; ++i)
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm256_setzero_ps();
+#pragma GCC unroll 16
+  for (uint32_t k = 0; k < 16; ++k) {
+    __m256 b[kVecs];
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) b[v] = _mm256_load_ps(&B[k][c0 + 8 * v]);
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < kRows; ++i) {
+      const __m256 a = _mm256_broadcast_ss(&A[r + i][k]);
+#pragma GCC unroll 4
+      for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm256_fmadd_ps(a, b[v], s[i][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < kRows; ++i)
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) store.row8(r + i, c0 + 8 * v, s[i][v]);
+}
+
+// Four rows over 16 columns at a time (16 ymm registers: 8 sums, 2 of B, 1 of A), 8 when fewer
+// are left (N is a multiple of 8).
+template <class Store>
+__attribute__((target("avx2,fma"), always_inline)) inline void sums_avx2(const float (&A)[16][16],
+                                                                        const float (&B)[16][256], uint32_t n,
+                                                                        Store& store) {
+  uint32_t c0 = 0;
+  for (; c0 + 16 <= n; c0 += 16)
+    for (uint32_t r = 0; r < 16; r += 4) rows_avx2<4, 2>(A, B, r, c0, store);
+  if (c0 < n)
+    for (uint32_t r = 0; r < 16; r += 4) rows_avx2<4, 1>(A, B, r, c0, store);
+}
+
+// Rows r .. r + 3 over 16 · kVecs columns from c0: 4 · kVecs chains, each load of B shared by
+// four rows. The sums go to store.pair16(row, c, row0, row1): 16 columns of rows row, row + 1.
+template <uint32_t kVecs, class Store>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void row_quad_avx512(const float (&A)[16][16],
+                                                                                      const float (&B)[16][256],
+                                                                                      uint32_t r, uint32_t c0,
+                                                                                      Store& store) {
+  __m512 s[4][kVecs];
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+  for (uint32_t k = 0; k < 16; ++k) {
+    __m512 b[kVecs];
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) b[v] = _mm512_load_ps(&B[k][c0 + 16 * v]);
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 4; ++i) {
+      const __m512 a = _mm512_set1_ps(A[r + i][k]);
+#pragma GCC unroll 4
+      for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm512_fmadd_ps(a, b[v], s[i][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; ++v) {
+    store.pair16(r, c0 + 16 * v, s[0][v], s[1][v]);
+    store.pair16(r + 2, c0 + 16 * v, s[2][v], s[3][v]);
+  }
+}
+
+// 64 columns at a time (four rows together; columns outer, as tensor_sums.cpp says why), then
+// the 16-column blocks left, then 8 columns in 256-bit registers, eight rows at a time.
+template <class Store>
+__attribute__((target("avx512f,avx2,fma"), always_inline)) inline void sums_avx512(const float (&A)[16][16],
+                                                                                  const float (&B)[16][256],
+                                                                                  uint32_t n, Store& store) {
+  const uint32_t wide = n / 64 * 64;
+  for (uint32_t c0 = 0; c0 < wide; c0 += 64)
+    for (uint32_t r = 0; r < 16; r += 4) row_quad_avx512<4>(A, B, r, c0, store);
+  const uint32_t vecs = (n - wide) / 16, c8 = wide + 16 * vecs;
+  for (uint32_t r = 0; r < 16 && vecs != 0; r += 4) {
+    if (vecs == 1) row_quad_avx512<1>(A, B, r, wide, store);
+    else if (vecs == 2) row_quad_avx512<2>(A, B, r, wide, store);
+    else row_quad_avx512<3>(A, B, r, wide, store);
+  }
+  if (c8 < n)
+    for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, c8, store);
+}
+
+// AVX512_BF16 (SumsBuild::avx512_bf16): integers of at most 256 have at most 8 significant bits,
+// so they are exact in bf16, the high half of their float bits. Two neighbouring k go to one
+// 32-bit lane (k = 2p in the low half, 2p + 1 in the high one), and vdpbf16ps adds both
+// products of a lane to the float sum: products and every partial sum, however grouped, are
+// integers of at most 2^24 (max|A| · max|B| ≤ 2^16 here), so S is the same exact sum.
+constexpr float kBf16Integers = 256.0f;
+
+struct Bf16Pairs {
+  alignas(64) uint32_t a[16][8];   // [r][p]: A[r][2p], A[r][2p + 1]
+  alignas(64) uint32_t b[8][256];  // [p][c]: B[2p][c], B[2p + 1][c]
+};
+
+// A's rows and B's first `whole` columns (a multiple of 16) as bf16 pairs.
+__attribute__((target("avx512f,avx2"))) void to_bf16_pairs(const float (&A)[16][16], const float (&B)[16][256],
+                                                           uint32_t whole, Bf16Pairs& o) {
+  for (uint32_t r = 0; r < 16; ++r)  // a row's 16 bf16 in order are its 8 pairs
+    _mm256_store_si256(reinterpret_cast<__m256i*>(o.a[r]),
+                       _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_srli_epi32(0xFFFF, _mm512_load_si512(A[r]), 16)));
+  const __m512i high = _mm512_set1_epi32(int(0xFFFF0000u));
+  for (uint32_t p = 0; p < 8; ++p)
+    for (uint32_t c = 0; c < whole; c += 16) {
+      const __m512i lo = _mm512_load_si512(&B[2 * p][c]), hi = _mm512_load_si512(&B[2 * p + 1][c]);
+      _mm512_store_si512(&o.b[p][c], _mm512_or_si512(_mm512_and_si512(hi, high), _mm512_maskz_srli_epi32(0xFFFF, lo, 16)));
+    }
+}
+
+// Rows r .. r + 3 over 16 · kVecs columns from c0: row_quad_avx512 with a k pair per step.
+template <uint32_t kVecs, class Store>
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void row_quad_bf16(const Bf16Pairs& o,
+                                                                                               uint32_t r, uint32_t c0,
+                                                                                               Store& store) {
+  __m512 s[4][kVecs];
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i)
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (uint32_t p = 0; p < 8; ++p) {
+    __m512i b[kVecs];
+#pragma GCC unroll 4
+    for (uint32_t v = 0; v < kVecs; ++v) b[v] = _mm512_load_si512(&o.b[p][c0 + 16 * v]);
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 4; ++i) {
+      const __m512i a = _mm512_set1_epi32(int(o.a[r + i][p]));
+#pragma GCC unroll 4
+      for (uint32_t v = 0; v < kVecs; ++v) s[i][v] = _mm512_dpbf16_ps(s[i][v], (__m512bh)a, (__m512bh)b[v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (uint32_t v = 0; v < kVecs; ++v) {
+    store.pair16(r, c0 + 16 * v, s[0][v], s[1][v]);
+    store.pair16(r + 2, c0 + 16 * v, s[2][v], s[3][v]);
+  }
+}
+
+// The blocks of 64 columns, then of 16, by bf16 pairs; the last 8 columns (N an odd multiple of
+// 8) by the float fused multiply-adds.
+template <class Store>
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_bf16(const float (&A)[16][16],
+                                                                                           const float (&B)[16][256],
+                                                                                           uint32_t n, Store& store) {
+  Bf16Pairs o;
+  const uint32_t whole = n / 16 * 16, wide = n / 64 * 64, vecs = (whole - wide) / 16;
+  to_bf16_pairs(A, B, whole, o);
+  for (uint32_t c0 = 0; c0 < wide; c0 += 64)
+    for (uint32_t r = 0; r < 16; r += 4) row_quad_bf16<4>(o, r, c0, store);
+  for (uint32_t r = 0; r < 16 && vecs != 0; r += 4) {
+    if (vecs == 1) row_quad_bf16<1>(o, r, wide, store);
+    else if (vecs == 2) row_quad_bf16<2>(o, r, wide, store);
+    else row_quad_bf16<3>(o, r, wide, store);
+  }
+  if (whole < n)
+    for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, whole, store);
+}
+
+// The low words (f32 bits) of four lanes.
+__attribute__((target("avx2"), always_inline)) inline __m128 low_words(const uint64_t* lanes) {
+  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
+  return _mm256_castps256_ps128(
+      _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(bits, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6))));
+}
+
+// wgmma: columns c0..c0+7 of row r, the even ones into register 4(c0/8) + 2(r/8), the odd ones
+// into the next, lanes 4(r%8) .. +3 (facts §1.5); D = old + S in float, rounded once (the
+// bits of f32(double(old) + S): tensor_sums.cpp), the lanes' high words zero.
+struct RegisterStore {
+  uint64_t* const* d;
+  bool scale_d;
+  __attribute__((target("avx2,fma"), always_inline)) void row8(uint32_t r, uint32_t c0, __m256 sum) const {
+    const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
+    uint64_t* const even = d[reg] + lane0;
+    uint64_t* const odd = d[reg + 1] + lane0;
+    const __m256 split = _mm256_permutevar8x32_ps(sum, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    const __m256 old = scale_d ? _mm256_set_m128(low_words(odd), low_words(even)) : _mm256_setzero_ps();
+    const __m256i out = _mm256_castps_si256(_mm256_add_ps(old, split));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(even), _mm256_cvtepu32_epi64(_mm256_castsi256_si128(out)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(odd), _mm256_cvtepu32_epi64(_mm256_extracti128_si256(out, 1)));
+  }
+};
+
+// wgmma, AVX-512: columns c0..c0+15 of rows r and r + 1 (r even). Of columns c0..c0+7 the even
+// ones sit in register 4(c0/8) + 2(r/8), lanes 4(r%8) .. +7 (row r's four, then row r+1's),
+// the odd ones in the next register; columns c0+8..c0+15 the same four registers on. Each
+// 16-value sum is two registers' 8 lanes: their low words gathered by one permute, one add,
+// each half widened back to 64-bit lanes. (The zero-masked forms with every lane set give the
+// plain ones' results; GCC 12 warns of the plain ones' undefined pass-through operand.)
+struct RegisterStore512 : RegisterStore {
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void add16(uint64_t* lo, uint64_t* hi,
+                                                                        __m512 sum) const {
+    __m512 old = _mm512_setzero_ps();
+    if (scale_d)
+      old = _mm512_castsi512_ps(_mm512_permutex2var_epi32(
+          _mm512_loadu_si512(lo), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+          _mm512_loadu_si512(hi)));
+    const __m512i out = _mm512_castps_si512(_mm512_add_ps(old, sum));
+    _mm512_storeu_si512(lo, _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 0)));
+    _mm512_storeu_si512(hi, _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 1)));
+  }
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void pair16(uint32_t r, uint32_t c0, __m512 row0,
+                                                                         __m512 row1) const {
+    const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
+    // row0's column j is element j, row1's is 16 + j.
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 8, 10, 12, 14, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    add16(d[reg] + lane0, d[reg + 4] + lane0, _mm512_permutex2var_ps(row0, even, row1));
+    add16(d[reg + 1] + lane0, d[reg + 5] + lane0, _mm512_permutex2var_ps(row0, odd, row1));
+  }
+};
+
+// tcgen05: neighbouring cells of tensor-memory rows (f32 bits), D = old + S in float.
+struct CellStore {
+  uint32_t* cells;
+  size_t row_stride;
+  bool accumulate;
+  __attribute__((target("avx2,fma"), always_inline)) void row8(uint32_t r, uint32_t c0, __m256 sum) const {
+    float* p = reinterpret_cast<float*>(cells + r * row_stride + c0);
+    _mm256_storeu_ps(p, _mm256_add_ps(accumulate ? _mm256_loadu_ps(p) : _mm256_setzero_ps(), sum));
+  }
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void add16(float* p, __m512 sum) const {
+    _mm512_storeu_ps(p, _mm512_add_ps(accumulate ? _mm512_loadu_ps(p) : _mm512_setzero_ps(), sum));
+  }
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void pair16(uint32_t r, uint32_t c0, __m512 row0,
+                                                                         __m512 row1) const {
+    add16(reinterpret_cast<float*>(cells + r * row_stride + c0), row0);
+    add16(reinterpret_cast<float*>(cells + (r + 1) * row_stride + c0), row1);
+  }
+};
+
+__attribute__((target("avx512f,avx512bf16,avx2,fma"))) void wgmma_integers_bf16(const float (&A)[16][16],
+                                                                                const float (&B)[16][256], uint32_t n,
+                                                                                uint64_t* const* d, bool scale_d) {
+  RegisterStore512 store{{d, scale_d}};
+  sums_bf16(A, B, n, store);
+}
+
+__attribute__((target("avx512f,avx512bf16,avx2,fma"))) void tmem_integers_bf16(const float (&A)[16][16],
+                                                                               const float (&B)[16][256], uint32_t n,
+                                                                               uint32_t* cells, size_t row_stride,
+                                                                               bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_bf16(A, B, n, store);
+}
+
+__attribute__((target("avx512f,avx2,fma"))) void wgmma_integers_avx512(const float (&A)[16][16],
+                                                                       const float (&B)[16][256], uint32_t n,
+                                                                       uint64_t* const* d, bool scale_d) {
+  RegisterStore512 store{{d, scale_d}};
+  sums_avx512(A, B, n, store);
+}
+
+__attribute__((target("avx512f,avx2,fma"))) void tmem_integers_avx512(const float (&A)[16][16],
+                                                                      const float (&B)[16][256], uint32_t n,
+                                                                      uint32_t* cells, size_t row_stride,
+                                                                      bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_avx512(A, B, n, store);
+}
+
+__attribute__((target("avx2,fma"))) void wgmma_integers_avx2(const float (&A)[16][16], const float (&B)[16][256],
+                                                             uint32_t n, uint64_t* const* d, bool scale_d) {
+  RegisterStore store{d, scale_d};
+  sums_avx2(A, B, n, store);
+}
+
+// mma.sync m16n8k16: the 8 columns of all 16 rows, eight rows at a time (eight chains sharing
+// each load of B's row k; 256-bit registers: 8 columns are one).
+__attribute__((target("avx2,fma"))) void mma_integers_avx2(const float (&A)[16][16], const float (&B)[16][8],
+                                                           uint64_t* const* d) {
+  RegisterStore store{d, true};
+  rows_avx2<8, 1>(A, B, 0, 0, store);
+  rows_avx2<8, 1>(A, B, 8, 0, store);
+}
+
+// A row's 8 sums in both halves of a 512-bit register (the masked form: see RegisterStore512).
+__attribute__((target("avx512f,avx2"), always_inline)) inline __m512 both_halves(__m256 row) {
+  return _mm512_castpd_ps(_mm512_maskz_broadcast_f64x4(0xFF, _mm256_castps_pd(row)));
+}
+
+// The same sums, stored a row pair at a time: rows r and r + 1 fill lanes 4(r%8) .. +7 of
+// register 2(r/8) (even columns) and of the next (odd ones), so one permute of the two rows'
+// sums and RegisterStore512::add16 take 16 values where row8 took 8.
+__attribute__((target("avx512f,avx2,fma"))) void mma_integers_avx512(const float (&A)[16][16],
+                                                                     const float (&B)[16][8], uint64_t* const* d) {
+  const RegisterStore512 store{{d, true}};
+  // row0's column j is element j, row1's is 16 + j: even columns of both, then odd ones.
+  const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 1, 3, 5, 7, 17, 19, 21, 23);
+  for (uint32_t r0 = 0; r0 < 16; r0 += 8) {
+    __m256 s[8];
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < 8; ++i) s[i] = _mm256_setzero_ps();
+#pragma GCC unroll 16
+    for (uint32_t k = 0; k < 16; ++k) {
+      const __m256 b = _mm256_load_ps(B[k]);
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < 8; ++i) s[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(&A[r0 + i][k]), b, s[i]);
+    }
+#pragma GCC unroll 4
+    for (uint32_t i = 0; i < 8; i += 2) {
+      const uint32_t r = r0 + i, reg = 2 * (r / 8), lane0 = 4 * (r % 8);
+      store.add16(d[reg] + lane0, d[reg + 1] + lane0,
+                  _mm512_permutex2var_ps(both_halves(s[i]), split, both_halves(s[i + 1])));
+    }
+  }
+}
+
+__attribute__((target("avx2,fma"))) void tmem_integers_avx2(const float (&A)[16][16], const float (&B)[16][256],
+                                                            uint32_t n, uint32_t* cells, size_t row_stride,
+                                                            bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_avx2(A, B, n, store);
+}
+#endif
+
+}  // namespace
+}  // namespace integer_sums
+
+float integer_bound(const float* values, size_t count, SumsBuild build) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (uses_avx512(build) && count % 16 == 0) return integer_sums::integer_bound_avx512(values, count);
+  if (build != SumsBuild::plain && count % 8 == 0) return integer_sums::integer_bound_avx2(values, count);
+#endif
+  return integer_sums::integer_bound_plain(values, count);
+}
+
+bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
+                               uint64_t* const* d, bool scale_d, SumsBuild build) {
+  const float a_bound = integer_bound(&A[0][0], 16 * 16, build);
+  if (!sums_fit_float(a_bound, b_bound)) return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::avx512_bf16 && a_bound <= integer_sums::kBf16Integers &&
+      b_bound <= integer_sums::kBf16Integers) {
+    integer_sums::wgmma_integers_bf16(A, B, n, d, scale_d);
+    return true;
+  }
+  if (uses_avx512(build)) {
+    integer_sums::wgmma_integers_avx512(A, B, n, d, scale_d);
+    return true;
+  }
+  if (build == SumsBuild::avx2) {
+    integer_sums::wgmma_integers_avx2(A, B, n, d, scale_d);
+    return true;
+  }
+#endif
+  // Row r, column c: register 4(c/8) + 2(r/8) + c%2, lane 4(r%8) + (c%8)/2.
+  integer_sums::sums_generic(A, B, n, [&](uint32_t r, uint32_t c, float sum) {
+    uint64_t& v = d[4 * (c / 8) + 2 * (r / 8) + c % 2][4 * (r % 8) + (c % 8) / 2];
+    v = from_f32((scale_d ? as_f32(v) : 0.0f) + sum);
+  });
+  return true;
+}
+
+bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
+                              uint32_t* cells, size_t row_stride, bool accumulate, SumsBuild build) {
+  const float a_bound = integer_bound(&A[0][0], 16 * 16, build);
+  if (!sums_fit_float(a_bound, b_bound)) return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::avx512_bf16 && a_bound <= integer_sums::kBf16Integers &&
+      b_bound <= integer_sums::kBf16Integers) {
+    integer_sums::tmem_integers_bf16(A, B, n, cells, row_stride, accumulate);
+    return true;
+  }
+  if (uses_avx512(build)) {
+    integer_sums::tmem_integers_avx512(A, B, n, cells, row_stride, accumulate);
+    return true;
+  }
+  if (build == SumsBuild::avx2) {
+    integer_sums::tmem_integers_avx2(A, B, n, cells, row_stride, accumulate);
+    return true;
+  }
+#endif
+  integer_sums::sums_generic(A, B, n, [&](uint32_t r, uint32_t c, float sum) {
+    uint32_t& cell = cells[r * row_stride + c];
+    cell = uint32_t(from_f32((accumulate ? as_f32(cell) : 0.0f) + sum));
+  });
+  return true;
+}
+
+bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], float a_bound, float b_bound,
+                             uint64_t* const* d, SumsBuild build) {
+  if (!sums_fit_float(a_bound, b_bound)) return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (uses_avx512(build)) {
+    integer_sums::mma_integers_avx512(A, B, d);
+    return true;
+  }
+  if (build == SumsBuild::avx2) {
+    integer_sums::mma_integers_avx2(A, B, d);
+    return true;
+  }
+#endif
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 8; ++c) {
+      float sum = 0.0f;
+      for (uint32_t k = 0; k < 16; ++k) sum += A[r][k] * B[k][c];
+      uint64_t& v = d[2 * (r / 8) + c % 2][4 * (r % 8) + c / 2];
+      v = from_f32(as_f32(v) + sum);
+    }
+  return true;
+}
+
+}  // namespace gs::model
