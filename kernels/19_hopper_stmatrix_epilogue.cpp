@@ -75,8 +75,10 @@
 // the producer would overwrite it). On an H200 (2026-12-03, docs/results/2026-12-03-slab) it
 // lost 1.2-1.7 points of cuBLAS at 4096^3 and 6144^3 (0.971 against 0.985 at 4096^3), where the
 // model predicts no difference: with two consumer warpgroups the other's wgmmas already fill the
-// tensor cores while one waits, so nothing is gained, and a stage is held one block longer; why
-// the loss is as large as a whole stage's is not known.
+// tensor cores while one waits, so nothing is gained, and Nsight Compute finds the consumers'
+// next HGMMAs stalled at issue on the MIO queue (19% of the warps' stall samples against 3%): two
+// warpgroups with two K blocks each outstanding fill the queue to the tensor cores, and a warp
+// stuck issuing reaches its wait_group and its stage's release late.
 //
 // What changed from step 18: the swizzled staging buffers (8 KiB each for both types, so the
 // ring takes up to 4 stages of 48 KiB), C's tensor map with the 128B swizzle, each thread's
