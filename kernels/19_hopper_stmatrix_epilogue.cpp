@@ -94,7 +94,6 @@
 #include <fmt/format.h>
 
 #include "engine/builder/builder.hpp"
-#include "engine/ir/verify.hpp"
 #include "kernels/cluster_parts.hpp"
 #include "kernels/hopper_parts.hpp"
 #include "kernels/tile_order.hpp"
@@ -494,17 +493,17 @@ KernelInfo hopper_stmatrix_epilogue_info() {
                          "bytes a consumer, 128 KiB at bn=256, which leaves room for 2 ring stages; f32 C takes "
                          "staging=chunks",
                          p.at("c_dtype"));
-    const uint32_t bn = p.at("bn"), stages = p.at("stages");
-    const uint32_t staging = kConsumers * 64 * bn * 2;  // bf16
-    const auto smem = [&](uint32_t s) { return s * (kABytes + hopper::b_tile_bytes(bn) + 24) + staging; };
-    if (smem(stages) <= ir::kMaxDynamicSmem) return std::nullopt;
-    uint32_t most = 0;
-    while (smem(most + 1) <= ir::kMaxDynamicSmem) ++most;
-    return fmt::format("staging=slab at bn={}: {} stages x ({} KiB of A + {} KiB of B) + {} KiB of staging (each "
-                       "consumer's 64 x {} slab of bf16 C) = {} KiB of shared memory, more than the {} KiB a CTA can "
-                       "have: take stages 2..{}",
-                       bn, stages, kABytes / 1024, hopper::b_tile_bytes(bn) / 1024, staging / 1024, bn,
-                       smem(stages) / 1024, ir::kMaxDynamicSmem / 1024, most);
+    // The ring's rule with a whole slab of bf16 C a consumer as its other bytes (which depend on
+    // bn, so no other bn is offered).
+    const uint32_t bn = p.at("bn"), staging = kConsumers * 64 * bn * 2;
+    const hopper::TileNRing ring{.a_bytes = kABytes,
+                                 .other_bytes = staging,
+                                 .other_what = fmt::format("{} KiB of staging (each consumer's 64 x {} slab of bf16 C)",
+                                                           staging / 1024, bn),
+                                 .tile_ns = {bn}};
+    const std::optional<std::string> why = hopper::tile_n_ring_fits(ring, bn, p.at("stages"));
+    if (!why) return std::nullopt;
+    return fmt::format("staging=slab at bn={}: {}", bn, *why);
   };
   k.constraints.push_back("staging=slab takes c_dtype=bf16, and its slab-sized buffers count against the stages");
   k.mistakes = {

@@ -264,23 +264,24 @@ void declare_tile_n(KernelInfo& k, const TileNRing& ring, std::vector<BuildParam
   for (BuildParam& p : others) k.params.push_back(std::move(p));
   const GemmShape shipped = k.tile;
   k.build_tile = [shipped](const ParamValues& p) { return GemmShape{shipped.m, p.at("bn"), shipped.k}; };
-  k.check_params = [ring](const ParamValues& p) -> std::optional<std::string> {
-    const uint32_t bn = p.at("bn"), stages = p.at("stages");
-    if (tile_n_smem(ring, bn, stages) <= ir::kMaxDynamicSmem) return std::nullopt;
-    std::string others;  // what the smaller tiles leave room for, the nearest first
-    for (auto n = ring.tile_ns.rbegin(); n != ring.tile_ns.rend(); ++n)
-      if (*n < bn && most_stages(ring, *n) >= stages)
-        others += fmt::format("{}{}: up to {}", others.empty() ? "" : "; ", *n, most_stages(ring, *n));
-    return fmt::format("{} stages × ({} KiB of A + {} KiB of B) {}= {} KiB of shared memory, more than the {} KiB a "
-                       "CTA can have: at bn={} take stages {}..{}{}",
-                       stages, ring.a_bytes / 1024, b_tile_bytes(bn) / 1024,
-                       ring.other_bytes ? fmt::format("+ {} ", ring.other_what) : "",
-                       tile_n_smem(ring, bn, stages) / 1024, ir::kMaxDynamicSmem / 1024, bn, 2,
-                       most_stages(ring, bn), others.empty() ? "" : ", or a smaller bn (" + others + ")");
-  };
+  k.check_params = [ring](const ParamValues& p) { return tile_n_ring_fits(ring, p.at("bn"), p.at("stages")); };
   k.constraints.push_back(fmt::format(
       "bn (the tile's N: {}) and stages combine where the ring fits in 227 KiB of shared memory",
       fmt::join(ring.tile_ns, ", ")));
+}
+
+std::optional<std::string> tile_n_ring_fits(const TileNRing& ring, uint32_t bn, uint32_t stages) {
+  if (tile_n_smem(ring, bn, stages) <= ir::kMaxDynamicSmem) return std::nullopt;
+  std::string others;  // what the smaller tiles leave room for, the nearest first
+  for (auto n = ring.tile_ns.rbegin(); n != ring.tile_ns.rend(); ++n)
+    if (*n < bn && most_stages(ring, *n) >= stages)
+      others += fmt::format("{}{}: up to {}", others.empty() ? "" : "; ", *n, most_stages(ring, *n));
+  return fmt::format("{} stages × ({} KiB of A + {} KiB of B) {}= {} KiB of shared memory, more than the {} KiB a "
+                     "CTA can have: at bn={} take stages {}..{}{}",
+                     stages, ring.a_bytes / 1024, b_tile_bytes(bn) / 1024,
+                     ring.other_bytes ? fmt::format("+ {} ", ring.other_what) : "",
+                     tile_n_smem(ring, bn, stages) / 1024, ir::kMaxDynamicSmem / 1024, bn, 2,
+                     most_stages(ring, bn), others.empty() ? "" : ", or a smaller bn (" + others + ")");
 }
 
 }  // namespace gs::kernels::hopper

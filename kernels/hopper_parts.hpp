@@ -174,6 +174,9 @@ struct TileNRing {
 // build's bn must fit in shared memory. The stages run from 2 to the most the smallest bn
 // leaves room for; the rule names the most the build's bn takes.
 void declare_tile_n(KernelInfo& k, const TileNRing& ring, std::vector<BuildParam> others);
+// That rule: nullopt where `stages` stages of bn and the ring's other bytes fit in shared memory,
+// else a message saying the sum and the stages (and smaller tiles of ring.tile_ns) that fit.
+std::optional<std::string> tile_n_ring_fits(const TileNRing& ring, uint32_t bn, uint32_t stages);
 // The ring's B tile of one stage: bn rows of one 128-byte swizzle row.
 inline constexpr uint32_t b_tile_bytes(uint32_t bn) { return bn * kBK * 2; }
 
