@@ -17,6 +17,7 @@
 #include "engine/model/decode.hpp"
 #include "engine/model/machine.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/integer_bound_avx2.hpp"
 #include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"
 
@@ -71,60 +72,8 @@ void gather_by_maps(const MmaMaps& m, const Sources& src, const ir::mma_sync_ope
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// Four lanes' words (the low 32 bits of each lane) hold 8 bf16, the low half first: as 8
-// doubles in that order (a bf16 is the high half of its f32).
-__attribute__((target("avx2"), always_inline)) inline void bf16x8_to_f64(const uint64_t* lanes, double* out) {
-  const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
-  const __m256i lo = _mm256_slli_epi32(w, 16);  // dword 2i: lane i's low bf16 as f32 bits
-  const __m256i hi = _mm256_slli_epi64(_mm256_and_si256(w, _mm256_set1_epi64x(0xFFFF0000)), 32);  // dword 2i+1
-  const __m256 f = _mm256_castsi256_ps(_mm256_blend_epi32(lo, hi, 0xAA));
-  _mm256_store_pd(out, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
-  _mm256_store_pd(out + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
-}
-
-// The maps written out (MmaMaps::regular): lanes 4g .. 4g+3 of A's register j hold row
-// g (+8 for odd j), k 0..7 (+8 for j >= 2) in order; of B's register j, column g, k 0..7 (+8
-// for j = 1): B's rows come out as columns and are turned in 4 x 4 blocks.
-__attribute__((target("avx2"))) void gather_regular(const uint64_t* const* a, const uint64_t* const* b,
-                                                    double (&A)[16][16], double (&B)[16][8]) {
-  for (uint32_t j = 0; j < 4; ++j)
-    for (uint32_t g = 0; g < 8; ++g) bf16x8_to_f64(a[j] + 4 * g, &A[g + 8 * (j % 2)][8 * (j / 2)]);
-  alignas(32) double Bt[8][16];  // [n][k]
-  for (uint32_t j = 0; j < 2; ++j)
-    for (uint32_t g = 0; g < 8; ++g) bf16x8_to_f64(b[j] + 4 * g, &Bt[g][8 * j]);
-  for (uint32_t n0 = 0; n0 < 8; n0 += 4)
-    for (uint32_t k0 = 0; k0 < 16; k0 += 4) {
-      const __m256d r0 = _mm256_load_pd(&Bt[n0][k0]), r1 = _mm256_load_pd(&Bt[n0 + 1][k0]),
-                    r2 = _mm256_load_pd(&Bt[n0 + 2][k0]), r3 = _mm256_load_pd(&Bt[n0 + 3][k0]);
-      const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-      const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-      _mm256_store_pd(&B[k0][n0], _mm256_permute2f128_pd(t0, t2, 0x20));
-      _mm256_store_pd(&B[k0 + 1][n0], _mm256_permute2f128_pd(t1, t3, 0x20));
-      _mm256_store_pd(&B[k0 + 2][n0], _mm256_permute2f128_pd(t0, t2, 0x31));
-      _mm256_store_pd(&B[k0 + 3][n0], _mm256_permute2f128_pd(t1, t3, 0x31));
-    }
-}
-
-// The same gather in float (bf16 to f32 is exact): A as it comes, B's columns turned into rows
-// in two 8 x 8 transposes (k 0..7, then 8..15). Each operand's integer_bound (tensor_core.hpp)
-// is taken from the registers on the way: read back from memory, the 256-bit stores would not
-// forward to wider loads.
-struct IntegerBoundAvx2 {
-  __m256 whole, magnitude;  // lanes all integers so far (all ones), their largest |v|
-  __attribute__((target("avx2"), always_inline)) IntegerBoundAvx2()
-      : whole(_mm256_castsi256_ps(_mm256_set1_epi32(-1))), magnitude(_mm256_setzero_ps()) {}
-  __attribute__((target("avx2"), always_inline)) void add(__m256 v) {
-    whole = _mm256_and_ps(whole, _mm256_cmp_ps(_mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), v, _CMP_EQ_OQ));
-    magnitude = _mm256_max_ps(magnitude, _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))));
-  }
-  __attribute__((target("avx2"), always_inline)) float bound() const {
-    if (_mm256_movemask_ps(whole) != 0xFF) return std::numeric_limits<float>::quiet_NaN();
-    __m128 m = _mm_max_ps(_mm256_castps256_ps128(magnitude), _mm256_extractf128_ps(magnitude, 1));
-    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-    return std::max(_mm_cvtss_f32(m), _mm_cvtss_f32(_mm_shuffle_ps(m, m, 1)));
-  }
-};
-
+// Four lanes' words (the low 32 bits of each lane) hold 8 bf16, the low half first: as 8 floats
+// in that order (a bf16 is the high half of its f32).
 __attribute__((target("avx2"), always_inline)) inline __m256 bf16x8_to_f32(const uint64_t* lanes) {
   const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
   const __m256i lo = _mm256_slli_epi32(w, 16);
@@ -132,6 +81,12 @@ __attribute__((target("avx2"), always_inline)) inline __m256 bf16x8_to_f32(const
   return _mm256_castsi256_ps(_mm256_blend_epi32(lo, hi, 0xAA));
 }
 
+// The maps written out (MmaMaps::regular): lanes 4g .. 4g+3 of A's register j hold row g (+8
+// for odd j), k 0..7 (+8 for j >= 2) in order; of B's register j, column g, k 0..7 (+8 for j =
+// 1). In float (bf16 to f32 is exact): A as it comes, B's columns turned into rows in two 8 x 8
+// transposes (k 0..7, then 8..15). Each operand's integer_bound (tensor_core.hpp) is taken from
+// the registers on the way: read back from memory, the 256-bit stores would not forward to wider
+// loads.
 __attribute__((target("avx2"))) void gather_regular_f32(const uint64_t* const* a, const uint64_t* const* b,
                                                         float (&A)[16][16], float (&B)[16][8], float& a_bound,
                                                         float& b_bound) {
@@ -212,7 +167,11 @@ void mma_by_sources(ExecContext& x, const MmaMaps& m, double (&A)[16][16], doubl
   bool gathered = false;
 #if defined(__x86_64__) && defined(__GNUC__)
   if (m.regular && cpu_has_avx2() && a[0] && a[1] && a[2] && a[3] && b[0] && b[1]) {
-    gather_regular(a, b, A, B);
+    alignas(32) float Af[16][16], Bf[16][8];
+    float a_bound, b_bound;  // not used here: this path takes the double sums
+    gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
+    std::copy(&Af[0][0], &Af[0][0] + 16 * 16, &A[0][0]);
+    std::copy(&Bf[0][0], &Bf[0][0] + 16 * 8, &B[0][0]);
     gathered = true;
   }
 #endif

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #endif
 
+#include "engine/model/integer_bound_avx2.hpp"
 #include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"
 
@@ -46,22 +47,11 @@ float integer_bound_plain(const float* values, size_t count) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// 8 values a step (count a multiple of 8): truncated and compared (a NaN compares unequal), the
-// magnitudes' maximum kept.
+// 8 values a step (count a multiple of 8).
 __attribute__((target("avx2"))) float integer_bound_avx2(const float* values, size_t count) {
-  const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
-  __m256 bound = _mm256_setzero_ps();
-  int integers = 0xFF;
-  for (size_t i = 0; i < count; i += 8) {
-    const __m256 v = _mm256_loadu_ps(values + i);
-    integers &= _mm256_movemask_ps(
-        _mm256_cmp_ps(_mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), v, _CMP_EQ_OQ));
-    bound = _mm256_max_ps(bound, _mm256_and_ps(v, magnitude));
-  }
-  if (integers != 0xFF) return std::numeric_limits<float>::quiet_NaN();
-  __m128 m = _mm_max_ps(_mm256_castps256_ps128(bound), _mm256_extractf128_ps(bound, 1));
-  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-  return std::max(_mm_cvtss_f32(m), _mm_cvtss_f32(_mm_shuffle_ps(m, m, 1)));
+  IntegerBoundAvx2 bound;
+  for (size_t i = 0; i < count; i += 8) bound.add(_mm256_loadu_ps(values + i));
+  return bound.bound();
 }
 
 // 16 values a step (count a multiple of 16). (The zero-masked forms with every lane set give the
