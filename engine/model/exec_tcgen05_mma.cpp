@@ -14,7 +14,6 @@
 // the [a_tmem] forms are not_modelled (ops.def).
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -164,21 +163,15 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
   faults.reader = &x.warp;  // the pair's other CTA's bytes must have been released to this warp
   faults.reader_cta = &x.cta;
   // B (K x N, column index innermost, once for all of the tile's row blocks): CTA p of the pair
-  // supplies columns p*N/2 .. +N/2-1. In float where the float sums may take it (a finite
-  // integer_bound: tensor_core.hpp), widened to double when a block's sums need that; straight
-  // into double where they cannot.
+  // supplies columns p*N/2 .. +N/2-1; in float or double as BRows (b_rows.hpp) says.
   alignas(64) float columns[256][16];
   for (uint32_t p = 0; p < shape.ctas; ++p) {
     if (b_ok) read_operand_rows(*ctas[p], db, 'B', 0, n_per_cta, b_k, sb, columns + p * n_per_cta, faults);
     else std::fill(&columns[p * n_per_cta][0], &columns[p * n_per_cta][0] + 16 * n_per_cta, nan);
   }
   const SumsBuild build = fastest_sums_build();
-  const float b_bound = integer_bound(&columns[0][0], 16 * size_t(n), build);
-  alignas(64) float b_rows[16][256];
-  alignas(64) double B[16][256];
-  bool widened = !std::isfinite(b_bound);
-  if (widened) columns_into_b(columns, n, B);
-  else columns_into_rows(columns, n, b_rows);
+  BRows B;
+  B.fill(columns, n, integer_bound(&columns[0][0], 16 * size_t(n), build));
   for (uint32_t p = 0; p < shape.ctas; ++p) {
     Cta& t = *ctas[p];
     for (uint32_t row0 = 0; row0 < kRowsPerCta; row0 += 16) {
@@ -187,16 +180,12 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
       else std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
       uint32_t* const cells = t.tmem.cells.data() + size_t(row0) * TensorMemory::kColumns + col0;
       // Small integers: in float (where it says yes); otherwise in double.
-      if (tmem_accumulate_integers(rows, b_rows, b_bound, n, cells, TensorMemory::kColumns, accumulate, build))
+      if (tmem_accumulate_integers(rows, B.rows, B.bound, n, cells, TensorMemory::kColumns, accumulate, build))
         continue;
-      if (!widened) {
-        widen_rows(b_rows, n, B);
-        widened = true;
-      }
       alignas(64) double A[16][16];
       for (uint32_t r = 0; r < 16; ++r)
         for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
-      tmem_accumulate(A, B, n, cells, TensorMemory::kColumns, accumulate, build);
+      tmem_accumulate(A, B.in_double(), n, cells, TensorMemory::kColumns, accumulate, build);
     }
   }
   report_read_faults(x, faults, "tcgen05.mma");

@@ -315,7 +315,7 @@ Cta::WgmmaB& operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db
   if (c.wgmma_b.size() <= group) c.wgmma_b.resize(group + 1);
   const bool any_group = !notes_for_peers(c);
   const auto holds = [&](const Cta::WgmmaB& k) {
-    return k.valid && k.bits == bits && k.n == n && k.k_major == k_major && k.scale == scale &&
+    return k.valid && k.bits == bits && k.b.n == n && k.k_major == k_major && k.scale == scale &&
            k.smem_writes == c.smem_writes && (any_group || k.releases == c.releases);
   };
   Cta::WgmmaB& kept = c.wgmma_b[group];
@@ -331,28 +331,15 @@ Cta::WgmmaB& operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db
   alignas(64) float columns[256][16];
   if (ok) read_operand_rows(c, db, 'B', 0, n, k_major, scale, columns, mine);
   else std::fill(&columns[0][0], &columns[0][0] + 16 * n, nan);
-  kept.bound = integer_bound(&columns[0][0], 16 * size_t(n), fastest_sums_build());
-  kept.widened = !std::isfinite(kept.bound);
-  if (kept.widened) columns_into_b(columns, n, kept.b);
-  else columns_into_rows(columns, n, kept.rows);
+  kept.b.fill(columns, n, integer_bound(&columns[0][0], 16 * size_t(n), fastest_sums_build()));
   kept.valid = ok && no_faults(mine);
   kept.bits = bits;
-  kept.n = n;
   kept.k_major = k_major;
   kept.scale = scale;
   kept.smem_writes = c.smem_writes;
   kept.releases = c.releases;
   merge_faults(faults, mine);
   return kept;
-}
-
-// The kept B in double, for the double sums: widened from its float rows the first time.
-const double (&operand_b_double(Cta::WgmmaB& kept))[16][256] {
-  if (!kept.widened) {
-    widen_rows(kept.rows, kept.n, kept.b);
-    kept.widened = true;
-  }
-  return kept.b;
 }
 
 void wgmma_mma(ExecContext& x) {
@@ -415,11 +402,11 @@ void wgmma_mma(ExecContext& x) {
   }
   const SumsBuild build = fastest_sums_build();
   // Small integers: in float (where it says yes); otherwise in double.
-  if (!(distinct && wgmma_accumulate_integers(rows, kept_b.rows, kept_b.bound, n, dst.data(), scale_d, build))) {
+  if (!(distinct && wgmma_accumulate_integers(rows, kept_b.b.rows, kept_b.b.bound, n, dst.data(), scale_d, build))) {
     alignas(64) double A[16][16];
     for (uint32_t r = 0; r < 16; ++r)
       for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
-    const double (&B)[16][256] = operand_b_double(kept_b);
+    const double (&B)[16][256] = kept_b.b.in_double();
     if (distinct) {
       wgmma_accumulate(A, B, n, dst.data(), scale_d, build);
     } else {
@@ -512,6 +499,22 @@ void columns_into_rows(const float (*columns)[16], uint32_t n, float (&b)[16][25
 void widen_rows(const float (&rows)[16][256], uint32_t n, double (&b)[16][256]) {
   for (uint32_t k = 0; k < 16; ++k)
     for (uint32_t col = 0; col < n; ++col) b[k][col] = rows[k][col];
+}
+
+void BRows::fill(const float (*columns)[16], uint32_t count, float bound_of_columns) {
+  n = count;
+  bound = bound_of_columns;
+  widened = !std::isfinite(bound);
+  if (widened) columns_into_b(columns, n, b);
+  else columns_into_rows(columns, n, rows);
+}
+
+const double (&BRows::in_double())[16][256] {
+  if (!widened) {
+    widen_rows(rows, n, b);
+    widened = true;
+  }
+  return b;
 }
 
 void exec_wgmma(ExecContext& x) {

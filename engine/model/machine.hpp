@@ -20,6 +20,7 @@
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/model/data_path.hpp"
 #include "engine/model/decode.hpp"
+#include "engine/model/b_rows.hpp"
 #include "engine/model/exec.hpp"
 #include "engine/model/fast_forward.hpp"
 #include "engine/model/model.hpp"
@@ -507,18 +508,14 @@ struct Cta {
   // wgmma's B operand (16 x N, times its sign) as a warp of warpgroup g last read it through its
   // descriptor: all four warps of a warpgroup read all of B, and the next three take it from here
   // when the key (descriptor, N, major-ness, sign, smem_writes, releases) is unchanged and the
-  // read found no hazard (exec_wgmma.cpp). B is kept in float where its integer_bound is finite
-  // (the float sums may take it: tensor_core.hpp) and in double once a block's sums need it.
+  // read found no hazard (exec_wgmma.cpp). B is kept in float or double as BRows says.
   struct WgmmaB {
     bool valid = false;
     bool k_major = false;
-    bool widened = false;  // b holds `rows` in double
     float scale = 1.0f;
-    float bound = 0.0f;  // integer_bound of the N columns
-    uint32_t n = 0, releases = 0;
+    uint32_t releases = 0;
     uint64_t bits = 0, smem_writes = 0;
-    alignas(64) float rows[16][256];  // set where `bound` is finite
-    alignas(64) double b[16][256];
+    BRows b;  // its N is the key's
   };
   std::vector<WgmmaB> wgmma_b;  // by warpgroup, grown on demand
   uint32_t register_pool = 0;         // registers the CTA got at launch (0: count unknown to ptxas)

@@ -1,0 +1,23 @@
+// B's K x N rows for the tensor cores' sums, as exec_wgmma.cpp keeps one a warpgroup
+// (Cta::WgmmaB) and exec_tcgen05_mma.cpp makes one an MMA: in float where its integer_bound is
+// finite, so the float sums of small integers (tensor_core.hpp) may take it, and widened to double
+// the first time a block's sums need double; straight into double where the bound is not finite.
+#pragma once
+
+#include <cstdint>
+
+namespace gs::model {
+
+struct BRows {
+  uint32_t n = 0;
+  float bound = 0.0f;    // integer_bound of the N columns
+  bool widened = false;  // b holds the rows in double
+  alignas(64) float rows[16][256];  // set where `bound` is finite
+  alignas(64) double b[16][256];
+  // From columns[c][k], c < n (16-byte aligned), whose integer_bound is `bound` (exec_wgmma.cpp).
+  void fill(const float (*columns)[16], uint32_t n, float bound);
+  // The rows in double, widened from the float rows the first time.
+  const double (&in_double())[16][256];
+};
+
+}  // namespace gs::model
