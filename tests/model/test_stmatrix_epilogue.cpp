@@ -49,9 +49,24 @@ Writes staging_writes(const test::ModelRun& r, ir::Op op) {
   return w;
 }
 
+// Step 19 built with `varied` against the build with `plain` at `shape`: the same C bit for bit,
+// no hazard; `also` checks the variant's run further.
+void check_same_c(const kernels::GemmShape& shape, const kernels::ParamValues& plain,
+                  const kernels::ParamValues& varied, const std::function<void(const test::ModelRun&)>& also) {
+  const test::ModelRun a = test::run_model(kId, shape, true, 19, {}, {}, plain);
+  const test::ModelRun b = test::run_model(kId, shape, true, 19, {}, {}, varied);
+  INFO(test::hazard_list(b.result) << b.result.error);
+  REQUIRE(a.result.completed);
+  REQUIRE(b.result.completed);
+  CHECK(b.result.hazards.empty());
+  CHECK(b.mismatches == 0);
+  CHECK(a.bufs.c == b.bufs.c);
+  also(b);
+}
+
 // Step 19 with build parameter `param` at `value` against the same build without it, at three
 // shapes (clipped edges, an odd number of tiles in pairs, four CTAs a cluster with idle ranks) and
-// both C types: the same C bit for bit, no hazard; `also` checks the variant's run further.
+// both C types (check_same_c).
 void check_same_c_with(const char* param, uint32_t value, const std::function<void(const test::ModelRun&)>& also) {
   struct Case {
     uint32_t cluster, c_dtype;
@@ -64,15 +79,7 @@ void check_same_c_with(const char* param, uint32_t value, const std::function<vo
       const kernels::ParamValues plain{{"cluster", c.cluster}, {"c_dtype", c.c_dtype}};
       kernels::ParamValues varied = plain;
       varied[param] = value;
-      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
-      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, varied);
-      INFO(test::hazard_list(b.result) << b.result.error);
-      REQUIRE(a.result.completed);
-      REQUIRE(b.result.completed);
-      CHECK(b.result.hazards.empty());
-      CHECK(b.mismatches == 0);
-      CHECK(a.bufs.c == b.bufs.c);
-      also(b);
+      check_same_c(c.shape, plain, varied, also);
     }
   }
 }
@@ -223,18 +230,12 @@ TEST_CASE("step 19 with staging=slab: each chunk its own buffer, C the same bit 
       kernels::ParamValues slab = plain;
       slab["staging"] = 1;
       slab["stages"] = 3;
-      const test::ModelRun a = test::run_model(kId, c.shape, true, 19, {}, {}, plain);
-      const test::ModelRun b = test::run_model(kId, c.shape, true, 19, {}, {}, slab);
-      INFO(test::hazard_list(b.result) << b.result.error);
-      REQUIRE(a.result.completed);
-      REQUIRE(b.result.completed);
-      CHECK(b.result.hazards.empty());
-      CHECK(b.mismatches == 0);
-      CHECK(a.bufs.c == b.bufs.c);
-      // Still conflict-free: every stmatrix one wavefront a matrix.
-      const Writes w = staging_writes(b, ir::Op::stmatrix);
-      CHECK(w.count > 0);
-      CHECK(w.wavefronts == w.ideal);
+      check_same_c(c.shape, plain, slab, [](const test::ModelRun& b) {
+        // Still conflict-free: every stmatrix one wavefront a matrix.
+        const Writes w = staging_writes(b, ir::Op::stmatrix);
+        CHECK(w.count > 0);
+        CHECK(w.wavefronts == w.ideal);
+      });
     }
   }
   // 72 tiles on 64 CTAs: eight CTAs write a second tile's slab into the buffers of their first.

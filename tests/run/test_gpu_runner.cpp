@@ -312,49 +312,35 @@ TEST_CASE("[gpu] runner: step 19's stmatrix epilogue computes the model's bytes,
   GS_REQUIRE_GPU_OR_SKIP();
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_stmatrix_epilogue");
   if (!runnable(info)) return;
+  // The GPU's C against the model's at `s` with `params`: bit for bit, and right.
+  const auto same_bytes = [&](const kernels::GemmShape& s, const kernels::ParamValues& params) {
+    run::CompareOptions options;
+    options.shape = s;
+    options.params = params;
+    const run::ModelComparison c = run::compare_with_model(info.id, "", options);
+    INFO(kernels::params_text(params) << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
+    CHECK(c.as_expected);
+    CHECK(c.bit_identical);
+    CHECK(c.gpu_correct);
+  };
   // 200x264x136: a partial tile-row, a last tile-column 8 wide, sums bf16 must round;
   // 384x768x192: 3x3 tiles (odd) and an idle rank; 64x1024x256: half of every store box clipped.
   for (const uint32_t c_dtype : {16u, 32u})
     for (const uint32_t cluster : {1u, 2u, 4u})
       for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192},
-                                         kernels::GemmShape{64, 1024, 256}}) {
-        run::CompareOptions options;
-        options.shape = s;
-        options.params = {{"cluster", cluster}, {"c_dtype", c_dtype}};
-        const run::ModelComparison c = run::compare_with_model(info.id, "", options);
-        INFO("c_dtype=" << c_dtype << " cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k << ": "
-                        << c.verdict);
-        CHECK(c.as_expected);
-        CHECK(c.bit_identical);
-        CHECK(c.gpu_correct);
-      }
+                                         kernels::GemmShape{64, 1024, 256}})
+        same_bytes(s, {{"cluster", cluster}, {"c_dtype", c_dtype}});
   // The L2 cache hint on C's stores (c_store_hint=evict_first) changes where C's lines sit in L2,
   // never C: the same bytes as the model, which ignores the hint.
   for (const uint32_t c_dtype : {16u, 32u})
-    for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192}}) {
-      run::CompareOptions options;
-      options.shape = s;
-      options.params = {{"cluster", 2}, {"c_dtype", c_dtype}, {"c_store_hint", 1}};
-      const run::ModelComparison c = run::compare_with_model(info.id, "", options);
-      INFO("c_store_hint=evict_first c_dtype=" << c_dtype << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
-      CHECK(c.as_expected);
-      CHECK(c.bit_identical);
-      CHECK(c.gpu_correct);
-    }
+    for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192}})
+      same_bytes(s, {{"cluster", 2}, {"c_dtype", c_dtype}, {"c_store_hint", 1}});
   // staging=slab (every chunk its own buffer, two meetings a tile) in clusters of 1, 2 and 4, and on
   // 72 tiles of 64 CTAs, where eight CTAs stage a second slab into their first one's buffers.
   for (const uint32_t cluster : {1u, 2u, 4u})
     for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192},
-                                       kernels::GemmShape{1152, 2048, 64}}) {
-      run::CompareOptions options;
-      options.shape = s;
-      options.params = {{"cluster", cluster}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}, {"ctas", 64}};
-      const run::ModelComparison c = run::compare_with_model(info.id, "", options);
-      INFO("staging=slab cluster=" << cluster << " " << s.m << "x" << s.n << "x" << s.k << ": " << c.verdict);
-      CHECK(c.as_expected);
-      CHECK(c.bit_identical);
-      CHECK(c.gpu_correct);
-    }
+                                       kernels::GemmShape{1152, 2048, 64}})
+      same_bytes(s, {{"cluster", cluster}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}, {"ctas", 64}});
 }
 
 TEST_CASE("[gpu] runner: non-default tiles of steps 10, 16 and 19 compute the model's bytes", "[run][gpu][tiles]") {
