@@ -33,5 +33,7 @@ struct Probe {
 void add_sm_probes(std::vector<Probe>& probes, uint32_t q);
 // The probes of a GEMM wave's copies through L2 (timing_probes_l2.cpp).
 void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q);
+// The probes of how far a warp's wgmma issue runs ahead of the tensor cores (timing_probes_wgmma.cpp).
+void add_wgmma_issue_probes(std::vector<Probe>& probes, uint32_t q);
 
 }  // namespace gs::probe_list

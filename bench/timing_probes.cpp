@@ -46,6 +46,7 @@ using namespace gs::probe_figures;
 using gs::probe_list::Probe;
 using gs::probe_list::add_sm_probes;
 using gs::probe_list::add_l2_gemm_probes;
+using gs::probe_list::add_wgmma_issue_probes;
 
 namespace {
 
@@ -412,12 +413,16 @@ int main(int argc, char** argv) {
                        "cycles", 1, 1, 256 / q, 256, 16));
   // The same latency under load: every CTA keeps its one 32-KiB box in flight, so CTA 0's time a
   // round is what a box takes while the other CTAs' boxes share L2 (8-MiB footprint) or HBM
-  // (1 GiB) with it. Not yet in the machine description: for the model's stage waits.
+  // (1 GiB) with it. Not in the machine description: what they show is in
+  // docs/results/2026-12-04-wgmma-queue (L2) and docs/results/2026-12-03-validation (HBM).
   // Fewer CTAs with a box in flight from HBM (16..99 of the 132 SMs): the latency as the load on
   // HBM grows towards its bandwidth, where a GEMM's ring must cover it.
+  // And the same from L2 (16..99 and 264: two CTAs an SM), the latency as the load on L2 grows.
   for (const auto& [ctas, hbm] : {std::pair{132u, false}, std::pair{528u, false}, std::pair{132u, true},
                                   std::pair{528u, true}, std::pair{16u, true}, std::pair{33u, true},
-                                  std::pair{66u, true}, std::pair{99u, true}})
+                                  std::pair{66u, true}, std::pair{99u, true}, std::pair{16u, false},
+                                  std::pair{33u, false}, std::pair{66u, false}, std::pair{99u, false},
+                                  std::pair{264u, false}})
     probes.push_back(tma(fmt::format("tma_latency_32k_loaded{}{}", ctas, hbm ? "_hbm" : ""),
                          fmt::format("TMA 32-KiB box, one in flight in each of {} CTAs, {} footprint: CTA 0's issue to "
                                      "land",
@@ -473,6 +478,7 @@ int main(int argc, char** argv) {
                                      ctas, ctas == 1056 ? "" : " (4 waves)", share),
                          "GB/s", ctas, 2, 256 / q, 64, 1024, share));
   add_l2_gemm_probes(probes, q);
+  add_wgmma_issue_probes(probes, q);
   // What a launch costs, timed back to back between events as `gemmscope bench` times a GEMM:
   // empty grids of one CTA per SM (as the persistent steps launch), with a GEMM CTA's shared
   // memory, and of 16384 CTAs (step 11's grid at 8192^3: the rate at which CTAs start).

@@ -3,6 +3,7 @@
 // work).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/builder/builder.hpp"
@@ -21,5 +22,9 @@ void end_with_sums(builder::Builder& b, const builder::Param& pc, const builder:
 // as its value, and the return.
 void end_with_float_sum(builder::Builder& b, const builder::Param& pc, const builder::Reg& id,
                         const builder::Reg& t0, const std::vector<builder::Reg>& acc);
+
+// Fills `words` 16-byte chunks of shared memory from `base`: zeros, or random bf16 (timing_probes.cpp).
+void fill_tiles(builder::Builder& b, const builder::Reg& base, const builder::Reg& tid, uint32_t words,
+                uint32_t threads, bool random);
 
 }  // namespace gs::kernels::probe_parts

@@ -58,9 +58,36 @@ void end_with_float_sum(Builder& b, const Param& pc, const Reg& id, const Reg& t
   b.ret();
 }
 
+// Fills `words` 16-byte chunks of shared memory from `base`, `threads` threads a round: zeros,
+// or (random) bf16 pairs of random sign and mantissa in [0.5, 1) from a multiplicative hash of
+// the chunk, so that the tensor cores multiply data whose bits toggle as a GEMM's do (the power
+// they draw, and so the clock the SM holds, depends on it).
+void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uint32_t threads, bool random) {
+  Reg zero = b.mov(Type::b32, 0u, "zero");
+  b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {
+    Reg w = (i * threads + tid).named("w");
+    b.if_((w < words).named("in"), [&] {
+      Reg at = (base + (w << 4)).named("fill_at");
+      if (!random) {
+        b.st(ir::Op::st_shared, Type::b32, Addr::at(at), {zero, zero, zero, zero});
+        return;
+      }
+      Reg h = (w * 0x9E3779B1u).named("h");
+      std::vector<Reg> v;
+      for (uint32_t j = 0; j < 4; ++j) {
+        Reg x = (h ^ (0x85EBCA6Bu * (j + 1))).named(fmt::format("x{}", j));
+        x = (x * 0xC2B2AE35u).named(fmt::format("y{}", j));
+        v.push_back(((x & 0x807F807Fu) | 0x3F003F00u).named(fmt::format("pair{}", j)));
+      }
+      b.st(ir::Op::st_shared, Type::b32, Addr::at(at), {v[0], v[1], v[2], v[3]});
+    });
+  });
+}
+
 }  // namespace probe_parts
 
 using probe_parts::end_with_sums;
+using probe_parts::fill_tiles;
 using probe_parts::store_result;
 
 const char* chain_op_name(ChainOp op) {
@@ -312,32 +339,6 @@ ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blo
 }
 
 namespace {
-
-// Fills `words` 16-byte chunks of shared memory from `base`, `threads` threads a round: zeros,
-// or (random) bf16 pairs of random sign and mantissa in [0.5, 1) from a multiplicative hash of
-// the chunk, so that the tensor cores multiply data whose bits toggle as a GEMM's do (the power
-// they draw, and so the clock the SM holds, depends on it).
-void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uint32_t threads, bool random) {
-  Reg zero = b.mov(Type::b32, 0u, "zero");
-  b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {
-    Reg w = (i * threads + tid).named("w");
-    b.if_((w < words).named("in"), [&] {
-      Reg at = (base + (w << 4)).named("fill_at");
-      if (!random) {
-        b.st(ir::Op::st_shared, Type::b32, Addr::at(at), {zero, zero, zero, zero});
-        return;
-      }
-      Reg h = (w * 0x9E3779B1u).named("h");
-      std::vector<Reg> v;
-      for (uint32_t j = 0; j < 4; ++j) {
-        Reg x = (h ^ (0x85EBCA6Bu * (j + 1))).named(fmt::format("x{}", j));
-        x = (x * 0xC2B2AE35u).named(fmt::format("y{}", j));
-        v.push_back(((x & 0x807F807Fu) | 0x3F003F00u).named(fmt::format("pair{}", j)));
-      }
-      b.st(ir::Op::st_shared, Type::b32, Addr::at(at), {v[0], v[1], v[2], v[3]});
-    });
-  });
-}
 
 // Lane `streamer` keeps `stages` TMA boxes in flight for `rounds` rounds, each stage on its own
 // full barrier: stage s of round i loads box ((i·stages + s)·groups + group) mod boxes, i.e.

@@ -122,6 +122,17 @@ ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, u
 // tensor cores' power, and so the SM's clock under load, depends on the bits they multiply.
 ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas = 1, bool random = false);
 
+// How far a warp's wgmma issue runs ahead of the tensor cores (sm_90a): one CTA of `warpgroups`
+// warpgroups, each running `rounds` rounds of `burst` wgmma.mma_async m64nNk16 back to back (A and
+// B from zeroed 128B-swizzled tiles, the k16 steps of one 64-wide K block in turn), one commit group
+// a round, then wait_group `keep` (0: the round waits for itself; 1: for the round before, as a
+// main loop that keeps a K block in flight). A first round warms up untimed. Each thread's record:
+// the cycles between the clock64 before a round's first wgmma and after its last, summed over the
+// rounds (cycles / rounds: what issuing a burst costs the warp); its value, an accumulator's bits.
+// Where the tensor cores' queue takes every wgmma, a burst issues in about its instruction count;
+// where it fills, the warp waits at issue for the tensor cores (N/2 cycles a wgmma).
+ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t burst, uint32_t rounds, uint32_t keep);
+
 // The SM clock under a GEMM-like load (sm_90a): `ctas` CTAs, each with two warpgroups running
 // wgmma m64n256k16 as build_wgmma_probe(2, 256, reps) does, and a third warpgroup whose first
 // warp's lane 0

@@ -1,0 +1,81 @@
+// The wgmma issue probe (timing_probes.hpp, build_wgmma_issue_probe): how many wgmmas a warp can
+// hand to the tensor cores before its issue waits for them.
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "engine/layout/swizzle.hpp"
+#include "kernels/timing_probe_parts.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::kernels {
+
+using builder::Builder;
+using builder::Reg;
+using ir::Type;
+
+ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t burst, uint32_t rounds, uint32_t keep) {
+  if (warpgroups == 0 || warpgroups > 2 || n < 8 || n > 256 || n % 8 != 0 || burst == 0 || burst > 64 ||
+      rounds == 0 || keep > 1)
+    throw std::invalid_argument(fmt::format("a wgmma issue probe needs 1..2 warpgroups, N a multiple of 8 in 8..256, "
+                                            "a burst of 1..64 wgmmas, a round and 0..1 groups kept in flight (got "
+                                            "{}, {}, {}, {}, {})",
+                                            warpgroups, n, burst, rounds, keep));
+  constexpr uint32_t kK = 64;  // one 128-byte swizzle row of bf16: four k16 steps
+  const uint32_t a_bytes = 64 * kK * 2, b_bytes = (n * kK * 2 + 1023) / 1024 * 1024;
+  Builder b(fmt::format("timing_wgmma_issue_{}x{}_b{}_keep{}", warpgroups, n, burst, keep), ir::Arch::sm_90a);
+  const uint32_t threads = 128 * warpgroups;
+  b.set_launch({.grid = {1, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
+  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
+  b.comment("zero both tiles (16 bytes a thread a round)");
+  probe_parts::fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, threads, false);
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  std::vector<Reg> a_desc, b_desc;
+  for (uint32_t kk = 0; kk < kK / 16; ++kk) {
+    a_desc.push_back(b.wgmma_descriptor(b.smem_address(sA, 32 * kk, fmt::format("a_k{}", kk)),
+                                        layout::kmajor_tile_descriptor(0, layout::Swizzle::b128),
+                                        fmt::format("a_desc{}", kk)));
+    b_desc.push_back(b.wgmma_descriptor(b.smem_address(sB, 32 * kk, fmt::format("b_k{}", kk)),
+                                        layout::kmajor_tile_descriptor(0, layout::Swizzle::b128),
+                                        fmt::format("b_desc{}", kk)));
+  }
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
+  auto burst_of = [&] {
+    for (uint32_t i = 0; i < burst; ++i) b.wgmma_mma_async(n, acc, a_desc[i % 4], b_desc[i % 4], 1);
+  };
+  b.comment("a round that is not timed: the code and the tensor cores warm");
+  b.wgmma_fence();
+  burst_of();
+  b.wgmma_commit_group();
+  b.wgmma_wait_group(0);
+  b.bar_sync(0);
+  Reg issue = b.mov(Type::u64, uint64_t(0), "issue");
+  b.loop("round", rounds, [&](const Reg&) {
+    b.wgmma_fence();
+    Reg before = b.special(ir::Special::clock64, "before");
+    burst_of();
+    Reg after = b.special(ir::Special::clock64, "after");
+    issue += after - before;
+    b.wgmma_commit_group();
+    b.wgmma_wait_group(keep);
+  });
+  b.wgmma_wait_group(0);
+  b.comment("the record: the cycles spent issuing, and an accumulator's bits (ptxas keeps the wgmmas whose results are used)");
+  Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "value");
+  Reg gid = b.mov(Type::u32, tid, "gid");
+  probe_parts::store_result(b, pc, gid, b.mov(Type::u64, uint64_t(0), "zero64"), issue, value);
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace gs::kernels
