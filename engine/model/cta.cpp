@@ -458,6 +458,7 @@ template <bool kAvx2>
     // forms whose trace record is the destination's reg_write take it, and that record is
     // made here, as note_decoded_write would have made it.
     uint32_t latency = 0;
+    uint64_t hold = 0;  // ExecContext::hold_until
     // A long loop's backward branch in a traced CTA run alone: it may skip passes
     // (fast_forward.hpp), and the warp's clock moves on by their time.
     uint64_t skipped_cycles = 0;
@@ -488,12 +489,13 @@ template <bool kAvx2>
         if (fall_through) w.set_pc(fall_through, d.next_pc);
       }
       latency = x.latency;
+      hold = x.hold_until;
     }
     if ((w.present & ~w.exited) == 0) w.state = WarpState::exited;
     // A fast-forward moves the warp's clock on by the skipped passes' time (fast_forward.hpp).
     if (w.state == WarpState::exited) w.ready_at = c.now + latency + skipped_cycles;
     else if (w.state == WarpState::ready)
-      w.ready_at = next_issue(c, w, pc, d, decoded, ninst, sb, c.now + skipped_cycles, latency);
+      w.ready_at = std::max(hold, next_issue(c, w, pc, d, decoded, ninst, sb, c.now + skipped_cycles, latency));
     if (w.state != WarpState::ready) c.unready(w.id);
 #if defined(__x86_64__) && defined(__GNUC__)
     else if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);

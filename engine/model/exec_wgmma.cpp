@@ -446,15 +446,28 @@ void wgmma_mma(ExecContext& x) {
   // Timing: the warpgroup's m64nNk16 occupies the SM's tensor cores for N/2 cycles, from when
   // its first warp issues it (the hardware runs a warpgroup's wgmma as one); its results are
   // ready kWgmmaPipelineLatency after that, for all four warps (probe wgmma_n*_1wg: the gap
-  // between one waited round and the next).
+  // between one waited round and the next). A wgmma issues no sooner than the SM's wgmma issue
+  // is free, and takes it for timing::wgmma_issue_cycles: longer while kWgmmaQueue or more
+  // wgmmas are on the tensor cores or waiting for them (probes wgmma_issue_*). The warpgroup's
+  // warps wait at the wgmma until it issues.
   Cta::WgmmaInstance& inst =
       c.wgmma_instances[(w.id / 4) % c.wgmma_instances.size()][w.wgmma_issued % Cta::kWgmmaRing];
   if (inst.index != w.wgmma_issued) {
+    const uint64_t at = std::max(c.now, c.wgmma_issue_free);
+    uint32_t outstanding = 0;
+    const uint64_t known = std::min<uint64_t>(c.wgmma_count, Cta::kWgmmaEnds);
+    while (outstanding < known && c.wgmma_ends[(c.wgmma_count - 1 - outstanding) % Cta::kWgmmaEnds] > at) ++outstanding;
+    c.wgmma_issue_free = at + timing::wgmma_issue_cycles(n, outstanding >= timing::kWgmmaQueue);
     const uint64_t busy = timing::wgmma_busy_cycles(n);
-    const uint64_t start = std::max(c.now, c.tensor_free);
+    const uint64_t start = std::max(at, c.tensor_free);
     c.tensor_free = start + busy;
+    c.wgmma_ends[c.wgmma_count++ % Cta::kWgmmaEnds] = c.tensor_free;
     c.cost.tensor_busy_cycles += busy;
-    inst = {w.wgmma_issued, c.tensor_free + timing::kWgmmaPipelineLatency};
+    inst = {w.wgmma_issued, at, c.tensor_free + timing::kWgmmaPipelineLatency};
+  }
+  if (inst.issued > c.now) {
+    x.hold_until = inst.issued + 1;
+    if (c.trace) trace_event(c, EventKind::wgmma_issue_wait, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(inst.issued - c.now));
   }
   ++w.wgmma_issued;
   w.uncommitted_complete_at = std::max(w.uncommitted_complete_at, inst.complete);

@@ -97,6 +97,9 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.tag_path.reset();
   c.l1_tag_fraction = 0;
   c.wgmma_instances = {};
+  c.wgmma_issue_free = 0;
+  c.wgmma_ends = {};
+  c.wgmma_count = 0;
   c.cost = {};
   c.recent_tiles.fill(kNone);
   c.tiles_visited = 0;

@@ -540,10 +540,17 @@ struct Cta {
   // index of the wgmma in the warps' order of issue.
   struct WgmmaInstance {
     uint32_t index = ~0u;
+    uint64_t issued = 0;  // when it issued: the warpgroup's warps wait at it until then
     uint64_t complete = 0;
   };
   static constexpr uint32_t kWgmmaRing = 8;
   std::array<std::array<WgmmaInstance, kWgmmaRing>, 8> wgmma_instances{};
+  // The SM's wgmma issue (exec_wgmma.cpp): the next wgmma issues at wgmma_issue_free or later; the tensor-core end
+  // cycles of the last instances in issue order (they end in that order), wgmma_count so far.
+  static constexpr uint32_t kWgmmaEnds = 32;
+  uint64_t wgmma_issue_free = 0;
+  std::array<uint64_t, kWgmmaEnds> wgmma_ends{};
+  uint64_t wgmma_count = 0;
   uint64_t copy_free = 0;
   // The SM's L1 data path: one wavefront a cycle for shared memory (exec_mem_forms.hpp) and a
   // line a cycle for global loads and stores (exec_global.cpp, global_issue), one pipe for both,
@@ -627,6 +634,9 @@ struct ExecContext {
   uint32_t mask;      // lanes at this pc whose guard holds
   uint32_t at_pc;     // lanes at this pc (guard true or false)
   uint32_t latency = timing::kAluLatency;
+  // The warp's next issue no earlier than this cycle, whatever the instruction's issue kind: a
+  // wgmma the SM's tensor-core queue has not yet taken holds its warp at issue (exec_wgmma.cpp).
+  uint64_t hold_until = 0;
   bool block = false;        // the warp must wait (barrier); pc does not advance
   bool branch_handled = false;
 };

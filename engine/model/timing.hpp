@@ -98,6 +98,16 @@ constexpr CtaFigures cta_figures(const MachineDesc& m) {
 inline constexpr CtaFigures kH100Cta = cta_figures(kH100Desc);
 inline constexpr uint32_t kGlobalLatency = kH100Cta.global_latency;
 inline constexpr uint32_t kWgmmaPipelineLatency = uint32_t(kSm.wgmma_latency.value);
+// The SM's wgmma issue: a wgmma m64nNk16 holds it wgmma_issue_cycles, the next wgmma waits; with
+// kWgmmaQueue or more wgmmas on the tensor cores or waiting for them (`crowded`), the longer
+// figure. Linear in N through the probes' N = 64 and N = 256, and one cycle at least.
+inline constexpr uint32_t kWgmmaQueue = uint32_t(kSm.wgmma_queue.value);
+constexpr uint32_t wgmma_issue_cycles(uint32_t n, bool crowded) {
+  const double at64 = crowded ? kSm.wgmma_crowded_issue_n64.value : kSm.wgmma_issue_n64.value;
+  const double at256 = crowded ? kSm.wgmma_crowded_issue_n256.value : kSm.wgmma_issue_n256.value;
+  const double c = at64 + (at256 - at64) * (double(n) - 64.0) / 192.0;
+  return c < 1.0 ? 1u : uint32_t(c + 0.5);
+}
 inline constexpr uint32_t kMmaSyncLatency = uint32_t(kSm.mma_sync_latency.value);
 inline constexpr double kMmaSyncFlopsPerCycle = kSm.mma_sync_flops_per_cycle.value;  // per SM
 // The SM's path for global loads and stores (L1): bytes per cycle, one warp-instruction at least.

@@ -50,6 +50,7 @@ const char* event_kind_name(EventKind k) {
     case EventKind::role_enter: return "role_enter";
     case EventKind::wgmma_commit: return "wgmma_commit";
     case EventKind::wgmma_wait_blocked: return "wgmma_wait_blocked";
+    case EventKind::wgmma_issue_wait: return "wgmma_issue_wait";
     case EventKind::wgmma_wait_released: return "wgmma_wait_released";
     case EventKind::reg_limit: return "reg_limit";
     case EventKind::cp_async_commit: return "cp_async_commit";

@@ -48,6 +48,7 @@ enum class EventKind : uint8_t {
   cp_async_wait,      // cp.async.wait_group / wait_all: a = the oldest groups it retired, payload = groups left
   tmem_op,            // payload -> TmemOp (Trace::tmem), a = TmemOpKind: a tcgen05 op on a CTA's TMEM
   fast_forward,       // a warp skipped passes of a long loop: payload -> FastForward (Trace::fast_forwards)
+  wgmma_issue_wait,   // a wgmma waits at issue for the SM's wgmma issue (the wgmmas before it): a = the cycles
   count_,
 };
 const char* event_kind_name(EventKind k);

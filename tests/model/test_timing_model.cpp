@@ -296,6 +296,8 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
+      kernels::build_wgmma_issue_probe(2, 256, 4, 2, 1),
+      kernels::build_wgmma_issue_probe(1, 64, 16, 2, 0),
       kernels::build_remote_arrive_probe(4),
       kernels::build_remote_arrive_probe(4, 10'000'000),
       kernels::build_remote_arrive_probe(4, 0, true),
@@ -450,6 +452,25 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     }
     const double flop_per_cycle = 2.0 * 8 * 4 * 2 * 64 * 256 * 16 / double(last - first);
     CHECK(flop_per_cycle == Approx(model::timing::kTensorFlopsPerCycle).epsilon(0.05));
+  }
+  // A burst of wgmmas from one warpgroup (probes wgmma_issue_*): each holds the SM's wgmma issue
+  // for its N's figure, the next waits; with kWgmmaQueue or more on the tensor cores, the crowded
+  // figure. So a burst's issue cycles grow by wgmma_issue_cycles(N) a wgmma up to the queue, by
+  // the crowded figure beyond, and two warpgroups' bursts share the issue.
+  {
+    namespace t = model::timing;
+    const auto issue = [](uint32_t groups, uint32_t n, uint32_t burst) {
+      const ProbeRun r = run_probe(kernels::build_wgmma_issue_probe(groups, n, burst, 4, 0), 128 * groups);
+      return double(r.field(0, 0)) / 4;  // warp 0's cycles issuing a burst, over the rounds
+    };
+    const double b2 = issue(1, 256, 2), b4 = issue(1, 256, 4), b8 = issue(1, 256, 8);
+    CHECK(b4 - b2 == Approx(2 * t::wgmma_issue_cycles(256, false)).margin(1));
+    CHECK(b8 - b4 == Approx(4 * t::wgmma_issue_cycles(256, false)).margin(1));
+    CHECK(t::wgmma_issue_cycles(256, true) > t::wgmma_issue_cycles(256, false));
+    CHECK(issue(1, 256, 32) - issue(1, 256, 24) == Approx(8 * t::wgmma_issue_cycles(256, true)).margin(1));
+    CHECK(issue(1, 64, 32) - issue(1, 64, 24) == Approx(8 * t::wgmma_issue_cycles(64, true)).margin(1));
+    CHECK(t::wgmma_issue_cycles(64, false) < t::wgmma_issue_cycles(256, false));
+    CHECK(issue(2, 256, 8) > 1.5 * b8);  // the other warpgroup's wgmmas take the issue too
   }
   // One TMA box in flight: its issue-to-land time grows with the box by the copy engine's rate.
   {
