@@ -25,6 +25,9 @@ constexpr std::array<StallKindText, size_t(StallKind::count_)> kStallKinds{{
     {"mbarrier", "mbarrier wait", "asleep in mbarrier.try_wait until the phase it waits for completes"},
     {"bar_sync", "bar.sync", "at bar.sync (or barrier.cluster.wait) until the other warps arrive, and its latency"},
     {"wgmma_wait", "wgmma.wait_group", "in wgmma.wait_group until the warpgroup's MMAs in flight complete"},
+    {"wgmma_issue", "wgmma issue",
+     "at a wgmma until the SM's wgmma issue takes it: the wgmmas before it are still being handed to the tensor "
+     "cores"},
     {"cp_async_wait", "cp.async wait", "in cp.async.wait_group until its copies land in shared memory"},
     {"fast_forwarded", "fast-forwarded (not traced)",
      "passes of a long loop fast-forward skipped: the warp's clock moved on by their time, their causes "
@@ -129,6 +132,9 @@ StallData stall_causes(const ir::Kernel& kernel, const model::Trace& t) {
           mine.back().after = StallKind::mbarrier;
           mine.back().mbar = t.mbar[e.payload].addr;
         }
+        break;
+      case EventKind::wgmma_issue_wait:  // stamped at the wgmma's issue, right after it
+        if (!mine.empty() && mine.back().cycle == e.cycle) mine.back().after = StallKind::wgmma_issue;
         break;
       case EventKind::fast_forward:
         if (e.payload < t.fast_forwards.size()) {

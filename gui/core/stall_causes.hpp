@@ -6,6 +6,8 @@
 //     the mbarrier it slept on, by its declared name ("full[2]");
 //   * bar.sync / barrier.cluster.wait: the barrier (blocked, or its release latency);
 //   * wgmma.wait_group: the warpgroup's MMAs still in flight;
+//   * a wgmma held at issue (a wgmma_issue_wait event of that issue): the SM's wgmma issue, still
+//     taking the wgmmas before it;
 //   * cp.async.wait_group / wait_all: copies not yet landed;
 //   * anything else: the issue model's own reasons, a register not yet written (scoreboard), a
 //     busy pipe, the store path or another warp on the same scheduler ("dependency or pipe").
@@ -31,6 +33,7 @@ enum class StallKind : uint8_t {
   mbarrier,        // asleep in mbarrier.try_wait (per barrier)
   bar_sync,        // bar.sync / barrier.cluster.wait
   wgmma_wait,      // wgmma.wait_group
+  wgmma_issue,     // a wgmma held at issue until the SM's wgmma issue takes it (the wgmmas before it)
   cp_async_wait,   // cp.async.wait_group / wait_all
   fast_forwarded,  // passes fast-forward skipped: the clock moved on, nothing traced
   not_started,     // before the warp's first issue

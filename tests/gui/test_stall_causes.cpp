@@ -1,7 +1,7 @@
 // The model's stalls by cause (gui/core/stall_causes.hpp) on small real model runs: every warp's
 // causes sum to the traced CTA's run, the issues are the warp's own, and the waits each kernel
-// is known for show up under their own cause (step 11's one-stage "full" barrier and its
-// wgmma.wait_group, the SIMT tiling's bar.sync, step 09's cp.async waits, a long K loop's
+// is known for show up under their own cause (step 11's one-stage "full" barrier, its
+// wgmma.wait_group and its wgmmas held at issue, the SIMT tiling's bar.sync, step 09's cp.async waits, a long K loop's
 // fast-forwarded passes).
 #include <catch2/catch.hpp>
 
@@ -56,6 +56,13 @@ TEST_CASE("stalls by cause: step 11 waits on its one 'full' barrier and on wgmma
     CHECK(full->name() == "mbarrier wait full");
     CHECK(w.cycles_of(StallKind::wgmma_wait) > 0);
     CHECK(w.cycles_of(StallKind::dependency) > 0);
+    // Each wgmma after the first of a K block waits at issue for the one before it (probes
+    // wgmma_issue_*): those cycles are its own cause, the waits the model recorded, no more.
+    uint64_t held = 0;
+    for (uint32_t e : t.of_kind(model::EventKind::wgmma_issue_wait))
+      if (t.events[e].warp == w.warp) held += t.events[e].a;
+    CHECK(held > 0);
+    CHECK(w.cycles_of(StallKind::wgmma_issue) == held);
     CHECK(w.cycles_of(StallKind::fast_forwarded) == 0);  // 4 K-blocks: nothing skipped
   }
   // The barrier sleeps are the Timeline's "waiting on an mbarrier" states, plus each wait's wake-up
