@@ -87,7 +87,7 @@ void draw_legend(const ViewEnv& env) {
 
 // Stalls by cause (stall_causes.hpp) in the lanes' colours: issuing and the issue model's own
 // stalls green (solid, light), the waits amber (mbarrier solid, bar.sync lighter, wgmma.wait
-// lightest, as the lanes draw those states; a wgmma held at issue paler still), cp.async waits blue, the idle ends grey; the
+// lightest, as the lanes draw those states), a wgmma held at issue magenta, cp.async waits blue, the idle ends grey; the
 // fast-forwarded cycles hatched.
 ImU32 stall_color(StallKind k, const ViewEnv& env) {
   switch (k) {
@@ -96,7 +96,7 @@ ImU32 stall_color(StallKind k, const ViewEnv& env) {
     case StallKind::mbarrier: return segment_color(WarpActivity::waiting_mbarrier, env);
     case StallKind::bar_sync: return segment_color(WarpActivity::waiting_bar, env);
     case StallKind::wgmma_wait: return segment_color(WarpActivity::waiting_wgmma, env);
-    case StallKind::wgmma_issue: return with_alpha(segment_color(WarpActivity::waiting_wgmma, env), 0.6f);
+    case StallKind::wgmma_issue: return rgb_color(series_rgb(3, env.dark));
     case StallKind::cp_async_wait: return rgb_color(series_rgb(0, env.dark));
     case StallKind::not_started: return with_alpha(muted_color(env), 0.3f);
     case StallKind::finished:
