@@ -35,6 +35,24 @@ void add_wgmma_issue_probes(std::vector<Probe>& probes, uint32_t q) {
     };
     probes.push_back(std::move(p));
   }
+  // The order the tensor cores take two warpgroups' wgmmas: warpgroup 1's one wgmma, issued while
+  // warpgroup 0's burst of 8 or 16 waits for the tensor cores: its cycles from issue to the end of
+  // its wait (warps 4-7).
+  for (const uint32_t burst : {8u, 16u}) {
+    Probe p{fmt::format("wgmma_order_b{}", burst),
+            fmt::format("a second warpgroup's one wgmma m64n256k16, issued while the first's {} wait for the tensor "
+                        "cores: cycles from its issue to its wait's end",
+                        burst),
+            "cycles", kernels::build_wgmma_order_probe(burst, 100), {}, nullptr, true};
+    p.buffers.c.assign(256 * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>& c, double) {
+      const std::vector<uint64_t> cycles = probe_figures::cycles_of(c);
+      double sum = 0;
+      for (uint32_t w = 4; w < 8; ++w) sum += double(cycles[32 * w]);
+      return sum / 4;
+    };
+    probes.push_back(std::move(p));
+  }
 }
 
 }  // namespace gs::probe_list

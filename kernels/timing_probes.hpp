@@ -133,6 +133,14 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 // where it fills, the warp waits at issue for the tensor cores (N/2 cycles a wgmma).
 ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t burst, uint32_t rounds, uint32_t keep);
 
+// In what order the tensor cores take two warpgroups' wgmmas (sm_90a): one CTA of two warpgroups
+// that start together; warpgroup 0 issues `burst` wgmma m64n256k16 (one group) and waits for them;
+// warpgroup 1 runs a dependent chain of `spin` fma.rn.f32 first (so that its wgmma comes while the
+// burst waits for the tensor cores), then issues one and waits. Each thread's record: the cycles
+// from its warpgroup's first wgmma issue to its wait's end, its start (clock64). Taken in the
+// order of issue, warpgroup 1's wgmma waits for the whole burst; taken in turn, for one of it.
+ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);
+
 // The SM clock under a GEMM-like load (sm_90a): `ctas` CTAs, each with two warpgroups running
 // wgmma m64n256k16 as build_wgmma_probe(2, 256, reps) does, and a third warpgroup whose first
 // warp's lane 0

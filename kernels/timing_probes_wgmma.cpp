@@ -78,4 +78,60 @@ ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t bur
   return b.finish();
 }
 
+ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin) {
+  if (burst == 0 || burst > 64 || spin == 0)
+    throw std::invalid_argument(
+        fmt::format("a wgmma order probe needs a burst of 1..64 wgmmas and a spin (got {}, {})", burst, spin));
+  constexpr uint32_t kN = 256, kK = 64, kThreads = 256;
+  const uint32_t a_bytes = 64 * kK * 2, b_bytes = kN * kK * 2;
+  Builder b(fmt::format("timing_wgmma_order_b{}_spin{}", burst, spin), ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
+  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
+  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
+  b.comment("zero both tiles (16 bytes a thread a round)");
+  probe_parts::fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, kThreads, false);
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+  Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < kN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
+  // The chain starts from the thread's index, which ptxas cannot fold away (from a constant it
+  // computed the 100 steps at build time).
+  Reg x = b.cvt(Type::f32, tid, ir::Rounding::rn, "x");
+  Reg t1 = b.mov(Type::u64, uint64_t(0), "t1");  // each warpgroup adds its clock64 reads (in place)
+  Reg t2 = b.mov(Type::u64, uint64_t(0), "t2");
+  b.comment("both warpgroups start together");
+  b.bar_sync(0);
+  b.if_((tid < 128u).named("first"), [&] {
+    b.comment("warpgroup 0: a burst of wgmmas, one group, waited");
+    t1 += b.special(ir::Special::clock64, "t1_first");
+    b.wgmma_fence();
+    for (uint32_t i = 0; i < burst; ++i) b.wgmma_mma_async(kN, acc, a_desc, b_desc, 1);
+    b.wgmma_commit_group();
+    b.wgmma_wait_group(0);
+    t2 += b.special(ir::Special::clock64, "t2_first");
+  });
+  b.if_((tid >= 128u).named("second"), [&] {
+    b.comment("warpgroup 1: a dependent FMA chain while the burst queues, then one wgmma, waited");
+    b.loop("spin", spin, [&](const Reg&) { x += b.fma(x, 1.0001, 0.5, "x_next"); });
+    t1 += b.special(ir::Special::clock64, "t1_second");
+    b.wgmma_fence();
+    b.wgmma_mma_async(kN, acc, a_desc, b_desc, 1);
+    b.wgmma_commit_group();
+    b.wgmma_wait_group(0);
+    t2 += b.special(ir::Special::clock64, "t2_second");
+  });
+  Reg sum = (acc[0] + x).named("sum");
+  Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, sum, "bits"), "u"), ir::Rounding::none, "value");
+  probe_parts::store_result(b, pc, tid, t1, t2, value);
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -298,6 +298,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
       kernels::build_wgmma_issue_probe(2, 256, 4, 2, 1),
       kernels::build_wgmma_issue_probe(1, 64, 16, 2, 0),
+      kernels::build_wgmma_order_probe(8, 4),
       kernels::build_remote_arrive_probe(4),
       kernels::build_remote_arrive_probe(4, 10'000'000),
       kernels::build_remote_arrive_probe(4, 0, true),
