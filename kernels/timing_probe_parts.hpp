@@ -27,4 +27,13 @@ void end_with_float_sum(builder::Builder& b, const builder::Param& pc, const bui
 void fill_tiles(builder::Builder& b, const builder::Reg& base, const builder::Reg& tid, uint32_t words,
                 uint32_t threads, bool random);
 
+// The A (64 x 64 bf16) and B (n x 64) tiles of a wgmma probe: one 128B-swizzled shared stage each
+// (B rounded up to 1 KiB), filled by the CTA's `threads` threads (zeros, or random bf16), fenced for
+// the async proxy, the threads met at bar.sync. Declared after the kernel's parameters.
+struct WgmmaTiles {
+  builder::Smem sA, sB;
+  builder::Reg tid, a_addr, b_addr;
+};
+WgmmaTiles wgmma_probe_tiles(builder::Builder& b, uint32_t threads, uint32_t n, bool random);
+
 }  // namespace gs::kernels::probe_parts

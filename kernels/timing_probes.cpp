@@ -84,6 +84,22 @@ void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uin
   });
 }
 
+probe_parts::WgmmaTiles wgmma_probe_tiles(Builder& b, uint32_t threads, uint32_t n, bool random) {
+  constexpr uint32_t kK = 64;  // one 128-byte swizzle row of bf16
+  const uint32_t a_bytes = 64 * kK * 2, b_bytes = (n * kK * 2 + 1023) / 1024 * 1024;
+  WgmmaTiles t{b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128),
+               b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128),
+               {}, {}, {}};
+  t.tid = b.special(ir::Special::tid_x, "tid");
+  t.a_addr = b.smem_address(t.sA, 0, "sA_addr");
+  t.b_addr = b.smem_address(t.sB, 0, "sB_addr");
+  b.comment(random ? "fill both tiles with random bf16 (16 bytes a thread a round)" : "zero both tiles (16 bytes a thread a round)");
+  fill_tiles(b, t.a_addr, t.tid, (a_bytes + b_bytes) / 16, threads, random);
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  return t;
+}
+
 }  // namespace probe_parts
 
 using probe_parts::end_with_sums;
@@ -379,21 +395,15 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
                                             "repetition (got {}, {}, {})",
                                             warpgroups, n, reps));
   constexpr uint32_t kK = 64;  // one 128-byte swizzle row of bf16
-  const uint32_t a_bytes = 64 * kK * 2, b_bytes = n * kK * 2;
   Builder b(fmt::format("timing_wgmma_{}x{}", warpgroups, n), ir::Arch::sm_90a);
   const uint32_t threads = 128 * warpgroups;
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, (b_bytes + 1023) / 1024 * 1024, 1024, layout::Swizzle::b128);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
-  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
-  b.comment(random ? "fill both tiles with random bf16 (16 bytes a thread a round)" : "zero both tiles (16 bytes a thread a round)");
-  fill_tiles(b, a_addr, tid, (a_bytes + (b_bytes + 1023) / 1024 * 1024) / 16, threads, random);
-  b.fence_proxy_async();
-  b.bar_sync(0);
+  const probe_parts::WgmmaTiles tiles = probe_parts::wgmma_probe_tiles(b, threads, n, random);
+  const Reg& tid = tiles.tid;
+  const Reg& a_addr = tiles.a_addr;
+  const Reg& b_addr = tiles.b_addr;
   Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
   Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
   std::vector<Reg> acc;

@@ -24,27 +24,18 @@ ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t bur
                                             "{}, {}, {}, {}, {})",
                                             warpgroups, n, burst, rounds, keep));
   constexpr uint32_t kK = 64;  // one 128-byte swizzle row of bf16: four k16 steps
-  const uint32_t a_bytes = 64 * kK * 2, b_bytes = (n * kK * 2 + 1023) / 1024 * 1024;
   Builder b(fmt::format("timing_wgmma_issue_{}x{}_b{}_keep{}", warpgroups, n, burst, keep), ir::Arch::sm_90a);
   const uint32_t threads = 128 * warpgroups;
   b.set_launch({.grid = {1, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
-  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
-  b.comment("zero both tiles (16 bytes a thread a round)");
-  probe_parts::fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, threads, false);
-  b.fence_proxy_async();
-  b.bar_sync(0);
+  const probe_parts::WgmmaTiles tiles = probe_parts::wgmma_probe_tiles(b, threads, n, false);
   std::vector<Reg> a_desc, b_desc;
   for (uint32_t kk = 0; kk < kK / 16; ++kk) {
-    a_desc.push_back(b.wgmma_descriptor(b.smem_address(sA, 32 * kk, fmt::format("a_k{}", kk)),
+    a_desc.push_back(b.wgmma_descriptor(b.smem_address(tiles.sA, 32 * kk, fmt::format("a_k{}", kk)),
                                         layout::kmajor_tile_descriptor(0, layout::Swizzle::b128),
                                         fmt::format("a_desc{}", kk)));
-    b_desc.push_back(b.wgmma_descriptor(b.smem_address(sB, 32 * kk, fmt::format("b_k{}", kk)),
+    b_desc.push_back(b.wgmma_descriptor(b.smem_address(tiles.sB, 32 * kk, fmt::format("b_k{}", kk)),
                                         layout::kmajor_tile_descriptor(0, layout::Swizzle::b128),
                                         fmt::format("b_desc{}", kk)));
   }
@@ -72,7 +63,7 @@ ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t bur
   b.wgmma_wait_group(0);
   b.comment("the record: the cycles spent issuing, and an accumulator's bits (ptxas keeps the wgmmas whose results are used)");
   Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "value");
-  Reg gid = b.mov(Type::u32, tid, "gid");
+  Reg gid = b.mov(Type::u32, tiles.tid, "gid");
   probe_parts::store_result(b, pc, gid, b.mov(Type::u64, uint64_t(0), "zero64"), issue, value);
   b.ret();
   return b.finish();
@@ -82,23 +73,15 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin) {
   if (burst == 0 || burst > 64 || spin == 0)
     throw std::invalid_argument(
         fmt::format("a wgmma order probe needs a burst of 1..64 wgmmas and a spin (got {}, {})", burst, spin));
-  constexpr uint32_t kN = 256, kK = 64, kThreads = 256;
-  const uint32_t a_bytes = 64 * kK * 2, b_bytes = kN * kK * 2;
+  constexpr uint32_t kN = 256, kThreads = 256;
   Builder b(fmt::format("timing_wgmma_order_b{}_spin{}", burst, spin), ir::Arch::sm_90a);
   b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
   b.use_dynamic_smem();
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
-  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
-  b.comment("zero both tiles (16 bytes a thread a round)");
-  probe_parts::fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, kThreads, false);
-  b.fence_proxy_async();
-  b.bar_sync(0);
-  Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
-  Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
+  const probe_parts::WgmmaTiles tiles = probe_parts::wgmma_probe_tiles(b, kThreads, kN, false);
+  const Reg& tid = tiles.tid;
+  Reg a_desc = b.wgmma_descriptor(tiles.a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+  Reg b_desc = b.wgmma_descriptor(tiles.b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
   std::vector<Reg> acc;
   for (uint32_t v = 0; v < kN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
   // The chain starts from the thread's index, which ptxas cannot fold away (from a constant it
