@@ -23,10 +23,6 @@ void end_with_sums(builder::Builder& b, const builder::Param& pc, const builder:
 void end_with_float_sum(builder::Builder& b, const builder::Param& pc, const builder::Reg& id,
                         const builder::Reg& t0, const std::vector<builder::Reg>& acc);
 
-// Fills `words` 16-byte chunks of shared memory from `base`: zeros, or random bf16 (timing_probes.cpp).
-void fill_tiles(builder::Builder& b, const builder::Reg& base, const builder::Reg& tid, uint32_t words,
-                uint32_t threads, bool random);
-
 // The A (64 x 64 bf16) and B (n x 64) tiles of a wgmma probe: one 128B-swizzled shared stage each
 // (B rounded up to 1 KiB), filled by the CTA's `threads` threads (zeros, or random bf16), fenced for
 // the async proxy, the threads met at bar.sync. Declared after the kernel's parameters.

@@ -129,14 +129,12 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 // main loop that keeps a K block in flight). A first round warms up untimed. Each thread's record:
 // the cycles between the clock64 before a round's first wgmma and after its last, summed over the
 // rounds (cycles / rounds: what issuing a burst costs the warp); its value, an accumulator's bits.
-// Where the tensor cores' queue takes every wgmma, a burst issues in about its instruction count;
-// where it fills, the warp waits at issue for the tensor cores (N/2 cycles a wgmma).
 ir::Kernel build_wgmma_issue_probe(uint32_t warpgroups, uint32_t n, uint32_t burst, uint32_t rounds, uint32_t keep);
 
 // In what order the tensor cores take two warpgroups' wgmmas (sm_90a): one CTA of two warpgroups
 // that start together; warpgroup 0 issues `burst` wgmma m64n256k16 (one group) and waits for them;
-// warpgroup 1 runs a dependent chain of `spin` fma.rn.f32 first (so that its wgmma comes while the
-// burst waits for the tensor cores), then issues one and waits. Each thread's record: the cycles
+// warpgroup 1 runs a dependent chain of `spin` fma.rn.f32 and add.f32 first (so that its wgmma
+// comes while the burst waits for the tensor cores), then issues one and waits. Each thread's record: the cycles
 // from its warpgroup's first wgmma issue to its wait's end, its start (clock64). Taken in the
 // order of issue, warpgroup 1's wgmma waits for the whole burst; taken in turn, for one of it.
 ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);

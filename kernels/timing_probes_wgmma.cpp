@@ -1,5 +1,6 @@
-// The wgmma issue probe (timing_probes.hpp, build_wgmma_issue_probe): how many wgmmas a warp can
-// hand to the tensor cores before its issue waits for them.
+// The wgmma issue and order probes (timing_probes.hpp, build_wgmma_issue_probe and
+// build_wgmma_order_probe): what issuing wgmmas costs a warp, and in what order the tensor cores
+// take two warpgroups' wgmmas.
 #include <stdexcept>
 #include <vector>
 
@@ -101,7 +102,7 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin) {
     t2 += b.special(ir::Special::clock64, "t2_first");
   });
   b.if_((tid >= 128u).named("second"), [&] {
-    b.comment("warpgroup 1: a dependent FMA chain while the burst queues, then one wgmma, waited");
+    b.comment("warpgroup 1: a dependent fma and add chain while the burst queues, then one wgmma, waited");
     b.loop("spin", spin, [&](const Reg&) { x += b.fma(x, 1.0001, 0.5, "x_next"); });
     t1 += b.special(ir::Special::clock64, "t1_second");
     b.wgmma_fence();

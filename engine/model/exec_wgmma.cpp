@@ -454,10 +454,11 @@ void wgmma_mma(ExecContext& x) {
       c.wgmma_instances[(w.id / 4) % c.wgmma_instances.size()][w.wgmma_issued % Cta::kWgmmaRing];
   if (inst.index != w.wgmma_issued) {
     const uint64_t at = std::max(c.now, c.wgmma_issue_free);
-    uint32_t outstanding = 0;
-    const uint64_t known = std::min<uint64_t>(c.wgmma_count, Cta::kWgmmaEnds);
-    while (outstanding < known && c.wgmma_ends[(c.wgmma_count - 1 - outstanding) % Cta::kWgmmaEnds] > at) ++outstanding;
-    c.wgmma_issue_free = at + timing::wgmma_issue_cycles(n, outstanding >= timing::kWgmmaQueue);
+    // kWgmmaQueue or more not ended: the ends come in issue order, so the one kWgmmaQueue back.
+    static_assert(timing::kWgmmaQueue >= 1 && timing::kWgmmaQueue <= Cta::kWgmmaEnds);
+    const bool crowded = c.wgmma_count >= timing::kWgmmaQueue &&
+                         c.wgmma_ends[(c.wgmma_count - timing::kWgmmaQueue) % Cta::kWgmmaEnds] > at;
+    c.wgmma_issue_free = at + timing::wgmma_issue_cycles(n, crowded);
     const uint64_t busy = timing::wgmma_busy_cycles(n);
     const uint64_t start = std::max(at, c.tensor_free);
     c.tensor_free = start + busy;
@@ -467,7 +468,8 @@ void wgmma_mma(ExecContext& x) {
   }
   if (inst.issued > c.now) {
     x.hold_until = inst.issued + 1;
-    if (c.trace) trace_event(c, EventKind::wgmma_issue_wait, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(inst.issued - c.now));
+    if (c.trace)
+      trace_event(c, EventKind::wgmma_issue_wait, c.now, w.id, x.inst_id, x.mask, kNone, uint32_t(inst.issued - c.now));
   }
   ++w.wgmma_issued;
   w.uncommitted_complete_at = std::max(w.uncommitted_complete_at, inst.complete);

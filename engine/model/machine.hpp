@@ -545,9 +545,10 @@ struct Cta {
   };
   static constexpr uint32_t kWgmmaRing = 8;
   std::array<std::array<WgmmaInstance, kWgmmaRing>, 8> wgmma_instances{};
-  // The SM's wgmma issue (exec_wgmma.cpp): the next wgmma issues at wgmma_issue_free or later; the tensor-core end
-  // cycles of the last instances in issue order (they end in that order), wgmma_count so far.
-  static constexpr uint32_t kWgmmaEnds = 32;
+  // The SM's wgmma issue (exec_wgmma.cpp): the next wgmma issues at wgmma_issue_free or later;
+  // the tensor-core end cycles of the last instances in issue order (they end in that order),
+  // wgmma_count so far (at least timing::kWgmmaQueue kept).
+  static constexpr uint32_t kWgmmaEnds = 16;
   uint64_t wgmma_issue_free = 0;
   std::array<uint64_t, kWgmmaEnds> wgmma_ends{};
   uint64_t wgmma_count = 0;
@@ -635,7 +636,7 @@ struct ExecContext {
   uint32_t at_pc;     // lanes at this pc (guard true or false)
   uint32_t latency = timing::kAluLatency;
   // The warp's next issue no earlier than this cycle, whatever the instruction's issue kind: a
-  // wgmma the SM's tensor-core queue has not yet taken holds its warp at issue (exec_wgmma.cpp).
+  // wgmma waiting for the SM's wgmma issue holds its warp there (exec_wgmma.cpp).
   uint64_t hold_until = 0;
   bool block = false;        // the warp must wait (barrier); pc does not advance
   bool branch_handled = false;

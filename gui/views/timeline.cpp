@@ -87,8 +87,8 @@ void draw_legend(const ViewEnv& env) {
 
 // Stalls by cause (stall_causes.hpp) in the lanes' colours: issuing and the issue model's own
 // stalls green (solid, light), the waits amber (mbarrier solid, bar.sync lighter, wgmma.wait
-// lightest, as the lanes draw those states), a wgmma held at issue magenta, cp.async waits blue, the idle ends grey; the
-// fast-forwarded cycles hatched.
+// lightest, as the lanes draw those states), a wgmma held at issue magenta, cp.async waits blue,
+// the idle ends grey; the fast-forwarded cycles hatched.
 ImU32 stall_color(StallKind k, const ViewEnv& env) {
   switch (k) {
     case StallKind::issuing: return ok_color(env);

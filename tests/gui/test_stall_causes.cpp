@@ -1,8 +1,8 @@
 // The model's stalls by cause (gui/core/stall_causes.hpp) on small real model runs: every warp's
 // causes sum to the traced CTA's run, the issues are the warp's own, and the waits each kernel
 // is known for show up under their own cause (step 11's one-stage "full" barrier, its
-// wgmma.wait_group and its wgmmas held at issue, the SIMT tiling's bar.sync, step 09's cp.async waits, a long K loop's
-// fast-forwarded passes).
+// wgmma.wait_group and its wgmmas held at issue, the SIMT tiling's bar.sync, step 09's cp.async
+// waits, a long K loop's fast-forwarded passes).
 #include <catch2/catch.hpp>
 
 #include "gui/core/app_state.hpp"
