@@ -16,7 +16,7 @@
 // bits). A bad descriptor must cost about what a good one does, not orders of magnitude more
 // (an exception or a formatted message per element would).
 //
-//   gemmscope_model_bench [--repeat N] [--kernel ID] [--shape example|large|one-cta]
+//   gemmscope_model_bench [--repeat N] [--kernel ID[,ID...]] [--shape example|large|one-cta]
 //                         [--mode fast|traced] [--threads N] [--json FILE]
 #include <algorithm>
 #include <chrono>
@@ -272,7 +272,9 @@ int main(int argc, char** argv) {
   uint32_t threads = 1;
   std::string only_kernel, only_shape, only_mode, json_file;
   app.add_option("--repeat", repeat, "Runs per measurement; the best is kept (default 3)")->check(CLI::Range(1, 100));
-  app.add_option("--kernel", only_kernel, "Only this kernel id (wgmma-desc: only the descriptor rows)");
+  app.add_option("--kernel", only_kernel,
+                 "Only these kernel ids, comma-separated, run in the ladder's order (wgmma-desc: only the descriptor "
+                 "rows)");
   app.add_option("--shape", only_shape, "Only this shape kind")->check(CLI::IsMember({"example", "large", "one-cta"}));
   app.add_option("--mode", only_mode, "Only this mode")->check(CLI::IsMember({"fast", "traced"}));
   app.add_option("--threads", threads,
@@ -280,9 +282,29 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_file, "Also write the rows as a JSON array to this file");
   CLI11_PARSE(app, argc, argv);
 
+  std::vector<std::string> wanted;
+  for (size_t at = 0; !only_kernel.empty() && at <= only_kernel.size();) {
+    const size_t comma = std::min(only_kernel.find(',', at), only_kernel.size());
+    wanted.push_back(only_kernel.substr(at, comma - at));
+    at = comma + 1;
+  }
+  const auto is_wanted = [&](std::string_view id) {
+    return wanted.empty() || std::find(wanted.begin(), wanted.end(), id) != wanted.end();
+  };
+  for (const std::string& id : wanted) {
+    const bool known = id == kWholeGemmKernel || id == "wgmma-desc" ||
+                       std::any_of(kernels::all_kernels().begin(), kernels::all_kernels().end(),
+                                   [&](const kernels::KernelInfo& k) { return k.id == id; });
+    if (!known) {
+      std::fprintf(stderr, "gemmscope_model_bench: unknown kernel '%s' in --kernel (see `gemmscope list`; also %s, "
+                   "wgmma-desc)\n", id.c_str(), std::string(kWholeGemmKernel).c_str());
+      return 2;
+    }
+  }
+
   std::vector<Row> rows;
   for (const kernels::KernelInfo& info : kernels::all_kernels()) {
-    if (!only_kernel.empty() && info.id != only_kernel) continue;
+    if (!is_wanted(info.id)) continue;
     const std::vector<std::pair<std::string, kernels::GemmShape>> shapes{
         {"example", info.example_shape}, {"large", large_shape(info)}, {"one-cta", one_cta_shape(info)}};
     for (const auto& [kind, shape] : shapes) {
@@ -297,9 +319,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if ((only_kernel.empty() || only_kernel == kWholeGemmKernel) && only_shape.empty() && only_mode.empty())
+  if ((only_kernel.empty() || is_wanted(kWholeGemmKernel)) && only_shape.empty() && only_mode.empty())
     rows.push_back(bench_whole_job(repeat));
-  if ((only_kernel.empty() || only_kernel == "wgmma-desc") && only_shape.empty() && only_mode != "traced")
+  if ((only_kernel.empty() || is_wanted("wgmma-desc")) && only_shape.empty() && only_mode != "traced")
     for (const kernels::WgmmaDescProbe& desc : bench_descriptors()) {
       rows.push_back(bench_descriptor(desc, repeat));
       std::fprintf(stderr, "  %s: %.4f s\n", rows.back().kernel.c_str(), rows.back().seconds);
