@@ -92,10 +92,9 @@ inline uint32_t box_element_address(uint32_t base, uint32_t e, uint32_t elem_byt
 namespace {
 
 // What a TMA landing writes into a word's record: written by the copy engine, no load pending,
-// nothing unfenced, not read since.
+// nothing unfenced (that it was not read since is clear_tensor_reads', kept only in clusters).
 void land_record(SmemWord& s) {
   s.tma_pending = false;
-  s.read_release = 0;  // not read since this write
   s.written = true;
   s.writer_warp = SmemWord::kAsync;
   s.generic_since_fence = false;
@@ -105,11 +104,12 @@ void land_record(SmemWord& s) {
 void issue_record(SmemWord& s) { s.tma_pending = true; }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// A change of some fields of a record as two masks over its 32 bytes, worked out once from the
+// A change of some fields of a record as two masks over its 16 bytes, worked out once from the
 // change itself: keep = the bits it leaves alone, set = the bits it sets, so that
-// (record & keep) | set is the record after it. One and and one or a record where the fields
-// took a read-modify-write of the flags byte and stores of the others (a box's records are 32
-// bytes a word, mostly not in cache).
+// (record & keep) | set is the record after it; each mask twice, for two records a 256-bit
+// register. One and and one or a record where the fields took a read-modify-write of the flags
+// byte and stores of the others (a box's records are mostly not in cache).
+static_assert(sizeof(SmemWord) == 16 && alignof(SmemWord) == 16);
 struct RecordMasks {
   alignas(32) uint8_t keep[32], set[32];
 };
@@ -121,12 +121,12 @@ RecordMasks record_masks(void (*change)(SmemWord&)) {
   std::memset(static_cast<void*>(&zeros), 0, sizeof zeros);
   change(ones);
   change(zeros);
-  uint8_t o[32], z[32];
-  std::memcpy(o, &ones, 32);
-  std::memcpy(z, &zeros, 32);
+  uint8_t o[16], z[16];
+  std::memcpy(o, &ones, 16);
+  std::memcpy(z, &zeros, 16);
   for (int i = 0; i < 32; ++i) {
-    m.keep[i] = uint8_t(o[i] & ~z[i]);  // 1 after from 1 and 0 after from 0: left alone
-    m.set[i] = z[i];                      // 1 after from 0: set
+    m.keep[i] = uint8_t(o[i % 16] & ~z[i % 16]);  // 1 after from 1 and 0 after from 0: left alone
+    m.set[i] = z[i % 16];                           // 1 after from 0: set
   }
   return m;
 }
@@ -136,11 +136,18 @@ __attribute__((target("avx2"))) bool change_records_avx2(SmemWord* words, uint32
   const __m256i keep = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.keep));
   const __m256i set = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.set));
   __m256i had = _mm256_setzero_si256();
-  for (uint32_t i = 0; i < count; ++i) {
+  uint32_t i = 0;
+  for (; i + 2 <= count; i += 2) {  // two records: 32 bytes, 16-aligned
     __m256i* const p = reinterpret_cast<__m256i*>(words + i);
-    const __m256i before = _mm256_load_si256(p);
+    const __m256i before = _mm256_loadu_si256(p);
     had = _mm256_or_si256(had, before);
-    _mm256_store_si256(p, _mm256_or_si256(_mm256_and_si256(before, keep), set));
+    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(before, keep), set));
+  }
+  if (i < count) {
+    __m128i* const p = reinterpret_cast<__m128i*>(words + i);
+    const __m128i before = _mm_load_si128(p);
+    had = _mm256_or_si256(had, _mm256_zextsi128_si256(before));
+    _mm_store_si128(p, _mm_or_si128(_mm_and_si128(before, _mm256_castsi256_si128(keep)), _mm256_castsi256_si128(set)));
   }
   return !_mm256_testz_si256(had, set);
 }

@@ -129,7 +129,7 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
     if (notes.release)
       for (uint32_t l = 0; l < n; ++l)
         for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-          state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i].read_release = release;
+          c.smem_tensor_word[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i].generic_read_release = release;
     if (notes.warps) {
       uint64_t* bits = memform::read_row(c, x.warp.id);
       for (uint32_t l = 0; l < n; ++l) {

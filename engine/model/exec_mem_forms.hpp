@@ -98,7 +98,7 @@ template <bool kStore>
 // Which of a read's notes anything reads back. The warps that read a word in an interval
 // (Cta::smem_read_bits) only cp.async's checks (exec_cp_async.cpp: a copy onto words another
 // warp read), so they are noted only in a kernel with a cp.async (Program::copies_async); a
-// read's release (SmemWord::read_release) only a peer's multicast (Cta::read_release_of,
+// read's release (SmemTensorWord::generic_read_release) only a peer's multicast (Cta::read_release_of,
 // exec_async.cpp's check_peer_release, never for its own CTA), so only in a cluster of several
 // CTAs (a kernel without clusters runs each CTA as a cluster of one). A note nobody reads back
 // is not made: a SIMT kernel's shared loads then only check their words (simt_smem_tiling: the
@@ -144,7 +144,7 @@ inline ReadNotes read_notes(const Cta& c) {
 // CTA's records): the notes `notes` asks for.
 [[gnu::always_inline]] inline void note_reads(Cta& c, uint32_t warp, uint32_t word, uint32_t n, ReadNotes notes) {
   if (notes.release)
-    for (uint32_t i = word; i < word + n; ++i) c.smem_word_state[i].read_release = c.releases + 1;
+    for (uint32_t i = word; i < word + n; ++i) c.smem_tensor_word[i].generic_read_release = c.releases + 1;
   if (notes.warps) {
     uint64_t* bits = read_row(c, warp % kMaxCtaWarps);
     for (uint32_t i = word; i < word + n;) {

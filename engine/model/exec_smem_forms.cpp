@@ -165,7 +165,7 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   const ReadNotes notes = read_notes(c);
   if (notes.release)
     for (uint32_t i = 0; i < p.nwords; ++i)
-      c.smem_word_state[first + uint32_t(p.words[i])].read_release = c.releases + 1;
+      c.smem_tensor_word[first + uint32_t(p.words[i])].generic_read_release = c.releases + 1;
   if (notes.warps) {
     // Gathered a 64-bit word at a time (the words are sorted): an OR into memory per word made
     // a chain of stores and loads of the same few words.

@@ -463,7 +463,7 @@ struct Cta {
     return by;
   }
   uint32_t read_release_of(uint32_t w) const {
-    return std::max({smem_word_state[w].read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
+    return std::max({smem_tensor_word[w].generic_read_release, smem_tensor_word[w].read_release, smem_chunk_read[w / 4]});
   }
   // A TMA landing in words [lo, hi): not read since. A chunk it covers in part hands its whole-
   // chunk read down to its other words first.
@@ -475,7 +475,7 @@ struct Cta {
           if (w < lo || w >= hi) smem_tensor_word[w].read_release = std::max(smem_tensor_word[w].read_release, r);
       r = 0;
     }
-    for (uint32_t w = lo; w < hi; ++w) smem_tensor_word[w] = {0, landed};
+    for (uint32_t w = lo; w < hi; ++w) smem_tensor_word[w] = {0, landed, 0};
   }
   template <bool kSet>
   void mark_ready(uint32_t lo, uint32_t hi) {  // words [lo, hi), 64 at a time

@@ -7,11 +7,12 @@
 
 namespace gs::model {
 
-// What the model knows about each 4-byte word of shared memory, for its hazard checks. 32
-// bytes, aligned, so that a 16-byte row's four words are one 128-byte line of these: every
-// shared access looks at each word it touches, and at 40 bytes these were most of the shared
-// paths' cache misses (the flags are bits, the warps bytes: a CTA has at most 32 warps).
-struct alignas(32) SmemWord {
+// What the model knows about each 4-byte word of shared memory, for its hazard checks. 16
+// bytes, aligned, so that a 16-byte row's four words are one 64-byte cache line of these: every
+// shared access looks at each word it touches, and the first load of each record is most of the
+// shared paths' cache misses (at 40 bytes, then 32, the records of a CTA's 150 KB of shared
+// memory were 1.2 MB; the flags are bits, the warps bytes: a CTA has at most 32 warps).
+struct alignas(16) SmemWord {
   static constexpr uint8_t kAsync = 0xFF;  // written by the copy engine
   bool written : 1 = false;
   bool tma_pending : 1 = false;         // a TMA load into it has been issued, not completed
@@ -28,31 +29,30 @@ struct alignas(32) SmemWord {
   // reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
   uint32_t write_release = 0;
   uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
-  // (The warps that read it in a barrier interval are bits of Cta::smem_read_bits.)
-  // Its CTA's release count (Cta::releases) at the latest read since the word was last written
-  // by TMA, plus one; 0: not read since. A peer may overwrite it only once it has acquired a
-  // release of this CTA made after that read. Noted only in a cluster of several CTAs
-  // (memform::read_notes).
-  uint32_t read_release = 0;
-  // (Reads by the tensor cores note theirs in SmemTensorWord::read_release instead.)
+  // (The warps that read it in a barrier interval are bits of Cta::smem_read_bits; the release
+  // of its latest read is SmemTensorWord::generic_read_release, kept only in clusters.)
 };
-static_assert(sizeof(SmemWord) == 32);
+static_assert(sizeof(SmemWord) == 16);
 
-// What the tensor cores' operand reads (exec_wgmma.cpp's note_word_state) note of each word,
-// kept apart from SmemWord, 8 bytes a word. Only a peer CTA consults them (a multicast's
-// check_peer_release, a cta_group::2 read), so they are kept up only in clusters of several
-// CTAs (Launch::cluster set): a CTA alone never reads them back.
+// What the reads of each word note for a peer CTA, kept apart from SmemWord, 12 bytes a word.
+// Only a peer CTA consults them (a multicast's check_peer_release, a cta_group::2 read), so they
+// are kept up only in clusters of several CTAs (Launch::cluster set): a CTA alone never reads
+// them back.
 struct SmemTensorWord {
   // Its CTA's release count (Cta::releases) at the latest tensor-core read of part of its
   // 16-byte chunk since the word was last written by TMA, plus one; 0: none. The word's latest
   // read is the largest of this, Cta::smem_chunk_read of its chunk (a read of the whole chunk)
-  // and SmemWord::read_release: all count up from the same Cta::releases and a TMA landing
+  // and generic_read_release: all count up from the same Cta::releases and a TMA landing
   // clears all three (read_release_of).
   uint32_t read_release = 0;
   // Its CTA's release count when a TMA load last wrote it, plus one (0: none did): a peer may
   // read it (a cta_group::2 MMA) only once it has acquired a release of this CTA made after.
   uint32_t landed_release = 0;
+  // Its CTA's release count at the latest read by a warp's instruction (ld.shared, ldmatrix)
+  // since the word was last written by TMA, plus one; 0: not read since. A peer may overwrite it
+  // only once it has acquired a release of this CTA made after that read (memform::read_notes).
+  uint32_t generic_read_release = 0;
 };
-static_assert(sizeof(SmemTensorWord) == 8);
+static_assert(sizeof(SmemTensorWord) == 12);
 
 }  // namespace gs::model

@@ -72,7 +72,8 @@ bool same_records(const model::Cta& a, const model::Cta& b) {
   if (a.smem_ready != b.smem_ready || a.smem_chunk_read != b.smem_chunk_read) return false;
   for (size_t w = 0; w < a.smem_tensor_word.size(); ++w)
     if (a.smem_tensor_word[w].read_release != b.smem_tensor_word[w].read_release ||
-        a.smem_tensor_word[w].landed_release != b.smem_tensor_word[w].landed_release)
+        a.smem_tensor_word[w].landed_release != b.smem_tensor_word[w].landed_release ||
+        a.smem_tensor_word[w].generic_read_release != b.smem_tensor_word[w].generic_read_release)
       return false;
   return true;
 }
