@@ -15,6 +15,7 @@
 // 16-byte quarter-warp (layout/banks.hpp), so a tile whose 8 rows sit 128 bytes apart takes 8
 // wavefronts per matrix unless a swizzle spreads them. Hazards: every row's words go through
 // the same checks as ld/st.shared (races, cp.async and TMA in flight, uninitialised reads).
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -102,13 +103,19 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
         if (!memform::word_is_quiet<true>(state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i], x.warp, rank, epoch))
           return false;
+    // The unfenced range widened once, by the rows' lowest and highest words (a note per word
+    // made a chain through memory of the range's two bounds).
+    uint32_t lo = ~0u, hi = 0;
     for (uint32_t l = 0; l < n; ++l) {
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
       ++c.smem_writes;  // smem_ptr's, per row
-      for (uint32_t i = 0; i < kRowBytes / 4; ++i) {
-        memform::note_write(state[w + i], x.warp.id, epoch, release);
-        c.note_unfenced(w + i);
-      }
+      for (uint32_t i = 0; i < kRowBytes / 4; ++i) memform::note_write(state[w + i], x.warp.id, epoch, release);
+      lo = std::min(lo, w);
+      hi = std::max(hi, w + kRowBytes / 4 - 1);
+    }
+    if (n > 0) {
+      c.note_unfenced(lo);
+      c.note_unfenced(hi);
     }
   } else {
     // Every row's words first (memform::quiet_reads: a line found plain answers for each row in

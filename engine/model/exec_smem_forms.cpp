@@ -303,10 +303,11 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   // One update per word is what one per lane makes: lanes of one word repeat the same values.
   if constexpr (kStore) {
     ++c.smem_writes;
-    for (uint32_t i = 0; i < p->nwords; ++i) {
-      note_write(state[p->words[i]], w.id, epoch, release);
-      c.note_unfenced(uint32_t(o0 >> 2) + p->words[i]);
-    }
+    for (uint32_t i = 0; i < p->nwords; ++i) note_write(state[p->words[i]], w.id, epoch, release);
+    // The words are sorted: the first and the last widen the unfenced range as all of them
+    // would (a note per word made a chain through memory of the range's two bounds).
+    c.note_unfenced(uint32_t(o0 >> 2) + uint32_t(p->words[0]));
+    c.note_unfenced(uint32_t(o0 >> 2) + uint32_t(p->words[p->nwords - 1]));
   }
   uint8_t* at = c.smem.data() + o0;
   for (uint32_t v = 0; v < vec; ++v) {
