@@ -223,18 +223,22 @@ void exec_mma(ExecContext& x) {
     const uint64_t* b[2] = {lanes(regs->sources[4]), lanes(regs->sources[5])};
     const uint64_t* cl[4] = {lanes(regs->sources[6]), lanes(regs->sources[7]), lanes(regs->sources[8]),
                              lanes(regs->sources[9])};
-    // In float first: small integers (the default inputs) take the float sums (tensor_sums.cpp
-    // says why those are the same bits); anything else widens the floats (exactly) to double.
-    alignas(32) float Af[16][16], Bf[16][8];
-    float a_bound, b_bound;
-    gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
     uint64_t* d[4] = {lanes(regs->d[0]), lanes(regs->d[1]), lanes(regs->d[2]), lanes(regs->d[3])};
-    c_into_d(cl, d);
     const SumsBuild build = fastest_sums_build();
-    if (!mma_accumulate_integers(Af, Bf, a_bound, b_bound, d, build)) {
-      std::copy(&Af[0][0], &Af[0][0] + 16 * 16, &A[0][0]);
-      std::copy(&Bf[0][0], &Bf[0][0] + 16 * 8, &B[0][0]);
-      mma_accumulate(A, B, d, build);
+    // Integers of at most 256 (the default inputs) by bf16 pairs straight from the lanes where
+    // the CPU has AVX512_BF16; else in float first: small integers take the float sums
+    // (tensor_sums.cpp says why those are the same bits); anything else widens the floats
+    // (exactly) to double.
+    if (!mma_accumulate_integer_lanes(a, b, cl, d, build)) {
+      alignas(32) float Af[16][16], Bf[16][8];
+      float a_bound, b_bound;
+      gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
+      c_into_d(cl, d);
+      if (!mma_accumulate_integers(Af, Bf, a_bound, b_bound, d, build)) {
+        std::copy(&Af[0][0], &Af[0][0] + 16 * 16, &A[0][0]);
+        std::copy(&Bf[0][0], &Bf[0][0] + 16 * 8, &B[0][0]);
+        mma_accumulate(A, B, d, build);
+      }
     }
     for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
     done = true;

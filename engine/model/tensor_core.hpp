@@ -93,5 +93,12 @@ bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256
 // of B, which the caller takes as it gathers them); false, with nothing written, where not.
 bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], float a_bound, float b_bound,
                              uint64_t* const* d, SumsBuild build);
+// mma.sync's D = C + A·B straight from the fragment registers (A's 4, B's 2, C's and D's 4:
+// 32 lanes each, the low word of a lane holding a bf16 pair or an f32, the PTX ISA's maps)
+// where every A and B value is an integer of at most 256 and the build is avx512_bf16: the bits
+// of mma_accumulate, D's lanes' high words zero; C is read whole before D is written. False,
+// with nothing written, anywhere else: the caller then gathers the fragments.
+bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
+                                  uint64_t* const* d, SumsBuild build);
 
 }  // namespace gs::model

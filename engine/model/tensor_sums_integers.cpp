@@ -394,6 +394,131 @@ __attribute__((target("avx2,fma"))) void tmem_integers_avx2(const float (&A)[16]
   CellStore store{cells, row_stride, accumulate};
   sums_avx2(A, B, n, store);
 }
+// mma.sync m16n8k16 straight from the fragment registers, by bf16 pairs (AVX512_BF16): the
+// PTX ISA's maps (exec_mma.cpp's MmaMaps::regular) put a bf16 pair of neighbouring k (k = 2p
+// low, 2p + 1 high) in each 32-bit word: A's register j, lane 4g + q holds row g + 8(j % 2),
+// pair q + 4(j / 2); B's register j, lane 4g + q pair q + 4j of column g. That is vdpbf16ps's
+// operand, so nothing is widened to float: 16 rows of one column a register, each pair of A's
+// 16 rows against one word of B broadcast, 64 instructions for the 2048 products.
+
+// A register's 32 low words in pair-major order: lo holds pair q = 0, 1 (8 words each, by g),
+// hi q = 2, 3. The same indices pick lanes 0..15 from the first two loads and 16..31 from the
+// last two (only an index's low five bits count), and a blend keeps g 4..7 from the second.
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void pair_major(const uint64_t* lanes,
+                                                                                      __m512i& lo, __m512i& hi) {
+  const __m512i z0 = _mm512_loadu_si512(lanes), z1 = _mm512_loadu_si512(lanes + 8);
+  const __m512i z2 = _mm512_loadu_si512(lanes + 16), z3 = _mm512_loadu_si512(lanes + 24);
+  // Position 8q' + g (q' = q % 2): the low word of lane 4g + q, dword 2(4g + q), mod 32.
+  const __m512i idx_lo = _mm512_setr_epi32(0, 8, 16, 24, 0, 8, 16, 24, 2, 10, 18, 26, 2, 10, 18, 26);
+  const __m512i idx_hi = _mm512_add_epi32(idx_lo, _mm512_set1_epi32(4));
+  lo = _mm512_mask_blend_epi32(0xF0F0, _mm512_permutex2var_epi32(z0, idx_lo, z1), _mm512_permutex2var_epi32(z2, idx_lo, z3));
+  hi = _mm512_mask_blend_epi32(0xF0F0, _mm512_permutex2var_epi32(z0, idx_hi, z1), _mm512_permutex2var_epi32(z2, idx_hi, z3));
+}
+
+// Whether each of 32 bf16 is an integer of magnitude at most 256 (kBf16Integers), folded into
+// `fraction` (nonzero: some value has bits below its binary point, or lies in (0, 1)) and `top`
+// (the largest magnitude's bits). A magnitude a with exponent e = (a >> 7) - 127 in 0..7 has
+// 7 - e fraction bits: a << (9 + e) keeps just them in 16 bits (e >= 7: a shift of 16 or more,
+// none). Below 1 (a < 0x3F80) only zero is an integer: (a - 1) < 0x3F7F marks the others.
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void fold_bf16_integers(__m512i words,
+                                                                                              __m512i& fraction,
+                                                                                              __m512i& top) {
+  const __m512i a = _mm512_and_si512(words, _mm512_set1_epi16(0x7FFF));
+  const __m512i shift = _mm512_sub_epi16(_mm512_srli_epi16(a, 7), _mm512_set1_epi16(118));
+  const __mmask32 tiny =
+      _mm512_cmplt_epu16_mask(_mm512_sub_epi16(a, _mm512_set1_epi16(1)), _mm512_set1_epi16(0x3F7F));
+  fraction = _mm512_or_si512(fraction, _mm512_mask_mov_epi16(_mm512_sllv_epi16(a, shift), tiny, a));
+  top = _mm512_max_epu16(top, a);
+}
+
+// The pair sums: S[n] lanes r = sum over pairs of A's row r times B's column n (every product
+// and partial sum an integer of at most 2^20: exact in any grouping). False where a value is
+// not such an integer, with S untouched.
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(const uint64_t* const* a,
+                                                                              const uint64_t* const* b,
+                                                                              __m512 (&S)[8]) {
+  __m512i ya[4][2], yb[2][2];
+  for (uint32_t j = 0; j < 4; ++j) pair_major(a[j], ya[j][0], ya[j][1]);
+  for (uint32_t j = 0; j < 2; ++j) pair_major(b[j], yb[j][0], yb[j][1]);
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t j = 0; j < 4; ++j) {
+    fold_bf16_integers(ya[j][0], fraction, top);
+    fold_bf16_integers(ya[j][1], fraction, top);
+  }
+  for (uint32_t j = 0; j < 2; ++j) {
+    fold_bf16_integers(yb[j][0], fraction, top);
+    fold_bf16_integers(yb[j][1], fraction, top);
+  }
+  // 256 is 0x4380 in bf16; NaNs and infinities lie above it.
+  if (_mm512_test_epi16_mask(fraction, fraction) != 0 ||
+      _mm512_cmpgt_epu16_mask(top, _mm512_set1_epi16(0x4380)) != 0)
+    return false;
+  // B's words by pair: pair p, column n at 8p + n.
+  alignas(64) uint32_t bw[64];
+  _mm512_store_si512(bw, yb[0][0]);
+  _mm512_store_si512(bw + 16, yb[0][1]);
+  _mm512_store_si512(bw + 32, yb[1][0]);
+  _mm512_store_si512(bw + 48, yb[1][1]);
+  for (uint32_t n = 0; n < 8; ++n) S[n] = _mm512_setzero_ps();
+#pragma GCC unroll 8
+  for (uint32_t p = 0; p < 8; ++p) {
+    // Rows 0..7 from register 2(p / 4), rows 8..15 from the next: the 256-bit half q % 2 of
+    // each one's pair-major half q / 2 (q = p % 4).
+    const uint32_t J = 2 * (p / 4), h = (p % 4) / 2;
+    const __m512i pair = (p % 2) == 0 ? _mm512_maskz_shuffle_i64x2(0xFF, ya[J][h], ya[J + 1][h], 0x44)
+                                      : _mm512_maskz_shuffle_i64x2(0xFF, ya[J][h], ya[J + 1][h], 0xEE);
+#pragma GCC unroll 8
+    for (uint32_t n = 0; n < 8; ++n)
+      S[n] = _mm512_dpbf16_ps(S[n], (__m512bh)pair, (__m512bh)_mm512_set1_epi32(int(bw[8 * p + n])));
+  }
+  return true;
+}
+
+// D = C + S (C's low words, all read before D is written: a D register may be another's C),
+// in D's map: register v = 2(r / 8) + n % 2, lane 4(r % 8) + n / 2; the lanes' high words zero.
+__attribute__((target("avx512f,avx512bw,avx2"))) void mma_pair_store(const __m512 (&S)[8],
+                                                                     const uint64_t* const* c, uint64_t* const* d) {
+  const __m512i low_words = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  __m512 old[4][2];
+  for (uint32_t v = 0; v < 4; ++v)
+    for (uint32_t half = 0; half < 2; ++half)
+      old[v][half] = _mm512_castsi512_ps(_mm512_permutex2var_epi32(
+          _mm512_loadu_si512(c[v] + 16 * half), low_words, _mm512_loadu_si512(c[v] + 16 * half + 8)));
+  // Rows 0..7 (8..15) of columns n and n + 2 side by side: [S[n][r], S[n + 2][r]] for each r.
+  const __m512i rows_lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i rows_hi = _mm512_add_epi32(rows_lo, _mm512_set1_epi32(8));
+  // Lane 4g + t of a register from two such: t = 0, 1 from the first, 2, 3 from the second.
+  const __m512i lanes_lo = _mm512_setr_epi32(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const __m512i lanes_hi = _mm512_add_epi32(lanes_lo, _mm512_set1_epi32(8));
+  for (uint32_t parity = 0; parity < 2; ++parity) {
+    const __m512 p[2] = {_mm512_permutex2var_ps(S[parity], rows_lo, S[2 + parity]),
+                         _mm512_permutex2var_ps(S[parity], rows_hi, S[2 + parity])};
+    const __m512 q[2] = {_mm512_permutex2var_ps(S[4 + parity], rows_lo, S[6 + parity]),
+                         _mm512_permutex2var_ps(S[4 + parity], rows_hi, S[6 + parity])};
+    for (uint32_t rows = 0; rows < 2; ++rows) {
+      const uint32_t v = 2 * rows + parity;
+      const __m512 sum[2] = {_mm512_permutex2var_ps(p[rows], lanes_lo, q[rows]),
+                             _mm512_permutex2var_ps(p[rows], lanes_hi, q[rows])};
+      for (uint32_t half = 0; half < 2; ++half) {
+        const __m512i out = _mm512_castps_si512(_mm512_add_ps(old[v][half], sum[half]));
+        _mm512_storeu_si512(d[v] + 16 * half,
+                            _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 0)));
+        _mm512_storeu_si512(d[v] + 16 * half + 8,
+                            _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 1)));
+      }
+    }
+  }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_lanes_bf16(const uint64_t* const* a,
+                                                                               const uint64_t* const* b,
+                                                                               const uint64_t* const* c,
+                                                                               uint64_t* const* d) {
+  __m512 S[8];
+  if (!mma_pair_sums(a, b, S)) return false;
+  mma_pair_store(S, c, d);
+  return true;
+}
 #endif
 
 }  // namespace
@@ -481,6 +606,17 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
       v = from_f32(as_f32(v) + sum);
     }
   return true;
+}
+
+bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
+                                  uint64_t* const* d, SumsBuild build) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  // AVX512_BW for the 16-bit integer tests: every CPU with AVX512_BF16 has it, asked all the same.
+  static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
+  if (build == SumsBuild::avx512_bf16 && bw) return integer_sums::mma_lanes_bf16(a, b, c, d);
+#endif
+  (void)a, (void)b, (void)c, (void)d, (void)build;
+  return false;
 }
 
 }  // namespace gs::model

@@ -326,3 +326,90 @@ TEST_CASE("mma.sync's float sums of small integers give the double order's bits,
         CHECK(wrong == 0);
       }
 }
+
+namespace {
+
+// A value as bf16 bits (exact for the values these tests use: integers of at most 256, halves,
+// NaN, infinity, signed zeros, the smallest subnormal).
+uint16_t bf16_bits(float v) { return uint16_t(std::bit_cast<uint32_t>(v) >> 16); }
+
+// A and B of a block in the fragment registers mma.sync reads (facts §2): A's register j, lane
+// 4g + t holds row g + 8(j % 2), k 2t + 8(j / 2) (low half) and the next k (high half); B's
+// register j, lane 4g + t holds k 2t + 8j and the next of column g. Each lane's high word is
+// garbage the sums must not read.
+struct Fragments {
+  uint64_t a[4][32], b[2][32];
+  explicit Fragments(const Block& in) {
+    for (uint32_t j = 0; j < 4; ++j)
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint32_t row = l / 4 + 8 * (j % 2), k = 2 * (l % 4) + 8 * (j / 2);
+        a[j][l] = 0xABCD000000000000ull | bf16_bits(in.A[row][k]) | uint32_t(bf16_bits(in.A[row][k + 1])) << 16;
+      }
+    for (uint32_t j = 0; j < 2; ++j)
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint32_t col = l / 4, k = 2 * (l % 4) + 8 * j;
+        b[j][l] = 0x1234000000000000ull | bf16_bits(in.B[k][col]) | uint32_t(bf16_bits(in.B[k + 1][col])) << 16;
+      }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("mma.sync's bf16 pair sums from the fragment registers give the double order's bits, and refuse the rest",
+          "[model][tensor_sums]") {
+  std::mt19937 rng(31);
+  // Where the build is not avx512_bf16 (or the CPU lacks it) nothing runs: checked too.
+  for (const model::SumsBuild build : model::sums_builds())
+    for (int round = 0; round < 40; ++round) {
+      Block in;
+      fill(in, rng, 8, round % 4 == 0 ? 4 : 256, round % 4 == 1 ? 3 : 256);
+      // Values the pair sums must refuse: a fraction, a subnormal, an integer just past 256, NaN,
+      // infinity, in A or in B.
+      const float refused[] = {0.5f, std::numeric_limits<float>::denorm_min() * float(1 << 16), 258.0f, kNaN, kInf,
+                               -1.5f, 0.0078125f};
+      const int bad = round >= 26 ? round - 26 : -1;  // rounds 26..39: one refused value each
+      if (bad >= 0) {
+        const float v = refused[bad % 7];
+        if (bad < 7) in.A[rng() % 16][rng() % 16] = v;
+        else in.B[rng() % 16][rng() % 8] = v;
+      }
+      Fragments f(in);
+      Registers regs(in, 8);  // C in the registers D is written to (the steps' form)
+      const uint64_t* a[4] = {f.a[0], f.a[1], f.a[2], f.a[3]};
+      const uint64_t* b[2] = {f.b[0], f.b[1]};
+      const uint64_t* c[4] = {regs.d[0], regs.d[1], regs.d[2], regs.d[3]};
+      const bool ran = model::mma_accumulate_integer_lanes(a, b, c, regs.d.data(), build);
+      INFO("build " << int(build) << ", round " << round);
+      CHECK(ran == (build == model::SumsBuild::avx512_bf16 && bad < 0));
+      uint32_t wrong = 0;
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t col = 0; col < 8; ++col)
+          wrong += regs.at(r, col) != (ran ? want_bits(in, r, col, 8, true)
+                                           : 0xDEAD000000000000ull | std::bit_cast<uint32_t>(in.old[r * 8 + col]));
+      CHECK(wrong == 0);
+    }
+}
+
+TEST_CASE("mma.sync's bf16 pair sums read all of C before writing D, where D is another register of C",
+          "[model][tensor_sums]") {
+  if (model::fastest_sums_build() != model::SumsBuild::avx512_bf16) return;  // the path runs only there
+  std::mt19937 rng(37);
+  Block in;
+  fill(in, rng, 8, 256, 256);
+  Fragments f(in);
+  Registers regs(in, 8);
+  // D's registers are C's turned by one: D0 = C1, D1 = C2, D2 = C3, D3 = a fresh register.
+  std::vector<uint64_t> fresh(32, 0xDEAD000000000000ull);
+  const uint64_t* a[4] = {f.a[0], f.a[1], f.a[2], f.a[3]};
+  const uint64_t* b[2] = {f.b[0], f.b[1]};
+  const uint64_t* c[4] = {regs.d[0], regs.d[1], regs.d[2], regs.d[3]};
+  uint64_t* d[4] = {regs.d[1], regs.d[2], regs.d[3], fresh.data()};
+  REQUIRE(model::mma_accumulate_integer_lanes(a, b, c, d, model::SumsBuild::avx512_bf16));
+  uint32_t wrong = 0;
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t col = 0; col < 8; ++col) {
+      const uint32_t v = 2 * (r / 8) + col % 2, lane = 4 * (r % 8) + col / 2;
+      wrong += d[v][lane] != want_bits(in, r, col, 8, true);
+    }
+  CHECK(wrong == 0);
+}
