@@ -112,6 +112,11 @@ struct SharedLanePattern {
   layout::BankReport report;  // at a base of a0's alignment (account_shared_known)
   uint32_t nwords = 0;
   std::array<int32_t, 128> words{};  // the distinct words, from the first lane's word
+  // The words as bits from the lowest (bit i: words[0] + i), where they span at most
+  // kSpanBits words; span 0 where they span more.
+  static constexpr uint32_t kSpanBits = 192;
+  uint32_t span = 0;
+  std::array<uint64_t, kSpanBits / 64> span_bits{};
 };
 
 // The pattern of this access, or nullptr where an offset is not aligned to the access (the
@@ -148,6 +153,14 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   words.erase(std::unique(words.begin(), words.end()), words.end());
   p.nwords = uint32_t(words.size());
   std::copy(words.begin(), words.end(), p.words.begin());
+  p.span_bits.fill(0);
+  p.span = uint32_t(words.back() - words.front()) + 1;
+  if (p.span > SharedLanePattern::kSpanBits) p.span = 0;
+  else
+    for (const int32_t word : words) {
+      const uint32_t i = uint32_t(word - words.front());
+      p.span_bits[i / 64] |= uint64_t(1) << (i % 64);
+    }
   p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
   return &p;
 }
@@ -166,7 +179,19 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   if (notes.release)
     for (uint32_t i = 0; i < p.nwords; ++i)
       c.smem_tensor_word[first + uint32_t(p.words[i])].generic_read_release = c.releases + 1;
-  if (notes.warps) {
+  if (notes.warps && p.span != 0) {
+    // The pattern's bits moved to the lowest word's place: an OR per 64 words (a loop over the
+    // words, a shift and a branch each, was a quarter of ampere_cp_async's ld.shared).
+    uint64_t* bits = read_row(c, w.id);
+    const uint32_t low = first + uint32_t(p.words[0]), at = low / 64, shift = low % 64;
+    uint64_t carry = 0;
+    for (uint32_t i = 0; i * 64 < p.span; ++i) {
+      const uint64_t v = p.span_bits[i];
+      bits[at + i] |= v << shift | carry;
+      carry = shift == 0 ? 0 : v >> (64 - shift);
+    }
+    if (carry != 0) bits[at + (p.span + 63) / 64] |= carry;
+  } else if (notes.warps) {
     // Gathered a 64-bit word at a time (the words are sorted): an OR into memory per word made
     // a chain of stores and loads of the same few words.
     uint64_t* bits = read_row(c, w.id);
