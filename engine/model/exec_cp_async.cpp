@@ -58,6 +58,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     for (uint32_t word = off / 4; word < (off + copy.bytes + 3) / 4; ++word) {
       SmemWord& s = c.smem_word_state[word];
       s.cp_async_pending = false;
+      c.cp_async_pending_bits[word / 64] &= ~(uint64_t(1) << (word % 64));
       s.written = true;
       s.writer_warp = uint8_t(w.id);
       s.epoch = c.barrier_epoch;
@@ -85,6 +86,7 @@ void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
                          "still in flight",
                          x.warp.id, timing::kSmemBaseAddress + 4 * word, uint32_t(s.cp_async_warp)));
     s.cp_async_pending = true;
+    c.cp_async_pending_bits[word / 64] |= uint64_t(1) << (word % 64);
     s.cp_async_warp = uint8_t(x.warp.id);
     s.cp_async_epoch = c.barrier_epoch;
   }
@@ -174,11 +176,15 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   for (uint32_t v = 0; v < c.warps.size() && v < kMaxCtaWarps && c.smem_read_row != 0; ++v)
     if (v != w.id && c.smem_read_epoch[v] == epoch)
       readers[nreaders++] = c.smem_read_bits.data() + size_t(v) * c.smem_read_row;
+  // A lane's words are aligned to their count (1, 2 or 4): one word of the pending bits.
+  const uint64_t* const pending = c.cp_async_pending_bits.data();
+  const uint64_t lane_bits = (uint64_t(1) << words) - 1;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
     const SmemWord* s = state + first;
-    for (uint32_t i = 0; i < words; ++i)
-      if (s[i].cp_async_pending && s[i].cp_async_warp != w.id && s[i].cp_async_epoch == epoch) return false;
+    if (pending[first / 64] >> (first % 64) & lane_bits)
+      for (uint32_t i = 0; i < words; ++i)
+        if (s[i].cp_async_pending && s[i].cp_async_warp != w.id && s[i].cp_async_epoch == epoch) return false;
     for (uint32_t r = 0; r < nreaders; ++r)
       for (uint32_t i = first; i < first + words; ++i)
         if (readers[r][i / 64] >> (i % 64) & 1) return false;
@@ -200,7 +206,9 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     // next line, and these reads were most of this function's time (cache misses).
     __builtin_prefetch(from + 64);
     copy_bytes(copy.data.data(), from, bytes);
-    SmemWord* s = state + (saddr[l] - timing::kSmemBaseAddress) / 4;
+    const uint32_t first = (saddr[l] - timing::kSmemBaseAddress) / 4;
+    c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
+    SmemWord* s = state + first;
     for (uint32_t i = 0; i < words; ++i) {
       s[i].cp_async_pending = true;
       s[i].cp_async_warp = uint8_t(w.id);

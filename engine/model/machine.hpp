@@ -423,6 +423,11 @@ struct Cta {
   // its SmemWord records are 1.2 MB: the first load of each record was nearly all of
   // note_word_state's 13% of hopper_fewer_arrivals.
   std::vector<uint64_t> smem_ready;
+  // Bit w set while SmemWord::cp_async_pending of word w is (exec_cp_async.cpp keeps both): a
+  // copy into words none of whose bits is set cannot race another warp's copy in flight, and
+  // needs no look at their records (a copy's first load of each record was a fifth of
+  // exec_cp_async in ampere_cp_async).
+  std::vector<uint64_t> cp_async_pending_bits;
   // Per 16-byte chunk, in a cluster: the release count plus one at the latest tensor-core read
   // of the whole chunk since TMA last wrote any of it (SmemTensorWord::read_release). One store
   // a chunk where a word's record took four, in 4 bytes where they took 32.
