@@ -18,6 +18,30 @@ inline std::vector<uint64_t> field_of(const std::vector<uint8_t>& c, uint32_t fi
   return out;
 }
 inline std::vector<uint64_t> cycles_of(const std::vector<uint8_t>& c) { return field_of(c, 0); }
+// A stamped TMA probe's rounds (kernels::build_tma_probe with stamp_rounds): each CTA's stamp
+// i + 1 less stamp i (one SM's clock each), every CTA's rounds together, sorted.
+inline std::vector<uint64_t> stamped_round_times(const std::vector<uint8_t>& c, uint32_t ctas, uint32_t rounds) {
+  std::vector<uint64_t> out;
+  const size_t base = size_t(ctas) * 32 * kernels::kTimingOutBytes;
+  if (c.size() < base + size_t(ctas) * (rounds + 1) * 8) return out;
+  out.reserve(size_t(ctas) * rounds);
+  for (uint32_t cta = 0; cta < ctas; ++cta)
+    for (uint32_t i = 0; i < rounds; ++i) {
+      uint64_t t0 = 0, t1 = 0;
+      std::memcpy(&t0, c.data() + base + (size_t(cta) * (rounds + 1) + i) * 8, 8);
+      std::memcpy(&t1, c.data() + base + (size_t(cta) * (rounds + 1) + i + 1) * 8, 8);
+      out.push_back(t1 - t0);
+    }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+// The value below which `share` (0..1) of the sorted values lie (nearest rank); 0 for none.
+inline double sorted_percentile(const std::vector<uint64_t>& sorted, double share) {
+  if (sorted.empty()) return 0.0;
+  const size_t at = std::min(sorted.size() - 1, size_t(share * double(sorted.size())));
+  return double(sorted[at]);
+}
+
 // From the first warp's start to the last warp's end (one CTA: one SM's clock).
 inline double span_of_warps(const std::vector<uint8_t>& c) {
   const std::vector<uint64_t> dt = field_of(c, 0), t0 = field_of(c, 1);

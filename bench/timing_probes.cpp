@@ -428,6 +428,32 @@ int main(int argc, char** argv) {
                                      "land",
                                      ctas, hbm ? "1-GiB (HBM)" : "8-MiB (L2)"),
                          "cycles", ctas, 1, 256 / q, 256, quick ? 256 : (hbm ? 32768 : 256)));
+  // The spread of the loaded latency: every CTA's thread 0 stamps each round (a 32-KiB box, one
+  // in flight), and the rows give the share of all CTAs' rounds below p50 / p90 / p99 / the
+  // mean. A ring of S stages covers a box's latency with S - 1 stages of its consumer's time:
+  // where the mean is covered and the tail is not, a shallower ring waits on the tail.
+  for (const auto& [ctas, hbm] : {std::pair{132u, false}, std::pair{264u, false}, std::pair{132u, true}})
+    for (const double share : {0.5, 0.9, 0.99, -1.0}) {
+      const uint32_t rounds = 256 / q;
+      Probe p{fmt::format("tma_latency_32k_spread{}{}_{}", ctas, hbm ? "_hbm" : "",
+                          share < 0 ? std::string("mean") : fmt::format("p{}", int(share * 100 + 0.5))),
+              fmt::format("TMA 32-KiB box, one in flight in each of {} CTAs, {} footprint: {} of every CTA's rounds "
+                          "(issue to land, each round stamped)",
+                          ctas, hbm ? "1-GiB (HBM)" : "8-MiB (L2)",
+                          share < 0 ? std::string("the mean") : fmt::format("the {:.0f}th percentile", share * 100)),
+              "cycles", kernels::build_tma_probe(ctas, 1, rounds, 256, quick ? 256 : (hbm ? 32768 : 256), 1, true),
+              {}, nullptr, false};
+      p.buffers.a.assign(size_t(quick ? 256 : (hbm ? 32768 : 256)) * 256 * 128, 1);
+      p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (rounds + 1) * 8, 0);
+      p.figure = [ctas, rounds, share](const std::vector<uint8_t>& c, double) {
+        const std::vector<uint64_t> t = probe_figures::stamped_round_times(c, ctas, rounds);
+        if (share >= 0) return probe_figures::sorted_percentile(t, share);
+        double sum = 0;
+        for (const uint64_t v : t) sum += double(v);
+        return t.empty() ? 0.0 : sum / double(t.size());
+      };
+      probes.push_back(std::move(p));
+    }
   // And with the boxes shared: groups of `share` CTAs (consecutive, as a GEMM wave's neighbours)
   // ask for the same box at about the same time, as a GEMM's A and B panels are read.
   for (const uint32_t share : {8u, 66u})

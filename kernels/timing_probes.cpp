@@ -1,5 +1,6 @@
 #include "kernels/timing_probes.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -362,7 +363,13 @@ namespace {
 // box before it asks for the next, and for the last round's boxes at the end.
 void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder::Smem& buf, const builder::Smem& full, uint32_t stages,
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
-                  const Reg& group) {
+                  const Reg& group, const Reg* stamps = nullptr) {
+  // stamps: where clock64 goes, 8 bytes a slot: slot 0 before the first copies, slot i + 1 once
+  // round i's boxes have landed (its waits returned), before round i + 1's copies.
+  const auto stamp = [&](const Reg& slot) {
+    Reg t = b.special(ir::Special::clock64, "stamp_t");
+    b.st_global(Type::u64, Addr::at((*stamps + b.mul_wide(slot, 8u, "stamp_off")).named("stamp_at")), {t});
+  };
   const auto load = [&](const Reg& round, uint32_t s) {
     // A power-of-two footprint wraps with a mask (the rows measured first); any other with rem.
     Reg step = (((round * stages) + s) * groups + group).named("step");
@@ -373,17 +380,25 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
   };
   b.if_(streamer, [&] {
     Reg first = b.mov(Type::u32, 0u, "first");
+    if (stamps) stamp(first);
     for (uint32_t s = 0; s < stages; ++s) load(first, s);
     Reg phase = b.mov(Type::u32, 0u, "phase");
     b.loop("round", rounds - 1, [&](const Reg& i) {
       Reg next = (i + 1u).named("next");
-      for (uint32_t s = 0; s < stages; ++s) {
-        b.mbarrier_wait(full.at(8 * s), phase);
-        load(next, s);
+      if (stamps) {  // every stage's box of round i first, then the stamp, then round i + 1's copies
+        for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
+        stamp(next);
+        for (uint32_t s = 0; s < stages; ++s) load(next, s);
+      } else {
+        for (uint32_t s = 0; s < stages; ++s) {
+          b.mbarrier_wait(full.at(8 * s), phase);
+          load(next, s);
+        }
       }
       phase ^= 1u;
     });
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
+    if (stamps) stamp(b.mov(Type::u32, rounds, "last"));
   });
 }
 
@@ -511,7 +526,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 }
 
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
-                           uint32_t share) {
+                           uint32_t share, bool stamp_rounds) {
   if (ctas == 0 || stages == 0 || stages > 8 || rounds < 2 || box_rows == 0 || box_rows > 256 || boxes == 0 ||
       share == 0)
     throw std::invalid_argument(fmt::format("a TMA probe needs CTAs, 1..8 stages, at least 2 rounds, 1..256 box rows "
@@ -520,7 +535,8 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
                                             ctas, stages, rounds, box_rows, boxes, share));
   constexpr uint32_t kCols = 64;  // bf16: 128 bytes a row
   const uint32_t box_bytes = box_rows * kCols * 2;
-  Builder b(fmt::format("timing_tma_{}x{}_share{}", stages, box_rows, share), ir::Arch::sm_90a);
+  Builder b(fmt::format("timing_tma_{}x{}_share{}{}", stages, box_rows, share, stamp_rounds ? "_stamped" : ""),
+            ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {32, 1, 1}});
   b.use_dynamic_smem();  // up to 8 boxes of 32 KiB
   auto tmap = b.tensor_map_param(
@@ -543,7 +559,13 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
   // groups = ceil(ctas / share): the `share` CTAs of a group load the same box at about the
   // same time.
   const uint32_t groups = (ctas + share - 1) / share;
-  stream_boxes(b, leader, tm, buf, full, stages, rounds, boxes, box_rows, box_bytes, groups, (cta / share).named("group"));
+  std::optional<Reg> stamps;
+  if (stamp_rounds)  // after the 32 threads' records: rounds + 1 slots a CTA
+    stamps = (b.global_ptr(pc, "C_stamps") + b.mul_wide(cta, (rounds + 1) * 8, "cta_stamps") +
+              uint64_t(ctas) * 32 * kTimingOutBytes)
+                 .named("stamps");
+  stream_boxes(b, leader, tm, buf, full, stages, rounds, boxes, box_rows, box_bytes, groups, (cta / share).named("group"),
+               stamps ? &*stamps : nullptr);
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
   store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));

@@ -164,8 +164,12 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 // of a GEMM's wave that share a row or column of tiles read the same A or B panel: 1, every CTA
 // its own boxes; ctas, all the same box. Any box count: a footprint that is not a power of two
 // wraps with rem.u32 (one more instruction a box; the CTA's one thread only issues the copies).
+// stamp_rounds: thread 0 of each CTA also stores clock64 (u64) before its first copies and once
+// each round's boxes have landed, rounds + 1 stamps a CTA after the threads' records (from byte
+// ctas·32·kTimingOutBytes, CTA c's from c·(rounds + 1)·8 on): round i's time is stamp i + 1 less
+// stamp i, a box's issue to land with one stage (the copy is issued right after the stamp).
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
-                           uint32_t share = 1);
+                           uint32_t share = 1, bool stamp_rounds = false);
 
 // A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
 // `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel

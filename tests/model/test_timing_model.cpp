@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "bench/probe_figures.hpp"
 #include "engine/model/machine_ceilings.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
@@ -293,6 +294,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
       kernels::build_tma_probe(4, 2, 2, 64, 24, 1),  // a footprint that is not a power of two
+      kernels::build_tma_probe(4, 1, 4, 256, 16, 1, true),  // each round stamped
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
@@ -785,4 +787,40 @@ TEST_CASE("probes: co-resident CTAs of a SIMT K loop, and the IMAD pipe's half r
   }
   const double per_cycle = 32.0 * 4 * 64 * 2 / double(last - first);
   CHECK(per_cycle == Approx(model::timing::kSm.imad_pipe_rate.value).epsilon(0.05));
+}
+
+TEST_CASE("the stamped TMA probe: each CTA's rounds, stamp to stamp, are the unstamped probe's rounds", "[model][timing]") {
+  // Two CTAs, one 32-KiB box in flight, 16 rounds: the stamps go after the threads' records.
+  constexpr uint32_t kCtas = 2, kRounds = 16;
+  const ir::Kernel stamped = kernels::build_tma_probe(kCtas, 1, kRounds, 256, 16, 1, true);
+  model::GemmBuffers bufs;
+  bufs.a.assign(16 * 256 * 128, 1);
+  bufs.c.assign(size_t(kCtas) * 32 * kernels::kTimingOutBytes + size_t(kCtas) * (kRounds + 1) * 8, 0);
+  model::SimOptions opt;
+  opt.trace = false;
+  REQUIRE(model::simulate(stamped, bufs, opt).completed);
+  const std::vector<uint64_t> rounds = probe_figures::stamped_round_times(bufs.c, kCtas, kRounds);
+  REQUIRE(rounds.size() == kCtas * kRounds);
+  // Thread 0's timed region of each CTA (field 0) spans its rounds: the stamps sum to within the
+  // few instructions before the first stamp and after the last.
+  uint64_t sum = 0;
+  for (const uint64_t r : rounds) sum += r;
+  uint64_t timed = 0;
+  for (uint32_t cta = 0; cta < kCtas; ++cta) {
+    uint64_t t = 0;
+    std::memcpy(&t, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes, 8);
+    timed += t;
+  }
+  CHECK(sum <= timed);
+  CHECK(double(sum) > 0.95 * double(timed));
+  // The median round is a box's issue to land, as in the unstamped one-CTA probe (its rounds
+  // carry no stamp store; a round's stamp and its address take a few cycles more).
+  const double plain =
+      double(run_probe(kernels::build_tma_probe(1, 1, kRounds, 256, 16), 32, std::vector<uint8_t>(16 * 256 * 128, 1))
+                 .field(0, 0)) /
+      kRounds;
+  CHECK(probe_figures::sorted_percentile(rounds, 0.5) == Approx(plain).margin(40.0));
+  CHECK(probe_figures::sorted_percentile(rounds, 0.0) <= probe_figures::sorted_percentile(rounds, 0.99));
+  // Too small a C: no rounds rather than reading past it.
+  CHECK(probe_figures::stamped_round_times(std::vector<uint8_t>(64), kCtas, kRounds).empty());
 }
