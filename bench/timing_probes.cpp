@@ -429,19 +429,32 @@ int main(int argc, char** argv) {
                                      ctas, hbm ? "1-GiB (HBM)" : "8-MiB (L2)"),
                          "cycles", ctas, 1, 256 / q, 256, quick ? 256 : (hbm ? 32768 : 256)));
   // The spread of the loaded latency: every CTA's thread 0 stamps each round (a 32-KiB box, one
-  // in flight), and the rows give the share of all CTAs' rounds below p50 / p90 / p99 / the
-  // mean. A ring of S stages covers a box's latency with S - 1 stages of its consumer's time:
-  // where the mean is covered and the tail is not, a shallower ring waits on the tail.
-  for (const auto& [ctas, hbm] : {std::pair{132u, false}, std::pair{264u, false}, std::pair{132u, true}})
+  // in flight), and the rows give p50 / p90 / p99 / the mean of all CTAs' rounds. A ring of S
+  // stages covers a box's latency with S - 1 stages of its consumer's time, its tail included
+  // (docs/results/2026-12-04-model-speed-3: step 13's 3-stage ring covers even the p99 of boxes
+  // shared as its panels are, so the tail is not what it loses to).
+  // With `readers` CTAs reading each box together (consecutive CTAs, as a GEMM's CTAs share
+  // its A and B panels: step 13's 128 x 128 tiles at 4096^3 read each panel from 32 CTAs).
+  struct SpreadRow {
+    uint32_t ctas;
+    bool hbm;
+    uint32_t readers;
+  };
+  for (const SpreadRow& row : {SpreadRow{132, false, 1}, SpreadRow{264, false, 1}, SpreadRow{132, true, 1},
+                               SpreadRow{264, false, 32}, SpreadRow{528, false, 32}})
     for (const double share : {0.5, 0.9, 0.99, -1.0}) {
-      const uint32_t rounds = 256 / q;
-      Probe p{fmt::format("tma_latency_32k_spread{}{}_{}", ctas, hbm ? "_hbm" : "",
+      const uint32_t rounds = 256 / q, ctas = row.ctas;
+      const bool hbm = row.hbm;
+      Probe p{fmt::format("tma_latency_32k_spread{}{}{}_{}", ctas, hbm ? "_hbm" : "",
+                          row.readers > 1 ? fmt::format("_share{}", row.readers) : std::string(),
                           share < 0 ? std::string("mean") : fmt::format("p{}", int(share * 100 + 0.5))),
-              fmt::format("TMA 32-KiB box, one in flight in each of {} CTAs, {} footprint: {} of every CTA's rounds "
+              fmt::format("TMA 32-KiB box, one in flight in each of {} CTAs{}, {} footprint: {} of every CTA's rounds "
                           "(issue to land, each round stamped)",
-                          ctas, hbm ? "1-GiB (HBM)" : "8-MiB (L2)",
+                          ctas, row.readers > 1 ? fmt::format(", {} CTAs reading each box together", row.readers) : "",
+                          hbm ? "1-GiB (HBM)" : "8-MiB (L2)",
                           share < 0 ? std::string("the mean") : fmt::format("the {:.0f}th percentile", share * 100)),
-              "cycles", kernels::build_tma_probe(ctas, 1, rounds, 256, quick ? 256 : (hbm ? 32768 : 256), 1, true),
+              "cycles",
+              kernels::build_tma_probe(ctas, 1, rounds, 256, quick ? 256 : (hbm ? 32768 : 256), row.readers, true),
               {}, nullptr, false};
       p.buffers.a.assign(size_t(quick ? 256 : (hbm ? 32768 : 256)) * 256 * 128, 1);
       p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (rounds + 1) * 8, 0);
