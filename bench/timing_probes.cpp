@@ -467,6 +467,29 @@ int main(int argc, char** argv) {
       };
       probes.push_back(std::move(p));
     }
+  // A GEMM wave's boxes as step 13 reads them (kernels::build_tma_gemm_wave_probe): the first
+  // wave's 132 CTAs of its 4096^3 and 8192^3 grids of 128 x 128 tiles, each loading its A and B
+  // box of every K block, stamped: the latency its ring must cover, without the math.
+  for (const uint32_t size : {4096u, 8192u})
+    for (const double share : {0.5, 0.9, 0.99, -1.0}) {
+      const uint32_t tiles = size / 128, k_blocks = quick ? 4 : size / 64, ctas = 132;
+      Probe p{fmt::format("tma_gemm_wave{}_{}", size,
+                          share < 0 ? std::string("mean") : fmt::format("p{}", int(share * 100 + 0.5))),
+              fmt::format("step 13's first wave at {}^3 without its math: 132 CTAs each loading its A and B box "
+                          "(128 x 64 bf16) of every K block in turn: {} of every CTA's K blocks (issue to land)",
+                          size, share < 0 ? std::string("the mean") : fmt::format("the {:.0f}th percentile", share * 100)),
+              "cycles", kernels::build_tma_gemm_wave_probe(tiles, tiles, k_blocks, ctas), {}, nullptr, false};
+      p.buffers.a.assign(size_t(2 * tiles) * 128 * k_blocks * 64 * 2, 1);
+      p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (k_blocks + 1) * 8, 0);
+      p.figure = [ctas, k_blocks, share](const std::vector<uint8_t>& c, double) {
+        const std::vector<uint64_t> t = probe_figures::stamped_round_times(c, ctas, k_blocks);
+        if (share >= 0) return probe_figures::sorted_percentile(t, share);
+        double sum = 0;
+        for (const uint64_t v : t) sum += double(v);
+        return t.empty() ? 0.0 : sum / double(t.size());
+      };
+      probes.push_back(std::move(p));
+    }
   // And with the boxes shared: groups of `share` CTAs (consecutive, as a GEMM wave's neighbours)
   // ask for the same box at about the same time, as a GEMM's A and B panels are read.
   for (const uint32_t share : {8u, 66u})

@@ -1,5 +1,6 @@
 #include "kernels/timing_probes.hpp"
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -363,7 +364,8 @@ namespace {
 // box before it asks for the next, and for the last round's boxes at the end.
 void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder::Smem& buf, const builder::Smem& full, uint32_t stages,
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
-                  const Reg& group, const Reg* stamps = nullptr) {
+                  const Reg& group, const Reg* stamps = nullptr,
+                  const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords = nullptr) {
   // stamps: where clock64 goes, 8 bytes a slot: slot 0 before the first copies, slot i + 1 once
   // round i's boxes have landed (its waits returned), before round i + 1's copies.
   const auto stamp = [&](const Reg& slot) {
@@ -371,10 +373,15 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
     b.st_global(Type::u64, Addr::at((*stamps + b.mul_wide(slot, 8u, "stamp_off")).named("stamp_at")), {t});
   };
   const auto load = [&](const Reg& round, uint32_t s) {
+    b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
+    if (coords) {  // the caller's (column, row) of stage s's box in this round
+      const auto [col, row] = (*coords)(round, s);
+      b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {col, row}, full.at(8 * s));
+      return;
+    }
     // A power-of-two footprint wraps with a mask (the rows measured first); any other with rem.
     Reg step = (((round * stages) + s) * groups + group).named("step");
     Reg box = ((boxes & (boxes - 1)) == 0 ? (step & (boxes - 1)) : (step % boxes)).named("box");
-    b.mbarrier_arrive_expect_tx(full.at(8 * s), box_bytes);
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, (box * box_rows).named("row")},
                                 full.at(8 * s));
   };
@@ -566,6 +573,52 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
                  .named("stamps");
   stream_boxes(b, leader, tm, buf, full, stages, rounds, boxes, box_rows, box_bytes, groups, (cta / share).named("group"),
                stamps ? &*stamps : nullptr);
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
+  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
+ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas) {
+  if (tiles_m == 0 || tiles_n == 0 || k_blocks < 2 || ctas == 0 || ctas > tiles_m * tiles_n)
+    throw std::invalid_argument(fmt::format("a GEMM-wave TMA probe needs tiles, at least 2 K blocks and 1..tiles_m x "
+                                            "tiles_n CTAs (got {} x {} tiles, {} K blocks, {} CTAs)",
+                                            tiles_m, tiles_n, k_blocks, ctas));
+  constexpr uint32_t kTile = 128, kBK = 64;  // step 13's 128 x 128 tile, 64-wide K blocks
+  constexpr uint32_t kBoxBytes = kTile * kBK * 2;
+  Builder b(fmt::format("timing_tma_gemm_wave_{}x{}x{}", tiles_m, tiles_n, k_blocks), ir::Arch::sm_90a);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {32, 1, 1}});
+  b.use_dynamic_smem();
+  // A's rows (tiles_m panels) then B's (tiles_n), each row K = k_blocks x 64 bf16, as step 13 reads them.
+  auto tmap = b.tensor_map_param("tmap_AB", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
+                                                                  (tiles_m + tiles_n) * kTile, kBK, kTile,
+                                                                  layout::Swizzle::b128));
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto buf = b.operand_stages("buf", ir::GemmOperand::a, 2, kBoxBytes, 1024, layout::Swizzle::b128);
+  auto full = b.mbarriers("full", ir::BarrierRole::full, 2);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * 32u + tid).named("gid");
+  Reg tm = b.tensor_map_address(tmap, "tm");
+  Reg leader = (tid == 0).named("leader");
+  b.if_(leader, [&] {
+    for (uint32_t s = 0; s < 2; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+  // CTA c computes tile (c / tiles_n, c % tiles_n), as step 13's grid runs row by row: its A
+  // panel is row c / tiles_n, its B panel row tiles_m + c % tiles_n; round i is K block i.
+  Reg a_row = ((cta / tiles_n) * kTile).named("a_row");
+  Reg b_row = (((cta % tiles_n) + tiles_m) * kTile).named("b_row");
+  const std::function<std::pair<Reg, Reg>(const Reg&, uint32_t)> coords = [&](const Reg& round, uint32_t s) {
+    return std::pair<Reg, Reg>{(round * kBK).named("k_col"), s == 0 ? a_row : b_row};
+  };
+  Reg stamps = (b.global_ptr(pc, "C_stamps") + b.mul_wide(cta, (k_blocks + 1) * 8, "cta_stamps") +
+                uint64_t(ctas) * 32 * kTimingOutBytes)
+                   .named("stamps");
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  stream_boxes(b, leader, tm, buf, full, 2, k_blocks, 1, kTile, kBoxBytes, 1, cta, &stamps, &coords);
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
   store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));

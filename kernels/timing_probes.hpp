@@ -171,6 +171,15 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share = 1, bool stamp_rounds = false);
 
+// A GEMM wave's boxes as step 13 reads them (sm_90a): CTA c of `ctas` (the first wave) takes tile
+// (c / tiles_n, c % tiles_n) of a tiles_m x tiles_n grid of 128 x 128 tiles and, K block after K
+// block (k_blocks of 64), loads its A box and its B box (each 128 rows of 128 B, a K row apart,
+// 128-byte swizzle) from one tensor map of A's rows then B's, waits for both and loads the next;
+// its thread 0 stamps each round as build_tma_probe's stamp_rounds does (k_blocks + 1 stamps a CTA
+// after the threads' records). A round's time is a K block's two boxes' issue to land with no
+// math between: the latency a ring of stages must cover.
+ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas);
+
 // A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
 // `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel
 // y, K box k) and one of B (row panel x), both on one mbarrier, as a GEMM of 64x64 tiles reads

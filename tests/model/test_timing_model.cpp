@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -295,6 +296,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
       kernels::build_tma_probe(4, 2, 2, 64, 24, 1),  // a footprint that is not a power of two
       kernels::build_tma_probe(4, 1, 4, 256, 16, 1, true),  // each round stamped
+      kernels::build_tma_gemm_wave_probe(4, 4, 4, 8),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
@@ -823,4 +825,36 @@ TEST_CASE("the stamped TMA probe: each CTA's rounds, stamp to stamp, are the uns
   CHECK(probe_figures::sorted_percentile(rounds, 0.0) <= probe_figures::sorted_percentile(rounds, 0.99));
   // Too small a C: no rounds rather than reading past it.
   CHECK(probe_figures::stamped_round_times(std::vector<uint8_t>(64), kCtas, kRounds).empty());
+}
+
+TEST_CASE("the GEMM-wave TMA probe: each CTA loads its tile's A and B boxes, K block by K block, stamped",
+          "[model][timing]") {
+  // A 2 x 2 grid of 128 x 128 tiles, 4 K blocks: A's rows are 0..255, B's 256..511, each element
+  // its row's number, so the boxes a CTA last holds say which panels it read.
+  constexpr uint32_t kTiles = 2, kBlocks = 4, kCtas = 4, kCols = kBlocks * 64;
+  const ir::Kernel k = kernels::build_tma_gemm_wave_probe(kTiles, kTiles, kBlocks, kCtas);
+  model::GemmBuffers bufs;
+  bufs.a.resize(size_t(2 * kTiles) * 128 * kCols * 2);
+  for (uint32_t row = 0; row < 2 * kTiles * 128; ++row)
+    for (uint32_t col = 0; col < kCols; ++col) {
+      const uint32_t bits = std::bit_cast<uint32_t>(float(row)) >> 16;  // bf16 of the row number
+      bufs.a[(size_t(row) * kCols + col) * 2] = uint8_t(bits);
+      bufs.a[(size_t(row) * kCols + col) * 2 + 1] = uint8_t(bits >> 8);
+    }
+  bufs.c.assign(size_t(kCtas) * 32 * kernels::kTimingOutBytes + size_t(kCtas) * (kBlocks + 1) * 8, 0);
+  model::SimOptions opt;
+  opt.trace = false;
+  REQUIRE(model::simulate(k, bufs, opt).completed);
+  // Thread 0's value (field 2): the first word of stage 0, its last A box's first row: CTA c's A
+  // panel starts at row 128 (c / 2), as a grid running row by row gives it.
+  for (uint32_t cta = 0; cta < kCtas; ++cta) {
+    uint64_t value = 0;
+    std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+    INFO("CTA " << cta);
+    CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+  }
+  const std::vector<uint64_t> rounds = probe_figures::stamped_round_times(bufs.c, kCtas, kBlocks);
+  REQUIRE(rounds.size() == kCtas * kBlocks);
+  CHECK(rounds.front() > 0);
+  CHECK_THROWS(kernels::build_tma_gemm_wave_probe(2, 2, 4, 5));  // more CTAs than tiles
 }
