@@ -27,6 +27,10 @@ struct Probe {
   // Where set, the model column is this figure of the model's run of the traced CTA alone (the
   // run then has only that CTA: SimOptions::only_traced_cta), instead of `figure` of its C.
   std::function<double(const model::SimResult& s, const model::timing::Machine& m)> model_figure;
+  // Where set, buffers.a is made (a_bytes of a_value) only when the probe runs, and given back
+  // after it: the list holds many footprints of up to a GiB, which would all be resident at once.
+  size_t a_bytes = 0;
+  uint8_t a_value = 0;
 };
 
 // The copy-burst and outer-product probes (timing_probes_sm.cpp); q divides the counts (--quick).

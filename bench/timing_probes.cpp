@@ -86,7 +86,8 @@ Probe global_chase(std::string name, std::string what, uint64_t footprint, uint3
 Probe stream(std::string name, std::string what, uint32_t ctas, uint32_t rounds, uint32_t blocks) {
   Probe p{std::move(name), std::move(what), "GB/s", kernels::build_stream_probe(ctas, rounds, blocks), {}, nullptr,
           false};
-  p.buffers.a.assign(size_t(blocks) * 4096, 1);
+  p.a_bytes = size_t(blocks) * 4096;
+  p.a_value = 1;
   p.buffers.c.assign(size_t(ctas) * 256 * kernels::kTimingOutBytes, 0);
   const double bytes = double(ctas) * rounds * 4 * 4096;  // four 4096-byte blocks a round
   p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
@@ -97,11 +98,24 @@ Probe store_stream(std::string name, std::string what, uint32_t ctas, uint32_t r
                    bool scattered = false) {
   Probe p{std::move(name), std::move(what), "GB/s",
           kernels::build_store_stream_probe(ctas, rounds, blocks, scattered), {}, nullptr, false};
-  p.buffers.a.assign(size_t(blocks) * 4096, 0);
+  p.a_bytes = size_t(blocks) * 4096;
   p.buffers.c.assign(size_t(ctas) * 256 * kernels::kTimingOutBytes, 0);
   const double bytes = double(ctas) * rounds * 4 * 4096;  // four 4096-byte blocks a round
   p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
   return p;
+}
+
+// A stamped probe's figure (kernels::build_tma_probe's stamp_rounds): the share-th percentile of
+// every CTA's rounds, or their mean for a negative share.
+std::function<double(const std::vector<uint8_t>&, double)> stamped_figure(uint32_t ctas, uint32_t rounds,
+                                                                          double share) {
+  return [ctas, rounds, share](const std::vector<uint8_t>& c, double) {
+    const std::vector<uint64_t> t = stamped_round_times(c, ctas, rounds);
+    if (share >= 0) return sorted_percentile(t, share);
+    double sum = 0;
+    for (const uint64_t v : t) sum += double(v);
+    return t.empty() ? 0.0 : sum / double(t.size());
+  };
 }
 
 // TMA boxes of box_rows x 128 bytes; `unit`: "cycles" (thread 0's cycles per round, one CTA),
@@ -110,7 +124,8 @@ Probe tma(std::string name, std::string what, std::string unit, uint32_t ctas, u
           uint32_t box_rows, uint32_t boxes, uint32_t share = 1) {
   Probe p{std::move(name), std::move(what), unit,
           kernels::build_tma_probe(ctas, stages, rounds, box_rows, boxes, share), {}, nullptr, ctas == 1};
-  p.buffers.a.assign(size_t(boxes) * box_rows * 128, 1);
+  p.a_bytes = size_t(boxes) * box_rows * 128;
+  p.a_value = 1;
   p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes, 0);
   const double bytes = double(ctas) * rounds * stages * box_rows * 128;
   if (unit == "cycles")
@@ -456,15 +471,10 @@ int main(int argc, char** argv) {
               "cycles",
               kernels::build_tma_probe(ctas, 1, rounds, 256, quick ? 256 : (hbm ? 32768 : 256), row.readers, true),
               {}, nullptr, false};
-      p.buffers.a.assign(size_t(quick ? 256 : (hbm ? 32768 : 256)) * 256 * 128, 1);
+      p.a_bytes = size_t(quick ? 256 : (hbm ? 32768 : 256)) * 256 * 128;
+      p.a_value = 1;
       p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (rounds + 1) * 8, 0);
-      p.figure = [ctas, rounds, share](const std::vector<uint8_t>& c, double) {
-        const std::vector<uint64_t> t = probe_figures::stamped_round_times(c, ctas, rounds);
-        if (share >= 0) return probe_figures::sorted_percentile(t, share);
-        double sum = 0;
-        for (const uint64_t v : t) sum += double(v);
-        return t.empty() ? 0.0 : sum / double(t.size());
-      };
+      p.figure = stamped_figure(ctas, rounds, share);
       probes.push_back(std::move(p));
     }
   // A GEMM wave's boxes as step 13 reads them (kernels::build_tma_gemm_wave_probe): the first
@@ -479,15 +489,10 @@ int main(int argc, char** argv) {
                           "(128 x 64 bf16) of every K block in turn: {} of every CTA's K blocks (issue to land)",
                           size, share < 0 ? std::string("the mean") : fmt::format("the {:.0f}th percentile", share * 100)),
               "cycles", kernels::build_tma_gemm_wave_probe(tiles, tiles, k_blocks, ctas), {}, nullptr, false};
-      p.buffers.a.assign(size_t(2 * tiles) * 128 * k_blocks * 64 * 2, 1);
+      p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;
+      p.a_value = 1;
       p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (k_blocks + 1) * 8, 0);
-      p.figure = [ctas, k_blocks, share](const std::vector<uint8_t>& c, double) {
-        const std::vector<uint64_t> t = probe_figures::stamped_round_times(c, ctas, k_blocks);
-        if (share >= 0) return probe_figures::sorted_percentile(t, share);
-        double sum = 0;
-        for (const uint64_t v : t) sum += double(v);
-        return t.empty() ? 0.0 : sum / double(t.size());
-      };
+      p.figure = stamped_figure(ctas, k_blocks, share);
       probes.push_back(std::move(p));
     }
   // And with the boxes shared: groups of `share` CTAs (consecutive, as a GEMM wave's neighbours)
@@ -779,6 +784,7 @@ int main(int argc, char** argv) {
       }
     }
     double gpu = 0, modeled = 0;
+    if (p.a_bytes > 0) p.buffers.a.assign(p.a_bytes, p.a_value);
     if (p.idle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.idle_ms));
     const run::KernelRun r =
         run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60), {}, p.timed_launches);
@@ -830,6 +836,7 @@ int main(int argc, char** argv) {
               << std::flush;
     if (!r.job.ok()) std::cout << "  GPU: " << r.job.error << "\n";
     out["probes"].push_back(row);
+    if (p.a_bytes > 0) std::vector<uint8_t>().swap(p.buffers.a);  // its footprint back (Probe::a_bytes)
   }
   if (status == 3) std::cerr << "gemmscope_timing_probes: no GPU; the model column alone is printed\n";
   if (out.contains("device")) out["description"] = against_description(out["device"].get<std::string>(), out["probes"]);

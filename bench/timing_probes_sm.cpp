@@ -34,7 +34,7 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
             "cycles", kernels::build_copy_burst_probe(ctas, warps, ctas > 132 ? 100 * 1024 : 150 * 1024, loads, rounds,
                                                       footprint),
             {}, nullptr, true};
-    p.buffers.a.assign(footprint, 0);
+    p.a_bytes = footprint;  // made when it runs (Probe::a_bytes)
     p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes, 0);
     p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
     p.model_figure = [rounds](const model::SimResult& s, const model::timing::Machine&) {

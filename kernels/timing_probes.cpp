@@ -532,6 +532,47 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   return b.finish();
 }
 
+// What the TMA streaming probes' CTAs share: one warp, whose thread 0 (leader) streams boxes of
+// the tensor map `tmap` into `stages` stages of box_bytes, each completing on its full barrier
+// (initialised, fenced and met at a bar.sync here).
+struct TmaStreamCta {
+  Param pc;
+  builder::Smem buf, full;
+  Reg cta, gid, tm, leader;
+};
+TmaStreamCta tma_stream_cta(Builder& b, const Param& tmap, uint32_t stages, uint32_t box_bytes,
+                            layout::Swizzle swizzle) {
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, swizzle);
+  auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * 32u + tid).named("gid");
+  Reg tm = b.tensor_map_address(tmap, "tm");
+  Reg leader = (tid == 0).named("leader");
+  b.if_(leader, [&] {
+    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+  return {pc, buf, full, cta, gid, tm, leader};
+}
+
+// The clock, thread 0's record (its value the first word of stage 0) and the return.
+void end_tma_stream(Builder& b, const TmaStreamCta& t, const Reg& t0) {
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg first_word = b.ld_shared(Type::u32, t.buf.at(), "first_word");
+  store_result(b, t.pc, t.gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
+  b.ret();
+}
+
+// Stamps after the CTAs' 32 records: `slots` a CTA (build_tma_probe's stamp_rounds).
+Reg stamp_slots(Builder& b, const TmaStreamCta& t, uint32_t ctas, uint32_t slots) {
+  return (b.global_ptr(t.pc, "C_stamps") + b.mul_wide(t.cta, slots * 8, "cta_stamps") +
+          uint64_t(ctas) * 32 * kTimingOutBytes)
+      .named("stamps");
+}
+
 ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint32_t box_rows, uint32_t boxes,
                            uint32_t share, bool stamp_rounds) {
   if (ctas == 0 || stages == 0 || stages > 8 || rounds < 2 || box_rows == 0 || box_rows > 256 || boxes == 0 ||
@@ -548,35 +589,17 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
   b.use_dynamic_smem();  // up to 8 boxes of 32 KiB
   auto tmap = b.tensor_map_param(
       "tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, kCols, boxes * box_rows, kCols, box_rows, layout::Swizzle::none));
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, layout::Swizzle::none);
-  auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * 32u + tid).named("gid");
-  Reg tm = b.tensor_map_address(tmap, "tm");
-  Reg leader = (tid == 0).named("leader");
-  b.if_(leader, [&] {
-    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
-    b.fence_mbarrier_init();
-  });
-  b.bar_sync(0);
+  const TmaStreamCta t = tma_stream_cta(b, tmap, stages, box_bytes, layout::Swizzle::none);
   Reg t0 = b.special(ir::Special::clock64, "t0");
   // Stage s of round i asks for box ((i·stages + s)·groups + cta / share) mod boxes, with
   // groups = ceil(ctas / share): the `share` CTAs of a group load the same box at about the
   // same time.
   const uint32_t groups = (ctas + share - 1) / share;
   std::optional<Reg> stamps;
-  if (stamp_rounds)  // after the 32 threads' records: rounds + 1 slots a CTA
-    stamps = (b.global_ptr(pc, "C_stamps") + b.mul_wide(cta, (rounds + 1) * 8, "cta_stamps") +
-              uint64_t(ctas) * 32 * kTimingOutBytes)
-                 .named("stamps");
-  stream_boxes(b, leader, tm, buf, full, stages, rounds, boxes, box_rows, box_bytes, groups, (cta / share).named("group"),
-               stamps ? &*stamps : nullptr);
-  Reg t1 = b.special(ir::Special::clock64, "t1");
-  Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
-  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
-  b.ret();
+  if (stamp_rounds) stamps = stamp_slots(b, t, ctas, rounds + 1);
+  stream_boxes(b, t.leader, t.tm, t.buf, t.full, stages, rounds, boxes, box_rows, box_bytes, groups,
+               (t.cta / share).named("group"), stamps ? &*stamps : nullptr);
+  end_tma_stream(b, t, t0);
   return b.finish();
 }
 
@@ -594,19 +617,8 @@ ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   auto tmap = b.tensor_map_param("tmap_AB", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
                                                                   (tiles_m + tiles_n) * kTile, kBK, kTile,
                                                                   layout::Swizzle::b128));
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto buf = b.operand_stages("buf", ir::GemmOperand::a, 2, kBoxBytes, 1024, layout::Swizzle::b128);
-  auto full = b.mbarriers("full", ir::BarrierRole::full, 2);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * 32u + tid).named("gid");
-  Reg tm = b.tensor_map_address(tmap, "tm");
-  Reg leader = (tid == 0).named("leader");
-  b.if_(leader, [&] {
-    for (uint32_t s = 0; s < 2; ++s) b.mbarrier_init(full.at(8 * s), 1);
-    b.fence_mbarrier_init();
-  });
-  b.bar_sync(0);
+  const TmaStreamCta t = tma_stream_cta(b, tmap, 2, kBoxBytes, layout::Swizzle::b128);
+  const Reg& cta = t.cta;
   // CTA c computes tile (c / tiles_n, c % tiles_n), as step 13's grid runs row by row: its A
   // panel is row c / tiles_n, its B panel row tiles_m + c % tiles_n; round i is K block i.
   Reg a_row = ((cta / tiles_n) * kTile).named("a_row");
@@ -614,15 +626,10 @@ ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   const std::function<std::pair<Reg, Reg>(const Reg&, uint32_t)> coords = [&](const Reg& round, uint32_t s) {
     return std::pair<Reg, Reg>{(round * kBK).named("k_col"), s == 0 ? a_row : b_row};
   };
-  Reg stamps = (b.global_ptr(pc, "C_stamps") + b.mul_wide(cta, (k_blocks + 1) * 8, "cta_stamps") +
-                uint64_t(ctas) * 32 * kTimingOutBytes)
-                   .named("stamps");
+  Reg stamps = stamp_slots(b, t, ctas, k_blocks + 1);
   Reg t0 = b.special(ir::Special::clock64, "t0");
-  stream_boxes(b, leader, tm, buf, full, 2, k_blocks, 1, kTile, kBoxBytes, 1, cta, &stamps, &coords);
-  Reg t1 = b.special(ir::Special::clock64, "t1");
-  Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
-  store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
-  b.ret();
+  stream_boxes(b, t.leader, t.tm, t.buf, t.full, 2, k_blocks, 1, kTile, kBoxBytes, 1, cta, &stamps, &coords);
+  end_tma_stream(b, t, t0);
   return b.finish();
 }
 
