@@ -1,0 +1,91 @@
+// The stamped TMA probes (kernels::build_tma_probe's stamp_rounds, build_tma_gemm_wave_probe):
+// every CTA's thread 0 stamps each round, and a row gives a percentile or the mean of all CTAs'
+// rounds. Added to gemmscope_timing_probes' list by add_stamped_tma_probes.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "bench/probe_figures.hpp"
+#include "bench/probe_list.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::probe_list {
+
+namespace {
+
+using probe_figures::sorted_percentile;
+using probe_figures::stamped_round_times;
+
+// A stamped probe's figure (kernels::build_tma_probe's stamp_rounds): the share-th percentile of
+// every CTA's rounds, or their mean for a negative share.
+std::function<double(const std::vector<uint8_t>&, double)> stamped_figure(uint32_t ctas, uint32_t rounds,
+                                                                          double share) {
+  return [ctas, rounds, share](const std::vector<uint8_t>& c, double) {
+    const std::vector<uint64_t> t = stamped_round_times(c, ctas, rounds);
+    if (share >= 0) return sorted_percentile(t, share);
+    double sum = 0;
+    for (const uint64_t v : t) sum += double(v);
+    return t.empty() ? 0.0 : sum / double(t.size());
+  };
+}
+
+}  // namespace
+
+void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) {
+  // The spread of the loaded latency: every CTA's thread 0 stamps each round (a 32-KiB box, one
+  // in flight), and the rows give p50 / p90 / p99 / the mean of all CTAs' rounds. A ring of S
+  // stages covers a box's latency with S - 1 stages of its consumer's time, its tail included
+  // (docs/results/2026-12-04-model-speed-3: step 13's 3-stage ring covers even the p99 of boxes
+  // shared as its panels are, so the tail is not what it loses to).
+  // With `readers` CTAs reading each box together (consecutive CTAs, as a GEMM's CTAs share
+  // its A and B panels: step 13's 128 x 128 tiles at 4096^3 read each panel from 32 CTAs).
+  struct SpreadRow {
+    uint32_t ctas;
+    bool hbm;
+    uint32_t readers;
+  };
+  for (const SpreadRow& row : {SpreadRow{132, false, 1}, SpreadRow{264, false, 1}, SpreadRow{132, true, 1},
+                               SpreadRow{264, false, 32}, SpreadRow{528, false, 32}})
+    for (const double share : {0.5, 0.9, 0.99, -1.0}) {
+      const uint32_t rounds = 256 / q, ctas = row.ctas;
+      const bool hbm = row.hbm;
+      Probe p{fmt::format("tma_latency_32k_spread{}{}{}_{}", ctas, hbm ? "_hbm" : "",
+                          row.readers > 1 ? fmt::format("_share{}", row.readers) : std::string(),
+                          share < 0 ? std::string("mean") : fmt::format("p{}", int(share * 100 + 0.5))),
+              fmt::format("TMA 32-KiB box, one in flight in each of {} CTAs{}, {} footprint: {} of every CTA's rounds "
+                          "(issue to land, each round stamped)",
+                          ctas, row.readers > 1 ? fmt::format(", {} CTAs reading each box together", row.readers) : "",
+                          hbm ? "1-GiB (HBM)" : "8-MiB (L2)",
+                          share < 0 ? std::string("the mean") : fmt::format("the {:.0f}th percentile", share * 100)),
+              "cycles",
+              kernels::build_tma_probe(ctas, 1, rounds, 256, quick ? 256 : (hbm ? 32768 : 256), row.readers, true),
+              {}, nullptr, false};
+      p.a_bytes = size_t(quick ? 256 : (hbm ? 32768 : 256)) * 256 * 128;
+      p.a_value = 1;
+      p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (rounds + 1) * 8, 0);
+      p.figure = stamped_figure(ctas, rounds, share);
+      probes.push_back(std::move(p));
+    }
+  // A GEMM wave's boxes as step 13 reads them (kernels::build_tma_gemm_wave_probe): the first
+  // wave's 132 CTAs of its 4096^3 and 8192^3 grids of 128 x 128 tiles, each loading its A and B
+  // box of every K block, stamped: the latency its ring must cover, without the math.
+  for (const uint32_t size : {4096u, 8192u})
+    for (const double share : {0.5, 0.9, 0.99, -1.0}) {
+      const uint32_t tiles = size / 128, k_blocks = quick ? 4 : size / 64, ctas = 132;
+      Probe p{fmt::format("tma_gemm_wave{}_{}", size,
+                          share < 0 ? std::string("mean") : fmt::format("p{}", int(share * 100 + 0.5))),
+              fmt::format("step 13's first wave at {}^3 without its math: 132 CTAs each loading its A and B box "
+                          "(128 x 64 bf16) of every K block in turn: {} of every CTA's K blocks (issue to land)",
+                          size, share < 0 ? std::string("the mean") : fmt::format("the {:.0f}th percentile", share * 100)),
+              "cycles", kernels::build_tma_gemm_wave_probe(tiles, tiles, k_blocks, ctas), {}, nullptr, false};
+      p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;
+      p.a_value = 1;
+      p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (k_blocks + 1) * 8, 0);
+      p.figure = stamped_figure(ctas, k_blocks, share);
+      probes.push_back(std::move(p));
+    }
+}
+
+}  // namespace gs::probe_list

@@ -1,0 +1,86 @@
+// The stamped TMA probes (kernels/timing_probes.cpp: build_tma_probe's stamp_rounds,
+// build_tma_gemm_wave_probe) on the model: where the stamps go and what they add up to, and that
+// a GEMM wave's CTAs read their tiles' panels. Their PTX is assembled with the other probes'
+// (test_timing_model.cpp).
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <cstring>
+#include <vector>
+
+#include "bench/probe_figures.hpp"
+#include "engine/model/model.hpp"
+#include "kernels/timing_probes.hpp"
+
+using namespace gs;
+
+TEST_CASE("the stamped TMA probe: each CTA's rounds, stamp to stamp, are the unstamped probe's rounds", "[model][timing]") {
+  // Two CTAs, one 32-KiB box in flight, 16 rounds: the stamps go after the threads' records.
+  constexpr uint32_t kCtas = 2, kRounds = 16;
+  const ir::Kernel stamped = kernels::build_tma_probe(kCtas, 1, kRounds, 256, 16, 1, true);
+  model::GemmBuffers bufs;
+  bufs.a.assign(16 * 256 * 128, 1);
+  bufs.c.assign(size_t(kCtas) * 32 * kernels::kTimingOutBytes + size_t(kCtas) * (kRounds + 1) * 8, 0);
+  model::SimOptions opt;
+  opt.trace = false;
+  REQUIRE(model::simulate(stamped, bufs, opt).completed);
+  const std::vector<uint64_t> rounds = probe_figures::stamped_round_times(bufs.c, kCtas, kRounds);
+  REQUIRE(rounds.size() == kCtas * kRounds);
+  // Thread 0's timed region of each CTA (field 0) spans its rounds: the stamps sum to within the
+  // few instructions before the first stamp and after the last.
+  uint64_t sum = 0;
+  for (const uint64_t r : rounds) sum += r;
+  uint64_t timed = 0;
+  for (uint32_t cta = 0; cta < kCtas; ++cta) {
+    uint64_t t = 0;
+    std::memcpy(&t, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes, 8);
+    timed += t;
+  }
+  CHECK(sum <= timed);
+  CHECK(double(sum) > 0.95 * double(timed));
+  // The median round is a box's issue to land, as in the unstamped one-CTA probe (its rounds
+  // carry no stamp store; a round's stamp and its address take a few cycles more).
+  model::GemmBuffers one;
+  one.a.assign(16 * 256 * 128, 1);
+  one.c.assign(32 * kernels::kTimingOutBytes, 0);
+  REQUIRE(model::simulate(kernels::build_tma_probe(1, 1, kRounds, 256, 16), one, opt).completed);
+  uint64_t plain_cycles = 0;
+  std::memcpy(&plain_cycles, one.c.data(), 8);  // thread 0's timed cycles
+  const double plain = double(plain_cycles) / kRounds;
+  CHECK(probe_figures::sorted_percentile(rounds, 0.5) == Approx(plain).margin(40.0));
+  CHECK(probe_figures::sorted_percentile(rounds, 0.0) <= probe_figures::sorted_percentile(rounds, 0.99));
+  // Too small a C: no rounds rather than reading past it.
+  CHECK(probe_figures::stamped_round_times(std::vector<uint8_t>(64), kCtas, kRounds).empty());
+}
+
+TEST_CASE("the GEMM-wave TMA probe: each CTA loads its tile's A and B boxes, K block by K block, stamped",
+          "[model][timing]") {
+  // A 2 x 2 grid of 128 x 128 tiles, 4 K blocks: A's rows are 0..255, B's 256..511, each element
+  // its row's number, so the boxes a CTA last holds say which panels it read.
+  constexpr uint32_t kTiles = 2, kBlocks = 4, kCtas = 4, kCols = kBlocks * 64;
+  const ir::Kernel k = kernels::build_tma_gemm_wave_probe(kTiles, kTiles, kBlocks, kCtas);
+  model::GemmBuffers bufs;
+  bufs.a.resize(size_t(2 * kTiles) * 128 * kCols * 2);
+  for (uint32_t row = 0; row < 2 * kTiles * 128; ++row)
+    for (uint32_t col = 0; col < kCols; ++col) {
+      const uint32_t bits = std::bit_cast<uint32_t>(float(row)) >> 16;  // bf16 of the row number
+      bufs.a[(size_t(row) * kCols + col) * 2] = uint8_t(bits);
+      bufs.a[(size_t(row) * kCols + col) * 2 + 1] = uint8_t(bits >> 8);
+    }
+  bufs.c.assign(size_t(kCtas) * 32 * kernels::kTimingOutBytes + size_t(kCtas) * (kBlocks + 1) * 8, 0);
+  model::SimOptions opt;
+  opt.trace = false;
+  REQUIRE(model::simulate(k, bufs, opt).completed);
+  // Thread 0's value (field 2): the first word of stage 0, its last A box's first row: CTA c's A
+  // panel starts at row 128 (c / 2), as a grid running row by row gives it.
+  for (uint32_t cta = 0; cta < kCtas; ++cta) {
+    uint64_t value = 0;
+    std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+    INFO("CTA " << cta);
+    CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+  }
+  const std::vector<uint64_t> rounds = probe_figures::stamped_round_times(bufs.c, kCtas, kBlocks);
+  REQUIRE(rounds.size() == kCtas * kBlocks);
+  CHECK(rounds.front() > 0);
+  CHECK_THROWS(kernels::build_tma_gemm_wave_probe(2, 2, 4, 5));  // more CTAs than tiles
+}
