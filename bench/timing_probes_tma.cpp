@@ -1,6 +1,8 @@
 // The stamped TMA probes (kernels::build_tma_probe's stamp_rounds, build_tma_gemm_wave_probe):
 // every CTA's thread 0 stamps each round, and a row gives a percentile or the mean of all CTAs'
 // rounds. Added to gemmscope_timing_probes' list by add_stamped_tma_probes.
+#include <algorithm>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +31,38 @@ std::function<double(const std::vector<uint8_t>&, double)> stamped_figure(uint32
     for (const uint64_t v : t) sum += double(v);
     return t.empty() ? 0.0 : sum / double(t.size());
   };
+}
+
+// The ring probe's stamps (kernels::build_tma_gemm_ring_probe): what each block past the ring's
+// first fill kept its "math" waiting (stamp 2k less stamp 2k - 1), sorted.
+std::vector<uint64_t> ring_waits(const std::vector<uint8_t>& c, uint32_t ctas, uint32_t k_blocks, uint32_t ring) {
+  std::vector<uint64_t> out;
+  const size_t base = size_t(ctas) * 32 * kernels::kTimingOutBytes, per_cta = 2 * size_t(k_blocks) + 1;
+  if (c.size() < base + size_t(ctas) * per_cta * 8) return out;
+  const auto at = [&](uint32_t cta, size_t slot) {
+    uint64_t t = 0;
+    std::memcpy(&t, c.data() + base + (size_t(cta) * per_cta + slot) * 8, 8);
+    return t;
+  };
+  for (uint32_t cta = 0; cta < ctas; ++cta)
+    for (uint32_t k = ring; k < k_blocks; ++k) out.push_back(at(cta, 2 * size_t(k)) - at(cta, 2 * size_t(k) - 1));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Its K period: the mean over CTAs of (stamp of the last block's landing less that of block
+// `ring`'s) over the blocks between: a block's math plus its wait, the fill left out.
+double ring_period(const std::vector<uint8_t>& c, uint32_t ctas, uint32_t k_blocks, uint32_t ring) {
+  const size_t base = size_t(ctas) * 32 * kernels::kTimingOutBytes, per_cta = 2 * size_t(k_blocks) + 1;
+  if (c.size() < base + size_t(ctas) * per_cta * 8 || k_blocks <= ring + 1) return 0.0;
+  double sum = 0;
+  for (uint32_t cta = 0; cta < ctas; ++cta) {
+    uint64_t first = 0, last = 0;
+    std::memcpy(&first, c.data() + base + (size_t(cta) * per_cta + 2 * size_t(ring)) * 8, 8);
+    std::memcpy(&last, c.data() + base + (size_t(cta) * per_cta + 2 * size_t(k_blocks - 1)) * 8, 8);
+    sum += double(last - first) / double(k_blocks - 1 - ring);
+  }
+  return sum / ctas;
 }
 
 }  // namespace
@@ -84,6 +118,50 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       p.a_value = 1;
       p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (k_blocks + 1) * 8, 0);
       p.figure = stamped_figure(ctas, k_blocks, share);
+      probes.push_back(std::move(p));
+    }
+  // A GEMM's ring without its math (kernels::build_tma_gemm_ring_probe): each CTA keeps `ring`
+  // K blocks (A and B box, 32 KiB) in flight and spends pace_reps x 8 dependent FMAs (about
+  // 32 cycles a rep) on each block in place of the tensor cores, as step 13's consumers spend
+  // about 850 cycles a block at 4096^3 (docs/results/2026-12-04-model-speed-3). The rows: what a
+  // block kept the math waiting (mean and p90 over every CTA's blocks past the first fill) and the
+  // K period, for the first wave of the 8192^3 grid (132 CTAs, the L2 load of a GEMM's wave at
+  // that pace) and over the whole grid (4096 CTAs: what the later waves find in L2).
+  struct RingRow {
+    uint32_t size, ctas, ring, pace;
+  };
+  std::vector<RingRow> ring_rows;
+  for (const uint32_t pace : {12u, 20u, 28u})
+    for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({8192, 132, ring, pace});
+  for (const uint32_t ring : {2u, 3u, 4u, 6u}) ring_rows.push_back({4096, 132, ring, 28});
+  for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 28});
+  for (const RingRow& row : ring_rows)
+    for (const int what : {0, 1, 2}) {  // wait mean, wait p90, K period
+      const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
+                     ring = row.ring;
+      const char* names[] = {"wait_mean", "wait_p90", "period"};
+      Probe p{fmt::format("tma_gemm_ring{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "", ring, row.pace,
+                          names[what]),
+              fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
+                          "flight, {} x 8 dependent FMAs a block in its place: {}",
+                          ctas > 132 ? fmt::format("grid of {} CTAs", ctas) : std::string("first wave"), row.size,
+                          k_blocks * 64, ring, row.pace,
+                          what == 0   ? "the mean of what each block kept the FMAs waiting (past the first fill)"
+                          : what == 1 ? "the 90th percentile of that wait"
+                                      : "the K period (a block's FMAs and its wait)"),
+              "cycles", kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace), {}, nullptr,
+              false};
+      p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;
+      p.a_value = 1;
+      p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (2 * k_blocks + 1) * 8, 0);
+      p.figure = [ctas, k_blocks, ring, what](const std::vector<uint8_t>& c, double) {
+        if (what == 2) return ring_period(c, ctas, k_blocks, ring);
+        const std::vector<uint64_t> w = ring_waits(c, ctas, k_blocks, ring);
+        if (what == 1) return sorted_percentile(w, 0.9);
+        double sum = 0;
+        for (const uint64_t v : w) sum += double(v);
+        return w.empty() ? 0.0 : sum / double(w.size());
+      };
       probes.push_back(std::move(p));
     }
 }

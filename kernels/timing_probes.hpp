@@ -180,6 +180,19 @@ ir::Kernel build_tma_probe(uint32_t ctas, uint32_t stages, uint32_t rounds, uint
 // math between: the latency a ring of stages must cover.
 ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas);
 
+// A GEMM's ring of stages without its math (sm_90a): CTA c of `ctas` takes tile (c / tiles_n,
+// c % tiles_n) of 128 x 128 tiles as build_tma_gemm_wave_probe's do (ctas = tiles_m·tiles_n: the
+// whole grid), and its thread 0 keeps a ring of `ring` stages (2..6) of a K block's A and B box
+// (32 KiB, one mbarrier) in flight: it waits for block k, runs pace_reps x 8 dependent FMAs in
+// place of the tensor cores' work, then refills the stage with block k + ring. Every CTA holds
+// at least 120 KiB of shared memory (one an SM, as step 13). Stamps (u64, after the threads'
+// records, from byte ctas·32·kTimingOutBytes, CTA c's from c·(2·k_blocks + 1)·8 on): 2k once
+// block k's wait returned, 2k + 1 once its FMAs are done, 2·k_blocks at the end. Stamp 2k less
+// stamp 2k - 1 is what block k kept the "math" waiting (k_blocks a multiple of ring, at least two
+// rings).
+ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
+                                     uint32_t ring, uint32_t pace_reps);
+
 // A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
 // `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel
 // y, K box k) and one of B (row panel x), both on one mbarrier, as a GEMM of 64x64 tiles reads

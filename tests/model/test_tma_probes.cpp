@@ -84,3 +84,53 @@ TEST_CASE("the GEMM-wave TMA probe: each CTA loads its tile's A and B boxes, K b
   CHECK(rounds.front() > 0);
   CHECK_THROWS(kernels::build_tma_gemm_wave_probe(2, 2, 4, 5));  // more CTAs than tiles
 }
+
+TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, and a slower ring keeps its math waiting",
+          "[model][timing]") {
+  // A 2 x 2 grid of 128 x 128 tiles, 6 K blocks, as in the wave probe's test: A's rows 0..255,
+  // B's 256..511, each element its row's number.
+  constexpr uint32_t kTiles = 2, kBlocks = 6, kCtas = 4, kCols = kBlocks * 64;
+  model::GemmBuffers bufs;
+  bufs.a.resize(size_t(2 * kTiles) * 128 * kCols * 2);
+  for (uint32_t row = 0; row < 2 * kTiles * 128; ++row)
+    for (uint32_t col = 0; col < kCols; ++col) {
+      const uint32_t bits = std::bit_cast<uint32_t>(float(row)) >> 16;
+      bufs.a[(size_t(row) * kCols + col) * 2] = uint8_t(bits);
+      bufs.a[(size_t(row) * kCols + col) * 2 + 1] = uint8_t(bits >> 8);
+    }
+  const size_t stamps_at = size_t(kCtas) * 32 * kernels::kTimingOutBytes, per_cta = 2 * kBlocks + 1;
+  // Runs the probe; returns each CTA's stamps.
+  const auto run = [&](uint32_t ring, uint32_t pace) {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, ring, pace);
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    REQUIRE(model::simulate(k, bufs, opt).completed);
+    std::vector<std::vector<uint64_t>> out(kCtas, std::vector<uint64_t>(per_cta));
+    for (uint32_t cta = 0; cta < kCtas; ++cta)
+      std::memcpy(out[cta].data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
+    return out;
+  };
+  const auto paced = run(2, 16), fast = run(2, 0);
+  for (uint32_t cta = 0; cta < kCtas; ++cta) {
+    INFO("CTA " << cta);
+    // The stamps rise, block after block, and the math took its FMAs' time: 16 reps of 8
+    // dependent FMAs at least 4 cycles each.
+    for (size_t s = 1; s < per_cta; ++s) CHECK(paced[cta][s] >= paced[cta][s - 1]);
+    for (uint32_t blk = 0; blk < kBlocks; ++blk) CHECK(paced[cta][2 * blk + 1] - paced[cta][2 * blk] >= 16 * 8 * 4);
+    CHECK(fast[cta][per_cta - 1] - fast[cta][0] < paced[cta][per_cta - 1] - paced[cta][0]);
+  }
+  // The boxes: thread 0's value is the first word of stage 0 XOR the FMA chain's bits (1.0f with
+  // no FMAs, 0x3F800000: its low half zero), so the value's low half is the bf16 of the first A
+  // row stage 0 last held (block 4's A box): its tile row's first row, 128 (c / 2), as a grid
+  // running row by row gives it (bufs.c holds the last run's, pace 0).
+  for (uint32_t cta = 0; cta < kCtas; ++cta) {
+    uint64_t value = 0;
+    std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+    INFO("CTA " << cta);
+    CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 4, 4, 0));  // 6 K blocks: not a multiple of 4
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 5, 3, 0));  // more CTAs than tiles
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 14, 4, 7, 0));  // a ring past 6
+}
