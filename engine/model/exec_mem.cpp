@@ -661,6 +661,38 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
       return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
     }
   }
+  // The mma.sync fragment pattern (step 08 reads its A and B fragments straight from global
+  // memory): lanes 4g .. 4g + 3 read four consecutive words of one row, each group anywhere.
+  // A group is one vector of four lanes: it matches when it equals its first lane + {0, 4, 8,
+  // 12}; then each group is one 16-byte load instead of a gather, with the bounds and alignment
+  // of its first lane (its last lies 12 bytes on).
+  if (base[1] - base[0] == 4 && limit_bytes >= 12) {
+    const __m256i quad = _mm256_setr_epi64x(0, 4, 8, 12);
+    __m256i diff = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < 8; ++i) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + 4 * i));
+      diff = _mm256_or_si256(diff, _mm256_xor_si256(v, _mm256_add_epi64(_mm256_set1_epi64x(int64_t(base[4 * i])), quad)));
+    }
+    if (_mm256_testz_si256(diff, diff)) {
+      const uint64_t delta = uint64_t(d.offset) - kGlobalBase[buffer];
+      uint64_t first[8], bad = 0;
+#pragma GCC unroll 8
+      for (uint32_t i = 0; i < 8; ++i) {
+        first[i] = base[4 * i] + delta;
+        bad |= uint64_t(first[i] > limit_bytes - 12) | (first[i] & 3);
+      }
+      if (bad == 0) {
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < 8; ++i) {
+          const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first[i]));
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
+        }
+        w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
+        return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
+      }
+    }
+  }
   // Any other pattern. As in lanes_inside: an offset past limit or below the buffer sets bit
   // 63 of (limit - o) | o, and a misaligned one sets a low bit of o.
   const __m256i delta = _mm256_set1_epi64x(int64_t(uint64_t(d.offset) - kGlobalBase[buffer]));

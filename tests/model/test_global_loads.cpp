@@ -166,4 +166,34 @@ TEST_CASE("global loads: one address for the whole warp, and lanes out of order,
     CHECK(fast.hazards.empty());
     for (uint32_t lane = 0; lane < 32; ++lane) CHECK(c_word(fast.c, lane) == word_at(4 * (lane ^ 1), 1));
   }
+  // mma.sync's fragments (step 08): four consecutive words a group of four lanes, the groups
+  // anywhere (here in reverse order), read with one vector load a group.
+  const auto group_word = [](Builder& b, const Reg& tid) { return (((tid / 4u) ^ 7u) * 4u + (tid & 3u)).named("w"); };
+  SECTION("groups of four consecutive words, the groups in reverse order") {
+    const ir::Kernel k = load_kernel(
+        [&](Builder& b, const Reg& tid) { return b.mul_wide(group_word(b, tid), 4u) - b.mul_wide(tid, 4u); });
+    const Outcome fast = run(k, false), traced = run(k, true);
+    check_same(fast, traced);
+    CHECK(fast.hazards.empty());
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      CHECK(c_word(fast.c, lane) == word_at(4 * (((lane / 4) ^ 7) * 4 + lane % 4), 1));
+  }
+  SECTION("the same a word on: lane 3's word is past the end of A, and reported") {
+    const ir::Kernel k = load_kernel(
+        [&](Builder& b, const Reg& tid) { return b.mul_wide(group_word(b, tid), 4u) - b.mul_wide(tid, 4u) + 4u; });
+    const Outcome fast = run(k, false), traced = run(k, true);
+    check_same(fast, traced);
+    CHECK(kinds(fast) == std::set<std::string>{"out-of-bounds-global"});
+    REQUIRE(!fast.hazards.empty());
+    CHECK(fast.hazards[0].lane == 3);
+    for (uint32_t lane = 0; lane < 32; ++lane)
+      CHECK(c_word(fast.c, lane) == word_at(4 * (((lane / 4) ^ 7) * 4 + lane % 4 + 1), 1));
+  }
+  SECTION("the same 2 bytes on: misaligned, and reported") {
+    const ir::Kernel k = load_kernel(
+        [&](Builder& b, const Reg& tid) { return b.mul_wide(group_word(b, tid), 4u) - b.mul_wide(tid, 4u) - 2u; });
+    const Outcome fast = run(k, false), traced = run(k, true);
+    check_same(fast, traced);
+    CHECK(kinds(fast).count("misaligned"));
+  }
 }
