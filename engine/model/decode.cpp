@@ -316,6 +316,7 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     if (!regs) continue;
     p.insts[pc].mma_regs = uint32_t(p.mma_regs.size());
     p.mma_regs.push_back(r);
+    p.insts[pc].direct = mma_sync_direct();
   }
   p.copies_async = std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& in) {
     return in.op == Op::cp_async_cg || in.op == Op::cp_async_ca;

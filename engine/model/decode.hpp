@@ -158,6 +158,9 @@ struct MmaRegs {
   std::array<uint32_t, 10> sources{};
   std::array<uint32_t, 4> d{};
 };
+// exec_mma's straight path (exec_mma.cpp) where this CPU has one (AVX2, the PTX maps regular),
+// else nullptr: the decoder gives it to every mma.sync whose operands are all registers.
+DirectFn mma_sync_direct();
 
 struct Program {
   std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)

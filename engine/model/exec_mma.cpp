@@ -201,6 +201,75 @@ void mma_by_sources(ExecContext& x, const MmaMaps& m, double (&A)[16][16], doubl
 
 }  // namespace
 
+namespace {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The sums of a regular map straight from the lanes (exec_mma and its straight path): integers
+// of at most 256 (the default inputs) by bf16 pairs where the CPU has AVX512_BF16; else in float
+// first: small integers take the float sums (tensor_sums.cpp says why those are the same bits);
+// anything else widens the floats (exactly) to double.
+void regular_sums(const uint64_t* const (&a)[4], const uint64_t* const (&b)[2], const uint64_t* const (&cl)[4],
+                  uint64_t* const (&d)[4]) {
+  const SumsBuild build = fastest_sums_build();
+  if (mma_accumulate_integer_lanes(a, b, cl, d, build)) return;
+  alignas(32) float Af[16][16], Bf[16][8];
+  float a_bound, b_bound;
+  gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
+  c_into_d(cl, d);
+  if (!mma_accumulate_integers(Af, Bf, a_bound, b_bound, d, build)) {
+    alignas(64) double A[16][16], B[16][8];
+    std::copy(&Af[0][0], &Af[0][0] + 16 * 16, &A[0][0]);
+    std::copy(&Bf[0][0], &Bf[0][0] + 16 * 8, &B[0][0]);
+    mma_accumulate(A, B, d, build);
+  }
+}
+#endif
+
+// The warp's sub-partition's tensor core takes one m16n8k16 at a quarter of the SM's measured
+// mma.sync rate; the result is ready kMmaSyncLatency after it starts. Returns the start.
+uint64_t issue_mma(Cta& c, uint32_t warp) {
+  c.stats->mma_ops++;
+  constexpr double kFlops = 2 * 16 * 8 * 16;
+  const uint64_t busy = uint64_t(std::ceil(kFlops / (timing::kMmaSyncFlopsPerCycle / 4)));
+  uint64_t& free_at = c.mma_free[warp & 3];
+  const uint64_t start = std::max(c.now, free_at);
+  free_at = start + busy;
+  c.cost.tensor_busy_cycles += uint64_t(std::ceil(kFlops / timing::kMmaSyncFlopsPerCycle));  // the SM's share
+  return start;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// exec_mma's straight path (DecodedInst::direct) for an untraced whole warp whose ten source
+// registers every lane has written and none of whose registers a wgmma may own: what the
+// regular path of exec_mma does then, with nothing to check or report.
+uint32_t direct_mma_sync(Cta& c, Warp& w, const DecodedInst& d) {
+  if (!d.no_wgmma_regs || d.mma_regs == kNone) return 0;
+  const MmaRegs& regs = c.program->mma_regs[d.mma_regs];
+  uint32_t written = kAllLanes;
+  for (const uint32_t r : regs.sources) written &= w.written[r];
+  if (written != kAllLanes) return 0;
+  const auto lanes = [&](uint32_t reg) { return w.regs + 32 * size_t(reg); };
+  const uint64_t* a[4] = {lanes(regs.sources[0]), lanes(regs.sources[1]), lanes(regs.sources[2]),
+                          lanes(regs.sources[3])};
+  const uint64_t* b[2] = {lanes(regs.sources[4]), lanes(regs.sources[5])};
+  const uint64_t* cl[4] = {lanes(regs.sources[6]), lanes(regs.sources[7]), lanes(regs.sources[8]),
+                           lanes(regs.sources[9])};
+  uint64_t* dl[4] = {lanes(regs.d[0]), lanes(regs.d[1]), lanes(regs.d[2]), lanes(regs.d[3])};
+  regular_sums(a, b, cl, dl);
+  for (const uint32_t r : regs.d) w.written[r] = kAllLanes;  // note_register_write: |= all lanes
+  return uint32_t(issue_mma(c, w.id) - c.now) + timing::kMmaSyncLatency;
+}
+#endif
+
+}  // namespace
+
+DirectFn mma_sync_direct() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (maps().regular && cpu_has_avx2()) return direct_mma_sync;
+#endif
+  return nullptr;
+}
+
 void exec_mma(ExecContext& x) {
   expect_op(x, "exec_mma", ir::Op::mma_sync);
   Cta& c = x.cta;
@@ -208,7 +277,6 @@ void exec_mma(ExecContext& x) {
     report(c, HazardKind::mma_divergent, x.inst_id, x.warp.id, kNone, 0,
            "mma.sync.aligned must be executed by all 32 lanes of the warp");
   const MmaMaps& m = maps();
-  alignas(64) double A[16][16], B[16][8];
   // The registers the decoder read from the signature (DecodedInst::mma_regs), checked in
   // Sources' order: the signature's parse and Sources' operand loop were a tenth of a step's
   // mma.sync.
@@ -224,36 +292,16 @@ void exec_mma(ExecContext& x) {
     const uint64_t* cl[4] = {lanes(regs->sources[6]), lanes(regs->sources[7]), lanes(regs->sources[8]),
                              lanes(regs->sources[9])};
     uint64_t* d[4] = {lanes(regs->d[0]), lanes(regs->d[1]), lanes(regs->d[2]), lanes(regs->d[3])};
-    const SumsBuild build = fastest_sums_build();
-    // Integers of at most 256 (the default inputs) by bf16 pairs straight from the lanes where
-    // the CPU has AVX512_BF16; else in float first: small integers take the float sums
-    // (tensor_sums.cpp says why those are the same bits); anything else widens the floats
-    // (exactly) to double.
-    if (!mma_accumulate_integer_lanes(a, b, cl, d, build)) {
-      alignas(32) float Af[16][16], Bf[16][8];
-      float a_bound, b_bound;
-      gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
-      c_into_d(cl, d);
-      if (!mma_accumulate_integers(Af, Bf, a_bound, b_bound, d, build)) {
-        std::copy(&Af[0][0], &Af[0][0] + 16 * 16, &A[0][0]);
-        std::copy(&Bf[0][0], &Bf[0][0] + 16 * 8, &B[0][0]);
-        mma_accumulate(A, B, d, build);
-      }
-    }
+    regular_sums(a, b, cl, d);
     for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
     done = true;
   }
 #endif
-  if (!done) mma_by_sources(x, m, A, B);
-  c.stats->mma_ops++;
-  // The warp's sub-partition's tensor core takes one m16n8k16 at a quarter of the SM's measured
-  // mma.sync rate; the result is ready kMmaSyncLatency after it starts.
-  constexpr double kFlops = 2 * 16 * 8 * 16;
-  const uint64_t busy = uint64_t(std::ceil(kFlops / (timing::kMmaSyncFlopsPerCycle / 4)));
-  uint64_t& free_at = c.mma_free[x.warp.id & 3];
-  const uint64_t start = std::max(c.now, free_at);
-  free_at = start + busy;
-  c.cost.tensor_busy_cycles += uint64_t(std::ceil(kFlops / timing::kMmaSyncFlopsPerCycle));  // the SM's share
+  if (!done) {
+    alignas(64) double A[16][16], B[16][8];
+    mma_by_sources(x, m, A, B);
+  }
+  const uint64_t start = issue_mma(c, x.warp.id);
   x.latency = uint32_t(start - c.now) + timing::kMmaSyncLatency;
   if (c.trace)
     append(c.trace->mma_sync, MmaSyncOp{x.inst_id, uint16_t(c.launch.trace_warp_base + x.warp.id), start,
