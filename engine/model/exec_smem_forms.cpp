@@ -88,9 +88,20 @@ __attribute__((target("avx2"))) inline void widen_words_avx2(const uint8_t* at, 
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
   }
 }
+// Lanes 4g .. 4g + 3 from the four consecutive words at at + diff[4g] (SharedLanePattern::quads).
+__attribute__((target("avx2"))) inline void widen_quads_avx2(const uint8_t* at, const uint32_t* diff, uint64_t* r) {
+#pragma GCC unroll 8
+  for (uint32_t g = 0; g < 8; ++g) {
+    const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + int32_t(diff[4 * g])));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * g), _mm256_cvtepu32_epi64(words));
+  }
+}
 #else
 inline void widen_words_avx2(const uint8_t* at, uint64_t* r) {
   for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + 4 * l, 4);
+}
+inline void widen_quads_avx2(const uint8_t* at, const uint32_t* diff, uint64_t* r) {
+  for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(diff[l]), 4);
 }
 #endif
 
@@ -117,6 +128,9 @@ struct SharedLanePattern {
   static constexpr uint32_t kSpanBits = 192;
   uint32_t span = 0;
   std::array<uint64_t, kSpanBits / 64> span_bits{};
+  // Every lane of a 4-byte access, lanes 4g .. 4g + 3 at four consecutive words (mma.sync's
+  // fragments, step 09): a 16-byte load a group of four lanes.
+  bool quads = false;
 };
 
 // The pattern of this access, or nullptr where an offset is not aligned to the access (the
@@ -162,6 +176,8 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
       p.span_bits[i / 64] |= uint64_t(1) << (i % 64);
     }
   p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
+  p.quads = mask == 0xFFFFFFFFu && bytes == 4;
+  for (uint32_t l = 0; l < 32 && p.quads; ++l) p.quads = diff[l] == diff[l & ~3u] + 4 * (l & 3);
   return &p;
 }
 
@@ -357,6 +373,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
 }
 
 // direct_shared_load_u32 for any other pattern of the lanes: what shared_form does for it.
+template <bool kAvx2>
 [[gnu::always_inline]] inline uint32_t direct_pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d,
                                                                const uint64_t* base) {
   const uint64_t size = c.smem.size();
@@ -371,7 +388,15 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if (!pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2))) return 0;
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
   const uint8_t* at = c.smem.data() + o0;
-  for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(diff[l]), 4);
+  bool done = false;
+  if constexpr (kAvx2) {
+    if (p->quads) {
+      widen_quads_avx2(at, diff.data(), r);
+      done = true;
+    }
+  }
+  if (!done)
+    for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(diff[l]), 4);
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
   return shared_access_cost(c, request_time(c, w, d, inst), p->report.wavefronts, p->report.ideal_wavefronts);
 }
@@ -391,7 +416,7 @@ template <bool kAvx2>
   uint64_t step = 0;
   const bool even =
       kAvx2 ? lanes_step_evenly_avx2(base, 0xFFFFFFFFu, &step) : lanes_step_evenly(base, 0xFFFFFFFFu, &step);
-  if (!even || (step != 0 && step != 4)) return direct_pattern_load_u32(c, w, d, base);
+  if (!even || (step != 0 && step != 4)) return direct_pattern_load_u32<kAvx2>(c, w, d, base);
   const bool same = step == 0;
   const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
   const uint64_t o0 = uint32_t(a0 - timing::kSmemBaseAddress);
