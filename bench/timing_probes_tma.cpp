@@ -65,6 +65,24 @@ double ring_period(const std::vector<uint8_t>& c, uint32_t ctas, uint32_t k_bloc
   return sum / ctas;
 }
 
+// The mean over CTAs of thread 0's cycles over its %globaltimer nanoseconds (record fields 0
+// and 3), in MHz.
+double ring_clock_mhz(const std::vector<uint8_t>& c, uint32_t ctas) {
+  double sum = 0;
+  uint32_t n = 0;
+  for (uint32_t cta = 0; cta < ctas; ++cta) {
+    uint64_t cycles = 0, ns = 0;
+    const size_t at = size_t(cta) * 32 * kernels::kTimingOutBytes;
+    if (c.size() < at + 32) break;
+    std::memcpy(&cycles, c.data() + at, 8);
+    std::memcpy(&ns, c.data() + at + 24, 8);
+    if (ns == 0) continue;
+    sum += 1000.0 * double(cycles) / double(ns);
+    ++n;
+  }
+  return n ? sum / n : 0.0;
+}
+
 }  // namespace
 
 void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) {
@@ -136,10 +154,11 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   for (const uint32_t ring : {2u, 3u, 4u, 6u}) ring_rows.push_back({4096, 132, ring, 28});
   for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 28});
   for (const RingRow& row : ring_rows)
-    for (const int what : {0, 1, 2}) {  // wait mean, wait p90, K period
+    for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
                      ring = row.ring;
-      const char* names[] = {"wait_mean", "wait_p90", "period"};
+      if (what == 3 && !(row.size == 8192 && ctas == 132 && row.pace == 20)) continue;  // one clock row a ring
+      const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
       Probe p{fmt::format("tma_gemm_ring{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "", ring, row.pace,
                           names[what]),
               fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
@@ -148,14 +167,16 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           k_blocks * 64, ring, row.pace,
                           what == 0   ? "the mean of what each block kept the FMAs waiting (past the first fill)"
                           : what == 1 ? "the 90th percentile of that wait"
-                                      : "the K period (a block's FMAs and its wait)"),
-              "cycles", kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace), {}, nullptr,
+                          : what == 2 ? "the K period (a block's FMAs and its wait)"
+                                      : "the SM clock over thread 0's span (cycles / %globaltimer ns, mean of the CTAs)"),
+              what == 3 ? "MHz" : "cycles", kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace), {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;
       p.a_value = 1;
       p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (2 * k_blocks + 1) * 8, 0);
       p.figure = [ctas, k_blocks, ring, what](const std::vector<uint8_t>& c, double) {
         if (what == 2) return ring_period(c, ctas, k_blocks, ring);
+        if (what == 3) return ring_clock_mhz(c, ctas);
         const std::vector<uint64_t> w = ring_waits(c, ctas, k_blocks, ring);
         if (what == 1) return sorted_percentile(w, 0.9);
         double sum = 0;

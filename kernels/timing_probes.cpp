@@ -691,6 +691,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   Reg x = b.fma(tf, 1e-7, 0.9999, "x"), y = b.fma(tf, 1e-9, 1e-6, "y");
   Reg acc = b.fma(tf, 1.0, 1.0, "acc");
   Reg t0 = b.special(ir::Special::clock64, "t0");
+  Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
   b.if_(leader, [&] {
     for (uint32_t s = 0; s < ring; ++s) load(b.mov(Type::u32, s, "first_block"), s);
     Reg phase = b.mov(Type::u32, 0u, "phase");
@@ -715,9 +716,15 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     stamp(b.mov(Type::u32, 2 * k_blocks, "last_slot"));
   });
   Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
   Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc, "bits"), "u"), ir::Rounding::none, "acc_bits");
   Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
   store_result(b, pc, gid, t0, t1, (b.cvt(Type::u64, first_word, ir::Rounding::none, "value") ^ bits).named("value"));
+  // The nanoseconds of the same span in the record's spare word (offset 24): cycles over
+  // nanoseconds is the clock the SM ran the ring at (the latencies above are in its cycles).
+  Reg C = b.global_ptr(pc, "C_ptr2");
+  b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "ns_off")).named("ns_at"), 24),
+              {(ns1 - ns0).named("ns")});
   b.ret();
   return b.finish();
 }

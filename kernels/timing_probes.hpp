@@ -189,7 +189,8 @@ ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
 // records, from byte ctas·32·kTimingOutBytes, CTA c's from c·(2·k_blocks + 1)·8 on): 2k once
 // block k's wait returned, 2k + 1 once its FMAs are done, 2·k_blocks at the end. Stamp 2k less
 // stamp 2k - 1 is what block k kept the "math" waiting (k_blocks a multiple of ring, at least two
-// rings).
+// rings). Each thread's record also holds, at byte 24, the %globaltimer nanoseconds of its
+// timed span (cycles over nanoseconds: the SM's clock).
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps);
 

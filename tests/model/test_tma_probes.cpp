@@ -129,6 +129,12 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
     std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
     INFO("CTA " << cta);
     CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+    // Its span's nanoseconds (%globaltimer), beside its cycles: the clock the figure row reads.
+    uint64_t cycles = 0, ns = 0;
+    std::memcpy(&cycles, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes, 8);
+    std::memcpy(&ns, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 24, 8);
+    CHECK(cycles > 0);
+    CHECK(ns > 0);
   }
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 4, 4, 0));  // 6 K blocks: not a multiple of 4
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 5, 3, 0));  // more CTAs than tiles
