@@ -18,6 +18,7 @@
 // divergent commit or wait is reported).
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <optional>
 #include <vector>
@@ -48,20 +49,48 @@ inline void copy_bytes(uint8_t* to, const uint8_t* from, uint32_t bytes) {
   }
 }
 
+// What landing changes in a word's record (its first 8 bytes: the flags, writer_warp, epoch),
+// as one AND and one OR of those bytes: the bits it keeps, and those it sets for this warp and
+// epoch. Made from the struct itself, so they follow its layout.
+static_assert(offsetof(SmemWord, bulk_reads) == 1 && offsetof(SmemWord, writer_warp) < 8 &&
+              offsetof(SmemWord, epoch) + sizeof(SmemWord::epoch) <= 8);
+uint64_t low_bytes(const SmemWord& s) {
+  uint64_t v;
+  std::memcpy(&v, &s, 8);
+  return v;
+}
+const uint64_t kLandKeeps = [] {
+  SmemWord s;
+  std::memset(static_cast<void*>(&s), 0xFF, sizeof s);
+  s.cp_async_pending = false;
+  s.written = false;
+  s.writer_warp = 0;
+  s.epoch = 0;
+  return low_bytes(s);
+}();
+uint64_t land_sets(uint32_t warp, uint32_t epoch) {
+  SmemWord s;
+  std::memset(static_cast<void*>(&s), 0, sizeof s);
+  s.written = true;
+  s.writer_warp = uint8_t(warp);
+  s.epoch = epoch;
+  return low_bytes(s);
+}
+
 // Puts a retired group's bytes into shared memory; the words are written by this warp now
-// (so another warp reading them needs a barrier first, as on the GPU).
+// (so another warp reading them needs a barrier first, as on the GPU): no longer pending,
+// written, by this warp, in this barrier epoch.
 void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   ++c.smem_writes;
+  const uint64_t keeps = kLandKeeps, sets = land_sets(w.id, c.barrier_epoch);
+  SmemWord* const state = c.smem_word_state.data();
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress;
     copy_bytes(c.smem.data() + off, copy.data.data(), copy.bytes);
     for (uint32_t word = off / 4; word < (off + copy.bytes + 3) / 4; ++word) {
-      SmemWord& s = c.smem_word_state[word];
-      s.cp_async_pending = false;
+      const uint64_t v = (low_bytes(state[word]) & keeps) | sets;
+      std::memcpy(static_cast<void*>(&state[word]), &v, 8);
       c.cp_async_pending_bits[word / 64] &= ~(uint64_t(1) << (word % 64));
-      s.written = true;
-      s.writer_warp = uint8_t(w.id);
-      s.epoch = c.barrier_epoch;
     }
   }
 }
@@ -231,12 +260,18 @@ void exec_cp_async(ExecContext& x) {
     return;
   }
   Warp& w = x.warp;
-  std::array<uint32_t, 32> saddr{};
-  std::array<uint64_t, 32> gaddr{};
+  // Every lane's addresses, 0 for a lane that has none (the trace records all 32): a whole
+  // warp's quiet copies write all of them, so they are zeroed only where that may not happen
+  // (zeroing them was 6% of this function).
+  std::array<uint32_t, 32> saddr;
+  std::array<uint64_t, 32> gaddr;
+  const bool whole = x.mask == kAllLanes;
+  if (!whole) saddr.fill(0), gaddr.fill(0);
   uint32_t reading = 0;  // lanes that read global memory (a zero src-size reads nothing)
   if (!ops.src_bytes && quiet_copies(x, ops, bytes, saddr, gaddr)) {
     reading = x.mask;
   } else {
+    if (whole) saddr.fill(0), gaddr.fill(0);
     lane_copies(x, ops, bytes, saddr, gaddr, reading);
   }
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes, its
