@@ -84,14 +84,22 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   ++c.smem_writes;
   const uint64_t keeps = kLandKeeps, sets = land_sets(w.id, c.barrier_epoch);
   SmemWord* const state = c.smem_word_state.data();
+  uint64_t* const pending = c.cp_async_pending_bits.data();
+  uint8_t* const smem = c.smem.data();
   for (const Warp::CpAsyncCopy& copy : g.copies) {
-    const uint32_t off = copy.smem - timing::kSmemBaseAddress;
-    copy_bytes(c.smem.data() + off, copy.data.data(), copy.bytes);
-    for (uint32_t word = off / 4; word < (off + copy.bytes + 3) / 4; ++word) {
+    const uint32_t off = copy.smem - timing::kSmemBaseAddress, bytes = copy.bytes;
+    copy_bytes(smem + off, copy.data.data(), bytes);
+    const uint32_t first = off / 4, end = (off + bytes + 3) / 4;
+    for (uint32_t word = first; word < end; ++word) {
       const uint64_t v = (low_bytes(state[word]) & keeps) | sets;
       std::memcpy(static_cast<void*>(&state[word]), &v, 8);
-      c.cp_async_pending_bits[word / 64] &= ~(uint64_t(1) << (word % 64));
     }
+    // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
+    // its words lie in one 64-bit word of the bits), else bit by bit.
+    if (end - first <= 4 && first / 64 == (end - 1) / 64)
+      pending[first / 64] &= ~(((uint64_t(1) << (end - first)) - 1) << (first % 64));
+    else
+      for (uint32_t word = first; word < end; ++word) pending[word / 64] &= ~(uint64_t(1) << (word % 64));
   }
 }
 
