@@ -191,8 +191,12 @@ ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
 // stamp 2k - 1 is what block k kept the "math" waiting (k_blocks a multiple of ring, at least two
 // rings). Each thread's record also holds, at byte 24, the %globaltimer nanoseconds of its
 // timed span (cycles over nanoseconds: the SM's clock).
+// heat_reps > 0: the same ring beside two warpgroups that run heat_reps rounds of four wgmma
+// m64n256k16 on random bf16 tiles each (384 threads; the ring is the third warpgroup's first
+// warp, rings of 2..5): the SMs draw a GEMM's power, so the ring runs at the clock a GEMM holds.
+// The heaters' accumulator bits follow the stamps, a u32 a thread (CTA c's 256 from c·256·4).
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
-                                     uint32_t ring, uint32_t pace_reps);
+                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps = 0);
 
 // A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
 // `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel

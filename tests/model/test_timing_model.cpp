@@ -296,6 +296,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_probe(4, 1, 4, 256, 16, 1, true),  // each round stamped
       kernels::build_tma_gemm_wave_probe(4, 4, 4, 8),
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2),
+      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, 2),  // heated
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),

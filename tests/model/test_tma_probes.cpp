@@ -136,6 +136,34 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
     CHECK(cycles > 0);
     CHECK(ns > 0);
   }
+  // Heated: the same ring beside two warpgroups of wgmma; the ring's stamps and record as before
+  // (its warp is the third warpgroup's first), the heaters' accumulator bits after the stamps.
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, 2);
+    CHECK(k.launch.block[0] == 384);
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8 + kCtas * 256 * 4, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    REQUIRE(model::simulate(k, bufs, opt).completed);
+    for (uint32_t cta = 0; cta < kCtas; ++cta) {
+      INFO("heated CTA " << cta);
+      uint64_t value = 0, first = 0, last = 0;
+      std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+      CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+      std::memcpy(&first, bufs.c.data() + stamps_at + cta * per_cta * 8, 8);
+      std::memcpy(&last, bufs.c.data() + stamps_at + (cta * per_cta + per_cta - 1) * 8, 8);
+      CHECK(last > first);
+      // Each heater thread's first accumulator: two rounds of sums of random bf16 products, not 0.
+      uint32_t nonzero = 0;
+      for (uint32_t t = 0; t < 256; ++t) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, bufs.c.data() + stamps_at + kCtas * per_cta * 8 + (cta * 256 + t) * 4, 4);
+        nonzero += bits != 0;
+      }
+      CHECK(nonzero == 256);
+    }
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 6, 0, 1));  // heated rings stop at 5
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 4, 4, 0));  // 6 K blocks: not a multiple of 4
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 5, 3, 0));  // more CTAs than tiles
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 14, 4, 7, 0));  // a ring past 6
