@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -409,6 +410,23 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
   });
 }
 
+// `reps` rounds (a loop named `loop`) of one 64-wide K block, four wgmma m64nNk16 along K (the
+// descriptors' address field 32 bytes, 2 units, further each), into acc, each round committed and
+// waited for: the wgmma probe's timed loop and the heated ring's heaters.
+void wgmma_rounds(Builder& b, const std::string& loop, uint32_t reps, uint32_t n, const Reg& a_desc,
+                  const Reg& b_desc, std::vector<Reg>& acc) {
+  b.loop(loop, reps, [&](const Reg&) {
+    b.wgmma_fence();
+    for (uint32_t kk = 0; kk < 4; ++kk) {
+      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
+      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+      b.wgmma_mma_async(n, acc, ad, bd, 1);
+    }
+    b.wgmma_commit_group();
+    b.wgmma_wait_group(0);
+  });
+}
+
 }  // namespace
 
 ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas, bool random) {
@@ -431,16 +449,8 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
   std::vector<Reg> acc;
   for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
   Reg t0 = b.special(ir::Special::clock64, "t0");
-  b.loop("rep", reps, [&](const Reg&) {
-    b.wgmma_fence();
-    for (uint32_t kk = 0; kk < kK / 16; ++kk) {
-      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
-      b.wgmma_mma_async(n, acc, ad, bd, 1);
-    }
-    b.wgmma_commit_group();
-    b.wgmma_wait_group(0);
-  });
+  static_assert(kK == 64);  // wgmma_rounds' K block
+  wgmma_rounds(b, "rep", reps, n, a_desc, b_desc, acc);
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "value");
   Reg gid = (b.special(ir::Special::ctaid_x, "cta") * threads + tid).named("gid");
@@ -762,16 +772,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                       layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
       std::vector<Reg> acc;
       for (uint32_t v = 0; v < kHeatN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("hacc{}", v)));
-      b.loop("heat", heat_reps, [&](const Reg&) {
-        b.wgmma_fence();
-        for (uint32_t kk = 0; kk < kHeatK / 16; ++kk) {
-          Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-          Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
-          b.wgmma_mma_async(kHeatN, acc, ad, bd, 1);
-        }
-        b.wgmma_commit_group();
-        b.wgmma_wait_group(0);
-      });
+      static_assert(kHeatK == 64);  // wgmma_rounds' K block
+      wgmma_rounds(b, "heat", heat_reps, kHeatN, a_desc, b_desc, acc);
       Reg heat_out = (b.global_ptr(pc, "C_heat") + uint64_t(ctas) * 32 * kTimingOutBytes +
                       uint64_t(ctas) * (2 * k_blocks + 1) * 8 + b.mul_wide(cta * kHeatThreads + tid, 4u, "heat_off"))
                          .named("heat_at");
