@@ -1,9 +1,11 @@
-// What the timing probes' builders share (timing_probes.cpp, timing_probes_l1.cpp): the record
+// What the timing probes' builders share (timing_probes.cpp, timing_probes_l1.cpp,
+// timing_probes_ring.cpp): the record
 // each thread leaves in C (kTimingOutBytes: its timed cycles, its start, a value that keeps its
 // work).
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/builder/builder.hpp"
@@ -31,5 +33,16 @@ struct WgmmaTiles {
   builder::Reg tid, a_addr, b_addr;
 };
 WgmmaTiles wgmma_probe_tiles(builder::Builder& b, uint32_t threads, uint32_t n, bool random);
+
+// Fills `words` 16-byte chunks of shared memory from `base`, `threads` threads a round: zeros, or
+// (random) bf16 pairs of random sign and mantissa in [0.5, 1), so the tensor cores multiply data
+// whose bits toggle as a GEMM's do.
+void fill_tiles(builder::Builder& b, const builder::Reg& base, const builder::Reg& tid, uint32_t words,
+                uint32_t threads, bool random);
+
+// `reps` rounds (a loop named `loop`) of one 64-wide K block, four wgmma m64nNk16 along K, into
+// acc, each round committed and waited for (the wgmma probe's timed loop, the heated ring's heaters).
+void wgmma_rounds(builder::Builder& b, const std::string& loop, uint32_t reps, uint32_t n, const builder::Reg& a_desc,
+                  const builder::Reg& b_desc, std::vector<builder::Reg>& acc);
 
 }  // namespace gs::kernels::probe_parts

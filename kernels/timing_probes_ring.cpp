@@ -1,0 +1,168 @@
+// The GEMM-ring probe (timing_probes.hpp, build_tma_gemm_ring_probe): step 13's ring of TMA
+// stages with a fixed FFMA chain in place of its math, plain or beside two warpgroups of wgmma
+// (heated). The other probes are in timing_probes.cpp and timing_probes_l1.cpp.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/builder/builder.hpp"
+#include "engine/layout/swizzle.hpp"
+#include "kernels/timing_probe_parts.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::kernels {
+
+using builder::Addr;
+using builder::Builder;
+using builder::Reg;
+using ir::Type;
+using probe_parts::fill_tiles;
+using probe_parts::store_result;
+using probe_parts::wgmma_rounds;
+
+ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
+                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps) {
+  if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
+      k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5))
+    throw std::invalid_argument(fmt::format("a GEMM-ring TMA probe needs tiles, 1..tiles_m x tiles_n CTAs, a ring of "
+                                            "2..6 stages (2..5 heated) and a K-block count that is a multiple of it, "
+                                            "at least two rings (got {} x {} tiles, {} CTAs, {} stages, {} K blocks, "
+                                            "{} heat reps)",
+                                            tiles_m, tiles_n, ctas, ring, k_blocks, heat_reps));
+  constexpr uint32_t kTile = 128, kBK = 64;  // step 13's 128 x 128 tile, 64-wide K blocks
+  constexpr uint32_t kBoxBytes = kTile * kBK * 2, kStageBytes = 2 * kBoxBytes;
+  // At least 120 KiB a CTA: one CTA an SM whatever the ring, as step 13 runs (its registers
+  // allow one).
+  constexpr uint32_t kCtaSmem = 120 * 1024;
+  // Heated: two warpgroups of wgmma m64n256k16 on random bf16 tiles (40 KiB) beside the ring's
+  // warp, the ring's warp the first of a third warpgroup (wgmma takes whole warpgroups).
+  constexpr uint32_t kHeatThreads = 256, kHeatK = 64, kHeatN = 256;
+  const bool heated = heat_reps > 0;
+  const uint32_t threads = heated ? kHeatThreads + 128 : 32;
+  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
+                        heated ? fmt::format("_heat{}", heat_reps) : std::string()),
+            ir::Arch::sm_90a);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tmap = b.tensor_map_param("tmap_AB", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
+                                                                  (tiles_m + tiles_n) * kTile, kBK, kTile,
+                                                                  layout::Swizzle::b128));
+  auto buf = b.operand_stages("buf", ir::GemmOperand::a, ring, kStageBytes, 1024, layout::Swizzle::b128);
+  auto full = b.mbarriers("full", ir::BarrierRole::full, ring);
+  const uint32_t heat_bytes = heated ? 64 * kHeatK * 2 + kHeatN * kHeatK * 2 : 0;
+  if (ring * kStageBytes + heat_bytes < kCtaSmem)
+    b.shared("reserved", kCtaSmem - ring * kStageBytes - heat_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  // The ring's warp: the CTA's only warp, or the third warpgroup's first.
+  Reg lane_id = heated ? (tid - kHeatThreads).named("ring_lane") : tid;
+  Reg gid = (cta * 32u + lane_id).named("gid");
+  Reg tm = b.tensor_map_address(tmap, "tm");
+  Reg leader = (tid == (heated ? kHeatThreads : 0u)).named("leader");
+  std::optional<builder::Smem> heat_a, heat_b;
+  if (heated) {
+    heat_a = b.operand_stages("sA", ir::GemmOperand::a, 1, 64 * kHeatK * 2, 1024, layout::Swizzle::b128);
+    heat_b = b.operand_stages("sB", ir::GemmOperand::b, 1, kHeatN * kHeatK * 2, 1024, layout::Swizzle::b128);
+    b.comment("fill the heaters' tiles with random bf16");
+    fill_tiles(b, b.smem_address(*heat_a, 0, "sA_fill"), tid, heat_bytes / 16, threads, true);
+  }
+  b.if_(leader, [&] {
+    for (uint32_t s = 0; s < ring; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    b.fence_mbarrier_init();
+  });
+  if (heated) b.fence_proxy_async();
+  b.bar_sync(0);
+  // CTA c computes tile (c / tiles_n, c % tiles_n) as build_tma_gemm_wave_probe's do.
+  Reg a_row = ((cta / tiles_n) * kTile).named("a_row");
+  Reg b_row = (((cta % tiles_n) + tiles_m) * kTile).named("b_row");
+  // 2 k_blocks + 1 stamps a CTA after the threads' records: 2k once block k has landed (its wait
+  // returned), 2k + 1 once its stand-in for the math is over; the last, after the loop.
+  Reg stamps = (b.global_ptr(pc, "C_stamps") + b.mul_wide(cta, (2 * k_blocks + 1) * 8, "cta_stamps") +
+                uint64_t(ctas) * 32 * kTimingOutBytes)
+                   .named("stamps");
+  const auto stamp = [&](const Reg& slot) {
+    Reg t = b.special(ir::Special::clock64, "stamp_t");
+    b.st_global(Type::u64, Addr::at((stamps + b.mul_wide(slot, 8u, "stamp_off")).named("stamp_at")), {t});
+  };
+  const auto load = [&](const Reg& block, uint32_t s) {
+    b.mbarrier_arrive_expect_tx(full.at(8 * s), kStageBytes);
+    Reg col = (block * kBK).named("k_col");
+    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes), tm, {col, a_row}, full.at(8 * s));
+    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes + kBoxBytes), tm, {col, b_row}, full.at(8 * s));
+  };
+  const auto run_ring = [&] {
+    // The math's stand-in: pace_reps x 8 dependent FMAs (about 4 cycles each on the card and the
+    // model alike), its bits kept live in the thread's record.
+    Reg tf = b.cvt(Type::f32, lane_id, ir::Rounding::rn, "tid_f");
+    Reg x = b.fma(tf, 1e-7, 0.9999, "x"), y = b.fma(tf, 1e-9, 1e-6, "y");
+    Reg acc = b.fma(tf, 1.0, 1.0, "acc");
+    Reg t0 = b.special(ir::Special::clock64, "t0");
+    Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
+    b.if_(leader, [&] {
+      for (uint32_t s = 0; s < ring; ++s) load(b.mov(Type::u32, s, "first_block"), s);
+      Reg phase = b.mov(Type::u32, 0u, "phase");
+      // Pass p runs blocks p·ring .. p·ring + ring - 1, stage s holding block p·ring + s; each is
+      // waited for, "computed", and its stage refilled with the block `ring` ahead at once (a
+      // consumer that releases its stage as soon as it is done with it).
+      b.loop("pass", k_blocks / ring, [&](const Reg& p) {
+        for (uint32_t s = 0; s < ring; ++s) {
+          Reg block = (p * ring + s).named("block");
+          b.mbarrier_wait(full.at(8 * s), phase);
+          stamp((block * 2u).named("landed_slot"));
+          if (pace_reps > 0)
+            b.loop("pace", pace_reps, [&](const Reg&) {
+              for (uint32_t i = 0; i < 8; ++i) b.fma_into(acc, acc, x, y);
+            });
+          stamp((block * 2u + 1u).named("done_slot"));
+          Reg ahead = (block + ring).named("ahead");
+          b.if_((ahead < k_blocks).named("refill"), [&] { load(ahead, s); });
+        }
+        phase ^= 1u;
+      });
+      stamp(b.mov(Type::u32, 2 * k_blocks, "last_slot"));
+    });
+    Reg t1 = b.special(ir::Special::clock64, "t1");
+    Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
+    Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc, "bits"), "u"), ir::Rounding::none, "acc_bits");
+    Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
+    store_result(b, pc, gid, t0, t1, (b.cvt(Type::u64, first_word, ir::Rounding::none, "value") ^ bits).named("value"));
+    // The nanoseconds of the same span in the record's spare word (offset 24): cycles over
+    // nanoseconds is the clock the SM ran the ring at (the latencies above are in its cycles).
+    Reg C = b.global_ptr(pc, "C_ptr2");
+    b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "ns_off")).named("ns_at"), 24),
+                {(ns1 - ns0).named("ns")});
+  };
+  if (!heated) {
+    run_ring();
+  } else {
+    b.if_((tid >= kHeatThreads).named("ring_warpgroup"), [&] {
+      b.if_((tid < kHeatThreads + 32).named("ring_warp"), run_ring);
+    });
+    // The heaters: heat_reps rounds of four wgmma m64n256k16 (K = 64) a warpgroup, meant to
+    // outlast the ring; each thread's first accumulator's bits after the stamps (u32 a thread,
+    // CTA c's 256 from (c·256)·4 on), so the wgmma stay live.
+    b.if_((tid < kHeatThreads).named("heater"), [&] {
+      Reg a_desc = b.wgmma_descriptor(b.smem_address(*heat_a, 0, "sA_addr"),
+                                      layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+      Reg b_desc = b.wgmma_descriptor(b.smem_address(*heat_b, 0, "sB_addr"),
+                                      layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
+      std::vector<Reg> acc;
+      for (uint32_t v = 0; v < kHeatN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("hacc{}", v)));
+      static_assert(kHeatK == 64);  // wgmma_rounds' K block
+      wgmma_rounds(b, "heat", heat_reps, kHeatN, a_desc, b_desc, acc);
+      Reg heat_out = (b.global_ptr(pc, "C_heat") + uint64_t(ctas) * 32 * kTimingOutBytes +
+                      uint64_t(ctas) * (2 * k_blocks + 1) * 8 + b.mul_wide(cta * kHeatThreads + tid, 4u, "heat_off"))
+                         .named("heat_at");
+      b.st_global(Type::u32, Addr::at(heat_out), {b.mov(Type::b32, acc[0], "heat_bits")});
+    });
+  }
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace gs::kernels
