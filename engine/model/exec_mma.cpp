@@ -208,8 +208,15 @@ namespace {
 // of at most 256 (the default inputs) by bf16 pairs where the CPU has AVX512_BF16; else in float
 // first: small integers take the float sums (tensor_sums.cpp says why those are the same bits);
 // anything else widens the floats (exactly) to double.
-void regular_sums(const uint64_t* const (&a)[4], const uint64_t* const (&b)[2], const uint64_t* const (&cl)[4],
-                  uint64_t* const (&d)[4]) {
+// `warp_regs`: the warp's registers, 32 lanes a register (Warp::regs).
+void regular_sums(const MmaRegs& regs, uint64_t* warp_regs) {
+  const auto lanes = [&](uint32_t reg) { return warp_regs + 32 * size_t(reg); };
+  const uint64_t* a[4] = {lanes(regs.sources[0]), lanes(regs.sources[1]), lanes(regs.sources[2]),
+                          lanes(regs.sources[3])};
+  const uint64_t* b[2] = {lanes(regs.sources[4]), lanes(regs.sources[5])};
+  const uint64_t* cl[4] = {lanes(regs.sources[6]), lanes(regs.sources[7]), lanes(regs.sources[8]),
+                           lanes(regs.sources[9])};
+  uint64_t* d[4] = {lanes(regs.d[0]), lanes(regs.d[1]), lanes(regs.d[2]), lanes(regs.d[3])};
   const SumsBuild build = fastest_sums_build();
   if (mma_accumulate_integer_lanes(a, b, cl, d, build)) return;
   alignas(32) float Af[16][16], Bf[16][8];
@@ -248,14 +255,7 @@ uint32_t direct_mma_sync(Cta& c, Warp& w, const DecodedInst& d) {
   uint32_t written = kAllLanes;
   for (const uint32_t r : regs.sources) written &= w.written[r];
   if (written != kAllLanes) return 0;
-  const auto lanes = [&](uint32_t reg) { return w.regs + 32 * size_t(reg); };
-  const uint64_t* a[4] = {lanes(regs.sources[0]), lanes(regs.sources[1]), lanes(regs.sources[2]),
-                          lanes(regs.sources[3])};
-  const uint64_t* b[2] = {lanes(regs.sources[4]), lanes(regs.sources[5])};
-  const uint64_t* cl[4] = {lanes(regs.sources[6]), lanes(regs.sources[7]), lanes(regs.sources[8]),
-                           lanes(regs.sources[9])};
-  uint64_t* dl[4] = {lanes(regs.d[0]), lanes(regs.d[1]), lanes(regs.d[2]), lanes(regs.d[3])};
-  regular_sums(a, b, cl, dl);
+  regular_sums(regs, w.regs);
   for (const uint32_t r : regs.d) w.written[r] = kAllLanes;  // note_register_write: |= all lanes
   return uint32_t(issue_mma(c, w.id) - c.now) + timing::kMmaSyncLatency;
 }
@@ -285,14 +285,7 @@ void exec_mma(ExecContext& x) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (regs && m.regular && cpu_has_avx2()) {
     for (const uint32_t r : regs->sources) check_register_read(x, r, x.mask);
-    const auto lanes = [&](uint32_t reg) { return c.reg_lanes(x.warp.id, reg); };
-    const uint64_t* a[4] = {lanes(regs->sources[0]), lanes(regs->sources[1]), lanes(regs->sources[2]),
-                            lanes(regs->sources[3])};
-    const uint64_t* b[2] = {lanes(regs->sources[4]), lanes(regs->sources[5])};
-    const uint64_t* cl[4] = {lanes(regs->sources[6]), lanes(regs->sources[7]), lanes(regs->sources[8]),
-                             lanes(regs->sources[9])};
-    uint64_t* d[4] = {lanes(regs->d[0]), lanes(regs->d[1]), lanes(regs->d[2]), lanes(regs->d[3])};
-    regular_sums(a, b, cl, d);
+    regular_sums(*regs, x.warp.regs);
     for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
     done = true;
   }
