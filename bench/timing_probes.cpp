@@ -532,6 +532,20 @@ int main(int argc, char** argv) {
     p.figure = [arrives](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / arrives; };
     probes.push_back(std::move(p));
   }
+  for (const uint32_t arrivals : {1u, 128u}) {
+    // A stage given back inside the CTA as step 13's consumers give it (kernels::build_mbarrier_handoff_probe):
+    // the time from an arrive to the warp waiting on it running again, twice a round.
+    const uint32_t rounds = 4096 / q;
+    Probe p{fmt::format("mbarrier_handoff_{}", arrivals),
+            fmt::format("one CTA, two warpgroups: {} of the second arrive on an mbarrier, the first's thread 0 waits "
+                        "on it and arrives on a second that the whole second warpgroup waits on: cycles a round (two "
+                        "hand-offs)",
+                        arrivals == 1 ? std::string("one thread") : fmt::format("all {} threads", arrivals)),
+            "cycles", kernels::build_mbarrier_handoff_probe(rounds, arrivals), {}, nullptr, true};
+    p.buffers.c.assign(256 * kernels::kTimingOutBytes, 0);
+    p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
+    probes.push_back(std::move(p));
+  }
   probes.push_back(tma("tma_hbm_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 1 GiB footprint: HBM bandwidth",
                        "GB/s", 264, 4, 128 / q, 256, quick ? 256 : 32768));
   // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's

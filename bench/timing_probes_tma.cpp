@@ -147,8 +147,11 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // that pace) and over the whole grid (4096 CTAs: what the later waves find in L2).
   // Heated rows (`_heat`): the same ring beside two warpgroups of wgmma on random data, so the
   // SMs run at the clock a GEMM holds: the same latencies in cycles of a lower clock.
+  // Split rows (`_split`): step 13's roles, a producer thread and a consumer warpgroup that gives
+  // each stage back through an `empty` mbarrier, so a refill also waits for that hand-off.
   struct RingRow {
     uint32_t size, ctas, ring, pace, heat = 0;
+    bool split = false;
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -156,19 +159,22 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   for (const uint32_t ring : {2u, 3u, 4u, 6u}) ring_rows.push_back({4096, 132, ring, 28});
   for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 28});
   for (const uint32_t ring : {2u, 3u, 4u, 5u}) ring_rows.push_back({8192, 132, ring, 20, quick ? 4u : 200u});
+  for (const uint32_t pace : {20u, 28u})
+    for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({8192, 132, ring, pace, 0, true});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
                      ring = row.ring;
       if (what == 3 && !(row.size == 8192 && ctas == 132 && row.pace == 20)) continue;  // one clock row a ring
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
-      Probe p{fmt::format("tma_gemm_ring{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
-                          row.heat ? "_heat" : "", ring, row.pace, names[what]),
+      Probe p{fmt::format("tma_gemm_ring{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
+                          row.heat ? "_heat" : "", row.split ? "_split" : "", ring, row.pace, names[what]),
               fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
                           "flight, {} x 8 dependent FMAs a block in its place: {}",
                           ctas > 132  ? fmt::format("grid of {} CTAs", ctas)
                           : row.heat ? std::string("first wave beside two warpgroups of wgmma (a GEMM's clock)")
-                                     : std::string("first wave"),
+                          : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
+                                      : std::string("first wave"),
                           row.size,
                           k_blocks * 64, ring, row.pace,
                           what == 0   ? "the mean of what each block kept the FMAs waiting (past the first fill)"
@@ -176,7 +182,8 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           : what == 2 ? "the K period (a block's FMAs and its wait)"
                                       : "the SM clock over thread 0's span (cycles / %globaltimer ns, mean of the CTAs)"),
               what == 3 ? "MHz" : "cycles",
-              kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace, row.heat), {}, nullptr,
+              kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace, row.heat, row.split),
+              {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;
       p.a_value = 1;

@@ -778,4 +778,42 @@ ir::Kernel build_remote_arrive_issue_probe(uint32_t arrives, bool cluster_scope)
   return finish_cluster_pair(b, p, t0);
 }
 
+ir::Kernel build_mbarrier_handoff_probe(uint32_t rounds, uint32_t arrivals) {
+  constexpr uint32_t kGroup = 128;
+  if (rounds == 0 || arrivals == 0 || arrivals > kGroup)
+    throw std::invalid_argument(fmt::format("an mbarrier hand-off probe needs at least one round and 1..{} arrivals "
+                                            "(got {} rounds, {} arrivals)",
+                                            kGroup, rounds, arrivals));
+  Builder b(fmt::format("timing_mbarrier_handoff_{}", arrivals), ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {2 * kGroup, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto ping = b.mbarriers("ping", ir::BarrierRole::empty, 1);
+  auto pong = b.mbarriers("pong", ir::BarrierRole::full, 1);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  b.if_((tid == 0u).named("init"), [&] {
+    b.mbarrier_init(ping.at(), arrivals);
+    b.mbarrier_init(pong.at(), 1);
+    b.fence_mbarrier_init();
+  });
+  b.bar_sync(0);
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.if_((tid == 0u).named("producer"), [&] {
+    b.loop("round", rounds, [&](const Reg& i) {
+      b.mbarrier_wait(ping.at(), (i & 1u).named("parity"));
+      b.mbarrier_arrive(pong.at());
+    });
+  });
+  b.if_((tid >= kGroup).named("consumer"), [&] {
+    Reg arriver = (tid < kGroup + arrivals).named("arriver");
+    b.loop("round", rounds, [&](const Reg& i) {
+      b.if_(arriver, [&] { b.mbarrier_arrive(ping.at()); });
+      b.mbarrier_wait(pong.at(), (i & 1u).named("parity"));
+    });
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  store_result(b, pc, tid, t0, t1, b.cvt(Type::u64, tid, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -195,8 +195,12 @@ ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
 // m64n256k16 on random bf16 tiles each (384 threads; the ring is the third warpgroup's first
 // warp, rings of 2..5): the SMs draw a GEMM's power, so the ring runs at the clock a GEMM holds.
 // The heaters' accumulator bits follow the stamps, a u32 a thread (CTA c's 256 from c·256·4).
+// split: step 13's roles instead of one thread (256 threads): the first warpgroup's thread 0
+// refills a stage once its `empty` mbarrier says the 128 threads of the second warpgroup, which
+// each run the FMAs, arrived on it; the second warpgroup's first warp stamps and leaves the
+// records. What a refill then waits for includes the consumers' arrivals reaching the producer.
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
-                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps = 0);
+                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps = 0, bool split = false);
 
 // A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
 // `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel
@@ -237,5 +241,12 @@ ir::Kernel build_remote_arrive_probe(uint32_t rounds, uint32_t suspend_hint_ns =
 // arrives on rank 1's barrier back to back (rank 1 waits until all have landed). Rank 0's
 // record: the cycles of the loop (cycles / arrives: the issuing warp's time per arrive).
 ir::Kernel build_remote_arrive_issue_probe(uint32_t arrives, bool cluster_scope);
+
+// A local mbarrier hand-off (sm_90a), as step 13's consumers give a stage back to its producer:
+// one CTA of two warpgroups. Each round, `arrivals` threads of the second warpgroup (1, or all
+// 128) arrive on `ping`; thread 0 waits on `ping` and arrives on `pong`; the whole second
+// warpgroup waits on `pong`: `rounds` times. Thread 0's record: the cycles of all rounds
+// (cycles / rounds: two hand-offs, an arrive reaching a waiting warp each).
+ir::Kernel build_mbarrier_handoff_probe(uint32_t rounds, uint32_t arrivals);
 
 }  // namespace gs::kernels

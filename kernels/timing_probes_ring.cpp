@@ -25,14 +25,14 @@ using probe_parts::store_result;
 using probe_parts::wgmma_rounds;
 
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
-                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps) {
+                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps, bool split) {
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
-      k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5))
+      k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) || (split && heat_reps > 0))
     throw std::invalid_argument(fmt::format("a GEMM-ring TMA probe needs tiles, 1..tiles_m x tiles_n CTAs, a ring of "
                                             "2..6 stages (2..5 heated) and a K-block count that is a multiple of it, "
-                                            "at least two rings (got {} x {} tiles, {} CTAs, {} stages, {} K blocks, "
-                                            "{} heat reps)",
-                                            tiles_m, tiles_n, ctas, ring, k_blocks, heat_reps));
+                                            "at least two rings, and is heated or split, not both (got {} x {} tiles, "
+                                            "{} CTAs, {} stages, {} K blocks, {} heat reps{})",
+                                            tiles_m, tiles_n, ctas, ring, k_blocks, heat_reps, split ? ", split" : ""));
   constexpr uint32_t kTile = 128, kBK = 64;  // step 13's 128 x 128 tile, 64-wide K blocks
   constexpr uint32_t kBoxBytes = kTile * kBK * 2, kStageBytes = 2 * kBoxBytes;
   // At least 120 KiB a CTA: one CTA an SM whatever the ring, as step 13 runs (its registers
@@ -42,9 +42,13 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   // warp, the ring's warp the first of a third warpgroup (wgmma takes whole warpgroups).
   constexpr uint32_t kHeatThreads = 256, kHeatK = 64, kHeatN = 256;
   const bool heated = heat_reps > 0;
-  const uint32_t threads = heated ? kHeatThreads + 128 : 32;
-  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
-                        heated ? fmt::format("_heat{}", heat_reps) : std::string()),
+  // Split: step 13's roles, a producer warpgroup (its thread 0 issues) and a consumer warpgroup
+  // (every thread runs the FMAs, then arrives on the stage's `empty` barrier), so each refill
+  // waits for the consumers' arrivals to reach the producer as step 13's do.
+  constexpr uint32_t kSplitThreads = 256, kConsumer = 128;
+  const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
+  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
+                        heated ? fmt::format("_heat{}", heat_reps) : std::string(), split ? "_split" : ""),
             ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -54,13 +58,16 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                                                   layout::Swizzle::b128));
   auto buf = b.operand_stages("buf", ir::GemmOperand::a, ring, kStageBytes, 1024, layout::Swizzle::b128);
   auto full = b.mbarriers("full", ir::BarrierRole::full, ring);
+  std::optional<builder::Smem> empty;
+  if (split) empty = b.mbarriers("empty", ir::BarrierRole::empty, ring);
   const uint32_t heat_bytes = heated ? 64 * kHeatK * 2 + kHeatN * kHeatK * 2 : 0;
   if (ring * kStageBytes + heat_bytes < kCtaSmem)
     b.shared("reserved", kCtaSmem - ring * kStageBytes - heat_bytes, 128, ir::SmemUse::other);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  // The ring's warp: the CTA's only warp, or the third warpgroup's first.
-  Reg lane_id = heated ? (tid - kHeatThreads).named("ring_lane") : tid;
+  // The ring's warp (the one that stamps and leaves the records): the CTA's only warp, the third
+  // warpgroup's first (heated), or the consumer warpgroup's first (split).
+  Reg lane_id = heated ? (tid - kHeatThreads).named("ring_lane") : split ? (tid - kConsumer).named("ring_lane") : tid;
   Reg gid = (cta * 32u + lane_id).named("gid");
   Reg tm = b.tensor_map_address(tmap, "tm");
   Reg leader = (tid == (heated ? kHeatThreads : 0u)).named("leader");
@@ -73,6 +80,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   }
   b.if_(leader, [&] {
     for (uint32_t s = 0; s < ring; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    if (split)
+      for (uint32_t s = 0; s < ring; ++s) b.mbarrier_init(empty->at(8 * s), kConsumer);
     b.fence_mbarrier_init();
   });
   if (heated) b.fence_proxy_async();
@@ -95,12 +104,38 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes), tm, {col, a_row}, full.at(8 * s));
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes + kBoxBytes), tm, {col, b_row}, full.at(8 * s));
   };
-  const auto run_ring = [&] {
-    // The math's stand-in: pace_reps x 8 dependent FMAs (about 4 cycles each on the card and the
-    // model alike), its bits kept live in the thread's record.
+  // The ring warp's records after its span: the cycles, the value (the FMAs' bits and a landed
+  // word, so neither is dead), and the span's %globaltimer nanoseconds in the record's spare word
+  // (offset 24): cycles over nanoseconds is the clock the SM ran the ring at (the latencies above
+  // are in its cycles).
+  const auto records = [&](const Reg& acc, const Reg& t0, const Reg& ns0) {
+    Reg t1 = b.special(ir::Special::clock64, "t1");
+    Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
+    Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc, "bits"), "u"), ir::Rounding::none, "acc_bits");
+    Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
+    store_result(b, pc, gid, t0, t1, (b.cvt(Type::u64, first_word, ir::Rounding::none, "value") ^ bits).named("value"));
+    Reg C = b.global_ptr(pc, "C_ptr2");
+    b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "ns_off")).named("ns_at"), 24),
+                {(ns1 - ns0).named("ns")});
+  };
+  // The math's stand-in: pace_reps x 8 dependent FMAs (about 4 cycles each on the card and the
+  // model alike), its bits kept live in the thread's record.
+  struct Pace {
+    Reg x, y, acc;
+  };
+  const auto pace_start = [&] {
     Reg tf = b.cvt(Type::f32, lane_id, ir::Rounding::rn, "tid_f");
-    Reg x = b.fma(tf, 1e-7, 0.9999, "x"), y = b.fma(tf, 1e-9, 1e-6, "y");
-    Reg acc = b.fma(tf, 1.0, 1.0, "acc");
+    return Pace{b.fma(tf, 1e-7, 0.9999, "x"), b.fma(tf, 1e-9, 1e-6, "y"), b.fma(tf, 1.0, 1.0, "acc")};
+  };
+  const auto pace = [&](Pace& f) {
+    if (pace_reps > 0)
+      b.loop("pace", pace_reps, [&](const Reg&) {
+        for (uint32_t i = 0; i < 8; ++i) b.fma_into(f.acc, f.acc, f.x, f.y);
+      });
+  };
+  const auto run_ring = [&] {
+    Pace f = pace_start();
+    Reg& acc = f.acc;
     Reg t0 = b.special(ir::Special::clock64, "t0");
     Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
     b.if_(leader, [&] {
@@ -114,10 +149,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
           Reg block = (p * ring + s).named("block");
           b.mbarrier_wait(full.at(8 * s), phase);
           stamp((block * 2u).named("landed_slot"));
-          if (pace_reps > 0)
-            b.loop("pace", pace_reps, [&](const Reg&) {
-              for (uint32_t i = 0; i < 8; ++i) b.fma_into(acc, acc, x, y);
-            });
+          pace(f);
           stamp((block * 2u + 1u).named("done_slot"));
           Reg ahead = (block + ring).named("ahead");
           b.if_((ahead < k_blocks).named("refill"), [&] { load(ahead, s); });
@@ -126,18 +158,46 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
       });
       stamp(b.mov(Type::u32, 2 * k_blocks, "last_slot"));
     });
-    Reg t1 = b.special(ir::Special::clock64, "t1");
-    Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
-    Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc, "bits"), "u"), ir::Rounding::none, "acc_bits");
-    Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
-    store_result(b, pc, gid, t0, t1, (b.cvt(Type::u64, first_word, ir::Rounding::none, "value") ^ bits).named("value"));
-    // The nanoseconds of the same span in the record's spare word (offset 24): cycles over
-    // nanoseconds is the clock the SM ran the ring at (the latencies above are in its cycles).
-    Reg C = b.global_ptr(pc, "C_ptr2");
-    b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "ns_off")).named("ns_at"), 24),
-                {(ns1 - ns0).named("ns")});
+    records(acc, t0, ns0);
   };
-  if (!heated) {
+  // Split: the producer's thread waits for a stage's `empty` phase (a fresh barrier's parity 1
+  // passes at once, so the first pass fills the ring) and refills it; the consumers wait for
+  // `full`, run the FMAs, arrive on `empty`; the consumer warpgroup's thread 0 stamps.
+  const auto run_split = [&] {
+    b.if_((tid == 0u).named("producer"), [&] {
+      Reg parity = b.mov(Type::u32, 1u, "empty_parity");
+      b.loop("produce", k_blocks / ring, [&](const Reg& p) {
+        for (uint32_t s = 0; s < ring; ++s) {
+          b.mbarrier_wait(empty->at(8 * s), parity);
+          load((p * ring + s).named("block"), s);
+        }
+        parity ^= 1u;
+      });
+    });
+    b.if_((tid >= kConsumer).named("consumer"), [&] {
+      Pace f = pace_start();
+      Reg t0 = b.special(ir::Special::clock64, "t0");
+      Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
+      Reg stamper = (tid == kConsumer).named("stamper");
+      Reg phase = b.mov(Type::u32, 0u, "phase");
+      b.loop("consume", k_blocks / ring, [&](const Reg& p) {
+        for (uint32_t s = 0; s < ring; ++s) {
+          Reg block = (p * ring + s).named("block");
+          b.mbarrier_wait(full.at(8 * s), phase);
+          b.if_(stamper, [&] { stamp((block * 2u).named("landed_slot")); });
+          pace(f);
+          b.if_(stamper, [&] { stamp((block * 2u + 1u).named("done_slot")); });
+          b.mbarrier_arrive(empty->at(8 * s));
+        }
+        phase ^= 1u;
+      });
+      b.if_(stamper, [&] { stamp(b.mov(Type::u32, 2 * k_blocks, "last_slot")); });
+      b.if_((tid < kConsumer + 32).named("record_warp"), [&] { records(f.acc, t0, ns0); });
+    });
+  };
+  if (split) {
+    run_split();
+  } else if (!heated) {
     run_ring();
   } else {
     b.if_((tid >= kHeatThreads).named("ring_warpgroup"), [&] {
