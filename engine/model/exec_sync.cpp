@@ -216,7 +216,7 @@ void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   for (Warp& w : c.warps) {
     if (w.state != WarpState::mbar_wait || w.wait_mbar != addr) continue;
     if ((m.phase & 1) == w.wait_parity) continue;  // still the waited-on phase in progress
-    wake(c, w, cycle + timing::kMbarrierLatency);
+    wake(c, w, cycle + c.launch.figures->mbarrier_wake);
     trace_mbar(c, EventKind::mbar_wait_released, cycle, w.id, kNone, addr, m, w.wait_parity);
   }
 }
@@ -295,7 +295,9 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
     left -= take;
     trace_mbar(t, EventKind::mbar_arrive, x.cta.now, peer_warp(t, rank, x.warp.id), x.inst_id, addr, m, take);
     const uint32_t before = m.phase;
-    mbarrier_check_phase(t, addr, x.cta.now);
+    // A peer's barrier hears of the arrive remote_arrive cycles later: its waiters wake that much
+    // later (the phase itself flips now; a peer's wait issued in between passes early).
+    mbarrier_check_phase(t, addr, &t == &x.cta ? x.cta.now : x.cta.now + x.cta.launch.figures->remote_arrive);
     if (m.phase == before || take == 0) break;
   }
 }

@@ -73,6 +73,8 @@ struct CtaFigures {
   uint32_t l1_latency;             // a load the traced CTA's L1 holds (exec_global.cpp)
   uint32_t tma_latency;            // TMA issue to land, beyond the transfer (exec_async.cpp)
   uint32_t cluster_release_stall;  // a release.cluster remote arrive's fences (exec_sync.cpp)
+  uint32_t mbarrier_wake;          // a phase's completion to its waiters' next issue (exec_sync.cpp)
+  uint32_t remote_arrive;          // a remote arrive's trip to the peer's barrier (exec_sync.cpp)
   // The traced CTA's TMA loads: its SM's copy engine (tma_bytes_per_cycle, measured alone), but
   // no faster than the SM's share of what L2 delivers to all SMs at once (a CTA is predicted as
   // one of a full wave; the L2's limit for lines each SM reads on its own is the wave's, timing.cpp).
@@ -91,6 +93,8 @@ constexpr CtaFigures cta_figures(const MachineDesc& m) {
           uint32_t(m.l1_latency.value),
           uint32_t(m.tma_latency.value),
           uint32_t(m.cluster_release_stall.value),
+          uint32_t(m.mbarrier_wake_latency.value),
+          uint32_t(m.remote_arrive_latency.value),
           m.tma_bytes_per_cycle.value < l2_share ? m.tma_bytes_per_cycle.value : l2_share,
           per_sm_share(m, m.l2_write_bandwidth_gbs.value)};
 }

@@ -297,6 +297,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_gemm_wave_probe(4, 4, 4, 8),
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2),
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, 2),  // heated
+      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, 0, true),  // split roles
+      kernels::build_mbarrier_handoff_probe(4, 1),
+      kernels::build_mbarrier_handoff_probe(4, 128),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
@@ -417,12 +420,30 @@ TEST_CASE("probes: a clock spin counts a fixed number of cycles and the nanoseco
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
   // The remote-arrive round trip: both CTAs of the cluster run, the token comes back each round.
   {
-    const ProbeRun r = run_probe(kernels::build_remote_arrive_probe(8), 64);
+    const ProbeRun r = run_probe(kernels::build_remote_arrive_probe(64), 64);
     CHECK(r.field(0, 2) == 0);   // rank 0's record
     CHECK(r.field(32, 2) == 1);  // rank 1's
-    const double round_trip = double(r.field(0, 0)) / 8;
-    CHECK(round_trip >= 2.0 * model::timing::kMbarrierLatency);  // two arrives a round, at least
+    // Two remote arrives a round, each reaching the peer remote_arrive cycles later and waking
+    // its waiter mbarrier_wake cycles after that (probe remote_arrive_round_trip: 414.1 cycles on
+    // the H100, 2026-11-28): the round trip is those figures and the loop's few instructions.
+    const double round_trip = double(r.field(0, 0)) / 64;
+    const model::timing::CtaFigures& f = model::timing::kH100Cta;
+    CHECK(round_trip >= 2.0 * (f.remote_arrive + f.mbarrier_wake));
+    CHECK(round_trip == Approx(414.1).epsilon(0.03));
   }
+  // A local hand-off, as step 13's consumers give a stage back: one thread or a warpgroup
+  // arrives, a warp waiting on the barrier wakes mbarrier_wake cycles later, twice a round
+  // (probe mbarrier_handoff_*: 124.07 cycles a round on the H200 either way, 2026-12-04).
+  for (const uint32_t arrivals : {1u, 128u}) {
+    INFO(arrivals << " arrivals");
+    const uint32_t rounds = 64;
+    const ProbeRun r = run_probe(kernels::build_mbarrier_handoff_probe(rounds, arrivals), 256);
+    const double round = double(r.field(0, 0)) / rounds;
+    CHECK(round >= 2.0 * model::timing::kH100Cta.mbarrier_wake);
+    CHECK(round == Approx(124.07).epsilon(0.03));
+  }
+  CHECK_THROWS_WITH(kernels::build_mbarrier_handoff_probe(4, 129), Catch::Contains("got 4 rounds, 129 arrivals"));
+  CHECK_THROWS(kernels::build_mbarrier_handoff_probe(0, 1));
   // What an arrive costs the warp that issues it: the .release.cluster form waits for the
   // GPU-wide memory barrier (machine figure cluster_release_stall, probe remote_arrive_issue_*:
   // 674 against 6 cycles on the H100), the default form does not.

@@ -163,6 +163,35 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
       CHECK(nonzero == 256);
     }
   }
+  // Split: step 13's roles (a producer thread, a consumer warpgroup giving each stage back through
+  // its `empty` barrier). The same boxes land in the same order (the value as above) and the
+  // stamps rise. With no math every block is latency-bound: a block issued once the consumers
+  // gave its stage back (the producer woken by their arrivals) lands a TMA latency later and wakes
+  // them, and two such trips cover two blocks, so a block's period is at least half of a TMA
+  // latency and two wakes (mbarrier_wake).
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, 0, true);
+    CHECK(k.launch.block[0] == 256);
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    const model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    CHECK(r.hazards.empty());
+    const model::timing::CtaFigures& f = model::timing::kH100Cta;
+    for (uint32_t cta = 0; cta < kCtas; ++cta) {
+      INFO("split CTA " << cta);
+      uint64_t value = 0;
+      std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+      CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+      std::vector<uint64_t> st(per_cta);
+      std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
+      for (size_t i = 1; i < per_cta; ++i) CHECK(st[i] >= st[i - 1]);
+      const double period = double(st[2 * (kBlocks - 1)] - st[2 * 2]) / (kBlocks - 3);
+      CHECK(period >= (f.tma_latency + 2.0 * f.mbarrier_wake) / 2);
+    }
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, 1, true));  // heated or split, not both
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 6, 0, 1));  // heated rings stop at 5
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 4, 4, 0));  // 6 K blocks: not a multiple of 4
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 5, 3, 0));  // more CTAs than tiles

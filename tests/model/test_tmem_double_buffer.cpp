@@ -120,11 +120,14 @@ TEST_CASE("tmem double buffer: a parity that flips every tile deadlocks on the s
 
 TEST_CASE("tmem double buffer: the epilogue drains one buffer while the next tile's MMAs fill the other",
           "[model][tcgen05][timeline]") {
-  const kernels::KernelInfo& info = kernels::kernel_or_throw(kStep);
-  test::ModelRun r = test::run_model(kStep, info.example_shape, true, 9);
+  // 64 tiles on 16 CTAs (four a CTA, buffers 0, 1, 0, 1) with K 512: eight K blocks a tile, so the
+  // next tile's MMAs outlast the gap between the epilogue's loads (at the example's K of 128, two K
+  // blocks a tile, they can end before the epilogue's second load while its first waits for the
+  // commit: whether a load falls under them is then a matter of a few cycles).
+  test::ModelRun r = test::run_model(kStep, {1024, 2048, 512}, true, 9, {}, {}, {{"ctas", 16}});
   REQUIRE(r.result.completed);
   const Overlap two = epilogue_under_mmas(r.result.trace);
-  CHECK(two.loads == 3 * 4 * 8);  // 3 tiles, 4 epilogue warps, 8 loads of 32 columns
+  CHECK(two.loads == 4 * 4 * 8);  // 4 tiles, 4 epilogue warps, 8 loads of 32 columns
   CHECK(two.loads_under_mma > 0);   // a load of one buffer while the MMAs fill the other
   CHECK(two.stores > 0);
   CHECK(two.stores_under_mma > 0);  // C of one tile stored under the next tile's MMAs
