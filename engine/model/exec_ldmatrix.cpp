@@ -43,6 +43,10 @@ constexpr uint32_t kRowBytes = 16;  // one row of an 8×8 b16 matrix
 struct MatrixPlaces {
   std::array<std::array<std::array<uint8_t, 2>, 4>, 32> row{};
   std::array<std::array<std::array<uint8_t, 2>, 4>, 32> byte{};  // 2 · column
+  // The map gives lane l of register j the 4 bytes at 4·(l%4) of row 8j + l/4, its two halves in
+  // order (ldmatrix and stmatrix without .trans): each row is then four lanes' words as they lie,
+  // copied 16 bytes a row (exec_ldmatrix's straight form).
+  bool rows_in_order = false;
 };
 
 const MatrixPlaces& matrix_places(uint32_t num, ir::Op op) {
@@ -59,6 +63,13 @@ const MatrixPlaces& matrix_places(uint32_t num, ir::Op op) {
             p.row[size_t(l)][size_t(v / 2)][size_t(v % 2)] = uint8_t(rc.row);
             p.byte[size_t(l)][size_t(v / 2)][size_t(v % 2)] = uint8_t(2 * rc.col);
           }
+        bool in_order = true;
+        for (int l = 0; l < 32; ++l)
+          for (int j = 0; j < x; ++j)
+            for (int h = 0; h < 2; ++h)
+              in_order = in_order && p.row[size_t(l)][size_t(j)][size_t(h)] == 8 * j + l / 4 &&
+                         p.byte[size_t(l)][size_t(j)][size_t(h)] == 4 * (l % 4) + 2 * h;
+        p.rows_in_order = in_order;
       }
     return t;
   }();
@@ -201,6 +212,12 @@ void exec_ldmatrix(ExecContext& x) {
     uint64_t* d = x.cta.reg_lanes(x.warp.id, ops.d[j].id);
     if (!ok) {  // a row outside shared memory (reported): zeros
       for (uint32_t l = 0; l < 32; ++l) d[l] = 0;
+    } else if (at.rows_in_order) {  // row r of matrix j is lanes 4r..4r+3's words, in order
+      for (uint32_t row = 0; row < 8; ++row) {
+        uint32_t w[4];
+        std::memcpy(w, r.ptr[8 * j + row], kRowBytes);
+        for (uint32_t i = 0; i < 4; ++i) d[4 * row + i] = w[i];
+      }
     } else {  // every row is there
       for (uint32_t l = 0; l < 32; ++l) {
         uint16_t v[2];
