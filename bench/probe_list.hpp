@@ -31,6 +31,9 @@ struct Probe {
   // after it: the list holds many footprints of up to a GiB, which would all be resident at once.
   size_t a_bytes = 0;
   uint8_t a_value = 0;
+  // The same for buffers.c: where set, its zeros are made only when the probe runs (the C-tile
+  // ring rows hold a 268-MB C each), and given back after it.
+  size_t c_bytes = 0;
 };
 
 // The copy-burst and outer-product probes (timing_probes_sm.cpp); q divides the counts (--quick).

@@ -737,6 +737,7 @@ int main(int argc, char** argv) {
     }
     double gpu = 0, modeled = 0;
     if (p.a_bytes > 0) p.buffers.a.assign(p.a_bytes, p.a_value);
+    if (p.c_bytes > 0) p.buffers.c.assign(p.c_bytes, 0);
     if (p.idle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.idle_ms));
     const run::KernelRun r =
         run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60), {}, p.timed_launches);
@@ -789,6 +790,7 @@ int main(int argc, char** argv) {
     if (!r.job.ok()) std::cout << "  GPU: " << r.job.error << "\n";
     out["probes"].push_back(row);
     if (p.a_bytes > 0) std::vector<uint8_t>().swap(p.buffers.a);  // its footprint back (Probe::a_bytes)
+    if (p.c_bytes > 0) std::vector<uint8_t>().swap(p.buffers.c);
   }
   if (status == 3) std::cerr << "gemmscope_timing_probes: no GPU; the model column alone is printed\n";
   if (out.contains("device")) out["description"] = against_description(out["device"].get<std::string>(), out["probes"]);

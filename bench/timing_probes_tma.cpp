@@ -149,9 +149,12 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // SMs run at the clock a GEMM holds: the same latencies in cycles of a lower clock.
   // Split rows (`_split`): step 13's roles, a producer thread and a consumer warpgroup that gives
   // each stage back through an `empty` mbarrier, so a refill also waits for that hand-off.
+  // C-tile rows (`_ctile`, whole grid): each CTA then stores its 64-KiB f32 tile of C as step 13's
+  // epilogue does, so the grid's L2 holds C's lines beside the panels (Nsight Compute's HBM bytes
+  // of these against the plain grid rows: does a deeper ring read more from HBM with them?).
   struct RingRow {
     uint32_t size, ctas, ring, pace, heat = 0;
-    bool split = false;
+    bool split = false, c_tile = false;
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -161,17 +164,21 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   for (const uint32_t ring : {2u, 3u, 4u, 5u}) ring_rows.push_back({8192, 132, ring, 20, quick ? 4u : 200u});
   for (const uint32_t pace : {20u, 28u})
     for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({8192, 132, ring, pace, 0, true});
+  for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, 0, false, true});
+  for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
                      ring = row.ring;
       if (what == 3 && !(row.size == 8192 && ctas == 132 && row.pace == 20)) continue;  // one clock row a ring
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
-      Probe p{fmt::format("tma_gemm_ring{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
-                          row.heat ? "_heat" : "", row.split ? "_split" : "", ring, row.pace, names[what]),
+      Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
+                          row.heat ? "_heat" : "", row.split ? "_split" : "", row.c_tile ? "_ctile" : "", ring,
+                          row.pace, names[what]),
               fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
                           "flight, {} x 8 dependent FMAs a block in its place: {}",
-                          ctas > 132  ? fmt::format("grid of {} CTAs", ctas)
+                          ctas > 132  ? fmt::format("grid of {} CTAs{}", ctas,
+                                                    row.c_tile ? ", each then storing its 64-KiB f32 tile of C" : "")
                           : row.heat ? std::string("first wave beside two warpgroups of wgmma (a GEMM's clock)")
                           : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
                                       : std::string("first wave"),
@@ -182,14 +189,19 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           : what == 2 ? "the K period (a block's FMAs and its wait)"
                                       : "the SM clock over thread 0's span (cycles / %globaltimer ns, mean of the CTAs)"),
               what == 3 ? "MHz" : "cycles",
-              kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace, row.heat, row.split),
+              kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace,
+                                                 {.heat_reps = row.heat, .split = row.split, .c_tile = row.c_tile}),
               {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;
       p.a_value = 1;
-      p.buffers.c.assign(size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (2 * k_blocks + 1) * 8 +
-                             (row.heat ? size_t(ctas) * 256 * 4 : 0),
-                         0);
+      const size_t c_bytes = size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (2 * k_blocks + 1) * 8 +
+                             (row.heat ? size_t(ctas) * 256 * 4 : 0) +
+                             (row.c_tile ? size_t(tiles) * 128 * tiles * 128 * 4 : 0);
+      if (row.c_tile)
+        p.c_bytes = c_bytes;  // made when it runs (Probe::c_bytes)
+      else
+        p.buffers.c.assign(c_bytes, 0);
       p.figure = [ctas, k_blocks, ring, what](const std::vector<uint8_t>& c, double) {
         if (what == 2) return ring_period(c, ctas, k_blocks, ring);
         if (what == 3) return ring_clock_mhz(c, ctas);

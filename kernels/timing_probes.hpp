@@ -191,16 +191,24 @@ ir::Kernel build_tma_gemm_wave_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
 // stamp 2k - 1 is what block k kept the "math" waiting (k_blocks a multiple of ring, at least two
 // rings). Each thread's record also holds, at byte 24, the %globaltimer nanoseconds of its
 // timed span (cycles over nanoseconds: the SM's clock).
-// heat_reps > 0: the same ring beside two warpgroups that run heat_reps rounds of four wgmma
+// form.heat_reps > 0: the same ring beside two warpgroups that run heat_reps rounds of four wgmma
 // m64n256k16 on random bf16 tiles each (384 threads; the ring is the third warpgroup's first
 // warp, rings of 2..5): the SMs draw a GEMM's power, so the ring runs at the clock a GEMM holds.
 // The heaters' accumulator bits follow the stamps, a u32 a thread (CTA c's 256 from c·256·4).
-// split: step 13's roles instead of one thread (256 threads): the first warpgroup's thread 0
+// form.split: step 13's roles instead of one thread (256 threads): the first warpgroup's thread 0
 // refills a stage once its `empty` mbarrier says the 128 threads of the second warpgroup, which
 // each run the FMAs, arrived on it; the second warpgroup's first warp stamps and leaves the
 // records. What a refill then waits for includes the consumers' arrivals reaching the producer.
+// form.c_tile: the one-thread ring, then the CTA's 128 x 128 f32 tile of C stored (16 bytes a lane,
+// a row a warp-store) as step 13's epilogue stores 64 KiB a tile: a (tiles_m·128) x (tiles_n·128)
+// f32 matrix after the stamps, each element the FMAs' bits. At most one of the three forms.
+struct RingProbeForm {
+  uint32_t heat_reps = 0;
+  bool split = false;
+  bool c_tile = false;
+};
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
-                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps = 0, bool split = false);
+                                     uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});
 
 // A GEMM wave's copies (sm_90a): a grid of tiles_n x tiles_m CTAs of one warpgroup; in each of
 // `ksteps` steps lane 0 of CTA (x, y) asks the copy engine for a 64x64 bf16 box of A (row panel

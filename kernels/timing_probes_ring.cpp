@@ -25,14 +25,18 @@ using probe_parts::store_result;
 using probe_parts::wgmma_rounds;
 
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
-                                     uint32_t ring, uint32_t pace_reps, uint32_t heat_reps, bool split) {
+                                     uint32_t ring, uint32_t pace_reps, const RingProbeForm& form) {
+  const uint32_t heat_reps = form.heat_reps;
+  const bool split = form.split, c_tile = form.c_tile;
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
-      k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) || (split && heat_reps > 0))
+      k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) ||
+      int(heat_reps > 0) + int(split) + int(c_tile) > 1)
     throw std::invalid_argument(fmt::format("a GEMM-ring TMA probe needs tiles, 1..tiles_m x tiles_n CTAs, a ring of "
                                             "2..6 stages (2..5 heated) and a K-block count that is a multiple of it, "
-                                            "at least two rings, and is heated or split, not both (got {} x {} tiles, "
-                                            "{} CTAs, {} stages, {} K blocks, {} heat reps{})",
-                                            tiles_m, tiles_n, ctas, ring, k_blocks, heat_reps, split ? ", split" : ""));
+                                            "at least two rings, and one form at most of heated, split and C tile "
+                                            "(got {} x {} tiles, {} CTAs, {} stages, {} K blocks, {} heat reps{}{})",
+                                            tiles_m, tiles_n, ctas, ring, k_blocks, heat_reps, split ? ", split" : "",
+                                            c_tile ? ", C tile" : ""));
   constexpr uint32_t kTile = 128, kBK = 64;  // step 13's 128 x 128 tile, 64-wide K blocks
   constexpr uint32_t kBoxBytes = kTile * kBK * 2, kStageBytes = 2 * kBoxBytes;
   // At least 120 KiB a CTA: one CTA an SM whatever the ring, as step 13 runs (its registers
@@ -48,7 +52,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   constexpr uint32_t kSplitThreads = 256, kConsumer = 128;
   const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
   Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
-                        heated ? fmt::format("_heat{}", heat_reps) : std::string(), split ? "_split" : ""),
+                        heated ? fmt::format("_heat{}", heat_reps) : std::string(),
+                        split ? "_split" : c_tile ? "_ctile" : ""),
             ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -158,6 +163,20 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
       });
       stamp(b.mov(Type::u32, 2 * k_blocks, "last_slot"));
     });
+    if (c_tile) {
+      // Step 13's epilogue's bytes: the CTA's 128 x 128 f32 tile of a (tiles_m·128) x (tiles_n·128)
+      // C after the stamps, a row of 512 bytes a warp-store (16 bytes a lane), the FMAs' bits.
+      Reg tile_at = (b.global_ptr(pc, "C_tile") + uint64_t(ctas) * 32 * kTimingOutBytes +
+                     uint64_t(ctas) * (2 * k_blocks + 1) * 8 +
+                     b.mul_wide(cta / tiles_n, kTile * tiles_n * kTile * 4, "tile_row_off") +
+                     b.mul_wide(cta % tiles_n, kTile * 4, "tile_col_off") + b.mul_wide(lane_id, 16u, "lane_off"))
+                        .named("tile_at");
+      Reg v = b.mov(Type::b32, acc, "c_bits");
+      b.loop("c_row", kTile, [&](const Reg& r) {
+        b.st_global(Type::b32, Addr::at((tile_at + b.mul_wide(r, tiles_n * kTile * 4, "c_row_off")).named("c_at")),
+                    {v, v, v, v});
+      });
+    }
     records(acc, t0, ns0);
   };
   // Split: the producer's thread waits for a stage's `empty` phase (a fresh barrier's parity 1

@@ -296,8 +296,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_probe(4, 1, 4, 256, 16, 1, true),  // each round stamped
       kernels::build_tma_gemm_wave_probe(4, 4, 4, 8),
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2),
-      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, 2),  // heated
-      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, 0, true),  // split roles
+      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, {.heat_reps = 2}),  // heated
+      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, {.split = true}),      // split roles
+      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, {.c_tile = true}),     // C tile
       kernels::build_mbarrier_handoff_probe(4, 1),
       kernels::build_mbarrier_handoff_probe(4, 128),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),

@@ -139,7 +139,7 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
   // Heated: the same ring beside two warpgroups of wgmma; the ring's stamps and record as before
   // (its warp is the third warpgroup's first), the heaters' accumulator bits after the stamps.
   {
-    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, 2);
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, {.heat_reps = 2});
     CHECK(k.launch.block[0] == 384);
     bufs.c.assign(stamps_at + kCtas * per_cta * 8 + kCtas * 256 * 4, 0);
     model::SimOptions opt;
@@ -170,7 +170,7 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
   // them, and two such trips cover two blocks, so a block's period is at least half of a TMA
   // latency and two wakes (mbarrier_wake).
   {
-    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, 0, true);
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, {.split = true});
     CHECK(k.launch.block[0] == 256);
     bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
     model::SimOptions opt;
@@ -191,8 +191,31 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
       CHECK(period >= (f.tma_latency + 2.0 * f.mbarrier_wake) / 2);
     }
   }
-  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, 1, true));  // heated or split, not both
-  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 6, 0, 1));  // heated rings stop at 5
+  // C tile: after its ring each CTA stores its 128 x 128 f32 tile of C, lane l's 16 bytes of each
+  // row its FMA chain's value (no FMAs: lane + 1), in the tile's place of the 256 x 256 C after
+  // the stamps; the four CTAs cover C.
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, {.c_tile = true});
+    const uint32_t cols = kTiles * 128;
+    const size_t tile_at = stamps_at + kCtas * per_cta * 8;
+    bufs.c.assign(tile_at + size_t(cols) * cols * 4, 0xEE);
+    model::SimOptions opt;
+    opt.trace = false;
+    const model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    CHECK(r.hazards.empty());
+    uint32_t wrong = 0;
+    for (uint32_t row = 0; row < cols; ++row)
+      for (uint32_t col = 0; col < cols; ++col) {
+        float v = 0;
+        std::memcpy(&v, bufs.c.data() + tile_at + (size_t(row) * cols + col) * 4, 4);
+        wrong += v != float((col % 128) / 4 + 1);
+      }
+    CHECK(wrong == 0);
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.heat_reps = 1, .split = true}));  // one form
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.split = true, .c_tile = true}));
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 6, 0, {.heat_reps = 1}));  // heated rings stop at 5
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 4, 4, 0));  // 6 K blocks: not a multiple of 4
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 6, 5, 3, 0));  // more CTAs than tiles
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 14, 4, 7, 0));  // a ring past 6
