@@ -238,8 +238,11 @@ KernelInfo blackwell_persistent_tmem2_info() {
       "once every second tile. So the epilogue's stores of one tile run under the next tile's MMAs, and the "
       "tensor core no longer waits for the epilogue.";
   // 37 x 12 = 444 tiles = 3 per CTA on 148 CTAs: every CTA uses buffer 0, buffer 1, and buffer 0
-  // again, and its ring of 4 stages wraps once (2 K-blocks a tile).
-  k.example_shape = {4736, 3072, 128};
+  // again. K 512: 8 K-blocks a tile (its ring of 4 stages wraps twice a tile), so the next tile's
+  // MMAs run longer than the gap between the epilogue's loads, and the Tensor-memory view shows
+  // one buffer read while the other fills (at K 128, two K-blocks a tile, that overlap came and
+  // went with a few cycles of the model's mbarrier wake).
+  k.example_shape = {4736, 3072, 512};
   k.constraints = hopper::edge_shape_constraints();
   k.check_shape = [](const GemmShape& s, const GemmShape&) { hopper::check_edge_shape(kId, s); };
   k.params = {{"ctas",
