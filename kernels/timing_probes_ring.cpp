@@ -28,6 +28,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form) {
   const uint32_t heat_reps = form.heat_reps;
   const bool split = form.split, c_tile = form.c_tile;
+  if (form.uneven && (heat_reps > 0 || split))
+    throw std::invalid_argument("a GEMM-ring TMA probe's uneven pace is for the one-thread ring (with or without its C tile)");
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
       k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) ||
       int(heat_reps > 0) + int(split) + int(c_tile) > 1)
@@ -51,9 +53,9 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   // waits for the consumers' arrivals to reach the producer as step 13's do.
   constexpr uint32_t kSplitThreads = 256, kConsumer = 128;
   const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
-  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
+  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
-                        split ? "_split" : c_tile ? "_ctile" : ""),
+                        split ? "_split" : c_tile ? "_ctile" : "", form.uneven ? "_uneven" : ""),
             ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -132,9 +134,14 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     Reg tf = b.cvt(Type::f32, lane_id, ir::Rounding::rn, "tid_f");
     return Pace{b.fma(tf, 1e-7, 0.9999, "x"), b.fma(tf, 1e-9, 1e-6, "y"), b.fma(tf, 1.0, 1.0, "acc")};
   };
+  // Uneven: CTA c's pace is pace_reps + (c·37 mod 5 − 2)·(pace_reps / 10) reps, 80-120% of the
+  // others', so CTAs that read the same panel drift apart in K as a GEMM's do.
+  std::optional<Reg> uneven_reps;
+  if (form.uneven && pace_reps >= 10)
+    uneven_reps = ((cta * 37u) % 5u * (pace_reps / 10) + (pace_reps - 2 * (pace_reps / 10))).named("pace_reps");
   const auto pace = [&](Pace& f) {
     if (pace_reps > 0)
-      b.loop("pace", pace_reps, [&](const Reg&) {
+      b.loop("pace", uneven_reps ? builder::Src(*uneven_reps) : builder::Src(pace_reps), [&](const Reg&) {
         for (uint32_t i = 0; i < 8; ++i) b.fma_into(f.acc, f.acc, f.x, f.y);
       });
   };

@@ -213,6 +213,27 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
       }
     CHECK(wrong == 0);
   }
+  // Uneven: CTA c runs 20 + (c·37 mod 5 − 2)·2 reps a block (c = 0..3: 16, 20, 24, 18), so its
+  // FMAs take that many reps of 8 dependent FMAs: at least 4 cycles each, under twice that.
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 20, {.uneven = true});
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    REQUIRE(model::simulate(k, bufs, opt).completed);
+    const uint32_t reps[kCtas] = {16, 20, 24, 18};
+    for (uint32_t cta = 0; cta < kCtas; ++cta) {
+      INFO("uneven CTA " << cta);
+      std::vector<uint64_t> st(per_cta);
+      std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
+      for (uint32_t blk = 0; blk < kBlocks; ++blk) {
+        const uint64_t fmas = st[2 * blk + 1] - st[2 * blk];
+        CHECK(fmas >= reps[cta] * 8 * 4);
+        CHECK(fmas < reps[cta] * 8 * 4 * 2);
+      }
+    }
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.split = true, .uneven = true}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.heat_reps = 1, .split = true}));  // one form
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.split = true, .c_tile = true}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 6, 0, {.heat_reps = 1}));  // heated rings stop at 5
