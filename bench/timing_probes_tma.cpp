@@ -154,7 +154,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // of these against the plain grid rows: does a deeper ring read more from HBM with them?).
   struct RingRow {
     uint32_t size, ctas, ring, pace, heat = 0;
-    bool split = false, c_tile = false, uneven = false;
+    bool split = false, c_tile = false, uneven = false, jitter = false;
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -170,6 +170,10 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // so the CTAs that share a panel drift apart in K as a GEMM's do.
   for (const uint32_t ring : {3u, 4u, 6u})
     ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, 0, false, false, true});
+  // Jittered rows (`_jitter`, whole grid): each K block's pace 80-120% by a hash of CTA and block,
+  // every CTA's mean the same (RingProbeForm::jitter): a GEMM's CTAs' drift, a random walk.
+  for (const uint32_t ring : {3u, 4u, 6u})
+    ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, 0, false, false, false, true});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
@@ -178,12 +182,13 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
       Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
                           row.heat ? "_heat" : "", row.split ? "_split" : "", row.c_tile ? "_ctile" : "",
-                          row.uneven ? "_uneven" : "", ring, row.pace, names[what]),
+                          row.uneven ? "_uneven" : row.jitter ? "_jitter" : "", ring, row.pace, names[what]),
               fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
                           "flight, {} x 8 dependent FMAs a block in its place: {}",
                           ctas > 132  ? fmt::format("grid of {} CTAs{}", ctas,
                                                     row.c_tile   ? ", each then storing its 64-KiB f32 tile of C"
                                                     : row.uneven ? ", each at its own pace (80-120%)"
+                                                    : row.jitter ? ", each block's pace 80-120% at random"
                                                                  : "")
                           : row.heat ? std::string("first wave beside two warpgroups of wgmma (a GEMM's clock)")
                           : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
@@ -197,7 +202,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
               what == 3 ? "MHz" : "cycles",
               kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace,
                                                  {.heat_reps = row.heat, .split = row.split, .c_tile = row.c_tile,
-                                                  .uneven = row.uneven}),
+                                                  .uneven = row.uneven, .jitter = row.jitter}),
               {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;

@@ -209,6 +209,9 @@ struct RingProbeForm {
   // The one-thread ring (plain or with its C tile) at a pace that differs by CTA, 80-120% of
   // pace_reps (c·37 mod 5 steps of a tenth), so CTAs that share a panel drift apart in K.
   bool uneven = false;
+  // The same ring at a pace that jitters by K block, 80-120% of pace_reps from a hash of the CTA
+  // and the block: every CTA's mean the same, their drift a random walk (one of uneven, jitter).
+  bool jitter = false;
 };
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});

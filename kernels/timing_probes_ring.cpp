@@ -28,8 +28,9 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form) {
   const uint32_t heat_reps = form.heat_reps;
   const bool split = form.split, c_tile = form.c_tile;
-  if (form.uneven && (heat_reps > 0 || split))
-    throw std::invalid_argument("a GEMM-ring TMA probe's uneven pace is for the one-thread ring (with or without its C tile)");
+  if ((form.uneven || form.jitter) && (heat_reps > 0 || split || (form.uneven && form.jitter)))
+    throw std::invalid_argument("a GEMM-ring TMA probe's uneven or jittered pace (one of them) is for the one-thread "
+                                "ring, with or without its C tile");
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
       k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) ||
       int(heat_reps > 0) + int(split) + int(c_tile) > 1)
@@ -55,7 +56,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
   Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
-                        split ? "_split" : c_tile ? "_ctile" : "", form.uneven ? "_uneven" : ""),
+                        split ? "_split" : c_tile ? "_ctile" : "", form.uneven ? "_uneven" : form.jitter ? "_jitter" : ""),
             ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -135,15 +136,22 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     return Pace{b.fma(tf, 1e-7, 0.9999, "x"), b.fma(tf, 1e-9, 1e-6, "y"), b.fma(tf, 1.0, 1.0, "acc")};
   };
   // Uneven: CTA c's pace is pace_reps + (c·37 mod 5 − 2)·(pace_reps / 10) reps, 80-120% of the
-  // others', so CTAs that read the same panel drift apart in K as a GEMM's do.
+  // others', so CTAs that read the same panel drift apart in K as a GEMM's do. Jitter: each K
+  // block's pace is pace_reps + (h mod 5 − 2)·(pace_reps / 10), h a hash of the CTA and the block:
+  // the same mean for every CTA, their drift a random walk.
+  const uint32_t tenth = pace_reps / 10;
   std::optional<Reg> uneven_reps;
-  if (form.uneven && pace_reps >= 10)
-    uneven_reps = ((cta * 37u) % 5u * (pace_reps / 10) + (pace_reps - 2 * (pace_reps / 10))).named("pace_reps");
-  const auto pace = [&](Pace& f) {
-    if (pace_reps > 0)
-      b.loop("pace", uneven_reps ? builder::Src(*uneven_reps) : builder::Src(pace_reps), [&](const Reg&) {
-        for (uint32_t i = 0; i < 8; ++i) b.fma_into(f.acc, f.acc, f.x, f.y);
-      });
+  if (form.uneven && tenth > 0)
+    uneven_reps = ((cta * 37u) % 5u * tenth + (pace_reps - 2 * tenth)).named("pace_reps");
+  const auto pace = [&](Pace& f, const Reg& block) {
+    if (pace_reps == 0) return;
+    std::optional<Reg> reps = uneven_reps;
+    if (form.jitter && tenth > 0)
+      reps = ((((cta * 0x9E3779B1u + block * 0x85EBCA6Bu) >> 27) % 5u) * tenth + (pace_reps - 2 * tenth))
+                 .named("pace_reps");
+    b.loop("pace", reps ? builder::Src(*reps) : builder::Src(pace_reps), [&](const Reg&) {
+      for (uint32_t i = 0; i < 8; ++i) b.fma_into(f.acc, f.acc, f.x, f.y);
+    });
   };
   const auto run_ring = [&] {
     Pace f = pace_start();
@@ -161,7 +169,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
           Reg block = (p * ring + s).named("block");
           b.mbarrier_wait(full.at(8 * s), phase);
           stamp((block * 2u).named("landed_slot"));
-          pace(f);
+          pace(f, block);
           stamp((block * 2u + 1u).named("done_slot"));
           Reg ahead = (block + ring).named("ahead");
           b.if_((ahead < k_blocks).named("refill"), [&] { load(ahead, s); });
@@ -211,7 +219,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
           Reg block = (p * ring + s).named("block");
           b.mbarrier_wait(full.at(8 * s), phase);
           b.if_(stamper, [&] { stamp((block * 2u).named("landed_slot")); });
-          pace(f);
+          pace(f, block);
           b.if_(stamper, [&] { stamp((block * 2u + 1u).named("done_slot")); });
           b.mbarrier_arrive(empty->at(8 * s));
         }

@@ -4,6 +4,7 @@
 // (test_timing_model.cpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <vector>
@@ -233,6 +234,33 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
       }
     }
   }
+  // Jitter: each block's FMAs 16..24 reps (80-120% of 20), not all alike in a CTA, and the hash's
+  // pick for CTA c and block k (the kernel's own arithmetic, u32) decides which.
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 20, {.jitter = true});
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    REQUIRE(model::simulate(k, bufs, opt).completed);
+    uint32_t distinct = 0;
+    for (uint32_t cta = 0; cta < kCtas; ++cta) {
+      INFO("jittered CTA " << cta);
+      std::vector<uint64_t> st(per_cta);
+      std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
+      std::vector<uint32_t> reps;
+      for (uint32_t blk = 0; blk < kBlocks; ++blk) {
+        const uint32_t r = 16 + ((cta * 0x9E3779B1u + blk * 0x85EBCA6Bu) >> 27) % 5 * 2;
+        const uint64_t fmas = st[2 * blk + 1] - st[2 * blk];
+        CHECK(fmas >= r * 8 * 4);
+        CHECK(fmas < r * 8 * 4 * 2);
+        reps.push_back(r);
+      }
+      std::sort(reps.begin(), reps.end());
+      distinct += uint32_t(std::unique(reps.begin(), reps.end()) - reps.begin());
+    }
+    CHECK(distinct > kCtas);  // some CTA's blocks differ
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.uneven = true, .jitter = true}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.split = true, .uneven = true}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.heat_reps = 1, .split = true}));  // one form
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.split = true, .c_tile = true}));
