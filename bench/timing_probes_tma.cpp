@@ -155,6 +155,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   struct RingRow {
     uint32_t size, ctas, ring, pace, heat = 0;
     bool split = false, c_tile = false, uneven = false, jitter = false;
+    uint32_t drift = 0;
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -174,6 +175,11 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // every CTA's mean the same (RingProbeForm::jitter): a GEMM's CTAs' drift, a random walk.
   for (const uint32_t ring : {3u, 4u, 6u})
     ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, 0, false, false, false, true});
+  // Drift rows (`_drift{k}`, whole grid): CTA c runs (c·37 mod 5)·k + 1 FMAs more a block than the
+  // pace's 160 (RingProbeForm::drift_fmas): a lasting spread of about 0-2.5k% between CTAs.
+  for (const uint32_t k : {1u, 2u, 4u})
+    for (const uint32_t ring : {3u, 4u, 6u})
+      ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, 0, false, false, false, false, k});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
@@ -182,13 +188,18 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
       Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
                           row.heat ? "_heat" : "", row.split ? "_split" : "", row.c_tile ? "_ctile" : "",
-                          row.uneven ? "_uneven" : row.jitter ? "_jitter" : "", ring, row.pace, names[what]),
+                          row.uneven   ? std::string("_uneven")
+                          : row.jitter ? std::string("_jitter")
+                          : row.drift  ? fmt::format("_drift{}", row.drift)
+                                       : std::string(),
+                          ring, row.pace, names[what]),
               fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
                           "flight, {} x 8 dependent FMAs a block in its place: {}",
                           ctas > 132  ? fmt::format("grid of {} CTAs{}", ctas,
                                                     row.c_tile   ? ", each then storing its 64-KiB f32 tile of C"
                                                     : row.uneven ? ", each at its own pace (80-120%)"
                                                     : row.jitter ? ", each block's pace 80-120% at random"
+                                                    : row.drift  ? ", each a few FMAs a block slower than the last"
                                                                  : "")
                           : row.heat ? std::string("first wave beside two warpgroups of wgmma (a GEMM's clock)")
                           : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
@@ -202,7 +213,8 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
               what == 3 ? "MHz" : "cycles",
               kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace,
                                                  {.heat_reps = row.heat, .split = row.split, .c_tile = row.c_tile,
-                                                  .uneven = row.uneven, .jitter = row.jitter}),
+                                                  .uneven = row.uneven, .jitter = row.jitter,
+                                                  .drift_fmas = row.drift}),
               {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;

@@ -212,6 +212,9 @@ struct RingProbeForm {
   // The same ring at a pace that jitters by K block, 80-120% of pace_reps from a hash of the CTA
   // and the block: every CTA's mean the same, their drift a random walk (one of uneven, jitter).
   bool jitter = false;
+  // The same ring with a lasting difference of a few per cent between CTAs: CTA c runs
+  // (c·37 mod 5)·drift_fmas + 1 dependent FMAs more a block (one of uneven, jitter, drift).
+  uint32_t drift_fmas = 0;
 };
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});

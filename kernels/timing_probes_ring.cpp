@@ -28,7 +28,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form) {
   const uint32_t heat_reps = form.heat_reps;
   const bool split = form.split, c_tile = form.c_tile;
-  if ((form.uneven || form.jitter) && (heat_reps > 0 || split || (form.uneven && form.jitter)))
+  if ((form.uneven || form.jitter || form.drift_fmas > 0) &&
+      (heat_reps > 0 || split || int(form.uneven) + int(form.jitter) + int(form.drift_fmas > 0) > 1))
     throw std::invalid_argument("a GEMM-ring TMA probe's uneven or jittered pace (one of them) is for the one-thread "
                                 "ring, with or without its C tile");
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
@@ -56,7 +57,11 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
   Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
-                        split ? "_split" : c_tile ? "_ctile" : "", form.uneven ? "_uneven" : form.jitter ? "_jitter" : ""),
+                        split ? "_split" : c_tile ? "_ctile" : "",
+                        form.uneven       ? std::string("_uneven")
+                        : form.jitter     ? std::string("_jitter")
+                        : form.drift_fmas ? fmt::format("_drift{}", form.drift_fmas)
+                                          : std::string()),
             ir::Arch::sm_90a);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -143,6 +148,10 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   std::optional<Reg> uneven_reps;
   if (form.uneven && tenth > 0)
     uneven_reps = ((cta * 37u) % 5u * tenth + (pace_reps - 2 * tenth)).named("pace_reps");
+  // Drift: CTA c runs (c·37 mod 5)·form.drift_fmas + 1 dependent FMAs more a block, a lasting
+  // difference of a few per cent between CTAs.
+  std::optional<Reg> drift_fmas;
+  if (form.drift_fmas > 0) drift_fmas = ((cta * 37u) % 5u * form.drift_fmas + 1u).named("drift_fmas");
   const auto pace = [&](Pace& f, const Reg& block) {
     if (pace_reps == 0) return;
     std::optional<Reg> reps = uneven_reps;
@@ -152,6 +161,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     b.loop("pace", reps ? builder::Src(*reps) : builder::Src(pace_reps), [&](const Reg&) {
       for (uint32_t i = 0; i < 8; ++i) b.fma_into(f.acc, f.acc, f.x, f.y);
     });
+    if (drift_fmas)  // one more FMA at least: a loop runs once
+      b.loop("drift", *drift_fmas, [&](const Reg&) { b.fma_into(f.acc, f.acc, f.x, f.y); });
   };
   const auto run_ring = [&] {
     Pace f = pace_start();

@@ -301,6 +301,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 2, {.c_tile = true}),     // C tile
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 20, {.uneven = true}),    // uneven pace
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 20, {.jitter = true}),    // jittered pace
+      kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 20, {.drift_fmas = 2}),   // lasting drift
       kernels::build_mbarrier_handoff_probe(4, 1),
       kernels::build_mbarrier_handoff_probe(4, 128),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),

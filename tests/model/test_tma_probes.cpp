@@ -260,6 +260,27 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
     }
     CHECK(distinct > kCtas);  // some CTA's blocks differ
   }
+  // Drift: CTA c runs (c·37 mod 5)·8 + 1 dependent FMAs more a block, 4 cycles each at least: CTA 2
+  // (74 mod 5 = 4: 33 more) takes at least 32 FMAs' latency longer a block than CTA 0 (1 more).
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 20, {.drift_fmas = 8});
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    REQUIRE(model::simulate(k, bufs, opt).completed);
+    const auto math = [&](uint32_t cta, uint32_t blk) {
+      uint64_t a = 0, e = 0;
+      std::memcpy(&a, bufs.c.data() + stamps_at + (cta * per_cta + 2 * blk) * 8, 8);
+      std::memcpy(&e, bufs.c.data() + stamps_at + (cta * per_cta + 2 * blk + 1) * 8, 8);
+      return e - a;
+    };
+    for (uint32_t blk = 0; blk < kBlocks; ++blk) {
+      INFO("block " << blk);
+      CHECK(math(2, blk) >= math(0, blk) + 32 * 4);
+      CHECK(math(0, blk) >= (20 * 8 + 1) * 4);
+    }
+  }
+  CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.jitter = true, .drift_fmas = 1}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.uneven = true, .jitter = true}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.split = true, .uneven = true}));
   CHECK_THROWS(kernels::build_tma_gemm_ring_probe(2, 2, 12, 4, 2, 0, {.heat_reps = 1, .split = true}));  // one form
