@@ -42,6 +42,8 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q);
 void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q);
 // The probes of how far a warp's wgmma issue runs ahead of the tensor cores (timing_probes_wgmma.cpp).
 void add_wgmma_issue_probes(std::vector<Probe>& probes, uint32_t q);
+// The remote-arrive and mbarrier hand-off probes (timing_probes_sync.cpp).
+void add_sync_probes(std::vector<Probe>& probes, uint32_t q);
 // The stamped TMA probes: the spread of a loaded box's latency and a GEMM wave's own boxes
 // (timing_probes_tma.cpp); quick: small footprints.
 void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick);

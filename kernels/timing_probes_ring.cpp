@@ -28,10 +28,10 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form) {
   const uint32_t heat_reps = form.heat_reps;
   const bool split = form.split, c_tile = form.c_tile;
-  if ((form.uneven || form.jitter || form.drift_fmas > 0) &&
-      (heat_reps > 0 || split || int(form.uneven) + int(form.jitter) + int(form.drift_fmas > 0) > 1))
-    throw std::invalid_argument("a GEMM-ring TMA probe's uneven or jittered pace (one of them) is for the one-thread "
-                                "ring, with or without its C tile");
+  const int pace_forms = int(form.uneven) + int(form.jitter) + int(form.drift_fmas > 0);
+  if (pace_forms > 1 || (pace_forms > 0 && (heat_reps > 0 || split)))
+    throw std::invalid_argument("a GEMM-ring TMA probe's uneven, jittered or drifting pace (one of them) is for the "
+                                "one-thread ring, with or without its C tile");
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
       k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) ||
       int(heat_reps > 0) + int(split) + int(c_tile) > 1)
@@ -145,19 +145,19 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   // block's pace is pace_reps + (h mod 5 − 2)·(pace_reps / 10), h a hash of the CTA and the block:
   // the same mean for every CTA, their drift a random walk.
   const uint32_t tenth = pace_reps / 10;
+  const auto lasting_pick = [&] { return ((cta * 37u) % 5u).named("pick"); };
+  const auto spread_reps = [&](const Reg& pick) { return (pick * tenth + (pace_reps - 2 * tenth)).named("pace_reps"); };
   std::optional<Reg> uneven_reps;
-  if (form.uneven && tenth > 0)
-    uneven_reps = ((cta * 37u) % 5u * tenth + (pace_reps - 2 * tenth)).named("pace_reps");
+  if (form.uneven && tenth > 0) uneven_reps = spread_reps(lasting_pick());
   // Drift: CTA c runs (c·37 mod 5)·form.drift_fmas + 1 dependent FMAs more a block, a lasting
   // difference of a few per cent between CTAs.
   std::optional<Reg> drift_fmas;
-  if (form.drift_fmas > 0) drift_fmas = ((cta * 37u) % 5u * form.drift_fmas + 1u).named("drift_fmas");
+  if (form.drift_fmas > 0) drift_fmas = (lasting_pick() * form.drift_fmas + 1u).named("drift_fmas");
   const auto pace = [&](Pace& f, const Reg& block) {
     if (pace_reps == 0) return;
     std::optional<Reg> reps = uneven_reps;
     if (form.jitter && tenth > 0)
-      reps = ((((cta * 0x9E3779B1u + block * 0x85EBCA6Bu) >> 27) % 5u) * tenth + (pace_reps - 2 * tenth))
-                 .named("pace_reps");
+      reps = spread_reps((((cta * 0x9E3779B1u + block * 0x85EBCA6Bu) >> 27) % 5u).named("pick"));
     b.loop("pace", reps ? builder::Src(*reps) : builder::Src(pace_reps), [&](const Reg&) {
       for (uint32_t i = 0; i < 8; ++i) b.fma_into(f.acc, f.acc, f.x, f.y);
     });

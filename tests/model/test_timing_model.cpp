@@ -13,35 +13,15 @@
 #include "engine/model/timing.hpp"
 #include "engine/ptx/emit.hpp"
 #include "kernels/timing_probes.hpp"
+#include "tests/model/probe_run.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
 using kernels::ChainOp;
+using test::ProbeRun;
+using test::run_probe;
 
 namespace {
-
-// A probe run on the model; per-thread records of C (cycles, start, value).
-struct ProbeRun {
-  std::vector<uint8_t> c;
-  uint64_t field(uint32_t thread, uint32_t f) const {
-    uint64_t v = 0;
-    std::memcpy(&v, c.data() + size_t(thread) * kernels::kTimingOutBytes + 8 * f, 8);
-    return v;
-  }
-};
-
-ProbeRun run_probe(const ir::Kernel& k, uint32_t threads, std::vector<uint8_t> a = {},
-                   const model::timing::Machine* machine = nullptr) {
-  model::GemmBuffers bufs;
-  bufs.a = std::move(a);
-  bufs.c.assign(size_t(threads) * kernels::kTimingOutBytes, 0);
-  model::SimOptions opt;
-  opt.trace = false;
-  opt.machine = machine;
-  const model::SimResult r = model::simulate(k, bufs, opt);
-  REQUIRE(r.completed);
-  return {bufs.c};
-}
 
 // Cycles per instruction of warp 0's timed region.
 double per_inst(const ProbeRun& r, double instructions) { return double(r.field(0, 0)) / instructions; }
@@ -422,44 +402,6 @@ TEST_CASE("probes: a clock spin counts a fixed number of cycles and the nanoseco
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
-  // The remote-arrive round trip: both CTAs of the cluster run, the token comes back each round.
-  {
-    const ProbeRun r = run_probe(kernels::build_remote_arrive_probe(64), 64);
-    CHECK(r.field(0, 2) == 0);   // rank 0's record
-    CHECK(r.field(32, 2) == 1);  // rank 1's
-    // Two remote arrives a round, each reaching the peer remote_arrive cycles later and waking
-    // its waiter mbarrier_wake cycles after that (probe remote_arrive_round_trip: 414.1 cycles on
-    // the H100, 2026-11-28): the round trip is those figures and the loop's few instructions.
-    const double round_trip = double(r.field(0, 0)) / 64;
-    const model::timing::CtaFigures& f = model::timing::kH100Cta;
-    CHECK(round_trip >= 2.0 * (f.remote_arrive + f.mbarrier_wake));
-    CHECK(round_trip == Approx(414.1).epsilon(0.03));
-  }
-  // A local hand-off, as step 13's consumers give a stage back: one thread or a warpgroup
-  // arrives, a warp waiting on the barrier wakes mbarrier_wake cycles later, twice a round
-  // (probe mbarrier_handoff_*: 124.07 cycles a round on the H200 either way, 2026-12-04).
-  for (const uint32_t arrivals : {1u, 128u}) {
-    INFO(arrivals << " arrivals");
-    const uint32_t rounds = 64;
-    const ProbeRun r = run_probe(kernels::build_mbarrier_handoff_probe(rounds, arrivals), 256);
-    const double round = double(r.field(0, 0)) / rounds;
-    CHECK(round >= 2.0 * model::timing::kH100Cta.mbarrier_wake);
-    CHECK(round == Approx(124.07).epsilon(0.03));
-  }
-  CHECK_THROWS_WITH(kernels::build_mbarrier_handoff_probe(4, 129), Catch::Contains("got 4 rounds, 129 arrivals"));
-  CHECK_THROWS(kernels::build_mbarrier_handoff_probe(0, 1));
-  // What an arrive costs the warp that issues it: the .release.cluster form waits for the
-  // GPU-wide memory barrier (machine figure cluster_release_stall, probe remote_arrive_issue_*:
-  // 674 against 6 cycles on the H100), the default form does not.
-  {
-    const uint32_t n = 16;
-    const ProbeRun plain = run_probe(kernels::build_remote_arrive_issue_probe(n, false), 64);
-    const ProbeRun cluster = run_probe(kernels::build_remote_arrive_issue_probe(n, true), 64);
-    const double plain_each = double(plain.field(0, 0)) / n, cluster_each = double(cluster.field(0, 0)) / n;
-    CHECK(plain_each < 30);
-    CHECK(cluster_each - plain_each == Approx(model::timing::kH100Cta.cluster_release_stall).margin(1.0));
-    CHECK(cluster_each == Approx(674.1).epsilon(0.05));  // the H100's figure, 2026-11-28
-  }
   // The clock under load: the wgmma warps' cycles over their %globaltimer nanoseconds is the
   // clock the model's globaltimer counts at, while the streaming warp's boxes land.
   {
