@@ -12,12 +12,14 @@ namespace gs::cli {
 
 void add_timeline_record_options(CLI::App* cmd, TimelineCliOptions& o, const std::string& prefix) {
   cmd->add_option(prefix + "ctas", o.ctas,
-                  "Which CTAs record: cta (the traced one), cluster (its cluster) or wave (the first wave, one CTA "
-                  "per SM; default cta)")
-      ->check(one_of({"cta", "cluster", "wave"}, "a set of CTAs"));
+                  "Which CTAs record: cta (the traced one), cluster (its cluster), wave (the first wave, one CTA "
+                  "per SM) or all (every CTA of the grid: give " + prefix + "capacity 0 to keep each warp's start "
+                  "and end only); default cta")
+      ->check(one_of({"cta", "cluster", "wave", "all"}, "a set of CTAs"));
   cmd->add_option(prefix + "cta", o.cta, "The traced CTA, X,Y (default 0,0)")->check(cta_value());
-  cmd->add_option(prefix + "capacity", o.capacity, "Records per warp (default 8192)")
-      ->check(whole_number(1, ir::kTimelineMaxCapacity, "number of records per warp"));
+  cmd->add_option(prefix + "capacity", o.capacity,
+                  "Records per warp (default 8192; 0: each warp's start and end only, no events)")
+      ->check(whole_number(0, ir::kTimelineMaxCapacity, "number of records per warp"));
 }
 
 run::TimelineRequest timeline_request(const TimelineCliOptions& o, uint32_t sms) {

@@ -107,6 +107,7 @@ std::optional<TimelineCtas> parse_timeline_ctas(std::string_view s) {
   if (s == "cta") return TimelineCtas::traced;
   if (s == "cluster") return TimelineCtas::cluster;
   if (s == "wave") return TimelineCtas::wave;
+  if (s == "all") return TimelineCtas::all;
   return std::nullopt;
 }
 
@@ -134,7 +135,20 @@ ir::TimelineOptions timeline_options(const ir::Kernel& k, const TimelineRequest&
       o.first_cta = 0;
       o.ctas = uint32_t(std::min<uint64_t>(L.ctas(), std::max(req.sms, 1u)));
       break;
+    case TimelineCtas::all:
+      if (L.ctas() > uint64_t(UINT32_MAX))
+        throw kernels::ConfigError(fmt::format("--ctas all: the grid has {} CTAs, more than a timeline numbers", L.ctas()));
+      o.first_cta = 0;
+      o.ctas = uint32_t(L.ctas());
+      break;
   }
+  const ir::TimelineLayout layout{o.first_cta, o.ctas, o.capacity, (L.threads() + 31) / 32};
+  if (layout.buffer_bytes() > kTimelineMaxBufferBytes)
+    throw kernels::ConfigError(fmt::format(
+        "a timeline of {} CTA(s) x {} warps x {} records a warp needs {:.2f} GiB, more than the {} GiB allowed: "
+        "record fewer records a warp (--capacity N; 0 keeps each warp's start and end only) or fewer CTAs",
+        o.ctas, layout.warps_per_cta, o.capacity, double(layout.buffer_bytes()) / double(1ull << 30),
+        kTimelineMaxBufferBytes >> 30));
   return o;
 }
 
@@ -150,9 +164,13 @@ TimelineDoc timeline_doc(const ir::Kernel& k, const model::MeasuredTimeline& m, 
   d.warnings = m.warnings;
   d.lost = m.lost;
   std::vector<double> ghz;
+  uint64_t first_ns = UINT64_MAX;  // the first recorded warp's start, where the events' ns count from
+  for (const model::MeasuredWarp& w : m.warps)
+    if (w.finished) first_ns = std::min(first_ns, w.globaltimer_start);
   for (const model::MeasuredWarp& w : m.warps) {
     d.warps.push_back({w.cta, w.warp, w.smid, w.finished, w.attempted, w.kept, w.clock_end - w.clock_start,
-                       double(w.globaltimer_end - w.globaltimer_start)});
+                       double(w.globaltimer_end - w.globaltimer_start),
+                       w.finished && first_ns != UINT64_MAX ? double(w.globaltimer_start - first_ns) : 0.0});
     if (w.finished && w.clock_ghz() > 0) ghz.push_back(w.clock_ghz());
   }
   if (!ghz.empty()) {
@@ -184,7 +202,8 @@ json timeline_json(const TimelineDoc& d) {
   json warps = json::array();
   for (const TimelineWarp& w : d.warps)
     warps.push_back({{"cta", w.cta}, {"warp", w.warp}, {"smid", w.smid}, {"finished", w.finished},
-                     {"records", w.records}, {"kept", w.kept}, {"cycles", w.cycles}, {"ns", w.ns}});
+                     {"records", w.records}, {"kept", w.kept}, {"cycles", w.cycles}, {"ns", w.ns},
+                     {"start_ns", w.start_ns}});
   const auto opt = [](const auto& v) { return v ? json(*v) : json(nullptr); };
   json skips = json::array();
   for (const TimelineSkip& k : d.skips) skips.push_back(skip_json(k));
@@ -244,7 +263,7 @@ TimelineDoc timeline_from_json(const json& j) {
   for (const json& w : field<json>(j, "warps", "the document"))
     d.warps.push_back({field<uint32_t>(w, "cta", "a warp"), field<uint32_t>(w, "warp", "a warp"),
                        w.value("smid", 0u), w.value("finished", false), w.value("records", 0u), w.value("kept", 0u),
-                       w.value("cycles", uint64_t{0}), w.value("ns", 0.0)});
+                       w.value("cycles", uint64_t{0}), w.value("ns", 0.0), w.value("start_ns", 0.0)});
   const std::vector<std::string> files = field<std::vector<std::string>>(j, "files", "the document");
   const json rows = field<json>(j, "events", "the document");
   if (!rows.is_array()) malformed("'events' is not an array");

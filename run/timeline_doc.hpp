@@ -23,9 +23,14 @@
 
 namespace gs::run {
 
-// Which CTAs record: the traced one, its whole cluster, or the first wave's first CTA on each SM.
-enum class TimelineCtas : uint8_t { traced, cluster, wave };
-std::optional<TimelineCtas> parse_timeline_ctas(std::string_view s);  // "cta", "cluster", "wave"
+// Which CTAs record: the traced one, its whole cluster, the first wave's first CTA on each SM,
+// or every CTA of the grid (with capacity 0, each warp's start and end only: where and when
+// every CTA of a whole launch ran).
+enum class TimelineCtas : uint8_t { traced, cluster, wave, all };
+std::optional<TimelineCtas> parse_timeline_ctas(std::string_view s);  // "cta", "cluster", "wave", "all"
+
+// The most a recording's buffer may take on the card (and then in host memory, decoded).
+inline constexpr uint64_t kTimelineMaxBufferBytes = uint64_t(2) << 30;
 
 struct TimelineRequest {
   TimelineCtas ctas = TimelineCtas::traced;
@@ -35,8 +40,8 @@ struct TimelineRequest {
 };
 
 // The pass's options for `kernel` (throws kernels::ConfigError naming the value and what is
-// valid: a CTA outside the grid, a cluster the range cannot describe). `wave` records the
-// first wave's CTAs 0..sms-1.
+// valid: a CTA outside the grid, a cluster the range cannot describe, a buffer over
+// kTimelineMaxBufferBytes). `wave` records the first wave's CTAs 0..sms-1, `all` every CTA.
 ir::TimelineOptions timeline_options(const ir::Kernel& kernel, const TimelineRequest& request);
 
 struct TimelineEvent {
@@ -55,6 +60,7 @@ struct TimelineWarp {
   uint32_t records = 0, kept = 0;
   uint64_t cycles = 0;   // clock64 end - start
   double ns = 0.0;       // globaltimer end - start
+  double start_ns = 0.0;  // globaltimer start - the first recorded warp's (as the events' ns)
 };
 
 // Passes of a loop the model skipped in one warp (fast-forward, engine/model/fast_forward.hpp):

@@ -42,7 +42,7 @@ TimelineDoc model_timeline(const ModelTimelineRequest& request) {
   req.mistakes = request.mistakes;
   req.cta = request.timeline.cta;
   req.inputs = InputMode::integer;
-  req.only_traced_cta = request.timeline.ctas != TimelineCtas::wave;
+  req.only_traced_cta = request.timeline.ctas != TimelineCtas::wave && request.timeline.ctas != TimelineCtas::all;
   const ir::Kernel plain =
       kernels::build_kernel(info, {req.shape, request.mistakes, kernels::resolve_params(info, request.params)});
   req.timeline = timeline_options(plain, request.timeline);

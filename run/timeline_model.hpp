@@ -26,7 +26,7 @@ struct ModelTimelineRequest {
 };
 
 // Runs only the recorded CTAs' part of the grid where it can (the traced CTA or its cluster);
-// `wave` runs the whole grid. A long loop's middle passes are fast-forwarded (the document's
+// `wave` and `all` run the whole grid. A long loop's middle passes are fast-forwarded (the document's
 // skips say which). Throws kernels::ConfigError for a kernel, shape, mistake or option it does
 // not take, and std::runtime_error when the model did not finish (naming why).
 TimelineDoc model_timeline(const ModelTimelineRequest& request);

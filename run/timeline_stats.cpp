@@ -184,6 +184,53 @@ nlohmann::json timeline_stats_json(const TimelineStats& s) {
           {"producer_lead", f(s.producer_lead)}, {"consumer_wait_fraction", s.consumer_wait_fraction}};
 }
 
+std::vector<CtaRun> cta_runs(const TimelineDoc& d) {
+  std::map<uint32_t, CtaRun> runs;
+  for (const TimelineWarp& w : d.warps) {
+    if (!w.finished) continue;
+    auto [it, added] = runs.try_emplace(w.cta, CtaRun{w.cta, w.smid, w.start_ns, w.start_ns + w.ns});
+    if (added) continue;
+    it->second.start_ns = std::min(it->second.start_ns, w.start_ns);
+    it->second.end_ns = std::max(it->second.end_ns, w.start_ns + w.ns);
+  }
+  std::vector<CtaRun> out;
+  for (const auto& [cta, r] : runs) out.push_back(r);
+  return out;
+}
+
+namespace {
+
+// The CTAs' runs of a whole grid's recording in a few lines: how long a CTA ran, how many each
+// SM ran, and how the launch's CTAs drifted from starting together.
+std::string cta_runs_text(const TimelineDoc& d) {
+  const std::vector<CtaRun> runs = cta_runs(d);
+  if (runs.empty()) return "no CTA recorded a finished warp\n";
+  std::vector<double> span;
+  std::map<uint32_t, uint32_t> per_sm;
+  double first = runs.front().start_ns, last = runs.front().end_ns;
+  for (const CtaRun& r : runs) {
+    span.push_back(r.end_ns - r.start_ns);
+    ++per_sm[r.smid];
+    first = std::min(first, r.start_ns);
+    last = std::max(last, r.end_ns);
+  }
+  std::sort(span.begin(), span.end());
+  const auto pct = [&](double p) { return span[size_t(p * double(span.size() - 1) + 0.5)]; };
+  uint32_t fewest = UINT32_MAX, most = 0;
+  for (const auto& [sm, n] : per_sm) {
+    fewest = std::min(fewest, n);
+    most = std::max(most, n);
+  }
+  return fmt::format("{} CTAs on {} SMs ({}-{} an SM), from the first start to the last end {:.1f} us\n"
+                     "a CTA's run (first warp's start to last warp's end): p10 {:.2f} us, p50 {:.2f}, p90 {:.2f}, "
+                     "max {:.2f} (p90/p10 {:.3f})\n",
+                     runs.size(), per_sm.size(), fewest, most, (last - first) / 1000.0, pct(0.1) / 1000.0,
+                     pct(0.5) / 1000.0, pct(0.9) / 1000.0, span.back() / 1000.0,
+                     pct(0.1) > 0 ? pct(0.9) / pct(0.1) : 0.0);
+}
+
+}  // namespace
+
 std::string timeline_summary_text(const TimelineDoc& d, const TimelineDoc* model) {
   std::string out = fmt::format("{} {}x{}x{} on {} ({}), CTAs {}..{}, clock {:.3f} GHz\n", d.kernel_id, d.shape.m,
                                 d.shape.n, d.shape.k, d.device.empty() ? d.source : d.device, d.source,
@@ -203,14 +250,19 @@ std::string timeline_summary_text(const TimelineDoc& d, const TimelineDoc* model
                        100.0 * *slow, d.c_identical ? (*d.c_identical ? "C identical" : "C DIFFERS") : "C not compared");
   for (const std::string& w : d.warnings) out += "warning: " + w + "\n";
   const auto cyc = [](const TimelineFigure& f) { return f.known() ? fmt::format("{:.0f}", f.cycles) : std::string("-"); };
-  out += "\nper warp (cycles of its SM):\n";
-  for (const WarpSummary& w : warp_summaries(d)) {
-    out += fmt::format("  CTA {} warp {:>2} SM {:>3} {:<18} {:>10.0f} cycles, {} K passes, period {}, epilogue {}\n",
-                       w.cta, w.warp, w.smid, w.role, w.cycles, w.k_passes, cyc(w.k_period), cyc(w.epilogue));
-    for (const WaitSummary& x : w.waits)
-      out += fmt::format("      {:<20} {}:{} {}x, {:.0f} cycles in all ({:.0f} each)\n",
-                         std::string(ir::record_kind_name(x.kind)).substr(0, ir::record_kind_name(x.kind).size() - 6),
-                         x.file, x.line, x.count, x.total_cycles, x.count ? x.total_cycles / double(x.count) : 0.0);
+  if (d.warps.size() > kWarpLinesMax) {
+    out += fmt::format("\n{} warps recorded: per CTA (the JSON holds every warp's start and end)\n", d.warps.size());
+    out += cta_runs_text(d);
+  } else {
+    out += "\nper warp (cycles of its SM):\n";
+    for (const WarpSummary& w : warp_summaries(d)) {
+      out += fmt::format("  CTA {} warp {:>2} SM {:>3} {:<18} {:>10.0f} cycles, {} K passes, period {}, epilogue {}\n",
+                         w.cta, w.warp, w.smid, w.role, w.cycles, w.k_passes, cyc(w.k_period), cyc(w.epilogue));
+      for (const WaitSummary& x : w.waits)
+        out += fmt::format("      {:<20} {}:{} {}x, {:.0f} cycles in all ({:.0f} each)\n",
+                           std::string(ir::record_kind_name(x.kind)).substr(0, ir::record_kind_name(x.kind).size() - 6),
+                           x.file, x.line, x.count, x.total_cycles, x.count ? x.total_cycles / double(x.count) : 0.0);
+    }
   }
   const TimelineStats s = kernel_stats(d);
   const std::optional<TimelineStats> m = model ? std::optional(kernel_stats(*model)) : std::nullopt;

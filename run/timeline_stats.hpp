@@ -56,6 +56,18 @@ struct TimelineStats {
   double consumer_wait_fraction = 0.0;  // of the consumers' K-loop time, spent in mbarrier waits
 };
 
+// Where and when one CTA ran: its SM, its first warp's start and its last warp's end, in ns
+// since the first recorded warp started (TimelineWarp::start_ns), from its finished warps.
+struct CtaRun {
+  uint32_t cta = 0, smid = 0;
+  double start_ns = 0.0, end_ns = 0.0;
+};
+std::vector<CtaRun> cta_runs(const TimelineDoc& doc);  // by CTA id; CTAs with no finished warp left out
+
+// Above this many recorded warps the summary text gives the CTAs' runs in percentiles instead of
+// a line a warp (a whole grid's recording, --ctas all).
+inline constexpr size_t kWarpLinesMax = 256;
+
 std::vector<WarpSummary> warp_summaries(const TimelineDoc& doc);
 TimelineStats kernel_stats(const TimelineDoc& doc);
 nlohmann::json timeline_stats_json(const TimelineStats& s);

@@ -322,9 +322,10 @@ class Writer {
 }  // namespace
 
 InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptions& o) {
-  if (o.capacity == 0 || o.capacity > kTimelineMaxCapacity)
-    throw std::invalid_argument(fmt::format("timeline capacity {} records per warp is not in 1..{}", o.capacity,
-                                            kTimelineMaxCapacity));
+  if (o.capacity > kTimelineMaxCapacity)
+    throw std::invalid_argument(fmt::format("timeline capacity {} records per warp is not in 0..{} (0: each warp's "
+                                            "start and end only)",
+                                            o.capacity, kTimelineMaxCapacity));
   const uint64_t grid = kernel.launch.ctas();
   if (o.ctas == 0 || o.first_cta >= grid || uint64_t(o.first_cta) + o.ctas > grid)
     throw std::invalid_argument(fmt::format("timeline CTAs {}..{} are not inside the grid of {} CTAs (linear ids "
@@ -348,10 +349,14 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
                               kernel.insts.back().guard == kNone;
   std::tie(r.plain_begin, r.plain_end) = w.plain_copy(kernel, recording, ends_with_exit);
   std::vector<uint32_t> new_begin(n + 1);
+  // Capacity 0 keeps each warp's start and end only: no record sites, so the recording copy runs
+  // the kernel's own instructions between its start and end stamps, at the plain kernel's pace.
+  const bool events = o.capacity > 0;
+  static const std::vector<Site> kNoSites;
   for (uint32_t i = 0; i < n; ++i) {
     const Inst& in = kernel.insts[i];
     new_begin[i] = uint32_t(w.out.size());
-    for (const Site& s : plan.before[i]) {
+    for (const Site& s : events ? plan.before[i] : kNoSites) {
       w.set_origin(in, std::string(record_kind_name(s.kind)));
       w.record(s, r);
       ++r.sites;
@@ -361,7 +366,7 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
       w.epilogue(in.guard, in.guard_negated);
     }
     w.out.push_back(in);
-    for (const Site& s : plan.after[i]) {
+    for (const Site& s : events ? plan.after[i] : kNoSites) {
       w.set_origin(in, std::string(record_kind_name(s.kind)));
       w.record(s, r);
       ++r.sites;

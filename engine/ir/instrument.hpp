@@ -60,7 +60,7 @@ inline constexpr uint32_t kTimelineMaxCapacity = 1u << 24;  // records per warp
 struct TimelineOptions {
   uint32_t first_cta = 0;     // linear id of the first CTA that records
   uint32_t ctas = 1;          // consecutive CTAs that record (a cluster, the first wave, ...)
-  uint32_t capacity = 8192;   // records per warp
+  uint32_t capacity = 8192;   // records per warp; 0: each warp's start and end only (no events)
 };
 
 struct TimelineLayout {
@@ -85,8 +85,8 @@ struct InstrumentedKernel {
   bool in_plain_copy(uint32_t inst) const { return inst >= plain_begin && inst < plain_end; }
 };
 
-// Throws std::invalid_argument (naming the value and what is valid) for a capacity of 0 or
-// above kTimelineMaxCapacity, no CTAs, a CTA range outside the grid, or a kernel that
+// Throws std::invalid_argument (naming the value and what is valid) for a capacity above
+// kTimelineMaxCapacity, no CTAs, a CTA range outside the grid, or a kernel that
 // already has a timeline parameter.
 InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptions& options);
 

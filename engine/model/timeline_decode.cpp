@@ -63,7 +63,8 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
   t.layout = layout;
   std::vector<uint64_t> cta_clock0(layout.ctas, std::numeric_limits<uint64_t>::max());
   std::vector<std::vector<std::pair<uint32_t, uint64_t>>> raw;  // per warp: (tag, full clock)
-  uint32_t unfinished = 0;
+  uint32_t unfinished = 0, lossy_warps = 0;
+  constexpr uint32_t kLossyWarpsNamed = 8;  // a whole grid's warps would each name their loss: the rest are counted
   for (uint32_t slot = 0; slot < layout.ctas; ++slot)
     for (uint32_t w = 0; w < layout.warps_per_cta; ++w) {
       const uint64_t at = (uint64_t(slot) * layout.warps_per_cta + w) * layout.area_bytes();
@@ -84,11 +85,14 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
       }
       mw.attempted = read_at<uint32_t>(buffer, at + 40);
       mw.kept = std::min(mw.attempted, layout.capacity);
-      if (mw.attempted > layout.capacity) {
+      // Capacity 0 asks for each warp's start and end only: its events were not wanted, not lost.
+      if (layout.capacity > 0 && mw.attempted > layout.capacity) {
         t.lost += mw.attempted - layout.capacity;
-        t.warnings.push_back(fmt::format("CTA {} warp {}: {} records, but the buffer holds {} per warp: the last {} "
-                                         "are lost (raise the capacity: timeline --capacity, bench --timeline-capacity)",
-                                         mw.cta, w, mw.attempted, layout.capacity, mw.attempted - layout.capacity));
+        if (++lossy_warps <= kLossyWarpsNamed)
+          t.warnings.push_back(fmt::format("CTA {} warp {}: {} records, but the buffer holds {} per warp: the last {} "
+                                           "are lost (raise the capacity: timeline --capacity, bench "
+                                           "--timeline-capacity)",
+                                           mw.cta, w, mw.attempted, layout.capacity, mw.attempted - layout.capacity));
       }
       // Records hold %clock's 32 bits; each is later than the one before, so the deltas unwrap them.
       std::vector<std::pair<uint32_t, uint64_t>> recs;
@@ -103,6 +107,9 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
       t.warps.push_back(mw);
       raw.push_back(std::move(recs));
     }
+  if (lossy_warps > kLossyWarpsNamed)
+    t.warnings.push_back(fmt::format("{} more warps lost records ({} lost in all)", lossy_warps - kLossyWarpsNamed,
+                                     t.lost));
   if (unfinished)
     t.warnings.push_back(fmt::format("{} of {} warps recorded no end: their CTA did not run to its end (a hang or a "
                                      "trap) or the buffer was not written",

@@ -88,6 +88,10 @@ run::TimelineDoc read_timeline_file(const std::string& path) {
     throw std::runtime_error(fmt::format("'{}' names a build of {} this app cannot make: {}", path, doc.kernel_id,
                                          e.what()));
   }
+  if (doc.events.empty() && doc.layout.capacity == 0 && !doc.warps.empty())
+    throw std::runtime_error(fmt::format("'{}' holds each warp's start and end only (recorded with capacity 0), no "
+                                         "events to draw: `gemmscope timeline --import {}` gives its CTAs' runs",
+                                         path, path));
   if (doc.events.empty()) throw std::runtime_error(fmt::format("'{}' holds no events: nothing was recorded", path));
   return doc;
 }

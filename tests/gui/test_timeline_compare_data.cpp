@@ -132,11 +132,13 @@ TEST_CASE("timeline compare: a corrupt or foreign file is a clear error in the P
   const std::string good = kDir + "hopper_producer_consumer.timeline.json";
   std::ifstream in(good);
   const nlohmann::json doc = nlohmann::json::parse(in);
-  nlohmann::json bad_row = doc, unknown_kernel = doc, on_model = doc, empty = doc;
+  nlohmann::json bad_row = doc, unknown_kernel = doc, on_model = doc, empty = doc, ends_only = doc;
   bad_row["events"][3] = {"k_pass", 1};
   unknown_kernel["kernel"] = "no_such_kernel";
   on_model["source"] = "model";
   empty["events"] = nlohmann::json::array();
+  ends_only["events"] = nlohmann::json::array();  // timeline --ctas all --capacity 0
+  ends_only["layout"]["capacity"] = 0;
   const std::vector<std::pair<std::string, std::string>> cases = {
       {write_temp("truncated.json", doc.dump().substr(0, 5000)), "not valid JSON"},
       {write_temp("bench.json", R"({"format":"gemmscope-bench-1","results":[]})"), "expected \"gemmscope-timeline-1\""},
@@ -145,6 +147,7 @@ TEST_CASE("timeline compare: a corrupt or foreign file is a clear error in the P
       {write_temp("kernel.json", unknown_kernel.dump()), "does not have"},
       {write_temp("model.json", on_model.dump()), "not a GPU"},
       {write_temp("empty.json", empty.dump()), "holds no events"},
+      {write_temp("ends.json", ends_only.dump()), "start and end only (recorded with capacity 0)"},
       {"/nonexistent/t.timeline.json", "/nonexistent/t.timeline.json"},
   };
   for (const auto& [path, says] : cases) {

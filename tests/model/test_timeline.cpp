@@ -8,6 +8,8 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include "engine/ir/instrument.hpp"
 #include "engine/ir/verify.hpp"
 #include "engine/model/timeline_decode.hpp"
@@ -89,6 +91,12 @@ TEST_CASE("timeline: every kernel instrumented verifies and assembles for its ta
     const std::string ptx = ptx::emit(t.kernel).text;
     CHECK(ptx.find("%globaltimer") != std::string::npos);
     test::check_assembles(ptx, k.target, info.id + " with a timeline");
+    // Every CTA, each warp's start and end only (timeline --ctas all --capacity 0).
+    const ir::InstrumentedKernel ends =
+        ir::instrument_timeline(k, {.first_cta = 0, .ctas = uint32_t(k.launch.ctas()), .capacity = 0});
+    CHECK(ends.sites == 0);
+    CHECK_NOTHROW(ir::verify(ends.kernel));
+    test::check_assembles(ptx::emit(ends.kernel).text, k.target, info.id + " with every CTA's start and end");
   }
 }
 
@@ -169,10 +177,63 @@ TEST_CASE("timeline: a full buffer loses the last records with a message, never 
   for (const model::MeasuredWarp& w : m.warps) CHECK(w.kept <= 4);
 }
 
+TEST_CASE("timeline: capacity 0 keeps each warp's start, end and SM only, and loses nothing", "[timeline]") {
+  // What `timeline --ctas all --capacity 0` records of a whole launch: where and when each CTA ran.
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_producer_consumer");
+  test::ModelRun plain = test::run_model(info.id, info.example_shape, true, 3);
+  const uint32_t ctas = uint32_t(plain.kernel.launch.ctas());
+  REQUIRE(ctas >= 2);
+  const ir::InstrumentedKernel t = ir::instrument_timeline(plain.kernel, {.first_cta = 0, .ctas = ctas, .capacity = 0});
+  CHECK(t.layout.buffer_bytes() == uint64_t(ctas) * t.layout.warps_per_cta * ir::kTimelineHeaderBytes);
+  model::GemmBuffers bufs = plain.bufs;
+  std::vector<uint8_t> timeline(t.layout.buffer_bytes());
+  REQUIRE(model::simulate(t.kernel, bufs, timeline).completed);
+  CHECK(bufs.c == plain.bufs.c);
+  const model::MeasuredTimeline m = model::decode_timeline(plain.kernel, t.layout, timeline);
+  CHECK(m.events.empty());
+  CHECK(m.lost == 0);
+  CHECK(m.warnings.empty());
+  REQUIRE(m.warps.size() == size_t(ctas) * t.layout.warps_per_cta);
+  for (const model::MeasuredWarp& w : m.warps) {
+    CHECK(w.finished);
+    CHECK(w.attempted == 0);
+    CHECK(w.globaltimer_end > w.globaltimer_start);
+    CHECK(w.clock_end > w.clock_start);
+  }
+  // No record sites: between its start and end stamps a warp runs the kernel's own instructions
+  // (so a whole grid's record runs at the plain kernel's pace), where capacity 1 adds a site at
+  // every event.
+  CHECK(t.sites == 0);
+  CHECK(t.clock_reads.empty());
+  const ir::InstrumentedKernel one = ir::instrument_timeline(plain.kernel, {.first_cta = 0, .ctas = ctas, .capacity = 1});
+  CHECK(one.sites > 0);
+  CHECK(t.kernel.insts.size() < one.kernel.insts.size());
+  CHECK(t.kernel.insts.size() - t.plain_end < plain.kernel.insts.size() + 64);  // the copy, the start and end stamps
+}
+
+TEST_CASE("timeline: many warps losing records name eight and count the rest", "[timeline]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_producer_consumer");
+  test::ModelRun plain = test::run_model(info.id, info.example_shape, true, 3);
+  const uint32_t ctas = uint32_t(plain.kernel.launch.ctas());
+  const ir::InstrumentedKernel t = ir::instrument_timeline(plain.kernel, {.first_cta = 0, .ctas = ctas, .capacity = 1});
+  model::GemmBuffers bufs = plain.bufs;
+  std::vector<uint8_t> timeline(t.layout.buffer_bytes());
+  REQUIRE(model::simulate(t.kernel, bufs, timeline).completed);
+  const model::MeasuredTimeline m = model::decode_timeline(plain.kernel, t.layout, timeline);
+  size_t lossy = 0;
+  for (const model::MeasuredWarp& w : m.warps) lossy += w.attempted > 1;
+  REQUIRE(lossy > 8);
+  REQUIRE(m.warnings.size() == 9);
+  CHECK_THAT(m.warnings[7], Catch::Contains("holds 1 per warp"));
+  CHECK_THAT(m.warnings[8], Catch::Contains(fmt::format("{} more warps lost records ({} lost in all)", lossy - 8, m.lost)));
+}
+
 TEST_CASE("timeline: bad options and foreign buffers are refused with the value and what is valid", "[timeline]") {
   const kernels::KernelInfo& info = kernels::kernel_or_throw("simt_naive");
   const ir::Kernel k = kernels::build_kernel(info, {info.example_shape, {}});
-  CHECK_THROWS_WITH(ir::instrument_timeline(k, {.capacity = 0}), Catch::Contains("capacity 0"));
+  CHECK_THROWS_WITH(ir::instrument_timeline(k, {.capacity = ir::kTimelineMaxCapacity + 1}),
+                    Catch::Contains(fmt::format("capacity {}", ir::kTimelineMaxCapacity + 1)) &&
+                        Catch::Contains("0.."));
   CHECK_THROWS_WITH(ir::instrument_timeline(k, {.first_cta = uint32_t(k.launch.ctas()), .ctas = 1}),
                     Catch::Contains("not inside the grid"));
   const ir::InstrumentedKernel t = ir::instrument_timeline(k, {.capacity = 16});

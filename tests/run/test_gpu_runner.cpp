@@ -13,6 +13,7 @@
 #include "run/gpu_compare.hpp"
 #include "run/gpu_launch.hpp"
 #include "run/timeline_doc.hpp"
+#include "run/timeline_stats.hpp"
 #include "tests/cuda/gpu_test_support.hpp"
 #include "tests/support/ptxas_check.hpp"
 
@@ -249,6 +250,30 @@ TEST_CASE("[gpu] runner: with the timeline recorded, every step computes the sam
     CHECK(!r.timeline->events.empty());
     CHECK(r.ok());
   }
+}
+
+TEST_CASE("[gpu] runner: every CTA of a grid records its start, end and SM with capacity 0", "[run][gpu][timeline]") {
+  // `timeline --ctas all --capacity 0`: where and when each CTA of a whole launch ran.
+  GS_REQUIRE_GPU_OR_SKIP();
+  const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_producer_consumer");
+  if (!runnable(info)) return;
+  run::BenchRequest req;
+  req.kernel_id = info.id;
+  req.shape = {1024, 1024, 512};  // 64 CTAs
+  req.reps = 2;
+  req.warmup = 0;
+  req.cublas = false;
+  req.timeline = run::TimelineRequest{.ctas = run::TimelineCtas::all, .capacity = 0};
+  const run::BenchResult r = run::run_bench(req);
+  INFO(run::bench_summary_line(r) << " " << r.timeline_error);
+  REQUIRE(r.status == run::GpuStatus::ok);
+  REQUIRE(r.timeline);
+  CHECK(r.timeline->c_identical.value_or(false));
+  CHECK(r.timeline->warnings.empty());
+  CHECK(r.timeline->events.empty());
+  const std::vector<run::CtaRun> runs = run::cta_runs(*r.timeline);
+  REQUIRE(runs.size() == 64);
+  for (const run::CtaRun& c : runs) CHECK(c.end_ns > c.start_ns);
 }
 
 TEST_CASE("[gpu] runner: the model computes the GPU's bytes, mistakes included", "[run][gpu]") {

@@ -107,6 +107,57 @@ TEST_CASE("timeline doc: CTA choices the kernel cannot take are refused", "[time
   const ir::TimelineOptions o = run::timeline_options(k, wave);
   CHECK(o.first_cta == 0);
   CHECK(o.ctas == std::min<uint32_t>(2, uint32_t(k.launch.ctas())));
+  // Every CTA of the grid: at 8192^3 (4096 CTAs) the default 8192 records a warp would take
+  // gigabytes, so it is refused naming what to give; capacity 0 keeps 64 bytes a warp.
+  const ir::Kernel big = kernels::build_kernel(info, {{8192, 8192, 8192}, {}});
+  REQUIRE(run::parse_timeline_ctas("all") == run::TimelineCtas::all);
+  CHECK_FALSE(run::parse_timeline_ctas("every"));
+  run::TimelineRequest all;
+  all.ctas = run::TimelineCtas::all;
+  CHECK_THROWS_WITH(run::timeline_options(big, all), Catch::Contains("4096 CTA(s)") && Catch::Contains("GiB") &&
+                                                         Catch::Contains("--capacity N; 0 keeps"));
+  all.capacity = 0;
+  const ir::TimelineOptions every = run::timeline_options(big, all);
+  CHECK(every.first_cta == 0);
+  CHECK(every.ctas == 4096);
+  CHECK(every.capacity == 0);
+}
+
+TEST_CASE("timeline doc: a whole grid's starts and ends give each CTA's run and SM, and read back", "[timeline]") {
+  // The model's record of every CTA of step 13 at 512^3 (16 CTAs), each warp's start and end only.
+  run::TimelineRequest all;
+  all.ctas = run::TimelineCtas::all;
+  all.capacity = 0;
+  const run::TimelineDoc d =
+      run::model_timeline({.kernel_id = "hopper_producer_consumer", .shape = {512, 512, 512}, .timeline = all});
+  CHECK(d.events.empty());
+  CHECK(d.warnings.empty());
+  REQUIRE(d.layout.ctas == 16);
+  REQUIRE(d.warps.size() == 16 * d.layout.warps_per_cta);
+  const std::vector<run::CtaRun> runs = run::cta_runs(d);
+  REQUIRE(runs.size() == 16);
+  double first = 1e300;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    CHECK(runs[i].cta == i);
+    CHECK(runs[i].end_ns > runs[i].start_ns);
+    first = std::min(first, runs[i].start_ns);
+    // The run spans its warps: none starts before it or ends after it.
+    for (const run::TimelineWarp& w : d.warps)
+      if (w.cta == i) {
+        CHECK(w.start_ns >= runs[i].start_ns);
+        CHECK(w.start_ns + w.ns <= runs[i].end_ns + 1e-9);
+      }
+  }
+  CHECK(first == 0.0);  // counted from the first warp's start
+  const run::TimelineDoc back = run::timeline_from_json(nlohmann::json::parse(run::timeline_json(d).dump()));
+  REQUIRE(back.warps.size() == d.warps.size());
+  for (size_t i = 0; i < d.warps.size(); ++i) CHECK(back.warps[i].start_ns == Approx(d.warps[i].start_ns));
+  // Few warps: a line each. A whole grid (over kWarpLinesMax warps): the CTAs' runs in percentiles.
+  CHECK_THAT(run::timeline_summary_text(d), Catch::Contains("per warp") && !Catch::Contains("a CTA's run"));
+  run::TimelineDoc many = d;
+  while (many.warps.size() <= run::kWarpLinesMax) many.warps.insert(many.warps.end(), d.warps.begin(), d.warps.end());
+  CHECK_THAT(run::timeline_summary_text(many), Catch::Contains("16 CTAs on ") && Catch::Contains("a CTA's run") &&
+                                                   Catch::Contains("p90/p10") && !Catch::Contains("per warp ("));
 }
 
 TEST_CASE("timeline doc: the model's time is its cycles at the sustained clock of the card, and says so",
