@@ -180,6 +180,11 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   for (const uint32_t k : {1u, 2u, 4u})
     for (const uint32_t ring : {3u, 4u, 6u})
       ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, 0, false, false, false, false, k});
+  // Heated grid rows (`_grid_heat`): the whole grid at an even pace, each CTA beside two
+  // warpgroups of wgmma (80 rounds, about 80k cycles, most of the ring's ~100k), so the card runs
+  // at a GEMM's power and clock as step 13 does, where the plain grid rows keep 1.98 GHz and read
+  // 4.09 GB at every depth (docs/results/2026-12-04-grid call 3): does the drift come with them?
+  for (const uint32_t ring : {3u, 4u, 5u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, quick ? 4u : 80u});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
@@ -196,7 +201,8 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
               fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
                           "flight, {} x 8 dependent FMAs a block in its place: {}",
                           ctas > 132  ? fmt::format("grid of {} CTAs{}", ctas,
-                                                    row.c_tile   ? ", each then storing its 64-KiB f32 tile of C"
+                                                    row.heat     ? ", each beside two warpgroups of wgmma"
+                                                    : row.c_tile ? ", each then storing its 64-KiB f32 tile of C"
                                                     : row.uneven ? ", each at its own pace (80-120%)"
                                                     : row.jitter ? ", each block's pace 80-120% at random"
                                                     : row.drift  ? ", each a few FMAs a block slower than the last"
