@@ -137,12 +137,10 @@ KernelInfo hopper_producer_consumer_info() {
       "field counts 16-byte units), made before the wait, since an address needs no data. With four stages "
       "the copy engine runs up to three K-blocks ahead of the tensor cores, so loads and math overlap. Stage s "
       "is reused on every fourth K-block; each reuse is one more phase of its barriers, so the parity both "
-      "sides wait for flips whenever the stage index wraps to 0. Why four: measured on an H200 at 8192^3, three "
-      "stages leave some loads landing late (about 5% slower), and five or six hide even HBM's latency, so nothing "
-      "holds a slightly faster SM (SMs differ by 1-3% for good) beside the CTAs that read the same panels: over 31 "
-      "waves the CTAs one tile row apart drift apart, B's panels come from HBM twice (4.4 GB read at 3-4 stages, "
-      "7.3 GB at 6) and the launch slows by 2-5% (docs/results/2026-12-04-grid; the model keeps waves together and "
-      "does not see it). The tile's N is a build parameter, bn (64, 128 or "
+      "sides wait for flips whenever the stage index wraps to 0. Why four (H200, 8192^3): three leave some loads "
+      "late, about 5% slower; five or six hide even HBM's latency, so the SMs' small lasting pace differences blur "
+      "the waves and B's panels come from HBM twice (4.4 -> 7.3 GB; the model does not see it yet). "
+      "The tile's N is a build parameter, bn (64, 128 or "
       "192): a narrower tile means smaller stages (16 + bn/8 KiB) and room for more of them; 256 would leave the "
       "one consumer 256 accumulator registers a thread, more than it can have.";
   k.example_shape = {256, 256, 640};  // 10 K-blocks: the 4-stage ring wraps twice
