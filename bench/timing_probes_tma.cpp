@@ -156,6 +156,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     uint32_t size, ctas, ring, pace, heat = 0;
     bool split = false, c_tile = false, uneven = false, jitter = false;
     uint32_t drift = 0;
+    bool wgmma = false;  // split, paced by step 13's eight wgmma a block (RingProbeForm::wgmma_pace)
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -185,6 +186,10 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // at a GEMM's power and clock as step 13 does, where the plain grid rows keep 1.98 GHz and read
   // 4.09 GB at every depth (docs/results/2026-12-04-grid call 3): does the drift come with them?
   for (const uint32_t ring : {3u, 4u, 5u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, quick ? 4u : 80u});
+  // wgmma-paced grid rows (`_grid_split_wgmma`, pace 1): step 13's roles and its math, eight
+  // wgmma m64n128k16 on each landed stage, without its epilogue: the tensor cores as the pace.
+  for (const uint32_t ring : {3u, 4u, 6u})
+    ring_rows.push_back({.size = 8192, .ctas = quick ? 264u : 4096u, .ring = ring, .pace = 1, .split = true, .wgmma = true});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
@@ -192,16 +197,17 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       if (what == 3 && !(row.size == 8192 && ctas == 132 && row.pace == 20)) continue;  // one clock row a ring
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
       Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
-                          row.heat ? "_heat" : "", row.split ? "_split" : "", row.c_tile ? "_ctile" : "",
+                          row.heat ? "_heat" : "", row.split ? (row.wgmma ? "_split_wgmma" : "_split") : "",
+                          row.c_tile ? "_ctile" : "",
                           row.uneven   ? std::string("_uneven")
                           : row.jitter ? std::string("_jitter")
                           : row.drift  ? fmt::format("_drift{}", row.drift)
                                        : std::string(),
                           ring, row.pace, names[what]),
-              fmt::format("step 13's {} at {}^3 (K of {}) without its math: {} stages of a K block's A and B box in "
-                          "flight, {} x 8 dependent FMAs a block in its place: {}",
+              fmt::format("step 13's {} at {}^3 (K of {}){}: {} stages of a K block's A and B box in flight, {}: {}",
                           ctas > 132  ? fmt::format("grid of {} CTAs{}", ctas,
-                                                    row.heat     ? ", each beside two warpgroups of wgmma"
+                                                    row.wgmma    ? ", step 13's roles and wgmmas (no epilogue)"
+                                                    : row.heat   ? ", each beside two warpgroups of wgmma"
                                                     : row.c_tile ? ", each then storing its 64-KiB f32 tile of C"
                                                     : row.uneven ? ", each at its own pace (80-120%)"
                                                     : row.jitter ? ", each block's pace 80-120% at random"
@@ -210,8 +216,9 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           : row.heat ? std::string("first wave beside two warpgroups of wgmma (a GEMM's clock)")
                           : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
                                       : std::string("first wave"),
-                          row.size,
-                          k_blocks * 64, ring, row.pace,
+                          row.size, k_blocks * 64, row.wgmma ? "" : " without its math", ring,
+                          row.wgmma ? fmt::format("{} x its eight wgmma m64n128k16 a block", row.pace)
+                                    : fmt::format("{} x 8 dependent FMAs a block in its place", row.pace),
                           what == 0   ? "the mean of what each block kept the FMAs waiting (past the first fill)"
                           : what == 1 ? "the 90th percentile of that wait"
                           : what == 2 ? "the K period (a block's FMAs and its wait)"
@@ -220,7 +227,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
               kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace,
                                                  {.heat_reps = row.heat, .split = row.split, .c_tile = row.c_tile,
                                                   .uneven = row.uneven, .jitter = row.jitter,
-                                                  .drift_fmas = row.drift}),
+                                                  .drift_fmas = row.drift, .wgmma_pace = row.wgmma}),
               {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;

@@ -215,6 +215,10 @@ struct RingProbeForm {
   // The same ring with a lasting difference of a few per cent between CTAs: CTA c runs
   // (c·37 mod 5)·drift_fmas + 1 dependent FMAs more a block (one of uneven, jitter, drift).
   uint32_t drift_fmas = 0;
+  // Split only: the consumers' math is step 13's, not FMAs: pace_reps times eight wgmma
+  // m64n128k16 on the landed stage (both 64-row slabs of A's box against B's, K = 64), committed
+  // and waited for, before the stage is released: the tensor cores as the pace.
+  bool wgmma_pace = false;
 };
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});

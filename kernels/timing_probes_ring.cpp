@@ -29,6 +29,9 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   const uint32_t heat_reps = form.heat_reps;
   const bool split = form.split, c_tile = form.c_tile;
   const int pace_forms = int(form.uneven) + int(form.jitter) + int(form.drift_fmas > 0);
+  if (form.wgmma_pace && (!split || pace_forms > 0 || pace_reps == 0))
+    throw std::invalid_argument("a GEMM-ring TMA probe paced by wgmma is the split form (a producer thread and a "
+                                "consumer warpgroup) at an even pace of at least one round");
   if (pace_forms > 1 || (pace_forms > 0 && (heat_reps > 0 || split)))
     throw std::invalid_argument("a GEMM-ring TMA probe's uneven, jittered or drifting pace (one of them) is for the "
                                 "one-thread ring, with or without its C tile");
@@ -57,7 +60,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
   Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
-                        split ? "_split" : c_tile ? "_ctile" : "",
+                        split ? (form.wgmma_pace ? "_split_wgmma" : "_split") : c_tile ? "_ctile" : "",
                         form.uneven       ? std::string("_uneven")
                         : form.jitter     ? std::string("_jitter")
                         : form.drift_fmas ? fmt::format("_drift{}", form.drift_fmas)
@@ -221,6 +224,33 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     });
     b.if_((tid >= kConsumer).named("consumer"), [&] {
       Pace f = pace_start();
+      // wgmma_pace: the stage's A box (128 rows of 128 bytes, 128B-swizzled) as two m64 slabs 8 KiB
+      // apart and B's box 16 KiB on, as step 13's consumer reads them; a descriptor's address
+      // counts 16-byte units.
+      std::optional<Reg> a_desc0, b_desc0;
+      std::vector<Reg> acc0, acc1;
+      if (form.wgmma_pace) {
+        a_desc0 = b.wgmma_descriptor(b.smem_address(buf, 0, "stage_addr"),
+                                     layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc0");
+        b_desc0 = (*a_desc0 + uint64_t(kBoxBytes / 16)).named("b_desc0");
+        for (uint32_t v = 0; v < 64; ++v) {
+          acc0.push_back(b.mov(Type::f32, 0.0, fmt::format("acc0_{}", v)));
+          acc1.push_back(b.mov(Type::f32, 0.0, fmt::format("acc1_{}", v)));
+        }
+      }
+      const auto mma_pace = [&](uint32_t s) {
+        Reg ad = (*a_desc0 + uint64_t(s * kStageBytes / 16)).named("a_desc_s");
+        Reg bd = (*b_desc0 + uint64_t(s * kStageBytes / 16)).named("b_desc_s");
+        b.loop("pace_mma", pace_reps, [&](const Reg&) {
+          b.wgmma_fence();
+          for (uint32_t slab = 0; slab < 2; ++slab)
+            for (uint32_t kk = 0; kk < 4; ++kk)
+              b.wgmma_mma_async(128, slab ? acc1 : acc0, (ad + uint64_t(slab * 512 + 2 * kk)).named("a_desc_k"),
+                                (bd + uint64_t(2 * kk)).named("b_desc_k"), 1);
+          b.wgmma_commit_group();
+          b.wgmma_wait_group(0);
+        });
+      };
       Reg t0 = b.special(ir::Special::clock64, "t0");
       Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
       Reg stamper = (tid == kConsumer).named("stamper");
@@ -230,14 +260,19 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
           Reg block = (p * ring + s).named("block");
           b.mbarrier_wait(full.at(8 * s), phase);
           b.if_(stamper, [&] { stamp((block * 2u).named("landed_slot")); });
-          pace(f, block);
+          if (form.wgmma_pace)
+            mma_pace(s);
+          else
+            pace(f, block);
           b.if_(stamper, [&] { stamp((block * 2u + 1u).named("done_slot")); });
           b.mbarrier_arrive(empty->at(8 * s));
         }
         phase ^= 1u;
       });
       b.if_(stamper, [&] { stamp(b.mov(Type::u32, 2 * k_blocks, "last_slot")); });
-      b.if_((tid < kConsumer + 32).named("record_warp"), [&] { records(f.acc, t0, ns0); });
+      // The record keeps the sums live: the FMAs' or, paced by wgmma, both slabs' first accumulators.
+      Reg kept = form.wgmma_pace ? (acc0[0] + acc1[0]).named("mma_kept") : f.acc;
+      b.if_((tid < kConsumer + 32).named("record_warp"), [&] { records(kept, t0, ns0); });
     });
   };
   if (split) {

@@ -192,6 +192,39 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
       CHECK(period >= (f.tma_latency + 2.0 * f.mbarrier_wake) / 2);
     }
   }
+  // Paced by wgmma (RingProbeForm::wgmma_pace): the split roles with step 13's eight wgmma
+  // m64n128k16 on each landed stage. Element (r, k) is r, so thread 0's first accumulators are
+  // D[0][0] = sum of A row a_row times B row b_row and D[64][0] = the same with A row a_row + 64,
+  // 64 K a block over 6 blocks, exact; the record keeps their sum's bits XOR stage 0's first word
+  // (two bf16 of the A row it last held), and the K period holds the wgmmas' time.
+  {
+    const ir::Kernel k =
+        kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, {.split = true, .wgmma_pace = true});
+    CHECK(k.name.find("_split_wgmma") != std::string::npos);
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    const model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    CHECK(r.hazards.empty());
+    for (uint32_t cta = 0; cta < kCtas; ++cta) {
+      INFO("wgmma-paced CTA " << cta);
+      uint64_t value = 0;
+      std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+      const double a_row = 128.0 * (cta / kTiles), b_row = 256.0 + 128.0 * (cta % kTiles);
+      const float sum = float(kBlocks * 64 * (a_row * b_row + (a_row + 64) * b_row));
+      const uint32_t sum_bits = std::bit_cast<uint32_t>(sum), row_bf16 = std::bit_cast<uint32_t>(float(a_row)) >> 16;
+      REQUIRE((sum_bits & 0xFFFF) == 0);  // the sums' low half is zero: the record's low half is the row's bf16
+      CHECK((value & 0xFFFF) == row_bf16);
+      CHECK(((value >> 16) & 0xFFFF) == (row_bf16 ^ (sum_bits >> 16)));
+      std::vector<uint64_t> st(per_cta);
+      std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
+      for (size_t i = 1; i < per_cta; ++i) CHECK(st[i] >= st[i - 1]);
+      for (uint32_t blk = 0; blk < kBlocks; ++blk) CHECK(st[2 * blk + 1] > st[2 * blk]);  // the wgmmas took time
+    }
+    CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, {.wgmma_pace = true}),
+                      Catch::Contains("split form"));
+  }
   // C tile: after its ring each CTA stores its 128 x 128 f32 tile of C, lane l's 16 bytes of each
   // row its FMA chain's value (no FMAs: lane + 1), in the tile's place of the 256 x 256 C after
   // the stamps; the four CTAs cover C.
