@@ -185,11 +185,20 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // warpgroups of wgmma (80 rounds, about 80k cycles, most of the ring's ~100k), so the card runs
   // at a GEMM's power and clock as step 13 does, where the plain grid rows keep 1.98 GHz and read
   // 4.09 GB at every depth (docs/results/2026-12-04-grid call 3): does the drift come with them?
-  for (const uint32_t ring : {3u, 4u, 5u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, quick ? 4u : 80u});
+  for (const uint32_t ring : {3u, 4u, 5u})
+    ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 20, quick ? 4u : 80u});
   // wgmma-paced grid rows (`_grid_split_wgmma`, pace 1): step 13's roles and its math, eight
   // wgmma m64n128k16 on each landed stage, without its epilogue: the tensor cores as the pace.
-  for (const uint32_t ring : {3u, 4u, 6u})
-    ring_rows.push_back({.size = 8192, .ctas = quick ? 264u : 4096u, .ring = ring, .pace = 1, .split = true, .wgmma = true});
+  // The same over the first wave alone (`_split_wgmma` without `_grid`: 132 CTAs, no later waves to
+  // drift apart): what each depth costs by the loads' latency alone.
+  for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) {
+    const RingRow grid{
+        .size = 8192, .ctas = quick ? 264u : 4096u, .ring = ring, .pace = 1, .split = true, .wgmma = true};
+    if (ring != 2) ring_rows.push_back(grid);
+    RingRow wave = grid;
+    wave.ctas = 132;
+    ring_rows.push_back(wave);
+  }
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,

@@ -137,7 +137,8 @@ ir::TimelineOptions timeline_options(const ir::Kernel& k, const TimelineRequest&
       break;
     case TimelineCtas::all:
       if (L.ctas() > uint64_t(UINT32_MAX))
-        throw kernels::ConfigError(fmt::format("--ctas all: the grid has {} CTAs, more than a timeline numbers", L.ctas()));
+        throw kernels::ConfigError(
+            fmt::format("--ctas all: the grid has {} CTAs, more than a timeline numbers", L.ctas()));
       o.first_cta = 0;
       o.ctas = uint32_t(L.ctas());
       break;
