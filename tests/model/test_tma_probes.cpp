@@ -112,6 +112,27 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
       std::memcpy(out[cta].data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
     return out;
   };
+  // Runs a form of the probe that must finish with no hazard (C: the records and stamps only).
+  const auto run_clean = [&](const ir::Kernel& k) {
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.trace = false;
+    const model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    CHECK(r.hazards.empty());
+  };
+  // Thread 0's record's value (the last run's), and CTA `cta`'s stamps, checked to rise.
+  const auto record_value = [&](uint32_t cta) {
+    uint64_t value = 0;
+    std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+    return value;
+  };
+  const auto rising_stamps = [&](uint32_t cta) {
+    std::vector<uint64_t> st(per_cta);
+    std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
+    for (size_t i = 1; i < per_cta; ++i) CHECK(st[i] >= st[i - 1]);
+    return st;
+  };
   const auto paced = run(2, 16), fast = run(2, 0);
   for (uint32_t cta = 0; cta < kCtas; ++cta) {
     INFO("CTA " << cta);
@@ -173,21 +194,12 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
   {
     const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 2, 0, {.split = true});
     CHECK(k.launch.block[0] == 256);
-    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
-    model::SimOptions opt;
-    opt.trace = false;
-    const model::SimResult r = model::simulate(k, bufs, opt);
-    REQUIRE(r.completed);
-    CHECK(r.hazards.empty());
+    run_clean(k);
     const model::timing::CtaFigures& f = model::timing::kH100Cta;
     for (uint32_t cta = 0; cta < kCtas; ++cta) {
       INFO("split CTA " << cta);
-      uint64_t value = 0;
-      std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
-      CHECK(std::bit_cast<float>(uint32_t(value & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
-      std::vector<uint64_t> st(per_cta);
-      std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
-      for (size_t i = 1; i < per_cta; ++i) CHECK(st[i] >= st[i - 1]);
+      CHECK(std::bit_cast<float>(uint32_t(record_value(cta) & 0xFFFF) << 16) == float(128 * (cta / kTiles)));
+      const std::vector<uint64_t> st = rising_stamps(cta);
       const double period = double(st[2 * (kBlocks - 1)] - st[2 * 2]) / (kBlocks - 3);
       CHECK(period >= (f.tma_latency + 2.0 * f.mbarrier_wake) / 2);
     }
@@ -201,25 +213,17 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
     const ir::Kernel k =
         kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, {.split = true, .wgmma_pace = true});
     CHECK(k.name.find("_split_wgmma") != std::string::npos);
-    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
-    model::SimOptions opt;
-    opt.trace = false;
-    const model::SimResult r = model::simulate(k, bufs, opt);
-    REQUIRE(r.completed);
-    CHECK(r.hazards.empty());
+    run_clean(k);
     for (uint32_t cta = 0; cta < kCtas; ++cta) {
       INFO("wgmma-paced CTA " << cta);
-      uint64_t value = 0;
-      std::memcpy(&value, bufs.c.data() + size_t(cta) * 32 * kernels::kTimingOutBytes + 16, 8);
+      const uint64_t value = record_value(cta);
       const double a_row = 128.0 * (cta / kTiles), b_row = 256.0 + 128.0 * (cta % kTiles);
       const float sum = float(kBlocks * 64 * (a_row * b_row + (a_row + 64) * b_row));
       const uint32_t sum_bits = std::bit_cast<uint32_t>(sum), row_bf16 = std::bit_cast<uint32_t>(float(a_row)) >> 16;
       REQUIRE((sum_bits & 0xFFFF) == 0);  // the sums' low half is zero: the record's low half is the row's bf16
       CHECK((value & 0xFFFF) == row_bf16);
       CHECK(((value >> 16) & 0xFFFF) == (row_bf16 ^ (sum_bits >> 16)));
-      std::vector<uint64_t> st(per_cta);
-      std::memcpy(st.data(), bufs.c.data() + stamps_at + cta * per_cta * 8, per_cta * 8);
-      for (size_t i = 1; i < per_cta; ++i) CHECK(st[i] >= st[i - 1]);
+      const std::vector<uint64_t> st = rising_stamps(cta);
       for (uint32_t blk = 0; blk < kBlocks; ++blk) CHECK(st[2 * blk + 1] > st[2 * blk]);  // the wgmmas took time
     }
     CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, {.wgmma_pace = true}),
