@@ -16,7 +16,12 @@ median CTA run:
     together, 1 where the launch has become a stream of CTAs starting at any time;
   * partners: |start difference| over T of CTAs sharing B's panel (y, x) and (y+1, x), and A's
     (y, x) and (y, x+1): the share within 5% of T (reading the panel's K blocks together, so the
-    second finds them in L2) and the median.
+    second finds them in L2) and the median;
+  * the lasting per-SM pace: each SM's mean CTA run (its first and last CTA left out) over T,
+    p90/p10 over the SMs.
+
+  python3 cta-runs.py --same-sms A.json B.json   # do the same SMs run slow in both? (correlation
+                                                 # of the SMs' mean CTA runs)
 """
 import json
 import math
@@ -37,6 +42,33 @@ def runs_of(doc):
         r = runs.setdefault(w["cta"], [s, e, w["smid"]])
         r[0], r[1] = min(r[0], s), max(r[1], e)
     return runs
+
+
+def sm_means(runs, T):
+    """Each SM's mean CTA run over T, its first and last CTA left out (they start or end the launch)."""
+    by_sm = {}
+    for s, e, sm in runs.values():
+        by_sm.setdefault(sm, []).append((s, e - s))
+    means = {}
+    for sm, v in by_sm.items():
+        v = sorted(v)[1:-1]
+        if v:
+            means[sm] = sum(d for _, d in v) / len(v) / T
+    return means
+
+
+def correlation(a, b):
+    keys = sorted(set(a) & set(b))
+    x, y = [a[k] for k in keys], [b[k] for k in keys]
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((p - mx) * (q - my) for p, q in zip(x, y))
+    sxx, syy = sum((p - mx) ** 2 for p in x), sum((q - my) ** 2 for q in y)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else float("nan")
+
+
+def file_sm_means(path):
+    runs = runs_of(json.load(open(path)))
+    return sm_means(runs, pct([e - s for s, e, _ in runs.values()], 0.5))
 
 
 def report(path):
@@ -84,11 +116,18 @@ def report(path):
         if d:
             line.append(f"w{w} {100 * sum(1 for x in d if x < 0.05) / len(d):.0f}%")
     out.append("  B-panel partners of one wave within 0.05 T: " + ", ".join(line))
+    means = list(sm_means(runs, T).values())
+    out.append(f"  lasting per-SM pace: p90/p10 of the SMs' mean CTA run {pct(means, 0.9) / pct(means, 0.1):.4f}")
     return "\n".join(out)
 
 
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    for p in sys.argv[1:]:
-        print(report(p))
+    if sys.argv[1] == "--same-sms":
+        if len(sys.argv) != 4:
+            sys.exit("--same-sms takes two recordings: " + __doc__)
+        print(f"correlation of the SMs' mean CTA runs: {correlation(file_sm_means(sys.argv[2]), file_sm_means(sys.argv[3])):.3f}")
+    else:
+        for p in sys.argv[1:]:
+            print(report(p))
