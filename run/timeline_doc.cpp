@@ -165,13 +165,12 @@ TimelineDoc timeline_doc(const ir::Kernel& k, const model::MeasuredTimeline& m, 
   d.warnings = m.warnings;
   d.lost = m.lost;
   std::vector<double> ghz;
-  uint64_t first_ns = UINT64_MAX;  // the first recorded warp's start, where the events' ns count from
-  for (const model::MeasuredWarp& w : m.warps)
-    if (w.finished) first_ns = std::min(first_ns, w.globaltimer_start);
   for (const model::MeasuredWarp& w : m.warps) {
+    // start_ns counts from where the events' ns do (a warp may start a few ns before its CTA's
+    // first one by %globaltimer, which is coarse: signed).
     d.warps.push_back({w.cta, w.warp, w.smid, w.finished, w.attempted, w.kept, w.clock_end - w.clock_start,
                        double(w.globaltimer_end - w.globaltimer_start),
-                       w.finished && first_ns != UINT64_MAX ? double(w.globaltimer_start - first_ns) : 0.0});
+                       w.finished ? double(w.globaltimer_start) - double(m.first_ns) : 0.0});
     if (w.finished && w.clock_ghz() > 0) ghz.push_back(w.clock_ghz());
   }
   if (!ghz.empty()) {

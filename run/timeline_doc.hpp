@@ -60,7 +60,7 @@ struct TimelineWarp {
   uint32_t records = 0, kept = 0;
   uint64_t cycles = 0;   // clock64 end - start
   double ns = 0.0;       // globaltimer end - start
-  double start_ns = 0.0;  // globaltimer start - the first recorded warp's (as the events' ns)
+  double start_ns = 0.0;  // globaltimer start, counted from where the events' ns are (MeasuredTimeline::first_ns)
 };
 
 // Passes of a loop the model skipped in one warp (fast-forward, engine/model/fast_forward.hpp):

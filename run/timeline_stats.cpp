@@ -201,7 +201,7 @@ std::vector<CtaRun> cta_runs(const TimelineDoc& d) {
 namespace {
 
 // The CTAs' runs of a whole grid's recording in a few lines: how long a CTA ran, how many each
-// SM ran, and how the launch's CTAs drifted from starting together.
+// SM ran, and the launch from the first start to the last end.
 std::string cta_runs_text(const TimelineDoc& d) {
   const std::vector<CtaRun> runs = cta_runs(d);
   if (runs.empty()) return "no CTA recorded a finished warp\n";

@@ -56,8 +56,8 @@ struct TimelineStats {
   double consumer_wait_fraction = 0.0;  // of the consumers' K-loop time, spent in mbarrier waits
 };
 
-// Where and when one CTA ran: its SM, its first warp's start and its last warp's end, in ns
-// since the first recorded warp started (TimelineWarp::start_ns), from its finished warps.
+// Where and when one CTA ran: its SM, its first warp's start and its last warp's end, in the
+// events' ns (TimelineWarp::start_ns), from its finished warps.
 struct CtaRun {
   uint32_t cta = 0, smid = 0;
   double start_ns = 0.0, end_ns = 0.0;

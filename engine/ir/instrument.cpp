@@ -351,26 +351,24 @@ InstrumentedKernel instrument_timeline(const Kernel& kernel, const TimelineOptio
   std::vector<uint32_t> new_begin(n + 1);
   // Capacity 0 keeps each warp's start and end only: no record sites, so the recording copy runs
   // the kernel's own instructions between its start and end stamps, at the plain kernel's pace.
-  const bool events = o.capacity > 0;
-  static const std::vector<Site> kNoSites;
-  for (uint32_t i = 0; i < n; ++i) {
-    const Inst& in = kernel.insts[i];
-    new_begin[i] = uint32_t(w.out.size());
-    for (const Site& s : events ? plan.before[i] : kNoSites) {
+  const auto record_sites = [&](const Inst& in, const std::vector<Site>& sites) {
+    if (o.capacity == 0) return;
+    for (const Site& s : sites) {
       w.set_origin(in, std::string(record_kind_name(s.kind)));
       w.record(s, r);
       ++r.sites;
     }
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    const Inst& in = kernel.insts[i];
+    new_begin[i] = uint32_t(w.out.size());
+    record_sites(in, plan.before[i]);
     if (plan.epilogue_before[i]) {
       w.set_origin(in, "the warp's end");
       w.epilogue(in.guard, in.guard_negated);
     }
     w.out.push_back(in);
-    for (const Site& s : events ? plan.after[i] : kNoSites) {
-      w.set_origin(in, std::string(record_kind_name(s.kind)));
-      w.record(s, r);
-      ++r.sites;
-    }
+    record_sites(in, plan.after[i]);
   }
   new_begin[n] = uint32_t(w.out.size());
   if (!ends_with_exit) {  // falling off the end returns too

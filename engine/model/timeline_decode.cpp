@@ -133,6 +133,7 @@ MeasuredTimeline decode_timeline(const ir::Kernel& k, const ir::TimelineLayout& 
   uint64_t first_ns = std::numeric_limits<uint64_t>::max();
   for (uint32_t slot = 0; slot < layout.ctas; ++slot)
     if (cta_span[slot] > 0) first_ns = std::min(first_ns, cta_ns0[slot]);
+  if (first_ns != std::numeric_limits<uint64_t>::max()) t.first_ns = first_ns;
   for (size_t i = 0; i < t.warps.size(); ++i) {
     const MeasuredWarp& mw = t.warps[i];
     const uint32_t slot = mw.cta - layout.first_cta;

@@ -48,6 +48,8 @@ struct MeasuredTimeline {
   std::vector<MeasuredEvent> events;  // warp by warp (in `warps` order), each warp's in time order
   std::vector<std::string> warnings;  // records lost to a full area, warps that never finished
   uint64_t lost = 0;                  // records lost over all warps
+  // The %globaltimer the events' ns count from: the earliest recorded CTA's first warp's start.
+  uint64_t first_ns = 0;
 };
 
 // The model's event kind a record stands for: role_enter, mbar_wait_blocked/released,
