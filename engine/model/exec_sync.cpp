@@ -210,6 +210,7 @@ void mbarrier_check_phase(Cta& c, uint32_t addr, uint64_t cycle) {
   m.phase_releases = {};
   m.completed_clock = m.phase_clock;
   m.phase_clock = {};
+  m.visible_at = cycle;
   check_loads_in_flight(c, addr, m);
   trace_mbar(c, EventKind::mbar_phase_flip, cycle, kNoWarp, kNone, addr, m, m.phase & 1);
   // Wake every warp waiting on a parity that is now complete.
@@ -296,8 +297,14 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
     trace_mbar(t, EventKind::mbar_arrive, x.cta.now, peer_warp(t, rank, x.warp.id), x.inst_id, addr, m, take);
     const uint32_t before = m.phase;
     // A peer's barrier hears of the arrive remote_arrive cycles later: its waiters wake that much
-    // later (the phase itself flips now; a peer's wait issued in between passes early).
-    mbarrier_check_phase(t, addr, &t == &x.cta ? x.cta.now : x.cta.now + x.cta.launch.figures->remote_arrive);
+    // later (the phase itself flips now; a peer's wait issued in between passes early). The
+    // .release.cluster form arrives after its fences (ptxas puts MEMBAR.ALL.GPU before the
+    // SYNCS.ARRIVE): cluster_release_stall later still (probe remote_arrive_round_trip_cluster_scope:
+    // 1893.2 cycles on the H100, 2026-11-28, where the stall after the arrive read 699).
+    const uint64_t arrived = x.cta.now + (x.inst.op == Op::mbarrier_arrive_remote_cluster_scope
+                                              ? x.cta.launch.figures->cluster_release_stall
+                                              : 0);
+    mbarrier_check_phase(t, addr, &t == &x.cta ? arrived : arrived + x.cta.launch.figures->remote_arrive);
     if (m.phase == before || take == 0) break;
   }
 }
@@ -447,6 +454,10 @@ void exec_mbarrier_wait(ExecContext& x) {
   const bool done = (m.phase & 1) != parity;
   const uint32_t dst = ops.done.id;
   if (done) {
+    // A phase flipped by a peer's arrive still on its way: the wait returns when it arrives and
+    // wakes the warp, as if it had blocked (mbarrier_check_phase's wake).
+    if (m.visible_at > c.now)
+      x.latency = uint32_t(std::max<uint64_t>(x.latency, m.visible_at - c.now + c.launch.figures->mbarrier_wake));
     note_wait_returned(x, addr, m, parity);
     for (uint32_t r = 0; r < kMaxClusterRanks; ++r)
       x.warp.acquired[r] = std::max(x.warp.acquired[r], m.completed_releases[r]);

@@ -246,6 +246,11 @@ struct Mbarrier : MbarrierPhase {
   // The same inside the CTA, warp by warp: the join of the clocks of the phase's arrivals in
   // this CTA (a tcgen05.commit's arrival brings its issuer's), and of the phase completed last.
   WarpClock phase_clock{}, completed_clock{};
+  // The cycle from which this CTA's waiters see the phase completed last: the completing event's
+  // own cycle, or later where the news of it travels (a peer's remote arrive, remote_arrive and
+  // for .release.cluster its fences too). A wait issued before then, on a phase already flipped
+  // (the peer CTA ran ahead of this one), returns then, as a wait that blocked would have.
+  uint64_t visible_at = 0;
 };
 
 static_assert(kMaxCtaWarps <= SmemWord::kAsync);  // a warp's number fits SmemWord's warp bytes

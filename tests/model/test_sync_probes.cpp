@@ -26,6 +26,16 @@ TEST_CASE("probes: the model's hand-offs and remote arrives take the machine des
     CHECK(round_trip >= 2.0 * (f.remote_arrive + f.mbarrier_wake));
     CHECK(round_trip == Approx(414.1).epsilon(0.03));
   }
+  // The same with .release.cluster arrives: each arrive waits for its fences first
+  // (cluster_release_stall), so each half of the trip takes them too (probe
+  // remote_arrive_round_trip_cluster_scope: 1893.2 cycles on the H100, 2026-11-28).
+  {
+    const ProbeRun r = run_probe(kernels::build_remote_arrive_probe(64, 0, true), 64);
+    const double round_trip = double(r.field(0, 0)) / 64;
+    const model::timing::CtaFigures& f = model::timing::kH100Cta;
+    CHECK(round_trip >= 2.0 * (f.cluster_release_stall + f.remote_arrive + f.mbarrier_wake));
+    CHECK(round_trip == Approx(1893.2).epsilon(0.1));
+  }
   // A local hand-off, as step 13's consumers give a stage back: one thread or a warpgroup
   // arrives, a warp waiting on the barrier wakes mbarrier_wake cycles later, twice a round
   // (probe mbarrier_handoff_*: 124.07 cycles a round on the H200 either way, 2026-12-04).
