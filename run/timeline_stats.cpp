@@ -200,8 +200,78 @@ std::vector<CtaRun> cta_runs(const TimelineDoc& d) {
 
 namespace {
 
+// The value at fraction p of the sorted values (nearest rank), 0 for none.
+double nearest_rank(std::vector<double> v, double p) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[size_t(p * double(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+LaunchWaves launch_waves(const std::vector<CtaRun>& runs) {
+  LaunchWaves w;
+  if (runs.empty()) return w;
+  w.ctas = runs.size();
+  std::vector<double> span;
+  std::map<uint32_t, std::vector<std::pair<double, double>>> by_sm;  // SM -> (start, run) of its CTAs
+  w.first_ns = runs.front().start_ns;
+  w.last_ns = runs.front().end_ns;
+  double first_end = runs.front().end_ns;
+  for (const CtaRun& r : runs) {
+    span.push_back(r.end_ns - r.start_ns);
+    by_sm[r.smid].push_back({r.start_ns, r.end_ns - r.start_ns});
+    w.first_ns = std::min(w.first_ns, r.start_ns);
+    w.last_ns = std::max(w.last_ns, r.end_ns);
+    first_end = std::min(first_end, r.end_ns);
+  }
+  w.sms = by_sm.size();
+  w.median_run_ns = nearest_rank(span, 0.5);
+  for (const CtaRun& r : runs) w.resident += r.start_ns < first_end;
+  w.resident = std::max<size_t>(w.resident, 1);
+  w.waves = (w.ctas + w.resident - 1) / w.resident;
+  for (size_t i = 0; i < runs.size(); ++i) w.wave.push_back(uint32_t(i / w.resident));
+  const double T = w.median_run_ns;
+  for (size_t k = 0; k < w.waves; ++k) {
+    std::vector<double> starts;
+    for (size_t i = k * w.resident; i < std::min(runs.size(), (k + 1) * w.resident); ++i) starts.push_back(runs[i].start_ns);
+    w.start_spread.push_back(starts.size() > 1 && T > 0 ? (nearest_rank(starts, 0.9) - nearest_rank(starts, 0.1)) / T
+                                                        : 0.0);
+  }
+  std::vector<double> means;
+  for (auto& [sm, v] : by_sm) {
+    if (v.size() < 3) continue;
+    std::sort(v.begin(), v.end());
+    double sum = 0.0;
+    for (size_t i = 1; i + 1 < v.size(); ++i) sum += v[i].second;
+    means.push_back(sum / double(v.size() - 2));
+  }
+  const double lo = nearest_rank(means, 0.1);
+  w.pace_spread = lo > 0 ? nearest_rank(means, 0.9) / lo : 0.0;
+  return w;
+}
+
+std::vector<size_t> telling_waves(size_t waves) {
+  std::vector<size_t> out;
+  for (size_t k : {size_t(1), size_t(2), size_t(4), size_t(8), size_t(16), size_t(24), waves})
+    if (k >= 1 && k <= waves && (out.empty() || out.back() < k)) out.push_back(k);
+  return out;
+}
+
+namespace {
+
+// The waves' lines of cta_runs_text.
+std::string launch_waves_text(const LaunchWaves& w) {
+  std::string spread;
+  for (size_t k : telling_waves(w.waves))
+    spread += fmt::format("{}wave {} {:.3f}", spread.empty() ? "" : ", ", k, w.start_spread[k - 1]);
+  return fmt::format("{} CTAs resident at once: {} waves; each wave's start spread (p90 - p10 over the median run): "
+                     "{}\nthe SMs' lasting pace (p90/p10 of each SM's mean CTA run, its first and last left out): {}\n",
+                     w.resident, w.waves, spread, w.pace_spread > 0 ? fmt::format("{:.4f}", w.pace_spread) : "-");
+}
+
 // The CTAs' runs of a whole grid's recording in a few lines: how long a CTA ran, how many each
-// SM ran, and the launch from the first start to the last end.
+// SM ran, the launch from the first start to the last end, and its waves (launch_waves).
 std::string cta_runs_text(const TimelineDoc& d) {
   const std::vector<CtaRun> runs = cta_runs(d);
   if (runs.empty()) return "no CTA recorded a finished warp\n";
@@ -226,7 +296,8 @@ std::string cta_runs_text(const TimelineDoc& d) {
                      "max {:.2f} (p90/p10 {:.3f})\n",
                      runs.size(), per_sm.size(), fewest, most, (last - first) / 1000.0, pct(0.1) / 1000.0,
                      pct(0.5) / 1000.0, pct(0.9) / 1000.0, span.back() / 1000.0,
-                     pct(0.1) > 0 ? pct(0.9) / pct(0.1) : 0.0);
+                     pct(0.1) > 0 ? pct(0.9) / pct(0.1) : 0.0) +
+         launch_waves_text(launch_waves(runs));
 }
 
 }  // namespace
@@ -264,6 +335,8 @@ std::string timeline_summary_text(const TimelineDoc& d, const TimelineDoc* model
                            x.file, x.line, x.count, x.total_cycles, x.count ? x.total_cycles / double(x.count) : 0.0);
     }
   }
+  // Each warp's start and end only (capacity 0): no event gives a figure of the table below.
+  if (is_launch_only(d) && !model) return out;
   const TimelineStats s = kernel_stats(d);
   const std::optional<TimelineStats> m = model ? std::optional(kernel_stats(*model)) : std::nullopt;
   out += fmt::format("\n{:<34} {:>12}{}\n", "median (cycles)", d.source, m ? fmt::format(" {:>12} {:>8}", "model", "ratio") : "");

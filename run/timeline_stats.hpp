@@ -63,6 +63,30 @@ struct CtaRun {
   double start_ns = 0.0, end_ns = 0.0;
 };
 std::vector<CtaRun> cta_runs(const TimelineDoc& doc);  // by CTA id; CTAs with no finished warp left out
+// A recording of each warp's start and end only (`--capacity 0`): no events, its CTAs' runs.
+inline bool is_launch_only(const TimelineDoc& d) { return d.events.empty() && d.layout.capacity == 0 && !d.warps.empty(); }
+
+// A whole launch's CTAs (cta_runs of a `timeline --ctas all --capacity 0` recording) in waves.
+// The block scheduler hands out CTA ids in order, so with every CTA taking the same time the
+// launch runs in waves of the CTAs resident at once (those started before the first CTA ended),
+// each wave's CTAs starting together; where the SMs differ in pace the later waves' starts
+// spread until the launch is a stream of CTAs starting at any time (docs/results/2026-12-04-grid:
+// step 13 at 8192^3 behind 5-6 ring stages).
+struct LaunchWaves {
+  size_t ctas = 0, sms = 0, resident = 0, waves = 0;
+  double first_ns = 0.0, last_ns = 0.0;  // the first start, the last end
+  double median_run_ns = 0.0;            // T: the median CTA's run
+  std::vector<uint32_t> wave;            // per run (cta_runs' order): its wave, id order / resident
+  // Per wave: (p90 - p10) of its CTAs' starts over T; 0 while the waves keep together, about 1
+  // once they are a stream. 0 for a wave of one CTA.
+  std::vector<double> start_spread;
+  // How much the SMs differ in pace for good: p90/p10 over the SMs of each one's mean CTA run, its
+  // first and last CTA left out (they start or end the launch); 0 when no SM ran three CTAs.
+  double pace_spread = 0.0;
+};
+LaunchWaves launch_waves(const std::vector<CtaRun>& runs);  // runs by CTA id, as cta_runs gives them
+// The waves that say how a launch's starts spread: 1, 2, 4, 8, 16, 24 and the last, those it has.
+std::vector<size_t> telling_waves(size_t waves);
 
 // Above this many recorded warps the summary text gives the CTAs' runs in percentiles instead of
 // a line a warp (a whole grid's recording, --ctas all).

@@ -158,6 +158,47 @@ TEST_CASE("timeline doc: a whole grid's starts and ends give each CTA's run and 
   while (many.warps.size() <= run::kWarpLinesMax) many.warps.insert(many.warps.end(), d.warps.begin(), d.warps.end());
   CHECK_THAT(run::timeline_summary_text(many), Catch::Contains("16 CTAs on ") && Catch::Contains("a CTA's run") &&
                                                    Catch::Contains("p90/p10") && !Catch::Contains("per warp ("));
+  // Its waves (launch_waves), and no table of figures no event gives.
+  const run::LaunchWaves w = run::launch_waves(runs);
+  CHECK_THAT(run::timeline_summary_text(many),
+             Catch::Contains(fmt::format("{} CTAs resident at once: {} waves", w.resident, w.waves)) &&
+                 Catch::Contains("wave 1 0.") && Catch::Contains("the SMs' lasting pace") &&
+                 !Catch::Contains("median (cycles)"));
+  CHECK(run::is_launch_only(d));
+  CHECK_FALSE(run::is_launch_only(model_doc()));
+}
+
+TEST_CASE("timeline doc: a whole launch's CTAs in waves: how far apart each wave started and how the SMs' paces differ",
+          "[timeline]") {
+  // Two SMs, three CTAs each, the block scheduler handing out ids in order: SM 0 runs CTAs 0, 2, 4
+  // in 100 ns each, SM 1 CTAs 1, 3, 5 in 110 ns each, so the second wave starts 10 ns apart and
+  // the third 20 ns.
+  const std::vector<run::CtaRun> runs = {{0, 0, 0, 100}, {1, 1, 0, 110},   {2, 0, 100, 200},
+                                         {3, 1, 110, 220}, {4, 0, 200, 300}, {5, 1, 220, 330}};
+  const run::LaunchWaves w = run::launch_waves(runs);
+  CHECK(w.ctas == 6);
+  CHECK(w.sms == 2);
+  CHECK(w.resident == 2);  // started before the first CTA ended (CTA 2 starts as CTA 0 ends: not at once)
+  CHECK(w.waves == 3);
+  CHECK(w.wave == std::vector<uint32_t>{0, 0, 1, 1, 2, 2});
+  CHECK(w.first_ns == 0.0);
+  CHECK(w.last_ns == 330.0);
+  CHECK(w.median_run_ns == 110.0);  // nearest rank of 100, 100, 100, 110, 110, 110
+  REQUIRE(w.start_spread.size() == 3);
+  CHECK(w.start_spread[0] == 0.0);
+  CHECK(w.start_spread[1] == Approx(10.0 / 110.0));
+  CHECK(w.start_spread[2] == Approx(20.0 / 110.0));
+  CHECK(w.pace_spread == Approx(1.1));  // each SM's middle CTA: 110 over 100
+  // Fewer than three CTAs an SM: no lasting pace to give; one CTA: one wave, no spread.
+  CHECK(run::launch_waves({runs.begin(), runs.begin() + 4}).pace_spread == 0.0);
+  const run::LaunchWaves one = run::launch_waves({{7, 3, 5, 50}});
+  CHECK(one.waves == 1);
+  CHECK(one.start_spread == std::vector<double>{0.0});
+  CHECK(run::launch_waves({}).waves == 0);
+  CHECK(run::telling_waves(0).empty());
+  CHECK(run::telling_waves(3) == std::vector<size_t>{1, 2, 3});
+  CHECK(run::telling_waves(32) == std::vector<size_t>{1, 2, 4, 8, 16, 24, 32});
+  CHECK(run::telling_waves(24) == std::vector<size_t>{1, 2, 4, 8, 16, 24});
 }
 
 TEST_CASE("timeline doc: the model's time is its cycles at the sustained clock of the card, and says so",
