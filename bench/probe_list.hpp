@@ -34,6 +34,11 @@ struct Probe {
   // The same for buffers.c: where set, its zeros are made only when the probe runs (the C-tile
   // ring rows hold a 268-MB C each), and given back after it.
   size_t c_bytes = 0;
+  // Where set, called just before the probe runs to make what its buffers hold that is big or
+  // takes time to make (a pointer chase's cycle over a GiB, a GiB of random operands); buffers.a
+  // and .b are given back after it. Made with the list, every probe's buffers were resident at
+  // once: 8.0 GB and 39 s before the first probe ran on the development VM (2026-12-04).
+  std::function<void(model::GemmBuffers&)> make_buffers;
 };
 
 // The copy-burst and outer-product probes (timing_probes_sm.cpp); q divides the counts (--quick).

@@ -70,16 +70,18 @@ Probe chain(std::string name, std::string what, kernels::ChainOp op, uint32_t ct
 Probe global_chase(std::string name, std::string what, uint64_t footprint, uint32_t stride, uint32_t warm,
                    uint32_t hops, bool quick) {
   Probe p{std::move(name), std::move(what), "cycles", kernels::build_global_chase_probe(warm, hops), {}, nullptr, !quick};
-  const uint64_t lines = footprint / stride;
-  p.buffers.a.assign(footprint, 0);
-  std::vector<uint64_t> order(lines);
-  std::iota(order.begin(), order.end(), 0);
-  std::mt19937_64 rng(29);
-  std::shuffle(order.begin() + 1, order.end(), rng);
-  for (uint64_t i = 0; i < lines; ++i) {
-    const uint64_t from = order[i] * stride, to = order[(i + 1) % lines] * stride;
-    std::memcpy(p.buffers.a.data() + from, &to, 8);
-  }
+  p.make_buffers = [footprint, stride](model::GemmBuffers& b) {
+    const uint64_t lines = footprint / stride;
+    b.a.assign(footprint, 0);
+    std::vector<uint64_t> order(lines);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(29);
+    std::shuffle(order.begin() + 1, order.end(), rng);
+    for (uint64_t i = 0; i < lines; ++i) {
+      const uint64_t from = order[i] * stride, to = order[(i + 1) % lines] * stride;
+      std::memcpy(b.a.data() + from, &to, 8);
+    }
+  };
   p.buffers.c.assign(32 * kernels::kTimingOutBytes, 0);
   p.figure = [hops](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / hops; };
   return p;
@@ -626,17 +628,18 @@ int main(int argc, char** argv) {
             "MHz", kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
                                                         std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
-    p.buffers.a.assign(size_t(boxes) * 32768, 1);
-    if (l.streamed) {
+    p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
+      b.a.assign(size_t(boxes) * 32768, 1);
+      if (!streamed) return;
       // Random bf16 in [-1, 1): finite values with every mantissa bit in play.
       std::mt19937 rng(29);
       std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-      for (size_t i = 0; i + 1 < p.buffers.a.size(); i += 2) {
+      for (size_t i = 0; i + 1 < b.a.size(); i += 2) {
         const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
-        p.buffers.a[i] = uint8_t(bits);
-        p.buffers.a[i + 1] = uint8_t(bits >> 8);
+        b.a[i] = uint8_t(bits);
+        b.a[i + 1] = uint8_t(bits >> 8);
       }
-    }
+    };
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
     p.figure = [](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
@@ -698,6 +701,7 @@ int main(int argc, char** argv) {
     double gpu = 0, modeled = 0;
     if (p.a_bytes > 0) p.buffers.a.assign(p.a_bytes, p.a_value);
     if (p.c_bytes > 0) p.buffers.c.assign(p.c_bytes, 0);
+    if (p.make_buffers) p.make_buffers(p.buffers);
     if (p.idle_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.idle_ms));
     const run::KernelRun r =
         run::run_kernel_once(p.kernel, p.buffers, {}, std::chrono::seconds(60), {}, p.timed_launches);
@@ -749,7 +753,8 @@ int main(int argc, char** argv) {
               << std::flush;
     if (!r.job.ok()) std::cout << "  GPU: " << r.job.error << "\n";
     out["probes"].push_back(row);
-    if (p.a_bytes > 0) std::vector<uint8_t>().swap(p.buffers.a);  // its footprint back (Probe::a_bytes)
+    if (p.a_bytes > 0 || p.make_buffers) std::vector<uint8_t>().swap(p.buffers.a);  // its footprint back
+    if (p.make_buffers) std::vector<uint8_t>().swap(p.buffers.b);
     if (p.c_bytes > 0) std::vector<uint8_t>().swap(p.buffers.c);
   }
   if (status == 3) std::cerr << "gemmscope_timing_probes: no GPU; the model column alone is printed\n";

@@ -33,8 +33,10 @@ void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
             "GB/s", kernels::build_tma_gemm_probe(r.tiles, r.tiles, ksteps, r.mma_reps, r.own, 26 * 1024), {}, nullptr,
             false, 20};
     const size_t operand_bytes = r.own ? size_t(512) * 64 * 64 * 2 : size_t(r.tiles) * 64 * ksteps * 64 * 2;
-    p.buffers.a.assign(operand_bytes, 0);
-    p.buffers.b.assign(operand_bytes, 0);
+    p.make_buffers = [operand_bytes](model::GemmBuffers& b) {  // made when it runs (Probe::make_buffers)
+      b.a.assign(operand_bytes, 0);
+      b.b.assign(operand_bytes, 0);
+    };
     p.buffers.c.assign(size_t(r.tiles) * r.tiles * 128 * kernels::kTimingOutBytes, 0);
     const double bytes = double(r.tiles) * r.tiles * ksteps * 16384;
     p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };

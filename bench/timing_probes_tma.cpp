@@ -244,10 +244,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       const size_t c_bytes = size_t(ctas) * 32 * kernels::kTimingOutBytes + size_t(ctas) * (2 * k_blocks + 1) * 8 +
                              (row.heat ? size_t(ctas) * 256 * 4 : 0) +
                              (row.c_tile ? size_t(tiles) * 128 * tiles * 128 * 4 : 0);
-      if (row.c_tile)
-        p.c_bytes = c_bytes;  // made when it runs (Probe::c_bytes)
-      else
-        p.buffers.c.assign(c_bytes, 0);
+      p.c_bytes = c_bytes;  // made when it runs (Probe::c_bytes): 8-268 MB a row
       p.figure = [ctas, k_blocks, ring, what](const std::vector<uint8_t>& c, double) {
         if (what == 2) return ring_period(c, ctas, k_blocks, ring);
         if (what == 3) return ring_clock_mhz(c, ctas);
