@@ -9,6 +9,7 @@
 #include "run/gpu_bench.hpp"
 #include "run/input_file.hpp"
 #include "run/timeline_model.hpp"
+#include "run/timeline_stats.hpp"
 
 namespace gs::gui {
 
@@ -25,6 +26,10 @@ std::string shape_text(kernels::GemmShape s) { return fmt::format("{}x{}x{}", s.
 void request_model_timeline(AppState& app) {
   const RecordedTimeline& r = *app.recorded_timeline;
   app.cancel_jobs(JobKind::model_timeline);
+  if (run::is_launch_only(r.measured)) {  // nothing of the model's to set beside it
+    app.recorded_timeline->model_error = kLaunchOnlyNote;
+    return;
+  }
   const uint64_t gen = r.generation;
   run::ModelTimelineRequest req;
   try {
@@ -88,11 +93,7 @@ run::TimelineDoc read_timeline_file(const std::string& path) {
     throw std::runtime_error(fmt::format("'{}' names a build of {} this app cannot make: {}", path, doc.kernel_id,
                                          e.what()));
   }
-  if (doc.events.empty() && doc.layout.capacity == 0 && !doc.warps.empty())
-    throw std::runtime_error(fmt::format("'{}' holds each warp's start and end only (recorded with capacity 0), no "
-                                         "events to draw: `gemmscope timeline --import {}` gives its CTAs' runs",
-                                         path, path));
-  if (doc.events.empty()) throw std::runtime_error(fmt::format("'{}' holds no events: nothing was recorded", path));
+  if (doc.events.empty() && !run::is_launch_only(doc)) throw std::runtime_error(fmt::format("'{}' holds no events: nothing was recorded", path));
   return doc;
 }
 
@@ -135,6 +136,10 @@ bool model_timeline_now(AppState& app) {
   if (!app.recorded_timeline) return false;
   app.cancel_jobs(JobKind::model_timeline);
   RecordedTimeline& r = *app.recorded_timeline;
+  if (run::is_launch_only(r.measured)) {
+    r.model_error = kLaunchOnlyNote;
+    return true;
+  }
   try {
     r.model = std::make_shared<const run::TimelineDoc>(run::model_timeline(run::model_request_like(r.measured)));
     r.model_error.clear();

@@ -33,6 +33,13 @@ struct RecordedTimeline {
   uint64_t generation = 0;            // which import this is (a late job's result for an older one is dropped)
 };
 
+// What the model's side of a launch-only recording (each warp's start and end, run::is_launch_only)
+// is: none, and why.
+inline constexpr const char* kLaunchOnlyNote =
+    "each warp's start, end and SM only (recorded with --capacity 0): no events, so no warp lanes, figures or tiles, "
+    "and no model beside it (the model traces one CTA; its waves are in the Schedule view). `gemmscope timeline ID "
+    "--size N` records one CTA's events to set beside the model's.";
+
 // Reads and checks a timeline document: the file's bytes (bounded), JSON, the
 // `gemmscope-timeline-1` format, a kernel this build has with the build parameters and mistakes
 // the file names, recorded on a GPU. Throws

@@ -210,6 +210,45 @@ std::string moved_instructions_note(const run::TimelineDoc& m, const run::SimReq
                      moved, m.events.size(), m.kernel_id, m.kernel_id);
 }
 
+uint64_t launch_ps(double ns, double first_ns) { return uint64_t(std::max(0.0, ns - first_ns) * 1000.0 + 0.5); }
+
+LaunchMap launch_map(const run::TimelineDoc& m) {
+  LaunchMap L;
+  const std::vector<run::CtaRun> runs = run::cta_runs(m);
+  L.waves = run::launch_waves(runs);
+  const run::LaunchWaves& w = L.waves;
+  std::map<uint32_t, LaunchRow> rows;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    LaunchRow& row = rows[runs[i].smid];
+    row.smid = runs[i].smid;
+    row.bars.push_back({launch_ps(runs[i].start_ns, w.first_ns), launch_ps(runs[i].end_ns, w.first_ns), runs[i].cta,
+                        w.wave[i]});
+  }
+  for (auto& [sm, row] : rows) {
+    std::sort(row.bars.begin(), row.bars.end(), [](const LaunchBar& a, const LaunchBar& b) { return a.begin < b.begin; });
+    L.rows.push_back(std::move(row));
+  }
+  if (runs.empty()) {
+    L.summary = "no CTA recorded a finished warp";
+    return L;
+  }
+  L.summary = fmt::format("{} CTAs on {} SMs, {} at once: {} waves in {:.1f} µs; a CTA's run {:.2f} µs (the median)",
+                          w.ctas, w.sms, w.resident, w.waves, (w.last_ns - w.first_ns) / 1000.0,
+                          w.median_run_ns / 1000.0);
+  std::string spread;
+  for (size_t k : run::telling_waves(w.waves))
+    spread += fmt::format("{}wave {} {:.2f}", spread.empty() ? "" : ", ", k, w.start_spread[k - 1]);
+  L.spread = "how far apart each wave's CTAs started, (p90 - p10) of their starts over a CTA's run (0: together, "
+             "about 1: a stream): " + spread;
+  L.pace = w.pace_spread > 0
+               ? fmt::format("the SMs' lasting pace: the slowest tenth's mean CTA run {:.1f}% longer than the fastest "
+                             "tenth's (p90/p10 of each SM's mean run, its first and last CTA left out); a ring that "
+                             "does not hold the CTAs together lets that add up wave after wave",
+                             100.0 * (w.pace_spread - 1.0))
+               : "the SMs' lasting pace: no SM ran three CTAs";
+  return L;
+}
+
 }  // namespace
 
 double model_clock_ghz(const run::TimelineDoc& measured, std::string* machine, bool* fallback) {
@@ -264,6 +303,13 @@ TimelineCompareData timeline_compare_data(const RecordedTimeline& r, const Loade
                          d.measured_ghz, d.model_machine, d.model_ghz * 1000.0,
                          fallback ? fmt::format(" ('{}' names no machine the model describes: the kernel's)", m.device)
                                   : std::string());
+  if (run::is_launch_only(m)) {
+    d.launch = launch_map(m);
+    for (const LaunchRow& row : d.launch->rows)
+      for (const LaunchBar& b : row.bars) d.end_ps = std::max(d.end_ps, b.end);
+    d.notes.push_back(kLaunchOnlyNote);
+    return d;
+  }
   if (!model) d.model_status = r.model_error.empty() ? "the model's timeline is being made" : r.model_error;
 
   const auto measured_warps = timed_by_warp(m, 0.0);
@@ -415,6 +461,29 @@ std::string cycles_text(const run::TimelineFigure& f) {
   return f.known() ? fmt::format("{:.0f}", f.cycles) : std::string("-");
 }
 
+namespace {
+
+nlohmann::json launch_json(const LaunchMap& L) {
+  const run::LaunchWaves& w = L.waves;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const LaunchRow& r : L.rows) {
+    nlohmann::json bars = nlohmann::json::array();
+    for (const LaunchBar& b : r.bars) bars.push_back({b.cta, b.wave, b.begin, b.end});
+    rows.push_back({{"smid", r.smid}, {"bars", bars}});
+  }
+  return {{"ctas", w.ctas},          {"sms", w.sms},
+          {"resident", w.resident},  {"waves", w.waves},
+          {"median_run_ns", w.median_run_ns},
+          {"launch_ns", w.last_ns - w.first_ns},
+          {"start_spread", w.start_spread},
+          {"pace_spread", w.pace_spread},
+          {"summary", L.summary},    {"spread", L.spread},
+          {"pace", L.pace},          {"bar_columns", {"cta", "wave", "begin_ps", "end_ps"}},
+          {"rows", rows}};
+}
+
+}  // namespace
+
 nlohmann::json describe_timeline_compare(AppState& app) {
   if (!app.recorded_timeline) return nullptr;
   const TimelineCompareData& d = timeline_compare_cached(app);
@@ -475,7 +544,8 @@ nlohmann::json describe_timeline_compare(AppState& app) {
           {"schedule_note", d.schedule_note},
           {"cursor_follows", d.cursor_follows},
           {"cursor_ps", cursor ? nlohmann::json(*cursor) : nlohmann::json(nullptr)},
-          {"cursor_note", d.cursor_note}};
+          {"cursor_note", d.cursor_note},
+          {"launch", d.launch ? launch_json(*d.launch) : nlohmann::json(nullptr)}};
 }
 
 }  // namespace gs::gui

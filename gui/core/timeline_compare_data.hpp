@@ -70,6 +70,26 @@ struct SmRow {
   std::vector<TileSpan> tiles;
 };
 
+// A whole launch recorded CTA by CTA (`timeline --ctas all --capacity 0`: each warp's start,
+// end and SM, no events): SM by SM, each CTA a bar from its first warp's start to its last
+// warp's end, coloured by its wave (run::launch_waves), so that waves keeping together show as
+// straight bands and waves drifting apart as bands that smear into a stream.
+struct LaunchBar {
+  uint64_t begin = 0, end = 0;  // ps from the launch's first start
+  uint32_t cta = 0, wave = 0;
+};
+struct LaunchRow {
+  uint32_t smid = 0;
+  std::vector<LaunchBar> bars;  // in start order
+};
+struct LaunchMap {
+  std::vector<LaunchRow> rows;  // by SM id
+  run::LaunchWaves waves;
+  std::string summary;          // CTAs, SMs, waves, the launch's and a CTA's time
+  std::string spread;           // how far apart each telling wave's CTAs started
+  std::string pace;             // how much the SMs differ in pace for good
+};
+
 struct TimelineCompareData {
   bool available = false;                  // a recording is loaded
   std::string headline;                    // kernel, shape, device, CTAs, origin
@@ -85,6 +105,9 @@ struct TimelineCompareData {
   std::vector<WaitDifference> waits;
   std::vector<SmRow> sms;                  // each recorded CTA by SM, then the model's CTA
   std::string schedule_note;               // what the SM rows can and cannot say
+  // A recording of each warp's start and end only: its launch SM by SM, in place of the lanes,
+  // the figures and the tiles (it has no events for them, and the model traces one CTA).
+  std::optional<LaunchMap> launch;
   // The playback cursor's place on this axis: the open kernel is the recorded kernel at the
   // recorded shape and CTA; otherwise `cursor_note` says which run the cursor is in.
   bool cursor_follows = false;

@@ -531,6 +531,57 @@ void draw_differences(const TimelineCompareData& d) {
   }
 }
 
+// A launch-only recording (LaunchMap): a row an SM, each CTA a bar in its wave's colour, on the
+// launch's time axis; rows as thin as the view's height needs, every few labelled; hovering
+// names the SM, the CTA, its wave and its run.
+void draw_launch_map(AppState& app, const LaunchMap& L, uint64_t end_ps, const ViewEnv& env) {
+  ImGui::TextWrapped("%s", L.summary.c_str());
+  ImGui::TextWrapped("%s", L.spread.c_str());
+  ImGui::TextWrapped("%s", L.pace.c_str());
+  if (L.rows.empty()) return;
+  const float s = env.scale, line = ImGui::GetTextLineHeight();
+  const float label_w = ImGui::CalcTextSize("SM 000").x;
+  const float avail_w = ImGui::GetContentRegionAvail().x;
+  const float plot_w = std::max(40.0f * s, avail_w - label_w - 8 * s);
+  note_fit(app, "timeline.launch.labels", label_w + 40.0f * s, avail_w);
+  const float rows = float(L.rows.size());
+  const float row_h = std::clamp((ImGui::GetContentRegionAvail().y - 2 * line) / rows, 2.0f * s, line);
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##launch", ImVec2(label_w + 4 * s + plot_w, line + row_h * rows));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const LanePlot p{o.x + label_w + 4 * s, o.y, plot_w, line, end_ps, uint32_t(std::max(1.0f, plot_w))};
+  draw_axis(p, dl, env);
+  const ImU32 muted = muted_color(env);
+  const float y0 = o.y + line, gap = row_h >= 4 * s ? s : 0.0f;
+  const size_t label_every = size_t(std::ceil(line / row_h));
+  for (size_t i = 0; i < L.rows.size(); ++i) {
+    const LaunchRow& r = L.rows[i];
+    // Whole pixels, so that every row keeps the same gap under it however thin the rows are.
+    const float y = std::floor(y0 + row_h * float(i)), next = std::floor(y0 + row_h * float(i + 1));
+    if (i % label_every == 0) dl->AddText(ImVec2(o.x, y), muted, fmt::format("SM {}", r.smid).c_str());
+    for (const LaunchBar& b : r.bars) {
+      const float x0 = p.x_of(b.begin), x1 = std::max(p.x_of(b.end) - 1, x0 + 1);
+      dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, std::max(next - gap, y + 1)), warp_color(b.wave % 12, 0.85f));
+    }
+  }
+  // For the headless pixel test: the plot's x, its first row's y, its width and a row's height.
+  app.drawn["timeline.launch"] = {p.x0, y0, plot_w, row_h};
+  if (!hovered || end_ps == 0) return;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  const long row = long(std::floor((m.y - y0) / row_h));
+  if (m.x < p.x0 || row < 0 || size_t(row) >= L.rows.size()) return;
+  const LaunchRow& r = L.rows[size_t(row)];
+  const uint64_t ps = uint64_t(double(std::clamp((m.x - p.x0) / plot_w, 0.0f, 1.0f)) * double(end_ps));
+  std::string what = fmt::format("SM {}, {:.1f} µs: idle", r.smid, double(ps) / 1e6);
+  for (const LaunchBar& b : r.bars)
+    if (b.begin <= ps && ps < b.end)
+      what = fmt::format("SM {}, {:.1f} µs: CTA {} of wave {} ran {:.1f}-{:.1f} µs ({:.2f} µs)", r.smid,
+                         double(ps) / 1e6, b.cta, b.wave + 1, double(b.begin) / 1e6, double(b.end) / 1e6,
+                         double(b.end - b.begin) / 1e6);
+  ImGui::SetTooltip("%s", what.c_str());
+}
+
 void draw_timeline_compare(AppState& app, const ViewEnv& env) {
   if (!app.recorded_timeline) return;
   const TimelineCompareData& d = timeline_compare_cached(app);
@@ -561,6 +612,10 @@ void draw_timeline_compare(AppState& app, const ViewEnv& env) {
   if (close) {
     app.recorded_timeline.reset();
     app.timeline_view.show_recorded = false;
+    return;
+  }
+  if (d.launch) {
+    draw_launch_map(app, *d.launch, d.end_ps, env);
     return;
   }
   draw_compare_legend(env);

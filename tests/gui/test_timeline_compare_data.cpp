@@ -2,6 +2,7 @@
 // with lanes for the GPU's warps and the model's, and the same figures as the command line.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -137,8 +138,9 @@ TEST_CASE("timeline compare: a corrupt or foreign file is a clear error in the P
   unknown_kernel["kernel"] = "no_such_kernel";
   on_model["source"] = "model";
   empty["events"] = nlohmann::json::array();
-  ends_only["events"] = nlohmann::json::array();  // timeline --ctas all --capacity 0
+  ends_only["events"] = nlohmann::json::array();  // timeline --ctas all --capacity 0, but not a warp ended
   ends_only["layout"]["capacity"] = 0;
+  ends_only["warps"] = nlohmann::json::array();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {write_temp("truncated.json", doc.dump().substr(0, 5000)), "not valid JSON"},
       {write_temp("bench.json", R"({"format":"gemmscope-bench-1","results":[]})"), "expected \"gemmscope-timeline-1\""},
@@ -147,7 +149,7 @@ TEST_CASE("timeline compare: a corrupt or foreign file is a clear error in the P
       {write_temp("kernel.json", unknown_kernel.dump()), "does not have"},
       {write_temp("model.json", on_model.dump()), "not a GPU"},
       {write_temp("empty.json", empty.dump()), "holds no events"},
-      {write_temp("ends.json", ends_only.dump()), "start and end only (recorded with capacity 0)"},
+      {write_temp("ends.json", ends_only.dump()), "holds no events"},
       {"/nonexistent/t.timeline.json", "/nonexistent/t.timeline.json"},
   };
   for (const auto& [path, says] : cases) {
@@ -214,8 +216,114 @@ TEST_CASE("timeline compare: 'Record on this GPU' without a GPU records nothing 
   CHECK(app.gpu.reason == p.detail);
 }
 
+namespace {
+
+// A whole launch as `timeline --ctas all --capacity 0` records it (each warp's start, end and SM,
+// no events), made from a committed recording's header: 12 CTAs of one warp on 4 SMs, CTA i on
+// SM i % 4, every CTA on SM j running 1000 + 10 j ns, so the waves' starts spread by 10 j ns a
+// wave (the slowest SM 3% behind the fastest).
+std::string launch_file() {
+  std::ifstream in(kDir + "hopper_producer_consumer.timeline.json");
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["events"] = nlohmann::json::array();
+  doc["layout"] = {{"capacity", 0}, {"ctas", 12}, {"first_cta", 0}, {"warps_per_cta", 1}};
+  doc["warps"] = nlohmann::json::array();
+  for (uint32_t i = 0; i < 12; ++i) {
+    const uint32_t sm = i % 4, wave = i / 4;
+    const double run = 1000.0 + 10.0 * sm;
+    doc["warps"].push_back({{"cta", i}, {"warp", 0}, {"smid", sm}, {"finished", true}, {"kept", 0}, {"records", 0},
+                            {"start_ns", wave * run}, {"ns", run}, {"cycles", uint64_t(run * 1.5)}});
+  }
+  return write_temp("launch.json", doc.dump());
+}
+
+}  // namespace
+
+TEST_CASE("timeline compare: a whole launch's recording (each warp's start and end) opens SM by SM, its CTAs in waves",
+          "[gui][timeline][recorded]") {
+  AppState app;
+  REQUIRE(import_timeline(app, launch_file(), false));
+  REQUIRE(model_timeline_now(app));  // nothing of the model's to make: not an error
+  CHECK_FALSE(app.recorded_timeline->model);
+  CHECK(app.recorded_timeline->model_error == kLaunchOnlyNote);
+  const TimelineCompareData d = timeline_compare_data(*app.recorded_timeline, nullptr);
+  REQUIRE(d.launch);
+  CHECK(d.lanes.empty());
+  CHECK(d.kinds.empty());
+  CHECK(d.model_status.empty());
+  CHECK(std::find(d.notes.begin(), d.notes.end(), kLaunchOnlyNote) != d.notes.end());
+  const LaunchMap& L = *d.launch;
+  REQUIRE(L.rows.size() == 4);
+  for (uint32_t sm = 0; sm < 4; ++sm) {
+    INFO("SM " << sm);
+    const LaunchRow& r = L.rows[sm];
+    CHECK(r.smid == sm);
+    REQUIRE(r.bars.size() == 3);
+    for (uint32_t w = 0; w < 3; ++w) {
+      CHECK(r.bars[w].cta == 4 * w + sm);
+      CHECK(r.bars[w].wave == w);
+      CHECK(r.bars[w].begin == uint64_t(w * (1000 + 10 * sm)) * 1000);  // ps
+      CHECK(r.bars[w].end == uint64_t((w + 1) * (1000 + 10 * sm)) * 1000);
+    }
+  }
+  CHECK(d.end_ps == 3090u * 1000);
+  CHECK(L.waves.resident == 4);
+  CHECK(L.waves.median_run_ns == 1020.0);
+  CHECK(L.waves.start_spread[1] == Approx(30.0 / 1020.0));
+  CHECK(L.waves.start_spread[2] == Approx(60.0 / 1020.0));
+  CHECK(L.waves.pace_spread == Approx(1.03));
+  CHECK_THAT(L.summary, Catch::Contains("12 CTAs on 4 SMs, 4 at once: 3 waves in 3.1 µs"));
+  CHECK_THAT(L.spread, Catch::Contains("wave 1 0.00, wave 2 0.03, wave 3 0.06"));
+  CHECK_THAT(L.pace, Catch::Contains("3.0% longer"));
+  // The state the headless app writes holds the same.
+  app.timeline_view.show_recorded = true;
+  const nlohmann::json j = describe_timeline_compare(app);
+  REQUIRE(j["launch"].is_object());
+  CHECK(j["launch"]["waves"] == 3);
+  CHECK(j["launch"]["rows"].size() == 4);
+  CHECK(j["launch"]["rows"][3]["bars"][2] == nlohmann::json::array({11, 2, 2060000, 3090000}));
+}
+
 #include "gui/core/colors.hpp"
 #include "tests/gui/headless.hpp"
+
+TEST_CASE("timeline compare: a whole launch is drawn a row an SM, each CTA a bar in its wave's colour",
+          "[gui][xvfb][timeline]") {
+  using namespace gs::gui::test;
+  if (!xvfb_or_skip()) return;
+  const Headless h = run_headless("timeline_launch", "--import-timeline '" + launch_file() +
+                                                         "' --view timeline --size 1280x800 --theme dark");
+  INFO(h.output);
+  REQUIRE(h.code == 0);
+  const auto& launch = h.state["views"]["timeline"]["recorded"]["launch"];
+  REQUIRE(launch.is_object());
+  REQUIRE(h.state["drawn"].contains("timeline.launch"));
+  const auto g = h.state["drawn"]["timeline.launch"].get<std::array<float, 4>>();  // x, first row's y, w, row h
+  const double end = h.state["views"]["timeline"]["recorded"]["end_ps"].get<double>();
+  const auto x_at = [&](double ps) { return int(g[0] + g[2] * float(ps / end)); };
+  CHECK(g[3] >= 4.0f);  // four rows have room to be tall
+  // SM 0 ends its last CTA at 3000 of 3090 ns: the row's right end is the background.
+  const int y0 = int(g[1] + 0.4f * g[3]);
+  const std::array<int, 3> idle = h.pixel(x_at(3060e3), y0);
+  for (size_t row = 0; row < 4; ++row) {
+    const int y = int(g[1] + (float(row) + 0.4f) * g[3]);
+    std::vector<std::array<int, 3>> colours;
+    for (const auto& bar : launch["rows"][row]["bars"]) {
+      const double b = bar[2].get<double>(), e = bar[3].get<double>();
+      const std::array<int, 3> p = h.pixel(x_at((b + e) / 2), y);
+      INFO("SM " << row << " CTA " << bar[0] << ": " << p[0] << "," << p[1] << "," << p[2]);
+      CHECK(p != idle);
+      colours.push_back(p);
+    }
+    // Each wave its own colour, the same on every SM.
+    CHECK(colours[0] != colours[1]);
+    CHECK(colours[1] != colours[2]);
+    if (row > 0) {
+      const auto& first = launch["rows"][0]["bars"];
+      CHECK(h.pixel(x_at((first[1][2].get<double>() + first[1][3].get<double>()) / 2), y0) == colours[1]);
+    }
+  }
+}
 
 TEST_CASE("timeline compare: the GPU's lanes are drawn in the states' colours, the model's lighter under them",
           "[gui][xvfb][timeline]") {
