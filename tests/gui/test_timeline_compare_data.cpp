@@ -284,6 +284,35 @@ TEST_CASE("timeline compare: a whole launch's recording (each warp's start and e
   CHECK(j["launch"]["rows"][3]["bars"][2] == nlohmann::json::array({11, 2, 2060000, 3090000}));
 }
 
+TEST_CASE("timeline compare: the bundled launches of step 13 at 8192^3 on an H200 keep their waves behind 3 stages "
+          "and blur them behind 6",
+          "[gui][timeline][recorded]") {
+  const std::string dir = std::string(GEMMSCOPE_SOURCE_DIR) + "/docs/results/2026-12-04-launch/";
+  // File > Import timeline... lists them (newest folder first).
+  const std::vector<std::string> listed = bundled_timeline_files(std::string(GEMMSCOPE_SOURCE_DIR) + "/assets");
+  for (const char* name : {"step13-8192-stages3.timeline.json", "step13-8192-stages6.timeline.json"})
+    CHECK(std::find(listed.begin(), listed.end(), dir + name) != listed.end());
+  std::array<run::LaunchWaves, 2> waves;
+  for (size_t i = 0; i < 2; ++i) {
+    AppState app;
+    REQUIRE(import_timeline(app, dir + (i == 0 ? "step13-8192-stages3" : "step13-8192-stages6") + ".timeline.json",
+                            false));
+    const TimelineCompareData d = timeline_compare_data(*app.recorded_timeline, nullptr);
+    REQUIRE(d.launch);
+    CHECK(d.launch->rows.size() == 132);
+    waves[i] = d.launch->waves;
+    CHECK(waves[i].ctas == 4096);
+    CHECK(waves[i].resident == 132);
+    CHECK(waves[i].waves == 32);
+  }
+  // Wave 24's starts: within 3% of a CTA's run behind 3 stages, over a third of it behind 6; the
+  // SMs' lasting pace 0.2% and 1.5% apart (docs/results/2026-12-04-grid).
+  CHECK(waves[0].start_spread[23] < 0.05);
+  CHECK(waves[1].start_spread[23] > 0.3);
+  CHECK(waves[0].pace_spread < 1.005);
+  CHECK(waves[1].pace_spread > 1.01);
+}
+
 #include "gui/core/colors.hpp"
 #include "tests/gui/headless.hpp"
 
