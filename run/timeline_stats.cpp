@@ -336,7 +336,8 @@ std::string timeline_summary_text(const TimelineDoc& d, const TimelineDoc* model
     }
   }
   // Each warp's start and end only (capacity 0): no event gives a figure of the table below.
-  if (is_launch_only(d) && !model) return out;
+  if (is_launch_only(d) && !model)
+    return out + "(`gemmscope gui --import-timeline FILE` draws the launch SM by SM, each CTA in its wave's colour)\n";
   const TimelineStats s = kernel_stats(d);
   const std::optional<TimelineStats> m = model ? std::optional(kernel_stats(*model)) : std::nullopt;
   out += fmt::format("\n{:<34} {:>12}{}\n", "median (cycles)", d.source, m ? fmt::format(" {:>12} {:>8}", "model", "ratio") : "");
