@@ -1,10 +1,13 @@
 #include "run/timeline_stats.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "kernels/registry.hpp"
 
 namespace gs::run {
 
@@ -209,7 +212,7 @@ double nearest_rank(std::vector<double> v, double p) {
 
 }  // namespace
 
-LaunchWaves launch_waves(const std::vector<CtaRun>& runs) {
+LaunchWaves launch_waves(const std::vector<CtaRun>& runs, uint32_t tiles_n) {
   LaunchWaves w;
   if (runs.empty()) return w;
   w.ctas = runs.size();
@@ -248,7 +251,39 @@ LaunchWaves launch_waves(const std::vector<CtaRun>& runs) {
   }
   const double lo = nearest_rank(means, 0.1);
   w.pace_spread = lo > 0 ? nearest_rank(means, 0.9) / lo : 0.0;
+  if (tiles_n > 0 && T > 0) {
+    std::map<uint32_t, double> start;  // by CTA id
+    for (const CtaRun& r : runs) start[r.cta] = r.start_ns;
+    const auto together = [&](uint32_t step, bool same_row) {
+      size_t pairs = 0, close = 0;
+      for (const auto& [cta, s0] : start) {
+        if (same_row && cta % tiles_n + 1 >= tiles_n) continue;  // the row's last tile has no right-hand partner
+        const auto it = start.find(cta + step);
+        if (it == start.end()) continue;
+        ++pairs;
+        close += std::abs(it->second - s0) < 0.05 * T;
+      }
+      return pairs ? double(close) / double(pairs) : -1.0;
+    };
+    w.b_partners_together = together(tiles_n, false);
+    w.a_partners_together = together(1, true);
+  }
   return w;
+}
+
+uint32_t one_tile_per_cta_tiles_n(const TimelineDoc& d) {
+  const kernels::KernelInfo* info = kernels::find_kernel(d.kernel_id);
+  if (!info) return 0;
+  try {
+    const ir::Kernel k = kernels::build_kernel(
+        *info, {info->resolve(d.shape), d.mistakes, d.build_known ? kernels::resolve_params(*info, d.params)
+                                                                 : kernels::resolve_params(*info, {})});
+    const ir::OutputTiling& o = k.output;
+    if (!o.declared() || !o.walk.empty() || k.launch.ctas() != uint64_t(o.tiles_m()) * o.tiles_n()) return 0;
+    return o.tiles_n();
+  } catch (const std::exception&) {
+    return 0;
+  }
 }
 
 std::vector<size_t> telling_waves(size_t waves) {
@@ -265,9 +300,15 @@ std::string launch_waves_text(const LaunchWaves& w) {
   std::string spread;
   for (size_t k : telling_waves(w.waves))
     spread += fmt::format("{}wave {} {:.3f}", spread.empty() ? "" : ", ", k, w.start_spread[k - 1]);
-  return fmt::format("{} CTAs resident at once: {} waves; each wave's start spread (p90 - p10 over the median run): "
-                     "{}\nthe SMs' lasting pace (p90/p10 of each SM's mean CTA run, its first and last left out): {}\n",
-                     w.resident, w.waves, spread, w.pace_spread > 0 ? fmt::format("{:.4f}", w.pace_spread) : "-");
+  std::string out = fmt::format(
+      "{} CTAs resident at once: {} waves; each wave's start spread (p90 - p10 over the median run): {}\nthe SMs' "
+      "lasting pace (p90/p10 of each SM's mean CTA run, its first and last left out): {}\n",
+      w.resident, w.waves, spread, w.pace_spread > 0 ? fmt::format("{:.4f}", w.pace_spread) : "-");
+  if (w.b_partners_together >= 0)
+    out += fmt::format("CTAs reading the same panel that started within 5% of a run of each other: B (a tile row "
+                       "apart) {:.0f}% of the pairs, A (side by side) {:.0f}%\n",
+                       100.0 * w.b_partners_together, 100.0 * std::max(w.a_partners_together, 0.0));
+  return out;
 }
 
 // The CTAs' runs of a whole grid's recording in a few lines: how long a CTA ran, how many each
@@ -297,7 +338,7 @@ std::string cta_runs_text(const TimelineDoc& d) {
                      runs.size(), per_sm.size(), fewest, most, (last - first) / 1000.0, pct(0.1) / 1000.0,
                      pct(0.5) / 1000.0, pct(0.9) / 1000.0, span.back() / 1000.0,
                      pct(0.1) > 0 ? pct(0.9) / pct(0.1) : 0.0) +
-         launch_waves_text(launch_waves(runs));
+         launch_waves_text(launch_waves(runs, one_tile_per_cta_tiles_n(d)));
 }
 
 }  // namespace

@@ -83,8 +83,17 @@ struct LaunchWaves {
   // How much the SMs differ in pace for good: p90/p10 over the SMs of each one's mean CTA run, its
   // first and last CTA left out (they start or end the launch); 0 when no SM ran three CTAs.
   double pace_spread = 0.0;
+  // With one tile per CTA in launch order (tiles_n known): of the CTAs that read the same B panel
+  // (one tile row apart, ids tiles_n apart) and the same A panel (side by side in a tile row), the
+  // share of pairs whose starts lie within 5% of T, so that the second finds the panel's K blocks
+  // still in L2; -1 where not known.
+  double b_partners_together = -1.0, a_partners_together = -1.0;
 };
-LaunchWaves launch_waves(const std::vector<CtaRun>& runs);  // runs by CTA id, as cta_runs gives them
+// `tiles_n`: the C tiles along N when CTA id i computes tile i (row-major), else 0.
+LaunchWaves launch_waves(const std::vector<CtaRun>& runs, uint32_t tiles_n = 0);
+// The recorded kernel's tiles along N where each of its CTAs computes one tile, the tile of its
+// id (its declared output tiling, no persistent walk, as many CTAs as tiles); 0 otherwise.
+uint32_t one_tile_per_cta_tiles_n(const TimelineDoc& doc);
 // The waves that say how a launch's starts spread: 1, 2, 4, 8, 16, 24 and the last, those it has.
 std::vector<size_t> telling_waves(size_t waves);
 

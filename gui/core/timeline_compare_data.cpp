@@ -215,7 +215,7 @@ uint64_t launch_ps(double ns, double first_ns) { return uint64_t(std::max(0.0, n
 LaunchMap launch_map(const run::TimelineDoc& m) {
   LaunchMap L;
   const std::vector<run::CtaRun> runs = run::cta_runs(m);
-  L.waves = run::launch_waves(runs);
+  L.waves = run::launch_waves(runs, run::one_tile_per_cta_tiles_n(m));
   const run::LaunchWaves& w = L.waves;
   std::map<uint32_t, LaunchRow> rows;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -246,6 +246,11 @@ LaunchMap launch_map(const run::TimelineDoc& m) {
                              "does not hold the CTAs together lets that add up wave after wave",
                              100.0 * (w.pace_spread - 1.0))
                : "the SMs' lasting pace: no SM ran three CTAs";
+  if (w.b_partners_together >= 0)
+    L.partners = fmt::format("CTAs reading the same panel that started within 5% of a run of each other, so that the "
+                             "second finds its K blocks still in L2: B's (a tile row apart) {:.0f}% of the pairs, A's "
+                             "(side by side) {:.0f}%",
+                             100.0 * w.b_partners_together, 100.0 * std::max(w.a_partners_together, 0.0));
   return L;
 }
 
@@ -478,7 +483,10 @@ nlohmann::json launch_json(const LaunchMap& L) {
           {"start_spread", w.start_spread},
           {"pace_spread", w.pace_spread},
           {"summary", L.summary},    {"spread", L.spread},
-          {"pace", L.pace},          {"bar_columns", {"cta", "wave", "begin_ps", "end_ps"}},
+          {"pace", L.pace},          {"partners", L.partners},
+          {"b_partners_together", w.b_partners_together},
+          {"a_partners_together", w.a_partners_together},
+          {"bar_columns", {"cta", "wave", "begin_ps", "end_ps"}},
           {"rows", rows}};
 }
 

@@ -88,6 +88,7 @@ struct LaunchMap {
   std::string summary;          // CTAs, SMs, waves, the launch's and a CTA's time
   std::string spread;           // how far apart each telling wave's CTAs started
   std::string pace;             // how much the SMs differ in pace for good
+  std::string partners;         // how many CTAs reading one panel started together ("" where unknown)
 };
 
 struct TimelineCompareData {

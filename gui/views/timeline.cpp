@@ -538,6 +538,7 @@ void draw_launch_map(AppState& app, const LaunchMap& L, uint64_t end_ps, const V
   ImGui::TextWrapped("%s", L.summary.c_str());
   ImGui::TextWrapped("%s", L.spread.c_str());
   ImGui::TextWrapped("%s", L.pace.c_str());
+  if (!L.partners.empty()) ImGui::TextWrapped("%s", L.partners.c_str());
   if (L.rows.empty()) return;
   const float s = env.scale, line = ImGui::GetTextLineHeight();
   const float label_w = ImGui::CalcTextSize("SM 000").x;

@@ -311,6 +311,12 @@ TEST_CASE("timeline compare: the bundled launches of step 13 at 8192^3 on an H20
   CHECK(waves[1].start_spread[23] > 0.3);
   CHECK(waves[0].pace_spread < 1.005);
   CHECK(waves[1].pace_spread > 1.01);
+  // And so B's panel partners (CTAs a tile row apart) start together about half the time behind 3
+  // stages, one time in ten behind 6; A's (side by side) nearly always.
+  CHECK(waves[0].b_partners_together > 0.4);
+  CHECK(waves[1].b_partners_together < 0.2);
+  CHECK(waves[0].a_partners_together > 0.9);
+  CHECK(waves[1].a_partners_together > 0.9);
 }
 
 #include "gui/core/colors.hpp"

@@ -195,6 +195,14 @@ TEST_CASE("timeline doc: a whole launch's CTAs in waves: how far apart each wave
   CHECK(one.waves == 1);
   CHECK(one.start_spread == std::vector<double>{0.0});
   CHECK(run::launch_waves({}).waves == 0);
+  // As 3 x 2 tiles, CTA i on tile i. B's panel partners (i, i + 2) start a wave apart: (0, 2) 100 ns,
+  // (1, 3) 110, (2, 4) 100, (3, 5) 110, none within 5% of T (5.5 ns). A's (0, 1), (2, 3), (4, 5)
+  // start 0, 10 and 20 ns apart: the first pair together.
+  CHECK(w.b_partners_together == -1.0);  // not asked
+  const run::LaunchWaves tiled = run::launch_waves(runs, 2);
+  CHECK(tiled.b_partners_together == 0.0);
+  CHECK(tiled.a_partners_together == Approx(1.0 / 3.0));
+  CHECK(run::launch_waves(runs, 6).b_partners_together == -1.0);  // one tile row: no B partners
   CHECK(run::telling_waves(0).empty());
   CHECK(run::telling_waves(3) == std::vector<size_t>{1, 2, 3});
   CHECK(run::telling_waves(32) == std::vector<size_t>{1, 2, 4, 8, 16, 24, 32});
