@@ -237,7 +237,8 @@ LaunchWaves launch_waves(const std::vector<CtaRun>& runs, uint32_t tiles_n) {
   const double T = w.median_run_ns;
   for (size_t k = 0; k < w.waves; ++k) {
     std::vector<double> starts;
-    for (size_t i = k * w.resident; i < std::min(runs.size(), (k + 1) * w.resident); ++i) starts.push_back(runs[i].start_ns);
+    for (size_t i = k * w.resident; i < std::min(runs.size(), (k + 1) * w.resident); ++i)
+      starts.push_back(runs[i].start_ns);
     w.start_spread.push_back(starts.size() > 1 && T > 0 ? (nearest_rank(starts, 0.9) - nearest_rank(starts, 0.1)) / T
                                                         : 0.0);
   }

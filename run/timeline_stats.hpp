@@ -64,7 +64,9 @@ struct CtaRun {
 };
 std::vector<CtaRun> cta_runs(const TimelineDoc& doc);  // by CTA id; CTAs with no finished warp left out
 // A recording of each warp's start and end only (`--capacity 0`): no events, its CTAs' runs.
-inline bool is_launch_only(const TimelineDoc& d) { return d.events.empty() && d.layout.capacity == 0 && !d.warps.empty(); }
+inline bool is_launch_only(const TimelineDoc& d) {
+  return d.events.empty() && d.layout.capacity == 0 && !d.warps.empty();
+}
 
 // A whole launch's CTAs (cta_runs of a `timeline --ctas all --capacity 0` recording) in waves.
 // The block scheduler hands out CTA ids in order, so with every CTA taking the same time the

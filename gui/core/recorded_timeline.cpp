@@ -93,7 +93,8 @@ run::TimelineDoc read_timeline_file(const std::string& path) {
     throw std::runtime_error(fmt::format("'{}' names a build of {} this app cannot make: {}", path, doc.kernel_id,
                                          e.what()));
   }
-  if (doc.events.empty() && !run::is_launch_only(doc)) throw std::runtime_error(fmt::format("'{}' holds no events: nothing was recorded", path));
+  if (doc.events.empty() && !run::is_launch_only(doc))
+    throw std::runtime_error(fmt::format("'{}' holds no events: nothing was recorded", path));
   return doc;
 }
 

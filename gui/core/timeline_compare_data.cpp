@@ -225,7 +225,8 @@ LaunchMap launch_map(const run::TimelineDoc& m) {
                         w.wave[i]});
   }
   for (auto& [sm, row] : rows) {
-    std::sort(row.bars.begin(), row.bars.end(), [](const LaunchBar& a, const LaunchBar& b) { return a.begin < b.begin; });
+    std::sort(row.bars.begin(), row.bars.end(),
+              [](const LaunchBar& a, const LaunchBar& b) { return a.begin < b.begin; });
     L.rows.push_back(std::move(row));
   }
   if (runs.empty()) {

@@ -163,7 +163,8 @@ TEST_CASE("timeline doc: a whole grid's starts and ends give each CTA's run and 
   CHECK_THAT(run::timeline_summary_text(many),
              Catch::Contains(fmt::format("{} CTAs resident at once: {} waves", w.resident, w.waves)) &&
                  Catch::Contains("wave 1 0.") && Catch::Contains("the SMs' lasting pace") &&
-                 Catch::Contains("gui --import-timeline FILE` draws the launch") && !Catch::Contains("median (cycles)"));
+                 Catch::Contains("gui --import-timeline FILE` draws the launch") &&
+                 !Catch::Contains("median (cycles)"));
   CHECK(run::is_launch_only(d));
   CHECK_FALSE(run::is_launch_only(model_doc()));
 }
