@@ -12,7 +12,7 @@
 #include <immintrin.h>
 #endif
 
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
 

@@ -11,7 +11,7 @@
 #include "engine/ir/signature.hpp"
 #include "engine/ir/verify.hpp"
 #include "engine/layout/op_traits.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {

@@ -3,7 +3,7 @@
 // column and decode.cpp builds the dispatch table from that column, so this list and the
 // table cannot drift apart: a function named there and not declared here does not compile.
 //
-// Each runs one warp-instruction for the lanes in ExecContext::mask (machine.hpp). A function
+// Each runs one warp-instruction for the lanes in ExecContext::mask (exec_context.hpp). A function
 // that runs several ops names each one in its switch; an op routed to it that it does not
 // name reaches not_handled, which throws the model's NotModelledError naming the op, the
 // function and the instruction: the model never skips an instruction silently.

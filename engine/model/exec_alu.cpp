@@ -12,7 +12,7 @@
 #endif
 
 #include "engine/model/decode.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
 

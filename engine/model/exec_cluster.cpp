@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/tcgen05.hpp"
 #include "engine/model/operands.hpp"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "engine/model/exec_mem_forms.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/values.hpp"
 
 namespace gs::model {

@@ -20,7 +20,7 @@
 
 #include "engine/ir/signature.hpp"
 #include "engine/model/exec.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 
 namespace gs::model {

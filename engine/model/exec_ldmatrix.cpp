@@ -26,7 +26,7 @@
 #include "engine/layout/fragments.hpp"
 #include "engine/layout/op_traits.hpp"
 #include "engine/model/exec_mem_forms.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 
 namespace gs::model {

@@ -19,7 +19,7 @@
 #include "engine/layout/banks.hpp"
 #include "engine/model/decode.hpp"
 #include "engine/model/exec_mem_forms.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/values.hpp"
 

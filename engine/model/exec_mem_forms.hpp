@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "engine/model/decode.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 
 namespace gs::model::memform {

@@ -15,7 +15,7 @@
 #include "engine/layout/fragments.hpp"
 #include "engine/ir/signature.hpp"
 #include "engine/model/decode.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/integer_bound_avx2.hpp"
 #include "engine/model/tensor_core.hpp"

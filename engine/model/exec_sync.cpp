@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/tcgen05.hpp"
 #include "engine/ir/mbarrier_name.hpp"
 #include "engine/ir/signature.hpp"

@@ -13,7 +13,7 @@
 
 #include "engine/ir/signature.hpp"
 #include "engine/layout/op_traits.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/tcgen05.hpp"
 

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "engine/ir/signature.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 
 namespace gs::model {

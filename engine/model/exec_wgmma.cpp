@@ -17,7 +17,7 @@
 #include "engine/layout/wgmma_descriptor.hpp"
 #include "engine/ir/signature.hpp"
 #include "engine/model/decode.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/tensor_core.hpp"
 #include "engine/model/values.hpp"

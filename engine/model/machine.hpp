@@ -635,64 +635,6 @@ struct Cta {
   uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }
 };
 
-// ---- the exec_* families: each executes one warp-instruction for the lanes in `mask` ------
-struct ExecContext {
-  Cta& cta;
-  Warp& warp;
-  const ir::Inst& inst;
-  const DecodedInst& dec;  // the same instruction, decoded (decode.hpp)
-  uint32_t inst_id;
-  uint32_t mask;      // lanes at this pc whose guard holds
-  uint32_t at_pc;     // lanes at this pc (guard true or false)
-  uint32_t latency = timing::kAluLatency;
-  // The warp's next issue no earlier than this cycle, whatever the instruction's issue kind: a
-  // wgmma waiting for the SM's wgmma issue holds its warp there (exec_wgmma.cpp).
-  uint64_t hold_until = 0;
-  bool block = false;        // the warp must wait (barrier); pc does not advance
-  bool branch_handled = false;
-};
-
-// Shared window access with bounds and hazard checks; returns nullptr when out of bounds.
-uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
-uint32_t memory_address32(ExecContext& x, const ir::Operand& o, uint32_t lane);
-// Race and initialisation checks on the 4-byte words of one lane's shared access at `addr`
-// (already bounds-checked by smem_ptr), and the bookkeeping of the access (exec_mem.cpp).
-void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
-// A shared::cluster access (exec_mem.cpp): this CTA's window or a peer's, through
-// cluster_target; nullptr (reported) when outside them.
-uint8_t* cluster_smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, bool store);
-// Statistics, latency and trace record of one warp-level access (exec_global.cpp; exec_mem.cpp for shared): a global
-// access of `bytes` per lane at addr[l] for the lanes in `lanes` (read only for the traced
-// CTA), touching `sectors` distinct 32-byte sectors (kCountSectors: counted here); a shared
-// access through the bank model (facts §8). data_path false: the bytes do not pass the L1's
-// data path (cp.async, whose data goes from L2 into shared memory and takes only its shared
-// wavefronts there: on the H200, ncu counts step 09's 134 M sectors of cp.async reads as 8 M data-path
-// wavefronts besides the shared ones, docs/results/2026-12-01-device call 1), so no issue on it.
-inline constexpr uint32_t kCountSectors = ~0u;
-void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array<uint64_t, 32>& addr, uint32_t lanes,
-                    uint32_t sectors = kCountSectors, bool data_path = true);
-// Returns the wavefronts it took of the data path (0 for a load folded into another).
-uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
-// The distinct 128-byte lines `bytes` a lane at addr[l] touch, over the lanes in `lanes`.
-uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes);
-// A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path, asked for at its
-// issue cycle (a moved global load keeps its place in the IR there: the L1 probes' figures were
-// measured against it, docs/results/2026-12-02-stalls): its latency (a load's, waiting for the
-// path included, with the data `load_latency` after the path takes it; a store's issue), holding
-// the path a cycle for each of `lines` 128-byte lines at least, and `extra_cycles` more
-// (fractions carried from access to access in Cta::l1_data_fraction) (exec_global.cpp).
-uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines = 0,
-                      double extra_cycles = 0.0);
-// A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
-// in the grid's schedule when it lands in another tile than the CTA's previous store
-// (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it
-// (Trace::c_writes; kNone for an immediate or a TMA store's element).
-void store_into_c(ExecContext& x, uint64_t offset, uint32_t bytes, uint32_t reg, uint32_t lane);
-// The trace record of one warp-level shared access the bank model analysed (the warps' own
-// accesses and the tensor core's reads alike).
-SmemAccess smem_access_record(const std::array<uint32_t, 32>& addrs, uint32_t mask, uint32_t bytes, bool store,
-                              const layout::BankReport& report);
-uint64_t memory_address64(ExecContext& x, const ir::Operand& o, uint32_t lane);
 void report(Cta& cta, HazardKind kind, uint32_t inst, uint32_t warp, uint32_t lane, uint64_t address,
             std::string detail);
 // A tma-race: shared memory touched while a TMA load into it is in flight. When the warp's
@@ -761,9 +703,6 @@ void run_cta(Cta& cta, const SimOptions& opt, uint64_t horizon = ~uint64_t(0));
 // Every live warp waits and nothing is in flight: reports a deadlock naming the waits (in a
 // cluster, once, with the waits of the other blocked CTAs of the cluster by rank).
 void report_deadlock(Cta& cta, std::span<Cta* const> blocked_peers = {});
-// A shared::cluster address resolved to a CTA of the cluster and a shared::cta address in
-// it; nullptr (after reporting why) when the rank is outside the cluster.
-Cta* cluster_target(ExecContext& x, uint32_t address, uint32_t lane, uint32_t* cta_address);
 // barrier.cluster: releases the current phase if every live warp of every CTA arrived.
 bool cluster_barrier_check(Cluster& cl, uint64_t cycle);
 

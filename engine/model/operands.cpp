@@ -11,6 +11,7 @@
 #endif
 
 #include "engine/model/values.hpp"
+#include "engine/model/exec_context.hpp"
 
 namespace gs::model {
 

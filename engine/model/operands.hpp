@@ -6,7 +6,7 @@
 #include <array>
 #include <cstdint>
 
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 
 namespace gs::model {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 
 namespace gs::model {
 

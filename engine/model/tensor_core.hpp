@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/layout/wgmma_descriptor.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 
 namespace gs::model {
 

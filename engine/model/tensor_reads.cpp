@@ -16,7 +16,7 @@
 #include "engine/layout/banks.hpp"
 #include "engine/layout/op_traits.hpp"
 #include "engine/layout/wgmma_descriptor.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 
 namespace gs::model {
 

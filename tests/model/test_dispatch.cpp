@@ -7,7 +7,7 @@
 #include "engine/builder/builder.hpp"
 #include "engine/model/decode.hpp"
 #include "engine/model/exec.hpp"
-#include "engine/model/machine.hpp"
+#include "engine/model/exec_context.hpp"
 #include "engine/model/model.hpp"
 
 using namespace gs;
