@@ -294,13 +294,18 @@ std::vector<size_t> telling_waves(size_t waves) {
   return out;
 }
 
+std::string wave_spreads_text(const LaunchWaves& w, int decimals) {
+  std::string out;
+  for (size_t k : telling_waves(w.waves))
+    out += fmt::format("{}wave {} {:.{}f}", out.empty() ? "" : ", ", k, w.start_spread[k - 1], decimals);
+  return out;
+}
+
 namespace {
 
 // The waves' lines of cta_runs_text.
 std::string launch_waves_text(const LaunchWaves& w) {
-  std::string spread;
-  for (size_t k : telling_waves(w.waves))
-    spread += fmt::format("{}wave {} {:.3f}", spread.empty() ? "" : ", ", k, w.start_spread[k - 1]);
+  const std::string spread = wave_spreads_text(w, 3);
   std::string out = fmt::format(
       "{} CTAs resident at once: {} waves; each wave's start spread (p90 - p10 over the median run): {}\nthe SMs' "
       "lasting pace (p90/p10 of each SM's mean CTA run, its first and last left out): {}\n",

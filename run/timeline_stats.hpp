@@ -98,6 +98,8 @@ LaunchWaves launch_waves(const std::vector<CtaRun>& runs, uint32_t tiles_n = 0);
 uint32_t one_tile_per_cta_tiles_n(const TimelineDoc& doc);
 // The waves that say how a launch's starts spread: 1, 2, 4, 8, 16, 24 and the last, those it has.
 std::vector<size_t> telling_waves(size_t waves);
+// "wave 1 0.001, wave 2 0.027, ...": the telling waves' start spreads, `decimals` after the point.
+std::string wave_spreads_text(const LaunchWaves& w, int decimals);
 
 // Above this many recorded warps the summary text gives the CTAs' runs in percentiles instead of
 // a line a warp (a whole grid's recording, --ctas all).

@@ -236,11 +236,8 @@ LaunchMap launch_map(const run::TimelineDoc& m) {
   L.summary = fmt::format("{} CTAs on {} SMs, {} at once: {} waves in {:.1f} µs; a CTA's run {:.2f} µs (the median)",
                           w.ctas, w.sms, w.resident, w.waves, (w.last_ns - w.first_ns) / 1000.0,
                           w.median_run_ns / 1000.0);
-  std::string spread;
-  for (size_t k : run::telling_waves(w.waves))
-    spread += fmt::format("{}wave {} {:.2f}", spread.empty() ? "" : ", ", k, w.start_spread[k - 1]);
   L.spread = "how far apart each wave's CTAs started, (p90 - p10) of their starts over a CTA's run (0: together, "
-             "about 1: a stream): " + spread;
+             "about 1: a stream): " + run::wave_spreads_text(w, 2);
   L.pace = w.pace_spread > 0
                ? fmt::format("the SMs' lasting pace: the slowest tenth's mean CTA run {:.1f}% longer than the fastest "
                              "tenth's (p90/p10 of each SM's mean run, its first and last CTA left out); a ring that "
