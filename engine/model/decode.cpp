@@ -318,6 +318,8 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     p.mma_regs.push_back(r);
     p.insts[pc].direct = mma_sync_direct();
   }
+  for (uint32_t pc = 0; pc < ninst; ++pc)
+    if (k.insts[pc].op == Op::ldmatrix) p.insts[pc].direct = ldmatrix_direct_for(k.insts[pc], p.insts[pc]);
   p.copies_async = std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& in) {
     return in.op == Op::cp_async_cg || in.op == Op::cp_async_ca;
   });

@@ -161,6 +161,11 @@ struct MmaRegs {
 // exec_mma's straight path (exec_mma.cpp) where this CPU has one (AVX2, the PTX maps regular),
 // else nullptr: the decoder gives it to every mma.sync whose operands are all registers.
 DirectFn mma_sync_direct();
+// exec_ldmatrix's straight path (exec_ldmatrix.cpp) for an ldmatrix without .trans whose
+// operands are all registers, where this CPU has AVX2, having put its address register and
+// offset in d.src[0] and d.offset, its count in d.vec and its registers in d.data_regs; else
+// nullptr, d unchanged.
+DirectFn ldmatrix_direct_for(const ir::Inst& in, DecodedInst& d);
 
 struct Program {
   std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)

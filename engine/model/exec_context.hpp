@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 
+#include "engine/layout/banks.hpp"
 #include "engine/model/machine.hpp"
 
 namespace gs::model {
@@ -48,6 +49,10 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
                     uint32_t sectors = kCountSectors, bool data_path = true);
 // Returns the wavefronts it took of the data path (0 for a load folded into another).
 uint32_t account_shared(ExecContext& x, const std::array<uint32_t, 32>& addrs, uint32_t bytes, bool store);
+// account_shared's wavefronts of an untraced access of `access_bytes` a lane (at most 16), kept
+// per thread by instruction for its next access with the same lane offsets (exec_mem.cpp).
+layout::BankCount shared_wavefronts_by_inst(uint32_t inst, const std::array<uint32_t, 32>& addrs, uint32_t mask,
+                                            uint32_t access_bytes, layout::Phasing phasing);
 // The distinct 128-byte lines `bytes` a lane at addr[l] touch, over the lanes in `lanes`.
 uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, uint32_t bytes);
 // A warp's global access of `lanes` lanes x `bytes` on the SM's load/store path, asked for at its

@@ -20,6 +20,10 @@
 #include <bit>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include <fmt/format.h>
 
 #include "engine/ir/signature.hpp"
@@ -92,16 +96,16 @@ struct Rows {
 // only record each word's access, which this does row by row. False where any row is not so;
 // the loop then runs as always (a load's words noted here it notes again the same, and a
 // store's are checked before any is noted).
+// `base`: the address register's lanes, `imm` the operand's offset. It needs no ExecContext, so
+// that exec_ldmatrix's straight path (direct_ldmatrix) takes it too.
 template <bool kStore>
-bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
-  Cta& c = x.cta;
+bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Rows& r) {
   const uint64_t size = c.smem.size();
-  if (addr_op.kind != ir::OperandKind::mem_reg || size < kRowBytes || c.smem_word_state.size() * 4 < size) return false;
+  if (size < kRowBytes || c.smem_word_state.size() * 4 < size) return false;
   const uint32_t n = 8 * r.num;
-  const uint64_t* base = c.reg_lanes(x.warp.id, addr_op.id);
   uint32_t bad = 0;
   for (uint32_t l = 0; l < n; ++l) {
-    const uint32_t a = uint32_t(base[l] + uint64_t(addr_op.imm));  // memory_address32
+    const uint32_t a = uint32_t(base[l] + uint64_t(imm));  // memory_address32
     r.addr[l] = a;
     // As smem_ptr: inside [kSmemBaseAddress, + size) and aligned to the 16-byte row.
     bad |= uint32_t(uint64_t(a - timing::kSmemBaseAddress) > size - kRowBytes) | (a & (kRowBytes - 1));
@@ -112,7 +116,7 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
   if constexpr (kStore) {
     for (uint32_t l = 0; l < n; ++l)
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-        if (!memform::word_is_quiet<true>(state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i], x.warp, rank, epoch))
+        if (!memform::word_is_quiet<true>(state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i], warp, rank, epoch))
           return false;
     // The unfenced range widened once, by the rows' lowest and highest words (a note per word
     // made a chain through memory of the range's two bounds).
@@ -120,7 +124,7 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
     for (uint32_t l = 0; l < n; ++l) {
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
       ++c.smem_writes;  // smem_ptr's, per row
-      for (uint32_t i = 0; i < kRowBytes / 4; ++i) memform::note_write(state[w + i], x.warp.id, epoch, release);
+      for (uint32_t i = 0; i < kRowBytes / 4; ++i) memform::note_write(state[w + i], warp.id, epoch, release);
       lo = std::min(lo, w);
       hi = std::max(hi, w + kRowBytes / 4 - 1);
     }
@@ -141,7 +145,7 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
         continue;
       }
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-        if (!memform::word_is_quiet<false>(state[w + i], x.warp, rank, epoch)) return false;
+        if (!memform::word_is_quiet<false>(state[w + i], warp, rank, epoch)) return false;
     }
     const memform::ReadNotes notes = memform::read_notes(c);
     if (notes.release)
@@ -149,7 +153,7 @@ bool quiet_rows(ExecContext& x, const ir::Operand& addr_op, Rows& r) {
         for (uint32_t i = 0; i < kRowBytes / 4; ++i)
           c.smem_tensor_word[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i].generic_read_release = release;
     if (notes.warps) {
-      uint64_t* bits = memform::read_row(c, x.warp.id);
+      uint64_t* bits = memform::read_row(c, warp.id);
       for (uint32_t l = 0; l < n; ++l) {
         const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
         bits[w / 64] |= uint64_t(0xF) << (w % 64);
@@ -175,7 +179,11 @@ bool resolve_rows(ExecContext& x, const ir::Operand& addr_op, bool store, Rows& 
                        store ? "stmatrix" : "ldmatrix"));
   r.mask = r.num == 4 ? 0xFFFFFFFFu : (1u << (8 * r.num)) - 1;
   if (addr_op.kind == ir::OperandKind::mem_reg) check_register_read(x, addr_op.id, r.mask);
-  if (store ? quiet_rows<true>(x, addr_op, r) : quiet_rows<false>(x, addr_op, r)) return true;
+  if (addr_op.kind == ir::OperandKind::mem_reg) {
+    const uint64_t* base = c.reg_lanes(x.warp.id, addr_op.id);
+    if (store ? quiet_rows<true>(c, x.warp, base, addr_op.imm, r) : quiet_rows<false>(c, x.warp, base, addr_op.imm, r))
+      return true;
+  }
   bool ok = true;
   for (uint32_t l = 0; l < 8 * r.num; ++l) {
     r.addr[l] = memory_address32(x, addr_op, l);
@@ -199,7 +207,58 @@ void account_rows(ExecContext& x, const Rows& r, bool store) {
   x.latency = rows.latency;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// exec_ldmatrix's straight path (DecodedInst::direct, set by ldmatrix_direct_for) for an
+// untraced whole warp's ldmatrix without .trans, whose rows are four lanes' words in order
+// (MatrixPlaces::rows_in_order), where the address register is written in every lane that
+// gives a row, no register of it can be a wgmma's, and quiet_rows finds every row inside shared
+// memory, aligned and with nothing to report: what exec_ldmatrix does then (the rows' words
+// noted as read, each row widened into its four lanes, the registers written, the rows'
+// wavefronts charged as account_rows charges them), without an ExecContext. 0, having changed
+// nothing, otherwise: exec_ldmatrix then runs.
+__attribute__((target("avx2"))) uint32_t direct_ldmatrix(Cta& c, Warp& w, const DecodedInst& d) {
+  Rows r;
+  r.num = d.vec;
+  r.mask = r.num == 4 ? kAllLanes : (1u << (8 * r.num)) - 1;
+  if (!d.no_wgmma_regs || (w.written[d.src[0].reg] & r.mask) != r.mask ||
+      !quiet_rows<false>(c, w, w.regs + 32 * size_t(d.src[0].reg), d.offset, r))
+    return 0;
+  for (uint32_t j = 0; j < r.num; ++j) {
+    uint64_t* out = w.regs + 32 * size_t(d.data_regs[j]);
+    for (uint32_t row = 0; row < 8; ++row)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4 * row),
+                          _mm256_cvtepu32_epi64(_mm_loadu_si128(reinterpret_cast<const __m128i*>(r.ptr[8 * j + row]))));
+    w.written[d.data_regs[j]] = kAllLanes;  // note_register_write: |= all lanes
+  }
+  const uint32_t inst = uint32_t(&d - c.program->insts.data());
+  const layout::BankCount n =
+      shared_wavefronts_by_inst(inst, r.addr, r.bank_mask, kRowBytes, layout::Phasing::by_width);
+  return memform::shared_access_cost(c, memform::request_time(c, w, d, inst), n.wavefronts, n.ideal_wavefronts);
+}
+#endif
+
 }  // namespace
+
+DirectFn ldmatrix_direct_for(const ir::Inst& in, DecodedInst& d) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (in.op != ir::Op::ldmatrix || !cpu_has_avx2()) return nullptr;
+  const ir::ldmatrix_operands ops = ir::ldmatrix_operands_of(in);
+  const uint32_t num = in.aux;
+  if ((num != 1 && num != 2 && num != 4) || ops.d.size() != num || ops.addr.kind != ir::OperandKind::mem_reg ||
+      !matrix_places(num, in.op).rows_in_order)
+    return nullptr;
+  for (const ir::Operand& o : ops.d)
+    if (o.kind != ir::OperandKind::reg) return nullptr;
+  d.src[0] = DecodedSource{true, ops.addr.id, nullptr};
+  d.offset = ops.addr.imm;
+  d.vec = uint8_t(num);
+  for (uint32_t j = 0; j < num; ++j) d.data_regs[j] = ops.d[j].id;
+  return direct_ldmatrix;
+#else
+  (void)in, (void)d;
+  return nullptr;
+#endif
+}
 
 void exec_ldmatrix(ExecContext& x) {
   expect_op(x, "exec_ldmatrix", ir::Op::ldmatrix, ir::Op::ldmatrix_trans);

@@ -67,11 +67,20 @@ ir::Kernel matrix_kernel(const Options& o) {
   return b.finish();
 }
 
-model::SimResult run(const Options& o) {
+// A run and what the kernel stored in C (lane l's first register of the rows at 4·l).
+struct Ran {
+  model::SimResult r;
+  std::vector<uint8_t> c;
+};
+Ran run_traced(const Options& o, bool trace) {
   model::GemmBuffers bufs;
   bufs.c.assign(32 * 4, 0xEE);
-  return model::simulate(matrix_kernel(o), bufs);
+  model::SimOptions opt;
+  opt.trace = trace;
+  model::SimResult r = model::simulate(matrix_kernel(o), bufs, opt);
+  return {std::move(r), bufs.c};
 }
+model::SimResult run(const Options& o) { return run_traced(o, true).r; }
 
 bool has(const model::SimResult& r, model::HazardKind kind) {
   for (const model::Hazard& h : r.hazards)
@@ -113,6 +122,45 @@ TEST_CASE("ldmatrix: the rows go through the shared-memory hazard checks", "[mod
   CHECK(has(run({.row_stride = 256}), model::HazardKind::out_of_bounds_shared));
   CHECK(has(run({.lanes = 16}), model::HazardKind::matrix_divergent));
   CHECK(has(run({.store = true, .lanes = 31}), model::HazardKind::matrix_divergent));
+}
+
+// An untraced whole warp's ldmatrix without .trans takes the straight path (direct_ldmatrix,
+// where the CPU has AVX2); the traced CTA always runs exec_ldmatrix. Both must compute the same
+// registers, wavefronts, conflicts, hazards and cycles, for each count, quiet rows, strided and
+// swizzled ones, and rows the straight path must decline (unwritten, misaligned, out of bounds,
+// fewer lanes).
+TEST_CASE("ldmatrix: the straight path of an untraced warp does what exec_ldmatrix does", "[model][ldmatrix]") {
+  std::vector<Options> cases;
+  for (const uint32_t num : {1u, 2u, 4u})
+    for (const uint32_t stride : {16u, 64u, 128u}) {
+      cases.push_back({.num = num, .row_stride = stride});
+      cases.push_back({.num = num, .row_stride = stride, .swizzle = true});
+    }
+  cases.push_back({.fill = false});
+  cases.push_back({.row_stride = 128 + 4});
+  cases.push_back({.row_stride = 256});
+  cases.push_back({.lanes = 16});
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("case " << i << ": .x" << cases[i].num << ", stride " << cases[i].row_stride
+                 << (cases[i].swizzle ? ", swizzled" : "") << (cases[i].fill ? "" : ", unfilled") << ", "
+                 << cases[i].lanes << " lanes");
+    const Ran traced = run_traced(cases[i], true), fast = run_traced(cases[i], false);
+    CHECK(fast.c == traced.c);
+    CHECK(fast.r.stats.smem_accesses == traced.r.stats.smem_accesses);
+    CHECK(fast.r.stats.smem_wavefronts == traced.r.stats.smem_wavefronts);
+    CHECK(fast.r.stats.smem_bank_conflicts == traced.r.stats.smem_bank_conflicts);
+    CHECK(fast.r.stats.max_cta_cycles == traced.r.stats.max_cta_cycles);
+    REQUIRE(fast.r.hazards.size() == traced.r.hazards.size());
+    for (size_t h = 0; h < fast.r.hazards.size(); ++h) CHECK(fast.r.hazards[h].kind == traced.r.hazards[h].kind);
+  }
+  // The rows' values reach C: lane l's first register holds row l / 4's words 4(l % 4)..+1 of
+  // matrix 0, each the lane that filled it (the fill writes lane id at word w·32 + lane).
+  const Ran fast = run_traced({.num = 4, .row_stride = 16}, false);
+  for (uint32_t l = 0; l < 32; ++l) {
+    uint32_t v;
+    std::memcpy(&v, fast.c.data() + 4 * l, 4);
+    CHECK(v == (4 * (l / 4) + l % 4) % 32);
+  }
 }
 
 TEST_CASE("ldmatrix and stmatrix test kernels assemble with ptxas", "[model][ldmatrix][ptxas]") {
