@@ -16,12 +16,18 @@
 // read then sees the stale bytes, deterministically. Groups are kept per warp: the warp's lanes
 // commit and wait together (the instructions are not divergent in any kernel here; a
 // divergent commit or wait is reported).
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <optional>
 #include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -77,6 +83,21 @@ uint64_t land_sets(uint32_t warp, uint32_t epoch) {
   return low_bytes(s);
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// land's change of four consecutive records (a 16-byte copy's words: one 64-byte line of them),
+// two records a 256-bit AND and OR whose high 8 bytes of each record keep everything.
+__attribute__((target("avx2"))) inline void land_four_avx2(SmemWord* s, uint64_t keeps, uint64_t sets) {
+  const __m256i keep = _mm256_setr_epi64x(int64_t(keeps), -1, int64_t(keeps), -1);
+  const __m256i set = _mm256_setr_epi64x(int64_t(sets), 0, int64_t(sets), 0);
+  __m256i* const p = reinterpret_cast<__m256i*>(s);
+  static_assert(sizeof(SmemWord) == 16);
+  for (uint32_t half = 0; half < 2; ++half) {
+    const __m256i v = _mm256_loadu_si256(p + half);
+    _mm256_storeu_si256(p + half, _mm256_or_si256(_mm256_and_si256(v, keep), set));
+  }
+}
+#endif
+
 // Puts a retired group's bytes into shared memory; the words are written by this warp now
 // (so another warp reading them needs a barrier first, as on the GPU): no longer pending,
 // written, by this warp, in this barrier epoch.
@@ -86,14 +107,22 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   SmemWord* const state = c.smem_word_state.data();
   uint64_t* const pending = c.cp_async_pending_bits.data();
   uint8_t* const smem = c.smem.data();
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = cpu_has_avx2();
+#endif
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress, bytes = copy.bytes;
     copy_bytes(smem + off, copy.data.data(), bytes);
     const uint32_t first = off / 4, end = (off + bytes + 3) / 4;
-    for (uint32_t word = first; word < end; ++word) {
-      const uint64_t v = (low_bytes(state[word]) & keeps) | sets;
-      std::memcpy(static_cast<void*>(&state[word]), &v, 8);
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (avx2 && end - first == 4) {
+      land_four_avx2(state + first, keeps, sets);
+    } else
+#endif
+      for (uint32_t word = first; word < end; ++word) {
+        const uint64_t v = (low_bytes(state[word]) & keeps) | sets;
+        std::memcpy(static_cast<void*>(&state[word]), &v, 8);
+      }
     // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
     // its words lie in one 64-bit word of the bits), else bit by bit.
     if (end - first <= 4 && first / 64 == (end - 1) / 64)
@@ -216,7 +245,41 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   // A lane's words are aligned to their count (1, 2 or 4): one word of the pending bits.
   const uint64_t* const pending = c.cp_async_pending_bits.data();
   const uint64_t lane_bits = (uint64_t(1) << words) - 1;
+  // The destination words as bits of a window of kWindow 64-bit words from the lowest lane's
+  // (a warp's copies of 16 bytes a lane are 512 bytes, 2 or 3 of them; a swizzled stage's rows
+  // stay in it), so that the pending bits and each reader's row are looked at an AND per 64
+  // words instead of a test per word. A wider spread takes the loop by lanes.
+  constexpr uint32_t kWindow = 8;
+  uint32_t lo = ~0u, hi = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+    lo = std::min(lo, first / 64);
+    hi = std::max(hi, first / 64);
+  }
+  std::array<uint64_t, kWindow> want{};
+  const bool windowed = hi - lo < kWindow;
+  if (windowed) {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+      want[first / 64 - lo] |= lane_bits << (first % 64);
+    }
+    uint64_t clash = 0, read = 0;
+    for (uint32_t i = 0; i <= hi - lo; ++i) clash |= pending[lo + i] & want[i];
+    for (uint32_t r = 0; r < nreaders; ++r)
+      for (uint32_t i = 0; i <= hi - lo; ++i) read |= readers[r][lo + i] & want[i];
+    if (read != 0) return false;
+    // A word still pending: look at its record, as the loop by lanes does.
+    if (clash != 0)
+      for (uint32_t m = mask; m; m &= m - 1) {
+        const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+        if (pending[first / 64] >> (first % 64) & lane_bits)
+          for (uint32_t i = 0; i < words; ++i) {
+            const SmemWord& s = state[first + i];
+            if (s.cp_async_pending && s.cp_async_warp != w.id && s.cp_async_epoch == epoch) return false;
+          }
+      }
+  }
+  for (uint32_t m = windowed ? 0 : mask; m; m &= m - 1) {
     const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
     const SmemWord* s = state + first;
     if (pending[first / 64] >> (first % 64) & lane_bits)
@@ -229,6 +292,8 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   // What the lane loop does: smem_ptr's count of stores, each lane's copy of its bytes, and
   // mark_pending's marks.
   c.smem_writes += uint32_t(std::popcount(mask));
+  if (windowed)
+    for (uint32_t i = 0; i <= hi - lo; ++i) c.cp_async_pending_bits[lo + i] |= want[i];
   const uint8_t* data = global.buffers[buffer]->data();
   std::vector<Warp::CpAsyncCopy>& out = w.cp_async_uncommitted;
   size_t n = out.size();
@@ -244,7 +309,7 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     __builtin_prefetch(from + 64);
     copy_bytes(copy.data.data(), from, bytes);
     const uint32_t first = (saddr[l] - timing::kSmemBaseAddress) / 4;
-    c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
+    if (!windowed) c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
     SmemWord* s = state + first;
     for (uint32_t i = 0; i < words; ++i) {
       s[i].cp_async_pending = true;

@@ -210,6 +210,62 @@ TEST_CASE("a cp.async over bytes another warp reads with no barrier in between i
   CHECK(ordered.result.hazards.empty());
 }
 
+namespace {
+
+// Two warps, each lane copying 16 bytes of A into the tile at 16·(lane + shift): warp 1's
+// copies start `shift` lanes on from warp 0's, so with shift < 32 they land on words warp 0's
+// copies still have in flight; with a bar.sync between the two (warp 0's group waited for
+// first) they do not race.
+ir::Kernel waw_kernel(uint32_t shift, bool barrier) {
+  Builder b("cp_async_waw", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto tile = b.shared("tile", 2048, 16, ir::SmemUse::tile);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg lane = (tid & 31u).named("lane");
+  Reg base = b.smem_address(tile, 0, "tile_addr");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  const auto copy = [&](uint32_t first) {
+    Reg at = (base + ((lane + first) << 4)).named("dst");
+    b.cp_async_cg(Addr::at(at), Addr::at(A + b.mul_wide(lane, kBytes, "src_off")));
+  };
+  b.if_((tid < 32u).named("warp0"), [&] { copy(0); });
+  if (barrier) {
+    b.cp_async_wait_all();
+    b.bar_sync(0);
+  }
+  b.if_((tid >= 32u).named("warp1"), [&] { copy(shift); });
+  b.cp_async_wait_all();
+  b.bar_sync(0);
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("a cp.async onto words another warp's cp.async still has in flight is a cp-async-race", "[model][cp_async]") {
+  // Overlapping by every word (shift 0), by a few lanes, and by none (shift 32: no race).
+  for (const uint32_t shift : {0u, 5u, 31u, 32u}) {
+    INFO("warp 1's copies start " << shift << " lanes on");
+    for (const bool trace : {true, false}) {
+      model::GemmBuffers bufs;
+      bufs.a.assign(kThreads * kBytes, 7);
+      bufs.b.resize(16);
+      bufs.c.resize(16);
+      model::SimOptions opt;
+      opt.trace = trace;
+      const model::SimResult r = model::simulate(waw_kernel(shift, false), bufs, opt);
+      CHECK(has(r, model::HazardKind::cp_async_race) == (shift < 32));
+      bool in_flight = false;
+      for (const model::Hazard& h : r.hazards)
+        in_flight = in_flight || h.detail.find("still in flight") != std::string::npos;
+      CHECK(in_flight == (shift < 32));
+      const model::SimResult ordered = model::simulate(waw_kernel(shift, true), bufs, opt);
+      CHECK(ordered.hazards.empty());
+    }
+  }
+}
+
 TEST_CASE("cp.async kernels assemble with ptxas", "[model][cp_async][ptxas]") {
   for (const Options& o : {Options{}, Options{.src_bytes = 6}, Options{.wait_all = true}})
     test::check_assembles(ptx::emit(copy_kernel(o)).text, ir::Arch::sm_80, "cp_async_copy");
