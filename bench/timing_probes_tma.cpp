@@ -161,6 +161,13 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
     for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({8192, 132, ring, pace});
+  // Pace 1 (8 FMAs, about 32 cycles beside the loop's ~187): no math to cover, so each SM keeps
+  // `ring` K blocks in flight and takes each as it lands; ring x the K period is then a box
+  // pair's latency with that many in flight an SM. The curve of latency against the load that a
+  // ring of each depth must cover, of which pace 12's rings give two points (1 and 2 blocks in
+  // flight: docs/results/2026-12-04-launch, last section), where the model's box latency is one
+  // figure in cycles.
+  for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({8192, 132, ring, 1});
   for (const uint32_t ring : {2u, 3u, 4u, 6u}) ring_rows.push_back({4096, 132, ring, 28});
   for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 28});
   for (const uint32_t ring : {2u, 3u, 4u, 5u}) ring_rows.push_back({8192, 132, ring, 20, quick ? 4u : 200u});
