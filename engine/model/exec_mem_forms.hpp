@@ -160,15 +160,9 @@ inline ReadNotes read_notes(const Cta& c) {
   return s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch;
 }
 
-// Cta::smem_plain_lines' entry for `line`, made anew: whether every word of it is a plain read.
-[[gnu::noinline]] inline bool look_at_line(Cta& c, uint32_t line) {
-  const uint32_t epoch = c.barrier_epoch;
-  const uint32_t hi = std::min<uint32_t>(32 * line + 32, uint32_t(c.smem_word_state.size()));
-  bool plain = true;
-  for (uint32_t i = 32 * line; i < hi; ++i) plain &= read_is_plain(c.smem_word_state[i], epoch);
-  c.smem_plain_lines[line] = {c.smem_writes, epoch, plain};
-  return plain;
-}
+// Cta::smem_plain_lines' entry for `line`, made anew: whether every word of it is a plain read
+// (exec_smem_forms.cpp: two records a 256-bit compare where the CPU has AVX2).
+[[gnu::noinline]] bool look_at_line(Cta& c, uint32_t line);
 
 // Whether every word of [word, word + n) (inside the CTA's records, n >= 1) is a plain read,
 // from the lines' entries where they still hold. False says nothing: the words must be looked at.

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -458,6 +460,70 @@ struct SharedForm {
 
 ExecFn shared_form_for(bool store, uint32_t elem) {
   return store ? form_for<SharedForm, true>(elem) : form_for<SharedForm, false>(elem);
+}
+
+namespace {
+
+// The first two 32-bit words of a record: its flags' byte and its epoch (SmemWord's layout).
+static_assert(offsetof(SmemWord, epoch) == 4 && sizeof(SmemWord) == 16);
+// read_is_plain's flags, as bits of a record's first 32-bit word, made from the struct itself:
+// written, and neither a TMA load nor a cp.async pending.
+uint32_t first_word(const SmemWord& s) {
+  uint32_t v;
+  std::memcpy(&v, &s, 4);
+  return v;
+}
+const uint32_t kPlainFlags = [] {
+  SmemWord s;
+  std::memset(static_cast<void*>(&s), 0, sizeof s);
+  s.written = s.tma_pending = s.cp_async_pending = true;
+  return first_word(s);
+}();
+const uint32_t kPlainWant = [] {
+  SmemWord s;
+  std::memset(static_cast<void*>(&s), 0, sizeof s);
+  s.written = true;
+  return first_word(s);
+}();
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// read_is_plain over records [0, n), two records a 256-bit compare (n even): every record's flags
+// are just `written` and its epoch is not `epoch`.
+__attribute__((target("avx2"))) bool records_plain_avx2(const SmemWord* s, uint32_t n, uint32_t epoch) {
+  const __m256i flags = _mm256_setr_epi32(int(kPlainFlags), 0, 0, 0, int(kPlainFlags), 0, 0, 0);
+  const __m256i want = _mm256_setr_epi32(int(kPlainWant), 0, 0, 0, int(kPlainWant), 0, 0, 0);
+  const __m256i at_epoch = _mm256_setr_epi32(0, int(epoch), 0, 0, 0, int(epoch), 0, 0);
+  const __m256i epoch_lanes = _mm256_setr_epi32(0, -1, 0, 0, 0, -1, 0, 0);
+  __m256i bad = _mm256_setzero_si256();
+  for (uint32_t i = 0; i < n; i += 2) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
+    // Lanes 0 and 4: the flags differ from `written` alone; lanes 1 and 5: the epoch is `epoch`.
+    bad = _mm256_or_si256(bad, _mm256_xor_si256(_mm256_and_si256(v, flags), want));
+    bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_cmpeq_epi32(v, at_epoch), epoch_lanes));
+  }
+  return _mm256_testz_si256(bad, bad) != 0;
+}
+#endif
+
+}  // namespace
+
+bool look_at_line(Cta& c, uint32_t line) {
+  const uint32_t epoch = c.barrier_epoch;
+  const uint32_t lo = 32 * line, hi = std::min<uint32_t>(lo + 32, uint32_t(c.smem_word_state.size()));
+  const SmemWord* const s = c.smem_word_state.data();
+  bool plain = true;
+  uint32_t i = lo;
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = cpu_has_avx2();
+  if (avx2 && hi > lo) {
+    const uint32_t pairs = (hi - lo) & ~1u;
+    plain = records_plain_avx2(s + lo, pairs, epoch);
+    i = lo + pairs;
+  }
+#endif
+  for (; i < hi; ++i) plain &= read_is_plain(s[i], epoch);
+  c.smem_plain_lines[line] = {c.smem_writes, epoch, plain};
+  return plain;
 }
 
 DirectFn shared_load_u32_direct() {
