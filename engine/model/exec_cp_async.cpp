@@ -65,22 +65,18 @@ uint64_t low_bytes(const SmemWord& s) {
   std::memcpy(&v, &s, 8);
   return v;
 }
-const uint64_t kLandKeeps = [] {
-  SmemWord s;
-  std::memset(static_cast<void*>(&s), 0xFF, sizeof s);
+const uint64_t kLandKeeps = smem_word_bytes<uint64_t>(0xFF, [](SmemWord& s) {
   s.cp_async_pending = false;
   s.written = false;
   s.writer_warp = 0;
   s.epoch = 0;
-  return low_bytes(s);
-}();
+});
 uint64_t land_sets(uint32_t warp, uint32_t epoch) {
-  SmemWord s;
-  std::memset(static_cast<void*>(&s), 0, sizeof s);
-  s.written = true;
-  s.writer_warp = uint8_t(warp);
-  s.epoch = epoch;
-  return low_bytes(s);
+  return smem_word_bytes<uint64_t>(0, [&](SmemWord& s) {
+    s.written = true;
+    s.writer_warp = uint8_t(warp);
+    s.epoch = epoch;
+  });
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)

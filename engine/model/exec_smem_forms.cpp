@@ -468,23 +468,9 @@ namespace {
 static_assert(offsetof(SmemWord, epoch) == 4 && sizeof(SmemWord) == 16);
 // read_is_plain's flags, as bits of a record's first 32-bit word, made from the struct itself:
 // written, and neither a TMA load nor a cp.async pending.
-uint32_t first_word(const SmemWord& s) {
-  uint32_t v;
-  std::memcpy(&v, &s, 4);
-  return v;
-}
-const uint32_t kPlainFlags = [] {
-  SmemWord s;
-  std::memset(static_cast<void*>(&s), 0, sizeof s);
-  s.written = s.tma_pending = s.cp_async_pending = true;
-  return first_word(s);
-}();
-const uint32_t kPlainWant = [] {
-  SmemWord s;
-  std::memset(static_cast<void*>(&s), 0, sizeof s);
-  s.written = true;
-  return first_word(s);
-}();
+const uint32_t kPlainFlags =
+    smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = s.tma_pending = s.cp_async_pending = true; });
+const uint32_t kPlainWant = smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = true; });
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // read_is_plain over records [0, n), two records a 256-bit compare (n even): every record's flags

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace gs::model {
 
@@ -33,6 +34,20 @@ struct alignas(16) SmemWord {
   // of its latest read is SmemTensorWord::generic_read_release, kept only in clusters.)
 };
 static_assert(sizeof(SmemWord) == 16);
+
+// The first sizeof(T) bytes of a record whose bytes are all `fill` but for the fields `set`
+// sets: masks and values of the record's layout made from the struct itself (its flags are
+// bits, placed where the compiler places them), for the paths that change or test several
+// fields of many records at once.
+template <typename T, typename F>
+T smem_word_bytes(uint8_t fill, F set) {
+  SmemWord s;
+  std::memset(static_cast<void*>(&s), fill, sizeof s);
+  set(s);
+  T v;
+  std::memcpy(&v, &s, sizeof v);
+  return v;
+}
 
 // What the reads of each word note for a peer CTA, kept apart from SmemWord, 12 bytes a word.
 // Only a peer CTA consults them (a multicast's check_peer_release, a cta_group::2 read), so they

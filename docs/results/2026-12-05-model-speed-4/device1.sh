@@ -5,12 +5,7 @@
 # without math (pace 1, 2-6 K blocks in flight an SM, first wave of 8192^3), twice: a box pair's
 # latency against the load, of which pace 12's rings gave two points.
 #   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-model-speed-4/device1.sh     (about 6 minutes)
-B=${B:-build/devcarry}
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export PATH=/usr/local/cuda/bin:$PATH
-: "${OUT:?set OUT to the folder the results go to}"
-mkdir -p $OUT/r
-{ date -u; nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv; } > $OUT/r/env.txt 2>&1
+source "$(dirname "$0")/../../../scripts/device-call.sh"
 timeout 320 $B/gemmscope bench all --sizes example --reps 0 --compare-model --json $OUT/r/compare.json > $OUT/r/compare.log 2>&1
 echo "compare-model rc=$?" >> $OUT/r/status.txt
 rows="tma_gemm_ring8192_s2_pace1_ tma_gemm_ring8192_s3_pace1_ tma_gemm_ring8192_s4_pace1_ tma_gemm_ring8192_s5_pace1_ tma_gemm_ring8192_s6_pace1_"

@@ -2,12 +2,7 @@
 # Device call 2 (issue #32): the [gpu] tests, their model-vs-GPU cases included, on the binaries
 # of call 1 (about 5 minutes).
 #   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-model-speed-4/device2.sh
-B=${B:-build/devcarry}
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export PATH=/usr/local/cuda/bin:$PATH
-: "${OUT:?set OUT to the folder the results go to}"
-mkdir -p $OUT/r
-{ date -u; nvidia-smi --query-gpu=name,clocks.max.sm,memory.total,driver_version --format=csv; } > $OUT/r/env.txt 2>&1
+source "$(dirname "$0")/../../../scripts/device-call.sh"
 timeout 540 $B/gemmscope_tests "[gpu]" -r console --durations yes > $OUT/r/gpu-tests.txt 2>&1
 echo "gpu-tests rc=$?" >> $OUT/r/status.txt
 cat $OUT/r/env.txt $OUT/r/status.txt
