@@ -79,17 +79,37 @@ uint64_t land_sets(uint32_t warp, uint32_t epoch) {
   });
 }
 
+// A record's 16 bytes as two 64-bit halves (SmemWord's layout, smem_word_bytes).
+using RecordBits = std::array<uint64_t, 2>;
+// What issue changes in each destination word's record: cp_async_pending set, this warp's and this
+// epoch's copy (the bits it keeps, and those it sets).
+const RecordBits kIssueKeeps = smem_word_bytes<RecordBits>(0xFF, [](SmemWord& s) {
+  s.cp_async_pending = false;
+  s.cp_async_warp = 0;
+  s.cp_async_epoch = 0;
+});
+RecordBits issue_sets(uint32_t warp, uint32_t epoch) {
+  return smem_word_bytes<RecordBits>(0, [&](SmemWord& s) {
+    s.cp_async_pending = true;
+    s.cp_async_warp = uint8_t(warp);
+    s.cp_async_epoch = epoch;
+  });
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
-// land's change of four consecutive records (a 16-byte copy's words: one 64-byte line of them),
-// two records a 256-bit AND and OR whose high 8 bytes of each record keep everything.
-__attribute__((target("avx2"))) inline void land_four_avx2(SmemWord* s, uint64_t keeps, uint64_t sets) {
-  const __m256i keep = _mm256_setr_epi64x(int64_t(keeps), -1, int64_t(keeps), -1);
-  const __m256i set = _mm256_setr_epi64x(int64_t(sets), 0, int64_t(sets), 0);
-  __m256i* const p = reinterpret_cast<__m256i*>(s);
+// Every 16-byte copy's four records (one 64-byte line of them) changed as (record & keep) | set,
+// two records a 256-bit AND and OR: a quiet warp's marks at issue (the copies' destinations
+// `first[i]`, in words) and a retired group's at landing, in one call each.
+__attribute__((target("avx2"))) void change_fours_avx2(SmemWord* state, const uint32_t* first, uint32_t n,
+                                                       RecordBits keeps, RecordBits sets) {
   static_assert(sizeof(SmemWord) == 16);
-  for (uint32_t half = 0; half < 2; ++half) {
-    const __m256i v = _mm256_loadu_si256(p + half);
-    _mm256_storeu_si256(p + half, _mm256_or_si256(_mm256_and_si256(v, keep), set));
+  const __m256i keep = _mm256_setr_epi64x(int64_t(keeps[0]), int64_t(keeps[1]), int64_t(keeps[0]), int64_t(keeps[1]));
+  const __m256i set = _mm256_setr_epi64x(int64_t(sets[0]), int64_t(sets[1]), int64_t(sets[0]), int64_t(sets[1]));
+  for (uint32_t i = 0; i < n; ++i) {
+    __m256i* const p = reinterpret_cast<__m256i*>(state + first[i]);
+    const __m256i v0 = _mm256_loadu_si256(p), v1 = _mm256_loadu_si256(p + 1);
+    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(v0, keep), set));
+    _mm256_storeu_si256(p + 1, _mm256_or_si256(_mm256_and_si256(v1, keep), set));
   }
 }
 #endif
@@ -105,6 +125,9 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   uint8_t* const smem = c.smem.data();
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = cpu_has_avx2();
+  // The 16-byte copies' records, a call for the group (kFours at a time), the others word by word.
+  constexpr uint32_t kFours = 64;
+  uint32_t fours[kFours], nfours = 0;
 #endif
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress, bytes = copy.bytes;
@@ -112,7 +135,11 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     const uint32_t first = off / 4, end = (off + bytes + 3) / 4;
 #if defined(__x86_64__) && defined(__GNUC__)
     if (avx2 && end - first == 4) {
-      land_four_avx2(state + first, keeps, sets);
+      fours[nfours++] = first;
+      if (nfours == kFours) {
+        change_fours_avx2(state, fours, nfours, {keeps, ~uint64_t(0)}, {sets, 0});
+        nfours = 0;
+      }
     } else
 #endif
       for (uint32_t word = first; word < end; ++word) {
@@ -126,6 +153,9 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     else
       for (uint32_t word = first; word < end; ++word) pending[word / 64] &= ~(uint64_t(1) << (word % 64));
   }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (nfours) change_fours_avx2(state, fours, nfours, {keeps, ~uint64_t(0)}, {sets, 0});
+#endif
 }
 
 // Marks the destination words as written by this warp's copy from now until a wait retires
@@ -255,10 +285,20 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   std::array<uint64_t, kWindow> want{};
   const bool windowed = hi - lo < kWindow;
   if (windowed) {
+    // Lane by lane, a run of lanes in one 64-bit word ORed in a register (each OR into want[]
+    // was a chain through memory).
+    uint32_t at = ~0u;
+    uint64_t run = 0;
     for (uint32_t m = mask; m; m &= m - 1) {
       const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
-      want[first / 64 - lo] |= lane_bits << (first % 64);
+      if (first / 64 != at) {
+        if (at != ~0u) want[at - lo] |= run;
+        at = first / 64;
+        run = 0;
+      }
+      run |= lane_bits << (first % 64);
     }
+    want[at - lo] |= run;
     uint64_t clash = 0, read = 0;
     for (uint32_t i = 0; i <= hi - lo; ++i) clash |= pending[lo + i] & want[i];
     for (uint32_t r = 0; r < nreaders; ++r)
@@ -294,6 +334,8 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   std::vector<Warp::CpAsyncCopy>& out = w.cp_async_uncommitted;
   size_t n = out.size();
   out.resize(n + size_t(std::popcount(mask)));
+  std::array<uint32_t, 32> firsts;
+  uint32_t nfirst = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint32_t l = uint32_t(std::countr_zero(m));
     Warp::CpAsyncCopy& copy = out[n++];
@@ -306,13 +348,24 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     copy_bytes(copy.data.data(), from, bytes);
     const uint32_t first = (saddr[l] - timing::kSmemBaseAddress) / 4;
     if (!windowed) c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
-    SmemWord* s = state + first;
-    for (uint32_t i = 0; i < words; ++i) {
-      s[i].cp_async_pending = true;
-      s[i].cp_async_warp = uint8_t(w.id);
-      s[i].cp_async_epoch = epoch;
-    }
+    firsts[nfirst++] = first;
   }
+  // Each destination word's record: pending, this warp's copy, this epoch.
+  const RecordBits keeps = kIssueKeeps, sets = issue_sets(w.id, epoch);
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = cpu_has_avx2();
+  if (avx2 && words == 4) {
+    change_fours_avx2(state, firsts.data(), nfirst, keeps, sets);
+    return true;
+  }
+#endif
+  for (uint32_t i = 0; i < nfirst; ++i)
+    for (uint32_t k = 0; k < words; ++k) {
+      RecordBits v;
+      std::memcpy(v.data(), &state[firsts[i] + k], 16);
+      v = {(v[0] & keeps[0]) | sets[0], (v[1] & keeps[1]) | sets[1]};
+      std::memcpy(static_cast<void*>(&state[firsts[i] + k]), v.data(), 16);
+    }
   return true;
 }
 
