@@ -165,6 +165,14 @@ __attribute__((target("avx2"))) inline void push_issued_avx2(Cta& c, uint32_t wa
   const uint32_t s = warp & 3, slot = warp >> 2;
   std::array<uint64_t, Cta::kWarpsPerScheduler>& keys = c.ready_key[s];
   const uint64_t free_at = c.scheduler_free[s];
+  // A CTA of at most four warps (the Ampere steps'): the issuer is its scheduler's only warp, and
+  // the pick below comes to max(key, free_at) for it (every other slot is kNotReady).
+  if (c.one_warp_per_scheduler) {
+    keys[0] = key;
+    c.pick[s] = std::max(key, free_at) << 5 | s;
+    c.stale_picks &= ~(1u << s);
+    return;
+  }
   const __m256i free_v = _mm256_set1_epi64x(int64_t(free_at));
   const uint32_t later = keys_later_than(keys.data(), free_v) | keys_later_than(keys.data() + 4, free_v) << 4;
   const uint32_t others = ~later & ~(1u << slot) & 0xFFu;

@@ -52,6 +52,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.pick.fill(Cta::kNoPick);
   c.stale_picks = 0xF;
   c.avx2 = cpu_has_avx2();
+  c.one_warp_per_scheduler = nwarps <= 4;
   for (uint32_t w = 0; w < nwarps; ++w) c.push_ready(w, 0);
   c.regs.assign(size_t(nwarps) * c.nregs * 32, 0);
   c.regs_hi.clear();

@@ -402,6 +402,8 @@ struct Cta {
   std::array<uint64_t, 4> pick{kNoPick, kNoPick, kNoPick, kNoPick};
   uint32_t stale_picks = 0xF;         // bit s: scheduler s must be rescanned
   bool avx2 = false;                  // run the AVX2 build of the scheduler loop (cpu_has_avx2())
+  // At most four warps: each scheduler has one (slot 0), whose pick is max(key, free at).
+  bool one_warp_per_scheduler = false;
   void push_ready(uint32_t w, uint64_t at) {
     ready_key[w & 3][w >> 2] = at;
     stale_picks |= 1u << (w & 3);
