@@ -96,6 +96,32 @@ struct Rows {
 // only record each word's access, which this does row by row. False where any row is not so;
 // the loop then runs as always (a load's words noted here it notes again the same, and a
 // store's are checked before any is noted).
+#if defined(__x86_64__) && defined(__GNUC__)
+// quiet_rows' address loop, four lanes an instruction: lane l's row address base[l] + imm (its
+// low 32 bits, memory_address32) into addr[l] for l < n (8, 16 or 32), and whether every row
+// lies inside [kSmemBaseAddress, + size) and is 16-byte aligned, as smem_ptr asks.
+__attribute__((target("avx2"))) bool row_addresses_avx2(const uint64_t* base, int64_t imm, uint32_t n, uint64_t size,
+                                                        uint32_t* addr) {
+  const __m256i add = _mm256_set1_epi64x(imm - int64_t(timing::kSmemBaseAddress));
+  // A row is bad when its offset o = u32(a - kSmemBaseAddress) > size - 16, where limit - o is
+  // negative (o and the limit are below 2^32), or a % 16 != 0.
+  const __m256i limit = _mm256_set1_epi64x(int64_t(size - kRowBytes));
+  const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
+  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0);
+  __m256i bad = _mm256_setzero_si256();
+  for (uint32_t l = 0; l < n; l += 4) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + l));
+    const __m256i o = _mm256_and_si256(_mm256_add_epi64(v, add), low32);  // u32(a - kSmemBaseAddress)
+    const __m256i a = _mm256_add_epi64(v, _mm256_set1_epi64x(imm));
+    // Bits 60-63: o past the limit (all four), or a's four low bits (misaligned).
+    bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_sub_epi64(limit, o), _mm256_slli_epi64(a, 60)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(addr + l),
+                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(a, pick)));
+  }
+  return _mm256_testz_si256(bad, _mm256_set1_epi64x(int64_t(uint64_t(0xF) << 60))) != 0;
+}
+#endif
+
 // `base`: the address register's lanes, `imm` the operand's offset. It needs no ExecContext, so
 // that exec_ldmatrix's straight path (direct_ldmatrix) takes it too.
 template <bool kStore>
@@ -103,14 +129,22 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
   const uint64_t size = c.smem.size();
   if (size < kRowBytes || c.smem_word_state.size() * 4 < size) return false;
   const uint32_t n = 8 * r.num;
-  uint32_t bad = 0;
-  for (uint32_t l = 0; l < n; ++l) {
-    const uint32_t a = uint32_t(base[l] + uint64_t(imm));  // memory_address32
-    r.addr[l] = a;
-    // As smem_ptr: inside [kSmemBaseAddress, + size) and aligned to the 16-byte row.
-    bad |= uint32_t(uint64_t(a - timing::kSmemBaseAddress) > size - kRowBytes) | (a & (kRowBytes - 1));
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = cpu_has_avx2();
+  if (avx2) {
+    if (!row_addresses_avx2(base, imm, n, size, r.addr.data())) return false;
+  } else
+#endif
+  {
+    uint32_t bad = 0;
+    for (uint32_t l = 0; l < n; ++l) {
+      const uint32_t a = uint32_t(base[l] + uint64_t(imm));  // memory_address32
+      r.addr[l] = a;
+      // As smem_ptr: inside [kSmemBaseAddress, + size) and aligned to the 16-byte row.
+      bad |= uint32_t(uint64_t(a - timing::kSmemBaseAddress) > size - kRowBytes) | (a & (kRowBytes - 1));
+    }
+    if (bad != 0) return false;
   }
-  if (bad != 0) return false;
   const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
   SmemWord* state = c.smem_word_state.data();
   if constexpr (kStore) {
@@ -153,11 +187,21 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
         for (uint32_t i = 0; i < kRowBytes / 4; ++i)
           c.smem_tensor_word[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i].generic_read_release = release;
     if (notes.warps) {
+      // A run of rows in one 64-bit word of the bits ORed in a register, then stored (an OR into
+      // the row for each was a chain through memory).
       uint64_t* bits = memform::read_row(c, warp.id);
+      uint32_t at = (r.addr[0] - timing::kSmemBaseAddress) / 256;
+      uint64_t run = 0;
       for (uint32_t l = 0; l < n; ++l) {
         const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
-        bits[w / 64] |= uint64_t(0xF) << (w % 64);
+        if (w / 64 != at) {
+          bits[at] |= run;
+          at = w / 64;
+          run = 0;
+        }
+        run |= uint64_t(0xF) << (w % 64);
       }
+      bits[at] |= run;
     }
   }
   for (uint32_t l = 0; l < n; ++l) r.ptr[l] = c.smem.data() + (r.addr[l] - timing::kSmemBaseAddress);

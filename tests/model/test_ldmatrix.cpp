@@ -137,7 +137,9 @@ TEST_CASE("ldmatrix: the straight path of an untraced warp does what exec_ldmatr
       cases.push_back({.num = num, .row_stride = stride, .swizzle = true});
     }
   cases.push_back({.fill = false});
-  cases.push_back({.row_stride = 128 + 4});
+  cases.push_back({.row_stride = 128 + 4});  // misaligned, the last rows out of bounds too
+  cases.push_back({.num = 1, .row_stride = 128 + 4});  // misaligned, every row inside the tile
+  cases.push_back({.num = 2, .row_stride = 64 + 8});
   cases.push_back({.row_stride = 256});
   cases.push_back({.lanes = 16});
   for (size_t i = 0; i < cases.size(); ++i) {
