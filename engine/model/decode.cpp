@@ -320,6 +320,16 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
   }
   for (uint32_t pc = 0; pc < ninst; ++pc)
     if (k.insts[pc].op == Op::ldmatrix) p.insts[pc].direct = ldmatrix_direct_for(k.insts[pc], p.insts[pc]);
+  for (uint32_t pc = 1; pc < ninst; ++pc) {
+    DecodedInst& d = p.insts[pc];
+    const DecodedInst& before = p.insts[pc - 1];
+    if (d.mma_regs == kNone || before.is_label || before.mma_regs == kNone) continue;
+    const MmaRegs& r = p.mma_regs[d.mma_regs];
+    const MmaRegs& q = p.mma_regs[before.mma_regs];
+    bool same = std::equal(r.sources.begin(), r.sources.begin() + 4, q.sources.begin());
+    for (const uint32_t w : q.d) same = same && std::find(r.sources.begin(), r.sources.begin() + 4, w) == r.sources.begin() + 4;
+    d.mma_same_a = same;
+  }
   p.copies_async = std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& in) {
     return in.op == Op::cp_async_cg || in.op == Op::cp_async_ca;
   });

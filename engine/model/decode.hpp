@@ -94,6 +94,9 @@ struct DecodedInst {
   uint32_t branch_target = 0;
   // mma.sync: its registers in Program::mma_regs (kNone: not decoded; exec_mma reads them then).
   uint32_t mma_regs = ir::kNone;
+  // The instruction before it (pc - 1, not a label: nothing branches in between) is an mma.sync
+  // with the same A registers that writes none of them: A's pairs kept there still hold.
+  bool mma_same_a = false;
   // The issue model (cta.cpp). A warp issues in order; it waits only for the registers this
   // instruction reads (Program::scoreboard_regs[reads_at, reads_at + nreads): the guard, sources
   // and address bases) to be written, and then issues one instruction per cycle:

@@ -209,7 +209,9 @@ namespace {
 // first: small integers take the float sums (tensor_sums.cpp says why those are the same bits);
 // anything else widens the floats (exactly) to double.
 // `warp_regs`: the warp's registers, 32 lanes a register (Warp::regs).
-void regular_sums(const MmaRegs& regs, uint64_t* warp_regs) {
+// `kept`, `reuse`, `kept_valid`: A's pairs kept by the warp (mma_accumulate_integer_lanes).
+void regular_sums(const MmaRegs& regs, uint64_t* warp_regs, MmaAPairs* kept = nullptr, bool reuse = false,
+                  bool* kept_valid = nullptr) {
   const auto lanes = [&](uint32_t reg) { return warp_regs + 32 * size_t(reg); };
   const uint64_t* a[4] = {lanes(regs.sources[0]), lanes(regs.sources[1]), lanes(regs.sources[2]),
                           lanes(regs.sources[3])};
@@ -218,7 +220,7 @@ void regular_sums(const MmaRegs& regs, uint64_t* warp_regs) {
                            lanes(regs.sources[9])};
   uint64_t* d[4] = {lanes(regs.d[0]), lanes(regs.d[1]), lanes(regs.d[2]), lanes(regs.d[3])};
   const SumsBuild build = fastest_sums_build();
-  if (mma_accumulate_integer_lanes(a, b, cl, d, build)) return;
+  if (mma_accumulate_integer_lanes(a, b, cl, d, build, kept, reuse, kept_valid)) return;
   alignas(32) float Af[16][16], Bf[16][8];
   float a_bound, b_bound;
   gather_regular_f32(a, b, Af, Bf, a_bound, b_bound);
@@ -255,7 +257,14 @@ uint32_t direct_mma_sync(Cta& c, Warp& w, const DecodedInst& d) {
   uint32_t written = kAllLanes;
   for (const uint32_t r : regs.sources) written &= w.written[r];
   if (written != kAllLanes) return 0;
-  regular_sums(regs, w.regs);
+  // A's pairs as the mma.sync before left them, where that was this warp's last issue
+  // (Warp::mma_a); kept anew otherwise.
+  const uint32_t pc = uint32_t(&d - c.program->insts.data());
+  const bool reuse = d.mma_same_a && w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow];
+  bool kept = false;
+  regular_sums(regs, w.regs, &w.mma_a, reuse, &kept);
+  w.mma_a_pc = kept ? pc : ~0u;
+  w.mma_a_at = c.now;
   for (const uint32_t r : regs.d) w.written[r] = kAllLanes;  // note_register_write: |= all lanes
   return uint32_t(issue_mma(c, w.id) - c.now) + timing::kMmaSyncLatency;
 }

@@ -87,6 +87,15 @@ inline void join_clock(WarpClock& into, const WarpClock& from) {
   for (uint32_t v = 0; v < kMaxCtaWarps; ++v) into[v] = std::max(into[v], from[v]);
 }
 
+// What an mma.sync's A fragment gives the bf16 pair sums (tensor_sums_integers.cpp): its four
+// registers' low words in pair-major order, and whether every value is an integer of at most
+// 256. A warp keeps its last one for the next mma.sync that reads the same A registers right
+// after it (DecodedInst::mma_same_a: eight of step 10's in a row share A).
+struct MmaAPairs {
+  alignas(64) std::array<uint32_t, 4 * 2 * 16> words{};
+  bool integers = false;
+};
+
 struct Warp {
   uint32_t id = 0;
   // Program counters: while every live lane is at one pc (the common case) it is `upc`;
@@ -107,6 +116,12 @@ struct Warp {
   // When this warp last issued each pc, by pc % 32 (kHoistWindow + 1): a load ptxas schedules
   // earlier (DecodedInst::hoist) has its data from the time the instruction it moves above issued.
   std::array<uint64_t, kHoistWindow + 1> issue_at{};
+  // Its last mma.sync's A pairs (MmaAPairs), kept by the straight path: valid for the mma.sync at
+  // mma_a_pc + 1 while issue_at still says pc mma_a_pc issued at mma_a_at (it was the last
+  // instruction this warp issued before that one).
+  MmaAPairs mma_a;
+  uint32_t mma_a_pc = ~0u;
+  uint64_t mma_a_at = 0;
   // The parts of a cycle its FFMAs' register reads have held it beyond their issue cycles
   // (DecodedInst::read_cycles), not yet a whole cycle.
   float read_debt = 0;

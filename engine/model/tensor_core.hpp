@@ -98,7 +98,11 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
 // where every A and B value is an integer of at most 256 and the build is avx512_bf16: the bits
 // of mma_accumulate, D's lanes' high words zero; C is read whole before D is written. False,
 // with nothing written, anywhere else: the caller then gathers the fragments.
+// `kept` (may be null): what A's registers gave the pair sums (MmaAPairs), filled by a call
+// that computes them; with `reuse`, taken from it instead of from `a` (the caller vouches that
+// A's registers hold what they held then). Returns, in *kept_valid, whether *kept now holds A's.
 bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
-                                  uint64_t* const* d, SumsBuild build);
+                                  uint64_t* const* d, SumsBuild build, MmaAPairs* kept = nullptr,
+                                  bool reuse = false, bool* kept_valid = nullptr);
 
 }  // namespace gs::model

@@ -431,28 +431,50 @@ __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void fold
   top = _mm512_max_epu16(top, a);
 }
 
+// Whether the values folded into `fraction` and `top` (fold_bf16_integers) are all integers of at
+// most 256 (0x4380 in bf16; NaNs and infinities lie above it).
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline bool integers(__m512i fraction, __m512i top) {
+  return _mm512_test_epi16_mask(fraction, fraction) == 0 && _mm512_cmpgt_epu16_mask(top, _mm512_set1_epi16(0x4380)) == 0;
+}
+
 // The pair sums: S[n] lanes r = sum over pairs of A's row r times B's column n (every product
 // and partial sum an integer of at most 2^20: exact in any grouping). False where a value is
 // not such an integer, with S untouched.
 __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(const uint64_t* const* a,
                                                                               const uint64_t* const* b,
-                                                                              __m512 (&S)[8]) {
+                                                                              __m512 (&S)[8], MmaAPairs* kept,
+                                                                              bool reuse, bool* kept_valid) {
   __m512i ya[4][2], yb[2][2];
-  for (uint32_t j = 0; j < 4; ++j) pair_major(a[j], ya[j][0], ya[j][1]);
+  // A's pairs and their test: from the warp's kept ones where the caller vouches for them (the
+  // mma.sync before, same A registers), else from A's registers (and kept, where asked).
+  if (reuse) {
+    for (uint32_t j = 0; j < 4; ++j)
+      for (uint32_t h = 0; h < 2; ++h) ya[j][h] = _mm512_load_si512(kept->words.data() + 16 * (2 * j + h));
+    if (kept_valid) *kept_valid = true;
+    if (!kept->integers) return false;
+  } else {
+    for (uint32_t j = 0; j < 4; ++j) pair_major(a[j], ya[j][0], ya[j][1]);
+    __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+    for (uint32_t j = 0; j < 4; ++j) {
+      fold_bf16_integers(ya[j][0], fraction, top);
+      fold_bf16_integers(ya[j][1], fraction, top);
+    }
+    const bool ok = integers(fraction, top);
+    if (kept) {
+      for (uint32_t j = 0; j < 4; ++j)
+        for (uint32_t h = 0; h < 2; ++h) _mm512_store_si512(kept->words.data() + 16 * (2 * j + h), ya[j][h]);
+      kept->integers = ok;
+      if (kept_valid) *kept_valid = true;
+    }
+    if (!ok) return false;
+  }
   for (uint32_t j = 0; j < 2; ++j) pair_major(b[j], yb[j][0], yb[j][1]);
   __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
-  for (uint32_t j = 0; j < 4; ++j) {
-    fold_bf16_integers(ya[j][0], fraction, top);
-    fold_bf16_integers(ya[j][1], fraction, top);
-  }
   for (uint32_t j = 0; j < 2; ++j) {
     fold_bf16_integers(yb[j][0], fraction, top);
     fold_bf16_integers(yb[j][1], fraction, top);
   }
-  // 256 is 0x4380 in bf16; NaNs and infinities lie above it.
-  if (_mm512_test_epi16_mask(fraction, fraction) != 0 ||
-      _mm512_cmpgt_epu16_mask(top, _mm512_set1_epi16(0x4380)) != 0)
-    return false;
+  if (!integers(fraction, top)) return false;
   // B's words by pair: pair p, column n at 8p + n.
   alignas(64) uint32_t bw[64];
   _mm512_store_si512(bw, yb[0][0]);
@@ -513,9 +535,10 @@ __attribute__((target("avx512f,avx512bw,avx2"))) void mma_pair_store(const __m51
 __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_lanes_bf16(const uint64_t* const* a,
                                                                                const uint64_t* const* b,
                                                                                const uint64_t* const* c,
-                                                                               uint64_t* const* d) {
+                                                                               uint64_t* const* d, MmaAPairs* kept,
+                                                                               bool reuse, bool* kept_valid) {
   __m512 S[8];
-  if (!mma_pair_sums(a, b, S)) return false;
+  if (!mma_pair_sums(a, b, S, kept, reuse, kept_valid)) return false;
   mma_pair_store(S, c, d);
   return true;
 }
@@ -609,13 +632,16 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
 }
 
 bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
-                                  uint64_t* const* d, SumsBuild build) {
+                                  uint64_t* const* d, SumsBuild build, MmaAPairs* kept, bool reuse,
+                                  bool* kept_valid) {
+  if (kept_valid) *kept_valid = false;
 #if defined(__x86_64__) && defined(__GNUC__)
   // AVX512_BW for the 16-bit integer tests: every CPU with AVX512_BF16 has it, asked all the same.
   static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
-  if (build == SumsBuild::avx512_bf16 && bw) return integer_sums::mma_lanes_bf16(a, b, c, d);
+  if (build == SumsBuild::avx512_bf16 && bw)
+    return integer_sums::mma_lanes_bf16(a, b, c, d, kept, reuse && kept != nullptr, kept_valid);
 #endif
-  (void)a, (void)b, (void)c, (void)d, (void)build;
+  (void)a, (void)b, (void)c, (void)d, (void)build, (void)kept, (void)reuse;
   return false;
 }
 
