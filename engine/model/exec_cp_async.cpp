@@ -225,6 +225,39 @@ void lane_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byte
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// quiet_copies' address loop for a whole warp, four lanes an instruction: each lane's shared
+// destination u32(dst + dst_imm) into saddr and global source src + src_imm into gaddr, and
+// whether every destination's offset from the shared window is at most smem_limit, every
+// source's from `base` at most `limit` (an offset below the buffer is one past 2^63: bit 63 of
+// (limit - o) | o, as direct_load_u32_avx2 tests it), and both aligned to `bytes`.
+__attribute__((target("avx2"))) bool copy_addresses_avx2(const uint64_t* dst, const uint64_t* src, int64_t dst_imm,
+                                                         int64_t src_imm, uint64_t smem_limit, uint64_t base,
+                                                         uint64_t limit, uint32_t bytes, uint32_t* saddr,
+                                                         uint64_t* gaddr) {
+  const __m256i dimm = _mm256_set1_epi64x(dst_imm), simm = _mm256_set1_epi64x(src_imm);
+  const __m256i window = _mm256_set1_epi64x(int64_t(timing::kSmemBaseAddress));
+  const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
+  const __m256i slimit = _mm256_set1_epi64x(int64_t(smem_limit)), glimit = _mm256_set1_epi64x(int64_t(limit));
+  const __m256i gbase = _mm256_set1_epi64x(int64_t(base));
+  const __m256i pick = _mm256_setr_epi32(0, 2, 4, 6, 0, 0, 0, 0);
+  __m256i bad = _mm256_setzero_si256(), low = _mm256_setzero_si256();
+  for (uint32_t l = 0; l < 32; l += 4) {
+    const __m256i a = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(dst + l)), dimm);
+    const __m256i from = _mm256_add_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + l)), simm);
+    const __m256i so = _mm256_and_si256(_mm256_sub_epi64(a, window), low32);  // u32(a - kSmemBaseAddress)
+    const __m256i go = _mm256_sub_epi64(from, gbase);
+    bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_sub_epi64(slimit, so),
+                                               _mm256_or_si256(_mm256_sub_epi64(glimit, go), go)));
+    low = _mm256_or_si256(low, _mm256_or_si256(a, from));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(saddr + l), _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(a, pick)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(gaddr + l), from);
+  }
+  return _mm256_testz_si256(bad, _mm256_set1_epi64x(int64_t(uint64_t(1) << 63))) &&
+         _mm256_testz_si256(low, _mm256_set1_epi64x(int64_t(bytes - 1)));
+}
+#endif
+
 // lane_copies where it would report nothing, which it then does in flat loops: no src-size
 // operand, every lane's destination inside shared memory and aligned, its source inside one of
 // the GEMM's buffers and aligned, and no word of any destination raced (what mark_pending
@@ -247,18 +280,28 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   if (buffer == global.buffers.size() || global.buffers[buffer]->size() < bytes) return false;
   const uint64_t limit = global.buffers[buffer]->size() - bytes;
   uint64_t bad = 0;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const uint32_t l = uint32_t(std::countr_zero(m));
-    const uint32_t a = uint32_t(dst[l] + uint64_t(ops.dst.imm));  // memory_address32
-    const uint64_t from = src[l] + uint64_t(ops.src.imm);          // memory_address64
-    saddr[l] = a;
-    gaddr[l] = from;
-    // As smem_ptr and GlobalMemory::find, and both alignments (cp-size: 4, 8 or 16).
-    const uint64_t off = from - kGlobalBase[buffer];
-    bad |= uint64_t(uint64_t(a - timing::kSmemBaseAddress) > size - bytes) | uint64_t(off > limit) |
-           ((uint64_t(a) | from) & (bytes - 1));
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = cpu_has_avx2();
+  if (avx2 && mask == kAllLanes) {
+    if (!copy_addresses_avx2(dst, src, ops.dst.imm, ops.src.imm, size - bytes, kGlobalBase[buffer], limit, bytes,
+                             saddr.data(), gaddr.data()))
+      return false;
+  } else
+#endif
+  {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint32_t l = uint32_t(std::countr_zero(m));
+      const uint32_t a = uint32_t(dst[l] + uint64_t(ops.dst.imm));  // memory_address32
+      const uint64_t from = src[l] + uint64_t(ops.src.imm);          // memory_address64
+      saddr[l] = a;
+      gaddr[l] = from;
+      // As smem_ptr and GlobalMemory::find, and both alignments (cp-size: 4, 8 or 16).
+      const uint64_t off = from - kGlobalBase[buffer];
+      bad |= uint64_t(uint64_t(a - timing::kSmemBaseAddress) > size - bytes) | uint64_t(off > limit) |
+             ((uint64_t(a) | from) & (bytes - 1));
+    }
+    if (bad != 0) return false;
   }
-  if (bad != 0) return false;
   const uint32_t epoch = c.barrier_epoch;
   SmemWord* state = c.smem_word_state.data();
   const uint32_t words = bytes / 4;
@@ -353,7 +396,6 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   // Each destination word's record: pending, this warp's copy, this epoch.
   const RecordBits keeps = kIssueKeeps, sets = issue_sets(w.id, epoch);
 #if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = cpu_has_avx2();
   if (avx2 && words == 4) {
     change_fours_avx2(state, firsts.data(), nfirst, keeps, sets);
     return true;
@@ -390,7 +432,8 @@ void exec_cp_async(ExecContext& x) {
   const bool whole = x.mask == kAllLanes;
   if (!whole) saddr.fill(0), gaddr.fill(0);
   uint32_t reading = 0;  // lanes that read global memory (a zero src-size reads nothing)
-  if (!ops.src_bytes && quiet_copies(x, ops, bytes, saddr, gaddr)) {
+  const bool quiet = !ops.src_bytes && quiet_copies(x, ops, bytes, saddr, gaddr);
+  if (quiet) {
     reading = x.mask;
   } else {
     if (whole) saddr.fill(0), gaddr.fill(0);
@@ -404,8 +447,23 @@ void exec_cp_async(ExecContext& x) {
   // lines of one sector each, step 09's copies', 16.3 (cp_async_fill_rows32_32warps). The lines
   // beyond its wavefronts hold the data path too, cp_async_line_path_cycles each (probes
   // cp_async_fill_*_lds80_32warps, where the ld.shared beside the copies bound it). Its data
-  // lands the global latency after both have carried it; the warp goes on at once.
-  const uint32_t wavefronts = account_shared(x, saddr, bytes, true);
+  // lands the global latency after both have carried it; the warp goes on at once. A lane whose
+  // destination is not aligned to the cp-size (reported: it faults on the GPU) has no place in a
+  // bank phase, and the bank model takes the others, as ldmatrix's rows (quiet copies are all
+  // aligned).
+  uint32_t banked = x.mask;
+  if (!quiet)
+    for (uint32_t m = x.mask; m; m &= m - 1)
+      if (saddr[uint32_t(std::countr_zero(m))] % bytes != 0) banked &= ~(1u << std::countr_zero(m));
+  uint32_t wavefronts = 0;
+  if (banked == x.mask) {
+    wavefronts = account_shared(x, saddr, bytes, true);
+  } else {
+    ExecContext aligned = x;
+    aligned.mask = banked;
+    wavefronts = account_shared(aligned, saddr, bytes, true);
+    x.latency = aligned.latency;
+  }
   uint64_t carried = c.now + (wavefronts ? x.latency - timing::kSharedLatency + 1 : 0);
   if (c.trace) {
     const double lines = double(distinct_lines(gaddr, reading, bytes)) / timing::kL1LinesPerCycle;

@@ -29,6 +29,9 @@ struct Options {
   bool wait = true;            // cp.async.wait_group 0 (or wait_all) before reading
   bool wait_all = false;
   uint32_t extra_groups = 0;   // groups committed after the copy's group, then wait_group(extra)
+  uint32_t dst_shift = 0;      // bytes added to every lane's shared destination
+  uint32_t src_shift = 0;      // bytes added to every lane's global source
+  uint32_t tile_extra = 0;     // bytes of shared memory past the copies' 512
 };
 
 // Lane l copies A[16l .. 16l+16) into shared memory, (waits), then every lane reads its 16
@@ -38,17 +41,19 @@ ir::Kernel copy_kernel(const Options& o) {
   b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", kThreads * kBytes, 16, ir::SmemUse::tile);
+  auto tile = b.shared("tile", kThreads * kBytes + o.tile_extra, 16, ir::SmemUse::tile);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg A = b.global_ptr(pa, "A_ptr");
   Reg C = b.global_ptr(pc, "C_ptr");
   Reg off64 = b.mul_wide(tid, kBytes, "off64");
   Reg soff = (tid * kBytes).named("soff");
   Reg saddr = (b.smem_address(tile, 0, "tile_addr") + soff).named("saddr");
+  Reg dst = o.dst_shift ? (saddr + o.dst_shift).named("dst") : saddr;
+  Reg from = o.src_shift ? (A + off64 + uint64_t(o.src_shift)).named("from") : (A + off64).named("from");
   if (o.src_bytes == kBytes)
-    b.cp_async_cg(Addr::at(saddr), Addr::at(A + off64));
+    b.cp_async_cg(Addr::at(dst), Addr::at(from));
   else
-    b.cp_async_cg(Addr::at(saddr), Addr::at(A + off64), kBytes, o.src_bytes);
+    b.cp_async_cg(Addr::at(dst), Addr::at(from), kBytes, o.src_bytes);
   b.cp_async_commit_group();
   for (uint32_t g = 0; g < o.extra_groups; ++g) b.cp_async_commit_group();  // empty groups
   if (o.wait) {
@@ -161,6 +166,33 @@ TEST_CASE("wait_group N leaves the newest N groups in flight", "[model][cp_async
     if (in.op == ir::Op::cp_async_wait_group) in.operands[0].imm = 3;
   const Run r = run(k);
   CHECK(has(r.result, model::HazardKind::cp_async_read_before_wait));
+}
+
+TEST_CASE("a whole warp's cp.async outside its buffers or misaligned is reported, traced or not", "[model][cp_async]") {
+  // The fast path of a whole warp's copy (quiet_copies) must decline each of these, so that the
+  // lane-by-lane path reports them in an untraced run as in the traced CTA.
+  const struct {
+    Options o;
+    model::HazardKind kind;
+  } cases[] = {
+      {{.dst_shift = 256}, model::HazardKind::out_of_bounds_shared},  // lanes 16..31 past the tile
+      {{.dst_shift = 4, .tile_extra = 64}, model::HazardKind::misaligned},  // every lane inside
+      {{.src_shift = 256}, model::HazardKind::out_of_bounds_global},  // lanes 16..31 past A's 576 bytes
+      {{.src_shift = 8}, model::HazardKind::misaligned},              // every lane inside A
+  };
+  for (const auto& t : cases) {
+    INFO("destination shifted " << t.o.dst_shift << " bytes, source " << t.o.src_shift);
+    for (const bool trace : {true, false}) {
+      INFO((trace ? "traced" : "untraced"));
+      model::GemmBuffers bufs;
+      bufs.a.assign(kThreads * kBytes + 64, 7);
+      bufs.b.resize(16);
+      bufs.c.assign(kThreads * kBytes, 0xEE);
+      model::SimOptions opt;
+      opt.trace = trace;
+      CHECK(has(model::simulate(copy_kernel(t.o), bufs, opt), t.kind));
+    }
+  }
 }
 
 namespace {
