@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <span>
 
 #include <fmt/format.h>
@@ -29,7 +31,10 @@ void not_handled(const ExecContext& x, const char* exec) {
 
 bool cpu_has_avx2() {
 #if defined(__x86_64__) && defined(__GNUC__)
+  // GEMMSCOPE_MODEL_NO_AVX2=1 takes the portable paths on a CPU that has AVX2, so that they can be
+  // checked against the AVX2 ones bit for bit (docs/results/2026-12-05-model-speed-4).
   static const bool avx2 = [] {
+    if (const char* no = std::getenv("GEMMSCOPE_MODEL_NO_AVX2"); no && std::string_view(no) == "1") return false;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") != 0;
   }();
