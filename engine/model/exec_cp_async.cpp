@@ -55,34 +55,31 @@ inline void copy_bytes(uint8_t* to, const uint8_t* from, uint32_t bytes) {
   }
 }
 
-// What landing changes in a word's record (its first 8 bytes: the flags, writer_warp, epoch),
-// as one AND and one OR of those bytes: the bits it keeps, and those it sets for this warp and
-// epoch. Made from the struct itself, so they follow its layout.
-static_assert(offsetof(SmemWord, bulk_reads) == 1 && offsetof(SmemWord, writer_warp) < 8 &&
-              offsetof(SmemWord, epoch) + sizeof(SmemWord::epoch) <= 8);
-uint64_t low_bytes(const SmemWord& s) {
-  uint64_t v;
-  std::memcpy(&v, &s, 8);
-  return v;
+// A record's 16 bytes as two 64-bit halves, and a change of several of its fields as one AND and
+// one OR of them: the bits it keeps and those it sets, made from the struct itself
+// (smem_word_bytes), so they follow its layout.
+using RecordBits = std::array<uint64_t, 2>;
+void change_record(SmemWord& s, const RecordBits& keeps, const RecordBits& sets) {
+  RecordBits v;
+  std::memcpy(v.data(), &s, 16);
+  v = {(v[0] & keeps[0]) | sets[0], (v[1] & keeps[1]) | sets[1]};
+  std::memcpy(static_cast<void*>(&s), v.data(), 16);
 }
-const uint64_t kLandKeeps = smem_word_bytes<uint64_t>(0xFF, [](SmemWord& s) {
+// Landing: written, by this warp, in this epoch, no longer pending.
+const RecordBits kLandKeeps = smem_word_bytes<RecordBits>(0xFF, [](SmemWord& s) {
   s.cp_async_pending = false;
   s.written = false;
   s.writer_warp = 0;
   s.epoch = 0;
 });
-uint64_t land_sets(uint32_t warp, uint32_t epoch) {
-  return smem_word_bytes<uint64_t>(0, [&](SmemWord& s) {
+RecordBits land_sets(uint32_t warp, uint32_t epoch) {
+  return smem_word_bytes<RecordBits>(0, [&](SmemWord& s) {
     s.written = true;
     s.writer_warp = uint8_t(warp);
     s.epoch = epoch;
   });
 }
-
-// A record's 16 bytes as two 64-bit halves (SmemWord's layout, smem_word_bytes).
-using RecordBits = std::array<uint64_t, 2>;
-// What issue changes in each destination word's record: cp_async_pending set, this warp's and this
-// epoch's copy (the bits it keeps, and those it sets).
+// Issue: pending, this warp's copy, this epoch's.
 const RecordBits kIssueKeeps = smem_word_bytes<RecordBits>(0xFF, [](SmemWord& s) {
   s.cp_async_pending = false;
   s.cp_async_warp = 0;
@@ -119,7 +116,7 @@ __attribute__((target("avx2"))) void change_fours_avx2(SmemWord* state, const ui
 // written, by this warp, in this barrier epoch.
 void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   ++c.smem_writes;
-  const uint64_t keeps = kLandKeeps, sets = land_sets(w.id, c.barrier_epoch);
+  const RecordBits keeps = kLandKeeps, sets = land_sets(w.id, c.barrier_epoch);
   SmemWord* const state = c.smem_word_state.data();
   uint64_t* const pending = c.cp_async_pending_bits.data();
   uint8_t* const smem = c.smem.data();
@@ -137,15 +134,12 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     if (avx2 && end - first == 4) {
       fours[nfours++] = first;
       if (nfours == kFours) {
-        change_fours_avx2(state, fours, nfours, {keeps, ~uint64_t(0)}, {sets, 0});
+        change_fours_avx2(state, fours, nfours, keeps, sets);
         nfours = 0;
       }
     } else
 #endif
-      for (uint32_t word = first; word < end; ++word) {
-        const uint64_t v = (low_bytes(state[word]) & keeps) | sets;
-        std::memcpy(static_cast<void*>(&state[word]), &v, 8);
-      }
+      for (uint32_t word = first; word < end; ++word) change_record(state[word], keeps, sets);
     // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
     // its words lie in one 64-bit word of the bits), else bit by bit.
     if (end - first <= 4 && first / 64 == (end - 1) / 64)
@@ -154,7 +148,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
       for (uint32_t word = first; word < end; ++word) pending[word / 64] &= ~(uint64_t(1) << (word % 64));
   }
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (nfours) change_fours_avx2(state, fours, nfours, {keeps, ~uint64_t(0)}, {sets, 0});
+  if (nfours) change_fours_avx2(state, fours, nfours, keeps, sets);
 #endif
 }
 
@@ -402,12 +396,7 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   }
 #endif
   for (uint32_t i = 0; i < nfirst; ++i)
-    for (uint32_t k = 0; k < words; ++k) {
-      RecordBits v;
-      std::memcpy(v.data(), &state[firsts[i] + k], 16);
-      v = {(v[0] & keeps[0]) | sets[0], (v[1] & keeps[1]) | sets[1]};
-      std::memcpy(static_cast<void*>(&state[firsts[i] + k]), v.data(), 16);
-    }
+    for (uint32_t k = 0; k < words; ++k) change_record(state[firsts[i] + k], keeps, sets);
   return true;
 }
 
