@@ -3,7 +3,7 @@
 # of call 1 (about 5 minutes).
 #   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-model-speed-4/device2.sh
 source "$(dirname "$0")/../../../scripts/device-call.sh"
-timeout 540 $B/gemmscope_tests "[gpu]" -r console --durations yes > $OUT/r/gpu-tests.txt 2>&1
+timeout 540 $B/tests/gemmscope_tests "[gpu]" -r console --durations yes > $OUT/r/gpu-tests.txt 2>&1
 echo "gpu-tests rc=$?" >> $OUT/r/status.txt
 cat $OUT/r/env.txt $OUT/r/status.txt
 tail -4 $OUT/r/gpu-tests.txt
