@@ -157,6 +157,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     bool split = false, c_tile = false, uneven = false, jitter = false;
     uint32_t drift = 0;
     bool wgmma = false;  // split, paced by step 13's eight wgmma a block (RingProbeForm::wgmma_pace)
+    uint32_t tile_n = 128;  // 256: steps 14-16's 128 x 256 tiles, 48 KiB a K block (RingProbeForm::tile_n)
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -168,6 +169,14 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // flight: docs/results/2026-12-04-launch, last section), where the model's box latency is one
   // figure in cycles.
   for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({8192, 132, ring, 1});
+  // The same curve where the wave reads less from HBM (4096^3's first wave: 5 A and 32 B panels
+  // against 8192^3's 3 and 64) and for steps 14-16's 128 x 256 tiles (`_n256`: 48 KiB a K block,
+  // rings of 2-4), at both sizes: how a box pair's latency under load depends on the wave's HBM
+  // share and on the bytes a K block brings (docs/results/2026-12-05-device: the rule tried by
+  // bytes in flight sank steps 14-16).
+  for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({4096, 132, ring, 1});
+  for (const uint32_t size : {8192u, 4096u})
+    for (const uint32_t ring : {2u, 3u, 4u}) ring_rows.push_back({.size = size, .ctas = 132, .ring = ring, .pace = 1, .tile_n = 256});
   for (const uint32_t ring : {2u, 3u, 4u, 6u}) ring_rows.push_back({4096, 132, ring, 28});
   for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 28});
   for (const uint32_t ring : {2u, 3u, 4u, 5u}) ring_rows.push_back({8192, 132, ring, 20, quick ? 4u : 200u});
@@ -208,11 +217,12 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   }
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
-      const uint32_t tiles = row.size / 128, k_blocks = quick ? 60 : 120, ctas = row.ctas,
-                     ring = row.ring;
+      const uint32_t tiles = row.size / 128, tiles_n = row.size / row.tile_n, k_blocks = quick ? 60 : 120,
+                     ctas = row.ctas, ring = row.ring;
       if (what == 3 && !(row.size == 8192 && ctas == 132 && row.pace == 20)) continue;  // one clock row a ring
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
-      Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}_s{}_pace{}_{}", row.size, ctas > 132 ? "_grid" : "",
+      Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}{}_s{}_pace{}_{}", row.size, row.tile_n == 256 ? "_n256" : "",
+                          ctas > 132 ? "_grid" : "",
                           row.heat ? "_heat" : "", row.split ? (row.wgmma ? "_split_wgmma" : "_split") : "",
                           row.c_tile ? "_ctile" : "",
                           row.uneven   ? std::string("_uneven")
@@ -220,7 +230,8 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           : row.drift  ? fmt::format("_drift{}", row.drift)
                                        : std::string(),
                           ring, row.pace, names[what]),
-              fmt::format("step 13's {} at {}^3 (K of {}){}: {} stages of a K block's A and B box in flight, {}: {}",
+              fmt::format("{} {} at {}^3 (K of {}){}: {} stages of a K block's A and B {} in flight, {}: {}",
+                          row.tile_n == 256 ? "steps 14-16's 128 x 256 tiles'" : "step 13's",
                           ctas > 132  ? fmt::format("grid of {} CTAs{}", ctas,
                                                     row.wgmma    ? ", step 13's roles and wgmmas (no epilogue)"
                                                     : row.heat   ? ", each beside two warpgroups of wgmma"
@@ -233,6 +244,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
                                       : std::string("first wave"),
                           row.size, k_blocks * 64, row.wgmma ? "" : " without its math", ring,
+                          row.tile_n == 256 ? "boxes (16 + 32 KiB)" : "box",
                           row.wgmma ? fmt::format("{} x its eight wgmma m64n128k16 a block", row.pace)
                                     : fmt::format("{} x 8 dependent FMAs a block in its place", row.pace),
                           what == 0   ? "the mean of what each block kept the FMAs waiting (past the first fill)"
@@ -240,10 +252,10 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                           : what == 2 ? "the K period (a block's FMAs and its wait)"
                                       : "the SM clock over thread 0's span (cycles / %globaltimer ns, mean of the CTAs)"),
               what == 3 ? "MHz" : "cycles",
-              kernels::build_tma_gemm_ring_probe(tiles, tiles, k_blocks, ctas, ring, row.pace,
+              kernels::build_tma_gemm_ring_probe(tiles, tiles_n, k_blocks, ctas, ring, row.pace,
                                                  {.heat_reps = row.heat, .split = row.split, .c_tile = row.c_tile,
                                                   .uneven = row.uneven, .jitter = row.jitter,
-                                                  .drift_fmas = row.drift, .wgmma_pace = row.wgmma}),
+                                                  .drift_fmas = row.drift, .wgmma_pace = row.wgmma, .tile_n = row.tile_n}),
               {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;

@@ -219,6 +219,9 @@ struct RingProbeForm {
   // m64n128k16 on the landed stage (both 64-row slabs of A's box against B's, K = 64), committed
   // and waited for, before the stage is released: the tensor cores as the pace.
   bool wgmma_pace = false;
+  // The columns of a CTA's tile: 128 (step 13's 128 x 128) or 256 (steps 14-16's 128 x 256: B's
+  // box of 256 rows as two boxes of 128, 48 KiB a stage, rings of 2..4), the plain ring only.
+  uint32_t tile_n = 128;
 };
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});

@@ -35,6 +35,13 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   if (pace_forms > 1 || (pace_forms > 0 && (heat_reps > 0 || split)))
     throw std::invalid_argument("a GEMM-ring TMA probe's uneven, jittered or drifting pace (one of them) is for the "
                                 "one-thread ring, with or without its C tile");
+  if (form.tile_n != 128 && form.tile_n != 256)
+    throw std::invalid_argument(fmt::format("a GEMM-ring TMA probe's tile has 128 or 256 columns (got {})", form.tile_n));
+  if (form.tile_n == 256 && (pace_forms > 0 || heat_reps > 0 || split || c_tile || ring > 4))
+    throw std::invalid_argument(fmt::format("a GEMM-ring TMA probe of 128 x 256 tiles is the plain one-thread ring at an "
+                                            "even pace, of 2..4 stages of 48 KiB (got {} stages{})",
+                                            ring, pace_forms + heat_reps + int(split) + int(c_tile) > 0
+                                                          ? " and another form" : ""));
   if (tiles_m == 0 || tiles_n == 0 || ctas == 0 || ctas > tiles_m * tiles_n || ring < 2 || ring > 6 ||
       k_blocks < 2 * ring || k_blocks % ring != 0 || (heat_reps > 0 && ring > 5) ||
       int(heat_reps > 0) + int(split) + int(c_tile) > 1)
@@ -45,7 +52,10 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                                             tiles_m, tiles_n, ctas, ring, k_blocks, heat_reps, split ? ", split" : "",
                                             c_tile ? ", C tile" : ""));
   constexpr uint32_t kTile = 128, kBK = 64;  // step 13's 128 x 128 tile, 64-wide K blocks
-  constexpr uint32_t kBoxBytes = kTile * kBK * 2, kStageBytes = 2 * kBoxBytes;
+  // A stage: A's box and B's tile_n rows, in boxes of 128 rows (one, or two for a 128 x 256 tile).
+  const uint32_t b_boxes = form.tile_n / kTile;
+  constexpr uint32_t kBoxBytes = kTile * kBK * 2;
+  const uint32_t kStageBytes = (1 + b_boxes) * kBoxBytes;
   // At least 120 KiB a CTA: one CTA an SM whatever the ring, as step 13 runs (its registers
   // allow one).
   constexpr uint32_t kCtaSmem = 120 * 1024;
@@ -58,7 +68,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   // waits for the consumers' arrivals to reach the producer as step 13's do.
   constexpr uint32_t kSplitThreads = 256, kConsumer = 128;
   const uint32_t threads = heated ? kHeatThreads + 128 : split ? kSplitThreads : 32;
-  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}_s{}_pace{}{}{}{}", tiles_m, tiles_n, k_blocks, ring, pace_reps,
+  Builder b(fmt::format("timing_tma_gemm_ring_{}x{}x{}{}_s{}_pace{}{}{}{}", tiles_m, tiles_n, k_blocks,
+                        b_boxes > 1 ? "_n256" : "", ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
                         split ? (form.wgmma_pace ? "_split_wgmma" : "_split") : c_tile ? "_ctile" : "",
                         form.uneven       ? std::string("_uneven")
@@ -70,7 +81,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   b.use_dynamic_smem();
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   auto tmap = b.tensor_map_param("tmap_AB", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
-                                                                  (tiles_m + tiles_n) * kTile, kBK, kTile,
+                                                                  (tiles_m + tiles_n * b_boxes) * kTile, kBK, kTile,
                                                                   layout::Swizzle::b128));
   auto buf = b.operand_stages("buf", ir::GemmOperand::a, ring, kStageBytes, 1024, layout::Swizzle::b128);
   auto full = b.mbarriers("full", ir::BarrierRole::full, ring);
@@ -104,7 +115,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   b.bar_sync(0);
   // CTA c computes tile (c / tiles_n, c % tiles_n) as build_tma_gemm_wave_probe's do.
   Reg a_row = ((cta / tiles_n) * kTile).named("a_row");
-  Reg b_row = (((cta % tiles_n) + tiles_m) * kTile).named("b_row");
+  Reg b_row = (b_boxes == 1 ? ((cta % tiles_n) + tiles_m) * kTile : (cta % tiles_n) * (b_boxes * kTile) + tiles_m * kTile)
+                  .named("b_row");
   // 2 k_blocks + 1 stamps a CTA after the threads' records: 2k once block k has landed (its wait
   // returned), 2k + 1 once its stand-in for the math is over; the last, after the loop.
   Reg stamps = (b.global_ptr(pc, "C_stamps") + b.mul_wide(cta, (2 * k_blocks + 1) * 8, "cta_stamps") +
@@ -118,7 +130,9 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     b.mbarrier_arrive_expect_tx(full.at(8 * s), kStageBytes);
     Reg col = (block * kBK).named("k_col");
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes), tm, {col, a_row}, full.at(8 * s));
-    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes + kBoxBytes), tm, {col, b_row}, full.at(8 * s));
+    for (uint32_t i = 0; i < b_boxes; ++i)
+      b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes + (1 + i) * kBoxBytes), tm,
+                                  {col, i == 0 ? b_row : (b_row + i * kTile).named("b_row_i")}, full.at(8 * s));
   };
   // The ring warp's records after its span: the cycles, the value (the FMAs' bits and a landed
   // word, so neither is dead), and the span's %globaltimer nanoseconds in the record's spare word

@@ -282,6 +282,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 20, {.uneven = true}),    // uneven pace
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 20, {.jitter = true}),    // jittered pace
       kernels::build_tma_gemm_ring_probe(4, 4, 6, 8, 3, 20, {.drift_fmas = 2}),   // lasting drift
+      kernels::build_tma_gemm_ring_probe(4, 2, 6, 8, 3, 1, {.tile_n = 256}),      // 128 x 256 tiles
       kernels::build_mbarrier_handoff_probe(4, 1),
       kernels::build_mbarrier_handoff_probe(4, 128),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),

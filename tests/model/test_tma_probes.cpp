@@ -229,6 +229,40 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
     CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, {.wgmma_pace = true}),
                       Catch::Contains("split form"));
   }
+  // 128 x 256 tiles (RingProbeForm::tile_n, steps 14-16's): a K block is A's box and B's 256 rows
+  // as two boxes of 128 (48 KiB on one barrier). On a 2 x 1 grid of such tiles (A's rows 0..255,
+  // B's 256..511, the buffer above), CTA 1 (traced) brings rows 128.., 256.. and 384.. of every K
+  // block, and its record's value holds its A row, 128, as above.
+  {
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(2, 1, kBlocks, 2, 3, 0, {.tile_n = 256});
+    CHECK(k.name.find("_n256") != std::string::npos);
+    bufs.c.assign(stamps_at + kCtas * per_cta * 8, 0);
+    model::SimOptions opt;
+    opt.traced_cta = {1, 0, 0};
+    const model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    CHECK(r.hazards.empty());
+    std::vector<std::pair<int32_t, int32_t>> boxes;  // (K column, row) of each load, in issue order
+    for (const model::TmaTransfer& t : r.trace.tma) {
+      CHECK(t.bytes == 128 * 64 * 2);
+      boxes.emplace_back(t.coords[0], t.coords[1]);
+    }
+    REQUIRE(boxes.size() == 3 * kBlocks);
+    for (uint32_t blk = 0; blk < kBlocks; ++blk) {
+      INFO("K block " << blk);
+      for (uint32_t i = 0; i < 3; ++i) CHECK(boxes[3 * blk + i].first == int32_t(64 * blk));
+      CHECK(boxes[3 * blk].second == 128);
+      CHECK(boxes[3 * blk + 1].second == 256);
+      CHECK(boxes[3 * blk + 2].second == 384);
+    }
+    CHECK(std::bit_cast<float>(uint32_t(record_value(1) & 0xFFFF) << 16) == 128.0f);
+    CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(2, 1, kBlocks, 2, 5, 0, {.tile_n = 256}),
+                      Catch::Contains("2..4 stages"));
+    CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(2, 1, kBlocks, 2, 3, 0, {.split = true, .tile_n = 256}),
+                      Catch::Contains("plain one-thread ring"));
+    CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(2, 2, kBlocks, 2, 3, 0, {.tile_n = 192}),
+                      Catch::Contains("128 or 256 columns (got 192)"));
+  }
   // C tile: after its ring each CTA stores its 128 x 128 f32 tile of C, lane l's 16 bytes of each
   // row its FMA chain's value (no FMAs: lane + 1), in the tile's place of the 256 x 256 C after
   // the stamps; the four CTAs cover C.
