@@ -177,6 +177,10 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   for (const uint32_t ring : {2u, 3u, 4u, 5u, 6u}) ring_rows.push_back({4096, 132, ring, 1});
   for (const uint32_t size : {8192u, 4096u})
     for (const uint32_t ring : {2u, 3u, 4u}) ring_rows.push_back({.size = size, .ctas = 132, .ring = ring, .pace = 1, .tile_n = 256});
+  // And at a pace near those steps' math a K block (26 reps: about 210 + 32 x 26 = 1040 cycles,
+  // where a 128 x 256 x 64 block of wgmma takes 1024 at the tensor cores' rate): the wait the
+  // ring leaves when the SM asks for its bytes at their rate.
+  for (const uint32_t ring : {2u, 3u, 4u}) ring_rows.push_back({.size = 8192, .ctas = 132, .ring = ring, .pace = 26, .tile_n = 256});
   for (const uint32_t ring : {2u, 3u, 4u, 6u}) ring_rows.push_back({4096, 132, ring, 28});
   for (const uint32_t ring : {3u, 4u, 6u}) ring_rows.push_back({8192, quick ? 264u : 4096u, ring, 28});
   for (const uint32_t ring : {2u, 3u, 4u, 5u}) ring_rows.push_back({8192, 132, ring, 20, quick ? 4u : 200u});
