@@ -8,8 +8,10 @@ run's build parameters and `--break` mistakes; CARD is the card the run was meas
 h200, from the result's device name: a prediction is for the card it is compared with) for every result of the BENCH_JSON files (`gemmscope bench
 --json` files measured on a GPU), and writes OUT_DIR/predictions.json and OUT_DIR/table.md:
   * per shape, the ladder (every step at its default parameters, no mistake): measured and
-    predicted TFLOP/s, the error, what bounds the prediction; the Spearman rank correlation,
-    the median and largest |error|, and the consecutive steps whose order the model gets wrong;
+    predicted TFLOP/s, the error, what bounds the prediction, and the error split into the
+    clock's (the predicted clock over the one bench counted, `sm_clock_counted_mhz`) and the
+    cycles'; the Spearman rank correlation, the median and largest |error|, and the consecutive
+    steps whose order the model gets wrong;
   * the variants (other build parameters, mistakes): each next to the same step's default run
     at that shape, the measured and predicted ratio, and for each parameter the ranking.
 Nothing measured feeds the model: it only reads the bench files to compare.
@@ -56,6 +58,18 @@ def card_of(device_name):
     return None
 
 
+def clock_split(row):
+    """A prediction's error as its clock's and its cycles': (predicted / counted clock, predicted / measured
+    cycles - 1), the cycles being each time at its clock (the measured time at the clock bench counted in
+    the SMs for the median timed launch, `sm_clock_counted_mhz`); None without a counted clock."""
+    counted = row.get("counted_clock_mhz")
+    predicted_clock = (row.get("prediction") or {}).get("clock_mhz")
+    if not counted or not predicted_clock or not row["predicted"]:
+        return None
+    ratio = predicted_clock / counted
+    return ratio, ratio * row["measured"] / row["predicted"] - 1.0
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -95,7 +109,8 @@ def main():
                      "default_params": sim.get("default_params", None), "mistakes": r.get("mistakes") or [],
                      "measured": measured, "predicted": predicted,
                      "error": predicted / measured - 1.0 if measured else None, "bound": pred.get("bound"),
-                     "predicted_on": sim.get("predicted_on"), "prediction": pred})
+                     "predicted_on": sim.get("predicted_on"), "prediction": pred,
+                     "counted_clock_mhz": r.get("sm_clock_counted_mhz")})
         print(f"{r['kernel']:<26} {shape_label(s):>14} {r.get('params') or ''} {r.get('mistakes') or ''} measured "
               f"{measured:7.1f}  predicted {predicted:7.1f}  {100 * rows[-1]['error']:+6.1f}%  bound: "
               f"{pred.get('bound')}", flush=True)
@@ -120,16 +135,30 @@ def main():
         wrong = [f"{a['kernel']} -> {b['kernel']}" for a, b in zip(sized, sized[1:])
                  if abs(b["measured"] / a["measured"] - 1) >= 0.05
                  and (b["measured"] > a["measured"]) != (b["predicted"] > a["predicted"])]
-        lines += [f"## {shape}", "", "| step | measured TFLOP/s | predicted | error | bound |", "|---|---|---|---|---|"]
+        lines += [f"## {shape}", "", "| step | measured TFLOP/s | predicted | error | bound | clock MHz: predicted / "
+                  "counted | cycles error |", "|---|---|---|---|---|---|---|"]
+        split = []
         for row in sized:
+            clock, cycles = "-", "-"
+            if clock_split(row):
+                ratio, cycle_error = clock_split(row)
+                split.append((ratio, cycle_error))
+                clock = f"{row['prediction']['clock_mhz']:.0f} / {row['counted_clock_mhz']:.0f} ({ratio:.2f})"
+                cycles = f"{100 * cycle_error:+.1f}%"
             lines.append(f"| {row['kernel']} | {row['measured']:.1f} | {row['predicted']:.1f} | "
-                         f"{100 * row['error']:+.1f}% | {row['bound']} |")
+                         f"{100 * row['error']:+.1f}% | {row['bound']} | {clock} | {cycles} |")
         within = sum(1 for e in errs if e <= 0.15)
         within20 = sum(1 for e in errs if e <= 0.20)
         lines += ["", f"Spearman {rho:.3f}; median |error| {100 * errs[len(errs) // 2]:.1f}%; largest "
                   f"{100 * errs[-1]:.1f}%; {within} of {len(errs)} within ±15% ({within20} within ±20%); "
                   f"consecutive steps ordered wrong (measured ≥5% apart): {', '.join(wrong) if wrong else 'none'}.",
                   ""]
+        if split:
+            ratios = sorted(r for r, _ in split)
+            cyc = sorted(abs(c) for _, c in split)
+            lines += [f"The error split into the clock and the cycles (the steps with a counted clock, {len(split)}): "
+                      f"predicted / counted clock median {ratios[len(ratios) // 2]:.3f} ({ratios[0]:.3f}-"
+                      f"{ratios[-1]:.3f}); median |cycles error| {100 * cyc[len(cyc) // 2]:.1f}%.", ""]
     # Variants: a mistake or other parameters, against the same step's first run at that shape.
     base = {}
     for row in rows:
