@@ -6,7 +6,7 @@
 source "$(dirname "$0")/../../../scripts/device-call.sh"
 # Step by step, each its own JSON, so that a cut at the time limit keeps the steps before it.
 mkdir -p $OUT/r/v
-end=$((SECONDS + 270))
+end=$((SECONDS + 150))
 for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do  # the tensor-core steps first
   [ $SECONDS -lt $end ] || { echo "$k not run: out of time" >> $OUT/r/status.txt; continue; }
   timeout 60 $B/gemmscope bench $k --sizes 4096 --reps 200 --json $OUT/r/v/$k.json >> $OUT/r/bench.log 2>&1
