@@ -12,14 +12,17 @@ for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {prin
   timeout 60 $B/gemmscope bench $k --sizes 4096 --reps 200 --json $OUT/r/v/$k.json >> $OUT/r/bench.log 2>&1
   echo "$k rc=$?" >> $OUT/r/status.txt
 done
-python3 - $OUT/r/v $OUT/r/bench-4096-r200.json <<'PY'
+python3 - $OUT/r/v $OUT/r/bench-4096-r200.json "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" <<'PY'
 import json, glob, os, sys
 merged = None
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     d = json.load(open(f))
     if merged is None: merged = d
     else: merged["results"] += d["results"]
-if merged: json.dump(merged, open(sys.argv[2], "w"), indent=1)
+order = sys.argv[3].split()  # the ladder's order, which timing-validate.py's consecutive pairs follow
+if merged:
+    merged["results"].sort(key=lambda r: order.index(r["kernel"]) if r["kernel"] in order else len(order))
+    json.dump(merged, open(sys.argv[2], "w"), indent=1)
 PY
 rm -rf $OUT/r/v
 cat $OUT/r/env.txt $OUT/r/status.txt
