@@ -219,8 +219,8 @@ template <bool kAvx2>
 // read and a later write alike, as the hardware's scoreboard does).
 [[gnu::always_inline]] inline uint64_t operands_ready(const Warp& w, const DecodedInst& d, const uint32_t* sb) {
   uint64_t t = 0;
-  const uint32_t* r = sb + d.reads_at;
-  for (uint32_t i = 0, n = uint32_t(d.nreads) + d.nwrites; i < n; ++i) t = std::max(t, w.reg_ready[r[i]]);
+  const uint32_t* r = sb + d.ready_at;
+  for (uint32_t i = 0, n = d.nready; i < n; ++i) t = std::max(t, w.reg_ready[r[i]]);
   return t;
 }
 // After an issue at `now` whose latency is `latency`: the written registers are ready when it

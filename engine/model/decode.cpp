@@ -129,6 +129,13 @@ void set_issue(const ir::Inst& in, Program& p, DecodedInst& d) {
   for (size_t i = 0; i < in.ndst && i < in.operands.size(); ++i)
     if (in.operands[i].kind == ir::OperandKind::reg) p.scoreboard_regs.push_back(in.operands[i].id);
   d.nwrites = uint16_t(p.scoreboard_regs.size() - d.writes_at);
+  d.ready_at = uint32_t(p.scoreboard_regs.size());
+  for (uint32_t i = d.reads_at; i < d.ready_at; ++i) {
+    const uint32_t r = p.scoreboard_regs[i];
+    if (std::find(p.scoreboard_regs.begin() + d.ready_at, p.scoreboard_regs.end(), r) == p.scoreboard_regs.end())
+      p.scoreboard_regs.push_back(r);
+  }
+  d.nready = uint16_t(p.scoreboard_regs.size() - d.ready_at);
   using layout::LatencyClass;
   const bool floating = ir::type_class(in.type) == ir::TypeClass::floating;
   switch (layout::op_traits(in.op).latency) {

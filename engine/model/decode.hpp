@@ -109,6 +109,11 @@ struct DecodedInst {
   Issue issue = Issue::whole;
   uint16_t nreads = 0, nwrites = 0;
   uint32_t reads_at = 0, writes_at = 0;
+  // The registers the issue waits for (reads and writes, cta.cpp's operands_ready), each once:
+  // scoreboard_regs[ready_at, + nready). An mma.sync reads and writes its accumulators (14 entries,
+  // 10 registers), a pointer's add reads and writes the pointer.
+  uint16_t nready = 0;
+  uint32_t ready_at = 0;
   // An arithmetic op's result latency from its latency class (layout::op_traits, the machine
   // description's figure); 0: the latency its exec function computes.
   uint16_t result_latency = 0;
