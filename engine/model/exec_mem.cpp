@@ -663,31 +663,22 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);  // zero-extended to 64 bits, what load_bytes reads
   // The two commonest patterns of a SIMT kernel read without gathers (a gather of 4 costs
   // about as much as 4 loads): every lane at one address (a warp walking a row of A), and
-  // lane l at the first lane's address + 4 l (consecutive columns of B). They are found on
-  // the addresses as they are, and then only the first and the last lane need a bounds
-  // check (every lane lies between them) and the first an alignment check (the step is 0 or
-  // 4); a warp that fails either goes to global_form, which reports it.
+  // lane l at the first lane's address + 4 l (consecutive columns of B). The first is found on
+  // the addresses as they are, and then only the first lane needs a bounds and an alignment
+  // check; a warp that fails either goes to global_form, which reports it. The second is the
+  // mma.sync fragment pattern below with its groups end to end, and is read there (testing
+  // every lane's step first cost the fragments' loads of step 08, which fail it, that test).
   uint64_t step = base[1] - base[0];
-  if (step == 0 || step == 4) {
-    if (lanes_step_evenly_avx2(base, ~uint64_t(0), &step)) {
-      const uint64_t first = base[0] + uint64_t(d.offset) - kGlobalBase[buffer];
-      if (first > limit_bytes || first + 31 * step > limit_bytes || first % 4 != 0) return 0;
-      if (step == 0) {
-        uint32_t v;
-        std::memcpy(&v, data + first, 4);
-        const __m256i all = _mm256_set1_epi64x(int64_t(v));
+  if (step == 0 && lanes_step_evenly_avx2(base, ~uint64_t(0), &step)) {
+    const uint64_t first = base[0] + uint64_t(d.offset) - kGlobalBase[buffer];
+    if (first > limit_bytes || first % 4 != 0) return 0;
+    uint32_t v;
+    std::memcpy(&v, data + first, 4);
+    const __m256i all = _mm256_set1_epi64x(int64_t(v));
 #pragma GCC unroll 8
-        for (uint32_t i = 0; i < 8; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), all);
-      } else {
-#pragma GCC unroll 8
-        for (uint32_t i = 0; i < 8; ++i) {
-          const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first + 16 * i));
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), _mm256_cvtepu32_epi64(words));
-        }
-      }
-      w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-      return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
-    }
+    for (uint32_t i = 0; i < 8; ++i) _mm256_storeu_si256(reinterpret_cast<__m256i*>(r + 4 * i), all);
+    w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
+    return global_issue(c, 32, 4, false, c.launch.figures->global_latency);  // what account_global sets
   }
   // The mma.sync fragment pattern (step 08 reads its A and B fragments straight from global
   // memory): lanes 4g .. 4g + 3 read four consecutive words of one row, each group anywhere.
