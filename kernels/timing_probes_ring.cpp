@@ -55,7 +55,7 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   // A stage: A's box and B's tile_n rows, in boxes of 128 rows (one, or two for a 128 x 256 tile).
   const uint32_t b_boxes = form.tile_n / kTile;
   constexpr uint32_t kBoxBytes = kTile * kBK * 2;
-  const uint32_t kStageBytes = (1 + b_boxes) * kBoxBytes;
+  const uint32_t stage_bytes = (1 + b_boxes) * kBoxBytes;
   // At least 120 KiB a CTA: one CTA an SM whatever the ring, as step 13 runs (its registers
   // allow one).
   constexpr uint32_t kCtaSmem = 120 * 1024;
@@ -83,13 +83,13 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   auto tmap = b.tensor_map_param("tmap_AB", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
                                                                   (tiles_m + tiles_n * b_boxes) * kTile, kBK, kTile,
                                                                   layout::Swizzle::b128));
-  auto buf = b.operand_stages("buf", ir::GemmOperand::a, ring, kStageBytes, 1024, layout::Swizzle::b128);
+  auto buf = b.operand_stages("buf", ir::GemmOperand::a, ring, stage_bytes, 1024, layout::Swizzle::b128);
   auto full = b.mbarriers("full", ir::BarrierRole::full, ring);
   std::optional<builder::Smem> empty;
   if (split) empty = b.mbarriers("empty", ir::BarrierRole::empty, ring);
   const uint32_t heat_bytes = heated ? 64 * kHeatK * 2 + kHeatN * kHeatK * 2 : 0;
-  if (ring * kStageBytes + heat_bytes < kCtaSmem)
-    b.shared("reserved", kCtaSmem - ring * kStageBytes - heat_bytes, 128, ir::SmemUse::other);
+  if (ring * stage_bytes + heat_bytes < kCtaSmem)
+    b.shared("reserved", kCtaSmem - ring * stage_bytes - heat_bytes, 128, ir::SmemUse::other);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg cta = b.special(ir::Special::ctaid_x, "cta");
   // The ring's warp (the one that stamps and leaves the records): the CTA's only warp, the third
@@ -127,11 +127,11 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     b.st_global(Type::u64, Addr::at((stamps + b.mul_wide(slot, 8u, "stamp_off")).named("stamp_at")), {t});
   };
   const auto load = [&](const Reg& block, uint32_t s) {
-    b.mbarrier_arrive_expect_tx(full.at(8 * s), kStageBytes);
+    b.mbarrier_arrive_expect_tx(full.at(8 * s), stage_bytes);
     Reg col = (block * kBK).named("k_col");
-    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes), tm, {col, a_row}, full.at(8 * s));
+    b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * stage_bytes), tm, {col, a_row}, full.at(8 * s));
     for (uint32_t i = 0; i < b_boxes; ++i)
-      b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * kStageBytes + (1 + i) * kBoxBytes), tm,
+      b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * stage_bytes + (1 + i) * kBoxBytes), tm,
                                   {col, i == 0 ? b_row : (b_row + i * kTile).named("b_row_i")}, full.at(8 * s));
   };
   // The ring warp's records after its span: the cycles, the value (the FMAs' bits and a landed
@@ -253,8 +253,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
         }
       }
       const auto mma_pace = [&](uint32_t s) {
-        Reg ad = (*a_desc0 + uint64_t(s * kStageBytes / 16)).named("a_desc_s");
-        Reg bd = (*b_desc0 + uint64_t(s * kStageBytes / 16)).named("b_desc_s");
+        Reg ad = (*a_desc0 + uint64_t(s * stage_bytes / 16)).named("a_desc_s");
+        Reg bd = (*b_desc0 + uint64_t(s * stage_bytes / 16)).named("b_desc_s");
         b.loop("pace_mma", pace_reps, [&](const Reg&) {
           b.wgmma_fence();
           for (uint32_t slab = 0; slab < 2; ++slab)
