@@ -685,7 +685,7 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   // A group is one vector of four lanes: it matches when it equals its first lane + {0, 4, 8,
   // 12}; then each group is one 16-byte load instead of a gather, with the bounds and alignment
   // of its first lane (its last lies 12 bytes on).
-  if (base[1] - base[0] == 4 && limit_bytes >= 12) {
+  if (step == 4 && limit_bytes >= 12) {
     const __m256i quad = _mm256_setr_epi64x(0, 4, 8, 12);
     __m256i diff = _mm256_setzero_si256();
 #pragma GCC unroll 8
