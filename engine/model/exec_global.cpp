@@ -65,7 +65,8 @@ L1Lookup l1_lookup(Cta& c, const std::array<uint64_t, 32>& addr, uint32_t lanes,
     const uint64_t a = addr[std::countr_zero(m)];
     for (uint64_t s = a / kSector; s <= (a + bytes - 1) / kSector && n < 64; ++s) sector[n++] = s;
   }
-  std::sort(sector, sector + n);
+  // Lanes in address order (coalesced, strided and broadcast loads) list their sectors sorted.
+  if (!std::is_sorted(sector, sector + n)) std::sort(sector, sector + n);
   n = uint32_t(std::unique(sector, sector + n) - sector);
   L1Lookup found;
   for (uint32_t i = 0; i < n; ++i) {
@@ -106,8 +107,7 @@ uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, ui
     line[n++] = a / 128;
     if ((a + bytes - 1) / 128 != a / 128) line[n++] = (a + bytes - 1) / 128;
   }
-  std::sort(line, line + n);
-  return uint32_t(std::unique(line, line + n) - line);
+  return distinct_count(line, n);
 }
 
 // Statistics and trace record of a global access: each lane's address and the distinct

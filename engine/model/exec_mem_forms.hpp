@@ -254,7 +254,7 @@ inline uint32_t distinct_if_sorted(const uint64_t* v, uint32_t n) {
   return n == 0 ? 0 : descents != 0 ? ~0u : changes + 1;
 }
 
-// How many distinct values the first n of v hold (n <= 32; may reorder them).
+// How many distinct values the first n of v hold (may reorder them).
 inline uint32_t distinct_count(uint64_t* v, uint32_t n) {
   const uint32_t sorted = distinct_if_sorted(v, n);
   if (sorted != ~0u) return sorted;

@@ -10,7 +10,9 @@
 // anonymous mapping, which grows with mremap (Linux), so the kernel moves the pages that are
 // already written instead of the program copying them, and the pages of the old buffer are
 // not faulted in twice. Capacity reserved and not yet written costs address space only.
-// Smaller tables (and every table off Linux) use malloc/realloc. Records must be trivially
+// A released mapping is kept (up to a bound) for the next table to grow into, since its pages
+// are mapped already: a traced run's tables are released with its trace and grown again by the
+// next run. Smaller tables (and every table off Linux) use malloc/realloc. Records must be trivially
 // copyable, which is what makes moving their bytes a valid copy.
 //
 // The interface is the part of std::vector the model, the views and the tests use.
@@ -36,6 +38,9 @@ namespace table_storage {
 void* grow_block(void* old, size_t old_bytes, bool old_mapped, size_t used, size_t bytes, size_t* got,
                  bool* mapped);
 void release_block(void* block, size_t bytes, bool mapped);
+// The bytes of released mappings kept for later tables to grow into (their pages are mapped
+// already: a traced run's tables grow into the last run's), at most 256 MiB; 0 off Linux.
+size_t cached_bytes();
 }  // namespace table_storage
 
 template <class T>
