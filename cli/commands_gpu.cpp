@@ -58,6 +58,7 @@ struct BenchOptions {
   std::vector<std::string> ids;
   std::vector<std::string> sizes;
   int reps = 20;
+  double sustain_ms = 0.0;
   std::string json_file;
   bool compare_model = false;
   bool no_counted_clock = false;  // --no-counted-clock: skip the launch that counts the held SM clock
@@ -150,6 +151,7 @@ void run_bench_command(const BenchOptions& o, Streams io, int& exit_code) {
     req.params = params;
     req.reps = o.reps;
     req.warmup = o.warmup;
+    req.sustain_ms = o.sustain_ms;
     req.cublas = !o.no_cublas;
     req.counted_clock = !o.no_counted_clock;
     req.inputs = inputs;
@@ -284,6 +286,13 @@ void add_bench_command(CLI::App& app, Streams io, int& exit_code) {
   cmd->add_flag("--compare-model", o->compare_model,
                 "Also run each kernel and each of its mistakes on the GPU and the model at the example shape, with "
                 "integer inputs, and compare C bit for bit");
+  cmd->add_option("--sustain", o->sustain_ms,
+                  "Run each kernel and cuBLAS in alternation for this many milliseconds before its timed rounds, so "
+                  "that they are timed at the clock the card holds under its power limit (the clock the model "
+                  "predicts; 2000 is past NVML's one-second power average); default 0: the rounds start after 3 "
+                  "warm-up launches, at the higher clock a few milliseconds of work leave")
+      ->type_name("MS")
+      ->check(number_in(0.0, 600000.0, "milliseconds of sustained load"));
   cmd->add_flag("--no-counted-clock", o->no_counted_clock,
                 "Skip the launch after the timed rounds that counts the SM clock the card held (%clock64 over "
                 "%globaltimer in the timeline-instrumented build; JSON sm_clock_counted_mhz)");

@@ -104,6 +104,31 @@ std::pair<std::vector<double>, std::vector<double>> time_interleaved(
   return ms;
 }
 
+// Ours and cuBLAS (b may be empty: ours alone) launched in alternation, a chunk of about 50 ms at
+// a time, until at least `ms` of wall time have passed: the card reaches the clock its power limit
+// leaves before the timed rounds (BenchRequest::sustain_ms). Returns the launches of ours and the
+// milliseconds it ran.
+std::pair<int, double> sustain_load(GpuJobContext& job, const std::string& name, milliseconds limit, double ms,
+                                    double per_round_ms, int sets, const cuda::Stream& stream, const std::function<void(int set)>& a,
+                                    const std::function<void(int set)>& b) {
+  const int chunk = int(std::clamp(std::ceil(50.0 / std::max(per_round_ms, 1e-3)), 1.0, 100000.0));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  int launches = 0;
+  while (elapsed() < ms) {
+    job.wait_for_kernel(name, limit + ms_of(8.0 * per_round_ms * chunk), [&] {
+      for (int i = 0; i < chunk; ++i, ++launches) {
+        a(launches % sets);
+        if (b) b(launches % sets);
+      }
+      stream.synchronize();
+    });
+  }
+  return {launches, elapsed()};
+}
+
 // NVML averages power over its last second (Ampere and newer); a run shorter than that is soaked
 // this long with our kernel alone to read its power.
 constexpr double kPowerWindowMs = 1000.0;
@@ -425,6 +450,16 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   cuda::GpuSampler sampler(device);
   std::vector<double> times, blas;
   bool paired = false;
+  if (req.sustain_ms > 0.0) {
+    const bool with_blas = lt && req.cublas;
+    const double per_round = per_launch + (with_blas ? std::max(blas_once_ms, 1e-3) : 0.0);
+    job.step(fmt::format("running {} for {:.0f} ms before the timed rounds", with_blas ? "ours and cuBLAS" : "ours",
+                         req.sustain_ms));
+    const auto [launches, ran_ms] = sustain_load(
+        job, p.kernel.name + (with_blas ? " and cuBLAS" : ""), base, req.sustain_ms, per_round, sets, stream,
+        kernel_launch, with_blas ? std::function<void(int)>(blas_launch) : std::function<void(int)>());
+    out["sustain"] = {{"ms", ran_ms}, {"launches", launches}, {"with_cublas", with_blas}};
+  }
   if (lt && req.cublas) {
     // Paired rounds: our kernel and cuBLAS launch by launch in alternation on the same input set,
     // so a clock or power state that moves during the run moves under both, and each round gives
@@ -456,8 +491,9 @@ json bench_child(GpuJobContext& job, const BenchPlan& p, const BenchRequest& req
   const double sampled_ms = samples.empty() ? 0.0 : samples.back().t_ms - samples.front().t_ms;
   const bool sampled_any = !samples.empty();
   std::erase_if(samples, [](const cuda::GpuSample& s) { return s.t_ms < kPowerWindowMs; });
-  std::string sampled_how = fmt::format("sampled over the timed launches after their first second ({:.0f} ms in all)",
-                                        sampled_ms);
+  std::string sampled_how =
+      fmt::format("sampled over {} after their first second ({:.0f} ms in all)",
+                  req.sustain_ms > 0.0 ? "the sustained load and the timed launches" : "the timed launches", sampled_ms);
   if (sampled_any && samples.empty()) {
     job.step("sampling the card's power while our kernel runs back to back");
     // The clock spins after it read what the SMs also counted in our own launch: their check.
@@ -603,6 +639,10 @@ void read_child_result(const json& v, BenchResult& r) {
   r.checked = v.contains("cmp");
   if (r.checked) r.cmp = comparison_from_json(v["cmp"]);
   r.cublas_error = v.value("cublas_error", std::string());
+  if (v.contains("sustain")) {
+    r.sustained_ms = v["sustain"].value("ms", 0.0);
+    r.sustain_launches = v["sustain"].value("launches", 0);
+  }
   if (v.contains("timing")) {
     const json& t = v["timing"];
     r.kernel = summarize_times(t.at("ms").get<std::vector<double>>());

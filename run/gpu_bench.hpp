@@ -55,6 +55,12 @@ struct BenchRequest {
   kernels::ParamValues params;     // build parameters; an unset one takes the kernel's default
   int reps = 20;             // timed launches; 0 = check only (one launch, no timing)
   int warmup = 3;            // untimed launches before the timed ones
+  // Before the timed rounds (after the warm-up), ours and cuBLAS (ours alone without it) run in
+  // alternation for at least this long, so that the rounds are timed at the clock the card holds
+  // under its power limit, as the model's machine description has it (its clocks are 2-s probes);
+  // 0: none, the rounds then run at the clock a few milliseconds of work leave (up to 14% higher
+  // on the H200, docs/results/2026-12-05-device).
+  double sustain_ms = 0.0;
   bool cublas = true;        // time cuBLAS too (and use it as the reference above the CPU limit)
   InputMode inputs = InputMode::random;
   uint64_t seed = 0;  // 0: a fresh seed for this check
@@ -128,6 +134,8 @@ struct BenchResult {
   // The timing.
   TimingSummary kernel;
   int warmup = 0;
+  double sustained_ms = 0.0;  // how long the launches before the timed ones ran (BenchRequest::sustain_ms)
+  int sustain_launches = 0;   // of ours, in them
   int input_sets = 0;       // copies of A and B rotated between launches
   bool consistent = true;   // C after the timed launches == the checked C, bit for bit
   std::optional<TimingSummary> cublas;

@@ -123,6 +123,8 @@ json bench_result_json(const BenchResult& r) {
   j["resident_ctas"] = r.resident_ctas ? json(r.resident_ctas) : json(nullptr);
   j["waves"] = r.waves() ? json(r.waves()) : json(nullptr);
   j["warmup"] = r.warmup;
+  j["sustained_ms"] = r.sustained_ms;
+  j["sustain_launches"] = r.sustain_launches;
   j["input_sets"] = r.input_sets;
   j["consistent"] = r.consistent;
   j["cublas_ms"] = have_blas ? timing_json(*r.cublas) : json(nullptr);
@@ -156,9 +158,12 @@ json bench_result_json(const BenchResult& r) {
 
 std::string measurement_method(const BenchResult& r) {
   if (r.kernel.reps == 0) return "one checked launch, not timed";
-  std::string m = fmt::format("{} warm-up launch{}, then {} timed, each between two events; A and B rotated over {} "
-                              "copies so that L2 does not hold them",
-                              r.warmup, r.warmup == 1 ? "" : "es", r.kernel.reps, r.input_sets);
+  std::string m = fmt::format("{} warm-up launch{}, ", r.warmup, r.warmup == 1 ? "" : "es");
+  if (r.sustain_launches > 0)
+    m += fmt::format("{} more in {:.0f} ms (--sustain: the card at the clock its power limit leaves), ",
+                     r.sustain_launches, r.sustained_ms);
+  m += fmt::format("then {} timed, each between two events; A and B rotated over {} copies so that L2 does not hold them",
+                   r.kernel.reps, r.input_sets);
   m += r.paired ? "; ours and cuBLAS alternated launch by launch (paired rounds): the ratio is the median of the "
                   "rounds' ratios, with its interquartile range"
        : r.cublas && r.cublas->reps > 0 ? "; cuBLAS timed in a block of its own after ours: the ratio is the medians'"
@@ -345,6 +350,8 @@ BenchResult bench_result_from_json(const json& j) {
     if (r.paired && iqr.is_array() && iqr.size() == 2 && j.contains("ratio_vs_cublas") && !j["ratio_vs_cublas"].is_null())
       r.paired_ratio = Spread{j["ratio_vs_cublas"].get<double>(), iqr[0].get<double>(), iqr[1].get<double>()};
     r.consistent = j.value("consistent", true);
+    r.sustained_ms = j.value("sustained_ms", 0.0);
+    r.sustain_launches = j.value("sustain_launches", 0);
     r.registers = j.value("registers", 0);
     r.c_dtype = j.value("c_dtype", std::string("f32")) == "bf16" ? kernels::DType::bf16 : kernels::DType::f32;
     if (j.contains("grid_ctas") && !j["grid_ctas"].is_null()) r.grid_ctas = j["grid_ctas"].get<unsigned>();

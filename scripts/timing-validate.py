@@ -10,7 +10,8 @@ h200, from the result's device name: a prediction is for the card it is compared
   * per shape, the ladder (every step at its default parameters, no mistake): measured and
     predicted TFLOP/s, the error, what bounds the prediction, and the error split into the
     clock's (the predicted clock over the one bench counted, `sm_clock_counted_mhz`) and the
-    cycles'; the Spearman rank correlation, the median and largest |error|, and the consecutive
+    cycles', and whether the runs were timed after a sustained load (`bench --sustain`), the
+    state the model's clocks describe; the Spearman rank correlation, the median and largest |error|, and the consecutive
     steps whose order the model gets wrong;
   * the variants (other build parameters, mistakes): each next to the same step's default run
     at that shape, the measured and predicted ratio, and for each parameter the ranking.
@@ -110,7 +111,8 @@ def main():
                      "measured": measured, "predicted": predicted,
                      "error": predicted / measured - 1.0 if measured else None, "bound": pred.get("bound"),
                      "predicted_on": sim.get("predicted_on"), "prediction": pred,
-                     "counted_clock_mhz": r.get("sm_clock_counted_mhz")})
+                     "counted_clock_mhz": r.get("sm_clock_counted_mhz"),
+                     "sustained_ms": r.get("sustained_ms") or 0.0})
         print(f"{r['kernel']:<26} {shape_label(s):>14} {r.get('params') or ''} {r.get('mistakes') or ''} measured "
               f"{measured:7.1f}  predicted {predicted:7.1f}  {100 * rows[-1]['error']:+6.1f}%  bound: "
               f"{pred.get('bound')}", flush=True)
@@ -120,6 +122,18 @@ def main():
     cards = sorted({row["predicted_on"] for row in rows if row.get("predicted_on")})
     lines = [f"Measured on {device} ({date}); predicted by the model on {' and '.join(cards) or 'its default card'}.",
              ""]
+    # The model's clocks are the card's under its power limit (2-s probes): a run timed after a
+    # sustained load (`bench --sustain MS`) is what it predicts; a run without one is timed at the
+    # higher clock a few milliseconds of work leave, and its clock split says so.
+    sustained = sorted(row["sustained_ms"] for row in rows)
+    if sustained and sustained[0] >= 1000.0:
+        lines += [f"Every run timed after at least {sustained[0]:.0f} ms of sustained load (`bench --sustain`): "
+                  "the state the model's clocks describe.", ""]
+    else:
+        short = sum(1 for v in sustained if v < 1000.0)
+        lines += [f"{short} of {len(sustained)} runs timed with less than a second of load before them (no "
+                  "`bench --sustain`): the card's clock was above the one its power limit leaves, which is the "
+                  "model's; read the clock split below.", ""]
     # The ladder at a shape: the first run of each step with no mistake (its default parameters:
     # the bench runs every step at its defaults unless asked otherwise; variants come later).
     for shape in dict.fromkeys(row["shape"] for row in rows):

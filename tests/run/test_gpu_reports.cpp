@@ -128,6 +128,24 @@ TEST_CASE("bench: the JSON result has the documented shape", "[run][bench]") {
   CHECK_FALSE(untimed.ok());
 }
 
+TEST_CASE("bench: a sustained load before the timed rounds is said in the JSON and the method, and read back",
+          "[run][bench][clock]") {
+  const run::BenchResult plain = fake_result();
+  CHECK(run::bench_result_json(plain)["sustained_ms"] == 0.0);
+  CHECK(run::bench_result_json(plain)["sustain_launches"] == 0);
+  CHECK_THAT(run::measurement_method(plain), !Catch::Contains("--sustain"));
+  run::BenchResult r = fake_result();
+  r.sustained_ms = 2004.6;
+  r.sustain_launches = 1234;
+  const nlohmann::json j = run::bench_result_json(r);
+  CHECK(j["sustained_ms"].get<double>() == Approx(2004.6));
+  CHECK(j["sustain_launches"] == 1234);
+  CHECK_THAT(j["method"].get<std::string>(), Catch::Contains("1234 more in 2005 ms (--sustain"));
+  const run::BenchResult back = run::bench_result_from_json(j);
+  CHECK(back.sustained_ms == Approx(2004.6));
+  CHECK(back.sustain_launches == 1234);
+}
+
 TEST_CASE("bench: the table and the progress line say what happened", "[run][bench]") {
   run::BenchResult hung = fake_result();
   hung.status = run::GpuStatus::timed_out;

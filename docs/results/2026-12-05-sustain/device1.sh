@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Prepared on 2026-12-05 (no device was lent that session) for issue #29's next device call: the
+# ladder timed in the state the model's clocks describe, the card under its power limit. Each
+# step runs with ours and cuBLAS in alternation for 2 s before its timed rounds
+# (`bench --sustain 2000`), then 50 paired rounds, at 4096^3 and 8192^3, so that
+# scripts/timing-validate.py compares the model with runs whose clock is the capped one and the
+# error left is the cycles'.
+#   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-sustain/device1.sh     (about 5 minutes)
+# Then, here: python3 scripts/timing-validate.py build/devcarry/gemmscope r/bench-sustained.json OUT
+source "$(dirname "$0")/../../../scripts/device-call.sh"
+mkdir -p $OUT/r/v
+end=$((SECONDS + 270))
+for size in 4096 8192; do
+  for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do  # tensor-core steps first
+    [ $SECONDS -lt $end ] || { echo "$k $size not run: out of time" >> $OUT/r/status.txt; continue; }
+    timeout 60 $B/gemmscope bench $k --sizes $size --reps 50 --sustain 2000 --json $OUT/r/v/$size-$k.json \
+      >> $OUT/r/bench.log 2>&1
+    echo "$k $size rc=$?" >> $OUT/r/status.txt
+  done
+done
+python3 - $OUT/r/v $OUT/r/bench-sustained.json "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" <<'PY'
+import json, glob, os, sys
+merged = None
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    d = json.load(open(f))
+    if merged is None: merged = d
+    else: merged["results"] += d["results"]
+order = sys.argv[3].split()  # the ladder's order, which timing-validate.py's consecutive pairs follow
+if merged:
+    merged["results"].sort(key=lambda r: (r["shape"]["m"], order.index(r["kernel"]) if r["kernel"] in order else len(order)))
+    json.dump(merged, open(sys.argv[2], "w"), indent=1)
+PY
+rm -rf $OUT/r/v
+cat $OUT/r/env.txt $OUT/r/status.txt
+grep -E "^(simt|ampere|hopper)" $OUT/r/bench.log | cut -c1-110 | head -45
+(cd $OUT && tar czf sustained.tgz r && rm -rf r)
