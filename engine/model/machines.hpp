@@ -22,6 +22,10 @@ struct Figure {
 
 struct MachineDesc {
   const char* name;  // "H100 SXM"
+  // The run the tensor-core clocks below describe (clock_tensor_l2_mhz, clock_tensor_hbm_mhz), and
+  // so the measurement a prediction is to be compared with: a card under its power limit (seconds
+  // of load: `bench --sustain`) or fresh (bench's default rounds of milliseconds).
+  const char* clock_run;
 #define FIGURE(name, unit, meaning) Figure name;
 #include "engine/model/machine_figures.def"
 #undef FIGURE
@@ -42,6 +46,8 @@ void for_each_figure(const MachineDesc& m, F&& f) {
 // H100 SXM5 80GB HBM3 (700 W). Probe figures: gemmscope_timing_probes on an H100, 2026-11-27.
 inline constexpr MachineDesc kH100Desc{
     .name = "H100 SXM",
+    .clock_run = "in launches of 1.5 ms back to back, not yet probed under the power limit: compare with bench's "
+                 "default rounds",
     .sms = {132, "[DEV] cudaDeviceGetAttribute, H100 80GB HBM3 (facts §10)"},
     .clock_rated_mhz = {1830, "NVIDIA datasheet: 989.4 TFLOP/s dense bf16 = 132 x 4096 x 1.83 GHz"},
     .clock_max_mhz = {1980, "[DEV] nvidia-smi clocks.max.sm (facts §10)"},
@@ -122,6 +128,7 @@ inline constexpr MachineDesc kH100Desc{
 inline constexpr MachineDesc kH200Desc = [] {
   MachineDesc m = kH100Desc;
   m.name = "H200 SXM";
+  m.clock_run = "under the power limit (2-s probes): compare with `bench --sustain 2000`";
   m.sms = {132, "[DEV] cudaDeviceGetAttribute on the H200 (gemmscope devices), 2026-11-28 (docs/results/2026-11-28-h200)"};
   m.cluster2_ctas = {132, "bench's resident_ctas (cuOccupancyMaxActiveClusters) of step 17 in clusters of 2 (384 threads, 227 KiB, one CTA per SM), H200, 2026-11-28 (docs/results/2026-11-28-h200, call 2)"};
   m.cluster4_ctas = {120, "bench's resident_ctas (cuOccupancyMaxActiveClusters) of step 17 in clusters of 4, H200, 2026-11-28 (docs/results/2026-11-28-h200, call 2)"};
@@ -154,6 +161,7 @@ inline constexpr MachineDesc kH200Desc = [] {
 inline constexpr MachineDesc kB200Desc = [] {
   MachineDesc m = kH100Desc;
   m.name = "B200";
+  m.clock_run = "the rated clock (UNCONFIRMED): no B200 measured";
   m.sms = {148, "NVIDIA B200 figures, UNCONFIRMED"};
   m.cluster2_ctas = {148, "no GPC layout known: every SM (UNCONFIRMED)"};
   m.cluster4_ctas = {148, "no GPC layout known: every SM (UNCONFIRMED)"};

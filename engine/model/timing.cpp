@@ -228,9 +228,9 @@ SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double h
                            "bandwidth): from the clock of tensor cores that draw little power ({:.0f} MHz) down to the "
                            "clock with every SM's tensor cores busy on operands from L2 ({:.0f} MHz) by the busy "
                            "share, and on down to the clock with operands from HBM at its bandwidth ({:.0f} MHz) by the "
-                           "HBM share",
+                           "HBM share; the card's clocks {}",
                            100.0 * busy, hbm_gbs, 100.0 * share, ceiling, d.clock_tensor_l2_mhz.value,
-                           d.clock_tensor_hbm_mhz.value)};
+                           d.clock_tensor_hbm_mhz.value, d.clock_run)};
 }
 
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
