@@ -116,7 +116,7 @@ bool is_store(Op op) {
 }
 
 // DecodedInst::issue and the registers the scoreboard checks and sets.
-void set_issue(const ir::Inst& in, Program& p, DecodedInst& d) {
+void set_issue(const ir::Inst& in, uint32_t nregs, Program& p, DecodedInst& d) {
   if (d.is_label) return;
   d.reads_at = uint32_t(p.scoreboard_regs.size());
   if (in.guard != ir::kNone) p.scoreboard_regs.push_back(in.guard);
@@ -136,6 +136,10 @@ void set_issue(const ir::Inst& in, Program& p, DecodedInst& d) {
       p.scoreboard_regs.push_back(r);
   }
   d.nready = uint16_t(p.scoreboard_regs.size() - d.ready_at);
+  // At least kReadyFloor entries, the missing ones the register past the kernel's last, whose
+  // ready time stays 0 (Cta::reg_ready's rows have it): the scoreboard's wait reads four without
+  // a loop (cta.cpp, operands_ready).
+  for (uint32_t i = d.nready; i < DecodedInst::kReadyFloor; ++i) p.scoreboard_regs.push_back(nregs);
   using layout::LatencyClass;
   const bool floating = ir::type_class(in.type) == ir::TypeClass::floating;
   switch (layout::op_traits(in.op).latency) {
@@ -372,7 +376,7 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     p.insts[pc].no_wgmma_regs =
         std::none_of(ops.begin(), ops.end(), [&](const ir::Operand& o) { return names_register(o) && wgmma_reg[o.id]; });
   }
-  for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], p, p.insts[pc]);
+  for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], uint32_t(k.regs.size()), p, p.insts[pc]);
   set_hoists(k, p, sass_first);
   set_operand_reads(k, p);
   return p;

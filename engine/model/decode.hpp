@@ -114,6 +114,9 @@ struct DecodedInst {
   // 10 registers), a pointer's add reads and writes the pointer.
   uint16_t nready = 0;
   uint32_t ready_at = 0;
+  // The list holds at least this many entries, the ones past nready the register past the
+  // kernel's last (always ready): operands_ready reads the first four unconditionally.
+  static constexpr uint32_t kReadyFloor = 4;
   // An arithmetic op's result latency from its latency class (layout::op_traits, the machine
   // description's figure); 0: the latency its exec function computes.
   uint16_t result_latency = 0;

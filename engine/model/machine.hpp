@@ -432,7 +432,7 @@ struct Cta {
                                       // empty until the first 128-bit write (exec_launch_control.cpp)
   bool clc_saw_empty = false;         // a query_cancel.is_canceled of this CTA answered false
   std::vector<uint32_t> written;      // [warp * nregs + reg]: lanes ever written
-  std::vector<uint64_t> reg_ready;    // [warp * nregs + reg]: the cycle its last write lands (cta.cpp)
+  std::vector<uint64_t> reg_ready;    // [warp * (nregs + 1) + reg]: the cycle its last write lands (cta.cpp; reg nregs: never)
   std::vector<uint8_t> wgmma_acc;     // [warp * nregs + reg]: 1 if used as a wgmma accumulator,
                                       // kTmemLoadDestination (tcgen05.hpp) if a tcgen05.ld's
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
