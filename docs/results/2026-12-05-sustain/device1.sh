@@ -18,18 +18,8 @@ for size in 4096 8192; do
     echo "$k $size rc=$?" >> $OUT/r/status.txt
   done
 done
-python3 - $OUT/r/v $OUT/r/bench-sustained.json "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" <<'PY'
-import json, glob, os, sys
-merged = None
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    d = json.load(open(f))
-    if merged is None: merged = d
-    else: merged["results"] += d["results"]
-order = sys.argv[3].split()  # the ladder's order, which timing-validate.py's consecutive pairs follow
-if merged:
-    merged["results"].sort(key=lambda r: (r["shape"]["m"], order.index(r["kernel"]) if r["kernel"] in order else len(order)))
-    json.dump(merged, open(sys.argv[2], "w"), indent=1)
-PY
+python3 "$(dirname "$0")/../../../scripts/merge-bench-json.py" $OUT/r/bench-sustained.json \
+  "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" $OUT/r/v/*.json
 rm -rf $OUT/r/v
 cat $OUT/r/env.txt $OUT/r/status.txt
 grep -E "^(simt|ampere|hopper)" $OUT/r/bench.log | cut -c1-110 | head -45
