@@ -225,6 +225,7 @@ void read_measurement_method(const nlohmann::json& j, MeasurementNotes& p) {
   // The clock the SMs counted (files since 2026-12-02); NVML's reported clock is never read as it.
   if (auto it = j.find("sm_clock_counted_mhz"); it != j.end()) p.counted_clock_mhz = number(*it, 100.0, 10000.0);
   if (auto it = j.find("cublas_clock_set_mhz"); it != j.end()) p.cublas_clock_set_mhz = number(*it, 100.0, 10000.0);
+  if (auto it = j.find("sustained_ms"); it != j.end()) p.sustained_ms = number(*it, 0.0, 1e7);
   if (auto it = j.find("cublas_conditions"); it != j.end() && it->is_object())
     if (auto pw = it->find("power_w"); pw != it->end() && pw->is_object() && pw->contains("median"))
       p.cublas_power_w = number((*pw)["median"], 0.0, 100000.0);

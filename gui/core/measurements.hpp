@@ -44,6 +44,10 @@ struct MeasurementNotes {
   // of it alone (bench's cublas_conditions) and the SM clock its load left, counted by a spin
   // launched right behind it (cublas_clock_set_mhz).
   std::optional<double> cublas_power_w, cublas_clock_set_mhz;
+  // How long ours and cuBLAS ran before the timed rounds (bench --sustain, sustained_ms; files
+  // since 2026-12-05, 0 where it was not asked): a second and more puts the card under its power
+  // limit, the state the H200's machine description predicts; less leaves it at a higher clock.
+  std::optional<double> sustained_ms;
   std::string method;
   bool paired() const { return ratio_paired && ratio_q1 && ratio_q3; }
 };

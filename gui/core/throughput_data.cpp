@@ -398,6 +398,8 @@ nlohmann::json describe_throughput(AppState& app) {
                                                                   : nlohmann::json(nullptr)},
                         {"cublas_clock_set_mhz", r.notes.cublas_clock_set_mhz ? nlohmann::json(*r.notes.cublas_clock_set_mhz)
                                                                          : nlohmann::json(nullptr)},
+                        {"sustained_ms", r.notes.sustained_ms ? nlohmann::json(*r.notes.sustained_ms)
+                                                              : nlohmann::json(nullptr)},
                         {"method", r.notes.method},
                         {"intensity", r.intensity},
                         {"l2_intensity", r.achieved_intensity ? nlohmann::json(*r.achieved_intensity)

@@ -181,7 +181,8 @@ TEST_CASE("the Throughput view draws the card's SM clock and power under the TFL
       "shape": {"m": 4096, "n": 4096, "k": 4096}, "tflops": {"median": 640.0, "min": 630.0, "max": 650.0},
       "device": "NVIDIA H200", "status": "ok", "sm_clock_counted_mhz": 1367.0,
       "conditions": {"power_w": {"median": 612.0, "max": 615.0}, "temperature_c_max": 61},
-      "cublas_conditions": {"power_w": {"median": 655.0, "max": 660.0}}, "cublas_clock_set_mhz": 1512.0})");
+      "cublas_conditions": {"power_w": {"median": 655.0, "max": 660.0}}, "cublas_clock_set_mhz": 1512.0,
+      "sustained_ms": 2004.6})");
   for (const char* size : {"1280x800", "2560x1440"}) {
     INFO(size);
     const Headless h = run_headless(fmt::format("throughput_card_{}", size),
@@ -202,6 +203,7 @@ TEST_CASE("the Throughput view draws the card's SM clock and power under the TFL
     CHECK(p["cublas_clock_set_mhz"].get<double>() == 1512.0);
     CHECK(p["cublas_power_w"].get<double>() == 655.0);
     CHECK((*run)["cublas_power_w"].get<double>() == 655.0);
+    CHECK((*run)["sustained_ms"].get<double>() == 2004.6);  // timed under the power limit (bench --sustain)
     // The pixels: each strip under the TFLOP/s plot holds the run's level in its colour.
     const auto rgb = gs::gui::series_rgb(uint32_t((*run)["color_slot"].get<int>()), true);
     for (const char* strip : {"throughput.clock", "throughput.power"}) {

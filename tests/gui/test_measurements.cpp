@@ -241,6 +241,31 @@ TEST_CASE("the SM clock a run held is read from bench's sm_clock_counted_mhz, ne
   CHECK_FALSE(old.variants.front().points.back().notes.counted_clock_mhz);  // the reported 1500 is not taken for it
 }
 
+TEST_CASE("how long the card ran before a result's timed rounds is read from bench's sustained_ms", "[gui][clock]") {
+  nlohmann::json result = {{"kernel", "hopper_producer_consumer"},
+                           {"shape", {{"m", 4096}, {"n", 4096}, {"k", 4096}}},
+                           {"tflops", {{"median", 494.0}, {"min", 490.0}, {"max", 500.0}}},
+                           {"device", "NVIDIA H200"},
+                           {"status", "ok"},
+                           {"sustained_ms", 2004.6}};
+  Measurements m;
+  REQUIRE(m.add_bench_json(result, MeasurementSource::imported, 1.0) == 1);
+  REQUIRE(m.variants.front().points.back().notes.sustained_ms);
+  CHECK(*m.variants.front().points.back().notes.sustained_ms == Approx(2004.6));
+  for (const nlohmann::json& value : {nlohmann::json(nullptr), nlohmann::json("long"), nlohmann::json(-1)}) {
+    INFO(value.dump());
+    nlohmann::json r = result;
+    r["sustained_ms"] = value;
+    Measurements n;
+    REQUIRE(n.add_bench_json(r, MeasurementSource::imported, 1.0) == 1);
+    CHECK_FALSE(n.variants.front().points.back().notes.sustained_ms);
+  }
+  result.erase("sustained_ms");  // a file of before the option
+  Measurements old;
+  REQUIRE(old.add_bench_json(result, MeasurementSource::imported, 1.0) == 1);
+  CHECK_FALSE(old.variants.front().points.back().notes.sustained_ms);
+}
+
 TEST_CASE("a compute ceiling at another clock is the same SMs and FLOP per cycle at that clock", "[gui][clock]") {
   const DeviceCeilings rated;  // the H100's: 989 TFLOP/s bf16 at 1.83 GHz, 67 fp32 at 1.98 GHz
   CHECK(rated.compute_tflops_at(false, 1830.0) == Approx(989.0));
