@@ -751,7 +751,9 @@ BenchResult run_bench(const BenchRequest& req) {
   GpuJobOptions options = req.job;
   // The backstop: every watchdog limit the child can arm, with room to spare.
   options.limits.kernels = 3 * p.check_limit + 2 * req.kernel_limit + ms_of(8.0 * req.max_timing_seconds * 1000.0) +
-                           ms_of(6.0 * kPowerSoakMs) + (p.clock ? p.check_limit * (2 * kCountedLaunches) : milliseconds(0));
+                           ms_of(6.0 * kPowerSoakMs) + (p.clock ? p.check_limit * (2 * kCountedLaunches) : milliseconds(0)) +
+                           // --sustain: its time, and its last chunk's overrun (a round at most)
+                           (req.sustain_ms > 0.0 ? ms_of(2.0 * req.sustain_ms) + 2 * p.check_limit : milliseconds(0));
   const GpuJobResult job = run_gpu_job(
       fmt::format("bench {} {}x{}x{}", r.kernel_id, p.shape.m, p.shape.n, p.shape.k),
       [&](GpuJobContext& context) { return bench_child(context, p, req); }, options);
