@@ -208,12 +208,12 @@ void AppState::answer_long_run(bool run_it) {
 }
 
 void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
-                                 const kernels::ParamValues& params) {
+                                 const kernels::ParamValues& params, double sustain_ms) {
   const int reps = settings.bench_reps;
   const auto started_at = started;
   jobs.push_back(std::make_unique<Job>(
       JobKind::gpu_bench, fmt::format("GPU bench {} kernel(s) at {}", kernel_ids.size(), shape_text(shape)),
-      [kernel_ids, shape, repeats, reps, params, started_at](JobContext& ctx) {
+      [kernel_ids, shape, repeats, reps, params, sustain_ms, started_at](JobContext& ctx) {
         ctx.total = uint64_t(kernel_ids.size()) * uint64_t(std::max(1, repeats));
         for (int round = 0; round < std::max(1, repeats) && !ctx.cancel.load(); ++round) {
           for (const std::string& id : kernel_ids) {
@@ -224,6 +224,7 @@ void AppState::request_gpu_bench(const std::vector<std::string>& kernel_ids, ker
             req.shape = shape;
             req.params = params;
             req.reps = reps;
+            req.sustain_ms = sustain_ms;
             run::BenchResult res = run::run_bench(req);
             const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
             nlohmann::json j = run::bench_result_json(res);

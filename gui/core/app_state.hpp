@@ -179,9 +179,10 @@ struct AppState {
   void answer_long_run(bool run_it);  // the modal's Run (true) or Cancel (false)
   std::optional<LongRunQuestion> long_run_question;
   double long_run_limit = run::kLongRunSeconds;  // 0: never ask (`gui --allow-long`)
-  // `params` (build parameters) apply to every kernel named; each must take them.
+  // `params` (build parameters) apply to every kernel named; each must take them. sustain_ms > 0:
+  // each kernel and cuBLAS run that long before the timed rounds (BenchRequest::sustain_ms).
   void request_gpu_bench(const std::vector<std::string>& kernel_ids, kernels::GemmShape shape, int repeats,
-                         const kernels::ParamValues& params = {});
+                         const kernels::ParamValues& params = {}, double sustain_ms = 0.0);
   void cancel_jobs();
   void cancel_jobs(JobKind kind);
   const Job* running_job(JobKind kind) const;  // the first unfinished job of this kind, or null

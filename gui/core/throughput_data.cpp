@@ -357,7 +357,8 @@ bool start_gpu_bench(AppState& app, const ThroughputControls& c) {
                        "Tick at least one kernel in the throughput view's \"Benchmark on GPU\" list."});
     return false;
   }
-  app.request_gpu_bench(ids, shape, std::clamp(c.repeats, 1, 100));
+  app.request_gpu_bench(ids, shape, std::clamp(c.repeats, 1, 100), {},
+                        c.sustained ? ThroughputControls::kSustainMs : 0.0);
   return true;
 }
 
@@ -503,6 +504,7 @@ nlohmann::json describe_throughput(AppState& app) {
             {"shape_choice", c.shape_choice},
             {"shape", {{"m", shape.m}, {"n", shape.n}, {"k", shape.k}}},
             {"repeats", c.repeats},
+            {"sustained", c.sustained},
             {"import_path", c.import_path}}},
           {"gpu_status", gpu_availability_name(d.gpu.state)},
           {"gpu_note", d.gpu.text},

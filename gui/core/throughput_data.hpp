@@ -187,6 +187,11 @@ struct ThroughputControls {
   int shape_choice = 2;                 // index into kBenchShapes; kBenchShapes.size() = custom
   kernels::GemmShape custom{4096, 4096, 4096};
   int repeats = 3;
+  // Time each kernel under the card's power limit: it and cuBLAS run kSustainMs first (bench
+  // --sustain), the state the H200's machine description predicts; off: a few launches after a
+  // start, at a higher clock.
+  bool sustained = false;
+  static constexpr double kSustainMs = 2000.0;
   std::string import_path;
   // A table tab to bring to the front at the next frame ("predicted", "why", "variants", "published"; gui
   // --throughput-tab), then "": the tab bar keeps whichever the user picks.

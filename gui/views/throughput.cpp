@@ -324,6 +324,12 @@ void draw_controls(AppState& app, ThroughputControls& c, const ViewEnv& env) {
   const int one = 1, twenty = 20;
   slider_value_beside(app, "throughput.repeats", "##repeats", ImGuiDataType_S32, &c.repeats, &one, &twenty, "%d repeats",
                       field_w, "How many times each kernel is benchmarked: one point per run");
+  ImGui::Checkbox("under the power limit", &c.sustained);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Run each kernel and cuBLAS for %.0f s before timing them (bench --sustain), so that the "
+                      "card is at the clock its power limit leaves: the run the model predicts where the card's "
+                      "clocks were probed so (the H200). Off: timed a few launches after a start, at a higher clock",
+                      ThroughputControls::kSustainMs / 1000.0);
   const bool running = gpu_note(app).state == GpuAvailability::benchmarking;
   if (running) {
     if (ImGui::Button("Cancel benchmark")) app.cancel_jobs(JobKind::gpu_bench);

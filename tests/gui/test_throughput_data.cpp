@@ -55,6 +55,11 @@ TEST_CASE("opening a kernel adds the model's prediction as a model variant", "[g
   CHECK((*v)["intensity"].get<double>() == Approx(2 * m * n * k / (2 * (m * k + k * n) + 4 * m * n)));
   // No GPU word yet.
   CHECK(d["gpu_status"] == "unknown");
+  // The bench controls' state travels with the view's data, the power-limit option among them.
+  CHECK(d["controls"]["sustained"] == false);
+  app.throughput_view.sustained = true;
+  CHECK(describe_throughput(app)["controls"]["sustained"] == true);
+  app.throughput_view.sustained = false;
   // The ceilings are the reference H100's until a file or a GPU says otherwise.
   CHECK(d["ceilings"]["tensor_tflops"].get<double>() == Approx(989.0));
   CHECK(d["ceilings"]["ridge_intensity"].get<double>() == Approx(989.0 / 3.35));
@@ -134,6 +139,9 @@ TEST_CASE("the GPU note follows the runner's reports", "[gui]") {
 TEST_CASE("bench controls: shapes, defaults and invalid requests", "[gui]") {
   ThroughputControls c = default_throughput_controls();
   CHECK(c.kernel_ids.size() == kernels::all_kernels().size());
+  // Timed a few launches after a start unless asked to run under the power limit first (2 s).
+  CHECK_FALSE(c.sustained);
+  CHECK(ThroughputControls::kSustainMs == 2000.0);
   c.shape_choice = 3;
   CHECK(bench_shape(c).m == 8192);
   CHECK(bench_shape(c).k == 8192);
