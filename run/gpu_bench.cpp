@@ -73,62 +73,6 @@ void enqueue_cublas(cuda::CublasLt& lt, const kernels::KernelInfo& info, kernels
     lt.matmul_f32(shape, a, b, cublas_layout(info.b_layout), c, stream);
 }
 
-// Two kernels timed in alternation, launch by launch (A, B, A, B, ...), so that a clock that
-// moves during the run moves under both alike: the overhead of one over the other is their
-// medians' ratio with the drift taken out.
-std::pair<std::vector<double>, std::vector<double>> time_interleaved(
-    GpuJobContext& job, const std::string& name, milliseconds limit, int warmup, int reps, int sets,
-    const cuda::Stream& stream, const std::function<void(int set)>& a, const std::function<void(int set)>& b) {
-  std::vector<cuda::Event> events(static_cast<size_t>(3 * reps));
-  job.wait_for_kernel(name, limit, [&] {
-    for (int w = 0; w < warmup; ++w) {
-      a(w % sets);
-      b(w % sets);
-    }
-    for (int r = 0; r < reps; ++r) {
-      const size_t e = 3 * size_t(r);
-      events[e].record(stream.handle());
-      a((warmup + r) % sets);
-      events[e + 1].record(stream.handle());
-      b((warmup + r) % sets);
-      events[e + 2].record(stream.handle());
-    }
-    stream.synchronize();
-  });
-  std::pair<std::vector<double>, std::vector<double>> ms;
-  for (int r = 0; r < reps; ++r) {
-    const size_t e = 3 * size_t(r);
-    ms.first.push_back(cuda::Event::elapsed_ms(events[e], events[e + 1]));
-    ms.second.push_back(cuda::Event::elapsed_ms(events[e + 1], events[e + 2]));
-  }
-  return ms;
-}
-
-// Ours and cuBLAS (b may be empty: ours alone) launched in alternation, a chunk of about 50 ms at
-// a time, until at least `ms` of wall time have passed: the card reaches the clock its power limit
-// leaves before the timed rounds (BenchRequest::sustain_ms). Returns the launches of ours and the
-// milliseconds it ran.
-std::pair<int, double> sustain_load(GpuJobContext& job, const std::string& name, milliseconds limit, double ms,
-                                    double per_round_ms, int sets, const cuda::Stream& stream, const std::function<void(int set)>& a,
-                                    const std::function<void(int set)>& b) {
-  const int chunk = int(std::clamp(std::ceil(50.0 / std::max(per_round_ms, 1e-3)), 1.0, 100000.0));
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto elapsed = [&] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  };
-  int launches = 0;
-  while (elapsed() < ms) {
-    job.wait_for_kernel(name, limit + ms_of(8.0 * per_round_ms * chunk), [&] {
-      for (int i = 0; i < chunk; ++i, ++launches) {
-        a(launches % sets);
-        if (b) b(launches % sets);
-      }
-      stream.synchronize();
-    });
-  }
-  return {launches, elapsed()};
-}
-
 // NVML averages power over its last second (Ampere and newer); a run shorter than that is soaked
 // this long with our kernel alone to read its power.
 constexpr double kPowerWindowMs = 1000.0;

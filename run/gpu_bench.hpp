@@ -235,7 +235,7 @@ BenchResult run_bench(const BenchRequest& request);
 // kernel, shape {m,n,k},
 // tflops {median,min,max}, ms {median,min,max}, cublas_tflops, ratio_vs_cublas, rel_err, reps,
 // then status, error, correct, reference, inputs, seed, tolerance, mismatches, unwritten,
-// first_mismatch, check_ms, registers, c_dtype ("f32" or "bf16": the kernel's C and cuBLAS's), grid_ctas, cluster_ctas, resident_ctas, waves, warmup, input_sets, consistent, cublas_ms {median,min,
+// first_mismatch, check_ms, registers, c_dtype ("f32" or "bf16": the kernel's C and cuBLAS's), grid_ctas, cluster_ctas, resident_ctas, waves, warmup, sustained_ms and sustain_launches (bench --sustain; 0 without), input_sets, consistent, cublas_ms {median,min,
 // max}, cublas_algorithm, cublas_error, paired_rounds, ratio_iqr [q1, q3] (paired rounds only; the
 // ratio is then the rounds' median), method (measurement_method), conditions {samples, power_w
 // {median,max}, temperature_c_max, sm_clock_reported_mhz {median,min}, clock_limits} and

@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -137,6 +138,21 @@ double launch_once(GpuJobContext& job, const LoadedKernel& loaded, cuda::KernelA
 std::vector<double> time_launches(GpuJobContext& job, const std::string& name, std::chrono::milliseconds limit,
                                   int warmup, int reps, int sets, const cuda::Stream& stream,
                                   const std::function<void(int set)>& launch);
+
+// Two kernels timed in alternation, launch by launch (A, B, A, B, ...), after `warmup` untimed
+// pairs: a clock that moves during the run moves under both alike. Returns each side's
+// per-launch milliseconds. (bench's paired rounds, ours and cuBLAS.)
+std::pair<std::vector<double>, std::vector<double>> time_interleaved(
+    GpuJobContext& job, const std::string& name, std::chrono::milliseconds limit, int warmup, int reps, int sets,
+    const cuda::Stream& stream, const std::function<void(int set)>& a, const std::function<void(int set)>& b);
+
+// `a` and `b` (b may be empty) launched in alternation, chunks of about 50 ms under the watchdog
+// (each `limit` plus 8 times its expected time), until at least `ms` of wall time have passed.
+// Returns the launches of `a` and the milliseconds it ran. (bench --sustain: the card at the clock
+// its power limit leaves before the timed rounds.)
+std::pair<int, double> sustain_load(GpuJobContext& job, const std::string& name, std::chrono::milliseconds limit,
+                                    double ms, double per_round_ms, int sets, const cuda::Stream& stream,
+                                    const std::function<void(int set)>& a, const std::function<void(int set)>& b);
 
 // Where the child says which GPU it ran on: device_json(context.device()).
 nlohmann::json device_of(const cuda::Context& context);

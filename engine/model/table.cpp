@@ -109,11 +109,14 @@ void* grow_block(void* old, size_t old_bytes, bool old_mapped, size_t used, size
 #if defined(__linux__)
   if (bytes >= kMapBytes) {
     size_t size = page_round(bytes);
+    // The records into a new block, the old one released (to the cache, if a mapping).
+    const auto move_records = [&](void* block) {
+      if (!old) return;
+      std::memcpy(block, old, used);
+      release_block(old, old_bytes, old_mapped);
+    };
     if (void* cached = take_cached(size, &size)) {
-      if (old) {
-        std::memcpy(cached, old, used);
-        release_block(old, old_bytes, old_mapped);
-      }
+      move_records(cached);
       *got = size;
       *mapped = true;
       return cached;
@@ -123,10 +126,7 @@ void* grow_block(void* old, size_t old_bytes, bool old_mapped, size_t used, size
     if (block == MAP_FAILED) {  // a first mapping, or a system that would not move one (valgrind)
       block = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (block == MAP_FAILED) throw std::bad_alloc();
-      if (old) {
-        std::memcpy(block, old, used);
-        release_block(old, old_bytes, old_mapped);
-      }
+      move_records(block);
     }
     advise_huge_pages(block, size);
     *got = size;
