@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/model/machine_ceilings.hpp"
 #include "gui/core/app_state.hpp"
@@ -335,6 +336,38 @@ int import_bench_json(AppState& app, const std::string& path) {
     app.status = e.what();
     return 0;
   }
+}
+
+// How a measured row was measured (bench's "method"), broken into lines for a tooltip.
+std::string method_tooltip(const ThroughputRow& r) {
+  std::string out = "How it was measured: ", line;
+  for (char c : r.notes.method) {
+    line += c;
+    if (c == ';') {
+      out += line + "\n";
+      line.clear();
+    }
+  }
+  return out + line;
+}
+
+// The card while the row's latest point ran: power, temperature and NVML's reasons for a
+// held-down clock (not the held clock: NVML reports the driver's, cuda/nvml.hpp).
+std::string power_tooltip(const ThroughputRow& r) {
+  const MeasurementNotes& n = r.notes;
+  std::string out = n.power_w ? fmt::format("median power {:.0f} W", *n.power_w) : "power not sampled";
+  if (n.temp_c) out += fmt::format(", highest temperature {} C", *n.temp_c);
+  if (n.counted_clock_mhz) out += fmt::format("\nthe SMs counted {:.0f} MHz", *n.counted_clock_mhz);
+  out += n.sustained_ms && *n.sustained_ms >= 1000.0
+             ? fmt::format("\ntimed after {:.1f} s of load: the card under its power limit", *n.sustained_ms / 1000.0)
+             : std::string("\ntimed a few launches after a start: above the clock the power limit leaves "
+                           "(bench --sustain 2000 times it under the limit)");
+  if (n.cublas_power_w || n.cublas_clock_set_mhz)
+    out += fmt::format("\ncuBLAS alone: {}{}", n.cublas_power_w ? fmt::format("{:.0f} W", *n.cublas_power_w) : "power not sampled",
+                       n.cublas_clock_set_mhz ? fmt::format("; the clock set right after it {:.0f} MHz (a spin's count)", *n.cublas_clock_set_mhz) : "");
+  out += n.clock_limits.empty() ? "\nthe driver gave no reason to hold the clock down"
+                                : "\nclock held down by: " + fmt::format("{}", fmt::join(n.clock_limits, ", "));
+  return out;
 }
 
 bool start_gpu_bench(AppState& app, const ThroughputControls& c) {

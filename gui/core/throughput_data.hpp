@@ -207,6 +207,12 @@ kernels::GemmShape bench_shape(const ThroughputControls& c);
 // directory, else "".
 std::string default_bench_json_path();
 
+// A measured row's tooltips: how it was measured (bench's "method", a line per clause), and the
+// card meanwhile (power, temperature, the clock the SMs counted, whether it ran under the power
+// limit, cuBLAS's side, NVML's reasons for a held-down clock; not NVML's clock, cuda/nvml.hpp).
+std::string method_tooltip(const ThroughputRow& r);
+std::string power_tooltip(const ThroughputRow& r);
+
 // Actions of the view's buttons. Errors become problems (source "app"); nothing throws.
 // Returns the number of results imported (0 on error).
 int import_bench_json(AppState& app, const std::string& path);

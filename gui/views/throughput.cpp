@@ -10,7 +10,6 @@
 #include <cmath>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "gui/core/roofline.hpp"
 #include "gui/core/throughput_data.hpp"
@@ -21,38 +20,6 @@
 namespace gs::gui {
 
 namespace {
-
-// How a measured row was measured (bench's "method"), broken into lines for a tooltip.
-std::string wrapped_method(const ThroughputRow& r) {
-  std::string out = "How it was measured: ", line;
-  for (char c : r.notes.method) {
-    line += c;
-    if (c == ';') {
-      out += line + "\n";
-      line.clear();
-    }
-  }
-  return out + line;
-}
-
-// The card while the row's latest point ran: power, temperature and NVML's reasons for a
-// held-down clock (not the held clock: NVML reports the driver's, cuda/nvml.hpp).
-std::string power_tooltip(const ThroughputRow& r) {
-  const MeasurementNotes& n = r.notes;
-  std::string out = n.power_w ? fmt::format("median power {:.0f} W", *n.power_w) : "power not sampled";
-  if (n.temp_c) out += fmt::format(", highest temperature {} C", *n.temp_c);
-  if (n.counted_clock_mhz) out += fmt::format("\nthe SMs counted {:.0f} MHz", *n.counted_clock_mhz);
-  out += n.sustained_ms && *n.sustained_ms >= 1000.0
-             ? fmt::format("\ntimed after {:.1f} s of load: the card under its power limit", *n.sustained_ms / 1000.0)
-             : std::string("\ntimed a few launches after a start: above the clock the power limit leaves "
-                           "(bench --sustain 2000 times it under the limit)");
-  if (n.cublas_power_w || n.cublas_clock_set_mhz)
-    out += fmt::format("\ncuBLAS alone: {}{}", n.cublas_power_w ? fmt::format("{:.0f} W", *n.cublas_power_w) : "power not sampled",
-                       n.cublas_clock_set_mhz ? fmt::format("; the clock set right after it {:.0f} MHz (a spin's count)", *n.cublas_clock_set_mhz) : "");
-  out += n.clock_limits.empty() ? "\nthe driver gave no reason to hold the clock down"
-                                : "\nclock held down by: " + fmt::format("{}", fmt::join(n.clock_limits, ", "));
-  return out;
-}
 
 // One hue per (kernel, shape), readable as text on both themes (colors.hpp).
 ImU32 slot_color(int slot, const ViewEnv& env) { return rgb_color(series_rgb(uint32_t(slot), env.dark)); }
@@ -385,7 +352,7 @@ void draw_table(const ThroughputData& d, const AppState& app, const ViewEnv& env
     else if (r.ratio)
       mono_text(env, "%.0f%%", 100.0 * *r.ratio);
     if (ImGui::IsItemHovered() && !r.notes.method.empty())
-      ImGui::SetTooltip("%s", wrapped_method(r).c_str());
+      ImGui::SetTooltip("%s", method_tooltip(r).c_str());
     ImGui::TableNextColumn();
     if (r.notes.power_w)
       mono_text(env, "%.0f W %s", *r.notes.power_w, r.notes.temp_c ? fmt::format("{} C", *r.notes.temp_c).c_str() : "");

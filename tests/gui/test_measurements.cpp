@@ -212,6 +212,16 @@ TEST_CASE("a single GPU result that describes its device sets the roofline's cei
   CHECK(with.ceilings.basis.find("132 SMs") != std::string::npos);
 }
 
+namespace {
+// The notes of a bench result imported with `key` set to `value` (the result still imported).
+MeasurementNotes imported_notes(nlohmann::json result, const char* key, const nlohmann::json& value) {
+  result[key] = value;
+  Measurements m;
+  REQUIRE(m.add_bench_json(result, MeasurementSource::imported, 1.0) == 1);
+  return m.variants.front().points.back().notes;
+}
+}  // namespace
+
 TEST_CASE("the SM clock a run held is read from bench's sm_clock_counted_mhz, never from NVML's reported clock",
           "[gui][clock]") {
   nlohmann::json result = {{"kernel", "hopper_fewer_arrivals"},
@@ -229,11 +239,7 @@ TEST_CASE("the SM clock a run held is read from bench's sm_clock_counted_mhz, ne
   for (const nlohmann::json& value : {nlohmann::json(nullptr), nlohmann::json("fast"), nlohmann::json(-5),
                                       nlohmann::json(1e12)}) {
     INFO(value.dump());
-    nlohmann::json r = result;
-    r["sm_clock_counted_mhz"] = value;
-    Measurements n;
-    REQUIRE(n.add_bench_json(r, MeasurementSource::imported, 1.0) == 1);
-    CHECK_FALSE(n.variants.front().points.back().notes.counted_clock_mhz);
+    CHECK_FALSE(imported_notes(result, "sm_clock_counted_mhz", value).counted_clock_mhz);
   }
   result.erase("sm_clock_counted_mhz");
   Measurements old;
@@ -254,11 +260,7 @@ TEST_CASE("how long the card ran before a result's timed rounds is read from ben
   CHECK(*m.variants.front().points.back().notes.sustained_ms == Approx(2004.6));
   for (const nlohmann::json& value : {nlohmann::json(nullptr), nlohmann::json("long"), nlohmann::json(-1)}) {
     INFO(value.dump());
-    nlohmann::json r = result;
-    r["sustained_ms"] = value;
-    Measurements n;
-    REQUIRE(n.add_bench_json(r, MeasurementSource::imported, 1.0) == 1);
-    CHECK_FALSE(n.variants.front().points.back().notes.sustained_ms);
+    CHECK_FALSE(imported_notes(result, "sustained_ms", value).sustained_ms);
   }
   result.erase("sustained_ms");  // a file of before the option
   Measurements old;
