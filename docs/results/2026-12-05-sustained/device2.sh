@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Call 2 of 2026-12-05 (twenty-fourth session), issue #29. Call 1 found every capped tensor-core step
+# at 1285-1429 MHz by the SMs' own count, where the H200's machine description says 1596 (operands
+# from L2) to 1281 (from HBM), from the 2026-12-02 probes on another day's card. Here, on today's
+# card and in one call: the clock probes (`gemmscope_timing_probes --only sm_clock_under`, with
+# nvidia-smi's temperature and power before and after), step 19 sustained right after them, then
+# the ladder under the power limit at the two other target sizes (2048^3, 4096x1024x8192).
+#   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-sustained/device2.sh
+source "$(dirname "$0")/../../../scripts/device-call.sh"
+q() { nvidia-smi --query-gpu=temperature.gpu,power.draw,power.limit,clocks.sm,clocks_throttle_reasons.active --format=csv,noheader; }
+echo "before probes: $(q)" >> $OUT/r/status.txt
+timeout 200 $B/gemmscope_timing_probes --only sm_clock_under --json $OUT/r/probes-clock.json > $OUT/r/probes-clock.log 2>&1
+echo "probes rc=$? after: $(q)" >> $OUT/r/status.txt
+timeout 60 $B/gemmscope bench hopper_stmatrix_epilogue --sizes 4096 --reps 50 --sustain 2000 \
+  --json $OUT/r/step19-after-probes.json >> $OUT/r/bench.log 2>&1
+echo "step 19 rc=$? after: $(q)" >> $OUT/r/status.txt
+mkdir -p $OUT/r/v
+end=$((SECONDS + 300))
+for size in 2048 4096x1024x8192; do
+  for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do
+    [ $SECONDS -lt $end ] || { echo "$k $size not run: out of time" >> $OUT/r/status.txt; continue; }
+    timeout 60 $B/gemmscope bench $k --sizes $size --reps 50 --sustain 2000 --json $OUT/r/v/$size-$k.json \
+      >> $OUT/r/bench.log 2>&1
+    echo "$k $size rc=$?" >> $OUT/r/status.txt
+  done
+done
+echo "end: $(q)" >> $OUT/r/status.txt
+python3 "$(dirname "$0")/../../../scripts/merge-bench-json.py" $OUT/r/bench-sustained-2.json \
+  "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" $OUT/r/v/*.json
+rm -rf $OUT/r/v
+cat $OUT/r/env.txt $OUT/r/status.txt
+grep -E "^sm_clock" $OUT/r/probes-clock.log | cut -c1-50
+grep -E "^(simt|ampere|hopper)" $OUT/r/bench.log | cut -c1-110 | head -45
+(cd $OUT && tar czf sustained2.tgz r && rm -rf r)
