@@ -543,6 +543,8 @@ int main(int argc, char** argv) {
     uint32_t ctas = 132;
     bool streamed = false;  // the wgmmas multiply the ring's new bits (random A) rather than two fixed tiles
     int idle_ms = 0;        // the card left idle this long before the row
+    bool mma = true;        // false: the wgmma warps do nothing, the TMA streams alone (its warp's clock)
+    bool span = false;      // the figure: the wgmma warps' span as a share of the streaming warp's
   };
   for (const LoadedClock& l : {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
@@ -601,6 +603,22 @@ int main(int argc, char** argv) {
                        "operands streamed from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), launches of about "
                        "20 ms, the 101st back to back (2 s)",
                        4, 48000, 256, 100, 65536, 66, true},
+           // What the two draw apart, held at the power limit (2026-12-05): the TMA alone (the wgmma
+           // warps idle; the streaming warp's own clock64 over %globaltimer), the wgmmas alone on random
+           // tiles (two rounds of boxes, then none); and how much of a streamed launch the wgmmas
+           // span (the streaming is sized to outlast them: the rest of the launch is TMA alone).
+           LoadedClock{"sm_clock_under_tma_capped",
+                       "TMA alone: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, the wgmma warps idle, "
+                       "launches of about 80 ms, the 101st back to back (8 s)",
+                       4, 48000, 256, 100, 65536, 132, false, 0, false},
+           LoadedClock{"sm_clock_under_wgmma_alone_capped",
+                       "wgmma alone on random bf16 tiles (2 rounds of TMA boxes, then none), launches of about 40 ms, "
+                       "the 101st back to back (4 s)",
+                       4, 2, 256, 100},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_span",
+                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
+                       "l2_capped's kind",
+                       4, 48000, 256, 0, 65536, 132, true, 0, true, true},
            // The clock against the time under load, from rest: 3 s idle, then launches of about
            // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
            // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the
@@ -622,11 +640,16 @@ int main(int argc, char** argv) {
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     Probe p{l.name,
-            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a "
-                        "warp streams TMA, {} (clock64 over globaltimer)",
-                        l.what),
-            "MHz", kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
-                                                        std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed),
+            l.span ? fmt::format("share of the launch the wgmmas run: {} (%globaltimer spans)", l.what)
+            : !l.mma
+                ? fmt::format("SM clock with every SM streaming TMA, {} (the streaming warp's clock64 over globaltimer)",
+                              l.what)
+                : fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles{}, "
+                              "{} (clock64 over globaltimer)",
+                              l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
+            l.span ? "%" : "MHz",
+            kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
+                                                  std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed, l.mma),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);
@@ -641,13 +664,15 @@ int main(int argc, char** argv) {
       }
     };
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
-    p.figure = [](const std::vector<uint8_t>& c, double) {
+    // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's.
+    p.figure = [mma = l.mma, span = l.span](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
+      const size_t at = mma ? 0 : 256;
       double sum = 0;
       uint32_t n = 0;
       for (size_t i = 0; i + 384 <= cycles.size(); i += 384)
-        if (ns[i] > 0) {
-          sum += double(cycles[i]) / double(ns[i]) * 1e3;
+        if (span ? ns[i + 256] > 0 : ns[i + at] > 0) {
+          sum += span ? 100.0 * double(ns[i]) / double(ns[i + 256]) : double(cycles[i + at]) / double(ns[i + at]) * 1e3;
           ++n;
         }
       return n ? sum / n : 0.0;

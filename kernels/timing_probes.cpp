@@ -461,7 +461,7 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 }
 
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random, bool streamed) {
+                                        bool random, bool streamed, bool mma) {
   if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
       (streamed && (stages & (stages - 1)) != 0))
     throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
@@ -494,7 +494,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   });
   b.fence_proxy_async();
   b.bar_sync(0);
-  b.if_(
+  if (mma) b.if_(
       (tid < kMmaThreads).named("mma_thread"),
       [&] {
         Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
@@ -533,11 +533,15 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
       (tid >= kMmaThreads).named("stream_warp"),
       [&] {
         Reg t0 = b.special(ir::Special::clock64, "t0s");
+        Reg ns0 = b.special(ir::Special::globaltimer, "ns0s");
         Reg tm = b.tensor_map_address(tmap, "tm");
         stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, ctas, cta);
         Reg t1 = b.special(ir::Special::clock64, "t1s");
-        Reg first_word = b.ld_shared(Type::u32, buf.at(), "first_word");
-        store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, first_word, ir::Rounding::none, "value"));
+        Reg ns1 = b.special(ir::Special::globaltimer, "ns1s");
+        // The streaming warp's record: its clock64 span and the %globaltimer ns of the same span
+        // (the clock with the TMA alone where the wgmma warps do nothing, and how long the
+        // streaming outlasts the wgmmas where they run).
+        store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns_s"));
       });
   b.ret();
   return b.finish();

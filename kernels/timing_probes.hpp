@@ -150,9 +150,10 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);
 // `streamed`: the wgmmas read their operands from the ring the TMA fills (repetition r the stage
 // r mod `stages`, a power of two) instead of two tiles filled once, so the tensor cores multiply
 // new bits as a GEMM's do (on a random A; the values race the copies, which a clock probe does
-// not mind: nothing reads its products).
+// not mind: nothing reads its products). The streaming warp's record (thread 256 of each CTA) holds
+// its own clock64 span and ns. `mma` false: the wgmma warps do nothing, the TMA streams alone.
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random = true, bool streamed = false);
+                                        bool random = true, bool streamed = false, bool mma = true);
 
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`

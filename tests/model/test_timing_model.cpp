@@ -297,6 +297,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_remote_arrive_issue_probe(4, false),
       kernels::build_remote_arrive_issue_probe(4, true),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, false),  // the TMA alone
       kernels::build_launch_probe(4, 128, 0),
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2),
       kernels::build_shared_rate_probe(2, 4, 2, 4, 2),
@@ -412,8 +413,17 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     const double cycles = double(r.field(0, 0)), ns = double(r.field(0, 2));
     REQUIRE(ns > 0);
     CHECK(cycles / ns * 1e9 == Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
-    CHECK(r.field(256, 0) > 0);              // the streamer ran its rounds
-    CHECK(r.field(256, 2) == 0x01010101u);  // and read A: its first word, bytes of 1
+    // The streaming warp's record: its own span, cycles over nanoseconds the same clock.
+    REQUIRE(r.field(256, 2) > 0);
+    CHECK(double(r.field(256, 0)) / double(r.field(256, 2)) * 1e9 ==
+          Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
+    // The TMA alone (mma false): the wgmma warps record nothing, the streamer its span.
+    const ProbeRun alone = run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, false, false), 384,
+                                     std::vector<uint8_t>(boxes * 32768, 1));
+    CHECK(alone.field(0, 0) == 0);
+    REQUIRE(alone.field(256, 2) > 0);
+    CHECK(double(alone.field(256, 0)) / double(alone.field(256, 2)) * 1e9 ==
+          Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
   }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {

@@ -9,13 +9,13 @@
 source "$(dirname "$0")/../../../scripts/device-call.sh"
 q() { nvidia-smi --query-gpu=temperature.gpu,power.draw,power.limit,clocks.sm,clocks_throttle_reasons.active --format=csv,noheader; }
 echo "before probes: $(q)" >> $OUT/r/status.txt
-timeout 200 $B/gemmscope_timing_probes --only sm_clock_under --json $OUT/r/probes-clock.json > $OUT/r/probes-clock.log 2>&1
+timeout 240 $B/gemmscope_timing_probes --only sm_clock_under --json $OUT/r/probes-clock.json > $OUT/r/probes-clock.log 2>&1
 echo "probes rc=$? after: $(q)" >> $OUT/r/status.txt
 timeout 60 $B/gemmscope bench hopper_stmatrix_epilogue --sizes 4096 --reps 50 --sustain 2000 \
   --json $OUT/r/step19-after-probes.json >> $OUT/r/bench.log 2>&1
 echo "step 19 rc=$? after: $(q)" >> $OUT/r/status.txt
 mkdir -p $OUT/r/v
-end=$((SECONDS + 300))
+end=$((SECONDS + 240))
 for size in 2048 4096x1024x8192; do
   for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do
     [ $SECONDS -lt $end ] || { echo "$k $size not run: out of time" >> $OUT/r/status.txt; continue; }
