@@ -8,19 +8,7 @@
 #   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-sustain/device1.sh     (about 5 minutes)
 # Then, here: python3 scripts/timing-validate.py build/devcarry/gemmscope r/bench-sustained.json OUT
 source "$(dirname "$0")/../../../scripts/device-call.sh"
-mkdir -p $OUT/r/v
-end=$((SECONDS + 270))
-for size in 4096 8192; do
-  for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do  # tensor-core steps first
-    [ $SECONDS -lt $end ] || { echo "$k $size not run: out of time" >> $OUT/r/status.txt; continue; }
-    timeout 60 $B/gemmscope bench $k --sizes $size --reps 50 --sustain 2000 --json $OUT/r/v/$size-$k.json \
-      >> $OUT/r/bench.log 2>&1
-    echo "$k $size rc=$?" >> $OUT/r/status.txt
-  done
-done
-python3 "$(dirname "$0")/../../../scripts/merge-bench-json.py" $OUT/r/bench-sustained.json \
-  "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" $OUT/r/v/*.json
-rm -rf $OUT/r/v
+sustained_ladder "4096 8192" 270 $OUT/r/bench-sustained.json
 cat $OUT/r/env.txt $OUT/r/status.txt
 grep -E "^(simt|ampere|hopper)" $OUT/r/bench.log | cut -c1-110 | head -45
 (cd $OUT && tar czf sustained.tgz r && rm -rf r)

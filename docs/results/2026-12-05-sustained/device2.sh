@@ -16,22 +16,10 @@ echo "probes rc=$? after: $(q)" >> $OUT/r/status.txt
 timeout 60 $B/gemmscope bench hopper_stmatrix_epilogue --sizes 4096 --reps 50 --sustain 2000 \
   --json $OUT/r/step19-after-probes.json >> $OUT/r/bench.log 2>&1
 echo "step 19 rc=$? after: $(q)" >> $OUT/r/status.txt
-mkdir -p $OUT/r/v
-end=$((SECONDS + 60))
 sizes="2048 4096x1024x8192"  # the H200's 4096^3 and 8192^3 are call 1's; an H100 has none yet
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 && sizes="4096 8192"
-for size in $sizes; do
-  for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do
-    [ $SECONDS -lt $end ] || { echo "$k $size not run: out of time" >> $OUT/r/status.txt; continue; }
-    timeout 60 $B/gemmscope bench $k --sizes $size --reps 50 --sustain 2000 --json $OUT/r/v/$size-$k.json \
-      >> $OUT/r/bench.log 2>&1
-    echo "$k $size rc=$?" >> $OUT/r/status.txt
-  done
-done
+sustained_ladder "$sizes" 60 $OUT/r/bench-sustained-2.json
 echo "end: $(q)" >> $OUT/r/status.txt
-python3 "$(dirname "$0")/../../../scripts/merge-bench-json.py" $OUT/r/bench-sustained-2.json \
-  "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" $OUT/r/v/*.json
-rm -rf $OUT/r/v
 cat $OUT/r/env.txt $OUT/r/status.txt
 grep -E "^sm_clock" $OUT/r/probes-clock.log | cut -c1-50
 grep -E "^(simt|ampere|hopper)" $OUT/r/bench.log | cut -c1-110 | head -45
