@@ -128,7 +128,11 @@ inline constexpr MachineDesc kH100Desc{
 inline constexpr MachineDesc kH200Desc = [] {
   MachineDesc m = kH100Desc;
   m.name = "H200 SXM";
-  m.clock_run = "under the power limit (2-s probes): compare with `bench --sustain 2000`";
+  m.clock_run =
+      "under the power limit (2-s probes): compare with `bench --sustain 2000`; but the ladder so timed on an H200 on "
+      "2026-12-05 held 1285-1429 MHz on every step that reached the limit, 9-26% below this rule's clocks, whatever "
+      "share of the time its tensor cores were busy (docs/results/2026-12-05-sustained): read the cycles, not the "
+      "TFLOP/s, until the rule is probed again";
   m.sms = {132, "[DEV] cudaDeviceGetAttribute on the H200 (gemmscope devices), 2026-11-28 (docs/results/2026-11-28-h200)"};
   m.cluster2_ctas = {132, "bench's resident_ctas (cuOccupancyMaxActiveClusters) of step 17 in clusters of 2 (384 threads, 227 KiB, one CTA per SM), H200, 2026-11-28 (docs/results/2026-11-28-h200, call 2)"};
   m.cluster4_ctas = {120, "bench's resident_ctas (cuOccupancyMaxActiveClusters) of step 17 in clusters of 4, H200, 2026-11-28 (docs/results/2026-11-28-h200, call 2)"};

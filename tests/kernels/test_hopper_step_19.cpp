@@ -263,9 +263,9 @@ TEST_CASE("step 19's staging: two buffers in turn by default; slab gives each ch
     const auto ops_a = op_counts(a), ops_k = op_counts(k);
     CHECK(count(ops_k, ir::Op::stmatrix) == count(ops_a, ir::Op::stmatrix));
     CHECK(count(ops_k, ir::Op::cp_async_bulk_tensor_store) == count(ops_a, ir::Op::cp_async_bulk_tensor_store));
-    CHECK(count(ops_k, ir::Op::bar_sync) == count(ops_a, ir::Op::bar_sync) - 2 * (chunks - 1));
+    CHECK(count(ops_k, ir::Op::bar_sync) == count(ops_a, ir::Op::bar_sync) - 2 * (int(chunks) - 1));
     CHECK(count(ops_k, ir::Op::cp_async_bulk_commit_group) == 1);
-    CHECK(count(ops_a, ir::Op::cp_async_bulk_commit_group) == chunks);
+    CHECK(count(ops_a, ir::Op::cp_async_bulk_commit_group) == int(chunks));
     const std::string text = ptx::emit(k).text;
     CHECK_THAT(text, Catch::Contains("cp.async.bulk.wait_group.read 0;"));
     CHECK(text.find("cp.async.bulk.wait_group.read 1;") == std::string::npos);

@@ -675,6 +675,8 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy
   // Which run the clocks describe, and so which measurement to compare with, is said: the H200's
   // are 2-s probes under the power limit (bench --sustain), the H100's 1.5-ms launches.
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("bench --sustain 2000"));
+  // and that the ladder so measured held lower clocks than the rule gives (2026-12-05).
+  CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("1285-1429 MHz"));
   CHECK_THAT(sustained_clock(h100, true, 0, 0.25).basis, Catch::Contains("bench's default rounds"));
   CHECK_THAT(std::string(model::timing::kB200.desc->clock_run), Catch::Contains("UNCONFIRMED"));
 

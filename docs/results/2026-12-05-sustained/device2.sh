@@ -6,7 +6,7 @@
 # nvidia-smi's temperature and power before and after), step 19 sustained right after them, then
 # the ladder under the power limit at the two other target sizes (2048^3, 4096x1024x8192; on an
 # H100, at 4096^3 and 8192^3 instead, which no H100 has run under the limit yet).
-#   OUT=/tmp/out B=build/c bash docs/results/2026-12-05-sustained/device2.sh
+#   OUT=/tmp/out B=build/c [LADDER_S=60] bash docs/results/2026-12-05-sustained/device2.sh   (LADDER_S: the ladder's seconds)
 source "$(dirname "$0")/../../../scripts/device-call.sh"
 q() { nvidia-smi --query-gpu=temperature.gpu,power.draw,power.limit,clocks.sm,clocks_throttle_reasons.active --format=csv,noheader; }
 echo "before probes: $(q)" >> $OUT/r/status.txt
@@ -18,7 +18,7 @@ timeout 60 $B/gemmscope bench hopper_stmatrix_epilogue --sizes 4096 --reps 50 --
 echo "step 19 rc=$? after: $(q)" >> $OUT/r/status.txt
 sizes="2048 4096x1024x8192"  # the H200's 4096^3 and 8192^3 are call 1's; an H100 has none yet
 nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H100 && sizes="4096 8192"
-sustained_ladder "$sizes" 60 $OUT/r/bench-sustained-2.json
+sustained_ladder "$sizes" ${LADDER_S:-60} $OUT/r/bench-sustained-2.json
 echo "end: $(q)" >> $OUT/r/status.txt
 cat $OUT/r/env.txt $OUT/r/status.txt
 grep -E "^sm_clock" $OUT/r/probes-clock.log | cut -c1-50
