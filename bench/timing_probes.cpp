@@ -664,15 +664,19 @@ int main(int argc, char** argv) {
       }
     };
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
-    // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's.
+    // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's: the figure is one
+    // record's cycles over its ns (the clock), or the wgmma warp's ns over the streamer's (the span).
     p.figure = [mma = l.mma, span = l.span](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
-      const size_t at = mma ? 0 : 256;
+      const size_t below = span || !mma ? 256 : 0;
+      const std::vector<uint64_t>& above = span ? ns : cycles;
+      const size_t at = span || mma ? 0 : 256;
+      const double scale = span ? 100.0 : 1e3;
       double sum = 0;
       uint32_t n = 0;
       for (size_t i = 0; i + 384 <= cycles.size(); i += 384)
-        if (span ? ns[i + 256] > 0 : ns[i + at] > 0) {
-          sum += span ? 100.0 * double(ns[i]) / double(ns[i + 256]) : double(cycles[i + at]) / double(ns[i + at]) * 1e3;
+        if (ns[i + below] > 0) {
+          sum += scale * double(above[i + at]) / double(ns[i + below]);
           ++n;
         }
       return n ? sum / n : 0.0;

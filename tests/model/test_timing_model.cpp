@@ -410,20 +410,19 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     const uint32_t boxes = 4;
     const ProbeRun r =
         run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes), 384, std::vector<uint8_t>(boxes * 32768, 1));
-    const double cycles = double(r.field(0, 0)), ns = double(r.field(0, 2));
-    REQUIRE(ns > 0);
-    CHECK(cycles / ns * 1e9 == Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
-    // The streaming warp's record: its own span, cycles over nanoseconds the same clock.
-    REQUIRE(r.field(256, 2) > 0);
-    CHECK(double(r.field(256, 0)) / double(r.field(256, 2)) * 1e9 ==
-          Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
+    // A record's clock: its cycles over its nanoseconds (thread 0 a wgmma warp's, 256 the streamer's).
+    const double hz = model::timing::machine_for(ir::Arch::sm_90a).clock_hz;
+    const auto clock_of = [](const ProbeRun& run, uint32_t thread) {
+      REQUIRE(run.field(thread, 2) > 0);
+      return double(run.field(thread, 0)) / double(run.field(thread, 2)) * 1e9;
+    };
+    CHECK(clock_of(r, 0) == Approx(hz).epsilon(0.01));
+    CHECK(clock_of(r, 256) == Approx(hz).epsilon(0.01));  // the streaming warp's own span
     // The TMA alone (mma false): the wgmma warps record nothing, the streamer its span.
     const ProbeRun alone = run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, false, false), 384,
                                      std::vector<uint8_t>(boxes * 32768, 1));
     CHECK(alone.field(0, 0) == 0);
-    REQUIRE(alone.field(256, 2) > 0);
-    CHECK(double(alone.field(256, 0)) / double(alone.field(256, 2)) * 1e9 ==
-          Approx(model::timing::machine_for(ir::Arch::sm_90a).clock_hz).epsilon(0.01));
+    CHECK(clock_of(alone, 256) == Approx(hz).epsilon(0.01));
   }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
