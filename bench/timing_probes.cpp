@@ -529,7 +529,8 @@ int main(int argc, char** argv) {
   // The `_sustained` rows launch the same kernel 20 times more, back to back as bench times a
   // GEMM, and read the last launch's records: the clock after the card has drawn that power for
   // a while (its first launch's clock is the row without the suffix).
-  // The `_capped` rows run 20-ms launches for 2 s back to back, past NVML's one-second power
+  // The `_capped` rows run 101 launches back to back (40-110 ms each on an H100, 4-11 s in all;
+  // first written as 20-ms launches for 2 s, measured on 2026-12-05), past NVML's one-second power
   // average, as bench's runs last (its check, cuBLAS, its paired rounds and its power soak): the
   // clock the card's power limit holds. With fewer CTAs (`_capped_99`, `_capped_66`: 3/4 and 1/2
   // of the SMs busy, the others idle) the tensor cores draw less of that power: how the held
@@ -570,38 +571,38 @@ int main(int argc, char** argv) {
                        "back to back",
                        4, 780, 32768, 22, 2560},
            LoadedClock{"sm_clock_under_wgmma_l2_4_capped",
-                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, launches of about 20 ms, the 101st "
-                       "back to back (2 s)",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, the 101st launch back "
+                       "to back (launches of 40-110 ms on an H100, 2026-12-05)",
                        4, 48000, 256, 100},
            LoadedClock{"sm_clock_under_wgmma_hbm_capped",
-                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, launches of about 20 ms, the 101st "
-                       "back to back (2 s)",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, the 101st launch back "
+                       "to back (launches of 40-110 ms on an H100, 2026-12-05)",
                        4, 20000, 32768, 100},
            LoadedClock{"sm_clock_under_wgmma_l2_4_capped_99",
-                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), launches "
-                       "of about 20 ms, the 101st back to back (2 s)",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), the 101st "
+                       "launch back to back",
                        4, 48000, 256, 100, 65536, 99},
            LoadedClock{"sm_clock_under_wgmma_l2_4_capped_66",
-                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), launches "
-                       "of about 20 ms, the 101st back to back (2 s)",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), the 101st "
+                       "launch back to back",
                        4, 48000, 256, 100, 65536, 66},
            // The same with the wgmmas reading the boxes the TMA brings (random bf16 in A), as a GEMM's
            // consumers read each stage: the tensor cores' power on new operands every round.
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped",
                        "operands streamed: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, each read by the "
-                       "wgmmas, launches of about 20 ms, the 101st back to back (2 s)",
+                       "wgmmas, the 101st launch back to back (launches of 40-110 ms on an H100, 2026-12-05)",
                        4, 48000, 256, 100, 65536, 132, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_hbm_capped",
                        "operands streamed: 4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, each read by the "
-                       "wgmmas, launches of about 20 ms, the 101st back to back (2 s)",
+                       "wgmmas, the 101st launch back to back (launches of 40-110 ms on an H100, 2026-12-05)",
                        4, 20000, 32768, 100, 65536, 132, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped_99",
-                       "operands streamed from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), launches of about "
-                       "20 ms, the 101st back to back (2 s)",
+                       "operands streamed from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), the 101st launch "
+                       "back to back",
                        4, 48000, 256, 100, 65536, 99, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped_66",
-                       "operands streamed from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), launches of about "
-                       "20 ms, the 101st back to back (2 s)",
+                       "operands streamed from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), the 101st launch "
+                       "back to back",
                        4, 48000, 256, 100, 65536, 66, true},
            // What the two draw apart, held at the power limit (2026-12-05): the TMA alone (the wgmma
            // warps idle; the streaming warp's own clock64 over %globaltimer), the wgmmas alone on random
@@ -619,6 +620,32 @@ int main(int argc, char** argv) {
                        "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
                        "l2_capped's kind",
                        4, 48000, 256, 0, 65536, 132, true, 0, true, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_span",
+                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
+                       "hbm_capped's kind",
+                       4, 20000, 32768, 0, 65536, 132, true, 0, true, true},
+           // As a GEMM's main loop runs (2026-12-05, second call): the wgmmas and the streaming together
+           // for the whole launch. The streamed rows above spend about half of each launch on the TMA
+           // alone (their span: 52% from L2 on an H100), and the power limit averages over about a
+           // second, so their clock is a mix; here the streaming's rounds are cut to end when the
+           // wgmmas do (the span rows say how near), at the H100's streamed spans (52% of 48000
+           // rounds from L2; about 47% of 20000 from HBM, from the two launch times).
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, each read by the "
+                       "wgmmas, the streaming ending with the wgmmas (25000 rounds), the 101st launch back to back",
+                       4, 25000, 256, 100, 65536, 132, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_span",
+                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
+                       "l2_matched_capped's kind",
+                       4, 25000, 256, 0, 65536, 132, true, 0, true, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, each read by the "
+                       "wgmmas, the streaming ending with the wgmmas (9500 rounds), the 101st launch back to back",
+                       4, 9500, 32768, 100, 65536, 132, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_span",
+                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
+                       "hbm_matched_capped's kind",
+                       4, 9500, 32768, 0, 65536, 132, true, 0, true, true},
            // The clock against the time under load, from rest: 3 s idle, then launches of about
            // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
            // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the

@@ -46,15 +46,15 @@ void for_each_figure(const MachineDesc& m, F&& f) {
 // H100 SXM5 80GB HBM3 (700 W). Probe figures: gemmscope_timing_probes on an H100, 2026-11-27.
 inline constexpr MachineDesc kH100Desc{
     .name = "H100 SXM",
-    .clock_run = "in launches of 1.5 ms back to back, not yet probed under the power limit: compare with bench's "
-                 "default rounds",
+    .clock_run = "under the power limit (probes of 101 launches back to back, 4-8 s): compare with `bench --sustain "
+                 "2000`",
     .sms = {132, "[DEV] cudaDeviceGetAttribute, H100 80GB HBM3 (facts §10)"},
     .clock_rated_mhz = {1830, "NVIDIA datasheet: 989.4 TFLOP/s dense bf16 = 132 x 4096 x 1.83 GHz"},
     .clock_max_mhz = {1980, "[DEV] nvidia-smi clocks.max.sm (facts §10)"},
     .clock_sustained_mhz = {1790, "probe sm_clock_under_wgmma: 1785 and 1798 MHz in two calls, every SM's clock64 over 17 ms of wgmma m64n256k16 from two warpgroups (sm_clock_under_mma: 1798-1813), H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s3); nvidia-smi reports 1980 MHz in every sample above 400 W meanwhile (smi.csv there), which the SMs' own count of cycles does not bear out"},
     .clock_no_tensor_mhz = {1978, "probe sm_clock_under_ffma: 1977.8 MHz, 132 CTAs of 32 warps of FFMA chains, H100 80GB HBM3, 2026-11-27 (docs/results/2026-11-27-h100-s4)"},
-    .clock_tensor_l2_mhz = {1751, "probe sm_clock_under_wgmma_l2_4_bench: 1748.7 and 1752.5 MHz in two calls, wgmma m64n256k16 from 2 warpgroups on random bf16 tiles while a warp keeps 4 TMA boxes of 32 KiB in flight from an 8-MiB footprint, in launches of about 1.5 ms, the 23rd back to back as bench times a GEMM (a single launch: 1717-1734, 1737.6 on 2026-11-27; the 21st of 20-ms launches: 1716-1720), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
-    .clock_tensor_hbm_mhz = {1691, "probe sm_clock_under_wgmma_hbm_bench: 1689.5 and 1692.5 MHz in two calls, the same with a 1-GiB footprint: 132 CTAs x 4 boxes of 32 KiB in flight, about the HBM's bandwidth, launches of about 1.5 ms, the 23rd back to back (a single launch: 1671.5-1671.7, 1629.4 on 2026-11-27; the 21st of longer launches: 1620-1641), H100 80GB HBM3, 2026-11-28 (docs/results/2026-11-28-h100-s3)"},
+    .clock_tensor_l2_mhz = {1400, "probe sm_clock_under_wgmma_streamed_l2_matched_capped: 1400.2 MHz, wgmma m64n256k16 from 2 warpgroups reading each stage a warp's TMA brings (4 boxes of 32 KiB in flight from an 8-MiB footprint of random bf16), the streaming ending with the wgmmas (span 96%, sm_clock_under_wgmma_streamed_l2_matched_span), the 101st launch back to back (about 4 s, past the power limit's one-second average), H100 80GB HBM3, 2026-12-05 (docs/results/2026-12-05-sustained, call 3); where the wgmmas span half of each launch and the TMA runs alone in the rest (sm_clock_under_wgmma_streamed_l2_capped, span 51-52%) 1624-1651, the wgmmas alone 1611-1620, the TMA alone 1980 (not held); launches of 1.5 ms, 23rd back to back (sm_clock_under_wgmma_l2_4_bench) 1749-1753 on 2026-11-28"},
+    .clock_tensor_hbm_mhz = {1320, "probe sm_clock_under_wgmma_streamed_hbm_matched_capped: 1319.5 MHz, the same from a 1-GiB footprint (about the HBM's bandwidth), the streaming ending with the wgmmas (span 87%), H100 80GB HBM3, 2026-12-05 (docs/results/2026-12-05-sustained, call 3); with half of each launch TMA alone (sm_clock_under_wgmma_streamed_hbm_capped, span 44%) 1461-1534"},
     .gpcs = {8, "NVIDIA Hopper whitepaper (NVIDIA H100 Tensor Core GPU Architecture): GH100 has 8 GPCs of 9 TPCs of 2 SMs; the H100 SXM5 enables 132 of its 144 SMs, in a split per GPC it does not publish (cluster4_ctas, 120, says the split is uneven)"},
     .schedulers_per_sm = {4, "NVIDIA Hopper whitepaper: 4 sub-partitions per SM"},
     .issue_per_scheduler = {1, "NVIDIA Hopper whitepaper: one warp-instruction per cycle per scheduler"},

@@ -671,12 +671,15 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy
                (h200.clock_tensor_l2_mhz.value - h200.clock_tensor_hbm_mhz.value)));
   CHECK(h200.clock_sustained_mhz.value > h200.clock_tensor_l2_mhz.value);
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("busy 25%"));
-  // Which run the clocks describe, and so which measurement to compare with, is said: the H200's
-  // are 2-s probes under the power limit (bench --sustain), the H100's 1.5-ms launches.
+  // Which run the clocks describe, and so which measurement to compare with, is said: both cards'
+  // are probes held under the power limit (bench --sustain); the H100's from the rows whose
+  // streaming lasts as long as the wgmmas (2026-12-05, call 3), as a GEMM's main loop runs.
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("bench --sustain 2000"));
   // and that the ladder so measured held lower clocks than the rule gives (2026-12-05).
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("1285-1429 MHz"));
-  CHECK_THAT(sustained_clock(h100, true, 0, 0.25).basis, Catch::Contains("bench's default rounds"));
+  CHECK_THAT(sustained_clock(h100, true, 0, 0.25).basis, Catch::Contains("bench --sustain 2000"));
+  CHECK_THAT(std::string(h100.clock_tensor_l2_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_matched_capped"));
+  CHECK_THAT(std::string(h100.clock_tensor_hbm_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_hbm_matched_capped"));
   CHECK_THAT(std::string(model::timing::kB200.desc->clock_run), Catch::Contains("UNCONFIRMED"));
 
   // A tensor-bound wave whose A and B come from HBM: the prediction settles on the clock of its
