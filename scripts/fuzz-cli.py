@@ -36,7 +36,8 @@ mistake, through ptx, sim --traced-cta-only, diff and sass.
 Commands that need a GPU exit 3 here without one: that counts as a clean exit. A run past the
 time limit counts as a failure (a hang, or valid work too slow for the limit: --timeout). GUI runs use
 xvfb-run's Xvfb when it is installed (one server for the whole run), else no display (the app
-then exits 1 after checking its options, which still fuzzes them).
+then exits 1 after checking its options, which still fuzzes them); a build without the GUI is fuzzed
+the same way.
 """
 import argparse
 import hashlib
@@ -484,7 +485,13 @@ def main():
     if not args.short and not args.no_sweep:
         runs += sweep_runs(binary)
 
-    xvfb, display = start_xvfb() if any(r.argv and r.argv[0] == "gui" for r in runs) else (None, None)
+    # A build without the GUI (-DGEMMSCOPE_GUI=OFF) parses `gui`'s options against no views and
+    # then says it has none: its GUI runs are fuzzed as without a display (no exit code expected).
+    probe = subprocess.run([binary, "gui", "--frame-stats"], stdin=subprocess.DEVNULL, capture_output=True,
+                           env={k: v for k, v in os.environ.items() if k != "DISPLAY"}, timeout=args.timeout)
+    has_gui = b"this build has no GUI" not in probe.stderr
+    xvfb, display = (start_xvfb() if has_gui and any(r.argv and r.argv[0] == "gui" for r in runs)
+                     else (None, None))
     # The speed ladder's prediction cache lives beside the scratch folder (which is rebuilt before
     # every run): the first run that shows the ladder makes the 22 predictions, the others read
     # them, as a user's second start of the app does.
@@ -587,7 +594,7 @@ def main():
 
     total = sum(codes.values()) + len(timed_out)
     print(f"fuzz-cli: {total} runs in {time.time() - started:.1f} s ({'short' if args.short else 'long'} form, "
-          f"display {'Xvfb ' + display if display else 'none'}); exit codes "
+          f"display {'Xvfb ' + display if display else 'none' if has_gui else 'none: a build without the GUI'}); exit codes "
           + ", ".join(f"{c}: {n}" for c, n in sorted(codes.items()))
           + f"; timed out after {args.timeout:g} s: {len(timed_out)}; failures: {len(failures)}")
     for argv, rc, problems, err in failures:
