@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,6 +36,36 @@ uint32_t ctas_per_sm(const MachineDesc& m, uint32_t threads, uint32_t smem_bytes
   return cta_limit(m, threads, smem_bytes, registers_per_thread).ctas;
 }
 
+namespace {
+
+// A walk over the tiles a wave at a time that marks each tile row and column with the wave that
+// last touched it: flat arrays, not sets (a grid of millions of tiles, as a 65536^2 C of 32x32
+// tiles, spent seconds in the sets' allocations). `visit(wave, row_new, row_last, col_new,
+// col_last, col)` for each tile: *_new is the wave's first sight of the row (column), *_last the
+// wave that touched it before this one (waves count from 1; 0: none). `end()` after each wave.
+template <class Visit, class End>
+void walk_panels(const GemmFacts& g, uint64_t concurrent, Visit&& visit, End&& end) {
+  const auto tile_at = [&](uint64_t i) { return g.tile_order.empty() ? uint32_t(i) : g.tile_order[i]; };
+  const uint64_t n = g.tile_order.empty() ? uint64_t(g.tiles_m) * g.tiles_n : g.tile_order.size();
+  uint32_t most = 0;  // a walk's entries are the kernel's own: the marks cover every one it names
+  for (uint32_t t : g.tile_order) most = std::max(most, t);
+  const uint64_t tiles = std::max<uint64_t>(uint64_t(g.tiles_m) * g.tiles_n, uint64_t(most) + 1);
+  std::vector<uint64_t> row_wave((tiles + g.tiles_n - 1) / g.tiles_n, 0), col_wave(g.tiles_n, 0);
+  uint64_t wave = 0;
+  for (uint64_t start = 0; start < n; start += concurrent) {
+    ++wave;
+    for (uint64_t i = start; i < std::min(n, start + concurrent); ++i) {
+      const uint32_t t = tile_at(i), r = t / g.tiles_n, c = t % g.tiles_n;
+      const uint64_t row_last = row_wave[r], col_last = col_wave[c];
+      row_wave[r] = col_wave[c] = wave;
+      visit(wave, row_last != wave, row_last, col_last != wave, col_last, c);
+    }
+    end();
+  }
+}
+
+}  // namespace
+
 double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
   const double a_panel = double(g.tile_rows) * double(g.k) * g.ab_bytes;  // one tile row's A
   const double b_panel = double(g.tile_cols) * double(g.k) * g.ab_bytes;  // one tile column's B
@@ -43,30 +73,30 @@ double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) 
   if (tiles == 0 || concurrent == 0) return double(g.m + g.n) * double(g.k) * g.ab_bytes;  // each byte once
   const bool b_stays = double(g.tiles_n) * b_panel + 2.0 * double(std::min<uint64_t>(concurrent, g.tiles_m)) * a_panel <=
                        l2_bytes;
-  std::set<uint32_t> rows, cols, prev_rows, prev_cols, b_seen;
+  // Counted a wave at a time: a panel's bytes are whole (or half) bytes far below 2^53, so the
+  // sums are exact in any order.
+  std::vector<uint8_t> b_seen(g.tiles_n, 0);
+  uint64_t rows = 0, cols = 0, a_loads = 0, b_loads = 0;
+  bool prev_fits = false;  // the previous wave's panels are still in L2 only if they fitted in it together
   double bytes = 0;
-  const auto tile_at = [&](uint64_t i) { return g.tile_order.empty() ? uint32_t(i) : g.tile_order[i]; };
-  const uint64_t n = g.tile_order.empty() ? tiles : g.tile_order.size();
-  for (uint64_t start = 0; start < n; start += concurrent) {
-    rows.clear();
-    cols.clear();
-    for (uint64_t i = start; i < std::min(n, start + concurrent); ++i) {
-      const uint32_t t = tile_at(i);
-      rows.insert(t / g.tiles_n);
-      cols.insert(t % g.tiles_n);
-    }
-    // The previous wave's panels are still in L2 only if they fitted in it together.
-    const bool prev_fits = double(prev_rows.size()) * a_panel + double(prev_cols.size()) * b_panel <= l2_bytes;
-    for (uint32_t r : rows)
-      if (!(prev_fits && prev_rows.count(r))) bytes += a_panel;
-    for (uint32_t c : cols) {
-      const bool in_l2 = (prev_fits && prev_cols.count(c)) || (b_stays && b_seen.count(c));
-      if (!in_l2) bytes += b_panel;
-      b_seen.insert(c);
-    }
-    prev_rows.swap(rows);
-    prev_cols.swap(cols);
-  }
+  walk_panels(
+      g, concurrent,
+      [&](uint64_t wave, bool row_new, uint64_t row_last, bool col_new, uint64_t col_last, uint32_t c) {
+        if (row_new) {
+          ++rows;
+          if (!(prev_fits && row_last + 1 == wave)) ++a_loads;
+        }
+        if (col_new) {
+          ++cols;
+          if (!((prev_fits && col_last + 1 == wave) || (b_stays && b_seen[c]))) ++b_loads;
+          b_seen[c] = 1;
+        }
+      },
+      [&] {
+        bytes += double(a_loads) * a_panel + double(b_loads) * b_panel;
+        prev_fits = double(rows) * a_panel + double(cols) * b_panel <= l2_bytes;
+        rows = cols = a_loads = b_loads = 0;
+      });
   return bytes;
 }
 
@@ -75,19 +105,18 @@ double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
   const double b_panel = double(g.tile_cols) * double(g.k) * g.ab_bytes;
   const uint64_t tiles = uint64_t(g.tiles_m) * g.tiles_n;
   if (tiles == 0 || concurrent == 0) return double(g.m + g.n) * double(g.k) * g.ab_bytes;
-  const auto tile_at = [&](uint64_t i) { return g.tile_order.empty() ? uint32_t(i) : g.tile_order[i]; };
-  const uint64_t n = g.tile_order.empty() ? tiles : g.tile_order.size();
-  std::set<uint32_t> rows, cols;
+  uint64_t rows = 0, cols = 0;
   double bytes = 0;
-  for (uint64_t start = 0; start < n; start += concurrent) {
-    rows.clear();
-    cols.clear();
-    for (uint64_t i = start; i < std::min(n, start + concurrent); ++i) {
-      rows.insert(tile_at(i) / g.tiles_n);
-      cols.insert(tile_at(i) % g.tiles_n);
-    }
-    bytes += double(rows.size()) * a_panel + double(cols.size()) * b_panel;
-  }
+  walk_panels(
+      g, concurrent,
+      [&](uint64_t, bool row_new, uint64_t, bool col_new, uint64_t, uint32_t) {
+        rows += row_new;
+        cols += col_new;
+      },
+      [&] {
+        bytes += double(rows) * a_panel + double(cols) * b_panel;
+        rows = cols = 0;
+      });
   return bytes;
 }
 
