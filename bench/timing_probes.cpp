@@ -547,6 +547,11 @@ int main(int argc, char** argv) {
     bool mma = true;        // false: the wgmma warps do nothing, the TMA streams alone (its warp's clock)
     bool span = false;      // the figure: the wgmma warps' span as a share of the streaming warp's
   };
+  // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
+  // that the wgmma warps span, against the streaming warp's span.
+  const auto span_row = [](const char* name, const char* of, uint32_t rounds, uint32_t boxes) {
+    return LoadedClock{name, of, 4, rounds, boxes, 0, 65536, 132, true, 0, true, true};
+  };
   for (const LoadedClock& l : {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
                        160000, 256},
@@ -616,14 +621,8 @@ int main(int argc, char** argv) {
                        "wgmma alone on random bf16 tiles (2 rounds of TMA boxes, then none), launches of about 40 ms, "
                        "the 101st back to back (4 s)",
                        4, 2, 256, 100},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_span",
-                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
-                       "l2_capped's kind",
-                       4, 48000, 256, 0, 65536, 132, true, 0, true, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_span",
-                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
-                       "hbm_capped's kind",
-                       4, 20000, 32768, 0, 65536, 132, true, 0, true, true},
+           span_row("sm_clock_under_wgmma_streamed_l2_span", "sm_clock_under_wgmma_streamed_l2_capped", 48000, 256),
+           span_row("sm_clock_under_wgmma_streamed_hbm_span", "sm_clock_under_wgmma_streamed_hbm_capped", 20000, 32768),
            // As a GEMM's main loop runs (2026-12-05, second call): the wgmmas and the streaming together
            // for the whole launch. The streamed rows above spend about half of each launch on the TMA
            // alone (their span: 52% from L2 on an H100), and the power limit averages over about a
@@ -634,18 +633,14 @@ int main(int argc, char** argv) {
                        "operands streamed: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, each read by the "
                        "wgmmas, the streaming ending with the wgmmas (25000 rounds), the 101st launch back to back",
                        4, 25000, 256, 100, 65536, 132, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_span",
-                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
-                       "l2_matched_capped's kind",
-                       4, 25000, 256, 0, 65536, 132, true, 0, true, true},
+           span_row("sm_clock_under_wgmma_streamed_l2_matched_span", "sm_clock_under_wgmma_streamed_l2_matched_capped",
+                    25000, 256),
            LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_capped",
                        "operands streamed: 4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, each read by the "
                        "wgmmas, the streaming ending with the wgmmas (9500 rounds), the 101st launch back to back",
                        4, 9500, 32768, 100, 65536, 132, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_span",
-                       "the wgmma warps' span over the streaming warp's in one launch of sm_clock_under_wgmma_streamed_"
-                       "hbm_matched_capped's kind",
-                       4, 9500, 32768, 0, 65536, 132, true, 0, true, true},
+           span_row("sm_clock_under_wgmma_streamed_hbm_matched_span", "sm_clock_under_wgmma_streamed_hbm_matched_capped",
+                    9500, 32768),
            // The clock against the time under load, from rest: 3 s idle, then launches of about
            // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
            // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the
@@ -667,7 +662,9 @@ int main(int argc, char** argv) {
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     Probe p{l.name,
-            l.span ? fmt::format("share of the launch the wgmmas run: {} (%globaltimer spans)", l.what)
+            l.span ? fmt::format("share of the launch the wgmmas run: the wgmma warps' span over the streaming "
+                                 "warp's in one launch of {}'s kind (%globaltimer spans)",
+                                 l.what)
             : !l.mma
                 ? fmt::format("SM clock with every SM streaming TMA, {} (the streaming warp's clock64 over globaltimer)",
                               l.what)
