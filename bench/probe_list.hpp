@@ -52,5 +52,8 @@ void add_sync_probes(std::vector<Probe>& probes, uint32_t q);
 // The stamped TMA probes: the spread of a loaded box's latency and a GEMM wave's own boxes
 // (timing_probes_tma.cpp); quick: small footprints.
 void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick);
+// The SM clock under wgmma, alone and with TMA streaming, fresh and held at the power limit
+// (timing_probes_clock.cpp); quick: small box counts.
+void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick);
 
 }  // namespace gs::probe_list

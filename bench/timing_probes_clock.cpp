@@ -1,0 +1,219 @@
+// The clock the SMs hold under tensor-core load for gemmscope_timing_probes (timing_probes.cpp):
+// wgmma flat out on zero and random tiles, then with TMA streaming beside it or feeding it, fresh,
+// after bench-like launches and held at the card's power limit (the `_capped` rows), with the
+// share of a launch the wgmmas span (the `_span` rows). The machine description's tensor-core
+// clocks (clock_sustained_mhz, clock_tensor_l2_mhz, clock_tensor_hbm_mhz) come from these.
+#include <random>
+
+#include <fmt/format.h>
+
+#include "bench/probe_figures.hpp"
+#include "bench/probe_list.hpp"
+#include "engine/ir/bf16.hpp"
+#include "kernels/timing_probes.hpp"
+
+namespace gs::probe_list {
+
+using namespace gs::probe_figures;
+
+void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) {
+  // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
+  // consumers do (each CTA's span on its SM's clock over the launch's time), on zero tiles and
+  // on random bf16 ones (the bits the tensor cores multiply set their power).
+  for (const bool random : {false, true}) {
+    Probe p{random ? "sm_clock_under_wgmma_random" : "sm_clock_under_wgmma",
+            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on {} tiles (clock64 span / "
+                        "launch time)",
+                        random ? "random bf16" : "zero"),
+            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132, random), {}, nullptr, false};
+    p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
+    probes.push_back(std::move(p));
+  }
+  // The clock under a GEMM-like load: wgmma as above, while a third warp streams TMA boxes
+  // (the tensor cores and the memory system together, as in a GEMM's main loop). Each CTA's
+  // clock is its wgmma span in clock64 cycles over the same span in %globaltimer ns.
+  // The `_sustained` rows launch the same kernel 20 times more, back to back as bench times a
+  // GEMM, and read the last launch's records: the clock after the card has drawn that power for
+  // a while (its first launch's clock is the row without the suffix).
+  // The `_capped` rows run 101 launches back to back (40-110 ms each on an H100, 4-11 s in all;
+  // first written as 20-ms launches for 2 s, measured on 2026-12-05), past NVML's one-second power
+  // average, as bench's runs last (its check, cuBLAS, its paired rounds and its power soak): the
+  // clock the card's power limit holds. With fewer CTAs (`_capped_99`, `_capped_66`: 3/4 and 1/2
+  // of the SMs busy, the others idle) the tensor cores draw less of that power: how the held
+  // clock rises as a kernel keeps the tensor cores busy a smaller share of the time.
+  struct LoadedClock {
+    const char* name;
+    const char* what;
+    uint32_t stages, rounds, boxes;
+    int timed_launches = 0;
+    uint32_t reps = 65536;  // wgmma rounds of each warpgroup (4 x m64n256k16 each)
+    uint32_t ctas = 132;
+    bool streamed = false;  // the wgmmas multiply the ring's new bits (random A) rather than two fixed tiles
+    int idle_ms = 0;        // the card left idle this long before the row
+    bool mma = true;        // false: the wgmma warps do nothing, the TMA streams alone (its warp's clock)
+    bool span = false;      // the figure: the wgmma warps' span as a share of the streaming warp's
+  };
+  // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
+  // that the wgmma warps span, against the streaming warp's span.
+  const auto span_row = [](const char* name, const char* of, uint32_t rounds, uint32_t boxes) {
+    return LoadedClock{name, of, 4, rounds, boxes, 0, 65536, 132, true, 0, true, true};
+  };
+  for (const LoadedClock& l : {
+           LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
+                       160000, 256},
+           LoadedClock{"sm_clock_under_wgmma_l2_4", "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint", 4,
+                       48000, 256},
+           LoadedClock{"sm_clock_under_wgmma_hbm", "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint", 4, 20000,
+                       32768},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_sustained",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, the 21st launch back to back", 4,
+                       48000, 256, 20},
+           LoadedClock{"sm_clock_under_wgmma_hbm_sustained",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, the 21st launch back to back", 4,
+                       20000, 32768, 20},
+           // As bench times a GEMM of about 1.5 ms (8192^3 near 750 TFLOP/s): 3 warm-up and 20 timed
+           // launches back to back, the clock of the last.
+           LoadedClock{"sm_clock_under_wgmma_l2_4_bench",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, launches of about 1.5 ms, the 23rd "
+                       "back to back",
+                       4, 1875, 256, 22, 2560},
+           LoadedClock{"sm_clock_under_wgmma_hbm_bench",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, launches of about 1.5 ms, the 23rd "
+                       "back to back",
+                       4, 780, 32768, 22, 2560},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_capped",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, the 101st launch back "
+                       "to back (launches of 40-110 ms on an H100, 2026-12-05)",
+                       4, 48000, 256, 100},
+           LoadedClock{"sm_clock_under_wgmma_hbm_capped",
+                       "4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, the 101st launch back "
+                       "to back (launches of 40-110 ms on an H100, 2026-12-05)",
+                       4, 20000, 32768, 100},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_capped_99",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), the 101st "
+                       "launch back to back",
+                       4, 48000, 256, 100, 65536, 99},
+           LoadedClock{"sm_clock_under_wgmma_l2_4_capped_66",
+                       "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), the 101st "
+                       "launch back to back",
+                       4, 48000, 256, 100, 65536, 66},
+           // The same with the wgmmas reading the boxes the TMA brings (random bf16 in A), as a GEMM's
+           // consumers read each stage: the tensor cores' power on new operands every round.
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, each read by the "
+                       "wgmmas, the 101st launch back to back (launches of 40-110 ms on an H100, 2026-12-05)",
+                       4, 48000, 256, 100, 65536, 132, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, each read by the "
+                       "wgmmas, the 101st launch back to back (launches of 40-110 ms on an H100, 2026-12-05)",
+                       4, 20000, 32768, 100, 65536, 132, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped_99",
+                       "operands streamed from an 8-MiB (L2) footprint, 99 CTAs (3/4 of the SMs), the 101st launch "
+                       "back to back",
+                       4, 48000, 256, 100, 65536, 99, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_capped_66",
+                       "operands streamed from an 8-MiB (L2) footprint, 66 CTAs (1/2 of the SMs), the 101st launch "
+                       "back to back",
+                       4, 48000, 256, 100, 65536, 66, true},
+           // What the two draw apart, held at the power limit (2026-12-05): the TMA alone (the wgmma
+           // warps idle; the streaming warp's own clock64 over %globaltimer), the wgmmas alone on random
+           // tiles (two rounds of boxes, then none); and how much of a streamed launch the wgmmas
+           // span (the streaming is sized to outlast them: the rest of the launch is TMA alone).
+           LoadedClock{"sm_clock_under_tma_capped",
+                       "TMA alone: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, the wgmma warps idle, "
+                       "launches of about 80 ms, the 101st back to back (8 s)",
+                       4, 48000, 256, 100, 65536, 132, false, 0, false},
+           LoadedClock{"sm_clock_under_wgmma_alone_capped",
+                       "wgmma alone on random bf16 tiles (2 rounds of TMA boxes, then none), launches of about 40 ms, "
+                       "the 101st back to back (4 s)",
+                       4, 2, 256, 100},
+           span_row("sm_clock_under_wgmma_streamed_l2_span", "sm_clock_under_wgmma_streamed_l2_capped", 48000, 256),
+           span_row("sm_clock_under_wgmma_streamed_hbm_span", "sm_clock_under_wgmma_streamed_hbm_capped", 20000, 32768),
+           // As a GEMM's main loop runs (2026-12-05, second call): the wgmmas and the streaming together
+           // for the whole launch. The streamed rows above spend about half of each launch on the TMA
+           // alone (their span: 52% from L2 on an H100), and the power limit averages over about a
+           // second, so their clock is a mix; here the streaming's rounds are cut to end when the
+           // wgmmas do (the span rows say how near), at the H100's streamed spans (52% of 48000
+           // rounds from L2; about 47% of 20000 from HBM, from the two launch times).
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint, each read by the "
+                       "wgmmas, the streaming ending with the wgmmas (25000 rounds), the 101st launch back to back",
+                       4, 25000, 256, 100, 65536, 132, true},
+           span_row("sm_clock_under_wgmma_streamed_l2_matched_span", "sm_clock_under_wgmma_streamed_l2_matched_capped",
+                    25000, 256),
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_capped",
+                       "operands streamed: 4 boxes of 32 KiB in flight from a 1-GiB (HBM) footprint, each read by the "
+                       "wgmmas, the streaming ending with the wgmmas (9500 rounds), the 101st launch back to back",
+                       4, 9500, 32768, 100, 65536, 132, true},
+           span_row("sm_clock_under_wgmma_streamed_hbm_matched_span", "sm_clock_under_wgmma_streamed_hbm_matched_capped",
+                    9500, 32768),
+           // The clock against the time under load, from rest: 3 s idle, then launches of about
+           // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
+           // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the
+           // power soak and the _capped rows 1.3-2 s: where on this curve each sits.
+           LoadedClock{"sm_clock_ramp_1", "operands streamed from L2, the 1st launch of about 1.5 ms after 3 s idle",
+                       4, 1875, 256, 0, 2560, 132, true, 3000},
+           LoadedClock{"sm_clock_ramp_7", "the same, the 7th launch back to back (about 10 ms of load)", 4, 1875, 256,
+                       6, 2560, 132, true, 3000},
+           LoadedClock{"sm_clock_ramp_20", "the same, the 20th launch (about 30 ms)", 4, 1875, 256, 19, 2560, 132,
+                       true, 3000},
+           LoadedClock{"sm_clock_ramp_54", "the same, the 54th launch (about 80 ms)", 4, 1875, 256, 53, 2560, 132, true,
+                       3000},
+           LoadedClock{"sm_clock_ramp_200", "the same, the 200th launch (about 300 ms)", 4, 1875, 256, 199, 2560, 132,
+                       true, 3000},
+           LoadedClock{"sm_clock_ramp_700", "the same, the 700th launch (about 1 s)", 4, 1875, 256, 699, 2560, 132,
+                       true, 3000},
+           LoadedClock{"sm_clock_ramp_1400", "the same, the 1400th launch (about 2 s)", 4, 1875, 256, 1399, 2560, 132,
+                       true, 3000},
+       }) {
+    const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
+    Probe p{l.name,
+            l.span ? fmt::format("share of the launch the wgmmas run: the wgmma warps' span over the streaming "
+                                 "warp's in one launch of {}'s kind (%globaltimer spans)",
+                                 l.what)
+            : !l.mma
+                ? fmt::format("SM clock with every SM streaming TMA, {} (the streaming warp's clock64 over globaltimer)",
+                              l.what)
+                : fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles{}, "
+                              "{} (clock64 over globaltimer)",
+                              l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
+            l.span ? "%" : "MHz",
+            kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
+                                                  std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed, l.mma),
+            {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
+    p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
+      b.a.assign(size_t(boxes) * 32768, 1);
+      if (!streamed) return;
+      // Random bf16 in [-1, 1): finite values with every mantissa bit in play.
+      std::mt19937 rng(29);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      for (size_t i = 0; i + 1 < b.a.size(); i += 2) {
+        const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
+        b.a[i] = uint8_t(bits);
+        b.a[i + 1] = uint8_t(bits >> 8);
+      }
+    };
+    p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
+    // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's: the figure is one
+    // record's cycles over its ns (the clock), or the wgmma warp's ns over the streamer's (the span).
+    p.figure = [mma = l.mma, span = l.span](const std::vector<uint8_t>& c, double) {
+      const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
+      const size_t below = span || !mma ? 256 : 0;
+      const std::vector<uint64_t>& above = span ? ns : cycles;
+      const size_t at = span || mma ? 0 : 256;
+      const double scale = span ? 100.0 : 1e3;
+      double sum = 0;
+      uint32_t n = 0;
+      for (size_t i = 0; i + 384 <= cycles.size(); i += 384)
+        if (ns[i + below] > 0) {
+          sum += scale * double(above[i + at]) / double(ns[i + below]);
+          ++n;
+        }
+      return n ? sum / n : 0.0;
+    };
+    probes.push_back(std::move(p));
+  }
+}
+
+}  // namespace gs::probe_list
