@@ -40,9 +40,9 @@ namespace {
 
 // A walk over the tiles a wave at a time that marks each tile row and column with the wave that
 // last touched it: flat arrays, not sets (a grid of millions of tiles, as a 65536^2 C of 32x32
-// tiles, spent seconds in the sets' allocations). `visit(wave, row_new, row_last, col_new,
-// col_last, col)` for each tile: *_new is the wave's first sight of the row (column), *_last the
-// wave that touched it before this one (waves count from 1; 0: none). `end()` after each wave.
+// tiles, spent seconds in the sets' allocations). `visit(wave, row_last, col_last, col)` for each
+// tile: *_last is the wave that touched its row (column) before it (waves count from 1; 0: none),
+// `wave` itself where an earlier tile of this wave did. `end()` after each wave.
 template <class Visit, class End>
 void walk_panels(const GemmFacts& g, uint64_t concurrent, Visit&& visit, End&& end) {
   const auto tile_at = [&](uint64_t i) { return g.tile_order.empty() ? uint32_t(i) : g.tile_order[i]; };
@@ -58,7 +58,7 @@ void walk_panels(const GemmFacts& g, uint64_t concurrent, Visit&& visit, End&& e
       const uint32_t t = tile_at(i), r = t / g.tiles_n, c = t % g.tiles_n;
       const uint64_t row_last = row_wave[r], col_last = col_wave[c];
       row_wave[r] = col_wave[c] = wave;
-      visit(wave, row_last != wave, row_last, col_last != wave, col_last, c);
+      visit(wave, row_last, col_last, c);
     }
     end();
   }
@@ -81,12 +81,12 @@ double hbm_read_bytes(const GemmFacts& g, uint64_t concurrent, double l2_bytes) 
   double bytes = 0;
   walk_panels(
       g, concurrent,
-      [&](uint64_t wave, bool row_new, uint64_t row_last, bool col_new, uint64_t col_last, uint32_t c) {
-        if (row_new) {
+      [&](uint64_t wave, uint64_t row_last, uint64_t col_last, uint32_t c) {
+        if (row_last != wave) {
           ++rows;
           if (!(prev_fits && row_last + 1 == wave)) ++a_loads;
         }
-        if (col_new) {
+        if (col_last != wave) {
           ++cols;
           if (!((prev_fits && col_last + 1 == wave) || (b_stays && b_seen[c]))) ++b_loads;
           b_seen[c] = 1;
@@ -109,9 +109,9 @@ double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
   double bytes = 0;
   walk_panels(
       g, concurrent,
-      [&](uint64_t, bool row_new, uint64_t, bool col_new, uint64_t, uint32_t) {
-        rows += row_new;
-        cols += col_new;
+      [&](uint64_t wave, uint64_t row_last, uint64_t col_last, uint32_t) {
+        rows += row_last != wave;
+        cols += col_last != wave;
       },
       [&] {
         bytes += double(rows) * a_panel + double(cols) * b_panel;

@@ -673,7 +673,7 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("busy 25%"));
   // Which run the clocks describe, and so which measurement to compare with, is said: both cards'
   // are probes held under the power limit (bench --sustain); the H100's from the rows whose
-  // streaming lasts as long as the wgmmas (2026-12-05, call 3), as a GEMM's main loop runs.
+  // streaming lasts as long as the wgmmas (2026-12-05, calls 3 and 4), as a GEMM's main loop runs.
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("bench --sustain 2000"));
   // and that the ladder so measured held lower clocks than the rule gives (2026-12-05).
   CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("1285-1429 MHz"));
