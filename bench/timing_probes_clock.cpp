@@ -53,11 +53,13 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     int idle_ms = 0;        // the card left idle this long before the row
     bool mma = true;        // false: the wgmma warps do nothing, the TMA streams alone (its warp's clock)
     bool span = false;      // the figure: the wgmma warps' span as a share of the streaming warp's
+    uint32_t pause = 0;     // dependent fmas each wgmma thread pauses for after each repetition (and the streamer alike)
+    bool rep_cycles = false;  // the figure: a wgmma thread's cycles a repetition
   };
   // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
   // that the wgmma warps span, against the streaming warp's span.
-  const auto span_row = [](const char* name, const char* of, uint32_t rounds, uint32_t boxes) {
-    return LoadedClock{name, of, 4, rounds, boxes, 0, 65536, 132, true, 0, true, true};
+  const auto span_row = [](const char* name, const char* of, uint32_t rounds, uint32_t boxes, uint32_t pause = 0) {
+    return LoadedClock{name, of, 4, rounds, boxes, 0, pause ? 32768u : 65536u, 132, true, 0, true, true, pause};
   };
   for (const LoadedClock& l : {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
@@ -148,6 +150,42 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                        4, 9500, 32768, 100, 65536, 132, true},
            span_row("sm_clock_under_wgmma_streamed_hbm_matched_span", "sm_clock_under_wgmma_streamed_hbm_matched_capped",
                     9500, 32768),
+           // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
+           // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
+           // repetition and the streaming lane as long in all (half the repetitions and rounds: the
+           // launches last about as long). The `_rep` rows: a wgmma thread's cycles a repetition in
+           // one launch of the same kernel; against the row with no pause, the share of the time the
+           // tensor cores are busy (the clock rule's busy term, timing::sustained_clock).
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_rep", "sm_clock_under_wgmma_streamed_l2_matched_capped (no pause, half its repetitions)", 4, 12500,
+                       256, 0, 32768, 132, true, 0, true, false, 0, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause100_capped",
+                       "operands streamed from L2 as the matched row, each repetition followed by 100 dependent fmas, "
+                       "the streaming slowed alike, the 101st launch back to back",
+                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 100},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause100_rep", "sm_clock_under_wgmma_streamed_l2_pause100_capped", 4, 12500, 256, 0, 32768, 132,
+                       true, 0, true, false, 100, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause200_capped",
+                       "operands streamed from L2 as the matched row, each repetition followed by 200 dependent fmas, "
+                       "the streaming slowed alike, the 101st launch back to back",
+                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 200},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause200_rep", "sm_clock_under_wgmma_streamed_l2_pause200_capped", 4, 12500, 256, 0, 32768, 132,
+                       true, 0, true, false, 200, true},
+           span_row("sm_clock_under_wgmma_streamed_l2_pause200_span", "sm_clock_under_wgmma_streamed_l2_pause200_capped",
+                    12500, 256, 200),
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause400_capped",
+                       "operands streamed from L2 as the matched row, each repetition followed by 400 dependent fmas, "
+                       "the streaming slowed alike, the 101st launch back to back",
+                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 400},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause400_rep", "sm_clock_under_wgmma_streamed_l2_pause400_capped", 4, 12500, 256, 0, 32768, 132,
+                       true, 0, true, false, 400, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause800_capped",
+                       "operands streamed from L2 as the matched row, each repetition followed by 800 dependent fmas, "
+                       "the streaming slowed alike, the 101st launch back to back",
+                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 800},
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause800_rep", "sm_clock_under_wgmma_streamed_l2_pause800_capped", 4, 12500, 256, 0, 32768, 132,
+                       true, 0, true, false, 800, true},
+           span_row("sm_clock_under_wgmma_streamed_l2_pause800_span", "sm_clock_under_wgmma_streamed_l2_pause800_capped",
+                    12500, 256, 800),
            // The clock against the time under load, from rest: 3 s idle, then launches of about
            // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
            // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the
@@ -168,8 +206,12 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                        true, 3000},
        }) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
+    const uint32_t reps = std::max(l.reps / (q * q), 1u);
     Probe p{l.name,
-            l.span ? fmt::format("share of the launch the wgmmas run: the wgmma warps' span over the streaming "
+            l.rep_cycles ? fmt::format("a wgmma thread's clock64 cycles a repetition (4 x m64n256k16 from 2 warpgroups) in "
+                                       "one launch of {}'s kind",
+                                       l.what)
+            : l.span ? fmt::format("share of the launch the wgmmas run: the wgmma warps' span over the streaming "
                                  "warp's in one launch of {}'s kind (%globaltimer spans)",
                                  l.what)
             : !l.mma
@@ -178,9 +220,9 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                 : fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles{}, "
                               "{} (clock64 over globaltimer)",
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
-            l.span ? "%" : "MHz",
-            kernels::build_clock_under_load_probe(l.ctas, std::max(l.reps / (q * q), 1u), l.stages,
-                                                  std::max(l.rounds / (q * q), 2u), boxes, true, l.streamed, l.mma),
+            l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
+            kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
+                                                  l.streamed, l.mma, l.pause),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);
@@ -197,8 +239,14 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
     // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's: the figure is one
     // record's cycles over its ns (the clock), or the wgmma warp's ns over the streamer's (the span).
-    p.figure = [mma = l.mma, span = l.span](const std::vector<uint8_t>& c, double) {
+    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
+      if (per_rep) {  // the wgmma threads' (thread 0 of each CTA) cycles over the repetitions
+        double sum = 0;
+        uint32_t n = 0;
+        for (size_t i = 0; i + 384 <= cycles.size(); i += 384, ++n) sum += double(cycles[i]) / reps;
+        return n ? sum / n : 0.0;
+      }
       const size_t below = span || !mma ? 256 : 0;
       const std::vector<uint64_t>& above = span ? ns : cycles;
       const size_t at = span || mma ? 0 : 256;

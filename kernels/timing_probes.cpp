@@ -384,9 +384,11 @@ namespace {
 void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder::Smem& buf, const builder::Smem& full, uint32_t stages,
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
                   const Reg& group, const Reg* stamps = nullptr,
-                  const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords = nullptr) {
+                  const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords = nullptr,
+                  const std::function<void()>* after_round = nullptr) {
   // stamps: where clock64 goes, 8 bytes a slot: slot 0 before the first copies, slot i + 1 once
-  // round i's boxes have landed (its waits returned), before round i + 1's copies.
+  // round i's boxes have landed (its waits returned), before round i + 1's copies. after_round:
+  // what the streaming lane does after each round's copies are asked for (a pause).
   const auto stamp = [&](const Reg& slot) {
     Reg t = b.special(ir::Special::clock64, "stamp_t");
     b.st_global(Type::u64, Addr::at((*stamps + b.mul_wide(slot, 8u, "stamp_off")).named("stamp_at")), {t});
@@ -421,6 +423,7 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
           load(next, s);
         }
       }
+      if (after_round) (*after_round)();
       phase ^= 1u;
     });
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_wait(full.at(8 * s), phase);
@@ -461,7 +464,7 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 }
 
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random, bool streamed, bool mma) {
+                                        bool random, bool streamed, bool mma, uint32_t idle) {
   if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
       (streamed && (stages & (stages - 1)) != 0))
     throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
@@ -470,7 +473,17 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   constexpr uint32_t kK = 64, kN = 256, kBoxRows = 256;
   constexpr uint32_t a_bytes = 64 * kK * 2, b_bytes = kN * kK * 2, box_bytes = kBoxRows * kK * 2;
   constexpr uint32_t kMmaThreads = 256, kThreads = 384;  // a third warpgroup: its first warp streams (wgmma needs whole warpgroups)
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}", stages, streamed ? "_streamed" : ""), ir::Arch::sm_90a);
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}", stages, streamed ? "_streamed" : "",
+                        idle ? fmt::format("_idle{}", idle) : ""),
+            ir::Arch::sm_90a);
+  // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
+  // the streaming idle meanwhile, the SM's other pipes nearly so.
+  const auto pause = [&b](Reg& x, uint32_t steps) {
+    if (steps > 0) b.loop("idle", steps, [&](const Reg&) { b.fma_into(x, x, 0.9999, 0.5); });
+  };
+  // The streaming lane pauses as long in all as a wgmma thread does (idle steps after each of
+  // `reps` rounds against its `rounds`), so the two stay matched as without the pause.
+  const uint32_t stream_idle = uint32_t((uint64_t(idle) * reps + rounds / 2) / rounds);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
   b.use_dynamic_smem();
   auto tmap = b.tensor_map_param(
@@ -504,6 +517,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         Reg t0 = b.special(ir::Special::clock64, "t0");
         Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
         Reg ring_addr = b.smem_address(buf, 0, "ring_addr");
+        // The pause's chain (from tid: not folded); none without a pause.
+        Reg x = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "x") : acc[0];
         b.loop("rep", reps, [&](const Reg& rep) {
           b.wgmma_fence();
           Reg a0 = a_desc, b0 = b_desc;
@@ -520,11 +535,14 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
           }
           b.wgmma_commit_group();
           b.wgmma_wait_group(0);
+          pause(x, idle);
         });
         Reg t1 = b.special(ir::Special::clock64, "t1");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
-        // The accumulator's bits go to the record's spare word (offset 24): the wgmma stays live.
-        Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "acc_bits");
+        // The accumulator's bits (and the pause's chain) go to the record's spare word (offset 24):
+        // the wgmma and the chain stay live.
+        Reg live = idle ? (acc[0] + x).named("live") : acc[0];
+        Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, live, "bits"), "u"), ir::Rounding::none, "acc_bits");
         store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns"));
         Reg C = b.global_ptr(pc, "C_ptr2");
         b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off")).named("pad"), 24), {bits});
@@ -535,13 +553,23 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         Reg t0 = b.special(ir::Special::clock64, "t0s");
         Reg ns0 = b.special(ir::Special::globaltimer, "ns0s");
         Reg tm = b.tensor_map_address(tmap, "tm");
-        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, ctas, cta);
+        Reg xs = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "xs") : tm;
+        const std::function<void()> paused = [&] { pause(xs, stream_idle); };
+        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, ctas, cta, nullptr, nullptr,
+                     idle ? &paused : nullptr);
         Reg t1 = b.special(ir::Special::clock64, "t1s");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1s");
         // The streaming warp's record: its clock64 span and the %globaltimer ns of the same span
         // (the clock with the TMA alone where the wgmma warps do nothing, and how long the
         // streaming outlasts the wgmmas where they run).
         store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns_s"));
+        if (idle) {  // the pause's chain in the spare word: it stays live
+          Reg xbits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, xs, "xs_bits"), "xs_u"), ir::Rounding::none,
+                            "xs_bits64");
+          Reg C = b.global_ptr(pc, "C_ptr3");
+          b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off_s")).named("pad_s"), 24),
+                      {xbits});
+        }
       });
   b.ret();
   return b.finish();

@@ -152,8 +152,12 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);
 // new bits as a GEMM's do (on a random A; the values race the copies, which a clock probe does
 // not mind: nothing reads its products). The streaming warp's record (thread 256 of each CTA) holds
 // its own clock64 span and ns. `mma` false: the wgmma warps do nothing, the TMA streams alone.
+// `idle`: each wgmma thread pauses for `idle` dependent fmas after each repetition, and the streaming
+// lane for as many in all (idle·reps/rounds after each round): the tensor cores busy a share of the
+// time (the wgmma threads' cycles a repetition against those with no pause say which), the
+// streaming slowed alike, so the two still end together.
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random = true, bool streamed = false, bool mma = true);
+                                        bool random = true, bool streamed = false, bool mma = true, uint32_t idle = 0);
 
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`

@@ -298,6 +298,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_remote_arrive_issue_probe(4, true),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, false),  // the TMA alone
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 8),  // paused
       kernels::build_launch_probe(4, 128, 0),
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2),
       kernels::build_shared_rate_probe(2, 4, 2, 4, 2),
@@ -423,6 +424,19 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
                                      std::vector<uint8_t>(boxes * 32768, 1));
     CHECK(alone.field(0, 0) == 0);
     CHECK(clock_of(alone, 256) == Approx(hz).epsilon(0.01));
+    // A pause after each repetition (and the streamer as long in all): the wgmma threads take more
+    // cycles a repetition, the tensor cores busy a smaller share (a pause shorter than the other
+    // warpgroup's wgmmas hides behind them); the clock is still the clock.
+    const auto streamed = [&](uint32_t pause) {
+      return run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, pause), 384,
+                       std::vector<uint8_t>(boxes * 32768, 1));
+    };
+    const ProbeRun busy = streamed(0), paused = streamed(256);
+    CHECK(double(paused.field(0, 0)) > 1.2 * double(busy.field(0, 0)));
+    CHECK(clock_of(paused, 0) == Approx(hz).epsilon(0.01));
+    // The streaming lane paused as long: it ends no sooner against the wgmmas than without the pause.
+    CHECK(double(paused.field(256, 2)) / double(paused.field(0, 2)) >=
+          0.9 * double(busy.field(256, 2)) / double(busy.field(0, 2)));
   }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
