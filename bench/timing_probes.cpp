@@ -520,6 +520,13 @@ int main(int argc, char** argv) {
     p.unit = "MHz";
     p.on_model = false;
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 8 * 32); };
+    probes.push_back(p);
+    // The same held at the power limit (2026-12-05): 101 launches back to back (about 75 ms each),
+    // the clock of the last, as the `_capped` wgmma rows: what mma.sync flat out draws against wgmma.
+    p.name = "sm_clock_under_mma_capped";
+    p.what = "SM clock with every SM running mma.sync, the 101st launch back to back (each CTA's clock64 span / "
+             "launch time)";
+    p.timed_launches = 100;
     probes.push_back(std::move(p));
   }
   {
