@@ -3,6 +3,7 @@
 // after bench-like launches and held at the card's power limit (the `_capped` rows), with the
 // share of a launch the wgmmas span (the `_span` rows). The machine description's tensor-core
 // clocks (clock_sustained_mhz, clock_tensor_l2_mhz, clock_tensor_hbm_mhz) come from these.
+#include <algorithm>
 #include <random>
 
 #include <fmt/format.h>
@@ -55,6 +56,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     bool span = false;      // the figure: the wgmma warps' span as a share of the streaming warp's
     uint32_t pause = 0;     // dependent fmas each wgmma thread pauses for after each repetition (and the streamer alike)
     bool rep_cycles = false;  // the figure: a wgmma thread's cycles a repetition
+    bool stream_gbs = false;  // the figure: the bytes a second streamed over the launch (the longer of the two spans)
   };
   // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
   // that the wgmma warps span, against the streaming warp's span.
@@ -156,6 +158,13 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
            // launches last about as long). The `_rep` rows: a wgmma thread's cycles a repetition in
            // one launch of the same kernel; against the row with no pause, the share of the time the
            // tensor cores are busy (the clock rule's busy term, timing::sustained_clock).
+           // The bytes a second each matched row streams over its launch (the longer of the wgmma
+           // warps' span and the streamer's): what the clock rule's streaming terms are measured in.
+           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_gbs", "sm_clock_under_wgmma_streamed_l2_matched_capped",
+                       4, 25000, 256, 0, 65536, 132, true, 0, true, false, 0, false, true},
+           LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_gbs",
+                       "sm_clock_under_wgmma_streamed_hbm_matched_capped", 4, 9500, 32768, 0, 65536, 132, true, 0, true,
+                       false, 0, false, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_rep", "sm_clock_under_wgmma_streamed_l2_matched_capped (no pause, half its repetitions)", 4, 12500,
                        256, 0, 32768, 132, true, 0, true, false, 0, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause100_capped",
@@ -208,7 +217,10 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     const uint32_t reps = std::max(l.reps / (q * q), 1u);
     Probe p{l.name,
-            l.rep_cycles ? fmt::format("a wgmma thread's clock64 cycles a repetition (4 x m64n256k16 from 2 warpgroups) in "
+            l.stream_gbs ? fmt::format("bytes a second the TMA streams over one launch of {}'s kind (the longer of the "
+                                       "wgmma warps' and the streamer's %globaltimer spans)",
+                                       l.what)
+            : l.rep_cycles ? fmt::format("a wgmma thread's clock64 cycles a repetition (4 x m64n256k16 from 2 warpgroups) in "
                                        "one launch of {}'s kind",
                                        l.what)
             : l.span ? fmt::format("share of the launch the wgmmas run: the wgmma warps' span over the streaming "
@@ -220,7 +232,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                 : fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles{}, "
                               "{} (clock64 over globaltimer)",
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
-            l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
+            l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
             kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
                                                   l.streamed, l.mma, l.pause),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
@@ -239,8 +251,16 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
     // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's: the figure is one
     // record's cycles over its ns (the clock), or the wgmma warp's ns over the streamer's (the span).
-    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps](const std::vector<uint8_t>& c, double) {
+    const double cta_bytes = double(std::max(l.rounds / (q * q), 2u)) * l.stages * 32768;
+    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps, gbs = l.stream_gbs,
+                cta_bytes](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
+      if (gbs) {  // every CTA's bytes over the longest span of any CTA's two records
+        uint64_t longest = 0;
+        size_t ctas = 0;
+        for (size_t i = 0; i + 384 <= ns.size(); i += 384, ++ctas) longest = std::max({longest, ns[i], ns[i + 256]});
+        return longest ? cta_bytes * double(ctas) / double(longest) : 0.0;  // bytes per ns = GB/s
+      }
       if (per_rep) {  // the wgmma threads' (thread 0 of each CTA) cycles over the repetitions
         double sum = 0;
         uint32_t n = 0;
