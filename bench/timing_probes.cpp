@@ -522,11 +522,20 @@ int main(int argc, char** argv) {
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 8 * 32); };
     probes.push_back(p);
     // The same held at the power limit (2026-12-05): 101 launches back to back (about 75 ms each),
-    // the clock of the last, as the `_capped` wgmma rows: what mma.sync flat out draws against wgmma.
+    // the clock of the last, as the `_capped` wgmma rows. Its operands are near zero (the chain's
+    // A and B are the thread index's low bits), as wgmma's zero tiles: the H100 held 1859.8 MHz,
+    // not at the limit (call 7); what mma.sync on random operands draws is not probed.
     p.name = "sm_clock_under_mma_capped";
     p.what = "SM clock with every SM running mma.sync, the 101st launch back to back (each CTA's clock64 span / "
              "launch time)";
     p.timed_launches = 100;
+    probes.push_back(p);
+    // On random operands (a hash of the thread index): what mma.sync draws against wgmma on random
+    // tiles (sm_clock_under_wgmma_alone_capped), for the clock rule's tensor term.
+    p.name = "sm_clock_under_mma_random_capped";
+    p.what = "SM clock with every SM running mma.sync on random bf16 operands, the 101st launch back to back (each "
+             "CTA's clock64 span / launch time)";
+    p.kernel = kernels::build_chain_probe(kernels::ChainOp::mma_sync, 132, 8, 8, 8, 131072 / (q * q), true);
     probes.push_back(std::move(p));
   }
   {

@@ -31,6 +31,20 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
     probes.push_back(std::move(p));
   }
+  // The same on random tiles held at the power limit (101 launches back to back), at N = 256 and
+  // N = 64 (2026-12-05): the same FLOP rate, but N = 64 reads 1.6 times the shared-memory operand
+  // bytes a FLOP ((64 + N) x 16 x 2 bytes for 2 x 64 x N x 16 FLOP), as steps 11-13's narrower
+  // wgmmas do: what those bytes draw.
+  for (const uint32_t n : {256u, 64u}) {
+    Probe p{fmt::format("sm_clock_under_wgmma_n{}_random_capped", n),
+            fmt::format("SM clock with every SM running wgmma m64n{}k16 from 2 warpgroups on random bf16 tiles, the "
+                        "101st launch back to back (clock64 span / launch time)",
+                        n),
+            "MHz", kernels::build_wgmma_probe(2, n, 131072 * (256 / n) / (q * q), 132, true), {}, nullptr, false, 100};
+    p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
+    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
+    probes.push_back(std::move(p));
+  }
   // The clock under a GEMM-like load: wgmma as above, while a third warp streams TMA boxes
   // (the tensor cores and the memory system together, as in a GEMM's main loop). Each CTA's
   // clock is its wgmma span in clock64 cycles over the same span in %globaltimer ns.
@@ -159,11 +173,13 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
            // one launch of the same kernel; against the row with no pause, the share of the time the
            // tensor cores are busy (the clock rule's busy term, timing::sustained_clock).
            // The bytes a second each matched row streams over its launch (the longer of the wgmma
-           // warps' span and the streamer's): what the clock rule's streaming terms are measured in.
+           // warps' span and the streamer's), held at the limit as the row itself: what the clock
+           // rule's streaming terms are measured in (one fresh launch, at a higher clock, read 9564
+           // GB/s on the H100 where the held one streams about 8640: 2026-12-05, call 7).
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_gbs", "sm_clock_under_wgmma_streamed_l2_matched_capped",
-                       4, 25000, 256, 0, 65536, 132, true, 0, true, false, 0, false, true},
+                       4, 25000, 256, 100, 65536, 132, true, 0, true, false, 0, false, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_gbs",
-                       "sm_clock_under_wgmma_streamed_hbm_matched_capped", 4, 9500, 32768, 0, 65536, 132, true, 0, true,
+                       "sm_clock_under_wgmma_streamed_hbm_matched_capped", 4, 9500, 32768, 100, 65536, 132, true, 0, true,
                        false, 0, false, true},
            LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_rep", "sm_clock_under_wgmma_streamed_l2_matched_capped (no pause, half its repetitions)", 4, 12500,
                        256, 0, 32768, 132, true, 0, true, false, 0, true},

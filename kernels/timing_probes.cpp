@@ -138,15 +138,15 @@ const char* chain_op_name(ChainOp op) {
 }
 
 ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains, uint32_t length,
-                             uint32_t reps) {
+                             uint32_t reps, bool random_operands) {
   if (ctas == 0 || warps == 0 || warps > 32 || chains == 0 || length == 0 || reps == 0)
     throw std::invalid_argument(fmt::format("a chain probe needs 1..32 warps and at least one CTA, chain, "
                                             "instruction and repetition (got {} CTAs, {} warps, {} chains, {} "
                                             "long, {} reps)",
                                             ctas, warps, chains, length, reps));
   const bool mma = op == ChainOp::mma_sync;
-  Builder b(fmt::format("timing_chain_{}_{}x{}", mma ? "hmma" : op == ChainOp::ffma ? "ffma" : op == ChainOp::imad ? "imad" : "iadd",
-                        warps, chains),
+  Builder b(fmt::format("timing_chain_{}_{}x{}{}", mma ? "hmma" : op == ChainOp::ffma ? "ffma" : op == ChainOp::imad ? "imad" : "iadd",
+                        warps, chains, mma && random_operands ? "_random" : ""),
             ir::Arch::sm_80);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
@@ -156,7 +156,19 @@ ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t
   std::vector<std::vector<Reg>> acc(chains);
   std::vector<Reg> fa, fb;
   Reg x, y;
-  if (mma) {
+  if (mma && random_operands) {
+    // Every bit of sign and mantissa in play, exponents below 2^0 (mask 0xBF7F a half): a hash of
+    // the global thread index and the register, as random bf16 tiles set the tensor cores' power.
+    for (uint32_t i = 0; i < 6; ++i) {
+      Reg h = (gid * 0x9E3779B1u + (i + 1) * 0x85EBCA6Bu).named("h");
+      h = (h ^ (h >> 15u)).named("h_mix");
+      h = (h * 0x2C1B3C6Du).named("h_mul");
+      h = (h ^ (h >> 13u)).named("h_fin");
+      (i < 4 ? fa : fb).push_back(b.alu(ir::Op::and_, Type::b32, {h, 0xBF7FBF7Fu}, i < 4 ? "a" : "b"));
+    }
+    for (auto& chain : acc)
+      for (uint32_t v = 0; v < 4; ++v) chain.push_back(b.mov(Type::f32, 0.0, "acc"));
+  } else if (mma) {
     for (uint32_t i = 0; i < 4; ++i) fa.push_back(b.alu(ir::Op::and_, Type::b32, {tid, 0x3F003F00u + i}, "a"));
     for (uint32_t i = 0; i < 2; ++i) fb.push_back(b.alu(ir::Op::and_, Type::b32, {tid, 0x3E003E00u + i}, "b"));
     for (auto& chain : acc)

@@ -26,8 +26,10 @@ const char* chain_op_name(ChainOp op);
 // instructions (unrolled), `reps` times around a loop, between two clock64 reads. One chain:
 // the latency per instruction; several chains and warps: the issue rate; mma.sync on every SM
 // for long: the clock an SM holds under tensor-core load (cycles over the launch's time).
+// `random_operands` (mma.sync): A and B hashed from the thread index, every sign and mantissa bit
+// in play (|x| < 1), instead of the index's low bits (near zero).
 ir::Kernel build_chain_probe(ChainOp op, uint32_t ctas, uint32_t warps, uint32_t chains, uint32_t length,
-                             uint32_t reps);
+                             uint32_t reps, bool random_operands = false);
 
 // The shared-memory pipe's throughput: one CTA of `warps` warps; each warp runs `chains`
 // independent pointer chases through shared memory (ld.shared of `vec` u32 words a lane: 1, 2 or

@@ -245,21 +245,38 @@ uint32_t cluster_ctas_at_once(const MachineDesc& m, uint32_t cluster) {
   return 0;
 }
 
-SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs, double tensor_share) {
-  if (!tensor_cores)
-    return {d.clock_no_tensor_mhz.value, "no tensor cores: the clock FFMA on every SM holds (clock_no_tensor_mhz)"};
-  const double busy = std::clamp(tensor_share, 0.0, 1.0);
-  const double share = std::clamp(hbm_gbs / d.hbm_bandwidth_gbs.value, 0.0, 1.0);
+SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
+  if (!load.tensor_cores)
+    return {d.clock_no_tensor_mhz.value, 0.0, "no tensor cores: the clock FFMA on every SM holds (clock_no_tensor_mhz)"};
+  // Each load's draw at a fixed clock, in units of the L2 probe's (wgmma with TMA streaming from
+  // L2): a probe that held f at the limit draws (f_l2 / f)^e of it.
+  const double e = d.clock_power_exponent.value, f_l2 = d.clock_tensor_l2_mhz.value;
+  const auto draw_at = [&](double mhz) { return std::pow(f_l2 / mhz, e); };
+  const double wgmma = draw_at(d.clock_tensor_alone_mhz.value);  // the tensor cores busy all the time on wgmma
+  // The L2 probe: its busy share on wgmma and its streaming make 1; the HBM probe's streaming
+  // passes L2 too, and what its clock says beyond that is HBM's.
+  const double per_l2_gbs = std::max(0.0, 1.0 - wgmma * d.tensor_l2_busy_share.value) / d.tensor_l2_stream_gbs.value;
+  const double per_hbm_gbs =
+      std::max(0.0, (draw_at(d.clock_tensor_hbm_mhz.value) - wgmma * d.tensor_hbm_busy_share.value) /
+                            d.tensor_hbm_stream_gbs.value -
+                        per_l2_gbs);
+  const double busy = std::clamp(load.tensor_share, 0.0, 1.0);
+  const double l2 = std::max(0.0, load.l2_gbs), hbm = std::clamp(load.hbm_gbs, 0.0, d.hbm_bandwidth_gbs.value);
+  const double parts[3] = {wgmma * busy, per_l2_gbs * l2, per_hbm_gbs * hbm};
+  const double draw = parts[0] + parts[1] + parts[2];
   const double ceiling = d.clock_sustained_mhz.value;
-  const double mhz = ceiling - (ceiling - d.clock_tensor_l2_mhz.value) * busy -
-                     (d.clock_tensor_l2_mhz.value - d.clock_tensor_hbm_mhz.value) * share;
-  return {mhz, fmt::format("tensor cores busy {:.0f}% of the time with {:.0f} GB/s to and from HBM ({:.0f}% of its "
-                           "bandwidth): from the clock of tensor cores that draw little power ({:.0f} MHz) down to the "
-                           "clock with every SM's tensor cores busy on operands from L2 ({:.0f} MHz) by the busy "
-                           "share, and on down to the clock with operands from HBM at its bandwidth ({:.0f} MHz) by the "
-                           "HBM share; the card's clocks {}",
-                           100.0 * busy, hbm_gbs, 100.0 * share, ceiling, d.clock_tensor_l2_mhz.value,
-                           d.clock_tensor_hbm_mhz.value, d.clock_run)};
+  const double mhz = draw > 0 ? std::min(ceiling, f_l2 * std::pow(draw, -1.0 / e)) : ceiling;
+  return {mhz, draw,
+          fmt::format("the power the kernel would draw at a fixed clock is {:.2f} of the L2 probe's (wgmma with TMA "
+                      "streaming from L2, which held {:.0f} MHz): tensor cores busy {:.0f}% of the time {:.2f}, {:.0f} "
+                      "GB/s through L2 {:.2f}, {:.0f} GB/s to and from HBM {:.2f}; the clock held at the power limit "
+                      "goes as that to the power -1/{:.2f}{}; the card's clocks {}",
+                      draw, f_l2, 100.0 * busy, parts[0], l2, parts[1], hbm, parts[2], e,
+                      mhz >= ceiling ? fmt::format(", no higher than the clock of tensor cores that draw little power "
+                                                   "({:.0f} MHz)",
+                                                   ceiling)
+                                     : "",
+                      d.clock_run)};
 }
 
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
@@ -384,16 +401,16 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // depends on how busy it keeps the tensor cores and on its HBM traffic, both of which depend on
   // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
   // tensor cores could do in its time (wgmma's dense rate; a B200's clocks do not depend on it).
-  const bool tensor = cta.tensor_busy_cycles > 0;
+  ClockLoad load{.tensor_cores = cta.tensor_busy_cycles > 0};
   const double peak_per_cycle = double(m.sms) * d.wgmma_flops_per_cycle.value;
-  double hz = sustained_clock(d, tensor, 0.0, 1.0).mhz * 1e6;
+  double hz = d.clock_sustained_mhz.value * 1e6;
   for (int round = 0; round < 8; ++round) {
     at_clock(hz);
     const double wave_seconds = p.cycles_per_wave / hz;
-    const double hbm_gbs =
-        wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
-    const double busy = p.waves > 0 && peak_per_cycle > 0 ? flops / (all_cycles() * peak_per_cycle) : 1.0;
-    const SustainedClock c = sustained_clock(d, tensor, hbm_gbs, busy);
+    load.hbm_gbs = wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
+    load.l2_gbs = wave_seconds > 0 ? b.l2_bytes_per_wave / wave_seconds / 1e9 : 0.0;
+    load.tensor_share = p.waves > 0 && peak_per_cycle > 0 ? flops / (all_cycles() * peak_per_cycle) : 1.0;
+    const SustainedClock c = sustained_clock(d, load);
     p.clock_basis = c.basis;
     if (std::abs(c.mhz * 1e6 - hz) < 0.5e6) break;
     hz = c.mhz * 1e6;

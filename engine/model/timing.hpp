@@ -330,19 +330,29 @@ CtaFigures wave_cta_figures(const Machine& m, double hbm_share);
 // The tiles in flight at once in prediction `p` of a launch of `total_ctas` CTAs: a wave's CTAs
 // (each at one tile), as predict_gemm counts the HBM bytes.
 uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas);
-// The SM clock a kernel holds on `d` (the card caps its power, so the clock falls as the SMs and
-// HBM draw more): without tensor cores, the clock under FFMA; with them, from the clock of
-// tensor cores that draw little power (clock_sustained_mhz: wgmma on zero tiles, mma.sync on
-// fixed ones) down to the clock with every SM's tensor cores busy on operands streamed from L2
-// in proportion to `tensor_share` (the share of the time the SMs' tensor cores would be busy at
-// wgmma's rate), and on down to the clock with operands streamed from HBM at its bandwidth in
-// proportion to the kernel's HBM traffic `hbm_gbs` (probes sm_clock_under_*; with half the SMs
-// busy, sm_clock_under_wgmma_streamed_l2_capped_66 reads what the line gives).
+// The SM clock a kernel holds on `d`. Without tensor cores, the clock under FFMA. With them the
+// card's power limit sets it: each load draws power in proportion to how much of it there is
+// (the share of the time the tensor cores are busy; the bytes a second through L2 and to and
+// from HBM), and the clock held at the limit goes as that sum to the power -1/clock_power_exponent
+// (probes sm_clock_under_wgmma_streamed_l2_pause*: the tensor cores and the streaming slowed
+// together), no higher than the clock of tensor cores that draw little power
+// (clock_sustained_mhz). Each load's weight comes from the clock a probe of it held at the limit:
+// wgmma alone (clock_tensor_alone_mhz), wgmma with TMA streaming from L2 (clock_tensor_l2_mhz, the
+// unit: its sum is 1) and from HBM (clock_tensor_hbm_mhz). mma.sync's FLOP count as wgmma's: no
+// probe has held mma.sync on random operands at the limit yet (sm_clock_under_mma_capped's
+// operands are near zero, and its clock is not held).
+struct ClockLoad {
+  bool tensor_cores = false;
+  double tensor_share = 0;  // the share of the time the SMs' tensor cores are busy at wgmma's rate
+  double l2_gbs = 0;        // bytes a second the SMs read through L2 (those from HBM too)
+  double hbm_gbs = 0;       // bytes a second to and from HBM
+};
 struct SustainedClock {
   double mhz = 0;
+  double draw = 0;  // the load's power at a fixed clock against clock_tensor_l2_mhz's probe's (0 without tensor cores)
   std::string basis;
 };
-SustainedClock sustained_clock(const MachineDesc& d, bool tensor_cores, double hbm_gbs, double tensor_share = 1.0);
+SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load);
 // The last, partial wave's `last_ctas` CTAs on `sms` SMs of `resident` slots each: entry k is the
 // probability that the busiest SM runs k of them (they take the slots as they free, timing.cpp).
 std::vector<double> busiest_sm_counts(uint32_t sms, uint32_t resident, uint64_t last_ctas);

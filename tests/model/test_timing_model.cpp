@@ -299,6 +299,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16),
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, false),  // the TMA alone
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 8),  // paused
+      kernels::build_chain_probe(ChainOp::mma_sync, 2, 8, 8, 8, 2, true),          // random operands
       kernels::build_launch_probe(4, 128, 0),
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2),
       kernels::build_shared_rate_probe(2, 4, 2, 4, 2),
@@ -659,42 +660,62 @@ TEST_CASE("occupancy: the register file limits co-resident CTAs by warps' whole 
   CHECK(eight.resident == 2);  // 264 CTAs over 132 SMs need only two
 }
 
-TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy share and its HBM traffic, as the probes measured", "[model][timing]") {
+TEST_CASE("clock: a tensor-core kernel's clock is where what its loads draw meets the power limit, each load's draw from a probe", "[model][timing]") {
+  using model::timing::ClockLoad;
   using model::timing::sustained_clock;
   const model::timing::MachineDesc& h100 = model::timing::kH100Desc;
-  CHECK(sustained_clock(h100, false, 1000).mhz == Approx(h100.clock_no_tensor_mhz.value));
-  CHECK(sustained_clock(h100, true, 0).mhz == Approx(h100.clock_tensor_l2_mhz.value));
-  CHECK(sustained_clock(h100, true, h100.hbm_bandwidth_gbs.value).mhz == Approx(h100.clock_tensor_hbm_mhz.value));
-  CHECK(sustained_clock(h100, true, 10 * h100.hbm_bandwidth_gbs.value).mhz == Approx(h100.clock_tensor_hbm_mhz.value));
-  const double half = sustained_clock(h100, true, h100.hbm_bandwidth_gbs.value / 2).mhz;
-  CHECK(half == Approx((h100.clock_tensor_l2_mhz.value + h100.clock_tensor_hbm_mhz.value) / 2));
-  // The probes: FFMA holds more than wgmma from L2, which holds more than wgmma from HBM.
-  CHECK(h100.clock_no_tensor_mhz.value > h100.clock_tensor_l2_mhz.value);
-  CHECK(h100.clock_tensor_l2_mhz.value > h100.clock_tensor_hbm_mhz.value);
-  // Tensor cores busy a smaller share of the time draw less power: from the clock of tensor cores
-  // on zero tiles (clock_sustained_mhz) at no share down to the busy clock at all of it, in
-  // proportion; HBM traffic lowers it further.
   const model::timing::MachineDesc& h200 = *model::timing::kH200.desc;
-  CHECK(sustained_clock(h200, true, 0, 0.0).mhz == Approx(h200.clock_sustained_mhz.value));
-  CHECK(sustained_clock(h200, true, 0, 1.0).mhz == Approx(h200.clock_tensor_l2_mhz.value));
-  CHECK(sustained_clock(h200, true, 0, 0.5).mhz ==
-        Approx((h200.clock_sustained_mhz.value + h200.clock_tensor_l2_mhz.value) / 2));
-  CHECK(sustained_clock(h200, true, 0, 7.0).mhz == Approx(h200.clock_tensor_l2_mhz.value));  // at most all of it
-  CHECK(sustained_clock(h200, true, h200.hbm_bandwidth_gbs.value, 0.5).mhz ==
-        Approx((h200.clock_sustained_mhz.value + h200.clock_tensor_l2_mhz.value) / 2 -
-               (h200.clock_tensor_l2_mhz.value - h200.clock_tensor_hbm_mhz.value)));
-  CHECK(h200.clock_sustained_mhz.value > h200.clock_tensor_l2_mhz.value);
-  CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("busy 25%"));
-  // Which run the clocks describe, and so which measurement to compare with, is said: both cards'
-  // are probes held under the power limit (bench --sustain); the H100's from the rows whose
-  // streaming lasts as long as the wgmmas (2026-12-05, calls 3 and 4), as a GEMM's main loop runs.
-  CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("bench --sustain 2000"));
-  // and that the ladder so measured held lower clocks than the rule gives (2026-12-05).
-  CHECK_THAT(sustained_clock(h200, true, 0, 0.25).basis, Catch::Contains("1285-1429 MHz"));
-  CHECK_THAT(sustained_clock(h100, true, 0, 0.25).basis, Catch::Contains("bench --sustain 2000"));
-  CHECK_THAT(std::string(h100.clock_tensor_l2_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_matched_capped"));
-  CHECK_THAT(std::string(h100.clock_tensor_hbm_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_hbm_matched_capped"));
-  CHECK_THAT(std::string(model::timing::kB200.desc->clock_run), Catch::Contains("UNCONFIRMED"));
+  CHECK(sustained_clock(h100, ClockLoad{.hbm_gbs = 1000}).mhz == Approx(h100.clock_no_tensor_mhz.value));
+  for (const model::timing::MachineDesc* d : {&h100, &h200}) {
+    // Each probe's own load gives back the clock it held: the wgmmas alone, with the L2 probe's
+    // streaming (its sum is the unit), with the HBM probe's (its bytes pass L2 too).
+    const ClockLoad alone{.tensor_cores = true, .tensor_share = 1.0};
+    CHECK(sustained_clock(*d, alone).mhz == Approx(d->clock_tensor_alone_mhz.value));
+    const ClockLoad l2{.tensor_cores = true, .tensor_share = d->tensor_l2_busy_share.value,
+                       .l2_gbs = d->tensor_l2_stream_gbs.value};
+    CHECK(sustained_clock(*d, l2).mhz == Approx(d->clock_tensor_l2_mhz.value));
+    CHECK(sustained_clock(*d, l2).draw == Approx(1.0));
+    const ClockLoad hbm{.tensor_cores = true, .tensor_share = d->tensor_hbm_busy_share.value,
+                        .l2_gbs = d->tensor_hbm_stream_gbs.value, .hbm_gbs = d->tensor_hbm_stream_gbs.value};
+    CHECK(sustained_clock(*d, hbm).mhz == Approx(d->clock_tensor_hbm_mhz.value));
+    // The tensor cores and the streaming slowed together (the `_pause` probes): the draw falls in
+    // proportion, the clock rises as its power -1/exponent, up to the ceiling of tensor cores that
+    // draw little power.
+    ClockLoad part = l2;
+    part.tensor_share *= 0.8;
+    part.l2_gbs *= 0.8;
+    CHECK(sustained_clock(*d, part).draw == Approx(0.8));
+    CHECK(sustained_clock(*d, part).mhz ==
+          Approx(d->clock_tensor_l2_mhz.value * std::pow(0.8, -1.0 / d->clock_power_exponent.value)));
+    part.tensor_share = 0.1;
+    part.l2_gbs = 0;
+    CHECK(sustained_clock(*d, part).mhz == Approx(d->clock_sustained_mhz.value));
+    CHECK_THAT(sustained_clock(*d, part).basis, Catch::Contains("no higher than the clock of tensor cores"));
+    CHECK(sustained_clock(*d, ClockLoad{.tensor_cores = true}).mhz == Approx(d->clock_sustained_mhz.value));
+    // More of any load, a lower clock; HBM's bytes draw more than L2's alone.
+    ClockLoad more = l2;
+    more.l2_gbs *= 1.5;
+    CHECK(sustained_clock(*d, more).mhz < sustained_clock(*d, l2).mhz);
+    more = l2;
+    more.hbm_gbs = 1000;
+    CHECK(sustained_clock(*d, more).mhz < sustained_clock(*d, l2).mhz);
+    // The probes in order: FFMA holds more than wgmma alone, which holds more than wgmma with L2
+    // streaming, which holds more than wgmma with HBM streaming.
+    CHECK(d->clock_no_tensor_mhz.value > d->clock_tensor_alone_mhz.value);
+    CHECK(d->clock_tensor_alone_mhz.value > d->clock_tensor_l2_mhz.value);
+    CHECK(d->clock_tensor_l2_mhz.value > d->clock_tensor_hbm_mhz.value);
+    CHECK_THAT(sustained_clock(*d, l2).basis, Catch::Contains("bench --sustain 2000"));
+    CHECK_THAT(std::string(d->clock_tensor_l2_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_matched_capped"));
+    CHECK_THAT(std::string(d->clock_tensor_hbm_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_hbm_matched_capped"));
+    CHECK_THAT(std::string(d->clock_power_exponent.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_pause"));
+  }
+  CHECK_THAT(sustained_clock(h200, ClockLoad{.tensor_cores = true, .tensor_share = 0.25}).basis,
+             Catch::Contains("busy 25% of the time"));
+  // The B200's clocks are its rated clock, unconfirmed: every load holds it.
+  const model::timing::MachineDesc& b200 = *model::timing::kB200.desc;
+  CHECK(sustained_clock(b200, ClockLoad{.tensor_cores = true, .tensor_share = 1, .l2_gbs = 20000, .hbm_gbs = 8000}).mhz ==
+        Approx(b200.clock_rated_mhz.value));
+  CHECK_THAT(std::string(b200.clock_run), Catch::Contains("UNCONFIRMED"));
 
   // A tensor-bound wave whose A and B come from HBM: the prediction settles on the clock of its
   // own traffic (bytes over the wave's time at that clock), and says why.
@@ -717,13 +738,17 @@ TEST_CASE("clock: a tensor-core kernel's clock falls with its tensor cores' busy
   const double busy = 1e12 / (double(p.waves) * p.cycles_per_wave * 132 * h100.wgmma_flops_per_cycle.value);
   REQUIRE(busy > 0.0);
   REQUIRE(busy < 1.0);
-  CHECK(p.clock_hz / 1e6 == Approx(sustained_clock(h100, true, gbs, busy).mhz).margin(1.0));
+  const double l2_gbs = p.parts.l2_bytes_per_wave / (p.cycles_per_wave / p.clock_hz) / 1e9;
+  CHECK(p.clock_hz / 1e6 ==
+        Approx(sustained_clock(h100, ClockLoad{.tensor_cores = true, .tensor_share = busy, .l2_gbs = l2_gbs, .hbm_gbs = gbs})
+                   .mhz)
+            .margin(1.0));
   CHECK(p.clock_hz / 1e6 < h100.clock_sustained_mhz.value);
   CHECK_THAT(p.clock_basis, Catch::Contains("GB/s to and from HBM"));
   CHECK(p.seconds == Approx((double(p.waves - 1) * p.cycles_per_wave + p.last_wave_cycles) / p.clock_hz + p.launch_seconds));
 
-  // The same CTA doing four times the work in the same time keeps the tensor cores busier: on the
-  // H200, whose two clocks lie 200 MHz apart, the clock falls.
+  // The same CTA doing four times the work in the same time keeps the tensor cores busier: the
+  // clock falls.
   const model::timing::Prediction light = model::timing::predict_gemm(cta, 4096, 1e12, model::timing::kH200, g);
   const model::timing::Prediction heavy = model::timing::predict_gemm(cta, 4096, 4e12, model::timing::kH200, g);
   CHECK(heavy.clock_hz < light.clock_hz - 50e6);
