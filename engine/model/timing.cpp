@@ -261,7 +261,7 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
                             d.tensor_hbm_stream_gbs.value -
                         per_l2_gbs);
   const double busy = std::clamp(load.tensor_share, 0.0, 1.0);
-  const double l2 = std::max(0.0, load.l2_gbs), hbm = std::clamp(load.hbm_gbs, 0.0, d.hbm_bandwidth_gbs.value);
+  const double l2 = std::max(0.0, load.l2_gbs), hbm = std::max(0.0, load.hbm_gbs);
   const double parts[3] = {wgmma * busy, per_l2_gbs * l2, per_hbm_gbs * hbm};
   const double draw = parts[0] + parts[1] + parts[2];
   const double ceiling = d.clock_sustained_mhz.value;
