@@ -5,6 +5,8 @@
 // clocks (clock_sustained_mhz, clock_tensor_l2_mhz, clock_tensor_hbm_mhz) come from these.
 #include <algorithm>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -58,8 +60,8 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // of the SMs busy, the others idle) the tensor cores draw less of that power: how the held
   // clock rises as a kernel keeps the tensor cores busy a smaller share of the time.
   struct LoadedClock {
-    const char* name;
-    const char* what;
+    std::string name;
+    std::string what;
     uint32_t stages, rounds, boxes;
     int timed_launches = 0;
     uint32_t reps = 65536;  // wgmma rounds of each warpgroup (4 x m64n256k16 each)
@@ -74,10 +76,10 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   };
   // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
   // that the wgmma warps span, against the streaming warp's span.
-  const auto span_row = [](const char* name, const char* of, uint32_t rounds, uint32_t boxes, uint32_t pause = 0) {
-    return LoadedClock{name, of, 4, rounds, boxes, 0, pause ? 32768u : 65536u, 132, true, 0, true, true, pause};
+  const auto span_row = [](const char* name, const char* of, uint32_t rounds, uint32_t boxes) {
+    return LoadedClock{name, of, 4, rounds, boxes, 0, 65536, 132, true, 0, true, true};
   };
-  for (const LoadedClock& l : {
+  std::vector<LoadedClock> rows = {
            LoadedClock{"sm_clock_under_wgmma_l2_1", "1 box of 32 KiB in flight from an 8-MiB (L2) footprint", 1,
                        160000, 256},
            LoadedClock{"sm_clock_under_wgmma_l2_4", "4 boxes of 32 KiB in flight from an 8-MiB (L2) footprint", 4,
@@ -166,12 +168,6 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                        4, 9500, 32768, 100, 65536, 132, true},
            span_row("sm_clock_under_wgmma_streamed_hbm_matched_span", "sm_clock_under_wgmma_streamed_hbm_matched_capped",
                     9500, 32768),
-           // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
-           // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
-           // repetition and the streaming lane as long in all (half the repetitions and rounds: the
-           // launches last about as long). The `_rep` rows: a wgmma thread's cycles a repetition in
-           // one launch of the same kernel; against the row with no pause, the share of the time the
-           // tensor cores are busy (the clock rule's busy term, timing::sustained_clock).
            // The bytes a second each matched row streams over its launch (the longer of the wgmma
            // warps' span and the streamer's), held at the limit as the row itself: what the clock
            // rule's streaming terms are measured in (one fresh launch, at a higher clock, read 9564
@@ -181,36 +177,6 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
            LoadedClock{"sm_clock_under_wgmma_streamed_hbm_matched_gbs",
                        "sm_clock_under_wgmma_streamed_hbm_matched_capped", 4, 9500, 32768, 100, 65536, 132, true, 0, true,
                        false, 0, false, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_matched_rep", "sm_clock_under_wgmma_streamed_l2_matched_capped (no pause, half its repetitions)", 4, 12500,
-                       256, 0, 32768, 132, true, 0, true, false, 0, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause100_capped",
-                       "operands streamed from L2 as the matched row, each repetition followed by 100 dependent fmas, "
-                       "the streaming slowed alike, the 101st launch back to back",
-                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 100},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause100_rep", "sm_clock_under_wgmma_streamed_l2_pause100_capped", 4, 12500, 256, 0, 32768, 132,
-                       true, 0, true, false, 100, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause200_capped",
-                       "operands streamed from L2 as the matched row, each repetition followed by 200 dependent fmas, "
-                       "the streaming slowed alike, the 101st launch back to back",
-                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 200},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause200_rep", "sm_clock_under_wgmma_streamed_l2_pause200_capped", 4, 12500, 256, 0, 32768, 132,
-                       true, 0, true, false, 200, true},
-           span_row("sm_clock_under_wgmma_streamed_l2_pause200_span", "sm_clock_under_wgmma_streamed_l2_pause200_capped",
-                    12500, 256, 200),
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause400_capped",
-                       "operands streamed from L2 as the matched row, each repetition followed by 400 dependent fmas, "
-                       "the streaming slowed alike, the 101st launch back to back",
-                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 400},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause400_rep", "sm_clock_under_wgmma_streamed_l2_pause400_capped", 4, 12500, 256, 0, 32768, 132,
-                       true, 0, true, false, 400, true},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause800_capped",
-                       "operands streamed from L2 as the matched row, each repetition followed by 800 dependent fmas, "
-                       "the streaming slowed alike, the 101st launch back to back",
-                       4, 12500, 256, 100, 32768, 132, true, 0, true, false, 800},
-           LoadedClock{"sm_clock_under_wgmma_streamed_l2_pause800_rep", "sm_clock_under_wgmma_streamed_l2_pause800_capped", 4, 12500, 256, 0, 32768, 132,
-                       true, 0, true, false, 800, true},
-           span_row("sm_clock_under_wgmma_streamed_l2_pause800_span", "sm_clock_under_wgmma_streamed_l2_pause800_capped",
-                    12500, 256, 800),
            // The clock against the time under load, from rest: 3 s idle, then launches of about
            // 1.5 ms back to back (as bench's rounds at 8192^3; operands streamed from L2), the clock
            // of the last one. Bench's rounds last about 10 ms at 4096^3 and 80 ms at 8192^3, the
@@ -229,7 +195,35 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                        true, 3000},
            LoadedClock{"sm_clock_ramp_1400", "the same, the 1400th launch (about 2 s)", 4, 1875, 256, 1399, 2560, 132,
                        true, 3000},
-       }) {
+  };
+  // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
+  // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
+  // repetition and the streaming lane as long in all (half the repetitions and rounds: the
+  // launches last about as long). The `_rep` rows: a wgmma thread's cycles a repetition in
+  // one launch of the same kernel; against the row with no pause, the share of the time the
+  // tensor cores are busy (the clock rule's busy term, timing::sustained_clock).
+  // The rows of the matched L2 kind at half its repetitions and rounds (the launches last about as
+  // long with a pause): with no pause the cycles a repetition only; with one, the clock, the
+  // cycles a repetition and (at two of them) the span.
+  const auto pause_row = [](std::string name, std::string what, uint32_t pause, int launches, bool rep_cycles,
+                            bool span) {
+    return LoadedClock{std::move(name), std::move(what), 4, 12500, 256, launches, 32768, 132, true, 0, true, span,
+                       pause, rep_cycles};
+  };
+  rows.push_back(pause_row("sm_clock_under_wgmma_streamed_l2_matched_rep",
+                           "sm_clock_under_wgmma_streamed_l2_matched_capped (no pause, half its repetitions)", 0, 0,
+                           true, false));
+  for (const uint32_t pause : {100u, 200u, 400u, 800u}) {
+    const std::string base = fmt::format("sm_clock_under_wgmma_streamed_l2_pause{}", pause);
+    rows.push_back(pause_row(base + "_capped",
+                             fmt::format("operands streamed from L2 as the matched row, each repetition followed by {} "
+                                         "dependent fmas, the streaming slowed alike, the 101st launch back to back",
+                                         pause),
+                             pause, 100, false, false));
+    rows.push_back(pause_row(base + "_rep", base + "_capped", pause, 0, true, false));
+    if (pause == 200 || pause == 800) rows.push_back(pause_row(base + "_span", base + "_capped", pause, 0, false, true));
+  }
+  for (const LoadedClock& l : rows) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     const uint32_t reps = std::max(l.reps / (q * q), 1u);
     Probe p{l.name,
