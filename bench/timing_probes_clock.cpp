@@ -23,30 +23,32 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
   // consumers do (each CTA's span on its SM's clock over the launch's time), on zero tiles and
   // on random bf16 ones (the bits the tensor cores multiply set their power).
-  for (const bool random : {false, true}) {
-    Probe p{random ? "sm_clock_under_wgmma_random" : "sm_clock_under_wgmma",
-            fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on {} tiles (clock64 span / "
-                        "launch time)",
-                        random ? "random bf16" : "zero"),
-            "MHz", kernels::build_wgmma_probe(2, 256, 65536 / (q * q), 132, random), {}, nullptr, false};
+  // One such row: every SM's two warpgroups running wgmma m64nNk16 `reps` rounds, `launches` more
+  // launches back to back before the one read.
+  const auto wgmma_clock = [&](std::string name, std::string what, uint32_t n, uint32_t reps, bool random,
+                               int launches) {
+    Probe p{std::move(name), std::move(what), "MHz", kernels::build_wgmma_probe(2, n, reps / (q * q), 132, random), {},
+            nullptr, false, launches};
     p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
     p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
     probes.push_back(std::move(p));
-  }
+  };
+  for (const bool random : {false, true})
+    wgmma_clock(random ? "sm_clock_under_wgmma_random" : "sm_clock_under_wgmma",
+                fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on {} tiles (clock64 "
+                            "span / launch time)",
+                            random ? "random bf16" : "zero"),
+                256, 65536, random, 0);
   // The same on random tiles held at the power limit (101 launches back to back), at N = 256 and
   // N = 64 (2026-12-05): the same FLOP rate, but N = 64 reads 1.6 times the shared-memory operand
   // bytes a FLOP ((64 + N) x 16 x 2 bytes for 2 x 64 x N x 16 FLOP), as steps 11-13's narrower
-  // wgmmas do: what those bytes draw.
-  for (const uint32_t n : {256u, 64u}) {
-    Probe p{fmt::format("sm_clock_under_wgmma_n{}_random_capped", n),
-            fmt::format("SM clock with every SM running wgmma m64n{}k16 from 2 warpgroups on random bf16 tiles, the "
-                        "101st launch back to back (clock64 span / launch time)",
-                        n),
-            "MHz", kernels::build_wgmma_probe(2, n, 131072 * (256 / n) / (q * q), 132, true), {}, nullptr, false, 100};
-    p.buffers.c.assign(132 * 256 * kernels::kTimingOutBytes, 0);
-    p.figure = [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, 256); };
-    probes.push_back(std::move(p));
-  }
+  // wgmmas do: what those bytes draw (on an H100, nothing measurable: 1594 against 1605 MHz).
+  for (const uint32_t n : {256u, 64u})
+    wgmma_clock(fmt::format("sm_clock_under_wgmma_n{}_random_capped", n),
+                fmt::format("SM clock with every SM running wgmma m64n{}k16 from 2 warpgroups on random bf16 tiles, the "
+                            "101st launch back to back (clock64 span / launch time)",
+                            n),
+                n, 131072 * (256 / n), true, 100);
   // The clock under a GEMM-like load: wgmma as above, while a third warp streams TMA boxes
   // (the tensor cores and the memory system together, as in a GEMM's main loop). Each CTA's
   // clock is its wgmma span in clock64 cycles over the same span in %globaltimer ns.

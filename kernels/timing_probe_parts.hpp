@@ -15,6 +15,8 @@ namespace gs::kernels::probe_parts {
 // Thread `gid`'s 32 bytes of C: the cycles of its timed region, its start, the value that keeps its work.
 void store_result(builder::Builder& b, const builder::Param& pc, const builder::Reg& gid, const builder::Reg& t0,
                   const builder::Reg& t1, const builder::Reg& value);
+// A float's bits in thread `gid`'s record's spare word (offset 24): the work that made it stays live.
+void store_spare(builder::Builder& b, const builder::Param& pc, const builder::Reg& gid, const builder::Reg& value);
 // The end of a probe that kept four XOR sums of what it read: the clock, the record with the
 // sums folded into its value, and the return.
 void end_with_sums(builder::Builder& b, const builder::Param& pc, const builder::Reg& id, const builder::Reg& t0,

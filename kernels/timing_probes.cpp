@@ -41,6 +41,14 @@ void store_result(Builder& b, const Param& pc, const Reg& gid, const Reg& t0, co
   b.st_global(Type::u64, Addr::at(out, 16), {value});
 }
 
+// A float's bits in thread `gid`'s record's spare word (offset 24): the work that made it stays
+// live (ptxas drops what nothing stores).
+void store_spare(Builder& b, const Param& pc, const Reg& gid, const Reg& value) {
+  Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, value, "bits"), "u"), ir::Rounding::none, "spare_bits");
+  Reg C = b.global_ptr(pc, "C_spare");
+  b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off")).named("pad"), 24), {bits});
+}
+
 // The end of a probe that kept four XOR sums of what it read: the clock, the record with the
 // sums folded into its value, and the return.
 void end_with_sums(Builder& b, const Param& pc, const Reg& id, const Reg& t0, const std::vector<Reg>& sum) {
@@ -125,6 +133,7 @@ void wgmma_rounds(Builder& b, const std::string& loop, uint32_t reps, uint32_t n
 using probe_parts::end_with_sums;
 using probe_parts::fill_tiles;
 using probe_parts::store_result;
+using probe_parts::store_spare;
 using probe_parts::wgmma_rounds;
 
 const char* chain_op_name(ChainOp op) {
@@ -551,13 +560,9 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         });
         Reg t1 = b.special(ir::Special::clock64, "t1");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
-        // The accumulator's bits (and the pause's chain) go to the record's spare word (offset 24):
-        // the wgmma and the chain stay live.
-        Reg live = idle ? (acc[0] + x).named("live") : acc[0];
-        Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, live, "bits"), "u"), ir::Rounding::none, "acc_bits");
         store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns"));
-        Reg C = b.global_ptr(pc, "C_ptr2");
-        b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off")).named("pad"), 24), {bits});
+        // The accumulator (and the pause's chain) in the spare word: the wgmma and the chain stay live.
+        store_spare(b, pc, gid, idle ? (acc[0] + x).named("live") : acc[0]);
       });
   b.if_(
       (tid >= kMmaThreads).named("stream_warp"),
@@ -575,13 +580,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         // (the clock with the TMA alone where the wgmma warps do nothing, and how long the
         // streaming outlasts the wgmmas where they run).
         store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns_s"));
-        if (idle) {  // the pause's chain in the spare word: it stays live
-          Reg xbits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, xs, "xs_bits"), "xs_u"), ir::Rounding::none,
-                            "xs_bits64");
-          Reg C = b.global_ptr(pc, "C_ptr3");
-          b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off_s")).named("pad_s"), 24),
-                      {xbits});
-        }
+        if (idle) store_spare(b, pc, gid, xs);  // the pause's chain stays live
       });
   b.ret();
   return b.finish();
@@ -709,10 +708,7 @@ ir::Kernel build_clock_spin_probe(uint32_t ctas, uint32_t reps) {
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
   store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns"));
-  // The chain's bits go to the record's spare word (offset 24): the fma chain stays live.
-  Reg bits = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc, "bits"), "u"), ir::Rounding::none, "acc_bits");
-  Reg C = b.global_ptr(pc, "C_ptr2");
-  b.st_global(Type::u64, Addr::at((C + b.mul_wide(gid, kTimingOutBytes, "pad_off")).named("pad"), 24), {bits});
+  store_spare(b, pc, gid, acc);  // the fma chain stays live
   b.ret();
   return b.finish();
 }
