@@ -55,5 +55,8 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick);
 // The SM clock under wgmma, alone and with TMA streaming, fresh and held at the power limit
 // (timing_probes_clock.cpp); quick: small box counts.
 void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick);
+// The SM clock under an Ampere main loop's parts, ldmatrix, mma.sync and cp.async, apart and
+// together, held at the power limit (timing_probes_clock.cpp).
+void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q);
 
 }  // namespace gs::probe_list

@@ -49,6 +49,7 @@ using gs::probe_list::add_l2_gemm_probes;
 using gs::probe_list::add_wgmma_issue_probes;
 using gs::probe_list::add_stamped_tma_probes;
 using gs::probe_list::add_sync_probes;
+using gs::probe_list::add_fragment_clock_probes;
 using gs::probe_list::add_wgmma_clock_probes;
 
 namespace {
@@ -512,6 +513,7 @@ int main(int argc, char** argv) {
   probes.push_back(tma("tma_hbm_bw", "TMA 32-KiB boxes, 4 in flight, 264 CTAs, 1 GiB footprint: HBM bandwidth",
                        "GB/s", 264, 4, 128 / q, 256, quick ? 256 : 32768));
   add_wgmma_clock_probes(probes, q, quick);
+  add_fragment_clock_probes(probes, q);
   {
     // The clock an SM holds under tensor-core load: every SM's 8 warps run mma.sync flat out
     // (as a GEMM's main loop does); cycles counted by clock64 over the launch's time.

@@ -4,6 +4,7 @@
 // share of a launch the wgmmas span (the `_span` rows). The machine description's tensor-core
 // clocks (clock_sustained_mhz, clock_tensor_l2_mhz, clock_tensor_hbm_mhz) come from these.
 #include <algorithm>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -293,6 +294,68 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       return n ? sum / n : 0.0;
     };
     probes.push_back(std::move(p));
+  }
+}
+
+}  // namespace gs::probe_list
+
+namespace gs::probe_list {
+
+void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
+  // What an Ampere main loop's parts draw (2026-12-05, twenty-seventh session): step 10 held 1386
+  // MHz on an H200 at 335 TFLOP/s, as low as the Hopper steps at 600, where the clock rule's
+  // tensor cores (mma.sync counted as wgmma) and L2 streaming say it draws half as much. mma.sync
+  // from registers alone does not hold the clock down (sm_clock_under_mma_random_capped: 1810 on an
+  // H100). These run step 10's k16 step on every SM's 8 warps without its ring: ldmatrix alone,
+  // ldmatrix feeding mma.sync, cp.async from L2 alone, and all three (step 10's bytes a FLOP: 2 KiB
+  // copied for 32 mma.sync a warp round, as its 128 x 128 tile reads), each held at the power limit
+  // (101 launches back to back) and each with its cycles a round (`_rep`) or bytes a second (`_gbs`).
+  struct Row {
+    const char* name;
+    const char* what;
+    kernels::FragmentLoad load;
+    uint32_t reps;
+  };
+  constexpr uint32_t kL2 = 8u << 20;
+  const Row rows[] = {
+      {"sm_clock_under_ldmatrix", "8 ldmatrix.x4 a warp round from a random bf16 tile, XORed", {true, false, 0}, 262144},
+      {"sm_clock_under_ldmatrix_mma", "8 ldmatrix.x4 and 32 mma.sync m16n8k16 on them a warp round (step 10's k16 step)",
+       {true, true, 0}, 131072},
+      {"sm_clock_under_cp_async_l2", "4 cp.async.cg of 16 bytes a lane a warp round from an 8-MiB (L2) footprint",
+       {false, false, kL2}, 131072},
+      {"sm_clock_under_ldmatrix_mma_cp_async",
+       "step 10's k16 step (8 ldmatrix.x4, 32 mma.sync) and 4 cp.async.cg of 16 bytes a lane from an 8-MiB (L2) "
+       "footprint a warp round",
+       {true, true, kL2}, 131072},
+  };
+  constexpr uint32_t kCtas = 132, kWarps = 8, kThreads = 32 * kWarps;
+  for (const Row& r : rows) {
+    const uint32_t reps = std::max(r.reps / (q * q), 2u);
+    const auto row = [&](std::string name, std::string what, std::string unit, int launches,
+                         std::function<double(const std::vector<uint8_t>&, double)> figure) {
+      Probe p{std::move(name), std::move(what), std::move(unit),
+              kernels::build_fragment_power_probe(kCtas, kWarps, reps, r.load), {}, nullptr, false, launches};
+      p.buffers.c.assign(size_t(kCtas) * kThreads * kernels::kTimingOutBytes, 0);
+      if (r.load.copy_footprint) {
+        p.a_bytes = r.load.copy_footprint;
+        p.a_value = 1;
+      }
+      p.figure = std::move(figure);
+      probes.push_back(std::move(p));
+    };
+    row(fmt::format("{}_capped", r.name),
+        fmt::format("SM clock with every SM's 8 warps running {}, the 101st launch back to back (each CTA's clock64 "
+                    "span / launch time)",
+                    r.what),
+        "MHz", 100, [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, kThreads); });
+    if (r.load.ldmatrix)
+      row(fmt::format("{}_rep", r.name), fmt::format("a warp's clock64 cycles a round of {}, one launch", r.what),
+          "cycles", 0, [reps](const std::vector<uint8_t>& c, double) { return mean_of_warps(field_of(c, 0)) / reps; });
+    if (r.load.copy_footprint)
+      row(fmt::format("{}_gbs", r.name), fmt::format("bytes a second the cp.async copies move in one launch of {}", r.what),
+          "GB/s", 0, [reps](const std::vector<uint8_t>&, double ms) {
+            return ms > 0 ? double(kCtas) * kWarps * reps * 2048.0 / (ms * 1e6) : 0.0;
+          });
   }
 }
 

@@ -22,6 +22,21 @@ inline constexpr uint32_t kTimingOutBytes = 32;  // per thread: cycles, start, v
 enum class ChainOp : uint8_t { ffma, imad, iadd, mma_sync };
 const char* chain_op_name(ChainOp op);
 
+// What an Ampere main loop's parts draw (timing_probes_power.cpp): every warp of `ctas` CTAs of
+// `warps` warps runs `reps` rounds of step 10's k16 step without its ring: 8 ldmatrix.x4 of
+// conflict-free rows of a 32-KiB tile of random bf16 (`ldmatrix`), then 32 mma.sync m16n8k16 on
+// them into a 64 x 64 warp tile (`mma`; without it, the fragments XORed into four sums), and/or
+// 4 cp.async.cg of 16 bytes a lane from an L2 footprint of `copy_footprint` bytes (a power of two;
+// 0: no copies) into a ring of its own, waiting for the round before. Thread records as
+// store_result: the timed cycles (a warp's cycles a round) and each CTA's span (its SM's clock over
+// the launch's time).
+struct FragmentLoad {
+  bool ldmatrix = true;
+  bool mma = true;
+  uint32_t copy_footprint = 0;
+};
+ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t reps, const FragmentLoad& load);
+
 // `ctas` CTAs of `warps` warps; each warp runs `chains` independent chains of `length`
 // instructions (unrolled), `reps` times around a loop, between two clock64 reads. One chain:
 // the latency per instruction; several chains and warps: the issue rate; mma.sync on every SM

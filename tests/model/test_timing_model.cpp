@@ -309,6 +309,10 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384),
       kernels::build_outer_product_probe(4, 8, 8, 4),
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2, 4),
+      kernels::build_fragment_power_probe(2, 8, 2, {true, false, 0}),          // ldmatrix alone
+      kernels::build_fragment_power_probe(2, 8, 2, {true, true, 0}),           // ldmatrix feeding mma.sync
+      kernels::build_fragment_power_probe(2, 8, 2, {false, false, 1u << 16}),  // cp.async alone
+      kernels::build_fragment_power_probe(2, 8, 2, {true, true, 1u << 16}),    // all three
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
