@@ -35,6 +35,12 @@ inline float element(float v, kernels::DType t) {
   return t == kernels::DType::bf16 ? model::bf16_to_f32(model::f32_to_bf16_rne(v)) : v;
 }
 
+// C = A·B in double (A M×K, B K×N, row-major), each C[m][n] summed over k in order: run's reference
+// (run/reference_gemm.cpp, compiled with the product; model_fixture.cpp). The tests' own code is
+// built at -O0, where this loop written here was half of a model test file's time.
+std::vector<double> reference_in_double(kernels::GemmShape shape, bool integer, std::vector<float> a,
+                                        std::vector<float> b);
+
 // integer: values in -4..4; otherwise uniform in [-1, 1). `params`: build parameters other
 // than the kernel's defaults.
 inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool integer, uint64_t seed,
@@ -69,12 +75,7 @@ inline ModelRun run_model(const std::string& id, kernels::GemmShape shape, bool 
       B[size_t(k) * N + n] = v;
       put(r.bufs.b, info.b_layout == kernels::BLayout::nk ? size_t(n) * K + k : size_t(k) * N + n, v, info.ab_dtype);
     }
-  r.ref.assign(size_t(M) * N, 0.0);
-  for (uint32_t m = 0; m < M; ++m)
-    for (uint32_t k = 0; k < K; ++k) {
-      const double a = A[size_t(m) * K + k];
-      for (uint32_t n = 0; n < N; ++n) r.ref[size_t(m) * N + n] += a * B[size_t(k) * N + n];
-    }
+  r.ref = reference_in_double(shape, integer, std::move(A), std::move(B));
   r.result = model::simulate(r.kernel, r.bufs, opt, 2.0 * M * N * K);
   double num = 0, den = 0;
   for (size_t i = 0; i < r.ref.size(); ++i) {
