@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -82,6 +84,40 @@ sys::ProcessResult run_tool(const std::vector<std::string>& argv) {
   return sys::run_process(argv, {.limit = tool_time_limit()});
 }
 
+namespace {
+
+// $GEMMSCOPE_PTXAS_CACHE's file for one run: its name a hash of everything the answer depends on
+// (the ptxas binary by path, size and modification time; the options; the target; the text).
+// Two 64-bit hashes of different mixing: an accidental match of both over texts of kilobytes is
+// out of reach (and a deliberate one is not this cache's concern: it is a test-suite folder).
+std::optional<fs::path> cache_file(const std::string& ptxas, const std::vector<std::string>& options,
+                                   const std::string& ptx) {
+  const char* dir = std::getenv("GEMMSCOPE_PTXAS_CACHE");
+  if (!dir || !*dir) return std::nullopt;
+  std::error_code ec;
+  const auto size = fs::file_size(ptxas, ec);
+  if (ec) return std::nullopt;
+  const auto mtime = fs::last_write_time(ptxas, ec).time_since_epoch().count();
+  if (ec) return std::nullopt;
+  uint64_t h1 = 0xcbf29ce484222325ull, h2 = 0x6a09e667f3bcc909ull;
+  const auto add = [&](std::string_view bytes) {
+    for (const unsigned char c : bytes) {
+      h1 = (h1 ^ c) * 0x100000001b3ull;              // FNV-1a
+      h2 = (h2 ^ c) * 0x9e3779b97f4a7c15ull;         // a multiplicative mix with a
+      h2 ^= h2 >> 29;                                 // shift, unlike FNV's
+    }
+    h1 = (h1 ^ 0xff) * 0x100000001b3ull;  // a field's end: ("ab", "c") is not ("a", "bc")
+    h2 = (h2 ^ 0xff) * 0x9e3779b97f4a7c15ull;
+  };
+  add(ptxas);
+  add(fmt::format("{} {} {}", size, mtime, ptx.size()));
+  for (const std::string& o : options) add(o);
+  add(ptx);
+  return fs::path(dir) / fmt::format("{:016x}{:016x}.log", h1, h2);
+}
+
+}  // namespace
+
 PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOptions& options) {
   PtxasResult r;
   const std::optional<std::string> ptxas = find_ptxas();
@@ -89,6 +125,28 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
     r.log = "ptxas not found (install the CUDA toolkit, e.g. into /usr/local/cuda, or set GEMMSCOPE_PTXAS to its ptxas)";
     r.failure = r.log;
     return r;
+  }
+  std::vector<std::string> flags = {"-v"};
+  if (options.line_info) flags.push_back("-lineinfo");
+  flags.push_back("-arch=" + std::string(ir::arch_name(target)));
+  // A run that needs no cubin may be answered from $GEMMSCOPE_PTXAS_CACHE, where an earlier run of
+  // the same text on the same ptxas that succeeded left its log (how the test suite, which
+  // assembles many texts in more than one file, runs ptxas once a text). Failures are never kept:
+  // each is ptxas's own, fresh.
+  const bool cacheable = !options.keep_cubin && !options.with_cubin;
+  const std::optional<fs::path> cached = cacheable ? cache_file(*ptxas, flags, ptx) : std::nullopt;
+  if (cached) {
+    std::ifstream f(*cached, std::ios::binary);
+    if (f) {
+      r.log.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+      std::vector<std::string> argv = {*ptxas};
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      argv.insert(argv.end(), {"kernel.ptx", "-o", "kernel.cubin"});
+      r.command = sys::command_line(argv) + "  # answered from $GEMMSCOPE_PTXAS_CACHE: " + cached->string();
+      r.ran = r.ok = true;
+      r.exit_code = 0;
+      return r;
+    }
   }
   // Removed with everything in it on every path out of here (a failed, killed or throwing tool).
   std::optional<sys::TempDir> dir;
@@ -101,9 +159,9 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   }
   const std::string in = dir->file("kernel.ptx"), out = dir->file("kernel.cubin");
   std::ofstream(in) << ptx;
-  std::vector<std::string> argv = {*ptxas, "-v"};
-  if (options.line_info) argv.push_back("-lineinfo");
-  argv.insert(argv.end(), {"-arch=" + std::string(ir::arch_name(target)), in, "-o", out});
+  std::vector<std::string> argv = {*ptxas};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  argv.insert(argv.end(), {in, "-o", out});
   r.command = sys::command_line(argv);
   const sys::ProcessResult p = run_tool(argv);
   r.log = p.output;
@@ -112,6 +170,20 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   r.ok = p.ok() && fs::exists(out);
   if (!p.ok()) r.failure = p.describe("ptxas");
   else if (!r.ok) r.failure = "ptxas exited with status 0 but wrote no cubin";
+  if (r.ok && cached) {  // written whole under another name, then renamed: a reader never sees half of it
+    std::error_code ec;
+    fs::create_directories(cached->parent_path(), ec);
+    const fs::path part = cached->string() + fmt::format(".{}.part", ::getpid());
+    bool written = false;
+    {
+      std::ofstream f(part, std::ios::binary);
+      f << r.log;
+      f.close();
+      written = bool(f);
+    }
+    if (written) fs::rename(part, *cached, ec);
+    if (!written || ec) fs::remove(part, ec);
+  }
   if (r.ok && options.keep_cubin) r.cubin = read_file(out);
   if (r.ok && options.with_cubin) options.with_cubin(out);
   return r;
