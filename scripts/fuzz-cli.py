@@ -451,6 +451,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per run")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--no-sweep", action="store_true", help="the long form without the kernel x shape sweep")
+    parser.add_argument("--cache-home", help="the XDG_CACHE_HOME of the runs, where the speed ladder's predictions are "
+                        "kept (default: a fresh folder; the test suite passes its own, already made)")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     rng = random.Random(args.seed)
@@ -496,7 +498,8 @@ def main():
     # every run): the first run that shows the ladder makes the 22 predictions, the others read
     # them, as a user's second start of the app does.
     env = dict(os.environ, HOME=os.path.join(scratch, "home"), XDG_CONFIG_HOME=os.path.join(scratch, "config"),
-               XDG_CACHE_HOME=os.path.join(top, "cache"), TMPDIR=os.path.join(scratch, "tmp"),
+               XDG_CACHE_HOME=os.path.abspath(args.cache_home) if args.cache_home else os.path.join(top, "cache"),
+               TMPDIR=os.path.join(scratch, "tmp"),
                ASAN_OPTIONS="detect_leaks=0", LC_ALL="C")
     for name in ("WAYLAND_DISPLAY", "GEMMSCOPE_PTXAS", "GEMMSCOPE_NVDISASM", "GEMMSCOPE_CUOBJDUMP",
                  "GEMMSCOPE_TOOL_TIMEOUT"):
