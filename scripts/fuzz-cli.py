@@ -489,8 +489,14 @@ def main():
 
     # A build without the GUI (-DGEMMSCOPE_GUI=OFF) parses `gui`'s options against no views and
     # then says it has none: its GUI runs are fuzzed as without a display (no exit code expected).
-    probe = subprocess.run([binary, "gui", "--frame-stats"], stdin=subprocess.DEVNULL, capture_output=True,
-                           env={k: v for k, v in os.environ.items() if k != "DISPLAY"}, timeout=args.timeout)
+    try:
+        probe = subprocess.run([binary, "gui", "--frame-stats"], stdin=subprocess.DEVNULL, capture_output=True,
+                               env={k: v for k, v in os.environ.items() if k != "DISPLAY"}, timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        # Without a display the app must say so and stop at once: a hang here is a finding too.
+        print(f"fuzz-cli: `{binary} gui --frame-stats` without a display did not return in {args.timeout:g} s")
+        shutil.rmtree(top, ignore_errors=True)
+        return 1
     has_gui = b"this build has no GUI" not in probe.stderr
     xvfb, display = (start_xvfb() if has_gui and any(r.argv and r.argv[0] == "gui" for r in runs)
                      else (None, None))
