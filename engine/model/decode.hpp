@@ -177,6 +177,10 @@ DirectFn mma_sync_direct();
 // offset in d.src[0] and d.offset, its count in d.vec and its registers in d.data_regs; else
 // nullptr, d unchanged.
 DirectFn ldmatrix_direct_for(const ir::Inst& in, DecodedInst& d);
+// The straight paths of cp.async, cp.async.commit_group and cp.async.wait_group
+// (exec_cp_async.cpp), for an untraced whole warp with nothing to report; nullptr for any
+// other op.
+DirectFn cp_async_direct(ir::Op op);
 
 struct Program {
   std::vector<DecodedInst> insts;  // one per ir::Inst, same index (pc)
@@ -211,8 +215,10 @@ bool cpu_has_avx512_bf16();
 // Decodes a verified kernel. The result is read-only while CTAs run. sass_per_inst (empty: not
 // known) gives the shared loads ptxas folded (shared_load_folds); sass_first (empty: not known)
 // the order ptxas scheduled the instructions in, which bounds how far up a load moves (set_hoists).
+// straight_copies: cp.async and its commit and wait get their straight paths (cp_async_direct;
+// SimOptions::straight_copies).
 Program decode_program(const ir::Kernel& kernel, const std::vector<uint16_t>& sass_per_inst = {},
-                       const std::vector<uint32_t>& sass_first = {});
+                       const std::vector<uint32_t>& sass_first = {}, bool straight_copies = true);
 
 // Per-family selectors (in the exec_*.cpp that owns the semantics): the function that runs
 // this instruction, specialised for its form when the family has a fast version of it.

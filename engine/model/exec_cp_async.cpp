@@ -400,6 +400,11 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   return true;
 }
 
+// What a cp.async costs once its copies are made (quiet_copies or lane_copies): the shared
+// side's wavefronts, the global side's lines, and when its group can land.
+void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array<uint32_t, 32>& saddr,
+                    const std::array<uint64_t, 32>& gaddr, uint32_t reading);
+
 }  // namespace
 
 void exec_cp_async(ExecContext& x) {
@@ -412,7 +417,6 @@ void exec_cp_async(ExecContext& x) {
            fmt::format("cp.async copies 4, 8 or 16 bytes per thread, not {}", bytes));
     return;
   }
-  Warp& w = x.warp;
   // Every lane's addresses, 0 for a lane that has none (the trace records all 32): a whole
   // warp's quiet copies write all of them, so they are zeroed only where that may not happen
   // (zeroing them was 6% of this function).
@@ -428,6 +432,15 @@ void exec_cp_async(ExecContext& x) {
     if (whole) saddr.fill(0), gaddr.fill(0);
     lane_copies(x, ops, bytes, saddr, gaddr, reading);
   }
+  account_copies(x, bytes, quiet, saddr, gaddr, reading);
+}
+
+namespace {
+
+void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array<uint32_t, 32>& saddr,
+                    const std::array<uint64_t, 32>& gaddr, uint32_t reading) {
+  Cta& c = x.cta;
+  Warp& w = x.warp;
   // The shared side goes through the bank model as one warp-wide store of cp-size bytes, its
   // wavefronts on the L1's data path. The global side looks up each 128-byte line it reads at
   // the L1's tag stage, a line a cycle as a global load's lines (l1_lines_per_cycle), and what a
@@ -479,20 +492,44 @@ void exec_cp_async(ExecContext& x) {
   x.latency = timing::kAluLatency;
 }
 
-namespace {
+// The copies since the last commit become the warp's newest group. An empty group is allowed
+// and complete at once (PTX ISA: commit_group with no copies).
+void commit_copies(Cta& c, Warp& w) {
+  w.cp_async_groups.push_back({std::max(w.cp_async_uncommitted_complete_at, c.now), std::move(w.cp_async_uncommitted)});
+  w.cp_async_uncommitted.clear();
+  w.cp_async_uncommitted_complete_at = 0;
+}
 
 // commit_group's work, which wait_all does first.
 void commit_pending(ExecContext& x) {
   report_divergent(x);
   Warp& w = x.warp;
-  // An empty group is allowed and complete at once (PTX ISA: commit_group with no copies).
-  w.cp_async_groups.push_back({std::max(w.cp_async_uncommitted_complete_at, x.cta.now), std::move(w.cp_async_uncommitted)});
-  w.cp_async_uncommitted.clear();
-  w.cp_async_uncommitted_complete_at = 0;
+  commit_copies(x.cta, w);
   x.latency = timing::kAluLatency;
   if (x.cta.trace)  // the pipeline view replays each warp's groups from these
     trace_event(x.cta, EventKind::cp_async_commit, x.cta.now, w.id, x.inst_id, x.mask, kNone,
                 uint32_t(w.cp_async_groups.size()));
+}
+
+// Lands the warp's `retire` oldest groups and drops them; the latency of the wait: until the
+// last of them has landed.
+uint32_t retire_groups(Cta& c, Warp& w, size_t retire) {
+  uint64_t until = c.now;
+  for (size_t g = 0; g < retire; ++g) {
+    until = std::max(until, w.cp_async_groups[g].complete_at);
+    land(c, w, w.cp_async_groups[g]);
+    // Its list's room goes to the copies the warp issues next (commit hands the list on to
+    // its group and leaves none): grown anew copy by copy, every group's list was reallocated
+    // at each doubling.
+    std::vector<Warp::CpAsyncCopy>& copies = w.cp_async_groups[g].copies;
+    if (w.cp_async_uncommitted.empty() && w.cp_async_uncommitted.capacity() < copies.capacity()) {
+      copies.clear();
+      w.cp_async_uncommitted.swap(copies);
+    }
+  }
+  w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));
+  // The warp sleeps until the last retired group has landed.
+  return uint32_t(std::max<uint64_t>(until - c.now, timing::kAluLatency));
 }
 
 }  // namespace
@@ -513,26 +550,59 @@ void exec_cp_async_wait_group(ExecContext& x) {
   } else {
     keep = size_t(std::max<int64_t>(ir::group_count_operands_of(x.inst).n.imm, 0));
   }
-  uint64_t until = x.cta.now;
-  size_t retire = w.cp_async_groups.size() > keep ? w.cp_async_groups.size() - keep : 0;
-  for (size_t g = 0; g < retire; ++g) {
-    until = std::max(until, w.cp_async_groups[g].complete_at);
-    land(x.cta, w, w.cp_async_groups[g]);
-    // Its list's room goes to the copies the warp issues next (commit hands the list on to
-    // its group and leaves none): grown anew copy by copy, every group's list was reallocated
-    // at each doubling.
-    std::vector<Warp::CpAsyncCopy>& copies = w.cp_async_groups[g].copies;
-    if (w.cp_async_uncommitted.empty() && w.cp_async_uncommitted.capacity() < copies.capacity()) {
-      copies.clear();
-      w.cp_async_uncommitted.swap(copies);
-    }
-  }
-  w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));
+  const size_t retire = w.cp_async_groups.size() > keep ? w.cp_async_groups.size() - keep : 0;
+  x.latency = retire_groups(x.cta, w, retire);
   if (x.cta.trace)
     trace_event(x.cta, EventKind::cp_async_wait, x.cta.now, w.id, x.inst_id, x.mask,
                 uint32_t(w.cp_async_groups.size()), uint32_t(retire));
-  // The warp sleeps until the last retired group has landed.
-  x.latency = uint32_t(std::max<uint64_t>(until - x.cta.now, timing::kAluLatency));
+}
+
+namespace {
+
+// The straight paths (decode.hpp, DirectFn) of an untraced whole warp's cp.async, commit_group
+// and wait_group: what the exec forms above do for it when there is nothing to report or record
+// (a whole warp is every live lane, so report_divergent has nothing to say). They keep step 09's
+// and 10's copies in the scheduler's straight loop (cta.cpp), whose round trip through the
+// general loop was 5% of step 09.
+
+// exec_cp_async where its copies are quiet (quiet_copies, which changes nothing where they are
+// not: the exec form then reports what it always did).
+uint32_t direct_cp_async(Cta& c, Warp& w, const DecodedInst& d) {
+  const uint32_t pc = uint32_t(&d - c.program->insts.data());
+  ExecContext x{c, w, c.launch.kernel->insts[pc], d, pc, kAllLanes, kAllLanes};
+  const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
+  const uint32_t bytes = uint32_t(ops.bytes.imm);
+  if ((bytes != 4 && bytes != 8 && bytes != 16) || ops.src_bytes) return 0;
+  std::array<uint32_t, 32> saddr;
+  std::array<uint64_t, 32> gaddr;
+  if (!quiet_copies(x, ops, bytes, saddr, gaddr)) return 0;
+  account_copies(x, bytes, true, saddr, gaddr, kAllLanes);
+  return x.latency;
+}
+
+uint32_t direct_commit_group(Cta& c, Warp& w, const DecodedInst&) {
+  commit_copies(c, w);
+  return timing::kAluLatency;
+}
+
+// wait_group N (not wait_all, whose commit comes first: the exec form runs it).
+uint32_t direct_wait_group(Cta& c, Warp& w, const DecodedInst& d) {
+  const ir::Inst& in = c.launch.kernel->insts[size_t(&d - c.program->insts.data())];
+  if (in.op != ir::Op::cp_async_wait_group) return 0;
+  const size_t keep = size_t(std::max<int64_t>(ir::group_count_operands_of(in).n.imm, 0));
+  return retire_groups(c, w, w.cp_async_groups.size() > keep ? w.cp_async_groups.size() - keep : 0);
+}
+
+}  // namespace
+
+DirectFn cp_async_direct(ir::Op op) {
+  switch (op) {
+    case ir::Op::cp_async_cg:
+    case ir::Op::cp_async_ca: return direct_cp_async;
+    case ir::Op::cp_async_commit_group: return direct_commit_group;
+    case ir::Op::cp_async_wait_group: return direct_wait_group;
+    default: return nullptr;
+  }
 }
 
 }  // namespace gs::model

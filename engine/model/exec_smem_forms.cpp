@@ -133,13 +133,23 @@ struct SharedLanePattern {
   // Every lane of a 4-byte access, lanes 4g .. 4g + 3 at four consecutive words (mma.sync's
   // fragments, step 09): a 16-byte load a group of four lanes.
   bool quads = false;
+  // Every offset 0, or lane l's 4 l: the offsets a whole warp's ld.shared.u32 at one address or
+  // at consecutive words has, which direct_shared_load_u32 takes another way first
+  // (repeated_lane_pattern_avx2 leaves such an entry alone).
+  bool one_run = false;
 };
+
+// The entries, per thread, by instruction index (shared_lane_pattern).
+std::vector<SharedLanePattern>& lane_patterns() {
+  thread_local std::vector<SharedLanePattern> patterns;
+  return patterns;
+}
 
 // The pattern of this access, or nullptr where an offset is not aligned to the access (the
 // general path reports it).
 const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint32_t bytes, uint32_t a0,
                                              const std::array<uint32_t, 32>& diff) {
-  thread_local std::vector<SharedLanePattern> patterns;
+  std::vector<SharedLanePattern>& patterns = lane_patterns();
   if (inst >= patterns.size()) patterns.resize(inst + 1);
   SharedLanePattern& p = patterns[inst];
   const uint32_t low = a0 & 3;
@@ -180,8 +190,53 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
   p.quads = mask == 0xFFFFFFFFu && bytes == 4;
   for (uint32_t l = 0; l < 32 && p.quads; ++l) p.quads = diff[l] == diff[l & ~3u] + 4 * (l & 3);
+  bool same = true, consecutive = true;
+  for (uint32_t l = 0; l < 32; ++l) {
+    same = same && diff[l] == 0;
+    consecutive = consecutive && diff[l] == 4 * l;
+  }
+  p.one_run = same || consecutive;
   return &p;
 }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Whether lane l's offset from lane 0, u32(lanes[l] - lanes[0]), is diff[l] for every lane: eight
+// lanes' low words a compare.
+__attribute__((target("avx2"))) inline bool same_offsets_avx2(const uint64_t* lanes, const uint32_t* diff) {
+  const __m256i first = _mm256_set1_epi64x(int64_t(lanes[0]));
+  const __m256i low_words = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+  __m256i differ = _mm256_setzero_si256();
+#pragma GCC unroll 4
+  for (uint32_t l = 0; l < 32; l += 8) {
+    const __m256i lo = _mm256_permutevar8x32_epi32(
+        _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + l)), first), low_words);
+    const __m256i hi = _mm256_permutevar8x32_epi32(
+        _mm256_sub_epi64(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes + l + 4)), first), low_words);
+    const __m256i offsets = _mm256_permute2x128_si256(lo, hi, 0x20);  // lanes l .. l + 7
+    differ = _mm256_or_si256(differ,
+                             _mm256_xor_si256(offsets, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(diff + l))));
+  }
+  return _mm256_testz_si256(differ, differ) != 0;
+}
+
+// The entry shared_lane_pattern would return for a whole warp's 4-byte access of instruction
+// `inst` from the address register `lanes` (first address a0), where it is the one kept there
+// already and not a run of words (one_run): the lanes' offsets compared with the kept ones in a
+// few vector instructions, without the offsets' array, the search for an even step and the
+// entry's compare of them. Lanes whose offsets are not one run cannot step evenly by 0 or 4
+// bytes, so direct_shared_load_u32 would come to this entry through its pattern path. nullptr
+// says nothing: the caller takes its usual way.
+__attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pattern_avx2(uint32_t inst,
+                                                                                          const uint64_t* lanes,
+                                                                                          uint32_t a0) {
+  const std::vector<SharedLanePattern>& patterns = lane_patterns();
+  if (inst >= patterns.size()) return nullptr;
+  const SharedLanePattern& p = patterns[inst];
+  if (p.mask != kAllLanes || p.bytes != 4 || p.low != (a0 & 3) || p.one_run || !same_offsets_avx2(lanes, p.diff.data()))
+    return nullptr;
+  return &p;
+}
+#endif
 
 // A read of the words of pattern p from word `first` (inside the CTA's records) by warp w: the
 // lines' entries from its lowest word to its highest where they hold (quiet_reads; p->words is
@@ -375,16 +430,23 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
 }
 
 // direct_shared_load_u32 for any other pattern of the lanes: what shared_form does for it.
+// `known`: the pattern, where repeated_lane_pattern_avx2 found it (nullptr: looked up here).
 template <bool kAvx2>
 [[gnu::always_inline]] inline uint32_t direct_pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d,
-                                                               const uint64_t* base) {
+                                                               const uint64_t* base,
+                                                               const SharedLanePattern* known = nullptr) {
   const uint64_t size = c.smem.size();
   if (size < 4 || c.smem_word_state.size() * 4 < size) return 0;
   const uint32_t inst = uint32_t(&d - c.program->insts.data());
   const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
-  std::array<uint32_t, 32> diff;
-  for (uint32_t l = 0; l < 32; ++l) diff[l] = uint32_t(base[l] - base[0]);
-  const SharedLanePattern* p = shared_lane_pattern(inst, kAllLanes, 4, a0, diff);
+  const SharedLanePattern* p = known;
+  std::array<uint32_t, 32> offsets;
+  if (!p) {
+    for (uint32_t l = 0; l < 32; ++l) offsets[l] = uint32_t(base[l] - base[0]);
+    p = shared_lane_pattern(inst, kAllLanes, 4, a0, offsets);
+  }
+  // The lanes' offsets: the pattern's own (they equal them where it was found).
+  const std::array<uint32_t, 32>& diff = p ? p->diff : offsets;
   const int64_t o0 = int64_t(uint32_t(a0 - timing::kSmemBaseAddress));
   if (!p || o0 + p->lo < 0 || o0 + p->hi + 4 > int64_t(size) || (a0 & 3) != 0) return 0;
   if (!pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2))) return 0;
@@ -415,6 +477,13 @@ template <bool kAvx2>
 [[gnu::always_inline]] inline uint32_t direct_shared_load_u32(Cta& c, Warp& w, const DecodedInst& d) {
   if (w.written[d.src[0].reg] != kAllLanes || !d.no_wgmma_regs || d.fold_leader != kNone || d.fold_bytes != 0) return 0;
   const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
+#if defined(__x86_64__) && defined(__GNUC__)
+  // A loop's fragment load comes back with the offsets it had: its kept pattern at once.
+  if constexpr (kAvx2)
+    if (const SharedLanePattern* p = repeated_lane_pattern_avx2(uint32_t(&d - c.program->insts.data()), base,
+                                                                uint32_t(base[0] + uint64_t(d.offset))))
+      return direct_pattern_load_u32<kAvx2>(c, w, d, base, p);
+#endif
   uint64_t step = 0;
   const bool even =
       kAvx2 ? lanes_step_evenly_avx2(base, 0xFFFFFFFFu, &step) : lanes_step_evenly(base, 0xFFFFFFFFu, &step);

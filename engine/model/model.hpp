@@ -68,6 +68,10 @@ struct SimOptions {
   // Kernels that use clusterlaunchcontrol: how many CTAs the GPU runs at once (the first wave;
   // 0: one per SM of the predicted machine). The rest wait in the grid's queue (grid.cpp).
   uint32_t resident_ctas = 0;
+  // An untraced whole warp's cp.async, commit_group and wait_group run through their straight
+  // paths (exec_cp_async.cpp), the same bits as their exec forms; false only to check the one
+  // against the other (tests/model/test_cp_async_straight.cpp).
+  bool straight_copies = true;
 };
 
 struct SimStats {

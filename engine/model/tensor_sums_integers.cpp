@@ -481,6 +481,12 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(c
   _mm512_store_si512(bw + 16, yb[0][1]);
   _mm512_store_si512(bw + 32, yb[1][0]);
   _mm512_store_si512(bw + 48, yb[1][1]);
+  // Each word is broadcast from memory (a load, or vdpbf16ps's own {1to16} operand): GCC, which
+  // sees the stores above, would otherwise take the 64 words out of the registers one by one
+  // (vpextrd into a general register, vpbroadcastd back: four or five shuffle and transfer
+  // uops a word, where the shuffle ports were what held the pair sums back). The empty asm
+  // says bw may have changed, so the words are read from it.
+  asm("" : "+m"(bw));
   for (uint32_t n = 0; n < 8; ++n) S[n] = _mm512_setzero_ps();
 #pragma GCC unroll 8
   for (uint32_t p = 0; p < 8; ++p) {

@@ -1,0 +1,73 @@
+// The straight paths of an untraced whole warp's cp.async, commit_group and wait_group
+// (engine/model/exec_cp_async.cpp: direct_cp_async, direct_commit_group, direct_wait_group)
+// against their exec forms (SimOptions::straight_copies = false): the same C, statistics, cycles,
+// and hazards, for the Ampere steps' cp.async rings as written, with each of their
+// mistakes (a read before the wait, a copy racing the other warps' reads), and at shapes of
+// one and of several CTAs.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+
+void check_same(const model::SimResult& exec, const model::SimResult& straight) {
+  CHECK(straight.completed == exec.completed);
+  CHECK(straight.stats.warp_instructions == exec.stats.warp_instructions);
+  CHECK(straight.stats.thread_instructions == exec.stats.thread_instructions);
+  CHECK(straight.stats.smem_accesses == exec.stats.smem_accesses);
+  CHECK(straight.stats.smem_wavefronts == exec.stats.smem_wavefronts);
+  CHECK(straight.stats.smem_bank_conflicts == exec.stats.smem_bank_conflicts);
+  CHECK(straight.stats.max_cta_cycles == exec.stats.max_cta_cycles);
+  REQUIRE(straight.hazards.size() == exec.hazards.size());
+  for (size_t h = 0; h < exec.hazards.size(); ++h) {
+    CHECK(straight.hazards[h].kind == exec.hazards[h].kind);
+    CHECK(straight.hazards[h].inst == exec.hazards[h].inst);
+    CHECK(straight.hazards[h].warp == exec.hazards[h].warp);
+    CHECK(straight.hazards[h].lane == exec.hazards[h].lane);
+    CHECK(straight.hazards[h].address == exec.hazards[h].address);
+    CHECK(straight.hazards[h].cycle == exec.hazards[h].cycle);
+    CHECK(straight.hazards[h].detail == exec.hazards[h].detail);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cp.async's straight paths do what its exec forms do", "[model][cp_async]") {
+  struct Case {
+    std::string id;
+    kernels::GemmShape shape;
+    std::set<std::string> mistakes;
+  };
+  const std::vector<Case> cases = {
+      {"ampere_cp_async", {64, 64, 64}, {}},
+      {"ampere_cp_async", {128, 128, 256}, {}},
+      {"ampere_cp_async", {64, 64, 64}, {"steady-state-wait-at-tail"}},
+      {"ampere_cp_async", {64, 64, 64}, {"no-sync-before-prefetch"}},
+      {"ampere_ldmatrix", {128, 128, 128}, {}},
+  };
+  for (const Case& k : cases)
+    for (const bool trace : {false, true}) {
+      INFO(k.id << " " << k.shape.m << "x" << k.shape.n << "x" << k.shape.k << (k.mistakes.empty() ? "" : " ")
+                << (k.mistakes.empty() ? "" : *k.mistakes.begin()) << (trace ? ", one CTA traced" : ", fast"));
+      model::SimOptions opt;
+      opt.trace = trace;
+      opt.straight_copies = false;
+      const test::ModelRun exec = test::run_model(k.id, k.shape, true, 7, k.mistakes, opt);
+      opt.straight_copies = true;
+      const test::ModelRun straight = test::run_model(k.id, k.shape, true, 7, k.mistakes, opt);
+      CHECK(straight.bufs.c == exec.bufs.c);
+      CHECK(straight.mismatches == exec.mismatches);
+      check_same(exec.result, straight.result);
+      if (k.mistakes.empty()) {
+        CHECK(straight.mismatches == 0);
+        CHECK(straight.result.hazards.empty());
+      } else {
+        CHECK(!straight.result.hazards.empty());
+      }
+    }
+}
