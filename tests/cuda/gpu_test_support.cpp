@@ -10,7 +10,7 @@
 // wants to map, and cuInit then fails with CUDA_ERROR_OUT_OF_MEMORY. Turning the protection off
 // is the documented workaround. Weak, so a definition elsewhere in the test binary wins instead
 // of clashing; ASAN_OPTIONS from the environment still override it.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(GEMMSCOPE_ASAN_BUILD)
 extern "C" __attribute__((weak, used, visibility("default"))) const char* __asan_default_options() {
   return "protect_shadow_gap=0";
 }

@@ -51,7 +51,7 @@ inline std::filesystem::path headless_dir() {
 // exit, LeakSanitizer's stop-the-world tracer itself crashed ("Tracer caught signal 11") on
 // the 1280x800 readability run, every time under ctest and never when the same command ran
 // by hand (2026-11-24). LP_NUM_THREADS=0 removed it; the pixels are the same.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(GEMMSCOPE_ASAN_BUILD)
 inline constexpr const char* kHeadlessEnv = "LP_NUM_THREADS=0 ";
 #else
 inline constexpr const char* kHeadlessEnv = "";
