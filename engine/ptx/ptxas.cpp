@@ -135,18 +135,19 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   // each is ptxas's own, fresh.
   const bool cacheable = !options.keep_cubin && !options.with_cubin;
   const std::optional<fs::path> cached = cacheable ? cache_file(*ptxas, flags, ptx) : std::nullopt;
-  if (cached) {
-    std::ifstream f(*cached, std::ios::binary);
-    if (f) {
-      r.log.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-      std::vector<std::string> argv = {*ptxas};
-      argv.insert(argv.end(), flags.begin(), flags.end());
-      argv.insert(argv.end(), {"kernel.ptx", "-o", "kernel.cubin"});
-      r.command = sys::command_line(argv) + "  # answered from $GEMMSCOPE_PTXAS_CACHE: " + cached->string();
-      r.ran = r.ok = true;
-      r.exit_code = 0;
-      return r;
-    }
+  const auto argv_for = [&](const std::string& in, const std::string& out) {
+    std::vector<std::string> argv = {*ptxas};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {in, "-o", out});
+    return argv;
+  };
+  if (std::error_code ec; cached && fs::is_regular_file(*cached, ec)) {
+    r.log = read_file(cached->string());
+    r.command = sys::command_line(argv_for("kernel.ptx", "kernel.cubin")) +
+                "  # answered from $GEMMSCOPE_PTXAS_CACHE: " + cached->string();
+    r.ran = r.ok = true;
+    r.exit_code = 0;
+    return r;
   }
   // Removed with everything in it on every path out of here (a failed, killed or throwing tool).
   std::optional<sys::TempDir> dir;
@@ -159,9 +160,7 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   }
   const std::string in = dir->file("kernel.ptx"), out = dir->file("kernel.cubin");
   std::ofstream(in) << ptx;
-  std::vector<std::string> argv = {*ptxas};
-  argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {in, "-o", out});
+  const std::vector<std::string> argv = argv_for(in, out);
   r.command = sys::command_line(argv);
   const sys::ProcessResult p = run_tool(argv);
   r.log = p.output;
