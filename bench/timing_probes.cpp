@@ -385,6 +385,24 @@ int main(int argc, char** argv) {
       p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
       probes.push_back(std::move(p));
     }
+  // Step 09's mix: its copies (rows of 32 bytes) beside ld.shared of 2 wavefronts (its fragment
+  // reads), and of 4: on the card its LDS and LDGSTS wait for each other in the MIO queue
+  // (docs/results/2026-12-03-lines), which the conflict-free rows above do not show.
+  for (const uint32_t ways : {2u, 4u})
+    for (const uint32_t shared : {8u, 20u}) {
+      const uint32_t reps = 64 / q;
+      Probe p{fmt::format("cp_async_fill_rows32_lds{}_c{}_32warps", shared, ways),
+              fmt::format("cp.async.cg 16 B a lane (32 B a row: 16 lines a copy) from L2, 4 a round, and {} "
+                          "ld.shared.u32 of {} wavefronts ({}-way bank conflicts) a round, 32 warps: "
+                          "warp-instructions (both kinds) per cycle",
+                          shared, ways, ways),
+              "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared, 32, ways), {}, nullptr, true};
+      p.buffers.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
+      p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+      const double insts = 32.0 * (4.0 + shared) * reps;
+      p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
+      probes.push_back(std::move(p));
+    }
   for (const uint32_t shared : {0u, 8u}) {
     Probe p{shared ? "l1_shared_mix_32warps" : "l1_loads_stride4_32warps",
             shared ? "ld.global u32 (1 line a load, warm L1) and ld.shared.u32 (1 wavefront) in turn, 8 of each a "

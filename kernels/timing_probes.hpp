@@ -103,8 +103,11 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
 // shared memory cost the L1's data path. C as the stride probe's. With `row_bytes` (32 or 64),
 // lanes take 16 bytes of a row in turn and each row is a 128-byte line of its own, as steps 09
 // (32 bytes a row) and 10 (64) copy: a copy reads 16 or 8 lines where the plain probe's 512
-// contiguous bytes are 4 whole lines: what a copy's lines cost beside its bytes.
-ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads = 0, uint32_t row_bytes = 0);
+// contiguous bytes are 4 whole lines: what a copy's lines cost beside its bytes. With
+// `conflict_ways` 2 or 4 each ld.shared hits every bank it uses that many times (2: step 09's
+// fragment reads): whether the conflicted loads and the copies wait for each other in order.
+ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads = 0, uint32_t row_bytes = 0,
+                                     uint32_t conflict_ways = 1);
 
 // Co-resident CTAs (how much the CTAs an SM holds at once hide each other's stalls, where they
 // share its schedulers and the L1's data path): `ctas` CTAs of `warps` warps, each asking for

@@ -25,9 +25,16 @@ namespace {
 // The shared words an L1 probe reads beside its global loads: lane l's word of each of 16 rows
 // of 128 bytes (or `rows`), written once by warp 0 (their own addresses, so each load reads a
 // known value); the caller's barrier publishes them. Lane l's slot in row 0.
-Reg probe_shared_slots(Builder& b, const Reg& tid, const Reg& lane, uint32_t rows = 16) {
-  auto slots = b.shared("slots", rows * 128, 128, ir::SmemUse::other);
-  Reg slot = (b.smem_address(slots, 0, "slots_addr") + (lane << 2)).named("slot");
+// With `ways` of 2 or 4, lane l reads word l % (32 / ways) of row l / (32 / ways) beyond: `ways`
+// lanes a bank, each in another row (an ld.shared of `ways` wavefronts, as step 09's fragment
+// reads of rows 32 bytes apart take two).
+Reg probe_shared_slots(Builder& b, const Reg& tid, const Reg& lane, uint32_t rows = 16, uint32_t ways = 1) {
+  auto slots = b.shared("slots", (rows + ways - 1) * 128, 128, ir::SmemUse::other);
+  const uint32_t per_row = 32 / ways;
+  Reg off = ways == 1 ? (lane << 2).named("slot_off")
+                      : (((lane & (per_row - 1)) << 2) + ((lane >> uint32_t(std::countr_zero(per_row))) << 7))
+                            .named("slot_off");
+  Reg slot = (b.smem_address(slots, 0, "slots_addr") + off).named("slot");
   b.if_((tid < 32u).named("first_warp"), [&] {
     for (uint32_t u = 0; u < rows; ++u) b.st_shared(Type::u32, Addr::at(slot, int32_t(128 * u)), {slot});
   });
@@ -130,14 +137,18 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
   return b.finish();
 }
 
-ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads, uint32_t row_bytes) {
-  if (warps == 0 || warps > 32 || reps == 0 || shared_loads > 80 || (row_bytes != 0 && row_bytes != 32 && row_bytes != 64))
+ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads, uint32_t row_bytes,
+                                     uint32_t conflict_ways) {
+  if (warps == 0 || warps > 32 || reps == 0 || shared_loads > 80 || (row_bytes != 0 && row_bytes != 32 && row_bytes != 64) ||
+      (conflict_ways != 1 && conflict_ways != 2 && conflict_ways != 4) || (conflict_ways > 1 && shared_loads == 0))
     throw std::invalid_argument(fmt::format("a cp.async fill probe needs 1..32 warps, a repetition, at most 80 "
-                                            "shared loads a round and rows of 0 (contiguous), 32 or 64 bytes (got {}, "
+                                            "shared loads a round, rows of 0 (contiguous), 32 or 64 bytes and loads of "
+                                            "1, 2 or 4 ways a bank (more than 1 only with shared loads) (got {}, {}, "
                                             "{}, {}, {})",
-                                            warps, reps, shared_loads, row_bytes));
-  Builder b(fmt::format("timing_cp_async_fill{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
-                        shared_loads ? fmt::format("_lds{}", shared_loads) : ""),
+                                            warps, reps, shared_loads, row_bytes, conflict_ways));
+  Builder b(fmt::format("timing_cp_async_fill{}{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
+                        shared_loads ? fmt::format("_lds{}", shared_loads) : "",
+                        conflict_ways > 1 ? fmt::format("_c{}", conflict_ways) : ""),
             ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
@@ -161,7 +172,8 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
   Reg mine_src = (A + b.cvt(Type::u64, lane_off, ir::Rounding::none, "lane_off64")).named("mine_src");
   Reg mine_dst = (b.smem_address(ring, 0, "ring_addr") + warp * (2 * kRoundBytes) + (lane << 4)).named("mine_dst");
   // Every load of a round a row of its own (ptxas would load a row read twice once): 8 + loads rows.
-  const Reg slot = shared_loads > 0 ? probe_shared_slots(b, tid, lane, std::max(16u, 8 + shared_loads)) : Reg{};
+  const Reg slot =
+      shared_loads > 0 ? probe_shared_slots(b, tid, lane, std::max(16u, 8 + shared_loads), conflict_ways) : Reg{};
   b.bar_sync(0);
   std::vector<Reg> sum;
   for (uint32_t j = 0; j < 4; ++j) sum.push_back(b.mov(Type::b32, 0u, "sum"));

@@ -41,3 +41,37 @@ TEST_CASE("cp.async: a copy's lines take the L1's tag stage, a line a cycle, and
   CHECK(whole80 == Approx(96).epsilon(0.1));  // 80 ld.shared and 16 written wavefronts
   CHECK(rows80 - whole80 == Approx(48 * model::timing::kCpAsyncLinePathCycles).margin(3));
 }
+
+TEST_CASE("cp.async fill probe with conflicted ld.shared: each load takes its ways' wavefronts, no race",
+          "[model][timing]") {
+  // The probe's rows of step 09's mix (bench: cp_async_fill_rows32_lds8_c2_32warps, ...): every
+  // ld.shared hits each bank it uses `ways` times, so takes `ways` wavefronts, and the loads
+  // and the copies' writes of another layout are as free of races as the conflict-free one's.
+  const auto run = [](uint32_t ways) {
+    model::GemmBuffers buf;
+    buf.a.assign(size_t(2) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
+    buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;
+    opt.fast_forward = false;  // every pass run: the counts below are every load's
+    opt.machine = &model::timing::kH200;
+    model::SimResult r = model::simulate(kernels::build_cp_async_fill_probe(32, 2, 8, 32, ways), buf, opt, 0.0);
+    REQUIRE(r.completed);
+    REQUIRE(r.hazards.empty());
+    return r;
+  };
+  const model::SimResult one = run(1), two = run(2), four = run(4);
+  // 2 rounds of 8 loads a warp, 32 warps (and warp 0's 16 stores).
+  const uint64_t loads = 32 * 2 * 8;
+  for (const auto* r : {&one, &two, &four}) REQUIRE(r->stats.smem_accesses >= loads);
+  // The copies' writes are the same in the three runs; warp 0's 16 stores take `ways` wavefronts
+  // each, as the loads do.
+  const auto load_wavefronts = [&](const model::SimResult& r, uint32_t ways) {
+    return double(r.stats.smem_wavefronts) - double(one.stats.smem_wavefronts) + double(loads) - 16.0 * (ways - 1);
+  };
+  CHECK(load_wavefronts(two, 2) == 2.0 * loads);
+  CHECK(load_wavefronts(four, 4) == 4.0 * loads);
+  CHECK(two.stats.smem_bank_conflicts >= loads);
+  CHECK(four.stats.smem_bank_conflicts >= 3 * loads);
+  CHECK_THROWS_AS(kernels::build_cp_async_fill_probe(32, 2, 8, 32, 3), std::invalid_argument);
+  CHECK_THROWS_AS(kernels::build_cp_async_fill_probe(32, 2, 0, 32, 2), std::invalid_argument);
+}

@@ -269,6 +269,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_cp_async_fill_probe(32, 4, 8),
       kernels::build_cp_async_fill_probe(32, 4, 0, 32),
       kernels::build_cp_async_fill_probe(32, 4, 8, 64),
+      kernels::build_cp_async_fill_probe(32, 4, 8, 32, 2),
       kernels::build_wgmma_probe(2, 256, 2),
       kernels::build_tma_probe(2, 4, 2, 256, 16, 1),
       kernels::build_tma_probe(4, 4, 2, 128, 16, 2),
