@@ -279,9 +279,49 @@ template <bool kAvx2>
 // A loop of its own, so that what it keeps from issue to issue stays in registers; inside
 // the general loop, with its many cases, the compiler kept them on the stack (callgrind on
 // simt_naive 256³: 230.7 -> 215.4 instructions per warp-instruction in all).
+// After warp w's issue in the straight loop of a CTA with one warp a scheduler: its next
+// instructions whose straight paths keep to its own state (DecodedInst::own_state), issued at
+// once, each at the cycle the scheduler would pick it (max(ready, scheduler free): the warp is
+// its scheduler's only one), up to the first that is not such an instruction, is past
+// max_cycles, has a guard that fails in a lane, or whose straight path declines (which then
+// changed nothing: the scheduler's busy time is put back, and the warp waits to be picked for
+// it as before). Such an issue reads and writes only the warp's registers and its scheduler's
+// pipes and busy time, and adds to counts: other warps' issues between two of them in modeled
+// time would neither see nor change what they do, and the shared parts of the SM (the L1 data
+// path, shared memory, barriers) see every other issue in the order they did. What a run of
+// them saves is a pick and a push each (a quarter of step 08's issues are mma.sync and loop
+// bookkeeping after its loads). Returns the issues it made; Cta::now is left as it was.
+template <bool kAvx2>
+[[gnu::always_inline]] inline uint64_t own_run(Cta& c, Warp& w, const DecodedInst* decoded, uint32_t ninst,
+                                               const uint32_t* sb, uint64_t max_cycles) {
+  uint64_t issued = 0;
+  uint64_t& free_at = c.scheduler_free[w.id & 3];
+  const uint64_t now = c.now;  // the issue before the run's: what the loop goes on from
+  while (w.upc < ninst) {
+    const uint32_t pc = w.upc;
+    const DecodedInst& d = decoded[pc];
+    const uint64_t time = std::max(w.ready_at, free_at);
+    if (!d.own_state || time > max_cycles || (d.guard != ir::kNone && guard_lanes<kAvx2>(w, d) != kAllLanes)) break;
+    const uint64_t now_before = c.now, free_before = free_at;
+    c.now = time;
+    free_at = time + 1;
+    const uint32_t latency = d.direct(c, w, d);
+    if (latency == 0) {
+      c.now = now_before;
+      free_at = free_before;
+      break;
+    }
+    ++issued;
+    w.upc = d.direct_next_pc;
+    w.ready_at = next_issue(c, w, pc, d, decoded, ninst, sb, time, latency);
+  }
+  c.now = now;
+  return issued;
+}
+
 template <bool kAvx2>
 [[gnu::always_inline]] inline uint64_t straight_issues(Cta& c, const DecodedInst* decoded, uint32_t ninst,
-                                                       uint64_t max_cycles) {
+                                                       uint64_t max_cycles, bool own_runs) {
   uint64_t issued = 0;
   const uint32_t* const sb = c.program->scoreboard_regs.data();
   for (;;) {
@@ -301,6 +341,7 @@ template <bool kAvx2>
     ++issued;
     w.upc = d.direct_next_pc;
     w.ready_at = next_issue(c, w, pc, d, decoded, ninst, sb, time, latency);
+    if (own_runs) issued += own_run<kAvx2>(c, w, decoded, ninst, sb, max_cycles);
 #if defined(__x86_64__) && defined(__GNUC__)
     if constexpr (kAvx2) push_issued_avx2(c, w.id, w.ready_at);
     else c.push_ready(w.id, w.ready_at);
@@ -313,17 +354,17 @@ template <bool kAvx2>
 // flatten: everything it calls but the straight paths is inlined into it (push_issued_avx2
 // has a second caller, the general loop, and GCC would otherwise call it out of line).
 [[gnu::noinline, gnu::flatten]] uint64_t straight_issues_baseline(Cta& c, const DecodedInst* decoded,
-                                                                  uint32_t ninst, uint64_t max_cycles) {
-  return straight_issues<false>(c, decoded, ninst, max_cycles);
+                                                                  uint32_t ninst, uint64_t max_cycles, bool own_runs) {
+  return straight_issues<false>(c, decoded, ninst, max_cycles, own_runs);
 }
 #if defined(__x86_64__) && defined(__GNUC__)
 [[gnu::noinline, gnu::flatten]] __attribute__((target("avx2,popcnt"))) uint64_t straight_issues_avx2(
-    Cta& c, const DecodedInst* decoded, uint32_t ninst, uint64_t max_cycles) {
-  return straight_issues<true>(c, decoded, ninst, max_cycles);
+    Cta& c, const DecodedInst* decoded, uint32_t ninst, uint64_t max_cycles, bool own_runs) {
+  return straight_issues<true>(c, decoded, ninst, max_cycles, own_runs);
 }
 #else
-uint64_t straight_issues_avx2(Cta& c, const DecodedInst* decoded, uint32_t ninst, uint64_t max_cycles) {
-  return straight_issues<false>(c, decoded, ninst, max_cycles);
+uint64_t straight_issues_avx2(Cta& c, const DecodedInst* decoded, uint32_t ninst, uint64_t max_cycles, bool own_runs) {
+  return straight_issues<false>(c, decoded, ninst, max_cycles, own_runs);
 }
 #endif
 
@@ -364,8 +405,9 @@ template <bool kAvx2>
     if (c.failed) break;
     if (!traced && !fast_forward && c.tma_pending.empty()) {
       const uint64_t limit = std::min(max_cycles, horizon);
-      const uint64_t n = kAvx2 ? straight_issues_avx2(c, decoded, ninst, limit)
-                               : straight_issues_baseline(c, decoded, ninst, limit);
+      const bool own_runs = opt.own_runs && c.one_warp_per_scheduler;
+      const uint64_t n = kAvx2 ? straight_issues_avx2(c, decoded, ninst, limit, own_runs)
+                               : straight_issues_baseline(c, decoded, ninst, limit, own_runs);
       warp_instructions += n;
       thread_instructions += 32 * n;
     }

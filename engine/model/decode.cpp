@@ -382,6 +382,14 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
   for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], uint32_t(k.regs.size()), p, p.insts[pc]);
   set_hoists(k, p, sass_first);
   set_operand_reads(k, p);
+  // The straight paths that keep to their own warp's state (DecodedInst::own_state): the ALU
+  // forms' (select_alu marks them direct_traceable: they write their destination and nothing
+  // else), a whole warp's bra, mma.sync's.
+  for (uint32_t pc = 0; pc < ninst; ++pc) {
+    DecodedInst& d = p.insts[pc];
+    const Op op = k.insts[pc].op;
+    d.own_state = d.direct != nullptr && (d.direct_traceable || op == Op::bra || op == Op::mma_sync);
+  }
   return p;
 }
 

@@ -58,6 +58,12 @@ struct DecodedInst {
   // reg_write of dst: the scheduler then runs direct for traced CTAs too and records that
   // write itself (the ALU forms; not the loads, whose exec also records the access).
   bool direct_traceable = false;
+  // Its straight path reads and writes only what its own warp and that warp's scheduler keep
+  // (registers, the scheduler's tensor-core and IMAD pipes, commutative counts): an ALU form's,
+  // a whole warp's bra, mma.sync's. In a CTA of at most four warps (one a scheduler), such an
+  // issue commutes with every other warp's, so the straight loop runs a warp's run of them at
+  // once (cta.cpp, own_run).
+  bool own_state = false;
   bool is_label = false;
   // The role its kernel declares for this instruction (ir::Kernel::role_at): the traced CTA
   // records a role_enter event when a warp issues an instruction of another role.

@@ -122,6 +122,12 @@ struct Warp {
   MmaAPairs mma_a;
   uint32_t mma_a_pc = ~0u;
   uint64_t mma_a_at = 0;
+  // Bit i: the ten source registers of the mma.sync of Program::mma_regs[i] (i < kMmaWrittenBits)
+  // were written in every lane when this warp last looked (exec_mma.cpp, direct_mma_sync). A
+  // register's written lanes only grow within a CTA (Cta::written: every write ORs its lanes in,
+  // and reset_cta clears them with the warp), so the answer stays true once it is.
+  static constexpr uint32_t kMmaWrittenBits = 128;
+  std::array<uint64_t, kMmaWrittenBits / 64> mma_sources_written{};
   // The parts of a cycle its FFMAs' register reads have held it beyond their issue cycles
   // (DecodedInst::read_cycles), not yet a whole cycle.
   float read_debt = 0;

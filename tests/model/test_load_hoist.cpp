@@ -142,6 +142,36 @@ ir::Kernel path_bound_kernel(uint32_t warps) {
 
 }  // namespace
 
+TEST_CASE("issue model: the data path's inline case takes what its general search takes", "[model][timing]") {
+  // DataPath::take answers a request at or past the frontier that ends in its first word of
+  // the calendar inline; take_any is the search every other request takes. The same requests
+  // through both, mixed as the model makes them (at the frontier, behind it as a hoisted
+  // ld.shared's, across words, past the calendar's window), must get the same cycles, and leave
+  // calendars that answer every later request alike.
+  model::DataPath inline_path, search_path;
+  uint64_t seed = 12345, now = 0;
+  const auto next = [&seed](uint64_t n) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % n;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    switch (next(8)) {
+      case 0: now += next(200); break;                              // the CTA's clock moves on
+      case 1: now += model::DataPath::kCycles + next(3000); break;  // past the window
+      default: now += next(3); break;
+    }
+    const uint64_t back = next(4) == 0 ? next(600) : 0;  // a hoisted request
+    const uint64_t request = now > back ? now - back : 0;
+    const uint64_t cycles = next(6) == 0 ? next(130) : 1 + next(4);
+    INFO("request " << i << " at " << request << " for " << cycles << " cycles");
+    const model::DataPath::Taken a = inline_path.take(request, cycles);
+    const model::DataPath::Taken b = search_path.take_any(request, cycles);
+    REQUIRE(a.first == b.first);
+    REQUIRE(a.end == b.end);
+    REQUIRE(inline_path.frontier() == search_path.frontier());
+  }
+}
+
 TEST_CASE("issue model: a load moved up still waits for the L1 data path from where it moved", "[model][timing]") {
   // The calendar itself: a request takes the first free cycles from its own cycle on, also
   // behind requests made later in the model's order but for later cycles.

@@ -132,3 +132,64 @@ TEST_CASE("mma.sync: an unwritten source register is reported in operand order (
     CHECK_THAT(h.detail, Catch::StartsWith("%a1_half is read by 16 lane(s)"));
   }
 }
+
+namespace {
+
+// Two warps run one mma.sync; warp 1 (threads 32..63) wrote A's register 1 in lanes 0..15 only.
+// The straight path looks at its sources' written lanes once per warp and CTA
+// (Warp::mma_sources_written): warp 0's look must not answer for warp 1, whose mma.sync takes
+// the exec form and is reported as in the traced run.
+ir::Kernel mma_two_warps_kernel() {
+  using builder::Addr;
+  using builder::Reg;
+  using ir::Type;
+  builder::Builder b("mma_two_warps", ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg lane = (tid & 31u).named("lane");
+  Reg frag = (b.global_ptr(pa, "A_ptr") + b.mul_wide(lane, 16u, "a_off")).named("frag");
+  Reg bfrag = (b.global_ptr(pa, "B_ptr") + b.mul_wide(lane, 8u, "b_off")).named("bfrag");
+  Reg cfrag = (b.global_ptr(pa, "Cin_ptr") + b.mul_wide(lane, 16u, "c_off")).named("cfrag");
+  std::vector<Reg> a, bb, c;
+  for (uint32_t j = 0; j < 4; ++j)
+    a.push_back(b.ld_global(Type::b32, Addr::at(frag, int64_t(4 * j)), "a" + std::to_string(j)));
+  for (uint32_t j = 0; j < 2; ++j)
+    bb.push_back(b.ld_global(Type::b32, Addr::at(bfrag, int64_t(4 * kBWords + 4 * j)), "b" + std::to_string(j)));
+  for (uint32_t v = 0; v < 4; ++v)
+    c.push_back(b.ld_global(Type::f32, Addr::at(cfrag, int64_t(4 * kCWords + 4 * v)), "c" + std::to_string(v)));
+  a[1] = b.reg(Type::b32, "a1_part");
+  b.if_(tid < 48u, [&] { b.alu_into(ir::Op::mov, a[1], {a[0]}); });  // warp 0: every lane; warp 1: 0..15
+  b.mma_sync(c, a, bb, c);
+  Reg out = (b.global_ptr(pc, "C_ptr") + b.mul_wide(tid, 16u, "o_off")).named("out");
+  for (uint32_t v = 0; v < 4; ++v) b.st_global(Type::f32, Addr::at(out, int64_t(4 * v)), {c[v]});
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("mma.sync: one warp's written sources do not answer for another warp's", "[model][mma][hazards]") {
+  std::vector<model::SimResult> runs;
+  std::vector<std::vector<uint8_t>> outs;
+  for (const bool trace : {false, true}) {
+    model::GemmBuffers bufs;
+    bufs.a = fragments();
+    bufs.c.assign(64 * 16, 0);
+    model::SimOptions opt;
+    opt.trace = trace;
+    runs.push_back(model::simulate(mma_two_warps_kernel(), bufs, opt));
+    outs.push_back(bufs.c);
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    INFO((i == 0 ? "fast" : "traced"));
+    REQUIRE(runs[i].hazards.size() == 1);
+    const model::Hazard& h = runs[i].hazards.front();
+    CHECK(h.kind == model::HazardKind::uninitialized_register);
+    CHECK(h.warp == 1);
+    CHECK_THAT(h.detail, Catch::StartsWith("%a1_part is read by 16 lane(s)"));
+  }
+  CHECK(outs[0] == outs[1]);
+}
+

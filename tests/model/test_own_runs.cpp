@@ -1,0 +1,83 @@
+// The scheduler's straight loop in a CTA of at most four warps runs a warp's run of issues that
+// keep to its own state at once (engine/model/cta.cpp, own_run; DecodedInst::own_state) against
+// one pick at a time (SimOptions::own_runs = false): the same C, statistics, cycles, schedule and
+// hazards, for the Ampere steps (every one of their issues between loads is such a run) with
+// their mistakes, and a Hopper step of four warps whose TMA and wgmma issues are not, at shapes
+// of one and of several CTAs.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "tests/model/model_fixture.hpp"
+
+using namespace gs;
+
+namespace {
+
+void check_same(const model::SimResult& one, const model::SimResult& runs) {
+  CHECK(runs.completed == one.completed);
+  CHECK(runs.stats.warp_instructions == one.stats.warp_instructions);
+  CHECK(runs.stats.thread_instructions == one.stats.thread_instructions);
+  CHECK(runs.stats.smem_accesses == one.stats.smem_accesses);
+  CHECK(runs.stats.smem_wavefronts == one.stats.smem_wavefronts);
+  CHECK(runs.stats.smem_bank_conflicts == one.stats.smem_bank_conflicts);
+  CHECK(runs.stats.mma_ops == one.stats.mma_ops);
+  CHECK(runs.stats.max_cta_cycles == one.stats.max_cta_cycles);
+  CHECK(runs.stats.traced_cta_cycles == one.stats.traced_cta_cycles);
+  // Each CTA's first store into each tile of C, with the CTA's modeled cycle at it.
+  REQUIRE(runs.schedule.visits.size() == one.schedule.visits.size());
+  for (size_t i = 0; i < one.schedule.visits.size(); ++i) {
+    INFO("tile visit " << i);
+    CHECK(runs.schedule.visits[i].cta == one.schedule.visits[i].cta);
+    CHECK(runs.schedule.visits[i].tile == one.schedule.visits[i].tile);
+    CHECK(runs.schedule.visits[i].cycle == one.schedule.visits[i].cycle);
+  }
+  REQUIRE(runs.hazards.size() == one.hazards.size());
+  for (size_t h = 0; h < one.hazards.size(); ++h) {
+    CHECK(runs.hazards[h].kind == one.hazards[h].kind);
+    CHECK(runs.hazards[h].inst == one.hazards[h].inst);
+    CHECK(runs.hazards[h].warp == one.hazards[h].warp);
+    CHECK(runs.hazards[h].lane == one.hazards[h].lane);
+    CHECK(runs.hazards[h].address == one.hazards[h].address);
+    CHECK(runs.hazards[h].cycle == one.hazards[h].cycle);
+    CHECK(runs.hazards[h].detail == one.hazards[h].detail);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a warp's run of issues that keep to its own state does what one pick at a time does", "[model][timing]") {
+  struct Case {
+    std::string id;
+    kernels::GemmShape shape;
+    std::set<std::string> mistakes;
+  };
+  const std::vector<Case> cases = {
+      {"ampere_mma_global", {64, 32, 64}, {}},
+      {"ampere_mma_global", {128, 128, 256}, {}},
+      {"ampere_cp_async", {64, 64, 64}, {}},
+      {"ampere_cp_async", {128, 128, 256}, {}},
+      {"ampere_cp_async", {64, 64, 64}, {"steady-state-wait-at-tail"}},
+      {"ampere_cp_async", {64, 64, 64}, {"no-sync-before-prefetch"}},
+      {"ampere_ldmatrix", {128, 128, 128}, {}},
+      {"ampere_ldmatrix", {256, 256, 256}, {"unswizzled-ldmatrix"}},
+      {"hopper_tma_wgmma_64", {128, 128, 128}, {}},
+  };
+  for (const Case& k : cases)
+    for (const bool trace : {false, true}) {
+      INFO(k.id << " " << k.shape.m << "x" << k.shape.n << "x" << k.shape.k << (k.mistakes.empty() ? "" : " ")
+                << (k.mistakes.empty() ? "" : *k.mistakes.begin()) << (trace ? ", one CTA traced" : ", fast"));
+      model::SimOptions opt;
+      opt.trace = trace;
+      opt.threads = 1;
+      opt.own_runs = false;
+      const test::ModelRun one = test::run_model(k.id, k.shape, true, 7, k.mistakes, opt);
+      opt.own_runs = true;
+      const test::ModelRun runs = test::run_model(k.id, k.shape, true, 7, k.mistakes, opt);
+      CHECK(runs.bufs.c == one.bufs.c);
+      CHECK(runs.mismatches == one.mismatches);
+      check_same(one.result, runs.result);
+      if (k.mistakes.empty()) CHECK(runs.mismatches == 0);
+    }
+}
