@@ -3,6 +3,8 @@
 // model's C must equal the reference exactly.
 #pragma once
 
+#include <catch2/catch.hpp>
+
 #include <cstring>
 #include <random>
 #include <vector>
@@ -103,6 +105,22 @@ inline std::string hazard_list(const model::SimResult& r) {
   std::string s;
   for (const model::Hazard& h : r.hazards) s += std::string(model::hazard_kind_name(h.kind)) + " @" + std::to_string(h.inst) + ": " + h.detail + "\n";
   return s;
+}
+
+// Two runs that must agree hazard for hazard: each one's kind, instruction, warp, lane, address,
+// cycle and text (a fast path against the general one, fast against traced).
+inline void check_same_hazards(const std::vector<model::Hazard>& got, const std::vector<model::Hazard>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t h = 0; h < want.size(); ++h) {
+    INFO("hazard " << h);
+    CHECK(got[h].kind == want[h].kind);
+    CHECK(got[h].inst == want[h].inst);
+    CHECK(got[h].warp == want[h].warp);
+    CHECK(got[h].lane == want[h].lane);
+    CHECK(got[h].address == want[h].address);
+    CHECK(got[h].cycle == want[h].cycle);
+    CHECK(got[h].detail == want[h].detail);
+  }
 }
 
 }  // namespace gs::test

@@ -23,16 +23,7 @@ void check_same(const model::SimResult& exec, const model::SimResult& straight) 
   CHECK(straight.stats.smem_wavefronts == exec.stats.smem_wavefronts);
   CHECK(straight.stats.smem_bank_conflicts == exec.stats.smem_bank_conflicts);
   CHECK(straight.stats.max_cta_cycles == exec.stats.max_cta_cycles);
-  REQUIRE(straight.hazards.size() == exec.hazards.size());
-  for (size_t h = 0; h < exec.hazards.size(); ++h) {
-    CHECK(straight.hazards[h].kind == exec.hazards[h].kind);
-    CHECK(straight.hazards[h].inst == exec.hazards[h].inst);
-    CHECK(straight.hazards[h].warp == exec.hazards[h].warp);
-    CHECK(straight.hazards[h].lane == exec.hazards[h].lane);
-    CHECK(straight.hazards[h].address == exec.hazards[h].address);
-    CHECK(straight.hazards[h].cycle == exec.hazards[h].cycle);
-    CHECK(straight.hazards[h].detail == exec.hazards[h].detail);
-  }
+  test::check_same_hazards(straight.hazards, exec.hazards);
 }
 
 }  // namespace

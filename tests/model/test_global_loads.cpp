@@ -14,6 +14,7 @@
 
 #include "engine/builder/builder.hpp"
 #include "engine/model/model.hpp"
+#include "tests/model/model_fixture.hpp"
 
 using namespace gs;
 
@@ -81,17 +82,7 @@ uint32_t c_word(const std::vector<uint8_t>& c, uint32_t lane) {
 
 void check_same(const Outcome& fast, const Outcome& traced) {
   CHECK(fast.c == traced.c);
-  REQUIRE(fast.hazards.size() == traced.hazards.size());
-  for (size_t i = 0; i < fast.hazards.size(); ++i) {
-    const model::Hazard &f = fast.hazards[i], &t = traced.hazards[i];
-    CHECK(f.kind == t.kind);
-    CHECK(f.inst == t.inst);
-    CHECK(f.warp == t.warp);
-    CHECK(f.lane == t.lane);
-    CHECK(f.address == t.address);
-    CHECK(f.cycle == t.cycle);
-    CHECK(f.detail == t.detail);
-  }
+  test::check_same_hazards(fast.hazards, traced.hazards);
 }
 
 std::set<std::string> kinds(const Outcome& o) {

@@ -33,16 +33,7 @@ void check_same(const model::SimResult& one, const model::SimResult& runs) {
     CHECK(runs.schedule.visits[i].tile == one.schedule.visits[i].tile);
     CHECK(runs.schedule.visits[i].cycle == one.schedule.visits[i].cycle);
   }
-  REQUIRE(runs.hazards.size() == one.hazards.size());
-  for (size_t h = 0; h < one.hazards.size(); ++h) {
-    CHECK(runs.hazards[h].kind == one.hazards[h].kind);
-    CHECK(runs.hazards[h].inst == one.hazards[h].inst);
-    CHECK(runs.hazards[h].warp == one.hazards[h].warp);
-    CHECK(runs.hazards[h].lane == one.hazards[h].lane);
-    CHECK(runs.hazards[h].address == one.hazards[h].address);
-    CHECK(runs.hazards[h].cycle == one.hazards[h].cycle);
-    CHECK(runs.hazards[h].detail == one.hazards[h].detail);
-  }
+  test::check_same_hazards(runs.hazards, one.hazards);
 }
 
 }  // namespace
