@@ -123,4 +123,26 @@ inline void check_same_hazards(const std::vector<model::Hazard>& got, const std:
   }
 }
 
+// Two runs of one kernel that must agree (a fast path against the general one): completion, the
+// counts, the cycles, each CTA's first store into each tile of C with its cycle, and every hazard.
+inline void check_same_run(const model::SimResult& got, const model::SimResult& want) {
+  CHECK(got.completed == want.completed);
+  CHECK(got.stats.warp_instructions == want.stats.warp_instructions);
+  CHECK(got.stats.thread_instructions == want.stats.thread_instructions);
+  CHECK(got.stats.smem_accesses == want.stats.smem_accesses);
+  CHECK(got.stats.smem_wavefronts == want.stats.smem_wavefronts);
+  CHECK(got.stats.smem_bank_conflicts == want.stats.smem_bank_conflicts);
+  CHECK(got.stats.mma_ops == want.stats.mma_ops);
+  CHECK(got.stats.max_cta_cycles == want.stats.max_cta_cycles);
+  CHECK(got.stats.traced_cta_cycles == want.stats.traced_cta_cycles);
+  REQUIRE(got.schedule.visits.size() == want.schedule.visits.size());
+  for (size_t i = 0; i < want.schedule.visits.size(); ++i) {
+    INFO("tile visit " << i);
+    CHECK(got.schedule.visits[i].cta == want.schedule.visits[i].cta);
+    CHECK(got.schedule.visits[i].tile == want.schedule.visits[i].tile);
+    CHECK(got.schedule.visits[i].cycle == want.schedule.visits[i].cycle);
+  }
+  check_same_hazards(got.hazards, want.hazards);
+}
+
 }  // namespace gs::test

@@ -13,21 +13,6 @@
 
 using namespace gs;
 
-namespace {
-
-void check_same(const model::SimResult& exec, const model::SimResult& straight) {
-  CHECK(straight.completed == exec.completed);
-  CHECK(straight.stats.warp_instructions == exec.stats.warp_instructions);
-  CHECK(straight.stats.thread_instructions == exec.stats.thread_instructions);
-  CHECK(straight.stats.smem_accesses == exec.stats.smem_accesses);
-  CHECK(straight.stats.smem_wavefronts == exec.stats.smem_wavefronts);
-  CHECK(straight.stats.smem_bank_conflicts == exec.stats.smem_bank_conflicts);
-  CHECK(straight.stats.max_cta_cycles == exec.stats.max_cta_cycles);
-  test::check_same_hazards(straight.hazards, exec.hazards);
-}
-
-}  // namespace
-
 TEST_CASE("cp.async's straight paths do what its exec forms do", "[model][cp_async]") {
   struct Case {
     std::string id;
@@ -53,7 +38,7 @@ TEST_CASE("cp.async's straight paths do what its exec forms do", "[model][cp_asy
       const test::ModelRun straight = test::run_model(k.id, k.shape, true, 7, k.mistakes, opt);
       CHECK(straight.bufs.c == exec.bufs.c);
       CHECK(straight.mismatches == exec.mismatches);
-      check_same(exec.result, straight.result);
+      test::check_same_run(straight.result, exec.result);
       if (k.mistakes.empty()) {
         CHECK(straight.mismatches == 0);
         CHECK(straight.result.hazards.empty());

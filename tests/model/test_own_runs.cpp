@@ -13,31 +13,6 @@
 
 using namespace gs;
 
-namespace {
-
-void check_same(const model::SimResult& one, const model::SimResult& runs) {
-  CHECK(runs.completed == one.completed);
-  CHECK(runs.stats.warp_instructions == one.stats.warp_instructions);
-  CHECK(runs.stats.thread_instructions == one.stats.thread_instructions);
-  CHECK(runs.stats.smem_accesses == one.stats.smem_accesses);
-  CHECK(runs.stats.smem_wavefronts == one.stats.smem_wavefronts);
-  CHECK(runs.stats.smem_bank_conflicts == one.stats.smem_bank_conflicts);
-  CHECK(runs.stats.mma_ops == one.stats.mma_ops);
-  CHECK(runs.stats.max_cta_cycles == one.stats.max_cta_cycles);
-  CHECK(runs.stats.traced_cta_cycles == one.stats.traced_cta_cycles);
-  // Each CTA's first store into each tile of C, with the CTA's modeled cycle at it.
-  REQUIRE(runs.schedule.visits.size() == one.schedule.visits.size());
-  for (size_t i = 0; i < one.schedule.visits.size(); ++i) {
-    INFO("tile visit " << i);
-    CHECK(runs.schedule.visits[i].cta == one.schedule.visits[i].cta);
-    CHECK(runs.schedule.visits[i].tile == one.schedule.visits[i].tile);
-    CHECK(runs.schedule.visits[i].cycle == one.schedule.visits[i].cycle);
-  }
-  test::check_same_hazards(runs.hazards, one.hazards);
-}
-
-}  // namespace
-
 TEST_CASE("a warp's run of issues that keep to its own state does what one pick at a time does", "[model][timing]") {
   struct Case {
     std::string id;
@@ -68,7 +43,7 @@ TEST_CASE("a warp's run of issues that keep to its own state does what one pick 
       const test::ModelRun runs = test::run_model(k.id, k.shape, true, 7, k.mistakes, opt);
       CHECK(runs.bufs.c == one.bufs.c);
       CHECK(runs.mismatches == one.mismatches);
-      check_same(one.result, runs.result);
+      test::check_same_run(runs.result, one.result);
       if (k.mistakes.empty()) CHECK(runs.mismatches == 0);
     }
 }
