@@ -336,10 +336,11 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
       Probe p{std::move(name), std::move(what), std::move(unit),
               kernels::build_fragment_power_probe(kCtas, kWarps, reps, r.load), {}, nullptr, false, launches};
       p.buffers.c.assign(size_t(kCtas) * kThreads * kernels::kTimingOutBytes, 0);
-      if (r.load.copy_footprint) {
-        p.a_bytes = r.load.copy_footprint;
-        p.a_value = 1;
-      }
+      // The kernel declares A whether or not it copies from it, and the GPU runner binds every
+      // pointer it declares to a buffer: the ldmatrix-only rows get a small one (their first
+      // card, 2026-12-06, refused them for the lack of it).
+      p.a_bytes = r.load.copy_footprint ? r.load.copy_footprint : 4096;
+      p.a_value = 1;
       p.figure = std::move(figure);
       probes.push_back(std::move(p));
     };
