@@ -4,11 +4,13 @@
 // act on is machine.hpp's; exec.hpp lists the functions.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
 #include "engine/layout/banks.hpp"
 #include "engine/model/machine.hpp"
+#include "engine/model/timing.hpp"
 
 namespace gs::model {
 
@@ -63,6 +65,10 @@ uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, ui
 // (fractions carried from access to access in Cta::l1_data_fraction) (exec_global.cpp).
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines = 0,
                       double extra_cycles = 0.0);
+// The cycles such an access holds the path for its bytes alone (at least one).
+constexpr uint64_t global_byte_cycles(uint32_t lanes, uint32_t bytes) {
+  return std::max<uint64_t>(1, (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) / timing::kLsuBytesPerCycle);
+}
 // A store of any CTA into C at byte `offset` (exec_mem.cpp), the one record of it: a new visit
 // in the grid's schedule when it lands in another tile than the CTA's previous store
 // (model.hpp, CSchedule), and for a traced CTA the element with the register that wrote it

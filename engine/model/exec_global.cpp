@@ -26,9 +26,7 @@ using memform::distinct_count;
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines,
                       double extra_cycles) {
   const uint64_t line_cycles = uint64_t(std::ceil(lines / timing::kL1LinesPerCycle));
-  uint64_t cycles = std::max<uint64_t>(std::max<uint64_t>(1, line_cycles),
-                                       (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) /
-                                           timing::kLsuBytesPerCycle);
+  uint64_t cycles = std::max(line_cycles, global_byte_cycles(lanes, bytes));
   if (extra_cycles > 0) {  // whole cycles as the fractions add up
     c.l1_data_fraction += extra_cycles;
     const double whole = std::floor(c.l1_data_fraction);

@@ -174,18 +174,14 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
     // (nothing in this loop writes shared memory: a line's answer holds for the whole warp), and
     // the lines found plain kept by line % 8 (an x4's rows lie in 8 neighbouring lines; a
     // lookup per row and the reloads were a third of this function's time on step 10).
-    const uint32_t nlines = uint32_t((c.smem_word_state.size() + 31) / 32);
-    if (c.smem_plain_lines.size() != nlines) [[unlikely]]
-      c.smem_plain_lines.assign(nlines, {});
-    const Cta::PlainLine* const lines = c.smem_plain_lines.data();
+    const Cta::PlainLine* const lines = memform::plain_lines(c);
     const uint64_t writes = c.smem_writes;
     std::array<uint32_t, 8> plain{};
     plain.fill(~0u);
     for (uint32_t l = 0; l < n; ++l) {
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4, line = w / 32;
       if (plain[line % 8] == line) continue;
-      const Cta::PlainLine& e = lines[line];
-      if (e.writes == writes && e.epoch == epoch ? e.plain : memform::look_at_line(c, line)) {
+      if (memform::line_read_plain(c, lines[line], line, writes, epoch)) {
         plain[line % 8] = line;
         continue;
       }

@@ -657,8 +657,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
 // latency after the path takes it (the call and its floating-point rounding of the lines were a
 // sixth of step 08's loads).
 [[gnu::always_inline]] inline uint32_t untraced_warp_load_issue(Cta& c) {
-  constexpr uint64_t kCycles =
-      std::max<uint64_t>(1, (uint64_t(32) * 4 + timing::kLsuBytesPerCycle - 1) / timing::kLsuBytesPerCycle);
+  constexpr uint64_t kCycles = global_byte_cycles(32, 4);
   const DataPath::Taken t = c.data_path.take(c.now, kCycles);
   c.cost.lsu_cycles += kCycles;
   return uint32_t(t.first - c.now) + c.launch.figures->global_latency;

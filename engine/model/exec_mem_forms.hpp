@@ -166,15 +166,23 @@ inline ReadNotes read_notes(const Cta& c) {
 
 // Whether every word of [word, word + n) (inside the CTA's records, n >= 1) is a plain read,
 // from the lines' entries where they still hold. False says nothing: the words must be looked at.
-[[gnu::always_inline]] inline bool lines_read_plain(Cta& c, uint32_t word, uint32_t n) {
+// The lines' entries, one for each 128-byte line of the CTA's records (sized on first use).
+[[gnu::always_inline]] inline const Cta::PlainLine* plain_lines(Cta& c) {
   const uint32_t lines = uint32_t((c.smem_word_state.size() + 31) / 32);
   if (c.smem_plain_lines.size() != lines) [[unlikely]]
     c.smem_plain_lines.assign(lines, {});
-  for (uint32_t line = word / 32; line <= (word + n - 1) / 32; ++line) {
-    const Cta::PlainLine& e = c.smem_plain_lines[line];
-    const bool plain = e.writes == c.smem_writes && e.epoch == c.barrier_epoch ? e.plain : look_at_line(c, line);
-    if (!plain) return false;
-  }
+  return c.smem_plain_lines.data();
+}
+// Whether line `line` is plain reads: its entry `e` where it still holds (no shared write since,
+// `writes` being the CTA's count, and the same barrier interval `epoch`), else a look at it.
+[[gnu::always_inline]] inline bool line_read_plain(Cta& c, const Cta::PlainLine& e, uint32_t line, uint64_t writes,
+                                                   uint32_t epoch) {
+  return e.writes == writes && e.epoch == epoch ? e.plain : look_at_line(c, line);
+}
+[[gnu::always_inline]] inline bool lines_read_plain(Cta& c, uint32_t word, uint32_t n) {
+  const Cta::PlainLine* const lines = plain_lines(c);
+  for (uint32_t line = word / 32; line <= (word + n - 1) / 32; ++line)
+    if (!line_read_plain(c, lines[line], line, c.smem_writes, c.barrier_epoch)) return false;
   return true;
 }
 
