@@ -43,6 +43,28 @@ std::vector<uint8_t> fragments() {
 // One warp loads its fragments, runs one mma.sync with D = {C1, C0, X, Y} (the first two are
 // each the other's C register), and stores D. `unwritten`: lanes 16..31 never write A's register
 // 1 nor C's register 2 (written in lanes 0..15 only).
+// Lane `lane`'s fragments of A (4 words), B (2) and C (4 floats) from the buffer behind A (as
+// fragments() lays them out).
+struct Frags {
+  std::vector<builder::Reg> a, bb, c;
+};
+Frags load_frags(builder::Builder& b, const builder::Param& pa, const builder::Reg& lane) {
+  using builder::Addr;
+  using builder::Reg;
+  using ir::Type;
+  Reg frag = (b.global_ptr(pa, "A_ptr") + b.mul_wide(lane, 16u, "a_off")).named("frag");
+  Reg bfrag = (b.global_ptr(pa, "B_ptr") + b.mul_wide(lane, 8u, "b_off")).named("bfrag");
+  Reg cfrag = (b.global_ptr(pa, "Cin_ptr") + b.mul_wide(lane, 16u, "c_off")).named("cfrag");
+  Frags f;
+  for (uint32_t j = 0; j < 4; ++j)
+    f.a.push_back(b.ld_global(Type::b32, Addr::at(frag, int64_t(4 * j)), "a" + std::to_string(j)));
+  for (uint32_t j = 0; j < 2; ++j)
+    f.bb.push_back(b.ld_global(Type::b32, Addr::at(bfrag, int64_t(4 * kBWords + 4 * j)), "b" + std::to_string(j)));
+  for (uint32_t v = 0; v < 4; ++v)
+    f.c.push_back(b.ld_global(Type::f32, Addr::at(cfrag, int64_t(4 * kCWords + 4 * v)), "c" + std::to_string(v)));
+  return f;
+}
+
 ir::Kernel mma_kernel(bool unwritten) {
   using builder::Addr;
   using builder::Reg;
@@ -52,16 +74,7 @@ ir::Kernel mma_kernel(bool unwritten) {
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg frag = (b.global_ptr(pa, "A_ptr") + b.mul_wide(tid, 16u, "a_off")).named("frag");
-  Reg bfrag = (b.global_ptr(pa, "B_ptr") + b.mul_wide(tid, 8u, "b_off")).named("bfrag");
-  Reg cfrag = (b.global_ptr(pa, "Cin_ptr") + b.mul_wide(tid, 16u, "c_off")).named("cfrag");
-  std::vector<Reg> a, bb, c;
-  for (uint32_t j = 0; j < 4; ++j)
-    a.push_back(b.ld_global(Type::b32, Addr::at(frag, int64_t(4 * j)), "a" + std::to_string(j)));
-  for (uint32_t j = 0; j < 2; ++j)
-    bb.push_back(b.ld_global(Type::b32, Addr::at(bfrag, int64_t(4 * kBWords + 4 * j)), "b" + std::to_string(j)));
-  for (uint32_t v = 0; v < 4; ++v)
-    c.push_back(b.ld_global(Type::f32, Addr::at(cfrag, int64_t(4 * kCWords + 4 * v)), "c" + std::to_string(v)));
+  auto [a, bb, c] = load_frags(b, pa, tid);  // one warp: tid is the lane
   if (unwritten) {
     a[1] = b.reg(Type::b32, "a1_half");
     c[2] = b.reg(Type::f32, "c2_half");
@@ -149,16 +162,7 @@ ir::Kernel mma_two_warps_kernel() {
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg lane = (tid & 31u).named("lane");
-  Reg frag = (b.global_ptr(pa, "A_ptr") + b.mul_wide(lane, 16u, "a_off")).named("frag");
-  Reg bfrag = (b.global_ptr(pa, "B_ptr") + b.mul_wide(lane, 8u, "b_off")).named("bfrag");
-  Reg cfrag = (b.global_ptr(pa, "Cin_ptr") + b.mul_wide(lane, 16u, "c_off")).named("cfrag");
-  std::vector<Reg> a, bb, c;
-  for (uint32_t j = 0; j < 4; ++j)
-    a.push_back(b.ld_global(Type::b32, Addr::at(frag, int64_t(4 * j)), "a" + std::to_string(j)));
-  for (uint32_t j = 0; j < 2; ++j)
-    bb.push_back(b.ld_global(Type::b32, Addr::at(bfrag, int64_t(4 * kBWords + 4 * j)), "b" + std::to_string(j)));
-  for (uint32_t v = 0; v < 4; ++v)
-    c.push_back(b.ld_global(Type::f32, Addr::at(cfrag, int64_t(4 * kCWords + 4 * v)), "c" + std::to_string(v)));
+  auto [a, bb, c] = load_frags(b, pa, lane);
   a[1] = b.reg(Type::b32, "a1_part");
   b.if_(tid < 48u, [&] { b.alu_into(ir::Op::mov, a[1], {a[0]}); });  // warp 0: every lane; warp 1: 0..15
   b.mma_sync(c, a, bb, c);
