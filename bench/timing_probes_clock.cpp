@@ -76,6 +76,10 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     uint32_t pause = 0;     // dependent fmas each wgmma thread pauses for after each repetition (and the streamer alike)
     bool rep_cycles = false;  // the figure: a wgmma thread's cycles a repetition
     bool stream_gbs = false;  // the figure: the bytes a second streamed over the launch (the longer of the two spans)
+    uint32_t mma_groups = 2, n = 256;  // the wgmma warpgroups a CTA and their N (build_clock_under_load_probe)
+    // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
+    uint32_t threads() const { return 128 * mma_groups + 128; }
+    uint32_t streamer() const { return 128 * mma_groups; }
   };
   // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
   // that the wgmma warps span, against the streaming warp's span.
@@ -199,6 +203,28 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
            LoadedClock{"sm_clock_ramp_1400", "the same, the 1400th launch (about 2 s)", 4, 1875, 256, 1399, 2560, 132,
                        true, 3000},
   };
+  // Several CTAs an SM (2026-12-06): steps 10-12, whose clocks the rule gives 1.10-1.24 x too high
+  // (H200, 2026-12-05), are the ones that run 2, 8 and 3 CTAs an SM. The matched L2 row's load at
+  // N = 128 as one CTA an SM of two wgmma warpgroups (`_n128_`) and as two CTAs of one each
+  // (`_n128_2ctas_`, 2 stages each: the same boxes in flight and bytes an SM, the same wgmmas an SM).
+  for (const bool two : {false, true}) {
+    const std::string base = two ? "sm_clock_under_wgmma_streamed_l2_matched_n128_2ctas"
+                                 : "sm_clock_under_wgmma_streamed_l2_matched_n128";
+    const std::string what = fmt::format(
+        "operands streamed as the matched L2 row, wgmma m64n128k16 (twice the repetitions), {}, the 101st launch "
+        "back to back",
+        two ? "two CTAs an SM, each one wgmma warpgroup and 2 boxes in flight" : "one CTA an SM of two wgmma warpgroups, 4 boxes in flight");
+    const LoadedClock kind{.name = base + "_capped", .what = what, .stages = two ? 2u : 4u, .rounds = 25000,
+                           .boxes = 256, .timed_launches = 100, .reps = 131072, .ctas = two ? 264u : 132u,
+                           .streamed = true, .mma_groups = two ? 1u : 2u, .n = 128};
+    rows.push_back(kind);
+    LoadedClock rep = kind;
+    rep.name = base + "_rep", rep.what = base + "_capped", rep.timed_launches = 0, rep.rep_cycles = true;
+    rows.push_back(rep);
+    LoadedClock gbs = kind;
+    gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
+    rows.push_back(gbs);
+  }
   // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
   // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
   // repetition and the streaming lane as long in all (half the repetitions and rounds: the
@@ -247,7 +273,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
             l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
             kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
-                                                  l.streamed, l.mma, l.pause),
+                                                  l.streamed, l.mma, l.pause, l.mma_groups, l.n),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);
@@ -261,32 +287,33 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
         b.a[i + 1] = uint8_t(bits >> 8);
       }
     };
-    p.buffers.c.assign(132 * 384 * kernels::kTimingOutBytes, 0);
-    // Thread 0's record is a wgmma warp's, thread 256's the streaming warp's: the figure is one
-    // record's cycles over its ns (the clock), or the wgmma warp's ns over the streamer's (the span).
+    p.buffers.c.assign(size_t(l.ctas) * l.threads() * kernels::kTimingOutBytes, 0);
+    // Thread 0's record is a wgmma warp's, the streaming warpgroup's first thread's the streaming
+    // warp's: the figure is one record's cycles over its ns (the clock), or the wgmma warp's ns over
+    // the streamer's (the span).
     const double cta_bytes = double(std::max(l.rounds / (q * q), 2u)) * l.stages * 32768;
-    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps, gbs = l.stream_gbs,
-                cta_bytes](const std::vector<uint8_t>& c, double) {
+    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps, gbs = l.stream_gbs, cta_bytes,
+                stride = size_t(l.threads()), streamer = size_t(l.streamer())](const std::vector<uint8_t>& c, double) {
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
       if (gbs) {  // every CTA's bytes over the longest span of any CTA's two records
         uint64_t longest = 0;
         size_t ctas = 0;
-        for (size_t i = 0; i + 384 <= ns.size(); i += 384, ++ctas) longest = std::max({longest, ns[i], ns[i + 256]});
+        for (size_t i = 0; i + stride <= ns.size(); i += stride, ++ctas) longest = std::max({longest, ns[i], ns[i + streamer]});
         return longest ? cta_bytes * double(ctas) / double(longest) : 0.0;  // bytes per ns = GB/s
       }
       if (per_rep) {  // the wgmma threads' (thread 0 of each CTA) cycles over the repetitions
         double sum = 0;
         uint32_t n = 0;
-        for (size_t i = 0; i + 384 <= cycles.size(); i += 384, ++n) sum += double(cycles[i]) / reps;
+        for (size_t i = 0; i + stride <= cycles.size(); i += stride, ++n) sum += double(cycles[i]) / reps;
         return n ? sum / n : 0.0;
       }
-      const size_t below = span || !mma ? 256 : 0;
+      const size_t below = span || !mma ? streamer : 0;
       const std::vector<uint64_t>& above = span ? ns : cycles;
-      const size_t at = span || mma ? 0 : 256;
+      const size_t at = span || mma ? 0 : streamer;
       const double scale = span ? 100.0 : 1e3;
       double sum = 0;
       uint32_t n = 0;
-      for (size_t i = 0; i + 384 <= cycles.size(); i += 384)
+      for (size_t i = 0; i + stride <= cycles.size(); i += stride)
         if (ns[i + below] > 0) {
           sum += scale * double(above[i + at]) / double(ns[i + below]);
           ++n;
@@ -310,32 +337,42 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
   // ldmatrix feeding mma.sync, cp.async from L2 alone, and all three (step 10's bytes a FLOP: 2 KiB
   // copied for 32 mma.sync a warp round, as its 128 x 128 tile reads), each held at the power limit
   // (101 launches back to back) and each with its cycles a round (`_rep`) or bytes a second (`_gbs`).
+  // The combined load also as step 10 runs it: two CTAs of 4 warps an SM (its 128 x 128 tile, 200
+  // registers a thread), and four of 2, the same warps and work an SM in more CTAs (`_2ctas`,
+  // `_4ctas`); and with a bar.sync of the CTA each round as step 10's K step has (`_sync_2ctas`):
+  // steps 10-12, the ones whose clocks the rule gives 1.10-1.24 x too high (H200, 2026-12-05), are
+  // the ones with several CTAs an SM.
   struct Row {
     const char* name;
     const char* what;
     kernels::FragmentLoad load;
     uint32_t reps;
+    uint32_t ctas = 132, warps = 8;
   };
   constexpr uint32_t kL2 = 8u << 20;
+  const char* const kMix =
+      "step 10's k16 step (8 ldmatrix.x4, 32 mma.sync) and 4 cp.async.cg of 16 bytes a lane from an 8-MiB (L2) "
+      "footprint a warp round";
   const Row rows[] = {
       {"sm_clock_under_ldmatrix", "8 ldmatrix.x4 a warp round from a random bf16 tile, XORed", {true, false, 0}, 262144},
       {"sm_clock_under_ldmatrix_mma", "8 ldmatrix.x4 and 32 mma.sync m16n8k16 on them a warp round (step 10's k16 step)",
        {true, true, 0}, 131072},
       {"sm_clock_under_cp_async_l2", "4 cp.async.cg of 16 bytes a lane a warp round from an 8-MiB (L2) footprint",
        {false, false, kL2}, 131072},
-      {"sm_clock_under_ldmatrix_mma_cp_async",
-       "step 10's k16 step (8 ldmatrix.x4, 32 mma.sync) and 4 cp.async.cg of 16 bytes a lane from an 8-MiB (L2) "
-       "footprint a warp round",
-       {true, true, kL2}, 131072},
+      {"sm_clock_under_ldmatrix_mma_cp_async", kMix, {true, true, kL2}, 131072},
+      {"sm_clock_under_ldmatrix_mma_cp_async_2ctas", kMix, {true, true, kL2}, 131072, 264, 4},
+      {"sm_clock_under_ldmatrix_mma_cp_async_4ctas", kMix, {true, true, kL2}, 131072, 528, 2},
+      {"sm_clock_under_ldmatrix_mma_cp_async_sync_2ctas", kMix, {true, true, kL2, true}, 131072, 264, 4},
   };
-  constexpr uint32_t kCtas = 132, kWarps = 8, kThreads = 32 * kWarps;
   for (const Row& r : rows) {
-    const uint32_t reps = std::max(r.reps / (q * q), 2u);
+    const uint32_t reps = std::max(r.reps / (q * q), 2u), ctas = r.ctas, warps = r.warps, threads = 32 * warps;
+    const std::string layout =
+        fmt::format("{} CTAs of {} warps{}", ctas, warps, r.load.sync ? ", a bar.sync each round" : "");
     const auto row = [&](std::string name, std::string what, std::string unit, int launches,
                          std::function<double(const std::vector<uint8_t>&, double)> figure) {
       Probe p{std::move(name), std::move(what), std::move(unit),
-              kernels::build_fragment_power_probe(kCtas, kWarps, reps, r.load), {}, nullptr, false, launches};
-      p.buffers.c.assign(size_t(kCtas) * kThreads * kernels::kTimingOutBytes, 0);
+              kernels::build_fragment_power_probe(ctas, warps, reps, r.load), {}, nullptr, false, launches};
+      p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes, 0);
       // The kernel declares A whether or not it copies from it, and the GPU runner binds every
       // pointer it declares to a buffer: the ldmatrix-only rows get a small one (their first
       // card, 2026-12-06, refused them for the lack of it).
@@ -345,17 +382,19 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
       probes.push_back(std::move(p));
     };
     row(fmt::format("{}_capped", r.name),
-        fmt::format("SM clock with every SM's 8 warps running {}, the 101st launch back to back (each CTA's clock64 "
-                    "span / launch time)",
-                    r.what),
-        "MHz", 100, [](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, kThreads); });
+        fmt::format("SM clock with {} on every SM ({} an SM) running {}, the 101st launch back to back (each CTA's "
+                    "clock64 span / launch time)",
+                    layout, 8 / warps, r.what),
+        "MHz", 100, [threads](const std::vector<uint8_t>& c, double ms) { return clock_mhz(c, ms, threads); });
     if (r.load.ldmatrix)
-      row(fmt::format("{}_rep", r.name), fmt::format("a warp's clock64 cycles a round of {}, one launch", r.what),
-          "cycles", 0, [reps](const std::vector<uint8_t>& c, double) { return mean_of_warps(field_of(c, 0)) / reps; });
+      row(fmt::format("{}_rep", r.name),
+          fmt::format("a warp's clock64 cycles a round of {} ({}), one launch", r.what, layout), "cycles", 0,
+          [reps](const std::vector<uint8_t>& c, double) { return mean_of_warps(field_of(c, 0)) / reps; });
     if (r.load.copy_footprint)
-      row(fmt::format("{}_gbs", r.name), fmt::format("bytes a second the cp.async copies move in one launch of {}", r.what),
-          "GB/s", 0, [reps](const std::vector<uint8_t>&, double ms) {
-            return ms > 0 ? double(kCtas) * kWarps * reps * 2048.0 / (ms * 1e6) : 0.0;
+      row(fmt::format("{}_gbs", r.name),
+          fmt::format("bytes a second the cp.async copies move in one launch of {} ({})", r.what, layout), "GB/s", 0,
+          [reps, ctas, warps](const std::vector<uint8_t>&, double ms) {
+            return ms > 0 ? double(ctas) * warps * reps * 2048.0 / (ms * 1e6) : 0.0;
           });
   }
 }

@@ -485,17 +485,21 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
 }
 
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random, bool streamed, bool mma, uint32_t idle) {
+                                        bool random, bool streamed, bool mma, uint32_t idle, uint32_t mma_groups,
+                                        uint32_t n) {
   if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
-      (streamed && (stages & (stages - 1)) != 0))
+      (streamed && (stages & (stages - 1)) != 0) || mma_groups < 1 || mma_groups > 2 || n < 64 || n > 256 || n % 64)
     throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
-                                            "rounds and a power-of-two box count (got {}, {}, {}, {}, {})",
-                                            ctas, reps, stages, rounds, boxes));
-  constexpr uint32_t kK = 64, kN = 256, kBoxRows = 256;
-  constexpr uint32_t a_bytes = 64 * kK * 2, b_bytes = kN * kK * 2, box_bytes = kBoxRows * kK * 2;
-  constexpr uint32_t kMmaThreads = 256, kThreads = 384;  // a third warpgroup: its first warp streams (wgmma needs whole warpgroups)
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}", stages, streamed ? "_streamed" : "",
-                        idle ? fmt::format("_idle{}", idle) : ""),
+                                            "rounds, a power-of-two box count, 1 or 2 wgmma warpgroups and N of 64, 128, "
+                                            "192 or 256 (got {}, {}, {}, {}, {}, {}, {})",
+                                            ctas, reps, stages, rounds, boxes, mma_groups, n));
+  constexpr uint32_t kK = 64, kBoxRows = 256;
+  const uint32_t a_bytes = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
+  // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
+  const uint32_t mma_threads = 128 * mma_groups, threads = mma_threads + 128;
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}", stages, streamed ? "_streamed" : "",
+                        idle ? fmt::format("_idle{}", idle) : "",
+                        mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : ""),
             ir::Arch::sm_90a);
   // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
   // the streaming idle meanwhile, the SM's other pipes nearly so.
@@ -505,7 +509,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   // The streaming lane pauses as long in all as a wgmma thread does (idle steps after each of
   // `reps` rounds against its `rounds`), so the two stay matched as without the pause.
   const uint32_t stream_idle = uint32_t((uint64_t(idle) * reps + rounds / 2) / rounds);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {kThreads, 1, 1}});
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
   auto tmap = b.tensor_map_param(
       "tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, kK, boxes * kBoxRows, kK, kBoxRows, layout::Swizzle::none));
@@ -516,12 +520,12 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * kThreads + tid).named("gid");
+  Reg gid = (cta * threads + tid).named("gid");
   Reg a_addr = b.smem_address(sA, 0, "sA_addr");
   Reg b_addr = b.smem_address(sB, 0, "sB_addr");
   b.comment("fill both tiles (random bf16, or zeros); the streaming lane sets up its barriers");
-  fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, kThreads, random);
-  Reg streamer = (tid == kMmaThreads).named("streamer");
+  fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, threads, random);
+  Reg streamer = (tid == mma_threads).named("streamer");
   b.if_(streamer, [&] {
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
     b.fence_mbarrier_init();
@@ -529,12 +533,12 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   b.fence_proxy_async();
   b.bar_sync(0);
   if (mma) b.if_(
-      (tid < kMmaThreads).named("mma_thread"),
+      (tid < mma_threads).named("mma_thread"),
       [&] {
         Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
         Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
         std::vector<Reg> acc;
-        for (uint32_t v = 0; v < kN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
+        for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
         Reg t0 = b.special(ir::Special::clock64, "t0");
         Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
         Reg ring_addr = b.smem_address(buf, 0, "ring_addr");
@@ -552,7 +556,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
           for (uint32_t kk = 0; kk < kK / 16; ++kk) {
             Reg ad = kk == 0 ? a0 : b.alu(ir::Op::add, Type::u64, {a0, 2 * kk}, fmt::format("a_desc_k{}", kk));
             Reg bd = kk == 0 ? b0 : b.alu(ir::Op::add, Type::u64, {b0, 2 * kk}, fmt::format("b_desc_k{}", kk));
-            b.wgmma_mma_async(kN, acc, ad, bd, 1);
+            b.wgmma_mma_async(n, acc, ad, bd, 1);
           }
           b.wgmma_commit_group();
           b.wgmma_wait_group(0);
@@ -565,7 +569,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         store_spare(b, pc, gid, idle ? (acc[0] + x).named("live") : acc[0]);
       });
   b.if_(
-      (tid >= kMmaThreads).named("stream_warp"),
+      (tid >= mma_threads).named("stream_warp"),
       [&] {
         Reg t0 = b.special(ir::Special::clock64, "t0s");
         Reg ns0 = b.special(ir::Special::globaltimer, "ns0s");

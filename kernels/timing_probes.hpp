@@ -34,6 +34,7 @@ struct FragmentLoad {
   bool ldmatrix = true;
   bool mma = true;
   uint32_t copy_footprint = 0;
+  bool sync = false;  // a bar.sync of the CTA at the end of each round, as step 10's K step has
 };
 ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t reps, const FragmentLoad& load);
 
@@ -176,8 +177,11 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);
 // lane for as many in all (idle·reps/rounds after each round): the tensor cores busy a share of the
 // time (the wgmma threads' cycles a repetition against those with no pause say which), the
 // streaming slowed alike, so the two still end together.
+// `mma_groups` (1 or 2) wgmma warpgroups of m64nNk16 (`n`): fewer, narrower ones let several CTAs
+// share an SM (the streaming warpgroup is always the last, thread 128 x mma_groups).
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random = true, bool streamed = false, bool mma = true, uint32_t idle = 0);
+                                        bool random = true, bool streamed = false, bool mma = true, uint32_t idle = 0,
+                                        uint32_t mma_groups = 2, uint32_t n = 256);
 
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`

@@ -31,8 +31,8 @@ ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t re
         "{} reps, ldmatrix {}, mma {}, footprint {})",
         ctas, warps, reps, load.ldmatrix, load.mma, load.copy_footprint));
   const uint32_t threads = 32 * warps;
-  Builder b(fmt::format("timing_power{}{}{}_{}w", load.ldmatrix ? "_ldmatrix" : "", load.mma ? "_mma" : "",
-                        load.copy_footprint ? "_cp_async" : "", warps),
+  Builder b(fmt::format("timing_power{}{}{}{}_{}w", load.ldmatrix ? "_ldmatrix" : "", load.mma ? "_mma" : "",
+                        load.copy_footprint ? "_cp_async" : "", load.sync ? "_sync" : "", warps),
             ir::Arch::sm_80);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -98,6 +98,7 @@ ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t re
       }
     }
     if (load.copy_footprint) b.cp_async_wait_group(1);
+    if (load.sync) b.bar_sync(0);
   });
   if (load.copy_footprint) b.cp_async_wait_group(0);
   if (load.mma) {

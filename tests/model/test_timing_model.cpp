@@ -314,6 +314,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_fragment_power_probe(2, 8, 2, {true, true, 0}),           // ldmatrix feeding mma.sync
       kernels::build_fragment_power_probe(2, 8, 2, {false, false, 1u << 16}),  // cp.async alone
       kernels::build_fragment_power_probe(2, 8, 2, {true, true, 1u << 16}),    // all three
+      kernels::build_fragment_power_probe(4, 4, 2, {true, true, 1u << 16, true}),  // with a bar.sync a round
+      kernels::build_clock_under_load_probe(4, 2, 2, 2, 16, true, true, true, 0, 1, 128),  // one wgmma warpgroup
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 128),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -443,6 +446,16 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     // The streaming lane paused as long: it ends no sooner against the wgmmas than without the pause.
     CHECK(double(paused.field(256, 2)) / double(paused.field(0, 2)) >=
           0.9 * double(busy.field(256, 2)) / double(busy.field(0, 2)));
+    // One wgmma warpgroup of N = 128: 256 threads, the streamer's record at thread 128, and each
+    // repetition half the tensor-core time of N = 256 (two warpgroups share the SM's at 256).
+    const ProbeRun one = run_probe(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 1, 128),
+                                   256, std::vector<uint8_t>(boxes * 32768, 1));
+    CHECK(clock_of(one, 0) == Approx(hz).epsilon(0.01));
+    CHECK(clock_of(one, 128) == Approx(hz).epsilon(0.01));
+    CHECK(one.field(128, 0) > 0);
+    CHECK(double(one.field(0, 0)) < 0.75 * double(busy.field(0, 0)));
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 3, 128),
+                    std::invalid_argument);
   }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
