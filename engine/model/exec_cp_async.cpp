@@ -486,7 +486,9 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
       }
     }
   }
+  const uint64_t read_before = c.cost.global_load_bytes;
   account_global(x, bytes, false, gaddr, reading, kCountSectors, false);
+  c.cost.cp_async_bytes += c.cost.global_load_bytes - read_before;
   w.cp_async_uncommitted_complete_at =
       std::max(w.cp_async_uncommitted_complete_at, carried + c.launch.figures->global_latency);
   x.latency = timing::kAluLatency;

@@ -248,6 +248,10 @@ uint32_t cluster_ctas_at_once(const MachineDesc& m, uint32_t cluster) {
 SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
   if (!load.tensor_cores)
     return {d.clock_no_tensor_mhz.value, 0.0, "no tensor cores: the clock FFMA on every SM holds (clock_no_tensor_mhz)"};
+  // A card whose tensor cores streaming from L2 hold its ceiling is not held down by its power
+  // limit (the B200's description: its rated clock whatever the load).
+  if (d.clock_tensor_l2_mhz.value >= d.clock_sustained_mhz.value)
+    return {d.clock_sustained_mhz.value, 0.0, fmt::format("the card's clocks {}", d.clock_run)};
   // Each load's draw at a fixed clock, in units of the L2 probe's (wgmma with TMA streaming from
   // L2): a probe that held f at the limit draws (f_l2 / f)^e of it.
   const double e = d.clock_power_exponent.value, f_l2 = d.clock_tensor_l2_mhz.value;
@@ -260,18 +264,27 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
       std::max(0.0, (draw_at(d.clock_tensor_hbm_mhz.value) - wgmma * d.tensor_hbm_busy_share.value) /
                             d.tensor_hbm_stream_gbs.value -
                         per_l2_gbs);
+  // cp.async from L2 alone (its probe) draws about 1.75 times what the TMA's bytes do by the L2
+  // term (H100, 2026-12-06): its bytes take its own weight, the others the L2 term's. Its probe's
+  // draw holds what every SM draws just running, as wgmma alone's does, which adding the two counts
+  // twice: step 10's mix as two CTAs an SM (its layout) holds 1501 MHz where this gives 1518, as one
+  // CTA of 8 warps 1655 where it gives 1526 (H100, 2026-12-06, docs/results/2026-12-06-ctas).
+  const double per_cp_async_gbs = draw_at(d.clock_cp_async_l2_mhz.value) / d.cp_async_l2_stream_gbs.value;
   const double busy = std::clamp(load.tensor_share, 0.0, 1.0);
   const double l2 = std::max(0.0, load.l2_gbs), hbm = std::max(0.0, load.hbm_gbs);
-  const double parts[3] = {wgmma * busy, per_l2_gbs * l2, per_hbm_gbs * hbm};
-  const double draw = parts[0] + parts[1] + parts[2];
+  const double cp_async = std::clamp(load.cp_async_gbs, 0.0, l2);
+  const double parts[4] = {wgmma * busy, per_l2_gbs * (l2 - cp_async), per_cp_async_gbs * cp_async, per_hbm_gbs * hbm};
+  const double draw = parts[0] + parts[1] + parts[2] + parts[3];
   const double ceiling = d.clock_sustained_mhz.value;
   const double mhz = draw > 0 ? std::min(ceiling, f_l2 * std::pow(draw, -1.0 / e)) : ceiling;
   return {mhz, draw,
           fmt::format("the power the kernel would draw at a fixed clock is {:.2f} of the L2 probe's (wgmma with TMA "
                       "streaming from L2, which held {:.0f} MHz): tensor cores busy {:.0f}% of the time {:.2f}, {:.0f} "
-                      "GB/s through L2 {:.2f}, {:.0f} GB/s to and from HBM {:.2f}; the clock held at the power limit "
+                      "GB/s through L2 {:.2f}{}, {:.0f} GB/s to and from HBM {:.2f}; the clock held at the power limit "
                       "goes as that to the power -1/{:.2f}{}; the card's clocks {}",
-                      draw, f_l2, 100.0 * busy, parts[0], l2, parts[1], hbm, parts[2], e,
+                      draw, f_l2, 100.0 * busy, parts[0], l2 - cp_async, parts[1],
+                      cp_async > 0 ? fmt::format(" and {:.0f} GB/s copied by cp.async {:.2f}", cp_async, parts[2]) : "",
+                      hbm, parts[3], e,
                       mhz >= ceiling ? fmt::format(", no higher than the clock of tensor cores that draw little power "
                                                    "({:.0f} MHz)",
                                                    ceiling)
@@ -402,6 +415,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
   // tensor cores could do in its time (wgmma's dense rate; a B200's clocks do not depend on it).
   ClockLoad load{.tensor_cores = cta.tensor_busy_cycles > 0};
+  const uint64_t read_bytes = cta.global_load_bytes + cta.tma_bytes;  // cta.cp_async_bytes are of these
   const double peak_per_cycle = double(m.sms) * d.wgmma_flops_per_cycle.value;
   double hz = d.clock_sustained_mhz.value * 1e6;
   for (int round = 0; round < 8; ++round) {
@@ -409,6 +423,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     const double wave_seconds = p.cycles_per_wave / hz;
     load.hbm_gbs = wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
     load.l2_gbs = wave_seconds > 0 ? b.l2_bytes_per_wave / wave_seconds / 1e9 : 0.0;
+    load.cp_async_gbs = read_bytes > 0 ? load.l2_gbs * double(cta.cp_async_bytes) / double(read_bytes) : 0.0;
     load.tensor_share = p.waves > 0 && peak_per_cycle > 0 ? flops / (all_cycles() * peak_per_cycle) : 1.0;
     const SustainedClock c = sustained_clock(d, load);
     p.clock_basis = c.basis;

@@ -61,13 +61,29 @@ TEST_CASE("clock: a tensor-core kernel's clock is where what its loads draw meet
     CHECK_THAT(std::string(d->clock_tensor_l2_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_matched_capped"));
     CHECK_THAT(std::string(d->clock_tensor_hbm_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_hbm_matched_capped"));
     CHECK_THAT(std::string(d->clock_power_exponent.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_pause"));
+    // cp.async's bytes: its probe's own load (the copies alone, no tensor cores busy) gives back
+    // the clock it held, and the same bytes a second through cp.async draw more than through the
+    // TMA (the L2 term); they are of l2_gbs, never more than it.
+    const ClockLoad copies{.tensor_cores = true, .l2_gbs = d->cp_async_l2_stream_gbs.value,
+                           .cp_async_gbs = d->cp_async_l2_stream_gbs.value};
+    CHECK(sustained_clock(*d, copies).mhz == Approx(d->clock_cp_async_l2_mhz.value));
+    CHECK_THAT(sustained_clock(*d, copies).basis, Catch::Contains("copied by cp.async"));
+    ClockLoad tma = copies;
+    tma.cp_async_gbs = 0;
+    CHECK(sustained_clock(*d, tma).draw < 0.7 * sustained_clock(*d, copies).draw);
+    ClockLoad over = copies;
+    over.cp_async_gbs *= 2;
+    CHECK(sustained_clock(*d, over).draw == Approx(sustained_clock(*d, copies).draw));
   }
+  CHECK_THAT(std::string(h100.clock_cp_async_l2_mhz.source), Catch::Contains("sm_clock_under_cp_async_l2_capped"));
   CHECK_THAT(sustained_clock(h200, ClockLoad{.tensor_cores = true, .tensor_share = 0.25}).basis,
              Catch::Contains("busy 25% of the time"));
   // The B200's clocks are its rated clock, unconfirmed: every load holds it.
   const model::timing::MachineDesc& b200 = *model::timing::kB200.desc;
   CHECK(sustained_clock(b200, ClockLoad{.tensor_cores = true, .tensor_share = 1, .l2_gbs = 20000, .hbm_gbs = 8000}).mhz ==
         Approx(b200.clock_rated_mhz.value));
+  CHECK(sustained_clock(b200, ClockLoad{.tensor_cores = true, .tensor_share = 1, .l2_gbs = 20000, .cp_async_gbs = 20000})
+            .mhz == Approx(b200.clock_rated_mhz.value));
   CHECK_THAT(std::string(b200.clock_run), Catch::Contains("UNCONFIRMED"));
 
   // A tensor-bound wave whose A and B come from HBM: the prediction settles on the clock of its
