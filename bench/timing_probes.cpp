@@ -388,21 +388,29 @@ int main(int argc, char** argv) {
   // Step 09's mix: its copies (rows of 32 bytes) beside ld.shared of 2 wavefronts (its fragment
   // reads), and of 4: on the card its LDS and LDGSTS wait for each other in the MIO queue
   // (docs/results/2026-12-03-lines), which the conflict-free rows above do not show.
-  for (const uint32_t ways : {2u, 4u})
-    for (const uint32_t shared : {8u, 20u}) {
-      const uint32_t reps = 64 / q;
-      Probe p{fmt::format("cp_async_fill_rows32_lds{}_c{}_32warps", shared, ways),
-              fmt::format("cp.async.cg 16 B a lane (32 B a row: 16 lines a copy) from L2, 4 a round, and {} "
-                          "ld.shared.u32 of {} wavefronts ({}-way bank conflicts) a round, 32 warps: "
-                          "warp-instructions (both kinds) per cycle",
-                          shared, ways, ways),
-              "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared, 32, ways), {}, nullptr, true};
-      p.buffers.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
-      p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
-      const double insts = 32.0 * (4.0 + shared) * reps;
-      p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
-      probes.push_back(std::move(p));
-    }
+  // With a bar.sync each round (`_sync_`, 2026-12-06): the warps' copies asked for together, then
+  // their loads, as step 09's K step does (its cycles 12-18% more than the model's on the H200).
+  struct Mix {
+    uint32_t ways, shared;
+    bool sync = false;
+  };
+  for (const Mix& m : {Mix{2, 8}, Mix{2, 20}, Mix{4, 8}, Mix{4, 20}, Mix{1, 20, true}, Mix{2, 20, true}}) {
+    const uint32_t ways = m.ways, shared = m.shared;
+    const uint32_t reps = 64 / q;
+    Probe p{fmt::format("cp_async_fill_rows32_lds{}{}{}_32warps", shared, ways > 1 ? fmt::format("_c{}", ways) : "",
+                        m.sync ? "_sync" : ""),
+            fmt::format("cp.async.cg 16 B a lane (32 B a row: 16 lines a copy) from L2, 4 a round, and {} "
+                        "ld.shared.u32 of {} wavefront(s) ({}-way bank conflicts) a round{}, 32 warps: "
+                        "warp-instructions (both kinds) per cycle",
+                        shared, ways, ways, m.sync ? ", a bar.sync after each round's wait" : ""),
+            "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared, 32, ways, m.sync), {}, nullptr,
+            true};
+    p.buffers.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
+    p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+    const double insts = 32.0 * (4.0 + shared) * reps;
+    p.figure = [insts](const std::vector<uint8_t>& c, double) { return insts / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
   for (const uint32_t shared : {0u, 8u}) {
     Probe p{shared ? "l1_shared_mix_32warps" : "l1_loads_stride4_32warps",
             shared ? "ld.global u32 (1 line a load, warm L1) and ld.shared.u32 (1 wavefront) in turn, 8 of each a "

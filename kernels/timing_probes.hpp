@@ -107,8 +107,10 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
 // contiguous bytes are 4 whole lines: what a copy's lines cost beside its bytes. With
 // `conflict_ways` 2 or 4 each ld.shared hits every bank it uses that many times (2: step 09's
 // fragment reads): whether the conflicted loads and the copies wait for each other in order.
+// `sync`: a bar.sync of the CTA after each round's wait, as step 09's K step has: all the warps'
+// copies of a round are asked for together, then their loads (in the MIO queue in that order).
 ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads = 0, uint32_t row_bytes = 0,
-                                     uint32_t conflict_ways = 1);
+                                     uint32_t conflict_ways = 1, bool sync = false);
 
 // Co-resident CTAs (how much the CTAs an SM holds at once hide each other's stalls, where they
 // share its schedulers and the L1's data path): `ctas` CTAs of `warps` warps, each asking for

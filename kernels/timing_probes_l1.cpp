@@ -138,7 +138,7 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
 }
 
 ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads, uint32_t row_bytes,
-                                     uint32_t conflict_ways) {
+                                     uint32_t conflict_ways, bool sync) {
   if (warps == 0 || warps > 32 || reps == 0 || shared_loads > 80 || (row_bytes != 0 && row_bytes != 32 && row_bytes != 64) ||
       (conflict_ways != 1 && conflict_ways != 2 && conflict_ways != 4) || (conflict_ways > 1 && shared_loads == 0))
     throw std::invalid_argument(fmt::format("a cp.async fill probe needs 1..32 warps, a repetition, at most 80 "
@@ -146,9 +146,9 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
                                             "1, 2 or 4 ways a bank (more than 1 only with shared loads) (got {}, {}, "
                                             "{}, {}, {})",
                                             warps, reps, shared_loads, row_bytes, conflict_ways));
-  Builder b(fmt::format("timing_cp_async_fill{}{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
+  Builder b(fmt::format("timing_cp_async_fill{}{}{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
                         shared_loads ? fmt::format("_lds{}", shared_loads) : "",
-                        conflict_ways > 1 ? fmt::format("_c{}", conflict_ways) : ""),
+                        conflict_ways > 1 ? fmt::format("_c{}", conflict_ways) : "", sync ? "_sync" : ""),
             ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
@@ -194,6 +194,7 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
       }
     }
     b.cp_async_wait_group(1);
+    if (sync) b.bar_sync(0);
   });
   b.cp_async_wait_group(0);
   end_with_sums(b, pc, tid, t0, sum);

@@ -74,4 +74,17 @@ TEST_CASE("cp.async fill probe with conflicted ld.shared: each load takes its wa
   CHECK(four.stats.smem_bank_conflicts >= 3 * loads);
   CHECK_THROWS_AS(kernels::build_cp_async_fill_probe(32, 2, 8, 32, 3), std::invalid_argument);
   CHECK_THROWS_AS(kernels::build_cp_async_fill_probe(32, 2, 0, 32, 2), std::invalid_argument);
+  // With a bar.sync each round: one barrier a round more a warp, the same loads and copies, no race.
+  model::GemmBuffers buf;
+  buf.a.assign(size_t(2) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
+  buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+  model::SimOptions opt;
+  opt.fast_forward = false;
+  opt.machine = &model::timing::kH200;
+  const model::SimResult synced =
+      model::simulate(kernels::build_cp_async_fill_probe(32, 2, 8, 32, 2, true), buf, opt, 0.0);
+  REQUIRE(synced.completed);
+  CHECK(synced.hazards.empty());
+  CHECK(synced.stats.smem_wavefronts == two.stats.smem_wavefronts);
+  CHECK(synced.stats.warp_instructions == two.stats.warp_instructions + 32 * 2);
 }

@@ -267,6 +267,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_l1_fill_probe(2, 1, 4, 0, true),
       kernels::build_l1_fill_probe(2, 4, 4, 8),
       kernels::build_cp_async_fill_probe(32, 4, 8),
+      kernels::build_cp_async_fill_probe(32, 4, 20, 32, 2, true),  // step 09's mix with a bar.sync a round
       kernels::build_cp_async_fill_probe(32, 4, 0, 32),
       kernels::build_cp_async_fill_probe(32, 4, 8, 64),
       kernels::build_cp_async_fill_probe(32, 4, 8, 32, 2),
