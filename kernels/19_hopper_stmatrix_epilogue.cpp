@@ -30,8 +30,9 @@
 // boxes would.
 //
 // Phases, as the code runs them: launch, tile walk, barriers, producer and consumers' K loop are
-// step 17's (clusters of "cluster" CTAs sharing B through multicast); the epilogue is step 18's
-// with new writes, per consumer warpgroup and tile, for chunk c of its 64 rows x 256 columns:
+// step 17's (clusters of "cluster" CTAs sharing B, or A with share=a, through multicast); the
+// epilogue is step 18's with new writes, per consumer warpgroup and tile, for chunk c of its 64
+// rows x 256 columns (at bm=256, of each of its two 64-row slabs in turn):
 //   * the issuer waits until buffer c % 2 is no longer read (wait_group.read 1), bar.sync 1;
 //   * every warp writes its 16 rows of the chunk: bf16, four stmatrix.x4 of bf16 pairs; f32,
 //     eight st.shared.v2.f32; then fence.proxy.async (stmatrix is a generic-proxy write too),
@@ -152,7 +153,7 @@ constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
 constexpr uint32_t kGroupRows = 2048;  // rows of C per group of the grouped tile order (16 tile-rows at bm=128)
 constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
 constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
-// The epilogue: a consumer's 64 rows go out in chunks of 64 rows x 128 bytes (64 bf16 or 32 f32
+// The epilogue: each 64-row slab of a consumer goes out in chunks of 64 rows x 128 bytes (64 bf16 or 32 f32
 // columns: one row of the 128B swizzle) through two staging buffers of 8 KiB.
 constexpr uint32_t kChunkRows = 64, kRowBytes = 128;
 constexpr uint32_t kChunkBytes = kChunkRows * kRowBytes;
