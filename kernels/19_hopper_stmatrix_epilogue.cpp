@@ -30,8 +30,9 @@
 // boxes would.
 //
 // Phases, as the code runs them: launch, tile walk, barriers, producer and consumers' K loop are
-// step 17's (clusters of "cluster" CTAs sharing B through multicast); the epilogue is step 18's
-// with new writes, per consumer warpgroup and tile, for chunk c of its 64 rows x 256 columns:
+// step 17's (clusters of "cluster" CTAs sharing B, or A with share=a, through multicast); the
+// epilogue is step 18's with new writes, per consumer warpgroup and tile, for chunk c of its 64
+// rows x 256 columns (at bm=256, of each of its two 64-row slabs in turn):
 //   * the issuer waits until buffer c % 2 is no longer read (wait_group.read 1), bar.sync 1;
 //   * every warp writes its 16 rows of the chunk: bf16, four stmatrix.x4 of bf16 pairs; f32,
 //     eight st.shared.v2.f32; then fence.proxy.async (stmatrix is a generic-proxy write too),
@@ -88,6 +89,34 @@
 // The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n): a consumer's
 // bn columns go out in bn/64 chunks of bf16 (bn/32 of f32), and the staging buffers' 32 KiB
 // count against the ring's stages (8 fit at bn=64).
+//
+// cuBLAS's tile, the build parameters bm and share (issue #31). On the H100 at 4096^3 cuBLAS runs
+// a 256x128 tile (nvjet_sm90_tst_256x128_64x4_1x2: 64-wide K blocks in 4 stages, clusters of 1x2)
+// and takes 3.7% fewer cycles than this step's 128x256, reading 10% fewer L2 sectors.
+//   * bm (128, the default; 256): the tile's M. At 256 each consumer warpgroup owns 128 rows, two
+//     64-row slabs of A: a k16 step is two wgmma.m64nNk16 sharing B's descriptor (acc[0] with A's
+//     slab 0, acc[1] with slab 1, 8 KiB further: +512 in the descriptor), bn/2 accumulators each,
+//     so bm=256 takes bn=128 only (128 a thread, as 64 x 256 has; 128 x 256 would need 256). A
+//     stage is then A's 256 rows (32 KiB: one box, a box side being at most 256) and B's 128 (16
+//     KiB): 48 KiB, as at 128x256, so 4 stages still fit beside the 32 KiB of staging buffers. The
+//     epilogue sends each 64-row slab out as today, one after the other through the same buffers:
+//     a consumer's chunks are slab 0's then slab 1's (row0 + 64).
+//   * share (b, the default, step 17's; a): which operand a cluster's CTAs share. With share=b the
+//     cluster's tiles lie one above the other (one tile-column: the same rows of B), with share=a
+//     side by side (one tile-row: the same rows of A), cuBLAS's 1x2 pair: rank r takes the columns
+//     n0 + r·bn of the cluster tile, each CTA loads its own B box whole and 1/cluster of A's box
+//     (rows m0 + r·bm/cluster), multicast into every CTA (tma_ring::cluster_producer). The full
+//     barrier still expects A's and B's whole boxes (every slice of A, its own B), and a stage is
+//     still released on every CTA's empty barrier: every producer of the cluster writes into it.
+//     The walk runs over cluster tiles of bm x (cluster·bn) (tile_order::walk_along_n); when the
+//     tile-columns do not divide by the cluster, the last cluster tile's upper ranks lie right of C:
+//     their B box is wholly outside (TMA fills zeros), their slice of A is one the peers need, and
+//     their stores are clipped whole.
+// What a CTA loads a stage: share=b at 128x256, 16 KiB of A + 32/c KiB of B; share=a at 256x128,
+// 32/c KiB of A + 16 KiB of B: the same bytes for the same cluster c (the other pairings load
+// more: 40 KiB at c=2), so where cuBLAS's tile gains is for the GPU to tell. A group of the
+// grouped order is 2048 rows of C at either bm (16 tile-rows at 128, 8 at 256), so a wave's tiles
+// cover about as many rows of A as columns of B with both tiles.
 #include <array>
 #include <optional>
 
@@ -112,17 +141,19 @@ namespace {
 
 constexpr std::string_view kId = "hopper_stmatrix_epilogue";
 
-constexpr uint32_t kBM = 128;
+constexpr uint32_t kShippedBM = 128;  // the tile's M as it ships: the build parameter bm's default
+constexpr uint32_t kWideBM = 256;     // bm's other value: cuBLAS's 256x128 tile (bn=128)
 constexpr uint32_t kShippedBN = 256;  // the tile's N as it ships: the build parameter bn's default
 constexpr uint32_t kConsumers = 2;
 constexpr uint32_t kThreads = 128 * (1 + kConsumers);
-constexpr uint32_t kABytes = kBM * kBK * 2;  // 16 KiB per stage (B: hopper::b_tile_bytes(bn), 32 KiB at 256)
-constexpr uint32_t kSlabBytes = 64 * kBK * 2;                         // one consumer's rows of A
+// A's tile of one stage: bm rows of one 128-byte swizzle row, 16 KiB at 128 (B: hopper::b_tile_bytes(bn), 32 KiB at 256)
+constexpr uint32_t a_tile_bytes(uint32_t bm) { return bm * kBK * 2; }
+constexpr uint32_t kSlabRows = 64;  // rows of one wgmma.m64nNk16: a consumer owns bm/2 rows, bm/128 slabs
 constexpr uint32_t kProducerRegs = 24, kConsumerRegs = 240;
-constexpr uint32_t kGroupM = 16;  // tile-rows per group of the tile order
+constexpr uint32_t kGroupRows = 2048;  // rows of C per group of the grouped tile order (16 tile-rows at bm=128)
 constexpr uint32_t kWarpArrivals = 4 * kConsumers;  // one elected lane per consumer warp, per CTA
 constexpr uint32_t kSuspendHintNs = 10'000'000;     // the try_wait suspend-time hint (ns)
-// The epilogue: a consumer's 64 rows go out in chunks of 64 rows x 128 bytes (64 bf16 or 32 f32
+// The epilogue: each 64-row slab of a consumer goes out in chunks of 64 rows x 128 bytes (64 bf16 or 32 f32
 // columns: one row of the 128B swizzle) through two staging buffers of 8 KiB.
 constexpr uint32_t kChunkRows = 64, kRowBytes = 128;
 constexpr uint32_t kChunkBytes = kChunkRows * kRowBytes;
@@ -135,6 +166,8 @@ constexpr uint32_t kStagingChunks = 0, kStagingSlab = 1;
 constexpr uint32_t kPiece = 16;        // bytes: one row of an 8x8 b16 matrix, one unit of the swizzle
 // The values of the build parameter c_store_hint (named none and evict_first on the command line).
 constexpr uint32_t kStoreHintNone = 0, kStoreHintEvictFirst = 1;
+// The values of the build parameter share (named b and a on the command line).
+constexpr uint32_t kShareB = 0, kShareA = 1;
 
 // The deliberate mistakes, each with what it changes (the registry entry says the symptom).
 constexpr const char* kUnswizzledStaging = "unswizzled-staging";  // packed staging tile, map without swizzle
@@ -159,10 +192,15 @@ ir::TensorMapDesc c_store_map(uint32_t M, uint32_t N, DType c_dtype, Swizzle swi
 ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const auto [M, N, K] = cfg.shape;
   const uint32_t stages = cfg.param("stages");
+  const uint32_t bm = cfg.param("bm");  // the tile's M: 128 as it ships
   const uint32_t bn = cfg.param("bn");  // the tile's N: 256 as it ships
+  const uint32_t slabs = bm / kConsumers / kSlabRows;  // a consumer's 64-row slabs: 1, or 2 at bm=256
   const auto order = tile_order::Order(cfg.param("order"));
   const uint32_t kCluster = cfg.param("cluster");
-  const uint32_t kSliceRows = bn / kCluster;  // B's box: each CTA loads 1/cluster of its rows
+  // share=a: the cluster's CTAs lie side by side and share A's box; b: one above the other, B's.
+  const bool share_a = cfg.param("share") == kShareA;
+  // The shared operand's box: each CTA loads 1/cluster of its rows (the other's box whole).
+  const uint32_t a_box_rows = share_a ? bm / kCluster : bm, b_box_rows = share_a ? bn : bn / kCluster;
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
   const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
   const uint32_t chunk_cols = kRowBytes / es;          // 64 bf16 or 32 f32 columns a chunk
@@ -175,22 +213,28 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const bool own_barrier = cfg.param("store_barrier") == kBarrierWarpgroup;
   // staging=slab: a buffer for every chunk of a consumer's slab (the rule in the info keeps C bf16).
   const bool whole_slab = cfg.param("staging") == kStagingSlab;
-  const uint32_t buffers_each = whole_slab ? chunks : kBuffers;
+  const uint32_t buffers_each = whole_slab ? slabs * chunks : kBuffers;
   const uint32_t in_flight = cfg.param("wgmma_in_flight");  // wgmma groups a block's wait leaves running
   Builder b(std::string(kId), ir::Arch::sm_90a);
-  const uint32_t tiles_m = hopper::ceil_div(M, kBM), tiles_n = hopper::ceil_div(N, bn);
-  const uint32_t cluster_rows = hopper::ceil_div(tiles_m, kCluster);  // tile-rows of cluster tiles
-  const uint32_t cluster_tiles = cluster_rows * tiles_n;
+  const uint32_t tiles_m = hopper::ceil_div(M, bm), tiles_n = hopper::ceil_div(N, bn);
+  // The grid of cluster tiles: kCluster tiles of one tile-column (share=b) or of one tile-row (share=a).
+  const uint32_t cluster_rows = share_a ? tiles_m : hopper::ceil_div(tiles_m, kCluster);
+  const uint32_t cluster_cols = share_a ? hopper::ceil_div(tiles_n, kCluster) : tiles_n;
+  const uint32_t cluster_tiles = cluster_rows * cluster_cols;
+  const uint32_t group_rows = kGroupRows / bm / (share_a ? 1 : kCluster);  // cluster-rows per group
   const uint32_t clusters = std::min(cfg.param("ctas") / kCluster, cluster_tiles);
   b.set_launch({.grid = {clusters * kCluster, 1, 1}, .block = {kThreads, 1, 1}, .cluster = {kCluster, 1, 1}});
   b.set_min_ctas_per_sm(1);  // with .maxntid: ptxas fixes the count at entry, so setmaxnreg takes effect
-  b.declare_tile_walk(tile_order::walk(order, cluster_rows, tiles_n, kGroupM / kCluster, clusters, kCluster, tiles_m));
+  b.declare_tile_walk(share_a ? tile_order::walk_along_n(order, tiles_m, cluster_cols, group_rows, clusters, kCluster,
+                                                         tiles_n)
+                              : tile_order::walk(order, cluster_rows, tiles_n, group_rows, clusters, kCluster, tiles_m));
 
-  auto tmap_a = b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, kBM, Swizzle::b128));
+  auto tmap_a =
+      b.tensor_map_param("tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, K, M, kBK, a_box_rows, Swizzle::b128));
   auto tmap_b =
-      b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, kSliceRows, Swizzle::b128));
+      b.tensor_map_param("tmap_B", ir::row_major_bf16_map(ir::ParamRole::b, K, N, kBK, b_box_rows, Swizzle::b128));
   auto tmap_c = b.tensor_map_param("tmap_C", c_store_map(M, N, c_dtype, map_swizzle));
-  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, kABytes, hopper::b_tile_bytes(bn));
+  const tma_ring::Ring ring = tma_ring::declare_ring(b, stages, a_tile_bytes(bm), hopper::b_tile_bytes(bn));
   tile_order::CornerHandoff handoff = tile_order::corner_handoff(b, order, stages);  // Hilbert: producer -> consumers
   // Buffer i of consumer warpgroup s is sC[buffers_each·s + i] (2 each; with staging=slab one a
   // chunk); 1024-aligned: the swizzle is taken from
@@ -204,11 +248,13 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   Reg cluster = (b.special(ir::Special::ctaid_x, "cta") / kCluster).named("cluster");
   Reg my_tiles =
       ((b.mov(Type::u32, cluster_tiles + clusters - 1, "tiles_rounded") - cluster) / clusters).named("my_tiles");
+  // Rank r's tile: the r-th bm rows of the cluster tile (share=b), or its r-th bn columns (share=a).
   const auto tile_corner = [&](const Reg& i) {
-    const hopper::TileCorner ct = tile_order::tile_corner(b, order, (cluster + i * clusters).named("cluster_tile"),
-                                                              cluster_rows, tiles_n, kGroupM / kCluster,
-                                                              kCluster * kBM, bn);
-    return hopper::TileCorner{(ct.m0 + rank * kBM).named("m0"), ct.n0};
+    const hopper::TileCorner ct = tile_order::tile_corner(
+        b, order, (cluster + i * clusters).named("cluster_tile"), cluster_rows, cluster_cols, group_rows,
+        share_a ? bm : kCluster * bm, share_a ? kCluster * bn : bn);
+    if (share_a) return hopper::TileCorner{ct.m0, (ct.n0 + rank * bn).named("n0")};
+    return hopper::TileCorner{(ct.m0 + rank * bm).named("m0"), ct.n0};
   };
   tma_ring::init_ring(b, ring, tid, kCluster > 1 ? kWarpArrivals * kCluster : kWarpArrivals);
   if (kCluster > 1) {
@@ -218,7 +264,8 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   }
   const uint32_t k_blocks = hopper::ceil_div(K, kBK);
 
-  // The producer is step 17's, now tma_ring::cluster_producer (kernels/cluster_parts.cpp).
+  // The producer is step 17's, now tma_ring::cluster_producer (kernels/cluster_parts.cpp), which
+  // also multicasts A's slices instead of B's (share=a).
   b.comment("warpgroup 0 produces (step 17)");
   b.if_((wg == 0).named("producer_wg"), [&] {
     b.role(ir::WarpRole::producer, [&] {
@@ -228,6 +275,8 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
                                        .tmap_a = tmap_a,
                                        .tmap_b = tmap_b,
                                        .cluster = kCluster,
+                                       .shared = share_a ? tma_ring::SharedOperand::a : tma_ring::SharedOperand::b,
+                                       .a_rows = bm,
                                        .b_rows = bn,
                                        .k_block = kBK,
                                        .rank = rank,
@@ -240,14 +289,18 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
     });
   });
 
-  b.comment(fmt::format("warpgroups 1 and 2 consume: each owns 64 rows of every 128x{} tile", bn));
+  const uint32_t consumer_rows = slabs * kSlabRows;  // 64, or 128 at bm=256
+  b.comment(fmt::format("warpgroups 1 and 2 consume: each owns {} rows of every {}x{} tile", consumer_rows, bm, bn));
   b.if_((wg != 0).named("consumer_wg"), [&] {
     b.role(ir::WarpRole::consumer, [&] {
       b.setmaxnreg(true, kConsumerRegs);
       Reg slab = (wg - 1).named("consumer");
-      Reg slab_off = (slab * kSlabBytes).named("slab_off");
-      const std::vector<Reg> acc = hopper::accumulators(b, bn, "acc");
-      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, 1, slab_off);
+      Reg slab_off = (slab * a_tile_bytes(consumer_rows)).named("slab_off");  // its rows of A's stage
+      // One accumulator set a 64-row slab: acc[h] is rows 64h.. of the consumer's rows, bn/2 a thread.
+      std::vector<std::vector<Reg>> acc;
+      for (uint32_t h = 0; h < slabs; ++h)
+        acc.push_back(hopper::accumulators(b, bn, slabs == 1 ? "acc" : fmt::format("acc{}_", h)));
+      const hopper::RingDescriptors descriptors = hopper::ring_descriptors(b, ring, slabs, slab_off);
       Reg elected = b.elect_sync("elected");
       std::optional<tma_ring::ClusterRelease> release;  // lane q arrives on CTA q's empty[stage]
       if (kCluster > 1) release = tma_ring::cluster_release(b, ring, (tid % 32).named("lane_id"), kCluster);
@@ -314,7 +367,8 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
           else tma_ring::release_stage_in_cluster(b, *release, s);
         };
         b.k_loop("kb", k_blocks, [&](const Reg& kb) {
-          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, {acc}, kb, kSuspendHintNs, true,
+          // A k16 step: one wgmma.m64nNk16 per slab (two at bm=256), all against B's one descriptor.
+          hopper::consume_k_block(b, ring, descriptors, stage, phase, bn, acc, kb, kSuspendHintNs, true,
                                   in_flight);
           tile_order::receive_corner(b, handoff, stage, kb);
           if (in_flight == 0) {
@@ -333,9 +387,12 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
           release_stage(*held);  // K > 0: every tile has a block
         }
         b.role(ir::WarpRole::epilogue, [&] {
-          Reg row0 = (at.m0 + slab * 64).named("row0");
-          // Every warp writes its 16 rows of chunk c into the buffer at `buffer` bytes.
-          const auto write_chunk = [&](uint32_t c, int64_t buffer) {
+          // The first row of C of each of the consumer's 64-row slabs (two at bm=256: acc[0], acc[1]).
+          std::vector<Reg> row0{(at.m0 + slab * consumer_rows).named("row0")};
+          for (uint32_t h = 1; h < slabs; ++h) row0.push_back((row0[0] + h * kSlabRows).named("row0"));
+          // Every warp writes its 16 rows of 64-row slab s's chunk c into the buffer at `buffer` bytes.
+          const auto write_chunk = [&](uint32_t s, uint32_t c, int64_t buffer) {
+            const std::vector<Reg>& acc_s = acc[s];
             const uint32_t j0 = c * (chunk_cols / 8);  // the chunk's first 8-column block of the tile
             for (uint32_t q = 0; q < 4; ++q) {
               if (c_dtype == DType::bf16) {
@@ -345,50 +402,55 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
                 std::vector<Reg> pairs;
                 for (uint32_t m = 0; m < 4; ++m) {
                   const uint32_t a = 4 * (j + m / 2) + 2 * (m % 2);  // acc of (block j + m/2, row half m%2)
-                  pairs.push_back(hopper::pack_bf16x2(b, acc[a], acc[a + 1], "c_pair"));
+                  pairs.push_back(hopper::pack_bf16x2(b, acc_s[a], acc_s[a + 1], "c_pair"));
                 }
                 b.stmatrix(4, false, Addr::at(slot[q], buffer), pairs);
               } else {
                 for (uint32_t h = 0; h < 2; ++h) {
                   // (T128, V2) -> (M64, N8): row 16w + l/4 + 8h, col 8(j0 + q) + 2(l%4) + e
                   const uint32_t a = 4 * (j0 + q) + 2 * h;
-                  b.st_shared(Type::f32, Addr::at(slot[q], buffer + int64_t(8 * h) * kRowBytes), {acc[a], acc[a + 1]});
+                  b.st_shared(Type::f32, Addr::at(slot[q], buffer + int64_t(8 * h) * kRowBytes),
+                              {acc_s[a], acc_s[a + 1]});
                 }
               }
             }
           };
-          // The issuer's TMA store of chunk c from the buffer at `buffer` bytes.
-          const auto store_chunk = [&](uint32_t c, int64_t buffer) {
+          // The issuer's TMA store of slab s's chunk c from the buffer at `buffer` bytes.
+          const auto store_chunk = [&](uint32_t s, uint32_t c, int64_t buffer) {
             const Reg c_col = (at.n0 + c * chunk_cols).named("c_col");
-            if (c_policy) b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer), *c_policy);
-            else b.cp_async_bulk_tensor_store(tmC, {c_col, row0}, Addr::at(buffers, buffer));
+            if (c_policy) b.cp_async_bulk_tensor_store(tmC, {c_col, row0[s]}, Addr::at(buffers, buffer), *c_policy);
+            else b.cp_async_bulk_tensor_store(tmC, {c_col, row0[s]}, Addr::at(buffers, buffer));
           };
+          // A consumer's chunks in turn: slab 0's, then slab 1's (bm=256); chunk i is (i / chunks, i % chunks).
+          const uint32_t all_chunks = slabs * chunks;
           if (whole_slab) {
             // staging=slab: the whole slab into its own buffers, two meetings a tile.
-            b.comment(fmt::format("the slab's {} chunks at once, each through its own buffer", chunks));
+            b.comment(fmt::format("the slab's {} chunks at once, each through its own buffer", all_chunks));
             if (!cfg.has(kReuseBeforeWait)) b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(0); });
             meet();  // the last tile's stores have read every buffer
-            for (uint32_t c = 0; c < chunks; ++c) write_chunk(c, int64_t(c) * kChunkBytes);
+            for (uint32_t i = 0; i < all_chunks; ++i) write_chunk(i / chunks, i % chunks, int64_t(i) * kChunkBytes);
             if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
             meet();  // every write is in and fenced
             b.if_(issuer, [&] {
-              for (uint32_t c = 0; c < chunks; ++c) store_chunk(c, int64_t(c) * kChunkBytes);
+              for (uint32_t i = 0; i < all_chunks; ++i) store_chunk(i / chunks, i % chunks, int64_t(i) * kChunkBytes);
               b.cp_async_bulk_commit_group();
             });
             return;
           }
-          for (uint32_t c = 0; c < chunks; ++c) {
-            const int64_t buffer = int64_t(c % kBuffers) * kChunkBytes;
-            b.comment(fmt::format("chunk {}: columns {}..{} through buffer {}", c, c * chunk_cols,
-                                  (c + 1) * chunk_cols - 1, c % kBuffers));
+          for (uint32_t i = 0; i < all_chunks; ++i) {
+            const uint32_t s = i / chunks, c = i % chunks;
+            const int64_t buffer = int64_t(i % kBuffers) * kChunkBytes;
+            const std::string rows = slabs == 1 ? "" : fmt::format("rows {}..{}, ", s * kSlabRows, (s + 1) * kSlabRows - 1);
+            b.comment(fmt::format("chunk {}: {}columns {}..{} through buffer {}", i, rows, c * chunk_cols,
+                                  (c + 1) * chunk_cols - 1, i % kBuffers));
             if (!cfg.has(kReuseBeforeWait))
               b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
             meet();  // the buffer is free for every writer
-            write_chunk(c, buffer);
+            write_chunk(s, c, buffer);
             if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
             meet();  // every write is in and fenced
             b.if_(issuer, [&] {
-              store_chunk(c, buffer);
+              store_chunk(s, c, buffer);
               b.cp_async_bulk_commit_group();
             });
           }
@@ -411,7 +473,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
 
 KernelInfo hopper_stmatrix_epilogue_info() {
   KernelInfo k;
-  hopper::set_hopper_info(k, kId, {kBM, kShippedBN, kBK});
+  hopper::set_hopper_info(k, kId, {kShippedBM, kShippedBN, kBK});
   k.title = "Hopper stmatrix epilogue: C through a 128B-swizzled staging tile";
   k.delta = "the staging buffers become 128B-swizzled boxes (the TMA store's map unswizzles them), written "
             "conflict-free with stmatrix.x4 of bf16 pairs (f32: st.shared.v2 into the same swizzle, 2-way); bf16 C by "
@@ -439,10 +501,15 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       "of buffers leave room for 3 stages (bf16 C only): 0.1-0.6 points of cuBLAS faster on an H200, inside the "
       "rounds' spread. The build parameter wgmma_in_flight=1 leaves a K block's wgmma group running (wait_group "
       "1) and releases its stage a block later: on an H200 it lost 1.2-1.7 points of cuBLAS, where the model sees "
-      "no difference.";
+      "no difference. The build parameters bm and share give cuBLAS's tile: bm=256 (with bn=128) makes each consumer "
+      "warpgroup own 128 rows, two wgmma.m64n128k16 a k16 step against one B descriptor, and its two 64-row slabs "
+      "go out through the same staging buffers one after the other; share=a lays a cluster's CTAs side by side "
+      "along N, so they need the same rows of A: each loads 1/cluster of A's box and multicasts it, loads its own B "
+      "whole, and still releases every stage on every CTA's empty barrier. At 256x128 with share=a a CTA loads the "
+      "bytes 128x256 with share=b loads, 32 KiB a stage in pairs.";
   k.example_shape = {256, 512, 512};  // two pairs, 8 K-blocks around the ring; four chunks per slab
   // 32 KiB of staging buffers leave room for 4 ring stages of 48 KiB (227 KiB in all) at bn=256,
-  // more at a smaller bn (declare_tile_n's rule).
+  // more at a smaller bn (declare_tile_n's rule, for bm=128; bm=256's is below).
   BuildParam c_dtype = c_dtype_param();
   c_dtype.default_value = 16;  // the type stmatrix stores; bench compares with cuBLAS's bf16 C
   k.c_dtype = DType::bf16;     // the kernel's C as it ships, for what reads KernelInfo::c_dtype
@@ -450,13 +517,21 @@ KernelInfo hopper_stmatrix_epilogue_info() {
       k,
       {.bn_default = kShippedBN,
        .stages_default = 4,
-       .a_bytes = kABytes,
+       .a_bytes = a_tile_bytes(kShippedBM),
        .other_bytes = kConsumers * kBuffers * kChunkBytes,
        .other_what = "the 32 KiB of staging buffers",
        .tile_ns = {128, 256},
        .bn_note = "; 128 or 256 only: an odd count of 64-column chunks reuses a staging buffer a store may still "
                   "read (a race)"},
-      {{"cluster", "CTAs per cluster sharing B's box (step 17; 1: plain loads)", 2, {1, 2, 4}},
+      {{"cluster", "CTAs per cluster sharing one operand's box (share: B's by default, step 17; 1: plain loads)", 2,
+        {1, 2, 4}},
+       {"share",
+        "the operand a cluster's CTAs share through multicast: 0 b (the cluster's tiles lie one above the other, in "
+        "one tile-column: each CTA loads 1/cluster of B's box, step 17's way); 1 a (side by side, in one tile-row, "
+        "as cuBLAS's 1x2 clusters: each CTA loads 1/cluster of A's box and its own B whole; cluster 2 or 4); "
+        "share=b and share=a name them",
+        kShareB,
+        {kShareB, kShareA}},
        persistent_ctas_param(),
        tile_order::order_param(tile_order::Order::grouped),
        c_dtype,
@@ -479,33 +554,65 @@ KernelInfo hopper_stmatrix_epilogue_info() {
         0,
         {0, 1}},
        {"staging",
-        "how a consumer stages its 64-row slab of C: 0 chunks (two 8-KiB buffers in turn, the barriers met twice "
+        "how a consumer stages its slab of C (its bm/2 rows): 0 chunks (two 8-KiB buffers in turn, the barriers met twice "
         "a chunk); 1 slab (a buffer for every chunk, the whole slab written between two meetings a tile, as fast.cu's "
         "matmul_12 does; bf16 C only, and its 64 KiB of buffers at bn=256 leave room for 3 stages); staging=chunks "
         "and staging=slab name them",
         kStagingChunks,
         {kStagingChunks, kStagingSlab}}});
-  // staging=slab's buffers are a whole slab of bf16 C a consumer: the ring's rule with those bytes.
+  // The tile's M, first: the tile is bm x bn (bm=256 takes bn=128, the rule below).
+  k.params.insert(k.params.begin(),
+                  BuildParam{"bm",
+                   "rows of C a CTA's tile has: 128 (each consumer warpgroup 64 rows, one wgmma.m64nNk16 a k16 step); "
+                   "256, cuBLAS's 256x128 tile (each consumer 128 rows: two m64nNk16 a k16 step against one B "
+                   "descriptor, bn/2 accumulators each, so bn=128 only; A's box and stage 32 KiB)",
+                   kShippedBM,
+                   {kShippedBM, kWideBM}});
+  k.build_tile = [](const ParamValues& p) { return GemmShape{p.at("bm"), p.at("bn"), kBK}; };
+  for (BuildParam& p : k.params) {
+    if (p.name == "stages")
+      p.description = "shared-memory stages in the TMA ring (bm/8 KiB of A + bn/8 KiB of B each: 48 KiB at 128x256 "
+                      "and at 256x128); how many fit depends on the tile";
+    if (p.name == "order")  // kGroupRows: the group is rows of C, whatever bm
+      p.description = "the tile order of the persistent walk: 0 row by row, 1 grouped (2048 rows of C, 16 tile-rows at "
+                      "bm=128 or 8 at 256, walked column by column), 2 a Hilbert curve over the grid of cluster tiles";
+  }
+  // The rules of bm, share and staging=slab, then the ring's: the stages of the build's tile fit
+  // beside the staging buffers (declare_tile_n's rule as it was for bm=128 and two buffers a consumer).
   k.check_params = [ring_rule = k.check_params](const ParamValues& p) -> std::optional<std::string> {
-    if (p.at("staging") != kStagingSlab) return ring_rule(p);
-    if (p.at("c_dtype") != 16)
-      return fmt::format("staging=slab takes c_dtype=bf16 only (c_dtype={} given): an f32 slab is 64 rows x bn x 4 "
-                         "bytes a consumer, 128 KiB at bn=256, which leaves room for 2 ring stages; f32 C takes "
-                         "staging=chunks",
+    const uint32_t bm = p.at("bm"), bn = p.at("bn");
+    if (bm == kWideBM && bn != 128)
+      return fmt::format("bm=256 takes bn=128 only (bn={} given): a consumer warpgroup owns 128 rows, two "
+                         "wgmma.m64n{}k16 a k16 step, whose 2 x {} f32 accumulators a thread are more than its {} "
+                         "registers hold; bm=128 takes bn=128 or 256",
+                         bn, bn, bn / 2, kConsumerRegs);
+    if (p.at("share") == kShareA && p.at("cluster") == 1)
+      return std::string("share=a takes cluster=2 or 4 (cluster=1 given): a cluster of one CTA has no peer to share "
+                         "A's box with; with cluster=1 take share=b (plain loads of both boxes)");
+    const bool slab = p.at("staging") == kStagingSlab;
+    if (slab && p.at("c_dtype") != 16)
+      return fmt::format("staging=slab takes c_dtype=bf16 only (c_dtype={} given): an f32 slab is bm/2 rows x bn x 4 "
+                         "bytes a consumer, 128 KiB at 128x256 and 64 KiB at 256x128, which leaves room for 2 ring "
+                         "stages; f32 C takes staging=chunks",
                          p.at("c_dtype"));
-    // The ring's rule with a whole slab of bf16 C a consumer as its other bytes (which depend on
-    // bn, so no other bn is offered).
-    const uint32_t bn = p.at("bn"), staging = kConsumers * 64 * bn * 2;
-    const hopper::TileNRing ring{.a_bytes = kABytes,
-                                 .other_bytes = staging,
-                                 .other_what = fmt::format("{} KiB of staging (each consumer's 64 x {} slab of bf16 C)",
-                                                           staging / 1024, bn),
-                                 .tile_ns = {bn}};
+    if (bm == kShippedBM && !slab) return ring_rule(p);
+    // The ring's rule with the build's A tile and, with staging=slab, a whole slab of bf16 C a
+    // consumer as its other bytes (which depend on the tile, so no other bn is offered).
+    const uint32_t staging = slab ? kConsumers * (bm / kConsumers) * bn * 2 : kConsumers * kBuffers * kChunkBytes;
+    const hopper::TileNRing ring{
+        .a_bytes = a_tile_bytes(bm),
+        .other_bytes = staging,
+        .other_what = slab ? fmt::format("{} KiB of staging (each consumer's {} x {} slab of bf16 C)", staging / 1024,
+                                         bm / kConsumers, bn)
+                           : std::string("the 32 KiB of staging buffers"),
+        .tile_ns = {bn}};
     const std::optional<std::string> why = hopper::tile_n_ring_fits(ring, bn, p.at("stages"));
     if (!why) return std::nullopt;
-    return fmt::format("staging=slab at bn={}: {}", bn, *why);
+    const std::string tile = bm == kShippedBM ? fmt::format("bn={}", bn) : fmt::format("bm={} bn={}", bm, bn);
+    return slab ? fmt::format("staging=slab at {}: {}", tile, *why) : fmt::format("at {}: {}", tile, *why);
   };
   k.constraints.push_back("staging=slab takes c_dtype=bf16, and its slab-sized buffers count against the stages");
+  k.constraints.push_back("bm=256 takes bn=128; share=a takes a cluster of 2 or 4");
   k.mistakes = {
       {kUnswizzledStaging, "the staging tile is packed (step 18's box, map without swizzle)",
        "C is right but every stmatrix matrix's 8 rows start at the same bank: 8 wavefronts instead of 1 "

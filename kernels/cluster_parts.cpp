@@ -8,7 +8,9 @@ using ir::Type;
 
 void cluster_producer(builder::Builder& b, const ClusterProducer& p) {
   const Ring& ring = *p.ring;
-  const uint32_t slice_rows = p.b_rows / p.cluster, slice_bytes = ring.b_bytes / p.cluster;
+  const bool share_a = p.shared == SharedOperand::a;
+  const uint32_t slice_rows = (share_a ? p.a_rows : p.b_rows) / p.cluster;
+  const uint32_t slice_bytes = (share_a ? ring.a_bytes : ring.b_bytes) / p.cluster;
   Reg tmA = b.tensor_map_address(p.tmap_a, "tmA");
   Reg tmB = b.tensor_map_address(p.tmap_b, "tmB");
   Reg cta_mask = b.mov(Type::u16, (1u << p.cluster) - 1, "cta_mask");
@@ -24,8 +26,12 @@ void cluster_producer(builder::Builder& b, const ClusterProducer& p) {
       const Addr full_s = ring.full_at(stage);
       b.mbarrier_arrive_expect_tx(full_s, ring.a_bytes + ring.b_bytes);
       Reg k0 = (kb * p.k_block).named("k0");
-      b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, at.m0}, full_s);
-      if (p.cluster == 1)
+      if (p.cluster > 1 && share_a)
+        b.cp_async_bulk_tensor_load_multicast(Addr::at((ring.a_at(stage) + slice_off).named("sA_slice")), tmA,
+                                              {k0, (at.m0 + slice_row).named("a_row")}, full_s, cta_mask);
+      else
+        b.cp_async_bulk_tensor_load(Addr::at(ring.a_at(stage)), tmA, {k0, at.m0}, full_s);
+      if (p.cluster == 1 || share_a)
         b.cp_async_bulk_tensor_load(Addr::at(ring.b_at(stage)), tmB, {k0, at.n0}, full_s);
       else
         b.cp_async_bulk_tensor_load_multicast(Addr::at((ring.b_at(stage) + slice_off).named("sB_slice")), tmB,

@@ -171,7 +171,8 @@ constexpr NamedValue kNamedValues[] = {
     {"c_dtype", "f32", 32},        {"c_dtype", "bf16", 16},           {"order", "row", 0},
     {"order", "grouped", 1},       {"order", "hilbert", 2},           {"c_store_hint", "none", 0},
     {"c_store_hint", "evict_first", 1}, {"store_barrier", "consumers", 0}, {"store_barrier", "warpgroup", 1},
-    {"staging", "chunks", 0},      {"staging", "slab", 1}};
+    {"staging", "chunks", 0},      {"staging", "slab", 1},            {"share", "b", 0},
+    {"share", "a", 1}};
 
 }  // namespace
 

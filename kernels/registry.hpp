@@ -174,7 +174,8 @@ BuildParam c_dtype_param();
 DType c_dtype_of(const KernelInfo& info, const ParamValues& params);
 // The number a named value of a build parameter stands for: c_dtype f32/bf16 (32/16), order
 // row/grouped/hilbert (0/1/2), c_store_hint none/evict_first (0/1), store_barrier
-// consumers/warpgroup (0/1), staging chunks/slab (0/1); nullopt for any other name or value.
+// consumers/warpgroup (0/1), staging chunks/slab (0/1), share b/a (0/1); nullopt for any other
+// name or value.
 std::optional<uint32_t> named_param_value(std::string_view param, std::string_view value);
 // Every named value, for an error message: "c_dtype=f32 or bf16, order=row, grouped or hilbert, ...".
 std::string named_param_values_text();

@@ -101,17 +101,40 @@ Cell tile_cell(Order order, uint64_t t, uint32_t tiles_m, uint32_t tiles_n, uint
   return {};
 }
 
+namespace {
+
+// The cells of an order_rows x order_cols grid in `order`, round by round (round i: each walker's
+// i-th cell, in walker order), each handed to `visit`.
+template <class Visit>
+void walk_cells(Order order, uint32_t order_rows, uint32_t order_cols, uint32_t group_m, uint32_t walkers,
+                Visit&& visit) {
+  const uint64_t tiles = uint64_t(order_rows) * order_cols;
+  for (uint64_t round = 0; round * walkers < tiles; ++round)
+    for (uint32_t walker = 0; walker < walkers && round * walkers + walker < tiles; ++walker)
+      visit(tile_cell(order, round * walkers + walker, order_rows, order_cols, group_m));
+}
+
+}  // namespace
+
 std::vector<uint32_t> walk(Order order, uint32_t order_rows, uint32_t tiles_n, uint32_t group_m, uint32_t walkers,
                            uint32_t cluster, uint32_t tiles_m) {
   std::vector<uint32_t> w;
-  const uint64_t tiles = uint64_t(order_rows) * tiles_n;
-  w.reserve(size_t(tiles) * cluster);
-  for (uint64_t round = 0; round * walkers < tiles; ++round)
-    for (uint32_t walker = 0; walker < walkers && round * walkers + walker < tiles; ++walker) {
-      const Cell c = tile_cell(order, round * walkers + walker, order_rows, tiles_n, group_m);
-      for (uint32_t r = 0; r < cluster; ++r)
-        if (c.row * cluster + r < tiles_m) w.push_back((c.row * cluster + r) * tiles_n + c.col);
-    }
+  w.reserve(size_t(order_rows) * tiles_n * cluster);
+  walk_cells(order, order_rows, tiles_n, group_m, walkers, [&](const Cell& c) {
+    for (uint32_t r = 0; r < cluster; ++r)
+      if (c.row * cluster + r < tiles_m) w.push_back((c.row * cluster + r) * tiles_n + c.col);
+  });
+  return w;
+}
+
+std::vector<uint32_t> walk_along_n(Order order, uint32_t tiles_m, uint32_t order_cols, uint32_t group_m,
+                                   uint32_t walkers, uint32_t cluster, uint32_t tiles_n) {
+  std::vector<uint32_t> w;
+  w.reserve(size_t(tiles_m) * order_cols * cluster);
+  walk_cells(order, tiles_m, order_cols, group_m, walkers, [&](const Cell& c) {
+    for (uint32_t r = 0; r < cluster; ++r)
+      if (c.col * cluster + r < tiles_n) w.push_back(c.row * tiles_n + c.col * cluster + r);
+  });
   return w;
 }
 

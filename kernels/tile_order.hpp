@@ -46,6 +46,11 @@ Cell tile_cell(Order order, uint64_t t, uint32_t tiles_m, uint32_t tiles_n, uint
 // cluster * row + r); tiles past C's tiles_m rows are left out.
 std::vector<uint32_t> walk(Order order, uint32_t order_rows, uint32_t tiles_n, uint32_t group_m, uint32_t walkers,
                            uint32_t cluster, uint32_t tiles_m);
+// The same for clusters of `cluster` CTAs side by side (step 19's share=a): the order runs over a
+// tiles_m x order_cols grid of cluster tiles, and rank r of a cluster tile is C's tile-column
+// cluster * col + r; tiles past C's tiles_n columns are left out.
+std::vector<uint32_t> walk_along_n(Order order, uint32_t tiles_m, uint32_t order_cols, uint32_t group_m,
+                                   uint32_t walkers, uint32_t cluster, uint32_t tiles_n);
 // The passes the Hilbert descent of tile_cell takes at most on a tiles_m x tiles_n grid.
 uint32_t hilbert_passes(uint32_t tiles_m, uint32_t tiles_n);
 

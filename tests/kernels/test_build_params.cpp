@@ -79,7 +79,7 @@ TEST_CASE("every value of every build parameter builds the ring it names and ass
                                {"hopper_fewer_arrivals", {"bn"}},
                                {"hopper_cluster_multicast", {"bn"}},
                                {"hopper_tma_store", {"bn"}},
-                               {"hopper_stmatrix_epilogue", {"bn"}}};
+                               {"hopper_stmatrix_epilogue", {"bm", "bn", "share"}}};
   for (const Combined& c : combined) {
     const kernels::KernelInfo& info = kernels::kernel_or_throw(c.id);
     const kernels::BuildParam& stages = kernels::require_param(info, "stages");

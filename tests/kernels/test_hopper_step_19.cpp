@@ -2,10 +2,13 @@
 // per tile for each C type (stmatrix.x4 of bf16 pairs, or st.shared.v2.f32), C's tensor map
 // with the swizzle, the staging buffers and the ring within shared memory, its mistakes and
 // refusals, the c_store_hint parameter (none: today's PTX; evict_first: an L2 policy and the
-// stores' .L2::cache_hint form), and ptxas for sm_90a. Whether it computes C, and its banks, is
-// tests/model's job (test_stmatrix_epilogue.cpp).
+// stores' .L2::cache_hint form), cuBLAS's 256x128 tile (bm=256) and clusters sharing A (share=a),
+// the variants as they were before those two, and ptxas for sm_90a. Whether it computes C, and its
+// banks, is tests/model's job (test_stmatrix_epilogue.cpp).
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -15,6 +18,7 @@
 #include "engine/ptx/emit.hpp"
 #include "kernels/registry.hpp"
 #include "tests/support/kernel_ops.hpp"
+#include "tests/support/ptx_fingerprint.hpp"
 #include "tests/support/ptxas_check.hpp"
 
 using namespace gs;
@@ -323,4 +327,220 @@ TEST_CASE("step 19 with wgmma_in_flight=1 assembles for sm_90a", "[kernels][ptxa
   // bf16 C (the default) is assembled by test_build_params.cpp; f32 C and a cluster of 4 here.
   const ir::Kernel k = build({8192, 8192, 8192}, {}, {{"c_dtype", 32}, {"cluster", 4}, {"wgmma_in_flight", 1}});
   test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} wgmma_in_flight=1 c_dtype=f32", kId));
+}
+
+// ---- bm=256 and share=a: cuBLAS's 256x128 tile in clusters side by side --------------------
+
+namespace {
+
+// The shared-memory tile allocation of operand `op` (the ring's A or B stages).
+const ir::SharedAlloc& ring_tile(const ir::Kernel& k, ir::GemmOperand op) {
+  for (const ir::SharedAlloc& a : k.smem)
+    if (a.use == ir::SmemUse::tile && a.operand == op) return a;
+  FAIL("no tile allocation");
+  throw;
+}
+
+// The tensor map of the producer's multicast loads: which operand's box a cluster shares.
+std::vector<std::string> multicast_maps(const std::string& ptx) {
+  std::vector<std::string> maps;
+  for (size_t at = ptx.find(".multicast::cluster"); at != std::string::npos; at = ptx.find(".multicast::cluster", at + 1)) {
+    const size_t map = ptx.find("[%tm", at);
+    maps.push_back(ptx.substr(map + 2, 3));
+  }
+  return maps;
+}
+
+const kernels::ParamValues kWide{{"bm", 256}, {"bn", 128}};  // cuBLAS's tile
+
+kernels::ParamValues wide(kernels::ParamValues more) {
+  more.insert(kWide.begin(), kWide.end());
+  return more;
+}
+
+}  // namespace
+
+TEST_CASE("step 19 bm=256: two wgmma.m64n128k16 a k16 step, A's stage 32 KiB, each consumer's two slabs stored in turn",
+          "[kernels][params]") {
+  const ir::Kernel k = build({512, 512, 512}, {}, wide({{"cluster", 1}}));
+  const auto c = op_counts(k);
+  // The K loop's body: 4 k16 steps x 2 slabs; every wgmma N=128.
+  CHECK(count(c, ir::Op::wgmma_mma_async) == 4 * 2);
+  for (const ir::Inst& i : k.insts)
+    if (i.op == ir::Op::wgmma_mma_async) CHECK(i.aux == 128);
+  // 2 slabs x 2 chunks of 64 bf16 columns, four stmatrix.x4 each; 128 accumulators a thread in pairs.
+  CHECK(count(c, ir::Op::stmatrix) == 2 * 2 * 4);
+  CHECK(count(c, ir::Op::cvt_pack) == 64);
+  CHECK(count(c, ir::Op::cp_async_bulk_tensor_store) == 4);
+  CHECK(count(c, ir::Op::bar_sync) == 1 + 4 * 2);  // the init's, and two per chunk
+  CHECK(ring_tile(k, ir::GemmOperand::a).stages == 4);
+  CHECK(ring_tile(k, ir::GemmOperand::a).bytes == 4 * 256 * 128);  // 4 stages of 256 rows of 128 B
+  CHECK(ring_tile(k, ir::GemmOperand::b).bytes == 4 * 128 * 128);
+  CHECK(k.smem_bytes() <= 227 * 1024);
+  CHECK(staging(k).bytes == 4 * 8192);  // the same two buffers a consumer as at 128x256
+  CHECK(k.find_param(ir::ParamRole::tmap_a)->tensor_map.box_dim[1] == 256);  // one box: A's whole tile
+  CHECK(k.find_param(ir::ParamRole::tmap_b)->tensor_map.box_dim[1] == 128);
+  CHECK(k.output.tile_rows == 256);
+  CHECK(k.output.tile_cols == 128);
+  // The second slab's stores are 64 rows further: two row registers.
+  const std::string text = ptx::emit(k).text;
+  CHECK_THAT(text, Catch::Contains("rows 64..127, columns 64..127 through buffer 1"));
+  CHECK(kernels::tile_of(kernels::kernel_or_throw(kId), kWide).m == 256);
+  // f32 C: 32 columns a chunk, 4 a slab, 8 a consumer.
+  const ir::Kernel f = build({512, 512, 512}, {}, wide({{"cluster", 1}, {"c_dtype", 32}}));
+  CHECK(count(op_counts(f), ir::Op::st_shared) == 8 * 8);
+  CHECK(count(op_counts(f), ir::Op::cp_async_bulk_tensor_store) == 8);
+}
+
+TEST_CASE("step 19 share=a: each CTA multicasts its slice of A's box and loads its own B whole", "[kernels][params]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK(kernels::resolve_params(info, {}).at("share") == 0);  // step 17's way unless asked
+  CHECK(kernels::resolve_params(info, {}).at("bm") == 128);
+  CHECK(kernels::named_param_value("share", "b") == 0u);
+  CHECK(kernels::named_param_value("share", "a") == 1u);
+  CHECK(cli::parse_params({"share=a"}).at("share") == 1);
+  CHECK_THROWS_WITH(cli::parse_params({"share=c"}), Catch::Contains("share=c") && Catch::Contains("share=b or a"));
+  struct Case {
+    uint32_t bm, bn, cluster;
+  };
+  for (const Case& c : {Case{256, 128, 2}, Case{256, 128, 4}, Case{128, 256, 2}}) {
+    INFO("bm=" << c.bm << " bn=" << c.bn << " cluster=" << c.cluster);
+    const ir::Kernel a = build({1024, 1024, 512}, {}, {{"bm", c.bm}, {"bn", c.bn}, {"cluster", c.cluster}, {"share", 1}});
+    const ir::Kernel b = build({1024, 1024, 512}, {}, {{"bm", c.bm}, {"bn", c.bn}, {"cluster", c.cluster}, {"share", 0}});
+    CHECK(multicast_maps(ptx::emit(a).text) == std::vector<std::string>{"tmA"});
+    CHECK(multicast_maps(ptx::emit(b).text) == std::vector<std::string>{"tmB"});
+    CHECK(a.find_param(ir::ParamRole::tmap_a)->tensor_map.box_dim[1] == c.bm / c.cluster);
+    CHECK(a.find_param(ir::ParamRole::tmap_b)->tensor_map.box_dim[1] == c.bn);
+    CHECK(b.find_param(ir::ParamRole::tmap_a)->tensor_map.box_dim[1] == c.bm);
+    CHECK(b.find_param(ir::ParamRole::tmap_b)->tensor_map.box_dim[1] == c.bn / c.cluster);
+    // Every CTA's full barrier expects both whole boxes: every slice of the shared one, the other whole.
+    for (const ir::Kernel* k : {&a, &b})
+      CHECK_THAT(ptx::emit(*k).text, Catch::Contains(fmt::format("[%full_s], {};", (c.bm + c.bn) * 128)));
+    // The stage is released on every CTA's empty barrier either way.
+    CHECK(count(op_counts(a), ir::Op::mbarrier_arrive_remote) == count(op_counts(b), ir::Op::mbarrier_arrive_remote));
+    CHECK(count(op_counts(a), ir::Op::mbarrier_arrive_remote) > 0);
+    CHECK(a.launch.cluster[0] == c.cluster);
+  }
+}
+
+TEST_CASE("step 19 share=a walks cluster tiles side by side: each pair takes two neighbouring tiles of a tile-row",
+          "[kernels][params][tile_order]") {
+  // 520x648: 3 tile-rows x 6 tile-columns of 256x128 minus edges (N = 5 x 128 + 8): the last tile-column
+  // is 8 wide; cluster tiles of 2 side by side, 3 x 3 of them, none outside C; with 4, 3 x 2 and the
+  // second cluster tile's last two ranks right of C.
+  for (const uint32_t cluster : {2u, 4u})
+    for (const uint32_t order : {0u, 1u, 2u}) {
+      INFO("cluster=" << cluster << " order=" << order);
+      const ir::Kernel k = build({520, 648, 64}, {}, wide({{"cluster", cluster}, {"share", 1}, {"order", order}}));
+      const std::vector<uint32_t>& w = k.output.walk;
+      const uint32_t tiles_n = 6, tiles = 3 * 6;
+      CHECK(w.size() == tiles);
+      CHECK(std::set<uint32_t>(w.begin(), w.end()).size() == tiles);
+      // A cluster's ranks take consecutive tiles of one tile-row, the first in a tile-column that is a
+      // multiple of the cluster; the ranks right of C take none.
+      for (size_t i = 0; i < w.size();) {
+        const uint32_t first = w[i];
+        CHECK((first % tiles_n) % cluster == 0);
+        uint32_t r = 1;
+        for (; r < cluster && first % tiles_n + r < tiles_n; ++r) {
+          REQUIRE(i + r < w.size());
+          CHECK(w[i + r] == first + r);
+        }
+        i += r;
+      }
+    }
+}
+
+TEST_CASE("step 19: bm and share combinations it does not build are refused, naming what would be valid",
+          "[kernels][params][errors]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"bm", 256}}),
+                    Catch::Contains("bm=256 takes bn=128 only (bn=256 given)") &&
+                        Catch::Contains("bm=128 takes bn=128 or 256"));
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"bm", 192}}),
+                    Catch::Contains("bm=192 is not a value") && Catch::Contains("choose one of 128, 256"));
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"share", 1}, {"cluster", 1}}),
+                    Catch::Contains("share=a takes cluster=2 or 4 (cluster=1 given)") &&
+                        Catch::Contains("share=b"));
+  CHECK_THROWS_WITH(kernels::resolve_params(info, {{"share", 2}}), Catch::Contains("choose one of 0, 1"));
+  // The ring at 256x128: 48 KiB a stage beside the 32 KiB of buffers, 4 stages; staging=slab 3.
+  CHECK_THROWS_WITH(build({512, 512, 512}, {}, wide({{"stages", 5}})),
+                    Catch::Contains("at bm=256 bn=128") && Catch::Contains("32 KiB of A") &&
+                        Catch::Contains("take stages 2..4"));
+  CHECK_THROWS_WITH(build({512, 512, 512}, {}, wide({{"staging", 1}})),
+                    Catch::Contains("staging=slab at bm=256 bn=128") && Catch::Contains("128 x 128 slab of bf16 C") &&
+                        Catch::Contains("take stages 2..3"));
+  CHECK_THROWS_WITH(build({512, 512, 512}, {}, wide({{"staging", 1}, {"stages", 3}, {"c_dtype", 32}})),
+                    Catch::Contains("staging=slab takes c_dtype=bf16 only"));
+  CHECK_NOTHROW(build({512, 512, 512}, {}, wide({{"staging", 1}, {"stages", 3}})));
+  CHECK_NOTHROW(build({512, 512, 512}, {}, wide({{"share", 1}, {"cluster", 4}, {"stages", 2}})));
+  // Only step 19 takes them.
+  CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"share", 1}}),
+                    Catch::Contains("unknown build parameter 'share'"));
+  CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"bm", 256}}),
+                    Catch::Contains("unknown build parameter 'bm'"));
+}
+
+TEST_CASE("step 19's variants as they were before bm and share, byte for byte", "[kernels][params]") {
+  // Fingerprints of `gemmscope ptx hopper_stmatrix_epilogue --m 1000 --n 1000 --k 512 ...` at commit
+  // bf7de3d, before the tile's M and the shared operand became build parameters.
+  struct Golden {
+    kernels::ParamValues params;
+    uint64_t fingerprint;
+  };
+  const Golden golden[] = {
+      {{}, 0xb6da2a4047903dc5ull},
+      {{{"cluster", 1}}, 0xf8eac2194574832dull},
+      {{{"cluster", 4}}, 0x0e0203ad04a7eedeull},
+      {{{"c_dtype", 32}}, 0x2cd9fac6638a7cd4ull},
+      {{{"c_dtype", 32}, {"cluster", 1}}, 0xc156284c74ca1546ull},
+      {{{"c_dtype", 32}, {"cluster", 4}}, 0x151e7c4346e165d1ull},
+      {{{"bn", 128}}, 0x4687bd902d197abaull},
+      {{{"bn", 128}, {"stages", 6}}, 0xfc9a363f17f7de36ull},
+      {{{"bn", 128}, {"c_dtype", 32}, {"ctas", 64}}, 0x06a8fb8f2b4f009full},
+      {{{"staging", 1}, {"stages", 3}}, 0x528e92538f62f991ull},
+      {{{"staging", 1}, {"stages", 6}, {"bn", 128}}, 0x183c92453190a7d7ull},
+      {{{"store_barrier", 1}}, 0xe95ca397fdfb7bbdull},
+      {{{"wgmma_in_flight", 1}}, 0x4352558f4a4537f5ull},
+      {{{"wgmma_in_flight", 1}, {"cluster", 1}}, 0x03f1ff82af23db33ull},
+      {{{"order", 2}}, 0xaf6c14dba8ffddd1ull},
+      {{{"order", 0}}, 0xefb6d9a27c3eb7a9ull},
+      {{{"order", 2}, {"cluster", 4}}, 0x3b2ecc82a5ead9b8ull},
+      {{{"c_store_hint", 1}}, 0x1fe501686a96c1aaull},
+      {{{"stages", 2}}, 0x047d1db2ce9d0807ull},
+  };
+  for (const Golden& g : golden) {
+    INFO(kernels::params_text(g.params));
+    const std::string text = ptx::emit(build({1000, 1000, 512}, {}, g.params)).text;
+    CHECK(test::ptx_fingerprint(text) == g.fingerprint);
+    // Naming the new parameters' defaults changes nothing.
+    kernels::ParamValues named = g.params;
+    named["bm"] = 128;
+    named["share"] = 0;
+    CHECK(ptx::emit(build({1000, 1000, 512}, {}, named)).text == text);
+  }
+}
+
+TEST_CASE("step 19 at bm=256 and with share=a assembles for sm_90a", "[kernels][ptxas]") {
+  const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
+  std::vector<kernels::ParamValues> builds;
+  for (const uint32_t c_dtype : {16u, 32u})
+    for (const uint32_t cluster : {1u, 2u, 4u})
+      for (const uint32_t share : {0u, 1u})
+        if (share == 0 || cluster > 1) builds.push_back(wide({{"c_dtype", c_dtype}, {"cluster", cluster}, {"share", share}}));
+  builds.push_back(wide({{"share", 1}, {"cluster", 2}, {"staging", 1}, {"stages", 3}, {"store_barrier", 1}}));
+  builds.push_back(wide({{"share", 1}, {"cluster", 2}, {"wgmma_in_flight", 1}, {"order", 2}, {"c_store_hint", 1}}));
+  builds.push_back({{"share", 1}, {"cluster", 2}});  // 128x256 sharing A
+  for (const kernels::ParamValues& p : builds) {
+    DYNAMIC_SECTION(kernels::params_text(p)) {
+      const ir::Kernel k = build({8192, 8192, 8192}, {}, p);
+      test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} {}", kId, kernels::params_text(p)));
+    }
+  }
+  for (const kernels::Mistake& m : info.mistakes) {
+    DYNAMIC_SECTION("--break " << m.name << " bm=256 share=a") {
+      test::check_assembles(ptx::emit(build({512, 512, 512}, {m.name}, wide({{"share", 1}, {"cluster", 2}}))).text,
+                            ir::Arch::sm_90a, std::string(kId) + " bm=256 share=a " + m.name);
+    }
+  }
 }

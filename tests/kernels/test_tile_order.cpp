@@ -93,8 +93,13 @@ TEST_CASE("tile order: the walk a persistent kernel declares is the one the whol
   for (const Case& c : {Case{"hopper_fewer_arrivals", {{"order", 0}, {"ctas", 64}}},
                         Case{"hopper_fewer_arrivals", {{"order", 2}, {"ctas", 64}}},
                         Case{"hopper_cluster_multicast", {{"order", 1}, {"ctas", 64}}},
-                        Case{"hopper_cluster_multicast", {{"order", 2}, {"ctas", 64}}}}) {
-    INFO(c.id << " order " << c.params.at("order"));
+                        Case{"hopper_cluster_multicast", {{"order", 2}, {"ctas", 64}}},
+                        // Step 19's pairs side by side (share=a) at its 256x128 tile: 3 x 6 tiles, 3 x 3 pairs.
+                        Case{"hopper_stmatrix_epilogue", {{"order", 1}, {"ctas", 64}, {"bm", 256}, {"bn", 128}, {"share", 1}}},
+                        Case{"hopper_stmatrix_epilogue", {{"order", 2}, {"ctas", 64}, {"bm", 256}, {"bn", 128}, {"share", 1}}},
+                        Case{"hopper_stmatrix_epilogue",
+                             {{"order", 0}, {"ctas", 64}, {"bm", 256}, {"bn", 128}, {"share", 1}, {"cluster", 4}}}}) {
+    INFO(c.id << " " << kernels::params_text(c.params));
     const test::ModelRun r = test::run_model(c.id, {600, 704, 128}, true, 3, {}, {}, c.params);
     REQUIRE(r.result.completed);
     std::vector<model::TileVisit> visits = r.result.schedule.visits;

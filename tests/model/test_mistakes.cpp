@@ -159,6 +159,12 @@ TEST_CASE("mistakes: still caught with a tile that is not the step's default", "
       {"hopper_stmatrix_epilogue", "swizzle-not-in-store-map", {256, 256, 128}, {{"bn", 128}}},
       {"hopper_stmatrix_epilogue", "missing-proxy-fence", {256, 256, 128}, {{"bn", 128}}},
       {"hopper_stmatrix_epilogue", "reuse-staging-before-wait", {256, 384, 128}, {{"bn", 128}, {"c_dtype", 32}}},
+      // Step 19 at cuBLAS's 256x128 tile, in pairs side by side sharing A.
+      {"hopper_stmatrix_epilogue", "unswizzled-staging", {256, 256, 128}, {{"bm", 256}, {"bn", 128}, {"share", 1}}},
+      {"hopper_stmatrix_epilogue", "swizzle-not-in-store-map", {256, 256, 128}, {{"bm", 256}, {"bn", 128}, {"share", 1}}},
+      {"hopper_stmatrix_epilogue", "missing-proxy-fence", {256, 256, 128}, {{"bm", 256}, {"bn", 128}, {"share", 1}}},
+      {"hopper_stmatrix_epilogue", "reuse-staging-before-wait", {264, 264, 128},
+       {{"bm", 256}, {"bn", 128}, {"share", 1}, {"c_dtype", 32}}},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.id << " --break " << c.mistake << " " << kernels::params_text(c.params)) {

@@ -3,7 +3,8 @@
 // stmatrix writes take the ideal wavefronts where the packed tile of the mistake takes 8 times as
 // many (f32's st.shared.v2: 2 and 4 times the ideal), a swizzle the store's map does not know
 // permutes C's 16-byte pieces within each 8 rows, step 18's rules (fence, wait_group.read)
-// still hold for stmatrix, and the L2 hint on C's stores (c_store_hint) stores the same bytes.
+// still hold for stmatrix, and the L2 hint on C's stores (c_store_hint) stores the same bytes;
+// cuBLAS's 256x128 tile (bm=256) in clusters sharing A or B (share) computes C exactly too.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -267,4 +268,87 @@ TEST_CASE("step 19 with wgmma_in_flight=1: a block's wgmmas left running, C the 
   check_same_c_with("wgmma_in_flight", 1, [](const test::ModelRun& b) {
     CHECK_THAT(ptx::emit(b.kernel).text, Catch::Contains("wgmma.wait_group.sync.aligned 1;"));
   });
+}
+
+TEST_CASE("step 19 at bm=256 (cuBLAS's 256x128 tile) is exact, sharing A or B, at C's edges", "[model][stmatrix][params]") {
+  // 264x392x72: 2 x 4 tiles of 256x128, the last tile-row 8 tall and the last tile-column 8 wide, K's
+  // second block mostly zero-filled; in side-by-side pairs (share=a) 2 x 2 cluster tiles, in pairs
+  // one above the other (share=b) 1 x 4. 520x136x72: 3 x 2 tiles, so share=b's last pair has its
+  // second CTA below C, share=a's pairs are whole. 264x264x72: 2 x 3 tiles, so share=a's last pair has
+  // its second CTA right of C. 512x128x1024: 4096x1024x8192's aspect in miniature (16 K blocks, the
+  // ring wraps 4 times; share=a's pair has its second CTA right of C). 8x8x8: one box, 8x8 of it lands.
+  struct Case {
+    uint32_t share, cluster, c_dtype;
+    kernels::GemmShape shape;
+  };
+  for (const Case& c :
+       {Case{1, 2, 16, {264, 392, 72}}, Case{1, 2, 32, {264, 392, 72}}, Case{0, 2, 16, {264, 392, 72}},
+        Case{0, 1, 16, {264, 392, 72}}, Case{0, 1, 32, {520, 136, 72}}, Case{0, 2, 32, {520, 136, 72}},
+        Case{1, 2, 16, {520, 136, 72}}, Case{1, 2, 16, {264, 264, 72}}, Case{1, 2, 32, {264, 264, 72}},
+        Case{1, 4, 16, {264, 264, 72}}, Case{1, 2, 16, {512, 128, 1024}}, Case{0, 2, 16, {512, 128, 1024}},
+        Case{1, 2, 16, {8, 8, 8}}, Case{0, 1, 32, {8, 8, 8}}}) {
+    DYNAMIC_SECTION("share=" << (c.share ? "a" : "b") << " cluster=" << c.cluster << " c_dtype=" << c.c_dtype << " "
+                             << c.shape.m << "x" << c.shape.n << "x" << c.shape.k) {
+      const test::ModelRun r = test::run_model(
+          kId, c.shape, true, 19, {}, {},
+          {{"bm", 256}, {"bn", 128}, {"share", c.share}, {"cluster", c.cluster}, {"c_dtype", c.c_dtype}});
+      INFO(test::hazard_list(r.result) << r.result.error);
+      CHECK(r.result.completed);
+      CHECK(r.result.hazards.empty());
+      CHECK(r.mismatches == 0);
+      CHECK(r.kernel.output.tile_rows == 256);
+      // Every tile of C was written once, by the CTA the declared walk gives it.
+      CHECK(r.result.schedule.visits.size() == r.kernel.output.walk.size());
+    }
+  }
+}
+
+TEST_CASE("step 19 at bm=256 with the other parameters: persistent CTAs, staging=slab, in flight; C exact",
+          "[model][stmatrix][params]") {
+  // 2304x1024x64 on 64 CTAs: 9 x 8 tiles, 36 pairs side by side for 32 clusters, so four pairs take a
+  // second tile (through the buffers and the ring their first one used).
+  struct Case {
+    kernels::ParamValues params;
+    kernels::GemmShape shape;
+  };
+  const kernels::ParamValues wide{{"bm", 256}, {"bn", 128}, {"share", 1}, {"cluster", 2}};
+  const auto with = [&](kernels::ParamValues more) {
+    more.insert(wide.begin(), wide.end());
+    return more;
+  };
+  for (const Case& c : {Case{with({{"ctas", 64}}), {2304, 1024, 64}},
+                        Case{with({{"ctas", 64}, {"staging", 1}, {"stages", 3}}), {2304, 1024, 64}},
+                        Case{with({{"store_barrier", 1}, {"order", 2}}), {264, 392, 72}},
+                        Case{with({{"wgmma_in_flight", 1}, {"c_store_hint", 1}}), {264, 392, 136}},
+                        Case{{{"share", 1}, {"cluster", 2}}, {200, 600, 136}}}) {  // 128x256 sharing A
+    DYNAMIC_SECTION(kernels::params_text(c.params) << " " << c.shape.m << "x" << c.shape.n << "x" << c.shape.k) {
+      const test::ModelRun r = test::run_model(kId, c.shape, true, 19, {}, {}, c.params);
+      INFO(test::hazard_list(r.result) << r.result.error);
+      CHECK(r.result.completed);
+      CHECK(r.result.hazards.empty());
+      CHECK(r.mismatches == 0);
+    }
+  }
+}
+
+TEST_CASE("step 19 at bm=256: its stmatrix writes are conflict-free, its races and fences still caught",
+          "[model][stmatrix][params][mistakes]") {
+  const kernels::ParamValues wide{{"bm", 256}, {"bn", 128}, {"share", 1}, {"cluster", 2}, {"c_dtype", 16}};
+  const test::ModelRun good = test::run_model(kId, {256, 256, 128}, true, 19, {}, {}, wide);
+  REQUIRE(good.result.completed);
+  const Writes w = staging_writes(good, ir::Op::stmatrix);
+  CHECK(w.count == 8 * 16 * 2);  // the traced CTA and its peer: 8 warps x 16 writes a tile, one tile each
+  CHECK(w.wavefronts == w.ideal);
+  SECTION("no fence.proxy.async") {
+    const test::ModelRun r = test::run_model(kId, {256, 256, 128}, true, 19, {"missing-proxy-fence"}, {}, wide);
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+  }
+  SECTION("a buffer rewritten before wait_group.read") {
+    const test::ModelRun r = test::run_model(kId, {256, 256, 128}, true, 19, {"reuse-staging-before-wait"}, {}, wide);
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+  }
 }

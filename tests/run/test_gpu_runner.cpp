@@ -366,6 +366,14 @@ TEST_CASE("[gpu] runner: step 19's stmatrix epilogue computes the model's bytes,
     for (const kernels::GemmShape s : {kernels::GemmShape{200, 264, 136}, kernels::GemmShape{384, 768, 192},
                                        kernels::GemmShape{1152, 2048, 64}})
       same_bytes(s, {{"cluster", cluster}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}, {"ctas", 64}});
+  // cuBLAS's 256x128 tile (bm=256), in clusters sharing A side by side (share=a) or B one above the
+  // other: 264x264x72 leaves a pair's second CTA right of C, 520x136x72 below it; 2304x1024x64 on 64
+  // CTAs gives four pairs a second tile.
+  for (const uint32_t c_dtype : {16u, 32u})
+    for (const auto& [share, cluster] : {std::pair{1u, 2u}, std::pair{1u, 4u}, std::pair{0u, 2u}, std::pair{0u, 1u}})
+      for (const kernels::GemmShape s : {kernels::GemmShape{264, 264, 72}, kernels::GemmShape{520, 136, 72},
+                                         kernels::GemmShape{2304, 1024, 64}})
+        same_bytes(s, {{"bm", 256}, {"bn", 128}, {"share", share}, {"cluster", cluster}, {"c_dtype", c_dtype}, {"ctas", 64}});
 }
 
 TEST_CASE("[gpu] runner: non-default tiles of steps 10, 16 and 19 compute the model's bytes", "[run][gpu][tiles]") {
