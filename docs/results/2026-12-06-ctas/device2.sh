@@ -12,6 +12,6 @@ timeout 120 $B/gemmscope_timing_probes --only sm_clock_under_cp_async_l2 sm_cloc
 echo "copies rc=$?" >> $OUT/r/status.txt
 grep -E "^(sm_clock|cp_async)" $OUT/r/copies.log | cut -c1-100
 (cd $OUT && tar czf copies.tgz r/copies.* r/env.txt r/status.txt)
-sustained_ladder "4096" 230 $OUT/r/bench-sustained.json
+sustained_ladder "4096" 200 $OUT/r/bench-sustained.json
 (cd $OUT && tar czf ladder.tgz r/bench-sustained.json r/bench.log r/status.txt r/env.txt)
 cat $OUT/r/status.txt
