@@ -90,9 +90,12 @@
 // bn columns go out in bn/64 chunks of bf16 (bn/32 of f32), and the staging buffers' 32 KiB
 // count against the ring's stages (8 fit at bn=64).
 //
-// cuBLAS's tile, the build parameters bm and share (issue #31). On the H100 at 4096^3 cuBLAS runs
-// a 256x128 tile (nvjet_sm90_tst_256x128_64x4_1x2: 64-wide K blocks in 4 stages, clusters of 1x2)
-// and takes 3.7% fewer cycles than this step's 128x256, reading 10% fewer L2 sectors.
+// Why cuBLAS's tile (the build parameters bm and share)? On the H100 at 4096^3 cuBLAS runs a
+// 256x128 tile (nvjet_sm90_tst_256x128_64x4_1x2: 64-wide K blocks in 4 stages, clusters of 1x2)
+// and takes 3.7% fewer cycles than this step's 128x256, reading 10% fewer L2 sectors. Measured
+// here (H100, 2026-12-06, docs/results/2026-12-06-tile256) the tile alone is not where cuBLAS
+// gains: 256x128 in pairs sharing A reached 0.978 of cuBLAS at 4096^3 and 1.000 at 8192^3, where
+// 128x256 in pairs sharing B reached 0.980 and 1.008 in the same run.
 //   * bm (128, the default; 256): the tile's M. At 256 each consumer warpgroup owns 128 rows, two
 //     64-row slabs of A: a k16 step is two wgmma.m64nNk16 sharing B's descriptor (acc[0] with A's
 //     slab 0, acc[1] with slab 1, 8 KiB further: +512 in the descriptor), bn/2 accumulators each,
