@@ -78,8 +78,8 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     bool stream_gbs = false;  // the figure: the bytes a second streamed over the launch (the longer of the two spans)
     uint32_t mma_groups = 2, n = 256;  // the wgmma warpgroups a CTA and their N (build_clock_under_load_probe)
     // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
-    uint32_t threads() const { return 128 * mma_groups + 128; }
-    uint32_t streamer() const { return 128 * mma_groups; }
+    uint32_t threads() const { return kernels::clock_under_load_threads(mma_groups); }
+    uint32_t streamer() const { return kernels::clock_under_load_streamer(mma_groups); }
   };
   // A span row: the share of one launch of `of`'s kind (streamed, `rounds` rounds of `boxes` boxes)
   // that the wgmma warps span, against the streaming warp's span.

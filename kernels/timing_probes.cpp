@@ -496,7 +496,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   constexpr uint32_t kK = 64, kBoxRows = 256;
   const uint32_t a_bytes = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
   // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
-  const uint32_t mma_threads = 128 * mma_groups, threads = mma_threads + 128;
+  const uint32_t mma_threads = clock_under_load_streamer(mma_groups), threads = clock_under_load_threads(mma_groups);
   Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}", stages, streamed ? "_streamed" : "",
                         idle ? fmt::format("_idle{}", idle) : "",
                         mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : ""),

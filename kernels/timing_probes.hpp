@@ -180,7 +180,10 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);
 // time (the wgmma threads' cycles a repetition against those with no pause say which), the
 // streaming slowed alike, so the two still end together.
 // `mma_groups` (1 or 2) wgmma warpgroups of m64nNk16 (`n`): fewer, narrower ones let several CTAs
-// share an SM (the streaming warpgroup is always the last, thread 128 x mma_groups).
+// share an SM (the streaming warpgroup is always the last: its first thread, the streamer, is
+// clock_under_load_streamer(mma_groups), and a CTA has clock_under_load_threads(mma_groups)).
+constexpr uint32_t clock_under_load_streamer(uint32_t mma_groups) { return 128 * mma_groups; }
+constexpr uint32_t clock_under_load_threads(uint32_t mma_groups) { return clock_under_load_streamer(mma_groups) + 128; }
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
                                         bool random = true, bool streamed = false, bool mma = true, uint32_t idle = 0,
                                         uint32_t mma_groups = 2, uint32_t n = 256);

@@ -416,7 +416,9 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
   // tensor cores could do in its time (wgmma's dense rate; a B200's clocks do not depend on it).
   ClockLoad load{.tensor_cores = cta.tensor_busy_cycles > 0};
-  const uint64_t read_bytes = cta.global_load_bytes + cta.tma_bytes;  // cta.cp_async_bytes are of these
+  // The share of the bytes read through L2 that cp.async copies (cta.cp_async_bytes are of these).
+  const uint64_t read_bytes = cta.global_load_bytes + cta.tma_bytes;
+  const double cp_async_share = read_bytes > 0 ? double(cta.cp_async_bytes) / double(read_bytes) : 0.0;
   const double peak_per_cycle = double(m.sms) * d.wgmma_flops_per_cycle.value;
   double hz = d.clock_sustained_mhz.value * 1e6;
   for (int round = 0; round < 8; ++round) {
@@ -424,7 +426,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     const double wave_seconds = p.cycles_per_wave / hz;
     load.hbm_gbs = wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
     load.l2_gbs = wave_seconds > 0 ? b.l2_bytes_per_wave / wave_seconds / 1e9 : 0.0;
-    load.cp_async_gbs = read_bytes > 0 ? load.l2_gbs * double(cta.cp_async_bytes) / double(read_bytes) : 0.0;
+    load.cp_async_gbs = load.l2_gbs * cp_async_share;
     load.tensor_share = p.waves > 0 && peak_per_cycle > 0 ? flops / (all_cycles() * peak_per_cycle) : 1.0;
     const SustainedClock c = sustained_clock(d, load);
     p.clock_basis = c.basis;
