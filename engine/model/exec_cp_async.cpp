@@ -17,6 +17,7 @@
 // commit and wait together (the instructions are not divergent in any kernel here; a
 // divergent commit or wait is reported).
 #include <algorithm>
+#include <utility>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -457,6 +458,10 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
   if (!quiet)
     for (uint32_t m = x.mask; m; m &= m - 1)
       if (saddr[uint32_t(std::countr_zero(m))] % bytes != 0) banked &= ~(1u << std::countr_zero(m));
+  // The copy's own wavefronts are not held behind the copies before it (copies_tagged: what the
+  // shared accesses after them wait for); its tag look-ups are, below.
+  const uint32_t queue = timing::scheduler_of_warp(w.id);
+  const uint64_t queued = std::exchange(c.copies_tagged[queue], 0);
   uint32_t wavefronts = 0;
   if (banked == x.mask) {
     wavefronts = account_shared(x, saddr, bytes, true);
@@ -467,6 +472,7 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
     x.latency = aligned.latency;
   }
   uint64_t carried = c.now + (wavefronts ? x.latency - timing::kSharedLatency + 1 : 0);
+  uint64_t tagged = 0;  // when its lines have passed the tag stage (the traced CTA's)
   if (c.trace) {
     const double lines = double(distinct_lines(gaddr, reading, bytes)) / timing::kL1LinesPerCycle;
     const auto whole_cycles = [](double& fraction, double cycles) {
@@ -475,8 +481,10 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
       fraction -= whole;
       return uint64_t(whole);
     };
-    if (const uint64_t tag = whole_cycles(c.l1_tag_fraction, lines + timing::kL1MissRequestCycles); tag > 0)
-      carried = std::max(carried, c.tag_path.take(c.now, tag).end);
+    if (const uint64_t tag = whole_cycles(c.l1_tag_fraction, lines + timing::kL1MissRequestCycles); tag > 0) {
+      tagged = c.tag_path.take(c.now, tag).end;
+      carried = std::max(carried, tagged);
+    }
     if (lines > wavefronts) {
       const uint64_t extra =
           whole_cycles(c.l1_data_fraction, (lines - double(wavefronts)) * timing::kCpAsyncLinePathCycles);
@@ -486,6 +494,7 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
       }
     }
   }
+  c.copies_tagged[queue] = std::max(queued, tagged);
   const uint64_t read_before = c.cost.global_load_bytes;
   account_global(x, bytes, false, gaddr, reading, kCountSectors, false);
   c.cost.cp_async_bytes += c.cost.global_load_bytes - read_before;

@@ -284,7 +284,7 @@ __attribute__((target("avx2"))) uint32_t direct_ldmatrix(Cta& c, Warp& w, const 
   const uint32_t inst = uint32_t(&d - c.program->insts.data());
   const layout::BankCount n =
       shared_wavefronts_by_inst(inst, r.addr, r.bank_mask, kRowBytes, layout::Phasing::by_width);
-  return memform::shared_access_cost(c, memform::request_time(c, w, d, inst), n.wavefronts, n.ideal_wavefronts);
+  return memform::shared_access_cost(c, w, memform::request_time(c, w, d, inst), n.wavefronts, n.ideal_wavefronts);
 }
 #endif
 

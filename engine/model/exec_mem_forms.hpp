@@ -42,9 +42,11 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
   return std::min(c.now, w.issue_at[(pc - d.hoist) & kHoistWindow]);
 }
 
-// The statistics and the time of a shared access of this many wavefronts, requested at
-// `request` (request_time): its latency from then.
-[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, uint64_t request, uint32_t wavefronts,
+// The statistics and the time of warp w's shared access of this many wavefronts, requested at
+// `request` (request_time): its latency from then. It takes the path no earlier than the copies
+// its sub-partition asked for before it have passed the L1's tag stage (Cta::copies_tagged: the
+// MIO queue is in order).
+[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, const Warp& w, uint64_t request, uint32_t wavefronts,
                                                           uint32_t ideal_wavefronts) {
   c.stats->smem_accesses++;
   c.stats->smem_wavefronts += wavefronts;
@@ -55,12 +57,13 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
   // (data_path.hpp), and its data is ready kSharedLatency after its last wavefront starts.
   c.cost.smem_wavefronts += wavefronts;
   if (wavefronts == 0) return timing::kSharedLatency;
-  const DataPath::Taken t = c.data_path.take(request, wavefronts);
+  const DataPath::Taken t =
+      c.data_path.take(std::max(request, c.copies_tagged[timing::scheduler_of_warp(w.id)]), wavefronts);
   return uint32_t(t.end - 1 - request) + timing::kSharedLatency;
 }
 
 [[gnu::always_inline]] inline void charge_shared(ExecContext& x, uint32_t wavefronts, uint32_t ideal_wavefronts) {
-  x.latency = shared_access_cost(x.cta, request_time(x.cta, x.warp, x.dec, x.inst_id), wavefronts, ideal_wavefronts);
+  x.latency = shared_access_cost(x.cta, x.warp, request_time(x.cta, x.warp, x.dec, x.inst_id), wavefronts, ideal_wavefronts);
 }
 
 // The register checks of a decoded memory form, as exec_memory makes them (the address base,

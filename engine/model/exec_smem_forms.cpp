@@ -462,7 +462,7 @@ template <bool kAvx2>
   if (!done)
     for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(diff[l]), 4);
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-  return shared_access_cost(c, request_time(c, w, d, inst), p->report.wavefronts, p->report.ideal_wavefronts);
+  return shared_access_cost(c, w, request_time(c, w, d, inst), p->report.wavefronts, p->report.ideal_wavefronts);
 }
 
 // The straight path (decode.hpp, DirectFn) of the commonest shared access of a SIMT kernel: a
@@ -502,7 +502,7 @@ template <bool kAvx2>
     for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + 4 * l, 4);
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
   const layout::BankCount n = shared_pattern_cost(4, same);
-  return shared_access_cost(c, request_time(c, w, d, uint32_t(&d - c.program->insts.data())), n.wavefronts,
+  return shared_access_cost(c, w, request_time(c, w, d, uint32_t(&d - c.program->insts.data())), n.wavefronts,
                             n.ideal_wavefronts);
 }
 uint32_t direct_shared_load_u32_baseline(Cta& c, Warp& w, const DecodedInst& d) {

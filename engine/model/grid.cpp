@@ -98,6 +98,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.l1_data_fraction = 0;
   c.tag_path.reset();
   c.l1_tag_fraction = 0;
+  c.copies_tagged.fill(0);
   c.wgmma_instances = {};
   c.wgmma_issue_free = 0;
   c.wgmma_ends = {};

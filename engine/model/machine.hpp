@@ -596,6 +596,11 @@ struct Cta {
   // probes measured them together.)
   DataPath tag_path;
   double l1_tag_fraction = 0;
+  // Each sub-partition's MIO queue as cp.async meets it: the cycle the lines of the last copy its
+  // warps asked for have passed the tag stage. The queue is in order, so a shared access asked
+  // for later waits for them (exec_mem_forms.hpp, request_time): step 09's loads after its copies
+  // (probes cp_async_fill_rows32_lds20*_sync_32warps, exec_cp_async.cpp).
+  std::array<uint64_t, 4> copies_tagged{};
   uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_global.cpp)
   // The traced CTA's L1 (exec_global.cpp, l1_lookup): which 32-byte sectors of which 128-byte
   // lines it holds, 4 ways a set, least recently used out, and when the last sector it asked L2

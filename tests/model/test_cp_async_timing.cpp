@@ -88,3 +88,35 @@ TEST_CASE("cp.async fill probe with conflicted ld.shared: each load takes its wa
   CHECK(synced.stats.smem_wavefronts == two.stats.smem_wavefronts);
   CHECK(synced.stats.warp_instructions == two.stats.warp_instructions + 32 * 2);
 }
+
+TEST_CASE("cp.async: a sub-partition's ld.shared after its copies wait for their lines to pass the tag stage",
+          "[model][timing]") {
+  // The MIO queue is in order (Cta::copies_tagged). With a bar.sync each round every warp asks for
+  // its copies together and then its loads, so a round is the copies' tag time and then the
+  // loads' wavefronts: on the H100 (docs/results/2026-12-06-ctas, call 2) 20 conflict-free loads
+  // made the round 2732 cycles against the copies' 2270 alone (cp_async_fill_rows32_lds20_sync_
+  // and _rows32_). Without the barrier the warps drift apart, the loads of some pass while the
+  // copies of others wait at the tag stage, and the same mix keeps the copies' pace
+  // (cp_async_fill_rows32_lds20_c2_32warps: 2334 cycles with loads of twice the wavefronts).
+  const auto round_cycles = [](uint32_t shared, bool sync) {
+    const auto cycles = [&](uint32_t reps) {
+      model::GemmBuffers buf;
+      buf.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
+      buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+      model::SimOptions opt;
+      opt.trace = true;
+      opt.fast_forward = false;
+      opt.machine = &model::timing::kH100;
+      const model::SimResult r =
+          model::simulate(kernels::build_cp_async_fill_probe(32, reps, shared, 32, 1, sync), buf, opt, 0.0);
+      REQUIRE(r.completed);
+      return double(r.stats.traced_cta_cycles);
+    };
+    return (cycles(16) - cycles(8)) / 8;  // all 32 warps' round
+  };
+  const double copies = round_cycles(0, false);
+  CHECK(copies == Approx(128 * (16 + model::timing::kL1MissRequestCycles)).epsilon(0.05));
+  // 20 loads of a wavefront, 32 warps: 640 cycles of the data path after the copies.
+  CHECK(round_cycles(20, true) - copies == Approx(640).epsilon(0.15));
+  CHECK(round_cycles(20, false) == Approx(copies).epsilon(0.05));
+}
