@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -129,26 +130,47 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   std::vector<std::string> flags = {"-v"};
   if (options.line_info) flags.push_back("-lineinfo");
   flags.push_back("-arch=" + std::string(ir::arch_name(target)));
-  // A run that needs no cubin may be answered from $GEMMSCOPE_PTXAS_CACHE, where an earlier run of
-  // the same text on the same ptxas that succeeded left its log (how the test suite, which
-  // assembles many texts in more than one file, runs ptxas once a text). Failures are never kept:
-  // each is ptxas's own, fresh.
-  const bool cacheable = !options.keep_cubin && !options.with_cubin;
-  const std::optional<fs::path> cached = cacheable ? cache_file(*ptxas, flags, ptx) : std::nullopt;
+  // A run may be answered from $GEMMSCOPE_PTXAS_CACHE, where an earlier run of the same text on the
+  // same ptxas that succeeded left its log (how the test suite, which assembles many texts in more
+  // than one file, runs ptxas once a text). Failures are never kept: each is ptxas's own, fresh.
+  // A run that keeps the cubin (the register count and line table every simulation reads,
+  // registers.cpp; 375 runs of ptxas in test_build_params alone) finds it in the same file after
+  // the log: the log's length in 20 decimal digits and a newline, the log, the cubin. One that
+  // hands the cubin's path out (with_cubin: a disassembler reads it there) always runs.
+  const bool cacheable = !options.with_cubin;
+  std::vector<std::string> keyed = flags;
+  if (options.keep_cubin) keyed.push_back("+cubin");
+  const std::optional<fs::path> cached = cacheable ? cache_file(*ptxas, keyed, ptx) : std::nullopt;
   const auto argv_for = [&](const std::string& in, const std::string& out) {
     std::vector<std::string> argv = {*ptxas};
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {in, "-o", out});
     return argv;
   };
-  if (std::error_code ec; cached && fs::is_regular_file(*cached, ec)) {
-    r.log = read_file(cached->string());
+  // The cached answer, if there is a whole one: false leaves r as it was.
+  const auto answered = [&]() {
+    std::error_code ec;
+    if (!cached || !fs::is_regular_file(*cached, ec)) return false;
+    const std::string kept = read_file(cached->string());
+    if (options.keep_cubin) {
+      // A file that is not the layout above (cut short) is passed by: ptxas runs.
+      constexpr size_t kHeader = 21;
+      size_t log_size = 0;
+      if (kept.size() < kHeader || kept[kHeader - 1] != '\n' ||
+          std::sscanf(kept.c_str(), "%20zu", &log_size) != 1 || kept.size() - kHeader <= log_size)
+        return false;
+      r.log = kept.substr(kHeader, log_size);
+      r.cubin = kept.substr(kHeader + log_size);
+    } else {
+      r.log = kept;
+    }
     r.command = sys::command_line(argv_for("kernel.ptx", "kernel.cubin")) +
                 "  # answered from $GEMMSCOPE_PTXAS_CACHE: " + cached->string();
     r.ran = r.ok = true;
     r.exit_code = 0;
-    return r;
-  }
+    return true;
+  };
+  if (answered()) return r;
   // Removed with everything in it on every path out of here (a failed, killed or throwing tool).
   std::optional<sys::TempDir> dir;
   try {
@@ -174,16 +196,18 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
     fs::create_directories(cached->parent_path(), ec);
     const fs::path part = cached->string() + fmt::format(".{}.part", ::getpid());
     bool written = false;
+    if (options.keep_cubin) r.cubin = read_file(out);
     {
       std::ofstream f(part, std::ios::binary);
-      f << r.log;
+      if (options.keep_cubin) f << fmt::format("{:020}\n", r.log.size()) << r.log << r.cubin;
+      else f << r.log;
       f.close();
-      written = bool(f);
+      written = bool(f) && (!options.keep_cubin || !r.cubin.empty());
     }
     if (written) fs::rename(part, *cached, ec);
     if (!written || ec) fs::remove(part, ec);
   }
-  if (r.ok && options.keep_cubin) r.cubin = read_file(out);
+  if (r.ok && options.keep_cubin && r.cubin.empty()) r.cubin = read_file(out);
   if (r.ok && options.with_cubin) options.with_cubin(out);
   return r;
 }

@@ -51,9 +51,10 @@ sys::ProcessResult run_tool(const std::vector<std::string>& argv);
 
 // Assembles `ptx` for `target` (with -v so the log carries registers/spills/smem). Where
 // $GEMMSCOPE_PTXAS_CACHE names a folder (the test suite sets one in its build folder), a run that
-// asks for no cubin and succeeds leaves its log there under a hash of the ptxas binary (path,
-// size, modification time), the options, the target and the text; a later such run of the same
-// is answered from it without starting ptxas (`command` then says so). Failures are not kept.
+// succeeds leaves its log (and the cubin, when it keeps one) there under a hash of the ptxas
+// binary (path, size, modification time), the options, the target and the text; a later such run
+// of the same is answered from it without starting ptxas (`command` then says so). Failures are
+// not kept, and a run with `with_cubin` always starts ptxas.
 PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOptions& options = {});
 
 }  // namespace gs::ptx

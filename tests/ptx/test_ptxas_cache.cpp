@@ -1,7 +1,7 @@
 // $GEMMSCOPE_PTXAS_CACHE (engine/ptx/ptxas.hpp): a text ptxas accepted once is answered from the
 // folder after, without starting ptxas; anything that changes the answer (the text, the target,
-// the options, the ptxas binary) runs it again; failures and runs that want the cubin never come
-// from it.
+// the options, the ptxas binary) runs it again; failures and runs that hand the cubin's path out
+// never come from it.
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -73,35 +73,56 @@ TEST_CASE("ptxas cache: a text assembled once is answered from the folder, anyth
   CHECK(count() == 4);
   CHECK(files_in(cache) == 4);
 
-  // A run that wants the cubin always runs ptxas, and gets it.
+  // A run that keeps the cubin (as every simulation's register count does) runs once and is
+  // kept whole: the same log and the same cubin bytes come back.
   const ptx::PtxasResult cubin = ptx::run_ptxas(text, info.arch, {.keep_cubin = true});
   CHECK(cubin.ok);
   CHECK_FALSE(cubin.cubin.empty());
   CHECK(count() == 5);
+  CHECK(files_in(cache) == 5);
+  const ptx::PtxasResult cubin_again = ptx::run_ptxas(text, info.arch, {.keep_cubin = true});
+  CHECK(cubin_again.ok);
+  CHECK(cubin_again.cubin == cubin.cubin);
+  CHECK(cubin_again.log == cubin.log);
+  CHECK_THAT(cubin_again.command, Catch::Contains("GEMMSCOPE_PTXAS_CACHE"));
+  CHECK(count() == 5);
+  // A kept file cut short (a full disk) is passed by: ptxas runs again.
+  for (const auto& e : std::filesystem::directory_iterator(cache)) {
+    const std::string kept = test::read_file(e.path().string());
+    if (kept.size() > 21 && kept[20] == '\n') std::filesystem::resize_file(e.path(), 30);
+  }
+  const ptx::PtxasResult cubin_cut = ptx::run_ptxas(text, info.arch, {.keep_cubin = true});
+  CHECK(cubin_cut.cubin == cubin.cubin);
+  CHECK(count() == 6);
+  // One that hands a disassembler the cubin's path always runs.
+  bool handed = false;
+  CHECK(ptx::run_ptxas(text, info.arch, {.keep_cubin = true, .with_cubin = [&](const std::string&) { handed = true; }}).ok);
+  CHECK(handed);
+  CHECK(count() == 7);
 
   // A failure is ptxas's own each time, never kept.
   const std::string broken = text + "\nthis is not ptx;\n";
   const ptx::PtxasResult bad = ptx::run_ptxas(broken, info.arch);
   CHECK_FALSE(bad.ok);
-  CHECK(count() == 6);
+  CHECK(count() == 8);
   const ptx::PtxasResult bad_again = ptx::run_ptxas(broken, info.arch);
   CHECK_FALSE(bad_again.ok);
   CHECK_THAT(bad_again.log, Catch::Contains("syntax error") && !Catch::Contains("GEMMSCOPE_PTXAS_CACHE"));
   CHECK_THAT(bad_again.command, !Catch::Contains("GEMMSCOPE_PTXAS_CACHE"));
-  CHECK(count() == 7);
-  CHECK(files_in(cache) == 4);
+  CHECK(count() == 9);
+  CHECK(files_in(cache) == 5);
 
   // Another ptxas binary (here: the same script, rewritten) is not answered from the first's runs.
   std::filesystem::last_write_time(counting,
                                    std::filesystem::last_write_time(counting) + std::chrono::seconds(5));
   CHECK(ptx::run_ptxas(text, info.arch).ok);
-  CHECK(count() == 8);
+  CHECK(count() == 10);
 
   // Without the variable nothing is kept or read.
   {
     const test::ScopedEnv off("GEMMSCOPE_PTXAS_CACHE", "");
     CHECK(ptx::run_ptxas(text, info.arch).ok);
-    CHECK(count() == 9);
+    CHECK(count() == 11);
   }
-  CHECK(files_in(cache) == 5);
+  CHECK(files_in(cache) == 6);
 }
