@@ -390,21 +390,31 @@ int main(int argc, char** argv) {
   // (docs/results/2026-12-03-lines), which the conflict-free rows above do not show.
   // With a bar.sync each round (`_sync_`, 2026-12-06): the warps' copies asked for together, then
   // their loads, as step 09's K step does (its cycles 12-18% more than the model's on the H200).
+  // In 8 groups of 4 warps, each meeting at a barrier of its own (`_8groups`, 2026-12-06): step 09's
+  // co-resident CTAs of 4 warps on one SM, drifting apart; 48 loads of 2 wavefronts a round beside
+  // the 4 copies are step 09's share of loads to copies (its data path 1.6 times its tag stage).
   struct Mix {
     uint32_t ways, shared;
     bool sync = false;
+    uint32_t groups = 1;
   };
-  for (const Mix& m : {Mix{2, 8}, Mix{2, 20}, Mix{4, 8}, Mix{4, 20}, Mix{1, 20, true}, Mix{2, 20, true}}) {
+  for (const Mix& m : {Mix{2, 8}, Mix{2, 20}, Mix{4, 8}, Mix{4, 20}, Mix{1, 20, true}, Mix{2, 20, true},
+                       Mix{2, 20, true, 8}, Mix{2, 48}, Mix{2, 48, true}, Mix{2, 48, true, 8}, Mix{2, 48, true, 2}}) {
     const uint32_t ways = m.ways, shared = m.shared;
     const uint32_t reps = 64 / q;
-    Probe p{fmt::format("cp_async_fill_rows32_lds{}{}{}_32warps", shared, ways > 1 ? fmt::format("_c{}", ways) : "",
-                        m.sync ? "_sync" : ""),
+    Probe p{fmt::format("cp_async_fill_rows32_lds{}{}{}{}_32warps", shared, ways > 1 ? fmt::format("_c{}", ways) : "",
+                        m.sync ? "_sync" : "", m.groups > 1 ? fmt::format("_{}groups", m.groups) : ""),
             fmt::format("cp.async.cg 16 B a lane (32 B a row: 16 lines a copy) from L2, 4 a round, and {} "
                         "ld.shared.u32 of {} wavefront(s) ({}-way bank conflicts) a round{}, 32 warps: "
                         "warp-instructions (both kinds) per cycle",
-                        shared, ways, ways, m.sync ? ", a bar.sync after each round's wait" : ""),
-            "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared, 32, ways, m.sync), {}, nullptr,
-            true};
+                        shared, ways, ways,
+                        !m.sync           ? ""
+                        : m.groups == 1 ? ", a bar.sync after each round's wait"
+                                        : fmt::format(", after each round's wait a bar.sync in {} groups of {} warps "
+                                                      "(a named barrier each)",
+                                                      m.groups, 32 / m.groups)),
+            "warp-inst/cycle", kernels::build_cp_async_fill_probe(32, reps, shared, 32, ways, m.sync, m.groups), {},
+            nullptr, true};
     p.buffers.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
     p.buffers.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
     const double insts = 32.0 * (4.0 + shared) * reps;

@@ -109,8 +109,11 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
 // fragment reads): whether the conflicted loads and the copies wait for each other in order.
 // `sync`: a bar.sync of the CTA after each round's wait, as step 09's K step has: all the warps'
 // copies of a round are asked for together, then their loads (in the MIO queue in that order).
+// `sync_groups` > 1: the warps meet in that many groups instead, each at a named barrier of its
+// own (warps / sync_groups warps each), as that many co-resident CTAs of step 09 do on one SM: the
+// groups drift apart, one's loads beside another's copies.
 ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads = 0, uint32_t row_bytes = 0,
-                                     uint32_t conflict_ways = 1, bool sync = false);
+                                     uint32_t conflict_ways = 1, bool sync = false, uint32_t sync_groups = 1);
 
 // Co-resident CTAs (how much the CTAs an SM holds at once hide each other's stalls, where they
 // share its schedulers and the L1's data path): `ctas` CTAs of `warps` warps, each asking for

@@ -138,17 +138,20 @@ ir::Kernel build_l1_fill_probe(uint32_t warps, uint32_t vec, uint32_t reps, uint
 }
 
 ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t shared_loads, uint32_t row_bytes,
-                                     uint32_t conflict_ways, bool sync) {
+                                     uint32_t conflict_ways, bool sync, uint32_t sync_groups) {
   if (warps == 0 || warps > 32 || reps == 0 || shared_loads > 80 || (row_bytes != 0 && row_bytes != 32 && row_bytes != 64) ||
-      (conflict_ways != 1 && conflict_ways != 2 && conflict_ways != 4) || (conflict_ways > 1 && shared_loads == 0))
+      (conflict_ways != 1 && conflict_ways != 2 && conflict_ways != 4) || (conflict_ways > 1 && shared_loads == 0) ||
+      sync_groups == 0 || sync_groups > 15 || warps % sync_groups != 0 || (sync_groups > 1 && !sync))
     throw std::invalid_argument(fmt::format("a cp.async fill probe needs 1..32 warps, a repetition, at most 80 "
-                                            "shared loads a round, rows of 0 (contiguous), 32 or 64 bytes and loads of "
-                                            "1, 2 or 4 ways a bank (more than 1 only with shared loads) (got {}, {}, "
-                                            "{}, {}, {})",
-                                            warps, reps, shared_loads, row_bytes, conflict_ways));
-  Builder b(fmt::format("timing_cp_async_fill{}{}{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
+                                            "shared loads a round, rows of 0 (contiguous), 32 or 64 bytes, loads of "
+                                            "1, 2 or 4 ways a bank (more than 1 only with shared loads) and 1..15 "
+                                            "groups meeting at barriers that divide the warps (more than 1 only with "
+                                            "sync) (got {}, {}, {}, {}, {}, {})",
+                                            warps, reps, shared_loads, row_bytes, conflict_ways, sync_groups));
+  Builder b(fmt::format("timing_cp_async_fill{}{}{}{}{}", row_bytes ? fmt::format("_rows{}", row_bytes) : "",
                         shared_loads ? fmt::format("_lds{}", shared_loads) : "",
-                        conflict_ways > 1 ? fmt::format("_c{}", conflict_ways) : "", sync ? "_sync" : ""),
+                        conflict_ways > 1 ? fmt::format("_c{}", conflict_ways) : "", sync ? "_sync" : "",
+                        sync_groups > 1 ? fmt::format("_{}groups", sync_groups) : ""),
             ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
@@ -194,7 +197,12 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
       }
     }
     b.cp_async_wait_group(1);
-    if (sync) b.bar_sync(0);
+    if (sync && sync_groups == 1) b.bar_sync(0);
+    // Each group its own barrier (1..groups; 0 is the CTA's): consecutive warps, so that each
+    // group has warps on every sub-partition, as a CTA of 4 warps does.
+    for (uint32_t g = 0; sync && sync_groups > 1 && g < sync_groups; ++g)
+      b.if_(b.setp(ir::CmpOp::eq, warp / (warps / sync_groups), g, "in_group"),
+            [&] { b.bar_sync(1 + g, 32 * warps / sync_groups); });
   });
   b.cp_async_wait_group(0);
   end_with_sums(b, pc, tid, t0, sum);

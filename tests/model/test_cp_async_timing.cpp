@@ -87,6 +87,17 @@ TEST_CASE("cp.async fill probe with conflicted ld.shared: each load takes its wa
   CHECK(synced.hazards.empty());
   CHECK(synced.stats.smem_wavefronts == two.stats.smem_wavefronts);
   CHECK(synced.stats.warp_instructions == two.stats.warp_instructions + 32 * 2);
+  // In 8 groups of 4 warps, each at its own named barrier: no race either, and each warp meets
+  // only its group's barrier (a predicate, its branch and the barrier a round: 2 more than one
+  // barrier of all).
+  const model::SimResult grouped =
+      model::simulate(kernels::build_cp_async_fill_probe(32, 2, 8, 32, 2, true, 8), buf, opt, 0.0);
+  REQUIRE(grouped.completed);
+  CHECK(grouped.hazards.empty());
+  CHECK(grouped.stats.smem_wavefronts == two.stats.smem_wavefronts);
+  CHECK(grouped.stats.warp_instructions > synced.stats.warp_instructions);
+  CHECK_THROWS_AS(kernels::build_cp_async_fill_probe(32, 2, 8, 32, 2, false, 8), std::invalid_argument);
+  CHECK_THROWS_AS(kernels::build_cp_async_fill_probe(32, 2, 8, 32, 2, true, 5), std::invalid_argument);
 }
 
 TEST_CASE("cp.async: a sub-partition's ld.shared after its copies wait for their lines to pass the tag stage",
