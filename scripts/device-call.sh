@@ -11,7 +11,8 @@ mkdir -p "$OUT/r"
 
 # The runnable ladder under the power limit: every step that is not sm_100a, the tensor-core steps
 # first, at each of SIZES, `bench --reps 50 --sustain 2000`, until BUDGET_S seconds have passed;
-# merged in ladder order into MERGED (a bench JSON for scripts/timing-validate.py).
+# merged in ladder order into MERGED (a bench JSON for scripts/timing-validate.py). LADDER_ARGS adds
+# bench options (e.g. --no-cublas: each kernel sustained alone, not in turn with cuBLAS).
 #   sustained_ladder "4096 8192" 270 $OUT/r/bench-sustained.json
 sustained_ladder() {
   local sizes=$1 end=$((SECONDS + $2)) merged=$3 size k
@@ -19,7 +20,7 @@ sustained_ladder() {
   for size in $sizes; do
     for k in $($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ && $3 != "sm_100a" {print $2}' | tac); do
       [ $SECONDS -lt $end ] || { echo "$k $size not run: out of time" >> "$OUT/r/status.txt"; continue; }
-      timeout 60 $B/gemmscope bench $k --sizes $size --reps 50 --sustain 2000 --json "$OUT/r/v/$size-$k.json" \
+      timeout 60 $B/gemmscope bench $k --sizes $size --reps 50 --sustain 2000 ${LADDER_ARGS:-} --json "$OUT/r/v/$size-$k.json" \
         >> "$OUT/r/bench.log" 2>&1
       echo "$k $size rc=$?" >> "$OUT/r/status.txt"
     done
