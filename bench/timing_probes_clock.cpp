@@ -348,6 +348,10 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
     kernels::FragmentLoad load;
     uint32_t reps;
     uint32_t ctas = 132, warps = 8;
+    // What the copies read: 0x01 bytes, or random bf16 in [-1, 1) as the matched L2 wgmma row's TMA
+    // streams and a GEMM's A and B hold (`_random`, 2026-12-06): whether the bits the copies carry
+    // draw power, as a GEMM's do.
+    bool random_data = false;
   };
   constexpr uint32_t kL2 = 8u << 20;
   const char* const kMix =
@@ -363,6 +367,33 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
       {"sm_clock_under_ldmatrix_mma_cp_async_2ctas", kMix, {true, true, kL2}, 131072, 264, 4},
       {"sm_clock_under_ldmatrix_mma_cp_async_4ctas", kMix, {true, true, kL2}, 131072, 528, 2},
       {"sm_clock_under_ldmatrix_mma_cp_async_sync_2ctas", kMix, {true, true, kL2, true}, 131072, 264, 4},
+      // The copies as steps 10 and 09 read their tiles (2026-12-06): rows of 64 or 32 bytes, each at
+      // the start of a line of its own, 8 or 16 lines a copy where the rows above read 4 whole
+      // lines, the same bytes. Step 10 held 1449-1470 MHz on an H100 where its mix above held 1501-1508
+      // and the rule gives it 1580: do a copy's lines, not only its bytes, draw?
+      {"sm_clock_under_cp_async_l2_rows64",
+       "4 cp.async.cg of 16 bytes a lane a warp round from an 8-MiB (L2) footprint, in rows of 64 bytes (8 lines a "
+       "copy, as step 10's)",
+       {false, false, kL2, false, 64}, 131072},
+      {"sm_clock_under_cp_async_l2_rows32",
+       "4 cp.async.cg of 16 bytes a lane a warp round from an 8-MiB (L2) footprint, in rows of 32 bytes (16 lines a "
+       "copy, as step 09's)",
+       {false, false, kL2, false, 32}, 131072},
+      {"sm_clock_under_ldmatrix_mma_cp_async_rows64_sync_2ctas",
+       "step 10's k16 step (8 ldmatrix.x4, 32 mma.sync) and 4 cp.async.cg of 16 bytes a lane from an 8-MiB (L2) "
+       "footprint in rows of 64 bytes (8 lines a copy, as step 10's) a warp round",
+       {true, true, kL2, true, 64}, 131072, 264, 4},
+      {"sm_clock_under_cp_async_l2_random",
+       "4 cp.async.cg of 16 bytes a lane a warp round from an 8-MiB (L2) footprint of random bf16", {false, false, kL2},
+       131072, 132, 8, true},
+      {"sm_clock_under_cp_async_l2_rows64_random",
+       "4 cp.async.cg of 16 bytes a lane a warp round from an 8-MiB (L2) footprint of random bf16, in rows of 64 bytes "
+       "(8 lines a copy, as step 10's)",
+       {false, false, kL2, false, 64}, 131072, 132, 8, true},
+      {"sm_clock_under_ldmatrix_mma_cp_async_rows64_sync_2ctas_random",
+       "step 10's k16 step (8 ldmatrix.x4, 32 mma.sync) and 4 cp.async.cg of 16 bytes a lane from an 8-MiB (L2) "
+       "footprint of random bf16 in rows of 64 bytes (8 lines a copy, as step 10's) a warp round",
+       {true, true, kL2, true, 64}, 131072, 264, 4, true},
   };
   for (const Row& r : rows) {
     const uint32_t reps = std::max(r.reps / (q * q), 2u), ctas = r.ctas, warps = r.warps, threads = 32 * warps;
@@ -378,6 +409,16 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
       // card, 2026-12-06, refused them for the lack of it).
       p.a_bytes = r.load.copy_footprint ? r.load.copy_footprint : 4096;
       p.a_value = 1;
+      if (r.random_data)
+        p.make_buffers = [](model::GemmBuffers& b) {
+          std::mt19937 rng(31);
+          std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+          for (size_t i = 0; i + 1 < b.a.size(); i += 2) {
+            const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
+            b.a[i] = uint8_t(bits);
+            b.a[i + 1] = uint8_t(bits >> 8);
+          }
+        };
       p.figure = std::move(figure);
       probes.push_back(std::move(p));
     };

@@ -35,6 +35,10 @@ struct FragmentLoad {
   bool mma = true;
   uint32_t copy_footprint = 0;
   bool sync = false;  // a bar.sync of the CTA at the end of each round, as step 10's K step has
+  // The copies' source rows: 0, 512 contiguous bytes a copy (4 whole lines); 32 or 64, lane l reads
+  // 16 bytes of row l / (rows / 16), each row the start of a 128-byte line of its own, as steps 09
+  // and 10 copy their tiles (16 or 8 lines a copy, the same bytes).
+  uint32_t copy_row_bytes = 0;
 };
 ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t reps, const FragmentLoad& load);
 

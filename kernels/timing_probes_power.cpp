@@ -1,6 +1,7 @@
 // The power probe of an Ampere main loop's parts (timing_probes.hpp, build_fragment_power_probe):
 // ldmatrix fragments, mma.sync on them, and cp.async streaming from L2, each alone or together,
 // on every SM, so that the clock each holds at the power limit says what it draws.
+#include <bit>
 #include <stdexcept>
 #include <vector>
 
@@ -24,15 +25,19 @@ ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t re
   if (ctas == 0 || warps == 0 || warps > 16 || reps == 0 || (load.mma && !load.ldmatrix) ||
       (!load.ldmatrix && load.copy_footprint == 0) ||
       (load.copy_footprint != 0 && (load.copy_footprint & (load.copy_footprint - 1)) != 0) ||
-      (load.copy_footprint != 0 && load.copy_footprint < 4096))
+      (load.copy_footprint != 0 && load.copy_footprint < 4096) ||
+      (load.copy_row_bytes != 0 && load.copy_row_bytes != 32 && load.copy_row_bytes != 64) ||
+      (load.copy_row_bytes != 0 && load.copy_footprint == 0))
     throw std::invalid_argument(fmt::format(
         "a fragment power probe needs at least one CTA and repetition, 1..16 warps, ldmatrix under its mma.sync, "
-        "something to do, and a copy footprint of 0 or a power of two of at least 4096 bytes (got {} CTAs, {} warps, "
-        "{} reps, ldmatrix {}, mma {}, footprint {})",
-        ctas, warps, reps, load.ldmatrix, load.mma, load.copy_footprint));
+        "something to do, a copy footprint of 0 or a power of two of at least 4096 bytes, and copies of rows of 0 "
+        "(contiguous), 32 or 64 bytes (got {} CTAs, {} warps, {} reps, ldmatrix {}, mma {}, footprint {}, rows {})",
+        ctas, warps, reps, load.ldmatrix, load.mma, load.copy_footprint, load.copy_row_bytes));
   const uint32_t threads = 32 * warps;
-  Builder b(fmt::format("timing_power{}{}{}{}_{}w", load.ldmatrix ? "_ldmatrix" : "", load.mma ? "_mma" : "",
-                        load.copy_footprint ? "_cp_async" : "", load.sync ? "_sync" : "", warps),
+  Builder b(fmt::format("timing_power{}{}{}{}{}_{}w", load.ldmatrix ? "_ldmatrix" : "", load.mma ? "_mma" : "",
+                        load.copy_footprint ? "_cp_async" : "",
+                        load.copy_row_bytes ? fmt::format("_rows{}", load.copy_row_bytes) : "", load.sync ? "_sync" : "",
+                        warps),
             ir::Arch::sm_80);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
@@ -57,7 +62,8 @@ ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t re
   Reg rows = (base + ((warp & 3u) << 12u) + (lane << 4u)).named("rows");
   // The copies: a warp's round is 4 x 512 bytes of A (16 bytes a lane each), the rounds of all
   // the launch's warps one after another through the footprint (a power of two: it wraps with an
-  // and), into the half of its ring this round's parity names.
+  // and), into the half of its ring this round's parity names. With rows, a copy's 512 bytes are
+  // spread over 512 / rows lines (its source span 512 / rows x 128 bytes).
   Reg A = b.global_ptr(pa, "A_ptr");
   Reg gwarp = (b.special(ir::Special::ctaid_x, "cta") * warps + warp).named("gwarp");
   Reg dst0 = (b.smem_address(ring, 0, "ring_addr") + warp * (2 * kRoundBytes) + (lane << 4u)).named("dst0");
@@ -72,12 +78,17 @@ ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t re
   Reg t0 = b.special(ir::Special::clock64, "t0");
   b.loop("rep", reps, [&](const Reg& i) {
     if (load.copy_footprint) {
-      Reg off = (((i * (ctas * warps) + gwarp) * kRoundBytes + (lane << 4u)) & (load.copy_footprint - 1))
+      const uint32_t per_row = load.copy_row_bytes / 16;  // lanes a row (0: contiguous)
+      const uint32_t src_copy = per_row ? kCopyBytes / load.copy_row_bytes * 128 : kCopyBytes;
+      Reg lane_off = per_row ? (((lane >> uint32_t(std::countr_zero(per_row))) << 7u) + ((lane & (per_row - 1)) << 4u))
+                                   .named("lane_off")
+                             : (lane << 4u).named("lane_off");
+      Reg off = (((i * (ctas * warps) + gwarp) * (kCopies * src_copy) + lane_off) & (load.copy_footprint - 1))
                     .named("src_off");
       Reg src = (A + b.cvt(Type::u64, off, ir::Rounding::none, "src_off64")).named("src");
       Reg dst = (dst0 + ((i & 1u) * kRoundBytes)).named("dst");
       for (uint32_t u = 0; u < kCopies; ++u)
-        b.cp_async_cg(Addr::at(dst, int64_t(u * kCopyBytes)), Addr::at(src, int64_t(u * kCopyBytes)));
+        b.cp_async_cg(Addr::at(dst, int64_t(u * kCopyBytes)), Addr::at(src, int64_t(u * src_copy)));
       b.cp_async_commit_group();
     }
     if (load.ldmatrix) {

@@ -316,6 +316,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_fragment_power_probe(2, 8, 2, {false, false, 1u << 16}),  // cp.async alone
       kernels::build_fragment_power_probe(2, 8, 2, {true, true, 1u << 16}),    // all three
       kernels::build_fragment_power_probe(4, 4, 2, {true, true, 1u << 16, true}),  // with a bar.sync a round
+      kernels::build_fragment_power_probe(2, 8, 2, {false, false, 1u << 16, false, 32}),  // step 09's rows
+      kernels::build_fragment_power_probe(4, 4, 2, {true, true, 1u << 16, true, 64}),     // step 10's rows
+      kernels::build_cp_async_fill_probe(32, 2, 48, 32, 2, true, 8),  // 8 groups, each its own barrier
       kernels::build_clock_under_load_probe(4, 2, 2, 2, 16, true, true, true, 0, 1, 128),  // one wgmma warpgroup
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 128),
   };
