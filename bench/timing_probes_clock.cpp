@@ -20,6 +20,22 @@ namespace gs::probe_list {
 
 using namespace gs::probe_figures;
 
+namespace {
+
+// Random bf16 in [-1, 1) over all of `bytes` (pairs of bytes, little-endian): finite values with
+// every mantissa bit in play, as a GEMM's operands.
+void fill_random_bf16(std::vector<uint8_t>& bytes, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
+    const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
+    bytes[i] = uint8_t(bits);
+    bytes[i + 1] = uint8_t(bits >> 8);
+  }
+}
+
+}  // namespace
+
 void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) {
   // The same with wgmma: every SM's two warpgroups run m64n256k16 flat out, as steps 14-16's
   // consumers do (each CTA's span on its SM's clock over the launch's time), on zero tiles and
@@ -277,15 +293,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);
-      if (!streamed) return;
-      // Random bf16 in [-1, 1): finite values with every mantissa bit in play.
-      std::mt19937 rng(29);
-      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-      for (size_t i = 0; i + 1 < b.a.size(); i += 2) {
-        const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
-        b.a[i] = uint8_t(bits);
-        b.a[i + 1] = uint8_t(bits >> 8);
-      }
+      if (streamed) fill_random_bf16(b.a, 29);
     };
     p.buffers.c.assign(size_t(l.ctas) * l.threads() * kernels::kTimingOutBytes, 0);
     // Thread 0's record is a wgmma warp's, the streaming warpgroup's first thread's the streaming
@@ -409,16 +417,7 @@ void add_fragment_clock_probes(std::vector<Probe>& probes, uint32_t q) {
       // card, 2026-12-06, refused them for the lack of it).
       p.a_bytes = r.load.copy_footprint ? r.load.copy_footprint : 4096;
       p.a_value = 1;
-      if (r.random_data)
-        p.make_buffers = [](model::GemmBuffers& b) {
-          std::mt19937 rng(31);
-          std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-          for (size_t i = 0; i + 1 < b.a.size(); i += 2) {
-            const uint16_t bits = ir::f32_to_bf16_rne(u(rng));
-            b.a[i] = uint8_t(bits);
-            b.a[i + 1] = uint8_t(bits >> 8);
-          }
-        };
+      if (r.random_data) p.make_buffers = [](model::GemmBuffers& b) { fill_random_bf16(b.a, 31); };
       p.figure = std::move(figure);
       probes.push_back(std::move(p));
     };

@@ -10,6 +10,26 @@
 
 using namespace gs;
 
+namespace {
+
+// The traced cycles of the cp.async fill probe (32 warps, `reps` rounds) on machine m.
+double fill_probe_cycles(const model::timing::Machine& m, uint32_t reps, uint32_t shared, uint32_t row_bytes,
+                         bool sync = false) {
+  model::GemmBuffers buf;
+  buf.a.assign(size_t(reps) * 32 * 4 * (row_bytes ? 512 / row_bytes * 128 : 512) + 1024, 1);
+  buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+  model::SimOptions opt;
+  opt.trace = true;
+  opt.fast_forward = false;
+  opt.machine = &m;
+  const model::SimResult r =
+      model::simulate(kernels::build_cp_async_fill_probe(32, reps, shared, row_bytes, 1, sync), buf, opt, 0.0);
+  REQUIRE(r.completed);
+  return double(r.stats.traced_cta_cycles);
+}
+
+}  // namespace
+
 TEST_CASE("cp.async: a copy's lines take the L1's tag stage, a line a cycle, and a fifth of a cycle of its data path",
           "[model][timing]") {
   // 32 warps, 4 copies of 512 bytes a round: as 4 whole lines, and as 16 lines of 32 bytes (step
@@ -17,17 +37,7 @@ TEST_CASE("cp.async: a copy's lines take the L1's tag stage, a line a cycle, and
   // and 71.4 cycles a warp's round on the H200); beside 80 ld.shared the data path does, and
   // the 48 lines more add 0.2 cycles each (_lds80_: 95.0 and 104.5).
   const auto cycles = [](uint32_t reps, uint32_t shared, uint32_t row_bytes) {
-    model::GemmBuffers buf;
-    buf.a.assign(size_t(reps) * 32 * 4 * (row_bytes ? 512 / row_bytes * 128 : 512) + 1024, 1);
-    buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
-    model::SimOptions opt;
-    opt.trace = true;
-    opt.fast_forward = false;
-    opt.machine = &model::timing::kH200;
-    const model::SimResult r =
-        model::simulate(kernels::build_cp_async_fill_probe(32, reps, shared, row_bytes), buf, opt, 0.0);
-    REQUIRE(r.completed);
-    return double(r.stats.traced_cta_cycles);
+    return fill_probe_cycles(model::timing::kH200, reps, shared, row_bytes);
   };
   // Cycles a warp's round, all 32 warps sharing the SM: 8 rounds more, over 8 x 32 (the start
   // and the end cancel).
@@ -110,19 +120,7 @@ TEST_CASE("cp.async: a sub-partition's ld.shared after its copies wait for their
   // copies of others wait at the tag stage, and the same mix keeps the copies' pace
   // (cp_async_fill_rows32_lds20_c2_32warps: 2334 cycles with loads of twice the wavefronts).
   const auto round_cycles = [](uint32_t shared, bool sync) {
-    const auto cycles = [&](uint32_t reps) {
-      model::GemmBuffers buf;
-      buf.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
-      buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
-      model::SimOptions opt;
-      opt.trace = true;
-      opt.fast_forward = false;
-      opt.machine = &model::timing::kH100;
-      const model::SimResult r =
-          model::simulate(kernels::build_cp_async_fill_probe(32, reps, shared, 32, 1, sync), buf, opt, 0.0);
-      REQUIRE(r.completed);
-      return double(r.stats.traced_cta_cycles);
-    };
+    const auto cycles = [&](uint32_t reps) { return fill_probe_cycles(model::timing::kH100, reps, shared, 32, sync); };
     return (cycles(16) - cycles(8)) / 8;  // all 32 warps' round
   };
   const double copies = round_cycles(0, false);
