@@ -474,7 +474,9 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
   uint64_t carried = c.now + (wavefronts ? x.latency - timing::kSharedLatency + 1 : 0);
   uint64_t tagged = 0;  // when its lines have passed the tag stage (the traced CTA's)
   if (c.trace) {
-    const double lines = double(distinct_lines(gaddr, reading, bytes)) / timing::kL1LinesPerCycle;
+    const uint32_t distinct = distinct_lines(gaddr, reading, bytes);
+    c.cost.cp_async_lines += distinct;
+    const double lines = double(distinct) / timing::kL1LinesPerCycle;
     const auto whole_cycles = [](double& fraction, double cycles) {
       fraction += cycles;
       const double whole = std::floor(fraction);

@@ -270,7 +270,14 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
   // twice: step 10's mix as two CTAs an SM (its layout) held 1501 and 1508 MHz where this gives
   // 1527 and 1538, as one CTA of 8 warps 1655 where it gives 1536 (H100, 2026-12-06,
   // docs/results/2026-12-06-ctas).
-  const double per_cp_async_gbs = draw_at(d.clock_cp_async_l2_mhz.value) / d.cp_async_l2_stream_gbs.value;
+  // A copy that reads a line a 64 bytes (step 10's rows) draws more a byte than one of whole lines
+  // (its probe's): each line beyond one a 128 bytes cp_async_line_bytes more (H100, 2026-12-06,
+  // docs/results/2026-12-06-mio: rows of 64 bytes held the contiguous copies' clock at 0.82 of their
+  // bytes a second).
+  const double line_factor =
+      1.0 + d.cp_async_line_bytes.value * std::max(0.0, load.cp_async_lines_per_byte - 1.0 / 128);
+  const double per_cp_async_gbs =
+      draw_at(d.clock_cp_async_l2_mhz.value) / d.cp_async_l2_stream_gbs.value * line_factor;
   const double busy = std::clamp(load.tensor_share, 0.0, 1.0);
   const double l2 = std::max(0.0, load.l2_gbs), hbm = std::max(0.0, load.hbm_gbs);
   const double cp_async = std::clamp(load.cp_async_gbs, 0.0, l2);
@@ -284,7 +291,13 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
                       "GB/s through L2 {:.2f}{}, {:.0f} GB/s to and from HBM {:.2f}; the clock held at the power limit "
                       "goes as that to the power -1/{:.2f}{}; the card's clocks {}",
                       draw, f_l2, 100.0 * busy, parts[0], l2 - cp_async, parts[1],
-                      cp_async > 0 ? fmt::format(" and {:.0f} GB/s copied by cp.async {:.2f}", cp_async, parts[2]) : "",
+                      cp_async > 0 ? fmt::format(" and {:.0f} GB/s copied by cp.async{} {:.2f}", cp_async,
+                                                 line_factor > 1.0005
+                                                     ? fmt::format(" (a line each {:.0f} bytes: x{:.2f} a byte)",
+                                                                   1.0 / load.cp_async_lines_per_byte, line_factor)
+                                                     : "",
+                                                 parts[2])
+                                   : "",
                       hbm, parts[3], e,
                       mhz >= ceiling ? fmt::format(", no higher than the clock of tensor cores that draw little power "
                                                    "({:.0f} MHz)",
@@ -416,6 +429,8 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
   // tensor cores could do in its time (wgmma's dense rate; a B200's clocks do not depend on it).
   ClockLoad load{.tensor_cores = cta.tensor_busy_cycles > 0};
+  if (cta.cp_async_bytes > 0 && cta.cp_async_lines > 0)
+    load.cp_async_lines_per_byte = double(cta.cp_async_lines) / double(cta.cp_async_bytes);
   // The share of the bytes read through L2 that cp.async copies (cta.cp_async_bytes are of these).
   const uint64_t read_bytes = cta.global_load_bytes + cta.tma_bytes;
   const double cp_async_share = read_bytes > 0 ? double(cta.cp_async_bytes) / double(read_bytes) : 0.0;

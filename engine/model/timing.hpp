@@ -194,6 +194,7 @@ struct CtaCost {
   uint64_t lsu_cycles = 0;          // its global loads and stores on the SM's load/store path
   uint64_t global_load_bytes = 0;   // sectors x 32 B of its global loads (the traced CTA only)
   uint64_t cp_async_bytes = 0;      // of global_load_bytes, those its cp.async copies read (they draw more power a byte than the TMA's: sustained_clock)
+  uint64_t cp_async_lines = 0;      // the 128-byte lines those copies read, a copy's distinct lines each (a line beyond one a 128 bytes draws more: cp_async_line_bytes)
   uint64_t global_store_bytes = 0;  // C to HBM: the bytes its st.global lanes and its TMA stores write (L2 writes back whole sectors)
   uint32_t threads = 0;
   uint32_t smem_bytes = 0;
@@ -347,6 +348,7 @@ struct ClockLoad {
   double tensor_share = 0;  // the share of the time the SMs' tensor cores are busy at wgmma's rate
   double l2_gbs = 0;        // bytes a second the SMs read through L2 (those from HBM too)
   double cp_async_gbs = 0;  // of l2_gbs, the bytes a second cp.async copies read
+  double cp_async_lines_per_byte = 1.0 / 128;  // the 128-byte lines those copies read a byte (1/128: whole lines)
   double hbm_gbs = 0;       // bytes a second to and from HBM
 };
 struct SustainedClock {

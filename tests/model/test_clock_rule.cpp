@@ -74,8 +74,21 @@ TEST_CASE("clock: a tensor-core kernel's clock is where what its loads draw meet
     ClockLoad over = copies;
     over.cp_async_gbs *= 2;
     CHECK(sustained_clock(*d, over).draw == Approx(sustained_clock(*d, copies).draw));
+    // Copies in rows of 64 bytes (a line each 64 bytes, step 10's) draw more a byte than whole
+    // lines: their probe held the whole lines' clock at 0.82 of their bytes a second. The rule
+    // gives back the probes it came from (sm_clock_under_cp_async_l2_rows64_*: 1733 and 1719 MHz
+    // at 9282 and 9201 GB/s; the contiguous copies 1734 and 1746 at 11178 and 11260) within 1.5%.
+    ClockLoad rows = copies;
+    rows.cp_async_lines_per_byte = 1.0 / 64;
+    const double factor = 1.0 + d->cp_async_line_bytes.value / 128;
+    CHECK(sustained_clock(*d, rows).draw == Approx(sustained_clock(*d, copies).draw * factor));
+    CHECK_THAT(sustained_clock(*d, rows).basis, Catch::Contains("a line each 64 bytes"));
+    CHECK_THAT(sustained_clock(*d, copies).basis, !Catch::Contains("a line each"));
+    rows.l2_gbs = rows.cp_async_gbs = d->cp_async_l2_stream_gbs.value / 1.233;
+    CHECK(sustained_clock(*d, rows).mhz == Approx(d->clock_cp_async_l2_mhz.value).epsilon(0.015));
   }
   CHECK_THAT(std::string(h100.clock_cp_async_l2_mhz.source), Catch::Contains("sm_clock_under_cp_async_l2_capped"));
+  CHECK_THAT(std::string(h100.cp_async_line_bytes.source), Catch::Contains("sm_clock_under_cp_async_l2_rows64"));
   CHECK_THAT(sustained_clock(h200, ClockLoad{.tensor_cores = true, .tensor_share = 0.25}).basis,
              Catch::Contains("busy 25% of the time"));
   // The B200's clocks are its rated clock, unconfirmed: every load holds it.
