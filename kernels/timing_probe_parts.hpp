@@ -42,6 +42,13 @@ WgmmaTiles wgmma_probe_tiles(builder::Builder& b, uint32_t threads, uint32_t n, 
 void fill_tiles(builder::Builder& b, const builder::Reg& base, const builder::Reg& tid, uint32_t words,
                 uint32_t threads, bool random);
 
+// A warp's cp.async of 512 bytes, 16 a lane, from rows of `row_bytes` (0: contiguous; 32 or 64:
+// lane l reads 16 bytes of row l / (row_bytes / 16), each row at the start of a 128-byte line of
+// its own, as steps 09 and 10 copy their tiles): lane_offset is the lane's byte offset from the
+// copy's start, source_span the bytes of source a copy spans (512, or 512 / row_bytes lines).
+builder::Reg copy_lane_offset(builder::Builder& b, const builder::Reg& lane, uint32_t row_bytes);
+constexpr uint32_t copy_source_span(uint32_t row_bytes) { return row_bytes ? 512 / row_bytes * 128 : 512; }
+
 // `reps` rounds (a loop named `loop`) of one 64-wide K block, four wgmma m64nNk16 along K, into
 // acc, each round committed and waited for (the wgmma probe's timed loop, the heated ring's heaters).
 void wgmma_rounds(builder::Builder& b, const std::string& loop, uint32_t reps, uint32_t n, const builder::Reg& a_desc,

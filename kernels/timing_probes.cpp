@@ -1,5 +1,6 @@
 #include "kernels/timing_probes.hpp"
 
+#include <bit>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -73,6 +74,12 @@ void end_with_float_sum(Builder& b, const Param& pc, const Reg& id, const Reg& t
 // or (random) bf16 pairs of random sign and mantissa in [0.5, 1) from a multiplicative hash of
 // the chunk, so that the tensor cores multiply data whose bits toggle as a GEMM's do (the power
 // they draw, and so the clock the SM holds, depends on it).
+Reg copy_lane_offset(Builder& b, const Reg& lane, uint32_t row_bytes) {
+  const uint32_t per_row = row_bytes / 16;  // lanes a row (0: contiguous)
+  if (per_row == 0) return (lane << 4u).named("lane_off");
+  return (((lane >> uint32_t(std::countr_zero(per_row))) << 7u) + ((lane & (per_row - 1)) << 4u)).named("lane_off");
+}
+
 void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uint32_t threads, bool random) {
   Reg zero = b.mov(Type::b32, 0u, "zero");
   b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {

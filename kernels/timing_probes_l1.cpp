@@ -165,13 +165,10 @@ ir::Kernel build_cp_async_fill_probe(uint32_t warps, uint32_t reps, uint32_t sha
   // With rows of r bytes, lane l reads 16 bytes at line l/(r/16), byte (l%(r/16))*16: a copy spans
   // 512/r lines (16 or 8), each line read once.
   constexpr uint32_t kCopyBytes = 512, kCopies = 4, kRoundBytes = kCopies * kCopyBytes;
-  const uint32_t per_row = row_bytes / 16;  // lanes a row (0: contiguous)
-  const uint32_t src_copy = row_bytes ? kCopyBytes / row_bytes * 128 : kCopyBytes, src_round = kCopies * src_copy;
+  const uint32_t src_copy = probe_parts::copy_source_span(row_bytes), src_round = kCopies * src_copy;
   b.use_dynamic_smem();  // 32 warps x 4 KiB: past the 48 KiB of static shared memory
   auto ring = b.shared("ring", warps * 2 * kRoundBytes, 128, ir::SmemUse::other);
-  Reg lane_off = per_row ? (((lane >> uint32_t(std::countr_zero(per_row))) << 7u) + ((lane & (per_row - 1)) << 4u))
-                               .named("lane_off")
-                         : (lane << 4u).named("lane_off");
+  Reg lane_off = probe_parts::copy_lane_offset(b, lane, row_bytes);
   Reg mine_src = (A + b.cvt(Type::u64, lane_off, ir::Rounding::none, "lane_off64")).named("mine_src");
   Reg mine_dst = (b.smem_address(ring, 0, "ring_addr") + warp * (2 * kRoundBytes) + (lane << 4)).named("mine_dst");
   // Every load of a round a row of its own (ptxas would load a row read twice once): 8 + loads rows.

@@ -1,7 +1,6 @@
 // The power probe of an Ampere main loop's parts (timing_probes.hpp, build_fragment_power_probe):
 // ldmatrix fragments, mma.sync on them, and cp.async streaming from L2, each alone or together,
 // on every SM, so that the clock each holds at the power limit says what it draws.
-#include <bit>
 #include <stdexcept>
 #include <vector>
 
@@ -78,11 +77,8 @@ ir::Kernel build_fragment_power_probe(uint32_t ctas, uint32_t warps, uint32_t re
   Reg t0 = b.special(ir::Special::clock64, "t0");
   b.loop("rep", reps, [&](const Reg& i) {
     if (load.copy_footprint) {
-      const uint32_t per_row = load.copy_row_bytes / 16;  // lanes a row (0: contiguous)
-      const uint32_t src_copy = per_row ? kCopyBytes / load.copy_row_bytes * 128 : kCopyBytes;
-      Reg lane_off = per_row ? (((lane >> uint32_t(std::countr_zero(per_row))) << 7u) + ((lane & (per_row - 1)) << 4u))
-                                   .named("lane_off")
-                             : (lane << 4u).named("lane_off");
+      const uint32_t src_copy = probe_parts::copy_source_span(load.copy_row_bytes);
+      Reg lane_off = probe_parts::copy_lane_offset(b, lane, load.copy_row_bytes);
       Reg off = (((i * (ctas * warps) + gwarp) * (kCopies * src_copy) + lane_off) & (load.copy_footprint - 1))
                     .named("src_off");
       Reg src = (A + b.cvt(Type::u64, off, ir::Rounding::none, "src_off64")).named("src");

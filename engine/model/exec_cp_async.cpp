@@ -17,13 +17,13 @@
 // commit and wait together (the instructions are not divergent in any kernel here; a
 // divergent commit or wait is reported).
 #include <algorithm>
-#include <utility>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) && defined(__GNUC__)

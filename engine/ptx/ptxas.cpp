@@ -191,12 +191,12 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
   r.ok = p.ok() && fs::exists(out);
   if (!p.ok()) r.failure = p.describe("ptxas");
   else if (!r.ok) r.failure = "ptxas exited with status 0 but wrote no cubin";
+  if (r.ok && options.keep_cubin) r.cubin = read_file(out);
   if (r.ok && cached) {  // written whole under another name, then renamed: a reader never sees half of it
     std::error_code ec;
     fs::create_directories(cached->parent_path(), ec);
     const fs::path part = cached->string() + fmt::format(".{}.part", ::getpid());
     bool written = false;
-    if (options.keep_cubin) r.cubin = read_file(out);
     {
       std::ofstream f(part, std::ios::binary);
       if (options.keep_cubin) f << fmt::format("{:020}\n", r.log.size()) << r.log << r.cubin;
@@ -207,7 +207,6 @@ PtxasResult run_ptxas(const std::string& ptx, ir::Arch target, const PtxasOption
     if (written) fs::rename(part, *cached, ec);
     if (!written || ec) fs::remove(part, ec);
   }
-  if (r.ok && options.keep_cubin && r.cubin.empty()) r.cubin = read_file(out);
   if (r.ok && options.with_cubin) options.with_cubin(out);
   return r;
 }
