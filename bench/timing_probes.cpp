@@ -451,6 +451,24 @@ int main(int argc, char** argv) {
                                 quick ? 1024 : 262144, true));
   probes.push_back(store_stream("l2_write_bw", "16-B stores over 8 MiB, 1056 CTAs: L2 write bandwidth", 1056, 512 / q,
                                 2048));
+  probes.push_back(store_stream("l2_write_bw_scattered",
+                                "8-B stores, 8 lines a warp-store (an epilogue's pattern), over 8 MiB, 1056 CTAs: into L2",
+                                1056, 512 / q, 2048, true));
+  // One SM storing alone (its CTA's 8 warps), as a persistent GEMM's CTA stores a tile while the
+  // other SMs compute: what its own path takes when it has L2's write bandwidth to itself, in
+  // bytes a cycle of thread 0's span (the stores of a 16-KiB round behind it), both patterns.
+  for (const bool scattered : {false, true}) {
+    Probe p = store_stream(scattered ? "store_sm_bw_scattered" : "store_sm_bw",
+                           fmt::format("{} stores from one CTA of 256 threads over 8 MiB: its SM's own store path, "
+                                       "bytes a cycle",
+                                       scattered ? "8-B scattered" : "16-B"),
+                           1, 512 / q, 2048, scattered);
+    p.unit = "B/cycle";
+    const double bytes = double(512 / q) * 4 * 4096;
+    p.figure = [bytes](const std::vector<uint8_t>& c, double) { return bytes / double(cycles_of(c)[0]); };
+    p.on_model = true;
+    probes.push_back(std::move(p));
+  }
   probes.push_back(tma("tma_latency_1k", "TMA 1-KiB box, one in flight, 16 KiB footprint (L2): issue to land",
                        "cycles", 1, 1, 512 / q, 8, 16));
   probes.push_back(tma("tma_latency_32k", "TMA 32-KiB box, one in flight, 512 KiB footprint (L2): issue to land",

@@ -361,12 +361,25 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
     job.warp = x.warp.id;
     job.from_rank = c.launch.cluster_rank;
     job.issue = c.now;
-    const uint64_t transfer = uint64_t(double(bytes) / c.launch.figures->tma_bytes_per_cycle + 0.5);
-    const uint64_t start = std::max(c.now, c.copy_free);
-    c.copy_free = start + transfer;
-    job.complete = c.copy_free + c.launch.figures->tma_latency;
-    if (!load) {  // the store reads shared memory until its transfer is over (exec_bulk_group)
-      const Warp::BulkStore read{smem, bytes, c.copy_free};
+    const timing::CtaFigures& f = *c.launch.figures;
+    if (load) {  // the SM's copy engine, no faster than its share of what L2 delivers
+      const uint64_t start = std::max(c.now, c.copy_free);
+      c.copy_free = start + uint64_t(double(bytes) / f.tma_bytes_per_cycle + 0.5);
+      job.complete = c.copy_free + f.tma_latency;
+    } else {
+      // A store's box leaves the SM on its path into L2, behind the CTA's stores before it, as
+      // st.global's do (take_store_path: with the wave, at the SM's share of L2's write bandwidth,
+      // a box row's whole lines weighing their bytes); it reads shared memory until its last byte
+      // has left (exec_bulk_group).
+      // Step 18 at 2048^3 on the H100 (2026-12-06, docs/results/2026-12-06-one-wave): its CTAs'
+      // 128 KiB of C, stored together at the end of the one wave, took 7500 cycles at 1741 MHz,
+      // 4.0 TB/s over the 132 SMs, the probe l2_write_bw's rate; the copy engine's own 107 B/cycle
+      // (tma_sm_bw, loads) had them in 2200.
+      const uint32_t row_bytes = d.box_dim[0] * ir::tensor_dtype_bytes(d.dtype);
+      const double lines = double(bytes / std::max<uint32_t>(row_bytes, 1)) * double((row_bytes + 127) / 128);
+      take_store_path(c, bytes, lines);
+      job.complete = c.store_free + f.tma_latency;
+      const Warp::BulkStore read{smem, bytes, c.store_free};
       x.warp.bulk_uncommitted.push_back(read);
       count_bulk_reads(c, read, +1);
     }

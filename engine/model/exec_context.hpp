@@ -65,6 +65,15 @@ uint32_t distinct_lines(const std::array<uint64_t, 32>& addr, uint32_t lanes, ui
 // (fractions carried from access to access in Cta::l1_data_fraction) (exec_global.cpp).
 uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32_t load_latency, uint32_t lines = 0,
                       double extra_cycles = 0.0);
+// A store of `bytes` touching `lines` 128-byte lines leaves the traced CTA's SM for L2 once the
+// stores before it have (Cta::store_free); returns the cycle it starts. Into its first tile of C
+// (a kernel that declares its output tiling), the CTA stores as one of a wave whose CTAs started
+// together and so store together: its SM's share of L2's write bandwidth, lines weighed
+// (timing::store_weight). Into a persistent CTA's later tiles, when the wave's CTAs have drifted
+// apart, at its SM's own path (CtaFigures::store_sm_bytes_per_cycle): on the
+// H100 step 15 at 8192^3 stored its first tile's 128 KiB in 10.1k cycles, its fourth and later in
+// 5.3-5.5k (2026-12-06, docs/results/2026-12-06-one-wave).
+uint64_t take_store_path(Cta& c, double bytes, double lines);
 // The cycles such an access holds the path for its bytes alone (at least one).
 constexpr uint64_t global_byte_cycles(uint32_t lanes, uint32_t bytes) {
   return std::max<uint64_t>(1, (uint64_t(lanes) * bytes + timing::kLsuBytesPerCycle - 1) / timing::kLsuBytesPerCycle);

@@ -38,6 +38,16 @@ uint32_t global_issue(Cta& c, uint32_t lanes, uint32_t bytes, bool store, uint32
   return uint32_t(t.first - c.now) + (store ? 1 : load_latency);
 }
 
+uint64_t take_store_path(Cta& c, double bytes, double lines) {
+  const timing::CtaFigures& f = *c.launch.figures;
+  const bool apart = c.tiles_visited > 1;  // a later tile of C (Cta::tiles_visited, store_into_c)
+  const double cycles =
+      apart ? bytes / f.store_sm_bytes_per_cycle : timing::store_weight(f, bytes, lines) / f.store_bytes_per_cycle;
+  const uint64_t start = std::max(c.now, c.store_free);
+  c.store_free = start + uint64_t(cycles + 0.5);
+  return start;
+}
+
 namespace {
 
 // What a traced CTA's global load finds in its L1 (Cta::l1): the sectors it does not hold (each
@@ -125,6 +135,8 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
   // Other CTAs' loads are L2 hits.
   const uint32_t global_latency = c.launch.figures->global_latency;
   const L1Lookup found = c.trace && !store ? l1_lookup(c, addr, lanes, bytes, global_latency) : L1Lookup{};
+  uint32_t lines = ~0u;  // the distinct lines the lanes touch, counted once when asked
+  const auto lines_of = [&] { return lines != ~0u ? lines : (lines = distinct_lines(addr, lanes, bytes)); };
   if (data_path) {
     uint32_t latency = global_latency;
     double extra = 0.0;
@@ -139,8 +151,7 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
         extra = timing::kL1RequestCycles;
       }
     }
-    x.latency = global_issue(c, lane_count(lanes), bytes, store, latency,
-                             c.trace ? distinct_lines(addr, lanes, bytes) : 0, extra);
+    x.latency = global_issue(c, lane_count(lanes), bytes, store, latency, c.trace ? lines_of() : 0, extra);
   }
   if (!c.trace) return;
   GlobalAccess g{.mask = lanes, .bytes = uint8_t(bytes), .store = store};
@@ -165,12 +176,9 @@ void account_global(ExecContext& x, uint32_t bytes, bool store, const std::array
     // the stores after it and leave for HBM once, whole; counting the sectors touched made the
     // HBM part of steps 21-24 twice C. The SM's path to L2 below still takes whole sectors.
     c.cost.global_store_bytes += uint64_t(lane_count(lanes)) * bytes;
-    // The traced CTA's stores leave the SM at its share of L2's write bandwidth (timing.hpp,
-    // CtaFigures::store_bytes_per_cycle): a store issues once the path has taken the stores before it.
-    const uint64_t cycles = uint64_t(32.0 * g.sectors / c.launch.figures->store_bytes_per_cycle + 0.5);
-    const uint64_t start = std::max(c.now, c.store_free);
-    c.store_free = start + cycles;
-    x.warp.store_hold = start + 1;
+    // The traced CTA's stores leave the SM on its path into L2, 32 bytes a sector touched
+    // (take_store_path): a store issues once the path has taken the stores before it.
+    x.warp.store_hold = take_store_path(c, 32.0 * g.sectors, lines_of()) + 1;
   } else {
     c.cost.global_load_bytes += 32ull * found.misses;
   }

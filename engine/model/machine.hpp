@@ -601,7 +601,7 @@ struct Cta {
   // for later waits for them (exec_mem_forms.hpp, request_time): step 09's loads after its copies
   // (probes cp_async_fill_rows32_lds20*_sync_32warps, exec_cp_async.cpp).
   std::array<uint64_t, 4> copies_tagged{};
-  uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (exec_global.cpp)
+  uint64_t store_free = 0;                // the traced CTA's stores leaving the SM (take_store_path)
   // The traced CTA's L1 (exec_global.cpp, l1_lookup): which 32-byte sectors of which 128-byte
   // lines it holds, 4 ways a set, least recently used out, and when the last sector it asked L2
   // for arrives. It decides the bytes the CTA reads through L2 (CtaCost::global_load_bytes), its

@@ -79,13 +79,20 @@ struct CtaFigures {
   // no faster than the SM's share of what L2 delivers to all SMs at once (a CTA is predicted as
   // one of a full wave; the L2's limit for lines each SM reads on its own is the wave's, timing.cpp).
   double tma_bytes_per_cycle;
-  // The traced CTA's stores into global memory leave its SM at the SM's share of the L2's write
-  // bandwidth (32 bytes a sector touched); a warp's store waits for the ones before it. L2 is a
-  // write-back cache: HBM takes the lines later, at its own write bandwidth, which bounds the
-  // whole wave (Breakdown::stores). On the H100 step 16's epilogue of 128 KiB a tile took 5438
-  // cycles (its timeline, docs/results/2026-11-27-h100-timeline): 24 bytes a cycle, above the
-  // SM's share of HBM's write bandwidth (11) that this charged before, near L2's (18).
+  // The traced CTA's stores into its first tile of C leave its SM at the SM's share of the L2's
+  // write bandwidth, as every SM of a wave that started together stores at once (32 bytes a
+  // sector touched, and store_line_bytes for each line it writes into beyond one a 128 bytes);
+  // a warp's store waits for the ones before it, and so does a TMA store's box (its whole lines
+  // weigh their bytes: 4035 GB/s over the H100's wave, as step 18's 128 KiB a CTA took at 2048^3
+  // on the card, 2026-12-06; exec_global.cpp, take_store_path). L2 is a write-back cache: HBM
+  // takes the lines later, at its own write bandwidth, which bounds the whole wave
+  // (Breakdown::stores).
   double store_bytes_per_cycle;
+  double store_line_bytes;
+  // A CTA whose SM stores while the others compute (a persistent CTA's later tiles: the wave's
+  // CTAs have drifted apart) has L2's write bandwidth nearly to itself: its SM's own path, one
+  // sector a cycle (probe store_sm_bw), the lines on the L1's data path as any access's.
+  double store_sm_bytes_per_cycle;
 };
 constexpr CtaFigures cta_figures(const MachineDesc& m) {
   const double l2_share = per_sm_share(m, m.l2_shared_read_bandwidth_gbs.value);
@@ -96,7 +103,16 @@ constexpr CtaFigures cta_figures(const MachineDesc& m) {
           uint32_t(m.mbarrier_wake_latency.value),
           uint32_t(m.remote_arrive_latency.value),
           m.tma_bytes_per_cycle.value < l2_share ? m.tma_bytes_per_cycle.value : l2_share,
-          per_sm_share(m, m.l2_write_bandwidth_gbs.value)};
+          per_sm_share(m, m.l2_write_bandwidth_gbs.value),
+          m.store_line_bytes.value,
+          m.store_sm_bytes_per_cycle.value};
+}
+// What a store of `bytes` touching `lines` 128-byte lines weighs on the SM's path into L2, in
+// bytes' worth: each line beyond one a 128 bytes store_line_bytes more (probes l2_write_bw_scattered
+// and l2_write_bw). Cycles on the path: this over CtaFigures::store_bytes_per_cycle.
+constexpr double store_weight(const CtaFigures& f, double bytes, double lines) {
+  const double beyond = lines - bytes / 128.0;
+  return bytes + (beyond > 0 ? f.store_line_bytes * beyond : 0.0);
 }
 // The H100's: the default of a Launch, and the bound sim_job's cycle budget uses.
 inline constexpr CtaFigures kH100Cta = cta_figures(kH100Desc);

@@ -562,20 +562,32 @@ TEST_CASE("tensor model: a warpgroup's wgmma takes the tensor cores once, and a 
   CHECK(rate(2, 256) == Approx(4094).epsilon(0.05));
 }
 
-TEST_CASE("store model: the traced CTA's stores leave its SM at its share of the HBM write bandwidth",
+TEST_CASE("store model: the traced CTA's stores leave its SM at its share of L2's write bandwidth, lines weighed",
           "[model][timing]") {
-  // One CTA of 256 threads stores 16 blocks of 4 KiB, 8-byte lanes into 8 lines a store (the
-  // epilogue's pattern: 32 bytes a sector, every sector whole in the end).
-  model::GemmBuffers bufs;
-  bufs.a.assign(16 * 4096, 0);
-  bufs.c.assign(256 * kernels::kTimingOutBytes, 0);
-  model::SimOptions opt;  // traced
-  REQUIRE(model::simulate(kernels::build_store_stream_probe(1, 4, 16, true), bufs, opt).completed);
-  uint64_t cycles = 0;
-  std::memcpy(&cycles, bufs.c.data(), 8);  // thread 0's timed region: all of the CTA's stores
-  const double at_share = 16.0 * 4096 / model::timing::kH100Cta.store_bytes_per_cycle;
-  CHECK(double(cycles) > 0.9 * at_share);
-  CHECK(double(cycles) < 1.2 * at_share);
+  // One CTA of 256 threads stores 16 blocks of 4 KiB: 16-byte lanes (a warp-store of 4 whole
+  // lines) and 8-byte lanes into 8 lines a store (the epilogue's pattern: one sector in each, 32
+  // bytes a sector, every sector whole in the end). The second weighs each of the 3 lines beyond
+  // one a 128 bytes store_line_bytes more: 1.59 of the first, as the probes l2_write_bw_scattered
+  // and l2_write_bw read on the H100 (2542 and 4035 GB/s).
+  const auto cycles_of = [](bool scattered) {
+    model::GemmBuffers bufs;
+    bufs.a.assign(16 * 4096, 0);
+    bufs.c.assign(256 * kernels::kTimingOutBytes, 0);
+    model::SimOptions opt;  // traced
+    REQUIRE(model::simulate(kernels::build_store_stream_probe(1, 4, 16, scattered), bufs, opt).completed);
+    uint64_t cycles = 0;
+    std::memcpy(&cycles, bufs.c.data(), 8);  // thread 0's timed region: all of the CTA's stores
+    return double(cycles);
+  };
+  const model::timing::CtaFigures& f = model::timing::kH100Cta;
+  const double whole = 16.0 * 4096 / f.store_bytes_per_cycle;
+  const double scattered_weight = model::timing::store_weight(f, 256, 8) / 256;
+  CHECK(scattered_weight == Approx(4035.0 / 2542.0).epsilon(0.01));
+  const double streamed = cycles_of(false), scattered = cycles_of(true);
+  CHECK(streamed > 0.9 * whole);
+  CHECK(streamed < 1.2 * whole);
+  CHECK(scattered > 0.9 * whole * scattered_weight);
+  CHECK(scattered < 1.2 * whole * scattered_weight);
 }
 
 TEST_CASE("prediction: L2 serves a wave's distinct lines at its bandwidth and shared ones faster",

@@ -62,6 +62,44 @@ TEST_CASE("step 18 writes each tile of C once, through the copy engine", "[model
   CHECK(r.result.stats.prediction.parts.store_bytes_per_wave == 8.0 * 128 * 256 * 4);
 }
 
+TEST_CASE("step 18's stores leave the SM at its share of L2's write bandwidth", "[model][tma-store][timing]") {
+  // One CTA, one K block: the epilogue's 128 KiB of C (128 x 256 f32) are most of its time. A
+  // TMA store's box goes at the SM's share of what L2 takes from every SM at once (4035 GB/s over
+  // the H100's 132 SMs, probe l2_write_bw), not at the copy engine's 107 B/cycle for loads: at
+  // 2048^3 on the H100 the one wave's CTAs stored theirs in 7500 cycles (2026-12-06).
+  const test::ModelRun r = run({128, 256, 64}, 1);
+  REQUIRE(r.result.completed);
+  const double store_cycles = 128.0 * 256 * 4 / model::timing::kH100Cta.store_bytes_per_cycle;
+  CHECK(double(r.result.stats.traced_cta_cycles) > store_cycles);
+  CHECK(double(r.result.stats.traced_cta_cycles) < store_cycles + 6000);  // one K block and the prologue
+}
+
+TEST_CASE("a persistent CTA stores its later tiles at its SM's own rate, its first with the wave",
+          "[model][timing]") {
+  // Step 15 (st.global epilogue, 128 KiB of C a 128 x 256 tile), 64 persistent CTAs, K = 64: at
+  // 1024 x 2048 each walks one tile, at 1024 x 4096 two. The first tile's stores go at the SM's
+  // share of L2's write bandwidth in the epilogue's pattern (the wave's CTAs started together and
+  // store together), the second's at the SM's own path (the wave has drifted apart; on the H100
+  // step 15 at 8192^3 stored its first tile in 10.1k cycles, its fourth and later in 5.3-5.5k).
+  model::SimOptions opt;
+  opt.only_traced_cta = true;
+  const auto cycles = [&](uint32_t n) {
+    const test::ModelRun r =
+        test::run_model("hopper_persistent", {1024, n, 64}, true, 3, {}, opt, {{"ctas", 64}});
+    REQUIRE(r.result.completed);
+    return double(r.result.stats.traced_cta_cycles);
+  };
+  const model::timing::CtaFigures& f = model::timing::kH100Cta;
+  const double tile_bytes = 128.0 * 256 * 4;
+  const double with_wave = model::timing::store_weight(f, tile_bytes, tile_bytes / 32) / f.store_bytes_per_cycle;
+  const double alone = tile_bytes / f.store_sm_bytes_per_cycle;
+  const double one = cycles(2048), two = cycles(4096);
+  INFO("one tile " << one << ", two tiles " << two);
+  CHECK(one > with_wave);                         // the first tile's epilogue with the wave
+  CHECK(two - one > alone);                       // the second tile: its K block and its stores alone
+  CHECK(two - one < alone + 0.5 * (with_wave - alone));  // not at the wave's share
+}
+
 TEST_CASE("step 18's mistakes are caught at the instruction that breaks the rule", "[model][tma-store][mistakes]") {
   SECTION("no fence.proxy.async: the TMA store reads what the generic proxy wrote") {
     const test::ModelRun r = run({256, 512, 512}, 2, {"missing-proxy-fence"});
