@@ -45,8 +45,9 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
 // The statistics and the time of warp w's shared access of this many wavefronts, requested at
 // `request` (request_time): its latency from then. It takes the path no earlier than the copies
 // its sub-partition asked for before it have passed the L1's tag stage (Cta::copies_tagged: the
-// MIO queue is in order).
-[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, const Warp& w, uint64_t request, uint32_t wavefronts,
+// MIO queue is in order). The warp's shared accesses are done when the path has taken them
+// (Warp::shared_done).
+[[gnu::always_inline]] inline uint32_t shared_access_cost(Cta& c, Warp& w, uint64_t request, uint32_t wavefronts,
                                                           uint32_t ideal_wavefronts) {
   c.stats->smem_accesses++;
   c.stats->smem_wavefronts += wavefronts;
@@ -59,6 +60,7 @@ inline void store_bytes(uint8_t* p, uint64_t v, uint32_t n) {
   if (wavefronts == 0) return timing::kSharedLatency;
   const DataPath::Taken t =
       c.data_path.take(std::max(request, c.copies_tagged[timing::scheduler_of_warp(w.id)]), wavefronts);
+  w.shared_done = std::max(w.shared_done, t.end);
   return uint32_t(t.end - 1 - request) + timing::kSharedLatency;
 }
 

@@ -132,13 +132,17 @@ void exec_bar(ExecContext& x) {
 
 // fence.mbarrier_init and fence.proxy.async: barriers initialised so far become visible to
 // the async proxy; fence.proxy.async also orders this warp's generic shared writes before
-// later async-proxy reads (TMA stores, wgmma).
+// later async-proxy reads (TMA stores, wgmma), so it waits until they are performed: until the
+// L1's data path has taken them (Warp::shared_done). On the H100, step 18's staging writes of a
+// 64-column chunk (128 8-byte stores, 8 wavefronts each: 1024) took 1070 cycles from the barrier
+// before them to the one after their fence (2026-12-06, docs/results/2026-12-06-one-wave).
 void exec_fence(ExecContext& x) {
   expect_op(x, "exec_fence", Op::fence_proxy_async, Op::fence_mbarrier_init);
   Cta& c = x.cta;
   for (auto& [addr, m] : c.mbars)
     if (m.initialized) m.init_fenced = true;
   if (x.inst.op == Op::fence_proxy_async) {
+    if (x.warp.shared_done > c.now) x.latency = uint32_t(std::max<uint64_t>(x.latency, x.warp.shared_done - c.now));
     ++c.smem_writes;
     // The warp's own flags clear; the range shrinks to the words other warps left flagged, so
     // that the next fence (and a TMA store's check, and the tensor cores' reads) look at those

@@ -223,6 +223,9 @@ struct Warp {
   // The traced CTA's last global store: the warp's next issue waits until the SM's store path
   // took it (exec_global.cpp); 0 elsewhere.
   uint64_t store_hold = 0;  // this warp's wgmma.mma_async so far: which of its warpgroup's it is
+  // The cycle the L1's data path has taken this warp's shared accesses so far (the last wavefront's
+  // end): a fence.proxy.async waits for its generic shared writes to be performed (exec_sync.cpp).
+  uint64_t shared_done = 0;
   std::vector<Group> groups;
   // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
   // committed groups, oldest first. Their bytes land in shared memory when a wait retires

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/builder/builder.hpp"
 #include "tests/model/model_fixture.hpp"
 
 using namespace gs;
@@ -98,6 +99,50 @@ TEST_CASE("a persistent CTA stores its later tiles at its SM's own rate, its fir
   CHECK(one > with_wave);                         // the first tile's epilogue with the wave
   CHECK(two - one > alone);                       // the second tile: its K block and its stores alone
   CHECK(two - one < alone + 0.5 * (with_wave - alone));  // not at the wave's share
+}
+
+namespace {
+
+// One warp writes 16 8-byte words a lane into a staging tile as step 18's epilogue does (lane
+// 4g + q at row g, bytes 8q, rows `stride` bytes apart), then fence.proxy.async: the cycles from
+// before the first store to after the fence, into C.
+uint64_t staging_fence_cycles(uint32_t stride) {
+  using builder::Addr;
+  using builder::Reg;
+  using ir::Type;
+  builder::Builder b("staging_fence", ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", 8 * 288, 128, ir::SmemUse::other);
+  Reg lane = b.special(ir::Special::tid_x, "lane");
+  Reg at = (b.smem_address(tile, 0, "base") + (lane >> 2) * stride + ((lane & 3u) << 3)).named("at");
+  Reg one = b.mov(Type::f32, 1.0f, "one");
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  for (int32_t i = 0; i < 16; ++i) b.st_shared(Type::f32, Addr::at(at, 32 * (i % 8)), {one, one});
+  b.fence_proxy_async();
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  b.st_global(Type::u64, Addr::at(b.global_ptr(pc, "c"), 0), {(t1 - t0).named("cycles")});
+  b.ret();
+  model::GemmBuffers bufs;
+  bufs.c.assign(8, 0);
+  model::SimOptions opt;  // traced
+  REQUIRE(model::simulate(b.finish(), bufs, opt).completed);
+  uint64_t cycles = 0;
+  std::memcpy(&cycles, bufs.c.data(), 8);
+  return cycles;
+}
+
+}  // namespace
+
+TEST_CASE("fence.proxy.async waits until the warp's shared writes are performed", "[model][tma-store][timing]") {
+  // Rows 256 bytes apart (step 18's staging): each half-warp's 4 rows meet in the same 8 banks, 8
+  // wavefronts a store, 128 for the 16; rows padded by 32 bytes: 2 a store. The fence waits for
+  // the L1's data path to have taken them (on the H100 step 18's chunk of 128 such stores took 1070
+  // cycles to its fence, 2026-12-06); the stores themselves issue a cycle apart.
+  const uint64_t conflicted = staging_fence_cycles(256), padded = staging_fence_cycles(288);
+  INFO("conflicted " << conflicted << ", padded " << padded);
+  CHECK(conflicted >= 16 * 8);
+  CHECK(padded < 16 * 4);
 }
 
 TEST_CASE("step 18's mistakes are caught at the instruction that breaks the rule", "[model][tma-store][mistakes]") {
