@@ -56,6 +56,19 @@ void add_sync_probes(std::vector<Probe>& probes, uint32_t q) {
     p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
     probes.push_back(std::move(p));
   }
+  for (const uint32_t hint : {0u, 10'000'000u}) {
+    // A consumer's full-barrier wait on a stage that landed long before (steps 15-19 wait about
+    // 139 cycles a K block between their timeline's records, 2026-12-06): cycles a wait, the loop's
+    // branch included.
+    const uint32_t rounds = 4096 / q;
+    Probe p{hint ? "mbarrier_wait_done_hint" : "mbarrier_wait_done",
+            fmt::format("one warpgroup waits on an mbarrier whose phase completed before{}: cycles a wait",
+                        hint ? " (suspend hint 10 ms, as steps 16-18)" : ""),
+            "cycles", kernels::build_mbarrier_wait_done_probe(rounds, hint), {}, nullptr, true};
+    p.buffers.c.assign(128 * kernels::kTimingOutBytes, 0);
+    p.figure = [rounds](const std::vector<uint8_t>& c, double) { return double(cycles_of(c)[0]) / rounds; };
+    probes.push_back(std::move(p));
+  }
 }
 
 }  // namespace gs::probe_list

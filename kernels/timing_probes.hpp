@@ -313,5 +313,9 @@ ir::Kernel build_remote_arrive_issue_probe(uint32_t arrives, bool cluster_scope)
 // warpgroup waits on `pong`: `rounds` times. Thread 0's record: the cycles of all rounds
 // (cycles / rounds: two hand-offs, an arrive reaching a waiting warp each).
 ir::Kernel build_mbarrier_handoff_probe(uint32_t rounds, uint32_t arrivals);
+// One warpgroup waits `rounds` times on an mbarrier whose phase completed before (one arrive of
+// one): what a consumer's full-barrier wait costs when its stage has long landed, with the
+// steps' suspend-time hint (nanoseconds, 0: none). Thread 0's cycles, in C as the chain probes'.
+ir::Kernel build_mbarrier_wait_done_probe(uint32_t rounds, uint32_t suspend_hint_ns);
 
 }  // namespace gs::kernels

@@ -139,4 +139,29 @@ ir::Kernel build_mbarrier_handoff_probe(uint32_t rounds, uint32_t arrivals) {
   return b.finish();
 }
 
+ir::Kernel build_mbarrier_wait_done_probe(uint32_t rounds, uint32_t suspend_hint_ns) {
+  if (rounds == 0)
+    throw std::invalid_argument("an mbarrier wait probe needs at least one round (got 0)");
+  Builder b(fmt::format("timing_mbarrier_wait_done{}", suspend_hint_ns ? "_hint" : ""), ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {128, 1, 1}});
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto bar = b.mbarriers("done", ir::BarrierRole::full, 1);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  b.if_((tid == 0u).named("init"), [&] {
+    b.mbarrier_init(bar.at(), 1);
+    b.fence_mbarrier_init();
+    b.mbarrier_arrive(bar.at());  // phase 0 completes
+  });
+  b.bar_sync(0);
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("round", rounds, [&](const Reg&) {
+    if (suspend_hint_ns) b.mbarrier_wait(bar.at(), 0u, suspend_hint_ns);
+    else b.mbarrier_wait(bar.at(), 0u);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  store_result(b, pc, tid, t0, t1, b.cvt(Type::u64, tid, ir::Rounding::none, "value"));
+  b.ret();
+  return b.finish();
+}
+
 }  // namespace gs::kernels

@@ -226,6 +226,10 @@ struct Warp {
   // The cycle the L1's data path has taken this warp's shared accesses so far (the last wavefront's
   // end): a fence.proxy.async waits for its generic shared writes to be performed (exec_sync.cpp).
   uint64_t shared_done = 0;
+  // Set when a phase's completion wakes the warp's wait: its try_wait then runs again and passes
+  // at the woken cost (mbarrier_latency), not the cost of a wait that finds its phase complete
+  // when it first asks (mbarrier_wait_done_latency; exec_sync.cpp).
+  bool woken_from_mbar = false;
   std::vector<Group> groups;
   // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
   // committed groups, oldest first. Their bytes land in shared memory when a wait retires

@@ -59,6 +59,7 @@ inline constexpr uint32_t kSfuLatency = uint32_t(kSm.sfu_latency.value);
 inline constexpr uint32_t kSharedLatency = uint32_t(kSm.shared_latency.value);  // plus one cycle per extra wavefront
 inline constexpr uint32_t kBarrierLatency = uint32_t(kSm.barrier_latency.value);
 inline constexpr uint32_t kMbarrierLatency = uint32_t(kSm.mbarrier_latency.value);
+inline constexpr uint32_t kMbarrierWaitDoneLatency = uint32_t(kSm.mbarrier_wait_done_latency.value);
 // An SM's share of a bandwidth of the whole chip, in bytes per cycle at the sustained clock:
 // what each SM gets when every SM draws on it at once, as in a full wave.
 constexpr double per_sm_share(const MachineDesc& m, double gbs) {

@@ -1,7 +1,7 @@
 // The synchronisation probes on the model (kernels/timing_probes_sync.cpp): a remote arrive's round
 // trip and issue cost between the CTAs of a cluster, and an mbarrier hand-off inside a CTA, against
 // the machine figures they measured (remote_arrive_latency, cluster_release_stall,
-// mbarrier_wake_latency).
+// mbarrier_wake_latency, mbarrier_wait_done_latency).
 #include <catch2/catch.hpp>
 
 #include "engine/model/timing.hpp"
@@ -47,6 +47,19 @@ TEST_CASE("probes: the model's hand-offs and remote arrives take the machine des
     CHECK(round >= 2.0 * model::timing::kH100Cta.mbarrier_wake);
     CHECK(round == Approx(124.07).epsilon(0.03));
   }
+  // A wait on a phase that completed before it asked (a consumer's stage that landed long before)
+  // answers later than a woken one: probe mbarrier_wait_done, 58.06 cycles a loop pass on the H100
+  // with or without the suspend hint (2026-12-06), the wait's mbarrier_wait_done_latency and the
+  // loop's few instructions; the hand-offs above, whose waits are woken, do not pay it.
+  for (const uint32_t hint : {0u, 10'000'000u}) {
+    INFO("hint " << hint);
+    const uint32_t rounds = 64;
+    const ProbeRun r = run_probe(kernels::build_mbarrier_wait_done_probe(rounds, hint), 128);
+    const double each = double(r.field(0, 0)) / rounds;
+    CHECK(each >= model::timing::kMbarrierWaitDoneLatency);
+    CHECK(each == Approx(58.06).epsilon(0.03));
+  }
+  CHECK_THROWS(kernels::build_mbarrier_wait_done_probe(0, 0));
   CHECK_THROWS_WITH(kernels::build_mbarrier_handoff_probe(4, 129), Catch::Contains("got 4 rounds, 129 arrivals"));
   CHECK_THROWS(kernels::build_mbarrier_handoff_probe(0, 1));
   // What an arrive costs the warp that issues it: the .release.cluster form waits for the
