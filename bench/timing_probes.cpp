@@ -444,6 +444,21 @@ int main(int argc, char** argv) {
       probes.push_back(std::move(p));
     }
   }
+  // Two warpgroups reading a ring's stages in turn, as steps 14-19's consumers read theirs (1 stage:
+  // the same tiles every round, as wgmma_n256_2wg but each warpgroup its own rows of A); on random
+  // bf16 as well, the bits a GEMM multiplies. On the H100 step 15's consumers' batches end 528
+  // cycles apart where their wgmmas take 512 (2026-12-06).
+  for (const bool random : {false, true})
+    for (const uint32_t stages : {1u, 3u, 4u}) {
+      Probe p{fmt::format("wgmma_n256_2wg_stages{}{}", stages, random ? "_random" : ""),
+              fmt::format("wgmma m64n256k16, 2 warpgroups, 4 a commit group, waited, round r reading stage r % {} of "
+                          "A and B{}: cycles a round",
+                          stages, random ? " (random bf16)" : ""),
+              "cycles", kernels::build_wgmma_stages_probe(stages, 256 / q, random), {}, nullptr, true};
+      p.buffers.c.assign(256 * kernels::kTimingOutBytes, 0);
+      p.figure = [rounds = 256 / q](const std::vector<uint8_t>& c, double) { return span_of_warps(c) / rounds; };
+      probes.push_back(std::move(p));
+    }
   probes.push_back(store_stream("hbm_write_bw", "16-B stores over 1 GiB, 1056 CTAs: write bandwidth to HBM", 1056,
                                 128 / q, quick ? 1024 : 262144));
   probes.push_back(store_stream("hbm_write_bw_scattered",

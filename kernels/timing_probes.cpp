@@ -491,6 +491,53 @@ ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uin
   return b.finish();
 }
 
+ir::Kernel build_wgmma_stages_probe(uint32_t stages, uint32_t reps, bool random) {
+  if (stages == 0 || stages > 4 || reps == 0)
+    throw std::invalid_argument(
+        fmt::format("a wgmma stages probe needs 1..4 stages and a repetition (got {}, {})", stages, reps));
+  constexpr uint32_t kK = 64, kN = 256, kThreads = 256;
+  constexpr uint32_t kABytes = 128 * kK * 2, kBBytes = kN * kK * 2;  // a stage: 16 KiB of A, 32 KiB of B
+  Builder b(fmt::format("timing_wgmma_stages{}", stages), ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {kThreads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  const builder::Smem sA = b.operand_stages("sA", ir::GemmOperand::a, stages, kABytes, 1024, layout::Swizzle::b128);
+  const builder::Smem sB = b.operand_stages("sB", ir::GemmOperand::b, stages, kBBytes, 1024, layout::Swizzle::b128);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg a_base = b.smem_address(sA, 0, "sA_addr");
+  Reg b_base = b.smem_address(sB, 0, "sB_addr");
+  b.comment(random ? "fill every stage with random bf16" : "zero every stage");
+  fill_tiles(b, a_base, tid, stages * (kABytes + kBBytes) / 16, kThreads, random);
+  b.fence_proxy_async();
+  b.bar_sync(0);
+  Reg a_mine = (a_base + (tid >> 7) * (64 * kK * 2)).named("sA_mine");  // the warpgroup's 64 rows
+  std::vector<Reg> acc;
+  for (uint32_t v = 0; v < kN / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
+  Reg stage = b.mov(Type::u32, 0u, "stage");
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("rep", reps, [&](const Reg&) {
+    Reg a_desc = b.wgmma_descriptor((a_mine + stage * kABytes).named("sA_s"),
+                                    layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+    Reg b_desc = b.wgmma_descriptor((b_base + stage * kBBytes).named("sB_s"),
+                                    layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
+    b.wgmma_fence();
+    for (uint32_t kk = 0; kk < 4; ++kk) {
+      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
+      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+      b.wgmma_mma_async(kN, acc, ad, bd, 1);
+    }
+    b.wgmma_commit_group();
+    b.wgmma_wait_group(0);
+    stage += 1;
+    b.mov(stage, b.selp(0u, stage, (stage == stages).named("wrap")));
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "value");
+  store_result(b, pc, tid, t0, t1, value);
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
                                         bool random, bool streamed, bool mma, uint32_t idle, uint32_t mma_groups,
                                         uint32_t n) {

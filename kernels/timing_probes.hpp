@@ -151,6 +151,11 @@ ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, u
 // `random`: the tiles hold random bf16 (signs and mantissas) instead of zeros, as a GEMM's do: the
 // tensor cores' power, and so the SM's clock under load, depends on the bits they multiply.
 ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas = 1, bool random = false);
+// Two warpgroups, one CTA, as a GEMM's consumers read a ring: round r reads stage r % `stages` of
+// A (128 rows, warpgroup w its rows 64w..64w+63) and B (256 rows), four wgmma m64n256k16 along a
+// 64-wide K block each, committed and waited for; the descriptors are made each round from the
+// stage's addresses, as the steps make theirs. Thread 0's cycles, in C.
+ir::Kernel build_wgmma_stages_probe(uint32_t stages, uint32_t reps, bool random);
 
 // How far a warp's wgmma issue runs ahead of the tensor cores (sm_90a): one CTA of `warpgroups`
 // warpgroups, each running `rounds` rounds of `burst` wgmma.mma_async m64nNk16 back to back (A and
