@@ -287,6 +287,9 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_tma_gemm_ring_probe(4, 2, 6, 8, 3, 1, {.tile_n = 256}),      // 128 x 256 tiles
       kernels::build_mbarrier_handoff_probe(4, 1),
       kernels::build_mbarrier_handoff_probe(4, 128),
+      kernels::build_mbarrier_wait_done_probe(4, 0),
+      kernels::build_mbarrier_wait_done_probe(4, 10'000'000),
+      kernels::build_wgmma_stages_probe(3, 2, true),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4),
       kernels::build_clock_under_load_probe(2, 2, 1, 2, 4, false),
       kernels::build_wgmma_probe(2, 256, 2, 2, true),
@@ -460,6 +463,20 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     CHECK(double(one.field(0, 0)) < 0.75 * double(busy.field(0, 0)));
     CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 3, 128),
                     std::invalid_argument);
+  }
+  // Two warpgroups reading a ring's stages in turn, each round's descriptors made from its stage:
+  // the tensor cores' rate, as the H100 reads it (wgmma_n256_2wg_stages3: 1024.98 cycles a round,
+  // 2026-12-06), the rotation costing nothing.
+  {
+    const uint32_t rounds = 8;
+    const ProbeRun r = run_probe(kernels::build_wgmma_stages_probe(3, rounds, false), 256);
+    uint64_t first = ~uint64_t(0), last = 0;
+    for (uint32_t w = 0; w < 8; ++w) {
+      first = std::min(first, r.field(32 * w, 1));
+      last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
+    }
+    CHECK(double(last - first) / rounds == Approx(1024.98).epsilon(0.02));
+    CHECK_THROWS_AS(kernels::build_wgmma_stages_probe(5, 2, false), std::invalid_argument);
   }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
