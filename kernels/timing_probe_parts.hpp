@@ -49,6 +49,11 @@ void fill_tiles(builder::Builder& b, const builder::Reg& base, const builder::Re
 builder::Reg copy_lane_offset(builder::Builder& b, const builder::Reg& lane, uint32_t row_bytes);
 constexpr uint32_t copy_source_span(uint32_t row_bytes) { return row_bytes ? 512 / row_bytes * 128 : 512; }
 
+// One 64-wide K block, four wgmma m64nNk16 along K, into acc, committed and waited for (a round of
+// the wgmma probes).
+void wgmma_k_block(builder::Builder& b, uint32_t n, const builder::Reg& a_desc, const builder::Reg& b_desc,
+                   std::vector<builder::Reg>& acc);
+
 // `reps` rounds (a loop named `loop`) of one 64-wide K block, four wgmma m64nNk16 along K, into
 // acc, each round committed and waited for (the wgmma probe's timed loop, the heated ring's heaters).
 void wgmma_rounds(builder::Builder& b, const std::string& loop, uint32_t reps, uint32_t n, const builder::Reg& a_desc,

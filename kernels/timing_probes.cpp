@@ -70,16 +70,16 @@ void end_with_float_sum(Builder& b, const Param& pc, const Reg& id, const Reg& t
   b.ret();
 }
 
-// Fills `words` 16-byte chunks of shared memory from `base`, `threads` threads a round: zeros,
-// or (random) bf16 pairs of random sign and mantissa in [0.5, 1) from a multiplicative hash of
-// the chunk, so that the tensor cores multiply data whose bits toggle as a GEMM's do (the power
-// they draw, and so the clock the SM holds, depends on it).
 Reg copy_lane_offset(Builder& b, const Reg& lane, uint32_t row_bytes) {
   const uint32_t per_row = row_bytes / 16;  // lanes a row (0: contiguous)
   if (per_row == 0) return (lane << 4u).named("lane_off");
   return (((lane >> uint32_t(std::countr_zero(per_row))) << 7u) + ((lane & (per_row - 1)) << 4u)).named("lane_off");
 }
 
+// Fills `words` 16-byte chunks of shared memory from `base`, `threads` threads a round: zeros,
+// or (random) bf16 pairs of random sign and mantissa in [0.5, 1) from a multiplicative hash of
+// the chunk, so that the tensor cores multiply data whose bits toggle as a GEMM's do (the power
+// they draw, and so the clock the SM holds, depends on it).
 void fill_tiles(Builder& b, const Reg& base, const Reg& tid, uint32_t words, uint32_t threads, bool random) {
   Reg zero = b.mov(Type::b32, 0u, "zero");
   b.loop("fill", (words + threads - 1) / threads, [&](const Reg& i) {
@@ -118,21 +118,24 @@ probe_parts::WgmmaTiles wgmma_probe_tiles(Builder& b, uint32_t threads, uint32_t
   return t;
 }
 
-// `reps` rounds (a loop named `loop`) of one 64-wide K block, four wgmma m64nNk16 along K (the
-// descriptors' address field 32 bytes, 2 units, further each), into acc, each round committed and
-// waited for: the wgmma probe's timed loop and the heated ring's heaters.
+// One 64-wide K block, four wgmma m64nNk16 along K (the descriptors' address field 32 bytes, 2
+// units, further each), into acc, committed and waited for.
+void wgmma_k_block(Builder& b, uint32_t n, const Reg& a_desc, const Reg& b_desc, std::vector<Reg>& acc) {
+  b.wgmma_fence();
+  for (uint32_t kk = 0; kk < 4; ++kk) {
+    Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
+    Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+    b.wgmma_mma_async(n, acc, ad, bd, 1);
+  }
+  b.wgmma_commit_group();
+  b.wgmma_wait_group(0);
+}
+
+// `reps` rounds (a loop named `loop`) of wgmma_k_block on the same tiles: the wgmma probe's timed
+// loop and the heated ring's heaters.
 void wgmma_rounds(Builder& b, const std::string& loop, uint32_t reps, uint32_t n, const Reg& a_desc,
                   const Reg& b_desc, std::vector<Reg>& acc) {
-  b.loop(loop, reps, [&](const Reg&) {
-    b.wgmma_fence();
-    for (uint32_t kk = 0; kk < 4; ++kk) {
-      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
-      b.wgmma_mma_async(n, acc, ad, bd, 1);
-    }
-    b.wgmma_commit_group();
-    b.wgmma_wait_group(0);
-  });
+  b.loop(loop, reps, [&](const Reg&) { wgmma_k_block(b, n, a_desc, b_desc, acc); });
 }
 
 }  // namespace probe_parts
@@ -141,6 +144,7 @@ using probe_parts::end_with_sums;
 using probe_parts::fill_tiles;
 using probe_parts::store_result;
 using probe_parts::store_spare;
+using probe_parts::wgmma_k_block;
 using probe_parts::wgmma_rounds;
 
 const char* chain_op_name(ChainOp op) {
@@ -520,14 +524,7 @@ ir::Kernel build_wgmma_stages_probe(uint32_t stages, uint32_t reps, bool random)
                                     layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
     Reg b_desc = b.wgmma_descriptor((b_base + stage * kBBytes).named("sB_s"),
                                     layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
-    b.wgmma_fence();
-    for (uint32_t kk = 0; kk < 4; ++kk) {
-      Reg ad = kk == 0 ? a_desc : b.alu(ir::Op::add, Type::u64, {a_desc, 2 * kk}, fmt::format("a_desc_k{}", kk));
-      Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
-      b.wgmma_mma_async(kN, acc, ad, bd, 1);
-    }
-    b.wgmma_commit_group();
-    b.wgmma_wait_group(0);
+    wgmma_k_block(b, kN, a_desc, b_desc, acc);
     stage += 1;
     b.mov(stage, b.selp(0u, stage, (stage == stages).named("wrap")));
   });

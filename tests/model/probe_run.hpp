@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -21,6 +22,16 @@ struct ProbeRun {
     uint64_t v = 0;
     std::memcpy(&v, c.data() + size_t(thread) * kernels::kTimingOutBytes + 8 * f, 8);
     return v;
+  }
+  // The cycles from the first of `warps` warps' starts to the last one's end (lane 0 of each:
+  // its start, field 1, and its cycles, field 0), as gemmscope_timing_probes' span_of_warps.
+  uint64_t span_of_warps(uint32_t warps) const {
+    uint64_t first = ~uint64_t(0), last = 0;
+    for (uint32_t w = 0; w < warps; ++w) {
+      first = std::min(first, field(32 * w, 1));
+      last = std::max(last, field(32 * w, 1) + field(32 * w, 0));
+    }
+    return last - first;
   }
 };
 

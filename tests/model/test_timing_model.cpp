@@ -49,12 +49,8 @@ TEST_CASE("issue model: mma.sync has its measured latency and its sub-partition'
   CHECK(chain == Approx(model::timing::kMmaSyncLatency).margin(0.5));  // the H100: 24.0
   // 8 warps x 8 independent chains: the tensor cores' rate, 0.666 mma.sync a cycle on the H100.
   const ProbeRun r = run_probe(kernels::build_chain_probe(ChainOp::mma_sync, 1, 8, 8, 8, 8), 256);
-  uint64_t first = ~uint64_t(0), last = 0;
-  for (uint32_t w = 0; w < 8; ++w) {
-    first = std::min(first, r.field(32 * w, 1));
-    last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
-  }
-  const double rate = 8.0 * 8 * 8 * 8 / double(last - first);
+  const uint64_t span = r.span_of_warps(8);
+  const double rate = 8.0 * 8 * 8 * 8 / double(span);
   CHECK(rate == Approx(model::timing::kMmaSyncFlopsPerCycle / 4096).epsilon(0.1));
 }
 
@@ -342,13 +338,9 @@ TEST_CASE("L1: a traced load holds the data path by what it finds there: a hit, 
     const model::SimResult r = model::simulate(k, bufs, opt);
     REQUIRE(r.completed);
     const ProbeRun run{bufs.c};
-    uint64_t first = ~uint64_t(0), last = 0;
-    for (uint32_t t = 0; t < 32 * 32; t += 32) {
-      first = std::min(first, run.field(t, 1));
-      last = std::max(last, run.field(t, 1) + run.field(t, 0));
-    }
-    REQUIRE(last > first);
-    return 32.0 * 8 * 64 / double(last - first);
+    const uint64_t span = run.span_of_warps(32);
+    REQUIRE(span > 0);
+    return 32.0 * 8 * 64 / double(span);
   };
   using model::timing::kL1MissRequestCycles, model::timing::kL1PendingRequestCycles, model::timing::kL1RequestCycles;
   // Hits: a line's cycle and kL1RequestCycles each (the card: 0.94).
@@ -470,23 +462,15 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
   {
     const uint32_t rounds = 8;
     const ProbeRun r = run_probe(kernels::build_wgmma_stages_probe(3, rounds, false), 256);
-    uint64_t first = ~uint64_t(0), last = 0;
-    for (uint32_t w = 0; w < 8; ++w) {
-      first = std::min(first, r.field(32 * w, 1));
-      last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
-    }
-    CHECK(double(last - first) / rounds == Approx(1024.98).epsilon(0.02));
+    const uint64_t span = r.span_of_warps(8);
+    CHECK(double(span) / rounds == Approx(1024.98).epsilon(0.02));
     CHECK_THROWS_AS(kernels::build_wgmma_stages_probe(5, 2, false), std::invalid_argument);
   }
   // wgmma m64n256k16 from shared memory: N/2 cycles each on the SM's tensor cores.
   {
     const ProbeRun r = run_probe(kernels::build_wgmma_probe(2, 256, 8), 256);
-    uint64_t first = ~uint64_t(0), last = 0;
-    for (uint32_t w = 0; w < 8; ++w) {
-      first = std::min(first, r.field(32 * w, 1));
-      last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
-    }
-    const double flop_per_cycle = 2.0 * 8 * 4 * 2 * 64 * 256 * 16 / double(last - first);
+    const uint64_t span = r.span_of_warps(8);
+    const double flop_per_cycle = 2.0 * 8 * 4 * 2 * 64 * 256 * 16 / double(span);
     CHECK(flop_per_cycle == Approx(model::timing::kTensorFlopsPerCycle).epsilon(0.05));
   }
   // A burst of wgmmas from one warpgroup (probes wgmma_issue_*): each holds the SM's wgmma issue
@@ -564,12 +548,8 @@ TEST_CASE("tensor model: a warpgroup's wgmma takes the tensor cores once, and a 
   const auto rate = [](uint32_t groups, uint32_t n) {
     const uint32_t reps = 8;
     const ProbeRun r = run_probe(kernels::build_wgmma_probe(groups, n, reps), 128 * groups);
-    uint64_t first = ~uint64_t(0), last = 0;
-    for (uint32_t w = 0; w < 4 * groups; ++w) {
-      first = std::min(first, r.field(32 * w, 1));
-      last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
-    }
-    return double(groups) * reps * 4 * 2 * 64 * n * 16 / double(last - first);
+    const uint64_t span = r.span_of_warps(4 * groups);
+    return double(groups) * reps * 4 * 2 * 64 * n * 16 / double(span);
   };
   // The H100 (docs/results/2026-11-27-h100-s3): one warpgroup 2876 / 3623 FLOP a cycle at N = 64
   // / 256, two warpgroups 4087 / 4094 (the peak, 4096).
@@ -765,11 +745,7 @@ TEST_CASE("probes: co-resident CTAs of a SIMT K loop, and the IMAD pipe's half r
   // 2.00 on the H100 and the H200, machine figure imad_pipe_rate).
   const ir::Kernel imad = kernels::build_chain_probe(ChainOp::imad, 1, 32, 4, 64, 2);
   const ProbeRun r = run_probe(imad, 32 * 32);
-  uint64_t first = ~uint64_t(0), last = 0;
-  for (uint32_t w = 0; w < 32; ++w) {
-    first = std::min(first, r.field(32 * w, 1));
-    last = std::max(last, r.field(32 * w, 1) + r.field(32 * w, 0));
-  }
-  const double per_cycle = 32.0 * 4 * 64 * 2 / double(last - first);
+  const uint64_t span = r.span_of_warps(32);
+  const double per_cycle = 32.0 * 4 * 64 * 2 / double(span);
   CHECK(per_cycle == Approx(model::timing::kSm.imad_pipe_rate.value).epsilon(0.05));
 }
