@@ -438,9 +438,11 @@ std::string prediction_lines(const SimReport& r) {
   if (r.shared_loads_folded > 0)
     out += fmt::format("  shared loads: ptxas folds {} ld.shared into {} wider loads, charged as those ({})\n",
                        r.shared_loads_folded, r.shared_load_leaders, r.sass_source);
+  // A unit the kernel does not use (no cp.async: no tag stage) is left out of the text, not of the JSON.
   for (const model::timing::PartRow& row : model::timing::breakdown_rows(p.parts))
-    out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
-                       100.0 * row.cycles / p.cycles_per_wave, row.meaning);
+    if (row.cycles > 0)
+      out += fmt::format("    {:<14} {:>14} cycles {:>5.0f}%  {}\n", row.name, group_digits(uint64_t(row.cycles)),
+                         100.0 * row.cycles / p.cycles_per_wave, row.meaning);
   out += fmt::format("  bytes per wave: {} through L2, {} from HBM, {} of C stored; the last, partial wave costs "
                      "{:.0f}% of the time ({} cycles against a full wave's {}){}\n",
                      megabytes(p.parts.l2_bytes_per_wave), megabytes(p.parts.hbm_bytes_per_wave),

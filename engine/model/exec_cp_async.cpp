@@ -485,6 +485,7 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
     };
     if (const uint64_t tag = whole_cycles(c.l1_tag_fraction, lines + timing::kL1MissRequestCycles); tag > 0) {
       tagged = c.tag_path.take(c.now, tag).end;
+      c.cost.tag_cycles += tag;
       carried = std::max(carried, tagged);
     }
     if (lines > wavefronts) {

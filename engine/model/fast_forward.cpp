@@ -149,6 +149,7 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     grow(c.cost.global_load_bytes, mark.cost.global_load_bytes);
     grow(c.cost.cp_async_bytes, mark.cost.cp_async_bytes);
     grow(c.cost.cp_async_lines, mark.cost.cp_async_lines);
+    grow(c.cost.tag_cycles, mark.cost.tag_cycles);
     // C is stored once a tile, never once a K step: what a K loop's period stored is another
     // warp's epilogue of the tile before (Blackwell steps 23-26 drain TMEM beside the next
     // tile's K loop), which a K-loop jump must not grow (step 25 at 8192^3 counted 1.8 GB of C

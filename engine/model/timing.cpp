@@ -162,7 +162,9 @@ uint64_t concurrent_tiles(const Prediction& p, uint64_t total_ctas) { return std
 namespace {
 
 // The time `ctas` co-resident CTAs take together when each alone takes `alone` cycles of which
-// `busiest` are at the SM unit they use most (issue, the L1 data path, tensor cores).
+// `busiest` are at the SM unit they use most (issue, the L1 data path or tag stage, tensor
+// cores; with copies beside shared accesses, also the part of the shorter L1 stage the queue's
+// order costs: mio_overlap_loss).
 // Breakdown::cta_alone ("latency") is this time, so with several CTAs an SM it holds their
 // turns at that unit too. No fitted constant; which of two rules holds was measured:
 //  * issue or the L1 data path (`in_step`): the CTAs run the same loop between the same
@@ -334,9 +336,16 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.issue = r * double(cta.warp_instructions) / (d.schedulers_per_sm.value * d.issue_per_scheduler.value);
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
+  b.l1_tag = r * double(cta.tag_cycles);
   b.tensor = r * double(cta.tensor_busy_cycles);
-  const double busiest_per_cta = std::max({b.issue, b.l1_data(), b.tensor}) / r;
-  const bool in_step = b.tensor < std::max(b.issue, b.l1_data());
+  const double sm_busiest = std::max({b.issue, b.l1_data(), b.l1_tag, b.tensor});
+  const bool in_step = b.tensor < std::max({b.issue, b.l1_data(), b.l1_tag});
+  // A sub-partition's queue gives the tag stage and the data path their work in the order asked:
+  // co-resident CTAs that copy and read shared memory keep most of the two stages' overlap, but
+  // not all of it (mio_overlap_loss of the shorter stage a CTA; the probes of groups meeting at
+  // barriers of their own, machines.hpp).
+  const double busiest_per_cta =
+      (sm_busiest + (in_step ? d.mio_overlap_loss.value * std::min(b.l1_data(), b.l1_tag) : 0.0)) / r;
   b.cta_alone = co_resident_cycles(double(cta.cycles), busiest_per_cta, p.resident, in_step);
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
@@ -401,7 +410,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     const auto last_wave_at = [&](uint32_t k) {
       const double sm_share = double(k) / r;
       return std::max({co_resident_cycles(double(cta.cycles), busiest_per_cta, k, in_step),
-                       sm_share * std::max({b.issue, b.l1_data(), b.tensor}),
+                       sm_share * sm_busiest,
                        bytes_share * std::max({b.l2, b.hbm, b.stores})});
     };
     if (p.waves == 2 && p.resident > 1 && last_ctas < per_wave) {
@@ -474,6 +483,10 @@ std::vector<PartRow> breakdown_rows(const Breakdown& b) {
       {"L1 data path",
        "shared-memory wavefronts and global loads' and stores' lines, one a cycle through the L1's one data path",
        b.l1_data(), true},
+      {"L1 tag stage",
+       "cp.async copies' lines looked up, one a cycle, before the data path; a sub-partition's queue keeps them in "
+       "order with its shared accesses",
+       b.l1_tag, true},
       {"tensor cores", "tensor-core busy time", b.tensor, true},
       {"L2",
        b.l2_apart_waves > 0

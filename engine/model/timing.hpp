@@ -212,6 +212,7 @@ struct CtaCost {
   uint64_t global_load_bytes = 0;   // sectors x 32 B of its global loads (the traced CTA only)
   uint64_t cp_async_bytes = 0;      // of global_load_bytes, those its cp.async copies read (they draw more power a byte than the TMA's: sustained_clock)
   uint64_t cp_async_lines = 0;      // the 128-byte lines those copies read, a copy's distinct lines each (a line beyond one a 128 bytes draws more: cp_async_line_bytes)
+  uint64_t tag_cycles = 0;          // the L1's tag stage taken by those copies' look-ups (a line a cycle, and each copy's request)
   uint64_t global_store_bytes = 0;  // C to HBM: the bytes its st.global lanes and its TMA stores write (L2 writes back whole sectors)
   uint32_t threads = 0;
   uint32_t smem_bytes = 0;
@@ -240,6 +241,7 @@ struct Breakdown {
   double smem = 0;        // shared-memory wavefronts
   double lsu = 0;         // global loads' and stores' lines
   double l1_data() const { return smem + lsu; }
+  double l1_tag = 0;      // cp.async copies' lines looked up at the L1's tag stage, one a cycle, before the data path
   double tensor = 0;      // tensor-core busy time
   double l2 = 0;          // bytes through L2 (global loads, TMA): the wave's distinct panel bytes at the
                           // L2's bandwidth, or all its bytes at what L2 delivers to all SMs at once;
@@ -387,7 +389,7 @@ struct PartRow {
   const char* name;
   const char* meaning;
   double cycles;
-  bool sm_unit = false;  // a unit inside the SM (issue, the L1 data path, tensor cores): a latency
+  bool sm_unit = false;  // a unit inside the SM (issue, the L1 data path or tag stage, tensor cores): a latency
                          // bound is the CTA's own time, which its busiest such unit fills in part
 };
 std::vector<PartRow> breakdown_rows(const Breakdown& b);

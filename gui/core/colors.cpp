@@ -57,10 +57,10 @@ Rgb series_rgb(uint32_t slot, bool dark) {
 }
 
 Rgb limit_rgb(uint32_t part, bool dark) {
-  // latency grey-blue, issue teal, the L1 data path violet, tensor cores green, L2 sky blue, HBM
-  // red, stores pink: the memory levels blue to red, compute green.
-  static constexpr Rgb kLimits[] = {{140, 150, 175}, {60, 190, 170}, {170, 120, 240}, {90, 200, 90},
-                                    {80, 160, 250},  {235, 80, 80},   {240, 130, 190}};
+  // latency grey-blue, issue teal, the L1 data path violet, its tag stage amber, tensor cores
+  // green, L2 sky blue, HBM red, stores pink: the memory levels blue to red, compute green.
+  static constexpr Rgb kLimits[] = {{140, 150, 175}, {60, 190, 170}, {170, 120, 240}, {225, 170, 60},
+                                    {90, 200, 90},   {80, 160, 250}, {235, 80, 80},   {240, 130, 190}};
   const Rgb c = kLimits[part % std::size(kLimits)];
   return dark ? c : readable_on(c, window_rgb(false));
 }

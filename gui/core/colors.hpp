@@ -22,7 +22,7 @@ Rgb cta_rgb(uint32_t cta);
 // are unreadable on white.
 Rgb series_rgb(uint32_t slot, bool dark);
 // The hue of each limit of the model's prediction (timing::breakdown_rows order: latency, issue,
-// the L1 data path, tensor cores, L2, HBM, stores), the same on the Throughput view's
+// the L1 data path, its tag stage, tensor cores, L2, HBM, stores), the same on the Throughput view's
 // bars and their legend; darkened on the light theme as series_rgb is.
 Rgb limit_rgb(uint32_t part, bool dark);
 // Text in a warp's hue: warp_rgb, darkened on the light theme as series_rgb is.

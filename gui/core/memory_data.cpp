@@ -71,6 +71,9 @@ MemoryColumn memory_column(const timing::Prediction& p, const timing::Machine& c
                  {}};
   l1.traffic.push_back(traffic(p, "L1 data path", "shared-memory wavefronts and L1 lines a wave", p.parts.l1_data(),
                                "cycles per SM", false));
+  if (p.parts.l1_tag > 0)
+    l1.traffic.push_back(traffic(p, "L1 tag stage", "cp.async copies' line look-ups a wave", p.parts.l1_tag,
+                                 "cycles per SM", false));
   c.levels.push_back(std::move(l1));
   c.levels.push_back({"DSMEM",
                       0,

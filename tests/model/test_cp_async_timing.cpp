@@ -129,3 +129,64 @@ TEST_CASE("cp.async: a sub-partition's ld.shared after its copies wait for their
   CHECK(round_cycles(20, true) - copies == Approx(640).epsilon(0.15));
   CHECK(round_cycles(20, false) == Approx(copies).epsilon(0.05));
 }
+
+TEST_CASE("cp.async: co-resident CTAs that copy and read shared memory each add the busier L1 stage and a share of "
+          "the other",
+          "[model][timing]") {
+  // A CTA of 4 warps (as step 09's) whose copies take the tag stage 20k cycles and whose
+  // wavefronts take the data path 30k: four of them an SM, in step at the L1 (timing.cpp,
+  // co_resident_cycles). The queue's order costs each of the other three its data path's turn
+  // and mio_overlap_loss of its tag look-ups (the probes of 8 groups meeting apart lost 16% of
+  // the shorter stage: machines.hpp).
+  model::timing::CtaCost cost;
+  cost.cycles = 100000;
+  cost.smem_wavefronts = 30000;
+  cost.tag_cycles = 20000;
+  cost.warp_instructions = 4000;
+  cost.threads = 128;
+  cost.smem_bytes = 16 * 1024;
+  cost.registers_per_thread = 64;
+  const model::timing::Machine& h100 = model::timing::kH100;
+  const double loss = h100.desc->mio_overlap_loss.value;
+  CHECK(loss == Approx(0.164));
+  const model::timing::Prediction p = model::timing::predict_gemm(cost, 132 * 4, 1.0, h100);
+  REQUIRE(p.resident == 4);
+  CHECK(p.parts.l1_tag == Approx(4 * 20000.0));
+  CHECK(p.parts.l1_data() == Approx(4 * 30000.0));
+  CHECK(p.parts.cta_alone == Approx(100000 + 3 * (30000 + loss * 20000)).epsilon(1e-9));
+  CHECK(std::string(p.parts.bound) == "latency");
+  // The tag stage the busier: it takes the turn, and the data path's share is lost.
+  cost.tag_cycles = 40000;
+  const model::timing::Prediction tag_bound = model::timing::predict_gemm(cost, 132 * 4, 1.0, h100);
+  CHECK(tag_bound.parts.cta_alone == Approx(100000 + 3 * (40000 + loss * 30000)).epsilon(1e-9));
+  // Without copies the data path alone, as before (probes coresident_datapath_*).
+  cost.tag_cycles = 0;
+  const model::timing::Prediction no_copies = model::timing::predict_gemm(cost, 132 * 4, 1.0, h100);
+  CHECK(no_copies.parts.cta_alone == Approx(100000 + 3 * 30000.0).epsilon(1e-9));
+  // The stage is a row of the breakdown, inside the SM.
+  bool row = false;
+  for (const model::timing::PartRow& r : model::timing::breakdown_rows(p.parts))
+    if (std::string(r.name) == "L1 tag stage") row = r.sm_unit && r.cycles == p.parts.l1_tag;
+  CHECK(row);
+}
+
+TEST_CASE("cp.async: the traced CTA counts its copies' tag-stage cycles, fast-forwarded or not", "[model][timing]") {
+  // Step 09's copies: 16 lines each (rows of 32 bytes), so every copy takes 16 cycles and its
+  // request's fraction of the tag stage.
+  constexpr uint32_t reps = 64;
+  const ir::Kernel k = kernels::build_cp_async_fill_probe(32, reps, 0, 32);
+  model::GemmBuffers buf;
+  buf.a.assign(size_t(reps) * 32 * 4 * (512 / 32 * 128) + 1024, 1);
+  buf.c.assign(32 * 32 * kernels::kTimingOutBytes, 0);
+  const double copies = 32.0 * reps * 4;
+  for (const bool ff : {false, true}) {
+    INFO("fast-forward " << ff);
+    model::SimOptions opt;
+    opt.fast_forward = ff;
+    const model::SimResult r = model::simulate(k, buf, opt, 0.0);
+    REQUIRE(r.completed);
+    CHECK(double(r.stats.traced_cost.tag_cycles) ==
+          Approx(copies * (16 + model::timing::kL1MissRequestCycles)).epsilon(0.02));
+    CHECK(double(r.stats.traced_cost.cp_async_lines) == Approx(copies * 16).epsilon(0.02));
+  }
+}
