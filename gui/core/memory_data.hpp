@@ -24,7 +24,7 @@ struct AppState;
 
 // What one part of the prediction moves through a level.
 struct MemoryTraffic {
-  std::string part;    // the breakdown's name: "L1 data path", "L2", "HBM", "stores"
+  std::string part;    // the breakdown's name: "L1 data path", "L1 tag stage", "L2", "HBM", "stores"
   std::string what;    // "bytes through L2 a wave"
   double amount = 0;   // in `unit`, per wave
   std::string unit;    // "B", "cycles per SM"

@@ -46,6 +46,7 @@ TEST_CASE("memory: the traffic at each level is the prediction's", "[gui][memory
   CHECK(hbm.traffic[1].amount == p.parts.store_bytes_per_wave);
   CHECK(hbm.traffic[1].cycles == p.parts.stores);
   CHECK(level(d.open, "shared memory / L1").traffic[0].cycles == p.parts.l1_data());
+  CHECK(level(d.open, "shared memory / L1").traffic.size() == 1);  // no cp.async: no tag stage
   // Each share is the part's cycles over the wave's; the bound's, if a memory part, is the largest.
   REQUIRE(p.cycles_per_wave > 0);
   for (const MemoryLevel& l : d.open.levels)
@@ -142,4 +143,20 @@ TEST_CASE("memory: the SVG picture is well formed and carries the levels and the
   // Without a kernel: a clear error, no picture.
   AppState empty;
   CHECK_THROWS_WITH(view_svg(empty, ViewId::memory, 0), Catch::Matchers::Contains("no kernel"));
+}
+
+TEST_CASE("memory: a kernel that copies with cp.async shows the L1's tag stage beside its data path", "[gui][memory]") {
+  AppState app;
+  app.open_now({.kernel_id = "ampere_cp_async", .shape = {512, 512, 256}, .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const MemoryData d = memory_data(app);
+  REQUIRE(d.available);
+  const timing::Prediction& p = app.kernel->report.result.stats.prediction;
+  REQUIRE(p.parts.l1_tag > 0);
+  const MemoryLevel& l1 = level(d.open, "shared memory / L1");
+  REQUIRE(l1.traffic.size() == 2);
+  CHECK(l1.traffic[0].part == "L1 data path");
+  CHECK(l1.traffic[1].part == "L1 tag stage");
+  CHECK(l1.traffic[1].cycles == p.parts.l1_tag);
+  CHECK(l1.traffic[1].share == Approx(p.parts.l1_tag / p.cycles_per_wave));
 }
