@@ -93,6 +93,8 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     bool rep_cycles = false;  // the figure: a wgmma thread's cycles a repetition
     bool stream_gbs = false;  // the figure: the bytes a second streamed over the launch (the longer of the two spans)
     uint32_t mma_groups = 2, n = 256;  // the wgmma warpgroups a CTA and their N (build_clock_under_load_probe)
+    uint32_t store_every = 0;  // each wgmma thread stores its accumulators after every store_every-th repetition
+    uint32_t share = 1;        // CTAs streaming the same boxes together (build_clock_under_load_probe)
     // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
     uint32_t threads() const { return kernels::clock_under_load_threads(mma_groups); }
     uint32_t streamer() const { return kernels::clock_under_load_streamer(mma_groups); }
@@ -241,6 +243,51 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
     rows.push_back(gbs);
   }
+  // A GEMM's epilogue (2026-12-06): today's H100 holds the persistent steps 4-9% below the clock
+  // the rule gives for their tensor cores and streaming, while the matched rows hold theirs. These
+  // are the matched L2 row with an epilogue: after every 64th repetition (a 128x256 tile's K of
+  // 4096) or 16th (K of 1024) each wgmma thread stores its 128 accumulators with st.global.v4, a
+  // warp 512 contiguous bytes an instruction, each tile to its own place (16 tiles a CTA deep,
+  // 264 MiB: C goes on to HBM), the tensor cores idle meanwhile as in step 16's epilogue.
+  for (const uint32_t every : {64u, 16u}) {
+    const std::string base = fmt::format("sm_clock_under_wgmma_streamed_l2_matched_store{}", every);
+    const LoadedClock kind{.name = base + "_capped",
+                           .what = fmt::format("operands streamed as the matched L2 row, each wgmma thread storing its "
+                                               "128 accumulators (f32) after every {}th repetition, the 101st launch "
+                                               "back to back",
+                                               every),
+                           .stages = 4, .rounds = 25000, .boxes = 256, .timed_launches = 100, .reps = 65536,
+                           .ctas = 132, .streamed = true, .store_every = every};
+    rows.push_back(kind);
+    LoadedClock rep = kind;
+    rep.name = base + "_rep", rep.what = base + "_capped", rep.timed_launches = 0, rep.rep_cycles = true;
+    rows.push_back(rep);
+    LoadedClock gbs = kind;
+    gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
+    rows.push_back(gbs);
+    LoadedClock span = kind;
+    span.name = base + "_span", span.what = base + "_capped", span.timed_launches = 0, span.span = true;
+    rows.push_back(span);
+  }
+  // Shared boxes (2026-12-06): the matched L2 row with the CTAs of a GEMM's wave that read one
+  // panel reading each box together (step 16's grouped wave: an A panel read by about 8 CTAs, a B
+  // panel by 16), where the matched row has every CTA read its own.
+  for (const uint32_t share : {8u, 16u}) {
+    const std::string base = fmt::format("sm_clock_under_wgmma_streamed_l2_matched_share{}", share);
+    const LoadedClock kind{.name = base + "_capped",
+                           .what = fmt::format("operands streamed as the matched L2 row, {} CTAs reading each box "
+                                               "together, the 101st launch back to back",
+                                               share),
+                           .stages = 4, .rounds = 25000, .boxes = 256, .timed_launches = 100, .reps = 65536,
+                           .ctas = 132, .streamed = true, .share = share};
+    rows.push_back(kind);
+    LoadedClock gbs = kind;
+    gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
+    rows.push_back(gbs);
+    LoadedClock span = kind;
+    span.name = base + "_span", span.what = base + "_capped", span.timed_launches = 0, span.span = true;
+    rows.push_back(span);
+  }
   // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
   // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
   // repetition and the streaming lane as long in all (half the repetitions and rounds: the
@@ -271,6 +318,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   for (const LoadedClock& l : rows) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
     const uint32_t reps = std::max(l.reps / (q * q), 1u);
+    const uint32_t store_slots = quick ? 1 : 16;  // quick: one tile a CTA (the model's run keeps C small)
     Probe p{l.name,
             l.stream_gbs ? fmt::format("bytes a second the TMA streams over one launch of {}'s kind (the longer of the "
                                        "wgmma warps' and the streamer's %globaltimer spans)",
@@ -289,19 +337,25 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
             l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
             kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
-                                                  l.streamed, l.mma, l.pause, l.mma_groups, l.n),
+                                                  l.streamed, l.mma, l.pause, l.mma_groups, l.n, l.store_every,
+                                                  store_slots, l.share),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);
       if (streamed) fill_random_bf16(b.a, 29);
     };
-    p.buffers.c.assign(size_t(l.ctas) * l.threads() * kernels::kTimingOutBytes, 0);
+    p.buffers.c.assign(size_t(l.ctas) * l.threads() * kernels::kTimingOutBytes +
+                           (l.store_every ? kernels::clock_under_load_store_bytes(l.ctas, l.mma_groups, l.n, store_slots) : 0),
+                       0);
     // Thread 0's record is a wgmma warp's, the streaming warpgroup's first thread's the streaming
     // warp's: the figure is one record's cycles over its ns (the clock), or the wgmma warp's ns over
     // the streamer's (the span).
     const double cta_bytes = double(std::max(l.rounds / (q * q), 2u)) * l.stages * 32768;
-    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps, gbs = l.stream_gbs, cta_bytes,
-                stride = size_t(l.threads()), streamer = size_t(l.streamer())](const std::vector<uint8_t>& c, double) {
+    // The records only: with an epilogue (store_every) C holds the stored tiles after them.
+    const size_t records = size_t(l.ctas) * l.threads() * kernels::kTimingOutBytes;
+    p.figure = [mma = l.mma, span = l.span, per_rep = l.rep_cycles, reps, gbs = l.stream_gbs, cta_bytes, records,
+                stride = size_t(l.threads()), streamer = size_t(l.streamer())](const std::vector<uint8_t>& all, double) {
+      const std::vector<uint8_t> c(all.begin(), all.begin() + std::min(all.size(), records));
       const std::vector<uint64_t> cycles = field_of(c, 0), ns = field_of(c, 2);
       if (gbs) {  // every CTA's bytes over the longest span of any CTA's two records
         uint64_t longest = 0;

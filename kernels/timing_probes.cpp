@@ -537,20 +537,26 @@ ir::Kernel build_wgmma_stages_probe(uint32_t stages, uint32_t reps, bool random)
 
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
                                         bool random, bool streamed, bool mma, uint32_t idle, uint32_t mma_groups,
-                                        uint32_t n) {
+                                        uint32_t n, uint32_t store_every, uint32_t store_slots, uint32_t share) {
   if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
-      (streamed && (stages & (stages - 1)) != 0) || mma_groups < 1 || mma_groups > 2 || n < 64 || n > 256 || n % 64)
+      (streamed && (stages & (stages - 1)) != 0) || mma_groups < 1 || mma_groups > 2 || n < 64 || n > 256 || n % 64 ||
+      (store_every & (store_every - 1)) != 0 || store_slots == 0 || (store_slots & (store_slots - 1)) != 0 ||
+      share == 0)
     throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
-                                            "rounds, a power-of-two box count, 1 or 2 wgmma warpgroups and N of 64, 128, "
-                                            "192 or 256 (got {}, {}, {}, {}, {}, {}, {})",
-                                            ctas, reps, stages, rounds, boxes, mma_groups, n));
+                                            "rounds, a power-of-two box count, 1 or 2 wgmma warpgroups, N of 64, 128, "
+                                            "192 or 256, stores every 0 or a power of two repetitions into a power of two "
+                                            "slots, and a share of at least 1 (got {}, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+                                            ctas, reps, stages, rounds, boxes, mma_groups, n, store_every, store_slots,
+                                            share));
   constexpr uint32_t kK = 64, kBoxRows = 256;
   const uint32_t a_bytes = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
   // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
   const uint32_t mma_threads = clock_under_load_streamer(mma_groups), threads = clock_under_load_threads(mma_groups);
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}", stages, streamed ? "_streamed" : "",
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}", stages, streamed ? "_streamed" : "",
                         idle ? fmt::format("_idle{}", idle) : "",
-                        mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : ""),
+                        mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : "",
+                        store_every ? fmt::format("_store{}", store_every) : "",
+                        share > 1 ? fmt::format("_share{}", share) : ""),
             ir::Arch::sm_90a);
   // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
   // the streaming idle meanwhile, the SM's other pipes nearly so.
@@ -612,6 +618,20 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
           b.wgmma_commit_group();
           b.wgmma_wait_group(0);
           pause(x, idle);
+          if (store_every)
+            b.if_(((rep & (store_every - 1)) == store_every - 1).named("tile_end"), [&] {
+              // This tile's slot, the CTA's tile in it, the warp's 512-byte rows, the lane's 16 bytes.
+              const uint32_t tile_bytes = mma_threads * (n / 2) * 4;
+              Reg slot = ((rep >> uint32_t(std::countr_zero(store_every))) & (store_slots - 1)).named("slot");
+              Reg at = (b.global_ptr(pc, "C_tiles") + uint64_t(ctas) * threads * kTimingOutBytes +
+                        b.mul_wide((slot * ctas + cta).named("tile"), tile_bytes, "tile_off") +
+                        b.mul_wide((tid >> 5u).named("warp"), (n / 2) * 128, "warp_off") +
+                        b.mul_wide((tid & 31u).named("lane"), 16u, "lane_off"))
+                           .named("c_at");
+              for (uint32_t i = 0; i < n / 8; ++i)
+                b.st(ir::Op::st_global, Type::f32, Addr::at(at, int64_t(i) * 512),
+                     std::vector<Reg>{acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]});
+            });
         });
         Reg t1 = b.special(ir::Special::clock64, "t1");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
@@ -627,8 +647,9 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         Reg tm = b.tensor_map_address(tmap, "tm");
         Reg xs = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "xs") : tm;
         const std::function<void()> paused = [&] { pause(xs, stream_idle); };
-        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, ctas, cta, nullptr, nullptr,
-                     idle ? &paused : nullptr);
+        Reg group = share > 1 ? (cta / share).named("share_group") : cta;
+        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, (ctas + share - 1) / share,
+                     group, nullptr, nullptr, idle ? &paused : nullptr);
         Reg t1 = b.special(ir::Special::clock64, "t1s");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1s");
         // The streaming warp's record: its clock64 span and the %globaltimer ns of the same span

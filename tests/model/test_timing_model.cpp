@@ -320,6 +320,8 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_cp_async_fill_probe(32, 2, 48, 32, 2, true, 8),  // 8 groups, each its own barrier
       kernels::build_clock_under_load_probe(4, 2, 2, 2, 16, true, true, true, 0, 1, 128),  // one wgmma warpgroup
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 128),
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, 64),  // an epilogue
+      kernels::build_clock_under_load_probe(4, 2, 4, 2, 16, true, true, true, 0, 2, 256, 0, 16, 2),  // shared boxes
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -454,6 +456,31 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     CHECK(one.field(128, 0) > 0);
     CHECK(double(one.field(0, 0)) < 0.75 * double(busy.field(0, 0)));
     CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 3, 128),
+                    std::invalid_argument);
+    // An epilogue after every 4th repetition into 2 slots (store_every, store_slots), as the rows
+    // sm_clock_under_wgmma_streamed_l2_matched_store*: each wgmma thread's 128 accumulators land
+    // after the records, a warp's 512 bytes an instruction, one tile a slot (repetitions 3 and 7
+    // fill slots 0 and 1); the records stay the clock's, and the repetitions take longer.
+    const uint32_t slots = 2;
+    const size_t records = 384 * kernels::kTimingOutBytes;
+    const uint64_t stored = kernels::clock_under_load_store_bytes(1, 2, 256, slots);
+    CHECK(stored == uint64_t(slots) * 256 * 128 * 4);
+    model::GemmBuffers bufs;
+    bufs.a.assign(boxes * 32768, 1);
+    bufs.c.assign(records + stored, 0xFF);  // no accumulator's f32 is all ones
+    std::fill(bufs.c.begin(), bufs.c.begin() + records, 0);
+    const model::SimResult sr = model::simulate(
+        kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, 4, slots), bufs,
+        model::SimOptions{});
+    REQUIRE(sr.completed);
+    const ProbeRun with_stores{bufs.c};
+    CHECK(clock_of(with_stores, 0) == Approx(hz).epsilon(0.01));
+    CHECK(with_stores.field(0, 0) > busy.field(0, 0));
+    size_t left = 0;
+    for (size_t i = records; i + 4 <= bufs.c.size(); i += 4) left += bufs.c[i] == 0xFF && bufs.c[i + 1] == 0xFF &&
+                                                                  bufs.c[i + 2] == 0xFF && bufs.c[i + 3] == 0xFF;
+    CHECK(left == 0);
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, 3),
                     std::invalid_argument);
   }
   // Two warpgroups reading a ring's stages in turn, each round's descriptors made from its stage:
