@@ -95,6 +95,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     uint32_t mma_groups = 2, n = 256;  // the wgmma warpgroups a CTA and their N (build_clock_under_load_probe)
     uint32_t store_every = 0;  // each wgmma thread stores its accumulators after every store_every-th repetition
     uint32_t share = 1;        // CTAs streaming the same boxes together (build_clock_under_load_probe)
+    bool distinct_a = false;   // each wgmma warpgroup its own rows of A (build_clock_under_load_probe)
     // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
     uint32_t threads() const { return kernels::clock_under_load_threads(mma_groups); }
     uint32_t streamer() const { return kernels::clock_under_load_streamer(mma_groups); }
@@ -221,27 +222,43 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
            LoadedClock{"sm_clock_ramp_1400", "the same, the 1400th launch (about 2 s)", 4, 1875, 256, 1399, 2560, 132,
                        true, 3000},
   };
+  // A row held at the limit (`kind`, named BASE_capped) and the rows read from one launch of its
+  // kind: its cycles a repetition (_rep), its bytes streamed a second (_gbs), the share of the
+  // streaming's span the wgmmas run (_span).
+  struct Family {
+    bool rep = true, gbs = true, span = true;
+  };
+  const auto family = [&rows](const std::string& base, LoadedClock kind, Family f) {
+    kind.name = base + "_capped";
+    rows.push_back(kind);
+    const auto one_launch = [&](const char* suffix, auto set) {
+      LoadedClock r = kind;
+      r.name = base + suffix, r.what = base + "_capped";
+      set(r);
+      rows.push_back(r);
+    };
+    if (f.rep) one_launch("_rep", [](LoadedClock& r) { r.timed_launches = 0, r.rep_cycles = true; });
+    if (f.gbs) one_launch("_gbs", [](LoadedClock& r) { r.stream_gbs = true; });
+    if (f.span) one_launch("_span", [](LoadedClock& r) { r.timed_launches = 0, r.span = true; });
+  };
+  // The matched L2 row's kind (4 boxes of 32 KiB in flight from an 8-MiB footprint, streamed into
+  // the wgmmas, the streaming ending with them), held at the limit: the rows below vary one thing.
+  const LoadedClock matched{.name = {}, .what = {}, .stages = 4, .rounds = 25000, .boxes = 256, .timed_launches = 100,
+                            .reps = 65536, .ctas = 132, .streamed = true};
   // Several CTAs an SM (2026-12-06): steps 10-12, whose clocks the rule gives 1.10-1.24 x too high
   // (H200, 2026-12-05), are the ones that run 2, 8 and 3 CTAs an SM. The matched L2 row's load at
   // N = 128 as one CTA an SM of two wgmma warpgroups (`_n128_`) and as two CTAs of one each
   // (`_n128_2ctas_`, 2 stages each: the same boxes in flight and bytes an SM, the same wgmmas an SM).
   for (const bool two : {false, true}) {
-    const std::string base = two ? "sm_clock_under_wgmma_streamed_l2_matched_n128_2ctas"
-                                 : "sm_clock_under_wgmma_streamed_l2_matched_n128";
-    const std::string what = fmt::format(
+    LoadedClock kind = matched;
+    kind.what = fmt::format(
         "operands streamed as the matched L2 row, wgmma m64n128k16 (twice the repetitions), {}, the 101st launch "
         "back to back",
         two ? "two CTAs an SM, each one wgmma warpgroup and 2 boxes in flight" : "one CTA an SM of two wgmma warpgroups, 4 boxes in flight");
-    const LoadedClock kind{.name = base + "_capped", .what = what, .stages = two ? 2u : 4u, .rounds = 25000,
-                           .boxes = 256, .timed_launches = 100, .reps = 131072, .ctas = two ? 264u : 132u,
-                           .streamed = true, .mma_groups = two ? 1u : 2u, .n = 128};
-    rows.push_back(kind);
-    LoadedClock rep = kind;
-    rep.name = base + "_rep", rep.what = base + "_capped", rep.timed_launches = 0, rep.rep_cycles = true;
-    rows.push_back(rep);
-    LoadedClock gbs = kind;
-    gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
-    rows.push_back(gbs);
+    kind.stages = two ? 2u : 4u, kind.reps = 131072, kind.ctas = two ? 264u : 132u, kind.mma_groups = two ? 1u : 2u,
+    kind.n = 128;
+    family(two ? "sm_clock_under_wgmma_streamed_l2_matched_n128_2ctas" : "sm_clock_under_wgmma_streamed_l2_matched_n128",
+           kind, {.span = false});
   }
   // A GEMM's epilogue (2026-12-06): today's H100 holds the persistent steps 4-9% below the clock
   // the rule gives for their tensor cores and streaming, while the matched rows hold theirs. These
@@ -250,43 +267,36 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   // warp 512 contiguous bytes an instruction, each tile to its own place (16 tiles a CTA deep,
   // 264 MiB: C goes on to HBM), the tensor cores idle meanwhile as in step 16's epilogue.
   for (const uint32_t every : {64u, 16u}) {
-    const std::string base = fmt::format("sm_clock_under_wgmma_streamed_l2_matched_store{}", every);
-    const LoadedClock kind{.name = base + "_capped",
-                           .what = fmt::format("operands streamed as the matched L2 row, each wgmma thread storing its "
-                                               "128 accumulators (f32) after every {}th repetition, the 101st launch "
-                                               "back to back",
-                                               every),
-                           .stages = 4, .rounds = 25000, .boxes = 256, .timed_launches = 100, .reps = 65536,
-                           .ctas = 132, .streamed = true, .store_every = every};
-    rows.push_back(kind);
-    LoadedClock rep = kind;
-    rep.name = base + "_rep", rep.what = base + "_capped", rep.timed_launches = 0, rep.rep_cycles = true;
-    rows.push_back(rep);
-    LoadedClock gbs = kind;
-    gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
-    rows.push_back(gbs);
-    LoadedClock span = kind;
-    span.name = base + "_span", span.what = base + "_capped", span.timed_launches = 0, span.span = true;
-    rows.push_back(span);
+    LoadedClock kind = matched;
+    kind.what = fmt::format("operands streamed as the matched L2 row, each wgmma thread storing its 128 accumulators "
+                            "(f32) after every {}th repetition, the 101st launch back to back",
+                            every);
+    kind.store_every = every;
+    family(fmt::format("sm_clock_under_wgmma_streamed_l2_matched_store{}", every), kind, {});
   }
   // Shared boxes (2026-12-06): the matched L2 row with the CTAs of a GEMM's wave that read one
   // panel reading each box together (step 16's grouped wave: an A panel read by about 8 CTAs, a B
   // panel by 16), where the matched row has every CTA read its own.
   for (const uint32_t share : {8u, 16u}) {
-    const std::string base = fmt::format("sm_clock_under_wgmma_streamed_l2_matched_share{}", share);
-    const LoadedClock kind{.name = base + "_capped",
-                           .what = fmt::format("operands streamed as the matched L2 row, {} CTAs reading each box "
-                                               "together, the 101st launch back to back",
-                                               share),
-                           .stages = 4, .rounds = 25000, .boxes = 256, .timed_launches = 100, .reps = 65536,
-                           .ctas = 132, .streamed = true, .share = share};
-    rows.push_back(kind);
-    LoadedClock gbs = kind;
-    gbs.name = base + "_gbs", gbs.what = base + "_capped", gbs.stream_gbs = true;
-    rows.push_back(gbs);
-    LoadedClock span = kind;
-    span.name = base + "_span", span.what = base + "_capped", span.timed_launches = 0, span.span = true;
-    rows.push_back(span);
+    LoadedClock kind = matched;
+    kind.what = fmt::format("operands streamed as the matched L2 row, {} CTAs reading each box together, the 101st "
+                            "launch back to back",
+                            share);
+    kind.share = share;
+    family(fmt::format("sm_clock_under_wgmma_streamed_l2_matched_share{}", share), kind, {.rep = false});
+  }
+  // Each warpgroup its own A (2026-12-06): the rows above feed both wgmma warpgroups the same A
+  // (the fixed tile, or the box's first 64 rows), where a GEMM's consumers each multiply their own
+  // 64 rows against the same B. The alone and matched rows with warpgroup w reading rows 64w..
+  for (const bool streamed : {false, true}) {
+    LoadedClock kind = matched;
+    kind.what = streamed ? "operands streamed as the matched L2 row, each wgmma warpgroup its own 64 rows of the box "
+                           "as A, the 101st launch back to back"
+                         : "wgmma alone on random bf16 tiles as sm_clock_under_wgmma_alone_capped, each warpgroup its "
+                           "own A tile, the 101st launch back to back";
+    kind.rounds = streamed ? 25000u : 2u, kind.streamed = streamed, kind.distinct_a = true;
+    family(streamed ? "sm_clock_under_wgmma_streamed_l2_matched_twoa" : "sm_clock_under_wgmma_alone_twoa", kind,
+           {.gbs = streamed, .span = streamed});
   }
   // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
   // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
@@ -338,7 +348,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
             l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
             kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
                                                   l.streamed, l.mma, l.pause, l.mma_groups, l.n, l.store_every,
-                                                  store_slots, l.share),
+                                                  store_slots, l.share, l.distinct_a),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);

@@ -537,7 +537,8 @@ ir::Kernel build_wgmma_stages_probe(uint32_t stages, uint32_t reps, bool random)
 
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
                                         bool random, bool streamed, bool mma, uint32_t idle, uint32_t mma_groups,
-                                        uint32_t n, uint32_t store_every, uint32_t store_slots, uint32_t share) {
+                                        uint32_t n, uint32_t store_every, uint32_t store_slots, uint32_t share,
+                                        bool distinct_a) {
   if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
       (streamed && (stages & (stages - 1)) != 0) || mma_groups < 1 || mma_groups > 2 || n < 64 || n > 256 || n % 64 ||
       (store_every & (store_every - 1)) != 0 || store_slots == 0 || (store_slots & (store_slots - 1)) != 0 ||
@@ -549,14 +550,16 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
                                             ctas, reps, stages, rounds, boxes, mma_groups, n, store_every, store_slots,
                                             share));
   constexpr uint32_t kK = 64, kBoxRows = 256;
-  const uint32_t a_bytes = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
+  const uint32_t a_tile = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
+  const bool own_a = distinct_a && mma_groups > 1;  // each warpgroup its own rows of A
+  const uint32_t a_bytes = own_a ? mma_groups * a_tile : a_tile;
   // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
   const uint32_t mma_threads = clock_under_load_streamer(mma_groups), threads = clock_under_load_threads(mma_groups);
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}", stages, streamed ? "_streamed" : "",
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}{}", stages, streamed ? "_streamed" : "",
                         idle ? fmt::format("_idle{}", idle) : "",
                         mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : "",
                         store_every ? fmt::format("_store{}", store_every) : "",
-                        share > 1 ? fmt::format("_share{}", share) : ""),
+                        share > 1 ? fmt::format("_share{}", share) : "", own_a ? "_twoa" : ""),
             ir::Arch::sm_90a);
   // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
   // the streaming idle meanwhile, the SM's other pipes nearly so.
@@ -592,7 +595,10 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   if (mma) b.if_(
       (tid < mma_threads).named("mma_thread"),
       [&] {
-        Reg a_desc = b.wgmma_descriptor(a_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
+        // A's rows of this thread's warpgroup: its own 8 KiB where distinct_a asks.
+        Reg a_off = own_a ? ((tid >> 7u) * a_tile).named("a_off") : Reg{};
+        Reg a_desc = b.wgmma_descriptor(own_a ? (a_addr + a_off).named("sA_mine") : a_addr,
+                                        layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
         Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
         std::vector<Reg> acc;
         for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
@@ -607,7 +613,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
           if (streamed) {
             // This repetition's stage of the ring: A's 64 rows and B's 256 from the same box.
             Reg stage_addr = (ring_addr + (rep & (stages - 1)) * box_bytes).named("stage_addr");
-            a0 = b.wgmma_descriptor(stage_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_ring");
+            a0 = b.wgmma_descriptor(own_a ? (stage_addr + a_off).named("a_rows") : stage_addr,
+                                    layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_ring");
             b0 = b.wgmma_descriptor(stage_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_ring");
           }
           for (uint32_t kk = 0; kk < kK / 16; ++kk) {
