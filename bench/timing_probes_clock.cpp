@@ -287,16 +287,25 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   }
   // Each warpgroup its own A (2026-12-06): the rows above feed both wgmma warpgroups the same A
   // (the fixed tile, or the box's first 64 rows), where a GEMM's consumers each multiply their own
-  // 64 rows against the same B. The alone and matched rows with warpgroup w reading rows 64w..
-  for (const bool streamed : {false, true}) {
+  // 64 rows against the same B. The alone, matched L2 and matched HBM rows (the three the clock
+  // rule's wgmma, L2 and HBM terms come from) with warpgroup w reading rows 64w..
+  enum class Twoa { alone, l2, hbm };
+  for (const Twoa t : {Twoa::alone, Twoa::l2, Twoa::hbm}) {
     LoadedClock kind = matched;
-    kind.what = streamed ? "operands streamed as the matched L2 row, each wgmma warpgroup its own 64 rows of the box "
-                           "as A, the 101st launch back to back"
-                         : "wgmma alone on random bf16 tiles as sm_clock_under_wgmma_alone_capped, each warpgroup its "
-                           "own A tile, the 101st launch back to back";
-    kind.rounds = streamed ? 25000u : 2u, kind.streamed = streamed, kind.distinct_a = true;
-    family(streamed ? "sm_clock_under_wgmma_streamed_l2_matched_twoa" : "sm_clock_under_wgmma_alone_twoa", kind,
-           {.gbs = streamed, .span = streamed});
+    kind.what = t == Twoa::alone ? "wgmma alone on random bf16 tiles as sm_clock_under_wgmma_alone_capped, each "
+                                   "warpgroup its own A tile, the 101st launch back to back"
+                : t == Twoa::l2  ? "operands streamed as the matched L2 row, each wgmma warpgroup its own 64 rows of "
+                                   "the box as A, the 101st launch back to back"
+                                 : "operands streamed as the matched HBM row (9500 rounds from a 1-GiB footprint), each "
+                                   "wgmma warpgroup its own 64 rows of the box as A, the 101st launch back to back";
+    kind.rounds = t == Twoa::alone ? 2u : t == Twoa::l2 ? 25000u : 9500u;
+    kind.boxes = t == Twoa::hbm ? 32768u : 256u;
+    kind.streamed = t != Twoa::alone, kind.distinct_a = true;
+    const bool streamed = kind.streamed;
+    family(t == Twoa::alone ? "sm_clock_under_wgmma_alone_twoa"
+           : t == Twoa::l2  ? "sm_clock_under_wgmma_streamed_l2_matched_twoa"
+                            : "sm_clock_under_wgmma_streamed_hbm_matched_twoa",
+           kind, {.gbs = streamed, .span = streamed});
   }
   // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
   // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
