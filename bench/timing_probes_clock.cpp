@@ -356,8 +356,9 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
             l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
             kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
-                                                  l.streamed, l.mma, l.pause, l.mma_groups, l.n, l.store_every,
-                                                  store_slots, l.share, l.distinct_a),
+                                                  l.streamed, l.mma, l.pause, l.mma_groups, l.n,
+                                                  {.store_every = l.store_every, .store_slots = store_slots,
+                                                   .share = l.share, .distinct_a = l.distinct_a}),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);

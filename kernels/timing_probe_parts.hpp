@@ -1,11 +1,13 @@
 // What the timing probes' builders share (timing_probes.cpp, timing_probes_l1.cpp,
-// timing_probes_ring.cpp): the record
+// timing_probes_ring.cpp, timing_probes_clock.cpp): the record
 // each thread leaves in C (kTimingOutBytes: its timed cycles, its start, a value that keeps its
 // work).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/builder/builder.hpp"
@@ -58,5 +60,19 @@ void wgmma_k_block(builder::Builder& b, uint32_t n, const builder::Reg& a_desc, 
 // acc, each round committed and waited for (the wgmma probe's timed loop, the heated ring's heaters).
 void wgmma_rounds(builder::Builder& b, const std::string& loop, uint32_t reps, uint32_t n, const builder::Reg& a_desc,
                   const builder::Reg& b_desc, std::vector<builder::Reg>& acc);
+
+// Lane `streamer` keeps `stages` TMA boxes in flight for `rounds` rounds, each stage on its own
+// full barrier: stage s of round i loads box ((i·stages + s)·groups + group) mod boxes, i.e.
+// rows box·box_rows.. of the tensor map, into buf's stage s; it waits for the stage's previous
+// box before it asks for the next, and for the last round's boxes at the end. stamps: where
+// clock64 goes, 8 bytes a slot (slot 0 before the first copies, slot i + 1 once round i's boxes
+// have landed); coords: the caller's (column, row) of stage s's box in a round; after_round: what
+// the streaming lane does after each round's copies are asked for (a pause).
+void stream_boxes(builder::Builder& b, const builder::Reg& streamer, const builder::Reg& tm, const builder::Smem& buf,
+                  const builder::Smem& full, uint32_t stages, uint32_t rounds, uint32_t boxes, uint32_t box_rows,
+                  uint32_t box_bytes, uint32_t groups, const builder::Reg& group, const builder::Reg* stamps = nullptr,
+                  const std::function<std::pair<builder::Reg, builder::Reg>(const builder::Reg& round, uint32_t s)>*
+                      coords = nullptr,
+                  const std::function<void()>* after_round = nullptr);
 
 }  // namespace gs::kernels::probe_parts

@@ -407,7 +407,7 @@ ir::Kernel build_store_stream_probe(uint32_t ctas, uint32_t rounds, uint32_t blo
   return b.finish();
 }
 
-namespace {
+namespace probe_parts {
 
 // Lane `streamer` keeps `stages` TMA boxes in flight for `rounds` rounds, each stage on its own
 // full barrier: stage s of round i loads box ((i·stages + s)·groups + group) mod boxes, i.e.
@@ -415,9 +415,9 @@ namespace {
 // box before it asks for the next, and for the last round's boxes at the end.
 void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder::Smem& buf, const builder::Smem& full, uint32_t stages,
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
-                  const Reg& group, const Reg* stamps = nullptr,
-                  const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords = nullptr,
-                  const std::function<void()>* after_round = nullptr) {
+                  const Reg& group, const Reg* stamps,
+                  const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords,
+                  const std::function<void()>* after_round) {
   // stamps: where clock64 goes, 8 bytes a slot: slot 0 before the first copies, slot i + 1 once
   // round i's boxes have landed (its waits returned), before round i + 1's copies. after_round:
   // what the streaming lane does after each round's copies are asked for (a pause).
@@ -463,7 +463,9 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
   });
 }
 
-}  // namespace
+}  // namespace probe_parts
+
+using probe_parts::stream_boxes;
 
 ir::Kernel build_wgmma_probe(uint32_t warpgroups, uint32_t n, uint32_t reps, uint32_t ctas, bool random) {
   if (warpgroups == 0 || warpgroups > 3 || n < 8 || n > 256 || n % 8 != 0 || reps == 0 || ctas == 0)
@@ -531,140 +533,6 @@ ir::Kernel build_wgmma_stages_probe(uint32_t stages, uint32_t reps, bool random)
   Reg t1 = b.special(ir::Special::clock64, "t1");
   Reg value = b.cvt(Type::u64, b.mov(Type::u32, b.mov(Type::b32, acc[0], "bits"), "u"), ir::Rounding::none, "value");
   store_result(b, pc, tid, t0, t1, value);
-  b.ret();
-  return b.finish();
-}
-
-ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
-                                        bool random, bool streamed, bool mma, uint32_t idle, uint32_t mma_groups,
-                                        uint32_t n, uint32_t store_every, uint32_t store_slots, uint32_t share,
-                                        bool distinct_a) {
-  if (ctas == 0 || reps == 0 || stages == 0 || stages > 4 || rounds < 2 || boxes == 0 || (boxes & (boxes - 1)) != 0 ||
-      (streamed && (stages & (stages - 1)) != 0) || mma_groups < 1 || mma_groups > 2 || n < 64 || n > 256 || n % 64 ||
-      (store_every & (store_every - 1)) != 0 || store_slots == 0 || (store_slots & (store_slots - 1)) != 0 ||
-      share == 0)
-    throw std::invalid_argument(fmt::format("a clock-under-load probe needs CTAs, repetitions, 1..4 stages, at least 2 "
-                                            "rounds, a power-of-two box count, 1 or 2 wgmma warpgroups, N of 64, 128, "
-                                            "192 or 256, stores every 0 or a power of two repetitions into a power of two "
-                                            "slots, and a share of at least 1 (got {}, {}, {}, {}, {}, {}, {}, {}, {}, {})",
-                                            ctas, reps, stages, rounds, boxes, mma_groups, n, store_every, store_slots,
-                                            share));
-  constexpr uint32_t kK = 64, kBoxRows = 256;
-  const uint32_t a_tile = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
-  const bool own_a = distinct_a && mma_groups > 1;  // each warpgroup its own rows of A
-  const uint32_t a_bytes = own_a ? mma_groups * a_tile : a_tile;
-  // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
-  const uint32_t mma_threads = clock_under_load_streamer(mma_groups), threads = clock_under_load_threads(mma_groups);
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}{}", stages, streamed ? "_streamed" : "",
-                        idle ? fmt::format("_idle{}", idle) : "",
-                        mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : "",
-                        store_every ? fmt::format("_store{}", store_every) : "",
-                        share > 1 ? fmt::format("_share{}", share) : "", own_a ? "_twoa" : ""),
-            ir::Arch::sm_90a);
-  // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
-  // the streaming idle meanwhile, the SM's other pipes nearly so.
-  const auto pause = [&b](Reg& x, uint32_t steps) {
-    if (steps > 0) b.loop("idle", steps, [&](const Reg&) { b.fma_into(x, x, 0.9999, 0.5); });
-  };
-  // The streaming lane pauses as long in all as a wgmma thread does (idle steps after each of
-  // `reps` rounds against its `rounds`), so the two stay matched as without the pause.
-  const uint32_t stream_idle = uint32_t((uint64_t(idle) * reps + rounds / 2) / rounds);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
-  b.use_dynamic_smem();
-  auto tmap = b.tensor_map_param(
-      "tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, kK, boxes * kBoxRows, kK, kBoxRows, layout::Swizzle::none));
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
-  auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
-  auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, layout::Swizzle::none);
-  auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * threads + tid).named("gid");
-  Reg a_addr = b.smem_address(sA, 0, "sA_addr");
-  Reg b_addr = b.smem_address(sB, 0, "sB_addr");
-  b.comment("fill both tiles (random bf16, or zeros); the streaming lane sets up its barriers");
-  fill_tiles(b, a_addr, tid, (a_bytes + b_bytes) / 16, threads, random);
-  Reg streamer = (tid == mma_threads).named("streamer");
-  b.if_(streamer, [&] {
-    for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
-    b.fence_mbarrier_init();
-  });
-  b.fence_proxy_async();
-  b.bar_sync(0);
-  if (mma) b.if_(
-      (tid < mma_threads).named("mma_thread"),
-      [&] {
-        // A's rows of this thread's warpgroup: its own 8 KiB where distinct_a asks.
-        Reg a_off = own_a ? ((tid >> 7u) * a_tile).named("a_off") : Reg{};
-        Reg a_desc = b.wgmma_descriptor(own_a ? (a_addr + a_off).named("sA_mine") : a_addr,
-                                        layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_desc");
-        Reg b_desc = b.wgmma_descriptor(b_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_desc");
-        std::vector<Reg> acc;
-        for (uint32_t v = 0; v < n / 2; ++v) acc.push_back(b.mov(Type::f32, 0.0, fmt::format("acc{}", v)));
-        Reg t0 = b.special(ir::Special::clock64, "t0");
-        Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
-        Reg ring_addr = b.smem_address(buf, 0, "ring_addr");
-        // The pause's chain (from tid: not folded); none without a pause.
-        Reg x = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "x") : acc[0];
-        b.loop("rep", reps, [&](const Reg& rep) {
-          b.wgmma_fence();
-          Reg a0 = a_desc, b0 = b_desc;
-          if (streamed) {
-            // This repetition's stage of the ring: A's 64 rows and B's 256 from the same box.
-            Reg stage_addr = (ring_addr + (rep & (stages - 1)) * box_bytes).named("stage_addr");
-            a0 = b.wgmma_descriptor(own_a ? (stage_addr + a_off).named("a_rows") : stage_addr,
-                                    layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "a_ring");
-            b0 = b.wgmma_descriptor(stage_addr, layout::kmajor_tile_descriptor(0, layout::Swizzle::b128), "b_ring");
-          }
-          for (uint32_t kk = 0; kk < kK / 16; ++kk) {
-            Reg ad = kk == 0 ? a0 : b.alu(ir::Op::add, Type::u64, {a0, 2 * kk}, fmt::format("a_desc_k{}", kk));
-            Reg bd = kk == 0 ? b0 : b.alu(ir::Op::add, Type::u64, {b0, 2 * kk}, fmt::format("b_desc_k{}", kk));
-            b.wgmma_mma_async(n, acc, ad, bd, 1);
-          }
-          b.wgmma_commit_group();
-          b.wgmma_wait_group(0);
-          pause(x, idle);
-          if (store_every)
-            b.if_(((rep & (store_every - 1)) == store_every - 1).named("tile_end"), [&] {
-              // This tile's slot, the CTA's tile in it, the warp's 512-byte rows, the lane's 16 bytes.
-              const uint32_t tile_bytes = mma_threads * (n / 2) * 4;
-              Reg slot = ((rep >> uint32_t(std::countr_zero(store_every))) & (store_slots - 1)).named("slot");
-              Reg at = (b.global_ptr(pc, "C_tiles") + uint64_t(ctas) * threads * kTimingOutBytes +
-                        b.mul_wide((slot * ctas + cta).named("tile"), tile_bytes, "tile_off") +
-                        b.mul_wide((tid >> 5u).named("warp"), (n / 2) * 128, "warp_off") +
-                        b.mul_wide((tid & 31u).named("lane"), 16u, "lane_off"))
-                           .named("c_at");
-              for (uint32_t i = 0; i < n / 8; ++i)
-                b.st(ir::Op::st_global, Type::f32, Addr::at(at, int64_t(i) * 512),
-                     std::vector<Reg>{acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]});
-            });
-        });
-        Reg t1 = b.special(ir::Special::clock64, "t1");
-        Reg ns1 = b.special(ir::Special::globaltimer, "ns1");
-        store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns"));
-        // The accumulator (and the pause's chain) in the spare word: the wgmma and the chain stay live.
-        store_spare(b, pc, gid, idle ? (acc[0] + x).named("live") : acc[0]);
-      });
-  b.if_(
-      (tid >= mma_threads).named("stream_warp"),
-      [&] {
-        Reg t0 = b.special(ir::Special::clock64, "t0s");
-        Reg ns0 = b.special(ir::Special::globaltimer, "ns0s");
-        Reg tm = b.tensor_map_address(tmap, "tm");
-        Reg xs = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "xs") : tm;
-        const std::function<void()> paused = [&] { pause(xs, stream_idle); };
-        Reg group = share > 1 ? (cta / share).named("share_group") : cta;
-        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, (ctas + share - 1) / share,
-                     group, nullptr, nullptr, idle ? &paused : nullptr);
-        Reg t1 = b.special(ir::Special::clock64, "t1s");
-        Reg ns1 = b.special(ir::Special::globaltimer, "ns1s");
-        // The streaming warp's record: its clock64 span and the %globaltimer ns of the same span
-        // (the clock with the TMA alone where the wgmma warps do nothing, and how long the
-        // streaming outlasts the wgmmas where they run).
-        store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns_s"));
-        if (idle) store_spare(b, pc, gid, xs);  // the pause's chain stays live
-      });
   b.ret();
   return b.finish();
 }

@@ -196,24 +196,30 @@ ir::Kernel build_wgmma_order_probe(uint32_t burst, uint32_t spin);
 // clock_under_load_streamer(mma_groups), and a CTA has clock_under_load_threads(mma_groups)).
 constexpr uint32_t clock_under_load_streamer(uint32_t mma_groups) { return 128 * mma_groups; }
 constexpr uint32_t clock_under_load_threads(uint32_t mma_groups) { return clock_under_load_streamer(mma_groups) + 128; }
-// `store_every` (0 or a power of two): after every store_every-th repetition each wgmma thread
-// stores its n/2 accumulators (f32) with st.global.v4, as a GEMM's epilogue writes its tile of C
-// after its K loop (64 repetitions are a 128x256 tile's K of 4096): a warp's store instruction
-// covers 512 contiguous bytes, and each such "tile" of the CTA goes to its own place in a region
-// `distinct_a`: each wgmma warpgroup multiplies its own 64 rows of A (rows 64w.. of the box, or
-// its own fixed tile), as a GEMM's consumers do; otherwise both read the same A (the rows before
-// 2026-12-06), which feeds the tensor cores the same bits from both warpgroups.
-// `share`: CTAs c with the same c / share stream the same boxes in the same rounds, as the CTAs of
-// a GEMM's wave that share a row or column of tiles read its panels (1: each CTA its own).
-// after the records, `store_slots` (a power of two) tiles a CTA deep (16: 264 MiB for 132 CTAs at
-// N = 256, so C leaves L2 for HBM as a GEMM's does).
+// What a GEMM does that the plain rows leave out, one thing at a time (rows of 2026-12-06):
+struct ClockLoadOptions {
+  // 0 or a power of two: after every store_every-th repetition each wgmma thread stores its n/2
+  // accumulators (f32) with st.global.v4, as a GEMM's epilogue writes its tile of C after its K
+  // loop (64 repetitions are a 128x256 tile's K of 4096); a warp's store instruction covers 512
+  // contiguous bytes, and each such tile of the CTA goes to its own place in a region after the
+  // records, `store_slots` (a power of two) tiles a CTA deep (16: 264 MiB for 132 CTAs at N = 256,
+  // so C leaves L2 for HBM as a GEMM's does).
+  uint32_t store_every = 0, store_slots = 16;
+  // CTAs c with the same c / share stream the same boxes in the same rounds, as the CTAs of a
+  // GEMM's wave that share a row or column of tiles read its panels (1: each CTA its own).
+  uint32_t share = 1;
+  // Each wgmma warpgroup multiplies its own 64 rows of A (rows 64w.. of the box, or its own fixed
+  // tile), as a GEMM's consumers do; otherwise both read the same A (the rows before 2026-12-06),
+  // which feeds the tensor cores the same bits from both warpgroups.
+  bool distinct_a = false;
+};
+// The bytes of C the stores take after the records (ClockLoadOptions::store_every).
 constexpr uint64_t clock_under_load_store_bytes(uint32_t ctas, uint32_t mma_groups, uint32_t n, uint32_t store_slots) {
   return uint64_t(store_slots) * ctas * clock_under_load_streamer(mma_groups) * (n / 2) * 4;
 }
 ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t stages, uint32_t rounds, uint32_t boxes,
                                         bool random = true, bool streamed = false, bool mma = true, uint32_t idle = 0,
-                                        uint32_t mma_groups = 2, uint32_t n = 256, uint32_t store_every = 0,
-                                        uint32_t store_slots = 16, uint32_t share = 1, bool distinct_a = false);
+                                        uint32_t mma_groups = 2, uint32_t n = 256, const ClockLoadOptions& o = {});
 
 // TMA loads (sm_90a): `ctas` CTAs of one warp; its lane 0 keeps `stages` boxes of 64 bf16 ×
 // `box_rows` rows (box_rows·128 bytes) in flight, each on its own mbarrier, for `rounds`

@@ -320,10 +320,10 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_cp_async_fill_probe(32, 2, 48, 32, 2, true, 8),  // 8 groups, each its own barrier
       kernels::build_clock_under_load_probe(4, 2, 2, 2, 16, true, true, true, 0, 1, 128),  // one wgmma warpgroup
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 128),
-      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, 64),  // an epilogue
-      kernels::build_clock_under_load_probe(4, 2, 4, 2, 16, true, true, true, 0, 2, 256, 0, 16, 2),  // shared boxes
-      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, 0, 16, 1, true),  // own A
-      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, true, 0, 2, 256, 0, 16, 1, true),
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, {.store_every = 64}),  // an epilogue
+      kernels::build_clock_under_load_probe(4, 2, 4, 2, 16, true, true, true, 0, 2, 256, {.share = 2}),  // shared boxes
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, {.distinct_a = true}),  // own A
+      kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, true, 0, 2, 256, {.distinct_a = true}),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -472,8 +472,9 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     bufs.c.assign(records + stored, 0xFF);  // no accumulator's f32 is all ones
     std::fill(bufs.c.begin(), bufs.c.begin() + records, 0);
     const model::SimResult sr = model::simulate(
-        kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, 4, slots), bufs,
-        model::SimOptions{});
+        kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256,
+                                              {.store_every = 4, .store_slots = slots}),
+        bufs, model::SimOptions{});
     REQUIRE(sr.completed);
     const ProbeRun with_stores{bufs.c};
     CHECK(clock_of(with_stores, 0) == Approx(hz).epsilon(0.01));
@@ -482,7 +483,7 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     for (size_t i = records; i + 4 <= bufs.c.size(); i += 4) left += bufs.c[i] == 0xFF && bufs.c[i + 1] == 0xFF &&
                                                                   bufs.c[i + 2] == 0xFF && bufs.c[i + 3] == 0xFF;
     CHECK(left == 0);
-    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, 3),
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, {.store_every = 3}),
                     std::invalid_argument);
   }
   // Two warpgroups reading a ring's stages in turn, each round's descriptors made from its stage:
