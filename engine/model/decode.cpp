@@ -7,6 +7,11 @@
 #include <cstdlib>
 #include <string_view>
 #include <span>
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <fmt/format.h>
 
@@ -66,6 +71,26 @@ bool cpu_has_avx512_bf16() {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool bf16 = cpu_has_avx512() && __builtin_cpu_supports("avx512bf16") != 0;
   return bf16;
+#else
+  return false;
+#endif
+}
+
+bool cpu_has_amx_bf16() {
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+  static const bool amx = [] {
+    if (const char* no = std::getenv("GEMMSCOPE_MODEL_NO_AMX"); no && std::string_view(no) == "1") return false;
+    if (!cpu_has_avx512_bf16() || __builtin_cpu_supports("avx512bw") == 0) return false;
+    // CPUID leaf 7, sub-leaf 0: EDX bit 22 AMX-BF16, bit 24 AMX-TILE (Intel SDM vol. 2A, CPUID).
+    uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(edx >> 22 & 1) || !(edx >> 24 & 1)) return false;
+    // The tile data is an XSAVE feature Linux hands out on request, per process (Documentation/
+    // arch/x86/xstate.rst): ARCH_REQ_XCOMP_PERM (0x1023) for XFEATURE_XTILEDATA (18). A kernel
+    // or hypervisor that does not offer it says no, and the AVX-512 paths run instead.
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return amx;
 #else
   return false;
 #endif

@@ -217,6 +217,11 @@ bool cpu_has_avx512();
 // Whether it also runs AVX512_BF16: two bf16 products a lane per instruction, for the float sums
 // of integers small enough to be exact in bf16 (tensor_sums.cpp).
 bool cpu_has_avx512_bf16();
+// Whether it also runs AMX-BF16 and the kernel lets this process use the tile registers (Linux:
+// arch_prctl ARCH_REQ_XCOMP_PERM, asked once here): a 16 x 16 block of bf16 pair sums an
+// instruction (tensor_sums_integers.cpp). GEMMSCOPE_MODEL_NO_AMX=1 says no, so that the AVX-512
+// paths can be checked and timed against it on the same CPU.
+bool cpu_has_amx_bf16();
 
 // Decodes a verified kernel. The result is read-only while CTAs run. sass_per_inst (empty: not
 // known) gives the shared loads ptxas folded (shared_load_folds); sass_first (empty: not known)

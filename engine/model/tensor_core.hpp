@@ -51,10 +51,12 @@ void widen_rows(const float (&rows)[16][256], uint32_t n, double (&b)[16][256]);
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma);
 // The builds of the tensor cores' sums (tensor_sums.cpp), all giving the same bits: plain C++,
 // AVX2+FMA, AVX-512F, AVX-512F with AVX512_BF16 (the double sums as AVX-512F's; the float
-// sums of integers of at most 256 by bf16 dot products). sums_builds() lists those this CPU
-// runs, fastest last.
-enum class SumsBuild { plain, avx2, avx512, avx512_bf16 };
-inline bool uses_avx512(SumsBuild b) { return b == SumsBuild::avx512 || b == SumsBuild::avx512_bf16; }
+// sums of integers of at most 256 by bf16 dot products), and the same with AMX-BF16 (those
+// sums of wgmma and tcgen05 blocks by the tile registers, 16 x 16 a tile dot product; the rest
+// as avx512_bf16). sums_builds() lists those this CPU runs, fastest last.
+enum class SumsBuild { plain, avx2, avx512, avx512_bf16, amx_bf16 };
+inline bool uses_bf16(SumsBuild b) { return b == SumsBuild::avx512_bf16 || b == SumsBuild::amx_bf16; }
+inline bool uses_avx512(SumsBuild b) { return b == SumsBuild::avx512 || uses_bf16(b); }
 std::vector<SumsBuild> sums_builds();
 SumsBuild fastest_sums_build();
 
@@ -95,8 +97,8 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
                              uint64_t* const* d, SumsBuild build);
 // mma.sync's D = C + A·B straight from the fragment registers (A's 4, B's 2, C's and D's 4:
 // 32 lanes each, the low word of a lane holding a bf16 pair or an f32, the PTX ISA's maps)
-// where every A and B value is an integer of at most 256 and the build is avx512_bf16: the bits
-// of mma_accumulate, D's lanes' high words zero; C is read whole before D is written. False,
+// where every A and B value is an integer of at most 256 and the build is avx512_bf16 or
+// amx_bf16 (whose mma.sync sums are avx512_bf16's): the bits of mma_accumulate, D's lanes' high words zero; C is read whole before D is written. False,
 // with nothing written, anywhere else: the caller then gathers the fragments.
 // `kept` (may be null): what A's registers gave the pair sums (MmaAPairs), filled by a call
 // that computes them; with `reuse`, taken from it instead of from `a` (the caller vouches that

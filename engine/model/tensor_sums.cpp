@@ -332,6 +332,7 @@ std::vector<SumsBuild> sums_builds() {
   if (cpu_has_avx2_fma()) builds.push_back(SumsBuild::avx2);
   if (cpu_has_avx512()) builds.push_back(SumsBuild::avx512);
   if (cpu_has_avx512_bf16()) builds.push_back(SumsBuild::avx512_bf16);
+  if (cpu_has_amx_bf16()) builds.push_back(SumsBuild::amx_bf16);
 #endif
   return builds;
 }

@@ -238,6 +238,75 @@ __attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline voi
     for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, whole, store);
 }
 
+// AMX-BF16 (SumsBuild::amx_bf16): the same pair sums by the tile registers. tdpbf16ps adds to
+// each float of a 16 x 16 tile the products of a row of A's bf16 pairs and a column of B's, so
+// with A's 16 rows of 8 pairs (Bf16Pairs::a, 32 bytes a row) and 8 rows of B's pairs (Bf16Pairs::b
+// from column c0, 64 bytes of a 1024-byte row) on a zeroed tile, the tile is S of columns c0 ..
+// c0 + 15: every product and partial sum an integer of at most 2^24, exact in any order (the
+// tile's denormal and rounding rules never come into play), so S is the same exact sum.
+// The tile shapes (palette 1: Intel SDM vol. 1, "Intel AMX"), loaded once a thread: tiles 0 and
+// 3 the sums of 16 columns (16 rows of 64 bytes), tile 1 A (16 rows of 32 bytes), tiles 2 and 4
+// B (8 rows of 64 bytes).
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t bytes_per_row[16] = {64, 32, 64, 64, 64};
+  uint8_t rows[16] = {16, 16, 8, 16, 8};
+};
+
+__attribute__((target("amx-tile"))) inline void load_tile_config() {
+  static thread_local bool loaded = false;
+  if (loaded) return;
+  static const TileConfig config;
+  _tile_loadconfig(&config);
+  loaded = true;
+}
+
+// The dot product of the 16 columns from c0 into sums tile C (B's pairs through tile Bt), and
+// the store of tile C's sums. GCC's tile intrinsics paste their tile numbers into the assembly
+// text, so the numbers must be literals: one function for each pair of tiles.
+#define GS_TILE_SUMS(C, Bt)                                                                              \
+  __attribute__((target("amx-tile,amx-bf16"), always_inline)) inline void tile_sums_##C(const Bf16Pairs& o, \
+                                                                                       uint32_t c0) {     \
+    _tile_zero(C);                                                                                       \
+    _tile_loadd(Bt, &o.b[0][c0], sizeof o.b[0]);                                                         \
+    _tile_dpbf16ps(C, 1, Bt);                                                                            \
+  }                                                                                                      \
+  template <class Store>                                                                                 \
+  __attribute__((target("amx-tile,amx-bf16,avx512f,avx2,fma"), always_inline)) inline void tile_store_##C( \
+      uint32_t c0, Store& store) {                                                                       \
+    alignas(64) float S[16][16];                                                                         \
+    _tile_stored(C, S, sizeof S[0]);                                                                     \
+    for (uint32_t r = 0; r < 16; r += 2) store.pair16(r, c0, _mm512_load_ps(S[r]), _mm512_load_ps(S[r + 1])); \
+  }
+GS_TILE_SUMS(0, 2)
+GS_TILE_SUMS(3, 4)
+#undef GS_TILE_SUMS
+
+// The blocks of 16 columns by tiles, two in flight: the next block's dot product (sums tile 3
+// or 0, B tile 4 or 2) is issued before this one's sums are stored, so that its latency passes
+// under the stores. Then the last 8 columns (N an odd multiple of 8) by the float fused
+// multiply-adds.
+template <class Store>
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_amx(
+    const float (&A)[16][16], const float (&B)[16][256], uint32_t n, Store& store) {
+  Bf16Pairs o;
+  const uint32_t whole = n / 16 * 16;
+  to_bf16_pairs(A, B, whole, o);
+  load_tile_config();
+  _tile_loadd(1, o.a, sizeof o.a[0]);
+  if (whole > 0) tile_sums_0(o, 0);
+  for (uint32_t c0 = 0; c0 < whole; c0 += 32) {
+    if (c0 + 16 < whole) tile_sums_3(o, c0 + 16);
+    tile_store_0(c0, store);
+    if (c0 + 16 >= whole) break;
+    if (c0 + 32 < whole) tile_sums_0(o, c0 + 32);
+    tile_store_3(c0 + 16, store);
+  }
+  if (whole < n)
+    for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, whole, store);
+}
+
 // The low words (f32 bits) of four lanes.
 __attribute__((target("avx2"), always_inline)) inline __m128 low_words(const uint64_t* lanes) {
   const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes));
@@ -265,30 +334,35 @@ struct RegisterStore {
 
 // wgmma, AVX-512: columns c0..c0+15 of rows r and r + 1 (r even). Of columns c0..c0+7 the even
 // ones sit in register 4(c0/8) + 2(r/8), lanes 4(r%8) .. +7 (row r's four, then row r+1's),
-// the odd ones in the next register; columns c0+8..c0+15 the same four registers on. Each
-// 16-value sum is two registers' 8 lanes: their low words gathered by one permute, one add,
-// each half widened back to 64-bit lanes. (The zero-masked forms with every lane set give the
-// plain ones' results; GCC 12 warns of the plain ones' undefined pass-through operand.)
+// the odd ones in the next register; columns c0+8..c0+15 the same four registers on. Each of
+// those 8-lane pieces is one permute of the two rows' sums into the even words, the odd (high)
+// words zero, and one masked add of the lanes' old bits in place: the even words get
+// f32(old + S), the odd ones zero, the lanes as the map wants them. (The zero-masked forms with
+// every lane set give the plain ones' results; GCC 12 warns of the plain ones' undefined
+// pass-through operand.)
 struct RegisterStore512 : RegisterStore {
-  __attribute__((target("avx512f,avx2,fma"), always_inline)) void add16(uint64_t* lo, uint64_t* hi,
-                                                                        __m512 sum) const {
-    __m512 old = _mm512_setzero_ps();
-    if (scale_d)
-      old = _mm512_castsi512_ps(_mm512_permutex2var_epi32(
-          _mm512_loadu_si512(lo), _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
-          _mm512_loadu_si512(hi)));
-    const __m512i out = _mm512_castps_si512(_mm512_add_ps(old, sum));
-    _mm512_storeu_si512(lo, _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 0)));
-    _mm512_storeu_si512(hi, _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 1)));
+  __attribute__((target("avx512f,avx2,fma"), always_inline)) void add8(uint64_t* lanes, __m512 sum) const {
+    const __m512 old = scale_d ? _mm512_loadu_ps(lanes) : _mm512_setzero_ps();
+    _mm512_storeu_ps(lanes, _mm512_maskz_add_ps(0x5555, old, sum));
   }
   __attribute__((target("avx512f,avx2,fma"), always_inline)) void pair16(uint32_t r, uint32_t c0, __m512 row0,
                                                                          __m512 row1) const {
     const uint32_t reg = 4 * (c0 / 8) + 2 * (r / 8), lane0 = 4 * (r % 8);
-    // row0's column j is element j, row1's is 16 + j.
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 8, 10, 12, 14, 24, 26, 28, 30);
-    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-    add16(d[reg] + lane0, d[reg + 4] + lane0, _mm512_permutex2var_ps(row0, even, row1));
-    add16(d[reg + 1] + lane0, d[reg + 5] + lane0, _mm512_permutex2var_ps(row0, odd, row1));
+    // Word 2i of a piece: row0's column j is element j, row1's is 16 + j; the odd words zero.
+    const __m512i even_lo = _mm512_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0, 16, 0, 18, 0, 20, 0, 22, 0);
+    const __m512i one = _mm512_set1_epi32(1), eight = _mm512_set1_epi32(8);
+    const __m512i odd_lo = _mm512_add_epi32(even_lo, one);
+    // The four registers' lanes taken before any store: a store may alias the pointer table, so
+    // the compiler would read each pointer again after the store before it, and that read waited
+    // on the store (a fifth of the tile sums' time, perf annotate).
+    uint64_t* const p0 = d[reg] + lane0;
+    uint64_t* const p1 = d[reg + 1] + lane0;
+    uint64_t* const p4 = d[reg + 4] + lane0;
+    uint64_t* const p5 = d[reg + 5] + lane0;
+    add8(p0, _mm512_maskz_permutex2var_ps(0x5555, row0, even_lo, row1));
+    add8(p1, _mm512_maskz_permutex2var_ps(0x5555, row0, odd_lo, row1));
+    add8(p4, _mm512_maskz_permutex2var_ps(0x5555, row0, _mm512_add_epi32(even_lo, eight), row1));
+    add8(p5, _mm512_maskz_permutex2var_ps(0x5555, row0, _mm512_add_epi32(odd_lo, eight), row1));
   }
 };
 
@@ -326,6 +400,19 @@ __attribute__((target("avx512f,avx512bf16,avx2,fma"))) void tmem_integers_bf16(c
   sums_bf16(A, B, n, store);
 }
 
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"))) void wgmma_integers_amx(
+    const float (&A)[16][16], const float (&B)[16][256], uint32_t n, uint64_t* const* d, bool scale_d) {
+  RegisterStore512 store{{d, scale_d}};
+  sums_amx(A, B, n, store);
+}
+
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"))) void tmem_integers_amx(
+    const float (&A)[16][16], const float (&B)[16][256], uint32_t n, uint32_t* cells, size_t row_stride,
+    bool accumulate) {
+  CellStore store{cells, row_stride, accumulate};
+  sums_amx(A, B, n, store);
+}
+
 __attribute__((target("avx512f,avx2,fma"))) void wgmma_integers_avx512(const float (&A)[16][16],
                                                                        const float (&B)[16][256], uint32_t n,
                                                                        uint64_t* const* d, bool scale_d) {
@@ -356,19 +443,15 @@ __attribute__((target("avx2,fma"))) void mma_integers_avx2(const float (&A)[16][
   rows_avx2<8, 1>(A, B, 8, 0, store);
 }
 
-// A row's 8 sums in both halves of a 512-bit register (the masked form: see RegisterStore512).
-__attribute__((target("avx512f,avx2"), always_inline)) inline __m512 both_halves(__m256 row) {
-  return _mm512_castpd_ps(_mm512_maskz_broadcast_f64x4(0xFF, _mm256_castps_pd(row)));
-}
-
 // The same sums, stored a row pair at a time: rows r and r + 1 fill lanes 4(r%8) .. +7 of
-// register 2(r/8) (even columns) and of the next (odd ones), so one permute of the two rows'
-// sums and RegisterStore512::add16 take 16 values where row8 took 8.
+// register 2(r/8) (even columns) and of the next (odd ones), each piece one permute of the two
+// rows' sums and RegisterStore512::add8.
 __attribute__((target("avx512f,avx2,fma"))) void mma_integers_avx512(const float (&A)[16][16],
                                                                      const float (&B)[16][8], uint64_t* const* d) {
   const RegisterStore512 store{{d, true}};
-  // row0's column j is element j, row1's is 16 + j: even columns of both, then odd ones.
-  const __m512i split = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 1, 3, 5, 7, 17, 19, 21, 23);
+  // Word 2i: the first row's column 2i (i < 4), else the second's column 2(i - 4); odd words zero.
+  const __m512i even = _mm512_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0, 16, 0, 18, 0, 20, 0, 22, 0);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
   for (uint32_t r0 = 0; r0 < 16; r0 += 8) {
     __m256 s[8];
 #pragma GCC unroll 8
@@ -382,8 +465,11 @@ __attribute__((target("avx512f,avx2,fma"))) void mma_integers_avx512(const float
 #pragma GCC unroll 4
     for (uint32_t i = 0; i < 8; i += 2) {
       const uint32_t r = r0 + i, reg = 2 * (r / 8), lane0 = 4 * (r % 8);
-      store.add16(d[reg] + lane0, d[reg + 1] + lane0,
-                  _mm512_permutex2var_ps(both_halves(s[i]), split, both_halves(s[i + 1])));
+      const __m512 row0 = _mm512_zextps256_ps512(s[i]), row1 = _mm512_zextps256_ps512(s[i + 1]);
+      uint64_t* const even_lanes = d[reg] + lane0;  // both before either store (RegisterStore512)
+      uint64_t* const odd_lanes = d[reg + 1] + lane0;
+      store.add8(even_lanes, _mm512_maskz_permutex2var_ps(0x5555, row0, even, row1));
+      store.add8(odd_lanes, _mm512_maskz_permutex2var_ps(0x5555, row0, odd, row1));
     }
   }
 }
@@ -566,9 +652,9 @@ bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][25
   const float a_bound = integer_bound(&A[0][0], 16 * 16, build);
   if (!sums_fit_float(a_bound, b_bound)) return false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512_bf16 && a_bound <= integer_sums::kBf16Integers &&
-      b_bound <= integer_sums::kBf16Integers) {
-    integer_sums::wgmma_integers_bf16(A, B, n, d, scale_d);
+  if (uses_bf16(build) && a_bound <= integer_sums::kBf16Integers && b_bound <= integer_sums::kBf16Integers) {
+    if (build == SumsBuild::amx_bf16) integer_sums::wgmma_integers_amx(A, B, n, d, scale_d);
+    else integer_sums::wgmma_integers_bf16(A, B, n, d, scale_d);
     return true;
   }
   if (uses_avx512(build)) {
@@ -593,9 +679,9 @@ bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256
   const float a_bound = integer_bound(&A[0][0], 16 * 16, build);
   if (!sums_fit_float(a_bound, b_bound)) return false;
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (build == SumsBuild::avx512_bf16 && a_bound <= integer_sums::kBf16Integers &&
-      b_bound <= integer_sums::kBf16Integers) {
-    integer_sums::tmem_integers_bf16(A, B, n, cells, row_stride, accumulate);
+  if (uses_bf16(build) && a_bound <= integer_sums::kBf16Integers && b_bound <= integer_sums::kBf16Integers) {
+    if (build == SumsBuild::amx_bf16) integer_sums::tmem_integers_amx(A, B, n, cells, row_stride, accumulate);
+    else integer_sums::tmem_integers_bf16(A, B, n, cells, row_stride, accumulate);
     return true;
   }
   if (uses_avx512(build)) {
@@ -644,7 +730,7 @@ bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* cons
 #if defined(__x86_64__) && defined(__GNUC__)
   // AVX512_BW for the 16-bit integer tests: every CPU with AVX512_BF16 has it, asked all the same.
   static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
-  if (build == SumsBuild::avx512_bf16 && bw)
+  if (uses_bf16(build) && bw)
     return integer_sums::mma_lanes_bf16(a, b, c, d, kept, reuse && kept != nullptr, kept_valid);
 #endif
   (void)a, (void)b, (void)c, (void)d, (void)build, (void)kept, (void)reuse;

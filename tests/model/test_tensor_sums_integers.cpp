@@ -358,7 +358,7 @@ struct Fragments {
 TEST_CASE("mma.sync's bf16 pair sums from the fragment registers give the double order's bits, and refuse the rest",
           "[model][tensor_sums]") {
   std::mt19937 rng(31);
-  // Where the build is not avx512_bf16 (or the CPU lacks it) nothing runs: checked too.
+  // Where the build is not avx512_bf16 or amx_bf16 (or the CPU lacks them) nothing runs: checked too.
   for (const model::SumsBuild build : model::sums_builds())
     for (int round = 0; round < 40; ++round) {
       Block in;
@@ -380,7 +380,7 @@ TEST_CASE("mma.sync's bf16 pair sums from the fragment registers give the double
       const uint64_t* c[4] = {regs.d[0], regs.d[1], regs.d[2], regs.d[3]};
       const bool ran = model::mma_accumulate_integer_lanes(a, b, c, regs.d.data(), build);
       INFO("build " << int(build) << ", round " << round);
-      CHECK(ran == (build == model::SumsBuild::avx512_bf16 && bad < 0));
+      CHECK(ran == (model::uses_bf16(build) && bad < 0));
       uint32_t wrong = 0;
       for (uint32_t r = 0; r < 16; ++r)
         for (uint32_t col = 0; col < 8; ++col)
@@ -392,7 +392,7 @@ TEST_CASE("mma.sync's bf16 pair sums from the fragment registers give the double
 
 TEST_CASE("mma.sync's bf16 pair sums read all of C before writing D, where D is another register of C",
           "[model][tensor_sums]") {
-  if (model::fastest_sums_build() != model::SumsBuild::avx512_bf16) return;  // the path runs only there
+  if (!model::uses_bf16(model::fastest_sums_build())) return;  // the path runs only there
   std::mt19937 rng(37);
   Block in;
   fill(in, rng, 8, 256, 256);
@@ -404,7 +404,7 @@ TEST_CASE("mma.sync's bf16 pair sums read all of C before writing D, where D is 
   const uint64_t* b[2] = {f.b[0], f.b[1]};
   const uint64_t* c[4] = {regs.d[0], regs.d[1], regs.d[2], regs.d[3]};
   uint64_t* d[4] = {regs.d[1], regs.d[2], regs.d[3], fresh.data()};
-  REQUIRE(model::mma_accumulate_integer_lanes(a, b, c, d, model::SumsBuild::avx512_bf16));
+  REQUIRE(model::mma_accumulate_integer_lanes(a, b, c, d, model::fastest_sums_build()));
   uint32_t wrong = 0;
   for (uint32_t r = 0; r < 16; ++r)
     for (uint32_t col = 0; col < 8; ++col) {
