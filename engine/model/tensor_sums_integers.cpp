@@ -246,12 +246,13 @@ __attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline voi
 // tile's denormal and rounding rules never come into play), so S is the same exact sum.
 // The tile shapes (palette 1: Intel SDM vol. 1, "Intel AMX"), loaded once a thread: tiles 0 and
 // 3 the sums of 16 columns (16 rows of 64 bytes), tile 1 A (16 rows of 32 bytes), tiles 2 and 4
-// B (8 rows of 64 bytes).
+// B (8 rows of 64 bytes); for mma.sync's m16n8k16 (mma_lanes_amx) tile 5 the sums of 8 columns
+// (16 rows of 32 bytes), tile 6 A (16 rows of 32 bytes), tile 7 B (8 rows of 32 bytes).
 struct alignas(64) TileConfig {
   uint8_t palette = 1, start_row = 0;
   uint8_t reserved[14] = {};
-  uint16_t bytes_per_row[16] = {64, 32, 64, 64, 64};
-  uint8_t rows[16] = {16, 16, 8, 16, 8};
+  uint16_t bytes_per_row[16] = {64, 32, 64, 64, 64, 32, 32, 32};
+  uint8_t rows[16] = {16, 16, 8, 16, 8, 16, 16, 8};
 };
 
 __attribute__((target("amx-tile"))) inline void load_tile_config() {
@@ -588,22 +589,23 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(c
   return true;
 }
 
-// D = C + S (C's low words, all read before D is written: a D register may be another's C),
-// in D's map: register v = 2(r / 8) + n % 2, lane 4(r % 8) + n / 2; the lanes' high words zero.
+// D = C + S (C's lanes, all read before D is written: a D register may be another's C), in D's
+// map: register v = 2(r / 8) + n % 2, lane 4(r % 8) + n / 2; the lanes' high words zero. Each
+// 8-lane piece of a register is one permute of two gathered column pairs into the even (low)
+// words, the odd ones zero, and one zero-masked add of C's lanes as they are (their high words
+// masked off), as RegisterStore512 does.
 __attribute__((target("avx512f,avx512bw,avx2"))) void mma_pair_store(const __m512 (&S)[8],
                                                                      const uint64_t* const* c, uint64_t* const* d) {
-  const __m512i low_words = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  __m512 old[4][2];
+  __m512 old[4][4];
   for (uint32_t v = 0; v < 4; ++v)
-    for (uint32_t half = 0; half < 2; ++half)
-      old[v][half] = _mm512_castsi512_ps(_mm512_permutex2var_epi32(
-          _mm512_loadu_si512(c[v] + 16 * half), low_words, _mm512_loadu_si512(c[v] + 16 * half + 8)));
+    for (uint32_t k = 0; k < 4; ++k) old[v][k] = _mm512_loadu_ps(c[v] + 8 * k);
   // Rows 0..7 (8..15) of columns n and n + 2 side by side: [S[n][r], S[n + 2][r]] for each r.
   const __m512i rows_lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i rows_hi = _mm512_add_epi32(rows_lo, _mm512_set1_epi32(8));
-  // Lane 4g + t of a register from two such: t = 0, 1 from the first, 2, 3 from the second.
-  const __m512i lanes_lo = _mm512_setr_epi32(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
-  const __m512i lanes_hi = _mm512_add_epi32(lanes_lo, _mm512_set1_epi32(8));
+  // Word 2j of piece k (lane 8k + j, row 2k + j / 4 of the eight, t = j % 4): element 2(2k + j/4)
+  // + t % 2 of the first pair (t < 2) or of the second (t >= 2, 16 on); odd words zero.
+  const __m512i piece0 = _mm512_setr_epi32(0, 0, 1, 0, 16, 0, 17, 0, 2, 0, 3, 0, 18, 0, 19, 0);
+  const __m512i four = _mm512_set1_epi32(4);
   for (uint32_t parity = 0; parity < 2; ++parity) {
     const __m512 p[2] = {_mm512_permutex2var_ps(S[parity], rows_lo, S[2 + parity]),
                          _mm512_permutex2var_ps(S[parity], rows_hi, S[2 + parity])};
@@ -611,17 +613,90 @@ __attribute__((target("avx512f,avx512bw,avx2"))) void mma_pair_store(const __m51
                          _mm512_permutex2var_ps(S[4 + parity], rows_hi, S[6 + parity])};
     for (uint32_t rows = 0; rows < 2; ++rows) {
       const uint32_t v = 2 * rows + parity;
-      const __m512 sum[2] = {_mm512_permutex2var_ps(p[rows], lanes_lo, q[rows]),
-                             _mm512_permutex2var_ps(p[rows], lanes_hi, q[rows])};
-      for (uint32_t half = 0; half < 2; ++half) {
-        const __m512i out = _mm512_castps_si512(_mm512_add_ps(old[v][half], sum[half]));
-        _mm512_storeu_si512(d[v] + 16 * half,
-                            _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 0)));
-        _mm512_storeu_si512(d[v] + 16 * half + 8,
-                            _mm512_maskz_cvtepu32_epi64(0xFF, _mm512_maskz_extracti64x4_epi64(0xF, out, 1)));
-      }
+      uint64_t* const out = d[v];
+      __m512i idx = piece0;
+      for (uint32_t k = 0; k < 4; ++k, idx = _mm512_add_epi32(idx, four))
+        _mm512_storeu_ps(out + 8 * k, _mm512_maskz_add_ps(0x5555, old[v][k],
+                                                          _mm512_maskz_permutex2var_ps(0x5555, p[rows], idx, q[rows])));
     }
   }
+}
+
+// mma.sync m16n8k16 on the tile registers (SumsBuild::amx_bf16), from the same fragment words
+// as mma_pair_sums: A's tile row r is its 8 pairs, pairs 0..3 the low words of register r / 8,
+// lanes 4(r % 8) .. +3, pairs 4..7 those of register 2 + r / 8; one permute of the two registers'
+// 8 lanes gives rows r and r + 1 (r even) side by side. B's tile row p is pair p of the 8
+// columns: the low words of register p / 4, lanes p % 4, 4 + p % 4, .. 28 + p % 4. The sums tile
+// (16 rows of 8 floats) goes to D as mma_pair_store's pieces: piece k of register v holds rows
+// 8(v / 2) + 2k and the next, columns v % 2, v % 2 + 2, .., one permute of their 16 sums. A's
+// rows (and their integer test) are what `kept` keeps for this build.
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx2"))) bool mma_lanes_amx(
+    const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c, uint64_t* const* d,
+    MmaAPairs* kept, bool reuse, bool* kept_valid) {
+  static_assert(sizeof(MmaAPairs::words) == 16 * 8 * sizeof(uint32_t));
+  alignas(64) uint32_t local_rows[16][8];
+  uint32_t(*a_rows)[8] = kept ? reinterpret_cast<uint32_t(*)[8]>(kept->words.data()) : local_rows;
+  if (reuse) {
+    if (kept_valid) *kept_valid = true;
+    if (!kept->integers) return false;
+  } else {
+    const __m512i rows_of = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 8, 10, 12, 14, 24, 26, 28, 30);
+    __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+    for (uint32_t r = 0; r < 16; r += 2) {
+      const uint32_t h = r / 8, lane0 = 4 * (r % 8);
+      const __m512i two = _mm512_permutex2var_epi32(_mm512_loadu_si512(a[h] + lane0), rows_of,
+                                                    _mm512_loadu_si512(a[2 + h] + lane0));
+      fold_bf16_integers(two, fraction, top);
+      _mm512_store_si512(a_rows[r], two);
+    }
+    const bool ok = integers(fraction, top);
+    if (kept) {
+      kept->integers = ok;
+      if (kept_valid) *kept_valid = true;
+    }
+    if (!ok) return false;
+  }
+  // B: of each register's 32 lanes, the low words by pair q then column g (four columns from each
+  // two loads of 8 lanes), then pairs q and q + 1 (8 columns each) side by side.
+  alignas(64) uint32_t b_rows[8][8];
+  const __m512i by_pair = _mm512_setr_epi32(0, 8, 16, 24, 2, 10, 18, 26, 4, 12, 20, 28, 6, 14, 22, 30);
+  const __m512i pairs01 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i pairs23 = _mm512_add_epi32(pairs01, _mm512_set1_epi32(8));
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t j = 0; j < 2; ++j) {
+    const __m512i g03 = _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j]), by_pair, _mm512_loadu_si512(b[j] + 8));
+    const __m512i g47 =
+        _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j] + 16), by_pair, _mm512_loadu_si512(b[j] + 24));
+    const __m512i lo = _mm512_permutex2var_epi32(g03, pairs01, g47), hi = _mm512_permutex2var_epi32(g03, pairs23, g47);
+    fold_bf16_integers(lo, fraction, top);
+    fold_bf16_integers(hi, fraction, top);
+    _mm512_store_si512(b_rows[4 * j], lo);
+    _mm512_store_si512(b_rows[4 * j + 2], hi);
+  }
+  if (!integers(fraction, top)) return false;
+  load_tile_config();
+  alignas(64) float sums[16][8];
+  _tile_zero(5);
+  _tile_loadd(6, a_rows, sizeof local_rows[0]);
+  _tile_loadd(7, b_rows, sizeof b_rows[0]);
+  _tile_dpbf16ps(5, 6, 7);
+  _tile_stored(5, sums, sizeof sums[0]);
+  // C whole before D (a D register may be another's C); then each piece: word 2j is column
+  // 2(j % 4) + v % 2 of row j / 4 of the two, the odd words zero, plus C's lanes (mma_pair_store).
+  __m512 old[4][4];
+  for (uint32_t v = 0; v < 4; ++v)
+    for (uint32_t k = 0; k < 4; ++k) old[v][k] = _mm512_loadu_ps(c[v] + 8 * k);
+  const __m512i even = _mm512_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0, 8, 0, 10, 0, 12, 0, 14, 0);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (uint32_t v = 0; v < 4; ++v) {
+    uint64_t* const out = d[v];
+    for (uint32_t k = 0; k < 4; ++k)
+      _mm512_storeu_ps(out + 8 * k,
+                       _mm512_maskz_add_ps(0x5555, old[v][k],
+                                           _mm512_maskz_permutexvar_ps(0x5555, v % 2 ? odd : even,
+                                                                       _mm512_load_ps(sums[8 * (v / 2) + 2 * k]))));
+  }
+  return true;
 }
 
 __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_lanes_bf16(const uint64_t* const* a,
@@ -730,7 +805,9 @@ bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* cons
 #if defined(__x86_64__) && defined(__GNUC__)
   // AVX512_BW for the 16-bit integer tests: every CPU with AVX512_BF16 has it, asked all the same.
   static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
-  if (uses_bf16(build) && bw)
+  if (build == SumsBuild::amx_bf16 && bw)
+    return integer_sums::mma_lanes_amx(a, b, c, d, kept, reuse && kept != nullptr, kept_valid);
+  if (build == SumsBuild::avx512_bf16 && bw)
     return integer_sums::mma_lanes_bf16(a, b, c, d, kept, reuse && kept != nullptr, kept_valid);
 #endif
   (void)a, (void)b, (void)c, (void)d, (void)build, (void)kept, (void)reuse;
