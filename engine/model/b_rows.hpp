@@ -18,6 +18,13 @@ struct BRows {
   void fill(const float (*columns)[16], uint32_t n, float bound);
   // The rows in double, widened from the float rows the first time.
   const double (&in_double())[16][256];
+  // The rows as bf16 pairs (bf16_pairs_of_rows), made from the float rows the first time, where
+  // every value is an integer of at most 256 (`bound`) and n is a multiple of 16: what
+  // wgmma_accumulate_pairs takes. nullptr elsewhere.
+  const uint32_t (*pairs())[256];
+  alignas(64) uint32_t pair_words[8][256];
+  bool paired = false;    // pairs() has looked (fill clears it)
+  bool has_pairs = false; // and made pair_words
 };
 
 }  // namespace gs::model

@@ -161,6 +161,32 @@ void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, ui
 // nothing but the chunks' read notes where peers may read them, so such a row is taken here in a
 // few instructions. Any other row (and MN-major or a peer's operand: every row) goes through
 // read_operand_row, in the same order, so the first fault of each kind is the same one.
+namespace {
+
+// Whether a K-major row's 16-byte chunk at window offset `off` needs nothing noted (read_operand_rows
+// says when); an offset wrapped below the window is never inside.
+struct QuietChunks {
+  uint64_t size;
+  uint32_t unfenced_lo, unfenced_hi;
+  const uint64_t* ready;
+  explicit QuietChunks(const Cta& c)
+      : size(c.smem.size()), unfenced_lo(c.unfenced_lo), unfenced_hi(c.unfenced_hi), ready(c.smem_ready.data()) {}
+  bool operator()(uint32_t off) const {
+    const uint32_t lo = off / 4, hi = lo + 3;
+    const uint64_t bits = uint64_t(0xF) << (lo & 63);
+    return off % 16 == 0 && uint64_t(off) + 16 <= size && (hi < unfenced_lo || lo >= unfenced_hi) &&
+           (ready[lo >> 6] & bits) == bits;
+  }
+};
+
+// A K-major row's two chunks' window offsets.
+std::array<uint32_t, 2> row_chunks(const layout::WgmmaDescriptor& d, uint32_t row) {
+  return {layout::wgmma_descriptor_address_unchecked(d, row, 0, true) - timing::kSmemBaseAddress,
+          layout::wgmma_descriptor_address_unchecked(d, row, 16, true) - timing::kSmemBaseAddress};
+}
+
+}  // namespace
+
 void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
                        bool k_major, float scale, float (*out)[16], ReadFaults& f) {
   const bool notes = notes_for_peers(c);
@@ -169,20 +195,11 @@ void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, u
     for (uint32_t i = 0; i < rows; ++i) read_operand_row(c, d, operand, row0 + i, k_major, scale, out[i], f);
     return;
   }
-  const uint64_t size = c.smem.size();
-  const uint32_t release = c.releases + 1, unfenced_lo = c.unfenced_lo, unfenced_hi = c.unfenced_hi;
-  const uint64_t* const ready = c.smem_ready.data();
-  // The chunk at window offset `off` (wrapped below the window: never inside) needs nothing noted.
-  const auto quiet = [&](uint32_t off) {
-    const uint32_t lo = off / 4, hi = lo + 3;
-    const uint64_t bits = uint64_t(0xF) << (lo & 63);
-    return off % 16 == 0 && uint64_t(off) + 16 <= size && (hi < unfenced_lo || lo >= unfenced_hi) &&
-           (ready[lo >> 6] & bits) == bits;
-  };
+  const uint32_t release = c.releases + 1;
+  const QuietChunks quiet(c);
   for (uint32_t i = 0; i < rows; ++i) {
     const uint32_t row = row0 + i;
-    const uint32_t off0 = layout::wgmma_descriptor_address_unchecked(d, row, 0, true) - timing::kSmemBaseAddress;
-    const uint32_t off1 = layout::wgmma_descriptor_address_unchecked(d, row, 16, true) - timing::kSmemBaseAddress;
+    const auto [off0, off1] = row_chunks(d, row);
     if (!(quiet(off0) && quiet(off1))) {
       read_operand_row(c, d, operand, row, true, scale, out[i], f);
       continue;
@@ -198,7 +215,38 @@ void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, u
   }
 }
 
-// The hazards the reads found, one of each kind per MMA instruction.
+bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0, float scale, uint32_t (&out)[16][8]) {
+  const QuietChunks quiet(c);
+  std::array<std::array<uint32_t, 2>, 16> chunks;
+  for (uint32_t i = 0; i < 16; ++i) {
+    chunks[i] = row_chunks(d, row0 + i);
+    if (!(quiet(chunks[i][0]) && quiet(chunks[i][1]))) return false;
+  }
+  const bool notes = notes_for_peers(c);
+  const uint32_t release = c.releases + 1, sign = scale < 0.0f ? 0x80008000u : 0u;
+  for (uint32_t i = 0; i < 16; ++i) {
+    const auto [off0, off1] = chunks[i];
+    if (notes) {
+      c.smem_chunk_read[off0 / 16] = release;
+      c.smem_chunk_read[off1 / 16] = release;
+    }
+    std::memcpy(out[i], c.smem.data() + off0, 16);
+    std::memcpy(out[i] + 4, c.smem.data() + off1, 16);
+    for (uint32_t& w : out[i]) w ^= sign;
+  }
+  return true;
+}
+
+void pairs_to_rows(const uint32_t (&pairs)[16][8], float scale, float (&rows)[16][16]) {
+  const uint32_t sign = scale < 0.0f ? 0x80008000u : 0u;  // read_operand_pairs' sign, taken back
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t p = 0; p < 8; ++p) {
+      const uint32_t w = pairs[r][p] ^ sign;
+      rows[r][2 * p] = scale * bf16_to_f32(uint16_t(w));
+      rows[r][2 * p + 1] = scale * bf16_to_f32(uint16_t(w >> 16));
+    }
+}
+
 void report_read_faults(ExecContext& x, const ReadFaults& f, std::string_view mma) {
   Cta& c = x.cta;
   const uint32_t w = x.warp.id, all = kAllLanes;
@@ -376,9 +424,15 @@ void wgmma_mma(ExecContext& x) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const bool a_ok = descriptor_placeable(x, 'A', a_bits), b_ok = descriptor_placeable(x, 'B', b_bits);
   ReadFaults faults;
+  const SumsBuild build = fastest_sums_build();
   alignas(64) float rows[16][16];
-  if (a_ok) read_operand_rows(c, da, 'A', row0, 16, a_k_major, sa, rows, faults);
-  else std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
+  // A K-major A whose rows need nothing noted, for a build that sums bf16 pairs: its rows' bytes
+  // as they are (read_operand_pairs), the pairs those sums take; turned into floats only if the
+  // pair sums decline them.
+  alignas(64) uint32_t a_pairs[16][8];
+  const bool a_paired = a_ok && a_k_major && uses_bf16(build) && read_operand_pairs(c, da, row0, sa, a_pairs);
+  if (!a_paired && a_ok) read_operand_rows(c, da, 'A', row0, 16, a_k_major, sa, rows, faults);
+  else if (!a_paired) std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
   Cta::WgmmaB& kept_b = operand_b(c, w.id / 4, db, b_bits, b_ok, b_k_major, sb, n, faults);
   report_read_faults(x, faults, "wgmma");
   const size_t slot0 = size_t(w.id) * c.nregs;
@@ -400,9 +454,12 @@ void wgmma_mma(ExecContext& x) {
     dst[v] = c.reg_lanes(w.id, in.operands[v].id);
     distinct = distinct && (v == 0 || in.operands[v].id > in.operands[v - 1].id);
   }
-  const SumsBuild build = fastest_sums_build();
-  // Small integers: in float (where it says yes); otherwise in double.
-  if (!(distinct && wgmma_accumulate_integers(rows, kept_b.b.rows, kept_b.b.bound, n, dst.data(), scale_d, build))) {
+  // Small integers: from their bf16 pairs or in float (where they say yes); otherwise in double.
+  const bool summed = distinct && a_paired &&
+                      wgmma_accumulate_pairs(a_pairs, kept_b.b.pairs(), n, dst.data(), scale_d, build);
+  if (a_paired && !summed) pairs_to_rows(a_pairs, sa, rows);
+  if (!summed &&
+      !(distinct && wgmma_accumulate_integers(rows, kept_b.b.rows, kept_b.b.bound, n, dst.data(), scale_d, build))) {
     alignas(64) double A[16][16];
     for (uint32_t r = 0; r < 16; ++r)
       for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
@@ -520,8 +577,18 @@ void BRows::fill(const float (*columns)[16], uint32_t count, float bound_of_colu
   n = count;
   bound = bound_of_columns;
   widened = !std::isfinite(bound);
+  paired = has_pairs = false;
   if (widened) columns_into_b(columns, n, b);
   else columns_into_rows(columns, n, rows);
+}
+
+const uint32_t (*BRows::pairs())[256] {
+  if (!paired) {
+    paired = true;
+    has_pairs = bound <= 256.0f && n % 16 == 0;  // a NaN bound (some value no integer) compares false
+    if (has_pairs) bf16_pairs_of_rows(rows, n, pair_words);
+  }
+  return has_pairs ? pair_words : nullptr;
 }
 
 const double (&BRows::in_double())[16][256] {

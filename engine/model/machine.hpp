@@ -88,8 +88,9 @@ inline void join_clock(WarpClock& into, const WarpClock& from) {
 }
 
 // What an mma.sync's A fragment gives the bf16 pair sums (tensor_sums_integers.cpp): its four
-// registers' low words in pair-major order, and whether every value is an integer of at most
-// 256. A warp keeps its last one for the next mma.sync that reads the same A registers right
+// registers' low words in the order the build's sums read them (pair-major for avx512_bf16, the
+// tile's 16 rows of 8 pairs for amx_bf16: a warp's kept A is only ever read back by the build
+// that kept it, fastest_sums_build()), and whether every value is an integer of at most 256. A warp keeps its last one for the next mma.sync that reads the same A registers right
 // after it (DecodedInst::mma_same_a: eight of step 10's in a row share A).
 struct MmaAPairs {
   alignas(64) std::array<uint32_t, 4 * 2 * 16> words{};

@@ -42,6 +42,13 @@ void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, ui
 // row, with the rows that need nothing noted taken in a few instructions (exec_wgmma.cpp).
 void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
                        bool k_major, float scale, float (*out)[16], ReadFaults& f);
+// Rows row0 .. row0 + 15 of a K-major operand as bf16 pairs, its bytes as they are (word p of row
+// r: k = 2p low, 2p + 1 high), each bf16's sign flipped where `scale` is -1: where every row's
+// chunks need nothing noted (read_operand_rows' quick rows), which it then notes as that does;
+// false, with nothing read or noted, where any does not (exec_wgmma.cpp).
+bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0, float scale, uint32_t (&out)[16][8]);
+// read_operand_pairs' rows as read_operand_rows gives them (scale · bf16, the sign flip undone).
+void pairs_to_rows(const uint32_t (&pairs)[16][8], float scale, float (&rows)[16][16]);
 // Columns 0 .. n - 1 of B (columns[c][k], k = 0..15, 16-byte aligned) into its K x N rows.
 void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]);
 // The same rows in float (the float sums' B, below), and those rows widened to double.
@@ -89,6 +96,17 @@ inline bool sums_fit_float(float a_bound, float b_bound) { return double(a_bound
 // aligned.
 bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
                                uint64_t* const* d, bool scale_d, SumsBuild build);
+// wgmma_accumulate_integers from A's and B's bf16 pairs as the operands hold them (word p of A's
+// row r: A[r][2p] in the low half, A[r][2p + 1] in the high one; word p of B's column c the
+// same of B[2p][c], B[2p + 1][c]), for a build that takes bf16 pairs (uses_bf16) and N a
+// multiple of 16: the same bits where every A is an integer of at most 256 (tested here) and
+// every B too (the caller's: BRows::pairs gives B's pairs only then). False, with nothing
+// written, anywhere else.
+bool wgmma_accumulate_pairs(const uint32_t (&a)[16][8], const uint32_t (*b)[256], uint32_t n, uint64_t* const* d,
+                            bool scale_d, SumsBuild build);
+// B's rows (n of each, a multiple of 16 for the AVX-512 path) as bf16 pairs: the high halves of
+// B[2p][c] and B[2p + 1][c] in word p of column c (exact where the values are bf16's).
+void bf16_pairs_of_rows(const float (&B)[16][256], uint32_t n, uint32_t (&pairs)[8][256]);
 bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,
                               uint32_t* cells, size_t row_stride, bool accumulate, SumsBuild build);
 // The bits of mma_accumulate where sums_fit_float(a_bound, b_bound) (the integer_bound of A and

@@ -6,6 +6,7 @@
 // registers or the tensor-memory cells. Where the CPU has AVX512_BF16 and the integers are at
 // most 256, two k a lane (vdpbf16ps): 32 products an instruction.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -175,23 +176,37 @@ struct Bf16Pairs {
   alignas(64) uint32_t b[8][256];  // [p][c]: B[2p][c], B[2p + 1][c]
 };
 
+// A's and B's pairs as the sums read them: from a Bf16Pairs, or from the operands' bytes
+// (wgmma_accumulate_pairs: A's rows as shared memory holds them, B's kept by the warpgroup).
+struct PairsRef {
+  const uint32_t (*a)[8];
+  const uint32_t (*b)[256];
+};
+
+// B's first `whole` columns (a multiple of 16) as bf16 pairs: word p of column c the high halves
+// of B[2p][c] (low) and B[2p + 1][c] (high).
+__attribute__((target("avx512f,avx2"))) void b_rows_to_pairs(const float (&B)[16][256], uint32_t whole,
+                                                             uint32_t (&b)[8][256]) {
+  const __m512i high = _mm512_set1_epi32(int(0xFFFF0000u));
+  for (uint32_t p = 0; p < 8; ++p)
+    for (uint32_t c = 0; c < whole; c += 16) {
+      const __m512i lo = _mm512_load_si512(&B[2 * p][c]), hi = _mm512_load_si512(&B[2 * p + 1][c]);
+      _mm512_store_si512(&b[p][c], _mm512_or_si512(_mm512_and_si512(hi, high), _mm512_maskz_srli_epi32(0xFFFF, lo, 16)));
+    }
+}
+
 // A's rows and B's first `whole` columns (a multiple of 16) as bf16 pairs.
 __attribute__((target("avx512f,avx2"))) void to_bf16_pairs(const float (&A)[16][16], const float (&B)[16][256],
                                                            uint32_t whole, Bf16Pairs& o) {
   for (uint32_t r = 0; r < 16; ++r)  // a row's 16 bf16 in order are its 8 pairs
     _mm256_store_si256(reinterpret_cast<__m256i*>(o.a[r]),
                        _mm512_maskz_cvtepi32_epi16(0xFFFF, _mm512_maskz_srli_epi32(0xFFFF, _mm512_load_si512(A[r]), 16)));
-  const __m512i high = _mm512_set1_epi32(int(0xFFFF0000u));
-  for (uint32_t p = 0; p < 8; ++p)
-    for (uint32_t c = 0; c < whole; c += 16) {
-      const __m512i lo = _mm512_load_si512(&B[2 * p][c]), hi = _mm512_load_si512(&B[2 * p + 1][c]);
-      _mm512_store_si512(&o.b[p][c], _mm512_or_si512(_mm512_and_si512(hi, high), _mm512_maskz_srli_epi32(0xFFFF, lo, 16)));
-    }
+  b_rows_to_pairs(B, whole, o.b);
 }
 
 // Rows r .. r + 3 over 16 · kVecs columns from c0: row_quad_avx512 with a k pair per step.
 template <uint32_t kVecs, class Store>
-__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void row_quad_bf16(const Bf16Pairs& o,
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void row_quad_bf16(const PairsRef& o,
                                                                                                uint32_t r, uint32_t c0,
                                                                                                Store& store) {
   __m512 s[4][kVecs];
@@ -218,15 +233,12 @@ __attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline voi
   }
 }
 
-// The blocks of 64 columns, then of 16, by bf16 pairs; the last 8 columns (N an odd multiple of
-// 8) by the float fused multiply-adds.
+// The blocks of 64 columns, then of 16, of the first `whole` (a multiple of 16), by bf16 pairs.
 template <class Store>
-__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_bf16(const float (&A)[16][16],
-                                                                                           const float (&B)[16][256],
-                                                                                           uint32_t n, Store& store) {
-  Bf16Pairs o;
-  const uint32_t whole = n / 16 * 16, wide = n / 64 * 64, vecs = (whole - wide) / 16;
-  to_bf16_pairs(A, B, whole, o);
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void pair_sums_bf16(const PairsRef& o,
+                                                                                                uint32_t whole,
+                                                                                                Store& store) {
+  const uint32_t wide = whole / 64 * 64, vecs = (whole - wide) / 16;
   for (uint32_t c0 = 0; c0 < wide; c0 += 64)
     for (uint32_t r = 0; r < 16; r += 4) row_quad_bf16<4>(o, r, c0, store);
   for (uint32_t r = 0; r < 16 && vecs != 0; r += 4) {
@@ -234,6 +246,18 @@ __attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline voi
     else if (vecs == 2) row_quad_bf16<2>(o, r, wide, store);
     else row_quad_bf16<3>(o, r, wide, store);
   }
+}
+
+// The blocks of 16 columns by bf16 pairs; the last 8 columns (N an odd multiple of 8) by the float
+// fused multiply-adds.
+template <class Store>
+__attribute__((target("avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_bf16(const float (&A)[16][16],
+                                                                                           const float (&B)[16][256],
+                                                                                           uint32_t n, Store& store) {
+  Bf16Pairs o;
+  const uint32_t whole = n / 16 * 16;
+  to_bf16_pairs(A, B, whole, o);
+  pair_sums_bf16({o.a, o.b}, whole, store);
   if (whole < n)
     for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, whole, store);
 }
@@ -267,10 +291,10 @@ __attribute__((target("amx-tile"))) inline void load_tile_config() {
 // the store of tile C's sums. GCC's tile intrinsics paste their tile numbers into the assembly
 // text, so the numbers must be literals: one function for each pair of tiles.
 #define GS_TILE_SUMS(C, Bt)                                                                              \
-  __attribute__((target("amx-tile,amx-bf16"), always_inline)) inline void tile_sums_##C(const Bf16Pairs& o, \
+  __attribute__((target("amx-tile,amx-bf16"), always_inline)) inline void tile_sums_##C(const PairsRef& o,  \
                                                                                        uint32_t c0) {     \
     _tile_zero(C);                                                                                       \
-    _tile_loadd(Bt, &o.b[0][c0], sizeof o.b[0]);                                                         \
+    _tile_loadd(Bt, &o.b[0][c0], sizeof o.b[0]);                                                        \
     _tile_dpbf16ps(C, 1, Bt);                                                                            \
   }                                                                                                      \
   template <class Store>                                                                                 \
@@ -284,16 +308,12 @@ GS_TILE_SUMS(0, 2)
 GS_TILE_SUMS(3, 4)
 #undef GS_TILE_SUMS
 
-// The blocks of 16 columns by tiles, two in flight: the next block's dot product (sums tile 3
-// or 0, B tile 4 or 2) is issued before this one's sums are stored, so that its latency passes
-// under the stores. Then the last 8 columns (N an odd multiple of 8) by the float fused
-// multiply-adds.
+// The blocks of 16 columns of the first `whole` (a multiple of 16) by tiles, two in flight: the
+// next block's dot product (sums tile 3 or 0, B tile 4 or 2) is issued before this one's sums are
+// stored, so that its latency passes under the stores.
 template <class Store>
-__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_amx(
-    const float (&A)[16][16], const float (&B)[16][256], uint32_t n, Store& store) {
-  Bf16Pairs o;
-  const uint32_t whole = n / 16 * 16;
-  to_bf16_pairs(A, B, whole, o);
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx2,fma"), always_inline)) inline void pair_sums_amx(
+    const PairsRef& o, uint32_t whole, Store& store) {
   load_tile_config();
   _tile_loadd(1, o.a, sizeof o.a[0]);
   if (whole > 0) tile_sums_0(o, 0);
@@ -304,6 +324,17 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"), always_i
     if (c0 + 32 < whole) tile_sums_0(o, c0 + 32);
     tile_store_3(c0 + 16, store);
   }
+}
+
+// The blocks of 16 columns by tiles, then the last 8 columns (N an odd multiple of 8) by the
+// float fused multiply-adds.
+template <class Store>
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"), always_inline)) inline void sums_amx(
+    const float (&A)[16][16], const float (&B)[16][256], uint32_t n, Store& store) {
+  Bf16Pairs o;
+  const uint32_t whole = n / 16 * 16;
+  to_bf16_pairs(A, B, whole, o);
+  pair_sums_amx({o.a, o.b}, whole, store);
   if (whole < n)
     for (uint32_t r = 0; r < 16; r += 8) rows_avx2<8, 1>(A, B, r, whole, store);
 }
@@ -405,6 +436,18 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"))) void wg
     const float (&A)[16][16], const float (&B)[16][256], uint32_t n, uint64_t* const* d, bool scale_d) {
   RegisterStore512 store{{d, scale_d}};
   sums_amx(A, B, n, store);
+}
+
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"))) void wgmma_pairs_amx(
+    const PairsRef& o, uint32_t whole, uint64_t* const* d, bool scale_d) {
+  RegisterStore512 store{{d, scale_d}};
+  pair_sums_amx(o, whole, store);
+}
+
+__attribute__((target("avx512f,avx512bf16,avx2,fma"))) void wgmma_pairs_bf16(const PairsRef& o, uint32_t whole,
+                                                                            uint64_t* const* d, bool scale_d) {
+  RegisterStore512 store{{d, scale_d}};
+  pair_sums_bf16(o, whole, store);
 }
 
 __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bf16,avx2,fma"))) void tmem_integers_amx(
@@ -522,6 +565,13 @@ __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void fold
 // most 256 (0x4380 in bf16; NaNs and infinities lie above it).
 __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline bool integers(__m512i fraction, __m512i top) {
   return _mm512_test_epi16_mask(fraction, fraction) == 0 && _mm512_cmpgt_epu16_mask(top, _mm512_set1_epi16(0x4380)) == 0;
+}
+
+// Whether the `count` words (a multiple of 16) hold bf16 pairs of integers of at most 256.
+__attribute__((target("avx512f,avx512bw,avx2"))) bool pairs_integers(const uint32_t* words, size_t count) {
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (size_t i = 0; i < count; i += 16) fold_bf16_integers(_mm512_loadu_si512(words + i), fraction, top);
+  return integers(fraction, top);
 }
 
 // The pair sums: S[n] lanes r = sum over pairs of A's row r times B's column n (every product
@@ -747,6 +797,31 @@ bool wgmma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][25
     v = from_f32((scale_d ? as_f32(v) : 0.0f) + sum);
   });
   return true;
+}
+
+bool wgmma_accumulate_pairs(const uint32_t (&a)[16][8], const uint32_t (*b)[256], uint32_t n, uint64_t* const* d,
+                            bool scale_d, SumsBuild build) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
+  if (!uses_bf16(build) || !bw || b == nullptr || n % 16 != 0 || !integer_sums::pairs_integers(&a[0][0], 16 * 8))
+    return false;
+  const integer_sums::PairsRef o{a, b};
+  if (build == SumsBuild::amx_bf16) integer_sums::wgmma_pairs_amx(o, n, d, scale_d);
+  else integer_sums::wgmma_pairs_bf16(o, n, d, scale_d);
+  return true;
+#else
+  (void)a, (void)b, (void)n, (void)d, (void)scale_d, (void)build;
+  return false;
+#endif
+}
+
+void bf16_pairs_of_rows(const float (&B)[16][256], uint32_t n, uint32_t (&pairs)[8][256]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (n % 16 == 0 && cpu_has_avx512()) return integer_sums::b_rows_to_pairs(B, n, pairs);
+#endif
+  for (uint32_t p = 0; p < 8; ++p)
+    for (uint32_t c = 0; c < n; ++c)
+      pairs[p][c] = std::bit_cast<uint32_t>(B[2 * p][c]) >> 16 | (std::bit_cast<uint32_t>(B[2 * p + 1][c]) & 0xFFFF0000u);
 }
 
 bool tmem_accumulate_integers(const float (&A)[16][16], const float (&B)[16][256], float b_bound, uint32_t n,

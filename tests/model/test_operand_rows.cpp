@@ -153,3 +153,64 @@ TEST_CASE("B's columns go into its rows as the element loop puts them", "[model]
     CHECK(same);
   }
 }
+
+TEST_CASE("the pair read gives the batched read's rows and records where every row is quick, and nothing elsewhere",
+          "[model][wgmma]") {
+  const layout::Swizzle swizzles[] = {layout::Swizzle::none, layout::Swizzle::b32, layout::Swizzle::b64,
+                                      layout::Swizzle::b128};
+  const Troubles troubles[] = {{}, {true, false, false}, {false, true, false}, {false, false, true}};
+  uint32_t cases = 0, paired = 0, declined = 0;
+  for (const layout::Swizzle sw : swizzles)
+    for (const bool in_cluster : {false, true})
+      for (const Troubles& t : troubles)
+        for (const uint32_t place : {0u, 1u, 2u})
+          for (const float scale : {1.0f, -1.0f}) {
+            layout::WgmmaDescriptor d;
+            d.swizzle = sw;
+            d.leading_byte_offset = sw == layout::Swizzle::none ? 128 : 1024;
+            d.stride_byte_offset = sw == layout::Swizzle::none ? 256 : 1024;
+            const uint32_t base = model::timing::kSmemBaseAddress;
+            // Inside the window; its last bytes (row0 64 on reaches out); below it.
+            d.start_address = place == 0 ? base + 2048 + 32 * (cases % 4) : place == 1 ? base + kSmemBytes - 4096 : 0;
+            const uint32_t row0 = place == 1 ? 64 : 16;
+            const uint32_t seed = 5000 + cases;
+            model::Cluster cluster_one, cluster_two;
+            model::Cta one, two;
+            set_up(one, in_cluster ? &cluster_one : nullptr, seed, t);
+            set_up(two, in_cluster ? &cluster_two : nullptr, seed, t);
+            alignas(64) float by_rows[16][16];
+            model::ReadFaults f;
+            model::read_operand_rows(one, d, 'A', row0, 16, true, scale, by_rows, f);
+            alignas(64) uint32_t pairs[16][8];
+            const bool quick = model::read_operand_pairs(two, d, row0, scale, pairs);
+            INFO("swizzle " << int(sw) << ", cluster " << in_cluster << ", place " << place << ", scale " << scale);
+            const bool clean = f.outside == model::kNone && f.tma_pending == model::kNone &&
+                               f.unfenced == model::kNone && f.unwritten == model::kNone;
+            if (quick) {
+              ++paired;
+              CHECK(clean);
+              alignas(64) float from_pairs[16][16];
+              model::pairs_to_rows(pairs, scale, from_pairs);
+              CHECK(std::memcmp(by_rows, from_pairs, sizeof by_rows) == 0);
+              CHECK(same_records(one, two));
+              // The words are the operand's bf16 as they are, the sign flipped for scale -1.
+              for (uint32_t r = 0; r < 16; ++r)
+                for (uint32_t k = 0; k < 16; ++k) {
+                  const uint16_t h = uint16_t(pairs[r][k / 2] >> (16 * (k % 2)));
+                  CHECK(std::bit_cast<uint32_t>(by_rows[r][k]) == std::bit_cast<uint32_t>(
+                                                                      scale * std::bit_cast<float>(uint32_t(h ^ (scale < 0 ? 0x8000u : 0u)) << 16)));
+                }
+            } else {
+              ++declined;
+              // Nothing noted: the records are those of a CTA nothing read.
+              model::Cluster cluster_three;
+              model::Cta three;
+              set_up(three, in_cluster ? &cluster_three : nullptr, seed, t);
+              CHECK(same_records(two, three));
+            }
+            ++cases;
+          }
+  CHECK(cases == 4 * 2 * 4 * 3 * 2);
+  CHECK(paired > 0);
+  CHECK(declined > 0);
+}

@@ -10,9 +10,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "engine/model/b_rows.hpp"
 #include "engine/model/tensor_core.hpp"
 
 using namespace gs;
@@ -412,4 +414,82 @@ TEST_CASE("mma.sync's bf16 pair sums read all of C before writing D, where D is 
       wrong += d[v][lane] != want_bits(in, r, col, 8, true);
     }
   CHECK(wrong == 0);
+}
+
+namespace {
+
+uint32_t high_half(float v) { return std::bit_cast<uint32_t>(v) >> 16; }
+
+}  // namespace
+
+TEST_CASE("wgmma's sums from bf16 pairs give the double order's bits, and refuse what is not a small integer",
+          "[model][tensor_sums]") {
+  std::mt19937 rng(43);
+  uint32_t ran_somewhere = 0;
+  for (const model::SumsBuild build : model::sums_builds())
+    for (const uint32_t n : {16u, 48u, 64u, 80u, 128u, 256u})
+      for (int round = 0; round < 12; ++round) {
+        Block in;
+        fill(in, rng, n, round % 3 == 0 ? 4 : 256, 256);
+        // Rounds 8..11: one A value the pairs must refuse (a fraction, past 256, NaN, infinity).
+        const float refused[] = {0.5f, 258.0f, kNaN, -kInf};
+        if (round >= 8) in.A[rng() % 16][rng() % 16] = refused[round - 8];
+        alignas(64) uint32_t a[16][8];
+        for (uint32_t r = 0; r < 16; ++r)
+          for (uint32_t p = 0; p < 8; ++p) a[r][p] = high_half(in.A[r][2 * p]) | high_half(in.A[r][2 * p + 1]) << 16;
+        alignas(64) uint32_t b[8][256];
+        model::bf16_pairs_of_rows(in.B, n, b);
+        bool b_right = true;
+        for (uint32_t p = 0; p < 8; ++p)
+          for (uint32_t c = 0; c < n; ++c)
+            b_right = b_right && b[p][c] == (high_half(in.B[2 * p][c]) | high_half(in.B[2 * p + 1][c]) << 16);
+        CHECK(b_right);
+        for (const bool scale_d : {false, true}) {
+          Registers regs(in, n);
+          const bool ran = model::wgmma_accumulate_pairs(a, b, n, regs.d.data(), scale_d, build);
+          INFO("build " << int(build) << ", N = " << n << ", round " << round << ", scale-d = " << scale_d);
+          CHECK(ran == (model::uses_bf16(build) && round < 8));
+          ran_somewhere += ran;
+          uint32_t wrong = 0;
+          for (uint32_t r = 0; r < 16; ++r)
+            for (uint32_t c = 0; c < n; ++c)
+              wrong += regs.at(r, c) != (ran ? want_bits(in, r, c, n, scale_d)
+                                             : 0xDEAD000000000000ull | std::bit_cast<uint32_t>(in.old[r * n + c]));
+          CHECK(wrong == 0);
+        }
+      }
+  // N not a multiple of 16, or no B pairs: refused whatever the build.
+  Block in;
+  fill(in, rng, 24, 4, 4);
+  alignas(64) uint32_t a[16][8] = {};
+  alignas(64) uint32_t b[8][256] = {};
+  Registers regs(in, 24);
+  CHECK_FALSE(model::wgmma_accumulate_pairs(a, b, 24, regs.d.data(), true, model::fastest_sums_build()));
+  CHECK_FALSE(model::wgmma_accumulate_pairs(a, nullptr, 16, regs.d.data(), true, model::fastest_sums_build()));
+  if (model::uses_bf16(model::fastest_sums_build())) CHECK(ran_somewhere > 0);
+}
+
+TEST_CASE("B's kept rows give bf16 pairs only where they are small integers and N is a multiple of 16",
+          "[model][tensor_sums]") {
+  std::mt19937 rng(47);
+  for (const uint32_t n : {16u, 24u, 64u}) {
+    alignas(64) float columns[256][16];
+    for (uint32_t c = 0; c < n; ++c)
+      for (uint32_t k = 0; k < 16; ++k) columns[c][k] = float(int(rng() % 513) - 256);
+    for (const float extra : {0.0f, 257.0f, 0.5f}) {
+      columns[n - 1][3] = extra;
+      const std::vector<float> flat(&columns[0][0], &columns[0][0] + 16 * size_t(n));
+      auto b = std::make_unique<model::BRows>();
+      b->fill(columns, n, model::integer_bound(flat.data(), flat.size(), model::fastest_sums_build()));
+      const uint32_t(*pairs)[256] = b->pairs();
+      INFO("N = " << n << ", extra " << extra);
+      CHECK((pairs != nullptr) == (n % 16 == 0 && extra == 0.0f));
+      if (!pairs) continue;
+      bool right = true;
+      for (uint32_t p = 0; p < 8; ++p)
+        for (uint32_t c = 0; c < n; ++c)
+          right = right && pairs[p][c] == (high_half(columns[c][2 * p]) | high_half(columns[c][2 * p + 1]) << 16);
+      CHECK(right);
+    }
+  }
 }
