@@ -180,7 +180,7 @@ void issue_one(ExecContext& x, Sources& src, uint32_t lane) {
       else std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
       uint32_t* const cells = t.tmem.cells.data() + size_t(row0) * TensorMemory::kColumns + col0;
       // Small integers: in float (where it says yes); otherwise in double.
-      if (tmem_accumulate_integers(rows, B.rows, B.bound, n, cells, TensorMemory::kColumns, accumulate, build))
+      if (tmem_accumulate_integers(rows, B.float_rows(), B.row_bound(), n, cells, TensorMemory::kColumns, accumulate, build))
         continue;
       alignas(64) double A[16][16];
       for (uint32_t r = 0; r < 16; ++r)

@@ -215,16 +215,17 @@ void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, u
   }
 }
 
-bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0, float scale, uint32_t (&out)[16][8]) {
+bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0, uint32_t rows, float scale,
+                        uint32_t (*out)[8]) {
   const QuietChunks quiet(c);
-  std::array<std::array<uint32_t, 2>, 16> chunks;
-  for (uint32_t i = 0; i < 16; ++i) {
+  std::array<std::array<uint32_t, 2>, 256> chunks;
+  for (uint32_t i = 0; i < rows; ++i) {
     chunks[i] = row_chunks(d, row0 + i);
     if (!(quiet(chunks[i][0]) && quiet(chunks[i][1]))) return false;
   }
   const bool notes = notes_for_peers(c);
   const uint32_t release = c.releases + 1, sign = scale < 0.0f ? 0x80008000u : 0u;
-  for (uint32_t i = 0; i < 16; ++i) {
+  for (uint32_t i = 0; i < rows; ++i) {
     const auto [off0, off1] = chunks[i];
     if (notes) {
       c.smem_chunk_read[off0 / 16] = release;
@@ -232,18 +233,18 @@ bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0,
     }
     std::memcpy(out[i], c.smem.data() + off0, 16);
     std::memcpy(out[i] + 4, c.smem.data() + off1, 16);
-    for (uint32_t& w : out[i]) w ^= sign;
+    for (uint32_t k = 0; k < 8; ++k) out[i][k] ^= sign;
   }
   return true;
 }
 
-void pairs_to_rows(const uint32_t (&pairs)[16][8], float scale, float (&rows)[16][16]) {
+void pairs_to_rows(const uint32_t (*pairs)[8], uint32_t rows, float scale, float (*out)[16]) {
   const uint32_t sign = scale < 0.0f ? 0x80008000u : 0u;  // read_operand_pairs' sign, taken back
-  for (uint32_t r = 0; r < 16; ++r)
+  for (uint32_t r = 0; r < rows; ++r)
     for (uint32_t p = 0; p < 8; ++p) {
       const uint32_t w = pairs[r][p] ^ sign;
-      rows[r][2 * p] = scale * bf16_to_f32(uint16_t(w));
-      rows[r][2 * p + 1] = scale * bf16_to_f32(uint16_t(w >> 16));
+      out[r][2 * p] = scale * bf16_to_f32(uint16_t(w));
+      out[r][2 * p + 1] = scale * bf16_to_f32(uint16_t(w >> 16));
     }
 }
 
@@ -376,10 +377,21 @@ Cta::WgmmaB& operand_b(Cta& c, uint32_t group, const layout::WgmmaDescriptor& db
   // The columns read in order (the first fault of each kind is the first read's), then written
   // into B's rows four at a time: in float where the float sums may take them (a finite bound),
   // else straight into double.
+  // A K-major B whose rows need nothing noted, for a build that sums bf16 pairs, is read as its
+  // bytes (read_operand_pairs): kept as pairs where they are all integers of at most 256, else
+  // turned into the floats read_operand_rows gives.
   alignas(64) float columns[256][16];
-  if (ok) read_operand_rows(c, db, 'B', 0, n, k_major, scale, columns, mine);
-  else std::fill(&columns[0][0], &columns[0][0] + 16 * n, nan);
-  kept.b.fill(columns, n, integer_bound(&columns[0][0], 16 * size_t(n), fastest_sums_build()));
+  alignas(64) uint32_t raw[256][8];
+  const bool raw_read = ok && k_major && uses_bf16(fastest_sums_build()) &&
+                        read_operand_pairs(c, db, 0, n, scale, raw);
+  if (raw_read && n % 16 == 0 && pairs_integers(&raw[0][0], 8 * size_t(n))) {
+    kept.b.fill_pairs(raw, n, scale);
+  } else {
+    if (raw_read) pairs_to_rows(raw, n, scale, columns);
+    else if (ok) read_operand_rows(c, db, 'B', 0, n, k_major, scale, columns, mine);
+    else std::fill(&columns[0][0], &columns[0][0] + 16 * n, nan);
+    kept.b.fill(columns, n, integer_bound(&columns[0][0], 16 * size_t(n), fastest_sums_build()));
+  }
   kept.valid = ok && no_faults(mine);
   kept.bits = bits;
   kept.k_major = k_major;
@@ -430,7 +442,7 @@ void wgmma_mma(ExecContext& x) {
   // as they are (read_operand_pairs), the pairs those sums take; turned into floats only if the
   // pair sums decline them.
   alignas(64) uint32_t a_pairs[16][8];
-  const bool a_paired = a_ok && a_k_major && uses_bf16(build) && read_operand_pairs(c, da, row0, sa, a_pairs);
+  const bool a_paired = a_ok && a_k_major && uses_bf16(build) && read_operand_pairs(c, da, row0, 16, sa, a_pairs);
   if (!a_paired && a_ok) read_operand_rows(c, da, 'A', row0, 16, a_k_major, sa, rows, faults);
   else if (!a_paired) std::fill(&rows[0][0], &rows[0][0] + 16 * 16, nan);
   Cta::WgmmaB& kept_b = operand_b(c, w.id / 4, db, b_bits, b_ok, b_k_major, sb, n, faults);
@@ -457,9 +469,9 @@ void wgmma_mma(ExecContext& x) {
   // Small integers: from their bf16 pairs or in float (where they say yes); otherwise in double.
   const bool summed = distinct && a_paired &&
                       wgmma_accumulate_pairs(a_pairs, kept_b.b.pairs(), n, dst.data(), scale_d, build);
-  if (a_paired && !summed) pairs_to_rows(a_pairs, sa, rows);
+  if (a_paired && !summed) pairs_to_rows(a_pairs, 16, sa, rows);
   if (!summed &&
-      !(distinct && wgmma_accumulate_integers(rows, kept_b.b.rows, kept_b.b.bound, n, dst.data(), scale_d, build))) {
+      !(distinct && wgmma_accumulate_integers(rows, kept_b.b.float_rows(), kept_b.b.row_bound(), n, dst.data(), scale_d, build))) {
     alignas(64) double A[16][16];
     for (uint32_t r = 0; r < 16; ++r)
       for (uint32_t k = 0; k < 16; ++k) A[r][k] = rows[r][k];
@@ -578,6 +590,7 @@ void BRows::fill(const float (*columns)[16], uint32_t count, float bound_of_colu
   bound = bound_of_columns;
   widened = !std::isfinite(bound);
   paired = has_pairs = false;
+  rows_made = true;
   if (widened) columns_into_b(columns, n, b);
   else columns_into_rows(columns, n, rows);
 }
@@ -591,8 +604,40 @@ const uint32_t (*BRows::pairs())[256] {
   return has_pairs ? pair_words : nullptr;
 }
 
+void BRows::fill_pairs(const uint32_t (*columns)[8], uint32_t count, float scale) {
+  n = count;
+  widened = false;
+  paired = has_pairs = true;
+  rows_made = false;
+  pairs_scale = scale;
+  columns_into_pairs(columns, n, pair_words);
+}
+
+const float (&BRows::float_rows())[16][256] {
+  if (!rows_made) {
+    rows_made = true;
+    const uint32_t sign = pairs_scale < 0.0f ? 0x80008000u : 0u;  // read_operand_pairs' flip, taken back
+    float top = 0.0f;
+    for (uint32_t p = 0; p < 8; ++p)
+      for (uint32_t c = 0; c < n; ++c) {
+        const uint32_t w = pair_words[p][c] ^ sign;
+        rows[2 * p][c] = pairs_scale * bf16_to_f32(uint16_t(w));
+        rows[2 * p + 1][c] = pairs_scale * bf16_to_f32(uint16_t(w >> 16));
+        top = std::max({top, std::fabs(rows[2 * p][c]), std::fabs(rows[2 * p + 1][c])});
+      }
+    bound = top;  // integer_bound of integers: their largest magnitude
+  }
+  return rows;
+}
+
+float BRows::row_bound() {
+  float_rows();
+  return bound;
+}
+
 const double (&BRows::in_double())[16][256] {
   if (!widened) {
+    float_rows();
     widen_rows(rows, n, b);
     widened = true;
   }

@@ -42,13 +42,19 @@ void read_operand_row(Cta& c, const layout::WgmmaDescriptor& d, char operand, ui
 // row, with the rows that need nothing noted taken in a few instructions (exec_wgmma.cpp).
 void read_operand_rows(Cta& c, const layout::WgmmaDescriptor& d, char operand, uint32_t row0, uint32_t rows,
                        bool k_major, float scale, float (*out)[16], ReadFaults& f);
-// Rows row0 .. row0 + 15 of a K-major operand as bf16 pairs, its bytes as they are (word p of row
-// r: k = 2p low, 2p + 1 high), each bf16's sign flipped where `scale` is -1: where every row's
-// chunks need nothing noted (read_operand_rows' quick rows), which it then notes as that does;
-// false, with nothing read or noted, where any does not (exec_wgmma.cpp).
-bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0, float scale, uint32_t (&out)[16][8]);
+// Rows row0 .. row0 + rows - 1 (at most 256) of a K-major operand as bf16 pairs, its bytes as
+// they are (word p of row r: k = 2p low, 2p + 1 high), each bf16's sign flipped where `scale` is
+// -1: where every row's chunks need nothing noted (read_operand_rows' quick rows), which it then
+// notes as that does; false, with nothing read or noted, where any does not (exec_wgmma.cpp).
+bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0, uint32_t rows, float scale,
+                        uint32_t (*out)[8]);
 // read_operand_pairs' rows as read_operand_rows gives them (scale · bf16, the sign flip undone).
-void pairs_to_rows(const uint32_t (&pairs)[16][8], float scale, float (&rows)[16][16]);
+void pairs_to_rows(const uint32_t (*pairs)[8], uint32_t rows, float scale, float (*out)[16]);
+// Whether the `count` words (a multiple of 16) hold bf16 pairs of integers of at most 256 (false
+// where the CPU lacks AVX512_BW: only the builds that take bf16 pairs ask).
+bool pairs_integers(const uint32_t* words, size_t count);
+// Columns' pairs (columns[c][p], c < n, n a multiple of 16) into pair rows (pairs[p][c]).
+void columns_into_pairs(const uint32_t (*columns)[8], uint32_t n, uint32_t (&pairs)[8][256]);
 // Columns 0 .. n - 1 of B (columns[c][k], k = 0..15, 16-byte aligned) into its K x N rows.
 void columns_into_b(const float (*columns)[16], uint32_t n, double (&b)[16][256]);
 // The same rows in float (the float sums' B, below), and those rows widened to double.

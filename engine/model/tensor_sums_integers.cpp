@@ -509,7 +509,10 @@ __attribute__((target("avx512f,avx2,fma"))) void mma_integers_avx512(const float
 #pragma GCC unroll 4
     for (uint32_t i = 0; i < 8; i += 2) {
       const uint32_t r = r0 + i, reg = 2 * (r / 8), lane0 = 4 * (r % 8);
-      const __m512 row0 = _mm512_zextps256_ps512(s[i]), row1 = _mm512_zextps256_ps512(s[i + 1]);
+      // Each row's 8 sums in the low half (a masked broadcast: _mm512_zextps256_ps512 makes GCC 12
+      // warn of its undefined pass-through operand); the permutes read only words 0..7 and 16..23.
+      const __m512 row0 = _mm512_castpd_ps(_mm512_maskz_broadcast_f64x4(0xFF, _mm256_castps_pd(s[i])));
+      const __m512 row1 = _mm512_castpd_ps(_mm512_maskz_broadcast_f64x4(0xFF, _mm256_castps_pd(s[i + 1])));
       uint64_t* const even_lanes = d[reg] + lane0;  // both before either store (RegisterStore512)
       uint64_t* const odd_lanes = d[reg + 1] + lane0;
       store.add8(even_lanes, _mm512_maskz_permutex2var_ps(0x5555, row0, even, row1));
@@ -568,10 +571,51 @@ __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline bool inte
 }
 
 // Whether the `count` words (a multiple of 16) hold bf16 pairs of integers of at most 256.
-__attribute__((target("avx512f,avx512bw,avx2"))) bool pairs_integers(const uint32_t* words, size_t count) {
+__attribute__((target("avx512f,avx512bw,avx2"))) bool pairs_integers_avx512(const uint32_t* words, size_t count) {
   __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
   for (size_t i = 0; i < count; i += 16) fold_bf16_integers(_mm512_loadu_si512(words + i), fraction, top);
   return integers(fraction, top);
+}
+
+// Columns' pairs into pair rows, 16 columns at a time: the 8 registers of two columns each (word
+// 8(c % 2) + p) become 8 of one pair each (word c) in three rounds of two-register permutes
+// (register j: columns 2j, 2j + 1). Round 1: four columns' pairs 0..3 (word 4p + c % 4) and pairs
+// 4..7; round 2: eight columns' pairs {2g, 2g + 1} (word 8(p % 2) + c % 8); round 3: sixteen
+// columns' pair p (word c).
+struct TransposeIndices {
+  alignas(64) int32_t round1[2][16], round2[2][16], round3[2][16];
+  TransposeIndices() {
+    for (int i = 0; i < 16; ++i)
+      for (int h = 0; h < 2; ++h) {
+        const int p = 4 * h + i / 4, c = i % 4;  // round 1, half h: from columns 0..3 (registers a: 0, 1; b: 2, 3)
+        round1[h][i] = c < 2 ? 8 * c + p : 16 + 8 * (c - 2) + p;
+        const int e = i / 8, c8 = i % 8;  // round 2, pair 2g + e of the half's four (g = h): from 4h..4h+3
+        const int p4 = 2 * h + e;         // its place among the four pairs of round 1's half
+        round2[h][i] = c8 < 4 ? 4 * p4 + c8 : 16 + 4 * p4 + (c8 - 4);
+        const int c16 = i;  // round 3, pair parity h: columns 0..7 from a, 8..15 from b
+        round3[h][i] = c16 < 8 ? 8 * h + c16 : 16 + 8 * h + (c16 - 8);
+      }
+  }
+};
+
+__attribute__((target("avx512f,avx2"))) void columns_into_pairs_avx512(const uint32_t (*columns)[8], uint32_t n,
+                                                                       uint32_t (&pairs)[8][256]) {
+  static const TransposeIndices t;
+  const __m512i r1[2] = {_mm512_load_si512(t.round1[0]), _mm512_load_si512(t.round1[1])};
+  const __m512i r2[2] = {_mm512_load_si512(t.round2[0]), _mm512_load_si512(t.round2[1])};
+  const __m512i r3[2] = {_mm512_load_si512(t.round3[0]), _mm512_load_si512(t.round3[1])};
+  for (uint32_t c0 = 0; c0 < n; c0 += 16) {
+    __m512i R[8], T[4][2], V[2][2][2];
+    for (uint32_t j = 0; j < 8; ++j) R[j] = _mm512_loadu_si512(columns[c0 + 2 * j]);
+    for (uint32_t k = 0; k < 4; ++k)  // columns 4k .. 4k + 3, pairs 4h .. 4h + 3
+      for (uint32_t h = 0; h < 2; ++h) T[k][h] = _mm512_permutex2var_epi32(R[2 * k], r1[h], R[2 * k + 1]);
+    for (uint32_t m = 0; m < 2; ++m)  // columns 8m .. 8m + 7, pairs 4h + 2g, 4h + 2g + 1
+      for (uint32_t h = 0; h < 2; ++h)
+        for (uint32_t g = 0; g < 2; ++g) V[m][h][g] = _mm512_permutex2var_epi32(T[2 * m][h], r2[g], T[2 * m + 1][h]);
+    for (uint32_t p = 0; p < 8; ++p)
+      _mm512_storeu_si512(&pairs[p][c0], _mm512_permutex2var_epi32(V[0][p / 4][(p % 4) / 2], r3[p % 2],
+                                                                   V[1][p / 4][(p % 4) / 2]));
+  }
 }
 
 // The pair sums: S[n] lanes r = sum over pairs of A's row r times B's column n (every product
@@ -803,7 +847,7 @@ bool wgmma_accumulate_pairs(const uint32_t (&a)[16][8], const uint32_t (*b)[256]
                             bool scale_d, SumsBuild build) {
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
-  if (!uses_bf16(build) || !bw || b == nullptr || n % 16 != 0 || !integer_sums::pairs_integers(&a[0][0], 16 * 8))
+  if (!uses_bf16(build) || !bw || b == nullptr || n % 16 != 0 || !integer_sums::pairs_integers_avx512(&a[0][0], 16 * 8))
     return false;
   const integer_sums::PairsRef o{a, b};
   if (build == SumsBuild::amx_bf16) integer_sums::wgmma_pairs_amx(o, n, d, scale_d);
@@ -813,6 +857,26 @@ bool wgmma_accumulate_pairs(const uint32_t (&a)[16][8], const uint32_t (*b)[256]
   (void)a, (void)b, (void)n, (void)d, (void)scale_d, (void)build;
   return false;
 #endif
+}
+
+bool pairs_integers(const uint32_t* words, size_t count) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool bw = cpu_has_avx512() && __builtin_cpu_supports("avx512bw") != 0;
+  if (bw && count % 16 == 0) return integer_sums::pairs_integers_avx512(words, count);
+#endif
+  for (size_t i = 0; i < 2 * count; ++i) {
+    const float v = bf16_to_f32(uint16_t(words[i / 2] >> (16 * (i % 2))));
+    if (!(v == std::trunc(v) && std::fabs(v) <= integer_sums::kBf16Integers)) return false;
+  }
+  return true;
+}
+
+void columns_into_pairs(const uint32_t (*columns)[8], uint32_t n, uint32_t (&pairs)[8][256]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (n % 16 == 0 && cpu_has_avx512()) return integer_sums::columns_into_pairs_avx512(columns, n, pairs);
+#endif
+  for (uint32_t c = 0; c < n; ++c)
+    for (uint32_t p = 0; p < 8; ++p) pairs[p][c] = columns[c][p];
 }
 
 void bf16_pairs_of_rows(const float (&B)[16][256], uint32_t n, uint32_t (&pairs)[8][256]) {

@@ -182,7 +182,7 @@ TEST_CASE("the pair read gives the batched read's rows and records where every r
             model::ReadFaults f;
             model::read_operand_rows(one, d, 'A', row0, 16, true, scale, by_rows, f);
             alignas(64) uint32_t pairs[16][8];
-            const bool quick = model::read_operand_pairs(two, d, row0, scale, pairs);
+            const bool quick = model::read_operand_pairs(two, d, row0, 16, scale, pairs);
             INFO("swizzle " << int(sw) << ", cluster " << in_cluster << ", place " << place << ", scale " << scale);
             const bool clean = f.outside == model::kNone && f.tma_pending == model::kNone &&
                                f.unfenced == model::kNone && f.unwritten == model::kNone;
@@ -190,7 +190,7 @@ TEST_CASE("the pair read gives the batched read's rows and records where every r
               ++paired;
               CHECK(clean);
               alignas(64) float from_pairs[16][16];
-              model::pairs_to_rows(pairs, scale, from_pairs);
+              model::pairs_to_rows(pairs, 16, scale, from_pairs);
               CHECK(std::memcmp(by_rows, from_pairs, sizeof by_rows) == 0);
               CHECK(same_records(one, two));
               // The words are the operand's bf16 as they are, the sign flipped for scale -1.

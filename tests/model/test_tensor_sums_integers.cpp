@@ -493,3 +493,56 @@ TEST_CASE("B's kept rows give bf16 pairs only where they are small integers and 
     }
   }
 }
+
+TEST_CASE("B kept from its bf16 pairs gives the rows, bound, pairs and doubles that B kept from floats gives",
+          "[model][tensor_sums]") {
+  std::mt19937 rng(53);
+  for (const uint32_t n : {16u, 48u, 256u})
+    for (const float scale : {1.0f, -1.0f}) {
+      // The columns' bf16 pairs as read_operand_pairs gives them, and the floats read_operand_rows
+      // gives for the same bytes.
+      alignas(64) uint32_t raw[256][8];
+      alignas(64) float columns[256][16];
+      for (uint32_t c = 0; c < n; ++c)
+        for (uint32_t p = 0; p < 8; ++p) {
+          const float lo = float(int(rng() % 513) - 256), hi = rng() % 7 == 0 ? -0.0f : float(int(rng() % 9) - 4);
+          raw[c][p] = high_half(lo) | high_half(hi) << 16;
+          if (scale < 0) raw[c][p] ^= 0x80008000u;
+        }
+      model::pairs_to_rows(raw, n, scale, columns);
+      CHECK(model::pairs_integers(&raw[0][0], 8 * size_t(n)));
+      const std::vector<float> flat(&columns[0][0], &columns[0][0] + 16 * size_t(n));
+      auto from_floats = std::make_unique<model::BRows>(), from_pairs = std::make_unique<model::BRows>();
+      from_floats->fill(columns, n, model::integer_bound(flat.data(), flat.size(), model::fastest_sums_build()));
+      from_pairs->fill_pairs(raw, n, scale);
+      INFO("N = " << n << ", scale " << scale);
+      const uint32_t(*want)[256] = from_floats->pairs();
+      const uint32_t(*got)[256] = from_pairs->pairs();
+      REQUIRE(want != nullptr);
+      REQUIRE(got != nullptr);
+      bool same_pairs = true;
+      for (uint32_t p = 0; p < 8; ++p)
+        for (uint32_t c = 0; c < n; ++c) same_pairs = same_pairs && want[p][c] == got[p][c];
+      CHECK(same_pairs);
+      CHECK(from_pairs->row_bound() == from_floats->bound);
+      const auto& rows = from_pairs->float_rows();
+      bool same_rows = true;
+      for (uint32_t k = 0; k < 16; ++k)
+        for (uint32_t c = 0; c < n; ++c)
+          same_rows = same_rows && std::bit_cast<uint32_t>(rows[k][c]) == std::bit_cast<uint32_t>(from_floats->rows[k][c]);
+      CHECK(same_rows);
+      const auto& dw = from_floats->in_double();
+      const auto& dg = from_pairs->in_double();
+      bool same_doubles = true;
+      for (uint32_t k = 0; k < 16; ++k)
+        for (uint32_t c = 0; c < n; ++c) same_doubles = same_doubles && std::bit_cast<uint64_t>(dw[k][c]) == std::bit_cast<uint64_t>(dg[k][c]);
+      CHECK(same_doubles);
+    }
+  // Pairs with a value that is no integer of at most 256 are refused.
+  alignas(64) uint32_t words[16] = {};
+  CHECK(model::pairs_integers(words, 16));
+  for (const float bad : {0.5f, 257.0f * 2.0f, kInf, kNaN}) {
+    words[5] = high_half(bad) << 16;
+    CHECK_FALSE(model::pairs_integers(words, 16));
+  }
+}
