@@ -404,6 +404,28 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     p.insts[pc].no_wgmma_regs =
         std::none_of(ops.begin(), ops.end(), [&](const ir::Operand& o) { return names_register(o) && wgmma_reg[o.id]; });
   }
+  // Runs of mma.syncs that share A and none of whose registers another one of the run writes:
+  // each one's sums come out the same computed when the first issues (DecodedInst::mma_run).
+  for (uint32_t pc = 0; pc < ninst; ++pc) {
+    DecodedInst& head = p.insts[pc];
+    if (head.mma_regs == kNone || !head.no_wgmma_regs) continue;
+    uint32_t run = 1;
+    for (; run < DecodedInst::kMmaRun && pc + run < ninst; ++run) {
+      const DecodedInst& next = p.insts[pc + run];
+      if (!next.mma_same_a || next.guard != ir::kNone || !next.no_wgmma_regs || next.mma_regs == kNone) break;
+      const MmaRegs& r = p.mma_regs[next.mma_regs];
+      bool apart = true;
+      for (uint32_t i = 0; i < run && apart; ++i) {
+        const MmaRegs& q = p.mma_regs[p.insts[pc + i].mma_regs];
+        for (const uint32_t w : q.d)
+          apart = apart && std::find(r.sources.begin(), r.sources.end(), w) == r.sources.end() &&
+                  std::find(r.d.begin(), r.d.end(), w) == r.d.end();
+        for (const uint32_t w : r.d) apart = apart && std::find(q.sources.begin(), q.sources.end(), w) == q.sources.end();
+      }
+      if (!apart) break;
+    }
+    head.mma_run = uint8_t(run);
+  }
   for (uint32_t pc = 0; pc < ninst; ++pc) set_issue(k.insts[pc], uint32_t(k.regs.size()), p, p.insts[pc]);
   set_hoists(k, p, sass_first);
   set_operand_reads(k, p);

@@ -103,6 +103,12 @@ struct DecodedInst {
   // The instruction before it (pc - 1, not a label: nothing branches in between) is an mma.sync
   // with the same A registers that writes none of them: A's pairs kept there still hold.
   bool mma_same_a = false;
+  // mma.sync: how many mma.syncs from this one on (this one included, at most kMmaRun) the
+  // AMX build may take at once when this one issues (exec_mma.cpp, direct_mma_sync): each after
+  // it has mma_same_a, no guard and no register a wgmma may own, and none of the run writes a
+  // register another one of the run reads or writes. 1: this one alone.
+  static constexpr uint32_t kMmaRun = 8;
+  uint8_t mma_run = 1;
   // The issue model (cta.cpp). A warp issues in order; it waits only for the registers this
   // instruction reads (Program::scoreboard_regs[reads_at, reads_at + nreads): the guard, sources
   // and address bases) to be written, and then issues one instruction per cycle:

@@ -248,6 +248,37 @@ uint64_t issue_mma(Cta& c, uint32_t warp) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+static_assert(DecodedInst::kMmaRun == kMmaRunMax);
+
+// Where the sums take AMX tiles: the sums of the run of mma.syncs from pc (DecodedInst::mma_run)
+// at once, the tile's latency paid once for the run. Each of the run is issued right after the
+// one before (no label between, no guard, no register a wgmma may own: decode), reads what it
+// would read then (no one of the run writes another's sources) and finds its sources written
+// (checked here, as its own straight path would): so its sums come out as they would at its own
+// issue, which then writes nothing (Warp::mma_batch_end). An untraced CTA's registers are seen
+// by nothing between the run's issues. Returns how many it took (0: none, nothing written).
+uint32_t run_sums(Cta& c, Warp& w, const DecodedInst& d, uint32_t pc, bool reuse) {
+  static const bool amx = fastest_sums_build() == SumsBuild::amx_bf16;
+  if (!amx) return 0;
+  const uint32_t run = d.mma_run;
+  std::array<MmaLanes, DecodedInst::kMmaRun> lanes;
+  const auto at = [&](uint32_t reg) { return w.regs + 32 * size_t(reg); };
+  for (uint32_t i = 0; i < run; ++i) {
+    const MmaRegs& r = c.program->mma_regs[c.program->insts[pc + i].mma_regs];
+    uint32_t written = kAllLanes;
+    for (const uint32_t s : r.sources) written &= w.written[s];
+    if (written != kAllLanes) return 0;
+    lanes[i] = {{at(r.sources[4]), at(r.sources[5])},
+                {at(r.sources[6]), at(r.sources[7]), at(r.sources[8]), at(r.sources[9])},
+                {at(r.d[0]), at(r.d[1]), at(r.d[2]), at(r.d[3])}};
+  }
+  const MmaRegs& head = c.program->mma_regs[d.mma_regs];
+  const uint64_t* a[4] = {at(head.sources[0]), at(head.sources[1]), at(head.sources[2]), at(head.sources[3])};
+  bool kept_valid = false;
+  if (!mma_run_integer_lanes(a, lanes.data(), run, SumsBuild::amx_bf16, &w.mma_a, reuse, &kept_valid)) return 0;
+  return run;
+}
+
 // exec_mma's straight path (DecodedInst::direct) for an untraced whole warp whose ten source
 // registers every lane has written and none of whose registers a wgmma may own: what the
 // regular path of exec_mma does then, with nothing to check or report.
@@ -267,9 +298,23 @@ uint32_t direct_mma_sync(Cta& c, Warp& w, const DecodedInst& d) {
   // A's pairs as the mma.sync before left them, where that was this warp's last issue
   // (Warp::mma_a); kept anew otherwise.
   const uint32_t pc = uint32_t(&d - c.program->insts.data());
-  const bool reuse = d.mma_same_a && w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow];
+  const bool right_after = w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow];
+  const bool reuse = d.mma_same_a && right_after;
   bool kept = false;
-  regular_sums(regs, w.regs, &w.mma_a, reuse, &kept);
+  if (w.mma_batch_end > pc && right_after) {
+    // A run's first one computed this one's sums (run_sums): nothing more to write.
+    kept = true;
+    if (pc + 1 == w.mma_batch_end) w.mma_batch_end = 0;
+  } else {
+    w.mma_batch_end = 0;
+    const uint32_t run = d.mma_run > 1 ? run_sums(c, w, d, pc, reuse) : 0;
+    if (run > 0) {
+      kept = true;
+      w.mma_batch_end = pc + run;
+    } else {
+      regular_sums(regs, w.regs, &w.mma_a, reuse, &kept);
+    }
+  }
   w.mma_a_pc = kept ? pc : ~0u;
   w.mma_a_at = c.now;
   for (const uint32_t r : regs.d) w.written[r] = kAllLanes;  // note_register_write: |= all lanes
@@ -298,8 +343,22 @@ void exec_mma(ExecContext& x) {
   // mma.sync.
   const MmaRegs* regs = c.program && x.dec.mma_regs != kNone ? &c.program->mma_regs[x.dec.mma_regs] : nullptr;
   bool done = false;
+  Warp& w = x.warp;
+  const uint32_t pc = x.inst_id;
+  if (regs && w.mma_batch_end > pc && w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow]) {
+    // A run's first one computed this one's sums (direct_mma_sync, run_sums); the straight path
+    // takes the rest of such a run, this is in case it did not.
+    for (const uint32_t r : regs->sources) check_register_read(x, r, x.mask);
+    for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
+    w.mma_a_pc = pc;
+    w.mma_a_at = c.now;
+    if (pc + 1 == w.mma_batch_end) w.mma_batch_end = 0;
+    done = true;
+  } else {
+    w.mma_batch_end = 0;
+  }
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (regs && m.regular && cpu_has_avx2()) {
+  if (!done && regs && m.regular && cpu_has_avx2()) {
     for (const uint32_t r : regs->sources) check_register_read(x, r, x.mask);
     regular_sums(*regs, x.warp.regs);
     for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);

@@ -123,6 +123,10 @@ struct Warp {
   MmaAPairs mma_a;
   uint32_t mma_a_pc = ~0u;
   uint64_t mma_a_at = 0;
+  // The mma.syncs before this pc whose sums a run's first one computed (DecodedInst::mma_run,
+  // exec_mma.cpp): each of them, issued right after the one before (mma_a_pc, mma_a_at), writes
+  // nothing more. 0: none.
+  uint32_t mma_batch_end = 0;
   // Bit i: the ten source registers of the mma.sync of Program::mma_regs[i] (i < kMmaWrittenBits)
   // were written in every lane when this warp last looked (exec_mma.cpp, direct_mma_sync). A
   // register's written lanes only grow within a CTA (Cta::written: every write ORs its lanes in,

@@ -130,5 +130,18 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
 bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,
                                   uint64_t* const* d, SumsBuild build, MmaAPairs* kept = nullptr,
                                   bool reuse = false, bool* kept_valid = nullptr);
+// A run of mma.syncs with the same A (its registers `a`) and each its own B, C and D: the bits of
+// mma_accumulate_integer_lanes for each, in order, where the build is amx_bf16, every A and B
+// value an integer of at most 256, and no D of the run is a register another one of the run
+// reads or writes (the caller's: DecodedInst::mma_run); false, with nothing written (but `kept`
+// as mma_accumulate_integer_lanes leaves it), anywhere else. count: 1 .. kMmaRunMax.
+constexpr uint32_t kMmaRunMax = 8, kMmaRunColumns = 8 * kMmaRunMax + 8;
+struct MmaLanes {
+  const uint64_t* b[2];
+  const uint64_t* c[4];
+  uint64_t* d[4];
+};
+bool mma_run_integer_lanes(const uint64_t* const* a, const MmaLanes* mmas, uint32_t count, SumsBuild build,
+                           MmaAPairs* kept = nullptr, bool reuse = false, bool* kept_valid = nullptr);
 
 }  // namespace gs::model

@@ -724,39 +724,67 @@ __attribute__((target("avx512f,avx512bw,avx2"))) void mma_pair_store(const __m51
 // (16 rows of 8 floats) goes to D as mma_pair_store's pieces: piece k of register v holds rows
 // 8(v / 2) + 2k and the next, columns v % 2, v % 2 + 2, .., one permute of their 16 sums. A's
 // rows (and their integer test) are what `kept` keeps for this build.
-__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx2"))) bool mma_lanes_amx(
-    const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c, uint64_t* const* d,
-    MmaAPairs* kept, bool reuse, bool* kept_valid) {
+
+// A's tile rows: kept's where `reuse`, else made from A's registers (into kept's words where
+// kept is given, else into `local`); nullptr where some value is no integer of at most 256.
+__attribute__((target("avx512f,avx512bw,avx2"))) const uint32_t (*amx_a_rows(const uint64_t* const* a, MmaAPairs* kept,
+                                                                           bool reuse, bool* kept_valid,
+                                                                           uint32_t (&local)[16][8]))[8] {
   static_assert(sizeof(MmaAPairs::words) == 16 * 8 * sizeof(uint32_t));
-  alignas(64) uint32_t local_rows[16][8];
-  uint32_t(*a_rows)[8] = kept ? reinterpret_cast<uint32_t(*)[8]>(kept->words.data()) : local_rows;
+  uint32_t(*a_rows)[8] = kept ? reinterpret_cast<uint32_t(*)[8]>(kept->words.data()) : local;
   if (reuse) {
     if (kept_valid) *kept_valid = true;
-    if (!kept->integers) return false;
-  } else {
-    const __m512i rows_of = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 8, 10, 12, 14, 24, 26, 28, 30);
-    __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
-    for (uint32_t r = 0; r < 16; r += 2) {
-      const uint32_t h = r / 8, lane0 = 4 * (r % 8);
-      const __m512i two = _mm512_permutex2var_epi32(_mm512_loadu_si512(a[h] + lane0), rows_of,
-                                                    _mm512_loadu_si512(a[2 + h] + lane0));
-      fold_bf16_integers(two, fraction, top);
-      _mm512_store_si512(a_rows[r], two);
-    }
-    const bool ok = integers(fraction, top);
-    if (kept) {
-      kept->integers = ok;
-      if (kept_valid) *kept_valid = true;
-    }
-    if (!ok) return false;
+    return kept->integers ? a_rows : nullptr;
   }
-  // B: of each register's 32 lanes, the low words by pair q then column g (four columns from each
-  // two loads of 8 lanes), then pairs q and q + 1 (8 columns each) side by side.
-  alignas(64) uint32_t b_rows[8][8];
+  const __m512i rows_of = _mm512_setr_epi32(0, 2, 4, 6, 16, 18, 20, 22, 8, 10, 12, 14, 24, 26, 28, 30);
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t r = 0; r < 16; r += 2) {
+    const uint32_t h = r / 8, lane0 = 4 * (r % 8);
+    const __m512i two =
+        _mm512_permutex2var_epi32(_mm512_loadu_si512(a[h] + lane0), rows_of, _mm512_loadu_si512(a[2 + h] + lane0));
+    fold_bf16_integers(two, fraction, top);
+    _mm512_store_si512(a_rows[r], two);
+  }
+  const bool ok = integers(fraction, top);
+  if (kept) {
+    kept->integers = ok;
+    if (kept_valid) *kept_valid = true;
+  }
+  return ok ? a_rows : nullptr;
+}
+
+// B's 8 tile rows of 8 columns from its two registers, as four registers: rows[h] holds rows 2h
+// and 2h + 1 side by side. Of each register's 32 lanes, the low words by pair q then column g
+// (four columns from each two loads of 8 lanes), then pairs q and q + 1 side by side; the integer
+// test folded into fraction and top.
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void amx_b_pairs(const uint64_t* const* b,
+                                                                                        __m512i (&rows)[4],
+                                                                                        __m512i& fraction,
+                                                                                        __m512i& top) {
   const __m512i by_pair = _mm512_setr_epi32(0, 8, 16, 24, 2, 10, 18, 26, 4, 12, 20, 28, 6, 14, 22, 30);
   const __m512i pairs01 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
   const __m512i pairs23 = _mm512_add_epi32(pairs01, _mm512_set1_epi32(8));
-  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t j = 0; j < 2; ++j) {
+    const __m512i g03 = _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j]), by_pair, _mm512_loadu_si512(b[j] + 8));
+    const __m512i g47 =
+        _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j] + 16), by_pair, _mm512_loadu_si512(b[j] + 24));
+    rows[2 * j] = _mm512_permutex2var_epi32(g03, pairs01, g47);
+    rows[2 * j + 1] = _mm512_permutex2var_epi32(g03, pairs23, g47);
+    fold_bf16_integers(rows[2 * j], fraction, top);
+    fold_bf16_integers(rows[2 * j + 1], fraction, top);
+  }
+}
+
+// B's 8 tile rows of 8 columns from its two registers: row p at out + p * stride (words). Of each
+// register's 32 lanes, the low words by pair q then column g (four columns from each two loads of
+// 8 lanes), then pairs q and q + 1 side by side; the integer test folded into fraction and top.
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void amx_b_rows(const uint64_t* const* b,
+                                                                                       uint32_t* out, size_t stride,
+                                                                                       __m512i& fraction,
+                                                                                       __m512i& top) {
+  const __m512i by_pair = _mm512_setr_epi32(0, 8, 16, 24, 2, 10, 18, 26, 4, 12, 20, 28, 6, 14, 22, 30);
+  const __m512i pairs01 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i pairs23 = _mm512_add_epi32(pairs01, _mm512_set1_epi32(8));
   for (uint32_t j = 0; j < 2; ++j) {
     const __m512i g03 = _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j]), by_pair, _mm512_loadu_si512(b[j] + 8));
     const __m512i g47 =
@@ -764,32 +792,105 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx2"))) bool mma_lane
     const __m512i lo = _mm512_permutex2var_epi32(g03, pairs01, g47), hi = _mm512_permutex2var_epi32(g03, pairs23, g47);
     fold_bf16_integers(lo, fraction, top);
     fold_bf16_integers(hi, fraction, top);
-    _mm512_store_si512(b_rows[4 * j], lo);
-    _mm512_store_si512(b_rows[4 * j + 2], hi);
+    const __m512i rows[2] = {lo, hi};  // rows 4j, 4j + 1, then 4j + 2, 4j + 3
+    for (uint32_t h = 0; h < 2; ++h) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (4 * j + 2 * h) * stride),
+                          _mm512_maskz_extracti64x4_epi64(0xF, rows[h], 0));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (4 * j + 2 * h + 1) * stride),
+                          _mm512_maskz_extracti64x4_epi64(0xF, rows[h], 1));
+    }
   }
+}
+
+// D = C + S for one m16n8k16 whose 8 columns of sums are rows 0..15 at sums + r * stride (floats;
+// 16 readable from each row start), C read whole before D is written.
+__attribute__((target("avx512f,avx2"), always_inline)) inline void amx_d_store(const float* sums, size_t stride,
+                                                                               const uint64_t* const* c,
+                                                                               uint64_t* const* d) {
+  __m512 old[4][4];
+  for (uint32_t v = 0; v < 4; ++v)
+    for (uint32_t k = 0; k < 4; ++k) old[v][k] = _mm512_loadu_ps(c[v] + 8 * k);
+  // Word 2j: column 2(j % 4) + v % 2 of the first row (j < 4) or of the second (16 on); odd words zero.
+  const __m512i even = _mm512_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0, 16, 0, 18, 0, 20, 0, 22, 0);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (uint32_t v = 0; v < 4; ++v) {
+    uint64_t* const out = d[v];
+    for (uint32_t k = 0; k < 4; ++k) {
+      const float* row = sums + (8 * (v / 2) + 2 * k) * stride;
+      _mm512_storeu_ps(out + 8 * k, _mm512_maskz_add_ps(0x5555, old[v][k],
+                                                        _mm512_maskz_permutex2var_ps(0x5555, _mm512_loadu_ps(row),
+                                                                                     v % 2 ? odd : even,
+                                                                                     _mm512_loadu_ps(row + stride))));
+    }
+  }
+}
+
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx2"))) bool mma_lanes_amx(
+    const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c, uint64_t* const* d,
+    MmaAPairs* kept, bool reuse, bool* kept_valid) {
+  alignas(64) uint32_t local_rows[16][8];
+  const uint32_t(*a_rows)[8] = amx_a_rows(a, kept, reuse, kept_valid, local_rows);
+  if (!a_rows) return false;
+  alignas(64) uint32_t b_rows[8][8];
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  amx_b_rows(b, &b_rows[0][0], 8, fraction, top);
   if (!integers(fraction, top)) return false;
   load_tile_config();
-  alignas(64) float sums[16][8];
+  // 16 floats readable from each row's start (amx_d_store): a row of slack after the last.
+  alignas(64) float sums[17][8];
   _tile_zero(5);
   _tile_loadd(6, a_rows, sizeof local_rows[0]);
   _tile_loadd(7, b_rows, sizeof b_rows[0]);
   _tile_dpbf16ps(5, 6, 7);
   _tile_stored(5, sums, sizeof sums[0]);
-  // C whole before D (a D register may be another's C); then each piece: word 2j is column
-  // 2(j % 4) + v % 2 of row j / 4 of the two, the odd words zero, plus C's lanes (mma_pair_store).
-  __m512 old[4][4];
-  for (uint32_t v = 0; v < 4; ++v)
-    for (uint32_t k = 0; k < 4; ++k) old[v][k] = _mm512_loadu_ps(c[v] + 8 * k);
-  const __m512i even = _mm512_setr_epi32(0, 0, 2, 0, 4, 0, 6, 0, 8, 0, 10, 0, 12, 0, 14, 0);
-  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-  for (uint32_t v = 0; v < 4; ++v) {
-    uint64_t* const out = d[v];
-    for (uint32_t k = 0; k < 4; ++k)
-      _mm512_storeu_ps(out + 8 * k,
-                       _mm512_maskz_add_ps(0x5555, old[v][k],
-                                           _mm512_maskz_permutexvar_ps(0x5555, v % 2 ? odd : even,
-                                                                       _mm512_load_ps(sums[8 * (v / 2) + 2 * k]))));
+  amx_d_store(&sums[0][0], 8, c, d);
+  return true;
+}
+
+// A run of mma.syncs that share A (DecodedInst::mma_run) on tiles: A's tile rows once, two
+// mma.syncs' B as the 16 columns of one B tile (a last odd one's 8 beside zero columns, whose
+// sums nothing reads), one dot product a tile, each stored straight into the run's rows of sums,
+// then each one's D from its 8 columns. Each B tile's 8 rows of 64 bytes are one 512-byte block:
+// with the blocks in 1024-byte rows (wgmma's B), the tile loads waited on the stores far longer
+// (two thirds of this function's samples, perf annotate).
+__attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx2,fma"))) bool mma_run_amx(
+    const uint64_t* const* a, const MmaLanes* mmas, uint32_t count, MmaAPairs* kept, bool reuse, bool* kept_valid) {
+  alignas(64) uint32_t local_rows[16][8];
+  const uint32_t(*a_rows)[8] = amx_a_rows(a, kept, reuse, kept_valid, local_rows);
+  if (!a_rows) return false;
+  // Each block's rows whole: row p of the first one's 8 columns then the second's, one 64-byte
+  // store a row (halves stored apart made the tile loads wait longer).
+  alignas(64) uint32_t b_blocks[kMmaRunMax / 2][8][16];
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t m = 0; m < count; m += 2) {
+    __m512i first[4], second[4];
+    amx_b_pairs(mmas[m].b, first, fraction, top);
+    if (m + 1 < count) amx_b_pairs(mmas[m + 1].b, second, fraction, top);
+    else
+      for (__m512i& z : second) z = _mm512_setzero_si512();
+    for (uint32_t h = 0; h < 4; ++h) {  // rows 2h (low halves) and 2h + 1 (high halves)
+      _mm512_store_si512(b_blocks[m / 2][2 * h], _mm512_maskz_shuffle_i64x2(0xFF, first[h], second[h], 0x44));
+      _mm512_store_si512(b_blocks[m / 2][2 * h + 1], _mm512_maskz_shuffle_i64x2(0xFF, first[h], second[h], 0xEE));
+    }
   }
+  if (!integers(fraction, top)) return false;
+  alignas(64) float sums[17][kMmaRunColumns];
+  load_tile_config();
+  _tile_loadd(1, a_rows, sizeof local_rows[0]);
+  const uint32_t blocks = (count + 1) / 2;
+  for (uint32_t blk = 0; blk < blocks; blk += 2) {
+    _tile_zero(0);
+    _tile_loadd(2, b_blocks[blk], sizeof b_blocks[0][0]);
+    _tile_dpbf16ps(0, 1, 2);
+    if (blk + 1 < blocks) {
+      _tile_zero(3);
+      _tile_loadd(4, b_blocks[blk + 1], sizeof b_blocks[0][0]);
+      _tile_dpbf16ps(3, 1, 4);
+    }
+    _tile_stored(0, &sums[0][16 * blk], sizeof sums[0]);
+    if (blk + 1 < blocks) _tile_stored(3, &sums[0][16 * (blk + 1)], sizeof sums[0]);
+  }
+  for (uint32_t m = 0; m < count; ++m) amx_d_store(&sums[0][8 * m], kMmaRunColumns, mmas[m].c, mmas[m].d);
   return true;
 }
 
@@ -935,6 +1036,17 @@ bool mma_accumulate_integers(const float (&A)[16][16], const float (&B)[16][8], 
       v = from_f32(as_f32(v) + sum);
     }
   return true;
+}
+
+bool mma_run_integer_lanes(const uint64_t* const* a, const MmaLanes* mmas, uint32_t count, SumsBuild build,
+                           MmaAPairs* kept, bool reuse, bool* kept_valid) {
+  if (kept_valid) *kept_valid = false;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (build == SumsBuild::amx_bf16 && count >= 1 && count <= kMmaRunMax)
+    return integer_sums::mma_run_amx(a, mmas, count, kept, reuse && kept != nullptr, kept_valid);
+#endif
+  (void)a, (void)mmas, (void)count, (void)build, (void)kept, (void)reuse;
+  return false;
 }
 
 bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* const* b, const uint64_t* const* c,

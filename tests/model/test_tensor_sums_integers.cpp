@@ -546,3 +546,56 @@ TEST_CASE("B kept from its bf16 pairs gives the rows, bound, pairs and doubles t
     CHECK_FALSE(model::pairs_integers(words, 16));
   }
 }
+
+TEST_CASE("a run of mma.syncs sharing A gives each one's bits, and refuses the run where any value is not a small "
+          "integer", "[model][tensor_sums]") {
+  std::mt19937 rng(59);
+  for (const model::SumsBuild build : model::sums_builds())
+    for (uint32_t count = 1; count <= model::kMmaRunMax; ++count)
+      for (int round = 0; round < 6; ++round) {
+        // One A (the run's first block's), each mma.sync its own B and C; round 4 puts a value the
+        // pairs refuse into one B, round 5 into A.
+        std::vector<Block> in(count);
+        for (Block& b : in) fill(b, rng, 8, 256, round % 2 == 0 ? 4 : 256);
+        for (uint32_t m = 1; m < count; ++m) std::memcpy(in[m].A, in[0].A, sizeof in[0].A);
+        if (round == 4) in[rng() % count].B[rng() % 16][rng() % 8] = 0.5f;
+        if (round == 5)
+          for (Block& b : in) b.A[3][7] = 258.0f;  // exact in bf16, past 256
+        std::vector<std::unique_ptr<Fragments>> f;
+        std::vector<std::unique_ptr<Registers>> regs;
+        std::vector<model::MmaLanes> lanes(count);
+        for (uint32_t m = 0; m < count; ++m) {
+          f.push_back(std::make_unique<Fragments>(in[m]));
+          regs.push_back(std::make_unique<Registers>(in[m], 8));
+          lanes[m] = {{f[m]->b[0], f[m]->b[1]},
+                      {regs[m]->d[0], regs[m]->d[1], regs[m]->d[2], regs[m]->d[3]},
+                      {regs[m]->d[0], regs[m]->d[1], regs[m]->d[2], regs[m]->d[3]}};
+        }
+        const uint64_t* a[4] = {f[0]->a[0], f[0]->a[1], f[0]->a[2], f[0]->a[3]};
+        // Kept A as the straight path keeps it; a second run with reuse takes A from it.
+        model::MmaAPairs kept;
+        bool kept_valid = false;
+        const bool ran = model::mma_run_integer_lanes(a, lanes.data(), count, build, &kept, false, &kept_valid);
+        INFO("build " << int(build) << ", count " << count << ", round " << round);
+        CHECK(ran == (build == model::SumsBuild::amx_bf16 && round < 4));
+        uint32_t wrong = 0;
+        for (uint32_t m = 0; m < count; ++m)
+          for (uint32_t r = 0; r < 16; ++r)
+            for (uint32_t col = 0; col < 8; ++col)
+              wrong += regs[m]->at(r, col) != (ran ? want_bits(in[m], r, col, 8, true)
+                                                   : 0xDEAD000000000000ull | std::bit_cast<uint32_t>(in[m].old[r * 8 + col]));
+        CHECK(wrong == 0);
+        if (!ran || !kept_valid) continue;
+        // Again from the kept A: each D is C + 2 · A·B now, as a second mma.sync of the run would give.
+        std::vector<Block> again = in;
+        for (uint32_t m = 0; m < count; ++m)
+          for (uint32_t r = 0; r < 16; ++r)
+            for (uint32_t col = 0; col < 8; ++col) again[m].old[r * 8 + col] = std::bit_cast<float>(uint32_t(regs[m]->at(r, col)));
+        CHECK(model::mma_run_integer_lanes(a, lanes.data(), count, build, &kept, true, &kept_valid));
+        wrong = 0;
+        for (uint32_t m = 0; m < count; ++m)
+          for (uint32_t r = 0; r < 16; ++r)
+            for (uint32_t col = 0; col < 8; ++col) wrong += regs[m]->at(r, col) != want_bits(again[m], r, col, 8, true);
+        CHECK(wrong == 0);
+      }
+}
