@@ -775,33 +775,6 @@ __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void amx_
   }
 }
 
-// B's 8 tile rows of 8 columns from its two registers: row p at out + p * stride (words). Of each
-// register's 32 lanes, the low words by pair q then column g (four columns from each two loads of
-// 8 lanes), then pairs q and q + 1 side by side; the integer test folded into fraction and top.
-__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void amx_b_rows(const uint64_t* const* b,
-                                                                                       uint32_t* out, size_t stride,
-                                                                                       __m512i& fraction,
-                                                                                       __m512i& top) {
-  const __m512i by_pair = _mm512_setr_epi32(0, 8, 16, 24, 2, 10, 18, 26, 4, 12, 20, 28, 6, 14, 22, 30);
-  const __m512i pairs01 = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i pairs23 = _mm512_add_epi32(pairs01, _mm512_set1_epi32(8));
-  for (uint32_t j = 0; j < 2; ++j) {
-    const __m512i g03 = _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j]), by_pair, _mm512_loadu_si512(b[j] + 8));
-    const __m512i g47 =
-        _mm512_permutex2var_epi32(_mm512_loadu_si512(b[j] + 16), by_pair, _mm512_loadu_si512(b[j] + 24));
-    const __m512i lo = _mm512_permutex2var_epi32(g03, pairs01, g47), hi = _mm512_permutex2var_epi32(g03, pairs23, g47);
-    fold_bf16_integers(lo, fraction, top);
-    fold_bf16_integers(hi, fraction, top);
-    const __m512i rows[2] = {lo, hi};  // rows 4j, 4j + 1, then 4j + 2, 4j + 3
-    for (uint32_t h = 0; h < 2; ++h) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (4 * j + 2 * h) * stride),
-                          _mm512_maskz_extracti64x4_epi64(0xF, rows[h], 0));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (4 * j + 2 * h + 1) * stride),
-                          _mm512_maskz_extracti64x4_epi64(0xF, rows[h], 1));
-    }
-  }
-}
-
 // D = C + S for one m16n8k16 whose 8 columns of sums are rows 0..15 at sums + r * stride (floats;
 // 16 readable from each row start), C read whole before D is written.
 __attribute__((target("avx512f,avx2"), always_inline)) inline void amx_d_store(const float* sums, size_t stride,
@@ -832,9 +805,10 @@ __attribute__((target("amx-tile,amx-bf16,avx512f,avx512bw,avx2"))) bool mma_lane
   const uint32_t(*a_rows)[8] = amx_a_rows(a, kept, reuse, kept_valid, local_rows);
   if (!a_rows) return false;
   alignas(64) uint32_t b_rows[8][8];
-  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
-  amx_b_rows(b, &b_rows[0][0], 8, fraction, top);
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512(), rows[4];
+  amx_b_pairs(b, rows, fraction, top);
   if (!integers(fraction, top)) return false;
+  for (uint32_t h = 0; h < 4; ++h) _mm512_store_si512(b_rows[2 * h], rows[h]);
   load_tile_config();
   // 16 floats readable from each row's start (amx_d_store): a row of slack after the last.
   alignas(64) float sums[17][8];
