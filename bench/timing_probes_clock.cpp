@@ -96,6 +96,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     uint32_t store_every = 0;  // each wgmma thread stores its accumulators after every store_every-th repetition
     uint32_t share = 1;        // CTAs streaming the same boxes together (build_clock_under_load_probe)
     bool distinct_a = false;   // each wgmma warpgroup its own rows of A (build_clock_under_load_probe)
+    bool handoff = false;      // the producer/consumer hand-off (build_clock_under_load_probe; reps = rounds x stages)
     // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
     uint32_t threads() const { return kernels::clock_under_load_threads(mma_groups); }
     uint32_t streamer() const { return kernels::clock_under_load_streamer(mma_groups); }
@@ -307,6 +308,22 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                             : "sm_clock_under_wgmma_streamed_hbm_matched_twoa",
            kind, {.gbs = streamed, .span = streamed});
   }
+  // The producer/consumer hand-off (2026-12-06): the rows above run the ring free (the streaming
+  // lane refills a stage once its box has landed; the wgmmas read the stage their repetition
+  // names without waiting), where a GEMM's consumers wait on each stage's full barrier and release
+  // it on an empty one the producer waits on. Both at a box a repetition (16384 rounds of 4 stages
+  // for 65536 repetitions, from the matched row's 8-MiB footprint), the bytes the two stream alike:
+  // free (`_paced`) and with the hand-off (`_handoff`).
+  for (const bool handoff : {false, true}) {
+    LoadedClock kind = matched;
+    kind.what = handoff ? "operands streamed from L2 at a box a repetition, the wgmmas waiting on each stage's full "
+                          "barrier and releasing it on an empty one the streaming lane waits on, the 101st launch back "
+                          "to back"
+                        : "operands streamed from L2 at a box a repetition, the ring running free (no waits between the "
+                          "wgmmas and the streaming lane), the 101st launch back to back";
+    kind.rounds = 16384, kind.handoff = handoff;
+    family(handoff ? "sm_clock_under_wgmma_streamed_l2_handoff" : "sm_clock_under_wgmma_streamed_l2_paced", kind, {});
+  }
   // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
   // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
   // repetition and the streaming lane as long in all (half the repetitions and rounds: the
@@ -336,7 +353,9 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
   }
   for (const LoadedClock& l : rows) {
     const uint32_t boxes = quick ? std::min(l.boxes, 16u) : l.boxes;
-    const uint32_t reps = std::max(l.reps / (q * q), 1u);
+    // The hand-off's repetitions are its rounds' stages (build_clock_under_load_probe).
+    const uint32_t rounds = std::max(l.rounds / (q * q), 2u);
+    const uint32_t reps = l.handoff ? rounds * l.stages : std::max(l.reps / (q * q), 1u);
     const uint32_t store_slots = quick ? 1 : 16;  // quick: one tile a CTA (the model's run keeps C small)
     Probe p{l.name,
             l.stream_gbs ? fmt::format("bytes a second the TMA streams over one launch of {}'s kind (the longer of the "
@@ -355,10 +374,11 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                               "{} (clock64 over globaltimer)",
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
             l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
-            kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, std::max(l.rounds / (q * q), 2u), boxes, true,
-                                                  l.streamed, l.mma, l.pause, l.mma_groups, l.n,
+            kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, rounds, boxes, true, l.streamed, l.mma,
+                                                  l.pause, l.mma_groups, l.n,
                                                   {.store_every = l.store_every, .store_slots = store_slots,
-                                                   .share = l.share, .distinct_a = l.distinct_a}),
+                                                   .share = l.share, .distinct_a = l.distinct_a,
+                                                   .handoff = l.handoff}),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);

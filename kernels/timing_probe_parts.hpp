@@ -67,12 +67,14 @@ void wgmma_rounds(builder::Builder& b, const std::string& loop, uint32_t reps, u
 // box before it asks for the next, and for the last round's boxes at the end. stamps: where
 // clock64 goes, 8 bytes a slot (slot 0 before the first copies, slot i + 1 once round i's boxes
 // have landed); coords: the caller's (column, row) of stage s's box in a round; after_round: what
-// the streaming lane does after each round's copies are asked for (a pause).
+// the streaming lane does after each round's copies are asked for (a pause); empty: each stage's
+// empty barrier, on which the lane waits (round i's parity) before refilling the stage for round
+// i + 1, instead of on the stage's full one (a producer's wait on its consumers' release).
 void stream_boxes(builder::Builder& b, const builder::Reg& streamer, const builder::Reg& tm, const builder::Smem& buf,
                   const builder::Smem& full, uint32_t stages, uint32_t rounds, uint32_t boxes, uint32_t box_rows,
                   uint32_t box_bytes, uint32_t groups, const builder::Reg& group, const builder::Reg* stamps = nullptr,
                   const std::function<std::pair<builder::Reg, builder::Reg>(const builder::Reg& round, uint32_t s)>*
                       coords = nullptr,
-                  const std::function<void()>* after_round = nullptr);
+                  const std::function<void()>* after_round = nullptr, const builder::Smem* empty = nullptr);
 
 }  // namespace gs::kernels::probe_parts

@@ -417,7 +417,7 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
                   const Reg& group, const Reg* stamps,
                   const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords,
-                  const std::function<void()>* after_round) {
+                  const std::function<void()>* after_round, const builder::Smem* empty) {
   // stamps: where clock64 goes, 8 bytes a slot: slot 0 before the first copies, slot i + 1 once
   // round i's boxes have landed (its waits returned), before round i + 1's copies. after_round:
   // what the streaming lane does after each round's copies are asked for (a pause).
@@ -451,7 +451,7 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
         for (uint32_t s = 0; s < stages; ++s) load(next, s);
       } else {
         for (uint32_t s = 0; s < stages; ++s) {
-          b.mbarrier_wait(full.at(8 * s), phase);
+          b.mbarrier_wait((empty ? *empty : full).at(8 * s), phase);
           load(next, s);
         }
       }

@@ -212,6 +212,12 @@ struct ClockLoadOptions {
   // tile), as a GEMM's consumers do; otherwise both read the same A (the rows before 2026-12-06),
   // which feeds the tensor cores the same bits from both warpgroups.
   bool distinct_a = false;
+  // The producer/consumer hand-off of a GEMM's ring (streamed probes, reps = rounds · stages, no
+  // pause): the wgmma threads wait on the stage's full barrier before its repetition's wgmmas and
+  // each arrives on its empty barrier after them; the streaming lane waits on the empty barrier
+  // before refilling a stage. Otherwise the ring runs free (the rows before 2026-12-06): the lane
+  // refills a stage once its box has landed and the wgmmas read whatever stage the repetition names.
+  bool handoff = false;
 };
 // The bytes of C the stores take after the records (ClockLoadOptions::store_every).
 constexpr uint64_t clock_under_load_store_bytes(uint32_t ctas, uint32_t mma_groups, uint32_t n, uint32_t store_slots) {

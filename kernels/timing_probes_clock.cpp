@@ -2,6 +2,7 @@
 // warpgroups of wgmma beside a warp streaming TMA boxes, and what a GEMM does beside them
 // (ClockLoadOptions), one thing at a time.
 #include <bit>
+#include <optional>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -39,17 +40,23 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
                                             "slots, and a share of at least 1 (got {}, {}, {}, {}, {}, {}, {}, {}, {}, {})",
                                             ctas, reps, stages, rounds, boxes, mma_groups, n, store_every, store_slots,
                                             share));
+  if (o.handoff && (!streamed || !mma || idle != 0 || uint64_t(rounds) * stages != reps))
+    throw std::invalid_argument(fmt::format("a clock-under-load probe with the hand-off streams into wgmmas with no "
+                                            "pause, a stage a repetition: repetitions = rounds x stages (got streamed "
+                                            "{}, wgmma {}, pause {}, {} repetitions, {} rounds of {} stages)",
+                                            streamed, mma, idle, reps, rounds, stages));
   constexpr uint32_t kK = 64, kBoxRows = 256;
   const uint32_t a_tile = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
   const bool own_a = o.distinct_a && mma_groups > 1;  // each warpgroup its own rows of A
   const uint32_t a_bytes = own_a ? mma_groups * a_tile : a_tile;
   // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
   const uint32_t mma_threads = clock_under_load_streamer(mma_groups), threads = clock_under_load_threads(mma_groups);
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}{}", stages, streamed ? "_streamed" : "",
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}{}{}", stages, streamed ? "_streamed" : "",
                         idle ? fmt::format("_idle{}", idle) : "",
                         mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : "",
                         store_every ? fmt::format("_store{}", store_every) : "",
-                        share > 1 ? fmt::format("_share{}", share) : "", own_a ? "_twoa" : ""),
+                        share > 1 ? fmt::format("_share{}", share) : "", own_a ? "_twoa" : "",
+                        o.handoff ? "_handoff" : ""),
             ir::Arch::sm_90a);
   // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
   // the streaming idle meanwhile, the SM's other pipes nearly so.
@@ -68,6 +75,9 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
   auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, layout::Swizzle::none);
   auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
+  // The hand-off's empty barriers: every wgmma thread arrives on its stage's once a repetition.
+  std::optional<builder::Smem> empty;
+  if (o.handoff) empty = b.mbarriers("empty", ir::BarrierRole::empty, stages);
   Reg tid = b.special(ir::Special::tid_x, "tid");
   Reg cta = b.special(ir::Special::ctaid_x, "cta");
   Reg gid = (cta * threads + tid).named("gid");
@@ -78,6 +88,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   Reg streamer = (tid == mma_threads).named("streamer");
   b.if_(streamer, [&] {
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    if (empty)
+      for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(empty->at(8 * s), mma_threads);
     b.fence_mbarrier_init();
   });
   b.fence_proxy_async();
@@ -97,7 +109,16 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         Reg ring_addr = b.smem_address(buf, 0, "ring_addr");
         // The pause's chain (from tid: not folded); none without a pause.
         Reg x = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "x") : acc[0];
+        // The hand-off: this repetition's stage and its barriers' parity (the round's).
+        Reg full_base = empty ? b.smem_address(full, 0, "full_base") : Reg{};
+        Reg empty_base = empty ? b.smem_address(*empty, 0, "empty_base") : Reg{};
         b.loop("rep", reps, [&](const Reg& rep) {
+          Reg stage_bar{};
+          if (empty) {
+            stage_bar = ((rep & (stages - 1)) << 3u).named("stage_bar");
+            Reg parity = ((rep >> uint32_t(std::countr_zero(stages))) & 1u).named("parity");
+            b.mbarrier_wait(Addr::at((full_base + stage_bar).named("full_s")), parity);
+          }
           b.wgmma_fence();
           Reg a0 = a_desc, b0 = b_desc;
           if (streamed) {
@@ -114,6 +135,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
           }
           b.wgmma_commit_group();
           b.wgmma_wait_group(0);
+          if (empty) b.mbarrier_arrive(Addr::at((empty_base + stage_bar).named("empty_s")));
           pause(x, idle);
           if (store_every)
             b.if_(((rep & (store_every - 1)) == store_every - 1).named("tile_end"), [&] {
@@ -146,7 +168,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         const std::function<void()> paused = [&] { pause(xs, stream_idle); };
         Reg group = share > 1 ? (cta / share).named("share_group") : cta;
         stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, (ctas + share - 1) / share,
-                     group, nullptr, nullptr, idle ? &paused : nullptr);
+                     group, nullptr, nullptr, idle ? &paused : nullptr, empty ? &*empty : nullptr);
         Reg t1 = b.special(ir::Special::clock64, "t1s");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1s");
         // The streaming warp's record: its clock64 span and the %globaltimer ns of the same span

@@ -324,6 +324,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_clock_under_load_probe(4, 2, 4, 2, 16, true, true, true, 0, 2, 256, {.share = 2}),  // shared boxes
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, {.distinct_a = true}),  // own A
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, true, 0, 2, 256, {.distinct_a = true}),
+      kernels::build_clock_under_load_probe(2, 8, 4, 2, 16, true, true, true, 0, 2, 256, {.handoff = true}),  // hand-off
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -484,6 +485,29 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
                                                                   bufs.c[i + 2] == 0xFF && bufs.c[i + 3] == 0xFF;
     CHECK(left == 0);
     CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, {.store_every = 3}),
+                    std::invalid_argument);
+    // The producer/consumer hand-off (the rows sm_clock_under_wgmma_streamed_l2_handoff*): 4 rounds
+    // of 2 stages for 8 repetitions, every wait returning and every stage released, no hazard (the
+    // free ring's wgmmas read stages the TMA may be writing; these wait for them); the clock is
+    // still the clock, and waiting for each box takes no less time than reading the free ring.
+    model::GemmBuffers hb;
+    hb.a.assign(boxes * 32768, 1);
+    hb.c.assign(384 * kernels::kTimingOutBytes, 0);
+    const model::SimResult hr = model::simulate(
+        kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 0, 2, 256, {.handoff = true}), hb,
+        model::SimOptions{});
+    REQUIRE(hr.completed);
+    CHECK(hr.hazards.empty());
+    const ProbeRun handoff{hb.c};
+    CHECK(clock_of(handoff, 0) == Approx(hz).epsilon(0.01));
+    CHECK(handoff.field(0, 0) >= busy.field(0, 0));
+    CHECK(handoff.field(256, 0) > 0);  // the streaming lane's record
+    // The hand-off needs a stage a repetition, streamed into wgmmas, with no pause.
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 2, boxes, true, true, true, 0, 2, 256, {.handoff = true}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, false, true, 0, 2, 256, {.handoff = true}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 16, 2, 256, {.handoff = true}),
                     std::invalid_argument);
   }
   // Two warpgroups reading a ring's stages in turn, each round's descriptors made from its stage:
