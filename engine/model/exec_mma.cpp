@@ -247,6 +247,23 @@ uint64_t issue_mma(Cta& c, uint32_t warp) {
   return start;
 }
 
+// Whether the warp's last issue was pc - 1's mma.sync (it left Warp::mma_a_pc and mma_a_at).
+bool right_after(const Warp& w, uint32_t pc) {
+  return w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow];
+}
+
+// Whether a run's first mma.sync computed this one's sums (run_sums), issued right after the one
+// before it: it then writes nothing more. The run ends with its last one; any other issue of an
+// mma.sync ends it too.
+bool computed_by_run(Warp& w, uint32_t pc, bool after) {
+  if (w.mma_batch_end > pc && after) {
+    if (pc + 1 == w.mma_batch_end) w.mma_batch_end = 0;
+    return true;
+  }
+  w.mma_batch_end = 0;
+  return false;
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 static_assert(DecodedInst::kMmaRun == kMmaRunMax);
 
@@ -298,22 +315,16 @@ uint32_t direct_mma_sync(Cta& c, Warp& w, const DecodedInst& d) {
   // A's pairs as the mma.sync before left them, where that was this warp's last issue
   // (Warp::mma_a); kept anew otherwise.
   const uint32_t pc = uint32_t(&d - c.program->insts.data());
-  const bool right_after = w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow];
-  const bool reuse = d.mma_same_a && right_after;
+  const bool after = right_after(w, pc);
+  const bool reuse = d.mma_same_a && after;
   bool kept = false;
-  if (w.mma_batch_end > pc && right_after) {
-    // A run's first one computed this one's sums (run_sums): nothing more to write.
+  if (computed_by_run(w, pc, after)) {
     kept = true;
-    if (pc + 1 == w.mma_batch_end) w.mma_batch_end = 0;
+  } else if (const uint32_t run = d.mma_run > 1 ? run_sums(c, w, d, pc, reuse) : 0; run > 0) {
+    kept = true;
+    w.mma_batch_end = pc + run;
   } else {
-    w.mma_batch_end = 0;
-    const uint32_t run = d.mma_run > 1 ? run_sums(c, w, d, pc, reuse) : 0;
-    if (run > 0) {
-      kept = true;
-      w.mma_batch_end = pc + run;
-    } else {
-      regular_sums(regs, w.regs, &w.mma_a, reuse, &kept);
-    }
+    regular_sums(regs, w.regs, &w.mma_a, reuse, &kept);
   }
   w.mma_a_pc = kept ? pc : ~0u;
   w.mma_a_at = c.now;
@@ -345,17 +356,14 @@ void exec_mma(ExecContext& x) {
   bool done = false;
   Warp& w = x.warp;
   const uint32_t pc = x.inst_id;
-  if (regs && w.mma_batch_end > pc && w.mma_a_pc == pc - 1 && w.mma_a_at == w.issue_at[(pc - 1) & kHoistWindow]) {
-    // A run's first one computed this one's sums (direct_mma_sync, run_sums); the straight path
-    // takes the rest of such a run, this is in case it did not.
+  const bool by_run = computed_by_run(w, pc, right_after(w, pc));
+  if (regs && by_run) {
+    // The straight path takes the rest of such a run; this is in case it did not.
     for (const uint32_t r : regs->sources) check_register_read(x, r, x.mask);
     for (const uint32_t r : regs->d) note_register_write(x, r, x.mask);
     w.mma_a_pc = pc;
     w.mma_a_at = c.now;
-    if (pc + 1 == w.mma_batch_end) w.mma_batch_end = 0;
     done = true;
-  } else {
-    w.mma_batch_end = 0;
   }
 #if defined(__x86_64__) && defined(__GNUC__)
   if (!done && regs && m.regular && cpu_has_avx2()) {

@@ -179,6 +179,9 @@ struct QuietChunks {
   }
 };
 
+// The bits read_operand_pairs flips in each word of bf16 pairs for `scale` (-1: both signs).
+uint32_t pair_signs(float scale) { return scale < 0.0f ? 0x80008000u : 0u; }
+
 // A K-major row's two chunks' window offsets.
 std::array<uint32_t, 2> row_chunks(const layout::WgmmaDescriptor& d, uint32_t row) {
   return {layout::wgmma_descriptor_address_unchecked(d, row, 0, true) - timing::kSmemBaseAddress,
@@ -224,7 +227,7 @@ bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0,
     if (!(quiet(chunks[i][0]) && quiet(chunks[i][1]))) return false;
   }
   const bool notes = notes_for_peers(c);
-  const uint32_t release = c.releases + 1, sign = scale < 0.0f ? 0x80008000u : 0u;
+  const uint32_t release = c.releases + 1, sign = pair_signs(scale);
   for (uint32_t i = 0; i < rows; ++i) {
     const auto [off0, off1] = chunks[i];
     if (notes) {
@@ -239,7 +242,7 @@ bool read_operand_pairs(Cta& c, const layout::WgmmaDescriptor& d, uint32_t row0,
 }
 
 void pairs_to_rows(const uint32_t (*pairs)[8], uint32_t rows, float scale, float (*out)[16]) {
-  const uint32_t sign = scale < 0.0f ? 0x80008000u : 0u;  // read_operand_pairs' sign, taken back
+  const uint32_t sign = pair_signs(scale);  // read_operand_pairs' sign, taken back
   for (uint32_t r = 0; r < rows; ++r)
     for (uint32_t p = 0; p < 8; ++p) {
       const uint32_t w = pairs[r][p] ^ sign;
@@ -616,7 +619,7 @@ void BRows::fill_pairs(const uint32_t (*columns)[8], uint32_t count, float scale
 const float (&BRows::float_rows())[16][256] {
   if (!rows_made) {
     rows_made = true;
-    const uint32_t sign = pairs_scale < 0.0f ? 0x80008000u : 0u;  // read_operand_pairs' flip, taken back
+    const uint32_t sign = pair_signs(pairs_scale);  // read_operand_pairs' flip, taken back
     float top = 0.0f;
     for (uint32_t p = 0; p < 8; ++p)
       for (uint32_t c = 0; c < n; ++c) {
