@@ -15,18 +15,26 @@ void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
   // 2 or 4 rounds of a tile's tensor work (four wgmma m64n64k16) between a CTA's copies; the same
   // with every CTA its own boxes; one wave (32x32 tiles, 1024 CTAs) and four (64x64). Timed as
   // bench times a GEMM (20 launches back to back), bytes over the median launch.
+  // `_k64`, `_k128` (2026-12-06): four waves at 64 and 128 K steps, step 11's grid and footprint at
+  // 4096^3 (A and B 32 MiB each: more than the L2 keeps) and twice that, where the 32-step rows'
+  // 32 MiB fit in it; `tma_gemm128_mma0_k128` is step 11's grid and footprint at 8192^3 (16384
+  // CTAs, about 15.5 waves, 256 MiB).
   struct GemmCopyRow {
     uint32_t tiles, mma_reps;
     bool own;
+    uint32_t ksteps = 32;
   };
   for (const GemmCopyRow& r : {GemmCopyRow{32, 0, false}, GemmCopyRow{32, 1, false}, GemmCopyRow{32, 2, false},
                                GemmCopyRow{32, 4, false}, GemmCopyRow{32, 0, true}, GemmCopyRow{32, 1, true},
-                               GemmCopyRow{64, 0, false}, GemmCopyRow{64, 1, false}}) {
-    const uint32_t ksteps = std::max(2u, 32 / q);
-    Probe p{fmt::format("tma_gemm{}_mma{}{}", r.tiles, r.mma_reps, r.own ? "_own" : ""),
+                               GemmCopyRow{64, 0, false}, GemmCopyRow{64, 1, false}, GemmCopyRow{64, 0, false, 64},
+                               GemmCopyRow{64, 1, false, 64}, GemmCopyRow{64, 0, false, 128},
+                               GemmCopyRow{128, 0, false, 128}}) {
+    const uint32_t ksteps = std::max(2u, r.ksteps / q);
+    Probe p{fmt::format("tma_gemm{}_mma{}{}{}", r.tiles, r.mma_reps, r.own ? "_own" : "",
+                        r.ksteps != 32 ? fmt::format("_k{}", r.ksteps) : std::string()),
             fmt::format("TMA 8-KiB boxes of A and B, {}x{} tiles of 64x64 ({} CTAs, 8 an SM{}), {}, {}{}, {} K steps: "
                         "L2 to the SMs",
-                        r.tiles, r.tiles, r.tiles * r.tiles, r.tiles == 32 ? ", one wave" : ", four waves",
+                        r.tiles, r.tiles, r.tiles * r.tiles, r.tiles == 32 ? ", one wave" : r.tiles == 64 ? ", four waves" : ", many waves",
                         r.own ? "every CTA its own boxes" : "panels shared as a GEMM's",
                         r.mma_reps ? fmt::format("{} round(s) of 4 wgmma m64n64k16", r.mma_reps) : "no tensor work",
                         " between copies", ksteps),
