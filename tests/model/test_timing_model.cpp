@@ -112,7 +112,7 @@ TEST_CASE("machines: a prediction for an H200 reads the H200's figures, the CTA'
   CHECK(model::timing::machine_runs(kH200, ir::Arch::sm_90a));
   CHECK_FALSE(model::timing::machine_runs(model::timing::kB200, ir::Arch::sm_90a));
   // The traced CTA: one TMA box lands after the H200's own latency, and a larger one takes its
-  // copy engine at the H200's share of L2 (its probes: 16024 GB/s shared against the H100's 14900).
+  // copy engine at the H200's share of L2 (its probe tma_gemm32_mma0: 16024 GB/s shared against the H100's 12047).
   CHECK(kH200.cta.tma_latency < kH100.cta.tma_latency);
   CHECK(kH200.cta.tma_bytes_per_cycle > kH100.cta.tma_bytes_per_cycle);
   const auto box = [](uint32_t rows, const model::timing::Machine& m) {
