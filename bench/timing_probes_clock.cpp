@@ -97,6 +97,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     uint32_t share = 1;        // CTAs streaming the same boxes together (build_clock_under_load_probe)
     bool distinct_a = false;   // each wgmma warpgroup its own rows of A (build_clock_under_load_probe)
     bool handoff = false;      // the producer/consumer hand-off (build_clock_under_load_probe; reps = rounds x stages)
+    bool streamer_unpaused = false;  // the pause is the wgmma threads' alone (ClockLoadOptions::streamer_unpaused)
     // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
     uint32_t threads() const { return kernels::clock_under_load_threads(mma_groups); }
     uint32_t streamer() const { return kernels::clock_under_load_streamer(mma_groups); }
@@ -324,6 +325,21 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     kind.rounds = 16384, kind.handoff = handoff;
     family(handoff ? "sm_clock_under_wgmma_streamed_l2_handoff" : "sm_clock_under_wgmma_streamed_l2_paced", kind, {});
   }
+  // The tensor cores busy a share of the time with L2 streaming at its full rate (2026-12-06): the
+  // clock rule scales all that wgmma alone draws by the tensor cores' busy share, and the _pause
+  // rows below, which slow the streaming alike, cannot tell that apart from a part every SM draws
+  // whatever its tensor cores do. Here only the wgmma threads pause (400 or 800 dependent fmas a
+  // repetition: busy about 44% and 26%) while the streaming lane runs free from the matched row's
+  // 8-MiB footprint, its rounds sized to span about as long (48000 and 76000 rounds of 4 boxes).
+  for (const uint32_t pause : {400u, 800u}) {
+    LoadedClock kind = matched;
+    kind.what = fmt::format(
+        "operands streamed from L2 at the streaming lane's own rate, each wgmma thread pausing {} dependent fmas "
+        "after each repetition, the 101st launch back to back",
+        pause);
+    kind.rounds = pause == 400 ? 48000u : 76000u, kind.pause = pause, kind.streamer_unpaused = true;
+    family(fmt::format("sm_clock_under_wgmma_streamed_l2_wgpause{}", pause), kind, {});
+  }
   // The tensor cores busy a share of the time (2026-12-05, twenty-fifth session): the matched
   // rows from L2 with each wgmma thread pausing for `pause` dependent fmas after each
   // repetition and the streaming lane as long in all (half the repetitions and rounds: the
@@ -378,7 +394,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                                                   l.pause, l.mma_groups, l.n,
                                                   {.store_every = l.store_every, .store_slots = store_slots,
                                                    .share = l.share, .distinct_a = l.distinct_a,
-                                                   .handoff = l.handoff}),
+                                                   .handoff = l.handoff, .streamer_unpaused = l.streamer_unpaused}),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);

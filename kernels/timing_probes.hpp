@@ -218,6 +218,11 @@ struct ClockLoadOptions {
   // before refilling a stage. Otherwise the ring runs free (the rows before 2026-12-06): the lane
   // refills a stage once its box has landed and the wgmmas read whatever stage the repetition names.
   bool handoff = false;
+  // The pause (build_clock_under_load_probe's `idle`) is the wgmma threads' alone: the streaming
+  // lane streams at its own rate, so the tensor cores are busy a share of the time while L2 streams
+  // as fast as without the pause (the rows before 2026-12-06 paused the streamer alike, scaling both
+  // loads together).
+  bool streamer_unpaused = false;
 };
 // The bytes of C the stores take after the records (ClockLoadOptions::store_every).
 constexpr uint64_t clock_under_load_store_bytes(uint32_t ctas, uint32_t mma_groups, uint32_t n, uint32_t store_slots) {

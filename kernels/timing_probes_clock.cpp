@@ -51,12 +51,12 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   const uint32_t a_bytes = own_a ? mma_groups * a_tile : a_tile;
   // One more warpgroup than the wgmma ones: its first warp streams (wgmma needs whole warpgroups).
   const uint32_t mma_threads = clock_under_load_streamer(mma_groups), threads = clock_under_load_threads(mma_groups);
-  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}{}{}", stages, streamed ? "_streamed" : "",
+  Builder b(fmt::format("timing_clock_under_load_{}x32k{}{}{}{}{}{}{}{}", stages, streamed ? "_streamed" : "",
                         idle ? fmt::format("_idle{}", idle) : "",
                         mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : "",
                         store_every ? fmt::format("_store{}", store_every) : "",
                         share > 1 ? fmt::format("_share{}", share) : "", own_a ? "_twoa" : "",
-                        o.handoff ? "_handoff" : ""),
+                        o.handoff ? "_handoff" : "", o.streamer_unpaused && idle ? "_wgpause" : ""),
             ir::Arch::sm_90a);
   // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
   // the streaming idle meanwhile, the SM's other pipes nearly so.
@@ -65,7 +65,7 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   };
   // The streaming lane pauses as long in all as a wgmma thread does (idle steps after each of
   // `reps` rounds against its `rounds`), so the two stay matched as without the pause.
-  const uint32_t stream_idle = uint32_t((uint64_t(idle) * reps + rounds / 2) / rounds);
+  const uint32_t stream_idle = o.streamer_unpaused ? 0u : uint32_t((uint64_t(idle) * reps + rounds / 2) / rounds);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
   auto tmap = b.tensor_map_param(
