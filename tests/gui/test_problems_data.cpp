@@ -49,9 +49,16 @@ TEST_CASE("problems: a parity not flipped is one entry that names the stale wait
                 .only_traced_cta = true});
   REQUIRE(app.kernel);
   const nlohmann::json j = describe_views(app)["problems"];
+  // The wgmmas that read a stage too soon: one entry. The early releases can also let the producer
+  // refill a stage whose load is still in flight (with the H100's TMA at the share of L2 a GEMM's
+  // copies get, 2026-12-06): a race of its own, its own entry, naming the copy.
   std::vector<nlohmann::json> races;
-  for (const auto& p : j["items"])
-    if (p["kind"] == "tma-race") races.push_back(p);
+  for (const auto& p : j["items"]) {
+    if (p["kind"] != "tma-race") continue;
+    const std::string t = p["title"];
+    if (t.find("wgmma.mma_async") != std::string::npos) races.push_back(p);
+    else CHECK_THAT(t, Catch::Matchers::Contains("cp.async.bulk.tensor"));
+  }
   REQUIRE(races.size() == 1);  // grouped
   const nlohmann::json& r = races[0];
   const std::string title = r["title"], detail = r["detail"];
