@@ -34,7 +34,10 @@ void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
                         r.ksteps != 32 ? fmt::format("_k{}", r.ksteps) : std::string()),
             fmt::format("TMA 8-KiB boxes of A and B, {}x{} tiles of 64x64 ({} CTAs, 8 an SM{}), {}, {}{}, {} K steps: "
                         "L2 to the SMs",
-                        r.tiles, r.tiles, r.tiles * r.tiles, r.tiles == 32 ? ", one wave" : r.tiles == 64 ? ", four waves" : ", many waves",
+                        r.tiles, r.tiles, r.tiles * r.tiles,
+                        r.tiles == 32   ? ", one wave"
+                        : r.tiles == 64 ? ", four waves"
+                                        : ", many waves",
                         r.own ? "every CTA its own boxes" : "panels shared as a GEMM's",
                         r.mma_reps ? fmt::format("{} round(s) of 4 wgmma m64n64k16", r.mma_reps) : "no tensor work",
                         " between copies", ksteps),
