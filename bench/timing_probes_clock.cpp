@@ -262,6 +262,21 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     family(two ? "sm_clock_under_wgmma_streamed_l2_matched_n128_2ctas" : "sm_clock_under_wgmma_streamed_l2_matched_n128",
            kind, {.span = false});
   }
+  // Step 11's wgmma shape (2026-12-06, evening): m64n64k16, a quarter of N = 256's multiply-adds for
+  // the same A read from shared memory. The clock rule's wgmma term is N = 256's draw per busy cycle;
+  // step 11's SMs hold 1.2 x below what it gives them. Alone on random tiles and as the matched L2
+  // row, four times the repetitions (the same multiply-adds if N = 64 keeps N = 256's rate: `_rep`
+  // says), one CTA an SM of two warpgroups.
+  for (const bool streamed : {false, true}) {
+    LoadedClock kind = matched;
+    kind.what = streamed ? "operands streamed as the matched L2 row, wgmma m64n64k16 (four times the repetitions), "
+                           "the 101st launch back to back"
+                         : "wgmma m64n64k16 alone on random bf16 tiles (four times the repetitions of "
+                           "sm_clock_under_wgmma_alone_capped), the 101st launch back to back";
+    kind.reps = 262144, kind.n = 64, kind.streamed = streamed, kind.rounds = streamed ? 25000u : 2u;
+    family(streamed ? "sm_clock_under_wgmma_streamed_l2_matched_n64" : "sm_clock_under_wgmma_alone_n64", kind,
+           {.gbs = streamed, .span = streamed});
+  }
   // A GEMM's epilogue (2026-12-06): today's H100 holds the persistent steps 4-9% below the clock
   // the rule gives for their tensor cores and streaming, while the matched rows hold theirs. These
   // are the matched L2 row with an epilogue: after every 64th repetition (a 128x256 tile's K of
