@@ -91,17 +91,14 @@ inline uint32_t box_element_address(uint32_t base, uint32_t e, uint32_t elem_byt
 
 namespace {
 
-// What a TMA landing writes into a word's record: written by the copy engine, no load pending,
-// nothing unfenced (that it was not read since is clear_tensor_reads', kept only in clusters).
+// What a TMA landing writes into a word's record: written by the copy engine, nothing unfenced
+// (the load no longer pending is Cta::tma_pending_bits'; that it was not read since is
+// clear_tensor_reads', kept only in clusters).
 void land_record(SmemWord& s) {
-  s.tma_pending = false;
   s.written = true;
   s.writer_warp = SmemWord::kAsync;
   s.generic_since_fence = false;
 }
-
-// What a TMA load's issue writes: a load pending.
-void issue_record(SmemWord& s) { s.tma_pending = true; }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // A change of some fields of a record as two masks over its 16 bytes, worked out once from the
@@ -131,25 +128,25 @@ RecordMasks record_masks(void (*change)(SmemWord&)) {
   return m;
 }
 
-// The masks on `count` records from `words`; whether any of them had a bit of `set` before.
-__attribute__((target("avx2"))) bool change_records_avx2(SmemWord* words, uint32_t count, const RecordMasks& m) {
+// The masks on `count` records from `words`, two records stored only where they change: a ring's
+// stage lands on records the landing before left as this one leaves them, and a look at them
+// costs less than writing them back (each line stays clean).
+__attribute__((target("avx2"))) void change_records_avx2(SmemWord* words, uint32_t count, const RecordMasks& m) {
   const __m256i keep = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.keep));
   const __m256i set = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.set));
-  __m256i had = _mm256_setzero_si256();
   uint32_t i = 0;
   for (; i + 2 <= count; i += 2) {  // two records: 32 bytes, 16-aligned
     __m256i* const p = reinterpret_cast<__m256i*>(words + i);
     const __m256i before = _mm256_loadu_si256(p);
-    had = _mm256_or_si256(had, before);
-    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(before, keep), set));
+    const __m256i after = _mm256_or_si256(_mm256_and_si256(before, keep), set);
+    const __m256i changed = _mm256_xor_si256(before, after);
+    if (!_mm256_testz_si256(changed, changed)) _mm256_storeu_si256(p, after);
   }
   if (i < count) {
     __m128i* const p = reinterpret_cast<__m128i*>(words + i);
-    const __m128i before = _mm_load_si128(p);
-    had = _mm256_or_si256(had, _mm256_zextsi128_si256(before));
-    _mm_store_si128(p, _mm_or_si128(_mm_and_si128(before, _mm256_castsi256_si128(keep)), _mm256_castsi256_si128(set)));
+    _mm_store_si128(p, _mm_or_si128(_mm_and_si128(_mm_load_si128(p), _mm256_castsi256_si128(keep)),
+                                    _mm256_castsi256_si128(set)));
   }
-  return !_mm256_testz_si256(had, set);
 }
 #endif
 
@@ -163,21 +160,6 @@ void land_records(SmemWord* words, uint32_t count) {
   }
 #endif
   for (uint32_t i = 0; i < count; ++i) land_record(words[i]);
-}
-
-// issue_record on `count` records from `words`; whether a load was pending on any of them
-// before (the stage refilled while in flight).
-bool issue_records(SmemWord* words, uint32_t count) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const RecordMasks masks = record_masks(issue_record);
-  if (cpu_has_avx2()) return change_records_avx2(words, count, masks);
-#endif
-  bool pending = false;
-  for (uint32_t i = 0; i < count; ++i) {
-    pending = pending || words[i].tma_pending;
-    issue_record(words[i]);
-  }
-  return pending;
 }
 
 }  // namespace
@@ -424,7 +406,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         // before anyone waited for (let alone read) what the first brought.
         ++t.smem_writes;  // tma_pending below
         const uint32_t lo = (smem - timing::kSmemBaseAddress) / 4, hi = (smem - timing::kSmemBaseAddress + bytes) / 4;
-        const bool refilled = issue_records(t.smem_word_state.data() + lo, hi - lo);
+        const bool refilled = Cta::mark_bits<true>(t.tma_pending_bits, lo, hi);
         t.clear_ready(lo, hi);
         refills[di] = refilled;
         if (refilled && &t == &c)
@@ -606,6 +588,7 @@ void complete_tma(Cta& c, const PendingTma& p) {
   const uint32_t lo = (job.smem_dst - timing::kSmemBaseAddress) / 4,
                  hi = (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4;
   land_records(c.smem_word_state.data() + lo, hi - lo);
+  Cta::mark_bits<false>(c.tma_pending_bits, lo, hi);
   c.set_ready(lo, hi);
   if (notes_for_peers(c)) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
   if (c.trace && job.trace_index != kNone)

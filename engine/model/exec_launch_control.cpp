@@ -163,7 +163,7 @@ void complete_clc_response(Cta& c, const PendingTma& p) {
                        c.releases + 1);
   for (uint32_t w = at / 4; w < (at + kResponseBytes) / 4 && w < c.smem_word_state.size(); ++w) {
     SmemWord& s = c.smem_word_state[w];
-    if (!s.tma_pending) c.set_ready(w, w + 1);
+    if (!c.tma_pending_at(w)) c.set_ready(w, w + 1);
     s.written = true;
     s.writer_warp = SmemWord::kAsync;
     s.generic_since_fence = false;

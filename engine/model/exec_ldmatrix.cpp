@@ -148,10 +148,12 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
   const uint32_t rank = c.launch.cluster_rank, epoch = c.barrier_epoch, release = c.releases + 1;
   SmemWord* state = c.smem_word_state.data();
   if constexpr (kStore) {
-    for (uint32_t l = 0; l < n; ++l)
+    for (uint32_t l = 0; l < n; ++l) {
+      const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
+      if (c.any_tma_pending(w, w + kRowBytes / 4)) return false;
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-        if (!memform::word_is_quiet<true>(state[(r.addr[l] - timing::kSmemBaseAddress) / 4 + i], warp, rank, epoch))
-          return false;
+        if (!memform::word_is_quiet<true>(state[w + i], false, warp, rank, epoch)) return false;
+    }
     // The unfenced range widened once, by the rows' lowest and highest words (a note per word
     // made a chain through memory of the range's two bounds).
     uint32_t lo = ~0u, hi = 0;
@@ -185,8 +187,9 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
         plain[line % 8] = line;
         continue;
       }
+      if (c.any_tma_pending(w, w + kRowBytes / 4)) return false;
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-        if (!memform::word_is_quiet<false>(state[w + i], warp, rank, epoch)) return false;
+        if (!memform::word_is_quiet<false>(state[w + i], false, warp, rank, epoch)) return false;
     }
     const memform::ReadNotes notes = memform::read_notes(c);
     if (notes.release)

@@ -93,9 +93,10 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
 namespace {
 
 // What check_shared_words reports of a word that is not quiet (state s), before it is noted.
-[[gnu::noinline]] void report_shared_word(ExecContext& x, const SmemWord& s, uint32_t addr, uint32_t lane, bool store) {
+[[gnu::noinline]] void report_shared_word(ExecContext& x, const SmemWord& s, bool tma_pending, uint32_t addr,
+                                          uint32_t lane, bool store) {
   Cta& c = x.cta;
-  if (s.tma_pending)
+  if (tma_pending)
     report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
                     fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
                                 store ? "written" : "read"),
@@ -143,14 +144,15 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
   for (uint32_t w = (addr - timing::kSmemBaseAddress) / 4; w * 4 < addr - timing::kSmemBaseAddress + bytes; ++w) {
     if (w >= c.smem_word_state.size()) return;
     SmemWord& s = c.smem_word_state[w];
+    const bool tma_pending = c.tma_pending_at(w);
     if (store) {
-      if (!memform::word_is_quiet<true>(s, x.warp, rank, epoch)) [[unlikely]]
-        report_shared_word(x, s, addr, lane, true);
+      if (!memform::word_is_quiet<true>(s, tma_pending, x.warp, rank, epoch)) [[unlikely]]
+        report_shared_word(x, s, tma_pending, addr, lane, true);
       memform::note_write(s, x.warp.id, epoch, release);
       c.note_unfenced(w);
     } else {
-      if (!memform::word_is_quiet<false>(s, x.warp, rank, epoch)) [[unlikely]]
-        report_shared_word(x, s, addr, lane, false);
+      if (!memform::word_is_quiet<false>(s, tma_pending, x.warp, rank, epoch)) [[unlikely]]
+        report_shared_word(x, s, tma_pending, addr, lane, false);
       memform::note_reads(c, x.warp.id, w, 1, notes);
     }
   }

@@ -89,12 +89,15 @@ template <bool kStore>
 // nothing to report, the common case (the decoded shared forms, check_shared_words itself,
 // ldmatrix's rows).
 
-// check_shared_words reports nothing for warp w's access of this word.
+// check_shared_words reports nothing for warp w's access of this word (record s; `tma_pending`:
+// its bit of Cta::tma_pending_bits, or that of any word of the access where the caller tests them
+// together: a pending word is never quiet).
 template <bool kStore>
-[[gnu::always_inline]] inline bool word_is_quiet(const SmemWord& s, const Warp& w, uint32_t rank, uint32_t epoch) {
+[[gnu::always_inline]] inline bool word_is_quiet(const SmemWord& s, bool tma_pending, const Warp& w, uint32_t rank,
+                                                 uint32_t epoch) {
   if constexpr (!kStore)
-    if (s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch) return true;  // the common read
-  if (s.tma_pending || s.cp_async_pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
+    if (s.written && !(tma_pending | s.cp_async_pending) && s.epoch != epoch) return true;  // the common read
+  if (tma_pending || s.cp_async_pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
   if (s.written && s.writer_warp != w.id && s.epoch == epoch && s.writer_warp != SmemWord::kAsync)
     return s.write_release != 0 && rank < kMaxClusterRanks && w.acquired[rank] >= s.write_release;
   return true;
@@ -160,9 +163,10 @@ inline ReadNotes read_notes(const Cta& c) {
   }
 }
 
-// word_is_quiet<false>'s first test, which a read by any warp passes alike.
+// word_is_quiet<false>'s first test, which a read by any warp passes alike, as far as the record
+// goes: the caller tests Cta::tma_pending_bits (look_at_line).
 [[gnu::always_inline]] inline bool read_is_plain(const SmemWord& s, uint32_t epoch) {
-  return s.written && !(s.tma_pending | s.cp_async_pending) && s.epoch != epoch;
+  return s.written && !s.cp_async_pending && s.epoch != epoch;
 }
 
 // Cta::smem_plain_lines' entry for `line`, made anew: whether every word of it is a plain read
@@ -197,8 +201,9 @@ inline ReadNotes read_notes(const Cta& c) {
 [[gnu::always_inline]] inline bool quiet_reads(Cta& c, const Warp& w, uint32_t word, uint32_t n, ReadNotes notes) {
   if (!lines_read_plain(c, word, n)) {
     const SmemWord* s = c.smem_word_state.data() + word;
+    if (c.any_tma_pending(word, word + n)) return false;
     for (uint32_t i = 0; i < n; ++i)
-      if (!word_is_quiet<false>(s[i], w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+      if (!word_is_quiet<false>(s[i], false, w, c.launch.cluster_rank, c.barrier_epoch)) return false;
   }
   if (notes.any()) note_reads(c, w.id, word, n, notes);
   return true;

@@ -245,9 +245,12 @@ __attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pa
 [[gnu::always_inline]] inline bool pattern_reads_quiet(Cta& c, const Warp& w, const SharedLanePattern& p,
                                                        uint32_t first) {
   const SmemWord* state = c.smem_word_state.data() + first;
-  if (!lines_read_plain(c, first + uint32_t(p.words[0]), uint32_t(p.words[p.nwords - 1] - p.words[0]) + 1))
+  const uint32_t lo = first + uint32_t(p.words[0]), n = uint32_t(p.words[p.nwords - 1] - p.words[0]) + 1;
+  if (!lines_read_plain(c, lo, n)) {
+    if (c.any_tma_pending(lo, lo + n)) return false;  // a word between the pattern's too: the lane loop looks
     for (uint32_t i = 0; i < p.nwords; ++i)
-      if (!word_is_quiet<false>(state[p.words[i]], w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+      if (!word_is_quiet<false>(state[p.words[i]], false, w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+  }
   const ReadNotes notes = read_notes(c);
   if (notes.release)
     for (uint32_t i = 0; i < p.nwords; ++i)
@@ -304,8 +307,9 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   SmemWord* state = c.smem_word_state.data() + o0 / 4;
   const uint32_t release = c.releases + 1;
   if constexpr (kStore) {
+    if (c.any_tma_pending(uint32_t(o0 / 4), uint32_t(o0 / 4) + words)) return false;
     for (uint32_t i = 0; i < words; ++i)
-      if (!word_is_quiet<kStore>(state[i], w, c.launch.cluster_rank, epoch)) return false;
+      if (!word_is_quiet<kStore>(state[i], false, w, c.launch.cluster_rank, epoch)) return false;
   } else if (!quiet_reads(c, w, uint32_t(o0 / 4), words)) {
     return false;
   }
@@ -389,7 +393,10 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   const uint32_t release = c.releases + 1;
   bool quiet = true;
   if constexpr (kStore) {
-    for (uint32_t i = 0; i < p->nwords && quiet; ++i) quiet = word_is_quiet<kStore>(state[p->words[i]], w, rank, epoch);
+    const uint32_t lo = uint32_t(o0 >> 2) + uint32_t(p->words[0]);
+    quiet = !c.any_tma_pending(lo, uint32_t(o0 >> 2) + uint32_t(p->words[p->nwords - 1]) + 1);
+    for (uint32_t i = 0; i < p->nwords && quiet; ++i)
+      quiet = word_is_quiet<kStore>(state[p->words[i]], false, w, rank, epoch);
   } else {
     quiet = pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2));
   }
@@ -536,9 +543,9 @@ namespace {
 // The first two 32-bit words of a record: its flags' byte and its epoch (SmemWord's layout).
 static_assert(offsetof(SmemWord, epoch) == 4 && sizeof(SmemWord) == 16);
 // read_is_plain's flags, as bits of a record's first 32-bit word, made from the struct itself:
-// written, and neither a TMA load nor a cp.async pending.
+// written, and no cp.async pending (a TMA load pending is Cta::tma_pending_bits', tested by look_at_line).
 const uint32_t kPlainFlags =
-    smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = s.tma_pending = s.cp_async_pending = true; });
+    smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = s.cp_async_pending = true; });
 const uint32_t kPlainWant = smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = true; });
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -566,7 +573,7 @@ bool look_at_line(Cta& c, uint32_t line) {
   const uint32_t epoch = c.barrier_epoch;
   const uint32_t lo = 32 * line, hi = std::min<uint32_t>(lo + 32, uint32_t(c.smem_word_state.size()));
   const SmemWord* const s = c.smem_word_state.data();
-  bool plain = true;
+  bool plain = !c.any_tma_pending(lo, hi);  // read_is_plain's records say nothing of TMA loads
   uint32_t i = lo;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = cpu_has_avx2();

@@ -63,9 +63,10 @@ const std::vector<layout::Coord>& accumulator_map(uint32_t n) {
       f.unacquired = addr;
       f.unacquired_rank = rank;
     }
-    if (s.written && !s.tma_pending) c.set_ready(w, w + 1);  // what Cta::smem_ready caches
-    if (s.written && !(s.tma_pending | s.generic_since_fence)) continue;  // the common word: nothing to note
-    if (s.tma_pending) {
+    const bool tma_pending = c.tma_pending_at(w);
+    if (s.written && !tma_pending) c.set_ready(w, w + 1);  // what Cta::smem_ready caches
+    if (s.written && !(tma_pending | s.generic_since_fence)) continue;  // the common word: nothing to note
+    if (tma_pending) {
       if (f.tma_pending == kNone) f.tma_pending = addr;
     } else if (s.generic_since_fence) {
       if (f.unfenced == kNone) f.unfenced = addr;

@@ -522,18 +522,35 @@ struct Cta {
     }
     for (uint32_t w = lo; w < hi; ++w) smem_tensor_word[w] = {0, landed, 0};
   }
+  // Bits [lo, hi) of `bits`, 64 at a time, set (kSet) or cleared; whether any was set before.
   template <bool kSet>
-  void mark_ready(uint32_t lo, uint32_t hi) {  // words [lo, hi), 64 at a time
+  static bool mark_bits(std::vector<uint64_t>& bits, uint32_t lo, uint32_t hi) {
+    uint64_t had = 0;
     while (lo < hi) {
       const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
-      const uint64_t bits = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << (lo & 63);
-      if constexpr (kSet) smem_ready[lo >> 6] |= bits;
-      else smem_ready[lo >> 6] &= ~bits;
+      const uint64_t run = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << (lo & 63);
+      had |= bits[lo >> 6] & run;
+      if constexpr (kSet) bits[lo >> 6] |= run;
+      else bits[lo >> 6] &= ~run;
       lo += n;
     }
+    return had != 0;
   }
-  void set_ready(uint32_t lo, uint32_t hi) { mark_ready<true>(lo, hi); }
-  void clear_ready(uint32_t lo, uint32_t hi) { mark_ready<false>(lo, hi); }
+  void set_ready(uint32_t lo, uint32_t hi) { mark_bits<true>(smem_ready, lo, hi); }
+  void clear_ready(uint32_t lo, uint32_t hi) { mark_bits<false>(smem_ready, lo, hi); }
+  // Bit w set while a TMA load into word w has been issued and has not landed. A flag of SmemWord
+  // until 2026-12-06: each issue and landing of a ring's stage then rewrote every word's 16-byte
+  // record (12-17% of the Hopper steps' model time, change_records); here a box is a few ORs.
+  std::vector<uint64_t> tma_pending_bits;
+  bool tma_pending_at(uint32_t w) const { return tma_pending_bits[w >> 6] >> (w & 63) & 1; }
+  // Whether a TMA load is pending on any of words [lo, hi).
+  bool any_tma_pending(uint32_t lo, uint32_t hi) const {
+    for (; lo < hi; lo = (lo | 63) + 1) {
+      const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
+      if (tma_pending_bits[lo >> 6] >> (lo & 63) & (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1)) return true;
+    }
+    return false;
+  }
   // Bumped by every path that writes the window's bytes or the SmemWord fields a tensor-core
   // read consults or sets (written, tma_pending, generic_since_fence, landed_release,
   // read_release): smem_ptr for a store (generic stores, stmatrix, mbarrier.init), the decoded

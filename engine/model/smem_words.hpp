@@ -16,7 +16,8 @@ namespace gs::model {
 struct alignas(16) SmemWord {
   static constexpr uint8_t kAsync = 0xFF;  // written by the copy engine
   bool written : 1 = false;
-  bool tma_pending : 1 = false;         // a TMA load into it has been issued, not completed
+  // (A TMA load pending on it is a bit of Cta::tma_pending_bits: a ring's issues and landings
+  // would rewrite every record of each box.)
   bool cp_async_pending : 1 = false;    // a cp.async into it has been issued, not yet waited for
   bool generic_since_fence : 1 = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
   // TMA stores that read it and that the issuing thread has not yet retired with

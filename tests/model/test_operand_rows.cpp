@@ -39,6 +39,7 @@ void set_up(model::Cta& c, model::Cluster* cluster, uint32_t seed, Troubles t) {
   c.smem_word_state.assign(words, model::SmemWord{});
   c.smem_tensor_word.assign(words, model::SmemTensorWord{});
   c.smem_ready.assign((words + 63) / 64, 0);
+  c.tma_pending_bits.assign((words + 63) / 64, 0);
   c.smem_chunk_read.assign(kSmemBytes / 16, 0);
   for (model::SmemWord& s : c.smem_word_state) s.written = true;
   c.set_ready(0, words);
@@ -47,7 +48,7 @@ void set_up(model::Cta& c, model::Cluster* cluster, uint32_t seed, Troubles t) {
   };
   if (t.tma_pending)
     some_words([&](uint32_t w) {
-      c.smem_word_state[w].tma_pending = true;
+      model::Cta::mark_bits<true>(c.tma_pending_bits, w, w + 1);
       c.clear_ready(w, w + 1);
     });
   if (t.unwritten)
