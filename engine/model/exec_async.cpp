@@ -587,7 +587,11 @@ void complete_tma(Cta& c, const PendingTma& p) {
   ++c.smem_writes;  // the bytes above and the records below
   const uint32_t lo = (job.smem_dst - timing::kSmemBaseAddress) / 4,
                  hi = (job.smem_dst - timing::kSmemBaseAddress + job.bytes) / 4;
-  land_records(c.smem_word_state.data() + lo, hi - lo);
+  // The records as a landing leaves them, unless each still holds that (Cta::records_landed).
+  if (!c.all_landed(lo, hi)) {
+    land_records(c.smem_word_state.data() + lo, hi - lo);
+    Cta::mark_bits<true>(c.records_landed, lo, hi);
+  }
   Cta::mark_bits<false>(c.tma_pending_bits, lo, hi);
   c.set_ready(lo, hi);
   if (notes_for_peers(c)) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these

@@ -120,6 +120,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   const RecordBits keeps = kLandKeeps, sets = land_sets(w.id, c.barrier_epoch);
   SmemWord* const state = c.smem_word_state.data();
   uint64_t* const pending = c.cp_async_pending_bits.data();
+  uint64_t* const landed = c.records_landed.data();
   uint8_t* const smem = c.smem.data();
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = cpu_has_avx2();
@@ -142,11 +143,18 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
 #endif
       for (uint32_t word = first; word < end; ++word) change_record(state[word], keeps, sets);
     // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
-    // its words lie in one 64-bit word of the bits), else bit by bit.
-    if (end - first <= 4 && first / 64 == (end - 1) / 64)
-      pending[first / 64] &= ~(((uint64_t(1) << (end - first)) - 1) << (first % 64));
-    else
-      for (uint32_t word = first; word < end; ++word) pending[word / 64] &= ~(uint64_t(1) << (word % 64));
+    // its words lie in one 64-bit word of the bits), else bit by bit; its records written by a
+    // warp, not as a TMA landing leaves them (Cta::records_landed), alike.
+    if (end - first <= 4 && first / 64 == (end - 1) / 64) {
+      const uint64_t bits = ~(((uint64_t(1) << (end - first)) - 1) << (first % 64));
+      pending[first / 64] &= bits;
+      landed[first / 64] &= bits;
+    } else {
+      for (uint32_t word = first; word < end; ++word) {
+        pending[word / 64] &= ~(uint64_t(1) << (word % 64));
+        landed[word / 64] &= ~(uint64_t(1) << (word % 64));
+      }
+    }
   }
 #if defined(__x86_64__) && defined(__GNUC__)
   if (nfours) change_fours_avx2(state, fours, nfours, keeps, sets);

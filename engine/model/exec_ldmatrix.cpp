@@ -160,7 +160,7 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
     for (uint32_t l = 0; l < n; ++l) {
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
       ++c.smem_writes;  // smem_ptr's, per row
-      for (uint32_t i = 0; i < kRowBytes / 4; ++i) memform::note_write(state[w + i], warp.id, epoch, release);
+      for (uint32_t i = 0; i < kRowBytes / 4; ++i) memform::note_write(c, state[w + i], warp.id, epoch, release);
       lo = std::min(lo, w);
       hi = std::max(hi, w + kRowBytes / 4 - 1);
     }

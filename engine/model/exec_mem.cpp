@@ -148,7 +148,7 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
     if (store) {
       if (!memform::word_is_quiet<true>(s, tma_pending, x.warp, rank, epoch)) [[unlikely]]
         report_shared_word(x, s, tma_pending, addr, lane, true);
-      memform::note_write(s, x.warp.id, epoch, release);
+      memform::note_write(c, s, x.warp.id, epoch, release);
       c.note_unfenced(w);
     } else {
       if (!memform::word_is_quiet<false>(s, tma_pending, x.warp, rank, epoch)) [[unlikely]]

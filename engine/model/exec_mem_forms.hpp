@@ -119,8 +119,10 @@ inline ReadNotes read_notes(const Cta& c) {
   return {!c.program || c.program->copies_async, c.launch.cluster && c.launch.cluster->ctas.size() > 1};
 }
 
-// What check_shared_words records of a quiet store.
-[[gnu::always_inline]] inline void note_write(SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
+// What check_shared_words records of a quiet store (a record no longer as a TMA landing leaves
+// it: Cta::records_landed).
+[[gnu::always_inline]] inline void note_write(Cta& c, SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
+  c.unland_record(uint32_t(&s - c.smem_word_state.data()));
   s.written = true;
   s.writer_warp = uint8_t(warp);
   s.epoch = epoch;

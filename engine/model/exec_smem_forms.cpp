@@ -319,7 +319,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     ++c.smem_writes;
     c.note_unfenced(uint32_t(o0 / 4));
     c.note_unfenced(uint32_t(o0 / 4) + words - 1);
-    for (uint32_t i = 0; i < words; ++i) note_write(state[i], w.id, epoch, release);
+    for (uint32_t i = 0; i < words; ++i) note_write(c, state[i], w.id, epoch, release);
   }
   uint8_t* at = c.smem.data() + o0;
   for (uint32_t v = 0; v < vec; ++v) {
@@ -408,7 +408,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   // One update per word is what one per lane makes: lanes of one word repeat the same values.
   if constexpr (kStore) {
     ++c.smem_writes;
-    for (uint32_t i = 0; i < p->nwords; ++i) note_write(state[p->words[i]], w.id, epoch, release);
+    for (uint32_t i = 0; i < p->nwords; ++i) note_write(c, state[p->words[i]], w.id, epoch, release);
     // The words are sorted: the first and the last widen the unfenced range as all of them
     // would (a note per word made a chain through memory of the range's two bounds).
     c.note_unfenced(uint32_t(o0 >> 2) + uint32_t(p->words[0]));

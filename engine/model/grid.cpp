@@ -69,6 +69,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.smem_tensor_word.assign((k.smem_bytes() + 3) / 4, SmemTensorWord{});
   c.smem_ready.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
   c.tma_pending_bits.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
+  c.records_landed.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
   c.cp_async_pending_bits.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
   c.smem_chunk_read.assign((k.smem_bytes() + 15) / 16, 0);
   ++c.smem_writes;  // the new CTA's window: no operand read before it stands

@@ -559,6 +559,21 @@ struct Cta {
   // reads of the same bytes under one count and one `releases` see the same bytes and records
   // and note the same (exec_wgmma.cpp's WgmmaB).
   uint64_t smem_writes = 0;
+  // Bit w set while word w's record holds what a TMA landing leaves in it (written, by the copy
+  // engine, nothing unfenced): a landing sets its box's bits, and every path that leaves one of
+  // those fields otherwise clears its words' (memform::note_write, a cp.async landing; a remote
+  // store, barrier.cluster's and fence.proxy.async's changes cannot). A box whose bits are all set
+  // lands without a look at its records: a ring's stage, K step after K step (exec_async.cpp).
+  std::vector<uint64_t> records_landed;
+  void unland_record(uint32_t w) { records_landed[w >> 6] &= ~(uint64_t(1) << (w & 63)); }
+  bool all_landed(uint32_t lo, uint32_t hi) const {
+    for (; lo < hi; lo = (lo | 63) + 1) {
+      const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
+      const uint64_t run = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+      if ((records_landed[lo >> 6] >> (lo & 63) & run) != run) return false;
+    }
+    return true;
+  }
   // Every word whose SmemWord::generic_since_fence is set lies in [unfenced_lo, unfenced_hi)
   // (word indices; grown by each generic store that sets it): fence.proxy.async looks only
   // there, not at all of a ring's records.
