@@ -541,7 +541,7 @@ struct Cta {
   // Bit w set while a TMA load into word w has been issued and has not landed. A flag of SmemWord
   // until 2026-12-06: each issue and landing of a ring's stage then rewrote every word's 16-byte
   // record (12-17% of the Hopper steps' model time, change_records); here a box is a few ORs.
-  std::vector<uint64_t> tma_pending_bits;
+  // (tma_pending_bits: declared at the end of the struct, with records_landed.)
   bool tma_pending_at(uint32_t w) const { return tma_pending_bits[w >> 6] >> (w & 63) & 1; }
   // Whether a TMA load is pending on any of words [lo, hi).
   bool any_tma_pending(uint32_t lo, uint32_t hi) const {
@@ -564,7 +564,7 @@ struct Cta {
   // those fields otherwise clears its words' (memform::note_write, a cp.async landing; a remote
   // store, barrier.cluster's and fence.proxy.async's changes cannot). A box whose bits are all set
   // lands without a look at its records: a ring's stage, K step after K step (exec_async.cpp).
-  std::vector<uint64_t> records_landed;
+  // (records_landed: declared last.)
   void unland_record(uint32_t w) { records_landed[w >> 6] &= ~(uint64_t(1) << (w & 63)); }
   bool all_landed(uint32_t lo, uint32_t hi) const {
     for (; lo < hi; lo = (lo | 63) + 1) {
@@ -702,6 +702,10 @@ struct Cta {
   // so that the cluster's CTAs advance through modeled time together (grid.cpp, run_cluster).
   bool paused = false;
   uint64_t next_event = 0;
+  // Shared memory's TMA-pending and landed-record bits (tma_pending_at, all_landed above), last in
+  // the struct so that the fields before keep the places they had.
+  std::vector<uint64_t> tma_pending_bits;
+  std::vector<uint64_t> records_landed;
 
   uint64_t& reg(uint32_t warp, uint32_t r, uint32_t lane) { return regs[(size_t(warp) * nregs + r) * 32 + lane]; }
   uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }
