@@ -63,6 +63,23 @@ ir::Kernel access_kernel(Access a, uint32_t from, bool wait) {
   return b.finish();
 }
 
+// The kernel on the model, fast or traced, with A, B and C sized for the kernels here.
+model::SimResult run(const ir::Kernel& k, bool traced) {
+  model::GemmBuffers bufs;
+  bufs.a.assign(32 * 64 * 2, 0);
+  bufs.b.assign(64 * 4, 0);
+  bufs.c.assign(16 * 64 * 2, 0);
+  model::SimOptions opt;
+  opt.trace = traced;
+  return model::simulate(k, bufs, opt);
+}
+
+std::string details(const model::SimResult& r, bool traced) {
+  std::string out = traced ? "traced:\n" : "fast:\n";
+  for (const model::Hazard& h : r.hazards) out += h.detail + "\n";
+  return out;
+}
+
 std::vector<model::Hazard> races(const model::SimResult& r) {
   std::vector<model::Hazard> out;
   for (const model::Hazard& h : r.hazards)
@@ -81,15 +98,8 @@ TEST_CASE("model: every shared access onto words a TMA load is still writing is 
         DYNAMIC_SECTION(name_of(a) << " from byte " << from << (wait ? " after the wait" : " before the wait")) {
           const ir::Kernel k = access_kernel(a, from, wait);
           for (const bool traced : {true, false}) {
-            model::GemmBuffers bufs;
-            bufs.a.assign(32 * 64 * 2, 0);
-            bufs.c.assign(16, 0);
-            model::SimOptions opt;
-            opt.trace = traced;
-            const model::SimResult r = model::simulate(k, bufs, opt);
-            std::string details;
-            for (const model::Hazard& h : r.hazards) details += h.detail + "\n";
-            INFO((traced ? "traced: " : "fast: ") << details);
+            const model::SimResult r = run(k, traced);
+            INFO(details(r, traced));
             CHECK(r.error.empty());
             const std::vector<model::Hazard> found = races(r);
             if (wait || from == 0) {
@@ -182,16 +192,8 @@ TEST_CASE("model: a box landing again over words a warp wrote since leaves them 
                       << (tma_store_after ? ", then a TMA store" : ", then warp 1 reads")) {
         const ir::Kernel k = land_again_kernel(rewrite, tma_store_after);
         for (const bool traced : {true, false}) {
-          model::GemmBuffers bufs;
-          bufs.a.assign(32 * 64 * 2, 0);
-          bufs.b.assign(64 * 4, 0);
-          bufs.c.assign(16 * 64 * 2, 0);
-          model::SimOptions opt;
-          opt.trace = traced;
-          const model::SimResult r = model::simulate(k, bufs, opt);
-          std::string details;
-          for (const model::Hazard& h : r.hazards) details += h.detail + "\n";
-          INFO((traced ? "traced: " : "fast: ") << details);
+          const model::SimResult r = run(k, traced);
+          INFO(details(r, traced));
           CHECK(r.error.empty());
           CHECK(r.hazards.empty());
         }
