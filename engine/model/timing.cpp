@@ -266,8 +266,9 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
       std::max(0.0, (draw_at(d.clock_tensor_hbm_mhz.value) - wgmma * d.tensor_hbm_busy_share.value) /
                             d.tensor_hbm_stream_gbs.value -
                         per_l2_gbs);
-  // cp.async from L2 alone (its probe) draws about 1.7 times what the TMA's bytes do by the L2
-  // term (H100, 2026-12-06): its bytes take its own weight, the others the L2 term's. Its probe's
+  // cp.async from L2 alone (its probe) draws about 1.4 times what the TMA's bytes do by the L2
+  // term (H100, 2026-12-06; 1.7 by the exponent of the _pause rows alone): its bytes take its own
+  // weight, the others the L2 term's. Its probe's
   // draw holds what every SM draws just running, as wgmma alone's does, which adding the two counts
   // twice: step 10's mix as two CTAs an SM (its layout) held 1501 and 1508 MHz where this gives
   // 1527 and 1538, as one CTA of 8 warps 1655 where it gives 1536 (H100, 2026-12-06,

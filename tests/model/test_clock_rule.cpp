@@ -70,7 +70,8 @@ TEST_CASE("clock: a tensor-core kernel's clock is where what its loads draw meet
     CHECK_THAT(sustained_clock(*d, copies).basis, Catch::Contains("copied by cp.async"));
     ClockLoad tma = copies;
     tma.cp_async_gbs = 0;
-    CHECK(sustained_clock(*d, tma).draw < 0.7 * sustained_clock(*d, copies).draw);
+    // (1.38 times on the H100 by its probes and exponent, 2026-12-06; 1.7 by the exponent before.)
+    CHECK(sustained_clock(*d, tma).draw < 0.8 * sustained_clock(*d, copies).draw);
     ClockLoad over = copies;
     over.cp_async_gbs *= 2;
     CHECK(sustained_clock(*d, over).draw == Approx(sustained_clock(*d, copies).draw));
