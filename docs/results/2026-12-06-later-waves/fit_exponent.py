@@ -23,6 +23,11 @@ ROWS = [
 CHECKS = [  # not fitted: step 11's wgmma shape as the matched row; both slowed alike at the ceiling
     ("matched_n64", 256 / 286.61, 8372.53, 1436.47, 1368.32),
     ("pause400", 1024 / 2342.44 * BUSY_L2, 1024 / 2342.44 * GBS_L2, 1796.77, 1368.32),
+    # call 6 (device5.sh, 2026-12-07 00:21 UTC, an H100 again): the four rows once more
+    ("pause100_c6", 1024 / 1065.87 * BUSY_L2, 1024 / 1065.87 * GBS_L2, 1482.63, 1392.14),
+    ("pause200_c6", 1024 / 1524.17 * BUSY_L2, 1024 / 1524.17 * GBS_L2, 1730.13, 1392.14),
+    ("wgpause400_c6", 1024 / 2182.74, 9293.40, 1635.62, 1392.14),
+    ("wgpause800_c6", 1024 / 3798.08, 9621.62, 1810.81, 1392.14),
 ]
 
 
