@@ -406,7 +406,7 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
         // before anyone waited for (let alone read) what the first brought.
         ++t.smem_writes;  // tma_pending below
         const uint32_t lo = (smem - timing::kSmemBaseAddress) / 4, hi = (smem - timing::kSmemBaseAddress + bytes) / 4;
-        const bool refilled = Cta::mark_bits<true>(t.tma_pending_bits, lo, hi);
+        const bool refilled = word_bits::mark<true>(t.tma_pending_bits, lo, hi);
         t.clear_ready(lo, hi);
         refills[di] = refilled;
         if (refilled && &t == &c)
@@ -590,9 +590,9 @@ void complete_tma(Cta& c, const PendingTma& p) {
   // The records as a landing leaves them, unless each still holds that (Cta::records_landed).
   if (!c.all_landed(lo, hi)) {
     land_records(c.smem_word_state.data() + lo, hi - lo);
-    Cta::mark_bits<true>(c.records_landed, lo, hi);
+    word_bits::mark<true>(c.records_landed, lo, hi);
   }
-  Cta::mark_bits<false>(c.tma_pending_bits, lo, hi);
+  word_bits::mark<false>(c.tma_pending_bits, lo, hi);
   c.set_ready(lo, hi);
   if (notes_for_peers(c)) c.clear_tensor_reads(lo, hi, c.releases + 1);  // only peers read these
   if (c.trace && job.trace_index != kNone)

@@ -64,13 +64,12 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
     w.regs = c.regs.data() + size_t(w.id) * c.nregs * 32;
     w.written = c.written.data() + size_t(w.id) * c.nregs;
   }
+  const size_t words = (k.smem_bytes() + 3) / 4, bit_words = word_bits::words_for(words);
   c.smem.assign(k.smem_bytes(), 0);
-  c.smem_word_state.assign((k.smem_bytes() + 3) / 4, SmemWord{});
-  c.smem_tensor_word.assign((k.smem_bytes() + 3) / 4, SmemTensorWord{});
-  c.smem_ready.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
-  c.tma_pending_bits.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
-  c.records_landed.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
-  c.cp_async_pending_bits.assign(((k.smem_bytes() + 3) / 4 + 63) / 64, 0);
+  c.smem_word_state.assign(words, SmemWord{});
+  c.smem_tensor_word.assign(words, SmemTensorWord{});
+  for (std::vector<uint64_t>* bits : {&c.smem_ready, &c.tma_pending_bits, &c.records_landed, &c.cp_async_pending_bits})
+    bits->assign(bit_words, 0);
   c.smem_chunk_read.assign((k.smem_bytes() + 15) / 16, 0);
   ++c.smem_writes;  // the new CTA's window: no operand read before it stands
   c.unfenced_lo = ~0u;

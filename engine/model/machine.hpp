@@ -25,6 +25,7 @@
 #include "engine/model/fast_forward.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/smem_words.hpp"
+#include "engine/model/word_bits.hpp"
 #include "engine/model/timing.hpp"
 
 namespace gs::layout {
@@ -522,35 +523,14 @@ struct Cta {
     }
     for (uint32_t w = lo; w < hi; ++w) smem_tensor_word[w] = {0, landed, 0};
   }
-  // Bits [lo, hi) of `bits`, 64 at a time, set (kSet) or cleared; whether any was set before.
-  template <bool kSet>
-  static bool mark_bits(std::vector<uint64_t>& bits, uint32_t lo, uint32_t hi) {
-    uint64_t had = 0;
-    while (lo < hi) {
-      const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
-      const uint64_t run = (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1) << (lo & 63);
-      had |= bits[lo >> 6] & run;
-      if constexpr (kSet) bits[lo >> 6] |= run;
-      else bits[lo >> 6] &= ~run;
-      lo += n;
-    }
-    return had != 0;
-  }
-  void set_ready(uint32_t lo, uint32_t hi) { mark_bits<true>(smem_ready, lo, hi); }
-  void clear_ready(uint32_t lo, uint32_t hi) { mark_bits<false>(smem_ready, lo, hi); }
+  void set_ready(uint32_t lo, uint32_t hi) { word_bits::mark<true>(smem_ready, lo, hi); }
+  void clear_ready(uint32_t lo, uint32_t hi) { word_bits::mark<false>(smem_ready, lo, hi); }
   // Bit w set while a TMA load into word w has been issued and has not landed. A flag of SmemWord
   // until 2026-12-06: each issue and landing of a ring's stage then rewrote every word's 16-byte
   // record (12-17% of the Hopper steps' model time, change_records); here a box is a few ORs.
   // (tma_pending_bits: declared at the end of the struct, with records_landed.)
-  bool tma_pending_at(uint32_t w) const { return tma_pending_bits[w >> 6] >> (w & 63) & 1; }
-  // Whether a TMA load is pending on any of words [lo, hi).
-  bool any_tma_pending(uint32_t lo, uint32_t hi) const {
-    for (; lo < hi; lo = (lo | 63) + 1) {
-      const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
-      if (tma_pending_bits[lo >> 6] >> (lo & 63) & (n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1)) return true;
-    }
-    return false;
-  }
+  bool tma_pending_at(uint32_t w) const { return word_bits::at(tma_pending_bits, w); }
+  bool any_tma_pending(uint32_t lo, uint32_t hi) const { return word_bits::any(tma_pending_bits, lo, hi); }
   // Bumped by every path that writes the window's bytes or the SmemWord fields a tensor-core
   // read consults or sets (written, tma_pending, generic_since_fence, landed_release,
   // read_release): smem_ptr for a store (generic stores, stmatrix, mbarrier.init), the decoded
@@ -566,14 +546,7 @@ struct Cta {
   // lands without a look at its records: a ring's stage, K step after K step (exec_async.cpp).
   // (records_landed: declared last.)
   void unland_record(uint32_t w) { records_landed[w >> 6] &= ~(uint64_t(1) << (w & 63)); }
-  bool all_landed(uint32_t lo, uint32_t hi) const {
-    for (; lo < hi; lo = (lo | 63) + 1) {
-      const uint32_t n = std::min(hi - lo, 64 - (lo & 63));
-      const uint64_t run = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
-      if ((records_landed[lo >> 6] >> (lo & 63) & run) != run) return false;
-    }
-    return true;
-  }
+  bool all_landed(uint32_t lo, uint32_t hi) const { return word_bits::all(records_landed, lo, hi); }
   // Every word whose SmemWord::generic_since_fence is set lies in [unfenced_lo, unfenced_hi)
   // (word indices; grown by each generic store that sets it): fence.proxy.async looks only
   // there, not at all of a ring's records.

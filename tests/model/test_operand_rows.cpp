@@ -48,7 +48,7 @@ void set_up(model::Cta& c, model::Cluster* cluster, uint32_t seed, Troubles t) {
   };
   if (t.tma_pending)
     some_words([&](uint32_t w) {
-      model::Cta::mark_bits<true>(c.tma_pending_bits, w, w + 1);
+      model::word_bits::mark<true>(c.tma_pending_bits, w, w + 1);
       c.clear_ready(w, w + 1);
     });
   if (t.unwritten)
