@@ -392,17 +392,18 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
             l.stream_gbs ? fmt::format("bytes a second the TMA streams over one launch of {}'s kind (the longer of the "
                                        "wgmma warps' and the streamer's %globaltimer spans)",
                                        l.what)
-            : l.rep_cycles ? fmt::format("a wgmma thread's clock64 cycles a repetition (4 x m64n256k16 from 2 warpgroups) in "
-                                       "one launch of {}'s kind",
-                                       l.what)
+            : l.rep_cycles ? fmt::format("a wgmma thread's clock64 cycles a repetition (4 x m64n{}k16 from {} warpgroup{}) "
+                                       "in one launch of {}'s kind",
+                                       l.n, l.mma_groups, l.mma_groups == 1 ? "" : "s", l.what)
             : l.span ? fmt::format("share of the launch the wgmmas run: the wgmma warps' span over the streaming "
                                  "warp's in one launch of {}'s kind (%globaltimer spans)",
                                  l.what)
             : !l.mma
                 ? fmt::format("SM clock with every SM streaming TMA, {} (the streaming warp's clock64 over globaltimer)",
                               l.what)
-                : fmt::format("SM clock with every SM running wgmma m64n256k16 from 2 warpgroups on random bf16 tiles{}, "
-                              "{} (clock64 over globaltimer)",
+                : fmt::format("SM clock with every SM running wgmma m64n{}k16 from {} warpgroup{} on random bf16 "
+                              "tiles{}, {} (clock64 over globaltimer)",
+                              l.n, l.mma_groups, l.mma_groups == 1 ? "" : "s",
                               l.rounds > 2 ? " while a warp streams TMA" : "", l.what),
             l.stream_gbs ? "GB/s" : l.rep_cycles ? "cycles" : l.span ? "%" : "MHz",
             kernels::build_clock_under_load_probe(l.ctas, reps, l.stages, rounds, boxes, true, l.streamed, l.mma,
