@@ -112,18 +112,19 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
                                  ir::arch_name(k.target), machine.name, timing::machine_keys_for(k.target)));
   const ir::LaunchShape& L = k.launch;
   // The traced CTA as one of the GEMM's wave: its loads wait for HBM in the share of the wave's
-  // panel bytes L2 did not keep (timing::wave_cta_figures). The wave: the CTAs the SMs hold at
+  // panel bytes L2 did not keep (timing::wave_cta_figures), and in the later waves of several CTAs
+  // an SM only as a panel's first reader (timing::wave_loads). The wave: the CTAs the SMs hold at
   // once by the CTA's threads, shared memory and registers, in the tile walk the kernel declares.
   timing::CtaFigures figures = machine.cta;
-  double hbm_share = 0;
+  timing::WaveLoads loads;
   if (flops > 0 && k.output.declared()) {
     const double mn = double(k.output.rows) * double(k.output.cols);
     const timing::GemmFacts g = timing::declared_gemm_facts(k.output, uint64_t(flops / (2.0 * mn) + 0.5));
     const uint32_t per_sm =
         timing::ctas_per_sm(*machine.desc, L.threads(), k.smem_bytes(), opt.registers_per_thread);
     const uint64_t concurrent = std::min<uint64_t>(L.ctas(), uint64_t(per_sm) * machine.sms);
-    hbm_share = timing::hbm_share_of_panels(g, concurrent, machine.desc->l2_kept_bytes.value);
-    figures = timing::wave_cta_figures(machine, hbm_share);
+    loads = timing::wave_loads(g, concurrent, L.ctas(), per_sm, machine.desc->l2_kept_bytes.value);
+    figures = timing::wave_cta_figures(machine, loads.share);
   }
   Launch launch;
   launch.kernel = &k;
@@ -156,13 +157,19 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   result.stats.traced_cost = traced_cost;
   if (flops > 0 && result.completed) {
     timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine, gemm_facts(k, result, flops));
-    p.hbm_share_of_panels = hbm_share;
+    p.hbm_share_of_panels = loads.share;
     if (k.output.declared())
       p.load_basis = fmt::format(
-          "{:.0f}% of the wave's distinct A and B panel bytes come from HBM, and the wave's CTAs that read a panel "
-          "wait for it together: a TMA load {} cycles + its transfer (its own {} + {:.0f}% of the {} HBM adds over "
+          "{:.0f}% of the {}wave's distinct A and B panel bytes come from HBM, and its CTAs that read a panel wait "
+          "for it together{}: a TMA load {} cycles + its transfer (its own {} + {:.0f}% of the {} HBM adds over "
           "an L2 hit, probes hbm_latency and l2_latency)",
-          100.0 * hbm_share, figures.tma_latency, machine.cta.tma_latency, 100.0 * hbm_share,
+          100.0 * loads.together, loads.apart > 0 ? "first " : "",
+          loads.apart > 0
+              ? fmt::format("; in the later waves ({:.0f}% of them) its CTAs read apart, a panel's first reader "
+                            "waits for HBM and the others find it in L2, {:.0f}% of their loads",
+                            100.0 * loads.apart, 100.0 * loads.first_reader)
+              : "",
+          figures.tma_latency, machine.cta.tma_latency, 100.0 * loads.share,
           uint32_t(machine.desc->hbm_latency.value - machine.desc->l2_latency.value));
     result.stats.prediction = p;
     result.stats.predicted_on = &machine;

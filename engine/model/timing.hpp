@@ -281,8 +281,9 @@ struct Prediction {
   bool last_wave_uneven = false;  // a second, partial wave spread as its CTAs take the freed slots
   double clock_hz = 0;            // the sustained clock the seconds are at (sustained_clock)
   std::string clock_basis;        // why that clock
-  // The traced CTA's loads as one of the wave (wave_cta_figures): the share of the wave's distinct
-  // A and B panel bytes that came from HBM, the latency that added to each load, and why.
+  // The traced CTA's loads as one of the wave (wave_loads, wave_cta_figures): the share of HBM's
+  // latency a TMA load waits (the first wave's share of its distinct A and B panel bytes that came
+  // from HBM, the later waves' as a panel's first reader), the latency that added, and why.
   double hbm_share_of_panels = 0;
   std::string load_basis;
   // What the launch itself adds, as bench times a kernel between two events: the machine's
@@ -347,6 +348,24 @@ GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k);
 // (architecture.md, "What the timing model leaves out"), so their latency is already over-counted;
 // with HBM's added, steps 01-07 fell 20-45% below the card (2026-12-02's ladder on the H200).
 double hbm_share_of_panels(const GemmFacts& g, uint64_t concurrent, double l2_bytes);
+// Over a launch of `total_ctas` in waves of `concurrent`, `per_sm` an SM: the waves after the
+// first whose CTAs read apart (several CTAs an SM, as predict_gemm's l2_apart_waves: later waves'
+// CTAs start as others end) do not wait for a panel together. Its first reader waits for HBM, the
+// others find its lines in L2, where the count of HBM's bytes (hbm_read_bytes) says they stayed:
+// there a load waits for HBM in the share of all the panel bytes the CTAs read that HBM brings.
+// A load's share of HBM's latency is the first wave's (`together`, hbm_share_of_panels) and the
+// later waves' (`first_reader`) weighed by the waves. Nsight Compute's DRAM bytes agree with
+// hbm_read_bytes within 7% where an SM runs 1-3 CTAs (step 12 at 8192^3 on an H100: 1.64 GB
+// against 1.53; docs/results/2026-12-06-hbm), not where it runs 8-9 (steps 09 and 11 over many
+// waves read 4-8 times as much: their CTAs drift further apart than L2 keeps a panel); those are
+// bound by their data path and by L2's bandwidth, not by a TMA load's latency.
+struct WaveLoads {
+  double together = 0;      // the first wave's share (hbm_share_of_panels)
+  double first_reader = 0;  // the later waves': HBM's bytes over every panel byte read
+  double apart = 0;         // the share of the waves whose CTAs read apart
+  double share = 0;         // what a load waits: (1 - apart) * together + apart * first_reader
+};
+WaveLoads wave_loads(const GemmFacts& g, uint64_t concurrent, uint64_t total_ctas, uint32_t per_sm, double l2_bytes);
 CtaFigures wave_cta_figures(const Machine& m, double hbm_share);
 // The tiles in flight at once in prediction `p` of a launch of `total_ctas` CTAs: a wave's CTAs
 // (each at one tile), as predict_gemm counts the HBM bytes.

@@ -247,6 +247,37 @@ TEST_CASE("loads: the wave's panels that L2 did not keep make every CTA reading 
   CHECK(all.tma_bytes_per_cycle == kH200.cta.tma_bytes_per_cycle);  // the transfer is unchanged
 }
 
+TEST_CASE("loads: in the later waves of several CTAs an SM only a panel's first reader waits for HBM",
+          "[model][timing]") {
+  using namespace model::timing;
+  // Step 12's 8192^3 on an H100: 64 x 64 tiles of 128x128, K 8192, 3 CTAs an SM, 396 at once.
+  GemmFacts g;
+  g.tile_rows = g.tile_cols = 128;
+  g.tiles_m = g.tiles_n = 64;
+  g.m = g.n = g.k = 8192;
+  const double kept = kH100Desc.l2_kept_bytes.value;
+  const WaveLoads w = wave_loads(g, 396, 4096, 3, kept);
+  CHECK(w.together == Approx(hbm_share_of_panels(g, 396, kept)));
+  // 11 waves (4096 / 396 rounded up): the later 10 read apart.
+  CHECK(w.apart == Approx(10.0 / 11.0));
+  // Every tile reads its A and B panels (256 rows of K): of those bytes, HBM brings what
+  // hbm_read_bytes counts.
+  const double reads = 4096.0 * 256.0 * 8192.0 * 2.0;
+  CHECK(w.first_reader == Approx(hbm_read_bytes(g, 396, kept) / reads));
+  CHECK(w.first_reader < w.together);
+  CHECK(w.share == Approx(w.together / 11.0 + w.first_reader * 10.0 / 11.0));
+  // One wave, or one CTA an SM (its waves stay in step, as the persistent steps' one wave does):
+  // every reader waits together, the share of the first wave alone.
+  for (const WaveLoads& one : {wave_loads(g, 396, 396, 3, kept), wave_loads(g, 132, 4096, 1, kept)}) {
+    CHECK(one.apart == 0.0);
+    CHECK(one.share == Approx(one.together));
+  }
+  // No tiling declared: no HBM share at all.
+  CHECK(wave_loads(GemmFacts{}, 396, 4096, 3, kept).share == 0.0);
+  // The latency a TMA load waits follows the blended share.
+  CHECK(wave_cta_figures(kH100, w.share).tma_latency < wave_cta_figures(kH100, w.together).tma_latency);
+}
+
 TEST_CASE("memory model: the traced CTA's loads hit its L1 at the L1 latency, miss to L2 at the L2 latency",
           "[model][timing]") {
   // The probes' pointer chase, traced (the predictions' CTA): 8 KiB of 128-B lines stays in L1
