@@ -12,6 +12,7 @@
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
 #include "kernels/timing_probes.hpp"
+#include "run/sim_job.hpp"
 #include "tests/model/probe_run.hpp"
 
 using namespace gs;
@@ -276,6 +277,27 @@ TEST_CASE("loads: in the later waves of several CTAs an SM only a panel's first 
   CHECK(wave_loads(GemmFacts{}, 396, 4096, 3, kept).share == 0.0);
   // The latency a TMA load waits follows the blended share.
   CHECK(wave_cta_figures(kH100, w.share).tma_latency < wave_cta_figures(kH100, w.together).tma_latency);
+}
+
+TEST_CASE("loads: sim says a TMA kernel's loads wait for HBM's share, a kernel without TMA loads the L2 latency",
+          "[model][timing]") {
+  // Step 12 at 2048^3 on an H100: 256 tiles, 3 CTAs an SM (396 at once): one wave, together.
+  const run::SimReport tma = run::run_sim({.kernel_id = "hopper_tile_128",
+                                           .shape = {2048, 2048, 2048},
+                                           .only_traced_cta = true,
+                                           .machine = &model::timing::kH100});
+  REQUIRE(tma.result.completed);
+  CHECK_THAT(tma.result.stats.prediction.load_basis, Catch::Contains("a TMA load"));
+  CHECK_THAT(tma.result.stats.prediction.load_basis, !Catch::Contains("later waves"));
+  // Step 02 reads with ld.global: no TMA latency to speak of.
+  const run::SimReport simt = run::run_sim({.kernel_id = "simt_coalesced",
+                                            .shape = {512, 512, 512},
+                                            .only_traced_cta = true,
+                                            .machine = &model::timing::kH100});
+  REQUIRE(simt.result.completed);
+  CHECK(simt.result.stats.traced_cost.tma_bytes == 0);
+  CHECK_THAT(simt.result.stats.prediction.load_basis, Catch::Contains("not TMA loads"));
+  CHECK_THAT(simt.result.stats.prediction.load_basis, !Catch::Contains("a TMA load"));
 }
 
 TEST_CASE("memory model: the traced CTA's loads hit its L1 at the L1 latency, miss to L2 at the L2 latency",
