@@ -158,18 +158,20 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   if (flops > 0 && result.completed) {
     timing::Prediction p = timing::predict_gemm(traced_cost, total, flops, machine, gemm_facts(k, result, flops));
     p.hbm_share_of_panels = loads.share;
+    const std::string from_hbm =
+        fmt::format("{:.0f}% of the {}wave's distinct A and B panel bytes come from HBM", 100.0 * loads.together,
+                    loads.apart > 0 ? "first " : "");
     if (k.output.declared() && traced_cost.tma_bytes == 0)
       // No TMA loads: global loads and cp.async copies keep the L2 latency (timing::wave_cta_figures).
       p.load_basis = fmt::format(
-          "{:.0f}% of the {}wave's distinct A and B panel bytes come from HBM; the kernel's loads are not TMA "
-          "loads and each takes the L2 latency ({} cycles, probe l2_latency): HBM counts as the wave's bandwidth",
-          100.0 * loads.together, loads.apart > 0 ? "first " : "", figures.global_latency);
+          "{}; the kernel's loads are not TMA loads and each takes the L2 latency ({} cycles, probe l2_latency): "
+          "HBM counts as the wave's bandwidth",
+          from_hbm, figures.global_latency);
     else if (k.output.declared())
       p.load_basis = fmt::format(
-          "{:.0f}% of the {}wave's distinct A and B panel bytes come from HBM, and its CTAs that read a panel wait "
-          "for it together{}: a TMA load {} cycles + its transfer (its own {} + {:.0f}% of the {} HBM adds over "
-          "an L2 hit, probes hbm_latency and l2_latency)",
-          100.0 * loads.together, loads.apart > 0 ? "first " : "",
+          "{}, and its CTAs that read a panel wait for it together{}: a TMA load {} cycles + its transfer (its own "
+          "{} + {:.0f}% of the {} HBM adds over an L2 hit, probes hbm_latency and l2_latency)",
+          from_hbm,
           loads.apart > 0
               ? fmt::format("; in the later waves ({:.0f}% of them) its CTAs read apart, a panel's first reader "
                             "waits for HBM and the others find it in L2, {:.0f}% of their loads",

@@ -128,14 +128,14 @@ double hbm_share_of_panels(const GemmFacts& g, uint64_t concurrent, double l2_by
 
 WaveLoads wave_loads(const GemmFacts& g, uint64_t concurrent, uint64_t total_ctas, uint32_t per_sm, double l2_bytes) {
   WaveLoads w;
-  w.together = hbm_share_of_panels(g, concurrent, l2_bytes);
+  if (g.tiles_m == 0 || g.k == 0) return w;  // no GEMM declared: an L2 hit, as hbm_share_of_panels
+  const WalkTraffic t = walk_traffic(g, concurrent, l2_bytes);  // each panel walk once
+  w.together = t.l2_distinct_bytes > 0 ? std::clamp(t.hbm_bytes / t.l2_distinct_bytes, 0.0, 1.0) : 0.0;
   w.share = w.together;
   const uint64_t waves = concurrent > 0 ? (total_ctas + concurrent - 1) / concurrent : 0;
-  if (g.tiles_m == 0 || g.k == 0 || per_sm < 2 || waves < 2) return w;
-  // Every tile reads its A row panel and its B column panel once.
-  const double reads = double(g.tiles_m) * double(g.tiles_n) * double(g.tile_rows + g.tile_cols) * double(g.k) *
-                       double(g.ab_bytes);
-  w.first_reader = reads > 0 ? std::clamp(hbm_read_bytes(g, concurrent, l2_bytes) / reads, 0.0, 1.0) : 0.0;
+  if (per_sm < 2 || waves < 2) return w;
+  // t.l2_bytes: every tile reads its A row panel and its B column panel once.
+  w.first_reader = t.l2_bytes > 0 ? std::clamp(t.hbm_bytes / t.l2_bytes, 0.0, 1.0) : 0.0;
   w.apart = double(waves - 1) / double(waves);
   w.share = (1.0 - w.apart) * w.together + w.apart * w.first_reader;
   return w;
