@@ -35,6 +35,7 @@
 #include "engine/ir/signature.hpp"
 #include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/word_bits.hpp"
 
 namespace gs::model {
 
@@ -130,30 +131,36 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
 #endif
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress, bytes = copy.bytes;
-    copy_bytes(smem + off, copy.data.data(), bytes);
+    const uint8_t* const data = g.data.data() + copy.at;
+    if (bytes <= 16) copy_bytes(smem + off, data, bytes);
+    else std::memcpy(smem + off, data, bytes);
     const uint32_t first = off / 4, end = (off + bytes + 3) / 4;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (avx2 && end - first == 4) {
-      fours[nfours++] = first;
-      if (nfours == kFours) {
-        change_fours_avx2(state, fours, nfours, keeps, sets);
-        nfours = 0;
+    // A whole warp's copy of 16-byte lanes: its records four at a time, as the lanes' would be.
+    if (avx2 && bytes % 16 == 0 && off % 4 == 0) {
+      for (uint32_t at = first; at < end; at += 4) {
+        fours[nfours++] = at;
+        if (nfours == kFours) {
+          change_fours_avx2(state, fours, nfours, keeps, sets);
+          nfours = 0;
+        }
       }
     } else
 #endif
       for (uint32_t word = first; word < end; ++word) change_record(state[word], keeps, sets);
     // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
-    // its words lie in one 64-bit word of the bits), else bit by bit; its records written by a
-    // warp, not as a TMA landing leaves them (Cta::records_landed), alike.
+    // its words lie in one 64-bit word of the bits; a warp's, a 64-bit word at a time); its
+    // records written by a warp, not as a TMA landing leaves them (Cta::records_landed), alike.
     if (end - first <= 4 && first / 64 == (end - 1) / 64) {
       const uint64_t bits = ~(((uint64_t(1) << (end - first)) - 1) << (first % 64));
       pending[first / 64] &= bits;
       landed[first / 64] &= bits;
     } else {
-      for (uint32_t word = first; word < end; ++word) {
-        pending[word / 64] &= ~(uint64_t(1) << (word % 64));
-        landed[word / 64] &= ~(uint64_t(1) << (word % 64));
-      }
+      word_bits::each_run(first, end, [&](uint32_t i, uint64_t run) {
+        pending[i] &= ~run;
+        landed[i] &= ~run;
+        return true;
+      });
     }
   }
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -206,15 +213,15 @@ void lane_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byte
       report(c, HazardKind::bad_cp_async, x.inst_id, w.id, l, from,
              fmt::format("src-size {} is larger than the cp-size {}: it must be 0..{}", src_bytes, bytes, bytes));
     if (!smem_ptr(x, dst, bytes, l, true)) continue;
-    Warp::CpAsyncCopy copy;
-    copy.smem = dst;
-    copy.bytes = uint8_t(bytes);
+    std::vector<uint8_t>& data = w.cp_async_uncommitted_data;
+    const Warp::CpAsyncCopy copy{dst, bytes, uint32_t(data.size())};
+    data.resize(data.size() + bytes);  // zeros: what a src-size short of the cp-size leaves
     const uint32_t read = std::min(src_bytes, bytes);
     if (read > 0) {
       gaddr[l] = from;
       reading |= 1u << l;
       if (const uint8_t* p = c.launch.global->find(from, read))
-        std::memcpy(copy.data.data(), p, read);
+        std::memcpy(data.data() + copy.at, p, read);
       else
         report(c, HazardKind::out_of_bounds_global, x.inst_id, w.id, l, from,
                fmt::format("cp.async reads {} bytes at global address 0x{:X}, outside every buffer of this GEMM", read,
@@ -317,34 +324,60 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   // A lane's words are aligned to their count (1, 2 or 4): one word of the pending bits.
   const uint64_t* const pending = c.cp_async_pending_bits.data();
   const uint64_t lane_bits = (uint64_t(1) << words) - 1;
+  // A whole warp whose lanes fill 32 cp-sizes of consecutive bytes, in any order (step 09's
+  // copies in lane order, step 10's swizzled within their rows): one copy, its words one range.
+  uint32_t low = saddr[0];
+  if (mask == kAllLanes)
+    for (uint32_t l = 1; l < 32; ++l) low = std::min(low, saddr[l]);
+  uint32_t filled = 0;
+  const int shift = std::countr_zero(bytes);  // bytes is 4, 8 or 16 (a division was a quarter of this function)
+  for (uint32_t l = 0; l < 32 && mask == kAllLanes; ++l) {
+    const uint32_t slot = (saddr[l] - low) >> shift;  // the addresses are aligned to bytes
+    filled |= slot < 32 ? uint32_t(1) << slot : 0;
+  }
+  const bool consecutive = filled == kAllLanes;
+  const uint32_t first0 = consecutive ? (low - timing::kSmemBaseAddress) / 4
+                                      : (saddr[std::countr_zero(mask)] - timing::kSmemBaseAddress) / 4;
   // The destination words as bits of a window of kWindow 64-bit words from the lowest lane's
   // (a warp's copies of 16 bytes a lane are 512 bytes, 2 or 3 of them; a swizzled stage's rows
   // stay in it), so that the pending bits and each reader's row are looked at an AND per 64
   // words instead of a test per word. A wider spread takes the loop by lanes.
   constexpr uint32_t kWindow = 8;
   uint32_t lo = ~0u, hi = 0;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
-    lo = std::min(lo, first / 64);
-    hi = std::max(hi, first / 64);
+  if (consecutive) {
+    lo = first0 / 64;
+    hi = (first0 + 32 * words - 1) / 64;
+  } else {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+      lo = std::min(lo, first / 64);
+      hi = std::max(hi, first / 64);
+    }
   }
   std::array<uint64_t, kWindow> want{};
   const bool windowed = hi - lo < kWindow;
   if (windowed) {
-    // Lane by lane, a run of lanes in one 64-bit word ORed in a register (each OR into want[]
-    // was a chain through memory).
-    uint32_t at = ~0u;
-    uint64_t run = 0;
-    for (uint32_t m = mask; m; m &= m - 1) {
-      const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
-      if (first / 64 != at) {
-        if (at != ~0u) want[at - lo] |= run;
-        at = first / 64;
-        run = 0;
+    if (consecutive) {
+      word_bits::each_run(first0, first0 + 32 * words, [&](uint32_t i, uint64_t run) {
+        want[i - lo] = run;
+        return true;
+      });
+    } else {
+      // Lane by lane, a run of lanes in one 64-bit word ORed in a register (each OR into want[]
+      // was a chain through memory).
+      uint32_t at = ~0u;
+      uint64_t run = 0;
+      for (uint32_t m = mask; m; m &= m - 1) {
+        const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
+        if (first / 64 != at) {
+          if (at != ~0u) want[at - lo] |= run;
+          at = first / 64;
+          run = 0;
+        }
+        run |= lane_bits << (first % 64);
       }
-      run |= lane_bits << (first % 64);
+      want[at - lo] |= run;
     }
-    want[at - lo] |= run;
     uint64_t clash = 0, read = 0;
     for (uint32_t i = 0; i <= hi - lo; ++i) clash |= pending[lo + i] & want[i];
     for (uint32_t r = 0; r < nreaders; ++r)
@@ -376,22 +409,26 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   c.smem_writes += uint32_t(std::popcount(mask));
   if (windowed)
     for (uint32_t i = 0; i <= hi - lo; ++i) c.cp_async_pending_bits[lo + i] |= want[i];
-  const uint8_t* data = global.buffers[buffer]->data();
+  const uint8_t* src_data = global.buffers[buffer]->data();
   std::vector<Warp::CpAsyncCopy>& out = w.cp_async_uncommitted;
+  std::vector<uint8_t>& data = w.cp_async_uncommitted_data;
+  const uint32_t at = uint32_t(data.size());
+  data.resize(data.size() + size_t(std::popcount(mask)) * bytes);
   size_t n = out.size();
-  out.resize(n + size_t(std::popcount(mask)));
+  out.resize(n + (consecutive ? 1 : size_t(std::popcount(mask))));
+  if (consecutive) out[n] = {low, 32 * bytes, at};
   std::array<uint32_t, 32> firsts;
   uint32_t nfirst = 0;
-  for (uint32_t m = mask; m; m &= m - 1) {
+  for (uint32_t m = mask, next = at; m; m &= m - 1, next += bytes) {
     const uint32_t l = uint32_t(std::countr_zero(m));
-    Warp::CpAsyncCopy& copy = out[n++];
-    copy.smem = saddr[l];
-    copy.bytes = uint8_t(bytes);
-    const uint8_t* from = data + (gaddr[l] - kGlobalBase[buffer]);
+    // A lane's bytes where its destination is in the warp's range (by lanes: in lane order).
+    const uint32_t to = consecutive ? at + (saddr[l] - low) : next;
+    if (!consecutive) out[n++] = {saddr[l], bytes, to};
+    const uint8_t* from = src_data + (gaddr[l] - kGlobalBase[buffer]);
     // A hint to the host's cache, nothing more: a K loop's next copy of this row reads the
     // next line, and these reads were most of this function's time (cache misses).
     __builtin_prefetch(from + 64);
-    copy_bytes(copy.data.data(), from, bytes);
+    copy_bytes(data.data() + to, from, bytes);
     const uint32_t first = (saddr[l] - timing::kSmemBaseAddress) / 4;
     if (!windowed) c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
     firsts[nfirst++] = first;
@@ -517,8 +554,10 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
 // The copies since the last commit become the warp's newest group. An empty group is allowed
 // and complete at once (PTX ISA: commit_group with no copies).
 void commit_copies(Cta& c, Warp& w) {
-  w.cp_async_groups.push_back({std::max(w.cp_async_uncommitted_complete_at, c.now), std::move(w.cp_async_uncommitted)});
+  w.cp_async_groups.push_back({std::max(w.cp_async_uncommitted_complete_at, c.now), std::move(w.cp_async_uncommitted),
+                               std::move(w.cp_async_uncommitted_data)});
   w.cp_async_uncommitted.clear();
+  w.cp_async_uncommitted_data.clear();
   w.cp_async_uncommitted_complete_at = 0;
 }
 
@@ -543,10 +582,14 @@ uint32_t retire_groups(Cta& c, Warp& w, size_t retire) {
     // Its list's room goes to the copies the warp issues next (commit hands the list on to
     // its group and leaves none): grown anew copy by copy, every group's list was reallocated
     // at each doubling.
-    std::vector<Warp::CpAsyncCopy>& copies = w.cp_async_groups[g].copies;
-    if (w.cp_async_uncommitted.empty() && w.cp_async_uncommitted.capacity() < copies.capacity()) {
-      copies.clear();
-      w.cp_async_uncommitted.swap(copies);
+    Warp::CpAsyncGroup& group = w.cp_async_groups[g];
+    if (w.cp_async_uncommitted.empty() && w.cp_async_uncommitted.capacity() < group.copies.capacity()) {
+      group.copies.clear();
+      w.cp_async_uncommitted.swap(group.copies);
+    }
+    if (w.cp_async_uncommitted_data.empty() && w.cp_async_uncommitted_data.capacity() < group.data.capacity()) {
+      group.data.clear();
+      w.cp_async_uncommitted_data.swap(group.data);
     }
   }
   w.cp_async_groups.erase(w.cp_async_groups.begin(), w.cp_async_groups.begin() + ptrdiff_t(retire));

@@ -239,17 +239,20 @@ struct Warp {
   std::vector<Group> groups;
   // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
   // committed groups, oldest first. Their bytes land in shared memory when a wait retires
-  // the group.
+  // the group. A copy is one lane's, or a whole warp's whose lanes write consecutive bytes in
+  // lane order (32 lane copies in one: what they land is the same).
   struct CpAsyncCopy {
-    uint32_t smem = 0;                // shared byte address
-    uint8_t bytes = 0;                // cp-size: 4, 8 or 16
-    std::array<uint8_t, 16> data{};   // read from global at issue; zeros past src-size
+    uint32_t smem = 0;   // shared byte address
+    uint32_t bytes = 0;  // a lane's cp-size (4, 8 or 16), or 32 of them
+    uint32_t at = 0;     // where its bytes start in the group's data
   };
   struct CpAsyncGroup {
     uint64_t complete_at = 0;
     std::vector<CpAsyncCopy> copies;
+    std::vector<uint8_t> data;  // the copies' bytes, read from global at issue; zeros past src-size
   };
   std::vector<CpAsyncCopy> cp_async_uncommitted;
+  std::vector<uint8_t> cp_async_uncommitted_data;
   uint64_t cp_async_uncommitted_complete_at = 0;
   std::vector<CpAsyncGroup> cp_async_groups;
   // tcgen05 (exec_tcgen05.cpp): the MMAs this warp issued whose columns no commit's arrival
