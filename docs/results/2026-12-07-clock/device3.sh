@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# #29, one card's whole validation set in one call: the runnable ladder alone under the power limit
+# at 4096^3 and 8192^3, the variants the targets name (step 02 with swap-row-col at 4096^3; step 13's
+# ring depths 2..6 at 4096^3 and 8192^3, each sustained alone: the sustained 4096^3 rings were never
+# measured), then 2048^3 and 4096x1024x8192 while BUDGET_S (default 520 s) lasts.
+#   OUT=/tmp/out B=build/c bash docs/results/2026-12-07-clock/device3.sh
+# Then here: python3 scripts/timing-validate.py build/devcarry/gemmscope r/bench-alone.json r/bench-variants.json r/bench-small.json OUTDIR
+source "$(dirname "$0")/../../../scripts/device-call.sh"
+cat $OUT/r/env.txt
+START=$SECONDS
+BUDGET=${BUDGET_S:-520}
+LADDER_ARGS=--no-cublas sustained_ladder "4096 8192" $((BUDGET * 55 / 100)) $OUT/r/bench-alone.json
+mkdir -p $OUT/r/v
+{
+  timeout 60 $B/gemmscope bench simt_coalesced --sizes 4096 --reps 20 --sustain 2000 --no-cublas --break swap-row-col --json $OUT/r/v/v-swap.json
+  for size in 4096 8192; do
+    for s in 2 3 4 5 6; do
+      timeout 60 $B/gemmscope bench hopper_producer_consumer --sizes $size --reps 20 --sustain 2000 --no-cublas --param stages=$s --json $OUT/r/v/v-st$s-$size.json
+    done
+  done
+} > $OUT/r/bench-variants.log 2>&1
+echo "variants rc=$? at $((SECONDS - START)) s" >> $OUT/r/status.txt
+python3 "$(dirname "$0")/../../../scripts/merge-bench-json.py" $OUT/r/bench-variants.json "" $OUT/r/v/v-*.json
+rm -rf $OUT/r/v
+(cd $OUT && tar czf big.tgz r)
+LEFT=$((BUDGET - (SECONDS - START)))
+[ $LEFT -gt 30 ] && LADDER_ARGS=--no-cublas sustained_ladder "2048 4096x1024x8192" $LEFT $OUT/r/bench-small.json
+(cd $OUT && tar czf all.tgz r)
+tail -5 $OUT/r/status.txt
+echo "total $((SECONDS - START)) s"
