@@ -71,6 +71,50 @@ def clock_split(row):
     return ratio, ratio * row["measured"] / row["predicted"] - 1.0
 
 
+def ranking_lines(rows):
+    """#29's "each choice ranked as measured": for a step at a shape run with one build parameter at
+    several values, the others alike (a run's parameters over its defaults), each pair of values whose measured
+    speeds are >= 5% apart, and whether the model orders it the same way (a model within 1% calls it a
+    tie, which is no order)."""
+    groups = {}
+    for row in rows:
+        if row["mistakes"]:
+            continue
+        # The run's parameters over its defaults (bench records every parameter it was given).
+        params = {**{k: str(v) for k, v in (row.get("default_params") or {}).items()},
+                  **{k: str(v) for k, v in row["params"].items()}}
+        for name, value in params.items():
+            others = tuple(sorted((k, v) for k, v in params.items() if k != name))
+            groups.setdefault((row["kernel"], row["shape"], name, others), {}).setdefault(value, row)
+    lines = []
+    for (kernel, shape, name, _), by_value in groups.items():
+        if len(by_value) < 3:
+            continue
+        vals = sorted(by_value, key=lambda v: float(v) if v.replace(".", "", 1).isdigit() else v)
+        order = lambda key: " > ".join(sorted(vals, key=lambda v: -by_value[v][key]))
+        right, tie, wrong = [], [], []
+        for i, a in enumerate(vals):
+            for c in vals[i + 1:]:
+                ra, rc = by_value[a], by_value[c]
+                if abs(rc["measured"] / ra["measured"] - 1) < 0.05:
+                    continue
+                pair = f"{a} vs {c}"
+                if ra["predicted"] <= 0 or abs(rc["predicted"] / ra["predicted"] - 1) < 0.01:
+                    tie.append(pair)
+                elif (rc["measured"] > ra["measured"]) == (rc["predicted"] > ra["predicted"]):
+                    right.append(pair)
+                else:
+                    wrong.append(pair)
+        lines += [f"## Ranking of {name} for {kernel} at {shape}", "",
+                  f"measured: {order('measured')}; predicted: {order('predicted')} (TFLOP/s, {name} = "
+                  + ", ".join(f"{v}: {by_value[v]['measured']:.1f} / {by_value[v]['predicted']:.1f}" for v in vals)
+                  + ", measured / predicted).",
+                  f"Pairs measured >= 5% apart: {len(right)} ordered as measured, {len(tie)} tied in the model "
+                  f"(within 1%){': ' + ', '.join(tie) if tie else ''}, {len(wrong)} ordered wrong"
+                  f"{': ' + ', '.join(wrong) if wrong else ''}.", ""]
+    return lines
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -190,6 +234,7 @@ def main():
             lines.append(f"| {row['kernel']} | {row['shape']} | {what} | {row['measured']:.1f} | "
                          f"{row['predicted']:.1f} | {100 * row['error']:+.1f}% | {mr} | {pr} |")
         lines.append("")
+        lines += ranking_lines(rows)
     open(os.path.join(out_dir, "table.md"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
