@@ -136,7 +136,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     else std::memcpy(smem + off, data, bytes);
     const uint32_t first = off / 4, end = (off + bytes + 3) / 4;
 #if defined(__x86_64__) && defined(__GNUC__)
-    // A whole warp's copy of 16-byte lanes: its records four at a time, as the lanes' would be.
+    // A 16-byte copy, or a whole warp's of 16 bytes or more: its records four at a time.
     if (avx2 && bytes % 16 == 0 && off % 4 == 0) {
       for (uint32_t at = first; at < end; at += 4) {
         fours[nfours++] = at;
@@ -326,18 +326,19 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   const uint64_t lane_bits = (uint64_t(1) << words) - 1;
   // A whole warp whose lanes fill 32 cp-sizes of consecutive bytes, in any order (step 09's
   // copies in lane order, step 10's swizzled within their rows): one copy, its words one range.
-  uint32_t low = saddr[0];
-  if (mask == kAllLanes)
-    for (uint32_t l = 1; l < 32; ++l) low = std::min(low, saddr[l]);
-  uint32_t filled = 0;
-  const int shift = std::countr_zero(bytes);  // bytes is 4, 8 or 16 (a division was a quarter of this function)
-  for (uint32_t l = 0; l < 32 && mask == kAllLanes; ++l) {
-    const uint32_t slot = (saddr[l] - low) >> shift;  // the addresses are aligned to bytes
-    filled |= slot < 32 ? uint32_t(1) << slot : 0;
+  bool consecutive = false;
+  uint32_t low = 0, first0 = 0;  // the range's lowest address and word (consecutive only)
+  if (mask == kAllLanes) {
+    low = *std::min_element(saddr.begin(), saddr.end());
+    const int shift = std::countr_zero(bytes);  // bytes is 4, 8 or 16 (a division was a quarter of this function)
+    uint32_t filled = 0;
+    for (uint32_t l = 0; l < 32; ++l) {
+      const uint32_t slot = (saddr[l] - low) >> shift;  // the addresses are aligned to bytes
+      filled |= slot < 32 ? uint32_t(1) << slot : 0;
+    }
+    consecutive = filled == kAllLanes;
+    first0 = (low - timing::kSmemBaseAddress) / 4;
   }
-  const bool consecutive = filled == kAllLanes;
-  const uint32_t first0 = consecutive ? (low - timing::kSmemBaseAddress) / 4
-                                      : (saddr[std::countr_zero(mask)] - timing::kSmemBaseAddress) / 4;
   // The destination words as bits of a window of kWindow 64-bit words from the lowest lane's
   // (a warp's copies of 16 bytes a lane are 512 bytes, 2 or 3 of them; a swizzled stage's rows
   // stay in it), so that the pending bits and each reader's row are looked at an AND per 64

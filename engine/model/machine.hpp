@@ -239,8 +239,8 @@ struct Warp {
   std::vector<Group> groups;
   // cp.async bookkeeping (exec_cp_async.cpp): copies issued and not yet committed, and the
   // committed groups, oldest first. Their bytes land in shared memory when a wait retires
-  // the group. A copy is one lane's, or a whole warp's whose lanes write consecutive bytes in
-  // lane order (32 lane copies in one: what they land is the same).
+  // the group. A copy is one lane's, or a whole warp's whose lanes fill 32 cp-sizes of
+  // consecutive bytes in any order (its bytes in shared-memory order: what they land is the same).
   struct CpAsyncCopy {
     uint32_t smem = 0;   // shared byte address
     uint32_t bytes = 0;  // a lane's cp-size (4, 8 or 16), or 32 of them
