@@ -120,17 +120,23 @@ double distinct_panel_bytes(const GemmFacts& g, uint64_t concurrent) {
   return bytes;
 }
 
+namespace {
+// The share of a wave's distinct panel bytes that HBM brings, 0..1 (hbm_share_of_panels).
+double together_share(const WalkTraffic& t) {
+  return t.l2_distinct_bytes > 0 ? std::clamp(t.hbm_bytes / t.l2_distinct_bytes, 0.0, 1.0) : 0.0;
+}
+}  // namespace
+
 double hbm_share_of_panels(const GemmFacts& g, uint64_t concurrent, double l2_bytes) {
   if (g.tiles_m == 0 || g.k == 0) return 0.0;  // no GEMM declared: an L2 hit, as before
-  const double distinct = distinct_panel_bytes(g, concurrent);
-  return distinct > 0 ? std::clamp(hbm_read_bytes(g, concurrent, l2_bytes) / distinct, 0.0, 1.0) : 0.0;
+  return together_share(walk_traffic(g, concurrent, l2_bytes));
 }
 
 WaveLoads wave_loads(const GemmFacts& g, uint64_t concurrent, uint64_t total_ctas, uint32_t per_sm, double l2_bytes) {
   WaveLoads w;
   if (g.tiles_m == 0 || g.k == 0) return w;  // no GEMM declared: an L2 hit, as hbm_share_of_panels
   const WalkTraffic t = walk_traffic(g, concurrent, l2_bytes);  // each panel walk once
-  w.together = t.l2_distinct_bytes > 0 ? std::clamp(t.hbm_bytes / t.l2_distinct_bytes, 0.0, 1.0) : 0.0;
+  w.together = together_share(t);
   w.share = w.together;
   const uint64_t waves = concurrent > 0 ? (total_ctas + concurrent - 1) / concurrent : 0;
   if (per_sm < 2 || waves < 2) return w;
