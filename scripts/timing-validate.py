@@ -90,7 +90,7 @@ def ranking_lines(rows):
     for (kernel, shape, name, _), by_value in groups.items():
         if len(by_value) < 3:
             continue
-        vals = sorted(by_value, key=lambda v: float(v) if v.replace(".", "", 1).isdigit() else v)
+        vals = sorted(by_value, key=lambda v: (0, float(v), "") if v.replace(".", "", 1).isdigit() else (1, 0.0, v))
         order = lambda key: " > ".join(sorted(vals, key=lambda v: -by_value[v][key]))
         right, tie, wrong = [], [], []
         for i, a in enumerate(vals):
