@@ -363,7 +363,13 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     if (k.insts[pc].op == Op::ldmatrix) p.insts[pc].direct = ldmatrix_direct_for(k.insts[pc], p.insts[pc]);
   if (straight_copies)
     for (uint32_t pc = 0; pc < ninst; ++pc)
-      if (const DirectFn direct = cp_async_direct(k.insts[pc].op)) p.insts[pc].direct = direct;
+      if (const DirectFn direct = cp_async_direct(k.insts[pc].op)) {
+        p.insts[pc].direct = direct;
+        if (k.insts[pc].op == Op::cp_async_cg || k.insts[pc].op == Op::cp_async_ca) {
+          p.insts[pc].copy_ops = uint32_t(p.copy_ops.size());
+          p.copy_ops.push_back(ir::cp_async_operands_of(k.insts[pc]));
+        }
+      }
   for (uint32_t pc = 1; pc < ninst; ++pc) {
     DecodedInst& d = p.insts[pc];
     const DecodedInst& before = p.insts[pc - 1];

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/ir/kernel.hpp"
+#include "engine/ir/signature.hpp"
 
 namespace gs::model {
 
@@ -100,6 +101,9 @@ struct DecodedInst {
   uint32_t branch_target = 0;
   // mma.sync: its registers in Program::mma_regs (kNone: not decoded; exec_mma reads them then).
   uint32_t mma_regs = ir::kNone;
+  // cp.async with a straight path: its operands in Program::copy_ops, read from its signature once
+  // (kNone: not decoded; the exec form reads them then).
+  uint32_t copy_ops = ir::kNone;
   // The instruction before it (pc - 1, not a label: nothing branches in between) is an mma.sync
   // with the same A registers that writes none of them: A's pairs kept there still hold.
   bool mma_same_a = false;
@@ -207,6 +211,7 @@ struct Program {
   // (SmemWord::read_by and read_epoch, exec_cp_async.cpp), which shared reads then note.
   bool copies_async = true;
   std::vector<MmaRegs> mma_regs;  // DecodedInst::mma_regs indexes it
+  std::vector<ir::cp_async_operands> copy_ops;  // DecodedInst::copy_ops indexes it
 
   // A source as a constant broadcast to 32 lanes, or nullptr for a register/special.
   const uint64_t* constant_lanes(const ir::Kernel& k, const ir::Inst& in, const ir::Operand& o);

@@ -266,6 +266,28 @@ __attribute__((target("avx2"))) bool copy_addresses_avx2(const uint64_t* dst, co
   return _mm256_testz_si256(bad, _mm256_set1_epi64x(int64_t(uint64_t(1) << 63))) &&
          _mm256_testz_si256(low, _mm256_set1_epi64x(int64_t(bytes - 1)));
 }
+
+// quiet_copies' test of a whole warp's destinations, eight lanes an instruction: the lowest
+// address into `low`, and bit i set where some lane's address is low + i * 2^shift (a slot past
+// 31 sets none: _mm256_sllv_epi32 shifts a count past 31 to zero).
+__attribute__((target("avx2"))) uint32_t filled_slots_avx2(const uint32_t* saddr, uint32_t shift, uint32_t& low) {
+  __m256i v[4];
+  for (uint32_t i = 0; i < 4; ++i) v[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(saddr + 8 * i));
+  __m256i m = _mm256_min_epu32(_mm256_min_epu32(v[0], v[1]), _mm256_min_epu32(v[2], v[3]));
+  m = _mm256_min_epu32(m, _mm256_permute2x128_si256(m, m, 1));
+  m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, 0x4E));
+  m = _mm256_min_epu32(m, _mm256_shuffle_epi32(m, 0xB1));
+  low = uint32_t(_mm256_cvtsi256_si32(m));
+  const __m128i count = _mm_cvtsi32_si128(int(shift));
+  const __m256i one = _mm256_set1_epi32(1);
+  __m256i bits = _mm256_setzero_si256();
+  for (uint32_t i = 0; i < 4; ++i)
+    bits = _mm256_or_si256(bits, _mm256_sllv_epi32(one, _mm256_srl_epi32(_mm256_sub_epi32(v[i], m), count)));
+  bits = _mm256_or_si256(bits, _mm256_permute2x128_si256(bits, bits, 1));
+  bits = _mm256_or_si256(bits, _mm256_shuffle_epi32(bits, 0x4E));
+  bits = _mm256_or_si256(bits, _mm256_shuffle_epi32(bits, 0xB1));
+  return uint32_t(_mm256_cvtsi256_si32(bits));
+}
 #endif
 
 // lane_copies where it would report nothing, which it then does in flat loops: no src-size
@@ -329,12 +351,18 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   bool consecutive = false;
   uint32_t low = 0, first0 = 0;  // the range's lowest address and word (consecutive only)
   if (mask == kAllLanes) {
-    low = *std::min_element(saddr.begin(), saddr.end());
     const int shift = std::countr_zero(bytes);  // bytes is 4, 8 or 16 (a division was a quarter of this function)
     uint32_t filled = 0;
-    for (uint32_t l = 0; l < 32; ++l) {
-      const uint32_t slot = (saddr[l] - low) >> shift;  // the addresses are aligned to bytes
-      filled |= slot < 32 ? uint32_t(1) << slot : 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (avx2) filled = filled_slots_avx2(saddr.data(), uint32_t(shift), low);
+    else
+#endif
+    {
+      low = *std::min_element(saddr.begin(), saddr.end());
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint32_t slot = (saddr[l] - low) >> shift;  // the addresses are aligned to bytes
+        filled |= slot < 32 ? uint32_t(1) << slot : 0;
+      }
     }
     consecutive = filled == kAllLanes;
     first0 = (low - timing::kSmemBaseAddress) / 4;
@@ -636,7 +664,7 @@ namespace {
 uint32_t direct_cp_async(Cta& c, Warp& w, const DecodedInst& d) {
   const uint32_t pc = uint32_t(&d - c.program->insts.data());
   ExecContext x{c, w, c.launch.kernel->insts[pc], d, pc, kAllLanes, kAllLanes};
-  const ir::cp_async_operands ops = ir::cp_async_operands_of(x.inst);
+  const ir::cp_async_operands& ops = c.program->copy_ops[d.copy_ops];  // decoded once (decode.cpp)
   const uint32_t bytes = uint32_t(ops.bytes.imm);
   if ((bytes != 4 && bytes != 8 && bytes != 16) || ops.src_bytes) return 0;
   std::array<uint32_t, 32> saddr;
