@@ -158,6 +158,7 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     uint32_t drift = 0;
     bool wgmma = false;  // split, paced by step 13's eight wgmma a block (RingProbeForm::wgmma_pace)
     uint32_t tile_n = 128;  // 256: steps 14-16's 128 x 256 tiles, 48 KiB a K block (RingProbeForm::tile_n)
+    kernels::RingProbeForm::Pair pair = kernels::RingProbeForm::Pair::none;  // wgmma-paced, in CTA pairs
   };
   std::vector<RingRow> ring_rows;
   for (const uint32_t pace : {12u, 20u, 28u})
@@ -219,17 +220,30 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     wave.ctas = 132;
     ring_rows.push_back(wave);
   }
+  // The wgmma-paced first wave in clusters of two (`_pair_*`, RingProbeForm::pair), a pair's tiles
+  // one above the other as steps 17-19 lay them: each CTA releasing its own stages (alone); each
+  // consumer warp releasing the stage in both CTAs, so the pair goes at its slower CTA's pace
+  // (coupled); and that with B's box multicast in halves (multicast). Their K periods against one
+  // another and the split row above: what the pairing itself costs a K block, and what multicast
+  // adds or saves (latency, the clock: the SM clock figure of each).
+  for (const uint32_t ring : {3u, 4u})
+    for (const auto pair : {kernels::RingProbeForm::Pair::alone, kernels::RingProbeForm::Pair::coupled,
+                            kernels::RingProbeForm::Pair::multicast})
+      ring_rows.push_back({.size = 8192, .ctas = 132, .ring = ring, .pace = 1, .split = true, .wgmma = true, .pair = pair});
   for (const RingRow& row : ring_rows)
     for (const int what : {0, 1, 2, 3}) {  // wait mean, wait p90, K period, SM clock
       const uint32_t tiles = row.size / 128, tiles_n = row.size / row.tile_n, k_blocks = quick ? 60 : 120,
                      ctas = row.ctas, ring = row.ring;
-      if (what == 3 && !(row.size == 8192 && ctas == 132 && row.pace == 20)) continue;  // one clock row a ring
+      const bool paired = row.pair != kernels::RingProbeForm::Pair::none;
+      if (what == 3 && !(row.size == 8192 && ctas == 132 && (row.pace == 20 || paired))) continue;  // one clock row a ring
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
+      const char* pair_names[] = {"", "_pair_alone", "_pair_coupled", "_pair_multicast"};
       Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}{}_s{}_pace{}_{}", row.size, row.tile_n == 256 ? "_n256" : "",
                           ctas > 132 ? "_grid" : "",
                           row.heat ? "_heat" : "", row.split ? (row.wgmma ? "_split_wgmma" : "_split") : "",
                           row.c_tile ? "_ctile" : "",
-                          row.uneven   ? std::string("_uneven")
+                          paired       ? std::string(pair_names[int(row.pair)])
+                          : row.uneven ? std::string("_uneven")
                           : row.jitter ? std::string("_jitter")
                           : row.drift  ? fmt::format("_drift{}", row.drift)
                                        : std::string(),
@@ -245,6 +259,12 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                                                     : row.drift  ? ", each a few FMAs a block slower than the last"
                                                                  : "")
                           : row.heat ? std::string("first wave beside two warpgroups of wgmma (a GEMM's clock)")
+                          : paired ? fmt::format("first wave in CTA pairs sharing B's rows ({}), a producer thread and "
+                                                 "a consumer warpgroup each",
+                                                 row.pair == kernels::RingProbeForm::Pair::alone ? "each CTA releasing its own stages"
+                                                 : row.pair == kernels::RingProbeForm::Pair::coupled
+                                                     ? "each stage released in both CTAs"
+                                                     : "each stage released in both, B's box multicast in halves")
                           : row.split ? std::string("first wave, a producer thread and a consumer warpgroup")
                                       : std::string("first wave"),
                           row.size, k_blocks * 64, row.wgmma ? "" : " without its math", ring,
@@ -259,7 +279,8 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
               kernels::build_tma_gemm_ring_probe(tiles, tiles_n, k_blocks, ctas, ring, row.pace,
                                                  {.heat_reps = row.heat, .split = row.split, .c_tile = row.c_tile,
                                                   .uneven = row.uneven, .jitter = row.jitter,
-                                                  .drift_fmas = row.drift, .wgmma_pace = row.wgmma, .tile_n = row.tile_n}),
+                                                  .drift_fmas = row.drift, .wgmma_pace = row.wgmma, .tile_n = row.tile_n,
+                                                  .pair = row.pair}),
               {}, nullptr,
               false};
       p.a_bytes = size_t(2 * tiles) * 128 * k_blocks * 64 * 2;

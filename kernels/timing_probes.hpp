@@ -300,6 +300,19 @@ struct RingProbeForm {
   // The columns of a CTA's tile: 128 (step 13's 128 x 128) or 256 (steps 14-16's 128 x 256: B's
   // box of 256 rows as two boxes of 128, 48 KiB a stage, rings of 2..4), the plain ring only.
   uint32_t tile_n = 128;
+  // Paced by wgmma only: the CTAs in clusters of two, a pair's tiles one above the other in one
+  // tile column (cluster p, rank r: tile row 2(p / tiles_n) + r, column p % tiles_n; tiles_m even),
+  // and a consumer warp's lane 0 releasing each stage instead of its 128 threads:
+  //  * alone: each CTA's consumers release its own stage only (the pair launched together, nothing
+  //    more);
+  //  * coupled: each consumer warp releases the stage in both CTAs (lane q on CTA q's `empty`,
+  //    mapa + remote arrive), as steps 17-19 do, so a stage is refilled once both CTAs are done
+  //    with it: the pair goes at its slower CTA's pace;
+  //  * multicast: coupled, and B's box (the operand the pair shares) comes in two 64-row halves,
+  //    each CTA loading one into both CTAs (cta_mask 0b11), as step 17 does: L2 sends B once a pair.
+  // none: no cluster (the split form's own release, every consumer thread arriving).
+  enum class Pair : uint8_t { none, alone, coupled, multicast };
+  Pair pair = Pair::none;
 };
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});

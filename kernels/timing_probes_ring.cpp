@@ -29,6 +29,14 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   const uint32_t heat_reps = form.heat_reps;
   const bool split = form.split, c_tile = form.c_tile;
   const int pace_forms = int(form.uneven) + int(form.jitter) + int(form.drift_fmas > 0);
+  using Pair = RingProbeForm::Pair;
+  const Pair pair = form.pair;
+  const bool paired = pair != Pair::none;
+  if (paired && (!form.wgmma_pace || form.tile_n != 128 || tiles_m % 2 != 0 || ctas % 2 != 0))
+    throw std::invalid_argument(fmt::format("a GEMM-ring TMA probe in CTA pairs is the form paced by wgmma, of "
+                                            "128 x 128 tiles, an even count of tile rows and an even count of CTAs "
+                                            "(got {} tile rows, {} CTAs{})",
+                                            tiles_m, ctas, form.wgmma_pace ? "" : ", not paced by wgmma"));
   if (form.wgmma_pace && (!split || pace_forms > 0 || pace_reps == 0))
     throw std::invalid_argument("a GEMM-ring TMA probe paced by wgmma is the split form (a producer thread and a "
                                 "consumer warpgroup) at an even pace of at least one round");
@@ -72,17 +80,27 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                         b_boxes > 1 ? "_n256" : "", ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
                         split ? (form.wgmma_pace ? "_split_wgmma" : "_split") : c_tile ? "_ctile" : "",
-                        form.uneven       ? std::string("_uneven")
+                        pair == Pair::alone       ? std::string("_pair_alone")
+                        : pair == Pair::coupled   ? std::string("_pair_coupled")
+                        : pair == Pair::multicast ? std::string("_pair_multicast")
+                        : form.uneven             ? std::string("_uneven")
                         : form.jitter     ? std::string("_jitter")
                         : form.drift_fmas ? fmt::format("_drift{}", form.drift_fmas)
                                           : std::string()),
             ir::Arch::sm_90a);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}, .cluster = {paired ? 2u : 1u, 1, 1}});
   b.use_dynamic_smem();
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   auto tmap = b.tensor_map_param("tmap_AB", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
                                                                   (tiles_m + tiles_n * b_boxes) * kTile, kBK, kTile,
                                                                   layout::Swizzle::b128));
+  // Multicast pairs: B's box as two halves of 64 rows, one from each CTA of the pair.
+  constexpr uint32_t kHalfRows = kTile / 2, kHalfBytes = kBoxBytes / 2;
+  std::optional<builder::Param> tmap_half;
+  if (pair == Pair::multicast)
+    tmap_half = b.tensor_map_param("tmap_B_half", ir::row_major_bf16_map(ir::ParamRole::a, k_blocks * kBK,
+                                                                         (tiles_m + tiles_n) * kTile, kBK, kHalfRows,
+                                                                         layout::Swizzle::b128));
   auto buf = b.operand_stages("buf", ir::GemmOperand::a, ring, stage_bytes, 1024, layout::Swizzle::b128);
   auto full = b.mbarriers("full", ir::BarrierRole::full, ring);
   std::optional<builder::Smem> empty;
@@ -107,15 +125,27 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   }
   b.if_(leader, [&] {
     for (uint32_t s = 0; s < ring; ++s) b.mbarrier_init(full.at(8 * s), 1);
+    // A pair's stage is released by each consumer warp once (lane 0), or once in each CTA of the pair.
+    const uint32_t releases = pair == Pair::none ? kConsumer : pair == Pair::alone ? kConsumer / 32 : 2 * kConsumer / 32;
     if (split)
-      for (uint32_t s = 0; s < ring; ++s) b.mbarrier_init(empty->at(8 * s), kConsumer);
+      for (uint32_t s = 0; s < ring; ++s) b.mbarrier_init(empty->at(8 * s), releases);
     b.fence_mbarrier_init();
   });
   if (heated) b.fence_proxy_async();
   b.bar_sync(0);
-  // CTA c computes tile (c / tiles_n, c % tiles_n) as build_tma_gemm_wave_probe's do.
-  Reg a_row = ((cta / tiles_n) * kTile).named("a_row");
-  Reg b_row = (b_boxes == 1 ? ((cta % tiles_n) + tiles_m) * kTile : (cta % tiles_n) * (b_boxes * kTile) + tiles_m * kTile)
+  if (paired) {
+    b.comment("both CTAs' barriers are initialised before either multicasts into the other or arrives on its barriers");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
+  // CTA c computes tile (c / tiles_n, c % tiles_n) as build_tma_gemm_wave_probe's do; in pairs,
+  // cluster p's rank r tile (2 (p / tiles_n) + r, p % tiles_n): the pair shares B's rows.
+  std::optional<Reg> rank;
+  if (paired) rank = b.special(ir::Special::cluster_ctarank, "rank");
+  Reg tile_cta = paired ? (cta / 2u).named("pair") : cta;
+  Reg a_row = (paired ? ((tile_cta / tiles_n) * 2u + *rank) * kTile : (cta / tiles_n) * kTile).named("a_row");
+  Reg b_row = (b_boxes == 1 ? ((tile_cta % tiles_n) + tiles_m) * kTile
+                            : (cta % tiles_n) * (b_boxes * kTile) + tiles_m * kTile)
                   .named("b_row");
   // 2 k_blocks + 1 stamps a CTA after the threads' records: 2k once block k has landed (its wait
   // returned), 2k + 1 once its stand-in for the math is over; the last, after the loop.
@@ -130,6 +160,16 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
     b.mbarrier_arrive_expect_tx(full.at(8 * s), stage_bytes);
     Reg col = (block * kBK).named("k_col");
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * stage_bytes), tm, {col, a_row}, full.at(8 * s));
+    if (pair == Pair::multicast) {
+      // This CTA's half of B's box, into the same offset of both CTAs (each expects the whole stage).
+      Reg tm_half = b.tensor_map_address(*tmap_half, "tm_half");
+      b.cp_async_bulk_tensor_load_multicast(
+          Addr::at((b.smem_address(buf, uint64_t(s) * stage_bytes + kBoxBytes, "half_base") + *rank * kHalfBytes)
+                       .named("half_at")),
+          tm_half, {col, (b_row + *rank * kHalfRows).named("half_row")}, full.at(8 * s),
+          b.mov(Type::u16, 3u, "pair_mask"));
+      return;
+    }
     for (uint32_t i = 0; i < b_boxes; ++i)
       b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * stage_bytes + (1 + i) * kBoxBytes), tm,
                                   {col, i == 0 ? b_row : (b_row + i * kTile).named("b_row_i")}, full.at(8 * s));
@@ -268,6 +308,16 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
       Reg t0 = b.special(ir::Special::clock64, "t0");
       Reg ns0 = b.special(ir::Special::globaltimer, "ns0");
       Reg stamper = (tid == kConsumer).named("stamper");
+      // In pairs, a warp's lane 0 releases its own CTA's stage (alone); coupled, lanes 0 and 1
+      // release it in CTA 0 and CTA 1 of the pair (mapa: that CTA's `empty`, shared::cluster).
+      std::optional<Reg> releaser, peer_empty;
+      if (paired) {
+        Reg lane = (tid & 31u).named("lane");
+        releaser = (pair == Pair::alone ? (lane == 0u) : (lane < 2u)).named("releaser");
+        if (pair != Pair::alone)
+          peer_empty = b.mapa(b.smem_address(*empty, 0, "empty_base"), b.selp(lane, 0u, *releaser, "release_rank"),
+                              "empty_of_rank");
+      }
       Reg phase = b.mov(Type::u32, 0u, "phase");
       b.loop("consume", k_blocks / ring, [&](const Reg& p) {
         for (uint32_t s = 0; s < ring; ++s) {
@@ -279,7 +329,15 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
           else
             pace(f, block);
           b.if_(stamper, [&] { stamp((block * 2u + 1u).named("done_slot")); });
-          b.mbarrier_arrive(empty->at(8 * s));
+          if (pair == Pair::none) {
+            b.mbarrier_arrive(empty->at(8 * s));
+          } else if (pair == Pair::alone) {
+            b.if_(*releaser, [&] { b.mbarrier_arrive(empty->at(8 * s)); });
+          } else {
+            b.if_(*releaser, [&] {
+              b.mbarrier_arrive_remote(Addr::at((*peer_empty + uint64_t(8 * s)).named("empty_s_rank")));
+            });
+          }
         }
         phase ^= 1u;
       });
@@ -291,6 +349,11 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
   };
   if (split) {
     run_split();
+    if (paired) {
+      b.comment("neither CTA leaves while its peer may still arrive on its barriers or multicast into it");
+      b.barrier_cluster_arrive();
+      b.barrier_cluster_wait();
+    }
   } else if (!heated) {
     run_ring();
   } else {

@@ -229,6 +229,38 @@ TEST_CASE("the GEMM-ring TMA probe: each CTA's ring brings its tile's panels, an
     CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, {.wgmma_pace = true}),
                       Catch::Contains("split form"));
   }
+  // In CTA pairs (RingProbeForm::pair): cluster p's rank r computes tile (2 (p / 2) + r, p % 2) of the
+  // 2 x 2 grid, so CTA c reads A's row 128 (c % 2) and B's row 256 + 128 (c / 2): the two CTAs of a
+  // cluster share B's rows. Each form runs clean (coupled: every stage released in both CTAs before
+  // either refills it; multicast: each CTA's half of B's box lands in both) with the same sums as
+  // above at its own rows, and the forms' launches are clusters of two.
+  for (const auto pair : {kernels::RingProbeForm::Pair::alone, kernels::RingProbeForm::Pair::coupled,
+                          kernels::RingProbeForm::Pair::multicast}) {
+    const kernels::RingProbeForm form{.split = true, .wgmma_pace = true, .pair = pair};
+    const ir::Kernel k = kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1, form);
+    INFO(k.name);
+    CHECK(k.launch.cluster[0] == 2);
+    CHECK(k.name.find("_pair_") != std::string::npos);
+    run_clean(k);
+    for (uint32_t cta = 0; cta < kCtas; ++cta) {
+      INFO("paired CTA " << cta);
+      const uint64_t value = record_value(cta);
+      const double a_row = 128.0 * (cta % 2), b_row = 256.0 + 128.0 * (cta / 2);
+      const float sum = float(kBlocks * 64 * (a_row * b_row + (a_row + 64) * b_row));
+      const uint32_t sum_bits = std::bit_cast<uint32_t>(sum), row_bf16 = std::bit_cast<uint32_t>(float(a_row)) >> 16;
+      REQUIRE((sum_bits & 0xFFFF) == 0);
+      CHECK((value & 0xFFFF) == row_bf16);
+      CHECK(((value >> 16) & 0xFFFF) == (row_bf16 ^ (sum_bits >> 16)));
+      rising_stamps(cta);
+    }
+  }
+  CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, kCtas, 3, 1,
+                                                       {.split = true, .pair = kernels::RingProbeForm::Pair::coupled}),
+                    Catch::Contains("paced by wgmma"));
+  CHECK_THROWS_WITH(kernels::build_tma_gemm_ring_probe(kTiles, kTiles, kBlocks, 3, 3, 1,
+                                                       {.split = true, .wgmma_pace = true,
+                                                        .pair = kernels::RingProbeForm::Pair::alone}),
+                    Catch::Contains("3 CTAs"));
   // 128 x 256 tiles (RingProbeForm::tile_n, steps 14-16's): a K block is A's box and B's 256 rows
   // as two boxes of 128 (48 KiB on one barrier). On a 2 x 1 grid of such tiles (A's rows 0..255,
   // B's 256..511, the buffer above), CTA 1 (traced) brings rows 128.., 256.. and 384.. of every K
