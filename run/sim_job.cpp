@@ -387,6 +387,8 @@ nlohmann::json prediction_json(const SimReport& r) {
           {"ctas_per_sm", p.resident},
           {"wave_ctas", p.wave_ctas},
           {"cluster_basis", p.cluster_basis},
+          {"cluster_coupling", p.cluster_coupling},
+          {"coupling_basis", p.coupling_basis},
           {"occupancy",
            {{"ctas_per_sm", p.ctas_per_sm},
             {"bound", p.occupancy_bound},
@@ -429,6 +431,7 @@ std::string prediction_lines(const SimReport& r) {
                                 p.parts.bound, p.waves, p.waves == 1 ? "" : "s", s.predicted_on->sms, p.resident,
                                 p.resident == 1 ? "" : "s", group_digits(uint64_t(p.cycles_per_wave)), p.clock_hz / 1e6);
   if (!p.cluster_basis.empty()) out += fmt::format("  waves of {} CTAs: {}\n", p.wave_ctas, p.cluster_basis);
+  if (!p.coupling_basis.empty()) out += fmt::format("  clusters: {}\n", p.coupling_basis);
   if (!p.clock_basis.empty()) out += fmt::format("  clock: {}\n", p.clock_basis);
   if (!p.load_basis.empty()) out += fmt::format("  loads: {}\n", p.load_basis);
   out += fmt::format("  occupancy: up to {} CTA{} per SM, bound by {}; registers: {}\n", p.ctas_per_sm,

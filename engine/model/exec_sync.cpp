@@ -320,6 +320,7 @@ void arrive_on(ExecContext& x, Cta& t, uint32_t addr, Mbarrier& m, uint32_t lane
 // form holds the issuing warp while its memory operations are made visible to the whole
 // cluster (the GPU-wide memory barrier ptxas puts before it).
 void arrive_remote(ExecContext& x, const ir::Operand& bar) {
+  x.cta.cost.peer_released = true;  // the cluster's CTAs now go at the slowest one's pace (timing::predict_gemm)
   x.latency = timing::kMbarrierLatency;
   if (x.inst.op == Op::mbarrier_arrive_remote_cluster_scope) x.latency += x.cta.launch.figures->cluster_release_stall;
   for (uint32_t l = 0; l < 32; ++l) {

@@ -330,6 +330,14 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
                       d.clock_run)};
 }
 
+double expected_max_over_pair(uint32_t n) {
+  // E[max of n standard normal draws] for n = 1, 2, 3, 4, ... 16 (order statistics), over n = 2's.
+  static constexpr double kExpectedMax[] = {0.0,    0.0,    0.5642, 0.8463, 1.0294, 1.1630, 1.2672, 1.3522, 1.4236,
+                                            1.4850, 1.5388, 1.5864, 1.6292, 1.6680, 1.7034, 1.7359, 1.7660};
+  if (n < 2) return 0.0;
+  return kExpectedMax[std::min<uint32_t>(n, 16)] / kExpectedMax[2];
+}
+
 Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, const Machine& m,
                         const GemmFacts& gemm) {
   const MachineDesc& d = *m.desc;
@@ -369,6 +377,20 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   const double busiest_per_cta =
       (sm_busiest + (in_step ? d.mio_overlap_loss.value * std::min(b.l1_data(), b.l1_tag) : 0.0)) / r;
   b.cta_alone = co_resident_cycles(double(cta.cycles), busiest_per_cta, p.resident, in_step);
+  // A cluster whose CTAs release each stage in one another waits, every K block, for the slowest of
+  // them: the model's CTAs run in step, the card's each at a pace that varies a little by block, so
+  // the cluster takes the maximum of its CTAs' blocks (probe rows _pair_coupled against _pair_alone:
+  // pair_coupling). For n CTAs the expected maximum of n normal draws over that of 2 scales it.
+  if (cta.peer_released && cta.cluster_ctas > 1 && d.pair_coupling.value > 0) {
+    p.cluster_coupling = d.pair_coupling.value * expected_max_over_pair(cta.cluster_ctas);
+    b.cta_alone *= 1.0 + p.cluster_coupling;
+    p.coupling_basis = fmt::format(
+        "clusters of {} release each stage in every CTA: each K block waits for the slowest, +{:.1f}% (machine "
+        "figure pair_coupling, {:.2f}% for a pair{})",
+        cta.cluster_ctas, 100.0 * p.cluster_coupling, 100.0 * d.pair_coupling.value,
+        cta.cluster_ctas == 2 ? "" : fmt::format(", x{:.2f} for the expected slowest of {}",
+                                                 expected_max_over_pair(cta.cluster_ctas), cta.cluster_ctas));
+  }
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {

@@ -218,6 +218,9 @@ struct CtaCost {
   uint32_t smem_bytes = 0;
   uint32_t registers_per_thread = 0;  // ptxas -v's count (0: not known, occupancy without it)
   uint32_t cluster_ctas = 1;          // CTAs per cluster of its launch
+  // A warp of it arrived on a peer CTA's mbarrier (mbarrier.arrive.shared::cluster): its cluster's
+  // CTAs release stages in one another, so each goes at the slowest one's pace (pair_coupling).
+  bool peer_released = false;
 };
 
 // The GEMM around the CTA: its tiling of C and K, for the bytes each wave reads from HBM.
@@ -267,6 +270,11 @@ struct Prediction {
   // (cluster_ctas_at_once); cluster_basis says why when fewer.
   uint64_t wave_ctas = 0;
   std::string cluster_basis;
+  // A cluster whose CTAs release stages in one another (CtaCost::peer_released) goes at its slowest
+  // CTA's pace: the share its CTA's own time rises by (machine figure pair_coupling, scaled from a
+  // pair to the cluster's size), and why; 0 and empty otherwise.
+  double cluster_coupling = 0;
+  std::string coupling_basis;
   uint64_t waves = 0;
   double cycles_per_wave = 0;
   // The last wave's cycles (cycles_per_wave when the grid is whole waves, or the wave is bound
@@ -398,6 +406,9 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load);
 // The last, partial wave's `last_ctas` CTAs on `sms` SMs of `resident` slots each: entry k is the
 // probability that the busiest SM runs k of them (they take the slots as they free, timing.cpp).
 std::vector<double> busiest_sm_counts(uint32_t sms, uint32_t resident, uint64_t last_ctas);
+// The expected slowest of n CTAs over that of a pair, each CTA's time a normal draw about one mean
+// (order statistics; n past 16 as 16): 1 for a pair, 1.82 for four; 0 below two.
+double expected_max_over_pair(uint32_t n);
 
 // Whole-GEMM time on `m`: waves of co-resident CTAs on every SM; a wave takes the longest of
 // the parts of Breakdown, at the machine's sustained clock; and the launch's own cost.

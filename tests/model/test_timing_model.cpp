@@ -183,6 +183,50 @@ TEST_CASE("prediction: a cluster launch holds only the CTAs whose clusters fit i
   CHECK(model::timing::cluster_ctas_at_once(model::timing::kH100Desc, 8) == 0);
 }
 
+TEST_CASE("prediction: a cluster whose CTAs release stages in one another goes at its slowest CTA's pace",
+          "[model][timing]") {
+  // A CTA bound by its own time (one an SM, its tensor cores busy less than its cycles).
+  model::timing::CtaCost cta;
+  cta.cycles = 100000;
+  cta.tensor_busy_cycles = 50000;
+  cta.threads = 384;
+  cta.smem_bytes = 227 * 1024;
+  cta.cluster_ctas = 2;
+  const model::timing::Prediction own = model::timing::predict_gemm(cta, 128, 1e12);
+  CHECK(own.cluster_coupling == 0);
+  CHECK(own.coupling_basis.empty());
+  cta.peer_released = true;
+  const model::timing::Prediction pair = model::timing::predict_gemm(cta, 128, 1e12);
+  const double coupling = model::timing::kH100Desc.pair_coupling.value;
+  CHECK(pair.cluster_coupling == Approx(coupling));
+  CHECK(pair.parts.cta_alone == Approx(own.parts.cta_alone * (1 + coupling)));
+  CHECK_THAT(pair.coupling_basis, Catch::Contains("clusters of 2") && Catch::Contains("pair_coupling"));
+  // Four CTAs wait for the slowest of four: the expected maximum of four normal draws over two's.
+  cta.cluster_ctas = 4;
+  const model::timing::Prediction four = model::timing::predict_gemm(cta, 120, 1e12);
+  CHECK(model::timing::expected_max_over_pair(2) == Approx(1.0));
+  CHECK(model::timing::expected_max_over_pair(4) == Approx(1.0294 / 0.5642));
+  CHECK(model::timing::expected_max_over_pair(1) == 0);
+  CHECK(four.cluster_coupling == Approx(coupling * 1.0294 / 0.5642));
+  CHECK_THAT(four.coupling_basis, Catch::Contains("the expected slowest of 4"));
+  // A launch of single CTAs has nobody to wait for, whatever it arrives on.
+  cta.cluster_ctas = 1;
+  CHECK(model::timing::predict_gemm(cta, 128, 1e12).cluster_coupling == 0);
+}
+
+TEST_CASE("loads: steps 17-19 release each stage in both CTAs of a pair, step 16 in its own", "[model][timing]") {
+  for (const char* id : {"hopper_fewer_arrivals", "hopper_cluster_multicast", "hopper_stmatrix_epilogue"}) {
+    INFO(id);
+    const run::SimReport r = run::run_sim(
+        {.kernel_id = id, .shape = {1024, 1024, 512}, .only_traced_cta = true, .machine = &model::timing::kH100});
+    REQUIRE(r.result.completed);
+    const bool paired = std::string(id) != "hopper_fewer_arrivals";
+    CHECK(r.result.stats.traced_cost.peer_released == paired);
+    CHECK(r.result.stats.prediction.cluster_coupling == (paired ? Approx(model::timing::kH100Desc.pair_coupling.value)
+                                                                : Approx(0.0)));
+  }
+}
+
 TEST_CASE("prediction: a grouped tile order reads fewer bytes from HBM than row-major", "[model][timing]") {
   // 64 x 64 tiles of 128 x 128, K = 8192, 128 tiles at a time: row-major waves cover two rows
   // of tiles and all 64 columns; 16 x 8 groups cover 16 rows and 8 columns.
