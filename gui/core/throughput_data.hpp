@@ -121,6 +121,7 @@ struct PredictionRow {
   std::string wave_line;       // "2 waves of 132 SMs x 1 CTA, 123,456 cycles per wave at 1738 MHz"
   std::string clock_line;      // the clock and why (timing::Prediction::clock_basis)
   std::string launch_line;     // "launch: 7.1 us (3% of the time): ..." (timing::Prediction::launch_basis)
+  std::string coupling_line;   // "clusters: ..." where a cluster waits for its slowest CTA (coupling_basis)
   std::string occupancy_line;  // "up to 1 CTA per SM, bound by shared memory; registers: ..."
 };
 // "+12.3%" for an error of 0.123.

@@ -88,6 +88,7 @@ TEST_CASE("throughput: the model's prediction sits beside the measurement of the
   CHECK_THAT(p.wave_line, Contains("cycles per wave at"));
   CHECK_THAT(p.clock_line, Contains("clock: "));
   CHECK_THAT(p.launch_line, Contains("us a launch (launch_us)"));
+  CHECK(p.coupling_line.empty());  // one CTA a launch's cluster: nobody to wait for
   // The same in --state-json, the measurement still listed as a variant of its own.
   const nlohmann::json j = describe_throughput(app);
   const nlohmann::json* pj = prediction_json(j, "hopper_tma_wgmma_64");
@@ -401,4 +402,22 @@ TEST_CASE("throughput: gui --throughput-tab published shows the Blackwell steps'
     colours.insert(px[0] << 16 | px[1] << 8 | px[2]);
   }
   CHECK(colours.size() > 3);  // glyphs, not an empty row
+}
+
+TEST_CASE("throughput: a cluster that releases stages in both CTAs says it waits for the slower one",
+          "[gui][throughput][predictions]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_cluster_multicast", .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::SimStats& st = app.kernel->report.result.stats;
+  const double measured = st.predicted_tflops;
+  app.measurements.add_bench_json(result("hopper_cluster_multicast", app.kernel->request.shape, measured, kH100),
+                                  MeasurementSource::imported, 1.0);
+  const ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.predictions.size() == 1);
+  CHECK_THAT(d.predictions[0].coupling_line, Contains("clusters: clusters of 2") && Contains("pair_coupling"));
+  const nlohmann::json j = describe_throughput(app);
+  const nlohmann::json* pj = prediction_json(j, "hopper_cluster_multicast");
+  REQUIRE(pj != nullptr);
+  CHECK((*pj)["coupling_line"] == d.predictions[0].coupling_line);
 }
