@@ -237,12 +237,11 @@ void add_stamped_tma_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
       const bool paired = row.pair != kernels::RingProbeForm::Pair::none;
       if (what == 3 && !(row.size == 8192 && ctas == 132 && (row.pace == 20 || paired))) continue;  // one clock row a ring
       const char* names[] = {"wait_mean", "wait_p90", "period", "clock"};
-      const char* pair_names[] = {"", "_pair_alone", "_pair_coupled", "_pair_multicast"};
       Probe p{fmt::format("tma_gemm_ring{}{}{}{}{}{}{}_s{}_pace{}_{}", row.size, row.tile_n == 256 ? "_n256" : "",
                           ctas > 132 ? "_grid" : "",
                           row.heat ? "_heat" : "", row.split ? (row.wgmma ? "_split_wgmma" : "_split") : "",
                           row.c_tile ? "_ctile" : "",
-                          paired       ? std::string(pair_names[int(row.pair)])
+                          paired       ? std::string(kernels::ring_pair_suffix(row.pair))
                           : row.uneven ? std::string("_uneven")
                           : row.jitter ? std::string("_jitter")
                           : row.drift  ? fmt::format("_drift{}", row.drift)

@@ -314,6 +314,12 @@ struct RingProbeForm {
   enum class Pair : uint8_t { none, alone, coupled, multicast };
   Pair pair = Pair::none;
 };
+// What a pair form adds to a ring probe's kernel and row names: "_pair_alone", "_pair_coupled",
+// "_pair_multicast", or "" for none.
+constexpr const char* ring_pair_suffix(RingProbeForm::Pair p) {
+  using Pair = RingProbeForm::Pair;
+  return p == Pair::alone ? "_pair_alone" : p == Pair::coupled ? "_pair_coupled" : p == Pair::multicast ? "_pair_multicast" : "";
+}
 ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t k_blocks, uint32_t ctas,
                                      uint32_t ring, uint32_t pace_reps, const RingProbeForm& form = {});
 

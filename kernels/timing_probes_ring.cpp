@@ -80,10 +80,8 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
                         b_boxes > 1 ? "_n256" : "", ring, pace_reps,
                         heated ? fmt::format("_heat{}", heat_reps) : std::string(),
                         split ? (form.wgmma_pace ? "_split_wgmma" : "_split") : c_tile ? "_ctile" : "",
-                        pair == Pair::alone       ? std::string("_pair_alone")
-                        : pair == Pair::coupled   ? std::string("_pair_coupled")
-                        : pair == Pair::multicast ? std::string("_pair_multicast")
-                        : form.uneven             ? std::string("_uneven")
+                        paired        ? std::string(ring_pair_suffix(pair))
+                        : form.uneven ? std::string("_uneven")
                         : form.jitter     ? std::string("_jitter")
                         : form.drift_fmas ? fmt::format("_drift{}", form.drift_fmas)
                                           : std::string()),

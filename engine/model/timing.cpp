@@ -382,14 +382,14 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // the cluster takes the maximum of its CTAs' blocks (probe rows _pair_coupled against _pair_alone:
   // pair_coupling). For n CTAs the expected maximum of n normal draws over that of 2 scales it.
   if (cta.peer_released && cta.cluster_ctas > 1 && d.pair_coupling.value > 0) {
-    p.cluster_coupling = d.pair_coupling.value * expected_max_over_pair(cta.cluster_ctas);
+    const double slowest = expected_max_over_pair(cta.cluster_ctas);
+    p.cluster_coupling = d.pair_coupling.value * slowest;
     b.cta_alone *= 1.0 + p.cluster_coupling;
     p.coupling_basis = fmt::format(
         "clusters of {} release each stage in every CTA: each K block waits for the slowest, +{:.1f}% (machine "
         "figure pair_coupling, {:.2f}% for a pair{})",
         cta.cluster_ctas, 100.0 * p.cluster_coupling, 100.0 * d.pair_coupling.value,
-        cta.cluster_ctas == 2 ? "" : fmt::format(", x{:.2f} for the expected slowest of {}",
-                                                 expected_max_over_pair(cta.cluster_ctas), cta.cluster_ctas));
+        cta.cluster_ctas == 2 ? "" : fmt::format(", x{:.2f} for the expected slowest of {}", slowest, cta.cluster_ctas));
   }
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
