@@ -98,6 +98,7 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     bool distinct_a = false;   // each wgmma warpgroup its own rows of A (build_clock_under_load_probe)
     bool handoff = false;      // the producer/consumer hand-off (build_clock_under_load_probe; reps = rounds x stages)
     bool streamer_unpaused = false;  // the pause is the wgmma threads' alone (ClockLoadOptions::streamer_unpaused)
+    kernels::ClockLoadOptions::Pair pair = kernels::ClockLoadOptions::Pair::none;  // the hand-off in CTA pairs
     // The CTA's threads (the wgmma warpgroups and the streaming one) and where its streaming warp's record is.
     uint32_t threads() const { return kernels::clock_under_load_threads(mma_groups); }
     uint32_t streamer() const { return kernels::clock_under_load_streamer(mma_groups); }
@@ -340,6 +341,27 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
     kind.rounds = 16384, kind.handoff = handoff;
     family(handoff ? "sm_clock_under_wgmma_streamed_l2_handoff" : "sm_clock_under_wgmma_streamed_l2_paced", kind, {});
   }
+  // The hand-off in CTA pairs (2026-12-07): steps 17-19 read the shared operand's box once a pair
+  // (multicast), and the clock rule takes the L2 bytes read as what L2 streaming draws, so it gives
+  // them a higher clock than step 16 (H100, 2026-12-07: 1423-1446 MHz predicted, 1304-1374
+  // counted, step 16 1383 / 1362). The hand-off row's load in clusters of two streaming the same
+  // boxes, each stage released in both CTAs: `_pair` each CTA loading the whole box (L2 reads it
+  // twice a pair), `_pairmc` each loading one half into both (once a pair); every SM receives the
+  // same bytes. If the two hold the same clock, what draws is the bytes delivered, not L2's reads.
+  using Pair = kernels::ClockLoadOptions::Pair;
+  for (const Pair pair : {Pair::coupled, Pair::multicast}) {
+    LoadedClock kind = matched;
+    kind.what = pair == Pair::coupled
+                    ? "the hand-off row's load in CTA pairs streaming the same boxes, each CTA loading every box itself "
+                      "and releasing each stage in both CTAs, the 101st launch back to back"
+                    : "the hand-off row's load in CTA pairs streaming the same boxes, each CTA loading one half of "
+                      "every box into both (multicast) and releasing each stage in both CTAs, the 101st launch back "
+                      "to back";
+    kind.rounds = 16384, kind.handoff = true, kind.pair = pair;
+    family(pair == Pair::coupled ? "sm_clock_under_wgmma_streamed_l2_handoff_pair"
+                                 : "sm_clock_under_wgmma_streamed_l2_handoff_pairmc",
+           kind, {});
+  }
   // The tensor cores busy a share of the time with L2 streaming at its full rate (2026-12-06): the
   // clock rule scales all that wgmma alone draws by the tensor cores' busy share, and the _pause
   // rows below, which slow the streaming alike, cannot tell that apart from a part every SM draws
@@ -410,7 +432,8 @@ void add_wgmma_clock_probes(std::vector<Probe>& probes, uint32_t q, bool quick) 
                                                   l.pause, l.mma_groups, l.n,
                                                   {.store_every = l.store_every, .store_slots = store_slots,
                                                    .share = l.share, .distinct_a = l.distinct_a,
-                                                   .handoff = l.handoff, .streamer_unpaused = l.streamer_unpaused}),
+                                                   .handoff = l.handoff, .streamer_unpaused = l.streamer_unpaused,
+                                                   .pair = l.pair}),
             {}, nullptr, false, l.timed_launches, quick ? 0 : l.idle_ms};
     p.make_buffers = [boxes, streamed = l.streamed](model::GemmBuffers& b) {
       b.a.assign(size_t(boxes) * 32768, 1);

@@ -70,11 +70,18 @@ void wgmma_rounds(builder::Builder& b, const std::string& loop, uint32_t reps, u
 // the streaming lane does after each round's copies are asked for (a pause); empty: each stage's
 // empty barrier, on which the lane waits (round i's parity) before refilling the stage for round
 // i + 1, instead of on the stage's full one (a producer's wait on its consumers' release).
+// half: the lane loads only its CTA's half of each box (rows rank·box_rows/2.., through a tensor
+// map of half boxes) into the same offset of both CTAs of its cluster pair (cta_mask 0b11); each
+// stage's full barrier still expects the whole box, the peer sending the other half.
+struct MulticastHalf {
+  builder::Reg tm_half, rank;
+};
 void stream_boxes(builder::Builder& b, const builder::Reg& streamer, const builder::Reg& tm, const builder::Smem& buf,
                   const builder::Smem& full, uint32_t stages, uint32_t rounds, uint32_t boxes, uint32_t box_rows,
                   uint32_t box_bytes, uint32_t groups, const builder::Reg& group, const builder::Reg* stamps = nullptr,
                   const std::function<std::pair<builder::Reg, builder::Reg>(const builder::Reg& round, uint32_t s)>*
                       coords = nullptr,
-                  const std::function<void()>* after_round = nullptr, const builder::Smem* empty = nullptr);
+                  const std::function<void()>* after_round = nullptr, const builder::Smem* empty = nullptr,
+                  const MulticastHalf* half = nullptr);
 
 }  // namespace gs::kernels::probe_parts

@@ -417,7 +417,7 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
                   uint32_t rounds, uint32_t boxes, uint32_t box_rows, uint32_t box_bytes, uint32_t groups,
                   const Reg& group, const Reg* stamps,
                   const std::function<std::pair<Reg, Reg>(const Reg& round, uint32_t s)>* coords,
-                  const std::function<void()>* after_round, const builder::Smem* empty) {
+                  const std::function<void()>* after_round, const builder::Smem* empty, const MulticastHalf* half) {
   // stamps: where clock64 goes, 8 bytes a slot: slot 0 before the first copies, slot i + 1 once
   // round i's boxes have landed (its waits returned), before round i + 1's copies. after_round:
   // what the streaming lane does after each round's copies are asked for (a pause).
@@ -435,6 +435,13 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
     // A power-of-two footprint wraps with a mask (the rows measured first); any other with rem.
     Reg step = (((round * stages) + s) * groups + group).named("step");
     Reg box = ((boxes & (boxes - 1)) == 0 ? (step & (boxes - 1)) : (step % boxes)).named("box");
+    if (half) {  // this CTA's half of the box, into both CTAs of the pair
+      Reg row = ((box * box_rows) + half->rank * (box_rows / 2)).named("half_row");
+      Reg at = (b.smem_address(buf, uint64_t(s) * box_bytes, "stage_base") + half->rank * (box_bytes / 2)).named("half_at");
+      b.cp_async_bulk_tensor_load_multicast(Addr::at(at), half->tm_half, {0u, row}, full.at(8 * s),
+                                            b.mov(Type::u16, 3u, "pair_mask"));
+      return;
+    }
     b.cp_async_bulk_tensor_load(buf.at(int64_t(s) * box_bytes), tm, {0u, (box * box_rows).named("row")},
                                 full.at(8 * s));
   };

@@ -223,6 +223,15 @@ struct ClockLoadOptions {
   // as fast as without the pause (the rows before 2026-12-06 paused the streamer alike, scaling both
   // loads together).
   bool streamer_unpaused = false;
+  // The hand-off in CTA pairs (2026-12-07), the launch in clusters of two (ctas even), both CTAs of
+  // a pair streaming the same boxes, each wgmma warp's lanes 0 and 1 releasing a stage in CTA 0 and
+  // CTA 1 of the pair (mapa + remote arrive, 16 arrivals a phase), as steps 17-19 release theirs:
+  //  * coupled: each CTA loads the whole box itself (L2 sends each box twice a pair);
+  //  * multicast: each CTA loads one half (128 rows) into both (cta_mask 0b11), each full barrier
+  //    expecting the whole box, as step 17 loads B: L2 sends each box once a pair, every SM still
+  //    receives all of it. The two differ only in the bytes L2 reads.
+  enum class Pair : uint8_t { none, coupled, multicast };
+  Pair pair = Pair::none;
 };
 // The bytes of C the stores take after the records (ClockLoadOptions::store_every).
 constexpr uint64_t clock_under_load_store_bytes(uint32_t ctas, uint32_t mma_groups, uint32_t n, uint32_t store_slots) {

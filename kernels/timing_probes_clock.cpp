@@ -45,6 +45,13 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
                                             "pause, a stage a repetition: repetitions = rounds x stages (got streamed "
                                             "{}, wgmma {}, pause {}, {} repetitions, {} rounds of {} stages)",
                                             streamed, mma, idle, reps, rounds, stages));
+  using Pair = ClockLoadOptions::Pair;
+  const bool paired = o.pair != Pair::none, multicast = o.pair == Pair::multicast;
+  if (paired && (!o.handoff || ctas % 2 != 0 || share != 1))
+    throw std::invalid_argument(fmt::format("a clock-under-load probe in CTA pairs is the hand-off form on an even count "
+                                            "of CTAs, the pair sharing its boxes by itself (got hand-off {}, {} CTAs, "
+                                            "share {})",
+                                            o.handoff, ctas, share));
   constexpr uint32_t kK = 64, kBoxRows = 256;
   const uint32_t a_tile = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
   const bool own_a = o.distinct_a && mma_groups > 1;  // each warpgroup its own rows of A
@@ -56,7 +63,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
                         mma_groups != 2 || n != 256 ? fmt::format("_{}wg_n{}", mma_groups, n) : "",
                         store_every ? fmt::format("_store{}", store_every) : "",
                         share > 1 ? fmt::format("_share{}", share) : "", own_a ? "_twoa" : "",
-                        o.handoff ? "_handoff" : "", o.streamer_unpaused && idle ? "_wgpause" : ""),
+                        o.handoff ? "_handoff" : "", o.streamer_unpaused && idle ? "_wgpause" : "",
+                        multicast ? "_pairmc" : paired ? "_pair" : ""),
             ir::Arch::sm_90a);
   // A pause of `steps` dependent fmas on `x` (a register of the thread's own): the tensor cores or
   // the streaming idle meanwhile, the SM's other pipes nearly so.
@@ -66,16 +74,22 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   // The streaming lane pauses as long in all as a wgmma thread does (idle steps after each of
   // `reps` rounds against its `rounds`), so the two stay matched as without the pause.
   const uint32_t stream_idle = o.streamer_unpaused ? 0u : uint32_t((uint64_t(idle) * reps + rounds / 2) / rounds);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}, .cluster = {paired ? 2u : 1u, 1, 1}});
   b.use_dynamic_smem();
   auto tmap = b.tensor_map_param(
       "tmap_A", ir::row_major_bf16_map(ir::ParamRole::a, kK, boxes * kBoxRows, kK, kBoxRows, layout::Swizzle::none));
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  // Multicast pairs: the same boxes as half boxes of 128 rows, one from each CTA of the pair.
+  std::optional<builder::Param> tmap_half;
+  if (multicast)
+    tmap_half = b.tensor_map_param("tmap_A_half", ir::row_major_bf16_map(ir::ParamRole::a, kK, boxes * kBoxRows, kK,
+                                                                         kBoxRows / 2, layout::Swizzle::none));
   auto sA = b.operand_stages("sA", ir::GemmOperand::a, 1, a_bytes, 1024, layout::Swizzle::b128);
   auto sB = b.operand_stages("sB", ir::GemmOperand::b, 1, b_bytes, 1024, layout::Swizzle::b128);
   auto buf = b.operand_stages("buf", ir::GemmOperand::a, stages, box_bytes, 1024, layout::Swizzle::none);
   auto full = b.mbarriers("full", ir::BarrierRole::full, stages);
-  // The hand-off's empty barriers: every wgmma thread arrives on its stage's once a repetition.
+  // The hand-off's empty barriers: every wgmma thread arrives on its stage's once a repetition (in
+  // pairs, lanes 0 and 1 of every wgmma warp of both CTAs).
   std::optional<builder::Smem> empty;
   if (o.handoff) empty = b.mbarriers("empty", ir::BarrierRole::empty, stages);
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -89,11 +103,16 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   b.if_(streamer, [&] {
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
     if (empty)
-      for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(empty->at(8 * s), mma_threads);
+      for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(empty->at(8 * s), paired ? 2 * (mma_threads / 32) : mma_threads);
     b.fence_mbarrier_init();
   });
   b.fence_proxy_async();
   b.bar_sync(0);
+  if (paired) {
+    b.comment("both CTAs' barriers are initialised before either multicasts into the other or arrives on its barriers");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
   if (mma) b.if_(
       (tid < mma_threads).named("mma_thread"),
       [&] {
@@ -112,6 +131,14 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         // The hand-off: this repetition's stage and its barriers' parity (the round's).
         Reg full_base = empty ? b.smem_address(full, 0, "full_base") : Reg{};
         Reg empty_base = empty ? b.smem_address(*empty, 0, "empty_base") : Reg{};
+        // In pairs lane q of each wgmma warp releases the stage in CTA q of the pair (its `empty`
+        // through mapa, shared::cluster).
+        std::optional<Reg> releaser, release_base;
+        if (paired) {
+          Reg lane = (tid & 31u).named("lane");
+          releaser = (lane < 2u).named("releaser");
+          release_base = b.mapa(empty_base, b.selp(lane, 0u, *releaser, "release_rank"), "empty_of_rank");
+        }
         b.loop("rep", reps, [&](const Reg& rep) {
           Reg stage_bar{};
           if (empty) {
@@ -135,7 +162,12 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
           }
           b.wgmma_commit_group();
           b.wgmma_wait_group(0);
-          if (empty) b.mbarrier_arrive(Addr::at((empty_base + stage_bar).named("empty_s")));
+          if (paired)
+            b.if_(*releaser, [&] {
+              b.mbarrier_arrive_remote(Addr::at((*release_base + stage_bar).named("empty_s_rank")));
+            });
+          else if (empty)
+            b.mbarrier_arrive(Addr::at((empty_base + stage_bar).named("empty_s")));
           pause(x, idle);
           if (store_every)
             b.if_(((rep & (store_every - 1)) == store_every - 1).named("tile_end"), [&] {
@@ -166,9 +198,16 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         Reg tm = b.tensor_map_address(tmap, "tm");
         Reg xs = idle ? b.cvt(Type::f32, tid, ir::Rounding::rn, "xs") : tm;
         const std::function<void()> paused = [&] { pause(xs, stream_idle); };
-        Reg group = share > 1 ? (cta / share).named("share_group") : cta;
-        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes, (ctas + share - 1) / share,
-                     group, nullptr, nullptr, idle ? &paused : nullptr, empty ? &*empty : nullptr);
+        // The CTAs of a pair stream the same boxes, as `share` CTAs do.
+        const uint32_t sharing = paired ? 2 : share;
+        Reg group = sharing > 1 ? (cta / sharing).named("share_group") : cta;
+        std::optional<probe_parts::MulticastHalf> half;
+        if (multicast)
+          half = probe_parts::MulticastHalf{b.tensor_map_address(*tmap_half, "tm_half"),
+                                            b.special(ir::Special::cluster_ctarank, "rank")};
+        stream_boxes(b, streamer, tm, buf, full, stages, rounds, boxes, kBoxRows, box_bytes,
+                     (ctas + sharing - 1) / sharing, group, nullptr, nullptr, idle ? &paused : nullptr,
+                     empty ? &*empty : nullptr, half ? &*half : nullptr);
         Reg t1 = b.special(ir::Special::clock64, "t1s");
         Reg ns1 = b.special(ir::Special::globaltimer, "ns1s");
         // The streaming warp's record: its clock64 span and the %globaltimer ns of the same span
@@ -177,6 +216,11 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
         store_result(b, pc, gid, t0, t1, (ns1 - ns0).named("ns_s"));
         if (idle) store_spare(b, pc, gid, xs);  // the pause's chain stays live
       });
+  if (paired) {
+    b.comment("neither CTA leaves while its peer may still arrive on its barriers or multicast into it");
+    b.barrier_cluster_arrive();
+    b.barrier_cluster_wait();
+  }
   b.ret();
   return b.finish();
 }

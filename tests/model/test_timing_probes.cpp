@@ -97,6 +97,10 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, true, true, 0, 2, 256, {.distinct_a = true}),  // own A
       kernels::build_clock_under_load_probe(2, 2, 4, 2, 16, true, false, true, 0, 2, 256, {.distinct_a = true}),
       kernels::build_clock_under_load_probe(2, 8, 4, 2, 16, true, true, true, 0, 2, 256, {.handoff = true}),  // hand-off
+      kernels::build_clock_under_load_probe(4, 8, 4, 2, 16, true, true, true, 0, 2, 256,
+                                            {.handoff = true, .pair = kernels::ClockLoadOptions::Pair::coupled}),
+      kernels::build_clock_under_load_probe(4, 8, 4, 2, 16, true, true, true, 0, 2, 256,
+                                            {.handoff = true, .pair = kernels::ClockLoadOptions::Pair::multicast}),
   };
   for (const ir::Kernel& k : kernels) test::check_assembles(ptx::emit(k).text, k.target, k.name);
 }
@@ -280,6 +284,40 @@ TEST_CASE("probes: the model runs the new probes and shows its machine descripti
     CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, false, true, 0, 2, 256, {.handoff = true}),
                     std::invalid_argument);
     CHECK_THROWS_AS(kernels::build_clock_under_load_probe(1, 8, 2, 4, boxes, true, true, true, 16, 2, 256, {.handoff = true}),
+                    std::invalid_argument);
+    // In CTA pairs (the rows ..._handoff_pair and _pairmc): the pair streams the same boxes, each
+    // stage released in both CTAs; multicast, each CTA loads half of each box into both. Every wait
+    // returns, no hazard, both CTAs' wgmma and streaming records written; the pair's CTAs receive
+    // the same bytes either way, and multicast asks L2 for half of them.
+    using Pair = kernels::ClockLoadOptions::Pair;
+    const auto pair_run = [&](Pair pair) {
+      model::GemmBuffers pb;
+      pb.a.assign(boxes * 32768, 1);
+      pb.c.assign(2 * 384 * kernels::kTimingOutBytes, 0);
+      model::SimResult r = model::simulate(
+          kernels::build_clock_under_load_probe(2, 8, 2, 4, boxes, true, true, true, 0, 2, 256,
+                                                {.handoff = true, .pair = pair}),
+          pb, model::SimOptions{});
+      return std::pair{std::move(r), ProbeRun{pb.c}};
+    };
+    const auto [coupled, coupled_run] = pair_run(Pair::coupled);
+    const auto [multicast, multicast_run] = pair_run(Pair::multicast);
+    for (const auto* r : {&coupled, &multicast}) {
+      REQUIRE(r->completed);
+      CHECK(r->hazards.empty());
+    }
+    for (const ProbeRun* run : {&coupled_run, &multicast_run})
+      for (const size_t cta : {0u, 1u}) {
+        CHECK(run->field(384 * cta, 0) > 0);        // a wgmma thread's cycles
+        CHECK(run->field(384 * cta + 256, 0) > 0);  // the streaming lane's
+      }
+    CHECK(multicast.stats.tma_bytes == coupled.stats.tma_bytes / 2);
+    // Pairs need the hand-off and an even count of CTAs.
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(3, 8, 2, 4, boxes, true, true, true, 0, 2, 256,
+                                                          {.handoff = true, .pair = Pair::multicast}),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(kernels::build_clock_under_load_probe(2, 8, 2, 4, boxes, true, true, true, 0, 2, 256,
+                                                          {.pair = Pair::coupled}),
                     std::invalid_argument);
   }
   // Two warpgroups reading a ring's stages in turn, each round's descriptors made from its stage:
