@@ -384,6 +384,8 @@ void exec_tma(ExecContext& x, const TensorCopyOperands& ops) {
       ndests = 0;
       for (uint32_t r = 0; r < size; ++r)
         if (mask >> r & 1) dests[ndests++] = cl ? cl->ctas[r] : &c;
+      // L2 reads the box once and sends it to ndests SMs: the deliveries beyond one.
+      if (ndests > 1) c.cost.tma_multicast_extra_bytes += uint64_t(bytes) * (ndests - 1);
     }
     std::array<bool, 16> refills{};  // per destination: the load lands on bytes still in flight
     if (load) {

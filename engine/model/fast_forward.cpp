@@ -144,6 +144,7 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     grow(c.cost.warp_instructions, mark.cost.warp_instructions);
     grow(c.cost.tensor_busy_cycles, mark.cost.tensor_busy_cycles);
     grow(c.cost.tma_bytes, mark.cost.tma_bytes);
+    grow(c.cost.tma_multicast_extra_bytes, mark.cost.tma_multicast_extra_bytes);
     grow(c.cost.smem_wavefronts, mark.cost.smem_wavefronts);
     grow(c.cost.lsu_cycles, mark.cost.lsu_cycles);
     grow(c.cost.global_load_bytes, mark.cost.global_load_bytes);

@@ -305,16 +305,28 @@ SustainedClock sustained_clock(const MachineDesc& d, const ClockLoad& load) {
   const double busy = std::clamp(load.tensor_share, 0.0, 1.0);
   const double l2 = std::max(0.0, load.l2_gbs), hbm = std::max(0.0, load.hbm_gbs);
   const double cp_async = std::clamp(load.cp_async_gbs, 0.0, l2);
-  const double parts[4] = {wgmma * busy, per_l2_gbs * (l2 - cp_async), per_cp_async_gbs * cp_async, per_hbm_gbs * hbm};
+  // A multicast byte is read from L2 once and streamed into each SM of its mask: every delivery
+  // beyond the read draws what a byte from L2 draws but for L2's read of it (l2_read_draw_share,
+  // the pair probes: halving L2's reads of the same delivered bytes raised the clock a fifth as
+  // much as this term taken as all L2's reads would).
+  const double multicast = std::max(0.0, load.multicast_gbs);
+  const double multicast_draw = per_l2_gbs * (1.0 - std::clamp(d.l2_read_draw_share.value, 0.0, 1.0)) * multicast;
+  const double parts[4] = {wgmma * busy, per_l2_gbs * (l2 - cp_async) + multicast_draw, per_cp_async_gbs * cp_async,
+                           per_hbm_gbs * hbm};
   const double draw = parts[0] + parts[1] + parts[2] + parts[3];
   const double ceiling = d.clock_sustained_mhz.value;
   const double mhz = draw > 0 ? std::min(ceiling, f_l2 * std::pow(draw, -1.0 / e)) : ceiling;
   return {mhz, draw,
           fmt::format("the power the kernel would draw at a fixed clock is {:.2f} of the L2 probe's (wgmma with TMA "
                       "streaming from L2, which held {:.0f} MHz): tensor cores busy {:.0f}% of the time {:.2f}, {:.0f} "
-                      "GB/s through L2 {:.2f}{}, {:.0f} GB/s to and from HBM {:.2f}; the clock held at the power limit "
+                      "GB/s through L2{} {:.2f}{}, {:.0f} GB/s to and from HBM {:.2f}; the clock held at the power limit "
                       "goes as that to the power -1/{:.2f}{}; the card's clocks {}",
-                      draw, f_l2, 100.0 * busy, parts[0], l2 - cp_async, parts[1],
+                      draw, f_l2, 100.0 * busy, parts[0], l2 - cp_async,
+                      multicast > 0 ? fmt::format(" and {:.0f} GB/s more multicast delivers (all but L2's read of "
+                                                  "them, l2_read_draw_share {:.2f})",
+                                                  multicast, d.l2_read_draw_share.value)
+                                    : "",
+                      parts[1],
                       cp_async > 0 ? fmt::format(" and {:.0f} GB/s copied by cp.async{} {:.2f}", cp_async,
                                                  line_factor > 1.0005
                                                      ? fmt::format(" (a line each {:.0f} bytes: x{:.2f} a byte)",
@@ -392,6 +404,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         cta.cluster_ctas == 2 ? "" : fmt::format(", x{:.2f} for the expected slowest of {}", slowest, cta.cluster_ctas));
   }
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
+  const double multicast_bytes_per_wave = concurrent * double(cta.tma_multicast_extra_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
     // A persistent CTA walks several tiles: the tiles in flight at once are its CTAs.
@@ -494,6 +507,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     const double wave_seconds = p.cycles_per_wave / hz;
     load.hbm_gbs = wave_seconds > 0 ? (b.hbm_bytes_per_wave + b.store_bytes_per_wave) / wave_seconds / 1e9 : 0.0;
     load.l2_gbs = wave_seconds > 0 ? b.l2_bytes_per_wave / wave_seconds / 1e9 : 0.0;
+    load.multicast_gbs = wave_seconds > 0 ? multicast_bytes_per_wave / wave_seconds / 1e9 : 0.0;
     load.cp_async_gbs = load.l2_gbs * cp_async_share;
     load.tensor_share = p.waves > 0 && peak_per_cycle > 0 ? flops / (all_cycles() * peak_per_cycle) : 1.0;
     const SustainedClock c = sustained_clock(d, load);

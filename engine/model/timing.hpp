@@ -206,6 +206,10 @@ struct CtaCost {
   uint64_t cycles = 0;              // the CTA alone on an SM
   uint64_t tensor_busy_cycles = 0;  // its SM's tensor cores busy (wgmma, mma.sync, tcgen05)
   uint64_t tma_bytes = 0;           // bytes its TMA loads brought in
+  // Of tma_bytes, what its multicast loads also delivered to the other CTAs of their masks (bytes
+  // x the other CTAs), which by a cluster's symmetry is what the peers' multicasts delivered to it:
+  // L2 reads them once, each SM receives them (sustained_clock's multicast term).
+  uint64_t tma_multicast_extra_bytes = 0;
   uint64_t warp_instructions = 0;   // issue slots it took
   uint64_t smem_wavefronts = 0;     // its ld/st.shared, ldmatrix, stmatrix, cp.async wavefronts
   uint64_t lsu_cycles = 0;          // its global loads and stores on the SM's load/store path
@@ -393,6 +397,7 @@ struct ClockLoad {
   bool tensor_cores = false;
   double tensor_share = 0;  // the share of the time the SMs' tensor cores are busy at wgmma's rate
   double l2_gbs = 0;        // bytes a second the SMs read through L2 (those from HBM too)
+  double multicast_gbs = 0;  // bytes a second multicast delivers to SMs beyond the one L2 read of them
   double cp_async_gbs = 0;  // of l2_gbs, the bytes a second cp.async copies read
   double cp_async_lines_per_byte = 1.0 / 128;  // the 128-byte lines those copies read a byte (1/128: whole lines)
   double hbm_gbs = 0;       // bytes a second to and from HBM

@@ -61,6 +61,28 @@ TEST_CASE("clock: a tensor-core kernel's clock is where what its loads draw meet
     CHECK_THAT(std::string(d->clock_tensor_l2_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_matched_capped"));
     CHECK_THAT(std::string(d->clock_tensor_hbm_mhz.source), Catch::Contains("sm_clock_under_wgmma_streamed_hbm_matched_capped"));
     CHECK_THAT(std::string(d->clock_power_exponent.source), Catch::Contains("sm_clock_under_wgmma_streamed_l2_pause"));
+    // Multicast (steps 17-19): bytes L2 reads once and streams into two SMs. Its probe pair
+    // (sm_clock_under_wgmma_streamed_l2_handoff_pair/_pairmc, H100 2026-12-07): the same bytes
+    // delivered, L2 reading them twice or once, held 1.2% apart. The rule gives the load with half
+    // its deliveries as multicast a clock between the two readings of its bytes (all of them L2
+    // reads, or half), at l2_read_draw_share of the way from the first; and nothing without one.
+    {
+      const ClockLoad both{.tensor_cores = true, .tensor_share = 1.0, .l2_gbs = 6400};
+      ClockLoad once = both;
+      once.l2_gbs = 3200;
+      ClockLoad mc = once;
+      mc.multicast_gbs = 3200;
+      const double f_both = sustained_clock(*d, both).mhz, f_once = sustained_clock(*d, once).mhz;
+      const double f_mc = sustained_clock(*d, mc).mhz;
+      CHECK(f_both < f_mc);
+      CHECK(f_mc < f_once);
+      const double draw_both = sustained_clock(*d, both).draw, draw_once = sustained_clock(*d, once).draw;
+      CHECK(sustained_clock(*d, mc).draw ==
+            Approx(draw_both - d->l2_read_draw_share.value * (draw_both - draw_once)));
+      CHECK_THAT(sustained_clock(*d, mc).basis, Catch::Contains("more multicast delivers"));
+      CHECK_THAT(sustained_clock(*d, both).basis, !Catch::Contains("multicast"));
+      CHECK_THAT(std::string(d->l2_read_draw_share.source), Catch::Contains("_handoff_pairmc_capped"));
+    }
     // cp.async's bytes: its probe's own load (the copies alone, no tensor cores busy) gives back
     // the clock it held, and the same bytes a second through cp.async draw more than through the
     // TMA (the L2 term); they are of l2_gbs, never more than it.

@@ -224,6 +224,12 @@ TEST_CASE("loads: steps 17-19 release each stage in both CTAs of a pair, step 16
     CHECK(r.result.stats.traced_cost.peer_released == paired);
     CHECK(r.result.stats.prediction.cluster_coupling == (paired ? Approx(model::timing::kH100Desc.pair_coupling.value)
                                                                 : Approx(0.0)));
+    // Each CTA of a pair loads half of B's box into both: what its multicasts delivered to the
+    // peer is that half, a third of its stage's bytes it asked L2 for (A's 16 KiB and half of B's
+    // 32), so the clock counts it (sustained_clock's multicast term) and step 16 has none.
+    const model::timing::CtaCost& cost = r.result.stats.traced_cost;
+    CHECK(cost.tma_multicast_extra_bytes == (paired ? cost.tma_bytes / 2 : 0u));
+    CHECK((r.result.stats.prediction.clock_basis.find("multicast") != std::string::npos) == paired);
   }
 }
 
