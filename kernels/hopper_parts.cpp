@@ -83,18 +83,39 @@ std::vector<Reg> accumulators(Builder& b, uint32_t n, const std::string& prefix)
   return acc;
 }
 
-void wgmma_k_block(Builder& b, uint32_t n, const std::vector<std::vector<Reg>>& acc, const std::vector<Reg>& a_desc,
-                   const Reg& b_desc, const builder::Src& accumulate) {
+namespace {
+// One K block's wgmmas, each k16 step's descriptors from `desc(slab or -1 for B, kk)`.
+template <class Desc>
+void k_block_wgmmas(Builder& b, uint32_t n, const std::vector<std::vector<Reg>>& acc, const builder::Src& accumulate,
+                    Desc&& desc) {
   for (uint32_t kk = 0; kk < kBK / 16; ++kk) {
-    const Reg bd = kk == 0 ? b_desc : b.alu(ir::Op::add, Type::u64, {b_desc, 2 * kk}, fmt::format("b_desc_k{}", kk));
+    const Reg bd = desc(-1, kk);
     for (size_t slab = 0; slab < acc.size(); ++slab) {
-      const Reg ad = kk == 0 ? a_desc[slab]
-                             : b.alu(ir::Op::add, Type::u64, {a_desc[slab], 2 * kk}, fmt::format("a_desc{}_k{}", slab, kk));
+      const Reg ad = desc(int(slab), kk);
       if (kk == 0) b.wgmma_mma_async(n, acc[slab], ad, bd, accumulate);
       else b.wgmma_mma_async(n, acc[slab], ad, bd, 1);
     }
   }
 }
+std::string desc_name(int slab, uint32_t kk) {
+  return slab < 0 ? fmt::format("b_desc_k{}", kk) : fmt::format("a_desc{}_k{}", slab, kk);
+}
+}  // namespace
+
+void wgmma_k_block(Builder& b, uint32_t n, const std::vector<std::vector<Reg>>& acc, const std::vector<Reg>& a_desc,
+                   const Reg& b_desc, const builder::Src& accumulate) {
+  k_block_wgmmas(b, n, acc, accumulate, [&](int slab, uint32_t kk) {
+    const Reg& base = slab < 0 ? b_desc : a_desc[size_t(slab)];
+    return kk == 0 ? base : b.alu(ir::Op::add, Type::u64, {base, 2 * kk}, desc_name(slab, kk));
+  });
+}
+
+Reg descriptor_from_low(Builder& b, const Reg& lo, uint64_t high, const std::string& name) {
+  Reg wide = b.cvt(Type::u64, lo, ir::Rounding::none, name + "_lo64");
+  return b.alu(ir::Op::or_, Type::b64, {wide, static_cast<unsigned long long>(high)}, name);
+}
+
+
 
 Reg pack_bf16x2(Builder& b, const Reg& lo, const Reg& hi, std::string name) {
   Reg packed = b.reg(Type::b32, std::move(name));
@@ -161,22 +182,46 @@ RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, con
   for (size_t i = 1; i < slabs; ++i)
     d.a.push_back(b.alu(ir::Op::add, Type::u64, {d.a[0], uint32_t(i * 512)}, fmt::format("a_desc_ring{}", i)));
   d.b = b.wgmma_descriptor(ring.b_base, sw128, "b_desc_ring");
+  // Every descriptor here shares the bits above 31 (sw128's stride and swizzle; the start field,
+  // bits 0-13, stays below 2^14): the loop works on the low words.
+  layout::WgmmaDescriptor constant = sw128;
+  constant.start_address = 0;
+  const uint64_t bits = layout::encode_wgmma_descriptor(constant);
+  d.high = bits & ~uint64_t(0xFFFFFFFF);
+  // The low word of the descriptor at a shared address: (address & 0x3FFFF) >> 4 (bits 0-13) ORed
+  // with the constant's low bits, as Builder::descriptor_at makes the whole one.
+  const auto low_word = [&](const Reg& addr, const std::string& name) {
+    return (((addr & 0x3FFFFu) >> 4u) | uint32_t(bits & 0xFFFFFFFF)).named(name);
+  };
+  d.a_lo.push_back(low_word(a_tile, "a_desc_ring0_lo"));
+  for (size_t i = 1; i < slabs; ++i) d.a_lo.push_back((d.a_lo[0] + uint32_t(i * 512)).named(fmt::format("a_desc_ring{}_lo", i)));
+  d.b_lo = low_word(ring.b_base, "b_desc_ring_lo");
   return d;
 }
 
 void consume_k_block(Builder& b, const Ring& ring, const RingDescriptors& d, const Reg& stage, const Reg& phase,
                      uint32_t n, const std::vector<std::vector<Reg>>& acc, const Reg& kb,
                      std::optional<uint32_t> suspend_hint_ns, bool scale_d_first, uint32_t groups_left) {
-  b.comment("the stage's descriptors need no data: made before the wait, so the wgmmas follow it at once");
-  Reg a_step = b.mul_wide(stage, d.a_stage_units, "a_stage_off");
-  std::vector<Reg> a_desc;
-  for (size_t i = 0; i < acc.size(); ++i) a_desc.push_back((d.a.at(i) + a_step).named(fmt::format("a_desc{}", i)));
-  Reg b_step = d.b_stage_units == d.a_stage_units ? a_step : b.mul_wide(stage, d.b_stage_units, "b_stage_off");
-  Reg b_desc = (d.b + b_step).named("b_desc");
+  b.comment("the stage's descriptors need no data: made before the wait, so the wgmmas follow it at once; "
+            "their low words only (RingDescriptors)");
+  Reg a_step = (stage * d.a_stage_units).named("a_stage_off");
+  std::vector<Reg> a_lo, a_desc;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    a_lo.push_back((d.a_lo.at(i) + a_step).named(fmt::format("a_desc{}_lo", i)));
+    a_desc.push_back(descriptor_from_low(b, a_lo.back(), d.high, fmt::format("a_desc{}", i)));
+  }
+  Reg b_step = d.b_stage_units == d.a_stage_units ? a_step : (stage * d.b_stage_units).named("b_stage_off");
+  Reg b_lo = (d.b_lo + b_step).named("b_desc_lo");
+  Reg b_desc = descriptor_from_low(b, b_lo, d.high, "b_desc");
   Reg accumulate = scale_d_first ? (kb != 0).named("accumulate") : b.mov(Type::pred, 1u, "accumulate");
   b.mbarrier_wait(ring.full_at(stage), phase, suspend_hint_ns);
   b.wgmma_fence();
-  wgmma_k_block(b, n, acc, a_desc, b_desc, accumulate);
+  // Each later k16 step's descriptors: the low word + 2 kk over the high bits.
+  k_block_wgmmas(b, n, acc, accumulate, [&](int slab, uint32_t kk) {
+    if (kk == 0) return slab < 0 ? b_desc : a_desc[size_t(slab)];
+    const std::string name = desc_name(slab, kk);
+    return descriptor_from_low(b, ((slab < 0 ? b_lo : a_lo[size_t(slab)]) + 2 * kk).named(name + "_lo"), d.high, name);
+  });
   b.wgmma_commit_group();
   b.wgmma_wait_group(groups_left);
 }

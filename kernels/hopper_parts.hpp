@@ -84,6 +84,10 @@ std::vector<builder::Reg> accumulators(builder::Builder& b, uint32_t n, const st
 // the scale-d of the block's first k16 step (0 on a tile's first block: D = A·B, no zeroing).
 void wgmma_k_block(builder::Builder& b, uint32_t n, const std::vector<std::vector<builder::Reg>>& acc,
                    const std::vector<builder::Reg>& a_desc, const builder::Reg& b_desc, const builder::Src& accumulate);
+// A descriptor from its low word (u32) and the high bits (RingDescriptors::high): zero-extended
+// and ORed, so the upper half is a constant to ptxas.
+builder::Reg descriptor_from_low(builder::Builder& b, const builder::Reg& lo, uint64_t high, const std::string& name);
+
 
 // Stores one warpgroup's 64×n accumulators to C (row-major M×N of c_dtype) at rows
 // row0..row0+63, columns col0..col0+n-1. Thread t of the warpgroup (wg_thread, 0..127) holds
@@ -108,10 +112,21 @@ std::vector<std::string> edge_shape_constraints();
 // +512 in the address field), and B's. A descriptor's start-address field counts 16-byte units
 // (facts §1.4), so stage s's descriptor is stage 0's plus s × the tile's bytes / 16: in the
 // loop each K-block adds its stage's offset, which needs nothing of the stage's data.
+// The loop's descriptors are made from their low 32 bits (the start address and the leading
+// offset; a_lo, b_lo) over the high bits all of them share (the stride and the swizzle, `high`):
+// a stage's and a k16 step's descriptor is one 32-bit add on the low word and an OR with a
+// constant, so the warp hands one register to the uniform datapath before its wgmma. The 64-bit
+// form (stage 0's + stage x units as a wide product) had ptxas convert the stage counter three
+// times and wait on a 64-bit multiply between the full barrier and the first HGMMA, 3.4% of step
+// 19's stall samples at 8192^3 on the H100 (docs/results/2026-12-07-step19 §3). The start field
+// stays below 2^14 (shared memory under 256 KiB), so the add never carries into the high bits.
 struct RingDescriptors {
   std::vector<builder::Reg> a;  // stage 0, slab i
   builder::Reg b;               // stage 0
   uint32_t a_stage_units = 0, b_stage_units = 0;  // one stage further: tile bytes / 16
+  std::vector<builder::Reg> a_lo;  // a[i]'s low 32 bits
+  builder::Reg b_lo;               // b's
+  uint64_t high = 0;               // the bits above 31, the same in all
 };
 RingDescriptors ring_descriptors(builder::Builder& b, const Ring& ring, size_t slabs,
                                  const std::optional<builder::Reg>& a_offset);

@@ -49,8 +49,9 @@ TEST_CASE("Hopper consumers: the wgmmas follow the full-barrier wait at once", "
   }
 }
 
-// ptxas's line table (no disassembler needed): in step 13 instrumented, every SASS instruction
-// of the K-block's descriptor arithmetic lies before the wait's end record reads the clock.
+// ptxas's line table (no disassembler needed): in step 13 instrumented, no SASS instruction of
+// the K-block's descriptor arithmetic lies between the wait's end record (its clock read) and the
+// block's first wgmma: the stage's descriptors are made before the wait (hopper::consume_k_block).
 TEST_CASE("step 13 instrumented: no descriptor arithmetic after the wait's end record", "[kernels][timeline][ptxas]") {
   const kernels::KernelInfo& info = kernels::kernel_or_throw("hopper_producer_consumer");
   const ir::Kernel plain = kernels::build_kernel(info, {{8192, 8192, 8192}, {}, kernels::resolve_params(info, {})});
@@ -64,34 +65,48 @@ TEST_CASE("step 13 instrumented: no descriptor arithmetic after the wait's end r
   }
   INFO(s.message);
   REQUIRE(!s.instructions.empty());  // addresses and lines from the cubin, with or without a disassembler
-  // The consumer's wait-end clock read, and the PTX lines of the descriptors it must not precede.
-  uint32_t end_read_line = 0;
+  // The consumer's wait-end clock read, the first wgmma after it, and the PTX lines of the
+  // descriptors' arithmetic.
+  uint32_t end_read_line = 0, end_read_inst = 0;
   for (size_t r = 0; r < t.clock_reads.size(); ++r)
     if (t.clock_read_kinds[r] == ir::RecordKind::mbar_wait_end &&
-        t.kernel.role_at(t.clock_reads[r]) == ir::WarpRole::consumer)
-      end_read_line = module.inst_to_line.at(t.clock_reads[r]);
+        t.kernel.role_at(t.clock_reads[r]) == ir::WarpRole::consumer) {
+      end_read_inst = t.clock_reads[r];
+      end_read_line = module.inst_to_line.at(end_read_inst);
+    }
   REQUIRE(end_read_line > 0);
-  const std::set<std::string> per_block = {"a_stage_off", "a_desc0", "a_desc1", "b_desc"};
+  uint32_t wgmma_line = 0;
+  for (uint32_t i = end_read_inst; i < t.kernel.insts.size() && wgmma_line == 0; ++i)
+    if (t.kernel.insts[i].op == ir::Op::wgmma_mma_async) wgmma_line = module.inst_to_line.at(i);
+  REQUIRE(wgmma_line > 0);
+  const std::set<std::string> per_block = {"a_stage_off", "a_desc0_lo", "a_desc0", "a_desc1_lo",
+                                           "a_desc1",     "b_desc_lo",  "b_desc"};
   std::set<uint32_t> descriptor_lines;
+  std::set<std::string> seen;
   for (uint32_t i = 0; i < t.kernel.insts.size(); ++i) {
     if (t.in_plain_copy(i)) continue;  // the recording CTAs' code, not the plain copy
     const ir::Inst& in = t.kernel.insts[i];
     if (in.ndst > 0 && in.operands.at(0).kind == ir::OperandKind::reg &&
-        per_block.count(module.reg_names.at(in.operands[0].id)))
+        per_block.count(module.reg_names.at(in.operands[0].id))) {
       descriptor_lines.insert(module.inst_to_line.at(i));
+      seen.insert(module.reg_names.at(in.operands[0].id));
+    }
   }
-  REQUIRE(descriptor_lines.size() == per_block.size());
-  uint32_t end_read_at = UINT32_MAX, last_descriptor_at = 0;
-  for (const ptx::SassInstruction& i : s.instructions) {
+  CHECK(seen == per_block);
+  uint32_t end_read_at = UINT32_MAX;
+  for (const ptx::SassInstruction& i : s.instructions)
     if (i.ptx_line == end_read_line) end_read_at = std::min(end_read_at, i.address);
-    if (descriptor_lines.count(i.ptx_line)) last_descriptor_at = std::max(last_descriptor_at, i.address);
-  }
-  INFO("the wait's end record reads the clock at SASS 0x" << std::hex << end_read_at
-                                                           << "; the last descriptor instruction is at 0x"
-                                                           << last_descriptor_at);
   REQUIRE(end_read_at != UINT32_MAX);
-  REQUIRE(last_descriptor_at > 0);
-  CHECK(last_descriptor_at < end_read_at);
+  uint32_t wgmma_at = UINT32_MAX;
+  for (const ptx::SassInstruction& i : s.instructions)
+    if (i.ptx_line == wgmma_line && i.address > end_read_at) wgmma_at = std::min(wgmma_at, i.address);
+  REQUIRE(wgmma_at != UINT32_MAX);
+  uint32_t between = 0;
+  for (const ptx::SassInstruction& i : s.instructions)
+    if (descriptor_lines.count(i.ptx_line) && i.address > end_read_at && i.address < wgmma_at) ++between;
+  INFO("the wait's end record reads the clock at SASS 0x" << std::hex << end_read_at << ", the first wgmma is at 0x"
+                                                           << wgmma_at);
+  CHECK(between == 0);
 }
 
 }  // namespace gs
