@@ -116,7 +116,7 @@ struct TmemAccessRule {
 
 // The latency class of an arithmetic op's result (op_traits.def, LATENCY rows): which figure
 // of the machine description its dependants wait for. arith and mul depend on the type.
-enum class LatencyClass : uint8_t { none, alu, fma, imad, sfu, arith, mul };
+enum class LatencyClass : uint8_t { none, alu, fma, imad, sfu, arith, mul, convert };
 
 struct OpTraits {
   ir::Op op;

@@ -175,6 +175,10 @@ void set_issue(const ir::Inst& in, uint32_t nregs, Program& p, DecodedInst& d) {
     case LatencyClass::sfu: d.result_latency = timing::kSfuLatency; break;
     case LatencyClass::arith: d.result_latency = floating ? timing::kFmaLatency : timing::kAluLatency; break;
     case LatencyClass::mul: d.result_latency = floating ? timing::kFmaLatency : timing::kImadLatency; break;
+    case LatencyClass::convert:
+      d.result_latency = floating || ir::type_class(in.type2) == ir::TypeClass::floating ? timing::kSfuLatency
+                                                                                          : timing::kAluLatency;
+      break;
   }
   const LatencyClass cls = layout::op_traits(in.op).latency;
   if (cls == LatencyClass::imad || (cls == LatencyClass::mul && !floating))

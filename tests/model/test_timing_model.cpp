@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "engine/builder/builder.hpp"
+#include "engine/model/decode.hpp"
 #include "engine/model/machine_ceilings.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/timing.hpp"
@@ -41,6 +43,33 @@ TEST_CASE("issue model: each op's latency class comes from the op traits", "[mod
   const double imad = per_inst(run_probe(kernels::build_chain_probe(ChainOp::imad, 1, 1, 1, 512, 1), 32), 512);
   CHECK(iadd == Approx(model::timing::kAluLatency).margin(0.2));   // the H100: 2.01
   CHECK(imad == Approx(model::timing::kImadLatency).margin(0.2));  // the H100: 4.03
+}
+
+TEST_CASE("issue model: a conversion between integer types waits an ALU latency, one of a float an SFU's", "[model][timing]") {
+  // ptxas emits no instruction for a zero-extension (step 19's descriptors' low words,
+  // docs/results/2026-12-07-step19/call3/sass-n.txt): it is a move at most, never the SFU's.
+  builder::Builder b("cvt_latency", ir::Arch::sm_90a);
+  b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+  builder::Reg tid = b.special(ir::Special::tid_x, "tid");
+  builder::Reg wide = b.cvt(ir::Type::u64, tid, ir::Rounding::none, "wide");
+  builder::Reg narrow = b.cvt(ir::Type::u32, wide, ir::Rounding::none, "narrow");
+  builder::Reg f = b.cvt(ir::Type::f32, narrow, ir::Rounding::rn, "f");
+  builder::Reg back = b.cvt(ir::Type::u32, f, ir::Rounding::rzi, "back");
+  b.mov(ir::Type::u32, back, "kept");
+  b.ret();
+  const ir::Kernel k = b.finish();
+  const model::Program p = model::decode_program(k);
+  const auto latency_of = [&](const char* name) {
+    for (size_t i = 0; i < k.insts.size(); ++i)
+      if (k.insts[i].op == ir::Op::cvt && k.insts[i].ndst > 0 && k.regs.at(k.insts[i].operands[0].id).name == name)
+        return uint32_t(p.insts[i].result_latency);
+    FAIL("no cvt into " << name);
+    return 0u;
+  };
+  CHECK(latency_of("wide") == model::timing::kAluLatency);
+  CHECK(latency_of("narrow") == model::timing::kAluLatency);
+  CHECK(latency_of("f") == model::timing::kSfuLatency);
+  CHECK(latency_of("back") == model::timing::kSfuLatency);
 }
 
 TEST_CASE("issue model: mma.sync has its measured latency and its sub-partition's rate", "[model][timing]") {
