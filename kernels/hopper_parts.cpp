@@ -194,7 +194,8 @@ RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, con
     return (((addr & 0x3FFFFu) >> 4u) | uint32_t(bits & 0xFFFFFFFF)).named(name);
   };
   d.a_lo.push_back(low_word(a_tile, "a_desc_ring0_lo"));
-  for (size_t i = 1; i < slabs; ++i) d.a_lo.push_back((d.a_lo[0] + uint32_t(i * 512)).named(fmt::format("a_desc_ring{}_lo", i)));
+  for (size_t i = 1; i < slabs; ++i)
+    d.a_lo.push_back((d.a_lo[0] + uint32_t(i * 512)).named(fmt::format("a_desc_ring{}_lo", i)));
   d.b_lo = low_word(ring.b_base, "b_desc_ring_lo");
   return d;
 }

@@ -437,7 +437,8 @@ void stream_boxes(Builder& b, const Reg& streamer, const Reg& tm, const builder:
     Reg box = ((boxes & (boxes - 1)) == 0 ? (step & (boxes - 1)) : (step % boxes)).named("box");
     if (half) {  // this CTA's half of the box, into both CTAs of the pair
       Reg row = ((box * box_rows) + half->rank * (box_rows / 2)).named("half_row");
-      Reg at = (b.smem_address(buf, uint64_t(s) * box_bytes, "stage_base") + half->rank * (box_bytes / 2)).named("half_at");
+      Reg at = (b.smem_address(buf, uint64_t(s) * box_bytes, "stage_base") + half->rank * (box_bytes / 2))
+                   .named("half_at");
       b.cp_async_bulk_tensor_load_multicast(Addr::at(at), half->tm_half, {0u, row}, full.at(8 * s),
                                             b.mov(Type::u16, 3u, "pair_mask"));
       return;

@@ -48,9 +48,9 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   using Pair = ClockLoadOptions::Pair;
   const bool paired = o.pair != Pair::none, multicast = o.pair == Pair::multicast;
   if (paired && (!o.handoff || ctas % 2 != 0 || share != 1))
-    throw std::invalid_argument(fmt::format("a clock-under-load probe in CTA pairs is the hand-off form on an even count "
-                                            "of CTAs, the pair sharing its boxes by itself (got hand-off {}, {} CTAs, "
-                                            "share {})",
+    throw std::invalid_argument(fmt::format("a clock-under-load probe in CTA pairs is the hand-off form on an even "
+                                            "count of CTAs, the pair sharing its boxes by itself (got hand-off {}, {} "
+                                            "CTAs, share {})",
                                             o.handoff, ctas, share));
   constexpr uint32_t kK = 64, kBoxRows = 256;
   const uint32_t a_tile = 64 * kK * 2, b_bytes = n * kK * 2, box_bytes = kBoxRows * kK * 2;
@@ -103,7 +103,8 @@ ir::Kernel build_clock_under_load_probe(uint32_t ctas, uint32_t reps, uint32_t s
   b.if_(streamer, [&] {
     for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(full.at(8 * s), 1);
     if (empty)
-      for (uint32_t s = 0; s < stages; ++s) b.mbarrier_init(empty->at(8 * s), paired ? 2 * (mma_threads / 32) : mma_threads);
+      for (uint32_t s = 0; s < stages; ++s)
+        b.mbarrier_init(empty->at(8 * s), paired ? 2 * (mma_threads / 32) : mma_threads);
     b.fence_mbarrier_init();
   });
   b.fence_proxy_async();

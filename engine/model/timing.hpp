@@ -206,9 +206,9 @@ struct CtaCost {
   uint64_t cycles = 0;              // the CTA alone on an SM
   uint64_t tensor_busy_cycles = 0;  // its SM's tensor cores busy (wgmma, mma.sync, tcgen05)
   uint64_t tma_bytes = 0;           // bytes its TMA loads brought in
-  // Of tma_bytes, what its multicast loads also delivered to the other CTAs of their masks (bytes
-  // x the other CTAs), which by a cluster's symmetry is what the peers' multicasts delivered to it:
-  // L2 reads them once, each SM receives them (sustained_clock's multicast term).
+  // Beyond tma_bytes, what its multicast loads delivered to the mask's other CTAs too (bytes x
+  // the CTAs past the first), which by a cluster's symmetry is what the peers' multicasts
+  // delivered to it: L2 reads them once, each SM receives them (sustained_clock's multicast term).
   uint64_t tma_multicast_extra_bytes = 0;
   uint64_t warp_instructions = 0;   // issue slots it took
   uint64_t smem_wavefronts = 0;     // its ld/st.shared, ldmatrix, stmatrix, cp.async wavefronts
