@@ -177,11 +177,6 @@ RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, con
   const layout::WgmmaDescriptor sw128 = layout::kmajor_tile_descriptor(0, layout::Swizzle::b128);
   RingDescriptors d{.a_stage_units = ring.a_bytes / 16, .b_stage_units = ring.b_bytes / 16};
   Reg a_tile = a_offset ? (ring.a_base + *a_offset).named("sA_slab") : ring.a_base;
-  d.a.push_back(b.wgmma_descriptor(a_tile, sw128, "a_desc_ring0"));
-  // Slab i starts 64 rows × 128 B = 8 KiB on: +512 in the descriptor's address field.
-  for (size_t i = 1; i < slabs; ++i)
-    d.a.push_back(b.alu(ir::Op::add, Type::u64, {d.a[0], uint32_t(i * 512)}, fmt::format("a_desc_ring{}", i)));
-  d.b = b.wgmma_descriptor(ring.b_base, sw128, "b_desc_ring");
   // Every descriptor here shares the bits above 31 (sw128's stride and swizzle; the start field,
   // bits 0-13, stays below 2^14): the loop works on the low words.
   layout::WgmmaDescriptor constant = sw128;
@@ -194,6 +189,7 @@ RingDescriptors ring_descriptors(Builder& b, const Ring& ring, size_t slabs, con
     return (((addr & 0x3FFFFu) >> 4u) | uint32_t(bits & 0xFFFFFFFF)).named(name);
   };
   d.a_lo.push_back(low_word(a_tile, "a_desc_ring0_lo"));
+  // Slab i starts 64 rows x 128 B = 8 KiB on: +512 in the descriptor's address field.
   for (size_t i = 1; i < slabs; ++i)
     d.a_lo.push_back((d.a_lo[0] + uint32_t(i * 512)).named(fmt::format("a_desc_ring{}_lo", i)));
   d.b_lo = low_word(ring.b_base, "b_desc_ring_lo");

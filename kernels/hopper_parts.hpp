@@ -121,11 +121,9 @@ std::vector<std::string> edge_shape_constraints();
 // 19's stall samples at 8192^3 on the H100 (docs/results/2026-12-07-step19 §3). The start field
 // stays below 2^14 (shared memory under 256 KiB), so the add never carries into the high bits.
 struct RingDescriptors {
-  std::vector<builder::Reg> a;  // stage 0, slab i
-  builder::Reg b;               // stage 0
   uint32_t a_stage_units = 0, b_stage_units = 0;  // one stage further: tile bytes / 16
-  std::vector<builder::Reg> a_lo;  // a[i]'s low 32 bits
-  builder::Reg b_lo;               // b's
+  std::vector<builder::Reg> a_lo;  // stage 0's, slab i: the low 32 bits
+  builder::Reg b_lo;               // stage 0's
   uint64_t high = 0;               // the bits above 31, the same in all
 };
 RingDescriptors ring_descriptors(builder::Builder& b, const Ring& ring, size_t slabs,
