@@ -53,6 +53,39 @@ void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
     p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
     probes.push_back(std::move(p));
   }
+  // The same copies by cp.async in step 09's geometry (64x64 tiles, 16 K columns a step, a two-stage
+  // ring; build_cp_gemm_probe) at its 4096^3 and 8192^3 grids (3.4 and 13.8 waves at nine CTAs an
+  // SM), alone and with step 09's 20 fragment loads a thread and step, and at 8192^3 with one,
+  // two and four CTAs an SM: how many of a panel's readers over many waves still find it in L2
+  // (Nsight Compute's DRAM bytes against predict_gemm's count), and what the copies deliver.
+  // The footprints: 24 KiB (nine CTAs of 25 KiB with the SM's 1 KiB each in 228), 56 (four),
+  // 100 (two), 200 (one).
+  struct CpGemmRow {
+    uint32_t tiles, ksteps, lds, smem_kib;
+  };
+  for (const CpGemmRow& r : {CpGemmRow{64, 256, 0, 24}, CpGemmRow{64, 256, 20, 24}, CpGemmRow{128, 512, 0, 24},
+                             CpGemmRow{128, 512, 20, 24}, CpGemmRow{128, 512, 20, 56}, CpGemmRow{128, 512, 20, 100},
+                             CpGemmRow{128, 512, 20, 200}}) {
+    const uint32_t ksteps = std::max(2u, r.ksteps / q);
+    const uint32_t per_sm = 228 / (r.smem_kib + 1);
+    Probe p{fmt::format("cp_gemm{}_k{}_lds{}_x{}", r.tiles, r.ksteps, r.lds, per_sm),
+            fmt::format("cp.async 16-byte copies of A and B a thread, {}x{} tiles of 64x64 ({} CTAs, {} an SM, {} "
+                        "waves), panels shared as a GEMM's, {} ld.shared a thread between copies, {} K steps of 16: "
+                        "L2 to the SMs",
+                        r.tiles, r.tiles, r.tiles * r.tiles, per_sm,
+                        fmt::format("{:.1f}", double(r.tiles) * r.tiles / (132.0 * per_sm)), r.lds, ksteps),
+            "GB/s", kernels::build_cp_gemm_probe(r.tiles, r.tiles, ksteps, r.lds, r.smem_kib * 1024), {}, nullptr,
+            false, 20};
+    const size_t operand_bytes = size_t(r.tiles) * 64 * ksteps * 16 * 2;
+    p.make_buffers = [operand_bytes](model::GemmBuffers& b) {
+      b.a.assign(operand_bytes, 0);
+      b.b.assign(operand_bytes, 0);
+    };
+    p.c_bytes = size_t(r.tiles) * r.tiles * 128 * kernels::kTimingOutBytes;
+    const double bytes = double(r.tiles) * r.tiles * ksteps * 4096;
+    p.figure = [bytes](const std::vector<uint8_t>&, double ms) { return bytes / (ms * 1e6); };
+    probes.push_back(std::move(p));
+  }
 }
 
 }  // namespace gs::probe_list

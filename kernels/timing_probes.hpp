@@ -342,6 +342,18 @@ ir::Kernel build_tma_gemm_ring_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_
 // reserve), so that as many CTAs share an SM as the GEMM's do. Bytes = tiles·ksteps·16 KiB.
 ir::Kernel build_tma_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t ksteps, uint32_t mma_reps, bool own,
                                 uint32_t cta_smem_bytes);
+// The same wave's copies by cp.async (sm_80), in step 09's geometry: a grid of tiles_n x tiles_m
+// CTAs of 4 warps; each K step thread t copies 16 bytes of A's row panel (row t/2 of the CTA's 64)
+// and of B's (K columns (t%2)*8 of the step's 16) into a two-stage ring, commits, waits for the
+// step before (wait_group 1), meets at bar.sync, runs `lds` conflict-free ld.shared.b32 over the
+// landed stage (0: the copies alone; 20: step 09's fragment loads a thread and step) and meets
+// again. `cta_smem_bytes`: the shared memory a CTA holds, so that as many CTAs share an SM as a
+// GEMM's do (24 KiB: nine, as step 09's registers allow). A is M x K, B is N x K (K contiguous);
+// bytes = tiles·ksteps·4 KiB. What it is for: how far a wave's CTAs drift apart over many waves
+// when the SM's own units bind them, read in Nsight Compute's DRAM bytes against the one read of
+// each panel a wave that predict_gemm counts (docs/results/2026-12-06-hbm, section 2).
+ir::Kernel build_cp_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t ksteps, uint32_t lds,
+                               uint32_t cta_smem_bytes);
 
 // The SM clock right after another kernel, counted where that kernel cannot be instrumented
 // (cuBLAS): `ctas` CTAs of one warp (one an SM on a 132-SM card), each running a dependent

@@ -1,6 +1,7 @@
 // The L2 probes of a GEMM wave's geometry: TMA copies of 64x64 bf16 boxes read as a GEMM of
 // 64x64 tiles reads its A and B panels, with or without the tensor cores' work between them
-// (timing_probes.hpp, build_tma_gemm_probe).
+// (timing_probes.hpp, build_tma_gemm_probe), and cp.async copies of a SIMT-data-path GEMM's
+// 64x16 slices read the same way (build_cp_gemm_probe).
 #include <stdexcept>
 #include <vector>
 
@@ -14,6 +15,7 @@
 
 namespace gs::kernels {
 
+using builder::Addr;
 using builder::Builder;
 using builder::Reg;
 using ir::Type;
@@ -98,6 +100,77 @@ ir::Kernel build_tma_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t kst
     b.bar_sync(0);  // every warp is done with the stage before the leader refills it
   });
   probe_parts::end_with_float_sum(b, pc, (cta * kThreads + tid).named("gid"), t0, acc);
+  return b.finish();
+}
+
+namespace {
+constexpr uint32_t kCpTile = 64;                       // a tile's rows (of A) and columns (of B)
+constexpr uint32_t kCpK = 16;                          // K columns a step: 32-byte rows
+constexpr uint32_t kCpStageBytes = 2 * kCpTile * kCpK * 2;  // A's 2 KiB then B's 2 KiB
+}  // namespace
+
+ir::Kernel build_cp_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t ksteps, uint32_t lds,
+                               uint32_t cta_smem_bytes) {
+  if (tiles_m == 0 || tiles_n == 0 || ksteps < 2 || lds > 40 || cta_smem_bytes < 2 * kCpStageBytes ||
+      cta_smem_bytes > 200 * 1024)
+    throw std::invalid_argument(fmt::format("a cp.async GEMM probe needs a tile grid, at least 2 K steps, 0..40 "
+                                            "shared loads a step and 8 KiB..200 KiB of shared memory a CTA (got "
+                                            "{}x{}, {}, {}, {})",
+                                            tiles_m, tiles_n, ksteps, lds, cta_smem_bytes));
+  const uint32_t K = ksteps * kCpK;
+  Builder b(fmt::format("timing_cp_gemm_{}x{}x{}_lds{}_{}k", tiles_m, tiles_n, ksteps, lds, cta_smem_bytes / 1024),
+            ir::Arch::sm_80);
+  b.set_launch({.grid = {tiles_n, tiles_m, 1}, .block = {kThreads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  // The ring's two stages, then the rest of the CTA's footprint (held, never touched), so that
+  // as many CTAs share an SM as the GEMM's do.
+  auto ring = b.shared("ring", cta_smem_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cx = b.special(ir::Special::ctaid_x, "cta_x");
+  Reg cy = b.special(ir::Special::ctaid_y, "cta_y");
+  Reg gid = ((cy * tiles_n + cx) * kThreads + tid).named("gid");
+  // Thread t copies 16 bytes of A's row m0 + t/2 and of B's row n0 + t/2 a step, K columns
+  // (t%2)*8 on: a stage is 64 rows of 32 bytes of each, in thread order in shared memory.
+  Reg row_col = b.mul_wide((tid >> 1u), K * 2, "row_off");
+  Reg half = b.cvt(Type::u64, ((tid & 1u) << 4u).named("half"), ir::Rounding::none, "half64");
+  Reg a_src = (b.global_ptr(pa, "A_ptr") + b.mul_wide(cy, kCpTile * K * 2, "a_panel") + row_col + half).named("a_src");
+  Reg b_src = (b.global_ptr(pb, "B_ptr") + b.mul_wide(cx, kCpTile * K * 2, "b_panel") + row_col + half).named("b_src");
+  Reg dst = (b.smem_address(ring, 0, "ring_addr") + (tid << 4u)).named("dst");
+  const auto copy = [&](const Reg& k) {  // K step k into stage k % 2
+    Reg src_off = b.cvt(Type::u64, (k * (kCpK * 2)).named("k_bytes"), ir::Rounding::none, "k_off");
+    Reg to = (dst + ((k & 1u) * kCpStageBytes)).named("to");
+    b.cp_async_cg(Addr::at(to, 0), Addr::at((a_src + src_off).named("a_at"), 0));
+    b.cp_async_cg(Addr::at(to, int64_t(kCpStageBytes / 2)), Addr::at((b_src + src_off).named("b_at"), 0));
+    b.cp_async_commit_group();
+  };
+  // The work on a landed stage: `lds` conflict-free 4-byte loads a thread (a warp's 128 bytes),
+  // walking the stage's 4 KiB, as step 09's fragment loads keep the L1's data path busy.
+  std::vector<Reg> sum;
+  for (uint32_t j = 0; j < 4; ++j) sum.push_back(b.mov(Type::b32, 0u, "sum"));
+  Reg word = (b.smem_address(ring, 0, "ring_base") + (tid << 2u)).named("word");
+  const auto work = [&](const Reg& k) {
+    Reg stage = (word + ((k & 1u) * kCpStageBytes)).named("stage");
+    for (uint32_t u = 0; u < lds; ++u) {
+      Reg v = b.ld_shared(Type::u32, Addr::at(stage, int32_t((u * 512) % kCpStageBytes)), "s");
+      b.alu_into(ir::Op::xor_, sum[u % 4], {sum[u % 4], v});
+    }
+  };
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  copy(b.mov(Type::u32, 0u, "k_first"));
+  b.loop("k", ksteps - 1, [&](const Reg& k) {
+    copy((k + 1u).named("k_next"));
+    b.cp_async_wait_group(1);
+    b.bar_sync(0);
+    work(k);
+    b.bar_sync(0);  // every warp is done with the stage before the next copy refills it
+  });
+  b.cp_async_wait_group(0);
+  b.bar_sync(0);
+  work(b.mov(Type::u32, ksteps - 1, "k_last"));
+  probe_parts::end_with_sums(b, pc, gid, t0, sum);
   return b.finish();
 }
 
