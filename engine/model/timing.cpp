@@ -404,6 +404,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         cta.cluster_ctas == 2 ? "" : fmt::format(", x{:.2f} for the expected slowest of {}", slowest, cta.cluster_ctas));
   }
   b.l2_bytes_per_wave = concurrent * double(cta.global_load_bytes + cta.tma_bytes);
+  b.l2_copy_lines_per_wave = concurrent * double(cta.cp_async_lines);
   const double multicast_bytes_per_wave = concurrent * double(cta.tma_multicast_extra_bytes);
   b.l2_distinct_bytes_per_wave = b.l2_bytes_per_wave;  // no tiling declared: every line its own
   if (gemm.k > 0 && p.waves > 0) {
@@ -438,6 +439,13 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
         std::max(b.l2_distinct_bytes_per_wave / l2_per_cycle, b.l2_bytes_per_wave / l2_shared_per_cycle);
     const double apart = b.l2_bytes_per_wave / l2_per_cycle;
     b.l2 = (1.0 - b.l2_apart_waves) * together + b.l2_apart_waves * apart;
+    // cp.async copies that read a sector or two of each line ask L2 for more lines a byte than it
+    // answers a second with all SMs copying: 0.5 a cycle an SM, where one SM alone gets a line a
+    // cycle (probe cp_gemm64_k256_lds0_x9, step 09's copies in its geometry: l2_copy_lines_gps; the
+    // same with ncu's lower locked SM clock, so L2's own limit).
+    const double copy_lines = b.l2_copy_lines_per_wave / (d.l2_copy_lines_gps.value * 1e9 / hz);
+    b.l2_by_copy_lines = copy_lines > b.l2;
+    b.l2 = std::max(b.l2, copy_lines);
     b.hbm = b.hbm_bytes_per_wave / hbm_per_cycle;
     b.stores = b.store_bytes_per_wave / hbm_write_per_cycle;
     p.cycles_per_wave = 0;
@@ -547,7 +555,10 @@ std::vector<PartRow> breakdown_rows(const Breakdown& b) {
        b.l1_tag, true},
       {"tensor cores", "tensor-core busy time", b.tensor, true},
       {"L2",
-       b.l2_apart_waves > 0
+       b.l2_by_copy_lines
+           ? "cp.async copies' lines, one look-up each, at what L2 answers for all SMs (l2_copy_lines_gps): more than "
+             "their bytes take"
+       : b.l2_apart_waves > 0
            ? "global and TMA bytes: the first wave's CTAs read shared lines together (what L2 delivers to every SM); "
              "later waves' start as others end, so their reads arrive apart: each a look-up at L2 bandwidth"
            : "global and TMA bytes: the wave's distinct lines at L2 bandwidth, all at what L2 delivers to every SM",

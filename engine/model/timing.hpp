@@ -263,6 +263,11 @@ struct Breakdown {
   // after the first, with several CTAs an SM: they start as others end), so that L2 looks up
   // every byte at its bandwidth instead of delivering one look-up to several SMs (timing.cpp).
   double l2_apart_waves = 0;
+  // cp.async copies' lines a wave (CtaCost::cp_async_lines of its CTAs): L2 looks each up, at most
+  // l2_copy_lines_gps a second for all SMs; where those look-ups take longer than the bytes, they
+  // are the L2 part (l2_by_copy_lines).
+  double l2_copy_lines_per_wave = 0;
+  bool l2_by_copy_lines = false;
   double wave_quantization = 0;  // share of the time lost to the last, partial wave (SMs idle or holding fewer CTAs)
 };
 

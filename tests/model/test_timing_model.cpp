@@ -473,6 +473,41 @@ TEST_CASE("prediction: L2 serves a wave's distinct lines at its bandwidth and sh
   CHECK(p.parts.l2 == Approx(std::max(shared, distinct)));
 }
 
+TEST_CASE("prediction: cp.async copies of one sector a line are as slow as L2 looks their lines up",
+          "[model][timing]") {
+  // Step 09's geometry at 4096^3: 64 x 64 tiles of 64 x 64, nine CTAs an SM; a CTA copies its A and
+  // B panels with cp.async in rows of 32 bytes (a line each 32 bytes: 2 x 64 x 4096 x 2 / 32 lines).
+  // Copied in whole lines (a line each 128 bytes) the same bytes stay a bytes' part.
+  model::timing::GemmFacts g;
+  g.tiles_m = g.tiles_n = 64;
+  g.tile_rows = g.tile_cols = 64;
+  g.m = g.n = g.k = 4096;
+  model::timing::CtaCost cta;
+  cta.cycles = 1;
+  cta.threads = 128;
+  cta.smem_bytes = 8 * 1024;
+  cta.registers_per_thread = 56;
+  cta.global_load_bytes = cta.cp_async_bytes = uint64_t(2 * 64 * 4096 * 2);
+  const auto& d = model::timing::kH100Desc;
+  for (const uint32_t row_bytes : {32u, 128u}) {
+    INFO("rows of " << row_bytes << " bytes");
+    cta.cp_async_lines = cta.cp_async_bytes / row_bytes;
+    const model::timing::Prediction p = model::timing::predict_gemm(cta, 4096, 1e9, model::timing::kH100, g);
+    REQUIRE(p.resident == 9);
+    const double per_cycle = 1e9 / p.clock_hz;
+    const double lines = double(p.wave_ctas) * double(cta.cp_async_lines) / (d.l2_copy_lines_gps.value * per_cycle);
+    CHECK(p.parts.l2_copy_lines_per_wave == Approx(double(p.wave_ctas) * double(cta.cp_async_lines)));
+    if (row_bytes == 32) {
+      CHECK(p.parts.l2_by_copy_lines);
+      CHECK(p.parts.l2 == Approx(lines));
+      CHECK(std::string(p.parts.bound) == "L2");
+    } else {
+      CHECK_FALSE(p.parts.l2_by_copy_lines);
+      CHECK(p.parts.l2 > lines);
+    }
+  }
+}
+
 TEST_CASE("prediction: later waves of several CTAs an SM read apart, every byte a look-up at L2 bandwidth",
           "[model][timing]") {
   // 64 x 64 tiles of 64 x 64 (step 11's at 4096^3), small CTAs: eight an SM, four waves. The first
