@@ -67,11 +67,11 @@ TEST_CASE("teaching: a step opens in its focus layout with its lesson and the sp
   };
   const auto two = row("hopper_two_consumers");
   CHECK(two["measured"]["tflops"].get<double>() ==
-        Approx(shipped_tflops("h100-2026-11-28-ladder.json", "hopper_two_consumers")));
-  CHECK(two["measured"]["source"] == "H100, 2026-11-28, shipped");
+        Approx(shipped_tflops("h100-2026-12-07-ladder.json", "hopper_two_consumers")));
+  CHECK(two["measured"]["source"] == "H100, 2026-12-07, shipped");
   CHECK(two["vs_previous"].get<double>() ==
-        Approx(shipped_tflops("h100-2026-11-28-ladder.json", "hopper_two_consumers") /
-               shipped_tflops("h100-2026-11-28-ladder.json", "hopper_producer_consumer")));
+        Approx(shipped_tflops("h100-2026-12-07-ladder.json", "hopper_two_consumers") /
+               shipped_tflops("h100-2026-12-07-ladder.json", "hopper_producer_consumer")));
   const auto own = row("hopper_producer_consumer");
   CHECK(own["selected"] == true);
   REQUIRE(own["predicted"].is_object());

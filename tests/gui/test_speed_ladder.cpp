@@ -47,7 +47,7 @@ TEST_CASE("speed ladder: the shipped runs are read with their card and date", "[
   const std::vector<ReferenceRun> runs = load_reference_runs(kReferenceDir);
   REQUIRE(runs.size() == 3);
   CHECK(runs[0].card == "H100");
-  CHECK(runs[0].date == "2026-11-28");
+  CHECK(runs[0].date == "2026-12-07");
   CHECK(runs[1].card == "H200");
   CHECK(runs[2].date == "2026-12-01");
   for (const ReferenceRun& r : runs) CHECK(!r.results.variants.empty());
@@ -88,14 +88,19 @@ TEST_CASE("speed ladder: the preferred card's run first, no ratio across cards",
   const std::vector<SpeedRow> rows = speed_rows(ladder, Measurements{}, "H100", "simt_naive", {});
   const SpeedRow& tile = row_of(rows, "hopper_tile_128");
   REQUIRE(tile.measured);
-  CHECK(tile.measured->tflops == Approx(shipped("h100-2026-11-28-ladder.json", "hopper_tile_128").first));
-  CHECK(tile.measured->source == "H100, 2026-11-28, shipped");
-  // Step 19 was never run on an H100: the H200's figure, named so, and no × step 18 (an H100's).
+  CHECK(tile.measured->tflops == Approx(shipped("h100-2026-12-07-ladder.json", "hopper_tile_128").first));
+  CHECK(tile.measured->source == "H100, 2026-12-07, shipped");
+  // Step 19 from the H100's own run, × step 18 of the same run.
   const SpeedRow& s19 = row_of(rows, "hopper_stmatrix_epilogue");
   REQUIRE(s19.measured);
-  CHECK_THAT(s19.measured->source, Catch::StartsWith("H200"));
-  CHECK_FALSE(s19.vs_previous);
+  CHECK(s19.measured->source == "H100, 2026-12-07, shipped");
+  REQUIRE(s19.vs_previous);
+  CHECK(*s19.vs_previous == Approx(shipped("h100-2026-12-07-ladder.json", "hopper_stmatrix_epilogue").first /
+                                   shipped("h100-2026-12-07-ladder.json", "hopper_tma_store").first));
   CHECK(row_of(rows, "simt_coalesced").vs_previous.has_value());
+  // On the H200 step 19 is only in the later run, and its ratio to step 18 is of the one card.
+  const std::vector<SpeedRow> h200 = speed_rows(ladder, Measurements{}, "H200", "simt_naive", {});
+  CHECK(row_of(h200, "hopper_stmatrix_epilogue").measured->source == "H200, 2026-12-01, shipped");
 }
 
 TEST_CASE("speed ladder: the learner's own GPU run replaces the shipped figure", "[gui][speed]") {
@@ -116,14 +121,14 @@ TEST_CASE("speed ladder: the learner's own GPU run replaces the shipped figure",
   CHECK(*tile.vs_cublas == Approx(400.0 / 700.0));
   // The step before was measured on another card (the shipped H100 run): no ratio.
   CHECK_FALSE(tile.vs_previous);
-  CHECK(row_of(rows, "hopper_tma_wgmma_64").measured->source == "H100, 2026-11-28, shipped");
+  CHECK(row_of(rows, "hopper_tma_wgmma_64").measured->source == "H100, 2026-12-07, shipped");
 }
 
 TEST_CASE("speed ladder: a badly named or missing reference folder is an error naming it", "[gui][speed]") {
   CHECK_THROWS_WITH(load_reference_runs("/nonexistent/reference"), Catch::Contains("/nonexistent/reference"));
   const fs::path dir = fs::temp_directory_path() / ("gemmscope-speed-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  fs::copy_file(kReferenceDir + "/h100-2026-11-28-ladder.json", dir / "ladder.json",
+  fs::copy_file(kReferenceDir + "/h100-2026-12-07-ladder.json", dir / "ladder.json",
                 fs::copy_options::overwrite_existing);
   CHECK_THROWS_WITH(load_reference_runs(dir.string()), Catch::Contains("ladder.json") && Catch::Contains("<card>"));
   fs::remove_all(dir);
