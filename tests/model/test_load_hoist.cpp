@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -170,6 +171,48 @@ TEST_CASE("issue model: the data path's inline case takes what its general searc
     REQUIRE(a.end == b.end);
     REQUIRE(inline_path.frontier() == search_path.frontier());
   }
+}
+
+TEST_CASE("issue model: a request just behind a held stretch of the data path is taken at its frontier",
+          "[model][timing]") {
+  // DataPath::take moves a request behind the frontier whose cycles up to it are all
+  // held to the frontier, inline; where one of those cycles is free, the search must take it.
+  // Each case goes through take and take_any on calendars built alike, and both must answer the
+  // same, across a word of the calendar and within one.
+  struct Case {
+    uint64_t hole;  // a cycle left free behind the frontier, or ~0 for none
+    uint64_t request;
+    uint64_t first;  // what the request gets
+  };
+  // The held stretch within a word, across one, and across several.
+  for (const auto& [start, frontier] : {std::pair<uint64_t, uint64_t>{0, 40}, {40, 80}, {50, 300}}) {
+    for (const Case k : {Case{~uint64_t(0), start + 10, frontier}, Case{~uint64_t(0), frontier - 1, frontier},
+                         Case{start + 20, start + 10, start + 20}, Case{frontier - 2, start + 30, frontier - 2}}) {
+      INFO("held from " << start << " to " << frontier << ", hole at " << k.hole << ", request at " << k.request);
+      model::DataPath inline_path, search_path;
+      for (model::DataPath* p : {&inline_path, &search_path}) {
+        if (k.hole == ~uint64_t(0)) {
+          p->take(start, frontier - start);
+        } else {
+          p->take(start, k.hole - start);
+          p->take(k.hole + 1, frontier - k.hole - 1);
+        }
+        REQUIRE(p->frontier() == frontier);
+      }
+      const model::DataPath::Taken a = inline_path.take(k.request, 3);
+      const model::DataPath::Taken b = search_path.take_any(k.request, 3);
+      CHECK(a.first == k.first);
+      CHECK(a.first == b.first);
+      CHECK(a.end == b.end);
+      CHECK(inline_path.frontier() == search_path.frontier());
+      // The calendars answer the next request alike (the hole, if any, is now held).
+      CHECK(inline_path.take(start, 1).first == search_path.take(start, 1).first);
+    }
+  }
+  // No cycles asked: the request is answered where it was made, behind the frontier or not.
+  model::DataPath path;
+  path.take(0, 20);
+  CHECK(path.take(10, 0).first == 10);
 }
 
 TEST_CASE("issue model: a load moved up still waits for the L1 data path from where it moved", "[model][timing]") {
