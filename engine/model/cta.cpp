@@ -271,8 +271,9 @@ template <bool kAvx2>
 // The common issues of an untraced CTA with no copy in flight, one after another: a warp
 // whose live lanes are all 32 and at one pc, at an instruction with a straight path
 // (DecodedInst::direct) whose guard holds in every lane. Each does what the general loop of
-// run_cta_loop does for it, testing only what this case needs (nothing is recorded, no warp
-// changes state, no lane exits or diverges). It returns, with the count of issues it made,
+// run_cta_loop does for it, testing only what this case needs (nothing is recorded, no lane
+// exits or diverges, and the only change of a warp's state is a bar.sync's: its warp may wait at
+// the barrier, or release the warps that wait there). It returns, with the count of issues it made,
 // at the first pick that is not such an issue, or whose straight path declines: the general
 // loop then issues that pick (peek_ready gives it again: setting `now` and the scheduler's
 // busy time below does not make the pick stale, and the general loop sets the same values).
@@ -340,6 +341,12 @@ template <bool kAvx2>
     if (latency == 0) break;
     ++issued;
     w.upc = d.direct_next_pc;
+    // A bar.sync's warp that now waits at its barrier (direct_bar_sync) leaves the picks until
+    // the barrier releases it, as the general loop leaves it: no ready time, no run after it.
+    if (latency == kWaitsAtBarrier) [[unlikely]] {
+      c.unready(w.id);
+      continue;
+    }
     w.ready_at = next_issue(c, w, pc, d, decoded, ninst, sb, time, latency);
     if (own_runs) issued += own_run<kAvx2>(c, w, decoded, ninst, sb, max_cycles);
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -300,7 +300,7 @@ void set_hoists(const ir::Kernel& k, Program& p, const std::vector<uint32_t>& sa
 bool has_semantics(ir::Op op) { return kExec[size_t(op)] != nullptr; }
 
 Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_per_inst,
-                       const std::vector<uint32_t>& sass_first, bool straight_copies) {
+                       const std::vector<uint32_t>& sass_first, bool straight_copies, bool straight_barriers) {
   Program p;
   p.label_pc.assign(k.labels.size(), 0);
   for (const ir::RegInfo& r : k.regs) p.reg_words.push_back(ir::type_bits(r.type) > 32 ? 2 : 1);
@@ -374,6 +374,9 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
           p.copy_ops.push_back(ir::cp_async_operands_of(k.insts[pc]));
         }
       }
+  if (straight_barriers)
+    for (uint32_t pc = 0; pc < ninst; ++pc)
+      if (const DirectFn direct = bar_sync_direct_for(k.insts[pc], p.insts[pc])) p.insts[pc].direct = direct;
   for (uint32_t pc = 1; pc < ninst; ++pc) {
     DecodedInst& d = p.insts[pc];
     const DecodedInst& before = p.insts[pc - 1];

@@ -37,6 +37,9 @@ using ExecFn = void (*)(ExecContext&);
 // source not written by every lane, a register a wgmma may own, an address it cannot
 // prove in bounds); the scheduler then runs exec.
 using DirectFn = uint32_t (*)(Cta&, Warp&, const DecodedInst&);
+// What bar.sync's straight path answers for a warp that now waits at the barrier (its state
+// bar_wait): the scheduler takes it out of the picks instead of setting its next issue.
+inline constexpr uint32_t kWaitsAtBarrier = ~0u;
 
 // One source operand of a hot ALU or memory form: a register, or a constant known at decode
 // time (an immediate, a floating immediate in the instruction's type, a shared-memory or
@@ -160,7 +163,14 @@ struct DecodedInst {
   uint8_t fold_bytes = 0;            // a leader: bytes per lane of its SASS load (0: as written)
   int8_t fold_shift = 0;             // a leader: that load's start, relative to its own address
   uint8_t fold_members = 0;          // a leader: the loads folded into it
+  // bar.sync with a straight path (bar_sync_direct_for): its barrier and thread count, read from
+  // its signature once; kEveryThread: no count (every live thread, CTA-wide). Kept in the
+  // struct's tail padding: it stays three 64-byte lines.
+  static constexpr uint16_t kEveryThread = 0xFFFF;
+  uint8_t barrier_id = 0;
+  uint16_t barrier_threads = kEveryThread;
 };
+static_assert(sizeof(DecodedInst) == 192);
 
 // What ptxas made of the kernel's ld.shared, per instruction (SimOptions::sass_per_inst).
 // ptxas merges scalar shared loads from one base register into one LDS.64 or LDS.128 when they
@@ -193,6 +203,10 @@ DirectFn mma_sync_direct();
 // offset in d.src[0] and d.offset, its count in d.vec and its registers in d.data_regs; else
 // nullptr, d unchanged.
 DirectFn ldmatrix_direct_for(const ir::Inst& in, DecodedInst& d);
+// exec_bar's straight path (exec_sync.cpp) for a bar.sync whose count, if it has one, is an
+// immediate, having put its barrier and count in d.barrier_id and d.barrier_threads; else
+// nullptr, d unchanged.
+DirectFn bar_sync_direct_for(const ir::Inst& in, DecodedInst& d);
 // The straight paths of cp.async, cp.async.commit_group and cp.async.wait_group
 // (exec_cp_async.cpp), for an untraced whole warp with nothing to report; nullptr for any
 // other op.
@@ -238,9 +252,11 @@ bool cpu_has_amx_bf16();
 // known) gives the shared loads ptxas folded (shared_load_folds); sass_first (empty: not known)
 // the order ptxas scheduled the instructions in, which bounds how far up a load moves (set_hoists).
 // straight_copies: cp.async and its commit and wait get their straight paths (cp_async_direct;
-// SimOptions::straight_copies).
+// SimOptions::straight_copies); straight_barriers: bar.sync gets its (bar_sync_direct_for;
+// SimOptions::straight_barriers).
 Program decode_program(const ir::Kernel& kernel, const std::vector<uint16_t>& sass_per_inst = {},
-                       const std::vector<uint32_t>& sass_first = {}, bool straight_copies = true);
+                       const std::vector<uint32_t>& sass_first = {}, bool straight_copies = true,
+                       bool straight_barriers = true);
 
 // Per-family selectors (in the exec_*.cpp that owns the semantics): the function that runs
 // this instruction, specialised for its form when the family has a fast version of it.

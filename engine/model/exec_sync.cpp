@@ -84,37 +84,36 @@ static uint32_t live_threads(const Cta& c) {
   return n;
 }
 
-void exec_bar(ExecContext& x) {
-  expect_op(x, "exec_bar", Op::bar_sync, Op::bar_arrive);
-  Cta& c = x.cta;
-  const ir::Inst& in = x.inst;
-  // bar.sync id (, threads) and bar.arrive id, threads: the count is optional for bar.sync
-  // only, and a CTA-wide barrier (no count) is the one that orders all shared accesses.
-  const ir::Operand id_op = in.op == Op::bar_sync ? ir::barrier_operands_of(in).id : ir::barrier_arrive_operands_of(in).id;
-  const std::optional<ir::Operand> threads_op =
-      in.op == Op::bar_sync ? ir::barrier_operands_of(in).threads : ir::barrier_arrive_operands_of(in).threads;
-  const uint32_t id = uint32_t(id_op.imm) & 15;
-  const uint32_t expected = threads_op ? uint32_t(threads_op->imm) : live_threads(c);
+namespace {
+
+// A warp's arrival at barrier `id` (bar.sync when `sync`, else bar.arrive), for exec_bar and its
+// straight path alike. `threads`: the count the instruction gives; none: every live thread of the
+// CTA, a CTA-wide barrier, the one that orders all shared accesses. Where the arrival completes
+// the barrier, every warp waiting on it continues and the latency is kBarrierLatency; otherwise
+// a bar.sync's warp waits (its state bar_wait), and the answer is 0.
+uint32_t arrive_at_bar(Cta& c, Warp& warp, uint32_t inst, uint32_t mask, uint32_t id, std::optional<uint32_t> threads,
+                       bool sync) {
+  const uint32_t expected = threads ? *threads : live_threads(c);
   c.bar_expected[id] = expected;
   c.bar_arrived[id] += 32;
   if (c.bar_arrived[id] >= expected) {
     // Release: every warp waiting on this id continues.
     c.bar_arrived[id] = 0;
-    if (!threads_op) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
+    if (!threads) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
     // What any of the meeting warps acquired from peer CTAs, all of them have now.
-    std::array<uint32_t, kMaxClusterRanks> acquired = x.warp.acquired;
+    std::array<uint32_t, kMaxClusterRanks> acquired = warp.acquired;
     for (const Warp& w : c.warps)
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id)
         for (uint32_t r = 0; r < kMaxClusterRanks; ++r) acquired[r] = std::max(acquired[r], w.acquired[r]);
-    x.warp.acquired = acquired;
+    warp.acquired = acquired;
     // Inside the CTA every meeting warp releases, and each acquires what all of them knew.
     WarpClock clock{};
     for (Warp& w : c.warps)
-      if (&w == &x.warp || (w.state == WarpState::bar_wait && w.wait_bar_id == id)) {
-        warp_releases(c, w, x.inst_id, !threads_op);  // a named barrier of some warps hands nothing back
+      if (&w == &warp || (w.state == WarpState::bar_wait && w.wait_bar_id == id)) {
+        warp_releases(c, w, inst, !threads);  // a named barrier of some warps hands nothing back
         join_clock(clock, w.clock);
       }
-    x.warp.clock = clock;
+    warp.clock = clock;
     for (Warp& w : c.warps)
       if (w.state == WarpState::bar_wait && w.wait_bar_id == id) {
         w.acquired = acquired;
@@ -122,13 +121,55 @@ void exec_bar(ExecContext& x) {
         wake(c, w, c.now + timing::kBarrierLatency);
         trace_event(c, EventKind::bar_released, c.now, w.id, kNone, 0, id, expected);
       }
-    x.latency = timing::kBarrierLatency;
-  } else if (in.op == Op::bar_sync) {
-    x.warp.state = WarpState::bar_wait;
-    x.warp.wait_bar_id = id;
-    x.warp.wait_since = c.now;
-    trace_event(c, EventKind::bar_blocked, c.now, x.warp.id, x.inst_id, x.mask, id, expected);
+    return timing::kBarrierLatency;
   }
+  if (sync) {
+    warp.state = WarpState::bar_wait;
+    warp.wait_bar_id = id;
+    warp.wait_since = c.now;
+    trace_event(c, EventKind::bar_blocked, c.now, warp.id, inst, mask, id, expected);
+  }
+  return 0;
+}
+
+// exec_bar's straight path (DecodedInst::direct) for an untraced whole warp's bar.sync, its id
+// and count decoded once (DecodedInst::barrier_id, barrier_threads; bar_sync_direct_for): the
+// same arrival, without the signature's parse on each issue and without leaving the scheduler's
+// straight loop (cta.cpp), whose round trip through the general loop, twice a K step, was 4% of
+// step 09 beside the parse's 1%. Nothing here declines: the answer is the releasing warp's
+// latency, or kWaitsAtBarrier for a warp that now waits (its state says so too).
+uint32_t direct_bar_sync(Cta& c, Warp& w, const DecodedInst& d) {
+  const uint32_t pc = uint32_t(&d - c.program->insts.data());
+  const std::optional<uint32_t> threads =
+      d.barrier_threads == DecodedInst::kEveryThread ? std::nullopt : std::optional<uint32_t>(d.barrier_threads);
+  const uint32_t latency = arrive_at_bar(c, w, pc, kAllLanes, d.barrier_id, threads, true);
+  return latency ? latency : kWaitsAtBarrier;
+}
+
+}  // namespace
+
+void exec_bar(ExecContext& x) {
+  expect_op(x, "exec_bar", Op::bar_sync, Op::bar_arrive);
+  const ir::Inst& in = x.inst;
+  // bar.sync id (, threads) and bar.arrive id, threads: the count is optional for bar.sync
+  // only, and a CTA-wide barrier (no count) is the one that orders all shared accesses.
+  const ir::Operand id_op = in.op == Op::bar_sync ? ir::barrier_operands_of(in).id : ir::barrier_arrive_operands_of(in).id;
+  const std::optional<ir::Operand> threads_op =
+      in.op == Op::bar_sync ? ir::barrier_operands_of(in).threads : ir::barrier_arrive_operands_of(in).threads;
+  const uint32_t id = uint32_t(id_op.imm) & 15;
+  const std::optional<uint32_t> threads = threads_op ? std::optional<uint32_t>(uint32_t(threads_op->imm)) : std::nullopt;
+  if (const uint32_t latency = arrive_at_bar(x.cta, x.warp, x.inst_id, x.mask, id, threads, in.op == Op::bar_sync))
+    x.latency = latency;
+}
+
+DirectFn bar_sync_direct_for(const ir::Inst& in, DecodedInst& d) {
+  if (in.op != Op::bar_sync) return nullptr;
+  const ir::barrier_operands ops = ir::barrier_operands_of(in);
+  if (ops.threads && (ops.threads->kind != ir::OperandKind::imm || uint64_t(ops.threads->imm) >= DecodedInst::kEveryThread))
+    return nullptr;  // a count in a register, or past the field: exec_bar takes it
+  d.barrier_id = uint8_t(uint32_t(ops.id.imm) & 15);
+  d.barrier_threads = ops.threads ? uint16_t(ops.threads->imm) : DecodedInst::kEveryThread;
+  return direct_bar_sync;
 }
 
 // fence.mbarrier_init and fence.proxy.async: barriers initialised so far become visible to

@@ -72,6 +72,10 @@ struct SimOptions {
   // paths (exec_cp_async.cpp), the same bits as their exec forms; false only to check the one
   // against the other (tests/model/test_cp_async_straight.cpp).
   bool straight_copies = true;
+  // An untraced whole warp's bar.sync runs through its straight path (exec_sync.cpp,
+  // direct_bar_sync), the same bits as exec_bar; false only to check the one against the other
+  // (tests/model/test_bar_straight.cpp).
+  bool straight_barriers = true;
   // In a CTA of at most four warps, the scheduler's straight loop runs a warp's run of issues
   // that keep to its own state at once (cta.cpp, own_run), the same bits as one pick at a time;
   // false only to check the one against the other (tests/model/test_own_runs.cpp).
