@@ -3,7 +3,8 @@
 // = false): the same C, statistics, cycles and hazards, for kernels whose bar.syncs are CTA-wide
 // (the Ampere steps' four warps, one a scheduler; the SIMT steps' eight or more, several a
 // scheduler) and named with a count (steps 18 and 19's consumers), with mistakes that take a
-// barrier out or race across one; and which bar.syncs the decoder gives it.
+// barrier out or race across one, and the traced CTA's events (which keep exec_bar's); and which
+// bar.syncs the decoder gives it.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -47,6 +48,18 @@ TEST_CASE("bar.sync's straight path does what exec_bar does", "[model][barrier]"
       CHECK(straight.mismatches == exec.mismatches);
       test::check_same_run(straight.result, exec.result);
       CHECK(straight.result.completed);
+      // The traced CTA keeps exec_bar and its events: the same events, barriers' among them.
+      const model::Table<model::Event>& got = straight.result.trace.events;
+      const model::Table<model::Event>& want = exec.result.trace.events;
+      REQUIRE(got.size() == want.size());
+      uint32_t differ = 0, barrier_events = 0;
+      for (size_t i = 0; i < want.size(); ++i) {
+        differ += got[i].cycle != want[i].cycle || got[i].kind != want[i].kind || got[i].warp != want[i].warp ||
+                  got[i].inst != want[i].inst || got[i].payload != want[i].payload || got[i].a != want[i].a;
+        barrier_events += got[i].kind == model::EventKind::bar_blocked || got[i].kind == model::EventKind::bar_released;
+      }
+      CHECK(differ == 0);
+      CHECK((barrier_events > 0) == trace);
       if (k.mistakes.empty()) CHECK(straight.result.hazards.empty());
       else CHECK(!straight.result.hazards.empty());
     }
