@@ -157,7 +157,8 @@ void exec_bar(ExecContext& x) {
   const std::optional<ir::Operand> threads_op =
       in.op == Op::bar_sync ? ir::barrier_operands_of(in).threads : ir::barrier_arrive_operands_of(in).threads;
   const uint32_t id = uint32_t(id_op.imm) & 15;
-  const std::optional<uint32_t> threads = threads_op ? std::optional<uint32_t>(uint32_t(threads_op->imm)) : std::nullopt;
+  const std::optional<uint32_t> threads =
+      threads_op ? std::optional<uint32_t>(uint32_t(threads_op->imm)) : std::nullopt;
   if (const uint32_t latency = arrive_at_bar(x.cta, x.warp, x.inst_id, x.mask, id, threads, in.op == Op::bar_sync))
     x.latency = latency;
 }
@@ -165,8 +166,9 @@ void exec_bar(ExecContext& x) {
 DirectFn bar_sync_direct_for(const ir::Inst& in, DecodedInst& d) {
   if (in.op != Op::bar_sync) return nullptr;
   const ir::barrier_operands ops = ir::barrier_operands_of(in);
-  if (ops.threads && (ops.threads->kind != ir::OperandKind::imm || uint64_t(ops.threads->imm) >= DecodedInst::kEveryThread))
-    return nullptr;  // a count in a register, or past the field: exec_bar takes it
+  const bool count_fits = !ops.threads || (ops.threads->kind == ir::OperandKind::imm &&
+                                           uint64_t(ops.threads->imm) < DecodedInst::kEveryThread);
+  if (!count_fits) return nullptr;  // a count in a register, or past the field: exec_bar takes it
   d.barrier_id = uint8_t(uint32_t(ops.id.imm) & 15);
   d.barrier_threads = ops.threads ? uint16_t(ops.threads->imm) : DecodedInst::kEveryThread;
   return direct_bar_sync;

@@ -131,7 +131,8 @@ SimResult simulate(const ir::Kernel& k, const GemmMemory& memory, const SimOptio
   launch.figures = &figures;
   launch.global = &global;
   launch.param_values = bind_params(k, spans);
-  const Program program = decode_program(k, opt.sass_per_inst, opt.sass_first, opt.straight_copies, opt.straight_barriers);  // once for the whole grid
+  const Program program =  // once for the whole grid
+      decode_program(k, opt.sass_per_inst, opt.sass_first, opt.straight_copies, opt.straight_barriers);
 
   for (int d = 0; d < 3; ++d)
     if (opt.traced_cta[d] >= L.grid[d])
