@@ -7,6 +7,8 @@
 
 #include <cstring>
 #include <random>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "engine/model/model.hpp"
@@ -121,6 +123,14 @@ inline void check_same_hazards(const std::vector<model::Hazard>& got, const std:
     CHECK(got[h].cycle == want[h].cycle);
     CHECK(got[h].detail == want[h].detail);
   }
+}
+
+// A fast path's case as its test names it: "ampere_cp_async 64x64x64 no-sync-before-prefetch, fast".
+inline std::string case_label(const std::string& id, const kernels::GemmShape& shape,
+                              const std::set<std::string>& mistakes, bool trace) {
+  std::string s = id + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+  if (!mistakes.empty()) s += " " + *mistakes.begin();
+  return s + (trace ? ", one CTA traced" : ", fast");
 }
 
 // Two runs of one kernel that must agree (a fast path against the general one): completion, the

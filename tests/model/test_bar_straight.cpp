@@ -36,8 +36,7 @@ TEST_CASE("bar.sync's straight path does what exec_bar does", "[model][barrier]"
   };
   for (const Case& k : cases)
     for (const bool trace : {false, true}) {
-      INFO(k.id << " " << k.shape.m << "x" << k.shape.n << "x" << k.shape.k << (k.mistakes.empty() ? "" : " ")
-                << (k.mistakes.empty() ? "" : *k.mistakes.begin()) << (trace ? ", one CTA traced" : ", fast"));
+      INFO(test::case_label(k.id, k.shape, k.mistakes, trace));
       model::SimOptions opt;
       opt.trace = trace;
       opt.straight_barriers = false;

@@ -28,8 +28,7 @@ TEST_CASE("cp.async's straight paths do what its exec forms do", "[model][cp_asy
   };
   for (const Case& k : cases)
     for (const bool trace : {false, true}) {
-      INFO(k.id << " " << k.shape.m << "x" << k.shape.n << "x" << k.shape.k << (k.mistakes.empty() ? "" : " ")
-                << (k.mistakes.empty() ? "" : *k.mistakes.begin()) << (trace ? ", one CTA traced" : ", fast"));
+      INFO(test::case_label(k.id, k.shape, k.mistakes, trace));
       model::SimOptions opt;
       opt.trace = trace;
       opt.straight_copies = false;

@@ -32,8 +32,7 @@ TEST_CASE("a warp's run of issues that keep to its own state does what one pick 
   };
   for (const Case& k : cases)
     for (const bool trace : {false, true}) {
-      INFO(k.id << " " << k.shape.m << "x" << k.shape.n << "x" << k.shape.k << (k.mistakes.empty() ? "" : " ")
-                << (k.mistakes.empty() ? "" : *k.mistakes.begin()) << (trace ? ", one CTA traced" : ", fast"));
+      INFO(test::case_label(k.id, k.shape, k.mistakes, trace));
       model::SimOptions opt;
       opt.trace = trace;
       opt.threads = 1;

@@ -473,20 +473,32 @@ TEST_CASE("prediction: L2 serves a wave's distinct lines at its bandwidth and sh
   CHECK(p.parts.l2 == Approx(std::max(shared, distinct)));
 }
 
+namespace {
+// 64 x 64 tiles of 64 x 64 at 4096^3 (steps 09's and 11's grid), and a CTA of one warpgroup holding
+// `smem_bytes` and `registers` a thread that takes a cycle of its own: its bytes are the test's.
+struct TileGrid64 {
+  model::timing::GemmFacts g;
+  model::timing::CtaCost cta;
+};
+TileGrid64 tiles_64_at_4096(uint32_t smem_bytes, uint32_t registers) {
+  TileGrid64 t;
+  t.g.tiles_m = t.g.tiles_n = 64;
+  t.g.tile_rows = t.g.tile_cols = 64;
+  t.g.m = t.g.n = t.g.k = 4096;
+  t.cta.cycles = 1;
+  t.cta.threads = 128;
+  t.cta.smem_bytes = smem_bytes;
+  t.cta.registers_per_thread = registers;
+  return t;
+}
+}  // namespace
+
 TEST_CASE("prediction: cp.async copies of one sector a line are as slow as L2 looks their lines up",
           "[model][timing]") {
   // Step 09's geometry at 4096^3: 64 x 64 tiles of 64 x 64, nine CTAs an SM; a CTA copies its A and
   // B panels with cp.async in rows of 32 bytes (a line each 32 bytes: 2 x 64 x 4096 x 2 / 32 lines).
   // Copied in whole lines (a line each 128 bytes) the same bytes stay a bytes' part.
-  model::timing::GemmFacts g;
-  g.tiles_m = g.tiles_n = 64;
-  g.tile_rows = g.tile_cols = 64;
-  g.m = g.n = g.k = 4096;
-  model::timing::CtaCost cta;
-  cta.cycles = 1;
-  cta.threads = 128;
-  cta.smem_bytes = 8 * 1024;
-  cta.registers_per_thread = 56;
+  auto [g, cta] = tiles_64_at_4096(8 * 1024, 56);
   cta.global_load_bytes = cta.cp_async_bytes = uint64_t(2 * 64 * 4096 * 2);
   const auto& d = model::timing::kH100Desc;
   for (const uint32_t row_bytes : {32u, 128u}) {
@@ -512,15 +524,7 @@ TEST_CASE("prediction: later waves of several CTAs an SM read apart, every byte 
           "[model][timing]") {
   // 64 x 64 tiles of 64 x 64 (step 11's at 4096^3), small CTAs: eight an SM, four waves. The first
   // wave's CTAs read shared panels together; the three after it start as others end.
-  model::timing::GemmFacts g;
-  g.tiles_m = g.tiles_n = 64;
-  g.tile_rows = g.tile_cols = 64;
-  g.m = g.n = g.k = 4096;
-  model::timing::CtaCost cta;
-  cta.cycles = 1;
-  cta.threads = 128;
-  cta.smem_bytes = 16 * 1024;
-  cta.registers_per_thread = 58;
+  auto [g, cta] = tiles_64_at_4096(16 * 1024, 58);
   cta.tma_bytes = uint64_t(2 * 64 * 4096 * 2);
   const auto& d = model::timing::kH200Desc;
   const model::timing::Prediction p = model::timing::predict_gemm(cta, 4096, 1e9, model::timing::kH200, g);
