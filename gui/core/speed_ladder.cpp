@@ -66,6 +66,7 @@ MeasuredSpeed measured_of(const Variant& v, std::string source, bool yours) {
   s.device = v.device;
   s.source = std::move(source);
   s.yours = yours;
+  if (!v.points.empty()) s.sustained_ms = v.points.back().notes.sustained_ms;
   return s;
 }
 
@@ -91,6 +92,14 @@ std::optional<MeasuredSpeed> measured_in(const std::vector<const ReferenceRun*>&
 }
 
 }  // namespace
+
+std::string measured_method(const MeasuredSpeed& m) {
+  if (!m.sustained_ms) return {};
+  if (*m.sustained_ms >= 1000.0)
+    return fmt::format("after {:.0f} s of load: under the power limit, as the model predicts",
+                       *m.sustained_ms / 1000.0);
+  return "short runs: a clock above the power-limited one the model predicts";
+}
 
 // The machine the ladder predicts a step on: the card asked for (--machine) when it runs the
 // step's code, else the GPU found here when the model knows it, else the step's target's.
@@ -387,7 +396,9 @@ nlohmann::json describe_speed_ladder(AppState& app) {
                          {"cublas_tflops", or_null(r.measured->cublas_tflops)},
                          {"device", r.measured->device},
                          {"source", r.measured->source},
-                         {"yours", r.measured->yours}};
+                         {"yours", r.measured->yours},
+                         {"sustained_ms", or_null(r.measured->sustained_ms)},
+                         {"method", measured_method(*r.measured)}};
     else
       row["measured"] = {{"none", r.not_measured}};
     nlohmann::json published = nlohmann::json::array();

@@ -76,7 +76,14 @@ struct MeasuredSpeed {
   std::string device;                   // "NVIDIA H200"
   std::string source;                   // "your GPU" or "H200, 2026-11-28, shipped"
   bool yours = false;                   // measured on this machine's GPU
+  // How long the card ran the kernel before the timed rounds (the run's sustained_ms), where the
+  // file says: 0 for short runs, whose clock is above the one the power limit holds.
+  std::optional<double> sustained_ms;
 };
+// How a measured figure was taken, as the ladder says it beside its source: after how long under
+// load, and whether that is the state the model predicts (the clock held under the power limit);
+// empty where the file does not say.
+std::string measured_method(const MeasuredSpeed& m);
 
 struct SpeedRow {
   std::string kernel_id;

@@ -102,12 +102,16 @@ void ratio_cell(const std::optional<double>& ratio, const char* what) {
 
 // The sources the measured column uses, in one line above the table.
 std::string sources_line(const std::vector<SpeedRow>& rows) {
-  std::vector<std::string> sources;
+  // Each source once, with how it was measured (measured_method) where its file says.
+  std::vector<std::string> sources, labels;
   for (const SpeedRow& r : rows)
-    if (r.measured && std::find(sources.begin(), sources.end(), r.measured->source) == sources.end())
+    if (r.measured && std::find(sources.begin(), sources.end(), r.measured->source) == sources.end()) {
       sources.push_back(r.measured->source);
+      const std::string method = measured_method(*r.measured);
+      labels.push_back(method.empty() ? r.measured->source : r.measured->source + " (" + method + ")");
+    }
   std::string text;
-  for (const std::string& s : sources) text += (text.empty() ? "" : "; ") + s;
+  for (const std::string& s : labels) text += (text.empty() ? "" : "; ") + s;
   if (text.empty()) text = "nothing measured";
   const bool published = std::any_of(rows.begin(), rows.end(), [](const SpeedRow& r) { return !r.measured && !r.published.empty(); });
   return published ? text + "; † " + std::string(run::kPublishedNotMeasured) : text;

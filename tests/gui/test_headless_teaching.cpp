@@ -69,6 +69,8 @@ TEST_CASE("teaching: a step opens in its focus layout with its lesson and the sp
   CHECK(two["measured"]["tflops"].get<double>() ==
         Approx(shipped_tflops("h100-2026-12-07-ladder.json", "hopper_two_consumers")));
   CHECK(two["measured"]["source"] == "H100, 2026-12-07, shipped");
+  CHECK(two["measured"]["sustained_ms"] == 0.0);
+  CHECK(two["measured"]["method"].get<std::string>().rfind("short runs", 0) == 0);
   CHECK(two["vs_previous"].get<double>() ==
         Approx(shipped_tflops("h100-2026-12-07-ladder.json", "hopper_two_consumers") /
                shipped_tflops("h100-2026-12-07-ladder.json", "hopper_producer_consumer")));

@@ -98,6 +98,15 @@ TEST_CASE("speed ladder: the preferred card's run first, no ratio across cards",
   CHECK(*s19.vs_previous == Approx(shipped("h100-2026-12-07-ladder.json", "hopper_stmatrix_epilogue").first /
                                    shipped("h100-2026-12-07-ladder.json", "hopper_tma_store").first));
   CHECK(row_of(rows, "simt_coalesced").vs_previous.has_value());
+  // The shipped H100 run was short (bench all's default): the ladder says so beside it.
+  REQUIRE(s19.measured->sustained_ms);
+  CHECK(*s19.measured->sustained_ms == 0.0);
+  CHECK_THAT(measured_method(*s19.measured), Catch::StartsWith("short runs"));
+  MeasuredSpeed held = *s19.measured;
+  held.sustained_ms = 2000.0;
+  CHECK_THAT(measured_method(held), Catch::StartsWith("after 2 s of load: under the power limit"));
+  held.sustained_ms.reset();
+  CHECK(measured_method(held).empty());
   // On the H200 step 19 is only in the later run, and its ratio to step 18 is of the one card.
   const std::vector<SpeedRow> h200 = speed_rows(ladder, Measurements{}, "H200", "simt_naive", {});
   CHECK(row_of(h200, "hopper_stmatrix_epilogue").measured->source == "H200, 2026-12-01, shipped");
