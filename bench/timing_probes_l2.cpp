@@ -59,7 +59,7 @@ void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
   // two and four CTAs an SM: how many of a panel's readers over many waves still find it in L2
   // (Nsight Compute's DRAM bytes against predict_gemm's count), and what the copies deliver.
   // The footprints: 24 KiB (nine CTAs of 25 KiB with the SM's 1 KiB each in 228), 56 (four),
-  // 100 (two), 200 (one).
+  // 100 (two), 200 (one); the count in a row's name is the H100's (timing::ctas_per_sm).
   struct CpGemmRow {
     uint32_t tiles, ksteps, lds, smem_kib;
   };
@@ -67,15 +67,16 @@ void add_l2_gemm_probes(std::vector<Probe>& probes, uint32_t q) {
                              CpGemmRow{128, 512, 20, 24}, CpGemmRow{128, 512, 20, 56}, CpGemmRow{128, 512, 20, 100},
                              CpGemmRow{128, 512, 20, 200}}) {
     const uint32_t ksteps = std::max(2u, r.ksteps / q);
-    const uint32_t per_sm = 228 / (r.smem_kib + 1);
+    ir::Kernel kernel = kernels::build_cp_gemm_probe(r.tiles, r.tiles, ksteps, r.lds, r.smem_kib * 1024);
+    const model::timing::MachineDesc& h100 = model::timing::kH100Desc;
+    const uint32_t per_sm = model::timing::ctas_per_sm(h100, kernel.launch.threads(), kernel.smem_bytes(), 0);
     Probe p{fmt::format("cp_gemm{}_k{}_lds{}_x{}", r.tiles, r.ksteps, r.lds, per_sm),
             fmt::format("cp.async 16-byte copies of A and B a thread, {}x{} tiles of 64x64 ({} CTAs, {} an SM, {} "
                         "waves), panels shared as a GEMM's, {} ld.shared a thread between copies, {} K steps of 16: "
                         "L2 to the SMs",
                         r.tiles, r.tiles, r.tiles * r.tiles, per_sm,
-                        fmt::format("{:.1f}", double(r.tiles) * r.tiles / (132.0 * per_sm)), r.lds, ksteps),
-            "GB/s", kernels::build_cp_gemm_probe(r.tiles, r.tiles, ksteps, r.lds, r.smem_kib * 1024), {}, nullptr,
-            false, 20};
+                        fmt::format("{:.1f}", double(r.tiles) * r.tiles / (h100.sms.value * per_sm)), r.lds, ksteps),
+            "GB/s", std::move(kernel), {}, nullptr, false, 20};
     const size_t operand_bytes = size_t(r.tiles) * 64 * ksteps * 16 * 2;
     p.make_buffers = [operand_bytes](model::GemmBuffers& b) {
       b.a.assign(operand_bytes, 0);
