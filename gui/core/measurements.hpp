@@ -27,6 +27,12 @@ struct ModelPrediction {
   std::string registers;  // "168 per thread (ptxas -v)", or why the count is not known
 };
 
+// A run timed after `sustained_ms` of load (bench --sustain; none where the file does not say):
+// a second and more puts the card under its power limit, the state the model's clocks describe.
+inline bool timed_under_power_limit(const std::optional<double>& sustained_ms) {
+  return sustained_ms && *sustained_ms >= 1000.0;
+}
+
 // How a GPU figure was measured (bench's "method", "ratio_iqr", "conditions"; absent in files of
 // before 2026-12-02): in paired rounds with cuBLAS, the rounds' ratio and its quartiles; the
 // card's median power and highest temperature while it ran; why it held its clock down.
@@ -50,6 +56,7 @@ struct MeasurementNotes {
   std::optional<double> sustained_ms;
   std::string method;
   bool paired() const { return ratio_paired && ratio_q1 && ratio_q3; }
+  bool under_power_limit() const { return timed_under_power_limit(sustained_ms); }
 };
 
 struct ThroughputPoint {

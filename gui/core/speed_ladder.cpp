@@ -95,9 +95,8 @@ std::optional<MeasuredSpeed> measured_in(const std::vector<const ReferenceRun*>&
 
 std::string measured_method(const MeasuredSpeed& m) {
   if (!m.sustained_ms) return {};
-  if (*m.sustained_ms >= 1000.0)
-    return fmt::format("after {:.0f} s of load: under the power limit, as the model predicts",
-                       *m.sustained_ms / 1000.0);
+  if (timed_under_power_limit(m.sustained_ms))
+    return fmt::format("after {:.0f} s of load: under the power limit, as the model predicts", *m.sustained_ms / 1000.0);
   return "short runs: a clock above the power-limited one the model predicts";
 }
 

@@ -359,7 +359,7 @@ std::string power_tooltip(const ThroughputRow& r) {
   std::string out = n.power_w ? fmt::format("median power {:.0f} W", *n.power_w) : "power not sampled";
   if (n.temp_c) out += fmt::format(", highest temperature {} C", *n.temp_c);
   if (n.counted_clock_mhz) out += fmt::format("\nthe SMs counted {:.0f} MHz", *n.counted_clock_mhz);
-  out += n.sustained_ms && *n.sustained_ms >= 1000.0
+  out += n.under_power_limit()
              ? fmt::format("\ntimed after {:.1f} s of load: the card under its power limit", *n.sustained_ms / 1000.0)
              : std::string("\ntimed a few launches after a start: above the clock the power limit leaves "
                            "(bench --sustain 2000 times it under the limit)");
