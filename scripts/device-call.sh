@@ -29,3 +29,47 @@ sustained_ladder() {
     "$($B/gemmscope list | awk '$1 ~ /^[0-9][0-9]$/ {print $2}')" "$OUT"/r/v/*.json
   rm -rf "$OUT/r/v"
 }
+
+# #29's variants, each alone under the power limit (`bench --reps 20 --sustain 2000 --no-cublas`):
+# step 02 with swap-row-col at 4096^3, and step 13's rings of 2 to 6 stages at 4096^3 and 8192^3;
+# merged into MERGED, the log in $OUT/r/bench-variants.log.
+#   timing_variants $OUT/r/bench-variants.json
+timing_variants() {
+  local merged=$1 size s
+  mkdir -p "$OUT/r/v"
+  {
+    timeout 60 $B/gemmscope bench simt_coalesced --sizes 4096 --reps 20 --sustain 2000 --no-cublas --break swap-row-col \
+      --json "$OUT/r/v/v-swap.json"
+    for size in 4096 8192; do
+      for s in 2 3 4 5 6; do
+        timeout 60 $B/gemmscope bench hopper_producer_consumer --sizes $size --reps 20 --sustain 2000 --no-cublas \
+          --param stages=$s --json "$OUT/r/v/v-st$s-$size.json"
+      done
+    done
+  } > "$OUT/r/bench-variants.log" 2>&1
+  echo "variants rc=$? at ${SECONDS} s" >> "$OUT/r/status.txt"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/merge-bench-json.py" "$merged" "" "$OUT"/r/v/v-*.json
+  rm -rf "$OUT/r/v"
+}
+
+# #31's sizes: step 19 as it ships (bf16 C), with slab staging and 3 stages (bf16 C), and with f32 C,
+# each beside cuBLAS with the same C type in paired rounds after 2 s of load (`bench --reps 20
+# --sustain 2000`), into $OUT/r/s19-N.{json,log}, tarred into $OUT/sizes.tgz after each size; none
+# started once the call has run END seconds (SECONDS; default: no limit).
+#   step19_sizes [END]
+step19_sizes() {
+  local end=${1:-0} n=0 size v
+  for size in 8192 4096 6144 2048 4096x1024x8192 3000x5000x4096; do
+    for v in "--param c_dtype=bf16 --param staging=slab --param stages=3" "--param c_dtype=bf16" "--param c_dtype=f32"; do
+      n=$((n + 1))
+      if [ "$end" -gt 0 ] && [ $SECONDS -ge "$end" ]; then
+        echo "step19 $size [$v] not run: out of time" >> "$OUT/r/status.txt"
+        continue
+      fi
+      timeout -k 5 40 $B/gemmscope bench hopper_stmatrix_epilogue $v --sizes $size --reps 20 --sustain 2000 \
+        --json "$OUT/r/s19-$n.json" > "$OUT/r/s19-$n.log" 2>&1
+      echo "step19 $size [$v] rc=$? at $SECONDS s" >> "$OUT/r/status.txt"
+    done
+    (cd "$OUT" && tar czf sizes.tgz r)
+  done
+}

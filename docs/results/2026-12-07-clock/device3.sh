@@ -16,18 +16,7 @@ echo "compare-model rc=$? at ${SECONDS} s" >> $OUT/r/status.txt
 START=$SECONDS
 BUDGET=${BUDGET_S:-520}
 LADDER_ARGS=--no-cublas sustained_ladder "4096 8192" $((BUDGET * 55 / 100)) $OUT/r/bench-alone.json
-mkdir -p $OUT/r/v
-{
-  timeout 60 $B/gemmscope bench simt_coalesced --sizes 4096 --reps 20 --sustain 2000 --no-cublas --break swap-row-col --json $OUT/r/v/v-swap.json
-  for size in 4096 8192; do
-    for s in 2 3 4 5 6; do
-      timeout 60 $B/gemmscope bench hopper_producer_consumer --sizes $size --reps 20 --sustain 2000 --no-cublas --param stages=$s --json $OUT/r/v/v-st$s-$size.json
-    done
-  done
-} > $OUT/r/bench-variants.log 2>&1
-echo "variants rc=$? at $((SECONDS - START)) s" >> $OUT/r/status.txt
-python3 "$(dirname "$0")/../../../scripts/merge-bench-json.py" $OUT/r/bench-variants.json "" $OUT/r/v/v-*.json
-rm -rf $OUT/r/v
+timing_variants $OUT/r/bench-variants.json
 (cd $OUT && tar czf big.tgz r)
 LEFT=$((BUDGET - (SECONDS - START)))
 [ $LEFT -gt 30 ] && LADDER_ARGS=--no-cublas sustained_ladder "2048 4096x1024x8192" $LEFT $OUT/r/bench-small.json

@@ -14,17 +14,6 @@ echo "compare-model rc=$? at ${SECONDS} s" >> $OUT/r/status.txt
 (cd $OUT && tar czf compare.tgz r/compare.* r/env.txt r/status.txt)
 LADDER_ARGS=--no-cublas sustained_ladder "4096 8192" 330 $OUT/r/bench-alone.json
 echo "ladder at ${SECONDS} s" >> $OUT/r/status.txt
-mkdir -p $OUT/r/v
-{
-  timeout 60 $B/gemmscope bench simt_coalesced --sizes 4096 --reps 20 --sustain 2000 --no-cublas --break swap-row-col --json $OUT/r/v/v-swap.json
-  for size in 4096 8192; do
-    for s in 2 3 4 5 6; do
-      timeout 60 $B/gemmscope bench hopper_producer_consumer --sizes $size --reps 20 --sustain 2000 --no-cublas --param stages=$s --json $OUT/r/v/v-st$s-$size.json
-    done
-  done
-} > $OUT/r/bench-variants.log 2>&1
-echo "variants rc=$? at ${SECONDS} s" >> $OUT/r/status.txt
-python3 "$here/../../../scripts/merge-bench-json.py" $OUT/r/bench-variants.json "" $OUT/r/v/v-*.json
-rm -rf $OUT/r/v
+timing_variants $OUT/r/bench-variants.json
 (cd $OUT && tar czf all.tgz r)
 tail -4 $OUT/r/status.txt

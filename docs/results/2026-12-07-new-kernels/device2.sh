@@ -25,16 +25,7 @@ for row in 128_k512_lds20_x9:128x128x512_lds20_24k 128_k512_lds0_x9:128x128x512_
   echo "ncu $probe rc=$? at ${SECONDS} s" >> $OUT/r/status.txt
 done
 (cd $OUT && tar czf probes.tgz r)
-n=0
-for size in 8192 4096 6144 2048 4096x1024x8192 3000x5000x4096; do
-  for v in "--param c_dtype=bf16 --param staging=slab --param stages=3" "--param c_dtype=bf16" "--param c_dtype=f32"; do
-    n=$((n + 1))
-    timeout -k 5 40 $B/gemmscope bench hopper_stmatrix_epilogue $v --sizes $size --reps 20 --sustain 2000 \
-      --json $OUT/r/s19-$n.json > $OUT/r/s19-$n.log 2>&1
-    echo "step19 $size [$v] rc=$? at $SECONDS s" >> $OUT/r/status.txt
-  done
-done
-(cd $OUT && tar czf sizes.tgz r)
+step19_sizes 560
 LEFT=$((550 - SECONDS))
 [ $LEFT -gt 20 ] && LADDER_ARGS=--no-cublas sustained_ladder "4096x1024x8192 2048" $LEFT $OUT/r/bench-small.json
 (cd $OUT && tar czf all.tgz r)

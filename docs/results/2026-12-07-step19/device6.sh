@@ -7,15 +7,6 @@
 here="$(dirname "$0")"
 source "$here/../../../scripts/device-call.sh"
 cat $OUT/r/env.txt
-n=0
-for size in 8192 4096 6144 2048 4096x1024x8192 3000x5000x4096; do
-  for v in "--param c_dtype=bf16 --param staging=slab --param stages=3" "--param c_dtype=bf16" "--param c_dtype=f32"; do
-    n=$((n + 1))
-    timeout -k 5 40 $B/gemmscope bench hopper_stmatrix_epilogue $v --sizes $size --reps 20 --sustain 2000 \
-      --json $OUT/r/s19-$n.json > $OUT/r/s19-$n.log 2>&1
-    echo "step19 $size [$v] rc=$? at $SECONDS s" >> $OUT/r/status.txt
-  done
-  (cd $OUT && tar czf sizes.tgz r)
-done
+step19_sizes
 grep -h "TFLOP/s (" $OUT/r/s19-*.log | cut -c1-190
 tail -2 $OUT/r/status.txt
