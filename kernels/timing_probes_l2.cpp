@@ -138,7 +138,8 @@ ir::Kernel build_cp_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t kste
   Reg half = b.cvt(Type::u64, ((tid & 1u) << 4u).named("half"), ir::Rounding::none, "half64");
   Reg a_src = (b.global_ptr(pa, "A_ptr") + b.mul_wide(cy, kCpTile * K * 2, "a_panel") + row_col + half).named("a_src");
   Reg b_src = (b.global_ptr(pb, "B_ptr") + b.mul_wide(cx, kCpTile * K * 2, "b_panel") + row_col + half).named("b_src");
-  Reg dst = (b.smem_address(ring, 0, "ring_addr") + (tid << 4u)).named("dst");
+  Reg ring_base = b.smem_address(ring, 0, "ring_base");
+  Reg dst = (ring_base + (tid << 4u)).named("dst");
   const auto copy = [&](const Reg& k) {  // K step k into stage k % 2
     Reg src_off = b.cvt(Type::u64, (k * (kCpK * 2)).named("k_bytes"), ir::Rounding::none, "k_off");
     Reg to = (dst + ((k & 1u) * kCpStageBytes)).named("to");
@@ -150,7 +151,7 @@ ir::Kernel build_cp_gemm_probe(uint32_t tiles_m, uint32_t tiles_n, uint32_t kste
   // walking the stage's 4 KiB, as step 09's fragment loads keep the L1's data path busy.
   std::vector<Reg> sum;
   for (uint32_t j = 0; j < 4; ++j) sum.push_back(b.mov(Type::b32, 0u, "sum"));
-  Reg word = (b.smem_address(ring, 0, "ring_base") + (tid << 2u)).named("word");
+  Reg word = (ring_base + (tid << 2u)).named("word");
   const auto work = [&](const Reg& k) {
     Reg stage = (word + ((k & 1u) * kCpStageBytes)).named("stage");
     for (uint32_t u = 0; u < lds; ++u) {
