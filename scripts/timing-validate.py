@@ -85,8 +85,20 @@ def ranking_lines(rows):
                   **{k: str(v) for k, v in row["params"].items()}}
         for name, value in params.items():
             others = tuple(sorted((k, v) for k, v in params.items() if k != name))
-            groups.setdefault((row["kernel"], row["shape"], name, others), {}).setdefault(value, row)
+            groups.setdefault((row["kernel"], row["shape"], name, others), {}).setdefault(row["file"], {}) \
+                .setdefault(value, row)
     lines = []
+    for key, by_file in list(groups.items()):
+        # The values measured in one file, the one that has the most (bench-variants: every value in
+        # turn, one after another), over the same value measured in another (the ladder's pass of the
+        # default): one pass's values are compared under the same conditions, where two passes of one
+        # kernel differ by the runs' spread (step 13 at 8192^3 on an H100, 2026-12-07: 501.6 TFLOP/s
+        # in the ladder's pass, 474.5 in the sweep's). A value that file lacks comes from another.
+        files = sorted(by_file, key=lambda f: (-len(by_file[f]), f))
+        merged = {}
+        for f in reversed(files):
+            merged.update(by_file[f])
+        groups[key] = merged
     for (kernel, shape, name, _), by_value in groups.items():
         if len(by_value) < 3:
             continue
@@ -123,7 +135,7 @@ def main():
     results, device, date = [], None, None
     for path in sys.argv[2:-1]:
         ladder = json.load(open(path))
-        results += ladder["results"]
+        results += [{**r, "file": path} for r in ladder["results"]]
         device = device or ladder.get("device")
         date = date or ladder.get("date")
     os.makedirs(out_dir, exist_ok=True)
@@ -150,7 +162,7 @@ def main():
         measured = r["tflops"]["median"]
         predicted = sim.get("predicted_tflops") or 0.0
         pred = sim.get("prediction") or {}
-        rows.append({"kernel": r["kernel"], "shape": shape_label(s), "params": r.get("params") or {},
+        rows.append({"kernel": r["kernel"], "shape": shape_label(s), "params": r.get("params") or {}, "file": r["file"],
                      "default_params": sim.get("default_params", None), "mistakes": r.get("mistakes") or [],
                      "measured": measured, "predicted": predicted,
                      "error": predicted / measured - 1.0 if measured else None, "bound": pred.get("bound"),
