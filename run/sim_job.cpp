@@ -401,6 +401,17 @@ nlohmann::json prediction_json(const SimReport& r) {
           {"clock_basis", p.clock_basis},
           {"hbm_share_of_panels", p.hbm_share_of_panels},
           {"load_basis", p.load_basis},
+          {"drift",
+           {{"k_period", p.drift.k_period},
+            {"lead", p.drift.lead},
+            {"late_share", p.drift.late_share},
+            {"free_share", p.drift.free_share},
+            {"blur", p.drift.blur},
+            {"share", p.drift.share},
+            {"count_bytes", p.drift.count_bytes},
+            {"stream_bytes", p.drift.stream_bytes},
+            {"extra_bytes", p.drift.extra_bytes},
+            {"basis", p.drift_basis}}},
           {"parts", parts},
           {"bytes_per_wave",
            {{"l2", p.parts.l2_bytes_per_wave}, {"hbm", p.parts.hbm_bytes_per_wave}, {"stores", p.parts.store_bytes_per_wave}}},
@@ -434,6 +445,7 @@ std::string prediction_lines(const SimReport& r) {
   if (!p.coupling_basis.empty()) out += fmt::format("  clusters: {}\n", p.coupling_basis);
   if (!p.clock_basis.empty()) out += fmt::format("  clock: {}\n", p.clock_basis);
   if (!p.load_basis.empty()) out += fmt::format("  loads: {}\n", p.load_basis);
+  if (!p.drift_basis.empty()) out += fmt::format("  drift: {}\n", p.drift_basis);
   out += fmt::format("  occupancy: up to {} CTA{} per SM, bound by {}; registers: {}\n", p.ctas_per_sm,
                      p.ctas_per_sm == 1 ? "" : "s", p.occupancy_bound,
                      r.registers > 0 ? fmt::format("{} per thread ({})", r.registers, r.registers_source)

@@ -88,8 +88,17 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   const uint64_t pass = uint32_t(c.reg(w.id, p.counter, lane));
   const ir::Operand& n_op = test.operands[2];
   const uint64_t passes = n_op.kind == ir::OperandKind::imm ? uint64_t(n_op.imm) : uint32_t(c.reg(w.id, n_op.id, lane));
-  if (pass >= passes || passes < p.min_passes) return 0;
+  if (pass >= passes) return 0;
   LoopMark& mark = c.loop_marks[size_t(w.id) * plan.loops.size() + index];
+  if (passes < p.min_passes) {
+    // Too short to skip, but the K loop's pace is still timed once, over the same period as a
+    // skip would time it (timing::wave_drift); nothing else changes.
+    if (p.k_loop && c.cost.k_period_cycles == 0 && passes > p.first) {
+      if (pass == p.first - p.period) mark.cycle = c.now;
+      else if (pass == p.first) c.cost.k_period_cycles = double(c.now - mark.cycle) / double(p.period);
+    }
+    return 0;
+  }
   if (!mark.entered) {
     mark.entered = true;
     ++c.loop_warps[index];
@@ -124,6 +133,9 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     c.loop_jump_instance[index] = instance;
   }
   const uint64_t cycles = std::min(own, c.loop_jump[index]);
+  // The pace of the CTA's K loop, as the first warp to skip one timed it (a pass of its period):
+  // what its ring's refills are asked at (timing::wave_drift).
+  if (p.k_loop && c.cost.k_period_cycles == 0) c.cost.k_period_cycles = double(c.now - mark.cycle) / double(p.period);
   // The first warp to skip the j-th instance of a K loop (of any K loop: a producer's and its
   // consumers' are one stretch of the CTA's work) brings the CTA's work up to date; other
   // loops (tiles) likewise among themselves. Later skippers' windows may include that

@@ -75,6 +75,7 @@ timing::GemmFacts gemm_facts(const ir::Kernel& k, const SimResult& result, doubl
   if (!o.declared()) return {};
   const double mn = double(o.rows) * double(o.cols);
   timing::GemmFacts g = timing::declared_gemm_facts(o, mn > 0 ? uint64_t(flops / (2.0 * mn) + 0.5) : 0);
+  timing::declare_ring(k, g);
   const std::vector<TileVisit>& v = result.schedule.visits;
   if (v.size() >= uint64_t(g.tiles_m) * g.tiles_n) {
     g.tile_order.clear();

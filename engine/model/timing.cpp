@@ -164,6 +164,58 @@ WalkTraffic walk_traffic(const GemmFacts& g, uint64_t concurrent, double l2_byte
   return t;
 }
 
+void declare_ring(const ir::Kernel& k, GemmFacts& g) {
+  const ir::SharedAlloc *a = nullptr, *b = nullptr;
+  for (const ir::SharedAlloc& s : k.smem)
+    if (s.use == ir::SmemUse::tile && s.operand == ir::GemmOperand::a) a = &s;
+    else if (s.use == ir::SmemUse::tile && s.operand == ir::GemmOperand::b) b = &s;
+  if (!a || !b || a->stages < 2 || a->stages != b->stages || g.tile_rows == 0) return;
+  g.ring_stages = a->stages;
+  g.ring_k = a->stage_bytes() / (g.tile_rows * g.ab_bytes);  // A's stage: the tile's rows x the K it holds
+  g.ring_stage_bytes = a->stage_bytes() + b->stage_bytes();
+}
+
+double box_late_share(const MachineDesc& d, double lead, double stage_bytes) {
+  // The probe's latencies scaled to these boxes: the part above the TMA's own (tma_latency) goes
+  // with the bytes in flight, over the probe's K block of 32 KiB.
+  const double own = d.tma_latency.value, scale = stage_bytes / 32768.0;
+  const double p50 = own + (d.gemm_box_latency_p50.value - own) * scale;
+  const double p90 = own + (d.gemm_box_latency_p90.value - own) * scale;
+  const double p99 = own + (d.gemm_box_latency_p99.value - own) * scale;
+  // Exponential tails through the percentiles: half land after p50, a tenth after p90, a hundredth after p99.
+  const double below = (p90 - p50) / std::log(5.0), above = (p99 - p90) / std::log(10.0);
+  if (lead <= p90) return std::min(1.0, 0.5 * std::exp(-(lead - p50) / below));
+  return 0.1 * std::exp(-(lead - p90) / above);
+}
+
+WaveDrift wave_drift(const MachineDesc& d, const GemmFacts& g, uint64_t concurrent, uint64_t total_ctas,
+                     double k_period) {
+  WaveDrift w;
+  if (g.ring_stages < 2 || g.ring_k == 0 || g.k == 0 || k_period <= 0 || concurrent == 0 || g.tiles_m == 0) return w;
+  w.k_period = k_period;
+  w.lead = double(g.ring_stages - 1) * k_period;
+  w.late_share = box_late_share(d, w.lead, double(g.ring_stage_bytes));
+  const double blocks = double((g.k + g.ring_k - 1) / g.ring_k);
+  w.pulls = w.late_share * blocks;
+  w.free_share = std::exp(-w.pulls);
+  w.waves = double(total_ctas) / double(concurrent);
+  const double full = d.drift_blur_waves.value;
+  // The blur grows evenly from 0 (the first wave starts together) to whole after `full` waves:
+  // its mean over the launch's.
+  w.blur = full <= 0 ? 1.0 : w.waves <= full ? w.waves / (2.0 * full) : 1.0 - full / (2.0 * w.waves);
+  w.share = w.free_share * w.blur;
+  const double kept = d.l2_kept_bytes.value;
+  w.count_bytes = hbm_read_bytes(g, concurrent, kept);
+  // In a stream the CTAs start one after another; L2 keeps a panel for as long as the waves take to
+  // bring `kept` bytes more from HBM, in which this many tiles start.
+  const double per_wave = w.waves > 0 ? w.count_bytes / w.waves : 0.0;
+  w.window_tiles = per_wave > 0 ? std::clamp<uint64_t>(uint64_t(double(concurrent) * kept / per_wave + 0.5), 1, concurrent)
+                                : concurrent;
+  w.stream_bytes = hbm_read_bytes(g, w.window_tiles, kept);
+  w.extra_bytes = w.share * std::max(0.0, w.stream_bytes - w.count_bytes);
+  return w;
+}
+
 GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k) {
   GemmFacts g;
   if (!o.declared()) return g;
@@ -413,6 +465,35 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
     b.hbm_bytes_per_wave = std::min(b.hbm_bytes_per_wave, b.l2_bytes_per_wave);  // no more than it reads
     b.l2_distinct_bytes_per_wave =
         std::min(b.l2_bytes_per_wave, distinct_panel_bytes(gemm, uint64_t(concurrent)) / double(p.waves));
+  }
+  // One CTA an SM over several waves, fed by a TMA ring: the waves drift apart where the ring hides
+  // the boxes' latency, and a blurred wave reads its B panels again (wave_drift).
+  if (gemm.k > 0 && p.resident == 1 && p.waves > 1 && gemm.ring_stages >= 2) {
+    // The K loop's pace as the fast-forward timed it; a loop too short to fast-forward: the CTA's
+    // cycles over its K blocks (its fill and epilogue in them: a little slower).
+    const double blocks = gemm.ring_k > 0 ? double((gemm.k + gemm.ring_k - 1) / gemm.ring_k) : 0.0;
+    const bool timed = cta.k_period_cycles > 0;
+    const double k_period = timed ? cta.k_period_cycles : blocks > 0 ? double(cta.cycles) / blocks : 0.0;
+    p.drift = wave_drift(d, gemm, uint64_t(concurrent), total_ctas, k_period);
+    if (p.drift.extra_bytes > 0)
+      b.hbm_bytes_per_wave = std::min(b.hbm_bytes_per_wave + p.drift.extra_bytes / double(p.waves), b.l2_bytes_per_wave);
+    // 100, 1.5, 0.035: two significant digits without an exponent.
+    const auto small = [](double x) {
+      return x >= 10 ? fmt::format("{:.0f}", x) : x >= 0.01 ? fmt::format("{:.2g}", x) : std::string("under 0.01");
+    };
+    if (p.drift.k_period > 0)
+      p.drift_basis = fmt::format(
+          "its {}-stage ring asks for a stage {:.0f} cycles before its use ({} K periods of {:.0f}{}); a K block's "
+          "boxes land later than that {}% of the time (probe latencies gemm_box_latency_p50/p90/p99, scaled to its "
+          "{} KiB), {} of its {:.0f} K blocks a tile, each pulling the CTA back to the partners that share its panels; "
+          "a tile with none ({:.0f}%) lets its SM keep its own pace; over {:.1f} waves that blurs them {:.0f}% of "
+          "the way to a stream of CTAs (drift_blur_waves {:.1f}): {:.0f}% of the way from the waves' {:.2f} GB from "
+          "HBM to a stream's {:.2f}, {:.2f} GB more",
+          gemm.ring_stages, p.drift.lead, gemm.ring_stages - 1, p.drift.k_period,
+          timed ? "" : ", its cycles over its K blocks", small(100.0 * p.drift.late_share),
+          gemm.ring_stage_bytes / 1024, small(p.drift.pulls), blocks, 100.0 * p.drift.free_share, p.drift.waves,
+          100.0 * p.drift.blur, d.drift_blur_waves.value, 100.0 * p.drift.share, p.drift.count_bytes / 1e9,
+          p.drift.stream_bytes / 1e9, p.drift.extra_bytes / 1e9);
   }
   b.store_bytes_per_wave = concurrent * double(cta.global_store_bytes);
   // The first wave's CTAs start together, so the CTAs that share a panel ask for its boxes at about

@@ -30,6 +30,7 @@
 
 namespace gs::ir {
 struct OutputTiling;
+struct Kernel;
 }
 
 namespace gs::model::timing {
@@ -225,6 +226,10 @@ struct CtaCost {
   // A warp of it arrived on a peer CTA's mbarrier (mbarrier.arrive.shared::cluster): its cluster's
   // CTAs release stages in one another, so each goes at the slowest one's pace (pair_coupling).
   bool peer_released = false;
+  // Cycles a pass of its K loop took, as the first warp to fast-forward that loop timed its period
+  // (fast_forward.cpp; 0: no K loop was fast-forwarded): the pace its ring's refills are asked at
+  // (wave_drift).
+  double k_period_cycles = 0;
 };
 
 // The GEMM around the CTA: its tiling of C and K, for the bytes each wave reads from HBM.
@@ -236,6 +241,11 @@ struct GemmFacts {
   // The tiles of C in the order the grid ran them (SimResult::schedule, whole-grid runs), or
   // empty: then row-major order (a CTA after CTA launch of tile after tile).
   std::vector<uint32_t> tile_order;
+  // Its TMA ring as the kernel declares it (ir::SharedAlloc of operands A and B in stages,
+  // declared_ring): stages, the K a stage holds, and A's and B's bytes of a stage; 0 without one.
+  uint32_t ring_stages = 0;
+  uint32_t ring_k = 0;
+  uint32_t ring_stage_bytes = 0;
 };
 
 // A prediction's parts, in cycles per wave of one SM: each is how long the wave would take if
@@ -271,6 +281,51 @@ struct Breakdown {
   double wave_quantization = 0;  // share of the time lost to the last, partial wave (SMs idle or holding fewer CTAs)
 };
 
+// How far a GEMM launch's waves drift apart, and the HBM bytes that costs (wave_drift). Where
+// one CTA an SM runs each tile and a TMA ring feeds it, the first wave's CTAs start together, and
+// the ones that share a B panel (a tile column's, one tile row apart) read its lines at about the
+// same time: HBM brings them once. Each SM keeps a pace of its own, a little faster or slower for
+// good, so over the waves the CTAs' starts spread; once partners start further apart than L2 keeps
+// a line, the second reads the panel from HBM again, and the waves have blurred into a stream of
+// CTAs. What holds them together is the ring itself: a CTA that runs ahead of its partners is the
+// first to ask for each box, waits for HBM where its ring does not cover that, and falls back. So:
+//  * lead: a stage's refill is asked for when its block is done and needed stages - 1 K periods
+//    later (CtaCost::k_period_cycles);
+//  * late_share: the share of a K block's boxes that land after that lead, from the latencies a
+//    GEMM wave's boxes take (gemm_box_latency_p50/p90/p99, exponential tails between and beyond
+//    them, the part above tma_latency scaled by the stage's bytes over the probe's 32 KiB);
+//  * pulls: the K blocks of a tile that land late, each pulling a CTA back to its partners; a tile
+//    with none (a Poisson chance, exp(-pulls)) lets its SM's lead stand (free_share);
+//  * blur: the spread grows evenly with the waves until, after drift_blur_waves, a wave is a stream
+//    (machine figure, from a probe of step 13's roles and math whose 6-stage ring nothing holds
+//    back); the launch's mean over its waves;
+//  * the bytes: share = free_share x blur of the way from the waves' count (hbm_read_bytes) to a
+//    stream's, where only the tiles that start within what L2 keeps of the waves' traffic share
+//    their panels (hbm_read_bytes over windows of that many tiles).
+// The H100's ring probe reads 4.09 / 4.95 / 7.33 / 7.35 GB at 3-6 stages (the rule: 4.09 / 4.62 /
+// 7.21 / 7.35) and step 13 at 8192^3 4.37 / 4.37 / 4.37 / 5.91 / 7.78 at 2-6 (the rule, with the
+// model's own K period: 4.37 / 4.37 / 4.87 / 7.68 / 7.83; docs/results/2026-12-07-ring-drift): at
+// 5 stages step 13 reads less than the probe does, which the rule does not explain.
+struct WaveDrift {
+  double k_period = 0;    // cycles a K block of the traced CTA (CtaCost::k_period_cycles)
+  double lead = 0;        // (stages - 1) x k_period
+  double late_share = 0;  // of K blocks, those whose boxes land after the lead
+  double pulls = 0;       // late K blocks a tile
+  double free_share = 0;  // exp(-pulls)
+  double waves = 0;       // the launch's waves (fractional)
+  double blur = 0;        // the mean blurred share of its waves
+  double share = 0;       // free_share x blur
+  uint64_t window_tiles = 0;  // tiles that start within what L2 keeps, in a stream
+  double count_bytes = 0, stream_bytes = 0, extra_bytes = 0;
+};
+// The share of a K block's boxes of `stage_bytes` (A's and B's) that land more than `lead` cycles
+// after they are asked for, on `d` (gemm_box_latency_*; see WaveDrift).
+double box_late_share(const MachineDesc& d, double lead, double stage_bytes);
+// The drift of a launch of `total_ctas` in waves of `concurrent` tiles, one CTA an SM (WaveDrift);
+// all zero where `g` declares no ring or `k_period` is 0.
+WaveDrift wave_drift(const MachineDesc& d, const GemmFacts& g, uint64_t concurrent, uint64_t total_ctas,
+                     double k_period);
+
 struct Prediction {
   uint32_t ctas_per_sm = 1;
   const char* occupancy_bound = "";  // the resource that allows no more (timing::cta_limit)
@@ -303,6 +358,10 @@ struct Prediction {
   // from HBM, the later waves' as a panel's first reader), the latency that added, and why.
   double hbm_share_of_panels = 0;
   std::string load_basis;
+  // Waves that drift apart (wave_drift: one CTA an SM, a TMA ring, several waves): the HBM bytes the
+  // blur adds to the waves' count, and why (empty where the rule does not apply).
+  WaveDrift drift;
+  std::string drift_basis;
   // What the launch itself adds, as bench times a kernel between two events: the machine's
   // launch_us, and cta_start_ns for each CTA beyond the first wave's; launch_basis says so.
   double launch_seconds = 0;
@@ -355,6 +414,10 @@ WalkTraffic walk_traffic(const GemmFacts& g, uint64_t concurrent, double l2_byte
 // (OutputTiling::walk) as the tile order, the facts the prediction reads when only the traced
 // CTA ran. An undeclared tiling gives empty facts (tiles_m 0).
 GemmFacts declared_gemm_facts(const ir::OutputTiling& o, uint64_t k);
+// The TMA ring kernel `k` declares (its shared-memory stages of operands A and B) into `g`
+// (GemmFacts::ring_*): nothing where A's and B's allocations do not have the same stages, two or
+// more.
+void declare_ring(const ir::Kernel& k, GemmFacts& g);
 // The traced CTA's figures as one of a GEMM's wave (simulate.cpp, before the run): the wave's
 // CTAs that read an A or B panel ask for its boxes at about the same time, so where the panel
 // comes from HBM (hbm_read_bytes: L2 did not keep it from the wave before) every one of them
