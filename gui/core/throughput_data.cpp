@@ -156,6 +156,7 @@ void fill_parts(PredictionRow& p, const ModelPrediction& mp) {
     p.launch_line = fmt::format("launch: {:.1f} us ({:.0f}% of the time): {}", pr.launch_seconds * 1e6,
                                 pr.seconds > 0.0 ? 100.0 * pr.launch_seconds / pr.seconds : 0.0, pr.launch_basis);
   p.coupling_line = pr.coupling_basis.empty() ? "" : "clusters: " + pr.coupling_basis;
+  p.drift_line = pr.drift_basis.empty() ? "" : "drift: " + pr.drift_basis;
   p.occupancy_line = fmt::format("occupancy: up to {} CTA{} per SM, bound by {}; registers: {}", pr.ctas_per_sm,
                                  pr.ctas_per_sm == 1 ? "" : "s", pr.occupancy_bound, mp.registers);
 }
@@ -471,6 +472,7 @@ nlohmann::json describe_throughput(AppState& app) {
                            {"clock_line", p.clock_line},
                            {"launch_line", p.launch_line},
                            {"coupling_line", p.coupling_line},
+                           {"drift_line", p.drift_line},
                            {"occupancy_line", p.occupancy_line},
                            {"color_slot", p.color_slot}});
   }

@@ -122,6 +122,7 @@ struct PredictionRow {
   std::string clock_line;      // the clock and why (timing::Prediction::clock_basis)
   std::string launch_line;     // "launch: 7.1 us (3% of the time): ..." (timing::Prediction::launch_basis)
   std::string coupling_line;   // "clusters: ..." where a cluster waits for its slowest CTA (coupling_basis)
+  std::string drift_line;      // "drift: ..." where the waves drift apart behind a TMA ring (drift_basis)
   std::string occupancy_line;  // "up to 1 CTA per SM, bound by shared memory; registers: ..."
 };
 // "+12.3%" for an error of 0.123.

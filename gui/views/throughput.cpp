@@ -420,6 +420,7 @@ void breakdown_tooltip(const PredictionRow& p, const ViewEnv& env) {
   if (!p.clock_line.empty()) ImGui::TextUnformatted(p.clock_line.c_str());
   if (!p.launch_line.empty()) ImGui::TextUnformatted(p.launch_line.c_str());
   if (!p.coupling_line.empty()) ImGui::TextUnformatted(p.coupling_line.c_str());
+  if (!p.drift_line.empty()) ImGui::TextUnformatted(p.drift_line.c_str());
   ImGui::TextUnformatted(p.occupancy_line.c_str());
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();

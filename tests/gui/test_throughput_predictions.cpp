@@ -89,6 +89,7 @@ TEST_CASE("throughput: the model's prediction sits beside the measurement of the
   CHECK_THAT(p.clock_line, Contains("clock: "));
   CHECK_THAT(p.launch_line, Contains("us a launch (launch_us)"));
   CHECK(p.coupling_line.empty());  // one CTA a launch's cluster: nobody to wait for
+  CHECK(p.drift_line.empty());     // eight CTAs an SM and no ring: the waves' count stands
   // The same in --state-json, the measurement still listed as a variant of its own.
   const nlohmann::json j = describe_throughput(app);
   const nlohmann::json* pj = prediction_json(j, "hopper_tma_wgmma_64");
@@ -420,4 +421,27 @@ TEST_CASE("throughput: a cluster that releases stages in both CTAs says it waits
   const nlohmann::json* pj = prediction_json(j, "hopper_cluster_multicast");
   REQUIRE(pj != nullptr);
   CHECK((*pj)["coupling_line"] == d.predictions[0].coupling_line);
+}
+
+TEST_CASE("throughput: step 13's 6-stage ring at 8192^3 says its waves drift apart and read B again",
+          "[gui][throughput][predictions]") {
+  AppState app;
+  app.open_now({.kernel_id = "hopper_producer_consumer",
+                .shape = {8192, 8192, 8192},
+                .params = {{"stages", 6}, {"bn", 128}},
+                .only_traced_cta = true});
+  REQUIRE(app.kernel);
+  const model::SimStats& st = app.kernel->report.result.stats;
+  app.measurements.add_bench_json(result("hopper_producer_consumer", app.kernel->request.shape, 381.6, kH100,
+                                         {{"stages", 6}, {"bn", 128}}),
+                                  MeasurementSource::imported, 1.0);
+  const ThroughputData d = prepare_throughput(app);
+  REQUIRE(d.predictions.size() == 1);
+  CHECK_THAT(d.predictions[0].drift_line, Contains("drift: its 6-stage ring") && Contains("drift_blur_waves") &&
+                                              Contains("GB more"));
+  CHECK(st.prediction.drift.extra_bytes > 1e9);
+  const nlohmann::json j = describe_throughput(app);
+  const nlohmann::json* pj = prediction_json(j, "hopper_producer_consumer");
+  REQUIRE(pj != nullptr);
+  CHECK((*pj)["drift_line"] == d.predictions[0].drift_line);
 }
