@@ -101,12 +101,12 @@ void land_record(SmemWord& s) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// A change of some fields of a record as two masks over its 16 bytes, worked out once from the
+// A change of some fields of a record as two masks over its 8 bytes, worked out once from the
 // change itself: keep = the bits it leaves alone, set = the bits it sets, so that
-// (record & keep) | set is the record after it; each mask twice, for two records a 256-bit
-// register. One and and one or a record where the fields took a read-modify-write of the flags
-// byte and stores of the others (a box's records are mostly not in cache).
-static_assert(sizeof(SmemWord) == 16 && alignof(SmemWord) == 16);
+// (record & keep) | set is the record after it; each mask four times, for four records a
+// 256-bit register. One and and one or a record where the fields took a read-modify-write of the
+// flags byte and stores of the others (a box's records are mostly not in cache).
+static_assert(sizeof(SmemWord) == 8 && alignof(SmemWord) == 8);
 struct RecordMasks {
   alignas(32) uint8_t keep[32], set[32];
 };
@@ -118,34 +118,38 @@ RecordMasks record_masks(void (*change)(SmemWord&)) {
   std::memset(static_cast<void*>(&zeros), 0, sizeof zeros);
   change(ones);
   change(zeros);
-  uint8_t o[16], z[16];
-  std::memcpy(o, &ones, 16);
-  std::memcpy(z, &zeros, 16);
-  for (int i = 0; i < 32; ++i) {
-    m.keep[i] = uint8_t(o[i % 16] & ~z[i % 16]);  // 1 after from 1 and 0 after from 0: left alone
-    m.set[i] = z[i % 16];                           // 1 after from 0: set
+  uint8_t o[sizeof(SmemWord)], z[sizeof(SmemWord)];
+  std::memcpy(o, &ones, sizeof o);
+  std::memcpy(z, &zeros, sizeof z);
+  for (size_t i = 0; i < 32; ++i) {
+    m.keep[i] = uint8_t(o[i % sizeof o] & ~z[i % sizeof z]);  // 1 after from 1 and 0 after from 0: left alone
+    m.set[i] = z[i % sizeof z];                                // 1 after from 0: set
   }
   return m;
 }
 
-// The masks on `count` records from `words`, two records stored only where they change: a ring's
-// stage lands on records the landing before left as this one leaves them, and a look at them
-// costs less than writing them back (each line stays clean).
+// The masks on `count` records from `words`, four records stored only where they change: a
+// ring's stage lands on records the landing before left as this one leaves them, and a look at
+// them costs less than writing them back (each line stays clean).
 __attribute__((target("avx2"))) void change_records_avx2(SmemWord* words, uint32_t count, const RecordMasks& m) {
   const __m256i keep = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.keep));
   const __m256i set = _mm256_load_si256(reinterpret_cast<const __m256i*>(m.set));
   uint32_t i = 0;
-  for (; i + 2 <= count; i += 2) {  // two records: 32 bytes, 16-aligned
+  for (; i + 4 <= count; i += 4) {  // four records: 32 bytes, 8-aligned
     __m256i* const p = reinterpret_cast<__m256i*>(words + i);
     const __m256i before = _mm256_loadu_si256(p);
     const __m256i after = _mm256_or_si256(_mm256_and_si256(before, keep), set);
     const __m256i changed = _mm256_xor_si256(before, after);
     if (!_mm256_testz_si256(changed, changed)) _mm256_storeu_si256(p, after);
   }
-  if (i < count) {
-    __m128i* const p = reinterpret_cast<__m128i*>(words + i);
-    _mm_store_si128(p, _mm_or_si128(_mm_and_si128(_mm_load_si128(p), _mm256_castsi256_si128(keep)),
-                                    _mm256_castsi256_si128(set)));
+  uint64_t keep1, set1;  // one record's masks: the first 8 bytes of each
+  std::memcpy(&keep1, m.keep, 8);
+  std::memcpy(&set1, m.set, 8);
+  for (; i < count; ++i) {
+    uint64_t v;
+    std::memcpy(&v, words + i, 8);
+    v = (v & keep1) | set1;
+    std::memcpy(static_cast<void*>(words + i), &v, 8);
   }
 }
 #endif

@@ -57,19 +57,18 @@ inline void copy_bytes(uint8_t* to, const uint8_t* from, uint32_t bytes) {
   }
 }
 
-// A record's 16 bytes as two 64-bit halves, and a change of several of its fields as one AND and
-// one OR of them: the bits it keeps and those it sets, made from the struct itself
+// A record's 8 bytes as one 64-bit word, and a change of several of its fields as one AND and
+// one OR of it: the bits it keeps and those it sets, made from the struct itself
 // (smem_word_bytes), so they follow its layout.
-using RecordBits = std::array<uint64_t, 2>;
-void change_record(SmemWord& s, const RecordBits& keeps, const RecordBits& sets) {
+using RecordBits = uint64_t;
+void change_record(SmemWord& s, RecordBits keeps, RecordBits sets) {
   RecordBits v;
-  std::memcpy(v.data(), &s, 16);
-  v = {(v[0] & keeps[0]) | sets[0], (v[1] & keeps[1]) | sets[1]};
-  std::memcpy(static_cast<void*>(&s), v.data(), 16);
+  std::memcpy(&v, &s, sizeof v);
+  v = (v & keeps) | sets;
+  std::memcpy(static_cast<void*>(&s), &v, sizeof v);
 }
-// Landing: written, by this warp, in this epoch, no longer pending.
+// Landing: written, by this warp, in this epoch (no longer pending: Cta::cp_async_pending_bits).
 const RecordBits kLandKeeps = smem_word_bytes<RecordBits>(0xFF, [](SmemWord& s) {
-  s.cp_async_pending = false;
   s.written = false;
   s.writer_warp = 0;
   s.epoch = 0;
@@ -81,34 +80,18 @@ RecordBits land_sets(uint32_t warp, uint32_t epoch) {
     s.epoch = epoch;
   });
 }
-// Issue: pending, this warp's copy, this epoch's.
-const RecordBits kIssueKeeps = smem_word_bytes<RecordBits>(0xFF, [](SmemWord& s) {
-  s.cp_async_pending = false;
-  s.cp_async_warp = 0;
-  s.cp_async_epoch = 0;
-});
-RecordBits issue_sets(uint32_t warp, uint32_t epoch) {
-  return smem_word_bytes<RecordBits>(0, [&](SmemWord& s) {
-    s.cp_async_pending = true;
-    s.cp_async_warp = uint8_t(warp);
-    s.cp_async_epoch = epoch;
-  });
-}
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// Every 16-byte copy's four records (one 64-byte line of them) changed as (record & keep) | set,
-// two records a 256-bit AND and OR: a quiet warp's marks at issue (the copies' destinations
-// `first[i]`, in words) and a retired group's at landing, in one call each.
+// Every 16-byte copy's four records (half a 64-byte line of them) changed as (record & keep) |
+// set, one 256-bit AND and OR: a retired group's at landing (the copies' destinations
+// `first[i]`, in words), in one call.
 __attribute__((target("avx2"))) void change_fours_avx2(SmemWord* state, const uint32_t* first, uint32_t n,
                                                        RecordBits keeps, RecordBits sets) {
-  static_assert(sizeof(SmemWord) == 16);
-  const __m256i keep = _mm256_setr_epi64x(int64_t(keeps[0]), int64_t(keeps[1]), int64_t(keeps[0]), int64_t(keeps[1]));
-  const __m256i set = _mm256_setr_epi64x(int64_t(sets[0]), int64_t(sets[1]), int64_t(sets[0]), int64_t(sets[1]));
+  static_assert(sizeof(SmemWord) == 8);
+  const __m256i keep = _mm256_set1_epi64x(int64_t(keeps)), set = _mm256_set1_epi64x(int64_t(sets));
   for (uint32_t i = 0; i < n; ++i) {
     __m256i* const p = reinterpret_cast<__m256i*>(state + first[i]);
-    const __m256i v0 = _mm256_loadu_si256(p), v1 = _mm256_loadu_si256(p + 1);
-    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(v0, keep), set));
-    _mm256_storeu_si256(p + 1, _mm256_or_si256(_mm256_and_si256(v1, keep), set));
+    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(_mm256_loadu_si256(p), keep), set));
   }
 }
 #endif
@@ -151,6 +134,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
     // its words lie in one 64-bit word of the bits; a warp's, a 64-bit word at a time); its
     // records written by a warp, not as a TMA landing leaves them (Cta::records_landed), alike.
+    // (Their marks stay: Cta::cp_async_marks are read only where a pending bit is set.)
     if (end - first <= 4 && first / 64 == (end - 1) / 64) {
       const uint64_t bits = ~(((uint64_t(1) << (end - first)) - 1) << (first % 64));
       pending[first / 64] &= bits;
@@ -176,21 +160,19 @@ void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
   Cta& c = x.cta;
   const uint32_t off = dst - timing::kSmemBaseAddress;
   for (uint32_t word = off / 4; word < (off + bytes + 3) / 4; ++word) {
-    SmemWord& s = c.smem_word_state[word];
+    CpAsyncMark& mark = c.cp_async_marks[word];
     if (const uint32_t others = c.read_by_others(x.warp.id, word); others != 0)
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async overwrites shared address 0x{:X} that warp {} read with no barrier in "
                          "between: the copy can land before that read has happened",
                          x.warp.id, timing::kSmemBaseAddress + 4 * word, std::countr_zero(others)));
-    else if (s.cp_async_pending && s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
+    else if (c.cp_async_pending_at(word) && mark.warp != x.warp.id && mark.epoch == c.barrier_epoch)
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async writes shared address 0x{:X} while warp {}'s cp.async into it is "
                          "still in flight",
-                         x.warp.id, timing::kSmemBaseAddress + 4 * word, uint32_t(s.cp_async_warp)));
-    s.cp_async_pending = true;
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, mark.warp));
     c.cp_async_pending_bits[word / 64] |= uint64_t(1) << (word % 64);
-    s.cp_async_warp = uint8_t(x.warp.id);
-    s.cp_async_epoch = c.barrier_epoch;
+    mark = {c.barrier_epoch, x.warp.id};
   }
 }
 
@@ -335,7 +317,8 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     if (bad != 0) return false;
   }
   const uint32_t epoch = c.barrier_epoch;
-  SmemWord* state = c.smem_word_state.data();
+  CpAsyncMark* const marks = c.cp_async_marks.data();
+  const CpAsyncMark mark{epoch, w.id};
   const uint32_t words = bytes / 4;
   // The other warps with reads in this interval (Cta::smem_read_bits), whose bits are looked at.
   std::array<const uint64_t*, kMaxCtaWarps> readers;
@@ -412,23 +395,20 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     for (uint32_t r = 0; r < nreaders; ++r)
       for (uint32_t i = 0; i <= hi - lo; ++i) read |= readers[r][lo + i] & want[i];
     if (read != 0) return false;
-    // A word still pending: look at its record, as the loop by lanes does.
+    // A word still pending: look at its mark, as the loop by lanes does.
     if (clash != 0)
       for (uint32_t m = mask; m; m &= m - 1) {
         const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
         if (pending[first / 64] >> (first % 64) & lane_bits)
-          for (uint32_t i = 0; i < words; ++i) {
-            const SmemWord& s = state[first + i];
-            if (s.cp_async_pending && s.cp_async_warp != w.id && s.cp_async_epoch == epoch) return false;
-          }
+          for (uint32_t i = first; i < first + words; ++i)
+            if ((pending[i / 64] >> (i % 64) & 1) && marks[i].warp != w.id && marks[i].epoch == epoch) return false;
       }
   }
   for (uint32_t m = windowed ? 0 : mask; m; m &= m - 1) {
     const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
-    const SmemWord* s = state + first;
     if (pending[first / 64] >> (first % 64) & lane_bits)
-      for (uint32_t i = 0; i < words; ++i)
-        if (s[i].cp_async_pending && s[i].cp_async_warp != w.id && s[i].cp_async_epoch == epoch) return false;
+      for (uint32_t i = first; i < first + words; ++i)
+        if ((pending[i / 64] >> (i % 64) & 1) && marks[i].warp != w.id && marks[i].epoch == epoch) return false;
     for (uint32_t r = 0; r < nreaders; ++r)
       for (uint32_t i = first; i < first + words; ++i)
         if (readers[r][i / 64] >> (i % 64) & 1) return false;
@@ -446,8 +426,6 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   size_t n = out.size();
   out.resize(n + (consecutive ? 1 : size_t(std::popcount(mask))));
   if (consecutive) out[n] = {low, 32 * bytes, at};
-  std::array<uint32_t, 32> firsts;
-  uint32_t nfirst = 0;
   for (uint32_t m = mask, next = at; m; m &= m - 1, next += bytes) {
     const uint32_t l = uint32_t(std::countr_zero(m));
     // A lane's bytes where its destination is in the warp's range (by lanes: in lane order).
@@ -460,18 +438,10 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     copy_bytes(data.data() + to, from, bytes);
     const uint32_t first = (saddr[l] - timing::kSmemBaseAddress) / 4;
     if (!windowed) c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
-    firsts[nfirst++] = first;
+    if (!consecutive) std::fill_n(marks + first, words, mark);
   }
-  // Each destination word's record: pending, this warp's copy, this epoch.
-  const RecordBits keeps = kIssueKeeps, sets = issue_sets(w.id, epoch);
-#if defined(__x86_64__) && defined(__GNUC__)
-  if (avx2 && words == 4) {
-    change_fours_avx2(state, firsts.data(), nfirst, keeps, sets);
-    return true;
-  }
-#endif
-  for (uint32_t i = 0; i < nfirst; ++i)
-    for (uint32_t k = 0; k < words; ++k) change_record(state[firsts[i] + k], keeps, sets);
+  // Each destination word's mark: this warp's copy, this epoch (its records are the landing's).
+  if (consecutive) std::fill_n(marks + first0, 32 * words, mark);
   return true;
 }
 

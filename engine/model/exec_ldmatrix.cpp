@@ -152,7 +152,7 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
       const uint32_t w = (r.addr[l] - timing::kSmemBaseAddress) / 4;
       if (c.any_tma_pending(w, w + kRowBytes / 4)) return false;
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-        if (!memform::word_is_quiet<true>(state[w + i], false, warp, rank, epoch)) return false;
+        if (!memform::word_is_quiet<true>(c, w + i, false, warp, rank, epoch)) return false;
     }
     // The unfenced range widened once, by the rows' lowest and highest words (a note per word
     // made a chain through memory of the range's two bounds).
@@ -189,7 +189,7 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
       }
       if (c.any_tma_pending(w, w + kRowBytes / 4)) return false;
       for (uint32_t i = 0; i < kRowBytes / 4; ++i)
-        if (!memform::word_is_quiet<false>(state[w + i], false, warp, rank, epoch)) return false;
+        if (!memform::word_is_quiet<false>(c, w + i, false, warp, rank, epoch)) return false;
     }
     const memform::ReadNotes notes = memform::read_notes(c);
     if (notes.release)

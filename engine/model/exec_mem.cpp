@@ -92,26 +92,28 @@ uint8_t* smem_ptr(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t lane, 
 // `no-sync-before-prefetch` pitfall, the second its `steady-state-wait-at-tail`.
 namespace {
 
-// What check_shared_words reports of a word that is not quiet (state s), before it is noted.
-[[gnu::noinline]] void report_shared_word(ExecContext& x, const SmemWord& s, bool tma_pending, uint32_t addr,
+// What check_shared_words reports of a word that is not quiet (word `word`), before it is noted.
+[[gnu::noinline]] void report_shared_word(ExecContext& x, uint32_t word, bool tma_pending, uint32_t addr,
                                           uint32_t lane, bool store) {
   Cta& c = x.cta;
+  const SmemWord& s = c.smem_word_state[word];
   if (tma_pending)
     report_tma_race(c, x.inst_id, x.warp.id, lane, addr,
                     fmt::format("shared address 0x{:X} is {} before the TMA load writing it has completed", addr,
                                 store ? "written" : "read"),
                     "wait on its mbarrier first");
-  if (s.cp_async_pending) {
-    if (s.cp_async_warp != x.warp.id && s.cp_async_epoch == c.barrier_epoch)
+  if (c.cp_async_pending_at(word)) {
+    const CpAsyncMark& copy = c.cp_async_marks[word];
+    if (copy.warp != x.warp.id && copy.epoch == c.barrier_epoch)
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
              fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
                          "barrier in between, is still writing it",
-                         x.warp.id, store ? "writes" : "reads", addr, uint32_t(s.cp_async_warp)));
+                         x.warp.id, store ? "writes" : "reads", addr, copy.warp));
     else
       report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
              fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
                          "completed: its cp.async.wait_group returned with that group still pending",
-                         x.warp.id, store ? "writes" : "reads", addr, uint32_t(s.cp_async_warp)));
+                         x.warp.id, store ? "writes" : "reads", addr, copy.warp));
   }
   if (store && s.bulk_reads != 0)
     report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,
@@ -123,7 +125,8 @@ namespace {
     report(c, HazardKind::uninitialized_shared, x.inst_id, x.warp.id, lane, addr,
            fmt::format("shared address 0x{:X} is read before anything wrote it", addr));
   const uint32_t rank = c.launch.cluster_rank;
-  const bool released = s.write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= s.write_release;
+  const uint32_t write_release = c.smem_write_release[word];
+  const bool released = write_release != 0 && rank < kMaxClusterRanks && x.warp.acquired[rank] >= write_release;
   if (s.written && s.writer_warp != x.warp.id && s.epoch == c.barrier_epoch && s.writer_warp != SmemWord::kAsync &&
       !released)
     report(c, HazardKind::shared_race, x.inst_id, x.warp.id, lane, addr,
@@ -146,13 +149,13 @@ void check_shared_words(ExecContext& x, uint32_t addr, uint32_t bytes, uint32_t 
     SmemWord& s = c.smem_word_state[w];
     const bool tma_pending = c.tma_pending_at(w);
     if (store) {
-      if (!memform::word_is_quiet<true>(s, tma_pending, x.warp, rank, epoch)) [[unlikely]]
-        report_shared_word(x, s, tma_pending, addr, lane, true);
+      if (!memform::word_is_quiet<true>(c, w, tma_pending, x.warp, rank, epoch)) [[unlikely]]
+        report_shared_word(x, w, tma_pending, addr, lane, true);
       memform::note_write(c, s, x.warp.id, epoch, release);
       c.note_unfenced(w);
     } else {
-      if (!memform::word_is_quiet<false>(s, tma_pending, x.warp, rank, epoch)) [[unlikely]]
-        report_shared_word(x, s, tma_pending, addr, lane, false);
+      if (!memform::word_is_quiet<false>(c, w, tma_pending, x.warp, rank, epoch)) [[unlikely]]
+        report_shared_word(x, w, tma_pending, addr, lane, false);
       memform::note_reads(c, x.warp.id, w, 1, notes);
     }
   }

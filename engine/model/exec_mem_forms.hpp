@@ -89,17 +89,21 @@ template <bool kStore>
 // nothing to report, the common case (the decoded shared forms, check_shared_words itself,
 // ldmatrix's rows).
 
-// check_shared_words reports nothing for warp w's access of this word (record s; `tma_pending`:
-// its bit of Cta::tma_pending_bits, or that of any word of the access where the caller tests them
-// together: a pending word is never quiet).
+// check_shared_words reports nothing for warp w's access of word `word` (`tma_pending`: its bit
+// of Cta::tma_pending_bits, or that of any word of the access where the caller tests them
+// together: a pending word is never quiet, and a word with a cp.async pending neither).
 template <bool kStore>
-[[gnu::always_inline]] inline bool word_is_quiet(const SmemWord& s, bool tma_pending, const Warp& w, uint32_t rank,
-                                                 uint32_t epoch) {
+[[gnu::always_inline]] inline bool word_is_quiet(const Cta& c, uint32_t word, bool tma_pending, const Warp& w,
+                                                 uint32_t rank, uint32_t epoch) {
+  const SmemWord& s = c.smem_word_state[word];
+  const bool pending = tma_pending || c.cp_async_pending_at(word);
   if constexpr (!kStore)
-    if (s.written && !(tma_pending | s.cp_async_pending) && s.epoch != epoch) return true;  // the common read
-  if (tma_pending || s.cp_async_pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
-  if (s.written && s.writer_warp != w.id && s.epoch == epoch && s.writer_warp != SmemWord::kAsync)
-    return s.write_release != 0 && rank < kMaxClusterRanks && w.acquired[rank] >= s.write_release;
+    if (s.written && !pending && s.epoch != epoch) return true;  // the common read
+  if (pending || (kStore ? s.bulk_reads != 0 : !s.written)) return false;
+  if (s.written && s.writer_warp != w.id && s.epoch == epoch && s.writer_warp != SmemWord::kAsync) {
+    const uint32_t release = c.smem_write_release[word];
+    return release != 0 && rank < kMaxClusterRanks && w.acquired[rank] >= release;
+  }
   return true;
 }
 
@@ -122,11 +126,12 @@ inline ReadNotes read_notes(const Cta& c) {
 // What check_shared_words records of a quiet store (a record no longer as a TMA landing leaves
 // it: Cta::records_landed).
 [[gnu::always_inline]] inline void note_write(Cta& c, SmemWord& s, uint32_t warp, uint32_t epoch, uint32_t release) {
-  c.unland_record(uint32_t(&s - c.smem_word_state.data()));
+  const uint32_t word = uint32_t(&s - c.smem_word_state.data());
+  c.unland_record(word);
   s.written = true;
   s.writer_warp = uint8_t(warp);
   s.epoch = epoch;
-  s.write_release = release;
+  c.smem_write_release[word] = release;
   s.generic_since_fence = true;
 }
 
@@ -166,9 +171,9 @@ inline ReadNotes read_notes(const Cta& c) {
 }
 
 // word_is_quiet<false>'s first test, which a read by any warp passes alike, as far as the record
-// goes: the caller tests Cta::tma_pending_bits (look_at_line).
+// goes: the caller tests Cta::tma_pending_bits and Cta::cp_async_pending_bits (look_at_line).
 [[gnu::always_inline]] inline bool read_is_plain(const SmemWord& s, uint32_t epoch) {
-  return s.written && !s.cp_async_pending && s.epoch != epoch;
+  return s.written && s.epoch != epoch;
 }
 
 // Cta::smem_plain_lines' entry for `line`, made anew: whether every word of it is a plain read
@@ -202,10 +207,9 @@ inline ReadNotes read_notes(const Cta& c) {
 // reports and notes). Lines that are plain reads (lines_read_plain) need no look at a word.
 [[gnu::always_inline]] inline bool quiet_reads(Cta& c, const Warp& w, uint32_t word, uint32_t n, ReadNotes notes) {
   if (!lines_read_plain(c, word, n)) {
-    const SmemWord* s = c.smem_word_state.data() + word;
     if (c.any_tma_pending(word, word + n)) return false;
-    for (uint32_t i = 0; i < n; ++i)
-      if (!word_is_quiet<false>(s[i], false, w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+    for (uint32_t i = word; i < word + n; ++i)
+      if (!word_is_quiet<false>(c, i, false, w, c.launch.cluster_rank, c.barrier_epoch)) return false;
   }
   if (notes.any()) note_reads(c, w.id, word, n, notes);
   return true;

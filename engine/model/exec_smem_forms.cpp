@@ -244,12 +244,12 @@ __attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pa
 // nothing, where a word has something to report.
 [[gnu::always_inline]] inline bool pattern_reads_quiet(Cta& c, const Warp& w, const SharedLanePattern& p,
                                                        uint32_t first) {
-  const SmemWord* state = c.smem_word_state.data() + first;
   const uint32_t lo = first + uint32_t(p.words[0]), n = uint32_t(p.words[p.nwords - 1] - p.words[0]) + 1;
   if (!lines_read_plain(c, lo, n)) {
     if (c.any_tma_pending(lo, lo + n)) return false;  // a word between the pattern's too: the lane loop looks
     for (uint32_t i = 0; i < p.nwords; ++i)
-      if (!word_is_quiet<false>(state[p.words[i]], false, w, c.launch.cluster_rank, c.barrier_epoch)) return false;
+      if (!word_is_quiet<false>(c, first + uint32_t(p.words[i]), false, w, c.launch.cluster_rank, c.barrier_epoch))
+        return false;
   }
   const ReadNotes notes = read_notes(c);
   if (notes.release)
@@ -309,7 +309,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if constexpr (kStore) {
     if (c.any_tma_pending(uint32_t(o0 / 4), uint32_t(o0 / 4) + words)) return false;
     for (uint32_t i = 0; i < words; ++i)
-      if (!word_is_quiet<kStore>(state[i], false, w, c.launch.cluster_rank, epoch)) return false;
+      if (!word_is_quiet<kStore>(c, uint32_t(o0 / 4) + i, false, w, c.launch.cluster_rank, epoch)) return false;
   } else if (!quiet_reads(c, w, uint32_t(o0 / 4), words)) {
     return false;
   }
@@ -396,7 +396,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
     const uint32_t lo = uint32_t(o0 >> 2) + uint32_t(p->words[0]);
     quiet = !c.any_tma_pending(lo, uint32_t(o0 >> 2) + uint32_t(p->words[p->nwords - 1]) + 1);
     for (uint32_t i = 0; i < p->nwords && quiet; ++i)
-      quiet = word_is_quiet<kStore>(state[p->words[i]], false, w, rank, epoch);
+      quiet = word_is_quiet<kStore>(c, uint32_t(o0 >> 2) + uint32_t(p->words[i]), false, w, rank, epoch);
   } else {
     quiet = pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2));
   }
@@ -540,27 +540,25 @@ ExecFn shared_form_for(bool store, uint32_t elem) {
 
 namespace {
 
-// The first two 32-bit words of a record: its flags' byte and its epoch (SmemWord's layout).
-static_assert(offsetof(SmemWord, epoch) == 4 && sizeof(SmemWord) == 16);
-// read_is_plain's flags, as bits of a record's first 32-bit word, made from the struct itself:
-// written, and no cp.async pending (a TMA load pending is Cta::tma_pending_bits', tested by look_at_line).
-const uint32_t kPlainFlags =
-    smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = s.cp_async_pending = true; });
-const uint32_t kPlainWant = smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = true; });
+// The two 32-bit words of a record: its flags' byte and its epoch (SmemWord's layout).
+static_assert(offsetof(SmemWord, epoch) == 4 && sizeof(SmemWord) == 8);
+// read_is_plain's flag, as bits of a record's first 32-bit word, made from the struct itself:
+// written (a TMA load or a cp.async pending is a bit of the Cta's, tested by look_at_line).
+const uint32_t kPlainWritten = smem_word_bytes<uint32_t>(0, [](SmemWord& s) { s.written = true; });
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// read_is_plain over records [0, n), two records a 256-bit compare (n even): every record's flags
-// are just `written` and its epoch is not `epoch`.
+// read_is_plain over records [0, n), four records a 256-bit compare (n a multiple of 4): every
+// record is written and its epoch is not `epoch`.
 __attribute__((target("avx2"))) bool records_plain_avx2(const SmemWord* s, uint32_t n, uint32_t epoch) {
-  const __m256i flags = _mm256_setr_epi32(int(kPlainFlags), 0, 0, 0, int(kPlainFlags), 0, 0, 0);
-  const __m256i want = _mm256_setr_epi32(int(kPlainWant), 0, 0, 0, int(kPlainWant), 0, 0, 0);
-  const __m256i at_epoch = _mm256_setr_epi32(0, int(epoch), 0, 0, 0, int(epoch), 0, 0);
-  const __m256i epoch_lanes = _mm256_setr_epi32(0, -1, 0, 0, 0, -1, 0, 0);
+  const __m256i flags = _mm256_setr_epi32(int(kPlainWritten), 0, int(kPlainWritten), 0, int(kPlainWritten), 0,
+                                          int(kPlainWritten), 0);
+  const __m256i at_epoch = _mm256_setr_epi32(0, int(epoch), 0, int(epoch), 0, int(epoch), 0, int(epoch));
+  const __m256i epoch_lanes = _mm256_setr_epi32(0, -1, 0, -1, 0, -1, 0, -1);
   __m256i bad = _mm256_setzero_si256();
-  for (uint32_t i = 0; i < n; i += 2) {
+  for (uint32_t i = 0; i < n; i += 4) {
     const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-    // Lanes 0 and 4: the flags differ from `written` alone; lanes 1 and 5: the epoch is `epoch`.
-    bad = _mm256_or_si256(bad, _mm256_xor_si256(_mm256_and_si256(v, flags), want));
+    // Even lanes: `written` is clear; odd lanes: the epoch is `epoch`.
+    bad = _mm256_or_si256(bad, _mm256_andnot_si256(v, flags));
     bad = _mm256_or_si256(bad, _mm256_and_si256(_mm256_cmpeq_epi32(v, at_epoch), epoch_lanes));
   }
   return _mm256_testz_si256(bad, bad) != 0;
@@ -573,14 +571,16 @@ bool look_at_line(Cta& c, uint32_t line) {
   const uint32_t epoch = c.barrier_epoch;
   const uint32_t lo = 32 * line, hi = std::min<uint32_t>(lo + 32, uint32_t(c.smem_word_state.size()));
   const SmemWord* const s = c.smem_word_state.data();
-  bool plain = !c.any_tma_pending(lo, hi);  // read_is_plain's records say nothing of TMA loads
+  // read_is_plain's records say nothing of TMA loads or cp.async copies pending: their bits.
+  const bool copying = word_bits::any(c.cp_async_pending_bits, lo, hi);
+  bool plain = !c.any_tma_pending(lo, hi) && !copying;
   uint32_t i = lo;
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = cpu_has_avx2();
   if (avx2 && hi > lo) {
-    const uint32_t pairs = (hi - lo) & ~1u;
-    plain = records_plain_avx2(s + lo, pairs, epoch);
-    i = lo + pairs;
+    const uint32_t quads = (hi - lo) & ~3u;
+    plain = !copying && records_plain_avx2(s + lo, quads, epoch);
+    i = lo + quads;
   }
 #endif
   for (; i < hi; ++i) plain &= read_is_plain(s[i], epoch);

@@ -68,6 +68,8 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.smem.assign(k.smem_bytes(), 0);
   c.smem_word_state.assign(words, SmemWord{});
   c.smem_tensor_word.assign(words, SmemTensorWord{});
+  c.cp_async_marks.assign(words, CpAsyncMark{});
+  c.smem_write_release.assign(words, 0);
   for (std::vector<uint64_t>* bits : {&c.smem_ready, &c.tma_pending_bits, &c.records_landed, &c.cp_async_pending_bits})
     bits->assign(bit_words, 0);
   c.smem_chunk_read.assign((k.smem_bytes() + 15) / 16, 0);

@@ -467,10 +467,10 @@ struct Cta {
   // its SmemWord records are 1.2 MB: the first load of each record was nearly all of
   // note_word_state's 13% of hopper_fewer_arrivals.
   std::vector<uint64_t> smem_ready;
-  // Bit w set while SmemWord::cp_async_pending of word w is (exec_cp_async.cpp keeps both): a
-  // copy into words none of whose bits is set cannot race another warp's copy in flight, and
-  // needs no look at their records (a copy's first load of each record was a fifth of
-  // exec_cp_async in ampere_cp_async).
+  // Bit w set while a cp.async into word w has been issued and has not landed (the only record
+  // of it; which warp's copy, cp_async_marks below): a copy into words none of whose bits is set
+  // cannot race another warp's copy in flight, and needs no look at their marks (a copy's first
+  // load of each record was a fifth of exec_cp_async in ampere_cp_async).
   std::vector<uint64_t> cp_async_pending_bits;
   // Per 16-byte chunk, in a cluster: the release count plus one at the latest tensor-core read
   // of the whole chunk since TMA last wrote any of it (SmemTensorWord::read_release). One store
@@ -682,6 +682,14 @@ struct Cta {
   // the struct so that the fields before keep the places they had.
   std::vector<uint64_t> tma_pending_bits;
   std::vector<uint64_t> records_landed;
+  // Per shared word, apart from its SmemWord (smem_words.hpp says why): the cp.async pending on
+  // it (read only while its bit of cp_async_pending_bits is set), and its CTA's release count at
+  // its last generic write, plus one (0: none): a warp that acquired a release made after the
+  // write (an mbarrier arrive the writer made after it, whose phase the reader's wait completed
+  // on: the arrive releases, the wait acquires) reads it in order. Last, as the bits above.
+  std::vector<CpAsyncMark> cp_async_marks;
+  std::vector<uint32_t> smem_write_release;
+  bool cp_async_pending_at(uint32_t w) const { return word_bits::at(cp_async_pending_bits, w); }
 
   uint64_t& reg(uint32_t warp, uint32_t r, uint32_t lane) { return regs[(size_t(warp) * nregs + r) * 32 + lane]; }
   uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }

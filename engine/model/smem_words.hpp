@@ -8,33 +8,42 @@
 
 namespace gs::model {
 
-// What the model knows about each 4-byte word of shared memory, for its hazard checks. 16
-// bytes, aligned, so that a 16-byte row's four words are one 64-byte cache line of these: every
-// shared access looks at each word it touches, and the first load of each record is most of the
-// shared paths' cache misses (at 40 bytes, then 32, the records of a CTA's 150 KB of shared
-// memory were 1.2 MB; the flags are bits, the warps bytes: a CTA has at most 32 warps).
-struct alignas(16) SmemWord {
+// What the model knows about each 4-byte word of shared memory, for its hazard checks. 8
+// bytes, aligned, so that a 16-byte row's four words are half a 64-byte cache line of these:
+// every shared access looks at each word it touches, and the first load of each record is most
+// of the shared paths' cache misses (at 40 bytes, then 32, the records of a CTA's 150 KB of
+// shared memory were 1.2 MB; the flags are bits, the warps bytes: a CTA has at most 32 warps).
+// What only a cp.async's checks and a race's release read lives beside it, per word of the Cta:
+// a cp.async pending on the word is its bit of Cta::cp_async_pending_bits, whose copy it is
+// Cta::cp_async_marks, the release of its last generic write Cta::smem_write_release. At 16
+// bytes with those in it, each cp.async issue and landing rewrote a 64-byte line of records a
+// 16-byte copy and a plain read's check read 512 bytes a 128-byte line: a fifth of
+// ampere_cp_async's L1 misses (docs/results/2026-12-07-model-speed-9). Now an issue writes
+// only its marks, a landing and a check half the lines.
+struct alignas(8) SmemWord {
   static constexpr uint8_t kAsync = 0xFF;  // written by the copy engine
   bool written : 1 = false;
   // (A TMA load pending on it is a bit of Cta::tma_pending_bits: a ring's issues and landings
-  // would rewrite every record of each box.)
-  bool cp_async_pending : 1 = false;    // a cp.async into it has been issued, not yet waited for
+  // would rewrite every record of each box; a cp.async pending on it, of Cta::cp_async_pending_bits.)
   bool generic_since_fence : 1 = false; // written by st.shared/stmatrix, not yet fenced for the async proxy
   // TMA stores that read it and that the issuing thread has not yet retired with
   // cp.async.bulk.wait_group.read: writing it then is a bulk-store-race.
   uint8_t bulk_reads = 0;
   uint8_t writer_warp = 0;
-  uint8_t cp_async_warp = 0;        // the warp whose cp.async is pending on it
   uint32_t epoch = 0;               // barrier epoch of the last generic write
-  // Its CTA's release count at the last generic write, plus one (0: none): a warp that acquired
-  // a release made after the write (an mbarrier arrive the writer made after it, whose phase the
-  // reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
-  uint32_t write_release = 0;
-  uint32_t cp_async_epoch = 0;      // barrier epoch in which that cp.async was issued
   // (The warps that read it in a barrier interval are bits of Cta::smem_read_bits; the release
   // of its latest read is SmemTensorWord::generic_read_release, kept only in clusters.)
 };
-static_assert(sizeof(SmemWord) == 16);
+static_assert(sizeof(SmemWord) == 8);
+
+// The cp.async pending on a word (Cta::cp_async_marks): the warp that issued it and the barrier
+// epoch it was issued in. It means something only while the word's bit of
+// Cta::cp_async_pending_bits is set; a landing clears the bit and leaves the mark.
+struct CpAsyncMark {
+  uint32_t epoch = 0;
+  uint32_t warp = 0;
+};
+static_assert(sizeof(CpAsyncMark) == 8);
 
 // The first sizeof(T) bytes of a record whose bytes are all `fill` but for the fields `set`
 // sets: masks and values of the record's layout made from the struct itself (its flags are
