@@ -134,7 +134,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     // Its words' pending bits in one step (a copy of 4, 8 or 16 bytes is aligned to its size:
     // its words lie in one 64-bit word of the bits; a warp's, a 64-bit word at a time); its
     // records written by a warp, not as a TMA landing leaves them (Cta::records_landed), alike.
-    // (Their marks stay: Cta::cp_async_marks are read only where a pending bit is set.)
+    // (Which copy it was stays: Cta::cp_async_warp is read only where a pending bit is set.)
     if (end - first <= 4 && first / 64 == (end - 1) / 64) {
       const uint64_t bits = ~(((uint64_t(1) << (end - first)) - 1) << (first % 64));
       pending[first / 64] &= bits;
@@ -160,19 +160,19 @@ void mark_pending(ExecContext& x, uint32_t dst, uint32_t bytes, uint32_t lane) {
   Cta& c = x.cta;
   const uint32_t off = dst - timing::kSmemBaseAddress;
   for (uint32_t word = off / 4; word < (off + bytes + 3) / 4; ++word) {
-    CpAsyncMark& mark = c.cp_async_marks[word];
     if (const uint32_t others = c.read_by_others(x.warp.id, word); others != 0)
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async overwrites shared address 0x{:X} that warp {} read with no barrier in "
                          "between: the copy can land before that read has happened",
                          x.warp.id, timing::kSmemBaseAddress + 4 * word, std::countr_zero(others)));
-    else if (c.cp_async_pending_at(word) && mark.warp != x.warp.id && mark.epoch == c.barrier_epoch)
+    else if (c.cp_async_pending_at(word) && c.cp_async_warp[word] != x.warp.id && c.copied_now(word))
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, dst,
              fmt::format("warp {}'s cp.async writes shared address 0x{:X} while warp {}'s cp.async into it is "
                          "still in flight",
-                         x.warp.id, timing::kSmemBaseAddress + 4 * word, mark.warp));
+                         x.warp.id, timing::kSmemBaseAddress + 4 * word, uint32_t(c.cp_async_warp[word])));
     c.cp_async_pending_bits[word / 64] |= uint64_t(1) << (word % 64);
-    mark = {c.barrier_epoch, x.warp.id};
+    c.copies_now()[word / 64] |= uint64_t(1) << (word % 64);
+    c.cp_async_warp[word] = uint8_t(x.warp.id);
   }
 }
 
@@ -317,8 +317,7 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     if (bad != 0) return false;
   }
   const uint32_t epoch = c.barrier_epoch;
-  CpAsyncMark* const marks = c.cp_async_marks.data();
-  const CpAsyncMark mark{epoch, w.id};
+  uint8_t* const by = c.cp_async_warp.data();
   const uint32_t words = bytes / 4;
   // The other warps with reads in this interval (Cta::smem_read_bits), whose bits are looked at.
   std::array<const uint64_t*, kMaxCtaWarps> readers;
@@ -328,6 +327,12 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
       readers[nreaders++] = c.smem_read_bits.data() + size_t(v) * c.smem_read_row;
   // A lane's words are aligned to their count (1, 2 or 4): one word of the pending bits.
   const uint64_t* const pending = c.cp_async_pending_bits.data();
+  // Whether a pending word's copy is another warp's of this interval (what a race needs).
+  const bool any_now = c.cp_async_now_epoch == epoch;
+  const uint64_t* const now = c.cp_async_now_bits.data();
+  const auto raced = [&](uint32_t i) {
+    return (pending[i / 64] >> (i % 64) & 1) && by[i] != w.id && any_now && (now[i / 64] >> (i % 64) & 1);
+  };
   const uint64_t lane_bits = (uint64_t(1) << words) - 1;
   // A whole warp whose lanes fill 32 cp-sizes of consecutive bytes, in any order (step 09's
   // copies in lane order, step 10's swizzled within their rows): one copy, its words one range.
@@ -401,14 +406,14 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
         const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
         if (pending[first / 64] >> (first % 64) & lane_bits)
           for (uint32_t i = first; i < first + words; ++i)
-            if ((pending[i / 64] >> (i % 64) & 1) && marks[i].warp != w.id && marks[i].epoch == epoch) return false;
+            if (raced(i)) return false;
       }
   }
   for (uint32_t m = windowed ? 0 : mask; m; m &= m - 1) {
     const uint32_t first = (saddr[std::countr_zero(m)] - timing::kSmemBaseAddress) / 4;
     if (pending[first / 64] >> (first % 64) & lane_bits)
       for (uint32_t i = first; i < first + words; ++i)
-        if ((pending[i / 64] >> (i % 64) & 1) && marks[i].warp != w.id && marks[i].epoch == epoch) return false;
+        if (raced(i)) return false;
     for (uint32_t r = 0; r < nreaders; ++r)
       for (uint32_t i = first; i < first + words; ++i)
         if (readers[r][i / 64] >> (i % 64) & 1) return false;
@@ -416,8 +421,12 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
   // What the lane loop does: smem_ptr's count of stores, each lane's copy of its bytes, and
   // mark_pending's marks.
   c.smem_writes += uint32_t(std::popcount(mask));
+  uint64_t* const copied = c.copies_now();
   if (windowed)
-    for (uint32_t i = 0; i <= hi - lo; ++i) c.cp_async_pending_bits[lo + i] |= want[i];
+    for (uint32_t i = 0; i <= hi - lo; ++i) {
+      c.cp_async_pending_bits[lo + i] |= want[i];
+      copied[lo + i] |= want[i];
+    }
   const uint8_t* src_data = global.buffers[buffer]->data();
   std::vector<Warp::CpAsyncCopy>& out = w.cp_async_uncommitted;
   std::vector<uint8_t>& data = w.cp_async_uncommitted_data;
@@ -437,11 +446,14 @@ bool quiet_copies(ExecContext& x, const ir::cp_async_operands& ops, uint32_t byt
     __builtin_prefetch(from + 64);
     copy_bytes(data.data() + to, from, bytes);
     const uint32_t first = (saddr[l] - timing::kSmemBaseAddress) / 4;
-    if (!windowed) c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
-    if (!consecutive) std::fill_n(marks + first, words, mark);
+    if (!windowed) {
+      c.cp_async_pending_bits[first / 64] |= lane_bits << (first % 64);
+      copied[first / 64] |= lane_bits << (first % 64);
+    }
+    if (!consecutive) std::memset(by + first, int(w.id), words);
   }
-  // Each destination word's mark: this warp's copy, this epoch (its records are the landing's).
-  if (consecutive) std::fill_n(marks + first0, 32 * words, mark);
+  // Each destination word's copy: this warp's (its records are the landing's to change).
+  if (consecutive) std::memset(by + first0, int(w.id), 32 * words);
   return true;
 }
 

@@ -103,17 +103,17 @@ namespace {
                                 store ? "written" : "read"),
                     "wait on its mbarrier first");
   if (c.cp_async_pending_at(word)) {
-    const CpAsyncMark& copy = c.cp_async_marks[word];
-    if (copy.warp != x.warp.id && copy.epoch == c.barrier_epoch)
+    const uint32_t by = c.cp_async_warp[word];
+    if (by != x.warp.id && c.copied_now(word))
       report(c, HazardKind::cp_async_race, x.inst_id, x.warp.id, lane, addr,
              fmt::format("warp {} {} shared address 0x{:X} while warp {}'s cp.async into it, issued with no "
                          "barrier in between, is still writing it",
-                         x.warp.id, store ? "writes" : "reads", addr, copy.warp));
+                         x.warp.id, store ? "writes" : "reads", addr, by));
     else
       report(c, HazardKind::cp_async_read_before_wait, x.inst_id, x.warp.id, lane, addr,
              fmt::format("warp {} {} shared address 0x{:X} before the cp.async group writing it (warp {}'s) "
                          "completed: its cp.async.wait_group returned with that group still pending",
-                         x.warp.id, store ? "writes" : "reads", addr, copy.warp));
+                         x.warp.id, store ? "writes" : "reads", addr, by));
   }
   if (store && s.bulk_reads != 0)
     report(c, HazardKind::bulk_store_race, x.inst_id, x.warp.id, lane, addr,

@@ -68,8 +68,10 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.smem.assign(k.smem_bytes(), 0);
   c.smem_word_state.assign(words, SmemWord{});
   c.smem_tensor_word.assign(words, SmemTensorWord{});
-  c.cp_async_marks.assign(words, CpAsyncMark{});
   c.smem_write_release.assign(words, 0);
+  c.cp_async_warp.assign(words, 0);
+  c.cp_async_now_bits.assign(bit_words, 0);
+  c.cp_async_now_epoch = ~0u;  // barrier_epoch starts again at 0: no interval's bits of the last CTA
   for (std::vector<uint64_t>* bits : {&c.smem_ready, &c.tma_pending_bits, &c.records_landed, &c.cp_async_pending_bits})
     bits->assign(bit_words, 0);
   c.smem_chunk_read.assign((k.smem_bytes() + 15) / 16, 0);

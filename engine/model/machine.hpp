@@ -468,7 +468,7 @@ struct Cta {
   // note_word_state's 13% of hopper_fewer_arrivals.
   std::vector<uint64_t> smem_ready;
   // Bit w set while a cp.async into word w has been issued and has not landed (the only record
-  // of it; which warp's copy, cp_async_marks below): a copy into words none of whose bits is set
+  // of it; which warp's copy, cp_async_warp below): a copy into words none of whose bits is set
   // cannot race another warp's copy in flight, and needs no look at their marks (a copy's first
   // load of each record was a fifth of exec_cp_async in ampere_cp_async).
   std::vector<uint64_t> cp_async_pending_bits;
@@ -682,14 +682,30 @@ struct Cta {
   // the struct so that the fields before keep the places they had.
   std::vector<uint64_t> tma_pending_bits;
   std::vector<uint64_t> records_landed;
-  // Per shared word, apart from its SmemWord (smem_words.hpp says why): the cp.async pending on
-  // it (read only while its bit of cp_async_pending_bits is set), and its CTA's release count at
-  // its last generic write, plus one (0: none): a warp that acquired a release made after the
-  // write (an mbarrier arrive the writer made after it, whose phase the reader's wait completed
-  // on: the arrive releases, the wait acquires) reads it in order. Last, as the bits above.
-  std::vector<CpAsyncMark> cp_async_marks;
+  // Per shared word, apart from its SmemWord (smem_words.hpp says why), last as the bits above:
+  // its CTA's release count at its last generic write, plus one (0: none): a warp that acquired
+  // a release made after the write (an mbarrier arrive the writer made after it, whose phase
+  // the reader's wait completed on: the arrive releases, the wait acquires) reads it in order.
   std::vector<uint32_t> smem_write_release;
+  // The cp.async pending on a word, read only while its bit of cp_async_pending_bits is set (a
+  // landing clears that bit and leaves these): the warp that issued the latest copy into it, and
+  // whether that copy was issued in this barrier interval, a bit a word of cp_async_now_bits
+  // while cp_async_now_epoch is barrier_epoch (a copy of another interval: the bits are cleared
+  // at the interval's first issue, copies_now). A byte and a bit a word where an 8-byte mark a
+  // word, written at every issue, was a tenth of ampere_cp_async's quiet_copies.
+  std::vector<uint8_t> cp_async_warp;
+  std::vector<uint64_t> cp_async_now_bits;
+  uint32_t cp_async_now_epoch = ~0u;
   bool cp_async_pending_at(uint32_t w) const { return word_bits::at(cp_async_pending_bits, w); }
+  bool copied_now(uint32_t w) const { return cp_async_now_epoch == barrier_epoch && word_bits::at(cp_async_now_bits, w); }
+  // cp_async_now_bits for an issue: cleared first where they hold an earlier interval's copies.
+  uint64_t* copies_now() {
+    if (cp_async_now_epoch != barrier_epoch) {
+      std::fill(cp_async_now_bits.begin(), cp_async_now_bits.end(), 0);
+      cp_async_now_epoch = barrier_epoch;
+    }
+    return cp_async_now_bits.data();
+  }
 
   uint64_t& reg(uint32_t warp, uint32_t r, uint32_t lane) { return regs[(size_t(warp) * nregs + r) * 32 + lane]; }
   uint64_t* reg_lanes(uint32_t warp, uint32_t r) { return &regs[(size_t(warp) * nregs + r) * 32]; }

@@ -13,13 +13,13 @@ namespace gs::model {
 // every shared access looks at each word it touches, and the first load of each record is most
 // of the shared paths' cache misses (at 40 bytes, then 32, the records of a CTA's 150 KB of
 // shared memory were 1.2 MB; the flags are bits, the warps bytes: a CTA has at most 32 warps).
-// What only a cp.async's checks and a race's release read lives beside it, per word of the Cta:
-// a cp.async pending on the word is its bit of Cta::cp_async_pending_bits, whose copy it is
-// Cta::cp_async_marks, the release of its last generic write Cta::smem_write_release. At 16
-// bytes with those in it, each cp.async issue and landing rewrote a 64-byte line of records a
-// 16-byte copy and a plain read's check read 512 bytes a 128-byte line: a fifth of
-// ampere_cp_async's L1 misses (docs/results/2026-12-07-model-speed-9). Now an issue writes
-// only its marks, a landing and a check half the lines.
+// What only a cp.async's checks and a race's release read lives beside it, in the Cta: a
+// cp.async pending on the word is its bit of Cta::cp_async_pending_bits, whose copy it is
+// Cta::cp_async_warp and Cta::cp_async_now_bits, the release of its last generic write
+// Cta::smem_write_release. At 16 bytes with those in it, each cp.async issue and landing
+// rewrote a 64-byte line of records a 16-byte copy and a plain read's check read 512 bytes a
+// 128-byte line: a fifth of ampere_cp_async's L1 misses (docs/results/2026-12-07-model-speed-9).
+// Now an issue writes a byte a word and some bits, a landing and a check half the lines.
 struct alignas(8) SmemWord {
   static constexpr uint8_t kAsync = 0xFF;  // written by the copy engine
   bool written : 1 = false;
@@ -36,14 +36,6 @@ struct alignas(8) SmemWord {
 };
 static_assert(sizeof(SmemWord) == 8);
 
-// The cp.async pending on a word (Cta::cp_async_marks): the warp that issued it and the barrier
-// epoch it was issued in. It means something only while the word's bit of
-// Cta::cp_async_pending_bits is set; a landing clears the bit and leaves the mark.
-struct CpAsyncMark {
-  uint32_t epoch = 0;
-  uint32_t warp = 0;
-};
-static_assert(sizeof(CpAsyncMark) == 8);
 
 // The first sizeof(T) bytes of a record whose bytes are all `fill` but for the fields `set`
 // sets: masks and values of the record's layout made from the struct itself (its flags are
