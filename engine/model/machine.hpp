@@ -23,6 +23,7 @@
 #include "engine/model/b_rows.hpp"
 #include "engine/model/exec.hpp"
 #include "engine/model/fast_forward.hpp"
+#include "engine/model/line_aligned.hpp"
 #include "engine/model/model.hpp"
 #include "engine/model/smem_words.hpp"
 #include "engine/model/word_bits.hpp"
@@ -449,7 +450,7 @@ struct Cta {
     ready_key[w & 3][w >> 2] = kNotReady;
     stale_picks |= 1u << (w & 3);
   }
-  std::vector<uint64_t> regs;         // [(warp * nregs + reg) * 32 + lane], raw bits
+  std::vector<uint64_t, LineAligned<uint64_t>> regs;  // [(warp * nregs + reg) * 32 + lane], raw bits
   std::vector<uint64_t> regs_hi;      // the high 64 bits of .b128 registers, laid out as regs;
                                       // empty until the first 128-bit write (exec_launch_control.cpp)
   bool clc_saw_empty = false;         // a query_cancel.is_canceled of this CTA answered false
@@ -459,7 +460,7 @@ struct Cta {
                                       // kTmemLoadDestination (tcgen05.hpp) if a tcgen05.ld's
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
-  std::vector<SmemWord> smem_word_state;
+  std::vector<SmemWord, LineAligned<SmemWord>> smem_word_state;
   std::vector<SmemTensorWord> smem_tensor_word;  // parallel to smem_word_state
   // Bit w set only while word w is written and no TMA load into it is pending (TMA landing sets
   // it, TMA issue clears it, note_word_state's full rule sets it when it finds so): clear says
