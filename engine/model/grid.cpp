@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -68,10 +69,15 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.smem.assign(k.smem_bytes(), 0);
   c.smem_word_state.assign(words, SmemWord{});
   c.smem_tensor_word.assign(words, SmemTensorWord{});
-  c.smem_write_release.assign(words, 0);
-  c.cp_async_warp.assign(words, 0);
-  c.cp_async_now_bits.assign(bit_words, 0);
-  c.cp_async_now_epoch = ~0u;  // barrier_epoch starts again at 0: no interval's bits of the last CTA
+  // A cp.async landing leaves a word's release as it was: it starts at none.
+  c.smem_write_release.resize(words);
+  std::memset(c.smem_write_release.data(), 0, words * sizeof(uint32_t));
+  // Read only where a pending bit, all clear above, is set by an issue that writes them first:
+  // sized, not cleared (the bits of this interval are cleared at its first issue: copies_now,
+  // as barrier_epoch starts again at 0 and cp_async_now_epoch matches none).
+  c.cp_async_warp.resize(words);
+  c.cp_async_now_bits.resize(bit_words);
+  c.cp_async_now_epoch = ~0u;
   for (std::vector<uint64_t>* bits : {&c.smem_ready, &c.tma_pending_bits, &c.records_landed, &c.cp_async_pending_bits})
     bits->assign(bit_words, 0);
   c.smem_chunk_read.assign((k.smem_bytes() + 15) / 16, 0);

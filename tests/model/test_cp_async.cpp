@@ -247,10 +247,11 @@ namespace {
 // Two warps, each lane copying 16 bytes of A into the tile at 16·(lane + shift): warp 1's
 // copies start `shift` lanes on from warp 0's, so with shift < 32 they land on words warp 0's
 // copies still have in flight; with a bar.sync between the two (warp 0's group waited for
-// first) they do not race.
-ir::Kernel waw_kernel(uint32_t shift, bool barrier) {
+// first, or not: `wait`) they do not race. `ctas` CTAs do the same; with `elsewhere_first`, warp
+// 1 first copies into words nothing else copies into (lanes 64 on).
+ir::Kernel waw_kernel(uint32_t shift, bool barrier, bool wait = true, uint32_t ctas = 1, bool elsewhere_first = false) {
   Builder b("cp_async_waw", ir::Arch::sm_80);
-  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {64, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
   auto tile = b.shared("tile", 2048, 16, ir::SmemUse::tile);
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -263,10 +264,14 @@ ir::Kernel waw_kernel(uint32_t shift, bool barrier) {
   };
   b.if_((tid < 32u).named("warp0"), [&] { copy(0); });
   if (barrier) {
-    b.cp_async_wait_all();
+    if (wait) b.cp_async_wait_all();
     b.bar_sync(0);
   }
-  b.if_((tid >= 32u).named("warp1"), [&] { copy(shift); });
+  b.if_((tid >= 32u).named("warp1"), [&] {
+    if (elsewhere_first) copy(64);
+    copy(shift);
+  });
+  if (!wait) b.bar_sync(0);  // warp 0's copies stay in flight until warp 1's are issued
   b.cp_async_wait_all();
   b.bar_sync(0);
   b.ret();
@@ -295,6 +300,34 @@ TEST_CASE("a cp.async onto words another warp's cp.async still has in flight is 
       const model::SimResult ordered = model::simulate(waw_kernel(shift, true), bufs, opt);
       CHECK(ordered.hazards.empty());
     }
+  }
+}
+
+// A copy still in flight from an earlier barrier interval is no race to overwrite (the copy that
+// lands last wins, as the hardware's would after the barrier): what a word's copy keeps is
+// whether it was issued in this interval (Cta::cp_async_now_bits), not only which warp issued it;
+// with another copy of warp 1 in this interval first, the bits of warp 0's interval must be gone.
+// Two CTAs: the second starts its intervals again at 0 on the first's bits.
+TEST_CASE("a cp.async onto words another warp's copy of an earlier interval has in flight is no race",
+          "[model][cp_async]") {
+  for (const uint32_t shift : {0u, 5u}) {
+    INFO("warp 1's copies start " << shift << " lanes on");
+    for (const bool trace : {true, false})
+      for (const bool elsewhere_first : {false, true}) {
+        INFO("traced " << trace << ", warp 1 copies elsewhere first " << elsewhere_first);
+        model::GemmBuffers bufs;
+        bufs.a.assign(kThreads * kBytes, 7);
+        bufs.b.resize(16);
+        bufs.c.resize(16);
+        model::SimOptions opt;
+        opt.trace = trace;
+        const model::SimResult r = model::simulate(waw_kernel(shift, true, false, 2, elsewhere_first), bufs, opt);
+        CHECK(r.completed);
+        CHECK(r.hazards.empty());
+        const model::SimResult racing =
+            model::simulate(waw_kernel(shift, false, false, 2, elsewhere_first), bufs, opt);
+        CHECK(has(racing, model::HazardKind::cp_async_race));
+      }
   }
 }
 
