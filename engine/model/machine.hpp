@@ -460,7 +460,7 @@ struct Cta {
                                       // kTmemLoadDestination (tcgen05.hpp) if a tcgen05.ld's
   std::vector<uint8_t> reg_pending;   // [warp * nregs + reg]: owned by an un-waited wgmma group
   std::vector<uint8_t> smem;          // the window from kSmemBaseAddress
-  std::vector<SmemWord, LineAligned<SmemWord>> smem_word_state;
+  std::vector<SmemWord> smem_word_state;
   std::vector<SmemTensorWord> smem_tensor_word;  // parallel to smem_word_state
   // Bit w set only while word w is written and no TMA load into it is pending (TMA landing sets
   // it, TMA issue clears it, note_word_state's full rule sets it when it finds so): clear says

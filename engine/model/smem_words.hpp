@@ -9,7 +9,7 @@
 namespace gs::model {
 
 // What the model knows about each 4-byte word of shared memory, for its hazard checks. 8
-// bytes, aligned, so that a 16-byte row's four words are half a 64-byte cache line of these:
+// bytes, aligned, so that a 16-byte row's four words are 32 bytes of these (one 256-bit load):
 // every shared access looks at each word it touches, and the first load of each record is most
 // of the shared paths' cache misses (at 40 bytes, then 32, the records of a CTA's 150 KB of
 // shared memory were 1.2 MB; the flags are bits, the warps bytes: a CTA has at most 32 warps).
