@@ -149,9 +149,18 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
       exit_code = kExitUsage;
       return;
     }
+    // A build of the kernel with its own parameters or mistakes is named by them ("hopper_producer_consumer
+    // stages=6"), so that a variant against the kernel as it ships reads as two things.
+    const auto name_of = [](const run::SimReport& r, const std::string& id) {
+      const std::string params = kernels::non_default_params_text(kernels::kernel_or_throw(id), r.params);
+      std::string name = params.empty() ? id : id + " " + params;
+      for (const std::string& m : r.mistakes) name += " --break " + m;
+      return name;
+    };
+    const std::string name_a = name_of(*report, o->id), name_b = name_of(*other_report, o->vs);
     const model::timing::PredictionComparison why =
-        model::timing::compare_predictions(report->result.stats.prediction, o->id,
-                                           other_report->result.stats.prediction, o->vs);
+        model::timing::compare_predictions(report->result.stats.prediction, name_a,
+                                           other_report->result.stats.prediction, name_b);
     if (o->json) {
       nlohmann::json parts = nlohmann::json::object();
       for (const model::timing::PartTimes& p : why.parts) parts[p.name] = {{"a_seconds", p.a}, {"b_seconds", p.b}};
@@ -167,7 +176,7 @@ void add_sim_command(CLI::App& app, Streams io, int& exit_code) {
              << "\n";
     } else {
       io.out << run::sim_report_table(*report) << "\n" << run::sim_report_table(*other_report) << "\n";
-      io.out << run::comparison_table(why, o->id, o->vs, report->shape, *report->result.stats.predicted_on);
+      io.out << run::comparison_table(why, name_a, name_b, report->shape, *report->result.stats.predicted_on);
     }
     exit_code = report->ok() && other_report->ok() ? kExitOk : kExitFailed;
   });

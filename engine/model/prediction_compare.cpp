@@ -110,9 +110,22 @@ PredictionComparison compare_predictions(const Prediction& a, const std::string&
   if (a.waves != b.waves || a.resident != b.resident || a.wave_ctas != b.wave_ctas)
     c.lines.push_back(fmt::format("{} runs {}, {} {}", name_a, waves_words(a), name_b, waves_words(b)));
   if (std::abs(a.clock_hz - b.clock_hz) > 0.005 * a.clock_hz)
-    c.lines.push_back(fmt::format("the clock: {:.0f} MHz in {}, {:.0f} MHz in {} (the card's clock falls as its HBM "
-                                  "traffic rises)",
+    c.lines.push_back(fmt::format("the clock: {:.0f} MHz in {}, {:.0f} MHz in {} (under the power limit the clock "
+                                  "falls as a kernel keeps its tensor cores busier and moves more bytes through L2 "
+                                  "and HBM)",
                                   a.clock_hz / 1e6, name_a, b.clock_hz / 1e6, name_b));
+  // The waves' drift behind a TMA ring (wave_drift): the HBM bytes it adds, where they move.
+  const auto drifted = [](const Prediction& p) { return p.drift.extra_bytes > 0.01 * p.drift.count_bytes; };
+  if (drifted(a) || drifted(b)) {
+    const auto drift_words = [](const Prediction& p, const std::string& name) {
+      if (p.drift.k_period <= 0) return fmt::format("{}'s waves start together (no ring to drift behind)", name);
+      return fmt::format("{} asks for a stage {:.0f} cycles ahead, {:.0f}% of its tiles without a late K block to "
+                         "hold it back: {:.2f} GB from HBM more than its waves' {:.2f}",
+                         name, p.drift.lead, 100.0 * p.drift.free_share, p.drift.extra_bytes / 1e9,
+                         p.drift.count_bytes / 1e9);
+    };
+    c.lines.push_back(fmt::format("the waves drift apart: {}; {}", drift_words(a, name_a), drift_words(b, name_b)));
+  }
   const double launch_share = std::max(a.launch_seconds / a.seconds, b.launch_seconds / b.seconds);
   if (launch_share >= 0.05)
     c.lines.push_back(fmt::format("the launch: {} of {}'s time, {} of {}'s", us(a.launch_seconds), name_a,

@@ -207,6 +207,15 @@ TEST_CASE("cli sim --vs: both predictions, why one is faster, and one card for b
   CHECK(speedup == Approx(j["a"]["predicted_seconds"].get<double>() / j["b"]["predicted_seconds"].get<double>()));
   CHECK(j["comparison"]["bound_a"] == j["a"]["prediction"]["bound"]);
   CHECK(j["comparison"]["lines"].size() >= 2);
+  // A variant against the kernel as it ships: named by its parameters, and where its deeper ring
+  // lets the waves drift apart (step 13's 6 stages at 8192^3), the bytes that costs.
+  r = run({"sim", "hopper_producer_consumer", "--param", "stages=6", "--vs", "hopper_producer_consumer", "--m", "8192",
+           "--n", "8192", "--k", "8192", "--traced-cta-only"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("hopper_producer_consumer is predicted") &&
+                        Catch::Contains("faster than hopper_producer_consumer stages=6"));
+  CHECK_THAT(r.out, Catch::Contains("hopper_producer_consumer stages=6 is bound by HBM"));
+  CHECK_THAT(r.out, Catch::Contains("the waves drift apart: hopper_producer_consumer stages=6 asks for a stage"));
   // Errors before anything runs: an unknown kernel, and one no card runs together with the first.
   r = run({"sim", "hopper_producer_consumer", "--vs", "nope", "--traced-cta-only"});
   CHECK(r.code == 2);
