@@ -750,6 +750,63 @@ __attribute__((target("avx2"))) uint32_t direct_load_u32_avx2(Cta& c, Warp& w, c
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
   return untraced_warp_load_issue(c);  // what account_global sets
 }
+
+// The same straight path where the CPU has AVX-512F, for the mma.sync fragment pattern (lanes
+// 4g .. 4g + 3 at four consecutive words, each group anywhere; also the SIMT pattern of lane l
+// at the first lane's address + 4 l): 8 lanes a vector, so the pattern, bounds and alignment of
+// all 32 lanes are four vector steps, and two groups are one widening and one 64-byte store.
+// direct_load_u32_avx2 took 215 instructions a fragment load (callgrind on step 08: its
+// pattern test broadcast each group's first lane from a general register, and its bounds test
+// went lane by lane through the stack); this takes about half. Any other warp goes to
+// direct_load_u32_avx2, which decides as it always did: where this one reads, so would it
+// (every lane inside the buffer and aligned, with the pattern, is what its fragment path
+// tests of the first lane of each group), and the bytes are the same.
+__attribute__((target("avx512f,avx2"))) uint32_t direct_load_u32_avx512(Cta& c, Warp& w, const DecodedInst& d) {
+  if (w.written[d.src[0].reg] != kAllLanes || !d.no_wgmma_regs) return 0;
+  const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
+  const GlobalMemory& global = *c.launch.global;
+  const uint64_t buffer = global.index_of(base[0] + uint64_t(d.offset));
+  if (base[1] - base[0] != 4 || buffer == global.buffers.size() || global.buffers[buffer]->size() < 16)
+    return direct_load_u32_avx2(c, w, d);
+  const uint8_t* data = global.buffers[buffer]->data();
+  const uint64_t delta = uint64_t(d.offset) - kGlobalBase[buffer];
+  const __m512i limit = _mm512_set1_epi64(int64_t(global.buffers[buffer]->size() - 4));
+  // (T32) -> byte offset: lane 8i + j of vector i; a group's lanes are first + {0, 4, 8, 12}.
+  const __m512i group_first = _mm512_setr_epi64(0, 0, 0, 0, 4, 4, 4, 4);
+  const __m512i quad = _mm512_setr_epi64(0, 4, 8, 12, 0, 4, 8, 12);
+  // Off the pattern: a bit of some lane's offset XOR what the pattern wants there; misaligned: a
+  // low bit of some offset; out of bounds: the largest offset (unsigned: one below the buffer
+  // wraps to a huge one) past limit. Folded over the four vectors, tested once.
+  __m512i off[4], wrong = _mm512_setzero_si512(), largest;
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i) {
+    off[i] = _mm512_add_epi64(_mm512_loadu_si512(base + 8 * i), _mm512_set1_epi64(int64_t(delta)));
+    const __m512i want = _mm512_add_epi64(_mm512_permutexvar_epi64(group_first, off[i]), quad);
+    wrong = _mm512_or_si512(wrong, _mm512_or_si512(_mm512_xor_si512(off[i], want),
+                                                   _mm512_and_si512(off[i], _mm512_set1_epi64(3))));
+    largest = i == 0 ? off[0] : _mm512_max_epu64(largest, off[i]);
+  }
+  if (_mm512_test_epi64_mask(wrong, wrong) != 0 || _mm512_cmpgt_epu64_mask(largest, limit) != 0)
+    return direct_load_u32_avx2(c, w, d);
+  // Each group's first offset out of the vectors before anything is stored: the destination may
+  // be the address register itself.
+  uint64_t first[8];
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i) {
+    first[2 * i] = uint64_t(_mm_cvtsi128_si64(_mm512_castsi512_si128(off[i])));
+    first[2 * i + 1] = uint64_t(_mm_cvtsi128_si64(_mm512_extracti32x4_epi32(off[i], 2)));
+  }
+  uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);  // zero-extended to 64 bits, what load_bytes reads
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < 4; ++i) {
+    const __m256i words =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first[2 * i]))),
+                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first[2 * i + 1])), 1);
+    _mm512_storeu_si512(r + 8 * i, _mm512_cvtepu32_epi64(words));
+  }
+  w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
+  return untraced_warp_load_issue(c);  // what account_global sets
+}
 #endif
 
 // The global form as a memform::form_for form (baseline and AVX2 builds, by element size).
@@ -787,7 +844,7 @@ ExecFn select_memory(const ir::Inst& in, Program&, DecodedInst& d, const ir::Ker
   d.vec = uint8_t(vec);
 #if defined(__x86_64__) && defined(__GNUC__)
   if (!store && elem == 4 && vec == 1 && form == memform::exec_form_avx2<GlobalForm, false, 4>)
-    d.direct = direct_load_u32_avx2;
+    d.direct = cpu_has_avx512() ? direct_load_u32_avx512 : direct_load_u32_avx2;
 #endif
   if (shared && !store && elem == 4 && vec == 1)
     d.direct = memform::shared_load_u32_direct();
