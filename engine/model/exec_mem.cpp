@@ -540,20 +540,79 @@ inline uint32_t summarize_sectors_avx2(const uint64_t* off, uint64_t base_sector
 }
 #endif
 
+#if defined(__x86_64__) && defined(__GNUC__)
+// c_store_in_one_tile's two lane loops for a whole warp, four lanes a vector (AVX2): the scalar
+// loops were some 1 300 instructions a store (callgrind, step 08's epilogue: its st.global of
+// an mma.sync's fragment spans 8 rows, so both loops run). The offsets are inside C (the
+// caller's lanes_inside), below 2^63, so signed compares order them.
+struct LaneRange {
+  uint64_t lo, hi;
+};
+__attribute__((target("avx2"))) LaneRange lane_range_avx2(const uint64_t* off) {
+  __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off)), hi = lo;
+#pragma GCC unroll 7
+  for (uint32_t i = 1; i < 8; ++i) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 4 * i));
+    lo = _mm256_blendv_epi8(lo, v, _mm256_cmpgt_epi64(lo, v));
+    hi = _mm256_blendv_epi8(hi, v, _mm256_cmpgt_epi64(v, hi));
+  }
+  alignas(32) uint64_t l[4], h[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(l), lo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(h), hi);
+  return {std::min(std::min(l[0], l[1]), std::min(l[2], l[3])), std::max(std::max(h[0], h[1]), std::max(h[2], h[3]))};
+}
+// A lane's column band, ((v >> elem_shift) & col_mask) >> band_shift, four lanes at once.
+__attribute__((target("avx2"), always_inline)) inline __m256i column_band_avx2(__m256i v, __m128i elem_shift,
+                                                                               __m256i col_mask, __m128i band_shift) {
+  return _mm256_srl_epi64(_mm256_and_si256(_mm256_srl_epi64(v, elem_shift), col_mask), band_shift);
+}
+// Whether every lane's first and last byte (off + bytes - 1) lie in column band `band`, as
+// c_store_in_one_tile tests it lane by lane.
+__attribute__((target("avx2"))) bool lanes_in_band_avx2(const uint64_t* off, uint32_t bytes, uint32_t elem_shift,
+                                                        uint64_t col_mask, uint32_t band_shift, uint64_t band) {
+  const __m128i es = _mm_cvtsi32_si128(int(elem_shift)), bs = _mm_cvtsi32_si128(int(band_shift));
+  const __m256i cols = _mm256_set1_epi64x(int64_t(col_mask)), want = _mm256_set1_epi64x(int64_t(band));
+  const __m256i last = _mm256_set1_epi64x(int64_t(bytes) - 1);
+  __m256i diff = _mm256_setzero_si256();
+#pragma GCC unroll 8
+  for (uint32_t i = 0; i < 8; ++i) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(off + 4 * i));
+    const __m256i first = column_band_avx2(v, es, cols, bs);
+    const __m256i end = column_band_avx2(_mm256_add_epi64(v, last), es, cols, bs);
+    diff = _mm256_or_si256(diff, _mm256_or_si256(_mm256_xor_si256(first, want), _mm256_xor_si256(end, want)));
+  }
+  return _mm256_testz_si256(diff, diff);
+}
+#endif
+
 // An untraced CTA's store into C whose bytes all lie in one tile (in one row: the first and the
 // last byte do; in several rows: see below): what store_into_c does for each of its elements,
 // done once (the first notes the tile; the others find it noted). False where each element
-// must be looked at.
+// must be looked at. kAvx2: a whole warp's lanes are looked at four a vector.
+template <bool kAvx2>
 inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint32_t bytes) {
   if (c.trace) return false;
   const ir::OutputTiling& o = c.launch.kernel->output;
   if (!o.declared()) return true;  // store_into_c notes nothing
+#if defined(__x86_64__) && defined(__GNUC__)
+  const bool vector = kAvx2 && mask == kAllLanes;
+#else
+  const bool vector = false;
+#endif
   uint64_t lo = ~uint64_t(0), hi = 0;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const uint64_t v = off[std::countr_zero(m)];
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (vector) {
+    const LaneRange r = lane_range_avx2(off);
+    lo = r.lo;
+    hi = r.hi;
   }
+#endif
+  if (!vector)
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint64_t v = off[std::countr_zero(m)];
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
   hi += bytes - 1;
   const uint32_t tile = c_tile_of(o, lo);
   if (tile == kNone || tile != c_tile_of(o, hi)) return false;
@@ -569,6 +628,13 @@ inline bool c_store_in_one_tile(Cta& c, const uint64_t* off, uint32_t mask, uint
     const uint32_t band_shift = uint32_t(std::countr_zero(o.tile_cols));
     const uint64_t col_mask = o.cols - 1;
     const uint64_t band = ((lo >> elem_shift) & col_mask) >> band_shift;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (vector) {
+      if (!lanes_in_band_avx2(off, bytes, elem_shift, col_mask, band_shift, band)) return false;
+      note_c_tile(c, tile);
+      return true;
+    }
+#endif
     for (uint32_t m = mask; m; m &= m - 1) {
       const uint64_t v = off[std::countr_zero(m)];
       if (((v >> elem_shift) & col_mask) >> band_shift != band ||
@@ -624,7 +690,7 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   if (!kStore)
     for (uint32_t v = 0; v < vec; ++v) note_decoded_write(x, d.data_regs[v]);
   if constexpr (kStore)
-    if (global.buffers[buffer] == global.buffers[2] && !c_store_in_one_tile(c, off, mask, bytes))  // any CTA's, into C
+    if (global.buffers[buffer] == global.buffers[2] && !c_store_in_one_tile<kAvx2>(c, off, mask, bytes))  // any CTA's, into C
       for (uint32_t m = mask; m; m &= m - 1) {
         const uint32_t l = uint32_t(std::countr_zero(m));
         for (uint32_t v = 0; v < vec; ++v) store_into_c(x, off[l] + v * kElem, kElem, d.data_regs[v], l);

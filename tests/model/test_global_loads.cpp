@@ -200,3 +200,47 @@ TEST_CASE("global loads: one address for the whole warp, and lanes out of order,
     CHECK(kinds(fast).count("misaligned"));
   }
 }
+
+// A whole warp's st.global into C whose lanes span 8 rows (an mma.sync fragment's store) notes
+// the tiles it stores into once, where all its lanes are in one tile (exec_mem.cpp,
+// c_store_in_one_tile, four lanes a vector in the AVX2 build), or element by element. C is
+// 16 x 16 f32 in 8 x 8 tiles; lane 4g + q stores row g, column 2q.
+TEST_CASE("global stores into C: a fragment's store notes each tile it touches", "[model][memory]") {
+  const auto store_kernel = [](bool skew) {
+    Builder b("warp_store", ir::Arch::sm_90);
+    b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
+    auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+    auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
+    auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+    Reg tid = b.special(ir::Special::tid_x, "tid");
+    (void)b.global_ptr(pa, "A_ptr");
+    (void)b.global_ptr(pb, "B_ptr");
+    Reg C = b.global_ptr(pc, "C_ptr");
+    Reg g = (tid / 4u).named("g");
+    // With skew, row 6's lanes (24..27: g / 6 - g / 7 is 1 for g = 6 only) move 8 columns on,
+    // into tile 1: the first and last lanes stay in tile 0, so only the lanes' band test sees it.
+    Reg col = ((tid & 3u) * 2u).named("col");
+    if (skew) col = (col + (g / 6u - g / 7u) * 8u).named("col");
+    Reg v = b.mov(ir::Type::u32, 7u, "v");
+    b.st_global(ir::Type::u32, Addr::at(C + b.mul_wide(g * 16u + col, 4u)), {v});
+    b.ret();
+    ir::Kernel k = b.finish();
+    k.output = {.rows = 16, .cols = 16, .elem_bytes = 4, .tile_rows = 8, .tile_cols = 8};
+    return k;
+  };
+  const auto tiles = [](const ir::Kernel& k) {
+    model::GemmBuffers bufs;
+    bufs.a.resize(64);
+    bufs.b.resize(64);
+    bufs.c.assign(16 * 16 * 4, 0);
+    model::SimOptions opt;
+    opt.trace = false;  // the traced CTA notes element by element
+    model::SimResult r = model::simulate(k, bufs, opt);
+    REQUIRE(r.completed);
+    std::vector<uint32_t> t;
+    for (const model::TileVisit& v : r.schedule.visits) t.push_back(v.tile);
+    return t;
+  };
+  CHECK(tiles(store_kernel(false)) == std::vector<uint32_t>{0});
+  CHECK(tiles(store_kernel(true)) == std::vector<uint32_t>{0, 1});
+}
