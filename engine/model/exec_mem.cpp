@@ -847,20 +847,21 @@ __attribute__((target("avx512f,avx2"))) uint32_t direct_load_u32_avx512(Cta& c, 
 #pragma GCC unroll 4
   for (uint32_t i = 0; i < 4; ++i) {
     off[i] = _mm512_add_epi64(_mm512_loadu_si512(base + 8 * i), _mm512_set1_epi64(int64_t(delta)));
-    const __m512i want = _mm512_add_epi64(_mm512_permutexvar_epi64(group_first, off[i]), quad);
+    const __m512i want = _mm512_add_epi64(_mm512_maskz_permutexvar_epi64(0xFF, group_first, off[i]), quad);
     wrong = _mm512_or_si512(wrong, _mm512_or_si512(_mm512_xor_si512(off[i], want),
                                                    _mm512_and_si512(off[i], _mm512_set1_epi64(3))));
-    largest = i == 0 ? off[0] : _mm512_max_epu64(largest, off[i]);
+    largest = i == 0 ? off[0] : _mm512_maskz_max_epu64(0xFF, largest, off[i]);
   }
   if (_mm512_test_epi64_mask(wrong, wrong) != 0 || _mm512_cmpgt_epu64_mask(largest, limit) != 0)
     return direct_load_u32_avx2(c, w, d);
   // Each group's first offset out of the vectors before anything is stored: the destination may
-  // be the address register itself.
+  // be the address register itself. (The maskz forms with every lane set are the plain ones:
+  // GCC 12's plain forms start from an undefined vector and warn that it may be used.)
   uint64_t first[8];
 #pragma GCC unroll 4
   for (uint32_t i = 0; i < 4; ++i) {
-    first[2 * i] = uint64_t(_mm_cvtsi128_si64(_mm512_castsi512_si128(off[i])));
-    first[2 * i + 1] = uint64_t(_mm_cvtsi128_si64(_mm512_extracti32x4_epi32(off[i], 2)));
+    first[2 * i] = uint64_t(_mm_cvtsi128_si64(_mm512_maskz_extracti32x4_epi32(0xF, off[i], 0)));
+    first[2 * i + 1] = uint64_t(_mm_cvtsi128_si64(_mm512_maskz_extracti32x4_epi32(0xF, off[i], 2)));
   }
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);  // zero-extended to 64 bits, what load_bytes reads
 #pragma GCC unroll 4
@@ -868,7 +869,7 @@ __attribute__((target("avx512f,avx2"))) uint32_t direct_load_u32_avx512(Cta& c, 
     const __m256i words =
         _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first[2 * i]))),
                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + first[2 * i + 1])), 1);
-    _mm512_storeu_si512(r + 8 * i, _mm512_cvtepu32_epi64(words));
+    _mm512_storeu_si512(r + 8 * i, _mm512_maskz_cvtepu32_epi64(0xFF, words));
   }
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
   return untraced_warp_load_issue(c);  // what account_global sets
