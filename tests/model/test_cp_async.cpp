@@ -278,6 +278,15 @@ ir::Kernel waw_kernel(uint32_t shift, bool barrier, bool wait = true, uint32_t c
   return b.finish();
 }
 
+// The write-after-write kernels' buffers: A for every thread's copy, B and C unused.
+model::GemmBuffers waw_buffers() {
+  model::GemmBuffers bufs;
+  bufs.a.assign(kThreads * kBytes, 7);
+  bufs.b.resize(16);
+  bufs.c.resize(16);
+  return bufs;
+}
+
 }  // namespace
 
 TEST_CASE("a cp.async onto words another warp's cp.async still has in flight is a cp-async-race", "[model][cp_async]") {
@@ -285,10 +294,7 @@ TEST_CASE("a cp.async onto words another warp's cp.async still has in flight is 
   for (const uint32_t shift : {0u, 5u, 31u, 32u}) {
     INFO("warp 1's copies start " << shift << " lanes on");
     for (const bool trace : {true, false}) {
-      model::GemmBuffers bufs;
-      bufs.a.assign(kThreads * kBytes, 7);
-      bufs.b.resize(16);
-      bufs.c.resize(16);
+      model::GemmBuffers bufs = waw_buffers();
       model::SimOptions opt;
       opt.trace = trace;
       const model::SimResult r = model::simulate(waw_kernel(shift, false), bufs, opt);
@@ -315,10 +321,7 @@ TEST_CASE("a cp.async onto words another warp's copy of an earlier interval has 
     for (const bool trace : {true, false})
       for (const bool elsewhere_first : {false, true}) {
         INFO("traced " << trace << ", warp 1 copies elsewhere first " << elsewhere_first);
-        model::GemmBuffers bufs;
-        bufs.a.assign(kThreads * kBytes, 7);
-        bufs.b.resize(16);
-        bufs.c.resize(16);
+        model::GemmBuffers bufs = waw_buffers();
         model::SimOptions opt;
         opt.trace = trace;
         const model::SimResult r = model::simulate(waw_kernel(shift, true, false, 2, elsewhere_first), bufs, opt);
