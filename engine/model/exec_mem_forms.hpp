@@ -4,12 +4,14 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
 #include "engine/model/decode.hpp"
 #include "engine/model/exec_context.hpp"
 #include "engine/model/operands.hpp"
+#include "engine/model/values.hpp"
 
 namespace gs::model::memform {
 
@@ -284,6 +286,30 @@ inline uint32_t distinct_count(uint64_t* v, uint32_t n) {
   if (sorted != ~0u) return sorted;
   std::sort(v, v + n);
   return uint32_t(std::unique(v, v + n) - v);
+}
+
+// A store into C's tile `tile` (kNone: outside C): the schedule's visit, when the CTA has not
+// stored into it lately (exec_mem.cpp's store_into_c, exec_global_forms.cpp's decoded stores).
+inline void note_c_tile(Cta& c, uint32_t tile) {
+  auto& recent = c.recent_tiles;
+  if (tile != kNone && std::find(recent.begin(), recent.end(), tile) == recent.end()) {
+    std::copy_backward(recent.begin(), recent.end() - 1, recent.end());
+    recent[0] = tile;
+    c.schedule->visits.push_back({c.launch.cta_linear, tile, c.tiles_visited++, c.now});
+  }
+}
+
+// OutputTiling::tile_of, with shifts where C's sizes are powers of two (the ladder's are): it
+// runs for every element a CTA stores into C, and tile_of divides six times.
+inline uint32_t c_tile_of(const ir::OutputTiling& o, uint64_t offset) {
+  if (!power_of_two(o.elem_bytes) || !power_of_two(o.cols) || !power_of_two(o.tile_rows) ||
+      !power_of_two(o.tile_cols) || o.tile_cols > o.cols)
+    return o.tile_of(offset);
+  const uint64_t e = offset >> std::countr_zero(o.elem_bytes);
+  if (e >= uint64_t(o.rows) * o.cols) return kNone;
+  const uint64_t row = e >> std::countr_zero(o.cols), col = e & (o.cols - 1);
+  return uint32_t((row >> std::countr_zero(o.tile_rows)) * (o.cols >> std::countr_zero(o.tile_cols)) +
+                  (col >> std::countr_zero(o.tile_cols)));
 }
 
 }  // namespace gs::model::memform
