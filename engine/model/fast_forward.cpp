@@ -90,26 +90,26 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
   const uint64_t passes = n_op.kind == ir::OperandKind::imm ? uint64_t(n_op.imm) : uint32_t(c.reg(w.id, n_op.id, lane));
   if (pass >= passes) return 0;
   LoopMark& mark = c.loop_marks[size_t(w.id) * plan.loops.size() + index];
-  if (passes < p.min_passes) {
-    // Too short to skip, but the K loop's pace is still timed once, over the same period as a
-    // skip would time it (timing::wave_drift); nothing else changes.
-    if (p.k_loop && c.cost.k_period_cycles == 0 && passes > p.first) {
-      if (pass == p.first - p.period) mark.cycle = c.now;
-      else if (pass == p.first) c.cost.k_period_cycles = double(c.now - mark.cycle) / double(p.period);
+  // A loop too short to skip is still timed: its K loop's pace, over the same period a skip
+  // would take, is what its ring's refills are asked at (timing::wave_drift).
+  const bool skips = passes >= p.min_passes;
+  if (!skips && !(p.k_loop && c.cost.k_period_cycles == 0)) return 0;
+  if (skips) {
+    if (!mark.entered) {
+      mark.entered = true;
+      ++c.loop_warps[index];
     }
-    return 0;
+    ++c.loop_passes[index];
   }
-  if (!mark.entered) {
-    mark.entered = true;
-    ++c.loop_warps[index];
-  }
-  ++c.loop_passes[index];
   if (pass == p.first - p.period) {
     mark.cycle = c.now;
     mark.cost = c.cost;
     mark.loop_passes = c.loop_passes[index];
   }
   if (pass != p.first) return 0;
+  // The first warp to end a timed period of a K loop gives the CTA's pace: a pass of it.
+  if (p.k_loop && c.cost.k_period_cycles == 0) c.cost.k_period_cycles = double(c.now - mark.cycle) / double(p.period);
+  if (!skips) return 0;
   const uint64_t skip = (passes - p.first - p.last) / p.period * p.period;
   if (skip == 0) return 0;
   for (uint32_t m = mask; m; m &= m - 1) c.reg(w.id, p.counter, uint32_t(std::countr_zero(m))) += skip;
@@ -133,9 +133,6 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     c.loop_jump_instance[index] = instance;
   }
   const uint64_t cycles = std::min(own, c.loop_jump[index]);
-  // The pace of the CTA's K loop, as the first warp to skip one timed it (a pass of its period):
-  // what its ring's refills are asked at (timing::wave_drift).
-  if (p.k_loop && c.cost.k_period_cycles == 0) c.cost.k_period_cycles = double(c.now - mark.cycle) / double(p.period);
   // The first warp to skip the j-th instance of a K loop (of any K loop: a producer's and its
   // consumers' are one stretch of the CTA's work) brings the CTA's work up to date; other
   // loops (tiles) likewise among themselves. Later skippers' windows may include that

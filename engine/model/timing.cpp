@@ -175,6 +175,8 @@ void declare_ring(const ir::Kernel& k, GemmFacts& g) {
   g.ring_stage_bytes = a->stage_bytes() + b->stage_bytes();
 }
 
+double ring_k_blocks(const GemmFacts& g) { return g.ring_k > 0 ? double((g.k + g.ring_k - 1) / g.ring_k) : 0.0; }
+
 double box_late_share(const MachineDesc& d, double lead, double stage_bytes) {
   // The probe's latencies scaled to these boxes: the part above the TMA's own (tma_latency) goes
   // with the bytes in flight, over the probe's K block of 32 KiB.
@@ -195,8 +197,7 @@ WaveDrift wave_drift(const MachineDesc& d, const GemmFacts& g, uint64_t concurre
   w.k_period = k_period;
   w.lead = double(g.ring_stages - 1) * k_period;
   w.late_share = box_late_share(d, w.lead, double(g.ring_stage_bytes));
-  const double blocks = double((g.k + g.ring_k - 1) / g.ring_k);
-  w.pulls = w.late_share * blocks;
+  w.pulls = w.late_share * ring_k_blocks(g);
   w.free_share = std::exp(-w.pulls);
   w.waves = double(total_ctas) / double(concurrent);
   const double full = d.drift_blur_waves.value;
@@ -471,7 +472,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   if (gemm.k > 0 && p.resident == 1 && p.waves > 1 && gemm.ring_stages >= 2) {
     // The K loop's pace as the fast-forward timed it; a loop too short to fast-forward: the CTA's
     // cycles over its K blocks (its fill and epilogue in them: a little slower).
-    const double blocks = gemm.ring_k > 0 ? double((gemm.k + gemm.ring_k - 1) / gemm.ring_k) : 0.0;
+    const double blocks = ring_k_blocks(gemm);
     const bool timed = cta.k_period_cycles > 0;
     const double k_period = timed ? cta.k_period_cycles : blocks > 0 ? double(cta.cycles) / blocks : 0.0;
     p.drift = wave_drift(d, gemm, uint64_t(concurrent), total_ctas, k_period);

@@ -318,6 +318,8 @@ struct WaveDrift {
   uint64_t window_tiles = 0;  // tiles that start within what L2 keeps, in a stream
   double count_bytes = 0, stream_bytes = 0, extra_bytes = 0;
 };
+// The K blocks of a tile in `g`'s declared ring: K over the K a stage holds (0 without a ring).
+double ring_k_blocks(const GemmFacts& g);
 // The share of a K block's boxes of `stage_bytes` (A's and B's) that land more than `lead` cycles
 // after they are asked for, on `d` (gemm_box_latency_*; see WaveDrift).
 double box_late_share(const MachineDesc& d, double lead, double stage_bytes);
