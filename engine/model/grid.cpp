@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <cstring>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -70,8 +69,7 @@ void reset_cta(Cta& c, const ir::Kernel& k) {
   c.smem_word_state.assign(words, SmemWord{});
   c.smem_tensor_word.assign(words, SmemTensorWord{});
   // A cp.async landing leaves a word's release as it was: it starts at none.
-  c.smem_write_release.resize(words);
-  std::memset(c.smem_write_release.data(), 0, words * sizeof(uint32_t));
+  c.smem_write_release.assign(words, 0);
   // Read only where a pending bit, all clear above, is set by an issue that writes them first:
   // sized, not cleared (the bits of this interval are cleared at its first issue: copies_now,
   // as barrier_epoch starts again at 0 and cp_async_now_epoch matches none).
