@@ -243,7 +243,7 @@ uint64_t issue_mma(Cta& c, uint32_t warp) {
   uint64_t& free_at = c.mma_free[warp & 3];
   const uint64_t start = std::max(c.now, free_at);
   free_at = start + busy;
-  c.cost.tensor_busy_cycles += uint64_t(std::ceil(kFlops / timing::kMmaSyncFlopsPerCycle));  // the SM's share
+  c.cost.mma_sync_partition_cycles += busy;  // the SM's share is a quarter (CtaCost::tensor_cycles)
   return start;
 }
 

@@ -152,6 +152,7 @@ uint64_t fast_forward_at(Cta& c, Warp& w, uint32_t pc, uint32_t mask) {
     const auto grow = [&](uint64_t& now, uint64_t then) { now += by_passes(now - then); };
     grow(c.cost.warp_instructions, mark.cost.warp_instructions);
     grow(c.cost.tensor_busy_cycles, mark.cost.tensor_busy_cycles);
+    grow(c.cost.mma_sync_partition_cycles, mark.cost.mma_sync_partition_cycles);
     grow(c.cost.tma_bytes, mark.cost.tma_bytes);
     grow(c.cost.tma_multicast_extra_bytes, mark.cost.tma_multicast_extra_bytes);
     grow(c.cost.smem_wavefronts, mark.cost.smem_wavefronts);

@@ -432,7 +432,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   b.smem = r * double(cta.smem_wavefronts);
   b.lsu = r * double(cta.lsu_cycles);
   b.l1_tag = r * double(cta.tag_cycles);
-  b.tensor = r * double(cta.tensor_busy_cycles);
+  b.tensor = r * cta.tensor_cycles();
   const double sm_busiest = std::max({b.issue, b.l1_data(), b.l1_tag, b.tensor});
   const bool in_step = b.tensor < std::max({b.issue, b.l1_data(), b.l1_tag});
   // A sub-partition's queue gives the tag stage and the data path their work in the order asked:
@@ -584,7 +584,7 @@ Prediction predict_gemm(const CtaCost& cta, uint64_t total_ctas, double flops, c
   // depends on how busy it keeps the tensor cores and on its HBM traffic, both of which depend on
   // the clock; a few rounds settle it. The busy share is the kernel's FLOP over what the SMs'
   // tensor cores could do in its time (wgmma's dense rate; a B200's clocks do not depend on it).
-  ClockLoad load{.tensor_cores = cta.tensor_busy_cycles > 0};
+  ClockLoad load{.tensor_cores = cta.tensor_cycles() > 0};
   if (cta.cp_async_bytes > 0 && cta.cp_async_lines > 0)
     load.cp_async_lines_per_byte = double(cta.cp_async_lines) / double(cta.cp_async_bytes);
   // The share of the bytes read through L2 that cp.async copies (cta.cp_async_bytes are of these).

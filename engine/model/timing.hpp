@@ -205,7 +205,12 @@ inline std::string machine_words(const Machine& m) {
 // What the traced CTA did, alone on its SM (run_cta fills it; simulate adds the kernel's facts).
 struct CtaCost {
   uint64_t cycles = 0;              // the CTA alone on an SM
-  uint64_t tensor_busy_cycles = 0;  // its SM's tensor cores busy (wgmma, mma.sync, tcgen05)
+  uint64_t tensor_busy_cycles = 0;  // its SM's tensor cores busy (wgmma, tcgen05)
+  // mma.sync's busy cycles of the sub-partitions' tensor cores (a quarter of the SM's rate each):
+  // the SM's share is a quarter of them. An m16n8k16 holds its sub-partition 6 cycles, the SM 1.5;
+  // counted as whole cycles of the SM (until 2026-12-07) it held the SM 2, a third too long.
+  uint64_t mma_sync_partition_cycles = 0;
+  double tensor_cycles() const { return double(tensor_busy_cycles) + double(mma_sync_partition_cycles) / 4.0; }
   uint64_t tma_bytes = 0;           // bytes its TMA loads brought in
   // Beyond tma_bytes, what its multicast loads delivered to the mask's other CTAs too (bytes x
   // the CTAs past the first), which by a cluster's symmetry is what the peers' multicasts

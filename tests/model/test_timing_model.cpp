@@ -83,6 +83,24 @@ TEST_CASE("issue model: mma.sync has its measured latency and its sub-partition'
   CHECK(rate == Approx(model::timing::kMmaSyncFlopsPerCycle / 4096).epsilon(0.1));
 }
 
+TEST_CASE("tensor model: an mma.sync holds the SM's tensor cores a quarter of its sub-partition's time",
+          "[model][timing]") {
+  // The prediction's tensor-core part (Breakdown::tensor) and the clock rule's busy share read the
+  // SM's share: m16n8k16's 4096 FLOP at the SM's measured rate, 1.5 cycles on the H100 (each
+  // sub-partition's tensor core 6). Until 2026-12-07 it was counted in whole cycles of the SM, 2.
+  model::GemmBuffers bufs;
+  bufs.c.assign(size_t(256) * kernels::kTimingOutBytes, 0);
+  model::SimOptions opt;
+  opt.trace = false;
+  const model::SimResult r = model::simulate(kernels::build_chain_probe(ChainOp::mma_sync, 1, 8, 8, 8, 8), bufs, opt);
+  REQUIRE(r.completed);
+  REQUIRE(r.stats.mma_ops > 0);
+  const model::timing::CtaCost& cost = r.stats.traced_cost;
+  CHECK(cost.tensor_busy_cycles == 0);
+  CHECK(cost.tensor_cycles() ==
+        Approx(double(r.stats.mma_ops) * 4096 / model::timing::kMmaSyncFlopsPerCycle).epsilon(0.001));
+}
+
 TEST_CASE("issue model: a shared-memory pointer chase takes the measured ld.shared latency", "[model][timing]") {
   // The H100: 23.0. The model also waits for the IR's `mov p, q` after each load, which ptxas
   // folds away on the GPU: one ALU latency more.
