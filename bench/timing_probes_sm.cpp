@@ -53,6 +53,23 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
     p.figure = [ffma](const std::vector<uint8_t>& c, double) { return ffma / span_of_warps(c); };
     probes.push_back(std::move(p));
   }
+  // The same with step 07's register tile (8 x 16) and its body unrolled `unroll` times a pass: a
+  // pass of 1 is 2 KiB of SASS, one of 16 (2048 FFMA, step 07's K block) 33 KiB, one of 32 66
+  // KiB. Does the issue rate fall once a loop outgrows the instructions a scheduler keeps near it
+  // (step 07, the one loop of the ladder past 12 KiB, runs 7% more cycles than the model gives it)?
+  for (const auto& [warps, unroll] : {std::pair{8u, 1u}, {8u, 2u}, {8u, 4u}, {8u, 8u}, {8u, 12u}, {8u, 16u},
+                                      {8u, 32u}, {4u, 1u}, {4u, 16u}}) {
+    const uint32_t passes = std::max(1u, 1024 / unroll / q);
+    Probe p{fmt::format("outer_8x16_{}warps_u{}", warps, unroll),
+            fmt::format("FFMA outer product 8 x 16 from registers (step 07's tile), {} warps, {} copies a loop pass: "
+                        "warp-FFMA per cycle of the SM",
+                        warps, unroll),
+            "warp-inst/cycle", kernels::build_outer_product_probe(warps, 8, 16, passes, unroll), {}, nullptr, true};
+    p.buffers.c.assign(size_t(warps) * 32 * kernels::kTimingOutBytes, 0);
+    const double ffma = double(warps) * 128 * passes * unroll;
+    p.figure = [ffma](const std::vector<uint8_t>& c, double) { return ffma / span_of_warps(c); };
+    probes.push_back(std::move(p));
+  }
 }
 
 }  // namespace gs::probe_list

@@ -140,8 +140,10 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
 // An outer product's FFMAs from registers: one CTA of `warps` warps, each running `reps` passes of
 // tm x tn fma.rn.f32 acc[i][j] = a[i] * b[j] + acc[i][j] (rows in turn, as step 05's loop), a[0]
 // and b[0] renewed from the accumulators each pass. C as the chain probe's: FFMA per cycle of the SM
-// over the CTA's span, the issue rate of register operands in the SIMT steps' pattern.
-ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps);
+// over the CTA's span, the issue rate of register operands in the SIMT steps' pattern. `unroll`
+// copies of that step a pass of the loop (a body of about 16 x unroll x (tm x tn + 2) bytes of
+// SASS): what a loop longer than the instruction cache a warp scheduler keeps costs its issue.
+ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps, uint32_t unroll = 1);
 
 // wgmma throughput (sm_90a): one CTA of `warpgroups` warpgroups; each runs `reps` rounds of 4
 // wgmma.mma_async m64nNk16 (bf16 -> f32, A and B from a zeroed 128B-swizzled tile in shared

@@ -62,12 +62,15 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
   return b.finish();
 }
 
-ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps) {
-  if (warps == 0 || warps > 32 || tm == 0 || tn == 0 || tm * tn > 128 || reps == 0)
+ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps, uint32_t unroll) {
+  if (warps == 0 || warps > 32 || tm == 0 || tn == 0 || tm * tn > 128 || reps == 0 || unroll == 0 || unroll > 64)
     throw std::invalid_argument(fmt::format("an outer-product probe needs 1..32 warps, a register tile of at most 128 "
-                                            "accumulators and a repetition (got {} warps, {} x {}, {} reps)",
-                                            warps, tm, tn, reps));
-  Builder b(fmt::format("timing_outer_{}x{}_{}w", tm, tn, warps), ir::Arch::sm_80);
+                                            "accumulators, a repetition and 1..64 copies a pass (got {} warps, {} x {}, "
+                                            "{} reps, {} copies)",
+                                            warps, tm, tn, reps, unroll));
+  Builder b(unroll == 1 ? fmt::format("timing_outer_{}x{}_{}w", tm, tn, warps)
+                        : fmt::format("timing_outer_{}x{}_{}w_u{}", tm, tn, warps, unroll),
+            ir::Arch::sm_80);
   b.set_launch({.grid = {1, 1, 1}, .block = {32 * warps, 1, 1}});
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
   Reg tid = b.special(ir::Special::tid_x, "tid");
@@ -79,12 +82,16 @@ ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, u
   Reg t0 = b.special(ir::Special::clock64, "t0");
   // A step of a SIMT GEMM's inner loop without its loads: every accumulator its FFMA with one
   // value of a and one of b, the order step 05's loop has (rows of the tile in turn).
+  // `unroll` copies of the step a pass: the loop's body that many times longer, as a K loop unrolled
+  // over its K block is (the instructions a pass the front end fetches).
   b.loop("rep", reps, [&](const Reg&) {
-    for (uint32_t i = 0; i < tm; ++i)
-      for (uint32_t j = 0; j < tn; ++j) b.fma_into(acc[i * tn + j], a[i], bb[j], acc[i * tn + j]);
-    // New operands each pass from the accumulators, so that nothing is loop-invariant.
-    b.mov(a[0], acc[0]);
-    b.mov(bb[0], acc[tm * tn - 1]);
+    for (uint32_t u = 0; u < unroll; ++u) {
+      for (uint32_t i = 0; i < tm; ++i)
+        for (uint32_t j = 0; j < tn; ++j) b.fma_into(acc[i * tn + j], a[i], bb[j], acc[i * tn + j]);
+      // New operands each step from the accumulators, so that nothing is loop-invariant.
+      b.mov(a[0], acc[0]);
+      b.mov(bb[0], acc[tm * tn - 1]);
+    }
   });
   probe_parts::end_with_float_sum(b, pc, tid, t0, acc);
   return b.finish();
