@@ -197,10 +197,26 @@ inline ReadNotes read_notes(const Cta& c) {
                                                    uint32_t epoch) {
   return e.writes == writes && e.epoch == epoch ? e.plain : look_at_line(c, line);
 }
+// lines_read_plain from line `line` to `last`, where line's entry no longer holds: each line's
+// entry or a look at it. Out of line, so that the common loop below keeps its values in
+// registers (with the look inline, it spilled and reloaded them on every pass).
+[[gnu::noinline]] inline bool lines_read_plain_from(Cta& c, uint32_t line, uint32_t last) {
+  const Cta::PlainLine* const lines = c.smem_plain_lines.data();
+  for (; line <= last; ++line)
+    if (!line_read_plain(c, lines[line], line, c.smem_writes, c.barrier_epoch)) return false;
+  return true;
+}
 [[gnu::always_inline]] inline bool lines_read_plain(Cta& c, uint32_t word, uint32_t n) {
   const Cta::PlainLine* const lines = plain_lines(c);
-  for (uint32_t line = word / 32; line <= (word + n - 1) / 32; ++line)
-    if (!line_read_plain(c, lines[line], line, c.smem_writes, c.barrier_epoch)) return false;
+  // A look at a line changes only that line's entry: the CTA's counts stay as read here.
+  const uint64_t writes = c.smem_writes;
+  const uint32_t epoch = c.barrier_epoch;
+  const uint32_t last = (word + n - 1) / 32;
+  for (uint32_t line = word / 32; line <= last; ++line) {
+    const Cta::PlainLine& e = lines[line];
+    if (e.writes != writes || e.epoch != epoch) return lines_read_plain_from(c, line, last);
+    if (!e.plain) return false;
+  }
   return true;
 }
 

@@ -117,26 +117,29 @@ inline void widen_quads_avx2(const uint8_t* at, const uint32_t* diff, uint64_t* 
 // width, a0 % 4, offsets), so one left by another kernel is harmless: it is used only where its
 // key matches.
 struct SharedLanePattern {
+  // What a repeated whole-warp load reads of it (direct_shared_load_u32), in its first line.
   uint32_t mask = 0;  // 0: empty
   uint32_t bytes = 0;
   uint32_t low = 0;  // a0 % 4
-  std::array<uint32_t, 32> diff{};
+  // Every offset 0, or lane l's 4 l: the offsets a whole warp's ld.shared.u32 at one address or
+  // at consecutive words has, which direct_shared_load_u32 takes another way first
+  // (repeated_lane_pattern_avx2 leaves such an entry alone).
+  bool one_run = false;
+  // Every lane of a 4-byte access, lanes 4g .. 4g + 3 at four consecutive words (mma.sync's
+  // fragments, step 09): a 16-byte load a group of four lanes.
+  bool quads = false;
   int32_t lo = 0, hi = 0;  // the lowest and highest offset
-  layout::BankReport report;  // at a base of a0's alignment (account_shared_known)
-  uint32_t nwords = 0;
-  std::array<int32_t, 128> words{};  // the distinct words, from the first lane's word
+  int32_t first_word = 0, last_word = 0;  // words[0] and words[nwords - 1]
+  uint32_t wavefronts = 0, ideal_wavefronts = 0;  // report's
   // The words as bits from the lowest (bit i: words[0] + i), where they span at most
   // kSpanBits words; span 0 where they span more.
   static constexpr uint32_t kSpanBits = 192;
   uint32_t span = 0;
   std::array<uint64_t, kSpanBits / 64> span_bits{};
-  // Every lane of a 4-byte access, lanes 4g .. 4g + 3 at four consecutive words (mma.sync's
-  // fragments, step 09): a 16-byte load a group of four lanes.
-  bool quads = false;
-  // Every offset 0, or lane l's 4 l: the offsets a whole warp's ld.shared.u32 at one address or
-  // at consecutive words has, which direct_shared_load_u32 takes another way first
-  // (repeated_lane_pattern_avx2 leaves such an entry alone).
-  bool one_run = false;
+  std::array<uint32_t, 32> diff{};
+  layout::BankReport report;  // at a base of a0's alignment (account_shared_known)
+  uint32_t nwords = 0;
+  std::array<int32_t, 128> words{};  // the distinct words, from the first lane's word
 };
 
 // The entries, per thread, by instruction index (shared_lane_pattern).
@@ -144,13 +147,24 @@ std::vector<SharedLanePattern>& lane_patterns() {
   thread_local std::vector<SharedLanePattern> patterns;
   return patterns;
 }
+// Where they are, as a repeated load looks them up: a thread_local of a trivial type is read
+// without the guard and the vector's size arithmetic that each use of lane_patterns() costs
+// (shared_lane_pattern keeps it up to date; nothing else resizes the entries).
+struct PatternTable {
+  const SharedLanePattern* data = nullptr;
+  size_t size = 0;
+};
+thread_local PatternTable kept_patterns;
 
 // The pattern of this access, or nullptr where an offset is not aligned to the access (the
 // general path reports it).
 const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint32_t bytes, uint32_t a0,
                                              const std::array<uint32_t, 32>& diff) {
   std::vector<SharedLanePattern>& patterns = lane_patterns();
-  if (inst >= patterns.size()) patterns.resize(inst + 1);
+  if (inst >= patterns.size()) {
+    patterns.resize(inst + 1);
+    kept_patterns = {patterns.data(), patterns.size()};
+  }
   SharedLanePattern& p = patterns[inst];
   const uint32_t low = a0 & 3;
   if (p.mask == mask && p.bytes == bytes && p.low == low && p.diff == diff) return &p;
@@ -188,6 +202,10 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
       p.span_bits[i / 64] |= uint64_t(1) << (i % 64);
     }
   p.report = layout::analyze_shared_access(addr, mask, std::min<uint32_t>(bytes, 16), layout::Phasing::lsu_half_warp);
+  p.wavefronts = p.report.wavefronts;
+  p.ideal_wavefronts = p.report.ideal_wavefronts;
+  p.first_word = words.front();
+  p.last_word = words.back();
   p.quads = mask == 0xFFFFFFFFu && bytes == 4;
   for (uint32_t l = 0; l < 32 && p.quads; ++l) p.quads = diff[l] == diff[l & ~3u] + 4 * (l & 3);
   bool same = true, consecutive = true;
@@ -229,9 +247,9 @@ __attribute__((target("avx2"))) inline bool same_offsets_avx2(const uint64_t* la
 __attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pattern_avx2(uint32_t inst,
                                                                                           const uint64_t* lanes,
                                                                                           uint32_t a0) {
-  const std::vector<SharedLanePattern>& patterns = lane_patterns();
-  if (inst >= patterns.size()) return nullptr;
-  const SharedLanePattern& p = patterns[inst];
+  const PatternTable patterns = kept_patterns;
+  if (inst >= patterns.size) return nullptr;
+  const SharedLanePattern& p = patterns.data[inst];
   if (p.mask != kAllLanes || p.bytes != 4 || p.low != (a0 & 3) || p.one_run || !same_offsets_avx2(lanes, p.diff.data()))
     return nullptr;
   return &p;
@@ -244,7 +262,7 @@ __attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pa
 // nothing, where a word has something to report.
 [[gnu::always_inline]] inline bool pattern_reads_quiet(Cta& c, const Warp& w, const SharedLanePattern& p,
                                                        uint32_t first) {
-  const uint32_t lo = first + uint32_t(p.words[0]), n = uint32_t(p.words[p.nwords - 1] - p.words[0]) + 1;
+  const uint32_t lo = first + uint32_t(p.first_word), n = uint32_t(p.last_word - p.first_word) + 1;
   if (!lines_read_plain(c, lo, n)) {
     if (c.any_tma_pending(lo, lo + n)) return false;  // a word between the pattern's too: the lane loop looks
     for (uint32_t i = 0; i < p.nwords; ++i)
@@ -259,7 +277,7 @@ __attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pa
     // The pattern's bits moved to the lowest word's place: an OR per 64 words (a loop over the
     // words, a shift and a branch each, was a quarter of ampere_cp_async's ld.shared).
     uint64_t* bits = read_row(c, w.id);
-    const uint32_t low = first + uint32_t(p.words[0]), at = low / 64, shift = low % 64;
+    const uint32_t low = first + uint32_t(p.first_word), at = low / 64, shift = low % 64;
     uint64_t carry = 0;
     for (uint32_t i = 0; i * 64 < p.span; ++i) {
       const uint64_t v = p.span_bits[i];
@@ -436,40 +454,42 @@ template <bool kStore, uint32_t kElem, bool kAvx2>
   else account_shared(x, addr, bytes, kStore);
 }
 
-// direct_shared_load_u32 for any other pattern of the lanes: what shared_form does for it.
-// `known`: the pattern, where repeated_lane_pattern_avx2 found it (nullptr: looked up here).
+// direct_shared_load_u32 for any other pattern of the lanes: what shared_form does for it, for
+// the pattern p of instruction `inst` (its offsets the lanes', its first address a0).
 template <bool kAvx2>
-[[gnu::always_inline]] inline uint32_t direct_pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d,
-                                                               const uint64_t* base,
-                                                               const SharedLanePattern* known = nullptr) {
+[[gnu::always_inline]] inline uint32_t pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d, uint32_t inst,
+                                                        uint32_t a0, const SharedLanePattern& p) {
   const uint64_t size = c.smem.size();
   if (size < 4 || c.smem_word_state.size() * 4 < size) return 0;
-  const uint32_t inst = uint32_t(&d - c.program->insts.data());
-  const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
-  const SharedLanePattern* p = known;
-  std::array<uint32_t, 32> offsets;
-  if (!p) {
-    for (uint32_t l = 0; l < 32; ++l) offsets[l] = uint32_t(base[l] - base[0]);
-    p = shared_lane_pattern(inst, kAllLanes, 4, a0, offsets);
-  }
-  // The lanes' offsets: the pattern's own (they equal them where it was found).
-  const std::array<uint32_t, 32>& diff = p ? p->diff : offsets;
   const int64_t o0 = int64_t(uint32_t(a0 - timing::kSmemBaseAddress));
-  if (!p || o0 + p->lo < 0 || o0 + p->hi + 4 > int64_t(size) || (a0 & 3) != 0) return 0;
-  if (!pattern_reads_quiet(c, w, *p, uint32_t(o0 >> 2))) return 0;
+  if (o0 + p.lo < 0 || o0 + p.hi + 4 > int64_t(size) || (a0 & 3) != 0) return 0;
+  if (!pattern_reads_quiet(c, w, p, uint32_t(o0 >> 2))) return 0;
   uint64_t* r = w.regs + 32 * size_t(d.data_regs[0]);
   const uint8_t* at = c.smem.data() + o0;
   bool done = false;
   if constexpr (kAvx2) {
-    if (p->quads) {
-      widen_quads_avx2(at, diff.data(), r);
+    if (p.quads) {
+      widen_quads_avx2(at, p.diff.data(), r);
       done = true;
     }
   }
   if (!done)
-    for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(diff[l]), 4);
+    for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(p.diff[l]), 4);
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
-  return shared_access_cost(c, w, request_time(c, w, d, inst), p->report.wavefronts, p->report.ideal_wavefronts);
+  return shared_access_cost(c, w, request_time(c, w, d, inst), p.wavefronts, p.ideal_wavefronts);
+}
+// The same where the pattern is not known yet: looked up (made) from the lanes' offsets.
+template <bool kAvx2>
+[[gnu::always_inline]] inline uint32_t direct_pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d,
+                                                               const uint64_t* base) {
+  const uint64_t size = c.smem.size();
+  if (size < 4 || c.smem_word_state.size() * 4 < size) return 0;
+  const uint32_t inst = uint32_t(&d - c.program->insts.data());
+  const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
+  std::array<uint32_t, 32> offsets;
+  for (uint32_t l = 0; l < 32; ++l) offsets[l] = uint32_t(base[l] - base[0]);
+  const SharedLanePattern* p = shared_lane_pattern(inst, kAllLanes, 4, a0, offsets);
+  return p ? pattern_load_u32<kAvx2>(c, w, d, inst, a0, *p) : 0;
 }
 
 // The straight path (decode.hpp, DirectFn) of the commonest shared access of a SIMT kernel: a
@@ -486,10 +506,12 @@ template <bool kAvx2>
   const uint64_t* base = w.regs + 32 * size_t(d.src[0].reg);
 #if defined(__x86_64__) && defined(__GNUC__)
   // A loop's fragment load comes back with the offsets it had: its kept pattern at once.
-  if constexpr (kAvx2)
-    if (const SharedLanePattern* p = repeated_lane_pattern_avx2(uint32_t(&d - c.program->insts.data()), base,
-                                                                uint32_t(base[0] + uint64_t(d.offset))))
-      return direct_pattern_load_u32<kAvx2>(c, w, d, base, p);
+  if constexpr (kAvx2) {
+    const uint32_t inst = uint32_t(&d - c.program->insts.data());
+    const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
+    if (const SharedLanePattern* p = repeated_lane_pattern_avx2(inst, base, a0))
+      return pattern_load_u32<kAvx2>(c, w, d, inst, a0, *p);
+  }
 #endif
   uint64_t step = 0;
   const bool even =
