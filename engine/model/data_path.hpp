@@ -24,6 +24,10 @@ class DataPath {
   // necessarily adjacent: other requests may already hold cycles between them). A request
   // further back than the calendar keeps (kCycles) is made at its oldest cycle.
   [[gnu::always_inline]] Taken take(uint64_t request, uint64_t cycles) {
+    // A request behind the frontier from where every cycle is held gets what a request at the
+    // frontier gets, as in take_any (step 09's fragment loads, most of its requests: the call
+    // was a sixth of its ld.shared's instructions).
+    if (cycles > 0 && request < frontier_ && request >= held_from_ && request >= base()) request = frontier_;
     // The commonest case inline (a request at or past the frontier that ends in its first word
     // of the calendar, inside the window): what take_any does for it, without a call.
     if (request >= frontier_ && cycles > 0 && cycles <= 64 - request % 64 && request + cycles <= base() + kCycles) {
