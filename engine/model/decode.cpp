@@ -387,6 +387,15 @@ Program decode_program(const ir::Kernel& k, const std::vector<uint16_t>& sass_pe
     for (const uint32_t w : q.d) same = same && std::find(r.sources.begin(), r.sources.begin() + 4, w) == r.sources.begin() + 4;
     d.mma_same_a = same;
   }
+  // Consecutive fragment loads from one address register (DecodedInst::shared_same_base).
+  if (const DirectFn load = memform::shared_load_u32_direct(); load != nullptr)
+    for (uint32_t pc = 1; pc < ninst; ++pc) {
+      DecodedInst& d = p.insts[pc];
+      const DecodedInst& before = p.insts[pc - 1];
+      d.shared_same_base = !before.is_label && d.direct == load && before.direct == load && d.src[0].is_reg &&
+                           before.src[0].is_reg && before.src[0].reg == d.src[0].reg &&
+                           before.data_regs[0] != d.src[0].reg;
+    }
   p.copies_async = std::any_of(k.insts.begin(), k.insts.end(), [](const ir::Inst& in) {
     return in.op == Op::cp_async_cg || in.op == Op::cp_async_ca;
   });

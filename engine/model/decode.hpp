@@ -111,6 +111,12 @@ struct DecodedInst {
   // The instruction before it (pc - 1, not a label: nothing branches in between) is an mma.sync
   // with the same A registers that writes none of them: A's pairs kept there still hold.
   bool mma_same_a = false;
+  // A whole warp's ld.shared.u32 straight path (memform::shared_load_u32_direct) whose instruction
+  // before it (pc - 1, not a label: nothing branches in between) is one too, from the same
+  // address register, which that one does not write: the register's lanes are those the load
+  // before found, where that load was the warp's last issue (exec_smem_forms.cpp,
+  // Warp::pattern_pc).
+  bool shared_same_base = false;
   // mma.sync: how many mma.syncs from this one on (this one included, at most kMmaRun) the
   // AMX build may take at once when this one issues (exec_mma.cpp, direct_mma_sync): each after
   // it has mma_same_a, no guard and no register a wgmma may own, and none of the run writes a
@@ -212,6 +218,10 @@ DirectFn bar_sync_direct_for(const ir::Inst& in, DecodedInst& d);
 // (exec_cp_async.cpp), for an untraced whole warp with nothing to report; nullptr for any
 // other op.
 DirectFn cp_async_direct(ir::Op op);
+namespace memform {
+// The straight path of a whole warp's ld.shared.u32 (exec_smem_forms.cpp).
+DirectFn shared_load_u32_direct();
+}  // namespace memform
 
 struct Program {
   // One per ir::Inst, same index (pc); each of 192 bytes three cache lines, not four.

@@ -280,10 +280,9 @@ ExecFn form_for(uint32_t elem) {
 }
 
 // The shared-memory forms (exec_smem_forms.cpp): the exec function of ld/st.shared of `elem`
-// bytes a lane (nullptr for another size), and the straight path of a whole warp's
-// ld.shared.u32.
+// bytes a lane (nullptr for another size); the straight path of a whole warp's ld.shared.u32,
+// shared_load_u32_direct, is declared in decode.hpp (the decoder compares with it).
 ExecFn shared_form_for(bool store, uint32_t elem);
-DirectFn shared_load_u32_direct();
 
 // For the n values of v: how many distinct ones there are if they are in non-decreasing
 // order (coalesced and broadcast accesses list their sectors so), else ~0.

@@ -3,6 +3,7 @@
 // loops (exec_mem_forms.hpp has what they share with the global forms).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -131,6 +132,14 @@ struct SharedLanePattern {
   int32_t lo = 0, hi = 0;  // the lowest and highest offset
   int32_t first_word = 0, last_word = 0;  // words[0] and words[nwords - 1]
   uint32_t wavefronts = 0, ideal_wavefronts = 0;  // report's
+  // This entry's key as made (shared_lane_pattern): a number no other entry of any thread has
+  // had, so that equal versions mean equal offsets (diff) for as long as the entry keeps it.
+  uint64_t version = 0;
+  // The version of the entry of the instruction before (inst - 1) whose offsets were found to
+  // be this one's (repeated_lane_pattern_avx2; 0: none found): a warp whose load before this
+  // one, from the same register, matched that version (Warp::pattern_version) has this entry's
+  // offsets without comparing them.
+  uint64_t same_as_version = 0;
   // The words as bits from the lowest (bit i: words[0] + i), where they span at most
   // kSpanBits words; span 0 where they span more.
   static constexpr uint32_t kSpanBits = 192;
@@ -151,10 +160,12 @@ std::vector<SharedLanePattern>& lane_patterns() {
 // without the guard and the vector's size arithmetic that each use of lane_patterns() costs
 // (shared_lane_pattern keeps it up to date; nothing else resizes the entries).
 struct PatternTable {
-  const SharedLanePattern* data = nullptr;
+  SharedLanePattern* data = nullptr;
   size_t size = 0;
 };
 thread_local PatternTable kept_patterns;
+// SharedLanePattern::version's source, shared by every thread's entries.
+std::atomic<uint64_t> next_pattern_version{1};
 
 // The pattern of this access, or nullptr where an offset is not aligned to the access (the
 // general path reports it).
@@ -176,6 +187,8 @@ const SharedLanePattern* shared_lane_pattern(uint32_t inst, uint32_t mask, uint3
   p.bytes = bytes;
   p.low = low;
   p.diff = diff;
+  p.version = next_pattern_version.fetch_add(1, std::memory_order_relaxed);
+  p.same_as_version = 0;
   p.lo = p.hi = 0;
   std::array<uint32_t, 32> addr{};
   std::vector<int32_t> words;
@@ -237,21 +250,32 @@ __attribute__((target("avx2"))) inline bool same_offsets_avx2(const uint64_t* la
   return _mm256_testz_si256(differ, differ) != 0;
 }
 
-// The entry shared_lane_pattern would return for a whole warp's 4-byte access of instruction
-// `inst` from the address register `lanes` (first address a0), where it is the one kept there
-// already and not a run of words (one_run): the lanes' offsets compared with the kept ones in a
-// few vector instructions, without the offsets' array, the search for an even step and the
-// entry's compare of them. Lanes whose offsets are not one run cannot step evenly by 0 or 4
-// bytes, so direct_shared_load_u32 would come to this entry through its pattern path. nullptr
-// says nothing: the caller takes its usual way.
-__attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pattern_avx2(uint32_t inst,
+// The entry shared_lane_pattern would return for warp w's whole-warp 4-byte access of
+// instruction `inst` (decoded d) from the address register `lanes` (first address a0), where it
+// is the one kept there already and not a run of words (one_run): the lanes' offsets compared
+// with the kept ones in a few vector instructions, without the offsets' array, the search for
+// an even step and the entry's compare of them. Lanes whose offsets are not one run cannot step
+// evenly by 0 or 4 bytes, so direct_shared_load_u32 would come to this entry through its
+// pattern path. nullptr says nothing: the caller takes its usual way.
+// Right after the warp's load at inst - 1 from the same register (DecodedInst::shared_same_base,
+// Warp::pattern_pc: that load was its last issue), the lanes are those it found equal to the
+// offsets of its entry's version pattern_version; where this entry's offsets were once found
+// equal to that version's (same_as_version), the compare is left out (fragment loads: 18 of
+// step 09's 20 a K step follow a load of the same register).
+__attribute__((target("avx2"))) inline const SharedLanePattern* repeated_lane_pattern_avx2(const Warp& w,
+                                                                                          const DecodedInst& d,
+                                                                                          uint32_t inst,
                                                                                           const uint64_t* lanes,
                                                                                           uint32_t a0) {
   const PatternTable patterns = kept_patterns;
   if (inst >= patterns.size) return nullptr;
-  const SharedLanePattern& p = patterns.data[inst];
-  if (p.mask != kAllLanes || p.bytes != 4 || p.low != (a0 & 3) || p.one_run || !same_offsets_avx2(lanes, p.diff.data()))
-    return nullptr;
+  SharedLanePattern& p = patterns.data[inst];
+  if (p.mask != kAllLanes || p.bytes != 4 || p.low != (a0 & 3) || p.one_run) return nullptr;
+  const bool after = d.shared_same_base && w.pattern_pc == inst - 1 &&
+                     w.pattern_at == w.issue_at[(inst - 1) & kHoistWindow];
+  if (after && p.same_as_version == w.pattern_version) return &p;
+  if (!same_offsets_avx2(lanes, p.diff.data())) return nullptr;
+  if (after) p.same_as_version = w.pattern_version;
   return &p;
 }
 #endif
@@ -476,6 +500,10 @@ template <bool kAvx2>
   if (!done)
     for (uint32_t l = 0; l < 32; ++l) r[l] = load_bytes(at + int32_t(p.diff[l]), 4);
   w.written[d.data_regs[0]] = kAllLanes;  // note_decoded_write: |= all lanes
+  // The lanes' offsets are p's (repeated_lane_pattern_avx2 reads this back at inst + 1).
+  w.pattern_pc = inst;
+  w.pattern_at = c.now;
+  w.pattern_version = p.version;
   return shared_access_cost(c, w, request_time(c, w, d, inst), p.wavefronts, p.ideal_wavefronts);
 }
 // The same where the pattern is not known yet: looked up (made) from the lanes' offsets.
@@ -509,7 +537,7 @@ template <bool kAvx2>
   if constexpr (kAvx2) {
     const uint32_t inst = uint32_t(&d - c.program->insts.data());
     const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
-    if (const SharedLanePattern* p = repeated_lane_pattern_avx2(inst, base, a0))
+    if (const SharedLanePattern* p = repeated_lane_pattern_avx2(w, d, inst, base, a0))
       return pattern_load_u32<kAvx2>(c, w, d, inst, a0, *p);
   }
 #endif

@@ -88,6 +88,14 @@ struct Warp {
   // exec_mma.cpp): each of them, issued right after the one before (mma_a_pc, mma_a_at), writes
   // nothing more. 0: none.
   uint32_t mma_batch_end = 0;
+  // Its last ld.shared.u32 whose lanes' offsets were found to be those of a kept pattern
+  // (exec_smem_forms.cpp, pattern_load_u32): its pc, its issue time and the pattern's version
+  // (SharedLanePattern::version). While issue_at still says pc pattern_pc issued at pattern_at,
+  // that was the warp's last issue; the load at pattern_pc + 1 from the same register
+  // (DecodedInst::shared_same_base) finds the lanes as that one found them.
+  uint32_t pattern_pc = ~0u;
+  uint64_t pattern_at = 0;
+  uint64_t pattern_version = 0;
   // Bit i: the ten source registers of the mma.sync of Program::mma_regs[i] (i < kMmaWrittenBits)
   // were written in every lane when this warp last looked (exec_mma.cpp, direct_mma_sync). A
   // register's written lanes only grow within a CTA (Cta::written: every write ORs its lanes in,
