@@ -267,16 +267,18 @@ bool computed_by_run(Warp& w, uint32_t pc, bool after) {
 #if defined(__x86_64__) && defined(__GNUC__)
 static_assert(DecodedInst::kMmaRun == kMmaRunMax);
 
-// Where the sums take AMX tiles: the sums of the run of mma.syncs from pc (DecodedInst::mma_run)
-// at once, the tile's latency paid once for the run. Each of the run is issued right after the
+// Where the sums take bf16 pairs (AMX tiles or AVX512_BF16): the sums of the run of mma.syncs
+// from pc (DecodedInst::mma_run) at once, A's pairs made once and, on tiles, the tile's latency
+// paid once for the run; without AMX, the run's later issues leave out their calls into the
+// sums (the rest of an issue, scheduler and all, stays). Each of the run is issued right after the
 // one before (no label between, no guard, no register a wgmma may own: decode), reads what it
 // would read then (no one of the run writes another's sources) and finds its sources written
 // (checked here, as its own straight path would): so its sums come out as they would at its own
 // issue, which then writes nothing (Warp::mma_batch_end). An untraced CTA's registers are seen
 // by nothing between the run's issues. Returns how many it took (0: none, nothing written).
 uint32_t run_sums(Cta& c, Warp& w, const DecodedInst& d, uint32_t pc, bool reuse) {
-  static const bool amx = fastest_sums_build() == SumsBuild::amx_bf16;
-  if (!amx) return 0;
+  static const SumsBuild build = fastest_sums_build();
+  if (!uses_bf16(build)) return 0;
   const uint32_t run = d.mma_run;
   std::array<MmaLanes, DecodedInst::kMmaRun> lanes;
   const auto at = [&](uint32_t reg) { return w.regs + 32 * size_t(reg); };
@@ -292,7 +294,7 @@ uint32_t run_sums(Cta& c, Warp& w, const DecodedInst& d, uint32_t pc, bool reuse
   const MmaRegs& head = c.program->mma_regs[d.mma_regs];
   const uint64_t* a[4] = {at(head.sources[0]), at(head.sources[1]), at(head.sources[2]), at(head.sources[3])};
   bool kept_valid = false;
-  if (!mma_run_integer_lanes(a, lanes.data(), run, SumsBuild::amx_bf16, &w.mma_a, reuse, &kept_valid)) return 0;
+  if (!mma_run_integer_lanes(a, lanes.data(), run, build, &w.mma_a, reuse, &kept_valid)) return 0;
   return run;
 }
 

@@ -46,56 +46,61 @@ __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void pair
   hi = _mm512_mask_blend_epi32(0xF0F0, _mm512_permutex2var_epi32(z0, idx_hi, z1), _mm512_permutex2var_epi32(z2, idx_hi, z3));
 }
 
-// The pair sums: S[n] lanes r = sum over pairs of A's row r times B's column n (every product
-// and partial sum an integer of at most 2^20: exact in any grouping). False where a value is
-// not such an integer, with S untouched.
-__attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(const uint64_t* const* a,
-                                                                              const uint64_t* const* b,
-                                                                              __m512 (&S)[8], MmaAPairs* kept,
-                                                                              bool reuse, bool* kept_valid) {
-  __m512i ya[4][2], yb[2][2];
-  // A's pairs and their test: from the warp's kept ones where the caller vouches for them (the
-  // mma.sync before, same A registers), else from A's registers (and kept, where asked).
+// A's pairs (pair-major, as pair_major gives them) and their test: from the warp's kept ones
+// where the caller vouches for them (the mma.sync before, same A registers), else from A's
+// registers (and kept, where asked). False where a value is not an integer of at most 256.
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline bool a_pairs(const uint64_t* const* a,
+                                                                                    __m512i (&ya)[4][2],
+                                                                                    MmaAPairs* kept, bool reuse,
+                                                                                    bool* kept_valid) {
   if (reuse) {
     for (uint32_t j = 0; j < 4; ++j)
       for (uint32_t h = 0; h < 2; ++h) ya[j][h] = _mm512_load_si512(kept->words.data() + 16 * (2 * j + h));
     if (kept_valid) *kept_valid = true;
-    if (!kept->integers) return false;
-  } else {
-    for (uint32_t j = 0; j < 4; ++j) pair_major(a[j], ya[j][0], ya[j][1]);
-    __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
-    for (uint32_t j = 0; j < 4; ++j) {
-      fold_bf16_integers(ya[j][0], fraction, top);
-      fold_bf16_integers(ya[j][1], fraction, top);
-    }
-    const bool ok = integers(fraction, top);
-    if (kept) {
-      for (uint32_t j = 0; j < 4; ++j)
-        for (uint32_t h = 0; h < 2; ++h) _mm512_store_si512(kept->words.data() + 16 * (2 * j + h), ya[j][h]);
-      kept->integers = ok;
-      if (kept_valid) *kept_valid = true;
-    }
-    if (!ok) return false;
+    return kept->integers;
   }
-  for (uint32_t j = 0; j < 2; ++j) pair_major(b[j], yb[j][0], yb[j][1]);
+  for (uint32_t j = 0; j < 4; ++j) pair_major(a[j], ya[j][0], ya[j][1]);
   __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t j = 0; j < 4; ++j) {
+    fold_bf16_integers(ya[j][0], fraction, top);
+    fold_bf16_integers(ya[j][1], fraction, top);
+  }
+  const bool ok = integers(fraction, top);
+  if (kept) {
+    for (uint32_t j = 0; j < 4; ++j)
+      for (uint32_t h = 0; h < 2; ++h) _mm512_store_si512(kept->words.data() + 16 * (2 * j + h), ya[j][h]);
+    kept->integers = ok;
+    if (kept_valid) *kept_valid = true;
+  }
+  return ok;
+}
+
+// B's words by pair (pair p, column n at bw[8p + n]) from its two registers, and their test
+// folded into fraction and top.
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void b_words(const uint64_t* const* b,
+                                                                                    uint32_t* bw, __m512i& fraction,
+                                                                                    __m512i& top) {
+  __m512i yb[2][2];
+  for (uint32_t j = 0; j < 2; ++j) pair_major(b[j], yb[j][0], yb[j][1]);
   for (uint32_t j = 0; j < 2; ++j) {
     fold_bf16_integers(yb[j][0], fraction, top);
     fold_bf16_integers(yb[j][1], fraction, top);
   }
-  if (!integers(fraction, top)) return false;
-  // B's words by pair: pair p, column n at 8p + n.
-  alignas(64) uint32_t bw[64];
   _mm512_store_si512(bw, yb[0][0]);
   _mm512_store_si512(bw + 16, yb[0][1]);
   _mm512_store_si512(bw + 32, yb[1][0]);
   _mm512_store_si512(bw + 48, yb[1][1]);
-  // Each word is broadcast from memory (a load, or vdpbf16ps's own {1to16} operand): GCC, which
-  // sees the stores above, would otherwise take the 64 words out of the registers one by one
-  // (vpextrd into a general register, vpbroadcastd back: four or five shuffle and transfer
-  // uops a word, where the shuffle ports were what held the pair sums back). The empty asm
-  // says bw may have changed, so the words are read from it.
-  asm("" : "+m"(bw));
+}
+
+// The pair sums of A's pairs and B's words: S[n] lanes r = sum over pairs of A's row r times B's
+// column n (every product and partial sum an integer of at most 2^20: exact in any grouping).
+// Each word is broadcast from memory (a load, or vdpbf16ps's own {1to16} operand): GCC, which
+// sees b_words' stores, would otherwise take the 64 words out of the registers one by one
+// (vpextrd into a general register, vpbroadcastd back: four or five shuffle and transfer uops a
+// word, where the shuffle ports were what held the pair sums back). The caller's empty asm
+// after the stores says bw may have changed, so the words are read from it.
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx2"), always_inline)) inline void pair_products(
+    const __m512i (&ya)[4][2], const uint32_t* bw, __m512 (&S)[8]) {
   for (uint32_t n = 0; n < 8; ++n) S[n] = _mm512_setzero_ps();
 #pragma GCC unroll 8
   for (uint32_t p = 0; p < 8; ++p) {
@@ -108,6 +113,22 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(c
     for (uint32_t n = 0; n < 8; ++n)
       S[n] = _mm512_dpbf16_ps(S[n], (__m512bh)pair, (__m512bh)_mm512_set1_epi32(int(bw[8 * p + n])));
   }
+}
+
+// The pair sums of one mma.sync (pair_products). False where a value is not an integer of at
+// most 256, with S untouched.
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(const uint64_t* const* a,
+                                                                              const uint64_t* const* b,
+                                                                              __m512 (&S)[8], MmaAPairs* kept,
+                                                                              bool reuse, bool* kept_valid) {
+  __m512i ya[4][2];
+  if (!a_pairs(a, ya, kept, reuse, kept_valid)) return false;
+  alignas(64) uint32_t bw[64];
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  b_words(b, bw, fraction, top);
+  if (!integers(fraction, top)) return false;
+  asm("" : "+m"(bw));
+  pair_products(ya, bw, S);
   return true;
 }
 
@@ -306,6 +327,28 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_lanes_bf16(
   mma_pair_store(S, c, d);
   return true;
 }
+
+// A run of mma.syncs that share A (DecodedInst::mma_run) by bf16 pairs: A's pairs once, every
+// B's words and test before any D is written, then each one's sums and D as mma_lanes_bf16
+// makes them, in the run's order (no D of the run is another one's source: the caller's).
+__attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_run_bf16(const uint64_t* const* a,
+                                                                             const MmaLanes* mmas, uint32_t count,
+                                                                             MmaAPairs* kept, bool reuse,
+                                                                             bool* kept_valid) {
+  __m512i ya[4][2];
+  if (!a_pairs(a, ya, kept, reuse, kept_valid)) return false;
+  alignas(64) uint32_t bw[kMmaRunMax][64];
+  __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
+  for (uint32_t m = 0; m < count; ++m) b_words(mmas[m].b, bw[m], fraction, top);
+  if (!integers(fraction, top)) return false;
+  asm("" : "+m"(bw));
+  for (uint32_t m = 0; m < count; ++m) {
+    __m512 S[8];
+    pair_products(ya, bw[m], S);
+    mma_pair_store(S, mmas[m].c, mmas[m].d);
+  }
+  return true;
+}
 #endif
 
 }  // namespace
@@ -317,6 +360,10 @@ bool mma_run_integer_lanes(const uint64_t* const* a, const MmaLanes* mmas, uint3
 #if defined(__x86_64__) && defined(__GNUC__)
   if (build == SumsBuild::amx_bf16 && count >= 1 && count <= kMmaRunMax)
     return lane_sums::mma_run_amx(a, mmas, count, kept, reuse && kept != nullptr, kept_valid);
+  // AVX512_BW for the 16-bit integer tests, as mma_accumulate_integer_lanes asks.
+  static const bool bw = __builtin_cpu_supports("avx512bw") != 0;
+  if (build == SumsBuild::avx512_bf16 && bw && count >= 1 && count <= kMmaRunMax)
+    return lane_sums::mma_run_bf16(a, mmas, count, kept, reuse && kept != nullptr, kept_valid);
 #endif
   (void)a, (void)mmas, (void)count, (void)build, (void)kept, (void)reuse;
   return false;
