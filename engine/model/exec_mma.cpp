@@ -267,6 +267,15 @@ bool computed_by_run(Warp& w, uint32_t pc, bool after) {
 #if defined(__x86_64__) && defined(__GNUC__)
 static_assert(DecodedInst::kMmaRun == kMmaRunMax);
 
+// Whether the ten sources of Program::mma_regs[bit] were found written in every lane of warp w
+// (Warp::mma_sources_written: once true, true for the rest of the CTA), and the note that they are.
+bool sources_known_written(const Warp& w, uint32_t bit) {
+  return bit < Warp::kMmaWrittenBits && (w.mma_sources_written[bit / 64] >> (bit % 64) & 1) != 0;
+}
+void note_sources_written(Warp& w, uint32_t bit) {
+  if (bit < Warp::kMmaWrittenBits) w.mma_sources_written[bit / 64] |= uint64_t(1) << (bit % 64);
+}
+
 // Where the sums take bf16 pairs (AMX tiles or AVX512_BF16): the sums of the run of mma.syncs
 // from pc (DecodedInst::mma_run) at once, A's pairs made once and, on tiles, the tile's latency
 // paid once for the run; without AMX, the run's later issues leave out their calls into the
@@ -283,10 +292,14 @@ uint32_t run_sums(Cta& c, Warp& w, const DecodedInst& d, uint32_t pc, bool reuse
   std::array<MmaLanes, DecodedInst::kMmaRun> lanes;
   const auto at = [&](uint32_t reg) { return w.regs + 32 * size_t(reg); };
   for (uint32_t i = 0; i < run; ++i) {
-    const MmaRegs& r = c.program->mma_regs[c.program->insts[pc + i].mma_regs];
-    uint32_t written = kAllLanes;
-    for (const uint32_t s : r.sources) written &= w.written[s];
-    if (written != kAllLanes) return 0;
+    const uint32_t bit = c.program->insts[pc + i].mma_regs;
+    const MmaRegs& r = c.program->mma_regs[bit];
+    if (!sources_known_written(w, bit)) {
+      uint32_t written = kAllLanes;
+      for (const uint32_t s : r.sources) written &= w.written[s];
+      if (written != kAllLanes) return 0;
+      note_sources_written(w, bit);
+    }
     lanes[i] = {{at(r.sources[4]), at(r.sources[5])},
                 {at(r.sources[6]), at(r.sources[7]), at(r.sources[8]), at(r.sources[9])},
                 {at(r.d[0]), at(r.d[1]), at(r.d[2]), at(r.d[3])}};
@@ -307,12 +320,11 @@ uint32_t direct_mma_sync(Cta& c, Warp& w, const DecodedInst& d) {
   // Its sources written in every lane: looked at once per warp and CTA (Warp::mma_sources_written;
   // the ten loads of the written lanes were half of this function's time on step 08).
   const uint32_t bit = d.mma_regs;
-  const bool known = bit < Warp::kMmaWrittenBits && (w.mma_sources_written[bit / 64] >> (bit % 64) & 1) != 0;
-  if (!known) {
+  if (!sources_known_written(w, bit)) {
     uint32_t written = kAllLanes;
     for (const uint32_t r : regs.sources) written &= w.written[r];
     if (written != kAllLanes) return 0;
-    if (bit < Warp::kMmaWrittenBits) w.mma_sources_written[bit / 64] |= uint64_t(1) << (bit % 64);
+    note_sources_written(w, bit);
   }
   // A's pairs as the mma.sync before left them, where that was this warp's last issue
   // (Warp::mma_a); kept anew otherwise.
