@@ -26,17 +26,28 @@ using builder::Reg;
 
 constexpr uint32_t kElems = 32;  // A and B hold 32 words each
 
-// Lane l loads the 4 bytes at A + 4 * l + skew(l) and stores them to C[l].
-ir::Kernel load_kernel(const std::function<Reg(Builder&, const Reg& tid)>& skew) {
-  Builder b("warp_load", ir::Arch::sm_90);
+// One warp's launch with the A, B and C parameters (B unused): its thread index and A's and C's
+// global pointers.
+struct OneWarp {
+  Reg tid, A, C;
+};
+OneWarp one_warp(Builder& b) {
   b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
   auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
   auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg A = b.global_ptr(pa, "A_ptr");
+  OneWarp w;
+  w.tid = b.special(ir::Special::tid_x, "tid");
+  w.A = b.global_ptr(pa, "A_ptr");
   (void)b.global_ptr(pb, "B_ptr");
-  Reg C = b.global_ptr(pc, "C_ptr");
+  w.C = b.global_ptr(pc, "C_ptr");
+  return w;
+}
+
+// Lane l loads the 4 bytes at A + 4 * l + skew(l) and stores them to C[l].
+ir::Kernel load_kernel(const std::function<Reg(Builder&, const Reg& tid)>& skew) {
+  Builder b("warp_load", ir::Arch::sm_90);
+  const auto [tid, A, C] = one_warp(b);
   Reg four_l = b.mul_wide(tid, 4u, "four_l");
   Reg v = b.ld_global(ir::Type::u32, Addr::at(A + four_l + skew(b, tid)), "v");
   b.st_global(ir::Type::u32, Addr::at(C + four_l), {v});
@@ -208,14 +219,7 @@ TEST_CASE("global loads: one address for the whole warp, and lanes out of order,
 TEST_CASE("global stores into C: a fragment's store notes each tile it touches", "[model][memory]") {
   const auto store_kernel = [](bool skew) {
     Builder b("warp_store", ir::Arch::sm_90);
-    b.set_launch({.grid = {1, 1, 1}, .block = {32, 1, 1}});
-    auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-    auto pb = b.param("B", ir::ParamKind::global_ptr, ir::ParamRole::b);
-    auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-    Reg tid = b.special(ir::Special::tid_x, "tid");
-    (void)b.global_ptr(pa, "A_ptr");
-    (void)b.global_ptr(pb, "B_ptr");
-    Reg C = b.global_ptr(pc, "C_ptr");
+    const auto [tid, A, C] = one_warp(b);
     Reg g = (tid / 4u).named("g");
     // With skew, row 6's lanes (24..27: g / 6 - g / 7 is 1 for g = 6 only) move 8 columns on,
     // into tile 1: the first and last lanes stay in tile 0, so only the lanes' band test sees it.
