@@ -506,12 +506,11 @@ template <bool kAvx2>
   w.pattern_version = p.version;
   return shared_access_cost(c, w, request_time(c, w, d, inst), p.wavefronts, p.ideal_wavefronts);
 }
-// The same where the pattern is not known yet: looked up (made) from the lanes' offsets.
+// The same where the pattern is not known yet: looked up (made) from the lanes' offsets
+// (pattern_load_u32 declines where shared memory is too small for the straight path).
 template <bool kAvx2>
 [[gnu::always_inline]] inline uint32_t direct_pattern_load_u32(Cta& c, Warp& w, const DecodedInst& d,
                                                                const uint64_t* base) {
-  const uint64_t size = c.smem.size();
-  if (size < 4 || c.smem_word_state.size() * 4 < size) return 0;
   const uint32_t inst = uint32_t(&d - c.program->insts.data());
   const uint32_t a0 = uint32_t(base[0] + uint64_t(d.offset));
   std::array<uint32_t, 32> offsets;
