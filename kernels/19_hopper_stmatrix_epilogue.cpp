@@ -88,7 +88,14 @@
 //
 // The tile's N is the build parameter bn, as in step 14 (hopper::declare_tile_n): a consumer's
 // bn columns go out in bn/64 chunks of bf16 (bn/32 of f32), and the staging buffers' 32 KiB
-// count against the ring's stages (8 fit at bn=64).
+// count against the ring's stages (8 fit at bn=64). bn=192 is for shapes whose 128x256 tiles
+// leave the last round of the persistent walk part-empty: at 3000x5000x4096 with 132 CTAs, 480
+// tiles of 128x256 take 4 rounds (3.64 tiles a CTA), 648 of 128x192 take 5 of three-quarter
+// tiles (4.91), the model's 628.6 against 608.1 TFLOP/s on an H100 (not yet measured on a GPU).
+// Its three chunks of bf16 make the buffers' turns odd: chunk i goes through buffer i % 2 and
+// waits until only the newest store may read (wait_group.read 1), which for a tile's first chunk
+// is the tile before's last, in buffer 0 too; that chunk waits for every store (read 0), all of
+// them issued a whole K loop earlier.
 //
 // Why cuBLAS's tile (the build parameters bm and share)? On the H100 at 4096^3 cuBLAS runs a
 // 256x128 tile (nvjet_sm90_tst_256x128_64x4_1x2: 64-wide K blocks in 4 stages, clusters of 1x2)
@@ -207,7 +214,7 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
   const DType c_dtype = cfg.param("c_dtype") == 16 ? DType::bf16 : DType::f32;
   const uint32_t es = c_dtype == DType::f32 ? 4 : 2;  // bytes of one element of C
   const uint32_t chunk_cols = kRowBytes / es;          // 64 bf16 or 32 f32 columns a chunk
-  const uint32_t chunks = bn / chunk_cols;            // 4 or 8 a tile
+  const uint32_t chunks = bn / chunk_cols;            // 2 to 8 a tile (3 of bf16 at bn=192)
   // Mistake unswizzled-staging: the packed tile of step 18 (and a map that reads it packed).
   const bool swizzled = !cfg.has(kUnswizzledStaging);
   // Mistake swizzle-not-in-store-map: the writes swizzle, the TMA store reads the tile packed.
@@ -446,8 +453,13 @@ ir::Kernel build_hopper_stmatrix_epilogue(const GemmConfig& cfg) {
             const std::string rows = slabs == 1 ? "" : fmt::format("rows {}..{}, ", s * kSlabRows, (s + 1) * kSlabRows - 1);
             b.comment(fmt::format("chunk {}: {}columns {}..{} through buffer {}", i, rows, c * chunk_cols,
                                   (c + 1) * chunk_cols - 1, i % kBuffers));
+            // Chunk i's buffer was last read by the store of chunk i - 2 (wait_group.read 1 leaves
+            // only the newest store reading). With an odd count a tile (bn=192: three of bf16) the
+            // tile before's last chunk used buffer 0 too and is the newest store: the first chunk
+            // waits for all of them, long done by now (a whole K loop ran since they were issued).
+            const uint32_t may_read = i == 0 && all_chunks % kBuffers != 0 ? 0 : kBuffers - 1;
             if (!cfg.has(kReuseBeforeWait))
-              b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(kBuffers - 1); });
+              b.if_(issuer, [&] { b.cp_async_bulk_wait_group_read(may_read); });
             meet();  // the buffer is free for every writer
             write_chunk(s, c, buffer);
             if (!cfg.has(kMissingProxyFence)) b.fence_proxy_async();
@@ -523,9 +535,9 @@ KernelInfo hopper_stmatrix_epilogue_info() {
        .a_bytes = a_tile_bytes(kShippedBM),
        .other_bytes = kConsumers * kBuffers * kChunkBytes,
        .other_what = "the 32 KiB of staging buffers",
-       .tile_ns = {128, 256},
-       .bn_note = "; 128 or 256 only: an odd count of 64-column chunks reuses a staging buffer a store may still "
-                  "read (a race)"},
+       .tile_ns = {128, 192, 256},
+       .bn_note = "; 128, 192 or 256 (192: three 64-column chunks of bf16 a slab, so a tile's first chunk waits for "
+                  "every store of the tile before, whose last chunk used the same buffer)"},
       {{"cluster", "CTAs per cluster sharing one operand's box (share: B's by default, step 17; 1: plain loads)", 2,
         {1, 2, 4}},
        {"share",
@@ -587,7 +599,7 @@ KernelInfo hopper_stmatrix_epilogue_info() {
     if (bm == kWideBM && bn != 128)
       return fmt::format("bm=256 takes bn=128 only (bn={} given): a consumer warpgroup owns 128 rows, two "
                          "wgmma.m64n{}k16 a k16 step, whose 2 x {} f32 accumulators a thread are more than its {} "
-                         "registers hold; bm=128 takes bn=128 or 256",
+                         "registers hold; bm=128 takes bn=128, 192 or 256",
                          bn, bn, bn / 2, kConsumerRegs);
     if (p.at("share") == kShareA && p.at("cluster") == 1)
       return std::string("share=a takes cluster=2 or 4 (cluster=1 given): a cluster of one CTA has no peer to share "

@@ -286,6 +286,39 @@ TEST_CASE("step 19's staging: two buffers in turn by default; slab gives each ch
                     Catch::Contains("unknown build parameter 'staging'"));
 }
 
+TEST_CASE("step 19 at bn=192: three chunks of bf16 a slab, the tile's first waiting for every store before it",
+          "[kernels][params]") {
+  // Chunk i goes through buffer i % 2 and waits until only the newest store may still read
+  // (wait_group.read 1). With three chunks a tile the tile before's last chunk went through buffer
+  // 0 and is that newest store, so the first chunk must wait for all (read 0); six chunks of f32
+  // and four of bf16 at bn=256 alternate across tiles as they do within one.
+  const auto waits = [](const ir::Kernel& k) {
+    std::map<int64_t, size_t> n;  // groups left reading -> waits
+    for (const ir::Inst& i : k.insts)
+      if (i.op == ir::Op::cp_async_bulk_wait_group_read) ++n[i.operands.at(0).imm];
+    return n;
+  };
+  const kernels::GemmShape shape{1000, 1000, 512};
+  CHECK(waits(build(shape, {}, {{"bn", 192}})) == std::map<int64_t, size_t>{{0, 2}, {1, 2}});
+  CHECK(waits(build(shape, {}, {{"bn", 192}, {"c_dtype", 32}})) == std::map<int64_t, size_t>{{0, 1}, {1, 6}});
+  CHECK(waits(build(shape)) == std::map<int64_t, size_t>{{0, 1}, {1, 4}});
+  // B's box and stage at 192 rows (24 KiB): 40 KiB a stage, four beside the 32 KiB of buffers.
+  CHECK_NOTHROW(build(shape, {}, {{"bn", 192}, {"stages", 4}}));
+  CHECK_THROWS_WITH(build(shape, {}, {{"bn", 192}, {"stages", 5}}), Catch::Contains("bn=192"));
+}
+
+TEST_CASE("step 19 at bn=192 assembles for sm_90a", "[kernels][ptxas]") {
+  for (const kernels::ParamValues& p :
+       {kernels::ParamValues{{"bn", 192}}, kernels::ParamValues{{"bn", 192}, {"c_dtype", 32}, {"cluster", 1}},
+        kernels::ParamValues{{"bn", 192}, {"share", 1}, {"cluster", 4}},
+        kernels::ParamValues{{"bn", 192}, {"staging", 1}, {"stages", 4}}}) {
+    DYNAMIC_SECTION(kernels::params_text(p)) {
+      const ir::Kernel k = build({8192, 8192, 8192}, {}, p);
+      test::check_assembles(ptx::emit(k).text, ir::Arch::sm_90a, fmt::format("{} {}", kId, kernels::params_text(p)));
+    }
+  }
+}
+
 TEST_CASE("step 19 with staging=slab assembles for sm_90a", "[kernels][ptxas]") {
   // staging=slab with the other defaults is assembled by test_build_params.cpp; here the combinations.
   for (const kernels::ParamValues& p :
@@ -456,7 +489,7 @@ TEST_CASE("step 19: bm and share combinations it does not build are refused, nam
   const kernels::KernelInfo& info = kernels::kernel_or_throw(kId);
   CHECK_THROWS_WITH(kernels::resolve_params(info, {{"bm", 256}}),
                     Catch::Contains("bm=256 takes bn=128 only (bn=256 given)") &&
-                        Catch::Contains("bm=128 takes bn=128 or 256"));
+                        Catch::Contains("bm=128 takes bn=128, 192 or 256"));
   CHECK_THROWS_WITH(kernels::resolve_params(info, {{"bm", 192}}),
                     Catch::Contains("bm=192 is not a value") && Catch::Contains("choose one of 128, 256"));
   CHECK_THROWS_WITH(kernels::resolve_params(info, {{"share", 1}, {"cluster", 1}}),

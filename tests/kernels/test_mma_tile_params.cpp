@@ -95,10 +95,13 @@ TEST_CASE("tensor-core tiles: the Hopper steps declare the tile N; each value co
     // Step 13's one consumer keeps both slabs' accumulators: 256 would be 256 registers a thread.
     const bool one_consumer = id == "hopper_producer_consumer";
     CHECK(bn.default_value == (one_consumer ? 128u : 256u));
-    // Steps 18-19 stage C in an even number of 64-column chunks (hopper_tma_store's bn note says why).
-    const bool staged = id == "hopper_tma_store" || id == "hopper_stmatrix_epilogue";
+    // Step 18 stages C in an even number of 64-column chunks (its bn note says why); step 19 also in
+    // three, its tile's first chunk waiting for every store before it.
+    const bool staged = id == "hopper_tma_store";
+    const bool staged_odd = id == "hopper_stmatrix_epilogue";
     CHECK(bn.choices == (one_consumer ? std::vector<uint32_t>{64, 128, 192}
                          : staged     ? std::vector<uint32_t>{128, 256}
+                         : staged_odd ? std::vector<uint32_t>{128, 192, 256}
                                       : std::vector<uint32_t>{64, 128, 192, 256}));
     REQUIRE(info.build_tile);
     CHECK(kernels::tile_of(info, {}).n == info.tile.n);
@@ -189,9 +192,13 @@ TEST_CASE("tensor-core tiles: a combination that cannot work names the values an
                     Contains("5 stages × (16 KiB of A + 32 KiB of B) + the 32 KiB of staging buffers = 272 KiB of "
                              "shared memory, more than the 227 KiB a CTA can have: at bn=256 take stages 2..4, or a "
                              "smaller bn (128: up to 6)"));
-  // Steps 18-19 take an even number of 64-column chunks only (a tile's first chunk would reuse the
-  // buffer the tile before's last store may still read: the model names that race at bn=64 and 192).
-  CHECK_THROWS_WITH(kernels::resolve_params(stm, {{"bn", 192}}), Contains("choose one of 128, 256"));
+  // Step 18 takes an even number of 64-column chunks only (a tile's first chunk would reuse the
+  // buffer the tile before's last store may still read: the model names that race at bn=64 and 192);
+  // step 19 takes three (bn=192) too, its tile's first chunk waiting for every store; 64 it does not offer.
+  CHECK_THROWS_WITH(kernels::resolve_params(kernels::kernel_or_throw("hopper_tma_store"), {{"bn", 192}}),
+                    Contains("choose one of 128, 256"));
+  CHECK(kernels::resolve_params(stm, {{"bn", 192}}).at("bn") == 192);
+  CHECK_THROWS_WITH(kernels::resolve_params(stm, {{"bn", 64}}), Contains("choose one of 128, 192, 256"));
   // What fits builds: 7 stages of bn=128, 9 of bn=64.
   CHECK(kernels::resolve_params(fewer, {{"bn", 128}, {"stages", 7}}).at("stages") == 7);
   CHECK(kernels::resolve_params(fewer, {{"bn", 64}, {"stages", 9}}).at("stages") == 9);

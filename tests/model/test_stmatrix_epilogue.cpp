@@ -262,6 +262,43 @@ TEST_CASE("step 19 with staging=slab: each chunk its own buffer, C the same bit 
   }
 }
 
+TEST_CASE("step 19 at bn=192: a CTA's next tile goes through the buffers its first used, C exact",
+          "[model][stmatrix][params]") {
+  // 1152x1536x64 on 64 CTAs: 9 x 8 tiles of 128x192, so 8 CTAs (alone, or in pairs sharing B or A)
+  // write a second tile's three chunks of bf16 through the two buffers whose last store, the first
+  // tile's third chunk, went through buffer 0 (read as it may be until the first chunk's
+  // wait_group.read 0); f32's six chunks alternate as at bn=256; 392x584x200: C's edges clipped
+  // (4 x 4 tiles, the last tile-column 8 wide).
+  struct Case {
+    kernels::ParamValues params;
+    kernels::GemmShape shape;
+  };
+  for (const Case& c : {Case{{{"cluster", 1}, {"ctas", 64}}, {1152, 1536, 64}},
+                        Case{{{"cluster", 2}, {"ctas", 64}}, {1152, 1536, 64}},
+                        Case{{{"cluster", 2}, {"share", 1}, {"ctas", 64}}, {1152, 1536, 64}},
+                        Case{{{"cluster", 1}, {"ctas", 64}, {"c_dtype", 32}}, {1152, 1536, 64}},
+                        Case{{{"cluster", 1}, {"ctas", 64}, {"staging", 1}}, {1152, 1536, 64}},
+                        Case{{{"cluster", 2}}, {392, 584, 200}}, Case{{{"cluster", 4}, {"c_dtype", 32}}, {392, 584, 200}}}) {
+    kernels::ParamValues p = c.params;
+    p["bn"] = 192;
+    if (!p.count("c_dtype")) p["c_dtype"] = 16;
+    DYNAMIC_SECTION(kernels::params_text(p) << " " << c.shape.m << "x" << c.shape.n << "x" << c.shape.k) {
+      const test::ModelRun r = test::run_model(kId, c.shape, true, 19, {}, {}, p);
+      INFO(test::hazard_list(r.result) << r.result.error);
+      REQUIRE(r.result.completed);
+      CHECK(r.result.hazards.empty());
+      CHECK(r.mismatches == 0);
+    }
+  }
+  SECTION("without its wait_group.read the second tile's first chunk races the first tile's last store") {
+    const test::ModelRun r = test::run_model(kId, {1152, 1536, 64}, true, 19, {"reuse-staging-before-wait"}, {},
+                                             {{"cluster", 1}, {"ctas", 64}, {"bn", 192}, {"c_dtype", 16}});
+    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
+    REQUIRE(h);
+    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+  }
+}
+
 TEST_CASE("step 19 with wgmma_in_flight=1: a block's wgmmas left running, C the same bit for bit",
           "[model][stmatrix][params]") {
   // The stage is released a block later, once the wgmmas reading it are done: the same C, no hazard.
