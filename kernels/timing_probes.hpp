@@ -135,8 +135,12 @@ ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
 // threads x loads x 16 bytes, every CTA's rounds their own chunks, cycling through a footprint of
 // `footprint_bytes`), their st.shared.v4, bar.sync, one ld.shared and bar.sync. C as the chain
 // probe's, per thread of the grid: a CTA's span over rounds is a copy's time while every SM copies.
+// `one_trip`: a bar.sync between the loads and the stores, so that ptxas cannot sink a load below a
+// store that waits for an earlier one's data (it does without: the plain probe's SASS has the round's
+// loads in four orders, three of them two trips to L2, docs/results/2026-12-07-one-run), and the
+// round is one trip whose length is the rate the SM is filled from L2.
 ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t loads, uint32_t rounds,
-                                  uint64_t footprint_bytes);
+                                  uint64_t footprint_bytes, bool one_trip = false);
 // An outer product's FFMAs from registers: one CTA of `warps` warps, each running `reps` passes of
 // tm x tn fma.rn.f32 acc[i][j] = a[i] * b[j] + acc[i][j] (rows in turn, as step 05's loop), a[0]
 // and b[0] renewed from the accumulators each pass. C as the chain probe's: FFMA per cycle of the SM

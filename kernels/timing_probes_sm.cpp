@@ -18,7 +18,7 @@ using builder::Reg;
 using ir::Type;
 
 ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t loads, uint32_t rounds,
-                                  uint64_t footprint_bytes) {
+                                  uint64_t footprint_bytes, bool one_trip) {
   const uint32_t threads = 32 * warps;
   const uint64_t chunk = uint64_t(threads) * loads * 16;
   if (ctas == 0 || warps == 0 || warps > 32 || loads == 0 || loads > 16 || rounds == 0 ||
@@ -28,7 +28,8 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
                                             "KiB, and a footprint of whole rounds' copies (got {} CTAs, {} warps, {} "
                                             "bytes, {} loads, {} rounds, a {}-byte footprint)",
                                             ctas, warps, smem_bytes, loads, rounds, footprint_bytes));
-  Builder b(fmt::format("timing_copy_burst_{}w_{}x16_{}k", warps, loads, smem_bytes / 1024), ir::Arch::sm_80);
+  Builder b(fmt::format("timing_copy_{}_{}w_{}x16_{}k", one_trip ? "trip" : "burst", warps, loads, smem_bytes / 1024),
+            ir::Arch::sm_80);
   b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
   b.use_dynamic_smem();
   auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
@@ -50,6 +51,8 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
     std::vector<std::vector<Reg>> v;
     for (uint32_t u = 0; u < loads; ++u)
       v.push_back(b.ld_vec(ir::Op::ld_global, Type::u32, 4, Addr::at(at, int32_t(u * threads * 16)), "g"));
+    // No load moves below this barrier: every one is in flight before the first store waits.
+    if (one_trip) b.bar_sync(0);
     for (uint32_t u = 0; u < loads; ++u)
       b.st_shared(Type::u32, Addr::at(slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
     b.bar_sync(0);

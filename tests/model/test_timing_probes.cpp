@@ -80,6 +80,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_clock_spin_probe(4, 16),
       kernels::build_coresident_probe(4, 8, 100 * 1024, 8, 8, 4),
       kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384),
+      kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384, true),  // one trip a round
       kernels::build_outer_product_probe(4, 8, 8, 4),
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2, 4),
       kernels::build_fragment_power_probe(2, 8, 2, {true, false, 0}),          // ldmatrix alone
@@ -191,6 +192,36 @@ TEST_CASE("probes: a clock spin counts a fixed number of cycles and the nanoseco
     CHECK(1e3 * double(cycles) / double(ns) == Approx(mhz).epsilon(0.01));
   }
   CHECK_THROWS_WITH(kernels::build_clock_spin_probe(0, 1), Catch::Contains("got 0 CTAs"));
+}
+
+TEST_CASE("probes: a one-trip copy burst copies what the burst copies, a bar.sync between its loads and stores",
+          "[model][timing]") {
+  // 4 CTAs of 4 warps, 2 rounds of 8 loads a thread over a 64-KiB footprint of distinct bytes.
+  std::vector<uint8_t> a(4 * 16384);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 7 + i / 251);
+  const ir::Kernel burst = kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384);
+  const ir::Kernel trip = kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384, true);
+  const auto bars = [](const ir::Kernel& k) {
+    return std::count_if(k.insts.begin(), k.insts.end(), [](const ir::Inst& i) { return i.op == ir::Op::bar_sync; });
+  };
+  CHECK(bars(trip) == bars(burst) + 1);
+  // In the one-trip round every ld.global comes before that barrier and every st.shared after it.
+  size_t first_bar = trip.insts.size(), last_load = 0, first_store = trip.insts.size();
+  for (size_t i = 0; i < trip.insts.size(); ++i) {
+    const ir::Op op = trip.insts[i].op;
+    if (op == ir::Op::ld_global) last_load = i;
+    if (op == ir::Op::bar_sync && first_bar == trip.insts.size()) first_bar = i;
+    if (op == ir::Op::st_shared && first_store == trip.insts.size()) first_store = i;
+  }
+  CHECK(last_load < first_bar);
+  CHECK(first_bar < first_store);
+  const test::ProbeRun rb = test::run_probe(burst, 4 * 128, a), rt = test::run_probe(trip, 4 * 128, a);
+  bool any_value = false;
+  for (uint32_t t = 0; t < 4 * 128; ++t) {
+    CHECK(rt.field(t, 2) == rb.field(t, 2));
+    any_value |= rt.field(t, 2) != 0;
+  }
+  CHECK(any_value);
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {

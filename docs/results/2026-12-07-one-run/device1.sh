@@ -4,7 +4,8 @@
 #     (the tensor-core steps first at each size), with time for all four sizes (the 2026-12-07-icache
 #     call's 300 s left 8192^3's steps 01-06 out);
 #  2. the variants (step 02's swap-row-col, step 13's rings of 2-6 stages at 4096^3 and 8192^3);
-#  3. as far as the call's time goes: the model against the card at the example shapes.
+#  3. the copy probes with one trip to L2 a round (copy_trip_*) beside the plain bursts;
+#  4. as far as the call's time goes: the model against the card at the example shapes.
 #   mkdir -p build/c && tar xJf build/c1/c.txz -C build/c && OUT=$OUT B=build/c bash docs/results/2026-12-07-one-run/device1.sh
 here="$(dirname "$0")"
 source "$here/../../../scripts/device-call.sh"
@@ -15,6 +16,13 @@ if [ $SECONDS -lt 515 ]; then
   timing_variants $OUT/r/bench-variants.json
 else
   echo "variants not run: out of time" >> $OUT/r/status.txt
+fi
+(cd $OUT && tar czf r1.tgz r)
+# The copy probes with one trip to L2 a round (copy_trip_*, beside the plain bursts): the rate an SM is
+# filled at, by warps and loads a thread (README: why step 07 is predicted fast).
+if [ $SECONDS -lt 530 ]; then
+  timeout 40 $B/gemmscope_timing_probes --only copy_trip_ copy_burst_ --json $OUT/r/trip.json > $OUT/r/trip.log 2>&1
+  echo "copy probes rc=$? at ${SECONDS} s" >> $OUT/r/status.txt
 fi
 (cd $OUT && tar czf r1.tgz r)
 if [ $SECONDS -lt 540 ]; then
