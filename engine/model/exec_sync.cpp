@@ -87,19 +87,20 @@ static uint32_t live_threads(const Cta& c) {
 namespace {
 
 // A warp's arrival at barrier `id` (bar.sync when `sync`, else bar.arrive), for exec_bar and its
-// straight path alike. `threads`: the count the instruction gives; none: every live thread of the
-// CTA, a CTA-wide barrier, the one that orders all shared accesses. Where the arrival completes
+// straight path alike. `threads`: the count the instruction gives; DecodedInst::kEveryThread: none,
+// every live thread of the CTA, a CTA-wide barrier, the one that orders all shared accesses (a
+// plain number, not an optional: GCC 12 warned that an optional's payload may be read unset). Where the arrival completes
 // the barrier, every warp waiting on it continues and the latency is kBarrierLatency; otherwise
 // a bar.sync's warp waits (its state bar_wait), and the answer is 0.
-uint32_t arrive_at_bar(Cta& c, Warp& warp, uint32_t inst, uint32_t mask, uint32_t id, std::optional<uint32_t> threads,
-                       bool sync) {
-  const uint32_t expected = threads ? *threads : live_threads(c);
+uint32_t arrive_at_bar(Cta& c, Warp& warp, uint32_t inst, uint32_t mask, uint32_t id, uint32_t threads, bool sync) {
+  const bool cta_wide = threads == DecodedInst::kEveryThread;
+  const uint32_t expected = cta_wide ? live_threads(c) : threads;
   c.bar_expected[id] = expected;
   c.bar_arrived[id] += 32;
   if (c.bar_arrived[id] >= expected) {
     // Release: every warp waiting on this id continues.
     c.bar_arrived[id] = 0;
-    if (!threads) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
+    if (cta_wide) ++c.barrier_epoch;  // a CTA-wide barrier orders all shared accesses
     // What any of the meeting warps acquired from peer CTAs, all of them have now.
     std::array<uint32_t, kMaxClusterRanks> acquired = warp.acquired;
     for (const Warp& w : c.warps)
@@ -110,7 +111,7 @@ uint32_t arrive_at_bar(Cta& c, Warp& warp, uint32_t inst, uint32_t mask, uint32_
     WarpClock clock{};
     for (Warp& w : c.warps)
       if (&w == &warp || (w.state == WarpState::bar_wait && w.wait_bar_id == id)) {
-        warp_releases(c, w, inst, !threads);  // a named barrier of some warps hands nothing back
+        warp_releases(c, w, inst, cta_wide);  // a named barrier of some warps hands nothing back
         join_clock(clock, w.clock);
       }
     warp.clock = clock;
@@ -140,9 +141,7 @@ uint32_t arrive_at_bar(Cta& c, Warp& warp, uint32_t inst, uint32_t mask, uint32_
 // latency, or kWaitsAtBarrier for a warp that now waits (its state says so too).
 uint32_t direct_bar_sync(Cta& c, Warp& w, const DecodedInst& d) {
   const uint32_t pc = uint32_t(&d - c.program->insts.data());
-  const std::optional<uint32_t> threads =
-      d.barrier_threads == DecodedInst::kEveryThread ? std::nullopt : std::optional<uint32_t>(d.barrier_threads);
-  const uint32_t latency = arrive_at_bar(c, w, pc, kAllLanes, d.barrier_id, threads, true);
+  const uint32_t latency = arrive_at_bar(c, w, pc, kAllLanes, d.barrier_id, d.barrier_threads, true);
   return latency ? latency : kWaitsAtBarrier;
 }
 
@@ -157,8 +156,8 @@ void exec_bar(ExecContext& x) {
   const std::optional<ir::Operand> threads_op =
       in.op == Op::bar_sync ? ir::barrier_operands_of(in).threads : ir::barrier_arrive_operands_of(in).threads;
   const uint32_t id = uint32_t(id_op.imm) & 15;
-  const std::optional<uint32_t> threads =
-      threads_op ? std::optional<uint32_t>(uint32_t(threads_op->imm)) : std::nullopt;
+  // A count is a multiple of 32 (engine/ir/verify.cpp), never kEveryThread.
+  const uint32_t threads = threads_op ? uint32_t(threads_op->imm) : uint32_t(DecodedInst::kEveryThread);
   if (const uint32_t latency = arrive_at_bar(x.cta, x.warp, x.inst_id, x.mask, id, threads, in.op == Op::bar_sync))
     x.latency = latency;
 }
