@@ -111,11 +111,36 @@ __attribute__((target("avx2"))) void change_fours_avx2(SmemWord* state, const ui
 }
 #endif
 
+// The plain-read entries (Cta::smem_plain_lines) of the lines a landed group wrote, which its
+// landing leaves Cta::plain_key as it was for: a line one of its copies fills whole holds words
+// written now, in barrier epoch E, so a look at it in epoch E + 1 (after the next barrier) finds
+// every word a plain read (memform::read_is_plain) where no copy or TMA load is pending into it,
+// and the entry says so for that epoch. Every other line it wrote gets a stale entry (a look
+// then). Like a look's, the entry ends at the next write that moves the key, or in any other
+// epoch. (Unsized entries are all stale: plain_lines sizes them at the first read.)
+void note_landed_lines(Cta& c, const Warp::CpAsyncGroup& g) {
+  std::vector<Cta::PlainLine>& lines = c.smem_plain_lines;
+  const uint32_t nwords = uint32_t(c.smem_word_state.size());
+  if (lines.size() != (nwords + 31) / 32) return;
+  const Cta::PlainLine landed{c.plain_key(), c.barrier_epoch + 1, true};
+  for (const Warp::CpAsyncCopy& copy : g.copies) {
+    const uint32_t off = copy.smem - timing::kSmemBaseAddress;
+    const uint32_t first = off / 4, end = (off + copy.bytes + 3) / 4;
+    for (uint32_t line = first / 32; 32 * line < end; ++line) {
+      const uint32_t lo = 32 * line, hi = lo + 32;
+      const bool plain = lo >= first && hi <= end && hi <= nwords && !c.any_tma_pending(lo, hi) &&
+                         !word_bits::any(c.cp_async_pending_bits, lo, hi);
+      lines[line] = plain ? landed : Cta::PlainLine{};
+    }
+  }
+}
+
 // Puts a retired group's bytes into shared memory; the words are written by this warp now
 // (so another warp reading them needs a barrier first, as on the GPU): no longer pending,
 // written, by this warp, in this barrier epoch.
 void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   ++c.smem_writes;
+  ++c.smem_writes_landed;  // its lines' plain-read entries are set below instead (note_landed_lines)
   const RecordBits keeps = kLandKeeps, sets = land_sets(w.id, c.barrier_epoch);
   SmemWord* const state = c.smem_word_state.data();
   uint64_t* const pending = c.cp_async_pending_bits.data();
@@ -165,6 +190,7 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (nfours) change_fours_avx2(state, fours, nfours, keeps, sets);
 #endif
+  note_landed_lines(c, g);
 }
 
 // Marks the destination words as written by this warp's copy from now until a wait retires

@@ -177,7 +177,7 @@ bool quiet_rows(Cta& c, const Warp& warp, const uint64_t* base, int64_t imm, Row
     // the lines found plain kept by line % 8 (an x4's rows lie in 8 neighbouring lines; a
     // lookup per row and the reloads were a third of this function's time on step 10).
     const Cta::PlainLine* const lines = memform::plain_lines(c);
-    const uint64_t writes = c.smem_writes;
+    const uint64_t writes = c.plain_key();
     std::array<uint32_t, 8> plain{};
     plain.fill(~0u);
     for (uint32_t l = 0; l < n; ++l) {

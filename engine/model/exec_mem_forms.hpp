@@ -192,7 +192,8 @@ inline ReadNotes read_notes(const Cta& c) {
   return c.smem_plain_lines.data();
 }
 // Whether line `line` is plain reads: its entry `e` where it still holds (no shared write since,
-// `writes` being the CTA's count, and the same barrier interval `epoch`), else a look at it.
+// `writes` being the CTA's count, Cta::plain_key, and the same barrier interval `epoch`), else a
+// look at it.
 [[gnu::always_inline]] inline bool line_read_plain(Cta& c, const Cta::PlainLine& e, uint32_t line, uint64_t writes,
                                                    uint32_t epoch) {
   return e.writes == writes && e.epoch == epoch ? e.plain : look_at_line(c, line);
@@ -203,13 +204,13 @@ inline ReadNotes read_notes(const Cta& c) {
 [[gnu::noinline]] inline bool lines_read_plain_from(Cta& c, uint32_t line, uint32_t last) {
   const Cta::PlainLine* const lines = c.smem_plain_lines.data();
   for (; line <= last; ++line)
-    if (!line_read_plain(c, lines[line], line, c.smem_writes, c.barrier_epoch)) return false;
+    if (!line_read_plain(c, lines[line], line, c.plain_key(), c.barrier_epoch)) return false;
   return true;
 }
 [[gnu::always_inline]] inline bool lines_read_plain(Cta& c, uint32_t word, uint32_t n) {
   const Cta::PlainLine* const lines = plain_lines(c);
   // A look at a line changes only that line's entry: the CTA's counts stay as read here.
-  const uint64_t writes = c.smem_writes;
+  const uint64_t writes = c.plain_key();
   const uint32_t epoch = c.barrier_epoch;
   const uint32_t last = (word + n - 1) / 32;
   for (uint32_t line = word / 32; line <= last; ++line) {

@@ -636,7 +636,7 @@ bool look_at_line(Cta& c, uint32_t line) {
   }
 #endif
   for (; i < hi; ++i) plain &= read_is_plain(s[i], epoch);
-  c.smem_plain_lines[line] = {c.smem_writes, epoch, plain};
+  c.smem_plain_lines[line] = {c.plain_key(), epoch, plain};
   return plain;
 }
 

@@ -274,12 +274,18 @@ struct Cta {
   // (smem_writes only grows, across CTAs too: a line never matches a count of another CTA's).
   // The 32 warps of a SIMT tile each read a line of B once an epoch: one of them looks at its
   // 32 records, the others at this (memform::lines_read_plain). Sized on first use.
+  // The count an entry keeps is plain_key(), smem_writes less the landings of cp.async groups:
+  // a landing sets the entries of the lines it writes itself (exec_cp_async.cpp, land), as a
+  // look at them after the next barrier would find them, so that the lines a ring's stage
+  // lands in need no look when the warps read them (step 09: 32 lines a CTA a K step).
   struct PlainLine {
     uint64_t writes = ~uint64_t(0);
     uint32_t epoch = 0;
     bool plain = false;
   };
   std::vector<PlainLine> smem_plain_lines;
+  uint64_t smem_writes_landed = 0;  // the part of smem_writes made by cp.async landings
+  uint64_t plain_key() const { return smem_writes - smem_writes_landed; }
   // The words each warp read in a barrier interval, a bit a word: warp w's row is the
   // smem_read_row words from w * smem_read_row, and holds its reads of interval
   // smem_read_epoch[w] (another interval: none). A cp.async issued into a word another warp read
