@@ -109,6 +109,16 @@ __attribute__((target("avx2"))) void change_fours_avx2(SmemWord* state, const ui
     _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(_mm256_loadu_si256(p), keep), set));
   }
 }
+// The same for the n records from `state` (n a multiple of 4): a whole warp's copy, whose records
+// are one run (step 09's 512 bytes: 128 records), changed in place without a list of its fours.
+__attribute__((target("avx2"))) void change_run_avx2(SmemWord* state, uint32_t n, RecordBits keeps,
+                                                     RecordBits sets) {
+  const __m256i keep = _mm256_set1_epi64x(int64_t(keeps)), set = _mm256_set1_epi64x(int64_t(sets));
+  for (uint32_t i = 0; i < n; i += 4) {
+    __m256i* const p = reinterpret_cast<__m256i*>(state + i);
+    _mm256_storeu_si256(p, _mm256_or_si256(_mm256_and_si256(_mm256_loadu_si256(p), keep), set));
+  }
+}
 #endif
 
 // The plain-read entries (Cta::smem_plain_lines) of the lines a landed group wrote, which its
@@ -123,15 +133,20 @@ void note_landed_lines(Cta& c, const Warp::CpAsyncGroup& g) {
   const uint32_t nwords = uint32_t(c.smem_word_state.size());
   if (lines.size() != (nwords + 31) / 32) return;
   const Cta::PlainLine landed{c.plain_key(), c.barrier_epoch + 1, true};
+  const auto pending = [&](uint32_t lo, uint32_t hi) {
+    return c.any_tma_pending(lo, hi) || word_bits::any(c.cp_async_pending_bits, lo, hi);
+  };
   for (const Warp::CpAsyncCopy& copy : g.copies) {
     const uint32_t off = copy.smem - timing::kSmemBaseAddress;
-    const uint32_t first = off / 4, end = (off + copy.bytes + 3) / 4;
-    for (uint32_t line = first / 32; 32 * line < end; ++line) {
-      const uint32_t lo = 32 * line, hi = lo + 32;
-      const bool plain = lo >= first && hi <= end && hi <= nwords && !c.any_tma_pending(lo, hi) &&
-                         !word_bits::any(c.cp_async_pending_bits, lo, hi);
-      lines[line] = plain ? landed : Cta::PlainLine{};
-    }
+    const uint32_t first = off / 4, end = std::min((off + copy.bytes + 3) / 4, nwords);
+    // The lines it fills whole, [whole_lo, whole_hi), between those it writes in part.
+    const uint32_t whole_lo = (first + 31) / 32, whole_hi = std::max(end / 32, whole_lo);
+    for (uint32_t line = first / 32; line < whole_lo; ++line) lines[line] = {};
+    for (uint32_t line = whole_hi; 32 * line < end; ++line) lines[line] = {};
+    // Their pending bits at once (a whole warp's copy: 4 lines); a line at a time where one is set.
+    const bool any_pending = pending(32 * whole_lo, 32 * whole_hi);
+    for (uint32_t line = whole_lo; line < whole_hi; ++line)
+      lines[line] = any_pending && pending(32 * line, 32 * line + 32) ? Cta::PlainLine{} : landed;
   }
 }
 
@@ -148,7 +163,8 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
   uint8_t* const smem = c.smem.data();
 #if defined(__x86_64__) && defined(__GNUC__)
   static const bool avx2 = cpu_has_avx2();
-  // The 16-byte copies' records, a call for the group (kFours at a time), the others word by word.
+  // The 16-byte copies' records, a call for the group (kFours at a time), a whole warp's copy's as
+  // a run, the others word by word.
   constexpr uint32_t kFours = 64;
   uint32_t fours[kFours], nfours = 0;
 #endif
@@ -159,8 +175,11 @@ void land(Cta& c, const Warp& w, const Warp::CpAsyncGroup& g) {
     else std::memcpy(smem + off, data, bytes);
     const uint32_t first = off / 4, end = (off + bytes + 3) / 4;
 #if defined(__x86_64__) && defined(__GNUC__)
-    // A 16-byte copy, or a whole warp's of 16 bytes or more: its records four at a time.
-    if (avx2 && bytes % 16 == 0 && off % 4 == 0) {
+    // A whole warp's copy of 16 bytes or more: its records as one run, four at a time; a 16-byte
+    // copy's four with the group's others, in one call.
+    if (avx2 && bytes > 16 && bytes % 16 == 0 && off % 4 == 0) {
+      change_run_avx2(state + first, end - first, keeps, sets);
+    } else if (avx2 && bytes % 16 == 0 && off % 4 == 0) {
       for (uint32_t at = first; at < end; at += 4) {
         fours[nfours++] = at;
         if (nfours == kFours) {
