@@ -5,6 +5,7 @@
 // wgmma's and tcgen05's sums.
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -75,32 +76,38 @@ __attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline bool a_pa
   return ok;
 }
 
-// B's words by pair (pair p, column n at bw[8p + n]) from its two registers, and their test
-// folded into fraction and top.
-__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void b_words(const uint64_t* const* b,
-                                                                                    uint32_t* bw, __m512i& fraction,
-                                                                                    __m512i& top) {
-  __m512i yb[2][2];
-  for (uint32_t j = 0; j < 2; ++j) pair_major(b[j], yb[j][0], yb[j][1]);
-  for (uint32_t j = 0; j < 2; ++j) {
-    fold_bf16_integers(yb[j][0], fraction, top);
-    fold_bf16_integers(yb[j][1], fraction, top);
-  }
-  _mm512_store_si512(bw, yb[0][0]);
-  _mm512_store_si512(bw + 16, yb[0][1]);
-  _mm512_store_si512(bw + 32, yb[1][0]);
-  _mm512_store_si512(bw + 48, yb[1][1]);
+// B's test: the low words of its two registers' 32 lanes, which pair_products reads, folded into
+// fraction and top. Two 8-lane loads make a vector (the first one's low words in the even
+// 32-bit places, the second one's copied into the odd ones by a merging in-lane shuffle): the
+// test is of no order, so B's words need neither pair_major's cross-lane permutes nor a copy in
+// pair order (8 permutes, 4 blends and 4 stores an mma.sync, where the shuffle ports bind the
+// pair sums; now 4 in-lane shuffles).
+__attribute__((target("avx512f,avx512bw,avx2"), always_inline)) inline void b_test(const uint64_t* const* b,
+                                                                                   __m512i& fraction,
+                                                                                   __m512i& top) {
+  for (uint32_t j = 0; j < 2; ++j)
+    for (uint32_t k = 0; k < 4; k += 2) {
+      const __m512i first = _mm512_loadu_si512(b[j] + 8 * k), second = _mm512_loadu_si512(b[j] + 8 * k + 8);
+      fold_bf16_integers(_mm512_mask_shuffle_epi32(first, 0xAAAA, second, _MM_PERM_CCAA), fraction, top);
+    }
+}
+
+// B's word of pair p, column n: the low word of register p / 4, lane 4n + p % 4 (the map above).
+inline int b_word(const uint64_t* const* b, uint32_t p, uint32_t n) {
+  uint32_t word;
+  std::memcpy(&word, b[p / 4] + 4 * n + p % 4, sizeof word);
+  return int(word);
 }
 
 // The pair sums of A's pairs and B's words: S[n] lanes r = sum over pairs of A's row r times B's
 // column n (every product and partial sum an integer of at most 2^20: exact in any grouping).
-// Each word is broadcast from memory (a load, or vdpbf16ps's own {1to16} operand): GCC, which
-// sees b_words' stores, would otherwise take the 64 words out of the registers one by one
-// (vpextrd into a general register, vpbroadcastd back: four or five shuffle and transfer uops a
-// word, where the shuffle ports were what held the pair sums back). The caller's empty asm
-// after the stores says bw may have changed, so the words are read from it.
+// Each word is broadcast from its register's lane in memory (b_word: a load, or vdpbf16ps's own
+// {1to16} operand), not taken out of a vector (vpextrd into a general register, vpbroadcastd
+// back: four or five shuffle and transfer uops a word, where the shuffle ports were what held
+// the pair sums back). B's registers are not written before the last product: an mma.sync
+// writes D after its sums, and no D of a run is another one's B (DecodedInst::mma_run).
 __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"), always_inline)) inline void pair_products(
-    const __m512i (&ya)[4][2], const uint32_t* bw, __m512 (&S)[8]) {
+    const __m512i (&ya)[4][2], const uint64_t* const* b, __m512 (&S)[8]) {
   for (uint32_t n = 0; n < 8; ++n) S[n] = _mm512_setzero_ps();
 #pragma GCC unroll 8
   for (uint32_t p = 0; p < 8; ++p) {
@@ -111,7 +118,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"), always_inline)) inlin
                                       : _mm512_maskz_shuffle_i64x2(0xFF, ya[J][h], ya[J + 1][h], 0xEE);
 #pragma GCC unroll 8
     for (uint32_t n = 0; n < 8; ++n)
-      S[n] = _mm512_dpbf16_ps(S[n], (__m512bh)pair, (__m512bh)_mm512_set1_epi32(int(bw[8 * p + n])));
+      S[n] = _mm512_dpbf16_ps(S[n], (__m512bh)pair, (__m512bh)_mm512_set1_epi32(b_word(b, p, n)));
   }
 }
 
@@ -123,12 +130,10 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_pair_sums(c
                                                                               bool reuse, bool* kept_valid) {
   __m512i ya[4][2];
   if (!a_pairs(a, ya, kept, reuse, kept_valid)) return false;
-  alignas(64) uint32_t bw[64];
   __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
-  b_words(b, bw, fraction, top);
+  b_test(b, fraction, top);
   if (!integers(fraction, top)) return false;
-  asm("" : "+m"(bw));
-  pair_products(ya, bw, S);
+  pair_products(ya, b, S);
   return true;
 }
 
@@ -337,14 +342,12 @@ __attribute__((target("avx512f,avx512bw,avx512bf16,avx2"))) bool mma_run_bf16(co
                                                                              bool* kept_valid) {
   __m512i ya[4][2];
   if (!a_pairs(a, ya, kept, reuse, kept_valid)) return false;
-  alignas(64) uint32_t bw[kMmaRunMax][64];
   __m512i fraction = _mm512_setzero_si512(), top = _mm512_setzero_si512();
-  for (uint32_t m = 0; m < count; ++m) b_words(mmas[m].b, bw[m], fraction, top);
+  for (uint32_t m = 0; m < count; ++m) b_test(mmas[m].b, fraction, top);
   if (!integers(fraction, top)) return false;
-  asm("" : "+m"(bw));
   for (uint32_t m = 0; m < count; ++m) {
     __m512 S[8];
-    pair_products(ya, bw[m], S);
+    pair_products(ya, mmas[m].b, S);
     mma_pair_store(S, mmas[m].c, mmas[m].d);
   }
   return true;
