@@ -33,7 +33,9 @@
 #include <fmt/format.h>
 
 #include "engine/ir/signature.hpp"
+#include "engine/layout/banks.hpp"
 #include "engine/model/exec_context.hpp"
+#include "engine/model/exec_mem_forms.hpp"
 #include "engine/model/operands.hpp"
 #include "engine/model/word_bits.hpp"
 
@@ -568,6 +570,30 @@ void exec_cp_async(ExecContext& x) {
 
 namespace {
 
+// Whether a whole warp's destinations lie in lane order, lane l at saddr[0] + l bytes.
+bool lanes_in_order(const std::array<uint32_t, 32>& saddr, uint32_t bytes) {
+  uint32_t differ = 0;
+  for (uint32_t l = 0; l < 32; ++l) differ |= saddr[l] ^ (saddr[0] + l * bytes);
+  return differ == 0;
+}
+
+// The bank count of a whole warp's copies of `bytes` (4, 8 or 16) each into consecutive places in
+// lane order, the first aligned to its size (as every quiet copy's is): the same from any such
+// place, as each phase's lanes then fill one run of 128 bytes, which asks each unit-slot of the
+// line once (layout::count_shared_wavefronts), so it is worked out once, from one of them.
+const layout::BankCount& copy_run_cost(uint32_t bytes) {
+  static const std::array<layout::BankCount, 3> kBySize = [] {
+    std::array<layout::BankCount, 3> t{};
+    for (uint32_t i = 0; i < 3; ++i) {
+      std::array<uint32_t, 32> addr;
+      for (uint32_t l = 0; l < 32; ++l) addr[l] = 0x10000 + l * (4u << i);
+      t[i] = layout::count_shared_wavefronts(addr, kAllLanes, 4u << i, layout::Phasing::by_width);
+    }
+    return t;
+  }();
+  return kBySize[std::countr_zero(bytes) - 2];
+}
+
 void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array<uint32_t, 32>& saddr,
                     const std::array<uint64_t, 32>& gaddr, uint32_t reading) {
   Cta& c = x.cta;
@@ -593,7 +619,13 @@ void account_copies(ExecContext& x, uint32_t bytes, bool quiet, const std::array
   const uint32_t queue = timing::scheduler_of_warp(w.id);
   const uint64_t queued = std::exchange(c.copies_tagged[queue], 0);
   uint32_t wavefronts = 0;
-  if (banked == x.mask) {
+  if (quiet && x.mask == kAllLanes && !c.trace && lanes_in_order(saddr, bytes)) {
+    // What account_shared charges for it (an untraced CTA records nothing), from the count
+    // of its pattern: the general count of its lanes was 2% of step 09's instructions.
+    const layout::BankCount n = copy_run_cost(bytes);
+    memform::charge_shared(x, n.wavefronts, n.ideal_wavefronts);
+    wavefronts = n.wavefronts;
+  } else if (banked == x.mask) {
     wavefronts = account_shared(x, saddr, bytes, true);
   } else {
     ExecContext aligned = x;
