@@ -161,3 +161,83 @@ TEST_CASE("shared reads in a kernel with cp.async: a copy onto a word another wa
                                                            4 * t.raced)));
     }
 }
+
+namespace {
+
+// What comes after a cp.async landing into whole lines (Cta::smem_plain_lines: the landing sets
+// their entries for the next barrier interval). Two warps; first warp 0 writes five lines and,
+// after a bar.sync, both read the fifth and warp 1 the other four (plain reads: their entries
+// now say so for this interval). Then warp 1 copies 512 bytes of A (onto those four
+// whole lines, 16 bytes a lane) and waits for them, bar.sync (`sync`). Then `after`: nothing,
+// warp 1 stores a word of the lines, or warp 1 copies 16 bytes of A over words 0 .. 3 again (not
+// waited for); then warp 0, late (its address waits for a global load, so warp 1's work comes
+// first), reads lane l's word l, with no barrier between.
+enum class AfterLanding { nothing, store, copy };
+ir::Kernel landing_kernel(AfterLanding after, bool sync = true) {
+  using builder::Addr;
+  using builder::Reg;
+  builder::Builder b(fmt::format("landing_{}_{}", int(after), sync), ir::Arch::sm_80);
+  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", 640, 128, ir::SmemUse::tile);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg lane = (tid & 31).named("lane");
+  Reg base = b.smem_address(tile, 0, "tile_addr");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg word = (base + (lane << 2)).named("word");
+  b.if_((tid < 32u).named("first_writer"), [&] {
+    for (int64_t line = 0; line < 5; ++line) b.st_shared(ir::Type::b32, Addr::at(word, 128 * line), {tid});
+  });
+  b.bar_sync(0);
+  Reg first = b.ld_shared(ir::Type::b32, Addr::at(word, 512), "first");
+  b.if_((tid >= 32u).named("copier"), [&] {
+    for (int64_t line = 0; line < 4; ++line) b.ld_shared(ir::Type::b32, Addr::at(word, 128 * line), "before");
+    b.cp_async_cg(Addr::at((base + (lane << 4)).named("dst")), Addr::at((A + b.mul_wide(lane, 16u, "src_off")).named("src")));
+  });
+  b.cp_async_wait_all();
+  if (sync) b.bar_sync(0);
+  b.if_((tid >= 32u).named("writer"), [&] {
+    if (after == AfterLanding::store) b.st_shared(ir::Type::b32, Addr::at(word), {tid});
+    if (after == AfterLanding::copy) b.cp_async_cg(Addr::at(base), Addr::at(A));
+  });
+  b.if_((tid < 32u).named("reader"), [&] {
+    Reg late = b.ld_global(ir::Type::u32, Addr::at(A), "late");
+    Reg at = (base + (lane << 2) + (late & 0u)).named("at");
+    Reg v = b.ld_shared(ir::Type::b32, Addr::at(at), "v");
+    Reg c_at = (b.global_ptr(pc, "C_ptr") + b.mul_wide(lane, 4u, "c_off")).named("c_at");
+    b.st_global(ir::Type::b32, Addr::at(c_at), {(v + first).named("sum")});
+  });
+  b.cp_async_wait_all();
+  b.ret();
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("shared reads after a cp.async landing: its lines are plain after the barrier, until the next write",
+          "[model][smem][cp_async][hazards]") {
+  for (const bool trace : {false, true}) {
+    INFO((trace ? "traced" : "fast"));
+    const model::SimResult quiet = run(landing_kernel(AfterLanding::nothing), trace, 32 * 4, 512);
+    REQUIRE(quiet.completed);
+    CHECK(quiet.hazards.empty());
+    // No barrier after the landing: warp 0 reads words warp 1's copy wrote in the same interval.
+    const model::SimResult unsynced = run(landing_kernel(AfterLanding::nothing, false), trace, 32 * 4, 512);
+    REQUIRE(unsynced.completed);
+    REQUIRE(!unsynced.hazards.empty());
+    CHECK(unsynced.hazards.front().kind == model::HazardKind::shared_race);
+    CHECK(unsynced.hazards.front().warp == 0);
+    // A store into the landed lines after the barrier: warp 0's read of lane 0's word races it.
+    const model::SimResult stored = run(landing_kernel(AfterLanding::store), trace, 32 * 4, 512);
+    REQUIRE(stored.completed);
+    REQUIRE(!stored.hazards.empty());
+    CHECK(stored.hazards.front().kind == model::HazardKind::shared_race);
+    CHECK(stored.hazards.front().warp == 0);
+    // Another copy into them, not waited for: warp 0 reads words it is still writing.
+    const model::SimResult copied = run(landing_kernel(AfterLanding::copy), trace, 32 * 4, 512);
+    REQUIRE(copied.completed);
+    REQUIRE(!copied.hazards.empty());
+    CHECK(copied.hazards.front().warp == 0);
+  }
+}
