@@ -284,7 +284,7 @@ struct Cta {
     bool plain = false;
   };
   std::vector<PlainLine> smem_plain_lines;
-  uint64_t smem_writes_landed = 0;  // the part of smem_writes made by cp.async landings
+  // (smem_writes_landed, the landings' count, is declared after smem_read_row, in what was padding.)
   uint64_t plain_key() const { return smem_writes - smem_writes_landed; }
   // The words each warp read in a barrier interval, a bit a word: warp w's row is the
   // smem_read_row words from w * smem_read_row, and holds its reads of interval
@@ -296,6 +296,11 @@ struct Cta {
   std::vector<uint64_t> smem_read_bits;
   std::array<uint32_t, kMaxCtaWarps> smem_read_epoch{};
   uint32_t smem_read_row = 0;
+  // The part of smem_writes made by cp.async landings (plain_key), modulo 2^32: where it wraps,
+  // the key moves on by 2^32, so it still never comes back to a value it had (a stale entry).
+  // 32 bits, in the padding after smem_read_row: a field that moved the Cta's later fields cost
+  // steps 08 and 10 3-4% once (data_path.hpp, base()).
+  uint32_t smem_writes_landed = 0;
   void forget_reads() { smem_read_epoch.fill(~0u); }
   // The warps other than `me` that read word `word` in this interval (bit w: warp w).
   uint32_t read_by_others(uint32_t me, uint32_t word) const {
