@@ -15,24 +15,32 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
   // a wave: step 07's warps wait on them 18% of their cycles, docs/results/2026-12-03-source), from L2
   // (an 8-MiB footprint) and from HBM (every chunk once); and an outer product's FFMAs alone.
   // Then by warps and loads a thread (132 CTAs, L2): what the round's time follows.
+  // copy_trip_*: the same rounds with a bar.sync between the loads and the stores (one_trip): one
+  // trip to L2 a round whatever order ptxas gives the stores, so the round's time is the latency and
+  // the rate the SM's L1 is filled at, by warps and loads a thread (step 07 copies as 4 warps of 8
+  // loads, two CTAs an SM: copy_trip_4w_8x16_264ctas).
   struct Burst {
     uint32_t ctas, warps, loads;
-    bool hbm = false;
+    bool hbm = false, one_trip = false;
   };
-  for (const auto& [ctas, warps, loads, hbm] :
+  for (const auto& [ctas, warps, loads, hbm, one_trip] :
        {Burst{1, 4, 8}, Burst{132, 4, 8}, Burst{264, 4, 8}, Burst{132, 4, 8, true}, Burst{264, 4, 8, true},
         Burst{132, 4, 1}, Burst{132, 4, 2}, Burst{132, 4, 4}, Burst{132, 4, 16}, Burst{132, 8, 8}, Burst{132, 16, 4},
-        Burst{132, 16, 8}, Burst{132, 1, 8}}) {
+        Burst{132, 16, 8}, Burst{132, 1, 8}, Burst{1, 4, 8, false, true}, Burst{132, 1, 8, false, true},
+        Burst{132, 4, 2, false, true}, Burst{132, 4, 4, false, true}, Burst{132, 4, 8, false, true},
+        Burst{132, 4, 16, false, true}, Burst{132, 8, 8, false, true}, Burst{132, 16, 8, false, true},
+        Burst{264, 4, 8, false, true}}) {
     const uint32_t rounds = 64 / q, threads = 32 * warps;
     const uint64_t chunk = uint64_t(threads) * loads * 16, footprint = hbm ? chunk * ctas * rounds : 8u << 20;
-    Probe p{warps == 4 && loads == 8 ? fmt::format("copy_burst_{}ctas{}", ctas, hbm ? "_hbm" : "")
-                                     : fmt::format("copy_burst_{}w_{}x16_{}ctas", warps, loads, ctas),
+    Probe p{one_trip                       ? fmt::format("copy_trip_{}w_{}x16_{}ctas", warps, loads, ctas)
+            : warps == 4 && loads == 8 ? fmt::format("copy_burst_{}ctas{}", ctas, hbm ? "_hbm" : "")
+                                       : fmt::format("copy_burst_{}w_{}x16_{}ctas", warps, loads, ctas),
             fmt::format("{} CTAs ({} an SM) of {} warps, rounds of {} ld.global.v4 a thread ({} KiB a CTA) from {}, "
-                        "st.shared, bar.sync: cycles a round",
+                        "{}st.shared, bar.sync: cycles a round",
                         ctas, ctas > 132 ? 2 : 1, warps, loads, chunk / 1024,
-                        hbm ? "HBM (each chunk once)" : "L2 (8-MiB footprint)"),
+                        hbm ? "HBM (each chunk once)" : "L2 (8-MiB footprint)", one_trip ? "bar.sync, " : ""),
             "cycles", kernels::build_copy_burst_probe(ctas, warps, ctas > 132 ? 100 * 1024 : 150 * 1024, loads, rounds,
-                                                      footprint),
+                                                      footprint, one_trip),
             {}, nullptr, true};
     p.a_bytes = footprint;  // made when it runs (Probe::a_bytes)
     p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes, 0);
@@ -57,33 +65,6 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
   // pass of 1 is 2 KiB of SASS, one of 16 (2048 FFMA, step 07's K block) 33 KiB, one of 32 66
   // KiB. Does the issue rate fall once a loop outgrows the instructions a scheduler keeps near it
   // (step 07, the one loop of the ladder past 12 KiB, runs 7% more cycles than the model gives it)?
-  // The copy bursts above with a bar.sync between a round's loads and its stores (one_trip): one
-  // trip to L2 a round whatever order ptxas gives the stores, so the round's time is the latency and
-  // the rate the SM's L1 is filled at, by warps and loads a thread (step 07 copies as 4 warps of 8
-  // loads, two CTAs an SM: copy_trip_4w_8x16_264ctas).
-  struct Trip {
-    uint32_t ctas, warps, loads;
-  };
-  for (const auto& [ctas, warps, loads] : {Trip{1, 4, 8}, Trip{132, 1, 8}, Trip{132, 4, 2}, Trip{132, 4, 4},
-                                           Trip{132, 4, 8}, Trip{132, 4, 16}, Trip{132, 8, 8}, Trip{132, 16, 8},
-                                           Trip{264, 4, 8}}) {
-    const uint32_t rounds = 64 / q, threads = 32 * warps;
-    const uint64_t chunk = uint64_t(threads) * loads * 16;
-    Probe p{fmt::format("copy_trip_{}w_{}x16_{}ctas", warps, loads, ctas),
-            fmt::format("{} CTAs ({} an SM) of {} warps, rounds of {} ld.global.v4 a thread ({} KiB a CTA) from L2 "
-                        "(8-MiB footprint), bar.sync, st.shared, bar.sync: cycles a round",
-                        ctas, ctas > 132 ? 2 : 1, warps, loads, chunk / 1024),
-            "cycles", kernels::build_copy_burst_probe(ctas, warps, ctas > 132 ? 100 * 1024 : 150 * 1024, loads, rounds,
-                                                      8u << 20, true),
-            {}, nullptr, true};
-    p.a_bytes = 8u << 20;
-    p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes, 0);
-    p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
-    p.model_figure = [rounds](const model::SimResult& s, const model::timing::Machine&) {
-      return double(s.stats.traced_cta_cycles) / rounds;
-    };
-    probes.push_back(std::move(p));
-  }
   for (const auto& [warps, unroll] : {std::pair{8u, 1u}, {8u, 2u}, {8u, 4u}, {8u, 8u}, {8u, 12u}, {8u, 16u},
                                       {8u, 32u}, {4u, 1u}, {4u, 16u}}) {
     const uint32_t passes = std::max(1u, 1024 / unroll / q);
