@@ -32,6 +32,20 @@ const model::Hazard* find_hazard(const model::SimResult& r, model::HazardKind ki
   return nullptr;
 }
 
+constexpr model::HazardKind kRace = model::HazardKind::bulk_store_race;
+constexpr model::HazardKind kFence = model::HazardKind::missing_proxy_fence;
+
+// Step 19 built with `params` and `mistake` at `shape`: the model reports a hazard of `kind` at an
+// instruction of op `at`; the run is returned for what a caller checks further.
+test::ModelRun check_hazard(const kernels::GemmShape& shape, const char* mistake, const kernels::ParamValues& params,
+                            model::HazardKind kind, ir::Op at) {
+  test::ModelRun r = test::run_model(kId, shape, true, 19, {mistake}, {}, params);
+  const model::Hazard* h = find_hazard(r.result, kind);
+  REQUIRE(h);
+  CHECK(r.kernel.insts[h->inst].op == at);
+  return r;
+}
+
 // The traced CTA's staging writes (the op the C type uses): their wavefronts and the ideal.
 struct Writes {
   size_t count = 0;
@@ -185,16 +199,12 @@ TEST_CASE("step 19 with the swizzle missing from C's map: 16-byte pieces permute
 
 TEST_CASE("step 19's stmatrix writes obey step 18's rules", "[model][stmatrix][mistakes]") {
   SECTION("no fence.proxy.async: the TMA store reads what stmatrix wrote through the generic proxy") {
-    const test::ModelRun r = run({256, 512, 512}, 2, 16, {"missing-proxy-fence"});
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+    check_hazard({256, 512, 512}, "missing-proxy-fence", {{"cluster", 2}, {"c_dtype", 16}}, kFence,
+                 ir::Op::cp_async_bulk_tensor_store);
   }
   SECTION("a buffer rewritten before wait_group.read: the stmatrix lands on bytes a store may still read") {
-    const test::ModelRun r = run({256, 512, 512}, 2, 16, {"reuse-staging-before-wait"});
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    const test::ModelRun r = check_hazard({256, 512, 512}, "reuse-staging-before-wait",
+                                          {{"cluster", 2}, {"c_dtype", 16}}, kRace, ir::Op::stmatrix);
     CHECK_FALSE(find_hazard(r.result, model::HazardKind::exit_with_pending_tma));
   }
 }
@@ -209,11 +219,8 @@ TEST_CASE("step 19 with store_barrier=warpgroup: each consumer meets its own bar
     CHECK_THAT(ptx, Catch::Contains("bar.sync 1, 128;") && Catch::Contains("bar.sync 2, 128;"));
   });
   SECTION("a buffer rewritten before wait_group.read is still a race") {
-    const test::ModelRun r = test::run_model(kId, {256, 512, 512}, true, 19, {"reuse-staging-before-wait"}, {},
-                                             {{"cluster", 2}, {"c_dtype", 16}, {"store_barrier", 1}});
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    check_hazard({256, 512, 512}, "reuse-staging-before-wait", {{"cluster", 2}, {"c_dtype", 16}, {"store_barrier", 1}},
+                 kRace, ir::Op::stmatrix);
   }
 }
 
@@ -243,10 +250,7 @@ TEST_CASE("step 19 with staging=slab: each chunk its own buffer, C the same bit 
   const kernels::GemmShape two_tiles{1152, 2048, 64};
   const kernels::ParamValues slab{{"cluster", 1}, {"ctas", 64}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}};
   SECTION("the next tile's slab written before wait_group.read: the stmatrix lands on bytes a store may still read") {
-    const test::ModelRun r = test::run_model(kId, two_tiles, true, 19, {"reuse-staging-before-wait"}, {}, slab);
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    check_hazard(two_tiles, "reuse-staging-before-wait", slab, kRace, ir::Op::stmatrix);
     // As written, the same grid has no race.
     const test::ModelRun good = test::run_model(kId, two_tiles, true, 19, {}, {}, slab);
     REQUIRE(good.result.completed);
@@ -254,11 +258,9 @@ TEST_CASE("step 19 with staging=slab: each chunk its own buffer, C the same bit 
     CHECK(good.mismatches == 0);
   }
   SECTION("no fence.proxy.async: the TMA stores read what stmatrix wrote through the generic proxy") {
-    const test::ModelRun r = test::run_model(kId, {256, 512, 512}, true, 19, {"missing-proxy-fence"}, {},
-                                             {{"cluster", 2}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}});
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+    check_hazard({256, 512, 512}, "missing-proxy-fence",
+                 {{"cluster", 2}, {"c_dtype", 16}, {"staging", 1}, {"stages", 3}}, kFence,
+                 ir::Op::cp_async_bulk_tensor_store);
   }
 }
 
@@ -278,7 +280,8 @@ TEST_CASE("step 19 at bn=192: a CTA's next tile goes through the buffers its fir
                         Case{{{"cluster", 2}, {"share", 1}, {"ctas", 64}}, {1152, 1536, 64}},
                         Case{{{"cluster", 1}, {"ctas", 64}, {"c_dtype", 32}}, {1152, 1536, 64}},
                         Case{{{"cluster", 1}, {"ctas", 64}, {"staging", 1}}, {1152, 1536, 64}},
-                        Case{{{"cluster", 2}}, {392, 584, 200}}, Case{{{"cluster", 4}, {"c_dtype", 32}}, {392, 584, 200}}}) {
+                        Case{{{"cluster", 2}}, {392, 584, 200}},
+                        Case{{{"cluster", 4}, {"c_dtype", 32}}, {392, 584, 200}}}) {
     kernels::ParamValues p = c.params;
     p["bn"] = 192;
     if (!p.count("c_dtype")) p["c_dtype"] = 16;
@@ -291,11 +294,8 @@ TEST_CASE("step 19 at bn=192: a CTA's next tile goes through the buffers its fir
     }
   }
   SECTION("without its wait_group.read the second tile's first chunk races the first tile's last store") {
-    const test::ModelRun r = test::run_model(kId, {1152, 1536, 64}, true, 19, {"reuse-staging-before-wait"}, {},
-                                             {{"cluster", 1}, {"ctas", 64}, {"bn", 192}, {"c_dtype", 16}});
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    check_hazard({1152, 1536, 64}, "reuse-staging-before-wait",
+                 {{"cluster", 1}, {"ctas", 64}, {"bn", 192}, {"c_dtype", 16}}, kRace, ir::Op::stmatrix);
   }
 }
 
@@ -377,15 +377,9 @@ TEST_CASE("step 19 at bm=256: its stmatrix writes are conflict-free, its races a
   CHECK(w.count == 8 * 16 * 2);  // the traced CTA and its peer: 8 warps x 16 writes a tile, one tile each
   CHECK(w.wavefronts == w.ideal);
   SECTION("no fence.proxy.async") {
-    const test::ModelRun r = test::run_model(kId, {256, 256, 128}, true, 19, {"missing-proxy-fence"}, {}, wide);
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::missing_proxy_fence);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::cp_async_bulk_tensor_store);
+    check_hazard({256, 256, 128}, "missing-proxy-fence", wide, kFence, ir::Op::cp_async_bulk_tensor_store);
   }
   SECTION("a buffer rewritten before wait_group.read") {
-    const test::ModelRun r = test::run_model(kId, {256, 256, 128}, true, 19, {"reuse-staging-before-wait"}, {}, wide);
-    const model::Hazard* h = find_hazard(r.result, model::HazardKind::bulk_store_race);
-    REQUIRE(h);
-    CHECK(r.kernel.insts[h->inst].op == ir::Op::stmatrix);
+    check_hazard({256, 256, 128}, "reuse-staging-before-wait", wide, kRace, ir::Op::stmatrix);
   }
 }
