@@ -117,10 +117,10 @@ struct DecodedInst {
   // before found, where that load was the warp's last issue (exec_smem_forms.cpp,
   // Warp::pattern_pc).
   bool shared_same_base = false;
-  // mma.sync: how many mma.syncs from this one on (this one included, at most kMmaRun) the
-  // bf16 builds (AMX, AVX512_BF16) may take at once when this one issues (exec_mma.cpp, direct_mma_sync): each after
-  // it has mma_same_a, no guard and no register a wgmma may own, and none of the run writes a
-  // register another one of the run reads or writes. 1: this one alone.
+  // mma.sync: how many mma.syncs from this one on (this one included, at most kMmaRun) the bf16
+  // builds (AMX, AVX512_BF16) may take at once when this one issues (exec_mma.cpp,
+  // direct_mma_sync): each after it has mma_same_a, no guard and no register a wgmma may own, and
+  // none of the run writes a register another one of the run reads or writes. 1: this one alone.
   static constexpr uint32_t kMmaRun = 8;
   uint8_t mma_run = 1;
   // The issue model (cta.cpp). A warp issues in order; it waits only for the registers this
