@@ -257,9 +257,11 @@ void set_operand_reads(const ir::Kernel& k, Program& p) {
 // moves up no further than ptxas put it: to the first instruction before it (within the reach
 // above) that ptxas placed after it, and not at all when it placed none after it. ptxas keeps a
 // load below stores it could pass when the registers for more loads in flight run short: step
-// 07's copy issues 7 of its 8 LDG.128 before the first STS and the 8th after six of them, so
-// that its data comes a second trip to L2 later (H200, docs/results/2026-12-03-source, section
-// 1; probe copy_burst_*: a round of 8 loads a thread takes 1007 cycles, of 2, 537).
+// 07's copy issues 7 of its 8 LDG.128 before the first STS and the 8th after six of them
+// (H200, docs/results/2026-12-03-source, section 1), and the model charges that load a second
+// latency. On the card a sunk load costs little (H100, docs/results/2026-12-08-trip: a one-trip
+// round of that copy takes 1000 cycles, the sunk burst 1009): its data comes while the first
+// loads' data is still arriving, a spread the model does not have (architecture.md).
 void set_hoists(const ir::Kernel& k, Program& p, const std::vector<uint32_t>& sass_first) {
   constexpr uint32_t kNoSass = ~0u;  // no SASS instruction (ptx::CompiledKernel::kNoSass)
   const bool ordered = sass_first.size() == k.insts.size();
