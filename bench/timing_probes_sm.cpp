@@ -50,6 +50,25 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
     };
     probes.push_back(std::move(p));
   }
+  // When a one-trip round's loads come back (build_copy_arrival_probe): a row a load, the median over
+  // every warp of the grid of the cycles from the round's first load to that load's data (and every
+  // one before it) in: one warp and four of 8 loads (4 and 16 KiB a CTA), four of 16.
+  for (const auto& [warps, loads] : {std::pair{1u, 8u}, {4u, 8u}, {4u, 16u}}) {
+    const uint32_t ctas = 132, rounds = 64 / q, threads = 32 * warps;
+    for (uint32_t u = 0; u < loads; ++u) {
+      Probe p{fmt::format("copy_arrive_{}w_{}x16_l{}", warps, loads, u + 1),
+              fmt::format("132 CTAs (1 an SM) of {} warps, one-trip rounds of {} ld.global.v4 a thread from L2: "
+                          "cycles from a round's first load until its loads 1..{} are in (median warp)",
+                          warps, loads, u + 1),
+              "cycles", kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
+      p.a_bytes = 8u << 20;
+      p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
+      p.figure = [ctas, threads, warps, loads, u](const std::vector<uint8_t>& c, double) {
+        return median_stamp(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads, u);
+      };
+      probes.push_back(std::move(p));
+    }
+  }
   for (const uint32_t warps : {4u, 8u}) {
     const uint32_t reps = 256 / q;
     Probe p{fmt::format("outer_8x8_{}warps", warps),

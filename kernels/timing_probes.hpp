@@ -141,6 +141,14 @@ ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
 // round is one trip whose length is the rate the SM is filled from L2.
 ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t loads, uint32_t rounds,
                                   uint64_t footprint_bytes, bool one_trip = false);
+// When a round's loads come back (timing_probes_sm.cpp): `ctas` CTAs (one an SM) of `warps` warps,
+// `rounds` rounds of `loads` 16-byte ld.global a thread from an 8-MiB footprint in L2, as
+// build_copy_burst_probe's one-trip rounds, but after the loads each thread uses their data in
+// issue order and reads clock64 after each use: stamp u is when the warp had loads 0..u in. Lane
+// 0 of each warp stores its last round's stamps, less the clock before its first load (u64, after
+// the threads' records: from byte ctas·32·warps·kTimingOutBytes, warp w of CTA c at
+// (c·warps + w)·loads·8). What tells a return queue a warp has from one an SM has.
+ir::Kernel build_copy_arrival_probe(uint32_t ctas, uint32_t warps, uint32_t loads, uint32_t rounds);
 // An outer product's FFMAs from registers: one CTA of `warps` warps, each running `reps` passes of
 // tm x tn fma.rn.f32 acc[i][j] = a[i] * b[j] + acc[i][j] (rows in turn, as step 05's loop), a[0]
 // and b[0] renewed from the accumulators each pass. C as the chain probe's: FFMA per cycle of the SM

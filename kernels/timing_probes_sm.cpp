@@ -65,6 +65,72 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
   return b.finish();
 }
 
+ir::Kernel build_copy_arrival_probe(uint32_t ctas, uint32_t warps, uint32_t loads, uint32_t rounds) {
+  const uint32_t threads = 32 * warps, smem_bytes = 150 * 1024;
+  const uint64_t chunk = uint64_t(threads) * loads * 16, footprint = 8u << 20;
+  if (ctas == 0 || ctas > 132 || warps == 0 || warps > 32 || loads == 0 || loads > 16 || rounds == 0 ||
+      chunk > smem_bytes)
+    throw std::invalid_argument(fmt::format("a copy-arrival probe needs 1..132 CTAs, 1..32 warps, 1..16 loads of 16 "
+                                            "bytes a thread whose round fits 150 KiB, and a round (got {} CTAs, {} "
+                                            "warps, {} loads, {} rounds)",
+                                            ctas, warps, loads, rounds));
+  Builder b(fmt::format("timing_copy_arrive_{}w_{}x16", warps, loads), ir::Arch::sm_80);
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * threads + tid).named("gid");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  const uint32_t chunks = uint32_t(footprint / chunk);
+  Reg sum = b.mov(Type::u32, 0u, "sum");
+  Reg acc = b.mov(Type::f32, 0.0f, "acc");
+  // The last round's stamps, kept past the loop: the clock before its first load, and after the
+  // first use of each load's data in issue order.
+  Reg begin = b.mov(Type::u64, 0u, "begin");
+  std::vector<Reg> in;
+  for (uint32_t u = 0; u < loads; ++u) in.push_back(b.mov(Type::u64, 0u, fmt::format("in{}", u)));
+  Reg t0 = b.special(ir::Special::clock64, "t0");
+  b.loop("round", rounds, [&](const Reg& i) {
+    Reg which = ((cta * rounds + i) % chunks).named("which");
+    Reg at = (A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(tid, 16u, "lane_off")).named("at");
+    b.mov(begin, b.special(ir::Special::clock64, "t_begin"));
+    std::vector<std::vector<Reg>> v;
+    for (uint32_t u = 0; u < loads; ++u)
+      v.push_back(b.ld_vec(ir::Op::ld_global, Type::u32, 4, Addr::at(at, int32_t(u * threads * 16)), "g"));
+    // Each load's data used in issue order, the clock read after each use: a warp waits at the use
+    // of load u until its data is in, so stamp u is when loads 0..u have all arrived. The uses are
+    // a chain of FFMAs on the words' bits, which ptxas may not reassociate (a chain of XORs it
+    // merged two loads at a time into three-input LOP3s, two clock reads then falling together).
+    for (uint32_t u = 0; u < loads; ++u) {
+      b.fma_into(acc, acc, 1.0, b.mov(Type::f32, b.mov(Type::b32, v[u][0], "bits"), "word"));
+      b.mov(in[u], b.special(ir::Special::clock64, "t_in"));
+    }
+    b.bar_sync(0);
+    for (uint32_t u = 0; u < loads; ++u)
+      b.st_shared(Type::u32, Addr::at(slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
+    b.bar_sync(0);
+    b.mov(sum, (sum ^ b.ld_shared(Type::u32, Addr::at(slot), "back")).named("y"));
+    b.bar_sync(0);
+  });
+  Reg t1 = b.special(ir::Special::clock64, "t1");
+  probe_parts::store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, sum, ir::Rounding::none, "value"));
+  probe_parts::store_spare(b, pc, gid, acc);
+  // Lane 0 of each warp: stamp u less the round's start, after the threads' records.
+  b.if_((tid % 32u) == 0u, [&] {
+    Reg warp = (cta * warps + tid / 32u).named("warp");
+    Reg out = (b.global_ptr(pc, "C_stamps") + b.mul_wide(warp, loads * 8, "warp_off")).named("stamps");
+    const int32_t records = int32_t(ctas * threads * kTimingOutBytes);
+    for (uint32_t u = 0; u < loads; ++u)
+      b.st_global(Type::u64, Addr::at(out, records + int32_t(8 * u)), {(in[u] - begin).named("arrived")});
+  });
+  b.ret();
+  return b.finish();
+}
+
 ir::Kernel build_outer_product_probe(uint32_t warps, uint32_t tm, uint32_t tn, uint32_t reps, uint32_t unroll) {
   if (warps == 0 || warps > 32 || tm == 0 || tn == 0 || tm * tn > 128 || reps == 0 || unroll == 0 || unroll > 64)
     throw std::invalid_argument(fmt::format("an outer-product probe needs 1..32 warps, a register tile of at most 128 "

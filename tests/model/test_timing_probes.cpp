@@ -81,6 +81,7 @@ TEST_CASE("probes: every timing probe kernel assembles with ptxas for its target
       kernels::build_coresident_probe(4, 8, 100 * 1024, 8, 8, 4),
       kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384),
       kernels::build_copy_burst_probe(4, 4, 100 * 1024, 8, 2, 4 * 16384, true),  // one trip a round
+      kernels::build_copy_arrival_probe(2, 4, 8, 2),
       kernels::build_outer_product_probe(4, 8, 8, 4),
       kernels::build_shared_rate_probe(4, 1, 2, 4, 2, 4),
       kernels::build_fragment_power_probe(2, 8, 2, {true, false, 0}),          // ldmatrix alone
@@ -222,6 +223,44 @@ TEST_CASE("probes: a one-trip copy burst copies what the burst copies, a bar.syn
     any_value |= rt.field(t, 2) != 0;
   }
   CHECK(any_value);
+}
+
+TEST_CASE("probes: the copy-arrival probe stamps each load's data in issue order", "[model][timing]") {
+  // 2 CTAs of 4 warps, 2 rounds of 8 loads a thread over the probe's 8-MiB footprint.
+  const uint32_t ctas = 2, warps = 4, loads = 8, threads = ctas * 32 * warps;
+  const ir::Kernel k = kernels::build_copy_arrival_probe(ctas, warps, loads, 2);
+  // In the IR each load's use (an fma reading its word) comes before the clock read of its stamp,
+  // and that clock read before the next load's use.
+  std::vector<size_t> uses, clocks;
+  for (size_t i = 0; i < k.insts.size(); ++i) {
+    if (k.insts[i].op == ir::Op::fma) uses.push_back(i);
+    const std::vector<ir::Operand>& o = k.insts[i].operands;
+    if (k.insts[i].op == ir::Op::mov && o.size() == 2 && o[1].kind == ir::OperandKind::special &&
+        o[1].id == uint32_t(ir::Special::clock64))
+      clocks.push_back(i);
+  }
+  REQUIRE(uses.size() == loads);
+  // t0, the round's start, a stamp a load, t1.
+  REQUIRE(clocks.size() == loads + 3);
+  for (uint32_t u = 0; u < loads; ++u) {
+    CHECK(uses[u] < clocks[2 + u]);
+    if (u + 1 < loads) CHECK(clocks[2 + u] < uses[u + 1]);
+  }
+  std::vector<uint8_t> a(8u << 20);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 13 + i / 509);
+  const size_t stamps_bytes = size_t(ctas) * warps * loads * 8;
+  const test::ProbeRun r = test::run_probe(k, threads + uint32_t(stamps_bytes / kernels::kTimingOutBytes), a);
+  const size_t base = size_t(threads) * kernels::kTimingOutBytes;
+  for (uint32_t w = 0; w < ctas * warps; ++w) {
+    uint64_t before = 0;
+    for (uint32_t u = 0; u < loads; ++u) {
+      uint64_t t = 0;
+      std::memcpy(&t, r.c.data() + base + (size_t(w) * loads + u) * 8, 8);
+      CHECK(t > 0);
+      CHECK(t >= before);  // stamp u: loads 0..u in
+      before = t;
+    }
+  }
 }
 
 TEST_CASE("probes: the model runs the new probes and shows its machine description's figures", "[model][timing]") {
