@@ -42,14 +42,16 @@ inline double sorted_percentile(const std::vector<uint64_t>& sorted, double shar
   return double(sorted[at]);
 }
 
-// The median over `records` records of `slots` u64 stamps each (from byte `base` of C) of stamp
-// `slot` (build_copy_arrival_probe's); 0 where C is too short.
-inline double median_stamp(const std::vector<uint8_t>& c, size_t base, size_t records, uint32_t slots, uint32_t slot) {
+// Over `records` records of `slots` u64 stamps each (from byte `base` of C), the value of stamp
+// `slot` below which `share` (0..1) of the records lie (nearest rank; build_copy_arrival_probe's);
+// 0 where C is too short.
+inline double stamp_percentile(const std::vector<uint8_t>& c, size_t base, size_t records, uint32_t slots,
+                               uint32_t slot, double share) {
   if (records == 0 || c.size() < base + records * slots * 8) return 0.0;
   std::vector<uint64_t> v(records);
   for (size_t r = 0; r < records; ++r) std::memcpy(&v[r], c.data() + base + (r * slots + slot) * 8, 8);
-  std::nth_element(v.begin(), v.begin() + long(records / 2), v.end());
-  return double(v[records / 2]);
+  std::sort(v.begin(), v.end());
+  return sorted_percentile(v, share);
 }
 // From the first warp's start to the last warp's end (one CTA: one SM's clock).
 inline double span_of_warps(const std::vector<uint8_t>& c) {

@@ -64,10 +64,32 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
       p.a_bytes = 8u << 20;
       p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
       p.figure = [ctas, threads, warps, loads, u](const std::vector<uint8_t>& c, double) {
-        return median_stamp(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads, u);
+        return stamp_percentile(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads, u,
+                                0.5);
       };
       probes.push_back(std::move(p));
     }
+    // The last load's spread over the warps (a median hides a tail of slow lines), and the round's
+    // own length (each CTA's span over its rounds, as copy_trip_*'s figure).
+    for (const auto& [tag, share] : {std::pair{"p10", 0.1}, {"p90", 0.9}, {"max", 1.0}}) {
+      Probe p{fmt::format("copy_arrive_{}w_{}x16_l{}_{}", warps, loads, loads, tag),
+              fmt::format("the same, loads 1..{} in: the {} warp", loads, tag), "cycles",
+              kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
+      p.a_bytes = 8u << 20;
+      p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
+      p.figure = [ctas, threads, warps, loads, share](const std::vector<uint8_t>& c, double) {
+        return stamp_percentile(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads,
+                                loads - 1, share);
+      };
+      probes.push_back(std::move(p));
+    }
+    Probe p{fmt::format("copy_arrive_{}w_{}x16_round", warps, loads),
+            fmt::format("the same: cycles a round (each CTA's span over its rounds)"), "cycles",
+            kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
+    p.a_bytes = 8u << 20;
+    p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
+    p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
+    probes.push_back(std::move(p));
   }
   for (const uint32_t warps : {4u, 8u}) {
     const uint32_t reps = 256 / q;
