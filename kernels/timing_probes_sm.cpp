@@ -17,6 +17,47 @@ using builder::Builder;
 using builder::Reg;
 using ir::Type;
 
+namespace {
+
+// What both copy probes set up: `ctas` CTAs of `threads` threads asking for `smem_bytes` of dynamic
+// shared memory, A and C, and each thread's 16-byte slot in the shared tile.
+struct CopyCta {
+  builder::Param pc;
+  Reg tid, cta, gid, A, slot;
+};
+CopyCta copy_cta(Builder& b, uint32_t ctas, uint32_t threads, uint32_t smem_bytes) {
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * threads + tid).named("gid");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  return {pc, tid, cta, gid, A, slot};
+}
+// Round i's address: every CTA its own chunk of `chunk` bytes, moving on each round through
+// `chunks` of them (an 8-MiB footprint stays in L2 after its first pass; one of every CTA's
+// rounds comes from HBM once), lane t at 16 t.
+Reg round_address(Builder& b, const CopyCta& c, const Reg& i, uint32_t rounds, uint32_t chunks, uint64_t chunk) {
+  Reg which = ((c.cta * rounds + i) % chunks).named("which");
+  return (c.A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(c.tid, 16u, "lane_off")).named("at");
+}
+// The round's end: each load's 16 bytes into the thread's slots, bar.sync, one word read back into
+// `sum` (so that ptxas keeps the copy), bar.sync.
+void store_round(Builder& b, const CopyCta& c, const std::vector<std::vector<Reg>>& v, uint32_t threads,
+                 const Reg& sum, const char* name) {
+  for (uint32_t u = 0; u < v.size(); ++u)
+    b.st_shared(Type::u32, Addr::at(c.slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
+  b.bar_sync(0);
+  b.mov(sum, (sum ^ b.ld_shared(Type::u32, Addr::at(c.slot), "back")).named(name));
+  b.bar_sync(0);
+}
+
+}  // namespace
+
 ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_bytes, uint32_t loads, uint32_t rounds,
                                   uint64_t footprint_bytes, bool one_trip) {
   const uint32_t threads = 32 * warps;
@@ -30,37 +71,21 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
                                             ctas, warps, smem_bytes, loads, rounds, footprint_bytes));
   Builder b(fmt::format("timing_copy_{}_{}w_{}x16_{}k", one_trip ? "trip" : "burst", warps, loads, smem_bytes / 1024),
             ir::Arch::sm_80);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
-  b.use_dynamic_smem();
-  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * threads + tid).named("gid");
-  Reg A = b.global_ptr(pa, "A_ptr");
-  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  const CopyCta c = copy_cta(b, ctas, threads, smem_bytes);
   const uint32_t chunks = uint32_t(footprint_bytes / chunk);
   Reg sum = b.mov(Type::u32, 0u, "sum");
   Reg t0 = b.special(ir::Special::clock64, "t0");
   b.loop("round", rounds, [&](const Reg& i) {
-    // This round's chunk: every CTA its own, moving on each round through the footprint (an
-    // 8-MiB one stays in L2 after its first pass; one of every CTA's rounds comes from HBM once).
-    Reg which = ((cta * rounds + i) % chunks).named("which");
-    Reg at = (A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(tid, 16u, "lane_off")).named("at");
+    Reg at = round_address(b, c, i, rounds, chunks, chunk);
     std::vector<std::vector<Reg>> v;
     for (uint32_t u = 0; u < loads; ++u)
       v.push_back(b.ld_vec(ir::Op::ld_global, Type::u32, 4, Addr::at(at, int32_t(u * threads * 16)), "g"));
     // No load moves below this barrier: every one is in flight before the first store waits.
     if (one_trip) b.bar_sync(0);
-    for (uint32_t u = 0; u < loads; ++u)
-      b.st_shared(Type::u32, Addr::at(slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
-    b.bar_sync(0);
-    b.mov(sum, (sum ^ b.ld_shared(Type::u32, Addr::at(slot), "back")).named("x"));
-    b.bar_sync(0);
+    store_round(b, c, v, threads, sum, "x");
   });
   Reg t1 = b.special(ir::Special::clock64, "t1");
-  probe_parts::store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, sum, ir::Rounding::none, "value"));
+  probe_parts::store_result(b, c.pc, c.gid, t0, t1, b.cvt(Type::u64, sum, ir::Rounding::none, "value"));
   b.ret();
   return b.finish();
 }
@@ -75,16 +100,7 @@ ir::Kernel build_copy_arrival_probe(uint32_t ctas, uint32_t warps, uint32_t load
                                             "warps, {} loads, {} rounds)",
                                             ctas, warps, loads, rounds));
   Builder b(fmt::format("timing_copy_arrive_{}w_{}x16", warps, loads), ir::Arch::sm_80);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
-  b.use_dynamic_smem();
-  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * threads + tid).named("gid");
-  Reg A = b.global_ptr(pa, "A_ptr");
-  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  const CopyCta c = copy_cta(b, ctas, threads, smem_bytes);
   const uint32_t chunks = uint32_t(footprint / chunk);
   Reg sum = b.mov(Type::u32, 0u, "sum");
   Reg acc = b.mov(Type::f32, 0.0f, "acc");
@@ -95,8 +111,7 @@ ir::Kernel build_copy_arrival_probe(uint32_t ctas, uint32_t warps, uint32_t load
   for (uint32_t u = 0; u < loads; ++u) in.push_back(b.mov(Type::u64, 0u, fmt::format("in{}", u)));
   Reg t0 = b.special(ir::Special::clock64, "t0");
   b.loop("round", rounds, [&](const Reg& i) {
-    Reg which = ((cta * rounds + i) % chunks).named("which");
-    Reg at = (A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(tid, 16u, "lane_off")).named("at");
+    Reg at = round_address(b, c, i, rounds, chunks, chunk);
     b.mov(begin, b.special(ir::Special::clock64, "t_begin"));
     std::vector<std::vector<Reg>> v;
     for (uint32_t u = 0; u < loads; ++u)
@@ -110,19 +125,15 @@ ir::Kernel build_copy_arrival_probe(uint32_t ctas, uint32_t warps, uint32_t load
       b.mov(in[u], b.special(ir::Special::clock64, "t_in"));
     }
     b.bar_sync(0);
-    for (uint32_t u = 0; u < loads; ++u)
-      b.st_shared(Type::u32, Addr::at(slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
-    b.bar_sync(0);
-    b.mov(sum, (sum ^ b.ld_shared(Type::u32, Addr::at(slot), "back")).named("y"));
-    b.bar_sync(0);
+    store_round(b, c, v, threads, sum, "y");
   });
   Reg t1 = b.special(ir::Special::clock64, "t1");
-  probe_parts::store_result(b, pc, gid, t0, t1, b.cvt(Type::u64, sum, ir::Rounding::none, "value"));
-  probe_parts::store_spare(b, pc, gid, acc);
+  probe_parts::store_result(b, c.pc, c.gid, t0, t1, b.cvt(Type::u64, sum, ir::Rounding::none, "value"));
+  probe_parts::store_spare(b, c.pc, c.gid, acc);
   // Lane 0 of each warp: stamp u less the round's start, after the threads' records.
-  b.if_((tid % 32u) == 0u, [&] {
-    Reg warp = (cta * warps + tid / 32u).named("warp");
-    Reg out = (b.global_ptr(pc, "C_stamps") + b.mul_wide(warp, loads * 8, "warp_off")).named("stamps");
+  b.if_((c.tid % 32u) == 0u, [&] {
+    Reg warp = (c.cta * warps + c.tid / 32u).named("warp");
+    Reg out = (b.global_ptr(c.pc, "C_stamps") + b.mul_wide(warp, loads * 8, "warp_off")).named("stamps");
     const int32_t records = int32_t(ctas * threads * kTimingOutBytes);
     for (uint32_t u = 0; u < loads; ++u)
       b.st_global(Type::u64, Addr::at(out, records + int32_t(8 * u)), {(in[u] - begin).named("arrived")});
