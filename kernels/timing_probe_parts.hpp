@@ -1,5 +1,5 @@
 // What the timing probes' builders share (timing_probes.cpp, timing_probes_l1.cpp,
-// timing_probes_ring.cpp, timing_probes_clock.cpp): the record
+// timing_probes_sm.cpp, timing_probes_ring.cpp, timing_probes_clock.cpp): the record
 // each thread leaves in C (kTimingOutBytes: its timed cycles, its start, a value that keeps its
 // work).
 #pragma once
@@ -19,6 +19,14 @@ void store_result(builder::Builder& b, const builder::Param& pc, const builder::
                   const builder::Reg& t1, const builder::Reg& value);
 // A float's bits in thread `gid`'s record's spare word (offset 24): the work that made it stays live.
 void store_spare(builder::Builder& b, const builder::Param& pc, const builder::Reg& gid, const builder::Reg& value);
+// What the probes of a CTA copying A through shared memory set up (the copy, arrival and
+// co-resident probes): `ctas` CTAs of `threads` threads asking for `smem_bytes` of dynamic shared
+// memory, A and C, and each thread's 16-byte slot at 16 tid in the shared tile.
+struct CopyCta {
+  builder::Param pc;
+  builder::Reg tid, cta, gid, A, slot;
+};
+CopyCta copy_cta(builder::Builder& b, uint32_t ctas, uint32_t threads, uint32_t smem_bytes);
 // The end of a probe that kept four XOR sums of what it read: the clock, the record with the
 // sums folded into its value, and the return.
 void end_with_sums(builder::Builder& b, const builder::Param& pc, const builder::Reg& id, const builder::Reg& t0,

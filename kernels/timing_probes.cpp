@@ -42,6 +42,20 @@ void store_result(Builder& b, const Param& pc, const Reg& gid, const Reg& t0, co
   b.st_global(Type::u64, Addr::at(out, 16), {value});
 }
 
+CopyCta copy_cta(Builder& b, uint32_t ctas, uint32_t threads, uint32_t smem_bytes) {
+  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
+  b.use_dynamic_smem();
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
+  Reg tid = b.special(ir::Special::tid_x, "tid");
+  Reg cta = b.special(ir::Special::ctaid_x, "cta");
+  Reg gid = (cta * threads + tid).named("gid");
+  Reg A = b.global_ptr(pa, "A_ptr");
+  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  return {pc, tid, cta, gid, A, slot};
+}
+
 // A float's bits in thread `gid`'s record's spare word (offset 24): the work that made it stays
 // live (ptxas drops what nothing stores).
 void store_spare(Builder& b, const Param& pc, const Reg& gid, const Reg& value) {

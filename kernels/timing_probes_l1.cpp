@@ -218,16 +218,10 @@ ir::Kernel build_coresident_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
                                             ctas, warps, smem_bytes, lds, ffma_per_lds, rounds));
   Builder b(fmt::format("timing_coresident_{}w_{}k_{}x{}", warps, smem_bytes / 1024, lds, ffma_per_lds),
             ir::Arch::sm_80);
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
-  b.use_dynamic_smem();
-  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg gid = (b.special(ir::Special::ctaid_x, "cta") * threads + tid).named("gid");
-  Reg A = b.global_ptr(pa, "A_ptr");
-  Reg mine = (A + b.mul_wide(tid, 16u, "lane_off")).named("mine");
-  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
+  const probe_parts::CopyCta cc = probe_parts::copy_cta(b, ctas, threads, smem_bytes);
+  const Reg &tid = cc.tid, &gid = cc.gid, &slot = cc.slot;
+  const builder::Param& pc = cc.pc;
+  Reg mine = (cc.A + b.mul_wide(tid, 16u, "lane_off")).named("mine");
   Reg tf = b.cvt(Type::f32, tid, ir::Rounding::rn, "tid_f");
   std::vector<Reg> acc;
   for (uint32_t c = 0; c < 8; ++c) acc.push_back(b.fma(tf, double(c), 1.0, "acc"));

@@ -19,35 +19,16 @@ using ir::Type;
 
 namespace {
 
-// What both copy probes set up: `ctas` CTAs of `threads` threads asking for `smem_bytes` of dynamic
-// shared memory, A and C, and each thread's 16-byte slot in the shared tile.
-struct CopyCta {
-  builder::Param pc;
-  Reg tid, cta, gid, A, slot;
-};
-CopyCta copy_cta(Builder& b, uint32_t ctas, uint32_t threads, uint32_t smem_bytes) {
-  b.set_launch({.grid = {ctas, 1, 1}, .block = {threads, 1, 1}});
-  b.use_dynamic_smem();
-  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", smem_bytes, 128, ir::SmemUse::other);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg cta = b.special(ir::Special::ctaid_x, "cta");
-  Reg gid = (cta * threads + tid).named("gid");
-  Reg A = b.global_ptr(pa, "A_ptr");
-  Reg slot = (b.smem_address(tile, 0, "tile_addr") + (tid << 4)).named("slot");
-  return {pc, tid, cta, gid, A, slot};
-}
 // Round i's address: every CTA its own chunk of `chunk` bytes, moving on each round through
 // `chunks` of them (an 8-MiB footprint stays in L2 after its first pass; one of every CTA's
 // rounds comes from HBM once), lane t at 16 t.
-Reg round_address(Builder& b, const CopyCta& c, const Reg& i, uint32_t rounds, uint32_t chunks, uint64_t chunk) {
+Reg round_address(Builder& b, const probe_parts::CopyCta& c, const Reg& i, uint32_t rounds, uint32_t chunks, uint64_t chunk) {
   Reg which = ((c.cta * rounds + i) % chunks).named("which");
   return (c.A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(c.tid, 16u, "lane_off")).named("at");
 }
 // The round's end: each load's 16 bytes into the thread's slots, bar.sync, one word read back into
 // `sum` (so that ptxas keeps the copy), bar.sync.
-void store_round(Builder& b, const CopyCta& c, const std::vector<std::vector<Reg>>& v, uint32_t threads,
+void store_round(Builder& b, const probe_parts::CopyCta& c, const std::vector<std::vector<Reg>>& v, uint32_t threads,
                  const Reg& sum, const char* name) {
   for (uint32_t u = 0; u < v.size(); ++u)
     b.st_shared(Type::u32, Addr::at(c.slot, int32_t(u * threads * 16)), {v[u][0], v[u][1], v[u][2], v[u][3]});
@@ -71,7 +52,7 @@ ir::Kernel build_copy_burst_probe(uint32_t ctas, uint32_t warps, uint32_t smem_b
                                             ctas, warps, smem_bytes, loads, rounds, footprint_bytes));
   Builder b(fmt::format("timing_copy_{}_{}w_{}x16_{}k", one_trip ? "trip" : "burst", warps, loads, smem_bytes / 1024),
             ir::Arch::sm_80);
-  const CopyCta c = copy_cta(b, ctas, threads, smem_bytes);
+  const probe_parts::CopyCta c = probe_parts::copy_cta(b, ctas, threads, smem_bytes);
   const uint32_t chunks = uint32_t(footprint_bytes / chunk);
   Reg sum = b.mov(Type::u32, 0u, "sum");
   Reg t0 = b.special(ir::Special::clock64, "t0");
@@ -100,7 +81,7 @@ ir::Kernel build_copy_arrival_probe(uint32_t ctas, uint32_t warps, uint32_t load
                                             "warps, {} loads, {} rounds)",
                                             ctas, warps, loads, rounds));
   Builder b(fmt::format("timing_copy_arrive_{}w_{}x16", warps, loads), ir::Arch::sm_80);
-  const CopyCta c = copy_cta(b, ctas, threads, smem_bytes);
+  const probe_parts::CopyCta c = probe_parts::copy_cta(b, ctas, threads, smem_bytes);
   const uint32_t chunks = uint32_t(footprint / chunk);
   Reg sum = b.mov(Type::u32, 0u, "sum");
   Reg acc = b.mov(Type::f32, 0.0f, "acc");
