@@ -1,5 +1,8 @@
 // The SM probes of the SIMT steps' main loops for gemmscope_timing_probes (timing_probes.cpp):
 // a K loop's copy as a burst of global loads from every SM at once, and an outer product's FFMAs.
+#include <string>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "bench/probe_figures.hpp"
@@ -70,26 +73,39 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
       probes.push_back(std::move(p));
     }
     // The last load's spread over the warps (a median hides a tail of slow lines), and the round's
-    // own length (each CTA's span over its rounds, as copy_trip_*'s figure).
-    for (const auto& [tag, share] : {std::pair{"p10", 0.1}, {"p90", 0.9}, {"max", 1.0}}) {
-      Probe p{fmt::format("copy_arrive_{}w_{}x16_l{}_{}", warps, loads, loads, tag),
-              fmt::format("the same, loads 1..{} in: the {} warp", loads, tag), "cycles",
-              kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
+    // own length (each CTA's span over its rounds, as copy_trip_*'s figure). Each also `_warm`: the
+    // records of a third launch back to back. The rows above read the one launch after A's upload,
+    // whose chunks every CTA reads once (the CTAs that share a chunk read it in the same round):
+    // whatever of the 8 MiB the upload did not leave in L2 comes from HBM (Nsight Compute counted
+    // 81.5% of the burst's sectors hitting L2, docs/results/2026-12-03-source); after two launches
+    // the footprint is in L2.
+    for (const bool warm : {false, true}) {
+      const std::string suffix = warm ? "_warm" : "";
+      for (const auto& [tag, share] : {std::pair{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}, {"max", 1.0}}) {
+        if (!warm && std::string_view(tag) == "p50") continue;  // the l{loads} row above
+        Probe p{fmt::format("copy_arrive_{}w_{}x16_l{}_{}{}", warps, loads, loads, tag, suffix),
+                fmt::format("the same, loads 1..{} in: the {} warp{}", loads, tag,
+                            warm ? ", the third launch back to back (A in L2)" : ""),
+                "cycles", kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
+        p.a_bytes = 8u << 20;
+        p.timed_launches = warm ? 2 : 0;
+        p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
+        p.figure = [ctas, threads, warps, loads, share](const std::vector<uint8_t>& c, double) {
+          return stamp_percentile(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads,
+                                  loads - 1, share);
+        };
+        probes.push_back(std::move(p));
+      }
+      Probe p{fmt::format("copy_arrive_{}w_{}x16_round{}", warps, loads, suffix),
+              fmt::format("the same: cycles a round (each CTA's span over its rounds){}",
+                          warm ? ", the third launch back to back (A in L2)" : ""),
+              "cycles", kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
       p.a_bytes = 8u << 20;
+      p.timed_launches = warm ? 2 : 0;
       p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
-      p.figure = [ctas, threads, warps, loads, share](const std::vector<uint8_t>& c, double) {
-        return stamp_percentile(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads,
-                                loads - 1, share);
-      };
+      p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
       probes.push_back(std::move(p));
     }
-    Probe p{fmt::format("copy_arrive_{}w_{}x16_round", warps, loads),
-            fmt::format("the same: cycles a round (each CTA's span over its rounds)"), "cycles",
-            kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
-    p.a_bytes = 8u << 20;
-    p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
-    p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
-    probes.push_back(std::move(p));
   }
   for (const uint32_t warps : {4u, 8u}) {
     const uint32_t reps = 256 / q;

@@ -4,7 +4,7 @@
 #     (the tensor-core steps first at each size), with time for all four sizes (the 2026-12-07-icache
 #     call's 300 s left 8192^3's steps 01-06 out);
 #  2. the variants (step 02's swap-row-col, step 13's rings of 2-6 stages at 4096^3 and 8192^3);
-#  3. (first, 15 s) the copy-arrival probes' tail rows (2026-12-08-trip section 4: the slowest warps' last
+#  3. (first, 40 s) the copy-arrival probes' tail rows (2026-12-08-trip section 4: the slowest warps' last
 #     load and the round's own length);
 #  4. as far as the call's time goes: the model against the card at the example shapes.
 #   mkdir -p build/c && tar xJf build/c1/c.txz -C build/c && OUT=$OUT B=build/c bash docs/results/2026-12-07-one-run/device1.sh
@@ -12,11 +12,11 @@ here="$(dirname "$0")"
 source "$here/../../../scripts/device-call.sh"
 # When a one-trip round's loads come back, the tail (../2026-12-08-trip section 4): the 10th and 90th
 # percentile and slowest warp of the last load, and the probe's own round.
-timeout 40 $B/gemmscope_timing_probes --only copy_arrive_1w_8x16_l8_ copy_arrive_4w_8x16_l8_ copy_arrive_4w_16x16_l16_ \
+timeout 60 $B/gemmscope_timing_probes --only copy_arrive_1w_8x16_l8_ copy_arrive_4w_8x16_l8_ copy_arrive_4w_16x16_l16_ \
   copy_arrive_1w_8x16_round copy_arrive_4w_8x16_round copy_arrive_4w_16x16_round --json $OUT/r/arrive.json \
   > $OUT/r/arrive.log 2>&1
 echo "arrival probes rc=$? at ${SECONDS} s" >> $OUT/r/status.txt
-LADDER_ARGS=--no-cublas sustained_ladder "4096 4096x1024x8192 2048 8192" 435 $OUT/r/bench-alone.json
+LADDER_ARGS=--no-cublas sustained_ladder "4096 4096x1024x8192 2048 8192" 420 $OUT/r/bench-alone.json
 echo "ladder at ${SECONDS} s" >> $OUT/r/status.txt
 (cd $OUT && tar czf r1.tgz r)
 if [ $SECONDS -lt 515 ]; then
