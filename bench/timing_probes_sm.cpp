@@ -1,7 +1,9 @@
 // The SM probes of the SIMT steps' main loops for gemmscope_timing_probes (timing_probes.cpp):
 // a K loop's copy as a burst of global loads from every SM at once, and an outer product's FFMAs.
+#include <functional>
 #include <string>
-#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -56,55 +58,50 @@ void add_sm_probes(std::vector<Probe>& probes, uint32_t q) {
   // When a one-trip round's loads come back (build_copy_arrival_probe): a row a load, the median over
   // every warp of the grid of the cycles from the round's first load to that load's data (and every
   // one before it) in: one warp and four of 8 loads (4 and 16 KiB a CTA), four of 16.
+  // Then the last load's spread over the warps (a median hides a tail of slow lines) and the round's
+  // own length (each CTA's span over its rounds, as copy_trip_*'s figure), each also `_warm`: the
+  // records of a third launch back to back. The other rows read the one launch after A's upload,
+  // whose chunks every CTA reads once (the CTAs that share a chunk read it in the same round):
+  // whatever of the 8 MiB the upload did not leave in L2 comes from HBM (Nsight Compute counted
+  // 81.5% of the burst's sectors hitting L2, docs/results/2026-12-03-source); after two launches
+  // the footprint is in L2.
+  using Figure = std::function<double(const std::vector<uint8_t>&, double)>;
   for (const auto& [warps, loads] : {std::pair{1u, 8u}, {4u, 8u}, {4u, 16u}}) {
     const uint32_t ctas = 132, rounds = 64 / q, threads = 32 * warps;
-    for (uint32_t u = 0; u < loads; ++u) {
-      Probe p{fmt::format("copy_arrive_{}w_{}x16_l{}", warps, loads, u + 1),
-              fmt::format("132 CTAs (1 an SM) of {} warps, one-trip rounds of {} ld.global.v4 a thread from L2: "
-                          "cycles from a round's first load until its loads 1..{} are in (median warp)",
-                          warps, loads, u + 1),
-              "cycles", kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
-      p.a_bytes = 8u << 20;
-      p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
-      p.figure = [ctas, threads, warps, loads, u](const std::vector<uint8_t>& c, double) {
-        return stamp_percentile(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads, u,
-                                0.5);
-      };
-      probes.push_back(std::move(p));
-    }
-    // The last load's spread over the warps (a median hides a tail of slow lines), and the round's
-    // own length (each CTA's span over its rounds, as copy_trip_*'s figure). Each also `_warm`: the
-    // records of a third launch back to back. The rows above read the one launch after A's upload,
-    // whose chunks every CTA reads once (the CTAs that share a chunk read it in the same round):
-    // whatever of the 8 MiB the upload did not leave in L2 comes from HBM (Nsight Compute counted
-    // 81.5% of the burst's sectors hitting L2, docs/results/2026-12-03-source); after two launches
-    // the footprint is in L2.
-    for (const bool warm : {false, true}) {
-      const std::string suffix = warm ? "_warm" : "";
-      for (const auto& [tag, share] : {std::pair{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}, {"max", 1.0}}) {
-        if (!warm && std::string_view(tag) == "p50") continue;  // the l{loads} row above
-        Probe p{fmt::format("copy_arrive_{}w_{}x16_l{}_{}{}", warps, loads, loads, tag, suffix),
-                fmt::format("the same, loads 1..{} in: the {} warp{}", loads, tag,
-                            warm ? ", the third launch back to back (A in L2)" : ""),
-                "cycles", kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
-        p.a_bytes = 8u << 20;
-        p.timed_launches = warm ? 2 : 0;
-        p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
-        p.figure = [ctas, threads, warps, loads, share](const std::vector<uint8_t>& c, double) {
-          return stamp_percentile(c, size_t(ctas) * threads * kernels::kTimingOutBytes, size_t(ctas) * warps, loads,
-                                  loads - 1, share);
-        };
-        probes.push_back(std::move(p));
-      }
-      Probe p{fmt::format("copy_arrive_{}w_{}x16_round{}", warps, loads, suffix),
-              fmt::format("the same: cycles a round (each CTA's span over its rounds){}",
-                          warm ? ", the third launch back to back (A in L2)" : ""),
-              "cycles", kernels::build_copy_arrival_probe(ctas, warps, loads, rounds), {}, nullptr, true};
+    const size_t records = size_t(ctas) * threads * kernels::kTimingOutBytes, stamped = size_t(ctas) * warps;
+    const ir::Kernel kernel = kernels::build_copy_arrival_probe(ctas, warps, loads, rounds);
+    const auto row = [&](std::string name, std::string what, bool warm, Figure figure) {
+      Probe p{std::move(name), std::move(what), "cycles", kernel, {}, nullptr, true};
       p.a_bytes = 8u << 20;
       p.timed_launches = warm ? 2 : 0;
-      p.buffers.c.assign(size_t(ctas) * threads * kernels::kTimingOutBytes + size_t(ctas) * warps * loads * 8, 0);
-      p.figure = [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; };
+      p.buffers.c.assign(records + stamped * loads * 8, 0);
+      p.figure = std::move(figure);
       probes.push_back(std::move(p));
+    };
+    const auto stamp_at = [=](uint32_t slot, double share) {
+      return [=](const std::vector<uint8_t>& c, double) {
+        return stamp_percentile(c, records, stamped, loads, slot, share);
+      };
+    };
+    for (uint32_t u = 0; u < loads; ++u)
+      row(fmt::format("copy_arrive_{}w_{}x16_l{}", warps, loads, u + 1),
+          fmt::format("132 CTAs (1 an SM) of {} warps, one-trip rounds of {} ld.global.v4 a thread from L2: cycles "
+                      "from a round's first load until its loads 1..{} are in (median warp)",
+                      warps, loads, u + 1),
+          false, stamp_at(u, 0.5));
+    for (const bool warm : {false, true}) {
+      const std::string suffix = warm ? "_warm" : "", launch = warm ? ", the third launch back to back (A in L2)" : "";
+      // Cold, the median is the l{loads} row above.
+      const std::vector<std::pair<std::string, double>> tails =
+          warm ? std::vector<std::pair<std::string, double>>{{"p10", 0.1}, {"p50", 0.5}, {"p90", 0.9}, {"max", 1.0}}
+               : std::vector<std::pair<std::string, double>>{{"p10", 0.1}, {"p90", 0.9}, {"max", 1.0}};
+      for (const auto& [tag, share] : tails)
+        row(fmt::format("copy_arrive_{}w_{}x16_l{}_{}{}", warps, loads, loads, tag, suffix),
+            fmt::format("the same, loads 1..{} in: the {} warp{}", loads, tag, launch), warm,
+            stamp_at(loads - 1, share));
+      row(fmt::format("copy_arrive_{}w_{}x16_round{}", warps, loads, suffix),
+          fmt::format("the same: cycles a round (each CTA's span over its rounds){}", launch), warm,
+          [threads, rounds](const std::vector<uint8_t>& c, double) { return mean_cta_span(c, threads) / rounds; });
     }
   }
   for (const uint32_t warps : {4u, 8u}) {
