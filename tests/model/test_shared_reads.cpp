@@ -51,6 +51,22 @@ ir::Kernel overwrite_kernel(bool overwrite, bool sync_again, bool consecutive) {
   return b.finish();
 }
 
+// Two warps (one CTA of 64 threads), A and C, and a shared tile of `bytes` aligned to `align`:
+// the thread's index, its lane and the tile's address.
+struct TwoWarps {
+  builder::Param pa, pc;
+  builder::Reg tid, lane, base;
+};
+TwoWarps two_warps(builder::Builder& b, uint32_t bytes, uint32_t align) {
+  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
+  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
+  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
+  auto tile = b.shared("tile", bytes, align, ir::SmemUse::tile);
+  builder::Reg tid = b.special(ir::Special::tid_x, "tid");
+  builder::Reg lane = (tid & 31).named("lane");
+  return {pa, pc, tid, lane, b.smem_address(tile, 0, "tile_addr")};
+}
+
 // The kernel on the model with `a_bytes` of A and `c_bytes` of C, zeroed.
 model::SimResult run(const ir::Kernel& k, bool trace, size_t c_bytes, size_t a_bytes = 0) {
   model::GemmBuffers bufs;
@@ -99,13 +115,9 @@ ir::Kernel read_then_copy_kernel(uint32_t read, uint32_t copy, bool spread, bool
   using builder::Addr;
   using builder::Reg;
   builder::Builder b(fmt::format("read_then_copy_{}_{}_{}_{}", read, copy, spread, same_warp), ir::Arch::sm_80);
-  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
-  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", 512, 16, ir::SmemUse::tile);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg lane = (tid & 31).named("lane");
-  Reg base = b.smem_address(tile, 0, "tile_addr");
+  const TwoWarps t = two_warps(b, 512, 16);
+  const Reg &tid = t.tid, &lane = t.lane, &base = t.base;
+  const builder::Param &pa = t.pa, &pc = t.pc;
   b.st_shared(ir::Type::b32, Addr::at((base + (tid << 2)).named("mine")), {tid});
   b.st_shared(ir::Type::b32, Addr::at((base + (tid << 2)).named("mine2"), 256), {tid});
   b.bar_sync(0);
@@ -177,13 +189,9 @@ ir::Kernel landing_kernel(AfterLanding after, bool sync = true) {
   using builder::Addr;
   using builder::Reg;
   builder::Builder b(fmt::format("landing_{}_{}", int(after), sync), ir::Arch::sm_80);
-  b.set_launch({.grid = {1, 1, 1}, .block = {64, 1, 1}});
-  auto pa = b.param("A", ir::ParamKind::global_ptr, ir::ParamRole::a);
-  auto pc = b.param("C", ir::ParamKind::global_ptr, ir::ParamRole::c);
-  auto tile = b.shared("tile", 640, 128, ir::SmemUse::tile);
-  Reg tid = b.special(ir::Special::tid_x, "tid");
-  Reg lane = (tid & 31).named("lane");
-  Reg base = b.smem_address(tile, 0, "tile_addr");
+  const TwoWarps t = two_warps(b, 640, 128);
+  const Reg &tid = t.tid, &lane = t.lane, &base = t.base;
+  const builder::Param &pa = t.pa, &pc = t.pc;
   Reg A = b.global_ptr(pa, "A_ptr");
   Reg word = (base + (lane << 2)).named("word");
   b.if_((tid < 32u).named("first_writer"), [&] {
