@@ -22,7 +22,8 @@ namespace {
 // Round i's address: every CTA its own chunk of `chunk` bytes, moving on each round through
 // `chunks` of them (an 8-MiB footprint stays in L2 after its first pass; one of every CTA's
 // rounds comes from HBM once), lane t at 16 t.
-Reg round_address(Builder& b, const probe_parts::CopyCta& c, const Reg& i, uint32_t rounds, uint32_t chunks, uint64_t chunk) {
+Reg round_address(Builder& b, const probe_parts::CopyCta& c, const Reg& i, uint32_t rounds, uint32_t chunks,
+                  uint64_t chunk) {
   Reg which = ((c.cta * rounds + i) % chunks).named("which");
   return (c.A + b.mul_wide(which, uint32_t(chunk), "chunk_off") + b.mul_wide(c.tid, 16u, "lane_off")).named("at");
 }

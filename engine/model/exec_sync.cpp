@@ -89,9 +89,9 @@ namespace {
 // A warp's arrival at barrier `id` (bar.sync when `sync`, else bar.arrive), for exec_bar and its
 // straight path alike. `threads`: the count the instruction gives; DecodedInst::kEveryThread: none,
 // every live thread of the CTA, a CTA-wide barrier, the one that orders all shared accesses (a
-// plain number, not an optional: GCC 12 warned that an optional's payload may be read unset). Where the arrival completes
-// the barrier, every warp waiting on it continues and the latency is kBarrierLatency; otherwise
-// a bar.sync's warp waits (its state bar_wait), and the answer is 0.
+// plain number, not an optional: GCC 12 warned that an optional's payload may be read unset).
+// Where the arrival completes the barrier, every warp waiting on it continues and the latency is
+// kBarrierLatency; otherwise a bar.sync's warp waits (its state bar_wait), and the answer is 0.
 uint32_t arrive_at_bar(Cta& c, Warp& warp, uint32_t inst, uint32_t mask, uint32_t id, uint32_t threads, bool sync) {
   const bool cta_wide = threads == DecodedInst::kEveryThread;
   const uint32_t expected = cta_wide ? live_threads(c) : threads;

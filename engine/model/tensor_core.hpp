@@ -133,8 +133,9 @@ bool mma_accumulate_integer_lanes(const uint64_t* const* a, const uint64_t* cons
 // A run of mma.syncs with the same A (its registers `a`) and each its own B, C and D: the bits of
 // mma_accumulate_integer_lanes for each, in order, where the build is amx_bf16 or avx512_bf16
 // (with AVX512_BW, as there), every A and B value an integer of at most 256, and no D of the run
-// is a register another one of the run reads or writes (the caller's: DecodedInst::mma_run); false, with nothing written (but `kept`
-// as mma_accumulate_integer_lanes leaves it), anywhere else. count: 1 .. kMmaRunMax.
+// is a register another one of the run reads or writes (the caller's: DecodedInst::mma_run);
+// false, with nothing written (but `kept` as mma_accumulate_integer_lanes leaves it), anywhere
+// else. count: 1 .. kMmaRunMax.
 constexpr uint32_t kMmaRunMax = 8, kMmaRunColumns = 8 * kMmaRunMax + 8;
 struct MmaLanes {
   const uint64_t* b[2];

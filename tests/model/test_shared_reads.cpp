@@ -201,7 +201,8 @@ ir::Kernel landing_kernel(AfterLanding after, bool sync = true) {
   Reg first = b.ld_shared(ir::Type::b32, Addr::at(word, 512), "first");
   b.if_((tid >= 32u).named("copier"), [&] {
     for (int64_t line = 0; line < 4; ++line) b.ld_shared(ir::Type::b32, Addr::at(word, 128 * line), "before");
-    b.cp_async_cg(Addr::at((base + (lane << 4)).named("dst")), Addr::at((A + b.mul_wide(lane, 16u, "src_off")).named("src")));
+    b.cp_async_cg(Addr::at((base + (lane << 4)).named("dst")),
+                  Addr::at((A + b.mul_wide(lane, 16u, "src_off")).named("src")));
   });
   b.cp_async_wait_all();
   if (sync) b.bar_sync(0);
